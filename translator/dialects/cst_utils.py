@@ -1,0 +1,159 @@
+"""libcst helpers shared by the frontends: import aliases, dotted names, comments, locations."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from translator.diagnostics import TranslationError
+from translator.ir.nodes import Loc
+
+
+def parse_source(source: str, path: str) -> MetadataWrapper:
+    """Parse ``source``; a syntax error becomes a :class:`TranslationError` at its position."""
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError as err:
+        raise TranslationError(
+            f"syntax error: {err.message}",
+            Loc(path, err.raw_line, max(err.raw_column, 0)),
+            "fix the Python syntax; tiletrans translates only files that parse",
+        ) from None
+    return MetadataWrapper(module, unsafe_skip_copy=True)
+
+
+class Locator:
+    """Source positions of nodes of one parsed file."""
+
+    def __init__(self, wrapper: MetadataWrapper, path: str) -> None:
+        self.positions = wrapper.resolve(PositionProvider)
+        self.path = path
+
+    def __call__(self, node: cst.CSTNode) -> Loc | None:
+        pos = self.positions.get(node)
+        if pos is None:
+            return None
+        return Loc(self.path, pos.start.line, pos.start.column)
+
+
+def import_aliases(module: cst.Module) -> dict[str, str]:
+    """Local names bound by the module's imports, mapped to the dotted names they stand for."""
+    aliases: dict[str, str] = {}
+    for stmt in module.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if isinstance(small, cst.Import):
+                for alias in small.names:
+                    full = dotted(alias.name) or ""
+                    if alias.asname is not None:
+                        aliases[alias.asname.name.value] = full  # type: ignore[union-attr]
+                    else:
+                        head = full.split(".")[0]
+                        aliases[head] = head
+            elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+                base = dotted(small.module) if small.module is not None else ""
+                for alias in small.names:
+                    name = alias.name.value if isinstance(alias.name, cst.Name) else ""
+                    local = (
+                        alias.asname.name.value  # type: ignore[union-attr]
+                        if alias.asname is not None
+                        else name
+                    )
+                    aliases[local] = f"{base}.{name}" if base else name
+    return aliases
+
+
+def dotted(node: cst.BaseExpression | None) -> str | None:
+    """``a.b.c`` for a chain of attributes on a name, else ``None``."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = dotted(node.value)
+        return f"{base}.{node.attr.value}" if base is not None else None
+    return None
+
+
+def resolve(node: cst.BaseExpression, aliases: dict[str, str]) -> str | None:
+    """The dotted name ``node`` refers to after import aliases (``hl.tile`` → ``helion.language.tile``)."""
+    name = dotted(node)
+    if name is None:
+        return None
+    head, _, rest = name.partition(".")
+    if head in aliases:
+        base = aliases[head]
+        return f"{base}.{rest}" if rest else base
+    return name
+
+
+def comment_lines(lines: Sequence[cst.EmptyLine]) -> tuple[str, ...]:
+    """The comments among ``leading_lines``, without the ``#``."""
+    out = []
+    for line in lines:
+        if line.comment is not None:
+            out.append(_comment_text(line.comment))
+    return tuple(out)
+
+
+def _comment_text(comment: cst.Comment) -> str:
+    text = comment.value[1:]
+    return (text[1:] if text.startswith(" ") else text).rstrip()
+
+
+def statement_comments(stmt: cst.CSTNode) -> tuple[str, ...]:
+    """Leading comments of a statement plus its trailing comment, if any."""
+    comments = comment_lines(getattr(stmt, "leading_lines", ()))
+    trailing = getattr(stmt, "trailing_whitespace", None)
+    if trailing is not None and trailing.comment is not None:
+        comments += (_comment_text(trailing.comment),)
+    return comments
+
+
+def call_args(call: cst.Call) -> tuple[list[cst.BaseExpression], dict[str, cst.BaseExpression]]:
+    """Positional and keyword arguments of a call (``*args`` and ``**kw`` are refused)."""
+    positional: list[cst.BaseExpression] = []
+    keywords: dict[str, cst.BaseExpression] = {}
+    for arg in call.args:
+        if arg.star:
+            raise TranslationError("star arguments are not supported here", None)
+        if arg.keyword is not None:
+            keywords[arg.keyword.value] = arg.value
+        else:
+            positional.append(arg.value)
+    return positional, keywords
+
+
+def literal(node: cst.BaseExpression) -> object:
+    """The value of a literal (numbers, strings, True/False/None, ``float("inf")``, lists).
+
+    Raises ``ValueError`` when ``node`` is not a literal.
+    """
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return node.evaluated_value
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        return node.evaluated_value
+    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[node.value]
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        value = literal(node.expression)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return -value
+    if (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and node.func.value == "float"
+        and len(node.args) == 1
+    ):
+        value = literal(node.args[0].value)
+        if isinstance(value, str):
+            return float(value)
+    if isinstance(node, (cst.List, cst.Tuple)):
+        return [literal(el.value) for el in node.elements]
+    raise ValueError("not a literal")
+
+
+def source_of(node: cst.CSTNode) -> str:
+    """The code of ``node`` as written."""
+    return cst.Module(body=[]).code_for_node(node)

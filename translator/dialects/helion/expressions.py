@@ -1,0 +1,580 @@
+"""Helion expressions → IR expressions.
+
+One handler per libcst node kind (a table, as TVMScript's parser does); calls dispatch through the
+grammar table ``grammars/helion.toml``. Composite torch ops (softmax, mean) are lowered here into
+IR primitives, emitting temporaries into ``pending`` so that each value is computed once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import libcst as cst
+
+from translator.diagnostics import TranslationError
+from translator.dialects.cst_utils import Locator, call_args, literal, resolve, source_of
+from translator.dialects.helion.scope import EntryScope
+from translator.grammar import load_grammar
+from translator.ir import nodes as ir
+from translator.ir.shapes import (
+    IRTypeError,
+    ScalarType,
+    TensorType,
+    TileType,
+    TileVarType,
+    dims_of,
+    dtype_of,
+    infer,
+    promote,
+)
+
+_BINOPS = {
+    cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.Divide: "/",
+    cst.FloorDivide: "//", cst.Modulo: "%", cst.Power: "**", cst.BitAnd: "&",
+    cst.BitOr: "|", cst.BitXor: "^",
+}
+_CMPOPS = {
+    cst.LessThan: "<", cst.LessThanEqual: "<=", cst.GreaterThan: ">",
+    cst.GreaterThanEqual: ">=", cst.Equal: "==", cst.NotEqual: "!=",
+}
+
+
+class ExprBuilder:
+    """Builds IR expressions for one entry, in host or device context."""
+
+    def __init__(self, scope: EntryScope, aliases: dict[str, str], locate: Locator) -> None:
+        self.scope = scope
+        self.aliases = aliases
+        self.locate = locate
+        self.grammar = load_grammar("helion")
+        self.pending: list[ir.Stmt] = []
+        self.device = False
+
+    # ---------------------------------------------------------------- helpers
+
+    def error(self, node: cst.CSTNode, message: str, hint: str | None = None) -> TranslationError:
+        """A diagnostic at ``node``."""
+        return TranslationError(message, self.locate(node), hint)
+
+    def qualname(self, node: cst.BaseExpression) -> str | None:
+        """Dotted name after import aliases."""
+        return resolve(node, self.aliases)
+
+    def type_of(self, expr: ir.Expr, node: cst.CSTNode) -> Any:
+        """Infer ``expr``'s type, turning IR type errors into diagnostics at ``node``."""
+        try:
+            return infer(expr, self.scope.env)
+        except IRTypeError as err:
+            raise self.error(node, str(err)) from None
+
+    def bind_temp(self, base: str, value: ir.Expr, node: cst.CSTNode) -> ir.Name:
+        """Compute ``value`` once into a fresh local (emitted before the current statement)."""
+        if isinstance(value, ir.Name):
+            return value
+        name = self.scope.fresh(base)
+        self.pending.append(ir.Assign(name, value, loc=self.locate(node)))
+        self.scope.env.vars[name] = self.type_of(value, node)
+        return ir.Name(name)
+
+    # ---------------------------------------------------------------- entry point
+
+    def expr(self, node: cst.BaseExpression) -> ir.Expr:
+        """The IR of one expression."""
+        handler = _EXPR_HANDLERS.get(type(node))
+        if handler is None:
+            raise self.error(
+                node,
+                f"unsupported expression `{source_of(node)}`",
+                "use tile indexing, torch pointwise ops, reductions or hl.* calls",
+            )
+        return handler(self, node)
+
+    def dtype(self, node: cst.BaseExpression) -> ir.DTypeExpr:
+        """A dtype expression: ``torch.float32``, ``x.dtype`` (host tensor) or ``acc.dtype``."""
+        name = self.qualname(node)
+        table = self.grammar["dtypes"]
+        if name in table:
+            return ir.DType(table[name])
+        if isinstance(node, cst.Attribute) and node.attr.value == "dtype":
+            base = node.value
+            if isinstance(base, cst.Name):
+                if self.scope.is_tensor(base.value):
+                    return ir.DTypeOf(base.value)
+                t = self.scope.env.vars.get(base.value)
+                if t is not None and not isinstance(t, TileVarType):
+                    return dtype_of(t)
+        raise self.error(node, f"unsupported dtype `{source_of(node)}`", "write e.g. torch.float32 or x.dtype")
+
+    # ---------------------------------------------------------------- node kinds
+
+    def _name(self, node: cst.Name) -> ir.Expr:
+        if node.value in ("True", "False"):
+            return ir.Const(node.value == "True", loc=self.locate(node))
+        if node.value not in self.scope.env.vars:
+            raise self.error(node, f"name `{node.value}` is not defined in this kernel")
+        return ir.Name(node.value, loc=self.locate(node))
+
+    def _number(self, node: cst.Integer | cst.Float) -> ir.Expr:
+        return ir.Const(node.evaluated_value, loc=self.locate(node))
+
+    def _binop(self, node: cst.BinaryOperation) -> ir.Expr:
+        if isinstance(node.operator, cst.MatrixMultiply):
+            return self._dot_mm(node, self.expr(node.left), self.expr(node.right))
+        op = _BINOPS.get(type(node.operator))
+        if op is None:
+            raise self.error(node, f"unsupported operator in `{source_of(node)}`")
+        return ir.BinOp(op, self.expr(node.left), self.expr(node.right), loc=self.locate(node))
+
+    def _unary(self, node: cst.UnaryOperation) -> ir.Expr:
+        value = self.expr(node.expression)
+        if isinstance(node.operator, cst.Minus):
+            if isinstance(value, ir.Const) and not isinstance(value.value, bool):
+                return ir.Const(-value.value, loc=self.locate(node))
+            return ir.UnaryOp("-", value, loc=self.locate(node))
+        if isinstance(node.operator, cst.Plus):
+            return value
+        if isinstance(node.operator, cst.BitInvert):
+            return ir.UnaryOp("~", value, loc=self.locate(node))
+        return ir.UnaryOp("not", value, loc=self.locate(node))
+
+    def _compare(self, node: cst.Comparison) -> ir.Expr:
+        left = self.expr(node.left)
+        result: ir.Expr | None = None
+        for target in node.comparisons:
+            op = _CMPOPS.get(type(target.operator))
+            if op is None:
+                raise self.error(node, f"unsupported comparison in `{source_of(node)}`")
+            right = self.expr(target.comparator)
+            cmp = ir.BinOp(op, left, right, loc=self.locate(node))
+            result = cmp if result is None else ir.BinOp("&", result, cmp, loc=self.locate(node))
+            left = right
+        assert result is not None
+        return result
+
+    def _boolop(self, node: cst.BooleanOperation) -> ir.Expr:
+        op = "and" if isinstance(node.operator, cst.And) else "or"
+        left, right = self.expr(node.left), self.expr(node.right)
+        if self.device and (
+            isinstance(self.type_of(left, node), TileType)
+            or isinstance(self.type_of(right, node), TileType)
+        ):
+            op = "&" if op == "and" else "|"
+        return ir.BinOp(op, left, right, loc=self.locate(node))
+
+    def _ifexp(self, node: cst.IfExp) -> ir.Expr:
+        return ir.Call(
+            "where",
+            (self.expr(node.test), self.expr(node.body), self.expr(node.orelse)),
+            loc=self.locate(node),
+        )
+
+    def _attribute(self, node: cst.Attribute) -> ir.Expr:
+        base, attr = node.value, node.attr.value
+        if isinstance(base, cst.Name):
+            t = self.scope.env.vars.get(base.value)
+            if isinstance(t, TileVarType):
+                if attr not in ir.TILE_ATTRS:
+                    raise self.error(node, f"tiles have no attribute `{attr}`",
+                                     f"use one of {', '.join(ir.TILE_ATTRS)}")
+                return ir.TileAttr(base.value, attr, loc=self.locate(node))
+        value = literal_or_none(node)
+        if value is not None:
+            return ir.Const(value, loc=self.locate(node))
+        raise self.error(node, f"unsupported attribute `{source_of(node)}`")
+
+    def _subscript(self, node: cst.Subscript) -> ir.Expr:
+        base = node.value
+        # x.shape[0] / x.size()[0]
+        if isinstance(base, cst.Attribute) and base.attr.value == "shape" and isinstance(
+            base.value, cst.Name
+        ) and self.scope.is_tensor(base.value.value):
+            dim = self._int_index(node)
+            return self.scope.size_expr(base.value.value, dim)
+        if isinstance(base, cst.Name) and self.scope.is_tensor(base.value):
+            index = self.index_items(base.value, node.slice, node)
+            return ir.Load(base.value, index, 0.0, loc=self.locate(node))
+        value = self.expr(base)
+        t = self.type_of(value, node)
+        if isinstance(t, TileType):
+            return self._tile_subscript(value, t, node)
+        raise self.error(node, f"cannot index `{source_of(base)}`")
+
+    def _int_index(self, node: cst.Subscript) -> int:
+        if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+            try:
+                value = literal(node.slice[0].slice.value)
+            except ValueError:
+                value = None
+            if isinstance(value, int):
+                return value
+        raise self.error(node, "shape index must be an integer literal")
+
+    def _tile_subscript(self, value: ir.Expr, t: TileType, node: cst.Subscript) -> ir.Expr:
+        """``v[:, None]``-style reshaping of a device tile."""
+        axis = 0
+        result = value
+        for element in node.slice:
+            s = element.slice
+            if isinstance(s, cst.Slice) and s.lower is None and s.upper is None and s.step is None:
+                axis += 1
+            elif isinstance(s, cst.Index) and isinstance(s.value, cst.Name) and s.value.value == "None":
+                result = ir.ExpandDims(result, axis, loc=self.locate(node))
+                axis += 1
+            else:
+                raise self.error(
+                    node,
+                    f"unsupported index on a tile value in `{source_of(node)}`",
+                    "tiles can be indexed only with `:` and `None`; index the tensor instead",
+                )
+        if axis - sum(1 for _ in ()) < 0:  # pragma: no cover - structural guard
+            raise self.error(node, "bad tile index")
+        return result
+
+    def index_items(
+        self, tensor: str, elements: Any, node: cst.CSTNode
+    ) -> tuple[ir.IndexItem, ...]:
+        """Index items of a tensor subscript or an ``hl.load`` index list."""
+        items: list[ir.IndexItem] = []
+        for element in elements:
+            s = element.slice if isinstance(element, cst.SubscriptElement) else element
+            if isinstance(s, cst.Slice):
+                if s.lower is None and s.upper is None and s.step is None:
+                    dim = sum(1 for i in items if not isinstance(i, ir.NewAxis))
+                    items.append(ir.FullIndex(self.scope.size_expr(tensor, dim)))
+                    continue
+                raise self.error(
+                    node,
+                    f"sliced index `{source_of(s)}` on `{tensor}` is not supported",
+                    "index with a tile (hl.tile) or `:` for the whole dimension",
+                )
+            value_node = s.value if isinstance(s, cst.Index) else s
+            items.append(self.index_item(value_node))
+        rank = self.scope.rank(tensor)
+        used = sum(1 for i in items if not isinstance(i, ir.NewAxis))
+        if rank is not None and used < rank:
+            items.extend(ir.FullIndex(self.scope.size_expr(tensor, d)) for d in range(used, rank))
+        return tuple(items)
+
+    def index_item(self, node: cst.BaseExpression) -> ir.IndexItem:
+        """One index: a tile, ``None``, a scalar or a gather tile."""
+        if isinstance(node, cst.Name) and node.value == "None":
+            return ir.NewAxis()
+        if isinstance(node, cst.Name) and isinstance(self.scope.env.vars.get(node.value), TileVarType):
+            return ir.TileIndex(node.value)
+        if (
+            isinstance(node, cst.Attribute)
+            and node.attr.value == "index"
+            and isinstance(node.value, cst.Name)
+            and isinstance(self.scope.env.vars.get(node.value.value), TileVarType)
+        ):
+            return ir.TileIndex(node.value.value)
+        value = self.expr(node)
+        t = self.type_of(value, node)
+        if isinstance(t, TileType) and t.dims:
+            return ir.GatherIndex(value)
+        if isinstance(t, TileVarType):
+            return ir.TileIndex(t.tile.name)
+        return ir.ScalarIndex(value)
+
+    # ---------------------------------------------------------------- calls
+
+    def _call(self, node: cst.Call) -> ir.Expr:
+        func = node.func
+        name = self.qualname(func)
+        g = self.grammar
+        try:
+            args, kwargs = call_args(node)
+        except TranslationError as err:
+            raise self.error(node, err.message) from None
+        if name in ("float", "int") and len(args) == 1:
+            value = literal_or_none(node)
+            if value is not None:
+                return ir.Const(value, loc=self.locate(node))
+        if name is not None:
+            if name in g["pointwise"]:
+                return self._pointwise(g["pointwise"][name], args, kwargs, node)
+            if name in g["reductions"]:
+                return self._reduction(g["reductions"][name], args, kwargs, node)
+            if name in g["composites"]:
+                return self._composite(g["composites"][name], args, kwargs, node)
+            if name in g["dots"]:
+                return self._dot_call(g["dots"][name], args, kwargs, node)
+            lang = {v: k for k, v in g["language"].items()}
+            if name in lang:
+                return self._language(lang[name], args, kwargs, node)
+            if name in ("torch.max", "torch.min") and len(args) == 2 and "dim" not in kwargs:
+                op = "maximum" if name == "torch.max" else "minimum"
+                return self._pointwise(op, args, kwargs, node)
+            if name in ("torch.clamp", "torch.clip"):
+                return self._clamp(args, kwargs, node)
+        if isinstance(func, cst.Attribute):
+            return self._method(func, args, kwargs, node)
+        raise self.error(
+            node,
+            f"unsupported call `{source_of(func)}`",
+            "use torch pointwise ops, reductions, matmuls or helion.language calls",
+        )
+
+    def _method(
+        self, func: cst.Attribute, args: list, kwargs: dict, node: cst.Call
+    ) -> ir.Expr:
+        g = self.grammar
+        method = func.attr.value
+        base = func.value
+        if isinstance(base, cst.Name) and self.scope.is_tensor(base.value):
+            if method == "size":
+                if not args:
+                    raise self.error(node, "`x.size()` is a shape, not a value here")
+                dim = literal_or_none(args[0])
+                if not isinstance(dim, int):
+                    raise self.error(node, "size index must be an integer literal")
+                return self.scope.size_expr(base.value, dim)
+            if method in ("stride", "numel", "dim"):
+                raise self.error(node, f"`{source_of(node)}` is not supported in kernels",
+                                 "compute it on the host from sizes")
+        if method == "to":
+            value = self.expr(base)
+            target = kwargs.get("dtype") or (args[0] if args else None)
+            if target is None:
+                raise self.error(node, "`.to()` needs a dtype")
+            return ir.Cast(value, self.dtype(target), loc=self.locate(node))
+        if method in g["cast_methods"]:
+            return ir.Cast(self.expr(base), ir.DType(g["cast_methods"][method]), loc=self.locate(node))
+        if method in g["pointwise_methods"]:
+            return self._pointwise(g["pointwise_methods"][method], [base, *args], kwargs, node)
+        if method in g["reduction_methods"]:
+            return self._reduction(g["reduction_methods"][method], [base, *args], kwargs, node)
+        if method in g["composite_methods"]:
+            return self._composite(g["composite_methods"][method], [base, *args], kwargs, node)
+        if method in ("max", "min") and args and not kwargs and len(args) == 1:
+            other = self.expr(args[0])
+            if not isinstance(self.type_of(other, node), TileType) or True:
+                op = "maximum" if method == "max" else "minimum"
+                return ir.Call(op, (self.expr(base), other), loc=self.locate(node))
+        if method in ("clamp", "clip"):
+            return self._clamp([base, *args], kwargs, node)
+        raise self.error(node, f"unsupported method `.{method}()` in `{source_of(node)}`")
+
+    def _pointwise(self, op: str, args: list, kwargs: dict, node: cst.Call) -> ir.Expr:
+        if op == "gelu" and "approximate" in kwargs:
+            mode = literal_or_none(kwargs.pop("approximate"))
+            if mode == "tanh":
+                op = "gelu_tanh"
+            elif mode != "none":
+                raise self.error(node, f"unsupported gelu approximation {mode!r}")
+        kwargs.pop("inplace", None)
+        if kwargs:
+            raise self.error(node, f"unsupported keyword arguments {sorted(kwargs)} to `{op}`")
+        values = [self.expr(a) for a in args]
+        return ir.Call(op, tuple(values), loc=self.locate(node))
+
+    def _clamp(self, args: list, kwargs: dict, node: cst.Call) -> ir.Expr:
+        value = self.expr(args[0])
+        lo = kwargs.get("min", args[1] if len(args) > 1 else None)
+        hi = kwargs.get("max", args[2] if len(args) > 2 else None)
+        if lo is not None:
+            value = ir.Call("maximum", (value, self.expr(lo)), loc=self.locate(node))
+        if hi is not None:
+            value = ir.Call("minimum", (value, self.expr(hi)), loc=self.locate(node))
+        return value
+
+    def _reduce_axis(self, args: list, kwargs: dict, node: cst.Call, rank: int) -> tuple[int, bool]:
+        dim_node = kwargs.get("dim", args[1] if len(args) > 1 else None)
+        keep_node = kwargs.get("keepdim", args[2] if len(args) > 2 else None)
+        if dim_node is None:
+            raise self.error(node, "reductions need an explicit `dim=`",
+                             "write e.g. torch.sum(x, dim=-1)")
+        dim = literal_or_none(dim_node)
+        if isinstance(dim, list) and len(dim) == 1:
+            dim = dim[0]
+        if not isinstance(dim, int):
+            raise self.error(node, "reduction `dim` must be one integer literal")
+        keep = literal_or_none(keep_node) if keep_node is not None else False
+        if not -rank <= dim < rank:
+            raise self.error(node, f"dim {dim} is out of range for a {rank}-d tile")
+        return dim % rank, bool(keep)
+
+    def _reduction(self, op: str, args: list, kwargs: dict, node: cst.Call) -> ir.Expr:
+        value = self.expr(args[0])
+        t = self.type_of(value, node)
+        if not isinstance(t, TileType) or not t.dims:
+            raise self.error(node, f"`{op}` of a scalar")
+        dtype_node = kwargs.pop("dtype", None)
+        if dtype_node is not None:
+            value = ir.Cast(value, self.dtype(dtype_node), loc=self.locate(node))
+        axis, keep = self._reduce_axis(args, kwargs, node, len(t.dims))
+        if op == "mean":
+            total = ir.Reduce("sum", value, axis, keep, loc=self.locate(node))
+            extent = self.extent_of(t.dims[axis], node)
+            return ir.BinOp("/", total, extent, loc=self.locate(node))
+        return ir.Reduce(op, value, axis, keep, loc=self.locate(node))
+
+    def extent_of(self, dim: ir.Dim, node: cst.CSTNode) -> ir.Expr:
+        """The number of valid elements along ``dim`` (for means)."""
+        if isinstance(dim, ir.FullDim):
+            return dim.extent
+        raise self.error(
+            node,
+            "mean over a tile dimension is not supported",
+            "sum over the tile and divide by the extent after the loop",
+        )
+
+    def _composite(self, op: str, args: list, kwargs: dict, node: cst.Call) -> ir.Expr:
+        value = self.expr(args[0])
+        t = self.type_of(value, node)
+        if not isinstance(t, TileType) or not t.dims:
+            raise self.error(node, f"`{op}` of a scalar")
+        dtype_node = kwargs.pop("dtype", None)
+        axis, _ = self._reduce_axis(args, kwargs, node, len(t.dims))
+        loc = self.locate(node)
+        x = self.bind_temp(f"{op}_in", value, node)
+        if dtype_node is not None:
+            x = self.bind_temp(f"{op}_in", ir.Cast(x, self.dtype(dtype_node), loc=loc), node)
+        row_max = self.bind_temp(f"{op}_max", ir.Reduce("max", x, axis, True, loc=loc), node)
+        shifted = ir.BinOp("-", x, row_max, loc=loc)
+        if op == "softmax":
+            num = self.bind_temp(f"{op}_num", ir.Call("exp", (shifted,), loc=loc), node)
+            den = self.bind_temp(f"{op}_den", ir.Reduce("sum", num, axis, True, loc=loc), node)
+            return ir.BinOp("/", num, den, loc=loc)
+        shifted_name = self.bind_temp(f"{op}_shifted", shifted, node)
+        total = ir.Reduce("sum", ir.Call("exp", (shifted_name,), loc=loc), axis, True, loc=loc)
+        return ir.BinOp("-", shifted_name, ir.Call("log", (total,), loc=loc), loc=loc)
+
+    def _dot_mm(self, node: cst.CSTNode, a: ir.Expr, b: ir.Expr) -> ir.Expr:
+        ta, tb = self.type_of(a, node), self.type_of(b, node)
+        out = promote(dtype_of(ta), dtype_of(tb))
+        return ir.Dot(a, b, None, out, loc=self.locate(node))
+
+    def _dot_call(self, kind: str, args: list, kwargs: dict, node: cst.Call) -> ir.Expr:
+        loc = self.locate(node)
+        if kind == "mm":
+            if len(args) != 2 or kwargs:
+                raise self.error(node, "matmul takes exactly two tiles")
+            return self._dot_mm(node, self.expr(args[0]), self.expr(args[1]))
+        if kind == "addmm":
+            if len(args) != 3:
+                raise self.error(node, "addmm takes (acc, a, b)",
+                                 "beta/alpha scaling is not supported; scale the result instead")
+            if kwargs:
+                raise self.error(node, f"unsupported keyword arguments {sorted(kwargs)}")
+            acc = self.expr(args[0])
+            out = dtype_of(self.type_of(acc, node))
+            return ir.Dot(self.expr(args[1]), self.expr(args[2]), acc, out, loc=loc)
+        # hl.dot(a, b, acc=None, out_dtype=None)
+        a, b = self.expr(args[0]), self.expr(args[1])
+        acc_node = kwargs.pop("acc", args[2] if len(args) > 2 else None)
+        out_node = kwargs.pop("out_dtype", None)
+        if kwargs:
+            raise self.error(node, f"unsupported keyword arguments {sorted(kwargs)} to hl.dot")
+        acc = self.expr(acc_node) if acc_node is not None and literal_or_none(acc_node) is None else None
+        if out_node is not None and literal_or_none(out_node) is None:
+            out = self.dtype(out_node)
+        elif acc is not None:
+            out = dtype_of(self.type_of(acc, node))
+        else:
+            ta, tb = self.type_of(a, node), self.type_of(b, node)
+            out = promote(dtype_of(ta), dtype_of(tb))
+        return ir.Dot(a, b, acc, out, loc=loc)
+
+    def _language(self, fn: str, args: list, kwargs: dict, node: cst.Call) -> ir.Expr:
+        loc = self.locate(node)
+        if fn in ("zeros", "full"):
+            shape_node = kwargs.get("shape", args[0] if args else None)
+            if shape_node is None:
+                raise self.error(node, f"hl.{fn} needs a shape")
+            shape = self.tile_shape(shape_node)
+            if fn == "zeros":
+                value: ir.Expr = ir.Const(0.0)
+                dtype_node = kwargs.get("dtype", args[1] if len(args) > 1 else None)
+            else:
+                value_node = kwargs.get("value", args[1] if len(args) > 1 else None)
+                if value_node is None:
+                    raise self.error(node, "hl.full needs a fill value")
+                value = self.expr(value_node)
+                dtype_node = kwargs.get("dtype", args[2] if len(args) > 2 else None)
+            dtype = self.dtype(dtype_node) if dtype_node is not None else ir.F32
+            return ir.Full(shape, value, dtype, loc=loc)
+        if fn == "arange":
+            if len(args) != 1 or kwargs:
+                raise self.error(node, "only hl.arange(n) with one argument is supported",
+                                 "use tile.index for the indices of a tile")
+            (dim,) = self.tile_shape(cst.List([cst.Element(args[0])]))
+            return ir.Arange(dim, loc=loc)
+        if fn == "load":
+            tensor = args[0] if args else kwargs.get("tensor")
+            index = args[1] if len(args) > 1 else kwargs.get("index")
+            if not isinstance(tensor, cst.Name) or not self.scope.is_tensor(tensor.value):
+                raise self.error(node, "hl.load needs a host tensor")
+            if not isinstance(index, (cst.List, cst.Tuple)):
+                raise self.error(node, "hl.load needs an index list")
+            if "extra_mask" in kwargs:
+                raise self.error(node, "hl.load(extra_mask=...) is not supported yet",
+                                 "mask the loaded value with torch.where instead")
+            items = self.index_items(tensor.value, [e.value for e in index.elements], node)
+            return ir.Load(tensor.value, items, 0.0, loc=loc)
+        raise self.error(node, f"hl.{fn}(...) is not supported in an expression here")
+
+    def tile_shape(self, node: cst.BaseExpression) -> tuple[ir.Dim, ...]:
+        """A shape list of tiles, block sizes, sizes and 1s (``[tile_m, tile_n]``)."""
+        if not isinstance(node, (cst.List, cst.Tuple)):
+            raise self.error(node, "tile shapes must be a list, e.g. [tile_m, tile_n]")
+        dims: list[ir.Dim] = []
+        for element in node.elements:
+            v = element.value
+            if isinstance(v, cst.Name):
+                t = self.scope.env.vars.get(v.value)
+                if isinstance(t, TileVarType):
+                    dims.append(ir.UnitDim() if t.tile.scalar else ir.BlockDim(v.value))
+                    continue
+                if isinstance(t, ScalarType):
+                    dims.append(ir.FullDim(ir.Name(v.value)))
+                    continue
+            if isinstance(v, cst.Attribute) and v.attr.value == "block_size" and isinstance(
+                v.value, cst.Name
+            ) and isinstance(self.scope.env.vars.get(v.value.value), TileVarType):
+                dims.append(ir.BlockDim(v.value.value))
+                continue
+            value = literal_or_none(v)
+            if value == 1:
+                dims.append(ir.UnitDim())
+                continue
+            expr = self.expr(v)
+            t = self.type_of(expr, v)
+            if isinstance(t, ScalarType):
+                dims.append(ir.FullDim(expr))
+                continue
+            raise self.error(v, f"unsupported shape entry `{source_of(v)}`",
+                             "use tile variables, sizes or 1")
+        return tuple(dims)
+
+
+def literal_or_none(node: cst.BaseExpression | None) -> Any:
+    """``literal(node)``, or ``None`` where ``node`` is not a literal."""
+    if node is None:
+        return None
+    try:
+        return literal(node)
+    except ValueError:
+        return None
+
+
+def _tensor_rank_check(t: Any) -> bool:
+    return isinstance(t, TensorType)
+
+
+_EXPR_HANDLERS: dict[type, Callable[[ExprBuilder, Any], ir.Expr]] = {
+    cst.Name: ExprBuilder._name,
+    cst.Integer: ExprBuilder._number,
+    cst.Float: ExprBuilder._number,
+    cst.BinaryOperation: ExprBuilder._binop,
+    cst.UnaryOperation: ExprBuilder._unary,
+    cst.Comparison: ExprBuilder._compare,
+    cst.BooleanOperation: ExprBuilder._boolop,
+    cst.IfExp: ExprBuilder._ifexp,
+    cst.Attribute: ExprBuilder._attribute,
+    cst.Subscript: ExprBuilder._subscript,
+    cst.Call: ExprBuilder._call,
+}
+
+__all__ = ["ExprBuilder", "literal_or_none", "dims_of"]

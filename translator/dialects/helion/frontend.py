@@ -1,0 +1,601 @@
+"""Helion frontend: a module of ``@helion.kernel`` functions → IR :class:`~translator.ir.nodes.Module`.
+
+Pure static analysis with libcst: the input file is never imported or executed. Host statements
+(shape unpacking, allocations, asserts, returns) become host IR; each top-level ``hl.tile``/``hl.grid``
+loop becomes a :class:`~translator.ir.nodes.Kernel`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import libcst as cst
+
+from translator.diagnostics import TranslationError
+from translator.dialects.cst_utils import (
+    Locator,
+    call_args,
+    import_aliases,
+    parse_source,
+    resolve,
+    source_of,
+    statement_comments,
+)
+from translator.dialects.helion.expressions import ExprBuilder, literal_or_none
+from translator.dialects.helion.scope import EntryScope
+from translator.grammar import load_grammar
+from translator.ir import nodes as ir
+from translator.ir.shapes import IRTypeError, ScalarType, TensorType, TileType, host_env
+from translator.ir.verifier import verify
+from translator.naming import tile_suffix
+
+_PARAM_KINDS = {"int": "int", "float": "float", "bool": "bool"}
+
+
+def parse(source: str, path: str) -> ir.Module:
+    """Parse Helion source text into a verified IR module."""
+    wrapper = parse_source(source, path)
+    module = wrapper.module
+    locate = Locator(wrapper, path)
+    aliases = import_aliases(module)
+    grammar = load_grammar("helion")
+    entries = []
+    for stmt in module.body:
+        if isinstance(stmt, cst.FunctionDef) and _kernel_decorator(stmt, aliases, grammar):
+            entries.append(EntryParser(stmt, aliases, locate, path).parse())
+    if not entries:
+        raise TranslationError(
+            "no @helion.kernel function in this file",
+            ir.Loc(path, 1, 0),
+            "decorate the kernel with @helion.kernel(...) and import helion",
+        )
+    header = _header_comments(module)
+    result = ir.Module(
+        path=path,
+        entries=tuple(entries),
+        docstring=module.get_docstring(clean=False),
+        header_comments=header,
+        source_hash=hashlib.sha256(source.encode()).hexdigest(),
+    )
+    try:
+        verify(result)
+    except IRTypeError as err:
+        raise TranslationError(f"kernel does not type-check: {err}", err.loc) from None
+    return result
+
+
+def _header_comments(module: cst.Module) -> tuple[str, ...]:
+    lines = []
+    for line in module.header:
+        if line.comment is not None and not line.comment.value.startswith("#!"):
+            lines.append(line.comment.value[1:].strip())
+    return tuple(lines)
+
+
+def _kernel_decorator(
+    fn: cst.FunctionDef, aliases: dict[str, str], grammar: dict
+) -> cst.Decorator | None:
+    for dec in fn.decorators:
+        target = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
+        if resolve(target, aliases) == grammar["kernel"]["decorator"]:
+            return dec
+    return None
+
+
+class EntryParser:
+    """Parses one ``@helion.kernel`` function."""
+
+    def __init__(
+        self, fn: cst.FunctionDef, aliases: dict[str, str], locate: Locator, path: str
+    ) -> None:
+        self.fn = fn
+        self.aliases = aliases
+        self.locate = locate
+        self.grammar = load_grammar("helion")
+        self.scope = EntryScope(path)
+        self.build = ExprBuilder(self.scope, aliases, locate)
+        self.kernels = 0
+        self.config_nodes: list[cst.Call] = []
+        self.hints: dict[str, Any] = {}
+
+    def error(self, node: cst.CSTNode, message: str, hint: str | None = None) -> TranslationError:
+        return TranslationError(message, self.locate(node), hint)
+
+    # ------------------------------------------------------------------------------ entry
+
+    def parse(self) -> ir.Entry:
+        fn = self.fn
+        params = self._params()
+        self.scope.env = host_env(
+            ir.Entry(fn.name.value, params, ())
+        )
+        for p in params:
+            self.scope.used_names.add(p.name)
+        self._decorator()
+        body_nodes = list(fn.body.body) if isinstance(fn.body, cst.IndentedBlock) else []
+        docstring = fn.get_docstring(clean=True)
+        if docstring is not None:
+            body_nodes = body_nodes[1:]
+        body = self._host_block(body_nodes)
+        tunables, configs = self._tunables()
+        hints = dict(self.hints)
+        if self.scope.specialized:
+            hints["specialize"] = tuple(self.scope.specialized)
+        if self.scope.constexpr_params:
+            hints["constexpr"] = tuple(self.scope.constexpr_params)
+        returns = source_of(fn.returns.annotation) if fn.returns is not None else None
+        return ir.Entry(
+            name=fn.name.value,
+            params=params,
+            body=tuple(body),
+            tunables=tunables,
+            configs=configs,
+            docstring=docstring,
+            return_annotation=returns,
+            comments=tuple(statement_comments(fn)),
+            hints=tuple(sorted(hints.items())),
+            loc=self.locate(fn),
+        )
+
+    def _params(self) -> tuple[ir.Param, ...]:
+        params = []
+        fn_params = self.fn.params
+        if fn_params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or fn_params.star_kwarg:
+            raise self.error(self.fn, "kernels with *args or **kwargs are not supported",
+                             "list the parameters explicitly")
+        for p in (*fn_params.posonly_params, *fn_params.params, *fn_params.kwonly_params):
+            name = p.name.value
+            annotation = source_of(p.annotation.annotation) if p.annotation is not None else None
+            default = None
+            kind = "tensor"
+            if annotation is not None:
+                resolved = resolve(p.annotation.annotation, self.aliases)
+                if annotation in _PARAM_KINDS:
+                    kind = _PARAM_KINDS[annotation]
+                elif resolved == self.grammar["language"]["constexpr"]:
+                    kind = "int"
+                    self.scope.constexpr_params.append(name)
+                elif resolved not in ("torch.Tensor", None) and "Tensor" not in annotation:
+                    raise self.error(p, f"unsupported parameter annotation `{annotation}`",
+                                     "annotate parameters as torch.Tensor, int, float or bool")
+            if p.default is not None:
+                value = literal_or_none(p.default)
+                if value is None and not (isinstance(p.default, cst.Name) and p.default.value == "None"):
+                    raise self.error(p.default, "parameter defaults must be literals")
+                if value is not None:
+                    default = ir.Const(value)
+                    if annotation is None:
+                        kind = "float" if isinstance(value, float) else "bool" if isinstance(
+                            value, bool) else "int"
+            params.append(ir.Param(name, kind, default, annotation))
+        return tuple(params)
+
+    # ------------------------------------------------------------------------------ configs
+
+    def _decorator(self) -> None:
+        dec = _kernel_decorator(self.fn, self.aliases, self.grammar)
+        assert dec is not None
+        if not isinstance(dec.decorator, cst.Call):
+            return
+        _, kwargs = call_args(dec.decorator)
+        config_name = self.grammar["kernel"]["config"]
+        if "config" in kwargs:
+            node = kwargs["config"]
+            if not (isinstance(node, cst.Call) and resolve(node.func, self.aliases) == config_name):
+                raise self.error(node, "config= must be a helion.Config(...) call")
+            self.config_nodes.append(node)
+        if "configs" in kwargs:
+            node = kwargs["configs"]
+            if not isinstance(node, (cst.List, cst.Tuple)):
+                raise self.error(node, "configs= must be a list of helion.Config(...)")
+            for element in node.elements:
+                v = element.value
+                if not (isinstance(v, cst.Call) and resolve(v.func, self.aliases) == config_name):
+                    raise self.error(v, "configs= entries must be helion.Config(...) calls")
+                self.config_nodes.append(v)
+        if "static_shapes" in kwargs:
+            self.hints["static_shapes"] = bool(literal_or_none(kwargs["static_shapes"]))
+
+    def _tunables(self) -> tuple[tuple[ir.Tunable, ...], tuple[tuple[tuple[str, int], ...], ...]]:
+        """Block sizes (in Helion's numbering), num_warps and num_stages, from the configs."""
+        configs: list[dict[str, int]] = []
+        hint_keys = set(self.grammar["kernel"]["hint_keys"])
+        launch_keys = self.grammar["kernel"]["launch_keys"]
+        blocks = self.scope.block_order
+        for node in self.config_nodes:
+            positional, kwargs = call_args(node)
+            if positional:
+                raise self.error(node, "pass helion.Config options as keywords")
+            values: dict[str, int] = {}
+            for key, value_node in kwargs.items():
+                value = literal_or_none(value_node)
+                if key == "block_sizes":
+                    if not isinstance(value, list) or not all(isinstance(v, int) for v in value):
+                        raise self.error(value_node, "block_sizes must be a list of integers")
+                    if len(value) != len(blocks):
+                        raise self.error(
+                            value_node,
+                            f"block_sizes has {len(value)} entries but the kernel has "
+                            f"{len(blocks)} tiled loops ({', '.join(blocks) or 'none'})",
+                            "give one block size per hl.tile dimension, in order",
+                        )
+                    values.update(zip(blocks, value))
+                elif key in launch_keys:
+                    if not isinstance(value, int):
+                        raise self.error(value_node, f"{key} must be an integer")
+                    values[key] = value
+                elif key == "l2_groupings":
+                    if isinstance(value, list) and value and isinstance(value[0], int):
+                        values["group_size"] = value[0]
+                elif key in hint_keys:
+                    if key == "pid_type" and value not in ("flat", "xyz", None):
+                        raise self.error(
+                            value_node, f"pid_type={value!r} is not supported yet",
+                            "use pid_type='flat' (the default) or 'xyz'",
+                        )
+                    if key == "pid_type" and value is not None:
+                        self.hints["pid_type"] = value
+                    # Other options steer Helion's own code generation (indexing strategy,
+                    # loop orders, unrolling); they are performance hints the Triton output does
+                    # not need for correctness.
+                else:
+                    raise self.error(value_node, f"unknown helion.Config option `{key}`")
+            configs.append(values)
+        defaults = configs[0] if configs else {}
+        tunables = []
+        for name in blocks:
+            choices = tuple(sorted({c[name] for c in configs if name in c}))
+            default = defaults.get(name, self.scope.tunable_defaults.get(name, 32))
+            tunables.append(ir.Tunable(name, "block_size", default, choices))
+        for key, fallback in (("num_warps", 4), ("num_stages", 2), ("group_size", 1)):
+            present = [c[key] for c in configs if key in c]
+            if present or key != "group_size":
+                tunables.append(
+                    ir.Tunable(key, key, defaults.get(key, fallback), tuple(sorted(set(present))))
+                )
+        names = [t.name for t in tunables]
+        full_configs = []
+        for c in configs:
+            full = {n: c.get(n, next(t.default for t in tunables if t.name == n)) for n in names}
+            full_configs.append(tuple(full.items()))
+        return tuple(tunables), tuple(full_configs)
+
+    # ------------------------------------------------------------------------------ host
+
+    def _host_block(self, nodes: list[cst.BaseStatement]) -> list[ir.Stmt]:
+        out: list[ir.Stmt] = []
+        for node in nodes:
+            comments = statement_comments(node)
+            if isinstance(node, cst.For):
+                kernel = self._kernel(node, comments)
+                out.append(kernel)
+                continue
+            if isinstance(node, cst.SimpleStatementLine):
+                for i, small in enumerate(node.body):
+                    stmts = self._host_small(small)
+                    if stmts and i == 0:
+                        first = stmts[0]
+                        stmts[0] = _with_comments(first, comments)
+                    out.extend(stmts)
+                continue
+            raise self.error(
+                node,
+                f"unsupported host statement `{source_of(node).strip().splitlines()[0]}`",
+                "host code may unpack sizes, allocate outputs, assert, launch hl.tile loops and return",
+            )
+        return out
+
+    def _host_small(self, node: cst.BaseSmallStatement) -> list[ir.Stmt]:
+        loc = self.locate(node)
+        build = self.build
+        build.device = False
+        if isinstance(node, cst.Assign):
+            if len(node.targets) != 1:
+                raise self.error(node, "chained assignment is not supported")
+            target = node.targets[0].target
+            value = node.value
+            if isinstance(target, (cst.Tuple, cst.List)):
+                return [self._shape_unpack(target, value, node)]
+            if not isinstance(target, cst.Name):
+                raise self.error(node, "host assignments must bind a name")
+            return self._host_assign(target.value, value, node)
+        if isinstance(node, cst.AnnAssign) and isinstance(node.target, cst.Name) and node.value:
+            return self._host_assign(node.target.value, node.value, node)
+        if isinstance(node, cst.Assert):
+            test = build.expr(node.test)
+            msg = literal_or_none(node.msg) if node.msg is not None else None
+            return [ir.Assert(test, msg if isinstance(msg, str) else None, loc=loc)]
+        if isinstance(node, cst.Return):
+            if node.value is None:
+                return [ir.Return(None, loc=loc)]
+            if isinstance(node.value, cst.Tuple):
+                items = tuple(self._return_item(e.value) for e in node.value.elements)
+                return [ir.Return(ir.TupleExpr(items), loc=loc)]
+            return [ir.Return(self._return_item(node.value), loc=loc)]
+        if isinstance(node, cst.Expr) and isinstance(node.value, (cst.SimpleString, cst.ConcatenatedString)):
+            return []
+        if isinstance(node, cst.Pass):
+            return []
+        raise self.error(node, f"unsupported host statement `{source_of(node).strip()}`")
+
+    def _return_item(self, node: cst.BaseExpression) -> ir.Expr:
+        if isinstance(node, cst.Name) and node.value in self.scope.env.vars:
+            return ir.Name(node.value)
+        raise self.error(node, f"return `{source_of(node)}`: return host tensors by name",
+                         "bind the value to a name first")
+
+    def _shape_unpack(self, target: cst.Tuple | cst.List, value: cst.BaseExpression,
+                      node: cst.CSTNode) -> ir.Stmt:
+        tensor = None
+        if isinstance(value, cst.Attribute) and value.attr.value == "shape":
+            tensor = value.value
+        elif isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and (
+            value.func.attr.value == "size" and not value.args
+        ):
+            tensor = value.func.value
+        if not isinstance(tensor, cst.Name) or not self.scope.is_tensor(tensor.value):
+            raise self.error(node, "tuple assignment on the host must unpack `x.size()` or `x.shape`")
+        names: list[str | None] = []
+        for i, element in enumerate(target.elements):
+            v = element.value
+            if not isinstance(v, cst.Name):
+                raise self.error(v, "unpack sizes into plain names")
+            name = None if v.value == "_" else v.value
+            names.append(name)
+            if name is not None:
+                if (tensor.value, i) not in self.scope.sizes:
+                    self.scope.sizes[(tensor.value, i)] = ir.Name(name)
+                self.scope.used_names.add(name)
+        stmt = ir.ShapeUnpack(tuple(names), tensor.value, loc=self.locate(node))
+        t = self.scope.env.vars[tensor.value]
+        assert isinstance(t, TensorType)
+        self.scope.env.vars[tensor.value] = TensorType(t.dtype, len(names))
+        for name in names:
+            if name is not None:
+                self.scope.env.vars[name] = ScalarType(ir.I32, weak=True)
+        return stmt
+
+    def _host_assign(
+        self, name: str, value: cst.BaseExpression, node: cst.CSTNode
+    ) -> list[ir.Stmt]:
+        loc = self.locate(node)
+        if self.scope.is_tensor(name):
+            raise self.error(node, f"rebinding tensor `{name}` on the host is not supported",
+                             "allocate outputs under a new name")
+        alloc = self._alloc(name, value)
+        if alloc is not None:
+            self.scope.env.vars[name] = TensorType(alloc.dtype, len(alloc.shape) if alloc.shape
+                                                   is not None else self.scope.rank(alloc.like or ""))
+            if alloc.like is not None:
+                self.scope.like[name] = alloc.like
+            elif alloc.shape is not None:
+                self.scope.alloc_shapes[name] = alloc.shape
+            self.scope.used_names.add(name)
+            return [_with_loc(alloc, loc)]
+        if isinstance(value, cst.Call):
+            fn = resolve(value.func, self.aliases)
+            lang = self.grammar["language"]
+            if fn == lang["register_block_size"]:
+                return self._register_block_size(name, value)
+            if fn == lang["specialize"]:
+                args, _ = call_args(value)
+                inner = self.build.expr(args[0])
+                self.scope.specialized.append(name)
+                self.scope.env.vars[name] = ScalarType(ir.I32, weak=True)
+                self.scope.used_names.add(name)
+                return [ir.Assign(name, inner, loc=loc)]
+        expr = self.build.expr(value)
+        t = self.build.type_of(expr, node)
+        if not isinstance(t, ScalarType):
+            raise self.error(node, f"unsupported host value `{source_of(value)}`",
+                             "host code may compute scalars and allocate tensors")
+        self.scope.env.vars[name] = t
+        self.scope.used_names.add(name)
+        return [ir.Assign(name, expr, loc=loc)]
+
+    def _register_block_size(self, name: str, call: cst.Call) -> list[ir.Stmt]:
+        """``bs = hl.register_block_size(n)``: ``bs`` names a block-size tunable from here on."""
+        args, kwargs = call_args(call)
+        if len(args) != 1 or kwargs:
+            raise self.error(call, "hl.register_block_size(size) takes one size")
+        self.build.expr(args[0])
+        tunable = self.scope.new_block_tunable(name)
+        self.scope.registered_blocks[name] = tunable
+        self.scope.env.vars[tunable] = ScalarType(ir.I32, weak=True)
+        return []
+
+    def _alloc(self, name: str, value: cst.BaseExpression) -> ir.Alloc | None:
+        if not isinstance(value, cst.Call):
+            return None
+        g = self.grammar
+        fn = resolve(value.func, self.aliases)
+        args, kwargs = call_args(value)
+        method = None
+        base = None
+        if isinstance(value.func, cst.Attribute) and isinstance(value.func.value, cst.Name) and (
+            self.scope.is_tensor(value.func.value.value)
+        ):
+            method = value.func.attr.value
+            base = value.func.value.value
+        if fn in g["host_alloc"]:
+            how, fill_key = g["host_alloc"][fn], fn
+        elif method in g["host_alloc_methods"]:
+            how, fill_key = g["host_alloc_methods"][method], method
+        else:
+            return None
+        fill = g["host_alloc_fill"].get(fill_key)
+        if how.endswith("_fill"):
+            fill_node = kwargs.pop("fill_value", None)
+            if fill_node is None:
+                fill_node = args.pop(1) if len(args) > 1 else None
+            fill = literal_or_none(fill_node)
+            if not isinstance(fill, (int, float)):
+                raise self.error(value, "fill value must be a number literal")
+            fill = float(fill)
+            how = how[: -len("_fill")]
+        dtype_node = kwargs.get("dtype")
+        device_node = kwargs.get("device")
+        for key in kwargs:
+            if key not in ("dtype", "device", "fill_value"):
+                raise self.error(value, f"unsupported allocation option `{key}=`")
+        if how == "like":
+            like = args[0] if args else None
+            if not isinstance(like, cst.Name) or not self.scope.is_tensor(like.value):
+                raise self.error(value, "allocate like a host tensor")
+            dtype = self.build.dtype(dtype_node) if dtype_node is not None else ir.DTypeOf(like.value)
+            if dtype == ir.DTypeOf(like.value):
+                dtype = self._dtype_of_tensor(like.value)
+            return ir.Alloc(name, None, like.value, dtype, like.value, fill)
+        shape_nodes = args
+        if len(args) == 1 and isinstance(args[0], (cst.List, cst.Tuple)):
+            shape_nodes = [e.value for e in args[0].elements]
+        shape = tuple(self.build.expr(s) for s in shape_nodes)
+        for s, node in zip(shape, shape_nodes):
+            if not isinstance(self.build.type_of(s, node), ScalarType):
+                raise self.error(node, "allocation sizes must be host scalars")
+        source = base
+        if source is None:
+            if device_node is None:
+                raise self.error(value, "give the output a device, e.g. device=x.device")
+            if not (isinstance(device_node, cst.Attribute) and device_node.attr.value == "device"
+                    and isinstance(device_node.value, cst.Name)
+                    and self.scope.is_tensor(device_node.value.value)):
+                raise self.error(device_node, "device= must be `x.device` of an input tensor")
+            source = device_node.value.value
+        if dtype_node is not None:
+            dtype = self.build.dtype(dtype_node)
+        elif base is not None:
+            dtype = self._dtype_of_tensor(base)
+        else:
+            raise self.error(value, "give the output a dtype, e.g. dtype=x.dtype")
+        return ir.Alloc(name, shape, None, dtype, source, fill)
+
+    def _dtype_of_tensor(self, tensor: str) -> ir.DTypeExpr:
+        t = self.scope.env.vars[tensor]
+        assert isinstance(t, TensorType)
+        return t.dtype
+
+    # ------------------------------------------------------------------------------ kernels
+
+    def _kernel(self, node: cst.For, comments: tuple[str, ...]) -> ir.Kernel:
+        if node.orelse is not None:
+            raise self.error(node, "for-else is not supported")
+        tiles = self.tile_vars(node, top_level=True)
+        self.kernels += 1
+        name = f"_{self.fn.name.value}_kernel" + (f"_{self.kernels}" if self.kernels > 1 else "")
+        saved = self.scope.env
+        self.scope.env = saved.child()
+        for t in tiles:
+            self.scope.env.bind_tile(t)
+        from translator.dialects.helion.device import DeviceParser
+
+        body = DeviceParser(self).block(node.body)
+        self.scope.env = saved
+        return ir.Kernel(name, tiles, tuple(body), comments, loc=self.locate(node))
+
+    def tile_vars(self, node: cst.For, top_level: bool) -> tuple[ir.TileVar, ...]:
+        """The tile variables a ``for ... in hl.tile(...)``/``hl.grid(...)`` loop binds."""
+        it = node.iter
+        fn = resolve(it.func, self.aliases) if isinstance(it, cst.Call) else None
+        lang = self.grammar["language"]
+        if fn not in (lang["tile"], lang["grid"]):
+            what = "kernel loops" if top_level else "device loops"
+            raise self.error(
+                node, f"{what} must iterate over hl.tile(...) or hl.grid(...)",
+                "write `for tile in hl.tile(n):`",
+            )
+        assert isinstance(it, cst.Call)
+        scalar = fn == lang["grid"]
+        args, kwargs = call_args(it)
+        targets = _target_names(node.target)
+        if targets is None:
+            raise self.error(node.target, "loop targets must be names, e.g. `for tile_m, tile_n in ...`")
+        begins: list[ir.Expr | None]
+        if len(args) == 2 and not isinstance(args[0], (cst.List, cst.Tuple)):
+            begins, extents = [self.build.expr(args[0])], [self.build.expr(args[1])]
+        elif len(args) == 1:
+            begins, extents = [], self._extents(args[0], len(targets))
+            begins = [None] * len(extents)
+        else:
+            raise self.error(it, "hl.tile takes a size, a list of sizes, or (begin, end)")
+        if len(extents) != len(targets):
+            raise self.error(node, f"{len(targets)} loop targets for {len(extents)} tiled dims")
+        block_node = kwargs.pop("block_size", None)
+        if kwargs:
+            raise self.error(it, f"unsupported hl.tile options {sorted(kwargs)}")
+        blocks = self._block_specs(block_node, len(extents), it)
+        tiles = []
+        for target, begin, extent, block in zip(targets, begins, extents, blocks):
+            if scalar:
+                tiles.append(ir.TileVar(target, extent, ir.Const(1), begin, scalar=True))
+                continue
+            if block is None:
+                block = self.scope.new_block_tunable("block_size_" + tile_suffix(target))
+            tiles.append(ir.TileVar(target, extent, block, begin))
+            self.scope.used_names.add(target)
+        return tuple(tiles)
+
+    def _extents(self, node: cst.BaseExpression, count: int) -> list[ir.Expr]:
+        if isinstance(node, (cst.List, cst.Tuple)):
+            return [self.build.expr(e.value) for e in node.elements]
+        tensor = None
+        if isinstance(node, cst.Attribute) and node.attr.value == "shape":
+            tensor = node.value
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and (
+            node.func.attr.value == "size" and not node.args
+        ):
+            tensor = node.func.value
+        if isinstance(tensor, cst.Name) and self.scope.is_tensor(tensor.value):
+            return [self.scope.size_expr(tensor.value, i) for i in range(count)]
+        return [self.build.expr(node)]
+
+    def _block_specs(self, node: cst.BaseExpression | None, n: int,
+                     where: cst.CSTNode) -> list[str | ir.Const | None]:
+        if node is None:
+            return [None] * n
+        items = [e.value for e in node.elements] if isinstance(node, (cst.List, cst.Tuple)) else [node]
+        if len(items) != n:
+            raise self.error(where, f"block_size has {len(items)} entries for {n} dims")
+        out: list[str | ir.Const | None] = []
+        for item in items:
+            value = literal_or_none(item)
+            if isinstance(value, int):
+                out.append(ir.Const(value))
+            elif isinstance(item, cst.Name) and item.value == "None":
+                out.append(None)
+            elif isinstance(item, cst.Name) and item.value in self.scope.registered_blocks:
+                out.append(self.scope.registered_blocks[item.value])
+            else:
+                raise self.error(item, "block_size must be an int, None or hl.register_block_size(...)")
+        return out
+
+
+def _target_names(node: cst.BaseExpression) -> list[str] | None:
+    if isinstance(node, cst.Name):
+        return [node.value]
+    if isinstance(node, (cst.Tuple, cst.List)):
+        names = []
+        for e in node.elements:
+            if not isinstance(e.value, cst.Name):
+                return None
+            names.append(e.value.value)
+        return names
+    return None
+
+
+def _with_comments(stmt: ir.Stmt, comments: tuple[str, ...]) -> ir.Stmt:
+    if not comments:
+        return stmt
+    import dataclasses
+
+    return dataclasses.replace(stmt, comments=comments + stmt.comments)
+
+
+def _with_loc(stmt: ir.Stmt, loc: ir.Loc | None) -> ir.Stmt:
+    import dataclasses
+
+    return dataclasses.replace(stmt, loc=loc)
+
+
+__all__ = ["parse", "TileType"]

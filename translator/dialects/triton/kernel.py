@@ -1,0 +1,787 @@
+"""IR kernel → the body and signature of a ``@triton.jit`` function.
+
+Every tiled dimension gets offsets and a mask (``offs_m``/``mask_m``), every load a mask and its
+``other=``, every store a mask; masked reductions and dots get a ``tl.where`` on the reduced
+dimension unless the operand's out-of-bounds lanes are already known to hold the identity.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from translator.grammar import load_grammar
+from translator.ir import nodes as ir
+from translator.ir.ops import reduce_identity
+from translator.ir.shapes import (
+    ScalarType,
+    TensorType,
+    TileType,
+    TileVarType,
+    TypeEnv,
+    dims_of,
+    dtype_of,
+    index_dims,
+    infer,
+)
+from translator.ir.visit import all_exprs, walk_stmts
+from translator.naming import constant_name, tile_suffix, unique
+
+_PREC = {
+    "or": 1, "and": 2, "<": 4, "<=": 4, ">": 4, ">=": 4, "==": 4, "!=": 4,
+    "|": 5, "^": 6, "&": 7, "+": 9, "-": 9, "*": 10, "/": 10, "//": 10, "%": 10, "**": 12,
+}
+_ATOM = 20
+
+
+@dataclass
+class DimNames:
+    """The Triton names of one tiled or full dimension."""
+
+    offs: str
+    mask: str
+    block: str
+    extent: str
+    pid: str | None = None
+    start: str | None = None
+    scalar: bool = False
+
+
+@dataclass
+class KernelSignature:
+    """What the kernel takes, in order, and how the host computes each argument."""
+
+    tensors: list[str] = field(default_factory=list)
+    scalars: list[tuple[str, str]] = field(default_factory=list)  # (param, host expr)
+    strides: list[tuple[str, str, int]] = field(default_factory=list)  # (param, tensor, dim)
+    constexprs: list[tuple[str, str | None]] = field(default_factory=list)  # (param, host expr)
+    tunable_params: dict[str, str] = field(default_factory=dict)  # tunable -> constexpr name
+
+
+class KernelEmitter:
+    """Emits one kernel. ``host_env`` are the host types at the launch."""
+
+    def __init__(self, entry: ir.Entry, kernel: ir.Kernel, host_env: TypeEnv,
+                 host_expr) -> None:
+        self.entry = entry
+        self.kernel = kernel
+        self.grammar = load_grammar("triton")
+        self.env = host_env.child()
+        self.host_expr = host_expr
+        self.sig = KernelSignature()
+        self.dims: dict[object, DimNames] = {}
+        self.taken: set[str] = set()
+        self.pads: dict[str, float | None] = {}
+        self.lines: list[str] = []
+        self.indent = 1
+        self.inline_load: ir.Load | None = None
+        self._plan()
+
+    # ================================================================== planning
+
+    def _plan(self) -> None:
+        k = self.kernel
+        for p in self.entry.params:
+            if p.kind != "tensor":
+                self.taken.add(p.name)
+        for s in walk_stmts(k.body):
+            if isinstance(s, ir.Assign):
+                self.taken.add(s.target)
+        stmts = walk_stmts(k.body)
+        tiles: list[ir.TileVar] = list(k.grid)
+        for s in stmts:
+            if isinstance(s, ir.TileLoop):
+                tiles.extend(s.tiles)
+        for t in tiles:
+            if isinstance(t.block, str):
+                self.sig.tunable_params.setdefault(t.block, constant_name(t.block))
+        for e in all_exprs(k.body):
+            if isinstance(e, ir.Name) and any(t.name == e.id for t in self.entry.tunables):
+                self.sig.tunable_params.setdefault(e.id, constant_name(e.id))
+        # tensors in order of first use
+        for s in walk_stmts(k.body):
+            if isinstance(s, (ir.Store, ir.AtomicRMW)):
+                self._use_tensor(s.tensor, s.index, s)
+            for e in _exprs_of(s):
+                if isinstance(e, ir.Load):
+                    self._use_tensor(e.tensor, e.index, e)
+        self.taken.update(f"{t}_ptr" for t in self.sig.tensors)
+        # host scalars read by the kernel (sizes, scalar params)
+        self._scalar_params(tiles)
+        # tile dims
+        for t in tiles:
+            self._name_tile(t)
+        # full dims
+        for e in all_exprs(k.body):
+            for d in _dims_in(e):
+                self._name_full(d.extent)
+        for s in walk_stmts(k.body):
+            if isinstance(s, (ir.Store, ir.AtomicRMW)):
+                for i, item in enumerate(s.index):
+                    if isinstance(item, ir.FullIndex):
+                        self._name_full(item.extent or ir.SizeOf(s.tensor, i))
+        order = [t.name for t in self.entry.tunables]
+        tunable_consts = [
+            (self.sig.tunable_params[t], None) for t in order if t in self.sig.tunable_params
+        ]
+        self.taken.update(c for c, _ in tunable_consts)
+        self.sig.constexprs = tunable_consts + self.sig.constexprs
+        self._order_params()
+
+    def _order_params(self) -> None:
+        """Parameters in the order the host defines them: inputs, then outputs, then sizes."""
+        rank: dict[str, int] = {}
+        for p in self.entry.params:
+            rank.setdefault(p.name, len(rank))
+        for s in self.entry.body:
+            if isinstance(s, ir.Alloc):
+                rank.setdefault(s.target, len(rank))
+            elif isinstance(s, ir.ShapeUnpack):
+                for t in s.targets:
+                    if t is not None:
+                        rank.setdefault(t, len(rank))
+            elif isinstance(s, ir.Assign):
+                rank.setdefault(s.target, len(rank))
+        last = len(rank)
+        self.sig.tensors.sort(key=lambda t: rank.get(t, last))
+        self.sig.scalars.sort(key=lambda p: rank.get(p[0], last))
+        self.sig.strides.sort(key=lambda p: (rank.get(p[1], last), p[2]))
+
+    def _use_tensor(self, tensor: str, index: tuple[ir.IndexItem, ...], node: object) -> None:
+        if tensor not in self.sig.tensors:
+            self.sig.tensors.append(tensor)
+        dim = 0
+        for item in index:
+            if isinstance(item, ir.NewAxis):
+                continue
+            param = f"stride_{tensor}{dim}"
+            if all(p != param for p, _, _ in self.sig.strides):
+                self.sig.strides.append((param, tensor, dim))
+                self.taken.add(param)
+            dim += 1
+
+    def _scalar_params(self, tiles: list[ir.TileVar]) -> None:
+        exprs = list(all_exprs(self.kernel.body))
+        for t in tiles:
+            exprs.append(t.extent)
+            if t.begin is not None:
+                exprs.append(t.begin)
+        from translator.ir.visit import walk_expr
+
+        flat: list[ir.Expr] = []
+        for e in exprs:
+            flat.extend(walk_expr(e))
+        for s in walk_stmts(self.kernel.body):
+            if isinstance(s, (ir.Store, ir.AtomicRMW)):
+                for item in s.index:
+                    if isinstance(item, ir.FullIndex) and item.extent is not None:
+                        flat.extend(walk_expr(item.extent))
+        specialized = set(dict(self.entry.hints).get("specialize", ())) | set(
+            dict(self.entry.hints).get("constexpr", ())
+        )
+        for e in flat:
+            if isinstance(e, ir.Name):
+                t = self.env.vars.get(e.id)
+                if isinstance(t, ScalarType) and e.id not in self.sig.tunable_params and not any(
+                    tv.name == e.id for tv in self.entry.tunables
+                ):
+                    self._add_scalar(e.id, e.id, constexpr=e.id in specialized)
+            elif isinstance(e, ir.SizeOf):
+                self._add_scalar(f"{e.tensor}_size{e.dim}", f"{e.tensor}.size({e.dim})")
+
+    def _add_scalar(self, param: str, host: str, constexpr: bool = False) -> None:
+        if constexpr:
+            if all(p != param for p, _ in self.sig.constexprs):
+                self.sig.constexprs.append((param, host))
+        elif all(p != param for p, _ in self.sig.scalars):
+            self.sig.scalars.append((param, host))
+        self.taken.add(param)
+
+    def _name_tile(self, t: ir.TileVar) -> None:
+        if t.name in self.dims:
+            return
+        s = tile_suffix(t.name)
+        extent = self.kexpr(t.extent)
+        if t.scalar:
+            self.dims[t.name] = DimNames(t.name, "", "1", extent, scalar=True)
+            self.taken.add(t.name)
+            return
+        block = self.sig.tunable_params[t.block] if isinstance(t.block, str) else str(t.block.value)
+        is_grid = any(g is t for g in self.kernel.grid)
+        self.dims[t.name] = DimNames(
+            offs=unique(f"offs_{s}", self.taken),
+            mask=unique(f"mask_{s}", self.taken),
+            block=block,
+            extent=extent,
+            pid=unique(f"pid_{s}", self.taken) if is_grid else None,
+            start=None if is_grid else unique(f"start_{s}", self.taken),
+        )
+
+    def _name_full(self, extent: ir.Expr) -> None:
+        key = ("full", extent)
+        if key in self.dims:
+            return
+        text = self.kexpr(extent)
+        base = text if text.isidentifier() else _ident(text)
+        block = unique(f"BLOCK_{constant_name(base)}", self.taken)
+        self.dims[key] = DimNames(
+            offs=unique(f"offs_{base}", self.taken),
+            mask=unique(f"mask_{base}", self.taken),
+            block=block,
+            extent=text,
+        )
+        self.sig.constexprs.append((block, f"triton.next_power_of_2({self.host_expr(extent)})"))
+
+    # ================================================================== expressions
+
+    def kexpr(self, e: ir.Expr) -> str:
+        """A host scalar expression as the kernel sees it (through its parameters)."""
+        return self.ex(e)[0]
+
+    def dim_names(self, d: ir.Dim) -> DimNames | None:
+        if isinstance(d, ir.BlockDim):
+            return self.dims[d.tile]
+        if isinstance(d, ir.FullDim):
+            return self.dims[("full", d.extent)]
+        return None
+
+    def dim_size(self, d: ir.Dim) -> str:
+        names = self.dim_names(d)
+        return names.block if names else "1"
+
+    def dtype(self, dt: ir.DTypeExpr) -> str:
+        if isinstance(dt, ir.DTypeOf):
+            return f"{dt.tensor}_ptr.dtype.element_ty"
+        return self.grammar["dtypes"][dt.name]
+
+    def type_of(self, e: ir.Expr):
+        return infer(e, self.env)
+
+    def ex(self, e: ir.Expr) -> tuple[str, int]:
+        """Triton text of ``e`` and its precedence."""
+        method = getattr(self, "_ex_" + type(e).__name__)
+        return method(e)
+
+    def text(self, e: ir.Expr, prec: int = 0) -> str:
+        s, p = self.ex(e)
+        return f"({s})" if p < prec else s
+
+    def _ex_Name(self, e: ir.Name) -> tuple[str, int]:
+        if e.id in self.sig.tunable_params:
+            return self.sig.tunable_params[e.id], _ATOM
+        t = self.env.vars.get(e.id)
+        if isinstance(t, TileVarType):
+            names = self.dims[e.id]
+            return (names.offs if not names.scalar else e.id), _ATOM
+        return e.id, _ATOM
+
+    def _ex_Const(self, e: ir.Const) -> tuple[str, int]:
+        v = e.value
+        if isinstance(v, float):
+            if math.isinf(v):
+                return ('float("inf")' if v > 0 else 'float("-inf")'), _ATOM
+            if math.isnan(v):
+                return 'float("nan")', _ATOM
+            return repr(v), (_ATOM if v >= 0 else 11)
+        return repr(v), (_ATOM if not isinstance(v, int) or v >= 0 else 11)
+
+    def _ex_SizeOf(self, e: ir.SizeOf) -> tuple[str, int]:
+        return f"{e.tensor}_size{e.dim}", _ATOM
+
+    def _ex_BinOp(self, e: ir.BinOp) -> tuple[str, int]:
+        op = e.op
+        if op == "and":
+            op = "&"
+        elif op == "or":
+            op = "|"
+        p = _PREC[op]
+        if op == "**":
+            base = self.text(e.lhs, 11)
+            if isinstance(e.rhs, ir.Const) and e.rhs.value == 2:
+                return f"{base} * {base}", 10
+            return self.grammar["pointwise"]["pow"].format(self.text(e.lhs), self.text(e.rhs)), _ATOM
+        lhs = self.text(e.lhs, p)
+        rhs = self.text(e.rhs, p + 1)
+        return f"{lhs} {op} {rhs}", p
+
+    def _ex_UnaryOp(self, e: ir.UnaryOp) -> tuple[str, int]:
+        if e.op == "not":
+            return f"~{self.text(e.operand, 11)}", 11
+        return f"{e.op}{self.text(e.operand, 11)}", 11
+
+    def _ex_Call(self, e: ir.Call) -> tuple[str, int]:
+        template = self.grammar["pointwise"][e.op]
+        args = []
+        fp32 = e.op in self.grammar["fp32_only"]["ops"]
+        for a in e.args:
+            t = self.type_of(a)
+            text = self.text(a, _ATOM if template.count("{") > 1 else 0)
+            if fp32 and not _is_f32(dtype_of(t)):
+                text = f"{self.text(a, _ATOM)}.to(tl.float32)"
+            args.append(text)
+        if _uses_operand_twice(template):
+            args = [self._simple(a) for a in args]
+        out = template.format(*args)
+        return out, (_ATOM if out.startswith("tl.") and out.endswith(")") and "{" not in template[:3]
+                     and _balanced_call(out) else 0)
+
+    def _simple(self, text: str) -> str:
+        if text.isidentifier():
+            return text
+        name = unique("tmp", self.taken)
+        self.lines.append("    " * self.indent + f"{name} = {text}")
+        return name
+
+    def _ex_Cast(self, e: ir.Cast) -> tuple[str, int]:
+        t = self.type_of(e.value)
+        if isinstance(t, ScalarType) and not isinstance(e.value, ir.Name):
+            return f"{self.text(e.value, _ATOM)}.to({self.dtype(e.dtype)})", _ATOM
+        return f"{self.text(e.value, _ATOM)}.to({self.dtype(e.dtype)})", _ATOM
+
+    def _ex_TileAttr(self, e: ir.TileAttr) -> tuple[str, int]:
+        names = self.dims[e.tile]
+        tile = self.env.tiles[e.tile]
+        begin = self._tile_begin(names, tile)
+        if e.attr == "index":
+            return (names.offs if not names.scalar else e.tile), _ATOM
+        if e.attr == "begin":
+            return begin
+        if e.attr == "block_size":
+            return names.block, _ATOM
+        if e.attr == "end":
+            return f"tl.minimum({begin[0]} + {names.block}, {names.extent})", _ATOM
+        if e.attr == "id":
+            if names.pid:
+                return names.pid, _ATOM
+            return f"{names.start} // {names.block}", 10
+        if e.attr == "count":
+            return f"tl.cdiv({names.extent}, {names.block})", _ATOM
+        raise KeyError(e.attr)
+
+    def _tile_begin(self, names: DimNames, tile: ir.TileVar) -> tuple[str, int]:
+        if names.scalar:
+            return tile.name, _ATOM
+        if names.start:
+            return names.start, _ATOM
+        base = f"{names.pid} * {names.block}"
+        if tile.begin is not None:
+            return f"{self.text(tile.begin, 9)} + {base}", 9
+        return base, 10
+
+    def _ex_Load(self, e: ir.Load) -> tuple[str, int]:
+        ptr, mask = self.region(e.tensor, e.index)
+        args = [ptr]
+        if mask:
+            args.append(f"mask={mask}")
+            if e.other is not None:
+                args.append(f"other={self._float(e.other)}")
+        text = f"tl.load({', '.join(args)})"
+        if self.inline_load is e:
+            return text, _ATOM
+        # A load inside a larger expression gets a line of its own, named after its tensor.
+        name = unique(e.tensor, self.taken)
+        self.emit(f"{name} = {text}")
+        self.pads[name] = e.other
+        return name, _ATOM
+
+    def _float(self, v: float) -> str:
+        return self._ex_Const(ir.Const(float(v)))[0]
+
+    def _ex_Full(self, e: ir.Full) -> tuple[str, int]:
+        shape = "(" + ", ".join(self.dim_size(d) for d in e.shape) + ("," if len(e.shape) == 1 else "") + ")"
+        if isinstance(e.value, ir.Const) and e.value.value == 0:
+            return f"tl.zeros({shape}, dtype={self.dtype(e.dtype)})", _ATOM
+        return f"tl.full({shape}, {self.text(e.value)}, dtype={self.dtype(e.dtype)})", _ATOM
+
+    def _ex_Arange(self, e: ir.Arange) -> tuple[str, int]:
+        return f"tl.arange(0, {self.dim_size(e.dim)})", _ATOM
+
+    def _ex_Reduce(self, e: ir.Reduce) -> tuple[str, int]:
+        t = self.type_of(e.value)
+        dims = dims_of(t)
+        axis = e.axis % len(dims)
+        value = self.text(e.value)
+        if e.masked:
+            value = self.masked(e.value, value, dims, [axis], reduce_identity(e.op))
+        fn = self.grammar["reductions"][e.op]
+        keep = ", keep_dims=True" if e.keepdim else ""
+        return f"{fn}({value}, axis={axis}{keep})", _ATOM
+
+    def masked(self, e: ir.Expr, text: str, dims: tuple[ir.Dim, ...], axes: list[int],
+               identity: float) -> str:
+        """``text`` with invalid lanes along ``axes`` replaced by ``identity`` (if needed)."""
+        if self.pad(e) == identity:
+            return text
+        masks = []
+        for axis in axes:
+            names = self.dim_names(dims[axis])
+            if names is None or names.scalar:
+                continue
+            masks.append(_expand(names.mask, axis, len(dims)))
+        if not masks:
+            return text
+        return f"tl.where({' & '.join(masks)}, {text}, {self._float(identity)})"
+
+    def _ex_Dot(self, e: ir.Dot) -> tuple[str, int]:
+        ta, tb = self.type_of(e.lhs), self.type_of(e.rhs)
+        da, db = dims_of(ta), dims_of(tb)
+        a, b = self.text(e.lhs), self.text(e.rhs)
+        if e.masked:
+            a = self.masked(e.lhs, a, da, [len(da) - 1], 0.0)
+            b = self.masked(e.rhs, b, db, [len(db) - 2], 0.0)
+        if e.acc is not None:
+            acc_t = self.type_of(e.acc)
+            if _is_f32(dtype_of(acc_t)) and _is_f32(e.out_dtype):
+                return f"tl.dot({a}, {b}, {self.text(e.acc)})", _ATOM
+            prod = f"tl.dot({a}, {b}, out_dtype={self.dtype(e.out_dtype)})"
+            return f"{self.text(e.acc, 9)} + {prod}", 9
+        if _is_f32(e.out_dtype):
+            return f"tl.dot({a}, {b})", _ATOM
+        return f"tl.dot({a}, {b}).to({self.dtype(e.out_dtype)})", _ATOM
+
+    def _ex_Permute(self, e: ir.Permute) -> tuple[str, int]:
+        if e.perm == (1, 0):
+            return f"tl.trans({self.text(e.value)})", _ATOM
+        return f"tl.permute({self.text(e.value)}, {e.perm})", _ATOM
+
+    def _ex_Reshape(self, e: ir.Reshape) -> tuple[str, int]:
+        shape = ", ".join(self.dim_size(d) for d in e.shape)
+        return f"tl.reshape({self.text(e.value)}, ({shape}{',' if len(e.shape) == 1 else ''}))", _ATOM
+
+    def _ex_ExpandDims(self, e: ir.ExpandDims) -> tuple[str, int]:
+        t = self.type_of(e.value)
+        rank = len(dims_of(t))
+        axis = e.axis if e.axis >= 0 else rank + 1 + e.axis
+        parts = [":"] * rank
+        parts.insert(axis, "None")
+        return f"{self.text(e.value, _ATOM)}[{', '.join(parts)}]", _ATOM
+
+    # ================================================================== regions
+
+    def region(self, tensor: str, index: tuple[ir.IndexItem, ...]) -> tuple[str, str | None]:
+        """Pointer block and mask of ``tensor[index]``."""
+        dims = index_dims(tensor, index, self.env, None)
+        rank = len(dims)
+        terms: list[str] = []
+        masks: list[str] = []
+        pos = 0
+        dim = 0
+        for item in index:
+            if isinstance(item, ir.NewAxis):
+                pos += 1
+                continue
+            stride = f"stride_{tensor}{dim}"
+            dim += 1
+            if isinstance(item, (ir.TileIndex, ir.FullIndex)):
+                if isinstance(item, ir.TileIndex):
+                    names = self.dims[item.tile]
+                else:
+                    names = self.dim_names(dims[pos])
+                assert names is not None
+                if names.scalar:
+                    terms.append(f"{item.tile} * {stride}")  # type: ignore[union-attr]
+                    continue
+                terms.append(f"{_expand(names.offs, pos, rank)} * {stride}")
+                masks.append(_expand(names.mask, pos, rank))
+                pos += 1
+            elif isinstance(item, ir.ScalarIndex):
+                terms.append(f"{self.text(item.value, 10)} * {stride}")
+            elif isinstance(item, ir.GatherIndex):
+                t = self.type_of(item.value)
+                gdims = dims_of(t)
+                text = self.text(item.value, _ATOM)
+                if rank > len(gdims):
+                    parts = ["None"] * pos + [":"] * len(gdims) + ["None"] * (rank - pos - len(gdims))
+                    text = f"{text}[{', '.join(parts)}]"
+                terms.append(f"{text} * {stride}")
+                for j, gd in enumerate(gdims):
+                    names = self.dim_names(gd)
+                    if names is not None and not names.scalar:
+                        masks.append(_expand(names.mask, pos + j, rank))
+                pos += len(gdims)
+        ptr = " + ".join([f"{tensor}_ptr", *terms])
+        unique_masks = list(dict.fromkeys(masks))
+        return ptr, (" & ".join(unique_masks) if unique_masks else None)
+
+    # ================================================================== padding knowledge
+
+    def pad(self, e: ir.Expr) -> float | None:
+        """The value every invalid lane of ``e`` holds, where that is known."""
+        if isinstance(e, ir.Load):
+            return e.other
+        if isinstance(e, ir.Const):
+            return float(e.value)
+        if isinstance(e, ir.Full):
+            return float(e.value.value) if isinstance(e.value, ir.Const) else None
+        if isinstance(e, ir.Name):
+            return self.pads.get(e.id)
+        if isinstance(e, (ir.Cast, ir.ExpandDims, ir.Permute, ir.Reshape)):
+            return self.pad(e.value)
+        if isinstance(e, (ir.BinOp, ir.Call)):
+            operands = [e.lhs, e.rhs] if isinstance(e, ir.BinOp) else list(e.args)
+            op = e.op
+            result_dims = dims_of(self.type_of(e))
+            maskable = [d for d in result_dims if not isinstance(d, ir.UnitDim)]
+            pads = []
+            for a in operands:
+                t = self.type_of(a)
+                covers = isinstance(t, TileType) and all(d in t.dims for d in maskable)
+                pads.append(self.pad(a) if (covers or isinstance(a, ir.Const)) else None)
+            if op == "*" and 0.0 in pads:
+                return 0.0
+            if op == "/" and pads[0] == 0.0:
+                return 0.0
+            if any(p is None for p in pads):
+                return None
+            return _fold(op, pads)
+        return None
+
+    # ================================================================== statements
+
+    def emit(self, line: str) -> None:
+        self.lines.append("    " * self.indent + line)
+
+    def comments(self, stmt: ir.Stmt) -> None:
+        for c in stmt.comments:
+            self.emit(f"# {c}" if c else "#")
+
+    def body(self) -> list[str]:
+        """The kernel body lines."""
+        self._grid_prologue()
+        self._full_prologue(self.kernel.body)
+        for s in self.kernel.body:
+            self.stmt(s)
+        return self.lines
+
+    def _grid_prologue(self) -> None:
+        grid = self.kernel.grid
+        for t in grid:
+            self.env.bind_tile(t)
+        pid_type = dict(self.entry.hints).get("pid_type", "flat")
+        names = [self.dims[t.name] for t in grid]
+        counts = [self._count(n) for n in names]
+        group = "group_size" in {t.name for t in self.entry.tunables} and len(grid) == 2
+        if pid_type == "xyz" or len(grid) == 1:
+            for axis, (t, n) in enumerate(zip(grid, names)):
+                target = t.name if n.scalar else n.pid
+                self.emit(f"{target} = tl.program_id({axis})")
+        elif group:
+            self.sig.tunable_params.setdefault("group_size", "GROUP_SIZE_M")
+            if all(c != "GROUP_SIZE_M" for c, _ in self.sig.constexprs):
+                self.sig.constexprs.append(("GROUP_SIZE_M", None))
+            a, b = names
+            self.emit("pid = tl.program_id(0)")
+            self.emit(f"num_pid_{tile_suffix(grid[0].name)} = {counts[0]}")
+            self.emit(f"num_pid_{tile_suffix(grid[1].name)} = {counts[1]}")
+            na, nb = (f"num_pid_{tile_suffix(t.name)}" for t in grid)
+            # Grouped ordering: programs that run together share rows of the first operand in L2.
+            self.emit(f"num_pid_in_group = GROUP_SIZE_M * {nb}")
+            self.emit("group_id = pid // num_pid_in_group")
+            self.emit("first_pid = group_id * GROUP_SIZE_M")
+            self.emit(f"group_rows = min({na} - first_pid, GROUP_SIZE_M)")
+            self.emit(f"{a.pid or grid[0].name} = first_pid + ((pid % num_pid_in_group) % group_rows)")
+            self.emit(f"{b.pid or grid[1].name} = (pid % num_pid_in_group) // group_rows")
+        else:
+            # One flat program id; the first grid dimension varies fastest (as Helion orders it).
+            self.emit("pid = tl.program_id(0)")
+            divisor = ""
+            for i, (t, n) in enumerate(zip(grid, names)):
+                target = t.name if n.scalar else n.pid
+                count_name = f"num_pid_{tile_suffix(t.name)}"
+                rest = f"pid // {divisor}" if divisor else "pid"
+                if i < len(grid) - 1:
+                    self.emit(f"{count_name} = {counts[i]}")
+                    expr = f"({rest}) % {count_name}" if divisor else f"pid % {count_name}"
+                    self.emit(f"{target} = {expr}")
+                    divisor = count_name if not divisor else f"({divisor} * {count_name})"
+                else:
+                    self.emit(f"{target} = {rest}")
+        for t, n in zip(grid, names):
+            if n.scalar:
+                if t.begin is not None:
+                    self.emit(f"{t.name} = {t.name} + {self.text(t.begin, 9)}")
+                continue
+            begin = self._tile_begin(n, t)[0]
+            self.emit(f"{n.offs} = {begin} + tl.arange(0, {n.block})")
+            self.emit(f"{n.mask} = {n.offs} < {n.extent}")
+
+    def _count(self, n: DimNames) -> str:
+        if n.scalar:
+            return n.extent
+        return f"tl.cdiv({n.extent}, {n.block})"
+
+    def _full_prologue(self, body: tuple[ir.Stmt, ...]) -> None:
+        for key, n in self.dims.items():
+            if isinstance(key, tuple) and key[0] == "full":
+                self.emit(f"{n.offs} = tl.arange(0, {n.block})")
+                self.emit(f"{n.mask} = {n.offs} < {n.extent}")
+
+    def stmt(self, s: ir.Stmt) -> None:
+        self.comments(s)
+        getattr(self, "_st_" + type(s).__name__)(s)
+
+    def _st_Assign(self, s: ir.Assign) -> None:
+        self.inline_load = s.value if isinstance(s.value, ir.Load) else None
+        value = self.text(s.value)
+        self.inline_load = None
+        self.emit(f"{s.target} = {value}")
+        self.pads[s.target] = self.pad(s.value)
+        self.env.vars[s.target] = self.type_of(s.value)
+
+    def _store_value(self, s: ir.Store | ir.AtomicRMW) -> str:
+        region = index_dims(s.tensor, s.index, self.env, None)
+        t = self.type_of(s.value)
+        vdims = dims_of(t)
+        text = self.text(s.value)
+        if vdims and tuple(vdims) != tuple(region):
+            core = tuple(d for d in vdims if not isinstance(d, ir.UnitDim))
+            rcore = tuple(d for d in region if not isinstance(d, ir.UnitDim))
+            if core == rcore and len(vdims) != len(region):
+                shape = ", ".join(self.dim_size(d) for d in region)
+                text = f"tl.reshape({text}, ({shape}{',' if len(region) == 1 else ''}))"
+        return text
+
+    def _st_Store(self, s: ir.Store) -> None:
+        ptr, mask = self.region(s.tensor, s.index)
+        value = self._store_value(s)
+        mask_arg = f", mask={mask}" if mask else ""
+        self.emit(f"tl.store({ptr}, {value}{mask_arg})")
+
+    def _st_AtomicRMW(self, s: ir.AtomicRMW) -> None:
+        ptr, mask = self.region(s.tensor, s.index)
+        value = self._store_value(s)
+        mask_arg = f", mask={mask}" if mask else ""
+        self.emit(f"{self.grammar['atomics'][s.op]}({ptr}, {value}{mask_arg})")
+
+    def _st_TileLoop(self, s: ir.TileLoop) -> None:
+        outer = self.env
+        self.env = outer.child()
+        saved_pads = dict(self.pads)
+        for t in s.tiles:
+            self.env.bind_tile(t)
+        # Nested tiles loop outermost-first, like nested for loops.
+        opened = 0
+        for t in s.tiles:
+            n = self.dims[t.name]
+            begin = self.text(t.begin) if t.begin is not None else "0"
+            if n.scalar:
+                self.emit(f"for {t.name} in range({begin}, {n.extent}):")
+                self.indent += 1
+            else:
+                stages = f", num_stages={s.num_stages}" if s.num_stages else ""
+                rng = "tl.range" if stages else "range"
+                self.emit(f"for {n.start} in {rng}({begin}, {n.extent}, {n.block}{stages}):")
+                self.indent += 1
+                self.emit(f"{n.offs} = {n.start} + tl.arange(0, {n.block})")
+                self.emit(f"{n.mask} = {n.offs} < {n.extent}")
+            opened += 1
+        for b in s.body:
+            self.stmt(b)
+        self.indent -= opened
+        for name, t in self.env.vars.items():
+            if name in outer.vars:
+                outer.vars[name] = t
+        self.env = outer
+        # Loop-carried values: after the loop their padding is whatever the last iteration left.
+        for name in list(self.pads):
+            if name in saved_pads and self.pads[name] != saved_pads[name]:
+                self.pads[name] = None
+
+    def _st_If(self, s: ir.If) -> None:
+        self.emit(f"if {self.text(s.test)}:")
+        self.indent += 1
+        for b in s.body or (ir.Assign("_", ir.Const(0)),):
+            self.stmt(b)
+        self.indent -= 1
+        if s.orelse:
+            self.emit("else:")
+            self.indent += 1
+            for b in s.orelse:
+                self.stmt(b)
+            self.indent -= 1
+
+
+def _exprs_of(s: ir.Stmt):
+    from translator.ir.visit import stmt_exprs, walk_expr
+
+    for e in stmt_exprs(s):
+        yield from walk_expr(e)
+
+
+def _dims_in(e: ir.Expr):
+    if isinstance(e, ir.Full):
+        yield from (d for d in e.shape if isinstance(d, ir.FullDim))
+    elif isinstance(e, ir.Arange) and isinstance(e.dim, ir.FullDim):
+        yield e.dim
+    elif isinstance(e, ir.Load):
+        for i, item in enumerate(e.index):
+            if isinstance(item, ir.FullIndex):
+                yield ir.FullDim(item.extent or ir.SizeOf(e.tensor, i))
+    elif isinstance(e, ir.Reshape):
+        yield from (d for d in e.shape if isinstance(d, ir.FullDim))
+
+
+def _expand(vec: str, pos: int, rank: int) -> str:
+    if rank <= 1:
+        return vec
+    parts = ["None"] * rank
+    parts[pos] = ":"
+    return f"{vec}[{', '.join(parts)}]"
+
+
+def _is_f32(dtype: ir.DTypeExpr) -> bool:
+    return isinstance(dtype, ir.DType) and dtype.name in ("float32", "float64")
+
+
+def _ident(text: str) -> str:
+    import re
+
+    return re.sub(r"\W+", "_", text).strip("_") or "dim"
+
+
+def _uses_operand_twice(template: str) -> bool:
+    return any(template.count("{%d}" % i) > 1 for i in range(3))
+
+
+def _balanced_call(text: str) -> bool:
+    depth = 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0 and i != len(text) - 1:
+                return False
+    return True
+
+
+def _fold(op: str, pads: list[float]) -> float | None:
+    try:
+        if op == "+":
+            return pads[0] + pads[1]
+        if op == "-":
+            return pads[0] - pads[1]
+        if op == "*":
+            return pads[0] * pads[1]
+        if op == "/":
+            return pads[0] / pads[1]
+        if op == "exp":
+            return math.exp(pads[0])
+        if op in ("relu",):
+            return max(pads[0], 0.0)
+        if op == "maximum":
+            return max(pads)
+        if op == "minimum":
+            return min(pads)
+        if op in ("abs",):
+            return abs(pads[0])
+        if op == "sigmoid":
+            return 1.0 / (1.0 + math.exp(-pads[0]))
+        if op in ("silu", "gelu", "gelu_tanh", "tanh", "erf", "sin") and pads[0] == 0.0:
+            return 0.0
+    except (ArithmeticError, ValueError):
+        return None
+    return None
+
+
+__all__ = ["KernelEmitter", "KernelSignature", "TensorType"]

@@ -1,0 +1,38 @@
+"""Loading the per-DSL grammar tables (``grammars/<dsl>.toml``)."""
+
+from __future__ import annotations
+
+import sys
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+_REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def resource_dir(kind: str) -> Path:
+    """The folder of packaged data ``kind`` ("grammars" or "templates").
+
+    Installed, they live in the ``translator.grammars``/``translator.templates`` packages; in a
+    source checkout (PYTHONPATH pointing at it) they are the top-level folders.
+    """
+    try:
+        path = Path(str(resources.files(f"translator.{kind}")))
+        if path.is_dir():
+            return path
+    except ModuleNotFoundError:
+        pass
+    return _REPO_ROOT / kind
+
+
+@cache
+def load_grammar(dsl: str) -> dict[str, Any]:
+    """The grammar table of ``dsl`` as nested dicts."""
+    with open(resource_dir("grammars") / f"{dsl}.toml", "rb") as f:
+        return tomllib.load(f)

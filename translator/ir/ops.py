@@ -1,0 +1,72 @@
+"""The pointwise and scalar ops of the IR: arity, dtype rule and reduction identities."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class OpInfo:
+    """How an op types its result.
+
+    ``result``: ``"same"`` (promoted operand dtype), ``"float"`` (a float dtype: ints become
+    float32), ``"bool"``, or ``"index"`` for ops on host scalars.
+    """
+
+    arity: int
+    result: str = "same"
+
+
+POINTWISE_OPS: dict[str, OpInfo] = {
+    # unary, float-valued
+    "exp": OpInfo(1, "float"),
+    "exp2": OpInfo(1, "float"),
+    "log": OpInfo(1, "float"),
+    "log2": OpInfo(1, "float"),
+    "log1p": OpInfo(1, "float"),
+    "sqrt": OpInfo(1, "float"),
+    "rsqrt": OpInfo(1, "float"),
+    "sigmoid": OpInfo(1, "float"),
+    "tanh": OpInfo(1, "float"),
+    "erf": OpInfo(1, "float"),
+    "sin": OpInfo(1, "float"),
+    "cos": OpInfo(1, "float"),
+    "gelu": OpInfo(1, "float"),
+    "gelu_tanh": OpInfo(1, "float"),
+    "silu": OpInfo(1, "float"),
+    # unary, dtype-preserving
+    "abs": OpInfo(1),
+    "relu": OpInfo(1),
+    "floor": OpInfo(1),
+    "ceil": OpInfo(1),
+    # binary
+    "maximum": OpInfo(2),
+    "minimum": OpInfo(2),
+    "pow": OpInfo(2, "float"),
+    # ternary
+    "where": OpInfo(3),
+    "fma": OpInfo(3),
+    # scalar helpers
+    "cdiv": OpInfo(2, "index"),
+    "next_power_of_2": OpInfo(1, "index"),
+}
+
+COMPARISON_OPS = ("<", "<=", ">", ">=", "==", "!=")
+ARITH_OPS = ("+", "-", "*", "/", "//", "%", "**")
+BITWISE_OPS = ("&", "|", "^")
+LOGICAL_OPS = ("and", "or")
+BINARY_OPS = ARITH_OPS + COMPARISON_OPS + BITWISE_OPS + LOGICAL_OPS
+UNARY_OPS = ("-", "~", "not")
+
+
+def reduce_identity(op: str) -> float:
+    """The value that invalid lanes take so that they do not change reduction ``op``."""
+    if op in ("sum",):
+        return 0.0
+    if op == "prod":
+        return 1.0
+    if op in ("max", "argmax"):
+        return float("-inf")
+    if op in ("min", "argmin"):
+        return float("inf")
+    raise KeyError(op)

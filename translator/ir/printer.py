@@ -1,0 +1,171 @@
+"""Text form of the IR (``tiletrans ir FILE``).
+
+The form is for people: one statement a line, blocks indented, every load with its padding and
+every reduction with its masking spelled out, so that boundary behaviour can be read off.
+"""
+
+from __future__ import annotations
+
+from translator.ir import nodes as ir
+
+_PREC = {
+    "or": 1, "and": 2, "<": 4, "<=": 4, ">": 4, ">=": 4, "==": 4, "!=": 4,
+    "|": 5, "^": 6, "&": 7, "+": 9, "-": 9, "*": 10, "/": 10, "//": 10, "%": 10, "**": 12,
+}
+
+
+def format_dtype(dtype: ir.DTypeExpr) -> str:
+    """``f32``-style names for concrete dtypes, ``dtype(x)`` for a tensor's."""
+    return str(dtype)
+
+
+def format_index(index: tuple[ir.IndexItem, ...]) -> str:
+    """An index tuple: ``[tile_m, :, 3, None, gather(idx)]``."""
+    parts = []
+    for item in index:
+        if isinstance(item, ir.TileIndex):
+            parts.append(item.tile)
+        elif isinstance(item, ir.FullIndex):
+            parts.append(":")
+        elif isinstance(item, ir.ScalarIndex):
+            parts.append(format_expr(item.value))
+        elif isinstance(item, ir.NewAxis):
+            parts.append("None")
+        else:
+            parts.append(f"gather({format_expr(item.value)})")
+    return "[" + ", ".join(parts) + "]"
+
+
+def format_dims(dims: tuple[ir.Dim, ...]) -> str:
+    """Dims as ``[tile_m, :n, 1]``."""
+    return "[" + ", ".join(str(d) for d in dims) + "]"
+
+
+def format_expr(e: ir.Expr, prec: int = 0) -> str:
+    """One expression, parenthesised only where precedence needs it."""
+    if isinstance(e, ir.Name):
+        return e.id
+    if isinstance(e, ir.Const):
+        return repr(e.value) if not isinstance(e.value, float) or e.value == e.value else "nan"
+    if isinstance(e, ir.SizeOf):
+        return f"{e.tensor}.size({e.dim})"
+    if isinstance(e, ir.BinOp):
+        p = _PREC.get(e.op, 9)
+        text = f"{format_expr(e.lhs, p)} {e.op} {format_expr(e.rhs, p + 1)}"
+        return f"({text})" if p < prec else text
+    if isinstance(e, ir.UnaryOp):
+        op = "not " if e.op == "not" else e.op
+        return f"{op}{format_expr(e.operand, 11)}"
+    if isinstance(e, ir.Call):
+        return f"{e.op}({', '.join(format_expr(a) for a in e.args)})"
+    if isinstance(e, ir.Cast):
+        return f"cast({format_expr(e.value)}, {format_dtype(e.dtype)})"
+    if isinstance(e, ir.TileAttr):
+        return f"{e.tile}.{e.attr}"
+    if isinstance(e, ir.Load):
+        pad = "never-read" if e.other is None else repr(e.other)
+        return f"load {e.tensor}{format_index(e.index)} pad={pad}"
+    if isinstance(e, ir.Full):
+        return f"full({format_dims(e.shape)}, {format_expr(e.value)}, {format_dtype(e.dtype)})"
+    if isinstance(e, ir.Arange):
+        return f"arange({e.dim})"
+    if isinstance(e, ir.Reduce):
+        flags = (", keepdim" if e.keepdim else "") + ("" if e.masked else ", unmasked")
+        return f"{e.op}({format_expr(e.value)}, axis={e.axis}{flags})"
+    if isinstance(e, ir.Dot):
+        acc = f", acc={format_expr(e.acc)}" if e.acc is not None else ""
+        return (
+            f"dot({format_expr(e.lhs)}, {format_expr(e.rhs)}{acc}, "
+            f"out={format_dtype(e.out_dtype)})"
+        )
+    if isinstance(e, ir.Permute):
+        return f"permute({format_expr(e.value)}, {list(e.perm)})"
+    if isinstance(e, ir.Reshape):
+        return f"reshape({format_expr(e.value)}, {format_dims(e.shape)})"
+    if isinstance(e, ir.ExpandDims):
+        return f"expand_dims({format_expr(e.value)}, {e.axis})"
+    if isinstance(e, ir.TupleExpr):
+        return "(" + ", ".join(format_expr(i) for i in e.items) + ")"
+    return f"<{type(e).__name__}>"
+
+
+def _format_tile(t: ir.TileVar) -> str:
+    block = t.block if isinstance(t.block, str) else str(t.block.value)
+    begin = f"{format_expr(t.begin)}.." if t.begin is not None else ""
+    kind = "index" if t.scalar else "tile"
+    return f"{t.name}: {kind} {begin}{format_expr(t.extent)} by {block}"
+
+
+def format_stmt(s: ir.Stmt, indent: int = 0) -> list[str]:
+    """The lines of one statement (with its comments)."""
+    pad = "  " * indent
+    lines = [f"{pad}# {c.lstrip('#').strip()}" for c in s.comments]
+    if isinstance(s, ir.Assign):
+        lines.append(f"{pad}{s.target} = {format_expr(s.value)}")
+    elif isinstance(s, ir.Store):
+        lines.append(f"{pad}store {s.tensor}{format_index(s.index)} = {format_expr(s.value)}")
+    elif isinstance(s, ir.AtomicRMW):
+        lines.append(
+            f"{pad}atomic_{s.op} {s.tensor}{format_index(s.index)} <- {format_expr(s.value)}"
+        )
+    elif isinstance(s, ir.TileLoop):
+        stages = f" stages={s.num_stages}" if s.num_stages else ""
+        tiles = ", ".join(_format_tile(t) for t in s.tiles)
+        lines.append(f"{pad}loop {tiles}{stages}:")
+        for b in s.body:
+            lines.extend(format_stmt(b, indent + 1))
+    elif isinstance(s, ir.If):
+        lines.append(f"{pad}if {format_expr(s.test)}:")
+        for b in s.body:
+            lines.extend(format_stmt(b, indent + 1))
+        if s.orelse:
+            lines.append(f"{pad}else:")
+            for b in s.orelse:
+                lines.extend(format_stmt(b, indent + 1))
+    elif isinstance(s, ir.Kernel):
+        grid = ", ".join(_format_tile(t) for t in s.grid)
+        hints = "".join(f" {k}={v!r}" for k, v in s.hints)
+        lines.append(f"{pad}kernel {s.name} grid({grid}){hints}:")
+        for b in s.body:
+            lines.extend(format_stmt(b, indent + 1))
+    elif isinstance(s, ir.ShapeUnpack):
+        targets = ", ".join(t or "_" for t in s.targets)
+        lines.append(f"{pad}{targets} = shape({s.tensor})")
+    elif isinstance(s, ir.Alloc):
+        shape = f"like {s.like}" if s.like else "[" + ", ".join(
+            format_expr(d) for d in s.shape or ()
+        ) + "]"
+        fill = "empty" if s.fill is None else f"fill {s.fill!r}"
+        lines.append(
+            f"{pad}{s.target} = alloc {shape} {format_dtype(s.dtype)} on {s.device_of} {fill}"
+        )
+    elif isinstance(s, ir.Assert):
+        msg = f", {s.msg!r}" if s.msg else ""
+        lines.append(f"{pad}assert {format_expr(s.test)}{msg}")
+    elif isinstance(s, ir.Return):
+        value = format_expr(s.value) if s.value is not None else ""
+        lines.append(f"{pad}return {value}".rstrip())
+    return lines
+
+
+def format_entry(entry: ir.Entry) -> str:
+    """One entry: signature, tunables, configs, body."""
+    params = ", ".join(
+        p.name + f": {p.kind}" + (f" = {format_expr(p.default)}" if p.default else "")
+        for p in entry.params
+    )
+    lines = [f"entry {entry.name}({params}):"]
+    for t in entry.tunables:
+        choices = f" in {list(t.choices)}" if t.choices else ""
+        lines.append(f"  tunable {t.name}: {t.kind} = {t.default}{choices}")
+    for i, config in enumerate(entry.configs):
+        lines.append(f"  config {i}: " + ", ".join(f"{k}={v}" for k, v in config))
+    for s in entry.body:
+        lines.extend(format_stmt(s, 1))
+    return "\n".join(lines)
+
+
+def format_module(module: ir.Module) -> str:
+    """The whole module as text."""
+    head = f"module {module.path}"
+    return "\n\n".join([head, *(format_entry(e) for e in module.entries)]) + "\n"

@@ -1,0 +1,431 @@
+"""Shape and dtype inference for IR expressions.
+
+Used by the verifier (which reports errors), the reference interpreter and every backend (which
+need each value's dims to build masks). Inference walks statements in order with an environment of
+variable types; tile variables come into scope at their kernel or loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+from translator.ir import nodes as ir
+from translator.ir.ops import COMPARISON_OPS, LOGICAL_OPS, POINTWISE_OPS
+
+
+class IRTypeError(Exception):
+    """An expression whose shapes or dtypes do not fit; carries the offending node's location."""
+
+    def __init__(self, message: str, loc: ir.Loc | None = None) -> None:
+        super().__init__(message)
+        self.loc = loc
+
+
+@dataclass(frozen=True)
+class TileType:
+    """A tile: its dims and element type."""
+
+    dims: tuple[ir.Dim, ...]
+    dtype: ir.DTypeExpr
+
+
+@dataclass(frozen=True)
+class ScalarType:
+    """A scalar. ``weak`` scalars (Python literals, scalar arguments) do not promote tiles."""
+
+    dtype: ir.DTypeExpr
+    weak: bool = False
+
+
+@dataclass(frozen=True)
+class TensorType:
+    """A host tensor; ``rank`` is ``None`` where the source does not say."""
+
+    dtype: ir.DTypeExpr
+    rank: int | None = None
+
+
+@dataclass(frozen=True)
+class TileVarType:
+    """A tile variable itself (usable as an index and through its attributes)."""
+
+    tile: ir.TileVar
+
+
+Type = Union[TileType, ScalarType, TensorType, TileVarType]
+
+_FLOAT_RANK = {"float16": 1, "bfloat16": 1, "float32": 2, "float64": 3}
+
+
+def is_float(dtype: ir.DTypeExpr) -> bool:
+    """Whether ``dtype`` is a float type (tensor dtypes are assumed float unless known)."""
+    return isinstance(dtype, ir.DTypeOf) or dtype.name in ir.FLOAT_DTYPES
+
+
+def promote(a: ir.DTypeExpr, b: ir.DTypeExpr) -> ir.DTypeExpr:
+    """Torch-style promotion of two strong dtypes.
+
+    Two tensor dtypes are assumed equal (validation draws float inputs of one dtype); a tensor
+    dtype against float32 gives float32, the widest float the kernels here use.
+    """
+    if a == b:
+        return a
+    if isinstance(a, ir.DType) and isinstance(b, ir.DType):
+        fa, fb = a.name in _FLOAT_RANK, b.name in _FLOAT_RANK
+        if fa and fb:
+            return a if _FLOAT_RANK[a.name] >= _FLOAT_RANK[b.name] else b
+        if fa != fb:
+            return a if fa else b
+        order = ("bool", "uint8", "int8", "int16", "int32", "int64")
+        return a if order.index(a.name) >= order.index(b.name) else b
+    concrete = a if isinstance(a, ir.DType) else b if isinstance(b, ir.DType) else None
+    if concrete is None:
+        return a
+    if concrete.name in ("float32", "float64"):
+        return concrete
+    symbolic = b if concrete is a else a
+    return symbolic
+
+
+def broadcast_dims(
+    a: tuple[ir.Dim, ...], b: tuple[ir.Dim, ...], loc: ir.Loc | None = None
+) -> tuple[ir.Dim, ...]:
+    """Numpy-style broadcast of two dim tuples (right-aligned; unit dims stretch)."""
+    n = max(len(a), len(b))
+    a = (ir.UnitDim(),) * (n - len(a)) + a
+    b = (ir.UnitDim(),) * (n - len(b)) + b
+    out: list[ir.Dim] = []
+    for x, y in zip(a, b):
+        if isinstance(x, ir.UnitDim):
+            out.append(y)
+        elif isinstance(y, ir.UnitDim) or x == y:
+            out.append(x)
+        elif isinstance(x, ir.FullDim) and isinstance(y, ir.FullDim):
+            # Two whole tensor dims of differently named extents: the program states they agree;
+            # validation checks it at run time. Keep the first.
+            out.append(x)
+        else:
+            raise IRTypeError(f"cannot broadcast dims {_fmt(a)} and {_fmt(b)}", loc)
+    return tuple(out)
+
+
+def _fmt(dims: tuple[ir.Dim, ...]) -> str:
+    return "[" + ", ".join(str(d) for d in dims) + "]"
+
+
+@dataclass
+class TypeEnv:
+    """Variable types in scope, plus the tile variables by name."""
+
+    vars: dict[str, Type] = field(default_factory=dict)
+    tiles: dict[str, ir.TileVar] = field(default_factory=dict)
+
+    def child(self) -> TypeEnv:
+        """A copy for a nested scope (writes do not leak back unless copied out)."""
+        return TypeEnv(dict(self.vars), dict(self.tiles))
+
+    def bind_tile(self, tile: ir.TileVar) -> None:
+        """Bring a tile variable into scope."""
+        self.tiles[tile.name] = tile
+        self.vars[tile.name] = TileVarType(tile)
+
+
+def dims_of(t: Type) -> tuple[ir.Dim, ...]:
+    """The dims of a tile, or ``()`` for a scalar."""
+    return t.dims if isinstance(t, TileType) else ()
+
+
+def dtype_of(t: Type) -> ir.DTypeExpr:
+    """The element type of a value."""
+    if isinstance(t, (TileType, ScalarType, TensorType)):
+        return t.dtype
+    return ir.I32
+
+
+def index_dims(
+    tensor: str, index: tuple[ir.IndexItem, ...], env: TypeEnv, loc: ir.Loc | None
+) -> tuple[ir.Dim, ...]:
+    """The dims of the region that ``index`` selects from ``tensor``."""
+    dims: list[ir.Dim] = []
+    axis = 0
+    for item in index:
+        if isinstance(item, ir.TileIndex):
+            tile = env.tiles.get(item.tile)
+            if tile is None:
+                raise IRTypeError(f"tile variable {item.tile!r} is not in scope", loc)
+            if not tile.scalar:
+                dims.append(ir.BlockDim(item.tile))
+            axis += 1
+        elif isinstance(item, ir.FullIndex):
+            dims.append(ir.FullDim(item.extent or ir.SizeOf(tensor, axis)))
+            axis += 1
+        elif isinstance(item, ir.ScalarIndex):
+            t = infer(item.value, env)
+            if isinstance(t, TileType) and t.dims:
+                raise IRTypeError("a scalar index must be a scalar", loc)
+            axis += 1
+        elif isinstance(item, ir.NewAxis):
+            dims.append(ir.UnitDim())
+        elif isinstance(item, ir.GatherIndex):
+            t = infer(item.value, env)
+            if not isinstance(t, TileType):
+                raise IRTypeError("a gather index must be a tile", loc)
+            dims.extend(t.dims)
+            axis += 1
+    return tuple(dims)
+
+
+def infer(expr: ir.Expr, env: TypeEnv) -> Type:
+    """The type of ``expr`` in ``env``; raises :class:`IRTypeError` when it has none."""
+    handler = _HANDLERS.get(type(expr))
+    if handler is None:
+        raise IRTypeError(f"no type rule for {type(expr).__name__}", getattr(expr, "loc", None))
+    return handler(expr, env)
+
+
+def _name(e: ir.Name, env: TypeEnv) -> Type:
+    if e.id not in env.vars:
+        raise IRTypeError(f"name {e.id!r} is not defined here", e.loc)
+    return env.vars[e.id]
+
+
+def _const(e: ir.Const, env: TypeEnv) -> Type:
+    if isinstance(e.value, bool):
+        return ScalarType(ir.BOOL, weak=True)
+    if isinstance(e.value, int):
+        return ScalarType(ir.I32, weak=True)
+    return ScalarType(ir.F32, weak=True)
+
+
+def _size_of(e: ir.SizeOf, env: TypeEnv) -> Type:
+    t = env.vars.get(e.tensor)
+    if not isinstance(t, TensorType):
+        raise IRTypeError(f"{e.tensor!r} is not a tensor", e.loc)
+    return ScalarType(ir.I32, weak=True)
+
+
+def _combine(types: list[Type], loc: ir.Loc | None) -> tuple[tuple[ir.Dim, ...], ir.DTypeExpr, bool]:
+    """Broadcast dims and promote dtypes of operands; returns (dims, dtype, any_tile)."""
+    dims: tuple[ir.Dim, ...] = ()
+    strong: ir.DTypeExpr | None = None
+    weak: ir.DTypeExpr | None = None
+    any_tile = False
+    for t in types:
+        if isinstance(t, TileVarType):
+            t = ScalarType(ir.I32, weak=True)
+        if isinstance(t, TensorType):
+            raise IRTypeError("a host tensor cannot be used as a value in device code", loc)
+        if isinstance(t, TileType):
+            any_tile = True
+            dims = broadcast_dims(dims, t.dims, loc)
+        is_weak = isinstance(t, ScalarType) and t.weak
+        if is_weak:
+            weak = t.dtype if weak is None else promote(weak, t.dtype)
+        else:
+            strong = t.dtype if strong is None else promote(strong, t.dtype)
+    if strong is None:
+        dtype = weak if weak is not None else ir.F32
+    elif weak is not None and is_float(weak) and not is_float(strong):
+        dtype = ir.F32
+    else:
+        dtype = strong
+    return dims, dtype, any_tile
+
+
+def _make(dims: tuple[ir.Dim, ...], dtype: ir.DTypeExpr, any_tile: bool, weak: bool) -> Type:
+    return TileType(dims, dtype) if any_tile else ScalarType(dtype, weak=weak)
+
+
+def _all_weak(types: list[Type]) -> bool:
+    return all(isinstance(t, (ScalarType, TileVarType)) and getattr(t, "weak", True) for t in types)
+
+
+def _binop(e: ir.BinOp, env: TypeEnv) -> Type:
+    ts = [infer(e.lhs, env), infer(e.rhs, env)]
+    dims, dtype, any_tile = _combine(ts, e.loc)
+    if e.op in COMPARISON_OPS or e.op in LOGICAL_OPS:
+        dtype = ir.BOOL
+    elif e.op == "/" and not is_float(dtype):
+        dtype = ir.F32
+    return _make(dims, dtype, any_tile, _all_weak(ts))
+
+
+def _unary(e: ir.UnaryOp, env: TypeEnv) -> Type:
+    t = infer(e.operand, env)
+    if e.op == "not":
+        return _make(dims_of(t), ir.BOOL, isinstance(t, TileType), True)
+    return t
+
+
+def _call(e: ir.Call, env: TypeEnv) -> Type:
+    info = POINTWISE_OPS.get(e.op)
+    if info is None:
+        raise IRTypeError(f"unknown op {e.op!r}", e.loc)
+    if len(e.args) != info.arity:
+        raise IRTypeError(f"{e.op} takes {info.arity} operands, got {len(e.args)}", e.loc)
+    ts = [infer(a, env) for a in e.args]
+    if e.op == "where":
+        cond_dims = dims_of(ts[0])
+        dims, dtype, any_tile = _combine(ts[1:], e.loc)
+        dims = broadcast_dims(cond_dims, dims, e.loc)
+        return _make(dims, dtype, any_tile or isinstance(ts[0], TileType), _all_weak(ts[1:]))
+    dims, dtype, any_tile = _combine(ts, e.loc)
+    if info.result == "float" and dtype != ir.DType("float64"):
+        # Transcendental ops compute in (at least) float32 whatever the input's width.
+        dtype = ir.F32
+    elif info.result == "index":
+        dtype = ir.I32
+    return _make(dims, dtype, any_tile, _all_weak(ts))
+
+
+def _cast(e: ir.Cast, env: TypeEnv) -> Type:
+    t = infer(e.value, env)
+    if isinstance(t, TileType):
+        return TileType(t.dims, e.dtype)
+    return ScalarType(e.dtype)
+
+
+def _tile_attr(e: ir.TileAttr, env: TypeEnv) -> Type:
+    tile = env.tiles.get(e.tile)
+    if tile is None:
+        raise IRTypeError(f"tile variable {e.tile!r} is not in scope", e.loc)
+    if e.attr not in ir.TILE_ATTRS:
+        raise IRTypeError(f"tiles have no attribute {e.attr!r}", e.loc)
+    if e.attr == "index":
+        if tile.scalar:
+            return ScalarType(ir.I32)
+        return TileType((ir.BlockDim(e.tile),), ir.I32)
+    return ScalarType(ir.I32)
+
+
+def _load(e: ir.Load, env: TypeEnv) -> Type:
+    t = env.vars.get(e.tensor)
+    if not isinstance(t, TensorType):
+        raise IRTypeError(f"{e.tensor!r} is not a host tensor", e.loc)
+    indexed = sum(1 for i in e.index if not isinstance(i, ir.NewAxis))
+    if t.rank is not None and indexed != t.rank:
+        raise IRTypeError(f"{e.tensor!r} has {t.rank} dims but is indexed with {indexed}", e.loc)
+    return TileType(index_dims(e.tensor, e.index, env, e.loc), t.dtype)
+
+
+def _full(e: ir.Full, env: TypeEnv) -> Type:
+    for d in e.shape:
+        if isinstance(d, ir.BlockDim) and d.tile not in env.tiles:
+            raise IRTypeError(f"tile variable {d.tile!r} is not in scope", e.loc)
+    infer(e.value, env)
+    return TileType(tuple(e.shape), e.dtype)
+
+
+def _arange(e: ir.Arange, env: TypeEnv) -> Type:
+    return TileType((e.dim,), ir.I32)
+
+
+def _reduce(e: ir.Reduce, env: TypeEnv) -> Type:
+    t = infer(e.value, env)
+    if not isinstance(t, TileType) or not t.dims:
+        raise IRTypeError(f"{e.op} needs a tile operand", e.loc)
+    n = len(t.dims)
+    if not -n <= e.axis < n:
+        raise IRTypeError(f"axis {e.axis} out of range for a {n}-d tile", e.loc)
+    axis = e.axis % n
+    if e.keepdim:
+        dims = t.dims[:axis] + (ir.UnitDim(),) + t.dims[axis + 1 :]
+    else:
+        dims = t.dims[:axis] + t.dims[axis + 1 :]
+    dtype = ir.I32 if e.op in ("argmax", "argmin") else t.dtype
+    return TileType(dims, dtype) if dims else ScalarType(dtype)
+
+
+def _dot(e: ir.Dot, env: TypeEnv) -> Type:
+    a, b = infer(e.lhs, env), infer(e.rhs, env)
+    if not (isinstance(a, TileType) and isinstance(b, TileType)):
+        raise IRTypeError("dot operands must be tiles", e.loc)
+    if len(a.dims) < 2 or len(a.dims) != len(b.dims):
+        raise IRTypeError(
+            f"dot needs operands of equal rank >= 2, got {_fmt(a.dims)} and {_fmt(b.dims)}", e.loc
+        )
+    if a.dims[-1] != b.dims[-2] and not all(
+        isinstance(d, ir.FullDim) for d in (a.dims[-1], b.dims[-2])
+    ):
+        raise IRTypeError(
+            f"dot contraction dims differ: {a.dims[-1]} and {b.dims[-2]}", e.loc
+        )
+    batch = broadcast_dims(a.dims[:-2], b.dims[:-2], e.loc)
+    dims = (*batch, a.dims[-2], b.dims[-1])
+    if e.acc is not None:
+        acc = infer(e.acc, env)
+        if not isinstance(acc, TileType) or broadcast_dims(acc.dims, dims, e.loc) != dims:
+            raise IRTypeError("dot accumulator does not match the product's dims", e.loc)
+    return TileType(dims, e.out_dtype)
+
+
+def _permute(e: ir.Permute, env: TypeEnv) -> Type:
+    t = infer(e.value, env)
+    if not isinstance(t, TileType) or sorted(e.perm) != list(range(len(t.dims))):
+        raise IRTypeError(f"bad permutation {e.perm}", e.loc)
+    return TileType(tuple(t.dims[i] for i in e.perm), t.dtype)
+
+
+def _reshape(e: ir.Reshape, env: TypeEnv) -> Type:
+    t = infer(e.value, env)
+    if not isinstance(t, TileType):
+        raise IRTypeError("reshape needs a tile", e.loc)
+    core = [d for d in t.dims if not isinstance(d, ir.UnitDim)]
+    new_core = [d for d in e.shape if not isinstance(d, ir.UnitDim)]
+    if core != new_core:
+        raise IRTypeError(
+            f"reshape from {_fmt(t.dims)} to {_fmt(e.shape)} is not a unit-dim change", e.loc
+        )
+    return TileType(tuple(e.shape), t.dtype)
+
+
+def _expand(e: ir.ExpandDims, env: TypeEnv) -> Type:
+    t = infer(e.value, env)
+    dims = dims_of(t)
+    axis = e.axis if e.axis >= 0 else len(dims) + 1 + e.axis
+    if not 0 <= axis <= len(dims):
+        raise IRTypeError(f"axis {e.axis} out of range", e.loc)
+    return TileType(dims[:axis] + (ir.UnitDim(),) + dims[axis:], dtype_of(t))
+
+
+def _tuple(e: ir.TupleExpr, env: TypeEnv) -> Type:
+    for item in e.items:
+        infer(item, env)
+    return ScalarType(ir.I32)
+
+
+_HANDLERS = {
+    ir.Name: _name,
+    ir.Const: _const,
+    ir.SizeOf: _size_of,
+    ir.BinOp: _binop,
+    ir.UnaryOp: _unary,
+    ir.Call: _call,
+    ir.Cast: _cast,
+    ir.TileAttr: _tile_attr,
+    ir.Load: _load,
+    ir.Full: _full,
+    ir.Arange: _arange,
+    ir.Reduce: _reduce,
+    ir.Dot: _dot,
+    ir.Permute: _permute,
+    ir.Reshape: _reshape,
+    ir.ExpandDims: _expand,
+    ir.TupleExpr: _tuple,
+}
+
+
+def host_env(entry: ir.Entry) -> TypeEnv:
+    """The types of an entry's parameters, before any host statement."""
+    env = TypeEnv()
+    for p in entry.params:
+        if p.kind == "tensor":
+            env.vars[p.name] = TensorType(ir.DTypeOf(p.name))
+        else:
+            dtype = {"int": ir.I32, "float": ir.F32, "bool": ir.BOOL}[p.kind]
+            env.vars[p.name] = ScalarType(dtype, weak=True)
+    for t in entry.tunables:
+        # Tunables are compile-time integers that device code may read (a registered block size).
+        env.vars.setdefault(t.name, ScalarType(ir.I32, weak=True))
+    return env

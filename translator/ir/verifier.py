@@ -1,0 +1,193 @@
+"""The IR verifier: run after every frontend and before every backend.
+
+It checks scoping (every name defined before use, tile variables used inside their loops), shapes
+and dtypes (through :mod:`translator.ir.shapes`), loop-carried values keeping their type, stores
+whose value fits the region, and entries whose tunables cover every block size they name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from translator.ir import nodes as ir
+from translator.ir.shapes import (
+    IRTypeError,
+    ScalarType,
+    TensorType,
+    TileType,
+    Type,
+    TypeEnv,
+    broadcast_dims,
+    dims_of,
+    host_env,
+    index_dims,
+    infer,
+)
+
+StmtHook = Callable[[ir.Stmt, TypeEnv], None]
+
+
+def verify(module: ir.Module) -> None:
+    """Check ``module``; raises :class:`IRTypeError` (with a location where known)."""
+    names = [e.name for e in module.entries]
+    if len(set(names)) != len(names):
+        raise IRTypeError(f"duplicate entry names in {names}")
+    for entry in module.entries:
+        verify_entry(entry)
+
+
+def verify_entry(entry: ir.Entry) -> None:
+    """Check one entry and its kernels."""
+    tunables = {t.name for t in entry.tunables}
+    for config in entry.configs:
+        for key, _ in config:
+            if key not in tunables:
+                raise IRTypeError(f"config names unknown tunable {key!r}", entry.loc)
+    walk_entry(entry, lambda stmt, env: _check_blocks(stmt, tunables))
+
+
+def _check_blocks(stmt: ir.Stmt, tunables: set[str]) -> None:
+    tiles = stmt.grid if isinstance(stmt, ir.Kernel) else stmt.tiles if isinstance(
+        stmt, ir.TileLoop
+    ) else ()
+    for tile in tiles:
+        if isinstance(tile.block, str) and tile.block not in tunables:
+            raise IRTypeError(
+                f"tile {tile.name!r} uses block size {tile.block!r}, which is no tunable", stmt.loc
+            )
+
+
+def walk_entry(entry: ir.Entry, hook: StmtHook | None = None) -> TypeEnv:
+    """Type-check every statement of ``entry`` in order, calling ``hook(stmt, env)`` before each.
+
+    Returns the host environment after the last statement.
+    """
+    env = host_env(entry)
+    for stmt in entry.body:
+        _stmt(stmt, env, hook, device=False)
+    return env
+
+
+def walk_block(stmts: tuple[ir.Stmt, ...], env: TypeEnv, hook: StmtHook | None = None) -> None:
+    """Type-check device statements in ``env`` (updated in place)."""
+    for stmt in stmts:
+        _stmt(stmt, env, hook, device=True)
+
+
+def _stmt(stmt: ir.Stmt, env: TypeEnv, hook: StmtHook | None, device: bool) -> None:
+    if hook is not None:
+        hook(stmt, env)
+    if isinstance(stmt, ir.Assign):
+        t = infer(stmt.value, env)
+        old = env.vars.get(stmt.target)
+        if isinstance(old, TensorType):
+            raise IRTypeError(f"cannot rebind host tensor {stmt.target!r} in device code", stmt.loc)
+        env.vars[stmt.target] = t
+    elif isinstance(stmt, (ir.Store, ir.AtomicRMW)):
+        target = env.vars.get(stmt.tensor)
+        if not isinstance(target, TensorType):
+            raise IRTypeError(f"{stmt.tensor!r} is not a host tensor", stmt.loc)
+        region = index_dims(stmt.tensor, stmt.index, env, stmt.loc)
+        value = infer(stmt.value, env)
+        if isinstance(value, TensorType):
+            raise IRTypeError("cannot store a host tensor", stmt.loc)
+        vdims = dims_of(value)
+        vcore = [d for d in vdims if not isinstance(d, ir.UnitDim)]
+        rcore = [d for d in region if not isinstance(d, ir.UnitDim)]
+        if len(vcore) > len(rcore):
+            raise IRTypeError(
+                f"stored value has dims {list(map(str, vdims))}, more than the region "
+                f"{list(map(str, region))}",
+                stmt.loc,
+            )
+        broadcast_dims(tuple(rcore), tuple(vcore), stmt.loc)
+    elif isinstance(stmt, ir.TileLoop):
+        inner = env.child()
+        for tile in stmt.tiles:
+            _check_host_scalar(tile.extent, env, stmt.loc)
+            inner.bind_tile(tile)
+        walk_block(stmt.body, inner, hook)
+        _carry_back(env, inner, stmt.loc)
+    elif isinstance(stmt, ir.If):
+        test = infer(stmt.test, env)
+        if isinstance(test, TileType) and test.dims:
+            raise IRTypeError("an if condition must be a scalar", stmt.loc)
+        for branch in (stmt.body, stmt.orelse):
+            inner = env.child()
+            walk_block(branch, inner, hook)
+            _carry_back(env, inner, stmt.loc)
+    elif isinstance(stmt, ir.Kernel):
+        if device:
+            raise IRTypeError("kernels cannot nest", stmt.loc)
+        inner = env.child()
+        for tile in stmt.grid:
+            _check_host_scalar(tile.extent, env, stmt.loc)
+            inner.bind_tile(tile)
+        walk_block(stmt.body, inner, hook)
+    elif isinstance(stmt, ir.ShapeUnpack):
+        t = env.vars.get(stmt.tensor)
+        if not isinstance(t, TensorType):
+            raise IRTypeError(f"{stmt.tensor!r} is not a tensor", stmt.loc)
+        env.vars[stmt.tensor] = TensorType(t.dtype, len(stmt.targets))
+        for target in stmt.targets:
+            if target is not None:
+                env.vars[target] = ScalarType(ir.I32, weak=True)
+    elif isinstance(stmt, ir.Alloc):
+        if stmt.like is not None:
+            like = env.vars.get(stmt.like)
+            if not isinstance(like, TensorType):
+                raise IRTypeError(f"{stmt.like!r} is not a tensor", stmt.loc)
+            rank = like.rank
+        else:
+            for dim in stmt.shape or ():
+                _check_host_scalar(dim, env, stmt.loc)
+            rank = len(stmt.shape or ())
+        env.vars[stmt.target] = TensorType(stmt.dtype, rank)
+    elif isinstance(stmt, ir.Assert):
+        infer(stmt.test, env)
+    elif isinstance(stmt, ir.Return):
+        if device:
+            raise IRTypeError("return inside device code", stmt.loc)
+        if stmt.value is not None:
+            for item in _items(stmt.value):
+                if not isinstance(item, ir.Name) or not isinstance(
+                    env.vars.get(item.id), (TensorType, ScalarType)
+                ):
+                    raise IRTypeError("entries return host tensors or scalars", stmt.loc)
+    else:
+        raise IRTypeError(f"unknown statement {type(stmt).__name__}", getattr(stmt, "loc", None))
+
+
+def _items(value: ir.Expr) -> tuple[ir.Expr, ...]:
+    return value.items if isinstance(value, ir.TupleExpr) else (value,)
+
+
+def _check_host_scalar(expr: ir.Expr, env: TypeEnv, loc: ir.Loc | None) -> None:
+    t = infer(expr, env)
+    if not isinstance(t, ScalarType):
+        raise IRTypeError("a tile extent must be a host scalar", loc)
+
+
+def _carry_back(outer: TypeEnv, inner: TypeEnv, loc: ir.Loc | None) -> None:
+    """Propagate loop-carried values: they must keep their type across the loop body."""
+    for name, old in outer.vars.items():
+        new: Type | None = inner.vars.get(name)
+        if new is None or new == old:
+            continue
+        if isinstance(old, TileType) and isinstance(new, TileType):
+            if old.dims != new.dims and broadcast_dims(old.dims, new.dims, loc) != old.dims:
+                raise IRTypeError(
+                    f"loop-carried {name!r} changes dims from {list(map(str, old.dims))} to "
+                    f"{list(map(str, new.dims))}",
+                    loc,
+                )
+            if old.dtype != new.dtype:
+                raise IRTypeError(
+                    f"loop-carried {name!r} changes dtype from {old.dtype} to {new.dtype}; "
+                    "cast it back inside the loop",
+                    loc,
+                )
+        elif isinstance(old, ScalarType) and isinstance(new, ScalarType) or isinstance(old, ScalarType) and isinstance(new, TileType) and not new.dims:
+            continue
+        else:
+            raise IRTypeError(f"loop-carried {name!r} changes kind", loc)

@@ -1,0 +1,103 @@
+"""Generic traversal of IR expressions and statements."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from translator.ir import nodes as ir
+
+
+def child_exprs(e: ir.Expr) -> Iterator[ir.Expr]:
+    """The direct sub-expressions of ``e`` (index values included)."""
+    if isinstance(e, ir.BinOp):
+        yield e.lhs
+        yield e.rhs
+    elif isinstance(e, ir.UnaryOp):
+        yield e.operand
+    elif isinstance(e, ir.Call):
+        yield from e.args
+    elif isinstance(e, (ir.Cast, ir.Reduce, ir.Permute, ir.Reshape, ir.ExpandDims)):
+        yield e.value
+    elif isinstance(e, ir.Load):
+        yield from index_exprs(e.index)
+    elif isinstance(e, ir.Full):
+        yield e.value
+        yield from dim_exprs(e.shape)
+    elif isinstance(e, ir.Arange):
+        yield from dim_exprs((e.dim,))
+    elif isinstance(e, ir.Dot):
+        yield e.lhs
+        yield e.rhs
+        if e.acc is not None:
+            yield e.acc
+    elif isinstance(e, ir.TupleExpr):
+        yield from e.items
+
+
+def index_exprs(index: tuple[ir.IndexItem, ...]) -> Iterator[ir.Expr]:
+    """Expressions inside index items (scalar and gather values, full-dim extents)."""
+    for item in index:
+        if isinstance(item, (ir.ScalarIndex, ir.GatherIndex)):
+            yield item.value
+        elif isinstance(item, ir.FullIndex) and item.extent is not None:
+            yield item.extent
+
+
+def dim_exprs(dims: tuple[ir.Dim, ...]) -> Iterator[ir.Expr]:
+    """Extents of full dims."""
+    for d in dims:
+        if isinstance(d, ir.FullDim):
+            yield d.extent
+
+
+def walk_expr(e: ir.Expr) -> Iterator[ir.Expr]:
+    """``e`` and all its sub-expressions, pre-order."""
+    yield e
+    for c in child_exprs(e):
+        yield from walk_expr(c)
+
+
+def stmt_exprs(s: ir.Stmt) -> Iterator[ir.Expr]:
+    """Top-level expressions of one statement (not of nested statements)."""
+    if isinstance(s, ir.Assign):
+        yield s.value
+    elif isinstance(s, (ir.Store, ir.AtomicRMW)):
+        yield from index_exprs(s.index)
+        yield s.value
+    elif isinstance(s, ir.If):
+        yield s.test
+    elif isinstance(s, (ir.TileLoop, ir.Kernel)):
+        tiles = s.tiles if isinstance(s, ir.TileLoop) else s.grid
+        for t in tiles:
+            yield t.extent
+            if t.begin is not None:
+                yield t.begin
+    elif isinstance(s, ir.Assert):
+        yield s.test
+    elif isinstance(s, ir.Return) and s.value is not None:
+        yield s.value
+    elif isinstance(s, ir.Alloc):
+        yield from s.shape or ()
+
+
+def child_stmts(s: ir.Stmt) -> tuple[ir.Stmt, ...]:
+    """Nested statements of ``s``."""
+    if isinstance(s, (ir.TileLoop, ir.Kernel)):
+        return s.body
+    if isinstance(s, ir.If):
+        return s.body + s.orelse
+    return ()
+
+
+def walk_stmts(stmts: tuple[ir.Stmt, ...]) -> Iterator[ir.Stmt]:
+    """All statements, nested ones included, pre-order."""
+    for s in stmts:
+        yield s
+        yield from walk_stmts(child_stmts(s))
+
+
+def all_exprs(stmts: tuple[ir.Stmt, ...]) -> Iterator[ir.Expr]:
+    """Every expression (and sub-expression) in ``stmts``."""
+    for s in walk_stmts(stmts):
+        for e in stmt_exprs(s):
+            yield from walk_expr(e)
