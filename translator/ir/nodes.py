@@ -111,6 +111,14 @@ class SizeOf(Expr):
 
 
 @dataclass(frozen=True)
+class ShapeOf(Expr):
+    """The whole shape of a host tensor (``x.shape``); host code only, for asserts."""
+
+    tensor: str
+    loc: Loc | None = _loc()
+
+
+@dataclass(frozen=True)
 class BinOp(Expr):
     """``lhs op rhs``; ``op`` is a Python operator spelling (``+``, ``<=``, ``&``, ``//``...)."""
 
@@ -469,6 +477,17 @@ class Alloc(Stmt):
     dtype: DTypeExpr
     device_of: str
     fill: float | None = None
+    comments: tuple[str, ...] = ()
+    loc: Loc | None = _loc()
+
+
+@dataclass(frozen=True)
+class View(Stmt):
+    """``target = tensor.view(shape)``: the same memory under a new shape (``-1`` inferred)."""
+
+    target: str
+    tensor: str
+    shape: tuple[Expr, ...]
     comments: tuple[str, ...] = ()
     loc: Loc | None = _loc()
 

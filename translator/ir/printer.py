@@ -49,6 +49,8 @@ def format_expr(e: ir.Expr, prec: int = 0) -> str:
         return repr(e.value) if not isinstance(e.value, float) or e.value == e.value else "nan"
     if isinstance(e, ir.SizeOf):
         return f"{e.tensor}.size({e.dim})"
+    if isinstance(e, ir.ShapeOf):
+        return f"{e.tensor}.shape"
     if isinstance(e, ir.BinOp):
         p = _PREC.get(e.op, 9)
         text = f"{format_expr(e.lhs, p)} {e.op} {format_expr(e.rhs, p + 1)}"
@@ -139,6 +141,9 @@ def format_stmt(s: ir.Stmt, indent: int = 0) -> list[str]:
         lines.append(
             f"{pad}{s.target} = alloc {shape} {format_dtype(s.dtype)} on {s.device_of} {fill}"
         )
+    elif isinstance(s, ir.View):
+        shape = ", ".join(format_expr(d) for d in s.shape)
+        lines.append(f"{pad}{s.target} = view {s.tensor} as [{shape}]")
     elif isinstance(s, ir.Assert):
         msg = f", {s.msg!r}" if s.msg else ""
         lines.append(f"{pad}assert {format_expr(s.test)}{msg}")

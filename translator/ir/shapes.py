@@ -110,6 +110,13 @@ def broadcast_dims(
     return tuple(out)
 
 
+def dims_compatible(a: tuple[ir.Dim, ...], b: tuple[ir.Dim, ...]) -> bool:
+    """Whether two dim tuples denote the same shape (whole dims of any extents pair up)."""
+    return len(a) == len(b) and all(
+        x == y or (isinstance(x, ir.FullDim) and isinstance(y, ir.FullDim)) for x, y in zip(a, b)
+    )
+
+
 def _fmt(dims: tuple[ir.Dim, ...]) -> str:
     return "[" + ", ".join(str(d) for d in dims) + "]"
 
@@ -241,6 +248,13 @@ def _all_weak(types: list[Type]) -> bool:
     return all(isinstance(t, (ScalarType, TileVarType)) and getattr(t, "weak", True) for t in types)
 
 
+def _shape_of(e: ir.ShapeOf, env: TypeEnv) -> Type:
+    if not isinstance(env.vars.get(e.tensor), TensorType):
+        raise IRTypeError(f"{e.tensor!r} is not a tensor", e.loc)
+    # Shapes only appear in host comparisons; give them a scalar type so `==` types as bool.
+    return ScalarType(ir.I32, weak=True)
+
+
 def _binop(e: ir.BinOp, env: TypeEnv) -> Type:
     ts = [infer(e.lhs, env), infer(e.rhs, env)]
     dims, dtype, any_tile = _combine(ts, e.loc)
@@ -355,7 +369,9 @@ def _dot(e: ir.Dot, env: TypeEnv) -> Type:
     dims = (*batch, a.dims[-2], b.dims[-1])
     if e.acc is not None:
         acc = infer(e.acc, env)
-        if not isinstance(acc, TileType) or broadcast_dims(acc.dims, dims, e.loc) != dims:
+        if not isinstance(acc, TileType) or not dims_compatible(
+            broadcast_dims(acc.dims, dims, e.loc), dims
+        ):
             raise IRTypeError("dot accumulator does not match the product's dims", e.loc)
     return TileType(dims, e.out_dtype)
 
@@ -399,6 +415,7 @@ _HANDLERS = {
     ir.Name: _name,
     ir.Const: _const,
     ir.SizeOf: _size_of,
+    ir.ShapeOf: _shape_of,
     ir.BinOp: _binop,
     ir.UnaryOp: _unary,
     ir.Call: _call,

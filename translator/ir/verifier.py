@@ -18,6 +18,7 @@ from translator.ir.shapes import (
     Type,
     TypeEnv,
     broadcast_dims,
+    dims_compatible,
     dims_of,
     host_env,
     index_dims,
@@ -92,15 +93,19 @@ def _stmt(stmt: ir.Stmt, env: TypeEnv, hook: StmtHook | None, device: bool) -> N
         if isinstance(value, TensorType):
             raise IRTypeError("cannot store a host tensor", stmt.loc)
         vdims = dims_of(value)
-        vcore = [d for d in vdims if not isinstance(d, ir.UnitDim)]
-        rcore = [d for d in region if not isinstance(d, ir.UnitDim)]
-        if len(vcore) > len(rcore):
-            raise IRTypeError(
-                f"stored value has dims {list(map(str, vdims))}, more than the region "
-                f"{list(map(str, region))}",
-                stmt.loc,
-            )
-        broadcast_dims(tuple(rcore), tuple(vcore), stmt.loc)
+        if len(vdims) > len(region):
+            # Extra leading or unit dims are dropped on store (a keepdim result, say).
+            vcore = tuple(d for d in vdims if not isinstance(d, ir.UnitDim))
+            rcore = tuple(d for d in region if not isinstance(d, ir.UnitDim))
+            if len(vcore) > len(rcore):
+                raise IRTypeError(
+                    f"stored value has dims {list(map(str, vdims))}, more than the region "
+                    f"{list(map(str, region))}",
+                    stmt.loc,
+                )
+            vdims = vcore
+            region = rcore
+        broadcast_dims(_unit_full(region), vdims, stmt.loc)
     elif isinstance(stmt, ir.TileLoop):
         inner = env.child()
         for tile in stmt.tiles:
@@ -143,6 +148,13 @@ def _stmt(stmt: ir.Stmt, env: TypeEnv, hook: StmtHook | None, device: bool) -> N
                 _check_host_scalar(dim, env, stmt.loc)
             rank = len(stmt.shape or ())
         env.vars[stmt.target] = TensorType(stmt.dtype, rank)
+    elif isinstance(stmt, ir.View):
+        source = env.vars.get(stmt.tensor)
+        if not isinstance(source, TensorType):
+            raise IRTypeError(f"{stmt.tensor!r} is not a tensor", stmt.loc)
+        for dim in stmt.shape:
+            _check_host_scalar(dim, env, stmt.loc)
+        env.vars[stmt.target] = TensorType(source.dtype, len(stmt.shape))
     elif isinstance(stmt, ir.Assert):
         infer(stmt.test, env)
     elif isinstance(stmt, ir.Return):
@@ -156,6 +168,16 @@ def _stmt(stmt: ir.Stmt, env: TypeEnv, hook: StmtHook | None, device: bool) -> N
                     raise IRTypeError("entries return host tensors or scalars", stmt.loc)
     else:
         raise IRTypeError(f"unknown statement {type(stmt).__name__}", getattr(stmt, "loc", None))
+
+
+def _unit_full(dims: tuple[ir.Dim, ...]) -> tuple[ir.Dim, ...]:
+    """Full dims of constant extent 1 broadcast like unit dims."""
+    return tuple(
+        ir.UnitDim()
+        if isinstance(d, ir.FullDim) and isinstance(d.extent, ir.Const) and d.extent.value == 1
+        else d
+        for d in dims
+    )
 
 
 def _items(value: ir.Expr) -> tuple[ir.Expr, ...]:
@@ -175,7 +197,7 @@ def _carry_back(outer: TypeEnv, inner: TypeEnv, loc: ir.Loc | None) -> None:
         if new is None or new == old:
             continue
         if isinstance(old, TileType) and isinstance(new, TileType):
-            if old.dims != new.dims and broadcast_dims(old.dims, new.dims, loc) != old.dims:
+            if not dims_compatible(broadcast_dims(old.dims, new.dims, loc), old.dims):
                 raise IRTypeError(
                     f"loop-carried {name!r} changes dims from {list(map(str, old.dims))} to "
                     f"{list(map(str, new.dims))}",

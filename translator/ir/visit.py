@@ -78,6 +78,8 @@ def stmt_exprs(s: ir.Stmt) -> Iterator[ir.Expr]:
         yield s.value
     elif isinstance(s, ir.Alloc):
         yield from s.shape or ()
+    elif isinstance(s, ir.View):
+        yield from s.shape
 
 
 def child_stmts(s: ir.Stmt) -> tuple[ir.Stmt, ...]:

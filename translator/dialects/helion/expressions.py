@@ -178,6 +178,11 @@ class ExprBuilder:
                     raise self.error(node, f"tiles have no attribute `{attr}`",
                                      f"use one of {', '.join(ir.TILE_ATTRS)}")
                 return ir.TileAttr(base.value, attr, loc=self.locate(node))
+        if isinstance(base, cst.Name) and self.scope.is_tensor(base.value) and attr == "shape":
+            if self.device:
+                raise self.error(node, "`x.shape` is a host shape, not a device value",
+                                 "unpack sizes on the host: m, n = x.shape")
+            return ir.ShapeOf(base.value, loc=self.locate(node))
         value = literal_or_none(node)
         if value is not None:
             return ir.Const(value, loc=self.locate(node))
@@ -325,7 +330,10 @@ class ExprBuilder:
         if isinstance(base, cst.Name) and self.scope.is_tensor(base.value):
             if method == "size":
                 if not args:
-                    raise self.error(node, "`x.size()` is a shape, not a value here")
+                    if self.device:
+                        raise self.error(node, "`x.size()` is a host shape, not a device value",
+                                         "unpack sizes on the host: m, n = x.size()")
+                    return ir.ShapeOf(base.value, loc=self.locate(node))
                 dim = literal_or_none(args[0])
                 if not isinstance(dim, int):
                     raise self.error(node, "size index must be an integer literal")
@@ -354,7 +362,38 @@ class ExprBuilder:
                 return ir.Call(op, (self.expr(base), other), loc=self.locate(node))
         if method in ("clamp", "clip"):
             return self._clamp([base, *args], kwargs, node)
+        if method in ("transpose", "permute", "t", "unsqueeze"):
+            return self._layout(method, self.expr(base), args, node)
         raise self.error(node, f"unsupported method `.{method}()` in `{source_of(node)}`")
+
+    def _layout(self, method: str, value: ir.Expr, args: list, node: cst.Call) -> ir.Expr:
+        """``transpose``/``permute``/``t``/``unsqueeze`` of a device tile."""
+        t = self.type_of(value, node)
+        rank = len(dims_of(t))
+        dims = [literal_or_none(a) for a in args]
+        if not all(isinstance(d, int) for d in dims):
+            raise self.error(node, f"`.{method}()` needs integer literal dims")
+        loc = self.locate(node)
+        if method == "unsqueeze":
+            if len(dims) != 1:
+                raise self.error(node, "`.unsqueeze()` takes one dim")
+            return ir.ExpandDims(value, dims[0] if dims[0] >= 0 else rank + 1 + dims[0], loc=loc)
+        if method == "t":
+            dims = [0, 1]
+            method = "transpose"
+        if method == "transpose":
+            if len(dims) != 2:
+                raise self.error(node, "`.transpose()` takes two dims")
+            a, b = (d % rank for d in dims)
+            perm = list(range(rank))
+            perm[a], perm[b] = perm[b], perm[a]
+        else:
+            if len(dims) == 1 and isinstance(dims[0], list):
+                dims = dims[0]
+            perm = [d % rank for d in dims]
+        if sorted(perm) != list(range(rank)):
+            raise self.error(node, f"bad permutation {perm} for a {rank}-d tile")
+        return ir.Permute(value, tuple(perm), loc=loc)
 
     def _pointwise(self, op: str, args: list, kwargs: dict, node: cst.Call) -> ir.Expr:
         if op == "gelu" and "approximate" in kwargs:

@@ -304,6 +304,7 @@ class EntryParser:
             return self._host_assign(node.target.value, node.value, node)
         if isinstance(node, cst.Assert):
             test = build.expr(node.test)
+            self._learn_equalities(test)
             msg = literal_or_none(node.msg) if node.msg is not None else None
             return [ir.Assert(test, msg if isinstance(msg, str) else None, loc=loc)]
         if isinstance(node, cst.Return):
@@ -318,6 +319,20 @@ class EntryParser:
         if isinstance(node, cst.Pass):
             return []
         raise self.error(node, f"unsupported host statement `{source_of(node).strip()}`")
+
+    def _learn_equalities(self, test: ir.Expr) -> None:
+        """Sizes an assert states equal become one size for the kernels."""
+        if isinstance(test, ir.BinOp) and test.op in ("and", "&"):
+            self._learn_equalities(test.lhs)
+            self._learn_equalities(test.rhs)
+        elif isinstance(test, ir.BinOp) and test.op == "==":
+            a, b = test.lhs, test.rhs
+            if isinstance(a, ir.ShapeOf) and isinstance(b, ir.ShapeOf):
+                rank = self.scope.rank(a.tensor) or self.scope.rank(b.tensor) or 0
+                for d in range(rank):
+                    self.scope.unify(ir.SizeOf(a.tensor, d), ir.SizeOf(b.tensor, d))
+            else:
+                self.scope.unify(a, b)
 
     def _return_item(self, node: cst.BaseExpression) -> ir.Expr:
         if isinstance(node, cst.Name) and node.value in self.scope.env.vars:
@@ -344,8 +359,7 @@ class EntryParser:
             name = None if v.value == "_" else v.value
             names.append(name)
             if name is not None:
-                if (tensor.value, i) not in self.scope.sizes:
-                    self.scope.sizes[(tensor.value, i)] = ir.Name(name)
+                self.scope.unify(ir.Name(name), ir.SizeOf(tensor.value, i))
                 self.scope.used_names.add(name)
         stmt = ir.ShapeUnpack(tuple(names), tensor.value, loc=self.locate(node))
         t = self.scope.env.vars[tensor.value]
@@ -373,6 +387,9 @@ class EntryParser:
                 self.scope.alloc_shapes[name] = alloc.shape
             self.scope.used_names.add(name)
             return [_with_loc(alloc, loc)]
+        view = self._view(name, value)
+        if view is not None:
+            return [view]
         if isinstance(value, cst.Call):
             fn = resolve(value.func, self.aliases)
             lang = self.grammar["language"]
@@ -393,6 +410,32 @@ class EntryParser:
         self.scope.env.vars[name] = t
         self.scope.used_names.add(name)
         return [ir.Assign(name, expr, loc=loc)]
+
+    def _view(self, name: str, value: cst.BaseExpression) -> ir.Stmt | None:
+        """``y = x.view(...)``/``.reshape(...)``/``.flatten()`` of a host tensor."""
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)):
+            return None
+        base = value.func.value
+        method = value.func.attr.value
+        if method not in ("view", "reshape", "flatten") or not (
+            isinstance(base, cst.Name) and self.scope.is_tensor(base.value)
+        ):
+            return None
+        args, kwargs = call_args(value)
+        if kwargs or (method == "flatten" and args):
+            raise self.error(value, f"unsupported `.{method}()` arguments",
+                             "use x.view(-1) or x.view(m, n)")
+        if method == "flatten":
+            shape: tuple[ir.Expr, ...] = (ir.Const(-1),)
+        else:
+            nodes = [e.value for e in args[0].elements] if len(args) == 1 and isinstance(
+                args[0], (cst.List, cst.Tuple)) else args
+            shape = tuple(self.build.expr(n) for n in nodes)
+        t = self.scope.env.vars[base.value]
+        assert isinstance(t, TensorType)
+        self.scope.env.vars[name] = TensorType(t.dtype, len(shape))
+        self.scope.used_names.add(name)
+        return ir.View(name, base.value, shape, loc=self.locate(value))
 
     def _register_block_size(self, name: str, call: cst.Call) -> list[ir.Stmt]:
         """``bs = hl.register_block_size(n)``: ``bs`` names a block-size tunable from here on."""

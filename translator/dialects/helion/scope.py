@@ -28,6 +28,8 @@ class EntryScope:
     used_names: set[str] = field(default_factory=set)
     specialized: list[str] = field(default_factory=list)
     constexpr_params: list[str] = field(default_factory=list)
+    _parent: dict[tuple, tuple] = field(default_factory=dict)
+    _best: dict[tuple, ir.Expr] = field(default_factory=dict)
 
     def is_tensor(self, name: str) -> bool:
         """Whether ``name`` is a host tensor."""
@@ -38,17 +40,52 @@ class EntryScope:
         return isinstance(self.env.vars.get(name), ScalarType)
 
     def size_expr(self, tensor: str, dim: int) -> ir.Expr:
-        """The canonical host expression for ``tensor.size(dim)``."""
+        """The canonical host expression for ``tensor.size(dim)``.
+
+        Sizes the program states equal (unpacked names, ``empty_like``, asserts such as
+        ``assert k == k2`` or ``assert v.shape == k.shape``) share one expression: the first name
+        bound among them.
+        """
         seen = set()
-        while (tensor, dim) not in self.sizes and tensor in self.like and tensor not in seen:
+        while tensor in self.like and tensor not in seen:
             seen.add(tensor)
             tensor = self.like[tensor]
-        if (tensor, dim) in self.sizes:
-            return self.sizes[(tensor, dim)]
         shape = self.alloc_shapes.get(tensor)
         if shape is not None and -len(shape) <= dim < len(shape):
-            return shape[dim]
-        return ir.SizeOf(tensor, dim)
+            return self.canonical(shape[dim])
+        return self.canonical(ir.SizeOf(tensor, dim))
+
+    def canonical(self, size: ir.Expr) -> ir.Expr:
+        """The representative of ``size``'s equivalence class (``size`` itself if alone)."""
+        key = _size_key(size)
+        if key is None:
+            return size
+        root = self._find(key)
+        return self._best.get(root, size)
+
+    def unify(self, a: ir.Expr, b: ir.Expr) -> None:
+        """Record that host sizes ``a`` and ``b`` are equal."""
+        ka, kb = _size_key(a), _size_key(b)
+        if ka is None or kb is None:
+            return
+        for k, e in ((ka, a), (kb, b)):
+            self._parent.setdefault(k, k)
+            self._best.setdefault(k, e)
+        ra, rb = self._find(ka), self._find(kb)
+        if ra == rb:
+            return
+        best_a, best_b = self._best[ra], self._best[rb]
+        # Prefer a plain name (``m``) over ``x.size(0)``; otherwise the older class wins.
+        keep_b = isinstance(best_b, ir.Name) and not isinstance(best_a, ir.Name)
+        root, child = (rb, ra) if keep_b else (ra, rb)
+        self._parent[child] = root
+
+    def _find(self, key: tuple) -> tuple:
+        self._parent.setdefault(key, key)
+        while self._parent[key] != key:
+            self._parent[key] = self._parent[self._parent[key]]
+            key = self._parent[key]
+        return key
 
     def rank(self, tensor: str) -> int | None:
         """The rank of host tensor ``tensor`` where known."""
@@ -69,3 +106,11 @@ class EntryScope:
         name = self.fresh(base)
         self.block_order.append(name)
         return name
+
+
+def _size_key(e: ir.Expr) -> tuple | None:
+    if isinstance(e, ir.Name):
+        return ("name", e.id)
+    if isinstance(e, ir.SizeOf):
+        return ("dim", e.tensor, e.dim)
+    return None

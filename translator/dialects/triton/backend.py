@@ -68,6 +68,8 @@ def host_expr(e: ir.Expr, prec: int = 0) -> str:
         return repr(e.value)
     if isinstance(e, ir.SizeOf):
         return f"{e.tensor}.size({e.dim})"
+    if isinstance(e, ir.ShapeOf):
+        return f"{e.tensor}.shape"
     if isinstance(e, ir.BinOp):
         p = _PREC[e.op]
         text = f"{host_expr(e.lhs, p)} {e.op} {host_expr(e.rhs, p + 1)}"
@@ -139,6 +141,8 @@ def _host_stmt(s: ir.Stmt) -> str:
         return f"{targets} = {s.tensor}.shape"
     if isinstance(s, ir.Alloc):
         return f"{s.target} = {_alloc(s)}"
+    if isinstance(s, ir.View):
+        return f"{s.target} = {s.tensor}.view({', '.join(host_expr(d) for d in s.shape)})"
     if isinstance(s, ir.Assert):
         msg = f", {s.msg!r}" if s.msg else ""
         return f"assert {host_expr(s.test)}{msg}"
