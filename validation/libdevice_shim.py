@@ -142,8 +142,8 @@ def tanh(x: Any) -> Any:
 
 
 def sinh(x: Any) -> Any:
-    tl = _tl()
-    return 0.5 * (tl.exp(x) - tl.exp(-x))
+    # Via expm1 so small |x| does not cancel: sinh(x) = (expm1(x) - expm1(-x)) / 2.
+    return 0.5 * (expm1(x) - expm1(-x))
 
 
 def cosh(x: Any) -> Any:
@@ -284,7 +284,8 @@ def install() -> None:
     Idempotent; a no-op when the interpreter is not enabled.
     """
     global _installed
-    if _installed or os.environ.get("TRITON_INTERPRET") != "1":
+    interpret = os.environ.get("TRITON_INTERPRET", "0").strip().lower()
+    if _installed or interpret not in {"1", "true", "on", "yes"}:
         return
     import triton.language as tl
     from triton.language.extra import libdevice

@@ -44,8 +44,8 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor
         q_blk = q[tile_b, tile_m, :]
         for tile_n in hl.tile(seq_k):
             k_blk = k[tile_b, tile_n, :]
-            # Scores for this key block, in fp32.
-            qk = torch.bmm(q_blk, k_blk.transpose(1, 2)).to(torch.float32) * sm_scale
+            # Scores for this key block; out_dtype keeps them in fp32 for fp16 inputs.
+            qk = hl.dot(q_blk, k_blk.transpose(1, 2), out_dtype=torch.float32) * sm_scale
             m_ij = torch.maximum(m_i, torch.amax(qk, dim=-1))
             p = torch.exp(qk - m_ij[:, :, None])
             # Rescale the previous state to the new running max.

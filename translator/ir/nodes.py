@@ -497,7 +497,7 @@ class Assert(Stmt):
     """A host-side check."""
 
     test: Expr
-    msg: str | None = None
+    msg: str | None = None  # the message expression as Python source (an f-string, say)
     comments: tuple[str, ...] = ()
     loc: Loc | None = _loc()
 

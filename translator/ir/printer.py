@@ -145,7 +145,7 @@ def format_stmt(s: ir.Stmt, indent: int = 0) -> list[str]:
         shape = ", ".join(format_expr(d) for d in s.shape)
         lines.append(f"{pad}{s.target} = view {s.tensor} as [{shape}]")
     elif isinstance(s, ir.Assert):
-        msg = f", {s.msg!r}" if s.msg else ""
+        msg = f", {s.msg}" if s.msg else ""
         lines.append(f"{pad}assert {format_expr(s.test)}{msg}")
     elif isinstance(s, ir.Return):
         value = format_expr(s.value) if s.value is not None else ""

@@ -305,8 +305,9 @@ class EntryParser:
         if isinstance(node, cst.Assert):
             test = build.expr(node.test)
             self._learn_equalities(test)
-            msg = literal_or_none(node.msg) if node.msg is not None else None
-            return [ir.Assert(test, msg if isinstance(msg, str) else None, loc=loc)]
+            # Host code is plain Python in every DSL, so the message travels as written.
+            msg = source_of(node.msg) if node.msg is not None else None
+            return [ir.Assert(test, msg, loc=loc)]
         if isinstance(node, cst.Return):
             if node.value is None:
                 return [ir.Return(None, loc=loc)]

@@ -144,7 +144,7 @@ def _host_stmt(s: ir.Stmt) -> str:
     if isinstance(s, ir.View):
         return f"{s.target} = {s.tensor}.view({', '.join(host_expr(d) for d in s.shape)})"
     if isinstance(s, ir.Assert):
-        msg = f", {s.msg!r}" if s.msg else ""
+        msg = f", {s.msg}" if s.msg else ""
         return f"assert {host_expr(s.test)}{msg}"
     if isinstance(s, ir.Assign):
         return f"{s.target} = {host_expr(s.value)}"

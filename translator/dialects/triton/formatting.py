@@ -18,6 +18,20 @@ def _wrap(line: str) -> list[str]:
     stripped = line.strip()
     if stripped.startswith("#"):
         return [line]
+    assign = _split_assignment(stripped)
+    if assign is not None:
+        target, value = assign
+        terms = _split_top_level(value, sep="+")
+        if len(terms) > 1:
+            inner = indent + "    "
+            out = [f"{indent}{target} = ("]
+            out.append(inner + terms[0].strip())
+            out.extend(f"{inner}+ {t.strip()}" for t in terms[1:])
+            out.append(indent + ")")
+            return out
+        if value.startswith("lambda ") and ": (" in value and value.endswith(")"):
+            head, body = value.split(": (", 1)
+            return [f"{indent}{target} = {head}: (", f"{indent}    {body[:-1].strip()}", f"{indent})"]
     open_at = _outer_call_paren(stripped)
     if open_at is None:
         return [line]
@@ -57,7 +71,15 @@ def _outer_call_paren(text: str) -> int | None:
     return None
 
 
-def _split_top_level(text: str) -> list[str]:
+def _split_assignment(text: str) -> tuple[str, str] | None:
+    """``(target, value)`` of a plain ``name = value`` statement."""
+    head, sep, value = text.partition(" = ")
+    if sep and head.replace("_", "a").isalnum():
+        return head, value
+    return None
+
+
+def _split_top_level(text: str, sep: str = ",") -> list[str]:
     parts, depth, quote, start = [], 0, None, 0
     for i, ch in enumerate(text):
         if quote:
@@ -70,7 +92,7 @@ def _split_top_level(text: str) -> list[str]:
             depth += 1
         elif ch in ")]}":
             depth -= 1
-        elif ch == "," and depth == 0:
+        elif ch == sep and depth == 0:
             parts.append(text[start:i])
             start = i + 1
     tail = text[start:]

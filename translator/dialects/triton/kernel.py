@@ -500,6 +500,11 @@ class KernelEmitter:
                         masks.append(_expand(names.mask, pos + j, rank))
                 pos += len(gdims)
         ptr = " + ".join([f"{tensor}_ptr", *terms])
+        if len(ptr) > 70:
+            # Long address arithmetic reads better on a line of its own, as `x_ptrs = ...`.
+            name = unique(f"{tensor}_ptrs", self.taken)
+            self.emit(f"{name} = {ptr}")
+            ptr = name
         unique_masks = list(dict.fromkeys(masks))
         return ptr, (" & ".join(unique_masks) if unique_masks else None)
 
