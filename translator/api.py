@@ -41,5 +41,9 @@ def translate_source(source: str, path: str, src: str, dst: str) -> str:
 
 def translate_file(path: str | Path, src: str, dst: str) -> str:
     """The file at ``path`` translated from ``src`` to ``dst``."""
-    module = parse_file(path, src)
-    return backends()[dst](module)
+    emitters = backends()
+    if dst not in emitters:
+        raise TranslationError(
+            f"no backend for {dst!r} yet", None, f"supported targets: {', '.join(sorted(emitters))}"
+        )
+    return emitters[dst](parse_file(path, src))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Sequence
 
 import libcst as cst
@@ -16,9 +17,15 @@ def parse_source(source: str, path: str) -> MetadataWrapper:
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as err:
+        line, col, message = err.raw_line, max(err.raw_column, 0), err.message
+        try:
+            # CPython's parser (parse only, nothing runs) pinpoints the error more precisely.
+            ast.parse(source, filename=path)
+        except SyntaxError as py_err:
+            line, col, message = py_err.lineno or line, max((py_err.offset or 1) - 1, 0), py_err.msg
         raise TranslationError(
-            f"syntax error: {err.message}",
-            Loc(path, err.raw_line, max(err.raw_column, 0)),
+            f"syntax error: {message}",
+            Loc(path, line, col),
             "fix the Python syntax; tiletrans translates only files that parse",
         ) from None
     return MetadataWrapper(module, unsafe_skip_copy=True)

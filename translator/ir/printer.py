@@ -14,6 +14,28 @@ _PREC = {
 }
 
 
+PRECEDENCE = _PREC
+UNARY_PRECEDENCE = 11
+
+
+def operand_precedence(op: str) -> tuple[int, int]:
+    """Minimum precedences of the left and right operands of ``op`` (Python's rules).
+
+    ``**`` is right-associative; comparisons get parentheses rather than chaining.
+    """
+    p = _PREC.get(op, 9)
+    if op == "**":
+        return p + 1, p
+    if p == _PREC["<"]:
+        return p + 1, p + 1
+    return p, p + 1
+
+
+def unary_text(op: str, operand: str) -> str:
+    """``-x``, ``~x``, ``not x``."""
+    return f"not {operand}" if op == "not" else f"{op}{operand}"
+
+
 def format_dtype(dtype: ir.DTypeExpr) -> str:
     """``f32``-style names for concrete dtypes, ``dtype(x)`` for a tensor's."""
     return str(dtype)
@@ -53,11 +75,12 @@ def format_expr(e: ir.Expr, prec: int = 0) -> str:
         return f"{e.tensor}.shape"
     if isinstance(e, ir.BinOp):
         p = _PREC.get(e.op, 9)
-        text = f"{format_expr(e.lhs, p)} {e.op} {format_expr(e.rhs, p + 1)}"
+        lp, rp = operand_precedence(e.op)
+        text = f"{format_expr(e.lhs, lp)} {e.op} {format_expr(e.rhs, rp)}"
         return f"({text})" if p < prec else text
     if isinstance(e, ir.UnaryOp):
-        op = "not " if e.op == "not" else e.op
-        return f"{op}{format_expr(e.operand, 11)}"
+        text = unary_text(e.op, format_expr(e.operand, UNARY_PRECEDENCE))
+        return f"({text})" if prec > UNARY_PRECEDENCE else text
     if isinstance(e, ir.Call):
         return f"{e.op}({', '.join(format_expr(a) for a in e.args)})"
     if isinstance(e, ir.Cast):

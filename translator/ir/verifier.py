@@ -88,6 +88,11 @@ def _stmt(stmt: ir.Stmt, env: TypeEnv, hook: StmtHook | None, device: bool) -> N
         target = env.vars.get(stmt.tensor)
         if not isinstance(target, TensorType):
             raise IRTypeError(f"{stmt.tensor!r} is not a host tensor", stmt.loc)
+        indexed = sum(1 for i in stmt.index if not isinstance(i, ir.NewAxis))
+        if target.rank is not None and indexed != target.rank:
+            raise IRTypeError(
+                f"{stmt.tensor!r} has {target.rank} dims but is indexed with {indexed}", stmt.loc
+            )
         region = index_dims(stmt.tensor, stmt.index, env, stmt.loc)
         value = infer(stmt.value, env)
         if isinstance(value, TensorType):
@@ -197,7 +202,8 @@ def _carry_back(outer: TypeEnv, inner: TypeEnv, loc: ir.Loc | None) -> None:
         if new is None or new == old:
             continue
         if isinstance(old, TileType) and isinstance(new, TileType):
-            if not dims_compatible(broadcast_dims(old.dims, new.dims, loc), old.dims):
+            # Triton needs a loop-carried tile to keep its exact shape (no broadcasting).
+            if not dims_compatible(old.dims, new.dims):
                 raise IRTypeError(
                     f"loop-carried {name!r} changes dims from {list(map(str, old.dims))} to "
                     f"{list(map(str, new.dims))}",

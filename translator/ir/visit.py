@@ -43,6 +43,17 @@ def index_exprs(index: tuple[ir.IndexItem, ...]) -> Iterator[ir.Expr]:
             yield item.extent
 
 
+def full_extents(tensor: str, index: tuple[ir.IndexItem, ...]) -> Iterator[ir.Expr]:
+    """The extent of every whole-dim (``:``) item, ``tensor.size(d)`` where none is named."""
+    dim = 0
+    for item in index:
+        if isinstance(item, ir.NewAxis):
+            continue
+        if isinstance(item, ir.FullIndex):
+            yield item.extent if item.extent is not None else ir.SizeOf(tensor, dim)
+        dim += 1
+
+
 def dim_exprs(dims: tuple[ir.Dim, ...]) -> Iterator[ir.Expr]:
     """Extents of full dims."""
     for d in dims:

@@ -18,7 +18,11 @@ import triton.language as tl
 
 @triton.autotune(
     configs=[
-        triton.Config({"BLOCK_SIZE_B": 1, "BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64}, num_warps=8, num_stages=3),
+        triton.Config(
+            {"BLOCK_SIZE_B": 1, "BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64},
+            num_warps=8,
+            num_stages=3,
+        ),
     ],
     key=["bh", "seq_q", "seq_k", "sm_scale"],
 )
@@ -90,7 +94,10 @@ def _attention_kernel(
             other=0.0,
         )
         # Scores for this key block; out_dtype keeps them in fp32 for fp16 inputs.
-        qk = tl.dot(q_blk, tl.permute(k_blk, (0, 2, 1))) * sm_scale
+        qk = tl.dot(
+            tl.reshape(q_blk, (BLOCK_SIZE_M, BLOCK_HEAD_DIM)),
+            tl.trans(tl.reshape(k_blk, (BLOCK_SIZE_N, BLOCK_HEAD_DIM))),
+        )[None, :, :] * sm_scale
         m_ij = tl.maximum(m_i, tl.max(tl.where(mask_n[None, None, :], qk, float("-inf")), axis=2))
         p = tl.exp(qk - m_ij[:, :, None])
         # Rescale the previous state to the new running max.
@@ -108,7 +115,15 @@ def _attention_kernel(
             mask=mask_b[:, None, None] & mask_n[None, :, None] & mask_head_dim[None, None, :],
             other=0.0,
         )
-        acc = tl.dot(tl.where(mask_n[None, None, :], p.to(v_ptr.dtype.element_ty), 0.0), v_blk, acc)
+        acc = tl.dot(
+            tl.where(
+                mask_n[None, :],
+                tl.reshape(p.to(v_ptr.dtype.element_ty), (BLOCK_SIZE_M, BLOCK_SIZE_N)),
+                0.0,
+            ),
+            tl.reshape(v_blk, (BLOCK_SIZE_N, BLOCK_HEAD_DIM)),
+            tl.reshape(acc, (BLOCK_SIZE_M, BLOCK_HEAD_DIM)),
+        )[None, :, :]
         m_i = m_ij
     # Final normalization by the softmax denominator.
     acc = acc / l_i[:, :, None]
@@ -144,9 +159,8 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor
     head_dim = head_dim
     sm_scale = 1.0 / head_dim ** 0.5
     out = torch.empty_like(q)
-    grid = lambda meta: (
-        triton.cdiv(bh, meta["BLOCK_SIZE_B"]) * triton.cdiv(seq_q, meta["BLOCK_SIZE_M"]),
-    )
+    def grid(meta):
+        return (triton.cdiv(bh, meta["BLOCK_SIZE_B"]) * triton.cdiv(seq_q, meta["BLOCK_SIZE_M"]),)
     _attention_kernel[grid](
         q,
         k,

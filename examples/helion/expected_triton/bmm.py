@@ -11,7 +11,11 @@ import triton.language as tl
 
 @triton.autotune(
     configs=[
-        triton.Config({"BLOCK_SIZE_B": 1, "BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64}, num_warps=4, num_stages=4),
+        triton.Config(
+            {"BLOCK_SIZE_B": 1, "BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
+            num_warps=4,
+            num_stages=4,
+        ),
     ],
     key=["b", "m", "k", "n"],
 )
@@ -77,7 +81,11 @@ def _bmm_kernel(
             mask=mask_b[:, None, None] & mask_k[None, :, None] & mask_n[None, None, :],
             other=0.0,
         )
-        acc = tl.dot(a, c, acc)
+        acc = tl.dot(
+            tl.reshape(a, (BLOCK_SIZE_M, BLOCK_SIZE_K)),
+            tl.reshape(c, (BLOCK_SIZE_K, BLOCK_SIZE_N)),
+            tl.reshape(acc, (BLOCK_SIZE_M, BLOCK_SIZE_N)),
+        )[None, :, :]
     out_ptrs = (
         out_ptr
         + offs_b[:, None, None] * stride_out0
@@ -106,9 +114,8 @@ def bmm(a: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
     b2, k2, n = c.shape
     assert b == b2 and k == k2, "batch or reduction size mismatch"
     out = torch.empty([b, m, n], dtype=a.dtype, device=a.device)
-    grid = lambda meta: (
-        triton.cdiv(b, meta["BLOCK_SIZE_B"]) * triton.cdiv(m, meta["BLOCK_SIZE_M"]) * triton.cdiv(n, meta["BLOCK_SIZE_N"]),
-    )
+    def grid(meta):
+        return (triton.cdiv(b, meta["BLOCK_SIZE_B"]) * triton.cdiv(m, meta["BLOCK_SIZE_M"]) * triton.cdiv(n, meta["BLOCK_SIZE_N"]),)
     _bmm_kernel[grid](
         a,
         c,

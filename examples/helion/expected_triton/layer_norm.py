@@ -16,7 +16,7 @@ import triton.language as tl
 
 @triton.autotune(
     configs=[
-        triton.Config({"BLOCK_SIZE_M": 1}, num_warps=8, num_stages=2),
+        triton.Config({"BLOCK_SIZE_M": 1}, num_warps=8, num_stages=1),
     ],
     key=["m", "n"],
 )
@@ -62,7 +62,12 @@ def _layer_norm_kernel(
     tl.store(out_ptrs, y.to(out_ptr.dtype.element_ty), mask=mask_m[:, None] & mask_n[None, :])
 
 
-def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-05) -> torch.Tensor:
+def layer_norm(
+    x: torch.Tensor,
+    weight: torch.Tensor,
+    bias: torch.Tensor,
+    eps: float = 1e-05,
+) -> torch.Tensor:
     """Apply layer normalization to each row of ``x``.
 
     Args:
@@ -78,7 +83,8 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     assert weight.size(0) == n, "weight must have one entry per column"
     assert bias.size(0) == n, "bias must have one entry per column"
     out = torch.empty([m, n], dtype=x.dtype, device=x.device)
-    grid = lambda meta: (triton.cdiv(m, meta["BLOCK_SIZE_M"]),)
+    def grid(meta):
+        return (triton.cdiv(m, meta["BLOCK_SIZE_M"]),)
     _layer_norm_kernel[grid](
         x,
         weight,

@@ -11,7 +11,11 @@ import triton.language as tl
 
 @triton.autotune(
     configs=[
-        triton.Config({"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8}, num_warps=8, num_stages=3),
+        triton.Config(
+            {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8},
+            num_warps=8,
+            num_stages=3,
+        ),
     ],
     key=["m", "k", "n"],
 )
@@ -91,9 +95,8 @@ def matmul_bias_act(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor) -> tor
     assert k == k2, f"size mismatch {k} != {k2}"
     assert bias.size(0) == n, "bias must have one entry per output column"
     out = torch.empty([m, n], dtype=x.dtype, device=x.device)
-    grid = lambda meta: (
-        triton.cdiv(m, meta["BLOCK_SIZE_M"]) * triton.cdiv(n, meta["BLOCK_SIZE_N"]),
-    )
+    def grid(meta):
+        return (triton.cdiv(m, meta["BLOCK_SIZE_M"]) * triton.cdiv(n, meta["BLOCK_SIZE_N"]),)
     _matmul_bias_act_kernel[grid](
         x,
         w,

@@ -16,7 +16,7 @@ import triton.language as tl
 
 @triton.autotune(
     configs=[
-        triton.Config({"BLOCK_SIZE_M": 1}, num_warps=8, num_stages=2),
+        triton.Config({"BLOCK_SIZE_M": 1}, num_warps=8, num_stages=1),
     ],
     key=["m", "n"],
 )
@@ -66,7 +66,11 @@ def _rms_norm_kernel(
 
 # static_shapes=True: with dynamic shapes Helion 1.5.1 hits a symbolic-shape
 # recursion on the weight/x size assert below.
-def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-05) -> tuple[torch.Tensor, torch.Tensor]:
+def rms_norm(
+    x: torch.Tensor,
+    weight: torch.Tensor,
+    eps: float = 1e-05,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Apply RMS normalization with a learned scale to each row of ``x``.
 
     Args:
@@ -82,7 +86,8 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-05) -> tuple
     assert weight.size(0) == n, "weight must have one entry per column"
     out = torch.empty_like(x)
     inv_rms = torch.empty([m], dtype=torch.float32, device=x.device)
-    grid = lambda meta: (triton.cdiv(m, meta["BLOCK_SIZE_M"]),)
+    def grid(meta):
+        return (triton.cdiv(m, meta["BLOCK_SIZE_M"]),)
     _rms_norm_kernel[grid](
         x,
         weight,

@@ -153,7 +153,11 @@ class DeviceParser:
             if name == "store":
                 return ir.Store(tensor.value, items, v, loc=self.locate(call))
             return ir.AtomicRMW(_ATOMICS[name], tensor.value, items, v, loc=self.locate(call))
-        raise self.error(call, f"unsupported call statement `{source_of(call)}`")
+        raise self.error(
+            call,
+            f"unsupported call statement `{source_of(call)}`",
+            "device code may call hl.store or hl.atomic_* as statements; assign other values",
+        )
 
     def _loop(self, node: cst.For) -> ir.Stmt:
         if node.orelse is not None:

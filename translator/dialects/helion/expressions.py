@@ -113,6 +113,12 @@ class ExprBuilder:
             return ir.Const(node.value == "True", loc=self.locate(node))
         if node.value not in self.scope.env.vars:
             raise self.error(node, f"name `{node.value}` is not defined in this kernel")
+        if isinstance(self.scope.env.vars[node.value], TileVarType):
+            raise self.error(
+                node,
+                f"tile `{node.value}` used as a value",
+                f"use `{node.value}.index` for its indices or `{node.value}.begin` for its start",
+            )
         return ir.Name(node.value, loc=self.locate(node))
 
     def _number(self, node: cst.Integer | cst.Float) -> ir.Expr:
@@ -364,7 +370,11 @@ class ExprBuilder:
             return self._clamp([base, *args], kwargs, node)
         if method in ("transpose", "permute", "t", "unsqueeze"):
             return self._layout(method, self.expr(base), args, node)
-        raise self.error(node, f"unsupported method `.{method}()` in `{source_of(node)}`")
+        raise self.error(
+            node,
+            f"unsupported method `.{method}()` in `{source_of(node)}`",
+            "use torch pointwise ops, reductions over one dim, .to(dtype), .transpose/.permute",
+        )
 
     def _layout(self, method: str, value: ir.Expr, args: list, node: cst.Call) -> ir.Expr:
         """``transpose``/``permute``/``t``/``unsqueeze`` of a device tile."""

@@ -248,7 +248,8 @@ class EntryParser:
             choices = tuple(sorted({c[name] for c in configs if name in c}))
             default = defaults.get(name, self.scope.tunable_defaults.get(name, 32))
             tunables.append(ir.Tunable(name, "block_size", default, choices))
-        for key, fallback in (("num_warps", 4), ("num_stages", 2), ("group_size", 1)):
+        # Helion's own defaults where a config leaves a knob out (num_stages=1, not Triton's 3).
+        for key, fallback in (("num_warps", 4), ("num_stages", 1), ("group_size", 1)):
             present = [c[key] for c in configs if key in c]
             if present or key != "group_size":
                 tunables.append(

@@ -15,12 +15,9 @@ from translator.dialects.triton.formatting import wrap_lines
 from translator.dialects.triton.kernel import KernelEmitter
 from translator.grammar import load_grammar, resource_dir
 from translator.ir import nodes as ir
+from translator.ir.printer import PRECEDENCE, UNARY_PRECEDENCE, operand_precedence, unary_text
 from translator.ir.shapes import TypeEnv
 from translator.ir.verifier import verify, walk_entry
-
-_PREC = {"+": 9, "-": 9, "*": 10, "/": 10, "//": 10, "%": 10, "**": 12,
-         "<": 4, "<=": 4, ">": 4, ">=": 4, "==": 4, "!=": 4, "and": 2, "or": 1,
-         "&": 7, "|": 5, "^": 6}
 
 
 def _environment() -> jinja2.Environment:
@@ -71,12 +68,13 @@ def host_expr(e: ir.Expr, prec: int = 0) -> str:
     if isinstance(e, ir.ShapeOf):
         return f"{e.tensor}.shape"
     if isinstance(e, ir.BinOp):
-        p = _PREC[e.op]
-        text = f"{host_expr(e.lhs, p)} {e.op} {host_expr(e.rhs, p + 1)}"
+        p = PRECEDENCE[e.op]
+        lp, rp = operand_precedence(e.op)
+        text = f"{host_expr(e.lhs, lp)} {e.op} {host_expr(e.rhs, rp)}"
         return f"({text})" if p < prec else text
     if isinstance(e, ir.UnaryOp):
-        op = "not " if e.op == "not" else e.op
-        return f"{op}{host_expr(e.operand, 11)}"
+        text = unary_text(e.op, host_expr(e.operand, UNARY_PRECEDENCE))
+        return f"({text})" if prec > UNARY_PRECEDENCE else text
     if isinstance(e, ir.Call):
         template = load_grammar("triton")["host_pointwise"].get(e.op)
         if template is None:
@@ -189,7 +187,9 @@ def _emit_kernel(entry: ir.Entry, kernel: ir.Kernel, env: TypeEnv) -> tuple[dict
     grid_terms = []
     tunable_consts = {const: tunable for tunable, const in sig.tunable_params.items()}
     for t in kernel.grid:
-        extent = host_expr(t.extent)
+        extent = host_expr(t.extent) if t.begin is None else (
+            f"{host_expr(t.extent, 9)} - {host_expr(t.begin, 10)}"
+        )
         if t.scalar:
             grid_terms.append(extent)
         elif isinstance(t.block, str):
@@ -215,7 +215,8 @@ def _emit_kernel(entry: ir.Entry, kernel: ir.Kernel, env: TypeEnv) -> tuple[dict
             if any(t.name == knob for t in entry.tunables):
                 launch_opts.append(f"{knob}={entry.tunable(knob).default}")
     uses_meta = "meta[" in grid
-    lines = [f"grid = lambda meta: {grid}" if uses_meta else f"grid = {grid}"]
+    # The grid reads the block sizes the autotuner picked from `meta`.
+    lines = ["def grid(meta):", f"    return {grid}"] if uses_meta else [f"grid = {grid}"]
     lines.append(f"{kernel.name}[grid]({', '.join(args + launch_opts)})")
     kernel_dict = {
         "name": kernel.name,

@@ -32,20 +32,43 @@ def _wrap(line: str) -> list[str]:
         if value.startswith("lambda ") and ": (" in value and value.endswith(")"):
             head, body = value.split(": (", 1)
             return [f"{indent}{target} = {head}: (", f"{indent}    {body[:-1].strip()}", f"{indent})"]
-    open_at = _outer_call_paren(stripped)
-    if open_at is None:
+    group = _widest_call(stripped)
+    if group is None:
         return [line]
-    head, inner = stripped[: open_at + 1], stripped[open_at + 1 : -1]
+    open_at, close_at = group
+    head, inner, tail = stripped[: open_at + 1], stripped[open_at + 1 : close_at], stripped[close_at:]
     args = _split_top_level(inner)
-    if len(args) < 2:
+    if len(args) < 2 and len(inner) < 40:
         return [line]
     inner_indent = indent + "    "
     wrapped = [indent + head]
     for arg in args:
         piece = inner_indent + arg.strip() + ","
         wrapped.extend(_wrap(piece) if len(piece) > MAX_LINE else [piece])
-    wrapped.append(indent + ")")
+    wrapped.append(indent + tail)
     return wrapped
+
+
+def _widest_call(text: str) -> tuple[int, int] | None:
+    """``(open, close)`` of the call parentheses spanning the most text, outside strings."""
+    best = None
+    stack: list[int] = []
+    quote = None
+    for i, ch in enumerate(text):
+        if quote:
+            if ch == quote:
+                quote = None
+            continue
+        if ch in "\"'":
+            quote = ch
+        elif ch in "([{":
+            stack.append(i)
+        elif ch in ")]}" and stack:
+            start = stack.pop()
+            is_call = ch == ")" and start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_]")
+            if is_call and not stack and (best is None or i - start > best[1] - best[0]):
+                best = (start, i)
+    return best
 
 
 def _outer_call_paren(text: str) -> int | None:

@@ -8,29 +8,29 @@ dimension unless the operand's out-of-bounds lanes are already known to hold the
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
-from translator.ir.ops import reduce_identity
+from translator.ir.ops import COMPARISON_OPS, reduce_identity
+from translator.ir.printer import PRECEDENCE
 from translator.ir.shapes import (
     ScalarType,
     TensorType,
     TileType,
     TileVarType,
     TypeEnv,
+    dims_compatible,
     dims_of,
     dtype_of,
     index_dims,
     infer,
 )
-from translator.ir.visit import all_exprs, walk_stmts
+from translator.ir.visit import all_exprs, full_extents, walk_stmts
 from translator.naming import constant_name, tile_suffix, unique
 
-_PREC = {
-    "or": 1, "and": 2, "<": 4, "<=": 4, ">": 4, ">=": 4, "==": 4, "!=": 4,
-    "|": 5, "^": 6, "&": 7, "+": 9, "-": 9, "*": 10, "/": 10, "//": 10, "%": 10, "**": 12,
-}
+_PREC = PRECEDENCE
 _ATOM = 20
 
 
@@ -75,6 +75,7 @@ class KernelEmitter:
         self.lines: list[str] = []
         self.indent = 1
         self.inline_load: ir.Load | None = None
+        self.needs_libdevice = False
         self._plan()
 
     # ================================================================== planning
@@ -117,9 +118,8 @@ class KernelEmitter:
                 self._name_full(d.extent)
         for s in walk_stmts(k.body):
             if isinstance(s, (ir.Store, ir.AtomicRMW)):
-                for i, item in enumerate(s.index):
-                    if isinstance(item, ir.FullIndex):
-                        self._name_full(item.extent or ir.SizeOf(s.tensor, i))
+                for extent in full_extents(s.tensor, s.index):
+                    self._name_full(extent)
         order = [t.name for t in self.entry.tunables]
         tunable_consts = [
             (self.sig.tunable_params[t], None) for t in order if t in self.sig.tunable_params
@@ -172,10 +172,11 @@ class KernelEmitter:
         for e in exprs:
             flat.extend(walk_expr(e))
         for s in walk_stmts(self.kernel.body):
-            if isinstance(s, (ir.Store, ir.AtomicRMW)):
-                for item in s.index:
-                    if isinstance(item, ir.FullIndex) and item.extent is not None:
-                        flat.extend(walk_expr(item.extent))
+            accesses = [(s.tensor, s.index)] if isinstance(s, (ir.Store, ir.AtomicRMW)) else []
+            accesses += [(e.tensor, e.index) for e in _exprs_of(s) if isinstance(e, ir.Load)]
+            for tensor, index in accesses:
+                for extent in full_extents(tensor, index):
+                    flat.extend(walk_expr(extent))
         specialized = set(dict(self.entry.hints).get("specialize", ())) | set(
             dict(self.entry.hints).get("constexpr", ())
         )
@@ -289,41 +290,71 @@ class KernelEmitter:
         return f"{e.tensor}_size{e.dim}", _ATOM
 
     def _ex_BinOp(self, e: ir.BinOp) -> tuple[str, int]:
-        op = e.op
-        if op == "and":
-            op = "&"
-        elif op == "or":
-            op = "|"
-        p = _PREC[op]
-        if op == "**":
-            base = self.text(e.lhs, 11)
-            if isinstance(e.rhs, ir.Const) and e.rhs.value == 2:
-                return f"{base} * {base}", 10
-            return self.grammar["pointwise"]["pow"].format(self.text(e.lhs), self.text(e.rhs)), _ATOM
-        lhs = self.text(e.lhs, p)
+        if e.op == "**":
+            return self._power(e.lhs, e.rhs)
+        if e.op in ("and", "or"):
+            op = "&" if e.op == "and" else "|"
+            return f"{self._truth(e.lhs)} {op} {self._truth(e.rhs)}", _PREC[op]
+        p = _PREC[e.op]
+        # Comparisons do not chain in the output: `(a < b) == c` keeps its parentheses.
+        lhs = self.text(e.lhs, p + 1 if e.op in COMPARISON_OPS else p)
         rhs = self.text(e.rhs, p + 1)
-        return f"{lhs} {op} {rhs}", p
+        return f"{lhs} {e.op} {rhs}", p
+
+    def _truth(self, e: ir.Expr) -> str:
+        """``e`` as a boolean operand of ``&``/``|`` (non-bool values compare with 0)."""
+        if dtype_of(self.type_of(e)) == ir.BOOL:
+            return self.text(e, _PREC["&"] + 1)
+        return f"({self.text(e, 5)} != 0)"
+
+    def _power(self, base: ir.Expr, exponent: ir.Expr) -> tuple[str, int]:
+        value = exponent.value if isinstance(exponent, ir.Const) else None
+        if value in (2, 3) and not isinstance(value, bool):
+            b = self._simple(self.text(base, 12))
+            return " * ".join([b] * int(value)), 10
+        b = self._f32(base)
+        if value == 0.5:
+            return f"tl.sqrt({b})", _ATOM
+        if value == -0.5:
+            return f"tl.rsqrt({b})", _ATOM
+        self.needs_libdevice = True
+        return f"libdevice.pow({b}, {self._f32(exponent)})", _ATOM
+
+    def _f32(self, e: ir.Expr) -> str:
+        """``e`` as float32 (math functions take float32 operands)."""
+        if _is_f32(dtype_of(self.type_of(e))):
+            return self.text(e)
+        return f"{self.text(e, _ATOM)}.to(tl.float32)"
 
     def _ex_UnaryOp(self, e: ir.UnaryOp) -> tuple[str, int]:
         if e.op == "not":
-            return f"~{self.text(e.operand, 11)}", 11
+            t = self.type_of(e.operand)
+            if dtype_of(t) == ir.BOOL:
+                return (f"~{self.text(e.operand, 11)}", 11) if isinstance(t, TileType) else (
+                    f"not {self.text(e.operand, 3)}", 3
+                )
+            return f"{self.text(e.operand, 5)} == 0", 4
         return f"{e.op}{self.text(e.operand, 11)}", 11
 
     def _ex_Call(self, e: ir.Call) -> tuple[str, int]:
+        if e.op == "pow":
+            return self._power(e.args[0], e.args[1])
         template = self.grammar["pointwise"][e.op]
-        args = []
         fp32 = e.op in self.grammar["fp32_only"]["ops"]
-        for a in e.args:
-            t = self.type_of(a)
-            text = self.text(a, _ATOM if template.count("{") > 1 else 0)
-            if fp32 and not _is_f32(dtype_of(t)):
-                text = f"{self.text(a, _ATOM)}.to(tl.float32)"
-            args.append(text)
+        single = _is_single_call(template)
+        args = [self._f32(a) if fp32 else self.text(a) for a in e.args]
+        if not single:
+            args = [f"({a})" if _needs_parens(a) else a for a in args]
         if _uses_operand_twice(template):
             args = [self._simple(a) for a in args]
         out = template.format(*args)
-        return out, (_ATOM if out.startswith("tl.") and out.endswith(")") and "{" not in template[:3]
-                     and _balanced_call(out) else 0)
+        result = dtype_of(self.type_of(e))
+        if fp32 and not _is_f32(result):
+            # Computed in float32 for the math library; the IR keeps the operand's dtype.
+            return f"({out}).to({self.dtype(result)})" if not single else (
+                f"{out}.to({self.dtype(result)})"
+            ), _ATOM
+        return out, (_ATOM if single else 0)
 
     def _simple(self, text: str) -> str:
         if text.isidentifier():
@@ -351,11 +382,13 @@ class KernelEmitter:
         if e.attr == "end":
             return f"tl.minimum({begin[0]} + {names.block}, {names.extent})", _ATOM
         if e.attr == "id":
-            if names.pid:
+            if names.scalar:
+                return e.tile, _ATOM
+            if names.pid and tile.begin is None:
                 return names.pid, _ATOM
-            return f"{names.start} // {names.block}", 10
+            return f"({begin[0]}) // {names.block}", 10
         if e.attr == "count":
-            return f"tl.cdiv({names.extent}, {names.block})", _ATOM
+            return self._count(names, tile), _ATOM
         raise KeyError(e.attr)
 
     def _tile_begin(self, names: DimNames, tile: ir.TileVar) -> tuple[str, int]:
@@ -422,9 +455,37 @@ class KernelEmitter:
             return text
         return f"tl.where({' & '.join(masks)}, {text}, {self._float(identity)})"
 
+    def _unit_batch(self, dims: tuple[ir.Dim, ...]) -> bool:
+        """Whether every batch dim of a dot operand spans one lane in every config."""
+        for d in dims[:-2]:
+            if not isinstance(d, ir.BlockDim):
+                return False
+            block = self.env.tiles[d.tile].block
+            if isinstance(block, ir.Const):
+                if block.value != 1:
+                    return False
+                continue
+            values = {dict(c).get(block) for c in self.entry.configs}
+            values.add(self.entry.tunable(block).default)
+            if values != {1}:
+                return False
+        return True
+
+    def _as_matrix(self, e: ir.Expr, dims: tuple[ir.Dim, ...]) -> str:
+        """A dot operand with unit batch dims, reshaped to 2-D (3-D dots are far slower)."""
+        shape = f"({self.dim_size(dims[-2])}, {self.dim_size(dims[-1])})"
+        if isinstance(e, ir.Permute) and e.perm[:-2] == tuple(range(len(dims) - 2)) and e.perm[
+            -2:
+        ] == (len(dims) - 1, len(dims) - 2):
+            inner = f"({self.dim_size(dims[-1])}, {self.dim_size(dims[-2])})"
+            return f"tl.trans(tl.reshape({self.text(e.value)}, {inner}))"
+        return f"tl.reshape({self.text(e)}, {shape})"
+
     def _ex_Dot(self, e: ir.Dot) -> tuple[str, int]:
         ta, tb = self.type_of(e.lhs), self.type_of(e.rhs)
         da, db = dims_of(ta), dims_of(tb)
+        if len(da) > 2 and self._unit_batch(da) and self._unit_batch(db):
+            return self._dot_unit_batch(e, da, db)
         a, b = self.text(e.lhs), self.text(e.rhs)
         if e.masked:
             a = self.masked(e.lhs, a, da, [len(da) - 1], 0.0)
@@ -438,6 +499,23 @@ class KernelEmitter:
         if _is_f32(e.out_dtype):
             return f"tl.dot({a}, {b})", _ATOM
         return f"tl.dot({a}, {b}).to({self.dtype(e.out_dtype)})", _ATOM
+
+    def _dot_unit_batch(self, e: ir.Dot, da: tuple, db: tuple) -> tuple[str, int]:
+        a, b = self._as_matrix(e.lhs, da), self._as_matrix(e.rhs, db)
+        if e.masked:
+            a = self.masked(e.lhs, a, da[-2:], [1], 0.0)
+            b = self.masked(e.rhs, b, db[-2:], [0], 0.0)
+        lead = "None, " * (len(da) - 2)
+        out = f"[{lead}:, :]"
+        if e.acc is not None and _is_f32(dtype_of(self.type_of(e.acc))) and _is_f32(e.out_dtype):
+            acc = self._as_matrix(e.acc, dims_of(self.type_of(e.acc)))
+            return f"tl.dot({a}, {b}, {acc}){out}", _ATOM
+        prod = f"tl.dot({a}, {b})" if _is_f32(e.out_dtype) else (
+            f"tl.dot({a}, {b}).to({self.dtype(e.out_dtype)})"
+        )
+        if e.acc is not None:
+            return f"{self.text(e.acc, 9)} + {prod}{out}", 9
+        return f"{prod}{out}", _ATOM
 
     def _ex_Permute(self, e: ir.Permute) -> tuple[str, int]:
         if e.perm == (1, 0):
@@ -532,10 +610,12 @@ class KernelEmitter:
                 t = self.type_of(a)
                 covers = isinstance(t, TileType) and all(d in t.dims for d in maskable)
                 pads.append(self.pad(a) if (covers or isinstance(a, ir.Const)) else None)
+            # 0 * c and 0 / c stay 0 only for finite, non-zero constants c (0 * inf is NaN).
             if op == "*" and 0.0 in pads:
-                return 0.0
+                other = pads[1 - pads.index(0.0)]
+                return 0.0 if other is not None and math.isfinite(other) else None
             if op == "/" and pads[0] == 0.0:
-                return 0.0
+                return 0.0 if pads[1] is not None and pads[1] != 0 and math.isfinite(pads[1]) else None
             if any(p is None for p in pads):
                 return None
             return _fold(op, pads)
@@ -564,7 +644,7 @@ class KernelEmitter:
             self.env.bind_tile(t)
         pid_type = dict(self.entry.hints).get("pid_type", "flat")
         names = [self.dims[t.name] for t in grid]
-        counts = [self._count(n) for n in names]
+        counts = [self._count(n, t) for n, t in zip(names, grid)]
         group = "group_size" in {t.name for t in self.entry.tunables} and len(grid) == 2
         if pid_type == "xyz" or len(grid) == 1:
             for axis, (t, n) in enumerate(zip(grid, names)):
@@ -610,10 +690,12 @@ class KernelEmitter:
             self.emit(f"{n.offs} = {begin} + tl.arange(0, {n.block})")
             self.emit(f"{n.mask} = {n.offs} < {n.extent}")
 
-    def _count(self, n: DimNames) -> str:
+    def _count(self, n: DimNames, tile: ir.TileVar) -> str:
+        """Number of programs (or tiles) along ``tile``: its range from begin to extent."""
+        span = n.extent if tile.begin is None else f"{n.extent} - {self.text(tile.begin, 10)}"
         if n.scalar:
-            return n.extent
-        return f"tl.cdiv({n.extent}, {n.block})"
+            return span
+        return f"tl.cdiv({span}, {n.block})"
 
     def _full_prologue(self, body: tuple[ir.Stmt, ...]) -> None:
         for key, n in self.dims.items():
@@ -638,10 +720,10 @@ class KernelEmitter:
         t = self.type_of(s.value)
         vdims = dims_of(t)
         text = self.text(s.value)
-        if vdims and tuple(vdims) != tuple(region):
+        if vdims and not dims_compatible(tuple(vdims), tuple(region)):
             core = tuple(d for d in vdims if not isinstance(d, ir.UnitDim))
             rcore = tuple(d for d in region if not isinstance(d, ir.UnitDim))
-            if core == rcore and len(vdims) != len(region):
+            if dims_compatible(core, rcore) and len(vdims) != len(region):
                 shape = ", ".join(self.dim_size(d) for d in region)
                 text = f"tl.reshape({text}, ({shape}{',' if len(region) == 1 else ''}))"
         return text
@@ -661,6 +743,10 @@ class KernelEmitter:
     def _st_TileLoop(self, s: ir.TileLoop) -> None:
         outer = self.env
         self.env = outer.child()
+        # Inside the loop, a loop-carried value may hold what an earlier iteration left.
+        for inner in walk_stmts(s.body):
+            if isinstance(inner, ir.Assign):
+                self.pads[inner.target] = None
         saved_pads = dict(self.pads)
         for t in s.tiles:
             self.env.bind_tile(t)
@@ -719,9 +805,7 @@ def _dims_in(e: ir.Expr):
     elif isinstance(e, ir.Arange) and isinstance(e.dim, ir.FullDim):
         yield e.dim
     elif isinstance(e, ir.Load):
-        for i, item in enumerate(e.index):
-            if isinstance(item, ir.FullIndex):
-                yield ir.FullDim(item.extent or ir.SizeOf(e.tensor, i))
+        yield from (ir.FullDim(x) for x in full_extents(e.tensor, e.index))
     elif isinstance(e, ir.Reshape):
         yield from (d for d in e.shape if isinstance(d, ir.FullDim))
 
@@ -745,7 +829,20 @@ def _ident(text: str) -> str:
 
 
 def _uses_operand_twice(template: str) -> bool:
-    return any(template.count("{%d}" % i) > 1 for i in range(3))
+    return any(template.count(f"{{{i}}}") > 1 for i in range(3))
+
+
+def _is_single_call(template: str) -> bool:
+    """Whether ``template`` is a call on bare operands, ``tl.maximum({0}, {1})``."""
+    return re.fullmatch(r"[\w.]+\((\{\d\}(, )?)+\)", template) is not None
+
+
+def _needs_parens(text: str) -> bool:
+    """Whether operand text must be parenthesised inside a larger template expression."""
+    if re.fullmatch(r"[\w.]+", text):
+        return False
+    call = re.match(r"[\w.]+\(", text)
+    return not (call and text.endswith(")") and _balanced_call(text))
 
 
 def _balanced_call(text: str) -> bool:

@@ -1,0 +1,245 @@
+"""Tests of the ``tiletrans`` command line: outputs, exit codes and diagnostics."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+# `validate` runs kernels in the Triton interpreter; set it before anything imports triton.
+os.environ["TRITON_INTERPRET"] = "1"
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import pytest  # noqa: E402
+from typer.testing import CliRunner  # noqa: E402
+
+from translator.cli import app  # noqa: E402
+
+EXAMPLES = ROOT / "examples" / "helion"
+runner = CliRunner()
+
+KERNEL = """\
+import helion
+import helion.language as hl
+import torch
+
+
+@helion.kernel()
+def f(x: torch.Tensor) -> torch.Tensor:
+    m, n = x.size()
+    out = torch.empty_like(x)
+    for tile_m in hl.tile(m):
+{body}
+    return out
+"""
+
+# name → (kernel body, the line of the offending construct)
+UNSUPPORTED = {
+    "slice": ("        out[tile_m, :4] = x[tile_m, 1:5]", 11),
+    "while": ("        v = x[tile_m, :]\n        while v.sum() > 0:\n            v = v - 1", 12),
+    "listcomp": ("        out[tile_m, :] = [v for v in x[tile_m, :]]", 11),
+    "try": (
+        "        try:\n            out[tile_m, :] = x[tile_m, :]\n        except Exception:\n"
+        "            pass",
+        11,
+    ),
+}
+
+
+def run(*args: str):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def assert_diagnostic(result, path: Path, line: int) -> None:
+    """Exit 2 with ``file:line:col: error:``, the source line, a caret and a help line."""
+    assert result.exit_code == 2, result.output
+    err = result.stderr
+    assert "Traceback" not in result.output
+    assert re.search(rf"{re.escape(str(path))}:{line}:\d+: error: ", err), err
+    lines = err.splitlines()
+    caret = next(i for i, text in enumerate(lines) if text.strip() == "^")
+    assert lines[caret - 1].startswith(f"{line:>5} | "), err
+    assert any(text.startswith("help: ") for text in lines), err
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    p = tmp_path / f"{name}.py"
+    p.write_text(text)
+    return p
+
+
+# --- translation
+
+
+def test_helion2triton_prints_triton():
+    result = run("helion2triton", EXAMPLES / "softmax.py")
+    assert result.exit_code == 0, result.output
+    assert "@triton.jit" in result.stdout and "def softmax(" in result.stdout
+    assert result.stderr == ""
+
+
+def test_helion2triton_writes_output_file(tmp_path):
+    out = tmp_path / "softmax_triton.py"
+    result = run("helion2triton", EXAMPLES / "softmax.py", "-o", out)
+    assert result.exit_code == 0, result.output
+    assert "@triton.jit" in out.read_text()
+    assert result.stdout == ""
+    compile(out.read_text(), str(out), "exec")
+
+
+def test_translate_with_dialect_options(tmp_path):
+    result = run("translate", EXAMPLES / "relu.py", "--from", "helion", "--to", "triton")
+    assert result.exit_code == 0 and "@triton.jit" in result.stdout
+    bad = run("translate", EXAMPLES / "relu.py", "--to", "cobol")
+    assert bad.exit_code == 2
+    assert "no backend for 'cobol'" in bad.stderr and "help: " in bad.stderr
+
+
+def test_ir_prints_entries():
+    result = run("ir", EXAMPLES / "matmul.py")
+    assert result.exit_code == 0, result.output
+    assert "entry matmul(" in result.stdout and "kernel " in result.stdout
+
+
+# --- refusals
+
+
+def test_syntax_error(tmp_path):
+    p = write(tmp_path, "syntax", KERNEL.format(body="        out[tile_m, :] = x[tile_m, :] +"))
+    result = run("helion2triton", p)
+    assert result.exit_code == 2
+    assert "syntax error" in result.stderr
+    # The parser reports where it gave up (the line after the dangling `+`).
+    assert_diagnostic(result, p, int(re.search(r":(\d+):\d+: error", result.stderr).group(1)))
+
+
+def test_no_kernel(tmp_path):
+    p = write(tmp_path, "plain", "import torch\n\n\ndef f(x):\n    return x + 1\n")
+    result = run("helion2triton", p)
+    assert_diagnostic(result, p, 1)
+    assert "no @helion.kernel" in result.stderr
+
+
+def test_missing_file(tmp_path):
+    result = run("helion2triton", tmp_path / "nope.py")
+    assert result.exit_code == 2
+    assert "nope.py:1:1: error: cannot read" in result.stderr
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("name", sorted(UNSUPPORTED))
+def test_unsupported_construct(tmp_path, name):
+    body, line = UNSUPPORTED[name]
+    p = write(tmp_path, name, KERNEL.format(body=body))
+    assert_diagnostic(run("helion2triton", p), p, line)
+
+
+def test_unsupported_call_is_located(tmp_path):
+    p = write(
+        tmp_path,
+        "nonzero",
+        KERNEL.format(body="        out[tile_m, :] = torch.nonzero(x[tile_m, :])"),
+    )
+    result = run("helion2triton", p)
+    assert result.exit_code == 2
+    assert re.search(rf"{re.escape(str(p))}:11:\d+: error: .*nonzero", result.stderr)
+    assert any(t.strip() == "^" for t in result.stderr.splitlines())
+
+
+def test_unsupported_call_has_help(tmp_path):
+    p = write(
+        tmp_path,
+        "nonzero",
+        KERNEL.format(body="        out[tile_m, :] = torch.nonzero(x[tile_m, :])"),
+    )
+    assert "help: " in run("helion2triton", p).stderr
+
+
+def test_internal_error_is_one_line_not_traceback(monkeypatch):
+    import translator.api
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("unexpected state")
+
+    monkeypatch.setattr(translator.api, "translate_source", boom)
+    monkeypatch.delenv("TILETRANS_DEBUG", raising=False)
+    result = run("helion2triton", EXAMPLES / "relu.py")
+    assert result.exit_code == 2
+    assert "internal error: RuntimeError: unexpected state" in result.stderr
+    assert "report" in result.stderr and "Traceback" not in result.output
+
+
+# --- validate
+
+
+def translated(tmp_path: Path, name: str, edit=None) -> Path:
+    out = tmp_path / f"{name}_triton.py"
+    assert run("helion2triton", EXAMPLES / f"{name}.py", "-o", out).exit_code == 0
+    if edit is not None:
+        text = out.read_text()
+        assert edit(text) != text, "the edit did not apply; update the test to the emitted text"
+        out.write_text(edit(text))
+    return out
+
+
+def test_validate_equivalent_pair(tmp_path):
+    result = run("validate", EXAMPLES / "add.py", translated(tmp_path, "add"), "--seed", "0")
+    assert result.exit_code == 0, result.output
+    assert "equivalent" in result.stdout and "float16" in result.stdout
+
+
+def test_validate_broken_pair(tmp_path):
+    broken = translated(tmp_path, "add", lambda t: t.replace("x + y,", "x - y,"))
+    result = run("validate", EXAMPLES / "add.py", broken, "--dtype", "float32", "--seed", "0")
+    assert result.exit_code == 1, result.output
+    assert "FAIL" in result.stdout and "DIFFERENT" in result.stdout
+
+
+def test_validate_size_override(tmp_path):
+    result = run(
+        "validate",
+        EXAMPLES / "relu.py",
+        translated(tmp_path, "relu"),
+        "--dtype",
+        "float32",
+        "--seed",
+        "3",
+        "--size",
+        "m=5",
+    )
+    assert result.exit_code == 0, result.output
+    assert "m=5" in result.stdout
+    bad = run("validate", EXAMPLES / "relu.py", EXAMPLES / "relu.py", "--size", "m")
+    assert bad.exit_code == 2 and "help: " in bad.stderr
+    typo = run("validate", EXAMPLES / "relu.py", EXAMPLES / "relu.py", "--size", "mm=3")
+    assert typo.exit_code == 2 and "unknown size names ['mm']" in typo.stderr
+    assert "help: size names of relu.py: m, n" in typo.stderr
+    dtype = run("validate", EXAMPLES / "relu.py", EXAMPLES / "relu.py", "--dtype", "float8")
+    assert dtype.exit_code == 2 and "help: " in dtype.stderr
+
+
+def test_validate_refusals(tmp_path):
+    missing = run("validate", EXAMPLES / "relu.py", tmp_path / "nope.py")
+    assert missing.exit_code == 2 and "cannot read" in missing.stderr
+    bench = run("validate", EXAMPLES / "relu.py", EXAMPLES / "relu.py", "--bench")
+    assert bench.exit_code == 2 and "--bench needs --device cuda" in bench.stderr
+    device = run("validate", EXAMPLES / "relu.py", EXAMPLES / "relu.py", "--device", "tpu")
+    assert device.exit_code == 2
+
+
+def test_python_dash_m_translator():
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "translator", "ir", str(EXAMPLES / "relu.py")],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "entry relu(" in proc.stdout

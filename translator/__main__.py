@@ -1,0 +1,8 @@
+"""``python -m translator``: the ``tiletrans`` command line."""
+
+from __future__ import annotations
+
+from translator.cli import main
+
+if __name__ == "__main__":
+    main()

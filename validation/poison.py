@@ -1,0 +1,62 @@
+"""Poisoned allocations: uninitialised memory that cannot pass for a result.
+
+Inside :func:`poisoned_allocations`, ``torch.empty``, ``torch.empty_like``, ``torch.empty_strided``
+and ``Tensor.new_empty`` return tensors filled with NaN (floats), a large sentinel (integers) or
+``True`` (bools). An output element a kernel forgets to write then fails the comparison instead of
+matching by luck (freshly mapped memory is often zero on both sides). Helion's generated host code
+allocates through these same torch functions, so both sides of a comparison are poisoned alike.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from typing import Any
+
+
+def poison_value(dtype: Any) -> float | int | bool:
+    """The fill value for a tensor of ``dtype``."""
+    import torch
+
+    if dtype == torch.bool:
+        return True
+    if dtype.is_floating_point or dtype.is_complex:
+        return float("nan")
+    return torch.iinfo(dtype).max
+
+
+def _poisoned(fn: Callable[..., Any]) -> Callable[..., Any]:
+    import torch
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        out = fn(*args, **kwargs)
+        if isinstance(out, torch.Tensor) and out.numel() and out.device.type != "meta":
+            with torch.no_grad():
+                out.fill_(poison_value(out.dtype))
+        return out
+
+    wrapper.__wrapped__ = fn  # type: ignore[attr-defined]
+    wrapper.__name__ = getattr(fn, "__name__", "empty")
+    wrapper.__doc__ = getattr(fn, "__doc__", None)
+    return wrapper
+
+
+@contextlib.contextmanager
+def poisoned_allocations() -> Iterator[None]:
+    """Poison torch's uninitialised allocations for the duration of the block (nestable)."""
+    import torch
+
+    targets: list[tuple[Any, str]] = [
+        (torch, "empty"),
+        (torch, "empty_like"),
+        (torch, "empty_strided"),
+        (torch.Tensor, "new_empty"),
+    ]
+    saved = [(obj, name, getattr(obj, name)) for obj, name in targets]
+    try:
+        for obj, name, fn in saved:
+            setattr(obj, name, _poisoned(fn))
+        yield
+    finally:
+        for obj, name, fn in saved:
+            setattr(obj, name, fn)

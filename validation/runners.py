@@ -1,0 +1,88 @@
+"""Loading SOURCE and TRANSLATED modules from paths, and getting their entry functions.
+
+Each load gets a fresh, unique module name, so the source and its translation (often both called
+``softmax.py``) never share ``sys.modules`` entries or compiled-kernel caches.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+_counter = itertools.count()
+
+
+def load_module(path: str | Path, role: str) -> ModuleType:
+    """Import the Python file at ``path`` as a new module named after ``role`` (``source``,
+    ``translated``) and the file's stem. Raises what the import raises."""
+    p = Path(path).resolve()
+    if not p.is_file():
+        raise FileNotFoundError(f"no such file: {path}")
+    stem = re.sub(r"\W", "_", p.stem)
+    name = f"_tiletrans_{role}_{stem}_{next(_counter)}"
+    spec = importlib.util.spec_from_file_location(name, p)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path} as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    # Registered before running: Triton and Helion look kernels' modules up by name.
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+def get_entry(module: ModuleType, name: str) -> Callable[..., Any]:
+    """The callable ``name`` of ``module``; ``AttributeError`` naming the module if missing."""
+    fn = getattr(module, name, None)
+    if fn is None or not callable(fn):
+        where = getattr(module, "__file__", module.__name__)
+        raise AttributeError(f"{where} defines no callable {name!r}")
+    return fn
+
+
+def pin_first_configs(module: ModuleType) -> list[str]:
+    """Make every autotuned kernel of ``module`` use only its first config; returns their names.
+
+    For the CPU interpreter, which cannot benchmark: Triton's autotuner needs a GPU driver and
+    Helion's search fails without one. The first config is the default on both sides (the
+    translator emits the source's configs in order), so the two sides stay comparable.
+    """
+    pinned = []
+    kernel_types = _kernel_types()
+    for attr, obj in list(vars(module).items()):
+        seen = 0
+        while obj is not None and seen < 8:  # through heuristics/autotune wrappers
+            if isinstance(obj, kernel_types):
+                configs = getattr(obj, "configs", None)
+                if isinstance(configs, list) and len(configs) > 1:
+                    obj.configs = configs[:1]
+                    pinned.append(attr)
+            obj = getattr(obj, "fn", None) if not isinstance(obj, ModuleType) else None
+            seen += 1
+    return pinned
+
+
+def _kernel_types() -> tuple[type, ...]:
+    types: list[type] = []
+    try:
+        from triton.runtime.autotuner import Autotuner
+
+        types.append(Autotuner)
+    except ImportError:
+        pass
+    try:
+        from helion.runtime.kernel import Kernel
+
+        types.append(Kernel)
+    except ImportError:
+        pass
+    return tuple(types)
