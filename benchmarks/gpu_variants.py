@@ -137,7 +137,8 @@ def main() -> int:
             out = getattr(mod, name)(*args)
             ref = out if ref is None else ref
             err = float((out.double() - ref.double()).norm() / ref.double().norm())
-            t = _time(lambda mod=mod: getattr(mod, name)(*args))
+            fn = getattr(mod, name)
+            t = _time(lambda fn=fn, args=args: fn(*args))
             rows.append((name, label, t, 0.0, err))
     print(f"{'kernel':14s} {'variant':24s} {'ms':>8s} {'TFLOP/s':>8s} {'rel diff':>9s}")
     for r in rows:

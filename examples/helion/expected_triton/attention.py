@@ -18,11 +18,7 @@ import triton.language as tl
 
 @triton.autotune(
     configs=[
-        triton.Config(
-            {"BLOCK_SIZE_B": 1, "BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64},
-            num_warps=8,
-            num_stages=3,
-        ),
+        triton.Config({"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64}, num_warps=8, num_stages=3),
     ],
     key=["bh", "seq_q", "seq_k", "sm_scale"],
 )
@@ -48,95 +44,72 @@ def _attention_kernel(
     stride_out0,
     stride_out1,
     stride_out2,
-    BLOCK_SIZE_B: tl.constexpr,
     BLOCK_SIZE_M: tl.constexpr,
     BLOCK_SIZE_N: tl.constexpr,
     head_dim: tl.constexpr,
     BLOCK_HEAD_DIM: tl.constexpr,
 ):
     pid = tl.program_id(0)
-    num_pid_b = tl.cdiv(bh, BLOCK_SIZE_B)
-    pid_b = pid % num_pid_b
+    num_pid_b = bh
+    tile_b = pid % num_pid_b
     pid_m = pid // num_pid_b
-    offs_b = pid_b * BLOCK_SIZE_B + tl.arange(0, BLOCK_SIZE_B)
-    mask_b = offs_b < bh
     offs_m = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
     mask_m = offs_m < seq_q
     offs_head_dim = tl.arange(0, BLOCK_HEAD_DIM)
     mask_head_dim = offs_head_dim < head_dim
     # Online-softmax state for this block of query rows.
-    m_i = tl.full((BLOCK_SIZE_B, BLOCK_SIZE_M), float("-inf"), dtype=tl.float32)
-    l_i = tl.zeros((BLOCK_SIZE_B, BLOCK_SIZE_M), dtype=tl.float32)
-    acc = tl.zeros((BLOCK_SIZE_B, BLOCK_SIZE_M, BLOCK_HEAD_DIM), dtype=tl.float32)
+    m_i = tl.full((BLOCK_SIZE_M,), float("-inf"), dtype=tl.float32)
+    l_i = tl.zeros((BLOCK_SIZE_M,), dtype=tl.float32)
+    acc = tl.zeros((BLOCK_SIZE_M, BLOCK_HEAD_DIM), dtype=tl.float32)
     q_ptrs = (
         q_ptr
-        + offs_b[:, None, None] * stride_q0
-        + offs_m[None, :, None] * stride_q1
-        + offs_head_dim[None, None, :] * stride_q2
+        + tile_b * stride_q0
+        + offs_m[:, None] * stride_q1
+        + offs_head_dim[None, :] * stride_q2
     )
-    q_blk = tl.load(
-        q_ptrs,
-        mask=mask_b[:, None, None] & mask_m[None, :, None] & mask_head_dim[None, None, :],
-        other=0.0,
+    q_blk = tl.load(q_ptrs, mask=mask_m[:, None] & mask_head_dim[None, :], other=0.0)
+    offs_n = tl.arange(0, BLOCK_SIZE_N)
+    k_ptrs = (
+        k_ptr
+        + tile_b * stride_k0
+        + offs_n[:, None] * stride_k1
+        + offs_head_dim[None, :] * stride_k2
+    )
+    v_ptrs = (
+        v_ptr
+        + tile_b * stride_v0
+        + offs_n[:, None] * stride_v1
+        + offs_head_dim[None, :] * stride_v2
     )
     for start_n in range(0, seq_k, BLOCK_SIZE_N):
         offs_n = start_n + tl.arange(0, BLOCK_SIZE_N)
         mask_n = offs_n < seq_k
-        k_ptrs = (
-            k_ptr
-            + offs_b[:, None, None] * stride_k0
-            + offs_n[None, :, None] * stride_k1
-            + offs_head_dim[None, None, :] * stride_k2
-        )
-        k_blk = tl.load(
-            k_ptrs,
-            mask=mask_b[:, None, None] & mask_n[None, :, None] & mask_head_dim[None, None, :],
-            other=0.0,
-        )
+        k_blk = tl.load(k_ptrs, mask=mask_n[:, None] & mask_head_dim[None, :], other=0.0)
         # Scores for this key block; out_dtype keeps them in fp32 for fp16 inputs.
-        qk = tl.dot(
-            tl.reshape(q_blk, (BLOCK_SIZE_M, BLOCK_HEAD_DIM)),
-            tl.trans(tl.reshape(k_blk, (BLOCK_SIZE_N, BLOCK_HEAD_DIM))),
-        )[None, :, :] * sm_scale
-        m_ij = tl.maximum(m_i, tl.max(tl.where(mask_n[None, None, :], qk, float("-inf")), axis=2))
-        p = tl.exp(qk - m_ij[:, :, None])
+        qk = tl.dot(q_blk, tl.trans(k_blk)) * sm_scale
+        m_ij = tl.maximum(m_i, tl.max(tl.where(mask_n[None, :], qk, float("-inf")), axis=1))
+        p = tl.exp(qk - m_ij[:, None])
         # Rescale the previous state to the new running max.
         alpha = tl.exp(m_i - m_ij)
-        l_i = l_i * alpha + tl.sum(tl.where(mask_n[None, None, :], p, 0.0), axis=2)
-        acc = acc * alpha[:, :, None]
-        v_ptrs = (
-            v_ptr
-            + offs_b[:, None, None] * stride_v0
-            + offs_n[None, :, None] * stride_v1
-            + offs_head_dim[None, None, :] * stride_v2
-        )
-        v_blk = tl.load(
-            v_ptrs,
-            mask=mask_b[:, None, None] & mask_n[None, :, None] & mask_head_dim[None, None, :],
-            other=0.0,
-        )
-        acc = tl.dot(
-            tl.where(
-                mask_n[None, :],
-                tl.reshape(p.to(v_ptr.dtype.element_ty), (BLOCK_SIZE_M, BLOCK_SIZE_N)),
-                0.0,
-            ),
-            tl.reshape(v_blk, (BLOCK_SIZE_N, BLOCK_HEAD_DIM)),
-            tl.reshape(acc, (BLOCK_SIZE_M, BLOCK_HEAD_DIM)),
-        )[None, :, :]
+        l_i = l_i * alpha + tl.sum(tl.where(mask_n[None, :], p, 0.0), axis=1)
+        acc = acc * alpha[:, None]
+        v_blk = tl.load(v_ptrs, mask=mask_n[:, None] & mask_head_dim[None, :], other=0.0)
+        acc = tl.dot(tl.where(mask_n[None, :], p.to(v_ptr.dtype.element_ty), 0.0), v_blk, acc)
         m_i = m_ij
+        k_ptrs += BLOCK_SIZE_N * stride_k1
+        v_ptrs += BLOCK_SIZE_N * stride_v1
     # Final normalization by the softmax denominator.
-    acc = acc / l_i[:, :, None]
+    acc = acc / l_i[:, None]
     out_ptrs = (
         out_ptr
-        + offs_b[:, None, None] * stride_out0
-        + offs_m[None, :, None] * stride_out1
-        + offs_head_dim[None, None, :] * stride_out2
+        + tile_b * stride_out0
+        + offs_m[:, None] * stride_out1
+        + offs_head_dim[None, :] * stride_out2
     )
     tl.store(
         out_ptrs,
         acc.to(out_ptr.dtype.element_ty),
-        mask=mask_b[:, None, None] & mask_m[None, :, None] & mask_head_dim[None, None, :],
+        mask=mask_m[:, None] & mask_head_dim[None, :],
     )
 
 
@@ -160,7 +133,7 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor
     sm_scale = 1.0 / head_dim ** 0.5
     out = torch.empty_like(q)
     def grid(meta):
-        return (triton.cdiv(bh, meta["BLOCK_SIZE_B"]) * triton.cdiv(seq_q, meta["BLOCK_SIZE_M"]),)
+        return (bh * triton.cdiv(seq_q, meta["BLOCK_SIZE_M"]),)
     _attention_kernel[grid](
         q,
         k,

@@ -12,7 +12,7 @@ import triton.language as tl
 @triton.autotune(
     configs=[
         triton.Config(
-            {"BLOCK_SIZE_B": 1, "BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
+            {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
             num_warps=4,
             num_stages=4,
         ),
@@ -37,66 +37,50 @@ def _bmm_kernel(
     stride_out0,
     stride_out1,
     stride_out2,
-    BLOCK_SIZE_B: tl.constexpr,
     BLOCK_SIZE_M: tl.constexpr,
     BLOCK_SIZE_N: tl.constexpr,
     BLOCK_SIZE_K: tl.constexpr,
 ):
     pid = tl.program_id(0)
-    num_pid_b = tl.cdiv(b, BLOCK_SIZE_B)
-    pid_b = pid % num_pid_b
+    num_pid_b = b
+    tile_b = pid % num_pid_b
     num_pid_m = tl.cdiv(m, BLOCK_SIZE_M)
     pid_m = (pid // num_pid_b) % num_pid_m
     pid_n = pid // (num_pid_b * num_pid_m)
-    offs_b = pid_b * BLOCK_SIZE_B + tl.arange(0, BLOCK_SIZE_B)
-    mask_b = offs_b < b
     offs_m = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
     mask_m = offs_m < m
     offs_n = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
     mask_n = offs_n < n
-    acc = tl.zeros((BLOCK_SIZE_B, BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+    acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
     # Batched block product accumulated into acc.
+    offs_k = tl.arange(0, BLOCK_SIZE_K)
+    a_ptrs = (
+        a_ptr
+        + tile_b * stride_a0
+        + (offs_m % m)[:, None] * stride_a1
+        + offs_k[None, :] * stride_a2
+    )
+    c_ptrs = (
+        c_ptr
+        + tile_b * stride_c0
+        + offs_k[:, None] * stride_c1
+        + (offs_n % n)[None, :] * stride_c2
+    )
     for start_k in range(0, k, BLOCK_SIZE_K):
         offs_k = start_k + tl.arange(0, BLOCK_SIZE_K)
         mask_k = offs_k < k
-        a_ptrs = (
-            a_ptr
-            + offs_b[:, None, None] * stride_a0
-            + offs_m[None, :, None] * stride_a1
-            + offs_k[None, None, :] * stride_a2
-        )
-        a = tl.load(
-            a_ptrs,
-            mask=mask_b[:, None, None] & mask_m[None, :, None] & mask_k[None, None, :],
-            other=0.0,
-        )
-        c_ptrs = (
-            c_ptr
-            + offs_b[:, None, None] * stride_c0
-            + offs_k[None, :, None] * stride_c1
-            + offs_n[None, None, :] * stride_c2
-        )
-        c = tl.load(
-            c_ptrs,
-            mask=mask_b[:, None, None] & mask_k[None, :, None] & mask_n[None, None, :],
-            other=0.0,
-        )
-        acc = tl.dot(
-            tl.reshape(a, (BLOCK_SIZE_M, BLOCK_SIZE_K)),
-            tl.reshape(c, (BLOCK_SIZE_K, BLOCK_SIZE_N)),
-            tl.reshape(acc, (BLOCK_SIZE_M, BLOCK_SIZE_N)),
-        )[None, :, :]
+        a = tl.load(a_ptrs, mask=mask_k[None, :], other=0.0)
+        c = tl.load(c_ptrs, mask=mask_k[:, None], other=0.0)
+        acc = tl.dot(a, c, acc)
+        a_ptrs += BLOCK_SIZE_K * stride_a2
+        c_ptrs += BLOCK_SIZE_K * stride_c1
     out_ptrs = (
         out_ptr
-        + offs_b[:, None, None] * stride_out0
-        + offs_m[None, :, None] * stride_out1
-        + offs_n[None, None, :] * stride_out2
+        + tile_b * stride_out0
+        + offs_m[:, None] * stride_out1
+        + offs_n[None, :] * stride_out2
     )
-    tl.store(
-        out_ptrs,
-        acc.to(out_ptr.dtype.element_ty),
-        mask=mask_b[:, None, None] & mask_m[None, :, None] & mask_n[None, None, :],
-    )
+    tl.store(out_ptrs, acc.to(out_ptr.dtype.element_ty), mask=mask_m[:, None] & mask_n[None, :])
 
 
 # One batch entry per program (block size 1 on the batch dim).
@@ -115,7 +99,7 @@ def bmm(a: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
     assert b == b2 and k == k2, "batch or reduction size mismatch"
     out = torch.empty([b, m, n], dtype=a.dtype, device=a.device)
     def grid(meta):
-        return (triton.cdiv(b, meta["BLOCK_SIZE_B"]) * triton.cdiv(m, meta["BLOCK_SIZE_M"]) * triton.cdiv(n, meta["BLOCK_SIZE_N"]),)
+        return (b * triton.cdiv(m, meta["BLOCK_SIZE_M"]) * triton.cdiv(n, meta["BLOCK_SIZE_N"]),)
     _bmm_kernel[grid](
         a,
         c,

@@ -44,14 +44,11 @@ def _cross_entropy_onehot_kernel(
     m_i = tl.full((BLOCK_SIZE_N,), float("-inf"), dtype=tl.float32)
     l_i = tl.zeros((BLOCK_SIZE_N,), dtype=tl.float32)
     target = tl.zeros((BLOCK_SIZE_N,), dtype=tl.float32)
+    offs_v = tl.arange(0, BLOCK_SIZE_V)
+    logits_ptrs = logits_ptr + offs_n[:, None] * stride_logits0 + offs_v[None, :] * stride_logits1
     for start_v in range(0, v, BLOCK_SIZE_V):
         offs_v = start_v + tl.arange(0, BLOCK_SIZE_V)
         mask_v = offs_v < v
-        logits_ptrs = (
-            logits_ptr
-            + offs_n[:, None] * stride_logits0
-            + offs_v[None, :] * stride_logits1
-        )
         logits = tl.load(logits_ptrs, mask=mask_n[:, None] & mask_v[None, :], other=0.0)
         vals = logits.to(tl.float32)
         m_new = tl.maximum(m_i, tl.max(tl.where(mask_v[None, :], vals, float("-inf")), axis=1))
@@ -64,6 +61,7 @@ def _cross_entropy_onehot_kernel(
         # One-hot select: exactly one column over all blocks matches the label.
         hit = offs_v[None, :] == labels_tile[:, None]
         target = target + tl.sum(tl.where(mask_v[None, :], tl.where(hit, vals, 0.0), 0.0), axis=1)
+        logits_ptrs += BLOCK_SIZE_V * stride_logits1
     tl.store(losses_ptr + offs_n * stride_losses0, m_i + tl.log(l_i) - target, mask=mask_n)
 
 

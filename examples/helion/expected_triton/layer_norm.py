@@ -16,7 +16,7 @@ import triton.language as tl
 
 @triton.autotune(
     configs=[
-        triton.Config({"BLOCK_SIZE_M": 1}, num_warps=8, num_stages=1),
+        triton.Config({}, num_warps=8, num_stages=1),
     ],
     key=["m", "n"],
 )
@@ -35,31 +35,27 @@ def _layer_norm_kernel(
     stride_bias0,
     stride_out0,
     stride_out1,
-    BLOCK_SIZE_M: tl.constexpr,
     BLOCK_N: tl.constexpr,
 ):
-    pid_m = tl.program_id(0)
-    offs_m = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
-    mask_m = offs_m < m
+    tile_m = tl.program_id(0)
     offs_n = tl.arange(0, BLOCK_N)
     mask_n = offs_n < n
-    x = tl.load(
-        x_ptr + offs_m[:, None] * stride_x0 + offs_n[None, :] * stride_x1,
-        mask=mask_m[:, None] & mask_n[None, :],
-        other=0.0,
-    )
+    x = tl.load(x_ptr + tile_m * stride_x0 + offs_n * stride_x1, mask=mask_n, other=0.0)
     x_tile = x.to(tl.float32)
     # Row mean and biased variance (two-step for accuracy).
-    mean = tl.sum(x_tile, axis=1, keep_dims=True) / n
+    mean = tl.sum(x_tile, axis=0, keep_dims=True) / n
     centered = x_tile - mean
-    var = tl.sum(tl.where(mask_n[None, :], centered * centered, 0.0), axis=1, keep_dims=True) / n
+    var = tl.sum(tl.where(mask_n, centered * centered, 0.0), axis=0, keep_dims=True) / n
     normalized = centered * tl.rsqrt(var + eps)
     # Affine transform with per-column weight and bias.
     weight = tl.load(weight_ptr + offs_n * stride_weight0, mask=mask_n, other=0.0)
     bias = tl.load(bias_ptr + offs_n * stride_bias0, mask=mask_n, other=0.0)
     y = normalized * weight.to(tl.float32) + bias.to(tl.float32)
-    out_ptrs = out_ptr + offs_m[:, None] * stride_out0 + offs_n[None, :] * stride_out1
-    tl.store(out_ptrs, y.to(out_ptr.dtype.element_ty), mask=mask_m[:, None] & mask_n[None, :])
+    tl.store(
+        out_ptr + tile_m * stride_out0 + offs_n * stride_out1,
+        y.to(out_ptr.dtype.element_ty),
+        mask=mask_n,
+    )
 
 
 def layer_norm(
@@ -83,8 +79,7 @@ def layer_norm(
     assert weight.size(0) == n, "weight must have one entry per column"
     assert bias.size(0) == n, "bias must have one entry per column"
     out = torch.empty([m, n], dtype=x.dtype, device=x.device)
-    def grid(meta):
-        return (triton.cdiv(m, meta["BLOCK_SIZE_M"]),)
+    grid = (m,)
     _layer_norm_kernel[grid](
         x,
         weight,

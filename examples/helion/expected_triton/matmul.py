@@ -69,20 +69,17 @@ def _matmul_kernel(
     # fp32 accumulator for one [tile_m, tile_n] output block.
     acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
     # March along the reduction dimension one k-block at a time.
+    offs_k = tl.arange(0, BLOCK_SIZE_K)
+    x_ptrs = x_ptr + (offs_m % m)[:, None] * stride_x0 + offs_k[None, :] * stride_x1
+    y_ptrs = y_ptr + offs_k[:, None] * stride_y0 + (offs_n % n)[None, :] * stride_y1
     for start_k in range(0, k, BLOCK_SIZE_K):
         offs_k = start_k + tl.arange(0, BLOCK_SIZE_K)
         mask_k = offs_k < k
-        x = tl.load(
-            x_ptr + offs_m[:, None] * stride_x0 + offs_k[None, :] * stride_x1,
-            mask=mask_m[:, None] & mask_k[None, :],
-            other=0.0,
-        )
-        y = tl.load(
-            y_ptr + offs_k[:, None] * stride_y0 + offs_n[None, :] * stride_y1,
-            mask=mask_k[:, None] & mask_n[None, :],
-            other=0.0,
-        )
+        x = tl.load(x_ptrs, mask=mask_k[None, :], other=0.0)
+        y = tl.load(y_ptrs, mask=mask_k[:, None], other=0.0)
         acc = tl.dot(x, y, acc)
+        x_ptrs += BLOCK_SIZE_K * stride_x1
+        y_ptrs += BLOCK_SIZE_K * stride_y0
     out_ptrs = out_ptr + offs_m[:, None] * stride_out0 + offs_n[None, :] * stride_out1
     tl.store(out_ptrs, acc.to(out_ptr.dtype.element_ty), mask=mask_m[:, None] & mask_n[None, :])
 

@@ -54,20 +54,17 @@ def _matmul_bias_act_kernel(
     offs_n = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
     mask_n = offs_n < n
     acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+    offs_k = tl.arange(0, BLOCK_SIZE_K)
+    x_ptrs = x_ptr + (offs_m % m)[:, None] * stride_x0 + offs_k[None, :] * stride_x1
+    w_ptrs = w_ptr + offs_k[:, None] * stride_w0 + (offs_n % n)[None, :] * stride_w1
     for start_k in range(0, k, BLOCK_SIZE_K):
         offs_k = start_k + tl.arange(0, BLOCK_SIZE_K)
         mask_k = offs_k < k
-        x = tl.load(
-            x_ptr + offs_m[:, None] * stride_x0 + offs_k[None, :] * stride_x1,
-            mask=mask_m[:, None] & mask_k[None, :],
-            other=0.0,
-        )
-        w = tl.load(
-            w_ptr + offs_k[:, None] * stride_w0 + offs_n[None, :] * stride_w1,
-            mask=mask_k[:, None] & mask_n[None, :],
-            other=0.0,
-        )
+        x = tl.load(x_ptrs, mask=mask_k[None, :], other=0.0)
+        w = tl.load(w_ptrs, mask=mask_k[:, None], other=0.0)
         acc = tl.dot(x, w, acc)
+        x_ptrs += BLOCK_SIZE_K * stride_x1
+        w_ptrs += BLOCK_SIZE_K * stride_w0
     # Epilogue in fp32: broadcast the bias over rows, then the activation.
     bias = tl.load(bias_ptr + offs_n * stride_bias0, mask=mask_n, other=0.0)
     acc = acc + bias.to(tl.float32)

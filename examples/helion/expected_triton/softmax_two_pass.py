@@ -40,14 +40,12 @@ def _softmax_two_pass_kernel(
     # Running row max and running sum of exp(x - max), kept in fp32.
     mi = tl.full((BLOCK_SIZE_M,), float("-inf"), dtype=tl.float32)
     di = tl.zeros((BLOCK_SIZE_M,), dtype=tl.float32)
+    offs_n = tl.arange(0, BLOCK_SIZE_N)
+    x_ptrs = x_ptr + offs_m[:, None] * stride_x0 + offs_n[None, :] * stride_x1
     for start_n in range(0, n, BLOCK_SIZE_N):
         offs_n = start_n + tl.arange(0, BLOCK_SIZE_N)
         mask_n = offs_n < n
-        x = tl.load(
-            x_ptr + offs_m[:, None] * stride_x0 + offs_n[None, :] * stride_x1,
-            mask=mask_m[:, None] & mask_n[None, :],
-            other=0.0,
-        )
+        x = tl.load(x_ptrs, mask=mask_m[:, None] & mask_n[None, :], other=0.0)
         values = x.to(tl.float32)
         local_amax = tl.max(tl.where(mask_n[None, :], values, float("-inf")), axis=1)
         mi_next = tl.maximum(mi, local_amax)
@@ -57,15 +55,14 @@ def _softmax_two_pass_kernel(
             + tl.sum(tl.where(mask_n[None, :], tl.exp(values - mi_next[:, None]), 0.0), axis=1)
         )
         mi = mi_next
+        x_ptrs += BLOCK_SIZE_N * stride_x1
     # Second pass: normalize with the final max and sum.
+    offs_n = tl.arange(0, BLOCK_SIZE_N)
+    x_ptrs_2 = x_ptr + offs_m[:, None] * stride_x0 + offs_n[None, :] * stride_x1
     for start_n in range(0, n, BLOCK_SIZE_N):
         offs_n = start_n + tl.arange(0, BLOCK_SIZE_N)
         mask_n = offs_n < n
-        x_2 = tl.load(
-            x_ptr + offs_m[:, None] * stride_x0 + offs_n[None, :] * stride_x1,
-            mask=mask_m[:, None] & mask_n[None, :],
-            other=0.0,
-        )
+        x_2 = tl.load(x_ptrs_2, mask=mask_m[:, None] & mask_n[None, :], other=0.0)
         values = x_2.to(tl.float32)
         out_ptrs = out_ptr + offs_m[:, None] * stride_out0 + offs_n[None, :] * stride_out1
         tl.store(
@@ -73,6 +70,7 @@ def _softmax_two_pass_kernel(
             (tl.exp(values - mi[:, None]) / di[:, None]).to(out_ptr.dtype.element_ty),
             mask=mask_m[:, None] & mask_n[None, :],
         )
+        x_ptrs_2 += BLOCK_SIZE_N * stride_x1
 
 
 def softmax_two_pass(x: torch.Tensor) -> torch.Tensor:

@@ -17,7 +17,8 @@ from translator.grammar import load_grammar, resource_dir
 from translator.ir import nodes as ir
 from translator.ir.printer import PRECEDENCE, UNARY_PRECEDENCE, operand_precedence, unary_text
 from translator.ir.shapes import TypeEnv
-from translator.ir.verifier import verify, walk_entry
+from translator.ir.transforms import squeeze_unit_tiles, unit_block_tiles
+from translator.ir.verifier import verify, verify_entry, walk_entry
 
 
 def _environment() -> jinja2.Environment:
@@ -91,6 +92,9 @@ def host_dtype(dtype: ir.DTypeExpr) -> str:
 
 
 def _emit_entry(entry: ir.Entry) -> tuple[list[dict], dict, bool]:
+    # Block-1 grid dims (batch, heads) become plain indices: 2-D tiles and dots are far faster.
+    entry = squeeze_unit_tiles(entry, unit_block_tiles(entry))
+    verify_entry(entry)
     envs: dict[int, TypeEnv] = {}
 
     def capture(stmt: ir.Stmt, env: TypeEnv) -> None:

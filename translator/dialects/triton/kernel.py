@@ -76,6 +76,11 @@ class KernelEmitter:
         self.indent = 1
         self.inline_load: ir.Load | None = None
         self.needs_libdevice = False
+        # Loads in K loops whose pointers are computed once and advanced (key -> name, step).
+        self.hoisted: dict[tuple, tuple[str, str]] = {}
+        self.axis_pads: dict[str, tuple[float | None, tuple[int, ...]]] = {}
+        # Dot operands whose non-contraction dims wrap instead of being masked (key -> axes).
+        self.wrapped: dict[tuple, tuple[int, ...]] = {}
         self._plan()
 
     # ================================================================== planning
@@ -443,7 +448,7 @@ class KernelEmitter:
     def masked(self, e: ir.Expr, text: str, dims: tuple[ir.Dim, ...], axes: list[int],
                identity: float) -> str:
         """``text`` with invalid lanes along ``axes`` replaced by ``identity`` (if needed)."""
-        if self.pad(e) == identity:
+        if self.pad(e) == identity or all(self.axis_pad(e, a) == identity for a in axes):
             return text
         masks = []
         for axis in axes:
@@ -455,37 +460,9 @@ class KernelEmitter:
             return text
         return f"tl.where({' & '.join(masks)}, {text}, {self._float(identity)})"
 
-    def _unit_batch(self, dims: tuple[ir.Dim, ...]) -> bool:
-        """Whether every batch dim of a dot operand spans one lane in every config."""
-        for d in dims[:-2]:
-            if not isinstance(d, ir.BlockDim):
-                return False
-            block = self.env.tiles[d.tile].block
-            if isinstance(block, ir.Const):
-                if block.value != 1:
-                    return False
-                continue
-            values = {dict(c).get(block) for c in self.entry.configs}
-            values.add(self.entry.tunable(block).default)
-            if values != {1}:
-                return False
-        return True
-
-    def _as_matrix(self, e: ir.Expr, dims: tuple[ir.Dim, ...]) -> str:
-        """A dot operand with unit batch dims, reshaped to 2-D (3-D dots are far slower)."""
-        shape = f"({self.dim_size(dims[-2])}, {self.dim_size(dims[-1])})"
-        if isinstance(e, ir.Permute) and e.perm[:-2] == tuple(range(len(dims) - 2)) and e.perm[
-            -2:
-        ] == (len(dims) - 1, len(dims) - 2):
-            inner = f"({self.dim_size(dims[-1])}, {self.dim_size(dims[-2])})"
-            return f"tl.trans(tl.reshape({self.text(e.value)}, {inner}))"
-        return f"tl.reshape({self.text(e)}, {shape})"
-
     def _ex_Dot(self, e: ir.Dot) -> tuple[str, int]:
         ta, tb = self.type_of(e.lhs), self.type_of(e.rhs)
         da, db = dims_of(ta), dims_of(tb)
-        if len(da) > 2 and self._unit_batch(da) and self._unit_batch(db):
-            return self._dot_unit_batch(e, da, db)
         a, b = self.text(e.lhs), self.text(e.rhs)
         if e.masked:
             a = self.masked(e.lhs, a, da, [len(da) - 1], 0.0)
@@ -499,23 +476,6 @@ class KernelEmitter:
         if _is_f32(e.out_dtype):
             return f"tl.dot({a}, {b})", _ATOM
         return f"tl.dot({a}, {b}).to({self.dtype(e.out_dtype)})", _ATOM
-
-    def _dot_unit_batch(self, e: ir.Dot, da: tuple, db: tuple) -> tuple[str, int]:
-        a, b = self._as_matrix(e.lhs, da), self._as_matrix(e.rhs, db)
-        if e.masked:
-            a = self.masked(e.lhs, a, da[-2:], [1], 0.0)
-            b = self.masked(e.rhs, b, db[-2:], [0], 0.0)
-        lead = "None, " * (len(da) - 2)
-        out = f"[{lead}:, :]"
-        if e.acc is not None and _is_f32(dtype_of(self.type_of(e.acc))) and _is_f32(e.out_dtype):
-            acc = self._as_matrix(e.acc, dims_of(self.type_of(e.acc)))
-            return f"tl.dot({a}, {b}, {acc}){out}", _ATOM
-        prod = f"tl.dot({a}, {b})" if _is_f32(e.out_dtype) else (
-            f"tl.dot({a}, {b}).to({self.dtype(e.out_dtype)})"
-        )
-        if e.acc is not None:
-            return f"{self.text(e.acc, 9)} + {prod}{out}", 9
-        return f"{prod}{out}", _ATOM
 
     def _ex_Permute(self, e: ir.Permute) -> tuple[str, int]:
         if e.perm == (1, 0):
@@ -538,6 +498,20 @@ class KernelEmitter:
 
     def region(self, tensor: str, index: tuple[ir.IndexItem, ...]) -> tuple[str, str | None]:
         """Pointer block and mask of ``tensor[index]``."""
+        key = (tensor, index)
+        ptr, mask = self.pointer(tensor, index)
+        if key in self.hoisted:
+            return self.hoisted[key][0], mask
+        if len(ptr) > 70:
+            # Long address arithmetic reads better on a line of its own, as `x_ptrs = ...`.
+            name = unique(f"{tensor}_ptrs", self.taken)
+            self.emit(f"{name} = {ptr}")
+            ptr = name
+        return ptr, mask
+
+    def pointer(self, tensor: str, index: tuple[ir.IndexItem, ...]) -> tuple[str, str | None]:
+        """The pointer expression and mask of ``tensor[index]``, inline."""
+        wrapped = self.wrapped.get((tensor, index), ())
         dims = index_dims(tensor, index, self.env, None)
         rank = len(dims)
         terms: list[str] = []
@@ -559,8 +533,13 @@ class KernelEmitter:
                 if names.scalar:
                     terms.append(f"{item.tile} * {stride}")  # type: ignore[union-attr]
                     continue
-                terms.append(f"{_expand(names.offs, pos, rank)} * {stride}")
-                masks.append(_expand(names.mask, pos, rank))
+                if pos in wrapped:
+                    # Rows past the edge read row `i % extent` instead of being masked: they only
+                    # reach output lanes that are never stored (see _plan_loop_loads).
+                    terms.append(f"{_expand(f'({names.offs} % {names.extent})', pos, rank)} * {stride}")
+                else:
+                    terms.append(f"{_expand(names.offs, pos, rank)} * {stride}")
+                    masks.append(_expand(names.mask, pos, rank))
                 pos += 1
             elif isinstance(item, ir.ScalarIndex):
                 terms.append(f"{self.text(item.value, 10)} * {stride}")
@@ -578,20 +557,25 @@ class KernelEmitter:
                         masks.append(_expand(names.mask, pos + j, rank))
                 pos += len(gdims)
         ptr = " + ".join([f"{tensor}_ptr", *terms])
-        if len(ptr) > 70:
-            # Long address arithmetic reads better on a line of its own, as `x_ptrs = ...`.
-            name = unique(f"{tensor}_ptrs", self.taken)
-            self.emit(f"{name} = {ptr}")
-            ptr = name
         unique_masks = list(dict.fromkeys(masks))
         return ptr, (" & ".join(unique_masks) if unique_masks else None)
 
     # ================================================================== padding knowledge
 
+    def axis_pad(self, e: ir.Expr, axis: int) -> float | None:
+        """The value invalid lanes along ``axis`` of ``e`` hold, where known."""
+        if isinstance(e, ir.Load) and axis not in self.wrapped.get((e.tensor, e.index), ()):
+            return e.other
+        if isinstance(e, ir.Name) and e.id in self.axis_pads:
+            value, axes = self.axis_pads[e.id]
+            if axis in axes:
+                return value
+        return self.pad(e)
+
     def pad(self, e: ir.Expr) -> float | None:
         """The value every invalid lane of ``e`` holds, where that is known."""
         if isinstance(e, ir.Load):
-            return e.other
+            return None if (e.tensor, e.index) in self.wrapped else e.other
         if isinstance(e, ir.Const):
             return float(e.value)
         if isinstance(e, ir.Full):
@@ -713,6 +697,12 @@ class KernelEmitter:
         self.inline_load = None
         self.emit(f"{s.target} = {value}")
         self.pads[s.target] = self.pad(s.value)
+        self.axis_pads.pop(s.target, None)
+        if isinstance(s.value, ir.Load) and (s.value.tensor, s.value.index) in self.wrapped:
+            wrapped = self.wrapped[(s.value.tensor, s.value.index)]
+            rank = len(dims_of(self.type_of(s.value)))
+            kept = tuple(a for a in range(rank) if a not in wrapped)
+            self.axis_pads[s.target] = (s.value.other, kept)
         self.env.vars[s.target] = self.type_of(s.value)
 
     def _store_value(self, s: ir.Store | ir.AtomicRMW) -> str:
@@ -750,6 +740,7 @@ class KernelEmitter:
         saved_pads = dict(self.pads)
         for t in s.tiles:
             self.env.bind_tile(t)
+        advances = self._plan_loop_loads(s)
         # Nested tiles loop outermost-first, like nested for loops.
         opened = 0
         for t in s.tiles:
@@ -768,6 +759,8 @@ class KernelEmitter:
             opened += 1
         for b in s.body:
             self.stmt(b)
+        for name, step in advances:
+            self.emit(f"{name} += {step}")
         self.indent -= opened
         for name, t in self.env.vars.items():
             if name in outer.vars:
@@ -777,6 +770,107 @@ class KernelEmitter:
         for name in list(self.pads):
             if name in saved_pads and self.pads[name] != saved_pads[name]:
                 self.pads[name] = None
+
+    def _plan_loop_loads(self, s: ir.TileLoop) -> list[tuple[str, str]]:
+        """Hoist the pointers of loads that move along a K loop's tile; advance them per step.
+
+        A load qualifies when its index uses the loop tile once and everything else in it is
+        loop-invariant. Loads feeding only a dot also wrap their row (column) offsets instead of
+        masking them, as the Triton tutorials do: out-of-range rows only reach accumulator rows
+        that the masked store drops.
+        """
+        if len(s.tiles) != 1 or s.tiles[0].scalar:
+            return []
+        tile = s.tiles[0]
+        n = self.dims[tile.name]
+        assigned = {x.target for x in walk_stmts(s.body) if isinstance(x, ir.Assign)}
+        loads: list[ir.Load] = []
+        for stmt in s.body:
+            if isinstance(stmt, (ir.Assign, ir.Store, ir.AtomicRMW)):
+                for e in _exprs_of(stmt):
+                    if isinstance(e, ir.Load) and self._moves_with(e, tile.name, assigned):
+                        if e not in loads:
+                            loads.append(e)
+        if not loads:
+            return []
+        dot_only = self._dot_operand_axes(s.body, assigned)
+        start = f"{self.text(tile.begin, 9)} + " if tile.begin is not None else ""
+        self.emit(f"{n.offs} = {start}tl.arange(0, {n.block})")
+        advances = []
+        for load in loads:
+            key = (load.tensor, load.index)
+            wrap = dot_only.get(load)
+            if wrap is not None:
+                self.wrapped[key] = wrap
+            ptr, _ = self.pointer(load.tensor, load.index)
+            name = unique(f"{load.tensor}_ptrs", self.taken)
+            self.emit(f"{name} = {ptr}")
+            dim = [i for i in load.index if not isinstance(i, ir.NewAxis)].index(
+                ir.TileIndex(tile.name)
+            )
+            step = f"{n.block} * stride_{load.tensor}{dim}"
+            self.hoisted[key] = (name, step)
+            advances.append((name, step))
+        return advances
+
+    def _moves_with(self, load: ir.Load, tile: str, assigned: set[str]) -> bool:
+        uses = sum(1 for i in load.index if i == ir.TileIndex(tile))
+        if uses != 1:
+            return False
+        for item in load.index:
+            if isinstance(item, ir.GatherIndex):
+                return False
+            if isinstance(item, ir.ScalarIndex):
+                from translator.ir.visit import walk_expr
+
+                if any(isinstance(x, (ir.Name, ir.TileAttr, ir.Load)) and getattr(x, "id", None)
+                       in assigned | {tile} for x in walk_expr(item.value)):
+                    return False
+        return True
+
+    def _dot_operand_axes(self, body: tuple[ir.Stmt, ...], assigned: set[str]) -> dict:
+        """Loads used only as 2-D dot operands → their non-contraction axis."""
+        role: dict[object, int] = {}
+        counted: dict[str, int] = {}
+        for e in all_exprs(body):
+            if isinstance(e, ir.Dot):
+                for operand, axis in ((e.lhs, 0), (e.rhs, 1)):
+                    if len(dims_of(self.type_of_loose(operand))) != 2:
+                        continue
+                    if isinstance(operand, ir.Name):
+                        counted[operand.id] = counted.get(operand.id, 0) + 1
+                        role[operand.id] = axis
+                    elif isinstance(operand, ir.Load):
+                        role[operand] = axis
+        total: dict[str, int] = {}
+        for e in all_exprs(body):
+            if isinstance(e, ir.Name):
+                total[e.id] = total.get(e.id, 0) + 1
+        out = {}
+        for stmt in walk_stmts(body):
+            if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Load):
+                name = stmt.target
+                if name in role and counted.get(name) == total.get(name) and sum(
+                    1 for x in walk_stmts(body) if isinstance(x, ir.Assign) and x.target == name
+                ) == 1:
+                    out[stmt.value] = self._grid_axes(stmt.value, role[name])
+        for key, axis in role.items():
+            if isinstance(key, ir.Load):
+                out[key] = self._grid_axes(key, axis)
+        return {k: v for k, v in out.items() if v}
+
+    def _grid_axes(self, load: ir.Load, axis: int) -> tuple[int, ...]:
+        dims = index_dims(load.tensor, load.index, self.env, None)
+        d = dims[axis]
+        grid = {t.name for t in self.kernel.grid}
+        return (axis,) if isinstance(d, ir.BlockDim) and d.tile in grid else ()
+
+    def type_of_loose(self, e: ir.Expr):
+        """The type of ``e`` where it is defined before the loop body runs, else a scalar."""
+        try:
+            return infer(e, self.env)
+        except Exception:
+            return ScalarType(ir.I32)
 
     def _st_If(self, s: ir.If) -> None:
         self.emit(f"if {self.text(s.test)}:")
