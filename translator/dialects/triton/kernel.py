@@ -788,9 +788,12 @@ class KernelEmitter:
         for stmt in s.body:
             if isinstance(stmt, (ir.Assign, ir.Store, ir.AtomicRMW)):
                 for e in _exprs_of(stmt):
-                    if isinstance(e, ir.Load) and self._moves_with(e, tile.name, assigned):
-                        if e not in loads:
-                            loads.append(e)
+                    if (
+                        isinstance(e, ir.Load)
+                        and self._moves_with(e, tile.name, assigned)
+                        and e not in loads
+                    ):
+                        loads.append(e)
         if not loads:
             return []
         dot_only = self._dot_operand_axes(s.body, assigned)
