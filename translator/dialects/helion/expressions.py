@@ -20,7 +20,6 @@ from translator.ir import nodes as ir
 from translator.ir.shapes import (
     IRTypeError,
     ScalarType,
-    TensorType,
     TileType,
     TileVarType,
     dims_of,
@@ -238,8 +237,6 @@ class ExprBuilder:
                     f"unsupported index on a tile value in `{source_of(node)}`",
                     "tiles can be indexed only with `:` and `None`; index the tensor instead",
                 )
-        if axis - sum(1 for _ in ()) < 0:  # pragma: no cover - structural guard
-            raise self.error(node, "bad tile index")
         return result
 
     def index_items(
@@ -362,10 +359,13 @@ class ExprBuilder:
         if method in g["composite_methods"]:
             return self._composite(g["composite_methods"][method], [base, *args], kwargs, node)
         if method in ("max", "min") and args and not kwargs and len(args) == 1:
+            # x.max(y) with a tensor argument is elementwise; x.max(dim) needs keyword dim=.
             other = self.expr(args[0])
-            if not isinstance(self.type_of(other, node), TileType) or True:
+            if isinstance(self.type_of(other, node), TileType):
                 op = "maximum" if method == "max" else "minimum"
                 return ir.Call(op, (self.expr(base), other), loc=self.locate(node))
+            raise self.error(node, f"`.{method}(dim)` returns values and indices",
+                             f"use torch.a{method}(x, dim=...) for the values")
         if method in ("clamp", "clip"):
             return self._clamp([base, *args], kwargs, node)
         if method in ("transpose", "permute", "t", "unsqueeze"):
@@ -608,10 +608,6 @@ def literal_or_none(node: cst.BaseExpression | None) -> Any:
         return None
 
 
-def _tensor_rank_check(t: Any) -> bool:
-    return isinstance(t, TensorType)
-
-
 _EXPR_HANDLERS: dict[type, Callable[[ExprBuilder, Any], ir.Expr]] = {
     cst.Name: ExprBuilder._name,
     cst.Integer: ExprBuilder._number,
@@ -626,4 +622,4 @@ _EXPR_HANDLERS: dict[type, Callable[[ExprBuilder, Any], ir.Expr]] = {
     cst.Call: ExprBuilder._call,
 }
 
-__all__ = ["ExprBuilder", "literal_or_none", "dims_of"]
+__all__ = ["ExprBuilder", "literal_or_none"]

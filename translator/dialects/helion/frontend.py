@@ -26,7 +26,7 @@ from translator.dialects.helion.expressions import ExprBuilder, literal_or_none
 from translator.dialects.helion.scope import EntryScope
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
-from translator.ir.shapes import IRTypeError, ScalarType, TensorType, TileType, host_env
+from translator.ir.shapes import IRTypeError, ScalarType, TensorType, host_env
 from translator.ir.verifier import verify
 from translator.naming import tile_suffix
 
@@ -643,4 +643,4 @@ def _with_loc(stmt: ir.Stmt, loc: ir.Loc | None) -> ir.Stmt:
     return dataclasses.replace(stmt, loc=loc)
 
 
-__all__ = ["parse", "TileType"]
+__all__ = ["parse"]

@@ -17,7 +17,6 @@ from translator.ir.ops import COMPARISON_OPS, reduce_identity
 from translator.ir.printer import PRECEDENCE
 from translator.ir.shapes import (
     ScalarType,
-    TensorType,
     TileType,
     TileVarType,
     TypeEnv,
@@ -983,4 +982,4 @@ def _fold(op: str, pads: list[float]) -> float | None:
     return None
 
 
-__all__ = ["KernelEmitter", "KernelSignature", "TensorType"]
+__all__ = ["KernelEmitter", "KernelSignature"]
