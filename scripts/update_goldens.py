@@ -1,6 +1,6 @@
 """Regenerate the expected translations of every example (run after an intended output change).
 
-    python scripts/update_goldens.py          # rewrite examples/helion/expected_triton/*.py
+    python scripts/update_goldens.py          # rewrite examples/<src>/expected_<dst>/*.py
     python scripts/update_goldens.py --check  # exit 1 if any golden is stale (what the tests do)
 """
 
@@ -14,7 +14,8 @@ sys.path.insert(0, str(ROOT))
 
 from translator.api import translate_file  # noqa: E402
 
-PAIRS = [("helion", "triton")]
+# (source DSL, target DSL): goldens of examples/<src>/*.py land in examples/<src>/expected_<dst>/.
+PAIRS = [("helion", "triton"), ("helion", "helion")]
 
 
 def golden_path(example: Path, dst: str) -> Path:

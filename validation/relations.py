@@ -201,6 +201,7 @@ class _Builder:
     def build(self) -> Relations:
         for s in self.entry.body:
             self.stmt(s, device=False)
+        self.rank_flattened_inputs()
         for target, like in self.likes:
             rank = self.ranks.get(like)
             if rank is not None:
@@ -273,6 +274,17 @@ class _Builder:
             for b in child_stmts(s):
                 self.stmt(b, device=device)
 
+    def rank_flattened_inputs(self) -> None:
+        """Inputs only ever viewed flat (``view x as [-1]``) work at any rank: draw them 2-d, so
+        that the flattening is exercised (a Triton kernel over ``x.numel()`` elements, say)."""
+        for t in self.inputs:
+            if t in self.ranks:
+                continue
+            if any(kind == "view" and spec[0] == t and len(spec[1]) == 1 and _is_minus_one(
+                spec[1][0]) for kind, spec in self.shapes.values()):  # type: ignore[index]
+                self.ranks[t] = 2
+                self.notes.append(f"{t} is only used flattened; drawn 2-d")
+
     def set_rank(self, tensor: str, rank: int) -> None:
         old = self.ranks.setdefault(tensor, rank)
         if old != rank:
@@ -324,6 +336,9 @@ class _Builder:
             elif isinstance(item, ir.ScalarIndex):
                 if isinstance(item.value, ir.Name) and item.value.id in scope:
                     self.uf.union(k, expr_key(scope[item.value.id].extent))
+                else:
+                    # A scalar read from an input (``x[row, label]``) is a one-element gather.
+                    self.gathers.append((tensor, axis, item.value))
             elif isinstance(item, ir.GatherIndex):
                 self.gathers.append((tensor, axis, item.value))
             axis += 1
@@ -517,9 +532,21 @@ class _Builder:
                         r, scale = a, b
                         break
             for load in self.loads_in(r):
-                if load.tensor in self.inputs:
-                    found.append((load.tensor, scale))
+                source = self.viewed_input(load.tensor)
+                if source is not None:
+                    found.append((source, scale))
         return found
+
+    def viewed_input(self, tensor: str) -> str | None:
+        """The input that ``tensor`` is (or views, through ``view`` statements)."""
+        seen: set[str] = set()
+        while tensor not in self.inputs and tensor not in seen:
+            seen.add(tensor)
+            kind, spec = self.shapes.get(tensor, (None, None))
+            if kind != "view":
+                return None
+            tensor = spec[0]  # type: ignore[index]
+        return tensor if tensor in self.inputs else None
 
 
 def _strip(e: ir.Expr) -> ir.Expr:

@@ -1,0 +1,341 @@
+"""Tests of the Triton frontend (``translator.dialects.triton.frontend``).
+
+* every lifted example: the IR reference interpreter equals the Triton source run under
+  ``TRITON_INTERPRET=1`` (autotuners pinned to their first config) on ragged CPU inputs;
+* triton → IR → triton through the existing backend, checked with ``check_pair``;
+* the boundary semantics of the lifted IR (pads, masked/unmasked reductions, gathers, tiles);
+* refusals: the out-of-scope examples and small kernels the analysis cannot prove, each with its
+  diagnostic text and location.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+os.environ["TRITON_INTERPRET"] = "1"
+os.environ.pop("HELION_INTERPRET", None)
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+from translator.api import parse_file, parse_source, translate_file  # noqa: E402
+from translator.diagnostics import TranslationError  # noqa: E402
+from translator.ir import nodes as ir  # noqa: E402
+from translator.ir.interpreter import run_entry  # noqa: E402
+from translator.ir.visit import all_exprs, walk_stmts  # noqa: E402
+from validation.compare import compare  # noqa: E402
+from validation.equivalence import check_pair  # noqa: E402
+from validation.inputs import synthesize  # noqa: E402
+from validation.relations import derive  # noqa: E402
+from validation.runners import get_entry, load_module, pin_first_configs  # noqa: E402
+
+EXAMPLES = ROOT / "examples" / "triton"
+LIFTED = [
+    "add", "softmax", "rms_norm", "layer_norm", "row_sum", "embedding", "matmul",
+    "cross_entropy", "swiglu", "geglu",
+]
+
+
+def lift(name: str) -> ir.Entry:
+    (entry,) = parse_file(EXAMPLES / f"{name}.py", "triton").entries
+    return entry
+
+
+def exprs(entry: ir.Entry, kind: type) -> list:
+    return [e for e in all_exprs(entry.body) if isinstance(e, kind)]
+
+
+# --------------------------------------------------------------------------------------------------
+# Source ≡ IR, and source ≡ IR → Triton
+
+
+@pytest.mark.parametrize("name", LIFTED)
+def test_ir_interpreter_matches_triton_source(name: str) -> None:
+    entry = lift(name)
+    rel = derive(entry)
+    source = load_module(EXAMPLES / f"{name}.py", "source")
+    pin_first_configs(source)
+    fn = get_entry(source, entry.name)
+    for dtype in ("float32", "float16"):
+        inputs = synthesize(rel, "cpu", dtype, seed=0)
+        args = [inputs[p] for p in rel.params]
+        ref = fn(*[a.clone() if isinstance(a, torch.Tensor) else a for a in args])
+        out = run_entry(entry, tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args))
+        result = compare(out, ref, dtype, rel.has_dot)
+        assert result.passed, f"{name} {dtype}: {result.error} {result.detail}"
+
+
+@pytest.mark.parametrize("name", LIFTED)
+def test_round_trip_through_the_triton_backend(name: str, tmp_path: Path) -> None:
+    translated = tmp_path / f"{name}_roundtrip.py"
+    translated.write_text(translate_file(EXAMPLES / f"{name}.py", "triton", "triton"))
+    report = check_pair(EXAMPLES / f"{name}.py", translated, src_dsl="triton", seeds=(0,))
+    assert report.rows, "no case ran"
+    assert report.passed, report.format_text()
+
+
+# --------------------------------------------------------------------------------------------------
+# What the lifted IR says
+
+
+def test_add_flattens_contiguous_inputs_and_tiles_by_the_launch_block():
+    entry = lift("add")
+    views = [s for s in entry.body if isinstance(s, ir.View)]
+    assert {v.tensor for v in views} == {"x", "y", "output"}
+    assert all(v.shape == (ir.Const(-1),) for v in views)
+    (kernel,) = entry.kernels()
+    (tile,) = kernel.grid
+    assert tile.block == "block_size" and entry.tunable("block_size").default == 1024
+    assert tile.extent == ir.Name("n_elements")
+    # The contiguity asserts are dropped, and say so.
+    assert any("dropped `assert x.is_contiguous()`" in c for s in entry.body for c in s.comments)
+
+
+def test_softmax_persistent_row_loop_is_a_grid_of_rows_with_exact_padding():
+    entry = lift("softmax")
+    (kernel,) = entry.kernels()
+    (row,) = kernel.grid
+    assert row.scalar and row.extent == ir.Name("n_rows")
+    (load,) = exprs(entry, ir.Load)
+    assert load.other == float("-inf")
+    assert load.index == (ir.TileIndex("row_idx"), ir.FullIndex(ir.Name("n_cols")))
+    # The row block is next_power_of_2(n_cols): Triton reduces over the padded lanes, so does the IR.
+    assert {(r.op, r.masked) for r in exprs(entry, ir.Reduce)} == {("max", False), ("sum", False)}
+
+
+def test_layer_norm_lane_accumulators_become_per_block_sums():
+    entry = lift("layer_norm")
+    (kernel,) = entry.kernels()
+    loops = [s for s in kernel.body if isinstance(s, ir.TileLoop)]
+    assert len(loops) == 3
+    # BLOCK_SIZE = min(next_power_of_2(N), 1024): a tunable standing in for the host's value, so
+    # reductions over it must not depend on the padded lanes (they provably hold 0 here).
+    assert entry.tunable("block_size").default == 1024
+    assert all(r.masked for r in exprs(entry, ir.Reduce))
+    accumulate = [s for s in walk_stmts(loops[0].body) if isinstance(s, ir.Assign)]
+    assert accumulate[-1].target == "_mean" and isinstance(accumulate[-1].value, ir.BinOp)
+
+
+def test_matmul_swizzle_is_a_2d_grid_with_a_group_size_and_wrapped_rows():
+    entry = lift("matmul")
+    (kernel,) = entry.kernels()
+    assert [t.name for t in kernel.grid] == ["tile_m", "tile_n"]
+    assert entry.tunable("group_size").default == 8
+    assert entry.tunable("block_size_k").choices == (32, 64)
+    assert len(entry.configs) == 6 and dict(entry.configs[0])["num_warps"] == 8
+    (dot,) = exprs(entry, ir.Dot)
+    assert not dot.masked  # K blocks are the source's: the padded K lanes are zeros in both
+    loads = exprs(entry, ir.Load)
+    assert {ld.other for ld in loads} == {0.0}
+
+
+def test_embedding_gathers_through_loaded_indices():
+    entry = lift("embedding")
+    gathers = [ld for ld in exprs(entry, ir.Load) if any(
+        isinstance(i, ir.GatherIndex) for i in ld.index)]
+    (g,) = gathers
+    assert g.tensor == "weight" and g.other == 0.0
+    assert isinstance(g.index[1], ir.TileIndex)
+    assert dict(entry.hints)["rank_specialized"] == (("indices", 1),)
+
+
+def test_cross_entropy_early_return_and_scalar_gather():
+    entry = lift("cross_entropy")
+    (kernel,) = entry.kernels()
+    (branch,) = [s for s in kernel.body if isinstance(s, ir.If)]
+    assert branch.body and branch.orelse  # `if y == ignore_index: store; return` + the rest
+    target = [ld for ld in exprs(entry, ir.Load) if ld.tensor == "target"]
+    assert target and target[0].index == (ir.TileIndex("program_id"),)
+    # logits[row, y]: one element at a loaded column.
+    assert any(isinstance(ld.index[1], ir.ScalarIndex) for ld in exprs(entry, ir.Load)
+               if ld.tensor == "logits")
+
+
+def test_rms_norm_inlines_host_helpers_and_keeps_their_guard():
+    entry = lift("rms_norm")
+    asserts = [s for s in entry.body if isinstance(s, ir.Assert)]
+    assert any("65536" in repr(a.test) for a in asserts)
+    assert ("x", 2) in dict(entry.hints)["rank_specialized"]
+    assert "weight" in dict(entry.hints)["assumed_unit_stride"]
+
+
+def test_cli_prints_triton_ir(tmp_path: Path):
+    from typer.testing import CliRunner
+
+    from translator.cli import app
+
+    result = CliRunner().invoke(app, ["ir", str(EXAMPLES / "row_sum.py"), "--from", "triton"])
+    assert result.exit_code == 0, result.output
+    assert "kernel row_sum_kernel grid(tile_m: tile M by block_m)" in result.output
+    result = CliRunner().invoke(app, ["ir", str(EXAMPLES / "heuristics.py"), "--from", "triton"])
+    assert result.exit_code == 2
+    assert "heuristics.py:15:1: error: @triton.heuristics is not supported yet" in result.output
+
+
+# --------------------------------------------------------------------------------------------------
+# Refusals
+
+
+REFUSED = {
+    "heuristics": (15, 0, "@triton.heuristics is not supported yet"),
+    "matmul_block_ptr": (37, 18, "`tl.make_block_ptr` is not supported yet"),
+    "matmul_descriptor": (40, 13, "`tl.make_tensor_descriptor` is not supported yet"),
+    "matmul_splitk": (57, 4, "`tl.atomic_add` is not supported yet"),
+    "matmul_persistent": (58, 19, "persistent loops over tiles"),
+    "matmul_act": (87, 49, "unsupported parameter annotation `str`"),
+    "attention": (108, 83, "`sm_scale` defaults to None"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_out_of_scope_examples_are_refused(name: str) -> None:
+    line, col, text = REFUSED[name]
+    with pytest.raises(TranslationError) as info:
+        parse_file(EXAMPLES / f"{name}.py", "triton")
+    err = info.value
+    assert text in err.message
+    assert err.loc is not None and (err.loc.line, err.loc.col) == (line, col)
+    assert err.loc.file.endswith(f"{name}.py")
+
+
+KERNEL = '''
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    {body}
+
+
+def f(x):
+    assert x.is_contiguous()
+    y = torch.empty_like(x)
+    n = x.numel()
+    k[{grid}](x, y, n, BLOCK={block})
+    return y
+'''
+
+GRID = "(triton.cdiv(n, 128),)"
+
+
+def refuse(body: str, grid: str = GRID, block: str = "128") -> TranslationError:
+    src = KERNEL.format(body=body.replace("\n", "\n    "), grid=grid, block=block)
+    with pytest.raises(TranslationError) as info:
+        parse_source(src, "kernel.py", "triton")
+    return info.value
+
+
+def where(err: TranslationError) -> tuple[int, int]:
+    assert err.loc is not None and err.loc.file == "kernel.py"
+    return err.loc.line, err.loc.col
+
+
+def test_small_kernel_lifts():
+    src = KERNEL.format(body="x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)\n"
+                        "    tl.store(y_ptr + offs, x * 2.0, mask=offs < n)", grid=GRID, block="128")
+    (entry,) = parse_source(src, "kernel.py", "triton").entries
+    x = torch.randn(3, 50)
+    assert torch.equal(run_entry(entry, (x,)), x * 2)
+
+
+def test_refuses_an_unmasked_load_along_a_tile():
+    err = refuse("x = tl.load(x_ptr + offs)\ntl.store(y_ptr + offs, x, mask=offs < n)")
+    assert "the load from `x` is not masked along tile `tile` (block BLOCK)" in err.message
+    assert where(err) == (11, 8)
+    assert err.hint and "offs < n" in err.hint
+
+
+def test_refuses_a_data_dependent_mask():
+    err = refuse("x = tl.load(x_ptr + offs, mask=offs < n)\n"
+                 "tl.store(y_ptr + offs, x, mask=(offs < n) & (x > 0))")
+    assert "the mask `(offs < n) & (x > 0)` is not a bounds check on offsets" in err.message
+    assert where(err) == (12, 35)
+
+
+def test_refuses_a_grid_that_is_not_one_program_per_tile():
+    err = refuse("x = tl.load(x_ptr + offs, mask=offs < n)\ntl.store(y_ptr + offs, x, mask=offs < n)",
+                 grid="(n,)")
+    assert "the grid launches n programs along axis 0, but the kernel's tiles need " \
+        "cdiv(n, BLOCK)" in err.message
+    assert where(err) == (19, 7)
+
+
+def test_refuses_an_access_that_is_no_tile_region():
+    err = refuse("x = tl.load(x_ptr + offs * 2, mask=offs < n)\n"
+                 "tl.store(y_ptr + offs, x, mask=offs < n)")
+    assert "cannot prove that `x_ptr + offs * 2` addresses a tile" in err.message
+    assert where(err) == (11, 8)
+    err = refuse("x = tl.load(x_ptr + offs + 1, mask=offs < n)\n"
+                 "tl.store(y_ptr + offs, x, mask=offs < n)")
+    assert "is a tile shifted by an offset" in err.message
+
+
+def test_refuses_two_extents_for_one_tile():
+    err = refuse("x = tl.load(x_ptr + offs, mask=offs < n - 1)\n"
+                 "tl.store(y_ptr + offs, x, mask=offs < n)")
+    assert "tile `tile` is bounded by n - 1 in one mask and by n in another" in err.message
+    assert where(err) == (12, 35)
+
+
+def test_refuses_a_reduction_over_lanes_it_cannot_reproduce():
+    # No other=: the padded lanes are undefined in Triton, so their sum cannot be reproduced.
+    err = refuse("x = tl.load(x_ptr + offs, mask=offs < n)\n"
+                 "tl.store(y_ptr + offs, x + tl.sum(x, axis=0), mask=offs < n)")
+    assert "tl.sum runs over lanes past the end of tile" in err.message
+    assert where(err) == (12, 31)
+
+
+def test_refuses_non_identity_padding_under_a_host_computed_block():
+    # The IR's block stands in for min(next_power_of_2(n), 256): padded lanes must not count.
+    err = refuse("x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)\n"
+                 "tl.store(y_ptr + offs, x + tl.sum(x + 1.0, axis=0), mask=offs < n)",
+                 grid="(triton.cdiv(n, min(triton.next_power_of_2(n), 256)),)",
+                 block="min(triton.next_power_of_2(n), 256)")
+    assert "whose block size the host computes" in err.message
+    assert "they hold 1.0" in err.message
+
+
+def test_refuses_stores_through_wrapped_offsets():
+    err = refuse("x = tl.load(x_ptr + offs, mask=offs < n)\ntl.store(y_ptr + offs % n, x)")
+    assert "the store into `y` goes through wrapped (`% n`) offsets" in err.message
+    assert where(err) == (12, 4)
+
+
+def test_refuses_programs_that_would_repeat_work():
+    err = refuse("x = tl.load(x_ptr + offs, mask=offs < n)\ntl.store(y_ptr + offs, x, mask=offs < n)",
+                 grid="(triton.cdiv(n, 128), 4)")
+    assert "never reads tl.program_id(1)" in err.message
+
+
+# --------------------------------------------------------------------------------------------------
+# Validation support for Triton-sourced IR
+
+
+def test_relations_of_flattened_and_gathered_inputs():
+    rel = derive(lift("add"))
+    assert rel.ranks == {"x": 2, "y": 2} and rel.same(("x", 1), ("y", 1))
+    rel = derive(lift("cross_entropy"))
+    (r,) = rel.index_tensors["target"]  # logits[row, target[row]], through `.to(torch.int64)`
+    assert r.use == "gather"
+    rel = derive(lift("embedding"))
+    assert "indices" in rel.index_tensors  # gathered through `indices.reshape(-1)`
+
+
+def test_refuses_what_it_cannot_restructure_or_round_alike():
+    err = refuse("x = tl.load(x_ptr + offs, mask=offs < n)\n"
+                 "tl.store(y_ptr + offs, x % 3.0, mask=offs < n)")
+    assert "`%` on device values is not supported" in err.message
+    err = refuse("x = tl.load(x_ptr + offs, mask=offs < n)\n"
+                 "if pid > 2:\n    if pid > 4:\n        return\n    x = x * 2.0\n"
+                 "tl.store(y_ptr + offs, x, mask=offs < n)")
+    assert "this `return` is not at the end of an `if` without `else`" in err.message
+    assert where(err) == (12, 4)

@@ -1,0 +1,280 @@
+"""What out-of-bounds lanes hold, in the IR's semantics and in Helion's.
+
+The IR says what every load pads with (``Load.other``) and whether a reduction or dot excludes the
+invalid lanes (``masked``). Helion fixes both: loads pad with 0, and every reduction and every
+``torch.mm``-family dot excludes invalid lanes itself. So a masked IR reduction maps onto Helion
+directly, and an unmasked one maps onto it only where the invalid lanes add nothing: where they
+hold the reduction's identity. This module tracks that knowledge per value and per dimension, the
+way constant folding would: :meth:`PadTracker.along` gives the :class:`Pad` of the lanes of a
+value that are invalid along one dimension, or ``None`` when it is not known.
+
+Two modes: ``"ir"`` (loads pad with ``other``) decides whether the IR's result is reproduced;
+``"helion"`` (loads pad with 0) decides whether Helion 1.4's ``hl.dot``, which does not mask
+computed operands, may be used.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from translator.ir import nodes as ir
+from translator.ir.ops import reduce_identity
+from translator.ir.shapes import TileType, TypeEnv, dims_of, infer
+
+Mode = str  # "ir" | "helion"
+MODES: tuple[Mode, ...] = ("ir", "helion")
+
+
+@dataclass(frozen=True)
+class Pad:
+    """The invalid lanes (along one dim) hold ``value``, except, where ``uniform`` is set, in
+    rows whose every lane, valid or not, holds ``uniform``.
+
+    The exception is what Triton's softmax idiom needs: ``x - max(x)`` with ``x`` padded with
+    ``-inf`` is ``-inf`` on the invalid lanes unless the row max is ``-inf`` or NaN, and then
+    every lane of the row is NaN.
+    """
+
+    value: float
+    uniform: float | None = None
+
+    def map(self, f: Callable[[float], float | None]) -> Pad | None:
+        """``f`` applied lane-wise (to both the pad and the uniform rows)."""
+        value = f(self.value)
+        if value is None:
+            return None
+        if self.uniform is None:
+            return Pad(value)
+        uniform = f(self.uniform)
+        return Pad(value, uniform) if uniform is not None else None
+
+
+class PadTracker:
+    """Padding knowledge of the device values of one kernel, updated statement by statement."""
+
+    def __init__(self, env: Callable[[], TypeEnv]) -> None:
+        # ``env`` returns the writer's current type environment (it changes with scopes).
+        self._env = env
+        self._vars: dict[Mode, dict[str, dict[ir.Dim, Pad | None]]] = {m: {} for m in MODES}
+        # name -> the expression it was bound to, for the row-max facts of `_bounds_row_max`
+        self._defs: dict[str, ir.Expr] = {}
+
+    # ------------------------------------------------------------------ bindings
+
+    def bind(self, name: str, value: ir.Expr) -> None:
+        """Record what ``name = value`` leaves in the invalid lanes of each of its dims."""
+        dims = dims_of(infer(value, self._env()))
+        pads = {mode: {d: self.along(value, d, mode) for d in dims} for mode in MODES}
+        self.forget({name})
+        for mode in MODES:
+            self._vars[mode][name] = pads[mode]
+        if not any(isinstance(x, ir.Name) and x.id == name for x in _walk(value)):
+            self._defs[name] = value
+
+    def forget(self, names: set[str]) -> None:
+        """Drop what is known of ``names`` (values carried around a loop or set in a branch),
+        and every fact that mentions them."""
+        for mode in MODES:
+            for name in names:
+                self._vars[mode].pop(name, None)
+        stale = {
+            n for n, e in self._defs.items()
+            if n in names or any(isinstance(x, ir.Name) and x.id in names for x in _walk(e))
+        }
+        for n in stale:
+            self._defs.pop(n, None)
+
+    # ------------------------------------------------------------------ queries
+
+    def along(self, e: ir.Expr, dim: ir.Dim, mode: Mode = "ir") -> Pad | None:
+        """What the lanes of ``e`` that are invalid along ``dim`` hold, where known."""
+        if isinstance(e, ir.Const):
+            return Pad(float(e.value))
+        t = infer(e, self._env())
+        if not isinstance(t, TileType) or dim not in t.dims:
+            # A value broadcast along ``dim`` holds valid (unknown) data in the invalid lanes.
+            return None
+        if isinstance(e, ir.Load):
+            if mode == "helion":
+                return Pad(0.0)
+            return Pad(e.other) if e.other is not None else None
+        if isinstance(e, ir.Full):
+            return Pad(float(e.value.value)) if isinstance(e.value, ir.Const) else None
+        if isinstance(e, ir.Name):
+            return self._vars[mode].get(e.id, {}).get(dim)
+        if isinstance(e, ir.Cast):
+            pad = self.along(e.value, dim, mode)
+            return pad.map(lambda v: _cast(v, e.dtype)) if pad else None
+        if isinstance(e, (ir.ExpandDims, ir.Permute, ir.Reshape)):
+            return self.along(e.value, dim, mode)
+        if isinstance(e, ir.UnaryOp):
+            pad = self.along(e.operand, dim, mode)
+            op = "neg" if e.op == "-" else e.op
+            return pad.map(lambda v: _fold(op, [v])) if pad else None
+        if isinstance(e, ir.BinOp) and e.op == "-" and self._bounds_row_max(e.rhs, e.lhs, dim):
+            pad = self.along(e.lhs, dim, mode)
+            if pad == Pad(float("-inf")):
+                return Pad(float("-inf"), math.nan)
+        if isinstance(e, (ir.BinOp, ir.Call)):
+            operands = [e.lhs, e.rhs] if isinstance(e, ir.BinOp) else list(e.args)
+            return self._combine(e.op, [self.along(a, dim, mode) for a in operands], operands)
+        # Reductions over other axes, dots, aranges, tile indices: not one known value.
+        return None
+
+    def _combine(self, op: str, pads: list[Pad | None], operands: list[ir.Expr]) -> Pad | None:
+        if any(p is None for p in pads):
+            # 0 * x stays 0 for finite x; a known condition picks a branch: one unknown operand
+            # may not matter.
+            values = [p.value if p is not None and p.uniform is None else None for p in pads]
+            folded = _fold(op, values)
+            return Pad(folded) if folded is not None else None
+        known = [p for p in pads if p is not None]
+        uniform = [i for i, p in enumerate(known) if p.uniform is not None]
+        if not uniform:
+            folded = _fold(op, [p.value for p in known])
+            return Pad(folded) if folded is not None else None
+        # Uniform rows survive only ops whose other operands are constants (the same in every
+        # lane), so that a uniform row stays uniform.
+        if len(uniform) > 1 or any(
+            not isinstance(o, ir.Const) for i, o in enumerate(operands) if i not in uniform
+        ):
+            return None
+        i = uniform[0]
+        args = [p.value for p in known]
+
+        def apply(v: float) -> float | None:
+            return _fold(op, args[:i] + [v] + args[i + 1 :])
+
+        return known[i].map(apply)
+
+    def _bounds_row_max(self, m: ir.Expr, x: ir.Expr, dim: ir.Dim) -> bool:
+        """Whether ``m`` is broadcast along ``dim`` and, in every row, at least the max of ``x``
+        over it (``max(x)``, ``maximum(max(x), anything)``, through names and unit dims)."""
+        if isinstance(m, ir.Name) and m.id in self._defs:
+            return self._bounds_row_max(self._defs[m.id], x, dim)
+        if isinstance(m, ir.ExpandDims):
+            return self._bounds_row_max(m.value, x, dim)
+        if isinstance(m, ir.Call) and m.op == "maximum":
+            return any(self._bounds_row_max(a, x, dim) for a in m.args)
+        if isinstance(m, ir.Reduce) and m.op == "max":
+            dims = dims_of(infer(m.value, self._env()))
+            return dims[m.axis % len(dims)] == dim and self._same(m.value, x)
+        return False
+
+    def _same(self, a: ir.Expr, b: ir.Expr) -> bool:
+        if a == b:
+            return True
+        # `x - max(xs)` where x and xs name the same value.
+        a = self._defs.get(a.id, a) if isinstance(a, ir.Name) else a
+        b = self._defs.get(b.id, b) if isinstance(b, ir.Name) else b
+        return a == b and not isinstance(a, ir.Name)
+
+    # ------------------------------------------------------------------ boundary checks
+
+    def reduction_is_exact(self, e: ir.Reduce, dim: ir.Dim) -> tuple[bool, Pad | None]:
+        """Whether Helion's (masked) reduction gives the IR's unmasked one, and the pad seen."""
+        pad = self.along(e.value, dim, "ir")
+        identity = reduce_identity(e.op)
+        if pad is None or pad.value != identity:
+            return False, pad
+        if pad.uniform is None or e.op in ("max", "min", "argmax", "argmin"):
+            return True, pad  # repeating a row's value changes no max or min
+        u = pad.uniform
+        # Repeating a uniform row's value changes its sum (product) unless it absorbs.
+        absorbing = (math.isnan(u) or math.isinf(u) or u == 0.0) if e.op == "sum" else (
+            math.isnan(u) or u in (0.0, 1.0, math.inf)
+        )
+        return absorbing, pad
+
+    def dot_k_lanes_vanish(self, dot: ir.Dot, mode: Mode) -> bool:
+        """Whether every product over invalid contraction lanes is 0 (so they add nothing)."""
+        ka = dims_of(infer(dot.lhs, self._env()))[-1]
+        kb = dims_of(infer(dot.rhs, self._env()))[-2]
+        pa, pb = self.along(dot.lhs, ka, mode), self.along(dot.rhs, kb, mode)
+        if pa is None or pb is None or pa.uniform is not None or pb.uniform is not None:
+            # One zero operand is not enough when the other is unknown: 0 * inf is NaN.
+            return False
+        return (pa.value == 0.0 and math.isfinite(pb.value)) or (
+            pb.value == 0.0 and math.isfinite(pa.value)
+        )
+
+
+def _walk(e: ir.Expr):
+    from translator.ir.visit import walk_expr
+
+    return walk_expr(e)
+
+
+def _cast(pad: float, dtype: ir.DTypeExpr) -> float | None:
+    if isinstance(dtype, ir.DType) and dtype.name not in ir.FLOAT_DTYPES:
+        if not math.isfinite(pad):
+            return None
+        return float(bool(pad)) if dtype.name == "bool" else float(math.trunc(pad))
+    return pad
+
+
+_COMPARE: dict[str, Callable[[float, float], bool]] = {
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+}
+
+_UNARY: dict[str, Callable[[float], float]] = {
+    "neg": lambda a: -a,
+    "not": lambda a: float(not a),
+    "exp": math.exp,
+    "exp2": lambda a: 2.0**a,
+    "abs": abs,
+    "relu": lambda a: a if math.isnan(a) else max(a, 0.0),
+    "sigmoid": lambda a: 1.0 / (1.0 + math.exp(-a)),
+    "floor": lambda a: float(math.floor(a)),
+    "ceil": lambda a: float(math.ceil(a)),
+}
+
+
+def _fold(op: str, pads: list[float | None]) -> float | None:
+    """``op`` applied to the pads of its operands, where that is one known value."""
+    if op == "*" and 0.0 in pads:
+        other = pads[1 - pads.index(0.0)]
+        return 0.0 if other is not None and math.isfinite(other) else None
+    if op == "where" and pads[0] is not None and not math.isnan(pads[0]):
+        return pads[1] if pads[0] else pads[2]
+    if op == "where" and pads[1] is not None and pads[1] == pads[2]:
+        return pads[1]
+    if any(p is None for p in pads):
+        return None
+    values: list[float] = [p for p in pads if p is not None]
+    try:
+        if op in _COMPARE:
+            return float(_COMPARE[op](values[0], values[1]))
+        if op in _UNARY:
+            return float(_UNARY[op](values[0]))
+        if op in ("silu", "gelu", "gelu_tanh", "tanh", "erf", "sin") and values[0] == 0.0:
+            return 0.0
+        return _binary(op, values)
+    except (ArithmeticError, ValueError):
+        return None
+
+
+def _binary(op: str, v: list[float]) -> float | None:
+    if len(v) != 2:
+        return None
+    a, b = v
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if op == "/":
+        return a / b
+    if op in ("maximum", "minimum"):
+        if math.isnan(a) or math.isnan(b):
+            return math.nan  # torch.maximum propagates NaN (Python's max would not)
+        return max(a, b) if op == "maximum" else min(a, b)
+    return None

@@ -1,0 +1,123 @@
+"""Block sizes and configs of a Helion kernel, from the IR's tunables.
+
+Helion numbers ``Config.block_sizes`` by allocation order: each ``hl.register_block_size`` call
+takes the next slot when it runs, and each ``hl.tile`` dimension without a ``block_size=`` takes
+the next slot when it is first met, depth first in source order; constant block sizes and
+``hl.grid`` take none. An IR block-size tunable used by one tile becomes an autotuned ``hl.tile``
+dimension; one shared by several tiles (or read as a value) must be a single Helion block size, so
+it is registered with ``hl.register_block_size`` before the loops.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from translator.diagnostics import TranslationError
+from translator.grammar import load_grammar
+from translator.ir import nodes as ir
+from translator.ir.visit import all_exprs, walk_stmts
+
+
+@dataclass
+class BlockPlan:
+    """How each tile's block size is spelt, and the order of ``Config.block_sizes``."""
+
+    registered: list[tuple[str, ir.Expr]] = field(default_factory=list)
+    """``(tunable, extent)`` for each ``name = hl.register_block_size(extent)``, in call order."""
+    slots: list[str] = field(default_factory=list)
+    """Block-size tunables in Helion's config order."""
+
+    def block_arg(self, tile: ir.TileVar) -> str | None:
+        """The ``block_size=`` spelling of ``tile``: ``None`` for an autotuned slot."""
+        if tile.scalar:
+            return "1"
+        if isinstance(tile.block, ir.Const):
+            return str(tile.block.value)
+        if any(name == tile.block for name, _ in self.registered):
+            return tile.block
+        return None
+
+
+def tiles_in_order(entry: ir.Entry) -> Iterator[ir.TileVar]:
+    """Every tile variable of ``entry``'s kernels, in the order Helion meets them."""
+    for kernel in entry.kernels():
+        yield from kernel.grid
+        for stmt in walk_stmts(kernel.body):
+            if isinstance(stmt, ir.TileLoop):
+                yield from stmt.tiles
+
+
+def plan_blocks(entry: ir.Entry) -> BlockPlan:
+    """The block-size plan of ``entry`` (see the module docstring)."""
+    tiles = list(tiles_in_order(entry))
+    uses = Counter(t.block for t in tiles if isinstance(t.block, str) and not t.scalar)
+    block_tunables = [t.name for t in entry.tunables if t.kind == "block_size"]
+    read = _tunables_read(entry, set(block_tunables))
+    for name in sorted(read - set(uses)):
+        raise TranslationError(
+            f"block size `{name}` is read as a value but sizes no tile",
+            entry.loc,
+            "use it as the block size of an hl.tile loop, or pass the value as a parameter",
+        )
+    plan = BlockPlan()
+    if read or any(n > 1 for n in uses.values()):
+        # One shared size: register every block size up front, in the IR's order, so that the
+        # config lists them in that order too.
+        for name in block_tunables:
+            if name in uses:
+                extent = next(t.extent for t in tiles if t.block == name)
+                plan.registered.append((name, extent))
+        plan.slots = [name for name, _ in plan.registered]
+        return plan
+    for t in tiles:
+        if isinstance(t.block, str) and not t.scalar and t.block not in plan.slots:
+            plan.slots.append(t.block)
+    return plan
+
+
+def _tunables_read(entry: ir.Entry, names: set[str]) -> set[str]:
+    found = set()
+    for kernel in entry.kernels():
+        for e in all_exprs((kernel,)):
+            if isinstance(e, ir.Name) and e.id in names:
+                found.add(e.id)
+    return found
+
+
+# --------------------------------------------------------------------------------------------------
+# helion.Config(...)
+
+
+def config_texts(entry: ir.Entry, plan: BlockPlan) -> list[str]:
+    """One ``helion.Config(...)`` per IR config (the tunables' defaults when there are none)."""
+    spec = load_grammar("helion")["backend"]["kernel"]
+    tunables = {t.name: t for t in entry.tunables}
+    configs = [dict(c) for c in entry.configs] or [{t.name: t.default for t in entry.tunables}]
+    knobs = []
+    for key in ("num_warps", "num_stages"):
+        t = tunables.get(key)
+        # A knob the source set (it has choices) or whose value is not Helion's default.
+        if t is not None and (t.choices or t.default != spec[f"default_{key}"]):
+            knobs.append(key)
+    grids_2d = sum(1 for k in entry.kernels() if sum(1 for t in k.grid if not t.scalar) >= 2)
+    pid_type = dict(entry.hints).get("pid_type")
+    texts: list[str] = []
+    for c in configs:
+        parts = [
+            "block_sizes=[" + ", ".join(str(c.get(s, tunables[s].default)) for s in plan.slots) + "]"
+        ]
+        for key in knobs:
+            parts.append(f"{key}={c.get(key, tunables[key].default)}")
+        group = c.get("group_size", tunables["group_size"].default if "group_size" in tunables
+                      else 1)
+        # l2_groupings has one entry per grid of two or more tiled dims, none otherwise.
+        if "group_size" in tunables and grids_2d:
+            parts.append("l2_groupings=[" + ", ".join([str(group)] * grids_2d) + "]")
+        if pid_type is not None and all(2 <= len(k.grid) <= 3 for k in entry.kernels()):
+            parts.append(f'pid_type="{pid_type}"')
+        text = f"{spec['config']}({', '.join(parts)})"
+        if text not in texts:
+            texts.append(text)
+    return texts

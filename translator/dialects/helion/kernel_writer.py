@@ -1,0 +1,616 @@
+"""IR expressions and device statements → Helion source lines.
+
+Helion device code is torch code on tiles, so most IR nodes have a direct spelling (from the
+``[backend.*]`` tables of ``grammars/helion.toml``). The work is in the places where torch and the
+IR disagree: transcendental ops the IR computes in float32 (torch keeps fp16), torch ops that
+need tensors where the IR has Python scalars, dots whose output dtype matters, stores whose value
+rank differs from the region's, and the boundary checks of :mod:`.boundary`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from translator.diagnostics import TranslationError
+from translator.dialects.helion.boundary import PadTracker
+from translator.dialects.helion.configs import BlockPlan
+from translator.grammar import load_grammar
+from translator.ir import nodes as ir
+from translator.ir.ops import ARITH_OPS, POINTWISE_OPS, reduce_identity
+from translator.ir.printer import PRECEDENCE, operand_precedence
+from translator.ir.shapes import (
+    TileType,
+    TileVarType,
+    TypeEnv,
+    dims_compatible,
+    dims_of,
+    dtype_of,
+    index_dims,
+    infer,
+    is_float,
+    promote,
+)
+from translator.ir.visit import walk_expr, walk_stmts
+from translator.naming import unique
+
+ATOM = 20
+_UNARY_PREC = 11
+_F32_OR_WIDER = ("float32", "float64")
+
+
+@dataclass(frozen=True)
+class TileName:
+    """How a tile variable is spelt: ``kind`` is ``"tile"`` (``hl.tile``), ``"grid"`` (an
+    ``hl.grid`` index, a plain integer) or ``"unit"`` (an IR index emitted as a block-1 tile of a
+    mixed ``hl.tile`` loop, read through ``.begin``)."""
+
+    name: str
+    kind: str
+
+
+class Writer:
+    """Writes the expressions and statements of one entry (host or device code)."""
+
+    def __init__(self, entry: ir.Entry, env: TypeEnv, plan: BlockPlan, taken: set[str],
+                 device: bool = True) -> None:
+        self.entry = entry
+        self.device = device
+        self.env = env
+        self.plan = plan
+        self.taken = taken
+        self.spell = load_grammar("helion")["backend"]
+        self.lines: list[str] = []
+        self.indent = 1
+        self.tiles: dict[str, TileName] = {}
+        self.tensor_vars: set[str] = set()
+        self.pads = PadTracker(lambda: self.env)
+        self.needs_math = False
+        # Device locals bound first to a number and later to a tensor (a loop-carried `m = -inf`
+        # updated with a reduction): Helion wants one type per variable across control flow, so
+        # a second pass binds them as 0-d tensors from the start (see Writer.force_tensor).
+        self.became_tensor: dict[str, ir.DTypeExpr] = {}
+        self.force_tensor: dict[str, ir.DTypeExpr] = {}
+
+    # ================================================================== helpers
+
+    def emit(self, line: str) -> None:
+        """Append one line at the current indentation."""
+        self.lines.append("    " * self.indent + line)
+
+    def comments(self, stmt: ir.Stmt) -> None:
+        """The source comments standing before ``stmt``."""
+        for c in stmt.comments:
+            self.emit(f"# {c}" if c else "#")
+
+    def type_of(self, e: ir.Expr):
+        """The IR type of ``e`` in the current scope."""
+        return infer(e, self.env)
+
+    def refuse(self, message: str, node: object, hint: str | None = None) -> TranslationError:
+        """A refusal located at ``node`` (an IR node with a ``loc``)."""
+        return TranslationError(message, getattr(node, "loc", None), hint)
+
+    def is_tensor(self, e: ir.Expr) -> bool:
+        """Whether ``e`` is a torch tensor in Helion (a tile, or a 0-d result of one), as opposed
+        to a Python number or symbolic size (constants, sizes, scalar arguments, tile attributes).
+        """
+        if isinstance(self.type_of(e), TileType):
+            return True
+        for x in walk_expr(e):
+            if isinstance(x, (ir.Load, ir.Reduce, ir.Dot, ir.Full, ir.Arange)):
+                return True
+            if isinstance(x, ir.Cast) and self.device:
+                return True  # a cast number becomes a 0-d tensor (see _ex_Cast)
+            if isinstance(x, ir.Name) and x.id in self.tensor_vars:
+                return True
+        return False
+
+    def dtype(self, dt: ir.DTypeExpr) -> str:
+        """``torch.float32``, or ``x.dtype`` for a tensor's element type."""
+        if isinstance(dt, ir.DTypeOf):
+            return f"{dt.tensor}.dtype"
+        return self.spell["dtypes"][dt.name]
+
+    def text(self, e: ir.Expr, prec: int = 0) -> str:
+        """The Helion text of ``e``, parenthesised if it binds looser than ``prec``."""
+        s, p = self.ex(e)
+        return f"({s})" if p < prec else s
+
+    def ex(self, e: ir.Expr) -> tuple[str, int]:
+        """The Helion text of ``e`` and its precedence."""
+        return getattr(self, "_ex_" + type(e).__name__)(e)
+
+    # ================================================================== scalars and operators
+
+    def _ex_Name(self, e: ir.Name) -> tuple[str, int]:
+        t = self.env.vars.get(e.id)
+        if isinstance(t, TileVarType):
+            return self._tile_attr(e.id, "index"), ATOM
+        return e.id, ATOM
+
+    def _ex_Const(self, e: ir.Const) -> tuple[str, int]:
+        v = e.value
+        if isinstance(v, float) and math.isinf(v):
+            return ('float("inf")' if v > 0 else 'float("-inf")'), ATOM
+        if isinstance(v, float) and math.isnan(v):
+            return 'float("nan")', ATOM
+        negative = not isinstance(v, bool) and v < 0
+        return repr(v), (_UNARY_PREC if negative else ATOM)
+
+    def _ex_SizeOf(self, e: ir.SizeOf) -> tuple[str, int]:
+        return f"{e.tensor}.size({e.dim})", ATOM
+
+    def _ex_ShapeOf(self, e: ir.ShapeOf) -> tuple[str, int]:
+        return f"{e.tensor}.size()", ATOM
+
+    def _ex_TupleExpr(self, e: ir.TupleExpr) -> tuple[str, int]:
+        return ", ".join(self.text(i) for i in e.items), 0
+
+    def _ex_BinOp(self, e: ir.BinOp) -> tuple[str, int]:
+        mean = self._mean(e)
+        if mean is not None:
+            return mean, ATOM
+        op = e.op
+        lhs, rhs = e.lhs, e.rhs
+        if op in ("and", "or") and (self.is_tensor(lhs) or self.is_tensor(rhs)):
+            # Tiles combine elementwise: `&`/`|` on booleans (non-booleans compare with 0).
+            op = "&" if op == "and" else "|"
+            p = PRECEDENCE[op]
+            return f"{self._truth(lhs, p + 1)} {op} {self._truth(rhs, p + 1)}", p
+        p = PRECEDENCE[op]
+        lp, rp = operand_precedence(op)
+        if op in ARITH_OPS:
+            a, b = self.promoted(e, [lhs, rhs], [lp, rp])
+        else:
+            a, b = self.text(lhs, lp), self.text(rhs, rp)
+        return f"{a} {op} {b}", p
+
+    def promoted(self, e: ir.Expr, operands: list[ir.Expr], precs: list[int]) -> list[str]:
+        """Operand texts, tiles upcast where torch would compute in a narrower float than the IR.
+
+        The IR promotes a tile with a typed scalar as Triton does (fp16 tile * fp32 scalar is
+        fp32); torch lets a dimensioned tensor's dtype win over 0-d ones and numbers (fp16).
+        """
+        texts = [self.text(o, p) for o, p in zip(operands, precs)]
+        result = dtype_of(self.type_of(e))
+        if not (isinstance(result, ir.DType) and result.name in ir.FLOAT_DTYPES):
+            return texts
+        tiles = []
+        for i, o in enumerate(operands):
+            t = self.type_of(o)
+            if isinstance(t, TileType) and t.dims:
+                tiles.append((i, t.dtype))
+        if not tiles:
+            return texts
+        torch_dtype = tiles[0][1]
+        for _, d in tiles[1:]:
+            torch_dtype = promote(torch_dtype, d)
+        if torch_dtype == result or not is_float(torch_dtype):
+            return texts
+        for i, d in tiles:
+            if d != result:
+                texts[i] = f"{self.text(operands[i], ATOM)}.to({self.dtype(result)})"
+        return texts
+
+    def _truth(self, e: ir.Expr, prec: int) -> str:
+        if dtype_of(self.type_of(e)) == ir.BOOL:
+            return self.text(e, prec)
+        return f"({self.text(e, PRECEDENCE['!='] + 1)} != 0)"
+
+    def _ex_UnaryOp(self, e: ir.UnaryOp) -> tuple[str, int]:
+        if e.op == "not":
+            if not self.is_tensor(e.operand):
+                return f"not {self.text(e.operand, PRECEDENCE['and'] + 1)}", 3
+            if dtype_of(self.type_of(e.operand)) == ir.BOOL:
+                return f"~{self.text(e.operand, _UNARY_PREC)}", _UNARY_PREC
+            return f"{self.text(e.operand, PRECEDENCE['=='] + 1)} == 0", PRECEDENCE["=="]
+        return f"{e.op}{self.text(e.operand, _UNARY_PREC)}", _UNARY_PREC
+
+    def _ex_Call(self, e: ir.Call) -> tuple[str, int]:
+        if e.op == "fma":
+            a, b, c = e.args
+            return self.ex(ir.BinOp("+", ir.BinOp("*", a, b), c))
+        tensors = [self.is_tensor(a) for a in e.args]
+        if not any(tensors):
+            return self._scalar_call(e)
+        if e.op in ("maximum", "minimum") and not all(tensors):
+            # torch.maximum needs two tensors; a Python bound is a clamp.
+            x, bound = (e.args[0], e.args[1]) if tensors[0] else (e.args[1], e.args[0])
+            template = self.spell["clamp"][e.op]
+            return template.format(self.text(x), self.text(bound)), ATOM
+        if e.op == "where" and not tensors[0]:
+            c, a, b = (self.text(x, 3) for x in e.args)
+            return f"{a} if {c} else {b}", 1
+        template = self.spell["pointwise"].get(e.op)
+        if template is None:
+            raise self.refuse(f"the IR op `{e.op}` has no Helion spelling", e)
+        if POINTWISE_OPS[e.op].result == "float":
+            # The IR computes these in (at least) float32 and keeps float32, where torch would
+            # round to the operand's width; upcast the operands that are narrower.
+            args = [self._f32(a) for a in e.args]
+        elif e.op == "where":
+            args = [self.text(e.args[0]), *self.promoted(e, list(e.args[1:]), [0, 0])]
+        else:
+            args = self.promoted(e, list(e.args), [0] * len(e.args))
+        return template.format(*args), ATOM
+
+    def _f32(self, e: ir.Expr) -> str:
+        dt = dtype_of(self.type_of(e))
+        if (isinstance(dt, ir.DType) and dt.name in _F32_OR_WIDER) or not self.is_tensor(e):
+            return self.text(e)
+        return f"{self.text(e, ATOM)}.to({self.spell['dtypes']['float32']})"
+
+    def _scalar_call(self, e: ir.Call) -> tuple[str, int]:
+        template = self.spell["scalar_pointwise"].get(e.op)
+        if template is None:
+            raise self.refuse(f"the IR op `{e.op}` on Python scalars has no Helion spelling", e)
+        if template.startswith("math."):
+            self.needs_math = True
+        return template.format(*(self.text(a) for a in e.args)), ATOM
+
+    def _ex_Cast(self, e: ir.Cast) -> tuple[str, int]:
+        if not self.is_tensor(e.value) and self.device:
+            # A number or symbolic size becomes a typed 0-d tensor (float() would force Helion
+            # to specialise the size).
+            full = self.spell["language"]["full"]
+            return f"{full}([], {self.text(e.value)}, dtype={self.dtype(e.dtype)})", ATOM
+        if not self.is_tensor(e.value):
+            name = e.dtype.name if isinstance(e.dtype, ir.DType) else "float32"
+            kind = "bool" if name == "bool" else "float" if name in ir.FLOAT_DTYPES else "int"
+            return f"{kind}({self.text(e.value)})", ATOM
+        return f"{self.text(e.value, ATOM)}.to({self.dtype(e.dtype)})", ATOM
+
+    # ================================================================== tiles
+
+    def _tile_attr(self, tile: str, attr: str) -> str:
+        spelt = self.tiles[tile]
+        if spelt.kind == "tile":
+            return f"{spelt.name}.{attr}"
+        if spelt.kind == "unit":
+            begin = f"{spelt.name}.begin"
+            return {"index": begin, "begin": begin, "id": begin, "block_size": "1",
+                    "end": f"{spelt.name}.end", "count": f"{spelt.name}.count"}[attr]
+        # An hl.grid index: one integer.
+        var = self.env.tiles[tile]
+        if attr in ("index", "begin", "id"):
+            return spelt.name
+        if attr == "end":
+            return f"({spelt.name} + 1)"
+        if attr == "block_size":
+            return "1"
+        if var.begin is None:
+            return self.text(var.extent)
+        return f"({self.text(var.extent, 9)} - {self.text(var.begin, 10)})"
+
+    def _ex_TileAttr(self, e: ir.TileAttr) -> tuple[str, int]:
+        return self._tile_attr(e.tile, e.attr), ATOM
+
+    def dim_text(self, d: ir.Dim) -> str:
+        """A shape entry of ``hl.zeros``/``hl.full``/``reshape``: a tile, a size or 1."""
+        if isinstance(d, ir.BlockDim):
+            return self.tiles[d.tile].name
+        if isinstance(d, ir.FullDim):
+            return self.text(d.extent)
+        return "1"
+
+    def shape_text(self, dims: tuple[ir.Dim, ...]) -> str:
+        """``[tile_m, n, 1]``."""
+        return "[" + ", ".join(self.dim_text(d) for d in dims) + "]"
+
+    # ================================================================== memory
+
+    def index_items(self, index: tuple[ir.IndexItem, ...], as_list: bool) -> list[str]:
+        """The subscript (or ``hl.load`` index-list) entries of ``index``."""
+        out = []
+        for item in index:
+            if isinstance(item, ir.TileIndex):
+                spelt = self.tiles[item.tile]
+                out.append(f"{spelt.name}.begin" if spelt.kind == "unit" else spelt.name)
+            elif isinstance(item, ir.FullIndex):
+                out.append("slice(None)" if as_list else ":")
+            elif isinstance(item, ir.NewAxis):
+                out.append("None")
+            else:
+                out.append(self.text(item.value))
+        return out
+
+    @staticmethod
+    def _gathers(index: tuple[ir.IndexItem, ...]) -> bool:
+        return any(isinstance(i, ir.GatherIndex) for i in index)
+
+    def _ex_Load(self, e: ir.Load) -> tuple[str, int]:
+        if self._gathers(e.index) and not any(
+            isinstance(i, (ir.FullIndex, ir.NewAxis)) for i in e.index
+        ):
+            items = self.index_items(e.index, as_list=True)
+            return f"{self.spell['language']['load']}({e.tensor}, [{', '.join(items)}])", ATOM
+        return f"{e.tensor}[{', '.join(self.index_items(e.index, as_list=False))}]", ATOM
+
+    def _ex_Full(self, e: ir.Full) -> tuple[str, int]:
+        lang = self.spell["language"]
+        shape = self.shape_text(e.shape)
+        dtype = self.dtype(e.dtype)
+        if isinstance(e.value, ir.Const) and e.value.value == 0:
+            return f"{lang['zeros']}({shape}, dtype={dtype})", ATOM
+        if self.is_tensor(e.value):
+            # hl.full takes a Python number in Helion 1.4 (a tensor only from 1.5 on).
+            value = f"{self.text(e.value, ATOM)}.to({dtype})"
+            return f"{lang['zeros']}({shape}, dtype={dtype}) + {value}", PRECEDENCE["+"]
+        return f"{lang['full']}({shape}, {self.text(e.value)}, dtype={dtype})", ATOM
+
+    def _ex_Arange(self, e: ir.Arange) -> tuple[str, int]:
+        size = f"{self.dim_text(e.dim)}.block_size" if isinstance(e.dim, ir.BlockDim) else (
+            self.dim_text(e.dim)
+        )
+        return f"{self.spell['language']['arange']}({size})", ATOM
+
+    # ================================================================== reductions, dots, layout
+
+    def _ex_Reduce(self, e: ir.Reduce) -> tuple[str, int]:
+        dims = dims_of(self.type_of(e.value))
+        axis = e.axis % len(dims)
+        if not e.masked:
+            self._check_unmasked_reduce(e, dims[axis])
+        keep = ", keepdim=True" if e.keepdim else ""
+        fn = self.spell["reductions"][e.op]
+        text = f"{fn}({self.text(e.value)}, dim={axis}{keep})"
+        result = dtype_of(self.type_of(e))
+        operand = dtype_of(self.type_of(e.value))
+        if e.op in ("argmax", "argmin") or (
+            e.op in ("sum", "prod") and isinstance(operand, ir.DType)
+            and operand.name not in ir.FLOAT_DTYPES
+        ):
+            # torch returns int64 for these; the IR keeps its own integer type.
+            text = f"{text}.to({self.dtype(result)})"
+        return text, ATOM
+
+    def _mean(self, e: ir.BinOp) -> str | None:
+        """``torch.mean(x, dim=d)`` for a masked sum over a whole dim divided by its extent (the
+        form the Helion frontend lowers ``torch.mean`` to)."""
+        r = e.lhs
+        if e.op != "/" or not isinstance(r, ir.Reduce) or r.op != "sum" or not r.masked:
+            return None
+        t = self.type_of(r.value)
+        dims = dims_of(t)
+        dim = dims[r.axis % len(dims)]
+        if not (isinstance(dim, ir.FullDim) and dim.extent == e.rhs and is_float(t.dtype)):
+            return None
+        keep = ", keepdim=True" if r.keepdim else ""
+        fn = self.spell["reductions"]["mean"]
+        return f"{fn}({self.text(r.value)}, dim={r.axis % len(dims)}{keep})"
+
+    def _check_unmasked_reduce(self, e: ir.Reduce, dim: ir.Dim) -> None:
+        exact, pad = self.pads.reduction_is_exact(e, dim)
+        if exact:
+            return
+        identity = reduce_identity(e.op)
+        if pad is None:
+            held = "unknown values"
+        elif pad.value != identity:
+            held = repr(pad.value)
+        else:
+            held = f"{identity!r} or, in some rows, copies of {pad.uniform!r}"
+        raise self.refuse(
+            f"unmasked `{e.op}` over dimension `{dim}` whose out-of-bounds lanes hold {held}, "
+            f"not the identity {identity!r}: Helion always leaves out-of-bounds lanes out of a "
+            "reduction, so the result would differ at ragged edges",
+            e,
+            f"make those lanes hold {identity!r} in the source (load with other={identity!r} "
+            "or select them with a where on the mask) before reducing",
+        )
+
+    def _ex_Dot(self, e: ir.Dot) -> tuple[str, int]:
+        da, db = dims_of(self.type_of(e.lhs)), dims_of(self.type_of(e.rhs))
+        rank = len(da)
+        if rank > 3 or not dims_compatible(da[:-2], db[:-2]):
+            raise self.refuse(
+                "dots of rank above 3, or with broadcast batch dims, have no Helion spelling yet",
+                e, "use 2-D or equally batched 3-D operands",
+            )
+        if not e.masked and not self.pads.dot_k_lanes_vanish(e, "ir"):
+            raise self.refuse(
+                "unmasked dot whose out-of-bounds contraction lanes are not known to be zero: "
+                "Helion always leaves them out, so the result would differ at ragged edges",
+                e, "load the operands with other=0.0 in the source",
+            )
+        dots = self.spell["dots"]
+        out = self.dtype(e.out_dtype)
+        result = dims_of(self.type_of(e))
+        a, b = self._dot_operands(e)
+        if e.acc is not None:
+            acc_t = self.type_of(e.acc)
+            acc = self.text(e.acc) if dtype_of(acc_t) == e.out_dtype else (
+                f"{self.text(e.acc, ATOM)}.to({out})"
+            )
+            if dims_compatible(dims_of(acc_t), result):
+                # torch.addmm masks its operands in every Helion version (hl.dot only in 1.5).
+                fn = dots["addmm"] if rank == 2 else dots["baddbmm"]
+                return f"{fn}({acc}, {a}, {b})", ATOM
+            return f"{acc} + {self._product(e, a, b, rank, out, result)}", PRECEDENCE["+"]
+        return self._product(e, a, b, rank, out, result), ATOM
+
+    def _dot_operands(self, e: ir.Dot) -> tuple[str, str]:
+        """Operand texts; of two different element types the narrower is cast up (torch and
+        Helion's dots take one input dtype)."""
+        ta, tb = dtype_of(self.type_of(e.lhs)), dtype_of(self.type_of(e.rhs))
+        a, b = self.text(e.lhs), self.text(e.rhs)
+        if ta != tb and isinstance(ta, ir.DType) and isinstance(tb, ir.DType):
+            common = promote(ta, tb)
+            if ta != common:
+                a = f"{self.text(e.lhs, ATOM)}.to({self.dtype(common)})"
+            if tb != common:
+                b = f"{self.text(e.rhs, ATOM)}.to({self.dtype(common)})"
+        return a, b
+
+    def _product(self, e: ir.Dot, a: str, b: str, rank: int, out: str,
+                 result: tuple[ir.Dim, ...]) -> str:
+        dots = self.spell["dots"]
+        natural = promote(dtype_of(self.type_of(e.lhs)), dtype_of(self.type_of(e.rhs)))
+        if natural == e.out_dtype:
+            return f"{dots['mm'] if rank == 2 else dots['bmm']}({a}, {b})"
+        if self.pads.dot_k_lanes_vanish(e, "helion"):
+            # hl.dot chooses the output dtype; Helion 1.4 does not mask its computed operands,
+            # which is harmless here: their out-of-bounds contraction lanes are zero.
+            return f"{dots['dot']}({a}, {b}, out_dtype={out})"
+        zeros = f"{self.spell['language']['zeros']}({self.shape_text(result)}, dtype={out})"
+        fn = dots["addmm"] if rank == 2 else dots["baddbmm"]
+        return f"{fn}({zeros}, {a}, {b})"
+
+    def _ex_Permute(self, e: ir.Permute) -> tuple[str, int]:
+        moved = [i for i, p in enumerate(e.perm) if i != p]
+        value = self.text(e.value, ATOM)
+        if len(moved) == 2:
+            return f"{value}.transpose({moved[0]}, {moved[1]})", ATOM
+        return f"{value}.permute({', '.join(map(str, e.perm))})", ATOM
+
+    def _ex_Reshape(self, e: ir.Reshape) -> tuple[str, int]:
+        return f"{self.text(e.value, ATOM)}.reshape({self.shape_text(e.shape)})", ATOM
+
+    def _ex_ExpandDims(self, e: ir.ExpandDims) -> tuple[str, int]:
+        rank = len(dims_of(self.type_of(e.value)))
+        axis = e.axis if e.axis >= 0 else rank + 1 + e.axis
+        parts = [":"] * rank
+        parts.insert(axis, "None")
+        return f"{self.text(e.value, ATOM)}[{', '.join(parts)}]", ATOM
+
+    # ================================================================== statements
+
+    def stmt(self, s: ir.Stmt) -> None:
+        """Write one device statement."""
+        self.comments(s)
+        getattr(self, "_st_" + type(s).__name__)(s)
+
+    def block(self, stmts: tuple[ir.Stmt, ...]) -> None:
+        """Write an indented block (``pass`` when empty)."""
+        self.indent += 1
+        for s in stmts:
+            self.stmt(s)
+        if not stmts:
+            self.emit("pass")
+        self.indent -= 1
+
+    def _st_Assign(self, s: ir.Assign) -> None:
+        value = self.text(s.value)
+        tensor = self.is_tensor(s.value)
+        if not tensor and s.target in self.force_tensor:
+            dtype = self.dtype(self.force_tensor[s.target])
+            value = f"{self.spell['language']['full']}([], {value}, dtype={dtype})"
+            tensor = True
+        self.emit(f"{s.target} = {value}")
+        if tensor and s.target in self.env.vars and s.target not in self.tensor_vars:
+            self.became_tensor.setdefault(s.target, dtype_of(self.type_of(s.value)))
+        self.env.vars[s.target] = self.type_of(s.value)
+        if tensor:
+            self.tensor_vars.add(s.target)
+        else:
+            self.tensor_vars.discard(s.target)
+        self.pads.bind(s.target, s.value)
+
+    def _store_value(self, s: ir.Store | ir.AtomicRMW) -> str:
+        """The stored value, reshaped to the region's rank (Helion wants them equal)."""
+        region = index_dims(s.tensor, s.index, self.env, s.loc)
+        t = self.type_of(s.value)
+        vdims = dims_of(t)
+        if not vdims or len(vdims) == len(region):
+            return self.text(s.value)
+        if len(vdims) < len(region):
+            # Broadcast from the right, as the IR does: leading unit dims.
+            parts = ["None"] * (len(region) - len(vdims)) + [":"] * len(vdims)
+            return f"{self.text(s.value, ATOM)}[{', '.join(parts)}]"
+        return f"{self.text(s.value, ATOM)}.reshape({self.shape_text(region)})"
+
+    def _st_Store(self, s: ir.Store) -> None:
+        value = self._store_value(s)
+        if self._gathers(s.index):
+            items = ", ".join(self.index_items(s.index, as_list=True))
+            self.emit(f"{self.spell['language']['store']}({s.tensor}, [{items}], {value})")
+            return
+        self.emit(f"{s.tensor}[{', '.join(self.index_items(s.index, as_list=False))}] = {value}")
+
+    def _st_AtomicRMW(self, s: ir.AtomicRMW) -> None:
+        value = self._store_value(s)
+        items = ", ".join(self.index_items(s.index, as_list=True))
+        self.emit(f"{self.spell['atomics'][s.op]}({s.tensor}, [{items}], {value})")
+
+    def _st_If(self, s: ir.If) -> None:
+        assigned = {x.target for x in walk_stmts(s.body + s.orelse) if isinstance(x, ir.Assign)}
+        self.emit(f"if {self.text(s.test)}:")
+        self._scoped(s.body)
+        if s.orelse:
+            self.emit("else:")
+            self._scoped(s.orelse)
+        # After the branch a value may hold either side's padding.
+        self.pads.forget(assigned)
+
+    def _st_TileLoop(self, s: ir.TileLoop) -> None:
+        assigned = {x.target for x in walk_stmts(s.body) if isinstance(x, ir.Assign)}
+        # Inside the loop a carried value may hold what an earlier iteration left.
+        self.pads.forget(assigned)
+        saved_tiles = dict(self.tiles)
+        outer = self.env
+        inner = outer.child()
+        self.env = inner
+        names = self.bind_tiles(s.tiles)
+        self.env = outer
+        self.emit(self.loop_header(s.tiles, names) + ":")
+        self._scoped(s.body, inner)
+        self.tiles = saved_tiles
+        self.pads.forget(assigned)
+
+    def _scoped(self, body: tuple[ir.Stmt, ...], inner: TypeEnv | None = None) -> None:
+        """Write ``body`` in a nested scope; values defined before it are carried out."""
+        outer = self.env
+        self.env = inner if inner is not None else outer.child()
+        self.block(body)
+        for name, t in self.env.vars.items():
+            if name in outer.vars and not isinstance(t, TileVarType):
+                outer.vars[name] = t
+        self.env = outer
+
+    # ================================================================== loop headers
+
+    def bind_tiles(self, tiles: tuple[ir.TileVar, ...]) -> list[TileName]:
+        """Bring ``tiles`` (one loop's) into scope under names that shadow nothing.
+
+        IR indices (``scalar``) are ``hl.grid`` indices when the whole loop is, and block-1 tiles
+        read through ``.begin`` in a loop that also tiles (one ``hl.tile`` call covers both).
+        """
+        mixed = any(t.scalar for t in tiles) and not all(t.scalar for t in tiles)
+        out = []
+        for t in tiles:
+            name = t.name
+            if name in self.env.vars:
+                # Python has no block scope: an inner loop variable would clobber the outer one.
+                name = unique(t.name, self.taken)
+            kind = "unit" if mixed and t.scalar else "grid" if t.scalar else "tile"
+            spelt = TileName(name, kind)
+            self.env.bind_tile(t)
+            self.tiles[t.name] = spelt
+            out.append(spelt)
+        return out
+
+    def loop_header(self, tiles: tuple[ir.TileVar, ...], names: list[TileName]) -> str:
+        """``for tile_m, tile_n in hl.tile([m, n])`` (or ``hl.grid``) over ``tiles``."""
+        lang = self.spell["language"]
+        targets = ", ".join(n.name for n in names)
+        grid = all(t.scalar for t in tiles)
+        begins = [self.text(t.begin) if t.begin is not None else "0" for t in tiles]
+        ends = [self.text(t.extent) for t in tiles]
+        has_begin = any(t.begin is not None for t in tiles)
+        if len(tiles) == 1:
+            args = f"{begins[0]}, {ends[0]}" if has_begin else ends[0]
+        else:
+            ends_list = "[" + ", ".join(ends) + "]"
+            args = f"[{', '.join(begins)}], {ends_list}" if has_begin else ends_list
+        if grid:
+            return f"for {targets} in {lang['grid']}({args})"
+        blocks = [self.plan.block_arg(t) for t in tiles]
+        if any(b is not None for b in blocks):
+            spelt = [b if b is not None else "None" for b in blocks]
+            value = spelt[0] if len(tiles) == 1 else "[" + ", ".join(spelt) + "]"
+            args += f", block_size={value}"
+        return f"for {targets} in {lang['tile']}({args})"
+
+
+__all__ = ["Writer", "TileName"]

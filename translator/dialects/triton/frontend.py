@@ -1,0 +1,1865 @@
+"""Triton frontend: ``@triton.jit`` kernels and the host wrappers that launch them → IR.
+
+Pure static analysis with libcst: the input is never imported or executed. Each module-level
+function that launches a kernel (``kernel[grid](...)``) becomes an IR :class:`~translator.ir.nodes.Entry`
+of the same name, parameters, docstring and return. Its host statements are interpreted
+symbolically (:class:`EntryBuilder`): shape unpacking, allocations, views, asserts, sizes and block
+sizes; values the IR cannot express (device queries, ``x.element_size()``, launch knobs computed
+on the host) stay opaque and are refused only where something that can change results needs them.
+Each launch binds the kernel's parameters to host values (:class:`Launch`): pointers to tensors,
+``x.stride(d)`` to (tensor, dim), sizes to host expressions, ``tl.constexpr`` block sizes to tunables
+(``@triton.autotune`` configs, launch literals) or host constants; the kernel body is then lifted by
+:mod:`translator.dialects.triton.frontend_device`.
+
+Where the frontend departs from the letter of the source (never from what it computes on inputs
+the source accepts), it says so in a comment on the IR statement or an entry hint:
+
+* layout asserts (``x.is_contiguous()``, ``x.stride(-1) == 1``) and dtype asserts are dropped: the
+  IR indexes tensors logically, so they only reject inputs; pointer offsets without a stride
+  (``row_ptr + cols``) are read as unit-stride last dims, which the source assumes
+  (hint ``assumed_unit_stride`` lists tensors no assert or allocation proves it for);
+* ``assert x.dim() == r`` and ``assert w.shape == (n,)`` become shape unpacking guards;
+* a tensor of unknown rank that is viewed back to its own shape (``y.view(*x.shape)``) is
+  specialised to the rank of the flattening reshape (hint ``rank_specialized``; a guard raises for
+  other ranks): the IR cannot view to a shape of unknown rank;
+* block sizes the host computes as ``min(triton.next_power_of_2(n), C)`` become tunables with
+  default ``C`` (the IR has no host-computed block sizes), and reductions over them need padded
+  lanes that provably hold the identity.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+import libcst as cst
+
+from translator.diagnostics import TranslationError
+from translator.dialects.cst_utils import (
+    Locator,
+    call_args,
+    import_aliases,
+    literal,
+    parse_source,
+    resolve,
+    source_of,
+    statement_comments,
+)
+from translator.grammar import load_grammar
+from translator.ir import nodes as ir
+from translator.ir.printer import format_expr
+from translator.ir.shapes import IRTypeError, ScalarType, TensorType, TypeEnv
+from translator.ir.verifier import verify
+from translator.naming import unique
+
+# ==================================================================================================
+# Module level
+
+
+@dataclass
+class KernelDef:
+    """A ``@triton.jit`` function launched from host code."""
+
+    fn: cst.FunctionDef
+    params: list[str]
+    constexprs: set[str]
+    defaults: dict[str, cst.BaseExpression]
+    configs: list[tuple[dict[str, int], dict[str, int]]] | None  # (meta, knobs) per config
+    module: ModuleInfo
+
+
+@dataclass
+class ModuleInfo:
+    path: str
+    module: cst.Module
+    aliases: dict[str, str]
+    grammar: dict
+    locate: Locator
+    jit: dict[str, cst.FunctionDef] = field(default_factory=dict)
+    jit_helpers: dict[str, cst.FunctionDef] = field(default_factory=dict)
+    functions: dict[str, cst.FunctionDef] = field(default_factory=dict)
+    constants: dict[str, int | float] = field(default_factory=dict)
+    kernels: dict[str, KernelDef] = field(default_factory=dict)
+
+
+def parse(source: str, path: str) -> ir.Module:
+    """Parse Triton source text into a verified IR module."""
+    wrapper = parse_source(source, path)
+    module = wrapper.module
+    info = ModuleInfo(path, module, import_aliases(module), load_grammar("triton"),
+                      Locator(wrapper, path))
+    _collect(info)
+    entries = []
+    for stmt in module.body:
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value in info.functions and (
+            _launches(stmt, info)
+        ):
+            entries.append(EntryBuilder(info, stmt).build())
+    if not entries:
+        raise TranslationError(
+            "no host function that launches a @triton.jit kernel in this file",
+            ir.Loc(path, 1, 0),
+            "add a wrapper that calls `kernel[grid](...)` and returns the outputs",
+        )
+    result = ir.Module(
+        path=path,
+        entries=tuple(entries),
+        docstring=module.get_docstring(clean=False),
+        header_comments=tuple(
+            line.comment.value[1:].strip() for line in module.header
+            if line.comment is not None and not line.comment.value.startswith("#!")
+        ),
+        source_hash=hashlib.sha256(source.encode()).hexdigest(),
+    )
+    try:
+        verify(result)
+    except IRTypeError as err:
+        raise TranslationError(f"the lifted kernel does not type-check: {err}", err.loc) from None
+    return result
+
+
+def _collect(info: ModuleInfo) -> None:
+    g = info.grammar["frontend"]
+    for stmt in info.module.body:
+        if isinstance(stmt, cst.FunctionDef):
+            decorators = [_decorator_name(d, info.aliases) for d in stmt.decorators]
+            if g["jit"] in decorators:
+                info.jit[stmt.name.value] = stmt
+            elif not stmt.decorators:
+                info.functions[stmt.name.value] = stmt
+        elif isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(
+                    small.targets[0].target, cst.Name
+                ):
+                    value = _const_int(small.value, info.constants)
+                    if value is not None:
+                        info.constants[small.targets[0].target.value] = value
+    launched = set()
+    for fn in info.functions.values():
+        launched |= _launched_names(fn)
+    for name, fn in info.jit.items():
+        if name in launched:
+            info.kernels[name] = _kernel_def(fn, info)
+        else:
+            info.jit_helpers[name] = fn
+
+
+def _decorator_name(d: cst.Decorator, aliases: dict[str, str]) -> str | None:
+    target = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+    return resolve(target, aliases)
+
+
+def _const_int(node: cst.BaseExpression, constants: dict) -> int | float | None:
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return node.evaluated_value
+    if isinstance(node, cst.Name) and node.value in constants:
+        return constants[node.value]
+    if isinstance(node, cst.BinaryOperation):
+        a, b = _const_int(node.left, constants), _const_int(node.right, constants)
+        if a is None or b is None:
+            return None
+        ops = {cst.Add: lambda: a + b, cst.Subtract: lambda: a - b, cst.Multiply: lambda: a * b,
+               cst.FloorDivide: lambda: a // b if b else None,
+               cst.Power: lambda: a ** b}
+        f = ops.get(type(node.operator))
+        return f() if f else None
+    return None
+
+
+def _launched_names(fn: cst.FunctionDef) -> set[str]:
+    names: set[str] = set()
+
+    class V(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            if isinstance(node.func, cst.Subscript) and isinstance(node.func.value, cst.Name):
+                names.add(node.func.value.value)
+
+    fn.visit(V())
+    return names
+
+
+def _launches(fn: cst.FunctionDef, info: ModuleInfo) -> bool:
+    return bool(_launched_names(fn) & set(info.jit))
+
+
+def _kernel_def(fn: cst.FunctionDef, info: ModuleInfo) -> KernelDef:
+    g = info.grammar["frontend"]
+    params, constexprs, defaults = [], set(), {}
+    ps = fn.params
+    if ps.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or ps.star_kwarg is not None:
+        raise TranslationError("kernels with *args/**kwargs are not supported",
+                               info.locate(fn), "list the kernel's parameters")
+    for p in (*ps.posonly_params, *ps.params, *ps.kwonly_params):
+        params.append(p.name.value)
+        if p.annotation is not None and resolve(p.annotation.annotation, info.aliases) == (
+            f"{g['language']}.constexpr"
+        ):
+            constexprs.add(p.name.value)
+        if p.default is not None:
+            defaults[p.name.value] = p.default
+    configs = None
+    for d in fn.decorators:
+        name = _decorator_name(d, info.aliases)
+        if name == g["heuristics"]:
+            raise TranslationError(
+                "@triton.heuristics is not supported yet: its meta-parameters are computed from "
+                "the arguments at launch time", info.locate(d),
+                "pass the block sizes at the launch (or autotune them) and mask every access",
+            )
+        if name == g["autotune"]:
+            configs = _autotune_configs(d, info)
+        elif name not in (g["jit"],):
+            raise TranslationError(f"unsupported kernel decorator `@{source_of(d.decorator)}`",
+                                   info.locate(d))
+    _prescan(fn, info, set())
+    return KernelDef(fn, params, constexprs, defaults, configs, info)
+
+
+def _prescan(fn: cst.FunctionDef, info: ModuleInfo, seen: set[str]) -> None:
+    """Refuse constructs this slice does not lift, at their first use in a kernel or its helpers,
+    before any host code is interpreted (so the diagnostic names the real reason)."""
+    seen.add(fn.name.value)
+    lang = info.grammar["frontend"]["language"] + "."
+    unsupported = info.grammar["frontend"]["unsupported"]
+    calls: list[cst.Call] = []
+
+    class V(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            calls.append(node)
+
+    fn.body.visit(V())
+    for call in calls:
+        name = resolve(call.func, info.aliases) or ""
+        if isinstance(call.func, cst.Name) and call.func.value in info.jit and (
+            call.func.value not in seen
+        ):
+            _prescan(info.jit[call.func.value], info, seen)
+        if name.startswith(lang):
+            short = name[len(lang):].removeprefix("math.")
+            if short in unsupported:
+                raise TranslationError(f"`tl.{short}` is not supported yet", info.locate(call),
+                                       unsupported[short])
+
+
+def _autotune_configs(d: cst.Decorator, info: ModuleInfo) -> list[tuple[dict, dict]]:
+    call = d.decorator
+    if not isinstance(call, cst.Call):
+        raise TranslationError("@triton.autotune needs configs=", info.locate(d))
+    args, kwargs = call_args(call)
+    node = kwargs.get("configs", args[0] if args else None)
+    for k in kwargs:
+        if k not in ("configs", "key", "warmup", "rep", "use_cuda_graph", "cache_results"):
+            raise TranslationError(f"unsupported @triton.autotune option `{k}=`",
+                                   info.locate(kwargs[k]),
+                                   "options that change state between runs "
+                                   "(reset_to_zero, restore_value, pre/post hooks) are not lifted")
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and not node.args and (
+        node.func.value in info.functions
+    ):
+        fn = info.functions[node.func.value]
+        body = list(fn.body.body) if isinstance(fn.body, cst.IndentedBlock) else []
+        ret = body[-1] if body else None
+        if (len(body) == 1 and isinstance(ret, cst.SimpleStatementLine)
+                and isinstance(ret.body[0], cst.Return)):
+            node = ret.body[0].value
+    if not isinstance(node, (cst.List, cst.Tuple)):
+        raise TranslationError("configs= must be a list of triton.Config(...) (or a function "
+                               "returning one)", info.locate(node if node is not None else d))
+    out = []
+    for el in node.elements:
+        c = el.value
+        if not (isinstance(c, cst.Call) and resolve(c.func, info.aliases) ==
+                info.grammar["frontend"]["config"]):
+            raise TranslationError("configs= entries must be triton.Config(...)", info.locate(c))
+        cargs, ckw = call_args(c)
+        meta_node = cargs[0] if cargs else ckw.get("kwargs")
+        try:
+            meta = literal(meta_node) if not isinstance(meta_node, cst.Dict) else {
+                literal(e.key): literal(e.value) for e in meta_node.elements  # type: ignore
+            }
+        except (ValueError, AttributeError):
+            raise TranslationError("triton.Config meta-parameters must be a dict literal",
+                                   info.locate(c)) from None
+        knobs = {}
+        for k, v in ckw.items():
+            if k == "kwargs":
+                continue
+            value = literal(v)
+            if k in info.grammar["frontend"]["launch_keys"]:
+                knobs[k] = value
+            elif k not in ("num_ctas", "maxnreg", "pre_hook"):
+                raise TranslationError(f"unsupported triton.Config option `{k}=`", info.locate(v))
+        out.append((meta, knobs))
+    return out
+
+
+# ==================================================================================================
+# Host values
+
+
+@dataclass(eq=False)
+class HTensor:
+    name: str  # IR name
+    source: str
+    dtype: ir.DTypeExpr
+    rank: int | None = None
+    contiguous: bool = False
+    unit_last: bool = False
+    cast: ir.DType | None = None  # loads read through this cast (a host `.to(dtype)` copy)
+    copy: bool = False  # a copy the source makes (`.contiguous()`, `.to()`): never written
+    flat: str | None = None
+    reshape_rank: int | None = None
+
+
+@dataclass(frozen=True)
+class HScalar:
+    expr: ir.Expr
+    kind: str = "int"  # "int" | "float" | "bool"
+
+
+@dataclass(frozen=True)
+class HOpaque:
+    why: str
+    lo: int | None = None
+    hi: int | None = None
+
+
+@dataclass(frozen=True)
+class HShape:
+    tensor: HTensor
+
+
+@dataclass(frozen=True)
+class HStride:
+    tensor: HTensor
+    dim: int
+
+
+@dataclass(frozen=True)
+class HTuple:
+    items: tuple
+
+
+@dataclass(frozen=True)
+class HDType:
+    dtype: ir.DTypeExpr
+
+
+@dataclass(frozen=True)
+class HDevice:
+    tensor: HTensor
+
+
+@dataclass(frozen=True)
+class HStatic:
+    value: object
+
+
+@dataclass(frozen=True)
+class HGrid:
+    node: cst.Lambda
+
+
+@dataclass(frozen=True)
+class HFact:
+    """A layout/dtype fact an assert can state but the IR cannot: ``x.is_contiguous()``."""
+
+    kind: str
+    tensor: HTensor | None = None
+
+
+@dataclass
+class Binding:
+    """What the launch passes for one kernel parameter."""
+
+    kind: str  # tensor | stride | int | float | constexpr | static | opaque
+    tensor: str | None = None  # source text of the tensor
+    htensor: HTensor | None = None
+    dim: int | None = None
+    expr: ir.Expr | None = None
+    value: object = None
+    why: str | None = None
+    tuned: bool = False
+
+
+@dataclass(frozen=True)
+class BlockInfo:
+    kind: str  # "tile" | "full"
+    block: str | ir.Const | None = None
+    exact: bool = True
+    full_extent: ir.Expr | None = None
+    expr: ir.Expr | None = None
+
+
+_OPAQUE = itertools.count()
+
+
+def _opaque_expr(why: str) -> ir.Expr:
+    return ir.Name(f"?{why}#{next(_OPAQUE)}")
+
+
+# ==================================================================================================
+# Entries
+
+
+class EntryBuilder:
+    """Interprets one host wrapper function."""
+
+    def __init__(self, info: ModuleInfo, fn: cst.FunctionDef) -> None:
+        self.info = info
+        self.fn = fn
+        self.locate = info.locate
+        self.aliases = info.aliases
+        self.grammar = info.grammar
+        self.scope: dict[str, Any] = {}
+        self.body: list[ir.Stmt] = []
+        self.pending_comments: list[str] = []
+        self.names: set[str] = set()
+        self.types = TypeEnv()
+        self.canon: dict[str, ir.Expr] = {}
+        self.size_canon: dict[tuple[str, int], ir.Expr] = {}
+        self.tensors: dict[str, HTensor] = {}
+        self.tunables: dict[str, ir.Tunable] = {}
+        self.tunable_canon: dict[str, ir.Expr] = {}
+        self.configs: list[dict[str, int]] = []
+        self.config_source: str | None = None
+        self.hints: dict[str, Any] = {}
+        self.assumed_unit: list[str] = []
+        self.guards: list[tuple[str, int]] = []
+        self.depth = 0
+
+    def error(self, node: cst.CSTNode, message: str, hint: str | None = None) -> TranslationError:
+        return TranslationError(message, self.locate(node), hint)
+
+    def src(self, node: cst.CSTNode) -> str:
+        return " ".join(source_of(node).split())
+
+    # ------------------------------------------------------------------ context for the lifter
+
+    def type_env(self) -> TypeEnv:
+        return self.types
+
+    def taken_names(self) -> set[str]:
+        return set(self.names) | set(self.tunables)
+
+    def tunable_names(self) -> set[str]:
+        return set(self.tunables)
+
+    def module_constant(self, name: str) -> int | float | None:
+        return self.info.constants.get(name)
+
+    def dtype_from_name(self, name: str, which: str) -> ir.DType | None:
+        g = self.grammar
+        for ir_name, spelling in g["dtypes"].items():
+            if spelling.replace("tl.", g["frontend"]["language"] + ".") == name:
+                return ir.DType(ir_name)
+        for ir_name, spelling in g["host_dtypes"].items():
+            if spelling == name:
+                return ir.DType(ir_name)
+        return None
+
+    def canonical(self, e: ir.Expr, depth: int = 0) -> ir.Expr:
+        """``e`` with host names replaced by their definitions, sizes by their representatives."""
+        from translator.dialects.triton.frontend_device import _simplify, map_names
+
+        def fn(name: str) -> ir.Expr | None:
+            if name in self.canon and depth < 20:
+                return self.canonical(self.canon[name], depth + 1)
+            if name in self.tunable_canon:
+                return self.tunable_canon[name]
+            return None
+
+        out = map_names(e, fn)
+
+        def sizes(x: ir.Expr) -> ir.Expr:
+            if isinstance(x, ir.SizeOf):
+                t = self.tensors.get(x.tensor)
+                d = x.dim
+                if t is not None and t.rank is not None and d < 0:
+                    d += t.rank
+                key = (x.tensor, d)
+                if key in self.size_canon and depth < 20:
+                    return self.canonical(self.size_canon[key], depth + 1)
+                return ir.SizeOf(x.tensor, d)
+            if isinstance(x, ir.BinOp):
+                return dataclasses.replace(x, lhs=sizes(x.lhs), rhs=sizes(x.rhs))
+            if isinstance(x, ir.Call):
+                return dataclasses.replace(x, args=tuple(sizes(a) for a in x.args))
+            if isinstance(x, ir.UnaryOp):
+                return dataclasses.replace(x, operand=sizes(x.operand))
+            return x
+
+        return _simplify(sizes(out))
+
+    def same_value(self, a: ir.Expr, b: ir.Expr) -> bool:
+        return format_expr(self.canonical(a)) == format_expr(self.canonical(b))
+
+    def is_one(self, e: ir.Expr) -> bool:
+        return self.canonical(e) == ir.Const(1)
+
+    # ------------------------------------------------------------------ names
+
+    def fresh(self, base: str) -> str:
+        return unique(base, self.names)
+
+    def bind_tensor(self, source_name: str, t: HTensor) -> None:
+        self.scope[source_name] = t
+        self.tensors[t.name] = t
+
+    def emit(self, stmt: ir.Stmt) -> None:
+        if self.pending_comments:
+            stmt = dataclasses.replace(stmt, comments=tuple(self.pending_comments) + stmt.comments)
+            self.pending_comments = []
+        self.body.append(stmt)
+        if isinstance(stmt, ir.Assign):
+            self.types.vars[stmt.target] = ScalarType(ir.I32, weak=True) if not isinstance(
+                stmt.value, ir.Const) or not isinstance(stmt.value.value, float) else ScalarType(
+                ir.F32, weak=True)
+        elif isinstance(stmt, ir.ShapeUnpack):
+            t = self.types.vars.get(stmt.tensor)
+            if isinstance(t, TensorType):
+                self.types.vars[stmt.tensor] = TensorType(t.dtype, len(stmt.targets))
+            for n in stmt.targets:
+                if n is not None:
+                    self.types.vars[n] = ScalarType(ir.I32, weak=True)
+
+    def note(self, text: str) -> None:
+        self.pending_comments.append(text)
+
+    # ------------------------------------------------------------------ build
+
+    def build(self) -> ir.Entry:
+        fn = self.fn
+        params = self._params()
+        body_nodes = list(fn.body.body) if isinstance(fn.body, cst.IndentedBlock) else []
+        docstring = fn.get_docstring(clean=True)
+        if docstring is not None:
+            body_nodes = body_nodes[1:]
+        self.host_block(body_nodes)
+        if not any(isinstance(s, ir.Return) for s in self.body):
+            self.emit(ir.Return(None))
+        body = self._finish_body()
+        tunables, configs = self._tunables()
+        hints = dict(self.hints)
+        if self.assumed_unit:
+            hints["assumed_unit_stride"] = tuple(dict.fromkeys(self.assumed_unit))
+        returns = source_of(fn.returns.annotation) if fn.returns is not None else None
+        return ir.Entry(
+            name=fn.name.value,
+            params=params,
+            body=tuple(body),
+            tunables=tunables,
+            configs=configs,
+            docstring=docstring,
+            return_annotation=returns,
+            comments=tuple(statement_comments(fn)),
+            hints=tuple(sorted(hints.items())),
+            loc=self.locate(fn),
+        )
+
+    def _params(self) -> tuple[ir.Param, ...]:
+        out = []
+        ps = self.fn.params
+        if ps.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or ps.star_kwarg is not None:
+            raise self.error(self.fn, "wrappers with *args/**kwargs are not supported")
+        for p in (*ps.posonly_params, *ps.params, *ps.kwonly_params):
+            name = p.name.value
+            annotation = source_of(p.annotation.annotation) if p.annotation is not None else None
+            default = None
+            kind = "tensor"
+            if annotation in ("int", "float", "bool"):
+                kind = annotation
+            elif annotation is not None and "Tensor" not in annotation:
+                raise self.error(p, f"unsupported parameter annotation `{annotation}`",
+                                 "annotate parameters as torch.Tensor, int, float or bool")
+            if p.default is not None:
+                try:
+                    value = literal(p.default)
+                except ValueError:
+                    raise self.error(p.default, "parameter defaults must be literals") from None
+                if value is None:
+                    raise self.error(p.default, f"`{name}` defaults to None, which the IR "
+                                     "cannot express", "give it a number default")
+                if isinstance(value, str):
+                    raise self.error(p.default, f"string parameter `{name}` is not supported",
+                                     "the IR has tensor, int, float and bool parameters")
+                default = ir.Const(value)
+                if annotation is None:
+                    kind = "float" if isinstance(value, float) else "bool" if isinstance(
+                        value, bool) else "int"
+            out.append(ir.Param(name, kind, default, annotation))
+            self.names.add(name)
+            if kind == "tensor":
+                t = HTensor(name, name, ir.DTypeOf(name))
+                self.bind_tensor(name, t)
+                self.types.vars[name] = TensorType(ir.DTypeOf(name))
+            else:
+                self.scope[name] = HScalar(ir.Name(name), kind)
+                self.types.vars[name] = ScalarType(
+                    {"int": ir.I32, "float": ir.F32, "bool": ir.BOOL}[kind], weak=True)
+        return tuple(out)
+
+    def _finish_body(self) -> list[ir.Stmt]:
+        from translator.dialects.triton.frontend_device import map_stmt
+
+        # Rank guards first: they only raise, so they go before everything else.
+        guards = []
+        for name, rank in self.guards:
+            guards.append(ir.ShapeUnpack((None,) * rank, name, comments=(
+                f"tiletrans: specialised to {rank}-d `{name}`: the IR cannot view a result back "
+                "to a shape of unknown rank",)))
+        body = guards + self.body
+
+        # Negative dims of tensors whose rank is now known.
+        def fix(e: ir.Expr) -> ir.Expr:
+            return _normalize_dims(e, self.tensors)
+
+        body = [_map_host_stmt(s, fix, map_stmt) for s in body]
+        # Dead host scalars (launch knobs, block sizes the IR does not need).
+        while True:
+            used: set[str] = set()
+            for s in body:
+                used |= _names_used(s)
+            dead = [i for i, s in enumerate(body) if isinstance(s, ir.Assign) and (
+                s.target not in used)]
+            if not dead:
+                break
+            for i in reversed(dead):
+                stmt = body.pop(i)
+                if stmt.comments and i < len(body):
+                    body[i] = dataclasses.replace(body[i], comments=stmt.comments + body[i].comments)
+        return body
+
+    def _tunables(self) -> tuple[tuple[ir.Tunable, ...], tuple]:
+        tunables = list(self.tunables.values())
+        names = {t.name for t in tunables}
+        defaults = self.configs[0] if self.configs else {}
+        for knob, fallback in (("num_warps", 4), ("num_stages", 3)):
+            if knob not in names:
+                present = sorted({c[knob] for c in self.configs if knob in c})
+                tunables.append(ir.Tunable(knob, knob, defaults.get(knob, fallback),
+                                           tuple(present)))
+        configs = []
+        order = [t.name for t in tunables]
+        for c in self.configs:
+            full = {n: c.get(n, next(t.default for t in tunables if t.name == n)) for n in order}
+            configs.append(tuple(full.items()))
+        return tuple(tunables), tuple(configs)
+
+    # ------------------------------------------------------------------ host statements
+
+    def host_block(self, nodes: list[cst.BaseStatement]) -> HTuple | Any:
+        """Host statements; returns the value of a trailing ``return`` in helper functions."""
+        for node in nodes:
+            comments = statement_comments(node)
+            if comments:
+                self.pending_comments.extend(comments)
+            if isinstance(node, cst.SimpleStatementLine):
+                for small in node.body:
+                    r = self.host_small(small)
+                    if r is not _NO_RETURN:
+                        return r
+                continue
+            if isinstance(node, cst.If):
+                self.host_if(node)
+                continue
+            raise self.error(
+                node, f"unsupported host statement `{self.src(node).splitlines()[0][:60]}`",
+                "host code may unpack shapes, allocate, reshape, assert, launch and return",
+            )
+        return _NO_RETURN
+
+    def host_small(self, node: cst.BaseSmallStatement) -> Any:
+        if isinstance(node, cst.Assign):
+            if len(node.targets) != 1:
+                raise self.error(node, "chained assignment is not supported")
+            self.host_assign(node.targets[0].target, node.value, node)
+        elif isinstance(node, cst.AnnAssign) and node.value is not None:
+            self.host_assign(node.target, node.value, node)
+        elif isinstance(node, cst.Assert):
+            self.host_assert(node)
+        elif isinstance(node, cst.Expr):
+            v = node.value
+            if isinstance(v, (cst.SimpleString, cst.ConcatenatedString)):
+                return _NO_RETURN
+            if isinstance(v, cst.Call) and isinstance(v.func, cst.Subscript):
+                self.launch(v)
+                return _NO_RETURN
+            raise self.error(node, f"unsupported host statement `{self.src(node)[:60]}`")
+        elif isinstance(node, cst.Return):
+            if self.depth:
+                return self.hval(node.value) if node.value is not None else HStatic(None)
+            self.host_return(node)
+        elif isinstance(node, cst.Pass):
+            pass
+        elif isinstance(node, cst.Raise):
+            raise self.error(node, "unconditional raise in a wrapper")
+        else:
+            raise self.error(node, f"unsupported host statement `{self.src(node)[:60]}`")
+        return _NO_RETURN
+
+    def host_if(self, node: cst.If) -> None:
+        body = list(node.body.body) if isinstance(node.body, cst.IndentedBlock) else []
+        if node.orelse is None and len(body) == 1 and isinstance(body[0], cst.SimpleStatementLine) \
+                and isinstance(body[0].body[0], cst.Raise):
+            # `if cond: raise E(msg)` is an assert of `not cond`.
+            test = self.scalar(node.test)
+            raise_node = body[0].body[0]
+            msg = None
+            exc = raise_node.exc
+            if isinstance(exc, cst.Call) and exc.args:
+                msg = self.message(exc.args[0].value)
+            self.note(f"tiletrans: was `if {self.src(node.test)}: raise ...`")
+            self.emit(ir.Assert(ir.UnaryOp("not", test), msg, loc=self.locate(node)))
+            return
+        # Branches that only assign: the names become opaque (launch knobs such as num_warps).
+        assigned: list[str] = []
+        branch: cst.CSTNode | None = node
+        while branch is not None:
+            suite = branch.body if isinstance(branch, (cst.If, cst.Else)) else None
+            for st in (suite.body if isinstance(suite, cst.IndentedBlock) else []):
+                if not (isinstance(st, cst.SimpleStatementLine) and all(
+                    isinstance(s, cst.Assign) and all(isinstance(t.target, cst.Name)
+                                                      for t in s.targets) for s in st.body)):
+                    raise self.error(st, "host branches may only assign values (or raise)",
+                                     "compute launch parameters with expressions")
+                for s in st.body:
+                    for t in s.targets:  # type: ignore[union-attr]
+                        assigned.append(t.target.value)  # type: ignore[union-attr]
+            branch = branch.orelse if isinstance(branch, cst.If) else None
+        for name in assigned:
+            self.scope[name] = HOpaque(f"`{name}` is assigned in a branch of a host `if`")
+
+    def host_assign(self, target: cst.BaseExpression, value_node: cst.BaseExpression,
+                    node: cst.CSTNode) -> None:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            names = [e.value for e in target.elements]
+            if not all(isinstance(n, cst.Name) for n in names):
+                raise self.error(node, "unpack into plain names")
+            value = self.hval(value_node)
+            if isinstance(value, HShape):
+                self.shape_unpack([n.value for n in names], value.tensor, node)  # type: ignore
+                return
+            if isinstance(value, HTuple) and len(value.items) == len(names):
+                for n, v in zip(names, value.items):
+                    self.bind(n.value, v, node)  # type: ignore[union-attr]
+                return
+            if isinstance(value, HOpaque):
+                for n in names:
+                    self.scope[n.value] = value  # type: ignore[union-attr]
+                return
+            raise self.error(node, f"cannot unpack `{self.src(value_node)}`")
+        if not isinstance(target, cst.Name):
+            raise self.error(node, f"unsupported assignment target `{self.src(target)}`")
+        self.bind(target.value, self.hval(value_node, target.value), node)
+
+    def bind(self, name: str, value: Any, node: cst.CSTNode) -> None:
+        if isinstance(value, HScalar):
+            if isinstance(value.expr, ir.Name) and value.expr.id in self.names and not (
+                value.expr.id.startswith("?")
+            ):
+                self.scope[name] = value
+                return
+            irname = self.fresh(name)
+            self.canon[irname] = value.expr
+            self.emit(ir.Assign(irname, value.expr, loc=self.locate(node)))
+            self.types.vars[irname] = ScalarType(
+                ir.F32 if value.kind == "float" else ir.BOOL if value.kind == "bool" else ir.I32,
+                weak=True)
+            self.scope[name] = HScalar(ir.Name(irname), value.kind)
+            return
+        if isinstance(value, HTensor):
+            self.scope[name] = value
+            return
+        self.scope[name] = value
+
+    def shape_unpack(self, names: list[str], t: HTensor, node: cst.CSTNode) -> None:
+        if t.rank is not None and t.rank != len(names):
+            raise self.error(node, f"`{t.source}` has {t.rank} dims, unpacked into {len(names)}")
+        t.rank = len(names)
+        targets: list[str | None] = []
+        for i, n in enumerate(names):
+            if n == "_":
+                targets.append(None)
+                continue
+            irname = self.fresh(n)
+            targets.append(irname)
+            self.canon[irname] = ir.SizeOf(t.name, i)
+            self.scope[n] = HScalar(ir.Name(irname))
+        self.emit(ir.ShapeUnpack(tuple(targets), t.name, loc=self.locate(node)))
+
+    def host_return(self, node: cst.Return) -> None:
+        loc = self.locate(node)
+        if node.value is None:
+            self.emit(ir.Return(None, loc=loc))
+            return
+        items = node.value.elements if isinstance(node.value, cst.Tuple) else None
+        values = [self.return_item(e.value) for e in items] if items is not None else [
+            self.return_item(node.value)]
+        value: ir.Expr = ir.TupleExpr(tuple(values)) if items is not None else values[0]
+        self.emit(ir.Return(value, loc=loc))
+
+    def return_item(self, node: cst.BaseExpression) -> ir.Expr:
+        v = self.hval(node, "out")
+        if isinstance(v, HTensor):
+            return ir.Name(v.name)
+        if isinstance(v, HScalar) and isinstance(v.expr, ir.Name):
+            return v.expr
+        raise self.error(node, f"cannot return `{self.src(node)}`",
+                         "return host tensors or sizes by name")
+
+    # ------------------------------------------------------------------ asserts
+
+    def message(self, node: cst.BaseExpression) -> str:
+        """An assert message as entry-level source: inside an inlined helper, whose names the
+        entry does not have, an f-string becomes the literal text of its template."""
+        if self.depth and not isinstance(node, cst.SimpleString):
+            return repr(source_of(node).lstrip("fF").strip("\"'"))
+        return source_of(node)
+
+    def host_assert(self, node: cst.Assert) -> None:
+        msg = self.message(node.msg) if node.msg is not None else None
+        for part in _conjuncts(node.test):
+            self.assert_part(part, msg, node)
+
+    def assert_part(self, test: cst.BaseExpression, msg: str | None, node: cst.Assert) -> None:
+        loc = self.locate(node)
+        text = self.src(test)
+        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+            comp = test.comparisons[0]
+            lhs, rhs = self.hval(test.left), self.hval(comp.comparator)
+            lhs, rhs = (HFact(f"stride{v.dim}", v.tensor) if isinstance(v, HStride) else v
+                        for v in (lhs, rhs))
+            if isinstance(lhs, HDType) and isinstance(rhs, HDType):
+                lhs = HFact("dtype")
+            if isinstance(comp.operator, cst.Equal):
+                if isinstance(lhs, HFact) or isinstance(rhs, HFact):
+                    fact = lhs if isinstance(lhs, HFact) else rhs
+                    other = rhs if fact is lhs else lhs
+                    if fact.kind == "dim" and isinstance(other, HScalar) and isinstance(
+                        other.expr, ir.Const
+                    ):
+                        assert fact.tensor is not None
+                        self.require_rank(fact.tensor, int(other.expr.value), node, text)
+                        return
+                    if fact.kind.startswith("stride") and isinstance(other, HScalar) and (
+                        other.expr == ir.Const(1)
+                    ):
+                        assert fact.tensor is not None
+                        d = int(fact.kind[6:])
+                        if d == -1 or (fact.tensor.rank is not None and d == fact.tensor.rank - 1):
+                            fact.tensor.unit_last = True
+                        self.note(f"tiletrans: dropped `assert {text}`: the IR indexes tensors "
+                                  "logically, so this layout check only rejects inputs")
+                        return
+                    if fact.kind == "dtype":
+                        self.note(f"tiletrans: dropped `assert {text}`: dtype checks are not "
+                                  "expressible in the IR; it only rejects inputs")
+                        return
+                if isinstance(lhs, HShape) and isinstance(rhs, HShape):
+                    a, b = lhs.tensor, rhs.tensor
+                    if a.rank is None and b.rank is not None:
+                        a.rank = b.rank
+                    elif b.rank is None and a.rank is not None:
+                        b.rank = a.rank
+                    self.emit(ir.Assert(ir.BinOp("==", ir.ShapeOf(a.name), ir.ShapeOf(b.name)),
+                                        msg, loc=loc))
+                    return
+                if isinstance(lhs, HShape) and isinstance(rhs, HTuple):
+                    t = lhs.tensor
+                    self.require_rank(t, len(rhs.items), node, text)
+                    for i, item in enumerate(rhs.items):
+                        if not isinstance(item, HScalar):
+                            raise self.error(test, f"cannot compare the shape of `{t.source}`")
+                        self.emit(ir.Assert(ir.BinOp("==", ir.SizeOf(t.name, i), item.expr),
+                                            msg, loc=loc))
+                    return
+            if isinstance(comp.operator, cst.In) and isinstance(lhs, HScalar) and isinstance(
+                rhs, (HTuple,)
+            ) and all(isinstance(i, HScalar) for i in rhs.items):
+                cond: ir.Expr | None = None
+                for item in rhs.items:
+                    eq = ir.BinOp("==", lhs.expr, item.expr)
+                    cond = eq if cond is None else ir.BinOp("or", cond, eq)
+                if cond is not None:
+                    self.emit(ir.Assert(cond, msg, loc=loc))
+                    return
+            if isinstance(lhs, HScalar) and isinstance(rhs, HScalar):
+                op = {cst.Equal: "==", cst.NotEqual: "!=", cst.LessThan: "<",
+                      cst.LessThanEqual: "<=", cst.GreaterThan: ">",
+                      cst.GreaterThanEqual: ">="}.get(type(comp.operator))
+                if op is not None:
+                    self.emit(ir.Assert(ir.BinOp(op, lhs.expr, rhs.expr), msg, loc=loc))
+                    return
+        v = self.hval(test)
+        if isinstance(v, HFact) and v.kind == "contiguous":
+            assert v.tensor is not None
+            v.tensor.contiguous = v.tensor.unit_last = True
+            self.note(f"tiletrans: dropped `assert {text}`: the IR indexes tensors logically, "
+                      "so this layout check only rejects inputs")
+            return
+        if isinstance(v, HScalar) and v.kind == "bool":
+            self.emit(ir.Assert(v.expr, msg, loc=loc))
+            return
+        raise self.error(test, f"cannot express `assert {text}` in the IR",
+                         "assert sizes (x.shape[i] == n), shapes (x.shape == y.shape), ranks "
+                         "(x.dim() == 2) or layouts (x.is_contiguous())")
+
+    def require_rank(self, t: HTensor, rank: int, node: cst.CSTNode, text: str) -> None:
+        if t.rank is not None and t.rank != rank:
+            raise self.error(node, f"`{t.source}` has {t.rank} dims here, not {rank}")
+        t.rank = rank
+        self.emit(ir.ShapeUnpack((None,) * rank, t.name, comments=(
+            f"tiletrans: rank check of `assert {text}`",), loc=self.locate(node)))
+
+    # ------------------------------------------------------------------ host expressions
+
+    def scalar(self, node: cst.BaseExpression) -> ir.Expr:
+        v = self.hval(node)
+        if isinstance(v, HScalar):
+            return v.expr
+        if isinstance(v, HOpaque):
+            raise self.error(node, f"`{self.src(node)}` cannot be evaluated by the frontend: "
+                             f"{v.why}")
+        raise self.error(node, f"`{self.src(node)}` is not a host scalar")
+
+    def hval(self, node: cst.BaseExpression, target: str | None = None) -> Any:
+        """The host value of ``node``; tensor-producing calls emit their IR statements."""
+        if isinstance(node, cst.Name):
+            if node.value in ("True", "False"):
+                return HScalar(ir.Const(node.value == "True"), "bool")
+            if node.value == "None":
+                return HStatic(None)
+            if node.value in self.scope:
+                return self.scope[node.value]
+            if node.value in self.info.constants:
+                c = self.info.constants[node.value]
+                return HScalar(ir.Const(c), "float" if isinstance(c, float) else "int")
+            if node.value in self.info.functions:
+                return HStatic(("function", node.value))
+            raise self.error(node, f"`{node.value}` is not defined in the wrapper")
+        if isinstance(node, (cst.Integer, cst.Float)):
+            v = node.evaluated_value
+            return HScalar(ir.Const(v), "float" if isinstance(v, float) else "int")
+        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+            return HStatic(node.evaluated_value)
+        if isinstance(node, cst.Tuple | cst.List):
+            return HTuple(tuple(self.hval(e.value) for e in node.elements))
+        if isinstance(node, cst.Lambda):
+            return HGrid(node)
+        if isinstance(node, cst.Attribute):
+            return self.attribute(node)
+        if isinstance(node, cst.Subscript):
+            return self.subscript(node)
+        if isinstance(node, cst.Call):
+            return self.host_call(node, target)
+        if isinstance(node, cst.BinaryOperation):
+            return self.arith(node)
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+            v = self.hval(node.expression)
+            if isinstance(v, HScalar):
+                if isinstance(v.expr, ir.Const):
+                    return HScalar(ir.Const(-v.expr.value), v.kind)
+                return HScalar(ir.UnaryOp("-", v.expr), v.kind)
+            return HOpaque(f"`{self.src(node)}`")
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+            v = self.hval(node.expression)
+            if isinstance(v, HScalar):
+                return HScalar(ir.UnaryOp("not", v.expr), "bool")
+            return HOpaque(f"`{self.src(node)}`")
+        if isinstance(node, cst.Comparison) and len(node.comparisons) == 1:
+            comp = node.comparisons[0]
+            a, b = self.hval(node.left), self.hval(comp.comparator)
+            op = {cst.Equal: "==", cst.NotEqual: "!=", cst.LessThan: "<",
+                  cst.LessThanEqual: "<=", cst.GreaterThan: ">",
+                  cst.GreaterThanEqual: ">="}.get(type(comp.operator))
+            if op and isinstance(a, HScalar) and isinstance(b, HScalar):
+                return HScalar(ir.BinOp(op, a.expr, b.expr), "bool")
+            return HOpaque(f"`{self.src(node)}`")
+        if isinstance(node, cst.BooleanOperation):
+            a, b = self.hval(node.left), self.hval(node.right)
+            if isinstance(a, HScalar) and isinstance(b, HScalar):
+                op = "and" if isinstance(node.operator, cst.And) else "or"
+                return HScalar(ir.BinOp(op, a.expr, b.expr), "bool")
+            return HOpaque(f"`{self.src(node)}`")
+        if isinstance(node, cst.IfExp):
+            return HOpaque(f"the conditional `{self.src(node)}`")
+        return HOpaque(f"`{self.src(node)[:50]}`")
+
+    def attribute(self, node: cst.Attribute) -> Any:
+        name = resolve(node, self.aliases)
+        if name is not None and name.startswith("torch."):
+            dt = self.dtype_from_name(name, "torch")
+            if dt is not None:
+                return HDType(dt)
+        base = self.hval(node.value)
+        attr = node.attr.value
+        if isinstance(base, HTensor):
+            if attr == "shape":
+                return HShape(base)
+            if attr == "dtype":
+                return HDType(base.cast or self.tensor_dtype(base))
+            if attr == "device":
+                return HDevice(base)
+            if attr == "ndim":
+                return HFact("dim", base)
+            if attr == "is_cuda":
+                return HOpaque("the device of an input")
+            if attr == "T":
+                raise self.error(node, "transposed host tensors are not supported yet")
+        if isinstance(base, HDType) and attr == "itemsize":
+            return HOpaque("the element size of a dtype", 1, 8)
+        return HOpaque(f"`{self.src(node)}`")
+
+    def tensor_dtype(self, t: HTensor) -> ir.DTypeExpr:
+        return t.dtype
+
+    def subscript(self, node: cst.Subscript) -> Any:
+        base = self.hval(node.value)
+        if isinstance(base, (HShape, HTuple)) and len(node.slice) == 1 and isinstance(
+            node.slice[0].slice, cst.Index
+        ):
+            idx = self.hval(node.slice[0].slice.value)
+            if isinstance(idx, HScalar) and isinstance(idx.expr, ir.Const):
+                i = int(idx.expr.value)
+                if isinstance(base, HShape):
+                    t = base.tensor
+                    if t.rank is not None and i < 0:
+                        i += t.rank
+                    return HScalar(ir.SizeOf(t.name, i))
+                return base.items[i]
+        if isinstance(base, HShape):
+            raise self.error(node, f"`{self.src(node)}`: slices of shapes are not supported",
+                             "index the shape with constants")
+        if isinstance(base, HStatic) and base.value == "meta":
+            raise self.error(node, "`meta[...]` outside a grid lambda")
+        return HOpaque(f"`{self.src(node)}`")
+
+    def arith(self, node: cst.BinaryOperation) -> Any:
+        ops = {cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.Divide: "/",
+               cst.FloorDivide: "//", cst.Modulo: "%", cst.Power: "**"}
+        op = ops.get(type(node.operator))
+        a, b = self.hval(node.left), self.hval(node.right)
+        if op is None:
+            return HOpaque(f"`{self.src(node)}`")
+        if isinstance(a, HScalar) and isinstance(b, HScalar):
+            kind = "float" if "float" in (a.kind, b.kind) or op in ("/",) else "int"
+            if isinstance(a.expr, ir.Const) and isinstance(b.expr, ir.Const) and op in (
+                "+", "-", "*", "//"
+            ) and kind == "int":
+                x, y = a.expr.value, b.expr.value
+                if op != "//" or y:
+                    return HScalar(ir.Const({"+": x + y, "-": x - y, "*": x * y,
+                                             "//": x // y if y else 0}[op]))
+            return HScalar(ir.BinOp(op, a.expr, b.expr), kind)
+        lo_hi = _interval_arith(op, a, b)
+        return HOpaque(f"`{self.src(node)}` (it reads {self._why(a, b)})", *lo_hi)
+
+    def _why(self, *vals: Any) -> str:
+        for v in vals:
+            if isinstance(v, HOpaque):
+                return v.why
+        return "values the IR has no form for"
+
+    def host_call(self, node: cst.Call, target: str | None) -> Any:
+        fn = resolve(node.func, self.aliases)
+        g = self.grammar["frontend"]
+        if isinstance(node.func, cst.Subscript):
+            raise self.error(node, "a kernel launch must be a statement of its own")
+        if fn == g["host_cdiv"] or fn == g["host_next_power_of_2"]:
+            args, _ = call_args(node)
+            vals = [self.hval(a) for a in args]
+            if all(isinstance(v, HScalar) for v in vals):
+                op = "cdiv" if fn == g["host_cdiv"] else "next_power_of_2"
+                return HScalar(ir.Call(op, tuple(v.expr for v in vals)))
+            return HOpaque(f"`{self.src(node)}` (it reads {self._why(*vals)})")
+        if fn in ("min", "max") and not node.func.value.startswith("torch") if isinstance(
+            node.func, cst.Name) else False:
+            return self.min_max(fn, node)
+        if fn == "len":
+            return HOpaque("len(...)")
+        if fn == "float" or fn == "int":
+            args, _ = call_args(node)
+            try:
+                return HScalar(ir.Const(float(literal(node))), "float")  # type: ignore[arg-type]
+            except (ValueError, TypeError):
+                return HOpaque(f"`{self.src(node)}`")
+        if isinstance(node.func, cst.Name) and node.func.value in self.info.functions:
+            return self.inline_host(node.func.value, node)
+        alloc = self.alloc(node, fn, target)
+        if alloc is not None:
+            return alloc
+        if isinstance(node.func, cst.Attribute):
+            return self.method(node, target)
+        return HOpaque(f"the call `{self.src(node)[:50]}`")
+
+    def min_max(self, fn: str, node: cst.Call) -> Any:
+        args, _ = call_args(node)
+        vals = [self.hval(a) for a in args]
+        # Drop arguments that can never be the result (`65536 // x.element_size()` >= 8192).
+        keep = list(vals)
+        for v in vals:
+            lo, hi = _bounds(v)
+            for w in vals:
+                if w is v:
+                    continue
+                wlo, whi = _bounds(w)
+                if fn == "min" and lo is not None and whi is not None and lo >= whi and v in keep:
+                    keep.remove(v)
+                    break
+                if fn == "max" and hi is not None and wlo is not None and hi <= wlo and v in keep:
+                    keep.remove(v)
+                    break
+        if not all(isinstance(v, HScalar) for v in keep):
+            return HOpaque(f"`{self.src(node)}` (it reads {self._why(*keep)})")
+        op = "minimum" if fn == "min" else "maximum"
+        out = keep[0].expr
+        for v in keep[1:]:
+            out = ir.Call(op, (out, v.expr))
+        return HScalar(out, "float" if any(v.kind == "float" for v in keep) else "int")
+
+    def inline_host(self, name: str, node: cst.Call) -> Any:
+        fn = self.info.functions[name]
+        body = list(fn.body.body) if isinstance(fn.body, cst.IndentedBlock) else []
+        if fn.get_docstring() is not None:
+            body = body[1:]
+        if not _inlinable(body):
+            return HOpaque(f"it calls `{name}`, which the frontend cannot evaluate")
+        args, kwargs = call_args(node)
+        params = [p.name.value for p in fn.params.params]
+        vals = dict(zip(params, (self.hval(a) for a in args)))
+        for k, v in kwargs.items():
+            vals[k] = self.hval(v)
+        saved = self.scope
+        self.scope = {**{k: v for k, v in saved.items() if isinstance(v, HTensor)}, **vals}
+        self.depth += 1
+        try:
+            result = self.host_block(body)
+        finally:
+            self.depth -= 1
+            self.scope = saved
+        return HOpaque(f"`{name}` returns nothing") if result is _NO_RETURN else result
+
+    # ------------------------------------------------------------------ tensors
+
+    def alloc(self, node: cst.Call, fn: str | None, target: str | None) -> HTensor | None:
+        allocs = {v: k for k, v in self.grammar["host_alloc"].items()}
+        if fn not in allocs:
+            return None
+        how = allocs[fn]
+        args, kwargs = call_args(node)
+        for k in kwargs:
+            if k not in ("dtype", "device", "fill_value", "memory_format"):
+                raise self.error(node, f"unsupported allocation option `{k}=`")
+        fill: float | None = {"empty": None, "zeros": 0.0, "ones": 1.0}.get(how.replace("_like", ""))
+        if how.startswith("full"):
+            fnode = kwargs.get("fill_value", args[1] if len(args) > 1 else None)
+            try:
+                fv = literal(fnode) if fnode is not None else None
+            except ValueError:
+                fv = None
+            if not isinstance(fv, (int, float)):
+                raise self.error(node, "fill values must be number literals")
+            fill = float(fv)
+            args = args[:1]
+        name = self.fresh(target or "buf")
+        dtype_node = kwargs.get("dtype")
+        dtype = None
+        if dtype_node is not None:
+            d = self.hval(dtype_node)
+            if not isinstance(d, HDType):
+                raise self.error(dtype_node, f"unsupported dtype `{self.src(dtype_node)}`")
+            dtype = d.dtype
+        if how.endswith("_like"):
+            like = self.hval(args[0]) if args else None
+            if not isinstance(like, HTensor):
+                raise self.error(node, "allocate like a host tensor")
+            t = HTensor(name, target or name, dtype or like.dtype, like.rank,
+                        contiguous=like.contiguous, unit_last=like.unit_last or like.contiguous)
+            self.emit(ir.Alloc(name, None, like.name, t.dtype, like.name, fill,
+                               loc=self.locate(node)))
+            for d in range(like.rank or 0):
+                self.size_canon[(name, d)] = ir.SizeOf(like.name, d)
+            self.types.vars[name] = TensorType(t.dtype, like.rank)
+            self.tensors[name] = t
+            return t
+        shape_nodes = args
+        if len(args) == 1 and isinstance(args[0], (cst.Tuple, cst.List)):
+            shape_nodes = [e.value for e in args[0].elements]
+        shape = tuple(self.scalar(s) for s in shape_nodes)
+        device_node = kwargs.get("device")
+        dev = self.hval(device_node) if device_node is not None else None
+        if not isinstance(dev, HDevice):
+            raise self.error(node, "give the allocation `device=x.device` of an input")
+        if dtype is None:
+            raise self.error(node, "give the allocation a dtype")
+        t = HTensor(name, target or name, dtype, len(shape), contiguous=True, unit_last=True)
+        self.emit(ir.Alloc(name, shape, None, dtype, dev.tensor.name, fill, loc=self.locate(node)))
+        for d, e in enumerate(shape):
+            self.size_canon[(name, d)] = e
+        self.types.vars[name] = TensorType(dtype, len(shape))
+        self.tensors[name] = t
+        return t
+
+    def method(self, node: cst.Call, target: str | None) -> Any:
+        assert isinstance(node.func, cst.Attribute)
+        base = self.hval(node.func.value)
+        name = node.func.attr.value
+        if isinstance(base, HTensor):
+            return self.tensor_method(base, name, node, target)
+        if isinstance(base, HStatic) and base.value is None:
+            return HOpaque(f"`{self.src(node)}`")
+        return HOpaque(f"`{self.src(node)[:50]}`")
+
+    def tensor_method(self, t: HTensor, name: str, node: cst.Call, target: str | None) -> Any:
+        args, kwargs = [a.value for a in node.args if not a.star and a.keyword is None], {
+            a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        if name == "stride":
+            if len(args) != 1:
+                raise self.error(node, "use x.stride(d) with one dim")
+            d = self.hval(args[0])
+            if not (isinstance(d, HScalar) and isinstance(d.expr, ir.Const)):
+                raise self.error(node, "x.stride(d) needs a constant d")
+            dim = int(d.expr.value)
+            return HStride(t, dim)
+        if name == "size":
+            if not args:
+                return HShape(t)
+            d = self.hval(args[0])
+            if isinstance(d, HScalar) and isinstance(d.expr, ir.Const):
+                i = int(d.expr.value)
+                if t.rank is not None and i < 0:
+                    i += t.rank
+                return HScalar(ir.SizeOf(t.name, i))
+        if name == "dim":
+            return HFact("dim", t)
+        if name == "is_contiguous":
+            return HFact("contiguous", t)
+        if name == "element_size":
+            return HOpaque(f"`{t.source}.element_size()` (the IR has no dtype sizes)", 1, 8)
+        if name == "numel":
+            if t.rank is not None:
+                e: ir.Expr = ir.Const(1)
+                for d in range(t.rank):
+                    e = ir.SizeOf(t.name, d) if d == 0 else ir.BinOp("*", e, ir.SizeOf(t.name, d))
+                return HScalar(e)
+            return HScalar(ir.SizeOf(self.flat_view(t, node), 0))
+        if name in ("reshape", "view"):
+            return self.view(t, node, target, args)
+        if name == "flatten" and not args:
+            return self.view(t, node, target, [cst.Integer("-1")], flat=True)
+        if name == "contiguous" and not args:
+            out = dataclasses.replace(t, contiguous=True, unit_last=True, copy=True)
+            self.tensors[t.name] = t
+            return out
+        if name == "to":
+            target_node = args[0] if args else kwargs.get("dtype")
+            d = self.hval(target_node) if target_node is not None else None
+            if isinstance(d, HDType) and isinstance(d.dtype, ir.DType):
+                # A converted copy: device code reads it through a cast of each element.
+                out = dataclasses.replace(t, cast=d.dtype, copy=True)
+                self.note(f"tiletrans: `{self.src(node)}` is read through element casts")
+                return out
+            raise self.error(node, f"unsupported conversion `{self.src(node)}`",
+                             "convert with x.to(torch.<dtype>)")
+        if name in ("stride", "size"):
+            raise self.error(node, f"unsupported `{self.src(node)}`")
+        return HOpaque(f"`{self.src(node)[:50]}`")
+
+    def flat_view(self, t: HTensor, node: cst.CSTNode) -> str:
+        if t.flat is None:
+            name = self.fresh(t.name + "_flat")
+            self.emit(ir.View(name, t.name, (ir.Const(-1),), comments=(
+                f"tiletrans: `{t.source}` addressed as a flat array",), loc=self.locate(node)))
+            dtype = t.dtype if isinstance(t.dtype, ir.DType) else ir.DTypeOf(name)
+            self.types.vars[name] = TensorType(dtype, 1)
+            t.flat = name
+            ft = HTensor(name, t.source, dtype, 1, t.contiguous, t.contiguous or t.unit_last,
+                         t.cast, t.copy)
+            self.tensors[name] = ft
+        return t.flat
+
+    def view(self, t: HTensor, node: cst.Call, target: str | None, args: list,
+             flat: bool = False) -> HTensor:
+        dims: list[ir.Expr] = []
+        star_shapes = [a for a in node.args if a.star == "*"]
+        if len(args) == 1 and not star_shapes:
+            v = self.hval(args[0])
+            if isinstance(v, HShape):
+                dims = self.shape_exprs(v.tensor, node)
+                args = []
+            elif isinstance(v, HTuple):
+                args = []
+                for item in v.items:
+                    if not isinstance(item, HScalar):
+                        raise self.error(node, "view sizes must be host scalars")
+                    dims.append(item.expr)
+        for a in node.args:
+            if a.keyword is not None:
+                raise self.error(node, "view sizes are positional")
+            if a.star == "*":
+                v = self.hval(a.value)
+                if not isinstance(v, HShape):
+                    raise self.error(a, f"cannot splat `{self.src(a.value)}`")
+                dims += self.shape_exprs(v.tensor, node)
+            elif args and a.value in args:
+                dims.append(self.scalar(a.value))
+        name = self.fresh(target or t.name + "_view")
+        rank = len(dims)
+        if t.reshape_rank is None:
+            t.reshape_rank = rank
+        self.emit(ir.View(name, t.name, tuple(dims), loc=self.locate(node)))
+        # The view's own dtype (the same as its base's): kernels that get the view name it.
+        dtype = t.dtype if isinstance(t.dtype, ir.DType) else ir.DTypeOf(name)
+        self.types.vars[name] = TensorType(dtype, rank)
+        nt = HTensor(name, target or name, dtype, rank, t.contiguous,
+                     t.contiguous, t.cast, t.copy)
+        for d, e in enumerate(dims):
+            if not (isinstance(e, ir.Const) and e.value == -1):
+                self.size_canon[(name, d)] = e
+        self.tensors[name] = nt
+        return nt
+
+    def shape_exprs(self, t: HTensor, node: cst.CSTNode) -> list[ir.Expr]:
+        if t.rank is None:
+            if t.reshape_rank is None:
+                raise self.error(node, f"cannot tell the rank of `{t.source}`",
+                                 f"unpack {t.source}.shape or assert {t.source}.dim() == r")
+            t.rank = t.reshape_rank
+            self.guards.append((t.name, t.rank))
+            self.hints.setdefault("rank_specialized", ())
+            self.hints["rank_specialized"] += ((t.name, t.rank),)
+        return [ir.SizeOf(t.name, d) for d in range(t.rank)]
+
+    # ------------------------------------------------------------------ launches
+
+    def launch(self, call: cst.Call) -> None:
+        from translator.dialects.triton.frontend_device import KernelLifter
+
+        sub = call.func
+        assert isinstance(sub, cst.Subscript)
+        if not isinstance(sub.value, cst.Name) or sub.value.value not in self.info.kernels:
+            raise self.error(call, f"`{self.src(sub.value)}` is not a @triton.jit kernel of "
+                             "this file")
+        kernel = self.info.kernels[sub.value.value]
+        launch = Launch(self, kernel, call)
+        launch.bind()
+        launch.grid = launch.eval_grid(sub)
+        lifter = KernelLifter(launch)
+        k = lifter.lift()
+        for s in launch.pre:
+            self.emit(s)
+        comments = tuple(self.pending_comments)
+        self.pending_comments = []
+        self.body.append(dataclasses.replace(k, comments=comments + k.comments))
+        launch.record_configs()
+
+    def record_tunable(self, t: ir.Tunable, canon: ir.Expr | None) -> None:
+        old = self.tunables.get(t.name)
+        if old is not None and old != t:
+            raise TranslationError(f"two kernels disagree on tunable {t.name}", self.locate(self.fn))
+        self.tunables[t.name] = t
+        if canon is not None:
+            self.tunable_canon[t.name] = canon
+        self.types.vars.setdefault(t.name, ScalarType(ir.I32, weak=True))
+
+
+_NO_RETURN = object()
+
+
+class Launch:
+    """One ``kernel[grid](args)``: parameter bindings and the services the lifter asks for."""
+
+    def __init__(self, host: EntryBuilder, kernel: KernelDef, node: cst.Call) -> None:
+        self.host = host
+        self.kernel = kernel
+        self.node = node
+        self.bindings: dict[str, Binding] = {}
+        self.knobs: dict[str, int] = {}
+        self.grid: list[ir.Expr] = []
+        self.grid_node: cst.CSTNode = node.func
+        self.pre: list[ir.Stmt] = []
+        self.block_tunables: dict[str, str] = {}
+
+    def error(self, node: cst.CSTNode | None, message: str, hint: str | None = None):
+        return TranslationError(message, self.host.locate(node or self.node), hint)
+
+    # ------------------------------------------------------------------ binding
+
+    def bind(self) -> None:
+        k = self.kernel
+        args, kwargs = [], {}
+        for a in self.node.args:
+            if a.star:
+                raise self.error(a, "star arguments in a launch are not supported")
+            if a.keyword is not None:
+                kwargs[a.keyword.value] = a.value
+            else:
+                args.append(a.value)
+        if len(args) > len(k.params):
+            raise self.error(self.node, f"too many arguments for `{k.fn.name.value}`")
+        nodes = dict(zip(k.params, args))
+        g = self.host.grammar["frontend"]
+        for key, v in kwargs.items():
+            if key in g["launch_keys"] and key not in k.params:
+                try:
+                    value = literal(v)
+                except ValueError:
+                    value = None
+                if isinstance(value, int):
+                    self.knobs[key] = value
+                else:
+                    self.host.note(f"tiletrans: dropped `{key}={self.host.src(v)}`: a launch knob "
+                                   "computed on the host (performance only)")
+                continue
+            if key in g["ignored_launch_keys"]:
+                continue
+            if key not in k.params:
+                raise self.error(v, f"`{k.fn.name.value}` has no parameter `{key}`")
+            nodes[key] = v
+        tuned = set()
+        if k.configs:
+            for meta, _ in k.configs:
+                tuned |= set(meta)
+        for p in k.params:
+            if p in tuned:
+                if p in nodes:
+                    raise self.error(nodes[p], f"`{p}` is set by @triton.autotune and at the "
+                                     "launch")
+                self.bindings[p] = Binding("constexpr", tuned=True)
+                continue
+            node = nodes.get(p, k.defaults.get(p))
+            if node is None:
+                self.bindings[p] = Binding("opaque", why="it is not passed")
+                continue
+            self.bindings[p] = self.binding_of(p, node)
+
+    def binding_of(self, p: str, node: cst.BaseExpression) -> Binding:
+        v = self.host.hval(node)
+        src = self.host.src(node)
+        if p in self.kernel.constexprs:
+            if isinstance(v, HScalar):
+                return Binding("constexpr", expr=v.expr)
+            if isinstance(v, HStatic):
+                return Binding("static", value=v.value)
+            return Binding("opaque", why=v.why if isinstance(v, HOpaque) else src)
+        if isinstance(v, HTensor):
+            return Binding("tensor", tensor=v.source, htensor=v)
+        if isinstance(v, HStride):
+            t = v.tensor
+            d = v.dim
+            if d < 0:
+                if t.rank is None:
+                    return Binding("opaque", why=f"`{src}` has a negative dim and the rank of "
+                                   f"`{t.source}` is unknown")
+                d += t.rank
+            return Binding("stride", tensor=t.source, htensor=t, dim=d)
+        if isinstance(v, HScalar):
+            return Binding("float" if v.kind == "float" else "int", expr=v.expr)
+        if isinstance(v, HOpaque):
+            return Binding("opaque", why=v.why)
+        if isinstance(v, HStatic):
+            return Binding("static", value=v.value)
+        return Binding("opaque", why=f"`{src}` is no tensor, stride or scalar")
+
+    def eval_grid(self, sub: cst.Subscript) -> list[ir.Expr]:
+        if len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
+            raise self.error(sub, "launch as kernel[grid](...)")
+        node = sub.slice[0].slice.value
+        self.grid_node = node
+        v = self.host.hval(node)
+        if isinstance(v, HGrid):
+            lam = v.node
+            params = [p.name.value for p in lam.params.params]
+            if len(params) != 1:
+                raise self.error(lam, "the grid lambda takes one argument (the meta-parameters)")
+            body = lam.body
+            saved = dict(self.host.scope)
+            self.host.scope[params[0]] = HStatic("meta")
+            try:
+                items = body.elements if isinstance(body, cst.Tuple) else [cst.Element(body)]
+                out = [self.grid_expr(e.value, params[0]) for e in items]
+            finally:
+                self.host.scope = saved
+            return out
+        if isinstance(v, HTuple):
+            return [self._grid_item(x) for x in v.items]
+        if isinstance(v, HScalar):
+            return [v.expr]
+        raise self.error(node, f"cannot evaluate the grid `{self.host.src(node)}`",
+                         "use a tuple or `lambda meta: (...)`")
+
+    def _grid_item(self, x: Any) -> ir.Expr:
+        if isinstance(x, HScalar):
+            return x.expr
+        why = x.why if isinstance(x, HOpaque) else "not a scalar"
+        return _opaque_expr(why)
+
+    def grid_expr(self, node: cst.BaseExpression, meta: str) -> ir.Expr:
+        """An axis of a grid lambda: ``meta["BLOCK"]`` reads the kernel's constexpr."""
+        if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and (
+            node.value.value == meta
+        ):
+            key = literal(node.slice[0].slice.value)  # type: ignore[union-attr]
+            if key not in self.bindings:
+                raise self.error(node, f"the grid reads `{key}`, which is no kernel parameter")
+            return self.block_host_expr(key)
+        if isinstance(node, cst.Call) and resolve(node.func, self.host.aliases) in (
+            self.host.grammar["frontend"]["host_cdiv"], "min", "max"
+        ):
+            args = [self.grid_expr(a.value, meta) for a in node.args]
+            fn = resolve(node.func, self.host.aliases)
+            op = "cdiv" if fn != "min" and fn != "max" else ("minimum" if fn == "min" else
+                                                               "maximum")
+            out = args[0]
+            if op == "cdiv":
+                return ir.Call("cdiv", tuple(args))
+            for a in args[1:]:
+                out = ir.Call(op, (out, a))
+            return out
+        if isinstance(node, cst.BinaryOperation):
+            ops = {cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.FloorDivide: "//"}
+            op = ops.get(type(node.operator))
+            if op is not None:
+                return ir.BinOp(op, self.grid_expr(node.left, meta),
+                                self.grid_expr(node.right, meta))
+        return self._grid_item(self.host.hval(node))
+
+    # ------------------------------------------------------------------ services
+
+    def tensor_info(self, pname: str) -> HTensor:
+        b = self.bindings[pname]
+        assert b.htensor is not None
+        return b.htensor
+
+    def stride_params(self, pname: str) -> dict[str, int]:
+        t = self.tensor_info(pname)
+        return {p: b.dim for p, b in self.bindings.items()  # type: ignore[misc]
+                if b.kind == "stride" and b.htensor is t}
+
+    def is_stride(self, pname: str) -> bool:
+        b = self.bindings.get(pname)
+        return b is not None and b.kind == "stride"
+
+    def resolve_access(self, pname: str, per_dim: dict, implicit: bool, node
+                       ) -> tuple[str, int]:
+        t = self.tensor_info(pname)
+        if t.rank is None or (not per_dim and implicit and t.rank > 1):
+            if per_dim:
+                raise self.error(node, f"cannot tell the rank of `{t.source}`, which the kernel "
+                                 "indexes with strides",
+                                 f"unpack {t.source}.shape or assert {t.source}.dim() == r")
+            if not t.contiguous:
+                self.host.assumed_unit.append(t.source)
+            name = self.host.flat_view(t, node)
+            for s in self.host.body[-1:]:
+                if isinstance(s, ir.View) and s.target == name:
+                    self.host.body.pop()
+                    self.pre.append(s)
+            return name, 1
+        for d in per_dim:
+            if d >= t.rank:
+                raise self.error(node, f"a stride of dim {d} of `{t.source}`, which has {t.rank}")
+        return t.name, t.rank
+
+    def note_unit_stride(self, pname: str, node) -> None:
+        t = self.tensor_info(pname)
+        if not (t.unit_last or t.contiguous):
+            self.host.assumed_unit.append(t.name)
+
+    def load_cast(self, pname: str) -> ir.DType | None:
+        return self.tensor_info(pname).cast
+
+    def tensor_dtype(self, pname: str) -> ir.DTypeExpr:
+        """``ptr.dtype.element_ty``: the element type of the tensor the pointer was passed."""
+        t = self.tensor_info(pname)
+        if t.cast is not None:
+            return t.cast
+        if isinstance(t.dtype, ir.DType):
+            return t.dtype
+        if t.rank is None or t.flat is not None:
+            # Accessed through its flat view (the kernel is passed the view).
+            return ir.DTypeOf(self.resolve_access(pname, {}, True, self.node)[0])
+        return ir.DTypeOf(t.name)
+
+    def check_writable(self, pname: str, node) -> None:
+        t = self.tensor_info(pname)
+        if t.copy:
+            raise self.error(node, f"the kernel writes into `{t.source}`, a copy the source makes "
+                             "(`.contiguous()`/`.to()`), which the IR cannot make",
+                             "write into an allocated output")
+
+    def constexpr_ir(self, pname: str, node) -> ir.Expr:
+        b = self.bindings[pname]
+        if pname in self.block_tunables:
+            return ir.Name(self.block_tunables[pname])
+        if b.tuned:
+            raise self.error(node, f"autotuned meta-parameter `{pname}` is used as a value; only "
+                             "block sizes and GROUP_SIZE_M can be tunables")
+        assert b.expr is not None
+        return b.expr
+
+    def block_host_expr(self, key) -> ir.Expr:
+        if isinstance(key, int):
+            return ir.Const(key)
+        b = self.bindings.get(key)
+        if b is None:
+            raise self.error(None, f"`{key}` is no kernel parameter")
+        if b.tuned or key in self.block_tunables:
+            info = self.block_of(key, None, False)
+            if isinstance(info.block, str):
+                return ir.Name(info.block)
+        if b.expr is None:
+            raise self.error(None, f"block size `{key}` is not bound")
+        return b.expr
+
+    def block_of(self, key, node, full_ok: bool) -> BlockInfo:
+        """How block size ``key`` maps to the IR: a tunable, a constant, or a whole dim."""
+        if isinstance(key, int):
+            return BlockInfo("tile", ir.Const(key), True)
+        b = self.bindings.get(key)
+        if b is None or b.kind != "constexpr":
+            raise self.error(node, f"block size `{key}` is not a tl.constexpr parameter")
+        name = key.lower()
+        if b.tuned:
+            values = [meta[key] for meta, _ in self.kernel.configs or []]
+            if not all(isinstance(v, int) for v in values):
+                raise self.error(node, f"autotuned `{key}` must take integer values")
+            t = ir.Tunable(name, "block_size", values[0], tuple(sorted(set(values))))
+            self.host.record_tunable(t, None)
+            self.block_tunables[key] = name
+            return BlockInfo("tile", name, True, expr=ir.Name(name))
+        assert b.expr is not None
+        canon = self.host.canonical(b.expr)
+        if isinstance(canon, ir.Const) and isinstance(canon.value, int):
+            t = ir.Tunable(name, "block_size", canon.value, (canon.value,))
+            self.host.record_tunable(t, canon)
+            self.block_tunables[key] = name
+            return BlockInfo("tile", name, True, expr=b.expr)
+        if isinstance(canon, ir.Call) and canon.op == "next_power_of_2":
+            return BlockInfo("full", full_extent=canon.args[0], expr=b.expr)
+        if isinstance(canon, ir.Call) and canon.op == "minimum":
+            a, c = canon.args
+            if isinstance(a, ir.Const):
+                a, c = c, a
+            if isinstance(c, ir.Const) and isinstance(a, ir.Call) and a.op == "next_power_of_2":
+                t = ir.Tunable(name, "block_size", int(c.value), ())
+                self.host.record_tunable(t, canon)
+                self.block_tunables[key] = name
+                return BlockInfo("tile", name, False, expr=b.expr)
+        raise self.error(
+            node, f"block size `{key}` is computed on the host as `{format_expr(b.expr)}`, which "
+            "the IR cannot follow", "pass a literal, triton.next_power_of_2(n) for a whole row, "
+            "min(triton.next_power_of_2(n), C), or autotune it",
+        )
+
+    def group_size(self, tree: ir.Expr, node) -> None:
+        from translator.dialects.triton import frontend_affine as af
+
+        t = af.strip_casts(tree)
+        if isinstance(t, ir.Name) and t.id.startswith("%p:"):
+            key = t.id[3:]
+            b = self.bindings.get(key)
+            if b is not None and b.tuned:
+                values = [meta[key] for meta, _ in self.kernel.configs or []]
+                self.host.record_tunable(ir.Tunable("group_size", "group_size", values[0],
+                                                    tuple(sorted(set(values)))), None)
+                self.block_tunables[key] = "group_size"
+                return
+            if b is not None and b.expr is not None:
+                c = self.host.canonical(b.expr)
+                if isinstance(c, ir.Const) and isinstance(c.value, int):
+                    self.host.record_tunable(ir.Tunable("group_size", "group_size", c.value,
+                                                        (c.value,)), c)
+                    self.block_tunables[key] = "group_size"
+                    return
+        if isinstance(t, ir.Const) and isinstance(t.value, int):
+            self.host.record_tunable(ir.Tunable("group_size", "group_size", t.value, (t.value,)),
+                                     t)
+            return
+        raise self.error(node, "the swizzle's group size must be a constant or autotuned")
+
+    def record_configs(self) -> None:
+        """The entry's configs: the autotuner's, or the one the launch fixes."""
+        host = self.host
+        if self.kernel.configs:
+            rows = []
+            for meta, knobs in self.kernel.configs:
+                row = {}
+                for key, value in meta.items():
+                    if key in self.block_tunables:
+                        row[self.block_tunables[key]] = value
+                row.update({k: v for k, v in knobs.items()})
+                rows.append(row)
+            if host.configs and host.configs != rows:
+                raise self.error(self.node, "two autotuned kernels in one wrapper")
+            host.configs = rows
+            return
+        row = {}
+        for tname in self.block_tunables.values():
+            row[tname] = host.tunables[tname].default
+        row.update(self.knobs)
+        if not row:
+            return
+        if host.configs:
+            host.configs[0].update(row)
+        else:
+            host.configs = [row]
+
+
+# ==================================================================================================
+# Helpers
+
+
+def _conjuncts(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    if isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.And):
+        return _conjuncts(node.left) + _conjuncts(node.right)
+    return [node]
+
+
+def _bounds(v: Any) -> tuple[int | None, int | None]:
+    if isinstance(v, HScalar) and isinstance(v.expr, ir.Const) and isinstance(v.expr.value, int):
+        return v.expr.value, v.expr.value
+    if isinstance(v, HOpaque):
+        return v.lo, v.hi
+    return None, None
+
+
+def _interval_arith(op: str, a: Any, b: Any) -> tuple[int | None, int | None]:
+    alo, ahi = _bounds(a)
+    blo, bhi = _bounds(b)
+    if None in (alo, ahi, blo, bhi):
+        return None, None
+    assert alo is not None and ahi is not None and blo is not None and bhi is not None
+    if op == "//" and blo > 0:
+        return alo // bhi, ahi // blo
+    if op == "*" and alo >= 0 and blo >= 0:
+        return alo * blo, ahi * bhi
+    if op == "+":
+        return alo + blo, ahi + bhi
+    return None, None
+
+
+def _inlinable(body: list[cst.BaseStatement]) -> bool:
+    for i, st in enumerate(body):
+        if isinstance(st, cst.SimpleStatementLine):
+            for s in st.body:
+                if isinstance(s, cst.Return) and i != len(body) - 1:
+                    return False
+                if not isinstance(s, (cst.Assign, cst.Return, cst.Assert, cst.Pass)):
+                    return False
+            continue
+        if isinstance(st, cst.If):
+            ok = True
+
+            class V(cst.CSTVisitor):
+                def visit_Return(self, n: cst.Return) -> None:
+                    nonlocal ok
+                    ok = False
+
+            st.visit(V())
+            if not ok:
+                return False
+            continue
+        return False
+    return True
+
+
+def _names_used(s: ir.Stmt) -> set[str]:
+    from translator.ir.visit import all_exprs, child_exprs, index_exprs
+
+    names: set[str] = set()
+
+    def add(e: ir.Expr) -> None:
+        stack = [e]
+        while stack:
+            x = stack.pop()
+            if isinstance(x, ir.Name):
+                names.add(x.id)
+            elif isinstance(x, (ir.SizeOf, ir.Load)):
+                names.add(x.tensor)
+            elif isinstance(x, ir.Full):
+                for d in x.shape:
+                    if isinstance(d, ir.FullDim):
+                        stack.append(d.extent)
+            elif isinstance(x, ir.Arange) and isinstance(x.dim, ir.FullDim):
+                stack.append(x.dim.extent)
+            stack.extend(child_exprs(x))
+
+    for e in all_exprs((s,)):
+        add(e)
+    from translator.ir.visit import walk_stmts
+
+    for st in walk_stmts((s,)):
+        if isinstance(st, (ir.Store, ir.AtomicRMW)):
+            for e in index_exprs(st.index):
+                add(e)
+        if isinstance(st, (ir.Kernel, ir.TileLoop)):
+            for t in (st.grid if isinstance(st, ir.Kernel) else st.tiles):
+                add(t.extent)
+                if isinstance(t.block, str):
+                    names.add(t.block)
+    return names
+
+
+def _normalize_dims(e: ir.Expr, tensors: dict[str, HTensor]) -> ir.Expr:
+    def fix(x: ir.Expr) -> ir.Expr:
+        if isinstance(x, ir.SizeOf) and x.dim < 0:
+            t = tensors.get(x.tensor)
+            if t is not None and t.rank is not None:
+                return ir.SizeOf(x.tensor, x.dim + t.rank)
+        return x
+
+    def walk(x: ir.Expr) -> ir.Expr:
+        x = fix(x)
+        changes = {}
+        for f in dataclasses.fields(x):
+            if f.name == "loc":
+                continue
+            v = getattr(x, f.name)
+            nv = _walk_value(v, walk)
+            if nv is not v:
+                changes[f.name] = nv
+        return dataclasses.replace(x, **changes) if changes else x
+
+    return walk(e)
+
+
+def _walk_value(v: Any, walk):
+    if isinstance(v, ir.Expr):
+        return walk(v)
+    if isinstance(v, (ir.ScalarIndex, ir.GatherIndex)):
+        return type(v)(walk(v.value))
+    if isinstance(v, ir.FullIndex) and v.extent is not None:
+        return ir.FullIndex(walk(v.extent))
+    if isinstance(v, ir.FullDim):
+        return ir.FullDim(walk(v.extent))
+    if isinstance(v, tuple):
+        new = tuple(_walk_value(x, walk) for x in v)
+        return v if all(a is b for a, b in zip(new, v)) else new
+    return v
+
+
+def _map_host_stmt(s: ir.Stmt, fix, map_stmt) -> ir.Stmt:
+    def index(item: ir.IndexItem) -> ir.IndexItem:
+        return _walk_value(item, fix) if not isinstance(item, (ir.TileIndex, ir.NewAxis)) else item
+
+    if isinstance(s, ir.Kernel):
+        grid = tuple(dataclasses.replace(t, extent=fix(t.extent)) for t in s.grid)
+        return dataclasses.replace(s, grid=grid, body=tuple(map_stmt(b, fix, index) for b in s.body))
+    if isinstance(s, ir.Assign):
+        return dataclasses.replace(s, value=fix(s.value))
+    if isinstance(s, ir.Assert):
+        return dataclasses.replace(s, test=fix(s.test))
+    if isinstance(s, ir.Alloc) and s.shape is not None:
+        return dataclasses.replace(s, shape=tuple(fix(d) for d in s.shape))
+    if isinstance(s, ir.View):
+        return dataclasses.replace(s, shape=tuple(fix(d) for d in s.shape))
+    return s
+
+
+__all__ = ["parse"]
