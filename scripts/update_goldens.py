@@ -15,7 +15,21 @@ sys.path.insert(0, str(ROOT))
 from translator.api import translate_file  # noqa: E402
 
 # (source DSL, target DSL): goldens of examples/<src>/*.py land in examples/<src>/expected_<dst>/.
-PAIRS = [("helion", "triton"), ("helion", "helion")]
+PAIRS = [("helion", "triton"), ("helion", "helion"), ("triton", "helion"), ("triton", "triton")]
+
+# Examples the frontend of their DSL refuses today (tests assert the diagnostic); no goldens.
+REFUSED = {
+    "triton": {
+        "attention", "heuristics", "matmul_act", "matmul_block_ptr", "matmul_descriptor",
+        "matmul_persistent", "matmul_splitk",
+    },
+}
+
+
+def examples(src: str) -> list[Path]:
+    """The examples of ``src`` that have goldens."""
+    refused = REFUSED.get(src, set())
+    return [p for p in sorted((ROOT / "examples" / src).glob("*.py")) if p.stem not in refused]
 
 
 def golden_path(example: Path, dst: str) -> Path:
@@ -27,7 +41,7 @@ def main(argv: list[str]) -> int:
     check = "--check" in argv
     stale = []
     for src, dst in PAIRS:
-        for example in sorted((ROOT / "examples" / src).glob("*.py")):
+        for example in examples(src):
             # Paths in the provenance header are repo-relative so goldens do not depend on cwd.
             text = translate_file(example.relative_to(ROOT), src, dst)
             target = golden_path(example, dst)
