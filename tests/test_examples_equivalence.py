@@ -22,3 +22,25 @@ def test_translation_matches_source_on_cpu(example: Path) -> None:
     report = check_pair(example, translated)
     assert report.rows, "no case ran"
     assert report.passed, report.format_text()
+
+
+TRITON_EXAMPLES = sorted((ROOT / "examples" / "triton" / "expected_helion").glob("*.py"))
+
+
+@pytest.mark.parametrize("golden", TRITON_EXAMPLES, ids=lambda p: p.stem)
+def test_triton_to_helion_matches_source_on_cpu(golden: Path) -> None:
+    source = ROOT / "examples" / "triton" / golden.name
+    report = check_pair(source, golden, src_dsl="triton", seeds=(0,))
+    assert report.rows, "no case ran"
+    assert report.passed, report.format_text()
+
+
+def test_triton2helion_cli_prints_helion(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from translator.cli import app
+
+    out = tmp_path / "softmax_helion.py"
+    result = CliRunner().invoke(app, ["triton2helion", str(ROOT / "examples/triton/softmax.py"), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "@helion.kernel" in out.read_text()

@@ -133,6 +133,12 @@ def helion2triton(file: FileArg, output: OutOpt = None) -> None:
     _translate(file, "helion", "triton", output)
 
 
+@app.command("triton2helion")
+def triton2helion(file: FileArg, output: OutOpt = None) -> None:
+    """Translate a Triton kernel module (kernels and their host wrapper) to Helion."""
+    _translate(file, "triton", "helion", output)
+
+
 @app.command("translate")
 def translate(
     file: FileArg, src: FromOpt = "helion", dst: ToOpt = "triton", output: OutOpt = None
