@@ -31,6 +31,19 @@ def resource_dir(kind: str) -> Path:
     return _REPO_ROOT / kind
 
 
+def template_environment(dsl: str):
+    """The jinja2 environment of ``templates/<dsl>/`` (strict: a missing variable is an error)."""
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(resource_dir("templates") / dsl)),
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )
+
+
 @cache
 def load_grammar(dsl: str) -> dict[str, Any]:
     """The grammar table of ``dsl`` as nested dicts."""

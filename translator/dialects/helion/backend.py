@@ -14,15 +14,13 @@ independent (:func:`check_independent_kernels`); its host statements then all ru
 
 from __future__ import annotations
 
-import jinja2
-
 from translator import __version__
 from translator.diagnostics import TranslationError
+from translator.dialects.formatting import MAX_LINE, wrap_lines
 from translator.dialects.helion.configs import BlockPlan, config_texts, plan_blocks
 from translator.dialects.helion.host import check_independent_kernels, host_line, split_host
 from translator.dialects.helion.kernel_writer import Writer
-from translator.dialects.triton.formatting import MAX_LINE, wrap_lines
-from translator.grammar import load_grammar, resource_dir
+from translator.grammar import load_grammar, template_environment
 from translator.ir import nodes as ir
 from translator.ir.shapes import TypeEnv
 from translator.ir.verifier import verify, walk_entry
@@ -30,16 +28,6 @@ from translator.ir.visit import walk_stmts
 
 # Names the emitted module imports; IR names must not shadow them.
 _RESERVED = {"torch", "helion", "hl", "math"}
-
-
-def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(resource_dir("templates") / "helion")),
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        undefined=jinja2.StrictUndefined,
-    )
 
 
 def emit(module: ir.Module) -> str:
@@ -55,7 +43,7 @@ def emit(module: ir.Module) -> str:
         rendered, math_used = _emit_entry(entry)
         entries.append(rendered)
         needs_math = needs_math or math_used
-    text = _environment().get_template("module.py.j2").render(
+    text = template_environment("helion").get_template("module.py.j2").render(
         version=__version__,
         source=module.path,
         source_hash=module.source_hash[:16],

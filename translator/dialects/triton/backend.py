@@ -8,27 +8,15 @@ from __future__ import annotations
 
 import math
 
-import jinja2
-
 from translator import __version__
-from translator.dialects.triton.formatting import wrap_lines
+from translator.dialects.formatting import wrap_lines
 from translator.dialects.triton.kernel import KernelEmitter
-from translator.grammar import load_grammar, resource_dir
+from translator.grammar import load_grammar, template_environment
 from translator.ir import nodes as ir
 from translator.ir.printer import PRECEDENCE, UNARY_PRECEDENCE, operand_precedence, unary_text
 from translator.ir.shapes import TypeEnv
 from translator.ir.transforms import squeeze_unit_tiles, unit_block_tiles
 from translator.ir.verifier import verify, verify_entry, walk_entry
-
-
-def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(resource_dir("templates") / "triton")),
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        undefined=jinja2.StrictUndefined,
-    )
 
 
 def emit(module: ir.Module) -> str:
@@ -42,7 +30,7 @@ def emit(module: ir.Module) -> str:
         kernels.extend(k)
         wrappers.append(w)
         needs_math = needs_math or m
-    template = _environment().get_template("module.py.j2")
+    template = template_environment("triton").get_template("module.py.j2")
     text = template.render(
         version=__version__,
         source=module.path,
