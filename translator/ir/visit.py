@@ -93,6 +93,12 @@ def stmt_exprs(s: ir.Stmt) -> Iterator[ir.Expr]:
         yield from s.shape
 
 
+def stmt_walk(s: ir.Stmt) -> Iterator[ir.Expr]:
+    """Every expression and sub-expression of one statement (not of nested statements)."""
+    for e in stmt_exprs(s):
+        yield from walk_expr(e)
+
+
 def child_stmts(s: ir.Stmt) -> tuple[ir.Stmt, ...]:
     """Nested statements of ``s``."""
     if isinstance(s, (ir.TileLoop, ir.Kernel)):

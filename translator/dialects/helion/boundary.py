@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from translator.ir import nodes as ir
 from translator.ir.ops import reduce_identity
 from translator.ir.shapes import TileType, TypeEnv, dims_of, infer
+from translator.ir.visit import walk_expr
 
 Mode = str  # "ir" | "helion"
 MODES: tuple[Mode, ...] = ("ir", "helion")
@@ -70,7 +71,7 @@ class PadTracker:
         self.forget({name})
         for mode in MODES:
             self._vars[mode][name] = pads[mode]
-        if not any(isinstance(x, ir.Name) and x.id == name for x in _walk(value)):
+        if not any(isinstance(x, ir.Name) and x.id == name for x in walk_expr(value)):
             self._defs[name] = value
 
     def forget(self, names: set[str]) -> None:
@@ -81,7 +82,7 @@ class PadTracker:
                 self._vars[mode].pop(name, None)
         stale = {
             n for n, e in self._defs.items()
-            if n in names or any(isinstance(x, ir.Name) and x.id in names for x in _walk(e))
+            if n in names or any(isinstance(x, ir.Name) and x.id in names for x in walk_expr(e))
         }
         for n in stale:
             self._defs.pop(n, None)
@@ -199,12 +200,6 @@ class PadTracker:
         return (pa.value == 0.0 and math.isfinite(pb.value)) or (
             pb.value == 0.0 and math.isfinite(pa.value)
         )
-
-
-def _walk(e: ir.Expr):
-    from translator.ir.visit import walk_expr
-
-    return walk_expr(e)
 
 
 def _cast(pad: float, dtype: ir.DTypeExpr) -> float | None:

@@ -26,7 +26,7 @@ from translator.ir.shapes import (
     index_dims,
     infer,
 )
-from translator.ir.visit import all_exprs, full_extents, walk_stmts
+from translator.ir.visit import all_exprs, full_extents, stmt_walk, walk_stmts
 from translator.naming import constant_name, tile_suffix, unique
 
 _PREC = PRECEDENCE
@@ -107,7 +107,7 @@ class KernelEmitter:
         for s in walk_stmts(k.body):
             if isinstance(s, (ir.Store, ir.AtomicRMW)):
                 self._use_tensor(s.tensor, s.index, s)
-            for e in _exprs_of(s):
+            for e in stmt_walk(s):
                 if isinstance(e, ir.Load):
                     self._use_tensor(e.tensor, e.index, e)
         self.taken.update(f"{t}_ptr" for t in self.sig.tensors)
@@ -177,7 +177,7 @@ class KernelEmitter:
             flat.extend(walk_expr(e))
         for s in walk_stmts(self.kernel.body):
             accesses = [(s.tensor, s.index)] if isinstance(s, (ir.Store, ir.AtomicRMW)) else []
-            accesses += [(e.tensor, e.index) for e in _exprs_of(s) if isinstance(e, ir.Load)]
+            accesses += [(e.tensor, e.index) for e in stmt_walk(s) if isinstance(e, ir.Load)]
             for tensor, index in accesses:
                 for extent in full_extents(tensor, index):
                     flat.extend(walk_expr(extent))
@@ -786,7 +786,7 @@ class KernelEmitter:
         loads: list[ir.Load] = []
         for stmt in s.body:
             if isinstance(stmt, (ir.Assign, ir.Store, ir.AtomicRMW)):
-                for e in _exprs_of(stmt):
+                for e in stmt_walk(stmt):
                     if (
                         isinstance(e, ir.Load)
                         and self._moves_with(e, tile.name, assigned)
@@ -886,13 +886,6 @@ class KernelEmitter:
             for b in s.orelse:
                 self.stmt(b)
             self.indent -= 1
-
-
-def _exprs_of(s: ir.Stmt):
-    from translator.ir.visit import stmt_exprs, walk_expr
-
-    for e in stmt_exprs(s):
-        yield from walk_expr(e)
 
 
 def _dims_in(e: ir.Expr):
