@@ -31,6 +31,12 @@ def add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     # tiletrans: `y` addressed as a flat array
     y_flat = y.view(-1)
     for tile in hl.tile(n_elements):
+        # There are multiple 'programs' processing different data. We identify which
+        # program we are here:
+        # This program will process inputs that are offset from the initial data.
+        # For instance, if you had a vector of length 256 and block_size of 64, the
+        # programs would each access the elements [0:64, 64:128, 128:192, 192:256].
+        # Create a mask to guard memory operations against out-of-bounds accesses.
         x_2 = x_flat[tile]
         y_2 = y_flat[tile]
         output_2 = x_2 + y_2

@@ -34,7 +34,11 @@ def cross_entropy(
     # tiletrans: `target.to(torch.int64)` is read through element casts
     # tiletrans: dropped `num_warps=32 if BLOCK_SIZE >= 16384 else 8`: a launch knob computed on the host (performance only)
     for program_id in hl.grid(n_rows):
+        # https://github.com/triton-lang/triton/issues/1058
+        # If B*T*V is too large, program_id * stride will overflow out of int32, so we convert to int64
+        # 1. Load Y_ptr first because if the target is ignore_index, we can return right away
         y = target[program_id].to(torch.int64)
+        # 2. locate the start index
         if y == ignore_index:
             loss_1d[program_id] = 0.0
         else:

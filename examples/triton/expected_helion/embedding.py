@@ -29,7 +29,7 @@ def embedding(indices: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     for tile_n, tile_d in hl.tile([n_elements, embedding_dim]):
         # int64 indices: row * stride may exceed int32 for large tables.
         idx = indices_view[tile_n].to(torch.int64)
-        embeddings = hl.load(weight, [idx[:, None].reshape([tile_n]), tile_d])
+        embeddings = hl.load(weight, [idx, tile_d])
         output[tile_n, tile_d] = embeddings
     out = output.view(indices.size(0), embedding_dim)
     return out

@@ -45,11 +45,14 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     # enqueue kernel
     # tiletrans: dropped `num_warps=num_warps`: a launch knob computed on the host (performance only)
     for row in hl.grid(M):
+        # Map the program id to the row of X and Y it should compute.
+        # Compute mean
         _mean = hl.full([], 0.0, dtype=torch.float32)
         for tile_off in hl.tile(N, block_size=block_size):
             a = x_arg[row, tile_off].to(torch.float32)
             _mean = _mean + torch.sum(a, dim=0)
         mean_2 = _mean / N
+        # Compute variance
         _var = hl.full([], 0.0, dtype=torch.float32)
         for tile_off_2 in hl.tile(N, block_size=block_size):
             x_2 = x_arg[row, tile_off_2].to(torch.float32)

@@ -36,6 +36,17 @@ def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     # 1D launch kernel where each block gets its own program.
     for tile_m, tile_n in hl.tile([M, N]):
         # -----------------------------------------------------------
+        # Map program ids `pid` to the block of C it should compute.
+        # This is done in a grouped ordering to promote L2 data reuse.
+        # -----------------------------------------------------------
+        # Create pointers for the first blocks of A and B.
+        # We will advance this pointer as we move in the K direction
+        # and accumulate
+        # `a_ptrs` is a block of [BLOCK_SIZE_M, BLOCK_SIZE_K] pointers
+        # `b_ptrs` is a block of [BLOCK_SIZE_K, BLOCK_SIZE_N] pointers
+        # The `% M` / `% N` wrap keeps out-of-range rows/cols in bounds; they are
+        # masked again when C is stored.
+        # -----------------------------------------------------------
         # Iterate to compute a block of the C matrix.
         # We accumulate into a `[BLOCK_SIZE_M, BLOCK_SIZE_N]` block
         # of fp32 values for higher accuracy.
@@ -48,5 +59,7 @@ def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
             # We accumulate along the K dimension.
             accumulator = torch.addmm(accumulator, a_2, b_2)
         c_2 = accumulator.to(c.dtype)
+        # -----------------------------------------------------------
+        # Write back the block of the output matrix C with masks.
         c[tile_m, tile_n] = c_2
     return c

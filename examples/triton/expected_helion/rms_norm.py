@@ -37,7 +37,7 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-06) -> torch
         W_row = weight[:]
         # Upcast to fp32 for the reduction (llama-style casting).
         X_row = X_row.to(torch.float32)
-        mean_square = torch.sum(X_row * X_row, dim=0) / n_cols
+        mean_square = torch.mean(X_row * X_row, dim=0)
         rstd = torch.rsqrt(mean_square + eps)
         # Caching rstd is cheap (one float per row) and saves recomputation in backward.
         RSTD[row_idx] = rstd

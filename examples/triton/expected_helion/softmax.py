@@ -28,11 +28,17 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
     y = torch.empty_like(x)
     # tiletrans: dropped `num_warps=num_warps`: a launch knob computed on the host (performance only)
     for row_idx in hl.grid(n_rows):
+        # starting row of the program
+        # The stride represents how much we need to increase the pointer to advance 1 row
+        # The block size is the next power of two greater than n_cols, so we can fit each
+        # row in a single block
+        # Load the row into SRAM, using a mask since BLOCK_SIZE may be > than n_cols
         row = x[row_idx, :].to(torch.float32)
         # Subtract maximum for numerical stability
         row_minus_max = row - torch.amax(row, dim=0)
         numerator = torch.exp(row_minus_max)
         denominator = torch.sum(numerator, dim=0)
         softmax_output = numerator / denominator
+        # Write back output to DRAM
         y[row_idx, :] = softmax_output.to(y.dtype)
     return y

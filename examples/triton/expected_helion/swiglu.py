@@ -29,6 +29,7 @@ def swiglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     n_rows = a_2.size(0)
     # tiletrans: dropped `num_warps=num_warps`: a launch knob computed on the host (performance only)
     for program_id in hl.grid(n_rows):
+        # locate start index
         # sigmoid requires type float32
         a_row = a_2[program_id, :].to(torch.float32)
         b_row = b_2[program_id, :].to(torch.float32)

@@ -34,6 +34,12 @@ def add_kernel(
     pid_tile = tl.program_id(0)
     offs_tile = pid_tile * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     mask_tile = offs_tile < n_elements
+    # There are multiple 'programs' processing different data. We identify which
+    # program we are here:
+    # This program will process inputs that are offset from the initial data.
+    # For instance, if you had a vector of length 256 and block_size of 64, the
+    # programs would each access the elements [0:64, 64:128, 128:192, 192:256].
+    # Create a mask to guard memory operations against out-of-bounds accesses.
     x_2 = tl.load(x_flat_ptr + offs_tile * stride_x_flat0, mask=mask_tile)
     y_2 = tl.load(y_flat_ptr + offs_tile * stride_y_flat0, mask=mask_tile)
     output_2 = x_2 + y_2

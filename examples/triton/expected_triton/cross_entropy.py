@@ -40,8 +40,12 @@ def cross_entropy_forward_kernel(
     BLOCK_SIZE: tl.constexpr,
 ):
     program_id = tl.program_id(0)
+    # https://github.com/triton-lang/triton/issues/1058
+    # If B*T*V is too large, program_id * stride will overflow out of int32, so we convert to int64
+    # 1. Load Y_ptr first because if the target is ignore_index, we can return right away
     target = tl.load(target_ptr + program_id * stride_target0)
     y = target.to(tl.int64)
+    # 2. locate the start index
     if y == ignore_index:
         tl.store(loss_1d_ptr + program_id * stride_loss_1d0, 0.0)
     else:
@@ -63,10 +67,7 @@ def cross_entropy_forward_kernel(
             block_max = tl.max(X_block, axis=0)
             m_new = tl.maximum(m, block_max)
             # Rescale the running sum to the new max before adding this block.
-            d = (
-                d * tl.exp(m - m_new)
-                + tl.sum(tl.where(mask_i, tl.exp(X_block - m_new), 0.0), axis=0)
-            )
+            d = d * tl.exp(m - m_new) + tl.sum(tl.exp(X_block - m_new), axis=0)
             m = m_new
             logits_ptrs += BLOCK_SIZE * stride_logits1
         # 4. loss = log(sum_j exp(x_j)) - x_y = m + log(d) - x_y

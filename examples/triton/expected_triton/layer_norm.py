@@ -48,6 +48,8 @@ def _layer_norm_fwd_fused(
     BLOCK_SIZE: tl.constexpr,
 ):
     row = tl.program_id(0)
+    # Map the program id to the row of X and Y it should compute.
+    # Compute mean
     _mean = 0.0
     offs_off = tl.arange(0, BLOCK_SIZE)
     x_arg_ptrs = x_arg_ptr + row * stride_x_arg0 + offs_off * stride_x_arg1
@@ -59,6 +61,7 @@ def _layer_norm_fwd_fused(
         _mean = _mean + tl.sum(a, axis=0)
         x_arg_ptrs += BLOCK_SIZE * stride_x_arg1
     mean_2 = _mean / N
+    # Compute variance
     _var = 0.0
     offs_off_2 = tl.arange(0, BLOCK_SIZE)
     x_arg_ptrs_2 = x_arg_ptr + row * stride_x_arg0 + offs_off_2 * stride_x_arg1

@@ -84,6 +84,17 @@ def matmul_kernel(
     offs_n = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
     mask_n = offs_n < N
     # -----------------------------------------------------------
+    # Map program ids `pid` to the block of C it should compute.
+    # This is done in a grouped ordering to promote L2 data reuse.
+    # -----------------------------------------------------------
+    # Create pointers for the first blocks of A and B.
+    # We will advance this pointer as we move in the K direction
+    # and accumulate
+    # `a_ptrs` is a block of [BLOCK_SIZE_M, BLOCK_SIZE_K] pointers
+    # `b_ptrs` is a block of [BLOCK_SIZE_K, BLOCK_SIZE_N] pointers
+    # The `% M` / `% N` wrap keeps out-of-range rows/cols in bounds; they are
+    # masked again when C is stored.
+    # -----------------------------------------------------------
     # Iterate to compute a block of the C matrix.
     # We accumulate into a `[BLOCK_SIZE_M, BLOCK_SIZE_N]` block
     # of fp32 values for higher accuracy.
@@ -103,6 +114,8 @@ def matmul_kernel(
         a_ptrs += BLOCK_SIZE_K * stride_a1
         b_ptrs += BLOCK_SIZE_K * stride_b0
     c_2 = accumulator.to(c_ptr.dtype.element_ty)
+    # -----------------------------------------------------------
+    # Write back the block of the output matrix C with masks.
     tl.store(
         c_ptr + offs_m[:, None] * stride_c0 + offs_n[None, :] * stride_c1,
         c_2,

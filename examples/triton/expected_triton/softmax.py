@@ -31,6 +31,11 @@ def softmax_kernel(
     row_idx = tl.program_id(0)
     offs_n_cols = tl.arange(0, BLOCK_N_COLS)
     mask_n_cols = offs_n_cols < n_cols
+    # starting row of the program
+    # The stride represents how much we need to increase the pointer to advance 1 row
+    # The block size is the next power of two greater than n_cols, so we can fit each
+    # row in a single block
+    # Load the row into SRAM, using a mask since BLOCK_SIZE may be > than n_cols
     x = tl.load(
         x_ptr + row_idx * stride_x0 + offs_n_cols * stride_x1,
         mask=mask_n_cols,
@@ -42,6 +47,7 @@ def softmax_kernel(
     numerator = tl.exp(row_minus_max)
     denominator = tl.sum(numerator, axis=0)
     softmax_output = numerator / denominator
+    # Write back output to DRAM
     tl.store(
         y_ptr + row_idx * stride_y0 + offs_n_cols * stride_y1,
         softmax_output.to(y_ptr.dtype.element_ty),

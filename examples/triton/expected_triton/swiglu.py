@@ -34,6 +34,7 @@ def _swiglu_forward_kernel(
     program_id = tl.program_id(0)
     offs_n_cols = tl.arange(0, BLOCK_N_COLS)
     mask_n_cols = offs_n_cols < n_cols
+    # locate start index
     # sigmoid requires type float32
     a_2 = tl.load(
         a_2_ptr + program_id * stride_a_20 + offs_n_cols * stride_a_21,

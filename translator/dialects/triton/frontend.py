@@ -42,6 +42,7 @@ from translator.dialects.cst_utils import (
     Locator,
     call_args,
     import_aliases,
+    is_provenance,
     literal,
     parse_source,
     resolve,
@@ -111,6 +112,7 @@ def parse(source: str, path: str) -> ir.Module:
         header_comments=tuple(
             line.comment.value[1:].strip() for line in module.header
             if line.comment is not None and not line.comment.value.startswith("#!")
+            and not is_provenance(line.comment.value)
         ),
         source_hash=hashlib.sha256(source.encode()).hexdigest(),
     )
@@ -361,7 +363,12 @@ class HStatic:
 
 @dataclass(frozen=True)
 class HGrid:
-    node: cst.Lambda
+    """A launch grid computed from the meta-parameters: ``lambda META: (...)`` or a local
+    ``def grid(meta): return (...)``."""
+
+    params: tuple[str, ...]
+    body: cst.BaseExpression
+    node: cst.CSTNode
 
 
 @dataclass(frozen=True)
@@ -667,11 +674,30 @@ class EntryBuilder:
             if isinstance(node, cst.If):
                 self.host_if(node)
                 continue
+            if isinstance(node, cst.FunctionDef):
+                self.host_def(node)
+                continue
             raise self.error(
                 node, f"unsupported host statement `{self.src(node).splitlines()[0][:60]}`",
                 "host code may unpack shapes, allocate, reshape, assert, launch and return",
             )
         return _NO_RETURN
+
+    def host_def(self, node: cst.FunctionDef) -> None:
+        """A local ``def grid(meta): return (...)``: a grid function, like a lambda."""
+        body = list(node.body.body) if isinstance(node.body, cst.IndentedBlock) else list(
+            node.body.body)
+        if node.get_docstring() is not None:
+            body = body[1:]
+        ret = body[0] if len(body) == 1 else None
+        if not (isinstance(ret, cst.SimpleStatementLine) and len(ret.body) == 1 and isinstance(
+            ret.body[0], cst.Return
+        ) and ret.body[0].value is not None) or node.decorators:
+            raise self.error(node, f"local function `{node.name.value}` is not a grid function",
+                             "define launch grids as `def grid(meta): return (...)` or a lambda")
+        ps = node.params
+        params = tuple(p.name.value for p in (*ps.posonly_params, *ps.params))
+        self.scope[node.name.value] = HGrid(params, ret.body[0].value, node)
 
     def host_small(self, node: cst.BaseSmallStatement) -> Any:
         if isinstance(node, cst.Assign):
@@ -950,7 +976,7 @@ class EntryBuilder:
         if isinstance(node, cst.Tuple | cst.List):
             return HTuple(tuple(self.hval(e.value) for e in node.elements))
         if isinstance(node, cst.Lambda):
-            return HGrid(node)
+            return HGrid(tuple(p.name.value for p in node.params.params), node.body, node)
         if isinstance(node, cst.Attribute):
             return self.attribute(node)
         if isinstance(node, cst.Subscript):
@@ -1473,11 +1499,11 @@ class Launch:
         self.grid_node = node
         v = self.host.hval(node)
         if isinstance(v, HGrid):
-            lam = v.node
-            params = [p.name.value for p in lam.params.params]
+            params = v.params
             if len(params) != 1:
-                raise self.error(lam, "the grid lambda takes one argument (the meta-parameters)")
-            body = lam.body
+                raise self.error(v.node, "the grid function takes one argument (the "
+                                 "meta-parameters)")
+            body = v.body
             saved = dict(self.host.scope)
             self.host.scope[params[0]] = HStatic("meta")
             try:

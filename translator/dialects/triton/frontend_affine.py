@@ -310,3 +310,38 @@ def match_swizzle(e: ir.Expr, which: str) -> Swizzle | None:
         return None
     assert isinstance(pid, ir.Name)
     return Swizzle(pid.id, env["?M"], env["?BM"], env["?N"], env["?BN"], env["?G"])
+
+
+# --------------------------------------------------------------------------------------------------
+# Flat (mixed-radix) program-id decomposition
+
+
+@dataclass(frozen=True)
+class FlatDigit:
+    """One digit of a program id split in mixed radix: ``(pid // div) % mod``.
+
+    ``pid % n`` has ``div = 1``; the most significant digit, ``pid // d``, has no ``mod``. Launching
+    one program per combination of the digits is how a 2-D or 3-D grid is flattened onto one axis.
+    """
+
+    pid: str
+    div: ir.Expr
+    mod: ir.Expr | None
+
+
+def match_flat_digit(e: ir.Expr) -> FlatDigit | None:
+    """The digit ``e`` computes, if it is ``pid % n``, ``(pid // d) % n`` or ``pid // d``."""
+    e = strip_casts(e)
+    mod: ir.Expr | None = None
+    if isinstance(e, ir.BinOp) and e.op == "%":
+        e, mod = strip_casts(e.lhs), e.rhs
+    if isinstance(e, ir.BinOp) and e.op == "//":
+        pid, div = strip_casts(e.lhs), e.rhs
+    else:
+        pid, div = e, ir.Const(1)
+    if mod is None and div == ir.Const(1):
+        return None  # the program id itself
+    if not is_sym(pid, "pid"):
+        return None
+    assert isinstance(pid, ir.Name)
+    return FlatDigit(pid.id, div, mod)

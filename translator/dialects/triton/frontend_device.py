@@ -70,6 +70,7 @@ _CMP = {
 }
 _SWAP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 _INT_OPS = ("+", "-", "*", "//", "%")
+_SHAPE_OPS = ("trans", "permute", "expand_dims", "reshape", "view")
 
 
 # ==================================================================================================
@@ -99,6 +100,9 @@ class Data:
     expr: ir.Expr
     pads: tuple[tuple[ir.Dim, float], ...] = ()
     div: frozenset = frozenset()
+    # `tl.where(<bounds of dim>, inner, c)` written inline: a reduction or dot over ``dim`` whose
+    # identity is ``c`` reads ``inner`` with its invalid lanes masked instead.
+    where_of: tuple[ir.Dim, Data] | None = None
 
     def pad(self, d: ir.Dim) -> float | None:
         return dict(self.pads).get(d)
@@ -234,6 +238,11 @@ class KernelLifter:
         self.swizzle: af.Swizzle | None = None
         self.swizzle_tiles: dict[str, Tile] = {}
         self.persistent: tuple[int, str, ir.Expr] | None = None  # (axis, tile name, extent)
+        # Digits of a program id split in mixed radix (`pid % n`, `pid // n`), by atom symbol.
+        self.digits: dict[str, af.FlatDigit] = {}
+        self.digit_tiles: dict[str, Tile] = {}
+        self.digit_scalar_uses: set[str] = set()
+        self.digit_names: dict[str, str] = {}  # atom symbol -> the name the source gave it
         self.out: list[ir.Stmt] = []
         self.ir_locals: set[str] = set()
         self.if_depth = 0
@@ -309,11 +318,13 @@ class KernelLifter:
     def block(self, stmts: list[cst.BaseStatement], out: list[ir.Stmt], top: bool = False) -> bool:
         """Lift statements into ``out``; returns whether the block ended in ``return``."""
         saved, self.out = self.out, out
+        # Comments of statements that lift to no IR (offset arithmetic) go to the next one.
+        carried: tuple[str, ...] = ()
         try:
             i = 0
             while i < len(stmts):
                 node = stmts[i]
-                comments = statement_comments(node)
+                comments = carried + tuple(statement_comments(node))
                 start = len(out)
                 if isinstance(node, cst.If) and _contains_return(node) and not self.loops and not (
                     _ends_in_return(node.body) and node.orelse is None
@@ -336,6 +347,7 @@ class KernelLifter:
                     return True
                 self.statement(node)
                 _attach(out, start, comments)
+                carried = comments if start == len(out) else ()
                 i += 1
             return False
         finally:
@@ -454,6 +466,11 @@ class KernelLifter:
         if af.is_sym(tree, "pid"):
             assert isinstance(tree, ir.Name)
             self.pid_names.setdefault(int(tree.id[4:]), name)
+        p = af.poly(tree, self.atoms)
+        if len(p) == 1 and list(p.values()) == [1]:
+            (mono,) = p
+            if len(mono) == 1 and self.flat_digit(mono[0]) is not None:
+                self.digit_names.setdefault(mono[0], name)
         for which in ("m", "n"):
             sw = af.match_swizzle(value.tree, which)
             if sw is not None:
@@ -641,7 +658,10 @@ class KernelLifter:
         var_tree = counter if is_unit else ir.BinOp("*", step, counter)
         # Values carried through the loop: pointers/offsets advanced by a fixed step, data.
         assigned = self.assigned_names(node.body)
-        carried = {n for n in assigned if n in self.env}
+        # Names the body overwrites before reading them are body locals, whatever they held
+        # before the loop (an `offs_k` recomputed per iteration); only the others are carried.
+        carried = {n for n in assigned if n in self.env and _read_before_write(n, node.body)}
+        shadowed = {n for n in assigned if n in self.env} - carried
         steps = self.induction_steps(node, carried)
         saved_env = dict(self.env)
         self.loops.append(loop)
@@ -695,8 +715,8 @@ class KernelLifter:
                 "loop over range(0, n, BLOCK) or range(0, tl.cdiv(n, BLOCK)) where the masks "
                 "bound the lanes by n",
             )
-        after = dict(saved_env)
-        self.loop_locals |= assigned - set(saved_env)
+        after = {n: v for n, v in saved_env.items() if n not in shadowed}
+        self.loop_locals |= (assigned - set(saved_env)) | shadowed
         for n in carried:
             v = self.env.get(n)
             if n in steps:
@@ -994,7 +1014,20 @@ class KernelLifter:
         return tile, rest
 
     def _is_base(self, s: str) -> bool:
-        return s.startswith("%pid") or s.startswith("%it") or s in ("%sm", "%sn")
+        return (s.startswith("%pid") or s.startswith("%it") or s in ("%sm", "%sn")
+                or self.flat_digit(s) is not None)
+
+    def flat_digit(self, s: str) -> af.FlatDigit | None:
+        """The program-id digit atom ``s`` stands for (``pid % n``...), if it is one."""
+        if s in self.digits:
+            return self.digits[s]
+        if not s.startswith("%t:"):
+            return None
+        digit = af.match_flat_digit(self.atoms.trees[s])
+        if digit is not None:
+            self.digits[s] = digit
+            self.types.vars[s] = ScalarType(ir.I32)
+        return digit
 
     def tile_for(self, key: af.Key, base: str | None, node, strict: bool) -> Tile | None:
         ident = (base, key)
@@ -1049,6 +1082,11 @@ class KernelLifter:
                 if strict:
                     raise self.error(node, f"the loop over `{loop.var}` tiles with two blocks")
                 return None
+        if base in self.digits and base in self.digit_tiles:
+            if strict:
+                raise self.error(node, f"the program-id digit `{ir_text(self.atoms.trees[base])}` "
+                                 "offsets tiles of two block sizes")
+            return None
         suffix = _suffix(key)
         if not suffix:
             if base.startswith("%it"):
@@ -1063,6 +1101,8 @@ class KernelLifter:
         elif base.startswith("%it"):
             loop = next(lp for lp in self.loops if f"%it{lp.id}" == base)
             loop.tile = tile
+        elif base in self.digits:
+            self.digit_tiles[base] = tile
         else:
             self.swizzle_tiles[base[2]] = tile
         if isinstance(tile.block, str):
@@ -1232,6 +1272,8 @@ class KernelLifter:
             if name in self.data:
                 return self.data[name][0]
             if name.startswith("%t:"):
+                if self.flat_digit(name) is not None:
+                    return None  # a grid digit: resolved once the grid is known
                 sub = self.atoms.trees[name]
                 return self.atom_ir(sub, node)
             if name.startswith("%np"):
@@ -1472,6 +1514,10 @@ class KernelLifter:
             if kwargs:
                 raise self.error(node, f"unsupported keywords to tl.{name}: {sorted(kwargs)}")
             return self.pointwise(pointwise[name], [self.ev(a) for a in args], node)
+        if name in _SHAPE_OPS:
+            if not args:
+                raise self.error(node, f"tl.{name} needs a value")
+            return self.shape_op(name, self.ev(args[0]), args[1:], kwargs, node)
         if name in ("static_assert", "device_assert", "static_print", "device_print"):
             return Static(None)
         raise self.error(node, f"`tl.{name}` is not supported by the Triton frontend yet")
@@ -1518,7 +1564,58 @@ class KernelLifter:
             return Data(ir.Cast(d.expr, dt.dtype), _cast_pads(d, dt.dtype), d.div)
         if name in ("sum", "max", "min") and isinstance(base, Data):
             return self.reduction(name, node, base)
+        if name in _SHAPE_OPS:
+            return self.shape_op(name, base, args, kwargs, node)
         raise self.error(node, f"unsupported method `.{name}()` in a kernel")
+
+    def shape_op(self, name: str, value: Val, args: list, kwargs: dict, node) -> Data:
+        """``tl.trans``/``permute``/``expand_dims``/``reshape``/``view`` of a device value."""
+        if isinstance(value, (Idx, Ptr)):
+            raise self.error(node, f"`{name}` of offsets or pointers is not supported",
+                             "build offsets with `[:, None]` / `[None, :]` instead")
+        d = self.to_data(value, node)
+        dims = dims_of(self.type_of(d.expr, node))
+        if name in ("trans", "permute"):
+            perm = self._int_tuple(args, node) if args else None
+            if perm is None and "dims" in kwargs:
+                perm = self._int_tuple([kwargs["dims"]], node)
+            if perm is None:
+                perm = tuple(reversed(range(len(dims))))
+            if sorted(perm) != list(range(len(dims))):
+                raise self.error(node, f"`{name}` needs a permutation of {len(dims)} dims")
+            return Data(ir.Permute(d.expr, perm, loc=self.locate(node)), (), d.div)
+        if name == "expand_dims":
+            axes = self._int_tuple(args or [kwargs.get("axis")], node)
+            e = d.expr
+            rank = len(dims) + len(axes)
+            for a in sorted(x % rank for x in axes):
+                e = ir.ExpandDims(e, a)
+            return Data(e, d.pads, d.div)
+        # reshape/view: only unit dims may come or go (the IR has no general reshapes).
+        shape = args[0] if len(args) == 1 and isinstance(args[0], (cst.List, cst.Tuple)) else None
+        items = [e.value for e in shape.elements] if shape is not None else args
+        keys = [self.block_key(x) for x in items]
+        core = [x for x in dims if not isinstance(x, ir.UnitDim)]
+        new: list[ir.Dim] = []
+        it = iter(core)
+        for k in keys:
+            if k == 1:
+                new.append(ir.UnitDim())
+                continue
+            nxt = next(it, None)
+            if nxt is None or self.key_of_dim(nxt) != k:
+                raise self.error(node, f"`{name}` to {keys} changes more than unit dims of a "
+                                 f"tile of blocks {[self.key_of_dim(x) for x in dims]}",
+                                 "the IR reshapes tiles only by adding or dropping dims of 1")
+            new.append(nxt)
+        if next(it, None) is not None:
+            raise self.error(node, f"`{name}` to {keys} drops a dim of the tile")
+        return Data(ir.Reshape(d.expr, tuple(new), loc=self.locate(node)), d.pads, d.div)
+
+    def _int_tuple(self, nodes: list, where) -> tuple[int, ...]:
+        if len(nodes) == 1 and isinstance(nodes[0], (cst.List, cst.Tuple)):
+            nodes = [e.value for e in nodes[0].elements]
+        return tuple(self._int_literal(n, where) for n in nodes)
 
     def inline(self, name: str, node: cst.Call) -> Val:
         helper = self.launch.kernel.module.jit_helpers[name]
@@ -1566,11 +1663,34 @@ class KernelLifter:
             e = ir.Call("where", (c.expr, da.expr, db.expr), loc=self.locate(node))
             self.type_of(e, node)
             pads = self._where_pads(cond, da, db, e, node)
-            return Data(e, pads, c.div | da.div | db.div)
+            bounded = self._bounded_dim(cond, node)
+            where_of = (bounded, da) if bounded is not None and isinstance(
+                db.expr, ir.Const) and bounded in dict(pads) else None
+            return Data(e, pads, c.div | da.div | db.div, where_of)
         ds = [self.to_data(self._static_num(v), node) for v in vals]
         e = ir.Call(op, tuple(d.expr for d in ds), loc=self.locate(node))
         self.type_of(e, node)
         return Data(e, _fold_pads(op, ds, self, e), frozenset().union(*(d.div for d in ds)))
+
+    def _bounded_dim(self, cond: Val, node) -> ir.Dim | None:
+        """The dim whose tile bound ``cond`` is, if it is exactly one (``offs < n``)."""
+        if not isinstance(cond, Idx):
+            return None
+        constraints = self.mask_constraints(cond.tree, node, strict=False)
+        if len(constraints) != 1:
+            return None
+        p, bound = constraints[0]
+        lanes = [af.parse_lane(s) for m in p for s in m if af.parse_lane(s) is not None]
+        if len(lanes) != 1:
+            return None
+        res = self.tile_form(p, lanes[0], node, strict=False)  # type: ignore[arg-type]
+        if res is None or res[1] or res[0].extent is None:
+            return None
+        tile = res[0]
+        with contextlib.suppress(Refusal):
+            if self.same_host(self.host_ir(bound, node), tile.extent, node):
+                return tile.dim
+        return None
 
     def _where_pads(self, cond: Val, a: Data, b: Data, e: ir.Expr, node):
         """``tl.where(offs < n, x, c)``: lanes invalid along the bounded tile take ``c``."""
@@ -1625,6 +1745,11 @@ class KernelLifter:
         dims: list[ir.Dim] = []
         for k in keys:
             cands = [t for t in self.tiles.values() if t.key == k and self._in_scope(t)]
+            if len(cands) == 1 and cands[0].base is None and cands[0].extent is None and (
+                cands[0].full_extent is not None
+            ):
+                # A whole dim of block next_power_of_2(n) spans n, whatever mask comes later.
+                cands[0].extent = cands[0].full_extent
             if k == 1:
                 dims.append(ir.UnitDim())
             elif len(cands) == 1 and (cands[0].base is not None or cands[0].extent is not None):
@@ -1680,8 +1805,17 @@ class KernelLifter:
             raise self.error(node, f"tl.{op} of a scalar")
         axis = axis % len(dims)
         dim = dims[axis]
-        masked = self.padded_lanes_ok(d, dim, reduce_identity(op) if op in (
-            "sum", "max", "min", "prod") else None, node, f"tl.{op}")
+        identity = reduce_identity(op) if op in ("sum", "max", "min", "prod") else None
+        if d.where_of is not None and d.where_of[0] == dim and identity is not None and (
+            _same_float(d.pad(dim), identity)  # type: ignore[arg-type]
+        ):
+            # `tl.max(tl.where(offs < n, x, -inf))` is the masked reduction of x.
+            inner = d.where_of[1]
+            d = Data(inner.expr, tuple((k, identity) if k == dim else (k, v)
+                                       for k, v in inner.pads), inner.div - {dim})
+            if dim not in dict(d.pads):
+                d = Data(d.expr, d.pads + ((dim, identity),), d.div)
+        masked = self.padded_lanes_ok(d, dim, identity, node, f"tl.{op}")
         e = ir.Reduce(op, d.expr, axis, keepdim, masked=masked, loc=self.locate(node))
         self.type_of(e, node)
         rest = frozenset(x for x in d.div if x != dim)
@@ -1692,6 +1826,11 @@ class KernelLifter:
         """Whether to reduce ``dim`` with ``masked=True``; refuses what cannot be exact."""
         if isinstance(dim, ir.UnitDim):
             return False
+        pad = d.pad(dim)
+        if identity is not None and pad is not None and _same_float(pad, identity) and (
+            dim not in d.div
+        ):
+            return True  # the padded lanes hold the identity: masked and unmasked agree
         tile = self.tile_of_dim(dim)
         exact = tile is None or tile.exact
         if exact:
@@ -1762,6 +1901,11 @@ class KernelLifter:
                 raise self.error(node, "tl.dot contracts the padded lanes of a block the host "
                                  "computes; load an operand with other=0.0")
             masked = True
+        # `tl.dot(tl.where(offs_k < K, a, 0.0), b)` is the masked dot of a and b.
+        if a.where_of is not None and a.where_of[0] == kdim and a.pad(kdim) == 0.0:
+            a, masked = a.where_of[1], True
+        if b.where_of is not None and b.where_of[0] == db[-2] and b.pad(db[-2]) == 0.0:
+            b, masked = b.where_of[1], True
         e = ir.Dot(a.expr, b.expr, acc.expr if acc is not None else None, out_dtype,
                    masked=masked, loc=self.locate(node))
         self.type_of(e, node)
@@ -1913,7 +2057,8 @@ class KernelLifter:
         lanes = sorted({s for s in syms if af.parse_lane(s)})
         gathers = [s for s in syms if s in self.data and any(k != 1 for k in self.data[s][1])]
         wraps = [s for s in syms if s.startswith("%t:") and isinstance(
-            self.atoms.trees[s], ir.BinOp) and self.atoms.trees[s].op == "%"]
+            self.atoms.trees[s], ir.BinOp) and self.atoms.trees[s].op == "%"
+            and self.flat_digit(s) is None]
         if not lanes and not gathers and len(wraps) == 1 and p == {(wraps[0],): 1}:
             tree = self.atoms.trees[wraps[0]]
             assert isinstance(tree, ir.BinOp)
@@ -1935,6 +2080,9 @@ class KernelLifter:
             pt = af.strip_casts(pt)
             if isinstance(pt, ir.Name) and pt.id.startswith("%row"):
                 return Item("scalar", ir.TileIndex(self.persistent[1]))  # type: ignore[index]
+            for s in syms:
+                if self.flat_digit(s) is not None:
+                    self.digit_scalar_uses.add(s)
             # A program id used as a plain index: a grid of scalar tiles, unless the same id
             # also offsets lanes (then it is that tile's id).
             for s in syms:
@@ -2103,6 +2251,16 @@ class KernelLifter:
             out += [ir.TileVar(tm.name, tm.extent, tm.block or ir.Const(1)),
                     ir.TileVar(tn.name, tn.extent, tn.block or ir.Const(1))]
         self.grid_names: dict[int, tuple[str, bool]] = {}
+        self.digit_vars: dict[str, ir.Expr] = {}
+        by_axis: dict[int, list[str]] = {}
+        for sym in self.digit_tiles.keys() | self.digit_scalar_uses:
+            by_axis.setdefault(int(self.digits[sym].pid[4:]), []).append(sym)
+        for axis, syms in sorted(by_axis.items()):
+            if axis in used_axes or axis in self.pid_roles or axis in self.pid_scalar_uses:
+                raise self.error(node, f"tl.program_id({axis}) is split into digits (`pid % n`, "
+                                 "`pid // n`) and used besides")
+            out += self.flat_grid(axis, syms, node)
+            used_axes.add(axis)
         for axis in range(3):
             if axis in used_axes:
                 continue
@@ -2146,6 +2304,71 @@ class KernelLifter:
                 out.append(ir.TileVar(name, extent, ir.Const(1), scalar=True))
         self.grid = tuple(out)
         return self.grid
+
+    def flat_grid(self, axis: int, syms: list[str], node) -> list[ir.TileVar]:
+        """The grid dims of a program id split in mixed radix, least significant first.
+
+        Digit ``i`` is ``(pid // (n_0 * ... * n_{i-1})) % n_i``; a digit that offsets lanes is a
+        tile (``n_i = cdiv(extent, block)``), one used as a plain index a scalar grid dim of
+        ``n_i`` programs. The axis must launch exactly ``n_0 * ... * n_{r-1}`` programs.
+        """
+        pending = {s: self.host_ir(self.digits[s].div, node) for s in syms}
+        count: ir.Expr = ir.Const(1)
+        shown: ir.Expr = ir.Const(1)
+        out: list[ir.TileVar] = []
+        while pending:
+            here = [s for s, d in pending.items() if self.same_host(d, count, node)]
+            if len(here) != 1:
+                text = ", ".join(sorted(ir_text(self.atoms.trees[s]) for s in pending))
+                raise self.error(node, f"cannot read the digits {text} of tl.program_id({axis}) "
+                                 "as one mixed-radix split (`pid % n0`, `(pid // n0) % n1`, ...)",
+                                 "split the program id with % and // by the tile counts")
+            sym = here[0]
+            del pending[sym]
+            digit = self.digits[sym]
+            mod = self.host_ir(digit.mod, node) if digit.mod is not None else None
+            tile = self.digit_tiles.get(sym)
+            if tile is not None:
+                if sym in self.digit_scalar_uses:
+                    raise self.error(node, f"the program-id digit `{ir_text(self.atoms.trees[sym])}`"
+                                     " offsets lanes and indexes a dim directly")
+                if tile.extent is None:
+                    raise self.error(tile.node, f"no mask bounds the lanes of {tile.name}",
+                                     "mask loads and stores with `offs < n`")
+                n = ir.Call("cdiv", (tile.extent, self.block_ir(tile)))
+                n_shown = ir.Call("cdiv", (tile.extent, self.key_tree(tile.key)))
+                if mod is not None and not self.same_host(mod, n, node):
+                    raise self.error(node, f"the digit `{ir_text(self.atoms.trees[sym])}` counts "
+                                     f"{ir_text(mod)} tiles but {tile.name} has {ir_text(n_shown)}")
+                out.append(ir.TileVar(tile.name, tile.extent, tile.block or ir.Const(1)))
+                self.digit_vars[sym] = ir.TileAttr(tile.name, "id")
+            else:
+                if mod is None:
+                    # The most significant digit: its count is what the grid launches beyond
+                    # the others.
+                    mod = self._grid_quotient(axis, count, node)
+                n = n_shown = mod
+                name = unique(_ident(self.digit_names.get(sym, f"pid_{axis}_{len(out)}")),
+                              self.taken)
+                out.append(ir.TileVar(name, mod, ir.Const(1), scalar=True))
+                self.digit_vars[sym] = ir.Name(name)
+            count = n if count == ir.Const(1) else ir.BinOp("*", count, n)
+            shown = n_shown if shown == ir.Const(1) else ir.BinOp("*", shown, n_shown)
+        self.check_grid_axis(axis, count, node, shown)
+        return out
+
+    def _grid_quotient(self, axis: int, count: ir.Expr, node) -> ir.Expr:
+        """``X`` where the grid's axis launches ``count * X`` programs."""
+        grid = self.launch.grid
+        g = self.host.canonical(grid[axis]) if axis < len(grid) else None
+        if isinstance(g, ir.BinOp) and g.op == "*":
+            for a, b in ((g.lhs, g.rhs), (g.rhs, g.lhs)):
+                if self.same_host(a, count, node):
+                    return b
+        raise self.error(node, f"cannot tell how many programs the leading digit of "
+                         f"tl.program_id({axis}) counts: the grid launches "
+                         f"{ir_text(grid[axis]) if g is not None else 'nothing'} along it",
+                         "launch the product of the digit counts")
 
     def block_ir(self, tile: Tile) -> ir.Expr:
         return self.launch.block_host_expr(tile.key)
@@ -2192,6 +2415,8 @@ class KernelLifter:
                 return ir.Name(self.persistent[1])
             if name.startswith("%d"):
                 return self.data[name][0]
+            if name in self.digit_vars:
+                return self.digit_vars[name]
             return None
 
         def expr(e: ir.Expr) -> ir.Expr:
@@ -2213,6 +2438,8 @@ class KernelLifter:
                     axis = int(v.id[4:])
                     if self.pid_roles.get(axis) == "scalar":
                         return ir.TileIndex(self.grid_names[axis][0])
+                if isinstance(v, ir.Name) and isinstance(self.digit_vars.get(v.id), ir.Name):
+                    return ir.TileIndex(self.digit_vars[v.id].id)
                 return ir.ScalarIndex(expr(v))
             if isinstance(item, ir.GatherIndex):
                 return ir.GatherIndex(expr(item.value))
@@ -2300,6 +2527,31 @@ def _names_read(node: cst.CSTNode) -> set[str]:
 
     node.visit(V())
     return names
+
+
+def _read_before_write(name: str, suite: cst.BaseSuite) -> bool:
+    """Whether an iteration of ``suite`` may read ``name`` before assigning it (conservative:
+    assignments inside nested blocks do not count as definite)."""
+    for st in _body(suite):
+        if not isinstance(st, cst.SimpleStatementLine):
+            if name in _names_read(st):
+                return True
+            continue
+        for small in st.body:
+            if isinstance(small, (cst.Assign, cst.AnnAssign)):
+                value = small.value
+                if value is not None and name in _names_read(value):
+                    return True
+                targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) \
+                    else [small.target]
+                for t in targets:
+                    if not isinstance(t, cst.Name) and name in _names_read(t):
+                        return True
+                if any(name in _target_names(t) for t in targets):
+                    return False
+            elif name in _names_read(small):
+                return True
+    return False
 
 
 def _names_read_expr(node: cst.CSTNode | None) -> set[str]:

@@ -599,6 +599,13 @@ class KernelEmitter:
                 return 0.0 if other is not None and math.isfinite(other) else None
             if op == "/" and pads[0] == 0.0:
                 return 0.0 if pads[1] is not None and pads[1] != 0 and math.isfinite(pads[1]) else None
+            # An infinite pad absorbs a finite unknown (valid data is finite): -inf - max = -inf.
+            if op in ("+", "-") and len(pads) == 2 and pads[0] is not None and pads[1] is None \
+                    and math.isinf(pads[0]):
+                return pads[0]
+            if op in ("+", "-") and len(pads) == 2 and pads[1] is not None and pads[0] is None \
+                    and math.isinf(pads[1]):
+                return pads[1] if op == "+" else -pads[1]
             if any(p is None for p in pads):
                 return None
             return _fold(op, pads)
