@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import math
 import os
 import statistics
 import sys
@@ -26,7 +25,13 @@ from pathlib import Path
 
 import torch
 
-ROOT = Path(__file__).resolve().parent.parent
+from benchmarks.common import ROOT
+from benchmarks.common import bench as _bench
+from benchmarks.common import helion_fn as _helion_fn
+from benchmarks.common import helion_version as _helion_version
+from benchmarks.common import outputs as _outputs
+from benchmarks.common import rel_err as _rel
+
 EXAMPLES = ROOT / "examples" / "helion"
 F16 = torch.float16
 F32 = torch.float32
@@ -109,13 +114,6 @@ def _pin_triton(module) -> None:
             value.configs = value.configs[:1]
 
 
-def _helion_fn(kernel, args: tuple):
-    """The Helion kernel compiled for ``args`` with its first config (no autotuning)."""
-    bound = kernel.bind(args)
-    configs = list(kernel.configs)
-    return bound.compile_config(configs[0]) if configs else bound
-
-
 class _Poison:
     """Make torch.empty* return NaN-filled tensors so unwritten outputs show."""
 
@@ -135,25 +133,6 @@ class _Poison:
 
     def __exit__(self, *exc):
         torch.empty, torch.empty_like = self.saved
-
-
-def _rel(out: torch.Tensor, ref: torch.Tensor) -> float:
-    if out.shape != ref.shape:
-        return math.inf
-    o, r = out.double(), ref.double()
-    if not torch.isfinite(o).all():
-        return math.inf
-    return float((o - r).norm() / r.norm().clamp_min(1e-30))
-
-
-def _outputs(value) -> tuple:
-    return value if isinstance(value, tuple) else (value,)
-
-
-def _bench(fn: Callable[[], object]) -> float:
-    import triton.testing
-
-    return float(triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median"))
 
 
 def run_case(name: str) -> dict:
@@ -212,12 +191,7 @@ def main(argv: list[str]) -> int:
     names = opts.only or list(CASES)
     import triton
 
-    try:
-        import helion
-
-        helion_version = getattr(helion, "__version__", None) or _dist_version("helion")
-    except Exception:  # pragma: no cover - reported in the table
-        helion_version = "missing"
+    helion_version = _helion_version()
     rows = []
     for name in names:
         t0 = time.time()
@@ -259,12 +233,6 @@ def main(argv: list[str]) -> int:
             f"{mm['torch_tflops']:.0f} TFLOP/s, ratio {mm['ratio']:.3f}, err {mm['err']:.1e}"
         )
     return 0
-
-
-def _dist_version(name: str) -> str:
-    from importlib.metadata import version
-
-    return version(name)
 
 
 if __name__ == "__main__":

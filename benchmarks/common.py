@@ -1,0 +1,61 @@
+"""Helpers shared by the GPU benchmark scripts (``gpu_examples``, ``gpu_triton_examples``).
+
+Nothing here imports triton or helion at module level, so a script can still set
+``TRITON_INTERPRET=1`` (:func:`validation.equivalence.use_interpreter`) after importing this.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def rel_err(out: torch.Tensor, ref: torch.Tensor) -> float:
+    """‖out − ref‖ / ‖ref‖ in float64; ``inf`` for a shape mismatch or any non-finite output."""
+    if out.shape != ref.shape:
+        return math.inf
+    o, r = out.double(), ref.double()
+    if not torch.isfinite(o).all():
+        return math.inf
+    return float((o - r).norm() / r.norm().clamp_min(1e-30))
+
+
+def outputs(value) -> tuple:
+    """A kernel's result as a tuple (tuple-returning wrappers stay as they are)."""
+    return value if isinstance(value, tuple) else (value,)
+
+
+def bench(fn: Callable[[], object]) -> float:
+    """Median milliseconds of ``fn`` (``triton.testing.do_bench``, warm-up 25 ms, 200 ms of reps)."""
+    import triton.testing
+
+    return float(triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median"))
+
+
+def helion_fn(kernel, args: tuple):
+    """The Helion kernel compiled for ``args`` with its first config (no autotuning)."""
+    bound = kernel.bind(args)
+    configs = list(kernel.configs)
+    return bound.compile_config(configs[0]) if configs else bound
+
+
+def dist_version(name: str) -> str:
+    """The installed distribution's version."""
+    from importlib.metadata import version
+
+    return version(name)
+
+
+def helion_version() -> str:
+    """Helion's version, or ``missing``."""
+    try:
+        import helion
+
+        return getattr(helion, "__version__", None) or dist_version("helion")
+    except Exception:  # pragma: no cover - reported in the table
+        return "missing"
