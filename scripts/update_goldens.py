@@ -19,10 +19,7 @@ PAIRS = [("helion", "triton"), ("helion", "helion"), ("triton", "helion"), ("tri
 
 # Examples the frontend of their DSL refuses today (tests assert the diagnostic); no goldens.
 REFUSED = {
-    "triton": {
-        "attention", "heuristics", "matmul_act", "matmul_block_ptr", "matmul_descriptor",
-        "matmul_persistent", "matmul_splitk",
-    },
+    "triton": {"attention", "matmul_persistent", "matmul_splitk"},
 }
 
 

@@ -37,7 +37,8 @@ from validation.runners import get_entry, load_module, pin_first_configs  # noqa
 EXAMPLES = ROOT / "examples" / "triton"
 LIFTED = [
     "add", "softmax", "rms_norm", "layer_norm", "row_sum", "embedding", "matmul",
-    "cross_entropy", "swiglu", "geglu",
+    "cross_entropy", "swiglu", "geglu", "heuristics", "matmul_act", "matmul_block_ptr",
+    "matmul_descriptor",
 ]
 
 
@@ -136,6 +137,73 @@ def test_matmul_swizzle_is_a_2d_grid_with_a_group_size_and_wrapped_rows():
     assert {ld.other for ld in loads} == {0.0}
 
 
+def test_heuristic_flags_only_drop_masks_so_the_branches_are_one_masked_computation():
+    entry = lift("heuristics")
+    (kernel,) = entry.kernels()
+    # `if EVEN_M & EVEN_N: unmasked elif ...: else: masked` -> no branch is left, every load pads.
+    assert not [s for s in walk_stmts(kernel.body) if isinstance(s, ir.If)]
+    assert [(ld.tensor, ld.other) for ld in exprs(entry, ir.Load)] == [("bias", 0.0), ("x", 0.0)]
+    # BLOCK_M = min(next_power_of_2(M), 32) from the heuristics: a tunable standing in for it.
+    assert [t.name for t in kernel.grid] == ["tile_m", "tile_n"]
+    assert kernel.grid[0].extent == ir.Name("M") and kernel.grid[1].extent == ir.Name("N")
+    assert (entry.tunable("block_m").default, entry.tunable("block_n").default) == (32, 128)
+
+
+@pytest.mark.parametrize("sizes", [{"M": 64, "N": 256}, {"M": 32, "N": 129}])
+def test_heuristics_translation_matches_at_even_and_half_even_sizes(sizes, tmp_path: Path):
+    translated = tmp_path / "heuristics_helion.py"
+    translated.write_text(translate_file(EXAMPLES / "heuristics.py", "triton", "helion"))
+    report = check_pair(EXAMPLES / "heuristics.py", translated, src_dsl="triton", seeds=(0,),
+                        sizes=sizes)
+    assert report.passed, report.format_text()
+
+
+def test_string_constexpr_is_a_str_parameter_compared_in_device_code():
+    entry = lift("matmul_act")
+    (p,) = [p for p in entry.params if p.name == "activation"]
+    assert (p.kind, p.default) == ("str", ir.Const("leaky_relu"))
+    assert dict(entry.hints)["constexpr"] == ("activation",)
+    (kernel,) = entry.kernels()
+    (branch,) = [s for s in kernel.body if isinstance(s, ir.If)]
+    assert branch.test == ir.BinOp("==", ir.Name("activation"), ir.Const("leaky_relu"))
+    a, b = torch.randn(33, 20), torch.randn(20, 47)
+    ref = a.double() @ b.double()
+    expected = {
+        "leaky_relu": torch.where(ref >= 0, ref, 0.01 * ref),
+        "gelu": torch.nn.functional.gelu(ref),
+        "": ref,
+    }
+    for act, want in expected.items():
+        out = run_entry(entry, (a, b, act))
+        assert torch.allclose(out.double(), want, atol=1e-4), act
+
+
+@pytest.mark.parametrize("name", ["matmul_block_ptr", "matmul_descriptor"])
+def test_block_pointers_and_descriptors_are_tile_regions(name: str):
+    entry = lift(name)
+    loads = {ld.tensor: ld for ld in exprs(entry, ir.Load)}
+    # boundary_check + padding_option="zero" (block pointers) and TMA's zero fill (descriptors).
+    assert loads["a"].index == (ir.TileIndex("tile_m"), ir.TileIndex("tile_k"))
+    assert loads["b"].index == (ir.TileIndex("tile_k"), ir.TileIndex("tile_n"))
+    assert {ld.other for ld in loads.values()} == {0.0}
+    (store,) = [s for s in walk_stmts(entry.body) if isinstance(s, ir.Store)]
+    assert store.index == (ir.TileIndex("tile_m"), ir.TileIndex("tile_n"))
+    (loop,) = [s for s in walk_stmts(entry.body) if isinstance(s, ir.TileLoop)]
+    assert loop.tiles[0].extent == ir.Name("K")
+
+
+def test_descriptor_wrapper_relayout_helpers_read_as_the_same_tensors():
+    entry = lift("matmul_descriptor")
+    (kernel,) = entry.kernels()
+    # `a = _row_pitch_aligned(a)` is `a` or a copy of it; `c` a padded buffer cut to [M, N].
+    assert {ld.tensor for ld in exprs(entry, ir.Load)} == {"a", "b"}
+    (alloc,) = [s for s in entry.body if isinstance(s, ir.Alloc)]
+    assert alloc.target == "c" and alloc.shape == (ir.Name("M"), ir.Name("N"))
+    notes = [c for s in entry.body for c in s.comments]
+    assert any("`_row_pitch_aligned(...)` returns `a` or a re-laid-out copy" in c for c in notes)
+    assert any("dropped `if a.is_cuda: ...`" in c for c in notes)
+
+
 def test_embedding_gathers_through_loaded_indices():
     entry = lift("embedding")
     gathers = [ld for ld in exprs(entry, ir.Load) if any(
@@ -174,9 +242,11 @@ def test_cli_prints_triton_ir(tmp_path: Path):
     result = CliRunner().invoke(app, ["ir", str(EXAMPLES / "row_sum.py"), "--from", "triton"])
     assert result.exit_code == 0, result.output
     assert "kernel row_sum_kernel grid(tile_m: tile M by block_m)" in result.output
-    result = CliRunner().invoke(app, ["ir", str(EXAMPLES / "heuristics.py"), "--from", "triton"])
+    bad = tmp_path / "lock.py"
+    bad.write_text(KERNEL.format(body="tl.atomic_cas(x_ptr + offs, 0, 1)", grid=GRID, block="128"))
+    result = CliRunner().invoke(app, ["ir", str(bad), "--from", "triton"])
     assert result.exit_code == 2
-    assert "heuristics.py:15:1: error: @triton.heuristics is not supported yet" in result.output
+    assert "lock.py:11:5: error: `tl.atomic_cas` is not supported yet" in result.output
 
 
 # --------------------------------------------------------------------------------------------------
@@ -184,12 +254,8 @@ def test_cli_prints_triton_ir(tmp_path: Path):
 
 
 REFUSED = {
-    "heuristics": (15, 0, "@triton.heuristics is not supported yet"),
-    "matmul_block_ptr": (37, 18, "`tl.make_block_ptr` is not supported yet"),
-    "matmul_descriptor": (40, 13, "`tl.make_tensor_descriptor` is not supported yet"),
     "matmul_splitk": (57, 4, "`tl.atomic_add` is not supported yet"),
     "matmul_persistent": (58, 19, "persistent loops over tiles"),
-    "matmul_act": (87, 49, "unsupported parameter annotation `str`"),
     "attention": (108, 83, "`sm_scale` defaults to None"),
 }
 

@@ -597,17 +597,21 @@ def _const_value(e: ir.Expr | None) -> int | float | bool | None:
 
 def _scalar_values(
     entry: ir.Entry, uf: UnionFind, roots: list[Key]
-) -> dict[str, int | float | bool]:
+) -> dict[str, int | float | bool | str]:
     """Values of scalar parameters that are not sizes.
 
     Floats keep their default unless it is 0 or 1, identities that would hide a kernel that
     ignores the parameter; those (and floats without a default) become 0.5. Small defaults such
     as ``eps = 1e-5`` are kept whatever the annotation says.
     """
-    out: dict[str, int | float | bool] = {}
+    out: dict[str, int | float | bool | str] = {}
     root_set = set(roots)
     for p in entry.params:
         if p.kind == "tensor":
+            continue
+        if p.kind == "str":
+            # A compile-time choice: its default (tests pick the other choices by name).
+            out[p.name] = str(_const_value(p.default) or "")
             continue
         default = _const_value(p.default)
         if p.kind == "int" and uf.find(("name", p.name)) in root_set:

@@ -122,3 +122,9 @@ def _split_top_level(text: str, sep: str = ",") -> list[str]:
     if tail.strip():
         parts.append(tail)
     return parts
+
+
+def string_literal(value: str) -> str:
+    """``value`` as a Python string literal in double quotes (the house style of emitted code)."""
+    body = repr(value)[1:-1] if "'" not in value else repr(value)[1:-1].replace("\\'", "'")
+    return '"' + body.replace('"', '\\"') + '"'

@@ -281,7 +281,9 @@ class _Interpreter:
             elif isinstance(s, ir.TileLoop):
                 self.scoped(s.tiles, lambda s=s: self.loop(s.tiles, s.body))
             elif isinstance(s, ir.If):
-                test = bool(self.dv(s.test))
+                # A comparison of string parameters is a host value (no tensor holds a string).
+                test = bool(self.hv(s.test) if _compares_strings(s.test, self.type) else
+                            self.dv(s.test))
                 self.scoped((), lambda s=s, test=test: self.device_block(s.body if test else s.orelse))
             else:
                 raise InterpreterError(f"{type(s).__name__} is no device statement")
@@ -581,3 +583,11 @@ def _identity(op: str, dtype: torch.dtype) -> torch.Tensor:
 
 
 __all__ = ["InterpreterError", "next_power_of_2", "poison", "run_entry", "run_module"]
+
+
+def _compares_strings(e: ir.Expr, type_of: Callable[[ir.Expr], Type]) -> bool:
+    """Whether ``e`` compares string parameters (see :data:`translator.ir.nodes.STR`)."""
+    from translator.ir.visit import walk_expr
+
+    return any(dtype_of(type_of(x)) == ir.STR for x in walk_expr(e) if isinstance(
+        x, (ir.Name, ir.Const)))

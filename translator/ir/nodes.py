@@ -71,6 +71,8 @@ class DTypeOf:
 DTypeExpr = Union[DType, DTypeOf]
 
 F32 = DType("float32")
+# The type of string parameters: compile-time choices, compared with `==` and nothing else.
+STR = DType("str")
 I32 = DType("int32")
 I64 = DType("int64")
 BOOL = DType("bool")
@@ -95,9 +97,10 @@ class Name(Expr):
 
 @dataclass(frozen=True)
 class Const(Expr):
-    """A Python literal: int, float (``inf``/``-inf``/``nan`` allowed) or bool."""
+    """A Python literal: int, float (``inf``/``-inf``/``nan`` allowed), bool, or str (a
+    compile-time choice such as an activation name; only ever compared)."""
 
-    value: int | float | bool
+    value: int | float | bool | str
     loc: Loc | None = _loc()
 
 
@@ -446,10 +449,14 @@ class If(Stmt):
 
 @dataclass(frozen=True)
 class Param:
-    """A host entry parameter: a tensor or a scalar (``int``/``float``/``bool``)."""
+    """A host entry parameter: a tensor or a scalar (``int``/``float``/``bool``/``str``).
+
+    ``str`` parameters are compile-time choices (Triton ``tl.constexpr``, Helion specialises on
+    their value); device code only compares them with string constants.
+    """
 
     name: str
-    kind: str  # "tensor" | "int" | "float" | "bool"
+    kind: str  # "tensor" | "int" | "float" | "bool" | "str"
     default: Expr | None = None
     annotation: str | None = None
 

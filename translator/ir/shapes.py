@@ -200,6 +200,8 @@ def _name(e: ir.Name, env: TypeEnv) -> Type:
 def _const(e: ir.Const, env: TypeEnv) -> Type:
     if isinstance(e.value, bool):
         return ScalarType(ir.BOOL, weak=True)
+    if isinstance(e.value, str):
+        return ScalarType(ir.STR, weak=True)
     if isinstance(e.value, int):
         return ScalarType(ir.I32, weak=True)
     return ScalarType(ir.F32, weak=True)
@@ -257,6 +259,12 @@ def _shape_of(e: ir.ShapeOf, env: TypeEnv) -> Type:
 
 def _binop(e: ir.BinOp, env: TypeEnv) -> Type:
     ts = [infer(e.lhs, env), infer(e.rhs, env)]
+    if any(dtype_of(t) == ir.STR for t in ts):
+        if e.op not in ("==", "!=") or not all(
+            isinstance(t, ScalarType) and t.dtype == ir.STR for t in ts
+        ):
+            raise IRTypeError(f"strings can only be compared with == and !=, not `{e.op}`", e.loc)
+        return ScalarType(ir.BOOL, weak=True)
     dims, dtype, any_tile = _combine(ts, e.loc)
     if e.op in COMPARISON_OPS or e.op in LOGICAL_OPS:
         dtype = ir.BOOL
@@ -440,7 +448,7 @@ def host_env(entry: ir.Entry) -> TypeEnv:
         if p.kind == "tensor":
             env.vars[p.name] = TensorType(ir.DTypeOf(p.name))
         else:
-            dtype = {"int": ir.I32, "float": ir.F32, "bool": ir.BOOL}[p.kind]
+            dtype = {"int": ir.I32, "float": ir.F32, "bool": ir.BOOL, "str": ir.STR}[p.kind]
             env.vars[p.name] = ScalarType(dtype, weak=True)
     for t in entry.tunables:
         # Tunables are compile-time integers that device code may read (a registered block size).

@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass
 
 from translator.diagnostics import TranslationError
+from translator.dialects.formatting import string_literal
 from translator.dialects.helion.boundary import PadTracker
 from translator.dialects.helion.configs import BlockPlan
 from translator.grammar import load_grammar
@@ -131,6 +132,8 @@ class Writer:
 
     def _ex_Const(self, e: ir.Const) -> tuple[str, int]:
         v = e.value
+        if isinstance(v, str):
+            return string_literal(v), ATOM
         if isinstance(v, float) and math.isinf(v):
             return ('float("inf")' if v > 0 else 'float("-inf")'), ATOM
         if isinstance(v, float) and math.isnan(v):
@@ -533,11 +536,14 @@ class Writer:
         items = ", ".join(self.index_items(s.index, as_list=True))
         self.emit(f"{self.spell['atomics'][s.op]}({s.tensor}, [{items}], {value})")
 
-    def _st_If(self, s: ir.If) -> None:
+    def _st_If(self, s: ir.If, keyword: str = "if") -> None:
         assigned = {x.target for x in walk_stmts(s.body + s.orelse) if isinstance(x, ir.Assign)}
-        self.emit(f"if {self.text(s.test)}:")
+        self.emit(f"{keyword} {self.text(s.test)}:")
         self._scoped(s.body)
-        if s.orelse:
+        (chained,) = s.orelse if len(s.orelse) == 1 else (None,)
+        if isinstance(chained, ir.If) and not chained.comments:
+            self._st_If(chained, "elif")
+        elif s.orelse:
             self.emit("else:")
             self._scoped(s.orelse)
         # After the branch a value may hold either side's padding.

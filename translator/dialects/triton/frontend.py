@@ -70,6 +70,9 @@ class KernelDef:
     defaults: dict[str, cst.BaseExpression]
     configs: list[tuple[dict[str, int], dict[str, int]]] | None  # (meta, knobs) per config
     module: ModuleInfo
+    # @triton.heuristics, in the order Triton evaluates them (outermost decorator first):
+    # meta-parameter -> the body of `lambda args: ...`.
+    heuristics: list[tuple[str, cst.BaseExpression, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -204,21 +207,45 @@ def _kernel_def(fn: cst.FunctionDef, info: ModuleInfo) -> KernelDef:
         if p.default is not None:
             defaults[p.name.value] = p.default
     configs = None
+    heuristics: list[tuple[str, cst.BaseExpression, str]] = []
     for d in fn.decorators:
         name = _decorator_name(d, info.aliases)
         if name == g["heuristics"]:
-            raise TranslationError(
-                "@triton.heuristics is not supported yet: its meta-parameters are computed from "
-                "the arguments at launch time", info.locate(d),
-                "pass the block sizes at the launch (or autotune them) and mask every access",
-            )
+            heuristics += _heuristics(d, info)
+            continue
         if name == g["autotune"]:
             configs = _autotune_configs(d, info)
         elif name not in (g["jit"],):
             raise TranslationError(f"unsupported kernel decorator `@{source_of(d.decorator)}`",
                                    info.locate(d))
     _prescan(fn, info, set())
-    return KernelDef(fn, params, constexprs, defaults, configs, info)
+    for key, _, _ in heuristics:
+        if key not in constexprs:
+            raise TranslationError(f"@triton.heuristics sets `{key}`, which is no tl.constexpr "
+                                   f"parameter of `{fn.name.value}`", info.locate(fn))
+    return KernelDef(fn, params, constexprs, defaults, configs, info, heuristics)
+
+
+def _heuristics(d: cst.Decorator, info: ModuleInfo) -> list[tuple[str, cst.BaseExpression, str]]:
+    """``@triton.heuristics({"NAME": lambda args: expr, ...})``: (name, expr, args name)."""
+    call = d.decorator
+    args, kwargs = call_args(call) if isinstance(call, cst.Call) else ([], {})
+    table = args[0] if args else kwargs.get("values")
+    if not isinstance(table, cst.Dict):
+        raise TranslationError("@triton.heuristics needs a dict literal of lambdas",
+                               info.locate(d), "write @triton.heuristics({\"NAME\": lambda args: "
+                               "...})")
+    out = []
+    for el in table.elements:
+        if not isinstance(el, cst.DictElement) or not isinstance(el.key, cst.SimpleString):
+            raise TranslationError("@triton.heuristics keys must be string literals",
+                                   info.locate(el))
+        fn = el.value
+        if not isinstance(fn, cst.Lambda) or len(fn.params.params) != 1:
+            raise TranslationError("a heuristic must be `lambda args: ...`", info.locate(fn),
+                                   "compute the value from args[\"NAME\"] in a lambda")
+        out.append((literal(el.key), fn.body, fn.params.params[0].name.value))
+    return out
 
 
 def _prescan(fn: cst.FunctionDef, info: ModuleInfo, seen: set[str]) -> None:
@@ -372,6 +399,13 @@ class HGrid:
 
 
 @dataclass(frozen=True)
+class HArgs:
+    """The ``args`` dict a heuristic lambda reads: the launch's argument values by name."""
+
+    values: dict
+
+
+@dataclass(frozen=True)
 class HFact:
     """A layout/dtype fact an assert can state but the IR cannot: ``x.is_contiguous()``."""
 
@@ -383,7 +417,7 @@ class HFact:
 class Binding:
     """What the launch passes for one kernel parameter."""
 
-    kind: str  # tensor | stride | int | float | constexpr | static | opaque
+    kind: str  # tensor | stride | int | float | str | constexpr | static | opaque
     tensor: str | None = None  # source text of the tensor
     htensor: HTensor | None = None
     dim: int | None = None
@@ -438,6 +472,7 @@ class EntryBuilder:
         self.assumed_unit: list[str] = []
         self.guards: list[tuple[str, int]] = []
         self.depth = 0
+        self.result_names: list[str | None] = []  # per inlined helper: the caller's target
 
     def error(self, node: cst.CSTNode, message: str, hint: str | None = None) -> TranslationError:
         return TranslationError(message, self.locate(node), hint)
@@ -578,7 +613,7 @@ class EntryBuilder:
             annotation = source_of(p.annotation.annotation) if p.annotation is not None else None
             default = None
             kind = "tensor"
-            if annotation in ("int", "float", "bool"):
+            if annotation in ("int", "float", "bool", "str"):
                 kind = annotation
             elif annotation is not None and "Tensor" not in annotation:
                 raise self.error(p, f"unsupported parameter annotation `{annotation}`",
@@ -591,13 +626,13 @@ class EntryBuilder:
                 if value is None:
                     raise self.error(p.default, f"`{name}` defaults to None, which the IR "
                                      "cannot express", "give it a number default")
-                if isinstance(value, str):
-                    raise self.error(p.default, f"string parameter `{name}` is not supported",
-                                     "the IR has tensor, int, float and bool parameters")
+                if isinstance(value, str) != (kind == "str") and annotation is not None:
+                    raise self.error(p.default, f"`{name}: {annotation}` defaults to "
+                                     f"{value!r}", "give the parameter a default of its type")
                 default = ir.Const(value)
                 if annotation is None:
                     kind = "float" if isinstance(value, float) else "bool" if isinstance(
-                        value, bool) else "int"
+                        value, bool) else "str" if isinstance(value, str) else "int"
             out.append(ir.Param(name, kind, default, annotation))
             self.names.add(name)
             if kind == "tensor":
@@ -607,7 +642,8 @@ class EntryBuilder:
             else:
                 self.scope[name] = HScalar(ir.Name(name), kind)
                 self.types.vars[name] = ScalarType(
-                    {"int": ir.I32, "float": ir.F32, "bool": ir.BOOL}[kind], weak=True)
+                    {"int": ir.I32, "float": ir.F32, "bool": ir.BOOL, "str": ir.STR}[kind],
+                    weak=True)
         return tuple(out)
 
     def _finish_body(self) -> list[ir.Stmt]:
@@ -715,10 +751,21 @@ class EntryBuilder:
             if isinstance(v, cst.Call) and isinstance(v.func, cst.Subscript):
                 self.launch(v)
                 return _NO_RETURN
+            if self.is_runtime_setup(v):
+                self.note(f"tiletrans: dropped `{self.src(v)}`: runtime setup that cannot change "
+                          "results")
+                return _NO_RETURN
+            if isinstance(v, cst.Call) and isinstance(v.func, cst.Attribute) and (
+                v.func.attr.value == "copy_"
+            ):
+                self.copy_into(v)
+                return _NO_RETURN
             raise self.error(node, f"unsupported host statement `{self.src(node)[:60]}`")
         elif isinstance(node, cst.Return):
             if self.depth:
-                return self.hval(node.value) if node.value is not None else HStatic(None)
+                # A helper's result is named after what the caller assigns it to.
+                return self.hval(node.value, self.result_names[-1]) if node.value is not None \
+                    else HStatic(None)
             self.host_return(node)
         elif isinstance(node, cst.Pass):
             pass
@@ -728,8 +775,48 @@ class EntryBuilder:
             raise self.error(node, f"unsupported host statement `{self.src(node)[:60]}`")
         return _NO_RETURN
 
+    def is_runtime_setup(self, node: cst.BaseExpression) -> bool:
+        """A call that only configures the runtime (``triton.set_allocator``)."""
+        return isinstance(node, cst.Call) and resolve(node.func, self.aliases) in self.grammar[
+            "frontend"]["runtime_setup"]["names"]
+
+    def copy_into(self, node: cst.Call) -> None:
+        """``buf.copy_(x)`` into a buffer just allocated with ``x``'s shape: from here on ``buf``
+        holds ``x``'s values in another layout, which the IR (logical indexing) reads as ``x``."""
+        assert isinstance(node.func, cst.Attribute)
+        buf, args = self.hval(node.func.value), [a.value for a in node.args]
+        src = self.hval(args[0]) if len(args) == 1 else None
+        target = node.func.value
+        fresh = [i for i, s in enumerate(self.body) if isinstance(s, ir.Alloc) and isinstance(
+            buf, HTensor) and s.target == buf.name]
+        if not (isinstance(buf, HTensor) and isinstance(src, HTensor) and isinstance(
+            target, cst.Name) and fresh and fresh[-1] == len(self.body) - 1
+                and self._same_shape(buf, src)):
+            raise self.error(node, f"unsupported in-place copy `{self.src(node)}`",
+                             "copy only into a buffer allocated just before with the source's "
+                             "shape (a re-pitched copy)")
+        dropped = self.body.pop()
+        self.pending_comments[:0] = dropped.comments
+        self.note(f"tiletrans: `{buf.source}` is a re-laid-out copy of `{src.source}`, read as "
+                  f"`{src.source}` (the IR indexes tensors logically)")
+        self.scope[target.value] = dataclasses.replace(src, copy=True)
+
+    def _same_shape(self, a: HTensor, b: HTensor) -> bool:
+        if a.rank is None or a.rank != b.rank:
+            return False
+        return all(self.same_value(ir.SizeOf(a.name, d), ir.SizeOf(b.name, d))
+                   for d in range(a.rank))
+
     def host_if(self, node: cst.If) -> None:
         body = list(node.body.body) if isinstance(node.body, cst.IndentedBlock) else []
+        if node.orelse is None and body and all(
+            isinstance(st, cst.SimpleStatementLine) and all(
+                isinstance(s, cst.Expr) and self.is_runtime_setup(s.value) for s in st.body)
+            for st in body
+        ):
+            self.note(f"tiletrans: dropped `if {self.src(node.test)}: ...`: runtime setup that "
+                      "cannot change results")
+            return
         if node.orelse is None and len(body) == 1 and isinstance(body[0], cst.SimpleStatementLine) \
                 and isinstance(body[0].body[0], cst.Raise):
             # `if cond: raise E(msg)` is an assert of `not cond`.
@@ -972,7 +1059,8 @@ class EntryBuilder:
             v = node.evaluated_value
             return HScalar(ir.Const(v), "float" if isinstance(v, float) else "int")
         if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-            return HStatic(node.evaluated_value)
+            value = node.evaluated_value
+            return HScalar(ir.Const(value), "str") if isinstance(value, str) else HStatic(value)
         if isinstance(node, cst.Tuple | cst.List):
             return HTuple(tuple(self.hval(e.value) for e in node.elements))
         if isinstance(node, cst.Lambda):
@@ -980,7 +1068,7 @@ class EntryBuilder:
         if isinstance(node, cst.Attribute):
             return self.attribute(node)
         if isinstance(node, cst.Subscript):
-            return self.subscript(node)
+            return self.subscript(node, target)
         if isinstance(node, cst.Call):
             return self.host_call(node, target)
         if isinstance(node, cst.BinaryOperation):
@@ -1044,7 +1132,13 @@ class EntryBuilder:
     def tensor_dtype(self, t: HTensor) -> ir.DTypeExpr:
         return t.dtype
 
-    def subscript(self, node: cst.Subscript) -> Any:
+    def subscript(self, node: cst.Subscript, target: str | None = None) -> Any:
+        inner = node.value
+        if isinstance(inner, cst.Call) and any(isinstance(s.slice, cst.Slice)
+                                               for s in node.slice):
+            fn = resolve(inner.func, self.aliases)
+            if fn in self.grammar["host_alloc"].values() and "like" not in (fn or ""):
+                return self.alloc(inner, fn, target, logical=list(node.slice))
         base = self.hval(node.value)
         if isinstance(base, (HShape, HTuple)) and len(node.slice) == 1 and isinstance(
             node.slice[0].slice, cst.Index
@@ -1063,6 +1157,15 @@ class EntryBuilder:
                              "index the shape with constants")
         if isinstance(base, HStatic) and base.value == "meta":
             raise self.error(node, "`meta[...]` outside a grid lambda")
+        if isinstance(base, HArgs) and len(node.slice) == 1 and isinstance(
+            node.slice[0].slice, cst.Index
+        ):
+            key = self.hval(node.slice[0].slice.value)
+            name = key.expr.value if isinstance(key, HScalar) and isinstance(
+                key.expr, ir.Const) else None
+            if name not in base.values:
+                raise self.error(node, f"`{self.src(node)}` reads no argument of the launch")
+            return base.values[name]
         return HOpaque(f"`{self.src(node)}`")
 
     def arith(self, node: cst.BinaryOperation) -> Any:
@@ -1115,7 +1218,7 @@ class EntryBuilder:
             except (ValueError, TypeError):
                 return HOpaque(f"`{self.src(node)}`")
         if isinstance(node.func, cst.Name) and node.func.value in self.info.functions:
-            return self.inline_host(node.func.value, node)
+            return self.inline_host(node.func.value, node, target)
         alloc = self.alloc(node, fn, target)
         if alloc is not None:
             return alloc
@@ -1148,12 +1251,13 @@ class EntryBuilder:
             out = ir.Call(op, (out, v.expr))
         return HScalar(out, "float" if any(v.kind == "float" for v in keep) else "int")
 
-    def inline_host(self, name: str, node: cst.Call) -> Any:
+    def inline_host(self, name: str, node: cst.Call, target: str | None = None) -> Any:
         fn = self.info.functions[name]
         body = list(fn.body.body) if isinstance(fn.body, cst.IndentedBlock) else []
         if fn.get_docstring() is not None:
             body = body[1:]
-        if not _inlinable(body):
+        split = _early_return(body)
+        if split is None and not _inlinable(body):
             return HOpaque(f"it calls `{name}`, which the frontend cannot evaluate")
         args, kwargs = call_args(node)
         params = [p.name.value for p in fn.params.params]
@@ -1163,16 +1267,50 @@ class EntryBuilder:
         saved = self.scope
         self.scope = {**{k: v for k, v in saved.items() if isinstance(v, HTensor)}, **vals}
         self.depth += 1
+        self.result_names.append(target)
         try:
-            result = self.host_block(body)
+            if split is None:
+                result = self.host_block(body)
+            else:
+                mark = (len(self.body), list(self.pending_comments))
+                try:
+                    result = self.two_paths(name, *split)
+                except TranslationError as err:
+                    # A helper whose paths the frontend cannot follow is opaque, like any
+                    # other value it cannot evaluate; it fails only where something needs it.
+                    del self.body[mark[0]:]
+                    self.pending_comments = mark[1]
+                    result = HOpaque(f"`{name}` cannot be evaluated: {err.message}")
         finally:
             self.depth -= 1
+            self.result_names.pop()
             self.scope = saved
         return HOpaque(f"`{name}` returns nothing") if result is _NO_RETURN else result
 
+    def two_paths(self, name: str, prefix: list, early: cst.BaseExpression, rest: list) -> Any:
+        """A helper ``prefix; if test: return early; rest``. Where both paths return the same
+        tensor's values (``x`` itself, or a re-laid-out copy of it), the test cannot change
+        results and is not evaluated; anything else is opaque."""
+        notes = len(self.pending_comments)
+        if self.host_block(prefix) is not _NO_RETURN:
+            return HOpaque(f"`{name}` returns before its early return")
+        first = self.hval(early)
+        second = self.host_block(rest)
+        if isinstance(first, HTensor) and isinstance(second, HTensor) and (
+            first.name == second.name
+        ):
+            del self.pending_comments[notes:]  # the copy's own notes: one says it all
+            self.note(f"tiletrans: `{name}(...)` returns `{first.source}` or a re-laid-out copy "
+                      "of it, read as the same values (the IR indexes tensors logically)")
+            return dataclasses.replace(second, copy=first.copy or second.copy)
+        return HOpaque(f"`{name}` returns different values on its two paths")
+
     # ------------------------------------------------------------------ tensors
 
-    def alloc(self, node: cst.Call, fn: str | None, target: str | None) -> HTensor | None:
+    def alloc(self, node: cst.Call, fn: str | None, target: str | None,
+              logical: list[cst.BaseSlice] | None = None) -> HTensor | None:
+        """A host allocation; ``logical``: the slices of ``torch.empty(shape)[...]`` that cut an
+        over-allocated buffer (a padded row pitch) down to the tensor the code uses."""
         allocs = {v: k for k, v in self.grammar["host_alloc"].items()}
         if fn not in allocs:
             return None
@@ -1216,7 +1354,10 @@ class EntryBuilder:
         shape_nodes = args
         if len(args) == 1 and isinstance(args[0], (cst.Tuple, cst.List)):
             shape_nodes = [e.value for e in args[0].elements]
-        shape = tuple(self.scalar(s) for s in shape_nodes)
+        if logical is not None:
+            shape = self.sliced_shape(shape_nodes, logical, node)
+        else:
+            shape = tuple(self.scalar(s) for s in shape_nodes)
         device_node = kwargs.get("device")
         dev = self.hval(device_node) if device_node is not None else None
         if not isinstance(dev, HDevice):
@@ -1231,10 +1372,32 @@ class EntryBuilder:
         self.tensors[name] = t
         return t
 
+    def sliced_shape(self, dims: list[cst.BaseExpression], slices: list[cst.BaseSlice],
+                     node: cst.CSTNode) -> tuple[ir.Expr, ...]:
+        """The shape of ``torch.empty(dims)[slices]``: ``:`` keeps a dim, ``:n`` makes it ``n``
+        (the buffer is assumed at least that long, as the source assumes)."""
+        if len(slices) != len(dims):
+            raise self.error(node, "slice every dim of a padded allocation")
+        out = []
+        for d, sl in zip(dims, slices):
+            s = sl.slice
+            if not isinstance(s, cst.Slice) or s.lower is not None or s.step is not None:
+                raise self.error(sl, "a padded allocation may only be cut with `:` or `:n`")
+            out.append(self.scalar(d) if s.upper is None else self.scalar(s.upper))
+        self.note("tiletrans: a padded allocation cut to its logical shape: the IR indexes "
+                  "tensors logically, the padding only changes strides")
+        return tuple(out)
+
     def method(self, node: cst.Call, target: str | None) -> Any:
         assert isinstance(node.func, cst.Attribute)
-        base = self.hval(node.func.value)
         name = node.func.attr.value
+        inner = node.func.value
+        if name == "element_size" and isinstance(inner, cst.Call) and resolve(
+            inner.func, self.aliases
+        ) in self.grammar["host_alloc"].values():
+            # `torch.empty((), dtype=d).element_size()`: a dtype's size, not a buffer.
+            return HOpaque("the element size of a dtype", 1, 8)
+        base = self.hval(inner)
         if isinstance(base, HTensor):
             return self.tensor_method(base, name, node, target)
         if isinstance(base, HStatic) and base.value is None:
@@ -1384,6 +1547,10 @@ class EntryBuilder:
         self.body.append(dataclasses.replace(k, comments=comments + k.comments))
         launch.record_configs()
 
+    def mark_constexpr(self, name: str) -> None:
+        """Host scalar ``name`` must reach kernels as a compile-time constant (a string)."""
+        self.hints["constexpr"] = tuple(dict.fromkeys((*self.hints.get("constexpr", ()), name)))
+
     def record_tunable(self, t: ir.Tunable, canon: ir.Expr | None) -> None:
         old = self.tunables.get(t.name)
         if old is not None and old != t:
@@ -1410,6 +1577,7 @@ class Launch:
         self.grid_node: cst.CSTNode = node.func
         self.pre: list[ir.Stmt] = []
         self.block_tunables: dict[str, str] = {}
+        self.values: dict[str, Any] = {}  # host value of each parameter the launch passes
 
     def error(self, node: cst.CSTNode | None, message: str, hint: str | None = None):
         return TranslationError(message, self.host.locate(node or self.node), hint)
@@ -1462,12 +1630,32 @@ class Launch:
             if node is None:
                 self.bindings[p] = Binding("opaque", why="it is not passed")
                 continue
-            self.bindings[p] = self.binding_of(p, node)
+            self.values[p] = self.host.hval(node)
+            self.bindings[p] = self.binding_of(p, self.values[p], self.host.src(node))
+        self.bind_heuristics(nodes)
 
-    def binding_of(self, p: str, node: cst.BaseExpression) -> Binding:
-        v = self.host.hval(node)
-        src = self.host.src(node)
+    def bind_heuristics(self, nodes: dict[str, cst.BaseExpression]) -> None:
+        """Evaluate ``@triton.heuristics`` in order over the launch's argument values."""
+        host = self.host
+        for key, body, args_name in self.kernel.heuristics:
+            if key in nodes:
+                raise self.error(nodes[key], f"`{key}` is set by @triton.heuristics and at the "
+                                 "launch")
+            saved = host.scope
+            host.scope = {**saved, args_name: HArgs(dict(self.values))}
+            try:
+                value = host.hval(body)
+            finally:
+                host.scope = saved
+            self.values[key] = value
+            self.bindings[key] = self.binding_of(key, value, host.src(body))
+
+    def binding_of(self, p: str, v: Any, src: str) -> Binding:
         if p in self.kernel.constexprs:
+            if isinstance(v, HScalar) and v.kind == "str":
+                if isinstance(v.expr, ir.Const):
+                    return Binding("static", value=v.expr.value)
+                return Binding("str", expr=v.expr)
             if isinstance(v, HScalar):
                 return Binding("constexpr", expr=v.expr)
             if isinstance(v, HStatic):
@@ -1770,12 +1958,35 @@ def _interval_arith(op: str, a: Any, b: Any) -> tuple[int | None, int | None]:
     return None, None
 
 
+def _early_return(body: list[cst.BaseStatement]) -> tuple[list, cst.BaseExpression, list] | None:
+    """``(prefix, value, rest)`` of a body ``prefix; if test: return value; rest`` whose prefix
+    and rest are otherwise inlinable."""
+    for i, st in enumerate(body):
+        if not isinstance(st, cst.If):
+            continue
+        inner = list(st.body.body) if isinstance(st.body, cst.IndentedBlock) else []
+        if st.orelse is not None or len(inner) != 1 or not isinstance(
+            inner[0], cst.SimpleStatementLine
+        ) or len(inner[0].body) != 1 or not isinstance(inner[0].body[0], cst.Return):
+            return None
+        value = inner[0].body[0].value
+        prefix, rest = body[:i], body[i + 1:]
+        if value is None or not _inlinable(prefix) or not _inlinable(rest):
+            return None
+        return prefix, value, rest
+    return None
+
+
 def _inlinable(body: list[cst.BaseStatement]) -> bool:
     for i, st in enumerate(body):
         if isinstance(st, cst.SimpleStatementLine):
             for s in st.body:
                 if isinstance(s, cst.Return) and i != len(body) - 1:
                     return False
+                if isinstance(s, cst.Expr) and isinstance(s.value, cst.Call) and isinstance(
+                    s.value.func, cst.Attribute
+                ) and s.value.func.attr.value == "copy_":
+                    continue
                 if not isinstance(s, (cst.Assign, cst.Return, cst.Assert, cst.Pass)):
                     return False
             continue

@@ -40,6 +40,8 @@ import libcst as cst
 from translator.diagnostics import TranslationError
 from translator.dialects.cst_utils import call_args, literal, resolve, source_of, statement_comments
 from translator.dialects.triton import frontend_affine as af
+from translator.dialects.triton import frontend_blocks as blocks
+from translator.dialects.triton.frontend_blocks import BlockPtr, Descriptor
 from translator.ir import nodes as ir
 from translator.ir.ops import COMPARISON_OPS, reduce_identity
 from translator.ir.shapes import (
@@ -247,6 +249,8 @@ class KernelLifter:
         self.ir_locals: set[str] = set()
         self.if_depth = 0
         self.loop_locals: set[str] = set()
+        # Per enclosing branch: (block key, extent) pairs its test proves divisible.
+        self.facts: list[list[tuple[af.Key, ir.Expr]]] = []
         for t in launch.host.tunable_names():
             self.taken.add(t)
         for placeholder in ("%pid0", "%pid1", "%pid2", "%sm", "%sn", "%row0", "%row1", "%row2"):
@@ -290,6 +294,14 @@ class KernelLifter:
         if b.kind in ("stride", "int", "constexpr"):
             return Idx(ir.Name(af.param_id(name)))
         if b.kind == "float":
+            return Data(b.expr)
+        if b.kind == "str":
+            # A string constexpr chosen by the host: compared in device code; backends pass it
+            # as a compile-time constant.
+            assert b.expr is not None
+            for name in af.symbols_in(b.expr) | {x.id for x in af.walk(b.expr)
+                                                  if isinstance(x, ir.Name)}:
+                self.host.mark_constexpr(name)
             return Data(b.expr)
         if b.kind == "static":
             return Static(b.value)
@@ -399,6 +411,12 @@ class KernelLifter:
                     return
                 if fn in (f"{self.lang}.static_assert", f"{self.lang}.device_assert"):
                     return  # compile-/debug-time checks: they never change what is computed
+                func = node.value.func
+                if isinstance(func, cst.Attribute) and func.attr.value == "store" and isinstance(
+                    self.ev(func.value), Descriptor
+                ):
+                    self.call(node.value)
+                    return
             raise self.error(node, f"unsupported expression statement `{self.src(node)[:60]}`",
                              "call tl.store as a statement; assign other values")
         elif isinstance(node, cst.Pass):
@@ -519,14 +537,19 @@ class KernelLifter:
             self.if_depth -= 1
 
     def _dynamic_if(self, node: cst.If, test: Val, rest_after_return: list | None) -> None:
-        cond = self.to_data(test, node.test)
-        if dims_of(self.type_of(cond.expr, node.test)):
-            raise self.error(node.test, "a branch condition must be a scalar, not a tile",
-                             "use tl.where for per-lane choices")
+        facts = self.divisibility_facts(test, node.test)
         before = dict(self.env)
+        taken, ir_locals = set(self.taken), set(self.ir_locals)
         body: list[ir.Stmt] = []
-        self.block(list(_body(node.body)), body)
+        self.facts.append(facts)
+        try:
+            self.block(list(_body(node.body)), body)
+        finally:
+            self.facts.pop()
         env_body, self.env = self.env, dict(before)
+        # Both branches start from the same names, so a value both define has one IR name.
+        taken_body, locals_body = self.taken, self.ir_locals
+        self.taken, self.ir_locals = set(taken), set(ir_locals)
         orelse: list[ir.Stmt] = []
         if rest_after_return is not None:
             self.block(rest_after_return, orelse)
@@ -535,10 +558,52 @@ class KernelLifter:
         elif isinstance(node.orelse, cst.If):
             self.block([node.orelse], orelse)
         env_else = self.env
+        self.taken |= taken_body
+        self.ir_locals |= locals_body
+        if facts:
+            # `if EVEN_N: unmasked else: masked`: the flag only says the masks are all-true, so
+            # branches that differ in nothing else are one computation (the masked one).
+            merged = _merge_branches(tuple(body), tuple(orelse))
+            if merged is not None:
+                self.env = self.merge_envs(before, env_body, env_else, node, joined=True)
+                self.out.extend(merged)
+                return
+        cond = self.to_data(test, node.test)
+        if dims_of(self.type_of(cond.expr, node.test)):
+            raise self.error(node.test, "a branch condition must be a scalar, not a tile",
+                             "use tl.where for per-lane choices")
         self.env = self.merge_envs(before, env_body, env_else, node)
         self.out.append(ir.If(cond.expr, tuple(body), tuple(orelse), loc=self.locate(node)))
 
-    def merge_envs(self, before: dict, a: dict, b: dict, node: cst.CSTNode) -> dict:
+    def divisibility_facts(self, test: Val, node) -> list[tuple[af.Key, ir.Expr]]:
+        """``(block key, extent)`` pairs a branch test proves divisible (``EVEN_N`` flags that
+        ``@triton.heuristics`` computes as ``args["N"] % args["BLOCK_N"] == 0``)."""
+        if not isinstance(test, Idx):
+            return []
+        out = []
+        for part in _conjunction(af.strip_casts(test.tree)):
+            if not (isinstance(part, ir.Name) and part.id.startswith("%p:")):
+                continue
+            b = self.launch.bindings.get(part.id[3:])
+            if b is None or b.kind != "constexpr" or b.expr is None:
+                continue
+            # As written where it matches (the extent keeps the host's name), else canonical.
+            e = b.expr if _is_divisibility(b.expr) else self.host.canonical(b.expr)
+            if not _is_divisibility(e):
+                continue
+            assert isinstance(e, ir.BinOp) and isinstance(e.lhs, ir.BinOp)
+            extent, block = e.lhs.lhs, e.lhs.rhs
+            for key, kb in self.launch.bindings.items():
+                if kb.kind == "constexpr" and kb.expr is not None and self.same_host(
+                    kb.expr, block, node
+                ):
+                    out.append((key, extent))
+        return out
+
+    def merge_envs(self, before: dict, a: dict, b: dict, node: cst.CSTNode,
+                   joined: bool = False) -> dict:
+        """The values after an ``if``. ``joined``: the branches were merged into one
+        computation (the more masked one), so what either defines lives on."""
         out = dict(before)
         for name in set(a) | set(b):
             va, vb = a.get(name), b.get(name)
@@ -546,10 +611,15 @@ class KernelLifter:
                 if va is not None:
                     out[name] = va
                 continue
-            if name not in before:
+            if name not in before and not joined:
                 continue  # defined in one branch only: unusable after (IR scoping)
             if isinstance(va, Data) and isinstance(vb, Data) and va.expr == vb.expr:
+                if joined and (va.div <= vb.div or vb.div <= va.div):
+                    out[name] = va if va.div <= vb.div else vb
+                    continue
                 out[name] = Data(va.expr, (), va.div | vb.div)
+                continue
+            if joined and (va is None or vb is None):
                 continue
             raise self.error(node, f"`{name}` is given different index or pointer values in the "
                              "branches of this `if`", "compute offsets before branching")
@@ -668,18 +738,16 @@ class KernelLifter:
         entry_env = dict(self.env)
         entry_env[node.target.value] = Idx(var_tree)
         for n, d in steps.items():
-            v = self.env[n]
-            assert isinstance(v, (Ptr, Idx))
-            moved = ir.BinOp("+", v.tree, ir.BinOp("*", counter, d))
-            entry_env[n] = dataclasses.replace(v, tree=moved)
+            entry_env[n] = _moved(self.env[n], d, counter)
         assumed: dict[str, frozenset] = {}
         for n in carried - set(steps):
             v = self.env[n]
             if isinstance(v, Data):
                 assumed[n] = v.div
-            elif isinstance(v, (Ptr, Idx)):
+            elif isinstance(v, (Ptr, Idx, BlockPtr)):
                 raise self.error(node, f"`{n}` is changed in the loop by more than a fixed step",
-                                 "advance offsets with `ptrs += BLOCK * stride` or recompute them")
+                                 "advance offsets with `ptrs += BLOCK * stride` or "
+                                 "`bp = tl.advance(bp, steps)`, or recompute them")
         # Loop-carried values: what their invalid lanes hold must be a fixpoint of the body.
         for _attempt in range(4):
             snap = self.snapshot()
@@ -720,10 +788,7 @@ class KernelLifter:
         for n in carried:
             v = self.env.get(n)
             if n in steps:
-                base = saved_env[n]
-                after[n] = dataclasses.replace(
-                    base, tree=ir.BinOp("+", base.tree, ir.BinOp("*", trip, steps[n]))
-                )
+                after[n] = _moved(saved_env[n], steps[n], trip)
             elif isinstance(v, Data):
                 after[n] = Data(v.expr, (), v.div)
             elif v is not None:
@@ -780,7 +845,10 @@ class KernelLifter:
                     small.operator, cst.AddAssign
                 ) and isinstance(small.target, cst.Name):
                     name, step_node = small.target.value, small.value
-                if name is None or not isinstance(self.env.get(name), (Ptr, Idx)):
+                advanced = _advance_of(small, self.aliases, self.lang)
+                if advanced is not None and isinstance(self.env.get(advanced[0]), BlockPtr):
+                    name, step_node = advanced
+                if name is None or not isinstance(self.env.get(name), (Ptr, Idx, BlockPtr)):
                     continue
                 later = [s for s in stmts[i + 1:]]
                 if any(name in _names_read(s) for s in later):
@@ -788,11 +856,14 @@ class KernelLifter:
                                      "advance pointers at the end of the loop body")
                 if _names_read_expr(step_node) & self.assigned_names(node.body):
                     raise self.error(small, f"the step of `{name}` changes inside the loop")
+                if name in steps:
+                    raise self.error(small, f"`{name}` is advanced twice in the loop")
+                if isinstance(self.env.get(name), BlockPtr):
+                    steps[name] = ir.TupleExpr(blocks._trees(self, step_node, "offsets", small))
+                    continue
                 step = self.ev(step_node)
                 if not isinstance(step, Idx):
                     raise self.error(small, f"`{name}` must advance by an integer step")
-                if name in steps:
-                    raise self.error(small, f"`{name}` is advanced twice in the loop")
                 steps[name] = step.tree
         return steps
 
@@ -1170,7 +1241,7 @@ class KernelLifter:
         if isinstance(v, LaneAcc):
             raise self.error(node, "a per-lane accumulator of a loop can only be reduced with "
                              "tl.sum(acc, axis=0) after the loop")
-        if isinstance(v, Static) and isinstance(v.value, (bool, int, float)):
+        if isinstance(v, Static) and isinstance(v.value, (bool, int, float, str)):
             return Data(ir.Const(v.value))
         if isinstance(v, Ptr):
             raise self.error(node, f"pointer `{self.src(node)}` used as a value")
@@ -1500,6 +1571,12 @@ class KernelLifter:
             raise self.error(node, "tl.cdiv takes integers")
         if name == "load":
             return self.load(node)
+        if name == "make_block_ptr":
+            return blocks.make_block_ptr(self, node)
+        if name == "advance":
+            return blocks.advance(self, node)
+        if name == "make_tensor_descriptor":
+            return blocks.make_descriptor(self, node)
         if name == "store":
             raise self.error(node, "tl.store returns nothing; call it as a statement")
         if name in ("zeros", "full"):
@@ -1551,6 +1628,8 @@ class KernelLifter:
         base = self.ev(func.value)
         name = func.attr.value
         args, kwargs = call_args(node)
+        if isinstance(base, Descriptor):
+            return self.descriptor_access(base, name, args, kwargs, node)
         if name == "to":
             target = args[0] if args else kwargs.get("dtype")
             dt = self.ev(target) if target is not None else None
@@ -1567,6 +1646,29 @@ class KernelLifter:
         if name in _SHAPE_OPS:
             return self.shape_op(name, base, args, kwargs, node)
         raise self.error(node, f"unsupported method `.{name}()` in a kernel")
+
+    def descriptor_access(self, desc: Descriptor, name: str, args: list, kwargs: dict,
+                          node) -> Val:
+        """``desc.load(offsets)`` / ``desc.store(offsets, value)``: every dim bounds-checked,
+        out-of-bounds lanes read as zero and are not written (TMA)."""
+        if name not in ("load", "store") or kwargs:
+            raise self.error(node, f"unsupported tensor-descriptor method `.{name}()`",
+                             "use desc.load(offsets) and desc.store(offsets, value)")
+        if not args:
+            raise self.error(node, f"desc.{name} needs the window's offsets")
+        offsets = blocks._trees(self, args[0], "offsets", node)
+        if len(offsets) != len(desc.block):
+            raise self.error(node, f"{len(offsets)} offsets for a {len(desc.block)}-d descriptor")
+        window, mask = blocks.window(self, desc.tensor, desc.shape, desc.strides, offsets,
+                                     desc.block, tuple(range(len(desc.block))))
+        if name == "load":
+            if len(args) != 1:
+                raise self.error(node, "desc.load(offsets) takes one argument")
+            return self.load_window(window, mask, None, 0.0, node)
+        if len(args) != 2:
+            raise self.error(node, "desc.store(offsets, value) takes two arguments")
+        self.store_window(window, self.ev(args[1]), args[1], mask, None, node)
+        return Static(None)
 
     def shape_op(self, name: str, value: Val, args: list, kwargs: dict, node) -> Data:
         """``tl.trans``/``permute``/``expand_dims``/``reshape``/``view`` of a device value."""
@@ -1880,12 +1982,13 @@ class KernelLifter:
         acc_v = vals.get("acc")
         if isinstance(acc_v, Static) and acc_v.value is None:
             acc_v = None
-        if isinstance(acc_v, Pending):
-            raise self.error(acc_v.node, "cannot tell which tiles this accumulator spans")
-        acc = self.to_data(acc_v, node) if acc_v is not None else None
         da, db = dims_of(self.type_of(a.expr, node)), dims_of(self.type_of(b.expr, node))
         if len(da) != 2 or len(db) != 2:
             raise self.error(node, "tl.dot of tiles that are not 2-D is not supported yet")
+        if isinstance(acc_v, Pending):
+            # `acc = tl.zeros((BM, BN))` before any access named the tiles: the product's.
+            acc_v = self.materialize(acc_v, (da[0], db[1]), node)
+        acc = self.to_data(acc_v, node) if acc_v is not None else None
         kdim = da[-1]
         tile = self.tile_of_dim(kdim)
         masked = False
@@ -1922,14 +2025,21 @@ class KernelLifter:
         mask_node = args[1] if len(args) > 1 else kwargs.get("mask")
         other_node = args[2] if len(args) > 2 else kwargs.get("other")
         for k in kwargs:
-            if k in ("pointer", "mask", "other"):
+            if k in ("pointer", "mask", "other", "boundary_check", "padding_option"):
                 continue
             if k in ("cache_modifier", "eviction_policy", "volatile"):
                 continue  # memory-system hints: they cannot change what is read
-            if k in ("boundary_check", "padding_option"):
-                raise self.error(node, "block-pointer loads are not supported yet",
-                                 self.grammar["frontend"]["unsupported"]["make_block_ptr"])
             raise self.error(node, f"unsupported tl.load option `{k}=`")
+        if isinstance(ptr, BlockPtr):
+            if mask_node is not None or other_node is not None:
+                raise self.error(node, "a block-pointer load takes boundary_check= and "
+                                 "padding_option=, not mask= and other=")
+            checked = blocks.boundary_check(self, kwargs.get("boundary_check"), len(ptr.block),
+                                            node)
+            window, mask = blocks.window(self, ptr.tensor, ptr.shape, ptr.strides, ptr.offsets,
+                                         ptr.block, checked)
+            return self.load_window(window, mask, None, blocks.padding(
+                self, kwargs.get("padding_option")), node)
         if not isinstance(ptr, Ptr):
             raise self.error(node, "tl.load needs a pointer")
         other: float | None = None
@@ -1943,6 +2053,11 @@ class KernelLifter:
                                  f"`{self.src(other_node)}`")
             other = float(ov)
         mask = self.ev(mask_node) if mask_node is not None else None
+        return self.load_window(ptr, mask, mask_node, other, node)
+
+    def load_window(self, ptr: Ptr, mask: Val | None, mask_node, other: float | None, node
+                    ) -> Data:
+        """A load of the pointer tile ``ptr`` under ``mask``, invalid lanes reading ``other``."""
         tensor, items, rank = self.access(ptr, mask, mask_node, node, store=False)
         index = tuple(it.index for it in items)
         e: ir.Expr = ir.Load(tensor, index, other, loc=self.locate(node))
@@ -1980,16 +2095,30 @@ class KernelLifter:
         value_node = args[1] if len(args) > 1 else kwargs.get("value")
         mask_node = args[2] if len(args) > 2 else kwargs.get("mask")
         for k in kwargs:
-            if k in ("pointer", "value", "mask", "cache_modifier", "eviction_policy"):
+            if k in ("pointer", "value", "mask", "cache_modifier", "eviction_policy",
+                     "boundary_check"):
                 continue
-            if k == "boundary_check":
-                raise self.error(node, "block-pointer stores are not supported yet",
-                                 self.grammar["frontend"]["unsupported"]["make_block_ptr"])
             raise self.error(node, f"unsupported tl.store option `{k}=`")
-        if not isinstance(ptr, Ptr) or value_node is None:
+        if value_node is None:
             raise self.error(node, "tl.store(pointer, value, mask=...)")
-        value = self.to_data(self.ev(value_node), value_node)
+        if isinstance(ptr, BlockPtr):
+            if mask_node is not None:
+                raise self.error(node, "a block-pointer store takes boundary_check=, not mask=")
+            checked = blocks.boundary_check(self, kwargs.get("boundary_check"), len(ptr.block),
+                                            node)
+            window, mask = blocks.window(self, ptr.tensor, ptr.shape, ptr.strides, ptr.offsets,
+                                         ptr.block, checked)
+            self.store_window(window, self.ev(value_node), value_node, mask, None, node)
+            return
+        if not isinstance(ptr, Ptr):
+            raise self.error(node, "tl.store(pointer, value, mask=...)")
         mask = self.ev(mask_node) if mask_node is not None else None
+        self.store_window(ptr, self.ev(value_node), value_node, mask, mask_node, node)
+
+    def store_window(self, ptr: Ptr, value_val: Val, value_node, mask: Val | None, mask_node,
+                     node) -> None:
+        """A store of ``value_val`` to the pointer tile ``ptr`` under ``mask``."""
+        value = self.to_data(value_val, value_node)
         self.launch.check_writable(ptr.tensor, node)
         tensor, items, rank = self.access(ptr, mask, mask_node, node, store=True)
         vdims = dims_of(self.type_of(value.expr, value_node))
@@ -2187,6 +2316,8 @@ class KernelLifter:
             if hit is None:
                 if tile.base is not None and id(tile) in wrapped:
                     continue
+                if self.proven_exact(tile, node):
+                    continue
                 what = "store into" if store else "load from"
                 raise self.error(
                     mask_node if mask_node is not None else node,
@@ -2211,6 +2342,20 @@ class KernelLifter:
                 it.dims = [(it.dims[0][0], tile.dim, tile)]
             elif it.kind == "tile":
                 it.dims = [(a, t.dim if t is not None else d, t) for a, d, t in it.dims]
+
+    def proven_exact(self, tile: Tile, node) -> bool:
+        """Whether an enclosing branch proves ``tile``'s extent a multiple of its block, so an
+        access needs no mask along it (the lanes are all in bounds)."""
+        for facts in self.facts:
+            for key, extent in facts:
+                if key != tile.key or tile.base is None:
+                    continue
+                if tile.extent is None:
+                    tile.extent = extent
+                    return True
+                if self.same_host(extent, tile.extent, node):
+                    return True
+        return False
 
     def _tile_text(self, tile: Tile) -> str:
         if tile.base is None:
@@ -2552,6 +2697,81 @@ def _read_before_write(name: str, suite: cst.BaseSuite) -> bool:
             elif name in _names_read(small):
                 return True
     return False
+
+
+def _moved(v: Val, step: ir.Expr, times: ir.Expr) -> Val:
+    """``v`` advanced ``times`` times by ``step`` (a tuple of per-dim steps for block pointers)."""
+    if isinstance(v, BlockPtr):
+        assert isinstance(step, ir.TupleExpr)
+        offsets = tuple(ir.BinOp("+", o, ir.BinOp("*", times, s))
+                        for o, s in zip(v.offsets, step.items))
+        return dataclasses.replace(v, offsets=offsets)
+    assert isinstance(v, (Ptr, Idx))
+    return dataclasses.replace(v, tree=ir.BinOp("+", v.tree, ir.BinOp("*", times, step)))
+
+
+def _advance_of(small: cst.CSTNode, aliases: dict, lang: str
+                ) -> tuple[str, cst.BaseExpression] | None:
+    """``(name, steps)`` of ``name = tl.advance(name, steps)``."""
+    if not (isinstance(small, cst.Assign) and len(small.targets) == 1
+            and isinstance(small.targets[0].target, cst.Name)
+            and isinstance(small.value, cst.Call)
+            and resolve(small.value.func, aliases) == f"{lang}.advance"):
+        return None
+    name = small.targets[0].target.value
+    args = small.value.args
+    if len(args) == 2 and isinstance(args[0].value, cst.Name) and args[0].value.value == name:
+        return name, args[1].value
+    return None
+
+
+def _is_divisibility(e: ir.Expr) -> bool:
+    """``x % b == 0``."""
+    return (isinstance(e, ir.BinOp) and e.op == "==" and e.rhs == ir.Const(0)
+            and isinstance(e.lhs, ir.BinOp) and e.lhs.op == "%")
+
+
+def _conjunction(e: ir.Expr) -> list[ir.Expr]:
+    if isinstance(e, ir.BinOp) and e.op in ("&", "and"):
+        return _conjunction(af.strip_casts(e.lhs)) + _conjunction(af.strip_casts(e.rhs))
+    return [e]
+
+
+_NO_MERGE = object()
+
+
+def _merge_branches(a: tuple[ir.Stmt, ...], b: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...] | None:
+    """One statement list computing what both branches compute, if they differ only in what
+    their loads' invalid lanes read (``other=None``, "never read", against a value)."""
+    merged = _merge_value(a, b)
+    return None if merged is _NO_MERGE else merged  # type: ignore[return-value]
+
+
+def _merge_value(a: Any, b: Any) -> Any:
+    if a == b:
+        return a
+    if type(a) is not type(b):
+        return _NO_MERGE
+    if isinstance(a, tuple):
+        if len(a) != len(b):
+            return _NO_MERGE
+        items = [_merge_value(x, y) for x, y in zip(a, b)]
+        return _NO_MERGE if any(i is _NO_MERGE for i in items) else tuple(items)
+    if not dataclasses.is_dataclass(a):
+        return _NO_MERGE
+    changes = {}
+    for f in dataclasses.fields(a):
+        x, y = getattr(a, f.name), getattr(b, f.name)
+        if not f.compare or x == y:
+            continue
+        if isinstance(a, ir.Load) and f.name == "other" and (x is None or y is None):
+            changes[f.name] = x if y is None else y
+            continue
+        v = _merge_value(x, y)
+        if v is _NO_MERGE:
+            return _NO_MERGE
+        changes[f.name] = v
+    return dataclasses.replace(a, **changes)
 
 
 def _names_read_expr(node: cst.CSTNode | None) -> set[str]:

@@ -11,6 +11,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from translator.dialects.formatting import string_literal
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
 from translator.ir.ops import COMPARISON_OPS, reduce_identity
@@ -282,6 +283,8 @@ class KernelEmitter:
 
     def _ex_Const(self, e: ir.Const) -> tuple[str, int]:
         v = e.value
+        if isinstance(v, str):
+            return string_literal(v), _ATOM
         if isinstance(v, float):
             if math.isinf(v):
                 return ('float("inf")' if v > 0 else 'float("-inf")'), _ATOM
@@ -881,13 +884,16 @@ class KernelEmitter:
         except Exception:
             return ScalarType(ir.I32)
 
-    def _st_If(self, s: ir.If) -> None:
-        self.emit(f"if {self.text(s.test)}:")
+    def _st_If(self, s: ir.If, keyword: str = "if") -> None:
+        self.emit(f"{keyword} {self.text(s.test)}:")
         self.indent += 1
         for b in s.body or (ir.Assign("_", ir.Const(0)),):
             self.stmt(b)
         self.indent -= 1
-        if s.orelse:
+        (chained,) = s.orelse if len(s.orelse) == 1 else (None,)
+        if isinstance(chained, ir.If) and not chained.comments:
+            self._st_If(chained, "elif")
+        elif s.orelse:
             self.emit("else:")
             self.indent += 1
             for b in s.orelse:
