@@ -442,3 +442,210 @@ def test_dependent_kernels_are_refused_with_exit_code_2(tmp_path: Path) -> None:
     assert result.exit_code == EXIT_REFUSED, result.output
     assert "launches kernels that depend on each other through `tmp`" in result.output
     assert "twice.py:13:" in result.output  # the second loop
+
+
+# ------------------------------------------------------------------------------------------------
+# Persistent program ids
+
+
+def _with_pid_type(module: ir.Module, pid_type: str) -> ir.Module:
+    entry = dataclasses.replace(module.entries[0], hints=(("pid_type", pid_type),))
+    return dataclasses.replace(module, entries=(entry,))
+
+
+@pytest.mark.parametrize("pid_type", ["persistent_blocked", "persistent_interleaved"])
+@pytest.mark.parametrize("case", ["dot_2d_grid", "row_max_1d_grid"])
+def test_persistent_pid_type_is_emitted_and_computes_the_same(
+    pid_type: str, case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module, inputs = {
+        "dot_2d_grid": (_dot(True, False), (A16, B16)),  # 3 x 2 tiles of 16
+        "row_max_1d_grid": (_row_reduce("max", float("-inf")), (X,)),  # 3 row tiles of 16
+    }[case]
+    module = _with_pid_type(module, pid_type)
+    text = emit(module)
+    assert f'pid_type="{pid_type}")' in text, text
+    # The hint survives reading the output back.
+    assert dict(parse_source(text, "k.py", "helion").entries[0].hints)["pid_type"] == pid_type
+    use_interpreter()
+    import helion.runtime
+
+    # A persistent launch asks the device for its SM count, which a CPU device has not (Helion
+    # raises). Two "SMs" for at least three tiles: every program loops over several tiles.
+    monkeypatch.setattr(helion.runtime, "get_num_sm", lambda device, **_: 2)
+    path = tmp_path / f"persistent_{next(_counter)}.py"
+    path.write_text(text)
+    entry = module.entries[0]
+    got = getattr(load_module(path, "translated"), entry.name)(*(t.clone() for t in inputs))
+    ref = run_entry(entry, tuple(t.clone() for t in inputs))
+    torch.testing.assert_close(got.float(), ref.float(), rtol=1e-3, atol=1e-3)
+
+
+def test_pid_type_of_the_first_config_is_kept() -> None:
+    text = _emit_source(HEADER + """\
+@helion.kernel(configs=[
+    helion.Config(block_sizes=[32], pid_type="persistent_interleaved"),
+    helion.Config(block_sizes=[64], pid_type="flat"),
+])
+def f(x: torch.Tensor) -> torch.Tensor:
+    (n,) = x.size()
+    out = torch.empty_like(x)
+    for tile in hl.tile(n):
+        out[tile] = x[tile] * 2
+    return out
+""")
+    assert 'helion.Config(block_sizes=[32], pid_type="persistent_interleaved")' in text
+    assert 'helion.Config(block_sizes=[64], pid_type="persistent_interleaved")' in text
+
+
+def test_unknown_pid_type_is_refused() -> None:
+    with pytest.raises(TranslationError) as err:
+        _emit_source(HEADER + """\
+@helion.kernel(config=helion.Config(block_sizes=[32], pid_type="diagonal"))
+def f(x: torch.Tensor) -> torch.Tensor:
+    (n,) = x.size()
+    out = torch.empty_like(x)
+    for tile in hl.tile(n):
+        out[tile] = x[tile] * 2
+    return out
+""")
+    assert "unsupported pid_type `\"diagonal\"`" in err.value.message
+    assert "'persistent_interleaved'" in (err.value.hint or "")
+    assert err.value.loc is not None and err.value.loc.line == 6
+
+
+# ------------------------------------------------------------------------------------------------
+# Rank guards: ranks the source takes for granted become host checks
+
+SCALE_ROWS = HEADER + """\
+@helion.kernel(config=helion.Config(block_sizes=[16]))
+def scale_rows(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    m, n = x.size()
+    out = torch.empty_like(x)
+    for tile_m in hl.tile(m):
+        out[tile_m, :] = x[tile_m, :] * w[:]
+    return out
+"""
+
+
+def test_rank_taken_from_indexing_is_guarded_on_the_host(tmp_path: Path) -> None:
+    module = parse_source(SCALE_ROWS, "k.py", "helion")
+    assert module.entries[0].body[0] == ir.ShapeUnpack((None,), "w", comments=(
+        "tiletrans: rank guard: `w[:]` has 1 index, so `w` must be 1-d",))
+    triton = translate_source(SCALE_ROWS, "k.py", "helion", "triton")
+    assert "    # tiletrans: rank guard: `w[:]` has 1 index, so `w` must be 1-d\n    _, = w.shape\n" \
+        in triton
+    use_interpreter()
+    path = tmp_path / f"rank_{next(_counter)}.py"
+    path.write_text(triton)
+    scale_rows = load_module(path, "translated").scale_rows
+    x, w = X[:20, :9], torch.randn(9)
+    torch.testing.assert_close(scale_rows(x, w), x * w)
+    # Helion would broadcast a [1, 9] weight; the translation, built for a 1-d one, refuses it.
+    with pytest.raises(ValueError, match="too many values to unpack"):
+        scale_rows(x, w[None, :])
+
+
+def test_rank_of_a_tile_loop_over_a_shape_is_guarded_on_the_tensor_it_comes_from() -> None:
+    module = parse_source(HEADER + """\
+@helion.kernel(config=helion.Config(block_sizes=[16]))
+def double(x: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(x)
+    for tile in hl.tile(out.size()):
+        out[tile] = x[tile] * 2
+    return out
+""", "k.py", "helion")
+    assert module.entries[0].body[0] == ir.ShapeUnpack((None,), "x", comments=(
+        "tiletrans: rank guard: `hl.tile(out.size())` has 1 loop target, so `x` must be 1-d "
+        "(`out` is shaped like it)",))
+    assert sum(isinstance(s, ir.ShapeUnpack) for s in module.entries[0].body) == 1
+
+
+def test_equal_shapes_give_equal_ranks_without_a_guard() -> None:
+    module = parse_file("examples/helion/add.py", "helion")  # assert y.shape == x.shape
+    unpacked = [s.tensor for s in module.entries[0].body if isinstance(s, ir.ShapeUnpack)]
+    assert unpacked == ["x"]
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ("    m, n = x.size()\n    for tile in hl.tile(x.size()):\n        out[tile, :] = x[tile, :]\n",
+     "`x` is 2-d, so hl.tile(x.size()) yields 2 tiles, but the loop binds 1"),
+    ("    (m,) = w.size()\n    for tile in hl.tile(m):\n        out[tile, :] = x[tile, :] * w[tile, None, 0]\n",
+     "`w` is 1-d but indexed with 2 indices"),
+    ("    for tile in hl.tile(x.size(0)):\n        out[tile, :] = x[tile, :] * w[tile][:, None]\n"
+     "    a, b = w.size()\n",
+     "`w` is 1-d but unpacked into 2 sizes"),
+], ids=["tile_loop_over_shape", "index_count", "unpack_after_use"])
+def test_contradicting_ranks_are_refused(body: str, message: str) -> None:
+    source = HEADER + (
+        "@helion.kernel(config=helion.Config(block_sizes=[16]))\n"
+        "def f(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:\n"
+        "    out = torch.empty_like(x)\n"
+    ) + body + "    return out\n"
+    with pytest.raises(TranslationError) as err:
+        parse_source(source, "k.py", "helion")
+    assert message in err.value.message
+    assert err.value.loc is not None
+
+
+# ------------------------------------------------------------------------------------------------
+# Reshapes of tiles
+
+ROW_SUMS = HEADER + """\
+@helion.kernel(config=helion.Config(block_sizes=[16]))
+def row_sums(x: torch.Tensor) -> torch.Tensor:
+    m, n = x.size()
+    out = torch.empty([m, 1], dtype=x.dtype, device=x.device)
+    for tile_m in hl.tile(m):
+        out[tile_m, :] = torch.sum(x[tile_m, :], dim=1).{call}
+    return out
+"""
+
+
+@pytest.mark.parametrize("call", ["reshape([tile_m, 1])", "view(tile_m, 1)"])
+def test_reshape_of_a_tile_round_trips_and_runs(call: str, tmp_path: Path) -> None:
+    source = ROW_SUMS.format(call=call)
+    module = parse_source(source, "k.py", "helion")
+    assert "store out[tile_m, :] = reshape(sum(load x[tile_m, :] pad=0.0, axis=1), [tile_m, 1])" \
+        in format_module(module)
+    helion_text = _emit_source(source)
+    assert "out[tile_m, :] = torch.sum(x[tile_m, :], dim=1).reshape([tile_m, 1])" in helion_text
+    assert parse_source(helion_text, "k.py", "helion").entries == module.entries
+    use_interpreter()
+    path = tmp_path / f"reshape_{next(_counter)}.py"
+    path.write_text(helion_text)
+    got = load_module(path, "translated").row_sums(X.clone())
+    torch.testing.assert_close(got, X.sum(dim=1, keepdim=True), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    ("reshape([tile_m, -1])", "`-1` in the shape of `.reshape()` is not supported"),
+    ("reshape([1, n])", "is not a unit-dim change"),
+])
+def test_reshapes_the_ir_cannot_express_are_refused(call: str, message: str) -> None:
+    with pytest.raises(TranslationError) as err:
+        parse_source(ROW_SUMS.format(call=call), "k.py", "helion")
+    assert message in err.value.message
+    assert err.value.hint
+
+
+def test_string_parameters_are_compile_time_choices() -> None:
+    source = HEADER + """\
+@helion.kernel(config=helion.Config(block_sizes=[16]))
+def act(x: torch.Tensor, kind: str = "relu") -> torch.Tensor:
+    assert kind == "relu" or kind == "neg", f"unknown {kind!r}"
+    (n,) = x.size()
+    out = torch.empty_like(x)
+    for tile in hl.tile(n):
+        if kind == "relu":
+            out[tile] = torch.relu(x[tile])
+        else:
+            out[tile] = -x[tile]
+    return out
+"""
+    module = parse_source(source, "k.py", "helion")
+    assert module.entries[0].params[1] == ir.Param("kind", "str", ir.Const("relu"), "str")
+    text = _emit_source(source)
+    assert 'def act(x: torch.Tensor, kind: str = "relu") -> torch.Tensor:' in text
+    assert '        if kind == "relu":\n' in text
+    assert parse_source(text, "k.py", "helion").entries == module.entries

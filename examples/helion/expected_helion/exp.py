@@ -20,6 +20,8 @@ def exp(x: torch.Tensor) -> torch.Tensor:
     Returns:
         A tensor of shape [n] holding ``exp(x)``.
     """
+    # tiletrans: rank guard: `hl.tile(x.size())` has 1 loop target, so `x` must be 1-d
+    _, = x.size()
     out = torch.empty_like(x)
     # hl.tile over x.size() yields one tile per block of 1024 elements.
     for tile in hl.tile(x.size(0)):

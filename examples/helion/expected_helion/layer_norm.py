@@ -31,6 +31,10 @@ def layer_norm(
     Returns:
         A tensor of shape [m, n] in the dtype of ``x``.
     """
+    # tiletrans: rank guard: `weight[:]` has 1 index, so `weight` must be 1-d
+    _, = weight.size()
+    # tiletrans: rank guard: `bias[:]` has 1 index, so `bias` must be 1-d
+    _, = bias.size()
     m, n = x.size()
     assert weight.size(0) == n, "weight must have one entry per column"
     assert bias.size(0) == n, "bias must have one entry per column"

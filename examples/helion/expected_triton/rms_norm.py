@@ -74,6 +74,8 @@ def rms_norm(
         A tuple ``(out, inv_rms)``: ``out`` has shape [m, n] and the dtype of
         ``x``; ``inv_rms`` has shape [m] and dtype float32.
     """
+    # tiletrans: rank guard: `weight[:]` has 1 index, so `weight` must be 1-d
+    _, = weight.shape
     m, n = x.shape
     assert weight.size(0) == n, "weight must have one entry per column"
     out = torch.empty_like(x)

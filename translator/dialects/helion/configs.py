@@ -115,7 +115,12 @@ def config_texts(entry: ir.Entry, plan: BlockPlan) -> list[str]:
         # l2_groupings has one entry per grid of two or more tiled dims, none otherwise.
         if "group_size" in tunables and grids_2d:
             parts.append("l2_groupings=[" + ", ".join([str(group)] * grids_2d) + "]")
-        if pid_type is not None and all(2 <= len(k.grid) <= 3 for k in entry.kernels()):
+        # "xyz" maps grid dims to program-id axes, so it needs 2 or 3 of them; persistent
+        # programs loop over the tiles of any grid.
+        if pid_type is not None and (
+            str(pid_type).startswith("persistent_")
+            or all(2 <= len(k.grid) <= 3 for k in entry.kernels())
+        ):
             parts.append(f'pid_type="{pid_type}"')
         text = f"{spec['config']}({', '.join(parts)})"
         if text not in texts:

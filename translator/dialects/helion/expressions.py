@@ -123,6 +123,13 @@ class ExprBuilder:
     def _number(self, node: cst.Integer | cst.Float) -> ir.Expr:
         return ir.Const(node.evaluated_value, loc=self.locate(node))
 
+    def _string(self, node: cst.SimpleString | cst.ConcatenatedString) -> ir.Expr:
+        # Strings are compile-time choices (a `str` parameter compared with a constant).
+        value = node.evaluated_value
+        if not isinstance(value, str):
+            raise self.error(node, "byte strings are not supported")
+        return ir.Const(value, loc=self.locate(node))
+
     def _binop(self, node: cst.BinaryOperation) -> ir.Expr:
         if isinstance(node.operator, cst.MatrixMultiply):
             return self._dot_mm(node, self.expr(node.left), self.expr(node.right))
@@ -260,8 +267,17 @@ class ExprBuilder:
             items.append(self.index_item(value_node))
         rank = self.scope.rank(tensor)
         used = sum(1 for i in items if not isinstance(i, ir.NewAxis))
-        if rank is not None and used < rank:
+        if rank is None and used:
+            # Indexing a tensor of unknown rank with `used` indices gives a tile of those dims
+            # only if the tensor has no more (torch adds trailing `:`s): the IR says so.
+            spelt = ", ".join(_index_source(e) for e in elements)
+            count = f"{used} {'index' if used == 1 else 'indices'}"
+            self.scope.assume_rank(tensor, used, f"`{tensor}[{spelt}]` has {count}")
+        elif rank is not None and used < rank:
             items.extend(ir.FullIndex(self.scope.size_expr(tensor, d)) for d in range(used, rank))
+        elif rank is not None and used > rank:
+            raise self.error(node, f"`{tensor}` is {rank}-d but indexed with {used} indices",
+                             "index each dim once (`:` for a whole dim, `None` for a new one)")
         return tuple(items)
 
     def index_item(self, node: cst.BaseExpression) -> ir.IndexItem:
@@ -370,11 +386,36 @@ class ExprBuilder:
             return self._clamp([base, *args], kwargs, node)
         if method in ("transpose", "permute", "t", "unsqueeze"):
             return self._layout(method, self.expr(base), args, node)
+        if method in ("reshape", "view"):
+            return self._reshape(method, self.expr(base), args, kwargs, node)
         raise self.error(
             node,
             f"unsupported method `.{method}()` in `{source_of(node)}`",
             "use torch pointwise ops, reductions over one dim, .to(dtype), .transpose/.permute",
         )
+
+    def _reshape(self, method: str, value: ir.Expr, args: list, kwargs: dict,
+                 node: cst.Call) -> ir.Expr:
+        """``v.reshape([tile_m, 1])``/``v.view(tile_m, 1)`` of a device tile: the IR's reshape,
+        which adds or drops unit dims only (the Helion backend spells it so, too)."""
+        if kwargs or not args:
+            raise self.error(node, f"`.{method}()` takes the new shape only",
+                             f"write e.g. v.{method}([tile_m, 1])")
+        shape_node = args[0] if len(args) == 1 and isinstance(args[0], (cst.List, cst.Tuple)) else (
+            cst.List([cst.Element(a) for a in args])
+        )
+        if any(literal_or_none(e.value) == -1 for e in shape_node.elements):
+            raise self.error(node, f"`-1` in the shape of `.{method}()` is not supported",
+                             "spell every dim: tiles, sizes or 1")
+        reshaped = ir.Reshape(value, self.tile_shape(shape_node), loc=self.locate(node))
+        if not isinstance(self.type_of(value, node), TileType):
+            raise self.error(node, f"`.{method}()` of a scalar is not supported")
+        try:
+            infer(reshaped, self.scope.env)
+        except IRTypeError as err:
+            raise self.error(node, str(err), "reshape only to add or drop dims of size 1; "
+                             "use .permute/.transpose to reorder dims") from None
+        return reshaped
 
     def _layout(self, method: str, value: ir.Expr, args: list, node: cst.Call) -> ir.Expr:
         """``transpose``/``permute``/``t``/``unsqueeze`` of a device tile."""
@@ -598,6 +639,12 @@ class ExprBuilder:
         return tuple(dims)
 
 
+def _index_source(element: Any) -> str:
+    """One index of a subscript or an ``hl.load`` index list, as written."""
+    node = element.slice if isinstance(element, cst.SubscriptElement) else element
+    return source_of(node.value if isinstance(node, cst.Index) else node)
+
+
 def literal_or_none(node: cst.BaseExpression | None) -> Any:
     """``literal(node)``, or ``None`` where ``node`` is not a literal."""
     if node is None:
@@ -612,6 +659,8 @@ _EXPR_HANDLERS: dict[type, Callable[[ExprBuilder, Any], ir.Expr]] = {
     cst.Name: ExprBuilder._name,
     cst.Integer: ExprBuilder._number,
     cst.Float: ExprBuilder._number,
+    cst.SimpleString: ExprBuilder._string,
+    cst.ConcatenatedString: ExprBuilder._string,
     cst.BinaryOperation: ExprBuilder._binop,
     cst.UnaryOperation: ExprBuilder._unary,
     cst.Comparison: ExprBuilder._compare,

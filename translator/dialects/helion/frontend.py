@@ -30,7 +30,8 @@ from translator.ir.shapes import IRTypeError, ScalarType, TensorType, host_env
 from translator.ir.verifier import verify
 from translator.naming import tile_suffix
 
-_PARAM_KINDS = {"int": "int", "float": "float", "bool": "bool"}
+# `str` parameters are compile-time choices (Helion specialises on their value), only compared.
+_PARAM_KINDS = {"int": "int", "float": "float", "bool": "bool", "str": "str"}
 
 
 def parse(source: str, path: str) -> ir.Module:
@@ -118,6 +119,8 @@ class EntryParser:
         if docstring is not None:
             body_nodes = body_nodes[1:]
         body = self._host_block(body_nodes)
+        # Guards only raise, so they may go first, before anything reads the tensors.
+        body = [*self.scope.rank_guards, *body]
         tunables, configs = self._tunables()
         hints = dict(self.hints)
         if self.scope.specialized:
@@ -158,7 +161,7 @@ class EntryParser:
                     self.scope.constexpr_params.append(name)
                 elif resolved not in ("torch.Tensor", None) and "Tensor" not in annotation:
                     raise self.error(p, f"unsupported parameter annotation `{annotation}`",
-                                     "annotate parameters as torch.Tensor, int, float or bool")
+                                     "annotate parameters as torch.Tensor, int, float, bool or str")
             if p.default is not None:
                 value = literal_or_none(p.default)
                 if value is None and not (isinstance(p.default, cst.Name) and p.default.value == "None"):
@@ -166,8 +169,8 @@ class EntryParser:
                 if value is not None:
                     default = ir.Const(value)
                     if annotation is None:
-                        kind = "float" if isinstance(value, float) else "bool" if isinstance(
-                            value, bool) else "int"
+                        kind = ("str" if isinstance(value, str) else "float" if isinstance(
+                            value, float) else "bool" if isinstance(value, bool) else "int")
             params.append(ir.Param(name, kind, default, annotation))
         return tuple(params)
 
@@ -229,13 +232,8 @@ class EntryParser:
                     if isinstance(value, list) and value and isinstance(value[0], int):
                         values["group_size"] = value[0]
                 elif key in hint_keys:
-                    if key == "pid_type" and value not in ("flat", "xyz", None):
-                        raise self.error(
-                            value_node, f"pid_type={value!r} is not supported yet",
-                            "use pid_type='flat' (the default) or 'xyz'",
-                        )
-                    if key == "pid_type" and value is not None:
-                        self.hints["pid_type"] = value
+                    if key == "pid_type":
+                        self._pid_type(value, value_node, first=not configs)
                     # Other options steer Helion's own code generation (indexing strategy,
                     # loop orders, unrolling); they are performance hints the Triton output does
                     # not need for correctness.
@@ -261,6 +259,18 @@ class EntryParser:
             full = {n: c.get(n, next(t.default for t in tunables if t.name == n)) for n in names}
             full_configs.append(tuple(full.items()))
         return tuple(tunables), tuple(full_configs)
+
+    def _pid_type(self, value: Any, node: cst.BaseExpression, first: bool) -> None:
+        """``pid_type=`` of a config: the first (default) config's is the entry's hint."""
+        if isinstance(node, cst.Name) and node.value == "None":
+            return  # Helion's default ("flat")
+        pid_types = self.grammar["kernel"]["pid_types"]
+        if value not in pid_types:
+            raise self.error(node, f"unsupported pid_type `{source_of(node)}`",
+                             f"use one of {', '.join(repr(p) for p in pid_types)}")
+        if first:
+            # The IR has one pid_type per entry; it only steers performance.
+            self.hints["pid_type"] = value
 
     # ------------------------------------------------------------------------------ host
 
@@ -331,6 +341,11 @@ class EntryParser:
             a, b = test.lhs, test.rhs
             if isinstance(a, ir.ShapeOf) and isinstance(b, ir.ShapeOf):
                 rank = self.scope.rank(a.tensor) or self.scope.rank(b.tensor) or 0
+                for name in (a.tensor, b.tensor):
+                    # Equal shapes have equal ranks: the assert states the other's rank.
+                    t = self.scope.env.vars.get(name)
+                    if rank and isinstance(t, TensorType) and t.rank is None:
+                        self.scope.env.vars[name] = TensorType(t.dtype, rank)
                 for d in range(rank):
                     self.scope.unify(ir.SizeOf(a.tensor, d), ir.SizeOf(b.tensor, d))
             else:
@@ -364,6 +379,10 @@ class EntryParser:
                 self.scope.unify(ir.Name(name), ir.SizeOf(tensor.value, i))
                 self.scope.used_names.add(name)
         stmt = ir.ShapeUnpack(tuple(names), tensor.value, loc=self.locate(node))
+        known = self.scope.rank(tensor.value)
+        if known is not None and known != len(names):
+            raise self.error(node, f"`{tensor.value}` is {known}-d but unpacked into "
+                                   f"{len(names)} sizes")
         t = self.scope.env.vars[tensor.value]
         assert isinstance(t, TensorType)
         self.scope.env.vars[tensor.value] = TensorType(t.dtype, len(names))
@@ -592,7 +611,18 @@ class EntryParser:
         ):
             tensor = node.func.value
         if isinstance(tensor, cst.Name) and self.scope.is_tensor(tensor.value):
-            return [self.scope.size_expr(tensor.value, i) for i in range(count)]
+            name = tensor.value
+            rank = self.scope.rank(name)
+            if rank is None:
+                # Helion yields one tile per dim of the tensor's actual rank.
+                targets = f"{count} loop target{'s' if count != 1 else ''}"
+                self.scope.assume_rank(name, count, f"`hl.tile({source_of(node)})` has {targets}")
+            elif rank != count:
+                targets = ", ".join(f"tile_{i}" for i in range(rank))
+                raise self.error(node, f"`{name}` is {rank}-d, so hl.tile({source_of(node)}) "
+                                       f"yields {rank} tiles, but the loop binds {count}",
+                                 f"bind one loop target per dim: `for {targets} in ...`")
+            return [self.scope.size_expr(name, i) for i in range(count)]
         return [self.build.expr(node)]
 
     def _block_specs(self, node: cst.BaseExpression | None, n: int,

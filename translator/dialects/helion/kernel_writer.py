@@ -468,6 +468,13 @@ class Writer:
         return f"{value}.permute({', '.join(map(str, e.perm))})", ATOM
 
     def _ex_Reshape(self, e: ir.Reshape) -> tuple[str, int]:
+        # A reshape that only undoes `[:, None]`s (Triton's `idx[:, None]` gather offsets,
+        # lifted as one index per row) is the value itself.
+        inner = e.value
+        while isinstance(inner, ir.ExpandDims) and dims_of(self.type_of(inner)) != e.shape:
+            inner = inner.value
+        if dims_of(self.type_of(inner)) == e.shape:
+            return self.ex(inner)
         return f"{self.text(e.value, ATOM)}.reshape({self.shape_text(e.shape)})", ATOM
 
     def _ex_ExpandDims(self, e: ir.ExpandDims) -> tuple[str, int]:

@@ -28,6 +28,9 @@ class EntryScope:
     used_names: set[str] = field(default_factory=set)
     specialized: list[str] = field(default_factory=list)
     constexpr_params: list[str] = field(default_factory=list)
+    rank_guards: list[ir.ShapeUnpack] = field(default_factory=list)
+    """Ranks the kernels take for tensors no host statement gives one (see :meth:`assume_rank`)."""
+    _assumed: dict[str, int] = field(default_factory=dict)
     _parent: dict[tuple, tuple] = field(default_factory=dict)
     _best: dict[tuple, ir.Expr] = field(default_factory=dict)
 
@@ -46,10 +49,7 @@ class EntryScope:
         ``assert k == k2`` or ``assert v.shape == k.shape``) share one expression: the first name
         bound among them.
         """
-        seen = set()
-        while tensor in self.like and tensor not in seen:
-            seen.add(tensor)
-            tensor = self.like[tensor]
+        tensor = self.like_root(tensor)
         shape = self.alloc_shapes.get(tensor)
         if shape is not None and -len(shape) <= dim < len(shape):
             return self.canonical(shape[dim])
@@ -88,9 +88,34 @@ class EntryScope:
         return key
 
     def rank(self, tensor: str) -> int | None:
-        """The rank of host tensor ``tensor`` where known."""
+        """The rank of host tensor ``tensor`` where known (stated or assumed)."""
         t = self.env.vars.get(tensor)
-        return t.rank if isinstance(t, TensorType) else None
+        if isinstance(t, TensorType) and t.rank is not None:
+            return t.rank
+        return self._assumed.get(self.like_root(tensor))
+
+    def like_root(self, tensor: str) -> str:
+        """The tensor whose shape ``tensor`` was allocated like (itself if none)."""
+        seen = set()
+        while tensor in self.like and tensor not in seen:
+            seen.add(tensor)
+            tensor = self.like[tensor]
+        return tensor
+
+    def assume_rank(self, tensor: str, rank: int, why: str) -> None:
+        """Take ``tensor`` (of unknown rank) to be ``rank``-d, as the source's use ``why`` does.
+
+        Helion reads such uses by the tensor's actual rank (``x[tile]`` of a 2-d ``x`` is a 2-d
+        tile, ``hl.tile(x.size())`` yields one tile per dim), so the IR states the assumption as
+        a guard on the host: unpacking the shape into ``rank`` discarded names raises for any
+        other rank. The guard goes on the tensor the shape comes from (``out`` allocated like
+        ``x`` guards ``x``).
+        """
+        root = self.like_root(tensor)
+        self._assumed[root] = rank
+        shaped = f" (`{tensor}` is shaped like it)" if root != tensor else ""
+        comment = f"tiletrans: rank guard: {why}, so `{root}` must be {rank}-d{shaped}"
+        self.rank_guards.append(ir.ShapeUnpack((None,) * rank, root, comments=(comment,)))
 
     def fresh(self, base: str) -> str:
         """A new local name starting with ``base``."""
