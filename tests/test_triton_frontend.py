@@ -38,7 +38,7 @@ EXAMPLES = ROOT / "examples" / "triton"
 LIFTED = [
     "add", "softmax", "rms_norm", "layer_norm", "row_sum", "embedding", "matmul",
     "cross_entropy", "swiglu", "geglu", "heuristics", "matmul_act", "matmul_block_ptr",
-    "matmul_descriptor",
+    "matmul_descriptor", "matmul_persistent", "matmul_splitk", "attention",
 ]
 
 
@@ -204,6 +204,104 @@ def test_descriptor_wrapper_relayout_helpers_read_as_the_same_tensors():
     assert any("dropped `if a.is_cuda: ...`" in c for c in notes)
 
 
+def test_persistent_tile_loop_is_a_grid_of_tiles_with_a_persistent_hint():
+    entry = lift("matmul_persistent")
+    (kernel,) = entry.kernels()
+    # `for tile_id in tl.range(pid, num_tiles, NUM_SMS)` over min(NUM_SMS, num_tiles) programs:
+    # every tile once, so one program per tile, scheduled persistently.
+    assert [t.name for t in kernel.grid] == ["tile_m", "tile_n"]
+    assert dict(entry.hints)["pid_type"] == "persistent_interleaved"
+    assert entry.tunable("group_size").default == 8
+    # `tl.where(offs < M, offs, 0)` clamps rows like `% M` wraps them: the loads are tiles.
+    loads = {ld.tensor: ld for ld in exprs(entry, ir.Load)}
+    assert loads["a"].index == (ir.TileIndex("tile_m"), ir.TileIndex("tile_k"))
+
+
+def test_split_k_is_a_strided_tile_loop_and_an_atomic_add():
+    entry = lift("matmul_splitk")
+    (kernel,) = entry.kernels()
+    split = kernel.grid[-1]
+    assert split.scalar and split.extent == ir.Name("split_k")
+    (loop,) = [s for s in walk_stmts(kernel.body) if isinstance(s, ir.TileLoop)]
+    (tile,) = loop.tiles
+    # Program pid_k takes K tiles pid_k, pid_k + SPLIT_K, ...
+    assert tile.step == ir.Name("split_k") and tile.extent == ir.Name("K")
+    assert tile.begin == ir.BinOp("*", ir.Name(split.name), ir.Name("block_k"))
+    (atomic,) = [s for s in walk_stmts(kernel.body) if isinstance(s, ir.AtomicRMW)]
+    assert atomic.op == "add" and atomic.tensor == "c"
+    # The fp32 buffer is converted on the host after the launch.
+    ret = entry.body[-1]
+    assert isinstance(ret, ir.Return) and ret.value == ir.Name("out")
+
+
+@pytest.mark.parametrize("split_k", [1, 3, 7])
+def test_split_k_ir_matches_the_source_for_any_split(split_k: int):
+    entry = lift("matmul_splitk")
+    source = load_module(EXAMPLES / "matmul_splitk.py", "source")
+    a, b = torch.randn(33, 301), torch.randn(301, 45)
+    ref = source.matmul_splitk(a.clone(), b.clone(), split_k)
+    out = run_entry(entry, (a.clone(), b.clone(), split_k))
+    torch.testing.assert_close(out, ref, rtol=1e-4, atol=1e-4)
+
+
+def test_attention_optional_scale_and_exact_head_dim():
+    entry = lift("attention")
+    (p,) = [p for p in entry.params if p.name == "sm_scale"]
+    assert p.default == ir.Const(None)
+    scale = next(s for s in entry.body if isinstance(s, ir.Assign) and isinstance(
+        s.value, ir.Call) and s.value.op == "if_none")
+    assert scale.value.args[0] == ir.Name("sm_scale")
+    (kernel,) = entry.kernels()
+    # q's head dim is loaded whole with a block equal to its size: no padding, no mask.
+    q_load = next(ld for ld in exprs(entry, ir.Load) if ld.tensor == "q")
+    assert q_load.index[-1] == ir.FullIndex(ir.Name("HEAD_DIM_K"))
+    # pid 1 = z * H + h: two scalar grid dims after the query tiles.
+    assert [t.name for t in kernel.grid] == ["tile_m", "off_h", "off_z"]
+    # BLOCK_N = 64 if HEAD_DIM <= 64 else 32 on the host: a tunable over both.
+    assert entry.tunable("block_n").choices == (32, 64)
+    # The softmax reductions see padded keys as identities: -inf * scale stays -inf only
+    # because the wrapper asserts the scale positive.
+    assert all(r.masked for r in exprs(entry, ir.Reduce))
+    z, h, n, d = 2, 3, 37, 16
+    q, k, v = torch.randn(z, h, n, d), torch.randn(z, h, n + 5, d), torch.randn(z, h, n + 5, d)
+    want = torch.softmax(q @ k.transpose(-1, -2) * d ** -0.5, dim=-1) @ v
+    torch.testing.assert_close(run_entry(entry, (q, k, v, None)), want, rtol=1e-4, atol=1e-4)
+
+
+def test_refuses_a_negative_or_unknown_scale_for_padded_softmax_lanes(tmp_path: Path):
+    text = (EXAMPLES / "attention.py").read_text().replace(
+        '    assert sm_scale > 0, "sm_scale must be positive"\n', "")
+    err = _refusal(text)
+    assert "tl.sum runs over the padded lanes of tile_n" in err.message
+
+
+def _refusal(text: str) -> TranslationError:
+    with pytest.raises(TranslationError) as info:
+        parse_source(text, "kernel.py", "triton")
+    return info.value
+
+
+def test_refuses_a_persistent_grid_that_skips_tiles():
+    text = (EXAMPLES / "matmul_persistent.py").read_text().replace(
+        "grid = lambda META: (min(NUM_SMS,", "grid = lambda META: (min(NUM_SMS // 2,")
+    err = _refusal(text)
+    assert "every tile is computed once only for min(step, tiles) programs" in err.message
+
+
+def test_refuses_split_k_over_a_grid_that_is_not_the_split():
+    text = (EXAMPLES / "matmul_splitk.py").read_text().replace(
+        "triton.cdiv(N, BLOCK_N), split_k)", "triton.cdiv(N, BLOCK_N), split_k + 1)")
+    err = _refusal(text)
+    assert "the K tiles are split over tl.program_id(1) in steps of SPLIT_K" in err.message
+
+
+def test_refuses_a_strided_loop_whose_extra_iterations_are_not_no_ops():
+    text = (EXAMPLES / "matmul_splitk.py").read_text().replace(
+        "accumulator = tl.dot(a, b, accumulator)", "accumulator = tl.dot(a, b, accumulator) + 1.0")
+    err = _refusal(text)
+    assert "changes in a loop that visits every SPLIT_K-th tile" in err.message
+
+
 def test_embedding_gathers_through_loaded_indices():
     entry = lift("embedding")
     gathers = [ld for ld in exprs(entry, ir.Load) if any(
@@ -251,24 +349,6 @@ def test_cli_prints_triton_ir(tmp_path: Path):
 
 # --------------------------------------------------------------------------------------------------
 # Refusals
-
-
-REFUSED = {
-    "matmul_splitk": (57, 4, "`tl.atomic_add` is not supported yet"),
-    "matmul_persistent": (58, 19, "persistent loops over tiles"),
-    "attention": (108, 83, "`sm_scale` defaults to None"),
-}
-
-
-@pytest.mark.parametrize("name", sorted(REFUSED))
-def test_out_of_scope_examples_are_refused(name: str) -> None:
-    line, col, text = REFUSED[name]
-    with pytest.raises(TranslationError) as info:
-        parse_file(EXAMPLES / f"{name}.py", "triton")
-    err = info.value
-    assert text in err.message
-    assert err.loc is not None and (err.loc.line, err.loc.col) == (line, col)
-    assert err.loc.file.endswith(f"{name}.py")
 
 
 KERNEL = '''

@@ -85,6 +85,31 @@ def use_interpreter() -> None:
     from validation.libdevice_shim import install
 
     install()
+    _cpu_sm_count()
+
+
+CPU_SMS = 4
+
+
+def _cpu_sm_count() -> None:
+    """Give CPU devices an SM count, so that persistent Helion kernels (``pid_type=
+    "persistent_*"``, which size their grid by it) run in the interpreter: a few "SMs", fewer than
+    the tiles of any test size, so that each program loops over several tiles."""
+    try:
+        import helion.runtime
+    except ImportError:
+        return
+    original = helion.runtime.get_num_sm
+    if getattr(original, "_tiletrans_cpu", False):
+        return
+
+    def get_num_sm(device, **kwargs):  # type: ignore[no-untyped-def]
+        if getattr(device, "type", device) == "cpu":
+            return CPU_SMS
+        return original(device, **kwargs)
+
+    get_num_sm._tiletrans_cpu = True  # type: ignore[attr-defined]
+    helion.runtime.get_num_sm = get_num_sm
 
 
 def check_pair(

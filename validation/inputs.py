@@ -52,10 +52,21 @@ def class_sizes(
             fixed[c.name] = c.const
     # Defaults skip the sizes already fixed, so that classes stay distinct.
     pool = (n for i in range(10_000) if (n := default_size(i)) not in fixed.values())
+    # Dims only ever indexed one element per program (batch, heads) need no ragged blocks:
+    # small distinct sizes keep the interpreter's program count down.
+    small = (n for n in _INDEX_SIZES if n not in fixed.values())
     out: dict[str, int] = {}
     for c in rel.classes:
-        out[c.name] = fixed[c.name] if c.name in fixed else next(pool)
+        if c.name in fixed:
+            out[c.name] = fixed[c.name]
+        elif c.uses == {"index"}:
+            out[c.name] = next(small, None) or next(pool)
+        else:
+            out[c.name] = next(pool)
     return out
+
+
+_INDEX_SIZES = (3, 2, 5, 7)
 
 
 def shapes(rel: Relations, sizes: dict[str, int]) -> dict[str, tuple[int, ...]]:

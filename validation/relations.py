@@ -190,6 +190,7 @@ class _Builder:
         self.shape_eqs: list[tuple[str, str]] = []
         self.shapes: dict[str, tuple[str, object]] = {}
         self.host: dict[str, ir.Expr] = {}
+        self.choices: dict[Key, set[int]] = {}  # sizes an assert restricts to a few constants
         self.notes: list[str] = []
         self.has_dot = False
         for p in entry.params:
@@ -260,7 +261,7 @@ class _Builder:
             scope = dict(self.tiles[-1])
             for t in tiles:
                 scope[t.name] = t
-                self.use(expr_key(t.extent), "tile")
+                self.use(expr_key(t.extent), "index" if t.scalar else "tile")
                 self.exprs(t.extent)
             self.tiles.append(scope)
             for b in s.body:
@@ -304,6 +305,12 @@ class _Builder:
                 self.shape_eqs.append((a.tensor, b.tensor))
             elif _size_like(a) and _size_like(b):
                 self.uf.union(expr_key(a), expr_key(b))
+        elif isinstance(test, ir.BinOp) and test.op == "or":
+            # `assert d == 16 or d == 32 or ...` (`d in {16, 32, ...}`): d takes one of them.
+            values = _or_of_constants(test)
+            if values is not None:
+                key, consts = values
+                self.choices.setdefault(key, set()).update(consts)
 
     # --- expressions
 
@@ -328,7 +335,8 @@ class _Builder:
                 tile = scope.get(item.tile)
                 if tile is not None:
                     self.uf.union(k, expr_key(tile.extent))
-                self.use(k, "tile")
+                # A block-1 grid index (batch, head) only picks one element per program.
+                self.use(k, "index" if tile is not None and tile.scalar else "tile")
             elif isinstance(item, ir.FullIndex):
                 if item.extent is not None:
                     self.uf.union(k, expr_key(item.extent))
@@ -441,6 +449,12 @@ class _Builder:
             name = next((h for h in host if h not in taken), spelt[0] if spelt else host[0])
             taken.add(name)
             consts = sorted({m[1] for m in members if m[0] == "const"})
+            if not consts:
+                allowed = [self.choices[k] for k in self.choices if self.uf.find(k) == root]
+                if allowed:
+                    # The smallest size every assert allows: the cheapest legal input.
+                    common = set.intersection(*allowed)
+                    consts = [min(common)] if common else []
             if len(consts) > 1:
                 self.notes.append(f"size class {name} is tied to several constants {consts}")
             uses: set[str] = set()
@@ -592,6 +606,24 @@ def _const_value(e: ir.Expr | None) -> int | float | bool | None:
         return e.value
     if isinstance(e, ir.UnaryOp) and e.op == "-" and isinstance(e.operand, ir.Const):
         return -e.operand.value
+    return None
+
+
+def _or_of_constants(test: ir.Expr) -> tuple[Key, set[int]] | None:
+    """``(size key, {c...})`` of ``s == c1 or s == c2 or ...`` over one size-like ``s``."""
+    if isinstance(test, ir.BinOp) and test.op == "or":
+        a, b = _or_of_constants(test.lhs), _or_of_constants(test.rhs)
+        if a is None or b is None or a[0] != b[0]:
+            return None
+        return a[0], a[1] | b[1]
+    if isinstance(test, ir.BinOp) and test.op == "==":
+        x, c = test.lhs, test.rhs
+        if isinstance(x, ir.Const):
+            x, c = c, x
+        if _size_like(x) and isinstance(c, ir.Const) and isinstance(c.value, int) and not (
+            isinstance(c.value, bool)
+        ):
+            return expr_key(x), {c.value}
     return None
 
 

@@ -121,6 +121,9 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, sm_scale: float
     N_CTX_K = k.shape[2]
     if sm_scale is None:
         sm_scale = HEAD_DIM_K ** -0.5
+    # The kernel takes the row max of qk before scaling it (max(qk) * scale), which is the max
+    # of the scaled scores only for a positive scale.
+    assert sm_scale > 0, "sm_scale must be positive"
     o = torch.empty_like(q)
     BLOCK_M = 64
     BLOCK_N = 64 if HEAD_DIM_K <= 64 else 32

@@ -208,10 +208,16 @@ class _Interpreter:
         if isinstance(e, ir.UnaryOp):
             v = self.hv(e.operand)
             return -v if e.op == "-" else ~v if e.op == "~" else not v  # type: ignore[operator]
+        if isinstance(e, ir.Call) and e.op == "if_none":
+            value = self.hv(e.args[0])
+            return self.hv(e.args[1]) if value is None else value
         if isinstance(e, ir.Call):  # host scalars through the device op, on 0-dim tensors
             return _DEVICE_CALLS[e.op](*(_host_tensor(self.hv(a)) for a in e.args)).item()
         if isinstance(e, ir.Cast):
-            return _host_tensor(self.hv(e.value)).to(self.torch_dtype(e.dtype)).item()
+            value = self.hv(e.value)
+            if isinstance(value, torch.Tensor) and value.dim() > 0:
+                return value.to(self.torch_dtype(e.dtype))  # a host tensor conversion
+            return _host_tensor(value).to(self.torch_dtype(e.dtype)).item()
         if isinstance(e, ir.TupleExpr):
             return tuple(self.hv(i) for i in e.items)
         raise InterpreterError(f"{type(e).__name__} is no host expression")
@@ -250,8 +256,16 @@ class _Interpreter:
         self.vals = host_vals
 
     def tile_range(self, t: ir.TileVar) -> range:
-        begin = 0 if t.begin is None else int(self.hv(t.begin))
-        return range(begin, int(self.hv(t.extent)), self.block(t))
+        begin = 0 if t.begin is None else self.scalar_value(t.begin)
+        step = 1 if t.step is None else self.scalar_value(t.step)
+        return range(begin, self.scalar_value(t.extent), self.block(t) * step)
+
+    def scalar_value(self, e: ir.Expr) -> int:
+        """An integer loop bound: a host value, or one that reads the enclosing tiles."""
+        try:
+            return int(self.hv(e))  # type: ignore[call-overload]
+        except InterpreterError:
+            return int(self.dv(e).item())
 
     def block(self, t: ir.TileVar) -> int:
         if t.scalar:
@@ -263,8 +277,8 @@ class _Interpreter:
         return self.tunables[t.block]
 
     def set_tile(self, t: ir.TileVar, start: int) -> None:
-        block, extent = self.block(t), int(self.hv(t.extent))
-        begin = 0 if t.begin is None else int(self.hv(t.begin))
+        block, extent = self.block(t), self.scalar_value(t.extent)
+        begin = 0 if t.begin is None else self.scalar_value(t.begin)
         offsets = start + torch.arange(block, dtype=torch.int32, device=self.device)
         self.tiles[t.name] = _Tile(t, start, block, extent, begin, offsets, offsets < extent)
 

@@ -97,10 +97,11 @@ class Name(Expr):
 
 @dataclass(frozen=True)
 class Const(Expr):
-    """A Python literal: int, float (``inf``/``-inf``/``nan`` allowed), bool, or str (a
-    compile-time choice such as an activation name; only ever compared)."""
+    """A Python literal: int, float (``inf``/``-inf``/``nan`` allowed), bool, str (a
+    compile-time choice such as an activation name; only ever compared), or ``None`` (the default
+    of an optional parameter, resolved on the host with the ``if_none`` op)."""
 
-    value: int | float | bool | str
+    value: int | float | bool | str | None
     loc: Loc | None = _loc()
 
 
@@ -367,7 +368,9 @@ class TileVar:
 
     ``block`` is the name of a block-size :class:`Tunable` or a constant ``Const``. ``begin`` is the
     start of the iteration range (``hl.tile(begin, end)``); ``scalar`` marks ``hl.grid``-style
-    variables that are plain indices (block 1, the tile is one scalar).
+    variables that are plain indices (block 1, the tile is one scalar). ``step`` (loops only) visits
+    every ``step``-th tile from ``begin``: the tiles starting at ``begin``, ``begin + step * block``,
+    ... below ``extent`` (split-K's strided share of the K tiles; ``hl.grid``'s step).
     """
 
     name: str
@@ -375,6 +378,7 @@ class TileVar:
     block: str | Const
     begin: Expr | None = None
     scalar: bool = False
+    step: Expr | None = None
 
 
 # --------------------------------------------------------------------------------------------------

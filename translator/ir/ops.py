@@ -48,6 +48,8 @@ POINTWISE_OPS: dict[str, OpInfo] = {
     "fma": OpInfo(3),
     # scalar helpers
     "cdiv": OpInfo(2, "index"),
+    # host only: the first operand (an optional parameter) unless it is None, else the second
+    "if_none": OpInfo(2),
     "next_power_of_2": OpInfo(1, "index"),
 }
 

@@ -118,7 +118,8 @@ def _format_tile(t: ir.TileVar) -> str:
     block = t.block if isinstance(t.block, str) else str(t.block.value)
     begin = f"{format_expr(t.begin)}.." if t.begin is not None else ""
     kind = "index" if t.scalar else "tile"
-    return f"{t.name}: {kind} {begin}{format_expr(t.extent)} by {block}"
+    step = f" every {format_expr(t.step)}" if t.step is not None else ""
+    return f"{t.name}: {kind} {begin}{format_expr(t.extent)} by {block}{step}"
 
 
 def format_stmt(s: ir.Stmt, indent: int = 0) -> list[str]:

@@ -305,6 +305,8 @@ def _cast(e: ir.Cast, env: TypeEnv) -> Type:
     t = infer(e.value, env)
     if isinstance(t, TileType):
         return TileType(t.dims, e.dtype)
+    if isinstance(t, TensorType):
+        return TensorType(e.dtype, t.rank)  # a host conversion (`c.to(a.dtype)`): a new tensor
     return ScalarType(e.dtype)
 
 

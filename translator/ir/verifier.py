@@ -115,6 +115,10 @@ def _stmt(stmt: ir.Stmt, env: TypeEnv, hook: StmtHook | None, device: bool) -> N
         inner = env.child()
         for tile in stmt.tiles:
             _check_host_scalar(tile.extent, env, stmt.loc)
+            for bound in (tile.begin, tile.step):
+                if bound is not None and dims_of(infer(bound, env)):
+                    raise IRTypeError(f"the bounds of tile {tile.name!r} must be scalars",
+                                      stmt.loc)
             inner.bind_tile(tile)
         walk_block(stmt.body, inner, hook)
         _carry_back(env, inner, stmt.loc)
@@ -132,6 +136,8 @@ def _stmt(stmt: ir.Stmt, env: TypeEnv, hook: StmtHook | None, device: bool) -> N
         inner = env.child()
         for tile in stmt.grid:
             _check_host_scalar(tile.extent, env, stmt.loc)
+            if tile.step is not None:
+                raise IRTypeError(f"grid tile {tile.name!r} cannot skip tiles", stmt.loc)
             inner.bind_tile(tile)
         walk_block(stmt.body, inner, hook)
     elif isinstance(stmt, ir.ShapeUnpack):

@@ -83,6 +83,8 @@ def stmt_exprs(s: ir.Stmt) -> Iterator[ir.Expr]:
             yield t.extent
             if t.begin is not None:
                 yield t.begin
+            if t.step is not None:
+                yield t.step
     elif isinstance(s, ir.Assert):
         yield s.test
     elif isinstance(s, ir.Return) and s.value is not None:

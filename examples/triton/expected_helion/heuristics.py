@@ -32,6 +32,6 @@ def heuristics(x: torch.Tensor, bias: torch.Tensor, alpha: float = 1.0) -> torch
         bias_2 = bias[tile_n]
         x_2 = x[tile_m, tile_n]
         out_2 = x_2.to(torch.float32) * alpha + bias_2.to(torch.float32)[None, :]
-        out_2 = out_2.to(out.dtype)
-        out[tile_m, tile_n] = out_2
+        out_3 = out_2.to(out.dtype)
+        out[tile_m, tile_n] = out_3
     return out

@@ -36,13 +36,13 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-06) -> torch
         X_row = X[row_idx, :]
         W_row = weight[:]
         # Upcast to fp32 for the reduction (llama-style casting).
-        X_row = X_row.to(torch.float32)
-        mean_square = torch.mean(X_row * X_row, dim=0)
+        X_row_2 = X_row.to(torch.float32)
+        mean_square = torch.mean(X_row_2 * X_row_2, dim=0)
         rstd = torch.rsqrt(mean_square + eps)
         # Caching rstd is cheap (one float per row) and saves recomputation in backward.
         RSTD[row_idx] = rstd
-        X_row = X_row * rstd
-        Y_row = X_row * W_row.to(torch.float32)
+        X_row_3 = X_row_2 * rstd
+        Y_row = X_row_3 * W_row.to(torch.float32)
         Y[row_idx, :] = Y_row.to(X.dtype)
     out = Y.view(x.size(0), x.size(1))
     return out

@@ -56,9 +56,9 @@ def scale_bias_kernel(
         other=0.0,
     )
     out_2 = x_2.to(tl.float32) * alpha + bias_2.to(tl.float32)[None, :]
-    out_2 = out_2.to(out_ptr.dtype.element_ty)
+    out_3 = out_2.to(out_ptr.dtype.element_ty)
     out_ptrs = out_ptr + offs_m[:, None] * stride_out0 + offs_n[None, :] * stride_out1
-    tl.store(out_ptrs, out_2, mask=mask_m[:, None] & mask_n[None, :])
+    tl.store(out_ptrs, out_3, mask=mask_m[:, None] & mask_n[None, :])
 
 
 def heuristics(x: torch.Tensor, bias: torch.Tensor, alpha: float = 1.0) -> torch.Tensor:

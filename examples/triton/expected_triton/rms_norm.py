@@ -43,13 +43,13 @@ def _rms_norm_forward_kernel(
     )
     W_row = tl.load(weight_ptr + offs_n_cols * stride_weight0, mask=mask_n_cols, other=0.0)
     # Upcast to fp32 for the reduction (llama-style casting).
-    X_row = X_row.to(tl.float32)
-    mean_square = tl.sum(X_row * X_row, axis=0) / n_cols
+    X_row_2 = X_row.to(tl.float32)
+    mean_square = tl.sum(X_row_2 * X_row_2, axis=0) / n_cols
     rstd = tl.rsqrt(mean_square + eps)
     # Caching rstd is cheap (one float per row) and saves recomputation in backward.
     tl.store(RSTD_ptr + row_idx * stride_RSTD0, rstd)
-    X_row = X_row * rstd
-    Y_row = X_row * W_row.to(tl.float32)
+    X_row_3 = X_row_2 * rstd
+    Y_row = X_row_3 * W_row.to(tl.float32)
     tl.store(
         Y_ptr + row_idx * stride_Y0 + offs_n_cols * stride_Y1,
         Y_row.to(X_ptr.dtype.element_ty),

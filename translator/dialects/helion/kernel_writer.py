@@ -134,6 +134,8 @@ class Writer:
         v = e.value
         if isinstance(v, str):
             return string_literal(v), ATOM
+        if v is None:
+            return "None", ATOM
         if isinstance(v, float) and math.isinf(v):
             return ('float("inf")' if v > 0 else 'float("-inf")'), ATOM
         if isinstance(v, float) and math.isnan(v):
@@ -211,6 +213,9 @@ class Writer:
         return f"{e.op}{self.text(e.operand, _UNARY_PREC)}", _UNARY_PREC
 
     def _ex_Call(self, e: ir.Call) -> tuple[str, int]:
+        if e.op == "if_none":
+            value, fallback = (self.text(x, 3) for x in e.args)
+            return f"{fallback} if {value} is None else {value}", 1
         if e.op == "fma":
             a, b, c = e.args
             return self.ex(ir.BinOp("+", ir.BinOp("*", a, b), c))
@@ -557,6 +562,11 @@ class Writer:
         self.pads.forget(assigned)
 
     def _st_TileLoop(self, s: ir.TileLoop) -> None:
+        for t in s.tiles:
+            if t.step is not None:
+                raise self.refuse(f"loop over every {self.text(t.step)}-th tile of `{t.name}` "
+                                  "is not emitted for Helion yet", s,
+                                  "visit every tile of the loop")
         assigned = {x.target for x in walk_stmts(s.body) if isinstance(x, ir.Assign)}
         # Inside the loop a carried value may hold what an earlier iteration left.
         self.pads.forget(assigned)

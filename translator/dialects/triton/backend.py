@@ -64,6 +64,15 @@ def host_expr(e: ir.Expr, prec: int = 0) -> str:
     if isinstance(e, ir.UnaryOp):
         text = unary_text(e.op, host_expr(e.operand, UNARY_PRECEDENCE))
         return f"({text})" if prec > UNARY_PRECEDENCE else text
+    if isinstance(e, ir.Cast):
+        return f"{host_expr(e.value, 20)}.to({host_dtype(e.dtype)})"
+    if isinstance(e, ir.Call) and e.op == "where":
+        c, a, b = (host_expr(x, 2) for x in e.args)
+        return f"({a} if {c} else {b})" if prec > 1 else f"{a} if {c} else {b}"
+    if isinstance(e, ir.Call) and e.op == "if_none":
+        value, fallback = e.args
+        text = f"{host_expr(fallback, 2)} if {host_expr(value, 2)} is None else {host_expr(value, 2)}"
+        return f"({text})" if prec > 1 else text
     if isinstance(e, ir.Call):
         template = load_grammar("triton")["host_pointwise"].get(e.op)
         if template is None:

@@ -342,6 +342,7 @@ class HTensor:
     copy: bool = False  # a copy the source makes (`.contiguous()`, `.to()`): never written
     flat: str | None = None
     reshape_rank: int | None = None
+    like: HTensor | None = None  # allocated `*_like` this tensor (the same shape)
 
 
 @dataclass(frozen=True)
@@ -434,13 +435,25 @@ class BlockInfo:
     exact: bool = True
     full_extent: ir.Expr | None = None
     expr: ir.Expr | None = None
+    # A whole dim whose block is its extent itself (`HEAD_DIM = q.shape[-1]`): no padded lanes.
+    padded: bool = True
 
 
 _OPAQUE = itertools.count()
 
 
-def _opaque_expr(why: str) -> ir.Expr:
-    return ir.Name(f"?{why}#{next(_OPAQUE)}")
+_OPAQUE_NAMES: dict[int, tuple[object, ir.Name]] = {}
+
+
+def _opaque_expr(why: str, value: object | None = None) -> ir.Expr:
+    """A name for a host value the IR cannot express; the same ``value`` gets the same name,
+    so that two uses of one opaque value (a grid and a loop step) can be compared."""
+    if value is not None and id(value) in _OPAQUE_NAMES:
+        return _OPAQUE_NAMES[id(value)][1]
+    name = ir.Name(f"?{why}#{next(_OPAQUE)}")
+    if value is not None:
+        _OPAQUE_NAMES[id(value)] = (value, name)  # kept alive so its id is not reused
+    return name
 
 
 # ==================================================================================================
@@ -470,9 +483,11 @@ class EntryBuilder:
         self.config_source: str | None = None
         self.hints: dict[str, Any] = {}
         self.assumed_unit: list[str] = []
-        self.guards: list[tuple[str, int]] = []
+        self.guards: list[tuple[str, int, str]] = []  # (tensor, rank, why)
         self.depth = 0
         self.result_names: list[str | None] = []  # per inlined helper: the caller's target
+        self.positive: set[str] = set()  # host scalars asserted > 0 (as formatted expressions)
+        self.written: set[str] = set()  # tensors a launched kernel writes
 
     def error(self, node: cst.CSTNode, message: str, hint: str | None = None) -> TranslationError:
         return TranslationError(message, self.locate(node), hint)
@@ -537,8 +552,31 @@ class EntryBuilder:
 
         return _simplify(sizes(out))
 
+    def is_positive(self, e: ir.Expr) -> bool:
+        """Whether host scalar ``e`` is provably > 0: positive constants, scalars asserted
+        positive, and products, quotients and powers of those."""
+        if isinstance(e, ir.Const):
+            return not isinstance(e.value, (bool, str)) and e.value is not None and e.value > 0
+        if format_expr(e) in self.positive:
+            return True
+        if isinstance(e, ir.Name) and e.id in self.canon:
+            return self.is_positive(self.canon[e.id])
+        if isinstance(e, ir.BinOp) and e.op in ("*", "/"):
+            return self.is_positive(e.lhs) and self.is_positive(e.rhs)
+        if isinstance(e, ir.BinOp) and e.op == "**":
+            return self.is_positive(e.lhs)
+        return False
+
     def same_value(self, a: ir.Expr, b: ir.Expr) -> bool:
-        return format_expr(self.canonical(a)) == format_expr(self.canonical(b))
+        """Whether two host expressions are equal: the same after canonicalisation, up to the
+        order of sums and products (compared as polynomials over their atoms)."""
+        from translator.dialects.triton import frontend_affine as af
+
+        ca, cb = self.canonical(a), self.canonical(b)
+        if format_expr(ca) == format_expr(cb):
+            return True
+        atoms = af.Atoms()
+        return af.same_poly(af.poly(ca, atoms), af.poly(cb, atoms))
 
     def is_one(self, e: ir.Expr) -> bool:
         return self.canonical(e) == ir.Const(1)
@@ -613,20 +651,26 @@ class EntryBuilder:
             annotation = source_of(p.annotation.annotation) if p.annotation is not None else None
             default = None
             kind = "tensor"
+            optional = _optional_of(annotation)
             if annotation in ("int", "float", "bool", "str"):
                 kind = annotation
+            elif optional is not None:
+                kind = optional
             elif annotation is not None and "Tensor" not in annotation:
                 raise self.error(p, f"unsupported parameter annotation `{annotation}`",
-                                 "annotate parameters as torch.Tensor, int, float or bool")
+                                 "annotate parameters as torch.Tensor, int, float, bool, str "
+                                 "(or `float | None` and the like)")
             if p.default is not None:
                 try:
                     value = literal(p.default)
                 except ValueError:
                     raise self.error(p.default, "parameter defaults must be literals") from None
-                if value is None:
-                    raise self.error(p.default, f"`{name}` defaults to None, which the IR "
-                                     "cannot express", "give it a number default")
-                if isinstance(value, str) != (kind == "str") and annotation is not None:
+                if value is None and kind not in ("int", "float", "bool"):
+                    raise self.error(p.default, f"`{name}` defaults to None, but its type is not "
+                                     "given", f"annotate it: `{name}: float | None = None`")
+                if value is not None and isinstance(value, str) != (kind == "str") and (
+                    annotation is not None
+                ):
                     raise self.error(p.default, f"`{name}: {annotation}` defaults to "
                                      f"{value!r}", "give the parameter a default of its type")
                 default = ir.Const(value)
@@ -651,10 +695,9 @@ class EntryBuilder:
 
         # Rank guards first: they only raise, so they go before everything else.
         guards = []
-        for name, rank in self.guards:
+        for name, rank, why in self.guards:
             guards.append(ir.ShapeUnpack((None,) * rank, name, comments=(
-                f"tiletrans: specialised to {rank}-d `{name}`: the IR cannot view a result back "
-                "to a shape of unknown rank",)))
+                f"tiletrans: specialised to {rank}-d `{name}`: {why}",)))
         body = guards + self.body
 
         # Negative dims of tensors whose rank is now known.
@@ -809,6 +852,16 @@ class EntryBuilder:
 
     def host_if(self, node: cst.If) -> None:
         body = list(node.body.body) if isinstance(node.body, cst.IndentedBlock) else []
+        default = _none_default(node)
+        if default is not None:
+            # `if x is None: x = e` for an optional parameter.
+            name, value_node = default
+            current = self.scope.get(name)
+            value = self.hval(value_node)
+            if isinstance(current, HScalar) and isinstance(value, HScalar):
+                self.bind(name, HScalar(ir.Call("if_none", (current.expr, value.expr)),
+                                        value.kind), node)
+                return
         if node.orelse is None and body and all(
             isinstance(st, cst.SimpleStatementLine) and all(
                 isinstance(s, cst.Expr) and self.is_runtime_setup(s.value) for s in st.body)
@@ -982,6 +1035,12 @@ class EntryBuilder:
                     self.emit(ir.Assert(ir.BinOp("==", ir.ShapeOf(a.name), ir.ShapeOf(b.name)),
                                         msg, loc=loc))
                     return
+                if isinstance(lhs, HTuple) and isinstance(rhs, HTuple) and len(lhs.items) == len(
+                    rhs.items
+                ) and all(isinstance(x, HScalar) for x in lhs.items + rhs.items):
+                    for a, b in zip(lhs.items, rhs.items):
+                        self.emit(ir.Assert(ir.BinOp("==", a.expr, b.expr), msg, loc=loc))
+                    return
                 if isinstance(lhs, HShape) and isinstance(rhs, HTuple):
                     t = lhs.tensor
                     self.require_rank(t, len(rhs.items), node, text)
@@ -1007,6 +1066,10 @@ class EntryBuilder:
                       cst.GreaterThanEqual: ">="}.get(type(comp.operator))
                 if op is not None:
                     self.emit(ir.Assert(ir.BinOp(op, lhs.expr, rhs.expr), msg, loc=loc))
+                    if op in (">", ">=") and isinstance(rhs.expr, ir.Const) and (
+                        rhs.expr.value > 0 or (op == ">" and rhs.expr.value == 0)
+                    ):
+                        self.positive.add(format_expr(lhs.expr))
                     return
         v = self.hval(test)
         if isinstance(v, HFact) and v.kind == "contiguous":
@@ -1061,7 +1124,7 @@ class EntryBuilder:
         if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
             value = node.evaluated_value
             return HScalar(ir.Const(value), "str") if isinstance(value, str) else HStatic(value)
-        if isinstance(node, cst.Tuple | cst.List):
+        if isinstance(node, cst.Tuple | cst.List | cst.Set):
             return HTuple(tuple(self.hval(e.value) for e in node.elements))
         if isinstance(node, cst.Lambda):
             return HGrid(tuple(p.name.value for p in node.params.params), node.body, node)
@@ -1101,6 +1164,9 @@ class EntryBuilder:
                 return HScalar(ir.BinOp(op, a.expr, b.expr), "bool")
             return HOpaque(f"`{self.src(node)}`")
         if isinstance(node, cst.IfExp):
+            test, a, b = (self.hval(x) for x in (node.test, node.body, node.orelse))
+            if all(isinstance(x, HScalar) for x in (test, a, b)) and a.kind == b.kind:
+                return HScalar(ir.Call("where", (test.expr, a.expr, b.expr)), a.kind)
             return HOpaque(f"the conditional `{self.src(node)}`")
         return HOpaque(f"`{self.src(node)[:50]}`")
 
@@ -1152,9 +1218,24 @@ class EntryBuilder:
                         i += t.rank
                     return HScalar(ir.SizeOf(t.name, i))
                 return base.items[i]
+        if isinstance(base, HShape) and len(node.slice) == 1 and isinstance(
+            node.slice[0].slice, cst.Slice
+        ):
+            sl = node.slice[0].slice
+            bounds = [self.hval(b) if b is not None else None for b in (sl.lower, sl.upper)]
+            rank = base.tensor.rank
+            if sl.step is None and all(b is None or (isinstance(b, HScalar) and isinstance(
+                b.expr, ir.Const)) for b in bounds) and (rank is not None or bounds[1] is not None
+                                                         and bounds[1].expr.value >= 0):
+                lo = int(bounds[0].expr.value) if bounds[0] is not None else 0
+                hi = int(bounds[1].expr.value) if bounds[1] is not None else rank
+                if rank is not None:
+                    lo, hi = (x + rank if x < 0 else x for x in (lo, hi))
+                return HTuple(tuple(HScalar(ir.SizeOf(base.tensor.name, i)) for i in range(
+                    lo, hi)))
         if isinstance(base, HShape):
-            raise self.error(node, f"`{self.src(node)}`: slices of shapes are not supported",
-                             "index the shape with constants")
+            raise self.error(node, f"`{self.src(node)}`: this slice of a shape is not supported",
+                             "index the shape with constants, or slice it with constant bounds")
         if isinstance(base, HStatic) and base.value == "meta":
             raise self.error(node, "`meta[...]` outside a grid lambda")
         if isinstance(base, HArgs) and len(node.slice) == 1 and isinstance(
@@ -1343,7 +1424,8 @@ class EntryBuilder:
             if not isinstance(like, HTensor):
                 raise self.error(node, "allocate like a host tensor")
             t = HTensor(name, target or name, dtype or like.dtype, like.rank,
-                        contiguous=like.contiguous, unit_last=like.unit_last or like.contiguous)
+                        contiguous=like.contiguous, unit_last=like.unit_last or like.contiguous,
+                        like=like)
             self.emit(ir.Alloc(name, None, like.name, t.dtype, like.name, fill,
                                loc=self.locate(node)))
             for d in range(like.rank or 0):
@@ -1448,6 +1530,19 @@ class EntryBuilder:
         if name == "to":
             target_node = args[0] if args else kwargs.get("dtype")
             d = self.hval(target_node) if target_node is not None else None
+            if isinstance(d, HDType) and t.name in self.written:
+                # A kernel's output converted on the host (`c.to(a.dtype)` after split-K's fp32
+                # accumulation): a new tensor.
+                name = self.fresh(target or t.name)
+                self.emit(ir.Assign(name, ir.Cast(ir.Name(t.name), d.dtype),
+                                    loc=self.locate(node)))
+                self.types.vars[name] = TensorType(d.dtype, t.rank)
+                out = HTensor(name, target or name, d.dtype, t.rank, contiguous=True,
+                              unit_last=True, like=t)
+                self.tensors[name] = out
+                for dim in range(t.rank or 0):
+                    self.size_canon[(name, dim)] = ir.SizeOf(t.name, dim)
+                return out
             if isinstance(d, HDType) and isinstance(d.dtype, ir.DType):
                 # A converted copy: device code reads it through a cast of each element.
                 out = dataclasses.replace(t, cast=d.dtype, copy=True)
@@ -1519,7 +1614,8 @@ class EntryBuilder:
                 raise self.error(node, f"cannot tell the rank of `{t.source}`",
                                  f"unpack {t.source}.shape or assert {t.source}.dim() == r")
             t.rank = t.reshape_rank
-            self.guards.append((t.name, t.rank))
+            self.guards.append((t.name, t.rank, "the IR cannot view a result back to a shape of "
+                                "unknown rank"))
             self.hints.setdefault("rank_specialized", ())
             self.hints["rank_specialized"] += ((t.name, t.rank),)
         return [ir.SizeOf(t.name, d) for d in range(t.rank)]
@@ -1545,6 +1641,10 @@ class EntryBuilder:
         comments = tuple(self.pending_comments)
         self.pending_comments = []
         self.body.append(dataclasses.replace(k, comments=comments + k.comments))
+        from translator.ir.visit import walk_stmts
+
+        self.written |= {s.tensor for s in walk_stmts(k.body) if isinstance(
+            s, (ir.Store, ir.AtomicRMW))}
         launch.record_configs()
 
     def mark_constexpr(self, name: str) -> None:
@@ -1660,7 +1760,9 @@ class Launch:
                 return Binding("constexpr", expr=v.expr)
             if isinstance(v, HStatic):
                 return Binding("static", value=v.value)
-            return Binding("opaque", why=v.why if isinstance(v, HOpaque) else src)
+            if isinstance(v, HOpaque):
+                return Binding("opaque", why=v.why, expr=_opaque_expr(v.why, v))
+            return Binding("opaque", why=src)
         if isinstance(v, HTensor):
             return Binding("tensor", tensor=v.source, htensor=v)
         if isinstance(v, HStride):
@@ -1711,7 +1813,7 @@ class Launch:
         if isinstance(x, HScalar):
             return x.expr
         why = x.why if isinstance(x, HOpaque) else "not a scalar"
-        return _opaque_expr(why)
+        return _opaque_expr(why, x if isinstance(x, HOpaque) else None)
 
     def grid_expr(self, node: cst.BaseExpression, meta: str) -> ir.Expr:
         """An axis of a grid lambda: ``meta["BLOCK"]`` reads the kernel's constexpr."""
@@ -1762,6 +1864,26 @@ class Launch:
     def resolve_access(self, pname: str, per_dim: dict, implicit: bool, node
                        ) -> tuple[str, int]:
         t = self.tensor_info(pname)
+        if t.rank is None and per_dim and not implicit and sorted(per_dim) == list(
+            range(len(per_dim))
+        ):
+            # Strides of dims 0..r-1 and nothing else: the kernel reads a rank-r tensor (any
+            # other rank would leave dims unindexed); specialise to it, with a guard on the
+            # input it was allocated like.
+            root = t
+            while root.like is not None:
+                root = root.like
+            rank = len(per_dim)
+            if root.rank is None:
+                self.host.guards.append((root.name, rank, f"the kernel indexes it through "
+                                         f"{t.source}.stride(0..{rank - 1})"))
+                self.host.hints["rank_specialized"] = (
+                    *self.host.hints.get("rank_specialized", ()), (root.name, rank))
+            elif root.rank != rank:
+                raise self.error(node, f"`{t.source}` is indexed with {rank} strides but has "
+                                 f"{root.rank} dims")
+            for x in {id(t): t, id(root): root}.values():
+                x.rank = rank
         if t.rank is None or (not per_dim and implicit and t.rank > 1):
             if per_dim:
                 raise self.error(node, f"cannot tell the rank of `{t.source}`, which the kernel "
@@ -1795,9 +1917,10 @@ class Launch:
             return t.cast
         if isinstance(t.dtype, ir.DType):
             return t.dtype
-        if t.rank is None or t.flat is not None:
+        if t.flat is not None:
             # Accessed through its flat view (the kernel is passed the view).
-            return ir.DTypeOf(self.resolve_access(pname, {}, True, self.node)[0])
+            return ir.DTypeOf(t.flat)
+        # Of unknown rank so far: its accesses decide (a flat view, if any, is renamed after).
         return ir.DTypeOf(t.name)
 
     def check_writable(self, pname: str, node) -> None:
@@ -1856,6 +1979,20 @@ class Launch:
             return BlockInfo("tile", name, True, expr=b.expr)
         if isinstance(canon, ir.Call) and canon.op == "next_power_of_2":
             return BlockInfo("full", full_extent=canon.args[0], expr=b.expr)
+        if full_ok and _is_size(canon):
+            # tl.arange(0, D) with D a size (a power of two the host asserts, as Triton needs):
+            # lanes that span the whole dim exactly.
+            return BlockInfo("full", full_extent=b.expr, expr=b.expr, padded=False)
+        if isinstance(canon, ir.Call) and canon.op == "where" and all(
+            isinstance(x, ir.Const) and isinstance(x.value, int) for x in canon.args[1:]
+        ):
+            # `64 if d <= 64 else 32`: the host picks one of a few blocks; a tunable over them
+            # (its first choice the default) stands in, so reductions must not see padding.
+            first, second = (int(x.value) for x in canon.args[1:])  # type: ignore[union-attr]
+            t = ir.Tunable(name, "block_size", first, tuple(sorted({first, second})))
+            self.host.record_tunable(t, canon)
+            self.block_tunables[key] = name
+            return BlockInfo("tile", name, False, expr=b.expr)
         if isinstance(canon, ir.Call) and canon.op == "minimum":
             a, c = canon.args
             if isinstance(a, ir.Const):
@@ -1956,6 +2093,48 @@ def _interval_arith(op: str, a: Any, b: Any) -> tuple[int | None, int | None]:
     if op == "+":
         return alo + blo, ahi + bhi
     return None, None
+
+
+def _is_size(e: ir.Expr) -> bool:
+    """An integer host expression of sizes only (``x.size(d)``, products of them)."""
+    if isinstance(e, ir.SizeOf):
+        return True
+    return isinstance(e, ir.BinOp) and e.op == "*" and _is_size(e.lhs) and _is_size(e.rhs)
+
+
+def _optional_of(annotation: str | None) -> str | None:
+    """``"float"`` for ``float | None`` / ``Optional[float]`` (and int, bool, str likewise)."""
+    if annotation is None:
+        return None
+    text = annotation.replace(" ", "")
+    for kind in ("int", "float", "bool", "str"):
+        if text in (f"{kind}|None", f"None|{kind}", f"Optional[{kind}]",
+                    f"typing.Optional[{kind}]"):
+            return kind
+    return None
+
+
+def _none_default(node: cst.If) -> tuple[str, cst.BaseExpression] | None:
+    """``(x, e)`` of ``if x is None: x = e`` (no else)."""
+    test = node.test
+    body = list(node.body.body) if isinstance(node.body, cst.IndentedBlock) else []
+    if node.orelse is not None or len(body) != 1 or not isinstance(
+        body[0], cst.SimpleStatementLine
+    ) or len(body[0].body) != 1:
+        return None
+    assign = body[0].body[0]
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1
+            and isinstance(test.comparisons[0].operator, cst.Is)
+            and isinstance(test.left, cst.Name)
+            and isinstance(test.comparisons[0].comparator, cst.Name)
+            and test.comparisons[0].comparator.value == "None"):
+        return None
+    name = test.left.value
+    if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1
+            and isinstance(assign.targets[0].target, cst.Name)
+            and assign.targets[0].target.value == name):
+        return None
+    return name, assign.value
 
 
 def _early_return(body: list[cst.BaseStatement]) -> tuple[list, cst.BaseExpression, list] | None:

@@ -177,6 +177,12 @@ class Tile:
     extent: ir.Expr | None = None  # host expression, set by the first mask that bounds it
     full_extent: ir.Expr | None = None  # for whole dims: n of next_power_of_2(n)
     node: cst.CSTNode | None = None
+    padded: bool = True  # False: a whole dim whose block is exactly its extent (needs no mask)
+    # Loop tiles that visit every `step`-th tile from tile `start` (split-K): trees over params
+    # and program ids. `used`: an access reads or writes through the tile (not only an offset).
+    start: ir.Expr | None = None
+    step: ir.Expr | None = None
+    used: bool = False
 
     @property
     def dim(self) -> ir.Dim:
@@ -249,6 +255,10 @@ class KernelLifter:
         self.ir_locals: set[str] = set()
         self.if_depth = 0
         self.loop_locals: set[str] = set()
+        self.positive_locals: set[str] = set()  # device scalars provably > 0
+        self.local_depth: dict[str, int] = {}  # IR local -> loop/branch depth of its definition
+        # (program axis, first tile, step) of loops that visit every step-th tile from pid_k.
+        self.split_steps: list[tuple[int, ir.Expr, ir.Expr, cst.CSTNode]] = []
         # Per enclosing branch: (block key, extent) pairs its test proves divisible.
         self.facts: list[list[tuple[af.Key, ir.Expr]]] = []
         for t in launch.host.tunable_names():
@@ -278,6 +288,7 @@ class KernelLifter:
         self.block(stmts, self.out, top=True)
         grid = self.grid_tiles()
         body_stmts = self.finish(tuple(self.out))
+        body_stmts = self.flat_dtypes(body_stmts)
         kernel = ir.Kernel(
             self.fn.name.value, grid, body_stmts, loc=self.locate(self.launch.node)
         )
@@ -305,6 +316,10 @@ class KernelLifter:
             return Data(b.expr)
         if b.kind == "static":
             return Static(b.value)
+        if b.kind == "opaque" and name in self.launch.kernel.constexprs and b.expr is not None:
+            # A compile-time value the host computes opaquely (NUM_SMS from a device query):
+            # usable where only its identity matters (a persistent loop's step, the grid).
+            return Idx(ir.Name("%q:" + name))
         return _Unbound(name, b.why)
 
     def binding(self, pname: str):
@@ -409,6 +424,10 @@ class KernelLifter:
                 if fn == f"{self.lang}.store":
                     self.store(node.value)
                     return
+                atomics = {f"{self.lang}.atomic_{op}": op for op in ir.ATOMIC_OPS}
+                if fn in atomics:
+                    self.atomic(node.value, atomics[fn])
+                    return
                 if fn in (f"{self.lang}.static_assert", f"{self.lang}.device_assert"):
                     return  # compile-/debug-time checks: they never change what is computed
                 func = node.value.func
@@ -467,15 +486,27 @@ class KernelLifter:
 
     def bind_data(self, name: str, value: Data, node: cst.CSTNode) -> Data:
         old = self.env.get(name)
-        if isinstance(old, Data) and isinstance(old.expr, ir.Name) and old.expr.id in self.ir_locals:
-            irname = old.expr.id  # rebinding keeps the IR variable (loop-carried values)
+        if isinstance(old, Data) and isinstance(value.expr, ir.Name) and old.expr == value.expr:
+            return Data(value.expr, value.pads, value.div)  # `acc = acc` (a helper's result)
+        depth = len(self.loops) + self.if_depth
+        if isinstance(old, Data) and isinstance(old.expr, ir.Name) and (
+            old.expr.id in self.ir_locals
+        ) and self.local_depth.get(old.expr.id, -1) < depth:
+            # Rebinding inside a loop or branch keeps the IR variable (loop-carried values,
+            # values either branch may set); in straight-line code a new value gets a new name.
+            irname = old.expr.id
         else:
             irname = unique(_ident(name), self.taken)
             self.ir_locals.add(irname)
+            self.local_depth[irname] = depth
         expr = value.expr
         t = self.type_of(expr, node)
         self.out.append(ir.Assign(irname, expr, loc=self.locate(node)))
         self.types.vars[irname] = t
+        if not dims_of(t) and self.is_positive(expr):
+            self.positive_locals.add(irname)
+        else:
+            self.positive_locals.discard(irname)
         return Data(ir.Name(irname), value.pads, value.div)
 
     def name_scalar(self, name: str, value: Idx) -> Idx:
@@ -497,6 +528,18 @@ class KernelLifter:
                 self.swizzle = sw
                 return Idx(ir.Name("%s" + which))
         return value
+
+    def is_positive(self, e: ir.Expr) -> bool:
+        """Whether scalar ``e`` is provably > 0 (device locals bound to positive values, host
+        scalars the wrapper asserts positive)."""
+        if isinstance(e, ir.Name) and e.id in self.positive_locals:
+            return True
+        if isinstance(e, ir.BinOp) and e.op in ("*", "/"):
+            return self.is_positive(e.lhs) and self.is_positive(e.rhs)
+        if isinstance(e, ir.Name) and e.id in self.ir_locals:
+            return False
+        return not dims_of(self.types.vars.get(e.id) if isinstance(e, ir.Name) and (
+            e.id in self.types.vars) else ScalarType(ir.F32)) and self.host.is_positive(e)
 
     def type_of(self, e: ir.Expr, node: cst.CSTNode | None):
         try:
@@ -650,16 +693,13 @@ class KernelLifter:
         first = self.ev(args[0]) if args else None
         if len(args) == 3 and isinstance(first, Idx) and af.is_sym(af.strip_casts(first.tree),
                                                                     "pid"):
-            try:
-                step_val = self.ev(args[2])
-            except Refusal:
-                step_val = None
+            step_val = self.ev(args[2])
+            stop_val = self.ev(args[1])
             if not (isinstance(step_val, Idx) and af.is_sym(af.strip_casts(step_val.tree), "np")):
-                raise self.error(
-                    node.iter, "persistent loops over tiles (`range(pid, n, NUM_PROGRAMS)`) are "
-                    "not lifted yet; only loops over rows stepping by tl.num_programs(axis)",
-                    "launch one program per tile instead",
-                )
+                if not isinstance(stop_val, Idx) or not isinstance(step_val, Idx):
+                    raise self.error(node.iter, "range bounds must be integers")
+                self.persistent_tiles(node, first.tree, stop_val.tree, step_val.tree)
+                return
         vals = [first] + [self.ev(a) for a in args[1:]]
         if not all(isinstance(v, Idx) for v in vals) or not 1 <= len(vals) <= 3:
             raise self.error(node.iter, "range bounds must be integers")
@@ -712,6 +752,69 @@ class KernelLifter:
                              "program", "move them into the loop")
         self.block(list(_body(node.body)), self.out)
         self.persistent_done = True
+
+    def persistent_tiles(self, node: cst.For, start: ir.Expr, stop: ir.Expr, step: ir.Expr
+                         ) -> None:
+        """``for tile_id in tl.range(pid, num_tiles, NUM_SMS)`` (Triton tutorial 09).
+
+        Program ``p`` of the ``G`` launched takes ids ``p, p + S, ...`` below ``T``: each id once
+        exactly when ``min(S, T) <= G <= S`` (checked with the grid). The iterations are then a
+        grid of ``T`` programs, so the body is lifted with the loop variable as the program id,
+        and the schedule becomes the entry hint ``pid_type="persistent_interleaved"`` (Helion's
+        name for it).
+        """
+        start = af.strip_casts(start)
+        assert isinstance(start, ir.Name) and isinstance(node.target, cst.Name)
+        axis = int(start.id[4:])
+        if self.loops or self.if_depth or self.persistent is not None or self.pid_roles.get(
+            axis) or axis in self.pid_scalar_uses or any(
+                t.base == start.id for t in self.tiles.values()):
+            raise self.error(node, "a persistent loop over tiles must be the kernel's outer loop, "
+                             "and its program id used for nothing else")
+        carried = self.assigned_names(node.body) & set(self.env) - {node.target.value}
+        carried = {n for n in carried if _read_before_write(n, node.body)}
+        if carried:
+            raise self.error(node, f"the tiles of this persistent loop are not independent: "
+                             f"`{sorted(carried)[0]}` is carried from one tile to the next",
+                             "compute each tile from scratch")
+        if any(isinstance(s, (ir.Store, ir.AtomicRMW)) for s in self.out):
+            raise self.error(node, "stores before a persistent loop would run once per "
+                             "program", "move them into the loop")
+        self.persistent_grid = (axis, stop, step, node)
+        self.host.hints["pid_type"] = "persistent_interleaved"
+        self.env[node.target.value] = Idx(start)
+        self.block(list(_body(node.body)), self.out)
+        self.persistent_done = True
+
+    def check_persistent_grid(self) -> None:
+        """The launch of a persistent tile loop covers every tile once: its grid is
+        ``min(S, T)`` (or ``S``) programs; the IR's grid is then ``T`` programs."""
+        if getattr(self, "persistent_grid", None) is None:
+            return
+        axis, stop, step, node = self.persistent_grid
+        grid = self.launch.grid
+        total = self.host_ir(stop, node.iter)
+        stride = self.step_ir(step, node)
+        g = grid[axis] if axis < len(grid) else None
+        forms = [stride, ir.Call("minimum", (stride, total)), ir.Call("minimum", (total, stride))]
+        if g is None or not any(self.same_host(g, f, node) for f in forms):
+            raise self.error(
+                self.launch.grid_node, f"the persistent loop steps by {ir_text(step)} over "
+                f"{ir_text(total)} tiles, but the grid launches "
+                f"{ir_text(g) if g is not None else 'no'} programs along axis {axis}: every tile "
+                "is computed once only for min(step, tiles) programs",
+                "launch min(NUM_SMS, num_tiles) programs",
+            )
+        self.launch.grid = [total if i == axis else x for i, x in enumerate(grid)]
+
+    def step_ir(self, step: ir.Expr, node) -> ir.Expr:
+        """A persistent loop's step as a host expression (an opaque host value allowed)."""
+        step = af.strip_casts(step)
+        if isinstance(step, ir.Name) and step.id.startswith("%q:"):
+            b = self.launch.bindings[step.id[3:]]
+            assert b.expr is not None
+            return b.expr
+        return self.host_ir(step, getattr(node, "iter", node))
 
     def tile_loop(self, node: cst.For, stop: ir.Expr, step: ir.Expr, stages: int | None) -> None:
         assert isinstance(node.target, cst.Name)
@@ -775,7 +878,19 @@ class KernelLifter:
                 "index the loop's lanes as `off + tl.arange(0, BLOCK)` for `range(0, n, BLOCK)`",
             )
         expected = ir.Call("cdiv", (tile.extent, self.key_tree(tile.key)))
-        if not self.same_host(self.host_ir(trip, node.iter), self.host_ir_of_host(expected), node):
+        begin = step_ir = None
+        if tile.step is not None:
+            begin, step_ir = self.strided_bounds(tile, loop, body, node)
+            # cdiv(cdiv(n, B), S) tiles, however the source spells it (cdiv(n, B * S)).
+            forms = [ir.Call("cdiv", (expected, tile.step)), ir.Call("cdiv", (
+                tile.extent, ir.BinOp("*", self.key_tree(tile.key), tile.step)))]
+            trip_host = self.host_ir(trip, node.iter)
+            if not any(self.same_host(trip_host, self.host_ir_of_host(f), node) for f in forms):
+                raise self.error(node.iter, f"the loop runs `{self.src(node.iter)}` times, not "
+                                 f"once per {ir_text(tile.step)}-th {tile.name} tile",
+                                 "loop tl.cdiv(n, BLOCK * STEP) times")
+        elif not self.same_host(self.host_ir(trip, node.iter), self.host_ir_of_host(expected),
+                                node):
             raise self.error(
                 node.iter,
                 f"the loop runs `{self.src(node.iter)}` times, not once per {tile.name} tile "
@@ -794,8 +909,46 @@ class KernelLifter:
             elif v is not None:
                 after[n] = v
         self.env = after
-        tv = ir.TileVar(tile.name, tile.extent, tile.block)
+        tv = ir.TileVar(tile.name, tile.extent, tile.block, begin=begin, step=step_ir)
         self.out.append(ir.TileLoop((tv,), tuple(body), num_stages=stages, loc=self.locate(node)))
+
+    def strided_bounds(self, tile: Tile, loop: Loop, body: list[ir.Stmt], node
+                       ) -> tuple[ir.Expr, ir.Expr]:
+        """``begin``/``step`` of a loop visiting every ``step``-th tile from tile ``start``.
+
+        The source runs ``cdiv(cdiv(n, B), S)`` iterations in every program; the IR loop only the
+        ones whose tile is in bounds. The others load nothing (every lane masked), so they must
+        change nothing: the loop may only accumulate dots over the tile whose operands pad with
+        zeros, and store nothing.
+        """
+        assert tile.start is not None and tile.step is not None
+        for s in body:
+            for inner in [s, *walk_stmts_of(s)]:
+                if isinstance(inner, (ir.Store, ir.AtomicRMW, ir.If, ir.TileLoop)):
+                    raise self.error(loop.node, f"the loop over `{loop.var}` visits every "
+                                     f"{ir_text(tile.step)}-th tile and does more than "
+                                     "accumulate dots: its iterations past the last tile would "
+                                     "not be no-ops", "accumulate with tl.dot(a, b, acc) only")
+        defined = {s.target for s in body if isinstance(s, ir.Assign)}
+        loads = {s.target: s.value for s in body if isinstance(s, ir.Assign)}
+        for s in body:
+            if not isinstance(s, ir.Assign) or s.target in loads and isinstance(
+                s.value, (ir.Load, ir.Cast)
+            ):
+                continue
+            value = s.value
+            ok = isinstance(value, ir.Dot) and value.acc == ir.Name(s.target) and any(
+                _zero_padded(op, loads, tile.name) for op in (value.lhs, value.rhs))
+            if not ok and s.target not in defined - {s.target}:
+                raise self.error(loop.node, f"`{s.target}` changes in a loop that visits every "
+                                 f"{ir_text(tile.step)}-th tile, other than by accumulating a "
+                                 "dot of zero-padded loads", "accumulate with tl.dot(a, b, acc)")
+        for sym in af.symbols_in(tile.start):
+            if sym.startswith("%pid"):
+                self.pid_scalar_uses.add(int(sym[4:]))
+                self.split_steps.append((int(sym[4:]), tile.start, tile.step, node))
+        begin = self.scalar_ir(ir.BinOp("*", tile.start, self.key_tree(tile.key)), node)
+        return _simplify(begin), self.scalar_ir(tile.step, node)
 
     def snapshot(self) -> tuple:
         self.inserted = getattr(self, "inserted", [])
@@ -1066,6 +1219,10 @@ class KernelLifter:
             return None
         rest = dict(p)
         del rest[(lid,)]
+        if len(rest) > 1 and any(s.startswith("%it") for m in rest for s in m):
+            strided = self.strided_form(rest, key, node, strict)
+            if strided is not None:
+                return strided, {}
         base_sym = None
         for m, c in list(rest.items()):
             syms = list(m)
@@ -1083,6 +1240,41 @@ class KernelLifter:
         if tile is None:
             return None
         return tile, rest
+
+    def strided_form(self, rest: af.Poly, key: af.Key, node, strict: bool) -> Tile | None:
+        """``block * (start + step * it) + lane``: tile ``start + step * j`` at iteration ``j`` of
+        a loop (split-K: program ``pid_k`` takes K tiles ``pid_k, pid_k + SPLIT_K, ...``)."""
+        if isinstance(key, int):
+            q: af.Poly | None = {m: c // key for m, c in rest.items()} if all(
+                c % key == 0 for c in rest.values()) else None
+        else:
+            q = af.divide_by(rest, af.param_id(key))
+        if not q:
+            return None
+        for loop in reversed(self.loops):
+            it = f"%it{loop.id}"
+            moving = {m: c for m, c in q.items() if it in m}
+            start = {m: c for m, c in q.items() if it not in m}
+            step = af.divide_by(moving, it) if moving else None
+            if not step or not start:
+                continue
+            syms = af.poly_symbols(step) | af.poly_symbols(start)
+            if any(s.startswith(("%it", "%l", "%d", "%t:")) for s in syms):
+                return None
+            tile = self.tile_for(key, it, node, strict)
+            if tile is None:
+                return None
+            start_tree, step_tree = af.poly_expr(start), af.poly_expr(step)
+            if tile.step is None:
+                tile.start, tile.step = start_tree, step_tree
+            elif not (af.same_poly(af.poly(tile.start, self.atoms), start)
+                      and af.same_poly(af.poly(tile.step, self.atoms), step)):
+                if strict:
+                    raise self.error(node, f"the loop over `{loop.var}` visits two different "
+                                     "sequences of tiles")
+                return None
+            return tile
+        return None
 
     def _is_base(self, s: str) -> bool:
         return (s.startswith("%pid") or s.startswith("%it") or s in ("%sm", "%sn")
@@ -1123,7 +1315,10 @@ class KernelLifter:
                     )
                 return None
             name = unique("full_" + _suffix(key), set())  # never an IR name
-            tile = Tile(name, key, None, None, True, full_extent=block.full_extent, node=node)
+            tile = Tile(name, key, None, None, True, full_extent=block.full_extent, node=node,
+                        padded=block.padded)
+            if not block.padded:
+                tile.extent = block.full_extent
             self.tiles[ident] = tile
             return tile
         if block.kind == "full":
@@ -1184,6 +1379,10 @@ class KernelLifter:
     def tile_index_poly(self, tile: Tile, axis: int) -> af.Poly:
         lid = af.lane_id(tile.key, axis)
         p: af.Poly = {(lid,): 1}
+        if tile.step is not None:
+            assert tile.base is not None and tile.start is not None
+            ids = ir.BinOp("+", tile.start, ir.BinOp("*", tile.step, ir.Name(tile.base)))
+            return af._add(p, af.poly(ir.BinOp("*", self.key_tree(tile.key), ids), self.atoms))
         if tile.base is not None:
             if isinstance(tile.key, int):
                 p[(tile.base,)] = tile.key
@@ -1757,7 +1956,11 @@ class KernelLifter:
             self.env = saved
         return result
 
-    def pointwise(self, op: str, vals: list[Val], node) -> Data:
+    def pointwise(self, op: str, vals: list[Val], node) -> Data | Idx:
+        if op == "where" and all(isinstance(self._static_num(v), Idx) for v in vals):
+            # On offsets: `tl.where(offs < M, offs, 0)` clamps lanes like `offs % M` wraps them.
+            c, a, b = (self._static_num(v).tree for v in vals)
+            return Idx(ir.Call("where", (c, a, b)))
         if op == "where":
             cond, a, b = vals
             c = self.to_data(self._static_num(cond), node)
@@ -2116,8 +2319,9 @@ class KernelLifter:
         self.store_window(ptr, self.ev(value_node), value_node, mask, mask_node, node)
 
     def store_window(self, ptr: Ptr, value_val: Val, value_node, mask: Val | None, mask_node,
-                     node) -> None:
-        """A store of ``value_val`` to the pointer tile ``ptr`` under ``mask``."""
+                     node, atomic: str | None = None) -> None:
+        """A store of ``value_val`` to the pointer tile ``ptr`` under ``mask`` (an atomic
+        read-modify-write ``atomic`` where given)."""
         value = self.to_data(value_val, value_node)
         self.launch.check_writable(ptr.tensor, node)
         tensor, items, rank = self.access(ptr, mask, mask_node, node, store=True)
@@ -2132,8 +2336,32 @@ class KernelLifter:
             core = [i for i, d in enumerate(vdims) if not isinstance(d, ir.UnitDim)]
             if len(core) == len(order):
                 v = ir.Permute(ir.Reshape(v, tuple(vdims[i] for i in core)), tuple(inv))
-        self.out.append(ir.Store(tensor, tuple(it.index for it in items), v,
-                                 loc=self.locate(node)))
+        index = tuple(it.index for it in items)
+        if atomic is not None:
+            self.out.append(ir.AtomicRMW(atomic, tensor, index, v, loc=self.locate(node)))
+        else:
+            self.out.append(ir.Store(tensor, index, v, loc=self.locate(node)))
+
+    def atomic(self, node: cst.Call, op: str) -> None:
+        """``tl.atomic_<op>(pointer, val, mask=..., sem=..., scope=...)`` as a statement."""
+        args, kwargs = call_args(node)
+        names = ["pointer", "val", "mask", "sem", "scope"]
+        bound = dict(zip(names, args))
+        for k, v in kwargs.items():
+            if k not in names:
+                raise self.error(v, f"unsupported tl.atomic_{op} option `{k}=`")
+            bound[k] = v
+        if "pointer" not in bound or "val" not in bound:
+            raise self.error(node, f"tl.atomic_{op}(pointer, val, mask=...)")
+        # `sem`/`scope` order the atomic against other memory traffic; each element's update is
+        # atomic whatever they say, and the IR's AtomicRMW promises no more than that.
+        ptr = self.ev(bound["pointer"])
+        if not isinstance(ptr, Ptr):
+            raise self.error(node, f"tl.atomic_{op} needs a pointer")
+        mask_node = bound.get("mask")
+        mask = self.ev(mask_node) if mask_node is not None else None
+        self.store_window(ptr, self.ev(bound["val"]), bound["val"], mask, mask_node, node,
+                          atomic=op)
 
     def access(self, ptr: Ptr, mask: Val | None, mask_node, node, store: bool
                ) -> tuple[str, list[Item], int]:
@@ -2174,6 +2402,10 @@ class KernelLifter:
             per_dim[last] = implicit
             self.launch.note_unit_stride(ptr.tensor, node)
         items = [self.classify(per_dim.get(d, {}), node) for d in range(rank)]
+        for it in items:
+            for _, _, tile in it.dims:
+                if tile is not None:
+                    tile.used = True
         self.check_mask(items, mask, mask_node, node, store, info.source)
         mrank = self.rank_of(mask.tree) if isinstance(mask, Idx) else 0
         if mrank > rank_tree:
@@ -2185,13 +2417,12 @@ class KernelLifter:
         syms = af.poly_symbols(p)
         lanes = sorted({s for s in syms if af.parse_lane(s)})
         gathers = [s for s in syms if s in self.data and any(k != 1 for k in self.data[s][1])]
-        wraps = [s for s in syms if s.startswith("%t:") and isinstance(
-            self.atoms.trees[s], ir.BinOp) and self.atoms.trees[s].op == "%"
-            and self.flat_digit(s) is None]
+        wraps = [s for s in syms if s.startswith("%t:") and _wrap_of(self.atoms.trees[s])
+                 and self.flat_digit(s) is None]
         if not lanes and not gathers and len(wraps) == 1 and p == {(wraps[0],): 1}:
             tree = self.atoms.trees[wraps[0]]
-            assert isinstance(tree, ir.BinOp)
-            inner = af.poly(tree.lhs, self.atoms)
+            wrapped, bound = _wrap_of(tree)  # type: ignore[misc]
+            inner = af.poly(wrapped, self.atoms)
             inner_lanes = [s for s in af.poly_symbols(inner) if af.parse_lane(s)]
             if len(inner_lanes) == 1:
                 lane = af.parse_lane(inner_lanes[0])
@@ -2199,11 +2430,12 @@ class KernelLifter:
                 res = self.tile_form(inner, lane, node)
                 if res is not None and not res[1] and res[0].base is not None:
                     tile = res[0]
-                    self.set_extent(tile, tree.rhs, node)
+                    self.set_extent(tile, bound, node)
                     return Item("tile", ir.TileIndex(tile.name), [(lane[1], tile.dim, tile)], [],
-                                [(tile, tree.rhs)])
+                                [(tile, bound)])
             raise self.error(node, f"cannot read `{ir_text(tree)}` as a tile of the tensor",
-                             "wrap only `(pid * BLOCK + tl.arange(0, BLOCK)) % n`")
+                             "wrap only `(pid * BLOCK + tl.arange(0, BLOCK)) % n` or clamp with "
+                             "`tl.where(offs < n, offs, 0)`")
         if not lanes and not gathers:
             pt = af.poly_expr(p)
             pt = af.strip_casts(pt)
@@ -2316,7 +2548,7 @@ class KernelLifter:
             if hit is None:
                 if tile.base is not None and id(tile) in wrapped:
                     continue
-                if self.proven_exact(tile, node):
+                if self.proven_exact(tile, node) or not tile.padded:
                     continue
                 what = "store into" if store else "load from"
                 raise self.error(
@@ -2365,7 +2597,20 @@ class KernelLifter:
     # ------------------------------------------------------------------ the grid
 
     def grid_tiles(self) -> tuple[ir.TileVar, ...]:
+        self.check_persistent_grid()
         grid = self.launch.grid
+        for axis, start, step, loop_node in self.split_steps:
+            if start != ir.Name(f"%pid{axis}"):
+                raise self.error(loop_node, f"a loop that visits every {ir_text(step)}-th tile "
+                                 f"starts at tile {ir_text(start)}, not at tl.program_id({axis})")
+            if axis >= len(grid) or not self.same_host(grid[axis], self.step_ir(step, loop_node),
+                                                       loop_node):
+                raise self.error(
+                    self.launch.grid_node, f"the K tiles are split over tl.program_id({axis}) "
+                    f"in steps of {ir_text(step)}, but the grid launches "
+                    f"{ir_text(grid[axis]) if axis < len(grid) else 'nothing'} programs along "
+                    "it: every tile is visited once only for as many programs as the step",
+                    "launch SPLIT_K programs along the split axis")
         out: list[ir.TileVar] = []
         used_axes: set[int] = set()
         node = self.launch.grid_node
@@ -2400,16 +2645,24 @@ class KernelLifter:
         by_axis: dict[int, list[str]] = {}
         for sym in self.digit_tiles.keys() | self.digit_scalar_uses:
             by_axis.setdefault(int(self.digits[sym].pid[4:]), []).append(sym)
+        flat: dict[int, list[ir.TileVar]] = {}
         for axis, syms in sorted(by_axis.items()):
             if axis in used_axes or axis in self.pid_roles or axis in self.pid_scalar_uses:
                 raise self.error(node, f"tl.program_id({axis}) is split into digits (`pid % n`, "
                                  "`pid // n`) and used besides")
-            out += self.flat_grid(axis, syms, node)
+            flat[axis] = self.flat_grid(axis, syms, node)
             used_axes.add(axis)
         for axis in range(3):
+            # A split axis keeps its place: the grid's fastest dims stay the source's.
+            out += flat.get(axis, [])
             if axis in used_axes:
                 continue
             role = self.pid_roles.get(axis)
+            if role == "tile" and not self.pid_tiles[axis].used:
+                # Offsets computed from the program id that no access reads as a tile (split-K's
+                # `pid_k * BLOCK_K + arange` only starts a strided loop).
+                role = None
+                del self.pid_roles[axis]
             if role is None and axis in self.pid_scalar_uses:
                 role = self.pid_roles[axis] = "scalar"
             if role == "persistent" and axis in self.pid_scalar_uses:
@@ -2449,6 +2702,21 @@ class KernelLifter:
                 out.append(ir.TileVar(name, extent, ir.Const(1), scalar=True))
         self.grid = tuple(out)
         return self.grid
+
+    def flat_dtypes(self, body: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...]:
+        """``dtype(x)`` read before ``x`` turned out to be addressed only through its flat view
+        becomes ``dtype(x_flat)`` (the tensor the kernel is passed)."""
+        from translator.ir.visit import walk_stmts
+
+        accessed = {s.tensor for s in walk_stmts(body) if isinstance(s, (ir.Store, ir.AtomicRMW))}
+        from translator.ir.visit import all_exprs
+
+        accessed |= {e.tensor for e in all_exprs(body) if isinstance(e, ir.Load)}
+        rename = {}
+        for name, t in self.host.tensors.items():
+            if t.flat is not None and name not in accessed and t.flat in accessed:
+                rename[ir.DTypeOf(name)] = ir.DTypeOf(t.flat)
+        return _replace_values(body, rename) if rename else body
 
     def flat_grid(self, axis: int, syms: list[str], node) -> list[ir.TileVar]:
         """The grid dims of a program id split in mixed radix, least significant first.
@@ -2725,6 +2993,64 @@ def _advance_of(small: cst.CSTNode, aliases: dict, lang: str
     return None
 
 
+def walk_stmts_of(s: ir.Stmt) -> list[ir.Stmt]:
+    """The statements nested in ``s``."""
+    from translator.ir.visit import walk_stmts
+
+    inner: tuple[ir.Stmt, ...] = ()
+    if isinstance(s, ir.TileLoop):
+        inner = s.body
+    elif isinstance(s, ir.If):
+        inner = s.body + s.orelse
+    return list(walk_stmts(inner))
+
+
+def _zero_padded(e: ir.Expr, loads: dict[str, ir.Expr], tile: str) -> bool:
+    """Whether dot operand ``e`` is a load along ``tile`` (maybe cast) whose lanes past the
+    tensor read 0, so a tile wholly out of bounds contributes an exact 0."""
+    while isinstance(e, (ir.Cast, ir.Permute)):
+        e = e.value
+    if isinstance(e, ir.Name) and e.id in loads:
+        return _zero_padded(loads[e.id], {}, tile)
+    return isinstance(e, ir.Load) and e.other == 0.0 and ir.TileIndex(tile) in e.index
+
+
+def _replace_values(v: Any, mapping: dict) -> Any:
+    """``v`` (IR nodes, tuples) with every field value found in ``mapping`` replaced."""
+    if isinstance(v, tuple):
+        new = tuple(_replace_values(x, mapping) for x in v)
+        return v if all(a is b for a, b in zip(new, v)) else new
+    if not dataclasses.is_dataclass(v) or isinstance(v, type):
+        return v
+    try:
+        if v in mapping:
+            return mapping[v]
+    except TypeError:
+        pass
+    changes = {}
+    for f in dataclasses.fields(v):
+        x = getattr(v, f.name)
+        nx = _replace_values(x, mapping)
+        if nx is not x:
+            changes[f.name] = nx
+    return dataclasses.replace(v, **changes) if changes else v
+
+
+def _wrap_of(tree: ir.Expr) -> tuple[ir.Expr, ir.Expr] | None:
+    """``(offsets, n)`` of offsets kept in bounds without a mask: ``offs % n`` (wrapped) or
+    ``tl.where(offs < n, offs, c)`` (clamped). The lanes past ``n`` read other rows, which only
+    reach results a masked store drops."""
+    if isinstance(tree, ir.BinOp) and tree.op == "%":
+        return tree.lhs, tree.rhs
+    if isinstance(tree, ir.Call) and tree.op == "where":
+        cond, a, b = (af.strip_casts(x) for x in tree.args)
+        if isinstance(cond, ir.BinOp) and cond.op == "<" and af.strip_casts(cond.lhs) == a and (
+            isinstance(b, ir.Const)
+        ):
+            return a, cond.rhs
+    return None
+
+
 def _is_divisibility(e: ir.Expr) -> bool:
     """``x % b == 0``."""
     return (isinstance(e, ir.BinOp) and e.op == "==" and e.rhs == ir.Const(0)
@@ -2912,13 +3238,18 @@ def _fold_pads(op: str, operands: list[Data], lifter: KernelLifter, e: ir.Expr |
             continue
         vals: list[float | None] = []
         for o in operands:
-            if isinstance(o.expr, ir.Const) and not isinstance(o.expr.value, bool):
+            if isinstance(o.expr, ir.Const) and not isinstance(o.expr.value, (bool, str)):
                 vals.append(float(o.expr.value))
                 continue
             odims = dims_of(infer(o.expr, lifter.types))
             vals.append(o.pad(d) if d in odims else None)
         if all(v is None for v in vals):
             continue
+        if op in ("*", "/") and len(vals) == 2 and any(v is not None and math.isinf(v)
+                                                       for v in vals):
+            # inf times (or over) a value known positive stays inf with its sign.
+            vals = [1.0 if v is None and lifter.is_positive(o.expr) else v
+                    for v, o in zip(vals, operands)]
         r = _fold(op, vals)
         if r is not None:
             out.append((d, r))
@@ -2977,7 +3308,9 @@ def map_stmt(s: ir.Stmt, expr: Callable[[ir.Expr], ir.Expr],
     if isinstance(s, (ir.Store, ir.AtomicRMW)):
         return dataclasses.replace(s, index=tuple(index(i) for i in s.index), value=expr(s.value))
     if isinstance(s, ir.TileLoop):
-        tiles = tuple(dataclasses.replace(t, extent=expr(t.extent)) for t in s.tiles)
+        tiles = tuple(dataclasses.replace(
+            t, extent=expr(t.extent), begin=expr(t.begin) if t.begin is not None else None,
+            step=expr(t.step) if t.step is not None else None) for t in s.tiles)
         return dataclasses.replace(s, tiles=tiles, body=tuple(
             map_stmt(b, expr, index) for b in s.body))
     if isinstance(s, ir.If):

@@ -285,6 +285,8 @@ class KernelEmitter:
         v = e.value
         if isinstance(v, str):
             return string_literal(v), _ATOM
+        if v is None:
+            return "None", _ATOM
         if isinstance(v, float):
             if math.isinf(v):
                 return ('float("inf")' if v > 0 else 'float("-inf")'), _ATOM
@@ -756,12 +758,14 @@ class KernelEmitter:
             n = self.dims[t.name]
             begin = self.text(t.begin) if t.begin is not None else "0"
             if n.scalar:
-                self.emit(f"for {t.name} in range({begin}, {n.extent}):")
+                step = f", {self.text(t.step)}" if t.step is not None else ""
+                self.emit(f"for {t.name} in range({begin}, {n.extent}{step}):")
                 self.indent += 1
             else:
                 stages = f", num_stages={s.num_stages}" if s.num_stages else ""
                 rng = "tl.range" if stages else "range"
-                self.emit(f"for {n.start} in {rng}({begin}, {n.extent}, {n.block}{stages}):")
+                step = n.block if t.step is None else f"{n.block} * {self.text(t.step, 10)}"
+                self.emit(f"for {n.start} in {rng}({begin}, {n.extent}, {step}{stages}):")
                 self.indent += 1
                 self.emit(f"{n.offs} = {n.start} + tl.arange(0, {n.block})")
                 self.emit(f"{n.mask} = {n.offs} < {n.extent}")
@@ -821,6 +825,8 @@ class KernelEmitter:
                 ir.TileIndex(tile.name)
             )
             step = f"{n.block} * stride_{load.tensor}{dim}"
+            if tile.step is not None:
+                step = f"{n.block} * {self.text(tile.step, 10)} * stride_{load.tensor}{dim}"
             self.hoisted[key] = (name, step)
             advances.append((name, step))
         return advances
