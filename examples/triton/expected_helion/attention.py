@@ -54,7 +54,7 @@ def attention(
     # of the scaled scores only for a positive scale.
     assert sm_scale_2 > 0, "sm_scale must be positive"
     o = torch.empty_like(q)
-    # tiletrans: dropped `num_warps=num_warps`: a launch knob computed on the host (performance only)
+    # tiletrans: dropped `num_warps=num_warps`: a launch knob computed on the host from input sizes (performance only)
     for tile_m, off_h, off_z in hl.tile([N_CTX_Q, H, q.size(0)], block_size=[None, 1, 1]):
         # initialize offsets
         # K is read transposed: a [HEAD_DIM, BLOCK_N] tile.

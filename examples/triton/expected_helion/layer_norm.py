@@ -15,7 +15,7 @@ import helion.language as hl
 import torch
 
 
-@helion.kernel(config=helion.Config(block_sizes=[1024], num_stages=3))
+@helion.kernel(config=helion.Config(block_sizes=[1024], num_warps=4, num_stages=3))
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-05):
     """LayerNorm over the last dimension of ``x``.
 
@@ -42,8 +42,8 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     block_size = hl.register_block_size(N)
     # Less than 64KB per feature: enqueue fused kernel
     # heuristics for number of warps
+    # tiletrans: `num_warps=num_warps` is 4 at the default config
     # enqueue kernel
-    # tiletrans: dropped `num_warps=num_warps`: a launch knob computed on the host (performance only)
     for row in hl.grid(M):
         # Map the program id to the row of X and Y it should compute.
         # Compute mean

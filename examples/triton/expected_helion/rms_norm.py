@@ -31,7 +31,7 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-06) -> torch
     assert not BLOCK_SIZE > 65536, 'Cannot launch Triton kernel since n = {n} exceeds the recommended Triton blocksize = {MAX_FUSED_SIZE}.'
     Y = torch.empty([n_rows, n_cols], dtype=X.dtype, device=X.device)
     RSTD = torch.empty([n_rows], dtype=torch.float32, device=X.device)
-    # tiletrans: dropped `num_warps=num_warps`: a launch knob computed on the host (performance only)
+    # tiletrans: dropped `num_warps=num_warps`: a launch knob computed on the host from input sizes (performance only)
     for row_idx in hl.grid(n_rows):
         X_row = X[row_idx, :]
         W_row = weight[:]

@@ -26,7 +26,7 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
     # Another trick we can use is to ask the compiler to use more threads per row by
     # increasing the number of warps (`num_warps`) over which each row is distributed.
     y = torch.empty_like(x)
-    # tiletrans: dropped `num_warps=num_warps`: a launch knob computed on the host (performance only)
+    # tiletrans: dropped `num_warps=num_warps`: a launch knob computed on the host from input sizes (performance only)
     for row_idx in hl.grid(n_rows):
         # starting row of the program
         # The stride represents how much we need to increase the pointer to advance 1 row

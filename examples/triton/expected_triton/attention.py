@@ -19,7 +19,7 @@ import triton
 import triton.language as tl
 
 
-# tiletrans: dropped `num_warps=num_warps`: a launch knob computed on the host (performance only)
+# tiletrans: dropped `num_warps=num_warps`: a launch knob computed on the host from input sizes (performance only)
 @triton.autotune(
     configs=[
         triton.Config({"BLOCK_M": 64, "BLOCK_N": 64}, num_warps=4, num_stages=3),
@@ -181,7 +181,7 @@ def attention(
     # of the scaled scores only for a positive scale.
     assert sm_scale_2 > 0, "sm_scale must be positive"
     o = torch.empty_like(q)
-    # tiletrans: dropped `num_warps=num_warps`: a launch knob computed on the host (performance only)
+    # tiletrans: dropped `num_warps=num_warps`: a launch knob computed on the host from input sizes (performance only)
     def grid(meta):
         return (triton.cdiv(N_CTX_Q, meta["BLOCK_M"]) * H * q.size(0),)
     _attn_fwd[grid](

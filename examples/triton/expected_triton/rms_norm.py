@@ -15,7 +15,7 @@ import triton
 import triton.language as tl
 
 
-# tiletrans: dropped `num_warps=num_warps`: a launch knob computed on the host (performance only)
+# tiletrans: dropped `num_warps=num_warps`: a launch knob computed on the host from input sizes (performance only)
 @triton.jit
 def _rms_norm_forward_kernel(
     weight_ptr,
@@ -73,7 +73,7 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-06) -> torch
     assert not (BLOCK_SIZE > 65536), 'Cannot launch Triton kernel since n = {n} exceeds the recommended Triton blocksize = {MAX_FUSED_SIZE}.'
     Y = torch.empty([n_rows, n_cols], dtype=X.dtype, device=X.device)
     RSTD = torch.empty([n_rows], dtype=torch.float32, device=X.device)
-    # tiletrans: dropped `num_warps=num_warps`: a launch knob computed on the host (performance only)
+    # tiletrans: dropped `num_warps=num_warps`: a launch knob computed on the host from input sizes (performance only)
     grid = (n_rows,)
     _rms_norm_forward_kernel[grid](
         weight,

@@ -15,7 +15,7 @@ import triton
 import triton.language as tl
 
 
-# tiletrans: dropped `num_warps=num_warps`: a launch knob computed on the host (performance only)
+# tiletrans: dropped `num_warps=num_warps`: a launch knob computed on the host from input sizes (performance only)
 @triton.jit
 def softmax_kernel(
     x_ptr,
@@ -66,7 +66,7 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
     # Another trick we can use is to ask the compiler to use more threads per row by
     # increasing the number of warps (`num_warps`) over which each row is distributed.
     y = torch.empty_like(x)
-    # tiletrans: dropped `num_warps=num_warps`: a launch knob computed on the host (performance only)
+    # tiletrans: dropped `num_warps=num_warps`: a launch knob computed on the host from input sizes (performance only)
     grid = (n_rows,)
     softmax_kernel[grid](
         x,

@@ -567,6 +567,25 @@ class EntryBuilder:
             return self.is_positive(e.lhs)
         return False
 
+    def at_default_config(self, e: ir.Expr) -> object:
+        """The value of host expression ``e`` with every tunable at its default (the block sizes
+        the host computes replaced by the tunables that stand for them), or ``None`` where it
+        still depends on input sizes."""
+        stand_ins = {format_expr(self.canonical(canon)): ir.Const(self.tunables[name].default)
+                     for name, canon in self.tunable_canon.items()}
+
+        def fold(x: ir.Expr) -> ir.Expr:
+            text = format_expr(x)
+            if text in stand_ins:
+                return stand_ins[text]
+            if isinstance(x, ir.BinOp):
+                return dataclasses.replace(x, lhs=fold(x.lhs), rhs=fold(x.rhs))
+            if isinstance(x, ir.Call):
+                return dataclasses.replace(x, args=tuple(fold(a) for a in x.args))
+            return x
+
+        return _evaluate(fold(self.canonical(e)))
+
     def same_value(self, a: ir.Expr, b: ir.Expr) -> bool:
         """Whether two host expressions are equal: the same after canonicalisation, up to the
         order of sums and products (compared as polynomials over their atoms)."""
@@ -1678,6 +1697,8 @@ class Launch:
         self.pre: list[ir.Stmt] = []
         self.block_tunables: dict[str, str] = {}
         self.values: dict[str, Any] = {}  # host value of each parameter the launch passes
+        # Launch knobs the host computes: (expression or None, source text).
+        self.knob_exprs: dict[str, tuple[ir.Expr | None, str]] = {}
 
     def error(self, node: cst.CSTNode | None, message: str, hint: str | None = None):
         return TranslationError(message, self.host.locate(node or self.node), hint)
@@ -1707,8 +1728,9 @@ class Launch:
                 if isinstance(value, int):
                     self.knobs[key] = value
                 else:
-                    self.host.note(f"tiletrans: dropped `{key}={self.host.src(v)}`: a launch knob "
-                                   "computed on the host (performance only)")
+                    computed = self.host.hval(v)
+                    self.knob_exprs[key] = (computed.expr if isinstance(computed, HScalar)
+                                            else None, self.host.src(v))
                 continue
             if key in g["ignored_launch_keys"]:
                 continue
@@ -2054,12 +2076,32 @@ class Launch:
         for tname in self.block_tunables.values():
             row[tname] = host.tunables[tname].default
         row.update(self.knobs)
+        row.update(self.computed_knobs())
         if not row:
             return
         if host.configs:
             host.configs[0].update(row)
         else:
             host.configs = [row]
+
+    def computed_knobs(self) -> dict[str, int]:
+        """Launch knobs the host computes from block sizes (``num_warps=32 if BLOCK >= 16384 else
+        8``), evaluated at the IR's default config: the value the source picks for the blocks the
+        translation runs with. Knobs that depend on input sizes are dropped (performance only)."""
+        out: dict[str, int] = {}
+        notes = []
+        for key, (expr, text) in self.knob_exprs.items():
+            value = self.host.at_default_config(expr) if expr is not None else None
+            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                out[key] = value
+                notes.append(f"tiletrans: `{key}={text}` is {value} at the default config")
+            else:
+                notes.append(f"tiletrans: dropped `{key}={text}`: a launch knob computed on the "
+                             "host from input sizes (performance only)")
+        kernel = self.host.body[-1]
+        if notes and isinstance(kernel, ir.Kernel):
+            self.host.body[-1] = dataclasses.replace(kernel, comments=(*notes, *kernel.comments))
+        return out
 
 
 # ==================================================================================================
@@ -2093,6 +2135,38 @@ def _interval_arith(op: str, a: Any, b: Any) -> tuple[int | None, int | None]:
     if op == "+":
         return alo + blo, ahi + bhi
     return None, None
+
+
+_FOLD_BINOPS = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "//": lambda a, b: a // b, "%": lambda a, b: a % b, "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+    "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
+}
+
+
+def _evaluate(e: ir.Expr) -> object:
+    """A host expression of constants evaluated, or ``None`` if it reads anything else."""
+    if isinstance(e, ir.Const):
+        return e.value
+    if isinstance(e, ir.BinOp) and e.op in _FOLD_BINOPS:
+        a, b = _evaluate(e.lhs), _evaluate(e.rhs)
+        if a is None or b is None or (e.op in ("//", "%") and b == 0):
+            return None
+        return _FOLD_BINOPS[e.op](a, b)
+    if isinstance(e, ir.Call):
+        args = [_evaluate(a) for a in e.args]
+        if any(a is None for a in args):
+            return None
+        if e.op == "where":
+            return args[1] if args[0] else args[2]
+        if e.op in ("minimum", "maximum"):
+            return (min if e.op == "minimum" else max)(args)
+        if e.op == "next_power_of_2":
+            return 1 << (int(args[0]) - 1).bit_length()
+        if e.op == "cdiv":
+            return -(-int(args[0]) // int(args[1]))
+    return None
 
 
 def _is_size(e: ir.Expr) -> bool:

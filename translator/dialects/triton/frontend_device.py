@@ -1577,9 +1577,13 @@ class KernelLifter:
             a, b = self.resolve_pending(a, b, node), self.resolve_pending(b, a, node)
         if isinstance(a, Ptr) or isinstance(b, Ptr):
             return self.ptr_arith(op, a, b, node)
-        if isinstance(a, Data) and isinstance(b, Idx) and op in _INT_OPS and self._int_data(a, node):
+        if isinstance(a, Data) and isinstance(b, Idx) and op in _INT_OPS and self._int_data(
+            a, node, b
+        ):
             a = Idx(self.data_symbol(a.expr, self._data_shape(a, node)))
-        if isinstance(b, Data) and isinstance(a, Idx) and op in _INT_OPS and self._int_data(b, node):
+        if isinstance(b, Data) and isinstance(a, Idx) and op in _INT_OPS and self._int_data(
+            b, node, a
+        ):
             b = Idx(self.data_symbol(b.expr, self._data_shape(b, node)))
         if isinstance(a, Idx) and isinstance(b, Idx):
             if op == "/":
@@ -1592,9 +1596,15 @@ class KernelLifter:
             return Idx(ir.Const(v.value))
         return v
 
-    def _int_data(self, d: Data, node) -> bool:
+    def _int_data(self, d: Data, node, other: Idx | None = None) -> bool:
+        """Whether ``d`` holds integers: by its dtype, or, for a tensor's elements of unknown
+        dtype, because ``other`` multiplies it by a stride (only offsets are)."""
         dt = dtype_of(self.type_of(d.expr, node))
-        return isinstance(dt, ir.DType) and dt.name in ir.INT_DTYPES
+        if isinstance(dt, ir.DType):
+            return dt.name in ir.INT_DTYPES
+        return other is not None and any(
+            s.startswith("%p:") and self.launch.is_stride(s[3:]) for s in af.symbols_in(
+                other.tree))
 
     def _data_shape(self, d: Data, node) -> tuple:
         return tuple(self.key_of_dim(x) for x in dims_of(self.type_of(d.expr, node)))
