@@ -302,6 +302,72 @@ def test_refuses_a_strided_loop_whose_extra_iterations_are_not_no_ops():
     assert "changes in a loop that visits every SPLIT_K-th tile" in err.message
 
 
+FEATURES = '''
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _add(a, b):
+    return a + b
+
+
+@triton.jit
+def _max(a, b):
+    return tl.maximum(a, b)
+
+
+@triton.jit
+def k(x_ptr, y_ptr, s_ptr, m_ptr, c_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0).to(tl.float32)
+    y = tl.extra.cuda.libdevice.tanh(x) + tl.extra.cuda.libdevice.log1p(tl.abs(x))
+    tl.store(y_ptr + offs, y, mask=offs < n)
+    tl.store(s_ptr + pid, tl.reduce(x, 0, _add))
+    tl.store(m_ptr + pid, tl.reduce(tl.where(offs < n, x, float("-inf")), 0, _max))
+    tl.store(c_ptr + offs, tl.cumsum(x, 0), mask=offs < n)
+
+
+def f(x: torch.Tensor):
+    assert x.is_contiguous()
+    n = x.numel()
+    y = torch.empty(n, device=x.device, dtype=torch.float32)
+    c = torch.empty(n, device=x.device, dtype=torch.float32)
+    s = torch.empty(triton.cdiv(n, 128), device=x.device, dtype=torch.float32)
+    m = torch.empty(triton.cdiv(n, 128), device=x.device, dtype=torch.float32)
+    k[(triton.cdiv(n, 128),)](x, y, s, m, c, n, BLOCK=128)
+    return y, s, m, c
+'''
+
+
+def test_libdevice_combine_reductions_and_scans(tmp_path: Path):
+    (entry,) = parse_source(FEATURES, "features.py", "triton").entries
+    calls = {e.op for e in exprs(entry, ir.Call)}
+    assert {"tanh", "log1p", "abs"} <= calls
+    assert sorted((r.op, r.masked) for r in exprs(entry, ir.Reduce)) == [("max", True),
+                                                                        ("sum", True)]
+    (scan,) = exprs(entry, ir.Scan)
+    assert (scan.op, scan.axis) == ("sum", 0)
+    src = tmp_path / "features.py"
+    src.write_text(FEATURES)
+    out = tmp_path / "features_triton.py"
+    out.write_text(translate_file(src, "triton", "triton"))
+    report = check_pair(src, out, src_dsl="triton", dtypes=("float32",), seeds=(0, 1))
+    assert report.passed, report.format_text()
+    x = torch.randn(300)
+    y, s, m, c = run_entry(entry, (x,))
+    torch.testing.assert_close(c[:128], torch.cumsum(x[:128], 0), rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(m, torch.stack([x[i:i + 128].max() for i in range(0, 300, 128)]))
+
+
+def test_refuses_a_combine_function_it_cannot_name():
+    text = FEATURES.replace("return a + b", "return a + 2 * b")
+    err = _refusal(text)
+    assert "tl.reduce with this combine function is not supported" in err.message
+
+
 def test_embedding_gathers_through_loaded_indices():
     entry = lift("embedding")
     gathers = [ld for ld in exprs(entry, ir.Load) if any(

@@ -293,6 +293,13 @@ def install() -> None:
     # torch's compat alias is what Helion-generated code imports; make sure it
     # is the same module object we patch.
     targets = [libdevice]
+    try:  # kernels written against the CUDA backend's module (`tl.extra.cuda.libdevice`)
+        from triton.language.extra.cuda import libdevice as cuda_libdevice
+
+        if cuda_libdevice is not libdevice:
+            targets.append(cuda_libdevice)
+    except ImportError:
+        pass
     try:
         from torch._inductor.runtime.triton_compat import libdevice as torch_libdevice
 

@@ -537,6 +537,15 @@ class _Interpreter:
             v = v.to(torch.int64)
         return _SUM_LIKE[e.op](v, dim=axis, keepdim=e.keepdim)
 
+    def _Scan(self, e: ir.Scan, t: Type) -> torch.Tensor:
+        v, dims = self.dv(e.value), dims_of(self.type(e.value))
+        axis = e.axis % len(dims)
+        v = torch.where(self.mask_along(dims, [axis]), v, _identity(e.op, v.dtype))
+        wide = v.to(torch.float64 if v.dtype == torch.float64 else torch.float32) if (
+            v.dtype.is_floating_point) else v.to(torch.int64)
+        fn = torch.cumsum if e.op == "sum" else torch.cumprod
+        return fn(wide, dim=axis)
+
     def _Dot(self, e: ir.Dot, t: Type) -> torch.Tensor:
         a, b = self.dv(e.lhs), self.dv(e.rhs)
         if e.masked:

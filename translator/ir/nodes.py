@@ -300,6 +300,23 @@ class Reduce(Expr):
     loc: Loc | None = _loc()
 
 
+SCAN_OPS = ("sum", "prod")
+
+
+@dataclass(frozen=True)
+class Scan(Expr):
+    """Inclusive prefix reduction (``cumsum``/``cumprod``) of ``value`` along ``axis``.
+
+    Invalid lanes of the scanned dim count as the identity; they follow the valid ones, so a
+    forward scan's valid lanes never see them either way.
+    """
+
+    op: str
+    value: Expr
+    axis: int
+    loc: Loc | None = _loc()
+
+
 @dataclass(frozen=True)
 class Dot(Expr):
     """Matrix product of the last two dims of ``lhs`` and ``rhs`` (batched over the leading dims),

@@ -97,6 +97,8 @@ def format_expr(e: ir.Expr, prec: int = 0) -> str:
     if isinstance(e, ir.Reduce):
         flags = (", keepdim" if e.keepdim else "") + ("" if e.masked else ", unmasked")
         return f"{e.op}({format_expr(e.value)}, axis={e.axis}{flags})"
+    if isinstance(e, ir.Scan):
+        return f"cum{e.op}({format_expr(e.value)}, axis={e.axis})"
     if isinstance(e, ir.Dot):
         acc = f", acc={format_expr(e.acc)}" if e.acc is not None else ""
         return (

@@ -361,6 +361,15 @@ def _reduce(e: ir.Reduce, env: TypeEnv) -> Type:
     return TileType(dims, dtype) if dims else ScalarType(dtype)
 
 
+def _scan(e: ir.Scan, env: TypeEnv) -> Type:
+    t = infer(e.value, env)
+    if not isinstance(t, TileType) or not t.dims:
+        raise IRTypeError(f"a {e.op} scan needs a tile operand", e.loc)
+    if e.op not in ir.SCAN_OPS or not -len(t.dims) <= e.axis < len(t.dims):
+        raise IRTypeError(f"bad scan {e.op} along axis {e.axis}", e.loc)
+    return t
+
+
 def _dot(e: ir.Dot, env: TypeEnv) -> Type:
     a, b = infer(e.lhs, env), infer(e.rhs, env)
     if not (isinstance(a, TileType) and isinstance(b, TileType)):
@@ -435,6 +444,7 @@ _HANDLERS = {
     ir.Full: _full,
     ir.Arange: _arange,
     ir.Reduce: _reduce,
+    ir.Scan: _scan,
     ir.Dot: _dot,
     ir.Permute: _permute,
     ir.Reshape: _reshape,

@@ -149,7 +149,7 @@ class _Squeezer:
         if isinstance(e, ir.Dot):
             acc = self.expr(e.acc) if e.acc is not None else None
             return dataclasses.replace(e, lhs=self.expr(e.lhs), rhs=self.expr(e.rhs), acc=acc)
-        if isinstance(e, ir.Reduce):
+        if isinstance(e, (ir.Reduce, ir.Scan)):
             dims = dims_of(infer(e.value, self.old))
             axis = e.axis % len(dims)
             kept = self._kept(dims)

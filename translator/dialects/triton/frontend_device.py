@@ -1751,8 +1751,8 @@ class KernelLifter:
             raise self.error(node, f"unsupported call `{self.src(node)[:60]}` in a kernel",
                              "kernels may call triton.language functions and @triton.jit helpers")
         name = fn[len(lang):]
-        if name.startswith("math."):
-            name = name[5:]
+        for prefix in self.grammar["frontend"]["math_namespaces"]["prefixes"]:
+            name = name.removeprefix(prefix)
         args, kwargs = call_args(node)
         unsupported = self.grammar["frontend"]["unsupported"]
         if name in unsupported:
@@ -1795,6 +1795,11 @@ class KernelLifter:
         reductions = self.grammar["frontend"]["reductions"]
         if name in reductions:
             return self.reduction(reductions[name], node)
+        if name == "reduce":
+            return self.combine_reduction(node)
+        scans = self.grammar["frontend"]["scans"]
+        if name in scans:
+            return self.scan(scans[name], node)
         pointwise = self.grammar["frontend"]["pointwise"]
         if name in pointwise:
             if kwargs:
@@ -2113,6 +2118,58 @@ class KernelLifter:
         else:
             axis = self._int_literal(axis_node, node)
         return self.reduce(op, d, axis, keepdim, node)
+
+    def scan(self, op: str, node: cst.Call) -> Data:
+        """``tl.cumsum(x, axis=0, reverse=False)``: a forward inclusive scan. The padded lanes
+        follow the valid ones, so they never reach a valid result."""
+        args, kwargs = call_args(node)
+        names = ["input", "axis", "reverse"]
+        bound = dict(zip(names, args))
+        for k, v in kwargs.items():
+            if k not in names:
+                raise self.error(v, f"unsupported keyword `{k}=` to tl.cum{op}")
+            bound[k] = v
+        if "input" not in bound:
+            raise self.error(node, f"tl.cum{op} needs a value")
+        reverse = bound.get("reverse")
+        if reverse is not None and literal(reverse):
+            raise self.error(reverse, "reverse scans are not supported yet",
+                             "flip the data with index arithmetic and scan forward")
+        d = self.to_data(self.ev(bound["input"]), node)
+        dims = dims_of(self.type_of(d.expr, node))
+        axis = self._int_literal(bound["axis"], node) if "axis" in bound else 0
+        if not dims or not -len(dims) <= axis < len(dims):
+            raise self.error(node, f"tl.cum{op} along axis {axis} of a {len(dims)}-d value")
+        dim = dims[axis % len(dims)]
+        e = ir.Scan(op, d.expr, axis % len(dims), loc=self.locate(node))
+        self.type_of(e, node)
+        # Valid lanes are exact; what padded lanes hold depends on the pads, as for any op.
+        return Data(e, (), d.div | ({dim} if d.pad(dim) is None else frozenset()))
+
+    def combine_reduction(self, node: cst.Call) -> Data:
+        """``tl.reduce(x, axis, combine_fn)`` whose combine function is a sum, product, max or
+        min of its two arguments: that reduction."""
+        args, kwargs = call_args(node)
+        names = ["input", "axis", "combine_fn", "keep_dims"]
+        bound = dict(zip(names, args))
+        for k, v in kwargs.items():
+            if k not in names:
+                raise self.error(v, f"unsupported keyword `{k}=` to tl.reduce")
+            bound[k] = v
+        fn = bound.get("combine_fn")
+        op = _combine_op(self.launch.kernel.module.jit_helpers.get(
+            fn.value) if isinstance(fn, cst.Name) else None, self.aliases, self.lang)
+        if op is None:
+            raise self.error(fn or node, "tl.reduce with this combine function is not supported",
+                             "combine with `a + b`, `a * b`, `tl.maximum(a, b)` or "
+                             "`tl.minimum(a, b)` (or call tl.sum/tl.max/tl.min)")
+        value = self.to_data(self.ev(bound["input"]), node)
+        axis_node = bound.get("axis")
+        if axis_node is None or (isinstance(axis_node, cst.Name) and axis_node.value == "None"):
+            raise self.error(node, "tl.reduce over all axes is not supported", "give the axis")
+        keep = bound.get("keep_dims")
+        return self.reduce(op, value, self._int_literal(axis_node, node),
+                           bool(literal(keep)) if keep is not None else False, node)
 
     def reduce(self, op: str, d: Data, axis: int, keepdim: bool, node) -> Data:
         dims = dims_of(self.type_of(d.expr, node))
@@ -3058,6 +3115,31 @@ def _wrap_of(tree: ir.Expr) -> tuple[ir.Expr, ir.Expr] | None:
             isinstance(b, ir.Const)
         ):
             return a, cond.rhs
+    return None
+
+
+def _combine_op(fn: cst.FunctionDef | None, aliases: dict, lang: str) -> str | None:
+    """The IR reduction a ``tl.reduce`` combine function computes: ``return a + b`` (sum),
+    ``a * b`` (prod), ``tl.maximum(a, b)`` (max), ``tl.minimum(a, b)`` (min)."""
+    if fn is None or len(fn.params.params) != 2:
+        return None
+    body = [s for s in _body(fn.body) if not (isinstance(s, cst.SimpleStatementLine) and isinstance(
+        s.body[0], cst.Expr) and isinstance(s.body[0].value, cst.SimpleString))]
+    if len(body) != 1 or not _is_return(body[0]):
+        return None
+    e = body[0].body[0].value  # type: ignore[attr-defined]
+    a, b = (p.name.value for p in fn.params.params)
+
+    def operands(x: cst.BaseExpression, y: cst.BaseExpression) -> bool:
+        names = {getattr(x, "value", None), getattr(y, "value", None)}
+        return isinstance(x, cst.Name) and isinstance(y, cst.Name) and names == {a, b}
+
+    if isinstance(e, cst.BinaryOperation) and operands(e.left, e.right):
+        return {cst.Add: "sum", cst.Multiply: "prod"}.get(type(e.operator))
+    if isinstance(e, cst.Call) and len(e.args) == 2 and operands(e.args[0].value,
+                                                                  e.args[1].value):
+        return {f"{lang}.maximum": "max", f"{lang}.minimum": "min"}.get(
+            resolve(e.func, aliases) or "")
     return None
 
 

@@ -449,6 +449,11 @@ class KernelEmitter:
         keep = ", keep_dims=True" if e.keepdim else ""
         return f"{fn}({value}, axis={axis}{keep})", _ATOM
 
+    def _ex_Scan(self, e: ir.Scan) -> tuple[str, int]:
+        # Invalid lanes follow the valid ones along the axis: a forward scan never reads them.
+        axis = e.axis % len(dims_of(self.type_of(e.value)))
+        return f"{self.grammar['scans'][e.op]}({self.text(e.value)}, axis={axis})", _ATOM
+
     def masked(self, e: ir.Expr, text: str, dims: tuple[ir.Dim, ...], axes: list[int],
                identity: float) -> str:
         """``text`` with invalid lanes along ``axes`` replaced by ``identity`` (if needed)."""
