@@ -740,18 +740,23 @@ class KernelLifter:
         self.pid_roles[axis] = "persistent"
         tile = ir.TileVar(name, extent, ir.Const(1), scalar=True)
         self.types.bind_tile(tile)
-        saved_names = set(self.env)
+        self.check_independent_iterations(node, "row")
         self.env[node.target.value] = Idx(ir.Name(f"%row{axis}"))
-        carried = (self.assigned_names(node.body) & set(saved_names)) - {node.target.value}
-        if carried:
-            raise self.error(node, f"the rows of this persistent loop are not independent: "
-                             f"`{sorted(carried)[0]}` is carried from one row to the next",
-                             "compute each row from scratch")
-        if any(isinstance(s, (ir.Store, ir.AtomicRMW)) for s in self.out):
-            raise self.error(node, "stores before a persistent row loop would run once per "
-                             "program", "move them into the loop")
         self.block(list(_body(node.body)), self.out)
         self.persistent_done = True
+
+    def check_independent_iterations(self, node: cst.For, what: str) -> None:
+        """A persistent loop is a grid only if no value flows from one iteration to the next
+        and nothing is stored before it (that would run once per program)."""
+        carried = self.assigned_names(node.body) & set(self.env) - {node.target.value}
+        carried = {n for n in carried if _read_before_write(n, node.body)}
+        if carried:
+            raise self.error(node, f"the {what}s of this persistent loop are not independent: "
+                             f"`{sorted(carried)[0]}` is carried from one {what} to the next",
+                             f"compute each {what} from scratch")
+        if any(isinstance(s, (ir.Store, ir.AtomicRMW)) for s in self.out):
+            raise self.error(node, f"stores before a persistent {what} loop would run once per "
+                             "program", "move them into the loop")
 
     def persistent_tiles(self, node: cst.For, start: ir.Expr, stop: ir.Expr, step: ir.Expr
                          ) -> None:
@@ -771,15 +776,7 @@ class KernelLifter:
                 t.base == start.id for t in self.tiles.values()):
             raise self.error(node, "a persistent loop over tiles must be the kernel's outer loop, "
                              "and its program id used for nothing else")
-        carried = self.assigned_names(node.body) & set(self.env) - {node.target.value}
-        carried = {n for n in carried if _read_before_write(n, node.body)}
-        if carried:
-            raise self.error(node, f"the tiles of this persistent loop are not independent: "
-                             f"`{sorted(carried)[0]}` is carried from one tile to the next",
-                             "compute each tile from scratch")
-        if any(isinstance(s, (ir.Store, ir.AtomicRMW)) for s in self.out):
-            raise self.error(node, "stores before a persistent loop would run once per "
-                             "program", "move them into the loop")
+        self.check_independent_iterations(node, "tile")
         self.persistent_grid = (axis, stop, step, node)
         self.host.hints["pid_type"] = "persistent_interleaved"
         self.env[node.target.value] = Idx(start)
