@@ -368,6 +368,41 @@ def test_refuses_a_combine_function_it_cannot_name():
     assert "tl.reduce with this combine function is not supported" in err.message
 
 
+KERNEL_ONLY = ROOT / "tests" / "data" / "triton_kernel_only.py"
+
+
+def test_kernels_without_a_wrapper_get_one_derived_from_their_signature():
+    scale_add, row_max = parse_file(KERNEL_ONLY, "triton").entries
+    # Pointers become tensors (`_ptr` dropped), strides x.stride(d), other ints sizes, the
+    # scalar only used as data a float; the entry returns what the kernel writes.
+    assert [(p.name, p.kind) for p in scale_add.params] == [
+        ("x", "tensor"), ("y", "tensor"), ("out", "tensor"), ("M", "int"), ("N", "int"),
+        ("alpha", "float")]
+    assert scale_add.body[-1].value == ir.Name("out")
+    (kernel,) = scale_add.kernels()
+    assert [(t.name, t.extent) for t in kernel.grid] == [("tile_m", ir.Name("M")),
+                                                           ("tile_n", ir.Name("N"))]
+    # A loop of plain indices (`for c in range(n_cols)`) and a unit-stride last dim.
+    (loop,) = [s for s in walk_stmts(row_max.body) if isinstance(s, ir.TileLoop)]
+    assert loop.tiles[0].scalar and loop.tiles[0].extent == ir.Name("n_cols")
+    assert dict(row_max.hints)["rank_specialized"] == (("x", 2),)
+
+
+@pytest.mark.parametrize("dst", ["helion", "triton"])
+def test_derived_wrappers_translate_and_match_the_kernels(dst: str, tmp_path: Path):
+    out = tmp_path / f"kernel_only_{dst}.py"
+    out.write_text(translate_file(KERNEL_ONLY, "triton", dst))
+    report = check_pair(KERNEL_ONLY, out, src_dsl="triton", seeds=(0,))
+    assert {r.entry for r in report.rows} == {"scale_add", "row_max"}
+    assert report.passed, report.format_text()
+
+
+def test_refuses_to_derive_a_wrapper_without_a_block_size():
+    text = KERNEL_ONLY.read_text().replace("BLOCK: tl.constexpr = 128", "BLOCK: tl.constexpr")
+    err = _refusal(text)
+    assert "`tl.constexpr` parameter `BLOCK` has no default" in err.message
+
+
 def test_embedding_gathers_through_loaded_indices():
     entry = lift("embedding")
     gathers = [ld for ld in exprs(entry, ir.Load) if any(

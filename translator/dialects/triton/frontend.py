@@ -90,8 +90,18 @@ class ModuleInfo:
 
 
 def parse(source: str, path: str) -> ir.Module:
-    """Parse Triton source text into a verified IR module."""
+    """Parse Triton source text into a verified IR module.
+
+    Kernels that no function of the file launches get a wrapper derived from their signature
+    (:mod:`translator.dialects.triton.frontend_wrapper`), appended to the source and lifted like
+    a written one.
+    """
+    from translator.dialects.triton.frontend_wrapper import derived_wrappers
+
     wrapper = parse_source(source, path)
+    derived = derived_wrappers(wrapper.module, path)
+    if derived:
+        wrapper = parse_source(source.rstrip("\n") + "\n" + derived, path)
     module = wrapper.module
     info = ModuleInfo(path, module, import_aliases(module), load_grammar("triton"),
                       Locator(wrapper, path))
@@ -488,6 +498,7 @@ class EntryBuilder:
         self.result_names: list[str | None] = []  # per inlined helper: the caller's target
         self.positive: set[str] = set()  # host scalars asserted > 0 (as formatted expressions)
         self.written: set[str] = set()  # tensors a launched kernel writes
+        self.derived = False  # a wrapper tiletrans derived from a kernel's signature
 
     def error(self, node: cst.CSTNode, message: str, hint: str | None = None) -> TranslationError:
         return TranslationError(message, self.locate(node), hint)
@@ -640,7 +651,22 @@ class EntryBuilder:
             body_nodes = body_nodes[1:]
         self.host_block(body_nodes)
         if not any(isinstance(s, ir.Return) for s in self.body):
-            self.emit(ir.Return(None))
+            if self.derived:
+                # A derived wrapper returns what the kernel writes, in parameter order.
+                outs = [ir.Name(p.name.value) for p in self.fn.params.params
+                        if p.name.value in self.written or (
+                            p.name.value in self.tensors
+                            and self.tensors[p.name.value].flat in self.written)]
+                value: ir.Expr | None = outs[0] if len(outs) == 1 else (
+                    ir.TupleExpr(tuple(outs)) if outs else None)
+                if value is not None:
+                    self.hints["derived_wrapper"] = self.hints["derived_wrapper"].rstrip() + (
+                        f"\n    return {format_expr(value).strip('()')}\n")
+                self.note("tiletrans: a wrapper derived from the kernel's signature: one "
+                          "program per tile, returning the tensors the kernel writes")
+                self.emit(ir.Return(value))
+            else:
+                self.emit(ir.Return(None))
         body = self._finish_body()
         tunables, configs = self._tunables()
         hints = dict(self.hints)
@@ -1653,8 +1679,11 @@ class EntryBuilder:
         launch = Launch(self, kernel, call)
         launch.bind()
         launch.grid = launch.eval_grid(sub)
+        self.derived = self.derived or launch.derived
         lifter = KernelLifter(launch)
         k = lifter.lift()
+        if launch.derived:
+            self.hints["derived_wrapper"] = self.runnable_wrapper(launch)
         for s in launch.pre:
             self.emit(s)
         comments = tuple(self.pending_comments)
@@ -1665,6 +1694,21 @@ class EntryBuilder:
         self.written |= {s.tensor for s in walk_stmts(k.body) if isinstance(
             s, (ir.Store, ir.AtomicRMW))}
         launch.record_configs()
+
+    def runnable_wrapper(self, launch: Launch) -> str:
+        """The derived wrapper as runnable Python: its grid one program per tile. Validation
+        runs the source kernel through it (the file itself has no wrapper to call)."""
+        from translator.dialects.triton.frontend_affine import rename
+        from translator.dialects.triton.frontend_wrapper import DERIVED_GRID
+
+        def meta(name: str) -> ir.Expr | None:
+            return ir.Name(f'META["{name[3:]}"]') if name.startswith("%p:") else None
+
+        axes = [format_expr(rename(launch.derived_axes[a], meta)).replace("cdiv(", "triton.cdiv(")
+                for a in range(max(launch.derived_axes, default=-1) + 1)]
+        text = self.info.module.code_for_node(self.fn)
+        grid = f"(lambda META: ({', '.join(axes)},))"
+        return text.replace(DERIVED_GRID, grid)
 
     def mark_constexpr(self, name: str) -> None:
         """Host scalar ``name`` must reach kernels as a compile-time constant (a string)."""
@@ -1697,6 +1741,8 @@ class Launch:
         self.pre: list[ir.Stmt] = []
         self.block_tunables: dict[str, str] = {}
         self.values: dict[str, Any] = {}  # host value of each parameter the launch passes
+        self.derived = False  # launched by a derived wrapper: the grid is one program per tile
+        self.derived_axes: dict[int, ir.Expr] = {}  # its programs per axis (keys as `%p:NAME`)
         # Launch knobs the host computes: (expression or None, source text).
         self.knob_exprs: dict[str, tuple[ir.Expr | None, str]] = {}
 
@@ -1809,6 +1855,11 @@ class Launch:
             raise self.error(sub, "launch as kernel[grid](...)")
         node = sub.slice[0].slice.value
         self.grid_node = node
+        from translator.dialects.triton.frontend_wrapper import DERIVED_GRID
+
+        if isinstance(node, cst.Name) and node.value == DERIVED_GRID:
+            self.derived = True  # one program per tile: the lifter sizes the grid
+            return []
         v = self.host.hval(node)
         if isinstance(v, HGrid):
             params = v.params
@@ -1886,19 +1937,19 @@ class Launch:
     def resolve_access(self, pname: str, per_dim: dict, implicit: bool, node
                        ) -> tuple[str, int]:
         t = self.tensor_info(pname)
-        if t.rank is None and per_dim and not implicit and sorted(per_dim) == list(
-            range(len(per_dim))
-        ):
+        if t.rank is None and per_dim and sorted(per_dim) == list(range(len(per_dim))):
             # Strides of dims 0..r-1 and nothing else: the kernel reads a rank-r tensor (any
             # other rank would leave dims unindexed); specialise to it, with a guard on the
             # input it was allocated like.
             root = t
             while root.like is not None:
                 root = root.like
-            rank = len(per_dim)
+            # A term without a stride indexes one more, last, unit-stride dim.
+            rank = len(per_dim) + (1 if implicit else 0)
             if root.rank is None:
+                unit = " and a unit-stride last dim" if implicit else ""
                 self.host.guards.append((root.name, rank, f"the kernel indexes it through "
-                                         f"{t.source}.stride(0..{rank - 1})"))
+                                         f"{t.source}.stride(0..{len(per_dim) - 1}){unit}"))
                 self.host.hints["rank_specialized"] = (
                     *self.host.hints.get("rank_specialized", ()), (root.name, rank))
             elif root.rank != rank:

@@ -257,6 +257,7 @@ class KernelLifter:
         self.loop_locals: set[str] = set()
         self.positive_locals: set[str] = set()  # device scalars provably > 0
         self.local_depth: dict[str, int] = {}  # IR local -> loop/branch depth of its definition
+        self.scalar_loops: dict[str, str] = {}  # counter symbol -> index of a loop of indices
         # (program axis, first tile, step) of loops that visit every step-th tile from pid_k.
         self.split_steps: list[tuple[int, ir.Expr, ir.Expr, cst.CSTNode]] = []
         # Per enclosing branch: (block key, extent) pairs its test proves divisible.
@@ -869,6 +870,15 @@ class KernelLifter:
             self.restore(snap)
         self.loops.pop()
         tile = loop.tile
+        if tile is None and is_unit:
+            # No lanes ride on the counter: a loop of plain indices (`for c in range(n)`).
+            name = unique(_ident(loop.var), self.taken)
+            self.scalar_loops[counter.id] = name
+            self.finish_loop(saved_env, shadowed, assigned, carried, steps, trip)
+            tv = ir.TileVar(name, self.host_ir(trip, node.iter), ir.Const(1), scalar=True)
+            self.out.append(ir.TileLoop((tv,), tuple(body), num_stages=stages,
+                                        loc=self.locate(node)))
+            return
         if tile is None:
             raise self.error(
                 node, f"cannot map the iterations of `for {loop.var} in ...` to a tile",
@@ -895,6 +905,14 @@ class KernelLifter:
                 "loop over range(0, n, BLOCK) or range(0, tl.cdiv(n, BLOCK)) where the masks "
                 "bound the lanes by n",
             )
+        self.finish_loop(saved_env, shadowed, assigned, carried, steps, trip)
+        tv = ir.TileVar(tile.name, tile.extent, tile.block, begin=begin, step=step_ir)
+        self.out.append(ir.TileLoop((tv,), tuple(body), num_stages=stages, loc=self.locate(node)))
+
+    def finish_loop(self, saved_env: dict, shadowed: set[str], assigned: set[str],
+                    carried: set[str], steps: dict[str, ir.Expr], trip: ir.Expr) -> None:
+        """The values after a loop: carried ones as the last iteration leaves them, advanced
+        pointers moved ``trip`` times, loop locals gone."""
         after = {n: v for n, v in saved_env.items() if n not in shadowed}
         self.loop_locals |= (assigned - set(saved_env)) | shadowed
         for n in carried:
@@ -906,8 +924,6 @@ class KernelLifter:
             elif v is not None:
                 after[n] = v
         self.env = after
-        tv = ir.TileVar(tile.name, tile.extent, tile.block, begin=begin, step=step_ir)
-        self.out.append(ir.TileLoop((tv,), tuple(body), num_stages=stages, loc=self.locate(node)))
 
     def strided_bounds(self, tile: Tile, loop: Loop, body: list[ir.Stmt], node
                        ) -> tuple[ir.Expr, ir.Expr]:
@@ -2661,6 +2677,11 @@ class KernelLifter:
     # ------------------------------------------------------------------ the grid
 
     def grid_tiles(self) -> tuple[ir.TileVar, ...]:
+        if self.launch.derived and (getattr(self, "persistent_grid", None) or self.split_steps
+                                    or self.persistent is not None or self.pid_scalar_uses):
+            raise self.error(self.fn, "this kernel's grid is not one program per tile (persistent "
+                             "loops, split-K, program ids used as plain indices), so no wrapper "
+                             "can be derived for it", "write a wrapper that launches the kernel")
         self.check_persistent_grid()
         grid = self.launch.grid
         for axis, start, step, loop_node in self.split_steps:
@@ -2740,7 +2761,7 @@ class KernelLifter:
                         "program would compute the same thing", "launch 1 program along it",
                     )
                 continue
-            if axis >= len(grid):
+            if axis >= len(grid) and not self.launch.derived:
                 raise self.error(node, f"the kernel reads tl.program_id({axis}) but the grid "
                                  f"has {len(grid)} axes")
             if role == "tile":
@@ -2851,6 +2872,10 @@ class KernelLifter:
         return self.launch.block_host_expr(tile.key)
 
     def check_grid_axis(self, axis: int, expected: ir.Expr, node, shown: ir.Expr) -> None:
+        if self.launch.derived:
+            # A derived wrapper launches exactly one program per tile: this many.
+            self.launch.derived_axes[axis] = shown
+            return
         grid = self.launch.grid
         if axis >= len(grid):
             raise self.error(node, f"the grid has no axis {axis}")
@@ -2881,6 +2906,8 @@ class KernelLifter:
                 raise self.error(None, f"tl.program_id({axis}) is used in a way the frontend "
                                  "cannot map to the grid")
             if name.startswith("%it"):
+                if name in self.scalar_loops:
+                    return ir.Name(self.scalar_loops[name])
                 t = loop_tiles.get(name)
                 if t is None:
                     raise self.error(None, "a loop counter is used outside its loop's tile")

@@ -1,0 +1,270 @@
+"""Wrappers for ``@triton.jit`` kernels that no function of their file launches.
+
+A Triton library often ships kernels alone. Such a kernel gets a host wrapper *derived from its
+signature*, as Python source appended to the file and lifted like any wrapper:
+
+* the entry is named after the kernel, ``_kernel`` dropped (``add_kernel`` → ``add``);
+* a **pointer** parameter (one the kernel dereferences: it reaches the pointer argument of a
+  ``tl.load``/``tl.store``/``tl.atomic_*``, or is the base of a block pointer or descriptor, and
+  is never scaled) becomes a tensor parameter, ``_ptr`` dropped (``x_ptr`` → ``x``);
+* a **stride** parameter (an integer that only scales offsets into one tensor) is not a parameter:
+  the wrapper passes ``x.stride(d)``, ``d`` counting that tensor's strides in signature order;
+* every other parameter stays a parameter: annotated ones keep their annotation; unannotated ones
+  are ``int`` where the kernel computes offsets, masks or loop bounds with them, else ``float``;
+* ``tl.constexpr`` parameters take their defaults (or the autotuner's / heuristics' values); one
+  with neither is refused, since no wrapper could choose it;
+* the grid is one program per tile of what the kernel computes (whatever its masks bound), and the
+  entry returns the tensors the kernel writes, in parameter order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from translator.diagnostics import TranslationError
+from translator.dialects.cst_utils import import_aliases, resolve
+
+# The grid name a derived wrapper launches with; the launch reads it as "one program per tile".
+DERIVED_GRID = "tiletrans_derived_grid"
+
+_POINTER_CALLS = ("load", "store", "atomic_add", "atomic_max", "atomic_min", "atomic_xchg",
+                  "atomic_cas", "make_block_ptr", "make_tensor_descriptor")
+_INDEX_CALLS = ("arange", "range", "static_range", "cdiv", "program_id")
+
+
+@dataclass
+class _Uses:
+    """How a kernel uses each name, read off its syntax."""
+
+    deps: dict[str, set[str]] = field(default_factory=dict)  # local -> names its values read
+    pointer_exprs: list[cst.BaseExpression] = field(default_factory=list)
+    index_names: set[str] = field(default_factory=set)  # names in masks, bounds, offsets
+    scaled: set[str] = field(default_factory=set)  # names some product scales
+
+
+def derived_wrappers(module: cst.Module, path: str) -> str:
+    """Source of a wrapper for every kernel of ``module`` that nothing launches or calls."""
+    aliases = import_aliases(module)
+    jit: dict[str, cst.FunctionDef] = {}
+    plain: dict[str, cst.FunctionDef] = {}
+    for stmt in module.body:
+        if isinstance(stmt, cst.FunctionDef):
+            names = [resolve(d.decorator.func if isinstance(d.decorator, cst.Call)
+                             else d.decorator, aliases) for d in stmt.decorators]
+            if "triton.jit" in names:
+                jit[stmt.name.value] = stmt
+            elif not stmt.decorators:
+                plain[stmt.name.value] = stmt
+    used = _names_called(plain.values(), subscripted=True) | _names_called(jit.values())
+    taken = set(plain) | set(jit)
+    return "".join(_wrapper(fn, aliases, path, taken) for name, fn in jit.items()
+                   if name not in used)
+
+
+def _names_called(fns, subscripted: bool = False) -> set[str]:
+    out: set[str] = set()
+
+    class V(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            f = node.func
+            if subscripted and isinstance(f, cst.Subscript) and isinstance(f.value, cst.Name):
+                out.add(f.value.value)
+            elif isinstance(f, cst.Name):
+                out.add(f.value)
+
+    for fn in fns:
+        fn.visit(V())
+    return out
+
+
+def _wrapper(fn: cst.FunctionDef, aliases: dict[str, str], path: str, taken: set[str]) -> str:
+    name = fn.name.value
+    entry = name.removesuffix("_kernel").lstrip("_") or name
+    if entry in taken or entry == name:
+        entry = f"{name.lstrip('_')}_launch"
+    uses = _uses(fn, aliases)
+    pointer_names = _closure(uses, _names_in(uses.pointer_exprs))
+    params = [p for p in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params)]
+    tuned = _decorated_meta(fn, aliases)
+    args: list[str] = []
+    signature: list[str] = []
+    tensors: list[str] = []
+    strides: dict[str, list[str]] = {}
+    kinds: dict[str, str] = {}
+    for p in params:
+        pname = p.name.value
+        ann = p.annotation.annotation if p.annotation is not None else None
+        ann_text = resolve(ann, aliases) if ann is not None else None
+        if ann_text == "triton.language.constexpr":
+            kinds[pname] = "constexpr"
+        elif ann is not None and isinstance(ann, cst.Name) and ann.value in ("int", "float",
+                                                                              "bool"):
+            kinds[pname] = ann.value
+        elif pname in pointer_names and pname not in uses.scaled:
+            kinds[pname] = "pointer"
+        elif pname in pointer_names and pname not in uses.index_names:
+            kinds[pname] = "stride"
+        elif pname in uses.index_names or pname in pointer_names:
+            kinds[pname] = "int"
+        else:
+            kinds[pname] = "float"
+    pointers = [p.name.value for p in params if kinds[p.name.value] == "pointer"]
+    owners = _stride_owners(uses, pointers, [n for n, k in kinds.items() if k == "stride"])
+    tensor_of: dict[str, str] = {}
+    for ptr in pointers:
+        t = ptr.removesuffix("_ptrs").removesuffix("_ptr")
+        t = t if t and t not in kinds and t not in tensor_of.values() else ptr
+        tensor_of[ptr] = t
+        tensors.append(t)
+        signature.append(f"{t}: torch.Tensor")
+    for p in params:
+        pname = p.name.value
+        kind = kinds[pname]
+        if kind == "pointer":
+            args.append(tensor_of[pname])
+        elif kind == "stride":
+            owner = owners.get(pname)
+            if owner is None:
+                raise TranslationError(
+                    f"cannot derive a wrapper for `{name}`: `{pname}` scales offsets into "
+                    "several tensors or none", None,
+                    "write a wrapper that launches the kernel")
+            dims = strides.setdefault(owner, [])
+            dims.append(pname)
+            args.append(f"{tensor_of[owner]}.stride({len(dims) - 1})")
+        elif kind == "constexpr":
+            if pname in tuned:
+                continue
+            if p.default is None:
+                raise TranslationError(
+                    f"cannot derive a wrapper for `{name}`: `tl.constexpr` parameter `{pname}` "
+                    "has no default, so no wrapper could choose it", None,
+                    f"give `{pname}` a default, or write a wrapper that launches the kernel")
+            continue
+        else:
+            signature.append(f"{pname}: {kind}")
+            args.append(pname)
+    if not tensors:
+        raise TranslationError(f"cannot derive a wrapper for `{name}`: it dereferences no "
+                               "pointer parameter", None, "write a wrapper")
+    anchor = tensors[0]
+    return (
+        f"\n\ndef {entry}({', '.join(signature)}):\n"
+        f'    """`{name}` launched over one program per tile (a wrapper derived from its '
+        f'signature by tiletrans; {anchor} gives the device)."""\n'
+        f"    {name}[{DERIVED_GRID}]({', '.join(args)})\n"
+    )
+
+
+def _uses(fn: cst.FunctionDef, aliases: dict[str, str]) -> _Uses:
+    uses = _Uses()
+
+    class V(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            reads = _names_of(node.value)
+            for t in node.targets:
+                for n in _names_of(t.target):
+                    uses.deps.setdefault(n, set()).update(reads)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            for n in _names_of(node.target):
+                uses.deps.setdefault(n, set()).update(_names_of(node.value))
+
+        def visit_For(self, node: cst.For) -> None:
+            uses.index_names.update(_names_of(node.iter))
+
+        def visit_Comparison(self, node: cst.Comparison) -> None:
+            uses.index_names.update(_names_of(node))
+
+        def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+            if isinstance(node.operator, cst.Multiply):
+                for side in (node.left, node.right):
+                    if isinstance(side, cst.Name):
+                        uses.scaled.add(side.value)
+
+        def visit_Call(self, node: cst.Call) -> None:
+            short = (resolve(node.func, aliases) or "").rsplit(".", 1)[-1]
+            if short in _POINTER_CALLS and node.args:
+                uses.pointer_exprs.append(node.args[0].value)
+                positional = [a for a in node.args if a.keyword is None]
+                mask_at = {"load": 1, "store": 2}.get(short)
+                for a in node.args[1:]:
+                    keyword = a.keyword.value if a.keyword is not None else None
+                    if keyword in ("mask", "boundary_check") or (
+                        keyword is None and mask_at is not None and len(positional) > mask_at
+                        and a is positional[mask_at]
+                    ):
+                        uses.index_names.update(_names_of(a.value))
+            elif short in _INDEX_CALLS:
+                uses.index_names.update(_names_of(node))
+
+    fn.body.visit(V())
+    # Offsets: what flows into pointers, other than the pointers themselves, is index arithmetic.
+    uses.index_names |= _closure(uses, uses.index_names)
+    return uses
+
+
+def _names_of(node: cst.CSTNode) -> set[str]:
+    out: set[str] = set()
+
+    class V(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            out.add(n.value)
+
+    node.visit(V())
+    return out
+
+
+def _names_in(exprs: list[cst.BaseExpression]) -> set[str]:
+    out: set[str] = set()
+    for e in exprs:
+        out |= _names_of(e)
+    return out
+
+
+def _closure(uses: _Uses, names: set[str]) -> set[str]:
+    seen, stack = set(), list(names)
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        stack.extend(uses.deps.get(n, ()))
+    return seen
+
+
+def _stride_owners(uses: _Uses, pointers: list[str], strides: list[str]) -> dict[str, str]:
+    """The one pointer whose offsets each stride scales."""
+    owners: dict[str, set[str]] = {}
+    for e in uses.pointer_exprs:
+        reach = _closure(uses, _names_of(e))
+        bases = [p for p in pointers if p in reach]
+        for s in strides:
+            if s in reach:
+                owners.setdefault(s, set()).update(bases)
+    return {s: next(iter(ps)) for s, ps in owners.items() if len(ps) == 1}
+
+
+def _decorated_meta(fn: cst.FunctionDef, aliases: dict[str, str]) -> set[str]:
+    """Meta-parameters ``@triton.autotune`` configs or ``@triton.heuristics`` set."""
+    out: set[str] = set()
+    for d in fn.decorators:
+        if not isinstance(d.decorator, cst.Call):
+            continue
+        name = resolve(d.decorator.func, aliases)
+        if name not in ("triton.autotune", "triton.heuristics"):
+            continue
+
+        class V(cst.CSTVisitor):
+            def visit_SimpleString(self, s: cst.SimpleString) -> None:
+                value = s.evaluated_value
+                if isinstance(value, str):
+                    out.add(value)
+
+        d.visit(V())
+    return out
+
+
+__all__ = ["DERIVED_GRID", "derived_wrappers"]
