@@ -362,6 +362,47 @@ def test_libdevice_combine_reductions_and_scans(tmp_path: Path):
     torch.testing.assert_close(m, torch.stack([x[i:i + 128].max() for i in range(0, 300, 128)]))
 
 
+BROADCAST = '''
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(x_ptr, b_ptr, y_ptr, M, N, sxm, sym, BM: tl.constexpr, BN: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    offs_m = pid_m * BM + tl.arange(0, BM)
+    offs_n = pid_n * BN + tl.arange(0, BN)
+    mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+    b = tl.load(b_ptr + offs_n, mask=offs_n < N, other=0.0)
+    bb = tl.broadcast_to(b[None, :], (BM, BN))
+    x = tl.load(x_ptr + offs_m[:, None] * sxm + offs_n[None, :], mask=mask, other=0.0)
+    tl.store(y_ptr + offs_m[:, None] * sym + offs_n[None, :], x + bb, mask=mask)
+
+
+def f(x: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    M, N = x.shape
+    assert x.is_contiguous()
+    y = torch.empty_like(x)
+    k[(triton.cdiv(M, 16), triton.cdiv(N, 32))](x, b, y, M, N, x.stride(0), y.stride(0), BM=16, BN=32)
+    return y
+'''
+
+
+def test_broadcast_to_is_an_explicit_broadcast(tmp_path: Path):
+    (entry,) = parse_source(BROADCAST, "bc.py", "triton").entries
+    (bc,) = exprs(entry, ir.Broadcast)
+    assert bc.shape == (ir.BlockDim("tile_bm"), ir.BlockDim("tile_bn"))
+    src = tmp_path / "bc.py"
+    src.write_text(BROADCAST)
+    out = tmp_path / "bc_triton.py"
+    out.write_text(translate_file(src, "triton", "triton"))
+    assert "tl.broadcast_to(" in out.read_text()
+    report = check_pair(src, out, src_dsl="triton", seeds=(0,))
+    assert report.passed, report.format_text()
+
+
 def test_refuses_a_combine_function_it_cannot_name():
     text = FEATURES.replace("return a + b", "return a + 2 * b")
     err = _refusal(text)

@@ -566,6 +566,9 @@ class _Interpreter:
     def _Reshape(self, e: ir.Reshape, t: Type) -> torch.Tensor:
         return self.dv(e.value).reshape(self.shape(tuple(e.shape)))
 
+    def _Broadcast(self, e: ir.Broadcast, t: Type) -> torch.Tensor:
+        return torch.broadcast_to(self.dv(e.value), self.shape(tuple(e.shape))).clone()
+
     def _ExpandDims(self, e: ir.ExpandDims, t: Type) -> torch.Tensor:
         v = self.dv(e.value)
         return v.unsqueeze(e.axis if e.axis >= 0 else v.dim() + 1 + e.axis)

@@ -349,6 +349,15 @@ class Reshape(Expr):
 
 
 @dataclass(frozen=True)
+class Broadcast(Expr):
+    """``value`` stretched along its unit dims (and new leading dims) to ``shape``."""
+
+    value: Expr
+    shape: tuple[Dim, ...]
+    loc: Loc | None = _loc()
+
+
+@dataclass(frozen=True)
 class ExpandDims(Expr):
     """Insert a unit dim at ``axis`` (``x[:, None]``)."""
 

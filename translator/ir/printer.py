@@ -109,6 +109,8 @@ def format_expr(e: ir.Expr, prec: int = 0) -> str:
         return f"permute({format_expr(e.value)}, {list(e.perm)})"
     if isinstance(e, ir.Reshape):
         return f"reshape({format_expr(e.value)}, {format_dims(e.shape)})"
+    if isinstance(e, ir.Broadcast):
+        return f"broadcast({format_expr(e.value)}, {format_dims(e.shape)})"
     if isinstance(e, ir.ExpandDims):
         return f"expand_dims({format_expr(e.value)}, {e.axis})"
     if isinstance(e, ir.TupleExpr):

@@ -415,6 +415,14 @@ def _reshape(e: ir.Reshape, env: TypeEnv) -> Type:
     return TileType(tuple(e.shape), t.dtype)
 
 
+def _broadcast(e: ir.Broadcast, env: TypeEnv) -> Type:
+    t = infer(e.value, env)
+    dims = broadcast_dims(dims_of(t), tuple(e.shape), e.loc)
+    if not dims_compatible(dims, tuple(e.shape)):
+        raise IRTypeError(f"cannot broadcast {_fmt(dims_of(t))} to {_fmt(e.shape)}", e.loc)
+    return TileType(tuple(e.shape), dtype_of(t))
+
+
 def _expand(e: ir.ExpandDims, env: TypeEnv) -> Type:
     t = infer(e.value, env)
     dims = dims_of(t)
@@ -449,6 +457,7 @@ _HANDLERS = {
     ir.Permute: _permute,
     ir.Reshape: _reshape,
     ir.ExpandDims: _expand,
+    ir.Broadcast: _broadcast,
     ir.TupleExpr: _tuple,
 }
 

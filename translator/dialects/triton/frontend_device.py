@@ -72,7 +72,7 @@ _CMP = {
 }
 _SWAP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 _INT_OPS = ("+", "-", "*", "//", "%")
-_SHAPE_OPS = ("trans", "permute", "expand_dims", "reshape", "view")
+_SHAPE_OPS = ("trans", "permute", "expand_dims", "reshape", "view", "broadcast_to")
 
 
 # ==================================================================================================
@@ -1920,10 +1920,15 @@ class KernelLifter:
             for a in sorted(x % rank for x in axes):
                 e = ir.ExpandDims(e, a)
             return Data(e, d.pads, d.div)
-        # reshape/view: only unit dims may come or go (the IR has no general reshapes).
         shape = args[0] if len(args) == 1 and isinstance(args[0], (cst.List, cst.Tuple)) else None
         items = [e.value for e in shape.elements] if shape is not None else args
         keys = [self.block_key(x) for x in items]
+        if name == "broadcast_to":
+            target = self.dims_of_keys(keys, dims, node)
+            e = ir.Broadcast(d.expr, target, loc=self.locate(node))
+            self.type_of(e, node)
+            return Data(e, d.pads, d.div)
+        # reshape/view: only unit dims may come or go (the IR has no general reshapes).
         core = [x for x in dims if not isinstance(x, ir.UnitDim)]
         new: list[ir.Dim] = []
         it = iter(core)
@@ -1940,6 +1945,26 @@ class KernelLifter:
         if next(it, None) is not None:
             raise self.error(node, f"`{name}` to {keys} drops a dim of the tile")
         return Data(ir.Reshape(d.expr, tuple(new), loc=self.locate(node)), d.pads, d.div)
+
+    def dims_of_keys(self, keys: list[af.Key], known: tuple[ir.Dim, ...], node
+                     ) -> tuple[ir.Dim, ...]:
+        """The dims a shape of block sizes names (``(BLOCK_M, BLOCK_N)``), by the tiles in
+        scope (unique per block size) or the value's own dims."""
+        out: list[ir.Dim] = []
+        for k in keys:
+            if k == 1:
+                out.append(ir.UnitDim())
+                continue
+            mine = [x for x in known if self.key_of_dim(x) == k]
+            cands = [t for t in self.tiles.values() if t.key == k and self._in_scope(t)
+                     and (t.base is not None or t.extent is not None)]
+            if mine:
+                out.append(mine[0])
+            elif len(cands) == 1:
+                out.append(cands[0].dim)
+            else:
+                raise self.error(node, f"cannot tell which tile the block size {k} names here")
+        return tuple(out)
 
     def _int_tuple(self, nodes: list, where) -> tuple[int, ...]:
         if len(nodes) == 1 and isinstance(nodes[0], (cst.List, cst.Tuple)):

@@ -435,6 +435,11 @@ class KernelEmitter:
             return f"tl.zeros({shape}, dtype={self.dtype(e.dtype)})", _ATOM
         return f"tl.full({shape}, {self.text(e.value)}, dtype={self.dtype(e.dtype)})", _ATOM
 
+    def _ex_Broadcast(self, e: ir.Broadcast) -> tuple[str, int]:
+        shape = "(" + ", ".join(self.dim_size(d) for d in e.shape) + ("," if len(
+            e.shape) == 1 else "") + ")"
+        return f"tl.broadcast_to({self.text(e.value)}, {shape})", _ATOM
+
     def _ex_Arange(self, e: ir.Arange) -> tuple[str, int]:
         return f"tl.arange(0, {self.dim_size(e.dim)})", _ATOM
 
