@@ -18,9 +18,7 @@ from translator.api import translate_file  # noqa: E402
 PAIRS = [("helion", "triton"), ("helion", "helion"), ("triton", "helion"), ("triton", "triton")]
 
 # Examples some backend refuses today (tests assert the diagnostic); no goldens.
-REFUSED = {
-    "triton": {"matmul_splitk"},  # the Helion backend does not emit strided tile loops yet
-}
+REFUSED: dict[str, set[str]] = {}
 
 
 def examples(src: str) -> list[Path]:

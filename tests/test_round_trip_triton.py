@@ -96,6 +96,17 @@ KINDS = {
         "a reshape that only undoes `[:, None]` (Triton's `idx[:, None]` gather offsets, lifted "
         "as one index per row) is dropped by the Helion backend: `hl.load(weight, [idx, tile_d])`"
     ),
+    "unit_tile": (
+        "an IR index beside tiles in a grid (a batch or head index, split-K's `pid_k`) is "
+        "emitted as a block-1 dim of the grid's one hl.tile call "
+        "(`hl.tile([m, n, split_k], block_size=[None, None, 1])`) read through `.begin`; it "
+        "comes back as a tile of block 1 read through `.begin`, which is the same single index"
+    ),
+    "host_choice": (
+        "a block size the Triton host picks from the inputs (`BLOCK_N = 64 if HEAD_DIM_K <= 64 "
+        "else 32`) is one tunable whose choices are the values it can take; the Helion backend "
+        "writes the IR's configs, which hold its default, so only the default comes back"
+    ),
 }
 
 
@@ -155,6 +166,13 @@ DIFFERENCES: dict[str, Expected] = {
         ("pad", "load weight[tile_off_3] pad=never-read", "load weight[tile_off_3] pad=0.0"),
         ("pad", "load bias[tile_off_3] pad=never-read", "load bias[tile_off_3] pad=0.0"),
     )),
+    "attention": Expected({"block_m": "block_size_m", "block_n": "block_size_n"}, (
+        ("host_choice", "tunable block_size_n: block_size = 64 in [32, 64]",
+         "tunable block_size_n: block_size = 64 in [64]"),
+        ("unit_tile", "off_h: index H by 1, off_z: index q.size(0) by 1",
+         "off_h: tile H by 1, off_z: tile q.size(0) by 1"),
+        ("unit_tile", "[off_z, off_h, ", "[off_z.begin, off_h.begin, "),
+    )),
     "matmul": Expected(order=GEMM_ORDER),
     "matmul_act": Expected(order=GEMM_ORDER),
     "matmul_block_ptr": Expected(
@@ -165,6 +183,12 @@ DIFFERENCES: dict[str, Expected] = {
         {"block_m": "block_size_m", "block_k": "block_size_k", "block_n": "block_size_n"},
         order=GEMM_ORDER,
     ),
+    "matmul_persistent": Expected(order=GEMM_ORDER),
+    # Registered block sizes (the strided K loop reads block_k as a value) keep their names.
+    "matmul_splitk": Expected(lines=(
+        ("unit_tile", "pid_k: index split_k by 1", "pid_k: tile split_k by 1"),
+        ("unit_tile", "tile pid_k * block_k..K", "tile pid_k.begin * block_k..K"),
+    ), order=("block_m", "block_n", "block_k", "num_warps", "num_stages", "group_size")),
     "rms_norm": Expected({}, (
         NO_CONFIGS,
     )),

@@ -20,9 +20,10 @@ from translator.dialects.formatting import MAX_LINE, wrap_lines
 from translator.dialects.helion.configs import BlockPlan, config_texts, plan_blocks
 from translator.dialects.helion.host import check_independent_kernels, host_line, split_host
 from translator.dialects.helion.kernel_writer import Writer
+from translator.dialects.helion.rebinding import separate_host_values
 from translator.grammar import load_grammar, template_environment
 from translator.ir import nodes as ir
-from translator.ir.shapes import TypeEnv
+from translator.ir.shapes import TensorType, TypeEnv, infer
 from translator.ir.verifier import verify, walk_entry
 from translator.ir.visit import walk_stmts
 
@@ -133,7 +134,8 @@ def _emit_entry(entry: ir.Entry) -> tuple[dict, bool]:
 def _kernel_lines(entry: ir.Entry, kernel: ir.Kernel, env: TypeEnv, plan: BlockPlan,
                   taken: set[str], host_writer: Writer) -> list[str]:
     """The top-level loop of ``kernel`` and its body (unindented; the template indents)."""
-    force: dict[str, ir.DTypeExpr] = {}
+    # Device rebindings of host values: fresh names, or 0-d tensors (Helion refuses them as is).
+    kernel, force = separate_host_values(kernel, env, taken)
     while True:
         writer = Writer(entry, env.child(), plan, set(taken))
         writer.force_tensor = force
@@ -152,12 +154,26 @@ def _kernel_lines(entry: ir.Entry, kernel: ir.Kernel, env: TypeEnv, plan: BlockP
     return writer.lines
 
 
+def _host_tensor_ops(entry: ir.Entry) -> bool:
+    """Whether a host statement computes on a whole tensor (``c.to(a.dtype)``)."""
+    env = walk_entry(entry)
+    return any(
+        isinstance(s, ir.Assign) and isinstance(s.value, ir.Cast)
+        and isinstance(infer(s.value.value, env), TensorType)
+        for s in entry.body
+    )
+
+
 def _decorator(entry: ir.Entry, plan: BlockPlan) -> dict:
     """The ``@helion.kernel(...)`` arguments: on one line if they fit, else one per line."""
     args = []
     static = dict(entry.hints).get("static_shapes")
     if static is not None:
         args.append(f"static_shapes={bool(static)}")
+    if _host_tensor_ops(entry):
+        # Helion warns on every compile about torch ops outside the loops; here they are meant
+        # (a conversion after an atomic kernel cannot run inside it).
+        args.append(f"ignore_warnings=[{load_grammar('helion')['backend']['kernel']['host_op_warning']}]")
     configs = config_texts(entry, plan)
     if len(configs) == 1:
         inline = ", ".join([*args, f"config={configs[0]}"])

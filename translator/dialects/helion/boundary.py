@@ -114,6 +114,8 @@ class PadTracker:
             pad = self.along(e.operand, dim, mode)
             op = "neg" if e.op == "-" else e.op
             return pad.map(lambda v: _fold(op, [v])) if pad else None
+        if _is_lane_mask(e, dim, self._env()):
+            return Pad(0.0)  # `tile.index < extent` is false exactly on the invalid lanes
         if isinstance(e, ir.BinOp) and e.op == "-" and self._bounds_row_max(e.rhs, e.lhs, dim):
             pad = self.along(e.lhs, dim, mode)
             if pad == Pad(float("-inf")):
@@ -200,6 +202,15 @@ class PadTracker:
         return (pa.value == 0.0 and math.isfinite(pb.value)) or (
             pb.value == 0.0 and math.isfinite(pa.value)
         )
+
+
+def _is_lane_mask(e: ir.Expr, dim: ir.Dim, env: TypeEnv) -> bool:
+    """Whether ``e`` is ``tile.index < extent`` for the tile that ``dim`` spans."""
+    if not (isinstance(e, ir.BinOp) and e.op == "<" and isinstance(e.lhs, ir.TileAttr)
+            and e.lhs.attr == "index" and dim == ir.BlockDim(e.lhs.tile)):
+        return False
+    tile = env.tiles.get(e.lhs.tile)
+    return tile is not None and not tile.scalar and e.rhs == tile.extent
 
 
 def _cast(pad: float, dtype: ir.DTypeExpr) -> float | None:

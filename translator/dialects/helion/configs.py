@@ -4,8 +4,9 @@ Helion numbers ``Config.block_sizes`` by allocation order: each ``hl.register_bl
 takes the next slot when it runs, and each ``hl.tile`` dimension without a ``block_size=`` takes
 the next slot when it is first met, depth first in source order; constant block sizes and
 ``hl.grid`` take none. An IR block-size tunable used by one tile becomes an autotuned ``hl.tile``
-dimension; one shared by several tiles (or read as a value) must be a single Helion block size, so
-it is registered with ``hl.register_block_size`` before the loops.
+dimension; one shared by several tiles (or read as a value, as a tile loop that skips tiles reads
+its block size) must be a single Helion block size, so it is registered with
+``hl.register_block_size`` before the loops.
 """
 
 from __future__ import annotations
@@ -55,6 +56,9 @@ def plan_blocks(entry: ir.Entry) -> BlockPlan:
     uses = Counter(t.block for t in tiles if isinstance(t.block, str) and not t.scalar)
     block_tunables = [t.name for t in entry.tunables if t.kind == "block_size"]
     read = _tunables_read(entry, set(block_tunables))
+    # A tile loop that skips tiles spans each tile with hl.arange(block): the size is a value.
+    read |= {t.block for t in tiles if t.step is not None and not t.scalar
+             and isinstance(t.block, str)}
     for name in sorted(read - set(uses)):
         raise TranslationError(
             f"block size `{name}` is read as a value but sizes no tile",

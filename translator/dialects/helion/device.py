@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from translator.dialects.cst_utils import call_args, resolve, source_of, statement_comments
+from translator.dialects.helion.expressions import literal_or_none
 from translator.ir import nodes as ir
 from translator.ir.shapes import TensorType, TileVarType
 
@@ -34,12 +35,12 @@ class DeviceParser:
     def error(self, node: cst.CSTNode, message: str, hint: str | None = None):
         return self.entry.error(node, message, hint)
 
-    def block(self, body: cst.BaseSuite) -> list[ir.Stmt]:
-        """Parse an indented block of device statements."""
+    def block(self, body: cst.BaseSuite, skip: int = 0) -> list[ir.Stmt]:
+        """Parse an indented block of device statements (after the first ``skip``)."""
         if not isinstance(body, cst.IndentedBlock):
             raise self.error(body, "put device statements on their own lines")
         out: list[ir.Stmt] = []
-        for node in body.body:
+        for node in body.body[skip:]:
             comments = statement_comments(node)
             self.build.pending = []
             self.build.device = True
@@ -119,9 +120,13 @@ class DeviceParser:
         if isinstance(old, (TensorType, TileVarType)):
             raise self.error(node, f"cannot rebind `{name}` inside a kernel",
                              "use a new name for the device value")
+        if name in self.scope.lane_names:
+            raise self.error(node, f"cannot rebind `{name}`: it spans the lanes of a strided "
+                             "tile loop", "use a new name for the device value")
         t = self.build.type_of(value, node)
         self.scope.env.vars[name] = t
         self.scope.used_names.add(name)
+        self.build.pads.bind(name, value)
         return ir.Assign(name, value, loc=self.locate(node))
 
     def _store(self, target: cst.Subscript, value: ir.Expr, node: cst.CSTNode) -> ir.Stmt:
@@ -130,7 +135,9 @@ class DeviceParser:
         tensor = target.value.value
         index = self.build.index_items(tensor, target.slice, node)
         self.build.type_of(value, node)
-        return ir.Store(tensor, index, value, loc=self.locate(node))
+        store = ir.Store(tensor, index, value, loc=self.locate(node))
+        self.build.check_lane_mask(store, None, node)
+        return store
 
     def _call_stmt(self, call: cst.Call) -> ir.Stmt:
         fn = resolve(call.func, self.entry.aliases)
@@ -145,14 +152,22 @@ class DeviceParser:
                 raise self.error(call, f"hl.{name} needs a host tensor first")
             if not isinstance(index, (cst.List, cst.Tuple)) or value is None:
                 raise self.error(call, f"hl.{name}(tensor, [indices], value)")
+            allowed = ("index", "value", "extra_mask") if name == "store" else (
+                "index", "value", "sem")
             for key in kwargs:
-                if key not in ("index", "value", "sem"):
+                if key not in allowed:
                     raise self.error(call, f"hl.{name}({key}=...) is not supported yet")
             items = self.build.index_items(tensor.value, [e.value for e in index.elements], call)
             v = self.build.expr(value)
             if name == "store":
-                return ir.Store(tensor.value, items, v, loc=self.locate(call))
-            return ir.AtomicRMW(_ATOMICS[name], tensor.value, items, v, loc=self.locate(call))
+                store = ir.Store(tensor.value, items, v, loc=self.locate(call))
+                self.build.check_lane_mask(store, kwargs.get("extra_mask"), call)
+                return store
+            # Atomics take no mask: through the lanes of an hl.arange they would touch memory
+            # past the extent (the mask check refuses that).
+            atomic = ir.AtomicRMW(_ATOMICS[name], tensor.value, items, v, loc=self.locate(call))
+            self.build.check_lane_mask(atomic, None, call)
+            return atomic
         raise self.error(
             call,
             f"unsupported call statement `{source_of(call)}`",
@@ -162,14 +177,29 @@ class DeviceParser:
     def _loop(self, node: cst.For) -> ir.Stmt:
         if node.orelse is not None:
             raise self.error(node, "for-else is not supported")
-        tiles = self.entry.tile_vars(node, top_level=False)
+        lanes = self._lane_loop(node)
+        if lanes is not None:
+            tiles: tuple[ir.TileVar, ...] = (lanes[0],)
+        else:
+            tiles = self.entry.tile_vars(node, top_level=False)
+        assigned = _assigned_names(node.body)
+        # A value carried around the loop may hold what an earlier iteration left.
+        self.build.pads.forget(assigned)
         outer = self.scope.env
         inner = outer.child()
         for t in tiles:
             inner.bind_tile(t)
         self.scope.env = inner
         saved_pending = self.build.pending
-        body = self.block(node.body)
+        saved_lanes = dict(self.scope.lane_names)
+        if lanes is not None:
+            tile, names, skip = lanes
+            self.scope.lane_tiles[tile.name] = tile
+            self.scope.lane_names.update(names)
+            body = self.block(node.body, skip=skip)
+        else:
+            body = self.block(node.body)
+        self.scope.lane_names = saved_lanes
         self.build.pending = saved_pending
         self.build.device = True
         self.scope.env = outer
@@ -177,7 +207,89 @@ class DeviceParser:
         for name, t in inner.vars.items():
             if name in outer.vars:
                 outer.vars[name] = t
+        self.build.pads.forget(assigned)
         return ir.TileLoop(tiles, tuple(body), loc=self.locate(node))
+
+    def _lane_loop(self, node: cst.For) -> tuple[ir.TileVar, dict[str, ir.Expr], int] | None:
+        """The Helion backend's strided tile loop, as one tile variable with a ``step``:
+
+        ``for start_k in hl.grid(begin, end, block * step):`` whose body starts with
+        ``offs_k = start_k + hl.arange(block)`` (and optionally ``mask_k = offs_k < end``).
+
+        Returns the tile (named after ``offs_k``: ``tile_k``), what the names stand for, and how
+        many leading statements that took; ``None`` for any other loop.
+        """
+        it = node.iter
+        lang = self.grammar["language"]
+        if not (isinstance(it, cst.Call) and resolve(it.func, self.entry.aliases) == lang["grid"]
+                and isinstance(node.target, cst.Name)
+                and isinstance(node.body, cst.IndentedBlock) and node.body.body):
+            return None
+        first = _simple_assign(node.body.body[0])
+        if first is None:
+            return None
+        offs, value = first
+        start = node.target.value
+        if not (isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add)
+                and isinstance(value.left, cst.Name) and value.left.value == start
+                and isinstance(value.right, cst.Call)
+                and resolve(value.right.func, self.entry.aliases) == lang["arange"]):
+            return None
+        args, kwargs = call_args(it)
+        step_node = args[2] if len(args) == 3 else kwargs.get("step")
+        if len(args) not in (2, 3) or step_node is None or set(kwargs) - {"step"}:
+            raise self.error(it, "a strided tile loop walks `hl.grid(begin, end, step)`",
+                             "write `for start in hl.grid(begin, end, block * step):`")
+        arange_args, arange_kwargs = call_args(value.right)
+        if len(arange_args) != 1 or arange_kwargs:
+            raise self.error(value.right, "hl.arange(block) takes the block size alone")
+        block = self._lane_block(arange_args[0])
+        begin = self.build.expr(args[0])
+        end = self.build.expr(args[1])
+        step = self._lane_step(self.build.expr(step_node), block, step_node)
+        base = offs[len("offs_"):] if offs.startswith("offs_") and len(offs) > 5 else offs
+        tile = ir.TileVar(self.scope.fresh("tile_" + base), end, block,
+                          None if begin == ir.Const(0) else begin, step=step)
+        self.scope.used_names.update((offs, start))
+        names: dict[str, ir.Expr] = {
+            start: ir.TileAttr(tile.name, "begin"), offs: ir.TileAttr(tile.name, "index"),
+        }
+        skip = 1
+        second = _simple_assign(node.body.body[1]) if len(node.body.body) > 1 else None
+        if second is not None:
+            mask, test = second
+            if (isinstance(test, cst.Comparison) and len(test.comparisons) == 1
+                    and isinstance(test.comparisons[0].operator, cst.LessThan)
+                    and isinstance(test.left, cst.Name) and test.left.value == offs
+                    and self.build.expr(test.comparisons[0].comparator) == end):
+                names[mask] = ir.BinOp("<", ir.TileAttr(tile.name, "index"), end)
+                self.scope.used_names.add(mask)
+                skip = 2
+        return tile, names, skip
+
+    def _lane_block(self, node: cst.BaseExpression) -> str | ir.Const:
+        value = literal_or_none(node)
+        if isinstance(value, int):
+            return ir.Const(value)
+        if isinstance(node, cst.Name) and node.value in self.scope.registered_blocks:
+            return self.scope.registered_blocks[node.value]
+        raise self.error(node, "the block of a strided tile loop must be an int or "
+                         "hl.register_block_size(...)")
+
+    def _lane_step(self, step: ir.Expr, block: str | ir.Const,
+                   node: cst.CSTNode) -> ir.Expr | None:
+        """``block * s`` → ``s`` (tiles skipped per iteration); ``block`` alone → no step."""
+        spelt = ir.Name(block) if isinstance(block, str) else block
+        if step == spelt:
+            return None
+        if isinstance(step, ir.BinOp) and step.op == "*":
+            if step.lhs == spelt:
+                return step.rhs
+            if step.rhs == spelt:
+                return step.lhs
+        raise self.error(node, "the step of a strided tile loop must be its block size times "
+                         "the number of tiles it advances",
+                         "write `hl.grid(begin, end, block * step)` with the block of hl.arange")
 
     def _if(self, node: cst.If) -> ir.Stmt:
         test = self.build.expr(node.test)
@@ -194,4 +306,43 @@ class DeviceParser:
         self.scope.env = outer
         self.build.pending = saved
         self.build.device = True
+        # After the branch a value may hold either side's padding.
+        self.build.pads.forget(_assigned_names(node))
         return ir.If(test, tuple(body), tuple(orelse), loc=self.locate(node))
+
+
+def _simple_assign(node: cst.BaseStatement) -> tuple[str, cst.BaseExpression] | None:
+    """``(name, value)`` of a statement line that is one ``name = value``."""
+    if not (isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1):
+        return None
+    small = node.body[0]
+    if not (isinstance(small, cst.Assign) and len(small.targets) == 1
+            and isinstance(small.targets[0].target, cst.Name)):
+        return None
+    return small.targets[0].target.value, small.value
+
+
+def _assigned_names(node: cst.CSTNode) -> set[str]:
+    """Every name a statement (or block) binds, nested blocks included."""
+    names: set[str] = set()
+
+    class Visitor(cst.CSTVisitor):
+        def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
+            names.update(_target_names(n.target))
+
+        def visit_AugAssign(self, n: cst.AugAssign) -> None:
+            names.update(_target_names(n.target))
+
+        def visit_AnnAssign(self, n: cst.AnnAssign) -> None:
+            names.update(_target_names(n.target))
+
+    node.visit(Visitor())
+    return names
+
+
+def _target_names(target: cst.BaseExpression) -> set[str]:
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return {n for e in target.elements for n in _target_names(e.value)}
+    return set()

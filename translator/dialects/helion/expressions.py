@@ -7,6 +7,7 @@ IR primitives, emitting temporaries into ``pending`` so that each value is compu
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -14,6 +15,7 @@ import libcst as cst
 
 from translator.diagnostics import TranslationError
 from translator.dialects.cst_utils import Locator, call_args, literal, resolve, source_of
+from translator.dialects.helion.boundary import PadTracker
 from translator.dialects.helion.scope import EntryScope
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
@@ -24,6 +26,7 @@ from translator.ir.shapes import (
     TileVarType,
     dims_of,
     dtype_of,
+    index_dims,
     infer,
     promote,
 )
@@ -49,6 +52,9 @@ class ExprBuilder:
         self.grammar = load_grammar("helion")
         self.pending: list[ir.Stmt] = []
         self.device = False
+        # What out-of-bounds lanes hold, per device value: a reduction or dot over the lanes of
+        # a lane tile (which Helion does not mask) is masked in the IR only where they vanish.
+        self.pads = PadTracker(lambda: self.scope.env)
 
     # ---------------------------------------------------------------- helpers
 
@@ -71,9 +77,11 @@ class ExprBuilder:
         """Compute ``value`` once into a fresh local (emitted before the current statement)."""
         if isinstance(value, ir.Name):
             return value
+        value = self.lane_flags(value)
         name = self.scope.fresh(base)
         self.pending.append(ir.Assign(name, value, loc=self.locate(node)))
         self.scope.env.vars[name] = self.type_of(value, node)
+        self.pads.bind(name, value)
         return ir.Name(name)
 
     # ---------------------------------------------------------------- entry point
@@ -87,7 +95,7 @@ class ExprBuilder:
                 f"unsupported expression `{source_of(node)}`",
                 "use tile indexing, torch pointwise ops, reductions or hl.* calls",
             )
-        return handler(self, node)
+        return self.lane_flags(handler(self, node))
 
     def dtype(self, node: cst.BaseExpression) -> ir.DTypeExpr:
         """A dtype expression: ``torch.float32``, ``x.dtype`` (host tensor) or ``acc.dtype``."""
@@ -110,9 +118,14 @@ class ExprBuilder:
     def _name(self, node: cst.Name) -> ir.Expr:
         if node.value in ("True", "False"):
             return ir.Const(node.value == "True", loc=self.locate(node))
+        if node.value in self.scope.lane_names:
+            return self.scope.lane_names[node.value]
         if node.value not in self.scope.env.vars:
             raise self.error(node, f"name `{node.value}` is not defined in this kernel")
-        if isinstance(self.scope.env.vars[node.value], TileVarType):
+        t = self.scope.env.vars[node.value]
+        if isinstance(t, TileVarType) and t.tile.scalar:
+            return ir.Name(node.value, loc=self.locate(node))  # an hl.grid index is an integer
+        if isinstance(t, TileVarType):
             raise self.error(
                 node,
                 f"tile `{node.value}` used as a value",
@@ -156,7 +169,11 @@ class ExprBuilder:
         for target in node.comparisons:
             op = _CMPOPS.get(type(target.operator))
             if op is None:
-                raise self.error(node, f"unsupported comparison in `{source_of(node)}`")
+                hint = None
+                if isinstance(target.operator, (cst.Is, cst.IsNot)):
+                    hint = ("`is None` is read only as a parameter's default: "
+                            "`fallback if x is None else x`")
+                raise self.error(node, f"unsupported comparison in `{source_of(node)}`", hint)
             right = self.expr(target.comparator)
             cmp = ir.BinOp(op, left, right, loc=self.locate(node))
             result = cmp if result is None else ir.BinOp("&", result, cmp, loc=self.locate(node))
@@ -175,6 +192,13 @@ class ExprBuilder:
         return ir.BinOp(op, left, right, loc=self.locate(node))
 
     def _ifexp(self, node: cst.IfExp) -> ir.Expr:
+        optional = _is_none_test(node.test)
+        if optional is not None and isinstance(node.orelse, cst.Name) and (
+            node.orelse.value == optional
+        ):
+            # `fallback if x is None else x`: an optional parameter's default, on the host.
+            return ir.Call("if_none", (self.expr(node.orelse), self.expr(node.body)),
+                           loc=self.locate(node))
         return ir.Call(
             "where",
             (self.expr(node.test), self.expr(node.body), self.expr(node.orelse)),
@@ -210,7 +234,9 @@ class ExprBuilder:
             return self.scope.size_expr(base.value.value, dim)
         if isinstance(base, cst.Name) and self.scope.is_tensor(base.value):
             index = self.index_items(base.value, node.slice, node)
-            return ir.Load(base.value, index, 0.0, loc=self.locate(node))
+            load = ir.Load(base.value, index, 0.0, loc=self.locate(node))
+            self.check_lane_mask(load, None, node)
+            return load
         value = self.expr(base)
         t = self.type_of(value, node)
         if isinstance(t, TileType):
@@ -293,6 +319,9 @@ class ExprBuilder:
             and isinstance(self.scope.env.vars.get(node.value.value), TileVarType)
         ):
             return ir.TileIndex(node.value.value)
+        lanes = self.scope.lane_names.get(node.value) if isinstance(node, cst.Name) else None
+        if isinstance(lanes, ir.TileAttr) and lanes.attr == "index":
+            return ir.TileIndex(lanes.tile)
         value = self.expr(node)
         t = self.type_of(value, node)
         if isinstance(t, TileType) and t.dims:
@@ -332,6 +361,10 @@ class ExprBuilder:
                 return self._pointwise(op, args, kwargs, node)
             if name in ("torch.clamp", "torch.clip"):
                 return self._clamp(args, kwargs, node)
+            if name in ("min", "max") and len(args) == 2 and not kwargs:
+                # Python's min/max of two numbers (a tile's clipped end, say).
+                return self._pointwise("minimum" if name == "min" else "maximum", args, kwargs,
+                                       node)
         if isinstance(func, cst.Attribute):
             return self._method(func, args, kwargs, node)
         raise self.error(
@@ -495,7 +528,7 @@ class ExprBuilder:
             value = ir.Cast(value, self.dtype(dtype_node), loc=self.locate(node))
         axis, keep = self._reduce_axis(args, kwargs, node, len(t.dims))
         if op == "mean":
-            total = ir.Reduce("sum", value, axis, keep, loc=self.locate(node))
+            total = self.lane_flags(ir.Reduce("sum", value, axis, keep, loc=self.locate(node)))
             extent = self.extent_of(t.dims[axis], node)
             return ir.BinOp("/", total, extent, loc=self.locate(node))
         return ir.Reduce(op, value, axis, keep, loc=self.locate(node))
@@ -528,7 +561,9 @@ class ExprBuilder:
             den = self.bind_temp(f"{op}_den", ir.Reduce("sum", num, axis, True, loc=loc), node)
             return ir.BinOp("/", num, den, loc=loc)
         shifted_name = self.bind_temp(f"{op}_shifted", shifted, node)
-        total = ir.Reduce("sum", ir.Call("exp", (shifted_name,), loc=loc), axis, True, loc=loc)
+        total = self.lane_flags(
+            ir.Reduce("sum", ir.Call("exp", (shifted_name,), loc=loc), axis, True, loc=loc)
+        )
         return ir.BinOp("-", shifted_name, ir.Call("log", (total,), loc=loc), loc=loc)
 
     def _dot_mm(self, node: cst.CSTNode, a: ir.Expr, b: ir.Expr) -> ir.Expr:
@@ -598,12 +633,75 @@ class ExprBuilder:
                 raise self.error(node, "hl.load needs a host tensor")
             if not isinstance(index, (cst.List, cst.Tuple)):
                 raise self.error(node, "hl.load needs an index list")
-            if "extra_mask" in kwargs:
-                raise self.error(node, "hl.load(extra_mask=...) is not supported yet",
-                                 "mask the loaded value with torch.where instead")
             items = self.index_items(tensor.value, [e.value for e in index.elements], node)
-            return ir.Load(tensor.value, items, 0.0, loc=loc)
+            load = ir.Load(tensor.value, items, 0.0, loc=loc)
+            self.check_lane_mask(load, kwargs.get("extra_mask"), node)
+            return load
         raise self.error(node, f"hl.{fn}(...) is not supported in an expression here")
+
+    def check_lane_mask(self, access: ir.Load | ir.Store, mask_node: cst.BaseExpression | None,
+                        node: cst.CSTNode) -> None:
+        """Accept ``extra_mask=`` only where it is what the IR's tile index implies: the validity
+        of the lanes of each lane tile (``hl.arange``) the access spans, and require it there
+        (Helion masks tiles itself, the lanes of an ``hl.arange`` not)."""
+        if isinstance(access, ir.Load):
+            dims = dims_of(self.type_of(access, node))
+        else:
+            dims = index_dims(access.tensor, access.index, self.scope.env, access.loc)
+        lanes = [d.tile for d in dims if isinstance(d, ir.BlockDim) and
+                 d.tile in self.scope.lane_tiles]
+        if mask_node is None:
+            if lanes:
+                masks = ", ".join(f"`{self._mask_source(t)}`" for t in lanes)
+                raise self.error(
+                    node, f"an access through the lanes of `{lanes[0]}` that does not mask them",
+                    f"use hl.load/hl.store with extra_mask= the validity of the lanes ({masks})",
+                )
+            return
+        if not lanes:
+            raise self.error(mask_node, "extra_mask= is read only as the validity of the lanes "
+                             "of a strided tile loop",
+                             "mask the loaded value with torch.where instead")
+        mask = self.expr(mask_node)
+        mask_dims = dims_of(self.type_of(mask, mask_node))
+        terms = _conjuncts(mask)
+        expected = {self._lane_mask(t) for t in lanes}
+        shaped = len(mask_dims) == len(dims) and all(
+            isinstance(m, ir.UnitDim) or m == d for m, d in zip(mask_dims, dims)
+        )
+        if not shaped or {_strip_expands(t) for t in terms} != expected:
+            raise self.error(
+                mask_node, f"extra_mask=`{source_of(mask_node)}` is not the validity of the "
+                "lanes this access spans",
+                "pass exactly the lanes' masks, broadcast to the accessed region",
+            )
+
+    def _lane_mask(self, tile: str) -> ir.Expr:
+        var = self.scope.lane_tiles[tile]
+        return ir.BinOp("<", ir.TileAttr(tile, "index"), var.extent)
+
+    def _mask_source(self, tile: str) -> str:
+        for name, e in self.scope.lane_names.items():
+            if e == self._lane_mask(tile):
+                return name
+        return "offs < end"
+
+    def lane_flags(self, e: ir.Expr) -> ir.Expr:
+        """A reduction or dot over the lanes of a lane tile, which Helion does not mask: masked
+        in the IR where those lanes provably add nothing, unmasked (they take part as they
+        are, as in Helion) otherwise."""
+        if isinstance(e, ir.Reduce):
+            dims = dims_of(infer(e.value, self.scope.env))
+            dim = dims[e.axis % len(dims)]
+            if isinstance(dim, ir.BlockDim) and dim.tile in self.scope.lane_tiles:
+                exact, _ = self.pads.reduction_is_exact(dataclasses.replace(e, masked=False), dim)
+                return dataclasses.replace(e, masked=exact)
+        if isinstance(e, ir.Dot):
+            dims = dims_of(infer(e.lhs, self.scope.env))
+            dim = dims[-1] if dims else None
+            if isinstance(dim, ir.BlockDim) and dim.tile in self.scope.lane_tiles:
+                return dataclasses.replace(e, masked=self.pads.dot_k_lanes_vanish(e, "ir"))
+        return e
 
     def tile_shape(self, node: cst.BaseExpression) -> tuple[ir.Dim, ...]:
         """A shape list of tiles, block sizes, sizes and 1s (``[tile_m, tile_n]``)."""
@@ -637,6 +735,32 @@ class ExprBuilder:
             raise self.error(v, f"unsupported shape entry `{source_of(v)}`",
                              "use tile variables, sizes or 1")
         return tuple(dims)
+
+
+def _conjuncts(e: ir.Expr) -> list[ir.Expr]:
+    if isinstance(e, ir.BinOp) and e.op in ("&", "and"):
+        return _conjuncts(e.lhs) + _conjuncts(e.rhs)
+    return [e]
+
+
+def _strip_expands(e: ir.Expr) -> ir.Expr:
+    while isinstance(e, ir.ExpandDims):
+        e = e.value
+    return e
+
+
+def _is_none_test(node: cst.BaseExpression) -> str | None:
+    """``x`` for the test ``x is None``."""
+    if (
+        isinstance(node, cst.Comparison)
+        and len(node.comparisons) == 1
+        and isinstance(node.comparisons[0].operator, cst.Is)
+        and isinstance(node.left, cst.Name)
+        and isinstance(node.comparisons[0].comparator, cst.Name)
+        and node.comparisons[0].comparator.value == "None"
+    ):
+        return node.left.value
+    return None
 
 
 def _index_source(element: Any) -> str:

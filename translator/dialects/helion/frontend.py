@@ -166,11 +166,11 @@ class EntryParser:
                 value = literal_or_none(p.default)
                 if value is None and not (isinstance(p.default, cst.Name) and p.default.value == "None"):
                     raise self.error(p.default, "parameter defaults must be literals")
-                if value is not None:
-                    default = ir.Const(value)
-                    if annotation is None:
-                        kind = ("str" if isinstance(value, str) else "float" if isinstance(
-                            value, float) else "bool" if isinstance(value, bool) else "int")
+                # `None` marks an optional parameter (resolved with `if_none` on the host).
+                default = ir.Const(value)
+                if value is not None and annotation is None:
+                    kind = ("str" if isinstance(value, str) else "float" if isinstance(
+                        value, float) else "bool" if isinstance(value, bool) else "int")
             params.append(ir.Param(name, kind, default, annotation))
         return tuple(params)
 
@@ -425,9 +425,18 @@ class EntryParser:
                 return [ir.Assign(name, inner, loc=loc)]
         expr = self.build.expr(value)
         t = self.build.type_of(expr, node)
+        if isinstance(t, TensorType) and isinstance(expr, ir.Cast) and isinstance(
+            expr.value, ir.Name
+        ):
+            # `out = c.to(a.dtype)`: a converted copy of a whole tensor (after a kernel).
+            self.scope.env.vars[name] = t
+            self.scope.like[name] = expr.value.id
+            self.scope.used_names.add(name)
+            return [ir.Assign(name, expr, loc=loc)]
         if not isinstance(t, ScalarType):
             raise self.error(node, f"unsupported host value `{source_of(value)}`",
-                             "host code may compute scalars and allocate tensors")
+                             "host code may compute scalars, allocate tensors and convert them "
+                             "(`x.to(dtype)`)")
         self.scope.env.vars[name] = t
         self.scope.used_names.add(name)
         return [ir.Assign(name, expr, loc=loc)]
@@ -576,6 +585,19 @@ class EntryParser:
         if targets is None:
             raise self.error(node.target, "loop targets must be names, e.g. `for tile_m, tile_n in ...`")
         begins: list[ir.Expr | None]
+        step: ir.Expr | None = None
+        step_node = kwargs.pop("step", None) if scalar else None
+        if scalar and len(args) == 3 and step_node is None:
+            step_node = args.pop()
+        if step_node is not None:
+            # hl.grid(begin, end, step): every step-th index (the backend's strided hl.grid).
+            if top_level:
+                raise self.error(it, "a kernel's grid cannot skip indices",
+                                 "launch over every index and branch on it in the body")
+            if len(targets) != 1 or isinstance(args[0], (cst.List, cst.Tuple)):
+                raise self.error(it, "hl.grid with a step is read for one dimension only",
+                                 "loop over each dimension in a loop of its own")
+            step = self.build.expr(step_node)
         if len(args) == 2 and not isinstance(args[0], (cst.List, cst.Tuple)):
             begins, extents = [self.build.expr(args[0])], [self.build.expr(args[1])]
         elif len(args) == 1:
@@ -592,7 +614,10 @@ class EntryParser:
         tiles = []
         for target, begin, extent, block in zip(targets, begins, extents, blocks):
             if scalar:
-                tiles.append(ir.TileVar(target, extent, ir.Const(1), begin, scalar=True))
+                if step is not None and begin == ir.Const(0):
+                    begin = None  # the backend spells a strided grid from 0 with its begin
+                tiles.append(ir.TileVar(target, extent, ir.Const(1), begin, scalar=True,
+                                        step=step))
                 continue
             if block is None:
                 block = self.scope.new_block_tunable("block_size_" + tile_suffix(target))

@@ -21,6 +21,7 @@ from translator.ir import nodes as ir
 from translator.ir.ops import ARITH_OPS, POINTWISE_OPS, reduce_identity
 from translator.ir.printer import PRECEDENCE, operand_precedence
 from translator.ir.shapes import (
+    TensorType,
     TileType,
     TileVarType,
     TypeEnv,
@@ -33,7 +34,7 @@ from translator.ir.shapes import (
     promote,
 )
 from translator.ir.visit import walk_expr, walk_stmts
-from translator.naming import unique
+from translator.naming import tile_suffix, unique
 
 ATOM = 20
 _UNARY_PREC = 11
@@ -43,11 +44,18 @@ _F32_OR_WIDER = ("float32", "float64")
 @dataclass(frozen=True)
 class TileName:
     """How a tile variable is spelt: ``kind`` is ``"tile"`` (``hl.tile``), ``"grid"`` (an
-    ``hl.grid`` index, a plain integer) or ``"unit"`` (an IR index emitted as a block-1 tile of a
-    mixed ``hl.tile`` loop, read through ``.begin``)."""
+    ``hl.grid`` index, a plain integer), ``"unit"`` (an IR index emitted as a block-1 tile of a
+    mixed ``hl.tile`` loop, read through ``.begin``) or ``"strided"`` (a tile loop that skips
+    tiles, see :meth:`Writer.strided_header`: ``name`` is the ``hl.grid`` start of the tile,
+    ``offs`` its lanes, ``mask`` their validity, ``block`` and ``extent`` the texts of its block
+    size and extent)."""
 
     name: str
     kind: str
+    offs: str = ""
+    mask: str = ""
+    block: str = ""
+    extent: str = ""
 
 
 class Writer:
@@ -72,6 +80,8 @@ class Writer:
         # a second pass binds them as 0-d tensors from the start (see Writer.force_tensor).
         self.became_tensor: dict[str, ir.DTypeExpr] = {}
         self.force_tensor: dict[str, ir.DTypeExpr] = {}
+        # Lane masks of strided tiles that some statement used (their line is written lazily).
+        self.masks_used: set[str] = set()
 
     # ================================================================== helpers
 
@@ -120,7 +130,12 @@ class Writer:
 
     def ex(self, e: ir.Expr) -> tuple[str, int]:
         """The Helion text of ``e`` and its precedence."""
-        return getattr(self, "_ex_" + type(e).__name__)(e)
+        handler = getattr(self, "_ex_" + type(e).__name__, None)
+        if handler is None:
+            # An IR node newer than this backend: refuse rather than fail with a traceback.
+            raise self.refuse(f"the IR expression `{type(e).__name__}` has no Helion spelling yet",
+                              e, "write the value with pointwise ops on tiles instead")
+        return handler(e)
 
     # ================================================================== scalars and operators
 
@@ -156,6 +171,12 @@ class Writer:
         mean = self._mean(e)
         if mean is not None:
             return mean, ATOM
+        if e.op == "<" and isinstance(e.lhs, ir.TileAttr) and e.lhs.attr == "index":
+            spelt = self.tiles.get(e.lhs.tile)
+            if spelt is not None and spelt.kind == "strided" and self.text(e.rhs) == spelt.extent:
+                # The validity of a strided tile's lanes has a name (see strided_header).
+                self.masks_used.add(spelt.mask)
+                return spelt.mask, ATOM
         op = e.op
         lhs, rhs = e.lhs, e.rhs
         if op in ("and", "or") and (self.is_tensor(lhs) or self.is_tensor(rhs)):
@@ -258,6 +279,9 @@ class Writer:
         return template.format(*(self.text(a) for a in e.args)), ATOM
 
     def _ex_Cast(self, e: ir.Cast) -> tuple[str, int]:
+        if isinstance(self.type_of(e.value), TensorType):
+            # A host conversion of a whole tensor (`out = c.to(a.dtype)` after an atomic kernel).
+            return f"{self.text(e.value, ATOM)}.to({self.dtype(e.dtype)})", ATOM
         if not self.is_tensor(e.value) and self.device:
             # A number or symbolic size becomes a typed 0-d tensor (float() would force Helion
             # to specialise the size).
@@ -279,6 +303,8 @@ class Writer:
             begin = f"{spelt.name}.begin"
             return {"index": begin, "begin": begin, "id": begin, "block_size": "1",
                     "end": f"{spelt.name}.end", "count": f"{spelt.name}.count"}[attr]
+        if spelt.kind == "strided":
+            return self._strided_attr(tile, spelt, attr)
         # An hl.grid index: one integer.
         var = self.env.tiles[tile]
         if attr in ("index", "begin", "id"):
@@ -291,13 +317,37 @@ class Writer:
             return self.text(var.extent)
         return f"({self.text(var.extent, 9)} - {self.text(var.begin, 10)})"
 
+    def _strided_attr(self, tile: str, spelt: TileName, attr: str) -> str:
+        """An attribute of a strided tile, from its start (a plain integer) and block size."""
+        if attr == "index":
+            return spelt.offs
+        if attr == "begin":
+            return spelt.name
+        if attr == "block_size":
+            return spelt.block
+        if attr == "end":
+            minimum = self.spell["scalar_pointwise"]["minimum"]
+            return minimum.format(f"{spelt.name} + {spelt.block}", spelt.extent)
+        if attr == "id":
+            return f"{spelt.name} // {spelt.block}"
+        # count: the tiles of the whole range, as for any tile (the IR's definition).
+        var = self.env.tiles[tile]
+        extent = spelt.extent if var.begin is None else (
+            f"{self.text(var.extent, 9)} - {self.text(var.begin, 10)}"
+        )
+        return self.spell["scalar_pointwise"]["cdiv"].format(extent, spelt.block)
+
     def _ex_TileAttr(self, e: ir.TileAttr) -> tuple[str, int]:
-        return self._tile_attr(e.tile, e.attr), ATOM
+        text = self._tile_attr(e.tile, e.attr)
+        if self.tiles[e.tile].kind == "strided" and e.attr == "id":
+            return text, PRECEDENCE["//"]
+        return text, ATOM
 
     def dim_text(self, d: ir.Dim) -> str:
         """A shape entry of ``hl.zeros``/``hl.full``/``reshape``: a tile, a size or 1."""
         if isinstance(d, ir.BlockDim):
-            return self.tiles[d.tile].name
+            spelt = self.tiles[d.tile]
+            return spelt.block if spelt.kind == "strided" else spelt.name
         if isinstance(d, ir.FullDim):
             return self.text(d.extent)
         return "1"
@@ -314,7 +364,8 @@ class Writer:
         for item in index:
             if isinstance(item, ir.TileIndex):
                 spelt = self.tiles[item.tile]
-                out.append(f"{spelt.name}.begin" if spelt.kind == "unit" else spelt.name)
+                out.append(f"{spelt.name}.begin" if spelt.kind == "unit" else
+                           spelt.offs if spelt.kind == "strided" else spelt.name)
             elif isinstance(item, ir.FullIndex):
                 out.append("slice(None)" if as_list else ":")
             elif isinstance(item, ir.NewAxis):
@@ -328,12 +379,51 @@ class Writer:
         return any(isinstance(i, ir.GatherIndex) for i in index)
 
     def _ex_Load(self, e: ir.Load) -> tuple[str, int]:
+        mask = self.strided_mask(dims_of(self.type_of(e)))
+        if mask is not None:
+            # Helion masks tiles, not the lanes of a strided tile (an hl.arange): say which are
+            # valid. Masked-off lanes read 0, as Helion's own masked lanes do.
+            self._refuse_unlisted(e.index, e)
+            items = ", ".join(self.index_items(e.index, as_list=True))
+            load = self.spell["language"]["load"]
+            return f"{load}({e.tensor}, [{items}], extra_mask={mask})", ATOM
         if self._gathers(e.index) and not any(
             isinstance(i, (ir.FullIndex, ir.NewAxis)) for i in e.index
         ):
             items = self.index_items(e.index, as_list=True)
             return f"{self.spell['language']['load']}({e.tensor}, [{', '.join(items)}])", ATOM
         return f"{e.tensor}[{', '.join(self.index_items(e.index, as_list=False))}]", ATOM
+
+    def strided(self, d: ir.Dim) -> TileName | None:
+        """The spelling of the strided tile that ``d`` spans, if it is one."""
+        spelt = self.tiles.get(d.tile) if isinstance(d, ir.BlockDim) else None
+        return spelt if spelt is not None and spelt.kind == "strided" else None
+
+    def strided_mask(self, dims: tuple[ir.Dim, ...], only: int | None = None) -> str | None:
+        """The validity of the lanes of ``dims`` that strided tiles span, broadcast to ``dims``
+        (``mask_k[None, :]``), or ``None`` where no dim is strided. ``only``: that dim alone."""
+        terms = []
+        for i, d in enumerate(dims):
+            spelt = self.strided(d)
+            if spelt is None or (only is not None and i != only):
+                continue
+            self.masks_used.add(spelt.mask)
+            if len(dims) == 1:
+                terms.append(spelt.mask)
+            else:
+                parts = ["None"] * len(dims)
+                parts[i] = ":"
+                terms.append(f"{spelt.mask}[{', '.join(parts)}]")
+        return " & ".join(terms) if terms else None
+
+    def _refuse_unlisted(self, index: tuple[ir.IndexItem, ...], node: object) -> None:
+        """hl.load/hl.store index lists take tiles, tensors and scalars (no `:` or `None`)."""
+        if any(isinstance(i, (ir.FullIndex, ir.NewAxis)) for i in index):
+            raise self.refuse(
+                "an access with `:` or `None` through the lanes of a strided tile loop has no "
+                "Helion spelling yet (hl.load/hl.store need them masked, and take neither)", node,
+                "index every dimension with a tile or a scalar",
+            )
 
     def _ex_Full(self, e: ir.Full) -> tuple[str, int]:
         lang = self.spell["language"]
@@ -362,7 +452,10 @@ class Writer:
             self._check_unmasked_reduce(e, dims[axis])
         keep = ", keepdim=True" if e.keepdim else ""
         fn = self.spell["reductions"][e.op]
-        text = f"{fn}({self.text(e.value)}, dim={axis}{keep})"
+        value = self.text(e.value)
+        if self.strided(dims[axis]) is not None:
+            value = self._strided_reduce_operand(e, dims, axis, value)
+        text = f"{fn}({value}, dim={axis}{keep})"
         result = dtype_of(self.type_of(e))
         operand = dtype_of(self.type_of(e.value))
         if e.op in ("argmax", "argmin") or (
@@ -372,6 +465,26 @@ class Writer:
             # torch returns int64 for these; the IR keeps its own integer type.
             text = f"{text}.to({self.dtype(result)})"
         return text, ATOM
+
+    def _strided_reduce_operand(self, e: ir.Reduce, dims: tuple[ir.Dim, ...], axis: int,
+                                value: str) -> str:
+        """The operand of a reduction over a strided tile's lanes, which Helion does not mask:
+        as it is where Helion's padding (0 from loads) is already the identity, else with the
+        identity selected on the invalid lanes."""
+        identity = reduce_identity(e.op)
+        pad = self.pads.along(e.value, dims[axis], "helion")
+        if pad is not None and pad.uniform is None and pad.value == identity:
+            return value
+        mask = self.strided_mask(dims, only=axis)
+        dtype = dtype_of(self.type_of(e.value))
+        if isinstance(dtype, ir.DType) and dtype.name not in ir.FLOAT_DTYPES:
+            if math.isinf(identity):
+                raise self.refuse(
+                    f"`{e.op}` of integers over the lanes of a strided tile loop: their identity "
+                    "is no integer", e, "reduce a float value, or loop over every tile",
+                )
+            return self.spell["pointwise"]["where"].format(mask, value, int(identity))
+        return self.spell["pointwise"]["where"].format(mask, value, self.text(ir.Const(identity)))
 
     def _mean(self, e: ir.BinOp) -> str | None:
         """``torch.mean(x, dim=d)`` for a masked sum over a whole dim divided by its extent (the
@@ -449,6 +562,13 @@ class Writer:
                 a = f"{self.text(e.lhs, ATOM)}.to({self.dtype(common)})"
             if tb != common:
                 b = f"{self.text(e.rhs, ATOM)}.to({self.dtype(common)})"
+        da, db = dims_of(self.type_of(e.lhs)), dims_of(self.type_of(e.rhs))
+        if self.strided(da[-1]) is not None and not self.pads.dot_k_lanes_vanish(e, "helion"):
+            # Helion masks tile dims of a dot, not a strided tile's lanes: zero them where the
+            # padding does not already make every product over them zero.
+            where = self.spell["pointwise"]["where"]
+            a = where.format(self.strided_mask(da, only=len(da) - 1), a, "0.0")
+            b = where.format(self.strided_mask(db, only=len(db) - 2), b, "0.0")
         return a, b
 
     def _product(self, e: ir.Dot, a: str, b: str, rank: int, out: str,
@@ -537,6 +657,13 @@ class Writer:
 
     def _st_Store(self, s: ir.Store) -> None:
         value = self._store_value(s)
+        mask = self.strided_mask(index_dims(s.tensor, s.index, self.env, s.loc))
+        if mask is not None:
+            self._refuse_unlisted(s.index, s)
+            items = ", ".join(self.index_items(s.index, as_list=True))
+            store = self.spell["language"]["store"]
+            self.emit(f"{store}({s.tensor}, [{items}], {value}, extra_mask={mask})")
+            return
         if self._gathers(s.index):
             items = ", ".join(self.index_items(s.index, as_list=True))
             self.emit(f"{self.spell['language']['store']}({s.tensor}, [{items}], {value})")
@@ -544,6 +671,13 @@ class Writer:
         self.emit(f"{s.tensor}[{', '.join(self.index_items(s.index, as_list=False))}] = {value}")
 
     def _st_AtomicRMW(self, s: ir.AtomicRMW) -> None:
+        region = index_dims(s.tensor, s.index, self.env, s.loc)
+        if any(self.strided(d) is not None for d in region):
+            raise self.refuse(
+                f"atomic `{s.op}` through the lanes of a strided tile loop: Helion's atomics take "
+                "no mask, so the lanes past the extent would be updated", s,
+                "accumulate over the strided loop and update after it, through full tiles",
+            )
         value = self._store_value(s)
         items = ", ".join(self.index_items(s.index, as_list=True))
         self.emit(f"{self.spell['atomics'][s.op]}({s.tensor}, [{items}], {value})")
@@ -562,11 +696,11 @@ class Writer:
         self.pads.forget(assigned)
 
     def _st_TileLoop(self, s: ir.TileLoop) -> None:
-        for t in s.tiles:
-            if t.step is not None:
-                raise self.refuse(f"loop over every {self.text(t.step)}-th tile of `{t.name}` "
-                                  "is not emitted for Helion yet", s,
-                                  "visit every tile of the loop")
+        if len(s.tiles) > 1 and any(t.step is not None for t in s.tiles):
+            raise self.refuse(
+                "a loop over several tiles of which some skip tiles has no Helion spelling", s,
+                "loop over the tile that skips tiles in a loop of its own",
+            )
         assigned = {x.target for x in walk_stmts(s.body) if isinstance(x, ir.Assign)}
         # Inside the loop a carried value may hold what an earlier iteration left.
         self.pads.forget(assigned)
@@ -576,10 +710,36 @@ class Writer:
         self.env = inner
         names = self.bind_tiles(s.tiles)
         self.env = outer
-        self.emit(self.loop_header(s.tiles, names) + ":")
-        self._scoped(s.body, inner)
+        if names[0].kind == "strided":
+            self.strided_header(s.tiles[0], names[0], s.body, inner)
+        else:
+            self.emit(self.loop_header(s.tiles, names) + ":")
+            self._scoped(s.body, inner)
         self.tiles = saved_tiles
         self.pads.forget(assigned)
+
+    def strided_header(self, t: ir.TileVar, spelt: TileName, body: tuple[ir.Stmt, ...],
+                       inner: TypeEnv) -> None:
+        """A tile loop that visits every ``step``-th tile (split-K's share of the K tiles).
+
+        ``hl.tile`` has no step, so the loop walks the tile starts with ``hl.grid`` and spans
+        each tile's lanes with ``hl.arange``; loads and stores through them pass their validity
+        as ``extra_mask``. (An ``hl.tile`` of one tile nested in the ``hl.grid`` reads as well
+        but halves matmul speed on an H200: Triton pipelines only innermost loops.)
+        """
+        begin = self.text(t.begin) if t.begin is not None else "0"
+        assert t.step is not None
+        step = f"{spelt.block} * {self.text(t.step, PRECEDENCE['*'] + 1)}"
+        lang = self.spell["language"]
+        self.emit(f"for {spelt.name} in {lang['grid']}({begin}, {spelt.extent}, {step}):")
+        self.indent += 1
+        self.emit(f"{spelt.offs} = {spelt.name} + {lang['arange']}({spelt.block})")
+        at = len(self.lines)
+        self.indent -= 1
+        self._scoped(body, inner)
+        if spelt.mask in self.masks_used:
+            indent = "    " * (self.indent + 1)
+            self.lines.insert(at, f"{indent}{spelt.mask} = {spelt.offs} < {spelt.extent}")
 
     def _scoped(self, body: tuple[ir.Stmt, ...], inner: TypeEnv | None = None) -> None:
         """Write ``body`` in a nested scope; values defined before it are carried out."""
@@ -603,6 +763,12 @@ class Writer:
         out = []
         for t in tiles:
             name = t.name
+            if t.step is not None and not t.scalar:
+                spelt = self._strided_names(t)
+                self.env.bind_tile(t)
+                self.tiles[t.name] = spelt
+                out.append(spelt)
+                continue
             if name in self.env.vars:
                 # Python has no block scope: an inner loop variable would clobber the outer one.
                 name = unique(t.name, self.taken)
@@ -612,6 +778,16 @@ class Writer:
             self.tiles[t.name] = spelt
             out.append(spelt)
         return out
+
+    def _strided_names(self, t: ir.TileVar) -> TileName:
+        """``start_k``, ``offs_k``, ``mask_k`` for strided tile ``tile_k``."""
+        suffix = tile_suffix(t.name)
+        block = self.plan.block_arg(t)
+        assert block is not None, "plan_blocks registers the block sizes of strided tiles"
+        return TileName(unique(f"start_{suffix}", self.taken), "strided",
+                        offs=unique(f"offs_{suffix}", self.taken),
+                        mask=unique(f"mask_{suffix}", self.taken),
+                        block=block, extent=self.text(t.extent))
 
     def loop_header(self, tiles: tuple[ir.TileVar, ...], names: list[TileName]) -> str:
         """``for tile_m, tile_n in hl.tile([m, n])`` (or ``hl.grid``) over ``tiles``."""
@@ -627,6 +803,11 @@ class Writer:
             ends_list = "[" + ", ".join(ends) + "]"
             args = f"[{', '.join(begins)}], {ends_list}" if has_begin else ends_list
         if grid:
+            if tiles[0].step is not None:
+                # Only single-tile loops skip tiles (see _st_TileLoop).
+                if not has_begin:
+                    args = f"0, {args}"
+                args += f", {self.text(tiles[0].step)}"
             return f"for {targets} in {lang['grid']}({args})"
         blocks = [self.plan.block_arg(t) for t in tiles]
         if any(b is not None for b in blocks):

@@ -30,6 +30,12 @@ class EntryScope:
     constexpr_params: list[str] = field(default_factory=list)
     rank_guards: list[ir.ShapeUnpack] = field(default_factory=list)
     """Ranks the kernels take for tensors no host statement gives one (see :meth:`assume_rank`)."""
+    lane_names: dict[str, ir.Expr] = field(default_factory=dict)
+    """Names that stand for a lane tile's attributes inside its loop: its start (``start_k``:
+    ``begin``), lanes (``offs_k``: ``index``) and their validity (``mask_k``)."""
+    lane_tiles: dict[str, ir.TileVar] = field(default_factory=dict)
+    """Tiles spelt with ``hl.grid`` and ``hl.arange`` (the backend's strided loops): Helion masks
+    neither their loads nor their reductions, so loads must pass ``extra_mask``."""
     _assumed: dict[str, int] = field(default_factory=dict)
     _parent: dict[tuple, tuple] = field(default_factory=dict)
     _best: dict[tuple, ir.Expr] = field(default_factory=dict)
