@@ -403,6 +403,24 @@ def test_broadcast_to_is_an_explicit_broadcast(tmp_path: Path):
     assert report.passed, report.format_text()
 
 
+@pytest.mark.parametrize("kernel", ["features", "broadcast"])
+def test_scans_and_broadcasts_through_helion_and_back(kernel: str, tmp_path: Path):
+    text = {"features": FEATURES, "broadcast": BROADCAST}[kernel]
+    src = tmp_path / f"{kernel}.py"
+    src.write_text(text)
+    helion = tmp_path / f"{kernel}_helion.py"
+    helion.write_text(translate_file(src, "triton", "helion"))
+    expected = {"features": "torch.cumsum(", "broadcast": ".expand("}[kernel]
+    assert expected in helion.read_text()
+    dtypes = ("float32",) if kernel == "features" else ("float32", "float16")
+    report = check_pair(src, helion, src_dsl="triton", dtypes=dtypes, seeds=(0,))
+    assert report.passed, report.format_text()
+    # Read back: the Helion spelling is the same IR op.
+    back = parse_file(helion, "helion")
+    kind = ir.Scan if kernel == "features" else ir.Broadcast
+    assert exprs(back.entries[0], kind)
+
+
 def test_refuses_a_combine_function_it_cannot_name():
     text = FEATURES.replace("return a + b", "return a + 2 * b")
     err = _refusal(text)

@@ -349,6 +349,8 @@ class ExprBuilder:
                 return self._pointwise(g["pointwise"][name], args, kwargs, node)
             if name in g["reductions"]:
                 return self._reduction(g["reductions"][name], args, kwargs, node)
+            if name in g["scans"]:
+                return self._scan(g["scans"][name], args, kwargs, node)
             if name in g["composites"]:
                 return self._composite(g["composites"][name], args, kwargs, node)
             if name in g["dots"]:
@@ -405,6 +407,10 @@ class ExprBuilder:
             return self._pointwise(g["pointwise_methods"][method], [base, *args], kwargs, node)
         if method in g["reduction_methods"]:
             return self._reduction(g["reduction_methods"][method], [base, *args], kwargs, node)
+        if method in g["scan_methods"]:
+            return self._scan(g["scan_methods"][method], [base, *args], kwargs, node)
+        if method == "expand":
+            return self._expand(self.expr(base), args, kwargs, node)
         if method in g["composite_methods"]:
             return self._composite(g["composite_methods"][method], [base, *args], kwargs, node)
         if method in ("max", "min") and args and not kwargs and len(args) == 1:
@@ -517,6 +523,30 @@ class ExprBuilder:
         if not -rank <= dim < rank:
             raise self.error(node, f"dim {dim} is out of range for a {rank}-d tile")
         return dim % rank, bool(keep)
+
+    def _scan(self, op: str, args: list, kwargs: dict, node: cst.Call) -> ir.Expr:
+        """``torch.cumsum(x, dim=d)``: an inclusive scan."""
+        value = self.expr(args[0])
+        t = self.type_of(value, node)
+        if not isinstance(t, TileType) or not t.dims:
+            raise self.error(node, f"a cum{op} of a scalar")
+        if "dtype" in kwargs:
+            value = ir.Cast(value, self.dtype(kwargs.pop("dtype")), loc=self.locate(node))
+        axis, _ = self._reduce_axis(args, kwargs, node, len(t.dims))
+        return ir.Scan(op, value, axis, loc=self.locate(node))
+
+    def _expand(self, value: ir.Expr, args: list, kwargs: dict, node: cst.Call) -> ir.Expr:
+        """``v.expand(tile_m, tile_n)``: ``v`` broadcast to those dims."""
+        shape_node = args[0] if len(args) == 1 and isinstance(args[0], (cst.List, cst.Tuple)) \
+            else cst.List([cst.Element(a) for a in args])
+        if kwargs or not shape_node.elements:
+            raise self.error(node, "`.expand()` takes the sizes of the new shape")
+        broadcast = ir.Broadcast(value, self.tile_shape(shape_node), loc=self.locate(node))
+        try:
+            infer(broadcast, self.scope.env)
+        except IRTypeError as err:
+            raise self.error(node, str(err), "expand only dims of size 1") from None
+        return broadcast
 
     def _reduction(self, op: str, args: list, kwargs: dict, node: cst.Call) -> ir.Expr:
         value = self.expr(args[0])

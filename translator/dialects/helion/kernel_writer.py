@@ -592,6 +592,22 @@ class Writer:
             return f"{value}.transpose({moved[0]}, {moved[1]})", ATOM
         return f"{value}.permute({', '.join(map(str, e.perm))})", ATOM
 
+    def _ex_Scan(self, e: ir.Scan) -> tuple[str, int]:
+        dims = dims_of(self.type_of(e.value))
+        axis = e.axis % len(dims)
+        if self.strided(dims[axis]) is not None:
+            raise self.refuse("a scan along a strided tile's lanes has no Helion spelling yet", e)
+        # Invalid lanes follow the valid ones along the axis: Helion's scan never needs them.
+        return f"{self.spell['scans'][e.op]}({self.text(e.value)}, dim={axis})", ATOM
+
+    def _ex_Broadcast(self, e: ir.Broadcast) -> tuple[str, int]:
+        value = self.text(e.value, ATOM)
+        rank = len(dims_of(self.type_of(e.value)))
+        for _ in range(len(e.shape) - rank):  # torch's expand wants the leading dims spelt
+            value = f"{value}[None]"
+        sizes = ", ".join(self.dim_text(d) for d in e.shape)
+        return f"{value}.expand({sizes})", ATOM
+
     def _ex_Reshape(self, e: ir.Reshape) -> tuple[str, int]:
         # A reshape that only undoes `[:, None]`s (Triton's `idx[:, None]` gather offsets,
         # lifted as one index per row) is the value itself.

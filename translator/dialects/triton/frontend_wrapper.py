@@ -57,26 +57,41 @@ def derived_wrappers(module: cst.Module, path: str) -> str:
                 jit[stmt.name.value] = stmt
             elif not stmt.decorators:
                 plain[stmt.name.value] = stmt
-    used = _names_called(plain.values(), subscripted=True) | _names_called(jit.values())
+    # Launched by a function, or referenced by another kernel (a helper, a combine function).
+    used = _names_launched(plain.values()) | _names_referenced(
+        f.body for f in jit.values())
     taken = set(plain) | set(jit)
     return "".join(_wrapper(fn, aliases, path, taken) for name, fn in jit.items()
-                   if name not in used)
+                   if name not in used and _dereferences_a_parameter(fn, aliases))
 
 
-def _names_called(fns, subscripted: bool = False) -> set[str]:
+def _names_launched(fns) -> set[str]:
     out: set[str] = set()
 
     class V(cst.CSTVisitor):
         def visit_Call(self, node: cst.Call) -> None:
             f = node.func
-            if subscripted and isinstance(f, cst.Subscript) and isinstance(f.value, cst.Name):
+            if isinstance(f, cst.Subscript) and isinstance(f.value, cst.Name):
                 out.add(f.value.value)
-            elif isinstance(f, cst.Name):
-                out.add(f.value)
 
     for fn in fns:
         fn.visit(V())
     return out
+
+
+def _names_referenced(bodies) -> set[str]:
+    out: set[str] = set()
+    for body in bodies:
+        out |= _names_of(body)
+    return out
+
+
+def _dereferences_a_parameter(fn: cst.FunctionDef, aliases: dict[str, str]) -> bool:
+    """A kernel, as opposed to a jit helper nothing uses: it loads or stores through one of its
+    parameters."""
+    uses = _uses(fn, aliases)
+    reach = _closure(uses, _names_in(uses.pointer_exprs))
+    return any(p.name.value in reach for p in fn.params.params)
 
 
 def _wrapper(fn: cst.FunctionDef, aliases: dict[str, str], path: str, taken: set[str]) -> str:
