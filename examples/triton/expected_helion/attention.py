@@ -18,7 +18,7 @@ import helion.language as hl
 import torch
 
 
-@helion.kernel(config=helion.Config(block_sizes=[64, 64], num_stages=3))
+@helion.kernel(fast_math=True, config=helion.Config(block_sizes=[64, 64], num_stages=3))
 def attention(
     q: torch.Tensor,
     k: torch.Tensor,

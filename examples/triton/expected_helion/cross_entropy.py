@@ -16,7 +16,10 @@ import helion.language as hl
 import torch
 
 
-@helion.kernel(config=helion.Config(block_sizes=[32768], num_warps=32, num_stages=3))
+@helion.kernel(
+    fast_math=True,
+    config=helion.Config(block_sizes=[32768], num_warps=32, num_stages=3),
+)
 def cross_entropy(
     logits: torch.Tensor,
     target: torch.Tensor,

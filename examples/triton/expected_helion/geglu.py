@@ -15,7 +15,7 @@ import helion.language as hl
 import torch
 
 
-@helion.kernel(config=helion.Config(block_sizes=[1024], num_stages=3))
+@helion.kernel(fast_math=True, config=helion.Config(block_sizes=[1024], num_stages=3))
 def geglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """``gelu_tanh(a) * b`` elementwise for two contiguous tensors of the same shape."""
     assert a.size() == b.size()

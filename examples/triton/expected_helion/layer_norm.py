@@ -15,7 +15,7 @@ import helion.language as hl
 import torch
 
 
-@helion.kernel(config=helion.Config(block_sizes=[1024], num_warps=4, num_stages=3))
+@helion.kernel(fast_math=True, config=helion.Config(block_sizes=[1024], num_warps=4, num_stages=3))
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-05):
     """LayerNorm over the last dimension of ``x``.
 

@@ -16,6 +16,7 @@ import torch
 
 
 @helion.kernel(
+    fast_math=True,
     configs=[
         helion.Config(block_sizes=[64, 64, 32], num_warps=4, num_stages=4, l2_groupings=[8]),
         helion.Config(block_sizes=[128, 128, 32], num_warps=4, num_stages=4, l2_groupings=[8]),

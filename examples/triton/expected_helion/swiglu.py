@@ -14,7 +14,7 @@ import helion.language as hl
 import torch
 
 
-@helion.kernel(config=helion.Config(block_sizes=[], num_stages=3))
+@helion.kernel(fast_math=True, config=helion.Config(block_sizes=[], num_stages=3))
 def swiglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """``silu(a) * b`` over the last dimension; ``a`` and ``b`` have the same shape."""
     # tiletrans: specialised to 2-d `a`: the IR cannot view a result back to a shape of unknown rank

@@ -170,6 +170,10 @@ def _decorator(entry: ir.Entry, plan: BlockPlan) -> dict:
     static = dict(entry.hints).get("static_shapes")
     if static is not None:
         args.append(f"static_shapes={bool(static)}")
+    if dict(entry.hints).get("fast_math"):
+        # The source computed exp/log/... with fast approximations (Triton's tl.exp): Helion's
+        # fast_math uses the same ones instead of libdevice's exact-rounding calls.
+        args.append("fast_math=True")
     if _host_tensor_ops(entry):
         # Helion warns on every compile about torch ops outside the loops; here they are meant
         # (a conversion after an atomic kernel cannot run inside it).

@@ -199,6 +199,8 @@ class EntryParser:
                 self.config_nodes.append(v)
         if "static_shapes" in kwargs:
             self.hints["static_shapes"] = bool(literal_or_none(kwargs["static_shapes"]))
+        if "fast_math" in kwargs:
+            self.hints["fast_math"] = bool(literal_or_none(kwargs["fast_math"]))
 
     def _tunables(self) -> tuple[tuple[ir.Tunable, ...], tuple[tuple[tuple[str, int], ...], ...]]:
         """Block sizes (in Helion's numbering), num_warps and num_stages, from the configs."""

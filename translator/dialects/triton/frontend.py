@@ -670,6 +670,8 @@ class EntryBuilder:
         body = self._finish_body()
         tunables, configs = self._tunables()
         hints = dict(self.hints)
+        if _uses_fast_math(body):
+            hints["fast_math"] = True
         if self.assumed_unit:
             hints["assumed_unit_stride"] = tuple(dict.fromkeys(self.assumed_unit))
         returns = source_of(fn.returns.annotation) if fn.returns is not None else None
@@ -2218,6 +2220,16 @@ def _evaluate(e: ir.Expr) -> object:
         if e.op == "cdiv":
             return -(-int(args[0]) // int(args[1]))
     return None
+
+
+def _uses_fast_math(body: list[ir.Stmt]) -> bool:
+    """Whether kernels compute transcendental functions, which Triton's ``tl.exp``, ``tl.log``...
+    do with fast approximations (other DSLs call exact-rounding libraries unless told)."""
+    from translator.ir.ops import POINTWISE_OPS
+    from translator.ir.visit import all_exprs
+
+    return any(isinstance(e, ir.Call) and POINTWISE_OPS[e.op].result == "float"
+               for s in body if isinstance(s, ir.Kernel) for e in all_exprs(s.body))
 
 
 def _is_size(e: ir.Expr) -> bool:
