@@ -38,7 +38,14 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from translator.diagnostics import TranslationError
-from translator.dialects.cst_utils import call_args, literal, resolve, source_of, statement_comments
+from translator.dialects.cst_utils import (
+    call_args,
+    literal,
+    names_in,
+    resolve,
+    source_of,
+    statement_comments,
+)
 from translator.dialects.triton import frontend_affine as af
 from translator.dialects.triton import frontend_blocks as blocks
 from translator.dialects.triton.frontend_blocks import BlockPtr, Descriptor
@@ -3048,14 +3055,7 @@ def _target_names(t: cst.BaseExpression) -> list[str]:
 
 
 def _names_read(node: cst.CSTNode) -> set[str]:
-    names: set[str] = set()
-
-    class V(cst.CSTVisitor):
-        def visit_Name(self, n: cst.Name) -> None:
-            names.add(n.value)
-
-    node.visit(V())
-    return names
+    return names_in(node)
 
 
 def _read_before_write(name: str, suite: cst.BaseSuite) -> bool:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from translator.diagnostics import TranslationError
-from translator.dialects.cst_utils import import_aliases, resolve
+from translator.dialects.cst_utils import import_aliases, names_in, resolve
 
 # The grid name a derived wrapper launches with; the launch reads it as "one program per tile".
 DERIVED_GRID = "tiletrans_derived_grid"
@@ -221,15 +221,7 @@ def _uses(fn: cst.FunctionDef, aliases: dict[str, str]) -> _Uses:
     return uses
 
 
-def _names_of(node: cst.CSTNode) -> set[str]:
-    out: set[str] = set()
-
-    class V(cst.CSTVisitor):
-        def visit_Name(self, n: cst.Name) -> None:
-            out.add(n.value)
-
-    node.visit(V())
-    return out
+_names_of = names_in
 
 
 def _names_in(exprs: list[cst.BaseExpression]) -> set[str]:
