@@ -160,8 +160,8 @@ def window(lifter: KernelLifter, tensor: str, shape: tuple, strides: tuple, offs
     return Ptr(tensor, tree), (Idx(mask) if mask is not None else None)
 
 
-def boundary_check(lifter: KernelLifter, node: cst.BaseExpression | None, rank: int,
-                   where) -> tuple[int, ...]:
+def boundary_check(lifter: KernelLifter, node: cst.BaseExpression | None, rank: int
+                   ) -> tuple[int, ...]:
     """The dims of ``boundary_check=``."""
     if node is None:
         return ()
@@ -175,7 +175,6 @@ def boundary_check(lifter: KernelLifter, node: cst.BaseExpression | None, rank: 
         raise lifter.error(node, "boundary_check= must be a tuple of dim numbers")
     if any(not 0 <= d < rank for d in dims):
         raise lifter.error(node, f"boundary_check= names a dim outside the {rank}-d window")
-    del where
     return tuple(dims)
 
 

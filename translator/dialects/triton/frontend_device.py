@@ -2349,8 +2349,7 @@ class KernelLifter:
             if mask_node is not None or other_node is not None:
                 raise self.error(node, "a block-pointer load takes boundary_check= and "
                                  "padding_option=, not mask= and other=")
-            checked = blocks.boundary_check(self, kwargs.get("boundary_check"), len(ptr.block),
-                                            node)
+            checked = blocks.boundary_check(self, kwargs.get("boundary_check"), len(ptr.block))
             window, mask = blocks.window(self, ptr.tensor, ptr.shape, ptr.strides, ptr.offsets,
                                          ptr.block, checked)
             return self.load_window(window, mask, None, blocks.padding(
@@ -2419,8 +2418,7 @@ class KernelLifter:
         if isinstance(ptr, BlockPtr):
             if mask_node is not None:
                 raise self.error(node, "a block-pointer store takes boundary_check=, not mask=")
-            checked = blocks.boundary_check(self, kwargs.get("boundary_check"), len(ptr.block),
-                                            node)
+            checked = blocks.boundary_check(self, kwargs.get("boundary_check"), len(ptr.block))
             window, mask = blocks.window(self, ptr.tensor, ptr.shape, ptr.strides, ptr.offsets,
                                          ptr.block, checked)
             self.store_window(window, self.ev(value_node), value_node, mask, None, node)
