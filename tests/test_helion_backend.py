@@ -982,3 +982,44 @@ def act(x: torch.Tensor, kind: str = "relu") -> torch.Tensor:
     assert 'def act(x: torch.Tensor, kind: str = "relu") -> torch.Tensor:' in text
     assert '        if kind == "relu":\n' in text
     assert parse_source(text, "k.py", "helion").entries == module.entries
+
+
+# ------------------------------------------------------------------------------------------------
+# One block size for nested loops (Helion: NestedDeviceLoopsConflict)
+
+NESTED_ONE_BLOCK = '''
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(x_ptr, y_ptr, M, N, sxm, sym, B: tl.constexpr):
+    pid = tl.program_id(0)
+    offs_m = pid * B + tl.arange(0, B)
+    for start in range(0, N, B):
+        offs_n = start + tl.arange(0, B)
+        mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+        x = tl.load(x_ptr + offs_m[:, None] * sxm + offs_n[None, :], mask=mask, other=0.0)
+        tl.store(y_ptr + offs_m[:, None] * sym + offs_n[None, :], x * 2, mask=mask)
+
+
+def f(x: torch.Tensor) -> torch.Tensor:
+    M, N = x.shape
+    y = torch.empty_like(x)
+    k[(triton.cdiv(M, 32),)](x, y, M, N, x.stride(0), y.stride(0), B=32)
+    return y
+'''
+
+
+def test_nested_loops_of_one_block_size_get_registered_copies(tmp_path: Path) -> None:
+    src = tmp_path / "nested.py"
+    src.write_text(NESTED_ONE_BLOCK)
+    text = translate_source(NESTED_ONE_BLOCK, str(src), "triton", "helion")
+    # The inner loop's size is a second registered block size holding the same config value.
+    assert "b_2 = hl.register_block_size(N)" in text and "block_sizes=[32, 32]" in text
+    assert "hl.tile(N, block_size=b_2)" in text
+    out = tmp_path / "nested_helion.py"
+    out.write_text(text)
+    report = check_pair(src, out, src_dsl="triton", seeds=(0,))
+    assert report.passed, report.format_text()

@@ -19,6 +19,7 @@ from translator.diagnostics import TranslationError
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
 from translator.ir.visit import all_exprs, walk_stmts
+from translator.naming import unique
 
 
 @dataclass
@@ -29,6 +30,11 @@ class BlockPlan:
     """``(tunable, extent)`` for each ``name = hl.register_block_size(extent)``, in call order."""
     slots: list[str] = field(default_factory=list)
     """Block-size tunables in Helion's config order."""
+    copies: dict[str, str] = field(default_factory=dict)
+    """Tile -> a registered copy of its block size, for loops nested in a tile of that size
+    (Helion rejects nested loops of one block size: NestedDeviceLoopsConflict)."""
+    origin: dict[str, str] = field(default_factory=dict)
+    """Registered copy -> the tunable whose value it takes in every config."""
 
     def block_arg(self, tile: ir.TileVar) -> str | None:
         """The ``block_size=`` spelling of ``tile``: ``None`` for an autotuned slot."""
@@ -36,6 +42,8 @@ class BlockPlan:
             return "1"
         if isinstance(tile.block, ir.Const):
             return str(tile.block.value)
+        if tile.name in self.copies:
+            return self.copies[tile.name]
         if any(name == tile.block for name, _ in self.registered):
             return tile.block
         return None
@@ -73,12 +81,47 @@ def plan_blocks(entry: ir.Entry) -> BlockPlan:
             if name in uses:
                 extent = next(t.extent for t in tiles if t.block == name)
                 plan.registered.append((name, extent))
+                for tile in _nested_reuses(entry, name):
+                    copy = unique(name, _all_names(entry) | {n for n, _ in plan.registered})
+                    plan.registered.append((copy, tile.extent))
+                    plan.copies[tile.name] = copy
+                    plan.origin[copy] = name
         plan.slots = [name for name, _ in plan.registered]
         return plan
     for t in tiles:
         if isinstance(t.block, str) and not t.scalar and t.block not in plan.slots:
             plan.slots.append(t.block)
     return plan
+
+
+def _nested_reuses(entry: ir.Entry, block: str) -> list[ir.TileVar]:
+    """Loop tiles of block size ``block`` nested in a tile (grid or loop) of the same size."""
+    out: list[ir.TileVar] = []
+
+    def walk(stmts: tuple[ir.Stmt, ...], outer: bool) -> None:
+        for s in stmts:
+            if isinstance(s, ir.TileLoop):
+                mine = any(t.block == block and not t.scalar for t in s.tiles)
+                if outer:
+                    out.extend(t for t in s.tiles if t.block == block and not t.scalar)
+                walk(s.body, outer or mine)
+            elif isinstance(s, ir.If):
+                walk(s.body, outer)
+                walk(s.orelse, outer)
+
+    for kernel in entry.kernels():
+        walk(kernel.body, any(t.block == block and not t.scalar for t in kernel.grid))
+    return out
+
+
+def _all_names(entry: ir.Entry) -> set[str]:
+    names = {p.name for p in entry.params} | {t.name for t in entry.tunables}
+    for s in walk_stmts(entry.body):
+        if isinstance(s, (ir.Assign, ir.Alloc, ir.View)):
+            names.add(s.target)
+        elif isinstance(s, (ir.Kernel, ir.TileLoop)):
+            names.update(t.name for t in (s.grid if isinstance(s, ir.Kernel) else s.tiles))
+    return names
 
 
 def _tunables_read(entry: ir.Entry, names: set[str]) -> set[str]:
@@ -109,9 +152,9 @@ def config_texts(entry: ir.Entry, plan: BlockPlan) -> list[str]:
     pid_type = dict(entry.hints).get("pid_type")
     texts: list[str] = []
     for c in configs:
-        parts = [
-            "block_sizes=[" + ", ".join(str(c.get(s, tunables[s].default)) for s in plan.slots) + "]"
-        ]
+        values = [c.get(plan.origin.get(s, s), tunables[plan.origin.get(s, s)].default)
+                  for s in plan.slots]
+        parts = ["block_sizes=[" + ", ".join(str(v) for v in values) + "]"]
         for key in knobs:
             parts.append(f"{key}={c.get(key, tunables[key].default)}")
         group = c.get("group_size", tunables["group_size"].default if "group_size" in tunables
