@@ -452,17 +452,16 @@ class BlockInfo:
 _OPAQUE = itertools.count()
 
 
-_OPAQUE_NAMES: dict[int, tuple[object, ir.Name]] = {}
-
-
-def _opaque_expr(why: str, value: object | None = None) -> ir.Expr:
-    """A name for a host value the IR cannot express; the same ``value`` gets the same name,
-    so that two uses of one opaque value (a grid and a loop step) can be compared."""
-    if value is not None and id(value) in _OPAQUE_NAMES:
-        return _OPAQUE_NAMES[id(value)][1]
+def _opaque_expr(why: str, value: object | None = None,
+                 names: dict[int, tuple[object, ir.Name]] | None = None) -> ir.Expr:
+    """A name for a host value the IR cannot express; the same ``value`` gets the same name in
+    ``names`` (one entry's table), so that two uses of one opaque value (a grid and a loop step)
+    can be compared."""
+    if value is not None and names is not None and id(value) in names:
+        return names[id(value)][1]
     name = ir.Name(f"?{why}#{next(_OPAQUE)}")
-    if value is not None:
-        _OPAQUE_NAMES[id(value)] = (value, name)  # kept alive so its id is not reused
+    if value is not None and names is not None:
+        names[id(value)] = (value, name)  # kept alive while the entry is built: ids stay unique
     return name
 
 
@@ -498,6 +497,7 @@ class EntryBuilder:
         self.result_names: list[str | None] = []  # per inlined helper: the caller's target
         self.positive: set[str] = set()  # host scalars asserted > 0 (as formatted expressions)
         self.written: set[str] = set()  # tensors a launched kernel writes
+        self.opaque_names: dict[int, tuple[object, ir.Name]] = {}  # see _opaque_expr
         self.derived = False  # a wrapper tiletrans derived from a kernel's signature
 
     def error(self, node: cst.CSTNode, message: str, hint: str | None = None) -> TranslationError:
@@ -1831,7 +1831,8 @@ class Launch:
             if isinstance(v, HStatic):
                 return Binding("static", value=v.value)
             if isinstance(v, HOpaque):
-                return Binding("opaque", why=v.why, expr=_opaque_expr(v.why, v))
+                return Binding("opaque", why=v.why,
+                               expr=_opaque_expr(v.why, v, self.host.opaque_names))
             return Binding("opaque", why=src)
         if isinstance(v, HTensor):
             return Binding("tensor", tensor=v.source, htensor=v)
@@ -1888,7 +1889,7 @@ class Launch:
         if isinstance(x, HScalar):
             return x.expr
         why = x.why if isinstance(x, HOpaque) else "not a scalar"
-        return _opaque_expr(why, x if isinstance(x, HOpaque) else None)
+        return _opaque_expr(why, x if isinstance(x, HOpaque) else None, self.host.opaque_names)
 
     def grid_expr(self, node: cst.BaseExpression, meta: str) -> ir.Expr:
         """An axis of a grid lambda: ``meta["BLOCK"]`` reads the kernel's constexpr."""

@@ -253,6 +253,9 @@ class KernelLifter:
         self.swizzle: af.Swizzle | None = None
         self.swizzle_tiles: dict[str, Tile] = {}
         self.persistent: tuple[int, str, ir.Expr] | None = None  # (axis, tile name, extent)
+        self.persistent_done = False  # a persistent loop was lifted: nothing may follow it
+        # (axis, num_tiles, step, loop) of `for tile_id in tl.range(pid, num_tiles, NUM_SMS)`.
+        self.persistent_grid: tuple[int, ir.Expr, ir.Expr, cst.For] | None = None
         # Digits of a program id split in mixed radix (`pid % n`, `pid // n`), by atom symbol.
         self.digits: dict[str, af.FlatDigit] = {}
         self.digit_tiles: dict[str, Tile] = {}
@@ -389,7 +392,7 @@ class KernelLifter:
             self.out = saved
 
     def statement(self, node: cst.BaseStatement) -> None:
-        if getattr(self, "persistent_done", False):
+        if self.persistent_done:
             raise self.error(node, "statements after a persistent row loop would run once per "
                              "program", "move them into the loop")
         if isinstance(node, cst.SimpleStatementLine):
@@ -794,7 +797,7 @@ class KernelLifter:
     def check_persistent_grid(self) -> None:
         """The launch of a persistent tile loop covers every tile once: its grid is
         ``min(S, T)`` (or ``S``) programs; the IR's grid is then ``T`` programs."""
-        if getattr(self, "persistent_grid", None) is None:
+        if self.persistent_grid is None:
             return
         axis, stop, step, node = self.persistent_grid
         grid = self.launch.grid
@@ -2707,7 +2710,7 @@ class KernelLifter:
     # ------------------------------------------------------------------ the grid
 
     def grid_tiles(self) -> tuple[ir.TileVar, ...]:
-        if self.launch.derived and (getattr(self, "persistent_grid", None) or self.split_steps
+        if self.launch.derived and (self.persistent_grid is not None or self.split_steps
                                     or self.persistent is not None or self.pid_scalar_uses):
             raise self.error(self.fn, "this kernel's grid is not one program per tile (persistent "
                              "loops, split-K, program ids used as plain indices), so no wrapper "

@@ -82,7 +82,7 @@ def _names_launched(fns) -> set[str]:
 def _names_referenced(bodies) -> set[str]:
     out: set[str] = set()
     for body in bodies:
-        out |= _names_of(body)
+        out |= names_in(body)
     return out
 
 
@@ -178,20 +178,20 @@ def _uses(fn: cst.FunctionDef, aliases: dict[str, str]) -> _Uses:
 
     class V(cst.CSTVisitor):
         def visit_Assign(self, node: cst.Assign) -> None:
-            reads = _names_of(node.value)
+            reads = names_in(node.value)
             for t in node.targets:
-                for n in _names_of(t.target):
+                for n in names_in(t.target):
                     uses.deps.setdefault(n, set()).update(reads)
 
         def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            for n in _names_of(node.target):
-                uses.deps.setdefault(n, set()).update(_names_of(node.value))
+            for n in names_in(node.target):
+                uses.deps.setdefault(n, set()).update(names_in(node.value))
 
         def visit_For(self, node: cst.For) -> None:
-            uses.index_names.update(_names_of(node.iter))
+            uses.index_names.update(names_in(node.iter))
 
         def visit_Comparison(self, node: cst.Comparison) -> None:
-            uses.index_names.update(_names_of(node))
+            uses.index_names.update(names_in(node))
 
         def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
             if isinstance(node.operator, cst.Multiply):
@@ -211,9 +211,9 @@ def _uses(fn: cst.FunctionDef, aliases: dict[str, str]) -> _Uses:
                         keyword is None and mask_at is not None and len(positional) > mask_at
                         and a is positional[mask_at]
                     ):
-                        uses.index_names.update(_names_of(a.value))
+                        uses.index_names.update(names_in(a.value))
             elif short in _INDEX_CALLS:
-                uses.index_names.update(_names_of(node))
+                uses.index_names.update(names_in(node))
 
     fn.body.visit(V())
     # Offsets: what flows into pointers, other than the pointers themselves, is index arithmetic.
@@ -221,13 +221,10 @@ def _uses(fn: cst.FunctionDef, aliases: dict[str, str]) -> _Uses:
     return uses
 
 
-_names_of = names_in
-
-
 def _names_in(exprs: list[cst.BaseExpression]) -> set[str]:
     out: set[str] = set()
     for e in exprs:
-        out |= _names_of(e)
+        out |= names_in(e)
     return out
 
 
@@ -246,7 +243,7 @@ def _stride_owners(uses: _Uses, pointers: list[str], strides: list[str]) -> dict
     """The one pointer whose offsets each stride scales."""
     owners: dict[str, set[str]] = {}
     for e in uses.pointer_exprs:
-        reach = _closure(uses, _names_of(e))
+        reach = _closure(uses, names_in(e))
         bases = [p for p in pointers if p in reach]
         for s in strides:
             if s in reach:
