@@ -214,7 +214,9 @@ def main(argv: list[str]) -> int:
     (out_dir / "gpu_examples.json").write_text(json.dumps({"env": env, "rows": rows, "matmul": mm}))
     print()
     print(" | ".join(f"{k}={v}" for k, v in env.items()))
-    print(f"{'example':22s} {'equal':>5s} {'rel_err':>9s} {'helion ms':>10s} {'triton ms':>10s} {'ratio':>6s}")
+    print(
+        f"{'example':22s} {'equal':>5s} {'rel_err':>9s} {'helion ms':>10s} {'triton ms':>10s} {'ratio':>6s}"
+    )
     ratios = []
     for r in rows:
         if "error" in r:
@@ -226,7 +228,9 @@ def main(argv: list[str]) -> int:
             f"{r['helion_ms']:10.4f} {r['triton_ms']:10.4f} {r['ratio']:6.3f}"
         )
     if ratios:
-        print(f"median speed ratio helion/triton: {statistics.median(ratios):.3f} over {len(ratios)}")
+        print(
+            f"median speed ratio helion/triton: {statistics.median(ratios):.3f} over {len(ratios)}"
+        )
     if mm:
         print(
             f"matmul fp16 4096^3: triton {mm['triton_tflops']:.0f} TFLOP/s, torch "

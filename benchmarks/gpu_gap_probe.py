@@ -223,6 +223,103 @@ def probe_cross_entropy() -> None:
         )
 
 
+# --- Helion indexing settings across the Triton examples -------------------------------------
+
+INT64_SOURCES = ("attention", "cross_entropy", "embedding", "rms_norm", "swiglu")
+BLOCK_PTR_ROWS = ("add", "geglu", "heuristics", "layer_norm", "row_sum", "softmax")
+
+
+def probe_indexing() -> None:
+    """Helion translations of Triton examples under ``index_dtype=torch.int64`` (examples whose
+    source computes offsets in int64) and ``indexing="block_ptr"`` (row kernels), against the
+    translation as checked in and the source; plus the CE kernel with Helion's flat addressing."""
+    from benchmarks.gpu_triton_examples import TRITON_CASES
+
+    for name in (*INT64_SOURCES, *BLOCK_PTR_ROWS):
+        _indexing_example(name, TRITON_CASES[name])
+
+
+def _indexing_example(name: str, case) -> None:
+    import helion
+
+    from benchmarks import probe_kernels as pk
+    from benchmarks.gpu_triton_examples import Gen
+    from validation.runners import pin_first_configs
+
+    torch.manual_seed(2)
+    args = case.build(Gen("cuda", F16), case.large)
+    source = _load(ROOT / f"examples/triton/{name}.py", f"ix_src_{name}")
+    pin_first_configs(source)
+    src_fn = getattr(source, name)
+    ref = outputs_first(src_fn(*args))
+    row(name, "triton source", lambda f=src_fn: outputs_first(f(*args)), ref, lambda: [])
+    kernel = getattr(_load(ROOT / f"examples/triton/expected_helion/{name}.py", "ix_g"), name)
+    cfg = kernel.configs[0]
+    variants = [("helion as translated", kernel)]
+    if name in INT64_SOURCES:
+        variants.append(
+            ("helion index_dtype=int64", _rebuild(kernel, cfg, index_dtype=torch.int64))
+        )
+    else:
+        c = helion.Config(**{**dict(cfg), "indexing": "block_ptr"})
+        variants.append(("helion indexing=block_ptr", _rebuild(kernel, c)))
+    if name == "cross_entropy":
+        c = helion.Config(**{**dict(cfg), "indexing": "block_ptr"})
+        variants.append(("helion indexing=block_ptr", _rebuild(kernel, c)))
+        variants.append(("helion block_ptr + int64", _rebuild(kernel, c, index_dtype=torch.int64)))
+    for label, k in variants:
+        try:
+            fn = helion_fn(k, args)
+        except Exception as e:  # noqa: BLE001
+            ROWS.append({"part": name, "variant": label, "error": f"{e}"[:200]})
+            print(json.dumps(ROWS[-1]), flush=True)
+            continue
+        row(
+            name,
+            label,
+            lambda fn=fn: outputs_first(fn(*args)),
+            ref,
+            lambda fn=fn: helion_jits(fn),
+        )
+    if name == "cross_entropy":
+        logits, target, ignore = args
+        n_rows, v = logits.shape
+        flags = {"WHERE_MASK": 1, "NAN_MAX": 1, "INT64": 0, "IF_ELSE": 1, "STATIC": 1}
+        for flat, int64 in ((1, 0), (1, 1), (0, 0)):
+
+            def launch(flat=flat, int64=int64) -> torch.Tensor:
+                loss = torch.empty(n_rows, dtype=torch.float32, device="cuda")
+                pk.cross_entropy_variant[(n_rows,)](
+                    logits,
+                    logits.stride(0),
+                    target,
+                    loss,
+                    v,
+                    ignore,
+                    N_COLS=v,
+                    STRIDE=logits.stride(0),
+                    BLOCK_SIZE=32768,
+                    num_warps=32,
+                    num_stages=3,
+                    **{**flags, "INT64": int64},
+                    FLAT_ADDR=flat,
+                )
+                return loss
+
+            row(
+                name,
+                f"T: helion form FLAT_ADDR={flat} INT64={int64}",
+                launch,
+                ref,
+                lambda: [pk.cross_entropy_variant],
+            )
+
+
+def outputs_first(value):
+    """The first output of a kernel (the one the tables compare)."""
+    return value[0] if isinstance(value, tuple) else value
+
+
 # --- bmm --------------------------------------------------------------------------------------
 
 
@@ -306,17 +403,17 @@ def _table() -> list[str]:
     except Exception:  # noqa: BLE001
         pass
     lines.append(
-        f"{'part':4s} {'variant':46s} {'err':>8s} {'ms':>8s} {'graph':>8s} "
+        f"{'part':13s} {'variant':36s} {'err':>8s} {'ms':>8s} {'graph':>8s} "
         f"{'regs':>5s} {'spill':>5s} {'smem':>7s}  ops"
     )
     for r in ROWS:
         if "error" in r:
-            lines.append(f"{r['part']:4s} {r['variant'][:46]:46s} ERROR {r['error'][:90]}")
+            lines.append(f"{r['part'][:13]:13s} {r['variant'][:36]:36s} ERROR {r['error'][:90]}")
             continue
         f = r.get("facts", {})
         ops = " ".join(f"{k.split('.')[-1]}={v}" for k, v in f.get("ops", {}).items())
         lines.append(
-            f"{r['part']:4s} {r['variant'][:46]:46s} {r['err']:8.1e} {r['ms']:8.4f} "
+            f"{r['part'][:13]:13s} {r['variant'][:36]:36s} {r['err']:8.1e} {r['ms']:8.4f} "
             f"{r.get('graph_ms', float('nan')):8.4f} {str(f.get('regs', '-')):>5s} "
             f"{str(f.get('spills', '-')):>5s} {str(f.get('smem', '-')):>7s}  {ops}"
         )
@@ -325,12 +422,12 @@ def _table() -> list[str]:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=("ce", "bmm"), action="append")
+    parser.add_argument("--part", choices=("ce", "bmm", "indexing"), action="append")
     opts = parser.parse_args(argv)
     parts = opts.part or ["ce", "bmm"]
     for part in parts:
         try:
-            {"ce": probe_cross_entropy, "bmm": probe_bmm}[part]()
+            {"ce": probe_cross_entropy, "bmm": probe_bmm, "indexing": probe_indexing}[part]()
         except Exception:  # noqa: BLE001 - keep the other part's rows
             traceback.print_exc()
     OUT.mkdir(parents=True, exist_ok=True)

@@ -111,12 +111,15 @@ def main() -> int:
     a = torch.randn(4096, 4096, device="cuda", dtype=torch.float16)
     b = torch.randn(4096, 4096, device="cuda", dtype=torch.float16)
     ref = None
-    for label, text in _variants(mm, {
-        "wrap m/n (% m)": (MM_LOOP_OLD, MM_WRAP),
-        "pointer increments": (MM_LOOP_OLD, MM_PTR),
-        "wrap + increments": (MM_LOOP_OLD, MM_BOTH),
-        "no masks (4096 only)": (MM_LOOP_OLD, MM_NOMASK),
-    }).items():
+    for label, text in _variants(
+        mm,
+        {
+            "wrap m/n (% m)": (MM_LOOP_OLD, MM_WRAP),
+            "pointer increments": (MM_LOOP_OLD, MM_PTR),
+            "wrap + increments": (MM_LOOP_OLD, MM_BOTH),
+            "no masks (4096 only)": (MM_LOOP_OLD, MM_NOMASK),
+        },
+    ).items():
         mod = _module(text, "mm_" + str(len(rows)))
         _pin(mod)
         out = mod.matmul(a, b)
@@ -130,9 +133,12 @@ def main() -> int:
     ):
         base = (GOLD / f"{name}.py").read_text()
         ref = None
-        for label, text in _variants(base, {
-            "num_stages=2": ("num_stages=1", "num_stages=2"),
-        }).items():
+        for label, text in _variants(
+            base,
+            {
+                "num_stages=2": ("num_stages=1", "num_stages=2"),
+            },
+        ).items():
             mod = _module(text, f"{name}_{len(rows)}")
             out = getattr(mod, name)(*args)
             ref = out if ref is None else ref

@@ -23,7 +23,8 @@ def _nan_max(a, b, NAN_MAX: tl.constexpr):
 
 @triton.jit
 def _ce_block(
-    row_ptr,
+    X_ptr,
+    row_start,
     i,
     n_cols,
     m,
@@ -31,17 +32,24 @@ def _ce_block(
     BLOCK_SIZE: tl.constexpr,
     WHERE_MASK: tl.constexpr,
     NAN_MAX: tl.constexpr,
+    FLAT_ADDR: tl.constexpr,
 ):
     """One step of the online log-sum-exp: the running max and sum after block ``i``."""
     offs = i + tl.arange(0, BLOCK_SIZE)
     mask = offs < n_cols
+    if FLAT_ADDR:  # noqa: SIM108 - each branch says which kernel's form it is
+        # Helion's pointer indexing: one flattened offset per lane (row start + lane)
+        ptrs = X_ptr + (row_start + offs)
+    else:
+        # the source: a row base pointer, then the lanes
+        ptrs = (X_ptr + row_start) + offs
     if WHERE_MASK:
         # Helion: pad with 0, then select the reduction's identity before each reduction
-        x = tl.load(row_ptr + offs, mask=mask, other=0.0).to(tl.float32)
+        x = tl.load(ptrs, mask=mask, other=0.0).to(tl.float32)
         block_max = tl.max(tl.where(mask, x, float("-inf")), 0)
     else:
         # the source: pad with -inf, which tl.max and exp(-inf) = 0 absorb
-        x = tl.load(row_ptr + offs, mask=mask, other=float("-inf")).to(tl.float32)
+        x = tl.load(ptrs, mask=mask, other=float("-inf")).to(tl.float32)
         block_max = tl.max(x, 0)
     m_new = _nan_max(m, block_max, NAN_MAX)
     e = tl.exp(x - m_new)
@@ -67,6 +75,7 @@ def cross_entropy_variant(
     INT64: tl.constexpr,
     IF_ELSE: tl.constexpr,
     STATIC: tl.constexpr,
+    FLAT_ADDR: tl.constexpr = 0,
 ):
     """examples/triton/cross_entropy.py's kernel (all switches 0 but INT64) and Helion's form of
     its translation (WHERE_MASK, NAN_MAX, IF_ELSE, STATIC; INT64=0)."""
@@ -79,7 +88,8 @@ def cross_entropy_variant(
         n = N_COLS
         stride = STRIDE
     y = tl.load(Y_ptr + pid)
-    row_ptr = X_ptr + pid * stride
+    row_start = pid * stride
+    row_ptr = X_ptr + row_start
     # The loop is written out in both branch forms (the interpreter cannot pass a runtime
     # bound to a helper's range).
     if IF_ELSE:
@@ -90,7 +100,9 @@ def cross_entropy_variant(
             d = 0.0
             x_y = tl.load(row_ptr + y).to(tl.float32)
             for i in tl.range(0, n, BLOCK_SIZE):
-                m, d = _ce_block(row_ptr, i, n, m, d, BLOCK_SIZE, WHERE_MASK, NAN_MAX)
+                m, d = _ce_block(
+                    X_ptr, row_start, i, n, m, d, BLOCK_SIZE, WHERE_MASK, NAN_MAX, FLAT_ADDR
+                )
             tl.store(loss_ptr + pid, m + tl.log(d) - x_y)
     else:
         if y == ignore_index:
@@ -100,7 +112,9 @@ def cross_entropy_variant(
         d = 0.0
         x_y = tl.load(row_ptr + y).to(tl.float32)
         for i in range(0, n, BLOCK_SIZE):
-            m, d = _ce_block(row_ptr, i, n, m, d, BLOCK_SIZE, WHERE_MASK, NAN_MAX)
+            m, d = _ce_block(
+                X_ptr, row_start, i, n, m, d, BLOCK_SIZE, WHERE_MASK, NAN_MAX, FLAT_ADDR
+            )
         tl.store(loss_ptr + pid, m + tl.log(d) - x_y)
 
 
