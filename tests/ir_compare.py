@@ -14,6 +14,7 @@ import dataclasses
 from collections import Counter
 from collections.abc import Callable
 
+from translator.dialects.triton.pipelining import fewer_stages_for_squeezed_dots
 from translator.ir import nodes as ir
 from translator.ir.printer import format_expr, format_module
 from translator.ir.transforms import squeeze_unit_tiles, unit_block_tiles
@@ -23,7 +24,8 @@ KINDS = {
     "unit_tiles": (
         "the Triton backend makes grid tiles whose block is 1 in every config (batch, heads) "
         "plain indices (translator/ir/transforms.py), so `tile_b: tile b by 1` comes back "
-        "`index b by 1` and values lose that dim"
+        "`index b by 1` and values lose that dim; a batched dot loaded in a loop comes back "
+        "with one pipeline stage less (translator/dialects/triton/pipelining.py)"
     ),
     "named_values": (
         "the Triton backend binds loads (and the operands it upcasts) to names before using "
@@ -78,7 +80,8 @@ def normal_form(module: ir.Module, kinds: set[str]) -> str:
 
 def _entry(entry: ir.Entry, kinds: set[str]) -> ir.Entry:
     if "unit_tiles" in kinds:
-        entry = _drop_unused_tunables(squeeze_unit_tiles(entry, unit_block_tiles(entry)))
+        squeezed = squeeze_unit_tiles(entry, unit_block_tiles(entry))
+        entry = _drop_unused_tunables(fewer_stages_for_squeezed_dots(entry, squeezed))
     body = entry.body
     if "sizes" in kinds:
         body = _sizes_by_source(body)

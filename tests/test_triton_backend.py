@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-from translator.api import translate_file
+import pytest
+
+from translator.api import translate_file, translate_source
 from validation.equivalence import check_pair
 
 DATA = Path(__file__).resolve().parent / "data"
+HELION = Path(__file__).resolve().parent.parent / "examples" / "helion"
 
 
 def test_kernels_without_configs_get_a_hopper_autotune_space() -> None:
@@ -35,3 +39,24 @@ def test_row_max_min_and_dot_without_configs_are_equivalent(tmp_path: Path) -> N
     translated.write_text(text)
     report = check_pair(source, translated, dtypes=("float32",), seeds=(0,))
     assert report.passed, report.format_text()
+
+
+def _stages(text: str) -> list[int]:
+    return [int(v) for v in re.findall(r"num_stages=(\d+)", text)]
+
+
+@pytest.mark.parametrize(("stages", "emitted"), [(4, 3), (2, 1), (1, 1)])
+def test_batched_dot_in_a_loop_keeps_the_sources_shared_memory(stages: int, emitted: int) -> None:
+    # bmm's [1, BM, BK] x [1, BK, BN] dot becomes a 2-D tl.dot, which buffers both operands
+    # at every stage: one stage less keeps the source's shared memory per CTA.
+    source = (HELION / "bmm.py").read_text().replace("num_stages=4", f"num_stages={stages}")
+    text = translate_source(source, "bmm.py", "helion", "triton")
+    assert _stages(text) == [emitted]
+    assert ("tiletrans: num_stages" in text) == (stages != emitted)
+
+
+def test_dots_with_an_operand_from_outside_the_loop_keep_their_stages() -> None:
+    # attention's q is loaded once per program and p is computed: no stage is saved.
+    text = translate_file(HELION / "attention.py", "helion", "triton")
+    assert _stages(text) == [3]
+    assert "tiletrans: num_stages" not in text

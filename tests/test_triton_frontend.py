@@ -484,6 +484,18 @@ def test_cross_entropy_early_return_and_scalar_gather():
                if ld.tensor == "logits")
 
 
+def test_int64_offsets_ask_helion_to_index_in_int64():
+    # cross_entropy computes `program_id.to(tl.int64) * stride`; row_sum stays in int32.
+    assert dict(lift("cross_entropy").hints)["index_dtype"] == "int64"
+    assert "index_dtype" not in dict(lift("row_sum").hints)
+    helion_text = translate_file(EXAMPLES / "cross_entropy.py", "triton", "helion")
+    assert "index_dtype=torch.int64," in helion_text
+    assert "index_dtype" not in translate_file(EXAMPLES / "row_sum.py", "triton", "helion")
+    # ...and the Helion frontend reads the setting back.
+    (entry,) = parse_source(helion_text, "ce.py", "helion").entries
+    assert dict(entry.hints)["index_dtype"] == "int64"
+
+
 def test_rms_norm_inlines_host_helpers_and_keeps_their_guard():
     entry = lift("rms_norm")
     asserts = [s for s in entry.body if isinstance(s, ir.Assert)]

@@ -18,7 +18,11 @@ import helion.language as hl
 import torch
 
 
-@helion.kernel(fast_math=True, config=helion.Config(block_sizes=[64, 64], num_stages=3))
+@helion.kernel(
+    fast_math=True,
+    index_dtype=torch.int64,
+    config=helion.Config(block_sizes=[64, 64], num_stages=3),
+)
 def attention(
     q: torch.Tensor,
     k: torch.Tensor,

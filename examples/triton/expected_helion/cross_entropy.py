@@ -18,6 +18,7 @@ import torch
 
 @helion.kernel(
     fast_math=True,
+    index_dtype=torch.int64,
     config=helion.Config(block_sizes=[32768], num_warps=32, num_stages=3),
 )
 def cross_entropy(

@@ -14,7 +14,7 @@ import helion.language as hl
 import torch
 
 
-@helion.kernel(config=helion.Config(block_sizes=[64, 128], num_stages=3))
+@helion.kernel(index_dtype=torch.int64, config=helion.Config(block_sizes=[64, 128], num_stages=3))
 def embedding(indices: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     """Look up ``indices`` (any shape, integer) in ``weight`` [num_embeddings, embedding_dim]."""
     # tiletrans: specialised to 1-d `indices`: the IR cannot view a result back to a shape of unknown rank

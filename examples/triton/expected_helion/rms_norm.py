@@ -14,7 +14,11 @@ import helion.language as hl
 import torch
 
 
-@helion.kernel(fast_math=True, config=helion.Config(block_sizes=[], num_stages=3))
+@helion.kernel(
+    fast_math=True,
+    index_dtype=torch.int64,
+    config=helion.Config(block_sizes=[], num_stages=3),
+)
 def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-06) -> torch.Tensor:
     """RMSNorm over the last dimension of ``x`` with a per-feature ``weight``."""
     # tiletrans: specialised to 2-d `x`: the IR cannot view a result back to a shape of unknown rank

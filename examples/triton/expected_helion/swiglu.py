@@ -14,7 +14,11 @@ import helion.language as hl
 import torch
 
 
-@helion.kernel(fast_math=True, config=helion.Config(block_sizes=[], num_stages=3))
+@helion.kernel(
+    fast_math=True,
+    index_dtype=torch.int64,
+    config=helion.Config(block_sizes=[], num_stages=3),
+)
 def swiglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """``silu(a) * b`` over the last dimension; ``a`` and ``b`` have the same shape."""
     # tiletrans: specialised to 2-d `a`: the IR cannot view a result back to a shape of unknown rank

@@ -201,6 +201,11 @@ class EntryParser:
             self.hints["static_shapes"] = bool(literal_or_none(kwargs["static_shapes"]))
         if "fast_math" in kwargs:
             self.hints["fast_math"] = bool(literal_or_none(kwargs["fast_math"]))
+        if "index_dtype" in kwargs:
+            dtype = self.grammar["dtypes"].get(resolve(kwargs["index_dtype"], self.aliases) or "")
+            if dtype is None:
+                raise self.error(kwargs["index_dtype"], "index_dtype= must be a torch dtype")
+            self.hints["index_dtype"] = dtype
 
     def _tunables(self) -> tuple[tuple[ir.Tunable, ...], tuple[tuple[tuple[str, int], ...], ...]]:
         """Block sizes (in Helion's numbering), num_warps and num_stages, from the configs."""

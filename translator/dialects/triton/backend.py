@@ -11,6 +11,7 @@ import math
 from translator import __version__
 from translator.dialects.formatting import wrap_lines
 from translator.dialects.triton.kernel import KernelEmitter
+from translator.dialects.triton.pipelining import fewer_stages_for_squeezed_dots
 from translator.grammar import load_grammar, template_environment
 from translator.ir import nodes as ir
 from translator.ir.printer import PRECEDENCE, UNARY_PRECEDENCE, operand_precedence, unary_text
@@ -90,7 +91,7 @@ def host_dtype(dtype: ir.DTypeExpr) -> str:
 
 def _emit_entry(entry: ir.Entry) -> tuple[list[dict], dict, bool]:
     # Block-1 grid dims (batch, heads) become plain indices: 2-D tiles and dots are far faster.
-    entry = squeeze_unit_tiles(entry, unit_block_tiles(entry))
+    entry = fewer_stages_for_squeezed_dots(entry, squeeze_unit_tiles(entry, unit_block_tiles(entry)))
     verify_entry(entry)
     envs: dict[int, TypeEnv] = {}
 

@@ -1686,6 +1686,10 @@ class EntryBuilder:
         k = lifter.lift()
         if launch.derived:
             self.hints["derived_wrapper"] = self.runnable_wrapper(launch)
+        if _casts_to_int64(kernel.fn, self.info):
+            # The source computes offsets in 64 bits (`pid.to(tl.int64)`, against int32
+            # overflow); other DSLs are told to index so too.
+            self.hints["index_dtype"] = "int64"
         for s in launch.pre:
             self.emit(s)
         comments = tuple(self.pending_comments)
@@ -2221,6 +2225,33 @@ def _evaluate(e: ir.Expr) -> object:
         if e.op == "cdiv":
             return -(-int(args[0]) // int(args[1]))
     return None
+
+
+def _casts_to_int64(fn: cst.FunctionDef, info: ModuleInfo) -> bool:
+    """Whether a kernel (or a jit helper it calls) converts values to ``tl.int64``
+    (``x.to(tl.int64)``, ``tl.cast(x, tl.int64)``): in Triton kernels that is how offsets are
+    kept from overflowing int32 (``tl.program_id(0).to(tl.int64) * stride``)."""
+    int64 = f"{info.grammar['frontend']['language']}.int64"
+    found = False
+    seen: set[str] = set()
+
+    class V(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            nonlocal found
+            func = node.func
+            is_to = isinstance(func, cst.Attribute) and func.attr.value == "to"
+            is_cast = resolve(func, info.aliases) == f"{info.grammar['frontend']['language']}.cast"
+            if (is_to and node.args) or (is_cast and len(node.args) > 1):
+                dtype = node.args[0 if is_to else 1].value
+                found = found or resolve(dtype, info.aliases) == int64
+            if isinstance(func, cst.Name) and func.value in info.jit_helpers and (
+                func.value not in seen
+            ):
+                seen.add(func.value)
+                info.jit_helpers[func.value].visit(self)
+
+    fn.visit(V())
+    return found
 
 
 def _uses_fast_math(body: list[ir.Stmt]) -> bool:
