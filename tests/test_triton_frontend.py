@@ -496,6 +496,29 @@ def test_int64_offsets_ask_helion_to_index_in_int64():
     assert dict(entry.hints)["index_dtype"] == "int64"
 
 
+def test_device_names_read_as_tiles_of_the_host_tensors():
+    # `x = tl.load(x_ptr + offs)` in a wrapper that has a tensor `x` is `x_tile`, not `x_2`...
+    names = {s.target for s in walk_stmts(lift("add").body) if isinstance(s, ir.Assign)}
+    assert {"x_tile", "y_tile", "output_tile"} <= names
+    # ...unless the kernel itself uses that name; then the plain numbered name.
+    src = KERNEL.format(body="x = tl.load(x_ptr + offs, mask=offs < n)\n    x_tile = x * 2\n    "
+                        "tl.store(y_ptr + offs, x_tile, mask=offs < n)", grid=GRID, block="128")
+    (entry,) = parse_source(src, "kernel.py", "triton").entries
+    names = [s.target for s in walk_stmts(entry.body) if isinstance(s, ir.Assign)]
+    assert names[-2:] == ["x_2", "x_tile"]
+
+
+def test_split_k_loop_tile_takes_the_name_of_the_offsets_it_replaces():
+    # `offs_k = pid_k * BLOCK_K + tl.arange(...)` first looks like a tile of program axis 1 and is
+    # then only the start of the strided K loop: the loop tile is `tile_k`, not `tile_k_2`.
+    entry = lift("matmul_splitk")
+    (loop,) = [s for s in walk_stmts(entry.body) if isinstance(s, ir.TileLoop)]
+    assert [t.name for t in loop.tiles] == ["tile_k"]
+    assert all(e.tile == "tile_k" for e in exprs(entry, ir.TileAttr) if e.tile.startswith("tile_k"))
+    text = translate_file(EXAMPLES / "matmul_splitk.py", "triton", "helion")
+    assert "for start_k in hl.grid(" in text and "_k_2" not in text
+
+
 def test_rms_norm_inlines_host_helpers_and_keeps_their_guard():
     entry = lift("rms_norm")
     asserts = [s for s in entry.body if isinstance(s, ir.Assert)]

@@ -37,8 +37,8 @@ def add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         # For instance, if you had a vector of length 256 and block_size of 64, the
         # programs would each access the elements [0:64, 64:128, 128:192, 192:256].
         # Create a mask to guard memory operations against out-of-bounds accesses.
-        x_2 = x_flat[tile]
-        y_2 = y_flat[tile]
-        output_2 = x_2 + y_2
-        output_flat[tile] = output_2
+        x_tile = x_flat[tile]
+        y_tile = y_flat[tile]
+        output_tile = x_tile + y_tile
+        output_flat[tile] = output_tile
     return output

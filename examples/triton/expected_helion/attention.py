@@ -71,12 +71,12 @@ def attention(
         # 1/log(2)
         qk_scale_2 = qk_scale * 1.44269504
         # load q: it will stay in SRAM throughout
-        q_2 = q[off_z.begin, off_h.begin, tile_m, :]
+        q_tile = q[off_z.begin, off_h.begin, tile_m, :]
         # l_i starts at 1 but is multiplied by alpha = exp2(-inf) = 0 on the first block.
         for tile_n in hl.tile(N_CTX_K):
             # -- compute qk ----
-            k_2 = k[off_z.begin, off_h.begin, tile_n, :].transpose(0, 1)
-            qk = hl.dot(q_2, k_2, out_dtype=torch.float32)
+            k_tile = k[off_z.begin, off_h.begin, tile_n, :].transpose(0, 1)
+            qk = hl.dot(q_tile, k_tile, out_dtype=torch.float32)
             # Keys past the end of the sequence must not take part in the softmax.
             qk_2 = torch.where(tile_n.index < N_CTX_K, qk, float("-inf"))
             m_ij = torch.maximum(m_i, torch.amax(qk_2, dim=1) * qk_scale_2)
@@ -88,8 +88,8 @@ def attention(
             l_i = l_i * alpha + l_ij
             # -- update output accumulator --
             acc = acc * alpha[:, None]
-            v_2 = v[off_z.begin, off_h.begin, tile_n, :]
-            acc = torch.addmm(acc, p.to(v.dtype), v_2)
+            v_tile = v[off_z.begin, off_h.begin, tile_n, :]
+            acc = torch.addmm(acc, p.to(v.dtype), v_tile)
             # update m_i
             m_i = m_ij
         # epilogue

@@ -30,16 +30,16 @@ def geglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     # tiletrans: `b` addressed as a flat array
     b_flat = b.view(-1)
     for tile in hl.tile(n_elements):
-        a_2 = a_flat[tile].to(torch.float32)
-        b_2 = b_flat[tile].to(torch.float32)
+        a_tile = a_flat[tile].to(torch.float32)
+        b_tile = b_flat[tile].to(torch.float32)
         # tanh approximation form of GELU is computed with:
         # 0.5 * a * (1 + tanh(sqrt(2 / pi) * (a + 0.044715 * a^3)))
         # sqrt(2 / pi)
         sqrt_2_over_pi = 0.7978845608028654
-        a_cubed = a_2 * a_2 * a_2
-        tanh_arg = sqrt_2_over_pi * (a_2 + 0.044715 * a_cubed)
+        a_cubed = a_tile * a_tile * a_tile
+        tanh_arg = sqrt_2_over_pi * (a_tile + 0.044715 * a_cubed)
         tanh_result = 2.0 * torch.sigmoid(2.0 * tanh_arg) - 1.0
-        geglu_a = 0.5 * a_2 * (1 + tanh_result)
-        c_2 = geglu_a * b_2
-        c_flat[tile] = c_2.to(c_flat.dtype)
+        geglu_a = 0.5 * a_tile * (1 + tanh_result)
+        c_tile = geglu_a * b_tile
+        c_flat[tile] = c_tile.to(c_flat.dtype)
     return c

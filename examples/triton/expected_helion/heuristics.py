@@ -29,9 +29,9 @@ def heuristics(x: torch.Tensor, bias: torch.Tensor, alpha: float = 1.0) -> torch
     # BLOCK_M / BLOCK_N are filled in by the heuristics, so the grid reads them from META.
     for tile_m, tile_n in hl.tile([M, N]):
         # Masks are only materialized for the ragged dimensions.
-        bias_2 = bias[tile_n]
-        x_2 = x[tile_m, tile_n]
-        out_2 = x_2.to(torch.float32) * alpha + bias_2.to(torch.float32)[None, :]
-        out_3 = out_2.to(out.dtype)
-        out[tile_m, tile_n] = out_3
+        bias_tile = bias[tile_n]
+        x_tile = x[tile_m, tile_n]
+        out_tile = x_tile.to(torch.float32) * alpha + bias_tile.to(torch.float32)[None, :]
+        out_tile_2 = out_tile.to(out.dtype)
+        out[tile_m, tile_n] = out_tile_2
     return out

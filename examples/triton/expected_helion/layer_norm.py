@@ -55,9 +55,9 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
         # Compute variance
         _var = hl.full([], 0.0, dtype=torch.float32)
         for tile_off_2 in hl.tile(N, block_size=block_size):
-            x_2 = x_arg[row, tile_off_2].to(torch.float32)
-            x_3 = torch.where(tile_off_2.index < N, x_2 - mean_2, 0.0)
-            _var = _var + torch.sum(x_3 * x_3, dim=0)
+            x_tile = x_arg[row, tile_off_2].to(torch.float32)
+            x_tile_2 = torch.where(tile_off_2.index < N, x_tile - mean_2, 0.0)
+            _var = _var + torch.sum(x_tile_2 * x_tile_2, dim=0)
         var = _var / N
         rstd_2 = 1 / torch.sqrt(var + eps)
         # Write mean / rstd
@@ -67,10 +67,10 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
         for tile_off_3 in hl.tile(N, block_size=block_size):
             w = weight[tile_off_3].to(torch.float32)
             b = bias[tile_off_3].to(torch.float32)
-            x_4 = x_arg[row, tile_off_3].to(torch.float32)
-            x_hat = (x_4 - mean_2) * rstd_2
-            y_2 = x_hat * w + b
+            x_tile_3 = x_arg[row, tile_off_3].to(torch.float32)
+            x_hat = (x_tile_3 - mean_2) * rstd_2
+            y_tile = x_hat * w + b
             # Write output
-            y[row, tile_off_3] = y_2.to(y.dtype)
+            y[row, tile_off_3] = y_tile.to(y.dtype)
     out = y.view(x.size(0), x.size(1))
     return out, mean, rstd

@@ -54,12 +54,12 @@ def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         for tile_k in hl.tile(K_2):
             # Load the next block of A and B, generate a mask by checking the K dimension.
             # If it is out of bounds, set it to 0.
-            a_2 = a[tile_m, tile_k]
-            b_2 = b[tile_k, tile_n]
+            a_tile = a[tile_m, tile_k]
+            b_tile = b[tile_k, tile_n]
             # We accumulate along the K dimension.
-            accumulator = torch.addmm(accumulator, a_2, b_2)
-        c_2 = accumulator.to(c.dtype)
+            accumulator = torch.addmm(accumulator, a_tile, b_tile)
+        c_tile = accumulator.to(c.dtype)
         # -----------------------------------------------------------
         # Write back the block of the output matrix C with masks.
-        c[tile_m, tile_n] = c_2
+        c[tile_m, tile_n] = c_tile
     return c

@@ -34,15 +34,15 @@ def matmul_act(a: torch.Tensor, b: torch.Tensor, activation: str = "leaky_relu")
     for tile_m, tile_n in hl.tile([M, N]):
         accumulator = hl.zeros([tile_m, tile_n], dtype=torch.float32)
         for tile_k in hl.tile(K_2):
-            a_2 = a[tile_m, tile_k]
-            b_2 = b[tile_k, tile_n]
-            accumulator = torch.addmm(accumulator, a_2, b_2)
+            a_tile = a[tile_m, tile_k]
+            b_tile = b[tile_k, tile_n]
+            accumulator = torch.addmm(accumulator, a_tile, b_tile)
         # You can fuse arbitrary activation functions here
         # while the accumulator is still in FP32!
         if activation == "leaky_relu":
             accumulator = torch.where(accumulator >= 0, accumulator, 0.01 * accumulator)
         elif activation == "gelu":
             accumulator = 0.5 * accumulator * (1.0 + torch.erf(accumulator * 0.7071067811865476))
-        c_2 = accumulator.to(c.dtype)
-        c[tile_m, tile_n] = c_2
+        c_tile = accumulator.to(c.dtype)
+        c[tile_m, tile_n] = c_tile
     return c

@@ -33,9 +33,9 @@ def matmul_block_ptr(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         for tile_k in hl.tile(K):
             # Rows/cols past the tensor edge read as zero, so the ragged last K
             # block contributes nothing extra to the dot product.
-            a_2 = a[tile_m, tile_k]
-            b_2 = b[tile_k, tile_n]
-            accumulator = torch.addmm(accumulator, a_2, b_2)
-        c_2 = accumulator.to(c.dtype)
-        c[tile_m, tile_n] = c_2
+            a_tile = a[tile_m, tile_k]
+            b_tile = b[tile_k, tile_n]
+            accumulator = torch.addmm(accumulator, a_tile, b_tile)
+        c_tile = accumulator.to(c.dtype)
+        c[tile_m, tile_n] = c_tile
     return c

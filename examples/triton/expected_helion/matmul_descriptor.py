@@ -41,8 +41,8 @@ def matmul_descriptor(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         # The innermost stride must be 1; it is part of the descriptor contract.
         accumulator = hl.zeros([tile_m, tile_n], dtype=torch.float32)
         for tile_k in hl.tile(K):
-            a_2 = a[tile_m, tile_k]
-            b_2 = b[tile_k, tile_n]
-            accumulator = torch.addmm(accumulator, a_2, b_2)
+            a_tile = a[tile_m, tile_k]
+            b_tile = b[tile_k, tile_n]
+            accumulator = torch.addmm(accumulator, a_tile, b_tile)
         c[tile_m, tile_n] = accumulator.to(c.dtype)
     return c

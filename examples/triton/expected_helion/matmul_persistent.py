@@ -54,9 +54,9 @@ def matmul_persistent(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         # Clamp out-of-range rows/cols to valid addresses; the store is masked.
         accumulator = hl.zeros([tile_m, tile_n], dtype=torch.float32)
         for tile_k in hl.tile(K_2):
-            a_2 = a[tile_m, tile_k]
-            b_2 = b[tile_k, tile_n]
-            accumulator = torch.addmm(accumulator, a_2, b_2)
-        c_2 = accumulator.to(c.dtype)
-        c[tile_m, tile_n] = c_2
+            a_tile = a[tile_m, tile_k]
+            b_tile = b[tile_k, tile_n]
+            accumulator = torch.addmm(accumulator, a_tile, b_tile)
+        c_tile = accumulator.to(c.dtype)
+        c[tile_m, tile_n] = c_tile
     return c

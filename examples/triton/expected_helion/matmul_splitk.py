@@ -36,12 +36,12 @@ def matmul_splitk(a: torch.Tensor, b: torch.Tensor, split_k: int = 4) -> torch.T
     for tile_m, tile_n, pid_k in hl.tile([M, N, split_k], block_size=[block_m, block_n, 1]):
         # This program starts at K block `pid_k` and then jumps SPLIT_K blocks at a time.
         accumulator = hl.zeros([tile_m, tile_n], dtype=torch.float32)
-        for start_k_2 in hl.grid(pid_k.begin * block_k, K, block_k * split_k):
-            offs_k_2 = start_k_2 + hl.arange(block_k)
-            mask_k_2 = offs_k_2 < K
-            a_2 = hl.load(a, [tile_m, offs_k_2], extra_mask=mask_k_2[None, :])
-            b_2 = hl.load(b, [offs_k_2, tile_n], extra_mask=mask_k_2[:, None])
-            accumulator = torch.addmm(accumulator, a_2, b_2)
+        for start_k in hl.grid(pid_k.begin * block_k, K, block_k * split_k):
+            offs_k = start_k + hl.arange(block_k)
+            mask_k = offs_k < K
+            a_tile = hl.load(a, [tile_m, offs_k], extra_mask=mask_k[None, :])
+            b_tile = hl.load(b, [offs_k, tile_n], extra_mask=mask_k[:, None])
+            accumulator = torch.addmm(accumulator, a_tile, b_tile)
         # Partial sums from the SPLIT_K programs of this tile meet here.
         hl.atomic_add(c, [tile_m, tile_n], accumulator)
     out = c.to(a.dtype)

@@ -23,7 +23,7 @@ def row_sum(x: torch.Tensor) -> torch.Tensor:
     for tile_m in hl.tile(M):
         acc = hl.zeros([tile_m], dtype=torch.float32)
         for tile_n in hl.tile(N):
-            x_2 = x[tile_m, tile_n]
-            acc = acc + torch.sum(x_2.to(torch.float32), dim=1)
+            x_tile = x[tile_m, tile_n]
+            acc = acc + torch.sum(x_tile.to(torch.float32), dim=1)
         out[tile_m] = acc.to(out.dtype)
     return out

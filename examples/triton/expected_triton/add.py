@@ -40,10 +40,10 @@ def add_kernel(
     # For instance, if you had a vector of length 256 and block_size of 64, the
     # programs would each access the elements [0:64, 64:128, 128:192, 192:256].
     # Create a mask to guard memory operations against out-of-bounds accesses.
-    x_2 = tl.load(x_flat_ptr + offs_tile * stride_x_flat0, mask=mask_tile)
-    y_2 = tl.load(y_flat_ptr + offs_tile * stride_y_flat0, mask=mask_tile)
-    output_2 = x_2 + y_2
-    tl.store(output_flat_ptr + offs_tile * stride_output_flat0, output_2, mask=mask_tile)
+    x_tile = tl.load(x_flat_ptr + offs_tile * stride_x_flat0, mask=mask_tile)
+    y_tile = tl.load(y_flat_ptr + offs_tile * stride_y_flat0, mask=mask_tile)
+    output_tile = x_tile + y_tile
+    tl.store(output_flat_ptr + offs_tile * stride_output_flat0, output_tile, mask=mask_tile)
 
 
 def add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:

@@ -86,7 +86,7 @@ def _attn_fwd(
         + offs_m[:, None] * stride_q2
         + offs_HEAD_DIM_K[None, :] * stride_q3
     )
-    q_2 = tl.load(q_ptrs, mask=mask_m[:, None] & mask_HEAD_DIM_K[None, :], other=0.0)
+    q_tile = tl.load(q_ptrs, mask=mask_m[:, None] & mask_HEAD_DIM_K[None, :], other=0.0)
     # l_i starts at 1 but is multiplied by alpha = exp2(-inf) = 0 on the first block.
     offs_n = tl.arange(0, BLOCK_N)
     k_ptrs = (
@@ -108,8 +108,8 @@ def _attn_fwd(
         mask_n = offs_n < N_CTX_K
         # -- compute qk ----
         k = tl.load(k_ptrs, mask=mask_n[:, None] & mask_HEAD_DIM_K[None, :], other=0.0)
-        k_2 = tl.trans(k)
-        qk = tl.dot(q_2, k_2)
+        k_tile = tl.trans(k)
+        qk = tl.dot(q_tile, k_tile)
         # Keys past the end of the sequence must not take part in the softmax.
         qk_2 = tl.where(offs_n < N_CTX_K, qk, float("-inf"))
         m_ij = tl.maximum(
@@ -124,8 +124,8 @@ def _attn_fwd(
         l_i = l_i * alpha + l_ij
         # -- update output accumulator --
         acc = acc * alpha[:, None]
-        v_2 = tl.load(v_ptrs, mask=mask_n[:, None] & mask_HEAD_DIM_K[None, :], other=0.0)
-        acc = tl.dot(tl.where(mask_n[None, :], p.to(v_ptr.dtype.element_ty), 0.0), v_2, acc)
+        v_tile = tl.load(v_ptrs, mask=mask_n[:, None] & mask_HEAD_DIM_K[None, :], other=0.0)
+        acc = tl.dot(tl.where(mask_n[None, :], p.to(v_ptr.dtype.element_ty), 0.0), v_tile, acc)
         # update m_i
         m_i = m_ij
         k_ptrs += BLOCK_N * stride_k2

@@ -37,21 +37,21 @@ def _geglu_tanh_forward_kernel(
     offs_tile = pid_tile * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     mask_tile = offs_tile < n_elements
     a_flat = tl.load(a_flat_ptr + offs_tile * stride_a_flat0, mask=mask_tile, other=0.0)
-    a_2 = a_flat.to(tl.float32)
+    a_tile = a_flat.to(tl.float32)
     b_flat = tl.load(b_flat_ptr + offs_tile * stride_b_flat0, mask=mask_tile, other=0.0)
-    b_2 = b_flat.to(tl.float32)
+    b_tile = b_flat.to(tl.float32)
     # tanh approximation form of GELU is computed with:
     # 0.5 * a * (1 + tanh(sqrt(2 / pi) * (a + 0.044715 * a^3)))
     # sqrt(2 / pi)
     sqrt_2_over_pi = 0.7978845608028654
-    a_cubed = a_2 * a_2 * a_2
-    tanh_arg = sqrt_2_over_pi * (a_2 + 0.044715 * a_cubed)
+    a_cubed = a_tile * a_tile * a_tile
+    tanh_arg = sqrt_2_over_pi * (a_tile + 0.044715 * a_cubed)
     tanh_result = 2.0 * tl.sigmoid(2.0 * tanh_arg) - 1.0
-    geglu_a = 0.5 * a_2 * (1 + tanh_result)
-    c_2 = geglu_a * b_2
+    geglu_a = 0.5 * a_tile * (1 + tanh_result)
+    c_tile = geglu_a * b_tile
     tl.store(
         c_flat_ptr + offs_tile * stride_c_flat0,
-        c_2.to(c_flat_ptr.dtype.element_ty),
+        c_tile.to(c_flat_ptr.dtype.element_ty),
         mask=mask_tile,
     )
 

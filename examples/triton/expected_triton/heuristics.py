@@ -49,16 +49,16 @@ def scale_bias_kernel(
     offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     mask_n = offs_n < N
     # Masks are only materialized for the ragged dimensions.
-    bias_2 = tl.load(bias_ptr + offs_n * stride_bias0, mask=mask_n, other=0.0)
-    x_2 = tl.load(
+    bias_tile = tl.load(bias_ptr + offs_n * stride_bias0, mask=mask_n, other=0.0)
+    x_tile = tl.load(
         x_ptr + offs_m[:, None] * stride_x0 + offs_n[None, :] * stride_x1,
         mask=mask_m[:, None] & mask_n[None, :],
         other=0.0,
     )
-    out_2 = x_2.to(tl.float32) * alpha + bias_2.to(tl.float32)[None, :]
-    out_3 = out_2.to(out_ptr.dtype.element_ty)
+    out_tile = x_tile.to(tl.float32) * alpha + bias_tile.to(tl.float32)[None, :]
+    out_tile_2 = out_tile.to(out_ptr.dtype.element_ty)
     out_ptrs = out_ptr + offs_m[:, None] * stride_out0 + offs_n[None, :] * stride_out1
-    tl.store(out_ptrs, out_3, mask=mask_m[:, None] & mask_n[None, :])
+    tl.store(out_ptrs, out_tile_2, mask=mask_m[:, None] & mask_n[None, :])
 
 
 def heuristics(x: torch.Tensor, bias: torch.Tensor, alpha: float = 1.0) -> torch.Tensor:

@@ -69,9 +69,9 @@ def _layer_norm_fwd_fused(
         offs_off_2 = start_off_2 + tl.arange(0, BLOCK_SIZE)
         mask_off_2 = offs_off_2 < N
         x_arg_2 = tl.load(x_arg_ptrs_2, mask=mask_off_2, other=0.0)
-        x_2 = x_arg_2.to(tl.float32)
-        x_3 = tl.where(offs_off_2 < N, x_2 - mean_2, 0.0)
-        _var = _var + tl.sum(tl.where(mask_off_2, x_3 * x_3, 0.0), axis=0)
+        x_tile = x_arg_2.to(tl.float32)
+        x_tile_2 = tl.where(offs_off_2 < N, x_tile - mean_2, 0.0)
+        _var = _var + tl.sum(tl.where(mask_off_2, x_tile_2 * x_tile_2, 0.0), axis=0)
         x_arg_ptrs_2 += BLOCK_SIZE * stride_x_arg1
     var = _var / N
     rstd_2 = 1 / tl.sqrt(var + eps)
@@ -91,13 +91,13 @@ def _layer_norm_fwd_fused(
         bias = tl.load(bias_ptrs, mask=mask_off_3)
         b = bias.to(tl.float32)
         x_arg_3 = tl.load(x_arg_ptrs_3, mask=mask_off_3, other=0.0)
-        x_4 = x_arg_3.to(tl.float32)
-        x_hat = (x_4 - mean_2) * rstd_2
-        y_2 = x_hat * w + b
+        x_tile_3 = x_arg_3.to(tl.float32)
+        x_hat = (x_tile_3 - mean_2) * rstd_2
+        y_tile = x_hat * w + b
         # Write output
         tl.store(
             y_ptr + row * stride_y0 + offs_off_3 * stride_y1,
-            y_2.to(y_ptr.dtype.element_ty),
+            y_tile.to(y_ptr.dtype.element_ty),
             mask=mask_off_3,
         )
         weight_ptrs += BLOCK_SIZE * stride_weight0

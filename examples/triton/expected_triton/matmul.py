@@ -107,18 +107,18 @@ def matmul_kernel(
         mask_k = offs_k < K_2
         # Load the next block of A and B, generate a mask by checking the K dimension.
         # If it is out of bounds, set it to 0.
-        a_2 = tl.load(a_ptrs, mask=mask_m[:, None] & mask_k[None, :], other=0.0)
-        b_2 = tl.load(b_ptrs, mask=mask_k[:, None] & mask_n[None, :], other=0.0)
+        a_tile = tl.load(a_ptrs, mask=mask_m[:, None] & mask_k[None, :], other=0.0)
+        b_tile = tl.load(b_ptrs, mask=mask_k[:, None] & mask_n[None, :], other=0.0)
         # We accumulate along the K dimension.
-        accumulator = tl.dot(a_2, b_2, accumulator)
+        accumulator = tl.dot(a_tile, b_tile, accumulator)
         a_ptrs += BLOCK_SIZE_K * stride_a1
         b_ptrs += BLOCK_SIZE_K * stride_b0
-    c_2 = accumulator.to(c_ptr.dtype.element_ty)
+    c_tile = accumulator.to(c_ptr.dtype.element_ty)
     # -----------------------------------------------------------
     # Write back the block of the output matrix C with masks.
     tl.store(
         c_ptr + offs_m[:, None] * stride_c0 + offs_n[None, :] * stride_c1,
-        c_2,
+        c_tile,
         mask=mask_m[:, None] & mask_n[None, :],
     )
 

@@ -76,9 +76,9 @@ def matmul_act_kernel(
     for start_k in range(0, K_2, BLOCK_SIZE_K):
         offs_k = start_k + tl.arange(0, BLOCK_SIZE_K)
         mask_k = offs_k < K_2
-        a_2 = tl.load(a_ptrs, mask=mask_m[:, None] & mask_k[None, :], other=0.0)
-        b_2 = tl.load(b_ptrs, mask=mask_k[:, None] & mask_n[None, :], other=0.0)
-        accumulator = tl.dot(a_2, b_2, accumulator)
+        a_tile = tl.load(a_ptrs, mask=mask_m[:, None] & mask_k[None, :], other=0.0)
+        b_tile = tl.load(b_ptrs, mask=mask_k[:, None] & mask_n[None, :], other=0.0)
+        accumulator = tl.dot(a_tile, b_tile, accumulator)
         a_ptrs += BLOCK_SIZE_K * stride_a1
         b_ptrs += BLOCK_SIZE_K * stride_b0
     # You can fuse arbitrary activation functions here
@@ -87,10 +87,10 @@ def matmul_act_kernel(
         accumulator = tl.where(accumulator >= 0, accumulator, 0.01 * accumulator)
     elif activation == "gelu":
         accumulator = 0.5 * accumulator * (1.0 + tl.erf(accumulator * 0.7071067811865476))
-    c_2 = accumulator.to(c_ptr.dtype.element_ty)
+    c_tile = accumulator.to(c_ptr.dtype.element_ty)
     tl.store(
         c_ptr + offs_m[:, None] * stride_c0 + offs_n[None, :] * stride_c1,
-        c_2,
+        c_tile,
         mask=mask_m[:, None] & mask_n[None, :],
     )
 

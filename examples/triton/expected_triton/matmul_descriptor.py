@@ -73,9 +73,9 @@ def matmul_descriptor_kernel(
     for start_k in range(0, K, BLOCK_K):
         offs_k = start_k + tl.arange(0, BLOCK_K)
         mask_k = offs_k < K
-        a_2 = tl.load(a_ptrs, mask=mask_m[:, None] & mask_k[None, :], other=0.0)
-        b_2 = tl.load(b_ptrs, mask=mask_k[:, None] & mask_n[None, :], other=0.0)
-        accumulator = tl.dot(a_2, b_2, accumulator)
+        a_tile = tl.load(a_ptrs, mask=mask_m[:, None] & mask_k[None, :], other=0.0)
+        b_tile = tl.load(b_ptrs, mask=mask_k[:, None] & mask_n[None, :], other=0.0)
+        accumulator = tl.dot(a_tile, b_tile, accumulator)
         a_ptrs += BLOCK_K * stride_a1
         b_ptrs += BLOCK_K * stride_b0
     tl.store(

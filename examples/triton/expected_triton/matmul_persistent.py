@@ -79,15 +79,15 @@ def matmul_kernel_persistent(
     for start_k in range(0, K_2, BLOCK_SIZE_K):
         offs_k = start_k + tl.arange(0, BLOCK_SIZE_K)
         mask_k = offs_k < K_2
-        a_2 = tl.load(a_ptrs, mask=mask_m[:, None] & mask_k[None, :], other=0.0)
-        b_2 = tl.load(b_ptrs, mask=mask_k[:, None] & mask_n[None, :], other=0.0)
-        accumulator = tl.dot(a_2, b_2, accumulator)
+        a_tile = tl.load(a_ptrs, mask=mask_m[:, None] & mask_k[None, :], other=0.0)
+        b_tile = tl.load(b_ptrs, mask=mask_k[:, None] & mask_n[None, :], other=0.0)
+        accumulator = tl.dot(a_tile, b_tile, accumulator)
         a_ptrs += BLOCK_SIZE_K * stride_a1
         b_ptrs += BLOCK_SIZE_K * stride_b0
-    c_2 = accumulator.to(c_ptr.dtype.element_ty)
+    c_tile = accumulator.to(c_ptr.dtype.element_ty)
     tl.store(
         c_ptr + offs_m[:, None] * stride_c0 + offs_n[None, :] * stride_c1,
-        c_2,
+        c_tile,
         mask=mask_m[:, None] & mask_n[None, :],
     )
 

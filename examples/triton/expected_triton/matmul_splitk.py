@@ -53,15 +53,15 @@ def matmul_splitk_kernel(
     mask_n = offs_n < N
     # This program starts at K block `pid_k` and then jumps SPLIT_K blocks at a time.
     accumulator = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    offs_k_2 = pid_k * BLOCK_K + tl.arange(0, BLOCK_K)
-    a_ptrs = a_ptr + offs_m[:, None] * stride_a0 + offs_k_2[None, :] * stride_a1
-    b_ptrs = b_ptr + offs_k_2[:, None] * stride_b0 + offs_n[None, :] * stride_b1
-    for start_k_2 in range(pid_k * BLOCK_K, K, BLOCK_K * split_k):
-        offs_k_2 = start_k_2 + tl.arange(0, BLOCK_K)
-        mask_k_2 = offs_k_2 < K
-        a_2 = tl.load(a_ptrs, mask=mask_m[:, None] & mask_k_2[None, :], other=0.0)
-        b_2 = tl.load(b_ptrs, mask=mask_k_2[:, None] & mask_n[None, :], other=0.0)
-        accumulator = tl.dot(a_2, b_2, accumulator)
+    offs_k = pid_k * BLOCK_K + tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + offs_m[:, None] * stride_a0 + offs_k[None, :] * stride_a1
+    b_ptrs = b_ptr + offs_k[:, None] * stride_b0 + offs_n[None, :] * stride_b1
+    for start_k in range(pid_k * BLOCK_K, K, BLOCK_K * split_k):
+        offs_k = start_k + tl.arange(0, BLOCK_K)
+        mask_k = offs_k < K
+        a_tile = tl.load(a_ptrs, mask=mask_m[:, None] & mask_k[None, :], other=0.0)
+        b_tile = tl.load(b_ptrs, mask=mask_k[:, None] & mask_n[None, :], other=0.0)
+        accumulator = tl.dot(a_tile, b_tile, accumulator)
         a_ptrs += BLOCK_K * split_k * stride_a1
         b_ptrs += BLOCK_K * split_k * stride_b0
     # Partial sums from the SPLIT_K programs of this tile meet here.

@@ -41,8 +41,8 @@ def row_sum_kernel(
     for start_n in range(0, N, BLOCK_N):
         offs_n = start_n + tl.arange(0, BLOCK_N)
         mask_n = offs_n < N
-        x_2 = tl.load(x_ptrs, mask=mask_m[:, None] & mask_n[None, :], other=0.0)
-        acc = acc + tl.sum(x_2.to(tl.float32), axis=1)
+        x_tile = tl.load(x_ptrs, mask=mask_m[:, None] & mask_n[None, :], other=0.0)
+        acc = acc + tl.sum(x_tile.to(tl.float32), axis=1)
         x_ptrs += BLOCK_N * stride_x1
     tl.store(out_ptr + offs_m * stride_out0, acc.to(out_ptr.dtype.element_ty), mask=mask_m)
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import itertools
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,6 +53,7 @@ from translator.dialects.cst_utils import (
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
 from translator.ir.printer import format_expr
+from translator.ir.renaming import names_in, rename
 from translator.ir.shapes import IRTypeError, ScalarType, TensorType, TypeEnv
 from translator.ir.verifier import verify
 from translator.naming import unique
@@ -675,7 +677,7 @@ class EntryBuilder:
         if self.assumed_unit:
             hints["assumed_unit_stride"] = tuple(dict.fromkeys(self.assumed_unit))
         returns = source_of(fn.returns.annotation) if fn.returns is not None else None
-        return ir.Entry(
+        return _settle_tile_names(ir.Entry(
             name=fn.name.value,
             params=params,
             body=tuple(body),
@@ -686,7 +688,7 @@ class EntryBuilder:
             comments=tuple(statement_comments(fn)),
             hints=tuple(sorted(hints.items())),
             loc=self.locate(fn),
-        )
+        ))
 
     def _params(self) -> tuple[ir.Param, ...]:
         out = []
@@ -2448,3 +2450,23 @@ def _map_host_stmt(s: ir.Stmt, fix, map_stmt) -> ir.Stmt:
 
 
 __all__ = ["parse"]
+
+
+def _settle_tile_names(entry: ir.Entry) -> ir.Entry:
+    """Give a tile back the name a dropped tile held (``tile_k_2`` becomes ``tile_k``).
+
+    The device lifter names a tile when an offset first looks like one, and some turn out not to
+    be (split-K's ``pid_k * BLOCK_K + tl.arange(0, BLOCK_K)`` only starts the strided K loop, whose
+    tile is the real one); the suffixed name would otherwise spread into every emitted name.
+    """
+    from translator.ir.visit import walk_stmts
+
+    tiles = [t.name for s in walk_stmts(entry.body) if isinstance(s, (ir.Kernel, ir.TileLoop))
+             for t in (s.grid if isinstance(s, ir.Kernel) else s.tiles)]
+    used = names_in(entry)
+    mapping: dict[str, str] = {}
+    for name in tiles:
+        match = re.fullmatch(r"(tile(?:_\w+?)?)_\d+", name)
+        if match and match.group(1) not in used and match.group(1) not in mapping.values():
+            mapping[name] = match.group(1)
+    return rename(entry, mapping)  # type: ignore[return-value]

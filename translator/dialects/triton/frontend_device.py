@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
+import libcst.matchers as cst_matchers
 
 from translator.diagnostics import TranslationError
 from translator.dialects.cst_utils import (
@@ -54,6 +55,8 @@ from translator.ir.ops import COMPARISON_OPS, reduce_identity
 from translator.ir.shapes import (
     IRTypeError,
     ScalarType,
+    TensorType,
+    TileType,
     dims_of,
     dtype_of,
     infer,
@@ -242,6 +245,8 @@ class KernelLifter:
         self.env: dict[str, Val] = {}
         self.types = launch.host.type_env().child()
         self.taken: set[str] = set(launch.host.taken_names())
+        self.host_tensors = {n for n, t in self.types.vars.items() if isinstance(t, TensorType)}
+        self.source_names = {n.value for n in cst_matchers.findall(self.fn, cst_matchers.Name())}
         self.tiles: dict[tuple, Tile] = {}
         self.data: dict[str, tuple[ir.Expr, tuple]] = {}  # %d symbol -> (IR expr, triton shape)
         self.loops: list[Loop] = []
@@ -507,7 +512,12 @@ class KernelLifter:
             # values either branch may set); in straight-line code a new value gets a new name.
             irname = old.expr.id
         else:
-            irname = unique(_ident(name), self.taken)
+            base = _ident(name)
+            if (base in self.host_tensors and f"{base}_tile" not in self.source_names
+                    and isinstance(self.type_of(value.expr, node), TileType)):
+                # The kernel's `x = tl.load(x_ptr + offs)` is a tile of the host's `x`.
+                base = f"{base}_tile"
+            irname = unique(base, self.taken)
             self.ir_locals.add(irname)
             self.local_depth[irname] = depth
         expr = value.expr
