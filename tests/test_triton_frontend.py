@@ -281,6 +281,40 @@ def _refusal(text: str) -> TranslationError:
     return info.value
 
 
+HOST_DESCRIPTOR = '''
+import torch
+import triton
+import triton.language as tl
+from triton.tools.tensor_descriptor import TensorDescriptor
+
+
+@triton.jit
+def k(x_desc, y_desc, BM: tl.constexpr, BN: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    x = x_desc.load([pid_m * BM, pid_n * BN])
+    y_desc.store([pid_m * BM, pid_n * BN], x * 2)
+
+
+def f(x: torch.Tensor) -> torch.Tensor:
+    M, N = x.shape
+    y = torch.empty_like(x)
+    BM, BN = 32, 64
+    x_desc = TensorDescriptor.from_tensor(x, [BM, BN])
+    y_desc = TensorDescriptor.from_tensor(y, [BM, BN])
+    k[(triton.cdiv(M, BM), triton.cdiv(N, BN))](x_desc, y_desc, BM=BM, BN=BN)
+    return y
+'''
+
+
+def test_refuses_host_side_tensor_descriptors_and_says_what_to_write():
+    err = _refusal(HOST_DESCRIPTOR)
+    assert "host-side tensor descriptors" in err.message and "not supported yet" in err.message
+    assert "tl.make_tensor_descriptor(" in (err.hint or "")
+    # At the first use in the wrapper: `TensorDescriptor` of line 20 (the string's line 1 is blank).
+    assert (err.loc.line, err.loc.col) == (20, 13)  # 0-based column; the CLI prints 14
+
+
 def test_refuses_a_persistent_grid_that_skips_tiles():
     text = (EXAMPLES / "matmul_persistent.py").read_text().replace(
         "grid = lambda META: (min(NUM_SMS,", "grid = lambda META: (min(NUM_SMS // 2,")

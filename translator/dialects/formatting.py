@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 MAX_LINE = 100
 
 
@@ -128,3 +130,13 @@ def string_literal(value: str) -> str:
     """``value`` as a Python string literal in double quotes (the house style of emitted code)."""
     body = repr(value)[1:-1] if "'" not in value else repr(value)[1:-1].replace("\\'", "'")
     return '"' + body.replace('"', '\\"') + '"'
+
+
+def float_literal(value: float) -> str:
+    """``value`` as Python source: ``repr`` except for the non-finite values, which have no
+    literal (``float("-inf")``, ``float("nan")``)."""
+    if math.isinf(value):
+        return 'float("inf")' if value > 0 else 'float("-inf")'
+    if math.isnan(value):
+        return 'float("nan")'
+    return repr(value)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from translator.diagnostics import TranslationError
+from translator.dialects.formatting import float_literal
 from translator.dialects.helion.kernel_writer import Writer
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
@@ -134,7 +135,7 @@ def host_line(s: ir.Stmt, w: Writer, specialized: set[str]) -> str:
 def _alloc(s: ir.Alloc, w: Writer, fns: dict[str, str]) -> str:
     fill = s.fill
     kind = "empty" if fill is None else "zeros" if fill == 0.0 else "ones" if fill == 1.0 else "full"
-    fill_arg = f", {fill!r}" if kind == "full" else ""
+    fill_arg = f", {float_literal(fill)}" if kind == "full" else ""
     if s.like is not None:
         dtype = "" if s.dtype == ir.DTypeOf(s.like) else f", dtype={w.dtype(s.dtype)}"
         return f"{fns[kind + '_like']}({s.like}{fill_arg}{dtype})"

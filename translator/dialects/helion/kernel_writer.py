@@ -9,11 +9,12 @@ rank differs from the region's, and the boundary checks of :mod:`.boundary`.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
 from translator.diagnostics import TranslationError
-from translator.dialects.formatting import string_literal
+from translator.dialects.formatting import float_literal, string_literal
 from translator.dialects.helion.boundary import PadTracker
 from translator.dialects.helion.configs import BlockPlan
 from translator.grammar import load_grammar
@@ -151,10 +152,8 @@ class Writer:
             return string_literal(v), ATOM
         if v is None:
             return "None", ATOM
-        if isinstance(v, float) and math.isinf(v):
-            return ('float("inf")' if v > 0 else 'float("-inf")'), ATOM
-        if isinstance(v, float) and math.isnan(v):
-            return 'float("nan")', ATOM
+        if isinstance(v, float) and not math.isfinite(v):
+            return float_literal(v), ATOM
         negative = not isinstance(v, bool) and v < 0
         return repr(v), (_UNARY_PREC if negative else ATOM)
 
@@ -179,6 +178,10 @@ class Writer:
                 return spelt.mask, ATOM
         op = e.op
         lhs, rhs = e.lhs, e.rhs
+        if op in ("and", "&"):
+            kept = _without_whole_dim_checks(e)
+            if kept is not None and kept is not e:
+                return self.ex(kept)
         if op in ("and", "or") and (self.is_tensor(lhs) or self.is_tensor(rhs)):
             # Tiles combine elementwise: `&`/`|` on booleans (non-booleans compare with 0).
             op = "&" if op == "and" else "|"
@@ -251,6 +254,11 @@ class Writer:
         if e.op == "where" and not tensors[0]:
             c, a, b = (self.text(x, 3) for x in e.args)
             return f"{a} if {c} else {b}", 1
+        if e.op == "where" and tensors[1] and not tensors[2] and (
+            _without_whole_dim_checks(e.args[0]) is None
+        ):
+            # Every lane Helion shows is valid, so the test is always true.
+            return self.ex(e.args[1])
         template = self.spell["pointwise"].get(e.op)
         if template is None:
             raise self.refuse(f"the IR op `{e.op}` has no Helion spelling", e)
@@ -834,3 +842,24 @@ class Writer:
 
 
 __all__ = ["Writer", "TileName"]
+
+
+def _without_whole_dim_checks(cond: ir.Expr) -> ir.Expr | None:
+    """``cond`` without its ``arange(:n) < n`` conjuncts (``None`` if nothing is left).
+
+    A whole dim's lanes in Helion are exactly its ``n`` elements, so the test is always true; and
+    ``hl.arange(n)`` does not broadcast against a ``x[tile, :]`` whose size Helion keeps symbolic.
+    """
+    if isinstance(cond, ir.BinOp) and cond.op in ("and", "&"):
+        lhs, rhs = _without_whole_dim_checks(cond.lhs), _without_whole_dim_checks(cond.rhs)
+        if lhs is None or rhs is None:
+            return rhs if lhs is None else lhs
+        if lhs is cond.lhs and rhs is cond.rhs:
+            return cond
+        return dataclasses.replace(cond, lhs=lhs, rhs=rhs)
+    if isinstance(cond, ir.BinOp) and cond.op == "<":
+        lanes = cond.lhs.value if isinstance(cond.lhs, ir.ExpandDims) else cond.lhs
+        if (isinstance(lanes, ir.Arange) and isinstance(lanes.dim, ir.FullDim)
+                and lanes.dim.extent == cond.rhs):
+            return None
+    return cond

@@ -6,10 +6,8 @@ from ``templates/triton/module.py.j2``; kernel bodies from :mod:`translator.dial
 
 from __future__ import annotations
 
-import math
-
 from translator import __version__
-from translator.dialects.formatting import wrap_lines
+from translator.dialects.formatting import float_literal, wrap_lines
 from translator.dialects.triton.kernel import KernelEmitter
 from translator.dialects.triton.pipelining import fewer_stages_for_squeezed_dots
 from translator.grammar import load_grammar, template_environment
@@ -50,8 +48,8 @@ def host_expr(e: ir.Expr, prec: int = 0) -> str:
     if isinstance(e, ir.Name):
         return e.id
     if isinstance(e, ir.Const):
-        if isinstance(e.value, float) and math.isinf(e.value):
-            return 'float("inf")' if e.value > 0 else 'float("-inf")'
+        if isinstance(e.value, float):
+            return float_literal(e.value)
         return repr(e.value)
     if isinstance(e, ir.SizeOf):
         return f"{e.tensor}.size({e.dim})"
@@ -166,14 +164,14 @@ def _alloc(s: ir.Alloc) -> str:
             return f"torch.empty_like({s.like}{dtype})"
         if fill == 0.0:
             return f"torch.zeros_like({s.like}{dtype})"
-        return f"torch.full_like({s.like}, {fill!r}{dtype})"
+        return f"torch.full_like({s.like}, {float_literal(fill)}{dtype})"
     shape = "[" + ", ".join(host_expr(d) for d in s.shape or ()) + "]"
     opts = f"dtype={host_dtype(s.dtype)}, device={s.device_of}.device"
     if fill is None:
         return f"torch.empty({shape}, {opts})"
     if fill == 0.0:
         return f"torch.zeros({shape}, {opts})"
-    return f"torch.full({shape}, {fill!r}, {opts})"
+    return f"torch.full({shape}, {float_literal(fill)}, {opts})"
 
 
 def _emit_kernel(entry: ir.Entry, kernel: ir.Kernel, env: TypeEnv) -> tuple[dict, list[str]]:

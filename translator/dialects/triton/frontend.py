@@ -1166,6 +1166,10 @@ class EntryBuilder:
                 return HScalar(ir.Const(c), "float" if isinstance(c, float) else "int")
             if node.value in self.info.functions:
                 return HStatic(("function", node.value))
+            refused = self.grammar["frontend"]["unsupported_host"].get(
+                resolve(node, self.info.aliases))
+            if refused is not None:
+                raise self.error(node, refused[0], refused[1])
             raise self.error(node, f"`{node.value}` is not defined in the wrapper")
         if isinstance(node, (cst.Integer, cst.Float)):
             v = node.evaluated_value

@@ -2235,7 +2235,10 @@ class KernelLifter:
             raise self.error(node, f"tl.{op} of a scalar")
         axis = axis % len(dims)
         dim = dims[axis]
-        identity = reduce_identity(op) if op in ("sum", "max", "min", "prod") else None
+        # argmax/argmin: padded lanes holding -inf/+inf lie past the real ones, and ties go to
+        # the first index, so they never win; masked and unmasked agree as for max/min.
+        identity = reduce_identity(op) if op in (
+            "sum", "max", "min", "prod", "argmax", "argmin") else None
         if d.where_of is not None and d.where_of[0] == dim and identity is not None and (
             _same_float(d.pad(dim), identity)  # type: ignore[arg-type]
         ):

@@ -11,7 +11,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from translator.dialects.formatting import string_literal
+from translator.dialects.formatting import float_literal, string_literal
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
 from translator.ir.ops import COMPARISON_OPS, reduce_identity
@@ -288,10 +288,8 @@ class KernelEmitter:
         if v is None:
             return "None", _ATOM
         if isinstance(v, float):
-            if math.isinf(v):
-                return ('float("inf")' if v > 0 else 'float("-inf")'), _ATOM
-            if math.isnan(v):
-                return 'float("nan")', _ATOM
+            if not math.isfinite(v):
+                return float_literal(v), _ATOM
             return repr(v), (_ATOM if v >= 0 else 11)
         return repr(v), (_ATOM if not isinstance(v, int) or v >= 0 else 11)
 
