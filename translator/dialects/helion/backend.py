@@ -175,8 +175,8 @@ def _decorator(entry: ir.Entry, plan: BlockPlan) -> dict:
         # fast_math uses the same ones instead of libdevice's exact-rounding calls.
         args.append("fast_math=True")
     if dict(entry.hints).get("index_dtype") == "int64":
-        # The source kept its offsets in 64 bits; Helion's default int32 index arithmetic
-        # also costs registers at wide rows (measured: benchmarks.gpu_gap_probe --part ce).
+        # The source kept its offsets in 64 bits; Helion's default int32 flat per-lane offsets
+        # were slower at wide rows (measured: benchmarks.gpu_gap_probe --part ce).
         args.append("index_dtype=torch.int64")
     if _host_tensor_ops(entry):
         # Helion warns on every compile about torch ops outside the loops; here they are meant

@@ -2237,7 +2237,8 @@ def _casts_to_int64(fn: cst.FunctionDef, info: ModuleInfo) -> bool:
     """Whether a kernel (or a jit helper it calls) converts values to ``tl.int64``
     (``x.to(tl.int64)``, ``tl.cast(x, tl.int64)``): in Triton kernels that is how offsets are
     kept from overflowing int32 (``tl.program_id(0).to(tl.int64) * stride``)."""
-    int64 = f"{info.grammar['frontend']['language']}.int64"
+    lang = info.grammar["frontend"]["language"]
+    int64, cast = f"{lang}.int64", f"{lang}.cast"
     found = False
     seen: set[str] = set()
 
@@ -2246,7 +2247,7 @@ def _casts_to_int64(fn: cst.FunctionDef, info: ModuleInfo) -> bool:
             nonlocal found
             func = node.func
             is_to = isinstance(func, cst.Attribute) and func.attr.value == "to"
-            is_cast = resolve(func, info.aliases) == f"{info.grammar['frontend']['language']}.cast"
+            is_cast = resolve(func, info.aliases) == cast
             if (is_to and node.args) or (is_cast and len(node.args) > 1):
                 dtype = node.args[0 if is_to else 1].value
                 found = found or resolve(dtype, info.aliases) == int64

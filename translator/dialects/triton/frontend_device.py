@@ -36,7 +36,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
-import libcst.matchers as cst_matchers
 
 from translator.diagnostics import TranslationError
 from translator.dialects.cst_utils import (
@@ -246,7 +245,7 @@ class KernelLifter:
         self.types = launch.host.type_env().child()
         self.taken: set[str] = set(launch.host.taken_names())
         self.host_tensors = {n for n, t in self.types.vars.items() if isinstance(t, TensorType)}
-        self.source_names = {n.value for n in cst_matchers.findall(self.fn, cst_matchers.Name())}
+        self.source_names = names_in(self.fn)
         self.tiles: dict[tuple, Tile] = {}
         self.data: dict[str, tuple[ir.Expr, tuple]] = {}  # %d symbol -> (IR expr, triton shape)
         self.loops: list[Loop] = []
