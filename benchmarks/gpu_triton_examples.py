@@ -204,6 +204,9 @@ TRITON_CASES: dict[str, Case] = {
     "matmul_descriptor": Case(
         _mm, _MM_CPU, _MM_RAGGED, _MM_LARGE, lambda a, b: _f(a) @ _f(b), dot=True
     ),
+    "matmul_host_descriptor": Case(
+        _mm, _MM_CPU, _MM_RAGGED, _MM_LARGE, lambda a, b: _f(a) @ _f(b), dot=True
+    ),
     "matmul_persistent": Case(
         _mm, _MM_CPU, _MM_RAGGED, _MM_LARGE, lambda a, b: _f(a) @ _f(b), dot=True
     ),

@@ -184,6 +184,7 @@ DIFFERENCES: dict[str, Expected] = {
         {"block_m": "block_size_m", "block_k": "block_size_k", "block_n": "block_size_n"},
         order=GEMM_ORDER,
     ),
+    "matmul_host_descriptor": Expected(order=GEMM_ORDER),
     "matmul_persistent": Expected(order=GEMM_ORDER),
     # Registered block sizes (the strided K loop reads block_k as a value) keep their names.
     "matmul_splitk": Expected(lines=(

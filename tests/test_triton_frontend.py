@@ -38,7 +38,8 @@ EXAMPLES = ROOT / "examples" / "triton"
 LIFTED = [
     "add", "softmax", "rms_norm", "layer_norm", "row_sum", "embedding", "matmul",
     "cross_entropy", "swiglu", "geglu", "heuristics", "matmul_act", "matmul_block_ptr",
-    "matmul_descriptor", "matmul_persistent", "matmul_splitk", "attention",
+    "matmul_descriptor", "matmul_host_descriptor", "matmul_persistent", "matmul_splitk",
+    "attention",
 ]
 
 
@@ -178,7 +179,8 @@ def test_string_constexpr_is_a_str_parameter_compared_in_device_code():
         assert torch.allclose(out.double(), want, atol=1e-4), act
 
 
-@pytest.mark.parametrize("name", ["matmul_block_ptr", "matmul_descriptor"])
+@pytest.mark.parametrize("name", ["matmul_block_ptr", "matmul_descriptor",
+                                  "matmul_host_descriptor"])
 def test_block_pointers_and_descriptors_are_tile_regions(name: str):
     entry = lift(name)
     loads = {ld.tensor: ld for ld in exprs(entry, ir.Load)}
@@ -307,12 +309,47 @@ def f(x: torch.Tensor) -> torch.Tensor:
 '''
 
 
-def test_refuses_host_side_tensor_descriptors_and_says_what_to_write():
-    err = _refusal(HOST_DESCRIPTOR)
-    assert "host-side tensor descriptors" in err.message and "not supported yet" in err.message
-    assert "tl.make_tensor_descriptor(" in (err.hint or "")
-    # At the first use in the wrapper: `TensorDescriptor` of line 20 (the string's line 1 is blank).
-    assert (err.loc.line, err.loc.col) == (20, 13)  # 0-based column; the CLI prints 14
+def test_host_descriptors_index_their_tensors_with_blocks_from_the_launch(tmp_path: Path):
+    (entry,) = parse_source(HOST_DESCRIPTOR, "kernel.py", "triton").entries
+    (load,) = exprs(entry, ir.Load)
+    (kernel,) = entry.kernels()
+    assert [t.name for t in kernel.grid] == ["tile_bm", "tile_bn"]
+    # `TensorDescriptor.from_tensor(x, [BM, BN])`: the blocks are the constexprs BM/BN the launch
+    # binds to the same host values, so the load is the tile the kernel's offsets name.
+    assert load.tensor == "x" and load.index == (ir.TileIndex("tile_bm"), ir.TileIndex("tile_bn"))
+    assert load.other == 0.0
+    assert (entry.tunable("bm").default, entry.tunable("bn").default) == (32, 64)
+    (tmp_path / "host_descriptor.py").write_text(HOST_DESCRIPTOR)
+    source = load_module(tmp_path / "host_descriptor.py", "source")
+    x = torch.randn(70, 132)  # ragged against both blocks; rows 16-byte aligned, as TMA needs
+    torch.testing.assert_close(run_entry(entry, (x,)), source.f(x))
+
+
+def test_host_descriptor_padding_nan_is_what_out_of_bounds_lanes_read():
+    text = HOST_DESCRIPTOR.replace("from_tensor(x, [BM, BN])", 'from_tensor(x, [BM, BN], '
+                                   'padding="nan")')
+    (entry,) = parse_source(text, "kernel.py", "triton").entries
+    (load,) = exprs(entry, ir.Load)
+    assert load.other != load.other  # nan
+
+
+def test_refuses_a_host_descriptor_block_that_is_no_kernel_block_size():
+    text = HOST_DESCRIPTOR.replace("from_tensor(x, [BM, BN])", "from_tensor(x, [M, BN])")
+    err = _refusal(text)
+    assert "a block size of this descriptor is passed to the kernel as no tl.constexpr" in (
+        err.message)
+    assert "pass the descriptor's block sizes to the kernel as tl.constexpr" in (err.hint or "")
+    assert (err.loc.line, err.loc.col) == (20, 13)
+
+
+def test_refuses_a_config_pre_hook_that_does_more_than_set_block_shapes():
+    text = (EXAMPLES / "matmul_host_descriptor.py").read_text().replace(
+        '    nargs["c_desc"].block_shape = [BLOCK_M, BLOCK_N]\n',
+        '    nargs["c_desc"].block_shape = [BLOCK_M, BLOCK_N]\n    nargs["c_desc"].base.zero_()\n')
+    err = _refusal(text)
+    assert "unsupported statement in a config pre_hook" in err.message
+    assert "may only set descriptor block shapes" in (err.hint or "")
+    assert err.loc.line == 29
 
 
 def test_refuses_a_persistent_grid_that_skips_tiles():

@@ -50,6 +50,7 @@ from translator.dialects.cst_utils import (
     source_of,
     statement_comments,
 )
+from translator.dialects.triton.frontend_descriptors import HDescriptor, bind_descriptor
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
 from translator.ir.printer import format_expr
@@ -75,6 +76,9 @@ class KernelDef:
     # @triton.heuristics, in the order Triton evaluates them (outermost decorator first):
     # meta-parameter -> the body of `lambda args: ...`.
     heuristics: list[tuple[str, cst.BaseExpression, str]] = field(default_factory=list)
+    # Host descriptor parameter -> block keys, set by the autotune configs' pre_hook.
+    descriptor_blocks: dict[str, tuple] = field(default_factory=dict)
+    hook_node: cst.CSTNode | None = None
 
 
 @dataclass
@@ -219,6 +223,7 @@ def _kernel_def(fn: cst.FunctionDef, info: ModuleInfo) -> KernelDef:
         if p.default is not None:
             defaults[p.name.value] = p.default
     configs = None
+    hook: cst.Name | None = None
     heuristics: list[tuple[str, cst.BaseExpression, str]] = []
     for d in fn.decorators:
         name = _decorator_name(d, info.aliases)
@@ -226,7 +231,7 @@ def _kernel_def(fn: cst.FunctionDef, info: ModuleInfo) -> KernelDef:
             heuristics += _heuristics(d, info)
             continue
         if name == g["autotune"]:
-            configs = _autotune_configs(d, info)
+            configs, hook = _autotune_configs(d, info)
         elif name not in (g["jit"],):
             raise TranslationError(f"unsupported kernel decorator `@{source_of(d.decorator)}`",
                                    info.locate(d))
@@ -235,7 +240,13 @@ def _kernel_def(fn: cst.FunctionDef, info: ModuleInfo) -> KernelDef:
         if key not in constexprs:
             raise TranslationError(f"@triton.heuristics sets `{key}`, which is no tl.constexpr "
                                    f"parameter of `{fn.name.value}`", info.locate(fn))
-    return KernelDef(fn, params, constexprs, defaults, configs, info, heuristics)
+    kernel = KernelDef(fn, params, constexprs, defaults, configs, info, heuristics)
+    if hook is not None:
+        from translator.dialects.triton.frontend_descriptors import block_shape_hook
+
+        kernel.descriptor_blocks = block_shape_hook(info.functions[hook.value], info)
+        kernel.hook_node = hook
+    return kernel
 
 
 def _heuristics(d: cst.Decorator, info: ModuleInfo) -> list[tuple[str, cst.BaseExpression, str]]:
@@ -286,7 +297,9 @@ def _prescan(fn: cst.FunctionDef, info: ModuleInfo, seen: set[str]) -> None:
                                        unsupported[short])
 
 
-def _autotune_configs(d: cst.Decorator, info: ModuleInfo) -> list[tuple[dict, dict]]:
+def _autotune_configs(d: cst.Decorator, info: ModuleInfo
+                      ) -> tuple[list[tuple[dict, dict]], cst.Name | None]:
+    """The configs as (meta-parameters, launch knobs), and their common ``pre_hook``."""
     call = d.decorator
     if not isinstance(call, cst.Call):
         raise TranslationError("@triton.autotune needs configs=", info.locate(d))
@@ -311,6 +324,7 @@ def _autotune_configs(d: cst.Decorator, info: ModuleInfo) -> list[tuple[dict, di
         raise TranslationError("configs= must be a list of triton.Config(...) (or a function "
                                "returning one)", info.locate(node if node is not None else d))
     out = []
+    hooks: list[cst.BaseExpression | None] = []
     for el in node.elements:
         c = el.value
         if not (isinstance(c, cst.Call) and resolve(c.func, info.aliases) ==
@@ -326,16 +340,38 @@ def _autotune_configs(d: cst.Decorator, info: ModuleInfo) -> list[tuple[dict, di
             raise TranslationError("triton.Config meta-parameters must be a dict literal",
                                    info.locate(c)) from None
         knobs = {}
+        hooks.append(ckw.get("pre_hook"))
         for k, v in ckw.items():
-            if k == "kwargs":
+            if k in ("kwargs", "pre_hook"):
                 continue
-            value = literal(v)
+            try:
+                value = literal(v)
+            except ValueError:
+                raise TranslationError(f"triton.Config `{k}=` must be a literal",
+                                       info.locate(v)) from None
             if k in info.grammar["frontend"]["launch_keys"]:
                 knobs[k] = value
-            elif k not in ("num_ctas", "maxnreg", "pre_hook"):
+            elif k not in ("num_ctas", "maxnreg"):
                 raise TranslationError(f"unsupported triton.Config option `{k}=`", info.locate(v))
         out.append((meta, knobs))
-    return out
+    return out, _common_hook(hooks, info)
+
+
+def _common_hook(hooks: list[cst.BaseExpression | None], info: ModuleInfo) -> cst.Name | None:
+    """The configs' ``pre_hook``: one function of this module shared by every config (it sets
+    descriptor block shapes), or none."""
+    named = [h for h in hooks if h is not None]
+    if not named:
+        return None
+    first = named[0]
+    if not (isinstance(first, cst.Name) and first.value in info.functions):
+        raise TranslationError("a config pre_hook must be a function of this module",
+                               info.locate(first), "define the hook with `def` next to the kernel")
+    if len(named) != len(hooks) or any(not (isinstance(h, cst.Name) and h.value == first.value)
+                                       for h in named):
+        raise TranslationError("the autotune configs differ in their pre_hook",
+                               info.locate(first), "give every config the same pre_hook")
+    return first
 
 
 # ==================================================================================================
@@ -430,7 +466,7 @@ class HFact:
 class Binding:
     """What the launch passes for one kernel parameter."""
 
-    kind: str  # tensor | stride | int | float | str | constexpr | static | opaque
+    kind: str  # tensor | descriptor | stride | int | float | str | constexpr | static | opaque
     tensor: str | None = None  # source text of the tensor
     htensor: HTensor | None = None
     dim: int | None = None
@@ -1115,6 +1151,8 @@ class EntryBuilder:
                       cst.GreaterThanEqual: ">="}.get(type(comp.operator))
                 if op is not None:
                     self.emit(ir.Assert(ir.BinOp(op, lhs.expr, rhs.expr), msg, loc=loc))
+                    if op == "==":
+                        self.equal_sizes(lhs.expr, rhs.expr)
                     if op in (">", ">=") and isinstance(rhs.expr, ir.Const) and (
                         rhs.expr.value > 0 or (op == ">" and rhs.expr.value == 0)
                     ):
@@ -1133,6 +1171,24 @@ class EntryBuilder:
         raise self.error(test, f"cannot express `assert {text}` in the IR",
                          "assert sizes (x.shape[i] == n), shapes (x.shape == y.shape), ranks "
                          "(x.dim() == 2) or layouts (x.is_contiguous())")
+
+    def named_size(self, e: ir.Expr) -> ir.Expr:
+        """``e`` as the wrapper's name for that size (``M`` of ``M, K = a.shape``), if any."""
+        for v in self.scope.values():
+            if isinstance(v, HScalar) and isinstance(v.expr, ir.Name) and isinstance(
+                self.canon.get(v.expr.id), ir.SizeOf
+            ) and self.same_value(v.expr, e):
+                return v.expr
+        return e
+
+    def equal_sizes(self, a: ir.Expr, b: ir.Expr) -> None:
+        """After ``assert a.shape[i] == b.shape[j]``: the two sizes are one value (a kernel may
+        bound a tile by either, as host descriptors over `a` and `b` do)."""
+        ca, cb = self.canonical(a), self.canonical(b)
+        if isinstance(cb, ir.SizeOf) and ca != cb and cb.dim >= 0 and (
+            (cb.tensor, cb.dim) not in self.size_canon
+        ):
+            self.size_canon[(cb.tensor, cb.dim)] = ca
 
     def require_rank(self, t: HTensor, rank: int, node: cst.CSTNode, text: str) -> None:
         if t.rank is not None and t.rank != rank:
@@ -1353,6 +1409,10 @@ class EntryBuilder:
                 return HOpaque(f"`{self.src(node)}`")
         if isinstance(node.func, cst.Name) and node.func.value in self.info.functions:
             return self.inline_host(node.func.value, node, target)
+        if fn in (g["host_descriptor"], g["host_descriptor"] + ".from_tensor"):
+            from translator.dialects.triton.frontend_descriptors import host_descriptor
+
+            return host_descriptor(self, node, from_tensor=fn != g["host_descriptor"])
         alloc = self.alloc(node, fn, target)
         if alloc is not None:
             return alloc
@@ -1542,6 +1602,8 @@ class EntryBuilder:
     def tensor_method(self, t: HTensor, name: str, node: cst.Call, target: str | None) -> Any:
         args, kwargs = [a.value for a in node.args if not a.star and a.keyword is None], {
             a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        if name == "stride" and not args and t.rank is not None:
+            return HTuple(tuple(HStride(t, d) for d in range(t.rank)))
         if name == "stride":
             if len(args) != 1:
                 raise self.error(node, "use x.stride(d) with one dim")
@@ -1846,6 +1908,9 @@ class Launch:
             return Binding("opaque", why=src)
         if isinstance(v, HTensor):
             return Binding("tensor", tensor=v.source, htensor=v)
+        if isinstance(v, HDescriptor):
+            bind_descriptor(self, p, v)
+            return Binding("descriptor", tensor=v.tensor.source, htensor=v.tensor, value=v)
         if isinstance(v, HStride):
             t = v.tensor
             d = v.dim

@@ -25,6 +25,7 @@ from translator.dialects.triton import frontend_affine as af
 from translator.ir import nodes as ir
 
 if TYPE_CHECKING:
+    from translator.dialects.triton.frontend import EntryBuilder
     from translator.dialects.triton.frontend_device import Idx, KernelLifter, Ptr
 
 
@@ -47,6 +48,7 @@ class Descriptor:
     shape: tuple[ir.Expr, ...]
     strides: tuple[ir.Expr, ...]
     block: tuple[af.Key, ...]
+    padding: float = 0.0  # what out-of-bounds lanes read (a host descriptor's `padding="nan"`)
 
 
 _BLOCK_PTR_ARGS = ("base", "shape", "strides", "offsets", "block_shape", "order")
@@ -54,7 +56,9 @@ _DESCRIPTOR_ARGS = ("base", "shape", "strides", "block_shape")
 PADDING = {"zero": 0.0, "nan": math.nan}
 
 
-def _bound(node: cst.Call, names: tuple[str, ...], lifter: KernelLifter) -> dict:
+def bound_args(node: cst.Call, names: tuple[str, ...], lifter: KernelLifter | EntryBuilder
+               ) -> dict:
+    """The arguments of ``node`` by parameter name; an unknown keyword is refused."""
     args, kwargs = call_args(node)
     out = dict(zip(names, args))
     for k, v in kwargs.items():
@@ -90,7 +94,7 @@ def _base(lifter: KernelLifter, node: cst.BaseExpression | None, where) -> str:
 
 def make_block_ptr(lifter: KernelLifter, node: cst.Call) -> BlockPtr:
     """``tl.make_block_ptr(...)``."""
-    a = _bound(node, _BLOCK_PTR_ARGS, lifter)
+    a = bound_args(node, _BLOCK_PTR_ARGS, lifter)
     for name in _BLOCK_PTR_ARGS[:5]:
         if name not in a:
             raise lifter.error(node, f"tl.make_block_ptr needs `{name}=`")
@@ -108,7 +112,7 @@ def make_block_ptr(lifter: KernelLifter, node: cst.Call) -> BlockPtr:
 
 def make_descriptor(lifter: KernelLifter, node: cst.Call) -> Descriptor:
     """``tl.make_tensor_descriptor(...)``."""
-    a = _bound(node, _DESCRIPTOR_ARGS, lifter)
+    a = bound_args(node, _DESCRIPTOR_ARGS, lifter)
     for name in _DESCRIPTOR_ARGS:
         if name not in a:
             raise lifter.error(node, f"tl.make_tensor_descriptor needs `{name}=`")

@@ -49,6 +49,7 @@ from translator.dialects.cst_utils import (
 from translator.dialects.triton import frontend_affine as af
 from translator.dialects.triton import frontend_blocks as blocks
 from translator.dialects.triton.frontend_blocks import BlockPtr, Descriptor
+from translator.dialects.triton.frontend_descriptors import kernel_descriptor
 from translator.ir import nodes as ir
 from translator.ir.ops import COMPARISON_OPS, reduce_identity
 from translator.ir.shapes import (
@@ -317,6 +318,8 @@ class KernelLifter:
             return _Unbound(name)
         if b.kind == "tensor":
             return Ptr(name, ir.Const(0))
+        if b.kind == "descriptor":
+            return kernel_descriptor(self, name, b.value)
         if b.kind in ("stride", "int", "constexpr"):
             return Idx(ir.Name(af.param_id(name)))
         if b.kind == "float":
@@ -1131,6 +1134,8 @@ class KernelLifter:
                 return DTypeVal(dtype_of(self.type_of(base.expr, node)))
             if isinstance(base, Ptr):
                 raise self.error(node, "use `ptr.dtype.element_ty` for a pointer's element type")
+            if isinstance(base, Descriptor):
+                return DTypeVal(self.launch.tensor_dtype(base.tensor))
         if attr == "T" and isinstance(base, Data):
             return Data(ir.Permute(base.expr, (1, 0)), (), base.div)
         raise self.error(node, f"unsupported attribute `{self.src(node)}` in a kernel")
@@ -1910,7 +1915,7 @@ class KernelLifter:
         if name == "load":
             if len(args) != 1:
                 raise self.error(node, "desc.load(offsets) takes one argument")
-            return self.load_window(window, mask, None, 0.0, node)
+            return self.load_window(window, mask, None, desc.padding, node)
         if len(args) != 2:
             raise self.error(node, "desc.store(offsets, value) takes two arguments")
         self.store_window(window, self.ev(args[1]), args[1], mask, None, node)
