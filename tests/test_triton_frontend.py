@@ -27,6 +27,7 @@ from translator.api import parse_file, parse_source, translate_file  # noqa: E40
 from translator.diagnostics import TranslationError  # noqa: E402
 from translator.ir import nodes as ir  # noqa: E402
 from translator.ir.interpreter import run_entry  # noqa: E402
+from translator.ir.printer import format_entry  # noqa: E402
 from translator.ir.visit import all_exprs, walk_stmts  # noqa: E402
 from validation.compare import compare  # noqa: E402
 from validation.equivalence import check_pair  # noqa: E402
@@ -136,6 +137,19 @@ def test_matmul_swizzle_is_a_2d_grid_with_a_group_size_and_wrapped_rows():
     assert not dot.masked  # K blocks are the source's: the padded K lanes are zeros in both
     loads = exprs(entry, ir.Load)
     assert {ld.other for ld in loads} == {0.0}
+
+
+def test_the_persistent_tutorials_swizzle_form_is_the_same_grouped_grid():
+    # Triton's persistent-matmul tutorial writes pid_m = first_pid_m + pid % group_size_m: every
+    # tile of a group once, in another order; the IR keeps only the grouping, so both read alike.
+    src = (EXAMPLES / "matmul.py").read_text()
+    tutorial = src.replace("((pid % num_pid_in_group) % group_size_m)", "(pid % group_size_m)")
+    assert tutorial != src
+    (a,), (b,) = (parse_source(t, "matmul.py", "triton").entries for t in (src, tutorial))
+    assert format_entry(a) == format_entry(b)
+    # `pid % GROUP_SIZE_M` would skip tiles of the last, shorter group (and visit rows past M).
+    wrong = src.replace("((pid % num_pid_in_group) % group_size_m)", "(pid % GROUP_SIZE_M)")
+    assert "as a tile of the tensor" in _refusal(wrong).message
 
 
 def test_heuristic_flags_only_drop_masks_so_the_branches_are_one_masked_computation():

@@ -243,7 +243,15 @@ def _b(op: str, a: ir.Expr, b: ir.Expr) -> ir.BinOp:
     return ir.BinOp(op, a, b)
 
 
-def _swizzle_templates() -> tuple[ir.Expr, ir.Expr]:
+def _swizzle_templates() -> tuple[tuple[ir.Expr, ...], ir.Expr]:
+    """The ``pid_m`` forms and the ``pid_n`` form of the ``GROUP_SIZE_M`` swizzle.
+
+    Triton's matmul tutorial writes ``pid_m = first + (pid % in_group) % size_m``; its
+    persistent-matmul tutorial ``first + pid % size_m``. Within a group the program ids are
+    ``base + j`` for ``j < size_m * num_pid_n`` and ``pid_n = j // size_m``; for each ``pid_n`` the
+    ``size_m`` consecutive ids cover every residue mod ``size_m`` either way, so both forms visit
+    every tile of the group once, only in another order, and the IR (which keeps the swizzle as a
+    rasterization hint, not an order) reads them alike."""
     pid = _v("pid")
     num_pid_m = ir.Call("cdiv", (_v("M"), _v("BM")))
     num_pid_n = ir.Call("cdiv", (_v("N"), _v("BN")))
@@ -252,8 +260,9 @@ def _swizzle_templates() -> tuple[ir.Expr, ir.Expr]:
     first = _b("*", group_id, _v("G"))
     size_m = ir.Call("minimum", (_b("-", num_pid_m, first), _v("G")))
     pid_m = _b("+", first, _b("%", _b("%", pid, in_group), size_m))
+    pid_m_direct = _b("+", first, _b("%", pid, size_m))
     pid_n = _b("//", _b("%", pid, in_group), size_m)
-    return pid_m, pid_n
+    return (pid_m, pid_m_direct), pid_n
 
 
 def match(pattern: ir.Expr, e: ir.Expr, env: dict[str, ir.Expr]) -> bool:
@@ -301,9 +310,9 @@ def match(pattern: ir.Expr, e: ir.Expr, env: dict[str, ir.Expr]) -> bool:
 
 def match_swizzle(e: ir.Expr, which: str) -> Swizzle | None:
     """The swizzle whose ``pid_m`` (``which="m"``) or ``pid_n`` tree is ``e``, if it is one."""
-    pid_m, pid_n = _swizzle_templates()
+    pid_ms, pid_n = _swizzle_templates()
     env: dict[str, ir.Expr] = {}
-    if not match(pid_m if which == "m" else pid_n, e, env):
+    if not any(match(p, e, env) for p in (pid_ms if which == "m" else (pid_n,))):
         return None
     pid = env["?pid"]
     if not is_sym(pid, "pid"):
