@@ -80,3 +80,30 @@ def test_dot_precision_options_keep_an_fp32_dot():
     entry = lift("dot_options")
     (dot,) = exprs(entry, ir.Dot)
     assert dot.out_dtype == ir.F32 and dot.acc is not None
+
+
+def test_config_spaces_are_evaluated_statically_in_the_autotuners_order():
+    entry = lift("config_space")
+    # The space the source's `space(pre_hook=set_blocks, stages=3)` builds, spelled out here.
+    want = [{"bm": bm, "bn": bn, "num_warps": w, "num_stages": 3}
+            for bm in (16, 32) for bn in (16, 32, 64) for w in (1, 2)
+            if bm <= bn <= 2 * bm and not (bm == 16 and w == 2)]
+    want.append({"bm": 8, "bn": 128, "num_warps": 4, "num_stages": 3})  # triton.Config's default
+    assert [dict(c) for c in entry.configs] == want
+    # The pre_hook's block shapes name the kernel's BM/BN: both descriptors are tiles of the grid.
+    (load,) = exprs(entry, ir.Load)
+    assert load.tensor == "x" and load.index == (ir.TileIndex("tile_bm"), ir.TileIndex("tile_bn"))
+
+
+def test_refuses_config_spaces_that_are_not_static(tmp_path: Path):
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    text = (DATA / "config_space.py").read_text().replace(
+        "for w in [1, 2]", "for w in [torch.cuda.device_count()]")
+    with pytest.raises(TranslationError) as info:
+        parse_source(text, "config_space.py", "triton")
+    err = info.value
+    assert "cannot read the autotune configs statically" in err.message
+    assert "`torch.cuda.device_count()` is not a literal" in err.message
+    assert err.loc.line == 23 and "comprehension over literal lists" in (err.hint or "")

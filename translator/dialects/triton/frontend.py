@@ -50,6 +50,7 @@ from translator.dialects.cst_utils import (
     source_of,
     statement_comments,
 )
+from translator.dialects.triton.frontend_configs import FunctionRef, autotune_configs
 from translator.dialects.triton.frontend_descriptors import HDescriptor, bind_descriptor
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
@@ -223,7 +224,7 @@ def _kernel_def(fn: cst.FunctionDef, info: ModuleInfo) -> KernelDef:
         if p.default is not None:
             defaults[p.name.value] = p.default
     configs = None
-    hook: cst.Name | None = None
+    hook: FunctionRef | None = None
     heuristics: list[tuple[str, cst.BaseExpression, str]] = []
     for d in fn.decorators:
         name = _decorator_name(d, info.aliases)
@@ -231,7 +232,7 @@ def _kernel_def(fn: cst.FunctionDef, info: ModuleInfo) -> KernelDef:
             heuristics += _heuristics(d, info)
             continue
         if name == g["autotune"]:
-            configs, hook = _autotune_configs(d, info)
+            configs, hook = autotune_configs(d, info)
         elif name not in (g["jit"],):
             raise TranslationError(f"unsupported kernel decorator `@{source_of(d.decorator)}`",
                                    info.locate(d))
@@ -244,7 +245,7 @@ def _kernel_def(fn: cst.FunctionDef, info: ModuleInfo) -> KernelDef:
     if hook is not None:
         from translator.dialects.triton.frontend_descriptors import block_shape_hook
 
-        kernel.descriptor_blocks = block_shape_hook(info.functions[hook.value], info)
+        kernel.descriptor_blocks = block_shape_hook(info.functions[hook.name], info)
         kernel.hook_node = hook
     return kernel
 
@@ -295,83 +296,6 @@ def _prescan(fn: cst.FunctionDef, info: ModuleInfo, seen: set[str]) -> None:
             if short in unsupported:
                 raise TranslationError(f"`tl.{short}` is not supported yet", info.locate(call),
                                        unsupported[short])
-
-
-def _autotune_configs(d: cst.Decorator, info: ModuleInfo
-                      ) -> tuple[list[tuple[dict, dict]], cst.Name | None]:
-    """The configs as (meta-parameters, launch knobs), and their common ``pre_hook``."""
-    call = d.decorator
-    if not isinstance(call, cst.Call):
-        raise TranslationError("@triton.autotune needs configs=", info.locate(d))
-    args, kwargs = call_args(call)
-    node = kwargs.get("configs", args[0] if args else None)
-    for k in kwargs:
-        if k not in ("configs", "key", "warmup", "rep", "use_cuda_graph", "cache_results"):
-            raise TranslationError(f"unsupported @triton.autotune option `{k}=`",
-                                   info.locate(kwargs[k]),
-                                   "options that change state between runs "
-                                   "(reset_to_zero, restore_value, pre/post hooks) are not lifted")
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and not node.args and (
-        node.func.value in info.functions
-    ):
-        fn = info.functions[node.func.value]
-        body = list(fn.body.body) if isinstance(fn.body, cst.IndentedBlock) else []
-        ret = body[-1] if body else None
-        if (len(body) == 1 and isinstance(ret, cst.SimpleStatementLine)
-                and isinstance(ret.body[0], cst.Return)):
-            node = ret.body[0].value
-    if not isinstance(node, (cst.List, cst.Tuple)):
-        raise TranslationError("configs= must be a list of triton.Config(...) (or a function "
-                               "returning one)", info.locate(node if node is not None else d))
-    out = []
-    hooks: list[cst.BaseExpression | None] = []
-    for el in node.elements:
-        c = el.value
-        if not (isinstance(c, cst.Call) and resolve(c.func, info.aliases) ==
-                info.grammar["frontend"]["config"]):
-            raise TranslationError("configs= entries must be triton.Config(...)", info.locate(c))
-        cargs, ckw = call_args(c)
-        meta_node = cargs[0] if cargs else ckw.get("kwargs")
-        try:
-            meta = literal(meta_node) if not isinstance(meta_node, cst.Dict) else {
-                literal(e.key): literal(e.value) for e in meta_node.elements  # type: ignore
-            }
-        except (ValueError, AttributeError):
-            raise TranslationError("triton.Config meta-parameters must be a dict literal",
-                                   info.locate(c)) from None
-        knobs = {}
-        hooks.append(ckw.get("pre_hook"))
-        for k, v in ckw.items():
-            if k in ("kwargs", "pre_hook"):
-                continue
-            try:
-                value = literal(v)
-            except ValueError:
-                raise TranslationError(f"triton.Config `{k}=` must be a literal",
-                                       info.locate(v)) from None
-            if k in info.grammar["frontend"]["launch_keys"]:
-                knobs[k] = value
-            elif k not in ("num_ctas", "maxnreg"):
-                raise TranslationError(f"unsupported triton.Config option `{k}=`", info.locate(v))
-        out.append((meta, knobs))
-    return out, _common_hook(hooks, info)
-
-
-def _common_hook(hooks: list[cst.BaseExpression | None], info: ModuleInfo) -> cst.Name | None:
-    """The configs' ``pre_hook``: one function of this module shared by every config (it sets
-    descriptor block shapes), or none."""
-    named = [h for h in hooks if h is not None]
-    if not named:
-        return None
-    first = named[0]
-    if not (isinstance(first, cst.Name) and first.value in info.functions):
-        raise TranslationError("a config pre_hook must be a function of this module",
-                               info.locate(first), "define the hook with `def` next to the kernel")
-    if len(named) != len(hooks) or any(not (isinstance(h, cst.Name) and h.value == first.value)
-                                       for h in named):
-        raise TranslationError("the autotune configs differ in their pre_hook",
-                               info.locate(first), "give every config the same pre_hook")
-    return first
 
 
 # ==================================================================================================

@@ -1,0 +1,325 @@
+"""``@triton.autotune`` configs, read statically.
+
+Libraries spell config spaces in a few ways: a list of ``triton.Config(...)`` literals, a
+comprehension over literal lists (``[triton.Config({"BLOCK_M": bm}, num_warps=w) for bm in [64,
+128] for w in [4, 8] if bm * w <= 512]``), sums of such lists, a module-level name bound to one, or
+a module function returning one (``configs=get_configs(pre_hook=hook)``). All of these are
+evaluated here without running the file: a small evaluator over literals, the comprehension's
+variables, the function's parameters and the module's integer constants. Anything else (a config
+computed from a device query, say) is refused with the place that is not static.
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from translator.diagnostics import TranslationError
+from translator.dialects.cst_utils import call_args, resolve
+
+if TYPE_CHECKING:
+    from translator.dialects.triton.frontend import ModuleInfo
+
+_HINT = ("write configs as triton.Config(...) literals, or a comprehension over literal lists "
+         "(`[triton.Config({...}) for bm in [64, 128]]`)")
+# triton.Config's own defaults for the launch knobs a config leaves out.
+_CONFIG_DEFAULTS = {"num_warps": 4, "num_stages": 3}
+_AUTOTUNE_OPTIONS = ("configs", "key", "warmup", "rep", "use_cuda_graph", "cache_results")
+
+
+@dataclass(frozen=True)
+class FunctionRef:
+    """A module function passed as a value (a config ``pre_hook``)."""
+
+    name: str
+    node: cst.CSTNode
+
+
+_ARITH = {cst.Add: operator.add, cst.Subtract: operator.sub, cst.Multiply: operator.mul,
+          cst.FloorDivide: operator.floordiv, cst.Power: operator.pow, cst.Modulo: operator.mod}
+_COMPARE = {cst.Equal: operator.eq, cst.NotEqual: operator.ne, cst.LessThan: operator.lt,
+            cst.LessThanEqual: operator.le, cst.GreaterThan: operator.gt,
+            cst.GreaterThanEqual: operator.ge, cst.In: lambda a, b: a in b,
+            cst.NotIn: lambda a, b: a not in b}
+
+
+class _NotStatic(Exception):
+    def __init__(self, node: cst.CSTNode) -> None:
+        super().__init__()
+        self.node = node
+
+
+def autotune_configs(d: cst.Decorator, info: ModuleInfo
+                     ) -> tuple[list[tuple[dict, dict]], FunctionRef | None]:
+    """The configs of ``@triton.autotune(...)`` as (meta-parameters, launch knobs), and the
+    ``pre_hook`` every config shares (``None`` if none has one)."""
+    call = d.decorator
+    if not isinstance(call, cst.Call):
+        raise TranslationError("@triton.autotune needs configs=", info.locate(d))
+    args, kwargs = call_args(call)
+    for k in kwargs:
+        if k not in _AUTOTUNE_OPTIONS:
+            raise TranslationError(f"unsupported @triton.autotune option `{k}=`",
+                                   info.locate(kwargs[k]),
+                                   "options that change state between runs "
+                                   "(reset_to_zero, restore_value, pre/post hooks) are not lifted")
+    node = kwargs.get("configs", args[0] if args else None)
+    if node is None:
+        raise TranslationError("@triton.autotune needs configs=", info.locate(d))
+    reader = _Reader(info)
+    try:
+        calls = reader.configs(node, {})
+    except _NotStatic as err:
+        raise TranslationError(f"cannot read the autotune configs statically: "
+                               f"`{cst.Module([]).code_for_node(err.node)[:60]}` is not a literal, "
+                               "a comprehension variable or a module constant",
+                               info.locate(err.node), _HINT) from None
+    if not calls:
+        raise TranslationError("@triton.autotune has no configs", info.locate(node))
+    out = []
+    hooks: list[FunctionRef | None] = []
+    for c, env in calls:
+        meta, knobs, hook = reader.config(c, env)
+        out.append((meta, knobs))
+        hooks.append(hook)
+    return out, _common_hook(hooks, info)
+
+
+def _common_hook(hooks: list[FunctionRef | None], info: ModuleInfo) -> FunctionRef | None:
+    named = [h for h in hooks if h is not None]
+    if not named:
+        return None
+    first = named[0]
+    if len(named) != len(hooks) or any(h.name != first.name for h in named):
+        raise TranslationError("the autotune configs differ in their pre_hook",
+                               info.locate(first.node), "give every config the same pre_hook")
+    return first
+
+
+class _Reader:
+    def __init__(self, info: ModuleInfo) -> None:
+        self.info = info
+        self.config_fn = info.grammar["frontend"]["config"]
+        self.depth = 0
+
+    def error(self, node: cst.CSTNode, message: str, hint: str | None = None) -> TranslationError:
+        return TranslationError(message, self.info.locate(node), hint)
+
+    # ---------------------------------------------------------------- config lists
+
+    def configs(self, node: cst.BaseExpression, env: dict) -> list[tuple[cst.Call, dict]]:
+        """The ``triton.Config(...)`` calls ``node`` evaluates to, each with its variables."""
+        if self._is_config(node):
+            return [(node, env)]  # type: ignore[list-item]
+        if isinstance(node, (cst.List, cst.Tuple)):
+            out = []
+            for el in node.elements:  # `*more_configs` spreads a list like a plain element
+                out += self.configs(el.value, env)
+            return out
+        if isinstance(node, cst.ListComp):
+            return [call for inner in self.comprehension(node.for_in, env)
+                    for call in self.configs(node.elt, inner)]
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+            return self.configs(node.left, env) + self.configs(node.right, env)
+        if isinstance(node, cst.Name) and node.value not in env:
+            bound = self.module_assignment(node.value)
+            if bound is not None:
+                return self.configs(bound, {})
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and (
+            node.func.value in self.info.functions
+        ):
+            body, fn_env = self.function_return(node, env)
+            return self.configs(body, fn_env)
+        raise self.error(node, "configs= must be a list of triton.Config(...), a comprehension, "
+                         "or a module function or name that gives one", _HINT)
+
+    def _is_config(self, node: cst.BaseExpression) -> bool:
+        return isinstance(node, cst.Call) and resolve(node.func, self.info.aliases) == (
+            self.config_fn)
+
+    def comprehension(self, clause: cst.CompFor, env: dict) -> list[dict]:
+        """The variable bindings a ``for ... in ... if ...`` chain runs through, in order."""
+        if clause.asynchronous is not None:
+            raise self.error(clause, "async comprehensions are not supported")
+        values = self.value(clause.iter, env)
+        if not isinstance(values, (list, tuple, range)):
+            raise self.error(clause.iter, "a config comprehension must run over a literal list")
+        out = []
+        for v in values:
+            inner = dict(env)
+            self.assign(clause.target, v, inner)
+            if all(self.value(c.test, inner) for c in clause.ifs):
+                out += self.comprehension(clause.inner_for_in, inner) if clause.inner_for_in \
+                    else [inner]
+        return out
+
+    def assign(self, target: cst.BaseExpression, value: object, env: dict) -> None:
+        if isinstance(target, cst.Name):
+            env[target.value] = value
+            return
+        if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (list, tuple)) and (
+            len(target.elements) == len(value)
+        ):
+            for el, v in zip(target.elements, value):
+                self.assign(el.value, v, env)
+            return
+        raise self.error(target, "unsupported comprehension target")
+
+    def module_assignment(self, name: str) -> cst.BaseExpression | None:
+        for stmt in self.info.module.body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(
+                        small.targets[0].target, cst.Name
+                    ) and small.targets[0].target.value == name:
+                        return small.value
+        return None
+
+    def function_return(self, call: cst.Call, env: dict) -> tuple[cst.BaseExpression, dict]:
+        """``get_configs(...)``: the returned expression, with the parameters bound."""
+        fn = self.info.functions[call.func.value]  # type: ignore[attr-defined]
+        self.depth += 1
+        if self.depth > 8:
+            raise self.error(call, "config functions call each other too deeply")
+        params = [*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params]
+        fn_env: dict = {}
+        for p in params:
+            if p.default is not None:
+                fn_env[p.name.value] = self.value(p.default, {})
+        args, kwargs = call_args(call)
+        if len(args) > len(params):
+            raise self.error(call, f"too many arguments for `{fn.name.value}`")
+        for p, a in zip(params, args):
+            fn_env[p.name.value] = self.value(a, env)
+        for k, a in kwargs.items():
+            if k not in {p.name.value for p in params}:
+                raise self.error(a, f"`{fn.name.value}` has no parameter `{k}`")
+            fn_env[k] = self.value(a, env)
+        missing = [p.name.value for p in params if p.name.value not in fn_env]
+        if missing:
+            raise self.error(call, f"`{fn.name.value}` is called without `{missing[0]}`")
+        body = list(fn.body.body) if isinstance(fn.body, cst.IndentedBlock) else []
+        if body and _is_docstring(body[0]):
+            body = body[1:]
+        ret = body[-1] if body else None
+        if not (len(body) == 1 and isinstance(ret, cst.SimpleStatementLine)
+                and isinstance(ret.body[0], cst.Return) and ret.body[0].value is not None):
+            raise self.error(fn, f"`{fn.name.value}` must be one `return` of the configs", _HINT)
+        return ret.body[0].value, fn_env
+
+    # ---------------------------------------------------------------- one config
+
+    def config(self, c: cst.Call, env: dict) -> tuple[dict, dict, FunctionRef | None]:
+        cargs, ckw = call_args(c)
+        meta_node = cargs[0] if cargs else ckw.get("kwargs")
+        meta = self.value(meta_node, env) if meta_node is not None else {}
+        if not isinstance(meta, dict) or not all(isinstance(k, str) for k in meta):
+            raise self.error(c, "triton.Config meta-parameters must be a dict of names")
+        knobs: dict = {}
+        hook = None
+        launch_keys = self.info.grammar["frontend"]["launch_keys"]
+        positional = ("kwargs", "num_warps", "num_stages", "num_ctas", "maxnreg", "pre_hook")
+        named = dict(zip(positional[1:], cargs[1:]))
+        for k, v in {**named, **ckw}.items():
+            if k == "kwargs":
+                continue
+            value = self.value(v, env)
+            if k == "pre_hook":
+                if value is not None and not isinstance(value, FunctionRef):
+                    raise self.error(v, "a config pre_hook must be a function of this module",
+                                     "define the hook with `def` next to the kernel")
+                hook = value
+            elif k in launch_keys:
+                knobs[k] = value
+            elif k not in ("num_ctas", "maxnreg"):
+                raise self.error(v, f"unsupported triton.Config option `{k}=`")
+        # A config that leaves a knob out gets triton.Config's default, not a neighbour's.
+        knobs = {**{k: v for k, v in _CONFIG_DEFAULTS.items() if k not in knobs}, **knobs}
+        return meta, knobs, hook
+
+    # ---------------------------------------------------------------- static values
+
+    def value(self, node: cst.BaseExpression, env: dict) -> object:
+        """The value of ``node`` from literals, ``env`` and the module's constants."""
+        if isinstance(node, (cst.Integer, cst.Float)):
+            return node.evaluated_value
+        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+            return node.evaluated_value
+        if isinstance(node, cst.Name):
+            if node.value in ("True", "False", "None"):
+                return {"True": True, "False": False, "None": None}[node.value]
+            if node.value in env:
+                return env[node.value]
+            if node.value in self.info.constants:
+                return self.info.constants[node.value]
+            if node.value in self.info.functions:
+                return FunctionRef(node.value, node)
+            raise _NotStatic(node)
+        if isinstance(node, (cst.List, cst.Tuple)):
+            return [self.value(el.value, env) for el in node.elements]
+        if isinstance(node, cst.Dict):
+            out = {}
+            for el in node.elements:
+                if not isinstance(el, cst.DictElement):
+                    raise _NotStatic(el)
+                out[self.value(el.key, env)] = self.value(el.value, env)
+            return out
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and (
+            node.func.value in ("range", "dict")
+        ) and node.func.value not in env:
+            args, kwargs = call_args(node)
+            if node.func.value == "dict" and not args:
+                return {k: self.value(v, env) for k, v in kwargs.items()}
+            ints = [self.value(a, env) for a in args]
+            if node.func.value == "range" and not kwargs and all(
+                isinstance(i, int) for i in ints
+            ):
+                return list(range(*ints))  # type: ignore[arg-type]
+            raise _NotStatic(node)
+        if isinstance(node, cst.UnaryOperation):
+            v = self.value(node.expression, env)
+            if isinstance(node.operator, cst.Minus) and isinstance(v, (int, float)):
+                return -v
+            if isinstance(node.operator, cst.Not):
+                return not v
+            raise _NotStatic(node)
+        if isinstance(node, cst.BinaryOperation):
+            f = _ARITH.get(type(node.operator))
+            if f is None:
+                raise _NotStatic(node)
+            try:
+                return f(self.value(node.left, env), self.value(node.right, env))
+            except (TypeError, ZeroDivisionError):
+                raise _NotStatic(node) from None
+        if isinstance(node, cst.Comparison):
+            left = self.value(node.left, env)
+            for comp in node.comparisons:
+                right = self.value(comp.comparator, env)
+                test = _COMPARE.get(type(comp.operator))
+                if test is None:
+                    raise _NotStatic(node)
+                try:
+                    if not test(left, right):
+                        return False
+                except TypeError:
+                    raise _NotStatic(node) from None
+                left = right
+            return True
+        if isinstance(node, cst.BooleanOperation):
+            a = self.value(node.left, env)
+            if isinstance(node.operator, cst.And):
+                return a and self.value(node.right, env)
+            return a or self.value(node.right, env)
+        if isinstance(node, cst.IfExp):
+            return self.value(node.body if self.value(node.test, env) else node.orelse, env)
+        raise _NotStatic(node)
+
+
+def _is_docstring(stmt: cst.BaseStatement) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(
+        stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value,
+                                               (cst.SimpleString, cst.ConcatenatedString))
+
