@@ -107,3 +107,43 @@ def test_refuses_config_spaces_that_are_not_static(tmp_path: Path):
     assert "cannot read the autotune configs statically" in err.message
     assert "`torch.cuda.device_count()` is not a literal" in err.message
     assert err.loc.line == 23 and "comprehension over literal lists" in (err.hint or "")
+
+
+def test_the_tutorials_tma_matmul_reads_b_as_n_by_k_and_picks_the_fp16_path():
+    entry = lift("tutorial_tma_matmul")
+    loads = {ld.tensor: ld for ld in exprs(entry, ir.Load)}
+    assert loads["b"].index == (ir.TileIndex("tile_n"), ir.TileIndex("tile_k"))
+    (dot,) = exprs(entry, ir.Dot)
+    assert isinstance(dot.rhs, ir.Permute)  # `tl.dot(a, b.T, acc)`
+    # `dtype = tl.float8e4nv if FP8_OUTPUT else tl.float16` with FP8_OUTPUT=False: only the fp16
+    # branch is compiled, so only it is lifted.
+    assert any(isinstance(c, ir.Cast) and c.dtype == ir.DType("float16") for c in exprs(entry, ir.Cast))
+    # The configs come from `matmul_get_configs(pre_hook=...)`: 2 x 2 x 2 x 2 of them.
+    assert len(entry.configs) == 16
+
+
+def test_refuses_the_tutorials_fp8_switch_with_what_to_write():
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    text = (DATA / "tutorial_tma_matmul.py").read_text().replace(
+        "FP8_OUTPUT=False", "FP8_OUTPUT=dtype == torch.float8_e4m3fn")
+    with pytest.raises(TranslationError) as info:
+        parse_source(text, "tutorial_tma_matmul.py", "triton")
+    assert "fp8 dtypes (`torch.float8_e4m3fn`) are not supported yet" in info.value.message
+    assert "FP8_OUTPUT=False" in (info.value.hint or "")
+
+
+def test_refuses_a_grid_function_that_does_more_than_name_values():
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    text = (DATA / "tutorial_tma_matmul.py").read_text().replace(
+        '        BLOCK_N = META["BLOCK_SIZE_N"]\n',
+        '        BLOCK_N = META["BLOCK_SIZE_N"]\n        print(BLOCK_N)\n')
+    with pytest.raises(TranslationError) as info:
+        parse_source(text, "tutorial_tma_matmul.py", "triton")
+    assert "unsupported statement in the grid function `grid`" in info.value.message
+    assert "may only name values" in (info.value.hint or "")
+    assert info.value.loc is not None and info.value.loc.line == text.splitlines().index(
+        "        print(BLOCK_N)") + 1

@@ -186,3 +186,33 @@ def names_in(node: cst.CSTNode) -> set[str]:
 
     node.visit(V())
     return names
+
+
+def substitute_names(node: cst.BaseExpression, values: dict[str, cst.BaseExpression]
+                     ) -> cst.BaseExpression:
+    """``node`` with each variable read of a name in ``values`` replaced by its expression
+    (parenthesised); attribute names and keyword names are not reads and stay."""
+    if not values:
+        return node
+
+    class T(cst.CSTTransformer):
+        def visit_Attribute(self, n: cst.Attribute) -> bool:
+            return False  # `.attr` is no variable; the base is substituted in leave_Attribute
+
+        def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute
+                            ) -> cst.BaseExpression:
+            return updated.with_changes(value=updated.value.visit(self))
+
+        def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
+            return updated.with_changes(keyword=original.keyword)
+
+        def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+            value = values.get(original.value)
+            if value is None:
+                return updated
+            if isinstance(value, (cst.BinaryOperation, cst.UnaryOperation, cst.BooleanOperation,
+                                  cst.Comparison, cst.IfExp, cst.Lambda)) and not value.lpar:
+                return value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            return value
+
+    return node.visit(T())

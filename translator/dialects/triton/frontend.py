@@ -49,6 +49,7 @@ from translator.dialects.cst_utils import (
     resolve,
     source_of,
     statement_comments,
+    substitute_names,
 )
 from translator.dialects.triton.frontend_configs import FunctionRef, autotune_configs
 from translator.dialects.triton.frontend_descriptors import HDescriptor, bind_descriptor
@@ -777,15 +778,28 @@ class EntryBuilder:
             node.body.body)
         if node.get_docstring() is not None:
             body = body[1:]
-        ret = body[0] if len(body) == 1 else None
+        ret = body[-1] if body else None
         if not (isinstance(ret, cst.SimpleStatementLine) and len(ret.body) == 1 and isinstance(
             ret.body[0], cst.Return
         ) and ret.body[0].value is not None) or node.decorators:
             raise self.error(node, f"local function `{node.name.value}` is not a grid function",
                              "define launch grids as `def grid(meta): return (...)` or a lambda")
+        # `BLOCK_M = META["BLOCK_SIZE_M"]` before the return: names for parts of the grid,
+        # substituted into it (each may use the ones before).
+        local: dict[str, cst.BaseExpression] = {}
+        for stmt in body[:-1]:
+            small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(
+                stmt.body) == 1 else None
+            if not (isinstance(small, cst.Assign) and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Name)):
+                raise self.error(stmt, f"unsupported statement in the grid function "
+                                 f"`{node.name.value}`", "a grid function may only name values "
+                                 "(`BLOCK_M = META[\"BLOCK_M\"]`) and return the grid")
+            local[small.targets[0].target.value] = substitute_names(small.value, local)
         ps = node.params
         params = tuple(p.name.value for p in (*ps.posonly_params, *ps.params))
-        self.scope[node.name.value] = HGrid(params, ret.body[0].value, node)
+        self.scope[node.name.value] = HGrid(params, substitute_names(ret.body[0].value, local),
+                                            node)
 
     def host_small(self, node: cst.BaseSmallStatement) -> Any:
         if isinstance(node, cst.Assign):
@@ -1205,6 +1219,9 @@ class EntryBuilder:
 
     def attribute(self, node: cst.Attribute) -> Any:
         name = resolve(node, self.aliases)
+        refused = self.grammar["frontend"]["unsupported_host"].get(name)
+        if refused is not None:
+            raise self.error(node, refused[0], refused[1])
         if name is not None and name.startswith("torch."):
             dt = self.dtype_from_name(name, "torch")
             if dt is not None:

@@ -1112,6 +1112,15 @@ class KernelLifter:
             return self.subscript(node)
         if isinstance(node, (cst.Tuple, cst.List)):
             return TupleVal(tuple(self.ev(e.value) for e in node.elements))
+        if isinstance(node, cst.IfExp):
+            # A compile-time choice (`tl.float8e4nv if FP8_OUTPUT else tl.float16`): Triton
+            # compiles only the branch taken, so only that one is lifted.
+            taken = self.static_truth(self.ev(node.test))
+            if taken is None:
+                raise self.error(node, f"`{self.src(node)[:60]}` chooses by a value that is not "
+                                 "a compile-time constant", "use tl.where(cond, a, b) for values, "
+                                 "or pass the flag as a literal tl.constexpr")
+            return self.ev(node.body if taken else node.orelse)
         raise self.error(node, f"unsupported expression `{self.src(node)[:60]}` in a kernel")
 
     def attribute(self, node: cst.Attribute) -> Val:
@@ -1627,6 +1636,19 @@ class KernelLifter:
                 return self.data_binop(op, self.to_data(a, node), self.to_data(b, node), node)
             return Idx(ir.BinOp(op, a.tree, b.tree))
         return self.data_binop(op, self.to_data(a, node), self.to_data(b, node), node)
+
+    def static_truth(self, v: Val) -> bool | None:
+        """The truth of ``v`` if it is known when the kernel compiles: a Python constant, or a
+        ``tl.constexpr`` the launch binds to a literal."""
+        if isinstance(v, Static):
+            return bool(v.value)
+        if isinstance(v, Idx) and isinstance(v.tree, ir.Name) and v.tree.id.startswith("%p:"):
+            b = self.launch.bindings.get(v.tree.id[3:])
+            if b is not None and b.kind == "constexpr" and b.expr is not None:
+                c = self.host.canonical(b.expr)
+                if isinstance(c, ir.Const) and isinstance(c.value, (bool, int)):
+                    return bool(c.value)
+        return None
 
     def _static_num(self, v: Val) -> Val:
         if isinstance(v, Static) and isinstance(v.value, bool):
