@@ -63,6 +63,10 @@ KINDS = {
         "Helion kernels have no names (the top-level loop is the kernel): the Helion frontend "
         "names an entry's kernels `_<entry>_kernel`, `_<entry>_kernel_2`, ..."
     ),
+    "kernel_doc": (
+        "Helion kernels have no function to document: the comments above a Triton kernel and "
+        "its docstring become comments above the loop, read back as the kernel's comments"
+    ),
     "block_size_name": (
         "Helion block sizes have no names: one that sizes a single hl.tile is a config slot, "
         "which the Helion frontend names `block_size_<tile>` after its tile (one shared by several "
@@ -221,18 +225,25 @@ def _reorder_tunables(entry: ir.Entry, order: tuple[str, ...]) -> ir.Entry:
 
 
 def _helion_kernel_names(entry: ir.Entry) -> ir.Entry:
-    """``entry`` with its kernels named as the Helion frontend names them."""
+    """``entry`` with its kernels named and documented as the Helion frontend reads them back
+    (kinds ``kernel_name`` and ``kernel_doc``)."""
     body, count = [], 0
     for s in entry.body:
         if isinstance(s, ir.Kernel):
             count += 1
             s = dataclasses.replace(s, name=f"_{entry.name}_kernel" + (f"_{count}" if count > 1 else ""))
+            doc = (*s.doc_comments, *(s.docstring.splitlines() if s.docstring else ()))
+            s = dataclasses.replace(s, comments=(*s.comments, *doc), doc_comments=(),
+                                    docstring=None)
         body.append(s)
     return dataclasses.replace(entry, body=tuple(body))
 
 
 def test_every_difference_kind_is_explained_and_occurs() -> None:
     used = {"kernel_name"}
+    if any(k.docstring or k.doc_comments for g in GOLDENS
+           for e in parse_file(_source(g), "triton").entries for k in e.kernels()):
+        used.add("kernel_doc")
     for name, expected in DIFFERENCES.items():
         if expected.block_sizes:
             used.add("block_size_name")

@@ -767,3 +767,16 @@ def test_refuses_what_it_cannot_restructure_or_round_alike():
                  "tl.store(y_ptr + offs, x, mask=offs < n)")
     assert "this `return` is not at the end of an `if` without `else`" in err.message
     assert where(err) == (12, 4)
+
+
+def test_a_kernels_docstring_and_leading_comments_are_carried_to_both_backends():
+    (kernel,) = lift("matmul").kernels()
+    assert kernel.docstring.startswith("Kernel for computing the matmul C = A x B.")
+    assert kernel.doc_comments[0].startswith("`triton.jit`'ed functions can be auto-tuned")
+    triton_text = translate_file(EXAMPLES / "matmul.py", "triton", "triton")
+    definition = triton_text.index("def matmul_kernel(")
+    assert triton_text.index('"""Kernel for computing the matmul C = A x B.') > definition
+    assert triton_text.index("# `triton.jit`'ed functions can be auto-tuned") < definition
+    helion_text = translate_file(EXAMPLES / "matmul.py", "triton", "helion")
+    loop = helion_text.index("for tile_m, tile_n in hl.tile(")
+    assert helion_text.index("# Kernel for computing the matmul C = A x B.") < loop

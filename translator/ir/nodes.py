@@ -541,13 +541,19 @@ class Assert(Stmt):
 
 @dataclass(frozen=True)
 class Kernel(Stmt):
-    """A device program launched over the grid ``grid`` (one program per tile combination)."""
+    """A device program launched over the grid ``grid`` (one program per tile combination).
+
+    ``comments`` stand before the launch; ``doc_comments`` and ``docstring`` describe the device
+    program itself (a source kernel function's leading comments and docstring), for backends
+    that define one."""
 
     name: str
     grid: tuple[TileVar, ...]
     body: tuple[Stmt, ...]
     comments: tuple[str, ...] = ()
     hints: tuple[tuple[str, object], ...] = ()
+    docstring: str | None = None
+    doc_comments: tuple[str, ...] = ()
     loc: Loc | None = _loc()
 
     def hint(self, key: str, default: object = None) -> object:

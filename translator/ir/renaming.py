@@ -16,7 +16,7 @@ from translator.ir import nodes as ir
 
 # Fields that never hold a name: source text, positions, operator and kind words.
 _NOT_NAMES = frozenset({
-    "comments", "header_comments", "docstring", "msg", "loc", "return_annotation", "annotation",
+    "comments", "header_comments", "doc_comments", "docstring", "msg", "loc", "return_annotation", "annotation",
     "file", "path", "source_hash", "op", "kind", "attr",
 })
 # Nodes with no names inside: dtype words, constants (a string constant is text), positions.

@@ -9,7 +9,6 @@ import triton
 import triton.language as tl
 
 
-# One program per (tile_m, tile_n) block of the output.
 @triton.autotune(
     configs=[
         triton.Config({"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128}, num_warps=4, num_stages=1),

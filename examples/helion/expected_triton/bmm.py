@@ -100,8 +100,6 @@ def bmm(a: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
     b2, k2, n = c.shape
     assert b == b2 and k == k2, "batch or reduction size mismatch"
     out = torch.empty([b, m, n], dtype=a.dtype, device=a.device)
-    # tiletrans: num_stages 4 -> 3 keeps the source's shared memory per CTA:
-    # tl.dot buffers both 2-D operands at every stage, the batched dot one tile fewer
     def grid(meta):
         return (b * triton.cdiv(m, meta["BLOCK_SIZE_M"]) * triton.cdiv(n, meta["BLOCK_SIZE_N"]),)
     _bmm_kernel[grid](

@@ -9,7 +9,6 @@ import triton
 import triton.language as tl
 
 
-# hl.tile over x.size() yields one tile per block of 1024 elements.
 @triton.autotune(
     configs=[
         triton.Config({"BLOCK_SIZE_TILE": 1024}, num_warps=4, num_stages=1),

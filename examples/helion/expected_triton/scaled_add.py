@@ -9,7 +9,6 @@ import triton
 import triton.language as tl
 
 
-# Tile over the whole output shape; alpha is passed to the device as a scalar.
 @triton.autotune(
     configs=[
         triton.Config({"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128}, num_warps=4, num_stages=1),

@@ -9,7 +9,6 @@ import triton
 import triton.language as tl
 
 
-# Tile only over rows; ':' loads the full row into the block.
 @triton.autotune(
     configs=[
         triton.Config({"BLOCK_SIZE_M": 2}, num_warps=8, num_stages=1),

@@ -34,6 +34,13 @@ def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     # Allocates output.
     c = torch.empty([M, N], dtype=a.dtype, device=a.device)
     # 1D launch kernel where each block gets its own program.
+    # `triton.jit`'ed functions can be auto-tuned by using the `triton.autotune` decorator, which consumes:
+    #   - A list of `triton.Config` objects that define different configurations of
+    #       meta-parameters (e.g., `BLOCK_SIZE_M`) and compilation options (e.g., `num_warps`) to try
+    #   - An auto-tuning *key* whose change in values will trigger evaluation of all the
+    #       provided configs
+    # Kernel for computing the matmul C = A x B.
+    # A has shape (M, K), B has shape (K, N) and C has shape (M, N)
     for tile_m, tile_n in hl.tile([M, N]):
         # -----------------------------------------------------------
         # Map program ids `pid` to the block of C it should compute.

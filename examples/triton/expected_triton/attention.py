@@ -19,7 +19,6 @@ import triton
 import triton.language as tl
 
 
-# tiletrans: dropped `num_warps=num_warps`: a launch knob computed on the host from input sizes (performance only)
 @triton.autotune(
     configs=[
         triton.Config({"BLOCK_M": 64, "BLOCK_N": 64}, num_warps=4, num_stages=3),

@@ -17,8 +17,6 @@ import triton
 import triton.language as tl
 
 
-# tiletrans: `num_warps=32 if BLOCK_SIZE >= 16384 else 8` is 32 at the default config
-# tiletrans: `target.to(torch.int64)` is read through element casts
 @triton.autotune(
     configs=[
         triton.Config({"BLOCK_SIZE": 32768}, num_warps=32, num_stages=3),

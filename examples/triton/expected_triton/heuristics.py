@@ -17,7 +17,6 @@ import triton
 import triton.language as tl
 
 
-# BLOCK_M / BLOCK_N are filled in by the heuristics, so the grid reads them from META.
 @triton.autotune(
     configs=[
         triton.Config({"BLOCK_M": 32, "BLOCK_N": 128}, num_warps=4, num_stages=3),

@@ -16,10 +16,6 @@ import triton
 import triton.language as tl
 
 
-# Less than 64KB per feature: enqueue fused kernel
-# heuristics for number of warps
-# tiletrans: `num_warps=num_warps` is 4 at the default config
-# enqueue kernel
 @triton.autotune(
     configs=[
         triton.Config({"BLOCK_SIZE": 1024}, num_warps=4, num_stages=3),

@@ -22,10 +22,6 @@ import triton
 import triton.language as tl
 
 
-# A placeholder block shape: the autotuner's pre_hook sets the real one.
-# tiletrans: `TensorDescriptor(a, ...)`: the kernel indexes `a` through the descriptor's shape and strides
-# tiletrans: `TensorDescriptor(b, ...)`: the kernel indexes `b` through the descriptor's shape and strides
-# tiletrans: `TensorDescriptor.from_tensor(c, ...)`: the kernel indexes `c` through the descriptor's shape and strides
 @triton.autotune(
     configs=[
         triton.Config(

@@ -17,7 +17,6 @@ import triton
 import triton.language as tl
 
 
-# 1D launch kernel where each program is persistent over several tiles.
 @triton.autotune(
     configs=[
         triton.Config(

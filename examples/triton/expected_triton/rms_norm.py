@@ -15,7 +15,6 @@ import triton
 import triton.language as tl
 
 
-# tiletrans: dropped `num_warps=num_warps`: a launch knob computed on the host from input sizes (performance only)
 @triton.jit
 def _rms_norm_forward_kernel(
     weight_ptr,

@@ -109,7 +109,10 @@ def _emit_entry(entry: ir.Entry) -> tuple[dict, bool]:
     for name, extent in plan.registered:
         body.append(f"{name} = {lang['register_block_size']}({writer.text(extent)})")
     for kernel in kernels:
-        body.extend(f"# {c}" if c else "#" for c in kernel.comments)
+        # The loop is the kernel: what the source said of its kernel function goes above it.
+        doc = (*kernel.comments, *kernel.doc_comments,
+               *(kernel.docstring.splitlines() if kernel.docstring else ()))
+        body.extend(f"# {c}".rstrip() if c else "#" for c in doc)
         body.extend(_kernel_lines(entry, kernel, envs[id(kernel)], plan, taken, writer))
     host(after)
     params = []

@@ -223,7 +223,8 @@ def _emit_kernel(entry: ir.Entry, kernel: ir.Kernel, env: TypeEnv) -> tuple[dict
         "params": params,
         "body": body,
         "autotune": autotune,
-        "comments": kernel.comments,
+        "comments": kernel.doc_comments,
+        "docstring": kernel.docstring,
     }
     return kernel_dict, lines
 

@@ -40,6 +40,7 @@ import libcst as cst
 from translator.diagnostics import TranslationError
 from translator.dialects.cst_utils import (
     call_args,
+    comment_lines,
     literal,
     names_in,
     resolve,
@@ -305,8 +306,15 @@ class KernelLifter:
         grid = self.grid_tiles()
         body_stmts = self.finish(tuple(self.out))
         body_stmts = self.flat_dtypes(body_stmts)
+        fn = self.fn
+        # What the source says of the kernel itself: comments above its definition (and between
+        # its decorators) and its docstring.
+        doc_comments = comment_lines(fn.leading_lines) + tuple(
+            c for d in fn.decorators for c in comment_lines(d.leading_lines)
+        ) + comment_lines(fn.lines_after_decorators)
         kernel = ir.Kernel(
-            self.fn.name.value, grid, body_stmts, loc=self.locate(self.launch.node)
+            fn.name.value, grid, body_stmts, loc=self.locate(self.launch.node),
+            docstring=fn.get_docstring(clean=True), doc_comments=doc_comments,
         )
         return kernel
 

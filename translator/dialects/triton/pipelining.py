@@ -33,7 +33,8 @@ def fewer_stages_for_squeezed_dots(before: ir.Entry, after: ir.Entry) -> ir.Entr
         "tl.dot buffers both 2-D operands at every stage, the batched dot one tile fewer",
     )
     body = tuple(
-        dataclasses.replace(s, comments=(*s.comments, *note)) if i in batched else s
+        # Above the kernel's definition, where its configs are: the note explains them.
+        dataclasses.replace(s, doc_comments=(*s.doc_comments, *note)) if i in batched else s
         for i, s in enumerate(after.body)
     )
     return dataclasses.replace(
