@@ -60,3 +60,19 @@ def test_dots_with_an_operand_from_outside_the_loop_keep_their_stages() -> None:
     text = translate_file(HELION / "attention.py", "helion", "triton")
     assert _stages(text) == [3]
     assert "tiletrans: num_stages" not in text
+
+
+def test_refuses_a_host_op_in_device_code_that_triton_cannot_spell():
+    from translator.diagnostics import TranslationError
+
+    # An atomic in the heuristic's unmasked branch keeps the branches apart, so the branch test
+    # `M % min(next_power_of_2(M), 32) == 0` stays in the kernel, where Triton has no
+    # next_power_of_2: a diagnostic at the launch, not a KeyError.
+    root = Path(__file__).resolve().parents[1]
+    text = (root / "examples" / "triton" / "heuristics.py").read_text().replace(
+        "tl.store(out_ptrs, out)\n", "tl.atomic_add(out_ptrs, out)\n", 1)
+    with pytest.raises(TranslationError) as info:
+        translate_source(text, "heuristics.py", "triton", "triton")
+    assert "`next_power_of_2` has no Triton device spelling" in info.value.message
+    assert info.value.loc is not None and "compute `next_power_of_2(...)` on the host" in (
+        info.value.hint or "")

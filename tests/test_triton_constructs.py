@@ -147,3 +147,15 @@ def test_refuses_a_grid_function_that_does_more_than_name_values():
     assert "may only name values" in (info.value.hint or "")
     assert info.value.loc is not None and info.value.loc.line == text.splitlines().index(
         "        print(BLOCK_N)") + 1
+
+
+def test_refuses_a_config_that_leaves_out_an_autotuned_meta_parameter():
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    text = (DATA / "config_space.py").read_text().replace(
+        '{"BM": BASE // 2, "BN": 8 * BASE}', '{"BM": BASE // 2}')
+    with pytest.raises(TranslationError) as info:
+        parse_source(text, "config_space.py", "triton")
+    assert "does not set `BN`, which other configs of the autotuner set" in info.value.message
+    assert info.value.loc is not None and info.value.loc.line == 25  # the skinny fallback

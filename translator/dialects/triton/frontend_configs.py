@@ -85,6 +85,13 @@ def autotune_configs(d: cst.Decorator, info: ModuleInfo
         meta, knobs, hook = reader.config(c, env)
         out.append((meta, knobs))
         hooks.append(hook)
+    keys = {k for meta, _ in out for k in meta}
+    for (meta, _), (c, _) in zip(out, calls):
+        missing = sorted(keys - set(meta))
+        if missing:
+            raise TranslationError(f"this triton.Config does not set `{missing[0]}`, which other "
+                                   "configs of the autotuner set", info.locate(c),
+                                   "set every autotuned meta-parameter in every triton.Config")
     return out, _common_hook(hooks, info)
 
 

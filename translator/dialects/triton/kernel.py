@@ -11,11 +11,12 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from translator.diagnostics import TranslationError
 from translator.dialects.formatting import float_literal, string_literal
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
 from translator.ir.ops import COMPARISON_OPS, reduce_identity
-from translator.ir.printer import PRECEDENCE
+from translator.ir.printer import PRECEDENCE, format_expr
 from translator.ir.shapes import (
     ScalarType,
     TileType,
@@ -346,7 +347,12 @@ class KernelEmitter:
     def _ex_Call(self, e: ir.Call) -> tuple[str, int]:
         if e.op == "pow":
             return self._power(e.args[0], e.args[1])
-        template = self.grammar["pointwise"][e.op]
+        template = self.grammar["pointwise"].get(e.op)
+        if template is None:
+            raise TranslationError(
+                f"`{format_expr(e)}` in a kernel: `{e.op}` has no Triton device spelling",
+                e.loc or self.kernel.loc,
+                f"compute `{e.op}(...)` on the host and pass it to the kernel")
         fp32 = e.op in self.grammar["fp32_only"]["ops"]
         single = _is_single_call(template)
         args = [self._f32(a) if fp32 else self.text(a) for a in e.args]
