@@ -247,7 +247,7 @@ def _kernel_def(fn: cst.FunctionDef, info: ModuleInfo) -> KernelDef:
         from translator.dialects.triton.frontend_descriptors import block_shape_hook
 
         kernel.descriptor_blocks = block_shape_hook(info.functions[hook.name], info)
-        kernel.hook_node = hook
+        kernel.hook_node = hook.node
     return kernel
 
 
