@@ -841,8 +841,6 @@ class Writer:
         return f"for {targets} in {lang['tile']}({args})"
 
 
-__all__ = ["Writer", "TileName"]
-
 
 def _without_whole_dim_checks(cond: ir.Expr) -> ir.Expr | None:
     """``cond`` without its ``arange(:n) < n`` conjuncts (``None`` if nothing is left).
@@ -863,3 +861,6 @@ def _without_whole_dim_checks(cond: ir.Expr) -> ir.Expr | None:
                 and lanes.dim.extent == cond.rhs):
             return None
     return cond
+
+
+__all__ = ["Writer", "TileName"]

@@ -51,7 +51,12 @@ from translator.dialects.cst_utils import (
     statement_comments,
     substitute_names,
 )
-from translator.dialects.triton.frontend_configs import FunctionRef, autotune_configs
+from translator.dialects.triton.frontend_configs import (
+    FunctionRef,
+    NotStatic,
+    autotune_configs,
+    static_value,
+)
 from translator.dialects.triton.frontend_descriptors import HDescriptor, bind_descriptor
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
@@ -177,20 +182,13 @@ def _decorator_name(d: cst.Decorator, aliases: dict[str, str]) -> str | None:
 
 
 def _const_int(node: cst.BaseExpression, constants: dict) -> int | float | None:
-    if isinstance(node, (cst.Integer, cst.Float)):
-        return node.evaluated_value
-    if isinstance(node, cst.Name) and node.value in constants:
-        return constants[node.value]
-    if isinstance(node, cst.BinaryOperation):
-        a, b = _const_int(node.left, constants), _const_int(node.right, constants)
-        if a is None or b is None:
-            return None
-        ops = {cst.Add: lambda: a + b, cst.Subtract: lambda: a - b, cst.Multiply: lambda: a * b,
-               cst.FloorDivide: lambda: a // b if b else None,
-               cst.Power: lambda: a ** b}
-        f = ops.get(type(node.operator))
-        return f() if f else None
-    return None
+    """A module-level number (``BLOCK = 2 ** 10``) from literals and earlier constants."""
+    try:
+        value = static_value(node, {}, constants)
+    except NotStatic:
+        return None
+    is_number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return value if is_number else None  # type: ignore[return-value]
 
 
 def _launched_names(fn: cst.FunctionDef) -> set[str]:
@@ -1160,10 +1158,7 @@ class EntryBuilder:
                 return HScalar(ir.Const(c), "float" if isinstance(c, float) else "int")
             if node.value in self.info.functions:
                 return HStatic(("function", node.value))
-            refused = self.grammar["frontend"]["unsupported_host"].get(
-                resolve(node, self.info.aliases))
-            if refused is not None:
-                raise self.error(node, refused[0], refused[1])
+            self.refuse_unsupported(node, resolve(node, self.aliases))
             raise self.error(node, f"`{node.value}` is not defined in the wrapper")
         if isinstance(node, (cst.Integer, cst.Float)):
             v = node.evaluated_value
@@ -1217,11 +1212,18 @@ class EntryBuilder:
             return HOpaque(f"the conditional `{self.src(node)}`")
         return HOpaque(f"`{self.src(node)[:50]}`")
 
+    def refuse_unsupported(self, node: cst.Name | cst.Attribute, name: str | None) -> None:
+        """Raise the grammar's diagnostic if ``name`` (what ``node`` resolves to) is something
+        the frontend refuses (``[frontend.unsupported_host]``)."""
+        g = self.grammar["frontend"]
+        reason = g["unsupported_host"].get(name)
+        if reason is not None:
+            what, instead = g["unsupported_host_reasons"][reason]
+            raise self.error(node, what.format(name=name), instead.format(name=name))
+
     def attribute(self, node: cst.Attribute) -> Any:
         name = resolve(node, self.aliases)
-        refused = self.grammar["frontend"]["unsupported_host"].get(name)
-        if refused is not None:
-            raise self.error(node, refused[0], refused[1])
+        self.refuse_unsupported(node, name)
         if name is not None and name.startswith("torch."):
             dt = self.dtype_from_name(name, "torch")
             if dt is not None:
@@ -2460,8 +2462,6 @@ def _map_host_stmt(s: ir.Stmt, fix, map_stmt) -> ir.Stmt:
     return s
 
 
-__all__ = ["parse"]
-
 
 def _settle_tile_names(entry: ir.Entry) -> ir.Entry:
     """Give a tile back the name a dropped tile held (``tile_k_2`` becomes ``tile_k``).
@@ -2481,3 +2481,6 @@ def _settle_tile_names(entry: ir.Entry) -> ir.Entry:
         if match and match.group(1) not in used and match.group(1) not in mapping.values():
             mapping[name] = match.group(1)
     return rename(entry, mapping)  # type: ignore[return-value]
+
+
+__all__ = ["parse"]

@@ -182,8 +182,10 @@ def boundary_check(lifter: KernelLifter, node: cst.BaseExpression | None, rank: 
     return tuple(dims)
 
 
-def padding(lifter: KernelLifter, node: cst.BaseExpression | None) -> float | None:
-    """What ``padding_option=`` makes out-of-bounds lanes read (``None``: unspecified)."""
+def padding(lifter: KernelLifter | EntryBuilder, node: cst.BaseExpression | None,
+            keyword: str = "padding_option") -> float | None:
+    """What ``padding_option=`` (a host descriptor's ``padding=``) makes out-of-bounds lanes
+    read (``None``: unspecified)."""
     if node is None:
         return None
     try:
@@ -193,6 +195,6 @@ def padding(lifter: KernelLifter, node: cst.BaseExpression | None) -> float | No
     if value == "":
         return None
     if value not in PADDING:
-        raise lifter.error(node, f"unsupported padding_option `{lifter.src(node)}`",
-                           'use padding_option="zero" or "nan"')
+        raise lifter.error(node, f"unsupported {keyword} `{lifter.src(node)}`",
+                           f'use {keyword}="zero" or "nan"')
     return PADDING[value]

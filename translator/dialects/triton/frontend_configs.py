@@ -12,6 +12,7 @@ computed from a device query, say) is refused with the place that is not static.
 from __future__ import annotations
 
 import operator
+from collections.abc import Container
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -46,7 +47,9 @@ _COMPARE = {cst.Equal: operator.eq, cst.NotEqual: operator.ne, cst.LessThan: ope
             cst.NotIn: lambda a, b: a not in b}
 
 
-class _NotStatic(Exception):
+class NotStatic(Exception):
+    """A part of an expression that is not computable from literals and constants."""
+
     def __init__(self, node: cst.CSTNode) -> None:
         super().__init__()
         self.node = node
@@ -72,7 +75,7 @@ def autotune_configs(d: cst.Decorator, info: ModuleInfo
     reader = _Reader(info)
     try:
         calls = reader.configs(node, {})
-    except _NotStatic as err:
+    except NotStatic as err:
         raise TranslationError(f"cannot read the autotune configs statically: "
                                f"`{cst.Module([]).code_for_node(err.node)[:60]}` is not a literal, "
                                "a comprehension variable or a module constant",
@@ -247,82 +250,91 @@ class _Reader:
         knobs = {**{k: v for k, v in _CONFIG_DEFAULTS.items() if k not in knobs}, **knobs}
         return meta, knobs, hook
 
-    # ---------------------------------------------------------------- static values
-
     def value(self, node: cst.BaseExpression, env: dict) -> object:
-        """The value of ``node`` from literals, ``env`` and the module's constants."""
-        if isinstance(node, (cst.Integer, cst.Float)):
-            return node.evaluated_value
-        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-            return node.evaluated_value
-        if isinstance(node, cst.Name):
-            if node.value in ("True", "False", "None"):
-                return {"True": True, "False": False, "None": None}[node.value]
-            if node.value in env:
-                return env[node.value]
-            if node.value in self.info.constants:
-                return self.info.constants[node.value]
-            if node.value in self.info.functions:
-                return FunctionRef(node.value, node)
-            raise _NotStatic(node)
-        if isinstance(node, (cst.List, cst.Tuple)):
-            return [self.value(el.value, env) for el in node.elements]
-        if isinstance(node, cst.Dict):
-            out = {}
-            for el in node.elements:
-                if not isinstance(el, cst.DictElement):
-                    raise _NotStatic(el)
-                out[self.value(el.key, env)] = self.value(el.value, env)
-            return out
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and (
-            node.func.value in ("range", "dict")
-        ) and node.func.value not in env:
-            args, kwargs = call_args(node)
-            if node.func.value == "dict" and not args:
-                return {k: self.value(v, env) for k, v in kwargs.items()}
-            ints = [self.value(a, env) for a in args]
-            if node.func.value == "range" and not kwargs and all(
-                isinstance(i, int) for i in ints
-            ):
-                return list(range(*ints))  # type: ignore[arg-type]
-            raise _NotStatic(node)
-        if isinstance(node, cst.UnaryOperation):
-            v = self.value(node.expression, env)
-            if isinstance(node.operator, cst.Minus) and isinstance(v, (int, float)):
-                return -v
-            if isinstance(node.operator, cst.Not):
-                return not v
-            raise _NotStatic(node)
-        if isinstance(node, cst.BinaryOperation):
-            f = _ARITH.get(type(node.operator))
-            if f is None:
-                raise _NotStatic(node)
+        return static_value(node, env, self.info.constants, self.info.functions)
+
+
+def static_value(node: cst.BaseExpression, env: dict, constants: dict,
+                 functions: Container[str] = ()) -> object:
+    """The value of ``node`` computed from literals, the variables of ``env``, the module
+    ``constants`` and references to module ``functions``; raises :class:`NotStatic` at the first
+    part that is none of these."""
+
+    def value(x: cst.BaseExpression, env: dict = env) -> object:
+        return static_value(x, env, constants, functions)
+
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return node.evaluated_value
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        return node.evaluated_value
+    if isinstance(node, cst.Name):
+        if node.value in ("True", "False", "None"):
+            return {"True": True, "False": False, "None": None}[node.value]
+        if node.value in env:
+            return env[node.value]
+        if node.value in constants:
+            return constants[node.value]
+        if node.value in functions:
+            return FunctionRef(node.value, node)
+        raise NotStatic(node)
+    if isinstance(node, (cst.List, cst.Tuple)):
+        return [value(el.value, env) for el in node.elements]
+    if isinstance(node, cst.Dict):
+        out = {}
+        for el in node.elements:
+            if not isinstance(el, cst.DictElement):
+                raise NotStatic(el)
+            out[value(el.key, env)] = value(el.value, env)
+        return out
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and (
+        node.func.value in ("range", "dict")
+    ) and node.func.value not in env:
+        args, kwargs = call_args(node)
+        if node.func.value == "dict" and not args:
+            return {k: value(v, env) for k, v in kwargs.items()}
+        ints = [value(a, env) for a in args]
+        if node.func.value == "range" and not kwargs and 1 <= len(ints) <= 3 and all(
+            isinstance(i, int) for i in ints
+        ) and (len(ints) < 3 or ints[2] != 0):
+            return list(range(*ints))  # type: ignore[arg-type]
+        raise NotStatic(node)
+    if isinstance(node, cst.UnaryOperation):
+        v = value(node.expression, env)
+        if isinstance(node.operator, cst.Minus) and isinstance(v, (int, float)):
+            return -v
+        if isinstance(node.operator, cst.Not):
+            return not v
+        raise NotStatic(node)
+    if isinstance(node, cst.BinaryOperation):
+        f = _ARITH.get(type(node.operator))
+        if f is None:
+            raise NotStatic(node)
+        try:
+            return f(value(node.left, env), value(node.right, env))
+        except (TypeError, ZeroDivisionError):
+            raise NotStatic(node) from None
+    if isinstance(node, cst.Comparison):
+        left = value(node.left, env)
+        for comp in node.comparisons:
+            right = value(comp.comparator, env)
+            test = _COMPARE.get(type(comp.operator))
+            if test is None:
+                raise NotStatic(node)
             try:
-                return f(self.value(node.left, env), self.value(node.right, env))
-            except (TypeError, ZeroDivisionError):
-                raise _NotStatic(node) from None
-        if isinstance(node, cst.Comparison):
-            left = self.value(node.left, env)
-            for comp in node.comparisons:
-                right = self.value(comp.comparator, env)
-                test = _COMPARE.get(type(comp.operator))
-                if test is None:
-                    raise _NotStatic(node)
-                try:
-                    if not test(left, right):
-                        return False
-                except TypeError:
-                    raise _NotStatic(node) from None
-                left = right
-            return True
-        if isinstance(node, cst.BooleanOperation):
-            a = self.value(node.left, env)
-            if isinstance(node.operator, cst.And):
-                return a and self.value(node.right, env)
-            return a or self.value(node.right, env)
-        if isinstance(node, cst.IfExp):
-            return self.value(node.body if self.value(node.test, env) else node.orelse, env)
-        raise _NotStatic(node)
+                if not test(left, right):
+                    return False
+            except TypeError:
+                raise NotStatic(node) from None
+            left = right
+        return True
+    if isinstance(node, cst.BooleanOperation):
+        a = value(node.left, env)
+        if isinstance(node.operator, cst.And):
+            return a and value(node.right, env)
+        return a or value(node.right, env)
+    if isinstance(node, cst.IfExp):
+        return value(node.body if value(node.test, env) else node.orelse, env)
+    raise NotStatic(node)
 
 
 def _is_docstring(stmt: cst.BaseStatement) -> bool:

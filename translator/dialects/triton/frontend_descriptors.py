@@ -26,7 +26,8 @@ import libcst as cst
 from translator.diagnostics import TranslationError
 from translator.dialects.cst_utils import literal
 from translator.dialects.triton import frontend_affine as af
-from translator.dialects.triton.frontend_blocks import PADDING, Descriptor, bound_args
+from translator.dialects.triton import frontend_blocks as blocks
+from translator.dialects.triton.frontend_blocks import Descriptor, bound_args
 from translator.ir import nodes as ir
 
 if TYPE_CHECKING:
@@ -76,16 +77,11 @@ def host_descriptor(host: EntryBuilder, node: cst.Call, from_tensor: bool) -> HD
         raise host.error(bound["round_f32_to_tf32"], "`round_f32_to_tf32=` on a tensor "
                          "descriptor is not supported yet", "leave it False; tl.dot's "
                          "input_precision= chooses tf32 where it should")
-    padding = 0.0
-    if "padding" in bound:
-        value = _literal(bound["padding"])
-        if value not in PADDING:
-            raise host.error(bound["padding"], f"unsupported padding `{host.src(bound['padding'])}`",
-                             'use padding="zero" or "nan"')
-        padding = PADDING[value]
-    rank = len(host.shape_exprs(t, base_node))
+    padding = blocks.padding(host, bound.get("padding"), "padding")
+    sizes = tuple(host.shape_exprs(t, base_node))
+    rank = len(sizes)
     if from_tensor:
-        shape = tuple(host.shape_exprs(t, base_node))
+        shape = sizes
         strides: tuple[int | None, ...] = tuple(range(rank))
     else:
         shape_value = host.hval(bound["shape"])
@@ -120,7 +116,8 @@ def host_descriptor(host: EntryBuilder, node: cst.Call, from_tensor: bool) -> HD
     host.note(f"tiletrans: `{host.src(node.func)}({host.src(base_node)}, ...)`: the kernel "
               f"indexes `{t.source}` through the descriptor's shape and strides")
     shape = tuple(host.named_size(e) for e in shape)
-    return HDescriptor(t, shape, strides, block_value.items, padding, node)
+    return HDescriptor(t, shape, strides, block_value.items,
+                       0.0 if padding is None else padding, node)
 
 
 def _literal(node: cst.BaseExpression) -> object:
@@ -203,16 +200,14 @@ def block_shape_hook(fn: cst.FunctionDef, info: ModuleInfo) -> dict[str, tuple[a
             return local.get(node.value)
         return _narg(node, nargs)
 
-    body = fn.body.body if isinstance(fn.body, cst.IndentedBlock) else [fn.body]
-    for i, stmt in enumerate(body):
+    body = list(fn.body.body) if isinstance(fn.body, cst.IndentedBlock) else [fn.body]
+    if fn.get_docstring() is not None:
+        body = body[1:]
+    for stmt in body:
         if not isinstance(stmt, cst.SimpleStatementLine):
             raise TranslationError("unsupported statement in a config pre_hook",
                                    info.locate(stmt), _HOOK_HINT)
         for small in stmt.body:
-            if i == 0 and isinstance(small, cst.Expr) and isinstance(
-                small.value, (cst.SimpleString, cst.ConcatenatedString)
-            ):
-                continue  # the docstring
             if isinstance(small, cst.Pass):
                 continue
             if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
