@@ -1,7 +1,7 @@
 """Regenerate the expected translations of every example (run after an intended output change).
 
-    python scripts/update_goldens.py          # rewrite examples/<src>/expected_<dst>/*.py
-    python scripts/update_goldens.py --check  # exit 1 if any golden is stale (what the tests do)
+python scripts/update_goldens.py          # rewrite examples/<src>/expected_<dst>/*.py
+python scripts/update_goldens.py --check  # exit 1 if any golden is stale (what the tests do)
 """
 
 from __future__ import annotations

@@ -64,8 +64,24 @@ KINDS = {
 }
 
 _F32 = ir.DType("float32")
-_FLOAT_OPS = ("exp", "exp2", "log", "log2", "log1p", "sqrt", "rsqrt", "sigmoid", "tanh", "erf",
-              "sin", "cos", "gelu", "gelu_tanh", "silu", "pow")
+_FLOAT_OPS = (
+    "exp",
+    "exp2",
+    "log",
+    "log2",
+    "log1p",
+    "sqrt",
+    "rsqrt",
+    "sigmoid",
+    "tanh",
+    "erf",
+    "sin",
+    "cos",
+    "gelu",
+    "gelu_tanh",
+    "silu",
+    "pow",
+)
 
 
 def normal_form(module: ir.Module, kinds: set[str]) -> str:
@@ -88,8 +104,9 @@ def _entry(entry: ir.Entry, kinds: set[str]) -> ir.Entry:
     if "split_asserts" in kinds:
         body = _split_asserts(body)
     if "specialize" in kinds:
-        body = tuple(s for s in body if not (isinstance(s, ir.Assign) and s.value == ir.Name(
-            s.target)))
+        body = tuple(
+            s for s in body if not (isinstance(s, ir.Assign) and s.value == ir.Name(s.target))
+        )
     rewrites: list[Callable[[ir.Expr], ir.Expr]] = []
     if "spelled_ops" in kinds:
         rewrites.append(_spell)
@@ -123,8 +140,9 @@ def _map(v: object, fn: Callable[[ir.Expr], ir.Expr]) -> object:
         return tuple(_map(x, fn) for x in v)
     if not dataclasses.is_dataclass(v) or isinstance(v, type):
         return v
-    changes = {f.name: _map(getattr(v, f.name), fn) for f in dataclasses.fields(v)
-               if f.name != "loc"}
+    changes = {
+        f.name: _map(getattr(v, f.name), fn) for f in dataclasses.fields(v) if f.name != "loc"
+    }
     out = dataclasses.replace(v, **changes)  # type: ignore[type-var]
     return fn(out) if isinstance(out, ir.Expr) else out
 
@@ -188,16 +206,16 @@ def _spell(e: ir.Expr) -> ir.Expr:
 
 def _strip_f32(e: ir.Expr) -> ir.Expr:
     if isinstance(e, ir.Call) and e.op in _FLOAT_OPS:
-        args = tuple(a.value if isinstance(a, ir.Cast) and a.dtype == _F32 else a
-                     for a in e.args)
+        args = tuple(a.value if isinstance(a, ir.Cast) and a.dtype == _F32 else a for a in e.args)
         return dataclasses.replace(e, args=args)
     return e
 
 
 def _strip_leading_expand(e: ir.Expr) -> ir.Expr:
     if isinstance(e, ir.BinOp):
-        lhs, rhs = (x.value if isinstance(x, ir.ExpandDims) and x.axis == 0 else x
-                    for x in (e.lhs, e.rhs))
+        lhs, rhs = (
+            x.value if isinstance(x, ir.ExpandDims) and x.axis == 0 else x for x in (e.lhs, e.rhs)
+        )
         return dataclasses.replace(e, lhs=lhs, rhs=rhs)
     return e
 
@@ -220,8 +238,11 @@ def _inline_single_use(body: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...]:
             for x in walk_stmts(s.body):
                 for e in _stmt_exprs(x):
                     uses.update(n.id for n in walk_expr(e) if isinstance(n, ir.Name))
-            values = {x.target: x.value for x in walk_stmts(s.body) if isinstance(x, ir.Assign)
-                      and assigns[x.target] == 1 and uses[x.target] == 1}
+            values = {
+                x.target: x.value
+                for x in walk_stmts(s.body)
+                if isinstance(x, ir.Assign) and assigns[x.target] == 1 and uses[x.target] == 1
+            }
             inner = _drop_assigns(s.body, set(values))
 
             def sub(e: ir.Expr, values: dict = values) -> ir.Expr:
@@ -244,8 +265,9 @@ def _drop_assigns(body: tuple[ir.Stmt, ...], names: set[str]) -> tuple[ir.Stmt, 
         if isinstance(s, ir.TileLoop):
             s = dataclasses.replace(s, body=_drop_assigns(s.body, names))
         elif isinstance(s, ir.If):
-            s = dataclasses.replace(s, body=_drop_assigns(s.body, names),
-                                    orelse=_drop_assigns(s.orelse, names))
+            s = dataclasses.replace(
+                s, body=_drop_assigns(s.body, names), orelse=_drop_assigns(s.orelse, names)
+            )
         out.append(s)
     return tuple(out)
 
@@ -257,13 +279,22 @@ def _stmt_exprs(s: ir.Stmt) -> list[ir.Expr]:
 
 
 def _drop_unused_tunables(entry: ir.Entry) -> ir.Entry:
-    used = {t.block for s in walk_stmts(entry.body) if isinstance(s, (ir.Kernel, ir.TileLoop))
-            for t in (s.grid if isinstance(s, ir.Kernel) else s.tiles)}
-    dead = {t.name for t in entry.tunables if t.kind == "block_size" and t.name not in used
-            and t.default == 1}
+    used = {
+        t.block
+        for s in walk_stmts(entry.body)
+        if isinstance(s, (ir.Kernel, ir.TileLoop))
+        for t in (s.grid if isinstance(s, ir.Kernel) else s.tiles)
+    }
+    dead = {
+        t.name
+        for t in entry.tunables
+        if t.kind == "block_size" and t.name not in used and t.default == 1
+    }
     return dataclasses.replace(
-        entry, tunables=tuple(t for t in entry.tunables if t.name not in dead),
-        configs=tuple(tuple((k, v) for k, v in c if k not in dead) for c in entry.configs))
+        entry,
+        tunables=tuple(t for t in entry.tunables if t.name not in dead),
+        configs=tuple(tuple((k, v) for k, v in c if k not in dead) for c in entry.configs),
+    )
 
 
 def _sizes_by_source(body: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...]:
@@ -297,9 +328,9 @@ def _rebindings_renamed(entry: ir.Entry) -> ir.Entry:
             for i, st in enumerate(stmts):
                 if isinstance(st, ir.Assign) and st.target in seen:
                     fresh = f"{st.target}'{i}"
-                    rest = _rename(tuple(stmts[i + 1:]), {st.target: fresh})
+                    rest = _rename(tuple(stmts[i + 1 :]), {st.target: fresh})
                     stmts[i] = dataclasses.replace(st, target=fresh)
-                    stmts[i + 1:] = list(rest)  # type: ignore[arg-type]
+                    stmts[i + 1 :] = list(rest)  # type: ignore[arg-type]
                     seen.add(fresh)
                     continue
                 for x in walk_stmts((st,)):
@@ -318,10 +349,15 @@ def _canonical_names(entry: ir.Entry) -> ir.Entry:
     for s in entry.body:
         if isinstance(s, ir.Kernel):
             env: dict[str, str] = {}
-            grid = tuple(dataclasses.replace(t, name=_fresh(env, t.name, "t", counter))
-                         for t in s.grid)
-            s = dataclasses.replace(s, name="", grid=_rename(grid, {}),  # type: ignore[arg-type]
-                                    body=_scoped(s.body, env, counter))
+            grid = tuple(
+                dataclasses.replace(t, name=_fresh(env, t.name, "t", counter)) for t in s.grid
+            )
+            s = dataclasses.replace(
+                s,
+                name="",
+                grid=_rename(grid, {}),  # type: ignore[arg-type]
+                body=_scoped(s.body, env, counter),
+            )
         body.append(s)
     return dataclasses.replace(entry, body=tuple(body))
 
@@ -340,21 +376,39 @@ def _scoped(stmts: tuple[ir.Stmt, ...], env: dict[str, str], counter) -> tuple[i
             out.append(dataclasses.replace(s, target=target, value=value))  # type: ignore
         elif isinstance(s, ir.TileLoop):
             inner = dict(env)
-            tiles = tuple(dataclasses.replace(_rename(t, env), name=_fresh(  # type: ignore
-                inner, t.name, "t", counter)) for t in s.tiles)
+            tiles = tuple(
+                dataclasses.replace(
+                    _rename(t, env),
+                    name=_fresh(  # type: ignore
+                        inner, t.name, "t", counter
+                    ),
+                )
+                for t in s.tiles
+            )
             out.append(dataclasses.replace(s, tiles=tiles, body=_scoped(s.body, inner, counter)))
         elif isinstance(s, ir.If):
-            out.append(dataclasses.replace(
-                s, test=_rename(s.test, env), body=_scoped(s.body, dict(env), counter),
-                orelse=_scoped(s.orelse, dict(env), counter)))
+            out.append(
+                dataclasses.replace(
+                    s,
+                    test=_rename(s.test, env),
+                    body=_scoped(s.body, dict(env), counter),
+                    orelse=_scoped(s.orelse, dict(env), counter),
+                )
+            )
         else:
             out.append(_rename(s, env))  # type: ignore[arg-type]
     return tuple(out)
 
 
 def _canonical_tunables(entry: ir.Entry) -> ir.Entry:
-    tunables = tuple(sorted(
-        (dataclasses.replace(t, choices=tuple(sorted({*t.choices, t.default})))
-         for t in entry.tunables), key=lambda t: t.name))
+    tunables = tuple(
+        sorted(
+            (
+                dataclasses.replace(t, choices=tuple(sorted({*t.choices, t.default})))
+                for t in entry.tunables
+            ),
+            key=lambda t: t.name,
+        )
+    )
     configs = tuple(tuple(sorted(c)) for c in entry.configs)
     return dataclasses.replace(entry, tunables=tunables, configs=configs)

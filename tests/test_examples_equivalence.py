@@ -41,6 +41,8 @@ def test_triton2helion_cli_prints_helion(tmp_path: Path) -> None:
     from translator.cli import app
 
     out = tmp_path / "softmax_helion.py"
-    result = CliRunner().invoke(app, ["triton2helion", str(ROOT / "examples/triton/softmax.py"), "-o", str(out)])
+    result = CliRunner().invoke(
+        app, ["triton2helion", str(ROOT / "examples/triton/softmax.py"), "-o", str(out)]
+    )
     assert result.exit_code == 0, result.output
     assert "@helion.kernel" in out.read_text()

@@ -16,7 +16,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _goldens_script():
-    spec = importlib.util.spec_from_file_location("update_goldens", ROOT / "scripts" / "update_goldens.py")
+    spec = importlib.util.spec_from_file_location(
+        "update_goldens", ROOT / "scripts" / "update_goldens.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -37,26 +37,38 @@ def T(*names: str) -> tuple[ir.TileIndex, ...]:
     return tuple(ir.TileIndex(n) for n in names)
 
 
-def tile(name: str, extent: ir.Expr, block: str | int, begin: ir.Expr | None = None,
-         scalar: bool = False) -> ir.TileVar:
+def tile(
+    name: str, extent: ir.Expr, block: str | int, begin: ir.Expr | None = None, scalar: bool = False
+) -> ir.TileVar:
     return ir.TileVar(name, extent, C(block) if isinstance(block, int) else block, begin, scalar)
 
 
-def entry(name: str, params: tuple[str, ...], body: list[ir.Stmt], blocks: dict[str, int],
-          scalars: tuple[tuple[str, str], ...] = ()) -> ir.Entry:
+def entry(
+    name: str,
+    params: tuple[str, ...],
+    body: list[ir.Stmt],
+    blocks: dict[str, int],
+    scalars: tuple[tuple[str, str], ...] = (),
+) -> ir.Entry:
     ps = tuple(ir.Param(p, "tensor") for p in params)
     ps += tuple(ir.Param(p, kind) for p, kind in scalars)
     tunables = tuple(ir.Tunable(k, "block_size", v) for k, v in blocks.items())
     return ir.Entry(name, ps, tuple(body), tunables)
 
 
-def alloc_like(target: str, like: str, dtype: ir.DTypeExpr | None = None,
-               fill: float | None = None) -> ir.Alloc:
+def alloc_like(
+    target: str, like: str, dtype: ir.DTypeExpr | None = None, fill: float | None = None
+) -> ir.Alloc:
     return ir.Alloc(target, None, like, dtype or ir.DTypeOf(like), like, fill)
 
 
-def alloc(target: str, shape: tuple[ir.Expr, ...], dtype: ir.DTypeExpr, device_of: str,
-          fill: float | None = None) -> ir.Alloc:
+def alloc(
+    target: str,
+    shape: tuple[ir.Expr, ...],
+    dtype: ir.DTypeExpr,
+    device_of: str,
+    fill: float | None = None,
+) -> ir.Alloc:
     return ir.Alloc(target, shape, None, dtype, device_of, fill)
 
 
@@ -74,8 +86,9 @@ def load(tensor: str, *index: ir.IndexItem, other: float | None = 0.0) -> ir.Loa
     return ir.Load(tensor, tuple(index), other)
 
 
-def reduce(op: str, value: ir.Expr, axis: int, keepdim: bool = False,
-           masked: bool = True) -> ir.Reduce:
+def reduce(
+    op: str, value: ir.Expr, axis: int, keepdim: bool = False, masked: bool = True
+) -> ir.Reduce:
     return ir.Reduce(op, value, axis, keepdim, masked)
 
 
@@ -84,63 +97,118 @@ FULL = ir.FullIndex()
 
 def add_entry() -> ir.Entry:
     tm, tn = tile("tile_m", N("m"), "bm"), tile("tile_n", N("n"), "bn")
-    return entry("add", ("x", "y"), [
-        shape("m", "n"),
-        alloc_like("out", "x"),
-        ir.Kernel("k", (tm, tn), (
-            ir.Store("out", T("tile_m", "tile_n"),
-                     B("+", load("x", *T("tile_m", "tile_n")), load("y", *T("tile_m", "tile_n")))),
-        )),
-        ret("out"),
-    ], {"bm": 16, "bn": 32})
+    return entry(
+        "add",
+        ("x", "y"),
+        [
+            shape("m", "n"),
+            alloc_like("out", "x"),
+            ir.Kernel(
+                "k",
+                (tm, tn),
+                (
+                    ir.Store(
+                        "out",
+                        T("tile_m", "tile_n"),
+                        B(
+                            "+",
+                            load("x", *T("tile_m", "tile_n")),
+                            load("y", *T("tile_m", "tile_n")),
+                        ),
+                    ),
+                ),
+            ),
+            ret("out"),
+        ],
+        {"bm": 16, "bn": 32},
+    )
 
 
 def softmax_entry() -> ir.Entry:
     row = load("x", ir.TileIndex("tile_m"), FULL)
-    return entry("softmax", ("x",), [
-        shape("m", "n"),
-        alloc_like("out", "x"),
-        ir.Kernel("k", (tile("tile_m", N("m"), "bm"),), (
-            ir.Assign("v", ir.Cast(row, ir.F32)),
-            ir.Assign("mx", reduce("max", N("v"), 1, keepdim=True)),
-            ir.Assign("num", ir.Call("exp", (B("-", N("v"), N("mx")),))),
-            ir.Assign("den", reduce("sum", N("num"), 1, keepdim=True)),
-            ir.Store("out", (ir.TileIndex("tile_m"), FULL),
-                     ir.Cast(B("/", N("num"), N("den")), ir.DTypeOf("out"))),
-        )),
-        ret("out"),
-    ], {"bm": 4})
+    return entry(
+        "softmax",
+        ("x",),
+        [
+            shape("m", "n"),
+            alloc_like("out", "x"),
+            ir.Kernel(
+                "k",
+                (tile("tile_m", N("m"), "bm"),),
+                (
+                    ir.Assign("v", ir.Cast(row, ir.F32)),
+                    ir.Assign("mx", reduce("max", N("v"), 1, keepdim=True)),
+                    ir.Assign("num", ir.Call("exp", (B("-", N("v"), N("mx")),))),
+                    ir.Assign("den", reduce("sum", N("num"), 1, keepdim=True)),
+                    ir.Store(
+                        "out",
+                        (ir.TileIndex("tile_m"), FULL),
+                        ir.Cast(B("/", N("num"), N("den")), ir.DTypeOf("out")),
+                    ),
+                ),
+            ),
+            ret("out"),
+        ],
+        {"bm": 4},
+    )
 
 
 def matmul_entry(masked: bool = True, other: float = 0.0) -> ir.Entry:
-    tm, tn, tk = tile("tile_m", N("m"), "bm"), tile("tile_n", N("n"), "bn"), tile("tile_k", N("k"), "bk")
-    dot = ir.Dot(load("x", *T("tile_m", "tile_k"), other=other),
-                 load("y", *T("tile_k", "tile_n"), other=other), N("acc"), ir.F32, masked)
-    return entry("matmul", ("x", "y"), [
-        shape("m", "k"),
-        shape(None, "n", of="y"),
-        alloc("out", (N("m"), N("n")), ir.DTypeOf("x"), "x"),
-        ir.Kernel("k", (tm, tn), (
-            ir.Assign("acc", ir.Full((ir.BlockDim("tile_m"), ir.BlockDim("tile_n")), C(0.0), ir.F32)),
-            ir.TileLoop((tk,), (ir.Assign("acc", dot),)),
-            ir.Store("out", T("tile_m", "tile_n"), ir.Cast(N("acc"), ir.DTypeOf("out"))),
-        )),
-        ret("out"),
-    ], {"bm": 16, "bn": 16, "bk": 16})
+    tm, tn, tk = (
+        tile("tile_m", N("m"), "bm"),
+        tile("tile_n", N("n"), "bn"),
+        tile("tile_k", N("k"), "bk"),
+    )
+    dot = ir.Dot(
+        load("x", *T("tile_m", "tile_k"), other=other),
+        load("y", *T("tile_k", "tile_n"), other=other),
+        N("acc"),
+        ir.F32,
+        masked,
+    )
+    return entry(
+        "matmul",
+        ("x", "y"),
+        [
+            shape("m", "k"),
+            shape(None, "n", of="y"),
+            alloc("out", (N("m"), N("n")), ir.DTypeOf("x"), "x"),
+            ir.Kernel(
+                "k",
+                (tm, tn),
+                (
+                    ir.Assign(
+                        "acc",
+                        ir.Full((ir.BlockDim("tile_m"), ir.BlockDim("tile_n")), C(0.0), ir.F32),
+                    ),
+                    ir.TileLoop((tk,), (ir.Assign("acc", dot),)),
+                    ir.Store("out", T("tile_m", "tile_n"), ir.Cast(N("acc"), ir.DTypeOf("out"))),
+                ),
+            ),
+            ret("out"),
+        ],
+        {"bm": 16, "bn": 16, "bk": 16},
+    )
 
 
-def row_reduce_entry(op: str, other: float | None, masked: bool, out_dtype: ir.DType = ir.F32,
-                     keepdim: bool = False) -> ir.Entry:
+def row_reduce_entry(
+    op: str, other: float | None, masked: bool, out_dtype: ir.DType = ir.F32, keepdim: bool = False
+) -> ir.Entry:
     """``out[i] = op(x[i, :])`` with the given padding and masking."""
     value = reduce(op, load("x", ir.TileIndex("tile_m"), FULL, other=other), 1, keepdim, masked)
     index = (ir.TileIndex("tile_m"), FULL) if keepdim else (ir.TileIndex("tile_m"),)
     out_shape = (N("m"), C(1)) if keepdim else (N("m"),)
-    return entry("rows", ("x",), [
-        shape("m", "n"),
-        alloc("out", out_shape, out_dtype, "x"),
-        ir.Kernel("k", (tile("tile_m", N("m"), "bm"),), (ir.Store("out", index, value),)),
-        ret("out"),
-    ], {"bm": 4})
+    return entry(
+        "rows",
+        ("x",),
+        [
+            shape("m", "n"),
+            alloc("out", out_shape, out_dtype, "x"),
+            ir.Kernel("k", (tile("tile_m", N("m"), "bm"),), (ir.Store("out", index, value),)),
+            ret("out"),
+        ],
+        {"bm": 4},
+    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -168,7 +236,9 @@ def test_softmax_full_dim() -> None:
     out = run_entry(softmax_entry(), (x,))
     torch.testing.assert_close(out, torch.softmax(x, dim=1))
     x16 = x.half()
-    torch.testing.assert_close(run_entry(softmax_entry(), (x16,)), torch.softmax(x16.float(), 1).half())
+    torch.testing.assert_close(
+        run_entry(softmax_entry(), (x16,)), torch.softmax(x16.float(), 1).half()
+    )
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
@@ -210,8 +280,13 @@ def test_masked_reductions(op: str) -> None:
         x = -x  # ... and, negated, an unmasked max/argmax
     dtype = ir.I32 if op.startswith("arg") else ir.F32
     out = run_entry(row_reduce_entry(op, 0.0, masked=True, out_dtype=dtype), (x,))
-    ref = {"max": x.amax(1), "min": x.amin(1), "prod": x.prod(1),
-           "argmax": x.argmax(1).int(), "argmin": x.argmin(1).int()}[op]
+    ref = {
+        "max": x.amax(1),
+        "min": x.amin(1),
+        "prod": x.prod(1),
+        "argmax": x.argmax(1).int(),
+        "argmin": x.argmin(1).int(),
+    }[op]
     torch.testing.assert_close(out, ref)
     unmasked = run_entry(row_reduce_entry(op, 0.0, masked=False, out_dtype=dtype), (x,))
     assert not torch.equal(unmasked, ref)
@@ -227,25 +302,46 @@ def test_gather_and_scatter() -> None:
     x = torch.randn(100, 6)
     idx = torch.randint(0, 100, (37,))
     gathered = load("x", ir.GatherIndex(load("idx", ir.TileIndex("t"))), FULL)
-    e = entry("gather", ("x", "idx"), [
-        alloc("out", (ir.SizeOf("idx", 0), ir.SizeOf("x", 1)), ir.DTypeOf("x"), "x"),
-        ir.Kernel("k", (tile("t", ir.SizeOf("idx", 0), "bt"),), (
-            ir.Store("out", (ir.TileIndex("t"), FULL), gathered),
-        )),
-        ret("out"),
-    ], {"bt": 16})
+    e = entry(
+        "gather",
+        ("x", "idx"),
+        [
+            alloc("out", (ir.SizeOf("idx", 0), ir.SizeOf("x", 1)), ir.DTypeOf("x"), "x"),
+            ir.Kernel(
+                "k",
+                (tile("t", ir.SizeOf("idx", 0), "bt"),),
+                (ir.Store("out", (ir.TileIndex("t"), FULL), gathered),),
+            ),
+            ret("out"),
+        ],
+        {"bt": 16},
+    )
     torch.testing.assert_close(run_entry(e, (x, idx)), x[idx])
     # Scatter the rows back into a zeroed tensor (a permutation, so no write races).
     perm = torch.randperm(37)
     rows = torch.randn(37, 6)
-    scatter = entry("scatter", ("rows", "perm"), [
-        alloc("out", (ir.SizeOf("rows", 0), ir.SizeOf("rows", 1)), ir.DTypeOf("rows"), "rows", 0.0),
-        ir.Kernel("k", (tile("t", ir.SizeOf("perm", 0), "bt"),), (
-            ir.Store("out", (ir.GatherIndex(load("perm", ir.TileIndex("t"))), FULL),
-                     load("rows", ir.TileIndex("t"), FULL)),
-        )),
-        ret("out"),
-    ], {"bt": 8})
+    scatter = entry(
+        "scatter",
+        ("rows", "perm"),
+        [
+            alloc(
+                "out", (ir.SizeOf("rows", 0), ir.SizeOf("rows", 1)), ir.DTypeOf("rows"), "rows", 0.0
+            ),
+            ir.Kernel(
+                "k",
+                (tile("t", ir.SizeOf("perm", 0), "bt"),),
+                (
+                    ir.Store(
+                        "out",
+                        (ir.GatherIndex(load("perm", ir.TileIndex("t"))), FULL),
+                        load("rows", ir.TileIndex("t"), FULL),
+                    ),
+                ),
+            ),
+            ret("out"),
+        ],
+        {"bt": 8},
+    )
     ref = torch.zeros(37, 6)
     ref[perm] = rows
     torch.testing.assert_close(run_entry(scatter, (rows, perm)), ref)
@@ -255,44 +351,81 @@ def test_gather_and_scatter() -> None:
 def test_atomics_with_duplicates(op: str) -> None:
     vals = torch.randn(50)
     idx = torch.randint(0, 7, (50,))
-    e = entry("hist", ("vals", "idx"), [
-        alloc("out", (C(7),), ir.F32, "vals", 0.0),
-        ir.Kernel("k", (tile("t", ir.SizeOf("vals", 0), "bt"),), (
-            ir.AtomicRMW(op, "out", (ir.GatherIndex(load("idx", ir.TileIndex("t"))),),
-                         load("vals", ir.TileIndex("t"))),
-        )),
-        ret("out"),
-    ], {"bt": 16})
-    ref = torch.zeros(7).scatter_reduce(0, idx, vals, {"add": "sum", "max": "amax", "min": "amin"}[op])
+    e = entry(
+        "hist",
+        ("vals", "idx"),
+        [
+            alloc("out", (C(7),), ir.F32, "vals", 0.0),
+            ir.Kernel(
+                "k",
+                (tile("t", ir.SizeOf("vals", 0), "bt"),),
+                (
+                    ir.AtomicRMW(
+                        op,
+                        "out",
+                        (ir.GatherIndex(load("idx", ir.TileIndex("t"))),),
+                        load("vals", ir.TileIndex("t")),
+                    ),
+                ),
+            ),
+            ret("out"),
+        ],
+        {"bt": 16},
+    )
+    ref = torch.zeros(7).scatter_reduce(
+        0, idx, vals, {"add": "sum", "max": "amax", "min": "amin"}[op]
+    )
     torch.testing.assert_close(run_entry(e, (vals, idx)), ref)
 
 
 def test_column_sums_reduce_block_axis_with_atomics() -> None:
     x = torch.randn(37, 21)
-    e = entry("colsum", ("x",), [
-        shape("m", "n"),
-        alloc("out", (N("n"),), ir.F32, "x", 0.0),
-        ir.Kernel("k", (tile("tile_m", N("m"), "bm"), tile("tile_n", N("n"), "bn")), (
-            ir.AtomicRMW("add", "out", T("tile_n"),
-                         reduce("sum", load("x", *T("tile_m", "tile_n"), other=5.0), 0)),
-        )),
-        ret("out"),
-    ], {"bm": 16, "bn": 8})
+    e = entry(
+        "colsum",
+        ("x",),
+        [
+            shape("m", "n"),
+            alloc("out", (N("n"),), ir.F32, "x", 0.0),
+            ir.Kernel(
+                "k",
+                (tile("tile_m", N("m"), "bm"), tile("tile_n", N("n"), "bn")),
+                (
+                    ir.AtomicRMW(
+                        "add",
+                        "out",
+                        T("tile_n"),
+                        reduce("sum", load("x", *T("tile_m", "tile_n"), other=5.0), 0),
+                    ),
+                ),
+            ),
+            ret("out"),
+        ],
+        {"bm": 16, "bn": 8},
+    )
     torch.testing.assert_close(run_entry(e, (x,)), x.sum(0))
 
 
 def test_unwritten_outputs_are_poisoned() -> None:
     x = torch.randn(10)
     ints = torch.arange(10, dtype=torch.int32)
-    e = entry("half", ("x", "ints"), [
-        alloc_like("out", "x"),
-        alloc_like("iout", "ints"),
-        ir.Kernel("k", (tile("t", C(5), "bt"),), (
-            ir.Store("out", T("t"), load("x", *T("t"))),
-            ir.Store("iout", T("t"), load("ints", *T("t"))),
-        )),
-        ret("out", "iout"),
-    ], {"bt": 4})
+    e = entry(
+        "half",
+        ("x", "ints"),
+        [
+            alloc_like("out", "x"),
+            alloc_like("iout", "ints"),
+            ir.Kernel(
+                "k",
+                (tile("t", C(5), "bt"),),
+                (
+                    ir.Store("out", T("t"), load("x", *T("t"))),
+                    ir.Store("iout", T("t"), load("ints", *T("t"))),
+                ),
+            ),
+            ret("out", "iout"),
+        ],
+        {"bt": 4},
+    )
     out, iout = run_entry(e, (x, ints))
     torch.testing.assert_close(out[:5], x[:5])
     assert torch.isnan(out[5:]).all()
@@ -304,16 +437,24 @@ def test_tile_attributes_with_begin() -> None:
     attrs = ("begin", "end", "block_size", "id", "count")
     t = tile("t", C(30), "bt", begin=C(3))
     body = tuple(
-        ir.Store("out", (ir.ScalarIndex(ir.TileAttr("t", "id")), ir.ScalarIndex(C(i))),
-                 ir.TileAttr("t", a))
+        ir.Store(
+            "out",
+            (ir.ScalarIndex(ir.TileAttr("t", "id")), ir.ScalarIndex(C(i))),
+            ir.TileAttr("t", a),
+        )
         for i, a in enumerate(attrs)
     ) + (ir.Store("idx", T("t"), ir.TileAttr("t", "index")),)
-    e = entry("attrs", ("x",), [
-        alloc("out", (C(4), C(5)), ir.I32, "x", 0.0),
-        alloc("idx", (C(30),), ir.I32, "x", -1.0),
-        ir.Kernel("k", (t,), body),
-        ret("out", "idx"),
-    ], {"bt": 8})
+    e = entry(
+        "attrs",
+        ("x",),
+        [
+            alloc("out", (C(4), C(5)), ir.I32, "x", 0.0),
+            alloc("idx", (C(30),), ir.I32, "x", -1.0),
+            ir.Kernel("k", (t,), body),
+            ret("out", "idx"),
+        ],
+        {"bt": 8},
+    )
     out, idx = run_entry(e, (torch.zeros(1),))
     # tile id is begin // block_size (Helion's definition); count is cdiv(end - begin, block).
     ref = [[3, 11, 8, 0, 4], [11, 19, 8, 1, 4], [19, 27, 8, 2, 4], [27, 30, 8, 3, 4]]
@@ -325,16 +466,28 @@ def test_grid_index_and_scalar_if() -> None:
     # for i in hl.grid(m): out[i, :] = x[i, :] * 2 if flag else -x[i, :]
     x = torch.randn(5, 9)
     row = load("x", ir.TileIndex("i"), FULL)
-    e = entry("rows", ("x",), [
-        shape("m", "n"),
-        alloc_like("out", "x"),
-        ir.Kernel("k", (tile("i", N("m"), 1, scalar=True),), (
-            ir.If(N("flag"),
-                  (ir.Store("out", (ir.TileIndex("i"), FULL), B("*", row, C(2))),),
-                  (ir.Store("out", (ir.TileIndex("i"), FULL), ir.UnaryOp("-", row)),)),
-        )),
-        ret("out"),
-    ], {}, scalars=(("flag", "bool"),))
+    e = entry(
+        "rows",
+        ("x",),
+        [
+            shape("m", "n"),
+            alloc_like("out", "x"),
+            ir.Kernel(
+                "k",
+                (tile("i", N("m"), 1, scalar=True),),
+                (
+                    ir.If(
+                        N("flag"),
+                        (ir.Store("out", (ir.TileIndex("i"), FULL), B("*", row, C(2))),),
+                        (ir.Store("out", (ir.TileIndex("i"), FULL), ir.UnaryOp("-", row)),),
+                    ),
+                ),
+            ),
+            ret("out"),
+        ],
+        {},
+        scalars=(("flag", "bool"),),
+    )
     torch.testing.assert_close(run_entry(e, (x, True)), x * 2)
     torch.testing.assert_close(run_entry(e, (x, False)), -x)
 
@@ -344,18 +497,29 @@ def test_transpose_expand_reshape_arange() -> None:
     tm, tn = tile("tile_m", N("m"), "bm"), tile("tile_n", N("n"), "bn")
     col = ir.ExpandDims(ir.Cast(ir.Arange(ir.BlockDim("tile_n")), ir.F32), 0)  # [1, tile_n]
     value = ir.Permute(B("+", load("x", *T("tile_m", "tile_n")), col), (1, 0))
-    flat = ir.Reshape(ir.ExpandDims(reduce("sum", load("x", *T("tile_m", "tile_n")), 1), 1),
-                      (ir.BlockDim("tile_m"),))
-    e = entry("t", ("x",), [
-        shape("m", "n"),
-        alloc("out", (N("n"), N("m")), ir.DTypeOf("x"), "x"),
-        alloc("part", (N("m"),), ir.F32, "x", 0.0),
-        ir.Kernel("k", (tm, tn), (
-            ir.Store("out", T("tile_n", "tile_m"), value),
-            ir.AtomicRMW("add", "part", T("tile_m"), flat),
-        )),
-        ret("out", "part"),
-    ], {"bm": 8, "bn": 16})
+    flat = ir.Reshape(
+        ir.ExpandDims(reduce("sum", load("x", *T("tile_m", "tile_n")), 1), 1),
+        (ir.BlockDim("tile_m"),),
+    )
+    e = entry(
+        "t",
+        ("x",),
+        [
+            shape("m", "n"),
+            alloc("out", (N("n"), N("m")), ir.DTypeOf("x"), "x"),
+            alloc("part", (N("m"),), ir.F32, "x", 0.0),
+            ir.Kernel(
+                "k",
+                (tm, tn),
+                (
+                    ir.Store("out", T("tile_n", "tile_m"), value),
+                    ir.AtomicRMW("add", "part", T("tile_m"), flat),
+                ),
+            ),
+            ret("out", "part"),
+        ],
+        {"bm": 8, "bn": 16},
+    )
     out, part = run_entry(e, (x,))
     lane = (torch.arange(27) % 16).float()
     torch.testing.assert_close(out, (x + lane).T)
@@ -367,20 +531,36 @@ def test_nested_tile_loop_carries_state() -> None:
     x = torch.randn(23, 17)
     tm, tn = tile("tile_m", N("m"), "bm"), tile("tile_n", N("n"), "bn")
     block_sum = reduce("sum", reduce("sum", load("x", *T("tile_m", "tile_n")), 1), 0)
-    e = entry("total", ("x",), [
-        shape("m", "n"),
-        alloc("out", (C(1),), ir.F32, "x"),
-        ir.Kernel("k", (tile("g", C(1), 1, scalar=True),), (
-            ir.Assign("acc", ir.Cast(C(0.0), ir.F32)),
-            ir.Assign("count", C(0)),
-            ir.TileLoop((tm, tn), (
-                ir.Assign("acc", B("+", N("acc"), block_sum)),
-                ir.Assign("count", B("+", N("count"), C(1))),
-            )),
-            ir.Store("out", (ir.ScalarIndex(C(0)),), B("+", N("acc"), B("*", N("count"), C(1000.0)))),
-        )),
-        ret("out"),
-    ], {"bm": 8, "bn": 8})
+    e = entry(
+        "total",
+        ("x",),
+        [
+            shape("m", "n"),
+            alloc("out", (C(1),), ir.F32, "x"),
+            ir.Kernel(
+                "k",
+                (tile("g", C(1), 1, scalar=True),),
+                (
+                    ir.Assign("acc", ir.Cast(C(0.0), ir.F32)),
+                    ir.Assign("count", C(0)),
+                    ir.TileLoop(
+                        (tm, tn),
+                        (
+                            ir.Assign("acc", B("+", N("acc"), block_sum)),
+                            ir.Assign("count", B("+", N("count"), C(1))),
+                        ),
+                    ),
+                    ir.Store(
+                        "out",
+                        (ir.ScalarIndex(C(0)),),
+                        B("+", N("acc"), B("*", N("count"), C(1000.0))),
+                    ),
+                ),
+            ),
+            ret("out"),
+        ],
+        {"bm": 8, "bn": 8},
+    )
     # 3 x 3 tiles
     torch.testing.assert_close(run_entry(e, (x,)), x.sum().reshape(1) + 9000.0)
 
@@ -404,8 +584,16 @@ def test_pointwise_dtype_rules() -> None:
     }
     body = tuple(ir.Store(name, T("t"), value) for name, (value, _) in outs.items())
     allocs = [alloc(name, (C(5),), dt, "x") for name, (_, dt) in outs.items()]
-    e = entry("pw", ("x", "i"), [*allocs, ir.Kernel("k", (tile("t", C(5), "bt"),), body),
-                                   ir.Return(ir.TupleExpr(tuple(N(n) for n in outs)))], {"bt": 4})
+    e = entry(
+        "pw",
+        ("x", "i"),
+        [
+            *allocs,
+            ir.Kernel("k", (tile("t", C(5), "bt"),), body),
+            ir.Return(ir.TupleExpr(tuple(N(n) for n in outs))),
+        ],
+        {"bt": 4},
+    )
     got = dict(zip(outs, run_entry(e, (x, i))))
     xf = x.float()
     torch.testing.assert_close(got["exp"], xf.exp())
@@ -423,12 +611,17 @@ def test_pointwise_dtype_rules() -> None:
 
 def test_host_assert_scalar_and_errors() -> None:
     e = add_entry()
-    e = ir.Entry(e.name, e.params, (
-        e.body[0],
-        ir.Assert(B("==", ir.SizeOf("y", 0), N("m")), "x and y must have the same rows"),
-        ir.Assign("half", B("//", N("n"), C(2))),
-        *e.body[1:],
-    ), e.tunables)
+    e = ir.Entry(
+        e.name,
+        e.params,
+        (
+            e.body[0],
+            ir.Assert(B("==", ir.SizeOf("y", 0), N("m")), "x and y must have the same rows"),
+            ir.Assign("half", B("//", N("n"), C(2))),
+            *e.body[1:],
+        ),
+        e.tunables,
+    )
     with pytest.raises(AssertionError, match="same rows"):
         run_entry(e, (torch.zeros(4, 4), torch.zeros(5, 4)))
     with pytest.raises(ValueError, match="unknown tunable 'block_k'"):
@@ -436,15 +629,27 @@ def test_host_assert_scalar_and_errors() -> None:
     with pytest.raises(TypeError, match="missing argument 'y'"):
         run_entry(e, (torch.zeros(4, 4),))
     # A full-dim index naming a bigger extent than the tensor has reads out of bounds.
-    bad = entry("bad", ("x",), [
-        shape("m", "n"),
-        alloc_like("out", "x"),
-        ir.Kernel("k", (tile("tile_m", N("m"), "bm"),), (
-            ir.Store("out", (ir.TileIndex("tile_m"), FULL),
-                     load("x", ir.TileIndex("tile_m"), ir.FullIndex(B("+", N("n"), C(1))))),
-        )),
-        ret("out"),
-    ], {"bm": 4})
+    bad = entry(
+        "bad",
+        ("x",),
+        [
+            shape("m", "n"),
+            alloc_like("out", "x"),
+            ir.Kernel(
+                "k",
+                (tile("tile_m", N("m"), "bm"),),
+                (
+                    ir.Store(
+                        "out",
+                        (ir.TileIndex("tile_m"), FULL),
+                        load("x", ir.TileIndex("tile_m"), ir.FullIndex(B("+", N("n"), C(1)))),
+                    ),
+                ),
+            ),
+            ret("out"),
+        ],
+        {"bm": 4},
+    )
     with pytest.raises(InterpreterError, match="out-of-bounds access to 'x' along dim 1"):
         run_entry(bad, (torch.zeros(3, 8),))
 
@@ -471,8 +676,10 @@ CASES: dict[str, tuple[Callable[[], tuple[object, ...]], list[int]]] = {
     "exp": (lambda: (_randn(1500),), [512]),
     "gelu": (lambda: (_randn(37, 150, dtype=torch.float16),), [16, 64]),
     "layer_norm": (lambda: (_randn(7, 45), _randn(45), _randn(45)), [2]),
-    "matmul": (lambda: (_randn(37, 40, dtype=torch.float16), _randn(40, 45, dtype=torch.float16)),
-               [16, 16, 16]),
+    "matmul": (
+        lambda: (_randn(37, 40, dtype=torch.float16), _randn(40, 45, dtype=torch.float16)),
+        [16, 16, 16],
+    ),
     "matmul_bias_act": (lambda: (_randn(37, 40), _randn(40, 45), _randn(45)), [16, 16, 16]),
     "relu": (lambda: (_randn(37, 150),), [16, 64]),
     "rms_norm": (lambda: (_randn(7, 45), _randn(45)), [2]),
@@ -521,7 +728,9 @@ def triton_interpret():
 def _run_helion(name: str, args: tuple[object, ...], blocks: list[int]) -> object:
     import helion
 
-    spec = importlib.util.spec_from_file_location(f"_helion_example_{name}", EXAMPLES / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(
+        f"_helion_example_{name}", EXAMPLES / f"{name}.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

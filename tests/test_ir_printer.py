@@ -28,21 +28,39 @@ def small_entry() -> ir.Entry:
     index = ir.TileVar("i", N("m"), C(1), scalar=True)
     out_row = (ir.TileIndex("tile_m"), ir.FullIndex(N("n")))
     scaled = ir.BinOp("*", ir.BinOp("-", row(), N("mx")), ir.BinOp("+", N("s"), N("eps")))
-    rows = ir.Kernel("k", (tile_m,), (
-        ir.Assign("mx", ir.Reduce("max", row(), 1, keepdim=True), comments=("row max",)),
-        ir.Assign("s", ir.Reduce("sum", row(other=1.0), 1, masked=False)),
-        ir.Assign("t", row(other=None)),
-        ir.TileLoop((tile_n,), (
-            ir.AtomicRMW("add", "acc", (ir.TileIndex("tile_m"),),
-                         ir.Reduce("sum", row(float("-inf"), ir.TileIndex("tile_n")), 1)),
-        ), num_stages=3),
-        ir.Store("out", out_row, ir.Cast(scaled, ir.DTypeOf("out"))),
-    ))
-    grid = ir.Kernel("g", (index,), (
-        ir.If(ir.BinOp(">", N("i"), C(0)),
-              (ir.Store("acc", (ir.TileIndex("i"),), C(0.0)),),
-              (ir.Store("acc", (ir.TileIndex("i"),), ir.Cast(ir.Arange(ir.UnitDim()), ir.F32)),)),
-    ))
+    rows = ir.Kernel(
+        "k",
+        (tile_m,),
+        (
+            ir.Assign("mx", ir.Reduce("max", row(), 1, keepdim=True), comments=("row max",)),
+            ir.Assign("s", ir.Reduce("sum", row(other=1.0), 1, masked=False)),
+            ir.Assign("t", row(other=None)),
+            ir.TileLoop(
+                (tile_n,),
+                (
+                    ir.AtomicRMW(
+                        "add",
+                        "acc",
+                        (ir.TileIndex("tile_m"),),
+                        ir.Reduce("sum", row(float("-inf"), ir.TileIndex("tile_n")), 1),
+                    ),
+                ),
+                num_stages=3,
+            ),
+            ir.Store("out", out_row, ir.Cast(scaled, ir.DTypeOf("out"))),
+        ),
+    )
+    grid = ir.Kernel(
+        "g",
+        (index,),
+        (
+            ir.If(
+                ir.BinOp(">", N("i"), C(0)),
+                (ir.Store("acc", (ir.TileIndex("i"),), C(0.0)),),
+                (ir.Store("acc", (ir.TileIndex("i"),), ir.Cast(ir.Arange(ir.UnitDim()), ir.F32)),),
+            ),
+        ),
+    )
     return ir.Entry(
         "rows",
         (ir.Param("x", "tensor"), ir.Param("eps", "float", C(1e-5))),
@@ -128,7 +146,9 @@ def test_expressions() -> None:
 
 
 def test_dims_and_index() -> None:
-    full = ir.Full((ir.BlockDim("tile_m"), ir.FullDim(N("n")), ir.UnitDim()), C(float("-inf")), ir.F32)
+    full = ir.Full(
+        (ir.BlockDim("tile_m"), ir.FullDim(N("n")), ir.UnitDim()), C(float("-inf")), ir.F32
+    )
     assert format_expr(full) == "full([tile_m, :n, 1], -inf, float32)"
     assert format_dims((ir.BlockDim("t"), ir.FullDim(ir.SizeOf("x", 1)))) == "[t, :x.size(1)]"
     index = (ir.GatherIndex(N("idx")), ir.NewAxis(), ir.ScalarIndex(C(3)), ir.FullIndex())

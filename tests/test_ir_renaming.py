@@ -10,11 +10,19 @@ def _entry() -> ir.Entry:
     tile = ir.TileVar("tile_k_2", ir.Name("K"), "block_size")
     load = ir.Load("x", (ir.TileIndex("tile_k_2"),))
     body = (
-        ir.Kernel("k", (tile,), (
-            ir.Assign("v", ir.BinOp("+", load, ir.TileAttr("tile_k_2", "begin")),
-                      comments=("# tile_k_2 is",)),
-            ir.Store("y", (ir.TileIndex("tile_k_2"),), ir.Name("v")),
-        ), hints=(("tile_k_2", "tile_k_2"),)),
+        ir.Kernel(
+            "k",
+            (tile,),
+            (
+                ir.Assign(
+                    "v",
+                    ir.BinOp("+", load, ir.TileAttr("tile_k_2", "begin")),
+                    comments=("# tile_k_2 is",),
+                ),
+                ir.Store("y", (ir.TileIndex("tile_k_2"),), ir.Name("v")),
+            ),
+            hints=(("tile_k_2", "tile_k_2"),),
+        ),
         ir.Return(ir.Name("y")),
     )
     return ir.Entry(

@@ -53,8 +53,12 @@ def acc_init() -> ir.Assign:
 
 
 def dot(lhs: ir.Expr | None = None, rhs: ir.Expr | None = None) -> ir.Dot:
-    return ir.Dot(lhs or ir.Load("x", T("tile_m", "tile_k")),
-                  rhs or ir.Load("y", T("tile_k", "tile_n")), N("acc"), loc=LOC)
+    return ir.Dot(
+        lhs or ir.Load("x", T("tile_m", "tile_k")),
+        rhs or ir.Load("y", T("tile_k", "tile_n")),
+        N("acc"),
+        loc=LOC,
+    )
 
 
 def store_acc() -> ir.Store:
@@ -79,12 +83,19 @@ def test_valid_row_softmax_passes() -> None:
         (
             ir.ShapeUnpack(("m", "n"), "x"),
             ir.Alloc("out", None, "x", ir.DTypeOf("x"), "x"),
-            ir.Kernel("sm", (TM,), (
-                ir.Assign("mx", ir.Reduce("max", row, 1, keepdim=True)),
-                ir.Assign("num", ir.Call("exp", (ir.BinOp("-", row, N("mx")),))),
-                ir.Store("out", (ir.TileIndex("tile_m"), ir.FullIndex(N("n"))),
-                         ir.BinOp("/", N("num"), ir.Reduce("sum", N("num"), 1, keepdim=True))),
-            )),
+            ir.Kernel(
+                "sm",
+                (TM,),
+                (
+                    ir.Assign("mx", ir.Reduce("max", row, 1, keepdim=True)),
+                    ir.Assign("num", ir.Call("exp", (ir.BinOp("-", row, N("mx")),))),
+                    ir.Store(
+                        "out",
+                        (ir.TileIndex("tile_m"), ir.FullIndex(N("n"))),
+                        ir.BinOp("/", N("num"), ir.Reduce("sum", N("num"), 1, keepdim=True)),
+                    ),
+                ),
+            ),
             ir.Return(N("out")),
         ),
         TUNABLES[:1],
@@ -107,8 +118,11 @@ def test_tile_variable_out_of_scope() -> None:
 
 
 def test_loop_local_name_is_not_visible_after_the_loop() -> None:
-    body = (acc_init(), ir.TileLoop((TK,), (ir.Assign("part", dot()),)),
-            ir.Store("out", T("tile_m", "tile_n"), N("part")))
+    body = (
+        acc_init(),
+        ir.TileLoop((TK,), (ir.Assign("part", dot()),)),
+        ir.Store("out", T("tile_m", "tile_n"), N("part")),
+    )
     with pytest.raises(IRTypeError, match="name 'part' is not defined here"):
         verify_entry(matmul(body))
 
@@ -117,7 +131,9 @@ def test_broadcast_mismatch() -> None:
     # [tile_m, tile_n] + [tile_n, tile_m]
     bad = ir.BinOp("+", N("acc"), ir.Permute(N("acc"), (1, 0)), loc=LOC)
     body = (acc_init(), ir.Assign("acc", bad), store_acc())
-    with pytest.raises(IRTypeError, match=r"cannot broadcast dims \[tile_m, tile_n\] and \[tile_n, tile_m\]"):
+    with pytest.raises(
+        IRTypeError, match=r"cannot broadcast dims \[tile_m, tile_n\] and \[tile_n, tile_m\]"
+    ):
         verify_entry(matmul(body))
 
 
@@ -180,7 +196,9 @@ def test_unknown_tunable_in_config() -> None:
 def test_block_size_that_is_no_tunable() -> None:
     tk = dataclasses.replace(TK, block="block_k")
     body = (acc_init(), ir.TileLoop((tk,), (ir.Assign("acc", dot()),), loc=LOC), store_acc())
-    with pytest.raises(IRTypeError, match="tile 'tile_k' uses block size 'block_k', which is no tunable"):
+    with pytest.raises(
+        IRTypeError, match="tile 'tile_k' uses block size 'block_k', which is no tunable"
+    ):
         verify_entry(matmul(body))
 
 

@@ -137,47 +137,93 @@ def _choices(*lines: str) -> tuple[tuple[str, str, str], ...]:
     )
 
 
-GEMM_ORDER = ("block_size_m", "block_size_n", "block_size_k", "num_warps", "num_stages",
-              "group_size")
+GEMM_ORDER = (
+    "block_size_m",
+    "block_size_n",
+    "block_size_k",
+    "num_warps",
+    "num_stages",
+    "group_size",
+)
 NUM_STAGES_3 = "tunable num_stages: num_stages = 3"
 # A source without configs: its defaults come back as the one config.
-NO_CONFIGS = ("choices", f"{NUM_STAGES_3}\n",
-              f"{NUM_STAGES_3} in [3]\n  config 0: num_warps=4, num_stages=3\n")
+NO_CONFIGS = (
+    "choices",
+    f"{NUM_STAGES_3}\n",
+    f"{NUM_STAGES_3} in [3]\n  config 0: num_warps=4, num_stages=3\n",
+)
 
 DIFFERENCES: dict[str, Expected] = {
-    "add": Expected({"block_size": "block_size_tile"}, (
-        *_choices(NUM_STAGES_3),
-        ("pad", "x_tile = load x_flat[tile] pad=never-read", "x_tile = load x_flat[tile] pad=0.0"),
-        ("pad", "y_tile = load y_flat[tile] pad=never-read", "y_tile = load y_flat[tile] pad=0.0"),
-    )),
-    "cross_entropy": Expected({"block_size": "block_size_i"}, (
-        *_choices("tunable block_size_i: block_size = 32768", NUM_STAGES_3),
-        ("pad", "load target[program_id] pad=never-read", "load target[program_id] pad=0.0"),
-        ("pad", "load logits[program_id, y] pad=never-read", "load logits[program_id, y] pad=0.0"),
-        ("pad", "load logits[program_id, tile_i] pad=-inf", "load logits[program_id, tile_i] pad=0.0"),
-        ("zero_d", "m = -inf", "m = full([], -inf, float32)"),
-        ("zero_d", "d = 0.0", "d = full([], 0.0, float32)"),
-    )),
-    "embedding": Expected({"block_n": "block_size_n", "block_d": "block_size_d"}, (
-        *_choices("tunable block_size_d: block_size = 128", NUM_STAGES_3),
-        ("reshape", "gather(reshape(expand_dims(idx, 1), [tile_n]))", "gather(idx)"),
-    )),
+    "add": Expected(
+        {"block_size": "block_size_tile"},
+        (
+            *_choices(NUM_STAGES_3),
+            (
+                "pad",
+                "x_tile = load x_flat[tile] pad=never-read",
+                "x_tile = load x_flat[tile] pad=0.0",
+            ),
+            (
+                "pad",
+                "y_tile = load y_flat[tile] pad=never-read",
+                "y_tile = load y_flat[tile] pad=0.0",
+            ),
+        ),
+    ),
+    "cross_entropy": Expected(
+        {"block_size": "block_size_i"},
+        (
+            *_choices("tunable block_size_i: block_size = 32768", NUM_STAGES_3),
+            ("pad", "load target[program_id] pad=never-read", "load target[program_id] pad=0.0"),
+            (
+                "pad",
+                "load logits[program_id, y] pad=never-read",
+                "load logits[program_id, y] pad=0.0",
+            ),
+            (
+                "pad",
+                "load logits[program_id, tile_i] pad=-inf",
+                "load logits[program_id, tile_i] pad=0.0",
+            ),
+            ("zero_d", "m = -inf", "m = full([], -inf, float32)"),
+            ("zero_d", "d = 0.0", "d = full([], 0.0, float32)"),
+        ),
+    ),
+    "embedding": Expected(
+        {"block_n": "block_size_n", "block_d": "block_size_d"},
+        (
+            *_choices("tunable block_size_d: block_size = 128", NUM_STAGES_3),
+            ("reshape", "gather(reshape(expand_dims(idx, 1), [tile_n]))", "gather(idx)"),
+        ),
+    ),
     "geglu": Expected({"block_size": "block_size_tile"}, _choices(NUM_STAGES_3)),
-    "layer_norm": Expected({}, (
-        *_choices("tunable block_size: block_size = 1024", NUM_STAGES_3),
-        ("view_dtype", "y = alloc like x_arg dtype(x_arg)", "y = alloc like x_arg dtype(x)"),
-        ("zero_d", "_mean = 0.0", "_mean = full([], 0.0, float32)"),
-        ("zero_d", "_var = 0.0", "_var = full([], 0.0, float32)"),
-        ("pad", "load weight[tile_off_3] pad=never-read", "load weight[tile_off_3] pad=0.0"),
-        ("pad", "load bias[tile_off_3] pad=never-read", "load bias[tile_off_3] pad=0.0"),
-    )),
-    "attention": Expected({"block_m": "block_size_m", "block_n": "block_size_n"}, (
-        ("host_choice", "tunable block_size_n: block_size = 64 in [32, 64]",
-         "tunable block_size_n: block_size = 64 in [64]"),
-        ("unit_tile", "off_h: index H by 1, off_z: index q.size(0) by 1",
-         "off_h: tile H by 1, off_z: tile q.size(0) by 1"),
-        ("unit_tile", "[off_z, off_h, ", "[off_z.begin, off_h.begin, "),
-    )),
+    "layer_norm": Expected(
+        {},
+        (
+            *_choices("tunable block_size: block_size = 1024", NUM_STAGES_3),
+            ("view_dtype", "y = alloc like x_arg dtype(x_arg)", "y = alloc like x_arg dtype(x)"),
+            ("zero_d", "_mean = 0.0", "_mean = full([], 0.0, float32)"),
+            ("zero_d", "_var = 0.0", "_var = full([], 0.0, float32)"),
+            ("pad", "load weight[tile_off_3] pad=never-read", "load weight[tile_off_3] pad=0.0"),
+            ("pad", "load bias[tile_off_3] pad=never-read", "load bias[tile_off_3] pad=0.0"),
+        ),
+    ),
+    "attention": Expected(
+        {"block_m": "block_size_m", "block_n": "block_size_n"},
+        (
+            (
+                "host_choice",
+                "tunable block_size_n: block_size = 64 in [32, 64]",
+                "tunable block_size_n: block_size = 64 in [64]",
+            ),
+            (
+                "unit_tile",
+                "off_h: index H by 1, off_z: index q.size(0) by 1",
+                "off_h: tile H by 1, off_z: tile q.size(0) by 1",
+            ),
+            ("unit_tile", "[off_z, off_h, ", "[off_z.begin, off_h.begin, "),
+        ),
+    ),
     "matmul": Expected(order=GEMM_ORDER),
     "matmul_act": Expected(order=GEMM_ORDER),
     "matmul_block_ptr": Expected(
@@ -191,28 +237,40 @@ DIFFERENCES: dict[str, Expected] = {
     "matmul_host_descriptor": Expected(order=GEMM_ORDER),
     "matmul_persistent": Expected(order=GEMM_ORDER),
     # Registered block sizes (the strided K loop reads block_k as a value) keep their names.
-    "matmul_splitk": Expected(lines=(
-        ("unit_tile", "pid_k: index split_k by 1", "pid_k: tile split_k by 1"),
-        ("unit_tile", "tile pid_k * block_k..K", "tile pid_k.begin * block_k..K"),
-    ), order=("block_m", "block_n", "block_k", "num_warps", "num_stages", "group_size")),
-    "rms_norm": Expected({}, (
-        NO_CONFIGS,
-    )),
-    "heuristics": Expected({"block_m": "block_size_m", "block_n": "block_size_n"}, _choices(
-        "tunable block_size_m: block_size = 32", "tunable block_size_n: block_size = 128",
-        NUM_STAGES_3,
-    )),
-    "row_sum": Expected({"block_m": "block_size_m", "block_n": "block_size_n"}, (
-        *_choices("tunable block_size_n: block_size = 256", NUM_STAGES_3),
-    )),
-    "softmax": Expected({}, (
-        NO_CONFIGS,
-        ("pad", "load x[row_idx, :] pad=-inf", "load x[row_idx, :] pad=0.0"),
-    )),
-    "swiglu": Expected({}, (
-        NO_CONFIGS,
-        ("view_dtype", "c = alloc like a_2 dtype(a_2)", "c = alloc like a_2 dtype(a)"),
-    )),
+    "matmul_splitk": Expected(
+        lines=(
+            ("unit_tile", "pid_k: index split_k by 1", "pid_k: tile split_k by 1"),
+            ("unit_tile", "tile pid_k * block_k..K", "tile pid_k.begin * block_k..K"),
+        ),
+        order=("block_m", "block_n", "block_k", "num_warps", "num_stages", "group_size"),
+    ),
+    "rms_norm": Expected({}, (NO_CONFIGS,)),
+    "heuristics": Expected(
+        {"block_m": "block_size_m", "block_n": "block_size_n"},
+        _choices(
+            "tunable block_size_m: block_size = 32",
+            "tunable block_size_n: block_size = 128",
+            NUM_STAGES_3,
+        ),
+    ),
+    "row_sum": Expected(
+        {"block_m": "block_size_m", "block_n": "block_size_n"},
+        (*_choices("tunable block_size_n: block_size = 256", NUM_STAGES_3),),
+    ),
+    "softmax": Expected(
+        {},
+        (
+            NO_CONFIGS,
+            ("pad", "load x[row_idx, :] pad=-inf", "load x[row_idx, :] pad=0.0"),
+        ),
+    ),
+    "swiglu": Expected(
+        {},
+        (
+            NO_CONFIGS,
+            ("view_dtype", "c = alloc like a_2 dtype(a_2)", "c = alloc like a_2 dtype(a)"),
+        ),
+    ),
 }
 
 
@@ -231,18 +289,25 @@ def _helion_kernel_names(entry: ir.Entry) -> ir.Entry:
     for s in entry.body:
         if isinstance(s, ir.Kernel):
             count += 1
-            s = dataclasses.replace(s, name=f"_{entry.name}_kernel" + (f"_{count}" if count > 1 else ""))
+            s = dataclasses.replace(
+                s, name=f"_{entry.name}_kernel" + (f"_{count}" if count > 1 else "")
+            )
             doc = (*s.doc_comments, *(s.docstring.splitlines() if s.docstring else ()))
-            s = dataclasses.replace(s, comments=(*s.comments, *doc), doc_comments=(),
-                                    docstring=None)
+            s = dataclasses.replace(
+                s, comments=(*s.comments, *doc), doc_comments=(), docstring=None
+            )
         body.append(s)
     return dataclasses.replace(entry, body=tuple(body))
 
 
 def test_every_difference_kind_is_explained_and_occurs() -> None:
     used = {"kernel_name"}
-    if any(k.docstring or k.doc_comments for g in GOLDENS
-           for e in parse_file(_source(g), "triton").entries for k in e.kernels()):
+    if any(
+        k.docstring or k.doc_comments
+        for g in GOLDENS
+        for e in parse_file(_source(g), "triton").entries
+        for k in e.kernels()
+    ):
         used.add("kernel_doc")
     for name, expected in DIFFERENCES.items():
         if expected.block_sizes:
@@ -277,7 +342,9 @@ def test_helion_golden_keeps_the_ir(golden: Path) -> None:
         text = text.replace(before, after)
     got = format_module(back)
     diff = "\n".join(difflib.unified_diff(text.splitlines(), got.splitlines(), lineterm=""))
-    assert got == text, f"unexplained IR difference (source IR with the expected ones → golden):\n{diff}"
+    assert got == text, (
+        f"unexplained IR difference (source IR with the expected ones → golden):\n{diff}"
+    )
     # Entry hints are not printed; the ones a backend acts on must survive too.
     for a, b in zip(source.entries, back.entries):
         assert dict(b.hints).get("pid_type") == dict(a.hints).get("pid_type")

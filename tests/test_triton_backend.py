@@ -29,8 +29,14 @@ def test_row_max_min_and_dot_without_configs_are_equivalent(tmp_path: Path) -> N
     source.write_text(
         (DATA / "helion_no_config.py")
         .read_text()
-        .replace("@helion.kernel()\ndef rowmax", "@helion.kernel(config=helion.Config(block_sizes=[2]))\ndef rowmax")
-        .replace("@helion.kernel()\ndef mm", "@helion.kernel(config=helion.Config(block_sizes=[16, 16, 16]))\ndef mm")
+        .replace(
+            "@helion.kernel()\ndef rowmax",
+            "@helion.kernel(config=helion.Config(block_sizes=[2]))\ndef rowmax",
+        )
+        .replace(
+            "@helion.kernel()\ndef mm",
+            "@helion.kernel(config=helion.Config(block_sizes=[16, 16, 16]))\ndef mm",
+        )
     )
     text = translate_file(source, "helion", "triton")
     # amax and amin over the whole row are masked reductions.
@@ -69,10 +75,14 @@ def test_refuses_a_host_op_in_device_code_that_triton_cannot_spell():
     # `M % min(next_power_of_2(M), 32) == 0` stays in the kernel, where Triton has no
     # next_power_of_2: a diagnostic at the launch, not a KeyError.
     root = Path(__file__).resolve().parents[1]
-    text = (root / "examples" / "triton" / "heuristics.py").read_text().replace(
-        "tl.store(out_ptrs, out)\n", "tl.atomic_add(out_ptrs, out)\n", 1)
+    text = (
+        (root / "examples" / "triton" / "heuristics.py")
+        .read_text()
+        .replace("tl.store(out_ptrs, out)\n", "tl.atomic_add(out_ptrs, out)\n", 1)
+    )
     with pytest.raises(TranslationError) as info:
         translate_source(text, "heuristics.py", "triton", "triton")
     assert "`next_power_of_2` has no Triton device spelling" in info.value.message
     assert info.value.loc is not None and "compute `next_power_of_2(...)` on the host" in (
-        info.value.hint or "")
+        info.value.hint or ""
+    )

@@ -35,8 +35,9 @@ def exprs(entry: ir.Entry, kind: type) -> list:
 def test_translation_matches_the_source(name: str, dst: str, tmp_path: Path) -> None:
     out = tmp_path / f"{name}_{dst}.py"
     out.write_text(translate_file(DATA / f"{name}.py", "triton", dst))
-    report = check_pair(DATA / f"{name}.py", out, src_dsl="triton",
-                        dtypes=("float32", "float16"), seeds=(0,))
+    report = check_pair(
+        DATA / f"{name}.py", out, src_dsl="triton", dtypes=("float32", "float16"), seeds=(0,)
+    )
     assert report.passed, report.format_text()
 
 
@@ -45,8 +46,12 @@ def test_arg_reductions_over_identity_lanes_are_masked():
     reductions = {(r.op, r.keepdim, r.masked) for r in exprs(entry, ir.Reduce)}
     # argmax over a load padded with -inf, argmin over a where(mask, x, inf): both masked, so
     # Helion (which leaves out-of-bounds lanes out) computes the same index.
-    assert {("argmax", False, True), ("argmin", False, True), ("max", True, True),
-            ("sum", True, True)} <= reductions
+    assert {
+        ("argmax", False, True),
+        ("argmin", False, True),
+        ("max", True, True),
+        ("sum", True, True),
+    } <= reductions
     ops = {c.op for c in exprs(entry, ir.Call)}
     assert {"fma", "sigmoid", "exp2", "log2", "abs", "sqrt", "rsqrt", "maximum", "minimum"} <= ops
     helion = translate_file(DATA / "row_reductions.py", "triton", "helion")
@@ -85,9 +90,13 @@ def test_dot_precision_options_keep_an_fp32_dot():
 def test_config_spaces_are_evaluated_statically_in_the_autotuners_order():
     entry = lift("config_space")
     # The space the source's `space(pre_hook=set_blocks, stages=3)` builds, spelled out here.
-    want = [{"bm": bm, "bn": bn, "num_warps": w, "num_stages": 3}
-            for bm in (16, 32) for bn in (16, 32, 64) for w in (1, 2)
-            if bm <= bn <= 2 * bm and not (bm == 16 and w == 2)]
+    want = [
+        {"bm": bm, "bn": bn, "num_warps": w, "num_stages": 3}
+        for bm in (16, 32)
+        for bn in (16, 32, 64)
+        for w in (1, 2)
+        if bm <= bn <= 2 * bm and not (bm == 16 and w == 2)
+    ]
     want.append({"bm": 8, "bn": 128, "num_warps": 4, "num_stages": 3})  # triton.Config's default
     assert [dict(c) for c in entry.configs] == want
     # The pre_hook's block shapes name the kernel's BM/BN: both descriptors are tiles of the grid.
@@ -99,8 +108,11 @@ def test_refuses_config_spaces_that_are_not_static(tmp_path: Path):
     from translator.api import parse_source
     from translator.diagnostics import TranslationError
 
-    text = (DATA / "config_space.py").read_text().replace(
-        "for w in [1, 2]", "for w in [torch.cuda.device_count()]")
+    text = (
+        (DATA / "config_space.py")
+        .read_text()
+        .replace("for w in [1, 2]", "for w in [torch.cuda.device_count()]")
+    )
     with pytest.raises(TranslationError) as info:
         parse_source(text, "config_space.py", "triton")
     err = info.value
@@ -117,7 +129,9 @@ def test_the_tutorials_tma_matmul_reads_b_as_n_by_k_and_picks_the_fp16_path():
     assert isinstance(dot.rhs, ir.Permute)  # `tl.dot(a, b.T, acc)`
     # `dtype = tl.float8e4nv if FP8_OUTPUT else tl.float16` with FP8_OUTPUT=False: only the fp16
     # branch is compiled, so only it is lifted.
-    assert any(isinstance(c, ir.Cast) and c.dtype == ir.DType("float16") for c in exprs(entry, ir.Cast))
+    assert any(
+        isinstance(c, ir.Cast) and c.dtype == ir.DType("float16") for c in exprs(entry, ir.Cast)
+    )
     # The configs come from `matmul_get_configs(pre_hook=...)`: 2 x 2 x 2 x 2 of them.
     assert len(entry.configs) == 16
 
@@ -126,8 +140,11 @@ def test_refuses_the_tutorials_fp8_switch_with_what_to_write():
     from translator.api import parse_source
     from translator.diagnostics import TranslationError
 
-    text = (DATA / "tutorial_tma_matmul.py").read_text().replace(
-        "FP8_OUTPUT=False", "FP8_OUTPUT=dtype == torch.float8_e4m3fn")
+    text = (
+        (DATA / "tutorial_tma_matmul.py")
+        .read_text()
+        .replace("FP8_OUTPUT=False", "FP8_OUTPUT=dtype == torch.float8_e4m3fn")
+    )
     with pytest.raises(TranslationError) as info:
         parse_source(text, "tutorial_tma_matmul.py", "triton")
     assert "fp8 dtypes (`torch.float8_e4m3fn`) are not supported yet" in info.value.message
@@ -138,23 +155,33 @@ def test_refuses_a_grid_function_that_does_more_than_name_values():
     from translator.api import parse_source
     from translator.diagnostics import TranslationError
 
-    text = (DATA / "tutorial_tma_matmul.py").read_text().replace(
-        '        BLOCK_N = META["BLOCK_SIZE_N"]\n',
-        '        BLOCK_N = META["BLOCK_SIZE_N"]\n        print(BLOCK_N)\n')
+    text = (
+        (DATA / "tutorial_tma_matmul.py")
+        .read_text()
+        .replace(
+            '        BLOCK_N = META["BLOCK_SIZE_N"]\n',
+            '        BLOCK_N = META["BLOCK_SIZE_N"]\n        print(BLOCK_N)\n',
+        )
+    )
     with pytest.raises(TranslationError) as info:
         parse_source(text, "tutorial_tma_matmul.py", "triton")
     assert "unsupported statement in the grid function `grid`" in info.value.message
     assert "may only name values" in (info.value.hint or "")
-    assert info.value.loc is not None and info.value.loc.line == text.splitlines().index(
-        "        print(BLOCK_N)") + 1
+    assert (
+        info.value.loc is not None
+        and info.value.loc.line == text.splitlines().index("        print(BLOCK_N)") + 1
+    )
 
 
 def test_refuses_a_config_that_leaves_out_an_autotuned_meta_parameter():
     from translator.api import parse_source
     from translator.diagnostics import TranslationError
 
-    text = (DATA / "config_space.py").read_text().replace(
-        '{"BM": BASE // 2, "BN": 8 * BASE}', '{"BM": BASE // 2}')
+    text = (
+        (DATA / "config_space.py")
+        .read_text()
+        .replace('{"BM": BASE // 2, "BN": 8 * BASE}', '{"BM": BASE // 2}')
+    )
     with pytest.raises(TranslationError) as info:
         parse_source(text, "config_space.py", "triton")
     assert "does not set `BN`, which other configs of the autotuner set" in info.value.message

@@ -37,9 +37,23 @@ from validation.runners import get_entry, load_module, pin_first_configs  # noqa
 
 EXAMPLES = ROOT / "examples" / "triton"
 LIFTED = [
-    "add", "softmax", "rms_norm", "layer_norm", "row_sum", "embedding", "matmul",
-    "cross_entropy", "swiglu", "geglu", "heuristics", "matmul_act", "matmul_block_ptr",
-    "matmul_descriptor", "matmul_host_descriptor", "matmul_persistent", "matmul_splitk",
+    "add",
+    "softmax",
+    "rms_norm",
+    "layer_norm",
+    "row_sum",
+    "embedding",
+    "matmul",
+    "cross_entropy",
+    "swiglu",
+    "geglu",
+    "heuristics",
+    "matmul_act",
+    "matmul_block_ptr",
+    "matmul_descriptor",
+    "matmul_host_descriptor",
+    "matmul_persistent",
+    "matmul_splitk",
     "attention",
 ]
 
@@ -168,8 +182,9 @@ def test_heuristic_flags_only_drop_masks_so_the_branches_are_one_masked_computat
 def test_heuristics_translation_matches_at_even_and_half_even_sizes(sizes, tmp_path: Path):
     translated = tmp_path / "heuristics_helion.py"
     translated.write_text(translate_file(EXAMPLES / "heuristics.py", "triton", "helion"))
-    report = check_pair(EXAMPLES / "heuristics.py", translated, src_dsl="triton", seeds=(0,),
-                        sizes=sizes)
+    report = check_pair(
+        EXAMPLES / "heuristics.py", translated, src_dsl="triton", seeds=(0,), sizes=sizes
+    )
     assert report.passed, report.format_text()
 
 
@@ -193,8 +208,9 @@ def test_string_constexpr_is_a_str_parameter_compared_in_device_code():
         assert torch.allclose(out.double(), want, atol=1e-4), act
 
 
-@pytest.mark.parametrize("name", ["matmul_block_ptr", "matmul_descriptor",
-                                  "matmul_host_descriptor"])
+@pytest.mark.parametrize(
+    "name", ["matmul_block_ptr", "matmul_descriptor", "matmul_host_descriptor"]
+)
 def test_block_pointers_and_descriptors_are_tile_regions(name: str):
     entry = lift(name)
     loads = {ld.tensor: ld for ld in exprs(entry, ir.Load)}
@@ -264,8 +280,11 @@ def test_attention_optional_scale_and_exact_head_dim():
     entry = lift("attention")
     (p,) = [p for p in entry.params if p.name == "sm_scale"]
     assert p.default == ir.Const(None)
-    scale = next(s for s in entry.body if isinstance(s, ir.Assign) and isinstance(
-        s.value, ir.Call) and s.value.op == "if_none")
+    scale = next(
+        s
+        for s in entry.body
+        if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) and s.value.op == "if_none"
+    )
     assert scale.value.args[0] == ir.Name("sm_scale")
     (kernel,) = entry.kernels()
     # q's head dim is loaded whole with a block equal to its size: no padding, no mask.
@@ -280,13 +299,16 @@ def test_attention_optional_scale_and_exact_head_dim():
     assert all(r.masked for r in exprs(entry, ir.Reduce))
     z, h, n, d = 2, 3, 37, 16
     q, k, v = torch.randn(z, h, n, d), torch.randn(z, h, n + 5, d), torch.randn(z, h, n + 5, d)
-    want = torch.softmax(q @ k.transpose(-1, -2) * d ** -0.5, dim=-1) @ v
+    want = torch.softmax(q @ k.transpose(-1, -2) * d**-0.5, dim=-1) @ v
     torch.testing.assert_close(run_entry(entry, (q, k, v, None)), want, rtol=1e-4, atol=1e-4)
 
 
 def test_refuses_a_negative_or_unknown_scale_for_padded_softmax_lanes(tmp_path: Path):
-    text = (EXAMPLES / "attention.py").read_text().replace(
-        '    assert sm_scale > 0, "sm_scale must be positive"\n', "")
+    text = (
+        (EXAMPLES / "attention.py")
+        .read_text()
+        .replace('    assert sm_scale > 0, "sm_scale must be positive"\n', "")
+    )
     err = _refusal(text)
     assert "tl.sum runs over the padded lanes of tile_n" in err.message
 
@@ -297,7 +319,7 @@ def _refusal(text: str) -> TranslationError:
     return info.value
 
 
-HOST_DESCRIPTOR = '''
+HOST_DESCRIPTOR = """
 import torch
 import triton
 import triton.language as tl
@@ -320,7 +342,7 @@ def f(x: torch.Tensor) -> torch.Tensor:
     y_desc = TensorDescriptor.from_tensor(y, [BM, BN])
     k[(triton.cdiv(M, BM), triton.cdiv(N, BN))](x_desc, y_desc, BM=BM, BN=BN)
     return y
-'''
+"""
 
 
 def test_host_descriptors_index_their_tensors_with_blocks_from_the_launch(tmp_path: Path):
@@ -340,8 +362,9 @@ def test_host_descriptors_index_their_tensors_with_blocks_from_the_launch(tmp_pa
 
 
 def test_host_descriptor_padding_nan_is_what_out_of_bounds_lanes_read():
-    text = HOST_DESCRIPTOR.replace("from_tensor(x, [BM, BN])", 'from_tensor(x, [BM, BN], '
-                                   'padding="nan")')
+    text = HOST_DESCRIPTOR.replace(
+        "from_tensor(x, [BM, BN])", 'from_tensor(x, [BM, BN], padding="nan")'
+    )
     (entry,) = parse_source(text, "kernel.py", "triton").entries
     (load,) = exprs(entry, ir.Load)
     assert load.other != load.other  # nan
@@ -351,15 +374,21 @@ def test_refuses_a_host_descriptor_block_that_is_no_kernel_block_size():
     text = HOST_DESCRIPTOR.replace("from_tensor(x, [BM, BN])", "from_tensor(x, [M, BN])")
     err = _refusal(text)
     assert "a block size of this descriptor is passed to the kernel as no tl.constexpr" in (
-        err.message)
+        err.message
+    )
     assert "pass the descriptor's block sizes to the kernel as tl.constexpr" in (err.hint or "")
     assert (err.loc.line, err.loc.col) == (20, 13)
 
 
 def test_refuses_a_config_pre_hook_that_does_more_than_set_block_shapes():
-    text = (EXAMPLES / "matmul_host_descriptor.py").read_text().replace(
-        '    nargs["c_desc"].block_shape = [BLOCK_M, BLOCK_N]\n',
-        '    nargs["c_desc"].block_shape = [BLOCK_M, BLOCK_N]\n    nargs["c_desc"].base.zero_()\n')
+    text = (
+        (EXAMPLES / "matmul_host_descriptor.py")
+        .read_text()
+        .replace(
+            '    nargs["c_desc"].block_shape = [BLOCK_M, BLOCK_N]\n',
+            '    nargs["c_desc"].block_shape = [BLOCK_M, BLOCK_N]\n    nargs["c_desc"].base.zero_()\n',
+        )
+    )
     err = _refusal(text)
     assert "unsupported statement in a config pre_hook" in err.message
     assert "may only set descriptor block shapes" in (err.hint or "")
@@ -367,27 +396,39 @@ def test_refuses_a_config_pre_hook_that_does_more_than_set_block_shapes():
 
 
 def test_refuses_a_persistent_grid_that_skips_tiles():
-    text = (EXAMPLES / "matmul_persistent.py").read_text().replace(
-        "grid = lambda META: (min(NUM_SMS,", "grid = lambda META: (min(NUM_SMS // 2,")
+    text = (
+        (EXAMPLES / "matmul_persistent.py")
+        .read_text()
+        .replace("min(NUM_SMS, triton.cdiv(M", "min(NUM_SMS // 2, triton.cdiv(M")
+    )
     err = _refusal(text)
     assert "every tile is computed once only for min(step, tiles) programs" in err.message
 
 
 def test_refuses_split_k_over_a_grid_that_is_not_the_split():
-    text = (EXAMPLES / "matmul_splitk.py").read_text().replace(
-        "triton.cdiv(N, BLOCK_N), split_k)", "triton.cdiv(N, BLOCK_N), split_k + 1)")
+    text = (
+        (EXAMPLES / "matmul_splitk.py")
+        .read_text()
+        .replace("triton.cdiv(N, BLOCK_N), split_k)", "triton.cdiv(N, BLOCK_N), split_k + 1)")
+    )
     err = _refusal(text)
     assert "the K tiles are split over tl.program_id(1) in steps of SPLIT_K" in err.message
 
 
 def test_refuses_a_strided_loop_whose_extra_iterations_are_not_no_ops():
-    text = (EXAMPLES / "matmul_splitk.py").read_text().replace(
-        "accumulator = tl.dot(a, b, accumulator)", "accumulator = tl.dot(a, b, accumulator) + 1.0")
+    text = (
+        (EXAMPLES / "matmul_splitk.py")
+        .read_text()
+        .replace(
+            "accumulator = tl.dot(a, b, accumulator)",
+            "accumulator = tl.dot(a, b, accumulator) + 1.0",
+        )
+    )
     err = _refusal(text)
     assert "changes in a loop that visits every SPLIT_K-th tile" in err.message
 
 
-FEATURES = '''
+FEATURES = """
 import torch
 import triton
 import triton.language as tl
@@ -424,15 +465,17 @@ def f(x: torch.Tensor):
     m = torch.empty(triton.cdiv(n, 128), device=x.device, dtype=torch.float32)
     k[(triton.cdiv(n, 128),)](x, y, s, m, c, n, BLOCK=128)
     return y, s, m, c
-'''
+"""
 
 
 def test_libdevice_combine_reductions_and_scans(tmp_path: Path):
     (entry,) = parse_source(FEATURES, "features.py", "triton").entries
     calls = {e.op for e in exprs(entry, ir.Call)}
     assert {"tanh", "log1p", "abs"} <= calls
-    assert sorted((r.op, r.masked) for r in exprs(entry, ir.Reduce)) == [("max", True),
-                                                                        ("sum", True)]
+    assert sorted((r.op, r.masked) for r in exprs(entry, ir.Reduce)) == [
+        ("max", True),
+        ("sum", True),
+    ]
     (scan,) = exprs(entry, ir.Scan)
     assert (scan.op, scan.axis) == ("sum", 0)
     src = tmp_path / "features.py"
@@ -444,10 +487,10 @@ def test_libdevice_combine_reductions_and_scans(tmp_path: Path):
     x = torch.randn(300)
     y, s, m, c = run_entry(entry, (x,))
     torch.testing.assert_close(c[:128], torch.cumsum(x[:128], 0), rtol=1e-5, atol=1e-5)
-    torch.testing.assert_close(m, torch.stack([x[i:i + 128].max() for i in range(0, 300, 128)]))
+    torch.testing.assert_close(m, torch.stack([x[i : i + 128].max() for i in range(0, 300, 128)]))
 
 
-BROADCAST = '''
+BROADCAST = """
 import torch
 import triton
 import triton.language as tl
@@ -472,7 +515,7 @@ def f(x: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     y = torch.empty_like(x)
     k[(triton.cdiv(M, 16), triton.cdiv(N, 32))](x, b, y, M, N, x.stride(0), y.stride(0), BM=16, BN=32)
     return y
-'''
+"""
 
 
 def test_broadcast_to_is_an_explicit_broadcast(tmp_path: Path):
@@ -520,12 +563,19 @@ def test_kernels_without_a_wrapper_get_one_derived_from_their_signature():
     # Pointers become tensors (`_ptr` dropped), strides x.stride(d), other ints sizes, the
     # scalar only used as data a float; the entry returns what the kernel writes.
     assert [(p.name, p.kind) for p in scale_add.params] == [
-        ("x", "tensor"), ("y", "tensor"), ("out", "tensor"), ("M", "int"), ("N", "int"),
-        ("alpha", "float")]
+        ("x", "tensor"),
+        ("y", "tensor"),
+        ("out", "tensor"),
+        ("M", "int"),
+        ("N", "int"),
+        ("alpha", "float"),
+    ]
     assert scale_add.body[-1].value == ir.Name("out")
     (kernel,) = scale_add.kernels()
-    assert [(t.name, t.extent) for t in kernel.grid] == [("tile_m", ir.Name("M")),
-                                                           ("tile_n", ir.Name("N"))]
+    assert [(t.name, t.extent) for t in kernel.grid] == [
+        ("tile_m", ir.Name("M")),
+        ("tile_n", ir.Name("N")),
+    ]
     # A loop of plain indices (`for c in range(n_cols)`) and a unit-stride last dim.
     (loop,) = [s for s in walk_stmts(row_max.body) if isinstance(s, ir.TileLoop)]
     assert loop.tiles[0].scalar and loop.tiles[0].extent == ir.Name("n_cols")
@@ -549,8 +599,9 @@ def test_refuses_to_derive_a_wrapper_without_a_block_size():
 
 def test_embedding_gathers_through_loaded_indices():
     entry = lift("embedding")
-    gathers = [ld for ld in exprs(entry, ir.Load) if any(
-        isinstance(i, ir.GatherIndex) for i in ld.index)]
+    gathers = [
+        ld for ld in exprs(entry, ir.Load) if any(isinstance(i, ir.GatherIndex) for i in ld.index)
+    ]
     (g,) = gathers
     assert g.tensor == "weight" and g.other == 0.0
     assert isinstance(g.index[1], ir.TileIndex)
@@ -565,8 +616,11 @@ def test_cross_entropy_early_return_and_scalar_gather():
     target = [ld for ld in exprs(entry, ir.Load) if ld.tensor == "target"]
     assert target and target[0].index == (ir.TileIndex("program_id"),)
     # logits[row, y]: one element at a loaded column.
-    assert any(isinstance(ld.index[1], ir.ScalarIndex) for ld in exprs(entry, ir.Load)
-               if ld.tensor == "logits")
+    assert any(
+        isinstance(ld.index[1], ir.ScalarIndex)
+        for ld in exprs(entry, ir.Load)
+        if ld.tensor == "logits"
+    )
 
 
 def test_int64_offsets_ask_helion_to_index_in_int64():
@@ -586,8 +640,12 @@ def test_device_names_read_as_tiles_of_the_host_tensors():
     names = {s.target for s in walk_stmts(lift("add").body) if isinstance(s, ir.Assign)}
     assert {"x_tile", "y_tile", "output_tile"} <= names
     # ...unless the kernel itself uses that name; then the plain numbered name.
-    src = KERNEL.format(body="x = tl.load(x_ptr + offs, mask=offs < n)\n    x_tile = x * 2\n    "
-                        "tl.store(y_ptr + offs, x_tile, mask=offs < n)", grid=GRID, block="128")
+    src = KERNEL.format(
+        body="x = tl.load(x_ptr + offs, mask=offs < n)\n    x_tile = x * 2\n    "
+        "tl.store(y_ptr + offs, x_tile, mask=offs < n)",
+        grid=GRID,
+        block="128",
+    )
     (entry,) = parse_source(src, "kernel.py", "triton").entries
     names = [s.target for s in walk_stmts(entry.body) if isinstance(s, ir.Assign)]
     assert names[-2:] == ["x_2", "x_tile"]
@@ -631,7 +689,7 @@ def test_cli_prints_triton_ir(tmp_path: Path):
 # Refusals
 
 
-KERNEL = '''
+KERNEL = """
 import torch
 import triton
 import triton.language as tl
@@ -650,7 +708,7 @@ def f(x):
     n = x.numel()
     k[{grid}](x, y, n, BLOCK={block})
     return y
-'''
+"""
 
 GRID = "(triton.cdiv(n, 128),)"
 
@@ -668,8 +726,12 @@ def where(err: TranslationError) -> tuple[int, int]:
 
 
 def test_small_kernel_lifts():
-    src = KERNEL.format(body="x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)\n"
-                        "    tl.store(y_ptr + offs, x * 2.0, mask=offs < n)", grid=GRID, block="128")
+    src = KERNEL.format(
+        body="x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)\n"
+        "    tl.store(y_ptr + offs, x * 2.0, mask=offs < n)",
+        grid=GRID,
+        block="128",
+    )
     (entry,) = parse_source(src, "kernel.py", "triton").entries
     x = torch.randn(3, 50)
     assert torch.equal(run_entry(entry, (x,)), x * 2)
@@ -683,51 +745,64 @@ def test_refuses_an_unmasked_load_along_a_tile():
 
 
 def test_refuses_a_data_dependent_mask():
-    err = refuse("x = tl.load(x_ptr + offs, mask=offs < n)\n"
-                 "tl.store(y_ptr + offs, x, mask=(offs < n) & (x > 0))")
+    err = refuse(
+        "x = tl.load(x_ptr + offs, mask=offs < n)\n"
+        "tl.store(y_ptr + offs, x, mask=(offs < n) & (x > 0))"
+    )
     assert "the mask `(offs < n) & (x > 0)` is not a bounds check on offsets" in err.message
     assert where(err) == (12, 35)
 
 
 def test_refuses_a_grid_that_is_not_one_program_per_tile():
-    err = refuse("x = tl.load(x_ptr + offs, mask=offs < n)\ntl.store(y_ptr + offs, x, mask=offs < n)",
-                 grid="(n,)")
-    assert "the grid launches n programs along axis 0, but the kernel's tiles need " \
+    err = refuse(
+        "x = tl.load(x_ptr + offs, mask=offs < n)\ntl.store(y_ptr + offs, x, mask=offs < n)",
+        grid="(n,)",
+    )
+    assert (
+        "the grid launches n programs along axis 0, but the kernel's tiles need "
         "cdiv(n, BLOCK)" in err.message
+    )
     assert where(err) == (19, 7)
 
 
 def test_refuses_an_access_that_is_no_tile_region():
-    err = refuse("x = tl.load(x_ptr + offs * 2, mask=offs < n)\n"
-                 "tl.store(y_ptr + offs, x, mask=offs < n)")
+    err = refuse(
+        "x = tl.load(x_ptr + offs * 2, mask=offs < n)\ntl.store(y_ptr + offs, x, mask=offs < n)"
+    )
     assert "cannot prove that `x_ptr + offs * 2` addresses a tile" in err.message
     assert where(err) == (11, 8)
-    err = refuse("x = tl.load(x_ptr + offs + 1, mask=offs < n)\n"
-                 "tl.store(y_ptr + offs, x, mask=offs < n)")
+    err = refuse(
+        "x = tl.load(x_ptr + offs + 1, mask=offs < n)\ntl.store(y_ptr + offs, x, mask=offs < n)"
+    )
     assert "is a tile shifted by an offset" in err.message
 
 
 def test_refuses_two_extents_for_one_tile():
-    err = refuse("x = tl.load(x_ptr + offs, mask=offs < n - 1)\n"
-                 "tl.store(y_ptr + offs, x, mask=offs < n)")
+    err = refuse(
+        "x = tl.load(x_ptr + offs, mask=offs < n - 1)\ntl.store(y_ptr + offs, x, mask=offs < n)"
+    )
     assert "tile `tile` is bounded by n - 1 in one mask and by n in another" in err.message
     assert where(err) == (12, 35)
 
 
 def test_refuses_a_reduction_over_lanes_it_cannot_reproduce():
     # No other=: the padded lanes are undefined in Triton, so their sum cannot be reproduced.
-    err = refuse("x = tl.load(x_ptr + offs, mask=offs < n)\n"
-                 "tl.store(y_ptr + offs, x + tl.sum(x, axis=0), mask=offs < n)")
+    err = refuse(
+        "x = tl.load(x_ptr + offs, mask=offs < n)\n"
+        "tl.store(y_ptr + offs, x + tl.sum(x, axis=0), mask=offs < n)"
+    )
     assert "tl.sum runs over lanes past the end of tile" in err.message
     assert where(err) == (12, 31)
 
 
 def test_refuses_non_identity_padding_under_a_host_computed_block():
     # The IR's block stands in for min(next_power_of_2(n), 256): padded lanes must not count.
-    err = refuse("x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)\n"
-                 "tl.store(y_ptr + offs, x + tl.sum(x + 1.0, axis=0), mask=offs < n)",
-                 grid="(triton.cdiv(n, min(triton.next_power_of_2(n), 256)),)",
-                 block="min(triton.next_power_of_2(n), 256)")
+    err = refuse(
+        "x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)\n"
+        "tl.store(y_ptr + offs, x + tl.sum(x + 1.0, axis=0), mask=offs < n)",
+        grid="(triton.cdiv(n, min(triton.next_power_of_2(n), 256)),)",
+        block="min(triton.next_power_of_2(n), 256)",
+    )
     assert "whose block size the host computes" in err.message
     assert "they hold 1.0" in err.message
 
@@ -739,8 +814,10 @@ def test_refuses_stores_through_wrapped_offsets():
 
 
 def test_refuses_programs_that_would_repeat_work():
-    err = refuse("x = tl.load(x_ptr + offs, mask=offs < n)\ntl.store(y_ptr + offs, x, mask=offs < n)",
-                 grid="(triton.cdiv(n, 128), 4)")
+    err = refuse(
+        "x = tl.load(x_ptr + offs, mask=offs < n)\ntl.store(y_ptr + offs, x, mask=offs < n)",
+        grid="(triton.cdiv(n, 128), 4)",
+    )
     assert "never reads tl.program_id(1)" in err.message
 
 
@@ -759,12 +836,15 @@ def test_relations_of_flattened_and_gathered_inputs():
 
 
 def test_refuses_what_it_cannot_restructure_or_round_alike():
-    err = refuse("x = tl.load(x_ptr + offs, mask=offs < n)\n"
-                 "tl.store(y_ptr + offs, x % 3.0, mask=offs < n)")
+    err = refuse(
+        "x = tl.load(x_ptr + offs, mask=offs < n)\ntl.store(y_ptr + offs, x % 3.0, mask=offs < n)"
+    )
     assert "`%` on device values is not supported" in err.message
-    err = refuse("x = tl.load(x_ptr + offs, mask=offs < n)\n"
-                 "if pid > 2:\n    if pid > 4:\n        return\n    x = x * 2.0\n"
-                 "tl.store(y_ptr + offs, x, mask=offs < n)")
+    err = refuse(
+        "x = tl.load(x_ptr + offs, mask=offs < n)\n"
+        "if pid > 2:\n    if pid > 4:\n        return\n    x = x * 2.0\n"
+        "tl.store(y_ptr + offs, x, mask=offs < n)"
+    )
     assert "this `return` is not at the end of an `if` without `else`" in err.message
     assert where(err) == (12, 4)
 

@@ -281,8 +281,10 @@ class _Builder:
         for t in self.inputs:
             if t in self.ranks:
                 continue
-            if any(kind == "view" and spec[0] == t and len(spec[1]) == 1 and _is_minus_one(
-                spec[1][0]) for kind, spec in self.shapes.values()):  # type: ignore[index]
+            if any(
+                kind == "view" and spec[0] == t and len(spec[1]) == 1 and _is_minus_one(spec[1][0])
+                for kind, spec in self.shapes.values()
+            ):  # type: ignore[index]
                 self.ranks[t] = 2
                 self.notes.append(f"{t} is only used flattened; drawn 2-d")
 
@@ -620,8 +622,11 @@ def _or_of_constants(test: ir.Expr) -> tuple[Key, set[int]] | None:
         x, c = test.lhs, test.rhs
         if isinstance(x, ir.Const):
             x, c = c, x
-        if _size_like(x) and isinstance(c, ir.Const) and isinstance(c.value, int) and not (
-            isinstance(c.value, bool)
+        if (
+            _size_like(x)
+            and isinstance(c, ir.Const)
+            and isinstance(c.value, int)
+            and not (isinstance(c.value, bool))
         ):
             return expr_key(x), {c.value}
     return None

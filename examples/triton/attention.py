@@ -16,9 +16,14 @@ import triton.language as tl
 
 @triton.jit
 def _attn_fwd_inner(
-    acc, l_i, m_i, q,
-    K_ptrs, V_ptrs,
-    stride_kn, stride_vn,
+    acc,
+    l_i,
+    m_i,
+    q,
+    K_ptrs,
+    V_ptrs,
+    stride_kn,
+    stride_vn,
     qk_scale,
     N_CTX_K,
     BLOCK_N: tl.constexpr,
@@ -52,12 +57,30 @@ def _attn_fwd_inner(
 
 @triton.jit
 def _attn_fwd(
-    Q, K, V, sm_scale, Out,
-    stride_qz, stride_qh, stride_qm, stride_qk,
-    stride_kz, stride_kh, stride_kn, stride_kk,
-    stride_vz, stride_vh, stride_vn, stride_vk,
-    stride_oz, stride_oh, stride_om, stride_ok,
-    H, N_CTX_Q, N_CTX_K,
+    Q,
+    K,
+    V,
+    sm_scale,
+    Out,
+    stride_qz,
+    stride_qh,
+    stride_qm,
+    stride_qk,
+    stride_kz,
+    stride_kh,
+    stride_kn,
+    stride_kk,
+    stride_vz,
+    stride_vh,
+    stride_vn,
+    stride_vk,
+    stride_oz,
+    stride_oh,
+    stride_om,
+    stride_ok,
+    H,
+    N_CTX_Q,
+    N_CTX_K,
     HEAD_DIM: tl.constexpr,
     BLOCK_M: tl.constexpr,
     BLOCK_N: tl.constexpr,
@@ -92,9 +115,14 @@ def _attn_fwd(
     q = tl.load(Q_ptrs, mask=q_mask, other=0.0)
     # l_i starts at 1 but is multiplied by alpha = exp2(-inf) = 0 on the first block.
     acc, l_i, m_i = _attn_fwd_inner(
-        acc, l_i, m_i, q,
-        K_ptrs, V_ptrs,
-        stride_kn, stride_vn,
+        acc,
+        l_i,
+        m_i,
+        q,
+        K_ptrs,
+        V_ptrs,
+        stride_kn,
+        stride_vn,
         qk_scale,
         N_CTX_K,
         BLOCK_N,
@@ -105,7 +133,9 @@ def _attn_fwd(
     tl.store(O_ptrs, acc.to(Out.type.element_ty), mask=q_mask)
 
 
-def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, sm_scale: float = None) -> torch.Tensor:
+def attention(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, sm_scale: float = None
+) -> torch.Tensor:
     """Non-causal scaled dot-product attention.
 
     ``q``: [Z, H, N_CTX_Q, HEAD_DIM]; ``k``, ``v``: [Z, H, N_CTX_K, HEAD_DIM].
@@ -120,7 +150,7 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, sm_scale: float
     Z, H, N_CTX_Q = q.shape[0], q.shape[1], q.shape[2]
     N_CTX_K = k.shape[2]
     if sm_scale is None:
-        sm_scale = HEAD_DIM_K ** -0.5
+        sm_scale = HEAD_DIM_K**-0.5
     # The kernel takes the row max of qk before scaling it (max(qk) * scale), which is the max
     # of the scaled scores only for a positive scale.
     assert sm_scale > 0, "sm_scale must be positive"
@@ -130,12 +160,30 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, sm_scale: float
     num_warps = 4 if HEAD_DIM_K <= 64 else 8
     grid = (triton.cdiv(N_CTX_Q, BLOCK_M), Z * H, 1)
     _attn_fwd[grid](
-        q, k, v, sm_scale, o,
-        q.stride(0), q.stride(1), q.stride(2), q.stride(3),
-        k.stride(0), k.stride(1), k.stride(2), k.stride(3),
-        v.stride(0), v.stride(1), v.stride(2), v.stride(3),
-        o.stride(0), o.stride(1), o.stride(2), o.stride(3),
-        H, N_CTX_Q, N_CTX_K,
+        q,
+        k,
+        v,
+        sm_scale,
+        o,
+        q.stride(0),
+        q.stride(1),
+        q.stride(2),
+        q.stride(3),
+        k.stride(0),
+        k.stride(1),
+        k.stride(2),
+        k.stride(3),
+        v.stride(0),
+        v.stride(1),
+        v.stride(2),
+        v.stride(3),
+        o.stride(0),
+        o.stride(1),
+        o.stride(2),
+        o.stride(3),
+        H,
+        N_CTX_Q,
+        N_CTX_K,
         HEAD_DIM=HEAD_DIM_K,
         BLOCK_M=BLOCK_M,
         BLOCK_N=BLOCK_N,

@@ -51,7 +51,9 @@ def cross_entropy_forward_kernel(
 
     for i in range(0, n_cols, BLOCK_SIZE):
         X_offsets = i + tl.arange(0, BLOCK_SIZE)
-        X_block = tl.load(X_ptr + X_offsets, mask=X_offsets < n_cols, other=float("-inf")).to(tl.float32)
+        X_block = tl.load(X_ptr + X_offsets, mask=X_offsets < n_cols, other=float("-inf")).to(
+            tl.float32
+        )
         block_max = tl.max(X_block)
         m_new = tl.maximum(m, block_max)
         # Rescale the running sum to the new max before adding this block.
@@ -64,7 +66,9 @@ def cross_entropy_forward_kernel(
     tl.store(loss_ptr, loss)
 
 
-def cross_entropy(logits: torch.Tensor, target: torch.Tensor, ignore_index: int = -100) -> torch.Tensor:
+def cross_entropy(
+    logits: torch.Tensor, target: torch.Tensor, ignore_index: int = -100
+) -> torch.Tensor:
     """Unreduced cross entropy: returns fp32 losses of shape [N] for ``logits`` [N, V], ``target`` [N]."""
     assert logits.dim() == 2 and target.dim() == 1
     assert logits.shape[0] == target.shape[0]

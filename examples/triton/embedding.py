@@ -52,7 +52,10 @@ def embedding(indices: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
 
     BLOCK_N = 64
     BLOCK_D = min(triton.next_power_of_2(embedding_dim), 128)
-    grid = lambda meta: (triton.cdiv(n_elements, meta["BLOCK_N"]), triton.cdiv(embedding_dim, meta["BLOCK_D"]))
+    grid = lambda meta: (
+        triton.cdiv(n_elements, meta["BLOCK_N"]),
+        triton.cdiv(embedding_dim, meta["BLOCK_D"]),
+    )
     embedding_forward_kernel[grid](
         weight,
         indices,

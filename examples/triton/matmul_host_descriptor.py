@@ -30,23 +30,38 @@ def _set_block_shapes(nargs):
 
 @triton.autotune(
     configs=[
-        triton.Config({"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64,
-                       "GROUP_SIZE_M": 8}, num_stages=3, num_warps=8,
-                      pre_hook=_set_block_shapes),
-        triton.Config({"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64,
-                       "GROUP_SIZE_M": 8}, num_stages=3, num_warps=8,
-                      pre_hook=_set_block_shapes),
-        triton.Config({"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 32,
-                       "GROUP_SIZE_M": 8}, num_stages=4, num_warps=4,
-                      pre_hook=_set_block_shapes),
+        triton.Config(
+            {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8},
+            num_stages=3,
+            num_warps=8,
+            pre_hook=_set_block_shapes,
+        ),
+        triton.Config(
+            {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8},
+            num_stages=3,
+            num_warps=8,
+            pre_hook=_set_block_shapes,
+        ),
+        triton.Config(
+            {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8},
+            num_stages=4,
+            num_warps=4,
+            pre_hook=_set_block_shapes,
+        ),
     ],
     key=["M", "N", "K"],
 )
 @triton.jit
 def matmul_kernel_tma(
-    a_desc, b_desc, c_desc,
-    M, N, K,
-    BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
+    a_desc,
+    b_desc,
+    c_desc,
+    M,
+    N,
+    K,
+    BLOCK_SIZE_M: tl.constexpr,
+    BLOCK_SIZE_N: tl.constexpr,
+    BLOCK_SIZE_K: tl.constexpr,
     GROUP_SIZE_M: tl.constexpr,
 ):
     dtype = c_desc.dtype

@@ -27,7 +27,9 @@ def row_sum_kernel(
     for off in range(0, N, BLOCK_N):
         offs_n = off + tl.arange(0, BLOCK_N)
         mask = mask_m[:, None] & (offs_n[None, :] < N)
-        x = tl.load(x_ptr + offs_m[:, None] * stride_xm + offs_n[None, :] * stride_xn, mask=mask, other=0.0)
+        x = tl.load(
+            x_ptr + offs_m[:, None] * stride_xm + offs_n[None, :] * stride_xn, mask=mask, other=0.0
+        )
         acc += tl.sum(x.to(tl.float32), axis=1)
     tl.store(out_ptr + offs_m, acc.to(out_ptr.dtype.element_ty), mask=mask_m)
 

@@ -16,7 +16,9 @@ def silu(x):
 
 
 @triton.jit
-def _swiglu_forward_kernel(a_ptr, b_ptr, c_ptr, stride_a, stride_b, stride_c, n_cols, BLOCK_SIZE: tl.constexpr):
+def _swiglu_forward_kernel(
+    a_ptr, b_ptr, c_ptr, stride_a, stride_b, stride_c, n_cols, BLOCK_SIZE: tl.constexpr
+):
     program_id = tl.program_id(0).to(tl.int64)
 
     # locate start index

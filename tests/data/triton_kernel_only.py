@@ -6,10 +6,20 @@ import triton.language as tl
 
 @triton.jit
 def scale_add_kernel(
-    x_ptr, y_ptr, out_ptr,
-    M, N, alpha,
-    stride_xm, stride_xn, stride_ym, stride_yn, stride_om, stride_on,
-    BLOCK_M: tl.constexpr = 32, BLOCK_N: tl.constexpr = 64,
+    x_ptr,
+    y_ptr,
+    out_ptr,
+    M,
+    N,
+    alpha,
+    stride_xm,
+    stride_xn,
+    stride_ym,
+    stride_yn,
+    stride_om,
+    stride_on,
+    BLOCK_M: tl.constexpr = 32,
+    BLOCK_N: tl.constexpr = 64,
 ):
     # out = alpha * x + y over a 2-D grid of tiles.
     pid_m = tl.program_id(0)
@@ -19,8 +29,11 @@ def scale_add_kernel(
     mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
     x = tl.load(x_ptr + offs_m[:, None] * stride_xm + offs_n[None, :] * stride_xn, mask=mask)
     y = tl.load(y_ptr + offs_m[:, None] * stride_ym + offs_n[None, :] * stride_yn, mask=mask)
-    tl.store(out_ptr + offs_m[:, None] * stride_om + offs_n[None, :] * stride_on,
-             x * alpha + y, mask=mask)
+    tl.store(
+        out_ptr + offs_m[:, None] * stride_om + offs_n[None, :] * stride_on,
+        x * alpha + y,
+        mask=mask,
+    )
 
 
 @triton.jit

@@ -188,8 +188,9 @@ def names_in(node: cst.CSTNode) -> set[str]:
     return names
 
 
-def substitute_names(node: cst.BaseExpression, values: dict[str, cst.BaseExpression]
-                     ) -> cst.BaseExpression:
+def substitute_names(
+    node: cst.BaseExpression, values: dict[str, cst.BaseExpression]
+) -> cst.BaseExpression:
     """``node`` with each variable read of a name in ``values`` replaced by its expression
     (parenthesised); attribute names and keyword names are not reads and stay."""
     if not values:
@@ -199,8 +200,9 @@ def substitute_names(node: cst.BaseExpression, values: dict[str, cst.BaseExpress
         def visit_Attribute(self, n: cst.Attribute) -> bool:
             return False  # `.attr` is no variable; the base is substituted in leave_Attribute
 
-        def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute
-                            ) -> cst.BaseExpression:
+        def leave_Attribute(
+            self, original: cst.Attribute, updated: cst.Attribute
+        ) -> cst.BaseExpression:
             return updated.with_changes(value=updated.value.visit(self))
 
         def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
@@ -210,8 +212,20 @@ def substitute_names(node: cst.BaseExpression, values: dict[str, cst.BaseExpress
             value = values.get(original.value)
             if value is None:
                 return updated
-            if isinstance(value, (cst.BinaryOperation, cst.UnaryOperation, cst.BooleanOperation,
-                                  cst.Comparison, cst.IfExp, cst.Lambda)) and not value.lpar:
+            if (
+                isinstance(
+                    value,
+                    (
+                        cst.BinaryOperation,
+                        cst.UnaryOperation,
+                        cst.BooleanOperation,
+                        cst.Comparison,
+                        cst.IfExp,
+                        cst.Lambda,
+                    ),
+                )
+                and not value.lpar
+            ):
                 return value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
             return value
 

@@ -33,12 +33,20 @@ def _wrap(line: str) -> list[str]:
             return out
         if value.startswith("lambda ") and ": (" in value and value.endswith(")"):
             head, body = value.split(": (", 1)
-            return [f"{indent}{target} = {head}: (", f"{indent}    {body[:-1].strip()}", f"{indent})"]
+            return [
+                f"{indent}{target} = {head}: (",
+                f"{indent}    {body[:-1].strip()}",
+                f"{indent})",
+            ]
     group = _widest_call(stripped)
     if group is None:
         return [line]
     open_at, close_at = group
-    head, inner, tail = stripped[: open_at + 1], stripped[open_at + 1 : close_at], stripped[close_at:]
+    head, inner, tail = (
+        stripped[: open_at + 1],
+        stripped[open_at + 1 : close_at],
+        stripped[close_at:],
+    )
     args = _split_top_level(inner)
     if len(args) < 2 and len(inner) < 40:
         return [line]
@@ -67,7 +75,9 @@ def _widest_call(text: str) -> tuple[int, int] | None:
             stack.append(i)
         elif ch in ")]}" and stack:
             start = stack.pop()
-            is_call = ch == ")" and start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_]")
+            is_call = (
+                ch == ")" and start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_]")
+            )
             if is_call and not stack and (best is None or i - start > best[1] - best[0]):
                 best = (start, i)
     return best
@@ -92,7 +102,11 @@ def _outer_call_paren(text: str) -> int | None:
         elif ch in "([{":
             depth -= 1
             if depth == 0:
-                return i if ch == "(" and i > 0 and (text[i - 1].isalnum() or text[i - 1] in "_]") else None
+                return (
+                    i
+                    if ch == "(" and i > 0 and (text[i - 1].isalnum() or text[i - 1] in "_]")
+                    else None
+                )
     return None
 
 

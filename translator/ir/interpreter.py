@@ -35,22 +35,49 @@ TORCH_DTYPES: dict[str, torch.dtype] = {name: getattr(torch, name) for name in i
 _IR_NAMES = {dtype: name for name, dtype in TORCH_DTYPES.items()}
 _SUM_LIKE = {"sum": torch.sum, "prod": torch.prod, "max": torch.amax, "min": torch.amin}
 _HOST_BINOPS: dict[str, Callable[[object, object], object]] = {
-    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
-    "//": operator.floordiv, "%": operator.mod, "**": operator.pow, "<": operator.lt,
-    "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq, "!=": operator.ne,
-    "&": operator.and_, "|": operator.or_, "^": operator.xor,
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": operator.truediv,
+    "//": operator.floordiv,
+    "%": operator.mod,
+    "**": operator.pow,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "==": operator.eq,
+    "!=": operator.ne,
+    "&": operator.and_,
+    "|": operator.or_,
+    "^": operator.xor,
 }
 _SQRT1_2 = 0.7071067811865476
 _SQRT_2_PI = 0.7978845608028654
 _DEVICE_CALLS: dict[str, Callable[..., torch.Tensor]] = {
-    "exp": torch.exp, "exp2": torch.exp2, "log": torch.log, "log2": torch.log2,
-    "log1p": torch.log1p, "sqrt": torch.sqrt, "rsqrt": torch.rsqrt, "sigmoid": torch.sigmoid,
-    "tanh": torch.tanh, "erf": torch.erf, "sin": torch.sin, "cos": torch.cos,
+    "exp": torch.exp,
+    "exp2": torch.exp2,
+    "log": torch.log,
+    "log2": torch.log2,
+    "log1p": torch.log1p,
+    "sqrt": torch.sqrt,
+    "rsqrt": torch.rsqrt,
+    "sigmoid": torch.sigmoid,
+    "tanh": torch.tanh,
+    "erf": torch.erf,
+    "sin": torch.sin,
+    "cos": torch.cos,
     "gelu": lambda x: 0.5 * x * (1.0 + torch.erf(x * _SQRT1_2)),
     "gelu_tanh": lambda x: 0.5 * x * (1.0 + torch.tanh(_SQRT_2_PI * (x + 0.044715 * x * x * x))),
-    "silu": lambda x: x * torch.sigmoid(x), "abs": torch.abs, "relu": torch.relu,
-    "floor": torch.floor, "ceil": torch.ceil, "maximum": torch.maximum, "minimum": torch.minimum,
-    "pow": torch.pow, "fma": lambda a, b, c: a * b + c,
+    "silu": lambda x: x * torch.sigmoid(x),
+    "abs": torch.abs,
+    "relu": torch.relu,
+    "floor": torch.floor,
+    "ceil": torch.ceil,
+    "maximum": torch.maximum,
+    "minimum": torch.minimum,
+    "pow": torch.pow,
+    "fma": lambda a, b, c: a * b + c,
     "cdiv": lambda a, b: torch.div(a + b - 1, b, rounding_mode="floor"),
     "next_power_of_2": lambda n: torch.exp2(torch.log2(n.clamp_min(1).double()).ceil()).long(),
     "where": lambda c, a, b: torch.where(c.bool(), a, b),
@@ -80,7 +107,9 @@ def run_module(
     entry = next((e for e in module.entries if e.name == name), None)
     if entry is None:
         raise KeyError(f"module {module.path} has no entry {name!r}")
-    return run_entry(entry, args[0] if len(args) == 1 and isinstance(args[0], dict) else args, config)
+    return run_entry(
+        entry, args[0] if len(args) == 1 and isinstance(args[0], dict) else args, config
+    )
 
 
 def run_entry(
@@ -132,7 +161,9 @@ class _Interpreter:
     def run(self, args: dict[str, object] | tuple) -> object:
         if not isinstance(args, dict) and len(args) > len(self.entry.params):
             raise TypeError(f"{self.entry.name}() takes {len(self.entry.params)} arguments")
-        named = dict(args if isinstance(args, dict) else zip((p.name for p in self.entry.params), args))
+        named = dict(
+            args if isinstance(args, dict) else zip((p.name for p in self.entry.params), args)
+        )
         for p in self.entry.params:
             if p.name in named:
                 self.vals[p.name] = named.pop(p.name)
@@ -162,16 +193,20 @@ class _Interpreter:
         if isinstance(s, ir.ShapeUnpack):
             t = self.tensor(s.tensor)
             if len(s.targets) != t.dim():
-                raise ValueError(f"cannot unpack the {t.dim()} dims of {s.tensor!r} into "
-                                 f"{len(s.targets)} names")
+                raise ValueError(
+                    f"cannot unpack the {t.dim()} dims of {s.tensor!r} into {len(s.targets)} names"
+                )
             for target, size in zip(s.targets, t.shape):
                 if target is not None:
                     self.vals[target] = int(size)
         elif isinstance(s, ir.Alloc):
             dtype = self.torch_dtype(s.dtype)
             device = self.tensor(s.device_of).device
-            shape = (tuple(self.tensor(s.like).shape) if s.like is not None
-                     else tuple(int(self.hv(d)) for d in s.shape or ()))
+            shape = (
+                tuple(self.tensor(s.like).shape)
+                if s.like is not None
+                else tuple(int(self.hv(d)) for d in s.shape or ())
+            )
             fill = poison(dtype) if s.fill is None else s.fill
             self.vals[s.target] = torch.full(shape, fill, dtype=dtype, device=device)
         elif isinstance(s, ir.View):
@@ -296,9 +331,12 @@ class _Interpreter:
                 self.scoped(s.tiles, lambda s=s: self.loop(s.tiles, s.body))
             elif isinstance(s, ir.If):
                 # A comparison of string parameters is a host value (no tensor holds a string).
-                test = bool(self.hv(s.test) if _compares_strings(s.test, self.type) else
-                            self.dv(s.test))
-                self.scoped((), lambda s=s, test=test: self.device_block(s.body if test else s.orelse))
+                test = bool(
+                    self.hv(s.test) if _compares_strings(s.test, self.type) else self.dv(s.test)
+                )
+                self.scoped(
+                    (), lambda s=s, test=test: self.device_block(s.body if test else s.orelse)
+                )
             else:
                 raise InterpreterError(f"{type(s).__name__} is no device statement")
 
@@ -351,7 +389,9 @@ class _Interpreter:
         else:
             dense = target.contiguous()
             strides = torch.tensor(dense.stride(), device=self.device)
-            flat = sum((i * st for i, st in zip(sel, strides)), torch.zeros_like(value, dtype=torch.long))
+            flat = sum(
+                (i * st for i, st in zip(sel, strides)), torch.zeros_like(value, dtype=torch.long)
+            )
             dense.view(-1).scatter_reduce_(0, flat, value, reduce="a" + op)
             if dense.data_ptr() != target.data_ptr():
                 target.copy_(dense)
@@ -412,8 +452,11 @@ class _Interpreter:
                 lanes = torch.tensor(self.tiles[item.tile].start, device=self.device)
             elif isinstance(item, (ir.TileIndex, ir.FullIndex)):
                 m = self.dim_mask(dims[pos])
-                lanes = (self.tiles[item.tile].offsets if isinstance(item, ir.TileIndex)
-                         else torch.arange(m.shape[0], device=self.device))
+                lanes = (
+                    self.tiles[item.tile].offsets
+                    if isinstance(item, ir.TileIndex)
+                    else torch.arange(m.shape[0], device=self.device)
+                )
                 lanes, mask = _place(lanes, pos, rank), mask & _place(m, pos, rank)
                 pos += 1
             elif isinstance(item, ir.ScalarIndex):
@@ -444,8 +487,10 @@ class _Interpreter:
         value = value.to(self.torch_dtype(dtype_of(t)))
         expected = self.shape(dims_of(t))
         if tuple(value.shape) != expected:
-            raise InterpreterError(f"{format_expr(e)} has shape {tuple(value.shape)}, but its "
-                                   f"dims {[str(d) for d in dims_of(t)]} pad to {expected}")
+            raise InterpreterError(
+                f"{format_expr(e)} has shape {tuple(value.shape)}, but its "
+                f"dims {[str(d) for d in dims_of(t)]} pad to {expected}"
+            )
         return value
 
     def _scalar(self, v: object, t: Type) -> torch.Tensor:
@@ -541,8 +586,11 @@ class _Interpreter:
         v, dims = self.dv(e.value), dims_of(self.type(e.value))
         axis = e.axis % len(dims)
         v = torch.where(self.mask_along(dims, [axis]), v, _identity(e.op, v.dtype))
-        wide = v.to(torch.float64 if v.dtype == torch.float64 else torch.float32) if (
-            v.dtype.is_floating_point) else v.to(torch.int64)
+        wide = (
+            v.to(torch.float64 if v.dtype == torch.float64 else torch.float32)
+            if (v.dtype.is_floating_point)
+            else v.to(torch.int64)
+        )
         fn = torch.cumsum if e.op == "sum" else torch.cumprod
         return fn(wide, dim=axis)
 
@@ -553,8 +601,11 @@ class _Interpreter:
             a = torch.where(self.mask_along(da, [len(da) - 1]), a, 0)
             b = torch.where(self.mask_along(db, [len(db) - 2]), b, 0)
         floats = a.dtype.is_floating_point or b.dtype.is_floating_point
-        compute = torch.float64 if torch.float64 in (a.dtype, b.dtype) else (
-            torch.float32 if floats else torch.int64)
+        compute = (
+            torch.float64
+            if torch.float64 in (a.dtype, b.dtype)
+            else (torch.float32 if floats else torch.int64)
+        )
         product = torch.matmul(a.to(compute), b.to(compute))
         if e.acc is not None:
             product = product + self.dv(e.acc).to(compute)
@@ -615,5 +666,6 @@ def _compares_strings(e: ir.Expr, type_of: Callable[[ir.Expr], Type]) -> bool:
     """Whether ``e`` compares string parameters (see :data:`translator.ir.nodes.STR`)."""
     from translator.ir.visit import walk_expr
 
-    return any(dtype_of(type_of(x)) == ir.STR for x in walk_expr(e) if isinstance(
-        x, (ir.Name, ir.Const)))
+    return any(
+        dtype_of(type_of(x)) == ir.STR for x in walk_expr(e) if isinstance(x, (ir.Name, ir.Const))
+    )

@@ -9,8 +9,24 @@ from __future__ import annotations
 from translator.ir import nodes as ir
 
 _PREC = {
-    "or": 1, "and": 2, "<": 4, "<=": 4, ">": 4, ">=": 4, "==": 4, "!=": 4,
-    "|": 5, "^": 6, "&": 7, "+": 9, "-": 9, "*": 10, "/": 10, "//": 10, "%": 10, "**": 12,
+    "or": 1,
+    "and": 2,
+    "<": 4,
+    "<=": 4,
+    ">": 4,
+    ">=": 4,
+    "==": 4,
+    "!=": 4,
+    "|": 5,
+    "^": 6,
+    "&": 7,
+    "+": 9,
+    "-": 9,
+    "*": 10,
+    "/": 10,
+    "//": 10,
+    "%": 10,
+    "**": 12,
 }
 
 
@@ -102,8 +118,7 @@ def format_expr(e: ir.Expr, prec: int = 0) -> str:
     if isinstance(e, ir.Dot):
         acc = f", acc={format_expr(e.acc)}" if e.acc is not None else ""
         return (
-            f"dot({format_expr(e.lhs)}, {format_expr(e.rhs)}{acc}, "
-            f"out={format_dtype(e.out_dtype)})"
+            f"dot({format_expr(e.lhs)}, {format_expr(e.rhs)}{acc}, out={format_dtype(e.out_dtype)})"
         )
     if isinstance(e, ir.Permute):
         return f"permute({format_expr(e.value)}, {list(e.perm)})"
@@ -162,9 +177,11 @@ def format_stmt(s: ir.Stmt, indent: int = 0) -> list[str]:
         targets = ", ".join(t or "_" for t in s.targets)
         lines.append(f"{pad}{targets} = shape({s.tensor})")
     elif isinstance(s, ir.Alloc):
-        shape = f"like {s.like}" if s.like else "[" + ", ".join(
-            format_expr(d) for d in s.shape or ()
-        ) + "]"
+        shape = (
+            f"like {s.like}"
+            if s.like
+            else "[" + ", ".join(format_expr(d) for d in s.shape or ()) + "]"
+        )
         fill = "empty" if s.fill is None else f"fill {s.fill!r}"
         lines.append(
             f"{pad}{s.target} = alloc {shape} {format_dtype(s.dtype)} on {s.device_of} {fill}"

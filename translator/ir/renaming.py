@@ -15,10 +15,24 @@ from collections.abc import Callable, Mapping
 from translator.ir import nodes as ir
 
 # Fields that never hold a name: source text, positions, operator and kind words.
-_NOT_NAMES = frozenset({
-    "comments", "header_comments", "doc_comments", "docstring", "msg", "loc", "return_annotation", "annotation",
-    "file", "path", "source_hash", "op", "kind", "attr",
-})
+_NOT_NAMES = frozenset(
+    {
+        "comments",
+        "header_comments",
+        "doc_comments",
+        "docstring",
+        "msg",
+        "loc",
+        "return_annotation",
+        "annotation",
+        "file",
+        "path",
+        "source_hash",
+        "op",
+        "kind",
+        "attr",
+    }
+)
 # Nodes with no names inside: dtype words, constants (a string constant is text), positions.
 _LEAVES = (ir.DType, ir.Const, ir.Loc)
 

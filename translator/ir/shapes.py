@@ -214,7 +214,9 @@ def _size_of(e: ir.SizeOf, env: TypeEnv) -> Type:
     return ScalarType(ir.I32, weak=True)
 
 
-def _combine(types: list[Type], loc: ir.Loc | None) -> tuple[tuple[ir.Dim, ...], ir.DTypeExpr, bool]:
+def _combine(
+    types: list[Type], loc: ir.Loc | None
+) -> tuple[tuple[ir.Dim, ...], ir.DTypeExpr, bool]:
     """Broadcast dims and promote dtypes of operands; returns (dims, dtype, any_tile)."""
     dims: tuple[ir.Dim, ...] = ()
     strong: ir.DTypeExpr | None = None
@@ -381,9 +383,7 @@ def _dot(e: ir.Dot, env: TypeEnv) -> Type:
     if a.dims[-1] != b.dims[-2] and not all(
         isinstance(d, ir.FullDim) for d in (a.dims[-1], b.dims[-2])
     ):
-        raise IRTypeError(
-            f"dot contraction dims differ: {a.dims[-1]} and {b.dims[-2]}", e.loc
-        )
+        raise IRTypeError(f"dot contraction dims differ: {a.dims[-1]} and {b.dims[-2]}", e.loc)
     batch = broadcast_dims(a.dims[:-2], b.dims[:-2], e.loc)
     dims = (*batch, a.dims[-2], b.dims[-1])
     if e.acc is not None:

@@ -74,7 +74,8 @@ class _Squeezer:
 
     def _kept(self, dims: tuple[ir.Dim, ...]) -> list[int]:
         return [
-            i for i, d in enumerate(dims)
+            i
+            for i, d in enumerate(dims)
             if not (isinstance(d, ir.BlockDim) and d.tile in self.units)
         ]
 

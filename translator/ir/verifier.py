@@ -48,9 +48,13 @@ def verify_entry(entry: ir.Entry) -> None:
 
 
 def _check_blocks(stmt: ir.Stmt, tunables: set[str]) -> None:
-    tiles = stmt.grid if isinstance(stmt, ir.Kernel) else stmt.tiles if isinstance(
-        stmt, ir.TileLoop
-    ) else ()
+    tiles = (
+        stmt.grid
+        if isinstance(stmt, ir.Kernel)
+        else stmt.tiles
+        if isinstance(stmt, ir.TileLoop)
+        else ()
+    )
     for tile in tiles:
         if isinstance(tile.block, str) and tile.block not in tunables:
             raise IRTypeError(
@@ -117,8 +121,7 @@ def _stmt(stmt: ir.Stmt, env: TypeEnv, hook: StmtHook | None, device: bool) -> N
             _check_host_scalar(tile.extent, env, stmt.loc)
             for bound in (tile.begin, tile.step):
                 if bound is not None and dims_of(infer(bound, env)):
-                    raise IRTypeError(f"the bounds of tile {tile.name!r} must be scalars",
-                                      stmt.loc)
+                    raise IRTypeError(f"the bounds of tile {tile.name!r} must be scalars", stmt.loc)
             inner.bind_tile(tile)
         walk_block(stmt.body, inner, hook)
         _carry_back(env, inner, stmt.loc)
@@ -221,7 +224,13 @@ def _carry_back(outer: TypeEnv, inner: TypeEnv, loc: ir.Loc | None) -> None:
                     "cast it back inside the loop",
                     loc,
                 )
-        elif isinstance(old, ScalarType) and isinstance(new, ScalarType) or isinstance(old, ScalarType) and isinstance(new, TileType) and not new.dims:
+        elif (
+            isinstance(old, ScalarType)
+            and isinstance(new, ScalarType)
+            or isinstance(old, ScalarType)
+            and isinstance(new, TileType)
+            and not new.dims
+        ):
             continue
         else:
             raise IRTypeError(f"loop-carried {name!r} changes kind", loc)

@@ -16,8 +16,9 @@ def child_exprs(e: ir.Expr) -> Iterator[ir.Expr]:
         yield e.operand
     elif isinstance(e, ir.Call):
         yield from e.args
-    elif isinstance(e, (ir.Cast, ir.Reduce, ir.Scan, ir.Permute, ir.Reshape, ir.ExpandDims,
-                        ir.Broadcast)):
+    elif isinstance(
+        e, (ir.Cast, ir.Reduce, ir.Scan, ir.Permute, ir.Reshape, ir.ExpandDims, ir.Broadcast)
+    ):
         yield e.value
     elif isinstance(e, ir.Load):
         yield from index_exprs(e.index)

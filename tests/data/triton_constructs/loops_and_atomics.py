@@ -15,7 +15,9 @@ def k(x_ptr, y_ptr, mx_ptr, M, N, sxm, BM: tl.constexpr, BN: tl.constexpr, REPS:
         mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
         x = tl.load(x_ptr + offs_m[:, None] * sxm + offs_n[None, :], mask=mask, other=0.0)
         acc += tl.sum(x.to(tl.float32), axis=1)
-        tl.atomic_max(mx_ptr + offs_m, tl.max(tl.where(mask, x, float("-inf")), axis=1), mask=offs_m < M)
+        tl.atomic_max(
+            mx_ptr + offs_m, tl.max(tl.where(mask, x, float("-inf")), axis=1), mask=offs_m < M
+        )
     out = acc
     for _r in tl.static_range(REPS):
         out = out * 0.5

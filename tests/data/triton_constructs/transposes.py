@@ -16,8 +16,16 @@ def k(x_ptr, b_ptr, y_ptr, z_ptr, M, N, sxm, sym, szm, BM: tl.constexpr, BN: tl.
     b = tl.load(b_ptr + offs_n, mask=offs_n < N, other=0.0)
     x = x + tl.expand_dims(b, 0)
     # y is x transposed: y[n, m] = x[m, n]
-    tl.store(y_ptr + offs_n[:, None] * sym + offs_m[None, :], tl.trans(x), mask=(offs_n[:, None] < N) & (offs_m[None, :] < M))
-    tl.store(z_ptr + offs_n[:, None] * szm + offs_m[None, :], tl.permute(x * 2, (1, 0)), mask=(offs_n[:, None] < N) & (offs_m[None, :] < M))
+    tl.store(
+        y_ptr + offs_n[:, None] * sym + offs_m[None, :],
+        tl.trans(x),
+        mask=(offs_n[:, None] < N) & (offs_m[None, :] < M),
+    )
+    tl.store(
+        z_ptr + offs_n[:, None] * szm + offs_m[None, :],
+        tl.permute(x * 2, (1, 0)),
+        mask=(offs_n[:, None] < N) & (offs_m[None, :] < M),
+    )
 
 
 def f(x: torch.Tensor, b: torch.Tensor):
@@ -25,5 +33,7 @@ def f(x: torch.Tensor, b: torch.Tensor):
     assert x.is_contiguous()
     y = torch.empty((N, M), device=x.device, dtype=x.dtype)
     z = torch.empty((N, M), device=x.device, dtype=x.dtype)
-    k[(triton.cdiv(M, 16), triton.cdiv(N, 32))](x, b, y, z, M, N, x.stride(0), y.stride(0), z.stride(0), BM=16, BN=32)
+    k[(triton.cdiv(M, 16), triton.cdiv(N, 32))](
+        x, b, y, z, M, N, x.stride(0), y.stride(0), z.stride(0), BM=16, BN=32
+    )
     return y, z

@@ -27,8 +27,12 @@ def matmul_tma_set_block_size_hook(nargs):
 
 def matmul_get_configs(pre_hook=None):
     return [
-        triton.Config({'BLOCK_SIZE_M': BM, 'BLOCK_SIZE_N': BN, "BLOCK_SIZE_K": BK, "GROUP_SIZE_M": 8}, num_stages=s,
-                      num_warps=w, pre_hook=pre_hook)  #
+        triton.Config(
+            {"BLOCK_SIZE_M": BM, "BLOCK_SIZE_N": BN, "BLOCK_SIZE_K": BK, "GROUP_SIZE_M": 8},
+            num_stages=s,
+            num_warps=w,
+            pre_hook=pre_hook,
+        )  #
         for BM in [128]  #
         for BN in [128, 256]  #
         for BK in [64, 128]  #
@@ -42,15 +46,20 @@ def matmul_get_configs(pre_hook=None):
     key=["M", "N", "K", "WARP_SPECIALIZE"],
 )
 @triton.jit(launch_metadata=_matmul_launch_metadata)
-def matmul_kernel_tma(a_desc, b_desc, c_desc,  #
-                      M, N, K,  #
-                      BLOCK_SIZE_M: tl.constexpr,  #
-                      BLOCK_SIZE_N: tl.constexpr,  #
-                      BLOCK_SIZE_K: tl.constexpr,  #
-                      GROUP_SIZE_M: tl.constexpr,  #
-                      FP8_OUTPUT: tl.constexpr,  #
-                      WARP_SPECIALIZE: tl.constexpr,  #
-                      ):
+def matmul_kernel_tma(
+    a_desc,
+    b_desc,
+    c_desc,  #
+    M,
+    N,
+    K,  #
+    BLOCK_SIZE_M: tl.constexpr,  #
+    BLOCK_SIZE_N: tl.constexpr,  #
+    BLOCK_SIZE_K: tl.constexpr,  #
+    GROUP_SIZE_M: tl.constexpr,  #
+    FP8_OUTPUT: tl.constexpr,  #
+    WARP_SPECIALIZE: tl.constexpr,  #
+):
     dtype = tl.float8e4nv if FP8_OUTPUT else tl.float16
 
     pid = tl.program_id(axis=0)
@@ -122,11 +131,15 @@ def matmul_tma(a, b, warp_specialize: bool = False):
     def grid(META):
         BLOCK_M = META["BLOCK_SIZE_M"]
         BLOCK_N = META["BLOCK_SIZE_N"]
-        return (triton.cdiv(M, BLOCK_M) * triton.cdiv(N, BLOCK_N), )
+        return (triton.cdiv(M, BLOCK_M) * triton.cdiv(N, BLOCK_N),)
 
     matmul_kernel_tma[grid](
-        a_desc, b_desc, c_desc,  #
-        M, N, K,  #
+        a_desc,
+        b_desc,
+        c_desc,  #
+        M,
+        N,
+        K,  #
         FP8_OUTPUT=False,  #
         WARP_SPECIALIZE=warp_specialize,  #
     )

@@ -44,14 +44,18 @@ def emit(module: ir.Module) -> str:
         rendered, math_used = _emit_entry(entry)
         entries.append(rendered)
         needs_math = needs_math or math_used
-    text = template_environment("helion").get_template("module.py.j2").render(
-        version=__version__,
-        source=module.path,
-        source_hash=module.source_hash[:16],
-        header_comments=module.header_comments,
-        docstring=_module_docstring(module.docstring),
-        needs_math=needs_math,
-        entries=entries,
+    text = (
+        template_environment("helion")
+        .get_template("module.py.j2")
+        .render(
+            version=__version__,
+            source=module.path,
+            source_hash=module.source_hash[:16],
+            header_comments=module.header_comments,
+            docstring=_module_docstring(module.docstring),
+            needs_math=needs_math,
+            entries=entries,
+        )
     )
     return "\n".join(wrap_lines(text.splitlines())) + "\n"
 
@@ -83,7 +87,8 @@ def _emit_entry(entry: ir.Entry) -> tuple[dict, bool]:
         raise TranslationError(
             f"`{entry.name}` binds {', '.join(f'`{c}`' for c in clash)}, which the Helion "
             "module needs for its imports",
-            entry.loc, "rename the variable in the source",
+            entry.loc,
+            "rename the variable in the source",
         )
     check_independent_kernels(entry)
     plan = plan_blocks(entry)
@@ -110,8 +115,11 @@ def _emit_entry(entry: ir.Entry) -> tuple[dict, bool]:
         body.append(f"{name} = {lang['register_block_size']}({writer.text(extent)})")
     for kernel in kernels:
         # The loop is the kernel: what the source said of its kernel function goes above it.
-        doc = (*kernel.comments, *kernel.doc_comments,
-               *(kernel.docstring.splitlines() if kernel.docstring else ()))
+        doc = (
+            *kernel.comments,
+            *kernel.doc_comments,
+            *(kernel.docstring.splitlines() if kernel.docstring else ()),
+        )
         body.extend(f"# {c}".rstrip() if c else "#" for c in doc)
         body.extend(_kernel_lines(entry, kernel, envs[id(kernel)], plan, taken, writer))
     host(after)
@@ -134,8 +142,14 @@ def _emit_entry(entry: ir.Entry) -> tuple[dict, bool]:
     return rendered, writer.needs_math
 
 
-def _kernel_lines(entry: ir.Entry, kernel: ir.Kernel, env: TypeEnv, plan: BlockPlan,
-                  taken: set[str], host_writer: Writer) -> list[str]:
+def _kernel_lines(
+    entry: ir.Entry,
+    kernel: ir.Kernel,
+    env: TypeEnv,
+    plan: BlockPlan,
+    taken: set[str],
+    host_writer: Writer,
+) -> list[str]:
     """The top-level loop of ``kernel`` and its body (unindented; the template indents)."""
     # Device rebindings of host values: fresh names, or 0-d tensors (Helion refuses them as is).
     kernel, force = separate_host_values(kernel, env, taken)
@@ -161,7 +175,8 @@ def _host_tensor_ops(entry: ir.Entry) -> bool:
     """Whether a host statement computes on a whole tensor (``c.to(a.dtype)``)."""
     env = walk_entry(entry)
     return any(
-        isinstance(s, ir.Assign) and isinstance(s.value, ir.Cast)
+        isinstance(s, ir.Assign)
+        and isinstance(s.value, ir.Cast)
         and isinstance(infer(s.value.value, env), TensorType)
         for s in entry.body
     )
@@ -184,7 +199,9 @@ def _decorator(entry: ir.Entry, plan: BlockPlan) -> dict:
     if _host_tensor_ops(entry):
         # Helion warns on every compile about torch ops outside the loops; here they are meant
         # (a conversion after an atomic kernel cannot run inside it).
-        args.append(f"ignore_warnings=[{load_grammar('helion')['backend']['kernel']['host_op_warning']}]")
+        args.append(
+            f"ignore_warnings=[{load_grammar('helion')['backend']['kernel']['host_op_warning']}]"
+        )
     configs = config_texts(entry, plan)
     if len(configs) == 1:
         inline = ", ".join([*args, f"config={configs[0]}"])

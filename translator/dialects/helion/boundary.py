@@ -81,7 +81,8 @@ class PadTracker:
             for name in names:
                 self._vars[mode].pop(name, None)
         stale = {
-            n for n, e in self._defs.items()
+            n
+            for n, e in self._defs.items()
             if n in names or any(isinstance(x, ir.Name) and x.id in names for x in walk_expr(e))
         }
         for n in stale:
@@ -186,8 +187,10 @@ class PadTracker:
             return True, pad  # repeating a row's value changes no max or min
         u = pad.uniform
         # Repeating a uniform row's value changes its sum (product) unless it absorbs.
-        absorbing = (math.isnan(u) or math.isinf(u) or u == 0.0) if e.op == "sum" else (
-            math.isnan(u) or u in (0.0, 1.0, math.inf)
+        absorbing = (
+            (math.isnan(u) or math.isinf(u) or u == 0.0)
+            if e.op == "sum"
+            else (math.isnan(u) or u in (0.0, 1.0, math.inf))
         )
         return absorbing, pad
 
@@ -206,8 +209,13 @@ class PadTracker:
 
 def _is_lane_mask(e: ir.Expr, dim: ir.Dim, env: TypeEnv) -> bool:
     """Whether ``e`` is ``tile.index < extent`` for the tile that ``dim`` spans."""
-    if not (isinstance(e, ir.BinOp) and e.op == "<" and isinstance(e.lhs, ir.TileAttr)
-            and e.lhs.attr == "index" and dim == ir.BlockDim(e.lhs.tile)):
+    if not (
+        isinstance(e, ir.BinOp)
+        and e.op == "<"
+        and isinstance(e.lhs, ir.TileAttr)
+        and e.lhs.attr == "index"
+        and dim == ir.BlockDim(e.lhs.tile)
+    ):
         return False
     tile = env.tiles.get(e.lhs.tile)
     return tile is not None and not tile.scalar and e.rhs == tile.extent

@@ -65,8 +65,9 @@ def plan_blocks(entry: ir.Entry) -> BlockPlan:
     block_tunables = [t.name for t in entry.tunables if t.kind == "block_size"]
     read = _tunables_read(entry, set(block_tunables))
     # A tile loop that skips tiles spans each tile with hl.arange(block): the size is a value.
-    read |= {t.block for t in tiles if t.step is not None and not t.scalar
-             and isinstance(t.block, str)}
+    read |= {
+        t.block for t in tiles if t.step is not None and not t.scalar and isinstance(t.block, str)
+    }
     for name in sorted(read - set(uses)):
         raise TranslationError(
             f"block size `{name}` is read as a value but sizes no tile",
@@ -152,13 +153,16 @@ def config_texts(entry: ir.Entry, plan: BlockPlan) -> list[str]:
     pid_type = dict(entry.hints).get("pid_type")
     texts: list[str] = []
     for c in configs:
-        values = [c.get(plan.origin.get(s, s), tunables[plan.origin.get(s, s)].default)
-                  for s in plan.slots]
+        values = [
+            c.get(plan.origin.get(s, s), tunables[plan.origin.get(s, s)].default)
+            for s in plan.slots
+        ]
         parts = ["block_sizes=[" + ", ".join(str(v) for v in values) + "]"]
         for key in knobs:
             parts.append(f"{key}={c.get(key, tunables[key].default)}")
-        group = c.get("group_size", tunables["group_size"].default if "group_size" in tunables
-                      else 1)
+        group = c.get(
+            "group_size", tunables["group_size"].default if "group_size" in tunables else 1
+        )
         # l2_groupings has one entry per grid of two or more tiled dims, none otherwise.
         if "group_size" in tunables and grids_2d:
             parts.append("l2_groupings=[" + ", ".join([str(group)] * grids_2d) + "]")

@@ -15,9 +15,16 @@ if TYPE_CHECKING:
     from translator.dialects.helion.frontend import EntryParser
 
 _AUG = {
-    cst.AddAssign: "+", cst.SubtractAssign: "-", cst.MultiplyAssign: "*",
-    cst.DivideAssign: "/", cst.FloorDivideAssign: "//", cst.ModuloAssign: "%",
-    cst.PowerAssign: "**", cst.BitAndAssign: "&", cst.BitOrAssign: "|", cst.BitXorAssign: "^",
+    cst.AddAssign: "+",
+    cst.SubtractAssign: "-",
+    cst.MultiplyAssign: "*",
+    cst.DivideAssign: "/",
+    cst.FloorDivideAssign: "//",
+    cst.ModuloAssign: "%",
+    cst.PowerAssign: "**",
+    cst.BitAndAssign: "&",
+    cst.BitOrAssign: "|",
+    cst.BitXorAssign: "^",
 }
 _ATOMICS = {"atomic_add": "add", "atomic_max": "max", "atomic_min": "min"}
 
@@ -95,19 +102,24 @@ class DeviceParser:
             raise self.error(node, "unsupported augmented assignment target")
         if isinstance(node, cst.Expr) and isinstance(node.value, cst.Call):
             return [self._call_stmt(node.value)]
-        if isinstance(node, cst.Expr) and isinstance(node.value, (cst.SimpleString, cst.ConcatenatedString)):
+        if isinstance(node, cst.Expr) and isinstance(
+            node.value, (cst.SimpleString, cst.ConcatenatedString)
+        ):
             return []
         if isinstance(node, cst.Pass):
             return []
         raise self.error(node, f"unsupported device statement `{source_of(node).strip()}`")
 
-    def _assign(self, target: cst.BaseExpression, value_node: cst.BaseExpression,
-                node: cst.CSTNode) -> list[ir.Stmt]:
+    def _assign(
+        self, target: cst.BaseExpression, value_node: cst.BaseExpression, node: cst.CSTNode
+    ) -> list[ir.Stmt]:
         if isinstance(target, cst.Subscript):
             return [self._store(target, self.build.expr(value_node), node)]
         if isinstance(target, cst.Name):
             return [self._bind(target.value, self.build.expr(value_node), node)]
-        if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value_node, (cst.Tuple, cst.List)):
+        if isinstance(target, (cst.Tuple, cst.List)) and isinstance(
+            value_node, (cst.Tuple, cst.List)
+        ):
             names = [e.value for e in target.elements]
             values = [self.build.expr(e.value) for e in value_node.elements]
             if len(names) != len(values) or not all(isinstance(n, cst.Name) for n in names):
@@ -118,11 +130,17 @@ class DeviceParser:
     def _bind(self, name: str, value: ir.Expr, node: cst.CSTNode) -> ir.Stmt:
         old = self.scope.env.vars.get(name)
         if isinstance(old, (TensorType, TileVarType)):
-            raise self.error(node, f"cannot rebind `{name}` inside a kernel",
-                             "use a new name for the device value")
+            raise self.error(
+                node,
+                f"cannot rebind `{name}` inside a kernel",
+                "use a new name for the device value",
+            )
         if name in self.scope.lane_names:
-            raise self.error(node, f"cannot rebind `{name}`: it spans the lanes of a strided "
-                             "tile loop", "use a new name for the device value")
+            raise self.error(
+                node,
+                f"cannot rebind `{name}`: it spans the lanes of a strided tile loop",
+                "use a new name for the device value",
+            )
         t = self.build.type_of(value, node)
         self.scope.env.vars[name] = t
         self.scope.used_names.add(name)
@@ -131,7 +149,9 @@ class DeviceParser:
 
     def _store(self, target: cst.Subscript, value: ir.Expr, node: cst.CSTNode) -> ir.Stmt:
         if not isinstance(target.value, cst.Name) or not self.scope.is_tensor(target.value.value):
-            raise self.error(node, f"stores must write a host tensor, not `{source_of(target.value)}`")
+            raise self.error(
+                node, f"stores must write a host tensor, not `{source_of(target.value)}`"
+            )
         tensor = target.value.value
         index = self.build.index_items(tensor, target.slice, node)
         self.build.type_of(value, node)
@@ -152,8 +172,9 @@ class DeviceParser:
                 raise self.error(call, f"hl.{name} needs a host tensor first")
             if not isinstance(index, (cst.List, cst.Tuple)) or value is None:
                 raise self.error(call, f"hl.{name}(tensor, [indices], value)")
-            allowed = ("index", "value", "extra_mask") if name == "store" else (
-                "index", "value", "sem")
+            allowed = (
+                ("index", "value", "extra_mask") if name == "store" else ("index", "value", "sem")
+            )
             for key in kwargs:
                 if key not in allowed:
                     raise self.error(call, f"hl.{name}({key}=...) is not supported yet")
@@ -221,25 +242,36 @@ class DeviceParser:
         """
         it = node.iter
         lang = self.grammar["language"]
-        if not (isinstance(it, cst.Call) and resolve(it.func, self.entry.aliases) == lang["grid"]
-                and isinstance(node.target, cst.Name)
-                and isinstance(node.body, cst.IndentedBlock) and node.body.body):
+        if not (
+            isinstance(it, cst.Call)
+            and resolve(it.func, self.entry.aliases) == lang["grid"]
+            and isinstance(node.target, cst.Name)
+            and isinstance(node.body, cst.IndentedBlock)
+            and node.body.body
+        ):
             return None
         first = _simple_assign(node.body.body[0])
         if first is None:
             return None
         offs, value = first
         start = node.target.value
-        if not (isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add)
-                and isinstance(value.left, cst.Name) and value.left.value == start
-                and isinstance(value.right, cst.Call)
-                and resolve(value.right.func, self.entry.aliases) == lang["arange"]):
+        if not (
+            isinstance(value, cst.BinaryOperation)
+            and isinstance(value.operator, cst.Add)
+            and isinstance(value.left, cst.Name)
+            and value.left.value == start
+            and isinstance(value.right, cst.Call)
+            and resolve(value.right.func, self.entry.aliases) == lang["arange"]
+        ):
             return None
         args, kwargs = call_args(it)
         step_node = args[2] if len(args) == 3 else kwargs.get("step")
         if len(args) not in (2, 3) or step_node is None or set(kwargs) - {"step"}:
-            raise self.error(it, "a strided tile loop walks `hl.grid(begin, end, step)`",
-                             "write `for start in hl.grid(begin, end, block * step):`")
+            raise self.error(
+                it,
+                "a strided tile loop walks `hl.grid(begin, end, step)`",
+                "write `for start in hl.grid(begin, end, block * step):`",
+            )
         arange_args, arange_kwargs = call_args(value.right)
         if len(arange_args) != 1 or arange_kwargs:
             raise self.error(value.right, "hl.arange(block) takes the block size alone")
@@ -247,21 +279,31 @@ class DeviceParser:
         begin = self.build.expr(args[0])
         end = self.build.expr(args[1])
         step = self._lane_step(self.build.expr(step_node), block, step_node)
-        base = offs[len("offs_"):] if offs.startswith("offs_") and len(offs) > 5 else offs
-        tile = ir.TileVar(self.scope.fresh("tile_" + base), end, block,
-                          None if begin == ir.Const(0) else begin, step=step)
+        base = offs[len("offs_") :] if offs.startswith("offs_") and len(offs) > 5 else offs
+        tile = ir.TileVar(
+            self.scope.fresh("tile_" + base),
+            end,
+            block,
+            None if begin == ir.Const(0) else begin,
+            step=step,
+        )
         self.scope.used_names.update((offs, start))
         names: dict[str, ir.Expr] = {
-            start: ir.TileAttr(tile.name, "begin"), offs: ir.TileAttr(tile.name, "index"),
+            start: ir.TileAttr(tile.name, "begin"),
+            offs: ir.TileAttr(tile.name, "index"),
         }
         skip = 1
         second = _simple_assign(node.body.body[1]) if len(node.body.body) > 1 else None
         if second is not None:
             mask, test = second
-            if (isinstance(test, cst.Comparison) and len(test.comparisons) == 1
-                    and isinstance(test.comparisons[0].operator, cst.LessThan)
-                    and isinstance(test.left, cst.Name) and test.left.value == offs
-                    and self.build.expr(test.comparisons[0].comparator) == end):
+            if (
+                isinstance(test, cst.Comparison)
+                and len(test.comparisons) == 1
+                and isinstance(test.comparisons[0].operator, cst.LessThan)
+                and isinstance(test.left, cst.Name)
+                and test.left.value == offs
+                and self.build.expr(test.comparisons[0].comparator) == end
+            ):
                 names[mask] = ir.BinOp("<", ir.TileAttr(tile.name, "index"), end)
                 self.scope.used_names.add(mask)
                 skip = 2
@@ -273,11 +315,11 @@ class DeviceParser:
             return ir.Const(value)
         if isinstance(node, cst.Name) and node.value in self.scope.registered_blocks:
             return self.scope.registered_blocks[node.value]
-        raise self.error(node, "the block of a strided tile loop must be an int or "
-                         "hl.register_block_size(...)")
+        raise self.error(
+            node, "the block of a strided tile loop must be an int or hl.register_block_size(...)"
+        )
 
-    def _lane_step(self, step: ir.Expr, block: str | ir.Const,
-                   node: cst.CSTNode) -> ir.Expr | None:
+    def _lane_step(self, step: ir.Expr, block: str | ir.Const, node: cst.CSTNode) -> ir.Expr | None:
         """``block * s`` → ``s`` (tiles skipped per iteration); ``block`` alone → no step."""
         spelt = ir.Name(block) if isinstance(block, str) else block
         if step == spelt:
@@ -287,9 +329,12 @@ class DeviceParser:
                 return step.rhs
             if step.rhs == spelt:
                 return step.lhs
-        raise self.error(node, "the step of a strided tile loop must be its block size times "
-                         "the number of tiles it advances",
-                         "write `hl.grid(begin, end, block * step)` with the block of hl.arange")
+        raise self.error(
+            node,
+            "the step of a strided tile loop must be its block size times "
+            "the number of tiles it advances",
+            "write `hl.grid(begin, end, block * step)` with the block of hl.arange",
+        )
 
     def _if(self, node: cst.If) -> ir.Stmt:
         test = self.build.expr(node.test)
@@ -316,8 +361,11 @@ def _simple_assign(node: cst.BaseStatement) -> tuple[str, cst.BaseExpression] | 
     if not (isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1):
         return None
     small = node.body[0]
-    if not (isinstance(small, cst.Assign) and len(small.targets) == 1
-            and isinstance(small.targets[0].target, cst.Name)):
+    if not (
+        isinstance(small, cst.Assign)
+        and len(small.targets) == 1
+        and isinstance(small.targets[0].target, cst.Name)
+    ):
         return None
     return small.targets[0].target.value, small.value
 

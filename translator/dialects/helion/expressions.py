@@ -32,13 +32,24 @@ from translator.ir.shapes import (
 )
 
 _BINOPS = {
-    cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.Divide: "/",
-    cst.FloorDivide: "//", cst.Modulo: "%", cst.Power: "**", cst.BitAnd: "&",
-    cst.BitOr: "|", cst.BitXor: "^",
+    cst.Add: "+",
+    cst.Subtract: "-",
+    cst.Multiply: "*",
+    cst.Divide: "/",
+    cst.FloorDivide: "//",
+    cst.Modulo: "%",
+    cst.Power: "**",
+    cst.BitAnd: "&",
+    cst.BitOr: "|",
+    cst.BitXor: "^",
 }
 _CMPOPS = {
-    cst.LessThan: "<", cst.LessThanEqual: "<=", cst.GreaterThan: ">",
-    cst.GreaterThanEqual: ">=", cst.Equal: "==", cst.NotEqual: "!=",
+    cst.LessThan: "<",
+    cst.LessThanEqual: "<=",
+    cst.GreaterThan: ">",
+    cst.GreaterThanEqual: ">=",
+    cst.Equal: "==",
+    cst.NotEqual: "!=",
 }
 
 
@@ -111,7 +122,9 @@ class ExprBuilder:
                 t = self.scope.env.vars.get(base.value)
                 if t is not None and not isinstance(t, TileVarType):
                     return dtype_of(t)
-        raise self.error(node, f"unsupported dtype `{source_of(node)}`", "write e.g. torch.float32 or x.dtype")
+        raise self.error(
+            node, f"unsupported dtype `{source_of(node)}`", "write e.g. torch.float32 or x.dtype"
+        )
 
     # ---------------------------------------------------------------- node kinds
 
@@ -171,8 +184,10 @@ class ExprBuilder:
             if op is None:
                 hint = None
                 if isinstance(target.operator, (cst.Is, cst.IsNot)):
-                    hint = ("`is None` is read only as a parameter's default: "
-                            "`fallback if x is None else x`")
+                    hint = (
+                        "`is None` is read only as a parameter's default: "
+                        "`fallback if x is None else x`"
+                    )
                 raise self.error(node, f"unsupported comparison in `{source_of(node)}`", hint)
             right = self.expr(target.comparator)
             cmp = ir.BinOp(op, left, right, loc=self.locate(node))
@@ -193,12 +208,15 @@ class ExprBuilder:
 
     def _ifexp(self, node: cst.IfExp) -> ir.Expr:
         optional = _is_none_test(node.test)
-        if optional is not None and isinstance(node.orelse, cst.Name) and (
-            node.orelse.value == optional
+        if (
+            optional is not None
+            and isinstance(node.orelse, cst.Name)
+            and (node.orelse.value == optional)
         ):
             # `fallback if x is None else x`: an optional parameter's default, on the host.
-            return ir.Call("if_none", (self.expr(node.orelse), self.expr(node.body)),
-                           loc=self.locate(node))
+            return ir.Call(
+                "if_none", (self.expr(node.orelse), self.expr(node.body)), loc=self.locate(node)
+            )
         return ir.Call(
             "where",
             (self.expr(node.test), self.expr(node.body), self.expr(node.orelse)),
@@ -211,13 +229,19 @@ class ExprBuilder:
             t = self.scope.env.vars.get(base.value)
             if isinstance(t, TileVarType):
                 if attr not in ir.TILE_ATTRS:
-                    raise self.error(node, f"tiles have no attribute `{attr}`",
-                                     f"use one of {', '.join(ir.TILE_ATTRS)}")
+                    raise self.error(
+                        node,
+                        f"tiles have no attribute `{attr}`",
+                        f"use one of {', '.join(ir.TILE_ATTRS)}",
+                    )
                 return ir.TileAttr(base.value, attr, loc=self.locate(node))
         if isinstance(base, cst.Name) and self.scope.is_tensor(base.value) and attr == "shape":
             if self.device:
-                raise self.error(node, "`x.shape` is a host shape, not a device value",
-                                 "unpack sizes on the host: m, n = x.shape")
+                raise self.error(
+                    node,
+                    "`x.shape` is a host shape, not a device value",
+                    "unpack sizes on the host: m, n = x.shape",
+                )
             return ir.ShapeOf(base.value, loc=self.locate(node))
         value = literal_or_none(node)
         if value is not None:
@@ -227,9 +251,12 @@ class ExprBuilder:
     def _subscript(self, node: cst.Subscript) -> ir.Expr:
         base = node.value
         # x.shape[0] / x.size()[0]
-        if isinstance(base, cst.Attribute) and base.attr.value == "shape" and isinstance(
-            base.value, cst.Name
-        ) and self.scope.is_tensor(base.value.value):
+        if (
+            isinstance(base, cst.Attribute)
+            and base.attr.value == "shape"
+            and isinstance(base.value, cst.Name)
+            and self.scope.is_tensor(base.value.value)
+        ):
             dim = self._int_index(node)
             return self.scope.size_expr(base.value.value, dim)
         if isinstance(base, cst.Name) and self.scope.is_tensor(base.value):
@@ -261,7 +288,11 @@ class ExprBuilder:
             s = element.slice
             if isinstance(s, cst.Slice) and s.lower is None and s.upper is None and s.step is None:
                 axis += 1
-            elif isinstance(s, cst.Index) and isinstance(s.value, cst.Name) and s.value.value == "None":
+            elif (
+                isinstance(s, cst.Index)
+                and isinstance(s.value, cst.Name)
+                and s.value.value == "None"
+            ):
                 result = ir.ExpandDims(result, axis, loc=self.locate(node))
                 axis += 1
             else:
@@ -302,15 +333,20 @@ class ExprBuilder:
         elif rank is not None and used < rank:
             items.extend(ir.FullIndex(self.scope.size_expr(tensor, d)) for d in range(used, rank))
         elif rank is not None and used > rank:
-            raise self.error(node, f"`{tensor}` is {rank}-d but indexed with {used} indices",
-                             "index each dim once (`:` for a whole dim, `None` for a new one)")
+            raise self.error(
+                node,
+                f"`{tensor}` is {rank}-d but indexed with {used} indices",
+                "index each dim once (`:` for a whole dim, `None` for a new one)",
+            )
         return tuple(items)
 
     def index_item(self, node: cst.BaseExpression) -> ir.IndexItem:
         """One index: a tile, ``None``, a scalar or a gather tile."""
         if isinstance(node, cst.Name) and node.value == "None":
             return ir.NewAxis()
-        if isinstance(node, cst.Name) and isinstance(self.scope.env.vars.get(node.value), TileVarType):
+        if isinstance(node, cst.Name) and isinstance(
+            self.scope.env.vars.get(node.value), TileVarType
+        ):
             return ir.TileIndex(node.value)
         if (
             isinstance(node, cst.Attribute)
@@ -365,8 +401,9 @@ class ExprBuilder:
                 return self._clamp(args, kwargs, node)
             if name in ("min", "max") and len(args) == 2 and not kwargs:
                 # Python's min/max of two numbers (a tile's clipped end, say).
-                return self._pointwise("minimum" if name == "min" else "maximum", args, kwargs,
-                                       node)
+                return self._pointwise(
+                    "minimum" if name == "min" else "maximum", args, kwargs, node
+                )
         if isinstance(func, cst.Attribute):
             return self._method(func, args, kwargs, node)
         raise self.error(
@@ -375,9 +412,7 @@ class ExprBuilder:
             "use torch pointwise ops, reductions, matmuls or helion.language calls",
         )
 
-    def _method(
-        self, func: cst.Attribute, args: list, kwargs: dict, node: cst.Call
-    ) -> ir.Expr:
+    def _method(self, func: cst.Attribute, args: list, kwargs: dict, node: cst.Call) -> ir.Expr:
         g = self.grammar
         method = func.attr.value
         base = func.value
@@ -385,16 +420,22 @@ class ExprBuilder:
             if method == "size":
                 if not args:
                     if self.device:
-                        raise self.error(node, "`x.size()` is a host shape, not a device value",
-                                         "unpack sizes on the host: m, n = x.size()")
+                        raise self.error(
+                            node,
+                            "`x.size()` is a host shape, not a device value",
+                            "unpack sizes on the host: m, n = x.size()",
+                        )
                     return ir.ShapeOf(base.value, loc=self.locate(node))
                 dim = literal_or_none(args[0])
                 if not isinstance(dim, int):
                     raise self.error(node, "size index must be an integer literal")
                 return self.scope.size_expr(base.value, dim)
             if method in ("stride", "numel", "dim"):
-                raise self.error(node, f"`{source_of(node)}` is not supported in kernels",
-                                 "compute it on the host from sizes")
+                raise self.error(
+                    node,
+                    f"`{source_of(node)}` is not supported in kernels",
+                    "compute it on the host from sizes",
+                )
         if method == "to":
             value = self.expr(base)
             target = kwargs.get("dtype") or (args[0] if args else None)
@@ -402,7 +443,9 @@ class ExprBuilder:
                 raise self.error(node, "`.to()` needs a dtype")
             return ir.Cast(value, self.dtype(target), loc=self.locate(node))
         if method in g["cast_methods"]:
-            return ir.Cast(self.expr(base), ir.DType(g["cast_methods"][method]), loc=self.locate(node))
+            return ir.Cast(
+                self.expr(base), ir.DType(g["cast_methods"][method]), loc=self.locate(node)
+            )
         if method in g["pointwise_methods"]:
             return self._pointwise(g["pointwise_methods"][method], [base, *args], kwargs, node)
         if method in g["reduction_methods"]:
@@ -419,8 +462,11 @@ class ExprBuilder:
             if isinstance(self.type_of(other, node), TileType):
                 op = "maximum" if method == "max" else "minimum"
                 return ir.Call(op, (self.expr(base), other), loc=self.locate(node))
-            raise self.error(node, f"`.{method}(dim)` returns values and indices",
-                             f"use torch.a{method}(x, dim=...) for the values")
+            raise self.error(
+                node,
+                f"`.{method}(dim)` returns values and indices",
+                f"use torch.a{method}(x, dim=...) for the values",
+            )
         if method in ("clamp", "clip"):
             return self._clamp([base, *args], kwargs, node)
         if method in ("transpose", "permute", "t", "unsqueeze"):
@@ -433,27 +479,40 @@ class ExprBuilder:
             "use torch pointwise ops, reductions over one dim, .to(dtype), .transpose/.permute",
         )
 
-    def _reshape(self, method: str, value: ir.Expr, args: list, kwargs: dict,
-                 node: cst.Call) -> ir.Expr:
+    def _reshape(
+        self, method: str, value: ir.Expr, args: list, kwargs: dict, node: cst.Call
+    ) -> ir.Expr:
         """``v.reshape([tile_m, 1])``/``v.view(tile_m, 1)`` of a device tile: the IR's reshape,
         which adds or drops unit dims only (the Helion backend spells it so, too)."""
         if kwargs or not args:
-            raise self.error(node, f"`.{method}()` takes the new shape only",
-                             f"write e.g. v.{method}([tile_m, 1])")
-        shape_node = args[0] if len(args) == 1 and isinstance(args[0], (cst.List, cst.Tuple)) else (
-            cst.List([cst.Element(a) for a in args])
+            raise self.error(
+                node,
+                f"`.{method}()` takes the new shape only",
+                f"write e.g. v.{method}([tile_m, 1])",
+            )
+        shape_node = (
+            args[0]
+            if len(args) == 1 and isinstance(args[0], (cst.List, cst.Tuple))
+            else (cst.List([cst.Element(a) for a in args]))
         )
         if any(literal_or_none(e.value) == -1 for e in shape_node.elements):
-            raise self.error(node, f"`-1` in the shape of `.{method}()` is not supported",
-                             "spell every dim: tiles, sizes or 1")
+            raise self.error(
+                node,
+                f"`-1` in the shape of `.{method}()` is not supported",
+                "spell every dim: tiles, sizes or 1",
+            )
         reshaped = ir.Reshape(value, self.tile_shape(shape_node), loc=self.locate(node))
         if not isinstance(self.type_of(value, node), TileType):
             raise self.error(node, f"`.{method}()` of a scalar is not supported")
         try:
             infer(reshaped, self.scope.env)
         except IRTypeError as err:
-            raise self.error(node, str(err), "reshape only to add or drop dims of size 1; "
-                             "use .permute/.transpose to reorder dims") from None
+            raise self.error(
+                node,
+                str(err),
+                "reshape only to add or drop dims of size 1; "
+                "use .permute/.transpose to reorder dims",
+            ) from None
         return reshaped
 
     def _layout(self, method: str, value: ir.Expr, args: list, node: cst.Call) -> ir.Expr:
@@ -512,8 +571,9 @@ class ExprBuilder:
         dim_node = kwargs.get("dim", args[1] if len(args) > 1 else None)
         keep_node = kwargs.get("keepdim", args[2] if len(args) > 2 else None)
         if dim_node is None:
-            raise self.error(node, "reductions need an explicit `dim=`",
-                             "write e.g. torch.sum(x, dim=-1)")
+            raise self.error(
+                node, "reductions need an explicit `dim=`", "write e.g. torch.sum(x, dim=-1)"
+            )
         dim = literal_or_none(dim_node)
         if isinstance(dim, list) and len(dim) == 1:
             dim = dim[0]
@@ -537,8 +597,11 @@ class ExprBuilder:
 
     def _expand(self, value: ir.Expr, args: list, kwargs: dict, node: cst.Call) -> ir.Expr:
         """``v.expand(tile_m, tile_n)``: ``v`` broadcast to those dims."""
-        shape_node = args[0] if len(args) == 1 and isinstance(args[0], (cst.List, cst.Tuple)) \
+        shape_node = (
+            args[0]
+            if len(args) == 1 and isinstance(args[0], (cst.List, cst.Tuple))
             else cst.List([cst.Element(a) for a in args])
+        )
         if kwargs or not shape_node.elements:
             raise self.error(node, "`.expand()` takes the sizes of the new shape")
         broadcast = ir.Broadcast(value, self.tile_shape(shape_node), loc=self.locate(node))
@@ -609,8 +672,11 @@ class ExprBuilder:
             return self._dot_mm(node, self.expr(args[0]), self.expr(args[1]))
         if kind == "addmm":
             if len(args) != 3:
-                raise self.error(node, "addmm takes (acc, a, b)",
-                                 "beta/alpha scaling is not supported; scale the result instead")
+                raise self.error(
+                    node,
+                    "addmm takes (acc, a, b)",
+                    "beta/alpha scaling is not supported; scale the result instead",
+                )
             if kwargs:
                 raise self.error(node, f"unsupported keyword arguments {sorted(kwargs)}")
             acc = self.expr(args[0])
@@ -622,7 +688,11 @@ class ExprBuilder:
         out_node = kwargs.pop("out_dtype", None)
         if kwargs:
             raise self.error(node, f"unsupported keyword arguments {sorted(kwargs)} to hl.dot")
-        acc = self.expr(acc_node) if acc_node is not None and literal_or_none(acc_node) is None else None
+        acc = (
+            self.expr(acc_node)
+            if acc_node is not None and literal_or_none(acc_node) is None
+            else None
+        )
         if out_node is not None and literal_or_none(out_node) is None:
             out = self.dtype(out_node)
         elif acc is not None:
@@ -652,8 +722,11 @@ class ExprBuilder:
             return ir.Full(shape, value, dtype, loc=loc)
         if fn == "arange":
             if len(args) != 1 or kwargs:
-                raise self.error(node, "only hl.arange(n) with one argument is supported",
-                                 "use tile.index for the indices of a tile")
+                raise self.error(
+                    node,
+                    "only hl.arange(n) with one argument is supported",
+                    "use tile.index for the indices of a tile",
+                )
             (dim,) = self.tile_shape(cst.List([cst.Element(args[0])]))
             return ir.Arange(dim, loc=loc)
         if fn == "load":
@@ -669,8 +742,9 @@ class ExprBuilder:
             return load
         raise self.error(node, f"hl.{fn}(...) is not supported in an expression here")
 
-    def check_lane_mask(self, access: ir.Load | ir.Store, mask_node: cst.BaseExpression | None,
-                        node: cst.CSTNode) -> None:
+    def check_lane_mask(
+        self, access: ir.Load | ir.Store, mask_node: cst.BaseExpression | None, node: cst.CSTNode
+    ) -> None:
         """Accept ``extra_mask=`` only where it is what the IR's tile index implies: the validity
         of the lanes of each lane tile (``hl.arange``) the access spans, and require it there
         (Helion masks tiles itself, the lanes of an ``hl.arange`` not)."""
@@ -678,20 +752,24 @@ class ExprBuilder:
             dims = dims_of(self.type_of(access, node))
         else:
             dims = index_dims(access.tensor, access.index, self.scope.env, access.loc)
-        lanes = [d.tile for d in dims if isinstance(d, ir.BlockDim) and
-                 d.tile in self.scope.lane_tiles]
+        lanes = [
+            d.tile for d in dims if isinstance(d, ir.BlockDim) and d.tile in self.scope.lane_tiles
+        ]
         if mask_node is None:
             if lanes:
                 masks = ", ".join(f"`{self._mask_source(t)}`" for t in lanes)
                 raise self.error(
-                    node, f"an access through the lanes of `{lanes[0]}` that does not mask them",
+                    node,
+                    f"an access through the lanes of `{lanes[0]}` that does not mask them",
                     f"use hl.load/hl.store with extra_mask= the validity of the lanes ({masks})",
                 )
             return
         if not lanes:
-            raise self.error(mask_node, "extra_mask= is read only as the validity of the lanes "
-                             "of a strided tile loop",
-                             "mask the loaded value with torch.where instead")
+            raise self.error(
+                mask_node,
+                "extra_mask= is read only as the validity of the lanes of a strided tile loop",
+                "mask the loaded value with torch.where instead",
+            )
         mask = self.expr(mask_node)
         mask_dims = dims_of(self.type_of(mask, mask_node))
         terms = _conjuncts(mask)
@@ -701,7 +779,8 @@ class ExprBuilder:
         )
         if not shaped or {_strip_expands(t) for t in terms} != expected:
             raise self.error(
-                mask_node, f"extra_mask=`{source_of(mask_node)}` is not the validity of the "
+                mask_node,
+                f"extra_mask=`{source_of(mask_node)}` is not the validity of the "
                 "lanes this access spans",
                 "pass exactly the lanes' masks, broadcast to the accessed region",
             )
@@ -748,9 +827,12 @@ class ExprBuilder:
                 if isinstance(t, ScalarType):
                     dims.append(ir.FullDim(ir.Name(v.value)))
                     continue
-            if isinstance(v, cst.Attribute) and v.attr.value == "block_size" and isinstance(
-                v.value, cst.Name
-            ) and isinstance(self.scope.env.vars.get(v.value.value), TileVarType):
+            if (
+                isinstance(v, cst.Attribute)
+                and v.attr.value == "block_size"
+                and isinstance(v.value, cst.Name)
+                and isinstance(self.scope.env.vars.get(v.value.value), TileVarType)
+            ):
                 dims.append(ir.BlockDim(v.value.value))
                 continue
             value = literal_or_none(v)
@@ -762,8 +844,9 @@ class ExprBuilder:
             if isinstance(t, ScalarType):
                 dims.append(ir.FullDim(expr))
                 continue
-            raise self.error(v, f"unsupported shape entry `{source_of(v)}`",
-                             "use tile variables, sizes or 1")
+            raise self.error(
+                v, f"unsupported shape entry `{source_of(v)}`", "use tile variables, sizes or 1"
+            )
         return tuple(dims)
 
 

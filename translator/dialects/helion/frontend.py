@@ -108,9 +108,7 @@ class EntryParser:
     def parse(self) -> ir.Entry:
         fn = self.fn
         params = self._params()
-        self.scope.env = host_env(
-            ir.Entry(fn.name.value, params, ())
-        )
+        self.scope.env = host_env(ir.Entry(fn.name.value, params, ()))
         for p in params:
             self.scope.used_names.add(p.name)
         self._decorator()
@@ -145,8 +143,11 @@ class EntryParser:
         params = []
         fn_params = self.fn.params
         if fn_params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or fn_params.star_kwarg:
-            raise self.error(self.fn, "kernels with *args or **kwargs are not supported",
-                             "list the parameters explicitly")
+            raise self.error(
+                self.fn,
+                "kernels with *args or **kwargs are not supported",
+                "list the parameters explicitly",
+            )
         for p in (*fn_params.posonly_params, *fn_params.params, *fn_params.kwonly_params):
             name = p.name.value
             annotation = source_of(p.annotation.annotation) if p.annotation is not None else None
@@ -160,17 +161,29 @@ class EntryParser:
                     kind = "int"
                     self.scope.constexpr_params.append(name)
                 elif resolved not in ("torch.Tensor", None) and "Tensor" not in annotation:
-                    raise self.error(p, f"unsupported parameter annotation `{annotation}`",
-                                     "annotate parameters as torch.Tensor, int, float, bool or str")
+                    raise self.error(
+                        p,
+                        f"unsupported parameter annotation `{annotation}`",
+                        "annotate parameters as torch.Tensor, int, float, bool or str",
+                    )
             if p.default is not None:
                 value = literal_or_none(p.default)
-                if value is None and not (isinstance(p.default, cst.Name) and p.default.value == "None"):
+                if value is None and not (
+                    isinstance(p.default, cst.Name) and p.default.value == "None"
+                ):
                     raise self.error(p.default, "parameter defaults must be literals")
                 # `None` marks an optional parameter (resolved with `if_none` on the host).
                 default = ir.Const(value)
                 if value is not None and annotation is None:
-                    kind = ("str" if isinstance(value, str) else "float" if isinstance(
-                        value, float) else "bool" if isinstance(value, bool) else "int")
+                    kind = (
+                        "str"
+                        if isinstance(value, str)
+                        else "float"
+                        if isinstance(value, float)
+                        else "bool"
+                        if isinstance(value, bool)
+                        else "int"
+                    )
             params.append(ir.Param(name, kind, default, annotation))
         return tuple(params)
 
@@ -273,8 +286,11 @@ class EntryParser:
             return  # Helion's default ("flat")
         pid_types = self.grammar["kernel"]["pid_types"]
         if value not in pid_types:
-            raise self.error(node, f"unsupported pid_type `{source_of(node)}`",
-                             f"use one of {', '.join(repr(p) for p in pid_types)}")
+            raise self.error(
+                node,
+                f"unsupported pid_type `{source_of(node)}`",
+                f"use one of {', '.join(repr(p) for p in pid_types)}",
+            )
         if first:
             # The IR has one pid_type per entry; it only steers performance.
             self.hints["pid_type"] = value
@@ -333,7 +349,9 @@ class EntryParser:
                 items = tuple(self._return_item(e.value) for e in node.value.elements)
                 return [ir.Return(ir.TupleExpr(items), loc=loc)]
             return [ir.Return(self._return_item(node.value), loc=loc)]
-        if isinstance(node, cst.Expr) and isinstance(node.value, (cst.SimpleString, cst.ConcatenatedString)):
+        if isinstance(node, cst.Expr) and isinstance(
+            node.value, (cst.SimpleString, cst.ConcatenatedString)
+        ):
             return []
         if isinstance(node, cst.Pass):
             return []
@@ -361,20 +379,28 @@ class EntryParser:
     def _return_item(self, node: cst.BaseExpression) -> ir.Expr:
         if isinstance(node, cst.Name) and node.value in self.scope.env.vars:
             return ir.Name(node.value)
-        raise self.error(node, f"return `{source_of(node)}`: return host tensors by name",
-                         "bind the value to a name first")
+        raise self.error(
+            node,
+            f"return `{source_of(node)}`: return host tensors by name",
+            "bind the value to a name first",
+        )
 
-    def _shape_unpack(self, target: cst.Tuple | cst.List, value: cst.BaseExpression,
-                      node: cst.CSTNode) -> ir.Stmt:
+    def _shape_unpack(
+        self, target: cst.Tuple | cst.List, value: cst.BaseExpression, node: cst.CSTNode
+    ) -> ir.Stmt:
         tensor = None
         if isinstance(value, cst.Attribute) and value.attr.value == "shape":
             tensor = value.value
-        elif isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and (
-            value.func.attr.value == "size" and not value.args
+        elif (
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Attribute)
+            and (value.func.attr.value == "size" and not value.args)
         ):
             tensor = value.func.value
         if not isinstance(tensor, cst.Name) or not self.scope.is_tensor(tensor.value):
-            raise self.error(node, "tuple assignment on the host must unpack `x.size()` or `x.shape`")
+            raise self.error(
+                node, "tuple assignment on the host must unpack `x.size()` or `x.shape`"
+            )
         names: list[str | None] = []
         for i, element in enumerate(target.elements):
             v = element.value
@@ -388,8 +414,9 @@ class EntryParser:
         stmt = ir.ShapeUnpack(tuple(names), tensor.value, loc=self.locate(node))
         known = self.scope.rank(tensor.value)
         if known is not None and known != len(names):
-            raise self.error(node, f"`{tensor.value}` is {known}-d but unpacked into "
-                                   f"{len(names)} sizes")
+            raise self.error(
+                node, f"`{tensor.value}` is {known}-d but unpacked into {len(names)} sizes"
+            )
         t = self.scope.env.vars[tensor.value]
         assert isinstance(t, TensorType)
         self.scope.env.vars[tensor.value] = TensorType(t.dtype, len(names))
@@ -403,12 +430,17 @@ class EntryParser:
     ) -> list[ir.Stmt]:
         loc = self.locate(node)
         if self.scope.is_tensor(name):
-            raise self.error(node, f"rebinding tensor `{name}` on the host is not supported",
-                             "allocate outputs under a new name")
+            raise self.error(
+                node,
+                f"rebinding tensor `{name}` on the host is not supported",
+                "allocate outputs under a new name",
+            )
         alloc = self._alloc(name, value)
         if alloc is not None:
-            self.scope.env.vars[name] = TensorType(alloc.dtype, len(alloc.shape) if alloc.shape
-                                                   is not None else self.scope.rank(alloc.like or ""))
+            self.scope.env.vars[name] = TensorType(
+                alloc.dtype,
+                len(alloc.shape) if alloc.shape is not None else self.scope.rank(alloc.like or ""),
+            )
             if alloc.like is not None:
                 self.scope.like[name] = alloc.like
             elif alloc.shape is not None:
@@ -432,8 +464,10 @@ class EntryParser:
                 return [ir.Assign(name, inner, loc=loc)]
         expr = self.build.expr(value)
         t = self.build.type_of(expr, node)
-        if isinstance(t, TensorType) and isinstance(expr, ir.Cast) and isinstance(
-            expr.value, ir.Name
+        if (
+            isinstance(t, TensorType)
+            and isinstance(expr, ir.Cast)
+            and isinstance(expr.value, ir.Name)
         ):
             # `out = c.to(a.dtype)`: a converted copy of a whole tensor (after a kernel).
             self.scope.env.vars[name] = t
@@ -441,9 +475,11 @@ class EntryParser:
             self.scope.used_names.add(name)
             return [ir.Assign(name, expr, loc=loc)]
         if not isinstance(t, ScalarType):
-            raise self.error(node, f"unsupported host value `{source_of(value)}`",
-                             "host code may compute scalars, allocate tensors and convert them "
-                             "(`x.to(dtype)`)")
+            raise self.error(
+                node,
+                f"unsupported host value `{source_of(value)}`",
+                "host code may compute scalars, allocate tensors and convert them (`x.to(dtype)`)",
+            )
         self.scope.env.vars[name] = t
         self.scope.used_names.add(name)
         return [ir.Assign(name, expr, loc=loc)]
@@ -460,13 +496,17 @@ class EntryParser:
             return None
         args, kwargs = call_args(value)
         if kwargs or (method == "flatten" and args):
-            raise self.error(value, f"unsupported `.{method}()` arguments",
-                             "use x.view(-1) or x.view(m, n)")
+            raise self.error(
+                value, f"unsupported `.{method}()` arguments", "use x.view(-1) or x.view(m, n)"
+            )
         if method == "flatten":
             shape: tuple[ir.Expr, ...] = (ir.Const(-1),)
         else:
-            nodes = [e.value for e in args[0].elements] if len(args) == 1 and isinstance(
-                args[0], (cst.List, cst.Tuple)) else args
+            nodes = (
+                [e.value for e in args[0].elements]
+                if len(args) == 1 and isinstance(args[0], (cst.List, cst.Tuple))
+                else args
+            )
             shape = tuple(self.build.expr(n) for n in nodes)
         t = self.scope.env.vars[base.value]
         assert isinstance(t, TensorType)
@@ -493,8 +533,10 @@ class EntryParser:
         args, kwargs = call_args(value)
         method = None
         base = None
-        if isinstance(value.func, cst.Attribute) and isinstance(value.func.value, cst.Name) and (
-            self.scope.is_tensor(value.func.value.value)
+        if (
+            isinstance(value.func, cst.Attribute)
+            and isinstance(value.func.value, cst.Name)
+            and (self.scope.is_tensor(value.func.value.value))
         ):
             method = value.func.attr.value
             base = value.func.value.value
@@ -523,7 +565,9 @@ class EntryParser:
             like = args[0] if args else None
             if not isinstance(like, cst.Name) or not self.scope.is_tensor(like.value):
                 raise self.error(value, "allocate like a host tensor")
-            dtype = self.build.dtype(dtype_node) if dtype_node is not None else ir.DTypeOf(like.value)
+            dtype = (
+                self.build.dtype(dtype_node) if dtype_node is not None else ir.DTypeOf(like.value)
+            )
             if dtype == ir.DTypeOf(like.value):
                 dtype = self._dtype_of_tensor(like.value)
             return ir.Alloc(name, None, like.value, dtype, like.value, fill)
@@ -538,9 +582,12 @@ class EntryParser:
         if source is None:
             if device_node is None:
                 raise self.error(value, "give the output a device, e.g. device=x.device")
-            if not (isinstance(device_node, cst.Attribute) and device_node.attr.value == "device"
-                    and isinstance(device_node.value, cst.Name)
-                    and self.scope.is_tensor(device_node.value.value)):
+            if not (
+                isinstance(device_node, cst.Attribute)
+                and device_node.attr.value == "device"
+                and isinstance(device_node.value, cst.Name)
+                and self.scope.is_tensor(device_node.value.value)
+            ):
                 raise self.error(device_node, "device= must be `x.device` of an input tensor")
             source = device_node.value.value
         if dtype_node is not None:
@@ -582,7 +629,8 @@ class EntryParser:
         if fn not in (lang["tile"], lang["grid"]):
             what = "kernel loops" if top_level else "device loops"
             raise self.error(
-                node, f"{what} must iterate over hl.tile(...) or hl.grid(...)",
+                node,
+                f"{what} must iterate over hl.tile(...) or hl.grid(...)",
                 "write `for tile in hl.tile(n):`",
             )
         assert isinstance(it, cst.Call)
@@ -590,7 +638,9 @@ class EntryParser:
         args, kwargs = call_args(it)
         targets = _target_names(node.target)
         if targets is None:
-            raise self.error(node.target, "loop targets must be names, e.g. `for tile_m, tile_n in ...`")
+            raise self.error(
+                node.target, "loop targets must be names, e.g. `for tile_m, tile_n in ...`"
+            )
         begins: list[ir.Expr | None]
         step: ir.Expr | None = None
         step_node = kwargs.pop("step", None) if scalar else None
@@ -599,11 +649,17 @@ class EntryParser:
         if step_node is not None:
             # hl.grid(begin, end, step): every step-th index (the backend's strided hl.grid).
             if top_level:
-                raise self.error(it, "a kernel's grid cannot skip indices",
-                                 "launch over every index and branch on it in the body")
+                raise self.error(
+                    it,
+                    "a kernel's grid cannot skip indices",
+                    "launch over every index and branch on it in the body",
+                )
             if len(targets) != 1 or isinstance(args[0], (cst.List, cst.Tuple)):
-                raise self.error(it, "hl.grid with a step is read for one dimension only",
-                                 "loop over each dimension in a loop of its own")
+                raise self.error(
+                    it,
+                    "hl.grid with a step is read for one dimension only",
+                    "loop over each dimension in a loop of its own",
+                )
             step = self.build.expr(step_node)
         if len(args) == 2 and not isinstance(args[0], (cst.List, cst.Tuple)):
             begins, extents = [self.build.expr(args[0])], [self.build.expr(args[1])]
@@ -623,8 +679,7 @@ class EntryParser:
             if scalar:
                 if step is not None and begin == ir.Const(0):
                     begin = None  # the backend spells a strided grid from 0 with its begin
-                tiles.append(ir.TileVar(target, extent, ir.Const(1), begin, scalar=True,
-                                        step=step))
+                tiles.append(ir.TileVar(target, extent, ir.Const(1), begin, scalar=True, step=step))
                 continue
             if block is None:
                 block = self.scope.new_block_tunable("block_size_" + tile_suffix(target))
@@ -638,8 +693,10 @@ class EntryParser:
         tensor = None
         if isinstance(node, cst.Attribute) and node.attr.value == "shape":
             tensor = node.value
-        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and (
-            node.func.attr.value == "size" and not node.args
+        elif (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and (node.func.attr.value == "size" and not node.args)
         ):
             tensor = node.func.value
         if isinstance(tensor, cst.Name) and self.scope.is_tensor(tensor.value):
@@ -651,17 +708,23 @@ class EntryParser:
                 self.scope.assume_rank(name, count, f"`hl.tile({source_of(node)})` has {targets}")
             elif rank != count:
                 targets = ", ".join(f"tile_{i}" for i in range(rank))
-                raise self.error(node, f"`{name}` is {rank}-d, so hl.tile({source_of(node)}) "
-                                       f"yields {rank} tiles, but the loop binds {count}",
-                                 f"bind one loop target per dim: `for {targets} in ...`")
+                raise self.error(
+                    node,
+                    f"`{name}` is {rank}-d, so hl.tile({source_of(node)}) "
+                    f"yields {rank} tiles, but the loop binds {count}",
+                    f"bind one loop target per dim: `for {targets} in ...`",
+                )
             return [self.scope.size_expr(name, i) for i in range(count)]
         return [self.build.expr(node)]
 
-    def _block_specs(self, node: cst.BaseExpression | None, n: int,
-                     where: cst.CSTNode) -> list[str | ir.Const | None]:
+    def _block_specs(
+        self, node: cst.BaseExpression | None, n: int, where: cst.CSTNode
+    ) -> list[str | ir.Const | None]:
         if node is None:
             return [None] * n
-        items = [e.value for e in node.elements] if isinstance(node, (cst.List, cst.Tuple)) else [node]
+        items = (
+            [e.value for e in node.elements] if isinstance(node, (cst.List, cst.Tuple)) else [node]
+        )
         if len(items) != n:
             raise self.error(where, f"block_size has {len(items)} entries for {n} dims")
         out: list[str | ir.Const | None] = []
@@ -674,7 +737,9 @@ class EntryParser:
             elif isinstance(item, cst.Name) and item.value in self.scope.registered_blocks:
                 out.append(self.scope.registered_blocks[item.value])
             else:
-                raise self.error(item, "block_size must be an int, None or hl.register_block_size(...)")
+                raise self.error(
+                    item, "block_size must be an int, None or hl.register_block_size(...)"
+                )
         return out
 
 

@@ -33,7 +33,8 @@ def split_host(entry: ir.Entry) -> tuple[list[ir.Stmt], list[ir.Kernel], list[ir
             raise TranslationError(
                 f"`{', '.join(sorted(bound & read))}` is rebound between two kernels that read it; "
                 "Helion allows no statement between top-level loops",
-                getattr(s, "loc", None), "bind the new value under a new name",
+                getattr(s, "loc", None),
+                "bind the new value under a new name",
             )
         before.append(s)
     return before, kernels, list(entry.body[last + 1 :])
@@ -98,7 +99,9 @@ def _accesses(kernel: ir.Kernel, root: dict[str, str]):
     for e in all_exprs(kernel.body):
         if isinstance(e, ir.Load):
             reads.add(root.get(e.tensor, e.tensor))
-    plain = {root.get(s.tensor, s.tensor) for s in walk_stmts(kernel.body) if isinstance(s, ir.Store)}
+    plain = {
+        root.get(s.tensor, s.tensor) for s in walk_stmts(kernel.body) if isinstance(s, ir.Store)
+    }
     for t in plain:
         atomics.pop(t, None)
     return reads, writes, {t: op for t, op in atomics.items() if op is not None}
@@ -134,7 +137,9 @@ def host_line(s: ir.Stmt, w: Writer, specialized: set[str]) -> str:
 
 def _alloc(s: ir.Alloc, w: Writer, fns: dict[str, str]) -> str:
     fill = s.fill
-    kind = "empty" if fill is None else "zeros" if fill == 0.0 else "ones" if fill == 1.0 else "full"
+    kind = (
+        "empty" if fill is None else "zeros" if fill == 0.0 else "ones" if fill == 1.0 else "full"
+    )
     fill_arg = f", {float_literal(fill)}" if kind == "full" else ""
     if s.like is not None:
         dtype = "" if s.dtype == ir.DTypeOf(s.like) else f", dtype={w.dtype(s.dtype)}"

@@ -62,8 +62,9 @@ class TileName:
 class Writer:
     """Writes the expressions and statements of one entry (host or device code)."""
 
-    def __init__(self, entry: ir.Entry, env: TypeEnv, plan: BlockPlan, taken: set[str],
-                 device: bool = True) -> None:
+    def __init__(
+        self, entry: ir.Entry, env: TypeEnv, plan: BlockPlan, taken: set[str], device: bool = True
+    ) -> None:
         self.entry = entry
         self.device = device
         self.env = env
@@ -134,8 +135,11 @@ class Writer:
         handler = getattr(self, "_ex_" + type(e).__name__, None)
         if handler is None:
             # An IR node newer than this backend: refuse rather than fail with a traceback.
-            raise self.refuse(f"the IR expression `{type(e).__name__}` has no Helion spelling yet",
-                              e, "write the value with pointwise ops on tiles instead")
+            raise self.refuse(
+                f"the IR expression `{type(e).__name__}` has no Helion spelling yet",
+                e,
+                "write the value with pointwise ops on tiles instead",
+            )
         return handler(e)
 
     # ================================================================== scalars and operators
@@ -254,8 +258,11 @@ class Writer:
         if e.op == "where" and not tensors[0]:
             c, a, b = (self.text(x, 3) for x in e.args)
             return f"{a} if {c} else {b}", 1
-        if e.op == "where" and tensors[1] and not tensors[2] and (
-            _without_whole_dim_checks(e.args[0]) is None
+        if (
+            e.op == "where"
+            and tensors[1]
+            and not tensors[2]
+            and (_without_whole_dim_checks(e.args[0]) is None)
         ):
             # Every lane Helion shows is valid, so the test is always true.
             return self.ex(e.args[1])
@@ -309,8 +316,14 @@ class Writer:
             return f"{spelt.name}.{attr}"
         if spelt.kind == "unit":
             begin = f"{spelt.name}.begin"
-            return {"index": begin, "begin": begin, "id": begin, "block_size": "1",
-                    "end": f"{spelt.name}.end", "count": f"{spelt.name}.count"}[attr]
+            return {
+                "index": begin,
+                "begin": begin,
+                "id": begin,
+                "block_size": "1",
+                "end": f"{spelt.name}.end",
+                "count": f"{spelt.name}.count",
+            }[attr]
         if spelt.kind == "strided":
             return self._strided_attr(tile, spelt, attr)
         # An hl.grid index: one integer.
@@ -340,8 +353,10 @@ class Writer:
             return f"{spelt.name} // {spelt.block}"
         # count: the tiles of the whole range, as for any tile (the IR's definition).
         var = self.env.tiles[tile]
-        extent = spelt.extent if var.begin is None else (
-            f"{self.text(var.extent, 9)} - {self.text(var.begin, 10)}"
+        extent = (
+            spelt.extent
+            if var.begin is None
+            else (f"{self.text(var.extent, 9)} - {self.text(var.begin, 10)}")
         )
         return self.spell["scalar_pointwise"]["cdiv"].format(extent, spelt.block)
 
@@ -372,8 +387,13 @@ class Writer:
         for item in index:
             if isinstance(item, ir.TileIndex):
                 spelt = self.tiles[item.tile]
-                out.append(f"{spelt.name}.begin" if spelt.kind == "unit" else
-                           spelt.offs if spelt.kind == "strided" else spelt.name)
+                out.append(
+                    f"{spelt.name}.begin"
+                    if spelt.kind == "unit"
+                    else spelt.offs
+                    if spelt.kind == "strided"
+                    else spelt.name
+                )
             elif isinstance(item, ir.FullIndex):
                 out.append("slice(None)" if as_list else ":")
             elif isinstance(item, ir.NewAxis):
@@ -429,7 +449,8 @@ class Writer:
         if any(isinstance(i, (ir.FullIndex, ir.NewAxis)) for i in index):
             raise self.refuse(
                 "an access with `:` or `None` through the lanes of a strided tile loop has no "
-                "Helion spelling yet (hl.load/hl.store need them masked, and take neither)", node,
+                "Helion spelling yet (hl.load/hl.store need them masked, and take neither)",
+                node,
                 "index every dimension with a tile or a scalar",
             )
 
@@ -446,8 +467,10 @@ class Writer:
         return f"{lang['full']}({shape}, {self.text(e.value)}, dtype={dtype})", ATOM
 
     def _ex_Arange(self, e: ir.Arange) -> tuple[str, int]:
-        size = f"{self.dim_text(e.dim)}.block_size" if isinstance(e.dim, ir.BlockDim) else (
-            self.dim_text(e.dim)
+        size = (
+            f"{self.dim_text(e.dim)}.block_size"
+            if isinstance(e.dim, ir.BlockDim)
+            else (self.dim_text(e.dim))
         )
         return f"{self.spell['language']['arange']}({size})", ATOM
 
@@ -467,15 +490,17 @@ class Writer:
         result = dtype_of(self.type_of(e))
         operand = dtype_of(self.type_of(e.value))
         if e.op in ("argmax", "argmin") or (
-            e.op in ("sum", "prod") and isinstance(operand, ir.DType)
+            e.op in ("sum", "prod")
+            and isinstance(operand, ir.DType)
             and operand.name not in ir.FLOAT_DTYPES
         ):
             # torch returns int64 for these; the IR keeps its own integer type.
             text = f"{text}.to({self.dtype(result)})"
         return text, ATOM
 
-    def _strided_reduce_operand(self, e: ir.Reduce, dims: tuple[ir.Dim, ...], axis: int,
-                                value: str) -> str:
+    def _strided_reduce_operand(
+        self, e: ir.Reduce, dims: tuple[ir.Dim, ...], axis: int, value: str
+    ) -> str:
         """The operand of a reduction over a strided tile's lanes, which Helion does not mask:
         as it is where Helion's padding (0 from loads) is already the identity, else with the
         identity selected on the invalid lanes."""
@@ -489,7 +514,9 @@ class Writer:
             if math.isinf(identity):
                 raise self.refuse(
                     f"`{e.op}` of integers over the lanes of a strided tile loop: their identity "
-                    "is no integer", e, "reduce a float value, or loop over every tile",
+                    "is no integer",
+                    e,
+                    "reduce a float value, or loop over every tile",
                 )
             return self.spell["pointwise"]["where"].format(mask, value, int(identity))
         return self.spell["pointwise"]["where"].format(mask, value, self.text(ir.Const(identity)))
@@ -535,13 +562,15 @@ class Writer:
         if rank > 3 or not dims_compatible(da[:-2], db[:-2]):
             raise self.refuse(
                 "dots of rank above 3, or with broadcast batch dims, have no Helion spelling yet",
-                e, "use 2-D or equally batched 3-D operands",
+                e,
+                "use 2-D or equally batched 3-D operands",
             )
         if not e.masked and not self.pads.dot_k_lanes_vanish(e, "ir"):
             raise self.refuse(
                 "unmasked dot whose out-of-bounds contraction lanes are not known to be zero: "
                 "Helion always leaves them out, so the result would differ at ragged edges",
-                e, "load the operands with other=0.0 in the source",
+                e,
+                "load the operands with other=0.0 in the source",
             )
         dots = self.spell["dots"]
         out = self.dtype(e.out_dtype)
@@ -549,8 +578,10 @@ class Writer:
         a, b = self._dot_operands(e)
         if e.acc is not None:
             acc_t = self.type_of(e.acc)
-            acc = self.text(e.acc) if dtype_of(acc_t) == e.out_dtype else (
-                f"{self.text(e.acc, ATOM)}.to({out})"
+            acc = (
+                self.text(e.acc)
+                if dtype_of(acc_t) == e.out_dtype
+                else (f"{self.text(e.acc, ATOM)}.to({out})")
             )
             if dims_compatible(dims_of(acc_t), result):
                 # torch.addmm masks its operands in every Helion version (hl.dot only in 1.5).
@@ -579,8 +610,9 @@ class Writer:
             b = where.format(self.strided_mask(db, only=len(db) - 2), b, "0.0")
         return a, b
 
-    def _product(self, e: ir.Dot, a: str, b: str, rank: int, out: str,
-                 result: tuple[ir.Dim, ...]) -> str:
+    def _product(
+        self, e: ir.Dot, a: str, b: str, rank: int, out: str, result: tuple[ir.Dim, ...]
+    ) -> str:
         dots = self.spell["dots"]
         natural = promote(dtype_of(self.type_of(e.lhs)), dtype_of(self.type_of(e.rhs)))
         if natural == e.out_dtype:
@@ -699,7 +731,8 @@ class Writer:
         if any(self.strided(d) is not None for d in region):
             raise self.refuse(
                 f"atomic `{s.op}` through the lanes of a strided tile loop: Helion's atomics take "
-                "no mask, so the lanes past the extent would be updated", s,
+                "no mask, so the lanes past the extent would be updated",
+                s,
                 "accumulate over the strided loop and update after it, through full tiles",
             )
         value = self._store_value(s)
@@ -722,7 +755,8 @@ class Writer:
     def _st_TileLoop(self, s: ir.TileLoop) -> None:
         if len(s.tiles) > 1 and any(t.step is not None for t in s.tiles):
             raise self.refuse(
-                "a loop over several tiles of which some skip tiles has no Helion spelling", s,
+                "a loop over several tiles of which some skip tiles has no Helion spelling",
+                s,
                 "loop over the tile that skips tiles in a loop of its own",
             )
         assigned = {x.target for x in walk_stmts(s.body) if isinstance(x, ir.Assign)}
@@ -742,8 +776,9 @@ class Writer:
         self.tiles = saved_tiles
         self.pads.forget(assigned)
 
-    def strided_header(self, t: ir.TileVar, spelt: TileName, body: tuple[ir.Stmt, ...],
-                       inner: TypeEnv) -> None:
+    def strided_header(
+        self, t: ir.TileVar, spelt: TileName, body: tuple[ir.Stmt, ...], inner: TypeEnv
+    ) -> None:
         """A tile loop that visits every ``step``-th tile (split-K's share of the K tiles).
 
         ``hl.tile`` has no step, so the loop walks the tile starts with ``hl.grid`` and spans
@@ -808,10 +843,14 @@ class Writer:
         suffix = tile_suffix(t.name)
         block = self.plan.block_arg(t)
         assert block is not None, "plan_blocks registers the block sizes of strided tiles"
-        return TileName(unique(f"start_{suffix}", self.taken), "strided",
-                        offs=unique(f"offs_{suffix}", self.taken),
-                        mask=unique(f"mask_{suffix}", self.taken),
-                        block=block, extent=self.text(t.extent))
+        return TileName(
+            unique(f"start_{suffix}", self.taken),
+            "strided",
+            offs=unique(f"offs_{suffix}", self.taken),
+            mask=unique(f"mask_{suffix}", self.taken),
+            block=block,
+            extent=self.text(t.extent),
+        )
 
     def loop_header(self, tiles: tuple[ir.TileVar, ...], names: list[TileName]) -> str:
         """``for tile_m, tile_n in hl.tile([m, n])`` (or ``hl.grid``) over ``tiles``."""
@@ -841,7 +880,6 @@ class Writer:
         return f"for {targets} in {lang['tile']}({args})"
 
 
-
 def _without_whole_dim_checks(cond: ir.Expr) -> ir.Expr | None:
     """``cond`` without its ``arange(:n) < n`` conjuncts (``None`` if nothing is left).
 
@@ -857,8 +895,11 @@ def _without_whole_dim_checks(cond: ir.Expr) -> ir.Expr | None:
         return dataclasses.replace(cond, lhs=lhs, rhs=rhs)
     if isinstance(cond, ir.BinOp) and cond.op == "<":
         lanes = cond.lhs.value if isinstance(cond.lhs, ir.ExpandDims) else cond.lhs
-        if (isinstance(lanes, ir.Arange) and isinstance(lanes.dim, ir.FullDim)
-                and lanes.dim.extent == cond.rhs):
+        if (
+            isinstance(lanes, ir.Arange)
+            and isinstance(lanes.dim, ir.FullDim)
+            and lanes.dim.extent == cond.rhs
+        ):
             return None
     return cond
 

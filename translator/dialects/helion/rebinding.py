@@ -57,8 +57,7 @@ class _Rebinder:
         self.origin: dict[str, _HostValue] = {}
         for name, t in env.vars.items():
             if not isinstance(t, TileVarType):
-                self.origin[name] = _HostValue(t.dtype if isinstance(t, ScalarType) else None,
-                                               None)
+                self.origin[name] = _HostValue(t.dtype if isinstance(t, ScalarType) else None, None)
         self.force: dict[str, ir.DTypeExpr] = {}
         self.prelude: list[ir.Stmt] = []
         # Names bound in each enclosing block so far (innermost last).
@@ -118,15 +117,19 @@ class _Rebinder:
             return _HostValue(ir.I32, None)
         return None
 
-    def _rebind(self, s: ir.Assign, target: str, held: _HostValue, block: tuple[ir.Stmt, ...],
-                depth: int) -> str:
+    def _rebind(
+        self, s: ir.Assign, target: str, held: _HostValue, block: tuple[ir.Stmt, ...], depth: int
+    ) -> str:
         """The name under which ``s`` binds a device value where ``target`` holds a host one."""
         straight = (held.block is None and depth == 0) or (
             held.block == id(block)
-            and (depth == 0 or (
-                not any(s.target in names for names in self.bound[:-1])
-                and self.block_reads[id(block)][s.target] == self.reads[s.target]
-            ))
+            and (
+                depth == 0
+                or (
+                    not any(s.target in names for names in self.bound[:-1])
+                    and self.block_reads[id(block)][s.target] == self.reads[s.target]
+                )
+            )
         )
         if straight:
             # Nothing merges this binding with the host one: a new name is exact.
@@ -166,10 +169,26 @@ def _subst(node: Any, rename: dict[str, str]) -> Any:
         return tuple(_subst(x, rename) for x in node)
     if isinstance(node, ir.Name):
         return dataclasses.replace(node, id=rename.get(node.id, node.id))
-    if isinstance(node, (ir.Expr, ir.TileVar, ir.Store, ir.AtomicRMW, ir.Return, ir.Assert,
-                         ir.FullDim, ir.GatherIndex, ir.ScalarIndex, ir.FullIndex)):
-        changes = {f.name: _subst(getattr(node, f.name), rename)
-                   for f in dataclasses.fields(node) if f.name not in ("loc", "comments")}
+    if isinstance(
+        node,
+        (
+            ir.Expr,
+            ir.TileVar,
+            ir.Store,
+            ir.AtomicRMW,
+            ir.Return,
+            ir.Assert,
+            ir.FullDim,
+            ir.GatherIndex,
+            ir.ScalarIndex,
+            ir.FullIndex,
+        ),
+    ):
+        changes = {
+            f.name: _subst(getattr(node, f.name), rename)
+            for f in dataclasses.fields(node)
+            if f.name not in ("loc", "comments")
+        }
         return dataclasses.replace(node, **changes)
     return node
 

@@ -70,7 +70,9 @@ def host_expr(e: ir.Expr, prec: int = 0) -> str:
         return f"({a} if {c} else {b})" if prec > 1 else f"{a} if {c} else {b}"
     if isinstance(e, ir.Call) and e.op == "if_none":
         value, fallback = e.args
-        text = f"{host_expr(fallback, 2)} if {host_expr(value, 2)} is None else {host_expr(value, 2)}"
+        text = (
+            f"{host_expr(fallback, 2)} if {host_expr(value, 2)} is None else {host_expr(value, 2)}"
+        )
         return f"({text})" if prec > 1 else text
     if isinstance(e, ir.Call):
         template = load_grammar("triton")["host_pointwise"].get(e.op)
@@ -89,7 +91,9 @@ def host_dtype(dtype: ir.DTypeExpr) -> str:
 
 def _emit_entry(entry: ir.Entry) -> tuple[list[dict], dict, bool]:
     # Block-1 grid dims (batch, heads) become plain indices: 2-D tiles and dots are far faster.
-    entry = fewer_stages_for_squeezed_dots(entry, squeeze_unit_tiles(entry, unit_block_tiles(entry)))
+    entry = fewer_stages_for_squeezed_dots(
+        entry, squeeze_unit_tiles(entry, unit_block_tiles(entry))
+    )
     verify_entry(entry)
     envs: dict[int, TypeEnv] = {}
 
@@ -187,8 +191,10 @@ def _emit_kernel(entry: ir.Entry, kernel: ir.Kernel, env: TypeEnv) -> tuple[dict
     grid_terms = []
     tunable_consts = {const: tunable for tunable, const in sig.tunable_params.items()}
     for t in kernel.grid:
-        extent = host_expr(t.extent) if t.begin is None else (
-            f"{host_expr(t.extent, 9)} - {host_expr(t.begin, 10)}"
+        extent = (
+            host_expr(t.extent)
+            if t.begin is None
+            else (f"{host_expr(t.extent, 9)} - {host_expr(t.begin, 10)}")
         )
         if t.scalar:
             grid_terms.append(extent)
@@ -272,11 +278,14 @@ def _default_space(entry: ir.Entry, kernel: ir.Kernel, blocks: list[str]) -> lis
             out.append(cfg)
         return out
     if len(blocks) == 1:
-        full_rows = any(isinstance(e, ir.Load) and any(isinstance(i, ir.FullIndex) for i in e.index)
-                        for e in all_exprs(kernel.body))
+        full_rows = any(
+            isinstance(e, ir.Load) and any(isinstance(i, ir.FullIndex) for i in e.index)
+            for e in all_exprs(kernel.body)
+        )
         space = grammar["rows" if full_rows else "pointwise"]["configs"]
         for c in space:
-            out.append({blocks[0]: c["block"], "num_warps": c["num_warps"],
-                        "num_stages": c["num_stages"]})
+            out.append(
+                {blocks[0]: c["block"], "num_warps": c["num_warps"], "num_stages": c["num_stages"]}
+            )
         return out
     return []

@@ -116,13 +116,16 @@ def parse(source: str, path: str) -> ir.Module:
     if derived:
         wrapper = parse_source(source.rstrip("\n") + "\n" + derived, path)
     module = wrapper.module
-    info = ModuleInfo(path, module, import_aliases(module), load_grammar("triton"),
-                      Locator(wrapper, path))
+    info = ModuleInfo(
+        path, module, import_aliases(module), load_grammar("triton"), Locator(wrapper, path)
+    )
     _collect(info)
     entries = []
     for stmt in module.body:
-        if isinstance(stmt, cst.FunctionDef) and stmt.name.value in info.functions and (
-            _launches(stmt, info)
+        if (
+            isinstance(stmt, cst.FunctionDef)
+            and stmt.name.value in info.functions
+            and (_launches(stmt, info))
         ):
             entries.append(EntryBuilder(info, stmt).build())
     if not entries:
@@ -136,8 +139,10 @@ def parse(source: str, path: str) -> ir.Module:
         entries=tuple(entries),
         docstring=module.get_docstring(clean=False),
         header_comments=tuple(
-            line.comment.value[1:].strip() for line in module.header
-            if line.comment is not None and not line.comment.value.startswith("#!")
+            line.comment.value[1:].strip()
+            for line in module.header
+            if line.comment is not None
+            and not line.comment.value.startswith("#!")
             and not is_provenance(line.comment.value)
         ),
         source_hash=hashlib.sha256(source.encode()).hexdigest(),
@@ -160,8 +165,10 @@ def _collect(info: ModuleInfo) -> None:
                 info.functions[stmt.name.value] = stmt
         elif isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
-                if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(
-                    small.targets[0].target, cst.Name
+                if (
+                    isinstance(small, cst.Assign)
+                    and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Name)
                 ):
                     value = _const_int(small.value, info.constants)
                     if value is not None:
@@ -212,8 +219,11 @@ def _kernel_def(fn: cst.FunctionDef, info: ModuleInfo) -> KernelDef:
     params, constexprs, defaults = [], set(), {}
     ps = fn.params
     if ps.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or ps.star_kwarg is not None:
-        raise TranslationError("kernels with *args/**kwargs are not supported",
-                               info.locate(fn), "list the kernel's parameters")
+        raise TranslationError(
+            "kernels with *args/**kwargs are not supported",
+            info.locate(fn),
+            "list the kernel's parameters",
+        )
     for p in (*ps.posonly_params, *ps.params, *ps.kwonly_params):
         params.append(p.name.value)
         if p.annotation is not None and resolve(p.annotation.annotation, info.aliases) == (
@@ -233,13 +243,17 @@ def _kernel_def(fn: cst.FunctionDef, info: ModuleInfo) -> KernelDef:
         if name == g["autotune"]:
             configs, hook = autotune_configs(d, info)
         elif name not in (g["jit"],):
-            raise TranslationError(f"unsupported kernel decorator `@{source_of(d.decorator)}`",
-                                   info.locate(d))
+            raise TranslationError(
+                f"unsupported kernel decorator `@{source_of(d.decorator)}`", info.locate(d)
+            )
     _prescan(fn, info, set())
     for key, _, _ in heuristics:
         if key not in constexprs:
-            raise TranslationError(f"@triton.heuristics sets `{key}`, which is no tl.constexpr "
-                                   f"parameter of `{fn.name.value}`", info.locate(fn))
+            raise TranslationError(
+                f"@triton.heuristics sets `{key}`, which is no tl.constexpr "
+                f"parameter of `{fn.name.value}`",
+                info.locate(fn),
+            )
     kernel = KernelDef(fn, params, constexprs, defaults, configs, info, heuristics)
     if hook is not None:
         from translator.dialects.triton.frontend_descriptors import block_shape_hook
@@ -255,18 +269,24 @@ def _heuristics(d: cst.Decorator, info: ModuleInfo) -> list[tuple[str, cst.BaseE
     args, kwargs = call_args(call) if isinstance(call, cst.Call) else ([], {})
     table = args[0] if args else kwargs.get("values")
     if not isinstance(table, cst.Dict):
-        raise TranslationError("@triton.heuristics needs a dict literal of lambdas",
-                               info.locate(d), "write @triton.heuristics({\"NAME\": lambda args: "
-                               "...})")
+        raise TranslationError(
+            "@triton.heuristics needs a dict literal of lambdas",
+            info.locate(d),
+            'write @triton.heuristics({"NAME": lambda args: ...})',
+        )
     out = []
     for el in table.elements:
         if not isinstance(el, cst.DictElement) or not isinstance(el.key, cst.SimpleString):
-            raise TranslationError("@triton.heuristics keys must be string literals",
-                                   info.locate(el))
+            raise TranslationError(
+                "@triton.heuristics keys must be string literals", info.locate(el)
+            )
         fn = el.value
         if not isinstance(fn, cst.Lambda) or len(fn.params.params) != 1:
-            raise TranslationError("a heuristic must be `lambda args: ...`", info.locate(fn),
-                                   "compute the value from args[\"NAME\"] in a lambda")
+            raise TranslationError(
+                "a heuristic must be `lambda args: ...`",
+                info.locate(fn),
+                'compute the value from args["NAME"] in a lambda',
+            )
         out.append((literal(el.key), fn.body, fn.params.params[0].name.value))
     return out
 
@@ -286,15 +306,18 @@ def _prescan(fn: cst.FunctionDef, info: ModuleInfo, seen: set[str]) -> None:
     fn.body.visit(V())
     for call in calls:
         name = resolve(call.func, info.aliases) or ""
-        if isinstance(call.func, cst.Name) and call.func.value in info.jit and (
-            call.func.value not in seen
+        if (
+            isinstance(call.func, cst.Name)
+            and call.func.value in info.jit
+            and (call.func.value not in seen)
         ):
             _prescan(info.jit[call.func.value], info, seen)
         if name.startswith(lang):
-            short = name[len(lang):].removeprefix("math.")
+            short = name[len(lang) :].removeprefix("math.")
             if short in unsupported:
-                raise TranslationError(f"`tl.{short}` is not supported yet", info.locate(call),
-                                       unsupported[short])
+                raise TranslationError(
+                    f"`tl.{short}` is not supported yet", info.locate(call), unsupported[short]
+                )
 
 
 # ==================================================================================================
@@ -413,8 +436,9 @@ class BlockInfo:
 _OPAQUE = itertools.count()
 
 
-def _opaque_expr(why: str, value: object | None = None,
-                 names: dict[int, tuple[object, ir.Name]] | None = None) -> ir.Expr:
+def _opaque_expr(
+    why: str, value: object | None = None, names: dict[int, tuple[object, ir.Name]] | None = None
+) -> ir.Expr:
     """A name for a host value the IR cannot express; the same ``value`` gets the same name in
     ``names`` (one entry's table), so that two uses of one opaque value (a grid and a loop step)
     can be compared."""
@@ -543,8 +567,10 @@ class EntryBuilder:
         """The value of host expression ``e`` with every tunable at its default (the block sizes
         the host computes replaced by the tunables that stand for them), or ``None`` where it
         still depends on input sizes."""
-        stand_ins = {format_expr(self.canonical(canon)): ir.Const(self.tunables[name].default)
-                     for name, canon in self.tunable_canon.items()}
+        stand_ins = {
+            format_expr(self.canonical(canon)): ir.Const(self.tunables[name].default)
+            for name, canon in self.tunable_canon.items()
+        }
 
         def fold(x: ir.Expr) -> ir.Expr:
             text = format_expr(x)
@@ -587,9 +613,11 @@ class EntryBuilder:
             self.pending_comments = []
         self.body.append(stmt)
         if isinstance(stmt, ir.Assign):
-            self.types.vars[stmt.target] = ScalarType(ir.I32, weak=True) if not isinstance(
-                stmt.value, ir.Const) or not isinstance(stmt.value.value, float) else ScalarType(
-                ir.F32, weak=True)
+            self.types.vars[stmt.target] = (
+                ScalarType(ir.I32, weak=True)
+                if not isinstance(stmt.value, ir.Const) or not isinstance(stmt.value.value, float)
+                else ScalarType(ir.F32, weak=True)
+            )
         elif isinstance(stmt, ir.ShapeUnpack):
             t = self.types.vars.get(stmt.tensor)
             if isinstance(t, TensorType):
@@ -614,17 +642,26 @@ class EntryBuilder:
         if not any(isinstance(s, ir.Return) for s in self.body):
             if self.derived:
                 # A derived wrapper returns what the kernel writes, in parameter order.
-                outs = [ir.Name(p.name.value) for p in self.fn.params.params
-                        if p.name.value in self.written or (
-                            p.name.value in self.tensors
-                            and self.tensors[p.name.value].flat in self.written)]
-                value: ir.Expr | None = outs[0] if len(outs) == 1 else (
-                    ir.TupleExpr(tuple(outs)) if outs else None)
+                outs = [
+                    ir.Name(p.name.value)
+                    for p in self.fn.params.params
+                    if p.name.value in self.written
+                    or (
+                        p.name.value in self.tensors
+                        and self.tensors[p.name.value].flat in self.written
+                    )
+                ]
+                value: ir.Expr | None = (
+                    outs[0] if len(outs) == 1 else (ir.TupleExpr(tuple(outs)) if outs else None)
+                )
                 if value is not None:
                     self.hints["derived_wrapper"] = self.hints["derived_wrapper"].rstrip() + (
-                        f"\n    return {format_expr(value).strip('()')}\n")
-                self.note("tiletrans: a wrapper derived from the kernel's signature: one "
-                          "program per tile, returning the tensors the kernel writes")
+                        f"\n    return {format_expr(value).strip('()')}\n"
+                    )
+                self.note(
+                    "tiletrans: a wrapper derived from the kernel's signature: one "
+                    "program per tile, returning the tensors the kernel writes"
+                )
                 self.emit(ir.Return(value))
             else:
                 self.emit(ir.Return(None))
@@ -636,18 +673,20 @@ class EntryBuilder:
         if self.assumed_unit:
             hints["assumed_unit_stride"] = tuple(dict.fromkeys(self.assumed_unit))
         returns = source_of(fn.returns.annotation) if fn.returns is not None else None
-        return _settle_tile_names(ir.Entry(
-            name=fn.name.value,
-            params=params,
-            body=tuple(body),
-            tunables=tunables,
-            configs=configs,
-            docstring=docstring,
-            return_annotation=returns,
-            comments=tuple(statement_comments(fn)),
-            hints=tuple(sorted(hints.items())),
-            loc=self.locate(fn),
-        ))
+        return _settle_tile_names(
+            ir.Entry(
+                name=fn.name.value,
+                params=params,
+                body=tuple(body),
+                tunables=tunables,
+                configs=configs,
+                docstring=docstring,
+                return_annotation=returns,
+                comments=tuple(statement_comments(fn)),
+                hints=tuple(sorted(hints.items())),
+                loc=self.locate(fn),
+            )
+        )
 
     def _params(self) -> tuple[ir.Param, ...]:
         out = []
@@ -665,26 +704,44 @@ class EntryBuilder:
             elif optional is not None:
                 kind = optional
             elif annotation is not None and "Tensor" not in annotation:
-                raise self.error(p, f"unsupported parameter annotation `{annotation}`",
-                                 "annotate parameters as torch.Tensor, int, float, bool, str "
-                                 "(or `float | None` and the like)")
+                raise self.error(
+                    p,
+                    f"unsupported parameter annotation `{annotation}`",
+                    "annotate parameters as torch.Tensor, int, float, bool, str "
+                    "(or `float | None` and the like)",
+                )
             if p.default is not None:
                 try:
                     value = literal(p.default)
                 except ValueError:
                     raise self.error(p.default, "parameter defaults must be literals") from None
                 if value is None and kind not in ("int", "float", "bool"):
-                    raise self.error(p.default, f"`{name}` defaults to None, but its type is not "
-                                     "given", f"annotate it: `{name}: float | None = None`")
-                if value is not None and isinstance(value, str) != (kind == "str") and (
-                    annotation is not None
+                    raise self.error(
+                        p.default,
+                        f"`{name}` defaults to None, but its type is not given",
+                        f"annotate it: `{name}: float | None = None`",
+                    )
+                if (
+                    value is not None
+                    and isinstance(value, str) != (kind == "str")
+                    and (annotation is not None)
                 ):
-                    raise self.error(p.default, f"`{name}: {annotation}` defaults to "
-                                     f"{value!r}", "give the parameter a default of its type")
+                    raise self.error(
+                        p.default,
+                        f"`{name}: {annotation}` defaults to {value!r}",
+                        "give the parameter a default of its type",
+                    )
                 default = ir.Const(value)
                 if annotation is None:
-                    kind = "float" if isinstance(value, float) else "bool" if isinstance(
-                        value, bool) else "str" if isinstance(value, str) else "int"
+                    kind = (
+                        "float"
+                        if isinstance(value, float)
+                        else "bool"
+                        if isinstance(value, bool)
+                        else "str"
+                        if isinstance(value, str)
+                        else "int"
+                    )
             out.append(ir.Param(name, kind, default, annotation))
             self.names.add(name)
             if kind == "tensor":
@@ -695,7 +752,8 @@ class EntryBuilder:
                 self.scope[name] = HScalar(ir.Name(name), kind)
                 self.types.vars[name] = ScalarType(
                     {"int": ir.I32, "float": ir.F32, "bool": ir.BOOL, "str": ir.STR}[kind],
-                    weak=True)
+                    weak=True,
+                )
         return tuple(out)
 
     def _finish_body(self) -> list[ir.Stmt]:
@@ -704,8 +762,13 @@ class EntryBuilder:
         # Rank guards first: they only raise, so they go before everything else.
         guards = []
         for name, rank, why in self.guards:
-            guards.append(ir.ShapeUnpack((None,) * rank, name, comments=(
-                f"tiletrans: specialised to {rank}-d `{name}`: {why}",)))
+            guards.append(
+                ir.ShapeUnpack(
+                    (None,) * rank,
+                    name,
+                    comments=(f"tiletrans: specialised to {rank}-d `{name}`: {why}",),
+                )
+            )
         body = guards + self.body
 
         # Negative dims of tensors whose rank is now known.
@@ -718,14 +781,17 @@ class EntryBuilder:
             used: set[str] = set()
             for s in body:
                 used |= _names_used(s)
-            dead = [i for i, s in enumerate(body) if isinstance(s, ir.Assign) and (
-                s.target not in used)]
+            dead = [
+                i for i, s in enumerate(body) if isinstance(s, ir.Assign) and (s.target not in used)
+            ]
             if not dead:
                 break
             for i in reversed(dead):
                 stmt = body.pop(i)
                 if stmt.comments and i < len(body):
-                    body[i] = dataclasses.replace(body[i], comments=stmt.comments + body[i].comments)
+                    body[i] = dataclasses.replace(
+                        body[i], comments=stmt.comments + body[i].comments
+                    )
         return body
 
     def _tunables(self) -> tuple[tuple[ir.Tunable, ...], tuple]:
@@ -735,8 +801,9 @@ class EntryBuilder:
         for knob, fallback in (("num_warps", 4), ("num_stages", 3)):
             if knob not in names:
                 present = sorted({c[knob] for c in self.configs if knob in c})
-                tunables.append(ir.Tunable(knob, knob, defaults.get(knob, fallback),
-                                           tuple(present)))
+                tunables.append(
+                    ir.Tunable(knob, knob, defaults.get(knob, fallback), tuple(present))
+                )
         configs = []
         order = [t.name for t in tunables]
         for c in self.configs:
@@ -765,39 +832,62 @@ class EntryBuilder:
                 self.host_def(node)
                 continue
             raise self.error(
-                node, f"unsupported host statement `{self.src(node).splitlines()[0][:60]}`",
+                node,
+                f"unsupported host statement `{self.src(node).splitlines()[0][:60]}`",
                 "host code may unpack shapes, allocate, reshape, assert, launch and return",
             )
         return _NO_RETURN
 
     def host_def(self, node: cst.FunctionDef) -> None:
         """A local ``def grid(meta): return (...)``: a grid function, like a lambda."""
-        body = list(node.body.body) if isinstance(node.body, cst.IndentedBlock) else list(
-            node.body.body)
+        body = (
+            list(node.body.body)
+            if isinstance(node.body, cst.IndentedBlock)
+            else list(node.body.body)
+        )
         if node.get_docstring() is not None:
             body = body[1:]
         ret = body[-1] if body else None
-        if not (isinstance(ret, cst.SimpleStatementLine) and len(ret.body) == 1 and isinstance(
-            ret.body[0], cst.Return
-        ) and ret.body[0].value is not None) or node.decorators:
-            raise self.error(node, f"local function `{node.name.value}` is not a grid function",
-                             "define launch grids as `def grid(meta): return (...)` or a lambda")
+        if (
+            not (
+                isinstance(ret, cst.SimpleStatementLine)
+                and len(ret.body) == 1
+                and isinstance(ret.body[0], cst.Return)
+                and ret.body[0].value is not None
+            )
+            or node.decorators
+        ):
+            raise self.error(
+                node,
+                f"local function `{node.name.value}` is not a grid function",
+                "define launch grids as `def grid(meta): return (...)` or a lambda",
+            )
         # `BLOCK_M = META["BLOCK_SIZE_M"]` before the return: names for parts of the grid,
         # substituted into it (each may use the ones before).
         local: dict[str, cst.BaseExpression] = {}
         for stmt in body[:-1]:
-            small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(
-                stmt.body) == 1 else None
-            if not (isinstance(small, cst.Assign) and len(small.targets) == 1
-                    and isinstance(small.targets[0].target, cst.Name)):
-                raise self.error(stmt, f"unsupported statement in the grid function "
-                                 f"`{node.name.value}`", "a grid function may only name values "
-                                 "(`BLOCK_M = META[\"BLOCK_M\"]`) and return the grid")
+            small = (
+                stmt.body[0]
+                if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
+                else None
+            )
+            if not (
+                isinstance(small, cst.Assign)
+                and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name)
+            ):
+                raise self.error(
+                    stmt,
+                    f"unsupported statement in the grid function `{node.name.value}`",
+                    "a grid function may only name values "
+                    '(`BLOCK_M = META["BLOCK_M"]`) and return the grid',
+                )
             local[small.targets[0].target.value] = substitute_names(small.value, local)
         ps = node.params
         params = tuple(p.name.value for p in (*ps.posonly_params, *ps.params))
-        self.scope[node.name.value] = HGrid(params, substitute_names(ret.body[0].value, local),
-                                            node)
+        self.scope[node.name.value] = HGrid(
+            params, substitute_names(ret.body[0].value, local), node
+        )
 
     def host_small(self, node: cst.BaseSmallStatement) -> Any:
         if isinstance(node, cst.Assign):
@@ -816,11 +906,14 @@ class EntryBuilder:
                 self.launch(v)
                 return _NO_RETURN
             if self.is_runtime_setup(v):
-                self.note(f"tiletrans: dropped `{self.src(v)}`: runtime setup that cannot change "
-                          "results")
+                self.note(
+                    f"tiletrans: dropped `{self.src(v)}`: runtime setup that cannot change results"
+                )
                 return _NO_RETURN
-            if isinstance(v, cst.Call) and isinstance(v.func, cst.Attribute) and (
-                v.func.attr.value == "copy_"
+            if (
+                isinstance(v, cst.Call)
+                and isinstance(v.func, cst.Attribute)
+                and (v.func.attr.value == "copy_")
             ):
                 self.copy_into(v)
                 return _NO_RETURN
@@ -828,8 +921,11 @@ class EntryBuilder:
         elif isinstance(node, cst.Return):
             if self.depth:
                 # A helper's result is named after what the caller assigns it to.
-                return self.hval(node.value, self.result_names[-1]) if node.value is not None \
+                return (
+                    self.hval(node.value, self.result_names[-1])
+                    if node.value is not None
                     else HStatic(None)
+                )
             self.host_return(node)
         elif isinstance(node, cst.Pass):
             pass
@@ -841,8 +937,11 @@ class EntryBuilder:
 
     def is_runtime_setup(self, node: cst.BaseExpression) -> bool:
         """A call that only configures the runtime (``triton.set_allocator``)."""
-        return isinstance(node, cst.Call) and resolve(node.func, self.aliases) in self.grammar[
-            "frontend"]["runtime_setup"]["names"]
+        return (
+            isinstance(node, cst.Call)
+            and resolve(node.func, self.aliases)
+            in self.grammar["frontend"]["runtime_setup"]["names"]
+        )
 
     def copy_into(self, node: cst.Call) -> None:
         """``buf.copy_(x)`` into a buffer just allocated with ``x``'s shape: from here on ``buf``
@@ -851,25 +950,39 @@ class EntryBuilder:
         buf, args = self.hval(node.func.value), [a.value for a in node.args]
         src = self.hval(args[0]) if len(args) == 1 else None
         target = node.func.value
-        fresh = [i for i, s in enumerate(self.body) if isinstance(s, ir.Alloc) and isinstance(
-            buf, HTensor) and s.target == buf.name]
-        if not (isinstance(buf, HTensor) and isinstance(src, HTensor) and isinstance(
-            target, cst.Name) and fresh and fresh[-1] == len(self.body) - 1
-                and self._same_shape(buf, src)):
-            raise self.error(node, f"unsupported in-place copy `{self.src(node)}`",
-                             "copy only into a buffer allocated just before with the source's "
-                             "shape (a re-pitched copy)")
+        fresh = [
+            i
+            for i, s in enumerate(self.body)
+            if isinstance(s, ir.Alloc) and isinstance(buf, HTensor) and s.target == buf.name
+        ]
+        if not (
+            isinstance(buf, HTensor)
+            and isinstance(src, HTensor)
+            and isinstance(target, cst.Name)
+            and fresh
+            and fresh[-1] == len(self.body) - 1
+            and self._same_shape(buf, src)
+        ):
+            raise self.error(
+                node,
+                f"unsupported in-place copy `{self.src(node)}`",
+                "copy only into a buffer allocated just before with the source's "
+                "shape (a re-pitched copy)",
+            )
         dropped = self.body.pop()
         self.pending_comments[:0] = dropped.comments
-        self.note(f"tiletrans: `{buf.source}` is a re-laid-out copy of `{src.source}`, read as "
-                  f"`{src.source}` (the IR indexes tensors logically)")
+        self.note(
+            f"tiletrans: `{buf.source}` is a re-laid-out copy of `{src.source}`, read as "
+            f"`{src.source}` (the IR indexes tensors logically)"
+        )
         self.scope[target.value] = dataclasses.replace(src, copy=True)
 
     def _same_shape(self, a: HTensor, b: HTensor) -> bool:
         if a.rank is None or a.rank != b.rank:
             return False
-        return all(self.same_value(ir.SizeOf(a.name, d), ir.SizeOf(b.name, d))
-                   for d in range(a.rank))
+        return all(
+            self.same_value(ir.SizeOf(a.name, d), ir.SizeOf(b.name, d)) for d in range(a.rank)
+        )
 
     def host_if(self, node: cst.If) -> None:
         body = list(node.body.body) if isinstance(node.body, cst.IndentedBlock) else []
@@ -880,19 +993,30 @@ class EntryBuilder:
             current = self.scope.get(name)
             value = self.hval(value_node)
             if isinstance(current, HScalar) and isinstance(value, HScalar):
-                self.bind(name, HScalar(ir.Call("if_none", (current.expr, value.expr)),
-                                        value.kind), node)
+                self.bind(
+                    name, HScalar(ir.Call("if_none", (current.expr, value.expr)), value.kind), node
+                )
                 return
-        if node.orelse is None and body and all(
-            isinstance(st, cst.SimpleStatementLine) and all(
-                isinstance(s, cst.Expr) and self.is_runtime_setup(s.value) for s in st.body)
-            for st in body
+        if (
+            node.orelse is None
+            and body
+            and all(
+                isinstance(st, cst.SimpleStatementLine)
+                and all(isinstance(s, cst.Expr) and self.is_runtime_setup(s.value) for s in st.body)
+                for st in body
+            )
         ):
-            self.note(f"tiletrans: dropped `if {self.src(node.test)}: ...`: runtime setup that "
-                      "cannot change results")
+            self.note(
+                f"tiletrans: dropped `if {self.src(node.test)}: ...`: runtime setup that "
+                "cannot change results"
+            )
             return
-        if node.orelse is None and len(body) == 1 and isinstance(body[0], cst.SimpleStatementLine) \
-                and isinstance(body[0].body[0], cst.Raise):
+        if (
+            node.orelse is None
+            and len(body) == 1
+            and isinstance(body[0], cst.SimpleStatementLine)
+            and isinstance(body[0].body[0], cst.Raise)
+        ):
             # `if cond: raise E(msg)` is an assert of `not cond`.
             test = self.scalar(node.test)
             raise_node = body[0].body[0]
@@ -908,12 +1032,20 @@ class EntryBuilder:
         branch: cst.CSTNode | None = node
         while branch is not None:
             suite = branch.body if isinstance(branch, (cst.If, cst.Else)) else None
-            for st in (suite.body if isinstance(suite, cst.IndentedBlock) else []):
-                if not (isinstance(st, cst.SimpleStatementLine) and all(
-                    isinstance(s, cst.Assign) and all(isinstance(t.target, cst.Name)
-                                                      for t in s.targets) for s in st.body)):
-                    raise self.error(st, "host branches may only assign values (or raise)",
-                                     "compute launch parameters with expressions")
+            for st in suite.body if isinstance(suite, cst.IndentedBlock) else []:
+                if not (
+                    isinstance(st, cst.SimpleStatementLine)
+                    and all(
+                        isinstance(s, cst.Assign)
+                        and all(isinstance(t.target, cst.Name) for t in s.targets)
+                        for s in st.body
+                    )
+                ):
+                    raise self.error(
+                        st,
+                        "host branches may only assign values (or raise)",
+                        "compute launch parameters with expressions",
+                    )
                 for s in st.body:
                     for t in s.targets:  # type: ignore[union-attr]
                         assigned.append(t.target.value)  # type: ignore[union-attr]
@@ -921,8 +1053,9 @@ class EntryBuilder:
         for name in assigned:
             self.scope[name] = HOpaque(f"`{name}` is assigned in a branch of a host `if`")
 
-    def host_assign(self, target: cst.BaseExpression, value_node: cst.BaseExpression,
-                    node: cst.CSTNode) -> None:
+    def host_assign(
+        self, target: cst.BaseExpression, value_node: cst.BaseExpression, node: cst.CSTNode
+    ) -> None:
         if isinstance(target, (cst.Tuple, cst.List)):
             names = [e.value for e in target.elements]
             if not all(isinstance(n, cst.Name) for n in names):
@@ -946,8 +1079,10 @@ class EntryBuilder:
 
     def bind(self, name: str, value: Any, node: cst.CSTNode) -> None:
         if isinstance(value, HScalar):
-            if isinstance(value.expr, ir.Name) and value.expr.id in self.names and not (
-                value.expr.id.startswith("?")
+            if (
+                isinstance(value.expr, ir.Name)
+                and value.expr.id in self.names
+                and not (value.expr.id.startswith("?"))
             ):
                 self.scope[name] = value
                 return
@@ -956,7 +1091,8 @@ class EntryBuilder:
             self.emit(ir.Assign(irname, value.expr, loc=self.locate(node)))
             self.types.vars[irname] = ScalarType(
                 ir.F32 if value.kind == "float" else ir.BOOL if value.kind == "bool" else ir.I32,
-                weak=True)
+                weak=True,
+            )
             self.scope[name] = HScalar(ir.Name(irname), value.kind)
             return
         if isinstance(value, HTensor):
@@ -985,8 +1121,11 @@ class EntryBuilder:
             self.emit(ir.Return(None, loc=loc))
             return
         items = node.value.elements if isinstance(node.value, cst.Tuple) else None
-        values = [self.return_item(e.value) for e in items] if items is not None else [
-            self.return_item(node.value)]
+        values = (
+            [self.return_item(e.value) for e in items]
+            if items is not None
+            else [self.return_item(node.value)]
+        )
         value: ir.Expr = ir.TupleExpr(tuple(values)) if items is not None else values[0]
         self.emit(ir.Return(value, loc=loc))
 
@@ -996,8 +1135,9 @@ class EntryBuilder:
             return ir.Name(v.name)
         if isinstance(v, HScalar) and isinstance(v.expr, ir.Name):
             return v.expr
-        raise self.error(node, f"cannot return `{self.src(node)}`",
-                         "return host tensors or sizes by name")
+        raise self.error(
+            node, f"cannot return `{self.src(node)}`", "return host tensors or sizes by name"
+        )
 
     # ------------------------------------------------------------------ asserts
 
@@ -1019,33 +1159,43 @@ class EntryBuilder:
         if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
             comp = test.comparisons[0]
             lhs, rhs = self.hval(test.left), self.hval(comp.comparator)
-            lhs, rhs = (HFact(f"stride{v.dim}", v.tensor) if isinstance(v, HStride) else v
-                        for v in (lhs, rhs))
+            lhs, rhs = (
+                HFact(f"stride{v.dim}", v.tensor) if isinstance(v, HStride) else v
+                for v in (lhs, rhs)
+            )
             if isinstance(lhs, HDType) and isinstance(rhs, HDType):
                 lhs = HFact("dtype")
             if isinstance(comp.operator, cst.Equal):
                 if isinstance(lhs, HFact) or isinstance(rhs, HFact):
                     fact = lhs if isinstance(lhs, HFact) else rhs
                     other = rhs if fact is lhs else lhs
-                    if fact.kind == "dim" and isinstance(other, HScalar) and isinstance(
-                        other.expr, ir.Const
+                    if (
+                        fact.kind == "dim"
+                        and isinstance(other, HScalar)
+                        and isinstance(other.expr, ir.Const)
                     ):
                         assert fact.tensor is not None
                         self.require_rank(fact.tensor, int(other.expr.value), node, text)
                         return
-                    if fact.kind.startswith("stride") and isinstance(other, HScalar) and (
-                        other.expr == ir.Const(1)
+                    if (
+                        fact.kind.startswith("stride")
+                        and isinstance(other, HScalar)
+                        and (other.expr == ir.Const(1))
                     ):
                         assert fact.tensor is not None
                         d = int(fact.kind[6:])
                         if d == -1 or (fact.tensor.rank is not None and d == fact.tensor.rank - 1):
                             fact.tensor.unit_last = True
-                        self.note(f"tiletrans: dropped `assert {text}`: the IR indexes tensors "
-                                  "logically, so this layout check only rejects inputs")
+                        self.note(
+                            f"tiletrans: dropped `assert {text}`: the IR indexes tensors "
+                            "logically, so this layout check only rejects inputs"
+                        )
                         return
                     if fact.kind == "dtype":
-                        self.note(f"tiletrans: dropped `assert {text}`: dtype checks are not "
-                                  "expressible in the IR; it only rejects inputs")
+                        self.note(
+                            f"tiletrans: dropped `assert {text}`: dtype checks are not "
+                            "expressible in the IR; it only rejects inputs"
+                        )
                         return
                 if isinstance(lhs, HShape) and isinstance(rhs, HShape):
                     a, b = lhs.tensor, rhs.tensor
@@ -1053,12 +1203,18 @@ class EntryBuilder:
                         a.rank = b.rank
                     elif b.rank is None and a.rank is not None:
                         b.rank = a.rank
-                    self.emit(ir.Assert(ir.BinOp("==", ir.ShapeOf(a.name), ir.ShapeOf(b.name)),
-                                        msg, loc=loc))
+                    self.emit(
+                        ir.Assert(
+                            ir.BinOp("==", ir.ShapeOf(a.name), ir.ShapeOf(b.name)), msg, loc=loc
+                        )
+                    )
                     return
-                if isinstance(lhs, HTuple) and isinstance(rhs, HTuple) and len(lhs.items) == len(
-                    rhs.items
-                ) and all(isinstance(x, HScalar) for x in lhs.items + rhs.items):
+                if (
+                    isinstance(lhs, HTuple)
+                    and isinstance(rhs, HTuple)
+                    and len(lhs.items) == len(rhs.items)
+                    and all(isinstance(x, HScalar) for x in lhs.items + rhs.items)
+                ):
                     for a, b in zip(lhs.items, rhs.items):
                         self.emit(ir.Assert(ir.BinOp("==", a.expr, b.expr), msg, loc=loc))
                     return
@@ -1068,12 +1224,16 @@ class EntryBuilder:
                     for i, item in enumerate(rhs.items):
                         if not isinstance(item, HScalar):
                             raise self.error(test, f"cannot compare the shape of `{t.source}`")
-                        self.emit(ir.Assert(ir.BinOp("==", ir.SizeOf(t.name, i), item.expr),
-                                            msg, loc=loc))
+                        self.emit(
+                            ir.Assert(ir.BinOp("==", ir.SizeOf(t.name, i), item.expr), msg, loc=loc)
+                        )
                     return
-            if isinstance(comp.operator, cst.In) and isinstance(lhs, HScalar) and isinstance(
-                rhs, (HTuple,)
-            ) and all(isinstance(i, HScalar) for i in rhs.items):
+            if (
+                isinstance(comp.operator, cst.In)
+                and isinstance(lhs, HScalar)
+                and isinstance(rhs, (HTuple,))
+                and all(isinstance(i, HScalar) for i in rhs.items)
+            ):
                 cond: ir.Expr | None = None
                 for item in rhs.items:
                     eq = ir.BinOp("==", lhs.expr, item.expr)
@@ -1082,15 +1242,22 @@ class EntryBuilder:
                     self.emit(ir.Assert(cond, msg, loc=loc))
                     return
             if isinstance(lhs, HScalar) and isinstance(rhs, HScalar):
-                op = {cst.Equal: "==", cst.NotEqual: "!=", cst.LessThan: "<",
-                      cst.LessThanEqual: "<=", cst.GreaterThan: ">",
-                      cst.GreaterThanEqual: ">="}.get(type(comp.operator))
+                op = {
+                    cst.Equal: "==",
+                    cst.NotEqual: "!=",
+                    cst.LessThan: "<",
+                    cst.LessThanEqual: "<=",
+                    cst.GreaterThan: ">",
+                    cst.GreaterThanEqual: ">=",
+                }.get(type(comp.operator))
                 if op is not None:
                     self.emit(ir.Assert(ir.BinOp(op, lhs.expr, rhs.expr), msg, loc=loc))
                     if op == "==":
                         self.equal_sizes(lhs.expr, rhs.expr)
-                    if op in (">", ">=") and isinstance(rhs.expr, ir.Const) and (
-                        rhs.expr.value > 0 or (op == ">" and rhs.expr.value == 0)
+                    if (
+                        op in (">", ">=")
+                        and isinstance(rhs.expr, ir.Const)
+                        and (rhs.expr.value > 0 or (op == ">" and rhs.expr.value == 0))
                     ):
                         self.positive.add(format_expr(lhs.expr))
                     return
@@ -1098,22 +1265,30 @@ class EntryBuilder:
         if isinstance(v, HFact) and v.kind == "contiguous":
             assert v.tensor is not None
             v.tensor.contiguous = v.tensor.unit_last = True
-            self.note(f"tiletrans: dropped `assert {text}`: the IR indexes tensors logically, "
-                      "so this layout check only rejects inputs")
+            self.note(
+                f"tiletrans: dropped `assert {text}`: the IR indexes tensors logically, "
+                "so this layout check only rejects inputs"
+            )
             return
         if isinstance(v, HScalar) and v.kind == "bool":
             self.emit(ir.Assert(v.expr, msg, loc=loc))
             return
-        raise self.error(test, f"cannot express `assert {text}` in the IR",
-                         "assert sizes (x.shape[i] == n), shapes (x.shape == y.shape), ranks "
-                         "(x.dim() == 2) or layouts (x.is_contiguous())")
+        raise self.error(
+            test,
+            f"cannot express `assert {text}` in the IR",
+            "assert sizes (x.shape[i] == n), shapes (x.shape == y.shape), ranks "
+            "(x.dim() == 2) or layouts (x.is_contiguous())",
+        )
 
     def named_size(self, e: ir.Expr) -> ir.Expr:
         """``e`` as the wrapper's name for that size (``M`` of ``M, K = a.shape``), if any."""
         for v in self.scope.values():
-            if isinstance(v, HScalar) and isinstance(v.expr, ir.Name) and isinstance(
-                self.canon.get(v.expr.id), ir.SizeOf
-            ) and self.same_value(v.expr, e):
+            if (
+                isinstance(v, HScalar)
+                and isinstance(v.expr, ir.Name)
+                and isinstance(self.canon.get(v.expr.id), ir.SizeOf)
+                and self.same_value(v.expr, e)
+            ):
                 return v.expr
         return e
 
@@ -1121,8 +1296,11 @@ class EntryBuilder:
         """After ``assert a.shape[i] == b.shape[j]``: the two sizes are one value (a kernel may
         bound a tile by either, as host descriptors over `a` and `b` do)."""
         ca, cb = self.canonical(a), self.canonical(b)
-        if isinstance(cb, ir.SizeOf) and ca != cb and cb.dim >= 0 and (
-            (cb.tensor, cb.dim) not in self.size_canon
+        if (
+            isinstance(cb, ir.SizeOf)
+            and ca != cb
+            and cb.dim >= 0
+            and ((cb.tensor, cb.dim) not in self.size_canon)
         ):
             self.size_canon[(cb.tensor, cb.dim)] = ca
 
@@ -1130,8 +1308,14 @@ class EntryBuilder:
         if t.rank is not None and t.rank != rank:
             raise self.error(node, f"`{t.source}` has {t.rank} dims here, not {rank}")
         t.rank = rank
-        self.emit(ir.ShapeUnpack((None,) * rank, t.name, comments=(
-            f"tiletrans: rank check of `assert {text}`",), loc=self.locate(node)))
+        self.emit(
+            ir.ShapeUnpack(
+                (None,) * rank,
+                t.name,
+                comments=(f"tiletrans: rank check of `assert {text}`",),
+                loc=self.locate(node),
+            )
+        )
 
     # ------------------------------------------------------------------ host expressions
 
@@ -1140,8 +1324,9 @@ class EntryBuilder:
         if isinstance(v, HScalar):
             return v.expr
         if isinstance(v, HOpaque):
-            raise self.error(node, f"`{self.src(node)}` cannot be evaluated by the frontend: "
-                             f"{v.why}")
+            raise self.error(
+                node, f"`{self.src(node)}` cannot be evaluated by the frontend: {v.why}"
+            )
         raise self.error(node, f"`{self.src(node)}` is not a host scalar")
 
     def hval(self, node: cst.BaseExpression, target: str | None = None) -> Any:
@@ -1193,9 +1378,14 @@ class EntryBuilder:
         if isinstance(node, cst.Comparison) and len(node.comparisons) == 1:
             comp = node.comparisons[0]
             a, b = self.hval(node.left), self.hval(comp.comparator)
-            op = {cst.Equal: "==", cst.NotEqual: "!=", cst.LessThan: "<",
-                  cst.LessThanEqual: "<=", cst.GreaterThan: ">",
-                  cst.GreaterThanEqual: ">="}.get(type(comp.operator))
+            op = {
+                cst.Equal: "==",
+                cst.NotEqual: "!=",
+                cst.LessThan: "<",
+                cst.LessThanEqual: "<=",
+                cst.GreaterThan: ">",
+                cst.GreaterThanEqual: ">=",
+            }.get(type(comp.operator))
             if op and isinstance(a, HScalar) and isinstance(b, HScalar):
                 return HScalar(ir.BinOp(op, a.expr, b.expr), "bool")
             return HOpaque(f"`{self.src(node)}`")
@@ -1252,14 +1442,15 @@ class EntryBuilder:
 
     def subscript(self, node: cst.Subscript, target: str | None = None) -> Any:
         inner = node.value
-        if isinstance(inner, cst.Call) and any(isinstance(s.slice, cst.Slice)
-                                               for s in node.slice):
+        if isinstance(inner, cst.Call) and any(isinstance(s.slice, cst.Slice) for s in node.slice):
             fn = resolve(inner.func, self.aliases)
             if fn in self.grammar["host_alloc"].values() and "like" not in (fn or ""):
                 return self.alloc(inner, fn, target, logical=list(node.slice))
         base = self.hval(node.value)
-        if isinstance(base, (HShape, HTuple)) and len(node.slice) == 1 and isinstance(
-            node.slice[0].slice, cst.Index
+        if (
+            isinstance(base, (HShape, HTuple))
+            and len(node.slice) == 1
+            and isinstance(node.slice[0].slice, cst.Index)
         ):
             idx = self.hval(node.slice[0].slice.value)
             if isinstance(idx, HScalar) and isinstance(idx.expr, ir.Const):
@@ -1270,53 +1461,78 @@ class EntryBuilder:
                         i += t.rank
                     return HScalar(ir.SizeOf(t.name, i))
                 return base.items[i]
-        if isinstance(base, HShape) and len(node.slice) == 1 and isinstance(
-            node.slice[0].slice, cst.Slice
+        if (
+            isinstance(base, HShape)
+            and len(node.slice) == 1
+            and isinstance(node.slice[0].slice, cst.Slice)
         ):
             sl = node.slice[0].slice
             bounds = [self.hval(b) if b is not None else None for b in (sl.lower, sl.upper)]
             rank = base.tensor.rank
-            if sl.step is None and all(b is None or (isinstance(b, HScalar) and isinstance(
-                b.expr, ir.Const)) for b in bounds) and (rank is not None or bounds[1] is not None
-                                                         and bounds[1].expr.value >= 0):
+            if (
+                sl.step is None
+                and all(
+                    b is None or (isinstance(b, HScalar) and isinstance(b.expr, ir.Const))
+                    for b in bounds
+                )
+                and (rank is not None or bounds[1] is not None and bounds[1].expr.value >= 0)
+            ):
                 lo = int(bounds[0].expr.value) if bounds[0] is not None else 0
                 hi = int(bounds[1].expr.value) if bounds[1] is not None else rank
                 if rank is not None:
                     lo, hi = (x + rank if x < 0 else x for x in (lo, hi))
-                return HTuple(tuple(HScalar(ir.SizeOf(base.tensor.name, i)) for i in range(
-                    lo, hi)))
+                return HTuple(tuple(HScalar(ir.SizeOf(base.tensor.name, i)) for i in range(lo, hi)))
         if isinstance(base, HShape):
-            raise self.error(node, f"`{self.src(node)}`: this slice of a shape is not supported",
-                             "index the shape with constants, or slice it with constant bounds")
+            raise self.error(
+                node,
+                f"`{self.src(node)}`: this slice of a shape is not supported",
+                "index the shape with constants, or slice it with constant bounds",
+            )
         if isinstance(base, HStatic) and base.value == "meta":
             raise self.error(node, "`meta[...]` outside a grid lambda")
-        if isinstance(base, HArgs) and len(node.slice) == 1 and isinstance(
-            node.slice[0].slice, cst.Index
+        if (
+            isinstance(base, HArgs)
+            and len(node.slice) == 1
+            and isinstance(node.slice[0].slice, cst.Index)
         ):
             key = self.hval(node.slice[0].slice.value)
-            name = key.expr.value if isinstance(key, HScalar) and isinstance(
-                key.expr, ir.Const) else None
+            name = (
+                key.expr.value
+                if isinstance(key, HScalar) and isinstance(key.expr, ir.Const)
+                else None
+            )
             if name not in base.values:
                 raise self.error(node, f"`{self.src(node)}` reads no argument of the launch")
             return base.values[name]
         return HOpaque(f"`{self.src(node)}`")
 
     def arith(self, node: cst.BinaryOperation) -> Any:
-        ops = {cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.Divide: "/",
-               cst.FloorDivide: "//", cst.Modulo: "%", cst.Power: "**"}
+        ops = {
+            cst.Add: "+",
+            cst.Subtract: "-",
+            cst.Multiply: "*",
+            cst.Divide: "/",
+            cst.FloorDivide: "//",
+            cst.Modulo: "%",
+            cst.Power: "**",
+        }
         op = ops.get(type(node.operator))
         a, b = self.hval(node.left), self.hval(node.right)
         if op is None:
             return HOpaque(f"`{self.src(node)}`")
         if isinstance(a, HScalar) and isinstance(b, HScalar):
             kind = "float" if "float" in (a.kind, b.kind) or op in ("/",) else "int"
-            if isinstance(a.expr, ir.Const) and isinstance(b.expr, ir.Const) and op in (
-                "+", "-", "*", "//"
-            ) and kind == "int":
+            if (
+                isinstance(a.expr, ir.Const)
+                and isinstance(b.expr, ir.Const)
+                and op in ("+", "-", "*", "//")
+                and kind == "int"
+            ):
                 x, y = a.expr.value, b.expr.value
                 if op != "//" or y:
-                    return HScalar(ir.Const({"+": x + y, "-": x - y, "*": x * y,
-                                             "//": x // y if y else 0}[op]))
+                    return HScalar(
+                        ir.Const({"+": x + y, "-": x - y, "*": x * y, "//": x // y if y else 0}[op])
+                    )
             return HScalar(ir.BinOp(op, a.expr, b.expr), kind)
         lo_hi = _interval_arith(op, a, b)
         return HOpaque(f"`{self.src(node)}` (it reads {self._why(a, b)})", *lo_hi)
@@ -1339,8 +1555,11 @@ class EntryBuilder:
                 op = "cdiv" if fn == g["host_cdiv"] else "next_power_of_2"
                 return HScalar(ir.Call(op, tuple(v.expr for v in vals)))
             return HOpaque(f"`{self.src(node)}` (it reads {self._why(*vals)})")
-        if fn in ("min", "max") and not node.func.value.startswith("torch") if isinstance(
-            node.func, cst.Name) else False:
+        if (
+            fn in ("min", "max") and not node.func.value.startswith("torch")
+            if isinstance(node.func, cst.Name)
+            else False
+        ):
             return self.min_max(fn, node)
         if fn == "len":
             return HOpaque("len(...)")
@@ -1415,7 +1634,7 @@ class EntryBuilder:
                 except TranslationError as err:
                     # A helper whose paths the frontend cannot follow is opaque, like any
                     # other value it cannot evaluate; it fails only where something needs it.
-                    del self.body[mark[0]:]
+                    del self.body[mark[0] :]
                     self.pending_comments = mark[1]
                     result = HOpaque(f"`{name}` cannot be evaluated: {err.message}")
         finally:
@@ -1433,19 +1652,28 @@ class EntryBuilder:
             return HOpaque(f"`{name}` returns before its early return")
         first = self.hval(early)
         second = self.host_block(rest)
-        if isinstance(first, HTensor) and isinstance(second, HTensor) and (
-            first.name == second.name
+        if (
+            isinstance(first, HTensor)
+            and isinstance(second, HTensor)
+            and (first.name == second.name)
         ):
             del self.pending_comments[notes:]  # the copy's own notes: one says it all
-            self.note(f"tiletrans: `{name}(...)` returns `{first.source}` or a re-laid-out copy "
-                      "of it, read as the same values (the IR indexes tensors logically)")
+            self.note(
+                f"tiletrans: `{name}(...)` returns `{first.source}` or a re-laid-out copy "
+                "of it, read as the same values (the IR indexes tensors logically)"
+            )
             return dataclasses.replace(second, copy=first.copy or second.copy)
         return HOpaque(f"`{name}` returns different values on its two paths")
 
     # ------------------------------------------------------------------ tensors
 
-    def alloc(self, node: cst.Call, fn: str | None, target: str | None,
-              logical: list[cst.BaseSlice] | None = None) -> HTensor | None:
+    def alloc(
+        self,
+        node: cst.Call,
+        fn: str | None,
+        target: str | None,
+        logical: list[cst.BaseSlice] | None = None,
+    ) -> HTensor | None:
         """A host allocation; ``logical``: the slices of ``torch.empty(shape)[...]`` that cut an
         over-allocated buffer (a padded row pitch) down to the tensor the code uses."""
         allocs = {v: k for k, v in self.grammar["host_alloc"].items()}
@@ -1456,7 +1684,9 @@ class EntryBuilder:
         for k in kwargs:
             if k not in ("dtype", "device", "fill_value", "memory_format"):
                 raise self.error(node, f"unsupported allocation option `{k}=`")
-        fill: float | None = {"empty": None, "zeros": 0.0, "ones": 1.0}.get(how.replace("_like", ""))
+        fill: float | None = {"empty": None, "zeros": 0.0, "ones": 1.0}.get(
+            how.replace("_like", "")
+        )
         if how.startswith("full"):
             fnode = kwargs.get("fill_value", args[1] if len(args) > 1 else None)
             try:
@@ -1479,11 +1709,18 @@ class EntryBuilder:
             like = self.hval(args[0]) if args else None
             if not isinstance(like, HTensor):
                 raise self.error(node, "allocate like a host tensor")
-            t = HTensor(name, target or name, dtype or like.dtype, like.rank,
-                        contiguous=like.contiguous, unit_last=like.unit_last or like.contiguous,
-                        like=like)
-            self.emit(ir.Alloc(name, None, like.name, t.dtype, like.name, fill,
-                               loc=self.locate(node)))
+            t = HTensor(
+                name,
+                target or name,
+                dtype or like.dtype,
+                like.rank,
+                contiguous=like.contiguous,
+                unit_last=like.unit_last or like.contiguous,
+                like=like,
+            )
+            self.emit(
+                ir.Alloc(name, None, like.name, t.dtype, like.name, fill, loc=self.locate(node))
+            )
             for d in range(like.rank or 0):
                 self.size_canon[(name, d)] = ir.SizeOf(like.name, d)
             self.types.vars[name] = TensorType(t.dtype, like.rank)
@@ -1510,8 +1747,9 @@ class EntryBuilder:
         self.tensors[name] = t
         return t
 
-    def sliced_shape(self, dims: list[cst.BaseExpression], slices: list[cst.BaseSlice],
-                     node: cst.CSTNode) -> tuple[ir.Expr, ...]:
+    def sliced_shape(
+        self, dims: list[cst.BaseExpression], slices: list[cst.BaseSlice], node: cst.CSTNode
+    ) -> tuple[ir.Expr, ...]:
         """The shape of ``torch.empty(dims)[slices]``: ``:`` keeps a dim, ``:n`` makes it ``n``
         (the buffer is assumed at least that long, as the source assumes)."""
         if len(slices) != len(dims):
@@ -1522,17 +1760,21 @@ class EntryBuilder:
             if not isinstance(s, cst.Slice) or s.lower is not None or s.step is not None:
                 raise self.error(sl, "a padded allocation may only be cut with `:` or `:n`")
             out.append(self.scalar(d) if s.upper is None else self.scalar(s.upper))
-        self.note("tiletrans: a padded allocation cut to its logical shape: the IR indexes "
-                  "tensors logically, the padding only changes strides")
+        self.note(
+            "tiletrans: a padded allocation cut to its logical shape: the IR indexes "
+            "tensors logically, the padding only changes strides"
+        )
         return tuple(out)
 
     def method(self, node: cst.Call, target: str | None) -> Any:
         assert isinstance(node.func, cst.Attribute)
         name = node.func.attr.value
         inner = node.func.value
-        if name == "element_size" and isinstance(inner, cst.Call) and resolve(
-            inner.func, self.aliases
-        ) in self.grammar["host_alloc"].values():
+        if (
+            name == "element_size"
+            and isinstance(inner, cst.Call)
+            and resolve(inner.func, self.aliases) in self.grammar["host_alloc"].values()
+        ):
             # `torch.empty((), dtype=d).element_size()`: a dtype's size, not a buffer.
             return HOpaque("the element size of a dtype", 1, 8)
         base = self.hval(inner)
@@ -1543,8 +1785,10 @@ class EntryBuilder:
         return HOpaque(f"`{self.src(node)[:50]}`")
 
     def tensor_method(self, t: HTensor, name: str, node: cst.Call, target: str | None) -> Any:
-        args, kwargs = [a.value for a in node.args if not a.star and a.keyword is None], {
-            a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        args, kwargs = (
+            [a.value for a in node.args if not a.star and a.keyword is None],
+            {a.keyword.value: a.value for a in node.args if a.keyword is not None},
+        )
         if name == "stride" and not args and t.rank is not None:
             return HTuple(tuple(HStride(t, d) for d in range(t.rank)))
         if name == "stride":
@@ -1592,11 +1836,11 @@ class EntryBuilder:
                 # A kernel's output converted on the host (`c.to(a.dtype)` after split-K's fp32
                 # accumulation): a new tensor.
                 name = self.fresh(target or t.name)
-                self.emit(ir.Assign(name, ir.Cast(ir.Name(t.name), d.dtype),
-                                    loc=self.locate(node)))
+                self.emit(ir.Assign(name, ir.Cast(ir.Name(t.name), d.dtype), loc=self.locate(node)))
                 self.types.vars[name] = TensorType(d.dtype, t.rank)
-                out = HTensor(name, target or name, d.dtype, t.rank, contiguous=True,
-                              unit_last=True, like=t)
+                out = HTensor(
+                    name, target or name, d.dtype, t.rank, contiguous=True, unit_last=True, like=t
+                )
                 self.tensors[name] = out
                 for dim in range(t.rank or 0):
                     self.size_canon[(name, dim)] = ir.SizeOf(t.name, dim)
@@ -1606,8 +1850,11 @@ class EntryBuilder:
                 out = dataclasses.replace(t, cast=d.dtype, copy=True)
                 self.note(f"tiletrans: `{self.src(node)}` is read through element casts")
                 return out
-            raise self.error(node, f"unsupported conversion `{self.src(node)}`",
-                             "convert with x.to(torch.<dtype>)")
+            raise self.error(
+                node,
+                f"unsupported conversion `{self.src(node)}`",
+                "convert with x.to(torch.<dtype>)",
+            )
         if name in ("stride", "size"):
             raise self.error(node, f"unsupported `{self.src(node)}`")
         return HOpaque(f"`{self.src(node)[:50]}`")
@@ -1615,18 +1862,27 @@ class EntryBuilder:
     def flat_view(self, t: HTensor, node: cst.CSTNode) -> str:
         if t.flat is None:
             name = self.fresh(t.name + "_flat")
-            self.emit(ir.View(name, t.name, (ir.Const(-1),), comments=(
-                f"tiletrans: `{t.source}` addressed as a flat array",), loc=self.locate(node)))
+            self.emit(
+                ir.View(
+                    name,
+                    t.name,
+                    (ir.Const(-1),),
+                    comments=(f"tiletrans: `{t.source}` addressed as a flat array",),
+                    loc=self.locate(node),
+                )
+            )
             dtype = t.dtype if isinstance(t.dtype, ir.DType) else ir.DTypeOf(name)
             self.types.vars[name] = TensorType(dtype, 1)
             t.flat = name
-            ft = HTensor(name, t.source, dtype, 1, t.contiguous, t.contiguous or t.unit_last,
-                         t.cast, t.copy)
+            ft = HTensor(
+                name, t.source, dtype, 1, t.contiguous, t.contiguous or t.unit_last, t.cast, t.copy
+            )
             self.tensors[name] = ft
         return t.flat
 
-    def view(self, t: HTensor, node: cst.Call, target: str | None, args: list,
-             flat: bool = False) -> HTensor:
+    def view(
+        self, t: HTensor, node: cst.Call, target: str | None, args: list, flat: bool = False
+    ) -> HTensor:
         dims: list[ir.Expr] = []
         star_shapes = [a for a in node.args if a.star == "*"]
         if len(args) == 1 and not star_shapes:
@@ -1658,8 +1914,7 @@ class EntryBuilder:
         # The view's own dtype (the same as its base's): kernels that get the view name it.
         dtype = t.dtype if isinstance(t.dtype, ir.DType) else ir.DTypeOf(name)
         self.types.vars[name] = TensorType(dtype, rank)
-        nt = HTensor(name, target or name, dtype, rank, t.contiguous,
-                     t.contiguous, t.cast, t.copy)
+        nt = HTensor(name, target or name, dtype, rank, t.contiguous, t.contiguous, t.cast, t.copy)
         for d, e in enumerate(dims):
             if not (isinstance(e, ir.Const) and e.value == -1):
                 self.size_canon[(name, d)] = e
@@ -1669,11 +1924,15 @@ class EntryBuilder:
     def shape_exprs(self, t: HTensor, node: cst.CSTNode) -> list[ir.Expr]:
         if t.rank is None:
             if t.reshape_rank is None:
-                raise self.error(node, f"cannot tell the rank of `{t.source}`",
-                                 f"unpack {t.source}.shape or assert {t.source}.dim() == r")
+                raise self.error(
+                    node,
+                    f"cannot tell the rank of `{t.source}`",
+                    f"unpack {t.source}.shape or assert {t.source}.dim() == r",
+                )
             t.rank = t.reshape_rank
-            self.guards.append((t.name, t.rank, "the IR cannot view a result back to a shape of "
-                                "unknown rank"))
+            self.guards.append(
+                (t.name, t.rank, "the IR cannot view a result back to a shape of unknown rank")
+            )
             self.hints.setdefault("rank_specialized", ())
             self.hints["rank_specialized"] += ((t.name, t.rank),)
         return [ir.SizeOf(t.name, d) for d in range(t.rank)]
@@ -1686,8 +1945,9 @@ class EntryBuilder:
         sub = call.func
         assert isinstance(sub, cst.Subscript)
         if not isinstance(sub.value, cst.Name) or sub.value.value not in self.info.kernels:
-            raise self.error(call, f"`{self.src(sub.value)}` is not a @triton.jit kernel of "
-                             "this file")
+            raise self.error(
+                call, f"`{self.src(sub.value)}` is not a @triton.jit kernel of this file"
+            )
         kernel = self.info.kernels[sub.value.value]
         launch = Launch(self, kernel, call)
         launch.bind()
@@ -1708,8 +1968,9 @@ class EntryBuilder:
         self.body.append(dataclasses.replace(k, comments=comments + k.comments))
         from translator.ir.visit import walk_stmts
 
-        self.written |= {s.tensor for s in walk_stmts(k.body) if isinstance(
-            s, (ir.Store, ir.AtomicRMW))}
+        self.written |= {
+            s.tensor for s in walk_stmts(k.body) if isinstance(s, (ir.Store, ir.AtomicRMW))
+        }
         launch.record_configs()
 
     def runnable_wrapper(self, launch: Launch) -> str:
@@ -1721,8 +1982,10 @@ class EntryBuilder:
         def meta(name: str) -> ir.Expr | None:
             return ir.Name(f'META["{name[3:]}"]') if name.startswith("%p:") else None
 
-        axes = [format_expr(rename(launch.derived_axes[a], meta)).replace("cdiv(", "triton.cdiv(")
-                for a in range(max(launch.derived_axes, default=-1) + 1)]
+        axes = [
+            format_expr(rename(launch.derived_axes[a], meta)).replace("cdiv(", "triton.cdiv(")
+            for a in range(max(launch.derived_axes, default=-1) + 1)
+        ]
         text = self.info.module.code_for_node(self.fn)
         grid = f"(lambda META: ({', '.join(axes)},))"
         return text.replace(DERIVED_GRID, grid)
@@ -1734,7 +1997,9 @@ class EntryBuilder:
     def record_tunable(self, t: ir.Tunable, canon: ir.Expr | None) -> None:
         old = self.tunables.get(t.name)
         if old is not None and old != t:
-            raise TranslationError(f"two kernels disagree on tunable {t.name}", self.locate(self.fn))
+            raise TranslationError(
+                f"two kernels disagree on tunable {t.name}", self.locate(self.fn)
+            )
         self.tunables[t.name] = t
         if canon is not None:
             self.tunable_canon[t.name] = canon
@@ -1792,8 +2057,10 @@ class Launch:
                     self.knobs[key] = value
                 else:
                     computed = self.host.hval(v)
-                    self.knob_exprs[key] = (computed.expr if isinstance(computed, HScalar)
-                                            else None, self.host.src(v))
+                    self.knob_exprs[key] = (
+                        computed.expr if isinstance(computed, HScalar) else None,
+                        self.host.src(v),
+                    )
                 continue
             if key in g["ignored_launch_keys"]:
                 continue
@@ -1807,8 +2074,9 @@ class Launch:
         for p in k.params:
             if p in tuned:
                 if p in nodes:
-                    raise self.error(nodes[p], f"`{p}` is set by @triton.autotune and at the "
-                                     "launch")
+                    raise self.error(
+                        nodes[p], f"`{p}` is set by @triton.autotune and at the launch"
+                    )
                 self.bindings[p] = Binding("constexpr", tuned=True)
                 continue
             node = nodes.get(p, k.defaults.get(p))
@@ -1824,8 +2092,9 @@ class Launch:
         host = self.host
         for key, body, args_name in self.kernel.heuristics:
             if key in nodes:
-                raise self.error(nodes[key], f"`{key}` is set by @triton.heuristics and at the "
-                                 "launch")
+                raise self.error(
+                    nodes[key], f"`{key}` is set by @triton.heuristics and at the launch"
+                )
             saved = host.scope
             host.scope = {**saved, args_name: HArgs(dict(self.values))}
             try:
@@ -1846,8 +2115,9 @@ class Launch:
             if isinstance(v, HStatic):
                 return Binding("static", value=v.value)
             if isinstance(v, HOpaque):
-                return Binding("opaque", why=v.why,
-                               expr=_opaque_expr(v.why, v, self.host.opaque_names))
+                return Binding(
+                    "opaque", why=v.why, expr=_opaque_expr(v.why, v, self.host.opaque_names)
+                )
             return Binding("opaque", why=src)
         if isinstance(v, HTensor):
             return Binding("tensor", tensor=v.source, htensor=v)
@@ -1859,8 +2129,10 @@ class Launch:
             d = v.dim
             if d < 0:
                 if t.rank is None:
-                    return Binding("opaque", why=f"`{src}` has a negative dim and the rank of "
-                                   f"`{t.source}` is unknown")
+                    return Binding(
+                        "opaque",
+                        why=f"`{src}` has a negative dim and the rank of `{t.source}` is unknown",
+                    )
                 d += t.rank
             return Binding("stride", tensor=t.source, htensor=t, dim=d)
         if isinstance(v, HScalar):
@@ -1885,8 +2157,9 @@ class Launch:
         if isinstance(v, HGrid):
             params = v.params
             if len(params) != 1:
-                raise self.error(v.node, "the grid function takes one argument (the "
-                                 "meta-parameters)")
+                raise self.error(
+                    v.node, "the grid function takes one argument (the meta-parameters)"
+                )
             body = v.body
             saved = dict(self.host.scope)
             self.host.scope[params[0]] = HStatic("meta")
@@ -1900,8 +2173,11 @@ class Launch:
             return [self._grid_item(x) for x in v.items]
         if isinstance(v, HScalar):
             return [v.expr]
-        raise self.error(node, f"cannot evaluate the grid `{self.host.src(node)}`",
-                         "use a tuple or `lambda meta: (...)`")
+        raise self.error(
+            node,
+            f"cannot evaluate the grid `{self.host.src(node)}`",
+            "use a tuple or `lambda meta: (...)`",
+        )
 
     def _grid_item(self, x: Any) -> ir.Expr:
         if isinstance(x, HScalar):
@@ -1911,20 +2187,25 @@ class Launch:
 
     def grid_expr(self, node: cst.BaseExpression, meta: str) -> ir.Expr:
         """An axis of a grid lambda: ``meta["BLOCK"]`` reads the kernel's constexpr."""
-        if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and (
-            node.value.value == meta
+        if (
+            isinstance(node, cst.Subscript)
+            and isinstance(node.value, cst.Name)
+            and (node.value.value == meta)
         ):
             key = literal(node.slice[0].slice.value)  # type: ignore[union-attr]
             if key not in self.bindings:
                 raise self.error(node, f"the grid reads `{key}`, which is no kernel parameter")
             return self.block_host_expr(key)
         if isinstance(node, cst.Call) and resolve(node.func, self.host.aliases) in (
-            self.host.grammar["frontend"]["host_cdiv"], "min", "max"
+            self.host.grammar["frontend"]["host_cdiv"],
+            "min",
+            "max",
         ):
             args = [self.grid_expr(a.value, meta) for a in node.args]
             fn = resolve(node.func, self.host.aliases)
-            op = "cdiv" if fn != "min" and fn != "max" else ("minimum" if fn == "min" else
-                                                               "maximum")
+            op = (
+                "cdiv" if fn != "min" and fn != "max" else ("minimum" if fn == "min" else "maximum")
+            )
             out = args[0]
             if op == "cdiv":
                 return ir.Call("cdiv", tuple(args))
@@ -1935,8 +2216,9 @@ class Launch:
             ops = {cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.FloorDivide: "//"}
             op = ops.get(type(node.operator))
             if op is not None:
-                return ir.BinOp(op, self.grid_expr(node.left, meta),
-                                self.grid_expr(node.right, meta))
+                return ir.BinOp(
+                    op, self.grid_expr(node.left, meta), self.grid_expr(node.right, meta)
+                )
         return self._grid_item(self.host.hval(node))
 
     # ------------------------------------------------------------------ services
@@ -1948,15 +2230,17 @@ class Launch:
 
     def stride_params(self, pname: str) -> dict[str, int]:
         t = self.tensor_info(pname)
-        return {p: b.dim for p, b in self.bindings.items()  # type: ignore[misc]
-                if b.kind == "stride" and b.htensor is t}
+        return {
+            p: b.dim
+            for p, b in self.bindings.items()  # type: ignore[misc]
+            if b.kind == "stride" and b.htensor is t
+        }
 
     def is_stride(self, pname: str) -> bool:
         b = self.bindings.get(pname)
         return b is not None and b.kind == "stride"
 
-    def resolve_access(self, pname: str, per_dim: dict, implicit: bool, node
-                       ) -> tuple[str, int]:
+    def resolve_access(self, pname: str, per_dim: dict, implicit: bool, node) -> tuple[str, int]:
         t = self.tensor_info(pname)
         if t.rank is None and per_dim and sorted(per_dim) == list(range(len(per_dim))):
             # Strides of dims 0..r-1 and nothing else: the kernel reads a rank-r tensor (any
@@ -1969,20 +2253,31 @@ class Launch:
             rank = len(per_dim) + (1 if implicit else 0)
             if root.rank is None:
                 unit = " and a unit-stride last dim" if implicit else ""
-                self.host.guards.append((root.name, rank, f"the kernel indexes it through "
-                                         f"{t.source}.stride(0..{len(per_dim) - 1}){unit}"))
+                self.host.guards.append(
+                    (
+                        root.name,
+                        rank,
+                        f"the kernel indexes it through "
+                        f"{t.source}.stride(0..{len(per_dim) - 1}){unit}",
+                    )
+                )
                 self.host.hints["rank_specialized"] = (
-                    *self.host.hints.get("rank_specialized", ()), (root.name, rank))
+                    *self.host.hints.get("rank_specialized", ()),
+                    (root.name, rank),
+                )
             elif root.rank != rank:
-                raise self.error(node, f"`{t.source}` is indexed with {rank} strides but has "
-                                 f"{root.rank} dims")
+                raise self.error(
+                    node, f"`{t.source}` is indexed with {rank} strides but has {root.rank} dims"
+                )
             for x in {id(t): t, id(root): root}.values():
                 x.rank = rank
         if t.rank is None or (not per_dim and implicit and t.rank > 1):
             if per_dim:
-                raise self.error(node, f"cannot tell the rank of `{t.source}`, which the kernel "
-                                 "indexes with strides",
-                                 f"unpack {t.source}.shape or assert {t.source}.dim() == r")
+                raise self.error(
+                    node,
+                    f"cannot tell the rank of `{t.source}`, which the kernel indexes with strides",
+                    f"unpack {t.source}.shape or assert {t.source}.dim() == r",
+                )
             if not t.contiguous:
                 self.host.assumed_unit.append(t.source)
             name = self.host.flat_view(t, node)
@@ -2020,17 +2315,23 @@ class Launch:
     def check_writable(self, pname: str, node) -> None:
         t = self.tensor_info(pname)
         if t.copy:
-            raise self.error(node, f"the kernel writes into `{t.source}`, a copy the source makes "
-                             "(`.contiguous()`/`.to()`), which the IR cannot make",
-                             "write into an allocated output")
+            raise self.error(
+                node,
+                f"the kernel writes into `{t.source}`, a copy the source makes "
+                "(`.contiguous()`/`.to()`), which the IR cannot make",
+                "write into an allocated output",
+            )
 
     def constexpr_ir(self, pname: str, node) -> ir.Expr:
         b = self.bindings[pname]
         if pname in self.block_tunables:
             return ir.Name(self.block_tunables[pname])
         if b.tuned:
-            raise self.error(node, f"autotuned meta-parameter `{pname}` is used as a value; only "
-                             "block sizes and GROUP_SIZE_M can be tunables")
+            raise self.error(
+                node,
+                f"autotuned meta-parameter `{pname}` is used as a value; only "
+                "block sizes and GROUP_SIZE_M can be tunables",
+            )
         assert b.expr is not None
         return b.expr
 
@@ -2077,8 +2378,10 @@ class Launch:
             # tl.arange(0, D) with D a size (a power of two the host asserts, as Triton needs):
             # lanes that span the whole dim exactly.
             return BlockInfo("full", full_extent=b.expr, expr=b.expr, padded=False)
-        if isinstance(canon, ir.Call) and canon.op == "where" and all(
-            isinstance(x, ir.Const) and isinstance(x.value, int) for x in canon.args[1:]
+        if (
+            isinstance(canon, ir.Call)
+            and canon.op == "where"
+            and all(isinstance(x, ir.Const) and isinstance(x.value, int) for x in canon.args[1:])
         ):
             # `64 if d <= 64 else 32`: the host picks one of a few blocks; a tunable over them
             # (its first choice the default) stands in, so reductions must not see padding.
@@ -2097,8 +2400,10 @@ class Launch:
                 self.block_tunables[key] = name
                 return BlockInfo("tile", name, False, expr=b.expr)
         raise self.error(
-            node, f"block size `{key}` is computed on the host as `{format_expr(b.expr)}`, which "
-            "the IR cannot follow", "pass a literal, triton.next_power_of_2(n) for a whole row, "
+            node,
+            f"block size `{key}` is computed on the host as `{format_expr(b.expr)}`, which "
+            "the IR cannot follow",
+            "pass a literal, triton.next_power_of_2(n) for a whole row, "
             "min(triton.next_power_of_2(n), C), or autotune it",
         )
 
@@ -2111,20 +2416,22 @@ class Launch:
             b = self.bindings.get(key)
             if b is not None and b.tuned:
                 values = [meta[key] for meta, _ in self.kernel.configs or []]
-                self.host.record_tunable(ir.Tunable("group_size", "group_size", values[0],
-                                                    tuple(sorted(set(values)))), None)
+                self.host.record_tunable(
+                    ir.Tunable("group_size", "group_size", values[0], tuple(sorted(set(values)))),
+                    None,
+                )
                 self.block_tunables[key] = "group_size"
                 return
             if b is not None and b.expr is not None:
                 c = self.host.canonical(b.expr)
                 if isinstance(c, ir.Const) and isinstance(c.value, int):
-                    self.host.record_tunable(ir.Tunable("group_size", "group_size", c.value,
-                                                        (c.value,)), c)
+                    self.host.record_tunable(
+                        ir.Tunable("group_size", "group_size", c.value, (c.value,)), c
+                    )
                     self.block_tunables[key] = "group_size"
                     return
         if isinstance(t, ir.Const) and isinstance(t.value, int):
-            self.host.record_tunable(ir.Tunable("group_size", "group_size", t.value, (t.value,)),
-                                     t)
+            self.host.record_tunable(ir.Tunable("group_size", "group_size", t.value, (t.value,)), t)
             return
         raise self.error(node, "the swizzle's group size must be a constant or autotuned")
 
@@ -2168,8 +2475,10 @@ class Launch:
                 out[key] = value
                 notes.append(f"tiletrans: `{key}={text}` is {value} at the default config")
             else:
-                notes.append(f"tiletrans: dropped `{key}={text}`: a launch knob computed on the "
-                             "host from input sizes (performance only)")
+                notes.append(
+                    f"tiletrans: dropped `{key}={text}`: a launch knob computed on the "
+                    "host from input sizes (performance only)"
+                )
         kernel = self.host.body[-1]
         if notes and isinstance(kernel, ir.Kernel):
             self.host.body[-1] = dataclasses.replace(kernel, comments=(*notes, *kernel.comments))
@@ -2210,10 +2519,17 @@ def _interval_arith(op: str, a: Any, b: Any) -> tuple[int | None, int | None]:
 
 
 _FOLD_BINOPS = {
-    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-    "//": lambda a, b: a // b, "%": lambda a, b: a % b, "<": lambda a, b: a < b,
-    "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
-    "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
+    "+": lambda a, b: a + b,
+    "-": lambda a, b: a - b,
+    "*": lambda a, b: a * b,
+    "//": lambda a, b: a // b,
+    "%": lambda a, b: a % b,
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
 }
 
 
@@ -2259,8 +2575,10 @@ def _casts_to_int64(fn: cst.FunctionDef, info: ModuleInfo) -> bool:
             if (is_to and node.args) or (is_cast and len(node.args) > 1):
                 dtype = node.args[0 if is_to else 1].value
                 found = found or resolve(dtype, info.aliases) == int64
-            if isinstance(func, cst.Name) and func.value in info.jit_helpers and (
-                func.value not in seen
+            if (
+                isinstance(func, cst.Name)
+                and func.value in info.jit_helpers
+                and (func.value not in seen)
             ):
                 seen.add(func.value)
                 info.jit_helpers[func.value].visit(self)
@@ -2275,8 +2593,12 @@ def _uses_fast_math(body: list[ir.Stmt]) -> bool:
     from translator.ir.ops import POINTWISE_OPS
     from translator.ir.visit import all_exprs
 
-    return any(isinstance(e, ir.Call) and POINTWISE_OPS[e.op].result == "float"
-               for s in body if isinstance(s, ir.Kernel) for e in all_exprs(s.body))
+    return any(
+        isinstance(e, ir.Call) and POINTWISE_OPS[e.op].result == "float"
+        for s in body
+        if isinstance(s, ir.Kernel)
+        for e in all_exprs(s.body)
+    )
 
 
 def _is_size(e: ir.Expr) -> bool:
@@ -2292,8 +2614,12 @@ def _optional_of(annotation: str | None) -> str | None:
         return None
     text = annotation.replace(" ", "")
     for kind in ("int", "float", "bool", "str"):
-        if text in (f"{kind}|None", f"None|{kind}", f"Optional[{kind}]",
-                    f"typing.Optional[{kind}]"):
+        if text in (
+            f"{kind}|None",
+            f"None|{kind}",
+            f"Optional[{kind}]",
+            f"typing.Optional[{kind}]",
+        ):
             return kind
     return None
 
@@ -2302,21 +2628,30 @@ def _none_default(node: cst.If) -> tuple[str, cst.BaseExpression] | None:
     """``(x, e)`` of ``if x is None: x = e`` (no else)."""
     test = node.test
     body = list(node.body.body) if isinstance(node.body, cst.IndentedBlock) else []
-    if node.orelse is not None or len(body) != 1 or not isinstance(
-        body[0], cst.SimpleStatementLine
-    ) or len(body[0].body) != 1:
+    if (
+        node.orelse is not None
+        or len(body) != 1
+        or not isinstance(body[0], cst.SimpleStatementLine)
+        or len(body[0].body) != 1
+    ):
         return None
     assign = body[0].body[0]
-    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1
-            and isinstance(test.comparisons[0].operator, cst.Is)
-            and isinstance(test.left, cst.Name)
-            and isinstance(test.comparisons[0].comparator, cst.Name)
-            and test.comparisons[0].comparator.value == "None"):
+    if not (
+        isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, cst.Is)
+        and isinstance(test.left, cst.Name)
+        and isinstance(test.comparisons[0].comparator, cst.Name)
+        and test.comparisons[0].comparator.value == "None"
+    ):
         return None
     name = test.left.value
-    if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1
-            and isinstance(assign.targets[0].target, cst.Name)
-            and assign.targets[0].target.value == name):
+    if not (
+        isinstance(assign, cst.Assign)
+        and len(assign.targets) == 1
+        and isinstance(assign.targets[0].target, cst.Name)
+        and assign.targets[0].target.value == name
+    ):
         return None
     return name, assign.value
 
@@ -2328,12 +2663,16 @@ def _early_return(body: list[cst.BaseStatement]) -> tuple[list, cst.BaseExpressi
         if not isinstance(st, cst.If):
             continue
         inner = list(st.body.body) if isinstance(st.body, cst.IndentedBlock) else []
-        if st.orelse is not None or len(inner) != 1 or not isinstance(
-            inner[0], cst.SimpleStatementLine
-        ) or len(inner[0].body) != 1 or not isinstance(inner[0].body[0], cst.Return):
+        if (
+            st.orelse is not None
+            or len(inner) != 1
+            or not isinstance(inner[0], cst.SimpleStatementLine)
+            or len(inner[0].body) != 1
+            or not isinstance(inner[0].body[0], cst.Return)
+        ):
             return None
         value = inner[0].body[0].value
-        prefix, rest = body[:i], body[i + 1:]
+        prefix, rest = body[:i], body[i + 1 :]
         if value is None or not _inlinable(prefix) or not _inlinable(rest):
             return None
         return prefix, value, rest
@@ -2346,9 +2685,12 @@ def _inlinable(body: list[cst.BaseStatement]) -> bool:
             for s in st.body:
                 if isinstance(s, cst.Return) and i != len(body) - 1:
                     return False
-                if isinstance(s, cst.Expr) and isinstance(s.value, cst.Call) and isinstance(
-                    s.value.func, cst.Attribute
-                ) and s.value.func.attr.value == "copy_":
+                if (
+                    isinstance(s, cst.Expr)
+                    and isinstance(s.value, cst.Call)
+                    and isinstance(s.value.func, cst.Attribute)
+                    and s.value.func.attr.value == "copy_"
+                ):
                     continue
                 if not isinstance(s, (cst.Assign, cst.Return, cst.Assert, cst.Pass)):
                     return False
@@ -2399,7 +2741,7 @@ def _names_used(s: ir.Stmt) -> set[str]:
             for e in index_exprs(st.index):
                 add(e)
         if isinstance(st, (ir.Kernel, ir.TileLoop)):
-            for t in (st.grid if isinstance(st, ir.Kernel) else st.tiles):
+            for t in st.grid if isinstance(st, ir.Kernel) else st.tiles:
                 add(t.extent)
                 if isinstance(t.block, str):
                     names.add(t.block)
@@ -2450,7 +2792,9 @@ def _map_host_stmt(s: ir.Stmt, fix, map_stmt) -> ir.Stmt:
 
     if isinstance(s, ir.Kernel):
         grid = tuple(dataclasses.replace(t, extent=fix(t.extent)) for t in s.grid)
-        return dataclasses.replace(s, grid=grid, body=tuple(map_stmt(b, fix, index) for b in s.body))
+        return dataclasses.replace(
+            s, grid=grid, body=tuple(map_stmt(b, fix, index) for b in s.body)
+        )
     if isinstance(s, ir.Assign):
         return dataclasses.replace(s, value=fix(s.value))
     if isinstance(s, ir.Assert):
@@ -2462,7 +2806,6 @@ def _map_host_stmt(s: ir.Stmt, fix, map_stmt) -> ir.Stmt:
     return s
 
 
-
 def _settle_tile_names(entry: ir.Entry) -> ir.Entry:
     """Give a tile back the name a dropped tile held (``tile_k_2`` becomes ``tile_k``).
 
@@ -2472,8 +2815,12 @@ def _settle_tile_names(entry: ir.Entry) -> ir.Entry:
     """
     from translator.ir.visit import walk_stmts
 
-    tiles = [t.name for s in walk_stmts(entry.body) if isinstance(s, (ir.Kernel, ir.TileLoop))
-             for t in (s.grid if isinstance(s, ir.Kernel) else s.tiles)]
+    tiles = [
+        t.name
+        for s in walk_stmts(entry.body)
+        if isinstance(s, (ir.Kernel, ir.TileLoop))
+        for t in (s.grid if isinstance(s, ir.Kernel) else s.tiles)
+    ]
     used = names_in(entry)
     mapping: dict[str, str] = {}
     for name in tiles:

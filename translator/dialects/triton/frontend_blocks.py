@@ -56,8 +56,7 @@ _DESCRIPTOR_ARGS = ("base", "shape", "strides", "block_shape")
 PADDING = {"zero": 0.0, "nan": math.nan}
 
 
-def bound_args(node: cst.Call, names: tuple[str, ...], lifter: KernelLifter | EntryBuilder
-               ) -> dict:
+def bound_args(node: cst.Call, names: tuple[str, ...], lifter: KernelLifter | EntryBuilder) -> dict:
     """The arguments of ``node`` by parameter name; an unknown keyword is refused."""
     args, kwargs = call_args(node)
     out = dict(zip(names, args))
@@ -87,8 +86,11 @@ def _base(lifter: KernelLifter, node: cst.BaseExpression | None, where) -> str:
 
     base = lifter.ev(node) if node is not None else None
     if not isinstance(base, Ptr) or base.tree != ir.Const(0):
-        raise lifter.error(where, "the base must be a tensor argument of the kernel, not an "
-                           "offset pointer", "offset the window through `offsets=`")
+        raise lifter.error(
+            where,
+            "the base must be a tensor argument of the kernel, not an offset pointer",
+            "offset the window through `offsets=`",
+        )
     return base.tensor
 
 
@@ -140,14 +142,22 @@ def advance(lifter: KernelLifter, node: cst.Call) -> BlockPtr:
         raise lifter.error(args[0], "tl.advance needs a block pointer")
     steps = _trees(lifter, args[1], "offsets", node)
     if len(steps) != len(bp.offsets):
-        raise lifter.error(node, f"tl.advance by {len(steps)} offsets of a {len(bp.offsets)}-d "
-                           "block pointer")
+        raise lifter.error(
+            node, f"tl.advance by {len(steps)} offsets of a {len(bp.offsets)}-d block pointer"
+        )
     moved = tuple(ir.BinOp("+", o, s) for o, s in zip(bp.offsets, steps))
     return BlockPtr(bp.tensor, bp.shape, bp.strides, moved, bp.block)
 
 
-def window(lifter: KernelLifter, tensor: str, shape: tuple, strides: tuple, offsets: tuple,
-           block: tuple, checked: tuple[int, ...]) -> tuple[Ptr, Idx | None]:
+def window(
+    lifter: KernelLifter,
+    tensor: str,
+    shape: tuple,
+    strides: tuple,
+    offsets: tuple,
+    block: tuple,
+    checked: tuple[int, ...],
+) -> tuple[Ptr, Idx | None]:
     """The pointer tile and the mask of one access: lanes ``offsets[d] + arange(block[d])``
     along Triton axis ``d - rank``, bounded by ``shape[d]`` along the ``checked`` dims."""
     from translator.dialects.triton.frontend_device import Idx, Ptr
@@ -164,8 +174,9 @@ def window(lifter: KernelLifter, tensor: str, shape: tuple, strides: tuple, offs
     return Ptr(tensor, tree), (Idx(mask) if mask is not None else None)
 
 
-def boundary_check(lifter: KernelLifter, node: cst.BaseExpression | None, rank: int
-                   ) -> tuple[int, ...]:
+def boundary_check(
+    lifter: KernelLifter, node: cst.BaseExpression | None, rank: int
+) -> tuple[int, ...]:
     """The dims of ``boundary_check=``."""
     if node is None:
         return ()
@@ -182,8 +193,11 @@ def boundary_check(lifter: KernelLifter, node: cst.BaseExpression | None, rank: 
     return tuple(dims)
 
 
-def padding(lifter: KernelLifter | EntryBuilder, node: cst.BaseExpression | None,
-            keyword: str = "padding_option") -> float | None:
+def padding(
+    lifter: KernelLifter | EntryBuilder,
+    node: cst.BaseExpression | None,
+    keyword: str = "padding_option",
+) -> float | None:
     """What ``padding_option=`` (a host descriptor's ``padding=``) makes out-of-bounds lanes
     read (``None``: unspecified)."""
     if node is None:
@@ -195,6 +209,7 @@ def padding(lifter: KernelLifter | EntryBuilder, node: cst.BaseExpression | None
     if value == "":
         return None
     if value not in PADDING:
-        raise lifter.error(node, f"unsupported {keyword} `{lifter.src(node)}`",
-                           f'use {keyword}="zero" or "nan"')
+        raise lifter.error(
+            node, f"unsupported {keyword} `{lifter.src(node)}`", f'use {keyword}="zero" or "nan"'
+        )
     return PADDING[value]

@@ -24,8 +24,10 @@ from translator.dialects.cst_utils import call_args, resolve
 if TYPE_CHECKING:
     from translator.dialects.triton.frontend import ModuleInfo
 
-_HINT = ("write configs as triton.Config(...) literals, or a comprehension over literal lists "
-         "(`[triton.Config({...}) for bm in [64, 128]]`)")
+_HINT = (
+    "write configs as triton.Config(...) literals, or a comprehension over literal lists "
+    "(`[triton.Config({...}) for bm in [64, 128]]`)"
+)
 # triton.Config's own defaults for the launch knobs a config leaves out.
 _CONFIG_DEFAULTS = {"num_warps": 4, "num_stages": 3}
 _AUTOTUNE_OPTIONS = ("configs", "key", "warmup", "rep", "use_cuda_graph", "cache_results")
@@ -39,12 +41,24 @@ class FunctionRef:
     node: cst.CSTNode
 
 
-_ARITH = {cst.Add: operator.add, cst.Subtract: operator.sub, cst.Multiply: operator.mul,
-          cst.FloorDivide: operator.floordiv, cst.Power: operator.pow, cst.Modulo: operator.mod}
-_COMPARE = {cst.Equal: operator.eq, cst.NotEqual: operator.ne, cst.LessThan: operator.lt,
-            cst.LessThanEqual: operator.le, cst.GreaterThan: operator.gt,
-            cst.GreaterThanEqual: operator.ge, cst.In: lambda a, b: a in b,
-            cst.NotIn: lambda a, b: a not in b}
+_ARITH = {
+    cst.Add: operator.add,
+    cst.Subtract: operator.sub,
+    cst.Multiply: operator.mul,
+    cst.FloorDivide: operator.floordiv,
+    cst.Power: operator.pow,
+    cst.Modulo: operator.mod,
+}
+_COMPARE = {
+    cst.Equal: operator.eq,
+    cst.NotEqual: operator.ne,
+    cst.LessThan: operator.lt,
+    cst.LessThanEqual: operator.le,
+    cst.GreaterThan: operator.gt,
+    cst.GreaterThanEqual: operator.ge,
+    cst.In: lambda a, b: a in b,
+    cst.NotIn: lambda a, b: a not in b,
+}
 
 
 class NotStatic(Exception):
@@ -55,8 +69,9 @@ class NotStatic(Exception):
         self.node = node
 
 
-def autotune_configs(d: cst.Decorator, info: ModuleInfo
-                     ) -> tuple[list[tuple[dict, dict]], FunctionRef | None]:
+def autotune_configs(
+    d: cst.Decorator, info: ModuleInfo
+) -> tuple[list[tuple[dict, dict]], FunctionRef | None]:
     """The configs of ``@triton.autotune(...)`` as (meta-parameters, launch knobs), and the
     ``pre_hook`` every config shares (``None`` if none has one)."""
     call = d.decorator
@@ -65,10 +80,12 @@ def autotune_configs(d: cst.Decorator, info: ModuleInfo
     args, kwargs = call_args(call)
     for k in kwargs:
         if k not in _AUTOTUNE_OPTIONS:
-            raise TranslationError(f"unsupported @triton.autotune option `{k}=`",
-                                   info.locate(kwargs[k]),
-                                   "options that change state between runs "
-                                   "(reset_to_zero, restore_value, pre/post hooks) are not lifted")
+            raise TranslationError(
+                f"unsupported @triton.autotune option `{k}=`",
+                info.locate(kwargs[k]),
+                "options that change state between runs "
+                "(reset_to_zero, restore_value, pre/post hooks) are not lifted",
+            )
     node = kwargs.get("configs", args[0] if args else None)
     if node is None:
         raise TranslationError("@triton.autotune needs configs=", info.locate(d))
@@ -76,10 +93,13 @@ def autotune_configs(d: cst.Decorator, info: ModuleInfo
     try:
         calls = reader.configs(node, {})
     except NotStatic as err:
-        raise TranslationError(f"cannot read the autotune configs statically: "
-                               f"`{cst.Module([]).code_for_node(err.node)[:60]}` is not a literal, "
-                               "a comprehension variable or a module constant",
-                               info.locate(err.node), _HINT) from None
+        raise TranslationError(
+            f"cannot read the autotune configs statically: "
+            f"`{cst.Module([]).code_for_node(err.node)[:60]}` is not a literal, "
+            "a comprehension variable or a module constant",
+            info.locate(err.node),
+            _HINT,
+        ) from None
     if not calls:
         raise TranslationError("@triton.autotune has no configs", info.locate(node))
     out = []
@@ -92,9 +112,12 @@ def autotune_configs(d: cst.Decorator, info: ModuleInfo
     for (meta, _), (c, _) in zip(out, calls):
         missing = sorted(keys - set(meta))
         if missing:
-            raise TranslationError(f"this triton.Config does not set `{missing[0]}`, which other "
-                                   "configs of the autotuner set", info.locate(c),
-                                   "set every autotuned meta-parameter in every triton.Config")
+            raise TranslationError(
+                f"this triton.Config does not set `{missing[0]}`, which other "
+                "configs of the autotuner set",
+                info.locate(c),
+                "set every autotuned meta-parameter in every triton.Config",
+            )
     return out, _common_hook(hooks, info)
 
 
@@ -104,8 +127,11 @@ def _common_hook(hooks: list[FunctionRef | None], info: ModuleInfo) -> FunctionR
         return None
     first = named[0]
     if len(named) != len(hooks) or any(h.name != first.name for h in named):
-        raise TranslationError("the autotune configs differ in their pre_hook",
-                               info.locate(first.node), "give every config the same pre_hook")
+        raise TranslationError(
+            "the autotune configs differ in their pre_hook",
+            info.locate(first.node),
+            "give every config the same pre_hook",
+        )
     return first
 
 
@@ -130,25 +156,35 @@ class _Reader:
                 out += self.configs(el.value, env)
             return out
         if isinstance(node, cst.ListComp):
-            return [call for inner in self.comprehension(node.for_in, env)
-                    for call in self.configs(node.elt, inner)]
+            return [
+                call
+                for inner in self.comprehension(node.for_in, env)
+                for call in self.configs(node.elt, inner)
+            ]
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
             return self.configs(node.left, env) + self.configs(node.right, env)
         if isinstance(node, cst.Name) and node.value not in env:
             bound = self.module_assignment(node.value)
             if bound is not None:
                 return self.configs(bound, {})
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and (
-            node.func.value in self.info.functions
+        if (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Name)
+            and (node.func.value in self.info.functions)
         ):
             body, fn_env = self.function_return(node, env)
             return self.configs(body, fn_env)
-        raise self.error(node, "configs= must be a list of triton.Config(...), a comprehension, "
-                         "or a module function or name that gives one", _HINT)
+        raise self.error(
+            node,
+            "configs= must be a list of triton.Config(...), a comprehension, "
+            "or a module function or name that gives one",
+            _HINT,
+        )
 
     def _is_config(self, node: cst.BaseExpression) -> bool:
         return isinstance(node, cst.Call) and resolve(node.func, self.info.aliases) == (
-            self.config_fn)
+            self.config_fn
+        )
 
     def comprehension(self, clause: cst.CompFor, env: dict) -> list[dict]:
         """The variable bindings a ``for ... in ... if ...`` chain runs through, in order."""
@@ -162,16 +198,21 @@ class _Reader:
             inner = dict(env)
             self.assign(clause.target, v, inner)
             if all(self.value(c.test, inner) for c in clause.ifs):
-                out += self.comprehension(clause.inner_for_in, inner) if clause.inner_for_in \
+                out += (
+                    self.comprehension(clause.inner_for_in, inner)
+                    if clause.inner_for_in
                     else [inner]
+                )
         return out
 
     def assign(self, target: cst.BaseExpression, value: object, env: dict) -> None:
         if isinstance(target, cst.Name):
             env[target.value] = value
             return
-        if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (list, tuple)) and (
-            len(target.elements) == len(value)
+        if (
+            isinstance(target, (cst.Tuple, cst.List))
+            and isinstance(value, (list, tuple))
+            and (len(target.elements) == len(value))
         ):
             for el, v in zip(target.elements, value):
                 self.assign(el.value, v, env)
@@ -182,9 +223,12 @@ class _Reader:
         for stmt in self.info.module.body:
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
-                    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(
-                        small.targets[0].target, cst.Name
-                    ) and small.targets[0].target.value == name:
+                    if (
+                        isinstance(small, cst.Assign)
+                        and len(small.targets) == 1
+                        and isinstance(small.targets[0].target, cst.Name)
+                        and small.targets[0].target.value == name
+                    ):
                         return small.value
         return None
 
@@ -215,8 +259,12 @@ class _Reader:
         if body and _is_docstring(body[0]):
             body = body[1:]
         ret = body[-1] if body else None
-        if not (len(body) == 1 and isinstance(ret, cst.SimpleStatementLine)
-                and isinstance(ret.body[0], cst.Return) and ret.body[0].value is not None):
+        if not (
+            len(body) == 1
+            and isinstance(ret, cst.SimpleStatementLine)
+            and isinstance(ret.body[0], cst.Return)
+            and ret.body[0].value is not None
+        ):
             raise self.error(fn, f"`{fn.name.value}` must be one `return` of the configs", _HINT)
         return ret.body[0].value, fn_env
 
@@ -239,8 +287,11 @@ class _Reader:
             value = self.value(v, env)
             if k == "pre_hook":
                 if value is not None and not isinstance(value, FunctionRef):
-                    raise self.error(v, "a config pre_hook must be a function of this module",
-                                     "define the hook with `def` next to the kernel")
+                    raise self.error(
+                        v,
+                        "a config pre_hook must be a function of this module",
+                        "define the hook with `def` next to the kernel",
+                    )
                 hook = value
             elif k in launch_keys:
                 knobs[k] = value
@@ -254,8 +305,9 @@ class _Reader:
         return static_value(node, env, self.info.constants, self.info.functions)
 
 
-def static_value(node: cst.BaseExpression, env: dict, constants: dict,
-                 functions: Container[str] = ()) -> object:
+def static_value(
+    node: cst.BaseExpression, env: dict, constants: dict, functions: Container[str] = ()
+) -> object:
     """The value of ``node`` computed from literals, the variables of ``env``, the module
     ``constants`` and references to module ``functions``; raises :class:`NotStatic` at the first
     part that is none of these."""
@@ -286,16 +338,23 @@ def static_value(node: cst.BaseExpression, env: dict, constants: dict,
                 raise NotStatic(el)
             out[value(el.key, env)] = value(el.value, env)
         return out
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and (
-        node.func.value in ("range", "dict")
-    ) and node.func.value not in env:
+    if (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and (node.func.value in ("range", "dict"))
+        and node.func.value not in env
+    ):
         args, kwargs = call_args(node)
         if node.func.value == "dict" and not args:
             return {k: value(v, env) for k, v in kwargs.items()}
         ints = [value(a, env) for a in args]
-        if node.func.value == "range" and not kwargs and 1 <= len(ints) <= 3 and all(
-            isinstance(i, int) for i in ints
-        ) and (len(ints) < 3 or ints[2] != 0):
+        if (
+            node.func.value == "range"
+            and not kwargs
+            and 1 <= len(ints) <= 3
+            and all(isinstance(i, int) for i in ints)
+            and (len(ints) < 3 or ints[2] != 0)
+        ):
             return list(range(*ints))  # type: ignore[arg-type]
         raise NotStatic(node)
     if isinstance(node, cst.UnaryOperation):
@@ -338,7 +397,9 @@ def static_value(node: cst.BaseExpression, env: dict, constants: dict,
 
 
 def _is_docstring(stmt: cst.BaseStatement) -> bool:
-    return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(
-        stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value,
-                                               (cst.SimpleString, cst.ConcatenatedString))
-
+    return (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Expr)
+        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )

@@ -39,8 +39,10 @@ if TYPE_CHECKING:
     )
     from translator.dialects.triton.frontend_device import KernelLifter
 
-_HOOK_HINT = ("a config pre_hook may only set descriptor block shapes from the config's "
-              "meta-parameters: `nargs[\"x_desc\"].block_shape = [nargs[\"BLOCK_M\"], ...]`")
+_HOOK_HINT = (
+    "a config pre_hook may only set descriptor block shapes from the config's "
+    'meta-parameters: `nargs["x_desc"].block_shape = [nargs["BLOCK_M"], ...]`'
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,9 +76,11 @@ def host_descriptor(host: EntryBuilder, node: cst.Call, from_tensor: bool) -> HD
     if not isinstance(t, HTensor):
         raise host.error(base_node, "the descriptor's base must be a tensor of the wrapper")
     if "round_f32_to_tf32" in bound and _literal(bound["round_f32_to_tf32"]) is not False:
-        raise host.error(bound["round_f32_to_tf32"], "`round_f32_to_tf32=` on a tensor "
-                         "descriptor is not supported yet", "leave it False; tl.dot's "
-                         "input_precision= chooses tf32 where it should")
+        raise host.error(
+            bound["round_f32_to_tf32"],
+            "`round_f32_to_tf32=` on a tensor descriptor is not supported yet",
+            "leave it False; tl.dot's input_precision= chooses tf32 where it should",
+        )
     padding = blocks.padding(host, bound.get("padding"), "padding")
     sizes = tuple(host.shape_exprs(t, base_node))
     rank = len(sizes)
@@ -87,12 +91,15 @@ def host_descriptor(host: EntryBuilder, node: cst.Call, from_tensor: bool) -> HD
         shape_value = host.hval(bound["shape"])
         if isinstance(shape_value, HShape):
             shape = tuple(host.shape_exprs(shape_value.tensor, bound["shape"]))
-        elif isinstance(shape_value, HTuple) and all(isinstance(x, HScalar)
-                                                     for x in shape_value.items):
+        elif isinstance(shape_value, HTuple) and all(
+            isinstance(x, HScalar) for x in shape_value.items
+        ):
             shape = tuple(x.expr for x in shape_value.items)
         else:
-            raise host.error(bound["shape"], "the descriptor's shape must be a tuple of host sizes "
-                             "(`x.shape`, `[M, K]`)")
+            raise host.error(
+                bound["shape"],
+                "the descriptor's shape must be a tuple of host sizes (`x.shape`, `[M, K]`)",
+            )
         stride_value = host.hval(bound["strides"])
         items = stride_value.items if isinstance(stride_value, HTuple) else None
         strides_out: list[int | None] = []
@@ -105,19 +112,25 @@ def host_descriptor(host: EntryBuilder, node: cst.Call, from_tensor: bool) -> HD
                 items = None
                 break
         if items is None:
-            raise host.error(bound["strides"], "the descriptor's strides must be strides of its "
-                             "base (`x.stride()`, `[x.stride(0), 1]`)")
+            raise host.error(
+                bound["strides"],
+                "the descriptor's strides must be strides of its "
+                "base (`x.stride()`, `[x.stride(0), 1]`)",
+            )
         strides = tuple(strides_out)
     block_value = host.hval(bound["block_shape"])
     if not isinstance(block_value, HTuple):
         raise host.error(bound["block_shape"], "the descriptor's block_shape must be a list")
     if not len(shape) == len(strides) == len(block_value.items):
         raise host.error(node, "the descriptor's shape, strides and block_shape differ in length")
-    host.note(f"tiletrans: `{host.src(node.func)}({host.src(base_node)}, ...)`: the kernel "
-              f"indexes `{t.source}` through the descriptor's shape and strides")
+    host.note(
+        f"tiletrans: `{host.src(node.func)}({host.src(base_node)}, ...)`: the kernel "
+        f"indexes `{t.source}` through the descriptor's shape and strides"
+    )
     shape = tuple(host.named_size(e) for e in shape)
-    return HDescriptor(t, shape, strides, block_value.items,
-                       0.0 if padding is None else padding, node)
+    return HDescriptor(
+        t, shape, strides, block_value.items, 0.0 if padding is None else padding, node
+    )
 
 
 def _literal(node: cst.BaseExpression) -> object:
@@ -135,25 +148,34 @@ def bind_descriptor(launch: Launch, pname: str, d: HDescriptor) -> None:
         launch.bindings[f"{pname}#shape{dim}"] = Binding("int", expr=size)
         if stride is not None:
             launch.bindings[f"{pname}#stride{dim}"] = Binding(
-                "stride", tensor=d.tensor.source, htensor=d.tensor, dim=stride)
+                "stride", tensor=d.tensor.source, htensor=d.tensor, dim=stride
+            )
 
 
 def kernel_descriptor(lifter: KernelLifter, pname: str, d: HDescriptor) -> Descriptor:
     """The kernel's view of host descriptor parameter ``pname``."""
     launch = lifter.launch
     shape = tuple(ir.Name(af.param_id(f"{pname}#shape{dim}")) for dim in range(len(d.shape)))
-    strides = tuple(ir.Const(1) if s is None else ir.Name(af.param_id(f"{pname}#stride{dim}"))
-                    for dim, s in enumerate(d.strides))
+    strides = tuple(
+        ir.Const(1) if s is None else ir.Name(af.param_id(f"{pname}#stride{dim}"))
+        for dim, s in enumerate(d.strides)
+    )
     hooked = launch.kernel.descriptor_blocks.get(pname)
     if hooked is not None:
         if len(hooked) != len(d.shape):
-            raise launch.error(launch.kernel.hook_node, f"the pre_hook gives `{pname}` a "
-                               f"{len(hooked)}-d block shape; the descriptor has {len(d.shape)} "
-                               "dims")
+            raise launch.error(
+                launch.kernel.hook_node,
+                f"the pre_hook gives `{pname}` a "
+                f"{len(hooked)}-d block shape; the descriptor has {len(d.shape)} "
+                "dims",
+            )
         for key in hooked:
             if isinstance(key, str) and key not in launch.kernel.constexprs:
-                raise launch.error(launch.kernel.hook_node, f"the pre_hook sets a block of "
-                                   f"`{pname}` to `{key}`, which is no tl.constexpr parameter")
+                raise launch.error(
+                    launch.kernel.hook_node,
+                    f"the pre_hook sets a block of "
+                    f"`{pname}` to `{key}`, which is no tl.constexpr parameter",
+                )
         block = hooked
     else:
         block = tuple(_block_key(launch, x, d.node) for x in d.block)
@@ -168,8 +190,11 @@ def _block_key(launch: Launch, value: Any, node: cst.CSTNode) -> af.Key:
     if isinstance(value, HScalar):
         for key in launch.kernel.params:
             b = launch.bindings.get(key)
-            if key in launch.kernel.constexprs and b is not None and b.kind == "constexpr" and (
-                b.expr is not None and launch.host.same_value(b.expr, value.expr)
+            if (
+                key in launch.kernel.constexprs
+                and b is not None
+                and b.kind == "constexpr"
+                and (b.expr is not None and launch.host.same_value(b.expr, value.expr))
             ):
                 return key
         if isinstance(value.expr, ir.Const) and isinstance(value.expr.value, int):
@@ -177,18 +202,22 @@ def _block_key(launch: Launch, value: Any, node: cst.CSTNode) -> af.Key:
         c = launch.host.canonical(value.expr)
         if isinstance(c, ir.Const) and isinstance(c.value, int):
             return int(c.value)
-    raise launch.error(node, "a block size of this descriptor is passed to the kernel as no "
-                       "tl.constexpr parameter", "pass the descriptor's block sizes to the "
-                       "kernel as tl.constexpr parameters (or set them in the autotune "
-                       "config's pre_hook)")
+    raise launch.error(
+        node,
+        "a block size of this descriptor is passed to the kernel as no tl.constexpr parameter",
+        "pass the descriptor's block sizes to the "
+        "kernel as tl.constexpr parameters (or set them in the autotune "
+        "config's pre_hook)",
+    )
 
 
 def block_shape_hook(fn: cst.FunctionDef, info: ModuleInfo) -> dict[str, tuple[af.Key, ...]]:
     """Descriptor parameter -> block keys, from a config ``pre_hook`` that sets block shapes."""
     params = fn.params.params
     if len(params) != 1:
-        raise TranslationError("a config pre_hook takes one argument (the launch's nargs)",
-                               info.locate(fn), _HOOK_HINT)
+        raise TranslationError(
+            "a config pre_hook takes one argument (the launch's nargs)", info.locate(fn), _HOOK_HINT
+        )
     nargs = params[0].name.value
     local: dict[str, af.Key] = {}
     out: dict[str, tuple[af.Key, ...]] = {}
@@ -205,39 +234,56 @@ def block_shape_hook(fn: cst.FunctionDef, info: ModuleInfo) -> dict[str, tuple[a
         body = body[1:]
     for stmt in body:
         if not isinstance(stmt, cst.SimpleStatementLine):
-            raise TranslationError("unsupported statement in a config pre_hook",
-                                   info.locate(stmt), _HOOK_HINT)
+            raise TranslationError(
+                "unsupported statement in a config pre_hook", info.locate(stmt), _HOOK_HINT
+            )
         for small in stmt.body:
             if isinstance(small, cst.Pass):
                 continue
             if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
-                raise TranslationError("unsupported statement in a config pre_hook",
-                                       info.locate(small), _HOOK_HINT)
+                raise TranslationError(
+                    "unsupported statement in a config pre_hook", info.locate(small), _HOOK_HINT
+                )
             target, value = small.targets[0].target, small.value
             if isinstance(target, cst.Name):
                 key = _narg(value, nargs)
                 if key is None:
-                    raise TranslationError("a pre_hook variable must read a meta-parameter "
-                                           f"(`{target.value} = {nargs}[\"BLOCK_M\"]`)",
-                                           info.locate(small), _HOOK_HINT)
+                    raise TranslationError(
+                        "a pre_hook variable must read a meta-parameter "
+                        f'(`{target.value} = {nargs}["BLOCK_M"]`)',
+                        info.locate(small),
+                        _HOOK_HINT,
+                    )
                 local[target.value] = key
                 continue
-            desc = _narg(target.value, nargs) if isinstance(target, cst.Attribute) and (
-                target.attr.value == "block_shape") else None
-            keys = [key_of(el.value) for el in value.elements] if isinstance(
-                value, (cst.List, cst.Tuple)) else None
+            desc = (
+                _narg(target.value, nargs)
+                if isinstance(target, cst.Attribute) and (target.attr.value == "block_shape")
+                else None
+            )
+            keys = (
+                [key_of(el.value) for el in value.elements]
+                if isinstance(value, (cst.List, cst.Tuple))
+                else None
+            )
             if desc is None or keys is None or any(k is None for k in keys):
-                raise TranslationError("unsupported assignment in a config pre_hook",
-                                       info.locate(small), _HOOK_HINT)
+                raise TranslationError(
+                    "unsupported assignment in a config pre_hook", info.locate(small), _HOOK_HINT
+                )
             out[str(desc)] = tuple(k for k in keys if k is not None)
     return out
 
 
 def _narg(node: cst.BaseExpression, nargs: str) -> str | None:
     """``nargs["NAME"]`` -> ``"NAME"``."""
-    if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and (
-        node.value.value == nargs and len(node.slice) == 1
-        and isinstance(node.slice[0].slice, cst.Index)
+    if (
+        isinstance(node, cst.Subscript)
+        and isinstance(node.value, cst.Name)
+        and (
+            node.value.value == nargs
+            and len(node.slice) == 1
+            and isinstance(node.slice[0].slice, cst.Index)
+        )
     ):
         key = _literal(node.slice[0].slice.value)
         return key if isinstance(key, str) else None

@@ -69,17 +69,34 @@ if TYPE_CHECKING:
     from translator.dialects.triton.frontend import Launch
 
 _BINOPS = {
-    cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.Divide: "/", cst.FloorDivide: "//",
-    cst.Modulo: "%", cst.Power: "**", cst.BitAnd: "&", cst.BitOr: "|", cst.BitXor: "^",
+    cst.Add: "+",
+    cst.Subtract: "-",
+    cst.Multiply: "*",
+    cst.Divide: "/",
+    cst.FloorDivide: "//",
+    cst.Modulo: "%",
+    cst.Power: "**",
+    cst.BitAnd: "&",
+    cst.BitOr: "|",
+    cst.BitXor: "^",
 }
 _AUG = {
-    cst.AddAssign: "+", cst.SubtractAssign: "-", cst.MultiplyAssign: "*", cst.DivideAssign: "/",
-    cst.FloorDivideAssign: "//", cst.ModuloAssign: "%", cst.BitAndAssign: "&",
+    cst.AddAssign: "+",
+    cst.SubtractAssign: "-",
+    cst.MultiplyAssign: "*",
+    cst.DivideAssign: "/",
+    cst.FloorDivideAssign: "//",
+    cst.ModuloAssign: "%",
+    cst.BitAndAssign: "&",
     cst.BitOrAssign: "|",
 }
 _CMP = {
-    cst.LessThan: "<", cst.LessThanEqual: "<=", cst.GreaterThan: ">", cst.GreaterThanEqual: ">=",
-    cst.Equal: "==", cst.NotEqual: "!=",
+    cst.LessThan: "<",
+    cst.LessThanEqual: "<=",
+    cst.GreaterThan: ">",
+    cst.GreaterThanEqual: ">=",
+    cst.Equal: "==",
+    cst.NotEqual: "!=",
 }
 _SWAP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 _INT_OPS = ("+", "-", "*", "//", "%")
@@ -309,12 +326,18 @@ class KernelLifter:
         fn = self.fn
         # What the source says of the kernel itself: comments above its definition (and between
         # its decorators) and its docstring.
-        doc_comments = comment_lines(fn.leading_lines) + tuple(
-            c for d in fn.decorators for c in comment_lines(d.leading_lines)
-        ) + comment_lines(fn.lines_after_decorators)
+        doc_comments = (
+            comment_lines(fn.leading_lines)
+            + tuple(c for d in fn.decorators for c in comment_lines(d.leading_lines))
+            + comment_lines(fn.lines_after_decorators)
+        )
         kernel = ir.Kernel(
-            fn.name.value, grid, body_stmts, loc=self.locate(self.launch.node),
-            docstring=fn.get_docstring(clean=True), doc_comments=doc_comments,
+            fn.name.value,
+            grid,
+            body_stmts,
+            loc=self.locate(self.launch.node),
+            docstring=fn.get_docstring(clean=True),
+            doc_comments=doc_comments,
         )
         return kernel
 
@@ -336,8 +359,9 @@ class KernelLifter:
             # A string constexpr chosen by the host: compared in device code; backends pass it
             # as a compile-time constant.
             assert b.expr is not None
-            for name in af.symbols_in(b.expr) | {x.id for x in af.walk(b.expr)
-                                                  if isinstance(x, ir.Name)}:
+            for name in af.symbols_in(b.expr) | {
+                x.id for x in af.walk(b.expr) if isinstance(x, ir.Name)
+            }:
                 self.host.mark_constexpr(name)
             return Data(b.expr)
         if b.kind == "static":
@@ -358,7 +382,8 @@ class KernelLifter:
             raise self.error(node, f"kernel parameter `{pname}` has no value the IR can name")
         if b.kind == "stride":
             raise self.error(
-                node, f"`{pname}` (a stride of `{b.tensor}`) is used outside a pointer offset",
+                node,
+                f"`{pname}` (a stride of `{b.tensor}`) is used outside a pointer offset",
                 "use strides only in pointer arithmetic",
             )
         if b.kind == "constexpr":
@@ -379,23 +404,33 @@ class KernelLifter:
                 node = stmts[i]
                 comments = carried + tuple(statement_comments(node))
                 start = len(out)
-                if isinstance(node, cst.If) and _contains_return(node) and not self.loops and not (
-                    _ends_in_return(node.body) and node.orelse is None
+                if (
+                    isinstance(node, cst.If)
+                    and _contains_return(node)
+                    and not self.loops
+                    and not (_ends_in_return(node.body) and node.orelse is None)
                 ):
-                    raise self.error(node, "this `return` is not at the end of an `if` without "
-                                     "`else`, which the frontend cannot restructure",
-                                     "write `if cond: ...; return` followed by the rest")
+                    raise self.error(
+                        node,
+                        "this `return` is not at the end of an `if` without "
+                        "`else`, which the frontend cannot restructure",
+                        "write `if cond: ...; return` followed by the rest",
+                    )
                 if isinstance(node, cst.If) and _ends_in_return(node.body) and node.orelse is None:
                     # `if c: ...; return` + rest  ->  if c: ... else: rest
-                    rest = stmts[i + 1:]
+                    rest = stmts[i + 1 :]
                     self.if_stmt(node, rest_after_return=rest)
                     _attach(out, start, comments)
                     return True
-                if _is_return(node) or (isinstance(node, cst.If) and _contains_return(node)
-                                        and self.loops):
+                if _is_return(node) or (
+                    isinstance(node, cst.If) and _contains_return(node) and self.loops
+                ):
                     if self.loops:
-                        raise self.error(node, "`return` inside a loop is not supported",
-                                         "guard the loop body with an `if` instead")
+                        raise self.error(
+                            node,
+                            "`return` inside a loop is not supported",
+                            "guard the loop body with an `if` instead",
+                        )
                     self.return_stmt(node)
                     return True
                 self.statement(node)
@@ -408,8 +443,11 @@ class KernelLifter:
 
     def statement(self, node: cst.BaseStatement) -> None:
         if self.persistent_done:
-            raise self.error(node, "statements after a persistent row loop would run once per "
-                             "program", "move them into the loop")
+            raise self.error(
+                node,
+                "statements after a persistent row loop would run once per program",
+                "move them into the loop",
+            )
         if isinstance(node, cst.SimpleStatementLine):
             for small in node.body:
                 self.small(small)
@@ -421,7 +459,8 @@ class KernelLifter:
             self.if_stmt(node)
             return
         raise self.error(
-            node, f"unsupported statement in a kernel: `{self.src(node).splitlines()[0][:60]}`",
+            node,
+            f"unsupported statement in a kernel: `{self.src(node).splitlines()[0][:60]}`",
             "kernels may assign, load, store, loop over range/tl.range and branch",
         )
 
@@ -457,13 +496,18 @@ class KernelLifter:
                 if fn in (f"{self.lang}.static_assert", f"{self.lang}.device_assert"):
                     return  # compile-/debug-time checks: they never change what is computed
                 func = node.value.func
-                if isinstance(func, cst.Attribute) and func.attr.value == "store" and isinstance(
-                    self.ev(func.value), Descriptor
+                if (
+                    isinstance(func, cst.Attribute)
+                    and func.attr.value == "store"
+                    and isinstance(self.ev(func.value), Descriptor)
                 ):
                     self.call(node.value)
                     return
-            raise self.error(node, f"unsupported expression statement `{self.src(node)[:60]}`",
-                             "call tl.store as a statement; assign other values")
+            raise self.error(
+                node,
+                f"unsupported expression statement `{self.src(node)[:60]}`",
+                "call tl.store as a statement; assign other values",
+            )
         elif isinstance(node, cst.Pass):
             return
         else:
@@ -474,7 +518,8 @@ class KernelLifter:
             v = self.env[name]
             if isinstance(v, _Unbound):
                 raise self.error(
-                    node, f"kernel parameter `{name}` is not bound to a value the IR can use"
+                    node,
+                    f"kernel parameter `{name}` is not bound to a value the IR can use"
                     + (f": {v.why}" if v.why else ""),
                     "pass tensors, x.stride(d), sizes or block sizes the host computes",
                 )
@@ -485,8 +530,12 @@ class KernelLifter:
         if const is not None:
             return Idx(ir.Const(const)) if isinstance(const, int) else Data(ir.Const(const))
         if name in self.loop_locals:
-            raise self.error(node, f"`{name}` is defined inside a loop and read after it; the "
-                             "IR's loop scope ends with the loop", "define it before the loop")
+            raise self.error(
+                node,
+                f"`{name}` is defined inside a loop and read after it; the "
+                "IR's loop scope ends with the loop",
+                "define it before the loop",
+            )
         raise self.error(node, f"`{name}` is not defined in this kernel")
 
     def assign(self, target: cst.BaseExpression, value: Val, node: cst.CSTNode) -> None:
@@ -503,8 +552,9 @@ class KernelLifter:
         if isinstance(value, Data):
             value = self.bind_data(name, value, node)
         elif isinstance(value, Pending):
-            value = dataclasses.replace(value, name=name, site=(self.out, len(self.out)),
-                                        loop_depth=len(self.loops))
+            value = dataclasses.replace(
+                value, name=name, site=(self.out, len(self.out)), loop_depth=len(self.loops)
+            )
         elif isinstance(value, Idx):
             value = self.name_scalar(name, value)
             self.register_tiles(value.tree)
@@ -515,16 +565,22 @@ class KernelLifter:
         if isinstance(old, Data) and isinstance(value.expr, ir.Name) and old.expr == value.expr:
             return Data(value.expr, value.pads, value.div)  # `acc = acc` (a helper's result)
         depth = len(self.loops) + self.if_depth
-        if isinstance(old, Data) and isinstance(old.expr, ir.Name) and (
-            old.expr.id in self.ir_locals
-        ) and self.local_depth.get(old.expr.id, -1) < depth:
+        if (
+            isinstance(old, Data)
+            and isinstance(old.expr, ir.Name)
+            and (old.expr.id in self.ir_locals)
+            and self.local_depth.get(old.expr.id, -1) < depth
+        ):
             # Rebinding inside a loop or branch keeps the IR variable (loop-carried values,
             # values either branch may set); in straight-line code a new value gets a new name.
             irname = old.expr.id
         else:
             base = _ident(name)
-            if (base in self.host_tensors and f"{base}_tile" not in self.source_names
-                    and isinstance(self.type_of(value.expr, node), TileType)):
+            if (
+                base in self.host_tensors
+                and f"{base}_tile" not in self.source_names
+                and isinstance(self.type_of(value.expr, node), TileType)
+            ):
                 # The kernel's `x = tl.load(x_ptr + offs)` is a tile of the host's `x`.
                 base = f"{base}_tile"
             irname = unique(base, self.taken)
@@ -569,8 +625,11 @@ class KernelLifter:
             return self.is_positive(e.lhs) and self.is_positive(e.rhs)
         if isinstance(e, ir.Name) and e.id in self.ir_locals:
             return False
-        return not dims_of(self.types.vars.get(e.id) if isinstance(e, ir.Name) and (
-            e.id in self.types.vars) else ScalarType(ir.F32)) and self.host.is_positive(e)
+        return not dims_of(
+            self.types.vars.get(e.id)
+            if isinstance(e, ir.Name) and (e.id in self.types.vars)
+            else ScalarType(ir.F32)
+        ) and self.host.is_positive(e)
 
     def type_of(self, e: ir.Expr, node: cst.CSTNode | None):
         try:
@@ -644,8 +703,11 @@ class KernelLifter:
                 return
         cond = self.to_data(test, node.test)
         if dims_of(self.type_of(cond.expr, node.test)):
-            raise self.error(node.test, "a branch condition must be a scalar, not a tile",
-                             "use tl.where for per-lane choices")
+            raise self.error(
+                node.test,
+                "a branch condition must be a scalar, not a tile",
+                "use tl.where for per-lane choices",
+            )
         self.env = self.merge_envs(before, env_body, env_else, node)
         self.out.append(ir.If(cond.expr, tuple(body), tuple(orelse), loc=self.locate(node)))
 
@@ -668,14 +730,17 @@ class KernelLifter:
             assert isinstance(e, ir.BinOp) and isinstance(e.lhs, ir.BinOp)
             extent, block = e.lhs.lhs, e.lhs.rhs
             for key, kb in self.launch.bindings.items():
-                if kb.kind == "constexpr" and kb.expr is not None and self.same_host(
-                    kb.expr, block, node
+                if (
+                    kb.kind == "constexpr"
+                    and kb.expr is not None
+                    and self.same_host(kb.expr, block, node)
                 ):
                     out.append((key, extent))
         return out
 
-    def merge_envs(self, before: dict, a: dict, b: dict, node: cst.CSTNode,
-                   joined: bool = False) -> dict:
+    def merge_envs(
+        self, before: dict, a: dict, b: dict, node: cst.CSTNode, joined: bool = False
+    ) -> dict:
         """The values after an ``if``. ``joined``: the branches were merged into one
         computation (the more masked one), so what either defines lives on."""
         out = dict(before)
@@ -695,8 +760,11 @@ class KernelLifter:
                 continue
             if joined and (va is None or vb is None):
                 continue
-            raise self.error(node, f"`{name}` is given different index or pointer values in the "
-                             "branches of this `if`", "compute offsets before branching")
+            raise self.error(
+                node,
+                f"`{name}` is given different index or pointer values in the branches of this `if`",
+                "compute offsets before branching",
+            )
         return out
 
     def for_stmt(self, node: cst.For) -> None:
@@ -707,8 +775,11 @@ class KernelLifter:
         it = node.iter
         fn = resolve(it.func, self.aliases) if isinstance(it, cst.Call) else None
         if fn not in ("range", f"{self.lang}.range", f"{self.lang}.static_range"):
-            raise self.error(node.iter, f"unsupported loop `for ... in {self.src(node.iter)}`",
-                             "loop over range(...) or tl.range(...)")
+            raise self.error(
+                node.iter,
+                f"unsupported loop `for ... in {self.src(node.iter)}`",
+                "loop over range(...) or tl.range(...)",
+            )
         assert isinstance(it, cst.Call)
         args, kwargs = call_args(it)
         stages = None
@@ -719,11 +790,19 @@ class KernelLifter:
                 except ValueError:
                     value = None
                 stages = value if isinstance(value, int) else None
-            elif k not in ("loop_unroll_factor", "flatten", "warp_specialize", "disallow_acc_multi_buffer"):
+            elif k not in (
+                "loop_unroll_factor",
+                "flatten",
+                "warp_specialize",
+                "disallow_acc_multi_buffer",
+            ):
                 raise self.error(v, f"unsupported loop option `{k}=`")
         first = self.ev(args[0]) if args else None
-        if len(args) == 3 and isinstance(first, Idx) and af.is_sym(af.strip_casts(first.tree),
-                                                                    "pid"):
+        if (
+            len(args) == 3
+            and isinstance(first, Idx)
+            and af.is_sym(af.strip_casts(first.tree), "pid")
+        ):
             step_val = self.ev(args[2])
             stop_val = self.ev(args[1])
             if not (isinstance(step_val, Idx) and af.is_sym(af.strip_casts(step_val.tree), "np")):
@@ -736,22 +815,29 @@ class KernelLifter:
             raise self.error(node.iter, "range bounds must be integers")
         trees = [v.tree for v in vals]
         start, stop, step = (
-            (ir.Const(0), trees[0], ir.Const(1)) if len(trees) == 1
+            (ir.Const(0), trees[0], ir.Const(1))
+            if len(trees) == 1
             else (trees[0], trees[1], trees[2] if len(trees) == 3 else ir.Const(1))
         )
         if self._is_persistent(start, step):
             self.persistent_loop(node, start, stop)
             return
         if af.poly(start, self.atoms) != {}:
-            raise self.error(node.iter, f"loops must start at 0, not `{self.src(args[0])}`",
-                             "loop over range(0, n, BLOCK) and offset inside the loop")
+            raise self.error(
+                node.iter,
+                f"loops must start at 0, not `{self.src(args[0])}`",
+                "loop over range(0, n, BLOCK) and offset inside the loop",
+            )
         self.tile_loop(node, stop, step, stages)
 
     def _is_persistent(self, start: ir.Expr, step: ir.Expr) -> bool:
         s, st = af.strip_casts(start), af.strip_casts(step)
         return (
-            af.is_sym(s, "pid") and af.is_sym(st, "np")
-            and isinstance(s, ir.Name) and isinstance(st, ir.Name) and s.id[4:] == st.id[3:]
+            af.is_sym(s, "pid")
+            and af.is_sym(st, "np")
+            and isinstance(s, ir.Name)
+            and isinstance(st, ir.Name)
+            and s.id[4:] == st.id[3:]
         )
 
     def persistent_loop(self, node: cst.For, start: ir.Expr, stop: ir.Expr) -> None:
@@ -764,7 +850,9 @@ class KernelLifter:
         assert isinstance(start, ir.Name) and isinstance(node.target, cst.Name)
         axis = int(start.id[4:])
         if self.loops or self.if_depth or self.persistent is not None or self.pid_roles.get(axis):
-            raise self.error(node, "a persistent loop over programs must be the kernel's outer loop")
+            raise self.error(
+                node, "a persistent loop over programs must be the kernel's outer loop"
+            )
         name = unique(_ident(node.target.value), self.taken)
         extent = self.host_ir(stop, node.iter)
         self.persistent = (axis, name, extent)
@@ -782,15 +870,20 @@ class KernelLifter:
         carried = self.assigned_names(node.body) & set(self.env) - {node.target.value}
         carried = {n for n in carried if _read_before_write(n, node.body)}
         if carried:
-            raise self.error(node, f"the {what}s of this persistent loop are not independent: "
-                             f"`{sorted(carried)[0]}` is carried from one {what} to the next",
-                             f"compute each {what} from scratch")
+            raise self.error(
+                node,
+                f"the {what}s of this persistent loop are not independent: "
+                f"`{sorted(carried)[0]}` is carried from one {what} to the next",
+                f"compute each {what} from scratch",
+            )
         if any(isinstance(s, (ir.Store, ir.AtomicRMW)) for s in self.out):
-            raise self.error(node, f"stores before a persistent {what} loop would run once per "
-                             "program", "move them into the loop")
+            raise self.error(
+                node,
+                f"stores before a persistent {what} loop would run once per program",
+                "move them into the loop",
+            )
 
-    def persistent_tiles(self, node: cst.For, start: ir.Expr, stop: ir.Expr, step: ir.Expr
-                         ) -> None:
+    def persistent_tiles(self, node: cst.For, start: ir.Expr, stop: ir.Expr, step: ir.Expr) -> None:
         """``for tile_id in tl.range(pid, num_tiles, NUM_SMS)`` (Triton tutorial 09).
 
         Program ``p`` of the ``G`` launched takes ids ``p, p + S, ...`` below ``T``: each id once
@@ -802,11 +895,19 @@ class KernelLifter:
         start = af.strip_casts(start)
         assert isinstance(start, ir.Name) and isinstance(node.target, cst.Name)
         axis = int(start.id[4:])
-        if self.loops or self.if_depth or self.persistent is not None or self.pid_roles.get(
-            axis) or axis in self.pid_scalar_uses or any(
-                t.base == start.id for t in self.tiles.values()):
-            raise self.error(node, "a persistent loop over tiles must be the kernel's outer loop, "
-                             "and its program id used for nothing else")
+        if (
+            self.loops
+            or self.if_depth
+            or self.persistent is not None
+            or self.pid_roles.get(axis)
+            or axis in self.pid_scalar_uses
+            or any(t.base == start.id for t in self.tiles.values())
+        ):
+            raise self.error(
+                node,
+                "a persistent loop over tiles must be the kernel's outer loop, "
+                "and its program id used for nothing else",
+            )
         self.check_independent_iterations(node, "tile")
         self.persistent_grid = (axis, stop, step, node)
         self.host.hints["pid_type"] = "persistent_interleaved"
@@ -827,7 +928,8 @@ class KernelLifter:
         forms = [stride, ir.Call("minimum", (stride, total)), ir.Call("minimum", (total, stride))]
         if g is None or not any(self.same_host(g, f, node) for f in forms):
             raise self.error(
-                self.launch.grid_node, f"the persistent loop steps by {ir_text(step)} over "
+                self.launch.grid_node,
+                f"the persistent loop steps by {ir_text(step)} over "
                 f"{ir_text(total)} tiles, but the grid launches "
                 f"{ir_text(g) if g is not None else 'no'} programs along axis {axis}: every tile "
                 "is computed once only for min(step, tiles) programs",
@@ -876,9 +978,12 @@ class KernelLifter:
             if isinstance(v, Data):
                 assumed[n] = v.div
             elif isinstance(v, (Ptr, Idx, BlockPtr)):
-                raise self.error(node, f"`{n}` is changed in the loop by more than a fixed step",
-                                 "advance offsets with `ptrs += BLOCK * stride` or "
-                                 "`bp = tl.advance(bp, steps)`, or recompute them")
+                raise self.error(
+                    node,
+                    f"`{n}` is changed in the loop by more than a fixed step",
+                    "advance offsets with `ptrs += BLOCK * stride` or "
+                    "`bp = tl.advance(bp, steps)`, or recompute them",
+                )
         # Loop-carried values: what their invalid lanes hold must be a fixpoint of the body.
         for _attempt in range(4):
             snap = self.snapshot()
@@ -906,12 +1011,14 @@ class KernelLifter:
             self.scalar_loops[counter.id] = name
             self.finish_loop(saved_env, shadowed, assigned, carried, steps, trip)
             tv = ir.TileVar(name, self.host_ir(trip, node.iter), ir.Const(1), scalar=True)
-            self.out.append(ir.TileLoop((tv,), tuple(body), num_stages=stages,
-                                        loc=self.locate(node)))
+            self.out.append(
+                ir.TileLoop((tv,), tuple(body), num_stages=stages, loc=self.locate(node))
+            )
             return
         if tile is None:
             raise self.error(
-                node, f"cannot map the iterations of `for {loop.var} in ...` to a tile",
+                node,
+                f"cannot map the iterations of `for {loop.var} in ...` to a tile",
                 "index the loop's lanes as `off + tl.arange(0, BLOCK)` for `range(0, n, BLOCK)`",
             )
         expected = ir.Call("cdiv", (tile.extent, self.key_tree(tile.key)))
@@ -919,15 +1026,21 @@ class KernelLifter:
         if tile.step is not None:
             begin, step_ir = self.strided_bounds(tile, loop, body, node)
             # cdiv(cdiv(n, B), S) tiles, however the source spells it (cdiv(n, B * S)).
-            forms = [ir.Call("cdiv", (expected, tile.step)), ir.Call("cdiv", (
-                tile.extent, ir.BinOp("*", self.key_tree(tile.key), tile.step)))]
+            forms = [
+                ir.Call("cdiv", (expected, tile.step)),
+                ir.Call("cdiv", (tile.extent, ir.BinOp("*", self.key_tree(tile.key), tile.step))),
+            ]
             trip_host = self.host_ir(trip, node.iter)
             if not any(self.same_host(trip_host, self.host_ir_of_host(f), node) for f in forms):
-                raise self.error(node.iter, f"the loop runs `{self.src(node.iter)}` times, not "
-                                 f"once per {ir_text(tile.step)}-th {tile.name} tile",
-                                 "loop tl.cdiv(n, BLOCK * STEP) times")
-        elif not self.same_host(self.host_ir(trip, node.iter), self.host_ir_of_host(expected),
-                                node):
+                raise self.error(
+                    node.iter,
+                    f"the loop runs `{self.src(node.iter)}` times, not "
+                    f"once per {ir_text(tile.step)}-th {tile.name} tile",
+                    "loop tl.cdiv(n, BLOCK * STEP) times",
+                )
+        elif not self.same_host(
+            self.host_ir(trip, node.iter), self.host_ir_of_host(expected), node
+        ):
             raise self.error(
                 node.iter,
                 f"the loop runs `{self.src(node.iter)}` times, not once per {tile.name} tile "
@@ -939,8 +1052,15 @@ class KernelLifter:
         tv = ir.TileVar(tile.name, tile.extent, tile.block, begin=begin, step=step_ir)
         self.out.append(ir.TileLoop((tv,), tuple(body), num_stages=stages, loc=self.locate(node)))
 
-    def finish_loop(self, saved_env: dict, shadowed: set[str], assigned: set[str],
-                    carried: set[str], steps: dict[str, ir.Expr], trip: ir.Expr) -> None:
+    def finish_loop(
+        self,
+        saved_env: dict,
+        shadowed: set[str],
+        assigned: set[str],
+        carried: set[str],
+        steps: dict[str, ir.Expr],
+        trip: ir.Expr,
+    ) -> None:
         """The values after a loop: carried ones as the last iteration leaves them, advanced
         pointers moved ``trip`` times, loop locals gone."""
         after = {n: v for n, v in saved_env.items() if n not in shadowed}
@@ -955,8 +1075,9 @@ class KernelLifter:
                 after[n] = v
         self.env = after
 
-    def strided_bounds(self, tile: Tile, loop: Loop, body: list[ir.Stmt], node
-                       ) -> tuple[ir.Expr, ir.Expr]:
+    def strided_bounds(
+        self, tile: Tile, loop: Loop, body: list[ir.Stmt], node
+    ) -> tuple[ir.Expr, ir.Expr]:
         """``begin``/``step`` of a loop visiting every ``step``-th tile from tile ``start``.
 
         The source runs ``cdiv(cdiv(n, B), S)`` iterations in every program; the IR loop only the
@@ -968,24 +1089,37 @@ class KernelLifter:
         for s in body:
             for inner in [s, *walk_stmts_of(s)]:
                 if isinstance(inner, (ir.Store, ir.AtomicRMW, ir.If, ir.TileLoop)):
-                    raise self.error(loop.node, f"the loop over `{loop.var}` visits every "
-                                     f"{ir_text(tile.step)}-th tile and does more than "
-                                     "accumulate dots: its iterations past the last tile would "
-                                     "not be no-ops", "accumulate with tl.dot(a, b, acc) only")
+                    raise self.error(
+                        loop.node,
+                        f"the loop over `{loop.var}` visits every "
+                        f"{ir_text(tile.step)}-th tile and does more than "
+                        "accumulate dots: its iterations past the last tile would "
+                        "not be no-ops",
+                        "accumulate with tl.dot(a, b, acc) only",
+                    )
         defined = {s.target for s in body if isinstance(s, ir.Assign)}
         loads = {s.target: s.value for s in body if isinstance(s, ir.Assign)}
         for s in body:
-            if not isinstance(s, ir.Assign) or s.target in loads and isinstance(
-                s.value, (ir.Load, ir.Cast)
+            if (
+                not isinstance(s, ir.Assign)
+                or s.target in loads
+                and isinstance(s.value, (ir.Load, ir.Cast))
             ):
                 continue
             value = s.value
-            ok = isinstance(value, ir.Dot) and value.acc == ir.Name(s.target) and any(
-                _zero_padded(op, loads, tile.name) for op in (value.lhs, value.rhs))
+            ok = (
+                isinstance(value, ir.Dot)
+                and value.acc == ir.Name(s.target)
+                and any(_zero_padded(op, loads, tile.name) for op in (value.lhs, value.rhs))
+            )
             if not ok and s.target not in defined - {s.target}:
-                raise self.error(loop.node, f"`{s.target}` changes in a loop that visits every "
-                                 f"{ir_text(tile.step)}-th tile, other than by accumulating a "
-                                 "dot of zero-padded loads", "accumulate with tl.dot(a, b, acc)")
+                raise self.error(
+                    loop.node,
+                    f"`{s.target}` changes in a loop that visits every "
+                    f"{ir_text(tile.step)}-th tile, other than by accumulating a "
+                    "dot of zero-padded loads",
+                    "accumulate with tl.dot(a, b, acc)",
+                )
         for sym in af.symbols_in(tile.start):
             if sym.startswith("%pid"):
                 self.pid_scalar_uses.add(int(sym[4:]))
@@ -995,8 +1129,15 @@ class KernelLifter:
 
     def snapshot(self) -> tuple:
         self.inserted = getattr(self, "inserted", [])
-        return (dict(self.env), set(self.taken), set(self.ir_locals), dict(self.types.vars),
-                dict(self.types.tiles), self.loop_count, len(self.inserted))
+        return (
+            dict(self.env),
+            set(self.taken),
+            set(self.ir_locals),
+            dict(self.types.vars),
+            dict(self.types.tiles),
+            self.loop_count,
+            len(self.inserted),
+        )
 
     def restore(self, snap: tuple) -> None:
         env, taken, ir_locals, tvars, ttiles, loop_count, inserted = snap
@@ -1037,19 +1178,24 @@ class KernelLifter:
                 continue
             for small in st.body:
                 name, step_node = None, None
-                if isinstance(small, cst.AugAssign) and isinstance(
-                    small.operator, cst.AddAssign
-                ) and isinstance(small.target, cst.Name):
+                if (
+                    isinstance(small, cst.AugAssign)
+                    and isinstance(small.operator, cst.AddAssign)
+                    and isinstance(small.target, cst.Name)
+                ):
                     name, step_node = small.target.value, small.value
                 advanced = _advance_of(small, self.aliases, self.lang)
                 if advanced is not None and isinstance(self.env.get(advanced[0]), BlockPtr):
                     name, step_node = advanced
                 if name is None or not isinstance(self.env.get(name), (Ptr, Idx, BlockPtr)):
                     continue
-                later = [s for s in stmts[i + 1:]]
+                later = [s for s in stmts[i + 1 :]]
                 if any(name in _names_read(s) for s in later):
-                    raise self.error(small, f"`{name}` is read after it is advanced in the loop",
-                                     "advance pointers at the end of the loop body")
+                    raise self.error(
+                        small,
+                        f"`{name}` is read after it is advanced in the loop",
+                        "advance pointers at the end of the loop body",
+                    )
                 if _names_read_expr(step_node) & self.assigned_names(node.body):
                     raise self.error(small, f"the step of `{name}` changes inside the loop")
                 if name in steps:
@@ -1125,9 +1271,13 @@ class KernelLifter:
             # compiles only the branch taken, so only that one is lifted.
             taken = self.static_truth(self.ev(node.test))
             if taken is None:
-                raise self.error(node, f"`{self.src(node)[:60]}` chooses by a value that is not "
-                                 "a compile-time constant", "use tl.where(cond, a, b) for values, "
-                                 "or pass the flag as a literal tl.constexpr")
+                raise self.error(
+                    node,
+                    f"`{self.src(node)[:60]}` chooses by a value that is not "
+                    "a compile-time constant",
+                    "use tl.where(cond, a, b) for values, "
+                    "or pass the flag as a literal tl.constexpr",
+                )
             return self.ev(node.body if taken else node.orelse)
         raise self.error(node, f"unsupported expression `{self.src(node)[:60]}` in a kernel")
 
@@ -1139,8 +1289,10 @@ class KernelLifter:
                 return DTypeVal(dt)
         attr = node.attr.value
         base_node = node.value
-        if attr == "element_ty" and isinstance(base_node, cst.Attribute) and (
-            base_node.attr.value in ("dtype", "type")
+        if (
+            attr == "element_ty"
+            and isinstance(base_node, cst.Attribute)
+            and (base_node.attr.value in ("dtype", "type"))
         ):
             base = self.ev(base_node.value)
             if isinstance(base, Ptr):
@@ -1162,24 +1314,37 @@ class KernelLifter:
         items: list[str] = []
         for el in node.slice:
             s = el.slice
-            if isinstance(s, cst.Index) and isinstance(s.value, cst.Name) and s.value.value == "None":
+            if (
+                isinstance(s, cst.Index)
+                and isinstance(s.value, cst.Name)
+                and s.value.value == "None"
+            ):
                 items.append("new")
-            elif isinstance(s, cst.Slice) and s.lower is None and s.upper is None and s.step is None:
+            elif (
+                isinstance(s, cst.Slice) and s.lower is None and s.upper is None and s.step is None
+            ):
                 items.append(":")
             else:
-                raise self.error(node, f"unsupported subscript `{self.src(node)}`",
-                                 "device tensors take only `[:, None]`-style subscripts")
+                raise self.error(
+                    node,
+                    f"unsupported subscript `{self.src(node)}`",
+                    "device tensors take only `[:, None]`-style subscripts",
+                )
         if isinstance(base, (Idx, Ptr)):
             rank = self.rank_of(base.tree)
             if items.count(":") != rank:
-                raise self.error(node, f"`{self.src(node)}` indexes a rank-{rank} value with "
-                                 f"{items.count(':')} slices")
+                raise self.error(
+                    node,
+                    f"`{self.src(node)}` indexes a rank-{rank} value with "
+                    f"{items.count(':')} slices",
+                )
             return dataclasses.replace(base, tree=self.expand_tree(base.tree, items))
         if isinstance(base, Data):
             dims = dims_of(self.type_of(base.expr, node))
             if items.count(":") != len(dims):
-                raise self.error(node, f"`{self.src(node)}`: {len(dims)} dims, "
-                                 f"{items.count(':')} slices")
+                raise self.error(
+                    node, f"`{self.src(node)}`: {len(dims)} dims, {items.count(':')} slices"
+                )
             e = base.expr
             for pos, it in enumerate(items):
                 if it == "new":
@@ -1242,7 +1407,9 @@ class KernelLifter:
         if isinstance(d, ir.UnitDim):
             return 1
         for t in self.tiles.values():
-            if t.dim == d or (isinstance(d, ir.FullDim) and t.base is None and t.extent == d.extent):
+            if t.dim == d or (
+                isinstance(d, ir.FullDim) and t.base is None and t.extent == d.extent
+            ):
                 return t.key
         return f"?{d}"
 
@@ -1264,8 +1431,9 @@ class KernelLifter:
                     with contextlib.suppress(Refusal):
                         self.tile_form(p, lane, None, strict=False)
 
-    def tile_form(self, p: af.Poly, lane: tuple[af.Key, int], node, strict: bool = True
-                  ) -> tuple[Tile, af.Poly] | None:
+    def tile_form(
+        self, p: af.Poly, lane: tuple[af.Key, int], node, strict: bool = True
+    ) -> tuple[Tile, af.Poly] | None:
         """Find ``block * base + lane`` in ``p``: the tile and the remaining terms."""
         key, axis = lane
         lid = af.lane_id(key, axis)
@@ -1299,8 +1467,11 @@ class KernelLifter:
         """``block * (start + step * it) + lane``: tile ``start + step * j`` at iteration ``j`` of
         a loop (split-K: program ``pid_k`` takes K tiles ``pid_k, pid_k + SPLIT_K, ...``)."""
         if isinstance(key, int):
-            q: af.Poly | None = {m: c // key for m, c in rest.items()} if all(
-                c % key == 0 for c in rest.values()) else None
+            q: af.Poly | None = (
+                {m: c // key for m, c in rest.items()}
+                if all(c % key == 0 for c in rest.values())
+                else None
+            )
         else:
             q = af.divide_by(rest, af.param_id(key))
         if not q:
@@ -1321,18 +1492,25 @@ class KernelLifter:
             start_tree, step_tree = af.poly_expr(start), af.poly_expr(step)
             if tile.step is None:
                 tile.start, tile.step = start_tree, step_tree
-            elif not (af.same_poly(af.poly(tile.start, self.atoms), start)
-                      and af.same_poly(af.poly(tile.step, self.atoms), step)):
+            elif not (
+                af.same_poly(af.poly(tile.start, self.atoms), start)
+                and af.same_poly(af.poly(tile.step, self.atoms), step)
+            ):
                 if strict:
-                    raise self.error(node, f"the loop over `{loop.var}` visits two different "
-                                     "sequences of tiles")
+                    raise self.error(
+                        node, f"the loop over `{loop.var}` visits two different sequences of tiles"
+                    )
                 return None
             return tile
         return None
 
     def _is_base(self, s: str) -> bool:
-        return (s.startswith("%pid") or s.startswith("%it") or s in ("%sm", "%sn")
-                or self.flat_digit(s) is not None)
+        return (
+            s.startswith("%pid")
+            or s.startswith("%it")
+            or s in ("%sm", "%sn")
+            or self.flat_digit(s) is not None
+        )
 
     def flat_digit(self, s: str) -> af.FlatDigit | None:
         """The program-id digit atom ``s`` stands for (``pid % n``...), if it is one."""
@@ -1362,32 +1540,46 @@ class KernelLifter:
             if block.kind != "full":
                 if strict:
                     raise self.error(
-                        node, f"the lanes of tl.arange(0, {key}) are not offset by a program id "
+                        node,
+                        f"the lanes of tl.arange(0, {key}) are not offset by a program id "
                         "or a loop counter, so they cover only the first "
-                        f"{key} elements of the dim", "offset them: `pid * BLOCK + tl.arange(0, "
+                        f"{key} elements of the dim",
+                        "offset them: `pid * BLOCK + tl.arange(0, "
                         "BLOCK)`; a whole row needs BLOCK = triton.next_power_of_2(n)",
                     )
                 return None
             name = unique("full_" + _suffix(key), set())  # never an IR name
-            tile = Tile(name, key, None, None, True, full_extent=block.full_extent, node=node,
-                        padded=block.padded)
+            tile = Tile(
+                name,
+                key,
+                None,
+                None,
+                True,
+                full_extent=block.full_extent,
+                node=node,
+                padded=block.padded,
+            )
             if not block.padded:
                 tile.extent = block.full_extent
             self.tiles[ident] = tile
             return tile
         if block.kind == "full":
             if strict:
-                raise self.error(node, f"block size {key} = {ir_text(block.expr)} is computed on "
-                                 "the host; the IR needs a tunable or a constant here",
-                                 "pass a literal block size or autotune it")
+                raise self.error(
+                    node,
+                    f"block size {key} = {ir_text(block.expr)} is computed on "
+                    "the host; the IR needs a tunable or a constant here",
+                    "pass a literal block size or autotune it",
+                )
             return None
         if base.startswith("%pid"):
             axis = int(base[4:])
             role = self.pid_roles.get(axis)
             if role not in (None, "tile"):
                 if strict:
-                    raise self.error(node, f"program id {axis} steps a persistent loop and "
-                                     "offsets a tile")
+                    raise self.error(
+                        node, f"program id {axis} steps a persistent loop and offsets a tile"
+                    )
                 return None
             if axis in self.pid_tiles and self.pid_tiles[axis].key != key:
                 if strict:
@@ -1404,8 +1596,11 @@ class KernelLifter:
                 return None
         if base in self.digits and base in self.digit_tiles:
             if strict:
-                raise self.error(node, f"the program-id digit `{ir_text(self.atoms.trees[base])}` "
-                                 "offsets tiles of two block sizes")
+                raise self.error(
+                    node,
+                    f"the program-id digit `{ir_text(self.atoms.trees[base])}` "
+                    "offsets tiles of two block sizes",
+                )
             return None
         suffix = _suffix(key)
         if not suffix:
@@ -1451,16 +1646,20 @@ class KernelLifter:
                 assert tile.full_extent is not None
                 if not self.same_host(host, tile.full_extent, node):
                     raise self.error(
-                        node, f"the mask bounds tl.arange(0, {tile.key}) by {ir_text(host)}, but "
+                        node,
+                        f"the mask bounds tl.arange(0, {tile.key}) by {ir_text(host)}, but "
                         f"{tile.key} is next_power_of_2({ir_text(tile.full_extent)})",
                         "bound the lanes by the size the block was computed from",
                     )
             tile.extent = host
             return
         if not self.same_host(host, tile.extent, node):
-            raise self.error(node, f"tile `{tile.name}` is bounded by {ir_text(tile.extent)} in "
-                             f"one mask and by {ir_text(host)} in another",
-                             "bound every access of a tile by the same extent")
+            raise self.error(
+                node,
+                f"tile `{tile.name}` is bounded by {ir_text(tile.extent)} in "
+                f"one mask and by {ir_text(host)} in another",
+                "bound every access of a tile by the same extent",
+            )
 
     # ------------------------------------------------------------------ host expressions
 
@@ -1470,8 +1669,11 @@ class KernelLifter:
         def fn(name: str) -> ir.Expr | None:
             if name.startswith("%p:"):
                 return self.param_ir(name[3:], node)
-            raise self.error(node, f"`{self.src(node)}` depends on program ids or loaded values; "
-                             "the IR needs a host expression here")
+            raise self.error(
+                node,
+                f"`{self.src(node)}` depends on program ids or loaded values; "
+                "the IR needs a host expression here",
+            )
 
         return _simplify(af.rename(af.strip_casts(tree), fn))
 
@@ -1489,11 +1691,17 @@ class KernelLifter:
         if isinstance(v, Idx):
             return Data(self.idx_ir(v.tree, node))
         if isinstance(v, Pending):
-            raise self.error(v.node, "cannot tell which tiles the dims of this tl.zeros/tl.full "
-                             "belong to", "name block sizes that also offset the tile's lanes")
+            raise self.error(
+                v.node,
+                "cannot tell which tiles the dims of this tl.zeros/tl.full belong to",
+                "name block sizes that also offset the tile's lanes",
+            )
         if isinstance(v, LaneAcc):
-            raise self.error(node, "a per-lane accumulator of a loop can only be reduced with "
-                             "tl.sum(acc, axis=0) after the loop")
+            raise self.error(
+                node,
+                "a per-lane accumulator of a loop can only be reduced with "
+                "tl.sum(acc, axis=0) after the loop",
+            )
         if isinstance(v, Static) and isinstance(v.value, (bool, int, float, str)):
             return Data(ir.Const(v.value))
         if isinstance(v, Ptr):
@@ -1503,9 +1711,9 @@ class KernelLifter:
     def idx_ir(self, tree: ir.Expr, node) -> ir.Expr:
         """An index tree as an IR value: lanes become tile indices placed on their axes."""
         tree = af.strip_casts(tree)
-        if isinstance(tree, ir.BinOp) and (tree.op in COMPARISON_OPS or (
-            tree.op in ("&", "|", "^") and self._is_bool(tree)
-        )):
+        if isinstance(tree, ir.BinOp) and (
+            tree.op in COMPARISON_OPS or (tree.op in ("&", "|", "^") and self._is_bool(tree))
+        ):
             return ir.BinOp(tree.op, self.idx_ir(tree.lhs, node), self.idx_ir(tree.rhs, node))
         rank = self.rank_of(tree)
         p = af.poly(tree, self.atoms)
@@ -1543,7 +1751,8 @@ class KernelLifter:
                 res = self.tile_form(sub, (key, axis), node, strict=False)
                 if res is None:
                     raise self.error(
-                        node, f"cannot tell which tile the lanes of tl.arange(0, {key}) in "
+                        node,
+                        f"cannot tell which tile the lanes of tl.arange(0, {key}) in "
                         f"`{self.src(node)}` belong to",
                         "offset the lanes by `pid * BLOCK` or a loop counter times BLOCK",
                     )
@@ -1601,18 +1810,24 @@ class KernelLifter:
                 sub = self.atoms.trees[name]
                 return self.atom_ir(sub, node)
             if name.startswith("%np"):
-                raise self.error(node, "tl.num_programs is only supported as the step of a "
-                                 "persistent row loop")
+                raise self.error(
+                    node, "tl.num_programs is only supported as the step of a persistent row loop"
+                )
             return None  # %pid, %it, %sm, %sn, %row: resolved once the grid is known
 
         return af.rename(tree, fn)
 
     def atom_ir(self, sub: ir.Expr, node) -> ir.Expr:
-        if isinstance(sub, ir.BinOp) and sub.op in ("//", "%") and any(
-            s.startswith("%d") for s in af.symbols_in(sub)
+        if (
+            isinstance(sub, ir.BinOp)
+            and sub.op in ("//", "%")
+            and any(s.startswith("%d") for s in af.symbols_in(sub))
         ):
-            raise self.error(node, f"`{sub.op}` of loaded values is not supported: Triton rounds "
-                             "it toward zero (C), the IR toward -inf (Python)")
+            raise self.error(
+                node,
+                f"`{sub.op}` of loaded values is not supported: Triton rounds "
+                "it toward zero (C), the IR toward -inf (Python)",
+            )
         if isinstance(sub, ir.BinOp):
             return ir.BinOp(sub.op, self.idx_ir(sub.lhs, node), self.idx_ir(sub.rhs, node))
         if isinstance(sub, ir.Call):
@@ -1631,12 +1846,18 @@ class KernelLifter:
             a, b = self.resolve_pending(a, b, node), self.resolve_pending(b, a, node)
         if isinstance(a, Ptr) or isinstance(b, Ptr):
             return self.ptr_arith(op, a, b, node)
-        if isinstance(a, Data) and isinstance(b, Idx) and op in _INT_OPS and self._int_data(
-            a, node, b
+        if (
+            isinstance(a, Data)
+            and isinstance(b, Idx)
+            and op in _INT_OPS
+            and self._int_data(a, node, b)
         ):
             a = Idx(self.data_symbol(a.expr, self._data_shape(a, node)))
-        if isinstance(b, Data) and isinstance(a, Idx) and op in _INT_OPS and self._int_data(
-            b, node, a
+        if (
+            isinstance(b, Data)
+            and isinstance(a, Idx)
+            and op in _INT_OPS
+            and self._int_data(b, node, a)
         ):
             b = Idx(self.data_symbol(b.expr, self._data_shape(b, node)))
         if isinstance(a, Idx) and isinstance(b, Idx):
@@ -1670,8 +1891,8 @@ class KernelLifter:
         if isinstance(dt, ir.DType):
             return dt.name in ir.INT_DTYPES
         return other is not None and any(
-            s.startswith("%p:") and self.launch.is_stride(s[3:]) for s in af.symbols_in(
-                other.tree))
+            s.startswith("%p:") and self.launch.is_stride(s[3:]) for s in af.symbols_in(other.tree)
+        )
 
     def _data_shape(self, d: Data, node) -> tuple:
         return tuple(self.key_of_dim(x) for x in dims_of(self.type_of(d.expr, node)))
@@ -1693,9 +1914,12 @@ class KernelLifter:
         if op in ("//", "%"):
             # Triton's integer // and % truncate toward zero and float % is fmod (C); the IR's
             # follow Python (floor). They differ on negative operands, which data may hold.
-            raise self.error(node, f"`{op}` on device values is not supported: Triton rounds it "
-                             "toward zero (C), the IR toward -inf (Python)",
-                             "use index arithmetic on program ids and lanes, or tl.where")
+            raise self.error(
+                node,
+                f"`{op}` on device values is not supported: Triton rounds it "
+                "toward zero (C), the IR toward -inf (Python)",
+                "use index arithmetic on program ids and lanes, or tl.where",
+            )
         e = ir.BinOp(op, a.expr, b.expr, loc=self.locate(node))
         self.type_of(e, node)
         return Data(e, _fold_pads(op, [a, b], self, e), a.div | b.div)
@@ -1704,28 +1928,36 @@ class KernelLifter:
         if not isinstance(v, Pending):
             return v
         if not isinstance(other, Data):
-            raise self.error(v.node, "cannot tell which tiles the dims of this tl.zeros/tl.full "
-                             "belong to")
+            raise self.error(
+                v.node, "cannot tell which tiles the dims of this tl.zeros/tl.full belong to"
+            )
         odims = dims_of(self.type_of(other.expr, node))
         return self.materialize(v, odims, node)
 
     def materialize(self, v: Pending, dims: tuple[ir.Dim, ...], node) -> Data:
         """Give a pending tl.zeros its dims and put its IR assignment where it was defined."""
         if len(dims) != len(v.keys):
-            raise self.error(v.node, f"tl.zeros/tl.full of rank {len(v.keys)} meets a value of "
-                             f"rank {len(dims)}")
+            raise self.error(
+                v.node, f"tl.zeros/tl.full of rank {len(v.keys)} meets a value of rank {len(dims)}"
+            )
         for k, d in zip(v.keys, dims):
             if self.key_of_dim(d) != k:
-                raise self.error(v.node, f"dim {k} of this tl.zeros/tl.full meets a dim of block "
-                                 f"{self.key_of_dim(d)}")
+                raise self.error(
+                    v.node,
+                    f"dim {k} of this tl.zeros/tl.full meets a dim of block {self.key_of_dim(d)}",
+                )
             if isinstance(d, ir.BlockDim) and v.loop_depth < len(self.loops):
                 tile = next(t for t in self.tiles.values() if t.name == d.tile)
-                if tile.base is not None and tile.base.startswith("%it") and int(
-                    tile.base[3:]
-                ) in [lp.id for lp in self.loops[v.loop_depth:]]:
+                if (
+                    tile.base is not None
+                    and tile.base.startswith("%it")
+                    and int(tile.base[3:]) in [lp.id for lp in self.loops[v.loop_depth :]]
+                ):
                     raise self.error(
-                        v.node, f"this accumulator spans the tiles of a loop ({tile.name}) it "
-                        "is defined outside of", "accumulate with `acc += v` and reduce it "
+                        v.node,
+                        f"this accumulator spans the tiles of a loop ({tile.name}) it "
+                        "is defined outside of",
+                        "accumulate with `acc += v` and reduce it "
                         "with tl.sum(acc, axis=0) after the loop, or reduce inside the loop",
                     )
         full = ir.Full(tuple(dims), ir.Const(v.value), v.dtype, loc=self.locate(v.node))
@@ -1741,8 +1973,11 @@ class KernelLifter:
         self.inserted = getattr(self, "inserted", [])
         self.inserted.append((stmts, stmt))
         self.types.vars[irname] = self.type_of(value, v.node)
-        d = Data(ir.Name(irname), tuple((x, float(v.value)) for x in dims_of(
-            self.types.vars[irname])), frozenset())
+        d = Data(
+            ir.Name(irname),
+            tuple((x, float(v.value)) for x in dims_of(self.types.vars[irname])),
+            frozenset(),
+        )
         for scope in [self.env]:
             for k, val in list(scope.items()):
                 if val is v:
@@ -1754,8 +1989,11 @@ class KernelLifter:
         v = self.to_data(value, node)
         dims = dims_of(self.type_of(v.expr, node))
         if isinstance(acc, Pending):
-            if len(dims) == 1 and isinstance(dims[0], ir.BlockDim) and self.loops and (
-                acc.loop_depth < len(self.loops)
+            if (
+                len(dims) == 1
+                and isinstance(dims[0], ir.BlockDim)
+                and self.loops
+                and (acc.loop_depth < len(self.loops))
             ):
                 loop = self.loops[-1]
                 if loop.tile is not None and loop.tile.name == dims[0].tile and len(acc.keys) == 1:
@@ -1768,8 +2006,11 @@ class KernelLifter:
                     assert isinstance(data.expr, ir.Name)
                     acc = LaneAcc(data.expr.id, loop.id)
             if isinstance(acc, Pending):
-                self.assign(cst.Name(name), self.binop("+", self.resolve_pending(acc, v, node), v,
-                                                       node), node)
+                self.assign(
+                    cst.Name(name),
+                    self.binop("+", self.resolve_pending(acc, v, node), v, node),
+                    node,
+                )
                 return
         assert isinstance(acc, LaneAcc)
         if not self.loops or self.loops[-1].id != acc.loop:
@@ -1786,10 +2027,19 @@ class KernelLifter:
 
     def call(self, node: cst.Call) -> Val:
         func = node.func
-        if isinstance(func, cst.Attribute) and resolve(func, self.aliases) is None or (
-            isinstance(func, cst.Attribute) and isinstance(func.value, (cst.Call, cst.Subscript))
-        ) or (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
-              and func.value.value in self.env):
+        if (
+            isinstance(func, cst.Attribute)
+            and resolve(func, self.aliases) is None
+            or (
+                isinstance(func, cst.Attribute)
+                and isinstance(func.value, (cst.Call, cst.Subscript))
+            )
+            or (
+                isinstance(func, cst.Attribute)
+                and isinstance(func.value, cst.Name)
+                and func.value.value in self.env
+            )
+        ):
             return self.method(node, func)  # type: ignore[arg-type]
         fn = resolve(func, self.aliases)
         if fn is None:
@@ -1815,9 +2065,12 @@ class KernelLifter:
         if fn in ("int", "bool"):
             raise self.error(node, f"`{fn}(...)` on device values is not supported")
         if not fn.startswith(lang):
-            raise self.error(node, f"unsupported call `{self.src(node)[:60]}` in a kernel",
-                             "kernels may call triton.language functions and @triton.jit helpers")
-        name = fn[len(lang):]
+            raise self.error(
+                node,
+                f"unsupported call `{self.src(node)[:60]}` in a kernel",
+                "kernels may call triton.language functions and @triton.jit helpers",
+            )
+        name = fn[len(lang) :]
         for prefix in self.grammar["frontend"]["math_namespaces"]["prefixes"]:
             name = name.removeprefix(prefix)
         args, kwargs = call_args(node)
@@ -1837,8 +2090,9 @@ class KernelLifter:
                 raise self.error(node, "tl.arange(start, end) takes two arguments")
             start = self.ev(args[0])
             if not (isinstance(start, Idx) and start.tree == ir.Const(0)):
-                raise self.error(node, "tl.arange must start at 0",
-                                 "write `start + tl.arange(0, BLOCK)`")
+                raise self.error(
+                    node, "tl.arange must start at 0", "write `start + tl.arange(0, BLOCK)`"
+                )
             return Idx(ir.Name(af.lane_id(self.block_key(args[1]), -1)))
         if name == "cdiv":
             a, b = (self.ev(x) for x in args)
@@ -1902,8 +2156,10 @@ class KernelLifter:
                 pb = self.launch.bindings.get(pname)
                 if pb is not None and pb.kind == "constexpr":
                     return pname
-        raise self.error(node, f"block size `{self.src(node)}` must be a tl.constexpr parameter "
-                         "or an integer literal")
+        raise self.error(
+            node,
+            f"block size `{self.src(node)}` must be a tl.constexpr parameter or an integer literal",
+        )
 
     def method(self, node: cst.Call, func: cst.Attribute) -> Val:
         base = self.ev(func.value)
@@ -1916,8 +2172,10 @@ class KernelLifter:
             dt = self.ev(target) if target is not None else None
             if not isinstance(dt, DTypeVal):
                 raise self.error(node, "`.to()` takes a dtype")
-            if isinstance(base, Idx) and isinstance(dt.dtype, ir.DType) and (
-                dt.dtype.name in ir.INT_DTYPES
+            if (
+                isinstance(base, Idx)
+                and isinstance(dt.dtype, ir.DType)
+                and (dt.dtype.name in ir.INT_DTYPES)
             ):
                 return Idx(ir.Cast(base.tree, dt.dtype))
             d = self.to_data(base, func.value)
@@ -1928,20 +2186,29 @@ class KernelLifter:
             return self.shape_op(name, base, args, kwargs, node)
         raise self.error(node, f"unsupported method `.{name}()` in a kernel")
 
-    def descriptor_access(self, desc: Descriptor, name: str, args: list, kwargs: dict,
-                          node) -> Val:
+    def descriptor_access(self, desc: Descriptor, name: str, args: list, kwargs: dict, node) -> Val:
         """``desc.load(offsets)`` / ``desc.store(offsets, value)``: every dim bounds-checked,
         out-of-bounds lanes read as zero and are not written (TMA)."""
         if name not in ("load", "store") or kwargs:
-            raise self.error(node, f"unsupported tensor-descriptor method `.{name}()`",
-                             "use desc.load(offsets) and desc.store(offsets, value)")
+            raise self.error(
+                node,
+                f"unsupported tensor-descriptor method `.{name}()`",
+                "use desc.load(offsets) and desc.store(offsets, value)",
+            )
         if not args:
             raise self.error(node, f"desc.{name} needs the window's offsets")
         offsets = blocks._trees(self, args[0], "offsets", node)
         if len(offsets) != len(desc.block):
             raise self.error(node, f"{len(offsets)} offsets for a {len(desc.block)}-d descriptor")
-        window, mask = blocks.window(self, desc.tensor, desc.shape, desc.strides, offsets,
-                                     desc.block, tuple(range(len(desc.block))))
+        window, mask = blocks.window(
+            self,
+            desc.tensor,
+            desc.shape,
+            desc.strides,
+            offsets,
+            desc.block,
+            tuple(range(len(desc.block))),
+        )
         if name == "load":
             if len(args) != 1:
                 raise self.error(node, "desc.load(offsets) takes one argument")
@@ -1954,8 +2221,11 @@ class KernelLifter:
     def shape_op(self, name: str, value: Val, args: list, kwargs: dict, node) -> Data:
         """``tl.trans``/``permute``/``expand_dims``/``reshape``/``view`` of a device value."""
         if isinstance(value, (Idx, Ptr)):
-            raise self.error(node, f"`{name}` of offsets or pointers is not supported",
-                             "build offsets with `[:, None]` / `[None, :]` instead")
+            raise self.error(
+                node,
+                f"`{name}` of offsets or pointers is not supported",
+                "build offsets with `[:, None]` / `[None, :]` instead",
+            )
         d = self.to_data(value, node)
         dims = dims_of(self.type_of(d.expr, node))
         if name in ("trans", "permute"):
@@ -1992,16 +2262,20 @@ class KernelLifter:
                 continue
             nxt = next(it, None)
             if nxt is None or self.key_of_dim(nxt) != k:
-                raise self.error(node, f"`{name}` to {keys} changes more than unit dims of a "
-                                 f"tile of blocks {[self.key_of_dim(x) for x in dims]}",
-                                 "the IR reshapes tiles only by adding or dropping dims of 1")
+                raise self.error(
+                    node,
+                    f"`{name}` to {keys} changes more than unit dims of a "
+                    f"tile of blocks {[self.key_of_dim(x) for x in dims]}",
+                    "the IR reshapes tiles only by adding or dropping dims of 1",
+                )
             new.append(nxt)
         if next(it, None) is not None:
             raise self.error(node, f"`{name}` to {keys} drops a dim of the tile")
         return Data(ir.Reshape(d.expr, tuple(new), loc=self.locate(node)), d.pads, d.div)
 
-    def dims_of_keys(self, keys: list[af.Key], known: tuple[ir.Dim, ...], node
-                     ) -> tuple[ir.Dim, ...]:
+    def dims_of_keys(
+        self, keys: list[af.Key], known: tuple[ir.Dim, ...], node
+    ) -> tuple[ir.Dim, ...]:
         """The dims a shape of block sizes names (``(BLOCK_M, BLOCK_N)``), by the tiles in
         scope (unique per block size) or the value's own dims."""
         out: list[ir.Dim] = []
@@ -2010,8 +2284,11 @@ class KernelLifter:
                 out.append(ir.UnitDim())
                 continue
             mine = [x for x in known if self.key_of_dim(x) == k]
-            cands = [t for t in self.tiles.values() if t.key == k and self._in_scope(t)
-                     and (t.base is not None or t.extent is not None)]
+            cands = [
+                t
+                for t in self.tiles.values()
+                if t.key == k and self._in_scope(t) and (t.base is not None or t.extent is not None)
+            ]
             if mine:
                 out.append(mine[0])
             elif len(cands) == 1:
@@ -2071,13 +2348,19 @@ class KernelLifter:
         if op == "where":
             cond, a, b = vals
             c = self.to_data(self._static_num(cond), node)
-            da, db = self.to_data(self._static_num(a), node), self.to_data(self._static_num(b), node)
+            da, db = (
+                self.to_data(self._static_num(a), node),
+                self.to_data(self._static_num(b), node),
+            )
             e = ir.Call("where", (c.expr, da.expr, db.expr), loc=self.locate(node))
             self.type_of(e, node)
             pads = self._where_pads(cond, da, db, e, node)
             bounded = self._bounded_dim(cond, node)
-            where_of = (bounded, da) if bounded is not None and isinstance(
-                db.expr, ir.Const) and bounded in dict(pads) else None
+            where_of = (
+                (bounded, da)
+                if bounded is not None and isinstance(db.expr, ir.Const) and bounded in dict(pads)
+                else None
+            )
             return Data(e, pads, c.div | da.div | db.div, where_of)
         ds = [self.to_data(self._static_num(v), node) for v in vals]
         e = ir.Call(op, tuple(d.expr for d in ds), loc=self.locate(node))
@@ -2157,8 +2440,11 @@ class KernelLifter:
         dims: list[ir.Dim] = []
         for k in keys:
             cands = [t for t in self.tiles.values() if t.key == k and self._in_scope(t)]
-            if len(cands) == 1 and cands[0].base is None and cands[0].extent is None and (
-                cands[0].full_extent is not None
+            if (
+                len(cands) == 1
+                and cands[0].base is None
+                and cands[0].extent is None
+                and (cands[0].full_extent is not None)
             ):
                 # A whole dim of block next_power_of_2(n) spans n, whatever mask comes later.
                 cands[0].extent = cands[0].full_extent
@@ -2194,8 +2480,11 @@ class KernelLifter:
                 raise self.error(node, f"unsupported keyword `{k}=` to tl.{op}")
         keepdim = bool(literal(keep)) if keep is not None else False
         if isinstance(v, LaneAcc):
-            if op != "sum" or keepdim or (axis_node is not None and self._int_literal(
-                axis_node, node) != 0):
+            if (
+                op != "sum"
+                or keepdim
+                or (axis_node is not None and self._int_literal(axis_node, node) != 0)
+            ):
                 raise self.error(node, "a per-lane accumulator is read as tl.sum(acc, axis=0)")
             if any(lp.id == v.loop for lp in self.loops):
                 raise self.error(node, "read the per-lane accumulator after its loop")
@@ -2204,8 +2493,9 @@ class KernelLifter:
         dims = dims_of(self.type_of(d.expr, node))
         if axis_node is None or (isinstance(axis_node, cst.Name) and axis_node.value == "None"):
             if len(dims) != 1:
-                raise self.error(node, f"tl.{op} without axis= over a {len(dims)}-d tile",
-                                 "give the axis")
+                raise self.error(
+                    node, f"tl.{op} without axis= over a {len(dims)}-d tile", "give the axis"
+                )
             axis = 0
         else:
             axis = self._int_literal(axis_node, node)
@@ -2225,8 +2515,11 @@ class KernelLifter:
             raise self.error(node, f"tl.cum{op} needs a value")
         reverse = bound.get("reverse")
         if reverse is not None and literal(reverse):
-            raise self.error(reverse, "reverse scans are not supported yet",
-                             "flip the data with index arithmetic and scan forward")
+            raise self.error(
+                reverse,
+                "reverse scans are not supported yet",
+                "flip the data with index arithmetic and scan forward",
+            )
         d = self.to_data(self.ev(bound["input"]), node)
         dims = dims_of(self.type_of(d.expr, node))
         axis = self._int_literal(bound["axis"], node) if "axis" in bound else 0
@@ -2249,19 +2542,32 @@ class KernelLifter:
                 raise self.error(v, f"unsupported keyword `{k}=` to tl.reduce")
             bound[k] = v
         fn = bound.get("combine_fn")
-        op = _combine_op(self.launch.kernel.module.jit_helpers.get(
-            fn.value) if isinstance(fn, cst.Name) else None, self.aliases, self.lang)
+        op = _combine_op(
+            self.launch.kernel.module.jit_helpers.get(fn.value)
+            if isinstance(fn, cst.Name)
+            else None,
+            self.aliases,
+            self.lang,
+        )
         if op is None:
-            raise self.error(fn or node, "tl.reduce with this combine function is not supported",
-                             "combine with `a + b`, `a * b`, `tl.maximum(a, b)` or "
-                             "`tl.minimum(a, b)` (or call tl.sum/tl.max/tl.min)")
+            raise self.error(
+                fn or node,
+                "tl.reduce with this combine function is not supported",
+                "combine with `a + b`, `a * b`, `tl.maximum(a, b)` or "
+                "`tl.minimum(a, b)` (or call tl.sum/tl.max/tl.min)",
+            )
         value = self.to_data(self.ev(bound["input"]), node)
         axis_node = bound.get("axis")
         if axis_node is None or (isinstance(axis_node, cst.Name) and axis_node.value == "None"):
             raise self.error(node, "tl.reduce over all axes is not supported", "give the axis")
         keep = bound.get("keep_dims")
-        return self.reduce(op, value, self._int_literal(axis_node, node),
-                           bool(literal(keep)) if keep is not None else False, node)
+        return self.reduce(
+            op,
+            value,
+            self._int_literal(axis_node, node),
+            bool(literal(keep)) if keep is not None else False,
+            node,
+        )
 
     def reduce(self, op: str, d: Data, axis: int, keepdim: bool, node) -> Data:
         dims = dims_of(self.type_of(d.expr, node))
@@ -2271,15 +2577,24 @@ class KernelLifter:
         dim = dims[axis]
         # argmax/argmin: padded lanes holding -inf/+inf lie past the real ones, and ties go to
         # the first index, so they never win; masked and unmasked agree as for max/min.
-        identity = reduce_identity(op) if op in (
-            "sum", "max", "min", "prod", "argmax", "argmin") else None
-        if d.where_of is not None and d.where_of[0] == dim and identity is not None and (
-            _same_float(d.pad(dim), identity)  # type: ignore[arg-type]
+        identity = (
+            reduce_identity(op) if op in ("sum", "max", "min", "prod", "argmax", "argmin") else None
+        )
+        if (
+            d.where_of is not None
+            and d.where_of[0] == dim
+            and identity is not None
+            and (
+                _same_float(d.pad(dim), identity)  # type: ignore[arg-type]
+            )
         ):
             # `tl.max(tl.where(offs < n, x, -inf))` is the masked reduction of x.
             inner = d.where_of[1]
-            d = Data(inner.expr, tuple((k, identity) if k == dim else (k, v)
-                                       for k, v in inner.pads), inner.div - {dim})
+            d = Data(
+                inner.expr,
+                tuple((k, identity) if k == dim else (k, v) for k, v in inner.pads),
+                inner.div - {dim},
+            )
             if dim not in dict(d.pads):
                 d = Data(d.expr, d.pads + ((dim, identity),), d.div)
         masked = self.padded_lanes_ok(d, dim, identity, node, f"tl.{op}")
@@ -2288,14 +2603,18 @@ class KernelLifter:
         rest = frozenset(x for x in d.div if x != dim)
         return Data(e, (), rest)
 
-    def padded_lanes_ok(self, d: Data, dim: ir.Dim, identity: float | None, node, what: str
-                        ) -> bool:
+    def padded_lanes_ok(
+        self, d: Data, dim: ir.Dim, identity: float | None, node, what: str
+    ) -> bool:
         """Whether to reduce ``dim`` with ``masked=True``; refuses what cannot be exact."""
         if isinstance(dim, ir.UnitDim):
             return False
         pad = d.pad(dim)
-        if identity is not None and pad is not None and _same_float(pad, identity) and (
-            dim not in d.div
+        if (
+            identity is not None
+            and pad is not None
+            and _same_float(pad, identity)
+            and (dim not in d.div)
         ):
             return True  # the padded lanes hold the identity: masked and unmasked agree
         tile = self.tile_of_dim(dim)
@@ -2303,7 +2622,8 @@ class KernelLifter:
         if exact:
             if dim in d.div:
                 raise self.error(
-                    node, f"{what} runs over lanes past the end of {self._dim_text(dim)} whose "
+                    node,
+                    f"{what} runs over lanes past the end of {self._dim_text(dim)} whose "
                     "values the IR cannot reproduce (a load without other=, or wrapped offsets)",
                     "load with other= the reduction's identity",
                 )
@@ -2311,7 +2631,8 @@ class KernelLifter:
         pad = d.pad(dim)
         if identity is None or pad is None or not _same_float(pad, identity):
             raise self.error(
-                node, f"{what} runs over the padded lanes of {self._dim_text(dim)}, whose block "
+                node,
+                f"{what} runs over the padded lanes of {self._dim_text(dim)}, whose block "
                 "size the host computes; the padded lanes must hold the reduction's identity "
                 f"({identity}), but they hold {pad if pad is not None else 'unknown values'}",
                 "load with other= the identity, or pass the block size as a literal",
@@ -2360,22 +2681,35 @@ class KernelLifter:
         if tile is None or tile.exact:
             for operand, dims, axis in ((a, da, -1), (b, db, -2)):
                 if dims[axis] in operand.div:
-                    raise self.error(node, "tl.dot contracts lanes past the end of "
-                                     f"{self._dim_text(kdim)} whose values the IR cannot "
-                                     "reproduce", "load the operands with other=0.0")
+                    raise self.error(
+                        node,
+                        "tl.dot contracts lanes past the end of "
+                        f"{self._dim_text(kdim)} whose values the IR cannot "
+                        "reproduce",
+                        "load the operands with other=0.0",
+                    )
         else:
             pa, pb = a.pad(kdim), b.pad(db[-2])
             if not ((pa is not None and pa == 0.0) or (pb is not None and pb == 0.0)):
-                raise self.error(node, "tl.dot contracts the padded lanes of a block the host "
-                                 "computes; load an operand with other=0.0")
+                raise self.error(
+                    node,
+                    "tl.dot contracts the padded lanes of a block the host "
+                    "computes; load an operand with other=0.0",
+                )
             masked = True
         # `tl.dot(tl.where(offs_k < K, a, 0.0), b)` is the masked dot of a and b.
         if a.where_of is not None and a.where_of[0] == kdim and a.pad(kdim) == 0.0:
             a, masked = a.where_of[1], True
         if b.where_of is not None and b.where_of[0] == db[-2] and b.pad(db[-2]) == 0.0:
             b, masked = b.where_of[1], True
-        e = ir.Dot(a.expr, b.expr, acc.expr if acc is not None else None, out_dtype,
-                   masked=masked, loc=self.locate(node))
+        e = ir.Dot(
+            a.expr,
+            b.expr,
+            acc.expr if acc is not None else None,
+            out_dtype,
+            masked=masked,
+            loc=self.locate(node),
+        )
         self.type_of(e, node)
         div = frozenset(x for x in a.div | b.div if x != kdim)
         if acc is not None:
@@ -2397,13 +2731,18 @@ class KernelLifter:
             raise self.error(node, f"unsupported tl.load option `{k}=`")
         if isinstance(ptr, BlockPtr):
             if mask_node is not None or other_node is not None:
-                raise self.error(node, "a block-pointer load takes boundary_check= and "
-                                 "padding_option=, not mask= and other=")
+                raise self.error(
+                    node,
+                    "a block-pointer load takes boundary_check= and "
+                    "padding_option=, not mask= and other=",
+                )
             checked = blocks.boundary_check(self, kwargs.get("boundary_check"), len(ptr.block))
-            window, mask = blocks.window(self, ptr.tensor, ptr.shape, ptr.strides, ptr.offsets,
-                                         ptr.block, checked)
-            return self.load_window(window, mask, None, blocks.padding(
-                self, kwargs.get("padding_option")), node)
+            window, mask = blocks.window(
+                self, ptr.tensor, ptr.shape, ptr.strides, ptr.offsets, ptr.block, checked
+            )
+            return self.load_window(
+                window, mask, None, blocks.padding(self, kwargs.get("padding_option")), node
+            )
         if not isinstance(ptr, Ptr):
             raise self.error(node, "tl.load needs a pointer")
         other: float | None = None
@@ -2413,14 +2752,14 @@ class KernelLifter:
             except ValueError:
                 ov = None
             if isinstance(ov, bool) or not isinstance(ov, (int, float)):
-                raise self.error(other_node, f"other= must be a constant, not "
-                                 f"`{self.src(other_node)}`")
+                raise self.error(
+                    other_node, f"other= must be a constant, not `{self.src(other_node)}`"
+                )
             other = float(ov)
         mask = self.ev(mask_node) if mask_node is not None else None
         return self.load_window(ptr, mask, mask_node, other, node)
 
-    def load_window(self, ptr: Ptr, mask: Val | None, mask_node, other: float | None, node
-                    ) -> Data:
+    def load_window(self, ptr: Ptr, mask: Val | None, mask_node, other: float | None, node) -> Data:
         """A load of the pointer tile ``ptr`` under ``mask``, invalid lanes reading ``other``."""
         tensor, items, rank = self.access(ptr, mask, mask_node, node, store=False)
         index = tuple(it.index for it in items)
@@ -2459,8 +2798,14 @@ class KernelLifter:
         value_node = args[1] if len(args) > 1 else kwargs.get("value")
         mask_node = args[2] if len(args) > 2 else kwargs.get("mask")
         for k in kwargs:
-            if k in ("pointer", "value", "mask", "cache_modifier", "eviction_policy",
-                     "boundary_check"):
+            if k in (
+                "pointer",
+                "value",
+                "mask",
+                "cache_modifier",
+                "eviction_policy",
+                "boundary_check",
+            ):
                 continue
             raise self.error(node, f"unsupported tl.store option `{k}=`")
         if value_node is None:
@@ -2469,8 +2814,9 @@ class KernelLifter:
             if mask_node is not None:
                 raise self.error(node, "a block-pointer store takes boundary_check=, not mask=")
             checked = blocks.boundary_check(self, kwargs.get("boundary_check"), len(ptr.block))
-            window, mask = blocks.window(self, ptr.tensor, ptr.shape, ptr.strides, ptr.offsets,
-                                         ptr.block, checked)
+            window, mask = blocks.window(
+                self, ptr.tensor, ptr.shape, ptr.strides, ptr.offsets, ptr.block, checked
+            )
             self.store_window(window, self.ev(value_node), value_node, mask, None, node)
             return
         if not isinstance(ptr, Ptr):
@@ -2478,8 +2824,16 @@ class KernelLifter:
         mask = self.ev(mask_node) if mask_node is not None else None
         self.store_window(ptr, self.ev(value_node), value_node, mask, mask_node, node)
 
-    def store_window(self, ptr: Ptr, value_val: Val, value_node, mask: Val | None, mask_node,
-                     node, atomic: str | None = None) -> None:
+    def store_window(
+        self,
+        ptr: Ptr,
+        value_val: Val,
+        value_node,
+        mask: Val | None,
+        mask_node,
+        node,
+        atomic: str | None = None,
+    ) -> None:
         """A store of ``value_val`` to the pointer tile ``ptr`` under ``mask`` (an atomic
         read-modify-write ``atomic`` where given)."""
         value = self.to_data(value_val, value_node)
@@ -2520,11 +2874,13 @@ class KernelLifter:
             raise self.error(node, f"tl.atomic_{op} needs a pointer")
         mask_node = bound.get("mask")
         mask = self.ev(mask_node) if mask_node is not None else None
-        self.store_window(ptr, self.ev(bound["val"]), bound["val"], mask, mask_node, node,
-                          atomic=op)
+        self.store_window(
+            ptr, self.ev(bound["val"]), bound["val"], mask, mask_node, node, atomic=op
+        )
 
-    def access(self, ptr: Ptr, mask: Val | None, mask_node, node, store: bool
-               ) -> tuple[str, list[Item], int]:
+    def access(
+        self, ptr: Ptr, mask: Val | None, mask_node, node, store: bool
+    ) -> tuple[str, list[Item], int]:
         """Split ``ptr``'s offset into per-dim indices, classify them, check the mask."""
         info = self.launch.tensor_info(ptr.tensor)
         p = af.poly(ptr.tree, self.atoms)
@@ -2535,14 +2891,18 @@ class KernelLifter:
         for m, c in p.items():
             ss = [s for s in m if s.startswith("%p:") and self.launch.is_stride(s[3:])]
             if len(ss) > 1:
-                raise self.error(node, "an offset term of "
-                                 f"`{self.src(node.args[0].value)}` multiplies two strides")
+                raise self.error(
+                    node,
+                    f"an offset term of `{self.src(node.args[0].value)}` multiplies two strides",
+                )
             if ss:
                 pname = ss[0][3:]
                 if pname not in strides:
                     other = self.binding(pname).tensor
-                    raise self.error(node, f"the offset into `{info.source}` uses `{pname}`, a "
-                                     f"stride of `{other}`")
+                    raise self.error(
+                        node,
+                        f"the offset into `{info.source}` uses `{pname}`, a stride of `{other}`",
+                    )
                 d = strides[pname]
                 rest = list(m)
                 rest.remove(ss[0])
@@ -2557,8 +2917,11 @@ class KernelLifter:
         if implicit:
             last = rank - 1
             if last in per_dim:
-                raise self.error(node, f"the offset into `{info.source}` has terms with and "
-                                 f"without the stride of its last dim")
+                raise self.error(
+                    node,
+                    f"the offset into `{info.source}` has terms with and "
+                    f"without the stride of its last dim",
+                )
             per_dim[last] = implicit
             self.launch.note_unit_stride(ptr.tensor, node)
         items = [self.classify(per_dim.get(d, {}), node) for d in range(rank)]
@@ -2577,8 +2940,11 @@ class KernelLifter:
         syms = af.poly_symbols(p)
         lanes = sorted({s for s in syms if af.parse_lane(s)})
         gathers = [s for s in syms if s in self.data and any(k != 1 for k in self.data[s][1])]
-        wraps = [s for s in syms if s.startswith("%t:") and _wrap_of(self.atoms.trees[s])
-                 and self.flat_digit(s) is None]
+        wraps = [
+            s
+            for s in syms
+            if s.startswith("%t:") and _wrap_of(self.atoms.trees[s]) and self.flat_digit(s) is None
+        ]
         if not lanes and not gathers and len(wraps) == 1 and p == {(wraps[0],): 1}:
             tree = self.atoms.trees[wraps[0]]
             wrapped, bound = _wrap_of(tree)  # type: ignore[misc]
@@ -2591,11 +2957,19 @@ class KernelLifter:
                 if res is not None and not res[1] and res[0].base is not None:
                     tile = res[0]
                     self.set_extent(tile, bound, node)
-                    return Item("tile", ir.TileIndex(tile.name), [(lane[1], tile.dim, tile)], [],
-                                [(tile, bound)])
-            raise self.error(node, f"cannot read `{ir_text(tree)}` as a tile of the tensor",
-                             "wrap only `(pid * BLOCK + tl.arange(0, BLOCK)) % n` or clamp with "
-                             "`tl.where(offs < n, offs, 0)`")
+                    return Item(
+                        "tile",
+                        ir.TileIndex(tile.name),
+                        [(lane[1], tile.dim, tile)],
+                        [],
+                        [(tile, bound)],
+                    )
+            raise self.error(
+                node,
+                f"cannot read `{ir_text(tree)}` as a tile of the tensor",
+                "wrap only `(pid * BLOCK + tl.arange(0, BLOCK)) % n` or clamp with "
+                "`tl.where(offs < n, offs, 0)`",
+            )
         if not lanes and not gathers:
             pt = af.poly_expr(p)
             pt = af.strip_casts(pt)
@@ -2620,19 +2994,29 @@ class KernelLifter:
                 index: ir.IndexItem = (
                     ir.FullIndex(None) if tile.base is None else ir.TileIndex(tile.name)
                 )
-                item = Item("tile", index, [(lane[1], _pending_dim(tile), tile)],
-                            [(self.tile_index_poly(tile, lane[1]), tile)])
+                item = Item(
+                    "tile",
+                    index,
+                    [(lane[1], _pending_dim(tile), tile)],
+                    [(self.tile_index_poly(tile, lane[1]), tile)],
+                )
                 return item
             if res is not None and res[1]:
-                raise self.error(node, f"the index `{ir_text(af.poly_expr(p))}` is a tile "
-                                 "shifted by an offset; the IR has no shifted tiles",
-                                 "index with `pid * BLOCK + tl.arange(0, BLOCK)`")
+                raise self.error(
+                    node,
+                    f"the index `{ir_text(af.poly_expr(p))}` is a tile "
+                    "shifted by an offset; the IR has no shifted tiles",
+                    "index with `pid * BLOCK + tl.arange(0, BLOCK)`",
+                )
         # A gather: the index holds loaded integers (or lanes in no tile form).
         if not gathers:
-            raise self.error(node, f"cannot prove that `{self.src(node.args[0].value)}` addresses a "
-                             f"tile: the index `{ir_text(af.poly_expr(p))}` of one dim is not "
-                             "`block * id + tl.arange(0, block)`",
-                             "offset lanes by program ids or loop counters times the block size")
+            raise self.error(
+                node,
+                f"cannot prove that `{self.src(node.args[0].value)}` addresses a "
+                f"tile: the index `{ir_text(af.poly_expr(p))}` of one dim is not "
+                "`block * id + tl.arange(0, block)`",
+                "offset lanes by program ids or loop counters times the block size",
+            )
         tree = af.poly_expr(p)
         value = self.idx_ir(tree, node)
         vt = self.type_of(value, node)
@@ -2650,17 +3034,21 @@ class KernelLifter:
             if tile is not None:
                 item.polys.append((self.tile_index_poly(tile, i - rank), tile))
             elif isinstance(d, ir.FullDim):
-                full = next(t for t in self.tiles.values() if t.base is None and t.extent == d.extent)
+                full = next(
+                    t for t in self.tiles.values() if t.base is None and t.extent == d.extent
+                )
                 item.polys.append((self.tile_index_poly(full, i - rank), full))
         return item
 
-    def mask_constraints(self, tree: ir.Expr, node, strict: bool = True
-                         ) -> list[tuple[af.Poly, ir.Expr]]:
+    def mask_constraints(
+        self, tree: ir.Expr, node, strict: bool = True
+    ) -> list[tuple[af.Poly, ir.Expr]]:
         """Conjuncts ``index < bound`` of a mask: (index part of the normal form, bound tree)."""
         tree = af.strip_casts(tree)
         if isinstance(tree, ir.BinOp) and tree.op == "&":
             return self.mask_constraints(tree.lhs, node, strict) + self.mask_constraints(
-                tree.rhs, node, strict)
+                tree.rhs, node, strict
+            )
         if isinstance(tree, ir.BinOp) and tree.op in ("<", "<=", ">", ">="):
             lhs, rhs, op = tree.lhs, tree.rhs, tree.op
             if op in (">", ">="):
@@ -2668,34 +3056,47 @@ class KernelLifter:
             diff = af.sub(af.poly(lhs, self.atoms), af.poly(rhs, self.atoms))
             if op == "<=":
                 diff = af.sub(diff, {(): 1})
-            index = {m: c for m, c in diff.items() if any(
-                not s.startswith("%p:") and not s.startswith("%t:") for s in m) or any(
-                s.startswith("%t:") and self._atom_has_index(s) for s in m)}
+            index = {
+                m: c
+                for m, c in diff.items()
+                if any(not s.startswith("%p:") and not s.startswith("%t:") for s in m)
+                or any(s.startswith("%t:") and self._atom_has_index(s) for s in m)
+            }
             bound = {m: -c for m, c in diff.items() if m not in index}
             return [(index, af.poly_expr(bound))]
         if strict:
-            raise self.error(node, f"the mask `{self.src(node)}` is not a conjunction of bounds "
-                             "`offs < n`", "masks may only bound tiles by their extents")
+            raise self.error(
+                node,
+                f"the mask `{self.src(node)}` is not a conjunction of bounds `offs < n`",
+                "masks may only bound tiles by their extents",
+            )
         return []
 
     def _atom_has_index(self, s: str) -> bool:
         return any(not x.startswith("%p:") for x in af.symbols_in(self.atoms.trees[s]))
 
-    def check_mask(self, items: list[Item], mask: Val | None, mask_node, node, store: bool,
-                   tensor: str) -> None:
+    def check_mask(
+        self, items: list[Item], mask: Val | None, mask_node, node, store: bool, tensor: str
+    ) -> None:
         """The mask must bound exactly the region's tiles (each by its extent)."""
         needed: list[tuple[af.Poly, Tile]] = [pt for it in items for pt in it.polys]
         wrapped = {id(t) for it in items for t, _ in it.wrapped}
         if store and wrapped:
-            raise self.error(node, f"the store into `{tensor}` goes through wrapped (`% n`) "
-                             "offsets", "store through unwrapped offsets and a mask")
+            raise self.error(
+                node,
+                f"the store into `{tensor}` goes through wrapped (`% n`) offsets",
+                "store through unwrapped offsets and a mask",
+            )
         constraints: list[tuple[af.Poly, ir.Expr]] = []
         if mask is not None:
             if isinstance(mask, Static) and mask.value is None:
                 mask = None
             elif not isinstance(mask, Idx):
-                raise self.error(mask_node, f"the mask `{self.src(mask_node)}` is not a bounds "
-                                 "check on offsets", "masks may only bound tiles by their extents")
+                raise self.error(
+                    mask_node,
+                    f"the mask `{self.src(mask_node)}` is not a bounds check on offsets",
+                    "masks may only bound tiles by their extents",
+                )
             else:
                 constraints = self.mask_constraints(mask.tree, mask_node)
         used = [False] * len(constraints)
@@ -2722,9 +3123,11 @@ class KernelLifter:
         for i, (cp, bound) in enumerate(constraints):
             if not used[i]:
                 raise self.error(
-                    mask_node, f"the mask bounds `{ir_text(af.poly_expr(cp))} < "
+                    mask_node,
+                    f"the mask bounds `{ir_text(af.poly_expr(cp))} < "
                     f"{ir_text(bound)}`, which is no tile of the access: the IR has no masks "
-                    "other than tile bounds", "mask only `offs < n` for the offsets of the access",
+                    "other than tile bounds",
+                    "mask only `offs < n` for the offsets of the access",
                 )
         for it in items:
             if isinstance(it.index, ir.FullIndex):
@@ -2757,25 +3160,39 @@ class KernelLifter:
     # ------------------------------------------------------------------ the grid
 
     def grid_tiles(self) -> tuple[ir.TileVar, ...]:
-        if self.launch.derived and (self.persistent_grid is not None or self.split_steps
-                                    or self.persistent is not None or self.pid_scalar_uses):
-            raise self.error(self.fn, "this kernel's grid is not one program per tile (persistent "
-                             "loops, split-K, program ids used as plain indices), so no wrapper "
-                             "can be derived for it", "write a wrapper that launches the kernel")
+        if self.launch.derived and (
+            self.persistent_grid is not None
+            or self.split_steps
+            or self.persistent is not None
+            or self.pid_scalar_uses
+        ):
+            raise self.error(
+                self.fn,
+                "this kernel's grid is not one program per tile (persistent "
+                "loops, split-K, program ids used as plain indices), so no wrapper "
+                "can be derived for it",
+                "write a wrapper that launches the kernel",
+            )
         self.check_persistent_grid()
         grid = self.launch.grid
         for axis, start, step, loop_node in self.split_steps:
             if start != ir.Name(f"%pid{axis}"):
-                raise self.error(loop_node, f"a loop that visits every {ir_text(step)}-th tile "
-                                 f"starts at tile {ir_text(start)}, not at tl.program_id({axis})")
-            if axis >= len(grid) or not self.same_host(grid[axis], self.step_ir(step, loop_node),
-                                                       loop_node):
                 raise self.error(
-                    self.launch.grid_node, f"the K tiles are split over tl.program_id({axis}) "
+                    loop_node,
+                    f"a loop that visits every {ir_text(step)}-th tile "
+                    f"starts at tile {ir_text(start)}, not at tl.program_id({axis})",
+                )
+            if axis >= len(grid) or not self.same_host(
+                grid[axis], self.step_ir(step, loop_node), loop_node
+            ):
+                raise self.error(
+                    self.launch.grid_node,
+                    f"the K tiles are split over tl.program_id({axis}) "
                     f"in steps of {ir_text(step)}, but the grid launches "
                     f"{ir_text(grid[axis]) if axis < len(grid) else 'nothing'} programs along "
                     "it: every tile is visited once only for as many programs as the step",
-                    "launch SPLIT_K programs along the split axis")
+                    "launch SPLIT_K programs along the split axis",
+                )
         out: list[ir.TileVar] = []
         used_axes: set[int] = set()
         node = self.launch.grid_node
@@ -2791,20 +3208,35 @@ class KernelLifter:
                 if not self.same_host(self.host_ir(ext, node), tile.extent, node) or (
                     af.strip_casts(blk) != self.key_tree(tile.key)
                 ):
-                    raise self.error(node, f"the swizzle counts tiles of "
-                                     f"cdiv({ir_text(self.host_ir(ext, node))}, ...) but "
-                                     f"{tile.name} is bounded by {ir_text(tile.extent)}")
+                    raise self.error(
+                        node,
+                        f"the swizzle counts tiles of "
+                        f"cdiv({ir_text(self.host_ir(ext, node))}, ...) but "
+                        f"{tile.name} is bounded by {ir_text(tile.extent)}",
+                    )
             self.launch.group_size(sw.G, node)
-            expected = ir.BinOp("*", ir.Call("cdiv", (tm.extent, self.block_ir(tm))),
-                                ir.Call("cdiv", (tn.extent, self.block_ir(tn))))
-            self.check_grid_axis(axis, expected, node, ir.BinOp(
-                "*", ir.Call("cdiv", (tm.extent, self.key_tree(tm.key))),
-                ir.Call("cdiv", (tn.extent, self.key_tree(tn.key)))))
+            expected = ir.BinOp(
+                "*",
+                ir.Call("cdiv", (tm.extent, self.block_ir(tm))),
+                ir.Call("cdiv", (tn.extent, self.block_ir(tn))),
+            )
+            self.check_grid_axis(
+                axis,
+                expected,
+                node,
+                ir.BinOp(
+                    "*",
+                    ir.Call("cdiv", (tm.extent, self.key_tree(tm.key))),
+                    ir.Call("cdiv", (tn.extent, self.key_tree(tn.key))),
+                ),
+            )
             used_axes.add(axis)
             if axis in self.pid_roles or axis in self.pid_tiles or axis in self.pid_scalar_uses:
                 raise self.error(node, f"program id {axis} is used besides the swizzle")
-            out += [ir.TileVar(tm.name, tm.extent, tm.block or ir.Const(1)),
-                    ir.TileVar(tn.name, tn.extent, tn.block or ir.Const(1))]
+            out += [
+                ir.TileVar(tm.name, tm.extent, tm.block or ir.Const(1)),
+                ir.TileVar(tn.name, tn.extent, tn.block or ir.Const(1)),
+            ]
         self.grid_names: dict[int, tuple[str, bool]] = {}
         self.digit_vars: dict[str, ir.Expr] = {}
         by_axis: dict[int, list[str]] = {}
@@ -2813,8 +3245,11 @@ class KernelLifter:
         flat: dict[int, list[ir.TileVar]] = {}
         for axis, syms in sorted(by_axis.items()):
             if axis in used_axes or axis in self.pid_roles or axis in self.pid_scalar_uses:
-                raise self.error(node, f"tl.program_id({axis}) is split into digits (`pid % n`, "
-                                 "`pid // n`) and used besides")
+                raise self.error(
+                    node,
+                    f"tl.program_id({axis}) is split into digits (`pid % n`, "
+                    "`pid // n`) and used besides",
+                )
             flat[axis] = self.flat_grid(axis, syms, node)
             used_axes.add(axis)
         for axis in range(3):
@@ -2831,33 +3266,45 @@ class KernelLifter:
             if role is None and axis in self.pid_scalar_uses:
                 role = self.pid_roles[axis] = "scalar"
             if role == "persistent" and axis in self.pid_scalar_uses:
-                raise self.error(node, f"tl.program_id({axis}) starts a persistent loop and is "
-                                 "used besides")
+                raise self.error(
+                    node, f"tl.program_id({axis}) starts a persistent loop and is used besides"
+                )
             if role is None:
                 if axis < len(grid) and not self.host.is_one(grid[axis]):
                     raise self.error(
-                        node, f"the grid launches {ir_text(grid[axis])} programs along axis "
+                        node,
+                        f"the grid launches {ir_text(grid[axis])} programs along axis "
                         f"{axis}, but the kernel never reads tl.program_id({axis}): every "
-                        "program would compute the same thing", "launch 1 program along it",
+                        "program would compute the same thing",
+                        "launch 1 program along it",
                     )
                 continue
             if axis >= len(grid) and not self.launch.derived:
-                raise self.error(node, f"the kernel reads tl.program_id({axis}) but the grid "
-                                 f"has {len(grid)} axes")
+                raise self.error(
+                    node,
+                    f"the kernel reads tl.program_id({axis}) but the grid has {len(grid)} axes",
+                )
             if role == "tile":
                 tile = self.pid_tiles[axis]
                 if tile.extent is None:
-                    raise self.error(tile.node, f"no mask bounds the lanes of {tile.name}",
-                                     "mask loads and stores with `offs < n`")
+                    raise self.error(
+                        tile.node,
+                        f"no mask bounds the lanes of {tile.name}",
+                        "mask loads and stores with `offs < n`",
+                    )
                 expected = ir.Call("cdiv", (tile.extent, self.block_ir(tile)))
-                self.check_grid_axis(axis, expected, node, ir.Call("cdiv", (
-                    tile.extent, self.key_tree(tile.key))))
+                self.check_grid_axis(
+                    axis, expected, node, ir.Call("cdiv", (tile.extent, self.key_tree(tile.key)))
+                )
                 out.append(ir.TileVar(tile.name, tile.extent, tile.block or ir.Const(1)))
             elif role == "scalar":
                 if _opaque(grid[axis]):
-                    raise self.error(node, f"the grid's axis {axis} ({ir_text(grid[axis])}) is "
-                                     "not a host expression the IR can evaluate",
-                                     "launch one program per row: grid = (n_rows,)")
+                    raise self.error(
+                        node,
+                        f"the grid's axis {axis} ({ir_text(grid[axis])}) is "
+                        "not a host expression the IR can evaluate",
+                        "launch one program per row: grid = (n_rows,)",
+                    )
                 name = unique(_ident(self.pid_names.get(axis, f"pid_{axis}")), self.taken)
                 self.grid_names[axis] = (name, True)
                 out.append(ir.TileVar(name, grid[axis], ir.Const(1), scalar=True))
@@ -2898,9 +3345,12 @@ class KernelLifter:
             here = [s for s, d in pending.items() if self.same_host(d, count, node)]
             if len(here) != 1:
                 text = ", ".join(sorted(ir_text(self.atoms.trees[s]) for s in pending))
-                raise self.error(node, f"cannot read the digits {text} of tl.program_id({axis}) "
-                                 "as one mixed-radix split (`pid % n0`, `(pid // n0) % n1`, ...)",
-                                 "split the program id with % and // by the tile counts")
+                raise self.error(
+                    node,
+                    f"cannot read the digits {text} of tl.program_id({axis}) "
+                    "as one mixed-radix split (`pid % n0`, `(pid // n0) % n1`, ...)",
+                    "split the program id with % and // by the tile counts",
+                )
             sym = here[0]
             del pending[sym]
             digit = self.digits[sym]
@@ -2908,16 +3358,25 @@ class KernelLifter:
             tile = self.digit_tiles.get(sym)
             if tile is not None:
                 if sym in self.digit_scalar_uses:
-                    raise self.error(node, f"the program-id digit `{ir_text(self.atoms.trees[sym])}`"
-                                     " offsets lanes and indexes a dim directly")
+                    raise self.error(
+                        node,
+                        f"the program-id digit `{ir_text(self.atoms.trees[sym])}`"
+                        " offsets lanes and indexes a dim directly",
+                    )
                 if tile.extent is None:
-                    raise self.error(tile.node, f"no mask bounds the lanes of {tile.name}",
-                                     "mask loads and stores with `offs < n`")
+                    raise self.error(
+                        tile.node,
+                        f"no mask bounds the lanes of {tile.name}",
+                        "mask loads and stores with `offs < n`",
+                    )
                 n = ir.Call("cdiv", (tile.extent, self.block_ir(tile)))
                 n_shown = ir.Call("cdiv", (tile.extent, self.key_tree(tile.key)))
                 if mod is not None and not self.same_host(mod, n, node):
-                    raise self.error(node, f"the digit `{ir_text(self.atoms.trees[sym])}` counts "
-                                     f"{ir_text(mod)} tiles but {tile.name} has {ir_text(n_shown)}")
+                    raise self.error(
+                        node,
+                        f"the digit `{ir_text(self.atoms.trees[sym])}` counts "
+                        f"{ir_text(mod)} tiles but {tile.name} has {ir_text(n_shown)}",
+                    )
                 out.append(ir.TileVar(tile.name, tile.extent, tile.block or ir.Const(1)))
                 self.digit_vars[sym] = ir.TileAttr(tile.name, "id")
             else:
@@ -2926,8 +3385,9 @@ class KernelLifter:
                     # the others.
                     mod = self._grid_quotient(axis, count, node)
                 n = n_shown = mod
-                name = unique(_ident(self.digit_names.get(sym, f"pid_{axis}_{len(out)}")),
-                              self.taken)
+                name = unique(
+                    _ident(self.digit_names.get(sym, f"pid_{axis}_{len(out)}")), self.taken
+                )
                 out.append(ir.TileVar(name, mod, ir.Const(1), scalar=True))
                 self.digit_vars[sym] = ir.Name(name)
             count = n if count == ir.Const(1) else ir.BinOp("*", count, n)
@@ -2943,10 +3403,13 @@ class KernelLifter:
             for a, b in ((g.lhs, g.rhs), (g.rhs, g.lhs)):
                 if self.same_host(a, count, node):
                     return b
-        raise self.error(node, f"cannot tell how many programs the leading digit of "
-                         f"tl.program_id({axis}) counts: the grid launches "
-                         f"{ir_text(grid[axis]) if g is not None else 'nothing'} along it",
-                         "launch the product of the digit counts")
+        raise self.error(
+            node,
+            f"cannot tell how many programs the leading digit of "
+            f"tl.program_id({axis}) counts: the grid launches "
+            f"{ir_text(grid[axis]) if g is not None else 'nothing'} along it",
+            "launch the product of the digit counts",
+        )
 
     def block_ir(self, tile: Tile) -> ir.Expr:
         return self.launch.block_host_expr(tile.key)
@@ -2961,7 +3424,8 @@ class KernelLifter:
             raise self.error(node, f"the grid has no axis {axis}")
         if not self.same_host(grid[axis], expected, node):
             raise self.error(
-                node, f"the grid launches {ir_text(grid[axis])} programs along axis {axis}, but "
+                node,
+                f"the grid launches {ir_text(grid[axis])} programs along axis {axis}, but "
                 f"the kernel's tiles need {ir_text(shown)}",
                 "launch one program per tile: triton.cdiv(n, meta['BLOCK'])",
             )
@@ -2983,8 +3447,10 @@ class KernelLifter:
                     return ir.TileAttr(self.pid_tiles[axis].name, "id")
                 if role == "scalar":
                     return ir.Name(self.grid_names[axis][0])
-                raise self.error(None, f"tl.program_id({axis}) is used in a way the frontend "
-                                 "cannot map to the grid")
+                raise self.error(
+                    None,
+                    f"tl.program_id({axis}) is used in a way the frontend cannot map to the grid",
+                )
             if name.startswith("%it"):
                 if name in self.scalar_loops:
                     return ir.Name(self.scalar_loops[name])
@@ -3007,8 +3473,10 @@ class KernelLifter:
             return map_names(e, fn, pid_index)
 
         def pid_index(item: ir.IndexItem) -> ir.IndexItem:
-            if isinstance(item, ir.ScalarIndex) and isinstance(item.value, ir.Name) and (
-                item.value.id.startswith("%pid")
+            if (
+                isinstance(item, ir.ScalarIndex)
+                and isinstance(item.value, ir.Name)
+                and (item.value.id.startswith("%pid"))
             ):
                 axis = int(item.value.id[4:])
                 if self.pid_roles.get(axis) == "scalar":
@@ -3058,7 +3526,7 @@ def _suffix(key: af.Key) -> str:
     k = key.lower()
     for prefix in ("block_size_", "block_size", "block_", "block"):
         if k.startswith(prefix):
-            return k[len(prefix):].strip("_")
+            return k[len(prefix) :].strip("_")
     return k
 
 
@@ -3073,8 +3541,10 @@ def _body(suite: cst.BaseSuite):
 
 
 def _is_return(node: cst.CSTNode) -> bool:
-    return isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1 and isinstance(
-        node.body[0], cst.Return
+    return (
+        isinstance(node, cst.SimpleStatementLine)
+        and len(node.body) == 1
+        and isinstance(node.body[0], cst.Return)
     )
 
 
@@ -3119,8 +3589,11 @@ def _read_before_write(name: str, suite: cst.BaseSuite) -> bool:
                 value = small.value
                 if value is not None and name in _names_read(value):
                     return True
-                targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) \
+                targets = (
+                    [t.target for t in small.targets]
+                    if isinstance(small, cst.Assign)
                     else [small.target]
+                )
                 for t in targets:
                     if not isinstance(t, cst.Name) and name in _names_read(t):
                         return True
@@ -3135,20 +3608,25 @@ def _moved(v: Val, step: ir.Expr, times: ir.Expr) -> Val:
     """``v`` advanced ``times`` times by ``step`` (a tuple of per-dim steps for block pointers)."""
     if isinstance(v, BlockPtr):
         assert isinstance(step, ir.TupleExpr)
-        offsets = tuple(ir.BinOp("+", o, ir.BinOp("*", times, s))
-                        for o, s in zip(v.offsets, step.items))
+        offsets = tuple(
+            ir.BinOp("+", o, ir.BinOp("*", times, s)) for o, s in zip(v.offsets, step.items)
+        )
         return dataclasses.replace(v, offsets=offsets)
     assert isinstance(v, (Ptr, Idx))
     return dataclasses.replace(v, tree=ir.BinOp("+", v.tree, ir.BinOp("*", times, step)))
 
 
-def _advance_of(small: cst.CSTNode, aliases: dict, lang: str
-                ) -> tuple[str, cst.BaseExpression] | None:
+def _advance_of(
+    small: cst.CSTNode, aliases: dict, lang: str
+) -> tuple[str, cst.BaseExpression] | None:
     """``(name, steps)`` of ``name = tl.advance(name, steps)``."""
-    if not (isinstance(small, cst.Assign) and len(small.targets) == 1
-            and isinstance(small.targets[0].target, cst.Name)
-            and isinstance(small.value, cst.Call)
-            and resolve(small.value.func, aliases) == f"{lang}.advance"):
+    if not (
+        isinstance(small, cst.Assign)
+        and len(small.targets) == 1
+        and isinstance(small.targets[0].target, cst.Name)
+        and isinstance(small.value, cst.Call)
+        and resolve(small.value.func, aliases) == f"{lang}.advance"
+    ):
         return None
     name = small.targets[0].target.value
     args = small.value.args
@@ -3208,8 +3686,11 @@ def _wrap_of(tree: ir.Expr) -> tuple[ir.Expr, ir.Expr] | None:
         return tree.lhs, tree.rhs
     if isinstance(tree, ir.Call) and tree.op == "where":
         cond, a, b = (af.strip_casts(x) for x in tree.args)
-        if isinstance(cond, ir.BinOp) and cond.op == "<" and af.strip_casts(cond.lhs) == a and (
-            isinstance(b, ir.Const)
+        if (
+            isinstance(cond, ir.BinOp)
+            and cond.op == "<"
+            and af.strip_casts(cond.lhs) == a
+            and (isinstance(b, ir.Const))
         ):
             return a, cond.rhs
     return None
@@ -3220,8 +3701,15 @@ def _combine_op(fn: cst.FunctionDef | None, aliases: dict, lang: str) -> str | N
     ``a * b`` (prod), ``tl.maximum(a, b)`` (max), ``tl.minimum(a, b)`` (min)."""
     if fn is None or len(fn.params.params) != 2:
         return None
-    body = [s for s in _body(fn.body) if not (isinstance(s, cst.SimpleStatementLine) and isinstance(
-        s.body[0], cst.Expr) and isinstance(s.body[0].value, cst.SimpleString))]
+    body = [
+        s
+        for s in _body(fn.body)
+        if not (
+            isinstance(s, cst.SimpleStatementLine)
+            and isinstance(s.body[0], cst.Expr)
+            and isinstance(s.body[0].value, cst.SimpleString)
+        )
+    ]
     if len(body) != 1 or not _is_return(body[0]):
         return None
     e = body[0].body[0].value  # type: ignore[attr-defined]
@@ -3233,17 +3721,22 @@ def _combine_op(fn: cst.FunctionDef | None, aliases: dict, lang: str) -> str | N
 
     if isinstance(e, cst.BinaryOperation) and operands(e.left, e.right):
         return {cst.Add: "sum", cst.Multiply: "prod"}.get(type(e.operator))
-    if isinstance(e, cst.Call) and len(e.args) == 2 and operands(e.args[0].value,
-                                                                  e.args[1].value):
+    if isinstance(e, cst.Call) and len(e.args) == 2 and operands(e.args[0].value, e.args[1].value):
         return {f"{lang}.maximum": "max", f"{lang}.minimum": "min"}.get(
-            resolve(e.func, aliases) or "")
+            resolve(e.func, aliases) or ""
+        )
     return None
 
 
 def _is_divisibility(e: ir.Expr) -> bool:
     """``x % b == 0``."""
-    return (isinstance(e, ir.BinOp) and e.op == "==" and e.rhs == ir.Const(0)
-            and isinstance(e.lhs, ir.BinOp) and e.lhs.op == "%")
+    return (
+        isinstance(e, ir.BinOp)
+        and e.op == "=="
+        and e.rhs == ir.Const(0)
+        and isinstance(e.lhs, ir.BinOp)
+        and e.lhs.op == "%"
+    )
 
 
 def _conjunction(e: ir.Expr) -> list[ir.Expr]:
@@ -3308,8 +3801,7 @@ def ir_text(e: ir.Expr | None) -> str:
         lane = af.parse_lane(name)
         if lane is not None:
             key, axis = lane
-            suffix = "" if axis == -1 else "[" + ", ".join(
-                [":"] + ["None"] * (-axis - 1)) + "]"
+            suffix = "" if axis == -1 else "[" + ", ".join([":"] + ["None"] * (-axis - 1)) + "]"
             return ir.Name(f"tl.arange(0, {key}){suffix}")
         if name.startswith("%pid"):
             return ir.Name(f"tl.program_id({name[4:]})")
@@ -3338,12 +3830,22 @@ def _simplify(e: ir.Expr) -> ir.Expr:
     """Fold ``x * 1``, ``x + 0`` and constant arithmetic in a tree."""
     if isinstance(e, ir.BinOp):
         lhs, rhs = _simplify(e.lhs), _simplify(e.rhs)
-        if isinstance(lhs, ir.Const) and isinstance(rhs, ir.Const) and e.op in ("+", "-", "*") and (
-            isinstance(lhs.value, int) and isinstance(rhs.value, int)
-            and not isinstance(lhs.value, bool) and not isinstance(rhs.value, bool)
+        if (
+            isinstance(lhs, ir.Const)
+            and isinstance(rhs, ir.Const)
+            and e.op in ("+", "-", "*")
+            and (
+                isinstance(lhs.value, int)
+                and isinstance(rhs.value, int)
+                and not isinstance(lhs.value, bool)
+                and not isinstance(rhs.value, bool)
+            )
         ):
-            v = {"+": lhs.value + rhs.value, "-": lhs.value - rhs.value,
-                 "*": lhs.value * rhs.value}[e.op]
+            v = {
+                "+": lhs.value + rhs.value,
+                "-": lhs.value - rhs.value,
+                "*": lhs.value * rhs.value,
+            }[e.op]
             return ir.Const(v)
         if e.op == "*" and rhs == ir.Const(1):
             return lhs
@@ -3363,7 +3865,7 @@ def _simplify(e: ir.Expr) -> ir.Expr:
 
 _UNARY_FOLD: dict[str, Callable[[float], float]] = {
     "exp": lambda x: math.exp(x) if x < 700 else math.inf,
-    "exp2": lambda x: 2.0 ** x if x < 1000 else math.inf,
+    "exp2": lambda x: 2.0**x if x < 1000 else math.inf,
     "log": lambda x: -math.inf if x == 0 else math.log(x),
     "log2": lambda x: -math.inf if x == 0 else math.log2(x),
     "sqrt": math.sqrt,
@@ -3386,9 +3888,12 @@ def _fold(op: str, vals: list[float | None]) -> float | None:
             if len(a) == 2:
                 x, y = a
                 return {
-                    "+": lambda: x + y, "-": lambda: x - y, "*": lambda: x * y,
+                    "+": lambda: x + y,
+                    "-": lambda: x - y,
+                    "*": lambda: x * y,
                     "/": lambda: x / y if y else (math.copysign(math.inf, x) if x else math.nan),
-                    "maximum": lambda: max(x, y), "minimum": lambda: min(x, y),
+                    "maximum": lambda: max(x, y),
+                    "minimum": lambda: min(x, y),
                 }[op]()
             if op == "where" and len(a) == 3:
                 return None
@@ -3413,8 +3918,9 @@ def _fold(op: str, vals: list[float | None]) -> float | None:
     return None
 
 
-def _fold_pads(op: str, operands: list[Data], lifter: KernelLifter, e: ir.Expr | None = None
-               ) -> tuple[tuple[ir.Dim, float], ...]:
+def _fold_pads(
+    op: str, operands: list[Data], lifter: KernelLifter, e: ir.Expr | None = None
+) -> tuple[tuple[ir.Dim, float], ...]:
     if e is None:
         e = operands[0].expr
     try:
@@ -3434,11 +3940,16 @@ def _fold_pads(op: str, operands: list[Data], lifter: KernelLifter, e: ir.Expr |
             vals.append(o.pad(d) if d in odims else None)
         if all(v is None for v in vals):
             continue
-        if op in ("*", "/") and len(vals) == 2 and any(v is not None and math.isinf(v)
-                                                       for v in vals):
+        if (
+            op in ("*", "/")
+            and len(vals) == 2
+            and any(v is not None and math.isinf(v) for v in vals)
+        ):
             # inf times (or over) a value known positive stays inf with its sign.
-            vals = [1.0 if v is None and lifter.is_positive(o.expr) else v
-                    for v, o in zip(vals, operands)]
+            vals = [
+                1.0 if v is None and lifter.is_positive(o.expr) else v
+                for v, o in zip(vals, operands)
+            ]
         r = _fold(op, vals)
         if r is not None:
             out.append((d, r))
@@ -3490,22 +4001,33 @@ def _map_value(v: Any, fn, index=None):
     return v
 
 
-def map_stmt(s: ir.Stmt, expr: Callable[[ir.Expr], ir.Expr],
-             index: Callable[[ir.IndexItem], ir.IndexItem]) -> ir.Stmt:
+def map_stmt(
+    s: ir.Stmt, expr: Callable[[ir.Expr], ir.Expr], index: Callable[[ir.IndexItem], ir.IndexItem]
+) -> ir.Stmt:
     if isinstance(s, ir.Assign):
         return dataclasses.replace(s, value=expr(s.value))
     if isinstance(s, (ir.Store, ir.AtomicRMW)):
         return dataclasses.replace(s, index=tuple(index(i) for i in s.index), value=expr(s.value))
     if isinstance(s, ir.TileLoop):
-        tiles = tuple(dataclasses.replace(
-            t, extent=expr(t.extent), begin=expr(t.begin) if t.begin is not None else None,
-            step=expr(t.step) if t.step is not None else None) for t in s.tiles)
-        return dataclasses.replace(s, tiles=tiles, body=tuple(
-            map_stmt(b, expr, index) for b in s.body))
+        tiles = tuple(
+            dataclasses.replace(
+                t,
+                extent=expr(t.extent),
+                begin=expr(t.begin) if t.begin is not None else None,
+                step=expr(t.step) if t.step is not None else None,
+            )
+            for t in s.tiles
+        )
+        return dataclasses.replace(
+            s, tiles=tiles, body=tuple(map_stmt(b, expr, index) for b in s.body)
+        )
     if isinstance(s, ir.If):
         return dataclasses.replace(
-            s, test=expr(s.test), body=tuple(map_stmt(b, expr, index) for b in s.body),
-            orelse=tuple(map_stmt(b, expr, index) for b in s.orelse))
+            s,
+            test=expr(s.test),
+            body=tuple(map_stmt(b, expr, index) for b in s.body),
+            orelse=tuple(map_stmt(b, expr, index) for b in s.orelse),
+        )
     return s
 
 

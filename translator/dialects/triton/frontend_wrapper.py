@@ -29,8 +29,17 @@ from translator.dialects.cst_utils import import_aliases, names_in, resolve
 # The grid name a derived wrapper launches with; the launch reads it as "one program per tile".
 DERIVED_GRID = "tiletrans_derived_grid"
 
-_POINTER_CALLS = ("load", "store", "atomic_add", "atomic_max", "atomic_min", "atomic_xchg",
-                  "atomic_cas", "make_block_ptr", "make_tensor_descriptor")
+_POINTER_CALLS = (
+    "load",
+    "store",
+    "atomic_add",
+    "atomic_max",
+    "atomic_min",
+    "atomic_xchg",
+    "atomic_cas",
+    "make_block_ptr",
+    "make_tensor_descriptor",
+)
 _INDEX_CALLS = ("arange", "range", "static_range", "cdiv", "program_id")
 
 
@@ -51,18 +60,24 @@ def derived_wrappers(module: cst.Module, path: str) -> str:
     plain: dict[str, cst.FunctionDef] = {}
     for stmt in module.body:
         if isinstance(stmt, cst.FunctionDef):
-            names = [resolve(d.decorator.func if isinstance(d.decorator, cst.Call)
-                             else d.decorator, aliases) for d in stmt.decorators]
+            names = [
+                resolve(
+                    d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator, aliases
+                )
+                for d in stmt.decorators
+            ]
             if "triton.jit" in names:
                 jit[stmt.name.value] = stmt
             elif not stmt.decorators:
                 plain[stmt.name.value] = stmt
     # Launched by a function, or referenced by another kernel (a helper, a combine function).
-    used = _names_launched(plain.values()) | _names_referenced(
-        f.body for f in jit.values())
+    used = _names_launched(plain.values()) | _names_referenced(f.body for f in jit.values())
     taken = set(plain) | set(jit)
-    return "".join(_wrapper(fn, aliases, path, taken) for name, fn in jit.items()
-                   if name not in used and _dereferences_a_parameter(fn, aliases))
+    return "".join(
+        _wrapper(fn, aliases, path, taken)
+        for name, fn in jit.items()
+        if name not in used and _dereferences_a_parameter(fn, aliases)
+    )
 
 
 def _names_launched(fns) -> set[str]:
@@ -114,8 +129,9 @@ def _wrapper(fn: cst.FunctionDef, aliases: dict[str, str], path: str, taken: set
         ann_text = resolve(ann, aliases) if ann is not None else None
         if ann_text == "triton.language.constexpr":
             kinds[pname] = "constexpr"
-        elif ann is not None and isinstance(ann, cst.Name) and ann.value in ("int", "float",
-                                                                              "bool"):
+        elif (
+            ann is not None and isinstance(ann, cst.Name) and ann.value in ("int", "float", "bool")
+        ):
             kinds[pname] = ann.value
         elif pname in pointer_names and pname not in uses.scaled:
             kinds[pname] = "pointer"
@@ -144,8 +160,10 @@ def _wrapper(fn: cst.FunctionDef, aliases: dict[str, str], path: str, taken: set
             if owner is None:
                 raise TranslationError(
                     f"cannot derive a wrapper for `{name}`: `{pname}` scales offsets into "
-                    "several tensors or none", None,
-                    "write a wrapper that launches the kernel")
+                    "several tensors or none",
+                    None,
+                    "write a wrapper that launches the kernel",
+                )
             dims = strides.setdefault(owner, [])
             dims.append(pname)
             args.append(f"{tensor_of[owner]}.stride({len(dims) - 1})")
@@ -155,15 +173,20 @@ def _wrapper(fn: cst.FunctionDef, aliases: dict[str, str], path: str, taken: set
             if p.default is None:
                 raise TranslationError(
                     f"cannot derive a wrapper for `{name}`: `tl.constexpr` parameter `{pname}` "
-                    "has no default, so no wrapper could choose it", None,
-                    f"give `{pname}` a default, or write a wrapper that launches the kernel")
+                    "has no default, so no wrapper could choose it",
+                    None,
+                    f"give `{pname}` a default, or write a wrapper that launches the kernel",
+                )
             continue
         else:
             signature.append(f"{pname}: {kind}")
             args.append(pname)
     if not tensors:
-        raise TranslationError(f"cannot derive a wrapper for `{name}`: it dereferences no "
-                               "pointer parameter", None, "write a wrapper")
+        raise TranslationError(
+            f"cannot derive a wrapper for `{name}`: it dereferences no pointer parameter",
+            None,
+            "write a wrapper",
+        )
     anchor = tensors[0]
     return (
         f"\n\ndef {entry}({', '.join(signature)}):\n"
@@ -208,7 +231,9 @@ def _uses(fn: cst.FunctionDef, aliases: dict[str, str]) -> _Uses:
                 for a in node.args[1:]:
                     keyword = a.keyword.value if a.keyword is not None else None
                     if keyword in ("mask", "boundary_check") or (
-                        keyword is None and mask_at is not None and len(positional) > mask_at
+                        keyword is None
+                        and mask_at is not None
+                        and len(positional) > mask_at
                         and a is positional[mask_at]
                     ):
                         uses.index_names.update(names_in(a.value))

@@ -62,8 +62,7 @@ class KernelSignature:
 class KernelEmitter:
     """Emits one kernel. ``host_env`` are the host types at the launch."""
 
-    def __init__(self, entry: ir.Entry, kernel: ir.Kernel, host_env: TypeEnv,
-                 host_expr) -> None:
+    def __init__(self, entry: ir.Entry, kernel: ir.Kernel, host_env: TypeEnv, host_expr) -> None:
         self.entry = entry
         self.kernel = kernel
         self.grammar = load_grammar("triton")
@@ -189,8 +188,10 @@ class KernelEmitter:
         for e in flat:
             if isinstance(e, ir.Name):
                 t = self.env.vars.get(e.id)
-                if isinstance(t, ScalarType) and e.id not in self.sig.tunable_params and not any(
-                    tv.name == e.id for tv in self.entry.tunables
+                if (
+                    isinstance(t, ScalarType)
+                    and e.id not in self.sig.tunable_params
+                    and not any(tv.name == e.id for tv in self.entry.tunables)
                 ):
                     self._add_scalar(e.id, e.id, constexpr=e.id in specialized)
             elif isinstance(e, ir.SizeOf):
@@ -338,8 +339,10 @@ class KernelEmitter:
         if e.op == "not":
             t = self.type_of(e.operand)
             if dtype_of(t) == ir.BOOL:
-                return (f"~{self.text(e.operand, 11)}", 11) if isinstance(t, TileType) else (
-                    f"not {self.text(e.operand, 3)}", 3
+                return (
+                    (f"~{self.text(e.operand, 11)}", 11)
+                    if isinstance(t, TileType)
+                    else (f"not {self.text(e.operand, 3)}", 3)
                 )
             return f"{self.text(e.operand, 5)} == 0", 4
         return f"{e.op}{self.text(e.operand, 11)}", 11
@@ -352,7 +355,8 @@ class KernelEmitter:
             raise TranslationError(
                 f"`{format_expr(e)}` in a kernel: `{e.op}` has no Triton device spelling",
                 e.loc or self.kernel.loc,
-                f"compute `{e.op}(...)` on the host and pass it to the kernel")
+                f"compute `{e.op}(...)` on the host and pass it to the kernel",
+            )
         fp32 = e.op in self.grammar["fp32_only"]["ops"]
         single = _is_single_call(template)
         args = [self._f32(a) if fp32 else self.text(a) for a in e.args]
@@ -434,14 +438,23 @@ class KernelEmitter:
         return self._ex_Const(ir.Const(float(v)))[0]
 
     def _ex_Full(self, e: ir.Full) -> tuple[str, int]:
-        shape = "(" + ", ".join(self.dim_size(d) for d in e.shape) + ("," if len(e.shape) == 1 else "") + ")"
+        shape = (
+            "("
+            + ", ".join(self.dim_size(d) for d in e.shape)
+            + ("," if len(e.shape) == 1 else "")
+            + ")"
+        )
         if isinstance(e.value, ir.Const) and e.value.value == 0:
             return f"tl.zeros({shape}, dtype={self.dtype(e.dtype)})", _ATOM
         return f"tl.full({shape}, {self.text(e.value)}, dtype={self.dtype(e.dtype)})", _ATOM
 
     def _ex_Broadcast(self, e: ir.Broadcast) -> tuple[str, int]:
-        shape = "(" + ", ".join(self.dim_size(d) for d in e.shape) + ("," if len(
-            e.shape) == 1 else "") + ")"
+        shape = (
+            "("
+            + ", ".join(self.dim_size(d) for d in e.shape)
+            + ("," if len(e.shape) == 1 else "")
+            + ")"
+        )
         return f"tl.broadcast_to({self.text(e.value)}, {shape})", _ATOM
 
     def _ex_Arange(self, e: ir.Arange) -> tuple[str, int]:
@@ -463,8 +476,9 @@ class KernelEmitter:
         axis = e.axis % len(dims_of(self.type_of(e.value)))
         return f"{self.grammar['scans'][e.op]}({self.text(e.value)}, axis={axis})", _ATOM
 
-    def masked(self, e: ir.Expr, text: str, dims: tuple[ir.Dim, ...], axes: list[int],
-               identity: float) -> str:
+    def masked(
+        self, e: ir.Expr, text: str, dims: tuple[ir.Dim, ...], axes: list[int], identity: float
+    ) -> str:
         """``text`` with invalid lanes along ``axes`` replaced by ``identity`` (if needed)."""
         if self.pad(e) == identity or all(self.axis_pad(e, a) == identity for a in axes):
             return text
@@ -502,7 +516,10 @@ class KernelEmitter:
 
     def _ex_Reshape(self, e: ir.Reshape) -> tuple[str, int]:
         shape = ", ".join(self.dim_size(d) for d in e.shape)
-        return f"tl.reshape({self.text(e.value)}, ({shape}{',' if len(e.shape) == 1 else ''}))", _ATOM
+        return (
+            f"tl.reshape({self.text(e.value)}, ({shape}{',' if len(e.shape) == 1 else ''}))",
+            _ATOM,
+        )
 
     def _ex_ExpandDims(self, e: ir.ExpandDims) -> tuple[str, int]:
         t = self.type_of(e.value)
@@ -554,7 +571,9 @@ class KernelEmitter:
                 if pos in wrapped:
                     # Rows past the edge read row `i % extent` instead of being masked: they only
                     # reach output lanes that are never stored (see _plan_loop_loads).
-                    terms.append(f"{_expand(f'({names.offs} % {names.extent})', pos, rank)} * {stride}")
+                    terms.append(
+                        f"{_expand(f'({names.offs} % {names.extent})', pos, rank)} * {stride}"
+                    )
                 else:
                     terms.append(f"{_expand(names.offs, pos, rank)} * {stride}")
                     masks.append(_expand(names.mask, pos, rank))
@@ -566,7 +585,9 @@ class KernelEmitter:
                 gdims = dims_of(t)
                 text = self.text(item.value, _ATOM)
                 if rank > len(gdims):
-                    parts = ["None"] * pos + [":"] * len(gdims) + ["None"] * (rank - pos - len(gdims))
+                    parts = (
+                        ["None"] * pos + [":"] * len(gdims) + ["None"] * (rank - pos - len(gdims))
+                    )
                     text = f"{text}[{', '.join(parts)}]"
                 terms.append(f"{text} * {stride}")
                 for j, gd in enumerate(gdims):
@@ -617,13 +638,25 @@ class KernelEmitter:
                 other = pads[1 - pads.index(0.0)]
                 return 0.0 if other is not None and math.isfinite(other) else None
             if op == "/" and pads[0] == 0.0:
-                return 0.0 if pads[1] is not None and pads[1] != 0 and math.isfinite(pads[1]) else None
+                return (
+                    0.0 if pads[1] is not None and pads[1] != 0 and math.isfinite(pads[1]) else None
+                )
             # An infinite pad absorbs a finite unknown (valid data is finite): -inf - max = -inf.
-            if op in ("+", "-") and len(pads) == 2 and pads[0] is not None and pads[1] is None \
-                    and math.isinf(pads[0]):
+            if (
+                op in ("+", "-")
+                and len(pads) == 2
+                and pads[0] is not None
+                and pads[1] is None
+                and math.isinf(pads[0])
+            ):
                 return pads[0]
-            if op in ("+", "-") and len(pads) == 2 and pads[1] is not None and pads[0] is None \
-                    and math.isinf(pads[1]):
+            if (
+                op in ("+", "-")
+                and len(pads) == 2
+                and pads[1] is not None
+                and pads[0] is None
+                and math.isinf(pads[1])
+            ):
                 return pads[1] if op == "+" else -pads[1]
             if any(p is None for p in pads):
                 return None
@@ -673,7 +706,9 @@ class KernelEmitter:
             self.emit("group_id = pid // num_pid_in_group")
             self.emit("first_pid = group_id * GROUP_SIZE_M")
             self.emit(f"group_rows = min({na} - first_pid, GROUP_SIZE_M)")
-            self.emit(f"{a.pid or grid[0].name} = first_pid + ((pid % num_pid_in_group) % group_rows)")
+            self.emit(
+                f"{a.pid or grid[0].name} = first_pid + ((pid % num_pid_in_group) % group_rows)"
+            )
             self.emit(f"{b.pid or grid[1].name} = (pid % num_pid_in_group) // group_rows")
         else:
             # One flat program id; the first grid dimension varies fastest (as Helion orders it).
@@ -855,8 +890,11 @@ class KernelEmitter:
             if isinstance(item, ir.ScalarIndex):
                 from translator.ir.visit import walk_expr
 
-                if any(isinstance(x, (ir.Name, ir.TileAttr, ir.Load)) and getattr(x, "id", None)
-                       in assigned | {tile} for x in walk_expr(item.value)):
+                if any(
+                    isinstance(x, (ir.Name, ir.TileAttr, ir.Load))
+                    and getattr(x, "id", None) in assigned | {tile}
+                    for x in walk_expr(item.value)
+                ):
                     return False
         return True
 
@@ -882,9 +920,14 @@ class KernelEmitter:
         for stmt in walk_stmts(body):
             if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Load):
                 name = stmt.target
-                if name in role and counted.get(name) == total.get(name) and sum(
-                    1 for x in walk_stmts(body) if isinstance(x, ir.Assign) and x.target == name
-                ) == 1:
+                if (
+                    name in role
+                    and counted.get(name) == total.get(name)
+                    and sum(
+                        1 for x in walk_stmts(body) if isinstance(x, ir.Assign) and x.target == name
+                    )
+                    == 1
+                ):
                     out[stmt.value] = self._grid_axes(stmt.value, role[name])
         for key, axis in role.items():
             if isinstance(key, ir.Load):

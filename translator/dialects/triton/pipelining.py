@@ -64,7 +64,8 @@ def _batched_loop_dot(kernel: ir.Stmt, units: set[str]) -> bool:
         if not isinstance(loop, ir.TileLoop):
             continue
         loaded = {
-            s.target: s.value for s in loop.body
+            s.target: s.value
+            for s in loop.body
             if isinstance(s, ir.Assign) and isinstance(_uncast(s.value), ir.Load)
         }
         for s in loop.body:
@@ -119,7 +120,8 @@ def _loops_fewer(s: ir.Stmt) -> ir.Stmt:
         return dataclasses.replace(s, body=tuple(_loops_fewer(c) for c in s.body))
     if isinstance(s, ir.If):
         return dataclasses.replace(
-            s, body=tuple(_loops_fewer(c) for c in s.body),
+            s,
+            body=tuple(_loops_fewer(c) for c in s.body),
             orelse=tuple(_loops_fewer(c) for c in s.orelse),
         )
     return s
