@@ -132,6 +132,7 @@ def check_pair(
     :class:`~validation.inputs.UnknownSizeError` if ``sizes`` names something no entry has. Anything
     else that goes wrong (an import, an entry that raises) is a failed row with its exception text.
     """
+    from translator.ir.outline import inline_launches
     from validation.relations import derive
 
     bad = sorted(set(dtypes) - set(ir.FLOAT_DTYPES))
@@ -145,10 +146,12 @@ def check_pair(
     if pin_first_config is None:
         pin_first_config = device == "cpu"
     module = parse_file(source_path, src_dsl)
+    kernels = {k.name: k for k in module.kernels}
+    entries = [e for e in module.entries if e.public]
     rels: dict[str, Any] = {}
-    for entry in module.entries:
+    for entry in entries:
         try:
-            rels[entry.name] = derive(entry)
+            rels[entry.name] = derive(inline_launches(entry, kernels))
         except Exception as err:
             rels[entry.name] = err
     _check_size_names(rels, sizes)
@@ -163,7 +166,7 @@ def check_pair(
             loaded[role] = err
 
     rows: list[Row] = []
-    for entry in module.entries:
+    for entry in entries:
         rows.extend(_check_entry(entry, rels[entry.name], loaded, device, dtypes, seeds, sizes))
     for r in rels.values():
         if not isinstance(r, Exception):

@@ -203,6 +203,7 @@ class _Builder:
         for s in self.entry.body:
             self.stmt(s, device=False)
         self.rank_flattened_inputs()
+        self.negative_dims()
         for target, like in self.likes:
             rank = self.ranks.get(like)
             if rank is not None:
@@ -256,8 +257,8 @@ class _Builder:
             self.index(s.tensor, s.index)
             for e in stmt_exprs(s):
                 self.exprs(e)
-        elif isinstance(s, (ir.Kernel, ir.TileLoop)):
-            tiles = s.grid if isinstance(s, ir.Kernel) else s.tiles
+        elif isinstance(s, (ir.InlineKernel, ir.TileLoop)):
+            tiles = s.grid if isinstance(s, ir.InlineKernel) else s.tiles
             scope = dict(self.tiles[-1])
             for t in tiles:
                 scope[t.name] = t
@@ -276,17 +277,37 @@ class _Builder:
                 self.stmt(b, device=device)
 
     def rank_flattened_inputs(self) -> None:
-        """Inputs only ever viewed flat (``view x as [-1]``) work at any rank: draw them 2-d, so
-        that the flattening is exercised (a Triton kernel over ``x.numel()`` elements, say)."""
+        """Inputs of no stated rank that the host only reshapes: drawn at the reshape's rank.
+
+        ``view x as [-1]`` works at any rank: ``x`` is drawn 2-d so that the flattening is
+        exercised (a Triton kernel over ``x.numel()`` elements, say). ``view x as [-1, n]`` (a
+        library's ``x.reshape(-1, x.shape[-1])``) takes any leading dims: ``x`` is drawn with
+        the view's rank and its trailing sizes."""
         for t in self.inputs:
             if t in self.ranks:
                 continue
-            if any(
-                kind == "view" and spec[0] == t and len(spec[1]) == 1 and _is_minus_one(spec[1][0])
-                for kind, spec in self.shapes.values()
-            ):  # type: ignore[index]
-                self.ranks[t] = 2
-                self.notes.append(f"{t} is only used flattened; drawn 2-d")
+            for kind, spec in self.shapes.values():
+                if kind != "view" or spec[0] != t:  # type: ignore[index]
+                    continue
+                shape = spec[1]  # type: ignore[index]
+                if len(shape) == 1 and _is_minus_one(shape[0]):
+                    self.ranks[t] = 2
+                    self.notes.append(f"{t} is only used flattened; drawn 2-d")
+                    break
+                if _is_minus_one(shape[0]) and not any(_is_minus_one(e) for e in shape[1:]):
+                    self.ranks[t] = len(shape)
+                    for d, e in enumerate(shape[1:], start=1):
+                        self.uf.union(dim_key(t, d), expr_key(e))
+                    self.notes.append(f"{t} is reshaped to {len(shape)}-d; drawn {len(shape)}-d")
+                    break
+
+    def negative_dims(self) -> None:
+        """``x.size(-1)`` is the last dim: once ``x``'s rank is known it joins that dim."""
+        for k in self.uf.ordered():
+            if k[0] == "dim" and k[2] < 0 and k[1] in self.ranks:
+                d = k[2] + self.ranks[k[1]]
+                if d >= 0:
+                    self.uf.union(dim_key(k[1], d), k)
 
     def set_rank(self, tensor: str, rank: int) -> None:
         old = self.ranks.setdefault(tensor, rank)

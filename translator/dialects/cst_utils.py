@@ -9,7 +9,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from translator.diagnostics import TranslationError
-from translator.ir.nodes import Loc
+from translator.ir.nodes import Loc, Span
 
 
 def parse_source(source: str, path: str) -> MetadataWrapper:
@@ -43,6 +43,11 @@ class Locator:
         if pos is None:
             return None
         return Loc(self.path, pos.start.line, pos.start.column)
+
+    def span(self, node: cst.CSTNode) -> Span:
+        """The region of the source ``node`` covers."""
+        pos = self.positions[node]
+        return Span(pos.start.line, pos.start.column, pos.end.line, pos.end.column)
 
 
 def import_aliases(module: cst.Module) -> dict[str, str]:

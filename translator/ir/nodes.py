@@ -1,10 +1,17 @@
 """Nodes of the tile IR.
 
-The IR is shared by every DSL and knows nothing of any of them. A :class:`Module` holds host entry
-points; each :class:`Entry` is a public function (parameters, host statements, returns) whose
-:class:`Kernel` statements are the device programs it launches. Device code is structured: named
-variables, expression trees, tile loops. Values are tiles, whose dimensions are the block of a tile
-variable, a full tensor dimension, or 1, and scalars.
+The IR is shared by every DSL and knows nothing of any of them. A :class:`Module` holds
+
+* :class:`Kernel` s: self-contained device programs (parameters, grid, body, tunables, hints);
+* :class:`Entry` s: what a frontend understood of each host function that launches kernels (its
+  parameters and the host statements it could model, each launch a :class:`Launch` binding a
+  kernel's parameters to host values); these are *facts* for analysis and validation;
+* a :class:`HostPlan`: the source module itself, carried as written, and the edits that turn it into
+  the translation (kernel definitions replaced, launch sites rewritten). Host code is never
+  re-emitted from the IR.
+
+Device code is structured: named variables, expression trees, tile loops. Values are tiles, whose
+dimensions are the block of a tile variable, a full tensor dimension, or 1, and scalars.
 
 Boundary behaviour is explicit. A tile spans ``block`` lanes along each tiled dimension, of which the
 lanes past the tensor's extent are *invalid*:
@@ -479,16 +486,22 @@ class If(Stmt):
 
 @dataclass(frozen=True)
 class Param:
-    """A host entry parameter: a tensor or a scalar (``int``/``float``/``bool``/``str``).
+    """A parameter of a host entry or a kernel: a tensor or a scalar (``int``/``float``/``bool``/
+    ``str``).
 
     ``str`` parameters are compile-time choices (Triton ``tl.constexpr``, Helion specialises on
-    their value); device code only compares them with string constants.
+    their value); device code only compares them with string constants. ``constexpr`` marks a
+    scalar whose value the kernel is compiled for (a specialised size, a choice). For kernel
+    tensors, ``rank`` and ``dtype`` are what the launch proves (``None``: unknown, ``dtype(x)``).
     """
 
     name: str
     kind: str  # "tensor" | "int" | "float" | "bool" | "str"
     default: Expr | None = None
     annotation: str | None = None
+    rank: int | None = None
+    dtype: DTypeExpr | None = None
+    constexpr: bool = False
 
 
 @dataclass(frozen=True)
@@ -540,25 +553,85 @@ class Assert(Stmt):
 
 
 @dataclass(frozen=True)
-class Kernel(Stmt):
-    """A device program launched over the grid ``grid`` (one program per tile combination).
+class Carried(Stmt):
+    """A host value computed by code the frontend carries without modelling it (a helper's
+    result, ``ctx.saved_tensors``): ``target`` holds a tensor (of ``rank`` where known) or a
+    scalar of ``kind``; ``source`` is the code that computes it."""
 
-    ``comments`` stand before the launch; ``doc_comments`` and ``docstring`` describe the device
-    program itself (a source kernel function's leading comments and docstring), for backends
-    that define one."""
+    target: str
+    kind: str  # "tensor" | "int" | "float" | "bool" | "str"
+    source: str
+    rank: int | None = None
+    comments: tuple[str, ...] = ()
+    loc: Loc | None = _loc()
+
+
+@dataclass(frozen=True)
+class Hints:
+    """Performance hints of a kernel, in no DSL's words: backends use what their DSL can express
+    and drop the rest; none is needed for correct results.
+
+    ``schedule``: how programs map to tiles (``"flat"``: one program per tile, row-major over the
+    grid; ``"xyz"``: one launch axis per grid dim; ``"persistent_interleaved"`` /
+    ``"persistent_blocked"``: a fixed number of programs loop over the tiles). ``index_bits``:
+    the integer width offsets are computed in (64 where the source guards against overflow).
+    ``fast_math``: transcendental functions may use fast approximations (the source's did).
+    ``static_shapes``: the source compiles per input shape. ``extras``: dialect-namespaced
+    settings (``"helion.foo"``) that other dialects drop.
+    """
+
+    schedule: str | None = None
+    index_bits: int | None = None
+    fast_math: bool | None = None
+    static_shapes: bool | None = None
+    extras: tuple[tuple[str, object], ...] = ()
+
+    def extra(self, key: str, default: object = None) -> object:
+        """The value of dialect-namespaced setting ``key``, or ``default``."""
+        return dict(self.extras).get(key, default)
+
+
+SCHEDULES = ("flat", "xyz", "persistent_interleaved", "persistent_blocked")
+
+
+@dataclass(frozen=True)
+class InlineKernel(Stmt):
+    """A device program written in place inside a host function, reading the host names in scope
+    (a Helion kernel's top-level loop; what a frontend lifts before outlining).
+
+    :func:`translator.ir.outline.outline_entry` turns each into a self-contained :class:`Kernel`
+    and a :class:`Launch`. ``comments`` stand before the launch; ``doc_comments`` and
+    ``docstring`` describe the device program itself.
+    """
 
     name: str
     grid: tuple[TileVar, ...]
     body: tuple[Stmt, ...]
     comments: tuple[str, ...] = ()
-    hints: tuple[tuple[str, object], ...] = ()
     docstring: str | None = None
     doc_comments: tuple[str, ...] = ()
+    tunables: tuple[Tunable, ...] = ()
+    configs: tuple[tuple[tuple[str, int], ...], ...] = ()
+    hints: Hints = Hints()
+    site: int | None = None
     loc: Loc | None = _loc()
 
-    def hint(self, key: str, default: object = None) -> object:
-        """The value of hint ``key``, or ``default``."""
-        return dict(self.hints).get(key, default)
+
+@dataclass(frozen=True)
+class Launch(Stmt):
+    """The host launches kernel ``kernel`` with ``args``, one host value per kernel parameter.
+
+    ``texts`` spell each argument as Python source valid at the launch site (what a backend writes
+    into the carried host code); ``site`` is the index of the launch site in the module's
+    :class:`HostPlan` (``None`` for launches no source code spells).
+    """
+
+    kernel: str
+    args: tuple[Expr, ...]
+    texts: tuple[str, ...]
+    site: int | None = None
+    comments: tuple[str, ...] = ()
+    loc: Loc | None = _loc()
 
 
 @dataclass(frozen=True)
@@ -572,21 +645,51 @@ class Return(Stmt):
 
 @dataclass(frozen=True)
 class Entry:
-    """A public host function: parameters, host statements with kernel launches, returns.
+    """A host function that launches kernels, as far as a frontend could model it.
 
-    ``tunables`` are the meta-parameters of its kernels; ``configs`` the source's explicit
-    configurations, each a mapping from tunable name to value (the first is the default).
+    ``body`` holds the host statements the frontend understood and a :class:`Launch` per kernel
+    launch. ``complete`` is true when every statement was modelled (then the entry can be run by
+    the reference interpreter and inputs derived from it); the translation never depends on it:
+    host code is carried from the source as written. ``hints`` are facts about the host
+    (``rank_specialized``, ``assumed_unit_stride``...).
     """
 
     name: str
     params: tuple[Param, ...]
     body: tuple[Stmt, ...]
-    tunables: tuple[Tunable, ...] = ()
-    configs: tuple[tuple[tuple[str, int], ...], ...] = ()
     docstring: str | None = None
     return_annotation: str | None = None
     comments: tuple[str, ...] = ()
     hints: tuple[tuple[str, object], ...] = ()
+    complete: bool = True
+    public: bool = True
+    loc: Loc | None = _loc()
+
+    def launches(self) -> list[Launch]:
+        """The launches of this entry, in order."""
+        return [s for s in self.body if isinstance(s, Launch)]
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A self-contained device program launched over ``grid`` (one program per tile combination).
+
+    It reads only its ``params`` (tensors and scalars), its tunables and its own locals.
+    ``tunables`` are its meta-parameters; ``configs`` the source's explicit configurations, each a
+    mapping from tunable name to value (the first is the default). ``docstring`` and
+    ``doc_comments`` describe the program (a source kernel function's docstring and the comments
+    above it).
+    """
+
+    name: str
+    params: tuple[Param, ...]
+    grid: tuple[TileVar, ...]
+    body: tuple[Stmt, ...]
+    tunables: tuple[Tunable, ...] = ()
+    configs: tuple[tuple[tuple[str, int], ...], ...] = ()
+    hints: Hints = Hints()
+    docstring: str | None = None
+    doc_comments: tuple[str, ...] = ()
     loc: Loc | None = _loc()
 
     def tunable(self, name: str) -> Tunable:
@@ -596,17 +699,95 @@ class Entry:
                 return t
         raise KeyError(name)
 
-    def kernels(self) -> list[Kernel]:
-        """The kernels this entry launches, in order."""
-        return [s for s in self.body if isinstance(s, Kernel)]
+    def param(self, name: str) -> Param:
+        """The parameter called ``name``."""
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+
+# --------------------------------------------------------------------------------------------------
+# The carried host module
+
+
+@dataclass(frozen=True)
+class Span:
+    """A region of the source text: 1-based lines, 0-based columns, end exclusive."""
+
+    start_line: int
+    start_col: int
+    end_line: int
+    end_col: int
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where host code launches a kernel: an expression (``kernel[grid](...)``) or a whole
+    statement (a Helion kernel's top-level loop), to be replaced by the target's launch."""
+
+    span: Span
+    statement: bool
+
+
+EDIT_KINDS = ("define", "insert", "remove", "replace", "append")
+
+
+@dataclass(frozen=True)
+class HostEdit:
+    """One change to the carried source.
+
+    * ``define``: the statement at ``span`` (a source kernel definition) becomes the target
+      definitions of ``kernels``; ``keep`` lists decorator texts (outermost first) the target
+      definitions keep above their own;
+    * ``insert``: the target definitions of ``kernels`` go before the statement at ``span``;
+    * ``remove``: the statement or decorator at ``span`` goes (``note`` says why, where a reader
+      needs to know);
+    * ``replace``: the code at ``span`` becomes ``text``;
+    * ``append``: ``text`` (whole statements) goes at the end of the module.
+
+    ``note`` is a ``# tiletrans:`` comment placed above the edited statement.
+    """
+
+    kind: str
+    span: Span | None = None
+    kernels: tuple[str, ...] = ()
+    text: str = ""
+    note: str | None = None
+    keep: tuple[str, ...] = ()
+    if_unused: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class HostPlan:
+    """The source module, carried as written, and the edits that make it the translation.
+
+    ``packages`` are the import roots of the source's DSL: imports of them that nothing in the
+    translation reads any more are dropped.
+    """
+
+    source: str
+    sites: tuple[Site, ...] = ()
+    edits: tuple[HostEdit, ...] = ()
+    packages: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class Module:
-    """A translation unit: entries plus the module's docstring and leading comments."""
+    """A translation unit: kernels, the host functions that launch them, and the carried source."""
 
     path: str
     entries: tuple[Entry, ...]
+    kernels: tuple[Kernel, ...] = ()
+    host: HostPlan | None = None
     docstring: str | None = None
     header_comments: tuple[str, ...] = ()
     source_hash: str = ""
+    source_dialect: str = ""
+
+    def kernel(self, name: str) -> Kernel:
+        """The kernel called ``name``."""
+        for k in self.kernels:
+            if k.name == name:
+                return k
+        raise KeyError(name)

@@ -167,12 +167,18 @@ def format_stmt(s: ir.Stmt, indent: int = 0) -> list[str]:
             lines.append(f"{pad}else:")
             for b in s.orelse:
                 lines.extend(format_stmt(b, indent + 1))
-    elif isinstance(s, ir.Kernel):
+    elif isinstance(s, ir.InlineKernel):
         grid = ", ".join(_format_tile(t) for t in s.grid)
-        hints = "".join(f" {k}={v!r}" for k, v in s.hints)
-        lines.append(f"{pad}kernel {s.name} grid({grid}){hints}:")
+        lines.append(f"{pad}kernel {s.name} grid({grid}){format_hints(s.hints)}:")
         for b in s.body:
             lines.extend(format_stmt(b, indent + 1))
+    elif isinstance(s, ir.Carried):
+        rank = f"[{s.rank}-d]" if s.rank is not None else ""
+        lines.append(f"{pad}{s.target} = carried {s.kind}{rank}: {s.source}")
+    elif isinstance(s, ir.Launch):
+        args = ", ".join(format_expr(a) for a in s.args)
+        site = f" at site {s.site}" if s.site is not None else ""
+        lines.append(f"{pad}launch {s.kernel}({args}){site}")
     elif isinstance(s, ir.ShapeUnpack):
         targets = ", ".join(t or "_" for t in s.targets)
         lines.append(f"{pad}{targets} = shape({s.tensor})")
@@ -198,24 +204,68 @@ def format_stmt(s: ir.Stmt, indent: int = 0) -> list[str]:
     return lines
 
 
-def format_entry(entry: ir.Entry) -> str:
-    """One entry: signature, tunables, configs, body."""
-    params = ", ".join(
-        p.name + f": {p.kind}" + (f" = {format_expr(p.default)}" if p.default else "")
-        for p in entry.params
-    )
-    lines = [f"entry {entry.name}({params}):"]
-    for t in entry.tunables:
+def format_hints(hints: ir.Hints) -> str:
+    """The hints that are set, as `` key=value`` words."""
+    out = ""
+    for f in ("schedule", "index_bits", "fast_math", "static_shapes"):
+        value = getattr(hints, f)
+        if value is not None:
+            out += f" {f}={value!r}"
+    for key, value in hints.extras:
+        out += f" {key}={value!r}"
+    return out
+
+
+def format_param(p: ir.Param) -> str:
+    """``name: kind`` with what is known of a parameter."""
+    text = f"{p.name}: {p.kind}"
+    if p.kind == "tensor" and (p.rank is not None or p.dtype is not None):
+        rank = f"{p.rank}-d" if p.rank is not None else "?-d"
+        dtype = f" {format_dtype(p.dtype)}" if p.dtype is not None else ""
+        text += f"[{rank}{dtype}]"
+    if p.constexpr:
+        text += " constexpr"
+    if p.default is not None:
+        text += f" = {format_expr(p.default)}"
+    return text
+
+
+def format_kernel(kernel: ir.Kernel) -> str:
+    """One kernel: signature, tunables, configs, grid and body."""
+    params = ", ".join(format_param(p) for p in kernel.params)
+    grid = ", ".join(_format_tile(t) for t in kernel.grid)
+    lines = [f"kernel {kernel.name}({params}) grid({grid}){format_hints(kernel.hints)}:"]
+    for t in kernel.tunables:
         choices = f" in {list(t.choices)}" if t.choices else ""
         lines.append(f"  tunable {t.name}: {t.kind} = {t.default}{choices}")
-    for i, config in enumerate(entry.configs):
+    for i, config in enumerate(kernel.configs):
         lines.append(f"  config {i}: " + ", ".join(f"{k}={v}" for k, v in config))
+    for s in kernel.body:
+        lines.extend(format_stmt(s, 1))
+    return "\n".join(lines)
+
+
+def format_entry(entry: ir.Entry) -> str:
+    """One entry: signature and the host statements the frontend modelled."""
+    params = ", ".join(format_param(p) for p in entry.params)
+    partial = "" if entry.complete else "  # partly modelled"
+    lines = [f"entry {entry.name}({params}):{partial}"]
     for s in entry.body:
         lines.extend(format_stmt(s, 1))
     return "\n".join(lines)
 
 
 def format_module(module: ir.Module) -> str:
-    """The whole module as text."""
+    """The whole module as text: kernels, then the host entries that launch them."""
     head = f"module {module.path}"
-    return "\n\n".join([head, *(format_entry(e) for e in module.entries)]) + "\n"
+    parts = [head, *(format_kernel(k) for k in module.kernels)]
+    parts += [format_entry(e) for e in module.entries]
+    if module.host is not None:
+        host = [f"host: {len(module.host.sites)} launch sites, {len(module.host.edits)} edits"]
+        for edit in module.host.edits:
+            where = f" at {edit.span.start_line}:{edit.span.start_col}" if edit.span else ""
+            what = f" {', '.join(edit.kernels)}" if edit.kernels else ""
+            note = f"  # {edit.note}" if edit.note else ""
+            host.append(f"  {edit.kind}{where}{what}{note}")
+        parts.append("\n".join(host))
+    return "\n\n".join(parts) + "\n"

@@ -31,10 +31,13 @@ _NOT_NAMES = frozenset(
         "op",
         "kind",
         "attr",
+        "texts",
+        "kernel",
+        "site",
     }
 )
 # Nodes with no names inside: dtype words, constants (a string constant is text), positions.
-_LEAVES = (ir.DType, ir.Const, ir.Loc)
+_LEAVES = (ir.DType, ir.Const, ir.Loc, ir.Hints, ir.HostPlan, ir.Span)
 
 
 def _map_names(value: object, fn: Callable[[str], str]) -> object:
@@ -47,10 +50,10 @@ def _map_names(value: object, fn: Callable[[str], str]) -> object:
         return value
     changes = {}
     for f in dataclasses.fields(value):
-        if f.name in _NOT_NAMES or (f.name == "name" and isinstance(value, (ir.Entry, ir.Kernel))):
+        if f.name in _NOT_NAMES or (f.name == "name" and isinstance(value, (ir.Entry, ir.Kernel, ir.InlineKernel))):
             continue
         old = getattr(value, f.name)
-        if f.name == "hints":
+        if f.name == "hints" and isinstance(old, tuple):
             new: object = tuple((key, _map_names(v, fn)) for key, v in old)
         else:
             new = _map_names(old, fn)

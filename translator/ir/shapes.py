@@ -462,16 +462,31 @@ _HANDLERS = {
 }
 
 
+_SCALAR_KINDS = {"int": ir.I32, "float": ir.F32, "bool": ir.BOOL, "str": ir.STR}
+
+
+def param_type(p: ir.Param) -> Type:
+    """The type a parameter has in the body it belongs to."""
+    if p.kind == "tensor":
+        return TensorType(p.dtype if p.dtype is not None else ir.DTypeOf(p.name), p.rank)
+    return ScalarType(_SCALAR_KINDS[p.kind], weak=True)
+
+
 def host_env(entry: ir.Entry) -> TypeEnv:
     """The types of an entry's parameters, before any host statement."""
     env = TypeEnv()
     for p in entry.params:
-        if p.kind == "tensor":
-            env.vars[p.name] = TensorType(ir.DTypeOf(p.name))
-        else:
-            dtype = {"int": ir.I32, "float": ir.F32, "bool": ir.BOOL, "str": ir.STR}[p.kind]
-            env.vars[p.name] = ScalarType(dtype, weak=True)
-    for t in entry.tunables:
+        if p.kind != "object":  # host objects (a method's ctx) have no IR type
+            env.vars[p.name] = param_type(p)
+    return env
+
+
+def kernel_env(kernel: ir.Kernel) -> TypeEnv:
+    """The types of a kernel's parameters and tunables, before its grid tiles are bound."""
+    env = TypeEnv()
+    for p in kernel.params:
+        env.vars[p.name] = param_type(p)
+    for t in kernel.tunables:
         # Tunables are compile-time integers that device code may read (a registered block size).
         env.vars.setdefault(t.name, ScalarType(ir.I32, weak=True))
     return env

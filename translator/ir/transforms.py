@@ -7,15 +7,14 @@ import dataclasses
 from collections.abc import Callable
 
 from translator.ir import nodes as ir
-from translator.ir.shapes import IRTypeError, TypeEnv, dims_compatible, dims_of, infer
-from translator.ir.verifier import walk_entry
+from translator.ir.shapes import IRTypeError, TypeEnv, dims_compatible, dims_of, infer, kernel_env
 
 
 class _CannotSqueeze(Exception):
     pass
 
 
-def unit_block_tiles(entry: ir.Entry) -> Callable[[ir.TileVar], bool]:
+def unit_block_tiles(kernel: ir.Kernel) -> Callable[[ir.TileVar], bool]:
     """A predicate: the tile's block is 1 in every config (a Helion batch or head dim, say)."""
 
     def is_unit(tile: ir.TileVar) -> bool:
@@ -23,35 +22,25 @@ def unit_block_tiles(entry: ir.Entry) -> Callable[[ir.TileVar], bool]:
             return False
         if isinstance(tile.block, ir.Const):
             return tile.block.value == 1
-        values = {dict(c).get(tile.block) for c in entry.configs}
-        values.add(entry.tunable(tile.block).default)
+        values = {dict(c).get(tile.block) for c in kernel.configs}
+        values.add(kernel.tunable(tile.block).default)
         return values == {1}
 
     return is_unit
 
 
-def squeeze_unit_tiles(entry: ir.Entry, is_unit: Callable[[ir.TileVar], bool]) -> ir.Entry:
+def squeeze_unit_tiles(kernel: ir.Kernel, is_unit: Callable[[ir.TileVar], bool]) -> ir.Kernel:
     """Make grid tiles of block 1 plain indices, dropping their dim from every tile value.
 
     A [1, BM, BN] tile and its 3-D dots become [BM, BN] and 2-D dots, which is what fast code on
     every target wants. A kernel is left as it is when a value would not keep its other dims
     (a reduction over the unit dim, say): the rewrite is checked against the original's types.
     """
-    envs: dict[int, TypeEnv] = {}
-
-    def capture(stmt: ir.Stmt, env: TypeEnv) -> None:
-        if isinstance(stmt, ir.Kernel):
-            envs[id(stmt)] = env.child()
-
-    walk_entry(entry, capture)
-    body = []
-    for stmt in entry.body:
-        if isinstance(stmt, ir.Kernel) and any(is_unit(t) for t in stmt.grid):
-            # A kernel the rewrite cannot keep exact is emitted as it is.
-            with contextlib.suppress(_CannotSqueeze, IRTypeError):
-                stmt = _Squeezer(stmt, envs[id(stmt)], is_unit).kernel()
-        body.append(stmt)
-    return dataclasses.replace(entry, body=tuple(body))
+    if not any(is_unit(t) for t in kernel.grid):
+        return kernel
+    with contextlib.suppress(_CannotSqueeze, IRTypeError):
+        return _Squeezer(kernel, kernel_env(kernel), is_unit).kernel()
+    return kernel
 
 
 class _Squeezer:

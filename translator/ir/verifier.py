@@ -23,43 +23,113 @@ from translator.ir.shapes import (
     host_env,
     index_dims,
     infer,
+    kernel_env,
+    param_type,
 )
+from translator.ir.visit import walk_stmts
 
 StmtHook = Callable[[ir.Stmt, TypeEnv], None]
 
 
 def verify(module: ir.Module) -> None:
     """Check ``module``; raises :class:`IRTypeError` (with a location where known)."""
-    names = [e.name for e in module.entries]
+    names = [k.name for k in module.kernels]
     if len(set(names)) != len(names):
-        raise IRTypeError(f"duplicate entry names in {names}")
+        raise IRTypeError(f"duplicate kernel names in {names}")
+    kernels = {k.name: k for k in module.kernels}
+    for kernel in module.kernels:
+        verify_kernel(kernel)
     for entry in module.entries:
-        verify_entry(entry)
+        verify_entry(entry, kernels)
+    sites = len(module.host.sites) if module.host is not None else 0
+    for entry in module.entries:
+        for launch in entry.launches():
+            if launch.site is not None and not 0 <= launch.site < sites:
+                raise IRTypeError(f"launch of {launch.kernel!r} names no launch site", launch.loc)
 
 
-def verify_entry(entry: ir.Entry) -> None:
-    """Check one entry and its kernels."""
-    tunables = {t.name for t in entry.tunables}
-    for config in entry.configs:
+def verify_entry(entry: ir.Entry, kernels: dict[str, ir.Kernel] | None = None) -> None:
+    """Check one entry's host statements and that each launch passes its kernel's parameters."""
+    kernels = kernels or {}
+
+    def check(stmt: ir.Stmt, env: TypeEnv) -> None:
+        if isinstance(stmt, ir.Launch):
+            _check_launch(stmt, kernels, env)
+        elif isinstance(stmt, ir.InlineKernel):
+            _check_inline(stmt)
+
+    walk_entry(entry, check)
+
+
+def verify_kernel(kernel: ir.Kernel) -> None:
+    """Check one self-contained kernel: its body reads only its parameters, tunables and locals."""
+    tunables = {t.name for t in kernel.tunables}
+    for config in kernel.configs:
         for key, _ in config:
             if key not in tunables:
-                raise IRTypeError(f"config names unknown tunable {key!r}", entry.loc)
-    walk_entry(entry, lambda stmt, env: _check_blocks(stmt, tunables))
+                raise IRTypeError(f"config names unknown tunable {key!r}", kernel.loc)
+    names = [p.name for p in kernel.params]
+    if len(set(names)) != len(names):
+        raise IRTypeError(f"kernel {kernel.name!r} has duplicate parameters {names}", kernel.loc)
+    if kernel.hints.schedule is not None and kernel.hints.schedule not in ir.SCHEDULES:
+        raise IRTypeError(f"unknown schedule {kernel.hints.schedule!r}", kernel.loc)
+    walk_kernel(kernel, lambda stmt, env: _check_blocks(stmt, tunables))
+
+
+def walk_kernel(kernel: ir.Kernel, hook: StmtHook | None = None) -> TypeEnv:
+    """Type-check a kernel's grid and body, calling ``hook(stmt, env)`` before each statement.
+
+    Returns the environment of the body (parameters, tiles and locals after the last
+    statement)."""
+    env = kernel_env(kernel)
+    for tile in kernel.grid:
+        _check_host_scalar(tile.extent, env, kernel.loc)
+        if tile.step is not None:
+            raise IRTypeError(f"grid tile {tile.name!r} cannot skip tiles", kernel.loc)
+        _check_block(tile, {t.name for t in kernel.tunables}, kernel.loc)
+    inner = env.child()
+    for tile in kernel.grid:
+        inner.bind_tile(tile)
+    walk_block(kernel.body, inner, hook)
+    return inner
+
+
+def _check_block(tile: ir.TileVar, tunables: set[str], loc: ir.Loc | None) -> None:
+    if isinstance(tile.block, str) and tile.block not in tunables:
+        raise IRTypeError(
+            f"tile {tile.name!r} uses block size {tile.block!r}, which is no tunable", loc
+        )
 
 
 def _check_blocks(stmt: ir.Stmt, tunables: set[str]) -> None:
-    tiles = (
-        stmt.grid
-        if isinstance(stmt, ir.Kernel)
-        else stmt.tiles
-        if isinstance(stmt, ir.TileLoop)
-        else ()
-    )
-    for tile in tiles:
-        if isinstance(tile.block, str) and tile.block not in tunables:
-            raise IRTypeError(
-                f"tile {tile.name!r} uses block size {tile.block!r}, which is no tunable", stmt.loc
-            )
+    if isinstance(stmt, ir.TileLoop):
+        for tile in stmt.tiles:
+            _check_block(tile, tunables, stmt.loc)
+
+
+def _check_inline(stmt: ir.InlineKernel) -> None:
+    tunables = {t.name for t in stmt.tunables}
+    for tile in stmt.grid:
+        _check_block(tile, tunables, stmt.loc)
+    for s in walk_stmts(stmt.body):
+        _check_blocks(s, tunables)
+
+
+def _check_launch(launch: ir.Launch, kernels: dict[str, ir.Kernel], env: TypeEnv) -> None:
+    kernel = kernels.get(launch.kernel)
+    if kernel is None:
+        raise IRTypeError(f"launch of unknown kernel {launch.kernel!r}", launch.loc)
+    if len(launch.args) != len(kernel.params) or len(launch.texts) != len(kernel.params):
+        raise IRTypeError(
+            f"{launch.kernel!r} takes {len(kernel.params)} arguments, the launch passes "
+            f"{len(launch.args)}",
+            launch.loc,
+        )
+    for p, arg in zip(kernel.params, launch.args):
+        t = infer(arg, env)
+        if (p.kind == "tensor") != isinstance(t, TensorType):
+            what = "a tensor" if p.kind == "tensor" else "a scalar"
+            raise IRTypeError(f"{launch.kernel!r} parameter {p.name!r} takes {what}", launch.loc)
 
 
 def walk_entry(entry: ir.Entry, hook: StmtHook | None = None) -> TypeEnv:
@@ -133,12 +203,15 @@ def _stmt(stmt: ir.Stmt, env: TypeEnv, hook: StmtHook | None, device: bool) -> N
             inner = env.child()
             walk_block(branch, inner, hook)
             _carry_back(env, inner, stmt.loc)
-    elif isinstance(stmt, ir.Kernel):
+    elif isinstance(stmt, ir.InlineKernel):
         if device:
             raise IRTypeError("kernels cannot nest", stmt.loc)
         inner = env.child()
+        for t in stmt.tunables:
+            # Tunables are compile-time integers that device code may read.
+            inner.vars.setdefault(t.name, ScalarType(ir.I32, weak=True))
         for tile in stmt.grid:
-            _check_host_scalar(tile.extent, env, stmt.loc)
+            _check_host_scalar(tile.extent, inner, stmt.loc)
             if tile.step is not None:
                 raise IRTypeError(f"grid tile {tile.name!r} cannot skip tiles", stmt.loc)
             inner.bind_tile(tile)
@@ -171,6 +244,15 @@ def _stmt(stmt: ir.Stmt, env: TypeEnv, hook: StmtHook | None, device: bool) -> N
         env.vars[stmt.target] = TensorType(source.dtype, len(stmt.shape))
     elif isinstance(stmt, ir.Assert):
         infer(stmt.test, env)
+    elif isinstance(stmt, ir.Launch):
+        if device:
+            raise IRTypeError("kernels cannot launch kernels", stmt.loc)
+    elif isinstance(stmt, ir.Carried):
+        if device:
+            raise IRTypeError("carried host code inside a kernel", stmt.loc)
+        env.vars[stmt.target] = param_type(
+            ir.Param(stmt.target, stmt.kind, rank=stmt.rank)
+        )
     elif isinstance(stmt, ir.Return):
         if device:
             raise IRTypeError("return inside device code", stmt.loc)

@@ -79,14 +79,10 @@ def stmt_exprs(s: ir.Stmt) -> Iterator[ir.Expr]:
         yield s.value
     elif isinstance(s, ir.If):
         yield s.test
-    elif isinstance(s, (ir.TileLoop, ir.Kernel)):
-        tiles = s.tiles if isinstance(s, ir.TileLoop) else s.grid
-        for t in tiles:
-            yield t.extent
-            if t.begin is not None:
-                yield t.begin
-            if t.step is not None:
-                yield t.step
+    elif isinstance(s, (ir.TileLoop, ir.InlineKernel)):
+        yield from tile_exprs(s.tiles if isinstance(s, ir.TileLoop) else s.grid)
+    elif isinstance(s, ir.Launch):
+        yield from s.args
     elif isinstance(s, ir.Assert):
         yield s.test
     elif isinstance(s, ir.Return) and s.value is not None:
@@ -97,6 +93,16 @@ def stmt_exprs(s: ir.Stmt) -> Iterator[ir.Expr]:
         yield from s.shape
 
 
+def tile_exprs(tiles: tuple[ir.TileVar, ...]) -> Iterator[ir.Expr]:
+    """The extents, begins and steps of tile variables."""
+    for t in tiles:
+        yield t.extent
+        if t.begin is not None:
+            yield t.begin
+        if t.step is not None:
+            yield t.step
+
+
 def stmt_walk(s: ir.Stmt) -> Iterator[ir.Expr]:
     """Every expression and sub-expression of one statement (not of nested statements)."""
     for e in stmt_exprs(s):
@@ -105,7 +111,7 @@ def stmt_walk(s: ir.Stmt) -> Iterator[ir.Expr]:
 
 def child_stmts(s: ir.Stmt) -> tuple[ir.Stmt, ...]:
     """Nested statements of ``s``."""
-    if isinstance(s, (ir.TileLoop, ir.Kernel)):
+    if isinstance(s, (ir.TileLoop, ir.InlineKernel)):
         return s.body
     if isinstance(s, ir.If):
         return s.body + s.orelse
@@ -124,3 +130,27 @@ def all_exprs(stmts: tuple[ir.Stmt, ...]) -> Iterator[ir.Expr]:
     for s in walk_stmts(stmts):
         for e in stmt_exprs(s):
             yield from walk_expr(e)
+
+
+def kernel_exprs(kernel: ir.Kernel | ir.InlineKernel) -> Iterator[ir.Expr]:
+    """Every expression of a kernel: its grid's bounds and its body's."""
+    for e in tile_exprs(kernel.grid):
+        yield from walk_expr(e)
+    yield from all_exprs(kernel.body)
+
+
+def kernel_tiles(kernel: ir.Kernel | ir.InlineKernel) -> list[ir.TileVar]:
+    """The grid tiles and every loop tile of a kernel, in order of appearance."""
+    tiles = list(kernel.grid)
+    for s in walk_stmts(kernel.body):
+        if isinstance(s, ir.TileLoop):
+            tiles.extend(s.tiles)
+    return tiles
+
+
+def dtype_refs(e: ir.Expr) -> Iterator[ir.DTypeExpr]:
+    """The element types an expression node names (casts, fills, dot outputs)."""
+    if isinstance(e, (ir.Cast, ir.Full)):
+        yield e.dtype
+    elif isinstance(e, ir.Dot):
+        yield e.out_dtype

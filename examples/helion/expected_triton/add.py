@@ -9,6 +9,8 @@ import triton
 import triton.language as tl
 
 
+# Pointwise 2-D tiling: 64 rows x 128 columns per program keeps each load
+# coalesced along the contiguous (last) dimension.
 @triton.autotune(
     configs=[
         triton.Config({"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128}, num_warps=4, num_stages=1),
@@ -53,8 +55,6 @@ def _add_kernel(
     tl.store(out_ptrs, x + y, mask=mask_m[:, None] & mask_n[None, :])
 
 
-# Pointwise 2-D tiling: 64 rows x 128 columns per program keeps each load
-# coalesced along the contiguous (last) dimension.
 def add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """Add two tensors of the same shape elementwise.
 
@@ -65,8 +65,8 @@ def add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     Returns:
         A tensor of shape [m, n] holding ``x + y``.
     """
-    m, n = x.shape
-    assert y.shape == x.shape, "x and y must have the same shape"
+    m, n = x.size()
+    assert y.size() == x.size(), "x and y must have the same shape"
     out = torch.empty_like(x)
     # One program per (tile_m, tile_n) block of the output.
     def grid(meta):

@@ -6,7 +6,6 @@
 [batch * heads, seq, head_dim]. The key/value sequence is streamed in blocks
 while a running row max ``m_i``, a running denominator ``l_i`` and an fp32
 output accumulator ``acc`` are kept per query row (flash-attention style).
-
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ import triton.language as tl
     configs=[
         triton.Config({"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64}, num_warps=8, num_stages=3),
     ],
-    key=["bh", "seq_q", "seq_k", "sm_scale"],
+    key=["bh", "seq_q", "seq_k"],
 )
 @triton.jit
 def _attention_kernel(
@@ -124,13 +123,13 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor
     Returns:
         A tensor of shape [bh, seq_q, head_dim] in the dtype of ``q``.
     """
-    bh, seq_q, head_dim = q.shape
-    bh_k, seq_k, head_dim_k = k.shape
+    bh, seq_q, head_dim = q.size()
+    bh_k, seq_k, head_dim_k = k.size()
     assert bh == bh_k and head_dim == head_dim_k, "q/k shape mismatch"
-    assert v.shape == k.shape, "k/v shape mismatch"
+    assert v.size() == k.size(), "k/v shape mismatch"
     # The head dim is loaded whole, so make it a compile-time constant.
     head_dim = head_dim
-    sm_scale = 1.0 / head_dim ** 0.5
+    sm_scale = 1.0 / head_dim**0.5
     out = torch.empty_like(q)
     def grid(meta):
         return (bh * triton.cdiv(seq_q, meta["BLOCK_SIZE_M"]),)

@@ -9,8 +9,7 @@ import triton
 import triton.language as tl
 
 
-# tiletrans: num_stages 4 -> 3 keeps the source's shared memory per CTA:
-# tl.dot buffers both 2-D operands at every stage, the batched dot one tile fewer
+# One batch entry per program (block size 1 on the batch dim).
 @triton.autotune(
     configs=[
         triton.Config(
@@ -85,7 +84,6 @@ def _bmm_kernel(
     tl.store(out_ptrs, acc.to(out_ptr.dtype.element_ty), mask=mask_m[:, None] & mask_n[None, :])
 
 
-# One batch entry per program (block size 1 on the batch dim).
 def bmm(a: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
     """Multiply two stacks of matrices.
 
@@ -96,8 +94,8 @@ def bmm(a: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
     Returns:
         A tensor of shape [b, m, n] in the dtype of ``a``.
     """
-    b, m, k = a.shape
-    b2, k2, n = c.shape
+    b, m, k = a.size()
+    b2, k2, n = c.size()
     assert b == b2 and k == k2, "batch or reduction size mismatch"
     out = torch.empty([b, m, n], dtype=a.dtype, device=a.device)
     def grid(meta):

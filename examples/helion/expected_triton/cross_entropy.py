@@ -66,8 +66,6 @@ def cross_entropy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
         A float32 tensor of shape [n] with one loss value per row
         (``reduction="none"``).
     """
-    # tiletrans: rank guard: `labels[tile_n]` has 1 index, so `labels` must be 1-d
-    _, = labels.shape
     n, v = logits.shape
     assert labels.size(0) == n, "one label per row"
     losses = torch.empty([n], dtype=torch.float32, device=logits.device)

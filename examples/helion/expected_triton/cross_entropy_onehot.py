@@ -6,7 +6,6 @@ Same result as ``cross_entropy.py`` but without a flattened view: the
 vocabulary dimension is walked in blocks, keeping an online log-sum-exp
 (running max ``m_i`` and sum ``l_i``), and the target logit is selected by
 comparing ``tile_v.index`` against the labels with ``torch.where``.
-
 """
 
 from __future__ import annotations
@@ -76,9 +75,7 @@ def cross_entropy_onehot(logits: torch.Tensor, labels: torch.Tensor) -> torch.Te
         A float32 tensor of shape [n] with one loss value per row
         (``reduction="none"``).
     """
-    # tiletrans: rank guard: `labels[tile_n]` has 1 index, so `labels` must be 1-d
-    _, = labels.shape
-    n, v = logits.shape
+    n, v = logits.size()
     assert labels.size(0) == n, "one label per row"
     losses = torch.empty([n], dtype=torch.float32, device=logits.device)
     def grid(meta):

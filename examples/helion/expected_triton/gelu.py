@@ -60,7 +60,7 @@ def gelu(x: torch.Tensor) -> torch.Tensor:
     Returns:
         A tensor of shape [m, n] holding ``0.5 * x * (1 + erf(x / sqrt(2)))``.
     """
-    m, n = x.shape
+    m, n = x.size()
     out = torch.empty_like(x)
     def grid(meta):
         return (triton.cdiv(m, meta["BLOCK_SIZE_M"]) * triton.cdiv(n, meta["BLOCK_SIZE_N"]),)

@@ -4,7 +4,6 @@
 
 ``out = (x - mean) / sqrt(var + eps) * weight + bias`` with the biased
 (population) variance, computed in fp32.
-
 """
 
 from __future__ import annotations
@@ -59,10 +58,7 @@ def _layer_norm_kernel(
 
 
 def layer_norm(
-    x: torch.Tensor,
-    weight: torch.Tensor,
-    bias: torch.Tensor,
-    eps: float = 1e-05,
+    x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5
 ) -> torch.Tensor:
     """Apply layer normalization to each row of ``x``.
 
@@ -75,16 +71,11 @@ def layer_norm(
     Returns:
         A tensor of shape [m, n] in the dtype of ``x``.
     """
-    # tiletrans: rank guard: `weight[:]` has 1 index, so `weight` must be 1-d
-    _, = weight.shape
-    # tiletrans: rank guard: `bias[:]` has 1 index, so `bias` must be 1-d
-    _, = bias.shape
-    m, n = x.shape
+    m, n = x.size()
     assert weight.size(0) == n, "weight must have one entry per column"
     assert bias.size(0) == n, "bias must have one entry per column"
     out = torch.empty([m, n], dtype=x.dtype, device=x.device)
-    grid = (m,)
-    _layer_norm_kernel[grid](
+    _layer_norm_kernel[(m,)](
         x,
         weight,
         bias,

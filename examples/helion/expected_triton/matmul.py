@@ -9,6 +9,8 @@ import triton
 import triton.language as tl
 
 
+# Candidate tilings for fp16 GEMM on H100/H200 (the first is the default).
+# l2_groupings=[8] groups 8 row-blocks per launch wave for L2 reuse.
 @triton.autotune(
     configs=[
         triton.Config(
@@ -84,8 +86,6 @@ def _matmul_kernel(
     tl.store(out_ptrs, acc.to(out_ptr.dtype.element_ty), mask=mask_m[:, None] & mask_n[None, :])
 
 
-# Candidate tilings for fp16 GEMM on H100/H200 (the first is the default).
-# l2_groupings=[8] groups 8 row-blocks per launch wave for L2 reuse.
 def matmul(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """Multiply two matrices, accumulating in fp32.
 
@@ -96,8 +96,8 @@ def matmul(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     Returns:
         A tensor of shape [m, n] in the dtype of ``x``.
     """
-    m, k = x.shape
-    k2, n = y.shape
+    m, k = x.size()
+    k2, n = y.size()
     assert k == k2, f"size mismatch {k} != {k2}"
     out = torch.empty([m, n], dtype=x.dtype, device=x.device)
     def grid(meta):

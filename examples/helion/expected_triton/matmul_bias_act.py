@@ -87,10 +87,8 @@ def matmul_bias_act(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor) -> tor
     Returns:
         A tensor of shape [m, n] in the dtype of ``x``.
     """
-    # tiletrans: rank guard: `bias[tile_n]` has 1 index, so `bias` must be 1-d
-    _, = bias.shape
-    m, k = x.shape
-    k2, n = w.shape
+    m, k = x.size()
+    k2, n = w.size()
     assert k == k2, f"size mismatch {k} != {k2}"
     assert bias.size(0) == n, "bias must have one entry per output column"
     out = torch.empty([m, n], dtype=x.dtype, device=x.device)

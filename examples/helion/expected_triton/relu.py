@@ -55,7 +55,7 @@ def relu(x: torch.Tensor) -> torch.Tensor:
     Returns:
         A tensor of shape [m, n] holding ``max(x, 0)``.
     """
-    m, n = x.shape
+    m, n = x.size()
     out = torch.empty_like(x)
     def grid(meta):
         return (triton.cdiv(m, meta["BLOCK_SIZE_M"]) * triton.cdiv(n, meta["BLOCK_SIZE_N"]),)

@@ -4,7 +4,6 @@
 
 ``out = x / sqrt(mean(x ** 2) + eps) * weight``; the per-row inverse RMS is
 returned as a second output.
-
 """
 
 from __future__ import annotations
@@ -14,6 +13,8 @@ import triton
 import triton.language as tl
 
 
+# static_shapes=True: with dynamic shapes Helion 1.5.1 hits a symbolic-shape
+# recursion on the weight/x size assert below.
 @triton.autotune(
     configs=[
         triton.Config({}, num_warps=8, num_stages=1),
@@ -56,12 +57,8 @@ def _rms_norm_kernel(
     tl.store(inv_rms_ptr + tile_m * stride_inv_rms0, inv_rms_tile)
 
 
-# static_shapes=True: with dynamic shapes Helion 1.5.1 hits a symbolic-shape
-# recursion on the weight/x size assert below.
 def rms_norm(
-    x: torch.Tensor,
-    weight: torch.Tensor,
-    eps: float = 1e-05,
+    x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-5
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Apply RMS normalization with a learned scale to each row of ``x``.
 
@@ -74,14 +71,11 @@ def rms_norm(
         A tuple ``(out, inv_rms)``: ``out`` has shape [m, n] and the dtype of
         ``x``; ``inv_rms`` has shape [m] and dtype float32.
     """
-    # tiletrans: rank guard: `weight[:]` has 1 index, so `weight` must be 1-d
-    _, = weight.shape
-    m, n = x.shape
+    m, n = x.size()
     assert weight.size(0) == n, "weight must have one entry per column"
     out = torch.empty_like(x)
     inv_rms = torch.empty([m], dtype=torch.float32, device=x.device)
-    grid = (m,)
-    _rms_norm_kernel[grid](
+    _rms_norm_kernel[(m,)](
         x,
         weight,
         out,

@@ -60,8 +60,8 @@ def row_mean(x: torch.Tensor) -> torch.Tensor:
     Returns:
         A tensor of shape [m, 1] in the dtype of ``x`` (``keepdim=True``).
     """
-    m, n = x.shape
-    out = torch.empty([m, 1], dtype=x.dtype, device=x.device)
+    m, n = x.size()
+    out = x.new_empty([m, 1])
     def grid(meta):
         return (triton.cdiv(m, meta["BLOCK_SIZE_M"]),)
     _row_mean_kernel[grid](

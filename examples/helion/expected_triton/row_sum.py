@@ -54,7 +54,7 @@ def row_sum(x: torch.Tensor) -> torch.Tensor:
     Returns:
         A 1-D tensor of shape [m] in the dtype of ``x``.
     """
-    m, n = x.shape
+    m, n = x.size()
     out = torch.empty([m], dtype=x.dtype, device=x.device)
     def grid(meta):
         return (triton.cdiv(m, meta["BLOCK_SIZE_M"]),)

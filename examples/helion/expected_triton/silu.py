@@ -60,7 +60,7 @@ def silu(x: torch.Tensor) -> torch.Tensor:
     Returns:
         A tensor of shape [m, n] holding ``x * sigmoid(x)`` in the dtype of ``x``.
     """
-    m, n = x.shape
+    m, n = x.size()
     out = torch.empty_like(x)
     def grid(meta):
         return (triton.cdiv(m, meta["BLOCK_SIZE_M"]) * triton.cdiv(n, meta["BLOCK_SIZE_N"]),)

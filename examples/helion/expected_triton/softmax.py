@@ -9,6 +9,8 @@ import triton
 import triton.language as tl
 
 
+# Each program handles a few whole rows; the row (dim 1) is reduced in one
+# persistent block, so no reduction loop is needed for rows up to ~16K.
 @triton.autotune(
     configs=[
         triton.Config({"BLOCK_SIZE_M": 2}, num_warps=8, num_stages=1),
@@ -49,8 +51,6 @@ def _softmax_kernel(
     tl.store(out_ptrs, softmax_num / softmax_den, mask=mask_m[:, None] & mask_n[None, :])
 
 
-# Each program handles a few whole rows; the row (dim 1) is reduced in one
-# persistent block, so no reduction loop is needed for rows up to ~16K.
 def softmax(x: torch.Tensor) -> torch.Tensor:
     """Compute softmax over the last dimension of a 2-D tensor.
 
@@ -60,7 +60,7 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
     Returns:
         A tensor of shape [m, n]; every row sums to one.
     """
-    m, n = x.shape
+    m, n = x.size()
     out = torch.empty_like(x)
     # Tile only over rows; ':' loads the full row into the block.
     def grid(meta):

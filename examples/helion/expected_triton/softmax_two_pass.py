@@ -5,7 +5,6 @@
 Pass 1 streams the row in column blocks keeping a running max ``mi`` and a
 running sum of exponentials ``di``; pass 2 re-reads the row and writes
 ``exp(x - mi) / di``.
-
 """
 
 from __future__ import annotations
@@ -82,7 +81,7 @@ def softmax_two_pass(x: torch.Tensor) -> torch.Tensor:
     Returns:
         A tensor of shape [m, n]; every row sums to one.
     """
-    m, n = x.shape
+    m, n = x.size()
     out = torch.empty_like(x)
     def grid(meta):
         return (triton.cdiv(m, meta["BLOCK_SIZE_M"]),)

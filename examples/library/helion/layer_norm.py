@@ -29,15 +29,15 @@ def layer_norm_fwd(
     rstd = torch.empty([m], dtype=acc_dtype, device=x.device)
     for tile_m in hl.tile(m):
         x_tile = x[tile_m, :].to(acc_dtype)
-        mean_tile = torch.mean(x_tile, dim=-1, keepdim=True)
-        centered = x_tile - mean_tile
-        var_tile = torch.mean(centered * centered, dim=-1, keepdim=True)
+        mean_tile = torch.mean(x_tile, dim=-1)
+        centered = x_tile - mean_tile[:, None]
+        var_tile = torch.mean(centered * centered, dim=-1)
         rstd_tile = torch.rsqrt(var_tile + eps)
-        normalized = centered * rstd_tile
+        normalized = centered * rstd_tile[:, None]
         y = normalized * weight[:].to(acc_dtype) + bias[:].to(acc_dtype)
         out[tile_m, :] = y.to(out.dtype)
-        mean[tile_m] = torch.mean(mean_tile, dim=-1)
-        rstd[tile_m] = torch.mean(rstd_tile, dim=-1)
+        mean[tile_m] = mean_tile
+        rstd[tile_m] = rstd_tile
     return out.reshape(shape), mean, rstd
 
 

@@ -29,19 +29,28 @@ def _residual_fwd_kernel(
     alpha,
     M,
     N,
-    stride_row,
+    stride_out_row,
+    stride_x_row,
+    stride_res_row,
     BLOCK_M: tl.constexpr,
     BLOCK_N: tl.constexpr,
 ):
     offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
     mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
-    offs = offs_m[:, None] * stride_row + offs_n[None, :]
 
-    x = tl.load(X_ptr + offs, mask=mask, other=0.0).to(tl.float32)
-    res = tl.load(RES_ptr + offs, mask=mask, other=0.0).to(tl.float32)
+    x = tl.load(X_ptr + offs_m[:, None] * stride_x_row + offs_n[None, :], mask=mask, other=0.0).to(
+        tl.float32
+    )
+    res = tl.load(
+        RES_ptr + offs_m[:, None] * stride_res_row + offs_n[None, :], mask=mask, other=0.0
+    ).to(tl.float32)
     out = alpha * x + res
-    tl.store(OUT_ptr + offs, out.to(OUT_ptr.dtype.element_ty), mask=mask)
+    tl.store(
+        OUT_ptr + offs_m[:, None] * stride_out_row + offs_n[None, :],
+        out.to(OUT_ptr.dtype.element_ty),
+        mask=mask,
+    )
 
 
 @triton.jit
@@ -53,20 +62,29 @@ def _residual_bias_fwd_kernel(
     alpha,
     M,
     N,
-    stride_row,
+    stride_out_row,
+    stride_x_row,
+    stride_res_row,
     BLOCK_M: tl.constexpr,
     BLOCK_N: tl.constexpr,
 ):
     offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
     mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
-    offs = offs_m[:, None] * stride_row + offs_n[None, :]
 
-    x = tl.load(X_ptr + offs, mask=mask, other=0.0).to(tl.float32)
-    res = tl.load(RES_ptr + offs, mask=mask, other=0.0).to(tl.float32)
+    x = tl.load(X_ptr + offs_m[:, None] * stride_x_row + offs_n[None, :], mask=mask, other=0.0).to(
+        tl.float32
+    )
+    res = tl.load(
+        RES_ptr + offs_m[:, None] * stride_res_row + offs_n[None, :], mask=mask, other=0.0
+    ).to(tl.float32)
     bias = tl.load(BIAS_ptr + offs_n, mask=offs_n < N, other=0.0).to(tl.float32)
     out = alpha * x + res + bias[None, :]
-    tl.store(OUT_ptr + offs, out.to(OUT_ptr.dtype.element_ty), mask=mask)
+    tl.store(
+        OUT_ptr + offs_m[:, None] * stride_out_row + offs_n[None, :],
+        out.to(OUT_ptr.dtype.element_ty),
+        mask=mask,
+    )
 
 
 @triton.jit
@@ -78,18 +96,29 @@ def _residual_bwd_kernel(
     alpha,
     M,
     N,
-    stride_row,
+    stride_dx_row,
+    stride_dres_row,
+    stride_dy_row,
     BLOCK_M: tl.constexpr,
     BLOCK_N: tl.constexpr,
 ):
     offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
     mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
-    offs = offs_m[:, None] * stride_row + offs_n[None, :]
 
-    dy = tl.load(dY_ptr + offs, mask=mask, other=0.0).to(tl.float32)
-    tl.store(dX_ptr + offs, (alpha * dy).to(dX_ptr.dtype.element_ty), mask=mask)
-    tl.store(dRES_ptr + offs, dy.to(dRES_ptr.dtype.element_ty), mask=mask)
+    dy = tl.load(
+        dY_ptr + offs_m[:, None] * stride_dy_row + offs_n[None, :], mask=mask, other=0.0
+    ).to(tl.float32)
+    tl.store(
+        dX_ptr + offs_m[:, None] * stride_dx_row + offs_n[None, :],
+        (alpha * dy).to(dX_ptr.dtype.element_ty),
+        mask=mask,
+    )
+    tl.store(
+        dRES_ptr + offs_m[:, None] * stride_dres_row + offs_n[None, :],
+        dy.to(dRES_ptr.dtype.element_ty),
+        mask=mask,
+    )
 
     # Partial column sums of this row block, accumulated across programs.
     dbias_partial = tl.sum(dy, axis=0)
@@ -106,7 +135,18 @@ def _fused_residual_fwd(x, residual, bias, alpha):
     grid = (triton.cdiv(M, BLOCK_M), triton.cdiv(N, BLOCK_N))
     if bias is None:
         _residual_fwd_kernel[grid](
-            out, x, residual, alpha, M, N, x.stride(0), BLOCK_M, BLOCK_N, num_warps=num_warps
+            out,
+            x,
+            residual,
+            alpha,
+            M,
+            N,
+            out.stride(0),
+            x.stride(0),
+            residual.stride(0),
+            BLOCK_M,
+            BLOCK_N,
+            num_warps=num_warps,
         )
     else:
         _residual_bias_fwd_kernel[grid](
@@ -117,7 +157,9 @@ def _fused_residual_fwd(x, residual, bias, alpha):
             alpha,
             M,
             N,
+            out.stride(0),
             x.stride(0),
+            residual.stride(0),
             BLOCK_M=BLOCK_M,
             BLOCK_N=BLOCK_N,
             num_warps=num_warps,
@@ -142,6 +184,8 @@ def _fused_residual_bwd(dy, alpha):
         alpha,
         M,
         N,
+        dx.stride(0),
+        dres.stride(0),
         dy.stride(0),
         BLOCK_M=BLOCK_M,
         BLOCK_N=BLOCK_N,

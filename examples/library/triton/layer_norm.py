@@ -27,7 +27,8 @@ def _layer_norm_fwd_fused(
     B,  # pointer to the biases
     Mean,  # pointer to the mean
     Rstd,  # pointer to the 1/std
-    stride,  # how much to increase the pointer when moving by 1 row
+    stride_x,  # how much to increase the X pointer when moving by 1 row
+    stride_y,  # how much to increase the Y pointer when moving by 1 row
     N,  # number of columns in X
     eps,  # epsilon to avoid division by zero
     BLOCK_SIZE: tl.constexpr,
@@ -35,7 +36,7 @@ def _layer_norm_fwd_fused(
     row = tl.program_id(0)
     cols = tl.arange(0, BLOCK_SIZE)
     mask = cols < N
-    x = tl.load(X + row * stride + cols, mask=mask, other=0.0).to(tl.float32)
+    x = tl.load(X + row * stride_x + cols, mask=mask, other=0.0).to(tl.float32)
 
     mean = tl.sum(x, axis=0) / N
     xbar = tl.where(mask, x - mean, 0.0)
@@ -47,7 +48,7 @@ def _layer_norm_fwd_fused(
     w = tl.load(W + cols, mask=mask, other=0.0)
     b = tl.load(B + cols, mask=mask, other=0.0)
     y = xbar * rstd * w + b
-    tl.store(Y + row * stride + cols, y.to(Y.dtype.element_ty), mask=mask)
+    tl.store(Y + row * stride_y + cols, y.to(Y.dtype.element_ty), mask=mask)
 
 
 @triton.jit
@@ -60,7 +61,11 @@ def _layer_norm_bwd_dx_fused(
     W,  # pointer to the weights
     Mean,  # pointer to the mean
     Rstd,  # pointer to the 1/std
-    stride,  # how much to increase the pointer when moving by 1 row
+    stride_dx,  # row strides of DX, DY, the two partials and X
+    stride_dy,
+    stride_dw,
+    stride_db,
+    stride_x,
     N,  # number of columns in X
     BLOCK_SIZE_N: tl.constexpr,
 ):
@@ -68,8 +73,8 @@ def _layer_norm_bwd_dx_fused(
     cols = tl.arange(0, BLOCK_SIZE_N)
     mask = cols < N
 
-    x = tl.load(X + row * stride + cols, mask=mask, other=0.0).to(tl.float32)
-    dy = tl.load(DY + row * stride + cols, mask=mask, other=0.0).to(tl.float32)
+    x = tl.load(X + row * stride_x + cols, mask=mask, other=0.0).to(tl.float32)
+    dy = tl.load(DY + row * stride_dy + cols, mask=mask, other=0.0).to(tl.float32)
     w = tl.load(W + cols, mask=mask, other=0.0).to(tl.float32)
     mean = tl.load(Mean + row)
     rstd = tl.load(Rstd + row)
@@ -79,10 +84,10 @@ def _layer_norm_bwd_dx_fused(
     c1 = tl.sum(xhat * wdy, axis=0) / N
     c2 = tl.sum(wdy, axis=0) / N
     dx = (wdy - (xhat * c1 + c2)) * rstd
-    tl.store(DX + row * stride + cols, dx.to(DX.dtype.element_ty), mask=mask)
+    tl.store(DX + row * stride_dx + cols, dx.to(DX.dtype.element_ty), mask=mask)
 
-    tl.store(DW_partial + row * stride + cols, dy * xhat, mask=mask)
-    tl.store(DB_partial + row * stride + cols, dy, mask=mask)
+    tl.store(DW_partial + row * stride_dw + cols, dy * xhat, mask=mask)
+    tl.store(DB_partial + row * stride_db + cols, dy, mask=mask)
 
 
 @triton.jit
@@ -93,7 +98,8 @@ def _layer_norm_bwd_dwdb(
     FINAL_DB,  # pointer to the biases gradient
     M,  # number of rows of the partials
     N,  # number of columns
-    stride,
+    stride_dw,
+    stride_db,
     BLOCK_SIZE_M: tl.constexpr,
     BLOCK_SIZE_N: tl.constexpr,
 ):
@@ -104,9 +110,10 @@ def _layer_norm_bwd_dwdb(
     for m_block in range(0, tl.cdiv(M, BLOCK_SIZE_M)):
         rows = m_block * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
         mask = (rows[:, None] < M) & (cols[None, :] < N)
-        offs = rows[:, None] * stride + cols[None, :]
-        dw += tl.load(DW_partial + offs, mask=mask, other=0.0)
-        db += tl.load(DB_partial + offs, mask=mask, other=0.0)
+        dw_offs = rows[:, None] * stride_dw + cols[None, :]
+        db_offs = rows[:, None] * stride_db + cols[None, :]
+        dw += tl.load(DW_partial + dw_offs, mask=mask, other=0.0)
+        db += tl.load(DB_partial + db_offs, mask=mask, other=0.0)
     sum_dw = tl.sum(dw, axis=0)
     sum_db = tl.sum(db, axis=0)
     tl.store(FINAL_DW + cols, sum_dw.to(FINAL_DW.dtype.element_ty), mask=cols < N)
@@ -119,6 +126,7 @@ class LayerNorm(torch.autograd.Function):
         y = torch.empty_like(x)
         # reshape input data into 2D tensor
         x_arg = x.reshape(-1, x.shape[-1])
+        y_arg = y.view(-1, y.shape[-1])
         M, N = x_arg.shape
         mean = torch.empty((M,), dtype=torch.float32, device=x.device)
         rstd = torch.empty((M,), dtype=torch.float32, device=x.device)
@@ -129,12 +137,13 @@ class LayerNorm(torch.autograd.Function):
         num_warps = min(max(BLOCK_SIZE // 256, 1), 8)
         _layer_norm_fwd_fused[(M,)](
             x_arg,
-            y,
+            y_arg,
             weight,
             bias,
             mean,
             rstd,
             x_arg.stride(0),
+            y_arg.stride(0),
             N,
             eps,
             BLOCK_SIZE=BLOCK_SIZE,
@@ -151,9 +160,10 @@ class LayerNorm(torch.autograd.Function):
         x, w, b, m, v = ctx.saved_tensors
         dy = dy.contiguous()
         x_arg = x.reshape(-1, x.shape[-1])
+        dy_arg = dy.view(-1, dy.shape[-1])
         M, N = x_arg.shape
         # allocate output
-        dx = torch.empty_like(dy)
+        dx = torch.empty_like(dy_arg)
         _dw = torch.empty((M, N), dtype=torch.float32, device=w.device)
         _db = torch.empty((M, N), dtype=torch.float32, device=w.device)
         dw = torch.empty((N,), dtype=w.dtype, device=w.device)
@@ -162,13 +172,17 @@ class LayerNorm(torch.autograd.Function):
         # also compute partial sums for DW and DB
         _layer_norm_bwd_dx_fused[(M,)](
             dx,
-            dy,
+            dy_arg,
             _dw,
             _db,
             x_arg,
             w,
             m,
             v,
+            dx.stride(0),
+            dy_arg.stride(0),
+            _dw.stride(0),
+            _db.stride(0),
             x_arg.stride(0),
             N,
             BLOCK_SIZE_N=ctx.BLOCK_SIZE,
@@ -183,10 +197,11 @@ class LayerNorm(torch.autograd.Function):
             M,
             N,
             _dw.stride(0),
+            _db.stride(0),
             BLOCK_SIZE_M=BLOCK_SIZE_M_DWDB,
             BLOCK_SIZE_N=BLOCK_SIZE_N_DWDB,
         )
-        return dx, None, dw, db, None
+        return dx.view_as(dy), None, dw, db, None
 
 
 def layer_norm(

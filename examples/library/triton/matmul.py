@@ -12,9 +12,11 @@ import torch
 import triton
 import triton.language as tl
 
+DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
 
 def is_cuda() -> bool:
-    return torch.cuda.is_available() and torch.version.hip is None
+    return DEVICE.type == "cuda" and torch.version.hip is None
 
 
 def get_cuda_autotune_config():

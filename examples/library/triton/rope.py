@@ -25,6 +25,7 @@ def _triton_rope(
     cos_ptr,
     sin_ptr,
     cos_row_stride,
+    sin_row_stride,
     sin_sign,
     n_qh,
     n_kh,
@@ -39,7 +40,7 @@ def _triton_rope(
 
     cos_offsets = tl.arange(0, pad_hd_half)
     cos_row = tl.load(cos_ptr + pid_s * cos_row_stride + cos_offsets, mask=cos_offsets < half)
-    sin_row = tl.load(sin_ptr + pid_s * cos_row_stride + cos_offsets, mask=cos_offsets < half)
+    sin_row = tl.load(sin_ptr + pid_s * sin_row_stride + cos_offsets, mask=cos_offsets < half)
     cos_row = cos_row.to(tl.float32)
     sin_row = sin_row.to(tl.float32) * sin_sign
 
@@ -102,6 +103,7 @@ def rope_forward(q, k, cos, sin, backward_pass: bool = False):
         cos,
         sin,
         cos.stride(0),
+        sin.stride(0),
         sin_sign,
         n_q_head,
         n_kv_head,

@@ -35,9 +35,11 @@ def silu(x):
 @triton.jit
 def _swiglu_forward_kernel(
     a_ptr,
+    stride_a_row,
     b_ptr,
+    stride_b_row,
     c_ptr,
-    stride,
+    stride_c_row,
     n_cols: tl.constexpr,
     BLOCK_SIZE: tl.constexpr,
 ):
@@ -46,20 +48,29 @@ def _swiglu_forward_kernel(
     mask = col_offsets < n_cols
 
     # sigmoid requires fp32; cast back to the storage type on the way out.
-    a_row = tl.load(a_ptr + program_id * stride + col_offsets, mask=mask, other=0).to(tl.float32)
-    b_row = tl.load(b_ptr + program_id * stride + col_offsets, mask=mask, other=0)
+    a_row = tl.load(a_ptr + program_id * stride_a_row + col_offsets, mask=mask, other=0)
+    a_row = a_row.to(tl.float32)
+    b_row = tl.load(b_ptr + program_id * stride_b_row + col_offsets, mask=mask, other=0)
     c_row = silu(a_row) * b_row
-    tl.store(c_ptr + program_id * stride + col_offsets, c_row.to(c_ptr.dtype.element_ty), mask=mask)
+    tl.store(
+        c_ptr + program_id * stride_c_row + col_offsets,
+        c_row.to(c_ptr.dtype.element_ty),
+        mask=mask,
+    )
 
 
 @triton.jit
 def _swiglu_backward_kernel(
     dc_ptr,
+    stride_dc_row,
     a_ptr,
+    stride_a_row,
     b_ptr,
+    stride_b_row,
     da_ptr,
+    stride_da_row,
     db_ptr,
-    stride,
+    stride_db_row,
     n_cols: tl.constexpr,
     BLOCK_SIZE: tl.constexpr,
 ):
@@ -67,9 +78,10 @@ def _swiglu_backward_kernel(
     col_offsets = tl.arange(0, BLOCK_SIZE)
     mask = col_offsets < n_cols
 
-    dc_row = tl.load(dc_ptr + program_id * stride + col_offsets, mask=mask, other=0)
-    a_row = tl.load(a_ptr + program_id * stride + col_offsets, mask=mask, other=0).to(tl.float32)
-    b_row = tl.load(b_ptr + program_id * stride + col_offsets, mask=mask, other=0)
+    dc_row = tl.load(dc_ptr + program_id * stride_dc_row + col_offsets, mask=mask, other=0)
+    a_row = tl.load(a_ptr + program_id * stride_a_row + col_offsets, mask=mask, other=0)
+    a_row = a_row.to(tl.float32)
+    b_row = tl.load(b_ptr + program_id * stride_b_row + col_offsets, mask=mask, other=0)
 
     # recomputation to save memory
     sig_a = tl.sigmoid(a_row)
@@ -78,10 +90,14 @@ def _swiglu_backward_kernel(
     da_row = dc_row * (silu_a * (1 - sig_a) + sig_a) * b_row
 
     tl.store(
-        da_ptr + program_id * stride + col_offsets, da_row.to(da_ptr.dtype.element_ty), mask=mask
+        da_ptr + program_id * stride_da_row + col_offsets,
+        da_row.to(da_ptr.dtype.element_ty),
+        mask=mask,
     )
     tl.store(
-        db_ptr + program_id * stride + col_offsets, db_row.to(db_ptr.dtype.element_ty), mask=mask
+        db_ptr + program_id * stride_db_row + col_offsets,
+        db_row.to(db_ptr.dtype.element_ty),
+        mask=mask,
     )
 
 
@@ -110,7 +126,9 @@ def swiglu_forward(a: torch.Tensor, b: torch.Tensor):
 
     _swiglu_forward_kernel[(n_rows,)](
         a,
+        a.stride(-2),
         b,
+        b.stride(-2),
         c,
         c.stride(-2),
         n_cols=n_cols,
@@ -132,11 +150,15 @@ def swiglu_backward(a: torch.Tensor, b: torch.Tensor, dc: torch.Tensor):
 
     _swiglu_backward_kernel[(n_rows,)](
         dc,
-        a,
-        b,
-        da,
-        db,
         dc.stride(-2),
+        a,
+        a.stride(-2),
+        b,
+        b.stride(-2),
+        da,
+        da.stride(-2),
+        db,
+        db.stride(-2),
         n_cols=n_cols,
         BLOCK_SIZE=BLOCK_SIZE,
         num_warps=num_warps,

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from translator.diagnostics import TranslationError
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
-from translator.ir.visit import all_exprs, walk_stmts
+from translator.ir.visit import kernel_exprs, walk_stmts
 from translator.naming import unique
 
 
@@ -49,21 +49,20 @@ class BlockPlan:
         return None
 
 
-def tiles_in_order(entry: ir.Entry) -> Iterator[ir.TileVar]:
-    """Every tile variable of ``entry``'s kernels, in the order Helion meets them."""
-    for kernel in entry.kernels():
-        yield from kernel.grid
-        for stmt in walk_stmts(kernel.body):
-            if isinstance(stmt, ir.TileLoop):
-                yield from stmt.tiles
+def tiles_in_order(kernel: ir.Kernel) -> Iterator[ir.TileVar]:
+    """Every tile variable of ``kernel``, in the order Helion meets them."""
+    yield from kernel.grid
+    for stmt in walk_stmts(kernel.body):
+        if isinstance(stmt, ir.TileLoop):
+            yield from stmt.tiles
 
 
-def plan_blocks(entry: ir.Entry) -> BlockPlan:
-    """The block-size plan of ``entry`` (see the module docstring)."""
-    tiles = list(tiles_in_order(entry))
+def plan_blocks(kernel: ir.Kernel) -> BlockPlan:
+    """The block-size plan of ``kernel`` (see the module docstring)."""
+    tiles = list(tiles_in_order(kernel))
     uses = Counter(t.block for t in tiles if isinstance(t.block, str) and not t.scalar)
-    block_tunables = [t.name for t in entry.tunables if t.kind == "block_size"]
-    read = _tunables_read(entry, set(block_tunables))
+    block_tunables = [t.name for t in kernel.tunables if t.kind == "block_size"]
+    read = _tunables_read(kernel, set(block_tunables))
     # A tile loop that skips tiles spans each tile with hl.arange(block): the size is a value.
     read |= {
         t.block for t in tiles if t.step is not None and not t.scalar and isinstance(t.block, str)
@@ -71,7 +70,7 @@ def plan_blocks(entry: ir.Entry) -> BlockPlan:
     for name in sorted(read - set(uses)):
         raise TranslationError(
             f"block size `{name}` is read as a value but sizes no tile",
-            entry.loc,
+            kernel.loc,
             "use it as the block size of an hl.tile loop, or pass the value as a parameter",
         )
     plan = BlockPlan()
@@ -82,8 +81,8 @@ def plan_blocks(entry: ir.Entry) -> BlockPlan:
             if name in uses:
                 extent = next(t.extent for t in tiles if t.block == name)
                 plan.registered.append((name, extent))
-                for tile in _nested_reuses(entry, name):
-                    copy = unique(name, _all_names(entry) | {n for n, _ in plan.registered})
+                for tile in _nested_reuses(kernel, name):
+                    copy = unique(name, _all_names(kernel) | {n for n, _ in plan.registered})
                     plan.registered.append((copy, tile.extent))
                     plan.copies[tile.name] = copy
                     plan.origin[copy] = name
@@ -95,7 +94,7 @@ def plan_blocks(entry: ir.Entry) -> BlockPlan:
     return plan
 
 
-def _nested_reuses(entry: ir.Entry, block: str) -> list[ir.TileVar]:
+def _nested_reuses(kernel: ir.Kernel, block: str) -> list[ir.TileVar]:
     """Loop tiles of block size ``block`` nested in a tile (grid or loop) of the same size."""
     out: list[ir.TileVar] = []
 
@@ -110,47 +109,46 @@ def _nested_reuses(entry: ir.Entry, block: str) -> list[ir.TileVar]:
                 walk(s.body, outer)
                 walk(s.orelse, outer)
 
-    for kernel in entry.kernels():
-        walk(kernel.body, any(t.block == block and not t.scalar for t in kernel.grid))
+    walk(kernel.body, any(t.block == block and not t.scalar for t in kernel.grid))
     return out
 
 
-def _all_names(entry: ir.Entry) -> set[str]:
-    names = {p.name for p in entry.params} | {t.name for t in entry.tunables}
-    for s in walk_stmts(entry.body):
-        if isinstance(s, (ir.Assign, ir.Alloc, ir.View)):
+def kernel_names(kernel: ir.Kernel) -> set[str]:
+    """Every name a kernel binds: parameters, tunables, tiles and device locals."""
+    names = {p.name for p in kernel.params} | {t.name for t in kernel.tunables}
+    names |= {t.name for t in kernel.grid}
+    for s in walk_stmts(kernel.body):
+        if isinstance(s, ir.Assign):
             names.add(s.target)
-        elif isinstance(s, (ir.Kernel, ir.TileLoop)):
-            names.update(t.name for t in (s.grid if isinstance(s, ir.Kernel) else s.tiles))
+        elif isinstance(s, ir.TileLoop):
+            names.update(t.name for t in s.tiles)
     return names
 
 
-def _tunables_read(entry: ir.Entry, names: set[str]) -> set[str]:
-    found = set()
-    for kernel in entry.kernels():
-        for e in all_exprs((kernel,)):
-            if isinstance(e, ir.Name) and e.id in names:
-                found.add(e.id)
-    return found
+_all_names = kernel_names
+
+
+def _tunables_read(kernel: ir.Kernel, names: set[str]) -> set[str]:
+    return {e.id for e in kernel_exprs(kernel) if isinstance(e, ir.Name) and e.id in names}
 
 
 # --------------------------------------------------------------------------------------------------
 # helion.Config(...)
 
 
-def config_texts(entry: ir.Entry, plan: BlockPlan) -> list[str]:
+def config_texts(kernel: ir.Kernel, plan: BlockPlan) -> list[str]:
     """One ``helion.Config(...)`` per IR config (the tunables' defaults when there are none)."""
     spec = load_grammar("helion")["backend"]["kernel"]
-    tunables = {t.name: t for t in entry.tunables}
-    configs = [dict(c) for c in entry.configs] or [{t.name: t.default for t in entry.tunables}]
+    tunables = {t.name: t for t in kernel.tunables}
+    configs = [dict(c) for c in kernel.configs] or [{t.name: t.default for t in kernel.tunables}]
     knobs = []
     for key in ("num_warps", "num_stages"):
         t = tunables.get(key)
         # A knob the source set (it has choices) or whose value is not Helion's default.
         if t is not None and (t.choices or t.default != spec[f"default_{key}"]):
             knobs.append(key)
-    grids_2d = sum(1 for k in entry.kernels() if sum(1 for t in k.grid if not t.scalar) >= 2)
-    pid_type = dict(entry.hints).get("pid_type")
+    grids_2d = 1 if sum(1 for t in kernel.grid if not t.scalar) >= 2 else 0
+    pid_type = kernel.hints.schedule
     texts: list[str] = []
     for c in configs:
         values = [
@@ -170,7 +168,7 @@ def config_texts(entry: ir.Entry, plan: BlockPlan) -> list[str]:
         # programs loop over the tiles of any grid.
         if pid_type is not None and (
             str(pid_type).startswith("persistent_")
-            or all(2 <= len(k.grid) <= 3 for k in entry.kernels())
+            or 2 <= len(kernel.grid) <= 3
         ):
             parts.append(f'pid_type="{pid_type}"')
         text = f"{spec['config']}({', '.join(parts)})"

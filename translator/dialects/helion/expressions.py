@@ -114,6 +114,15 @@ class ExprBuilder:
         table = self.grammar["dtypes"]
         if name in table:
             return ir.DType(table[name])
+        if isinstance(node, cst.Name) and node.value in self.scope.dtype_aliases:
+            known = self.scope.dtype_aliases[node.value]
+            if known is not None:
+                return known
+            raise self.error(
+                node,
+                f"`{node.value}` is a dtype the host computes and no tensor is allocated with",
+                f"allocate the output with dtype={node.value} and convert with `.to(out.dtype)`",
+            )
         if isinstance(node, cst.Attribute) and node.attr.value == "dtype":
             base = node.value
             if isinstance(base, cst.Name):
@@ -134,6 +143,13 @@ class ExprBuilder:
         if node.value in self.scope.lane_names:
             return self.scope.lane_names[node.value]
         if node.value not in self.scope.env.vars:
+            if node.value in self.scope.unknown:
+                raise self.error(
+                    node,
+                    f"`{node.value}` is bound by host code tiletrans carries but cannot tell the "
+                    f"value of (`{self.scope.unknown[node.value]}`)",
+                    "kernels may read host tensors, sizes, scalars and dtypes",
+                )
             raise self.error(node, f"name `{node.value}` is not defined in this kernel")
         t = self.scope.env.vars[node.value]
         if isinstance(t, TileVarType) and t.tile.scalar:

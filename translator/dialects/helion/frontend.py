@@ -1,12 +1,19 @@
 """Helion frontend: a module of ``@helion.kernel`` functions → IR :class:`~translator.ir.nodes.Module`.
 
-Pure static analysis with libcst: the input file is never imported or executed. Host statements
-(shape unpacking, allocations, asserts, returns) become host IR; each top-level ``hl.tile``/``hl.grid``
-loop becomes a :class:`~translator.ir.nodes.Kernel`.
+Pure static analysis with libcst: the input file is never imported or executed. A Helion kernel
+function is host code around device loops: each top-level ``hl.tile``/``hl.grid`` loop becomes a
+self-contained :class:`~translator.ir.nodes.Kernel` (outlined over the host tensors and scalars it
+reads) and the loop itself a launch site. The host statements stay as written in the translation
+(the module's :class:`~translator.ir.nodes.HostPlan`); the frontend models the ones it understands
+(shape unpacking, allocations, views, asserts, returns) as facts for validation, and carries the
+rest untouched. Helion-only host calls are rewritten where the translation needs it:
+``hl.register_block_size`` goes (its block becomes a tunable of the kernels), ``hl.specialize(e)``
+becomes ``e``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from typing import Any
 
@@ -26,12 +33,20 @@ from translator.dialects.helion.expressions import ExprBuilder, literal_or_none
 from translator.dialects.helion.scope import EntryScope
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
+from translator.ir.outline import OutlineNaming, outline_entry
 from translator.ir.shapes import IRTypeError, ScalarType, TensorType, host_env
 from translator.ir.verifier import verify
 from translator.naming import tile_suffix
 
 # `str` parameters are compile-time choices (Helion specialises on their value), only compared.
 _PARAM_KINDS = {"int": "int", "float": "float", "bool": "bool", "str": "str"}
+# Tensor methods whose result is a tensor of the same rank.
+_SAME_RANK_METHODS = {
+    "contiguous", "clone", "detach", "to", "float", "half", "bfloat16", "double", "int",
+    "long", "cuda", "cpu", "transpose", "permute", "t", "abs", "neg", "exp", "sigmoid",
+    "type_as", "expand_as", "view_as", "reshape_as",
+}  # fmt: skip
+_SCALAR_FUNCTIONS = {"float": "float", "int": "int", "bool": "bool"}
 
 
 def parse(source: str, path: str) -> ir.Module:
@@ -41,23 +56,45 @@ def parse(source: str, path: str) -> ir.Module:
     locate = Locator(wrapper, path)
     aliases = import_aliases(module)
     grammar = load_grammar("helion")
-    entries = []
+    constants = _module_constants(module)
+    entries: list[ir.Entry] = []
+    kernels: list[ir.Kernel] = []
+    edits: list[ir.HostEdit] = []
+    sites: list[ir.Site] = []
+    consumed: set[str] = set()
     for stmt in module.body:
         if isinstance(stmt, cst.FunctionDef) and _kernel_decorator(stmt, aliases, grammar):
-            entries.append(EntryParser(stmt, aliases, locate, path).parse())
+            parser = EntryParser(stmt, aliases, locate, path, constants, sites)
+            entry, entry_kernels = parser.parse()
+            entries.append(entry)
+            kernels.extend(entry_kernels)
+            edits.extend(parser.edits)
+            consumed |= parser.consumed
     if not entries:
         raise TranslationError(
             "no @helion.kernel function in this file",
             ir.Loc(path, 1, 0),
             "decorate the kernel with @helion.kernel(...) and import helion",
         )
+    # Module constants only the kernel decorators read (`CONFIG = helion.Config(...)`) go with
+    # them, unless host code still reads them.
+    for name in sorted(consumed):
+        edits.append(ir.HostEdit("remove", locate.span(constants[name]), if_unused=(name,)))
     header = _header_comments(module)
     result = ir.Module(
         path=path,
         entries=tuple(entries),
+        kernels=tuple(kernels),
+        host=ir.HostPlan(
+            source=source,
+            sites=tuple(sites),
+            edits=tuple(edits),
+            packages=tuple(grammar["packages"]),
+        ),
         docstring=module.get_docstring(clean=False),
         header_comments=header,
         source_hash=hashlib.sha256(source.encode()).hexdigest(),
+        source_dialect="helion",
     )
     try:
         verify(result)
@@ -74,6 +111,21 @@ def _header_comments(module: cst.Module) -> tuple[str, ...]:
     return tuple(lines)
 
 
+def _module_constants(module: cst.Module) -> dict[str, cst.SimpleStatementLine]:
+    """Module-level ``NAME = value`` statements by name (configs kernels name, say)."""
+    out: dict[str, cst.SimpleStatementLine] = {}
+    for stmt in module.body:
+        if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
+            small = stmt.body[0]
+            if (
+                isinstance(small, cst.Assign)
+                and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name)
+            ):
+                out[small.targets[0].target.value] = stmt
+    return out
+
+
 def _kernel_decorator(
     fn: cst.FunctionDef, aliases: dict[str, str], grammar: dict
 ) -> cst.Decorator | None:
@@ -88,7 +140,13 @@ class EntryParser:
     """Parses one ``@helion.kernel`` function."""
 
     def __init__(
-        self, fn: cst.FunctionDef, aliases: dict[str, str], locate: Locator, path: str
+        self,
+        fn: cst.FunctionDef,
+        aliases: dict[str, str],
+        locate: Locator,
+        path: str,
+        constants: dict[str, cst.SimpleStatementLine] | None = None,
+        sites: list[ir.Site] | None = None,
     ) -> None:
         self.fn = fn
         self.aliases = aliases
@@ -99,13 +157,19 @@ class EntryParser:
         self.kernels = 0
         self.config_nodes: list[cst.Call] = []
         self.hints: dict[str, Any] = {}
+        self.constants = constants or {}
+        self.sites = sites if sites is not None else []
+        self.edits: list[ir.HostEdit] = []
+        self.consumed: set[str] = set()  # module constants the decorator reads
+        self.current_line: cst.SimpleStatementLine | None = None
+        self.complete = True
 
     def error(self, node: cst.CSTNode, message: str, hint: str | None = None) -> TranslationError:
         return TranslationError(message, self.locate(node), hint)
 
     # ------------------------------------------------------------------------------ entry
 
-    def parse(self) -> ir.Entry:
+    def parse(self) -> tuple[ir.Entry, list[ir.Kernel]]:
         fn = self.fn
         params = self._params()
         self.scope.env = host_env(ir.Entry(fn.name.value, params, ()))
@@ -120,23 +184,43 @@ class EntryParser:
         # Guards only raise, so they may go first, before anything reads the tensors.
         body = [*self.scope.rank_guards, *body]
         tunables, configs = self._tunables()
-        hints = dict(self.hints)
-        if self.scope.specialized:
-            hints["specialize"] = tuple(self.scope.specialized)
-        if self.scope.constexpr_params:
-            hints["constexpr"] = tuple(self.scope.constexpr_params)
+        hints = self._hints()
+        body = [
+            dataclasses.replace(s, tunables=tunables, configs=configs, hints=hints)
+            if isinstance(s, ir.InlineKernel)
+            else s
+            for s in body
+        ]
         returns = source_of(fn.returns.annotation) if fn.returns is not None else None
-        return ir.Entry(
+        entry = ir.Entry(
             name=fn.name.value,
             params=params,
             body=tuple(body),
-            tunables=tunables,
-            configs=configs,
             docstring=docstring,
             return_annotation=returns,
             comments=tuple(statement_comments(fn)),
-            hints=tuple(sorted(hints.items())),
+            complete=self.complete,
             loc=self.locate(fn),
+        )
+        constexpr = set(self.scope.specialized) | set(self.scope.constexpr_params)
+        constexpr |= {p.name for p in params if p.kind == "str"}
+        entry, kernels = outline_entry(entry, OutlineNaming(constexpr=constexpr))
+        dec = _kernel_decorator(fn, self.aliases, self.grammar)
+        assert dec is not None
+        self.edits.append(ir.HostEdit("remove", self.locate.span(dec)))
+        self.edits.append(
+            ir.HostEdit("insert", self.locate.span(fn), kernels=tuple(k.name for k in kernels))
+        )
+        return entry, kernels
+
+    def _hints(self) -> ir.Hints:
+        """The decorator's settings in the IR's words."""
+        h = self.hints
+        return ir.Hints(
+            schedule=h.get("pid_type"),
+            index_bits=64 if h.get("index_dtype") == "int64" else None,
+            fast_math=h.get("fast_math"),
+            static_shapes=h.get("static_shapes"),
         )
 
     def _params(self) -> tuple[ir.Param, ...]:
@@ -197,12 +281,15 @@ class EntryParser:
         _, kwargs = call_args(dec.decorator)
         config_name = self.grammar["kernel"]["config"]
         if "config" in kwargs:
-            node = kwargs["config"]
+            node = self._named_constant(kwargs["config"])
             if not (isinstance(node, cst.Call) and resolve(node.func, self.aliases) == config_name):
-                raise self.error(node, "config= must be a helion.Config(...) call")
+                raise self.error(
+                    kwargs["config"],
+                    "config= must be a helion.Config(...) call or a module-level name bound to one",
+                )
             self.config_nodes.append(node)
         if "configs" in kwargs:
-            node = kwargs["configs"]
+            node = self._named_constant(kwargs["configs"])
             if not isinstance(node, (cst.List, cst.Tuple)):
                 raise self.error(node, "configs= must be a list of helion.Config(...)")
             for element in node.elements:
@@ -219,6 +306,17 @@ class EntryParser:
             if dtype is None:
                 raise self.error(kwargs["index_dtype"], "index_dtype= must be a torch dtype")
             self.hints["index_dtype"] = dtype
+
+    def _named_constant(self, node: cst.BaseExpression) -> cst.BaseExpression:
+        """``CONFIG`` bound at module level to a value: that value (the translation drops the
+        constant unless host code reads it too)."""
+        if isinstance(node, cst.Name) and node.value in self.constants:
+            stmt = self.constants[node.value]
+            small = stmt.body[0]
+            assert isinstance(small, cst.Assign)
+            self.consumed.add(node.value)
+            return small.value
+        return node
 
     def _tunables(self) -> tuple[tuple[ir.Tunable, ...], tuple[tuple[tuple[str, int], ...], ...]]:
         """Block sizes (in Helion's numbering), num_warps and num_stages, from the configs."""
@@ -301,24 +399,162 @@ class EntryParser:
         out: list[ir.Stmt] = []
         for node in nodes:
             comments = statement_comments(node)
-            if isinstance(node, cst.For):
+            if isinstance(node, cst.For) and self._is_device_loop(node):
                 kernel = self._kernel(node, comments)
                 out.append(kernel)
                 continue
             if isinstance(node, cst.SimpleStatementLine):
+                self.current_line = node
                 for i, small in enumerate(node.body):
-                    stmts = self._host_small(small)
+                    try:
+                        stmts = self._host_small(small)
+                    except TranslationError as err:
+                        stmts = self._carried(small, err)
                     if stmts and i == 0:
                         first = stmts[0]
                         stmts[0] = _with_comments(first, comments)
                     out.extend(stmts)
                 continue
+            self._carried(node, None)
+        return out
+
+    def _is_device_loop(self, node: cst.For) -> bool:
+        it = node.iter
+        fn = resolve(it.func, self.aliases) if isinstance(it, cst.Call) else None
+        lang = self.grammar["language"]
+        return fn in (lang["tile"], lang["grid"])
+
+    # ------------------------------------------------------------------------------ carried
+
+    def _carried(self, node: cst.CSTNode, why: TranslationError | None) -> list[ir.Stmt]:
+        """A host statement the IR does not model: it stays in the translation as written.
+
+        What it binds is told from the code where it can be (a tensor of known rank, a scalar, a
+        dtype) so that kernels may read it; the entry's facts are incomplete from here on.
+        Helion-only host calls cannot be carried into another DSL: those are refused.
+        """
+        dsl = self._dsl_call(node)
+        if dsl is not None:
+            if why is not None:
+                raise why
+            raise self.error(
+                dsl,
+                f"`{source_of(dsl)}` is Helion host code inside a host statement tiletrans "
+                "carries as written",
+                "move the hl.* call into a statement of its own (`n = hl.specialize(...)`)",
+            )
+        if _contains_device_loop(node, self):
             raise self.error(
                 node,
-                f"unsupported host statement `{source_of(node).strip().splitlines()[0]}`",
-                "host code may unpack sizes, allocate outputs, assert, launch hl.tile loops and return",
+                "a device loop nested in host control flow is not supported",
+                "put hl.tile/hl.grid loops at the top level of the kernel function",
             )
+        self.complete = False
+        out: list[ir.Stmt] = []
+        for name, value, index in _assignments(node):
+            stmt = self._bind_carried(name, value, index)
+            if stmt is not None:
+                out.append(stmt)
         return out
+
+    def _dsl_call(self, node: cst.CSTNode) -> cst.Call | None:
+        """The first call of a Helion API inside ``node``, if any."""
+        found: list[cst.Call] = []
+        roots = tuple(self.grammar["packages"])
+
+        class V(cst.CSTVisitor):
+            def visit_Call(self, call: cst.Call) -> None:
+                name = resolve(call.func, outer.aliases) or ""
+                if not found and name.split(".")[0] in roots:
+                    found.append(call)
+
+        outer = self
+        node.visit(V())
+        return found[0] if found else None
+
+    def _bind_carried(
+        self, name: str, value: cst.BaseExpression | None, index: int | None
+    ) -> ir.Carried | None:
+        """Type ``name``, bound by carried host code to ``value`` (item ``index`` of it)."""
+        env = self.scope.env.vars
+        self.scope.used_names.add(name)
+        self.scope.dtype_aliases.pop(name, None)
+        self.scope.unknown.pop(name, None)
+        kind = self._carried_kind(value, index)
+        text = source_of(value) if value is not None else name
+        if isinstance(kind, TensorType):
+            env[name] = TensorType(ir.DTypeOf(name), kind.rank)
+            return ir.Carried(name, "tensor", text, kind.rank)
+        if isinstance(kind, ScalarType):
+            env[name] = kind
+            scalar = "float" if kind.dtype == ir.F32 else "bool" if kind.dtype == ir.BOOL else "int"
+            return ir.Carried(name, scalar, text)
+        env.pop(name, None)
+        if kind == "dtype":
+            self.scope.dtype_aliases[name] = self._static_dtype(value)
+        else:
+            self.scope.unknown[name] = text
+        return None
+
+    def _carried_kind(self, value: cst.BaseExpression | None, index: int | None) -> object:
+        """What a carried value is: a ``TensorType``/``ScalarType``, ``"dtype"`` or ``None``."""
+        if value is None:
+            return None
+        if isinstance(value, (cst.Integer, cst.Float)):
+            return ScalarType(ir.F32 if isinstance(value, cst.Float) else ir.I32, weak=True)
+        fn = resolve(value.func, self.aliases) if isinstance(value, cst.Call) else None
+        if self._static_dtype(value) is not None or fn in self.grammar["host"]["dtype_functions"]:
+            return "dtype"
+        if isinstance(value, cst.Attribute) and value.attr.value == "dtype":
+            return "dtype"
+        if isinstance(value, cst.Call):
+            args, _ = call_args(value)
+            if isinstance(value.func, cst.Name) and value.func.value in _SCALAR_FUNCTIONS:
+                kind = _SCALAR_FUNCTIONS[value.func.value]
+                dtype = {"float": ir.F32, "int": ir.I32, "bool": ir.BOOL}[kind]
+                return ScalarType(dtype, weak=True)
+            if fn in self.grammar["host"]["tensor_functions"]:
+                ranks = [self.scope.rank(a.value) for a in args if isinstance(a, cst.Name)]
+                known = [r for r in ranks if r is not None]
+                rank = max(known) if known and len(known) == len(ranks) else None
+                return TensorType(ir.F32, rank)
+            if isinstance(value.func, cst.Attribute) and isinstance(value.func.value, cst.Name):
+                base, method = value.func.value.value, value.func.attr.value
+                if self.scope.is_tensor(base):
+                    rank = self.scope.rank(base)
+                    if method in ("view", "reshape"):
+                        shape = args
+                        if len(args) == 1 and isinstance(args[0], (cst.List, cst.Tuple)):
+                            shape = [e.value for e in args[0].elements]
+                        starred = isinstance(value.args[0].star, str) and value.args[0].star
+                        return TensorType(ir.F32, None if starred else len(shape))
+                    if method == "flatten" and not args:
+                        return TensorType(ir.F32, 1)
+                    if method == "unsqueeze":
+                        return TensorType(ir.F32, rank + 1 if rank is not None else None)
+                    if method in _SAME_RANK_METHODS:
+                        return TensorType(ir.F32, rank)
+                    if method in ("size", "numel", "stride", "dim", "element_size"):
+                        return ScalarType(ir.I32, weak=True)
+        if isinstance(value, cst.Name):
+            t = self.scope.env.vars.get(value.value)
+            if isinstance(t, (TensorType, ScalarType)):
+                return t
+            if value.value in self.scope.dtype_aliases:
+                return "dtype"
+        return None
+
+    def _static_dtype(self, node: cst.BaseExpression | None) -> ir.DType | None:
+        """``torch.float32`` (or an alias of one) as an IR dtype."""
+        if node is None:
+            return None
+        name = resolve(node, self.aliases)
+        table = self.grammar["dtypes"]
+        if name in table:
+            return ir.DType(table[name])
+        if isinstance(node, cst.Name):
+            return self.scope.dtype_aliases.get(node.value)
+        return None
 
     def _host_small(self, node: cst.BaseSmallStatement) -> list[ir.Stmt]:
         loc = self.locate(node)
@@ -458,6 +694,10 @@ class EntryParser:
             if fn == lang["specialize"]:
                 args, _ = call_args(value)
                 inner = self.build.expr(args[0])
+                # Other DSLs take the value as it is (the kernel parameter is a constexpr).
+                self.edits.append(
+                    ir.HostEdit("replace", self.locate.span(value), text=source_of(args[0]))
+                )
                 self.scope.specialized.append(name)
                 self.scope.env.vars[name] = ScalarType(ir.I32, weak=True)
                 self.scope.used_names.add(name)
@@ -520,10 +760,29 @@ class EntryParser:
         if len(args) != 1 or kwargs:
             raise self.error(call, "hl.register_block_size(size) takes one size")
         self.build.expr(args[0])
+        self._remove_line(call, "hl.register_block_size")
         tunable = self.scope.new_block_tunable(name)
         self.scope.registered_blocks[name] = tunable
         self.scope.env.vars[tunable] = ScalarType(ir.I32, weak=True)
         return []
+
+    def _alloc_dtype(self, node: cst.BaseExpression, target: str) -> ir.DTypeExpr:
+        """The dtype= of an allocation of ``target``; a dtype carried host code computes is the
+        new tensor's own (and names it from then on: ``.to(out_dtype)`` is ``.to(out.dtype)``)."""
+        if isinstance(node, cst.Name) and node.value in self.scope.dtype_aliases:
+            known = self.scope.dtype_aliases[node.value]
+            if known is None:
+                self.scope.dtype_aliases[node.value] = ir.DTypeOf(target)
+                return ir.DTypeOf(target)
+            return known
+        return self.build.dtype(node)
+
+    def _remove_line(self, node: cst.CSTNode, what: str) -> None:
+        """The translation drops the host statement of ``node`` (consumed by the kernels)."""
+        line = self.current_line
+        if len(line.body) != 1:
+            raise self.error(node, f"put `{what}(...)` on a line of its own")
+        self.edits.append(ir.HostEdit("remove", self.locate.span(line)))
 
     def _alloc(self, name: str, value: cst.BaseExpression) -> ir.Alloc | None:
         if not isinstance(value, cst.Call):
@@ -566,7 +825,9 @@ class EntryParser:
             if not isinstance(like, cst.Name) or not self.scope.is_tensor(like.value):
                 raise self.error(value, "allocate like a host tensor")
             dtype = (
-                self.build.dtype(dtype_node) if dtype_node is not None else ir.DTypeOf(like.value)
+                self._alloc_dtype(dtype_node, name)
+                if dtype_node is not None
+                else ir.DTypeOf(like.value)
             )
             if dtype == ir.DTypeOf(like.value):
                 dtype = self._dtype_of_tensor(like.value)
@@ -591,7 +852,7 @@ class EntryParser:
                 raise self.error(device_node, "device= must be `x.device` of an input tensor")
             source = device_node.value.value
         if dtype_node is not None:
-            dtype = self.build.dtype(dtype_node)
+            dtype = self._alloc_dtype(dtype_node, name)
         elif base is not None:
             dtype = self._dtype_of_tensor(base)
         else:
@@ -605,7 +866,7 @@ class EntryParser:
 
     # ------------------------------------------------------------------------------ kernels
 
-    def _kernel(self, node: cst.For, comments: tuple[str, ...]) -> ir.Kernel:
+    def _kernel(self, node: cst.For, comments: tuple[str, ...]) -> ir.InlineKernel:
         if node.orelse is not None:
             raise self.error(node, "for-else is not supported")
         tiles = self.tile_vars(node, top_level=True)
@@ -619,7 +880,10 @@ class EntryParser:
 
         body = DeviceParser(self).block(node.body)
         self.scope.env = saved
-        return ir.Kernel(name, tiles, tuple(body), comments, loc=self.locate(node))
+        self.sites.append(ir.Site(self.locate.span(node), statement=True))
+        return ir.InlineKernel(
+            name, tiles, tuple(body), comments, site=len(self.sites) - 1, loc=self.locate(node)
+        )
 
     def tile_vars(self, node: cst.For, top_level: bool) -> tuple[ir.TileVar, ...]:
         """The tile variables a ``for ... in hl.tile(...)``/``hl.grid(...)`` loop binds."""
@@ -741,6 +1005,58 @@ class EntryParser:
                     item, "block_size must be an int, None or hl.register_block_size(...)"
                 )
         return out
+
+
+def _contains_device_loop(node: cst.CSTNode, parser: EntryParser) -> bool:
+    found = []
+
+    class V(cst.CSTVisitor):
+        def visit_For(self, n: cst.For) -> None:
+            if parser._is_device_loop(n):
+                found.append(n)
+
+    node.visit(V())
+    return bool(found)
+
+
+def _assignments(
+    node: cst.CSTNode,
+) -> list[tuple[str, cst.BaseExpression | None, int | None]]:
+    """Names a host statement binds: (name, value it is bound to, index into a tuple value)."""
+    out: list[tuple[str, cst.BaseExpression | None, int | None]] = []
+
+    def targets(target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+        if isinstance(target, cst.Name):
+            out.append((target.value, value, None))
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for i, element in enumerate(target.elements):
+                if isinstance(element.value, cst.Name):
+                    out.append((element.value.value, value, i))
+
+    class V(cst.CSTVisitor):
+        def visit_Assign(self, n: cst.Assign) -> None:
+            for t in n.targets:
+                targets(t.target, n.value)
+
+        def visit_AnnAssign(self, n: cst.AnnAssign) -> None:
+            targets(n.target, n.value)
+
+        def visit_AugAssign(self, n: cst.AugAssign) -> None:
+            targets(n.target, None)
+
+        def visit_For(self, n: cst.For) -> None:
+            targets(n.target, None)
+
+        def visit_WithItem(self, n: cst.WithItem) -> None:
+            if n.asname is not None:
+                targets(n.asname.name, None)  # type: ignore[arg-type]
+
+        def visit_FunctionDef(self, n: cst.FunctionDef) -> bool:
+            out.append((n.name.value, None, None))
+            return False
+
+    node.visit(V())
+    return out
 
 
 def _target_names(node: cst.BaseExpression) -> list[str] | None:

@@ -60,12 +60,17 @@ class TileName:
 
 
 class Writer:
-    """Writes the expressions and statements of one entry (host or device code)."""
+    """Writes the expressions and statements of one kernel (its host part or its device code)."""
 
     def __init__(
-        self, entry: ir.Entry, env: TypeEnv, plan: BlockPlan, taken: set[str], device: bool = True
+        self,
+        kernel: ir.Kernel,
+        env: TypeEnv,
+        plan: BlockPlan,
+        taken: set[str],
+        device: bool = True,
     ) -> None:
-        self.entry = entry
+        self.kernel = kernel
         self.device = device
         self.env = env
         self.plan = plan

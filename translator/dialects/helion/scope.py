@@ -36,6 +36,11 @@ class EntryScope:
     lane_tiles: dict[str, ir.TileVar] = field(default_factory=dict)
     """Tiles spelt with ``hl.grid`` and ``hl.arange`` (the backend's strided loops): Helion masks
     neither their loads nor their reductions, so loads must pass ``extra_mask``."""
+    dtype_aliases: dict[str, ir.DTypeExpr | None] = field(default_factory=dict)
+    """Host names bound to a dtype (``out_dtype = torch.float32``); ``None`` where carried host
+    code computes it (``torch.promote_types(...)``) until a tensor is allocated with it."""
+    unknown: dict[str, str] = field(default_factory=dict)
+    """Host names carried code binds to values the frontend cannot tell (name -> source)."""
     _assumed: dict[str, int] = field(default_factory=dict)
     _parent: dict[tuple, tuple] = field(default_factory=dict)
     _best: dict[tuple, ir.Expr] = field(default_factory=dict)

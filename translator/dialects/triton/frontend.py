@@ -41,6 +41,7 @@ import libcst as cst
 from translator.diagnostics import TranslationError
 from translator.dialects.cst_utils import (
     Locator,
+    names_in as cst_names_in,
     call_args,
     import_aliases,
     is_provenance,
@@ -60,6 +61,7 @@ from translator.dialects.triton.frontend_configs import (
 from translator.dialects.triton.frontend_descriptors import HDescriptor, bind_descriptor
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
+from translator.ir.outline import OutlineNaming, outline_entry
 from translator.ir.printer import format_expr
 from translator.ir.renaming import names_in, rename
 from translator.ir.shapes import IRTypeError, ScalarType, TensorType, TypeEnv
@@ -86,6 +88,12 @@ class KernelDef:
     # Host descriptor parameter -> block keys, set by the autotune configs' pre_hook.
     descriptor_blocks: dict[str, tuple] = field(default_factory=dict)
     hook_node: cst.CSTNode | None = None
+    # Decorators tiletrans does not read (a library's caching wrapper): kept, outermost first.
+    kept_decorators: list[str] = field(default_factory=list)
+    # Module-level names the decorators read (a config list, a config function, a hook).
+    consumed: set[str] = field(default_factory=set)
+    # How the kernel uses each parameter: pointer | stride | int | float | constexpr.
+    param_kinds: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -100,43 +108,60 @@ class ModuleInfo:
     functions: dict[str, cst.FunctionDef] = field(default_factory=dict)
     constants: dict[str, int | float] = field(default_factory=dict)
     kernels: dict[str, KernelDef] = field(default_factory=dict)
+    # Every function that launches a kernel: (definition, qualified name, public).
+    launch_hosts: list[tuple[cst.FunctionDef, str, bool]] = field(default_factory=list)
+    # Module-level statements by the names they bind (for the host plan's removals).
+    statements: dict[str, cst.CSTNode] = field(default_factory=dict)
 
 
 def parse(source: str, path: str) -> ir.Module:
     """Parse Triton source text into a verified IR module.
 
-    Kernels that no function of the file launches get a wrapper derived from their signature
-    (:mod:`translator.dialects.triton.frontend_wrapper`), appended to the source and lifted like
-    a written one.
+    Every function that launches a kernel (module functions, methods of classes such as autograd
+    Functions, helpers) is read for the facts its launches need; its code is carried into the
+    translation as written, each launch rewritten. Kernels that nothing launches get a wrapper
+    derived from their signature (:mod:`translator.dialects.triton.frontend_wrapper`), appended
+    to the source and lifted like a written one.
     """
     from translator.dialects.triton.frontend_wrapper import derived_wrappers
 
     wrapper = parse_source(source, path)
     derived = derived_wrappers(wrapper.module, path)
+    text = source
     if derived:
-        wrapper = parse_source(source.rstrip("\n") + "\n" + derived, path)
+        text = source.rstrip("\n") + "\n" + derived
+        wrapper = parse_source(text, path)
     module = wrapper.module
     info = ModuleInfo(
         path, module, import_aliases(module), load_grammar("triton"), Locator(wrapper, path)
     )
     _collect(info)
-    entries = []
-    for stmt in module.body:
-        if (
-            isinstance(stmt, cst.FunctionDef)
-            and stmt.name.value in info.functions
-            and (_launches(stmt, info))
-        ):
-            entries.append(EntryBuilder(info, stmt).build())
+    entries: list[ir.Entry] = []
+    kernels: list[ir.Kernel] = []
+    sites: list[ir.Site] = []
+    for fn, qualname, public in info.launch_hosts:
+        builder = EntryBuilder(info, fn, qualname, sites)
+        entry = builder.build()
+        entry, outlined = outline_entry(entry, builder.naming())
+        entries.append(dataclasses.replace(entry, public=public))
+        kernels.extend(outlined)
     if not entries:
         raise TranslationError(
-            "no host function that launches a @triton.jit kernel in this file",
+            "no function in this file launches a @triton.jit kernel",
             ir.Loc(path, 1, 0),
             "add a wrapper that calls `kernel[grid](...)` and returns the outputs",
         )
+    kernels, entries = _merge_variants(kernels, entries)
     result = ir.Module(
         path=path,
         entries=tuple(entries),
+        kernels=tuple(kernels),
+        host=ir.HostPlan(
+            source=text,
+            sites=tuple(sites),
+            edits=tuple(_module_edits(info, kernels)),
+            packages=tuple(info.grammar["packages"]),
+        ),
         docstring=module.get_docstring(clean=False),
         header_comments=tuple(
             line.comment.value[1:].strip()
@@ -146,6 +171,7 @@ def parse(source: str, path: str) -> ir.Module:
             and not is_provenance(line.comment.value)
         ),
         source_hash=hashlib.sha256(source.encode()).hexdigest(),
+        source_dialect="triton",
     )
     try:
         verify(result)
@@ -154,14 +180,85 @@ def parse(source: str, path: str) -> ir.Module:
     return result
 
 
+def _merge_variants(
+    kernels: list[ir.Kernel], entries: list[ir.Entry]
+) -> tuple[list[ir.Kernel], list[ir.Entry]]:
+    """One kernel per name: a kernel launched from several sites is lifted at each; identical
+    liftings are one kernel, different ones (other constants, other layouts) are numbered."""
+    out: list[ir.Kernel] = []
+    renames: list[str] = []
+    for k in kernels:
+        same = next((o for o in out if _variant_of(o.name) == k.name and _same_kernel(o, k)), None)
+        if same is not None:
+            renames.append(same.name)
+            continue
+        taken = {o.name for o in out}
+        name, n = k.name, 1
+        while name in taken:
+            n += 1
+            name = f"{k.name}_v{n}"
+        renames.append(name)
+        out.append(dataclasses.replace(k, name=name) if name != k.name else k)
+    # Launches name their kernels in the order they were lifted.
+    order = iter(renames)
+    new_entries = []
+    for e in entries:
+        body = tuple(
+            dataclasses.replace(s, kernel=next(order)) if isinstance(s, ir.Launch) else s
+            for s in e.body
+        )
+        new_entries.append(dataclasses.replace(e, body=body))
+    return out, new_entries
+
+
+def _variant_of(name: str) -> str:
+    base, _, n = name.rpartition("_v")
+    return base if base and n.isdigit() else name
+
+
+def _same_kernel(a: ir.Kernel, b: ir.Kernel) -> bool:
+    return dataclasses.replace(a, name=b.name) == b
+
+
+def _module_edits(info: ModuleInfo, kernels: list[ir.Kernel]) -> list[ir.HostEdit]:
+    """What changes in the carried module: each launched kernel's definition becomes its
+    translation; jit helpers (inlined into the kernels) go; module names only the kernels'
+    decorators read (configs, config functions, hooks) go unless host code still reads them."""
+    by_source: dict[str, list[str]] = {}
+    for k in kernels:
+        by_source.setdefault(_variant_of(k.name), []).append(k.name)
+    edits: list[ir.HostEdit] = []
+    for name, fn in info.jit.items():
+        span = info.locate.span(fn)
+        if name in info.kernels and name in by_source:
+            kd = info.kernels[name]
+            edits.append(
+                ir.HostEdit(
+                    "define", span, kernels=tuple(by_source[name]), keep=tuple(kd.kept_decorators)
+                )
+            )
+        else:
+            edits.append(ir.HostEdit("remove", span))
+    consumed: set[str] = set()
+    for kd in info.kernels.values():
+        consumed |= kd.consumed
+    for name in sorted(consumed):
+        node = info.statements.get(name)
+        if node is not None:
+            edits.append(ir.HostEdit("remove", info.locate.span(node), if_unused=(name,)))
+    return edits
+
+
 def _collect(info: ModuleInfo) -> None:
     g = info.grammar["frontend"]
     for stmt in info.module.body:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            info.statements[stmt.name.value] = stmt
         if isinstance(stmt, cst.FunctionDef):
             decorators = [_decorator_name(d, info.aliases) for d in stmt.decorators]
             if g["jit"] in decorators:
                 info.jit[stmt.name.value] = stmt
-            elif not stmt.decorators:
+            else:
                 info.functions[stmt.name.value] = stmt
         elif isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
@@ -170,17 +267,36 @@ def _collect(info: ModuleInfo) -> None:
                     and len(small.targets) == 1
                     and isinstance(small.targets[0].target, cst.Name)
                 ):
+                    info.statements[small.targets[0].target.value] = stmt
                     value = _const_int(small.value, info.constants)
                     if value is not None:
                         info.constants[small.targets[0].target.value] = value
-    launched = set()
-    for fn in info.functions.values():
-        launched |= _launched_names(fn)
+    launched: set[str] = set()
+    for fn, qualname, public in _host_functions(info):
+        names = _launched_names(fn) & set(info.jit)
+        if names:
+            launched |= names
+            info.launch_hosts.append((fn, qualname, public))
     for name, fn in info.jit.items():
         if name in launched:
             info.kernels[name] = _kernel_def(fn, info)
         else:
             info.jit_helpers[name] = fn
+
+
+def _host_functions(info: ModuleInfo) -> list[tuple[cst.FunctionDef, str, bool]]:
+    """Every function host code may launch kernels from: module functions and the methods of
+    module classes (autograd Functions), with their qualified names and whether they are public
+    (a module function not named ``_...``)."""
+    out: list[tuple[cst.FunctionDef, str, bool]] = []
+    for stmt in info.module.body:
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value not in info.jit:
+            out.append((stmt, stmt.name.value, not stmt.name.value.startswith("_")))
+        elif isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
+            for member in stmt.body.body:
+                if isinstance(member, cst.FunctionDef):
+                    out.append((member, f"{stmt.name.value}.{member.name.value}", False))
+    return out
 
 
 def _decorator_name(d: cst.Decorator, aliases: dict[str, str]) -> str | None:
@@ -235,6 +351,8 @@ def _kernel_def(fn: cst.FunctionDef, info: ModuleInfo) -> KernelDef:
     configs = None
     hook: FunctionRef | None = None
     heuristics: list[tuple[str, cst.BaseExpression, str]] = []
+    kept: list[str] = []
+    consumed: set[str] = set()
     for d in fn.decorators:
         name = _decorator_name(d, info.aliases)
         if name == g["heuristics"]:
@@ -242,10 +360,11 @@ def _kernel_def(fn: cst.FunctionDef, info: ModuleInfo) -> KernelDef:
             continue
         if name == g["autotune"]:
             configs, hook = autotune_configs(d, info)
+            consumed |= {n for n in cst_names_in(d) if n in info.statements}
         elif name not in (g["jit"],):
-            raise TranslationError(
-                f"unsupported kernel decorator `@{source_of(d.decorator)}`", info.locate(d)
-            )
+            # A decorator tiletrans does not read (a library's caching or registration
+            # wrapper) stays above the translated kernel.
+            kept.append(source_of(d.decorator))
     _prescan(fn, info, set())
     for key, _, _ in heuristics:
         if key not in constexprs:
@@ -254,7 +373,13 @@ def _kernel_def(fn: cst.FunctionDef, info: ModuleInfo) -> KernelDef:
                 f"parameter of `{fn.name.value}`",
                 info.locate(fn),
             )
-    kernel = KernelDef(fn, params, constexprs, defaults, configs, info, heuristics)
+    kernel = KernelDef(
+        fn, params, constexprs, defaults, configs, info, heuristics, kept_decorators=kept,
+        consumed=consumed,
+    )  # fmt: skip
+    from translator.dialects.triton.frontend_wrapper import param_kinds
+
+    kernel.param_kinds = param_kinds(fn, info.aliases)
     if hook is not None:
         from translator.dialects.triton.frontend_descriptors import block_shape_hook
 
@@ -455,11 +580,24 @@ def _opaque_expr(
 
 
 class EntryBuilder:
-    """Interprets one host wrapper function."""
+    """Interprets one host function that launches kernels, for the facts its launches need.
 
-    def __init__(self, info: ModuleInfo, fn: cst.FunctionDef) -> None:
+    Statements it cannot model are carried (they stay in the translation as written): the names
+    they bind become opaque, which only matters where a launch needs their value."""
+
+    def __init__(
+        self,
+        info: ModuleInfo,
+        fn: cst.FunctionDef,
+        qualname: str | None = None,
+        sites: list[ir.Site] | None = None,
+    ) -> None:
         self.info = info
         self.fn = fn
+        self.qualname = qualname or fn.name.value
+        self.sites = sites if sites is not None else []
+        self.launches: dict[int, Launch] = {}  # by launch site
+        self.complete = True
         self.locate = info.locate
         self.aliases = info.aliases
         self.grammar = info.grammar
@@ -631,6 +769,23 @@ class EntryBuilder:
 
     # ------------------------------------------------------------------ build
 
+    def naming(self) -> OutlineNaming:
+        """How the kernels this function launches name and spell what they read: a kernel's
+        own parameter names, and each argument as the launch wrote it."""
+        return OutlineNaming(
+            param=lambda k, host, kind: self.launches[k.site].param_name(host, kind),
+            text=lambda k, host: self.launches[k.site].arg_text(host),
+            order=lambda k, host: self.launches[k.site].param_order(host),
+            constexpr=set(self.hints.get("constexpr", ())),
+        )
+
+    def carried(self, node: cst.CSTNode) -> None:
+        """A host statement the frontend does not model: carried as written; what it binds is
+        opaque from here on (the entry's facts are incomplete)."""
+        self.complete = False
+        for name in _bound_names(node):
+            self.scope[name] = HOpaque(f"`{name}` is computed by host code tiletrans carries")
+
     def build(self) -> ir.Entry:
         fn = self.fn
         params = self._params()
@@ -666,24 +821,24 @@ class EntryBuilder:
             else:
                 self.emit(ir.Return(None))
         body = self._finish_body()
-        tunables, configs = self._tunables()
-        hints = dict(self.hints)
-        if _uses_fast_math(body):
-            hints["fast_math"] = True
+        hints = {
+            k: v
+            for k, v in self.hints.items()
+            if k in ("derived_wrapper", "rank_specialized", "constexpr")
+        }
         if self.assumed_unit:
             hints["assumed_unit_stride"] = tuple(dict.fromkeys(self.assumed_unit))
         returns = source_of(fn.returns.annotation) if fn.returns is not None else None
         return _settle_tile_names(
             ir.Entry(
-                name=fn.name.value,
+                name=self.qualname,
                 params=params,
                 body=tuple(body),
-                tunables=tunables,
-                configs=configs,
                 docstring=docstring,
                 return_annotation=returns,
                 comments=tuple(statement_comments(fn)),
                 hints=tuple(sorted(hints.items())),
+                complete=self.complete,
                 loc=self.locate(fn),
             )
         )
@@ -693,7 +848,8 @@ class EntryBuilder:
         ps = self.fn.params
         if ps.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or ps.star_kwarg is not None:
             raise self.error(self.fn, "wrappers with *args/**kwargs are not supported")
-        for p in (*ps.posonly_params, *ps.params, *ps.kwonly_params):
+        all_params = (*ps.posonly_params, *ps.params, *ps.kwonly_params)
+        for i, p in enumerate(all_params):
             name = p.name.value
             annotation = source_of(p.annotation.annotation) if p.annotation is not None else None
             default = None
@@ -703,18 +859,22 @@ class EntryBuilder:
                 kind = annotation
             elif optional is not None:
                 kind = optional
-            elif annotation is not None and "Tensor" not in annotation:
-                raise self.error(
-                    p,
-                    f"unsupported parameter annotation `{annotation}`",
-                    "annotate parameters as torch.Tensor, int, float, bool, str "
-                    "(or `float | None` and the like)",
-                )
+            elif (annotation is not None and "Tensor" not in annotation) or (
+                i == 0 and "." in self.qualname and name in ("self", "cls", "ctx")
+            ):
+                # Something the IR has no value for (a method's ctx, an object): opaque.
+                out.append(ir.Param(name, "object", None, annotation))
+                self.names.add(name)
+                self.scope[name] = HOpaque(f"`{name}` is no tensor or scalar")
+                continue
             if p.default is not None:
                 try:
                     value = literal(p.default)
                 except ValueError:
-                    raise self.error(p.default, "parameter defaults must be literals") from None
+                    out.append(ir.Param(name, "object", None, annotation))
+                    self.names.add(name)
+                    self.scope[name] = HOpaque(f"`{name}` defaults to a non-literal")
+                    continue
                 if value is None and kind not in ("int", "float", "bool"):
                     raise self.error(
                         p.default,
@@ -821,22 +981,79 @@ class EntryBuilder:
                 self.pending_comments.extend(comments)
             if isinstance(node, cst.SimpleStatementLine):
                 for small in node.body:
-                    r = self.host_small(small)
-                    if r is not _NO_RETURN:
+                    r = self._modelled(lambda small=small: self.host_small(small), small)
+                    if r is not _NO_RETURN and r is not None:
                         return r
                 continue
             if isinstance(node, cst.If):
-                self.host_if(node)
+                if not self._modelled(lambda node=node: self.host_if(node) or True, None):
+                    self.host_branches(node)
                 continue
             if isinstance(node, cst.FunctionDef):
-                self.host_def(node)
+                if not self._modelled(lambda node=node: self.host_def(node) or True, None):
+                    self.carried(node)
                 continue
-            raise self.error(
-                node,
-                f"unsupported host statement `{self.src(node).splitlines()[0][:60]}`",
-                "host code may unpack shapes, allocate, reshape, assert, launch and return",
-            )
+            self.host_compound(node)
         return _NO_RETURN
+
+    def _modelled(self, step, carried_node: cst.CSTNode | None) -> Any:
+        """Run ``step`` (the model of one host statement); where the frontend cannot model it,
+        the statement is carried instead: its IR is undone and the names it binds go opaque.
+
+        Returns ``step``'s result, or ``None`` where the statement was carried. Refusals of
+        device code (a launched kernel the frontend cannot lift) are not host code and pass."""
+        from translator.dialects.triton.frontend_device import Refusal
+
+        mark = (len(self.body), list(self.pending_comments), dict(self.scope))
+        try:
+            return step()
+        except Refusal:
+            raise
+        except TranslationError as err:
+            if getattr(err, "device", False):
+                raise
+            del self.body[mark[0] :]
+            self.pending_comments = mark[1]
+            self.scope = mark[2]
+            if carried_node is not None:
+                self.carried(carried_node)
+            return None
+
+    def host_branches(self, node: cst.If) -> None:
+        """A host ``if`` the frontend does not model as a whole: each branch is read in turn (its
+        launches lifted with what is known there); names any branch binds are opaque after."""
+        self.complete = False
+        branch: cst.CSTNode | None = node
+        while branch is not None:
+            suite = branch.body if isinstance(branch, (cst.If, cst.Else)) else None
+            if isinstance(suite, cst.IndentedBlock):
+                saved = dict(self.scope)
+                self.host_block(list(suite.body))
+                self.scope = saved
+            branch = branch.orelse if isinstance(branch, cst.If) else None
+        self.carried(node)
+
+    def host_compound(self, node: cst.BaseStatement) -> None:
+        """``with``, loops, ``try`` and other compound statements: carried as written; their
+        bodies are read for launches (a ``with torch.cuda.device(x.device):`` around one)."""
+        self.complete = False
+        if isinstance(node, cst.With):
+            for item in node.items:
+                if item.asname is not None:
+                    for name in _bound_names(item.asname):
+                        self.scope[name] = HOpaque(f"`{name}` is bound by a `with`")
+            if isinstance(node.body, cst.IndentedBlock):
+                self.host_block(list(node.body.body))
+            return
+        if isinstance(node, (cst.For, cst.While, cst.Try)):
+            self.carried(node)  # loop-carried names are unknown inside the body too
+            if isinstance(node.body, cst.IndentedBlock):
+                saved = dict(self.scope)
+                self.host_block(list(node.body.body))
+                self.scope = saved
+            self.carried(node)
+            return
+        self.carried(node)
 
     def host_def(self, node: cst.FunctionDef) -> None:
         """A local ``def grid(meta): return (...)``: a grid function, like a lambda."""
@@ -930,7 +1147,7 @@ class EntryBuilder:
         elif isinstance(node, cst.Pass):
             pass
         elif isinstance(node, cst.Raise):
-            raise self.error(node, "unconditional raise in a wrapper")
+            self.complete = False
         else:
             raise self.error(node, f"unsupported host statement `{self.src(node)[:60]}`")
         return _NO_RETURN
@@ -1923,18 +2140,13 @@ class EntryBuilder:
 
     def shape_exprs(self, t: HTensor, node: cst.CSTNode) -> list[ir.Expr]:
         if t.rank is None:
-            if t.reshape_rank is None:
-                raise self.error(
-                    node,
-                    f"cannot tell the rank of `{t.source}`",
-                    f"unpack {t.source}.shape or assert {t.source}.dim() == r",
-                )
-            t.rank = t.reshape_rank
-            self.guards.append(
-                (t.name, t.rank, "the IR cannot view a result back to a shape of unknown rank")
+            # The host code stays as written; only the frontend's model of it would need the
+            # rank, so the statement is carried rather than the tensor specialised.
+            raise self.error(
+                node,
+                f"cannot tell the rank of `{t.source}`",
+                f"unpack {t.source}.shape or assert {t.source}.dim() == r",
             )
-            self.hints.setdefault("rank_specialized", ())
-            self.hints["rank_specialized"] += ((t.name, t.rank),)
         return [ir.SizeOf(t.name, d) for d in range(t.rank)]
 
     # ------------------------------------------------------------------ launches
@@ -1949,29 +2161,57 @@ class EntryBuilder:
                 call, f"`{self.src(sub.value)}` is not a @triton.jit kernel of this file"
             )
         kernel = self.info.kernels[sub.value.value]
+        # Each kernel has its own tunables and configs; host facts are shared.
+        self.tunables, self.tunable_canon, self.configs = {}, {}, []
+        for key in ("pid_type",):
+            self.hints.pop(key, None)
         launch = Launch(self, kernel, call)
-        launch.bind()
-        launch.grid = launch.eval_grid(sub)
-        self.derived = self.derived or launch.derived
-        lifter = KernelLifter(launch)
-        k = lifter.lift()
+        try:
+            launch.bind()
+            launch.grid = launch.eval_grid(sub)
+            self.derived = self.derived or launch.derived
+            lifter = KernelLifter(launch)
+            k = lifter.lift()
+        except TranslationError as err:
+            err.device = True  # type: ignore[attr-defined]
+            raise
         if launch.derived:
             self.hints["derived_wrapper"] = self.runnable_wrapper(launch)
-        if _casts_to_int64(kernel.fn, self.info):
-            # The source computes offsets in 64 bits (`pid.to(tl.int64)`, against int32
-            # overflow); other DSLs are told to index so too.
-            self.hints["index_dtype"] = "int64"
         for s in launch.pre:
             self.emit(s)
         comments = tuple(self.pending_comments)
         self.pending_comments = []
-        self.body.append(dataclasses.replace(k, comments=comments + k.comments))
+        self.sites.append(ir.Site(self.locate.span(call), statement=False))
+        site = len(self.sites) - 1
+        self.launches[site] = launch
+        launch.record_configs()
+        tunables, configs = self._tunables()
+        hints = ir.Hints(
+            schedule=self.hints.get("pid_type"),
+            # The source computes offsets in 64 bits (`pid.to(tl.int64)`, against int32
+            # overflow); other DSLs are told to index so too.
+            index_bits=64 if _casts_to_int64(kernel.fn, self.info) else None,
+            fast_math=True if _uses_fast_math(list(k.body)) else None,
+        )
+        inline = ir.InlineKernel(
+            name=k.name,
+            grid=k.grid,
+            body=k.body,
+            comments=comments + tuple(launch.notes),
+            docstring=k.docstring,
+            doc_comments=k.doc_comments,
+            tunables=tunables,
+            configs=configs,
+            hints=hints,
+            site=site,
+            loc=k.loc,
+        )
+        self.body.append(inline)
         from translator.ir.visit import walk_stmts
 
         self.written |= {
             s.tensor for s in walk_stmts(k.body) if isinstance(s, (ir.Store, ir.AtomicRMW))
         }
-        launch.record_configs()
 
     def runnable_wrapper(self, launch: Launch) -> str:
         """The derived wrapper as runnable Python: its grid one program per tile. Validation
@@ -1989,6 +2229,21 @@ class EntryBuilder:
         text = self.info.module.code_for_node(self.fn)
         grid = f"(lambda META: ({', '.join(axes)},))"
         return text.replace(DERIVED_GRID, grid)
+
+    def source_name(self, ir_name: str) -> str | None:
+        """The host variable that holds IR value ``ir_name`` at this point, if any."""
+        if ir_name in self.scope and ir_name in self.names:
+            v = self.scope[ir_name]
+            if (isinstance(v, HScalar) and v.expr == ir.Name(ir_name)) or (
+                isinstance(v, HTensor) and v.name == ir_name
+            ):
+                return ir_name
+        for name, v in self.scope.items():
+            if isinstance(v, HScalar) and v.expr == ir.Name(ir_name):
+                return name
+            if isinstance(v, HTensor) and v.name == ir_name:
+                return name
+        return None
 
     def mark_constexpr(self, name: str) -> None:
         """Host scalar ``name`` must reach kernels as a compile-time constant (a string)."""
@@ -2027,6 +2282,8 @@ class Launch:
         self.derived_axes: dict[int, ir.Expr] = {}  # its programs per axis (keys as `%p:NAME`)
         # Launch knobs the host computes: (expression or None, source text).
         self.knob_exprs: dict[str, tuple[ir.Expr | None, str]] = {}
+        self.notes: list[str] = []  # `tiletrans:` comments for the launch
+        self.texts: dict[str, str] = {}  # source text of each argument the launch passes
 
     def error(self, node: cst.CSTNode | None, message: str, hint: str | None = None):
         return TranslationError(message, self.host.locate(node or self.node), hint)
@@ -2071,7 +2328,12 @@ class Launch:
         if k.configs:
             for meta, _ in k.configs:
                 tuned |= set(meta)
-        for p in k.params:
+        kinds = self.kernel.param_kinds
+        # Pointers first: a tensor the host code computes opaquely (`ctx.saved_tensors`, a
+        # helper's result) is known to be a tensor once a pointer parameter receives it, so
+        # that `x.stride(0)` passed beside it reads as its stride.
+        order = sorted(k.params, key=lambda p: kinds.get(p) != "pointer")
+        for p in order:
             if p in tuned:
                 if p in nodes:
                     raise self.error(
@@ -2083,9 +2345,109 @@ class Launch:
             if node is None:
                 self.bindings[p] = Binding("opaque", why="it is not passed")
                 continue
-            self.values[p] = self.host.hval(node)
-            self.bindings[p] = self.binding_of(p, self.values[p], self.host.src(node))
+            value = self.host.hval(node)
+            text = _arg_text(node)
+            if p not in k.constexprs:
+                value = self.known_for_kernel(p, value, node, text)
+            self.values[p] = value
+            self.texts[p] = text
+            self.bindings[p] = self.binding_of(p, value, text)
+        # The kernel's parameters in signature order (then the bindings descriptors add).
+        ordered = {p: self.bindings[p] for p in k.params if p in self.bindings}
+        self.bindings = {**ordered, **self.bindings}
         self.bind_heuristics(nodes)
+
+    def known_for_kernel(self, p: str, value: Any, node: cst.BaseExpression, text: str) -> Any:
+        """An argument the host computes in a way the frontend does not follow, as what the
+        kernel makes of it: a tensor of unknown rank for a pointer parameter, a host scalar
+        (named after the parameter) for an integer or float one. A scalar argument that is an
+        expression is named too, so that the kernel reads it as one parameter."""
+        host = self.host
+        kind = self.kernel.param_kinds.get(p)
+        if kind == "pointer" and isinstance(value, HOpaque):
+            name = host.fresh(_tensor_base(p))
+            t = HTensor(name, text, ir.DTypeOf(name))
+            host.bind_tensor(name, t)
+            host.types.vars[name] = TensorType(ir.DTypeOf(name))
+            host.emit(ir.Carried(name, "tensor", text, loc=host.locate(node)))
+            if isinstance(node, cst.Name):
+                host.scope[node.value] = t
+            return t
+        if kind in ("int", "float") and isinstance(value, HOpaque):
+            name = host.fresh(p)
+            host.names.add(name)
+            host.types.vars[name] = ScalarType(ir.I32 if kind == "int" else ir.F32, weak=True)
+            host.emit(ir.Carried(name, kind, text, loc=host.locate(node)))
+            if isinstance(node, cst.Name):
+                host.scope[node.value] = HScalar(ir.Name(name), kind)
+            return HScalar(ir.Name(name), kind)
+        if (
+            kind in ("int", "float")
+            and isinstance(value, HScalar)
+            and not isinstance(value.expr, (ir.Name, ir.Const))
+        ):
+            name = host.fresh(p)
+            host.names.add(name)
+            host.canon[name] = value.expr
+            host.emit(ir.Assign(name, value.expr, loc=host.locate(node)))
+            host.types.vars[name] = ScalarType(
+                ir.F32 if value.kind == "float" else ir.I32, weak=True
+            )
+            return HScalar(ir.Name(name), value.kind)
+        return value
+
+    # ------------------------------------------------------------------ outlining
+
+    def _param_of(self, host_name: str) -> str | None:
+        """The kernel parameter the launch passes host value ``host_name`` to."""
+        for p, b in self.bindings.items():
+            t = b.htensor
+            if t is not None and b.kind in ("tensor", "descriptor") and (
+                host_name in (t.name, t.flat)
+            ):
+                return p
+            if b.kind in ("int", "float", "str", "constexpr") and b.expr == ir.Name(host_name):
+                return p
+        return None
+
+    def param_name(self, host_name: str, kind: str) -> str:
+        """The outlined kernel's parameter for ``host_name``: the source kernel's own name
+        (``x_ptr`` → ``x``), or the host's name for a value the launch does not pass (a grid
+        extent)."""
+        p = self._param_of(host_name)
+        if p is None:
+            return self.host.source_name(host_name) or host_name
+        if kind == "tensor":
+            base = _tensor_base(p)
+            return base if base not in self.kernel.params or base == p else p
+        return p
+
+    def arg_text(self, host_name: str) -> str:
+        """``host_name`` spelt at the launch site: the argument as the launch wrote it."""
+        p = self._param_of(host_name)
+        if p is not None:
+            b = self.bindings[p]
+            if b.kind == "descriptor":
+                assert b.tensor is not None
+                return b.tensor
+            text = self.texts[p]
+            if b.htensor is not None and b.htensor.flat == host_name:
+                return f"{_atom(text)}.view(-1)"
+            return text
+        name = self.host.source_name(host_name)
+        if name is None:
+            raise self.error(
+                self.node,
+                f"the kernel needs a host value the launch does not pass and the frontend "
+                f"cannot spell (`{host_name}`)",
+                "pass the value to the kernel as an argument",
+            )
+        return name
+
+    def param_order(self, host_name: str) -> object:
+        p = self._param_of(host_name)
+        return self.kernel.params.index(p) if p is not None else len(self.kernel.params)
+
 
     def bind_heuristics(self, nodes: dict[str, cst.BaseExpression]) -> None:
         """Evaluate ``@triton.heuristics`` in order over the launch's argument values."""
@@ -2313,8 +2675,10 @@ class Launch:
         return ir.DTypeOf(t.name)
 
     def check_writable(self, pname: str, node) -> None:
+        # The host code runs as written in the translation: a kernel may write into a copy
+        # the host made (`.contiguous()`), as the source does.
         t = self.tensor_info(pname)
-        if t.copy:
+        if t.copy and False:
             raise self.error(
                 node,
                 f"the kernel writes into `{t.source}`, a copy the source makes "
@@ -2479,9 +2843,7 @@ class Launch:
                     f"tiletrans: dropped `{key}={text}`: a launch knob computed on the "
                     "host from input sizes (performance only)"
                 )
-        kernel = self.host.body[-1]
-        if notes and isinstance(kernel, ir.Kernel):
-            self.host.body[-1] = dataclasses.replace(kernel, comments=(*notes, *kernel.comments))
+        self.notes.extend(notes)
         return out
 
 
@@ -2588,17 +2950,83 @@ def _casts_to_int64(fn: cst.FunctionDef, info: ModuleInfo) -> bool:
 
 
 def _uses_fast_math(body: list[ir.Stmt]) -> bool:
-    """Whether kernels compute transcendental functions, which Triton's ``tl.exp``, ``tl.log``...
-    do with fast approximations (other DSLs call exact-rounding libraries unless told)."""
+    """Whether a kernel body computes transcendental functions, which Triton's ``tl.exp``,
+    ``tl.log``... do with fast approximations (other DSLs call exact-rounding libraries unless
+    told)."""
     from translator.ir.ops import POINTWISE_OPS
     from translator.ir.visit import all_exprs
 
     return any(
         isinstance(e, ir.Call) and POINTWISE_OPS[e.op].result == "float"
-        for s in body
-        if isinstance(s, ir.Kernel)
-        for e in all_exprs(s.body)
+        for e in all_exprs(tuple(body))
     )
+
+
+def _tensor_base(param: str) -> str:
+    """``x`` for a pointer parameter ``x_ptr`` (``X`` stays ``X``)."""
+    for suffix in ("_ptrs", "_ptr", "_desc"):
+        if param.endswith(suffix) and len(param) > len(suffix):
+            return param[: -len(suffix)]
+    return param
+
+
+def _arg_text(node: cst.BaseExpression) -> str:
+    """A launch argument as source text for the translated launch (one line)."""
+    text = source_of(node).strip()
+    return text if "\n" not in text and "#" not in text else " ".join(text.split())
+
+
+def _atom(text: str) -> str:
+    """``text`` safe to put an attribute after."""
+    return text if text.replace("_", "").replace(".", "").isalnum() else f"({text})"
+
+
+def _bound_names(node: cst.CSTNode) -> list[str]:
+    """Names a host statement (or target) binds: assignment and loop targets, ``with ... as``,
+    ``def``/``class`` names, imports."""
+    out: list[str] = []
+
+    def targets(t: cst.CSTNode) -> None:
+        if isinstance(t, cst.Name):
+            out.append(t.value)
+        elif isinstance(t, (cst.Tuple, cst.List)):
+            for e in t.elements:
+                targets(e.value)
+        elif isinstance(t, cst.StarredElement):
+            targets(t.value)
+
+    class V(cst.CSTVisitor):
+        def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
+            targets(n.target)
+
+        def visit_AnnAssign(self, n: cst.AnnAssign) -> None:
+            targets(n.target)
+
+        def visit_AugAssign(self, n: cst.AugAssign) -> None:
+            targets(n.target)
+
+        def visit_For(self, n: cst.For) -> None:
+            targets(n.target)
+
+        def visit_AsName(self, n: cst.AsName) -> None:
+            targets(n.name)
+
+        def visit_FunctionDef(self, n: cst.FunctionDef) -> bool:
+            out.append(n.name.value)
+            return False
+
+        def visit_ClassDef(self, n: cst.ClassDef) -> bool:
+            out.append(n.name.value)
+            return False
+
+        def visit_Lambda(self, n: cst.Lambda) -> bool:
+            return False
+
+    if isinstance(node, (cst.Name, cst.Tuple, cst.List)):
+        targets(node)
+    else:
+        node.visit(V())
+    return out
 
 
 def _is_size(e: ir.Expr) -> bool:
@@ -2740,8 +3168,8 @@ def _names_used(s: ir.Stmt) -> set[str]:
         if isinstance(st, (ir.Store, ir.AtomicRMW)):
             for e in index_exprs(st.index):
                 add(e)
-        if isinstance(st, (ir.Kernel, ir.TileLoop)):
-            for t in st.grid if isinstance(st, ir.Kernel) else st.tiles:
+        if isinstance(st, (ir.InlineKernel, ir.TileLoop)):
+            for t in st.grid if isinstance(st, ir.InlineKernel) else st.tiles:
                 add(t.extent)
                 if isinstance(t.block, str):
                     names.add(t.block)
@@ -2790,7 +3218,7 @@ def _map_host_stmt(s: ir.Stmt, fix, map_stmt) -> ir.Stmt:
     def index(item: ir.IndexItem) -> ir.IndexItem:
         return _walk_value(item, fix) if not isinstance(item, (ir.TileIndex, ir.NewAxis)) else item
 
-    if isinstance(s, ir.Kernel):
+    if isinstance(s, ir.InlineKernel):
         grid = tuple(dataclasses.replace(t, extent=fix(t.extent)) for t in s.grid)
         return dataclasses.replace(
             s, grid=grid, body=tuple(map_stmt(b, fix, index) for b in s.body)
@@ -2818,8 +3246,8 @@ def _settle_tile_names(entry: ir.Entry) -> ir.Entry:
     tiles = [
         t.name
         for s in walk_stmts(entry.body)
-        if isinstance(s, (ir.Kernel, ir.TileLoop))
-        for t in (s.grid if isinstance(s, ir.Kernel) else s.tiles)
+        if isinstance(s, (ir.InlineKernel, ir.TileLoop))
+        for t in (s.grid if isinstance(s, ir.InlineKernel) else s.tiles)
     ]
     used = names_in(entry)
     mapping: dict[str, str] = {}

@@ -311,7 +311,7 @@ class KernelLifter:
 
     # ------------------------------------------------------------------ entry point
 
-    def lift(self) -> ir.Kernel:
+    def lift(self) -> ir.InlineKernel:
         for p in self.launch.kernel.params:
             self.env[p] = self.param_value(p)
         body = self.fn.body
@@ -331,7 +331,7 @@ class KernelLifter:
             + tuple(c for d in fn.decorators for c in comment_lines(d.leading_lines))
             + comment_lines(fn.lines_after_decorators)
         )
-        kernel = ir.Kernel(
+        kernel = ir.InlineKernel(
             fn.name.value,
             grid,
             body_stmts,

@@ -68,8 +68,11 @@ def derived_wrappers(module: cst.Module, path: str) -> str:
             ]
             if "triton.jit" in names:
                 jit[stmt.name.value] = stmt
-            elif not stmt.decorators:
+            else:
                 plain[stmt.name.value] = stmt
+        elif isinstance(stmt, cst.ClassDef):
+            # Methods launch kernels too (an autograd Function's forward and backward).
+            plain[stmt.name.value] = stmt  # type: ignore[assignment]
     # Launched by a function, or referenced by another kernel (a helper, a combine function).
     used = _names_launched(plain.values()) | _names_referenced(f.body for f in jit.values())
     taken = set(plain) | set(jit)
@@ -109,21 +112,14 @@ def _dereferences_a_parameter(fn: cst.FunctionDef, aliases: dict[str, str]) -> b
     return any(p.name.value in reach for p in fn.params.params)
 
 
-def _wrapper(fn: cst.FunctionDef, aliases: dict[str, str], path: str, taken: set[str]) -> str:
-    name = fn.name.value
-    entry = name.removesuffix("_kernel").lstrip("_") or name
-    if entry in taken or entry == name:
-        entry = f"{name.lstrip('_')}_launch"
+def param_kinds(fn: cst.FunctionDef, aliases: dict[str, str]) -> dict[str, str]:
+    """How a kernel uses each parameter, read off its syntax: ``constexpr``, an annotated
+    ``int``/``float``/``bool``, ``pointer`` (dereferenced, never scaled), ``stride`` (only scales
+    offsets), ``int`` (in offsets, masks or bounds) or ``float`` (anything else)."""
     uses = _uses(fn, aliases)
     pointer_names = _closure(uses, _names_in(uses.pointer_exprs))
-    params = [p for p in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params)]
-    tuned = _decorated_meta(fn, aliases)
-    args: list[str] = []
-    signature: list[str] = []
-    tensors: list[str] = []
-    strides: dict[str, list[str]] = {}
     kinds: dict[str, str] = {}
-    for p in params:
+    for p in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params):
         pname = p.name.value
         ann = p.annotation.annotation if p.annotation is not None else None
         ann_text = resolve(ann, aliases) if ann is not None else None
@@ -141,6 +137,22 @@ def _wrapper(fn: cst.FunctionDef, aliases: dict[str, str], path: str, taken: set
             kinds[pname] = "int"
         else:
             kinds[pname] = "float"
+    return kinds
+
+
+def _wrapper(fn: cst.FunctionDef, aliases: dict[str, str], path: str, taken: set[str]) -> str:
+    name = fn.name.value
+    entry = name.removesuffix("_kernel").lstrip("_") or name
+    if entry in taken or entry == name:
+        entry = f"{name.lstrip('_')}_launch"
+    uses = _uses(fn, aliases)
+    params = [p for p in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params)]
+    tuned = _decorated_meta(fn, aliases)
+    args: list[str] = []
+    signature: list[str] = []
+    tensors: list[str] = []
+    strides: dict[str, list[str]] = {}
+    kinds = param_kinds(fn, aliases)
     pointers = [p.name.value for p in params if kinds[p.name.value] == "pointer"]
     owners = _stride_owners(uses, pointers, [n for n, k in kinds.items() if k == "stride"])
     tensor_of: dict[str, str] = {}
@@ -296,4 +308,4 @@ def _decorated_meta(fn: cst.FunctionDef, aliases: dict[str, str]) -> set[str]:
     return out
 
 
-__all__ = ["DERIVED_GRID", "derived_wrappers"]
+__all__ = ["DERIVED_GRID", "derived_wrappers", "param_kinds"]

@@ -23,6 +23,7 @@ from translator.ir.shapes import (
     TileVarType,
     TypeEnv,
     dims_compatible,
+    kernel_env,
     dims_of,
     dtype_of,
     index_dims,
@@ -53,21 +54,21 @@ class KernelSignature:
     """What the kernel takes, in order, and how the host computes each argument."""
 
     tensors: list[str] = field(default_factory=list)
-    scalars: list[tuple[str, str]] = field(default_factory=list)  # (param, host expr)
+    # (param, value): the value in the IR kernel's own terms (its parameters).
+    scalars: list[tuple[str, ir.Expr]] = field(default_factory=list)
     strides: list[tuple[str, str, int]] = field(default_factory=list)  # (param, tensor, dim)
-    constexprs: list[tuple[str, str | None]] = field(default_factory=list)  # (param, host expr)
+    # (param, value); ``None``: a tunable the autotuner or the launch sets.
+    constexprs: list[tuple[str, ir.Expr | None]] = field(default_factory=list)
     tunable_params: dict[str, str] = field(default_factory=dict)  # tunable -> constexpr name
 
 
 class KernelEmitter:
-    """Emits one kernel. ``host_env`` are the host types at the launch."""
+    """Emits one self-contained kernel."""
 
-    def __init__(self, entry: ir.Entry, kernel: ir.Kernel, host_env: TypeEnv, host_expr) -> None:
-        self.entry = entry
+    def __init__(self, kernel: ir.Kernel) -> None:
         self.kernel = kernel
         self.grammar = load_grammar("triton")
-        self.env = host_env.child()
-        self.host_expr = host_expr
+        self.env = kernel_env(kernel)
         self.sig = KernelSignature()
         self.dims: dict[object, DimNames] = {}
         self.taken: set[str] = set()
@@ -87,7 +88,7 @@ class KernelEmitter:
 
     def _plan(self) -> None:
         k = self.kernel
-        for p in self.entry.params:
+        for p in k.params:
             if p.kind != "tensor":
                 self.taken.add(p.name)
         for s in walk_stmts(k.body):
@@ -102,7 +103,7 @@ class KernelEmitter:
             if isinstance(t.block, str):
                 self.sig.tunable_params.setdefault(t.block, constant_name(t.block))
         for e in all_exprs(k.body):
-            if isinstance(e, ir.Name) and any(t.name == e.id for t in self.entry.tunables):
+            if isinstance(e, ir.Name) and any(t.name == e.id for t in k.tunables):
                 self.sig.tunable_params.setdefault(e.id, constant_name(e.id))
         # tensors in order of first use
         for s in walk_stmts(k.body):
@@ -125,7 +126,7 @@ class KernelEmitter:
             if isinstance(s, (ir.Store, ir.AtomicRMW)):
                 for extent in full_extents(s.tensor, s.index):
                     self._name_full(extent)
-        order = [t.name for t in self.entry.tunables]
+        order = [t.name for t in k.tunables]
         tunable_consts = [
             (self.sig.tunable_params[t], None) for t in order if t in self.sig.tunable_params
         ]
@@ -134,19 +135,8 @@ class KernelEmitter:
         self._order_params()
 
     def _order_params(self) -> None:
-        """Parameters in the order the host defines them: inputs, then outputs, then sizes."""
-        rank: dict[str, int] = {}
-        for p in self.entry.params:
-            rank.setdefault(p.name, len(rank))
-        for s in self.entry.body:
-            if isinstance(s, ir.Alloc):
-                rank.setdefault(s.target, len(rank))
-            elif isinstance(s, ir.ShapeUnpack):
-                for t in s.targets:
-                    if t is not None:
-                        rank.setdefault(t, len(rank))
-            elif isinstance(s, ir.Assign):
-                rank.setdefault(s.target, len(rank))
+        """Parameters in the IR kernel's order (the host's: inputs, outputs, sizes)."""
+        rank: dict[str, int] = {p.name: i for i, p in enumerate(self.kernel.params)}
         last = len(rank)
         self.sig.tensors.sort(key=lambda t: rank.get(t, last))
         self.sig.scalars.sort(key=lambda p: rank.get(p[0], last))
@@ -182,22 +172,20 @@ class KernelEmitter:
             for tensor, index in accesses:
                 for extent in full_extents(tensor, index):
                     flat.extend(walk_expr(extent))
-        specialized = set(dict(self.entry.hints).get("specialize", ())) | set(
-            dict(self.entry.hints).get("constexpr", ())
-        )
+        specialized = {p.name for p in self.kernel.params if p.constexpr}
         for e in flat:
             if isinstance(e, ir.Name):
                 t = self.env.vars.get(e.id)
                 if (
                     isinstance(t, ScalarType)
                     and e.id not in self.sig.tunable_params
-                    and not any(tv.name == e.id for tv in self.entry.tunables)
+                    and not any(tv.name == e.id for tv in self.kernel.tunables)
                 ):
-                    self._add_scalar(e.id, e.id, constexpr=e.id in specialized)
+                    self._add_scalar(e.id, e, constexpr=e.id in specialized)
             elif isinstance(e, ir.SizeOf):
-                self._add_scalar(f"{e.tensor}_size{e.dim}", f"{e.tensor}.size({e.dim})")
+                self._add_scalar(f"{e.tensor}_size{e.dim}", e)
 
-    def _add_scalar(self, param: str, host: str, constexpr: bool = False) -> None:
+    def _add_scalar(self, param: str, host: ir.Expr, constexpr: bool = False) -> None:
         if constexpr:
             if all(p != param for p, _ in self.sig.constexprs):
                 self.sig.constexprs.append((param, host))
@@ -238,7 +226,7 @@ class KernelEmitter:
             block=block,
             extent=text,
         )
-        self.sig.constexprs.append((block, f"triton.next_power_of_2({self.host_expr(extent)})"))
+        self.sig.constexprs.append((block, ir.Call("next_power_of_2", (extent,))))
 
     # ================================================================== expressions
 
@@ -684,10 +672,10 @@ class KernelEmitter:
         grid = self.kernel.grid
         for t in grid:
             self.env.bind_tile(t)
-        pid_type = dict(self.entry.hints).get("pid_type", "flat")
+        pid_type = self.kernel.hints.schedule or "flat"
         names = [self.dims[t.name] for t in grid]
         counts = [self._count(n, t) for n, t in zip(names, grid)]
-        group = "group_size" in {t.name for t in self.entry.tunables} and len(grid) == 2
+        group = "group_size" in {t.name for t in self.kernel.tunables} and len(grid) == 2
         if pid_type == "xyz" or len(grid) == 1:
             for axis, (t, n) in enumerate(zip(grid, names)):
                 target = t.name if n.scalar else n.pid

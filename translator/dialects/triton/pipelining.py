@@ -18,47 +18,35 @@ from translator.ir import nodes as ir
 from translator.ir.visit import walk_expr, walk_stmts
 
 
-def fewer_stages_for_squeezed_dots(before: ir.Entry, after: ir.Entry) -> ir.Entry:
-    """``after`` (``before`` with unit tiles squeezed) with one pipeline stage less, if one of
-    its kernels lost a unit dim from a dot whose two operands are loaded in its loop; such a
-    kernel gets a ``tiletrans:`` comment saying so."""
-    units = _unit_tiles(before, after)
-    batched = {i for i, k in enumerate(before.body) if _batched_loop_dot(k, units.get(i, set()))}
+def fewer_stages_for_squeezed_dots(
+    before: ir.Kernel, after: ir.Kernel
+) -> tuple[ir.Kernel, tuple[str, ...]]:
+    """``after`` (``before`` with unit tiles squeezed) with one pipeline stage less if it lost a
+    unit dim from a dot whose two operands are loaded in its loop, and the ``tiletrans:`` note
+    that says so (for above the kernel's definition, where its configs are)."""
+    units = {t.name for t, u in zip(before.grid, after.grid) if u.scalar and not t.scalar}
     stages = [t for t in after.tunables if t.kind == "num_stages"]
-    if not batched or not stages or stages[0].default <= 1:
-        return after
+    if not _batched_loop_dot(before, units) or not stages or stages[0].default <= 1:
+        return after, ()
     note = (
         f"tiletrans: num_stages {stages[0].default} -> {_less(stages[0].default)} keeps the "
         "source's shared memory per CTA:",
         "tl.dot buffers both 2-D operands at every stage, the batched dot one tile fewer",
     )
-    body = tuple(
-        # Above the kernel's definition, where its configs are: the note explains them.
-        dataclasses.replace(s, doc_comments=(*s.doc_comments, *note)) if i in batched else s
-        for i, s in enumerate(after.body)
-    )
-    return dataclasses.replace(
+    kernel = dataclasses.replace(
         after,
         tunables=tuple(_fewer(t) for t in after.tunables),
         configs=tuple(
             tuple((name, _less(v) if _is_stages(after, name) else v) for name, v in config)
             for config in after.configs
         ),
-        body=tuple(_loops_fewer(s) for s in body),
+        body=tuple(_loops_fewer(s) for s in after.body),
     )
+    return kernel, note
 
 
-def _unit_tiles(before: ir.Entry, after: ir.Entry) -> dict[int, set[str]]:
-    """Per kernel position, the grid tiles the squeeze made scalar."""
-    out: dict[int, set[str]] = {}
-    for i, (old, new) in enumerate(zip(before.body, after.body)):
-        if isinstance(old, ir.Kernel) and isinstance(new, ir.Kernel):
-            out[i] = {t.name for t, u in zip(old.grid, new.grid) if u.scalar and not t.scalar}
-    return out
-
-
-def _batched_loop_dot(kernel: ir.Stmt, units: set[str]) -> bool:
-    if not units or not isinstance(kernel, ir.Kernel):
+def _batched_loop_dot(kernel: ir.Kernel, units: set[str]) -> bool:
+    if not units:
         return False
     for loop in walk_stmts(kernel.body):
         if not isinstance(loop, ir.TileLoop):
@@ -102,8 +90,8 @@ def _less(stages: int) -> int:
     return max(1, stages - 1)
 
 
-def _is_stages(entry: ir.Entry, name: str) -> bool:
-    return any(t.name == name and t.kind == "num_stages" for t in entry.tunables)
+def _is_stages(kernel: ir.Kernel, name: str) -> bool:
+    return any(t.name == name and t.kind == "num_stages" for t in kernel.tunables)
 
 
 def _fewer(t: ir.Tunable) -> ir.Tunable:
@@ -116,7 +104,7 @@ def _fewer(t: ir.Tunable) -> ir.Tunable:
 def _loops_fewer(s: ir.Stmt) -> ir.Stmt:
     if isinstance(s, ir.TileLoop) and s.num_stages is not None:
         s = dataclasses.replace(s, num_stages=_less(s.num_stages))
-    if isinstance(s, (ir.Kernel, ir.TileLoop)):
+    if isinstance(s, ir.TileLoop):
         return dataclasses.replace(s, body=tuple(_loops_fewer(c) for c in s.body))
     if isinstance(s, ir.If):
         return dataclasses.replace(

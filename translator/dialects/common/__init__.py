@@ -1,0 +1,1 @@
+"""What every dialect needs: the host passthrough, the backend interface, host expressions."""

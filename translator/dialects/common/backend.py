@@ -1,0 +1,97 @@
+"""The interface every backend implements, and what they share.
+
+A backend writes IR kernels in its DSL: :meth:`Backend.kernel_code` renders one kernel's
+definition, :meth:`Backend.launch_code` one launch of it at a site of the carried host code.
+:meth:`Backend.emit` verifies the module, renders every kernel and launch and hands them to the
+host passthrough (:func:`~translator.dialects.common.passthrough.assemble`). Hooks a backend does
+not implement refuse with a diagnostic, never a traceback.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from translator.diagnostics import TranslationError
+from translator.dialects.common.passthrough import KernelCode, LaunchCode, Rendering, assemble
+from translator.grammar import load_grammar
+from translator.ir import nodes as ir
+from translator.ir.verifier import verify
+
+
+class Backend:
+    """One DSL's writer of kernels and launches."""
+
+    #: The dialect's name (``triton``); its grammar is ``grammars/<name>.toml``.
+    name: ClassVar[str] = ""
+
+    def kernel_code(self, kernel: ir.Kernel, module: ir.Module) -> KernelCode:
+        """The definition of ``kernel`` in this DSL."""
+        raise TranslationError(f"the {self.name} backend cannot write kernels yet", kernel.loc)
+
+    def launch_code(self, kernel: ir.Kernel, launch: ir.Launch, module: ir.Module) -> LaunchCode:
+        """One launch of ``kernel`` (its arguments spelt at the site as ``launch.texts``)."""
+        raise TranslationError(f"the {self.name} backend cannot write launches yet", launch.loc)
+
+    def imports(self, module: ir.Module) -> tuple[str, ...]:
+        """The import lines every translation into this DSL needs."""
+        return tuple(load_grammar(self.name)["imports"])
+
+    def command(self, module: ir.Module) -> str:
+        """The command that regenerates the translation (for its provenance header)."""
+        src = module.source_dialect
+        if src in ("helion", "triton") and self.name in ("helion", "triton") and src != self.name:
+            return f"tiletrans {src}2{self.name}"
+        return f"tiletrans translate --from {src} --to {self.name}"
+
+    def render(self, module: ir.Module) -> Rendering:
+        """Every kernel definition and launch of ``module``."""
+        kernels = {k.name: self.kernel_code(k, module) for k in module.kernels}
+        launches: dict[int, LaunchCode] = {}
+        for entry in module.entries:
+            for launch in entry.launches():
+                if launch.site is not None:
+                    kernel = module.kernel(launch.kernel)
+                    launches[launch.site] = self.launch_code(kernel, launch, module)
+        imports = list(self.imports(module))
+        for code in kernels.values():
+            imports.extend(code.imports)
+        for code in launches.values():
+            imports.extend(code.imports)
+        return Rendering(kernels, launches, tuple(dict.fromkeys(imports)), self.command(module))
+
+    def emit(self, module: ir.Module) -> str:
+        """The translation of ``module`` into this DSL (the IR is verified first)."""
+        verify(module)
+        return assemble(module, self.render(module))
+
+
+def host_atom(text: str) -> str:
+    """Host source ``text`` safe to put ``.attr`` or ``[i]`` after."""
+    if text.isidentifier() or _is_dotted(text) or _is_call(text):
+        return text
+    return f"({text})"
+
+
+def _is_dotted(text: str) -> bool:
+    return all(part.isidentifier() for part in text.split("."))
+
+
+def _is_call(text: str) -> bool:
+    """``f(...)``/``x.view(-1)``: a name or attribute chain ending in one balanced call."""
+    if not text.endswith(")") or "(" not in text:
+        return False
+    head = text[: text.index("(")]
+    if not _is_dotted(head):
+        return False
+    depth = 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0 and i != len(text) - 1:
+                return False
+    return True
+
+
+__all__ = ["Backend", "host_atom"]

@@ -1,0 +1,510 @@
+"""Host passthrough: the translated module is the source module, edited.
+
+A frontend records in the IR's :class:`~translator.ir.nodes.HostPlan` where the source defines its
+kernels and where it launches them; a backend renders each kernel's definition and each launch in
+its DSL (:class:`~translator.dialects.common.backend.Backend`). :func:`assemble` applies both to the
+source with libcst, so that everything else (imports, module constants and helpers, classes and
+autograd Functions, host branches and contexts, comments and docstrings) stays byte for byte as
+written:
+
+* each ``define`` edit replaces a source kernel definition by the target definitions (decorators
+  the frontend kept, a library's caching wrapper say, stay on top); ``insert`` puts them before a
+  host function (a Helion kernel function's loops become launches of kernels defined above it);
+* each launch site becomes the target's launch: an expression in place of the source's launch
+  expression, or statements in place of a source statement (a Helion loop); statements a launch
+  needs first (a grid function) go before the statement that holds it, and its ``# tiletrans:``
+  notes above;
+* ``remove``/``replace`` edits drop or rewrite what only the source DSL needs (a Helion
+  ``hl.register_block_size`` line, a config constant nothing else reads);
+* imports of the source DSL that nothing reads any more are dropped, the target's added after the
+  last import, and a provenance header goes on top.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from translator import __version__
+from translator.diagnostics import TranslationError
+from translator.dialects.cst_utils import is_provenance
+from translator.dialects.formatting import wrap_lines
+from translator.ir import nodes as ir
+
+
+@dataclass(frozen=True)
+class LaunchCode:
+    """What a backend writes for one launch: ``expr`` (one line; the passthrough wraps it at the
+    site's indentation) replaces the source's launch; ``prelude`` statements go before the
+    statement that holds it; ``notes`` are ``tiletrans:`` comments; ``imports`` what the launch
+    needs imported."""
+
+    expr: str
+    prelude: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    imports: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class KernelCode:
+    """A kernel definition in the target DSL (decorators and ``def``), and the import lines it
+    needs beyond the DSL's own."""
+
+    text: str
+    imports: tuple[str, ...] = ()
+
+
+@dataclass
+class Rendering:
+    """Everything a backend contributes to one module."""
+
+    kernels: dict[str, KernelCode]
+    launches: dict[int, LaunchCode]
+    imports: tuple[str, ...]
+    command: str
+    notes: list[str] = field(default_factory=list)
+
+
+def assemble(module: ir.Module, rendering: Rendering) -> str:
+    """The translated module: ``module``'s carried source with ``rendering`` applied."""
+    plan = module.host
+    if plan is None:
+        raise TranslationError("the IR module carries no host code to translate", None)
+    wrapper = MetadataWrapper(cst.parse_module(plan.source), unsafe_skip_copy=True)
+    positions = wrapper.resolve(PositionProvider)
+    editor = _Editor(module, plan, rendering, positions)
+    tree = wrapper.module.visit(editor)
+    missing = set(range(len(plan.sites))) - editor.done_sites
+    if missing:
+        site = plan.sites[min(missing)].span
+        raise TranslationError(
+            "a kernel launch could not be rewritten in place",
+            ir.Loc(module.path, site.start_line, site.start_col),
+            "launch kernels in statements or expressions of their own",
+        )
+    tree = _drop_unused(tree, editor.if_unused)
+    tree = _fix_imports(tree, plan.packages, rendering.imports)
+    tree = _with_header(tree, module, rendering.command)
+    return tree.code
+
+
+# --------------------------------------------------------------------------------------------------
+
+
+def _key(span: ir.Span) -> tuple[int, int, int, int]:
+    return (span.start_line, span.start_col, span.end_line, span.end_col)
+
+
+def _statements(text: str) -> list[cst.BaseStatement]:
+    return list(cst.parse_module(text).body)
+
+
+def _comment_lines(notes: Sequence[str], indent: bool = True) -> list[cst.EmptyLine]:
+    out = []
+    for note in notes:
+        text = note if note.startswith("tiletrans:") else f"tiletrans: {note}"
+        out.append(cst.EmptyLine(indent=indent, comment=cst.Comment(f"# {text}")))
+    return out
+
+
+class _Editor(cst.CSTTransformer):
+    def __init__(
+        self,
+        module: ir.Module,
+        plan: ir.HostPlan,
+        rendering: Rendering,
+        positions,
+    ) -> None:
+        super().__init__()
+        self.module = module
+        self.rendering = rendering
+        self.positions = positions
+        self.edits: dict[tuple, list[ir.HostEdit]] = {}
+        self.if_unused: list[tuple[tuple, tuple[str, ...]]] = []
+        for edit in plan.edits:
+            if edit.span is None:
+                continue
+            if edit.kind == "remove" and edit.if_unused:
+                self.if_unused.append((_key(edit.span), edit.if_unused))
+                continue
+            self.edits.setdefault(_key(edit.span), []).append(edit)
+        self.sites = {_key(site.span): i for i, site in enumerate(plan.sites)}
+        self.site_spans = {i: site.span for i, site in enumerate(plan.sites)}
+        self.lines = plan.source.splitlines()
+        self.launch_of = {}
+        for entry in module.entries:
+            for launch in entry.launches():
+                if launch.site is not None:
+                    self.launch_of[launch.site] = launch
+        self.done_sites: set[int] = set()
+        # Per enclosing statement: preludes and notes of the launches inside it.
+        self.pending: list[tuple[list[str], list[str]]] = []
+
+    # ------------------------------------------------------------------ lookup
+
+    def _span(self, node: cst.CSTNode) -> tuple | None:
+        pos = self.positions.get(node)
+        if pos is None:
+            return None
+        return (pos.start.line, pos.start.column, pos.end.line, pos.end.column)
+
+    # ------------------------------------------------------------------ statements
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.BaseStatement):
+            self.pending.append(([], []))
+        return True
+
+    def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):  # type: ignore[override]
+        key = self._span(original)
+        if isinstance(original, cst.Decorator):
+            for edit in self.edits.get(key, ()) if key else ():
+                if edit.kind == "remove":
+                    return cst.RemovalSentinel.REMOVE
+            return updated
+        if isinstance(original, cst.BaseExpression) and key is not None:
+            return self._expression(original, updated, key)
+        if not isinstance(original, cst.BaseStatement):
+            return updated
+        prelude, notes = self.pending.pop()
+        replacement: list[cst.BaseStatement] = [updated]  # type: ignore[list-item]
+        if key is not None and key in self.sites:
+            replacement = self._statement_site(updated, self.sites[key], prelude, notes)
+            prelude, notes = [], []
+        for edit in self.edits.get(key, ()) if key is not None else ():
+            replacement = self._apply(edit, replacement, updated)
+        if prelude or notes:
+            replacement = self._with_prelude(replacement, prelude, notes)
+        if not replacement:
+            return cst.RemovalSentinel.REMOVE
+        if len(replacement) == 1:
+            return replacement[0]
+        return cst.FlattenSentinel(replacement)
+
+    def _apply(
+        self, edit: ir.HostEdit, current: list[cst.BaseStatement], original: cst.CSTNode
+    ) -> list[cst.BaseStatement]:
+        leading = list(getattr(original, "leading_lines", ()))
+        if edit.kind == "define":
+            defs = self._definitions(edit.kernels, edit.keep)
+            if defs:
+                defs[0] = _with_leading(defs[0], leading + _comment_lines(_notes(edit)))
+            return defs
+        if edit.kind == "insert":
+            defs = self._definitions(edit.kernels, ())
+            if defs and leading and leading[0].comment is None:
+                # The definitions take the blank lines above the function; it gets two more.
+                defs[0] = _with_leading(defs[0], leading)
+                current = [_with_leading(current[0], _blank(2))] + current[1:]
+            return defs + current
+        if edit.kind == "remove":
+            return []
+        if edit.kind == "replace":
+            new = _statements(edit.text)
+            if new:
+                new[0] = _with_leading(new[0], leading + _comment_lines(_notes(edit)))
+            return new
+        raise TranslationError(f"unknown host edit {edit.kind!r}", None)
+
+    def _definitions(
+        self, kernels: tuple[str, ...], keep: tuple[str, ...]
+    ) -> list[cst.BaseStatement]:
+        out: list[cst.BaseStatement] = []
+        for i, name in enumerate(kernels):
+            code = self.rendering.kernels[name]
+            stmts = _statements(code.text)
+            for j, stmt in enumerate(stmts):
+                if isinstance(stmt, cst.FunctionDef) and keep:
+                    kept = [cst.Decorator(decorator=cst.parse_expression(k)) for k in keep]
+                    stmts[j] = stmt.with_changes(decorators=[*kept, *stmt.decorators])
+            if i > 0 and stmts:
+                stmts[0] = _with_leading(stmts[0], _blank(2) + list(stmts[0].leading_lines))
+            out.extend(stmts)
+        if out:
+            out[-1] = out[-1]
+        return out
+
+    def _statement_site(
+        self,
+        stmt: cst.CSTNode,
+        site: int,
+        prelude: list[str],
+        notes: list[str],
+    ) -> list[cst.BaseStatement]:
+        code = self._launch_code(site)
+        self.done_sites.add(site)
+        indent, _ = self._layout(site)
+        new = _statements_at([*prelude, *code.prelude, code.expr], indent)
+        leading = list(getattr(stmt, "leading_lines", ()))
+        new[0] = _with_leading(new[0], leading + _comment_lines([*notes, *code.notes]))
+        return new
+
+    def _with_prelude(
+        self, stmts: list[cst.BaseStatement], prelude: list[str], notes: list[str]
+    ) -> list[cst.BaseStatement]:
+        if not stmts:
+            return stmts
+        first = stmts[0]
+        leading = list(getattr(first, "leading_lines", ()))
+        new = _statements_at(prelude, self.indent_of(first)) if prelude else []
+        if new:
+            new[0] = _with_leading(new[0], leading + _comment_lines(notes))
+            return [*new, _with_leading(first, []), *stmts[1:]]
+        return [_with_leading(first, leading + _comment_lines(notes)), *stmts[1:]]
+
+    # ------------------------------------------------------------------ expressions
+
+    def _expression(self, original: cst.CSTNode, updated: cst.CSTNode, key: tuple) -> cst.CSTNode:
+        if key in self.sites and isinstance(original, cst.Call):
+            site = self.sites[key]
+            code = self._launch_code(site)
+            self.done_sites.add(site)
+            if self.pending:
+                self.pending[-1][0].extend(code.prelude)
+                self.pending[-1][1].extend(code.notes)
+            indent, prefix = self._layout(site)
+            return _keep_parens(updated, _expression_at(code.expr, indent, prefix))
+        for edit in self.edits.get(key, ()):
+            if edit.kind == "replace":
+                return _keep_parens(updated, cst.parse_expression(edit.text))
+        return updated
+
+    def _layout(self, site: int) -> tuple[str, str]:
+        """The indentation of the statement holding ``site`` and what precedes the site on
+        its line (``y = ``)."""
+        span = self.site_spans[site]
+        line = self.lines[span.start_line - 1]
+        indent = line[: len(line) - len(line.lstrip())]
+        return indent, line[len(indent) : span.start_col]
+
+    def indent_of(self, stmt: cst.CSTNode) -> str:
+        pos = self.positions.get(stmt)
+        if pos is None:
+            return ""
+        line = self.lines[pos.start.line - 1]
+        return line[: len(line) - len(line.lstrip())]
+
+    def _launch_code(self, site: int) -> LaunchCode:
+        code = self.rendering.launches.get(site)
+        if code is None:
+            span = self.module.host.sites[site].span if self.module.host else None
+            loc = ir.Loc(self.module.path, span.start_line, span.start_col) if span else None
+            raise TranslationError("no launch was rendered for this launch site", loc)
+        return code
+
+
+def _statements_at(texts: Sequence[str], indent: str) -> list[cst.BaseStatement]:
+    """Statements written for a block at ``indent``: long lines are wrapped at that indentation
+    (the continuation lines of a bracket keep their absolute indentation in the output)."""
+    lines = [indent + line if line else line for text in texts for line in text.splitlines()]
+    source = "\n".join(wrap_lines(lines)) + "\n"
+    if not indent:
+        return _statements(source)
+    block = cst.parse_module("if True:\n" + source).body[0]
+    assert isinstance(block, cst.If) and isinstance(block.body, cst.IndentedBlock)
+    return list(block.body.body)
+
+
+def _expression_at(text: str, indent: str, prefix: str) -> cst.BaseExpression:
+    """An expression placed after ``prefix`` on a line indented ``indent``, wrapped to fit."""
+    lines = wrap_lines([indent + prefix + text])
+    first = lines[0][len(indent) + len(prefix) :]
+    return cst.parse_expression("\n".join([first, *lines[1:]]))
+
+
+def _notes(edit: ir.HostEdit) -> list[str]:
+    return [edit.note] if edit.note else []
+
+
+def _blank(n: int) -> list[cst.EmptyLine]:
+    return [cst.EmptyLine() for _ in range(n)]
+
+
+def _with_leading(stmt: cst.BaseStatement, lines: list[cst.EmptyLine]) -> cst.BaseStatement:
+    if hasattr(stmt, "leading_lines"):
+        return stmt.with_changes(leading_lines=lines)
+    return stmt
+
+
+def _keep_parens(old: cst.CSTNode, new: cst.BaseExpression) -> cst.BaseExpression:
+    if isinstance(old, cst.BaseExpression) and (old.lpar or old.rpar):
+        return new.with_changes(lpar=old.lpar, rpar=old.rpar)
+    return new
+
+
+# --------------------------------------------------------------------------------------------------
+# Cleanup: unused statements and imports, the header
+
+
+class _Names(cst.CSTVisitor):
+    """Names read anywhere outside import statements (and outside ``skip``)."""
+
+    def __init__(self, skip: cst.CSTNode | None = None) -> None:
+        self.names: set[str] = set()
+        self.skip = skip
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        return False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if node is self.skip:
+            return False
+        if isinstance(node, cst.Name):
+            self.names.add(node.value)
+        return super().on_visit(node)
+
+
+def _names_read(tree: cst.CSTNode, skip: cst.CSTNode | None = None) -> set[str]:
+    v = _Names(skip)
+    tree.visit(v)
+    return v.names
+
+
+def _drop_unused(tree: cst.Module, if_unused: list[tuple[tuple, tuple[str, ...]]]) -> cst.Module:
+    """Remove module statements the source DSL alone needed (a config constant), unless the
+    translation still reads what they bind."""
+    if not if_unused:
+        return tree
+    wrapper = MetadataWrapper(cst.parse_module(tree.code), unsafe_skip_copy=True)
+    positions = wrapper.resolve(PositionProvider)
+    # Positions changed with the edits: find the statements by the names they bind instead.
+    names = {n for _, ns in if_unused for n in ns}
+    body = []
+    for stmt in wrapper.module.body:
+        bound = _module_binding(stmt)
+        if bound is not None and bound in names:
+            others = _names_read(wrapper.module, skip=stmt)
+            if bound not in others:
+                continue
+        body.append(stmt)
+    del positions
+    return wrapper.module.with_changes(body=body)
+
+
+def _module_binding(stmt: cst.CSTNode) -> str | None:
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        return stmt.name.value
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
+        small = stmt.body[0]
+        if (
+            isinstance(small, cst.Assign)
+            and len(small.targets) == 1
+            and isinstance(small.targets[0].target, cst.Name)
+        ):
+            return small.targets[0].target.value
+    return None
+
+
+def _import_names(small: cst.Import | cst.ImportFrom) -> list[tuple[str, str]]:
+    """(local name, dotted module) pairs an import statement binds."""
+    from translator.dialects.cst_utils import dotted
+
+    out = []
+    if isinstance(small, cst.Import):
+        for alias in small.names:
+            full = dotted(alias.name) or ""
+            local = alias.asname.name.value if alias.asname else full.split(".")[0]  # type: ignore
+            out.append((local, full))
+    elif not isinstance(small.names, cst.ImportStar):
+        base = dotted(small.module) if small.module is not None else ""
+        for alias in small.names:
+            name = alias.name.value if isinstance(alias.name, cst.Name) else ""
+            local = alias.asname.name.value if alias.asname else name  # type: ignore[union-attr]
+            out.append((local, f"{base}.{name}"))
+    return out
+
+
+def _fix_imports(
+    tree: cst.Module, packages: tuple[str, ...], wanted: tuple[str, ...]
+) -> cst.Module:
+    read = _names_read(tree)
+    body: list[cst.BaseStatement] = []
+    last_import = -1
+    present: set[str] = set()
+    orphaned: list[cst.EmptyLine] = []  # blank lines and comments above dropped imports
+    for stmt in tree.body:
+        if orphaned and hasattr(stmt, "leading_lines"):
+            stmt = stmt.with_changes(leading_lines=[*orphaned, *stmt.leading_lines])
+            orphaned = []
+        if isinstance(stmt, cst.SimpleStatementLine) and all(
+            isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body
+        ):
+            keep = True
+            for small in stmt.body:
+                pairs = _import_names(small)  # type: ignore[arg-type]
+                from_source = all(full.split(".")[0] in packages for _, full in pairs)
+                if from_source and pairs and not any(local in read for local, _ in pairs):
+                    keep = False
+            if keep:
+                body.append(stmt)
+                last_import = len(body) - 1
+                present.add(cst.Module(body=[stmt]).code.strip())
+            else:
+                orphaned = list(stmt.leading_lines)
+            continue
+        body.append(stmt)
+    new = [
+        line
+        for line in dict.fromkeys(wanted)
+        if line not in present and _binds(line) not in _bound_by_imports(body)
+    ]
+    if new:
+        stmts = _statements("\n".join(new) + "\n")
+        if last_import >= 0:
+            at = last_import + 1
+        else:
+            at = 1 if body and _is_docstring(body[0]) else 0
+            if at:
+                stmts[0] = _with_leading(stmts[0], [cst.EmptyLine()])
+        body[at:at] = stmts
+    return tree.with_changes(body=body)
+
+
+def _binds(line: str) -> str:
+    stmt = cst.parse_statement(line)
+    assert isinstance(stmt, cst.SimpleStatementLine)
+    pairs = _import_names(stmt.body[0])  # type: ignore[arg-type]
+    return pairs[0][0] if pairs else ""
+
+
+def _bound_by_imports(body: list[cst.BaseStatement]) -> set[str]:
+    out: set[str] = set()
+    for stmt in body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, (cst.Import, cst.ImportFrom)):
+                    out |= {local for local, _ in _import_names(small)}
+    return out
+
+
+def _is_docstring(stmt: cst.BaseStatement) -> bool:
+    return (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Expr)
+        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def _with_header(tree: cst.Module, module: ir.Module, command: str) -> cst.Module:
+    header = [
+        line for line in tree.header if not (line.comment and is_provenance(line.comment.value))
+    ]
+    while header and header[0].comment is None:
+        header = header[1:]
+    ours = [
+        f"# Generated by tiletrans {__version__} from {module.path} "
+        f"(source sha256 {module.source_hash[:16]}).",
+        f"# Edit the source and re-run `{command}`; changes made here are not carried back.",
+    ]
+    lines = [cst.EmptyLine(comment=cst.Comment(c)) for c in ours]
+    return tree.with_changes(header=lines + header)
+
+
+__all__ = ["KernelCode", "LaunchCode", "Rendering", "assemble"]
