@@ -26,10 +26,19 @@ import torch
 from translator.ir import nodes as ir
 from translator.ir.ops import COMPARISON_OPS, reduce_identity
 from translator.ir.printer import format_expr
-from translator.ir.shapes import TensorType, TileVarType, Type, TypeEnv, dims_of, dtype_of, infer
+from translator.ir.shapes import (
+    TensorType,
+    TileVarType,
+    Type,
+    TypeEnv,
+    dims_of,
+    dtype_of,
+    infer,
+    kernel_env,
+)
 from translator.ir.shapes import dims_compatible as _compatible
 from translator.ir.shapes import index_dims as _index_dims
-from translator.ir.verifier import verify_entry, walk_entry
+from translator.ir.verifier import verify_entry
 
 TORCH_DTYPES: dict[str, torch.dtype] = {name: getattr(torch, name) for name in ir.DTYPE_NAMES}
 _IR_NAMES = {dtype: name for name, dtype in TORCH_DTYPES.items()}
@@ -108,21 +117,50 @@ def run_module(
     if entry is None:
         raise KeyError(f"module {module.path} has no entry {name!r}")
     return run_entry(
-        entry, args[0] if len(args) == 1 and isinstance(args[0], dict) else args, config
+        entry,
+        args[0] if len(args) == 1 and isinstance(args[0], dict) else args,
+        config,
+        kernels=module.kernels,
     )
 
 
 def run_entry(
-    entry: ir.Entry, args: dict[str, object] | tuple, config: dict[str, int] | None = None
+    entry: ir.Entry,
+    args: dict[str, object] | tuple,
+    config: dict[str, int] | None = None,
+    kernels: tuple[ir.Kernel, ...] | list[ir.Kernel] = (),
 ) -> object:
     """Execute ``entry`` on ``args`` (positional tuple or a name → value mapping) with torch.
 
-    ``config`` maps tunable names to values; unnamed tunables take the entry's first config
-    (``entry.configs[0]``) where it names them, else their default. Returns what the entry's
-    ``Return`` returns: a tensor, a scalar, a tuple of them, or ``None``.
+    ``kernels`` are the kernels its launches name (an entry written with its kernels in place,
+    :class:`~translator.ir.nodes.InlineKernel`, needs none). ``config`` maps tunable names to
+    values for every kernel that has them; other tunables take the kernel's first config where
+    it names them, else their default. Returns what the entry's ``Return`` returns: a tensor, a
+    scalar, a tuple of them, or ``None``.
     """
-    verify_entry(entry)
-    return _Interpreter(entry, config).run(args)
+    if any(isinstance(s, ir.InlineKernel) for s in entry.body):
+        from translator.ir.outline import outline_entry
+
+        entry, outlined = outline_entry(entry)
+        kernels = [*kernels, *outlined]
+    table = {k.name: k for k in kernels}
+    verify_entry(entry, table)
+    if not entry.complete or any(isinstance(s, ir.Carried) for s in entry.body):
+        raise InterpreterError(
+            f"{entry.name}: host code the frontend carries without modelling cannot be run"
+        )
+    return _Interpreter(entry, config, table).run(args)
+
+
+def run_kernel(
+    kernel: ir.Kernel, args: dict[str, object], config: dict[str, int] | None = None
+) -> None:
+    """Run one kernel over its grid on ``args`` (parameter name → tensor or scalar); tensors
+    are written in place."""
+    entry = ir.Entry(kernel.name, (), ())
+    interp = _Interpreter(entry, config, {kernel.name: kernel})
+    interp.set_device(list(args.values()))
+    interp.launch(kernel, dict(args))
 
 
 @dataclass
@@ -139,15 +177,17 @@ class _Tile:
 
 
 class _Interpreter:
-    def __init__(self, entry: ir.Entry, config: dict[str, int] | None) -> None:
+    def __init__(
+        self, entry: ir.Entry, config: dict[str, int] | None, kernels: dict[str, ir.Kernel]
+    ) -> None:
         self.entry = entry
-        self.tunables: dict[str, int] = {t.name: t.default for t in entry.tunables}
-        if entry.configs:
-            self.tunables.update(dict(entry.configs[0]))
-        for key, value in (config or {}).items():
-            if key not in self.tunables:
-                raise ValueError(f"config names unknown tunable {key!r} of entry {entry.name!r}")
-            self.tunables[key] = int(value)
+        self.kernels = kernels
+        self.config = {k: int(v) for k, v in (config or {}).items()}
+        known = {t.name for k in kernels.values() for t in k.tunables}
+        unknown = sorted(set(self.config) - known)
+        if unknown:
+            raise ValueError(f"config names unknown tunable {unknown[0]!r} of entry {entry.name!r}")
+        self.tunables: dict[str, int] = {}
         self.vals: dict[str, object] = {}
         self.tenv = TypeEnv()
         self.tiles: dict[str, _Tile] = {}
@@ -173,16 +213,7 @@ class _Interpreter:
                 raise TypeError(f"{self.entry.name}() missing argument {p.name!r}")
         if named:
             raise TypeError(f"{self.entry.name}() got unexpected arguments {sorted(named)}")
-        tensors = [v for v in self.vals.values() if isinstance(v, torch.Tensor)]
-        if tensors:
-            self.device = tensors[0].device
-        self.kernel_envs: dict[int, TypeEnv] = {}
-
-        def capture(stmt: ir.Stmt, env: TypeEnv) -> None:
-            if isinstance(stmt, ir.Kernel):
-                self.kernel_envs[id(stmt)] = env.child()
-
-        walk_entry(self.entry, capture)
+        self.set_device(list(self.vals.values()))
         for s in self.entry.body:
             if isinstance(s, ir.Return):
                 return None if s.value is None else self.hv(s.value)
@@ -216,8 +247,10 @@ class _Interpreter:
                 raise AssertionError(_message(s.msg) if s.msg else format_expr(s.test))
         elif isinstance(s, ir.Assign):
             self.vals[s.target] = self.hv(s.value)
-        elif isinstance(s, ir.Kernel):
-            self.launch(s)
+        elif isinstance(s, ir.Launch):
+            kernel = self.kernels[s.kernel]
+            values = {p.name: self.hv(a) for p, a in zip(kernel.params, s.args)}
+            self.launch(kernel, values)
         else:
             raise InterpreterError(f"{type(s).__name__} is no host statement")
 
@@ -270,8 +303,19 @@ class _Interpreter:
 
     # ---------------------------------------------------------------- kernels and tiles
 
-    def launch(self, k: ir.Kernel) -> None:
-        host_vals, env = self.vals, self.kernel_envs[id(k)].child()
+    def set_device(self, values: list[object]) -> None:
+        tensors = [v for v in values if isinstance(v, torch.Tensor)]
+        if tensors:
+            self.device = tensors[0].device
+
+    def launch(self, k: ir.Kernel, values: dict[str, object]) -> None:
+        saved_vals, saved_tunables = self.vals, self.tunables
+        self.tunables = {t.name: t.default for t in k.tunables}
+        if k.configs:
+            self.tunables.update(dict(k.configs[0]))
+        self.tunables.update({n: v for n, v in self.config.items() if n in self.tunables})
+        host_vals, env = values, kernel_env(k)
+        self.vals = host_vals
         for name, t in env.vars.items():
             # Type device code against the tensors' actual dtypes: shapes then promotes exactly
             # (an int tensor's ``x / 2`` is float32) instead of assuming tensors are float.
@@ -288,7 +332,7 @@ class _Interpreter:
             for t, start in zip(k.grid, reversed(combo)):
                 self.set_tile(t, start)
             self.device_block(k.body)
-        self.vals = host_vals
+        self.vals, self.tunables = saved_vals, saved_tunables
 
     def tile_range(self, t: ir.TileVar) -> range:
         begin = 0 if t.begin is None else self.scalar_value(t.begin)

@@ -614,6 +614,7 @@ class InlineKernel(Stmt):
     configs: tuple[tuple[tuple[str, int], ...], ...] = ()
     hints: Hints = Hints()
     site: int | None = None
+    tuned: tuple[str, ...] = ()
     loc: Loc | None = _loc()
 
 
@@ -623,13 +624,16 @@ class Launch(Stmt):
 
     ``texts`` spell each argument as Python source valid at the launch site (what a backend writes
     into the carried host code); ``site`` is the index of the launch site in the module's
-    :class:`HostPlan` (``None`` for launches no source code spells).
+    :class:`HostPlan` (``None`` for launches no source code spells). ``tuned`` are the source
+    launch's arguments that the kernel's tunables stand for (``BLOCK_SIZE=BLOCK_SIZE``,
+    ``num_warps=8``): a target that takes them from the kernel's configs says so.
     """
 
     kernel: str
     args: tuple[Expr, ...]
     texts: tuple[str, ...]
     site: int | None = None
+    tuned: tuple[str, ...] = ()
     comments: tuple[str, ...] = ()
     loc: Loc | None = _loc()
 

@@ -128,6 +128,7 @@ def outline_kernel(
         args=tuple(ir.Name(h) for h in hosts),
         texts=tuple(naming.text(inline, h) for h in hosts),
         site=inline.site,
+        tuned=inline.tuned,
         comments=inline.comments,
         loc=inline.loc,
     )
@@ -149,9 +150,7 @@ def free_host_names(inline: ir.InlineKernel, env: TypeEnv) -> list[str]:
     for e in kernel_exprs(inline):
         if isinstance(e, ir.Name):
             note(e.id)
-        elif isinstance(e, (ir.Load,)):
-            note(e.tensor)
-        elif isinstance(e, (ir.SizeOf, ir.ShapeOf)):
+        elif isinstance(e, (ir.Load, ir.SizeOf, ir.ShapeOf)):
             note(e.tensor)
         for dt in dtype_refs(e):
             if isinstance(dt, ir.DTypeOf):
@@ -270,6 +269,7 @@ def inline_launches(entry: ir.Entry, kernels: dict[str, ir.Kernel]) -> ir.Entry:
                 configs=k.configs,
                 hints=k.hints,
                 site=s.site,
+                tuned=s.tuned,
                 loc=s.loc,
             )
         )

@@ -68,9 +68,11 @@ def add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     m, n = x.size()
     assert y.size() == x.size(), "x and y must have the same shape"
     out = torch.empty_like(x)
+
     # One program per (tile_m, tile_n) block of the output.
     def grid(meta):
         return (triton.cdiv(m, meta["BLOCK_SIZE_M"]) * triton.cdiv(n, meta["BLOCK_SIZE_N"]),)
+
     _add_kernel[grid](
         x,
         y,

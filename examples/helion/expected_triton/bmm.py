@@ -98,8 +98,10 @@ def bmm(a: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
     b2, k2, n = c.size()
     assert b == b2 and k == k2, "batch or reduction size mismatch"
     out = torch.empty([b, m, n], dtype=a.dtype, device=a.device)
+
     def grid(meta):
         return (b * triton.cdiv(m, meta["BLOCK_SIZE_M"]) * triton.cdiv(n, meta["BLOCK_SIZE_N"]),)
+
     _bmm_kernel[grid](
         a,
         c,

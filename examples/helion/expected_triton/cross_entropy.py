@@ -71,8 +71,10 @@ def cross_entropy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     losses = torch.empty([n], dtype=torch.float32, device=logits.device)
     # Flat view so the target logit can be gathered with a computed offset.
     logits_flat = logits.view(-1)
+
     def grid(meta):
         return (triton.cdiv(n, meta["BLOCK_SIZE_N"]),)
+
     _cross_entropy_kernel[grid](
         logits,
         labels,

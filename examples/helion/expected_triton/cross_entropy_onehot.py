@@ -78,8 +78,10 @@ def cross_entropy_onehot(logits: torch.Tensor, labels: torch.Tensor) -> torch.Te
     n, v = logits.size()
     assert labels.size(0) == n, "one label per row"
     losses = torch.empty([n], dtype=torch.float32, device=logits.device)
+
     def grid(meta):
         return (triton.cdiv(n, meta["BLOCK_SIZE_N"]),)
+
     _cross_entropy_onehot_kernel[grid](
         logits,
         labels,

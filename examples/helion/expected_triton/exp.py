@@ -42,8 +42,10 @@ def exp(x: torch.Tensor) -> torch.Tensor:
         A tensor of shape [n] holding ``exp(x)``.
     """
     out = torch.empty_like(x)
+
     # hl.tile over x.size() yields one tile per block of 1024 elements.
     def grid(meta):
         return (triton.cdiv(x.size(0), meta["BLOCK_SIZE_TILE"]),)
+
     _exp_kernel[grid](x, out, x.size(0), x.stride(0), out.stride(0))
     return out

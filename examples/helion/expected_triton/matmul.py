@@ -100,8 +100,10 @@ def matmul(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     k2, n = y.size()
     assert k == k2, f"size mismatch {k} != {k2}"
     out = torch.empty([m, n], dtype=x.dtype, device=x.device)
+
     def grid(meta):
         return (triton.cdiv(m, meta["BLOCK_SIZE_M"]) * triton.cdiv(n, meta["BLOCK_SIZE_N"]),)
+
     _matmul_kernel[grid](
         x,
         y,

@@ -92,8 +92,10 @@ def matmul_bias_act(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor) -> tor
     assert k == k2, f"size mismatch {k} != {k2}"
     assert bias.size(0) == n, "bias must have one entry per output column"
     out = torch.empty([m, n], dtype=x.dtype, device=x.device)
+
     def grid(meta):
         return (triton.cdiv(m, meta["BLOCK_SIZE_M"]) * triton.cdiv(n, meta["BLOCK_SIZE_N"]),)
+
     _matmul_bias_act_kernel[grid](
         x,
         w,

@@ -62,8 +62,10 @@ def row_mean(x: torch.Tensor) -> torch.Tensor:
     """
     m, n = x.size()
     out = x.new_empty([m, 1])
+
     def grid(meta):
         return (triton.cdiv(m, meta["BLOCK_SIZE_M"]),)
+
     _row_mean_kernel[grid](
         x,
         out,

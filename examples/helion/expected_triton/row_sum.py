@@ -56,8 +56,10 @@ def row_sum(x: torch.Tensor) -> torch.Tensor:
     """
     m, n = x.size()
     out = torch.empty([m], dtype=x.dtype, device=x.device)
+
     def grid(meta):
         return (triton.cdiv(m, meta["BLOCK_SIZE_M"]),)
+
     _row_sum_kernel[grid](
         x,
         out,

@@ -68,9 +68,11 @@ def scaled_add(x: torch.Tensor, y: torch.Tensor, alpha: float = 1.0) -> torch.Te
     m, n = x.shape
     assert y.shape == x.shape, "x and y must have the same shape"
     out = torch.empty_like(x)
+
     # Tile over the whole output shape; alpha is passed to the device as a scalar.
     def grid(meta):
         return (triton.cdiv(m, meta["BLOCK_SIZE_M"]) * triton.cdiv(n, meta["BLOCK_SIZE_N"]),)
+
     _scaled_add_kernel[grid](
         x,
         y,

@@ -62,7 +62,9 @@ def silu(x: torch.Tensor) -> torch.Tensor:
     """
     m, n = x.size()
     out = torch.empty_like(x)
+
     def grid(meta):
         return (triton.cdiv(m, meta["BLOCK_SIZE_M"]) * triton.cdiv(n, meta["BLOCK_SIZE_N"]),)
+
     _silu_kernel[grid](x, out, m, n, x.stride(0), x.stride(1), out.stride(0), out.stride(1))
     return out

@@ -62,9 +62,11 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
     """
     m, n = x.size()
     out = torch.empty_like(x)
+
     # Tile only over rows; ':' loads the full row into the block.
     def grid(meta):
         return (triton.cdiv(m, meta["BLOCK_SIZE_M"]),)
+
     _softmax_kernel[grid](
         x,
         out,

@@ -37,5 +37,6 @@ def add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     # The SPMD launch grid denotes the number of kernel instances that run in
     # parallel. It can be either Tuple[int], or Callable(metaparameters) -> Tuple[int].
     grid = lambda meta: (triton.cdiv(n_elements, meta["BLOCK_SIZE"]),)
+    # tiletrans: the source launch's `BLOCK_SIZE=1024` is the kernel's config here
     add_kernel(x.view(-1), y.view(-1), output.view(-1), n_elements)
     return output

@@ -97,5 +97,6 @@ def attention(
     BLOCK_N = 64 if HEAD_DIM_K <= 64 else 32
     num_warps = 4 if HEAD_DIM_K <= 64 else 8
     grid = (triton.cdiv(N_CTX_Q, BLOCK_M), Z * H, 1)
+    # tiletrans: the source launch's `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`, `num_warps=num_warps`, `num_stages=3` are the kernel's config here
     _attn_fwd(q, k, v, o, sm_scale, H, N_CTX_Q, N_CTX_K, HEAD_DIM_K)
     return o

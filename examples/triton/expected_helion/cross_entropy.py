@@ -72,5 +72,6 @@ def cross_entropy(
     BLOCK_SIZE = min(MAX_FUSED_SIZE, triton.next_power_of_2(V))
     loss_1d = torch.empty(n_rows, dtype=torch.float32, device=logits.device)
     target = target.to(torch.int64)
+    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=32 if BLOCK_SIZE >= 16384 else 8` are the kernel's config here
     cross_entropy_forward_kernel(logits, target, loss_1d, V, ignore_index, n_rows)
     return loss_1d

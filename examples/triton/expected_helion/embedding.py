@@ -43,5 +43,6 @@ def embedding(indices: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
         triton.cdiv(n_elements, meta["BLOCK_N"]),
         triton.cdiv(embedding_dim, meta["BLOCK_D"]),
     )
+    # tiletrans: the source launch's `BLOCK_N=BLOCK_N`, `BLOCK_D=BLOCK_D` are the kernel's config here
     embedding_forward_kernel(weight, indices, output, n_elements, embedding_dim)
     return output.view(*ori_shape, embedding_dim)

@@ -44,5 +44,6 @@ def geglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     n_elements = c.numel()
     BLOCK_SIZE = 1024
     grid = lambda meta: (triton.cdiv(n_elements, meta["BLOCK_SIZE"]),)
+    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE` is the kernel's config here
     _geglu_tanh_forward_kernel(a.view(-1), b.view(-1), c.view(-1), n_elements)
     return c

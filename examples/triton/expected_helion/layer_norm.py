@@ -79,5 +79,6 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     # heuristics for number of warps
     num_warps = min(max(BLOCK_SIZE // 256, 1), 8)
     # enqueue kernel
+    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps` are the kernel's config here
     _layer_norm_fwd_fused(x_arg, y, weight, bias, mean, rstd, N, eps, M)
     return y.reshape(x.shape), mean, rstd

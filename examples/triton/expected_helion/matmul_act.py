@@ -14,6 +14,9 @@ import helion
 import helion.language as hl
 
 
+# We can fuse `leaky_relu` by providing it as an `ACTIVATION` meta-parameter in `matmul_act_kernel`.
+
+
 @helion.kernel(
     fast_math=True,
     configs=[

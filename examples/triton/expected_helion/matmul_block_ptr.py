@@ -49,5 +49,6 @@ def matmul_block_ptr(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     c = torch.empty((M, N), device=a.device, dtype=a.dtype)
     BLOCK_M, BLOCK_N, BLOCK_K = 64, 64, 32
     grid = (triton.cdiv(M, BLOCK_M) * triton.cdiv(N, BLOCK_N),)
+    # tiletrans: the source launch's `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`, `BLOCK_K=BLOCK_K`, `GROUP_SIZE_M=8`, `num_warps=4`, `num_stages=3` are the kernel's config here
     matmul_block_ptr_kernel(a, b, c, M, N, K)
     return c

@@ -55,5 +55,6 @@ def matmul_splitk(a: torch.Tensor, b: torch.Tensor, split_k: int = 4) -> torch.T
     c = torch.zeros((M, N), device=a.device, dtype=torch.float32)
     BLOCK_M, BLOCK_N, BLOCK_K = 64, 64, 32
     grid = (triton.cdiv(M, BLOCK_M) * triton.cdiv(N, BLOCK_N), split_k)
+    # tiletrans: the source launch's `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`, `BLOCK_K=BLOCK_K`, `GROUP_SIZE_M=8`, `num_warps=4`, `num_stages=3` are the kernel's config here
     matmul_splitk_kernel(a, b, c, M, N, K, split_k)
     return c.to(a.dtype)

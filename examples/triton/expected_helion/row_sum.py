@@ -30,5 +30,6 @@ def row_sum(x: torch.Tensor) -> torch.Tensor:
     BLOCK_M = 16
     BLOCK_N = min(triton.next_power_of_2(N), 256)
     grid = (triton.cdiv(M, BLOCK_M),)
+    # tiletrans: the source launch's `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`, `num_warps=4` are the kernel's config here
     row_sum_kernel(x, out, M, N)
     return out

@@ -52,5 +52,6 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
     num_stages = 2
     y = torch.empty_like(x)
     num_programs = min(_num_programs_cap(x.device), n_rows)
+    # tiletrans: the source launch's `num_warps=num_warps` is the kernel's config here
     softmax_kernel(y, x, n_rows, n_cols)
     return y

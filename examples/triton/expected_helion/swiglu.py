@@ -48,5 +48,6 @@ def swiglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     BLOCK_SIZE = triton.next_power_of_2(n_cols)
     num_warps = 8 if BLOCK_SIZE >= 2048 else 4
 
+    # tiletrans: the source launch's `num_warps=num_warps` is the kernel's config here
     _swiglu_forward_kernel(a, b, c, n_cols, n_rows)
     return c.view(*ori_shape)

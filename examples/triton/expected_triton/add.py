@@ -53,10 +53,10 @@ def add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     # The SPMD launch grid denotes the number of kernel instances that run in
     # parallel. It can be either Tuple[int], or Callable(metaparameters) -> Tuple[int].
     grid = lambda meta: (triton.cdiv(n_elements, meta["BLOCK_SIZE"]),)
+
     def grid(meta):
         return (triton.cdiv(n_elements, meta["BLOCK_SIZE"]),)
-    def grid(meta):
-        return (triton.cdiv(n_elements, meta["BLOCK_SIZE"]),)
+
     add_kernel[grid](
         x.view(-1),
         y.view(-1),

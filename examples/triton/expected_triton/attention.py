@@ -168,10 +168,10 @@ def attention(
     BLOCK_N = 64 if HEAD_DIM_K <= 64 else 32
     num_warps = 4 if HEAD_DIM_K <= 64 else 8
     grid = (triton.cdiv(N_CTX_Q, BLOCK_M), Z * H, 1)
+
     def grid(meta):
         return (triton.cdiv(N_CTX_Q, meta["BLOCK_M"]) * H * q.size(0),)
-    def grid(meta):
-        return (triton.cdiv(N_CTX_Q, meta["BLOCK_M"]) * H * q.size(0),)
+
     _attn_fwd[grid](
         q,
         k,

@@ -69,10 +69,10 @@ def embedding(indices: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
         triton.cdiv(n_elements, meta["BLOCK_N"]),
         triton.cdiv(embedding_dim, meta["BLOCK_D"]),
     )
+
     def grid(meta):
         return (triton.cdiv(n_elements, meta["BLOCK_N"]) * triton.cdiv(embedding_dim, meta["BLOCK_D"]),)
-    def grid(meta):
-        return (triton.cdiv(n_elements, meta["BLOCK_N"]) * triton.cdiv(embedding_dim, meta["BLOCK_D"]),)
+
     embedding_forward_kernel[grid](
         weight,
         indices,

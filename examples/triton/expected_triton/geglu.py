@@ -57,10 +57,10 @@ def geglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     n_elements = c.numel()
     BLOCK_SIZE = 1024
     grid = lambda meta: (triton.cdiv(n_elements, meta["BLOCK_SIZE"]),)
+
     def grid(meta):
         return (triton.cdiv(n_elements, meta["BLOCK_SIZE"]),)
-    def grid(meta):
-        return (triton.cdiv(n_elements, meta["BLOCK_SIZE"]),)
+
     _geglu_tanh_forward_kernel[grid](
         a.view(-1),
         b.view(-1),

@@ -64,10 +64,10 @@ def heuristics(x: torch.Tensor, bias: torch.Tensor, alpha: float = 1.0) -> torch
     out = torch.empty((M, N), device=x.device, dtype=x.dtype)
     # BLOCK_M / BLOCK_N are filled in by the heuristics, so the grid reads them from META.
     grid = lambda META: (triton.cdiv(M, META["BLOCK_M"]), triton.cdiv(N, META["BLOCK_N"]))
+
     def grid(meta):
         return (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
-    def grid(meta):
-        return (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
+
     scale_bias_kernel[grid](
         x,
         bias,

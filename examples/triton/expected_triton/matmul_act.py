@@ -13,6 +13,9 @@ import triton
 import triton.language as tl
 
 
+# We can fuse `leaky_relu` by providing it as an `ACTIVATION` meta-parameter in `matmul_act_kernel`.
+
+
 @triton.autotune(
     configs=[
         triton.Config(
@@ -103,10 +106,10 @@ def matmul_act(a: torch.Tensor, b: torch.Tensor, activation: str = "leaky_relu")
     grid = lambda META: (
         triton.cdiv(M, META["BLOCK_SIZE_M"]) * triton.cdiv(N, META["BLOCK_SIZE_N"]),
     )
+
     def grid(meta):
         return (triton.cdiv(M, meta["BLOCK_SIZE_M"]) * triton.cdiv(N, meta["BLOCK_SIZE_N"]),)
-    def grid(meta):
-        return (triton.cdiv(M, meta["BLOCK_SIZE_M"]) * triton.cdiv(N, meta["BLOCK_SIZE_N"]),)
+
     matmul_act_kernel[grid](
         a,
         b,

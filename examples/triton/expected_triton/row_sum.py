@@ -52,9 +52,9 @@ def row_sum(x: torch.Tensor) -> torch.Tensor:
     BLOCK_M = 16
     BLOCK_N = min(triton.next_power_of_2(N), 256)
     grid = (triton.cdiv(M, BLOCK_M),)
+
     def grid(meta):
         return (triton.cdiv(M, meta["BLOCK_M"]),)
-    def grid(meta):
-        return (triton.cdiv(M, meta["BLOCK_M"]),)
+
     row_sum_kernel[grid](x, out, M, N, x.stride(0), x.stride(1), out.stride(0))
     return out

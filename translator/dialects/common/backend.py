@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from translator.diagnostics import TranslationError
+from translator.dialects.common.host_code import with_synthesized_host
 from translator.dialects.common.passthrough import KernelCode, LaunchCode, Rendering, assemble
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
@@ -62,36 +63,9 @@ class Backend:
     def emit(self, module: ir.Module) -> str:
         """The translation of ``module`` into this DSL (the IR is verified first)."""
         verify(module)
+        # IR with no source to carry (built by hand): its modelled host code, printed.
+        module = with_synthesized_host(module)
         return assemble(module, self.render(module))
 
 
-def host_atom(text: str) -> str:
-    """Host source ``text`` safe to put ``.attr`` or ``[i]`` after."""
-    if text.isidentifier() or _is_dotted(text) or _is_call(text):
-        return text
-    return f"({text})"
-
-
-def _is_dotted(text: str) -> bool:
-    return all(part.isidentifier() for part in text.split("."))
-
-
-def _is_call(text: str) -> bool:
-    """``f(...)``/``x.view(-1)``: a name or attribute chain ending in one balanced call."""
-    if not text.endswith(")") or "(" not in text:
-        return False
-    head = text[: text.index("(")]
-    if not _is_dotted(head):
-        return False
-    depth = 0
-    for i, ch in enumerate(text):
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0 and i != len(text) - 1:
-                return False
-    return True
-
-
-__all__ = ["Backend", "host_atom"]
+__all__ = ["Backend"]

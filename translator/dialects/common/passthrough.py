@@ -131,7 +131,8 @@ class _Editor(cst.CSTTransformer):
                 self.if_unused.append((_key(edit.span), edit.if_unused))
                 continue
             self.edits.setdefault(_key(edit.span), []).append(edit)
-        self.sites = {_key(site.span): i for i, site in enumerate(plan.sites)}
+        self.sites = {_key(s.span): i for i, s in enumerate(plan.sites) if not s.statement}
+        self.statement_sites = {_key(s.span): i for i, s in enumerate(plan.sites) if s.statement}
         self.site_spans = {i: site.span for i, site in enumerate(plan.sites)}
         self.lines = plan.source.splitlines()
         self.launch_of = {}
@@ -140,6 +141,8 @@ class _Editor(cst.CSTTransformer):
                 if launch.site is not None:
                     self.launch_of[launch.site] = launch
         self.done_sites: set[int] = set()
+        # Placeholders for removed statements whose comments move to the next statement.
+        self.markers: set[int] = set()
         # Per enclosing statement: preludes and notes of the launches inside it.
         self.pending: list[tuple[list[str], list[str]]] = []
 
@@ -159,6 +162,8 @@ class _Editor(cst.CSTTransformer):
         return True
 
     def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):  # type: ignore[override]
+        if isinstance(updated, (cst.IndentedBlock, cst.Module)):
+            return self._fold_markers(updated)
         key = self._span(original)
         if isinstance(original, cst.Decorator):
             for edit in self.edits.get(key, ()) if key else ():
@@ -171,18 +176,35 @@ class _Editor(cst.CSTTransformer):
             return updated
         prelude, notes = self.pending.pop()
         replacement: list[cst.BaseStatement] = [updated]  # type: ignore[list-item]
-        if key is not None and key in self.sites:
-            replacement = self._statement_site(updated, self.sites[key], prelude, notes)
+        if key is not None and key in self.statement_sites:
+            site = self.statement_sites[key]
+            replacement = self._statement_site(updated, site, prelude, notes)
             prelude, notes = [], []
         for edit in self.edits.get(key, ()) if key is not None else ():
             replacement = self._apply(edit, replacement, updated)
         if prelude or notes:
-            replacement = self._with_prelude(replacement, prelude, notes)
+            replacement = self._with_prelude(replacement, prelude, notes, self.indent_of(original))
         if not replacement:
             return cst.RemovalSentinel.REMOVE
         if len(replacement) == 1:
             return replacement[0]
         return cst.FlattenSentinel(replacement)
+
+    def _fold_markers(self, block: cst.IndentedBlock | cst.Module) -> cst.CSTNode:
+        """Give the comments of removed statements to the statements after them."""
+        body: list[cst.BaseStatement] = []
+        carried: list[cst.EmptyLine] = []
+        for stmt in block.body:
+            if id(stmt) in self.markers:
+                carried.extend(stmt.leading_lines)  # type: ignore[union-attr]
+                continue
+            if carried:
+                stmt = _with_leading(stmt, [*carried, *getattr(stmt, "leading_lines", ())])
+                carried = []
+            body.append(stmt)
+        if carried:
+            body.append(cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=carried))
+        return block.with_changes(body=body)
 
     def _apply(
         self, edit: ir.HostEdit, current: list[cst.BaseStatement], original: cst.CSTNode
@@ -201,6 +223,13 @@ class _Editor(cst.CSTTransformer):
                 current = [_with_leading(current[0], _blank(2))] + current[1:]
             return defs + current
         if edit.kind == "remove":
+            if edit.note or any(line.comment for line in leading):
+                # Its comments (and the note saying why it went) stay for what follows.
+                marker = cst.SimpleStatementLine(
+                    body=[cst.Pass()], leading_lines=leading + _comment_lines(_notes(edit))
+                )
+                self.markers.add(id(marker))
+                return [marker]
             return []
         if edit.kind == "replace":
             new = _statements(edit.text)
@@ -238,21 +267,25 @@ class _Editor(cst.CSTTransformer):
         self.done_sites.add(site)
         indent, _ = self._layout(site)
         new = _statements_at([*prelude, *code.prelude, code.expr], indent)
-        leading = list(getattr(stmt, "leading_lines", ()))
-        new[0] = _with_leading(new[0], leading + _comment_lines([*notes, *code.notes]))
+        leading = list(getattr(stmt, "leading_lines", ())) + _comment_lines([*notes, *code.notes])
+        if isinstance(new[0], cst.FunctionDef) and indent:
+            leading = _blank_first(leading)
+        new[0] = _with_leading(new[0], leading)
         return new
 
     def _with_prelude(
-        self, stmts: list[cst.BaseStatement], prelude: list[str], notes: list[str]
+        self, stmts: list[cst.BaseStatement], prelude: list[str], notes: list[str], indent: str
     ) -> list[cst.BaseStatement]:
         if not stmts:
             return stmts
         first = stmts[0]
         leading = list(getattr(first, "leading_lines", ()))
-        new = _statements_at(prelude, self.indent_of(first)) if prelude else []
+        new = _statements_at(prelude, indent) if prelude else []
         if new:
-            new[0] = _with_leading(new[0], leading + _comment_lines(notes))
-            return [*new, _with_leading(first, []), *stmts[1:]]
+            nested_def = isinstance(new[-1], cst.FunctionDef) and bool(indent)
+            lines = leading + _comment_lines(notes)
+            new[0] = _with_leading(new[0], _blank_first(lines) if nested_def else lines)
+            return [*new, _with_leading(first, _blank(1) if nested_def else []), *stmts[1:]]
         return [_with_leading(first, leading + _comment_lines(notes)), *stmts[1:]]
 
     # ------------------------------------------------------------------ expressions
@@ -269,6 +302,8 @@ class _Editor(cst.CSTTransformer):
             return _keep_parens(updated, _expression_at(code.expr, indent, prefix))
         for edit in self.edits.get(key, ()):
             if edit.kind == "replace":
+                if edit.note and self.pending:
+                    self.pending[-1][1].append(edit.note)
                 return _keep_parens(updated, cst.parse_expression(edit.text))
         return updated
 
@@ -298,21 +333,33 @@ class _Editor(cst.CSTTransformer):
 
 def _statements_at(texts: Sequence[str], indent: str) -> list[cst.BaseStatement]:
     """Statements written for a block at ``indent``: long lines are wrapped at that indentation
-    (the continuation lines of a bracket keep their absolute indentation in the output)."""
+    (the continuation lines of a bracket keep their absolute indentation in the output), and a
+    nested ``def`` gets the blank lines around it that formatters put there."""
     lines = [indent + line if line else line for text in texts for line in text.splitlines()]
     source = "\n".join(wrap_lines(lines)) + "\n"
     if not indent:
-        return _statements(source)
-    block = cst.parse_module("if True:\n" + source).body[0]
-    assert isinstance(block, cst.If) and isinstance(block.body, cst.IndentedBlock)
-    return list(block.body.body)
+        stmts = _statements(source)
+    else:
+        block = cst.parse_module("if True:\n" + source).body[0]
+        assert isinstance(block, cst.If) and isinstance(block.body, cst.IndentedBlock)
+        stmts = list(block.body.body)
+    if indent:
+        for i, stmt in enumerate(stmts):
+            if isinstance(stmt, cst.FunctionDef):
+                stmts[i] = _with_leading(stmt, _blank_first(list(stmt.leading_lines)))
+                if i + 1 < len(stmts):
+                    after = stmts[i + 1]
+                    stmts[i + 1] = _with_leading(after, [*_blank(1), *after.leading_lines])
+    return stmts
 
 
 def _expression_at(text: str, indent: str, prefix: str) -> cst.BaseExpression:
     """An expression placed after ``prefix`` on a line indented ``indent``, wrapped to fit."""
     lines = wrap_lines([indent + prefix + text])
     first = lines[0][len(indent) + len(prefix) :]
-    return cst.parse_expression("\n".join([first, *lines[1:]]))
+    # libcst writes the enclosing block's indentation before each continuation line itself.
+    rest = [line[len(indent) :] if line.startswith(indent) else line for line in lines[1:]]
+    return cst.parse_expression("\n".join([first, *rest]))
 
 
 def _notes(edit: ir.HostEdit) -> list[str]:
@@ -320,7 +367,14 @@ def _notes(edit: ir.HostEdit) -> list[str]:
 
 
 def _blank(n: int) -> list[cst.EmptyLine]:
-    return [cst.EmptyLine() for _ in range(n)]
+    return [cst.EmptyLine(indent=False) for _ in range(n)]
+
+
+def _blank_first(lines: list[cst.EmptyLine]) -> list[cst.EmptyLine]:
+    """``lines`` opening with one blank line (formatters put one before a nested ``def``)."""
+    if lines and lines[0].comment is None:
+        return lines
+    return [*_blank(1), *lines]
 
 
 def _with_leading(stmt: cst.BaseStatement, lines: list[cst.EmptyLine]) -> cst.BaseStatement:

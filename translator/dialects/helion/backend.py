@@ -42,7 +42,12 @@ class HelionBackend(Backend):
         return _kernel_code(kernel)
 
     def launch_code(self, kernel: ir.Kernel, launch: ir.Launch, module: ir.Module) -> LaunchCode:
-        return LaunchCode(f"{kernel.name}({', '.join(launch.texts)})")
+        notes = ()
+        if launch.tuned:
+            passed = ", ".join(f"`{t}`" for t in launch.tuned)
+            verb = "is" if len(launch.tuned) == 1 else "are"
+            notes = (f"tiletrans: the source launch's {passed} {verb} the kernel's config here",)
+        return LaunchCode(f"{kernel.name}({', '.join(launch.texts)})", notes=notes)
 
 
 def emit(module: ir.Module) -> str:

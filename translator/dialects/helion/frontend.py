@@ -694,10 +694,22 @@ class EntryParser:
             if fn == lang["specialize"]:
                 args, _ = call_args(value)
                 inner = self.build.expr(args[0])
-                # Other DSLs take the value as it is (the kernel parameter is a constexpr).
-                self.edits.append(
-                    ir.HostEdit("replace", self.locate.span(value), text=source_of(args[0]))
-                )
+                # Other DSLs take the value as it is (the kernel parameter is a constexpr):
+                # `n = hl.specialize(n)` goes, `n = hl.specialize(x.size(1))` keeps its value.
+                if isinstance(args[0], cst.Name) and args[0].value == name:
+                    self._remove_line(
+                        value, "hl.specialize", "the kernels take it as a compile-time constant"
+                    )
+                else:
+                    self.edits.append(
+                        ir.HostEdit(
+                            "replace",
+                            self.locate.span(value),
+                            text=source_of(args[0]),
+                            note="tiletrans: was `hl.specialize(...)`: the kernels take it as "
+                            "a compile-time constant",
+                        )
+                    )
                 self.scope.specialized.append(name)
                 self.scope.env.vars[name] = ScalarType(ir.I32, weak=True)
                 self.scope.used_names.add(name)
@@ -760,7 +772,9 @@ class EntryParser:
         if len(args) != 1 or kwargs:
             raise self.error(call, "hl.register_block_size(size) takes one size")
         self.build.expr(args[0])
-        self._remove_line(call, "hl.register_block_size")
+        self._remove_line(
+            call, "hl.register_block_size", "the kernels tune this block size themselves"
+        )
         tunable = self.scope.new_block_tunable(name)
         self.scope.registered_blocks[name] = tunable
         self.scope.env.vars[tunable] = ScalarType(ir.I32, weak=True)
@@ -777,12 +791,14 @@ class EntryParser:
             return known
         return self.build.dtype(node)
 
-    def _remove_line(self, node: cst.CSTNode, what: str) -> None:
+    def _remove_line(self, node: cst.CSTNode, what: str, why: str) -> None:
         """The translation drops the host statement of ``node`` (consumed by the kernels)."""
         line = self.current_line
-        if len(line.body) != 1:
+        if line is None or len(line.body) != 1:
             raise self.error(node, f"put `{what}(...)` on a line of its own")
-        self.edits.append(ir.HostEdit("remove", self.locate.span(line)))
+        text = " ".join(source_of(line.body[0]).split())
+        note = f"tiletrans: dropped `{text}`: {why}"
+        self.edits.append(ir.HostEdit("remove", self.locate.span(line), note=note))
 
     def _alloc(self, name: str, value: cst.BaseExpression) -> ir.Alloc | None:
         if not isinstance(value, cst.Call):

@@ -9,14 +9,14 @@ as written at the site, with their strides and sizes.
 
 from __future__ import annotations
 
-from translator.dialects.common.backend import Backend, host_atom
+from translator.dialects.common.backend import Backend
+from translator.dialects.common.host_code import HostPrinter, host_atom
 from translator.dialects.common.passthrough import KernelCode, LaunchCode
-from translator.dialects.formatting import float_literal, wrap_lines
+from translator.dialects.formatting import wrap_lines
 from translator.dialects.triton.kernel import KernelEmitter
 from translator.dialects.triton.pipelining import fewer_stages_for_squeezed_dots
 from translator.grammar import load_grammar, template_environment
 from translator.ir import nodes as ir
-from translator.ir.printer import PRECEDENCE, UNARY_PRECEDENCE, operand_precedence, unary_text
 from translator.ir.transforms import squeeze_unit_tiles, unit_block_tiles
 from translator.ir.verifier import verify_kernel
 
@@ -82,7 +82,7 @@ def _launch_code(
     """``kernel[grid](...)`` for one launch: the kernel's values spelt at the launch site."""
     sig = emitter.sig
     texts = {p.name: t for p, t in zip(kernel.params, launch.texts)}
-    hx = _HostPrinter(texts)
+    hx = _host_printer(texts)
     grid_terms = []
     tunable_consts = {const: tunable for tunable, const in sig.tunable_params.items()}
     for t in kernel.grid:
@@ -120,54 +120,9 @@ def _launch_code(
     return LaunchCode(f"{kernel.name}[{grid}]({', '.join(args)})", prelude, imports=imports)
 
 
-class _HostPrinter:
-    """Host expressions in a kernel's terms (its parameters), spelt at a launch site."""
-
-    def __init__(self, texts: dict[str, str]) -> None:
-        self.texts = texts
-        self.uses_math = False
-
-    def __call__(self, e: ir.Expr, prec: int = 0) -> str:
-        if isinstance(e, ir.Name):
-            text = self.texts.get(e.id, e.id)
-            return text if prec <= 1 or text.isidentifier() else host_atom(text)
-        if isinstance(e, ir.Const):
-            if isinstance(e.value, float):
-                return float_literal(e.value)
-            return repr(e.value)
-        if isinstance(e, ir.SizeOf):
-            return f"{host_atom(self.texts.get(e.tensor, e.tensor))}.size({e.dim})"
-        if isinstance(e, ir.BinOp):
-            p = PRECEDENCE[e.op]
-            lp, rp = operand_precedence(e.op)
-            text = f"{self(e.lhs, lp)} {e.op} {self(e.rhs, rp)}"
-            return f"({text})" if p < prec else text
-        if isinstance(e, ir.UnaryOp):
-            text = unary_text(e.op, self(e.operand, UNARY_PRECEDENCE))
-            return f"({text})" if prec > UNARY_PRECEDENCE else text
-        if isinstance(e, ir.Cast):
-            return f"{self(e.value, 20)}.to({_host_dtype(e.dtype, self.texts)})"
-        if isinstance(e, ir.Call) and e.op == "where":
-            c, a, b = (self(x, 2) for x in e.args)
-            return f"({a} if {c} else {b})" if prec > 1 else f"{a} if {c} else {b}"
-        if isinstance(e, ir.Call) and e.op == "if_none":
-            value, fallback = e.args
-            text = f"{self(fallback, 2)} if {self(value, 2)} is None else {self(value, 2)}"
-            return f"({text})" if prec > 1 else text
-        if isinstance(e, ir.Call):
-            template = load_grammar("triton")["host_pointwise"].get(e.op)
-            if template is None:
-                raise ValueError(f"op {e.op} has no host spelling")
-            self.uses_math = self.uses_math or template.startswith("math.")
-            return template.format(*(self(a) for a in e.args))
-        raise ValueError(f"not a host expression: {type(e).__name__}")
-
-
-def _host_dtype(dtype: ir.DTypeExpr, texts: dict[str, str]) -> str:
-    """``torch.float32`` or ``x.dtype``."""
-    if isinstance(dtype, ir.DTypeOf):
-        return f"{host_atom(texts.get(dtype.tensor, dtype.tensor))}.dtype"
-    return load_grammar("triton")["host_dtypes"][dtype.name]
+def _host_printer(texts: dict[str, str]) -> HostPrinter:
+    g = load_grammar("triton")
+    return HostPrinter(texts, calls=g["host_pointwise"], dtypes=g["host_dtypes"])
 
 
 def _autotune(kernel: ir.Kernel, emitter: KernelEmitter) -> dict | None:

@@ -41,7 +41,6 @@ import libcst as cst
 from translator.diagnostics import TranslationError
 from translator.dialects.cst_utils import (
     Locator,
-    names_in as cst_names_in,
     call_args,
     import_aliases,
     is_provenance,
@@ -51,6 +50,9 @@ from translator.dialects.cst_utils import (
     source_of,
     statement_comments,
     substitute_names,
+)
+from translator.dialects.cst_utils import (
+    names_in as cst_names_in,
 )
 from translator.dialects.triton.frontend_configs import (
     FunctionRef,
@@ -2204,6 +2206,7 @@ class EntryBuilder:
             configs=configs,
             hints=hints,
             site=site,
+            tuned=launch.tuned_texts(),
             loc=k.loc,
         )
         self.body.append(inline)
@@ -2444,6 +2447,18 @@ class Launch:
             )
         return name
 
+    def tuned_texts(self) -> tuple[str, ...]:
+        """The launch's arguments that became the kernel's tunables: block sizes and launch
+        knobs (``BLOCK_SIZE=BLOCK_SIZE``, ``num_warps=8``)."""
+        out = []
+        for a in self.node.args:
+            if a.keyword is None:
+                continue
+            key = a.keyword.value
+            if key in self.block_tunables or key in self.knobs or key in self.knob_exprs:
+                out.append(f"{key}={_arg_text(a.value)}")
+        return tuple(out)
+
     def param_order(self, host_name: str) -> object:
         p = self._param_of(host_name)
         return self.kernel.params.index(p) if p is not None else len(self.kernel.params)
@@ -2673,18 +2688,6 @@ class Launch:
             return ir.DTypeOf(t.flat)
         # Of unknown rank so far: its accesses decide (a flat view, if any, is renamed after).
         return ir.DTypeOf(t.name)
-
-    def check_writable(self, pname: str, node) -> None:
-        # The host code runs as written in the translation: a kernel may write into a copy
-        # the host made (`.contiguous()`), as the source does.
-        t = self.tensor_info(pname)
-        if t.copy and False:
-            raise self.error(
-                node,
-                f"the kernel writes into `{t.source}`, a copy the source makes "
-                "(`.contiguous()`/`.to()`), which the IR cannot make",
-                "write into an allocated output",
-            )
 
     def constexpr_ir(self, pname: str, node) -> ir.Expr:
         b = self.bindings[pname]

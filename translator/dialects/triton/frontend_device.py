@@ -2837,7 +2837,6 @@ class KernelLifter:
         """A store of ``value_val`` to the pointer tile ``ptr`` under ``mask`` (an atomic
         read-modify-write ``atomic`` where given)."""
         value = self.to_data(value_val, value_node)
-        self.launch.check_writable(ptr.tensor, node)
         tensor, items, rank = self.access(ptr, mask, mask_node, node, store=True)
         vdims = dims_of(self.type_of(value.expr, value_node))
         placed = [(axis, dim) for it in items for axis, dim, _ in it.dims]

@@ -21,13 +21,12 @@ from translator.ir.shapes import (
     ScalarType,
     TileType,
     TileVarType,
-    TypeEnv,
     dims_compatible,
-    kernel_env,
     dims_of,
     dtype_of,
     index_dims,
     infer,
+    kernel_env,
 )
 from translator.ir.visit import all_exprs, full_extents, stmt_walk, walk_stmts
 from translator.naming import constant_name, tile_suffix, unique

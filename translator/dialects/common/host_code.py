@@ -1,0 +1,279 @@
+"""Host code as Python/torch: printing host expressions and, for IR that carries no source, whole
+host functions.
+
+Host code is plain torch in every DSL. A translation carries the source's host code as written, so
+backends only print the host values a launch passes (:class:`HostPrinter`, which spells a kernel's
+parameters as the launch site wrote its arguments). IR built by hand or read back from an IR file
+has no source to carry: :func:`with_synthesized_host` prints its modelled entries as Python
+functions and makes each launch a site, after which it translates like any parsed module.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from translator.diagnostics import TranslationError
+from translator.dialects.formatting import float_literal, wrap_lines
+from translator.ir import nodes as ir
+from translator.ir.printer import PRECEDENCE, UNARY_PRECEDENCE, operand_precedence, unary_text
+
+# torch spellings of IR dtypes and of the host scalar functions host code may call.
+TORCH_DTYPES = {
+    "float16": "torch.float16",
+    "bfloat16": "torch.bfloat16",
+    "float32": "torch.float32",
+    "float64": "torch.float64",
+    "int8": "torch.int8",
+    "int16": "torch.int16",
+    "int32": "torch.int32",
+    "int64": "torch.int64",
+    "uint8": "torch.uint8",
+    "bool": "torch.bool",
+}
+HOST_CALLS = {
+    "cdiv": "(({0}) + ({1}) - 1) // ({1})",
+    "next_power_of_2": "1 << (int({0}) - 1).bit_length()",
+    "sqrt": "math.sqrt({0})",
+    "exp": "math.exp({0})",
+    "log": "math.log({0})",
+    "maximum": "max({0}, {1})",
+    "minimum": "min({0}, {1})",
+}
+
+
+def host_atom(text: str) -> str:
+    """Host source ``text`` safe to put ``.attr`` or ``[i]`` after."""
+    if _is_dotted(text) or _is_call(text):
+        return text
+    return f"({text})"
+
+
+def _is_dotted(text: str) -> bool:
+    return all(part.isidentifier() for part in text.split("."))
+
+
+def _is_call(text: str) -> bool:
+    """``f(...)``/``x.view(-1)``: a name or attribute chain ending in one balanced call."""
+    if not text.endswith(")") or "(" not in text:
+        return False
+    if not _is_dotted(text[: text.index("(")]):
+        return False
+    depth = 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0 and i != len(text) - 1:
+                return False
+    return True
+
+
+class HostPrinter:
+    """Host expressions as Python: names spelt through ``texts`` (a kernel's parameters as the
+    launch site wrote them), scalar functions through ``calls`` (a DSL's ``triton.cdiv``, or
+    plain Python)."""
+
+    def __init__(
+        self,
+        texts: Mapping[str, str] | None = None,
+        calls: Mapping[str, str] | None = None,
+        dtypes: Mapping[str, str] | None = None,
+    ) -> None:
+        self.texts = dict(texts or {})
+        self.calls = dict(calls or HOST_CALLS)
+        self.dtypes = dict(dtypes or TORCH_DTYPES)
+        self.uses_math = False
+
+    def name(self, name: str) -> str:
+        return self.texts.get(name, name)
+
+    def dtype(self, dtype: ir.DTypeExpr) -> str:
+        """``torch.float32`` or ``x.dtype``."""
+        if isinstance(dtype, ir.DTypeOf):
+            return f"{host_atom(self.name(dtype.tensor))}.dtype"
+        return self.dtypes[dtype.name]
+
+    def __call__(self, e: ir.Expr, prec: int = 0) -> str:
+        if isinstance(e, ir.Name):
+            text = self.name(e.id)
+            return text if prec <= 1 or _is_dotted(text) or _is_call(text) else f"({text})"
+        if isinstance(e, ir.Const):
+            if isinstance(e.value, float):
+                return float_literal(e.value)
+            return repr(e.value)
+        if isinstance(e, ir.SizeOf):
+            return f"{host_atom(self.name(e.tensor))}.size({e.dim})"
+        if isinstance(e, ir.ShapeOf):
+            return f"{host_atom(self.name(e.tensor))}.shape"
+        if isinstance(e, ir.BinOp):
+            p = PRECEDENCE[e.op]
+            lp, rp = operand_precedence(e.op)
+            text = f"{self(e.lhs, lp)} {e.op} {self(e.rhs, rp)}"
+            return f"({text})" if p < prec else text
+        if isinstance(e, ir.UnaryOp):
+            text = unary_text(e.op, self(e.operand, UNARY_PRECEDENCE))
+            return f"({text})" if prec > UNARY_PRECEDENCE else text
+        if isinstance(e, ir.Cast):
+            return f"{self(e.value, 20)}.to({self.dtype(e.dtype)})"
+        if isinstance(e, ir.Call) and e.op == "where":
+            c, a, b = (self(x, 2) for x in e.args)
+            return f"({a} if {c} else {b})" if prec > 1 else f"{a} if {c} else {b}"
+        if isinstance(e, ir.Call) and e.op == "if_none":
+            value, fallback = e.args
+            text = f"{self(fallback, 2)} if {self(value, 2)} is None else {self(value, 2)}"
+            return f"({text})" if prec > 1 else text
+        if isinstance(e, ir.Call):
+            template = self.calls.get(e.op)
+            if template is None:
+                raise TranslationError(f"`{e.op}` has no host spelling", e.loc)
+            self.uses_math = self.uses_math or template.startswith("math.")
+            return template.format(*(self(a) for a in e.args))
+        if isinstance(e, ir.TupleExpr):
+            return ", ".join(self(i) for i in e.items)
+        raise TranslationError(f"{type(e).__name__} is no host expression", getattr(e, "loc", None))
+
+
+# --------------------------------------------------------------------------------------------------
+# Host functions for IR without a source
+
+_LAUNCH = "__tiletrans_launch_"
+
+
+def with_synthesized_host(module: ir.Module) -> ir.Module:
+    """``module`` with host code printed from its entries (every one must be fully modelled),
+    each launch a site of that code. Modules that carry their source are returned as they are."""
+    if module.host is not None:
+        return module
+    printer = HostPrinter()
+    lines: list[str] = []
+    if module.docstring:
+        lines += [f'"""{module.docstring}"""', ""]
+    lines += ["import torch"]
+    entries = []
+    count = 0
+    for entry in module.entries:
+        if not entry.complete:
+            raise TranslationError(f"`{entry.name}` has host code the IR does not model", entry.loc)
+        body = []
+        for s in entry.body:
+            if isinstance(s, ir.Launch):
+                texts = tuple(printer(a) for a in s.args)
+                s = dataclasses.replace(s, texts=texts, site=count)
+                body.append(s)
+                count += 1
+            else:
+                body.append(s)
+        entry = dataclasses.replace(entry, body=tuple(body))
+        entries.append(entry)
+        lines += ["", "", *_function_lines(entry, printer)]
+    if printer.uses_math:
+        lines.insert(lines.index("import torch"), "import math")
+    source = "\n".join(lines).strip("\n") + "\n"
+    sites, first_def = _launch_sites(source, count)
+    # Every kernel is defined before the first host function.
+    edits = (ir.HostEdit("insert", first_def, kernels=tuple(k.name for k in module.kernels)),)
+    return dataclasses.replace(
+        module,
+        entries=tuple(entries),
+        host=ir.HostPlan(source=source, sites=sites, edits=edits if first_def else ()),
+    )
+
+
+def _function_lines(entry: ir.Entry, printer: HostPrinter) -> list[str]:
+    params = []
+    for p in entry.params:
+        text = p.name + (f": {p.annotation}" if p.annotation else "")
+        if p.default is not None:
+            text += (" = " if p.annotation else "=") + printer(p.default)
+        params.append(text)
+    returns = f" -> {entry.return_annotation}" if entry.return_annotation else ""
+    lines = [f"def {entry.name}({', '.join(params)}){returns}:"]
+    if entry.docstring:
+        doc = entry.docstring.replace("\n", "\n    ")
+        lines.append(f'    """{doc}"""' if "\n" not in doc else f'    """{doc}\n    """')
+    body = []
+    for s in entry.body:
+        body.extend(f"# {c}" if c else "#" for c in s.comments)
+        body.extend(host_statement(s, printer).splitlines())
+    if not body:
+        body = ["pass"]
+    lines.extend(wrap_lines([f"    {line}" for line in body]))
+    return lines
+
+
+def host_statement(s: ir.Stmt, printer: HostPrinter) -> str:
+    """One modelled host statement as Python."""
+    p = printer
+    if isinstance(s, ir.ShapeUnpack):
+        targets = ", ".join(t or "_" for t in s.targets)
+        if len(s.targets) == 1:
+            targets = f"({targets},)"
+        return f"{targets} = {s.tensor}.shape"
+    if isinstance(s, ir.Alloc):
+        return f"{s.target} = {_alloc(s, p)}"
+    if isinstance(s, ir.View):
+        return f"{s.target} = {s.tensor}.view({', '.join(p(d) for d in s.shape)})"
+    if isinstance(s, ir.Assert):
+        msg = f", {s.msg}" if s.msg else ""
+        return f"assert {p(s.test)}{msg}"
+    if isinstance(s, ir.Assign):
+        return f"{s.target} = {p(s.value)}"
+    if isinstance(s, ir.Carried):
+        return f"{s.target} = {s.source}"
+    if isinstance(s, ir.Launch):
+        return f"{_LAUNCH}{s.site}({', '.join(s.texts)})"
+    if isinstance(s, ir.Return):
+        if s.value is None:
+            return "return"
+        return f"return {p(s.value)}"
+    raise TranslationError(f"{type(s).__name__} is no host statement", getattr(s, "loc", None))
+
+
+def _alloc(s: ir.Alloc, p: HostPrinter) -> str:
+    fill = s.fill
+    if s.like is not None:
+        same_dtype = s.dtype == ir.DTypeOf(s.like)
+        dtype = "" if same_dtype else f", dtype={p.dtype(s.dtype)}"
+        if fill is None:
+            return f"torch.empty_like({s.like}{dtype})"
+        if fill == 0.0:
+            return f"torch.zeros_like({s.like}{dtype})"
+        return f"torch.full_like({s.like}, {float_literal(fill)}{dtype})"
+    shape = "[" + ", ".join(p(d) for d in s.shape or ()) + "]"
+    opts = f"dtype={p.dtype(s.dtype)}, device={s.device_of}.device"
+    if fill is None:
+        return f"torch.empty({shape}, {opts})"
+    if fill == 0.0:
+        return f"torch.zeros({shape}, {opts})"
+    return f"torch.full({shape}, {float_literal(fill)}, {opts})"
+
+
+def _launch_sites(source: str, count: int) -> tuple[tuple[ir.Site, ...], ir.Span | None]:
+    """The launch sites of printed host code, and the span of its first function."""
+    wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
+    positions = wrapper.resolve(PositionProvider)
+    spans: dict[int, ir.Span] = {}
+    first = next((s for s in wrapper.module.body if isinstance(s, cst.FunctionDef)), None)
+    first_span = None
+    if first is not None:
+        pos = positions[first]
+        first_span = ir.Span(pos.start.line, pos.start.column, pos.end.line, pos.end.column)
+
+    class V(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            if isinstance(node.func, cst.Name) and node.func.value.startswith(_LAUNCH):
+                pos = positions[node]
+                spans[int(node.func.value[len(_LAUNCH) :])] = ir.Span(
+                    pos.start.line, pos.start.column, pos.end.line, pos.end.column
+                )
+
+    wrapper.module.visit(V())
+    return tuple(ir.Site(spans[i], statement=False) for i in range(count)), first_span
+
+
+__all__ = ["HostPrinter", "host_atom", "host_statement", "with_synthesized_host"]
