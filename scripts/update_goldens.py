@@ -1,7 +1,11 @@
 """Regenerate the expected translations of every example (run after an intended output change).
 
-python scripts/update_goldens.py          # rewrite examples/<src>/expected_<dst>/*.py
-python scripts/update_goldens.py --check  # exit 1 if any golden is stale (what the tests do)
+    python scripts/update_goldens.py          # rewrite examples/**/expected_<dst>/*.py
+    python scripts/update_goldens.py --check  # exit 1 if any golden is stale (what the tests do)
+
+Example folders come from the dialects (each names its bundled examples) plus
+``examples/library/<dsl>/`` (library-style modules); a folder's examples are translated into
+every dialect that has a backend (library modules into the other dialects only).
 """
 
 from __future__ import annotations
@@ -13,18 +17,35 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from translator.api import translate_file  # noqa: E402
+from translator.dialects import dialects, target_dialects  # noqa: E402
 
-# (source DSL, target DSL): goldens of examples/<src>/*.py land in examples/<src>/expected_<dst>/.
-PAIRS = [("helion", "triton"), ("helion", "helion"), ("triton", "helion"), ("triton", "triton")]
-
-# Examples some backend refuses today (tests assert the diagnostic); no goldens.
-REFUSED: dict[str, set[str]] = {}
+# Examples some backend refuses today (tests assert the diagnostic): (folder, stem) -> targets.
+REFUSED: dict[tuple[str, str], set[str]] = {}
 
 
-def examples(src: str) -> list[Path]:
-    """The examples of ``src`` that have goldens."""
-    refused = REFUSED.get(src, set())
-    return [p for p in sorted((ROOT / "examples" / src).glob("*.py")) if p.stem not in refused]
+def example_sets() -> list[tuple[str, Path, list[str]]]:
+    """``(source dialect, folder, targets)`` of every example folder."""
+    out = []
+    for name, dialect in dialects().items():
+        if dialect.frontend is None or dialect.examples is None:
+            continue
+        out.append((name, ROOT / dialect.examples, list(target_dialects())))
+        library = ROOT / "examples" / "library" / name
+        if library.is_dir():
+            out.append((name, library, [t for t in target_dialects() if t != name]))
+    return out
+
+
+def cases() -> list[tuple[str, str, Path]]:
+    """``(source dialect, target dialect, example)`` of every golden."""
+    out = []
+    for src, folder, targets in example_sets():
+        for example in sorted(folder.glob("*.py")):
+            for dst in targets:
+                refused = REFUSED.get((str(folder.relative_to(ROOT)), example.stem), set())
+                if dst not in refused:
+                    out.append((src, dst, example))
+    return out
 
 
 def golden_path(example: Path, dst: str) -> Path:
@@ -35,17 +56,16 @@ def golden_path(example: Path, dst: str) -> Path:
 def main(argv: list[str]) -> int:
     check = "--check" in argv
     stale = []
-    for src, dst in PAIRS:
-        for example in examples(src):
-            # Paths in the provenance header are repo-relative so goldens do not depend on cwd.
-            text = translate_file(example.relative_to(ROOT), src, dst)
-            target = golden_path(example, dst)
-            if check:
-                if not target.exists() or target.read_text() != text:
-                    stale.append(target)
-            else:
-                target.parent.mkdir(exist_ok=True)
-                target.write_text(text)
+    for src, dst, example in cases():
+        # Paths in the provenance header are repo-relative so goldens do not depend on cwd.
+        text = translate_file(example.relative_to(ROOT), src, dst)
+        target = golden_path(example, dst)
+        if check:
+            if not target.exists() or target.read_text() != text:
+                stale.append(target)
+        else:
+            target.parent.mkdir(exist_ok=True)
+            target.write_text(text)
     for path in stale:
         print(f"stale: {path.relative_to(ROOT)}")
     return 1 if stale else 0

@@ -3,6 +3,7 @@ against the Helion kernel itself run under ``TRITON_INTERPRET=1``."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import os
 from collections.abc import Callable
@@ -10,9 +11,17 @@ from pathlib import Path
 
 import pytest
 import torch
+from ir_build import hand_module, inline_entry
 
 from translator.ir import nodes as ir
-from translator.ir.interpreter import InterpreterError, next_power_of_2, run_entry, run_module
+from translator.ir.interpreter import (
+    InterpreterError,
+    next_power_of_2,
+    run_entry,
+    run_kernel,
+    run_module,
+)
+from translator.ir.shapes import IRTypeError
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples" / "helion"
@@ -50,10 +59,22 @@ def entry(
     blocks: dict[str, int],
     scalars: tuple[tuple[str, str], ...] = (),
 ) -> ir.Entry:
+    """An entry whose in-place kernels share the block-size tunables ``blocks``."""
     ps = tuple(ir.Param(p, "tensor") for p in params)
     ps += tuple(ir.Param(p, kind) for p, kind in scalars)
     tunables = tuple(ir.Tunable(k, "block_size", v) for k, v in blocks.items())
-    return ir.Entry(name, ps, tuple(body), tunables)
+    return inline_entry(name, ps, tuple(body), tunables)
+
+
+def run(
+    e: ir.Entry, args: tuple | dict[str, object], config: dict[str, int] | None = None
+) -> object:
+    """Run ``e`` as frontends give it: its kernels outlined into a verified module."""
+    module = hand_module(f"{e.name}.py", e)
+    assert not any(isinstance(s, ir.InlineKernel) for s in module.entries[0].body)
+    if isinstance(args, dict):
+        return run_module(module, e.name, args, config=config)
+    return run_module(module, e.name, *args, config=config)
 
 
 def alloc_like(
@@ -103,7 +124,7 @@ def add_entry() -> ir.Entry:
         [
             shape("m", "n"),
             alloc_like("out", "x"),
-            ir.Kernel(
+            ir.InlineKernel(
                 "k",
                 (tm, tn),
                 (
@@ -132,7 +153,7 @@ def softmax_entry() -> ir.Entry:
         [
             shape("m", "n"),
             alloc_like("out", "x"),
-            ir.Kernel(
+            ir.InlineKernel(
                 "k",
                 (tile("tile_m", N("m"), "bm"),),
                 (
@@ -173,7 +194,7 @@ def matmul_entry(masked: bool = True, other: float = 0.0) -> ir.Entry:
             shape("m", "k"),
             shape(None, "n", of="y"),
             alloc("out", (N("m"), N("n")), ir.DTypeOf("x"), "x"),
-            ir.Kernel(
+            ir.InlineKernel(
                 "k",
                 (tm, tn),
                 (
@@ -204,7 +225,7 @@ def row_reduce_entry(
         [
             shape("m", "n"),
             alloc("out", out_shape, out_dtype, "x"),
-            ir.Kernel("k", (tile("tile_m", N("m"), "bm"),), (ir.Store("out", index, value),)),
+            ir.InlineKernel("k", (tile("tile_m", N("m"), "bm"),), (ir.Store("out", index, value),)),
             ret("out"),
         ],
         {"bm": 4},
@@ -218,59 +239,160 @@ def row_reduce_entry(
 def test_add_ragged_and_configs() -> None:
     x, y = torch.randn(37, 50), torch.randn(37, 50)
     e = add_entry()
+    # Written in place: the interpreter outlines the kernel itself.
     torch.testing.assert_close(run_entry(e, (x, y)), x + y, rtol=0, atol=0)
     torch.testing.assert_close(run_entry(e, {"x": x, "y": y}, {"bm": 8, "bn": 64}), x + y)
-    m = ir.Module("add.py", (e,))
+    # Outlined: the entry launches the module's kernel.
+    m = hand_module("add.py", e)
+    (launch,) = m.entries[0].launches()
+    assert launch.kernel == "k" and m.kernels[0].params[0] == ir.Param("x", "tensor", rank=2)
     torch.testing.assert_close(run_module(m, "add", x, y, config={"bm": 1}), x + y)
+    torch.testing.assert_close(
+        run_entry(m.entries[0], (x, y), {"bn": 7}, kernels=m.kernels), x + y, rtol=0, atol=0
+    )
+    with pytest.raises(IRTypeError, match="launch of unknown kernel 'k'"):
+        run_entry(m.entries[0], (x, y))
 
 
 def test_add_keeps_input_dtype() -> None:
     x, y = torch.randn(5, 70).half(), torch.randn(5, 70).half()
-    out = run_entry(add_entry(), (x, y))
+    out = run(add_entry(), (x, y))
     assert out.dtype == torch.float16
     torch.testing.assert_close(out, x + y)
 
 
 def test_softmax_full_dim() -> None:
     x = torch.randn(7, 45) * 3
-    out = run_entry(softmax_entry(), (x,))
+    out = run(softmax_entry(), (x,))
     torch.testing.assert_close(out, torch.softmax(x, dim=1))
     x16 = x.half()
-    torch.testing.assert_close(
-        run_entry(softmax_entry(), (x16,)), torch.softmax(x16.float(), 1).half()
-    )
+    torch.testing.assert_close(run(softmax_entry(), (x16,)), torch.softmax(x16.float(), 1).half())
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
 def test_matmul_k_loop(dtype: torch.dtype) -> None:
     x, y = torch.randn(37, 70, dtype=dtype), torch.randn(70, 45, dtype=dtype)
-    out = run_entry(matmul_entry(), (x, y))
+    out = run(matmul_entry(), (x, y))
     assert out.dtype == dtype
     ref = (x.double() @ y.double()).to(dtype)
     torch.testing.assert_close(out, ref, rtol=2e-3, atol=2e-3)
     # One tile covering everything (blocks larger than the extents).
-    out = run_entry(matmul_entry(), (x, y), {"bm": 64, "bn": 64, "bk": 128})
+    out = run(matmul_entry(), (x, y), {"bm": 64, "bn": 64, "bk": 128})
     torch.testing.assert_close(out, ref, rtol=2e-3, atol=2e-3)
 
 
 def test_unmasked_dot_sees_padding() -> None:
     x, y = torch.randn(9, 20), torch.randn(20, 11)
     # k = 20 with blocks of 16: the second K tile has 12 invalid lanes, which read 1.0.
-    masked = run_entry(matmul_entry(masked=True, other=1.0), (x, y))
-    unmasked = run_entry(matmul_entry(masked=False, other=1.0), (x, y))
+    masked = run(matmul_entry(masked=True, other=1.0), (x, y))
+    unmasked = run(matmul_entry(masked=False, other=1.0), (x, y))
     torch.testing.assert_close(masked, x @ y)
     torch.testing.assert_close(unmasked, x @ y + 12.0)
 
 
+def test_kernel_configs_and_the_run_config() -> None:
+    # Tunables take the run's config, else the kernel's first config, else their default: the
+    # unmasked dot's padding count tells which block size ran (k = 20).
+    x, y = torch.randn(9, 20), torch.randn(20, 11)
+    e = matmul_entry(masked=False, other=1.0)
+    (kernel,) = (s for s in e.body if isinstance(s, ir.InlineKernel))
+    configured = dataclasses.replace(kernel, configs=((("bk", 8),),))
+    e = dataclasses.replace(e, body=tuple(configured if s is kernel else s for s in e.body))
+    assert hand_module("mm.py", e).kernels[0].configs == ((("bk", 8),),)
+    torch.testing.assert_close(run(e, (x, y)), x @ y + 4.0)  # the config: 24 lanes
+    torch.testing.assert_close(run(e, (x, y), {"bk": 32}), x @ y + 12.0)
+    torch.testing.assert_close(run(e, (x, y), {"bk": 5}), x @ y)
+
+
+def test_launches_run_in_order_and_share_the_run_config() -> None:
+    # tmp = x * 2 in one kernel, out = tmp + 1 in the next: the second reads what the first wrote.
+    x = torch.randn(37, 21)
+    row = (ir.TileIndex("tile_m"), FULL)
+    twice = ir.InlineKernel(
+        "twice",
+        (tile("tile_m", N("m"), "bm"),),
+        (ir.Store("tmp", row, B("*", load("x", *row), C(2.0))),),
+    )
+    plus = ir.InlineKernel(
+        "plus",
+        (tile("tile_m", N("m"), "bm"),),
+        (ir.Store("out", row, B("+", load("tmp", *row), C(1.0))),),
+    )
+    e = entry(
+        "two",
+        ("x",),
+        [shape("m", "n"), alloc_like("tmp", "x"), alloc_like("out", "x"), twice, plus, ret("out")],
+        {"bm": 16},
+    )
+    module = hand_module("two.py", e)
+    assert [k.name for k in module.kernels] == ["twice", "plus"]
+    assert [launch.kernel for launch in module.entries[0].launches()] == ["twice", "plus"]
+    for config in (None, {"bm": 4}, {"bm": 64}):
+        torch.testing.assert_close(run_module(module, "two", x, config=config), x * 2 + 1)
+
+
+def test_run_kernel_writes_its_tensors_in_place() -> None:
+    module = hand_module("add.py", add_entry())
+    (kernel,) = module.kernels
+    x, y = torch.randn(19, 33), torch.randn(19, 33)
+    out = torch.full_like(x, float("nan"))
+    args = {"x": x, "y": y, "out": out, "m": 19, "n": 33}
+    assert [p.name for p in kernel.params] == list(args)
+    run_kernel(kernel, args, {"bm": 8})
+    torch.testing.assert_close(out, x + y, rtol=0, atol=0)
+    # Only the tiles of the grid are written: a smaller extent leaves the rest as it was.
+    out2 = torch.zeros_like(x)
+    run_kernel(kernel, {**args, "out": out2, "m": 5})
+    torch.testing.assert_close(out2[:5], (x + y)[:5], rtol=0, atol=0)
+    assert not out2[5:].any()
+
+
+def test_host_code_carried_without_a_model_is_not_run() -> None:
+    module = hand_module("add.py", add_entry())
+    entry_ = module.entries[0]
+    carried = dataclasses.replace(
+        entry_, body=(ir.Carried("w", "tensor", "helper(x)", rank=2), *entry_.body)
+    )
+    with pytest.raises(
+        InterpreterError,
+        match="add: host code the frontend carries without modelling cannot be run",
+    ):
+        run_entry(carried, (torch.zeros(2, 2), torch.zeros(2, 2)), kernels=module.kernels)
+    partial = dataclasses.replace(entry_, complete=False)
+    with pytest.raises(
+        InterpreterError,
+        match="add: host code the frontend carries without modelling cannot be run",
+    ):
+        run_entry(partial, (torch.zeros(2, 2), torch.zeros(2, 2)), kernels=module.kernels)
+
+
+def test_in_place_kernel_rebinding_a_host_scalar_runs() -> None:
+    # The old IR allowed device code to rebind a host scalar it reads (the Helion backend's
+    # REBOUND cases rename it); outlining must keep the host value as the kernel's parameter.
+    x = torch.randn(37)
+    scale = ir.InlineKernel(
+        "k",
+        (tile("t", ir.SizeOf("x", 0), "bt"),),
+        (
+            ir.Assign("s", B("*", N("s"), C(2.0))),
+            ir.Store("out", T("t"), B("*", load("x", *T("t")), N("s"))),
+        ),
+    )
+    e = entry(
+        "scaled", ("x",), [alloc_like("out", "x"), scale, ret("out")], {"bt": 16}, (("s", "float"),)
+    )
+    torch.testing.assert_close(run_entry(e, (x, 1.5)), x * 3.0)
+
+
 def test_masked_vs_unmasked_sum() -> None:
     x = torch.randn(7, 45)  # 45 columns pad to 64 lanes
-    masked = run_entry(row_reduce_entry("sum", 1.0, masked=True), (x,))
-    unmasked = run_entry(row_reduce_entry("sum", 1.0, masked=False), (x,))
+    masked = run(row_reduce_entry("sum", 1.0, masked=True), (x,))
+    unmasked = run(row_reduce_entry("sum", 1.0, masked=False), (x,))
     torch.testing.assert_close(masked, x.sum(1))
     torch.testing.assert_close(unmasked, x.sum(1) + (64 - 45))
     # Never-read padding is NaN: harmless under a masked reduction, visible without one.
-    assert torch.isfinite(run_entry(row_reduce_entry("sum", None, masked=True), (x,))).all()
-    assert torch.isnan(run_entry(row_reduce_entry("sum", None, masked=False), (x,))).all()
+    assert torch.isfinite(run(row_reduce_entry("sum", None, masked=True), (x,))).all()
+    assert torch.isnan(run(row_reduce_entry("sum", None, masked=False), (x,))).all()
 
 
 @pytest.mark.parametrize("op", ["max", "min", "prod", "argmax", "argmin"])
@@ -279,7 +401,7 @@ def test_masked_reductions(op: str) -> None:
     if op in ("max", "argmax"):
         x = -x  # ... and, negated, an unmasked max/argmax
     dtype = ir.I32 if op.startswith("arg") else ir.F32
-    out = run_entry(row_reduce_entry(op, 0.0, masked=True, out_dtype=dtype), (x,))
+    out = run(row_reduce_entry(op, 0.0, masked=True, out_dtype=dtype), (x,))
     ref = {
         "max": x.amax(1),
         "min": x.amin(1),
@@ -288,13 +410,13 @@ def test_masked_reductions(op: str) -> None:
         "argmin": x.argmin(1).int(),
     }[op]
     torch.testing.assert_close(out, ref)
-    unmasked = run_entry(row_reduce_entry(op, 0.0, masked=False, out_dtype=dtype), (x,))
+    unmasked = run(row_reduce_entry(op, 0.0, masked=False, out_dtype=dtype), (x,))
     assert not torch.equal(unmasked, ref)
 
 
 def test_keepdim_store() -> None:
     x = torch.randn(9, 30)
-    out = run_entry(row_reduce_entry("sum", 0.0, masked=True, keepdim=True), (x,))
+    out = run(row_reduce_entry("sum", 0.0, masked=True, keepdim=True), (x,))
     torch.testing.assert_close(out, x.sum(1, keepdim=True))
 
 
@@ -307,7 +429,7 @@ def test_gather_and_scatter() -> None:
         ("x", "idx"),
         [
             alloc("out", (ir.SizeOf("idx", 0), ir.SizeOf("x", 1)), ir.DTypeOf("x"), "x"),
-            ir.Kernel(
+            ir.InlineKernel(
                 "k",
                 (tile("t", ir.SizeOf("idx", 0), "bt"),),
                 (ir.Store("out", (ir.TileIndex("t"), FULL), gathered),),
@@ -316,7 +438,7 @@ def test_gather_and_scatter() -> None:
         ],
         {"bt": 16},
     )
-    torch.testing.assert_close(run_entry(e, (x, idx)), x[idx])
+    torch.testing.assert_close(run(e, (x, idx)), x[idx])
     # Scatter the rows back into a zeroed tensor (a permutation, so no write races).
     perm = torch.randperm(37)
     rows = torch.randn(37, 6)
@@ -327,7 +449,7 @@ def test_gather_and_scatter() -> None:
             alloc(
                 "out", (ir.SizeOf("rows", 0), ir.SizeOf("rows", 1)), ir.DTypeOf("rows"), "rows", 0.0
             ),
-            ir.Kernel(
+            ir.InlineKernel(
                 "k",
                 (tile("t", ir.SizeOf("perm", 0), "bt"),),
                 (
@@ -344,7 +466,7 @@ def test_gather_and_scatter() -> None:
     )
     ref = torch.zeros(37, 6)
     ref[perm] = rows
-    torch.testing.assert_close(run_entry(scatter, (rows, perm)), ref)
+    torch.testing.assert_close(run(scatter, (rows, perm)), ref)
 
 
 @pytest.mark.parametrize("op", ["add", "max", "min"])
@@ -356,7 +478,7 @@ def test_atomics_with_duplicates(op: str) -> None:
         ("vals", "idx"),
         [
             alloc("out", (C(7),), ir.F32, "vals", 0.0),
-            ir.Kernel(
+            ir.InlineKernel(
                 "k",
                 (tile("t", ir.SizeOf("vals", 0), "bt"),),
                 (
@@ -375,7 +497,7 @@ def test_atomics_with_duplicates(op: str) -> None:
     ref = torch.zeros(7).scatter_reduce(
         0, idx, vals, {"add": "sum", "max": "amax", "min": "amin"}[op]
     )
-    torch.testing.assert_close(run_entry(e, (vals, idx)), ref)
+    torch.testing.assert_close(run(e, (vals, idx)), ref)
 
 
 def test_column_sums_reduce_block_axis_with_atomics() -> None:
@@ -386,7 +508,7 @@ def test_column_sums_reduce_block_axis_with_atomics() -> None:
         [
             shape("m", "n"),
             alloc("out", (N("n"),), ir.F32, "x", 0.0),
-            ir.Kernel(
+            ir.InlineKernel(
                 "k",
                 (tile("tile_m", N("m"), "bm"), tile("tile_n", N("n"), "bn")),
                 (
@@ -402,7 +524,7 @@ def test_column_sums_reduce_block_axis_with_atomics() -> None:
         ],
         {"bm": 16, "bn": 8},
     )
-    torch.testing.assert_close(run_entry(e, (x,)), x.sum(0))
+    torch.testing.assert_close(run(e, (x,)), x.sum(0))
 
 
 def test_unwritten_outputs_are_poisoned() -> None:
@@ -414,7 +536,7 @@ def test_unwritten_outputs_are_poisoned() -> None:
         [
             alloc_like("out", "x"),
             alloc_like("iout", "ints"),
-            ir.Kernel(
+            ir.InlineKernel(
                 "k",
                 (tile("t", C(5), "bt"),),
                 (
@@ -426,7 +548,7 @@ def test_unwritten_outputs_are_poisoned() -> None:
         ],
         {"bt": 4},
     )
-    out, iout = run_entry(e, (x, ints))
+    out, iout = run(e, (x, ints))
     torch.testing.assert_close(out[:5], x[:5])
     assert torch.isnan(out[5:]).all()
     assert (iout[5:] == torch.iinfo(torch.int32).max).all() and torch.equal(iout[:5], ints[:5])
@@ -450,12 +572,12 @@ def test_tile_attributes_with_begin() -> None:
         [
             alloc("out", (C(4), C(5)), ir.I32, "x", 0.0),
             alloc("idx", (C(30),), ir.I32, "x", -1.0),
-            ir.Kernel("k", (t,), body),
+            ir.InlineKernel("k", (t,), body),
             ret("out", "idx"),
         ],
         {"bt": 8},
     )
-    out, idx = run_entry(e, (torch.zeros(1),))
+    out, idx = run(e, (torch.zeros(1),))
     # tile id is begin // block_size (Helion's definition); count is cdiv(end - begin, block).
     ref = [[3, 11, 8, 0, 4], [11, 19, 8, 1, 4], [19, 27, 8, 2, 4], [27, 30, 8, 3, 4]]
     assert out.tolist() == ref
@@ -472,7 +594,7 @@ def test_grid_index_and_scalar_if() -> None:
         [
             shape("m", "n"),
             alloc_like("out", "x"),
-            ir.Kernel(
+            ir.InlineKernel(
                 "k",
                 (tile("i", N("m"), 1, scalar=True),),
                 (
@@ -488,8 +610,8 @@ def test_grid_index_and_scalar_if() -> None:
         {},
         scalars=(("flag", "bool"),),
     )
-    torch.testing.assert_close(run_entry(e, (x, True)), x * 2)
-    torch.testing.assert_close(run_entry(e, (x, False)), -x)
+    torch.testing.assert_close(run(e, (x, True)), x * 2)
+    torch.testing.assert_close(run(e, (x, False)), -x)
 
 
 def test_transpose_expand_reshape_arange() -> None:
@@ -508,7 +630,7 @@ def test_transpose_expand_reshape_arange() -> None:
             shape("m", "n"),
             alloc("out", (N("n"), N("m")), ir.DTypeOf("x"), "x"),
             alloc("part", (N("m"),), ir.F32, "x", 0.0),
-            ir.Kernel(
+            ir.InlineKernel(
                 "k",
                 (tm, tn),
                 (
@@ -520,7 +642,7 @@ def test_transpose_expand_reshape_arange() -> None:
         ],
         {"bm": 8, "bn": 16},
     )
-    out, part = run_entry(e, (x,))
+    out, part = run(e, (x,))
     lane = (torch.arange(27) % 16).float()
     torch.testing.assert_close(out, (x + lane).T)
     torch.testing.assert_close(part, x.sum(1))
@@ -537,7 +659,7 @@ def test_nested_tile_loop_carries_state() -> None:
         [
             shape("m", "n"),
             alloc("out", (C(1),), ir.F32, "x"),
-            ir.Kernel(
+            ir.InlineKernel(
                 "k",
                 (tile("g", C(1), 1, scalar=True),),
                 (
@@ -562,7 +684,7 @@ def test_nested_tile_loop_carries_state() -> None:
         {"bm": 8, "bn": 8},
     )
     # 3 x 3 tiles
-    torch.testing.assert_close(run_entry(e, (x,)), x.sum().reshape(1) + 9000.0)
+    torch.testing.assert_close(run(e, (x,)), x.sum().reshape(1) + 9000.0)
 
 
 def test_pointwise_dtype_rules() -> None:
@@ -589,12 +711,12 @@ def test_pointwise_dtype_rules() -> None:
         ("x", "i"),
         [
             *allocs,
-            ir.Kernel("k", (tile("t", C(5), "bt"),), body),
+            ir.InlineKernel("k", (tile("t", C(5), "bt"),), body),
             ir.Return(ir.TupleExpr(tuple(N(n) for n in outs))),
         ],
         {"bt": 4},
     )
-    got = dict(zip(outs, run_entry(e, (x, i))))
+    got = dict(zip(outs, run(e, (x, i))))
     xf = x.float()
     torch.testing.assert_close(got["exp"], xf.exp())
     torch.testing.assert_close(got["gelu"], torch.nn.functional.gelu(xf))
@@ -620,14 +742,13 @@ def test_host_assert_scalar_and_errors() -> None:
             ir.Assign("half", B("//", N("n"), C(2))),
             *e.body[1:],
         ),
-        e.tunables,
     )
     with pytest.raises(AssertionError, match="same rows"):
-        run_entry(e, (torch.zeros(4, 4), torch.zeros(5, 4)))
+        run(e, (torch.zeros(4, 4), torch.zeros(5, 4)))
     with pytest.raises(ValueError, match="unknown tunable 'block_k'"):
-        run_entry(e, (torch.zeros(4, 4), torch.zeros(4, 4)), {"block_k": 4})
+        run(e, (torch.zeros(4, 4), torch.zeros(4, 4)), {"block_k": 4})
     with pytest.raises(TypeError, match="missing argument 'y'"):
-        run_entry(e, (torch.zeros(4, 4),))
+        run(e, (torch.zeros(4, 4),))
     # A full-dim index naming a bigger extent than the tensor has reads out of bounds.
     bad = entry(
         "bad",
@@ -635,7 +756,7 @@ def test_host_assert_scalar_and_errors() -> None:
         [
             shape("m", "n"),
             alloc_like("out", "x"),
-            ir.Kernel(
+            ir.InlineKernel(
                 "k",
                 (tile("tile_m", N("m"), "bm"),),
                 (
@@ -651,7 +772,7 @@ def test_host_assert_scalar_and_errors() -> None:
         {"bm": 4},
     )
     with pytest.raises(InterpreterError, match="out-of-bounds access to 'x' along dim 1"):
-        run_entry(bad, (torch.zeros(3, 8),))
+        run(bad, (torch.zeros(3, 8),))
 
 
 def test_next_power_of_2() -> None:
@@ -714,7 +835,7 @@ def triton_interpret():
     saved = {k: os.environ.get(k) for k in ("TRITON_INTERPRET", "HELION_INTERPRET")}
     os.environ["TRITON_INTERPRET"] = "1"
     os.environ.pop("HELION_INTERPRET", None)  # Helion refuses both at once
-    from validation.libdevice_shim import install
+    from translator.dialects.triton.libdevice_shim import install
 
     install()
     yield
@@ -750,8 +871,8 @@ def test_example_matches_helion(name: str, triton_interpret: None) -> None:
     make_args, blocks = CASES[name]
     args = make_args()
     module = _parse(name)
-    (entry_,) = module.entries
-    block_tunables = [t.name for t in entry_.tunables if t.kind == "block_size"]
+    (kernel,) = module.kernels
+    block_tunables = [t.name for t in kernel.tunables if t.kind == "block_size"]
     assert len(block_tunables) == len(blocks)
     got = _as_tuple(run_module(module, name, *args, config=dict(zip(block_tunables, blocks))))
     want = _as_tuple(_run_helion(name, args, blocks))

@@ -1,14 +1,21 @@
-"""The IR printer: golden text of a small hand-built entry, plus single expressions."""
+"""The IR printer: golden text of a small hand-built module, plus single expressions."""
 
 from __future__ import annotations
 
+from ir_build import hand_module, inline_entry
+
+from translator.api import parse_file
 from translator.ir import nodes as ir
 from translator.ir.printer import (
     format_dims,
     format_entry,
     format_expr,
+    format_hints,
     format_index,
+    format_kernel,
     format_module,
+    format_param,
+    format_stmt,
 )
 
 N, C = ir.Name, ir.Const
@@ -22,18 +29,19 @@ def row(other: float | None = 0.0, col: ir.IndexItem = ROW) -> ir.Load:
 
 
 def small_entry() -> ir.Entry:
-    """A row kernel and an hl.grid kernel touching most statement and expression forms."""
+    """A row kernel and an hl.grid kernel touching most statement and expression forms, written
+    in place (the row kernel with hints of its own, both sharing the entry's tunables)."""
     tile_m = ir.TileVar("tile_m", N("m"), "block_m")
     tile_n = ir.TileVar("tile_n", N("n"), C(64), begin=C(2))
     index = ir.TileVar("i", N("m"), C(1), scalar=True)
     out_row = (ir.TileIndex("tile_m"), ir.FullIndex(N("n")))
     scaled = ir.BinOp("*", ir.BinOp("-", row(), N("mx")), ir.BinOp("+", N("s"), N("eps")))
-    rows = ir.Kernel(
+    rows = ir.InlineKernel(
         "k",
         (tile_m,),
         (
             ir.Assign("mx", ir.Reduce("max", row(), 1, keepdim=True), comments=("row max",)),
-            ir.Assign("s", ir.Reduce("sum", row(other=1.0), 1, masked=False)),
+            ir.Assign("s", ir.Reduce("sum", row(other=1.0), 1, keepdim=True, masked=False)),
             ir.Assign("t", row(other=None)),
             ir.TileLoop(
                 (tile_n,),
@@ -49,8 +57,10 @@ def small_entry() -> ir.Entry:
             ),
             ir.Store("out", out_row, ir.Cast(scaled, ir.DTypeOf("out"))),
         ),
+        comments=("rows first",),
+        hints=ir.Hints(schedule="persistent_blocked", index_bits=64, extras=(("helion.x", 1),)),
     )
-    grid = ir.Kernel(
+    grid = ir.InlineKernel(
         "g",
         (index,),
         (
@@ -61,7 +71,7 @@ def small_entry() -> ir.Entry:
             ),
         ),
     )
-    return ir.Entry(
+    return inline_entry(
         "rows",
         (ir.Param("x", "tensor"), ir.Param("eps", "float", C(1e-5))),
         (
@@ -78,53 +88,128 @@ def small_entry() -> ir.Entry:
     )
 
 
+def small_module() -> ir.Module:
+    """:func:`small_entry` outlined; ``n`` is a size the kernels are compiled for."""
+    return hand_module("rows.py", small_entry(), constexpr={"n"})
+
+
+# Kernels first (parameters: tensors, then scalars, each in the order the host defines them; the
+# tunables a kernel does not use as a block size stay, the configs keep only its tunables), then
+# the entry, whose in-place kernels are launches passing each parameter its host value.
 GOLDEN = """\
-entry rows(x: tensor, eps: float = 1e-05):
+module rows.py
+
+kernel k(x: tensor[2-d], out: tensor[2-d], acc: tensor[1-d float32], eps: float, m: int, \
+n: int constexpr) grid(tile_m: tile m by block_m) schedule='persistent_blocked' index_bits=64 \
+helion.x=1:
   tunable block_m: block_size = 4 in [4, 8]
   tunable num_warps: num_warps = 4
   config 0: block_m=8, num_warps=8
+  # row max
+  mx = max(load x[tile_m, :] pad=0.0, axis=1, keepdim)
+  s = sum(load x[tile_m, :] pad=1.0, axis=1, keepdim, unmasked)
+  t = load x[tile_m, :] pad=never-read
+  loop tile_n: tile 2..n by 64 stages=3:
+    atomic_add acc[tile_m] <- sum(load x[tile_m, tile_n] pad=-inf, axis=1)
+  store out[tile_m, :] = cast((load x[tile_m, :] pad=0.0 - mx) * (s + eps), dtype(out))
+
+kernel g(acc: tensor[1-d float32], m: int) grid(i: index m by 1):
+  tunable num_warps: num_warps = 4
+  config 0: num_warps=8
+  if i > 0:
+    store acc[i] = 0.0
+  else:
+    store acc[i] = cast(arange(1), float32)
+
+entry rows(x: tensor, eps: float = 1e-05):
   m, n = shape(x)
   assert x.size(1) == n, "bad"
   out = alloc like x dtype(x) on x empty
   acc = alloc [m] float32 on x fill 0.0
-  kernel k grid(tile_m: tile m by block_m):
-    # row max
-    mx = max(load x[tile_m, :] pad=0.0, axis=1, keepdim)
-    s = sum(load x[tile_m, :] pad=1.0, axis=1, unmasked)
-    t = load x[tile_m, :] pad=never-read
-    loop tile_n: tile 2..n by 64 stages=3:
-      atomic_add acc[tile_m] <- sum(load x[tile_m, tile_n] pad=-inf, axis=1)
-    store out[tile_m, :] = cast((load x[tile_m, :] pad=0.0 - mx) * (s + eps), dtype(out))
-  kernel g grid(i: index m by 1):
-    if i > 0:
-      store acc[i] = 0.0
-    else:
-      store acc[i] = cast(arange(1), float32)
-  return (out, acc)"""
+  # rows first
+  launch k(x, out, acc, eps, m, n)
+  launch g(acc, m)
+  return (out, acc)
+"""
 
 
-def test_entry_golden() -> None:
-    assert format_entry(small_entry()) == GOLDEN
+def test_module_golden() -> None:
+    assert format_module(small_module()) == GOLDEN
+
+
+def test_kernels_and_entries_print_alone() -> None:
+    module = small_module()
+    # The module is its parts, two blank lines apart, under its header.
+    parts = [format_kernel(k) for k in module.kernels] + [format_entry(e) for e in module.entries]
+    assert "\n\n".join(["module rows.py", *parts]) + "\n" == GOLDEN
+    assert format_kernel(module.kernel("g")).startswith(
+        "kernel g(acc: tensor[1-d float32], m: int)"
+    )
+
+
+def test_inline_kernels_print_in_place() -> None:
+    # Before outlining, a kernel is a statement of its entry, with its hints but no signature.
+    lines = format_entry(small_entry()).splitlines()
+    assert lines[5:7] == [
+        "  # rows first",
+        "  kernel k grid(tile_m: tile m by block_m) schedule='persistent_blocked' index_bits=64 "
+        "helion.x=1:",
+    ]
+    assert "  kernel g grid(i: index m by 1):" in lines
+    assert "    mx = max(load x[tile_m, :] pad=0.0, axis=1, keepdim)" in lines
 
 
 def test_padding_masking_and_keepdim_are_spelled_out() -> None:
-    lines = format_entry(small_entry()).splitlines()
-    assert "    mx = max(load x[tile_m, :] pad=0.0, axis=1, keepdim)" in lines
-    assert "    s = sum(load x[tile_m, :] pad=1.0, axis=1, unmasked)" in lines
-    assert "    t = load x[tile_m, :] pad=never-read" in lines
+    lines = format_module(small_module()).splitlines()
+    assert "  mx = max(load x[tile_m, :] pad=0.0, axis=1, keepdim)" in lines
+    assert "  s = sum(load x[tile_m, :] pad=1.0, axis=1, keepdim, unmasked)" in lines
+    assert "  t = load x[tile_m, :] pad=never-read" in lines
 
 
 def test_tiles_print() -> None:
-    text = format_entry(small_entry())
-    assert "kernel k grid(tile_m: tile m by block_m):" in text  # a tunable block
+    text = format_module(small_module())
+    assert " grid(tile_m: tile m by block_m) " in text  # a tunable block
     assert "loop tile_n: tile 2..n by 64 stages=3:" in text  # begin, constant block, stages
-    assert "kernel g grid(i: index m by 1):" in text  # an hl.grid-style index
+    assert " grid(i: index m by 1):" in text  # an hl.grid-style index
+    step = ir.TileVar("tk", N("k"), "bk", begin=N("p"), step=N("s"))
+    loop = ir.TileLoop((step,), ())
+    assert format_stmt(loop) == ["loop tk: tile p..k by bk every s:"]
 
 
 def test_module_header() -> None:
-    text = format_module(ir.Module("rows.py", (small_entry(),)))
-    assert text.startswith("module rows.py\n\nentry rows(")
+    text = format_module(small_module())
+    assert text.startswith("module rows.py\n\nkernel k(")
     assert text.endswith("return (out, acc)\n")
+
+
+def test_params_and_hints() -> None:
+    assert format_param(ir.Param("x", "tensor")) == "x: tensor"
+    assert format_param(ir.Param("x", "tensor", rank=3)) == "x: tensor[3-d]"
+    assert format_param(ir.Param("x", "tensor", dtype=ir.DType("float16"))) == (
+        "x: tensor[?-d float16]"
+    )
+    assert format_param(ir.Param("n", "int", C(4), constexpr=True)) == "n: int constexpr = 4"
+    assert format_param(ir.Param("act", "str", C("relu"))) == "act: str = 'relu'"
+    assert format_hints(ir.Hints()) == ""
+    assert format_hints(ir.Hints(fast_math=True, static_shapes=False)) == (
+        " fast_math=True static_shapes=False"
+    )
+
+
+def test_host_plan_summary() -> None:
+    # A parsed module carries its source: the edits that make the translation are listed last.
+    text = format_module(parse_file("examples/helion/add.py", "helion"))
+    assert "  launch _add_kernel(x, y, out, m, n) at site 0\n" in text
+    assert text.endswith(
+        "\n\nhost: 1 launch sites, 2 edits\n  remove at 12:0\n  insert at 13:0 _add_kernel\n"
+    )
+
+
+def test_carried_host_code() -> None:
+    carried = ir.Carried("w", "tensor", "helper(x)", rank=2)
+    assert format_entry(ir.Entry("f", (), (carried,), complete=False)) == (
+        "entry f():  # partly modelled\n  w = carried tensor[2-d]: helper(x)"
+    )
 
 
 def test_expressions() -> None:

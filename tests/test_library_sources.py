@@ -96,7 +96,7 @@ _MODULES: dict[str, ModuleType] = {}
 def lib(rel: str) -> ModuleType:
     """Import ``examples/library/<rel>`` standalone (each file on its own, under a unique name)."""
     if rel not in _MODULES:
-        from validation.libdevice_shim import install
+        from translator.dialects.triton.libdevice_shim import install
 
         # Helion emits libdevice calls (exp, rsqrt, tanh...) that the interpreter lacks.
         install()

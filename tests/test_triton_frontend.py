@@ -22,6 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 import pytest  # noqa: E402
 import torch  # noqa: E402
+from lifted import Lifted, lifted  # noqa: E402
 
 from translator.api import parse_file, parse_source, translate_file  # noqa: E402
 from translator.diagnostics import TranslationError  # noqa: E402
@@ -32,6 +33,7 @@ from translator.ir.visit import all_exprs, walk_stmts  # noqa: E402
 from validation.compare import compare  # noqa: E402
 from validation.equivalence import check_pair  # noqa: E402
 from validation.inputs import synthesize  # noqa: E402
+from validation.reference import load_reference  # noqa: E402
 from validation.relations import derive  # noqa: E402
 from validation.runners import get_entry, load_module, pin_first_configs  # noqa: E402
 
@@ -58,8 +60,8 @@ LIFTED = [
 ]
 
 
-def lift(name: str) -> ir.Entry:
-    (entry,) = parse_file(EXAMPLES / f"{name}.py", "triton").entries
+def lift(name: str) -> Lifted:
+    (entry,) = lifted(parse_file(EXAMPLES / f"{name}.py", "triton"))
     return entry
 
 
@@ -73,16 +75,20 @@ def exprs(entry: ir.Entry, kind: type) -> list:
 
 @pytest.mark.parametrize("name", LIFTED)
 def test_ir_interpreter_matches_triton_source(name: str) -> None:
+    # The source's host code runs as written on both sides; the IR's kernels run in the
+    # reference interpreter (validation/reference.py).
+    module = parse_file(EXAMPLES / f"{name}.py", "triton")
     entry = lift(name)
     rel = derive(entry)
     source = load_module(EXAMPLES / f"{name}.py", "source")
     pin_first_configs(source)
     fn = get_entry(source, entry.name)
+    fn_ir = get_entry(load_reference(module), entry.name)
     for dtype in ("float32", "float16"):
         inputs = synthesize(rel, "cpu", dtype, seed=0)
         args = [inputs[p] for p in rel.params]
         ref = fn(*[a.clone() if isinstance(a, torch.Tensor) else a for a in args])
-        out = run_entry(entry, tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args))
+        out = fn_ir(*[a.clone() if isinstance(a, torch.Tensor) else a for a in args])
         result = compare(out, ref, dtype, rel.has_dot)
         assert result.passed, f"{name} {dtype}: {result.error} {result.detail}"
 
@@ -159,7 +165,7 @@ def test_the_persistent_tutorials_swizzle_form_is_the_same_grouped_grid():
     src = (EXAMPLES / "matmul.py").read_text()
     tutorial = src.replace("((pid % num_pid_in_group) % group_size_m)", "(pid % group_size_m)")
     assert tutorial != src
-    (a,), (b,) = (parse_source(t, "matmul.py", "triton").entries for t in (src, tutorial))
+    (a,), (b,) = (lifted(parse_source(t, "matmul.py", "triton")) for t in (src, tutorial))
     assert format_entry(a) == format_entry(b)
     # `pid % GROUP_SIZE_M` would skip tiles of the last, shorter group (and visit rows past M).
     wrong = src.replace("((pid % num_pid_in_group) % group_size_m)", "(pid % GROUP_SIZE_M)")
@@ -242,7 +248,7 @@ def test_persistent_tile_loop_is_a_grid_of_tiles_with_a_persistent_hint():
     # `for tile_id in tl.range(pid, num_tiles, NUM_SMS)` over min(NUM_SMS, num_tiles) programs:
     # every tile once, so one program per tile, scheduled persistently.
     assert [t.name for t in kernel.grid] == ["tile_m", "tile_n"]
-    assert dict(entry.hints)["pid_type"] == "persistent_interleaved"
+    assert kernel.hints.schedule == "persistent_interleaved"
     assert entry.tunable("group_size").default == 8
     # `tl.where(offs < M, offs, 0)` clamps rows like `% M` wraps them: the loads are tiles.
     loads = {ld.tensor: ld for ld in exprs(entry, ir.Load)}
@@ -346,7 +352,7 @@ def f(x: torch.Tensor) -> torch.Tensor:
 
 
 def test_host_descriptors_index_their_tensors_with_blocks_from_the_launch(tmp_path: Path):
-    (entry,) = parse_source(HOST_DESCRIPTOR, "kernel.py", "triton").entries
+    (entry,) = lifted(parse_source(HOST_DESCRIPTOR, "kernel.py", "triton"))
     (load,) = exprs(entry, ir.Load)
     (kernel,) = entry.kernels()
     assert [t.name for t in kernel.grid] == ["tile_bm", "tile_bn"]
@@ -365,7 +371,7 @@ def test_host_descriptor_padding_nan_is_what_out_of_bounds_lanes_read():
     text = HOST_DESCRIPTOR.replace(
         "from_tensor(x, [BM, BN])", 'from_tensor(x, [BM, BN], padding="nan")'
     )
-    (entry,) = parse_source(text, "kernel.py", "triton").entries
+    (entry,) = lifted(parse_source(text, "kernel.py", "triton"))
     (load,) = exprs(entry, ir.Load)
     assert load.other != load.other  # nan
 
@@ -469,7 +475,7 @@ def f(x: torch.Tensor):
 
 
 def test_libdevice_combine_reductions_and_scans(tmp_path: Path):
-    (entry,) = parse_source(FEATURES, "features.py", "triton").entries
+    (entry,) = lifted(parse_source(FEATURES, "features.py", "triton"))
     calls = {e.op for e in exprs(entry, ir.Call)}
     assert {"tanh", "log1p", "abs"} <= calls
     assert sorted((r.op, r.masked) for r in exprs(entry, ir.Reduce)) == [
@@ -519,7 +525,7 @@ def f(x: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 
 
 def test_broadcast_to_is_an_explicit_broadcast(tmp_path: Path):
-    (entry,) = parse_source(BROADCAST, "bc.py", "triton").entries
+    (entry,) = lifted(parse_source(BROADCAST, "bc.py", "triton"))
     (bc,) = exprs(entry, ir.Broadcast)
     assert bc.shape == (ir.BlockDim("tile_bm"), ir.BlockDim("tile_bn"))
     src = tmp_path / "bc.py"
@@ -546,7 +552,7 @@ def test_scans_and_broadcasts_through_helion_and_back(kernel: str, tmp_path: Pat
     # Read back: the Helion spelling is the same IR op.
     back = parse_file(helion, "helion")
     kind = ir.Scan if kernel == "features" else ir.Broadcast
-    assert exprs(back.entries[0], kind)
+    assert exprs(lifted(back)[0], kind)
 
 
 def test_refuses_a_combine_function_it_cannot_name():
@@ -559,7 +565,7 @@ KERNEL_ONLY = ROOT / "tests" / "data" / "triton_kernel_only.py"
 
 
 def test_kernels_without_a_wrapper_get_one_derived_from_their_signature():
-    scale_add, row_max = parse_file(KERNEL_ONLY, "triton").entries
+    scale_add, row_max = lifted(parse_file(KERNEL_ONLY, "triton"))
     # Pointers become tensors (`_ptr` dropped), strides x.stride(d), other ints sizes, the
     # scalar only used as data a float; the entry returns what the kernel writes.
     assert [(p.name, p.kind) for p in scale_add.params] == [
@@ -579,7 +585,8 @@ def test_kernels_without_a_wrapper_get_one_derived_from_their_signature():
     # A loop of plain indices (`for c in range(n_cols)`) and a unit-stride last dim.
     (loop,) = [s for s in walk_stmts(row_max.body) if isinstance(s, ir.TileLoop)]
     assert loop.tiles[0].scalar and loop.tiles[0].extent == ir.Name("n_cols")
-    assert dict(row_max.hints)["rank_specialized"] == (("x", 2),)
+    # Strides of dims 0 and 1 and nothing else: the kernel reads a 2-d tensor.
+    assert parse_file(KERNEL_ONLY, "triton").kernel("row_max_kernel").param("x").rank == 2
 
 
 @pytest.mark.parametrize("dst", ["helion", "triton"])
@@ -605,7 +612,8 @@ def test_embedding_gathers_through_loaded_indices():
     (g,) = gathers
     assert g.tensor == "weight" and g.other == 0.0
     assert isinstance(g.index[1], ir.TileIndex)
-    assert dict(entry.hints)["rank_specialized"] == (("indices", 1),)
+    kernel = parse_file(EXAMPLES / "embedding.py", "triton").kernels[0]
+    assert kernel.param("indices").rank == 1 and kernel.param("embeddings").rank == 2
 
 
 def test_cross_entropy_early_return_and_scalar_gather():
@@ -625,14 +633,14 @@ def test_cross_entropy_early_return_and_scalar_gather():
 
 def test_int64_offsets_ask_helion_to_index_in_int64():
     # cross_entropy computes `program_id.to(tl.int64) * stride`; row_sum stays in int32.
-    assert dict(lift("cross_entropy").hints)["index_dtype"] == "int64"
-    assert "index_dtype" not in dict(lift("row_sum").hints)
+    assert lift("cross_entropy").kernels()[0].hints.index_bits == 64
+    assert lift("row_sum").kernels()[0].hints.index_bits is None
     helion_text = translate_file(EXAMPLES / "cross_entropy.py", "triton", "helion")
     assert "index_dtype=torch.int64," in helion_text
     assert "index_dtype" not in translate_file(EXAMPLES / "row_sum.py", "triton", "helion")
     # ...and the Helion frontend reads the setting back.
-    (entry,) = parse_source(helion_text, "ce.py", "helion").entries
-    assert dict(entry.hints)["index_dtype"] == "int64"
+    (kernel,) = parse_source(helion_text, "ce.py", "helion").kernels
+    assert kernel.hints.index_bits == 64
 
 
 def test_device_names_read_as_tiles_of_the_host_tensors():
@@ -646,7 +654,7 @@ def test_device_names_read_as_tiles_of_the_host_tensors():
         grid=GRID,
         block="128",
     )
-    (entry,) = parse_source(src, "kernel.py", "triton").entries
+    (entry,) = lifted(parse_source(src, "kernel.py", "triton"))
     names = [s.target for s in walk_stmts(entry.body) if isinstance(s, ir.Assign)]
     assert names[-2:] == ["x_2", "x_tile"]
 
@@ -666,8 +674,11 @@ def test_rms_norm_inlines_host_helpers_and_keeps_their_guard():
     entry = lift("rms_norm")
     asserts = [s for s in entry.body if isinstance(s, ir.Assert)]
     assert any("65536" in repr(a.test) for a in asserts)
-    assert ("x", 2) in dict(entry.hints)["rank_specialized"]
     assert "weight" in dict(entry.hints)["assumed_unit_stride"]
+    # `x` keeps its rank (the carried host code reshapes it); the kernel reads the 2-d view.
+    assert not any(isinstance(s, ir.ShapeUnpack) and s.tensor == "x" for s in entry.body)
+    (kernel,) = parse_file(EXAMPLES / "rms_norm.py", "triton").kernels
+    assert kernel.param("X").rank == 2
 
 
 def test_cli_prints_triton_ir(tmp_path: Path):
@@ -677,7 +688,11 @@ def test_cli_prints_triton_ir(tmp_path: Path):
 
     result = CliRunner().invoke(app, ["ir", str(EXAMPLES / "row_sum.py"), "--from", "triton"])
     assert result.exit_code == 0, result.output
-    assert "kernel row_sum_kernel grid(tile_m: tile M by block_m)" in result.output
+    assert "kernel row_sum_kernel(x: tensor[2-d], out: tensor[1-d], M: int, N: int)" in (
+        result.output
+    )
+    assert "grid(tile_m: tile M by block_m)" in result.output
+    assert "launch row_sum_kernel(x, out, M, N) at site 0" in result.output
     bad = tmp_path / "lock.py"
     bad.write_text(KERNEL.format(body="tl.atomic_cas(x_ptr + offs, 0, 1)", grid=GRID, block="128"))
     result = CliRunner().invoke(app, ["ir", str(bad), "--from", "triton"])
@@ -732,7 +747,7 @@ def test_small_kernel_lifts():
         grid=GRID,
         block="128",
     )
-    (entry,) = parse_source(src, "kernel.py", "triton").entries
+    (entry,) = lifted(parse_source(src, "kernel.py", "triton"))
     x = torch.randn(3, 50)
     assert torch.equal(run_entry(entry, (x,)), x * 2)
 
@@ -857,6 +872,9 @@ def test_a_kernels_docstring_and_leading_comments_are_carried_to_both_backends()
     definition = triton_text.index("def matmul_kernel(")
     assert triton_text.index('"""Kernel for computing the matmul C = A x B.') > definition
     assert triton_text.index("# `triton.jit`'ed functions can be auto-tuned") < definition
+    # In Helion the kernel is a function too: its docstring and the comments above it stay.
     helion_text = translate_file(EXAMPLES / "matmul.py", "triton", "helion")
+    definition = helion_text.index("def matmul_kernel(")
     loop = helion_text.index("for tile_m, tile_n in hl.tile(")
-    assert helion_text.index("# Kernel for computing the matmul C = A x B.") < loop
+    assert definition < helion_text.index('"""Kernel for computing the matmul C = A x B.') < loop
+    assert helion_text.index("# `triton.jit`'ed functions can be auto-tuned") < definition

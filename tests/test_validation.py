@@ -20,6 +20,7 @@ import pytest  # noqa: E402
 import torch  # noqa: E402
 
 from translator.api import parse_file, translate_file  # noqa: E402
+from translator.ir.outline import inline_launches  # noqa: E402
 from validation.bench import BenchUnavailable, bench_pair, bench_sizes  # noqa: E402
 from validation.compare import compare, rel_error, tolerance  # noqa: E402
 from validation.equivalence import check_pair  # noqa: E402
@@ -32,7 +33,9 @@ EXAMPLES = ROOT / "examples" / "helion"
 
 
 def entry_of(name: str):
-    return parse_file(EXAMPLES / f"{name}.py", "helion").entries[0]
+    """The first host function of example ``name``, its kernels written in place."""
+    module = parse_file(EXAMPLES / f"{name}.py", "helion")
+    return inline_launches(module.entries[0], {k.name: k for k in module.kernels})
 
 
 def translated(name: str, tmp_path: Path, edit=None) -> Path:

@@ -29,7 +29,7 @@ ISSUES = "https://github.com/tiletrans/tiletrans/issues"
 
 app = typer.Typer(
     name="tiletrans",
-    help="Translate GPU tile kernels between DSLs (Helion → Triton) and validate translations.",
+    help="Translate GPU tile kernels between DSLs and validate translations.",
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -37,7 +37,9 @@ app = typer.Typer(
 
 T = TypeVar("T")
 
-FromOpt = Annotated[str, typer.Option("--from", help="Source DSL.")]
+FromOpt = Annotated[
+    str | None, typer.Option("--from", help="Source DSL (default: detected from its imports).")
+]
 ToOpt = Annotated[str, typer.Option("--to", help="Target DSL.")]
 OutOpt = Annotated[
     Path | None, typer.Option("-o", "--output", help="Write here instead of stdout.")
@@ -117,7 +119,7 @@ def _write(text: str, output: Path | None) -> None:
     _err(f"wrote {output}")
 
 
-def _translate(file: Path, src: str, dst: str, output: Path | None) -> None:
+def _translate(file: Path, src: str | None, dst: str, output: Path | None) -> None:
     from translator.api import translate_source
 
     def run() -> None:
@@ -127,33 +129,59 @@ def _translate(file: Path, src: str, dst: str, output: Path | None) -> None:
     _guard(run, file)
 
 
-@app.command("helion2triton")
-def helion2triton(file: FileArg, output: OutOpt = None) -> None:
-    """Translate a Helion kernel file to Triton (stdout unless -o)."""
-    _translate(file, "helion", "triton", output)
+def _pair_command(src: str, dst: str) -> None:
+    """``tiletrans SRC2DST FILE [-o OUT]`` for a pair of dialects."""
+
+    def command(file: FileArg, output: OutOpt = None) -> None:
+        _translate(file, src, dst, output)
+
+    command.__doc__ = f"Translate a {src} kernel file to {dst} (stdout unless -o)."
+    app.command(f"{src}2{dst}")(command)
 
 
-@app.command("triton2helion")
-def triton2helion(file: FileArg, output: OutOpt = None) -> None:
-    """Translate a Triton kernel module (kernels and their host wrapper) to Helion."""
-    _translate(file, "triton", "helion", output)
+def _pair_commands() -> None:
+    from translator.dialects import source_dialects, target_dialects
+
+    for src in source_dialects():
+        for dst in target_dialects():
+            if src != dst:
+                _pair_command(src, dst)
+
+
+_pair_commands()
 
 
 @app.command("translate")
 def translate(
-    file: FileArg, src: FromOpt = "helion", dst: ToOpt = "triton", output: OutOpt = None
+    file: FileArg, dst: ToOpt, src: FromOpt = None, output: OutOpt = None
 ) -> None:
     """Translate FILE from one DSL to another."""
     _translate(file, src, dst, output)
 
 
 @app.command("ir")
-def show_ir(file: FileArg, src: FromOpt = "helion") -> None:
-    """Print the tile IR of FILE."""
+def show_ir(
+    file: FileArg,
+    src: FromOpt = None,
+    dst: Annotated[
+        str | None, typer.Option("--to", help="Run this target's passes (with --after).")
+    ] = None,
+    after: Annotated[
+        str | None, typer.Option("--after", help="Print the IR after this pass.")
+    ] = None,
+) -> None:
+    """Print the tile IR of FILE (after a target's pass, with --to and --after)."""
     from translator.api import parse_source
+    from translator.ir.passes import ir_after
     from translator.ir.printer import format_module
 
-    _guard(lambda: _write(format_module(parse_source(_read(file), str(file), src)), None), file)
+    def run() -> None:
+        module = parse_source(_read(file), str(file), src)
+        if after is not None or dst is not None:
+            module = ir_after(module, dst, after)
+        _write(format_module(module), None)
+
+    _guard(run, file)
 
 
 @app.command("validate")
@@ -162,8 +190,8 @@ def validate(
     translated: Annotated[
         Path, typer.Argument(help="Its translation (a Python file).", show_default=False)
     ],
-    src: FromOpt = "helion",
-    device: Annotated[str, typer.Option(help="cpu (Triton interpreter) or cuda.")] = "cpu",
+    src: FromOpt = None,
+    device: Annotated[str, typer.Option(help="cpu (each DSL's interpreter) or cuda.")] = "cpu",
     bench: Annotated[bool, typer.Option("--bench", help="Also time both sides (cuda).")] = False,
     dtype: Annotated[
         list[str] | None, typer.Option("--dtype", help="Input dtype; repeat for several.")
@@ -173,6 +201,14 @@ def validate(
     ] = None,
     size: Annotated[
         list[str] | None, typer.Option("--size", help="Override a size class: NAME=VALUE.")
+    ] = None,
+    inputs: Annotated[
+        str | None,
+        typer.Option(
+            "--inputs",
+            help="FILE.py:FUNC; FUNC(entry, device, dtype) returns the positional arguments "
+            "of function `entry` as a tuple, or None to let tiletrans synthesise them.",
+        ),
     ] = None,
 ) -> None:
     """Run SOURCE and TRANSLATED on the same random inputs and compare (exit 1 on a difference)."""
@@ -187,17 +223,27 @@ def validate(
     if bad:
         _err(f"error: unknown --dtype {', '.join(bad)}\nhelp: use one of {', '.join(FLOAT_DTYPES)}")
         raise typer.Exit(EXIT_REFUSED)
-    if device == "cpu":
-        # Before anything imports triton or helion: both read it once.
-        os.environ["TRITON_INTERPRET"] = "1"
-        os.environ.pop("HELION_INTERPRET", None)
+    from validation.equivalence import prepare_runtimes
+
+    # Before anything imports a DSL: runtimes read their settings once.
+    prepare_runtimes(device)
     for path in (source, translated):
         _guard(lambda p=path: _read(p), path)
 
     def run() -> int:
-        from validation.equivalence import check_pair
+        from validation.equivalence import check_pair, load_inputs
         from validation.inputs import UnknownSizeError
 
+        given = None
+        if inputs is not None:
+            try:
+                given = load_inputs(inputs)
+            except Exception as err:
+                raise TranslationError(
+                    f"--inputs {inputs}: {type(err).__name__}: {err}",
+                    None,
+                    "name a function of a Python file: --inputs FILE.py:FUNC",
+                ) from None
         try:
             report = check_pair(
                 source,
@@ -207,6 +253,7 @@ def validate(
                 dtypes=tuple(dtype or ("float32", "float16")),
                 seeds=tuple(seed if seed is not None else (0, 1)),
                 sizes=sizes,
+                inputs=given,
             )
         except UnknownSizeError as err:
             hint = f"size names of {source.name}: {', '.join(err.known)}"

@@ -3,8 +3,8 @@
 Both sides run on the same fresh random inputs, sized so that their total exceeds the L2 cache
 (50 MB on H100, 60 MB on H200; the default target is 64 MiB) so that timings reflect memory
 traffic rather than cache hits. Each side is compiled (and autotuned, where it autotunes) by one
-untimed call, then timed with ``triton.testing.do_bench(fn, warmup=25, rep=100,
-return_mode="median")`` (the same signature in Triton 3.6 and 3.8; it flushes L2 between runs).
+untimed call, then timed with :func:`validation.timing.median_ms` (``do_bench``'s method: warm-up
+and repetitions from 25 ms and 100 ms budgets, L2 flushed before each call, the median).
 ``speedup = t_source / t_translated``: above 1 the translation is faster.
 
 On the CPU there is nothing to measure (the interpreter's timings say nothing about GPU speed):
@@ -100,7 +100,7 @@ def bench_sizes(
 def bench_pair(
     source_path: str | Path,
     translated_path: str | Path,
-    src_dsl: str = "helion",
+    src_dsl: str | None = None,
     device: str = "cuda",
     dtype: str = "float16",
     sizes: Mapping[str, int] | None = None,
@@ -112,27 +112,26 @@ def bench_pair(
     """Time every entry of SOURCE and TRANSLATED on ``device`` (CUDA only)."""
     if not device.startswith("cuda"):
         raise BenchUnavailable(
-            f"benchmarking needs a CUDA device, not {device!r}: the Triton interpreter's "
-            "timings say nothing about GPU speed"
+            f"benchmarking needs a CUDA device, not {device!r}: CPU interpreters' timings "
+            "say nothing about GPU speed"
         )
     import torch
 
     if not torch.cuda.is_available():
         raise BenchUnavailable("benchmarking needs a CUDA device and torch sees none")
-    import triton.testing
-
     from translator.api import parse_file
     from validation.compare import compare
     from validation.inputs import synthesize
     from validation.relations import derive
     from validation.runners import get_entry, load_module
+    from validation.timing import median_ms
 
     module = parse_file(source_path, src_dsl)
     src_mod = load_module(source_path, "source")
     dst_mod = load_module(translated_path, "translated")
     rows = []
-    for entry in module.entries:
-        rel = derive(entry)
+    for entry in (e for e in module.entries if e.public):
+        rel = derive(entry, module.kernels)
         csize = bench_sizes(rel, dtype, min_bytes, sizes)
         inputs = synthesize(rel, device, dtype, seed, {**(sizes or {}), **csize}, strict=False)
         args = [inputs[p] for p in rel.params]
@@ -146,11 +145,7 @@ def bench_pair(
             call_args = [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
             outs[role] = fn(*call_args)  # compile and autotune outside the timing
             torch.cuda.synchronize()
-            times[role] = float(
-                triton.testing.do_bench(
-                    _bound(fn, call_args), warmup=warmup, rep=rep, return_mode="median"
-                )
-            )
+            times[role] = median_ms(_bound(fn, call_args), warmup=warmup, rep=rep)
         result = compare(outs["translated"], outs["source"], dtype, rel.has_dot)
         rows.append(
             BenchRow(

@@ -6,17 +6,15 @@ cloned copies of the same synthesized inputs with poisoned allocations
 (:mod:`validation.poison`). Outputs, and every tensor argument after the run (kernels may write
 into their inputs), are compared with :func:`validation.compare.compare`.
 
-On ``device="cpu"`` kernels run in the Triton interpreter. ``TRITON_INTERPRET=1`` must be set
-before ``triton`` is first imported (Triton reads it when kernels are decorated, Helion when its
-settings are made): :func:`check_pair` sets it, which is enough if nothing imported triton yet; the
-``tiletrans validate`` command sets it first thing.
+On ``device="cpu"`` kernels run the way each dialect's runner says (an interpreter, usually set
+up through the environment before the DSL is first imported): :func:`check_pair` prepares every
+runner, which is enough if nothing imported a DSL yet; ``tiletrans validate`` prepares them first
+thing.
 """
 
 from __future__ import annotations
 
 import math
-import os
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +22,7 @@ from typing import Any
 
 from translator.api import parse_file
 from translator.ir import nodes as ir
+from translator.ir.visit import kernel_exprs
 
 
 @dataclass(frozen=True)
@@ -74,87 +73,75 @@ class Report:
 
 
 def use_interpreter() -> None:
-    """Prepare this process for running kernels on the CPU in the Triton interpreter.
-
-    Sets ``TRITON_INTERPRET=1`` (effective only if triton is not yet imported, or for kernels
-    decorated after this call), drops ``HELION_INTERPRET`` (Helion refuses both at once, and its
-    eager mode would not run the Triton code Helion generates) and installs the libdevice shim.
-    """
-    os.environ["TRITON_INTERPRET"] = "1"
-    os.environ.pop("HELION_INTERPRET", None)
-    from validation.libdevice_shim import install
-
-    install()
-    _cpu_sm_count()
+    """Prepare this process for running kernels of every dialect on the CPU (each dialect's
+    runner: an interpreter, shims for what it lacks; see ``translator/dialects/*/runner.py``)."""
+    prepare_runtimes("cpu")
 
 
-CPU_SMS = 4
+def prepare_runtimes(device: str) -> list[str]:
+    """Ready every dialect's runtime for ``device``; returns their warnings."""
+    from translator.dialects import dialects
+
+    notes = []
+    for dialect in dialects().values():
+        runner = dialect.make_runner()
+        if runner.warning is not None:
+            note = runner.warning()
+            if note:
+                notes.append(f"{dialect.name}: {note}")
+        if runner.prepare is not None:
+            runner.prepare(device)
+    return notes
 
 
-def _cpu_sm_count() -> None:
-    """Give CPU devices an SM count, so that persistent Helion kernels (``pid_type=
-    "persistent_*"``, which size their grid by it) run in the interpreter: a few "SMs", fewer than
-    the tiles of any test size, so that each program loops over several tiles."""
-    try:
-        import helion.runtime
-    except ImportError:
-        return
-    original = helion.runtime.get_num_sm
-    if getattr(original, "_tiletrans_cpu", False):
-        return
-
-    def get_num_sm(device, **kwargs):  # type: ignore[no-untyped-def]
-        if getattr(device, "type", device) == "cpu":
-            return CPU_SMS
-        return original(device, **kwargs)
-
-    get_num_sm._tiletrans_cpu = True  # type: ignore[attr-defined]
-    helion.runtime.get_num_sm = get_num_sm
+InputsFn = Callable[[str, str, str], "tuple | None"]
 
 
 def check_pair(
     source_path: str | Path,
     translated_path: str | Path,
-    src_dsl: str = "helion",
+    src_dsl: str | None = None,
     device: str = "cpu",
     dtypes: Sequence[str] = ("float32", "float16"),
     seeds: Sequence[int] = (0, 1),
     sizes: Mapping[str, int | float | bool] | None = None,
     pin_first_config: bool | None = None,
+    inputs: InputsFn | None = None,
 ) -> Report:
-    """Check that TRANSLATED computes what SOURCE computes, entry by entry.
+    """Check that TRANSLATED computes what SOURCE computes, public function by function.
 
-    ``sizes`` overrides size classes (``{"m": 100}``) or scalar parameters by name for every entry.
-    ``pin_first_config`` makes autotuned kernels use their first config only; the default is to
-    pin on the CPU (the interpreter cannot autotune) and not on a GPU.
+    Inputs are synthesised from what the IR says of each function's parameters (their shapes'
+    relations, :mod:`validation.relations`), or come from ``inputs(entry, device, dtype)`` where
+    it returns a tuple of positional arguments (``None``: synthesise). ``sizes`` overrides size
+    classes (``{"m": 100}``) or scalar parameters by name for every entry. ``pin_first_config``
+    makes autotuned kernels use their first config only; the default is to pin on the CPU (which
+    cannot autotune) and not on a GPU. Where SOURCE defines an autograd Function and an output
+    is differentiable, the gradients of both sides (``torch.autograd.grad`` of a random upstream
+    gradient) are compared too.
 
     Raises :class:`~translator.diagnostics.TranslationError` if SOURCE cannot be parsed and
     :class:`~validation.inputs.UnknownSizeError` if ``sizes`` names something no entry has. Anything
     else that goes wrong (an import, an entry that raises) is a failed row with its exception text.
     """
-    from translator.ir.outline import inline_launches
     from validation.relations import derive
 
     bad = sorted(set(dtypes) - set(ir.FLOAT_DTYPES))
     if bad:
         raise ValueError(f"unknown dtypes {bad}; use {', '.join(ir.FLOAT_DTYPES)}")
-    notes: list[str] = []
-    if device == "cpu":
-        if "triton" in sys.modules and os.environ.get("TRITON_INTERPRET") != "1":
-            notes.append("triton was imported before TRITON_INTERPRET=1 was set")
-        use_interpreter()
+    notes: list[str] = prepare_runtimes(device)
     if pin_first_config is None:
         pin_first_config = device == "cpu"
     module = parse_file(source_path, src_dsl)
-    kernels = {k.name: k for k in module.kernels}
     entries = [e for e in module.entries if e.public]
     rels: dict[str, Any] = {}
     for entry in entries:
         try:
-            rels[entry.name] = derive(inline_launches(entry, kernels))
+            rels[entry.name] = derive(entry, module.kernels)
         except Exception as err:
             rels[entry.name] = err
     _check_size_names(rels, sizes)
+    has_dot = any(isinstance(e, ir.Dot) for k in module.kernels for e in kernel_exprs(k))
+    grads = "autograd.Function" in Path(source_path).read_text()
 
     loaded: dict[str, Any] = {}
     for role, path in (("source", source_path), ("translated", translated_path)):
@@ -167,11 +154,22 @@ def check_pair(
 
     rows: list[Row] = []
     for entry in entries:
-        rows.extend(_check_entry(entry, rels[entry.name], loaded, device, dtypes, seeds, sizes))
+        case = _Case(entry, rels[entry.name], loaded, device, sizes, inputs, has_dot, grads)
+        rows.extend(case.rows(dtypes, seeds))
     for r in rels.values():
         if not isinstance(r, Exception):
             notes.extend(f"{r.entry}: {n}" for n in r.notes)
     return Report(str(source_path), str(translated_path), device, tuple(rows), tuple(notes))
+
+
+def load_inputs(spec: str) -> InputsFn:
+    """``FILE.py:FUNC`` → that function (the file is imported: validation runs user code)."""
+    from validation.runners import get_entry, load_module
+
+    path, sep, name = spec.rpartition(":")
+    if not sep or not path or not name:
+        raise ValueError(f"--inputs {spec!r}: write FILE.py:FUNC")
+    return get_entry(load_module(path, "inputs"), name)
 
 
 def _load(path: str | Path, role: str, pin: bool) -> Any:
@@ -198,85 +196,147 @@ def _check_size_names(rels: dict[str, Any], sizes: Mapping[str, Any] | None) -> 
         raise UnknownSizeError(None, unknown, sorted(known))
 
 
-def _check_entry(
-    entry: ir.Entry,
-    rel: Any,
-    loaded: dict[str, Any],
-    device: str,
-    dtypes: Sequence[str],
-    seeds: Sequence[int],
-    sizes: Mapping[str, Any] | None,
-) -> list[Row]:
-    from validation.inputs import class_sizes
-    from validation.runners import get_entry
+@dataclass
+class _Case:
+    """One public function checked on every dtype and seed."""
 
-    def failed(dtype: str, seed: int, detail: str, csize: Mapping[str, int] | None = None) -> Row:
-        return Row(entry.name, dtype, seed, math.nan, 0.0, False, detail, dict(csize or {}))
+    entry: ir.Entry
+    rel: Any
+    loaded: dict[str, Any]
+    device: str
+    sizes: Mapping[str, Any] | None
+    inputs: InputsFn | None
+    has_dot: bool
+    grads: bool
 
-    cases = [(d, s) for d in dtypes for s in seeds]
-    derived = dict(entry.hints).get("derived_wrapper")
-    source = loaded["source"]
-    if derived and not isinstance(source, BaseException) and not hasattr(source, entry.name):
-        # A Triton file of kernels only: run them through the wrapper the translation derived.
-        exec(compile(derived, f"<derived wrapper {entry.name}>", "exec"), vars(source))
-    if isinstance(rel, Exception):
-        return [failed(d, s, f"cannot derive inputs: {_text(rel)}") for d, s in cases]
-    csize = class_sizes(rel, sizes, strict=False)
-    fns: dict[str, Callable[..., Any]] = {}
-    for role in ("source", "translated"):
-        mod = loaded[role]
-        if isinstance(mod, BaseException):
-            return [failed(d, s, f"{role} does not import: {_text(mod)}", csize) for d, s in cases]
+    def rows(self, dtypes: Sequence[str], seeds: Sequence[int]) -> list[Row]:
+        from validation.inputs import class_sizes
+        from validation.runners import get_entry
+
+        entry = self.entry
+        cases = [(d, s) for d in dtypes for s in seeds]
+        derived = dict(entry.hints).get("derived_wrapper")
+        source = self.loaded["source"]
+        if derived and not isinstance(source, BaseException) and not hasattr(source, entry.name):
+            # A file of kernels only: run them through the wrapper the translation derived.
+            exec(compile(derived, f"<derived wrapper {entry.name}>", "exec"), vars(source))
+        csize = (
+            class_sizes(self.rel, self.sizes, strict=False)
+            if not isinstance(self.rel, Exception)
+            else {}
+        )
+        fns: dict[str, Callable[..., Any]] = {}
+        for role in ("source", "translated"):
+            mod = self.loaded[role]
+            if isinstance(mod, BaseException):
+                why = f"{role} does not import: {_text(mod)}"
+                return [self.failed(d, s, why, csize) for d, s in cases]
+            try:
+                fns[role] = get_entry(mod, entry.name)
+            except AttributeError as err:
+                return [self.failed(d, s, _text(err), csize) for d, s in cases]
+        return [self.run(fns, dtype, seed, csize) for dtype, seed in cases]
+
+    def failed(self, dtype: str, seed: int, detail: str, csize: Mapping[str, int]) -> Row:
+        return Row(self.entry.name, dtype, seed, math.nan, 0.0, False, detail, dict(csize))
+
+    def arguments(self, dtype: str, seed: int) -> tuple[list[Any], list[str]]:
+        """The positional arguments of one case, and their names."""
+        import torch
+
+        from validation.inputs import synthesize
+
+        if self.inputs is not None:
+            torch.manual_seed(seed)
+            given = self.inputs(self.entry.name, self.device, dtype)
+            if given is not None:
+                names = [p.name for p in self.entry.params][: len(given)]
+                return list(given), names
+        if isinstance(self.rel, Exception):
+            raise ValueError(f"cannot derive inputs: {_text(self.rel)}; pass --inputs FILE.py:FUNC")
+        inputs = synthesize(self.rel, self.device, dtype, seed, self.sizes, strict=False)
+        return [inputs[p] for p in self.rel.params], list(self.rel.params)
+
+    def run(
+        self, fns: dict[str, Callable[..., Any]], dtype: str, seed: int, csize: Mapping[str, int]
+    ) -> Row:
+        from validation.compare import compare
+
+        name = self.entry.name
         try:
-            fns[role] = get_entry(mod, entry.name)
-        except AttributeError as err:
-            return [failed(d, s, _text(err), csize) for d, s in cases]
-    return [
-        _run_case(entry.name, rel, fns, device, dtype, seed, sizes, csize) for dtype, seed in cases
-    ]
-
-
-def _run_case(
-    name: str,
-    rel: Any,
-    fns: dict[str, Callable[..., Any]],
-    device: str,
-    dtype: str,
-    seed: int,
-    sizes: Mapping[str, Any] | None,
-    csize: Mapping[str, int],
-) -> Row:
-    from validation.compare import compare
-    from validation.inputs import synthesize
-
-    try:
-        inputs = synthesize(rel, device, dtype, seed, sizes, strict=False)
-    except Exception as err:
-        return Row(name, dtype, seed, math.nan, 0.0, False, f"inputs: {_text(err)}", dict(csize))
-    args = [inputs[p] for p in rel.params]
-    results = {}
-    for role in ("source", "translated"):
-        call_args = [_clone(a) for a in args]
-        try:
-            out = _call(fns[role], call_args, device)
+            args, params = self.arguments(dtype, seed)
         except Exception as err:
-            return Row(
-                name, dtype, seed, math.nan, 0.0, False, f"{role} raised {_text(err)}", dict(csize)
+            return self.failed(dtype, seed, f"inputs: {_text(err)}", csize)
+        has_dot = self.rel.has_dot if not isinstance(self.rel, Exception) else self.has_dot
+        results = {}
+        for role in ("source", "translated"):
+            call_args = [_clone(a, self.grads) for a in args]
+            try:
+                out = _call(fns[role], call_args, self.device)
+            except Exception as err:
+                return self.failed(dtype, seed, f"{role} raised {_text(err)}", csize)
+            results[role] = (out, call_args)
+        (ref, ref_args), (out, out_args) = results["source"], results["translated"]
+        worst, where = compare(_detached(out), _detached(ref), dtype, has_dot), "output"
+        for p, a, b in zip(params, out_args, ref_args):
+            if _is_tensor(b):
+                c = compare(a.detach(), b.detach(), dtype, has_dot)
+                if not c.passed and worst.passed:
+                    worst, where = c, f"argument {p} after the run"
+        if worst.passed and self.grads:
+            try:
+                worst, where = self.gradients(results, params, dtype, seed, has_dot)
+            except Exception as err:
+                return self.failed(dtype, seed, f"backward raised {_text(err)}", csize)
+        detail = ""
+        if not worst.passed:
+            why = worst.detail or f"error {worst.error:.3g} > tolerance {worst.tolerance:.0e}"
+            detail = f"{where}: {why}"
+        return Row(
+            name, dtype, seed, worst.error, worst.tolerance, worst.passed, detail, dict(csize)
+        )
+
+    def gradients(
+        self, results: dict, params: list[str], dtype: str, seed: int, has_dot: bool
+    ) -> tuple[Any, str]:
+        """Compare ``torch.autograd.grad`` of both sides for one random upstream gradient."""
+        import torch
+
+        from validation.compare import Comparison, compare
+
+        (ref, ref_args), (out, out_args) = results["source"], results["translated"]
+        ref_outs, outs = _tensors(ref), _tensors(out)
+        pairs = [(r, o) for r, o in zip(ref_outs, outs) if r.grad_fn is not None]
+        best = Comparison(0.0, compare(ref_outs[0], ref_outs[0], dtype).tolerance, True, "")
+        if not pairs:
+            return best, "output"
+        gen = torch.Generator(device=pairs[0][0].device).manual_seed(seed + 1000)
+        upstream = [
+            torch.randn(r.shape, generator=gen, device=r.device, dtype=r.dtype) for r, _ in pairs
+        ]
+        wrt = [i for i, a in enumerate(ref_args) if _is_tensor(a) and a.requires_grad]
+        grads = {}
+        for role, outs_, args_ in (
+            ("source", [r for r, _ in pairs], ref_args),
+            ("translated", [o for _, o in pairs], out_args),
+        ):
+            if any(o.grad_fn is None for o in outs_):
+                raise RuntimeError(f"the {role} output is not differentiable")
+            grads[role] = torch.autograd.grad(
+                outs_, [args_[i] for i in wrt], upstream, allow_unused=True
             )
-        results[role] = (out, call_args)
-    (ref, ref_args), (out, out_args) = results["source"], results["translated"]
-    result = compare(out, ref, dtype, rel.has_dot)
-    worst, where = result, "output"
-    for p, a, b in zip(rel.params, out_args, ref_args):
-        if _is_tensor(b):
-            c = compare(a, b, dtype, rel.has_dot)
+        worst, where = best, "output"
+        for i, gs, gt in zip(wrt, grads["source"], grads["translated"]):
+            if gs is None and gt is None:
+                continue
+            if gs is None or gt is None:
+                return Comparison(math.inf, 0.0, False, "one side has no gradient"), (
+                    f"gradient of {params[i] if i < len(params) else i}"
+                )
+            c = compare(gt, gs, dtype, has_dot)
             if not c.passed and worst.passed:
-                worst, where = c, f"argument {p} after the run"
-    detail = ""
-    if not worst.passed:
-        why = worst.detail or f"error {worst.error:.3g} > tolerance {worst.tolerance:.0e}"
-        detail = f"{where}: {why}"
-    return Row(name, dtype, seed, worst.error, worst.tolerance, worst.passed, detail, dict(csize))
+                worst, where = c, f"gradient of {params[i] if i < len(params) else i}"
+        return worst, where
 
 
 def _call(fn: Callable[..., Any], args: list[Any], device: str) -> Any:
@@ -291,8 +351,25 @@ def _call(fn: Callable[..., Any], args: list[Any], device: str) -> Any:
     return out
 
 
-def _clone(a: Any) -> Any:
-    return a.clone() if _is_tensor(a) else a
+def _clone(a: Any, grad: bool = False) -> Any:
+    """A fresh copy of an argument; float tensors require grad where gradients are checked."""
+    if not _is_tensor(a):
+        return a
+    c = a.detach().clone()
+    if grad and c.is_floating_point():
+        c.requires_grad_(True)
+    return c
+
+
+def _tensors(out: Any) -> list[Any]:
+    items = out if isinstance(out, (tuple, list)) else (out,)
+    return [t for t in items if _is_tensor(t)]
+
+
+def _detached(out: Any) -> Any:
+    if isinstance(out, (tuple, list)):
+        return type(out)(_detached(o) for o in out)
+    return out.detach() if _is_tensor(out) else out
 
 
 def _is_tensor(a: Any) -> bool:

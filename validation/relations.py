@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from translator.ir import nodes as ir
+from translator.ir.outline import inline_launches
 from translator.ir.printer import format_expr
 from translator.ir.visit import child_stmts, stmt_exprs, walk_expr
 
@@ -159,8 +160,11 @@ class Relations:
 # --------------------------------------------------------------------------------------------------
 
 
-def derive(entry: ir.Entry) -> Relations:
-    """The shape relations of ``entry``; raises ``ValueError`` if an input's rank is unknown."""
+def derive(entry: ir.Entry, kernels: tuple[ir.Kernel, ...] | list[ir.Kernel] = ()) -> Relations:
+    """The shape relations of ``entry``, whose launches run ``kernels`` (read in the entry's
+    terms); raises ``ValueError`` if an input's rank is unknown."""
+    if kernels:
+        entry = inline_launches(entry, {k.name: k for k in kernels})
     return _Builder(entry).build()
 
 

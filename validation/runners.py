@@ -52,37 +52,20 @@ def get_entry(module: ModuleType, name: str) -> Callable[..., Any]:
 def pin_first_configs(module: ModuleType) -> list[str]:
     """Make every autotuned kernel of ``module`` use only its first config; returns their names.
 
-    For the CPU interpreter, which cannot benchmark: Triton's autotuner needs a GPU driver and
-    Helion's search fails without one. The first config is the default on both sides (the
-    translator emits the source's configs in order), so the two sides stay comparable.
+    For the CPU interpreter, which cannot benchmark or autotune. The first config is the default
+    on both sides (the translator emits the source's configs in order), so the two sides stay
+    comparable. Each dialect's runner recognises its own kernels (through wrappers such as
+    heuristics, which keep the kernel as ``.fn``).
     """
+    from translator.dialects import dialects
+
+    pins = [p for d in dialects().values() if (p := d.make_runner().pin) is not None]
     pinned = []
-    kernel_types = _kernel_types()
     for attr, obj in list(vars(module).items()):
         seen = 0
-        while obj is not None and seen < 8:  # through heuristics/autotune wrappers
-            if isinstance(obj, kernel_types):
-                configs = getattr(obj, "configs", None)
-                if isinstance(configs, list) and len(configs) > 1:
-                    obj.configs = configs[:1]
-                    pinned.append(attr)
+        while obj is not None and seen < 8:
+            if any(pin(obj) for pin in pins):
+                pinned.append(attr)
             obj = getattr(obj, "fn", None) if not isinstance(obj, ModuleType) else None
             seen += 1
     return pinned
-
-
-def _kernel_types() -> tuple[type, ...]:
-    types: list[type] = []
-    try:
-        from triton.runtime.autotuner import Autotuner
-
-        types.append(Autotuner)
-    except ImportError:
-        pass
-    try:
-        from helion.runtime.kernel import Kernel
-
-        types.append(Kernel)
-    except ImportError:
-        pass
-    return tuple(types)

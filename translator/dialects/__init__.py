@@ -1,30 +1,101 @@
-"""The dialects: one frontend (source → IR) and/or backend (IR → source) per DSL.
+"""The dialects: one folder per DSL, discovered, not listed.
 
-Adding a DSL means adding its folder here, its grammar table and its templates, and registering
-its frontend and backend below; nothing in ``translator.ir`` changes.
+Every subpackage of ``translator.dialects`` that exports ``DIALECT`` (a
+:class:`~translator.dialects.base.Dialect`) is a dialect, as is every object installed under the
+``tiletrans.dialects`` entry-point group and every dialect passed to :func:`register` (a plugin
+outside the package, or a test's toy dialect). Nothing else in tiletrans names a DSL.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
+import pkgutil
+from importlib.metadata import entry_points
 
-from translator.ir.nodes import Module
+from translator.diagnostics import TranslationError
+from translator.dialects.base import Dialect
+from translator.ir.nodes import Loc
 
-Frontend = Callable[[str, str], Module]
-Backend = Callable[[Module], str]
-
-
-def frontends() -> dict[str, Frontend]:
-    """DSL name → parser of source text (``parse(source, path)``)."""
-    from translator.dialects.helion.frontend import parse as parse_helion
-    from translator.dialects.triton.frontend import parse as parse_triton
-
-    return {"helion": parse_helion, "triton": parse_triton}
+_REGISTERED: dict[str, Dialect] = {}
+_DISCOVERED: dict[str, Dialect] | None = None
 
 
-def backends() -> dict[str, Backend]:
-    """DSL name → emitter of source text from an IR module."""
-    from translator.dialects.helion.backend import emit as emit_helion
-    from translator.dialects.triton.backend import emit as emit_triton
+def _discover() -> dict[str, Dialect]:
+    global _DISCOVERED
+    if _DISCOVERED is None:
+        found: dict[str, Dialect] = {}
+        for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+            if not info.ispkg:
+                continue
+            module = importlib.import_module(f"{__name__}.{info.name}")
+            dialect = getattr(module, "DIALECT", None)
+            if isinstance(dialect, Dialect):
+                found[dialect.name] = dialect
+        for ep in entry_points(group="tiletrans.dialects"):
+            dialect = ep.load()
+            if isinstance(dialect, Dialect):
+                found.setdefault(dialect.name, dialect)
+        _DISCOVERED = found
+    return _DISCOVERED
 
-    return {"triton": emit_triton, "helion": emit_helion}
+
+def dialects() -> dict[str, Dialect]:
+    """Every dialect by name: discovered ones, then registered ones."""
+    return {**_discover(), **_REGISTERED}
+
+
+def register(dialect: Dialect) -> None:
+    """Add ``dialect`` (replacing one of the same name) until :func:`unregister`."""
+    _REGISTERED[dialect.name] = dialect
+
+
+def unregister(name: str) -> None:
+    """Remove a dialect :func:`register` added."""
+    _REGISTERED.pop(name, None)
+
+
+def get_dialect(name: str) -> Dialect:
+    """The dialect called ``name``; a diagnostic listing the others if there is none."""
+    table = dialects()
+    if name not in table:
+        raise TranslationError(
+            f"unknown DSL {name!r}", None, f"tiletrans knows {', '.join(sorted(table))}"
+        )
+    return table[name]
+
+
+def source_dialects() -> list[str]:
+    """Names of the dialects tiletrans can read."""
+    return [n for n, d in dialects().items() if d.frontend is not None]
+
+
+def target_dialects() -> list[str]:
+    """Names of the dialects tiletrans can write."""
+    return [n for n, d in dialects().items() if d.backend is not None]
+
+
+def detect(source: str, path: str) -> str:
+    """The dialect of ``source``: the one whose packages it imports."""
+    scores = {n: dialects()[n].detect(source) for n in source_dialects()}
+    best = max(scores.values(), default=0)
+    matches = [n for n, score in scores.items() if score == best and score > 0]
+    if len(matches) == 1:
+        return matches[0]
+    what = "no DSL it can read" if not matches else f"several DSLs ({', '.join(matches)})"
+    raise TranslationError(
+        f"cannot tell the DSL of {path}: it imports {what}",
+        Loc(path, 1, 0),
+        f"say which with --from ({', '.join(source_dialects())})",
+    )
+
+
+__all__ = [
+    "Dialect",
+    "detect",
+    "dialects",
+    "get_dialect",
+    "register",
+    "source_dialects",
+    "target_dialects",
+    "unregister",
+]

@@ -235,3 +235,20 @@ def substitute_names(
             return value
 
     return node.visit(T())
+
+
+def imported_modules(source: str) -> list[str]:
+    """The modules ``source`` imports (``from triton import language`` → ``triton``,
+    ``triton.language``); empty if it does not parse."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    modules: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            modules.append(node.module)
+            modules.extend(f"{node.module}.{alias.name}" for alias in node.names)
+    return modules

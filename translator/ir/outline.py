@@ -136,8 +136,10 @@ def outline_kernel(
 
 
 def free_host_names(inline: ir.InlineKernel, env: TypeEnv) -> list[str]:
-    """Host tensors and scalars ``inline`` reads, in order of first use."""
-    locals_ = _local_names(inline)
+    """Host tensors and scalars ``inline`` reads, in order of first use (a host scalar the
+    kernel reads and then rebinds, ``s = s * 2``, is read first: it is captured)."""
+    bound = {t.name for t in kernel_tiles(inline)} | {t.name for t in inline.tunables}
+    locals_ = bound | (_local_names(inline) - set(env.vars))
     found: dict[str, None] = {}
 
     def note(name: str) -> None:

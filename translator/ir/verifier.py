@@ -7,6 +7,7 @@ whose value fits the region, and entries whose tunables cover every block size t
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 from translator.ir import nodes as ir
@@ -36,6 +37,9 @@ def verify(module: ir.Module) -> None:
     names = [k.name for k in module.kernels]
     if len(set(names)) != len(names):
         raise IRTypeError(f"duplicate kernel names in {names}")
+    entries = [e.name for e in module.entries]
+    if len(set(entries)) != len(entries):
+        raise IRTypeError(f"duplicate entry names in {entries}")
     kernels = {k.name: k for k in module.kernels}
     for kernel in module.kernels:
         verify_kernel(kernel)
@@ -141,6 +145,32 @@ def walk_entry(entry: ir.Entry, hook: StmtHook | None = None) -> TypeEnv:
     for stmt in entry.body:
         _stmt(stmt, env, hook, device=False)
     return env
+
+
+def without_ill_typed_facts(entry: ir.Entry) -> ir.Entry:
+    """``entry`` without the host statements that do not type-check (marked incomplete).
+
+    Host statements are facts a frontend models from code it carries anyway; a fact it got wrong
+    must cost the facts, not the translation. Kernels are checked as strictly as ever."""
+    env = host_env(entry)
+    kept: list[ir.Stmt] = []
+    dropped = False
+    for stmt in entry.body:
+        if isinstance(stmt, ir.InlineKernel):
+            _stmt(stmt, env, None, device=False)
+            kept.append(stmt)
+            continue
+        trial = env.child()
+        try:
+            _stmt(stmt, trial, None, device=False)
+        except IRTypeError:
+            dropped = True
+            continue
+        env.vars.update(trial.vars)
+        kept.append(stmt)
+    if not dropped:
+        return entry
+    return dataclasses.replace(entry, body=tuple(kept), complete=False)
 
 
 def walk_block(stmts: tuple[ir.Stmt, ...], env: TypeEnv, hook: StmtHook | None = None) -> None:

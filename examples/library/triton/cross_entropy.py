@@ -34,6 +34,12 @@ def liger_cross_entropy_kernel(
 
     X_offsets = tl.arange(0, BLOCK_SIZE)
     mask = X_offsets < n_cols
+    # Ignored rows add nothing to the loss and get a zero gradient.
+    if y == ignore_index:
+        tl.store(loss_ptr + program_id, 0.0)
+        tl.store(dX_ptr + program_id * dX_stride + X_offsets, 0.0, mask=mask)
+        return
+
     X_row = tl.load(X_ptr + program_id * X_stride + X_offsets, mask=mask, other=float("-inf"))
     X_row = X_row.to(tl.float32)
 
@@ -42,15 +48,10 @@ def liger_cross_entropy_kernel(
     d = tl.sum(e, axis=0)
     lse = m + tl.log(d)
 
-    is_target = X_offsets == y
-    X_y = tl.sum(tl.where(is_target, X_row, 0.0), axis=0)
-    valid = y != ignore_index
+    X_y = tl.load(X_ptr + program_id * X_stride + y).to(tl.float32)
+    tl.store(loss_ptr + program_id, lse - X_y)
 
-    loss = tl.where(valid, lse - X_y, 0.0)
-    tl.store(loss_ptr + program_id, loss)
-
-    grad = (e / d - tl.where(is_target, 1.0, 0.0)) / n_non_ignore
-    grad = tl.where(valid, grad, 0.0)
+    grad = (e / d - tl.where(X_offsets == y, 1.0, 0.0)) / n_non_ignore
     tl.store(
         dX_ptr + program_id * dX_stride + X_offsets, grad.to(dX_ptr.dtype.element_ty), mask=mask
     )

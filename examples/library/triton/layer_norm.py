@@ -105,17 +105,16 @@ def _layer_norm_bwd_dwdb(
 ):
     pid = tl.program_id(0)
     cols = pid * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
-    dw = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
-    db = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+    sum_dw = tl.zeros((BLOCK_SIZE_N,), dtype=tl.float32)
+    sum_db = tl.zeros((BLOCK_SIZE_N,), dtype=tl.float32)
     for m_block in range(0, tl.cdiv(M, BLOCK_SIZE_M)):
         rows = m_block * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
         mask = (rows[:, None] < M) & (cols[None, :] < N)
         dw_offs = rows[:, None] * stride_dw + cols[None, :]
         db_offs = rows[:, None] * stride_db + cols[None, :]
-        dw += tl.load(DW_partial + dw_offs, mask=mask, other=0.0)
-        db += tl.load(DB_partial + db_offs, mask=mask, other=0.0)
-    sum_dw = tl.sum(dw, axis=0)
-    sum_db = tl.sum(db, axis=0)
+        # Column sums of this block of rows.
+        sum_dw += tl.sum(tl.load(DW_partial + dw_offs, mask=mask, other=0.0), axis=0)
+        sum_db += tl.sum(tl.load(DB_partial + db_offs, mask=mask, other=0.0), axis=0)
     tl.store(FINAL_DW + cols, sum_dw.to(FINAL_DW.dtype.element_ty), mask=cols < N)
     tl.store(FINAL_DB + cols, sum_db.to(FINAL_DB.dtype.element_ty), mask=cols < N)
 

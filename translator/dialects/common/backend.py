@@ -16,6 +16,7 @@ from translator.dialects.common.host_code import with_synthesized_host
 from translator.dialects.common.passthrough import KernelCode, LaunchCode, Rendering, assemble
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
+from translator.ir.passes import Pass, run_passes
 from translator.ir.verifier import verify
 
 
@@ -32,6 +33,10 @@ class Backend:
     def launch_code(self, kernel: ir.Kernel, launch: ir.Launch, module: ir.Module) -> LaunchCode:
         """One launch of ``kernel`` (its arguments spelt at the site as ``launch.texts``)."""
         raise TranslationError(f"the {self.name} backend cannot write launches yet", launch.loc)
+
+    def passes(self) -> list[Pass]:
+        """The IR passes this backend runs before writing (none by default)."""
+        return []
 
     def imports(self, module: ir.Module) -> tuple[str, ...]:
         """The import lines every translation into this DSL needs."""
@@ -63,6 +68,7 @@ class Backend:
     def emit(self, module: ir.Module) -> str:
         """The translation of ``module`` into this DSL (the IR is verified first)."""
         verify(module)
+        module = run_passes(module, self.passes())
         # IR with no source to carry (built by hand): its modelled host code, printed.
         module = with_synthesized_host(module)
         return assemble(module, self.render(module))

@@ -149,6 +149,7 @@ def with_synthesized_host(module: ir.Module) -> ir.Module:
     each launch a site of that code. Modules that carry their source are returned as they are."""
     if module.host is not None:
         return module
+    module = _kernels_apart_from_host_names(module)
     printer = HostPrinter()
     lines: list[str] = []
     if module.docstring:
@@ -182,6 +183,40 @@ def with_synthesized_host(module: ir.Module) -> ir.Module:
         entries=tuple(entries),
         host=ir.HostPlan(source=source, sites=sites, edits=edits if first_def else ()),
     )
+
+
+def _kernels_apart_from_host_names(module: ir.Module) -> ir.Module:
+    """Kernels renamed where a host function binds their name (a kernel `k` beside
+    `m, k = a.size()`): the printed host code launches them by name."""
+    from translator.ir.renaming import names_in
+
+    taken = {e.name for e in module.entries}
+    for e in module.entries:
+        taken |= names_in(e)
+    renames: dict[str, str] = {}
+    for k in module.kernels:
+        if k.name in taken:
+            new, i = f"{k.name}_kernel", 1
+            while new in taken or new in renames.values():
+                i += 1
+                new = f"{k.name}_kernel_{i}"
+            renames[k.name] = new
+    if not renames:
+        return module
+    kernels = tuple(dataclasses.replace(k, name=renames.get(k.name, k.name)) for k in module.kernels)
+    entries = tuple(
+        dataclasses.replace(
+            e,
+            body=tuple(
+                dataclasses.replace(s, kernel=renames.get(s.kernel, s.kernel))
+                if isinstance(s, ir.Launch)
+                else s
+                for s in e.body
+            ),
+        )
+        for e in module.entries
+    )
+    return dataclasses.replace(module, kernels=kernels, entries=entries)
 
 
 def _function_lines(entry: ir.Entry, printer: HostPrinter) -> list[str]:

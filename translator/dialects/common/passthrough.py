@@ -99,7 +99,14 @@ def _key(span: ir.Span) -> tuple[int, int, int, int]:
 
 
 def _statements(text: str) -> list[cst.BaseStatement]:
-    return list(cst.parse_module(text).body)
+    """The statements of ``text``; comments above the first stay with it (libcst files them
+    under the module header)."""
+    module = cst.parse_module(text)
+    body = list(module.body)
+    header = [line for line in module.header if line.comment is not None]
+    if body and header:
+        body[0] = _with_leading(body[0], [*header, *getattr(body[0], "leading_lines", ())])
+    return body
 
 
 def _comment_lines(notes: Sequence[str], indent: bool = True) -> list[cst.EmptyLine]:
@@ -213,13 +220,15 @@ class _Editor(cst.CSTTransformer):
         if edit.kind == "define":
             defs = self._definitions(edit.kernels, edit.keep)
             if defs:
-                defs[0] = _with_leading(defs[0], leading + _comment_lines(_notes(edit)))
+                own = list(getattr(defs[0], "leading_lines", ()))
+                defs[0] = _with_leading(defs[0], leading + _comment_lines(_notes(edit)) + own)
             return defs
         if edit.kind == "insert":
             defs = self._definitions(edit.kernels, ())
             if defs and leading and leading[0].comment is None:
                 # The definitions take the blank lines above the function; it gets two more.
-                defs[0] = _with_leading(defs[0], leading)
+                own = list(getattr(defs[0], "leading_lines", ()))
+                defs[0] = _with_leading(defs[0], leading + own)
                 current = [_with_leading(current[0], _blank(2))] + current[1:]
             return defs + current
         if edit.kind == "remove":
@@ -363,11 +372,22 @@ def _expression_at(text: str, indent: str, prefix: str) -> cst.BaseExpression:
 
 
 def _notes(edit: ir.HostEdit) -> list[str]:
-    return [edit.note] if edit.note else []
+    return edit.note.split("\n") if edit.note else []
 
 
 def _blank(n: int) -> list[cst.EmptyLine]:
     return [cst.EmptyLine(indent=False) for _ in range(n)]
+
+
+def _at_most_blank(lines: list[cst.EmptyLine], n: int) -> list[cst.EmptyLine]:
+    """``lines`` with runs of blank lines cut to ``n`` (what formatters allow)."""
+    out: list[cst.EmptyLine] = []
+    run = 0
+    for line in lines:
+        run = run + 1 if line.comment is None else 0
+        if run <= n:
+            out.append(line)
+    return out
 
 
 def _blank_first(lines: list[cst.EmptyLine]) -> list[cst.EmptyLine]:
@@ -484,7 +504,8 @@ def _fix_imports(
     orphaned: list[cst.EmptyLine] = []  # blank lines and comments above dropped imports
     for stmt in tree.body:
         if orphaned and hasattr(stmt, "leading_lines"):
-            stmt = stmt.with_changes(leading_lines=[*orphaned, *stmt.leading_lines])
+            lines = _at_most_blank([*orphaned, *stmt.leading_lines], 2)
+            stmt = stmt.with_changes(leading_lines=lines)
             orphaned = []
         if isinstance(stmt, cst.SimpleStatementLine) and all(
             isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body
@@ -503,6 +524,9 @@ def _fix_imports(
                 orphaned = list(stmt.leading_lines)
             continue
         body.append(stmt)
+    # Host code is torch in every DSL: code the translation adds may read it too.
+    if "torch" in read:
+        wanted = (*wanted, "import torch")
     new = [
         line
         for line in dict.fromkeys(wanted)

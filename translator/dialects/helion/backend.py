@@ -80,7 +80,8 @@ def _kernel_code(kernel: ir.Kernel) -> KernelCode:
     params = []
     shaped = _shape_params(kernel)
     for p in kernel.params:
-        constexpr = p.kind != "tensor" and (p.constexpr or p.name in shaped)
+        # Helion specialises on a `str` already; an int it must know is an hl.constexpr.
+        constexpr = p.kind == "int" and (p.constexpr or p.name in shaped)
         params.append(f"{p.name}: {lang['constexpr'] if constexpr else _ANNOTATIONS[p.kind]}")
     text = (
         template_environment("helion")

@@ -33,9 +33,9 @@ from translator.dialects.helion.expressions import ExprBuilder, literal_or_none
 from translator.dialects.helion.scope import EntryScope
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
-from translator.ir.outline import OutlineNaming, outline_entry
+from translator.ir.outline import OutlineNaming, outline_entry, outline_kernel
 from translator.ir.shapes import IRTypeError, ScalarType, TensorType, host_env
-from translator.ir.verifier import verify
+from translator.ir.verifier import verify, walk_entry
 from translator.naming import tile_suffix
 
 # `str` parameters are compile-time choices (Helion specialises on their value), only compared.
@@ -62,15 +62,24 @@ def parse(source: str, path: str) -> ir.Module:
     edits: list[ir.HostEdit] = []
     sites: list[ir.Site] = []
     consumed: set[str] = set()
+    pure: dict[str, tuple[ir.Kernel, EntryParser]] = {}
     for stmt in module.body:
         if isinstance(stmt, cst.FunctionDef) and _kernel_decorator(stmt, aliases, grammar):
             parser = EntryParser(stmt, aliases, locate, path, constants, sites)
-            entry, entry_kernels = parser.parse()
-            entries.append(entry)
+            try:
+                entry, entry_kernels = parser.parse()
+            except IRTypeError as err:
+                raise TranslationError(f"kernel does not type-check: {err}", err.loc) from None
+            if entry is not None:
+                entries.append(entry)
+            else:
+                pure[stmt.name.value] = (entry_kernels[0], parser)
             kernels.extend(entry_kernels)
             edits.extend(parser.edits)
             consumed |= parser.consumed
-    if not entries:
+    if pure:
+        entries.extend(_callers(module, pure, locate, sites))
+    if not kernels:
         raise TranslationError(
             "no @helion.kernel function in this file",
             ir.Loc(path, 1, 0),
@@ -101,6 +110,129 @@ def parse(source: str, path: str) -> ir.Module:
     except IRTypeError as err:
         raise TranslationError(f"kernel does not type-check: {err}", err.loc) from None
     return result
+
+
+def _callers(
+    module: cst.Module,
+    pure: dict[str, tuple[ir.Kernel, EntryParser]],
+    locate: Locator,
+    sites: list[ir.Site],
+) -> list[ir.Entry]:
+    """The host functions that call kernel functions (a ``@helion.kernel`` that only runs one
+    loop): each call is a launch site, its arguments the kernel's parameters."""
+    out: list[ir.Entry] = []
+    for fn, qualname, public in _host_functions(module):
+        calls = _calls_of(fn, set(pure))
+        if not calls:
+            continue
+        params = _signature(fn, qualname)
+        known = {p.name for p in params if p.kind != "object"}
+        body: list[ir.Stmt] = []
+        for call in calls:
+            kernel, parser = pure[call.func.value]  # type: ignore[union-attr]
+            texts = _bind_call(call, kernel, parser)
+            args: list[ir.Expr] = []
+            for p, text in zip(kernel.params, texts):
+                if text in known:
+                    args.append(ir.Name(text))
+                    continue
+                # A value the caller computes: carried as written, typed by the parameter.
+                name = f"{p.name}_arg{len(body)}"
+                rank = p.rank if p.kind == "tensor" else None
+                body.append(ir.Carried(name, p.kind, text, rank, loc=locate(call)))
+                args.append(ir.Name(name))
+            sites.append(ir.Site(locate.span(call), statement=False))
+            body.append(
+                ir.Launch(kernel.name, tuple(args), texts, site=len(sites) - 1, loc=locate(call))
+            )
+        out.append(
+            ir.Entry(
+                name=qualname,
+                params=params,
+                body=tuple(body),
+                complete=False,
+                public=public,
+                loc=locate(fn),
+            )
+        )
+    return out
+
+
+def _calls_of(fn: cst.FunctionDef, names: set[str]) -> list[cst.Call]:
+    """The calls of functions called one of ``names`` inside ``fn``, in source order."""
+    calls: list[cst.Call] = []
+
+    class V(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            if isinstance(node.func, cst.Name) and node.func.value in names:
+                calls.append(node)
+
+    fn.visit(V())
+    return calls
+
+
+def _host_functions(module: cst.Module) -> list[tuple[cst.FunctionDef, str, bool]]:
+    """Module functions and class methods, with qualified names and whether they are public."""
+    out: list[tuple[cst.FunctionDef, str, bool]] = []
+    for stmt in module.body:
+        if isinstance(stmt, cst.FunctionDef):
+            out.append((stmt, stmt.name.value, not stmt.name.value.startswith("_")))
+        elif isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
+            for member in stmt.body.body:
+                if isinstance(member, cst.FunctionDef):
+                    out.append((member, f"{stmt.name.value}.{member.name.value}", False))
+    return out
+
+
+def _signature(fn: cst.FunctionDef, qualname: str) -> tuple[ir.Param, ...]:
+    """A host function's parameters as far as the IR types them (others are objects)."""
+    out = []
+    ps = fn.params
+    for i, p in enumerate((*ps.posonly_params, *ps.params, *ps.kwonly_params)):
+        annotation = source_of(p.annotation.annotation) if p.annotation is not None else None
+        kind = "tensor"
+        if annotation in _PARAM_KINDS:
+            kind = _PARAM_KINDS[annotation]
+        elif (annotation is not None and "Tensor" not in annotation) or (
+            i == 0 and "." in qualname and p.name.value in ("self", "cls", "ctx")
+        ):
+            kind = "object"
+        default = literal_or_none(p.default) if p.default is not None else None
+        if p.default is not None and annotation is None and isinstance(default, (int, float)):
+            kind = "float" if isinstance(default, float) else "int"
+        const = ir.Const(default) if isinstance(default, (int, float, bool, str)) else None
+        out.append(ir.Param(p.name.value, kind, const, annotation))
+    return tuple(out)
+
+
+def _bind_call(call: cst.Call, kernel: ir.Kernel, parser: EntryParser) -> tuple[str, ...]:
+    """The source text of each kernel parameter at a call of a kernel function."""
+    values: dict[str, str] = {}
+    names = [p.name for p in kernel.params]
+    position = 0
+    for a in call.args:
+        if a.star:
+            raise parser.error(
+                call, "a kernel function called with star arguments", "pass the arguments by name"
+            )
+        text = " ".join(source_of(a.value).split())
+        if a.keyword is not None:
+            values[a.keyword.value] = text
+        else:
+            if position >= len(names):
+                raise parser.error(call, f"too many arguments for kernel `{kernel.name}`")
+            values[names[position]] = text
+            position += 1
+    texts = []
+    for p in parser.param_nodes:
+        name = p.name.value
+        if name in values:
+            texts.append(values[name])
+        elif p.default is not None:
+            texts.append(source_of(p.default))
+        else:
+            raise parser.error(call, f"kernel `{kernel.name}` is called without `{name}`")
+    return tuple(texts)
 
 
 def _header_comments(module: cst.Module) -> tuple[str, ...]:
@@ -161,6 +293,8 @@ class EntryParser:
         self.sites = sites if sites is not None else []
         self.edits: list[ir.HostEdit] = []
         self.consumed: set[str] = set()  # module constants the decorator reads
+        self.pure = False  # a kernel function: one loop and nothing else
+        self.param_nodes: list[cst.Param] = []
         self.current_line: cst.SimpleStatementLine | None = None
         self.complete = True
 
@@ -169,8 +303,11 @@ class EntryParser:
 
     # ------------------------------------------------------------------------------ entry
 
-    def parse(self) -> tuple[ir.Entry, list[ir.Kernel]]:
+    def parse(self) -> tuple[ir.Entry | None, list[ir.Kernel]]:
+        """The host function and the kernels its loops are; a kernel function (one that only
+        runs one loop) is a kernel itself: no entry, and its callers launch it."""
         fn = self.fn
+        self.pure = _is_kernel_function(fn, self.aliases, self.grammar)
         params = self._params()
         self.scope.env = host_env(ir.Entry(fn.name.value, params, ()))
         for p in params:
@@ -204,6 +341,8 @@ class EntryParser:
         )
         constexpr = set(self.scope.specialized) | set(self.scope.constexpr_params)
         constexpr |= {p.name for p in params if p.kind == "str"}
+        if self.pure:
+            return None, [self._kernel_function(entry, constexpr)]
         entry, kernels = outline_entry(entry, OutlineNaming(constexpr=constexpr))
         dec = _kernel_decorator(fn, self.aliases, self.grammar)
         assert dec is not None
@@ -212,6 +351,52 @@ class EntryParser:
             ir.HostEdit("insert", self.locate.span(fn), kernels=tuple(k.name for k in kernels))
         )
         return entry, kernels
+
+    def _kernel_function(self, entry: ir.Entry, constexpr: set[str]) -> ir.Kernel:
+        """A ``@helion.kernel`` that only runs one loop: the kernel, its parameters the
+        function's, in order (its callers pass them as they would to the function)."""
+        envs: dict[int, Any] = {}
+
+        def capture(stmt: ir.Stmt, env: Any) -> None:
+            if isinstance(stmt, ir.InlineKernel):
+                envs[id(stmt)] = env.child()
+
+        walk_entry(entry, capture)
+        (inline,) = [s for s in entry.body if isinstance(s, ir.InlineKernel)]
+        kernel, _ = outline_kernel(inline, envs[id(inline)], OutlineNaming(constexpr=constexpr))
+        env = envs[id(inline)]
+        params = []
+        for p in entry.params:
+            t = env.vars.get(p.name)
+            if p.kind == "object" or t is None:
+                raise self.error(self.fn, f"kernel parameter `{p.name}` is no tensor or scalar")
+            if isinstance(t, TensorType):
+                dtype = t.dtype if isinstance(t.dtype, ir.DType) else None
+                params.append(ir.Param(p.name, "tensor", p.default, p.annotation, t.rank, dtype))
+            else:
+                params.append(
+                    dataclasses.replace(p, constexpr=p.name in constexpr or p.kind == "str")
+                )
+        self.param_nodes = [
+            p for p in (*self.fn.params.posonly_params, *self.fn.params.params,
+                        *self.fn.params.kwonly_params)
+        ]  # fmt: skip
+        # The whole definition becomes the target's kernel; other decorators stay on it.
+        keep = tuple(
+            source_of(d.decorator)
+            for d in self.fn.decorators
+            if d is not _kernel_decorator(self.fn, self.aliases, self.grammar)
+        )
+        self.edits = [
+            ir.HostEdit("define", self.locate.span(self.fn), kernels=(self.fn.name.value,), keep=keep)
+        ]
+        return dataclasses.replace(
+            kernel,
+            name=self.fn.name.value,
+            params=tuple(params),
+            docstring=entry.docstring,
+            loc=self.locate(self.fn),
+        )
 
     def _hints(self) -> ir.Hints:
         """The decorator's settings in the IR's words."""
@@ -896,10 +1081,11 @@ class EntryParser:
 
         body = DeviceParser(self).block(node.body)
         self.scope.env = saved
-        self.sites.append(ir.Site(self.locate.span(node), statement=True))
-        return ir.InlineKernel(
-            name, tiles, tuple(body), comments, site=len(self.sites) - 1, loc=self.locate(node)
-        )
+        site = None
+        if not self.pure:
+            self.sites.append(ir.Site(self.locate.span(node), statement=True))
+            site = len(self.sites) - 1
+        return ir.InlineKernel(name, tiles, tuple(body), comments, site=site, loc=self.locate(node))
 
     def tile_vars(self, node: cst.For, top_level: bool) -> tuple[ir.TileVar, ...]:
         """The tile variables a ``for ... in hl.tile(...)``/``hl.grid(...)`` loop binds."""
@@ -1021,6 +1207,52 @@ class EntryParser:
                     item, "block_size must be an int, None or hl.register_block_size(...)"
                 )
         return out
+
+
+def _is_kernel_function(fn: cst.FunctionDef, aliases: dict[str, str], grammar: dict) -> bool:
+    """A ``@helion.kernel`` whose body is one device loop and what sets it up: registered block
+    sizes, specialised parameters, a bare ``return``. Such a function is a kernel: it computes
+    into the tensors it is passed and returns nothing."""
+    body = list(fn.body.body) if isinstance(fn.body, cst.IndentedBlock) else []
+    if fn.get_docstring() is not None:
+        body = body[1:]
+    lang = grammar["language"]
+    loops = 0
+    for stmt in body:
+        if isinstance(stmt, cst.For):
+            it = stmt.iter
+            name = resolve(it.func, aliases) if isinstance(it, cst.Call) else None
+            if name not in (lang["tile"], lang["grid"]):
+                return False
+            loops += 1
+            continue
+        if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+            return False
+        small = stmt.body[0]
+        if isinstance(small, cst.Pass):
+            continue
+        if isinstance(small, cst.Return):
+            if small.value is not None and not (
+                isinstance(small.value, cst.Name) and small.value.value == "None"
+            ):
+                return False
+            continue
+        if not (isinstance(small, cst.Assign) and isinstance(small.value, cst.Call)):
+            return False
+        call = resolve(small.value.func, aliases)
+        if call == lang["register_block_size"]:
+            continue
+        args = small.value.args
+        target = small.targets[0].target
+        if not (
+            call == lang["specialize"]
+            and len(args) == 1
+            and isinstance(target, cst.Name)
+            and isinstance(args[0].value, cst.Name)
+            and args[0].value.value == target.value
+        ):
+            return False
+    return loops == 1
 
 
 def _contains_device_loop(node: cst.CSTNode, parser: EntryParser) -> bool:

@@ -9,6 +9,8 @@ as written at the site, with their strides and sizes.
 
 from __future__ import annotations
 
+import dataclasses
+
 from translator.dialects.common.backend import Backend
 from translator.dialects.common.host_code import HostPrinter, host_atom
 from translator.dialects.common.passthrough import KernelCode, LaunchCode
@@ -17,6 +19,7 @@ from translator.dialects.triton.kernel import KernelEmitter
 from translator.dialects.triton.pipelining import fewer_stages_for_squeezed_dots
 from translator.grammar import load_grammar, template_environment
 from translator.ir import nodes as ir
+from translator.ir.passes import Pass
 from translator.ir.transforms import squeeze_unit_tiles, unit_block_tiles
 from translator.ir.verifier import verify_kernel
 
@@ -28,6 +31,16 @@ class TritonBackend(Backend):
 
     def __init__(self) -> None:
         self._plans: dict[str, tuple[ir.Kernel, KernelEmitter, dict | None]] = {}
+
+    def passes(self) -> list[Pass]:
+        return [
+            Pass(
+                "squeeze-unit-tiles",
+                "grid tiles whose block is 1 in every config (batch, heads) become plain indices, "
+                "so 3-D tiles and batched dots are 2-D; such dots get one pipeline stage fewer",
+                _squeeze,
+            )
+        ]
 
     def kernel_code(self, kernel: ir.Kernel, module: ir.Module) -> KernelCode:
         code, plan = _kernel_code(kernel)
@@ -46,10 +59,23 @@ def emit(module: ir.Module) -> str:
     return TritonBackend().emit(module)
 
 
-def _kernel_code(kernel: ir.Kernel) -> tuple[KernelCode, tuple]:
-    # Block-1 grid dims (batch, heads) become plain indices: 2-D tiles and dots are far faster.
+_NOTES = "triton.notes"
+
+
+def _squeeze(kernel: ir.Kernel) -> ir.Kernel:
+    """Block-1 grid dims (batch, heads) as plain indices: 2-D tiles and dots are far faster
+    (measured); a batched dot squeezed so keeps its shared memory with one stage fewer."""
     squeezed = squeeze_unit_tiles(kernel, unit_block_tiles(kernel))
     squeezed, notes = fewer_stages_for_squeezed_dots(kernel, squeezed)
+    if not notes:
+        return squeezed
+    hints = dataclasses.replace(squeezed.hints, extras=(*squeezed.hints.extras, (_NOTES, notes)))
+    return dataclasses.replace(squeezed, hints=hints)
+
+
+def _kernel_code(kernel: ir.Kernel) -> tuple[KernelCode, tuple]:
+    squeezed = kernel
+    notes = tuple(kernel.hints.extra(_NOTES, ()))  # type: ignore[arg-type]
     verify_kernel(squeezed)
     emitter = KernelEmitter(squeezed)
     body = emitter.body()

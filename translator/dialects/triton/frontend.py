@@ -67,7 +67,7 @@ from translator.ir.outline import OutlineNaming, outline_entry
 from translator.ir.printer import format_expr
 from translator.ir.renaming import names_in, rename
 from translator.ir.shapes import IRTypeError, ScalarType, TensorType, TypeEnv
-from translator.ir.verifier import verify
+from translator.ir.verifier import verify, without_ill_typed_facts
 from translator.naming import unique
 
 # ==================================================================================================
@@ -96,6 +96,8 @@ class KernelDef:
     consumed: set[str] = field(default_factory=set)
     # How the kernel uses each parameter: pointer | stride | int | float | constexpr.
     param_kinds: dict[str, str] = field(default_factory=dict)
+    # `tiletrans:` notes on what reading its decorators assumed (for above its translation).
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -143,8 +145,13 @@ def parse(source: str, path: str) -> ir.Module:
     sites: list[ir.Site] = []
     for fn, qualname, public in info.launch_hosts:
         builder = EntryBuilder(info, fn, qualname, sites)
-        entry = builder.build()
-        entry, outlined = outline_entry(entry, builder.naming())
+        try:
+            entry = without_ill_typed_facts(builder.build())
+            entry, outlined = outline_entry(entry, builder.naming())
+        except IRTypeError as err:
+            raise TranslationError(
+                f"the lifted kernel does not type-check: {err}", err.loc
+            ) from None
         entries.append(dataclasses.replace(entry, public=public))
         kernels.extend(outlined)
     if not entries:
@@ -236,7 +243,11 @@ def _module_edits(info: ModuleInfo, kernels: list[ir.Kernel]) -> list[ir.HostEdi
             kd = info.kernels[name]
             edits.append(
                 ir.HostEdit(
-                    "define", span, kernels=tuple(by_source[name]), keep=tuple(kd.kept_decorators)
+                    "define",
+                    span,
+                    kernels=tuple(by_source[name]),
+                    keep=tuple(kd.kept_decorators),
+                    note="\n".join(kd.notes) or None,
                 )
             )
         else:
@@ -355,13 +366,14 @@ def _kernel_def(fn: cst.FunctionDef, info: ModuleInfo) -> KernelDef:
     heuristics: list[tuple[str, cst.BaseExpression, str]] = []
     kept: list[str] = []
     consumed: set[str] = set()
+    config_notes: list[str] = []
     for d in fn.decorators:
         name = _decorator_name(d, info.aliases)
         if name == g["heuristics"]:
             heuristics += _heuristics(d, info)
             continue
         if name == g["autotune"]:
-            configs, hook = autotune_configs(d, info)
+            configs, hook = autotune_configs(d, info, config_notes)
             consumed |= {n for n in cst_names_in(d) if n in info.statements}
         elif name not in (g["jit"],):
             # A decorator tiletrans does not read (a library's caching or registration
@@ -377,7 +389,7 @@ def _kernel_def(fn: cst.FunctionDef, info: ModuleInfo) -> KernelDef:
             )
     kernel = KernelDef(
         fn, params, constexprs, defaults, configs, info, heuristics, kept_decorators=kept,
-        consumed=consumed,
+        consumed=consumed, notes=config_notes,
     )  # fmt: skip
     from translator.dialects.triton.frontend_wrapper import param_kinds
 
@@ -464,6 +476,8 @@ class HTensor:
     flat: str | None = None
     reshape_rank: int | None = None
     like: HTensor | None = None  # allocated `*_like` this tensor (the same shape)
+    # An unannotated parameter taken for a tensor until a launch passes it as a scalar.
+    guessed: bool = False
 
 
 @dataclass(frozen=True)
@@ -477,6 +491,8 @@ class HOpaque:
     why: str
     lo: int | None = None
     hi: int | None = None
+    # Why the frontend could not model the statement that bound it, for launches that need it.
+    cause: TranslationError | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -493,6 +509,8 @@ class HStride:
 @dataclass(frozen=True)
 class HTuple:
     items: tuple
+    # The tuple display it was written as, if any (a grid `(triton.cdiv(M, BM), ...)`).
+    node: cst.BaseExpression | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -599,6 +617,10 @@ class EntryBuilder:
         self.qualname = qualname or fn.name.value
         self.sites = sites if sites is not None else []
         self.launches: dict[int, Launch] = {}  # by launch site
+        self.launch_values: dict[str, Any] | None = None  # calls evaluated in this launch
+        self.scalar_params: dict[str, str] = {}  # unannotated parameters launches read as numbers
+        self.spelt: dict[str, str] = {}  # carried host values -> their source text
+        self.carried_names: dict[object, str] = {}  # opaque value id or text -> carried name
         self.complete = True
         self.locate = info.locate
         self.aliases = info.aliases
@@ -781,12 +803,14 @@ class EntryBuilder:
             constexpr=set(self.hints.get("constexpr", ())),
         )
 
-    def carried(self, node: cst.CSTNode) -> None:
+    def carried(self, node: cst.CSTNode, cause: TranslationError | None = None) -> None:
         """A host statement the frontend does not model: carried as written; what it binds is
-        opaque from here on (the entry's facts are incomplete)."""
+        opaque from here on (the entry's facts are incomplete). ``cause`` says why, for a launch
+        that turns out to need the value."""
         self.complete = False
         for name in _bound_names(node):
-            self.scope[name] = HOpaque(f"`{name}` is computed by host code tiletrans carries")
+            why = f"`{name}` is computed by host code tiletrans carries"
+            self.scope[name] = HOpaque(why, cause=cause)
 
     def build(self) -> ir.Entry:
         fn = self.fn
@@ -831,6 +855,12 @@ class EntryBuilder:
         if self.assumed_unit:
             hints["assumed_unit_stride"] = tuple(dict.fromkeys(self.assumed_unit))
         returns = source_of(fn.returns.annotation) if fn.returns is not None else None
+        params = tuple(
+            dataclasses.replace(p, kind=self.scalar_params[p.name])
+            if p.name in self.scalar_params
+            else p
+            for p in params
+        )
         return _settle_tile_names(
             ir.Entry(
                 name=self.qualname,
@@ -849,7 +879,12 @@ class EntryBuilder:
         out = []
         ps = self.fn.params
         if ps.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or ps.star_kwarg is not None:
-            raise self.error(self.fn, "wrappers with *args/**kwargs are not supported")
+            # `*args`/`**kwargs` stay as written; what they hold is opaque to the facts.
+            self.complete = False
+            for star in (ps.star_arg, ps.star_kwarg):
+                if isinstance(star, cst.Param):
+                    self.names.add(star.name.value)
+                    self.scope[star.name.value] = HOpaque(f"`{star.name.value}` is a star argument")
         all_params = (*ps.posonly_params, *ps.params, *ps.kwonly_params)
         for i, p in enumerate(all_params):
             name = p.name.value
@@ -877,22 +912,17 @@ class EntryBuilder:
                     self.names.add(name)
                     self.scope[name] = HOpaque(f"`{name}` defaults to a non-literal")
                     continue
-                if value is None and kind not in ("int", "float", "bool"):
-                    raise self.error(
-                        p.default,
-                        f"`{name}` defaults to None, but its type is not given",
-                        f"annotate it: `{name}: float | None = None`",
-                    )
-                if (
+                if (value is None and kind not in ("int", "float", "bool")) or (
                     value is not None
                     and isinstance(value, str) != (kind == "str")
                     and (annotation is not None)
                 ):
-                    raise self.error(
-                        p.default,
-                        f"`{name}: {annotation}` defaults to {value!r}",
-                        "give the parameter a default of its type",
-                    )
+                    # An optional tensor (`bias=None`), or a default of another type: a value
+                    # the facts cannot type; the code stays as written.
+                    out.append(ir.Param(name, "object", None, annotation))
+                    self.names.add(name)
+                    self.scope[name] = HOpaque(f"`{name}` may be None")
+                    continue
                 default = ir.Const(value)
                 if annotation is None:
                     kind = (
@@ -907,7 +937,7 @@ class EntryBuilder:
             out.append(ir.Param(name, kind, default, annotation))
             self.names.add(name)
             if kind == "tensor":
-                t = HTensor(name, name, ir.DTypeOf(name))
+                t = HTensor(name, name, ir.DTypeOf(name), guessed=annotation is None)
                 self.bind_tensor(name, t)
                 self.types.vars[name] = TensorType(ir.DTypeOf(name))
             else:
@@ -992,8 +1022,7 @@ class EntryBuilder:
                     self.host_branches(node)
                 continue
             if isinstance(node, cst.FunctionDef):
-                if not self._modelled(lambda node=node: self.host_def(node) or True, None):
-                    self.carried(node)
+                self._modelled(lambda node=node: self.host_def(node) or True, node)
                 continue
             self.host_compound(node)
         return _NO_RETURN
@@ -1018,7 +1047,7 @@ class EntryBuilder:
             self.pending_comments = mark[1]
             self.scope = mark[2]
             if carried_node is not None:
-                self.carried(carried_node)
+                self.carried(carried_node, err)
             return None
 
     def host_branches(self, node: cst.If) -> None:
@@ -1549,7 +1578,18 @@ class EntryBuilder:
         raise self.error(node, f"`{self.src(node)}` is not a host scalar")
 
     def hval(self, node: cst.BaseExpression, target: str | None = None) -> Any:
-        """The host value of ``node``; tensor-producing calls emit their IR statements."""
+        """The host value of ``node``; tensor-producing calls emit their IR statements.
+
+        Within one launch, a call written twice (`x.reshape(-1)` passed with its own
+        `x.reshape(-1).stride(0)`) is one value."""
+        if isinstance(node, cst.Call) and self.launch_values is not None:
+            key = self.src(node)
+            if key not in self.launch_values:
+                self.launch_values[key] = self._hval(node, target)
+            return self.launch_values[key]
+        return self._hval(node, target)
+
+    def _hval(self, node: cst.BaseExpression, target: str | None = None) -> Any:
         if isinstance(node, cst.Name):
             if node.value in ("True", "False"):
                 return HScalar(ir.Const(node.value == "True"), "bool")
@@ -1571,7 +1611,7 @@ class EntryBuilder:
             value = node.evaluated_value
             return HScalar(ir.Const(value), "str") if isinstance(value, str) else HStatic(value)
         if isinstance(node, cst.Tuple | cst.List | cst.Set):
-            return HTuple(tuple(self.hval(e.value) for e in node.elements))
+            return HTuple(tuple(self.hval(e.value) for e in node.elements), node)
         if isinstance(node, cst.Lambda):
             return HGrid(tuple(p.name.value for p in node.params.params), node.body, node)
         if isinstance(node, cst.Attribute):
@@ -2168,6 +2208,7 @@ class EntryBuilder:
         for key in ("pid_type",):
             self.hints.pop(key, None)
         launch = Launch(self, kernel, call)
+        self.launch_values = {}
         try:
             launch.bind()
             launch.grid = launch.eval_grid(sub)
@@ -2177,6 +2218,8 @@ class EntryBuilder:
         except TranslationError as err:
             err.device = True  # type: ignore[attr-defined]
             raise
+        finally:
+            self.launch_values = None
         if launch.derived:
             self.hints["derived_wrapper"] = self.runnable_wrapper(launch)
         for s in launch.pre:
@@ -2233,8 +2276,28 @@ class EntryBuilder:
         grid = f"(lambda META: ({', '.join(axes)},))"
         return text.replace(DERIVED_GRID, grid)
 
+    def carried_scalar(self, node: cst.BaseExpression, kind: str, value: object) -> ir.Name:
+        """A host number written as ``node`` that the frontend cannot evaluate (its opaque
+        ``value``), as a name the kernels may read (a :class:`~translator.ir.nodes.Carried`
+        fact, spelt as written). One value, or one text, is one name."""
+        text = self.src(node)
+        known = self.carried_names.get(id(value)) or self.carried_names.get(text)
+        if known is not None:
+            return ir.Name(known)
+        base = text if text.isidentifier() else "host_value"
+        name = self.fresh(base)
+        self.names.add(name)
+        self.types.vars[name] = ScalarType(ir.I32 if kind == "int" else ir.F32, weak=True)
+        self.emit(ir.Carried(name, kind, text, loc=self.locate(node)))
+        self.spelt[name] = text
+        # Kept alive by the scope or the binding that holds it: ids stay unique.
+        self.carried_names[id(value)] = self.carried_names[text] = name  # type: ignore[index]
+        return ir.Name(name)
+
     def source_name(self, ir_name: str) -> str | None:
         """The host variable that holds IR value ``ir_name`` at this point, if any."""
+        if ir_name in self.spelt:
+            return self.spelt[ir_name]
         if ir_name in self.scope and ir_name in self.names:
             v = self.scope[ir_name]
             if (isinstance(v, HScalar) and v.expr == ir.Name(ir_name)) or (
@@ -2265,6 +2328,8 @@ class EntryBuilder:
 
 
 _NO_RETURN = object()
+# The default of a tunable that stands in for a block size the host computes opaquely.
+_STAND_IN_BLOCK = 1024
 
 
 class Launch:
@@ -2354,7 +2419,7 @@ class Launch:
                 value = self.known_for_kernel(p, value, node, text)
             self.values[p] = value
             self.texts[p] = text
-            self.bindings[p] = self.binding_of(p, value, text)
+            self.bindings[p] = self.binding_of(p, value, text, node)
         # The kernel's parameters in signature order (then the bindings descriptors add).
         ordered = {p: self.bindings[p] for p in k.params if p in self.bindings}
         self.bindings = {**ordered, **self.bindings}
@@ -2367,6 +2432,15 @@ class Launch:
         expression is named too, so that the kernel reads it as one parameter."""
         host = self.host
         kind = self.kernel.param_kinds.get(p)
+        if kind in ("int", "float") and isinstance(value, HTensor) and value.guessed:
+            # An unannotated host parameter the kernel reads as a number: a scalar after all.
+            value = HScalar(ir.Name(value.name), kind)
+            host.scope[value.expr.id] = value  # type: ignore[union-attr]
+            host.types.vars[value.expr.id] = ScalarType(  # type: ignore[union-attr]
+                ir.I32 if kind == "int" else ir.F32, weak=True
+            )
+            host.scalar_params[value.expr.id] = kind  # type: ignore[union-attr]
+            return value
         if kind == "pointer" and isinstance(value, HOpaque):
             name = host.fresh(_tensor_base(p))
             t = HTensor(name, text, ir.DTypeOf(name))
@@ -2404,6 +2478,8 @@ class Launch:
     def _param_of(self, host_name: str) -> str | None:
         """The kernel parameter the launch passes host value ``host_name`` to."""
         for p, b in self.bindings.items():
+            if p not in self.kernel.params:
+                continue  # what a descriptor argument stands for (`x_desc#shape0`)
             t = b.htensor
             if t is not None and b.kind in ("tensor", "descriptor") and (
                 host_name in (t.name, t.flat)
@@ -2461,7 +2537,8 @@ class Launch:
 
     def param_order(self, host_name: str) -> object:
         p = self._param_of(host_name)
-        return self.kernel.params.index(p) if p is not None else len(self.kernel.params)
+        params = self.kernel.params
+        return params.index(p) if p is not None and p in params else len(params)
 
 
     def bind_heuristics(self, nodes: dict[str, cst.BaseExpression]) -> None:
@@ -2481,7 +2558,9 @@ class Launch:
             self.values[key] = value
             self.bindings[key] = self.binding_of(key, value, host.src(body))
 
-    def binding_of(self, p: str, v: Any, src: str) -> Binding:
+    def binding_of(
+        self, p: str, v: Any, src: str, node: cst.BaseExpression | None = None
+    ) -> Binding:
         if p in self.kernel.constexprs:
             if isinstance(v, HScalar) and v.kind == "str":
                 if isinstance(v.expr, ir.Const):
@@ -2492,10 +2571,20 @@ class Launch:
             if isinstance(v, HStatic):
                 return Binding("static", value=v.value)
             if isinstance(v, HOpaque):
-                return Binding(
-                    "opaque", why=v.why, expr=_opaque_expr(v.why, v, self.host.opaque_names)
+                expr = (
+                    self.host.carried_scalar(node, "int", v)
+                    if node is not None
+                    else _opaque_expr(v.why, v, self.host.opaque_names)
                 )
-            return Binding("opaque", why=src)
+                return Binding("opaque", why=v.why, expr=expr)
+            # Anything else (an unannotated helper parameter): a compile-time value the host
+            # computes out of the frontend's sight.
+            expr = (
+                self.host.carried_scalar(node, "int", v)
+                if node is not None
+                else _opaque_expr(src, v, self.host.opaque_names)
+            )
+            return Binding("opaque", why=src, expr=expr)
         if isinstance(v, HTensor):
             return Binding("tensor", tensor=v.source, htensor=v)
         if isinstance(v, HDescriptor):
@@ -2504,13 +2593,10 @@ class Launch:
         if isinstance(v, HStride):
             t = v.tensor
             d = v.dim
-            if d < 0:
-                if t.rank is None:
-                    return Binding(
-                        "opaque",
-                        why=f"`{src}` has a negative dim and the rank of `{t.source}` is unknown",
-                    )
+            if d < 0 and t.rank is not None:
                 d += t.rank
+            # A dim counted from the end of a tensor of unknown rank (`x.stride(-2)`) is settled
+            # when the kernel's accesses tell the rank (Launch.resolve_access).
             return Binding("stride", tensor=t.source, htensor=t, dim=d)
         if isinstance(v, HScalar):
             return Binding("float" if v.kind == "float" else "int", expr=v.expr)
@@ -2530,6 +2616,8 @@ class Launch:
         if isinstance(node, cst.Name) and node.value == DERIVED_GRID:
             self.derived = True  # one program per tile: the lifter sizes the grid
             return []
+        if isinstance(node, cst.Tuple):
+            return [self.grid_expr(e.value, None) for e in node.elements]
         v = self.host.hval(node)
         if isinstance(v, HGrid):
             params = v.params
@@ -2546,23 +2634,31 @@ class Launch:
             finally:
                 self.host.scope = saved
             return out
+        if isinstance(v, HTuple) and isinstance(v.node, cst.Tuple):
+            return [self.grid_expr(e.value, None) for e in v.node.elements]
         if isinstance(v, HTuple):
             return [self._grid_item(x) for x in v.items]
         if isinstance(v, HScalar):
             return [v.expr]
+        if isinstance(v, HOpaque) and v.cause is not None:
+            raise v.cause
         raise self.error(
             node,
             f"cannot evaluate the grid `{self.host.src(node)}`",
             "use a tuple or `lambda meta: (...)`",
         )
 
-    def _grid_item(self, x: Any) -> ir.Expr:
+    def _grid_item(self, x: Any, node: cst.BaseExpression | None = None) -> ir.Expr:
         if isinstance(x, HScalar):
             return x.expr
+        if isinstance(x, HOpaque) and node is not None:
+            # A number the host computes out of the frontend's sight (`M, N = x.shape` of a
+            # tensor an autograd Function saved): the kernel takes it as it is written here.
+            return self.host.carried_scalar(node, "int", x)
         why = x.why if isinstance(x, HOpaque) else "not a scalar"
         return _opaque_expr(why, x if isinstance(x, HOpaque) else None, self.host.opaque_names)
 
-    def grid_expr(self, node: cst.BaseExpression, meta: str) -> ir.Expr:
+    def grid_expr(self, node: cst.BaseExpression, meta: str | None) -> ir.Expr:
         """An axis of a grid lambda: ``meta["BLOCK"]`` reads the kernel's constexpr."""
         if (
             isinstance(node, cst.Subscript)
@@ -2596,7 +2692,7 @@ class Launch:
                 return ir.BinOp(
                     op, self.grid_expr(node.left, meta), self.grid_expr(node.right, meta)
                 )
-        return self._grid_item(self.host.hval(node))
+        return self._grid_item(self.host.hval(node), node)
 
     # ------------------------------------------------------------------ services
 
@@ -2619,7 +2715,27 @@ class Launch:
 
     def resolve_access(self, pname: str, per_dim: dict, implicit: bool, node) -> tuple[str, int]:
         t = self.tensor_info(pname)
-        if t.rank is None and per_dim and sorted(per_dim) == list(range(len(per_dim))):
+        negative = sorted(d for d in per_dim if d < 0)
+        if negative:
+            if len(negative) != len(per_dim):
+                raise self.error(
+                    node, f"`{t.source}` is indexed with strides counted from both of its ends"
+                )
+            # Strides counted from the end (`x.stride(-2)`): the kernel reads a tensor of the
+            # dims they span (a term without a stride being the last, unit-stride one).
+            rank = t.rank if t.rank is not None else max(-negative[0], 1 if implicit else 0)
+            moved = {d + rank: v for d, v in per_dim.items()}
+            per_dim.clear()
+            per_dim.update(moved)
+            for p, b in self.bindings.items():
+                if b.kind == "stride" and b.htensor is t and b.dim is not None and b.dim < 0:
+                    b.dim += rank
+        span = len(per_dim) + (1 if implicit else 0)
+        if t.rank is None and negative:
+            span = rank
+        if t.rank is None and per_dim and (
+            sorted(per_dim) == list(range(len(per_dim))) or negative
+        ):
             # Strides of dims 0..r-1 and nothing else: the kernel reads a rank-r tensor (any
             # other rank would leave dims unindexed); specialise to it, with a guard on the
             # input it was allocated like.
@@ -2627,7 +2743,7 @@ class Launch:
             while root.like is not None:
                 root = root.like
             # A term without a stride indexes one more, last, unit-stride dim.
-            rank = len(per_dim) + (1 if implicit else 0)
+            rank = span
             if root.rank is None:
                 unit = " and a unit-stride last dim" if implicit else ""
                 self.host.guards.append(
@@ -2721,9 +2837,21 @@ class Launch:
         if isinstance(key, int):
             return BlockInfo("tile", ir.Const(key), True)
         b = self.bindings.get(key)
+        name = key.lower()
+        if b is not None and b.kind == "opaque" and key in self.kernel.constexprs:
+            # A block the host computes out of the frontend's sight (`ctx.BLOCK_SIZE` saved by
+            # an autograd Function's forward). Lanes it spans whole are the whole dim their mask
+            # bounds, as the source assumes; a block a loop or the grid steps by is a tunable
+            # standing in (masks make any block compute the same).
+            self.notes.append(f"tiletrans: `{key}` is computed where tiletrans cannot follow it")
+            if full_ok:
+                return BlockInfo("full", full_extent=None, expr=None)
+            t = ir.Tunable(name, "block_size", _STAND_IN_BLOCK, ())
+            self.host.record_tunable(t, None)
+            self.block_tunables[key] = name
+            return BlockInfo("tile", name, False, expr=ir.Name(name))
         if b is None or b.kind != "constexpr":
             raise self.error(node, f"block size `{key}` is not a tl.constexpr parameter")
-        name = key.lower()
         if b.tuned:
             values = [meta[key] for meta, _ in self.kernel.configs or []]
             if not all(isinstance(v, int) for v in values):

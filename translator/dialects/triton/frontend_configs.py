@@ -31,6 +31,8 @@ _HINT = (
 # triton.Config's own defaults for the launch knobs a config leaves out.
 _CONFIG_DEFAULTS = {"num_warps": 4, "num_stages": 3}
 _AUTOTUNE_OPTIONS = ("configs", "key", "warmup", "rep", "use_cuda_graph", "cache_results")
+# Options that only narrow or steer the search: dropped, with a note (every config is valid).
+_SEARCH_OPTIONS = ("prune_configs_by", "do_bench")
 
 
 @dataclass(frozen=True)
@@ -70,15 +72,20 @@ class NotStatic(Exception):
 
 
 def autotune_configs(
-    d: cst.Decorator, info: ModuleInfo
+    d: cst.Decorator, info: ModuleInfo, notes: list[str] | None = None
 ) -> tuple[list[tuple[dict, dict]], FunctionRef | None]:
     """The configs of ``@triton.autotune(...)`` as (meta-parameters, launch knobs), and the
-    ``pre_hook`` every config shares (``None`` if none has one)."""
+    ``pre_hook`` every config shares (``None`` if none has one). What the reading assumed goes
+    to ``notes``."""
     call = d.decorator
     if not isinstance(call, cst.Call):
         raise TranslationError("@triton.autotune needs configs=", info.locate(d))
+    notes = notes if notes is not None else []
     args, kwargs = call_args(call)
     for k in kwargs:
+        if k in _SEARCH_OPTIONS:
+            notes.append(f"tiletrans: dropped `{k}=` of @triton.autotune: it only steers the search")
+            continue
         if k not in _AUTOTUNE_OPTIONS:
             raise TranslationError(
                 f"unsupported @triton.autotune option `{k}=`",
@@ -90,6 +97,7 @@ def autotune_configs(
     if node is None:
         raise TranslationError("@triton.autotune needs configs=", info.locate(d))
     reader = _Reader(info)
+    reader.notes = notes
     try:
         calls = reader.configs(node, {})
     except NotStatic as err:
@@ -140,6 +148,7 @@ class _Reader:
         self.info = info
         self.config_fn = info.grammar["frontend"]["config"]
         self.depth = 0
+        self.notes: list[str] = []
 
     def error(self, node: cst.CSTNode, message: str, hint: str | None = None) -> TranslationError:
         return TranslationError(message, self.info.locate(node), hint)
@@ -258,15 +267,44 @@ class _Reader:
         body = list(fn.body.body) if isinstance(fn.body, cst.IndentedBlock) else []
         if body and _is_docstring(body[0]):
             body = body[1:]
-        ret = body[-1] if body else None
-        if not (
-            len(body) == 1
-            and isinstance(ret, cst.SimpleStatementLine)
-            and isinstance(ret.body[0], cst.Return)
-            and ret.body[0].value is not None
-        ):
-            raise self.error(fn, f"`{fn.name.value}` must be one `return` of the configs", _HINT)
-        return ret.body[0].value, fn_env
+        value = self.returned(body, fn_env, fn)
+        if value is None:
+            raise self.error(fn, f"`{fn.name.value}` must return the configs", _HINT)
+        return value, fn_env
+
+    def returned(
+        self, body: list[cst.BaseStatement], env: dict, fn: cst.FunctionDef
+    ) -> cst.BaseExpression | None:
+        """What ``body`` returns: the first ``return``, through ``if``s whose test is static;
+        where a test is not (``if is_cuda():``), the branch written first, with a note."""
+        for stmt in body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.Return) and small.value is not None:
+                        return small.value
+                continue
+            if isinstance(stmt, cst.If):
+                try:
+                    taken = bool(self.value(stmt.test, env))
+                except NotStatic:
+                    test = cst.Module([]).code_for_node(stmt.test)
+                    self.notes.append(
+                        f"tiletrans: configs of `{fn.name.value}()` where `{test}` holds "
+                        "(the branch it lists first; the test is not static)"
+                    )
+                    taken = True
+                branch = stmt.body if taken else stmt.orelse
+                while isinstance(branch, cst.If):  # elif
+                    branch = branch.body
+                if isinstance(branch, cst.Else):
+                    branch = branch.body
+                inner = list(branch.body) if isinstance(branch, cst.IndentedBlock) else []
+                value = self.returned(inner, env, fn)
+                if value is not None:
+                    return value
+                continue
+            raise self.error(stmt, f"unsupported statement in the config function `{fn.name.value}`")
+        return None
 
     # ---------------------------------------------------------------- one config
 

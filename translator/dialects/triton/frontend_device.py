@@ -241,6 +241,10 @@ class Item:
     wrapped: list[tuple[Tile, ir.Expr]] = field(default_factory=list)
 
 
+# The symbol of a compile-time parameter the host computes opaquely (NUM_SMS, ctx.BLOCK_SIZE).
+_OPAQUE_CONSTEXPR = "%q:"
+
+
 class Refusal(TranslationError):
     pass
 
@@ -369,7 +373,7 @@ class KernelLifter:
         if b.kind == "opaque" and name in self.launch.kernel.constexprs and b.expr is not None:
             # A compile-time value the host computes opaquely (NUM_SMS from a device query):
             # usable where only its identity matters (a persistent loop's step, the grid).
-            return Idx(ir.Name("%q:" + name))
+            return Idx(ir.Name(_OPAQUE_CONSTEXPR + name))
         return _Unbound(name, b.why)
 
     def binding(self, pname: str):
@@ -940,8 +944,8 @@ class KernelLifter:
     def step_ir(self, step: ir.Expr, node) -> ir.Expr:
         """A persistent loop's step as a host expression (an opaque host value allowed)."""
         step = af.strip_casts(step)
-        if isinstance(step, ir.Name) and step.id.startswith("%q:"):
-            b = self.launch.bindings[step.id[3:]]
+        if isinstance(step, ir.Name) and step.id.startswith(_OPAQUE_CONSTEXPR):
+            b = self.launch.bindings[step.id[len(_OPAQUE_CONSTEXPR) :]]
             assert b.expr is not None
             return b.expr
         return self.host_ir(step, getattr(node, "iter", node))
@@ -1414,7 +1418,14 @@ class KernelLifter:
         return f"?{d}"
 
     def key_tree(self, key: af.Key) -> ir.Expr:
-        return ir.Const(key) if isinstance(key, int) else ir.Name(af.param_id(key))
+        return ir.Const(key) if isinstance(key, int) else ir.Name(self.key_symbol(key))
+
+    def key_symbol(self, key: str) -> str:
+        """The symbol block size ``key`` stands for in offsets (an opaque constexpr's own)."""
+        b = self.launch.bindings.get(key)
+        if b is not None and b.kind == "opaque":
+            return _OPAQUE_CONSTEXPR + key
+        return af.param_id(key)
 
     # ------------------------------------------------------------------ tiles
 
@@ -1451,8 +1462,8 @@ class KernelLifter:
             if isinstance(key, int):
                 if len(syms) == 1 and c == key and self._is_base(syms[0]):
                     base_sym = syms[0]
-            elif len(syms) == 2 and c == 1 and af.param_id(key) in syms:
-                other = syms[0] if syms[1] == af.param_id(key) else syms[1]
+            elif len(syms) == 2 and c == 1 and self.key_symbol(key) in syms:
+                other = syms[0] if syms[1] == self.key_symbol(key) else syms[1]
                 if self._is_base(other):
                     base_sym = other
             if base_sym is not None:
@@ -1473,7 +1484,7 @@ class KernelLifter:
                 else None
             )
         else:
-            q = af.divide_by(rest, af.param_id(key))
+            q = af.divide_by(rest, self.key_symbol(key))
         if not q:
             return None
         for loop in reversed(self.loops):
@@ -1636,14 +1647,13 @@ class KernelLifter:
             if isinstance(tile.key, int):
                 p[(tile.base,)] = tile.key
             else:
-                p[tuple(sorted((af.param_id(tile.key), tile.base)))] = 1
+                p[tuple(sorted((self.key_symbol(tile.key), tile.base)))] = 1
         return p
 
     def set_extent(self, tile: Tile, bound: ir.Expr, node) -> None:
         host = self.host_ir(bound, node)
         if tile.extent is None:
-            if tile.base is None:
-                assert tile.full_extent is not None
+            if tile.base is None and tile.full_extent is not None:
                 if not self.same_host(host, tile.full_extent, node):
                     raise self.error(
                         node,
@@ -1783,7 +1793,14 @@ class KernelLifter:
     def tile_index_expr(self, tile: Tile, node) -> ir.Expr:
         if tile.base is None:
             if tile.extent is None:
-                assert tile.full_extent is not None
+                if tile.full_extent is None:
+                    raise self.error(
+                        node,
+                        f"the lanes of tl.arange(0, {tile.key}) are never bounded by a mask, so "
+                        "which dim they span is unknown",
+                        f"mask them (`offs < n`) or compute {tile.key} as "
+                        "triton.next_power_of_2(n)",
+                    )
                 tile.extent = tile.full_extent
             return ir.Arange(ir.FullDim(tile.extent))
         return ir.TileAttr(tile.name, "index")
@@ -2149,7 +2166,10 @@ class KernelLifter:
         if isinstance(node, cst.Name):
             v = self.env.get(node.value)
             b = self.launch.bindings.get(node.value)
-            if b is not None and b.kind == "constexpr" and isinstance(v, Idx):
+            constexpr = node.value in self.launch.kernel.constexprs
+            if b is not None and isinstance(v, Idx) and (
+                b.kind == "constexpr" or (b.kind == "opaque" and constexpr)
+            ):
                 return node.value
             if isinstance(v, Idx) and isinstance(v.tree, ir.Name) and v.tree.id.startswith("%p:"):
                 pname = v.tree.id[3:]

@@ -49,6 +49,7 @@ class _Uses:
 
     deps: dict[str, set[str]] = field(default_factory=dict)  # local -> names its values read
     pointer_exprs: list[cst.BaseExpression] = field(default_factory=list)
+    store_exprs: list[cst.BaseExpression] = field(default_factory=list)  # pointers written
     index_names: set[str] = field(default_factory=set)  # names in masks, bounds, offsets
     scaled: set[str] = field(default_factory=set)  # names some product scales
 
@@ -199,12 +200,14 @@ def _wrapper(fn: cst.FunctionDef, aliases: dict[str, str], path: str, taken: set
             None,
             "write a wrapper",
         )
-    anchor = tensors[0]
+    written_names = _closure(uses, _names_in(uses.store_exprs))
+    written = [tensor_of[p] for p in pointers if p in written_names]
+    returns = f"    return {', '.join(written)}\n" if written else ""
     return (
         f"\n\ndef {entry}({', '.join(signature)}):\n"
-        f'    """`{name}` launched over one program per tile (a wrapper derived from its '
-        f'signature by tiletrans; {anchor} gives the device)."""\n'
+        f'    """Launch `{name}` over one program per tile (derived by tiletrans)."""\n'
         f"    {name}[{DERIVED_GRID}]({', '.join(args)})\n"
+        f"{returns}"
     )
 
 
@@ -238,6 +241,14 @@ def _uses(fn: cst.FunctionDef, aliases: dict[str, str]) -> _Uses:
             short = (resolve(node.func, aliases) or "").rsplit(".", 1)[-1]
             if short in _POINTER_CALLS and node.args:
                 uses.pointer_exprs.append(node.args[0].value)
+                if short == "store" or short.startswith("atomic_"):
+                    written = node.args[0].value
+                    # `desc.store([offsets], v)`: the descriptor is what is written.
+                    if isinstance(node.func, cst.Attribute) and not resolve(
+                        node.func, aliases
+                    ).startswith("triton."):
+                        written = node.func.value
+                    uses.store_exprs.append(written)
                 positional = [a for a in node.args if a.keyword is None]
                 mask_at = {"load": 1, "store": 2}.get(short)
                 for a in node.args[1:]:

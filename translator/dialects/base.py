@@ -1,0 +1,122 @@
+"""The plugin contract: what one DSL contributes to tiletrans.
+
+A dialect is one folder ``translator/dialects/<name>/`` whose ``__init__`` exports ``DIALECT``, a
+:class:`Dialect`, plus its grammar (``grammars/<name>.toml``) and templates
+(``templates/<name>/``). Nothing outside those names a DSL: the registry
+(:mod:`translator.dialects`) discovers dialects, and the CLI, the validation runners, the golden
+script and the round-trip tests iterate over them. References to code are ``"module:attribute"``
+strings, imported when first used, so that listing dialects imports no DSL runtime.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from translator.ir import nodes as ir
+
+if TYPE_CHECKING:
+    from translator.dialects.common.backend import Backend
+
+Frontend = Callable[[str, str], ir.Module]
+Ref = Any  # a callable or a "module:attribute" string naming one
+
+
+def load(ref: Ref) -> Any:
+    """The object ``ref`` names (``"package.module:attr"``), or ``ref`` itself."""
+    if not isinstance(ref, str):
+        return ref
+    module, _, attr = ref.partition(":")
+    obj: Any = importlib.import_module(module)
+    for part in attr.split(".") if attr else ():
+        obj = getattr(obj, part)
+    return obj
+
+
+@dataclass(frozen=True)
+class Runner:
+    """What validation needs from a DSL's runtime to run its kernels (all optional).
+
+    ``prepare(device)`` readies the process (on ``"cpu"``: an interpreter, shims); ``warning()``
+    says what went wrong preparing, if anything (a runtime imported too early); ``pin(obj)``
+    makes ``obj``, if it is one of this DSL's autotuned kernels, use its first config only and
+    says whether it did (the CPU cannot autotune).
+    """
+
+    prepare: Callable[[str], None] | None = None
+    warning: Callable[[], str | None] | None = None
+    pin: Callable[[object], bool] | None = None
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """One DSL: its name, how to recognise its files, and its parts (each may be missing).
+
+    ``frontend`` parses source text into the IR (``parse(source, path)``); ``backend`` is a
+    :class:`~translator.dialects.common.backend.Backend` subclass; ``runner`` a :class:`Runner`
+    (or a function returning one); ``hint_keys`` the dialect-namespaced kernel hints it reads and
+    writes (``"<name>.<key>"`` in :attr:`translator.ir.nodes.Hints.extras`); ``examples`` the
+    folder of its bundled examples, relative to the repository.
+    """
+
+    name: str
+    description: str
+    frontend: Ref = None
+    backend: Ref = None
+    runner: Ref = None
+    hint_keys: tuple[str, ...] = ()
+    packages: tuple[str, ...] = ()
+    examples: str | None = None
+    extras: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @cached_property
+    def import_roots(self) -> tuple[str, ...]:
+        """The import roots that identify this DSL's files (its grammar's ``packages``)."""
+        if self.packages:
+            return self.packages
+        from translator.grammar import load_grammar
+
+        try:
+            return tuple(load_grammar(self.name).get("packages", ()))
+        except FileNotFoundError:
+            return ()
+
+    def parse(self, source: str, path: str) -> ir.Module:
+        """The IR of ``source`` (a file of this DSL called ``path``)."""
+        return load(self.frontend)(source, path)
+
+    def make_backend(self) -> Backend:
+        """A fresh backend of this DSL."""
+        return load(self.backend)()
+
+    def make_runner(self) -> Runner:
+        """This DSL's validation runner (an empty one if it has none)."""
+        runner = load(self.runner) if self.runner is not None else Runner()
+        return runner() if callable(runner) and not isinstance(runner, Runner) else runner
+
+    @cached_property
+    def device_module(self) -> str | None:
+        """The module of this DSL's device code (``triton.language``)."""
+        from translator.grammar import load_grammar
+
+        try:
+            return load_grammar(self.name).get("device_module")
+        except FileNotFoundError:
+            return None
+
+    def detect(self, source: str) -> int:
+        """How surely ``source`` is written in this DSL: 2 if it imports the DSL's device module,
+        1 if only its package (host code may use a DSL's helpers), else 0."""
+        from translator.dialects.cst_utils import imported_modules
+
+        modules = imported_modules(source)
+        if self.device_module is not None and self.device_module in modules:
+            return 2
+        roots = {m.split(".")[0] for m in modules}
+        return 1 if roots & set(self.import_roots) else 0
+
+
+__all__ = ["Dialect", "Frontend", "Runner", "load"]
