@@ -337,9 +337,18 @@ def _call(fn: Callable[..., Any], args: tuple, device: str) -> tuple:
     return out
 
 
-def _helion_call(kernel) -> Callable[..., Any]:
-    """Call ``kernel`` compiled with its first config for these arguments."""
-    return lambda *args: helion_fn(kernel, args)(*args)
+def _helion_call(fn) -> Callable[..., Any]:
+    """Call ``fn`` compiled with its first config for these arguments: a ``@helion.kernel``
+    directly; a host function (a translation's public function, which carries the source's host
+    code and launches its kernels) as it is, its module's kernels pinned when loaded."""
+    if not hasattr(fn, "bind"):
+        return fn
+    return lambda *args: helion_fn(fn, args)(*args)
+
+
+def _compiled(fn, args: tuple) -> Callable[..., Any]:
+    """``fn`` ready to time on ``args``: a Helion kernel compiled at its first config."""
+    return helion_fn(fn, args) if hasattr(fn, "bind") else fn
 
 
 def equivalence(
@@ -407,10 +416,14 @@ def speed(
     return row
 
 
-def _load(path: Path, role: str):
-    from validation.runners import load_module
+def _load(path: Path, role: str, pin: bool = True):
+    """Import ``path``; with ``pin``, its autotuned kernels keep their first config only."""
+    from validation.runners import load_module, pin_first_configs
 
-    return load_module(path, role)
+    module = load_module(path, role)
+    if pin:
+        pin_first_configs(module)
+    return module
 
 
 def run_triton(name: str, opts: argparse.Namespace) -> dict:
@@ -418,7 +431,7 @@ def run_triton(name: str, opts: argparse.Namespace) -> dict:
 
     case = TRITON_CASES[name]
     row: dict = {"part": "triton", "name": name}
-    source = _load(TRITON_DIR / f"{name}.py", "triton_src")
+    source = _load(TRITON_DIR / f"{name}.py", "triton_src", pin=False)
     row["pinned"] = pin_first_configs(source)  # autotuned kernels of the source, first config only
     src_fn = getattr(source, name)
     golden = TRITON_DIR / "expected_helion" / f"{name}.py"
@@ -447,7 +460,7 @@ def run_triton(name: str, opts: argparse.Namespace) -> dict:
         args = case.build(Gen(opts.device, F16), case.large)
         row["size"] = _label(case.large)
         row.update(
-            speed(src_fn, helion_fn(kernel, args), args, tolerance(F16, case.dot), opts.device)
+            speed(src_fn, _compiled(kernel, args), args, tolerance(F16, case.dot), opts.device)
         )
         row["status"] = _status(row)
     return row
@@ -494,7 +507,7 @@ def run_roundtrip(name: str, opts: argparse.Namespace) -> dict:
         args = large()
         tol = tolerance(F16, dot)
         row.update(
-            speed(helion_fn(original, args), helion_fn(roundtrip, args), args, tol, opts.device)
+            speed(_compiled(original, args), _compiled(roundtrip, args), args, tol, opts.device)
         )
         row["status"] = _status(row)
     return row

@@ -96,7 +96,7 @@ def test_translate_with_dialect_options(tmp_path):
     assert result.exit_code == 0 and "@triton.jit" in result.stdout
     bad = run("translate", EXAMPLES / "relu.py", "--to", "cobol")
     assert bad.exit_code == 2
-    assert "no backend for 'cobol'" in bad.stderr and "help: " in bad.stderr
+    assert "unknown DSL 'cobol'" in bad.stderr and "help: " in bad.stderr
 
 
 def test_ir_prints_entries():

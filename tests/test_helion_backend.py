@@ -1504,8 +1504,8 @@ def test_nested_loops_of_one_block_size_get_registered_copies(tmp_path: Path) ->
     src.write_text(NESTED_ONE_BLOCK)
     text = translate_source(NESTED_ONE_BLOCK, str(src), "triton", "helion")
     # The inner loop's size is a second registered block size holding the same config value.
-    assert "b_2 = hl.register_block_size(N)" in text and "block_sizes=[32, 32]" in text
-    assert "hl.tile(N, block_size=b_2)" in text
+    assert "b_2 = hl.register_block_size(x.size(1))" in text and "block_sizes=[32, 32]" in text
+    assert "hl.tile(x.size(1), block_size=b_2)" in text
     out = tmp_path / "nested_helion.py"
     out.write_text(text)
     report = check_pair(src, out, src_dsl="triton", seeds=(0,))

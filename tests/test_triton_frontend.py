@@ -114,7 +114,8 @@ def test_add_flattens_contiguous_inputs_and_tiles_by_the_launch_block():
     (kernel,) = entry.kernels()
     (tile,) = kernel.grid
     assert tile.block == "block_size" and entry.tunable("block_size").default == 1024
-    assert tile.extent == ir.Name("n_elements")
+    # The launch passes `n_elements = output.numel()`: the kernel reads the size itself.
+    assert tile.extent == ir.SizeOf("output_flat", 0)
     # The contiguity asserts are dropped, and say so.
     assert any("dropped `assert x.is_contiguous()`" in c for s in entry.body for c in s.comments)
 
@@ -123,10 +124,10 @@ def test_softmax_persistent_row_loop_is_a_grid_of_rows_with_exact_padding():
     entry = lift("softmax")
     (kernel,) = entry.kernels()
     (row,) = kernel.grid
-    assert row.scalar and row.extent == ir.Name("n_rows")
+    assert row.scalar and row.extent == ir.SizeOf("x", 0)
     (load,) = exprs(entry, ir.Load)
     assert load.other == float("-inf")
-    assert load.index == (ir.TileIndex("row_idx"), ir.FullIndex(ir.Name("n_cols")))
+    assert load.index == (ir.TileIndex("row_idx"), ir.FullIndex(ir.SizeOf("x", 1)))
     # Triton reduces over the padded lanes of the next_power_of_2(n_cols) block; they provably
     # hold each reduction's identity (other=-inf for the max, exp(-inf - max) = 0 for the sum), so
     # the IR's reductions are masked: the same result, and what Helion can express.
@@ -180,7 +181,8 @@ def test_heuristic_flags_only_drop_masks_so_the_branches_are_one_masked_computat
     assert [(ld.tensor, ld.other) for ld in exprs(entry, ir.Load)] == [("bias", 0.0), ("x", 0.0)]
     # BLOCK_M = min(next_power_of_2(M), 32) from the heuristics: a tunable standing in for it.
     assert [t.name for t in kernel.grid] == ["tile_m", "tile_n"]
-    assert kernel.grid[0].extent == ir.Name("M") and kernel.grid[1].extent == ir.Name("N")
+    assert kernel.grid[0].extent == ir.SizeOf("x", 0)
+    assert kernel.grid[1].extent == ir.SizeOf("x", 1)
     assert (entry.tunable("block_m").default, entry.tunable("block_n").default) == (32, 128)
 
 
@@ -227,7 +229,7 @@ def test_block_pointers_and_descriptors_are_tile_regions(name: str):
     (store,) = [s for s in walk_stmts(entry.body) if isinstance(s, ir.Store)]
     assert store.index == (ir.TileIndex("tile_m"), ir.TileIndex("tile_n"))
     (loop,) = [s for s in walk_stmts(entry.body) if isinstance(s, ir.TileLoop)]
-    assert loop.tiles[0].extent == ir.Name("K")
+    assert loop.tiles[0].extent == ir.SizeOf("a", 1)
 
 
 def test_descriptor_wrapper_relayout_helpers_read_as_the_same_tensors():
@@ -263,7 +265,7 @@ def test_split_k_is_a_strided_tile_loop_and_an_atomic_add():
     (loop,) = [s for s in walk_stmts(kernel.body) if isinstance(s, ir.TileLoop)]
     (tile,) = loop.tiles
     # Program pid_k takes K tiles pid_k, pid_k + SPLIT_K, ...
-    assert tile.step == ir.Name("split_k") and tile.extent == ir.Name("K")
+    assert tile.step == ir.Name("split_k") and tile.extent == ir.SizeOf("a", 1)
     assert tile.begin == ir.BinOp("*", ir.Name(split.name), ir.Name("block_k"))
     (atomic,) = [s for s in walk_stmts(kernel.body) if isinstance(s, ir.AtomicRMW)]
     assert atomic.op == "add" and atomic.tensor == "c"
@@ -295,7 +297,7 @@ def test_attention_optional_scale_and_exact_head_dim():
     (kernel,) = entry.kernels()
     # q's head dim is loaded whole with a block equal to its size: no padding, no mask.
     q_load = next(ld for ld in exprs(entry, ir.Load) if ld.tensor == "q")
-    assert q_load.index[-1] == ir.FullIndex(ir.Name("HEAD_DIM_K"))
+    assert q_load.index[-1] == ir.FullIndex(ir.SizeOf("k", 3))
     # pid 1 = z * H + h: two scalar grid dims after the query tiles.
     assert [t.name for t in kernel.grid] == ["tile_m", "off_h", "off_z"]
     # BLOCK_N = 64 if HEAD_DIM <= 64 else 32 on the host: a tunable over both.
@@ -688,11 +690,12 @@ def test_cli_prints_triton_ir(tmp_path: Path):
 
     result = CliRunner().invoke(app, ["ir", str(EXAMPLES / "row_sum.py"), "--from", "triton"])
     assert result.exit_code == 0, result.output
-    assert "kernel row_sum_kernel(x: tensor[2-d], out: tensor[1-d], M: int, N: int)" in (
-        result.output
+    assert (
+        "kernel row_sum_kernel(x: tensor[2-d], out: tensor[1-d]) grid(tile_m: tile x.size(0)"
+        in (result.output)
     )
-    assert "grid(tile_m: tile M by block_m)" in result.output
-    assert "launch row_sum_kernel(x, out, M, N) at site 0" in result.output
+    assert "grid(tile_m: tile x.size(0) by block_m)" in result.output
+    assert "launch row_sum_kernel(x, out) at site 0" in result.output
     bad = tmp_path / "lock.py"
     bad.write_text(KERNEL.format(body="tl.atomic_cas(x_ptr + offs, 0, 1)", grid=GRID, block="128"))
     result = CliRunner().invoke(app, ["ir", str(bad), "--from", "triton"])

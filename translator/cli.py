@@ -152,9 +152,7 @@ _pair_commands()
 
 
 @app.command("translate")
-def translate(
-    file: FileArg, dst: ToOpt, src: FromOpt = None, output: OutOpt = None
-) -> None:
+def translate(file: FileArg, dst: ToOpt, src: FromOpt = None, output: OutOpt = None) -> None:
     """Translate FILE from one DSL to another."""
     _translate(file, src, dst, output)
 

@@ -136,7 +136,7 @@ def check_pair(
     rels: dict[str, Any] = {}
     for entry in entries:
         try:
-            rels[entry.name] = derive(entry, module.kernels)
+            rels[entry.name] = derive(entry, module.kernels, module.entries)
         except Exception as err:
             rels[entry.name] = err
     _check_size_names(rels, sizes)

@@ -19,13 +19,15 @@ makes ``L`` an index tensor with values in ``[0, bound)``; so does comparing ``L
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from translator.ir import nodes as ir
 from translator.ir.outline import inline_launches
 from translator.ir.printer import format_expr
+from translator.ir.renaming import names_in, rename
 from translator.ir.visit import child_stmts, stmt_exprs, walk_expr
 
 Key = tuple
@@ -160,12 +162,84 @@ class Relations:
 # --------------------------------------------------------------------------------------------------
 
 
-def derive(entry: ir.Entry, kernels: tuple[ir.Kernel, ...] | list[ir.Kernel] = ()) -> Relations:
+def derive(
+    entry: ir.Entry,
+    kernels: Sequence[ir.Kernel] = (),
+    entries: Sequence[ir.Entry] = (),
+) -> Relations:
     """The shape relations of ``entry``, whose launches run ``kernels`` (read in the entry's
-    terms); raises ``ValueError`` if an input's rank is unknown."""
+    terms); raises ``ValueError`` if an input's rank is unknown. An entry that only calls other
+    ``entries`` (its :attr:`~translator.ir.nodes.Entry.forwards`) has the relations of the one it
+    passes its parameters to."""
+    if entry.forwards and not entry.launches():
+        return _through_forwards(entry, kernels, entries)
     if kernels:
         entry = inline_launches(entry, {k.name: k for k in kernels})
     return _Builder(entry).build()
+
+
+def _through_forwards(
+    entry: ir.Entry, kernels: Sequence[ir.Kernel], entries: Sequence[ir.Entry], depth: int = 0
+) -> Relations:
+    """The relations of the first entry ``entry`` forwards to whose relations derive, read with
+    the callee's parameters renamed to what ``entry`` passes them."""
+    by_name = {e.name: e for e in entries}
+    why: list[str] = []
+    for forward in entry.forwards:
+        callee = by_name.get(forward.callee)
+        if callee is None or depth > 8:
+            continue
+        try:
+            synthetic = _forwarded(entry, forward, callee)
+            if synthetic.forwards and not synthetic.launches():
+                return _through_forwards(synthetic, kernels, entries, depth + 1)
+            return derive(synthetic, kernels)
+        except ValueError as err:
+            why.append(str(err))
+    reason = "; ".join(why) or "it calls no entry that launches with its own parameters"
+    raise ValueError(f"{entry.name}: cannot shape inputs through its calls: {reason}")
+
+
+def _forwarded(entry: ir.Entry, forward: ir.Forward, callee: ir.Entry) -> ir.Entry:
+    """``callee`` as ``entry`` calls it: parameters renamed to the caller's, constants bound."""
+    passed = dict(forward.args)
+    mapping = {q: v.id for q, v in passed.items() if isinstance(v, ir.Name)}
+    # Callee names that the caller's names would capture move aside first.
+    taken = (names_in(callee) - set(mapping)) & set(mapping.values())
+    mapping.update({n: f"{n}__callee" for n in taken})
+    renamed: ir.Entry = rename(dataclasses.replace(callee, forwards=()), mapping)  # type: ignore[assignment]
+    # What the callee passes on is renamed; whom it passes it to (the keys) is not.
+    onward = tuple(
+        ir.Forward(f.callee, tuple((q, rename(v, mapping)) for q, v in f.args))  # type: ignore[misc]
+        for f in callee.forwards
+    )
+    bound: list[ir.Stmt] = [
+        ir.Assign(mapping.get(q, q), v) for q, v in passed.items() if isinstance(v, ir.Const)
+    ]
+    for q in callee.params:
+        if q.name not in passed and isinstance(q.default, ir.Const):
+            bound.append(ir.Assign(q.name, q.default))
+    typed = {p.name: p for p in renamed.params}
+    params: list[ir.Param] = []
+    for p in entry.params:
+        if p.name in typed and p.name in mapping.values():
+            rank = p.rank if p.rank is not None else typed[p.name].rank
+            params.append(dataclasses.replace(typed[p.name], default=p.default, rank=rank))
+        elif p.default is not None:
+            break  # left out of the call: it keeps its default
+        elif p.kind in ("int", "float", "bool", "str"):
+            params.append(p)
+        else:
+            raise ValueError(f"parameter {p.name!r} reaches no entry as it is")
+    # The caller's own checks (``assert x.shape == y.shape``) hold on the way in.
+    checks = tuple(s for s in entry.body if isinstance(s, ir.Assert))
+    return dataclasses.replace(
+        renamed,
+        name=entry.name,
+        params=tuple(params),
+        body=(*checks, *bound, *renamed.body),
+        forwards=onward,
+    )
 
 
 _SIZE_POOL = (17, 37, 45, 61, 83, 100, 29, 53, 71, 23, 91, 67, 43, 79, 59, 27)
@@ -200,6 +274,8 @@ class _Builder:
         for p in entry.params:
             if p.kind == "int" and not _is_float_default(p):
                 self.uf.add(("name", p.name))
+            if p.kind == "tensor" and p.rank is not None:
+                self.ranks[p.name] = p.rank
 
     # --- statements
 

@@ -648,6 +648,19 @@ class Return(Stmt):
 
 
 @dataclass(frozen=True)
+class Forward:
+    """A call from one host function to another that passes some parameters on unchanged.
+
+    ``callee`` is the qualified name of the entry called (``LayerNorm.forward`` for
+    ``LayerNorm.apply(...)``); ``args`` maps a callee parameter to what the caller passes: the
+    name of one of its own parameters, or a constant.
+    """
+
+    callee: str
+    args: tuple[tuple[str, Expr], ...]
+
+
+@dataclass(frozen=True)
 class Entry:
     """A host function that launches kernels, as far as a frontend could model it.
 
@@ -655,7 +668,9 @@ class Entry:
     launch. ``complete`` is true when every statement was modelled (then the entry can be run by
     the reference interpreter and inputs derived from it); the translation never depends on it:
     host code is carried from the source as written. ``hints`` are facts about the host
-    (``rank_specialized``, ``assumed_unit_stride``...).
+    (``rank_specialized``, ``assumed_unit_stride``...). ``forwards`` are the calls through which
+    an entry with no launches of its own (a public function calling ``Fn.apply``, a launch
+    helper) reaches the entries that launch: validation reads its inputs' shapes from theirs.
     """
 
     name: str
@@ -667,6 +682,7 @@ class Entry:
     hints: tuple[tuple[str, object], ...] = ()
     complete: bool = True
     public: bool = True
+    forwards: tuple[Forward, ...] = ()
     loc: Loc | None = _loc()
 
     def launches(self) -> list[Launch]:

@@ -34,6 +34,7 @@ _NOT_NAMES = frozenset(
         "texts",
         "kernel",
         "site",
+        "callee",
     }
 )
 # Nodes with no names inside: dtype words, constants (a string constant is text), positions.
@@ -50,7 +51,9 @@ def _map_names(value: object, fn: Callable[[str], str]) -> object:
         return value
     changes = {}
     for f in dataclasses.fields(value):
-        if f.name in _NOT_NAMES or (f.name == "name" and isinstance(value, (ir.Entry, ir.Kernel, ir.InlineKernel))):
+        if f.name in _NOT_NAMES or (
+            f.name == "name" and isinstance(value, (ir.Entry, ir.Kernel, ir.InlineKernel))
+        ):
             continue
         old = getattr(value, f.name)
         if f.name == "hints" and isinstance(old, tuple):

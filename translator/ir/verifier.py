@@ -280,9 +280,7 @@ def _stmt(stmt: ir.Stmt, env: TypeEnv, hook: StmtHook | None, device: bool) -> N
     elif isinstance(stmt, ir.Carried):
         if device:
             raise IRTypeError("carried host code inside a kernel", stmt.loc)
-        env.vars[stmt.target] = param_type(
-            ir.Param(stmt.target, stmt.kind, rank=stmt.rank)
-        )
+        env.vars[stmt.target] = param_type(ir.Param(stmt.target, stmt.kind, rank=stmt.rank))
     elif isinstance(stmt, ir.Return):
         if device:
             raise IRTypeError("return inside device code", stmt.loc)

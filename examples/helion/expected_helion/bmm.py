@@ -15,13 +15,7 @@ import torch
     config=helion.Config(block_sizes=[1, 128, 128, 64], num_warps=4, num_stages=4),
 )
 def _bmm_kernel(
-    a: torch.Tensor,
-    c: torch.Tensor,
-    out: torch.Tensor,
-    b: int,
-    m: int,
-    k: int,
-    n: int,
+    a: torch.Tensor, c: torch.Tensor, out: torch.Tensor, b: int, m: int, k: int, n: int
 ) -> None:
     for tile_b, tile_m, tile_n in hl.tile([b, m, n]):
         acc = hl.zeros([tile_b, tile_m, tile_n], dtype=torch.float32)

@@ -17,11 +17,7 @@ import torch
 
 @helion.kernel(config=helion.Config(block_sizes=[4, 512], num_warps=8))
 def _cross_entropy_onehot_kernel(
-    logits: torch.Tensor,
-    labels: torch.Tensor,
-    losses: torch.Tensor,
-    n: int,
-    v: int,
+    logits: torch.Tensor, labels: torch.Tensor, losses: torch.Tensor, n: int, v: int
 ) -> None:
     for tile_n in hl.tile(n):
         labels_tile = labels[tile_n]

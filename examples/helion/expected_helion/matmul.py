@@ -21,12 +21,7 @@ import torch
     ],
 )
 def _matmul_kernel(
-    x: torch.Tensor,
-    y: torch.Tensor,
-    out: torch.Tensor,
-    m: int,
-    k: int,
-    n: int,
+    x: torch.Tensor, y: torch.Tensor, out: torch.Tensor, m: int, k: int, n: int
 ) -> None:
     for tile_m, tile_n in hl.tile([m, n]):
         # fp32 accumulator for one [tile_m, tile_n] output block.

@@ -14,13 +14,7 @@ import torch
     config=helion.Config(block_sizes=[128, 128, 64], num_warps=8, num_stages=3, l2_groupings=[8]),
 )
 def _matmul_bias_act_kernel(
-    x: torch.Tensor,
-    w: torch.Tensor,
-    bias: torch.Tensor,
-    out: torch.Tensor,
-    m: int,
-    k: int,
-    n: int,
+    x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor, out: torch.Tensor, m: int, k: int, n: int
 ) -> None:
     for tile_m, tile_n in hl.tile([m, n]):
         acc = hl.zeros([tile_m, tile_n], dtype=torch.float32)

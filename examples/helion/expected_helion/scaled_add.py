@@ -11,12 +11,7 @@ import torch
 
 @helion.kernel(config=helion.Config(block_sizes=[32, 128], num_warps=4))
 def _scaled_add_kernel(
-    x: torch.Tensor,
-    y: torch.Tensor,
-    out: torch.Tensor,
-    alpha: float,
-    m: int,
-    n: int,
+    x: torch.Tensor, y: torch.Tensor, out: torch.Tensor, alpha: float, m: int, n: int
 ) -> None:
     for tile_m, tile_n in hl.tile([m, n]):
         out[tile_m, tile_n] = x[tile_m, tile_n] + alpha * y[tile_m, tile_n]

@@ -27,9 +27,8 @@ def _softmax_two_pass_kernel(x: torch.Tensor, out: torch.Tensor, m: int, n: int)
             local_amax = torch.amax(values, dim=1)
             mi_next = torch.maximum(mi, local_amax)
             # Rescale the old sum to the new max before adding this block.
-            di = (
-                di * torch.exp(mi - mi_next)
-                + torch.sum(torch.exp(values - mi_next[:, None]), dim=1)
+            di = di * torch.exp(mi - mi_next) + torch.sum(
+                torch.exp(values - mi_next[:, None]), dim=1
             )
             mi = mi_next
         # Second pass: normalize with the final max and sum.

@@ -106,9 +106,7 @@ def _attention_kernel(
         + offs_head_dim[None, :] * stride_out2
     )
     tl.store(
-        out_ptrs,
-        acc.to(out_ptr.dtype.element_ty),
-        mask=mask_m[:, None] & mask_head_dim[None, :],
+        out_ptrs, acc.to(out_ptr.dtype.element_ty), mask=mask_m[:, None] & mask_head_dim[None, :]
     )
 
 

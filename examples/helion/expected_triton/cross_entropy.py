@@ -40,9 +40,7 @@ def _cross_entropy_kernel(
     # Gather logits[row, labels[row]] at flat offset row * v + label.
     flat_indices = offs_n * v + labels_tile
     logits_flat = tl.load(
-        logits_flat_ptr + flat_indices * stride_logits_flat0,
-        mask=mask_n,
-        other=0.0,
+        logits_flat_ptr + flat_indices * stride_logits_flat0, mask=mask_n, other=0.0
     )
     logits_at_target = logits_flat.to(tl.float32)
     # Numerically stable log-sum-exp over the full row, in fp32.

@@ -52,9 +52,8 @@ def _cross_entropy_onehot_kernel(
         vals = logits.to(tl.float32)
         m_new = tl.maximum(m_i, tl.max(tl.where(mask_v[None, :], vals, float("-inf")), axis=1))
         # Rescale the running sum to the new max before adding this block.
-        l_i = (
-            l_i * tl.exp(m_i - m_new)
-            + tl.sum(tl.where(mask_v[None, :], tl.exp(vals - m_new[:, None]), 0.0), axis=1)
+        l_i = l_i * tl.exp(m_i - m_new) + tl.sum(
+            tl.where(mask_v[None, :], tl.exp(vals - m_new[:, None]), 0.0), axis=1
         )
         m_i = m_new
         # One-hot select: exactly one column over all blocks matches the label.

@@ -61,13 +61,6 @@ def row_sum(x: torch.Tensor) -> torch.Tensor:
         return (triton.cdiv(m, meta["BLOCK_SIZE_M"]),)
 
     _row_sum_kernel[grid](
-        x,
-        out,
-        m,
-        n,
-        x.stride(0),
-        x.stride(1),
-        out.stride(0),
-        BLOCK_N=triton.next_power_of_2(n),
+        x, out, m, n, x.stride(0), x.stride(1), out.stride(0), BLOCK_N=triton.next_power_of_2(n)
     )
     return out

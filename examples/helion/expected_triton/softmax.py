@@ -41,9 +41,7 @@ def _softmax_kernel(
         other=0.0,
     )
     softmax_max = tl.max(
-        tl.where(mask_n[None, :], softmax_in, float("-inf")),
-        axis=1,
-        keep_dims=True,
+        tl.where(mask_n[None, :], softmax_in, float("-inf")), axis=1, keep_dims=True
     )
     softmax_num = tl.exp((softmax_in - softmax_max).to(tl.float32))
     softmax_den = tl.sum(tl.where(mask_n[None, :], softmax_num, 0.0), axis=1, keep_dims=True)

@@ -49,9 +49,8 @@ def _softmax_two_pass_kernel(
         local_amax = tl.max(tl.where(mask_n[None, :], values, float("-inf")), axis=1)
         mi_next = tl.maximum(mi, local_amax)
         # Rescale the old sum to the new max before adding this block.
-        di = (
-            di * tl.exp(mi - mi_next)
-            + tl.sum(tl.where(mask_n[None, :], tl.exp(values - mi_next[:, None]), 0.0), axis=1)
+        di = di * tl.exp(mi - mi_next) + tl.sum(
+            tl.where(mask_n[None, :], tl.exp(values - mi_next[:, None]), 0.0), axis=1
         )
         mi = mi_next
         x_ptrs += BLOCK_SIZE_N * stride_x1
@@ -91,13 +90,6 @@ def softmax_two_pass(x: torch.Tensor) -> torch.Tensor:
         return (triton.cdiv(m, meta["BLOCK_SIZE_M"]),)
 
     _softmax_two_pass_kernel[grid](
-        x,
-        out,
-        m,
-        n,
-        x.stride(0),
-        x.stride(1),
-        out.stride(0),
-        out.stride(1),
+        x, out, m, n, x.stride(0), x.stride(1), out.stride(0), out.stride(1)
     )
     return out

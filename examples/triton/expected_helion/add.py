@@ -13,8 +13,8 @@ import helion.language as hl
 
 
 @helion.kernel(config=helion.Config(block_sizes=[1024], num_stages=3))
-def add_kernel(x: torch.Tensor, y: torch.Tensor, output: torch.Tensor, n_elements: int) -> None:
-    for tile in hl.tile(n_elements):
+def add_kernel(x: torch.Tensor, y: torch.Tensor, output: torch.Tensor) -> None:
+    for tile in hl.tile(output.size(0)):
         # There are multiple 'programs' processing different data. We identify which
         # program we are here:
         # This program will process inputs that are offset from the initial data.
@@ -37,6 +37,6 @@ def add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     # The SPMD launch grid denotes the number of kernel instances that run in
     # parallel. It can be either Tuple[int], or Callable(metaparameters) -> Tuple[int].
     grid = lambda meta: (triton.cdiv(n_elements, meta["BLOCK_SIZE"]),)
-    # tiletrans: the source launch's `BLOCK_SIZE=1024` is the kernel's config here
-    add_kernel(x.view(-1), y.view(-1), output.view(-1), n_elements)
+    # tiletrans: the source launch's `BLOCK_SIZE=1024`: block sizes and launch knobs are the kernel's config here
+    add_kernel(x.view(-1), y.view(-1), output.view(-1))
     return output

@@ -23,23 +23,15 @@ import helion.language as hl
     config=helion.Config(block_sizes=[64, 64], num_stages=3),
 )
 def _attn_fwd(
-    Q: torch.Tensor,
-    K: torch.Tensor,
-    V: torch.Tensor,
-    Out: torch.Tensor,
-    sm_scale: float,
-    H: int,
-    N_CTX_Q: int,
-    N_CTX_K: int,
-    HEAD_DIM: hl.constexpr,
+    Q: torch.Tensor, K: torch.Tensor, V: torch.Tensor, Out: torch.Tensor, sm_scale: float
 ) -> None:
-    for tile_m, off_h, off_z in hl.tile([N_CTX_Q, H, Q.size(0)], block_size=[None, 1, 1]):
+    for tile_m, off_h, off_z in hl.tile([Q.size(2), Q.size(1), Q.size(0)], block_size=[None, 1, 1]):
         # initialize offsets
         # K is read transposed: a [HEAD_DIM, BLOCK_N] tile.
         # initialize pointer to m and l
         m_i = hl.zeros([tile_m], dtype=torch.float32) - float("inf")
         l_i = hl.zeros([tile_m], dtype=torch.float32) + 1.0
-        acc = hl.zeros([tile_m, HEAD_DIM], dtype=torch.float32)
+        acc = hl.zeros([tile_m, K.size(3)], dtype=torch.float32)
         # load scales
         qk_scale = sm_scale
         # 1/log(2)
@@ -47,12 +39,12 @@ def _attn_fwd(
         # load q: it will stay in SRAM throughout
         q_tile = Q[off_z.begin, off_h.begin, tile_m, :]
         # l_i starts at 1 but is multiplied by alpha = exp2(-inf) = 0 on the first block.
-        for tile_n in hl.tile(N_CTX_K):
+        for tile_n in hl.tile(K.size(2)):
             # -- compute qk ----
             k_tile = K[off_z.begin, off_h.begin, tile_n, :].transpose(0, 1)
             qk = hl.dot(q_tile, k_tile, out_dtype=torch.float32)
             # Keys past the end of the sequence must not take part in the softmax.
-            qk_2 = torch.where(tile_n.index < N_CTX_K, qk, float("-inf"))
+            qk_2 = torch.where(tile_n.index < K.size(2), qk, float("-inf"))
             m_ij = torch.maximum(m_i, torch.amax(qk_2, dim=1) * qk_scale_2)
             qk_3 = qk_2 * qk_scale_2 - m_ij[:, None]
             p = torch.exp2(qk_3)
@@ -97,6 +89,6 @@ def attention(
     BLOCK_N = 64 if HEAD_DIM_K <= 64 else 32
     num_warps = 4 if HEAD_DIM_K <= 64 else 8
     grid = (triton.cdiv(N_CTX_Q, BLOCK_M), Z * H, 1)
-    # tiletrans: the source launch's `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`, `num_warps=num_warps`, `num_stages=3` are the kernel's config here
-    _attn_fwd(q, k, v, o, sm_scale, H, N_CTX_Q, N_CTX_K, HEAD_DIM_K)
+    # tiletrans: the source launch's `HEAD_DIM=HEAD_DIM_K`, `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`, `num_warps=num_warps`, `num_stages=3`: block sizes and launch knobs are the kernel's config here
+    _attn_fwd(q, k, v, o, sm_scale)
     return o

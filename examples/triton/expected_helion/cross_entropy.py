@@ -25,14 +25,9 @@ MAX_FUSED_SIZE = 65536 // 2
     config=helion.Config(block_sizes=[32768], num_warps=32, num_stages=3),
 )
 def cross_entropy_forward_kernel(
-    X: torch.Tensor,
-    Y: torch.Tensor,
-    loss: torch.Tensor,
-    n_cols: int,
-    ignore_index: int,
-    n_rows: int,
+    X: torch.Tensor, Y: torch.Tensor, loss: torch.Tensor, ignore_index: int
 ) -> None:
-    for program_id in hl.grid(n_rows):
+    for program_id in hl.grid(X.size(0)):
         # https://github.com/triton-lang/triton/issues/1058
         # If B*T*V is too large, program_id * stride will overflow out of int32, so we convert to int64
         # 1. Load Y_ptr first because if the target is ignore_index, we can return right away
@@ -48,7 +43,7 @@ def cross_entropy_forward_kernel(
             d = hl.full([], 0.0, dtype=torch.float32)
             # gather the logit of the target class
             ori_X_y = X[program_id, y].to(torch.float32)
-            for tile_i in hl.tile(n_cols):
+            for tile_i in hl.tile(X.size(1)):
                 X_block = X[program_id, tile_i].to(torch.float32)
                 block_max = torch.amax(X_block, dim=0)
                 m_new = torch.maximum(m, block_max)
@@ -72,6 +67,6 @@ def cross_entropy(
     BLOCK_SIZE = min(MAX_FUSED_SIZE, triton.next_power_of_2(V))
     loss_1d = torch.empty(n_rows, dtype=torch.float32, device=logits.device)
     target = target.to(torch.int64)
-    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=32 if BLOCK_SIZE >= 16384 else 8` are the kernel's config here
-    cross_entropy_forward_kernel(logits, target, loss_1d, V, ignore_index, n_rows)
+    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=32 if BLOCK_SIZE >= 16384 else 8`: block sizes and launch knobs are the kernel's config here
+    cross_entropy_forward_kernel(logits, target, loss_1d, ignore_index)
     return loss_1d

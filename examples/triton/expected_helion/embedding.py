@@ -15,13 +15,9 @@ import helion.language as hl
 
 @helion.kernel(index_dtype=torch.int64, config=helion.Config(block_sizes=[64, 128], num_stages=3))
 def embedding_forward_kernel(
-    embeddings: torch.Tensor,
-    indices: torch.Tensor,
-    output: torch.Tensor,
-    n_elements: int,
-    embedding_dim: int,
+    embeddings: torch.Tensor, indices: torch.Tensor, output: torch.Tensor
 ) -> None:
-    for tile_n, tile_d in hl.tile([n_elements, embedding_dim]):
+    for tile_n, tile_d in hl.tile([indices.size(0), embeddings.size(1)]):
         # int64 indices: row * stride may exceed int32 for large tables.
         idx = indices[tile_n].to(torch.int64)
         embeddings_2 = hl.load(embeddings, [idx, tile_d])
@@ -43,6 +39,6 @@ def embedding(indices: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
         triton.cdiv(n_elements, meta["BLOCK_N"]),
         triton.cdiv(embedding_dim, meta["BLOCK_D"]),
     )
-    # tiletrans: the source launch's `BLOCK_N=BLOCK_N`, `BLOCK_D=BLOCK_D` are the kernel's config here
-    embedding_forward_kernel(weight, indices, output, n_elements, embedding_dim)
+    # tiletrans: the source launch's `BLOCK_N=BLOCK_N`, `BLOCK_D=BLOCK_D`: block sizes and launch knobs are the kernel's config here
+    embedding_forward_kernel(weight, indices, output)
     return output.view(*ori_shape, embedding_dim)

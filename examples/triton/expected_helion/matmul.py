@@ -28,18 +28,11 @@ import helion.language as hl
         helion.Config(block_sizes=[32, 64, 32], num_warps=2, num_stages=5, l2_groupings=[8]),
     ],
 )
-def matmul_kernel(
-    a: torch.Tensor,
-    b: torch.Tensor,
-    c: torch.Tensor,
-    M: int,
-    N: int,
-    K: int,
-) -> None:
+def matmul_kernel(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> None:
     """Kernel for computing the matmul C = A x B.
     A has shape (M, K), B has shape (K, N) and C has shape (M, N)
     """
-    for tile_m, tile_n in hl.tile([M, N]):
+    for tile_m, tile_n in hl.tile([a.size(0), b.size(1)]):
         # -----------------------------------------------------------
         # Map program ids `pid` to the block of C it should compute.
         # This is done in a grouped ordering to promote L2 data reuse.
@@ -56,7 +49,7 @@ def matmul_kernel(
         # We accumulate into a `[BLOCK_SIZE_M, BLOCK_SIZE_N]` block
         # of fp32 values for higher accuracy.
         accumulator = hl.zeros([tile_m, tile_n], dtype=torch.float32)
-        for tile_k in hl.tile(K):
+        for tile_k in hl.tile(a.size(1)):
             # Load the next block of A and B, generate a mask by checking the K dimension.
             # If it is out of bounds, set it to 0.
             a_tile = a[tile_m, tile_k]
@@ -82,5 +75,5 @@ def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     grid = lambda META: (
         triton.cdiv(M, META["BLOCK_SIZE_M"]) * triton.cdiv(N, META["BLOCK_SIZE_N"]),
     )
-    matmul_kernel(a, b, c, M, N, K)
+    matmul_kernel(a, b, c)
     return c

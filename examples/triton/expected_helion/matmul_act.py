@@ -25,18 +25,10 @@ import helion.language as hl
         helion.Config(block_sizes=[128, 256, 64], num_warps=8, num_stages=3, l2_groupings=[8]),
     ],
 )
-def matmul_act_kernel(
-    a: torch.Tensor,
-    b: torch.Tensor,
-    c: torch.Tensor,
-    M: int,
-    N: int,
-    K: int,
-    ACTIVATION: hl.constexpr,
-) -> None:
-    for tile_m, tile_n in hl.tile([M, N]):
+def matmul_act_kernel(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, ACTIVATION: str) -> None:
+    for tile_m, tile_n in hl.tile([a.size(0), b.size(1)]):
         accumulator = hl.zeros([tile_m, tile_n], dtype=torch.float32)
-        for tile_k in hl.tile(K):
+        for tile_k in hl.tile(a.size(1)):
             a_tile = a[tile_m, tile_k]
             b_tile = b[tile_k, tile_n]
             accumulator = torch.addmm(accumulator, a_tile, b_tile)
@@ -61,5 +53,5 @@ def matmul_act(a: torch.Tensor, b: torch.Tensor, activation: str = "leaky_relu")
     grid = lambda META: (
         triton.cdiv(M, META["BLOCK_SIZE_M"]) * triton.cdiv(N, META["BLOCK_SIZE_N"]),
     )
-    matmul_act_kernel(a, b, c, M, N, K, activation)
+    matmul_act_kernel(a, b, c, activation)
     return c

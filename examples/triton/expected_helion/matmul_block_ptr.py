@@ -17,20 +17,13 @@ import helion.language as hl
 @helion.kernel(
     config=helion.Config(block_sizes=[64, 64, 32], num_warps=4, num_stages=3, l2_groupings=[8]),
 )
-def matmul_block_ptr_kernel(
-    a: torch.Tensor,
-    b: torch.Tensor,
-    c: torch.Tensor,
-    M: int,
-    N: int,
-    K: int,
-) -> None:
-    for tile_m, tile_n in hl.tile([M, N]):
+def matmul_block_ptr_kernel(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> None:
+    for tile_m, tile_n in hl.tile([a.size(0), b.size(1)]):
         # Grouped ordering of output tiles for L2 reuse.
         # Block pointers describe the full tensor (shape + strides) plus the window
         # [offsets, offsets + block_shape) that a load/store touches.
         accumulator = hl.zeros([tile_m, tile_n], dtype=torch.float32)
-        for tile_k in hl.tile(K):
+        for tile_k in hl.tile(a.size(1)):
             # Rows/cols past the tensor edge read as zero, so the ragged last K
             # block contributes nothing extra to the dot product.
             a_tile = a[tile_m, tile_k]
@@ -49,6 +42,6 @@ def matmul_block_ptr(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     c = torch.empty((M, N), device=a.device, dtype=a.dtype)
     BLOCK_M, BLOCK_N, BLOCK_K = 64, 64, 32
     grid = (triton.cdiv(M, BLOCK_M) * triton.cdiv(N, BLOCK_N),)
-    # tiletrans: the source launch's `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`, `BLOCK_K=BLOCK_K`, `GROUP_SIZE_M=8`, `num_warps=4`, `num_stages=3` are the kernel's config here
-    matmul_block_ptr_kernel(a, b, c, M, N, K)
+    # tiletrans: the source launch's `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`, `BLOCK_K=BLOCK_K`, `num_warps=4`, `num_stages=3`: block sizes and launch knobs are the kernel's config here
+    matmul_block_ptr_kernel(a, b, c)
     return c

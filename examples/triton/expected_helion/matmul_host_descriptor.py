@@ -28,18 +28,11 @@ import helion.language as hl
         helion.Config(block_sizes=[64, 128, 32], num_warps=4, num_stages=4, l2_groupings=[8]),
     ],
 )
-def matmul_kernel_tma(
-    a: torch.Tensor,
-    b: torch.Tensor,
-    c: torch.Tensor,
-    M: int,
-    N: int,
-    K: int,
-) -> None:
-    for tile_m, tile_n in hl.tile([M, N]):
+def matmul_kernel_tma(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> None:
+    for tile_m, tile_n in hl.tile([a.size(0), b.size(1)]):
         # Grouped ordering of output tiles for L2 reuse.
         accumulator = hl.zeros([tile_m, tile_n], dtype=torch.float32)
-        for tile_k in hl.tile(K):
+        for tile_k in hl.tile(a.size(1)):
             a_tile = a[tile_m, tile_k]
             b_tile = b[tile_k, tile_n]
             accumulator = torch.addmm(accumulator, a_tile, b_tile)
@@ -83,5 +76,5 @@ def matmul_host_descriptor(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     def grid(META):
         return (triton.cdiv(M, META["BLOCK_SIZE_M"]) * triton.cdiv(N, META["BLOCK_SIZE_N"]),)
 
-    matmul_kernel_tma(a, b, c, M, N, K)
+    matmul_kernel_tma(a, b, c)
     return c

@@ -40,19 +40,12 @@ import helion.language as hl
         ),
     ],
 )
-def matmul_kernel_persistent(
-    a: torch.Tensor,
-    b: torch.Tensor,
-    c: torch.Tensor,
-    M: int,
-    N: int,
-    K: int,
-) -> None:
-    for tile_m, tile_n in hl.tile([M, N]):
+def matmul_kernel_persistent(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> None:
+    for tile_m, tile_n in hl.tile([a.size(0), b.size(1)]):
         # Each program strides over the output tiles.
         # Clamp out-of-range rows/cols to valid addresses; the store is masked.
         accumulator = hl.zeros([tile_m, tile_n], dtype=torch.float32)
-        for tile_k in hl.tile(K):
+        for tile_k in hl.tile(a.size(1)):
             a_tile = a[tile_m, tile_k]
             b_tile = b[tile_k, tile_n]
             accumulator = torch.addmm(accumulator, a_tile, b_tile)
@@ -79,5 +72,5 @@ def matmul_persistent(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     grid = lambda META: (
         min(NUM_SMS, triton.cdiv(M, META["BLOCK_SIZE_M"]) * triton.cdiv(N, META["BLOCK_SIZE_N"])),
     )
-    matmul_kernel_persistent(a, b, c, M, N, K)
+    matmul_kernel_persistent(a, b, c)
     return c

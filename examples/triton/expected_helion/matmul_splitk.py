@@ -17,24 +17,18 @@ import helion.language as hl
 @helion.kernel(
     config=helion.Config(block_sizes=[64, 64, 32], num_warps=4, num_stages=3, l2_groupings=[8]),
 )
-def matmul_splitk_kernel(
-    a: torch.Tensor,
-    b: torch.Tensor,
-    c: torch.Tensor,
-    M: int,
-    N: int,
-    K: int,
-    SPLIT_K: int,
-) -> None:
-    block_m = hl.register_block_size(M)
-    block_n = hl.register_block_size(N)
-    block_k = hl.register_block_size(K)
-    for tile_m, tile_n, pid_k in hl.tile([M, N, SPLIT_K], block_size=[block_m, block_n, 1]):
+def matmul_splitk_kernel(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, SPLIT_K: int) -> None:
+    block_m = hl.register_block_size(a.size(0))
+    block_n = hl.register_block_size(b.size(1))
+    block_k = hl.register_block_size(a.size(1))
+    for tile_m, tile_n, pid_k in hl.tile(
+        [a.size(0), b.size(1), SPLIT_K], block_size=[block_m, block_n, 1]
+    ):
         # This program starts at K block `pid_k` and then jumps SPLIT_K blocks at a time.
         accumulator = hl.zeros([tile_m, tile_n], dtype=torch.float32)
-        for start_k in hl.grid(pid_k.begin * block_k, K, block_k * SPLIT_K):
+        for start_k in hl.grid(pid_k.begin * block_k, a.size(1), block_k * SPLIT_K):
             offs_k = start_k + hl.arange(block_k)
-            mask_k = offs_k < K
+            mask_k = offs_k < a.size(1)
             a_tile = hl.load(a, [tile_m, offs_k], extra_mask=mask_k[None, :])
             b_tile = hl.load(b, [offs_k, tile_n], extra_mask=mask_k[:, None])
             accumulator = torch.addmm(accumulator, a_tile, b_tile)
@@ -55,6 +49,6 @@ def matmul_splitk(a: torch.Tensor, b: torch.Tensor, split_k: int = 4) -> torch.T
     c = torch.zeros((M, N), device=a.device, dtype=torch.float32)
     BLOCK_M, BLOCK_N, BLOCK_K = 64, 64, 32
     grid = (triton.cdiv(M, BLOCK_M) * triton.cdiv(N, BLOCK_N), split_k)
-    # tiletrans: the source launch's `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`, `BLOCK_K=BLOCK_K`, `GROUP_SIZE_M=8`, `num_warps=4`, `num_stages=3` are the kernel's config here
-    matmul_splitk_kernel(a, b, c, M, N, K, split_k)
+    # tiletrans: the source launch's `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`, `BLOCK_K=BLOCK_K`, `num_warps=4`, `num_stages=3`: block sizes and launch knobs are the kernel's config here
+    matmul_splitk_kernel(a, b, c, split_k)
     return c.to(a.dtype)

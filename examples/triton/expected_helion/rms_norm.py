@@ -21,15 +21,9 @@ MAX_FUSED_SIZE = 65536
     config=helion.Config(block_sizes=[], num_stages=3),
 )
 def _rms_norm_forward_kernel(
-    Y: torch.Tensor,
-    X: torch.Tensor,
-    W: torch.Tensor,
-    RSTD: torch.Tensor,
-    n_cols: int,
-    eps: float,
-    n_rows: int,
+    Y: torch.Tensor, X: torch.Tensor, W: torch.Tensor, RSTD: torch.Tensor, n_cols: int, eps: float
 ) -> None:
-    for row_idx in hl.grid(n_rows):
+    for row_idx in hl.grid(X.size(0)):
         X_row = X[row_idx, :]
         W_row = W[:]
         # Upcast to fp32 for the reduction (llama-style casting).
@@ -72,6 +66,6 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.
     Y = torch.empty((n_rows, n_cols), dtype=X.dtype, device=X.device)
     RSTD = torch.empty(n_rows, dtype=torch.float32, device=X.device)
 
-    # tiletrans: the source launch's `num_warps=num_warps` is the kernel's config here
-    _rms_norm_forward_kernel(Y, X, weight, RSTD, n_cols, eps, n_rows)
+    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes and launch knobs are the kernel's config here
+    _rms_norm_forward_kernel(Y, X, weight, RSTD, n_cols, eps)
     return Y.view(*shape)

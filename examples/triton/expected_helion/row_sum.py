@@ -13,10 +13,10 @@ import helion.language as hl
 
 
 @helion.kernel(config=helion.Config(block_sizes=[16, 256], num_warps=4, num_stages=3))
-def row_sum_kernel(x: torch.Tensor, out: torch.Tensor, M: int, N: int) -> None:
-    for tile_m in hl.tile(M):
+def row_sum_kernel(x: torch.Tensor, out: torch.Tensor) -> None:
+    for tile_m in hl.tile(x.size(0)):
         acc = hl.zeros([tile_m], dtype=torch.float32)
-        for tile_n in hl.tile(N):
+        for tile_n in hl.tile(x.size(1)):
             x_tile = x[tile_m, tile_n]
             acc = acc + torch.sum(x_tile.to(torch.float32), dim=1)
         out[tile_m] = acc.to(out.dtype)
@@ -30,6 +30,6 @@ def row_sum(x: torch.Tensor) -> torch.Tensor:
     BLOCK_M = 16
     BLOCK_N = min(triton.next_power_of_2(N), 256)
     grid = (triton.cdiv(M, BLOCK_M),)
-    # tiletrans: the source launch's `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`, `num_warps=4` are the kernel's config here
-    row_sum_kernel(x, out, M, N)
+    # tiletrans: the source launch's `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`, `num_warps=4`: block sizes and launch knobs are the kernel's config here
+    row_sum_kernel(x, out)
     return out

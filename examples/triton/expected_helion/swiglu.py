@@ -18,14 +18,8 @@ import helion.language as hl
     index_dtype=torch.int64,
     config=helion.Config(block_sizes=[], num_stages=3),
 )
-def _swiglu_forward_kernel(
-    a: torch.Tensor,
-    b: torch.Tensor,
-    c: torch.Tensor,
-    n_cols: int,
-    n_rows: int,
-) -> None:
-    for program_id in hl.grid(n_rows):
+def _swiglu_forward_kernel(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, n_cols: int) -> None:
+    for program_id in hl.grid(a.size(0)):
         # locate start index
         # sigmoid requires type float32
         a_row = a[program_id, :].to(torch.float32)
@@ -48,6 +42,6 @@ def swiglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     BLOCK_SIZE = triton.next_power_of_2(n_cols)
     num_warps = 8 if BLOCK_SIZE >= 2048 else 4
 
-    # tiletrans: the source launch's `num_warps=num_warps` is the kernel's config here
-    _swiglu_forward_kernel(a, b, c, n_cols, n_rows)
+    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes and launch knobs are the kernel's config here
+    _swiglu_forward_kernel(a, b, c, n_cols)
     return c.view(*ori_shape)

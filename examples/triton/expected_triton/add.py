@@ -15,14 +15,14 @@ import triton.language as tl
     configs=[
         triton.Config({"BLOCK_SIZE": 1024}, num_warps=4, num_stages=3),
     ],
-    key=["n_elements"],
+    key=["output_size0"],
 )
 @triton.jit
 def add_kernel(
     x_ptr,
     y_ptr,
     output_ptr,
-    n_elements,
+    output_size0,
     stride_x0,
     stride_y0,
     stride_output0,
@@ -30,7 +30,7 @@ def add_kernel(
 ):
     pid_tile = tl.program_id(0)
     offs_tile = pid_tile * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
-    mask_tile = offs_tile < n_elements
+    mask_tile = offs_tile < output_size0
     # There are multiple 'programs' processing different data. We identify which
     # program we are here:
     # This program will process inputs that are offset from the initial data.
@@ -55,13 +55,13 @@ def add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     grid = lambda meta: (triton.cdiv(n_elements, meta["BLOCK_SIZE"]),)
 
     def grid(meta):
-        return (triton.cdiv(n_elements, meta["BLOCK_SIZE"]),)
+        return (triton.cdiv(output.view(-1).size(0), meta["BLOCK_SIZE"]),)
 
     add_kernel[grid](
         x.view(-1),
         y.view(-1),
         output.view(-1),
-        n_elements,
+        output.view(-1).size(0),
         x.view(-1).stride(0),
         y.view(-1).stride(0),
         output.view(-1).stride(0),

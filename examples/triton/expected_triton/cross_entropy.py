@@ -22,16 +22,16 @@ MAX_FUSED_SIZE = 65536 // 2
     configs=[
         triton.Config({"BLOCK_SIZE": 32768}, num_warps=32, num_stages=3),
     ],
-    key=["n_cols", "ignore_index", "n_rows"],
+    key=["ignore_index", "X_size1", "X_size0"],
 )
 @triton.jit
 def cross_entropy_forward_kernel(
     X_ptr,
     Y_ptr,
     loss_ptr,
-    n_cols,
     ignore_index,
-    n_rows,
+    X_size1,
+    X_size0,
     stride_X0,
     stride_X1,
     stride_Y0,
@@ -58,9 +58,9 @@ def cross_entropy_forward_kernel(
         ori_X_y = X.to(tl.float32)
         offs_i = tl.arange(0, BLOCK_SIZE)
         X_ptrs = X_ptr + program_id * stride_X0 + offs_i * stride_X1
-        for start_i in range(0, n_cols, BLOCK_SIZE):
+        for start_i in range(0, X_size1, BLOCK_SIZE):
             offs_i = start_i + tl.arange(0, BLOCK_SIZE)
-            mask_i = offs_i < n_cols
+            mask_i = offs_i < X_size1
             X_2 = tl.load(X_ptrs, mask=mask_i, other=float("-inf"))
             X_block = X_2.to(tl.float32)
             block_max = tl.max(X_block, axis=0)
@@ -86,13 +86,13 @@ def cross_entropy(
     BLOCK_SIZE = min(MAX_FUSED_SIZE, triton.next_power_of_2(V))
     loss_1d = torch.empty(n_rows, dtype=torch.float32, device=logits.device)
     target = target.to(torch.int64)
-    cross_entropy_forward_kernel[(n_rows,)](
+    cross_entropy_forward_kernel[(logits.size(0),)](
         logits,
         target,
         loss_1d,
-        V,
         ignore_index,
-        n_rows,
+        logits.size(1),
+        logits.size(0),
         logits.stride(0),
         logits.stride(1),
         target.stride(0),

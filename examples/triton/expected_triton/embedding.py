@@ -16,15 +16,15 @@ import triton.language as tl
     configs=[
         triton.Config({"BLOCK_N": 64, "BLOCK_D": 128}, num_warps=4, num_stages=3),
     ],
-    key=["n_elements", "embedding_dim"],
+    key=["indices_size0", "embeddings_size1"],
 )
 @triton.jit
 def embedding_forward_kernel(
     embeddings_ptr,
     indices_ptr,
     output_ptr,
-    n_elements,
-    embedding_dim,
+    indices_size0,
+    embeddings_size1,
     stride_embeddings0,
     stride_embeddings1,
     stride_indices0,
@@ -34,13 +34,13 @@ def embedding_forward_kernel(
     BLOCK_D: tl.constexpr,
 ):
     pid = tl.program_id(0)
-    num_pid_n = tl.cdiv(n_elements, BLOCK_N)
+    num_pid_n = tl.cdiv(indices_size0, BLOCK_N)
     pid_n = pid % num_pid_n
     pid_d = pid // num_pid_n
     offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    mask_n = offs_n < n_elements
+    mask_n = offs_n < indices_size0
     offs_d = pid_d * BLOCK_D + tl.arange(0, BLOCK_D)
-    mask_d = offs_d < embedding_dim
+    mask_d = offs_d < embeddings_size1
     # int64 indices: row * stride may exceed int32 for large tables.
     indices = tl.load(indices_ptr + offs_n * stride_indices0, mask=mask_n, other=0.0)
     idx = indices.to(tl.int64)
@@ -71,14 +71,17 @@ def embedding(indices: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     )
 
     def grid(meta):
-        return (triton.cdiv(n_elements, meta["BLOCK_N"]) * triton.cdiv(embedding_dim, meta["BLOCK_D"]),)
+        return (
+            triton.cdiv(indices.size(0), meta["BLOCK_N"])
+            * triton.cdiv(weight.size(1), meta["BLOCK_D"]),
+        )
 
     embedding_forward_kernel[grid](
         weight,
         indices,
         output,
-        n_elements,
-        embedding_dim,
+        indices.size(0),
+        weight.size(1),
         weight.stride(0),
         weight.stride(1),
         indices.stride(0),

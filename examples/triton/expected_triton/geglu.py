@@ -17,14 +17,14 @@ import triton.language as tl
     configs=[
         triton.Config({"BLOCK_SIZE": 1024}, num_warps=4, num_stages=3),
     ],
-    key=["n_elements"],
+    key=["c_size0"],
 )
 @triton.jit
 def _geglu_tanh_forward_kernel(
     a_ptr,
     b_ptr,
     c_ptr,
-    n_elements,
+    c_size0,
     stride_a0,
     stride_b0,
     stride_c0,
@@ -32,7 +32,7 @@ def _geglu_tanh_forward_kernel(
 ):
     pid_tile = tl.program_id(0)
     offs_tile = pid_tile * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
-    mask_tile = offs_tile < n_elements
+    mask_tile = offs_tile < c_size0
     a = tl.load(a_ptr + offs_tile * stride_a0, mask=mask_tile, other=0.0)
     a_tile = a.to(tl.float32)
     b = tl.load(b_ptr + offs_tile * stride_b0, mask=mask_tile, other=0.0)
@@ -59,13 +59,13 @@ def geglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     grid = lambda meta: (triton.cdiv(n_elements, meta["BLOCK_SIZE"]),)
 
     def grid(meta):
-        return (triton.cdiv(n_elements, meta["BLOCK_SIZE"]),)
+        return (triton.cdiv(c.view(-1).size(0), meta["BLOCK_SIZE"]),)
 
     _geglu_tanh_forward_kernel[grid](
         a.view(-1),
         b.view(-1),
         c.view(-1),
-        n_elements,
+        c.view(-1).size(0),
         a.view(-1).stride(0),
         b.view(-1).stride(0),
         c.view(-1).stride(0),

@@ -18,7 +18,7 @@ import triton.language as tl
     configs=[
         triton.Config({"BLOCK_M": 32, "BLOCK_N": 128}, num_warps=4, num_stages=3),
     ],
-    key=["M", "N"],
+    key=["x_size0", "x_size1"],
 )
 @triton.jit
 def scale_bias_kernel(
@@ -26,8 +26,8 @@ def scale_bias_kernel(
     bias_ptr,
     out_ptr,
     alpha,
-    M,
-    N,
+    x_size0,
+    x_size1,
     stride_x0,
     stride_x1,
     stride_bias0,
@@ -37,13 +37,13 @@ def scale_bias_kernel(
     BLOCK_N: tl.constexpr,
 ):
     pid = tl.program_id(0)
-    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_m = tl.cdiv(x_size0, BLOCK_M)
     pid_m = pid % num_pid_m
     pid_n = pid // num_pid_m
     offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    mask_m = offs_m < M
+    mask_m = offs_m < x_size0
     offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    mask_n = offs_n < N
+    mask_n = offs_n < x_size1
     # Masks are only materialized for the ragged dimensions.
     bias_tile = tl.load(bias_ptr + offs_n * stride_bias0, mask=mask_n, other=0.0)
     x_tile = tl.load(
@@ -66,15 +66,15 @@ def heuristics(x: torch.Tensor, bias: torch.Tensor, alpha: float = 1.0) -> torch
     grid = lambda META: (triton.cdiv(M, META["BLOCK_M"]), triton.cdiv(N, META["BLOCK_N"]))
 
     def grid(meta):
-        return (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
+        return (triton.cdiv(x.size(0), meta["BLOCK_M"]) * triton.cdiv(x.size(1), meta["BLOCK_N"]),)
 
     scale_bias_kernel[grid](
         x,
         bias,
         out,
         alpha,
-        M,
-        N,
+        x.size(0),
+        x.size(1),
         x.stride(0),
         x.stride(1),
         bias.stride(0),

@@ -17,7 +17,7 @@ import triton.language as tl
     configs=[
         triton.Config({"BLOCK_SIZE": 1024}, num_warps=4, num_stages=3),
     ],
-    key=["N", "M"],
+    key=["N", "X_size0"],
 )
 @triton.jit
 def _layer_norm_fwd_fused(
@@ -29,7 +29,7 @@ def _layer_norm_fwd_fused(
     Rstd_ptr,
     N,
     eps,
-    M,
+    X_size0,
     stride_X0,
     stride_X1,
     stride_Y0,
@@ -120,7 +120,7 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     # heuristics for number of warps
     num_warps = min(max(BLOCK_SIZE // 256, 1), 8)
     # enqueue kernel
-    _layer_norm_fwd_fused[(M,)](
+    _layer_norm_fwd_fused[(x_arg.size(0),)](
         x_arg,
         y,
         weight,
@@ -129,7 +129,7 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
         rstd,
         N,
         eps,
-        M,
+        x_arg.size(0),
         x_arg.stride(0),
         x_arg.stride(1),
         y.stride(0),

@@ -50,16 +50,16 @@ import triton.language as tl
             num_stages=5,
         ),
     ],
-    key=["M", "N", "K"],
+    key=["a_size1", "a_size0", "b_size1"],
 )
 @triton.jit
 def matmul_kernel(
     a_ptr,
     b_ptr,
     c_ptr,
-    M,
-    N,
-    K,
+    a_size1,
+    a_size0,
+    b_size1,
     stride_a0,
     stride_a1,
     stride_b0,
@@ -75,8 +75,8 @@ def matmul_kernel(
     A has shape (M, K), B has shape (K, N) and C has shape (M, N)
     """
     pid = tl.program_id(0)
-    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
-    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
+    num_pid_m = tl.cdiv(a_size0, BLOCK_SIZE_M)
+    num_pid_n = tl.cdiv(b_size1, BLOCK_SIZE_N)
     num_pid_in_group = GROUP_SIZE_M * num_pid_n
     group_id = pid // num_pid_in_group
     first_pid = group_id * GROUP_SIZE_M
@@ -84,9 +84,9 @@ def matmul_kernel(
     pid_m = first_pid + ((pid % num_pid_in_group) % group_rows)
     pid_n = (pid % num_pid_in_group) // group_rows
     offs_m = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
-    mask_m = offs_m < M
+    mask_m = offs_m < a_size0
     offs_n = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
-    mask_n = offs_n < N
+    mask_n = offs_n < b_size1
     # -----------------------------------------------------------
     # Map program ids `pid` to the block of C it should compute.
     # This is done in a grouped ordering to promote L2 data reuse.
@@ -106,9 +106,9 @@ def matmul_kernel(
     offs_k = tl.arange(0, BLOCK_SIZE_K)
     a_ptrs = a_ptr + offs_m[:, None] * stride_a0 + offs_k[None, :] * stride_a1
     b_ptrs = b_ptr + offs_k[:, None] * stride_b0 + offs_n[None, :] * stride_b1
-    for start_k in range(0, K, BLOCK_SIZE_K):
+    for start_k in range(0, a_size1, BLOCK_SIZE_K):
         offs_k = start_k + tl.arange(0, BLOCK_SIZE_K)
-        mask_k = offs_k < K
+        mask_k = offs_k < a_size1
         # Load the next block of A and B, generate a mask by checking the K dimension.
         # If it is out of bounds, set it to 0.
         a_tile = tl.load(a_ptrs, mask=mask_m[:, None] & mask_k[None, :], other=0.0)
@@ -142,15 +142,18 @@ def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     )
 
     def grid(meta):
-        return (triton.cdiv(M, meta["BLOCK_SIZE_M"]) * triton.cdiv(N, meta["BLOCK_SIZE_N"]),)
+        return (
+            triton.cdiv(a.size(0), meta["BLOCK_SIZE_M"])
+            * triton.cdiv(b.size(1), meta["BLOCK_SIZE_N"]),
+        )
 
     matmul_kernel[grid](
         a,
         b,
         c,
-        M,
-        N,
-        K,
+        a.size(1),
+        a.size(0),
+        b.size(1),
         a.stride(0),
         a.stride(1),
         b.stride(0),

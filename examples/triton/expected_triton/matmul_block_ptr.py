@@ -21,16 +21,16 @@ import triton.language as tl
             num_stages=3,
         ),
     ],
-    key=["M", "N", "K"],
+    key=["a_size1", "a_size0", "b_size1"],
 )
 @triton.jit
 def matmul_block_ptr_kernel(
     a_ptr,
     b_ptr,
     c_ptr,
-    M,
-    N,
-    K,
+    a_size1,
+    a_size0,
+    b_size1,
     stride_a0,
     stride_a1,
     stride_b0,
@@ -43,8 +43,8 @@ def matmul_block_ptr_kernel(
     GROUP_SIZE_M: tl.constexpr,
 ):
     pid = tl.program_id(0)
-    num_pid_m = tl.cdiv(M, BLOCK_M)
-    num_pid_n = tl.cdiv(N, BLOCK_N)
+    num_pid_m = tl.cdiv(a_size0, BLOCK_M)
+    num_pid_n = tl.cdiv(b_size1, BLOCK_N)
     num_pid_in_group = GROUP_SIZE_M * num_pid_n
     group_id = pid // num_pid_in_group
     first_pid = group_id * GROUP_SIZE_M
@@ -52,9 +52,9 @@ def matmul_block_ptr_kernel(
     pid_m = first_pid + ((pid % num_pid_in_group) % group_rows)
     pid_n = (pid % num_pid_in_group) // group_rows
     offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    mask_m = offs_m < M
+    mask_m = offs_m < a_size0
     offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    mask_n = offs_n < N
+    mask_n = offs_n < b_size1
     # Grouped ordering of output tiles for L2 reuse.
     # Block pointers describe the full tensor (shape + strides) plus the window
     # [offsets, offsets + block_shape) that a load/store touches.
@@ -62,9 +62,9 @@ def matmul_block_ptr_kernel(
     offs_k = tl.arange(0, BLOCK_K)
     a_ptrs = a_ptr + offs_m[:, None] * stride_a0 + offs_k[None, :] * stride_a1
     b_ptrs = b_ptr + offs_k[:, None] * stride_b0 + offs_n[None, :] * stride_b1
-    for start_k in range(0, K, BLOCK_K):
+    for start_k in range(0, a_size1, BLOCK_K):
         offs_k = start_k + tl.arange(0, BLOCK_K)
-        mask_k = offs_k < K
+        mask_k = offs_k < a_size1
         # Rows/cols past the tensor edge read as zero, so the ragged last K
         # block contributes nothing extra to the dot product.
         a_tile = tl.load(a_ptrs, mask=mask_m[:, None] & mask_k[None, :], other=0.0)
@@ -91,15 +91,15 @@ def matmul_block_ptr(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     grid = (triton.cdiv(M, BLOCK_M) * triton.cdiv(N, BLOCK_N),)
 
     def grid(meta):
-        return (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
+        return (triton.cdiv(a.size(0), meta["BLOCK_M"]) * triton.cdiv(b.size(1), meta["BLOCK_N"]),)
 
     matmul_block_ptr_kernel[grid](
         a,
         b,
         c,
-        M,
-        N,
-        K,
+        a.size(1),
+        a.size(0),
+        b.size(1),
         a.stride(0),
         a.stride(1),
         b.stride(0),

@@ -17,17 +17,17 @@ import triton.language as tl
     configs=[
         triton.Config({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}, num_warps=4, num_stages=3),
     ],
-    key=["M", "N", "K", "SPLIT_K"],
+    key=["SPLIT_K", "a_size1", "a_size0", "b_size1"],
 )
 @triton.jit
 def matmul_splitk_kernel(
     a_ptr,
     b_ptr,
     c_ptr,
-    M,
-    N,
-    K,
     SPLIT_K,
+    a_size1,
+    a_size0,
+    b_size1,
     stride_a0,
     stride_a1,
     stride_b0,
@@ -39,23 +39,23 @@ def matmul_splitk_kernel(
     BLOCK_K: tl.constexpr,
 ):
     pid = tl.program_id(0)
-    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_m = tl.cdiv(a_size0, BLOCK_M)
     pid_m = pid % num_pid_m
-    num_pid_n = tl.cdiv(N, BLOCK_N)
+    num_pid_n = tl.cdiv(b_size1, BLOCK_N)
     pid_n = (pid // num_pid_m) % num_pid_n
     pid_k = pid // (num_pid_m * num_pid_n)
     offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    mask_m = offs_m < M
+    mask_m = offs_m < a_size0
     offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    mask_n = offs_n < N
+    mask_n = offs_n < b_size1
     # This program starts at K block `pid_k` and then jumps SPLIT_K blocks at a time.
     accumulator = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     offs_k = pid_k * BLOCK_K + tl.arange(0, BLOCK_K)
     a_ptrs = a_ptr + offs_m[:, None] * stride_a0 + offs_k[None, :] * stride_a1
     b_ptrs = b_ptr + offs_k[:, None] * stride_b0 + offs_n[None, :] * stride_b1
-    for start_k in range(pid_k * BLOCK_K, K, BLOCK_K * SPLIT_K):
+    for start_k in range(pid_k * BLOCK_K, a_size1, BLOCK_K * SPLIT_K):
         offs_k = start_k + tl.arange(0, BLOCK_K)
-        mask_k = offs_k < K
+        mask_k = offs_k < a_size1
         a_tile = tl.load(a_ptrs, mask=mask_m[:, None] & mask_k[None, :], other=0.0)
         b_tile = tl.load(b_ptrs, mask=mask_k[:, None] & mask_n[None, :], other=0.0)
         accumulator = tl.dot(a_tile, b_tile, accumulator)
@@ -84,16 +84,20 @@ def matmul_splitk(a: torch.Tensor, b: torch.Tensor, split_k: int = 4) -> torch.T
     grid = (triton.cdiv(M, BLOCK_M) * triton.cdiv(N, BLOCK_N), split_k)
 
     def grid(meta):
-        return (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]) * split_k,)
+        return (
+            triton.cdiv(a.size(0), meta["BLOCK_M"])
+            * triton.cdiv(b.size(1), meta["BLOCK_N"])
+            * split_k,
+        )
 
     matmul_splitk_kernel[grid](
         a,
         b,
         c,
-        M,
-        N,
-        K,
         split_k,
+        a.size(1),
+        a.size(0),
+        b.size(1),
         a.stride(0),
         a.stride(1),
         b.stride(0),

@@ -22,7 +22,7 @@ def _rms_norm_forward_kernel(
     RSTD_ptr,
     n_cols,
     eps,
-    n_rows,
+    X_size0,
     stride_Y0,
     stride_Y1,
     stride_X0,
@@ -35,9 +35,7 @@ def _rms_norm_forward_kernel(
     offs_n_cols = tl.arange(0, BLOCK_N_COLS)
     mask_n_cols = offs_n_cols < n_cols
     X_row = tl.load(
-        X_ptr + row_idx * stride_X0 + offs_n_cols * stride_X1,
-        mask=mask_n_cols,
-        other=0.0,
+        X_ptr + row_idx * stride_X0 + offs_n_cols * stride_X1, mask=mask_n_cols, other=0.0
     )
     W_row = tl.load(W_ptr + offs_n_cols * stride_W0, mask=mask_n_cols, other=0.0)
     # Upcast to fp32 for the reduction (llama-style casting).
@@ -84,14 +82,14 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.
     Y = torch.empty((n_rows, n_cols), dtype=X.dtype, device=X.device)
     RSTD = torch.empty(n_rows, dtype=torch.float32, device=X.device)
 
-    _rms_norm_forward_kernel[(n_rows,)](
+    _rms_norm_forward_kernel[(X.size(0),)](
         Y,
         X,
         weight,
         RSTD,
         n_cols,
         eps,
-        n_rows,
+        X.size(0),
         Y.stride(0),
         Y.stride(1),
         X.stride(0),

@@ -15,14 +15,14 @@ import triton.language as tl
     configs=[
         triton.Config({"BLOCK_M": 16, "BLOCK_N": 256}, num_warps=4, num_stages=3),
     ],
-    key=["M", "N"],
+    key=["x_size1", "x_size0"],
 )
 @triton.jit
 def row_sum_kernel(
     x_ptr,
     out_ptr,
-    M,
-    N,
+    x_size1,
+    x_size0,
     stride_x0,
     stride_x1,
     stride_out0,
@@ -31,13 +31,13 @@ def row_sum_kernel(
 ):
     pid_m = tl.program_id(0)
     offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    mask_m = offs_m < M
+    mask_m = offs_m < x_size0
     acc = tl.zeros((BLOCK_M,), dtype=tl.float32)
     offs_n = tl.arange(0, BLOCK_N)
     x_ptrs = x_ptr + offs_m[:, None] * stride_x0 + offs_n[None, :] * stride_x1
-    for start_n in range(0, N, BLOCK_N):
+    for start_n in range(0, x_size1, BLOCK_N):
         offs_n = start_n + tl.arange(0, BLOCK_N)
-        mask_n = offs_n < N
+        mask_n = offs_n < x_size1
         x_tile = tl.load(x_ptrs, mask=mask_m[:, None] & mask_n[None, :], other=0.0)
         acc = acc + tl.sum(x_tile.to(tl.float32), axis=1)
         x_ptrs += BLOCK_N * stride_x1
@@ -54,7 +54,7 @@ def row_sum(x: torch.Tensor) -> torch.Tensor:
     grid = (triton.cdiv(M, BLOCK_M),)
 
     def grid(meta):
-        return (triton.cdiv(M, meta["BLOCK_M"]),)
+        return (triton.cdiv(x.size(0), meta["BLOCK_M"]),)
 
-    row_sum_kernel[grid](x, out, M, N, x.stride(0), x.stride(1), out.stride(0))
+    row_sum_kernel[grid](x, out, x.size(1), x.size(0), x.stride(0), x.stride(1), out.stride(0))
     return out

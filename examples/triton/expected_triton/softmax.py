@@ -16,25 +16,25 @@ import triton.language as tl
 def softmax_kernel(
     output_ptr,
     input_ptr,
-    n_rows,
-    n_cols,
+    input_size1,
+    input_size0,
     stride_output0,
     stride_output1,
     stride_input0,
     stride_input1,
-    BLOCK_N_COLS: tl.constexpr,
+    BLOCK_INPUT_SIZE1: tl.constexpr,
 ):
     row_idx = tl.program_id(0)
-    offs_n_cols = tl.arange(0, BLOCK_N_COLS)
-    mask_n_cols = offs_n_cols < n_cols
+    offs_input_size1 = tl.arange(0, BLOCK_INPUT_SIZE1)
+    mask_input_size1 = offs_input_size1 < input_size1
     # starting row of the program
     # The stride represents how much we need to increase the pointer to advance 1 row
     # The block size is the next power of two greater than n_cols, so we can fit each
     # row in a single block
     # Load the row into SRAM, using a mask since BLOCK_SIZE may be > than n_cols
     input = tl.load(
-        input_ptr + row_idx * stride_input0 + offs_n_cols * stride_input1,
-        mask=mask_n_cols,
+        input_ptr + row_idx * stride_input0 + offs_input_size1 * stride_input1,
+        mask=mask_input_size1,
         other=float("-inf"),
     )
     row = input.to(tl.float32)
@@ -44,11 +44,8 @@ def softmax_kernel(
     denominator = tl.sum(numerator, axis=0)
     softmax_output = numerator / denominator
     # Write back output to DRAM
-    tl.store(
-        output_ptr + row_idx * stride_output0 + offs_n_cols * stride_output1,
-        softmax_output.to(output_ptr.dtype.element_ty),
-        mask=mask_n_cols,
-    )
+    output_ptrs = output_ptr + row_idx * stride_output0 + offs_input_size1 * stride_output1
+    tl.store(output_ptrs, softmax_output.to(output_ptr.dtype.element_ty), mask=mask_input_size1)
 
 
 def _num_programs_cap(device: torch.device) -> int:
@@ -72,16 +69,16 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
     num_stages = 2
     y = torch.empty_like(x)
     num_programs = min(_num_programs_cap(x.device), n_rows)
-    softmax_kernel[(n_rows,)](
+    softmax_kernel[(x.size(0),)](
         y,
         x,
-        n_rows,
-        n_cols,
+        x.size(1),
+        x.size(0),
         y.stride(0),
         y.stride(1),
         x.stride(0),
         x.stride(1),
-        BLOCK_N_COLS=triton.next_power_of_2(n_cols),
+        BLOCK_INPUT_SIZE1=triton.next_power_of_2(x.size(1)),
         num_warps=4,
         num_stages=3,
     )

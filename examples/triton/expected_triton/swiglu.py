@@ -18,7 +18,7 @@ def _swiglu_forward_kernel(
     b_ptr,
     c_ptr,
     n_cols,
-    n_rows,
+    a_size0,
     stride_a0,
     stride_a1,
     stride_b0,
@@ -33,15 +33,11 @@ def _swiglu_forward_kernel(
     # locate start index
     # sigmoid requires type float32
     a = tl.load(
-        a_ptr + program_id * stride_a0 + offs_n_cols * stride_a1,
-        mask=mask_n_cols,
-        other=0.0,
+        a_ptr + program_id * stride_a0 + offs_n_cols * stride_a1, mask=mask_n_cols, other=0.0
     )
     a_row = a.to(tl.float32)
     b = tl.load(
-        b_ptr + program_id * stride_b0 + offs_n_cols * stride_b1,
-        mask=mask_n_cols,
-        other=0.0,
+        b_ptr + program_id * stride_b0 + offs_n_cols * stride_b1, mask=mask_n_cols, other=0.0
     )
     b_row = b.to(tl.float32)
     c_row = a_row * tl.sigmoid(a_row) * b_row
@@ -66,12 +62,12 @@ def swiglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     BLOCK_SIZE = triton.next_power_of_2(n_cols)
     num_warps = 8 if BLOCK_SIZE >= 2048 else 4
 
-    _swiglu_forward_kernel[(n_rows,)](
+    _swiglu_forward_kernel[(a.size(0),)](
         a,
         b,
         c,
         n_cols,
-        n_rows,
+        a.size(0),
         a.stride(0),
         a.stride(1),
         b.stride(0),

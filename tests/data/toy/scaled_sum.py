@@ -1,7 +1,7 @@
 """A toy-DSL module: one pointwise kernel and the host function that launches it."""
 
-import toy
 import torch
+import toy
 
 
 @toy.pointwise

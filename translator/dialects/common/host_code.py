@@ -203,7 +203,9 @@ def _kernels_apart_from_host_names(module: ir.Module) -> ir.Module:
             renames[k.name] = new
     if not renames:
         return module
-    kernels = tuple(dataclasses.replace(k, name=renames.get(k.name, k.name)) for k in module.kernels)
+    kernels = tuple(
+        dataclasses.replace(k, name=renames.get(k.name, k.name)) for k in module.kernels
+    )
     entries = tuple(
         dataclasses.replace(
             e,

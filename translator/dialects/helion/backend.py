@@ -26,7 +26,13 @@ from translator.ir.visit import kernel_exprs, walk_expr
 
 # Names the emitted module imports; IR names must not shadow them.
 _RESERVED = {"torch", "helion", "hl", "math"}
-_ANNOTATIONS = {"tensor": "torch.Tensor", "int": "int", "float": "float", "bool": "bool", "str": "str"}
+_ANNOTATIONS = {
+    "tensor": "torch.Tensor",
+    "int": "int",
+    "float": "float",
+    "bool": "bool",
+    "str": "str",
+}
 
 
 class HelionBackend(Backend):
@@ -45,8 +51,10 @@ class HelionBackend(Backend):
         notes = ()
         if launch.tuned:
             passed = ", ".join(f"`{t}`" for t in launch.tuned)
-            verb = "is" if len(launch.tuned) == 1 else "are"
-            notes = (f"tiletrans: the source launch's {passed} {verb} the kernel's config here",)
+            notes = (
+                f"tiletrans: the source launch's {passed}: block sizes and launch knobs are "
+                "the kernel's config here",
+            )
         return LaunchCode(f"{kernel.name}({', '.join(launch.texts)})", notes=notes)
 
 

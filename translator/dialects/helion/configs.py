@@ -167,8 +167,7 @@ def config_texts(kernel: ir.Kernel, plan: BlockPlan) -> list[str]:
         # "xyz" maps grid dims to program-id axes, so it needs 2 or 3 of them; persistent
         # programs loop over the tiles of any grid.
         if pid_type is not None and (
-            str(pid_type).startswith("persistent_")
-            or 2 <= len(kernel.grid) <= 3
+            str(pid_type).startswith("persistent_") or 2 <= len(kernel.grid) <= 3
         ):
             parts.append(f'pid_type="{pid_type}"')
         text = f"{spec['config']}({', '.join(parts)})"

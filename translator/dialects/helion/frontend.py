@@ -20,6 +20,7 @@ from typing import Any
 import libcst as cst
 
 from translator.diagnostics import TranslationError
+from translator.dialects.common.host_api import api_entries
 from translator.dialects.cst_utils import (
     Locator,
     call_args,
@@ -79,6 +80,7 @@ def parse(source: str, path: str) -> ir.Module:
             consumed |= parser.consumed
     if pure:
         entries.extend(_callers(module, pure, locate, sites))
+    entries.extend(api_entries(module, entries, set(pure), locate))
     if not kernels:
         raise TranslationError(
             "no @helion.kernel function in this file",
@@ -388,7 +390,9 @@ class EntryParser:
             if d is not _kernel_decorator(self.fn, self.aliases, self.grammar)
         )
         self.edits = [
-            ir.HostEdit("define", self.locate.span(self.fn), kernels=(self.fn.name.value,), keep=keep)
+            ir.HostEdit(
+                "define", self.locate.span(self.fn), kernels=(self.fn.name.value,), keep=keep
+            )
         ]
         return dataclasses.replace(
             kernel,

@@ -472,12 +472,21 @@ class Writer:
         return f"{lang['full']}({shape}, {self.text(e.value)}, dtype={dtype})", ATOM
 
     def _ex_Arange(self, e: ir.Arange) -> tuple[str, int]:
-        size = (
-            f"{self.dim_text(e.dim)}.block_size"
-            if isinstance(e.dim, ir.BlockDim)
-            else (self.dim_text(e.dim))
-        )
+        if isinstance(e.dim, ir.BlockDim):
+            size = f"{self.dim_text(e.dim)}.block_size"
+        else:
+            size = self._whole_dim_size(e.dim) or self.dim_text(e.dim)
         return f"{self.spell['language']['arange']}({size})", ATOM
+
+    def _whole_dim_size(self, dim: ir.Dim) -> str | None:
+        """``row.size(0)`` for a whole dim that a tensor in scope spans (``row = x[i, :]``).
+
+        Helion gives the dim of a ``:`` slice its own symbolic size, which ``hl.arange(n)`` of
+        the same ``n`` does not broadcast against; an arange sized by the slice does."""
+        for name, t in self.env.vars.items():  # the first bound, for a stable choice
+            if name in self.tensor_vars and isinstance(t, TileType) and dim in t.dims:
+                return f"{name}.size({t.dims.index(dim)})"
+        return None
 
     # ================================================================== reductions, dots, layout
 

@@ -112,9 +112,7 @@ def _launch_code(
     grid_terms = []
     tunable_consts = {const: tunable for tunable, const in sig.tunable_params.items()}
     for t in kernel.grid:
-        extent = (
-            hx(t.extent) if t.begin is None else (f"{hx(t.extent, 9)} - {hx(t.begin, 10)}")
-        )
+        extent = hx(t.extent) if t.begin is None else (f"{hx(t.extent, 9)} - {hx(t.begin, 10)}")
         if t.scalar:
             grid_terms.append(extent)
         elif isinstance(t.block, str):

@@ -33,12 +33,14 @@ import dataclasses
 import hashlib
 import itertools
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 import libcst as cst
 
 from translator.diagnostics import TranslationError
+from translator.dialects.common.host_api import api_entries
 from translator.dialects.cst_utils import (
     Locator,
     call_args,
@@ -161,6 +163,7 @@ def parse(source: str, path: str) -> ir.Module:
             "add a wrapper that calls `kernel[grid](...)` and returns the outputs",
         )
     kernels, entries = _merge_variants(kernels, entries)
+    entries.extend(api_entries(module, entries, set(info.jit), info.locate))
     result = ir.Module(
         path=path,
         entries=tuple(entries),
@@ -310,6 +313,35 @@ def _host_functions(info: ModuleInfo) -> list[tuple[cst.FunctionDef, str, bool]]
                 if isinstance(member, cst.FunctionDef):
                     out.append((member, f"{stmt.name.value}.{member.name.value}", False))
     return out
+
+
+# Tensor methods that return a tensor of the same shape, dtype and values.
+_COPIES = frozenset({"contiguous", "clone", "detach"})
+
+
+def _copies_only(node: cst.If) -> set[str]:
+    """Names that every binding inside ``node`` rebinds to a copy of themselves
+    (``x = x.contiguous()``)."""
+    copies: Counter[str] = Counter()
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Assign(self, a: cst.Assign) -> None:
+            value = a.value
+            for t in a.targets:
+                if (
+                    isinstance(t.target, cst.Name)
+                    and isinstance(value, cst.Call)
+                    and isinstance(value.func, cst.Attribute)
+                    and isinstance(value.func.value, cst.Name)
+                    and value.func.value.value == t.target.value
+                    and value.func.attr.value in _COPIES
+                    and not value.args
+                ):
+                    copies[t.target.value] += 1
+
+    node.visit(Visitor())
+    bindings = Counter(_bound_names(node))
+    return {name for name, n in copies.items() if bindings[name] == n}
 
 
 def _decorator_name(d: cst.Decorator, aliases: dict[str, str]) -> str | None:
@@ -1054,6 +1086,7 @@ class EntryBuilder:
         """A host ``if`` the frontend does not model as a whole: each branch is read in turn (its
         launches lifted with what is known there); names any branch binds are opaque after."""
         self.complete = False
+        before = dict(self.scope)
         branch: cst.CSTNode | None = node
         while branch is not None:
             suite = branch.body if isinstance(branch, (cst.If, cst.Else)) else None
@@ -1063,6 +1096,7 @@ class EntryBuilder:
                 self.scope = saved
             branch = branch.orelse if isinstance(branch, cst.If) else None
         self.carried(node)
+        self.keep_copied_tensors(node, before)
 
     def host_compound(self, node: cst.BaseStatement) -> None:
         """``with``, loops, ``try`` and other compound statements: carried as written; their
@@ -1298,8 +1332,17 @@ class EntryBuilder:
                     for t in s.targets:  # type: ignore[union-attr]
                         assigned.append(t.target.value)  # type: ignore[union-attr]
             branch = branch.orelse if isinstance(branch, cst.If) else None
+        before = dict(self.scope)
         for name in assigned:
             self.scope[name] = HOpaque(f"`{name}` is assigned in a branch of a host `if`")
+        self.keep_copied_tensors(node, before)
+
+    def keep_copied_tensors(self, node: cst.If, before: dict[str, Any]) -> None:
+        """`if x.stride(-1) != 1: x = x.contiguous()`: whichever branch ran, ``x`` has the shape
+        it had (and the layout it was known to have before, the weaker fact)."""
+        for name in _copies_only(node):
+            if isinstance(before.get(name), HTensor):
+                self.scope[name] = before[name]
 
     def host_assign(
         self, target: cst.BaseExpression, value_node: cst.BaseExpression, node: cst.CSTNode
@@ -2238,6 +2281,7 @@ class EntryBuilder:
             index_bits=64 if _casts_to_int64(kernel.fn, self.info) else None,
             fast_math=True if _uses_fast_math(list(k.body)) else None,
         )
+        k = self.sizes_of_passed_tensors(k, launch)
         inline = ir.InlineKernel(
             name=k.name,
             grid=k.grid,
@@ -2258,6 +2302,35 @@ class EntryBuilder:
         self.written |= {
             s.tensor for s in walk_stmts(k.body) if isinstance(s, (ir.Store, ir.AtomicRMW))
         }
+
+    def sizes_of_passed_tensors(self, k: ir.InlineKernel, launch: Launch) -> ir.InlineKernel:
+        """Host sizes the kernel reads (`N` of `N = x.shape[1]`, passed as an argument) as
+        sizes of the tensors the launch passes (`x.size(1)`): the kernel then needs no
+        argument for them, and every DSL can read them off its tensors."""
+        from translator.dialects.triton.frontend_device import map_names, map_stmt
+
+        passed = {
+            name
+            for b in launch.bindings.values()
+            if b.kind in ("tensor", "descriptor") and b.htensor is not None
+            for name in (b.htensor.name, b.htensor.flat)
+            if name is not None
+        }
+
+        def size(name: str) -> ir.Expr | None:
+            if name not in self.canon and name not in self.names:
+                return None
+            c = self.canonical(ir.Name(name))
+            if isinstance(c, ir.SizeOf) and c.tensor in passed and c.dim >= 0:
+                t = self.tensors.get(c.tensor)
+                if t is not None and t.rank is not None and c.dim < t.rank:
+                    return c
+            return None
+
+        def fix(e: ir.Expr) -> ir.Expr:
+            return map_names(e, size)
+
+        return _map_host_stmt(k, fix, map_stmt)  # type: ignore[return-value]
 
     def runnable_wrapper(self, launch: Launch) -> str:
         """The derived wrapper as runnable Python: its grid one program per tile. Validation
@@ -2351,6 +2424,7 @@ class Launch:
         # Launch knobs the host computes: (expression or None, source text).
         self.knob_exprs: dict[str, tuple[ir.Expr | None, str]] = {}
         self.notes: list[str] = []  # `tiletrans:` comments for the launch
+        self.used_blocks: set[str] = set()  # constexpr parameters the kernel uses as blocks
         self.texts: dict[str, str] = {}  # source text of each argument the launch passes
 
     def error(self, node: cst.CSTNode | None, message: str, hint: str | None = None):
@@ -2481,8 +2555,10 @@ class Launch:
             if p not in self.kernel.params:
                 continue  # what a descriptor argument stands for (`x_desc#shape0`)
             t = b.htensor
-            if t is not None and b.kind in ("tensor", "descriptor") and (
-                host_name in (t.name, t.flat)
+            if (
+                t is not None
+                and b.kind in ("tensor", "descriptor")
+                and (host_name in (t.name, t.flat))
             ):
                 return p
             if b.kind in ("int", "float", "str", "constexpr") and b.expr == ir.Name(host_name):
@@ -2531,7 +2607,7 @@ class Launch:
             if a.keyword is None:
                 continue
             key = a.keyword.value
-            if key in self.block_tunables or key in self.knobs or key in self.knob_exprs:
+            if key in self.used_blocks or key in self.knobs or key in self.knob_exprs:
                 out.append(f"{key}={_arg_text(a.value)}")
         return tuple(out)
 
@@ -2539,7 +2615,6 @@ class Launch:
         p = self._param_of(host_name)
         params = self.kernel.params
         return params.index(p) if p is not None and p in params else len(params)
-
 
     def bind_heuristics(self, nodes: dict[str, cst.BaseExpression]) -> None:
         """Evaluate ``@triton.heuristics`` in order over the launch's argument values."""
@@ -2727,14 +2802,16 @@ class Launch:
             moved = {d + rank: v for d, v in per_dim.items()}
             per_dim.clear()
             per_dim.update(moved)
-            for p, b in self.bindings.items():
+            for b in self.bindings.values():
                 if b.kind == "stride" and b.htensor is t and b.dim is not None and b.dim < 0:
                     b.dim += rank
         span = len(per_dim) + (1 if implicit else 0)
         if t.rank is None and negative:
             span = rank
-        if t.rank is None and per_dim and (
-            sorted(per_dim) == list(range(len(per_dim))) or negative
+        if (
+            t.rank is None
+            and per_dim
+            and (sorted(per_dim) == list(range(len(per_dim))) or negative)
         ):
             # Strides of dims 0..r-1 and nothing else: the kernel reads a rank-r tensor (any
             # other rank would leave dims unindexed); specialise to it, with a guard on the
@@ -2836,6 +2913,7 @@ class Launch:
         """How block size ``key`` maps to the IR: a tunable, a constant, or a whole dim."""
         if isinstance(key, int):
             return BlockInfo("tile", ir.Const(key), True)
+        self.used_blocks.add(key)
         b = self.bindings.get(key)
         name = key.lower()
         if b is not None and b.kind == "opaque" and key in self.kernel.constexprs:

@@ -84,7 +84,9 @@ def autotune_configs(
     args, kwargs = call_args(call)
     for k in kwargs:
         if k in _SEARCH_OPTIONS:
-            notes.append(f"tiletrans: dropped `{k}=` of @triton.autotune: it only steers the search")
+            notes.append(
+                f"tiletrans: dropped `{k}=` of @triton.autotune: it only steers the search"
+            )
             continue
         if k not in _AUTOTUNE_OPTIONS:
             raise TranslationError(
@@ -303,7 +305,9 @@ class _Reader:
                 if value is not None:
                     return value
                 continue
-            raise self.error(stmt, f"unsupported statement in the config function `{fn.name.value}`")
+            raise self.error(
+                stmt, f"unsupported statement in the config function `{fn.name.value}`"
+            )
         return None
 
     # ---------------------------------------------------------------- one config

@@ -1653,14 +1653,17 @@ class KernelLifter:
     def set_extent(self, tile: Tile, bound: ir.Expr, node) -> None:
         host = self.host_ir(bound, node)
         if tile.extent is None:
-            if tile.base is None and tile.full_extent is not None:
-                if not self.same_host(host, tile.full_extent, node):
-                    raise self.error(
-                        node,
-                        f"the mask bounds tl.arange(0, {tile.key}) by {ir_text(host)}, but "
-                        f"{tile.key} is next_power_of_2({ir_text(tile.full_extent)})",
-                        "bound the lanes by the size the block was computed from",
-                    )
+            if (
+                tile.base is None
+                and tile.full_extent is not None
+                and not self.same_host(host, tile.full_extent, node)
+            ):
+                raise self.error(
+                    node,
+                    f"the mask bounds tl.arange(0, {tile.key}) by {ir_text(host)}, but "
+                    f"{tile.key} is next_power_of_2({ir_text(tile.full_extent)})",
+                    "bound the lanes by the size the block was computed from",
+                )
             tile.extent = host
             return
         if not self.same_host(host, tile.extent, node):
@@ -1920,8 +1923,12 @@ class KernelLifter:
         if not isinstance(a, Ptr) or op not in ("+", "-"):
             raise self.error(node, f"unsupported pointer arithmetic `{self.src(node)}`")
         if isinstance(b, Data):
-            if not self._int_data(b, node):
+            if not self._int_data(b, node) and isinstance(
+                dtype_of(self.type_of(b.expr, node)), ir.DType
+            ):
                 raise self.error(node, "pointer offsets must be integers")
+            # Elements of a tensor of unknown dtype added to a pointer: Triton compiles that
+            # only for integers, so they are (a gather through loaded labels).
             b = Idx(self.data_symbol(b.expr, self._data_shape(b, node)))
         if not isinstance(b, Idx):
             raise self.error(node, f"unsupported pointer offset in `{self.src(node)}`")
@@ -2167,8 +2174,10 @@ class KernelLifter:
             v = self.env.get(node.value)
             b = self.launch.bindings.get(node.value)
             constexpr = node.value in self.launch.kernel.constexprs
-            if b is not None and isinstance(v, Idx) and (
-                b.kind == "constexpr" or (b.kind == "opaque" and constexpr)
+            if (
+                b is not None
+                and isinstance(v, Idx)
+                and (b.kind == "constexpr" or (b.kind == "opaque" and constexpr))
             ):
                 return node.value
             if isinstance(v, Idx) and isinstance(v.tree, ir.Name) and v.tree.id.startswith("%p:"):

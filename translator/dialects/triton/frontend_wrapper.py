@@ -130,7 +130,9 @@ def param_kinds(fn: cst.FunctionDef, aliases: dict[str, str]) -> dict[str, str]:
             ann is not None and isinstance(ann, cst.Name) and ann.value in ("int", "float", "bool")
         ):
             kinds[pname] = ann.value
-        elif pname in pointer_names and pname not in uses.scaled:
+        elif pname in pointer_names and pname not in uses.scaled | uses.index_names:
+            # (An offset that a mask also compares, `x_ptr + half` beside `offs < half`, is an
+            # integer, not a pointer.)
             kinds[pname] = "pointer"
         elif pname in pointer_names and pname not in uses.index_names:
             kinds[pname] = "stride"
@@ -216,14 +218,14 @@ def _uses(fn: cst.FunctionDef, aliases: dict[str, str]) -> _Uses:
 
     class V(cst.CSTVisitor):
         def visit_Assign(self, node: cst.Assign) -> None:
-            reads = names_in(node.value)
+            reads = _value_names(node.value, aliases)
             for t in node.targets:
                 for n in names_in(t.target):
                     uses.deps.setdefault(n, set()).update(reads)
 
         def visit_AugAssign(self, node: cst.AugAssign) -> None:
             for n in names_in(node.target):
-                uses.deps.setdefault(n, set()).update(names_in(node.value))
+                uses.deps.setdefault(n, set()).update(_value_names(node.value, aliases))
 
         def visit_For(self, node: cst.For) -> None:
             uses.index_names.update(names_in(node.iter))
@@ -267,6 +269,27 @@ def _uses(fn: cst.FunctionDef, aliases: dict[str, str]) -> _Uses:
     # Offsets: what flows into pointers, other than the pointers themselves, is index arithmetic.
     uses.index_names |= _closure(uses, uses.index_names)
     return uses
+
+
+def _value_names(node: cst.BaseExpression, aliases: dict[str, str]) -> set[str]:
+    """The names a value is computed from: a value loaded through a pointer depends on what
+    is loaded, not on the pointer (`y = tl.load(labels_ptr + row)` makes `y` no pointer)."""
+    found: set[str] = set()
+
+    class V(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> bool:
+            short = (resolve(call.func, aliases) or "").rsplit(".", 1)[-1]
+            if short == "load" and call.args:
+                for a in call.args[1:]:
+                    found.update(names_in(a.value))
+                return False
+            return True
+
+        def visit_Name(self, name: cst.Name) -> None:
+            found.add(name.value)
+
+    node.visit(V())
+    return found
 
 
 def _names_in(exprs: list[cst.BaseExpression]) -> set[str]:

@@ -1,0 +1,130 @@
+"""GPU equivalence and speed of the library-style corpus against its translations (H200).
+
+    source .devbundle/setup.sh && python -m benchmarks.gpu_library
+
+For every module of ``examples/library/<dsl>/`` with a golden in the other DSL: first
+:func:`validation.equivalence.check_pair` on the GPU (every public function, fp16 and fp32, two
+seeds, poisoned outputs, gradients through ``torch.autograd.grad`` where the module defines an
+autograd Function; inputs from ``examples/library/inputs.py`` where the IR cannot shape them);
+then each public function that ``inputs.py`` shapes is timed on both sides (fp16, ``do_bench``
+median, fresh ``randn`` inputs larger than L2: rows M=8192, columns N=4096, contraction K=4096),
+forward only, each side's autotuned kernels pinned to their first config (the same config on both
+sides: the translation carries the source's configs in order; configless Helion kernels run at
+Helion's default config on both sides). Prints a table last; writes ``$OUT/gpu_library.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import sys
+import time
+import traceback
+from pathlib import Path
+
+import torch
+
+from benchmarks.common import ROOT, bench
+
+LIBRARY = ROOT / "examples" / "library"
+INPUTS = LIBRARY / "inputs.py"
+
+
+def _pairs() -> list[tuple[Path, Path]]:
+    return [
+        (source, golden)
+        for folder in sorted(p for p in LIBRARY.iterdir() if p.is_dir())
+        for source in sorted(folder.glob("*.py"))
+        for golden in sorted(folder.glob(f"expected_*/{source.name}"))
+    ]
+
+
+def run_pair(source: Path, golden: Path, inputs_module) -> list[dict]:
+    from validation.equivalence import check_pair
+    from validation.runners import get_entry, load_module, pin_first_configs
+
+    small = (inputs_module.M, inputs_module.N, inputs_module.K)
+    report = check_pair(source, golden, device="cuda", seeds=(0, 1), inputs=inputs_module.inputs)
+    rows: dict[str, dict] = {}
+    for r in report.rows:
+        row = rows.setdefault(
+            r.entry, {"module": f"{source.parent.name}/{source.stem}", "entry": r.entry}
+        )
+        row["equal"] = row.get("equal", True) and r.passed
+        row["err"] = max(row.get("err", 0.0), r.error)
+        if not r.passed:
+            row["detail"] = r.detail[:200]
+    src, tr = load_module(source, "source"), load_module(golden, "translated")
+    pin_first_configs(src)
+    pin_first_configs(tr)
+    inputs_module.M, inputs_module.N, inputs_module.K = 8192, 4096, 4096
+    try:
+        for name, row in rows.items():
+            torch.manual_seed(2)
+            args = inputs_module.inputs(name, "cuda", "float16")
+            if args is None or not row["equal"]:
+                continue
+            fs, ft = get_entry(src, name), get_entry(tr, name)
+            with torch.no_grad():
+                row["src_ms"] = bench(lambda fs=fs, args=args: fs(*args))
+                row["tr_ms"] = bench(lambda ft=ft, args=args: ft(*args))
+            row["ratio"] = row["src_ms"] / row["tr_ms"]
+    finally:
+        inputs_module.M, inputs_module.N, inputs_module.K = small
+    return list(rows.values())
+
+
+def main() -> int:
+    import triton
+
+    from validation.runners import load_module
+
+    inputs_module = load_module(INPUTS, "inputs")
+    rows: list[dict] = []
+    for source, golden in _pairs():
+        t0 = time.time()
+        try:
+            got = run_pair(source, golden, inputs_module)
+        except Exception as err:  # one module must not hide the others
+            traceback.print_exc()
+            got = [{"module": source.stem, "entry": "-", "error": f"{type(err).__name__}: {err}"}]
+        for row in got:
+            row["wall_s"] = round(time.time() - t0, 1)
+        rows.extend(got)
+    env = {
+        "device": torch.cuda.get_device_name(),
+        "torch": torch.__version__,
+        "triton": triton.__version__,
+    }
+    out = Path(os.environ.get("OUT", "/tmp")) / "gpu_library.json"
+    out.write_text(json.dumps({"env": env, "rows": rows}, indent=1))
+    print(" | ".join(f"{k}={v}" for k, v in env.items()))
+    print("ratio = source ms / translation ms")
+    print(
+        f"{'module':22s} {'entry':22s} {'equal':>5s} {'rel_err':>9s} {'src ms':>8s} {'tr ms':>8s} {'ratio':>6s}"
+    )
+    ratios = []
+    for r in rows:
+        if "error" in r:
+            print(f"{r['module']:22s} ERROR {r['error'][:100]}")
+            continue
+        timed = "ratio" in r
+        if timed:
+            ratios.append(r["ratio"])
+        print(
+            f"{r['module']:22s} {r['entry']:22s} {'yes' if r['equal'] else 'NO':>5s} "
+            f"{r['err']:9.2e} "
+            + (f"{r['src_ms']:8.4f} {r['tr_ms']:8.4f} {r['ratio']:6.3f}" if timed else "")
+            + (f"  {r.get('detail', '')[:80]}" if not r["equal"] else "")
+        )
+    equal = sum(1 for r in rows if r.get("equal"))
+    print(f"{equal}/{len(rows)} public functions equivalent on the GPU", end="")
+    if ratios:
+        print(f"; median ratio {statistics.median(ratios):.3f} over {len(ratios)} timed")
+    print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,47 @@
+"""Inputs for the library corpus's public functions where tiletrans cannot shape them itself.
+
+``tiletrans validate SRC OUT --inputs examples/library/inputs.py:inputs`` calls
+``inputs(entry, device, dtype)`` for every public function it checks; a tuple is that function's
+positional arguments, ``None`` lets tiletrans synthesise them from the IR. These are the functions
+whose shapes the host code decides in ways the IR does not hold: an optional bias checked against
+the last dim by a host ``if``, a ``normalized_shape`` tuple, tensors that a kernel reads
+row by row through their strides (which says nothing of their row counts), an index tensor whose rank only an
+assert in another function states, an upstream gradient that must match the output.
+"""
+
+from __future__ import annotations
+
+import torch
+
+# Ragged sizes: rows, columns, and a contraction dim; none a multiple of 16.
+M, N, K = 17, 37, 45
+
+
+def _randn(*shape: int, device: str, dtype: str) -> torch.Tensor:
+    return torch.randn(*shape, dtype=getattr(torch, dtype)).to(device)
+
+
+def inputs(entry: str, device: str, dtype: str) -> tuple | None:
+    """The positional arguments of ``entry`` (a public function of a corpus file)."""
+
+    def rand(*shape: int) -> torch.Tensor:
+        return _randn(*shape, device=device, dtype=dtype)
+
+    if entry in ("cross_entropy", "cross_entropy_forward"):
+        target = torch.randint(0, N, (M,)).to(device)
+        return rand(M, N), target, -100, "mean"
+    if entry == "fused_residual":
+        return rand(M, N), rand(M, N), rand(N), 0.5
+    if entry == "layer_norm":
+        return rand(M, N), (N,), rand(N), rand(N), 1e-5
+    if entry == "linear":
+        return rand(M, K), rand(N, K), rand(N)
+    if entry == "rms_norm":
+        return rand(M, N), rand(N), 1e-6
+    if entry in ("softmax", "log_softmax"):  # the Helion ones pass the kernel to a helper
+        return (rand(M, N),)
+    if entry == "swiglu_backward":
+        return rand(M, N), rand(M, N), rand(M, N)
+    if entry == "softmax_backward":
+        return rand(M, N), torch.softmax(rand(M, N).float(), dim=-1).to(getattr(torch, dtype))
+    return None

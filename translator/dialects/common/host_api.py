@@ -1,0 +1,309 @@
+"""The host functions that reach the launching entries: a module's public API.
+
+Real kernel modules rarely make the function that launches a kernel their API. A public
+``layer_norm(x, ...)`` calls ``LayerNorm.apply(x, ...)``, whose ``forward`` launches; a public
+``softmax(x)`` calls a private ``_softmax_fwd(x)`` launch helper. Translation carries all of that
+host code as written, so it needs nothing of these functions; validation does: it calls the public
+functions, and it must shape their inputs. This module finds, for every frontend, each module
+function that (through calls of module functions and ``Fn.apply`` of autograd Functions) reaches an
+entry that launches, and records the calls that pass its own parameters on unchanged
+(:class:`~translator.ir.nodes.Forward`) and the asserts it makes of their shapes
+(``assert x.shape == y.shape``, ``assert w.shape[0] == x.shape[-1]``, ``assert x.dim() == 2``),
+from which validation reads the shapes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+
+from translator.dialects.cst_utils import literal
+from translator.ir import nodes as ir
+
+_SCALAR_ANNOTATIONS = {"int": "int", "float": "float", "bool": "bool", "str": "str"}
+
+
+@dataclass(frozen=True)
+class _Function:
+    """A module function or a class method, as host code calls it."""
+
+    qualname: str
+    node: cst.FunctionDef
+    # Leading parameters the caller does not pass (``ctx`` of an autograd Function's forward).
+    implicit: int = 0
+
+
+def api_entries(
+    module: cst.Module,
+    entries: Sequence[ir.Entry],
+    skip: set[str],
+    locate: Callable[[cst.CSTNode], ir.Loc | None],
+) -> list[ir.Entry]:
+    """An entry, with no body, for every module function not in ``entries`` or ``skip``
+    (kernels) that reaches one of ``entries``; public where its name does not start with ``_``."""
+    functions = _functions(module, skip)
+    known = {e.name: e for e in entries}
+    calls = {name: _calls(f.node, functions) for name, f in functions.items()}
+    reaching: set[str] = set(known)
+    changed = True
+    while changed:  # the functions that reach an entry, through any chain of calls
+        changed = False
+        for name, made in calls.items():
+            if name not in reaching and any(callee in reaching for callee, _ in made):
+                reaching.add(name)
+                changed = True
+    out: list[ir.Entry] = []
+    for name, f in functions.items():
+        if name in known or name not in reaching:
+            continue
+        params = _params(f.node)
+        own = {p.name for p in params}
+        checks, ranks = _shape_asserts(f.node, own, locate)
+        params = [dataclasses.replace(p, rank=ranks.get(p.name, p.rank)) for p in params]
+        forwards = tuple(
+            forward
+            for callee, call in calls[name]
+            if callee in reaching and call is not None
+            for forward in [_forward(call, functions[callee], own)]
+            if forward is not None
+        )
+        out.append(
+            ir.Entry(
+                name=name,
+                params=_typed(params, forwards, known),
+                body=tuple(checks),
+                complete=False,
+                public="." not in name and not name.startswith("_"),
+                forwards=forwards,
+                loc=locate(f.node),
+            )
+        )
+    return out
+
+
+def _functions(module: cst.Module, skip: set[str]) -> dict[str, _Function]:
+    out: dict[str, _Function] = {}
+    for stmt in module.body:
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value not in skip:
+            out[stmt.name.value] = _Function(stmt.name.value, stmt)
+        elif isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
+            for member in stmt.body.body:
+                if isinstance(member, cst.FunctionDef):
+                    qualname = f"{stmt.name.value}.{member.name.value}"
+                    static = any(
+                        isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
+                        for d in member.decorators
+                    )
+                    implicit = 1 if member.name.value == "forward" and static else 0
+                    out[qualname] = _Function(qualname, member, implicit)
+    return out
+
+
+def _calls(
+    fn: cst.FunctionDef, functions: dict[str, _Function]
+) -> list[tuple[str, cst.Call | None]]:
+    """The calls in ``fn`` of module functions (``f(...)``) and autograd Functions
+    (``Fn.apply(...)``, which runs ``Fn.forward``), in source order; a function passed as an
+    argument (``_apply_lastdim(softmax_kernel, x, dim)``) is called by the callee, with no
+    call to read (``None``)."""
+    found: list[tuple[str, cst.Call | None]] = []
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            func = node.func
+            for a in node.args:
+                if isinstance(a.value, cst.Name) and a.value.value in functions:
+                    found.append((a.value.value, None))
+            if isinstance(func, cst.Name) and func.value in functions:
+                found.append((func.value, node))
+            elif (
+                isinstance(func, cst.Attribute)
+                and isinstance(func.value, cst.Name)
+                and func.attr.value == "apply"
+                and f"{func.value.value}.forward" in functions
+            ):
+                found.append((f"{func.value.value}.forward", node))
+
+    fn.visit(Visitor())
+    return found
+
+
+def _forward(call: cst.Call, callee: _Function, own: set[str]) -> ir.Forward | None:
+    """What ``call`` passes to each of ``callee``'s parameters that is one of the caller's
+    parameters or a constant (``None`` for a call with star arguments)."""
+    ps = callee.node.params
+    names = [p.name.value for p in (*ps.posonly_params, *ps.params)][callee.implicit :]
+    args: list[tuple[str, ir.Expr]] = []
+    for i, a in enumerate(call.args):
+        if a.star:
+            return None
+        if a.keyword is not None:
+            name = a.keyword.value
+        elif i < len(names):
+            name = names[i]
+        else:
+            return None
+        value = a.value
+        if isinstance(value, cst.Name) and value.value in own:
+            args.append((name, ir.Name(value.value)))
+            continue
+        try:
+            constant = literal(value)
+        except Exception:
+            continue
+        if isinstance(constant, (int, float, bool, str)) or constant is None:
+            args.append((name, ir.Const(constant)))
+    return ir.Forward(callee.qualname, tuple(args))
+
+
+def _params(fn: cst.FunctionDef) -> list[ir.Param]:
+    out = []
+    ps = fn.params
+    for p in (*ps.posonly_params, *ps.params, *ps.kwonly_params):
+        annotation = None
+        if p.annotation is not None:
+            annotation = cst.Module([]).code_for_node(p.annotation.annotation)
+        default = None
+        if p.default is not None:
+            try:
+                value = literal(p.default)
+            except Exception:
+                value = ...
+            if isinstance(value, (int, float, bool, str)) or value is None:
+                default = ir.Const(value)
+            else:  # a default validation cannot pass as a constant: leave the argument out
+                default = ir.Name(cst.Module([]).code_for_node(p.default))
+        kind = "object"
+        if annotation in _SCALAR_ANNOTATIONS:
+            kind = _SCALAR_ANNOTATIONS[annotation]
+        elif annotation is not None and "Tensor" in annotation:
+            kind = "tensor"
+        elif isinstance(default, ir.Const) and default.value is not None:
+            kind = type(default.value).__name__
+        out.append(ir.Param(p.name.value, kind, default, annotation))
+    return out
+
+
+def _typed(
+    params: list[ir.Param], forwards: tuple[ir.Forward, ...], known: dict[str, ir.Entry]
+) -> tuple[ir.Param, ...]:
+    """``params`` with the kind the entries they are passed to give them, where the caller's
+    own signature does not say."""
+    out = []
+    for p in params:
+        for f in forwards:
+            callee = known.get(f.callee)
+            passed = next((q for q, v in f.args if v == ir.Name(p.name)), None)
+            if callee is None or passed is None or p.kind != "object":
+                continue
+            target = next((q for q in callee.params if q.name == passed), None)
+            if target is not None:
+                p = ir.Param(
+                    p.name, target.kind, p.default, p.annotation, target.rank, target.dtype
+                )
+        out.append(p)
+    return tuple(out)
+
+
+def _shape_asserts(
+    fn: cst.FunctionDef, own: set[str], locate: Callable[[cst.CSTNode], ir.Loc | None]
+) -> tuple[list[ir.Assert], dict[str, int]]:
+    """The asserts in ``fn`` (and ``if ...: raise`` checks) that relate the shapes of its
+    parameters, as IR, and the ranks its asserts give them (``x.dim() == 2``, ``x.ndim == 2``)."""
+    checks: list[ir.Assert] = []
+    ranks: dict[str, int] = {}
+
+    def conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+            return conjuncts(test.left) + conjuncts(test.right)
+        return [test]
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Assert(self, node: cst.Assert) -> None:
+            for test in conjuncts(node.test):
+                if not (
+                    isinstance(test, cst.Comparison)
+                    and len(test.comparisons) == 1
+                    and isinstance(test.comparisons[0].operator, cst.Equal)
+                ):
+                    continue
+                lhs, rhs = test.left, test.comparisons[0].comparator
+                rank = _rank_of(lhs, own)
+                if rank is not None and isinstance(rhs, cst.Integer):
+                    ranks[rank] = int(rhs.value)
+                    continue
+                a, b = _shape_term(lhs, own), _shape_term(rhs, own)
+                if a is not None and b is not None:
+                    checks.append(ir.Assert(ir.BinOp("==", a, b), loc=locate(node)))
+
+        def visit_If(self, node: cst.If) -> None:
+            # `if a.shape != b.shape: raise ValueError(...)` asserts the shapes equal.
+            body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+            test = node.test
+            if (
+                node.orelse is None
+                and len(body) == 1
+                and isinstance(body[0], cst.SimpleStatementLine)
+                and isinstance(body[0].body[0], cst.Raise)
+                and isinstance(test, cst.Comparison)
+                and len(test.comparisons) == 1
+                and isinstance(test.comparisons[0].operator, cst.NotEqual)
+            ):
+                a = _shape_term(test.left, own)
+                b = _shape_term(test.comparisons[0].comparator, own)
+                if a is not None and b is not None:
+                    checks.append(ir.Assert(ir.BinOp("==", a, b), loc=locate(node)))
+
+    fn.visit(Visitor())
+    return checks, ranks
+
+
+def _rank_of(node: cst.BaseExpression, own: set[str]) -> str | None:
+    """``x`` for ``x.dim()`` or ``x.ndim`` of a parameter ``x``."""
+    if isinstance(node, cst.Call) and not node.args:
+        node = node.func
+        attr = "dim"
+    else:
+        attr = "ndim"
+    if (
+        isinstance(node, cst.Attribute)
+        and isinstance(node.value, cst.Name)
+        and node.value.value in own
+        and node.attr.value == attr
+    ):
+        return node.value.value
+    return None
+
+
+def _shape_term(node: cst.BaseExpression, own: set[str]) -> ir.Expr | None:
+    """``x.shape`` (a whole shape), ``x.shape[d]``/``x.size(d)`` with ``d >= 0`` (one size) of a
+    parameter ``x``, or an integer literal; ``None`` for anything else."""
+    if isinstance(node, cst.Integer):
+        return ir.Const(int(node.value))
+    if _attribute_of(node, own, "shape"):
+        return ir.ShapeOf(node.value.value)  # type: ignore[attr-defined]
+    dim: cst.BaseExpression | None = None
+    tensor: cst.BaseExpression | None = None
+    if isinstance(node, cst.Subscript) and len(node.slice) == 1:
+        index = node.slice[0].slice
+        if isinstance(index, cst.Index) and _attribute_of(node.value, own, "shape"):
+            tensor, dim = node.value.value, index.value  # type: ignore[attr-defined]
+    elif (
+        isinstance(node, cst.Call) and len(node.args) == 1 and _attribute_of(node.func, own, "size")
+    ):
+        tensor, dim = node.func.value, node.args[0].value  # type: ignore[attr-defined]
+    if isinstance(tensor, cst.Name) and isinstance(dim, cst.Integer):
+        return ir.SizeOf(tensor.value, int(dim.value))
+    return None
+
+
+def _attribute_of(node: cst.BaseExpression, own: set[str], attr: str) -> bool:
+    return (
+        isinstance(node, cst.Attribute)
+        and isinstance(node.value, cst.Name)
+        and node.value.value in own
+        and node.attr.value == attr
+    )
