@@ -87,6 +87,9 @@ def test_library_translation_matches_source_on_cpu(pair: tuple[Path, Path]) -> N
     checked = {row.entry for row in report.rows}
     assert api <= checked, f"not checked: {sorted(api - checked)}"
     assert {row.dtype for row in report.rows} == {"float32", "float16"}
+    # A configless Helion kernel runs at Helion's default config on the CPU, and the report says so.
+    if "@helion.kernel()" in source.read_text():
+        assert any("Helion's default config" in note for note in report.notes), report.notes
 
 
 @pytest.mark.parametrize(

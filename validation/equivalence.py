@@ -132,6 +132,7 @@ def check_pair(
     if pin_first_config is None:
         pin_first_config = device == "cpu"
     module = parse_file(source_path, src_dsl)
+    notes.extend(_explained(module, device))
     entries = [e for e in module.entries if e.public]
     rels: dict[str, Any] = {}
     for entry in entries:
@@ -160,6 +161,18 @@ def check_pair(
         if not isinstance(r, Exception):
             notes.extend(f"{r.entry}: {n}" for n in r.notes)
     return Report(str(source_path), str(translated_path), device, tuple(rows), tuple(notes))
+
+
+def _explained(module: ir.Module, device: str) -> list[str]:
+    """What the source dialect's runner says of how ``module``'s kernels will run."""
+    from translator.dialects import get_dialect
+
+    if not module.source_dialect:
+        return []
+    runner = get_dialect(module.source_dialect).make_runner()
+    if runner.explain is None:
+        return []
+    return [f"{module.source_dialect}: {n}" for n in runner.explain(module, device)]
 
 
 def load_inputs(spec: str) -> InputsFn:

@@ -43,12 +43,15 @@ class Runner:
     ``prepare(device)`` readies the process (on ``"cpu"``: an interpreter, shims); ``warning()``
     says what went wrong preparing, if anything (a runtime imported too early); ``pin(obj)``
     makes ``obj``, if it is one of this DSL's autotuned kernels, use its first config only and
-    says whether it did (the CPU cannot autotune).
+    says whether it did (the CPU cannot autotune); ``explain(module, device)`` says how the
+    kernels of ``module`` (parsed from a file of this DSL) will run on ``device`` where that is
+    not what the file says (a kernel without a config runs at a default config).
     """
 
     prepare: Callable[[str], None] | None = None
     warning: Callable[[], str | None] | None = None
     pin: Callable[[object], bool] | None = None
+    explain: Callable[[ir.Module, str], list[str]] | None = None
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 from translator.dialects.base import Runner
+from translator.ir import nodes as ir
 
 #: "SMs" of a CPU device: fewer than the tiles of any test size, so that persistent kernels
 #: (``pid_type="persistent_*"``, which size their grid by it) loop over several tiles.
@@ -54,4 +55,19 @@ def _pin(obj: object) -> bool:
     return False
 
 
-RUNNER = Runner(prepare=_prepare, pin=_pin)
+def _explain(module: ir.Module, device: str) -> list[str]:
+    """Kernels written without a config: on the CPU they run at Helion's default config (no
+    autotuning there); on a GPU Helion autotunes them."""
+    configless = [k.name for k in module.kernels if not k.configs]
+    if not configless:
+        return []
+    how = (
+        "Helion's default config (HELION_AUTOTUNE_EFFORT=none)"
+        if device == "cpu"
+        else "the config Helion's autotuner picks"
+    )
+    names = ", ".join(f"`{n}`" for n in configless)
+    return [f"kernels without a config ({names}) run at {how}"]
+
+
+RUNNER = Runner(prepare=_prepare, pin=_pin, explain=_explain)
