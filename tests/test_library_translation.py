@@ -110,3 +110,16 @@ def test_refused_library_modules_say_where_and_why(name: str, where: str, what: 
     assert run.returncode == 2 and not run.stdout
     assert re.search(where, run.stderr) and what in run.stderr and "help: " in run.stderr
     assert "Traceback" not in run.stderr
+
+
+def test_unknown_kernel_decorator_is_kept_above_the_translation(tmp_path: Path) -> None:
+    from translator.api import translate_file
+
+    source = "tests/data/triton_decorated_kernel.py"
+    text = translate_file(source, "triton", "helion")
+    # The library's registration decorator still wraps the kernel, now a Helion one.
+    assert "@libentry()\n@helion.kernel(" in text
+    out = tmp_path / "decorated.py"
+    out.write_text(text)
+    report = check_pair(source, out, seeds=(0,))
+    assert report.passed, report.format_text()
