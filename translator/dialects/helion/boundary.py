@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from translator.ir import nodes as ir
 from translator.ir.ops import reduce_identity
+from translator.ir.padding import fold_pad
 from translator.ir.shapes import TileType, TypeEnv, dims_of, infer
 from translator.ir.visit import walk_expr
 
@@ -114,7 +115,7 @@ class PadTracker:
         if isinstance(e, ir.UnaryOp):
             pad = self.along(e.operand, dim, mode)
             op = "neg" if e.op == "-" else e.op
-            return pad.map(lambda v: _fold(op, [v])) if pad else None
+            return pad.map(lambda v: fold_pad(op, [v])) if pad else None
         if _is_lane_mask(e, dim, self._env()):
             return Pad(0.0)  # `tile.index < extent` is false exactly on the invalid lanes
         if isinstance(e, ir.BinOp) and e.op == "-" and self._bounds_row_max(e.rhs, e.lhs, dim):
@@ -132,12 +133,12 @@ class PadTracker:
             # 0 * x stays 0 for finite x; a known condition picks a branch: one unknown operand
             # may not matter.
             values = [p.value if p is not None and p.uniform is None else None for p in pads]
-            folded = _fold(op, values)
+            folded = fold_pad(op, values)
             return Pad(folded) if folded is not None else None
         known = [p for p in pads if p is not None]
         uniform = [i for i, p in enumerate(known) if p.uniform is not None]
         if not uniform:
-            folded = _fold(op, [p.value for p in known])
+            folded = fold_pad(op, [p.value for p in known])
             return Pad(folded) if folded is not None else None
         # Uniform rows survive only ops whose other operands are constants (the same in every
         # lane), so that a uniform row stays uniform.
@@ -149,7 +150,7 @@ class PadTracker:
         args = [p.value for p in known]
 
         def apply(v: float) -> float | None:
-            return _fold(op, args[:i] + [v] + args[i + 1 :])
+            return fold_pad(op, args[:i] + [v] + args[i + 1 :])
 
         return known[i].map(apply)
 
@@ -227,68 +228,3 @@ def _cast(pad: float, dtype: ir.DTypeExpr) -> float | None:
             return None
         return float(bool(pad)) if dtype.name == "bool" else float(math.trunc(pad))
     return pad
-
-
-_COMPARE: dict[str, Callable[[float, float], bool]] = {
-    "<": lambda a, b: a < b,
-    "<=": lambda a, b: a <= b,
-    ">": lambda a, b: a > b,
-    ">=": lambda a, b: a >= b,
-    "==": lambda a, b: a == b,
-    "!=": lambda a, b: a != b,
-}
-
-_UNARY: dict[str, Callable[[float], float]] = {
-    "neg": lambda a: -a,
-    "not": lambda a: float(not a),
-    "exp": math.exp,
-    "exp2": lambda a: 2.0**a,
-    "abs": abs,
-    "relu": lambda a: a if math.isnan(a) else max(a, 0.0),
-    "sigmoid": lambda a: 1.0 / (1.0 + math.exp(-a)),
-    "floor": lambda a: float(math.floor(a)),
-    "ceil": lambda a: float(math.ceil(a)),
-}
-
-
-def _fold(op: str, pads: list[float | None]) -> float | None:
-    """``op`` applied to the pads of its operands, where that is one known value."""
-    if op == "*" and 0.0 in pads:
-        other = pads[1 - pads.index(0.0)]
-        return 0.0 if other is not None and math.isfinite(other) else None
-    if op == "where" and pads[0] is not None and not math.isnan(pads[0]):
-        return pads[1] if pads[0] else pads[2]
-    if op == "where" and pads[1] is not None and pads[1] == pads[2]:
-        return pads[1]
-    if any(p is None for p in pads):
-        return None
-    values: list[float] = [p for p in pads if p is not None]
-    try:
-        if op in _COMPARE:
-            return float(_COMPARE[op](values[0], values[1]))
-        if op in _UNARY:
-            return float(_UNARY[op](values[0]))
-        if op in ("silu", "gelu", "gelu_tanh", "tanh", "erf", "sin") and values[0] == 0.0:
-            return 0.0
-        return _binary(op, values)
-    except (ArithmeticError, ValueError):
-        return None
-
-
-def _binary(op: str, v: list[float]) -> float | None:
-    if len(v) != 2:
-        return None
-    a, b = v
-    if op == "+":
-        return a + b
-    if op == "-":
-        return a - b
-    if op == "*":
-        return a * b
-    if op == "/":
-        return a / b
-    if op in ("maximum", "minimum"):
-        if math.isnan(a) or math.isnan(b):
-            return math.nan  # torch.maximum propagates NaN (Python's max would not)
-        return max(a, b) if op == "maximum" else min(a, b)
-    return None

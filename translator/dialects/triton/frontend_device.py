@@ -53,6 +53,7 @@ from translator.dialects.triton.frontend_blocks import BlockPtr, Descriptor
 from translator.dialects.triton.frontend_descriptors import kernel_descriptor
 from translator.ir import nodes as ir
 from translator.ir.ops import COMPARISON_OPS, reduce_identity
+from translator.ir.padding import fold_pad
 from translator.ir.shapes import (
     IRTypeError,
     ScalarType,
@@ -3891,61 +3892,6 @@ def _simplify(e: ir.Expr) -> ir.Expr:
     return e
 
 
-_UNARY_FOLD: dict[str, Callable[[float], float]] = {
-    "exp": lambda x: math.exp(x) if x < 700 else math.inf,
-    "exp2": lambda x: 2.0**x if x < 1000 else math.inf,
-    "log": lambda x: -math.inf if x == 0 else math.log(x),
-    "log2": lambda x: -math.inf if x == 0 else math.log2(x),
-    "sqrt": math.sqrt,
-    "rsqrt": lambda x: math.inf if x == 0 else 1 / math.sqrt(x),
-    "sigmoid": lambda x: 1 / (1 + math.exp(-x)) if x > -700 else 0.0,
-    "abs": abs,
-    "neg": lambda x: -x,
-    "floor": lambda x: float(math.floor(x)) if math.isfinite(x) else x,
-    "ceil": lambda x: float(math.ceil(x)) if math.isfinite(x) else x,
-}
-
-
-def _fold(op: str, vals: list[float | None]) -> float | None:
-    """The value of ``op`` on padded lanes; ``None`` operands are valid data (assumed finite)."""
-    try:
-        if all(v is not None for v in vals):
-            a = [float(v) for v in vals]  # type: ignore[arg-type]
-            if op in _UNARY_FOLD and len(a) == 1:
-                return float(_UNARY_FOLD[op](a[0]))
-            if len(a) == 2:
-                x, y = a
-                return {
-                    "+": lambda: x + y,
-                    "-": lambda: x - y,
-                    "*": lambda: x * y,
-                    "/": lambda: x / y if y else (math.copysign(math.inf, x) if x else math.nan),
-                    "maximum": lambda: max(x, y),
-                    "minimum": lambda: min(x, y),
-                }[op]()
-            if op == "where" and len(a) == 3:
-                return None
-            return None
-        # Absorbing elements against an unknown (finite) operand.
-        if len(vals) == 2:
-            x, y = vals
-            if op == "*" and (x == 0.0 or y == 0.0):
-                return 0.0
-            if op in ("+", "-") and x is not None and math.isinf(x):
-                return x
-            if op == "+" and y is not None and math.isinf(y):
-                return y
-            if op == "-" and y is not None and math.isinf(y):
-                return -y
-            if op == "maximum" and (x == math.inf or y == math.inf):
-                return math.inf
-            if op == "minimum" and (x == -math.inf or y == -math.inf):
-                return -math.inf
-    except (OverflowError, ValueError, ZeroDivisionError, KeyError):
-        return None
-    return None
-
-
 def _fold_pads(
     op: str, operands: list[Data], lifter: KernelLifter, e: ir.Expr | None = None
 ) -> tuple[tuple[ir.Dim, float], ...]:
@@ -3978,7 +3924,8 @@ def _fold_pads(
                 1.0 if v is None and lifter.is_positive(o.expr) else v
                 for v, o in zip(vals, operands)
             ]
-        r = _fold(op, vals)
+        # Operands not padded along this dim are valid data: finite.
+        r = fold_pad(op, vals, unknown="finite")
         if r is not None:
             out.append((d, r))
     return tuple(out)

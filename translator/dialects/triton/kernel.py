@@ -16,6 +16,7 @@ from translator.dialects.formatting import float_literal, string_literal
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
 from translator.ir.ops import COMPARISON_OPS, reduce_identity
+from translator.ir.padding import fold_pad
 from translator.ir.printer import PRECEDENCE, format_expr
 from translator.ir.shapes import (
     ScalarType,
@@ -647,7 +648,7 @@ class KernelEmitter:
                 return pads[1] if op == "+" else -pads[1]
             if any(p is None for p in pads):
                 return None
-            return _fold(op, pads)
+            return fold_pad(op, pads)
         return None
 
     # ================================================================== statements
@@ -1007,35 +1008,6 @@ def _balanced_call(text: str) -> bool:
             if depth == 0 and i != len(text) - 1:
                 return False
     return True
-
-
-def _fold(op: str, pads: list[float]) -> float | None:
-    try:
-        if op == "+":
-            return pads[0] + pads[1]
-        if op == "-":
-            return pads[0] - pads[1]
-        if op == "*":
-            return pads[0] * pads[1]
-        if op == "/":
-            return pads[0] / pads[1]
-        if op == "exp":
-            return math.exp(pads[0])
-        if op in ("relu",):
-            return max(pads[0], 0.0)
-        if op == "maximum":
-            return max(pads)
-        if op == "minimum":
-            return min(pads)
-        if op in ("abs",):
-            return abs(pads[0])
-        if op == "sigmoid":
-            return 1.0 / (1.0 + math.exp(-pads[0]))
-        if op in ("silu", "gelu", "gelu_tanh", "tanh", "erf", "sin") and pads[0] == 0.0:
-            return 0.0
-    except (ArithmeticError, ValueError):
-        return None
-    return None
 
 
 __all__ = ["KernelEmitter", "KernelSignature"]
