@@ -54,28 +54,32 @@ def import_aliases(module: cst.Module) -> dict[str, str]:
     """Local names bound by the module's imports, mapped to the dotted names they stand for."""
     aliases: dict[str, str] = {}
     for stmt in module.body:
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            continue
-        for small in stmt.body:
-            if isinstance(small, cst.Import):
-                for alias in small.names:
-                    full = dotted(alias.name) or ""
-                    if alias.asname is not None:
-                        aliases[alias.asname.name.value] = full  # type: ignore[union-attr]
-                    else:
-                        head = full.split(".")[0]
-                        aliases[head] = head
-            elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
-                base = dotted(small.module) if small.module is not None else ""
-                for alias in small.names:
-                    name = alias.name.value if isinstance(alias.name, cst.Name) else ""
-                    local = (
-                        alias.asname.name.value  # type: ignore[union-attr]
-                        if alias.asname is not None
-                        else name
-                    )
-                    aliases[local] = f"{base}.{name}" if base else name
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, (cst.Import, cst.ImportFrom)):
+                    aliases.update(import_bindings(small))
     return aliases
+
+
+def import_bindings(small: cst.Import | cst.ImportFrom) -> list[tuple[str, str]]:
+    """``(local name, dotted name it stands for)`` for each name an import statement binds
+    (``import a.b`` binds ``a``, standing for ``a``; ``from a import b as c``: ``c`` for ``a.b``)."""
+    out: list[tuple[str, str]] = []
+    if isinstance(small, cst.Import):
+        for alias in small.names:
+            full = dotted(alias.name) or ""
+            if alias.asname is not None:
+                out.append((alias.asname.name.value, full))  # type: ignore[union-attr]
+            else:
+                head = full.split(".")[0]
+                out.append((head, head))
+    elif not isinstance(small.names, cst.ImportStar):
+        base = dotted(small.module) if small.module is not None else ""
+        for alias in small.names:
+            name = alias.name.value if isinstance(alias.name, cst.Name) else ""
+            local = alias.asname.name.value if alias.asname is not None else name  # type: ignore[union-attr]
+            out.append((local, f"{base}.{name}" if base else name))
+    return out
 
 
 def dotted(node: cst.BaseExpression | None) -> str | None:

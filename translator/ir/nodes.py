@@ -577,7 +577,7 @@ class Hints:
     the integer width offsets are computed in (64 where the source guards against overflow).
     ``fast_math``: transcendental functions may use fast approximations (the source's did).
     ``static_shapes``: the source compiles per input shape. ``extras``: dialect-namespaced
-    settings (``"helion.foo"``) that other dialects drop.
+    settings (``"<dialect>.<key>"``) that other dialects drop.
     """
 
     schedule: str | None = None

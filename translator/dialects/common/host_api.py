@@ -15,7 +15,7 @@ from which validation reads the shapes.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
@@ -23,17 +23,78 @@ import libcst as cst
 from translator.dialects.cst_utils import literal
 from translator.ir import nodes as ir
 
-_SCALAR_ANNOTATIONS = {"int": "int", "float": "float", "bool": "bool", "str": "str"}
+#: Parameter annotations that make a host scalar of the IR kind of the same name.
+SCALAR_ANNOTATIONS = {"int": "int", "float": "float", "bool": "bool", "str": "str"}
 
 
 @dataclass(frozen=True)
-class _Function:
+class HostFunction:
     """A module function or a class method, as host code calls it."""
 
     qualname: str
     node: cst.FunctionDef
     # Leading parameters the caller does not pass (``ctx`` of an autograd Function's forward).
     implicit: int = 0
+
+    @property
+    def public(self) -> bool:
+        """A module function not named ``_...`` (methods are reached through their class)."""
+        return "." not in self.qualname and not self.qualname.startswith("_")
+
+
+def host_functions(module: cst.Module, skip: Collection[str] = ()) -> list[HostFunction]:
+    """Every function host code may run, in source order: module functions not named in
+    ``skip`` (kernels) and the methods of module classes (autograd Functions, guards)."""
+    out: list[HostFunction] = []
+    for stmt in module.body:
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value not in skip:
+            out.append(HostFunction(stmt.name.value, stmt))
+        elif isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
+            for member in stmt.body.body:
+                if isinstance(member, cst.FunctionDef):
+                    static = any(
+                        isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
+                        for d in member.decorators
+                    )
+                    implicit = 1 if member.name.value == "forward" and static else 0
+                    qualname = f"{stmt.name.value}.{member.name.value}"
+                    out.append(HostFunction(qualname, member, implicit))
+    return out
+
+
+def signature(fn: HostFunction, unannotated: str = "object") -> tuple[ir.Param, ...]:
+    """``fn``'s parameters as far as the IR types them: annotations ``int``/``float``/``bool``/
+    ``str`` and tensors; an unannotated parameter is a scalar of its literal default's type, else
+    ``unannotated``; a method's leading ``self``/``cls``/``ctx`` and other annotations are objects.
+    A default that is no literal is kept as its source text (``ir.Name``): validation leaves
+    such an argument out."""
+    out = []
+    ps = fn.node.params
+    for i, p in enumerate((*ps.posonly_params, *ps.params, *ps.kwonly_params)):
+        annotation = None
+        if p.annotation is not None:
+            annotation = cst.Module([]).code_for_node(p.annotation.annotation)
+        default = None
+        if p.default is not None:
+            try:
+                value = literal(p.default)
+            except Exception:
+                value = ...
+            if isinstance(value, (int, float, bool, str)) or value is None:
+                default = ir.Const(value)
+            else:
+                default = ir.Name(cst.Module([]).code_for_node(p.default))
+        kind = unannotated
+        if annotation in SCALAR_ANNOTATIONS:
+            kind = SCALAR_ANNOTATIONS[annotation]
+        elif annotation is not None:
+            kind = "tensor" if "Tensor" in annotation else "object"
+        elif i == 0 and "." in fn.qualname and p.name.value in ("self", "cls", "ctx"):
+            kind = "object"
+        elif isinstance(default, ir.Const) and isinstance(default.value, (int, float, str)):
+            kind = type(default.value).__name__
+        out.append(ir.Param(p.name.value, kind, default, annotation))
+    return tuple(out)
 
 
 def api_entries(
@@ -44,7 +105,7 @@ def api_entries(
 ) -> list[ir.Entry]:
     """An entry, with no body, for every module function not in ``entries`` or ``skip``
     (kernels) that reaches one of ``entries``; public where its name does not start with ``_``."""
-    functions = _functions(module, skip)
+    functions = {f.qualname: f for f in host_functions(module, skip)}
     known = {e.name: e for e in entries}
     calls = {name: _calls(f.node, functions) for name, f in functions.items()}
     reaching: set[str] = set(known)
@@ -59,7 +120,7 @@ def api_entries(
     for name, f in functions.items():
         if name in known or name not in reaching:
             continue
-        params = _params(f.node)
+        params = list(signature(f))
         own = {p.name for p in params}
         checks, ranks = _shape_asserts(f.node, own, locate)
         params = [dataclasses.replace(p, rank=ranks.get(p.name, p.rank)) for p in params]
@@ -76,7 +137,7 @@ def api_entries(
                 params=_typed(params, forwards, known),
                 body=tuple(checks),
                 complete=False,
-                public="." not in name and not name.startswith("_"),
+                public=f.public,
                 forwards=forwards,
                 loc=locate(f.node),
             )
@@ -84,26 +145,8 @@ def api_entries(
     return out
 
 
-def _functions(module: cst.Module, skip: set[str]) -> dict[str, _Function]:
-    out: dict[str, _Function] = {}
-    for stmt in module.body:
-        if isinstance(stmt, cst.FunctionDef) and stmt.name.value not in skip:
-            out[stmt.name.value] = _Function(stmt.name.value, stmt)
-        elif isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
-            for member in stmt.body.body:
-                if isinstance(member, cst.FunctionDef):
-                    qualname = f"{stmt.name.value}.{member.name.value}"
-                    static = any(
-                        isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
-                        for d in member.decorators
-                    )
-                    implicit = 1 if member.name.value == "forward" and static else 0
-                    out[qualname] = _Function(qualname, member, implicit)
-    return out
-
-
 def _calls(
-    fn: cst.FunctionDef, functions: dict[str, _Function]
+    fn: cst.FunctionDef, functions: dict[str, HostFunction]
 ) -> list[tuple[str, cst.Call | None]]:
     """The calls in ``fn`` of module functions (``f(...)``) and autograd Functions
     (``Fn.apply(...)``, which runs ``Fn.forward``), in source order; a function passed as an
@@ -131,7 +174,7 @@ def _calls(
     return found
 
 
-def _forward(call: cst.Call, callee: _Function, own: set[str]) -> ir.Forward | None:
+def _forward(call: cst.Call, callee: HostFunction, own: set[str]) -> ir.Forward | None:
     """What ``call`` passes to each of ``callee``'s parameters that is one of the caller's
     parameters or a constant (``None`` for a call with star arguments)."""
     ps = callee.node.params
@@ -157,34 +200,6 @@ def _forward(call: cst.Call, callee: _Function, own: set[str]) -> ir.Forward | N
         if isinstance(constant, (int, float, bool, str)) or constant is None:
             args.append((name, ir.Const(constant)))
     return ir.Forward(callee.qualname, tuple(args))
-
-
-def _params(fn: cst.FunctionDef) -> list[ir.Param]:
-    out = []
-    ps = fn.params
-    for p in (*ps.posonly_params, *ps.params, *ps.kwonly_params):
-        annotation = None
-        if p.annotation is not None:
-            annotation = cst.Module([]).code_for_node(p.annotation.annotation)
-        default = None
-        if p.default is not None:
-            try:
-                value = literal(p.default)
-            except Exception:
-                value = ...
-            if isinstance(value, (int, float, bool, str)) or value is None:
-                default = ir.Const(value)
-            else:  # a default validation cannot pass as a constant: leave the argument out
-                default = ir.Name(cst.Module([]).code_for_node(p.default))
-        kind = "object"
-        if annotation in _SCALAR_ANNOTATIONS:
-            kind = _SCALAR_ANNOTATIONS[annotation]
-        elif annotation is not None and "Tensor" in annotation:
-            kind = "tensor"
-        elif isinstance(default, ir.Const) and default.value is not None:
-            kind = type(default.value).__name__
-        out.append(ir.Param(p.name.value, kind, default, annotation))
-    return out
 
 
 def _typed(

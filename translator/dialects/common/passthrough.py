@@ -30,7 +30,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from translator import __version__
 from translator.diagnostics import TranslationError
-from translator.dialects.cst_utils import is_provenance
+from translator.dialects.cst_utils import import_bindings, is_provenance
 from translator.dialects.formatting import wrap_lines
 from translator.ir import nodes as ir
 
@@ -475,25 +475,6 @@ def _module_binding(stmt: cst.CSTNode) -> str | None:
     return None
 
 
-def _import_names(small: cst.Import | cst.ImportFrom) -> list[tuple[str, str]]:
-    """(local name, dotted module) pairs an import statement binds."""
-    from translator.dialects.cst_utils import dotted
-
-    out = []
-    if isinstance(small, cst.Import):
-        for alias in small.names:
-            full = dotted(alias.name) or ""
-            local = alias.asname.name.value if alias.asname else full.split(".")[0]  # type: ignore
-            out.append((local, full))
-    elif not isinstance(small.names, cst.ImportStar):
-        base = dotted(small.module) if small.module is not None else ""
-        for alias in small.names:
-            name = alias.name.value if isinstance(alias.name, cst.Name) else ""
-            local = alias.asname.name.value if alias.asname else name  # type: ignore[union-attr]
-            out.append((local, f"{base}.{name}"))
-    return out
-
-
 def _fix_imports(
     tree: cst.Module, packages: tuple[str, ...], wanted: tuple[str, ...]
 ) -> cst.Module:
@@ -512,7 +493,7 @@ def _fix_imports(
         ):
             keep = True
             for small in stmt.body:
-                pairs = _import_names(small)  # type: ignore[arg-type]
+                pairs = import_bindings(small)  # type: ignore[arg-type]
                 from_source = all(full.split(".")[0] in packages for _, full in pairs)
                 if from_source and pairs and not any(local in read for local, _ in pairs):
                     keep = False
@@ -547,7 +528,7 @@ def _fix_imports(
 def _binds(line: str) -> str:
     stmt = cst.parse_statement(line)
     assert isinstance(stmt, cst.SimpleStatementLine)
-    pairs = _import_names(stmt.body[0])  # type: ignore[arg-type]
+    pairs = import_bindings(stmt.body[0])  # type: ignore[arg-type]
     return pairs[0][0] if pairs else ""
 
 
@@ -557,7 +538,7 @@ def _bound_by_imports(body: list[cst.BaseStatement]) -> set[str]:
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
                 if isinstance(small, (cst.Import, cst.ImportFrom)):
-                    out |= {local for local, _ in _import_names(small)}
+                    out |= {local for local, _ in import_bindings(small)}
     return out
 
 

@@ -20,7 +20,12 @@ from typing import Any
 import libcst as cst
 
 from translator.diagnostics import TranslationError
-from translator.dialects.common.host_api import api_entries
+from translator.dialects.common.host_api import (
+    SCALAR_ANNOTATIONS,
+    api_entries,
+    host_functions,
+    signature,
+)
 from translator.dialects.cst_utils import (
     Locator,
     call_args,
@@ -40,7 +45,6 @@ from translator.ir.verifier import verify, walk_entry
 from translator.naming import tile_suffix
 
 # `str` parameters are compile-time choices (Helion specialises on their value), only compared.
-_PARAM_KINDS = {"int": "int", "float": "float", "bool": "bool", "str": "str"}
 # Tensor methods whose result is a tensor of the same rank.
 _SAME_RANK_METHODS = {
     "contiguous", "clone", "detach", "to", "float", "half", "bfloat16", "double", "int",
@@ -123,11 +127,12 @@ def _callers(
     """The host functions that call kernel functions (a ``@helion.kernel`` that only runs one
     loop): each call is a launch site, its arguments the kernel's parameters."""
     out: list[ir.Entry] = []
-    for fn, qualname, public in _host_functions(module):
+    for function in host_functions(module):
+        fn, qualname, public = function.node, function.qualname, function.public
         calls = _calls_of(fn, set(pure))
         if not calls:
             continue
-        params = _signature(fn, qualname)
+        params = signature(function, unannotated="tensor")
         known = {p.name for p in params if p.kind != "object"}
         body: list[ir.Stmt] = []
         for call in calls:
@@ -171,40 +176,6 @@ def _calls_of(fn: cst.FunctionDef, names: set[str]) -> list[cst.Call]:
 
     fn.visit(V())
     return calls
-
-
-def _host_functions(module: cst.Module) -> list[tuple[cst.FunctionDef, str, bool]]:
-    """Module functions and class methods, with qualified names and whether they are public."""
-    out: list[tuple[cst.FunctionDef, str, bool]] = []
-    for stmt in module.body:
-        if isinstance(stmt, cst.FunctionDef):
-            out.append((stmt, stmt.name.value, not stmt.name.value.startswith("_")))
-        elif isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
-            for member in stmt.body.body:
-                if isinstance(member, cst.FunctionDef):
-                    out.append((member, f"{stmt.name.value}.{member.name.value}", False))
-    return out
-
-
-def _signature(fn: cst.FunctionDef, qualname: str) -> tuple[ir.Param, ...]:
-    """A host function's parameters as far as the IR types them (others are objects)."""
-    out = []
-    ps = fn.params
-    for i, p in enumerate((*ps.posonly_params, *ps.params, *ps.kwonly_params)):
-        annotation = source_of(p.annotation.annotation) if p.annotation is not None else None
-        kind = "tensor"
-        if annotation in _PARAM_KINDS:
-            kind = _PARAM_KINDS[annotation]
-        elif (annotation is not None and "Tensor" not in annotation) or (
-            i == 0 and "." in qualname and p.name.value in ("self", "cls", "ctx")
-        ):
-            kind = "object"
-        default = literal_or_none(p.default) if p.default is not None else None
-        if p.default is not None and annotation is None and isinstance(default, (int, float)):
-            kind = "float" if isinstance(default, float) else "int"
-        const = ir.Const(default) if isinstance(default, (int, float, bool, str)) else None
-        out.append(ir.Param(p.name.value, kind, const, annotation))
-    return tuple(out)
 
 
 def _bind_call(call: cst.Call, kernel: ir.Kernel, parser: EntryParser) -> tuple[str, ...]:
@@ -428,8 +399,8 @@ class EntryParser:
             kind = "tensor"
             if annotation is not None:
                 resolved = resolve(p.annotation.annotation, self.aliases)
-                if annotation in _PARAM_KINDS:
-                    kind = _PARAM_KINDS[annotation]
+                if annotation in SCALAR_ANNOTATIONS:
+                    kind = SCALAR_ANNOTATIONS[annotation]
                 elif resolved == self.grammar["language"]["constexpr"]:
                     kind = "int"
                     self.scope.constexpr_params.append(name)

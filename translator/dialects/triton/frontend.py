@@ -40,7 +40,7 @@ from typing import Any
 import libcst as cst
 
 from translator.diagnostics import TranslationError
-from translator.dialects.common.host_api import api_entries
+from translator.dialects.common.host_api import HostFunction, api_entries, host_functions
 from translator.dialects.cst_utils import (
     Locator,
     call_args,
@@ -114,8 +114,8 @@ class ModuleInfo:
     functions: dict[str, cst.FunctionDef] = field(default_factory=dict)
     constants: dict[str, int | float] = field(default_factory=dict)
     kernels: dict[str, KernelDef] = field(default_factory=dict)
-    # Every function that launches a kernel: (definition, qualified name, public).
-    launch_hosts: list[tuple[cst.FunctionDef, str, bool]] = field(default_factory=list)
+    # Every host function that launches a kernel.
+    launch_hosts: list[HostFunction] = field(default_factory=list)
     # Module-level statements by the names they bind (for the host plan's removals).
     statements: dict[str, cst.CSTNode] = field(default_factory=dict)
 
@@ -145,7 +145,8 @@ def parse(source: str, path: str) -> ir.Module:
     entries: list[ir.Entry] = []
     kernels: list[ir.Kernel] = []
     sites: list[ir.Site] = []
-    for fn, qualname, public in info.launch_hosts:
+    for host in info.launch_hosts:
+        fn, qualname, public = host.node, host.qualname, host.public
         builder = EntryBuilder(info, fn, qualname, sites)
         try:
             entry = without_ill_typed_facts(builder.build())
@@ -288,31 +289,16 @@ def _collect(info: ModuleInfo) -> None:
                     if value is not None:
                         info.constants[small.targets[0].target.value] = value
     launched: set[str] = set()
-    for fn, qualname, public in _host_functions(info):
-        names = _launched_names(fn) & set(info.jit)
+    for function in host_functions(info.module, skip=info.jit):
+        names = _launched_names(function.node) & set(info.jit)
         if names:
             launched |= names
-            info.launch_hosts.append((fn, qualname, public))
+            info.launch_hosts.append(function)
     for name, fn in info.jit.items():
         if name in launched:
             info.kernels[name] = _kernel_def(fn, info)
         else:
             info.jit_helpers[name] = fn
-
-
-def _host_functions(info: ModuleInfo) -> list[tuple[cst.FunctionDef, str, bool]]:
-    """Every function host code may launch kernels from: module functions and the methods of
-    module classes (autograd Functions), with their qualified names and whether they are public
-    (a module function not named ``_...``)."""
-    out: list[tuple[cst.FunctionDef, str, bool]] = []
-    for stmt in info.module.body:
-        if isinstance(stmt, cst.FunctionDef) and stmt.name.value not in info.jit:
-            out.append((stmt, stmt.name.value, not stmt.name.value.startswith("_")))
-        elif isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
-            for member in stmt.body.body:
-                if isinstance(member, cst.FunctionDef):
-                    out.append((member, f"{stmt.name.value}.{member.name.value}", False))
-    return out
 
 
 # Tensor methods that return a tensor of the same shape, dtype and values.
@@ -369,10 +355,6 @@ def _launched_names(fn: cst.FunctionDef) -> set[str]:
 
     fn.visit(V())
     return names
-
-
-def _launches(fn: cst.FunctionDef, info: ModuleInfo) -> bool:
-    return bool(_launched_names(fn) & set(info.jit))
 
 
 def _kernel_def(fn: cst.FunctionDef, info: ModuleInfo) -> KernelDef:
