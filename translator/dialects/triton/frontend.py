@@ -304,6 +304,9 @@ def _collect(info: ModuleInfo) -> None:
 # Tensor methods that return a tensor of the same shape, dtype and values.
 _COPIES = frozenset({"contiguous", "clone", "detach"})
 
+# Tensor methods that return a strided view of the same elements in another dim order.
+_LAYOUT_VIEWS = frozenset({"transpose", "permute", "swapaxes", "swapdims", "mT", "t"})
+
 
 def _copies_only(node: cst.If) -> set[str]:
     """Names that every binding inside ``node`` rebinds to a copy of themselves
@@ -490,6 +493,8 @@ class HTensor:
     flat: str | None = None
     reshape_rank: int | None = None
     like: HTensor | None = None  # allocated `*_like` this tensor (the same shape)
+    # Made from this tensor by a layout change (`x.transpose(0, 1)`, `.clone()`): the same rank.
+    rank_like: HTensor | None = None
     # An unannotated parameter taken for a tensor until a launch passes it as a scalar.
     guessed: bool = False
 
@@ -1376,7 +1381,7 @@ class EntryBuilder:
     def shape_unpack(self, names: list[str], t: HTensor, node: cst.CSTNode) -> None:
         if t.rank is not None and t.rank != len(names):
             raise self.error(node, f"`{t.source}` has {t.rank} dims, unpacked into {len(names)}")
-        t.rank = len(names)
+        self.set_rank(t, len(names))
         targets: list[str | None] = []
         for i, n in enumerate(names):
             if n == "_":
@@ -1577,10 +1582,20 @@ class EntryBuilder:
         ):
             self.size_canon[(cb.tensor, cb.dim)] = ca
 
+    def set_rank(self, t: HTensor, rank: int) -> None:
+        """``t`` has ``rank`` dims, and so has each tensor it was re-laid-out from."""
+        t.rank = rank
+        x = t.rank_like
+        while x is not None and x.rank is None:
+            # Stated in the IR too, so that what reads the entry (input synthesis) knows it.
+            x.rank = rank
+            self.emit(ir.ShapeUnpack((None,) * rank, x.name))
+            x = x.rank_like
+
     def require_rank(self, t: HTensor, rank: int, node: cst.CSTNode, text: str) -> None:
         if t.rank is not None and t.rank != rank:
             raise self.error(node, f"`{t.source}` has {t.rank} dims here, not {rank}")
-        t.rank = rank
+        self.set_rank(t, rank)
         self.emit(
             ir.ShapeUnpack(
                 (None,) * rank,
@@ -2113,6 +2128,21 @@ class EntryBuilder:
             out = dataclasses.replace(t, contiguous=True, unit_last=True, copy=True)
             self.tensors[t.name] = t
             return out
+        if name in _LAYOUT_VIEWS:
+            # A strided view of the same elements (`q.transpose(1, 2)`): kernels that get it
+            # read its strides; what the frontend keeps is its rank and dtype.
+            rank = len(args) if name == "permute" and len(args) > 1 else t.rank
+            return self.carried_tensor(node, t, rank, contiguous=False)
+        if name == "clone":
+            # A copy in a memory format the source chooses: dense and row-major only when it
+            # says so (or the original was); `clone()` of a strided view keeps its strides.
+            fmt = kwargs.get("memory_format")
+            row_major = (
+                resolve(fmt, self.aliases) == "torch.contiguous_format"
+                if fmt is not None
+                else t.contiguous
+            )
+            return self.carried_tensor(node, t, t.rank, contiguous=row_major)
         if name == "to":
             target_node = args[0] if args else kwargs.get("dtype")
             d = self.hval(target_node) if target_node is not None else None
@@ -2142,6 +2172,26 @@ class EntryBuilder:
         if name in ("stride", "size"):
             raise self.error(node, f"unsupported `{self.src(node)}`")
         return HOpaque(f"`{self.src(node)[:50]}`")
+
+    def carried_tensor(
+        self, node: cst.CSTNode, base: HTensor, rank: int | None, contiguous: bool
+    ) -> HTensor:
+        """A tensor a host expression makes from ``base`` that the IR does not model (a strided
+        view, a copy in another layout): carried as written, with the facts known of it."""
+        name = self.fresh(base.name)
+        t = HTensor(
+            name,
+            self.src(node),
+            base.dtype,
+            rank,
+            contiguous=contiguous,
+            unit_last=contiguous,
+            rank_like=base if rank == base.rank else None,
+        )
+        self.tensors[name] = t
+        self.types.vars[name] = TensorType(base.dtype, rank)
+        self.emit(ir.Carried(name, "tensor", self.src(node), rank, loc=self.locate(node)))
+        return t
 
     def flat_view(self, t: HTensor, node: cst.CSTNode) -> str:
         if t.flat is None:
