@@ -615,6 +615,7 @@ class InlineKernel(Stmt):
     hints: Hints = Hints()
     site: int | None = None
     tuned: tuple[str, ...] = ()
+    partial_dims: tuple[Expr, ...] = ()
     loc: Loc | None = _loc()
 
 
@@ -699,6 +700,12 @@ class Kernel:
     mapping from tunable name to value (the first is the default). ``docstring`` and
     ``doc_comments`` describe the program (a source kernel function's docstring and the comments
     above it).
+
+    ``partial_dims`` are equalities ``x.size(d) == extent`` that a whole-dim index of the body
+    (``FullIndex(extent)``, lanes ``[0, extent)``) may not have: its extent could not be proved
+    the dim's size (the source read ``x[i, :n]`` of a row of ``x.size(1)``, or nothing says that
+    ``n`` is that size). The IR's meaning does not depend on them; a backend whose whole-dim
+    spelling reads the entire dim (Helion's ``x[i, :]``) spells these ``x[i, :n]``.
     """
 
     name: str
@@ -710,6 +717,7 @@ class Kernel:
     hints: Hints = Hints()
     docstring: str | None = None
     doc_comments: tuple[str, ...] = ()
+    partial_dims: tuple[Expr, ...] = ()
     loc: Loc | None = _loc()
 
     def tunable(self, name: str) -> Tunable:

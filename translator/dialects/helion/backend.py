@@ -107,8 +107,9 @@ def _kernel_code(kernel: ir.Kernel) -> KernelCode:
 
 
 def _shape_params(kernel: ir.Kernel) -> set[str]:
-    """Scalar parameters that size a tile (``hl.zeros([tile_m, HEAD_DIM])``): Helion needs them
-    known when it compiles, so they are ``hl.constexpr`` (a tensor's size would be too)."""
+    """Scalar parameters that size a tile (``hl.zeros([tile_m, HEAD_DIM])``, ``x[i, :n]``):
+    Helion needs them known when it compiles, so they are ``hl.constexpr`` (a tensor's size would
+    be too)."""
     scalars = {p.name for p in kernel.params if p.kind == "int"}
     out: set[str] = set()
     for e in kernel_exprs(kernel):
@@ -120,6 +121,9 @@ def _shape_params(kernel: ir.Kernel) -> set[str]:
         for d in dims:
             if isinstance(d, ir.FullDim):
                 out |= {x.id for x in walk_expr(d.extent) if isinstance(x, ir.Name)} & scalars
+    # A slice bound (`x[i, :n]`, see ir.Kernel.partial_dims) sizes the sliced tile too.
+    for test in kernel.partial_dims:
+        out |= {x.id for x in walk_expr(test) if isinstance(x, ir.Name)} & scalars
     return out
 
 

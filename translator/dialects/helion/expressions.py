@@ -327,15 +327,9 @@ class ExprBuilder:
         for element in elements:
             s = element.slice if isinstance(element, cst.SubscriptElement) else element
             if isinstance(s, cst.Slice):
-                if s.lower is None and s.upper is None and s.step is None:
-                    dim = sum(1 for i in items if not isinstance(i, ir.NewAxis))
-                    items.append(ir.FullIndex(self.scope.size_expr(tensor, dim)))
-                    continue
-                raise self.error(
-                    node,
-                    f"sliced index `{source_of(s)}` on `{tensor}` is not supported",
-                    "index with a tile (hl.tile) or `:` for the whole dimension",
-                )
+                dim = sum(1 for i in items if not isinstance(i, ir.NewAxis))
+                items.append(self.slice_item(tensor, dim, s, node))
+                continue
             value_node = s.value if isinstance(s, cst.Index) else s
             items.append(self.index_item(value_node))
         rank = self.scope.rank(tensor)
@@ -355,6 +349,44 @@ class ExprBuilder:
                 "index each dim once (`:` for a whole dim, `None` for a new one)",
             )
         return tuple(items)
+
+    def slice_item(self, tensor: str, dim: int, s: cst.Slice, node: cst.CSTNode) -> ir.IndexItem:
+        """``:`` (the whole dim), ``:n`` (its first ``n`` elements) or ``h : h + n`` (``n``
+        elements from ``h``): the lanes ``[0, n)`` of a whole-dim index, shifted by ``h``."""
+        size = self.scope.size_expr(tensor, dim)
+        if s.step is None and s.upper is None and s.lower is None:
+            return ir.FullIndex(size)
+        upper = s.upper
+        if (
+            s.step is None
+            and s.lower is not None
+            and isinstance(upper, cst.BinaryOperation)
+            and isinstance(upper.operator, cst.Add)
+            and upper.left.deep_equals(s.lower)
+        ):
+            # `h : h + n`: n lanes from h.
+            start, extent = self.expr(s.lower), self.expr(upper.right)
+            if not self._host_scalar(start, s.lower) or not self._host_scalar(extent, upper):
+                raise self.error(node, "slice bounds must be host scalars")
+            return ir.GatherIndex(ir.BinOp("+", start, ir.Arange(ir.FullDim(extent))))
+        if s.step is None and s.lower is None and upper is not None:
+            extent = self.expr(upper)
+            if not self._host_scalar(extent, upper):
+                raise self.error(node, "slice bounds must be host scalars")
+            if extent != size:
+                test = ir.BinOp("==", ir.SizeOf(tensor, dim), extent)
+                if test not in self.scope.partial_dims:
+                    self.scope.partial_dims.append(test)
+            return ir.FullIndex(extent)
+        raise self.error(
+            node,
+            f"sliced index `{source_of(s)}` on `{tensor}` is not supported",
+            "index with a tile (hl.tile), `:` for the whole dimension, `:n` for its first n "
+            "elements or `h : h + n` for n elements from h",
+        )
+
+    def _host_scalar(self, e: ir.Expr, node: cst.CSTNode) -> bool:
+        return isinstance(self.type_of(e, node), ScalarType) and not dims_of(self.type_of(e, node))
 
     def index_item(self, node: cst.BaseExpression) -> ir.IndexItem:
         """One index: a tile, ``None``, a scalar or a gather tile."""

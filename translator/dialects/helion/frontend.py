@@ -1054,13 +1054,22 @@ class EntryParser:
             self.scope.env.bind_tile(t)
         from translator.dialects.helion.device import DeviceParser
 
+        self.scope.partial_dims = []
         body = DeviceParser(self).block(node.body)
         self.scope.env = saved
         site = None
         if not self.pure:
             self.sites.append(ir.Site(self.locate.span(node), statement=True))
             site = len(self.sites) - 1
-        return ir.InlineKernel(name, tiles, tuple(body), comments, site=site, loc=self.locate(node))
+        return ir.InlineKernel(
+            name,
+            tiles,
+            tuple(body),
+            comments,
+            site=site,
+            partial_dims=tuple(self.scope.partial_dims),
+            loc=self.locate(node),
+        )
 
     def tile_vars(self, node: cst.For, top_level: bool) -> tuple[ir.TileVar, ...]:
         """The tile variables a ``for ... in hl.tile(...)``/``hl.grid(...)`` loop binds."""

@@ -304,6 +304,9 @@ def _collect(info: ModuleInfo) -> None:
 # Tensor methods that return a tensor of the same shape, dtype and values.
 _COPIES = frozenset({"contiguous", "clone", "detach"})
 
+# Tensor methods that allocate a new tensor like their base (its dtype and device).
+_NEW_ALLOCS = frozenset({"new_empty", "new_zeros", "new_ones", "new_full"})
+
 # Tensor methods that return a strided view of the same elements in another dim order.
 _LAYOUT_VIEWS = frozenset({"transpose", "permute", "swapaxes", "swapdims", "mT", "t"})
 
@@ -331,6 +334,21 @@ def _copies_only(node: cst.If) -> set[str]:
     node.visit(Visitor())
     bindings = Counter(_bound_names(node))
     return {name for name, n in copies.items() if bindings[name] == n}
+
+
+def _negated_conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression] | None:
+    """``not test`` as a conjunction of comparisons, for ``if test: raise``: ``a != b or c``
+    gives ``[a == b, not c]`` when every disjunct is a single ``!=``/``==`` comparison; else
+    ``None``."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
+        left, right = _negated_conjuncts(test.left), _negated_conjuncts(test.right)
+        return None if left is None or right is None else left + right
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        comp = test.comparisons[0]
+        flipped = {cst.NotEqual: cst.Equal, cst.Equal: cst.NotEqual}.get(type(comp.operator))
+        if flipped is not None:
+            return [test.with_changes(comparisons=[comp.with_changes(operator=flipped())])]
+    return None
 
 
 def _decorator_name(d: cst.Decorator, aliases: dict[str, str]) -> str | None:
@@ -715,9 +733,16 @@ class EntryBuilder:
                 d = x.dim
                 if t is not None and t.rank is not None and d < 0:
                     d += t.rank
-                key = (x.tensor, d)
-                if key in self.size_canon and depth < 20:
-                    return self.canonical(self.size_canon[key], depth + 1)
+                # A size learned before the rank was known is keyed from the back.
+                keys = [(x.tensor, d)]
+                if t is not None and t.rank is not None and d >= 0:
+                    keys.append((x.tensor, d - t.rank))
+                for key in keys:
+                    if key in self.size_canon and depth < 20:
+                        return self.canonical(self.size_canon[key], depth + 1)
+                if t is not None and t.like is not None and depth < 20:
+                    # Allocated `*_like` another tensor before its rank was known.
+                    return self.canonical(ir.SizeOf(t.like.name, d), depth + 1)
                 return ir.SizeOf(x.tensor, d)
             if isinstance(x, ir.BinOp):
                 return dataclasses.replace(x, lhs=sizes(x.lhs), rhs=sizes(x.rhs))
@@ -1287,13 +1312,20 @@ class EntryBuilder:
             and isinstance(body[0].body[0], cst.Raise)
         ):
             # `if cond: raise E(msg)` is an assert of `not cond`.
-            test = self.scalar(node.test)
             raise_node = body[0].body[0]
             msg = None
             exc = raise_node.exc
             if isinstance(exc, cst.Call) and exc.args:
                 msg = self.message(exc.args[0].value)
             self.note(f"tiletrans: was `if {self.src(node.test)}: raise ...`")
+            parts = _negated_conjuncts(node.test)
+            if parts is not None:
+                # `if x.shape != (a, b) or n != m: raise`: what each assert would prove (ranks,
+                # equal sizes), as `assert x.shape == (a, b)` and `assert n == m` do.
+                for part in parts:
+                    self.assert_part(part, msg, node)
+                return
+            test = self.scalar(node.test)
             self.emit(ir.Assert(ir.UnaryOp("not", test), msg, loc=self.locate(node)))
             return
         # Branches that only assign: the names become opaque (launch knobs such as num_warps).
@@ -1505,6 +1537,7 @@ class EntryBuilder:
                         self.emit(
                             ir.Assert(ir.BinOp("==", ir.SizeOf(t.name, i), item.expr), msg, loc=loc)
                         )
+                        self.equal_sizes(item.expr, ir.SizeOf(t.name, i))
                     return
             if (
                 isinstance(comp.operator, cst.In)
@@ -1574,12 +1607,7 @@ class EntryBuilder:
         """After ``assert a.shape[i] == b.shape[j]``: the two sizes are one value (a kernel may
         bound a tile by either, as host descriptors over `a` and `b` do)."""
         ca, cb = self.canonical(a), self.canonical(b)
-        if (
-            isinstance(cb, ir.SizeOf)
-            and ca != cb
-            and cb.dim >= 0
-            and ((cb.tensor, cb.dim) not in self.size_canon)
-        ):
+        if isinstance(cb, ir.SizeOf) and ca != cb and ((cb.tensor, cb.dim) not in self.size_canon):
             self.size_canon[(cb.tensor, cb.dim)] = ca
 
     def set_rank(self, t: HTensor, rank: int) -> None:
@@ -2038,13 +2066,58 @@ class EntryBuilder:
             raise self.error(node, "give the allocation `device=x.device` of an input")
         if dtype is None:
             raise self.error(node, "give the allocation a dtype")
+        return self.shaped_alloc(name, target, shape, dtype, dev.tensor, fill, node)
+
+    def shaped_alloc(
+        self,
+        name: str,
+        target: str | None,
+        shape: tuple[ir.Expr, ...],
+        dtype: ir.DTypeExpr,
+        device_of: HTensor,
+        fill: float | None,
+        node: cst.CSTNode,
+    ) -> HTensor:
+        """A new row-major tensor of ``shape`` on ``device_of``'s device."""
         t = HTensor(name, target or name, dtype, len(shape), contiguous=True, unit_last=True)
-        self.emit(ir.Alloc(name, shape, None, dtype, dev.tensor.name, fill, loc=self.locate(node)))
+        self.emit(ir.Alloc(name, shape, None, dtype, device_of.name, fill, loc=self.locate(node)))
         for d, e in enumerate(shape):
             self.size_canon[(name, d)] = e
         self.types.vars[name] = TensorType(dtype, len(shape))
         self.tensors[name] = t
         return t
+
+    def new_alloc(self, t: HTensor, how: str, node: cst.Call, target: str | None) -> HTensor:
+        """``x.new_empty(shape)`` (``new_zeros``/``new_ones``/``new_full``): a tensor with ``x``'s
+        dtype and device unless the call gives a dtype."""
+        args, kwargs = call_args(node)
+        for k in kwargs:
+            if k not in ("dtype", "device", "fill_value"):
+                raise self.error(node, f"unsupported allocation option `{k}=`")
+        fill: float | None = {"empty": None, "zeros": 0.0, "ones": 1.0}.get(how)
+        if how == "full":
+            fnode = kwargs.get("fill_value", args[1] if len(args) > 1 else None)
+            try:
+                fv = literal(fnode) if fnode is not None else None
+            except ValueError:
+                fv = None
+            if not isinstance(fv, (int, float)):
+                raise self.error(node, "fill values must be number literals")
+            fill, args = float(fv), args[:1]
+        dtype: ir.DTypeExpr = t.dtype
+        if "dtype" in kwargs:
+            d = self.hval(kwargs["dtype"])
+            if not isinstance(d, HDType):
+                raise self.error(
+                    kwargs["dtype"], f"unsupported dtype `{self.src(kwargs['dtype'])}`"
+                )
+            dtype = d.dtype
+        shape_nodes = args
+        if len(args) == 1 and isinstance(args[0], (cst.Tuple, cst.List)):
+            shape_nodes = [e.value for e in args[0].elements]
+        shape = tuple(self.scalar(s) for s in shape_nodes)
+        name = self.fresh(target or "buf")
+        return self.shaped_alloc(name, target, shape, dtype, t, fill, node)
 
     def sliced_shape(
         self, dims: list[cst.BaseExpression], slices: list[cst.BaseSlice], node: cst.CSTNode
@@ -2128,6 +2201,8 @@ class EntryBuilder:
             out = dataclasses.replace(t, contiguous=True, unit_last=True, copy=True)
             self.tensors[t.name] = t
             return out
+        if name in _NEW_ALLOCS:
+            return self.new_alloc(t, name.removeprefix("new_"), node, target)
         if name in _LAYOUT_VIEWS:
             # A strided view of the same elements (`q.transpose(1, 2)`): kernels that get it
             # read its strides; what the frontend keeps is its rank and dtype.
@@ -2326,6 +2401,7 @@ class EntryBuilder:
             hints=hints,
             site=site,
             tuned=launch.tuned_texts(),
+            partial_dims=k.partial_dims,
             loc=k.loc,
         )
         self.body.append(inline)
@@ -2815,6 +2891,28 @@ class Launch:
             for p, b in self.bindings.items()  # type: ignore[misc]
             if b.kind == "stride" and b.htensor is t
         }
+
+    def size_strides(self, pname: str) -> dict[str, int]:
+        """Integer parameters that are strides of row-major tensor ``pname`` because they are
+        sizes: ``hd = x.size(3)`` is ``x.stride(2)`` of a contiguous 4-D ``x`` (kernels that
+        address a contiguous tensor as ``row * n_cols + cols``). The dim each one strides."""
+        t = self.tensor_info(pname)
+        if not t.contiguous or t.rank is None:
+            return {}
+        host = self.host
+        trailing: dict[ir.Expr, int] = {}
+        product: ir.Expr | None = None
+        for d in range(t.rank - 1, 0, -1):
+            size = ir.SizeOf(t.name, d)
+            product = size if product is None else ir.BinOp("*", size, product)
+            trailing[host.canonical(product)] = d - 1
+        out = {}
+        for p, b in self.bindings.items():
+            if b.kind == "int" and b.expr is not None:
+                d = trailing.get(host.canonical(b.expr))
+                if d is not None:
+                    out[p] = d
+        return out
 
     def is_stride(self, pname: str) -> bool:
         b = self.bindings.get(pname)
@@ -3462,7 +3560,10 @@ def _map_host_stmt(s: ir.Stmt, fix, map_stmt) -> ir.Stmt:
     if isinstance(s, ir.InlineKernel):
         grid = tuple(dataclasses.replace(t, extent=fix(t.extent)) for t in s.grid)
         return dataclasses.replace(
-            s, grid=grid, body=tuple(map_stmt(b, fix, index) for b in s.body)
+            s,
+            grid=grid,
+            body=tuple(map_stmt(b, fix, index) for b in s.body),
+            partial_dims=tuple(fix(e) for e in s.partial_dims),
         )
     if isinstance(s, ir.Assign):
         return dataclasses.replace(s, value=fix(s.value))
