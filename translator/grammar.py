@@ -19,9 +19,13 @@ _REPO_ROOT = Path(__file__).resolve().parent.parent
 def resource_dir(kind: str) -> Path:
     """The folder of packaged data ``kind`` ("grammars" or "templates").
 
-    Installed, they live in the ``translator.grammars``/``translator.templates`` packages; in a
-    source checkout (PYTHONPATH pointing at it) they are the top-level folders.
+    In a source checkout (PYTHONPATH pointing at it) they are its top-level folders; installed,
+    they live in the ``translator.grammars``/``translator.templates`` packages. The checkout is
+    asked first: with another checkout installed in editable mode, ``translator.grammars``
+    resolves to that one's folder even when this ``translator`` is imported.
     """
+    if (_REPO_ROOT / "pyproject.toml").is_file() and (_REPO_ROOT / kind).is_dir():
+        return _REPO_ROOT / kind
     try:
         path = Path(str(resources.files(f"translator.{kind}")))
         if path.is_dir():
