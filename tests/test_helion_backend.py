@@ -236,6 +236,26 @@ def test_a_second_round_trip_changes_nothing(example: Path) -> None:
     assert not diff, diff
 
 
+def test_spellings_the_backend_writes_read_back() -> None:
+    """``hl.atomic_xchg`` and Python's ``abs`` on numbers, which the backend writes and the
+    frontend once refused (the first caught by tests/test_grammars.py, the second by trying the
+    backend's host-number spellings, which that test checks only where the frontend reads them)."""
+    source = (
+        "import torch\n\nimport helion\nimport helion.language as hl\n\n\n"
+        "@helion.kernel(config=helion.Config(block_sizes=[16]))\n"
+        "def swap_in(x: torch.Tensor, s: float) -> torch.Tensor:\n"
+        "    (m,) = x.size()\n"
+        "    out = torch.zeros([m], dtype=x.dtype, device=x.device)\n"
+        "    for tm in hl.tile(m):\n"
+        "        hl.atomic_xchg(out, [tm], x[tm] * abs(s))\n"
+        "    return out\n"
+    )
+    kernel = only_kernel(parse_source(source, "swap_in.py", "helion"))
+    (atomic,) = [s for s in walk_stmts(kernel.body) if isinstance(s, ir.AtomicRMW)]
+    assert atomic.op == "xchg" and ir.Call("abs", (ir.Name("s"),)) in kernel_exprs(kernel)
+    assert "hl.atomic_xchg(out, [tm], x[tm] * abs(s))" in _emit_source(source)
+
+
 # ------------------------------------------------------------------------------------------------
 # Emitted text
 
