@@ -514,6 +514,13 @@ class ShapeUnpack(Stmt):
     loc: Loc | None = _loc()
 
 
+#: What the host allocators that grammars name fill their tensor with, by kind (``None``:
+#: uninitialised, or for ``full`` the call's fill value); ``<kind>_like`` takes the shape (and by
+#: default the dtype) of a tensor. A frontend reads an allocation into an :class:`Alloc`.
+ALLOC_FILLS: dict[str, float | None] = {"empty": None, "zeros": 0.0, "ones": 1.0, "full": None}
+ALLOC_KINDS = (*ALLOC_FILLS, *(f"{kind}_like" for kind in ALLOC_FILLS))
+
+
 @dataclass(frozen=True)
 class Alloc(Stmt):
     """A new host tensor: of ``shape`` (host scalars) or shaped like tensor ``like``.

@@ -170,8 +170,10 @@ def _decorator(kernel: ir.Kernel, plan: BlockPlan) -> dict:
         # were slower at wide rows (measured: benchmarks.gpu_gap_probe --part ce).
         args.append("index_dtype=torch.int64")
     configs = config_texts(kernel, plan)
+    decorator = load_grammar("helion")["backend"]["kernel"]["decorator"]
+    out = {"decorator": decorator, "args": args, "configs": configs}
     if len(configs) == 1:
         inline = ", ".join([*args, f"config={configs[0]}"])
-        if len(f"@helion.kernel({inline})") <= MAX_LINE:
-            return {"inline": inline, "args": args, "configs": configs}
-    return {"inline": None, "args": args, "configs": configs}
+        if len(f"@{decorator}({inline})") <= MAX_LINE:
+            return {**out, "inline": inline}
+    return {**out, "inline": None}

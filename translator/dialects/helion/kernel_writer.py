@@ -586,7 +586,7 @@ class Writer:
         if not (isinstance(dim, ir.FullDim) and dim.extent == e.rhs and is_float(t.dtype)):
             return None
         keep = ", keepdim=True" if r.keepdim else ""
-        fn = self.spell["reductions"]["mean"]
+        fn = self.spell["composites"]["mean"]
         return f"{fn}({self.text(r.value)}, dim={r.axis % len(dims)}{keep})"
 
     def _check_unmasked_reduce(self, e: ir.Reduce, dim: ir.Dim) -> None:

@@ -273,7 +273,7 @@ def _collect(info: ModuleInfo) -> None:
             info.statements[stmt.name.value] = stmt
         if isinstance(stmt, cst.FunctionDef):
             decorators = [_decorator_name(d, info.aliases) for d in stmt.decorators]
-            if g["jit"] in decorators:
+            if g["kernel"]["decorator"] in decorators:
                 info.jit[stmt.name.value] = stmt
             else:
                 info.functions[stmt.name.value] = stmt
@@ -391,7 +391,7 @@ def _kernel_def(fn: cst.FunctionDef, info: ModuleInfo) -> KernelDef:
     for p in (*ps.posonly_params, *ps.params, *ps.kwonly_params):
         params.append(p.name.value)
         if p.annotation is not None and resolve(p.annotation.annotation, info.aliases) == (
-            f"{g['language']}.constexpr"
+            f"{info.grammar['device_module']}.constexpr"
         ):
             constexprs.add(p.name.value)
         if p.default is not None:
@@ -404,13 +404,13 @@ def _kernel_def(fn: cst.FunctionDef, info: ModuleInfo) -> KernelDef:
     config_notes: list[str] = []
     for d in fn.decorators:
         name = _decorator_name(d, info.aliases)
-        if name == g["heuristics"]:
+        if name == g["kernel"]["heuristics"]:
             heuristics += _heuristics(d, info)
             continue
-        if name == g["autotune"]:
+        if name == g["kernel"]["autotune"]:
             configs, hook = autotune_configs(d, info, config_notes)
             consumed |= {n for n in cst_names_in(d) if n in info.statements}
-        elif name not in (g["jit"],):
+        elif name not in (g["kernel"]["decorator"],):
             # A decorator tiletrans does not read (a library's caching or registration
             # wrapper) stays above the translated kernel.
             kept.append(source_of(d.decorator))
@@ -469,7 +469,7 @@ def _prescan(fn: cst.FunctionDef, info: ModuleInfo, seen: set[str]) -> None:
     """Refuse constructs this slice does not lift, at their first use in a kernel or its helpers,
     before any host code is interpreted (so the diagnostic names the real reason)."""
     seen.add(fn.name.value)
-    lang = info.grammar["frontend"]["language"] + "."
+    lang = info.grammar["device_module"] + "."
     unsupported = info.grammar["frontend"]["unsupported"]
     calls: list[cst.Call] = []
 
@@ -488,9 +488,10 @@ def _prescan(fn: cst.FunctionDef, info: ModuleInfo, seen: set[str]) -> None:
             _prescan(info.jit[call.func.value], info, seen)
         if name.startswith(lang):
             short = name[len(lang) :].removeprefix("math.")
-            if short in unsupported:
+            reason = unsupported.get(lang + short)  # keyed by dotted names
+            if reason is not None:
                 raise TranslationError(
-                    f"`tl.{short}` is not supported yet", info.locate(call), unsupported[short]
+                    f"`tl.{short}` is not supported yet", info.locate(call), reason
                 )
 
 
@@ -705,14 +706,8 @@ class EntryBuilder:
         return self.info.constants.get(name)
 
     def dtype_from_name(self, name: str, which: str) -> ir.DType | None:
-        g = self.grammar
-        for ir_name, spelling in g["dtypes"].items():
-            if spelling.replace("tl.", g["frontend"]["language"] + ".") == name:
-                return ir.DType(ir_name)
-        for ir_name, spelling in g["host_dtypes"].items():
-            if spelling == name:
-                return ir.DType(ir_name)
-        return None
+        dtype = self.grammar["frontend"]["dtypes"].get(name)
+        return ir.DType(dtype) if dtype is not None else None
 
     def canonical(self, e: ir.Expr, depth: int = 0) -> ir.Expr:
         """``e`` with host names replaced by their definitions, sizes by their representatives."""
@@ -1234,7 +1229,7 @@ class EntryBuilder:
         return (
             isinstance(node, cst.Call)
             and resolve(node.func, self.aliases)
-            in self.grammar["frontend"]["runtime_setup"]["names"]
+            in self.grammar["frontend"]["host"]["runtime_setup"]
         )
 
     def copy_into(self, node: cst.Call) -> None:
@@ -1771,7 +1766,7 @@ class EntryBuilder:
         inner = node.value
         if isinstance(inner, cst.Call) and any(isinstance(s.slice, cst.Slice) for s in node.slice):
             fn = resolve(inner.func, self.aliases)
-            if fn in self.grammar["host_alloc"].values() and "like" not in (fn or ""):
+            if fn in self.grammar["frontend"]["host_alloc"] and "like" not in (fn or ""):
                 return self.alloc(inner, fn, target, logical=list(node.slice))
         base = self.hval(node.value)
         if (
@@ -1875,11 +1870,11 @@ class EntryBuilder:
         g = self.grammar["frontend"]
         if isinstance(node.func, cst.Subscript):
             raise self.error(node, "a kernel launch must be a statement of its own")
-        if fn == g["host_cdiv"] or fn == g["host_next_power_of_2"]:
+        op = g["scalar_pointwise"].get(fn or "")
+        if op is not None:
             args, _ = call_args(node)
             vals = [self.hval(a) for a in args]
             if all(isinstance(v, HScalar) for v in vals):
-                op = "cdiv" if fn == g["host_cdiv"] else "next_power_of_2"
                 return HScalar(ir.Call(op, tuple(v.expr for v in vals)))
             return HOpaque(f"`{self.src(node)}` (it reads {self._why(*vals)})")
         if (
@@ -1898,10 +1893,11 @@ class EntryBuilder:
                 return HOpaque(f"`{self.src(node)}`")
         if isinstance(node.func, cst.Name) and node.func.value in self.info.functions:
             return self.inline_host(node.func.value, node, target)
-        if fn in (g["host_descriptor"], g["host_descriptor"] + ".from_tensor"):
+        descriptor = g["host"]["descriptor"]
+        if fn in (descriptor, descriptor + ".from_tensor"):
             from translator.dialects.triton.frontend_descriptors import host_descriptor
 
-            return host_descriptor(self, node, from_tensor=fn != g["host_descriptor"])
+            return host_descriptor(self, node, from_tensor=fn != descriptor)
         alloc = self.alloc(node, fn, target)
         if alloc is not None:
             return alloc
@@ -2003,7 +1999,7 @@ class EntryBuilder:
     ) -> HTensor | None:
         """A host allocation; ``logical``: the slices of ``torch.empty(shape)[...]`` that cut an
         over-allocated buffer (a padded row pitch) down to the tensor the code uses."""
-        allocs = {v: k for k, v in self.grammar["host_alloc"].items()}
+        allocs = self.grammar["frontend"]["host_alloc"]
         if fn not in allocs:
             return None
         how = allocs[fn]
@@ -2011,9 +2007,7 @@ class EntryBuilder:
         for k in kwargs:
             if k not in ("dtype", "device", "fill_value", "memory_format"):
                 raise self.error(node, f"unsupported allocation option `{k}=`")
-        fill: float | None = {"empty": None, "zeros": 0.0, "ones": 1.0}.get(
-            how.replace("_like", "")
-        )
+        fill: float | None = ir.ALLOC_FILLS[how.removesuffix("_like")]
         if how.startswith("full"):
             fnode = kwargs.get("fill_value", args[1] if len(args) > 1 else None)
             try:
@@ -2094,7 +2088,7 @@ class EntryBuilder:
         for k in kwargs:
             if k not in ("dtype", "device", "fill_value"):
                 raise self.error(node, f"unsupported allocation option `{k}=`")
-        fill: float | None = {"empty": None, "zeros": 0.0, "ones": 1.0}.get(how)
+        fill = ir.ALLOC_FILLS[how]
         if how == "full":
             fnode = kwargs.get("fill_value", args[1] if len(args) > 1 else None)
             try:
@@ -2145,7 +2139,7 @@ class EntryBuilder:
         if (
             name == "element_size"
             and isinstance(inner, cst.Call)
-            and resolve(inner.func, self.aliases) in self.grammar["host_alloc"].values()
+            and resolve(inner.func, self.aliases) in self.grammar["frontend"]["host_alloc"]
         ):
             # `torch.empty((), dtype=d).element_size()`: a dtype's size, not a buffer.
             return HOpaque("the element size of a dtype", 1, 8)
@@ -2555,7 +2549,7 @@ class Launch:
         nodes = dict(zip(k.params, args))
         g = self.host.grammar["frontend"]
         for key, v in kwargs.items():
-            if key in g["launch_keys"] and key not in k.params:
+            if key in g["kernel"]["launch_keys"] and key not in k.params:
                 try:
                     value = literal(v)
                 except ValueError:
@@ -2569,7 +2563,7 @@ class Launch:
                         self.host.src(v),
                     )
                 continue
-            if key in g["ignored_launch_keys"]:
+            if key in g["kernel"]["ignored_launch_keys"]:
                 continue
             if key not in k.params:
                 raise self.error(v, f"`{k.fn.name.value}` has no parameter `{key}`")
@@ -2852,10 +2846,10 @@ class Launch:
             if key not in self.bindings:
                 raise self.error(node, f"the grid reads `{key}`, which is no kernel parameter")
             return self.block_host_expr(key)
-        if isinstance(node, cst.Call) and resolve(node.func, self.host.aliases) in (
-            self.host.grammar["frontend"]["host_cdiv"],
-            "min",
-            "max",
+        scalar = self.host.grammar["frontend"]["scalar_pointwise"]
+        if isinstance(node, cst.Call) and (
+            scalar.get(resolve(node.func, self.host.aliases) or "") == "cdiv"
+            or resolve(node.func, self.host.aliases) in ("min", "max")
         ):
             args = [self.grid_expr(a.value, meta) for a in node.args]
             fn = resolve(node.func, self.host.aliases)
@@ -3262,7 +3256,7 @@ def _casts_to_int64(fn: cst.FunctionDef, info: ModuleInfo) -> bool:
     """Whether a kernel (or a jit helper it calls) converts values to ``tl.int64``
     (``x.to(tl.int64)``, ``tl.cast(x, tl.int64)``): in Triton kernels that is how offsets are
     kept from overflowing int32 (``tl.program_id(0).to(tl.int64) * stride``)."""
-    lang = info.grammar["frontend"]["language"]
+    lang = info.grammar["device_module"]
     int64, cast = f"{lang}.int64", f"{lang}.cast"
     found = False
     seen: set[str] = set()

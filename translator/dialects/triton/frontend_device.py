@@ -265,7 +265,7 @@ class KernelLifter:
         self.grammar = launch.host.grammar
         # Whole-dim indexes whose extent may be a prefix of the dim (ir.Kernel.partial_dims).
         self.partial_dims: list[ir.Expr] = []
-        self.lang = self.grammar["frontend"]["language"]
+        self.lang = self.grammar["device_module"]
         self.atoms = af.Atoms()
         self.env: dict[str, Val] = {}
         self.types = launch.host.type_env().child()
@@ -497,7 +497,7 @@ class KernelLifter:
                 if fn == f"{self.lang}.store":
                     self.store(node.value)
                     return
-                atomics = {f"{self.lang}.atomic_{op}": op for op in ir.ATOMIC_OPS}
+                atomics = self.grammar["frontend"]["atomics"]
                 if fn in atomics:
                     self.atomic(node.value, atomics[fn])
                     return
@@ -2101,11 +2101,12 @@ class KernelLifter:
         name = fn[len(lang) :]
         for prefix in self.grammar["frontend"]["math_namespaces"]["prefixes"]:
             name = name.removeprefix(prefix)
+        key = lang + name  # the grammar's tables are keyed by dotted names
         args, kwargs = call_args(node)
         unsupported = self.grammar["frontend"]["unsupported"]
-        if name in unsupported:
-            raise self.error(node, f"`tl.{name}` is not supported yet", unsupported[name])
-        if name in self.grammar["frontend"]["identity_hints"]["names"]:
+        if key in unsupported:
+            raise self.error(node, f"`tl.{name}` is not supported yet", unsupported[key])
+        if key in self.grammar["frontend"]["identity_hints"]["names"]:
             return self.ev(args[0])  # a compiler hint: the value is unchanged
         if name == "program_id" or name == "num_programs":
             axis_node = args[0] if args else kwargs.get("axis")
@@ -2139,21 +2140,21 @@ class KernelLifter:
             raise self.error(node, "tl.store returns nothing; call it as a statement")
         if name in ("zeros", "full"):
             return self.full(name, node)
-        if name == "dot":
+        if key in self.grammar["frontend"]["dots"]:
             return self.dot(node)
         reductions = self.grammar["frontend"]["reductions"]
-        if name in reductions:
-            return self.reduction(reductions[name], node)
+        if key in reductions:
+            return self.reduction(reductions[key], node)
         if name == "reduce":
             return self.combine_reduction(node)
         scans = self.grammar["frontend"]["scans"]
-        if name in scans:
-            return self.scan(scans[name], node)
+        if key in scans:
+            return self.scan(scans[key], node)
         pointwise = self.grammar["frontend"]["pointwise"]
-        if name in pointwise:
+        if key in pointwise:
             if kwargs:
                 raise self.error(node, f"unsupported keywords to tl.{name}: {sorted(kwargs)}")
-            return self.pointwise(pointwise[name], [self.ev(a) for a in args], node)
+            return self.pointwise(pointwise[key], [self.ev(a) for a in args], node)
         if name in _SHAPE_OPS:
             if not args:
                 raise self.error(node, f"tl.{name} needs a value")
