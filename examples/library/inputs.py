@@ -44,8 +44,13 @@ def inputs(entry: str, device: str, dtype: str) -> tuple | None:
         return rand(M, N), rand(M, N), rand(M, N)
     if entry in ("rope_forward", "liger_rotary_pos_emb"):
         # [bsz, n_head, seq_len, head_dim] with fewer key heads; head_dim even (the host checks).
-        bsz, seq_len, head_dim = 2, 5, 2 * (N // 2)
-        q, k = rand(bsz, 3, seq_len, head_dim), rand(bsz, 2, seq_len, head_dim)
+        # Ragged at validation sizes; a llama-like layer (32 query, 8 key heads of 128) at M rows
+        # of positions when benchmarks set M, N, K large.
+        if M < 1024:
+            bsz, seq_len, n_qh, n_kh, head_dim = 2, 5, 3, 2, 2 * (N // 2)
+        else:
+            bsz, seq_len, n_qh, n_kh, head_dim = 2, M // 2, 32, 8, 128
+        q, k = rand(bsz, n_qh, seq_len, head_dim), rand(bsz, n_kh, seq_len, head_dim)
         cos, sin = rand(seq_len, head_dim), rand(seq_len, head_dim)
         return q, k, cos, sin
     if entry == "softmax_backward":
