@@ -119,67 +119,64 @@ def test_refused_library_modules_say_where_and_why(name: str, where: str, what: 
     assert "Traceback" not in run.stderr
 
 
-def test_unknown_kernel_decorator_is_kept_above_the_translation(tmp_path: Path) -> None:
+def _translated_and_equivalent(
+    source: str, tmp_path: Path, expected: tuple[str, ...], inputs=None
+) -> None:
+    """Translate ``source`` (a Triton module under ``tests/data``) to Helion, check the output
+    says each of ``expected``, and run both on the CPU (``inputs`` as ``check_pair`` takes it)."""
     from translator.api import translate_file
 
-    source = "tests/data/triton_decorated_kernel.py"
     text = translate_file(source, "triton", "helion")
-    # The library's registration decorator still wraps the kernel, now a Helion one.
-    assert "@libentry()\n@helion.kernel(" in text
-    out = tmp_path / "decorated.py"
+    for snippet in expected:
+        assert snippet in text, snippet
+    out = tmp_path / Path(source).name
     out.write_text(text)
-    report = check_pair(source, out, seeds=(0,))
+    report = check_pair(source, out, seeds=(0,), inputs=inputs)
     assert report.passed, report.format_text()
+
+
+def test_unknown_kernel_decorator_is_kept_above_the_translation(tmp_path: Path) -> None:
+    # The library's registration decorator still wraps the kernel, now a Helion one.
+    _translated_and_equivalent(
+        "tests/data/triton_decorated_kernel.py", tmp_path, ("@libentry()\n@helion.kernel(",)
+    )
 
 
 def test_layout_changes_around_a_launch_are_carried_with_their_rank(tmp_path: Path) -> None:
-    from translator.api import translate_file
-
     # `xt = x.transpose(0, 1).clone(memory_format=torch.contiguous_format)`, then the launch gets
     # `xt`, `xt.stride(0)` and `n_cols` from `xt.shape`: refused before the frontend knew what a
     # transpose and a clone keep (the rank and dtype; row-major only with that memory format).
-    source = "tests/data/triton_transposed_copy.py"
-    text = translate_file(source, "triton", "helion")
-    assert "xt = x.transpose(0, 1).clone(memory_format=torch.contiguous_format)" in text
-    assert "_scale_rows(xt, scale)" in text
-    out = tmp_path / "transposed.py"
-    out.write_text(text)
     # Inputs are synthesised: the rank of `x` comes from the unpack of its transposed copy.
-    report = check_pair(source, out, seeds=(0,))
-    assert report.passed, report.format_text()
+    _translated_and_equivalent(
+        "tests/data/triton_transposed_copy.py",
+        tmp_path,
+        (
+            "xt = x.transpose(0, 1).clone(memory_format=torch.contiguous_format)",
+            "_scale_rows(xt, scale)",
+        ),
+    )
 
 
 def test_tile_read_shifted_by_a_host_value_is_an_indexed_load(tmp_path: Path) -> None:
-    from translator.api import translate_file
-
     # `tl.load(x_ptr + offs + 1, mask=offs < n - 1)`: the lanes of a tile plus one, refused
     # before ("the IR has no shifted tiles"); now a gather of those integers.
-    source = "tests/data/triton_shifted_read.py"
-    text = translate_file(source, "triton", "helion")
-    assert "hl.load(x, [1 + tile.index])" in text
-    out = tmp_path / "shifted.py"
-    out.write_text(text)
-    report = check_pair(source, out, seeds=(0,))
-    assert report.passed, report.format_text()
+    _translated_and_equivalent(
+        "tests/data/triton_shifted_read.py", tmp_path, ("hl.load(x, [1 + tile.index])",)
+    )
 
 
 def test_row_prefix_reads_only_the_prefix(tmp_path: Path) -> None:
     import torch
 
-    from translator.api import translate_file
-
     # `cols < n` of a row of `x.size(1)` elements, where nothing says n is that size: the IR's
     # whole-dim index covers [0, n), and Helion spells it `x[row, :n]` (not `:`, which reads
-    # the whole row: a silent wrong sum before).
-    source = "tests/data/triton_row_prefix.py"
-    text = translate_file(source, "triton", "helion")
-    assert "x[row, :n]" in text and "n: hl.constexpr" in text
-    out = tmp_path / "prefix.py"
-    out.write_text(text)
-
+    # the whole row: a silent wrong sum before). Here n is 23 of 40 columns.
     def prefixes(entry: str, device: str, dtype: str) -> tuple:
-        x = torch.randn(5, 40, dtype=getattr(torch, dtype), device=device)
-        return x, 23
+        return torch.randn(5, 40, dtype=getattr(torch, dtype), device=device), 23
 
-    report = check_pair(source, out, seeds=(0,), inputs=prefixes)
-    assert report.passed, report.format_text()
+    _translated_and_equivalent(
+        "tests/data/triton_row_prefix.py",
+        tmp_path,
+        ("x[row, :n]", "n: hl.constexpr"),
+        inputs=prefixes,
+    )
