@@ -693,7 +693,7 @@ class EntryBuilder:
 
     def canonical(self, e: ir.Expr, depth: int = 0) -> ir.Expr:
         """``e`` with host names replaced by their definitions, sizes by their representatives."""
-        from translator.dialects.triton.frontend_device import _simplify, map_names
+        from translator.dialects.triton.ir_rewrite import map_names, simplify
 
         def fn(name: str) -> ir.Expr | None:
             if name in self.canon and depth < 20:
@@ -722,7 +722,7 @@ class EntryBuilder:
                 return dataclasses.replace(x, operand=sizes(x.operand))
             return x
 
-        return _simplify(sizes(out))
+        return simplify(sizes(out))
 
     def is_positive(self, e: ir.Expr) -> bool:
         """Whether host scalar ``e`` is provably > 0: positive constants, scalars asserted
@@ -963,7 +963,7 @@ class EntryBuilder:
         return tuple(out)
 
     def _finish_body(self) -> list[ir.Stmt]:
-        from translator.dialects.triton.frontend_device import map_stmt
+        from translator.dialects.triton.ir_rewrite import map_stmt
 
         # Rank guards first: they only raise, so they go before everything else.
         guards = []
@@ -1047,7 +1047,7 @@ class EntryBuilder:
 
         Returns ``step``'s result, or ``None`` where the statement was carried. Refusals of
         device code (a launched kernel the frontend cannot lift) are not host code and pass."""
-        from translator.dialects.triton.frontend_device import Refusal
+        from translator.dialects.triton.lifted import Refusal
 
         mark = (len(self.body), list(self.pending_comments), dict(self.scope))
         try:
@@ -2289,7 +2289,7 @@ class EntryBuilder:
         """Host sizes the kernel reads (`N` of `N = x.shape[1]`, passed as an argument) as
         sizes of the tensors the launch passes (`x.size(1)`): the kernel then needs no
         argument for them, and every DSL can read them off its tensors."""
-        from translator.dialects.triton.frontend_device import map_names, map_stmt
+        from translator.dialects.triton.ir_rewrite import map_names, map_stmt
 
         passed = {
             name
