@@ -17,6 +17,7 @@ from translator.dialects.triton import frontend_affine as af
 from translator.dialects.triton import frontend_blocks as blocks
 from translator.dialects.triton.frontend_blocks import BlockPtr
 from translator.dialects.triton.ir_rewrite import simplify, walk_stmts_of
+from translator.dialects.triton.lift_dispatch import handles_statement
 from translator.dialects.triton.lift_statements import suite_body
 from translator.dialects.triton.lifted import Data, Idx, Loop, Ptr, Static, Tile, Val
 from translator.dialects.triton.symbols import ir_text
@@ -28,6 +29,7 @@ from translator.naming import unique
 class ControlMixin:
     """``if`` and ``for`` statements of :class:`KernelLifter`, and environment snapshots."""
 
+    @handles_statement(cst.If)
     def if_stmt(self, node: cst.If, rest_after_return: list | None = None) -> None:
         test = self.ev(node.test)
         if isinstance(test, Static):
@@ -149,6 +151,7 @@ class ControlMixin:
             )
         return out
 
+    @handles_statement(cst.For)
     def for_stmt(self, node: cst.For) -> None:
         if node.orelse is not None:
             raise self.error(node, "for-else is not supported")

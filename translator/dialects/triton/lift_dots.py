@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from translator.dialects.cst_utils import call_args
+from translator.dialects.triton.lift_dispatch import handles
 from translator.dialects.triton.lifted import Data, DTypeVal, Pending, Static, Val
 from translator.ir import nodes as ir
 from translator.ir.shapes import dims_of
@@ -13,7 +14,8 @@ from translator.ir.shapes import dims_of
 class DotsMixin:
     """``tl.dot`` of :class:`KernelLifter`."""
 
-    def dot(self, node: cst.Call) -> Data:
+    @handles("dot")
+    def dot(self, name: str, node: cst.Call) -> Data:
         args, kwargs = call_args(node)
         names = ["a", "b", "acc"]
         vals: dict[str, Val] = dict(zip(names, (self.ev(a) for a in args)))

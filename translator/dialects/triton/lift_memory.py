@@ -14,6 +14,7 @@ from translator.dialects.cst_utils import call_args, literal
 from translator.dialects.triton import frontend_affine as af
 from translator.dialects.triton import frontend_blocks as blocks
 from translator.dialects.triton.frontend_blocks import BlockPtr, Descriptor
+from translator.dialects.triton.lift_dispatch import handles, handles_effect
 from translator.dialects.triton.lifted import Data, Idx, Item, Ptr, Static, Tile, Val
 from translator.dialects.triton.symbols import ir_text
 from translator.ir import nodes as ir
@@ -25,7 +26,8 @@ _SWAP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 class MemoryMixin:
     """Loads, stores, atomics and their masks of :class:`KernelLifter`."""
 
-    def load(self, node: cst.Call) -> Data:
+    @handles("load")
+    def load(self, name: str, node: cst.Call) -> Data:
         args, kwargs = call_args(node)
         ptr = self.ev(args[0]) if args else self.ev(kwargs["pointer"])
         mask_node = args[1] if len(args) > 1 else kwargs.get("mask")
@@ -99,7 +101,12 @@ class MemoryMixin:
                 e = ir.ExpandDims(e, pos)
         return e
 
-    def store(self, node: cst.Call) -> None:
+    @handles("store")
+    def store_value(self, name: str, node: cst.Call) -> Val:
+        raise self.error(node, "tl.store returns nothing; call it as a statement")
+
+    @handles_effect("store")
+    def store(self, name: str, node: cst.Call) -> None:
         args, kwargs = call_args(node)
         ptr = self.ev(args[0]) if args else self.ev(kwargs["pointer"])
         value_node = args[1] if len(args) > 1 else kwargs.get("value")
@@ -162,8 +169,10 @@ class MemoryMixin:
         else:
             self.out.append(ir.Store(tensor, index, v, loc=self.locate(node)))
 
-    def atomic(self, node: cst.Call, op: str) -> None:
+    @handles_effect(*(f"atomic_{op}" for op in ir.ATOMIC_OPS))
+    def atomic(self, name: str, node: cst.Call) -> None:
         """``tl.atomic_<op>(pointer, val, mask=..., sem=..., scope=...)`` as a statement."""
+        op = name.removeprefix("atomic_")
         args, kwargs = call_args(node)
         names = ["pointer", "val", "mask", "sem", "scope"]
         bound = dict(zip(names, args))
@@ -443,6 +452,18 @@ class MemoryMixin:
                 it.dims = [(it.dims[0][0], tile.dim, tile)]
             elif it.kind == "tile":
                 it.dims = [(a, t.dim if t is not None else d, t) for a, d, t in it.dims]
+
+    @handles("make_block_ptr")
+    def make_block_ptr(self, name: str, node: cst.Call) -> Val:
+        return blocks.make_block_ptr(self, node)
+
+    @handles("advance")
+    def advance(self, name: str, node: cst.Call) -> Val:
+        return blocks.advance(self, node)
+
+    @handles("make_tensor_descriptor")
+    def make_tensor_descriptor(self, name: str, node: cst.Call) -> Val:
+        return blocks.make_descriptor(self, node)
 
     def descriptor_access(self, desc: Descriptor, name: str, args: list, kwargs: dict, node) -> Val:
         """``desc.load(offsets)`` / ``desc.store(offsets, value)``: every dim bounds-checked,

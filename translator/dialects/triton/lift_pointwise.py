@@ -9,6 +9,7 @@ import libcst as cst
 
 from translator.dialects.cst_utils import call_args, literal
 from translator.dialects.triton import frontend_affine as af
+from translator.dialects.triton.lift_dispatch import handles, handles_family, handles_method
 from translator.dialects.triton.lift_values import fold_pads
 from translator.dialects.triton.lifted import Data, DTypeVal, Idx, Pending, Ptr, Refusal, Val
 from translator.ir import nodes as ir
@@ -20,6 +21,13 @@ _SHAPE_OPS = ("trans", "permute", "expand_dims", "reshape", "view", "broadcast_t
 
 class PointwiseMixin:
     """Pointwise ops, fills and shape ops of :class:`KernelLifter`."""
+
+    @handles_family("pointwise")
+    def pointwise_call(self, name: str, op: str, node: cst.Call) -> Val:
+        args, kwargs = call_args(node)
+        if kwargs:
+            raise self.error(node, f"unsupported keywords to tl.{name}: {sorted(kwargs)}")
+        return self.pointwise(op, [self.ev(a) for a in args], node)
 
     def pointwise(self, op: str, vals: list[Val], node) -> Data | Idx:
         if op == "where" and all(isinstance(self._static_num(v), Idx) for v in vals):
@@ -94,6 +102,7 @@ class PointwiseMixin:
                             out.pop(tile.dim, None)
         return tuple(out.items())
 
+    @handles("zeros", "full")
     def full(self, name: str, node: cst.Call) -> Val:
         args, kwargs = call_args(node)
         shape_node = args[0] if args else kwargs.get("shape")
@@ -197,6 +206,35 @@ class PointwiseMixin:
                 if val is v:
                     scope[k] = d
         return d
+
+    @handles_method("to")
+    def cast(self, name: str, base: Val, node: cst.Call) -> Val:
+        """``x.to(dtype)``: a cast (of an index, an index cast)."""
+        args, kwargs = call_args(node)
+        target = args[0] if args else kwargs.get("dtype")
+        dt = self.ev(target) if target is not None else None
+        if not isinstance(dt, DTypeVal):
+            raise self.error(node, "`.to()` takes a dtype")
+        if (
+            isinstance(base, Idx)
+            and isinstance(dt.dtype, ir.DType)
+            and (dt.dtype.name in ir.INT_DTYPES)
+        ):
+            return Idx(ir.Cast(base.tree, dt.dtype))
+        d = self.to_data(base, node.func.value)
+        return Data(ir.Cast(d.expr, dt.dtype), cast_pads(d, dt.dtype), d.div)
+
+    @handles(*_SHAPE_OPS)
+    def shape_call(self, name: str, node: cst.Call) -> Data:
+        args, kwargs = call_args(node)
+        if not args:
+            raise self.error(node, f"tl.{name} needs a value")
+        return self.shape_op(name, self.ev(args[0]), args[1:], kwargs, node)
+
+    @handles_method(*_SHAPE_OPS)
+    def shape_method(self, name: str, base: Val, node: cst.Call) -> Data:
+        args, kwargs = call_args(node)
+        return self.shape_op(name, base, args, kwargs, node)
 
     def shape_op(self, name: str, value: Val, args: list, kwargs: dict, node) -> Data:
         """``tl.trans``/``permute``/``expand_dims``/``reshape``/``view`` of a device value."""

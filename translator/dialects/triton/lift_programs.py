@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import libcst as cst
 
+from translator.dialects.cst_utils import call_args
 from translator.dialects.triton import frontend_affine as af
 from translator.dialects.triton.ir_rewrite import map_names, map_stmt
 from translator.dialects.triton.lift_control import read_before_write
+from translator.dialects.triton.lift_dispatch import handles
 from translator.dialects.triton.lift_statements import suite_body
-from translator.dialects.triton.lifted import OPAQUE_CONSTEXPR, Idx, Tile
+from translator.dialects.triton.lifted import OPAQUE_CONSTEXPR, Idx, Tile, Val
 from translator.dialects.triton.symbols import ir_text
 from translator.ir import nodes as ir
 from translator.naming import unique
@@ -21,6 +23,15 @@ from translator.naming import unique
 
 class ProgramsMixin:
     """Program ids, persistent loops and the grid of :class:`KernelLifter`."""
+
+    @handles("program_id", "num_programs")
+    def program_id(self, name: str, node: cst.Call) -> Val:
+        args, kwargs = call_args(node)
+        axis_node = args[0] if args else kwargs.get("axis")
+        axis = self._int_literal(axis_node, node)
+        if not 0 <= axis <= 2:
+            raise self.error(node, "program axes are 0, 1 or 2")
+        return Idx(ir.Name(f"%pid{axis}" if name == "program_id" else f"%np{axis}"))
 
     def name_scalar(self, name: str, value: Idx) -> Idx:
         """Program ids keep the name they are first bound to (it names their grid tile)."""

@@ -12,6 +12,7 @@ import math
 import libcst as cst
 
 from translator.dialects.cst_utils import call_args, literal, resolve
+from translator.dialects.triton.lift_dispatch import handles, handles_family, handles_method
 from translator.dialects.triton.lift_statements import is_return, suite_body
 from translator.dialects.triton.lifted import Data, LaneAcc, Pending, Val
 from translator.ir import nodes as ir
@@ -21,6 +22,16 @@ from translator.ir.shapes import dims_of, dtype_of
 
 class ReductionsMixin:
     """Reductions, scans and lane accumulators of :class:`KernelLifter`."""
+
+    @handles_family("reductions")
+    def reduction_call(self, name: str, op: str, node: cst.Call) -> Val:
+        return self.reduction(op, node)
+
+    @handles_method("sum", "max", "min")
+    def reduction_method(self, name: str, base: Val, node: cst.Call) -> Val:
+        if not isinstance(base, Data):
+            raise self.error(node, f"unsupported method `.{name}()` in a kernel")
+        return self.reduction(name, node, base)
 
     def reduction(self, op: str, node: cst.Call, value: Data | None = None) -> Val:
         args, kwargs = call_args(node)
@@ -59,7 +70,8 @@ class ReductionsMixin:
             axis = self._int_literal(axis_node, node)
         return self.reduce(op, d, axis, keepdim, node)
 
-    def scan(self, op: str, node: cst.Call) -> Data:
+    @handles_family("scans")
+    def scan(self, name: str, op: str, node: cst.Call) -> Data:
         """``tl.cumsum(x, axis=0, reverse=False)``: a forward inclusive scan. The padded lanes
         follow the valid ones, so they never reach a valid result."""
         args, kwargs = call_args(node)
@@ -89,7 +101,8 @@ class ReductionsMixin:
         # Valid lanes are exact; what padded lanes hold depends on the pads, as for any op.
         return Data(e, (), d.div | ({dim} if d.pad(dim) is None else frozenset()))
 
-    def combine_reduction(self, node: cst.Call) -> Data:
+    @handles("reduce")
+    def combine_reduction(self, name: str, node: cst.Call) -> Data:
         """``tl.reduce(x, axis, combine_fn)`` whose combine function is a sum, product, max or
         min of its two arguments: that reduction."""
         args, kwargs = call_args(node)

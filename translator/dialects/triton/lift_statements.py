@@ -11,14 +11,20 @@ import dataclasses
 
 import libcst as cst
 
-from translator.dialects.cst_utils import call_args, resolve, statement_comments
-from translator.dialects.triton.frontend_blocks import Descriptor
+from translator.dialects.cst_utils import call_args, statement_comments
+from translator.dialects.triton.lift_dispatch import (
+    SMALL_STATEMENTS,
+    STATEMENTS,
+    handles_small,
+    handles_statement,
+)
 from translator.dialects.triton.lifted import (
     Data,
     Func,
     Idx,
     LaneAcc,
     Pending,
+    Refusal,
     Static,
     TupleVal,
     Unbound,
@@ -98,70 +104,68 @@ class StatementsMixin:
                 "statements after a persistent row loop would run once per program",
                 "move them into the loop",
             )
-        if isinstance(node, cst.SimpleStatementLine):
-            for small in node.body:
-                self.small(small)
+        handler = STATEMENTS.get(type(node))
+        if handler is None:
+            raise self.error(
+                node,
+                f"unsupported statement in a kernel: `{self.src(node).splitlines()[0][:60]}`",
+                "kernels may assign, load, store, loop over range/tl.range and branch",
+            )
+        handler(self, node)
+
+    @handles_statement(cst.SimpleStatementLine)
+    def simple_statements(self, node: cst.SimpleStatementLine) -> None:
+        for small in node.body:
+            self.small(small)
+
+    def small(self, node: cst.BaseSmallStatement) -> None:
+        handler = SMALL_STATEMENTS.get(type(node))
+        if handler is None:
+            raise self.unsupported_statement(node)
+        handler(self, node)
+
+    def unsupported_statement(self, node: cst.BaseSmallStatement) -> Refusal:
+        return self.error(node, f"unsupported statement `{self.src(node)[:60]}`")
+
+    @handles_small(cst.Assign)
+    def assign_statement(self, node: cst.Assign) -> None:
+        if len(node.targets) != 1:
+            raise self.error(node, "chained assignment is not supported")
+        self.assign(node.targets[0].target, self.ev(node.value), node)
+
+    @handles_small(cst.AnnAssign)
+    def annotated_assign(self, node: cst.AnnAssign) -> None:
+        if node.value is None:
+            raise self.unsupported_statement(node)
+        self.assign(node.target, self.ev(node.value), node)
+
+    @handles_small(cst.AugAssign)
+    def augmented_assign(self, node: cst.AugAssign) -> None:
+        op = _AUG.get(type(node.operator))
+        if op is None or not isinstance(node.target, cst.Name):
+            raise self.error(node, f"unsupported augmented assignment `{self.src(node)}`")
+        current = self.lookup(node.target.value, node.target)
+        value = self.ev(node.value)
+        if isinstance(current, (Pending, LaneAcc)) and op == "+":
+            self.lane_accumulate(node.target.value, current, value, node)
             return
-        if isinstance(node, cst.For):
-            self.for_stmt(node)
-            return
-        if isinstance(node, cst.If):
-            self.if_stmt(node)
+        self.assign(node.target, self.binop(op, current, value, node), node)
+
+    @handles_small(cst.Expr)
+    def expression_statement(self, node: cst.Expr) -> None:
+        if isinstance(node.value, (cst.SimpleString, cst.ConcatenatedString)):
+            return  # a docstring or a comment written as a string
+        if self.effect(node):
             return
         raise self.error(
             node,
-            f"unsupported statement in a kernel: `{self.src(node).splitlines()[0][:60]}`",
-            "kernels may assign, load, store, loop over range/tl.range and branch",
+            f"unsupported expression statement `{self.src(node)[:60]}`",
+            "call tl.store as a statement; assign other values",
         )
 
-    def small(self, node: cst.BaseSmallStatement) -> None:
-        if isinstance(node, cst.Assign):
-            if len(node.targets) != 1:
-                raise self.error(node, "chained assignment is not supported")
-            self.assign(node.targets[0].target, self.ev(node.value), node)
-        elif isinstance(node, cst.AnnAssign) and node.value is not None:
-            self.assign(node.target, self.ev(node.value), node)
-        elif isinstance(node, cst.AugAssign):
-            op = _AUG.get(type(node.operator))
-            if op is None or not isinstance(node.target, cst.Name):
-                raise self.error(node, f"unsupported augmented assignment `{self.src(node)}`")
-            current = self.lookup(node.target.value, node.target)
-            value = self.ev(node.value)
-            if isinstance(current, (Pending, LaneAcc)) and op == "+":
-                self.lane_accumulate(node.target.value, current, value, node)
-                return
-            self.assign(node.target, self.binop(op, current, value, node), node)
-        elif isinstance(node, cst.Expr):
-            if isinstance(node.value, (cst.SimpleString, cst.ConcatenatedString)):
-                return
-            if isinstance(node.value, cst.Call):
-                fn = resolve(node.value.func, self.aliases)
-                if fn == f"{self.lang}.store":
-                    self.store(node.value)
-                    return
-                atomics = {f"{self.lang}.atomic_{op}": op for op in ir.ATOMIC_OPS}
-                if fn in atomics:
-                    self.atomic(node.value, atomics[fn])
-                    return
-                if fn in (f"{self.lang}.static_assert", f"{self.lang}.device_assert"):
-                    return  # compile-/debug-time checks: they never change what is computed
-                func = node.value.func
-                if (
-                    isinstance(func, cst.Attribute)
-                    and func.attr.value == "store"
-                    and isinstance(self.ev(func.value), Descriptor)
-                ):
-                    self.call(node.value)
-                    return
-            raise self.error(
-                node,
-                f"unsupported expression statement `{self.src(node)[:60]}`",
-                "call tl.store as a statement; assign other values",
-            )
-        elif isinstance(node, cst.Pass):
-            return
-        else:
-            raise self.error(node, f"unsupported statement `{self.src(node)[:60]}`")
+    @handles_small(cst.Pass)
+    def pass_statement(self, node: cst.Pass) -> None:
+        return
 
     def lookup(self, name: str, node: cst.CSTNode) -> Val:
         if name in self.env:

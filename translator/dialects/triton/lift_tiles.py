@@ -11,8 +11,10 @@ import contextlib
 
 import libcst as cst
 
+from translator.dialects.cst_utils import call_args
 from translator.dialects.triton import frontend_affine as af
-from translator.dialects.triton.lifted import OPAQUE_CONSTEXPR, Idx, Refusal, Tile
+from translator.dialects.triton.lift_dispatch import handles
+from translator.dialects.triton.lifted import OPAQUE_CONSTEXPR, Idx, Refusal, Tile, Val
 from translator.dialects.triton.symbols import ir_text
 from translator.ir import nodes as ir
 from translator.ir.shapes import ScalarType
@@ -21,6 +23,18 @@ from translator.naming import unique
 
 class TilesMixin:
     """Tiles, block sizes and the ranks of index trees of :class:`KernelLifter`."""
+
+    @handles("arange")
+    def arange(self, name: str, node: cst.Call) -> Val:
+        args, kwargs = call_args(node)
+        if len(args) != 2 or kwargs:
+            raise self.error(node, "tl.arange(start, end) takes two arguments")
+        start = self.ev(args[0])
+        if not (isinstance(start, Idx) and start.tree == ir.Const(0)):
+            raise self.error(
+                node, "tl.arange must start at 0", "write `start + tl.arange(0, BLOCK)`"
+            )
+        return Idx(ir.Name(af.lane_id(self.block_key(args[1]), -1)))
 
     def rank_of(self, tree: ir.Expr) -> int:
         r = 0

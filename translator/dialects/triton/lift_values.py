@@ -8,10 +8,16 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from translator.dialects.cst_utils import resolve
+from translator.dialects.cst_utils import call_args, literal, resolve
 from translator.dialects.triton import frontend_affine as af
 from translator.dialects.triton.frontend_blocks import Descriptor
 from translator.dialects.triton.ir_rewrite import simplify
+from translator.dialects.triton.lift_dispatch import (
+    EXPRESSIONS,
+    handles,
+    handles_builtin,
+    handles_expression,
+)
 from translator.dialects.triton.lifted import (
     Data,
     DTypeVal,
@@ -59,75 +65,92 @@ class ValuesMixin:
     """Expression evaluation, operators and IR conversions of :class:`KernelLifter`."""
 
     def ev(self, node: cst.BaseExpression) -> Val:
-        if isinstance(node, cst.Name):
-            if node.value in ("True", "False"):
-                return Static(node.value == "True")
-            if node.value == "None":
-                return Static(None)
-            return self.lookup(node.value, node)
-        if isinstance(node, cst.Integer):
-            return Idx(ir.Const(int(node.evaluated_value)))
-        if isinstance(node, cst.Float):
-            return Data(ir.Const(float(node.evaluated_value)))
-        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-            return Static(node.evaluated_value)
-        if isinstance(node, cst.BinaryOperation):
-            op = _BINOPS.get(type(node.operator))
-            if op is None:
-                raise self.error(node, f"unsupported operator in `{self.src(node)}`")
-            return self.binop(op, self.ev(node.left), self.ev(node.right), node)
-        if isinstance(node, cst.Comparison):
-            if len(node.comparisons) != 1:
-                raise self.error(node, "chained comparisons are not supported")
-            comp = node.comparisons[0]
-            op = _CMP.get(type(comp.operator))
-            if op is None:
-                raise self.error(node, f"unsupported comparison `{self.src(node)}`")
-            return self.binop(op, self.ev(node.left), self.ev(comp.comparator), node)
-        if isinstance(node, cst.UnaryOperation):
-            v = self.ev(node.expression)
-            if isinstance(node.operator, cst.Minus):
-                if isinstance(v, Idx):
-                    return Idx(ir.UnaryOp("-", v.tree))
-                d = self.to_data(v, node.expression)
-                return Data(ir.UnaryOp("-", d.expr), fold_pads("neg", [d], self), d.div)
-            if isinstance(node.operator, cst.Not) and isinstance(v, Static):
-                return Static(not v.value)
-            if isinstance(node.operator, (cst.BitInvert, cst.Not)):
-                d = self.to_data(v, node.expression)
-                op = "not" if isinstance(node.operator, cst.Not) else "~"
-                return Data(ir.UnaryOp(op, d.expr), (), d.div)
-            if isinstance(node.operator, cst.Plus):
-                return v
-        if isinstance(node, cst.BooleanOperation):
-            a, b = self.ev(node.left), self.ev(node.right)
-            if isinstance(a, Static) and isinstance(b, Static):
-                is_and = isinstance(node.operator, cst.And)
-                return Static((a.value and b.value) if is_and else (a.value or b.value))
-            raise self.error(node, f"`{self.src(node)}`: use & and | on device values")
-        if isinstance(node, cst.Call):
-            return self.call(node)
-        if isinstance(node, cst.Attribute):
-            return self.attribute(node)
-        if isinstance(node, cst.Subscript):
-            return self.subscript(node)
-        if isinstance(node, (cst.Tuple, cst.List)):
-            return TupleVal(tuple(self.ev(e.value) for e in node.elements))
-        if isinstance(node, cst.IfExp):
-            # A compile-time choice (`tl.float8e4nv if FP8_OUTPUT else tl.float16`): Triton
-            # compiles only the branch taken, so only that one is lifted.
-            taken = self.static_truth(self.ev(node.test))
-            if taken is None:
-                raise self.error(
-                    node,
-                    f"`{self.src(node)[:60]}` chooses by a value that is not "
-                    "a compile-time constant",
-                    "use tl.where(cond, a, b) for values, "
-                    "or pass the flag as a literal tl.constexpr",
-                )
-            return self.ev(node.body if taken else node.orelse)
-        raise self.error(node, f"unsupported expression `{self.src(node)[:60]}` in a kernel")
+        """The abstract value of expression ``node``."""
+        handler = EXPRESSIONS.get(type(node))
+        if handler is None:
+            raise self.error(node, f"unsupported expression `{self.src(node)[:60]}` in a kernel")
+        return handler(self, node)
 
+    @handles_expression(cst.Name)
+    def name_value(self, node: cst.Name) -> Val:
+        if node.value in ("True", "False"):
+            return Static(node.value == "True")
+        if node.value == "None":
+            return Static(None)
+        return self.lookup(node.value, node)
+
+    @handles_expression(cst.Integer)
+    def integer_value(self, node: cst.Integer) -> Val:
+        return Idx(ir.Const(int(node.evaluated_value)))
+
+    @handles_expression(cst.Float)
+    def float_value(self, node: cst.Float) -> Val:
+        return Data(ir.Const(float(node.evaluated_value)))
+
+    @handles_expression(cst.SimpleString, cst.ConcatenatedString)
+    def string_value(self, node: cst.SimpleString | cst.ConcatenatedString) -> Val:
+        return Static(node.evaluated_value)
+
+    @handles_expression(cst.BinaryOperation)
+    def binary_operation(self, node: cst.BinaryOperation) -> Val:
+        op = _BINOPS.get(type(node.operator))
+        if op is None:
+            raise self.error(node, f"unsupported operator in `{self.src(node)}`")
+        return self.binop(op, self.ev(node.left), self.ev(node.right), node)
+
+    @handles_expression(cst.Comparison)
+    def comparison(self, node: cst.Comparison) -> Val:
+        if len(node.comparisons) != 1:
+            raise self.error(node, "chained comparisons are not supported")
+        comp = node.comparisons[0]
+        op = _CMP.get(type(comp.operator))
+        if op is None:
+            raise self.error(node, f"unsupported comparison `{self.src(node)}`")
+        return self.binop(op, self.ev(node.left), self.ev(comp.comparator), node)
+
+    @handles_expression(cst.UnaryOperation)
+    def unary_operation(self, node: cst.UnaryOperation) -> Val:
+        v = self.ev(node.expression)
+        if isinstance(node.operator, cst.Minus):
+            if isinstance(v, Idx):
+                return Idx(ir.UnaryOp("-", v.tree))
+            d = self.to_data(v, node.expression)
+            return Data(ir.UnaryOp("-", d.expr), fold_pads("neg", [d], self), d.div)
+        if isinstance(node.operator, cst.Not) and isinstance(v, Static):
+            return Static(not v.value)
+        if isinstance(node.operator, (cst.BitInvert, cst.Not)):
+            d = self.to_data(v, node.expression)
+            op = "not" if isinstance(node.operator, cst.Not) else "~"
+            return Data(ir.UnaryOp(op, d.expr), (), d.div)
+        assert isinstance(node.operator, cst.Plus)  # libcst's last unary operator
+        return v
+
+    @handles_expression(cst.BooleanOperation)
+    def boolean_operation(self, node: cst.BooleanOperation) -> Val:
+        a, b = self.ev(node.left), self.ev(node.right)
+        if isinstance(a, Static) and isinstance(b, Static):
+            is_and = isinstance(node.operator, cst.And)
+            return Static((a.value and b.value) if is_and else (a.value or b.value))
+        raise self.error(node, f"`{self.src(node)}`: use & and | on device values")
+
+    @handles_expression(cst.Tuple, cst.List)
+    def tuple_value(self, node: cst.Tuple | cst.List) -> Val:
+        return TupleVal(tuple(self.ev(e.value) for e in node.elements))
+
+    @handles_expression(cst.IfExp)
+    def if_expression(self, node: cst.IfExp) -> Val:
+        # A compile-time choice (`tl.float8e4nv if FP8_OUTPUT else tl.float16`): Triton
+        # compiles only the branch taken, so only that one is lifted.
+        taken = self.static_truth(self.ev(node.test))
+        if taken is None:
+            raise self.error(
+                node,
+                f"`{self.src(node)[:60]}` chooses by a value that is not a compile-time constant",
+                "use tl.where(cond, a, b) for values, or pass the flag as a literal tl.constexpr",
+            )
+        return self.ev(node.body if taken else node.orelse)
+
+    @handles_expression(cst.Attribute)
     def attribute(self, node: cst.Attribute) -> Val:
         name = resolve(node, self.aliases)
         if name is not None:
@@ -156,6 +179,7 @@ class ValuesMixin:
             return Data(ir.Permute(base.expr, (1, 0)), (), base.div)
         raise self.error(node, f"unsupported attribute `{self.src(node)}` in a kernel")
 
+    @handles_expression(cst.Subscript)
     def subscript(self, node: cst.Subscript) -> Val:
         base = self.ev(node.value)
         items: list[str] = []
@@ -466,6 +490,39 @@ class ValuesMixin:
         e = ir.BinOp(op, a.expr, b.expr, loc=self.locate(node))
         self.type_of(e, node)
         return Data(e, fold_pads(op, [a, b], self, e), a.div | b.div)
+
+    # ------------------------------------------------------------------ integer and builtin calls
+
+    @handles("cdiv")
+    def cdiv(self, name: str, node: cst.Call) -> Val:
+        args, _ = call_args(node)
+        a, b = (self.ev(x) for x in args)
+        if isinstance(a, Idx) and isinstance(b, Idx):
+            return Idx(ir.Call("cdiv", (a.tree, b.tree)))
+        raise self.error(node, "tl.cdiv takes integers")
+
+    @handles_builtin("min", "max")
+    def min_max(self, name: str, node: cst.Call) -> Val:
+        args, _ = call_args(node)
+        vals = [self.ev(a) for a in args]
+        op = "minimum" if name == "min" else "maximum"
+        if all(isinstance(v, Idx) for v in vals):
+            out = vals[0].tree
+            for v in vals[1:]:
+                out = ir.Call(op, (out, v.tree))
+            return Idx(out)
+        return self.pointwise(op, vals, node)
+
+    @handles_builtin("float")
+    def float_literal(self, name: str, node: cst.Call) -> Val:
+        try:
+            return Data(ir.Const(float(literal(node))))  # type: ignore[arg-type]
+        except (ValueError, TypeError):
+            raise self.error(node, "float(...) takes a literal") from None
+
+    @handles_builtin("int", "bool")
+    def int_conversion(self, name: str, node: cst.Call) -> Val:
+        raise self.error(node, f"`{name}(...)` on device values is not supported")
 
 
 def fold_pads(
