@@ -2,6 +2,7 @@
 
 * the dispatch tables: every handler is a lifter method, and no name is handled both by a fixed
   handler and by a grammar table (so the order in which they are consulted cannot matter);
+* the typed symbols: each kind's spelling inside IR trees, read back to the same symbol.
 """
 
 from __future__ import annotations
@@ -16,8 +17,18 @@ import libcst as cst  # noqa: E402
 import pytest  # noqa: E402
 
 from translator.dialects.triton import lift_dispatch as dispatch  # noqa: E402
+from translator.dialects.triton.frontend_affine import Atoms, ir_text, poly  # noqa: E402
 from translator.dialects.triton.frontend_device import KernelLifter  # noqa: E402
+from translator.dialects.triton.symbols import (  # noqa: E402
+    Sym,
+    SymKind,
+    kind_of,
+    param_name,
+    parse_lane,
+    parse_sym,
+)
 from translator.grammar import load_grammar  # noqa: E402
+from translator.ir import nodes as ir  # noqa: E402
 
 TABLES = [
     dispatch.CALLS,
@@ -59,3 +70,56 @@ def test_a_key_is_handled_once() -> None:
 def test_statement_tables_are_keyed_by_libcst_node_kind() -> None:
     assert dispatch.STATEMENTS.keys() == {cst.SimpleStatementLine, cst.For, cst.If}
     assert cst.Call in dispatch.EXPRESSIONS and cst.Name in dispatch.EXPRESSIONS
+
+
+SPELLINGS = [
+    (Sym.pid(1), "%pid1"),
+    (Sym.num_programs(0), "%np0"),
+    (Sym.loop_counter(12), "%it12"),
+    (Sym.lane("BLOCK_N", -1), "%l-1:BLOCK_N"),
+    (Sym.lane(64, -2), "%l-2:64"),
+    (Sym.param("stride_xm"), "%p:stride_xm"),
+    (Sym.param("x_desc#shape0"), "%p:x_desc#shape0"),
+    (Sym.opaque("NUM_SMS"), "%q:NUM_SMS"),
+    (Sym.data(3), "%d3"),
+    (Sym.atom("pid % n"), "%t:pid % n"),
+    (Sym.swizzle("m"), "%sm"),
+    (Sym.row(0), "%row0"),
+]
+
+
+@pytest.mark.parametrize(("sym", "text"), SPELLINGS, ids=[t for _, t in SPELLINGS])
+def test_a_symbol_is_spelt_and_read_back(sym: Sym, text: str) -> None:
+    assert sym.text == text
+    assert sym.expr == ir.Name(text)
+    assert parse_sym(text) == sym
+    assert kind_of(text) is sym.kind
+
+
+def test_every_kind_has_a_spelling() -> None:
+    assert {s.kind for s, _ in SPELLINGS} == set(SymKind)
+
+
+@pytest.mark.parametrize("text", ["x", "BLOCK_M", "?M", "%", "%pid", "%itx", "%zz"])
+def test_other_names_are_no_symbols(text: str) -> None:
+    assert parse_sym(text) is None
+    assert kind_of(text) is None
+
+
+def test_lanes_and_parameters_read_back_typed() -> None:
+    assert parse_lane("%l-2:64") == (64, -2)
+    assert parse_lane("%l-1:BLOCK") == ("BLOCK", -1)
+    assert parse_lane("%pid0") is None
+    assert param_name("%p:N") == "N"
+    assert param_name("%q:N") is None
+
+
+def test_atoms_and_diagnostics_use_the_vocabulary() -> None:
+    atoms = Atoms()
+    tree = ir.BinOp("%", Sym.pid(0).expr, Sym.param("n").expr)
+    ((atom,),) = poly(tree, atoms)
+    assert kind_of(atom) is SymKind.ATOM and atoms.trees[atom] == tree
+    lanes = ir.BinOp(
+        "+", ir.BinOp("*", Sym.pid(0).expr, Sym.param("BLOCK").expr), Sym.lane("BLOCK", -1).expr
+    )
+    assert ir_text(lanes) == "tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)"

@@ -2319,9 +2319,11 @@ class EntryBuilder:
         runs the source kernel through it (the file itself has no wrapper to call)."""
         from translator.dialects.triton.frontend_affine import rename
         from translator.dialects.triton.frontend_wrapper import DERIVED_GRID
+        from translator.dialects.triton.symbols import param_name
 
         def meta(name: str) -> ir.Expr | None:
-            return ir.Name(f'META["{name[3:]}"]') if name.startswith("%p:") else None
+            param = param_name(name)
+            return ir.Name(f'META["{param}"]') if param is not None else None
 
         axes = [
             format_expr(rename(launch.derived_axes[a], meta)).replace("cdiv(", "triton.cdiv(")
@@ -2402,7 +2404,9 @@ class Launch:
         self.block_tunables: dict[str, str] = {}
         self.values: dict[str, Any] = {}  # host value of each parameter the launch passes
         self.derived = False  # launched by a derived wrapper: the grid is one program per tile
-        self.derived_axes: dict[int, ir.Expr] = {}  # its programs per axis (keys as `%p:NAME`)
+        self.derived_axes: dict[
+            int, ir.Expr
+        ] = {}  # its programs per axis (trees over parameter symbols)
         # Launch knobs the host computes: (expression or None, source text).
         self.knob_exprs: dict[str, tuple[ir.Expr | None, str]] = {}
         self.notes: list[str] = []  # `tiletrans:` comments for the launch
@@ -2964,10 +2968,12 @@ class Launch:
 
     def group_size(self, tree: ir.Expr, node) -> None:
         from translator.dialects.triton import frontend_affine as af
+        from translator.dialects.triton.symbols import SymKind, sym_of
 
         t = af.strip_casts(tree)
-        if isinstance(t, ir.Name) and t.id.startswith("%p:"):
-            key = t.id[3:]
+        param = sym_of(t)
+        if param is not None and param.kind is SymKind.PARAM:
+            key = param.name
             b = self.bindings.get(key)
             if b is not None and b.tuned:
                 values = [meta[key] for meta, _ in self.kernel.configs or []]

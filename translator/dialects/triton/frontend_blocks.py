@@ -23,6 +23,7 @@ import libcst as cst
 from translator.dialects.cst_utils import call_args, literal
 from translator.dialects.triton import frontend_affine as af
 from translator.dialects.triton.lifted import Idx, Ptr
+from translator.dialects.triton.symbols import Sym
 from translator.ir import nodes as ir
 
 if TYPE_CHECKING:
@@ -105,7 +106,7 @@ def make_block_ptr(lifter: KernelLifter, node: cst.Call) -> BlockPtr:
         raise lifter.error(node, "shape, strides, offsets and block_shape differ in length")
     # The window's lanes name their tiles now, as `pid * BLOCK + tl.arange(0, BLOCK)` would.
     for d, (off, key) in enumerate(zip(offsets, block)):
-        lifter.register_tiles(ir.BinOp("+", off, ir.Name(af.lane_id(key, d - len(block)))))
+        lifter.register_tiles(ir.BinOp("+", off, Sym.lane(key, d - len(block)).expr))
     return BlockPtr(_base(lifter, a["base"], node), shape, strides, offsets, block)
 
 
@@ -161,7 +162,7 @@ def window(
     tree: ir.Expr = ir.Const(0)
     mask: ir.Expr | None = None
     for d, (size, stride, off, key) in enumerate(zip(shape, strides, offsets, block)):
-        index = ir.BinOp("+", off, ir.Name(af.lane_id(key, d - rank)))
+        index = ir.BinOp("+", off, Sym.lane(key, d - rank).expr)
         tree = ir.BinOp("+", tree, ir.BinOp("*", index, stride))
         if d in checked:
             bound = ir.BinOp("<", index, size)

@@ -4,7 +4,7 @@ The lifter walks a ``@triton.jit`` body once, with every kernel parameter bound 
 launch passes (a tensor, ``x.stride(d)``, a size, a block size). Values are abstract:
 
 * :class:`Idx`: an integer (or boolean) tree over the symbols of
-  :mod:`translator.dialects.triton.frontend_affine`: offsets, masks, program ids, loop counters;
+  :mod:`translator.dialects.triton.symbols`: offsets, masks, program ids, loop counters;
 * :class:`Ptr`: a host tensor plus an :class:`Idx` offset (``x_ptr + offs``);
 * :class:`Data`: an IR expression (a loaded tile, a computed value) with what its *invalid lanes*
   hold (``pads``: a constant per dim where known) and along which dims they may differ from what
@@ -35,7 +35,8 @@ reduction's identity and the reduction is ``masked=True``.
 :mod:`~translator.dialects.triton.lift_calls` (call dispatch),
 :mod:`~translator.dialects.triton.lift_reductions`, :mod:`~translator.dialects.triton.lift_dots`
 and :mod:`~translator.dialects.triton.lift_memory` (loads, stores, atomics, masks). The abstract
-values are in :mod:`~translator.dialects.triton.lifted`.
+values are in :mod:`~translator.dialects.triton.lifted`; handlers are found through the tables of
+:mod:`~translator.dialects.triton.lift_dispatch`.
 """
 
 from __future__ import annotations
@@ -59,7 +60,6 @@ from translator.dialects.triton.lift_statements import StatementsMixin
 from translator.dialects.triton.lift_tiles import TilesMixin
 from translator.dialects.triton.lift_values import ValuesMixin
 from translator.dialects.triton.lifted import (
-    OPAQUE_CONSTEXPR,
     Data,
     Idx,
     Loop,
@@ -70,6 +70,7 @@ from translator.dialects.triton.lifted import (
     Unbound,
     Val,
 )
+from translator.dialects.triton.symbols import Sym
 from translator.ir import nodes as ir
 from translator.ir.shapes import ScalarType, TensorType
 
@@ -111,7 +112,9 @@ class KernelLifter(
         self.host_tensors = {n for n, t in self.types.vars.items() if isinstance(t, TensorType)}
         self.source_names = names_in(self.fn)
         self.tiles: dict[tuple, Tile] = {}
-        self.data: dict[str, tuple[ir.Expr, tuple]] = {}  # %d symbol -> (IR expr, triton shape)
+        self.data: dict[
+            str, tuple[ir.Expr, tuple]
+        ] = {}  # data symbol text -> (IR expr, triton shape)
         self.loops: list[Loop] = []
         self.loop_count = 0
         self.pid_names: dict[int, str] = {}
@@ -142,8 +145,13 @@ class KernelLifter(
         self.facts: list[list[tuple[af.Key, ir.Expr]]] = []
         for t in launch.host.tunable_names():
             self.taken.add(t)
-        for placeholder in ("%pid0", "%pid1", "%pid2", "%sm", "%sn", "%row0", "%row1", "%row2"):
-            self.types.vars[placeholder] = ScalarType(ir.I32)
+        placeholders = (
+            [Sym.pid(axis) for axis in range(3)]
+            + [Sym.swizzle(which) for which in "mn"]
+            + [Sym.row(axis) for axis in range(3)]
+        )
+        for placeholder in placeholders:
+            self.types.vars[placeholder.text] = ScalarType(ir.I32)
 
     # ------------------------------------------------------------------ diagnostics
 
@@ -212,7 +220,7 @@ class KernelLifter(
         if b.kind == "descriptor":
             return kernel_descriptor(self, name, b.value)
         if b.kind in ("stride", "int", "constexpr"):
-            return Idx(ir.Name(af.param_id(name)))
+            return Idx(Sym.param(name).expr)
         if b.kind == "float":
             return Data(b.expr)
         if b.kind == "str":
@@ -229,7 +237,7 @@ class KernelLifter(
         if b.kind == "opaque" and name in self.launch.kernel.constexprs and b.expr is not None:
             # A compile-time value the host computes opaquely (NUM_SMS from a device query):
             # usable where only its identity matters (a persistent loop's step, the grid).
-            return Idx(ir.Name(OPAQUE_CONSTEXPR + name))
+            return Idx(Sym.opaque(name).expr)
         return Unbound(name, b.why)
 
     def binding(self, pname: str):

@@ -15,12 +15,13 @@ import libcst as cst
 from translator.dialects.cst_utils import call_args, literal, names_in, resolve
 from translator.dialects.triton import frontend_affine as af
 from translator.dialects.triton import frontend_blocks as blocks
+from translator.dialects.triton.frontend_affine import ir_text
 from translator.dialects.triton.frontend_blocks import BlockPtr
 from translator.dialects.triton.ir_rewrite import simplify, walk_stmts_of
 from translator.dialects.triton.lift_dispatch import handles_statement
 from translator.dialects.triton.lift_statements import suite_body
 from translator.dialects.triton.lifted import Data, Idx, Loop, Ptr, Static, Tile, Val
-from translator.dialects.triton.symbols import ir_text
+from translator.dialects.triton.symbols import Sym, SymKind, is_sym, kind_of, parse_sym, sym_of
 from translator.ir import nodes as ir
 from translator.ir.shapes import ScalarType, dims_of
 from translator.naming import unique
@@ -102,9 +103,10 @@ class ControlMixin:
             return []
         out = []
         for part in _conjunction(af.strip_casts(test.tree)):
-            if not (isinstance(part, ir.Name) and part.id.startswith("%p:")):
+            flag = sym_of(part)
+            if flag is None or flag.kind is not SymKind.PARAM:
                 continue
-            b = self.launch.bindings.get(part.id[3:])
+            b = self.launch.bindings.get(flag.name)  # type: ignore[arg-type]
             if b is None or b.kind != "constexpr" or b.expr is None:
                 continue
             # As written where it matches (the extent keeps the host's name), else canonical.
@@ -186,11 +188,14 @@ class ControlMixin:
         if (
             len(args) == 3
             and isinstance(first, Idx)
-            and af.is_sym(af.strip_casts(first.tree), "pid")
+            and is_sym(af.strip_casts(first.tree), SymKind.PID)
         ):
             step_val = self.ev(args[2])
             stop_val = self.ev(args[1])
-            if not (isinstance(step_val, Idx) and af.is_sym(af.strip_casts(step_val.tree), "np")):
+            if not (
+                isinstance(step_val, Idx)
+                and is_sym(af.strip_casts(step_val.tree), SymKind.NUM_PROGRAMS)
+            ):
                 if not isinstance(stop_val, Idx) or not isinstance(step_val, Idx):
                     raise self.error(node.iter, "range bounds must be integers")
                 self.persistent_tiles(node, first.tree, stop_val.tree, step_val.tree)
@@ -219,10 +224,10 @@ class ControlMixin:
         assert isinstance(node.target, cst.Name)
         self.loop_count += 1
         lid = self.loop_count
-        counter = ir.Name(f"%it{lid}")
+        counter = Sym.loop_counter(lid).expr
         self.types.vars[counter.id] = ScalarType(ir.I32)
         step_p = af.poly(step, self.atoms)
-        if af.poly_symbols(step_p) & {"%pid0", "%pid1", "%pid2"}:
+        if any(kind_of(s) is SymKind.PID for s in af.poly_symbols(step_p)):
             raise self.error(node.iter, "loop steps must not depend on the program id")
         is_unit = step_p == {(): 1}
         trip = stop if is_unit else ir.Call("cdiv", (stop, step))
@@ -389,10 +394,12 @@ class ControlMixin:
                     "dot of zero-padded loads",
                     "accumulate with tl.dot(a, b, acc)",
                 )
-        for sym in af.symbols_in(tile.start):
-            if sym.startswith("%pid"):
-                self.pid_scalar_uses.add(int(sym[4:]))
-                self.split_steps.append((int(sym[4:]), tile.start, tile.step, node))
+        for text in af.symbols_in(tile.start):
+            sym = parse_sym(text)
+            if sym is not None and sym.kind is SymKind.PID:
+                assert sym.index is not None
+                self.pid_scalar_uses.add(sym.index)
+                self.split_steps.append((sym.index, tile.start, tile.step, node))
         begin = self.scalar_ir(ir.BinOp("*", tile.start, self.key_tree(tile.key)), node)
         return simplify(begin), self.scalar_ir(tile.step, node)
 

@@ -13,10 +13,18 @@ import libcst as cst
 from translator.dialects.cst_utils import call_args, literal
 from translator.dialects.triton import frontend_affine as af
 from translator.dialects.triton import frontend_blocks as blocks
+from translator.dialects.triton.frontend_affine import ir_text
 from translator.dialects.triton.frontend_blocks import BlockPtr, Descriptor
 from translator.dialects.triton.lift_dispatch import handles, handles_effect
 from translator.dialects.triton.lifted import Data, Idx, Item, Ptr, Static, Tile, Val
-from translator.dialects.triton.symbols import ir_text
+from translator.dialects.triton.symbols import (
+    SymKind,
+    is_sym,
+    kind_of,
+    param_name,
+    parse_lane,
+    parse_sym,
+)
 from translator.ir import nodes as ir
 from translator.ir.shapes import dims_of
 
@@ -204,14 +212,14 @@ class MemoryMixin:
         implicit: af.Poly = {}
         strides = self.launch.stride_params(ptr.tensor)
         for m, c in p.items():
-            ss = [s for s in m if s.startswith("%p:") and self.launch.is_stride(s[3:])]
+            ss = [s for s in m if self.is_stride_symbol(s)]
             if len(ss) > 1:
                 raise self.error(
                     node,
                     f"an offset term of `{self.src(node.args[0].value)}` multiplies two strides",
                 )
             if ss:
-                pname = ss[0][3:]
+                pname = param_name(ss[0])
                 if pname not in strides:
                     other = self.binding(pname).tensor
                     raise self.error(
@@ -253,20 +261,22 @@ class MemoryMixin:
     def classify(self, p: af.Poly, node) -> Item:
         """What one tensor dim's index is: a tile's lanes, a scalar, or a gather."""
         syms = af.poly_symbols(p)
-        lanes = sorted({s for s in syms if af.parse_lane(s)})
+        lanes = sorted({s for s in syms if parse_lane(s)})
         gathers = [s for s in syms if s in self.data and any(k != 1 for k in self.data[s][1])]
         wraps = [
             s
             for s in syms
-            if s.startswith("%t:") and _wrap_of(self.atoms.trees[s]) and self.flat_digit(s) is None
+            if kind_of(s) is SymKind.ATOM
+            and _wrap_of(self.atoms.trees[s])
+            and self.flat_digit(s) is None
         ]
         if not lanes and not gathers and len(wraps) == 1 and p == {(wraps[0],): 1}:
             tree = self.atoms.trees[wraps[0]]
             wrapped, bound = _wrap_of(tree)  # type: ignore[misc]
             inner = af.poly(wrapped, self.atoms)
-            inner_lanes = [s for s in af.poly_symbols(inner) if af.parse_lane(s)]
+            inner_lanes = [s for s in af.poly_symbols(inner) if parse_lane(s)]
             if len(inner_lanes) == 1:
-                lane = af.parse_lane(inner_lanes[0])
+                lane = parse_lane(inner_lanes[0])
                 assert lane is not None
                 res = self.tile_form(inner, lane, node)
                 if res is not None and not res[1] and res[0].base is not None:
@@ -288,7 +298,7 @@ class MemoryMixin:
         if not lanes and not gathers:
             pt = af.poly_expr(p)
             pt = af.strip_casts(pt)
-            if isinstance(pt, ir.Name) and pt.id.startswith("%row"):
+            if is_sym(pt, SymKind.ROW):
                 return Item("scalar", ir.TileIndex(self.persistent[1]))  # type: ignore[index]
             for s in syms:
                 if self.flat_digit(s) is not None:
@@ -296,11 +306,12 @@ class MemoryMixin:
             # A program id used as a plain index: a grid of scalar tiles, unless the same id
             # also offsets lanes (then it is that tile's id).
             for s in syms:
-                if s.startswith("%pid"):
-                    self.pid_scalar_uses.add(int(s[4:]))
+                sym = parse_sym(s)
+                if sym is not None and sym.kind is SymKind.PID:
+                    self.pid_scalar_uses.add(sym.index)
             return Item("scalar", ir.ScalarIndex(self.scalar_ir(pt, node)))
         if len(lanes) == 1 and not gathers:
-            lane = af.parse_lane(lanes[0])
+            lane = parse_lane(lanes[0])
             assert lane is not None
             res = self.tile_form(p, lane, node)
             if res is not None and not res[1]:
@@ -374,8 +385,8 @@ class MemoryMixin:
             index = {
                 m: c
                 for m, c in diff.items()
-                if any(not s.startswith("%p:") and not s.startswith("%t:") for s in m)
-                or any(s.startswith("%t:") and self._atom_has_index(s) for s in m)
+                if any(kind_of(s) not in (SymKind.PARAM, SymKind.ATOM) for s in m)
+                or any(kind_of(s) is SymKind.ATOM and self._atom_has_index(s) for s in m)
             }
             bound = {m: -c for m, c in diff.items() if m not in index}
             return [(index, af.poly_expr(bound))]
@@ -388,7 +399,7 @@ class MemoryMixin:
         return []
 
     def _atom_has_index(self, s: str) -> bool:
-        return any(not x.startswith("%p:") for x in af.symbols_in(self.atoms.trees[s]))
+        return any(kind_of(x) is not SymKind.PARAM for x in af.symbols_in(self.atoms.trees[s]))
 
     def check_mask(
         self, items: list[Item], mask: Val | None, mask_node, node, store: bool, tensor: str

@@ -8,10 +8,10 @@ import math
 import libcst as cst
 
 from translator.dialects.cst_utils import call_args, literal
-from translator.dialects.triton import frontend_affine as af
 from translator.dialects.triton.lift_dispatch import handles, handles_family, handles_method
 from translator.dialects.triton.lift_values import fold_pads
 from translator.dialects.triton.lifted import Data, DTypeVal, Idx, Pending, Ptr, Refusal, Val
+from translator.dialects.triton.symbols import SymKind, parse_lane, parse_sym
 from translator.ir import nodes as ir
 from translator.ir.shapes import dims_of, is_float
 from translator.naming import unique
@@ -64,7 +64,7 @@ class PointwiseMixin:
         if len(constraints) != 1:
             return None
         p, bound = constraints[0]
-        lanes = [af.parse_lane(s) for m in p for s in m if af.parse_lane(s) is not None]
+        lanes = [parse_lane(s) for m in p for s in m if parse_lane(s) is not None]
         if len(lanes) != 1:
             return None
         res = self.tile_form(p, lanes[0], node, strict=False)  # type: ignore[arg-type]
@@ -84,7 +84,7 @@ class PointwiseMixin:
                 p, bound = const
                 for m in p:
                     for s in m:
-                        lane = af.parse_lane(s)
+                        lane = parse_lane(s)
                         if lane is None:
                             continue
                         res = self.tile_form(p, lane, node, strict=False)
@@ -171,10 +171,11 @@ class PointwiseMixin:
                 )
             if isinstance(d, ir.BlockDim) and v.loop_depth < len(self.loops):
                 tile = next(t for t in self.tiles.values() if t.name == d.tile)
+                base = parse_sym(tile.base) if tile.base is not None else None
                 if (
-                    tile.base is not None
-                    and tile.base.startswith("%it")
-                    and int(tile.base[3:]) in [lp.id for lp in self.loops[v.loop_depth :]]
+                    base is not None
+                    and base.kind is SymKind.ITER
+                    and base.index in [lp.id for lp in self.loops[v.loop_depth :]]
                 ):
                     raise self.error(
                         v.node,

@@ -11,12 +11,13 @@ import libcst as cst
 
 from translator.dialects.cst_utils import call_args
 from translator.dialects.triton import frontend_affine as af
+from translator.dialects.triton.frontend_affine import ir_text
 from translator.dialects.triton.ir_rewrite import map_names, map_stmt
 from translator.dialects.triton.lift_control import read_before_write
 from translator.dialects.triton.lift_dispatch import handles
 from translator.dialects.triton.lift_statements import suite_body
-from translator.dialects.triton.lifted import OPAQUE_CONSTEXPR, Idx, Tile, Val
-from translator.dialects.triton.symbols import ir_text
+from translator.dialects.triton.lifted import Idx, Tile, Val
+from translator.dialects.triton.symbols import Sym, SymKind, kind_of, parse_sym, sym_of
 from translator.ir import nodes as ir
 from translator.naming import unique
 
@@ -31,14 +32,20 @@ class ProgramsMixin:
         axis = self._int_literal(axis_node, node)
         if not 0 <= axis <= 2:
             raise self.error(node, "program axes are 0, 1 or 2")
-        return Idx(ir.Name(f"%pid{axis}" if name == "program_id" else f"%np{axis}"))
+        return Idx((Sym.pid(axis) if name == "program_id" else Sym.num_programs(axis)).expr)
+
+    def pid_axis(self, tree: ir.Expr) -> int:
+        """The axis of program-id symbol ``tree``."""
+        pid = sym_of(tree)
+        assert pid is not None and pid.kind is SymKind.PID and pid.index is not None
+        return pid.index
 
     def name_scalar(self, name: str, value: Idx) -> Idx:
         """Program ids keep the name they are first bound to (it names their grid tile)."""
         tree = af.strip_casts(value.tree)
-        if af.is_sym(tree, "pid"):
-            assert isinstance(tree, ir.Name)
-            self.pid_names.setdefault(int(tree.id[4:]), name)
+        pid = sym_of(tree)
+        if pid is not None and pid.kind is SymKind.PID:
+            self.pid_names.setdefault(pid.index, name)  # type: ignore[arg-type]
         p = af.poly(tree, self.atoms)
         if len(p) == 1 and list(p.values()) == [1]:
             (mono,) = p
@@ -50,17 +57,17 @@ class ProgramsMixin:
                 if self.swizzle is not None and self.swizzle != sw:
                     raise self.error(None, "two different program-id swizzles in one kernel")
                 self.swizzle = sw
-                return Idx(ir.Name("%s" + which))
+                return Idx(Sym.swizzle(which).expr)
         return value
 
     def _is_persistent(self, start: ir.Expr, step: ir.Expr) -> bool:
-        s, st = af.strip_casts(start), af.strip_casts(step)
+        pid, count = sym_of(af.strip_casts(start)), sym_of(af.strip_casts(step))
         return (
-            af.is_sym(s, "pid")
-            and af.is_sym(st, "np")
-            and isinstance(s, ir.Name)
-            and isinstance(st, ir.Name)
-            and s.id[4:] == st.id[3:]
+            pid is not None
+            and count is not None
+            and pid.kind is SymKind.PID
+            and count.kind is SymKind.NUM_PROGRAMS
+            and pid.index == count.index
         )
 
     def persistent_loop(self, node: cst.For, start: ir.Expr, stop: ir.Expr) -> None:
@@ -70,8 +77,8 @@ class ProgramsMixin:
         is a grid over rows: one scalar tile ``row`` of extent ``n``; how many programs share the
         rows (the launch grid) only schedules them.
         """
-        assert isinstance(start, ir.Name) and isinstance(node.target, cst.Name)
-        axis = int(start.id[4:])
+        axis = self.pid_axis(start)
+        assert isinstance(node.target, cst.Name)
         if self.loops or self.if_depth or self.persistent is not None or self.pid_roles.get(axis):
             raise self.error(
                 node, "a persistent loop over programs must be the kernel's outer loop"
@@ -83,7 +90,7 @@ class ProgramsMixin:
         tile = ir.TileVar(name, extent, ir.Const(1), scalar=True)
         self.types.bind_tile(tile)
         self.check_independent_iterations(node, "row")
-        self.env[node.target.value] = Idx(ir.Name(f"%row{axis}"))
+        self.env[node.target.value] = Idx(Sym.row(axis).expr)
         self.block(list(suite_body(node.body)), self.out)
         self.persistent_done = True
 
@@ -116,8 +123,8 @@ class ProgramsMixin:
         name for it).
         """
         start = af.strip_casts(start)
+        axis = self.pid_axis(start)
         assert isinstance(start, ir.Name) and isinstance(node.target, cst.Name)
-        axis = int(start.id[4:])
         if (
             self.loops
             or self.if_depth
@@ -163,8 +170,9 @@ class ProgramsMixin:
     def step_ir(self, step: ir.Expr, node) -> ir.Expr:
         """A persistent loop's step as a host expression (an opaque host value allowed)."""
         step = af.strip_casts(step)
-        if isinstance(step, ir.Name) and step.id.startswith(OPAQUE_CONSTEXPR):
-            b = self.launch.bindings[step.id[len(OPAQUE_CONSTEXPR) :]]
+        opaque = sym_of(step)
+        if opaque is not None and opaque.kind is SymKind.OPAQUE:
+            b = self.launch.bindings[opaque.name]  # type: ignore[index]
             assert b.expr is not None
             return b.expr
         return self.host_ir(step, getattr(node, "iter", node))
@@ -186,7 +194,7 @@ class ProgramsMixin:
         self.check_persistent_grid()
         grid = self.launch.grid
         for axis, start, step, loop_node in self.split_steps:
-            if start != ir.Name(f"%pid{axis}"):
+            if start != Sym.pid(axis).expr:
                 raise self.error(
                     loop_node,
                     f"a loop that visits every {ir_text(step)}-th tile "
@@ -208,7 +216,7 @@ class ProgramsMixin:
         node = self.launch.grid_node
         if self.swizzle is not None:
             sw = self.swizzle
-            axis = int(sw.pid[4:])
+            axis = sw.axis
             tm, tn = self.swizzle_tiles.get("m"), self.swizzle_tiles.get("n")
             if tm is None or tn is None:
                 raise self.error(node, "the program-id swizzle is used for only one of its tiles")
@@ -251,7 +259,7 @@ class ProgramsMixin:
         self.digit_vars: dict[str, ir.Expr] = {}
         by_axis: dict[int, list[str]] = {}
         for sym in self.digit_tiles.keys() | self.digit_scalar_uses:
-            by_axis.setdefault(int(self.digits[sym].pid[4:]), []).append(sym)
+            by_axis.setdefault(self.digits[sym].axis, []).append(sym)
         flat: dict[int, list[ir.TileVar]] = {}
         for axis, syms in sorted(by_axis.items()):
             if axis in used_axes or axis in self.pid_roles or axis in self.pid_scalar_uses:
@@ -427,12 +435,14 @@ class ProgramsMixin:
         """Resolve program-id and loop-counter placeholders now that every tile is known."""
         loop_tiles: dict[str, Tile] = {}
         for t in self.tiles.values():
-            if t.base is not None and t.base.startswith("%it"):
+            if t.base is not None and kind_of(t.base) is SymKind.ITER:
                 loop_tiles[t.base] = t
 
         def fn(name: str) -> ir.Expr | None:
-            if name.startswith("%pid"):
-                axis = int(name[4:])
+            sym = parse_sym(name)
+            kind = sym.kind if sym is not None else None
+            if kind is SymKind.PID:
+                axis = sym.index  # type: ignore[union-attr]
                 role = self.pid_roles.get(axis)
                 if role == "tile":
                     return ir.TileAttr(self.pid_tiles[axis].name, "id")
@@ -442,19 +452,19 @@ class ProgramsMixin:
                     None,
                     f"tl.program_id({axis}) is used in a way the frontend cannot map to the grid",
                 )
-            if name.startswith("%it"):
+            if kind is SymKind.ITER:
                 if name in self.scalar_loops:
                     return ir.Name(self.scalar_loops[name])
                 t = loop_tiles.get(name)
                 if t is None:
                     raise self.error(None, "a loop counter is used outside its loop's tile")
                 return ir.TileAttr(t.name, "id")
-            if name in ("%sm", "%sn"):
-                return ir.TileAttr(self.swizzle_tiles[name[2]].name, "id")
-            if name.startswith("%row"):
+            if kind is SymKind.SWIZZLE:
+                return ir.TileAttr(self.swizzle_tiles[sym.name].name, "id")  # type: ignore[union-attr,index]
+            if kind is SymKind.ROW:
                 assert self.persistent is not None
                 return ir.Name(self.persistent[1])
-            if name.startswith("%d"):
+            if kind is SymKind.DATA:
                 return self.data[name][0]
             if name in self.digit_vars:
                 return self.digit_vars[name]
@@ -463,24 +473,28 @@ class ProgramsMixin:
         def expr(e: ir.Expr) -> ir.Expr:
             return map_names(e, fn, pid_index)
 
+        def grid_index(v: ir.Expr) -> ir.IndexItem | None:
+            """An index by the program id of a scalar grid dim: that grid dim."""
+            pid = sym_of(v)
+            if pid is None or pid.kind is not SymKind.PID or pid.index is None:
+                return None
+            if self.pid_roles.get(pid.index) != "scalar":
+                return None
+            return ir.TileIndex(self.grid_names[pid.index][0])
+
         def pid_index(item: ir.IndexItem) -> ir.IndexItem:
-            if (
-                isinstance(item, ir.ScalarIndex)
-                and isinstance(item.value, ir.Name)
-                and (item.value.id.startswith("%pid"))
-            ):
-                axis = int(item.value.id[4:])
-                if self.pid_roles.get(axis) == "scalar":
-                    return ir.TileIndex(self.grid_names[axis][0])
+            if isinstance(item, ir.ScalarIndex):
+                by_grid = grid_index(item.value)
+                if by_grid is not None:
+                    return by_grid
             return item
 
         def index(item: ir.IndexItem) -> ir.IndexItem:
             if isinstance(item, ir.ScalarIndex):
                 v = item.value
-                if isinstance(v, ir.Name) and v.id.startswith("%pid"):
-                    axis = int(v.id[4:])
-                    if self.pid_roles.get(axis) == "scalar":
-                        return ir.TileIndex(self.grid_names[axis][0])
+                by_grid = grid_index(v)
+                if by_grid is not None:
+                    return by_grid
                 if isinstance(v, ir.Name) and isinstance(self.digit_vars.get(v.id), ir.Name):
                     return ir.TileIndex(self.digit_vars[v.id].id)
                 return ir.ScalarIndex(expr(v))

@@ -13,12 +13,20 @@ import libcst as cst
 
 from translator.dialects.cst_utils import call_args
 from translator.dialects.triton import frontend_affine as af
+from translator.dialects.triton.frontend_affine import ir_text
 from translator.dialects.triton.lift_dispatch import handles
-from translator.dialects.triton.lifted import OPAQUE_CONSTEXPR, Idx, Refusal, Tile, Val
-from translator.dialects.triton.symbols import ir_text
+from translator.dialects.triton.lifted import Idx, Loop, Refusal, Tile, Val
+from translator.dialects.triton.symbols import Sym, SymKind, kind_of, parse_lane, parse_sym, sym_of
 from translator.ir import nodes as ir
 from translator.ir.shapes import ScalarType
 from translator.naming import unique
+
+# Symbols whose lanes' tile id they can be: a program id, a loop counter, a swizzled id (a program-id
+# digit is an atom, told by its tree).
+_TILE_IDS = (SymKind.PID, SymKind.ITER, SymKind.SWIZZLE)
+# Symbols a strided loop's first tile and step may not hold (loop counters, lanes, loaded data,
+# opaque atoms): they must be the same in every iteration and lane.
+_NOT_IN_STRIDES = (SymKind.ITER, SymKind.LANE, SymKind.DATA, SymKind.ATOM)
 
 
 class TilesMixin:
@@ -34,12 +42,12 @@ class TilesMixin:
             raise self.error(
                 node, "tl.arange must start at 0", "write `start + tl.arange(0, BLOCK)`"
             )
-        return Idx(ir.Name(af.lane_id(self.block_key(args[1]), -1)))
+        return Idx(Sym.lane(self.block_key(args[1]), -1).expr)
 
     def rank_of(self, tree: ir.Expr) -> int:
         r = 0
         for s in af.symbols_in(tree):
-            lane = af.parse_lane(s)
+            lane = parse_lane(s)
             if lane is not None:
                 r = max(r, -lane[1])
             elif s in self.data:
@@ -55,9 +63,9 @@ class TilesMixin:
             return positions[rank + axis] - new_rank
 
         def fn(name: str) -> ir.Expr | None:
-            lane = af.parse_lane(name)
+            lane = parse_lane(name)
             if lane is not None:
-                return ir.Name(af.lane_id(lane[0], new_axis(lane[1])))
+                return Sym.lane(lane[0], new_axis(lane[1])).expr
             if name in self.data:
                 expr, dshape = self.data[name]
                 pad = rank - len(dshape)
@@ -80,7 +88,7 @@ class TilesMixin:
         return e
 
     def data_symbol(self, expr: ir.Expr, shape: tuple) -> ir.Name:
-        sid = f"%d{len(self.data)}"
+        sid = Sym.data(len(self.data)).text
         self.data[sid] = (expr, shape)
         self.types.vars[sid] = ScalarType(ir.I32)
         return ir.Name(sid)
@@ -102,8 +110,8 @@ class TilesMixin:
         """The symbol block size ``key`` stands for in offsets (an opaque constexpr's own)."""
         b = self.launch.bindings.get(key)
         if b is not None and b.kind == "opaque":
-            return OPAQUE_CONSTEXPR + key
-        return af.param_id(key)
+            return Sym.opaque(key).text
+        return Sym.param(key).text
 
     def block_key(self, node: cst.BaseExpression) -> af.Key:
         if isinstance(node, cst.Integer):
@@ -118,11 +126,11 @@ class TilesMixin:
                 and (b.kind == "constexpr" or (b.kind == "opaque" and constexpr))
             ):
                 return node.value
-            if isinstance(v, Idx) and isinstance(v.tree, ir.Name) and v.tree.id.startswith("%p:"):
-                pname = v.tree.id[3:]
-                pb = self.launch.bindings.get(pname)
+            param = sym_of(v.tree) if isinstance(v, Idx) else None
+            if param is not None and param.kind is SymKind.PARAM:
+                pb = self.launch.bindings.get(param.name)  # type: ignore[arg-type]
                 if pb is not None and pb.kind == "constexpr":
-                    return pname
+                    return param.name  # type: ignore[return-value]
         raise self.error(
             node,
             f"block size `{self.src(node)}` must be a tl.constexpr parameter or an integer literal",
@@ -136,7 +144,7 @@ class TilesMixin:
         p = af.poly(tree, self.atoms)
         for m in list(p):
             for s in m:
-                lane = af.parse_lane(s)
+                lane = parse_lane(s)
                 if lane is not None and len(m) == 1 and p[m] == 1:
                     with contextlib.suppress(Refusal):
                         self.tile_form(p, lane, None, strict=False)
@@ -146,12 +154,12 @@ class TilesMixin:
     ) -> tuple[Tile, af.Poly] | None:
         """Find ``block * base + lane`` in ``p``: the tile and the remaining terms."""
         key, axis = lane
-        lid = af.lane_id(key, axis)
+        lid = Sym.lane(key, axis).text
         if p.get((lid,)) != 1:
             return None
         rest = dict(p)
         del rest[(lid,)]
-        if len(rest) > 1 and any(s.startswith("%it") for m in rest for s in m):
+        if len(rest) > 1 and any(kind_of(s) is SymKind.ITER for m in rest for s in m):
             strided = self.strided_form(rest, key, node, strict)
             if strided is not None:
                 return strided, {}
@@ -187,14 +195,14 @@ class TilesMixin:
         if not q:
             return None
         for loop in reversed(self.loops):
-            it = f"%it{loop.id}"
+            it = Sym.loop_counter(loop.id).text
             moving = {m: c for m, c in q.items() if it in m}
             start = {m: c for m, c in q.items() if it not in m}
             step = af.divide_by(moving, it) if moving else None
             if not step or not start:
                 continue
             syms = af.poly_symbols(step) | af.poly_symbols(start)
-            if any(s.startswith(("%it", "%l", "%d", "%t:")) for s in syms):
+            if any(kind_of(s) in _NOT_IN_STRIDES for s in syms):
                 return None
             tile = self.tile_for(key, it, node, strict)
             if tile is None:
@@ -215,18 +223,13 @@ class TilesMixin:
         return None
 
     def _is_base(self, s: str) -> bool:
-        return (
-            s.startswith("%pid")
-            or s.startswith("%it")
-            or s in ("%sm", "%sn")
-            or self.flat_digit(s) is not None
-        )
+        return kind_of(s) in _TILE_IDS or self.flat_digit(s) is not None
 
     def flat_digit(self, s: str) -> af.FlatDigit | None:
         """The program-id digit atom ``s`` stands for (``pid % n``...), if it is one."""
         if s in self.digits:
             return self.digits[s]
-        if not s.startswith("%t:"):
+        if kind_of(s) is not SymKind.ATOM:
             return None
         digit = af.match_flat_digit(self.atoms.trees[s])
         if digit is not None:
@@ -238,8 +241,8 @@ class TilesMixin:
         ident = (base, key)
         tile = self.tiles.get(ident)
         if tile is not None:
-            if base is not None and base.startswith("%it"):
-                loop = next((lp for lp in self.loops if f"%it{lp.id}" == base), None)
+            if base is not None:
+                loop = self.loop_of(base)
                 if loop is not None and loop.tile is None:
                     loop.tile = tile
             if tile.base is not None and tile.name not in self.types.tiles:
@@ -282,8 +285,10 @@ class TilesMixin:
                     "pass a literal block size or autotune it",
                 )
             return None
-        if base.startswith("%pid"):
-            axis = int(base[4:])
+        sym = parse_sym(base)
+        kind = sym.kind if sym is not None else None
+        if kind is SymKind.PID:
+            axis = sym.index  # type: ignore[union-attr]
             role = self.pid_roles.get(axis)
             if role not in (None, "tile"):
                 if strict:
@@ -296,8 +301,8 @@ class TilesMixin:
                     raise self.error(node, f"program id {axis} tiles with two block sizes")
                 return None
             self.pid_roles[axis] = "tile"
-        if base.startswith("%it"):
-            loop = next((lp for lp in self.loops if f"%it{lp.id}" == base), None)
+        if kind is SymKind.ITER:
+            loop = self.loop_of(base)
             if loop is None:
                 return None
             if loop.tile is not None:
@@ -314,29 +319,28 @@ class TilesMixin:
             return None
         suffix = _suffix(key)
         if not suffix:
-            if base.startswith("%it"):
-                suffix = next(lp.var for lp in self.loops if f"%it{lp.id}" == base)
-            elif base in ("%sm", "%sn"):
-                suffix = base[2]
+            if kind is SymKind.ITER:
+                suffix = self.loop_of(base).var  # type: ignore[union-attr]
+            elif kind is SymKind.SWIZZLE:
+                suffix = sym.name  # type: ignore[union-attr]
         name = unique("tile_" + suffix if suffix else "tile", self.taken)
         tile = Tile(name, key, base, block.block, block.exact, node=node)
         self.tiles[ident] = tile
-        if base.startswith("%pid"):
-            self.pid_tiles[int(base[4:])] = tile
-        elif base.startswith("%it"):
-            loop = next(lp for lp in self.loops if f"%it{lp.id}" == base)
-            loop.tile = tile
+        if kind is SymKind.PID:
+            self.pid_tiles[sym.index] = tile  # type: ignore[union-attr,index]
+        elif kind is SymKind.ITER:
+            self.loop_of(base).tile = tile  # type: ignore[union-attr]
         elif base in self.digits:
             self.digit_tiles[base] = tile
         else:
-            self.swizzle_tiles[base[2]] = tile
+            self.swizzle_tiles[sym.name] = tile  # type: ignore[union-attr,index]
         if isinstance(tile.block, str):
             self.types.vars.setdefault(tile.block, ScalarType(ir.I32, weak=True))
         self.types.bind_tile(ir.TileVar(name, ir.Const(0), tile.block or ir.Const(1)))
         return tile
 
     def tile_index_poly(self, tile: Tile, axis: int) -> af.Poly:
-        lid = af.lane_id(tile.key, axis)
+        lid = Sym.lane(tile.key, axis).text
         p: af.Poly = {(lid,): 1}
         if tile.step is not None:
             assert tile.base is not None and tile.start is not None
@@ -379,9 +383,16 @@ class TilesMixin:
         return None
 
     def _in_scope(self, t: Tile) -> bool:
-        if t.base is None or not t.base.startswith("%it"):
+        if t.base is None or kind_of(t.base) is not SymKind.ITER:
             return True
-        return any(f"%it{lp.id}" == t.base for lp in self.loops)
+        return self.loop_of(t.base) is not None
+
+    def loop_of(self, counter: str) -> Loop | None:
+        """The enclosing loop whose iteration counter symbol is ``counter``, if any."""
+        sym = parse_sym(counter)
+        if sym is None or sym.kind is not SymKind.ITER:
+            return None
+        return next((lp for lp in self.loops if lp.id == sym.index), None)
 
     def dims_of_keys(
         self, keys: list[af.Key], known: tuple[ir.Dim, ...], node

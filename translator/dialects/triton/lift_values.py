@@ -30,6 +30,7 @@ from translator.dialects.triton.lifted import (
     TupleVal,
     Val,
 )
+from translator.dialects.triton.symbols import SymKind, kind_of, param_name, parse_lane, sym_of
 from translator.ir import nodes as ir
 from translator.ir.ops import COMPARISON_OPS
 from translator.ir.padding import fold_pad
@@ -227,8 +228,9 @@ class ValuesMixin:
         """A tree over parameter symbols as a host IR expression."""
 
         def fn(name: str) -> ir.Expr | None:
-            if name.startswith("%p:"):
-                return self.param_ir(name[3:], node)
+            param = param_name(name)
+            if param is not None:
+                return self.param_ir(param, node)
             raise self.error(
                 node,
                 f"`{self.src(node)}` depends on program ids or loaded values; "
@@ -238,7 +240,11 @@ class ValuesMixin:
         return simplify(af.rename(af.strip_casts(tree), fn))
 
     def host_ir_of_host(self, e: ir.Expr) -> ir.Expr:
-        return af.rename(e, lambda n: self.param_ir(n[3:], None) if n.startswith("%p:") else None)
+        def fn(name: str) -> ir.Expr | None:
+            param = param_name(name)
+            return self.param_ir(param, None) if param is not None else None
+
+        return af.rename(e, fn)
 
     def same_host(self, a: ir.Expr, b: ir.Expr, node) -> bool:
         return self.host.same_value(a, b)
@@ -277,18 +283,18 @@ class ValuesMixin:
         p = af.poly(tree, self.atoms)
         terms: list[ir.Expr] = []
         for m, c in list(p.items()):
-            lanes = [s for s in m if af.parse_lane(s) is not None]
+            lanes = [s for s in m if parse_lane(s) is not None]
             if not lanes or m not in p:
                 continue
             if len(lanes) > 1:
                 raise self.error(node, f"`{self.src(node)}` multiplies lanes of two aranges")
-            key, axis = af.parse_lane(lanes[0])  # type: ignore[misc]
+            key, axis = parse_lane(lanes[0])  # type: ignore[misc]
             coef = tuple(s for s in m if s != lanes[0])
             sub = {(lanes[0],): 1}
             # look for the base term c * coef * block * base
             found = None
             for m2, c2 in p.items():
-                if m2 == m or any(af.parse_lane(s) for s in m2):
+                if m2 == m or any(parse_lane(s) for s in m2):
                     continue
                 rest = list(m2)
                 ok = True
@@ -365,20 +371,21 @@ class ValuesMixin:
         """Symbols of a tree as IR: parameters, data; program ids stay placeholders."""
 
         def fn(name: str) -> ir.Expr | None:
-            if name.startswith("%p:"):
-                return self.param_ir(name[3:], node)
+            kind = kind_of(name)
+            if kind is SymKind.PARAM:
+                return self.param_ir(param_name(name), node)  # type: ignore[arg-type]
             if name in self.data:
                 return self.data[name][0]
-            if name.startswith("%t:"):
+            if kind is SymKind.ATOM:
                 if self.flat_digit(name) is not None:
                     return None  # a grid digit: resolved once the grid is known
                 sub = self.atoms.trees[name]
                 return self.atom_ir(sub, node)
-            if name.startswith("%np"):
+            if kind is SymKind.NUM_PROGRAMS:
                 raise self.error(
                     node, "tl.num_programs is only supported as the step of a persistent row loop"
                 )
-            return None  # %pid, %it, %sm, %sn, %row: resolved once the grid is known
+            return None  # program ids, loop counters, swizzled ids, rows: resolved with the grid
 
         return af.rename(tree, fn)
 
@@ -386,7 +393,7 @@ class ValuesMixin:
         if (
             isinstance(sub, ir.BinOp)
             and sub.op in ("//", "%")
-            and any(s.startswith("%d") for s in af.symbols_in(sub))
+            and any(kind_of(s) is SymKind.DATA for s in af.symbols_in(sub))
         ):
             raise self.error(
                 node,
@@ -434,8 +441,9 @@ class ValuesMixin:
         ``tl.constexpr`` the launch binds to a literal."""
         if isinstance(v, Static):
             return bool(v.value)
-        if isinstance(v, Idx) and isinstance(v.tree, ir.Name) and v.tree.id.startswith("%p:"):
-            b = self.launch.bindings.get(v.tree.id[3:])
+        flag = sym_of(v.tree) if isinstance(v, Idx) else None
+        if flag is not None and flag.kind is SymKind.PARAM:
+            b = self.launch.bindings.get(flag.name)  # type: ignore[arg-type]
             if b is not None and b.kind == "constexpr" and b.expr is not None:
                 c = self.host.canonical(b.expr)
                 if isinstance(c, ir.Const) and isinstance(c.value, (bool, int)):
@@ -454,8 +462,13 @@ class ValuesMixin:
         if isinstance(dt, ir.DType):
             return dt.name in ir.INT_DTYPES
         return other is not None and any(
-            s.startswith("%p:") and self.launch.is_stride(s[3:]) for s in af.symbols_in(other.tree)
+            self.is_stride_symbol(s) for s in af.symbols_in(other.tree)
         )
+
+    def is_stride_symbol(self, text: str) -> bool:
+        """Whether symbol ``text`` is a kernel parameter bound to a stride of a tensor."""
+        param = param_name(text)
+        return param is not None and self.launch.is_stride(param)
 
     def _data_shape(self, d: Data, node) -> tuple:
         return tuple(self.key_of_dim(x) for x in dims_of(self.type_of(d.expr, node)))

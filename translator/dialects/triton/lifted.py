@@ -107,7 +107,8 @@ Val = Any
 class Tile:
     """A tile of the IR: lanes ``block * id + arange(block)`` along one tensor dim.
 
-    ``base`` is the symbol of its id (``%pid0``, ``%sm``, ``%it3``) or ``None`` for a whole dim.
+    ``base`` is the text of the symbol of its id (a program id, a swizzled id, a loop counter, a
+    program-id digit) or ``None`` for a whole dim.
     """
 
     name: str
@@ -152,10 +153,6 @@ class Item:
     dims: list[tuple[int, ir.Dim, Tile | None]] = field(default_factory=list)  # (axis, dim, tile)
     polys: list[tuple[af.Poly, Tile]] = field(default_factory=list)  # lanes a mask must bound
     wrapped: list[tuple[Tile, ir.Expr]] = field(default_factory=list)
-
-
-# The symbol of a compile-time parameter the host computes opaquely (NUM_SMS, ctx.BLOCK_SIZE).
-OPAQUE_CONSTEXPR = "%q:"
 
 
 class Refusal(TranslationError):
