@@ -112,9 +112,8 @@ class KernelLifter(
         self.host_tensors = {n for n, t in self.types.vars.items() if isinstance(t, TensorType)}
         self.source_names = names_in(self.fn)
         self.tiles: dict[tuple, Tile] = {}
-        self.data: dict[
-            str, tuple[ir.Expr, tuple]
-        ] = {}  # data symbol text -> (IR expr, triton shape)
+        # Data symbols (loaded integers used as offsets) -> (IR expression, Triton shape).
+        self.data: dict[str, tuple[ir.Expr, tuple]] = {}
         self.loops: list[Loop] = []
         self.loop_count = 0
         self.pid_names: dict[int, str] = {}
@@ -156,15 +155,18 @@ class KernelLifter(
     # ------------------------------------------------------------------ diagnostics
 
     def error(self, node: cst.CSTNode | None, message: str, hint: str | None = None) -> Refusal:
+        """A refusal at ``node`` (the kernel's definition where there is none)."""
         loc = self.locate(node) if node is not None else self.locate(self.fn)
         return Refusal(message, loc, hint)
 
     def src(self, node: cst.CSTNode) -> str:
+        """The source of ``node`` on one line, for a diagnostic."""
         return " ".join(source_of(node).split())
 
     # ------------------------------------------------------------------ entry point
 
     def lift(self) -> ir.InlineKernel:
+        """The kernel's IR: its grid and its body, placeholders resolved."""
         for p in self.launch.kernel.params:
             self.env[p] = self.param_value(p)
         body = self.fn.body

@@ -27,6 +27,9 @@ class CallsMixin:
 
     @handles_expression(cst.Call)
     def call(self, node: cst.Call) -> Val:
+        """A call: a method, a ``@triton.jit`` helper (inlined), a builtin, or ``tl.<name>``
+        (refused where the grammar says so, read through where it is a compiler hint, else by
+        the handler of ``name`` or of the grammar table that holds it)."""
         func = node.func
         if (
             isinstance(func, cst.Attribute)
@@ -80,6 +83,7 @@ class CallsMixin:
         return fn[len(lang) :] if fn is not None and fn.startswith(lang) else None
 
     def method(self, node: cst.Call, func: cst.Attribute) -> Val:
+        """``value.name(...)``: a descriptor access or a method handler."""
         base = self.ev(func.value)
         name = func.attr.value
         args, kwargs = call_args(node)
@@ -91,7 +95,7 @@ class CallsMixin:
         return handler(self, name, base, node)
 
     def effect(self, node: cst.Expr) -> bool:
-        """Lift the call statement ``node`` if it is one (``tl.store(...)``, ``desc.store(...)``)."""
+        """Lift ``node`` if it is a call for its effect (``tl.store(...)``, ``desc.store(...)``)."""
         if not isinstance(node.value, cst.Call):
             return False
         name = self.language_name(resolve(node.value.func, self.aliases))

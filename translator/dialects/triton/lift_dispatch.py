@@ -13,8 +13,8 @@ keys it handles:
 * ``@handles_method("to")``: methods of device values (``x.to(tl.float16)``); called
   ``handler(lifter, name, base, call)`` with the value of the object;
 * ``@handles_effect("store")``: ``tl.*`` calls written as statements; called like ``@handles``;
-* ``@handles_expression(cst.Name)``, ``@handles_statement(cst.For)``, ``@handles_small(cst.Assign)``:
-  libcst node kinds of expressions, compound statements and simple statements; called
+* ``@handles_expression(cst.Name)``, ``@handles_statement(cst.For)``,
+  ``@handles_small(cst.Assign)``: libcst node kinds of expressions, compound statements and simple statements; called
   ``handler(lifter, node)``.
 
 The tables are filled as the mixin modules are imported, which

@@ -16,6 +16,7 @@ class DotsMixin:
 
     @handles("dot")
     def dot(self, name: str, node: cst.Call) -> Data:
+        """``tl.dot(a, b, acc=None, out_dtype=...)``."""
         args, kwargs = call_args(node)
         names = ["a", "b", "acc"]
         vals: dict[str, Val] = dict(zip(names, (self.ev(a) for a in args)))

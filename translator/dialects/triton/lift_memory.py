@@ -36,6 +36,7 @@ class MemoryMixin:
 
     @handles("load")
     def load(self, name: str, node: cst.Call) -> Data:
+        """``tl.load(pointer, mask=..., other=...)`` through a pointer or a block pointer."""
         args, kwargs = call_args(node)
         ptr = self.ev(args[0]) if args else self.ev(kwargs["pointer"])
         mask_node = args[1] if len(args) > 1 else kwargs.get("mask")
@@ -111,10 +112,12 @@ class MemoryMixin:
 
     @handles("store")
     def store_value(self, name: str, node: cst.Call) -> Val:
+        """``tl.store`` used as a value: refused."""
         raise self.error(node, "tl.store returns nothing; call it as a statement")
 
     @handles_effect("store")
     def store(self, name: str, node: cst.Call) -> None:
+        """``tl.store(pointer, value, mask=...)`` as a statement."""
         args, kwargs = call_args(node)
         ptr = self.ev(args[0]) if args else self.ev(kwargs["pointer"])
         value_node = args[1] if len(args) > 1 else kwargs.get("value")
@@ -466,14 +469,17 @@ class MemoryMixin:
 
     @handles("make_block_ptr")
     def make_block_ptr(self, name: str, node: cst.Call) -> Val:
+        """``tl.make_block_ptr(...)``: a block pointer."""
         return blocks.make_block_ptr(self, node)
 
     @handles("advance")
     def advance(self, name: str, node: cst.Call) -> Val:
+        """``tl.advance(block_ptr, offsets)``: the block pointer moved."""
         return blocks.advance(self, node)
 
     @handles("make_tensor_descriptor")
     def make_tensor_descriptor(self, name: str, node: cst.Call) -> Val:
+        """``tl.make_tensor_descriptor(...)``: a tensor descriptor."""
         return blocks.make_descriptor(self, node)
 
     def descriptor_access(self, desc: Descriptor, name: str, args: list, kwargs: dict, node) -> Val:

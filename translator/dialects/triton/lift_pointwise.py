@@ -1,4 +1,4 @@
-"""Pointwise ops, ``tl.where``, casts, shape ops and ``tl.zeros``/``tl.full`` (also pending ones)."""
+"""Pointwise ops, ``tl.where``, casts, shape ops, and ``tl.zeros``/``tl.full`` (pending or not)."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ class PointwiseMixin:
 
     @handles_family("pointwise")
     def pointwise_call(self, name: str, op: str, node: cst.Call) -> Val:
+        """``tl.exp(x)`` and the other names of ``[frontend.pointwise]``."""
         args, kwargs = call_args(node)
         if kwargs:
             raise self.error(node, f"unsupported keywords to tl.{name}: {sorted(kwargs)}")
@@ -104,6 +105,7 @@ class PointwiseMixin:
 
     @handles("zeros", "full")
     def full(self, name: str, node: cst.Call) -> Val:
+        """``tl.zeros(shape, dtype)`` / ``tl.full(shape, value, dtype)``."""
         args, kwargs = call_args(node)
         shape_node = args[0] if args else kwargs.get("shape")
         if name == "zeros":
@@ -227,6 +229,7 @@ class PointwiseMixin:
 
     @handles(*_SHAPE_OPS)
     def shape_call(self, name: str, node: cst.Call) -> Data:
+        """``tl.trans(x)``, ``tl.reshape(x, shape)`` and the other shape ops."""
         args, kwargs = call_args(node)
         if not args:
             raise self.error(node, f"tl.{name} needs a value")
@@ -234,6 +237,7 @@ class PointwiseMixin:
 
     @handles_method(*_SHAPE_OPS)
     def shape_method(self, name: str, base: Val, node: cst.Call) -> Data:
+        """``x.trans()``, ``x.reshape(shape)`` and the other shape ops as methods."""
         args, kwargs = call_args(node)
         return self.shape_op(name, base, args, kwargs, node)
 

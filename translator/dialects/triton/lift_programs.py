@@ -27,6 +27,7 @@ class ProgramsMixin:
 
     @handles("program_id", "num_programs")
     def program_id(self, name: str, node: cst.Call) -> Val:
+        """``tl.program_id(axis)`` / ``tl.num_programs(axis)``: their symbols."""
         args, kwargs = call_args(node)
         axis_node = args[0] if args else kwargs.get("axis")
         axis = self._int_literal(axis_node, node)
@@ -460,7 +461,8 @@ class ProgramsMixin:
                     raise self.error(None, "a loop counter is used outside its loop's tile")
                 return ir.TileAttr(t.name, "id")
             if kind is SymKind.SWIZZLE:
-                return ir.TileAttr(self.swizzle_tiles[sym.name].name, "id")  # type: ignore[union-attr,index]
+                which = sym.name  # type: ignore[union-attr]
+                return ir.TileAttr(self.swizzle_tiles[which].name, "id")  # type: ignore[index]
             if kind is SymKind.ROW:
                 assert self.persistent is not None
                 return ir.Name(self.persistent[1])

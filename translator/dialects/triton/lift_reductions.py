@@ -25,10 +25,12 @@ class ReductionsMixin:
 
     @handles_family("reductions")
     def reduction_call(self, name: str, op: str, node: cst.Call) -> Val:
+        """``tl.sum(x, axis)`` and the other names of ``[frontend.reductions]``."""
         return self.reduction(op, node)
 
     @handles_method("sum", "max", "min")
     def reduction_method(self, name: str, base: Val, node: cst.Call) -> Val:
+        """``x.sum(axis)``, ``x.max(axis)``, ``x.min(axis)`` of device data."""
         if not isinstance(base, Data):
             raise self.error(node, f"unsupported method `.{name}()` in a kernel")
         return self.reduction(name, node, base)

@@ -98,6 +98,7 @@ class StatementsMixin:
             self.out = saved
 
     def statement(self, node: cst.BaseStatement) -> None:
+        """One statement, by the handler of its kind."""
         if self.persistent_done:
             raise self.error(
                 node,
@@ -115,32 +116,38 @@ class StatementsMixin:
 
     @handles_statement(cst.SimpleStatementLine)
     def simple_statements(self, node: cst.SimpleStatementLine) -> None:
+        """A line of simple statements (``a = 1; b = 2``), one by one."""
         for small in node.body:
             self.small(small)
 
     def small(self, node: cst.BaseSmallStatement) -> None:
+        """One simple statement, by the handler of its kind."""
         handler = SMALL_STATEMENTS.get(type(node))
         if handler is None:
             raise self.unsupported_statement(node)
         handler(self, node)
 
     def unsupported_statement(self, node: cst.BaseSmallStatement) -> Refusal:
+        """The refusal of a simple statement no handler lifts."""
         return self.error(node, f"unsupported statement `{self.src(node)[:60]}`")
 
     @handles_small(cst.Assign)
     def assign_statement(self, node: cst.Assign) -> None:
+        """``x = value`` (and tuple unpacking)."""
         if len(node.targets) != 1:
             raise self.error(node, "chained assignment is not supported")
         self.assign(node.targets[0].target, self.ev(node.value), node)
 
     @handles_small(cst.AnnAssign)
     def annotated_assign(self, node: cst.AnnAssign) -> None:
+        """``x: T = value``; an annotation without a value binds nothing the IR can use."""
         if node.value is None:
             raise self.unsupported_statement(node)
         self.assign(node.target, self.ev(node.value), node)
 
     @handles_small(cst.AugAssign)
     def augmented_assign(self, node: cst.AugAssign) -> None:
+        """``x += v``: a binop, or a lane accumulation into a ``tl.zeros`` from before the loop."""
         op = _AUG.get(type(node.operator))
         if op is None or not isinstance(node.target, cst.Name):
             raise self.error(node, f"unsupported augmented assignment `{self.src(node)}`")
@@ -153,6 +160,7 @@ class StatementsMixin:
 
     @handles_small(cst.Expr)
     def expression_statement(self, node: cst.Expr) -> None:
+        """A docstring, or a call for its effect (``tl.store(...)``)."""
         if isinstance(node.value, (cst.SimpleString, cst.ConcatenatedString)):
             return  # a docstring or a comment written as a string
         if self.effect(node):
@@ -165,6 +173,7 @@ class StatementsMixin:
 
     @handles_small(cst.Pass)
     def pass_statement(self, node: cst.Pass) -> None:
+        """``pass``: nothing."""
         return
 
     def lookup(self, name: str, node: cst.CSTNode) -> Val:

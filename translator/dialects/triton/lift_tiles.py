@@ -21,7 +21,7 @@ from translator.ir import nodes as ir
 from translator.ir.shapes import ScalarType
 from translator.naming import unique
 
-# Symbols whose lanes' tile id they can be: a program id, a loop counter, a swizzled id (a program-id
+# Symbols that can be the id of a tile: a program id, a loop counter, a swizzled id (a program-id
 # digit is an atom, told by its tree).
 _TILE_IDS = (SymKind.PID, SymKind.ITER, SymKind.SWIZZLE)
 # Symbols a strided loop's first tile and step may not hold (loop counters, lanes, loaded data,
@@ -34,6 +34,7 @@ class TilesMixin:
 
     @handles("arange")
     def arange(self, name: str, node: cst.Call) -> Val:
+        """``tl.arange(0, B)``: the lanes of block ``B`` along the last axis."""
         args, kwargs = call_args(node)
         if len(args) != 2 or kwargs:
             raise self.error(node, "tl.arange(start, end) takes two arguments")

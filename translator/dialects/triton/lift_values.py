@@ -74,6 +74,7 @@ class ValuesMixin:
 
     @handles_expression(cst.Name)
     def name_value(self, node: cst.Name) -> Val:
+        """A name: ``True``/``False``/``None``, or what it is bound to."""
         if node.value in ("True", "False"):
             return Static(node.value == "True")
         if node.value == "None":
@@ -82,18 +83,22 @@ class ValuesMixin:
 
     @handles_expression(cst.Integer)
     def integer_value(self, node: cst.Integer) -> Val:
+        """An integer literal: an index constant."""
         return Idx(ir.Const(int(node.evaluated_value)))
 
     @handles_expression(cst.Float)
     def float_value(self, node: cst.Float) -> Val:
+        """A float literal: a data constant."""
         return Data(ir.Const(float(node.evaluated_value)))
 
     @handles_expression(cst.SimpleString, cst.ConcatenatedString)
     def string_value(self, node: cst.SimpleString | cst.ConcatenatedString) -> Val:
+        """A string literal: a compile-time value."""
         return Static(node.evaluated_value)
 
     @handles_expression(cst.BinaryOperation)
     def binary_operation(self, node: cst.BinaryOperation) -> Val:
+        """``a <op> b``."""
         op = _BINOPS.get(type(node.operator))
         if op is None:
             raise self.error(node, f"unsupported operator in `{self.src(node)}`")
@@ -101,6 +106,7 @@ class ValuesMixin:
 
     @handles_expression(cst.Comparison)
     def comparison(self, node: cst.Comparison) -> Val:
+        """``a < b`` (one comparison; chains are refused)."""
         if len(node.comparisons) != 1:
             raise self.error(node, "chained comparisons are not supported")
         comp = node.comparisons[0]
@@ -111,6 +117,7 @@ class ValuesMixin:
 
     @handles_expression(cst.UnaryOperation)
     def unary_operation(self, node: cst.UnaryOperation) -> Val:
+        """``-x``, ``+x``, ``~x``, ``not x``."""
         v = self.ev(node.expression)
         if isinstance(node.operator, cst.Minus):
             if isinstance(v, Idx):
@@ -128,6 +135,7 @@ class ValuesMixin:
 
     @handles_expression(cst.BooleanOperation)
     def boolean_operation(self, node: cst.BooleanOperation) -> Val:
+        """``a and b`` / ``a or b`` of compile-time values."""
         a, b = self.ev(node.left), self.ev(node.right)
         if isinstance(a, Static) and isinstance(b, Static):
             is_and = isinstance(node.operator, cst.And)
@@ -136,10 +144,12 @@ class ValuesMixin:
 
     @handles_expression(cst.Tuple, cst.List)
     def tuple_value(self, node: cst.Tuple | cst.List) -> Val:
+        """A tuple or list of values."""
         return TupleVal(tuple(self.ev(e.value) for e in node.elements))
 
     @handles_expression(cst.IfExp)
     def if_expression(self, node: cst.IfExp) -> Val:
+        """``a if flag else b`` with a compile-time ``flag``."""
         # A compile-time choice (`tl.float8e4nv if FP8_OUTPUT else tl.float16`): Triton
         # compiles only the branch taken, so only that one is lifted.
         taken = self.static_truth(self.ev(node.test))
@@ -508,6 +518,7 @@ class ValuesMixin:
 
     @handles("cdiv")
     def cdiv(self, name: str, node: cst.Call) -> Val:
+        """``tl.cdiv(a, b)`` of integers."""
         args, _ = call_args(node)
         a, b = (self.ev(x) for x in args)
         if isinstance(a, Idx) and isinstance(b, Idx):
@@ -516,6 +527,7 @@ class ValuesMixin:
 
     @handles_builtin("min", "max")
     def min_max(self, name: str, node: cst.Call) -> Val:
+        """The builtins ``min``/``max``: of indices, or pointwise of data."""
         args, _ = call_args(node)
         vals = [self.ev(a) for a in args]
         op = "minimum" if name == "min" else "maximum"
@@ -528,6 +540,7 @@ class ValuesMixin:
 
     @handles_builtin("float")
     def float_literal(self, name: str, node: cst.Call) -> Val:
+        """``float("inf")`` and other float literals."""
         try:
             return Data(ir.Const(float(literal(node))))  # type: ignore[arg-type]
         except (ValueError, TypeError):
@@ -535,6 +548,7 @@ class ValuesMixin:
 
     @handles_builtin("int", "bool")
     def int_conversion(self, name: str, node: cst.Call) -> Val:
+        """``int(x)``/``bool(x)``: refused (no device value converts at compile time)."""
         raise self.error(node, f"`{name}(...)` on device values is not supported")
 
 

@@ -174,4 +174,6 @@ def param_name(text: str) -> str | None:
 def parse_lane(text: str) -> tuple[Key, int] | None:
     """``(key, axis)`` of a lane symbol, else ``None``."""
     s = parse_sym(text)
-    return (s.key, s.index) if s is not None and s.kind is SymKind.LANE else None  # type: ignore[return-value]
+    if s is None or s.kind is not SymKind.LANE or s.index is None:
+        return None
+    return s.key, s.index
