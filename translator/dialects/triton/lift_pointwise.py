@@ -212,7 +212,7 @@ class PointwiseMixin:
 
     @handles_method("to")
     def cast(self, name: str, base: Val, node: cst.Call) -> Val:
-        """``x.to(dtype)``: a cast (of an index, an index cast)."""
+        """``x.to(dtype)``: a cast; an index cast to an integer dtype stays an index."""
         args, kwargs = call_args(node)
         target = args[0] if args else kwargs.get("dtype")
         dt = self.ev(target) if target is not None else None
@@ -303,6 +303,7 @@ class PointwiseMixin:
 
 
 def cast_pads(d: Data, dtype: ir.DTypeExpr) -> tuple[tuple[ir.Dim, float], ...]:
+    """What the invalid lanes of ``d`` hold once cast to ``dtype`` (where that is still known)."""
     if isinstance(dtype, ir.DType) and dtype.name in ir.FLOAT_DTYPES:
         return d.pads
     return tuple((k, v) for k, v in d.pads if math.isfinite(v) and float(int(v)) == v)

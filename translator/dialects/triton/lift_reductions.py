@@ -36,6 +36,7 @@ class ReductionsMixin:
         return self.reduction(name, node, base)
 
     def reduction(self, op: str, node: cst.Call, value: Data | None = None) -> Val:
+        """The reduction ``op`` of ``tl.<op>(x, axis, keep_dims=...)`` (of ``value`` for a method)."""
         args, kwargs = call_args(node)
         if value is None:
             if not args:
