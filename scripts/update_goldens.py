@@ -21,9 +21,6 @@ from translator.dialects import dialects, target_dialects  # noqa: E402
 
 # Examples tiletrans refuses today (tests assert the diagnostic): (folder, stem) -> targets.
 REFUSED: dict[tuple[str, str], set[str]] = {
-    # `q_base + heads * hd + offs + half`: a tile shifted by a host value, addressed through a
-    # size the host passes as a stride; the IR has no shifted tiles (yet).
-    ("examples/library/triton", "rope"): {"helion"},
     # A first-stage reduction whose block the host computes (`next_power_of_2(ceil(sqrt(M)))`)
     # and whose output layout (one partial sum per program) depends on it: a tunable cannot
     # stand in for it, and the IR has no block sizes the launch passes (yet).

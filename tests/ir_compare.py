@@ -72,6 +72,11 @@ KINDS = {
         "shape anyway) and hints its code implies are added (Triton's tl.exp is a fast "
         "approximation: `fast_math`)"
     ),
+    "partial_dims": (
+        "a whole dim the source read with `:` comes back bounded by another tensor's size the "
+        "host never checked equal (attention reads `v`'s head dim by `q`'s): the frontend "
+        "records it as a possible prefix (`ir.Kernel.partial_dims`)"
+    ),
     "param_facts": (
         "what a launch proves of a kernel's tensor parameters (rank, dtype) differs with what "
         "each frontend could read of the host code"
@@ -146,6 +151,8 @@ def _kernel(k: ir.Kernel, kinds: set[str]) -> ir.Kernel:
         k = _unit_tile(k)
     if "hints" in kinds:
         k = dataclasses.replace(k, hints=ir.Hints())
+    if "partial_dims" in kinds:
+        k = dataclasses.replace(k, partial_dims=())
     if "param_facts" in kinds:
         params = tuple(dataclasses.replace(p, rank=None, dtype=None) for p in k.params)
         k = dataclasses.replace(k, params=params)

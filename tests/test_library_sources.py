@@ -47,6 +47,7 @@ HELION_FILES = sorted((LIBRARY / "helion").glob("*.py"))
 # exercised through these.
 PUBLIC_API: dict[str, set[str]] = {
     "triton/cross_entropy.py": {"cross_entropy", "cross_entropy_forward", "cross_entropy_backward"},
+    "triton/elementwise.py": {"libentry", "add", "leaky_relu"},
     "triton/fused_residual.py": {"fused_residual"},
     "triton/geglu.py": {"geglu"},
     "triton/layer_norm.py": {"layer_norm"},
@@ -223,6 +224,16 @@ def test_triton_geglu() -> None:
     _check_fwd_bwd(m.geglu(a, b), F.gelu(a, approximate="tanh") * b, (a, b))
     with pytest.raises(ValueError):
         m.geglu(a, b, approximate="none")
+
+
+def test_triton_elementwise() -> None:
+    m = lib("triton/elementwise.py")
+    x, y = torch.randn(5, 7, 31), torch.randn(5, 7, 31)
+    torch.testing.assert_close(m.add(x, y, alpha=0.5), x + 0.5 * y)  # forward only
+    with pytest.raises(ValueError):
+        m.add(x, y[:, :3])
+    x = _leaf(5, 7, 31)
+    _check_fwd_bwd(m.leaky_relu(x, 0.2), F.leaky_relu(x, 0.2), (x,))
 
 
 def test_triton_softmax() -> None:

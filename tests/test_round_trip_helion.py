@@ -53,7 +53,7 @@ def test_round_trip_matches_source_on_cpu(example: Path, tmp_path: Path) -> None
 # read back from its Triton translation.
 EXPECTED: dict[str, set[str]] = {
     "add": {"named_values", "sizes", "tunables"},
-    "attention": {"hints", "names", "sizes", "unit_tiles"},
+    "attention": {"hints", "names", "partial_dims", "sizes", "unit_tiles"},
     "bmm": {"hints", "named_values", "sizes", "unit_tiles"},
     "cross_entropy": {"commutative", "hints", "named_values", "sizes", "tunables"},
     "cross_entropy_onehot": {"broadcast", "hints", "named_values", "sizes", "tunables"},
@@ -64,7 +64,7 @@ EXPECTED: dict[str, set[str]] = {
     "matmul_bias_act": {"hints", "named_values", "names", "sizes", "spelled_ops", "tunables"},
     "relu": {"named_values", "sizes", "spelled_ops", "tunables"},
     "rms_norm": {"hints", "named_values", "sizes", "tunables", "unit_tiles"},
-    "row_mean": {"named_values", "param_facts", "sizes", "tunables"},
+    "row_mean": {"named_values", "sizes", "tunables"},
     "row_sum": {"named_values", "sizes", "tunables"},
     "scaled_add": {"named_values", "sizes", "tunables"},
     "silu": {"hints", "named_values", "sizes", "tunables"},

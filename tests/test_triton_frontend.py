@@ -297,7 +297,7 @@ def test_attention_optional_scale_and_exact_head_dim():
     (kernel,) = entry.kernels()
     # q's head dim is loaded whole with a block equal to its size: no padding, no mask.
     q_load = next(ld for ld in exprs(entry, ir.Load) if ld.tensor == "q")
-    assert q_load.index[-1] == ir.FullIndex(ir.SizeOf("k", 3))
+    assert q_load.index[-1] == ir.FullIndex(ir.SizeOf("q", 3))
     # pid 1 = z * H + h: two scalar grid dims after the query tiles.
     assert [t.name for t in kernel.grid] == ["tile_m", "off_h", "off_z"]
     # BLOCK_N = 64 if HEAD_DIM <= 64 else 32 on the host: a tunable over both.
@@ -789,10 +789,21 @@ def test_refuses_an_access_that_is_no_tile_region():
     )
     assert "cannot prove that `x_ptr + offs * 2` addresses a tile" in err.message
     assert where(err) == (11, 8)
-    err = refuse(
-        "x = tl.load(x_ptr + offs + 1, mask=offs < n)\ntl.store(y_ptr + offs, x, mask=offs < n)"
+
+
+def test_a_tile_shifted_by_a_host_value_lifts_to_a_gather():
+    # `x_ptr + offs + 1`: the tile's lanes plus one, read as the integers they are.
+    src = KERNEL.format(
+        body="x = tl.load(x_ptr + offs + 1, mask=offs < n - 1, other=0.0)\n"
+        "    tl.store(y_ptr + offs, x * 2.0, mask=offs < n - 1)",
+        grid="(triton.cdiv(n - 1, 128),)",
+        block="128",
     )
-    assert "is a tile shifted by an offset" in err.message
+    (entry,) = lifted(parse_source(src, "kernel.py", "triton"))
+    assert any(isinstance(item, ir.GatherIndex) for e in exprs(entry, ir.Load) for item in e.index)
+    x = torch.randn(3, 50)
+    y = run_entry(entry, (x,)).flatten()
+    assert torch.equal(y[:-1], x.flatten()[1:] * 2)
 
 
 def test_refuses_two_extents_for_one_tile():

@@ -151,6 +151,29 @@ def test_poison_fills_uninitialised_allocations():
     assert not hasattr(torch.empty, "__wrapped__")  # restored
 
 
+def test_poison_keeps_device_context_allocations_on_their_device():
+    # A fresh process, so torch has not yet built its device-constructor set: poisoning first
+    # must not leave `with torch.device(d): torch.empty(...)` allocating on the CPU afterwards
+    # (on the H200 a source's output landed on the CPU and its kernel launch failed).
+    code = (
+        "import torch\n"
+        "from validation.poison import poisoned_allocations\n"
+        "with poisoned_allocations():\n"
+        "    with torch.device('meta'):\n"
+        "        inside = torch.empty(3)\n"
+        "with torch.device('meta'):\n"
+        "    after = torch.empty(3)\n"
+        "print(inside.device.type, after.device.type)\n"
+    )
+    import subprocess
+
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split() == ["meta", "meta"]
+
+
 def test_unwritten_output_fails_comparison():
     ref = torch.arange(6, dtype=torch.float32)
     with poisoned_allocations():

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from validation.relations import Relations
+from validation.runners import call_entry
 
 L2_TARGET_BYTES = 64 * 2**20
 # Dims loaded whole into one block (a softmax row) get a realistic fixed size instead of growing
@@ -143,7 +144,7 @@ def bench_pair(
         times: dict[str, float] = {}
         for role, fn in fns.items():
             call_args = [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
-            outs[role] = fn(*call_args)  # compile and autotune outside the timing
+            outs[role] = call_entry(fn, call_args)  # compile and autotune outside the timing
             torch.cuda.synchronize()
             times[role] = median_ms(_bound(fn, call_args), warmup=warmup, rep=rep)
         result = compare(outs["translated"], outs["source"], dtype, rel.has_dot)
@@ -163,4 +164,4 @@ def bench_pair(
 
 
 def _bound(fn: Callable[..., Any], args: list[Any]) -> Callable[[], Any]:
-    return lambda: fn(*args)
+    return lambda: call_entry(fn, args)

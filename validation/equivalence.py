@@ -354,9 +354,10 @@ class _Case:
 
 def _call(fn: Callable[..., Any], args: list[Any], device: str) -> Any:
     from validation.poison import poisoned_allocations
+    from validation.runners import call_entry
 
     with poisoned_allocations():
-        out = fn(*args)
+        out = call_entry(fn, args)
     if device.startswith("cuda"):
         import torch
 

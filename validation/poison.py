@@ -41,6 +41,21 @@ def _poisoned(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+def _build_device_constructors() -> None:
+    """Have torch build its set of device-taking constructors now, from the real functions.
+
+    ``with torch.device(d):`` gives ``d`` to the calls found in a set of torch functions that torch
+    builds once, on first use, and caches for the process. Built while the poisoned wrappers stand
+    in, the set would hold the wrappers, and every later ``torch.empty`` under a device context in
+    this process (a source's ``with torch.device(x.device): out = torch.empty(...)``) would land on
+    the CPU.
+    """
+    with contextlib.suppress(ImportError, AttributeError):
+        from torch.utils._device import _device_constructors
+
+        _device_constructors()
+
+
 @contextlib.contextmanager
 def poisoned_allocations() -> Iterator[None]:
     """Poison torch's uninitialised allocations for the duration of the block (nestable)."""
@@ -52,6 +67,7 @@ def poisoned_allocations() -> Iterator[None]:
         (torch, "empty_strided"),
         (torch.Tensor, "new_empty"),
     ]
+    _build_device_constructors()
     saved = [(obj, name, getattr(obj, name)) for obj, name in targets]
     try:
         for obj, name, fn in saved:

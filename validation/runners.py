@@ -7,10 +7,11 @@ Each load gets a fresh, unique module name, so the source and its translation (o
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import itertools
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -47,6 +48,24 @@ def get_entry(module: ModuleType, name: str) -> Callable[..., Any]:
         where = getattr(module, "__file__", module.__name__)
         raise AttributeError(f"{where} defines no callable {name!r}")
     return fn
+
+
+def call_entry(fn: Callable[..., Any], args: Sequence[Any]) -> Any:
+    """Call ``fn`` with ``args``, one per parameter in declaration order (the IR entry's order):
+    keyword-only parameters (``def add(x, y, *, alpha=1.0)``) are passed by keyword."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):  # a builtin or C callable: positional as given
+        return fn(*args)
+    positional: list[Any] = []
+    keywords: dict[str, Any] = {}
+    for p, a in zip(params, args):
+        if p.kind is inspect.Parameter.KEYWORD_ONLY:
+            keywords[p.name] = a
+        else:
+            positional.append(a)
+    positional.extend(args[len(params) :])
+    return fn(*positional, **keywords)
 
 
 def pin_first_configs(module: ModuleType) -> list[str]:

@@ -6,7 +6,7 @@ positional arguments, ``None`` lets tiletrans synthesise them from the IR. These
 whose shapes the host code decides in ways the IR does not hold: an optional bias checked against
 the last dim by a host ``if``, a ``normalized_shape`` tuple, tensors that a kernel reads
 row by row through their strides (which says nothing of their row counts), an index tensor whose rank only an
-assert in another function states, an upstream gradient that must match the output.
+assert in another function states, an upstream gradient that must match the output, a head dim that must be even.
 """
 
 from __future__ import annotations
@@ -42,6 +42,12 @@ def inputs(entry: str, device: str, dtype: str) -> tuple | None:
         return (rand(M, N),)
     if entry == "swiglu_backward":
         return rand(M, N), rand(M, N), rand(M, N)
+    if entry in ("rope_forward", "liger_rotary_pos_emb"):
+        # [bsz, n_head, seq_len, head_dim] with fewer key heads; head_dim even (the host checks).
+        bsz, seq_len, head_dim = 2, 5, 2 * (N // 2)
+        q, k = rand(bsz, 3, seq_len, head_dim), rand(bsz, 2, seq_len, head_dim)
+        cos, sin = rand(seq_len, head_dim), rand(seq_len, head_dim)
+        return q, k, cos, sin
     if entry == "softmax_backward":
         return rand(M, N), torch.softmax(rand(M, N).float(), dim=-1).to(getattr(torch, dtype))
     return None

@@ -514,6 +514,13 @@ class ShapeUnpack(Stmt):
     loc: Loc | None = _loc()
 
 
+#: What the host allocators that grammars name fill their tensor with, by kind (``None``:
+#: uninitialised, or for ``full`` the call's fill value); ``<kind>_like`` takes the shape (and by
+#: default the dtype) of a tensor. A frontend reads an allocation into an :class:`Alloc`.
+ALLOC_FILLS: dict[str, float | None] = {"empty": None, "zeros": 0.0, "ones": 1.0, "full": None}
+ALLOC_KINDS = (*ALLOC_FILLS, *(f"{kind}_like" for kind in ALLOC_FILLS))
+
+
 @dataclass(frozen=True)
 class Alloc(Stmt):
     """A new host tensor: of ``shape`` (host scalars) or shaped like tensor ``like``.
@@ -615,6 +622,7 @@ class InlineKernel(Stmt):
     hints: Hints = Hints()
     site: int | None = None
     tuned: tuple[str, ...] = ()
+    partial_dims: tuple[Expr, ...] = ()
     loc: Loc | None = _loc()
 
 
@@ -699,6 +707,12 @@ class Kernel:
     mapping from tunable name to value (the first is the default). ``docstring`` and
     ``doc_comments`` describe the program (a source kernel function's docstring and the comments
     above it).
+
+    ``partial_dims`` are equalities ``x.size(d) == extent`` that a whole-dim index of the body
+    (``FullIndex(extent)``, lanes ``[0, extent)``) may not have: its extent could not be proved
+    the dim's size (the source read ``x[i, :n]`` of a row of ``x.size(1)``, or nothing says that
+    ``n`` is that size). The IR's meaning does not depend on them; a backend whose whole-dim
+    spelling reads the entire dim (Helion's ``x[i, :]``) spells these ``x[i, :n]``.
     """
 
     name: str
@@ -710,6 +724,7 @@ class Kernel:
     hints: Hints = Hints()
     docstring: str | None = None
     doc_comments: tuple[str, ...] = ()
+    partial_dims: tuple[Expr, ...] = ()
     loc: Loc | None = _loc()
 
     def tunable(self, name: str) -> Tunable:

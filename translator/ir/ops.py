@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from translator.ir.nodes import ATOMIC_OPS, DTYPE_NAMES, REDUCE_OPS, SCAN_OPS
+
 
 @dataclass(frozen=True)
 class OpInfo:
@@ -51,6 +53,22 @@ POINTWISE_OPS: dict[str, OpInfo] = {
     # host only: the first operand (an optional parameter) unless it is None, else the second
     "if_none": OpInfo(2),
     "next_power_of_2": OpInfo(1, "index"),
+}
+
+#: The forms of a :class:`~translator.ir.nodes.Dot` a DSL may have one spelling each for:
+#: ``dot`` the general product (any output dtype, an optional accumulator); ``mm``/``bmm``
+#: ``lhs @ rhs`` of 2-D/3-D operands in their own dtype; ``addmm``/``baddbmm`` ``acc + lhs @ rhs``.
+DOT_FORMS = ("dot", "mm", "bmm", "addmm", "baddbmm")
+
+#: Every family of IR ops a DSL spells, by the name of the grammar tables that spell it
+#: (``[frontend.<family>]``/``[backend.<family>]``): a backend spells, lowers or refuses each.
+OP_FAMILIES: dict[str, tuple[str, ...]] = {
+    "dtypes": DTYPE_NAMES,
+    "pointwise": tuple(POINTWISE_OPS),
+    "reductions": REDUCE_OPS,
+    "scans": SCAN_OPS,
+    "dots": DOT_FORMS,
+    "atomics": ATOMIC_OPS,
 }
 
 COMPARISON_OPS = ("<", "<=", ">", ">=", "==", "!=")

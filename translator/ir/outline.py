@@ -108,6 +108,7 @@ def outline_kernel(
     }
     body = rename(inline.body, {**clashes, **mapping})
     grid = rename(inline.grid, {**clashes, **mapping})
+    partial_dims = rename(inline.partial_dims, mapping)
     # dtype(x) of a host tensor reads the parameter's dtype.
     body, grid = (_rename_dtypes(x, mapping) for x in (body, grid))
     tunables, configs = _kernel_tunables(inline)
@@ -121,6 +122,7 @@ def outline_kernel(
         hints=inline.hints,
         docstring=inline.docstring,
         doc_comments=inline.doc_comments,
+        partial_dims=partial_dims,  # type: ignore[arg-type]
         loc=inline.loc,
     )
     launch = ir.Launch(
@@ -257,8 +259,8 @@ def inline_launches(entry: ir.Entry, kernels: dict[str, ir.Kernel]) -> ir.Entry:
         for p, arg in zip(k.params, s.args):
             if isinstance(arg, ir.Name):
                 mapping[p.name] = arg.id
-        inner = rename((k.grid, k.body), mapping)
-        grid, kbody = _rename_dtypes(inner, mapping)  # type: ignore[misc]
+        inner = rename((k.grid, k.body, k.partial_dims), mapping)
+        grid, kbody, partial_dims = _rename_dtypes(inner, mapping)  # type: ignore[misc]
         body.append(
             ir.InlineKernel(
                 name=k.name,
@@ -272,6 +274,7 @@ def inline_launches(entry: ir.Entry, kernels: dict[str, ir.Kernel]) -> ir.Entry:
                 hints=k.hints,
                 site=s.site,
                 tuned=s.tuned,
+                partial_dims=partial_dims,
                 loc=s.loc,
             )
         )

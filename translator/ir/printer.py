@@ -240,6 +240,8 @@ def format_kernel(kernel: ir.Kernel) -> str:
         lines.append(f"  tunable {t.name}: {t.kind} = {t.default}{choices}")
     for i, config in enumerate(kernel.configs):
         lines.append(f"  config {i}: " + ", ".join(f"{k}={v}" for k, v in config))
+    for test in kernel.partial_dims:
+        lines.append(f"  partial {format_expr(test)}")
     for s in kernel.body:
         lines.extend(format_stmt(s, 1))
     return "\n".join(lines)

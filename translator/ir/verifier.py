@@ -77,7 +77,9 @@ def verify_kernel(kernel: ir.Kernel) -> None:
         raise IRTypeError(f"kernel {kernel.name!r} has duplicate parameters {names}", kernel.loc)
     if kernel.hints.schedule is not None and kernel.hints.schedule not in ir.SCHEDULES:
         raise IRTypeError(f"unknown schedule {kernel.hints.schedule!r}", kernel.loc)
-    walk_kernel(kernel, lambda stmt, env: _check_blocks(stmt, tunables))
+    env = walk_kernel(kernel, lambda stmt, env: _check_blocks(stmt, tunables))
+    for test in kernel.partial_dims:
+        _check_host_scalar(test, env, kernel.loc)
 
 
 def walk_kernel(kernel: ir.Kernel, hook: StmtHook | None = None) -> TypeEnv:

@@ -137,6 +137,8 @@ def kernel_exprs(kernel: ir.Kernel | ir.InlineKernel) -> Iterator[ir.Expr]:
     for e in tile_exprs(kernel.grid):
         yield from walk_expr(e)
     yield from all_exprs(kernel.body)
+    for e in kernel.partial_dims:
+        yield from walk_expr(e)
 
 
 def kernel_tiles(kernel: ir.Kernel | ir.InlineKernel) -> list[ir.TileVar]:

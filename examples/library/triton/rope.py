@@ -85,6 +85,8 @@ def rope_forward(q, k, cos, sin, backward_pass: bool = False):
     n_kv_head = k.shape[2]
     if head_dim % 2 != 0:
         raise ValueError(f"head_dim must be even, got {head_dim}")
+    if k.shape != (batch_size, seq_len, n_kv_head, head_dim):
+        raise ValueError("k must be [bsz, seq_len, n_kv_head, head_dim] like q")
     if cos.shape != (seq_len, head_dim) or sin.shape != cos.shape:
         raise ValueError("cos and sin must have shape [seq_len, head_dim]")
 

@@ -31,7 +31,7 @@ def _attn_fwd(
         # initialize pointer to m and l
         m_i = hl.zeros([tile_m], dtype=torch.float32) - float("inf")
         l_i = hl.zeros([tile_m], dtype=torch.float32) + 1.0
-        acc = hl.zeros([tile_m, K.size(3)], dtype=torch.float32)
+        acc = hl.zeros([tile_m, Q.size(3)], dtype=torch.float32)
         # load scales
         qk_scale = sm_scale
         # 1/log(2)

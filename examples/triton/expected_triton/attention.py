@@ -20,7 +20,7 @@ import triton.language as tl
     configs=[
         triton.Config({"BLOCK_M": 64, "BLOCK_N": 64}, num_warps=4, num_stages=3),
     ],
-    key=["K_size3", "K_size2", "Q_size2", "Q_size1", "Q_size0"],
+    key=["Q_size3", "K_size2", "Q_size2", "Q_size1", "Q_size0"],
 )
 @triton.jit
 def _attn_fwd(
@@ -29,7 +29,7 @@ def _attn_fwd(
     V_ptr,
     Out_ptr,
     sm_scale,
-    K_size3,
+    Q_size3,
     K_size2,
     Q_size2,
     Q_size1,
@@ -52,7 +52,7 @@ def _attn_fwd(
     stride_Out3,
     BLOCK_M: tl.constexpr,
     BLOCK_N: tl.constexpr,
-    BLOCK_K_SIZE3: tl.constexpr,
+    BLOCK_Q_SIZE3: tl.constexpr,
 ):
     pid = tl.program_id(0)
     num_pid_m = tl.cdiv(Q_size2, BLOCK_M)
@@ -62,14 +62,14 @@ def _attn_fwd(
     off_z = pid // (num_pid_m * num_pid_off_h)
     offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     mask_m = offs_m < Q_size2
-    offs_K_size3 = tl.arange(0, BLOCK_K_SIZE3)
-    mask_K_size3 = offs_K_size3 < K_size3
+    offs_Q_size3 = tl.arange(0, BLOCK_Q_SIZE3)
+    mask_Q_size3 = offs_Q_size3 < Q_size3
     # initialize offsets
     # K is read transposed: a [HEAD_DIM, BLOCK_N] tile.
     # initialize pointer to m and l
     m_i = tl.zeros((BLOCK_M,), dtype=tl.float32) - float("inf")
     l_i = tl.zeros((BLOCK_M,), dtype=tl.float32) + 1.0
-    acc = tl.zeros((BLOCK_M, BLOCK_K_SIZE3), dtype=tl.float32)
+    acc = tl.zeros((BLOCK_M, BLOCK_Q_SIZE3), dtype=tl.float32)
     # load scales
     qk_scale = sm_scale
     # 1/log(2)
@@ -80,9 +80,9 @@ def _attn_fwd(
         + off_z * stride_Q0
         + off_h * stride_Q1
         + offs_m[:, None] * stride_Q2
-        + offs_K_size3[None, :] * stride_Q3
+        + offs_Q_size3[None, :] * stride_Q3
     )
-    q_tile = tl.load(Q_ptrs, mask=mask_m[:, None] & mask_K_size3[None, :], other=0.0)
+    q_tile = tl.load(Q_ptrs, mask=mask_m[:, None] & mask_Q_size3[None, :], other=0.0)
     # l_i starts at 1 but is multiplied by alpha = exp2(-inf) = 0 on the first block.
     offs_n = tl.arange(0, BLOCK_N)
     K_ptrs = (
@@ -90,20 +90,20 @@ def _attn_fwd(
         + off_z * stride_K0
         + off_h * stride_K1
         + offs_n[:, None] * stride_K2
-        + offs_K_size3[None, :] * stride_K3
+        + offs_Q_size3[None, :] * stride_K3
     )
     V_ptrs = (
         V_ptr
         + off_z * stride_V0
         + off_h * stride_V1
         + offs_n[:, None] * stride_V2
-        + offs_K_size3[None, :] * stride_V3
+        + offs_Q_size3[None, :] * stride_V3
     )
     for start_n in range(0, K_size2, BLOCK_N):
         offs_n = start_n + tl.arange(0, BLOCK_N)
         mask_n = offs_n < K_size2
         # -- compute qk ----
-        K = tl.load(K_ptrs, mask=mask_n[:, None] & mask_K_size3[None, :], other=0.0)
+        K = tl.load(K_ptrs, mask=mask_n[:, None] & mask_Q_size3[None, :], other=0.0)
         k_tile = tl.trans(K)
         qk = tl.dot(q_tile, k_tile)
         # Keys past the end of the sequence must not take part in the softmax.
@@ -119,7 +119,7 @@ def _attn_fwd(
         l_i = l_i * alpha + l_ij
         # -- update output accumulator --
         acc = acc * alpha[:, None]
-        v_tile = tl.load(V_ptrs, mask=mask_n[:, None] & mask_K_size3[None, :], other=0.0)
+        v_tile = tl.load(V_ptrs, mask=mask_n[:, None] & mask_Q_size3[None, :], other=0.0)
         acc = tl.dot(tl.where(mask_n[None, :], p.to(V_ptr.dtype.element_ty), 0.0), v_tile, acc)
         # update m_i
         m_i = m_ij
@@ -132,10 +132,10 @@ def _attn_fwd(
         + off_z * stride_Out0
         + off_h * stride_Out1
         + offs_m[:, None] * stride_Out2
-        + offs_K_size3[None, :] * stride_Out3
+        + offs_Q_size3[None, :] * stride_Out3
     )
     tl.store(
-        Out_ptrs, acc_2.to(Out_ptr.dtype.element_ty), mask=mask_m[:, None] & mask_K_size3[None, :]
+        Out_ptrs, acc_2.to(Out_ptr.dtype.element_ty), mask=mask_m[:, None] & mask_Q_size3[None, :]
     )
 
 
@@ -175,7 +175,7 @@ def attention(
         v,
         o,
         sm_scale,
-        k.size(3),
+        q.size(3),
         k.size(2),
         q.size(2),
         q.size(1),
@@ -196,6 +196,6 @@ def attention(
         o.stride(1),
         o.stride(2),
         o.stride(3),
-        BLOCK_K_SIZE3=triton.next_power_of_2(k.size(3)),
+        BLOCK_Q_SIZE3=triton.next_power_of_2(q.size(3)),
     )
     return o

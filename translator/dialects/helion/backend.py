@@ -107,8 +107,9 @@ def _kernel_code(kernel: ir.Kernel) -> KernelCode:
 
 
 def _shape_params(kernel: ir.Kernel) -> set[str]:
-    """Scalar parameters that size a tile (``hl.zeros([tile_m, HEAD_DIM])``): Helion needs them
-    known when it compiles, so they are ``hl.constexpr`` (a tensor's size would be too)."""
+    """Scalar parameters that size a tile (``hl.zeros([tile_m, HEAD_DIM])``, ``x[i, :n]``):
+    Helion needs them known when it compiles, so they are ``hl.constexpr`` (a tensor's size would
+    be too)."""
     scalars = {p.name for p in kernel.params if p.kind == "int"}
     out: set[str] = set()
     for e in kernel_exprs(kernel):
@@ -120,6 +121,9 @@ def _shape_params(kernel: ir.Kernel) -> set[str]:
         for d in dims:
             if isinstance(d, ir.FullDim):
                 out |= {x.id for x in walk_expr(d.extent) if isinstance(x, ir.Name)} & scalars
+    # A slice bound (`x[i, :n]`, see ir.Kernel.partial_dims) sizes the sliced tile too.
+    for test in kernel.partial_dims:
+        out |= {x.id for x in walk_expr(test) if isinstance(x, ir.Name)} & scalars
     return out
 
 
@@ -166,8 +170,10 @@ def _decorator(kernel: ir.Kernel, plan: BlockPlan) -> dict:
         # were slower at wide rows (measured: benchmarks.gpu_gap_probe --part ce).
         args.append("index_dtype=torch.int64")
     configs = config_texts(kernel, plan)
+    decorator = load_grammar("helion")["backend"]["kernel"]["decorator"]
+    out = {"decorator": decorator, "args": args, "configs": configs}
     if len(configs) == 1:
         inline = ", ".join([*args, f"config={configs[0]}"])
-        if len(f"@helion.kernel({inline})") <= MAX_LINE:
-            return {"inline": inline, "args": args, "configs": configs}
-    return {"inline": None, "args": args, "configs": configs}
+        if len(f"@{decorator}({inline})") <= MAX_LINE:
+            return {**out, "inline": inline}
+    return {**out, "inline": None}

@@ -26,7 +26,6 @@ _AUG = {
     cst.BitOrAssign: "|",
     cst.BitXorAssign: "^",
 }
-_ATOMICS = {"atomic_add": "add", "atomic_max": "max", "atomic_min": "min"}
 
 
 class DeviceParser:
@@ -160,11 +159,12 @@ class DeviceParser:
         return store
 
     def _call_stmt(self, call: cst.Call) -> ir.Stmt:
-        fn = resolve(call.func, self.entry.aliases)
-        lang = {v: k for k, v in self.grammar["language"].items()}
-        name = lang.get(fn or "")
+        fn = resolve(call.func, self.entry.aliases) or ""
+        lang = {v: k for k, v in self.grammar["frontend"]["language"].items()}
+        op = self.grammar["frontend"]["atomics"].get(fn)
+        name = lang.get(fn) or (fn.rsplit(".", 1)[-1] if op is not None else None)
         args, kwargs = call_args(call)
-        if name == "store" or name in _ATOMICS:
+        if name == "store" or op is not None:
             tensor = args[0] if args else None
             index = args[1] if len(args) > 1 else kwargs.get("index")
             value = args[2] if len(args) > 2 else kwargs.get("value")
@@ -186,7 +186,7 @@ class DeviceParser:
                 return store
             # Atomics take no mask: through the lanes of an hl.arange they would touch memory
             # past the extent (the mask check refuses that).
-            atomic = ir.AtomicRMW(_ATOMICS[name], tensor.value, items, v, loc=self.locate(call))
+            atomic = ir.AtomicRMW(op, tensor.value, items, v, loc=self.locate(call))
             self.build.check_lane_mask(atomic, None, call)
             return atomic
         raise self.error(
@@ -241,7 +241,7 @@ class DeviceParser:
         many leading statements that took; ``None`` for any other loop.
         """
         it = node.iter
-        lang = self.grammar["language"]
+        lang = self.grammar["frontend"]["language"]
         if not (
             isinstance(it, cst.Call)
             and resolve(it.func, self.entry.aliases) == lang["grid"]

@@ -111,7 +111,7 @@ class ExprBuilder:
     def dtype(self, node: cst.BaseExpression) -> ir.DTypeExpr:
         """A dtype expression: ``torch.float32``, ``x.dtype`` (host tensor) or ``acc.dtype``."""
         name = self.qualname(node)
-        table = self.grammar["dtypes"]
+        table = self.grammar["frontend"]["dtypes"]
         if name in table:
             return ir.DType(table[name])
         if isinstance(node, cst.Name) and node.value in self.scope.dtype_aliases:
@@ -327,15 +327,9 @@ class ExprBuilder:
         for element in elements:
             s = element.slice if isinstance(element, cst.SubscriptElement) else element
             if isinstance(s, cst.Slice):
-                if s.lower is None and s.upper is None and s.step is None:
-                    dim = sum(1 for i in items if not isinstance(i, ir.NewAxis))
-                    items.append(ir.FullIndex(self.scope.size_expr(tensor, dim)))
-                    continue
-                raise self.error(
-                    node,
-                    f"sliced index `{source_of(s)}` on `{tensor}` is not supported",
-                    "index with a tile (hl.tile) or `:` for the whole dimension",
-                )
+                dim = sum(1 for i in items if not isinstance(i, ir.NewAxis))
+                items.append(self.slice_item(tensor, dim, s, node))
+                continue
             value_node = s.value if isinstance(s, cst.Index) else s
             items.append(self.index_item(value_node))
         rank = self.scope.rank(tensor)
@@ -355,6 +349,44 @@ class ExprBuilder:
                 "index each dim once (`:` for a whole dim, `None` for a new one)",
             )
         return tuple(items)
+
+    def slice_item(self, tensor: str, dim: int, s: cst.Slice, node: cst.CSTNode) -> ir.IndexItem:
+        """``:`` (the whole dim), ``:n`` (its first ``n`` elements) or ``h : h + n`` (``n``
+        elements from ``h``): the lanes ``[0, n)`` of a whole-dim index, shifted by ``h``."""
+        size = self.scope.size_expr(tensor, dim)
+        if s.step is None and s.upper is None and s.lower is None:
+            return ir.FullIndex(size)
+        upper = s.upper
+        if (
+            s.step is None
+            and s.lower is not None
+            and isinstance(upper, cst.BinaryOperation)
+            and isinstance(upper.operator, cst.Add)
+            and upper.left.deep_equals(s.lower)
+        ):
+            # `h : h + n`: n lanes from h.
+            start, extent = self.expr(s.lower), self.expr(upper.right)
+            if not self._host_scalar(start, s.lower) or not self._host_scalar(extent, upper):
+                raise self.error(node, "slice bounds must be host scalars")
+            return ir.GatherIndex(ir.BinOp("+", start, ir.Arange(ir.FullDim(extent))))
+        if s.step is None and s.lower is None and upper is not None:
+            extent = self.expr(upper)
+            if not self._host_scalar(extent, upper):
+                raise self.error(node, "slice bounds must be host scalars")
+            if extent != size:
+                test = ir.BinOp("==", ir.SizeOf(tensor, dim), extent)
+                if test not in self.scope.partial_dims:
+                    self.scope.partial_dims.append(test)
+            return ir.FullIndex(extent)
+        raise self.error(
+            node,
+            f"sliced index `{source_of(s)}` on `{tensor}` is not supported",
+            "index with a tile (hl.tile), `:` for the whole dimension, `:n` for its first n "
+            "elements or `h : h + n` for n elements from h",
+        )
+
+    def _host_scalar(self, e: ir.Expr, node: cst.CSTNode) -> bool:
+        return isinstance(self.type_of(e, node), ScalarType) and not dims_of(self.type_of(e, node))
 
     def index_item(self, node: cst.BaseExpression) -> ir.IndexItem:
         """One index: a tile, ``None``, a scalar or a gather tile."""
@@ -387,7 +419,7 @@ class ExprBuilder:
     def _call(self, node: cst.Call) -> ir.Expr:
         func = node.func
         name = self.qualname(func)
-        g = self.grammar
+        g = self.grammar["frontend"]
         try:
             args, kwargs = call_args(node)
         except TranslationError as err:
@@ -399,6 +431,8 @@ class ExprBuilder:
         if name is not None:
             if name in g["pointwise"]:
                 return self._pointwise(g["pointwise"][name], args, kwargs, node)
+            if name in g["scalar_pointwise"]:
+                return self._pointwise(g["scalar_pointwise"][name], args, kwargs, node)
             if name in g["reductions"]:
                 return self._reduction(g["reductions"][name], args, kwargs, node)
             if name in g["scans"]:
@@ -410,6 +444,9 @@ class ExprBuilder:
             lang = {v: k for k, v in g["language"].items()}
             if name in lang:
                 return self._language(lang[name], args, kwargs, node)
+            if name in g["atomics"]:
+                short = name.rsplit(".", 1)[-1]
+                raise self.error(node, f"hl.{short}(...) is not supported in an expression here")
             if name in ("torch.max", "torch.min") and len(args) == 2 and "dim" not in kwargs:
                 op = "maximum" if name == "torch.max" else "minimum"
                 return self._pointwise(op, args, kwargs, node)
@@ -429,7 +466,7 @@ class ExprBuilder:
         )
 
     def _method(self, func: cst.Attribute, args: list, kwargs: dict, node: cst.Call) -> ir.Expr:
-        g = self.grammar
+        g = self.grammar["frontend"]
         method = func.attr.value
         base = func.value
         if isinstance(base, cst.Name) and self.scope.is_tensor(base.value):
@@ -458,20 +495,21 @@ class ExprBuilder:
             if target is None:
                 raise self.error(node, "`.to()` needs a dtype")
             return ir.Cast(value, self.dtype(target), loc=self.locate(node))
-        if method in g["cast_methods"]:
+        methods = g["methods"]
+        if method in methods["dtypes"]:
             return ir.Cast(
-                self.expr(base), ir.DType(g["cast_methods"][method]), loc=self.locate(node)
+                self.expr(base), ir.DType(methods["dtypes"][method]), loc=self.locate(node)
             )
-        if method in g["pointwise_methods"]:
-            return self._pointwise(g["pointwise_methods"][method], [base, *args], kwargs, node)
-        if method in g["reduction_methods"]:
-            return self._reduction(g["reduction_methods"][method], [base, *args], kwargs, node)
-        if method in g["scan_methods"]:
-            return self._scan(g["scan_methods"][method], [base, *args], kwargs, node)
+        if method in methods["pointwise"]:
+            return self._pointwise(methods["pointwise"][method], [base, *args], kwargs, node)
+        if method in methods["reductions"]:
+            return self._reduction(methods["reductions"][method], [base, *args], kwargs, node)
+        if method in methods["scans"]:
+            return self._scan(methods["scans"][method], [base, *args], kwargs, node)
         if method == "expand":
             return self._expand(self.expr(base), args, kwargs, node)
-        if method in g["composite_methods"]:
-            return self._composite(g["composite_methods"][method], [base, *args], kwargs, node)
+        if method in methods["composites"]:
+            return self._composite(methods["composites"][method], [base, *args], kwargs, node)
         if method in ("max", "min") and args and not kwargs and len(args) == 1:
             # x.max(y) with a tensor argument is elementwise; x.max(dim) needs keyword dim=.
             other = self.expr(args[0])
@@ -653,6 +691,8 @@ class ExprBuilder:
         )
 
     def _composite(self, op: str, args: list, kwargs: dict, node: cst.Call) -> ir.Expr:
+        if op == "mean":
+            return self._reduction(op, args, kwargs, node)  # a sum over the extent
         value = self.expr(args[0])
         t = self.type_of(value, node)
         if not isinstance(t, TileType) or not t.dims:
@@ -681,12 +721,14 @@ class ExprBuilder:
         return ir.Dot(a, b, None, out, loc=self.locate(node))
 
     def _dot_call(self, kind: str, args: list, kwargs: dict, node: cst.Call) -> ir.Expr:
+        """A dot of form ``kind`` (:data:`~translator.ir.ops.DOT_FORMS`); the batched forms read
+        like the others, the operands' rank says which it is."""
         loc = self.locate(node)
-        if kind == "mm":
+        if kind in ("mm", "bmm"):
             if len(args) != 2 or kwargs:
                 raise self.error(node, "matmul takes exactly two tiles")
             return self._dot_mm(node, self.expr(args[0]), self.expr(args[1]))
-        if kind == "addmm":
+        if kind in ("addmm", "baddbmm"):
             if len(args) != 3:
                 raise self.error(
                     node,

@@ -236,7 +236,7 @@ def _kernel_decorator(
 ) -> cst.Decorator | None:
     for dec in fn.decorators:
         target = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
-        if resolve(target, aliases) == grammar["kernel"]["decorator"]:
+        if resolve(target, aliases) == grammar["frontend"]["kernel"]["decorator"]:
             return dec
     return None
 
@@ -401,7 +401,7 @@ class EntryParser:
                 resolved = resolve(p.annotation.annotation, self.aliases)
                 if annotation in SCALAR_ANNOTATIONS:
                     kind = SCALAR_ANNOTATIONS[annotation]
-                elif resolved == self.grammar["language"]["constexpr"]:
+                elif resolved == self.grammar["frontend"]["language"]["constexpr"]:
                     kind = "int"
                     self.scope.constexpr_params.append(name)
                 elif resolved not in ("torch.Tensor", None) and "Tensor" not in annotation:
@@ -439,7 +439,7 @@ class EntryParser:
         if not isinstance(dec.decorator, cst.Call):
             return
         _, kwargs = call_args(dec.decorator)
-        config_name = self.grammar["kernel"]["config"]
+        config_name = self.grammar["frontend"]["kernel"]["config"]
         if "config" in kwargs:
             node = self._named_constant(kwargs["config"])
             if not (isinstance(node, cst.Call) and resolve(node.func, self.aliases) == config_name):
@@ -462,7 +462,9 @@ class EntryParser:
         if "fast_math" in kwargs:
             self.hints["fast_math"] = bool(literal_or_none(kwargs["fast_math"]))
         if "index_dtype" in kwargs:
-            dtype = self.grammar["dtypes"].get(resolve(kwargs["index_dtype"], self.aliases) or "")
+            dtype = self.grammar["frontend"]["dtypes"].get(
+                resolve(kwargs["index_dtype"], self.aliases) or ""
+            )
             if dtype is None:
                 raise self.error(kwargs["index_dtype"], "index_dtype= must be a torch dtype")
             self.hints["index_dtype"] = dtype
@@ -481,8 +483,8 @@ class EntryParser:
     def _tunables(self) -> tuple[tuple[ir.Tunable, ...], tuple[tuple[tuple[str, int], ...], ...]]:
         """Block sizes (in Helion's numbering), num_warps and num_stages, from the configs."""
         configs: list[dict[str, int]] = []
-        hint_keys = set(self.grammar["kernel"]["hint_keys"])
-        launch_keys = self.grammar["kernel"]["launch_keys"]
+        hint_keys = set(self.grammar["frontend"]["kernel"]["hint_keys"])
+        launch_keys = self.grammar["frontend"]["kernel"]["launch_keys"]
         blocks = self.scope.block_order
         for node in self.config_nodes:
             positional, kwargs = call_args(node)
@@ -542,7 +544,7 @@ class EntryParser:
         """``pid_type=`` of a config: the first (default) config's is the entry's hint."""
         if isinstance(node, cst.Name) and node.value == "None":
             return  # Helion's default ("flat")
-        pid_types = self.grammar["kernel"]["pid_types"]
+        pid_types = self.grammar["frontend"]["kernel"]["pid_types"]
         if value not in pid_types:
             raise self.error(
                 node,
@@ -581,7 +583,7 @@ class EntryParser:
     def _is_device_loop(self, node: cst.For) -> bool:
         it = node.iter
         fn = resolve(it.func, self.aliases) if isinstance(it, cst.Call) else None
-        lang = self.grammar["language"]
+        lang = self.grammar["frontend"]["language"]
         return fn in (lang["tile"], lang["grid"])
 
     # ------------------------------------------------------------------------------ carried
@@ -663,7 +665,10 @@ class EntryParser:
         if isinstance(value, (cst.Integer, cst.Float)):
             return ScalarType(ir.F32 if isinstance(value, cst.Float) else ir.I32, weak=True)
         fn = resolve(value.func, self.aliases) if isinstance(value, cst.Call) else None
-        if self._static_dtype(value) is not None or fn in self.grammar["host"]["dtype_functions"]:
+        if (
+            self._static_dtype(value) is not None
+            or fn in self.grammar["frontend"]["host"]["dtype_functions"]
+        ):
             return "dtype"
         if isinstance(value, cst.Attribute) and value.attr.value == "dtype":
             return "dtype"
@@ -673,7 +678,7 @@ class EntryParser:
                 kind = _SCALAR_FUNCTIONS[value.func.value]
                 dtype = {"float": ir.F32, "int": ir.I32, "bool": ir.BOOL}[kind]
                 return ScalarType(dtype, weak=True)
-            if fn in self.grammar["host"]["tensor_functions"]:
+            if fn in self.grammar["frontend"]["host"]["tensor_functions"]:
                 ranks = [self.scope.rank(a.value) for a in args if isinstance(a, cst.Name)]
                 known = [r for r in ranks if r is not None]
                 rank = max(known) if known and len(known) == len(ranks) else None
@@ -709,7 +714,7 @@ class EntryParser:
         if node is None:
             return None
         name = resolve(node, self.aliases)
-        table = self.grammar["dtypes"]
+        table = self.grammar["frontend"]["dtypes"]
         if name in table:
             return ir.DType(table[name])
         if isinstance(node, cst.Name):
@@ -848,7 +853,7 @@ class EntryParser:
             return [view]
         if isinstance(value, cst.Call):
             fn = resolve(value.func, self.aliases)
-            lang = self.grammar["language"]
+            lang = self.grammar["frontend"]["language"]
             if fn == lang["register_block_size"]:
                 return self._register_block_size(name, value)
             if fn == lang["specialize"]:
@@ -963,7 +968,7 @@ class EntryParser:
     def _alloc(self, name: str, value: cst.BaseExpression) -> ir.Alloc | None:
         if not isinstance(value, cst.Call):
             return None
-        g = self.grammar
+        g = self.grammar["frontend"]
         fn = resolve(value.func, self.aliases)
         args, kwargs = call_args(value)
         method = None
@@ -976,13 +981,14 @@ class EntryParser:
             method = value.func.attr.value
             base = value.func.value.value
         if fn in g["host_alloc"]:
-            how, fill_key = g["host_alloc"][fn], fn
-        elif method in g["host_alloc_methods"]:
-            how, fill_key = g["host_alloc_methods"][method], method
+            kind = g["host_alloc"][fn]
+        elif method in g["methods"]["host_alloc"]:
+            kind = g["methods"]["host_alloc"][method]
         else:
             return None
-        fill = g["host_alloc_fill"].get(fill_key)
-        if how.endswith("_fill"):
+        how = "like" if kind.endswith("_like") else "shape"
+        fill = ir.ALLOC_FILLS[kind.removesuffix("_like")]
+        if kind.removesuffix("_like") == "full":
             fill_node = kwargs.pop("fill_value", None)
             if fill_node is None:
                 fill_node = args.pop(1) if len(args) > 1 else None
@@ -990,7 +996,6 @@ class EntryParser:
             if not isinstance(fill, (int, float)):
                 raise self.error(value, "fill value must be a number literal")
             fill = float(fill)
-            how = how[: -len("_fill")]
         dtype_node = kwargs.get("dtype")
         device_node = kwargs.get("device")
         for key in kwargs:
@@ -1054,19 +1059,28 @@ class EntryParser:
             self.scope.env.bind_tile(t)
         from translator.dialects.helion.device import DeviceParser
 
+        self.scope.partial_dims = []
         body = DeviceParser(self).block(node.body)
         self.scope.env = saved
         site = None
         if not self.pure:
             self.sites.append(ir.Site(self.locate.span(node), statement=True))
             site = len(self.sites) - 1
-        return ir.InlineKernel(name, tiles, tuple(body), comments, site=site, loc=self.locate(node))
+        return ir.InlineKernel(
+            name,
+            tiles,
+            tuple(body),
+            comments,
+            site=site,
+            partial_dims=tuple(self.scope.partial_dims),
+            loc=self.locate(node),
+        )
 
     def tile_vars(self, node: cst.For, top_level: bool) -> tuple[ir.TileVar, ...]:
         """The tile variables a ``for ... in hl.tile(...)``/``hl.grid(...)`` loop binds."""
         it = node.iter
         fn = resolve(it.func, self.aliases) if isinstance(it, cst.Call) else None
-        lang = self.grammar["language"]
+        lang = self.grammar["frontend"]["language"]
         if fn not in (lang["tile"], lang["grid"]):
             what = "kernel loops" if top_level else "device loops"
             raise self.error(
@@ -1191,7 +1205,7 @@ def _is_kernel_function(fn: cst.FunctionDef, aliases: dict[str, str], grammar: d
     body = list(fn.body.body) if isinstance(fn.body, cst.IndentedBlock) else []
     if fn.get_docstring() is not None:
         body = body[1:]
-    lang = grammar["language"]
+    lang = grammar["frontend"]["language"]
     loops = 0
     for stmt in body:
         if isinstance(stmt, cst.For):

@@ -386,11 +386,21 @@ class Writer:
 
     # ================================================================== memory
 
-    def index_items(self, index: tuple[ir.IndexItem, ...], as_list: bool) -> list[str]:
-        """The subscript (or ``hl.load`` index-list) entries of ``index``."""
+    def index_items(self, tensor: str, index: tuple[ir.IndexItem, ...], as_list: bool) -> list[str]:
+        """The subscript (or ``hl.load`` index-list) entries of ``index`` into ``tensor``."""
         out = []
+        dim = 0
         for item in index:
-            if isinstance(item, ir.TileIndex):
+            bounds = self._slice_bounds(tensor, dim, item)
+            dim += 0 if isinstance(item, ir.NewAxis) else 1
+            if bounds is not None:
+                start, stop = bounds
+                # Spaced like `ruff format` spaces a slice with a compound bound.
+                colon = ":" if all(_simple_bound(b) for b in bounds) else " : "
+                out.append(
+                    f"slice({start or 'None'}, {stop})" if as_list else f"{start}{colon}{stop}"
+                )
+            elif isinstance(item, ir.TileIndex):
                 spelt = self.tiles[item.tile]
                 out.append(
                     f"{spelt.name}.begin"
@@ -407,9 +417,38 @@ class Writer:
                 out.append(self.text(item.value))
         return out
 
-    @staticmethod
-    def _gathers(index: tuple[ir.IndexItem, ...]) -> bool:
-        return any(isinstance(i, ir.GatherIndex) for i in index)
+    def _slice_bounds(self, tensor: str, dim: int, item: ir.IndexItem) -> tuple[str, str] | None:
+        """``(start, stop)`` texts where ``item`` is a contiguous part of dim ``dim`` that
+        Helion's ``:`` cannot say: a whole-dim index whose extent may be a prefix of the dim
+        (``x[i, :n]``), or the lanes of a whole dim shifted by a host scalar (``x[i, h : h + n]``,
+        the second half of a row). Helion slices with such bounds mask the lanes past ``stop``.
+        """
+        if isinstance(item, ir.FullIndex) and item.extent is not None:
+            test = ir.BinOp("==", ir.SizeOf(tensor, dim), item.extent)
+            if test in self.kernel.partial_dims:
+                return "", self.text(item.extent)
+            return None
+        if not isinstance(item, ir.GatherIndex) or not isinstance(item.value, ir.BinOp):
+            return None
+        e = item.value
+        if e.op != "+":
+            return None
+        for lanes, shift in ((e.lhs, e.rhs), (e.rhs, e.lhs)):
+            if (
+                isinstance(lanes, ir.Arange)
+                and isinstance(lanes.dim, ir.FullDim)
+                and not dims_of(self.type_of(shift))
+            ):
+                start = self.text(shift, PRECEDENCE["+"] + 1)
+                return start, f"{start} + {self.text(lanes.dim.extent, PRECEDENCE['+'] + 1)}"
+        return None
+
+    def _gathers(self, tensor: str, index: tuple[ir.IndexItem, ...]) -> bool:
+        """Whether ``index`` gathers (needs ``hl.load``/``hl.store`` index lists)."""
+        return any(
+            isinstance(item, ir.GatherIndex) and self._slice_bounds(tensor, 0, item) is None
+            for item in index
+        )
 
     def _ex_Load(self, e: ir.Load) -> tuple[str, int]:
         mask = self.strided_mask(dims_of(self.type_of(e)))
@@ -417,15 +456,15 @@ class Writer:
             # Helion masks tiles, not the lanes of a strided tile (an hl.arange): say which are
             # valid. Masked-off lanes read 0, as Helion's own masked lanes do.
             self._refuse_unlisted(e.index, e)
-            items = ", ".join(self.index_items(e.index, as_list=True))
+            items = ", ".join(self.index_items(e.tensor, e.index, as_list=True))
             load = self.spell["language"]["load"]
             return f"{load}({e.tensor}, [{items}], extra_mask={mask})", ATOM
-        if self._gathers(e.index) and not any(
+        if self._gathers(e.tensor, e.index) and not any(
             isinstance(i, (ir.FullIndex, ir.NewAxis)) for i in e.index
         ):
-            items = self.index_items(e.index, as_list=True)
+            items = self.index_items(e.tensor, e.index, as_list=True)
             return f"{self.spell['language']['load']}({e.tensor}, [{', '.join(items)}])", ATOM
-        return f"{e.tensor}[{', '.join(self.index_items(e.index, as_list=False))}]", ATOM
+        return f"{e.tensor}[{', '.join(self.index_items(e.tensor, e.index, as_list=False))}]", ATOM
 
     def strided(self, d: ir.Dim) -> TileName | None:
         """The spelling of the strided tile that ``d`` spans, if it is one."""
@@ -547,7 +586,7 @@ class Writer:
         if not (isinstance(dim, ir.FullDim) and dim.extent == e.rhs and is_float(t.dtype)):
             return None
         keep = ", keepdim=True" if r.keepdim else ""
-        fn = self.spell["reductions"]["mean"]
+        fn = self.spell["composites"]["mean"]
         return f"{fn}({self.text(r.value)}, dim={r.axis % len(dims)}{keep})"
 
     def _check_unmasked_reduce(self, e: ir.Reduce, dim: ir.Dim) -> None:
@@ -730,15 +769,17 @@ class Writer:
         mask = self.strided_mask(index_dims(s.tensor, s.index, self.env, s.loc))
         if mask is not None:
             self._refuse_unlisted(s.index, s)
-            items = ", ".join(self.index_items(s.index, as_list=True))
+            items = ", ".join(self.index_items(s.tensor, s.index, as_list=True))
             store = self.spell["language"]["store"]
             self.emit(f"{store}({s.tensor}, [{items}], {value}, extra_mask={mask})")
             return
-        if self._gathers(s.index):
-            items = ", ".join(self.index_items(s.index, as_list=True))
+        if self._gathers(s.tensor, s.index):
+            items = ", ".join(self.index_items(s.tensor, s.index, as_list=True))
             self.emit(f"{self.spell['language']['store']}({s.tensor}, [{items}], {value})")
             return
-        self.emit(f"{s.tensor}[{', '.join(self.index_items(s.index, as_list=False))}] = {value}")
+        self.emit(
+            f"{s.tensor}[{', '.join(self.index_items(s.tensor, s.index, as_list=False))}] = {value}"
+        )
 
     def _st_AtomicRMW(self, s: ir.AtomicRMW) -> None:
         region = index_dims(s.tensor, s.index, self.env, s.loc)
@@ -750,7 +791,7 @@ class Writer:
                 "accumulate over the strided loop and update after it, through full tiles",
             )
         value = self._store_value(s)
-        items = ", ".join(self.index_items(s.index, as_list=True))
+        items = ", ".join(self.index_items(s.tensor, s.index, as_list=True))
         self.emit(f"{self.spell['atomics'][s.op]}({s.tensor}, [{items}], {value})")
 
     def _st_If(self, s: ir.If, keyword: str = "if") -> None:
@@ -919,3 +960,8 @@ def _without_whole_dim_checks(cond: ir.Expr) -> ir.Expr | None:
 
 
 __all__ = ["Writer", "TileName"]
+
+
+def _simple_bound(text: str) -> bool:
+    """Whether a slice bound is a name, attribute chain or number (no spaces around `:`)."""
+    return not text or all(part.isidentifier() or part.isdigit() for part in text.split("."))

@@ -41,6 +41,9 @@ class EntryScope:
     code computes it (``torch.promote_types(...)``) until a tensor is allocated with it."""
     unknown: dict[str, str] = field(default_factory=dict)
     """Host names carried code binds to values the frontend cannot tell (name -> source)."""
+    partial_dims: list[ir.Expr] = field(default_factory=list)
+    """``x.size(d) == n`` for each ``x[..., :n]`` slice of the device loop being read: the
+    slice may be a prefix of the dim (see ``ir.Kernel.partial_dims``)."""
     _assumed: dict[str, int] = field(default_factory=dict)
     _parent: dict[tuple, tuple] = field(default_factory=dict)
     _best: dict[tuple, ir.Expr] = field(default_factory=dict)

@@ -95,6 +95,7 @@ def _kernel_code(kernel: ir.Kernel) -> tuple[KernelCode, tuple]:
             autotune=autotune,
             comments=notes,
             docstring=squeezed.docstring,
+            spell=load_grammar("triton")["backend"]["kernel"],
         )
     )
     text = "\n".join(wrap_lines(text.splitlines())) + "\n"
@@ -145,8 +146,8 @@ def _launch_code(
 
 
 def _host_printer(texts: dict[str, str]) -> HostPrinter:
-    g = load_grammar("triton")
-    return HostPrinter(texts, calls=g["host_pointwise"], dtypes=g["host_dtypes"])
+    g = load_grammar("triton")["backend"]
+    return HostPrinter(texts, calls=g["scalar_pointwise"], dtypes=g["host_dtypes"])
 
 
 def _autotune(kernel: ir.Kernel, emitter: KernelEmitter) -> dict | None:
@@ -180,7 +181,7 @@ def _size_params(kernel: ir.Kernel, sig) -> set[str]:
 def _default_space(kernel: ir.Kernel, blocks: list[str]) -> list[dict]:
     from translator.ir.visit import all_exprs
 
-    grammar = load_grammar("triton")["default_space"]
+    grammar = load_grammar("triton")["backend"]["default_space"]
     has_dot = any(isinstance(e, ir.Dot) for e in all_exprs(kernel.body))
     out = []
     if has_dot and len(blocks) == 3:

@@ -273,7 +273,7 @@ def _collect(info: ModuleInfo) -> None:
             info.statements[stmt.name.value] = stmt
         if isinstance(stmt, cst.FunctionDef):
             decorators = [_decorator_name(d, info.aliases) for d in stmt.decorators]
-            if g["jit"] in decorators:
+            if g["kernel"]["decorator"] in decorators:
                 info.jit[stmt.name.value] = stmt
             else:
                 info.functions[stmt.name.value] = stmt
@@ -304,6 +304,12 @@ def _collect(info: ModuleInfo) -> None:
 # Tensor methods that return a tensor of the same shape, dtype and values.
 _COPIES = frozenset({"contiguous", "clone", "detach"})
 
+# Tensor methods that allocate a new tensor like their base (its dtype and device).
+_NEW_ALLOCS = frozenset({"new_empty", "new_zeros", "new_ones", "new_full"})
+
+# Tensor methods that return a strided view of the same elements in another dim order.
+_LAYOUT_VIEWS = frozenset({"transpose", "permute", "swapaxes", "swapdims", "mT", "t"})
+
 
 def _copies_only(node: cst.If) -> set[str]:
     """Names that every binding inside ``node`` rebinds to a copy of themselves
@@ -328,6 +334,21 @@ def _copies_only(node: cst.If) -> set[str]:
     node.visit(Visitor())
     bindings = Counter(_bound_names(node))
     return {name for name, n in copies.items() if bindings[name] == n}
+
+
+def _negated_conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression] | None:
+    """``not test`` as a conjunction of comparisons, for ``if test: raise``: ``a != b or c``
+    gives ``[a == b, not c]`` when every disjunct is a single ``!=``/``==`` comparison; else
+    ``None``."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
+        left, right = _negated_conjuncts(test.left), _negated_conjuncts(test.right)
+        return None if left is None or right is None else left + right
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        comp = test.comparisons[0]
+        flipped = {cst.NotEqual: cst.Equal, cst.Equal: cst.NotEqual}.get(type(comp.operator))
+        if flipped is not None:
+            return [test.with_changes(comparisons=[comp.with_changes(operator=flipped())])]
+    return None
 
 
 def _decorator_name(d: cst.Decorator, aliases: dict[str, str]) -> str | None:
@@ -370,7 +391,7 @@ def _kernel_def(fn: cst.FunctionDef, info: ModuleInfo) -> KernelDef:
     for p in (*ps.posonly_params, *ps.params, *ps.kwonly_params):
         params.append(p.name.value)
         if p.annotation is not None and resolve(p.annotation.annotation, info.aliases) == (
-            f"{g['language']}.constexpr"
+            f"{info.grammar['device_module']}.constexpr"
         ):
             constexprs.add(p.name.value)
         if p.default is not None:
@@ -383,13 +404,13 @@ def _kernel_def(fn: cst.FunctionDef, info: ModuleInfo) -> KernelDef:
     config_notes: list[str] = []
     for d in fn.decorators:
         name = _decorator_name(d, info.aliases)
-        if name == g["heuristics"]:
+        if name == g["kernel"]["heuristics"]:
             heuristics += _heuristics(d, info)
             continue
-        if name == g["autotune"]:
+        if name == g["kernel"]["autotune"]:
             configs, hook = autotune_configs(d, info, config_notes)
             consumed |= {n for n in cst_names_in(d) if n in info.statements}
-        elif name not in (g["jit"],):
+        elif name not in (g["kernel"]["decorator"],):
             # A decorator tiletrans does not read (a library's caching or registration
             # wrapper) stays above the translated kernel.
             kept.append(source_of(d.decorator))
@@ -448,7 +469,7 @@ def _prescan(fn: cst.FunctionDef, info: ModuleInfo, seen: set[str]) -> None:
     """Refuse constructs this slice does not lift, at their first use in a kernel or its helpers,
     before any host code is interpreted (so the diagnostic names the real reason)."""
     seen.add(fn.name.value)
-    lang = info.grammar["frontend"]["language"] + "."
+    lang = info.grammar["device_module"] + "."
     unsupported = info.grammar["frontend"]["unsupported"]
     calls: list[cst.Call] = []
 
@@ -467,9 +488,10 @@ def _prescan(fn: cst.FunctionDef, info: ModuleInfo, seen: set[str]) -> None:
             _prescan(info.jit[call.func.value], info, seen)
         if name.startswith(lang):
             short = name[len(lang) :].removeprefix("math.")
-            if short in unsupported:
+            reason = unsupported.get(lang + short)  # keyed by dotted names
+            if reason is not None:
                 raise TranslationError(
-                    f"`tl.{short}` is not supported yet", info.locate(call), unsupported[short]
+                    f"`tl.{short}` is not supported yet", info.locate(call), reason
                 )
 
 
@@ -490,6 +512,8 @@ class HTensor:
     flat: str | None = None
     reshape_rank: int | None = None
     like: HTensor | None = None  # allocated `*_like` this tensor (the same shape)
+    # Made from this tensor by a layout change (`x.transpose(0, 1)`, `.clone()`): the same rank.
+    rank_like: HTensor | None = None
     # An unannotated parameter taken for a tensor until a launch passes it as a scalar.
     guessed: bool = False
 
@@ -682,14 +706,8 @@ class EntryBuilder:
         return self.info.constants.get(name)
 
     def dtype_from_name(self, name: str, which: str) -> ir.DType | None:
-        g = self.grammar
-        for ir_name, spelling in g["dtypes"].items():
-            if spelling.replace("tl.", g["frontend"]["language"] + ".") == name:
-                return ir.DType(ir_name)
-        for ir_name, spelling in g["host_dtypes"].items():
-            if spelling == name:
-                return ir.DType(ir_name)
-        return None
+        dtype = self.grammar["frontend"]["dtypes"].get(name)
+        return ir.DType(dtype) if dtype is not None else None
 
     def canonical(self, e: ir.Expr, depth: int = 0) -> ir.Expr:
         """``e`` with host names replaced by their definitions, sizes by their representatives."""
@@ -710,9 +728,16 @@ class EntryBuilder:
                 d = x.dim
                 if t is not None and t.rank is not None and d < 0:
                     d += t.rank
-                key = (x.tensor, d)
-                if key in self.size_canon and depth < 20:
-                    return self.canonical(self.size_canon[key], depth + 1)
+                # A size learned before the rank was known is keyed from the back.
+                keys = [(x.tensor, d)]
+                if t is not None and t.rank is not None and d >= 0:
+                    keys.append((x.tensor, d - t.rank))
+                for key in keys:
+                    if key in self.size_canon and depth < 20:
+                        return self.canonical(self.size_canon[key], depth + 1)
+                if t is not None and t.like is not None and depth < 20:
+                    # Allocated `*_like` another tensor before its rank was known.
+                    return self.canonical(ir.SizeOf(t.like.name, d), depth + 1)
                 return ir.SizeOf(x.tensor, d)
             if isinstance(x, ir.BinOp):
                 return dataclasses.replace(x, lhs=sizes(x.lhs), rhs=sizes(x.rhs))
@@ -1204,7 +1229,7 @@ class EntryBuilder:
         return (
             isinstance(node, cst.Call)
             and resolve(node.func, self.aliases)
-            in self.grammar["frontend"]["runtime_setup"]["names"]
+            in self.grammar["frontend"]["host"]["runtime_setup"]
         )
 
     def copy_into(self, node: cst.Call) -> None:
@@ -1282,13 +1307,20 @@ class EntryBuilder:
             and isinstance(body[0].body[0], cst.Raise)
         ):
             # `if cond: raise E(msg)` is an assert of `not cond`.
-            test = self.scalar(node.test)
             raise_node = body[0].body[0]
             msg = None
             exc = raise_node.exc
             if isinstance(exc, cst.Call) and exc.args:
                 msg = self.message(exc.args[0].value)
             self.note(f"tiletrans: was `if {self.src(node.test)}: raise ...`")
+            parts = _negated_conjuncts(node.test)
+            if parts is not None:
+                # `if x.shape != (a, b) or n != m: raise`: what each assert would prove (ranks,
+                # equal sizes), as `assert x.shape == (a, b)` and `assert n == m` do.
+                for part in parts:
+                    self.assert_part(part, msg, node)
+                return
+            test = self.scalar(node.test)
             self.emit(ir.Assert(ir.UnaryOp("not", test), msg, loc=self.locate(node)))
             return
         # Branches that only assign: the names become opaque (launch knobs such as num_warps).
@@ -1376,7 +1408,7 @@ class EntryBuilder:
     def shape_unpack(self, names: list[str], t: HTensor, node: cst.CSTNode) -> None:
         if t.rank is not None and t.rank != len(names):
             raise self.error(node, f"`{t.source}` has {t.rank} dims, unpacked into {len(names)}")
-        t.rank = len(names)
+        self.set_rank(t, len(names))
         targets: list[str | None] = []
         for i, n in enumerate(names):
             if n == "_":
@@ -1500,6 +1532,7 @@ class EntryBuilder:
                         self.emit(
                             ir.Assert(ir.BinOp("==", ir.SizeOf(t.name, i), item.expr), msg, loc=loc)
                         )
+                        self.equal_sizes(item.expr, ir.SizeOf(t.name, i))
                     return
             if (
                 isinstance(comp.operator, cst.In)
@@ -1569,18 +1602,23 @@ class EntryBuilder:
         """After ``assert a.shape[i] == b.shape[j]``: the two sizes are one value (a kernel may
         bound a tile by either, as host descriptors over `a` and `b` do)."""
         ca, cb = self.canonical(a), self.canonical(b)
-        if (
-            isinstance(cb, ir.SizeOf)
-            and ca != cb
-            and cb.dim >= 0
-            and ((cb.tensor, cb.dim) not in self.size_canon)
-        ):
+        if isinstance(cb, ir.SizeOf) and ca != cb and ((cb.tensor, cb.dim) not in self.size_canon):
             self.size_canon[(cb.tensor, cb.dim)] = ca
+
+    def set_rank(self, t: HTensor, rank: int) -> None:
+        """``t`` has ``rank`` dims, and so has each tensor it was re-laid-out from."""
+        t.rank = rank
+        x = t.rank_like
+        while x is not None and x.rank is None:
+            # Stated in the IR too, so that what reads the entry (input synthesis) knows it.
+            x.rank = rank
+            self.emit(ir.ShapeUnpack((None,) * rank, x.name))
+            x = x.rank_like
 
     def require_rank(self, t: HTensor, rank: int, node: cst.CSTNode, text: str) -> None:
         if t.rank is not None and t.rank != rank:
             raise self.error(node, f"`{t.source}` has {t.rank} dims here, not {rank}")
-        t.rank = rank
+        self.set_rank(t, rank)
         self.emit(
             ir.ShapeUnpack(
                 (None,) * rank,
@@ -1728,7 +1766,7 @@ class EntryBuilder:
         inner = node.value
         if isinstance(inner, cst.Call) and any(isinstance(s.slice, cst.Slice) for s in node.slice):
             fn = resolve(inner.func, self.aliases)
-            if fn in self.grammar["host_alloc"].values() and "like" not in (fn or ""):
+            if fn in self.grammar["frontend"]["host_alloc"] and "like" not in (fn or ""):
                 return self.alloc(inner, fn, target, logical=list(node.slice))
         base = self.hval(node.value)
         if (
@@ -1832,11 +1870,11 @@ class EntryBuilder:
         g = self.grammar["frontend"]
         if isinstance(node.func, cst.Subscript):
             raise self.error(node, "a kernel launch must be a statement of its own")
-        if fn == g["host_cdiv"] or fn == g["host_next_power_of_2"]:
+        op = g["scalar_pointwise"].get(fn or "")
+        if op is not None:
             args, _ = call_args(node)
             vals = [self.hval(a) for a in args]
             if all(isinstance(v, HScalar) for v in vals):
-                op = "cdiv" if fn == g["host_cdiv"] else "next_power_of_2"
                 return HScalar(ir.Call(op, tuple(v.expr for v in vals)))
             return HOpaque(f"`{self.src(node)}` (it reads {self._why(*vals)})")
         if (
@@ -1855,10 +1893,11 @@ class EntryBuilder:
                 return HOpaque(f"`{self.src(node)}`")
         if isinstance(node.func, cst.Name) and node.func.value in self.info.functions:
             return self.inline_host(node.func.value, node, target)
-        if fn in (g["host_descriptor"], g["host_descriptor"] + ".from_tensor"):
+        descriptor = g["host"]["descriptor"]
+        if fn in (descriptor, descriptor + ".from_tensor"):
             from translator.dialects.triton.frontend_descriptors import host_descriptor
 
-            return host_descriptor(self, node, from_tensor=fn != g["host_descriptor"])
+            return host_descriptor(self, node, from_tensor=fn != descriptor)
         alloc = self.alloc(node, fn, target)
         if alloc is not None:
             return alloc
@@ -1960,7 +1999,7 @@ class EntryBuilder:
     ) -> HTensor | None:
         """A host allocation; ``logical``: the slices of ``torch.empty(shape)[...]`` that cut an
         over-allocated buffer (a padded row pitch) down to the tensor the code uses."""
-        allocs = {v: k for k, v in self.grammar["host_alloc"].items()}
+        allocs = self.grammar["frontend"]["host_alloc"]
         if fn not in allocs:
             return None
         how = allocs[fn]
@@ -1968,9 +2007,7 @@ class EntryBuilder:
         for k in kwargs:
             if k not in ("dtype", "device", "fill_value", "memory_format"):
                 raise self.error(node, f"unsupported allocation option `{k}=`")
-        fill: float | None = {"empty": None, "zeros": 0.0, "ones": 1.0}.get(
-            how.replace("_like", "")
-        )
+        fill: float | None = ir.ALLOC_FILLS[how.removesuffix("_like")]
         if how.startswith("full"):
             fnode = kwargs.get("fill_value", args[1] if len(args) > 1 else None)
             try:
@@ -2023,13 +2060,58 @@ class EntryBuilder:
             raise self.error(node, "give the allocation `device=x.device` of an input")
         if dtype is None:
             raise self.error(node, "give the allocation a dtype")
+        return self.shaped_alloc(name, target, shape, dtype, dev.tensor, fill, node)
+
+    def shaped_alloc(
+        self,
+        name: str,
+        target: str | None,
+        shape: tuple[ir.Expr, ...],
+        dtype: ir.DTypeExpr,
+        device_of: HTensor,
+        fill: float | None,
+        node: cst.CSTNode,
+    ) -> HTensor:
+        """A new row-major tensor of ``shape`` on ``device_of``'s device."""
         t = HTensor(name, target or name, dtype, len(shape), contiguous=True, unit_last=True)
-        self.emit(ir.Alloc(name, shape, None, dtype, dev.tensor.name, fill, loc=self.locate(node)))
+        self.emit(ir.Alloc(name, shape, None, dtype, device_of.name, fill, loc=self.locate(node)))
         for d, e in enumerate(shape):
             self.size_canon[(name, d)] = e
         self.types.vars[name] = TensorType(dtype, len(shape))
         self.tensors[name] = t
         return t
+
+    def new_alloc(self, t: HTensor, how: str, node: cst.Call, target: str | None) -> HTensor:
+        """``x.new_empty(shape)`` (``new_zeros``/``new_ones``/``new_full``): a tensor with ``x``'s
+        dtype and device unless the call gives a dtype."""
+        args, kwargs = call_args(node)
+        for k in kwargs:
+            if k not in ("dtype", "device", "fill_value"):
+                raise self.error(node, f"unsupported allocation option `{k}=`")
+        fill = ir.ALLOC_FILLS[how]
+        if how == "full":
+            fnode = kwargs.get("fill_value", args[1] if len(args) > 1 else None)
+            try:
+                fv = literal(fnode) if fnode is not None else None
+            except ValueError:
+                fv = None
+            if not isinstance(fv, (int, float)):
+                raise self.error(node, "fill values must be number literals")
+            fill, args = float(fv), args[:1]
+        dtype: ir.DTypeExpr = t.dtype
+        if "dtype" in kwargs:
+            d = self.hval(kwargs["dtype"])
+            if not isinstance(d, HDType):
+                raise self.error(
+                    kwargs["dtype"], f"unsupported dtype `{self.src(kwargs['dtype'])}`"
+                )
+            dtype = d.dtype
+        shape_nodes = args
+        if len(args) == 1 and isinstance(args[0], (cst.Tuple, cst.List)):
+            shape_nodes = [e.value for e in args[0].elements]
+        shape = tuple(self.scalar(s) for s in shape_nodes)
+        name = self.fresh(target or "buf")
+        return self.shaped_alloc(name, target, shape, dtype, t, fill, node)
 
     def sliced_shape(
         self, dims: list[cst.BaseExpression], slices: list[cst.BaseSlice], node: cst.CSTNode
@@ -2057,7 +2139,7 @@ class EntryBuilder:
         if (
             name == "element_size"
             and isinstance(inner, cst.Call)
-            and resolve(inner.func, self.aliases) in self.grammar["host_alloc"].values()
+            and resolve(inner.func, self.aliases) in self.grammar["frontend"]["host_alloc"]
         ):
             # `torch.empty((), dtype=d).element_size()`: a dtype's size, not a buffer.
             return HOpaque("the element size of a dtype", 1, 8)
@@ -2113,6 +2195,23 @@ class EntryBuilder:
             out = dataclasses.replace(t, contiguous=True, unit_last=True, copy=True)
             self.tensors[t.name] = t
             return out
+        if name in _NEW_ALLOCS:
+            return self.new_alloc(t, name.removeprefix("new_"), node, target)
+        if name in _LAYOUT_VIEWS:
+            # A strided view of the same elements (`q.transpose(1, 2)`): kernels that get it
+            # read its strides; what the frontend keeps is its rank and dtype.
+            rank = len(args) if name == "permute" and len(args) > 1 else t.rank
+            return self.carried_tensor(node, t, rank, contiguous=False)
+        if name == "clone":
+            # A copy in a memory format the source chooses: dense and row-major only when it
+            # says so (or the original was); `clone()` of a strided view keeps its strides.
+            fmt = kwargs.get("memory_format")
+            row_major = (
+                resolve(fmt, self.aliases) == "torch.contiguous_format"
+                if fmt is not None
+                else t.contiguous
+            )
+            return self.carried_tensor(node, t, t.rank, contiguous=row_major)
         if name == "to":
             target_node = args[0] if args else kwargs.get("dtype")
             d = self.hval(target_node) if target_node is not None else None
@@ -2142,6 +2241,26 @@ class EntryBuilder:
         if name in ("stride", "size"):
             raise self.error(node, f"unsupported `{self.src(node)}`")
         return HOpaque(f"`{self.src(node)[:50]}`")
+
+    def carried_tensor(
+        self, node: cst.CSTNode, base: HTensor, rank: int | None, contiguous: bool
+    ) -> HTensor:
+        """A tensor a host expression makes from ``base`` that the IR does not model (a strided
+        view, a copy in another layout): carried as written, with the facts known of it."""
+        name = self.fresh(base.name)
+        t = HTensor(
+            name,
+            self.src(node),
+            base.dtype,
+            rank,
+            contiguous=contiguous,
+            unit_last=contiguous,
+            rank_like=base if rank == base.rank else None,
+        )
+        self.tensors[name] = t
+        self.types.vars[name] = TensorType(base.dtype, rank)
+        self.emit(ir.Carried(name, "tensor", self.src(node), rank, loc=self.locate(node)))
+        return t
 
     def flat_view(self, t: HTensor, node: cst.CSTNode) -> str:
         if t.flat is None:
@@ -2276,6 +2395,7 @@ class EntryBuilder:
             hints=hints,
             site=site,
             tuned=launch.tuned_texts(),
+            partial_dims=k.partial_dims,
             loc=k.loc,
         )
         self.body.append(inline)
@@ -2433,7 +2553,7 @@ class Launch:
         nodes = dict(zip(k.params, args))
         g = self.host.grammar["frontend"]
         for key, v in kwargs.items():
-            if key in g["launch_keys"] and key not in k.params:
+            if key in g["kernel"]["launch_keys"] and key not in k.params:
                 try:
                     value = literal(v)
                 except ValueError:
@@ -2447,7 +2567,7 @@ class Launch:
                         self.host.src(v),
                     )
                 continue
-            if key in g["ignored_launch_keys"]:
+            if key in g["kernel"]["ignored_launch_keys"]:
                 continue
             if key not in k.params:
                 raise self.error(v, f"`{k.fn.name.value}` has no parameter `{key}`")
@@ -2730,10 +2850,10 @@ class Launch:
             if key not in self.bindings:
                 raise self.error(node, f"the grid reads `{key}`, which is no kernel parameter")
             return self.block_host_expr(key)
-        if isinstance(node, cst.Call) and resolve(node.func, self.host.aliases) in (
-            self.host.grammar["frontend"]["host_cdiv"],
-            "min",
-            "max",
+        scalar = self.host.grammar["frontend"]["scalar_pointwise"]
+        if isinstance(node, cst.Call) and (
+            scalar.get(resolve(node.func, self.host.aliases) or "") == "cdiv"
+            or resolve(node.func, self.host.aliases) in ("min", "max")
         ):
             args = [self.grid_expr(a.value, meta) for a in node.args]
             fn = resolve(node.func, self.host.aliases)
@@ -2769,6 +2889,28 @@ class Launch:
             for p, b in self.bindings.items()  # type: ignore[misc]
             if b.kind == "stride" and b.htensor is t
         }
+
+    def size_strides(self, pname: str) -> dict[str, int]:
+        """Integer parameters that are strides of row-major tensor ``pname`` because they are
+        sizes: ``hd = x.size(3)`` is ``x.stride(2)`` of a contiguous 4-D ``x`` (kernels that
+        address a contiguous tensor as ``row * n_cols + cols``). The dim each one strides."""
+        t = self.tensor_info(pname)
+        if not t.contiguous or t.rank is None:
+            return {}
+        host = self.host
+        trailing: dict[ir.Expr, int] = {}
+        product: ir.Expr | None = None
+        for d in range(t.rank - 1, 0, -1):
+            size = ir.SizeOf(t.name, d)
+            product = size if product is None else ir.BinOp("*", size, product)
+            trailing[host.canonical(product)] = d - 1
+        out = {}
+        for p, b in self.bindings.items():
+            if b.kind == "int" and b.expr is not None:
+                d = trailing.get(host.canonical(b.expr))
+                if d is not None:
+                    out[p] = d
+        return out
 
     def is_stride(self, pname: str) -> bool:
         b = self.bindings.get(pname)
@@ -3120,7 +3262,7 @@ def _casts_to_int64(fn: cst.FunctionDef, info: ModuleInfo) -> bool:
     """Whether a kernel (or a jit helper it calls) converts values to ``tl.int64``
     (``x.to(tl.int64)``, ``tl.cast(x, tl.int64)``): in Triton kernels that is how offsets are
     kept from overflowing int32 (``tl.program_id(0).to(tl.int64) * stride``)."""
-    lang = info.grammar["frontend"]["language"]
+    lang = info.grammar["device_module"]
     int64, cast = f"{lang}.int64", f"{lang}.cast"
     found = False
     seen: set[str] = set()
@@ -3418,7 +3560,10 @@ def _map_host_stmt(s: ir.Stmt, fix, map_stmt) -> ir.Stmt:
     if isinstance(s, ir.InlineKernel):
         grid = tuple(dataclasses.replace(t, extent=fix(t.extent)) for t in s.grid)
         return dataclasses.replace(
-            s, grid=grid, body=tuple(map_stmt(b, fix, index) for b in s.body)
+            s,
+            grid=grid,
+            body=tuple(map_stmt(b, fix, index) for b in s.body),
+            partial_dims=tuple(fix(e) for e in s.partial_dims),
         )
     if isinstance(s, ir.Assign):
         return dataclasses.replace(s, value=fix(s.value))

@@ -148,7 +148,7 @@ def _common_hook(hooks: list[FunctionRef | None], info: ModuleInfo) -> FunctionR
 class _Reader:
     def __init__(self, info: ModuleInfo) -> None:
         self.info = info
-        self.config_fn = info.grammar["frontend"]["config"]
+        self.config_fn = info.grammar["frontend"]["kernel"]["config"]
         self.depth = 0
         self.notes: list[str] = []
 
@@ -320,7 +320,7 @@ class _Reader:
             raise self.error(c, "triton.Config meta-parameters must be a dict of names")
         knobs: dict = {}
         hook = None
-        launch_keys = self.info.grammar["frontend"]["launch_keys"]
+        launch_keys = self.info.grammar["frontend"]["kernel"]["launch_keys"]
         positional = ("kwargs", "num_warps", "num_stages", "num_ctas", "maxnreg", "pre_hook")
         named = dict(zip(positional[1:], cargs[1:]))
         for k, v in {**named, **ckw}.items():

@@ -104,7 +104,9 @@ class KernelLifter(
         self.locate = launch.host.locate
         self.aliases = launch.host.aliases
         self.grammar = launch.host.grammar
-        self.lang = self.grammar["frontend"]["language"]
+        # Whole-dim indexes whose extent may be a prefix of the dim (ir.Kernel.partial_dims).
+        self.partial_dims: list[ir.Expr] = []
+        self.lang = self.grammar["device_module"]
         self.atoms = af.Atoms()
         self.env: dict[str, Val] = {}
         self.types = launch.host.type_env().child()
@@ -193,6 +195,7 @@ class KernelLifter(
             loc=self.locate(self.launch.node),
             docstring=fn.get_docstring(clean=True),
             doc_comments=doc_comments,
+            partial_dims=tuple(self.partial_dims),
         )
         return kernel
 

@@ -67,7 +67,7 @@ class KernelEmitter:
 
     def __init__(self, kernel: ir.Kernel) -> None:
         self.kernel = kernel
-        self.grammar = load_grammar("triton")
+        self.grammar = load_grammar("triton")["backend"]
         self.env = kernel_env(kernel)
         self.sig = KernelSignature()
         self.dims: dict[object, DimNames] = {}
@@ -487,15 +487,16 @@ class KernelEmitter:
         if e.masked:
             a = self.masked(e.lhs, a, da, [len(da) - 1], 0.0)
             b = self.masked(e.rhs, b, db, [len(db) - 2], 0.0)
+        dot = self.grammar["dots"]["dot"]  # every form: tl.dot takes 3-D operands and an acc
         if e.acc is not None:
             acc_t = self.type_of(e.acc)
             if _is_f32(dtype_of(acc_t)) and _is_f32(e.out_dtype):
-                return f"tl.dot({a}, {b}, {self.text(e.acc)})", _ATOM
-            prod = f"tl.dot({a}, {b}, out_dtype={self.dtype(e.out_dtype)})"
+                return f"{dot}({a}, {b}, {self.text(e.acc)})", _ATOM
+            prod = f"{dot}({a}, {b}, out_dtype={self.dtype(e.out_dtype)})"
             return f"{self.text(e.acc, 9)} + {prod}", 9
         if _is_f32(e.out_dtype):
-            return f"tl.dot({a}, {b})", _ATOM
-        return f"tl.dot({a}, {b}).to({self.dtype(e.out_dtype)})", _ATOM
+            return f"{dot}({a}, {b})", _ATOM
+        return f"{dot}({a}, {b}).to({self.dtype(e.out_dtype)})", _ATOM
 
     def _ex_Permute(self, e: ir.Permute) -> tuple[str, int]:
         if e.perm == (1, 0):

@@ -5,6 +5,9 @@ values, ``tl.*`` calls written as statements, and ``@triton.jit`` helpers (inlin
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import libcst as cst
 
 from translator.dialects.cst_utils import call_args, literal, resolve
@@ -12,9 +15,11 @@ from translator.dialects.triton.frontend_blocks import Descriptor
 from translator.dialects.triton.lift_dispatch import (
     BUILTINS,
     CALLS,
+    EFFECT_FAMILIES,
     EFFECTS,
     FAMILIES,
     METHODS,
+    Table,
     handles,
     handles_effect,
     handles_expression,
@@ -62,25 +67,40 @@ class CallsMixin:
             )
         for prefix in self.grammar["frontend"]["math_namespaces"]["prefixes"]:
             name = name.removeprefix(prefix)
+        key = self.language_key(name)
         args, _ = call_args(node)
         unsupported = self.grammar["frontend"]["unsupported"]
-        if name in unsupported:
-            raise self.error(node, f"`tl.{name}` is not supported yet", unsupported[name])
-        if name in self.grammar["frontend"]["identity_hints"]["names"]:
+        if key in unsupported:
+            raise self.error(node, f"`tl.{name}` is not supported yet", unsupported[key])
+        if key in self.grammar["frontend"]["identity_hints"]["names"]:
             return self.ev(args[0])  # a compiler hint: the value is unchanged
         handler = CALLS.get(name)
         if handler is not None:
             return handler(self, name, node)
-        for family, family_handler in FAMILIES.items():
-            ops = self.grammar["frontend"][family]
-            if name in ops:
-                return family_handler(self, name, ops[name], node)
+        family = self.family_of(FAMILIES, name)
+        if family is not None:
+            family_handler, op = family
+            return family_handler(self, name, op, node)
         raise self.error(node, f"`tl.{name}` is not supported by the Triton frontend yet")
 
     def language_name(self, fn: str | None) -> str | None:
         """``load`` of the resolved name ``triton.language.load``; ``None`` outside the language."""
         lang = self.lang + "."
         return fn[len(lang) :] if fn is not None and fn.startswith(lang) else None
+
+    def language_key(self, name: str) -> str:
+        """``triton.language.load`` of ``load``: the grammar's tables are keyed by dotted names."""
+        return f"{self.lang}.{name}"
+
+    def family_of(self, families: Table, name: str) -> tuple[Callable[..., Any], str] | None:
+        """The handler of the grammar table of ``families`` that holds ``name``, and the IR op
+        the table maps it to; ``None`` where no table holds it."""
+        key = self.language_key(name)
+        for family, handler in families.items():
+            ops = self.grammar["frontend"][family]
+            if key in ops:
+                return handler, ops[key]
+        return None
 
     def method(self, node: cst.Call, func: cst.Attribute) -> Val:
         """``value.name(...)``: a descriptor access or a method handler."""
@@ -99,10 +119,16 @@ class CallsMixin:
         if not isinstance(node.value, cst.Call):
             return False
         name = self.language_name(resolve(node.value.func, self.aliases))
-        handler = EFFECTS.get(name) if name is not None else None
-        if handler is not None:
-            handler(self, name, node.value)
-            return True
+        if name is not None:
+            handler = EFFECTS.get(name)
+            if handler is not None:
+                handler(self, name, node.value)
+                return True
+            family = self.family_of(EFFECT_FAMILIES, name)
+            if family is not None:
+                family_handler, op = family
+                family_handler(self, name, op, node.value)
+                return True
         func = node.value.func
         if (
             isinstance(func, cst.Attribute)

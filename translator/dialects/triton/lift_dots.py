@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from translator.dialects.cst_utils import call_args
-from translator.dialects.triton.lift_dispatch import handles
+from translator.dialects.triton.lift_dispatch import handles_family
 from translator.dialects.triton.lifted import Data, DTypeVal, Pending, Static, Val
 from translator.ir import nodes as ir
 from translator.ir.shapes import dims_of
@@ -14,8 +14,8 @@ from translator.ir.shapes import dims_of
 class DotsMixin:
     """``tl.dot`` of :class:`KernelLifter`."""
 
-    @handles("dot")
-    def dot(self, name: str, node: cst.Call) -> Data:
+    @handles_family("dots")
+    def dot(self, name: str, op: str, node: cst.Call) -> Data:
         """``tl.dot(a, b, acc=None, out_dtype=...)``."""
         args, kwargs = call_args(node)
         names = ["a", "b", "acc"]

@@ -15,7 +15,11 @@ from translator.dialects.triton import frontend_affine as af
 from translator.dialects.triton import frontend_blocks as blocks
 from translator.dialects.triton.frontend_affine import ir_text
 from translator.dialects.triton.frontend_blocks import BlockPtr, Descriptor
-from translator.dialects.triton.lift_dispatch import handles, handles_effect
+from translator.dialects.triton.lift_dispatch import (
+    handles,
+    handles_effect,
+    handles_effect_family,
+)
 from translator.dialects.triton.lifted import Data, Idx, Item, Ptr, Static, Tile, Val
 from translator.dialects.triton.symbols import (
     SymKind,
@@ -180,10 +184,9 @@ class MemoryMixin:
         else:
             self.out.append(ir.Store(tensor, index, v, loc=self.locate(node)))
 
-    @handles_effect(*(f"atomic_{op}" for op in ir.ATOMIC_OPS))
-    def atomic(self, name: str, node: cst.Call) -> None:
+    @handles_effect_family("atomics")
+    def atomic(self, name: str, op: str, node: cst.Call) -> None:
         """``tl.atomic_<op>(pointer, val, mask=..., sem=..., scope=...)`` as a statement."""
-        op = name.removeprefix("atomic_")
         args, kwargs = call_args(node)
         names = ["pointer", "val", "mask", "sem", "scope"]
         bound = dict(zip(names, args))
@@ -214,8 +217,10 @@ class MemoryMixin:
         per_dim: dict[int, af.Poly] = {}
         implicit: af.Poly = {}
         strides = self.launch.stride_params(ptr.tensor)
+        sizes = self.launch.size_strides(ptr.tensor)
+        strides.update(sizes)
         for m, c in p.items():
-            ss = [s for s in m if self.is_stride_symbol(s)]
+            ss = [s for s in m if self.is_stride_symbol(s) or param_name(s) in sizes]
             if len(ss) > 1:
                 raise self.error(
                     node,
@@ -256,10 +261,25 @@ class MemoryMixin:
                 if tile is not None:
                     tile.used = True
         self.check_mask(items, mask, mask_node, node, store, info.source)
+        self.note_partial_dims(tensor, items, rank, node)
         mrank = self.rank_of(mask.tree) if isinstance(mask, Idx) else 0
         if mrank > rank_tree:
             raise self.error(mask_node, "the mask has more dims than the pointer")
         return tensor, items, rank_tree
+
+    def note_partial_dims(self, tensor: str, items: list[Item], rank: int, node) -> None:
+        """Record each whole-dim index whose extent (the mask's bound) is not provably the dim's
+        size: its lanes may cover only a prefix of the dim (`cols < half` of a longer row)."""
+        for d, it in enumerate(items):
+            if not isinstance(it.index, ir.FullIndex) or it.index.extent is None:
+                continue
+            extent = it.index.extent
+            # The size as the host may have named it: counted from the front or the back.
+            if any(self.same_host(extent, ir.SizeOf(tensor, x), node) for x in (d, d - rank)):
+                continue
+            test = ir.BinOp("==", ir.SizeOf(tensor, d), extent)
+            if test not in self.partial_dims:
+                self.partial_dims.append(test)
 
     def classify(self, p: af.Poly, node) -> Item:
         """What one tensor dim's index is: a tile's lanes, a scalar, or a gather."""
@@ -330,15 +350,26 @@ class MemoryMixin:
                     [(self.tile_index_poly(tile, lane[1]), tile)],
                 )
                 return item
-            if res is not None and res[1]:
+            # A shifted whole-dim tile reads as a gather only once its extent is known (an
+            # earlier access's mask set it): its lanes are then `arange(extent)`.
+            shifted = (
+                res is not None
+                and bool(res[1])
+                and (res[0].base is not None or res[0].extent is not None)
+            )
+            if res is not None and res[1] and not shifted:
                 raise self.error(
                     node,
-                    f"the index `{ir_text(af.poly_expr(p))}` is a tile "
-                    "shifted by an offset; the IR has no shifted tiles",
-                    "index with `pid * BLOCK + tl.arange(0, BLOCK)`",
+                    f"the index `{ir_text(af.poly_expr(p))}` is a whole-dim tile shifted by an "
+                    "offset before any access bounds the tile",
+                    "access the unshifted lanes first (`offs < n`), or tile with "
+                    "`pid * BLOCK + tl.arange(0, BLOCK)`",
                 )
-        # A gather: the index holds loaded integers (or lanes in no tile form).
-        if not gathers:
+        else:
+            shifted = False
+        # A gather: the index holds loaded integers, or a tile's lanes shifted by an offset
+        # (`offs + half`: the second half of a row), read as the integers they are.
+        if not gathers and not shifted:
             raise self.error(
                 node,
                 f"cannot prove that `{self.src(node.args[0].value)}` addresses a "

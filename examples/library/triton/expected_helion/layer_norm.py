@@ -41,8 +41,8 @@ def _layer_norm_fwd_fused(
         rstd_2 = 1 / torch.sqrt(var + eps)
         Mean[row] = mean_2
         Rstd[row] = rstd_2
-        w = W[:]
-        b = B[:]
+        w = W[:N]
+        b = B[:N]
         y_tile = xbar * rstd_2 * w + b
         Y[row, :] = y_tile.to(Y.dtype)
 
@@ -61,9 +61,9 @@ def _layer_norm_bwd_dx_fused(
     M: int,
 ) -> None:
     for row in hl.grid(M):
-        x = X[row, :].to(torch.float32)
-        dy_tile = DY[row, :].to(torch.float32)
-        w = W[:].to(torch.float32)
+        x = X[row, :N].to(torch.float32)
+        dy_tile = DY[row, :N].to(torch.float32)
+        w = W[:N].to(torch.float32)
         mean = Mean[row]
         rstd = Rstd[row]
         xhat = (x - mean) * rstd
@@ -71,9 +71,9 @@ def _layer_norm_bwd_dx_fused(
         c1 = torch.mean(xhat * wdy, dim=0)
         c2 = torch.mean(wdy, dim=0)
         dx_tile = (wdy - (xhat * c1 + c2)) * rstd
-        DX[row, :] = dx_tile.to(DX.dtype)
-        DW_partial[row, :] = dy_tile * xhat
-        DB_partial[row, :] = dy_tile
+        DX[row, :N] = dx_tile.to(DX.dtype)
+        DW_partial[row, :N] = dy_tile * xhat
+        DB_partial[row, :N] = dy_tile
 
 
 @helion.kernel(config=helion.Config(block_sizes=[64, 32], num_stages=3))

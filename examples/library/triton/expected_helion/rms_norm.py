@@ -46,11 +46,16 @@ def _device_ctx(t: torch.Tensor):
 
 @helion.kernel(fast_math=True, config=helion.Config(block_sizes=[], num_stages=3))
 def _rms_norm_fwd_kernel(
-    Y: torch.Tensor, X: torch.Tensor, W: torch.Tensor, RSTD: torch.Tensor, n_cols: int, eps: float
+    Y: torch.Tensor,
+    X: torch.Tensor,
+    W: torch.Tensor,
+    RSTD: torch.Tensor,
+    n_cols: hl.constexpr,
+    eps: float,
 ) -> None:
     for row_idx in hl.grid(X.size(0)):
         X_row = X[row_idx, :]
-        W_row = W[:]
+        W_row = W[:n_cols]
         X_row_2 = X_row.to(torch.float32)
         mean_square = torch.mean(X_row_2 * X_row_2, dim=0)
         rstd = torch.rsqrt(mean_square + eps)
@@ -67,12 +72,12 @@ def _rms_norm_bwd_kernel(
     RSTD: torch.Tensor,
     dX: torch.Tensor,
     dW_partial: torch.Tensor,
-    n_cols: int,
+    n_cols: hl.constexpr,
 ) -> None:
     for row_idx in hl.grid(dY.size(0)):
         dY_row = dY[row_idx, :]
-        X_row = X[row_idx, :]
-        W_row = W[:]
+        X_row = X[row_idx, :n_cols]
+        W_row = W[:n_cols]
         rstd = RSTD[row_idx]
         dY_row_2 = dY_row.to(torch.float32)
         X_hat = X_row.to(torch.float32) * rstd

@@ -48,20 +48,20 @@ def _swiglu_backward_kernel(
     b: torch.Tensor,
     da: torch.Tensor,
     db: torch.Tensor,
-    n_cols: int,
+    n_cols: hl.constexpr,
 ) -> None:
     for program_id in hl.grid(dc.size(0)):
         dc_row = dc[program_id, :]
-        a_row = a[program_id, :]
+        a_row = a[program_id, :n_cols]
         a_row_2 = a_row.to(torch.float32)
-        b_row = b[program_id, :]
+        b_row = b[program_id, :n_cols]
         # recomputation to save memory
         sig_a = torch.sigmoid(a_row_2)
         silu_a = a_row_2 * sig_a
         db_row = dc_row * silu_a
         da_row = dc_row * (silu_a * (1 - sig_a) + sig_a) * b_row
-        da[program_id, :] = da_row.to(da.dtype)
-        db[program_id, :] = db_row.to(db.dtype)
+        da[program_id, :n_cols] = da_row.to(da.dtype)
+        db[program_id, :n_cols] = db_row.to(db.dtype)
 
 
 def _row_settings(n_cols: int) -> tuple[int, int]:
