@@ -26,6 +26,7 @@ from translator.dialects.common.host_api import (
     host_functions,
     signature,
 )
+from translator.dialects.common.torch_host import AllocError, read_alloc
 from translator.dialects.cst_utils import (
     Locator,
     call_args,
@@ -969,59 +970,41 @@ class EntryParser:
         if not isinstance(value, cst.Call):
             return None
         g = self.grammar["frontend"]
-        fn = resolve(value.func, self.aliases)
-        args, kwargs = call_args(value)
-        method = None
-        base = None
-        if (
-            isinstance(value.func, cst.Attribute)
-            and isinstance(value.func.value, cst.Name)
-            and (self.scope.is_tensor(value.func.value.value))
-        ):
-            method = value.func.attr.value
-            base = value.func.value.value
-        if fn in g["host_alloc"]:
-            kind = g["host_alloc"][fn]
-        elif method in g["methods"]["host_alloc"]:
-            kind = g["methods"]["host_alloc"][method]
-        else:
+        try:
+            call = read_alloc(
+                value,
+                resolve(value.func, self.aliases),
+                g["host_alloc"],
+                g["methods"]["host_alloc"],
+            )
+        except AllocError as err:
+            raise self.error(err.node, str(err)) from None
+        if call is None:
             return None
-        how = "like" if kind.endswith("_like") else "shape"
-        fill = ir.ALLOC_FILLS[kind.removesuffix("_like")]
-        if kind.removesuffix("_like") == "full":
-            fill_node = kwargs.pop("fill_value", None)
-            if fill_node is None:
-                fill_node = args.pop(1) if len(args) > 1 else None
-            fill = literal_or_none(fill_node)
-            if not isinstance(fill, (int, float)):
-                raise self.error(value, "fill value must be a number literal")
-            fill = float(fill)
-        dtype_node = kwargs.get("dtype")
-        device_node = kwargs.get("device")
-        for key in kwargs:
-            if key not in ("dtype", "device", "fill_value"):
-                raise self.error(value, f"unsupported allocation option `{key}=`")
-        if how == "like":
-            like = args[0] if args else None
+        base = None
+        if call.base is not None:
+            if not (isinstance(call.base, cst.Name) and self.scope.is_tensor(call.base.value)):
+                return None  # `obj.new_empty(...)` of something no host tensor
+            base = call.base.value
+        if call.like is not None:
+            like = call.like
             if not isinstance(like, cst.Name) or not self.scope.is_tensor(like.value):
                 raise self.error(value, "allocate like a host tensor")
             dtype = (
-                self._alloc_dtype(dtype_node, name)
-                if dtype_node is not None
+                self._alloc_dtype(call.dtype, name)
+                if call.dtype is not None
                 else ir.DTypeOf(like.value)
             )
             if dtype == ir.DTypeOf(like.value):
                 dtype = self._dtype_of_tensor(like.value)
-            return ir.Alloc(name, None, like.value, dtype, like.value, fill)
-        shape_nodes = args
-        if len(args) == 1 and isinstance(args[0], (cst.List, cst.Tuple)):
-            shape_nodes = [e.value for e in args[0].elements]
-        shape = tuple(self.build.expr(s) for s in shape_nodes)
-        for s, node in zip(shape, shape_nodes):
+            return ir.Alloc(name, None, like.value, dtype, like.value, call.fill)
+        shape = tuple(self.build.expr(s) for s in call.shape)
+        for s, node in zip(shape, call.shape):
             if not isinstance(self.build.type_of(s, node), ScalarType):
                 raise self.error(node, "allocation sizes must be host scalars")
         source = base
         if source is None:
+            device_node = call.device
             if device_node is None:
                 raise self.error(value, "give the output a device, e.g. device=x.device")
             if not (
@@ -1032,13 +1015,13 @@ class EntryParser:
             ):
                 raise self.error(device_node, "device= must be `x.device` of an input tensor")
             source = device_node.value.value
-        if dtype_node is not None:
-            dtype = self._alloc_dtype(dtype_node, name)
+        if call.dtype is not None:
+            dtype = self._alloc_dtype(call.dtype, name)
         elif base is not None:
             dtype = self._dtype_of_tensor(base)
         else:
             raise self.error(value, "give the output a dtype, e.g. dtype=x.dtype")
-        return ir.Alloc(name, shape, None, dtype, source, fill)
+        return ir.Alloc(name, shape, None, dtype, source, call.fill)
 
     def _dtype_of_tensor(self, tensor: str) -> ir.DTypeExpr:
         t = self.scope.env.vars[tensor]

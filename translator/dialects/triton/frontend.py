@@ -41,6 +41,7 @@ import libcst as cst
 
 from translator.diagnostics import TranslationError
 from translator.dialects.common.host_api import HostFunction, api_entries, host_functions
+from translator.dialects.common.torch_host import AllocError, read_alloc
 from translator.dialects.cst_utils import (
     Locator,
     call_args,
@@ -303,9 +304,6 @@ def _collect(info: ModuleInfo) -> None:
 
 # Tensor methods that return a tensor of the same shape, dtype and values.
 _COPIES = frozenset({"contiguous", "clone", "detach"})
-
-# Tensor methods that allocate a new tensor like their base (its dtype and device).
-_NEW_ALLOCS = frozenset({"new_empty", "new_zeros", "new_ones", "new_full"})
 
 # Tensor methods that return a strided view of the same elements in another dim order.
 _LAYOUT_VIEWS = frozenset({"transpose", "permute", "swapaxes", "swapdims", "mT", "t"})
@@ -1999,35 +1997,28 @@ class EntryBuilder:
     ) -> HTensor | None:
         """A host allocation; ``logical``: the slices of ``torch.empty(shape)[...]`` that cut an
         over-allocated buffer (a padded row pitch) down to the tensor the code uses."""
-        allocs = self.grammar["frontend"]["host_alloc"]
-        if fn not in allocs:
+        g = self.grammar["frontend"]
+        try:
+            call = read_alloc(node, fn, g["host_alloc"], g.get("methods", {}).get("host_alloc", {}))
+        except AllocError as err:
+            raise self.error(err.node, str(err)) from None
+        if call is None:
             return None
-        how = allocs[fn]
-        args, kwargs = call_args(node)
-        for k in kwargs:
-            if k not in ("dtype", "device", "fill_value", "memory_format"):
-                raise self.error(node, f"unsupported allocation option `{k}=`")
-        fill: float | None = ir.ALLOC_FILLS[how.removesuffix("_like")]
-        if how.startswith("full"):
-            fnode = kwargs.get("fill_value", args[1] if len(args) > 1 else None)
-            try:
-                fv = literal(fnode) if fnode is not None else None
-            except ValueError:
-                fv = None
-            if not isinstance(fv, (int, float)):
-                raise self.error(node, "fill values must be number literals")
-            fill = float(fv)
-            args = args[:1]
+        base: HTensor | None = None
+        if call.base is not None:
+            v = self.hval(call.base)
+            if not isinstance(v, HTensor):
+                return None  # `obj.new_empty(...)` of something no tensor: not an allocation
+            base = v
         name = self.fresh(target or "buf")
-        dtype_node = kwargs.get("dtype")
-        dtype = None
-        if dtype_node is not None:
-            d = self.hval(dtype_node)
+        dtype: ir.DTypeExpr | None = base.dtype if base is not None else None
+        if call.dtype is not None:
+            d = self.hval(call.dtype)
             if not isinstance(d, HDType):
-                raise self.error(dtype_node, f"unsupported dtype `{self.src(dtype_node)}`")
+                raise self.error(call.dtype, f"unsupported dtype `{self.src(call.dtype)}`")
             dtype = d.dtype
-        if how.endswith("_like"):
-            like = self.hval(args[0]) if args else None
+        if call.like is not None:
+            like = self.hval(call.like)
             if not isinstance(like, HTensor):
                 raise self.error(node, "allocate like a host tensor")
             t = HTensor(
@@ -2040,27 +2031,28 @@ class EntryBuilder:
                 like=like,
             )
             self.emit(
-                ir.Alloc(name, None, like.name, t.dtype, like.name, fill, loc=self.locate(node))
+                ir.Alloc(
+                    name, None, like.name, t.dtype, like.name, call.fill, loc=self.locate(node)
+                )
             )
             for d in range(like.rank or 0):
                 self.size_canon[(name, d)] = ir.SizeOf(like.name, d)
             self.types.vars[name] = TensorType(t.dtype, like.rank)
             self.tensors[name] = t
             return t
-        shape_nodes = args
-        if len(args) == 1 and isinstance(args[0], (cst.Tuple, cst.List)):
-            shape_nodes = [e.value for e in args[0].elements]
         if logical is not None:
-            shape = self.sliced_shape(shape_nodes, logical, node)
+            shape = self.sliced_shape(list(call.shape), logical, node)
         else:
-            shape = tuple(self.scalar(s) for s in shape_nodes)
-        device_node = kwargs.get("device")
-        dev = self.hval(device_node) if device_node is not None else None
-        if not isinstance(dev, HDevice):
-            raise self.error(node, "give the allocation `device=x.device` of an input")
+            shape = tuple(self.scalar(s) for s in call.shape)
+        device_of = base
+        if device_of is None:
+            dev = self.hval(call.device) if call.device is not None else None
+            if not isinstance(dev, HDevice):
+                raise self.error(node, "give the allocation `device=x.device` of an input")
+            device_of = dev.tensor
         if dtype is None:
             raise self.error(node, "give the allocation a dtype")
-        return self.shaped_alloc(name, target, shape, dtype, dev.tensor, fill, node)
+        return self.shaped_alloc(name, target, shape, dtype, device_of, call.fill, node)
 
     def shaped_alloc(
         self,
@@ -2080,38 +2072,6 @@ class EntryBuilder:
         self.types.vars[name] = TensorType(dtype, len(shape))
         self.tensors[name] = t
         return t
-
-    def new_alloc(self, t: HTensor, how: str, node: cst.Call, target: str | None) -> HTensor:
-        """``x.new_empty(shape)`` (``new_zeros``/``new_ones``/``new_full``): a tensor with ``x``'s
-        dtype and device unless the call gives a dtype."""
-        args, kwargs = call_args(node)
-        for k in kwargs:
-            if k not in ("dtype", "device", "fill_value"):
-                raise self.error(node, f"unsupported allocation option `{k}=`")
-        fill = ir.ALLOC_FILLS[how]
-        if how == "full":
-            fnode = kwargs.get("fill_value", args[1] if len(args) > 1 else None)
-            try:
-                fv = literal(fnode) if fnode is not None else None
-            except ValueError:
-                fv = None
-            if not isinstance(fv, (int, float)):
-                raise self.error(node, "fill values must be number literals")
-            fill, args = float(fv), args[:1]
-        dtype: ir.DTypeExpr = t.dtype
-        if "dtype" in kwargs:
-            d = self.hval(kwargs["dtype"])
-            if not isinstance(d, HDType):
-                raise self.error(
-                    kwargs["dtype"], f"unsupported dtype `{self.src(kwargs['dtype'])}`"
-                )
-            dtype = d.dtype
-        shape_nodes = args
-        if len(args) == 1 and isinstance(args[0], (cst.Tuple, cst.List)):
-            shape_nodes = [e.value for e in args[0].elements]
-        shape = tuple(self.scalar(s) for s in shape_nodes)
-        name = self.fresh(target or "buf")
-        return self.shaped_alloc(name, target, shape, dtype, t, fill, node)
 
     def sliced_shape(
         self, dims: list[cst.BaseExpression], slices: list[cst.BaseSlice], node: cst.CSTNode
@@ -2195,8 +2155,6 @@ class EntryBuilder:
             out = dataclasses.replace(t, contiguous=True, unit_last=True, copy=True)
             self.tensors[t.name] = t
             return out
-        if name in _NEW_ALLOCS:
-            return self.new_alloc(t, name.removeprefix("new_"), node, target)
         if name in _LAYOUT_VIEWS:
             # A strided view of the same elements (`q.transpose(1, 2)`): kernels that get it
             # read its strides; what the frontend keeps is its rank and dtype.
