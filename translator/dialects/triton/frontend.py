@@ -709,7 +709,7 @@ class EntryBuilder:
 
     def canonical(self, e: ir.Expr, depth: int = 0) -> ir.Expr:
         """``e`` with host names replaced by their definitions, sizes by their representatives."""
-        from translator.dialects.triton.frontend_device import _simplify, map_names
+        from translator.dialects.triton.ir_rewrite import map_names, simplify
 
         def fn(name: str) -> ir.Expr | None:
             if name in self.canon and depth < 20:
@@ -745,7 +745,7 @@ class EntryBuilder:
                 return dataclasses.replace(x, operand=sizes(x.operand))
             return x
 
-        return _simplify(sizes(out))
+        return simplify(sizes(out))
 
     def is_positive(self, e: ir.Expr) -> bool:
         """Whether host scalar ``e`` is provably > 0: positive constants, scalars asserted
@@ -986,7 +986,7 @@ class EntryBuilder:
         return tuple(out)
 
     def _finish_body(self) -> list[ir.Stmt]:
-        from translator.dialects.triton.frontend_device import map_stmt
+        from translator.dialects.triton.ir_rewrite import map_stmt
 
         # Rank guards first: they only raise, so they go before everything else.
         guards = []
@@ -1070,7 +1070,7 @@ class EntryBuilder:
 
         Returns ``step``'s result, or ``None`` where the statement was carried. Refusals of
         device code (a launched kernel the frontend cannot lift) are not host code and pass."""
-        from translator.dialects.triton.frontend_device import Refusal
+        from translator.dialects.triton.lifted import Refusal
 
         mark = (len(self.body), list(self.pending_comments), dict(self.scope))
         try:
@@ -2367,7 +2367,7 @@ class EntryBuilder:
         """Host sizes the kernel reads (`N` of `N = x.shape[1]`, passed as an argument) as
         sizes of the tensors the launch passes (`x.size(1)`): the kernel then needs no
         argument for them, and every DSL can read them off its tensors."""
-        from translator.dialects.triton.frontend_device import map_names, map_stmt
+        from translator.dialects.triton.ir_rewrite import map_names, map_stmt
 
         passed = {
             name
@@ -2397,9 +2397,11 @@ class EntryBuilder:
         runs the source kernel through it (the file itself has no wrapper to call)."""
         from translator.dialects.triton.frontend_affine import rename
         from translator.dialects.triton.frontend_wrapper import DERIVED_GRID
+        from translator.dialects.triton.symbols import param_name
 
         def meta(name: str) -> ir.Expr | None:
-            return ir.Name(f'META["{name[3:]}"]') if name.startswith("%p:") else None
+            param = param_name(name)
+            return ir.Name(f'META["{param}"]') if param is not None else None
 
         axes = [
             format_expr(rename(launch.derived_axes[a], meta)).replace("cdiv(", "triton.cdiv(")
@@ -2480,7 +2482,9 @@ class Launch:
         self.block_tunables: dict[str, str] = {}
         self.values: dict[str, Any] = {}  # host value of each parameter the launch passes
         self.derived = False  # launched by a derived wrapper: the grid is one program per tile
-        self.derived_axes: dict[int, ir.Expr] = {}  # its programs per axis (keys as `%p:NAME`)
+        self.derived_axes: dict[
+            int, ir.Expr
+        ] = {}  # its programs per axis (trees over parameter symbols)
         # Launch knobs the host computes: (expression or None, source text).
         self.knob_exprs: dict[str, tuple[ir.Expr | None, str]] = {}
         self.notes: list[str] = []  # `tiletrans:` comments for the launch
@@ -3064,10 +3068,12 @@ class Launch:
 
     def group_size(self, tree: ir.Expr, node) -> None:
         from translator.dialects.triton import frontend_affine as af
+        from translator.dialects.triton.symbols import SymKind, sym_of
 
         t = af.strip_casts(tree)
-        if isinstance(t, ir.Name) and t.id.startswith("%p:"):
-            key = t.id[3:]
+        param = sym_of(t)
+        if param is not None and param.kind is SymKind.PARAM:
+            key = param.name
             b = self.bindings.get(key)
             if b is not None and b.tuned:
                 values = [meta[key] for meta, _ in self.kernel.configs or []]

@@ -3,17 +3,8 @@
 Triton addresses memory with integer arithmetic on program ids, ``tl.arange`` lanes, loop counters,
 kernel parameters (sizes, strides, block sizes) and loaded values. The frontend evaluates that
 arithmetic *symbolically*: every integer value of a kernel is an IR expression tree whose leaves are
-integer constants and **symbols**, ``ir.Name`` nodes whose id starts with ``%``:
-
-* ``%pid0`` … ``%pid2``: ``tl.program_id(a)``; ``%np0`` …: ``tl.num_programs(a)``;
-* ``%it<n>``: the iteration counter (0, 1, …) of device loop ``n``;
-* ``%l<axis>:<key>``: the lanes ``0 .. B-1`` of ``tl.arange(0, B)`` along Triton axis ``axis``,
-  counted from the right (``-1`` is the last axis), ``key`` naming ``B`` (a constexpr parameter or
-  an integer literal). Counting from the right keeps broadcasting from renaming lanes;
-* ``%p:<name>``: an integer kernel parameter (a size, a stride, a block size);
-* ``%d<n>``: a device data value (a loaded integer, a scalar computed in floats…), kept in a side
-  table with its IR expression;
-* ``%sm``/``%sn``: the tile ids a grouped ("super-grouping") program-id swizzle computes.
+integer constants and the **symbols** of :mod:`translator.dialects.triton.symbols` (program ids,
+lanes, loop counters, parameters, data values, swizzled ids), carried as ``ir.Name`` leaves.
 
 :func:`poly` brings a tree to an affine (polynomial) normal form over these symbols; sub-trees that
 are not polynomial (``//``, ``%``, ``min``, calls) become opaque atoms that keep their tree.
@@ -26,40 +17,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from translator.dialects.triton.symbols import Key as Key  # block sizes, re-exported as af.Key
+from translator.dialects.triton.symbols import Sym, SymKind, is_symbol, parse_sym, sym_of
 from translator.ir import nodes as ir
 from translator.ir.printer import format_expr
 
-Mono = tuple[str, ...]
+Mono = tuple[str, ...]  # the texts of a monomial's symbols, sorted
 Poly = dict[Mono, int]
-Key = str | int
-
-
-def sym(name: str) -> ir.Name:
-    """The symbol ``%name``."""
-    return ir.Name("%" + name)
-
-
-def is_sym(e: ir.Expr, prefix: str = "") -> bool:
-    """Whether ``e`` is a symbol (whose name starts with ``prefix`` after the ``%``)."""
-    return isinstance(e, ir.Name) and e.id.startswith("%" + prefix)
-
-
-def lane_id(key: Key, axis: int) -> str:
-    """The symbol id of the lanes of ``tl.arange(0, key)`` along axis ``axis`` (negative)."""
-    return f"%l{axis}:{key}"
-
-
-def parse_lane(name: str) -> tuple[Key, int] | None:
-    """``(key, axis)`` of a lane symbol id, else ``None``."""
-    if not name.startswith("%l"):
-        return None
-    axis, _, key = name[2:].partition(":")
-    return (int(key) if key.lstrip("-").isdigit() else key), int(axis)
-
-
-def param_id(name: str) -> str:
-    """The symbol id of integer kernel parameter ``name``."""
-    return "%p:" + name
 
 
 # --------------------------------------------------------------------------------------------------
@@ -97,7 +61,7 @@ class Atoms:
         self.trees: dict[str, ir.Expr] = {}
 
     def atom(self, e: ir.Expr) -> str:
-        key = "%t:" + format_expr(e)
+        key = Sym.atom(format_expr(e)).text
         self.trees.setdefault(key, e)
         return key
 
@@ -116,7 +80,7 @@ def poly(e: ir.Expr, atoms: Atoms) -> Poly:
         if isinstance(e.value, bool) or not isinstance(e.value, int):
             return {(atoms.atom(e),): 1}
         return const_poly(e.value)
-    if isinstance(e, ir.Name) and e.id.startswith("%"):
+    if isinstance(e, ir.Name) and is_symbol(e.id):
         return {(e.id,): 1}
     if isinstance(e, ir.BinOp) and e.op in ("+", "-"):
         return _add(poly(e.lhs, atoms), poly(e.rhs, atoms), 1 if e.op == "+" else -1)
@@ -189,7 +153,7 @@ def walk(e: ir.Expr) -> Iterator[ir.Expr]:
 
 
 def symbols_in(e: ir.Expr) -> set[str]:
-    return {x.id for x in walk(e) if isinstance(x, ir.Name) and x.id.startswith("%")}
+    return {x.id for x in walk(e) if isinstance(x, ir.Name) and is_symbol(x.id)}
 
 
 def rename(e: ir.Expr, fn) -> ir.Expr:
@@ -197,7 +161,7 @@ def rename(e: ir.Expr, fn) -> ir.Expr:
     import dataclasses
 
     if isinstance(e, ir.Name):
-        if e.id.startswith("%"):
+        if is_symbol(e.id):
             new = fn(e.id)
             return e if new is None else new
         return e
@@ -221,10 +185,10 @@ class Swizzle:
     """``pid_m``/``pid_n`` from the grouped ordering of Triton's matmul tutorial.
 
     ``M``/``N`` are the extents and ``BM``/``BN``/``G`` the block and group sizes (trees over
-    parameter symbols); ``pid`` the program-id symbol it permutes.
+    parameter symbols); ``axis`` the program axis whose id it permutes.
     """
 
-    pid: str
+    axis: int
     M: ir.Expr
     BM: ir.Expr
     N: ir.Expr
@@ -314,11 +278,11 @@ def match_swizzle(e: ir.Expr, which: str) -> Swizzle | None:
     env: dict[str, ir.Expr] = {}
     if not any(match(p, e, env) for p in (pid_ms if which == "m" else (pid_n,))):
         return None
-    pid = env["?pid"]
-    if not is_sym(pid, "pid"):
+    pid = sym_of(env["?pid"])
+    if pid is None or pid.kind is not SymKind.PID:
         return None
-    assert isinstance(pid, ir.Name)
-    return Swizzle(pid.id, env["?M"], env["?BM"], env["?N"], env["?BN"], env["?G"])
+    assert pid.index is not None
+    return Swizzle(pid.index, env["?M"], env["?BM"], env["?N"], env["?BN"], env["?G"])
 
 
 # --------------------------------------------------------------------------------------------------
@@ -331,9 +295,10 @@ class FlatDigit:
 
     ``pid % n`` has ``div = 1``; the most significant digit, ``pid // d``, has no ``mod``. Launching
     one program per combination of the digits is how a 2-D or 3-D grid is flattened onto one axis.
+    ``axis``: the program axis of ``pid``.
     """
 
-    pid: str
+    axis: int
     div: ir.Expr
     mod: ir.Expr | None
 
@@ -350,7 +315,43 @@ def match_flat_digit(e: ir.Expr) -> FlatDigit | None:
         pid, div = e, ir.Const(1)
     if mod is None and div == ir.Const(1):
         return None  # the program id itself
-    if not is_sym(pid, "pid"):
+    pid_sym = sym_of(pid)
+    if pid_sym is None or pid_sym.kind is not SymKind.PID:
         return None
-    assert isinstance(pid, ir.Name)
-    return FlatDigit(pid.id, div, mod)
+    assert pid_sym.index is not None
+    return FlatDigit(pid_sym.index, div, mod)
+
+
+# --------------------------------------------------------------------------------------------------
+# Diagnostics
+
+
+def ir_text(e: ir.Expr | None) -> str:
+    """An expression for a diagnostic, index symbols spelt as the source spells them."""
+    if e is None:
+        return "?"
+
+    def fn(name: str) -> ir.Expr | None:
+        s = parse_sym(name)
+        if s is None:
+            return ir.Name("<value>") if is_symbol(name) else None
+        if s.kind is SymKind.LANE:
+            axis = s.index
+            assert axis is not None
+            suffix = "" if axis == -1 else "[" + ", ".join([":"] + ["None"] * (-axis - 1)) + "]"
+            return ir.Name(f"tl.arange(0, {s.key}){suffix}")
+        if s.kind is SymKind.PID:
+            return ir.Name(f"tl.program_id({s.index})")
+        if s.kind is SymKind.NUM_PROGRAMS:
+            return ir.Name(f"tl.num_programs({s.index})")
+        if s.kind is SymKind.ITER:
+            return ir.Name(f"<iteration of loop {s.index}>")
+        if s.kind is SymKind.PARAM:
+            return ir.Name(s.name)  # type: ignore[arg-type]
+        if s.kind is SymKind.SWIZZLE:
+            return ir.Name("pid_" + s.name)  # type: ignore[operator]
+        return ir.Name("<value>")
+
+    if isinstance(e, ir.Name) and e.id.startswith("?"):
+        return "<" + e.id[1:].rsplit("#", 1)[0] + ">"
+    return format_expr(rename(e, fn))

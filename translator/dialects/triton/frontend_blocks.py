@@ -22,11 +22,13 @@ import libcst as cst
 
 from translator.dialects.cst_utils import call_args, literal
 from translator.dialects.triton import frontend_affine as af
+from translator.dialects.triton.lifted import Idx, Ptr
+from translator.dialects.triton.symbols import Sym
 from translator.ir import nodes as ir
 
 if TYPE_CHECKING:
     from translator.dialects.triton.frontend import EntryBuilder
-    from translator.dialects.triton.frontend_device import Idx, KernelLifter, Ptr
+    from translator.dialects.triton.frontend_device import KernelLifter
 
 
 @dataclass(frozen=True)
@@ -68,8 +70,6 @@ def bound_args(node: cst.Call, names: tuple[str, ...], lifter: KernelLifter | En
 
 
 def _trees(lifter: KernelLifter, node: cst.BaseExpression | None, what: str, where) -> tuple:
-    from translator.dialects.triton.frontend_device import Idx
-
     if not isinstance(node, (cst.List, cst.Tuple)):
         raise lifter.error(where, f"{what} must be a tuple or list")
     out = []
@@ -82,8 +82,6 @@ def _trees(lifter: KernelLifter, node: cst.BaseExpression | None, what: str, whe
 
 
 def _base(lifter: KernelLifter, node: cst.BaseExpression | None, where) -> str:
-    from translator.dialects.triton.frontend_device import Ptr
-
     base = lifter.ev(node) if node is not None else None
     if not isinstance(base, Ptr) or base.tree != ir.Const(0):
         raise lifter.error(
@@ -108,7 +106,7 @@ def make_block_ptr(lifter: KernelLifter, node: cst.Call) -> BlockPtr:
         raise lifter.error(node, "shape, strides, offsets and block_shape differ in length")
     # The window's lanes name their tiles now, as `pid * BLOCK + tl.arange(0, BLOCK)` would.
     for d, (off, key) in enumerate(zip(offsets, block)):
-        lifter.register_tiles(ir.BinOp("+", off, ir.Name(af.lane_id(key, d - len(block)))))
+        lifter.register_tiles(ir.BinOp("+", off, Sym.lane(key, d - len(block)).expr))
     return BlockPtr(_base(lifter, a["base"], node), shape, strides, offsets, block)
 
 
@@ -160,13 +158,11 @@ def window(
 ) -> tuple[Ptr, Idx | None]:
     """The pointer tile and the mask of one access: lanes ``offsets[d] + arange(block[d])``
     along Triton axis ``d - rank``, bounded by ``shape[d]`` along the ``checked`` dims."""
-    from translator.dialects.triton.frontend_device import Idx, Ptr
-
     rank = len(block)
     tree: ir.Expr = ir.Const(0)
     mask: ir.Expr | None = None
     for d, (size, stride, off, key) in enumerate(zip(shape, strides, offsets, block)):
-        index = ir.BinOp("+", off, ir.Name(af.lane_id(key, d - rank)))
+        index = ir.BinOp("+", off, Sym.lane(key, d - rank).expr)
         tree = ir.BinOp("+", tree, ir.BinOp("*", index, stride))
         if d in checked:
             bound = ir.BinOp("<", index, size)

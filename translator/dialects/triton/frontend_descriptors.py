@@ -28,6 +28,7 @@ from translator.dialects.cst_utils import literal
 from translator.dialects.triton import frontend_affine as af
 from translator.dialects.triton import frontend_blocks as blocks
 from translator.dialects.triton.frontend_blocks import Descriptor, bound_args
+from translator.dialects.triton.symbols import Sym
 from translator.ir import nodes as ir
 
 if TYPE_CHECKING:
@@ -155,9 +156,9 @@ def bind_descriptor(launch: Launch, pname: str, d: HDescriptor) -> None:
 def kernel_descriptor(lifter: KernelLifter, pname: str, d: HDescriptor) -> Descriptor:
     """The kernel's view of host descriptor parameter ``pname``."""
     launch = lifter.launch
-    shape = tuple(ir.Name(af.param_id(f"{pname}#shape{dim}")) for dim in range(len(d.shape)))
+    shape = tuple(Sym.param(f"{pname}#shape{dim}").expr for dim in range(len(d.shape)))
     strides = tuple(
-        ir.Const(1) if s is None else ir.Name(af.param_id(f"{pname}#stride{dim}"))
+        ir.Const(1) if s is None else Sym.param(f"{pname}#stride{dim}").expr
         for dim, s in enumerate(d.strides)
     )
     hooked = launch.kernel.descriptor_blocks.get(pname)

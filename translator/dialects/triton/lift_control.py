@@ -1,0 +1,625 @@
+"""Control flow of a kernel body: ``if`` (static and dynamic), ``for`` over tiles and indices.
+
+A dynamic ``if`` lifts both branches from one environment and merges what they bind; a loop
+over ``range(0, n, BLOCK)`` becomes a tile loop whose carried values are iterated to a fixpoint
+of what their invalid lanes hold, pointers it advances by a fixed step moved once per iteration.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import libcst as cst
+
+from translator.dialects.cst_utils import call_args, literal, names_in, resolve
+from translator.dialects.triton import frontend_affine as af
+from translator.dialects.triton import frontend_blocks as blocks
+from translator.dialects.triton.frontend_affine import ir_text
+from translator.dialects.triton.frontend_blocks import BlockPtr
+from translator.dialects.triton.ir_rewrite import simplify, walk_stmts_of
+from translator.dialects.triton.lift_dispatch import handles_statement
+from translator.dialects.triton.lift_statements import suite_body
+from translator.dialects.triton.lifted import Data, Idx, Loop, Ptr, Static, Tile, Val
+from translator.dialects.triton.symbols import Sym, SymKind, is_sym, kind_of, parse_sym, sym_of
+from translator.ir import nodes as ir
+from translator.ir.shapes import ScalarType, dims_of
+from translator.naming import unique
+
+
+class ControlMixin:
+    """``if`` and ``for`` statements of :class:`KernelLifter`, and environment snapshots."""
+
+    @handles_statement(cst.If)
+    def if_stmt(self, node: cst.If, rest_after_return: list | None = None) -> None:
+        test = self.ev(node.test)
+        if isinstance(test, Static):
+            branch: list = []
+            if test.value:
+                branch = list(suite_body(node.body))
+            elif isinstance(node.orelse, cst.Else):
+                branch = list(suite_body(node.orelse.body))
+            elif isinstance(node.orelse, cst.If):
+                branch = [node.orelse]
+            if rest_after_return is not None and test.value:
+                self.block(branch, self.out)
+                return
+            returned = self.block(branch, self.out)
+            if rest_after_return is not None and not returned:
+                self.block(rest_after_return, self.out)
+            return
+        self.if_depth += 1
+        try:
+            self._dynamic_if(node, test, rest_after_return)
+        finally:
+            self.if_depth -= 1
+
+    def _dynamic_if(self, node: cst.If, test: Val, rest_after_return: list | None) -> None:
+        facts = self.divisibility_facts(test, node.test)
+        before = dict(self.env)
+        taken, ir_locals = set(self.taken), set(self.ir_locals)
+        body: list[ir.Stmt] = []
+        self.facts.append(facts)
+        try:
+            self.block(list(suite_body(node.body)), body)
+        finally:
+            self.facts.pop()
+        env_body, self.env = self.env, dict(before)
+        # Both branches start from the same names, so a value both define has one IR name.
+        taken_body, locals_body = self.taken, self.ir_locals
+        self.taken, self.ir_locals = set(taken), set(ir_locals)
+        orelse: list[ir.Stmt] = []
+        if rest_after_return is not None:
+            self.block(rest_after_return, orelse)
+        elif isinstance(node.orelse, cst.Else):
+            self.block(list(suite_body(node.orelse.body)), orelse)
+        elif isinstance(node.orelse, cst.If):
+            self.block([node.orelse], orelse)
+        env_else = self.env
+        self.taken |= taken_body
+        self.ir_locals |= locals_body
+        if facts:
+            # `if EVEN_N: unmasked else: masked`: the flag only says the masks are all-true, so
+            # branches that differ in nothing else are one computation (the masked one).
+            merged = _merge_branches(tuple(body), tuple(orelse))
+            if merged is not None:
+                self.env = self.merge_envs(before, env_body, env_else, node, joined=True)
+                self.out.extend(merged)
+                return
+        cond = self.to_data(test, node.test)
+        if dims_of(self.type_of(cond.expr, node.test)):
+            raise self.error(
+                node.test,
+                "a branch condition must be a scalar, not a tile",
+                "use tl.where for per-lane choices",
+            )
+        self.env = self.merge_envs(before, env_body, env_else, node)
+        self.out.append(ir.If(cond.expr, tuple(body), tuple(orelse), loc=self.locate(node)))
+
+    def divisibility_facts(self, test: Val, node) -> list[tuple[af.Key, ir.Expr]]:
+        """``(block key, extent)`` pairs a branch test proves divisible (``EVEN_N`` flags that
+        ``@triton.heuristics`` computes as ``args["N"] % args["BLOCK_N"] == 0``)."""
+        if not isinstance(test, Idx):
+            return []
+        out = []
+        for part in _conjunction(af.strip_casts(test.tree)):
+            flag = sym_of(part)
+            if flag is None or flag.kind is not SymKind.PARAM:
+                continue
+            b = self.launch.bindings.get(flag.name)  # type: ignore[arg-type]
+            if b is None or b.kind != "constexpr" or b.expr is None:
+                continue
+            # As written where it matches (the extent keeps the host's name), else canonical.
+            e = b.expr if _is_divisibility(b.expr) else self.host.canonical(b.expr)
+            if not _is_divisibility(e):
+                continue
+            assert isinstance(e, ir.BinOp) and isinstance(e.lhs, ir.BinOp)
+            extent, block = e.lhs.lhs, e.lhs.rhs
+            for key, kb in self.launch.bindings.items():
+                if (
+                    kb.kind == "constexpr"
+                    and kb.expr is not None
+                    and self.same_host(kb.expr, block, node)
+                ):
+                    out.append((key, extent))
+        return out
+
+    def merge_envs(
+        self, before: dict, a: dict, b: dict, node: cst.CSTNode, joined: bool = False
+    ) -> dict:
+        """The values after an ``if``. ``joined``: the branches were merged into one
+        computation (the more masked one), so what either defines lives on."""
+        out = dict(before)
+        for name in set(a) | set(b):
+            va, vb = a.get(name), b.get(name)
+            if va == vb:
+                if va is not None:
+                    out[name] = va
+                continue
+            if name not in before and not joined:
+                continue  # defined in one branch only: unusable after (IR scoping)
+            if isinstance(va, Data) and isinstance(vb, Data) and va.expr == vb.expr:
+                if joined and (va.div <= vb.div or vb.div <= va.div):
+                    out[name] = va if va.div <= vb.div else vb
+                    continue
+                out[name] = Data(va.expr, (), va.div | vb.div)
+                continue
+            if joined and (va is None or vb is None):
+                continue
+            raise self.error(
+                node,
+                f"`{name}` is given different index or pointer values in the branches of this `if`",
+                "compute offsets before branching",
+            )
+        return out
+
+    @handles_statement(cst.For)
+    def for_stmt(self, node: cst.For) -> None:
+        if node.orelse is not None:
+            raise self.error(node, "for-else is not supported")
+        if not isinstance(node.target, cst.Name):
+            raise self.error(node.target, "loop over one name")
+        it = node.iter
+        fn = resolve(it.func, self.aliases) if isinstance(it, cst.Call) else None
+        if fn not in ("range", f"{self.lang}.range", f"{self.lang}.static_range"):
+            raise self.error(
+                node.iter,
+                f"unsupported loop `for ... in {self.src(node.iter)}`",
+                "loop over range(...) or tl.range(...)",
+            )
+        assert isinstance(it, cst.Call)
+        args, kwargs = call_args(it)
+        stages = None
+        for k, v in kwargs.items():
+            if k == "num_stages":
+                try:
+                    value = literal(v)
+                except ValueError:
+                    value = None
+                stages = value if isinstance(value, int) else None
+            elif k not in (
+                "loop_unroll_factor",
+                "flatten",
+                "warp_specialize",
+                "disallow_acc_multi_buffer",
+            ):
+                raise self.error(v, f"unsupported loop option `{k}=`")
+        first = self.ev(args[0]) if args else None
+        if (
+            len(args) == 3
+            and isinstance(first, Idx)
+            and is_sym(af.strip_casts(first.tree), SymKind.PID)
+        ):
+            step_val = self.ev(args[2])
+            stop_val = self.ev(args[1])
+            if not (
+                isinstance(step_val, Idx)
+                and is_sym(af.strip_casts(step_val.tree), SymKind.NUM_PROGRAMS)
+            ):
+                if not isinstance(stop_val, Idx) or not isinstance(step_val, Idx):
+                    raise self.error(node.iter, "range bounds must be integers")
+                self.persistent_tiles(node, first.tree, stop_val.tree, step_val.tree)
+                return
+        vals = [first] + [self.ev(a) for a in args[1:]]
+        if not all(isinstance(v, Idx) for v in vals) or not 1 <= len(vals) <= 3:
+            raise self.error(node.iter, "range bounds must be integers")
+        trees = [v.tree for v in vals]
+        start, stop, step = (
+            (ir.Const(0), trees[0], ir.Const(1))
+            if len(trees) == 1
+            else (trees[0], trees[1], trees[2] if len(trees) == 3 else ir.Const(1))
+        )
+        if self._is_persistent(start, step):
+            self.persistent_loop(node, start, stop)
+            return
+        if af.poly(start, self.atoms) != {}:
+            raise self.error(
+                node.iter,
+                f"loops must start at 0, not `{self.src(args[0])}`",
+                "loop over range(0, n, BLOCK) and offset inside the loop",
+            )
+        self.tile_loop(node, stop, step, stages)
+
+    def tile_loop(self, node: cst.For, stop: ir.Expr, step: ir.Expr, stages: int | None) -> None:
+        assert isinstance(node.target, cst.Name)
+        self.loop_count += 1
+        lid = self.loop_count
+        counter = Sym.loop_counter(lid).expr
+        self.types.vars[counter.id] = ScalarType(ir.I32)
+        step_p = af.poly(step, self.atoms)
+        if any(kind_of(s) is SymKind.PID for s in af.poly_symbols(step_p)):
+            raise self.error(node.iter, "loop steps must not depend on the program id")
+        is_unit = step_p == {(): 1}
+        trip = stop if is_unit else ir.Call("cdiv", (stop, step))
+        loop = Loop(lid, node.target.value, trip, step, node)
+        var_tree = counter if is_unit else ir.BinOp("*", step, counter)
+        # Values carried through the loop: pointers/offsets advanced by a fixed step, data.
+        assigned = self.assigned_names(node.body)
+        # Names the body overwrites before reading them are body locals, whatever they held
+        # before the loop (an `offs_k` recomputed per iteration); only the others are carried.
+        carried = {n for n in assigned if n in self.env and read_before_write(n, node.body)}
+        shadowed = {n for n in assigned if n in self.env} - carried
+        steps = self.induction_steps(node, carried)
+        saved_env = dict(self.env)
+        self.loops.append(loop)
+        entry_env = dict(self.env)
+        entry_env[node.target.value] = Idx(var_tree)
+        for n, d in steps.items():
+            entry_env[n] = _moved(self.env[n], d, counter)
+        assumed: dict[str, frozenset] = {}
+        for n in carried - set(steps):
+            v = self.env[n]
+            if isinstance(v, Data):
+                assumed[n] = v.div
+            elif isinstance(v, (Ptr, Idx, BlockPtr)):
+                raise self.error(
+                    node,
+                    f"`{n}` is changed in the loop by more than a fixed step",
+                    "advance offsets with `ptrs += BLOCK * stride` or "
+                    "`bp = tl.advance(bp, steps)`, or recompute them",
+                )
+        # Loop-carried values: what their invalid lanes hold must be a fixpoint of the body.
+        for _attempt in range(4):
+            snap = self.snapshot()
+            self.env = dict(entry_env)
+            for n, div in assumed.items():
+                v = self.env[n]
+                assert isinstance(v, Data)
+                self.env[n] = Data(v.expr, (), div)
+            body: list[ir.Stmt] = []
+            self.block(list(suite_body(node.body)), body)
+            grown = False
+            for n in assumed:
+                v = self.env.get(n)
+                if isinstance(v, Data) and not v.div <= assumed[n]:
+                    assumed[n] = assumed[n] | v.div
+                    grown = True
+            if not grown:
+                break
+            self.restore(snap)
+        self.loops.pop()
+        tile = loop.tile
+        if tile is None and is_unit:
+            # No lanes ride on the counter: a loop of plain indices (`for c in range(n)`).
+            name = unique(loop.var, self.taken)
+            self.scalar_loops[counter.id] = name
+            self.finish_loop(saved_env, shadowed, assigned, carried, steps, trip)
+            tv = ir.TileVar(name, self.host_ir(trip, node.iter), ir.Const(1), scalar=True)
+            self.out.append(
+                ir.TileLoop((tv,), tuple(body), num_stages=stages, loc=self.locate(node))
+            )
+            return
+        if tile is None:
+            raise self.error(
+                node,
+                f"cannot map the iterations of `for {loop.var} in ...` to a tile",
+                "index the loop's lanes as `off + tl.arange(0, BLOCK)` for `range(0, n, BLOCK)`",
+            )
+        expected = ir.Call("cdiv", (tile.extent, self.key_tree(tile.key)))
+        begin = step_ir = None
+        if tile.step is not None:
+            begin, step_ir = self.strided_bounds(tile, loop, body, node)
+            # cdiv(cdiv(n, B), S) tiles, however the source spells it (cdiv(n, B * S)).
+            forms = [
+                ir.Call("cdiv", (expected, tile.step)),
+                ir.Call("cdiv", (tile.extent, ir.BinOp("*", self.key_tree(tile.key), tile.step))),
+            ]
+            trip_host = self.host_ir(trip, node.iter)
+            if not any(self.same_host(trip_host, self.host_ir_of_host(f), node) for f in forms):
+                raise self.error(
+                    node.iter,
+                    f"the loop runs `{self.src(node.iter)}` times, not "
+                    f"once per {ir_text(tile.step)}-th {tile.name} tile",
+                    "loop tl.cdiv(n, BLOCK * STEP) times",
+                )
+        elif not self.same_host(
+            self.host_ir(trip, node.iter), self.host_ir_of_host(expected), node
+        ):
+            raise self.error(
+                node.iter,
+                f"the loop runs `{self.src(node.iter)}` times, not once per {tile.name} tile "
+                f"(cdiv({ir_text(tile.extent)}, {tile.key}))",
+                "loop over range(0, n, BLOCK) or range(0, tl.cdiv(n, BLOCK)) where the masks "
+                "bound the lanes by n",
+            )
+        self.finish_loop(saved_env, shadowed, assigned, carried, steps, trip)
+        tv = ir.TileVar(tile.name, tile.extent, tile.block, begin=begin, step=step_ir)
+        self.out.append(ir.TileLoop((tv,), tuple(body), num_stages=stages, loc=self.locate(node)))
+
+    def finish_loop(
+        self,
+        saved_env: dict,
+        shadowed: set[str],
+        assigned: set[str],
+        carried: set[str],
+        steps: dict[str, ir.Expr],
+        trip: ir.Expr,
+    ) -> None:
+        """The values after a loop: carried ones as the last iteration leaves them, advanced
+        pointers moved ``trip`` times, loop locals gone."""
+        after = {n: v for n, v in saved_env.items() if n not in shadowed}
+        self.loop_locals |= (assigned - set(saved_env)) | shadowed
+        for n in carried:
+            v = self.env.get(n)
+            if n in steps:
+                after[n] = _moved(saved_env[n], steps[n], trip)
+            elif isinstance(v, Data):
+                after[n] = Data(v.expr, (), v.div)
+            elif v is not None:
+                after[n] = v
+        self.env = after
+
+    def strided_bounds(
+        self, tile: Tile, loop: Loop, body: list[ir.Stmt], node
+    ) -> tuple[ir.Expr, ir.Expr]:
+        """``begin``/``step`` of a loop visiting every ``step``-th tile from tile ``start``.
+
+        The source runs ``cdiv(cdiv(n, B), S)`` iterations in every program; the IR loop only the
+        ones whose tile is in bounds. The others load nothing (every lane masked), so they must
+        change nothing: the loop may only accumulate dots over the tile whose operands pad with
+        zeros, and store nothing.
+        """
+        assert tile.start is not None and tile.step is not None
+        for s in body:
+            for inner in [s, *walk_stmts_of(s)]:
+                if isinstance(inner, (ir.Store, ir.AtomicRMW, ir.If, ir.TileLoop)):
+                    raise self.error(
+                        loop.node,
+                        f"the loop over `{loop.var}` visits every "
+                        f"{ir_text(tile.step)}-th tile and does more than "
+                        "accumulate dots: its iterations past the last tile would "
+                        "not be no-ops",
+                        "accumulate with tl.dot(a, b, acc) only",
+                    )
+        defined = {s.target for s in body if isinstance(s, ir.Assign)}
+        loads = {s.target: s.value for s in body if isinstance(s, ir.Assign)}
+        for s in body:
+            if (
+                not isinstance(s, ir.Assign)
+                or s.target in loads
+                and isinstance(s.value, (ir.Load, ir.Cast))
+            ):
+                continue
+            value = s.value
+            ok = (
+                isinstance(value, ir.Dot)
+                and value.acc == ir.Name(s.target)
+                and any(_zero_padded(op, loads, tile.name) for op in (value.lhs, value.rhs))
+            )
+            if not ok and s.target not in defined - {s.target}:
+                raise self.error(
+                    loop.node,
+                    f"`{s.target}` changes in a loop that visits every "
+                    f"{ir_text(tile.step)}-th tile, other than by accumulating a "
+                    "dot of zero-padded loads",
+                    "accumulate with tl.dot(a, b, acc)",
+                )
+        for text in af.symbols_in(tile.start):
+            sym = parse_sym(text)
+            if sym is not None and sym.kind is SymKind.PID:
+                assert sym.index is not None
+                self.pid_scalar_uses.add(sym.index)
+                self.split_steps.append((sym.index, tile.start, tile.step, node))
+        begin = self.scalar_ir(ir.BinOp("*", tile.start, self.key_tree(tile.key)), node)
+        return simplify(begin), self.scalar_ir(tile.step, node)
+
+    def snapshot(self) -> tuple:
+        self.inserted = getattr(self, "inserted", [])
+        return (
+            dict(self.env),
+            set(self.taken),
+            set(self.ir_locals),
+            dict(self.types.vars),
+            dict(self.types.tiles),
+            self.loop_count,
+            len(self.inserted),
+        )
+
+    def restore(self, snap: tuple) -> None:
+        env, taken, ir_locals, tvars, ttiles, loop_count, inserted = snap
+        self.env, self.taken, self.ir_locals = env, taken, ir_locals
+        self.types.vars, self.types.tiles = tvars, ttiles
+        self.loop_count = loop_count
+        for stmts, stmt in self.inserted[inserted:]:
+            stmts.remove(stmt)
+        del self.inserted[inserted:]
+        self.taken |= {t.name for t in self.tiles.values()}
+
+    def assigned_names(self, body: cst.BaseSuite) -> set[str]:
+        names: set[str] = set()
+
+        class V(cst.CSTVisitor):
+            def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
+                for e in _target_names(n.target):
+                    names.add(e)
+
+            def visit_AugAssign(self, n: cst.AugAssign) -> None:
+                names.update(_target_names(n.target))
+
+            def visit_AnnAssign(self, n: cst.AnnAssign) -> None:
+                names.update(_target_names(n.target))
+
+            def visit_For(self, n: cst.For) -> None:
+                names.update(_target_names(n.target))
+
+        body.visit(V())
+        return names
+
+    def induction_steps(self, node: cst.For, carried: set[str]) -> dict[str, ir.Expr]:
+        """Pointers/offsets the loop body advances by a loop-invariant step, once, at its end."""
+        steps: dict[str, ir.Expr] = {}
+        stmts = list(suite_body(node.body))
+        for i, st in enumerate(stmts):
+            if not isinstance(st, cst.SimpleStatementLine):
+                continue
+            for small in st.body:
+                name, step_node = None, None
+                if (
+                    isinstance(small, cst.AugAssign)
+                    and isinstance(small.operator, cst.AddAssign)
+                    and isinstance(small.target, cst.Name)
+                ):
+                    name, step_node = small.target.value, small.value
+                advanced = _advance_of(small, self.aliases, self.lang)
+                if advanced is not None and isinstance(self.env.get(advanced[0]), BlockPtr):
+                    name, step_node = advanced
+                if name is None or not isinstance(self.env.get(name), (Ptr, Idx, BlockPtr)):
+                    continue
+                later = [s for s in stmts[i + 1 :]]
+                if any(name in _names_read(s) for s in later):
+                    raise self.error(
+                        small,
+                        f"`{name}` is read after it is advanced in the loop",
+                        "advance pointers at the end of the loop body",
+                    )
+                if _names_read_expr(step_node) & self.assigned_names(node.body):
+                    raise self.error(small, f"the step of `{name}` changes inside the loop")
+                if name in steps:
+                    raise self.error(small, f"`{name}` is advanced twice in the loop")
+                if isinstance(self.env.get(name), BlockPtr):
+                    steps[name] = ir.TupleExpr(blocks._trees(self, step_node, "offsets", small))
+                    continue
+                step = self.ev(step_node)
+                if not isinstance(step, Idx):
+                    raise self.error(small, f"`{name}` must advance by an integer step")
+                steps[name] = step.tree
+        return steps
+
+
+def _target_names(t: cst.BaseExpression) -> list[str]:
+    if isinstance(t, cst.Name):
+        return [t.value]
+    if isinstance(t, (cst.Tuple, cst.List)):
+        return [n for e in t.elements for n in _target_names(e.value)]
+    return []
+
+
+def _names_read(node: cst.CSTNode) -> set[str]:
+    return names_in(node)
+
+
+def read_before_write(name: str, suite: cst.BaseSuite) -> bool:
+    """Whether an iteration of ``suite`` may read ``name`` before assigning it (conservative:
+    assignments inside nested blocks do not count as definite)."""
+    for st in suite_body(suite):
+        if not isinstance(st, cst.SimpleStatementLine):
+            if name in _names_read(st):
+                return True
+            continue
+        for small in st.body:
+            if isinstance(small, (cst.Assign, cst.AnnAssign)):
+                value = small.value
+                if value is not None and name in _names_read(value):
+                    return True
+                targets = (
+                    [t.target for t in small.targets]
+                    if isinstance(small, cst.Assign)
+                    else [small.target]
+                )
+                for t in targets:
+                    if not isinstance(t, cst.Name) and name in _names_read(t):
+                        return True
+                if any(name in _target_names(t) for t in targets):
+                    return False
+            elif name in _names_read(small):
+                return True
+    return False
+
+
+def _moved(v: Val, step: ir.Expr, times: ir.Expr) -> Val:
+    """``v`` advanced ``times`` times by ``step`` (a tuple of per-dim steps for block pointers)."""
+    if isinstance(v, BlockPtr):
+        assert isinstance(step, ir.TupleExpr)
+        offsets = tuple(
+            ir.BinOp("+", o, ir.BinOp("*", times, s)) for o, s in zip(v.offsets, step.items)
+        )
+        return dataclasses.replace(v, offsets=offsets)
+    assert isinstance(v, (Ptr, Idx))
+    return dataclasses.replace(v, tree=ir.BinOp("+", v.tree, ir.BinOp("*", times, step)))
+
+
+def _advance_of(
+    small: cst.CSTNode, aliases: dict, lang: str
+) -> tuple[str, cst.BaseExpression] | None:
+    """``(name, steps)`` of ``name = tl.advance(name, steps)``."""
+    if not (
+        isinstance(small, cst.Assign)
+        and len(small.targets) == 1
+        and isinstance(small.targets[0].target, cst.Name)
+        and isinstance(small.value, cst.Call)
+        and resolve(small.value.func, aliases) == f"{lang}.advance"
+    ):
+        return None
+    name = small.targets[0].target.value
+    args = small.value.args
+    if len(args) == 2 and isinstance(args[0].value, cst.Name) and args[0].value.value == name:
+        return name, args[1].value
+    return None
+
+
+def _zero_padded(e: ir.Expr, loads: dict[str, ir.Expr], tile: str) -> bool:
+    """Whether dot operand ``e`` is a load along ``tile`` (maybe cast) whose lanes past the
+    tensor read 0, so a tile wholly out of bounds contributes an exact 0."""
+    while isinstance(e, (ir.Cast, ir.Permute)):
+        e = e.value
+    if isinstance(e, ir.Name) and e.id in loads:
+        return _zero_padded(loads[e.id], {}, tile)
+    return isinstance(e, ir.Load) and e.other == 0.0 and ir.TileIndex(tile) in e.index
+
+
+def _is_divisibility(e: ir.Expr) -> bool:
+    """``x % b == 0``."""
+    return (
+        isinstance(e, ir.BinOp)
+        and e.op == "=="
+        and e.rhs == ir.Const(0)
+        and isinstance(e.lhs, ir.BinOp)
+        and e.lhs.op == "%"
+    )
+
+
+def _conjunction(e: ir.Expr) -> list[ir.Expr]:
+    if isinstance(e, ir.BinOp) and e.op in ("&", "and"):
+        return _conjunction(af.strip_casts(e.lhs)) + _conjunction(af.strip_casts(e.rhs))
+    return [e]
+
+
+_NO_MERGE = object()
+
+
+def _merge_branches(a: tuple[ir.Stmt, ...], b: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...] | None:
+    """One statement list computing what both branches compute, if they differ only in what
+    their loads' invalid lanes read (``other=None``, "never read", against a value)."""
+    merged = _merge_value(a, b)
+    return None if merged is _NO_MERGE else merged  # type: ignore[return-value]
+
+
+def _merge_value(a: Any, b: Any) -> Any:
+    if a == b:
+        return a
+    if type(a) is not type(b):
+        return _NO_MERGE
+    if isinstance(a, tuple):
+        if len(a) != len(b):
+            return _NO_MERGE
+        items = [_merge_value(x, y) for x, y in zip(a, b)]
+        return _NO_MERGE if any(i is _NO_MERGE for i in items) else tuple(items)
+    if not dataclasses.is_dataclass(a):
+        return _NO_MERGE
+    changes = {}
+    for f in dataclasses.fields(a):
+        x, y = getattr(a, f.name), getattr(b, f.name)
+        if not f.compare or x == y:
+            continue
+        if isinstance(a, ir.Load) and f.name == "other" and (x is None or y is None):
+            changes[f.name] = x if y is None else y
+            continue
+        v = _merge_value(x, y)
+        if v is _NO_MERGE:
+            return _NO_MERGE
+        changes[f.name] = v
+    return dataclasses.replace(a, **changes)
+
+
+def _names_read_expr(node: cst.CSTNode | None) -> set[str]:
+    return _names_read(node) if node is not None else set()
