@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from translator.diagnostics import TranslationError
+from translator.dialects.common.host_code import HostPrinter
 from translator.dialects.common.printer import ATOM, CodePrinter, ExprPrinter
 from translator.ir import nodes as ir
 from translator.ir.printer import PRECEDENCE
@@ -145,3 +146,21 @@ def test_typed_logic_and_grammar_dtypes() -> None:
     assert p.dtype(ir.F32) == "tl.float32"
     with pytest.raises(TranslationError, match="element type of tensor `a`"):
         p.dtype(ir.DTypeOf("a"))
+
+
+@pytest.mark.parametrize(
+    ("expr", "text"),
+    [
+        (binop("//", N("x"), ir.Call("cdiv", (N("a"), N("b")))), "x // (((a) + (b) - 1) // (b))"),
+        (
+            binop("*", ir.Call("next_power_of_2", (N("a"),)), N("b")),
+            "(1 << (int(a) - 1).bit_length()) * b",
+        ),
+        (binop("*", ir.Call("maximum", (N("a"), N("b"))), N("c")), "max(a, b) * c"),
+        (ir.Call("cdiv", (N("a"), N("b"))), "((a) + (b) - 1) // (b)"),
+    ],
+)
+def test_host_call_templates_are_parenthesised_inside_operators(expr: ir.Expr, text: str) -> None:
+    # A host function spelt as an operator expression is no atom: `x // cdiv(a, b)` printed bare
+    # would divide by `a + b - 1` and then by `b`.
+    assert HostPrinter()(expr) == text

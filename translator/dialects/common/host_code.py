@@ -137,7 +137,10 @@ class HostPrinter(ExprPrinter):
         if template is None:
             raise TranslationError(f"`{e.op}` has no host spelling", e.loc)
         self.uses_math = self.uses_math or template.startswith("math.")
-        return template.format(*(self.text(a) for a in e.args)), ATOM
+        text = template.format(*(self.text(a) for a in e.args))
+        # A template that is no single call (`cdiv`'s `((a) + (b) - 1) // (b)`) is an operator
+        # expression: it needs parentheses inside any other (`x // cdiv(a, b)`).
+        return text, (ATOM if _is_call(text) else 0)
 
     def _ex_TupleExpr(self, e: ir.TupleExpr) -> tuple[str, int]:
         return ", ".join(self.text(i) for i in e.items), ATOM
