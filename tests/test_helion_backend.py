@@ -1027,17 +1027,19 @@ def test_strided_loop_refusals() -> None:
 def test_ir_expression_without_a_helion_spelling_is_refused(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # An IR expression the writer has no method for (here ir.Broadcast, its method removed for
-    # the test) is a diagnostic, not a traceback.
+    # An IR expression the writer has no spelling for (here ir.Broadcast, its entry removed from
+    # the writer's dispatch table for the test) is a diagnostic, not a traceback.
     from translator.dialects.helion.kernel_writer import Writer
 
-    monkeypatch.delattr(Writer, "_ex_Broadcast")
+    monkeypatch.delitem(Writer.expr_spellings, ir.Broadcast)
     module = _row_reduce("sum", 0.0)
     kernel = only_kernel(module)
     store = kernel.body[2]
     loc = ir.Loc("hand.py", 9, 4)
     wide = dataclasses.replace(store, value=ir.Broadcast(N("acc"), (ir.BlockDim("tm"),), loc=loc))
-    with pytest.raises(TranslationError, match="`Broadcast` has no Helion spelling") as err:
+    with pytest.raises(
+        TranslationError, match="Helion cannot spell the IR expression `Broadcast`"
+    ) as err:
         emit(replace_kernel(module, dataclasses.replace(kernel, body=(*kernel.body[:2], wide))))
     assert err.value.loc == loc and err.value.hint
 

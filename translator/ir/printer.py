@@ -31,7 +31,12 @@ _PREC = {
 
 
 PRECEDENCE = _PREC
+#: ``-x``, ``~x`` (Python's unary arithmetic binds tighter than ``*``, looser than ``**``).
 UNARY_PRECEDENCE = 11
+#: ``not x`` binds between ``and`` and the comparisons.
+NOT_PRECEDENCE = 3
+#: Names, literals, calls, subscripts and attributes: never parenthesised.
+ATOM_PRECEDENCE = 20
 
 
 def operand_precedence(op: str) -> tuple[int, int]:

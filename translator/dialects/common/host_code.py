@@ -17,9 +17,10 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from translator.diagnostics import TranslationError
+from translator.dialects.common.printer import ATOM, ExprPrinter, comment_lines
 from translator.dialects.formatting import float_literal, wrap_lines
 from translator.ir import nodes as ir
-from translator.ir.printer import PRECEDENCE, UNARY_PRECEDENCE, operand_precedence, unary_text
+from translator.ir.printer import UNARY_PRECEDENCE, unary_text
 
 # torch spellings of IR dtypes and of the host scalar functions host code may call.
 TORCH_DTYPES = {
@@ -73,10 +74,12 @@ def _is_call(text: str) -> bool:
     return True
 
 
-class HostPrinter:
+class HostPrinter(ExprPrinter):
     """Host expressions as Python: names spelt through ``texts`` (a kernel's parameters as the
     launch site wrote them), scalar functions through ``calls`` (a DSL's ``triton.cdiv``, or
-    plain Python)."""
+    plain Python). Call it on an expression (and the least precedence its place needs)."""
+
+    language = "host code"
 
     def __init__(
         self,
@@ -89,53 +92,58 @@ class HostPrinter:
         self.dtypes = dict(dtypes or TORCH_DTYPES)
         self.uses_math = False
 
+    def __call__(self, e: ir.Expr, prec: int = 0) -> str:
+        return self.text(e, prec)
+
     def name(self, name: str) -> str:
+        """How the host spells ``name``: the launch site's text for it, or the name itself."""
         return self.texts.get(name, name)
 
-    def dtype(self, dtype: ir.DTypeExpr) -> str:
-        """``torch.float32`` or ``x.dtype``."""
-        if isinstance(dtype, ir.DTypeOf):
-            return f"{host_atom(self.name(dtype.tensor))}.dtype"
-        return self.dtypes[dtype.name]
+    def tensor_dtype(self, tensor: str) -> str:
+        """``x.dtype`` (``(a + b).dtype`` where the site passed an expression)."""
+        return f"{host_atom(self.name(tensor))}.dtype"
 
-    def __call__(self, e: ir.Expr, prec: int = 0) -> str:
-        if isinstance(e, ir.Name):
-            text = self.name(e.id)
-            return text if prec <= 1 or _is_dotted(text) or _is_call(text) else f"({text})"
-        if isinstance(e, ir.Const):
-            if isinstance(e.value, float):
-                return float_literal(e.value)
-            return repr(e.value)
-        if isinstance(e, ir.SizeOf):
-            return f"{host_atom(self.name(e.tensor))}.size({e.dim})"
-        if isinstance(e, ir.ShapeOf):
-            return f"{host_atom(self.name(e.tensor))}.shape"
-        if isinstance(e, ir.BinOp):
-            p = PRECEDENCE[e.op]
-            lp, rp = operand_precedence(e.op)
-            text = f"{self(e.lhs, lp)} {e.op} {self(e.rhs, rp)}"
-            return f"({text})" if p < prec else text
-        if isinstance(e, ir.UnaryOp):
-            text = unary_text(e.op, self(e.operand, UNARY_PRECEDENCE))
-            return f"({text})" if prec > UNARY_PRECEDENCE else text
-        if isinstance(e, ir.Cast):
-            return f"{self(e.value, 20)}.to({self.dtype(e.dtype)})"
-        if isinstance(e, ir.Call) and e.op == "where":
-            c, a, b = (self(x, 2) for x in e.args)
-            return f"({a} if {c} else {b})" if prec > 1 else f"{a} if {c} else {b}"
-        if isinstance(e, ir.Call) and e.op == "if_none":
-            value, fallback = e.args
-            text = f"{self(fallback, 2)} if {self(value, 2)} is None else {self(value, 2)}"
-            return f"({text})" if prec > 1 else text
-        if isinstance(e, ir.Call):
-            template = self.calls.get(e.op)
-            if template is None:
-                raise TranslationError(f"`{e.op}` has no host spelling", e.loc)
-            self.uses_math = self.uses_math or template.startswith("math.")
-            return template.format(*(self(a) for a in e.args))
-        if isinstance(e, ir.TupleExpr):
-            return ", ".join(self(i) for i in e.items)
-        raise TranslationError(f"{type(e).__name__} is no host expression", getattr(e, "loc", None))
+    def _ex_Name(self, e: ir.Name) -> tuple[str, int]:
+        text = self.name(e.id)
+        # A site's text may be any expression: bare where it binds as tight as a name, else
+        # parenthesised everywhere but at the top level and in a ternary's branches.
+        return text, (ATOM if _is_dotted(text) or _is_call(text) else 1)
+
+    def _ex_Const(self, e: ir.Const) -> tuple[str, int]:
+        # Host constants go bare, negative ones too (the device printers parenthesise those).
+        return (float_literal(e.value) if isinstance(e.value, float) else repr(e.value)), ATOM
+
+    def _ex_SizeOf(self, e: ir.SizeOf) -> tuple[str, int]:
+        return f"{host_atom(self.name(e.tensor))}.size({e.dim})", ATOM
+
+    def _ex_ShapeOf(self, e: ir.ShapeOf) -> tuple[str, int]:
+        return f"{host_atom(self.name(e.tensor))}.shape", ATOM
+
+    def _ex_UnaryOp(self, e: ir.UnaryOp) -> tuple[str, int]:
+        # The IR printer's spelling, `not` included (its operand parenthesised as `-`'s is).
+        return unary_text(e.op, self.text(e.operand, UNARY_PRECEDENCE)), UNARY_PRECEDENCE
+
+    def _ex_Cast(self, e: ir.Cast) -> tuple[str, int]:
+        return f"{self.text(e.value, ATOM)}.to({self.dtype(e.dtype)})", ATOM
+
+    def _ex_Call(self, e: ir.Call) -> tuple[str, int]:
+        if e.op == "where":
+            c, a, b = (self.text(x, 2) for x in e.args)
+            return f"{a} if {c} else {b}", 1
+        if e.op == "if_none":
+            value, fallback = (self.text(x, 2) for x in e.args)
+            return f"{fallback} if {value} is None else {value}", 1
+        template = self.calls.get(e.op)
+        if template is None:
+            raise TranslationError(f"`{e.op}` has no host spelling", e.loc)
+        self.uses_math = self.uses_math or template.startswith("math.")
+        text = template.format(*(self.text(a) for a in e.args))
+        # A template that is no single call (`cdiv`'s `((a) + (b) - 1) // (b)`) is an operator
+        # expression: it needs parentheses inside any other (`x // cdiv(a, b)`).
+        return text, (ATOM if _is_call(text) else 0)
+
+    def _ex_TupleExpr(self, e: ir.TupleExpr) -> tuple[str, int]:
+        return ", ".join(self.text(i) for i in e.items), ATOM
 
 
 # --------------------------------------------------------------------------------------------------
@@ -235,7 +243,7 @@ def _function_lines(entry: ir.Entry, printer: HostPrinter) -> list[str]:
         lines.append(f'    """{doc}"""' if "\n" not in doc else f'    """{doc}\n    """')
     body = []
     for s in entry.body:
-        body.extend(f"# {c}" if c else "#" for c in s.comments)
+        body.extend(comment_lines(s))
         body.extend(host_statement(s, printer).splitlines())
     if not body:
         body = ["pass"]

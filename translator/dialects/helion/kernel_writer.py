@@ -13,14 +13,12 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
-from translator.diagnostics import TranslationError
-from translator.dialects.formatting import float_literal, string_literal
+from translator.dialects.common.printer import ATOM, CodePrinter
 from translator.dialects.helion.boundary import PadTracker
 from translator.dialects.helion.configs import BlockPlan
-from translator.grammar import load_grammar
 from translator.ir import nodes as ir
 from translator.ir.ops import ARITH_OPS, POINTWISE_OPS, reduce_identity
-from translator.ir.printer import PRECEDENCE, operand_precedence
+from translator.ir.printer import PRECEDENCE
 from translator.ir.shapes import (
     TensorType,
     TileType,
@@ -30,15 +28,12 @@ from translator.ir.shapes import (
     dims_of,
     dtype_of,
     index_dims,
-    infer,
     is_float,
     promote,
 )
 from translator.ir.visit import walk_expr, walk_stmts
 from translator.naming import tile_suffix, unique
 
-ATOM = 20
-_UNARY_PREC = 11
 _F32_OR_WIDER = ("float32", "float64")
 
 
@@ -59,8 +54,12 @@ class TileName:
     extent: str = ""
 
 
-class Writer:
+class Writer(CodePrinter):
     """Writes the expressions and statements of one kernel (its host part or its device code)."""
+
+    language = "Helion"
+    dialect = "helion"
+    refusal_hint = "write the value with pointwise ops on tiles instead"
 
     def __init__(
         self,
@@ -70,14 +69,12 @@ class Writer:
         taken: set[str],
         device: bool = True,
     ) -> None:
+        # Indented once: the lines are the body of the kernel's `def`.
+        super().__init__(env, indent=1)
         self.kernel = kernel
         self.device = device
-        self.env = env
         self.plan = plan
         self.taken = taken
-        self.spell = load_grammar("helion")["backend"]
-        self.lines: list[str] = []
-        self.indent = 1
         self.tiles: dict[str, TileName] = {}
         self.tensor_vars: set[str] = set()
         self.pads = PadTracker(lambda: self.env)
@@ -91,23 +88,6 @@ class Writer:
         self.masks_used: set[str] = set()
 
     # ================================================================== helpers
-
-    def emit(self, line: str) -> None:
-        """Append one line at the current indentation."""
-        self.lines.append("    " * self.indent + line)
-
-    def comments(self, stmt: ir.Stmt) -> None:
-        """The source comments standing before ``stmt``."""
-        for c in stmt.comments:
-            self.emit(f"# {c}" if c else "#")
-
-    def type_of(self, e: ir.Expr):
-        """The IR type of ``e`` in the current scope."""
-        return infer(e, self.env)
-
-    def refuse(self, message: str, node: object, hint: str | None = None) -> TranslationError:
-        """A refusal located at ``node`` (an IR node with a ``loc``)."""
-        return TranslationError(message, getattr(node, "loc", None), hint)
 
     def is_tensor(self, e: ir.Expr) -> bool:
         """Whether ``e`` is a torch tensor in Helion (a tile, or a 0-d result of one), as opposed
@@ -124,28 +104,9 @@ class Writer:
                 return True
         return False
 
-    def dtype(self, dt: ir.DTypeExpr) -> str:
-        """``torch.float32``, or ``x.dtype`` for a tensor's element type."""
-        if isinstance(dt, ir.DTypeOf):
-            return f"{dt.tensor}.dtype"
-        return self.spell["dtypes"][dt.name]
-
-    def text(self, e: ir.Expr, prec: int = 0) -> str:
-        """The Helion text of ``e``, parenthesised if it binds looser than ``prec``."""
-        s, p = self.ex(e)
-        return f"({s})" if p < prec else s
-
-    def ex(self, e: ir.Expr) -> tuple[str, int]:
-        """The Helion text of ``e`` and its precedence."""
-        handler = getattr(self, "_ex_" + type(e).__name__, None)
-        if handler is None:
-            # An IR node newer than this backend: refuse rather than fail with a traceback.
-            raise self.refuse(
-                f"the IR expression `{type(e).__name__}` has no Helion spelling yet",
-                e,
-                "write the value with pointwise ops on tiles instead",
-            )
-        return handler(e)
+    def tensor_dtype(self, tensor: str) -> str:
+        """``x.dtype``."""
+        return f"{tensor}.dtype"
 
     # ================================================================== scalars and operators
 
@@ -154,17 +115,6 @@ class Writer:
         if isinstance(t, TileVarType):
             return self._tile_attr(e.id, "index"), ATOM
         return e.id, ATOM
-
-    def _ex_Const(self, e: ir.Const) -> tuple[str, int]:
-        v = e.value
-        if isinstance(v, str):
-            return string_literal(v), ATOM
-        if v is None:
-            return "None", ATOM
-        if isinstance(v, float) and not math.isfinite(v):
-            return float_literal(v), ATOM
-        negative = not isinstance(v, bool) and v < 0
-        return repr(v), (_UNARY_PREC if negative else ATOM)
 
     def _ex_SizeOf(self, e: ir.SizeOf) -> tuple[str, int]:
         return f"{e.tensor}.size({e.dim})", ATOM
@@ -185,24 +135,22 @@ class Writer:
                 # The validity of a strided tile's lanes has a name (see strided_header).
                 self.masks_used.add(spelt.mask)
                 return spelt.mask, ATOM
-        op = e.op
-        lhs, rhs = e.lhs, e.rhs
-        if op in ("and", "&"):
+        if e.op in ("and", "&"):
             kept = _without_whole_dim_checks(e)
             if kept is not None and kept is not e:
                 return self.ex(kept)
-        if op in ("and", "or") and (self.is_tensor(lhs) or self.is_tensor(rhs)):
-            # Tiles combine elementwise: `&`/`|` on booleans (non-booleans compare with 0).
-            op = "&" if op == "and" else "|"
-            p = PRECEDENCE[op]
-            return f"{self._truth(lhs, p + 1)} {op} {self._truth(rhs, p + 1)}", p
-        p = PRECEDENCE[op]
-        lp, rp = operand_precedence(op)
-        if op in ARITH_OPS:
-            a, b = self.promoted(e, [lhs, rhs], [lp, rp])
-        else:
-            a, b = self.text(lhs, lp), self.text(rhs, rp)
-        return f"{a} {op} {b}", p
+        return super()._ex_BinOp(e)
+
+    def elementwise_logic(self, e: ir.BinOp) -> bool:
+        """``and``/``or`` is elementwise where an operand is a torch tensor (0-d ones too)."""
+        return self.is_tensor(e.lhs) or self.is_tensor(e.rhs)
+
+    def binop_operands(self, e: ir.BinOp, lhs_prec: int, rhs_prec: int) -> tuple[str, str]:
+        """Arithmetic operands promoted as the IR promotes them (see :meth:`promoted`)."""
+        if e.op in ARITH_OPS:
+            a, b = self.promoted(e, [e.lhs, e.rhs], [lhs_prec, rhs_prec])
+            return a, b
+        return super().binop_operands(e, lhs_prec, rhs_prec)
 
     def promoted(self, e: ir.Expr, operands: list[ir.Expr], precs: list[int]) -> list[str]:
         """Operand texts, tiles upcast where torch would compute in a narrower float than the IR.
@@ -231,19 +179,11 @@ class Writer:
                 texts[i] = f"{self.text(operands[i], ATOM)}.to({self.dtype(result)})"
         return texts
 
-    def _truth(self, e: ir.Expr, prec: int) -> str:
-        if dtype_of(self.type_of(e)) == ir.BOOL:
-            return self.text(e, prec)
-        return f"({self.text(e, PRECEDENCE['!='] + 1)} != 0)"
-
-    def _ex_UnaryOp(self, e: ir.UnaryOp) -> tuple[str, int]:
-        if e.op == "not":
-            if not self.is_tensor(e.operand):
-                return f"not {self.text(e.operand, PRECEDENCE['and'] + 1)}", 3
-            if dtype_of(self.type_of(e.operand)) == ir.BOOL:
-                return f"~{self.text(e.operand, _UNARY_PREC)}", _UNARY_PREC
-            return f"{self.text(e.operand, PRECEDENCE['=='] + 1)} == 0", PRECEDENCE["=="]
-        return f"{e.op}{self.text(e.operand, _UNARY_PREC)}", _UNARY_PREC
+    def negation(self, operand: ir.Expr) -> str:
+        """Python's ``not`` on numbers; on tensors ``~`` (booleans) or ``== 0``."""
+        if not self.is_tensor(operand):
+            return "not"
+        return "~" if dtype_of(self.type_of(operand)) == ir.BOOL else "== 0"
 
     def _ex_Call(self, e: ir.Call) -> tuple[str, int]:
         if e.op == "if_none":
@@ -711,28 +651,7 @@ class Writer:
             return self.ex(inner)
         return f"{self.text(e.value, ATOM)}.reshape({self.shape_text(e.shape)})", ATOM
 
-    def _ex_ExpandDims(self, e: ir.ExpandDims) -> tuple[str, int]:
-        rank = len(dims_of(self.type_of(e.value)))
-        axis = e.axis if e.axis >= 0 else rank + 1 + e.axis
-        parts = [":"] * rank
-        parts.insert(axis, "None")
-        return f"{self.text(e.value, ATOM)}[{', '.join(parts)}]", ATOM
-
     # ================================================================== statements
-
-    def stmt(self, s: ir.Stmt) -> None:
-        """Write one device statement."""
-        self.comments(s)
-        getattr(self, "_st_" + type(s).__name__)(s)
-
-    def block(self, stmts: tuple[ir.Stmt, ...]) -> None:
-        """Write an indented block (``pass`` when empty)."""
-        self.indent += 1
-        for s in stmts:
-            self.stmt(s)
-        if not stmts:
-            self.emit("pass")
-        self.indent -= 1
 
     def _st_Assign(self, s: ir.Assign) -> None:
         value = self.text(s.value)
@@ -796,16 +715,13 @@ class Writer:
 
     def _st_If(self, s: ir.If, keyword: str = "if") -> None:
         assigned = {x.target for x in walk_stmts(s.body + s.orelse) if isinstance(x, ir.Assign)}
-        self.emit(f"{keyword} {self.text(s.test)}:")
-        self._scoped(s.body)
-        (chained,) = s.orelse if len(s.orelse) == 1 else (None,)
-        if isinstance(chained, ir.If) and not chained.comments:
-            self._st_If(chained, "elif")
-        elif s.orelse:
-            self.emit("else:")
-            self._scoped(s.orelse)
+        super()._st_If(s, keyword)
         # After the branch a value may hold either side's padding.
         self.pads.forget(assigned)
+
+    def branch(self, stmts: tuple[ir.Stmt, ...]) -> None:
+        """A branch in a scope of its own (types it binds do not leak into the other)."""
+        self._scoped(stmts)
 
     def _st_TileLoop(self, s: ir.TileLoop) -> None:
         if len(s.tiles) > 1 and any(t.step is not None for t in s.tiles):

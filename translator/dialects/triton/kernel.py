@@ -12,10 +12,9 @@ import re
 from dataclasses import dataclass, field
 
 from translator.diagnostics import TranslationError
-from translator.dialects.formatting import float_literal, string_literal
-from translator.grammar import load_grammar
+from translator.dialects.common.printer import ATOM, CodePrinter
 from translator.ir import nodes as ir
-from translator.ir.ops import COMPARISON_OPS, reduce_identity
+from translator.ir.ops import reduce_identity
 from translator.ir.padding import fold_pad
 from translator.ir.printer import PRECEDENCE, format_expr
 from translator.ir.shapes import (
@@ -31,9 +30,6 @@ from translator.ir.shapes import (
 )
 from translator.ir.visit import all_exprs, full_extents, stmt_walk, walk_stmts
 from translator.naming import constant_name, tile_suffix, unique
-
-_PREC = PRECEDENCE
-_ATOM = 20
 
 
 @dataclass
@@ -62,19 +58,20 @@ class KernelSignature:
     tunable_params: dict[str, str] = field(default_factory=dict)  # tunable -> constexpr name
 
 
-class KernelEmitter:
+class KernelEmitter(CodePrinter):
     """Emits one self-contained kernel."""
 
+    language = "Triton"
+    dialect = "triton"
+
     def __init__(self, kernel: ir.Kernel) -> None:
+        # Indented once: the lines are the body of the kernel's `def`.
+        super().__init__(kernel_env(kernel), indent=1)
         self.kernel = kernel
-        self.grammar = load_grammar("triton")["backend"]
-        self.env = kernel_env(kernel)
         self.sig = KernelSignature()
         self.dims: dict[object, DimNames] = {}
         self.taken: set[str] = set()
         self.pads: dict[str, float | None] = {}
-        self.lines: list[str] = []
-        self.indent = 1
         self.inline_load: ir.Load | None = None
         self.needs_libdevice = False
         # Loads in K loops whose pointers are computed once and advanced (key -> name, step).
@@ -245,64 +242,34 @@ class KernelEmitter:
         names = self.dim_names(d)
         return names.block if names else "1"
 
-    def dtype(self, dt: ir.DTypeExpr) -> str:
-        if isinstance(dt, ir.DTypeOf):
-            return f"{dt.tensor}_ptr.dtype.element_ty"
-        return self.grammar["dtypes"][dt.name]
-
-    def type_of(self, e: ir.Expr):
-        return infer(e, self.env)
-
-    def ex(self, e: ir.Expr) -> tuple[str, int]:
-        """Triton text of ``e`` and its precedence."""
-        method = getattr(self, "_ex_" + type(e).__name__)
-        return method(e)
-
-    def text(self, e: ir.Expr, prec: int = 0) -> str:
-        s, p = self.ex(e)
-        return f"({s})" if p < prec else s
+    def tensor_dtype(self, tensor: str) -> str:
+        """The element type behind ``x_ptr``."""
+        return f"{tensor}_ptr.dtype.element_ty"
 
     def _ex_Name(self, e: ir.Name) -> tuple[str, int]:
         if e.id in self.sig.tunable_params:
-            return self.sig.tunable_params[e.id], _ATOM
+            return self.sig.tunable_params[e.id], ATOM
         t = self.env.vars.get(e.id)
         if isinstance(t, TileVarType):
             names = self.dims[e.id]
-            return (names.offs if not names.scalar else e.id), _ATOM
-        return e.id, _ATOM
-
-    def _ex_Const(self, e: ir.Const) -> tuple[str, int]:
-        v = e.value
-        if isinstance(v, str):
-            return string_literal(v), _ATOM
-        if v is None:
-            return "None", _ATOM
-        if isinstance(v, float):
-            if not math.isfinite(v):
-                return float_literal(v), _ATOM
-            return repr(v), (_ATOM if v >= 0 else 11)
-        return repr(v), (_ATOM if not isinstance(v, int) or v >= 0 else 11)
+            return (names.offs if not names.scalar else e.id), ATOM
+        return e.id, ATOM
 
     def _ex_SizeOf(self, e: ir.SizeOf) -> tuple[str, int]:
-        return f"{e.tensor}_size{e.dim}", _ATOM
+        return f"{e.tensor}_size{e.dim}", ATOM
 
     def _ex_BinOp(self, e: ir.BinOp) -> tuple[str, int]:
         if e.op == "**":
             return self._power(e.lhs, e.rhs)
-        if e.op in ("and", "or"):
-            op = "&" if e.op == "and" else "|"
-            return f"{self._truth(e.lhs)} {op} {self._truth(e.rhs)}", _PREC[op]
-        p = _PREC[e.op]
-        # Comparisons do not chain in the output: `(a < b) == c` keeps its parentheses.
-        lhs = self.text(e.lhs, p + 1 if e.op in COMPARISON_OPS else p)
-        rhs = self.text(e.rhs, p + 1)
-        return f"{lhs} {e.op} {rhs}", p
+        return super()._ex_BinOp(e)
 
-    def _truth(self, e: ir.Expr) -> str:
-        """``e`` as a boolean operand of ``&``/``|`` (non-bool values compare with 0)."""
-        if dtype_of(self.type_of(e)) == ir.BOOL:
-            return self.text(e, _PREC["&"] + 1)
-        return f"({self.text(e, 5)} != 0)"
+    def elementwise_logic(self, e: ir.BinOp) -> bool:
+        """Always: ``&``/``|`` serve scalars and blocks alike (this backend's one spelling)."""
+        return True
+
+    def logic_operand_precedence(self, op: str) -> int:
+        """As tight as ``&`` under ``|`` too, so that mixed chains read ``(a & b) | c``."""
+        return PRECEDENCE["&"] + 1
 
     def _power(self, base: ir.Expr, exponent: ir.Expr) -> tuple[str, int]:
         value = exponent.value if isinstance(exponent, ir.Const) else None
@@ -311,41 +278,29 @@ class KernelEmitter:
             return " * ".join([b] * int(value)), 10
         b = self._f32(base)
         if value == 0.5:
-            return f"tl.sqrt({b})", _ATOM
+            return f"tl.sqrt({b})", ATOM
         if value == -0.5:
-            return f"tl.rsqrt({b})", _ATOM
+            return f"tl.rsqrt({b})", ATOM
         self.needs_libdevice = True
-        return f"libdevice.pow({b}, {self._f32(exponent)})", _ATOM
+        return f"libdevice.pow({b}, {self._f32(exponent)})", ATOM
 
     def _f32(self, e: ir.Expr) -> str:
         """``e`` as float32 (math functions take float32 operands)."""
         if _is_f32(dtype_of(self.type_of(e))):
             return self.text(e)
-        return f"{self.text(e, _ATOM)}.to(tl.float32)"
-
-    def _ex_UnaryOp(self, e: ir.UnaryOp) -> tuple[str, int]:
-        if e.op == "not":
-            t = self.type_of(e.operand)
-            if dtype_of(t) == ir.BOOL:
-                return (
-                    (f"~{self.text(e.operand, 11)}", 11)
-                    if isinstance(t, TileType)
-                    else (f"not {self.text(e.operand, 3)}", 3)
-                )
-            return f"{self.text(e.operand, 5)} == 0", 4
-        return f"{e.op}{self.text(e.operand, 11)}", 11
+        return f"{self.text(e, ATOM)}.to(tl.float32)"
 
     def _ex_Call(self, e: ir.Call) -> tuple[str, int]:
         if e.op == "pow":
             return self._power(e.args[0], e.args[1])
-        template = self.grammar["pointwise"].get(e.op)
+        template = self.spell["pointwise"].get(e.op)
         if template is None:
             raise TranslationError(
                 f"`{format_expr(e)}` in a kernel: `{e.op}` has no Triton device spelling",
                 e.loc or self.kernel.loc,
                 f"compute `{e.op}(...)` on the host and pass it to the kernel",
             )
-        fp32 = e.op in self.grammar["fp32_only"]["ops"]
+        fp32 = e.op in self.spell["fp32_only"]["ops"]
         single = _is_single_call(template)
         args = [self._f32(a) if fp32 else self.text(a) for a in e.args]
         if not single:
@@ -358,49 +313,46 @@ class KernelEmitter:
             # Computed in float32 for the math library; the IR keeps the operand's dtype.
             return f"({out}).to({self.dtype(result)})" if not single else (
                 f"{out}.to({self.dtype(result)})"
-            ), _ATOM
-        return out, (_ATOM if single else 0)
+            ), ATOM
+        return out, (ATOM if single else 0)
 
     def _simple(self, text: str) -> str:
         if text.isidentifier():
             return text
         name = unique("tmp", self.taken)
-        self.lines.append("    " * self.indent + f"{name} = {text}")
+        self.emit(f"{name} = {text}")
         return name
 
     def _ex_Cast(self, e: ir.Cast) -> tuple[str, int]:
-        t = self.type_of(e.value)
-        if isinstance(t, ScalarType) and not isinstance(e.value, ir.Name):
-            return f"{self.text(e.value, _ATOM)}.to({self.dtype(e.dtype)})", _ATOM
-        return f"{self.text(e.value, _ATOM)}.to({self.dtype(e.dtype)})", _ATOM
+        return f"{self.text(e.value, ATOM)}.to({self.dtype(e.dtype)})", ATOM
 
     def _ex_TileAttr(self, e: ir.TileAttr) -> tuple[str, int]:
         names = self.dims[e.tile]
         tile = self.env.tiles[e.tile]
         begin = self._tile_begin(names, tile)
         if e.attr == "index":
-            return (names.offs if not names.scalar else e.tile), _ATOM
+            return (names.offs if not names.scalar else e.tile), ATOM
         if e.attr == "begin":
             return begin
         if e.attr == "block_size":
-            return names.block, _ATOM
+            return names.block, ATOM
         if e.attr == "end":
-            return f"tl.minimum({begin[0]} + {names.block}, {names.extent})", _ATOM
+            return f"tl.minimum({begin[0]} + {names.block}, {names.extent})", ATOM
         if e.attr == "id":
             if names.scalar:
-                return e.tile, _ATOM
+                return e.tile, ATOM
             if names.pid and tile.begin is None:
-                return names.pid, _ATOM
+                return names.pid, ATOM
             return f"({begin[0]}) // {names.block}", 10
         if e.attr == "count":
-            return self._count(names, tile), _ATOM
+            return self._count(names, tile), ATOM
         raise KeyError(e.attr)
 
     def _tile_begin(self, names: DimNames, tile: ir.TileVar) -> tuple[str, int]:
         if names.scalar:
-            return tile.name, _ATOM
+            return tile.name, ATOM
         if names.start:
-            return names.start, _ATOM
+            return names.start, ATOM
         base = f"{names.pid} * {names.block}"
         if tile.begin is not None:
             return f"{self.text(tile.begin, 9)} + {base}", 9
@@ -415,12 +367,12 @@ class KernelEmitter:
                 args.append(f"other={self._float(e.other)}")
         text = f"tl.load({', '.join(args)})"
         if self.inline_load is e:
-            return text, _ATOM
+            return text, ATOM
         # A load inside a larger expression gets a line of its own, named after its tensor.
         name = unique(e.tensor, self.taken)
         self.emit(f"{name} = {text}")
         self.pads[name] = e.other
-        return name, _ATOM
+        return name, ATOM
 
     def _float(self, v: float) -> str:
         return self._ex_Const(ir.Const(float(v)))[0]
@@ -433,8 +385,8 @@ class KernelEmitter:
             + ")"
         )
         if isinstance(e.value, ir.Const) and e.value.value == 0:
-            return f"tl.zeros({shape}, dtype={self.dtype(e.dtype)})", _ATOM
-        return f"tl.full({shape}, {self.text(e.value)}, dtype={self.dtype(e.dtype)})", _ATOM
+            return f"tl.zeros({shape}, dtype={self.dtype(e.dtype)})", ATOM
+        return f"tl.full({shape}, {self.text(e.value)}, dtype={self.dtype(e.dtype)})", ATOM
 
     def _ex_Broadcast(self, e: ir.Broadcast) -> tuple[str, int]:
         shape = (
@@ -443,10 +395,10 @@ class KernelEmitter:
             + ("," if len(e.shape) == 1 else "")
             + ")"
         )
-        return f"tl.broadcast_to({self.text(e.value)}, {shape})", _ATOM
+        return f"tl.broadcast_to({self.text(e.value)}, {shape})", ATOM
 
     def _ex_Arange(self, e: ir.Arange) -> tuple[str, int]:
-        return f"tl.arange(0, {self.dim_size(e.dim)})", _ATOM
+        return f"tl.arange(0, {self.dim_size(e.dim)})", ATOM
 
     def _ex_Reduce(self, e: ir.Reduce) -> tuple[str, int]:
         t = self.type_of(e.value)
@@ -455,14 +407,14 @@ class KernelEmitter:
         value = self.text(e.value)
         if e.masked:
             value = self.masked(e.value, value, dims, [axis], reduce_identity(e.op))
-        fn = self.grammar["reductions"][e.op]
+        fn = self.spell["reductions"][e.op]
         keep = ", keep_dims=True" if e.keepdim else ""
-        return f"{fn}({value}, axis={axis}{keep})", _ATOM
+        return f"{fn}({value}, axis={axis}{keep})", ATOM
 
     def _ex_Scan(self, e: ir.Scan) -> tuple[str, int]:
         # Invalid lanes follow the valid ones along the axis: a forward scan never reads them.
         axis = e.axis % len(dims_of(self.type_of(e.value)))
-        return f"{self.grammar['scans'][e.op]}({self.text(e.value)}, axis={axis})", _ATOM
+        return f"{self.spell['scans'][e.op]}({self.text(e.value)}, axis={axis})", ATOM
 
     def masked(
         self, e: ir.Expr, text: str, dims: tuple[ir.Dim, ...], axes: list[int], identity: float
@@ -487,36 +439,28 @@ class KernelEmitter:
         if e.masked:
             a = self.masked(e.lhs, a, da, [len(da) - 1], 0.0)
             b = self.masked(e.rhs, b, db, [len(db) - 2], 0.0)
-        dot = self.grammar["dots"]["dot"]  # every form: tl.dot takes 3-D operands and an acc
+        dot = self.spell["dots"]["dot"]  # every form: tl.dot takes 3-D operands and an acc
         if e.acc is not None:
             acc_t = self.type_of(e.acc)
             if _is_f32(dtype_of(acc_t)) and _is_f32(e.out_dtype):
-                return f"{dot}({a}, {b}, {self.text(e.acc)})", _ATOM
+                return f"{dot}({a}, {b}, {self.text(e.acc)})", ATOM
             prod = f"{dot}({a}, {b}, out_dtype={self.dtype(e.out_dtype)})"
             return f"{self.text(e.acc, 9)} + {prod}", 9
         if _is_f32(e.out_dtype):
-            return f"{dot}({a}, {b})", _ATOM
-        return f"{dot}({a}, {b}).to({self.dtype(e.out_dtype)})", _ATOM
+            return f"{dot}({a}, {b})", ATOM
+        return f"{dot}({a}, {b}).to({self.dtype(e.out_dtype)})", ATOM
 
     def _ex_Permute(self, e: ir.Permute) -> tuple[str, int]:
         if e.perm == (1, 0):
-            return f"tl.trans({self.text(e.value)})", _ATOM
-        return f"tl.permute({self.text(e.value)}, {e.perm})", _ATOM
+            return f"tl.trans({self.text(e.value)})", ATOM
+        return f"tl.permute({self.text(e.value)}, {e.perm})", ATOM
 
     def _ex_Reshape(self, e: ir.Reshape) -> tuple[str, int]:
         shape = ", ".join(self.dim_size(d) for d in e.shape)
         return (
             f"tl.reshape({self.text(e.value)}, ({shape}{',' if len(e.shape) == 1 else ''}))",
-            _ATOM,
+            ATOM,
         )
-
-    def _ex_ExpandDims(self, e: ir.ExpandDims) -> tuple[str, int]:
-        t = self.type_of(e.value)
-        rank = len(dims_of(t))
-        axis = e.axis if e.axis >= 0 else rank + 1 + e.axis
-        parts = [":"] * rank
-        parts.insert(axis, "None")
-        return f"{self.text(e.value, _ATOM)}[{', '.join(parts)}]", _ATOM
 
     # ================================================================== regions
 
@@ -572,7 +516,7 @@ class KernelEmitter:
             elif isinstance(item, ir.GatherIndex):
                 t = self.type_of(item.value)
                 gdims = dims_of(t)
-                text = self.text(item.value, _ATOM)
+                text = self.text(item.value, ATOM)
                 if rank > len(gdims):
                     parts = (
                         ["None"] * pos + [":"] * len(gdims) + ["None"] * (rank - pos - len(gdims))
@@ -654,13 +598,6 @@ class KernelEmitter:
 
     # ================================================================== statements
 
-    def emit(self, line: str) -> None:
-        self.lines.append("    " * self.indent + line)
-
-    def comments(self, stmt: ir.Stmt) -> None:
-        for c in stmt.comments:
-            self.emit(f"# {c}" if c else "#")
-
     def body(self) -> list[str]:
         """The kernel body lines."""
         self._grid_prologue()
@@ -736,10 +673,6 @@ class KernelEmitter:
                 self.emit(f"{n.offs} = tl.arange(0, {n.block})")
                 self.emit(f"{n.mask} = {n.offs} < {n.extent}")
 
-    def stmt(self, s: ir.Stmt) -> None:
-        self.comments(s)
-        getattr(self, "_st_" + type(s).__name__)(s)
-
     def _st_Assign(self, s: ir.Assign) -> None:
         self.inline_load = s.value if isinstance(s.value, ir.Load) else None
         value = self.text(s.value)
@@ -777,7 +710,7 @@ class KernelEmitter:
         ptr, mask = self.region(s.tensor, s.index)
         value = self._store_value(s)
         mask_arg = f", mask={mask}" if mask else ""
-        self.emit(f"{self.grammar['atomics'][s.op]}({ptr}, {value}{mask_arg})")
+        self.emit(f"{self.spell['atomics'][s.op]}({ptr}, {value}{mask_arg})")
 
     def _st_TileLoop(self, s: ir.TileLoop) -> None:
         outer = self.env
@@ -936,21 +869,10 @@ class KernelEmitter:
         except Exception:
             return ScalarType(ir.I32)
 
-    def _st_If(self, s: ir.If, keyword: str = "if") -> None:
-        self.emit(f"{keyword} {self.text(s.test)}:")
-        self.indent += 1
-        for b in s.body or (ir.Assign("_", ir.Const(0)),):
-            self.stmt(b)
-        self.indent -= 1
-        (chained,) = s.orelse if len(s.orelse) == 1 else (None,)
-        if isinstance(chained, ir.If) and not chained.comments:
-            self._st_If(chained, "elif")
-        elif s.orelse:
-            self.emit("else:")
-            self.indent += 1
-            for b in s.orelse:
-                self.stmt(b)
-            self.indent -= 1
+    def branch(self, stmts: tuple[ir.Stmt, ...]) -> None:
+        """An ``if`` branch; an empty one is spelt ``_ = 0`` (this backend's spelling since its
+        first version, kept so that its output does not change)."""
+        self.block(stmts or (ir.Assign("_", ir.Const(0)),))
 
 
 def _dims_in(e: ir.Expr):
