@@ -51,8 +51,10 @@ def test_the_registry_has_dialects_with_grammars() -> None:
 
 def aliases_of(grammar: dict[str, Any]) -> dict[str, str]:
     """The names a grammar's ``imports`` bind, as a frontend resolves them (``tl`` ->
-    ``triton.language``)."""
-    return import_aliases(cst.parse_module("\n".join(grammar["imports"]) + "\n"))
+    ``triton.language``), with the imports a backend adds where a kernel needs them
+    (``[backend.kernel]`` keys ending in ``_import``: Triton's libdevice)."""
+    extra = [v for k, v in grammar["backend"]["kernel"].items() if k.endswith("_import")]
+    return import_aliases(cst.parse_module("\n".join([*grammar["imports"], *extra]) + "\n"))
 
 
 @dataclass(frozen=True)
@@ -217,9 +219,22 @@ def _both(name: str) -> tuple[dict[str, Any], dict[str, Any], dict[str, str]]:
     return grammar["frontend"], grammar["backend"], aliases_of(grammar)
 
 
+def _as_read(name: str | None, grammar: dict[str, Any]) -> str | None:
+    """``name`` as the frontend looks it up: a device function under one of its math namespaces
+    (``triton.language.extra.libdevice.log1p``) as if it were in the device module."""
+    module = grammar.get("device_module")
+    if name is None or not module or not name.startswith(module + "."):
+        return name
+    rest = name[len(module) + 1 :]
+    for prefix in grammar["frontend"].get("math_namespaces", {}).get("prefixes", ()):
+        rest = rest.removeprefix(prefix)
+    return f"{module}.{rest}"
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_the_frontend_reads_back_what_the_backend_writes(name: str) -> None:
     front, back, aliases = _both(name)
+    grammar = load_grammar(name)
     known = {spelling for table in _READING_TABLES for spelling in front.get(table, {})}
     # The backend's host dtypes are read by the same frontend table as its device dtypes.
     pairs = [(family, family) for family in OP_FAMILIES if family in back]
@@ -229,12 +244,13 @@ def test_the_frontend_reads_back_what_the_backend_writes(name: str) -> None:
     for table, reader in pairs:
         for op, text in back[table].items():
             spelling = read_spelling(text, aliases)
-            if spelling.direct is not None:
-                read = front.get(reader, {}).get(spelling.direct)
+            direct = _as_read(spelling.direct, grammar)
+            if direct is not None:
+                read = front.get(reader, {}).get(direct)
                 if read != op:
                     problems.append(
                         f"[backend.{table}] {op} = {text!r}: the frontend reads "
-                        f"`{spelling.direct}` as {read!r}"
+                        f"`{direct}` as {read!r}"
                     )
                 continue
             for callee in spelling.callees:

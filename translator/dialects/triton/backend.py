@@ -99,7 +99,10 @@ def _kernel_code(kernel: ir.Kernel) -> tuple[KernelCode, tuple]:
         )
     )
     text = "\n".join(wrap_lines(text.splitlines())) + "\n"
-    imports = ("import math",) if "math." in text else ()
+    imports: tuple[str, ...] = ("import math",) if "math." in text else ()
+    if "libdevice." in text:
+        # libdevice.pow / libdevice.log1p: exact where a tl formula is not.
+        imports += (load_grammar("triton")["backend"]["kernel"]["libdevice_import"],)
     return KernelCode(text, imports), (squeezed, emitter, autotune)
 
 
