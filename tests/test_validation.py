@@ -30,6 +30,7 @@ from validation.relations import derive  # noqa: E402
 from validation.runners import get_entry, load_module  # noqa: E402
 
 EXAMPLES = ROOT / "examples" / "helion"
+DATA = ROOT / "tests" / "data"
 
 
 def entry_of(name: str):
@@ -195,6 +196,37 @@ def test_check_pair_catches_unwritten_tail(tmp_path):
     report = check_pair(EXAMPLES / "exp.py", partial, dtypes=("float32",), seeds=(0,))
     assert not report.passed
     assert "NaN" in report.rows[0].detail
+
+
+def _torch_module(tmp_path: Path, name: str, body: str) -> Path:
+    path = tmp_path / f"{name}.py"
+    path.write_text(f"import torch\n\ndef log(x):\n{body}")
+    return path
+
+
+def test_a_source_that_computes_nan_validates_where_both_sides_agree(tmp_path):
+    # torch.log of randn inputs is NaN for the negative half: the same NaN at the same places is
+    # equivalence (before, any NaN failed: it was also the poison of unwritten outputs).
+    source = DATA / "helion_log.py"
+    same = _torch_module(tmp_path, "same", "    return torch.log(x)\n")
+    report = check_pair(source, same, dtypes=("float32",), seeds=(0,))
+    assert report.passed, report.format_text()
+    # NaN where the source is finite, or the other way round, still fails...
+    other = _torch_module(tmp_path, "other", "    return torch.log(x.abs())\n")
+    assert not check_pair(source, other, dtypes=("float32",), seeds=(0,)).passed
+    # ...and so does an element left unwritten, even where the source computes NaN: the run
+    # under a finite poison tells the two apart.
+    unwritten = _torch_module(
+        tmp_path,
+        "unwritten",
+        "    out = torch.empty_like(x)\n"
+        "    keep = torch.isnan(torch.log(x))\n"
+        "    out[~keep] = torch.log(x[~keep])\n"
+        "    return out\n",
+    )
+    report = check_pair(source, unwritten, dtypes=("float32",), seeds=(0,))
+    assert not report.passed
+    assert "finite poison" in report.rows[0].detail
 
 
 # --- compare

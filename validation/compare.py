@@ -1,8 +1,11 @@
 """Comparing a translation's outputs with the source's.
 
 The error of one tensor is ``‖out − ref‖ / ‖ref‖`` in float64 (the absolute norm where ``ref`` is
-all zeros). NaN or inf on either side never passes: poisoned, unwritten outputs are NaN, and a
-result that overflows says nothing about equivalence. Shapes and dtypes must match exactly.
+all zeros). By default NaN or inf on either side never passes: poisoned, unwritten outputs are NaN,
+and a result that overflows says nothing about equivalence. With ``nonfinite=True`` (for a source
+that computes NaN or inf itself, see :mod:`validation.equivalence`) the two must have NaN and each
+infinity at the same places, and the error is that of the elements finite on both. Shapes and
+dtypes must match exactly.
 """
 
 from __future__ import annotations
@@ -32,13 +35,22 @@ def tolerance(dtype: Any, has_dot: bool = False) -> float:
     return TOLERANCES.get(name, 0.0)
 
 
-def rel_error(out: Any, ref: Any) -> float:
+def rel_error(out: Any, ref: Any, nonfinite: bool = False) -> float:
     """``‖out − ref‖ / ‖ref‖`` of two same-shaped tensors in float64; NaN if either has a NaN or
-    an infinity."""
+    an infinity, unless ``nonfinite``: then NaN only if they differ in where they hold NaN or an
+    infinity (of which sign), and the error of the elements finite on both."""
     import torch
 
     o = out.detach().to("cpu", torch.float64)
     r = ref.detach().to("cpu", torch.float64)
+    if nonfinite:
+        same = torch.equal(torch.isnan(o), torch.isnan(r)) and torch.equal(
+            torch.where(torch.isinf(o), o, 0.0), torch.where(torch.isinf(r), r, 0.0)
+        )
+        if not same:
+            return math.nan
+        finite = torch.isfinite(r)
+        o, r = o[finite], r[finite]
     if not (bool(torch.isfinite(o).all()) and bool(torch.isfinite(r).all())):
         return math.nan
     diff = float(torch.linalg.vector_norm(o - r))
@@ -56,11 +68,14 @@ class Comparison:
     detail: str = ""
 
 
-def compare(out: Any, ref: Any, run_dtype: Any = "float32", has_dot: bool = False) -> Comparison:
+def compare(
+    out: Any, ref: Any, run_dtype: Any = "float32", has_dot: bool = False, nonfinite: bool = False
+) -> Comparison:
     """Compare ``out`` with ``ref``: tensors, tuples/lists of them (element-wise), scalars or None.
 
     The tolerance of a tensor is the looser of its own dtype's and ``run_dtype``'s: an fp32 output
-    computed from fp16 inputs carries fp16 rounding.
+    computed from fp16 inputs carries fp16 rounding. ``nonfinite``: NaN and infinities must sit
+    at the same places on both sides (see the module doc).
     """
     import torch
 
@@ -69,7 +84,7 @@ def compare(out: Any, ref: Any, run_dtype: Any = "float32", has_dot: bool = Fals
             return Comparison(
                 math.inf, 0.0, False, f"expected {len(ref)} outputs, got {_describe(out)}"
             )
-        parts = [compare(o, r, run_dtype, has_dot) for o, r in zip(out, ref)]
+        parts = [compare(o, r, run_dtype, has_dot, nonfinite) for o, r in zip(out, ref)]
         worst = max(parts, key=lambda c: (not c.passed, _key(c.error)))
         i = parts.index(worst)
         detail = f"output {i}: {worst.detail}" if not worst.passed else ""
@@ -94,7 +109,7 @@ def compare(out: Any, ref: Any, run_dtype: Any = "float32", has_dot: bool = Fals
             return Comparison(
                 math.inf, tol, False, f"dtype {_name(out.dtype)} != {_name(ref.dtype)}"
             )
-        err = rel_error(out, ref)
+        err = rel_error(out, ref, nonfinite)
         if math.isnan(err):
             return Comparison(err, tol, False, _nonfinite(out, ref))
         ok = err <= tol
@@ -107,6 +122,9 @@ def compare(out: Any, ref: Any, run_dtype: Any = "float32", has_dot: bool = Fals
         return Comparison(
             0.0 if ok else math.inf, 0.0, bool(ok), "" if ok else f"{out!r} != {ref!r}"
         )
+    if nonfinite and not (math.isfinite(o) or math.isfinite(r)):
+        same = (math.isnan(o) and math.isnan(r)) or o == r
+        return Comparison(0.0 if same else math.nan, 0.0, same, "" if same else f"{o} vs {r}")
     if not (math.isfinite(o) and math.isfinite(r)):
         return Comparison(math.nan, 0.0, False, f"non-finite scalar {o} vs {r}")
     err = abs(o - r) / abs(r) if r else abs(o - r)

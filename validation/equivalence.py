@@ -273,7 +273,6 @@ class _Case:
     def run(
         self, fns: dict[str, Callable[..., Any]], dtype: str, seed: int, csize: Mapping[str, int]
     ) -> Row:
-        from validation.compare import compare
 
         name = self.entry.name
         try:
@@ -281,21 +280,26 @@ class _Case:
         except Exception as err:
             return self.failed(dtype, seed, f"inputs: {_text(err)}", csize)
         has_dot = self.rel.has_dot if not isinstance(self.rel, Exception) else self.has_dot
-        results = {}
-        for role in ("source", "translated"):
-            call_args = [_clone(a, self.grads) for a in args]
-            try:
-                out = _call(fns[role], call_args, self.device)
-            except Exception as err:
-                return self.failed(dtype, seed, f"{role} raised {_text(err)}", csize)
-            results[role] = (out, call_args)
-        (ref, ref_args), (out, out_args) = results["source"], results["translated"]
-        worst, where = compare(_detached(out), _detached(ref), dtype, has_dot), "output"
-        for p, a, b in zip(params, out_args, ref_args):
-            if _is_tensor(b):
-                c = compare(a.detach(), b.detach(), dtype, has_dot)
-                if not c.passed and worst.passed:
-                    worst, where = c, f"argument {p} after the run"
+        results: dict[str, Any] = {}
+        # A source that computes NaN or inf itself: both sides must put them at the same places,
+        # and a second run under a finite poison tells those from elements left unwritten.
+        nonfinite = False
+        for finite in (False, True):
+            for role in ("source", "translated"):
+                call_args = [_clone(a, self.grads) for a in args]
+                try:
+                    out = _call(fns[role], call_args, self.device, finite)
+                except Exception as err:
+                    return self.failed(dtype, seed, f"{role} raised {_text(err)}", csize)
+                results[role] = (out, call_args)
+                if role == "source" and not finite:
+                    nonfinite = _has_nonfinite(out, call_args)
+            worst, where = self.compare_run(results, params, dtype, has_dot, nonfinite)
+            if not nonfinite or not worst.passed:
+                break
+        if nonfinite:
+            poison = "a finite" if finite else "the NaN"
+            where = f"{where} under {poison} poison (the source computes NaN or inf itself)"
         if worst.passed and self.grads:
             try:
                 worst, where = self.gradients(results, params, dtype, seed, has_dot)
@@ -308,6 +312,23 @@ class _Case:
         return Row(
             name, dtype, seed, worst.error, worst.tolerance, worst.passed, detail, dict(csize)
         )
+
+    @staticmethod
+    def compare_run(
+        results: dict, params: list[str], dtype: str, has_dot: bool, nonfinite: bool
+    ) -> tuple[Any, str]:
+        """Compare one run's outputs and tensor arguments (kernels may write inputs)."""
+        from validation.compare import compare
+
+        (ref, ref_args), (out, out_args) = results["source"], results["translated"]
+        worst = compare(_detached(out), _detached(ref), dtype, has_dot, nonfinite)
+        where = "output"
+        for p, a, b in zip(params, out_args, ref_args):
+            if _is_tensor(b):
+                c = compare(a.detach(), b.detach(), dtype, has_dot, nonfinite)
+                if not c.passed and worst.passed:
+                    worst, where = c, f"argument {p} after the run"
+        return worst, where
 
     def gradients(
         self, results: dict, params: list[str], dtype: str, seed: int, has_dot: bool
@@ -352,11 +373,21 @@ class _Case:
         return worst, where
 
 
-def _call(fn: Callable[..., Any], args: list[Any], device: str) -> Any:
+def _has_nonfinite(out: Any, args: list[Any]) -> bool:
+    """Whether a float tensor among ``out`` and ``args`` holds NaN or an infinity."""
+    import torch
+
+    for t in (*_tensors(out), *(a for a in args if _is_tensor(a))):
+        if t.is_floating_point() and not bool(torch.isfinite(t.detach()).all()):
+            return True
+    return False
+
+
+def _call(fn: Callable[..., Any], args: list[Any], device: str, finite: bool = False) -> Any:
     from validation.poison import poisoned_allocations
     from validation.runners import call_entry
 
-    with poisoned_allocations():
+    with poisoned_allocations(finite):
         out = call_entry(fn, args)
     if device.startswith("cuda"):
         import torch

@@ -13,26 +13,29 @@ import contextlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
+#: The finite fill of :func:`poisoned_allocations` ``(finite=True)``: a value no test input makes.
+FINITE_POISON = -12344.0
 
-def poison_value(dtype: Any) -> float | int | bool:
-    """The fill value for a tensor of ``dtype``."""
+
+def poison_value(dtype: Any, finite: bool = False) -> float | int | bool:
+    """The fill value for a tensor of ``dtype`` (for floats NaN, or :data:`FINITE_POISON`)."""
     import torch
 
     if dtype == torch.bool:
         return True
     if dtype.is_floating_point or dtype.is_complex:
-        return float("nan")
+        return FINITE_POISON if finite else float("nan")
     return torch.iinfo(dtype).max
 
 
-def _poisoned(fn: Callable[..., Any]) -> Callable[..., Any]:
+def _poisoned(fn: Callable[..., Any], finite: bool) -> Callable[..., Any]:
     import torch
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         out = fn(*args, **kwargs)
         if isinstance(out, torch.Tensor) and out.numel() and out.device.type != "meta":
             with torch.no_grad():
-                out.fill_(poison_value(out.dtype))
+                out.fill_(poison_value(out.dtype, finite))
         return out
 
     wrapper.__wrapped__ = fn  # type: ignore[attr-defined]
@@ -57,8 +60,12 @@ def _build_device_constructors() -> None:
 
 
 @contextlib.contextmanager
-def poisoned_allocations() -> Iterator[None]:
-    """Poison torch's uninitialised allocations for the duration of the block (nestable)."""
+def poisoned_allocations(finite: bool = False) -> Iterator[None]:
+    """Poison torch's uninitialised allocations for the duration of the block (nestable).
+
+    ``finite``: fill floats with :data:`FINITE_POISON` instead of NaN, which tells an element a
+    kernel left unwritten from one it computed as NaN (validation of sources that compute NaN or
+    inf runs both sides under both poisons)."""
     import torch
 
     targets: list[tuple[Any, str]] = [
@@ -71,7 +78,7 @@ def poisoned_allocations() -> Iterator[None]:
     saved = [(obj, name, getattr(obj, name)) for obj, name in targets]
     try:
         for obj, name, fn in saved:
-            setattr(obj, name, _poisoned(fn))
+            setattr(obj, name, _poisoned(fn, finite))
         yield
     finally:
         for obj, name, fn in saved:
