@@ -892,3 +892,14 @@ def test_a_kernels_docstring_and_leading_comments_are_carried_to_both_backends()
     loop = helion_text.index("for tile_m, tile_n in hl.tile(")
     assert definition < helion_text.index('"""Kernel for computing the matmul C = A x B.') < loop
     assert helion_text.index("# `triton.jit`'ed functions can be auto-tuned") < definition
+
+
+def test_a_host_call_inside_a_config_is_a_located_refusal():
+    # `"NUM_SM": num_sms()` in a triton.Config was an internal error (NotStatic escaped).
+    path = ROOT / "tests" / "data" / "triton_config_host_value.py"
+    with pytest.raises(TranslationError) as info:
+        parse_source(path.read_text(), "cfg.py", "triton")
+    err = info.value
+    assert "`num_sms()` is not a literal" in err.message
+    assert err.loc is not None and err.loc.file == "cfg.py"
+    assert err.hint is not None and "at the launch" in err.hint

@@ -100,24 +100,31 @@ def autotune_configs(
         raise TranslationError("@triton.autotune needs configs=", info.locate(d))
     reader = _Reader(info)
     reader.notes = notes
+    out = []
+    hooks: list[FunctionRef | None] = []
     try:
         calls = reader.configs(node, {})
+        for c, env in calls:
+            meta, knobs, hook = reader.config(c, env)
+            out.append((meta, knobs))
+            hooks.append(hook)
     except NotStatic as err:
+        text = cst.Module([]).code_for_node(err.node)[:60]
+        hint = _HINT
+        if isinstance(err.node, cst.Call):
+            # `"NUM_SM": num_sms()`: a value the host computes, the same in every config.
+            hint = (
+                f"pass `{text}` at the launch (`kernel[grid](..., NAME={text})`) and keep "
+                "only literals in the configs"
+            )
         raise TranslationError(
-            f"cannot read the autotune configs statically: "
-            f"`{cst.Module([]).code_for_node(err.node)[:60]}` is not a literal, "
+            f"cannot read the autotune configs statically: `{text}` is not a literal, "
             "a comprehension variable or a module constant",
             info.locate(err.node),
-            _HINT,
+            hint,
         ) from None
     if not calls:
         raise TranslationError("@triton.autotune has no configs", info.locate(node))
-    out = []
-    hooks: list[FunctionRef | None] = []
-    for c, env in calls:
-        meta, knobs, hook = reader.config(c, env)
-        out.append((meta, knobs))
-        hooks.append(hook)
     keys = {k for meta, _ in out for k in meta}
     for (meta, _), (c, _) in zip(out, calls):
         missing = sorted(keys - set(meta))
