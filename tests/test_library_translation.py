@@ -180,3 +180,31 @@ def test_row_prefix_reads_only_the_prefix(tmp_path: Path) -> None:
         ("x[row, :n]", "n: hl.constexpr"),
         inputs=prefixes,
     )
+
+
+def test_a_kernel_warmup_is_dropped_with_a_note(tmp_path: Path) -> None:
+    # `kernel = _neg.warmup(...)` is Triton's compiled-kernel API: the Helion kernel has none, so
+    # carrying the line was a runtime AttributeError; it only compiles ahead, so it goes.
+    _translated_and_equivalent(
+        "tests/data/triton_warmup.py", tmp_path, ("# tiletrans: dropped `_neg.warmup(",)
+    )
+    from translator.api import translate_file
+
+    text = translate_file("tests/data/triton_warmup.py", "triton", "helion")
+    assert [line for line in text.splitlines() if ".warmup(" in line] == [
+        line for line in text.splitlines() if line.lstrip().startswith("# tiletrans: dropped")
+    ]
+
+
+def test_a_used_warmed_up_kernel_is_refused() -> None:
+    from translator.api import translate_source
+    from translator.diagnostics import TranslationError
+
+    source = (ROOT / "tests/data/triton_warmup.py").read_text()
+    source = source.replace("    _neg.warmup(", "    compiled = _neg.warmup(").replace(
+        "    return out", "    assert compiled.n_regs > 0\n    return out"
+    )
+    with pytest.raises(TranslationError) as info:
+        translate_source(source, "warm.py", "triton", "helion")
+    assert "`compiled`, the compiled kernel" in info.value.message
+    assert info.value.loc is not None and info.value.loc.line > 0

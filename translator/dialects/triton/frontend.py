@@ -119,6 +119,8 @@ class ModuleInfo:
     launch_hosts: list[HostFunction] = field(default_factory=list)
     # Module-level statements by the names they bind (for the host plan's removals).
     statements: dict[str, cst.CSTNode] = field(default_factory=dict)
+    # Host statements the translation drops (a kernel's `.warmup(...)`), found while reading them.
+    host_edits: list[ir.HostEdit] = field(default_factory=list)
 
 
 def parse(source: str, path: str) -> ir.Module:
@@ -264,7 +266,7 @@ def _module_edits(info: ModuleInfo, kernels: list[ir.Kernel]) -> list[ir.HostEdi
         node = info.statements.get(name)
         if node is not None:
             edits.append(ir.HostEdit("remove", info.locate.span(node), if_unused=(name,)))
-    return edits
+    return edits + info.host_edits
 
 
 def _collect(info: ModuleInfo) -> None:
@@ -1049,6 +1051,8 @@ class EntryBuilder:
             if comments:
                 self.pending_comments.extend(comments)
             if isinstance(node, cst.SimpleStatementLine):
+                if self.kernel_warmup(node):
+                    continue
                 for small in node.body:
                     r = self._modelled(lambda small=small: self.host_small(small), small)
                     if r is not _NO_RETURN and r is not None:
@@ -1221,6 +1225,55 @@ class EntryBuilder:
         else:
             raise self.error(node, f"unsupported host statement `{self.src(node)[:60]}`")
         return _NO_RETURN
+
+    def kernel_warmup(self, line: cst.SimpleStatementLine) -> bool:
+        """``kernel.warmup(...)`` (or ``compiled = kernel.warmup(...)`` with ``compiled`` unused):
+        it compiles the Triton kernel ahead of its first launch and cannot change results. The
+        translation drops the line (a target kernel compiles at its first call) and says so."""
+        if len(line.body) != 1:
+            return False
+        small = line.body[0]
+        target = None
+        if isinstance(small, cst.Assign) and len(small.targets) == 1:
+            target, value = small.targets[0].target, small.value
+        elif isinstance(small, cst.Expr):
+            value = small.value
+        else:
+            return False
+        if not (
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Attribute)
+            and value.func.attr.value == "warmup"
+            and isinstance(value.func.value, cst.Name)
+            and value.func.value.value in self.info.jit
+        ):
+            return False
+        if target is not None:
+            if not isinstance(target, cst.Name):
+                raise self.error(
+                    small, "unpacking the result of a kernel's warmup is not supported"
+                )
+            uses = [n for n in _names_in(self.fn) if n.value == target.value and n is not target]
+            if uses:
+                raise self.error(
+                    uses[0],
+                    f"`{target.value}`, the compiled kernel `{self.src(value)[:40]}` returns, is "
+                    "used: the translation has no Triton compiled kernel to give it",
+                    "launch the kernel with kernel[grid](...) and drop the warmup",
+                )
+        kernel = value.func.value.value
+        self.info.host_edits.append(
+            ir.HostEdit(
+                "remove",
+                self.locate.span(line),
+                note=(
+                    f"tiletrans: dropped `{self.src(small)}`: it compiles the Triton kernel "
+                    f"`{kernel}` ahead of its first launch; the translation compiles at its first "
+                    "call"
+                ),
+            )
+        )
+        return True
 
     def is_runtime_setup(self, node: cst.BaseExpression) -> bool:
         """A call that only configures the runtime (``triton.set_allocator``)."""
@@ -3276,6 +3329,18 @@ def _arg_text(node: cst.BaseExpression) -> str:
 def _atom(text: str) -> str:
     """``text`` safe to put an attribute after."""
     return text if text.replace("_", "").replace(".", "").isalnum() else f"({text})"
+
+
+def _names_in(node: cst.CSTNode) -> list[cst.Name]:
+    """Every ``Name`` node inside ``node``."""
+    found: list[cst.Name] = []
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            found.append(n)
+
+    node.visit(Visitor())
+    return found
 
 
 def _bound_names(node: cst.CSTNode) -> list[str]:
