@@ -98,3 +98,14 @@ def test_log1p_of_small_values_is_exact(tmp_path: Path) -> None:
     translated.write_text(text)
     report = check_pair(str(DATA / "helion_log1p.py"), translated, seeds=(0,))
     assert report.passed, report.format_text()
+
+
+def test_tile_transpose_like_and_squeeze_translate(tmp_path: Path) -> None:
+    # `.T`, `torch.zeros_like(tile)` and `.squeeze(d)` in Helion device code were refused.
+    source = DATA / "helion_tile_methods.py"
+    text = translate_file(source, "helion", "triton")
+    assert "tl.trans(" in text and "tl.zeros((" in text and "tl.reshape(" in text
+    translated = tmp_path / "translated.py"
+    translated.write_text(text)
+    report = check_pair(str(source), translated, seeds=(0,))
+    assert report.passed, report.format_text()

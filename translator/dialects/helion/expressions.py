@@ -31,6 +31,14 @@ from translator.ir.shapes import (
     promote,
 )
 
+# torch's `*_like` constructors, read in device code as tiles of another tile's dims: the fill.
+_TILE_LIKE: dict[str, float | None] = {
+    "torch.zeros_like": 0.0,
+    "torch.ones_like": 1.0,
+    "torch.empty_like": 0.0,
+    "torch.full_like": None,
+}
+
 _BINOPS = {
     cst.Add: "+",
     cst.Subtract: "-",
@@ -259,6 +267,14 @@ class ExprBuilder:
                     "unpack sizes on the host: m, n = x.shape",
                 )
             return ir.ShapeOf(base.value, loc=self.locate(node))
+        if attr in ("T", "mT"):
+            # `v.T` of a device tile: its two dims swapped (a 1-d tile is itself).
+            value = self.expr(base)
+            t = self.type_of(value, node)
+            rank = len(dims_of(t))
+            if isinstance(t, TileType) and rank in (1, 2):
+                return value if rank == 1 else ir.Permute(value, (1, 0), loc=self.locate(node))
+            raise self.error(node, f"`.{attr}` of a {rank}-d value", "use .permute(...)")
         value = literal_or_none(node)
         if value is not None:
             return ir.Const(value, loc=self.locate(node))
@@ -452,6 +468,8 @@ class ExprBuilder:
                 return self._pointwise(op, args, kwargs, node)
             if name in ("torch.clamp", "torch.clip"):
                 return self._clamp(args, kwargs, node)
+            if name in _TILE_LIKE and self.device:
+                return self._tile_like(_TILE_LIKE[name], args, kwargs, node)
             if name in ("min", "max") and len(args) == 2 and not kwargs:
                 # Python's min/max of two numbers (a tile's clipped end, say).
                 return self._pointwise(
@@ -525,6 +543,8 @@ class ExprBuilder:
             return self._clamp([base, *args], kwargs, node)
         if method in ("transpose", "permute", "t", "unsqueeze"):
             return self._layout(method, self.expr(base), args, node)
+        if method == "squeeze":
+            return self._squeeze(self.expr(base), args, kwargs, node)
         if method in ("reshape", "view"):
             return self._reshape(method, self.expr(base), args, kwargs, node)
         raise self.error(
@@ -568,6 +588,40 @@ class ExprBuilder:
                 "use .permute/.transpose to reorder dims",
             ) from None
         return reshaped
+
+    def _tile_like(self, fill: float | None, args: list, kwargs: dict, node: cst.Call) -> ir.Expr:
+        """``torch.zeros_like(v)`` (``ones_like``, ``full_like(v, x)``, ``empty_like``) of a
+        device tile: a tile of ``v``'s dims filled with a value (``empty_like``: 0, as the
+        source cannot depend on what it holds)."""
+        if not args:
+            raise self.error(node, "a `*_like` call needs the tile it is shaped like")
+        value = self.expr(args[0])
+        t = self.type_of(value, node)
+        if not isinstance(t, TileType):
+            raise self.error(node, f"`{source_of(node)}` of a scalar", "use the number itself")
+        if fill is None and "fill_value" not in kwargs and len(args) < 2:
+            fill = 0.0
+        fill_node = kwargs.pop("fill_value", args[1] if len(args) > 1 else None)
+        filled: ir.Expr = ir.Const(fill) if fill is not None else self.expr(fill_node)
+        dtype_node = kwargs.pop("dtype", None)
+        kwargs.pop("device", None)
+        if kwargs:
+            raise self.error(node, f"unsupported keyword arguments {sorted(kwargs)}")
+        dtype = self.dtype(dtype_node) if dtype_node is not None else dtype_of(t)
+        return ir.Full(dims_of(t), filled, dtype, loc=self.locate(node))
+
+    def _squeeze(self, value: ir.Expr, args: list, kwargs: dict, node: cst.Call) -> ir.Expr:
+        """``v.squeeze(d)`` of a device tile: drop dim ``d``, which must have size 1."""
+        t = self.type_of(value, node)
+        dims = dims_of(t)
+        dim_node = kwargs.get("dim", args[0] if args else None)
+        dim = literal_or_none(dim_node) if dim_node is not None else None
+        if not isinstance(dim, int) or not -len(dims) <= dim < len(dims):
+            raise self.error(node, "`.squeeze()` needs the integer dim to drop", "v.squeeze(1)")
+        d = dim % len(dims)
+        if not isinstance(dims[d], ir.UnitDim):
+            raise self.error(node, f"dim {dim} of `{source_of(node.func)}` is not of size 1")
+        return ir.Reshape(value, dims[:d] + dims[d + 1 :], loc=self.locate(node))
 
     def _layout(self, method: str, value: ir.Expr, args: list, node: cst.Call) -> ir.Expr:
         """``transpose``/``permute``/``t``/``unsqueeze`` of a device tile."""
