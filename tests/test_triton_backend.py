@@ -101,7 +101,8 @@ def test_log1p_of_small_values_is_exact(tmp_path: Path) -> None:
 
 
 def test_tile_transpose_like_and_squeeze_translate(tmp_path: Path) -> None:
-    # `.T`, `torch.zeros_like(tile)` and `.squeeze(d)` in Helion device code were refused.
+    # `.T`, `torch.zeros_like(tile)`, `.squeeze(d)`, `.contiguous()` of a tile, a reduction of
+    # a whole tile without `dim=` and `hl.register_block_size(lo, hi)` in Helion code were refused.
     source = DATA / "helion_tile_methods.py"
     text = translate_file(source, "helion", "triton")
     assert "tl.trans(" in text and "tl.zeros((" in text and "tl.reshape(" in text
@@ -109,3 +110,16 @@ def test_tile_transpose_like_and_squeeze_translate(tmp_path: Path) -> None:
     translated.write_text(text)
     report = check_pair(str(source), translated, seeds=(0,))
     assert report.passed, report.format_text()
+
+
+def test_a_bounded_block_size_keeps_its_bounds_without_configs() -> None:
+    from translator.api import parse_source
+    from translator.ir.printer import format_kernel
+
+    text = (DATA / "helion_tile_methods.py").read_text()
+    text = text.replace(
+        "@helion.kernel(config=helion.Config(block_sizes=[32, 64]))", "@helion.kernel()"
+    ).replace("register_block_size(16, 128)", "register_block_size(64, 128)")
+    module = parse_source(text, "bounded.py", "helion")
+    (kernel,) = [k for k in module.kernels if "row_sums" in k.name]
+    assert "tunable block_n: block_size = 64 in [64, 128]" in format_kernel(kernel)

@@ -545,6 +545,9 @@ class ExprBuilder:
             return self._layout(method, self.expr(base), args, node)
         if method == "squeeze":
             return self._squeeze(self.expr(base), args, kwargs, node)
+        if method in ("contiguous", "clone") and not args and not kwargs:
+            # A tile has no layout, and a device value is never aliased: the value itself.
+            return self.expr(base)
         if method in ("reshape", "view"):
             return self._reshape(method, self.expr(base), args, kwargs, node)
         raise self.error(
@@ -727,6 +730,13 @@ class ExprBuilder:
         dtype_node = kwargs.pop("dtype", None)
         if dtype_node is not None:
             value = ir.Cast(value, self.dtype(dtype_node), loc=self.locate(node))
+        if "dim" not in kwargs and len(args) < 2 and op in ("sum", "max", "min", "prod"):
+            # `torch.amax(v)`: every lane of the tile, one dim after another (from the last).
+            if "keepdim" in kwargs:
+                raise self.error(node, "`keepdim=` needs `dim=`")
+            for axis in reversed(range(len(t.dims))):
+                value = ir.Reduce(op, value, axis, False, loc=self.locate(node))
+            return value
         axis, keep = self._reduce_axis(args, kwargs, node, len(t.dims))
         if op == "mean":
             total = self.lane_flags(ir.Reduce("sum", value, axis, keep, loc=self.locate(node)))

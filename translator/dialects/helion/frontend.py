@@ -525,6 +525,7 @@ class EntryParser:
         tunables = []
         for name in blocks:
             choices = tuple(sorted({c[name] for c in configs if name in c}))
+            choices = choices or self.scope.block_choices.get(name, ())
             default = defaults.get(name, self.scope.tunable_defaults.get(name, 32))
             tunables.append(ir.Tunable(name, "block_size", default, choices))
         # Helion's own defaults where a config leaves a knob out (num_stages=1, not Triton's 3).
@@ -933,15 +934,35 @@ class EntryParser:
         return ir.View(name, base.value, shape, loc=self.locate(value))
 
     def _register_block_size(self, name: str, call: cst.Call) -> list[ir.Stmt]:
-        """``bs = hl.register_block_size(n)``: ``bs`` names a block-size tunable from here on."""
+        """``bs = hl.register_block_size(n)``: ``bs`` names a block-size tunable from here on.
+        ``hl.register_block_size(lo, hi)`` bounds it: without configs, its choices are the powers
+        of two in ``[lo, hi]`` and its default the one nearest Helion's 32."""
         args, kwargs = call_args(call)
-        if len(args) != 1 or kwargs:
-            raise self.error(call, "hl.register_block_size(size) takes one size")
-        self.build.expr(args[0])
+        if len(args) not in (1, 2) or kwargs:
+            raise self.error(
+                call, "hl.register_block_size takes a size, or a lowest and a highest block"
+            )
+        bounds = None
+        if len(args) == 2:
+            lo, hi = (literal_or_none(a) for a in args)
+            if not (isinstance(lo, int) and isinstance(hi, int) and 0 < lo <= hi):
+                raise self.error(
+                    call, "hl.register_block_size(lo, hi) needs integer literals 0 < lo <= hi"
+                )
+            bounds = (lo, hi)
+        else:
+            self.build.expr(args[0])
         self._remove_line(
             call, "hl.register_block_size", "the kernels tune this block size themselves"
         )
         tunable = self.scope.new_block_tunable(name)
+        if bounds is not None:
+            lo, hi = bounds
+            powers = tuple(1 << k for k in range(hi.bit_length()) if lo <= 1 << k <= hi)
+            if not powers:
+                raise self.error(call, f"no power-of-two block lies in [{lo}, {hi}]")
+            self.scope.block_choices[tunable] = powers
+            self.scope.tunable_defaults[tunable] = min(powers, key=lambda p: abs(p - 32))
         self.scope.registered_blocks[name] = tunable
         self.scope.env.vars[tunable] = ScalarType(ir.I32, weak=True)
         return []

@@ -25,6 +25,8 @@ class EntryScope:
     registered_blocks: dict[str, str] = field(default_factory=dict)
     block_order: list[str] = field(default_factory=list)
     tunable_defaults: dict[str, int] = field(default_factory=dict)
+    block_choices: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    """Block sizes a bounded ``hl.register_block_size(lo, hi)`` allows (powers of two)."""
     used_names: set[str] = field(default_factory=set)
     specialized: list[str] = field(default_factory=list)
     constexpr_params: list[str] = field(default_factory=list)
