@@ -256,3 +256,27 @@ def imported_modules(source: str) -> list[str]:
             modules.append(node.module)
             modules.extend(f"{node.module}.{alias.name}" for alias in node.names)
     return modules
+
+
+#: Python's binary operators as IR operator words (the same in every DSL's Python).
+BINARY_OPERATORS: dict[type, str] = {
+    cst.Add: "+",
+    cst.Subtract: "-",
+    cst.Multiply: "*",
+    cst.Divide: "/",
+    cst.FloorDivide: "//",
+    cst.Modulo: "%",
+    cst.Power: "**",
+    cst.BitAnd: "&",
+    cst.BitOr: "|",
+    cst.BitXor: "^",
+}
+#: Python's comparison operators as IR operator words.
+COMPARISON_OPERATORS: dict[type, str] = {
+    cst.LessThan: "<",
+    cst.LessThanEqual: "<=",
+    cst.GreaterThan: ">",
+    cst.GreaterThanEqual: ">=",
+    cst.Equal: "==",
+    cst.NotEqual: "!=",
+}

@@ -14,7 +14,15 @@ from typing import Any
 import libcst as cst
 
 from translator.diagnostics import TranslationError
-from translator.dialects.cst_utils import Locator, call_args, literal, resolve, source_of
+from translator.dialects.cst_utils import (
+    BINARY_OPERATORS,
+    COMPARISON_OPERATORS,
+    Locator,
+    call_args,
+    literal,
+    resolve,
+    source_of,
+)
 from translator.dialects.helion.boundary import PadTracker
 from translator.dialects.helion.scope import EntryScope
 from translator.grammar import load_grammar
@@ -39,26 +47,8 @@ _TILE_LIKE: dict[str, float | None] = {
     "torch.full_like": None,
 }
 
-_BINOPS = {
-    cst.Add: "+",
-    cst.Subtract: "-",
-    cst.Multiply: "*",
-    cst.Divide: "/",
-    cst.FloorDivide: "//",
-    cst.Modulo: "%",
-    cst.Power: "**",
-    cst.BitAnd: "&",
-    cst.BitOr: "|",
-    cst.BitXor: "^",
-}
-_CMPOPS = {
-    cst.LessThan: "<",
-    cst.LessThanEqual: "<=",
-    cst.GreaterThan: ">",
-    cst.GreaterThanEqual: ">=",
-    cst.Equal: "==",
-    cst.NotEqual: "!=",
-}
+_BINOPS = BINARY_OPERATORS
+_CMPOPS = COMPARISON_OPERATORS
 
 
 class ExprBuilder:

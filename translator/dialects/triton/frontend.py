@@ -43,6 +43,7 @@ from translator.diagnostics import TranslationError
 from translator.dialects.common.host_api import HostFunction, api_entries, host_functions
 from translator.dialects.common.torch_host import AllocError, read_alloc
 from translator.dialects.cst_utils import (
+    BINARY_OPERATORS,
     Locator,
     call_args,
     import_aliases,
@@ -1880,16 +1881,9 @@ class EntryBuilder:
         return HOpaque(f"`{self.src(node)}`")
 
     def arith(self, node: cst.BinaryOperation) -> Any:
-        ops = {
-            cst.Add: "+",
-            cst.Subtract: "-",
-            cst.Multiply: "*",
-            cst.Divide: "/",
-            cst.FloorDivide: "//",
-            cst.Modulo: "%",
-            cst.Power: "**",
-        }
-        op = ops.get(type(node.operator))
+        op = BINARY_OPERATORS.get(type(node.operator))
+        if op in ("&", "|", "^"):
+            op = None  # host bit operations: not modelled
         a, b = self.hval(node.left), self.hval(node.right)
         if op is None:
             return HOpaque(f"`{self.src(node)}`")

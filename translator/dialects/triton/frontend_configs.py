@@ -102,8 +102,10 @@ def autotune_configs(
     reader.notes = notes
     out = []
     hooks: list[FunctionRef | None] = []
+    in_config = False  # past the list: reading one triton.Config's values
     try:
         calls = reader.configs(node, {})
+        in_config = True
         for c, env in calls:
             meta, knobs, hook = reader.config(c, env)
             out.append((meta, knobs))
@@ -111,7 +113,7 @@ def autotune_configs(
     except NotStatic as err:
         text = cst.Module([]).code_for_node(err.node)[:60]
         hint = _HINT
-        if isinstance(err.node, cst.Call):
+        if in_config and isinstance(err.node, cst.Call):
             # `"NUM_SM": num_sms()`: a value the host computes, the same in every config.
             hint = (
                 f"pass `{text}` at the launch (`kernel[grid](..., NAME={text})`) and keep "

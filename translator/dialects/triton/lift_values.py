@@ -8,7 +8,13 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from translator.dialects.cst_utils import call_args, literal, resolve
+from translator.dialects.cst_utils import (
+    BINARY_OPERATORS,
+    COMPARISON_OPERATORS,
+    call_args,
+    literal,
+    resolve,
+)
 from translator.dialects.triton import frontend_affine as af
 from translator.dialects.triton.frontend_blocks import Descriptor
 from translator.dialects.triton.ir_rewrite import simplify
@@ -39,26 +45,8 @@ from translator.ir.shapes import IRTypeError, dims_of, dtype_of, infer
 if TYPE_CHECKING:
     from translator.dialects.triton.frontend_device import KernelLifter
 
-_BINOPS = {
-    cst.Add: "+",
-    cst.Subtract: "-",
-    cst.Multiply: "*",
-    cst.Divide: "/",
-    cst.FloorDivide: "//",
-    cst.Modulo: "%",
-    cst.Power: "**",
-    cst.BitAnd: "&",
-    cst.BitOr: "|",
-    cst.BitXor: "^",
-}
-_CMP = {
-    cst.LessThan: "<",
-    cst.LessThanEqual: "<=",
-    cst.GreaterThan: ">",
-    cst.GreaterThanEqual: ">=",
-    cst.Equal: "==",
-    cst.NotEqual: "!=",
-}
+_BINOPS = BINARY_OPERATORS
+_CMP = COMPARISON_OPERATORS
 _INT_OPS = ("+", "-", "*", "//", "%")
 
 
