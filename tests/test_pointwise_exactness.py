@@ -175,14 +175,6 @@ KNOWN_INEXACT: dict[tuple[str, str], str] = {
         "the CPU libdevice shim's pow is exp2(y * log2|x|) in float32: rel 1.2e-6 for "
         "1e-30 ** 1, 2.1e-6 for 1e-6 ** 2.5; pow(-0.0, 1) = +0.0, pow(-0.0, -1) = +inf"
     ),
-    ("log1p", "triton"): (
-        "the CPU libdevice shim's log1p (log(u) * x / (u - 1), u = 1 + x) overflows: "
-        "log1p(3e38) = inf for 88.6"
-    ),
-    ("log1p", "helion"): (
-        "Helion lowers torch.log1p to libdevice.log1p, run by the CPU shim, which overflows: "
-        "log1p(3e38) = inf for 88.6"
-    ),
 }
 
 # Overflow and NaN arithmetic in numpy (the interpreter) is what these inputs are for.

@@ -79,10 +79,11 @@ def log10(x: Any) -> Any:
 
 def log1p(x: Any) -> Any:
     tl = _tl()
-    # Goldberg's trick: log1p(x) = log(u) * x / (u - 1) with u = 1 + x.
+    # Goldberg's trick: log1p(x) = log(u) * x / (u - 1) with u = 1 + x; the ratio first, so
+    # that a huge x does not overflow the product (log1p(3e38) is 88.6, not inf).
     u = x + 1.0
     d = u - 1.0
-    r = tl.where(d == 0.0, x, tl.log(u) * x / d)
+    r = tl.where(d == 0.0, x, tl.log(u) * (x / d))
     return tl.where(u == float("inf"), u, r)
 
 
