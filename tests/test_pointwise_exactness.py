@@ -142,11 +142,6 @@ DEFAULT_TOLERANCE = (4 * F32_EPS, F32_TINY)
 
 #: (op, backend dialect) -> what it computes wrong, measured on these inputs. Strict xfails.
 KNOWN_INEXACT: dict[tuple[str, str], str] = {
-    ("tanh", "triton"): (
-        "`2.0 * tl.sigmoid(2.0 * x) - 1.0` cancels near 0: tanh(1e-7) = 1.19e-7 (rel 0.19), "
-        "tanh(1e-6) rel 0.073, tanh(±1e-30) and tanh(1.2e-38) = 0, tanh(-0.0) = +0.0; "
-        "the spelling is the one examples/triton/geglu.py is read from, so not a one-line fix"
-    ),
     ("relu", "triton"): (
         "`tl.maximum(x, 0.0)` drops NaN (relu(nan) = 0.0; tl.maximum's default propagate_nan "
         "is NONE, on GPU too) and relu(-0.0) = +0.0"
