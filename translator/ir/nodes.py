@@ -698,6 +698,12 @@ class Entry:
         return [s for s in self.body if isinstance(s, Launch)]
 
 
+def partial_dim(tensor: str, dim: int, extent: Expr) -> Expr:
+    """The :attr:`Kernel.partial_dims` entry for dim ``dim`` of ``tensor`` read over ``extent``
+    lanes: ``tensor.size(dim) == extent``, which the kernel may not have."""
+    return BinOp("==", SizeOf(tensor, dim), extent)
+
+
 @dataclass(frozen=True)
 class Kernel:
     """A self-contained device program launched over ``grid`` (one program per tile combination).

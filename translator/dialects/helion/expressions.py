@@ -380,7 +380,7 @@ class ExprBuilder:
             if not self._host_scalar(extent, upper):
                 raise self.error(node, "slice bounds must be host scalars")
             if extent != size:
-                test = ir.BinOp("==", ir.SizeOf(tensor, dim), extent)
+                test = ir.partial_dim(tensor, dim, extent)
                 if test not in self.scope.partial_dims:
                     self.scope.partial_dims.append(test)
             return ir.FullIndex(extent)

@@ -364,8 +364,7 @@ class Writer(CodePrinter):
         the second half of a row). Helion slices with such bounds mask the lanes past ``stop``.
         """
         if isinstance(item, ir.FullIndex) and item.extent is not None:
-            test = ir.BinOp("==", ir.SizeOf(tensor, dim), item.extent)
-            if test in self.kernel.partial_dims:
+            if ir.partial_dim(tensor, dim, item.extent) in self.kernel.partial_dims:
                 return "", self.text(item.extent)
             return None
         if not isinstance(item, ir.GatherIndex) or not isinstance(item.value, ir.BinOp):

@@ -55,9 +55,7 @@ from translator.dialects.cst_utils import (
     statement_comments,
     substitute_names,
 )
-from translator.dialects.cst_utils import (
-    names_in as cst_names_in,
-)
+from translator.dialects.cst_utils import names_in as cst_names_in
 from translator.dialects.triton.frontend_configs import (
     FunctionRef,
     NotStatic,
@@ -1254,10 +1252,10 @@ class EntryBuilder:
                 raise self.error(
                     small, "unpacking the result of a kernel's warmup is not supported"
                 )
-            uses = [n for n in _names_in(self.fn) if n.value == target.value and n is not target]
-            if uses:
+            rest = self.fn.deep_remove(line)
+            if rest is not None and target.value in cst_names_in(rest):
                 raise self.error(
-                    uses[0],
+                    small,
                     f"`{target.value}`, the compiled kernel `{self.src(value)[:40]}` returns, is "
                     "used: the translation has no Triton compiled kernel to give it",
                     "launch the kernel with kernel[grid](...) and drop the warmup",
@@ -2248,23 +2246,34 @@ class EntryBuilder:
         return HOpaque(f"`{self.src(node)[:50]}`")
 
     def carried_tensor(
-        self, node: cst.CSTNode, base: HTensor, rank: int | None, contiguous: bool
+        self,
+        node: cst.CSTNode,
+        base: HTensor | str,
+        rank: int | None = None,
+        contiguous: bool = False,
+        text: str | None = None,
     ) -> HTensor:
-        """A tensor a host expression makes from ``base`` that the IR does not model (a strided
-        view, a copy in another layout): carried as written, with the facts known of it."""
-        name = self.fresh(base.name)
+        """A tensor host code makes that the IR does not model, carried as written (``text``,
+        by default ``node``'s source) with the facts known of it. ``base`` is the tensor it is
+        made from (a strided view, a copy in another layout: its dtype, and its rank where
+        ``rank`` is that rank), or only a name to derive the new one's from (its dtype is then
+        its own)."""
+        text = text if text is not None else self.src(node)
+        name = self.fresh(base if isinstance(base, str) else base.name)
+        dtype = base.dtype if isinstance(base, HTensor) else ir.DTypeOf(name)
+        same_rank = isinstance(base, HTensor) and rank == base.rank
         t = HTensor(
             name,
-            self.src(node),
-            base.dtype,
+            text,
+            dtype,
             rank,
             contiguous=contiguous,
             unit_last=contiguous,
-            rank_like=base if rank == base.rank else None,
+            rank_like=base if same_rank else None,  # type: ignore[arg-type]
         )
         self.tensors[name] = t
-        self.types.vars[name] = TensorType(base.dtype, rank)
-        self.emit(ir.Carried(name, "tensor", self.src(node), rank, loc=self.locate(node)))
+        self.types.vars[name] = TensorType(dtype, rank)
+        self.emit(ir.Carried(name, "tensor", text, rank, loc=self.locate(node)))
         return t
 
     def flat_view(self, t: HTensor, node: cst.CSTNode) -> str:
@@ -2627,11 +2636,8 @@ class Launch:
             host.scalar_params[value.expr.id] = kind  # type: ignore[union-attr]
             return value
         if kind == "pointer" and isinstance(value, HOpaque):
-            name = host.fresh(_tensor_base(p))
-            t = HTensor(name, text, ir.DTypeOf(name))
-            host.bind_tensor(name, t)
-            host.types.vars[name] = TensorType(ir.DTypeOf(name))
-            host.emit(ir.Carried(name, "tensor", text, loc=host.locate(node)))
+            t = host.carried_tensor(node, _tensor_base(p), text=text)
+            host.scope[t.name] = t
             if isinstance(node, cst.Name):
                 host.scope[node.value] = t
             return t
@@ -3323,18 +3329,6 @@ def _arg_text(node: cst.BaseExpression) -> str:
 def _atom(text: str) -> str:
     """``text`` safe to put an attribute after."""
     return text if text.replace("_", "").replace(".", "").isalnum() else f"({text})"
-
-
-def _names_in(node: cst.CSTNode) -> list[cst.Name]:
-    """Every ``Name`` node inside ``node``."""
-    found: list[cst.Name] = []
-
-    class Visitor(cst.CSTVisitor):
-        def visit_Name(self, n: cst.Name) -> None:
-            found.append(n)
-
-    node.visit(Visitor())
-    return found
 
 
 def _bound_names(node: cst.CSTNode) -> list[str]:

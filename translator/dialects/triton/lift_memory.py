@@ -277,7 +277,7 @@ class MemoryMixin:
             # The size as the host may have named it: counted from the front or the back.
             if any(self.same_host(extent, ir.SizeOf(tensor, x), node) for x in (d, d - rank)):
                 continue
-            test = ir.BinOp("==", ir.SizeOf(tensor, d), extent)
+            test = ir.partial_dim(tensor, d, extent)
             if test not in self.partial_dims:
                 self.partial_dims.append(test)
 
