@@ -32,13 +32,10 @@ from translator.dialects.triton.symbols import Sym
 from translator.ir import nodes as ir
 
 if TYPE_CHECKING:
-    from translator.dialects.triton.frontend import (
-        EntryBuilder,
-        HTensor,
-        Launch,
-        ModuleInfo,
-    )
+    from translator.dialects.triton.frontend import EntryBuilder, ModuleInfo
     from translator.dialects.triton.frontend_device import KernelLifter
+    from translator.dialects.triton.frontend_launch import Launch
+    from translator.dialects.triton.host_values import HTensor
 
 _HOOK_HINT = (
     "a config pre_hook may only set descriptor block shapes from the config's "
@@ -65,7 +62,7 @@ _FROM_TENSOR_ARGS = ("tensor", "block_shape", "padding", "round_f32_to_tf32")
 
 def host_descriptor(host: EntryBuilder, node: cst.Call, from_tensor: bool) -> HDescriptor:
     """``TensorDescriptor(...)`` or ``TensorDescriptor.from_tensor(...)`` in a wrapper."""
-    from translator.dialects.triton.frontend import HScalar, HShape, HStride, HTensor, HTuple
+    from translator.dialects.triton.host_values import HScalar, HShape, HStride, HTensor, HTuple
 
     names = _FROM_TENSOR_ARGS if from_tensor else _CONSTRUCTOR_ARGS
     bound = bound_args(node, names, host)
@@ -143,7 +140,7 @@ def _literal(node: cst.BaseExpression) -> object:
 
 def bind_descriptor(launch: Launch, pname: str, d: HDescriptor) -> None:
     """The synthetic size and stride bindings of descriptor parameter ``pname``."""
-    from translator.dialects.triton.frontend import Binding
+    from translator.dialects.triton.host_values import Binding
 
     for dim, (size, stride) in enumerate(zip(d.shape, d.strides)):
         launch.bindings[f"{pname}#shape{dim}"] = Binding("int", expr=size)
@@ -186,7 +183,7 @@ def kernel_descriptor(lifter: KernelLifter, pname: str, d: HDescriptor) -> Descr
 def _block_key(launch: Launch, value: Any, node: cst.CSTNode) -> af.Key:
     """The kernel block size a descriptor's block entry is: the ``tl.constexpr`` parameter bound
     to the same host value, else the integer itself."""
-    from translator.dialects.triton.frontend import HScalar
+    from translator.dialects.triton.host_values import HScalar
 
     if isinstance(value, HScalar):
         for key in launch.kernel.params:

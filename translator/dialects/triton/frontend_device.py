@@ -75,7 +75,7 @@ from translator.ir import nodes as ir
 from translator.ir.shapes import ScalarType, TensorType
 
 if TYPE_CHECKING:
-    from translator.dialects.triton.frontend import Launch
+    from translator.dialects.triton.frontend_launch import Launch
 
 
 class KernelLifter(

@@ -1,0 +1,757 @@
+"""One launch of a Triton kernel (``kernel[grid](args)``) read by the frontend: which host value
+each kernel parameter is bound to, the grid, the configs, and the services the lifter asks for
+(tensor facts, strides, sizes used as strides, constexpr values)."""
+
+from __future__ import annotations
+
+import itertools
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from translator.diagnostics import TranslationError
+from translator.dialects.cst_utils import (
+    literal,
+    resolve,
+    source_of,
+)
+from translator.dialects.triton.frontend_descriptors import HDescriptor, bind_descriptor
+from translator.dialects.triton.host_values import (
+    Binding,
+    BlockInfo,
+    HArgs,
+    HGrid,
+    HOpaque,
+    HScalar,
+    HStatic,
+    HStride,
+    HTensor,
+    HTuple,
+)
+from translator.ir import nodes as ir
+from translator.ir.printer import format_expr
+from translator.ir.shapes import ScalarType
+
+if TYPE_CHECKING:
+    from translator.dialects.triton.frontend import EntryBuilder, KernelDef
+
+
+_OPAQUE = itertools.count()
+
+
+def _opaque_expr(
+    why: str, value: object | None = None, names: dict[int, tuple[object, ir.Name]] | None = None
+) -> ir.Expr:
+    """A name for a host value the IR cannot express; the same ``value`` gets the same name in
+    ``names`` (one entry's table), so that two uses of one opaque value (a grid and a loop step)
+    can be compared."""
+    if value is not None and names is not None and id(value) in names:
+        return names[id(value)][1]
+    name = ir.Name(f"?{why}#{next(_OPAQUE)}")
+    if value is not None and names is not None:
+        names[id(value)] = (value, name)  # kept alive while the entry is built: ids stay unique
+    return name
+
+
+# The default of a tunable that stands in for a block size the host computes opaquely.
+_STAND_IN_BLOCK = 1024
+
+
+class Launch:
+    """One ``kernel[grid](args)``: parameter bindings and the services the lifter asks for."""
+
+    def __init__(self, host: EntryBuilder, kernel: KernelDef, node: cst.Call) -> None:
+        self.host = host
+        self.kernel = kernel
+        self.node = node
+        self.bindings: dict[str, Binding] = {}
+        self.knobs: dict[str, int] = {}
+        self.grid: list[ir.Expr] = []
+        self.grid_node: cst.CSTNode = node.func
+        self.pre: list[ir.Stmt] = []
+        self.block_tunables: dict[str, str] = {}
+        self.values: dict[str, Any] = {}  # host value of each parameter the launch passes
+        self.derived = False  # launched by a derived wrapper: the grid is one program per tile
+        self.derived_axes: dict[
+            int, ir.Expr
+        ] = {}  # its programs per axis (trees over parameter symbols)
+        # Launch knobs the host computes: (expression or None, source text).
+        self.knob_exprs: dict[str, tuple[ir.Expr | None, str]] = {}
+        self.notes: list[str] = []  # `tiletrans:` comments for the launch
+        self.used_blocks: set[str] = set()  # constexpr parameters the kernel uses as blocks
+        self.texts: dict[str, str] = {}  # source text of each argument the launch passes
+
+    def error(self, node: cst.CSTNode | None, message: str, hint: str | None = None):
+        return TranslationError(message, self.host.locate(node or self.node), hint)
+
+    # ------------------------------------------------------------------ binding
+
+    def bind(self) -> None:
+        k = self.kernel
+        args, kwargs = [], {}
+        for a in self.node.args:
+            if a.star:
+                raise self.error(a, "star arguments in a launch are not supported")
+            if a.keyword is not None:
+                kwargs[a.keyword.value] = a.value
+            else:
+                args.append(a.value)
+        if len(args) > len(k.params):
+            raise self.error(self.node, f"too many arguments for `{k.fn.name.value}`")
+        nodes = dict(zip(k.params, args))
+        g = self.host.grammar["frontend"]
+        for key, v in kwargs.items():
+            if key in g["kernel"]["launch_keys"] and key not in k.params:
+                try:
+                    value = literal(v)
+                except ValueError:
+                    value = None
+                if isinstance(value, int):
+                    self.knobs[key] = value
+                else:
+                    computed = self.host.hval(v)
+                    self.knob_exprs[key] = (
+                        computed.expr if isinstance(computed, HScalar) else None,
+                        self.host.src(v),
+                    )
+                continue
+            if key in g["kernel"]["ignored_launch_keys"]:
+                continue
+            if key not in k.params:
+                raise self.error(v, f"`{k.fn.name.value}` has no parameter `{key}`")
+            nodes[key] = v
+        tuned = set()
+        if k.configs:
+            for meta, _ in k.configs:
+                tuned |= set(meta)
+        kinds = self.kernel.param_kinds
+        # Pointers first: a tensor the host code computes opaquely (`ctx.saved_tensors`, a
+        # helper's result) is known to be a tensor once a pointer parameter receives it, so
+        # that `x.stride(0)` passed beside it reads as its stride.
+        order = sorted(k.params, key=lambda p: kinds.get(p) != "pointer")
+        for p in order:
+            if p in tuned:
+                if p in nodes:
+                    raise self.error(
+                        nodes[p], f"`{p}` is set by @triton.autotune and at the launch"
+                    )
+                self.bindings[p] = Binding("constexpr", tuned=True)
+                continue
+            node = nodes.get(p, k.defaults.get(p))
+            if node is None:
+                self.bindings[p] = Binding("opaque", why="it is not passed")
+                continue
+            value = self.host.hval(node)
+            text = _arg_text(node)
+            if p not in k.constexprs:
+                value = self.known_for_kernel(p, value, node, text)
+            self.values[p] = value
+            self.texts[p] = text
+            self.bindings[p] = self.binding_of(p, value, text, node)
+        # The kernel's parameters in signature order (then the bindings descriptors add).
+        ordered = {p: self.bindings[p] for p in k.params if p in self.bindings}
+        self.bindings = {**ordered, **self.bindings}
+        self.bind_heuristics(nodes)
+
+    def known_for_kernel(self, p: str, value: Any, node: cst.BaseExpression, text: str) -> Any:
+        """An argument the host computes in a way the frontend does not follow, as what the
+        kernel makes of it: a tensor of unknown rank for a pointer parameter, a host scalar
+        (named after the parameter) for an integer or float one. A scalar argument that is an
+        expression is named too, so that the kernel reads it as one parameter."""
+        host = self.host
+        kind = self.kernel.param_kinds.get(p)
+        if kind in ("int", "float") and isinstance(value, HTensor) and value.guessed:
+            # An unannotated host parameter the kernel reads as a number: a scalar after all.
+            value = HScalar(ir.Name(value.name), kind)
+            host.scope[value.expr.id] = value  # type: ignore[union-attr]
+            host.types.vars[value.expr.id] = ScalarType(  # type: ignore[union-attr]
+                ir.I32 if kind == "int" else ir.F32, weak=True
+            )
+            host.scalar_params[value.expr.id] = kind  # type: ignore[union-attr]
+            return value
+        if kind == "pointer" and isinstance(value, HOpaque):
+            t = host.carried_tensor(node, _tensor_base(p), text=text)
+            host.scope[t.name] = t
+            if isinstance(node, cst.Name):
+                host.scope[node.value] = t
+            return t
+        if kind in ("int", "float") and isinstance(value, HOpaque):
+            name = host.fresh(p)
+            host.names.add(name)
+            host.types.vars[name] = ScalarType(ir.I32 if kind == "int" else ir.F32, weak=True)
+            host.emit(ir.Carried(name, kind, text, loc=host.locate(node)))
+            if isinstance(node, cst.Name):
+                host.scope[node.value] = HScalar(ir.Name(name), kind)
+            return HScalar(ir.Name(name), kind)
+        if (
+            kind in ("int", "float")
+            and isinstance(value, HScalar)
+            and not isinstance(value.expr, (ir.Name, ir.Const))
+        ):
+            name = host.fresh(p)
+            host.names.add(name)
+            host.canon[name] = value.expr
+            host.emit(ir.Assign(name, value.expr, loc=host.locate(node)))
+            host.types.vars[name] = ScalarType(
+                ir.F32 if value.kind == "float" else ir.I32, weak=True
+            )
+            return HScalar(ir.Name(name), value.kind)
+        return value
+
+    # ------------------------------------------------------------------ outlining
+
+    def _param_of(self, host_name: str) -> str | None:
+        """The kernel parameter the launch passes host value ``host_name`` to."""
+        for p, b in self.bindings.items():
+            if p not in self.kernel.params:
+                continue  # what a descriptor argument stands for (`x_desc#shape0`)
+            t = b.htensor
+            if (
+                t is not None
+                and b.kind in ("tensor", "descriptor")
+                and (host_name in (t.name, t.flat))
+            ):
+                return p
+            if b.kind in ("int", "float", "str", "constexpr") and b.expr == ir.Name(host_name):
+                return p
+        return None
+
+    def param_name(self, host_name: str, kind: str) -> str:
+        """The outlined kernel's parameter for ``host_name``: the source kernel's own name
+        (``x_ptr`` → ``x``), or the host's name for a value the launch does not pass (a grid
+        extent)."""
+        p = self._param_of(host_name)
+        if p is None:
+            return self.host.source_name(host_name) or host_name
+        if kind == "tensor":
+            base = _tensor_base(p)
+            return base if base not in self.kernel.params or base == p else p
+        return p
+
+    def arg_text(self, host_name: str) -> str:
+        """``host_name`` spelt at the launch site: the argument as the launch wrote it."""
+        p = self._param_of(host_name)
+        if p is not None:
+            b = self.bindings[p]
+            if b.kind == "descriptor":
+                assert b.tensor is not None
+                return b.tensor
+            text = self.texts[p]
+            if b.htensor is not None and b.htensor.flat == host_name:
+                return f"{_atom(text)}.view(-1)"
+            return text
+        name = self.host.source_name(host_name)
+        if name is None:
+            raise self.error(
+                self.node,
+                f"the kernel needs a host value the launch does not pass and the frontend "
+                f"cannot spell (`{host_name}`)",
+                "pass the value to the kernel as an argument",
+            )
+        return name
+
+    def tuned_texts(self) -> tuple[str, ...]:
+        """The launch's arguments that became the kernel's tunables: block sizes and launch
+        knobs (``BLOCK_SIZE=BLOCK_SIZE``, ``num_warps=8``)."""
+        out = []
+        for a in self.node.args:
+            if a.keyword is None:
+                continue
+            key = a.keyword.value
+            if key in self.used_blocks or key in self.knobs or key in self.knob_exprs:
+                out.append(f"{key}={_arg_text(a.value)}")
+        return tuple(out)
+
+    def param_order(self, host_name: str) -> object:
+        p = self._param_of(host_name)
+        params = self.kernel.params
+        return params.index(p) if p is not None and p in params else len(params)
+
+    def bind_heuristics(self, nodes: dict[str, cst.BaseExpression]) -> None:
+        """Evaluate ``@triton.heuristics`` in order over the launch's argument values."""
+        host = self.host
+        for key, body, args_name in self.kernel.heuristics:
+            if key in nodes:
+                raise self.error(
+                    nodes[key], f"`{key}` is set by @triton.heuristics and at the launch"
+                )
+            saved = host.scope
+            host.scope = {**saved, args_name: HArgs(dict(self.values))}
+            try:
+                value = host.hval(body)
+            finally:
+                host.scope = saved
+            self.values[key] = value
+            self.bindings[key] = self.binding_of(key, value, host.src(body))
+
+    def binding_of(
+        self, p: str, v: Any, src: str, node: cst.BaseExpression | None = None
+    ) -> Binding:
+        if p in self.kernel.constexprs:
+            if isinstance(v, HScalar) and v.kind == "str":
+                if isinstance(v.expr, ir.Const):
+                    return Binding("static", value=v.expr.value)
+                return Binding("str", expr=v.expr)
+            if isinstance(v, HScalar):
+                return Binding("constexpr", expr=v.expr)
+            if isinstance(v, HStatic):
+                return Binding("static", value=v.value)
+            if isinstance(v, HOpaque):
+                expr = (
+                    self.host.carried_scalar(node, "int", v)
+                    if node is not None
+                    else _opaque_expr(v.why, v, self.host.opaque_names)
+                )
+                return Binding("opaque", why=v.why, expr=expr)
+            # Anything else (an unannotated helper parameter): a compile-time value the host
+            # computes out of the frontend's sight.
+            expr = (
+                self.host.carried_scalar(node, "int", v)
+                if node is not None
+                else _opaque_expr(src, v, self.host.opaque_names)
+            )
+            return Binding("opaque", why=src, expr=expr)
+        if isinstance(v, HTensor):
+            return Binding("tensor", tensor=v.source, htensor=v)
+        if isinstance(v, HDescriptor):
+            bind_descriptor(self, p, v)
+            return Binding("descriptor", tensor=v.tensor.source, htensor=v.tensor, value=v)
+        if isinstance(v, HStride):
+            t = v.tensor
+            d = v.dim
+            if d < 0 and t.rank is not None:
+                d += t.rank
+            # A dim counted from the end of a tensor of unknown rank (`x.stride(-2)`) is settled
+            # when the kernel's accesses tell the rank (Launch.resolve_access).
+            return Binding("stride", tensor=t.source, htensor=t, dim=d)
+        if isinstance(v, HScalar):
+            return Binding("float" if v.kind == "float" else "int", expr=v.expr)
+        if isinstance(v, HOpaque):
+            return Binding("opaque", why=v.why)
+        if isinstance(v, HStatic):
+            return Binding("static", value=v.value)
+        return Binding("opaque", why=f"`{src}` is no tensor, stride or scalar")
+
+    def eval_grid(self, sub: cst.Subscript) -> list[ir.Expr]:
+        if len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
+            raise self.error(sub, "launch as kernel[grid](...)")
+        node = sub.slice[0].slice.value
+        self.grid_node = node
+        from translator.dialects.triton.frontend_wrapper import DERIVED_GRID
+
+        if isinstance(node, cst.Name) and node.value == DERIVED_GRID:
+            self.derived = True  # one program per tile: the lifter sizes the grid
+            return []
+        if isinstance(node, cst.Tuple):
+            return [self.grid_expr(e.value, None) for e in node.elements]
+        v = self.host.hval(node)
+        if isinstance(v, HGrid):
+            params = v.params
+            if len(params) != 1:
+                raise self.error(
+                    v.node, "the grid function takes one argument (the meta-parameters)"
+                )
+            body = v.body
+            saved = dict(self.host.scope)
+            self.host.scope[params[0]] = HStatic("meta")
+            try:
+                items = body.elements if isinstance(body, cst.Tuple) else [cst.Element(body)]
+                out = [self.grid_expr(e.value, params[0]) for e in items]
+            finally:
+                self.host.scope = saved
+            return out
+        if isinstance(v, HTuple) and isinstance(v.node, cst.Tuple):
+            return [self.grid_expr(e.value, None) for e in v.node.elements]
+        if isinstance(v, HTuple):
+            return [self._grid_item(x) for x in v.items]
+        if isinstance(v, HScalar):
+            return [v.expr]
+        if isinstance(v, HOpaque) and v.cause is not None:
+            raise v.cause
+        raise self.error(
+            node,
+            f"cannot evaluate the grid `{self.host.src(node)}`",
+            "use a tuple or `lambda meta: (...)`",
+        )
+
+    def _grid_item(self, x: Any, node: cst.BaseExpression | None = None) -> ir.Expr:
+        if isinstance(x, HScalar):
+            return x.expr
+        if isinstance(x, HOpaque) and node is not None:
+            # A number the host computes out of the frontend's sight (`M, N = x.shape` of a
+            # tensor an autograd Function saved): the kernel takes it as it is written here.
+            return self.host.carried_scalar(node, "int", x)
+        why = x.why if isinstance(x, HOpaque) else "not a scalar"
+        return _opaque_expr(why, x if isinstance(x, HOpaque) else None, self.host.opaque_names)
+
+    def grid_expr(self, node: cst.BaseExpression, meta: str | None) -> ir.Expr:
+        """An axis of a grid lambda: ``meta["BLOCK"]`` reads the kernel's constexpr."""
+        if (
+            isinstance(node, cst.Subscript)
+            and isinstance(node.value, cst.Name)
+            and (node.value.value == meta)
+        ):
+            key = literal(node.slice[0].slice.value)  # type: ignore[union-attr]
+            if key not in self.bindings:
+                raise self.error(node, f"the grid reads `{key}`, which is no kernel parameter")
+            return self.block_host_expr(key)
+        scalar = self.host.grammar["frontend"]["scalar_pointwise"]
+        if isinstance(node, cst.Call) and (
+            scalar.get(resolve(node.func, self.host.aliases) or "") == "cdiv"
+            or resolve(node.func, self.host.aliases) in ("min", "max")
+        ):
+            args = [self.grid_expr(a.value, meta) for a in node.args]
+            fn = resolve(node.func, self.host.aliases)
+            op = (
+                "cdiv" if fn != "min" and fn != "max" else ("minimum" if fn == "min" else "maximum")
+            )
+            out = args[0]
+            if op == "cdiv":
+                return ir.Call("cdiv", tuple(args))
+            for a in args[1:]:
+                out = ir.Call(op, (out, a))
+            return out
+        if isinstance(node, cst.BinaryOperation):
+            ops = {cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.FloorDivide: "//"}
+            op = ops.get(type(node.operator))
+            if op is not None:
+                return ir.BinOp(
+                    op, self.grid_expr(node.left, meta), self.grid_expr(node.right, meta)
+                )
+        return self._grid_item(self.host.hval(node), node)
+
+    # ------------------------------------------------------------------ services
+
+    def tensor_info(self, pname: str) -> HTensor:
+        b = self.bindings[pname]
+        assert b.htensor is not None
+        return b.htensor
+
+    def stride_params(self, pname: str) -> dict[str, int]:
+        t = self.tensor_info(pname)
+        return {
+            p: b.dim
+            for p, b in self.bindings.items()  # type: ignore[misc]
+            if b.kind == "stride" and b.htensor is t
+        }
+
+    def size_strides(self, pname: str) -> dict[str, int]:
+        """Integer parameters that are strides of row-major tensor ``pname`` because they are
+        sizes: ``hd = x.size(3)`` is ``x.stride(2)`` of a contiguous 4-D ``x`` (kernels that
+        address a contiguous tensor as ``row * n_cols + cols``). The dim each one strides."""
+        t = self.tensor_info(pname)
+        if not t.contiguous or t.rank is None:
+            return {}
+        host = self.host
+        trailing: dict[ir.Expr, int] = {}
+        product: ir.Expr | None = None
+        for d in range(t.rank - 1, 0, -1):
+            size = ir.SizeOf(t.name, d)
+            product = size if product is None else ir.BinOp("*", size, product)
+            trailing[host.canonical(product)] = d - 1
+        out = {}
+        for p, b in self.bindings.items():
+            if b.kind == "int" and b.expr is not None:
+                d = trailing.get(host.canonical(b.expr))
+                if d is not None:
+                    out[p] = d
+        return out
+
+    def is_stride(self, pname: str) -> bool:
+        b = self.bindings.get(pname)
+        return b is not None and b.kind == "stride"
+
+    def resolve_access(self, pname: str, per_dim: dict, implicit: bool, node) -> tuple[str, int]:
+        t = self.tensor_info(pname)
+        negative = sorted(d for d in per_dim if d < 0)
+        if negative:
+            if len(negative) != len(per_dim):
+                raise self.error(
+                    node, f"`{t.source}` is indexed with strides counted from both of its ends"
+                )
+            # Strides counted from the end (`x.stride(-2)`): the kernel reads a tensor of the
+            # dims they span (a term without a stride being the last, unit-stride one).
+            rank = t.rank if t.rank is not None else max(-negative[0], 1 if implicit else 0)
+            moved = {d + rank: v for d, v in per_dim.items()}
+            per_dim.clear()
+            per_dim.update(moved)
+            for b in self.bindings.values():
+                if b.kind == "stride" and b.htensor is t and b.dim is not None and b.dim < 0:
+                    b.dim += rank
+        span = len(per_dim) + (1 if implicit else 0)
+        if t.rank is None and negative:
+            span = rank
+        if (
+            t.rank is None
+            and per_dim
+            and (sorted(per_dim) == list(range(len(per_dim))) or negative)
+        ):
+            # Strides of dims 0..r-1 and nothing else: the kernel reads a rank-r tensor (any
+            # other rank would leave dims unindexed); specialise to it, with a guard on the
+            # input it was allocated like.
+            root = t
+            while root.like is not None:
+                root = root.like
+            # A term without a stride indexes one more, last, unit-stride dim.
+            rank = span
+            if root.rank is None:
+                unit = " and a unit-stride last dim" if implicit else ""
+                self.host.guards.append(
+                    (
+                        root.name,
+                        rank,
+                        f"the kernel indexes it through "
+                        f"{t.source}.stride(0..{len(per_dim) - 1}){unit}",
+                    )
+                )
+                self.host.hints["rank_specialized"] = (
+                    *self.host.hints.get("rank_specialized", ()),
+                    (root.name, rank),
+                )
+            elif root.rank != rank:
+                raise self.error(
+                    node, f"`{t.source}` is indexed with {rank} strides but has {root.rank} dims"
+                )
+            for x in {id(t): t, id(root): root}.values():
+                x.rank = rank
+        if t.rank is None or (not per_dim and implicit and t.rank > 1):
+            if per_dim:
+                raise self.error(
+                    node,
+                    f"cannot tell the rank of `{t.source}`, which the kernel indexes with strides",
+                    f"unpack {t.source}.shape or assert {t.source}.dim() == r",
+                )
+            if not t.contiguous:
+                self.host.assumed_unit.append(t.source)
+            name = self.host.flat_view(t, node)
+            for s in self.host.body[-1:]:
+                if isinstance(s, ir.View) and s.target == name:
+                    self.host.body.pop()
+                    self.pre.append(s)
+            return name, 1
+        for d in per_dim:
+            if d >= t.rank:
+                raise self.error(node, f"a stride of dim {d} of `{t.source}`, which has {t.rank}")
+        return t.name, t.rank
+
+    def note_unit_stride(self, pname: str, node) -> None:
+        t = self.tensor_info(pname)
+        if not (t.unit_last or t.contiguous):
+            self.host.assumed_unit.append(t.name)
+
+    def load_cast(self, pname: str) -> ir.DType | None:
+        return self.tensor_info(pname).cast
+
+    def tensor_dtype(self, pname: str) -> ir.DTypeExpr:
+        """``ptr.dtype.element_ty``: the element type of the tensor the pointer was passed."""
+        t = self.tensor_info(pname)
+        if t.cast is not None:
+            return t.cast
+        if isinstance(t.dtype, ir.DType):
+            return t.dtype
+        if t.flat is not None:
+            # Accessed through its flat view (the kernel is passed the view).
+            return ir.DTypeOf(t.flat)
+        # Of unknown rank so far: its accesses decide (a flat view, if any, is renamed after).
+        return ir.DTypeOf(t.name)
+
+    def constexpr_ir(self, pname: str, node) -> ir.Expr:
+        b = self.bindings[pname]
+        if pname in self.block_tunables:
+            return ir.Name(self.block_tunables[pname])
+        if b.tuned:
+            raise self.error(
+                node,
+                f"autotuned meta-parameter `{pname}` is used as a value; only "
+                "block sizes and GROUP_SIZE_M can be tunables",
+            )
+        assert b.expr is not None
+        return b.expr
+
+    def block_host_expr(self, key) -> ir.Expr:
+        if isinstance(key, int):
+            return ir.Const(key)
+        b = self.bindings.get(key)
+        if b is None:
+            raise self.error(None, f"`{key}` is no kernel parameter")
+        if b.tuned or key in self.block_tunables:
+            info = self.block_of(key, None, False)
+            if isinstance(info.block, str):
+                return ir.Name(info.block)
+        if b.expr is None:
+            raise self.error(None, f"block size `{key}` is not bound")
+        return b.expr
+
+    def block_of(self, key, node, full_ok: bool) -> BlockInfo:
+        """How block size ``key`` maps to the IR: a tunable, a constant, or a whole dim."""
+        if isinstance(key, int):
+            return BlockInfo("tile", ir.Const(key), True)
+        self.used_blocks.add(key)
+        b = self.bindings.get(key)
+        name = key.lower()
+        if b is not None and b.kind == "opaque" and key in self.kernel.constexprs:
+            # A block the host computes out of the frontend's sight (`ctx.BLOCK_SIZE` saved by
+            # an autograd Function's forward). Lanes it spans whole are the whole dim their mask
+            # bounds, as the source assumes; a block a loop or the grid steps by is a tunable
+            # standing in (masks make any block compute the same).
+            self.notes.append(f"tiletrans: `{key}` is computed where tiletrans cannot follow it")
+            if full_ok:
+                return BlockInfo("full", full_extent=None, expr=None)
+            t = ir.Tunable(name, "block_size", _STAND_IN_BLOCK, ())
+            self.host.record_tunable(t, None)
+            self.block_tunables[key] = name
+            return BlockInfo("tile", name, False, expr=ir.Name(name))
+        if b is None or b.kind != "constexpr":
+            raise self.error(node, f"block size `{key}` is not a tl.constexpr parameter")
+        if b.tuned:
+            values = [meta[key] for meta, _ in self.kernel.configs or []]
+            if not all(isinstance(v, int) for v in values):
+                raise self.error(node, f"autotuned `{key}` must take integer values")
+            t = ir.Tunable(name, "block_size", values[0], tuple(sorted(set(values))))
+            self.host.record_tunable(t, None)
+            self.block_tunables[key] = name
+            return BlockInfo("tile", name, True, expr=ir.Name(name))
+        assert b.expr is not None
+        canon = self.host.canonical(b.expr)
+        if isinstance(canon, ir.Const) and isinstance(canon.value, int):
+            t = ir.Tunable(name, "block_size", canon.value, (canon.value,))
+            self.host.record_tunable(t, canon)
+            self.block_tunables[key] = name
+            return BlockInfo("tile", name, True, expr=b.expr)
+        if isinstance(canon, ir.Call) and canon.op == "next_power_of_2":
+            return BlockInfo("full", full_extent=canon.args[0], expr=b.expr)
+        if full_ok and _is_size(canon):
+            # tl.arange(0, D) with D a size (a power of two the host asserts, as Triton needs):
+            # lanes that span the whole dim exactly.
+            return BlockInfo("full", full_extent=b.expr, expr=b.expr, padded=False)
+        if (
+            isinstance(canon, ir.Call)
+            and canon.op == "where"
+            and all(isinstance(x, ir.Const) and isinstance(x.value, int) for x in canon.args[1:])
+        ):
+            # `64 if d <= 64 else 32`: the host picks one of a few blocks; a tunable over them
+            # (its first choice the default) stands in, so reductions must not see padding.
+            first, second = (int(x.value) for x in canon.args[1:])  # type: ignore[union-attr]
+            t = ir.Tunable(name, "block_size", first, tuple(sorted({first, second})))
+            self.host.record_tunable(t, canon)
+            self.block_tunables[key] = name
+            return BlockInfo("tile", name, False, expr=b.expr)
+        if isinstance(canon, ir.Call) and canon.op == "minimum":
+            a, c = canon.args
+            if isinstance(a, ir.Const):
+                a, c = c, a
+            if isinstance(c, ir.Const) and isinstance(a, ir.Call) and a.op == "next_power_of_2":
+                t = ir.Tunable(name, "block_size", int(c.value), ())
+                self.host.record_tunable(t, canon)
+                self.block_tunables[key] = name
+                return BlockInfo("tile", name, False, expr=b.expr)
+        raise self.error(
+            node,
+            f"block size `{key}` is computed on the host as `{format_expr(b.expr)}`, which "
+            "the IR cannot follow",
+            "pass a literal, triton.next_power_of_2(n) for a whole row, "
+            "min(triton.next_power_of_2(n), C), or autotune it",
+        )
+
+    def group_size(self, tree: ir.Expr, node) -> None:
+        from translator.dialects.triton import frontend_affine as af
+        from translator.dialects.triton.symbols import SymKind, sym_of
+
+        t = af.strip_casts(tree)
+        param = sym_of(t)
+        if param is not None and param.kind is SymKind.PARAM:
+            key = param.name
+            b = self.bindings.get(key)
+            if b is not None and b.tuned:
+                values = [meta[key] for meta, _ in self.kernel.configs or []]
+                self.host.record_tunable(
+                    ir.Tunable("group_size", "group_size", values[0], tuple(sorted(set(values)))),
+                    None,
+                )
+                self.block_tunables[key] = "group_size"
+                return
+            if b is not None and b.expr is not None:
+                c = self.host.canonical(b.expr)
+                if isinstance(c, ir.Const) and isinstance(c.value, int):
+                    self.host.record_tunable(
+                        ir.Tunable("group_size", "group_size", c.value, (c.value,)), c
+                    )
+                    self.block_tunables[key] = "group_size"
+                    return
+        if isinstance(t, ir.Const) and isinstance(t.value, int):
+            self.host.record_tunable(ir.Tunable("group_size", "group_size", t.value, (t.value,)), t)
+            return
+        raise self.error(node, "the swizzle's group size must be a constant or autotuned")
+
+    def record_configs(self) -> None:
+        """The entry's configs: the autotuner's, or the one the launch fixes."""
+        host = self.host
+        if self.kernel.configs:
+            rows = []
+            for meta, knobs in self.kernel.configs:
+                row = {}
+                for key, value in meta.items():
+                    if key in self.block_tunables:
+                        row[self.block_tunables[key]] = value
+                row.update({k: v for k, v in knobs.items()})
+                rows.append(row)
+            if host.configs and host.configs != rows:
+                raise self.error(self.node, "two autotuned kernels in one wrapper")
+            host.configs = rows
+            return
+        row = {}
+        for tname in self.block_tunables.values():
+            row[tname] = host.tunables[tname].default
+        row.update(self.knobs)
+        row.update(self.computed_knobs())
+        if not row:
+            return
+        if host.configs:
+            host.configs[0].update(row)
+        else:
+            host.configs = [row]
+
+    def computed_knobs(self) -> dict[str, int]:
+        """Launch knobs the host computes from block sizes (``num_warps=32 if BLOCK >= 16384 else
+        8``), evaluated at the IR's default config: the value the source picks for the blocks the
+        translation runs with. Knobs that depend on input sizes are dropped (performance only)."""
+        out: dict[str, int] = {}
+        notes = []
+        for key, (expr, text) in self.knob_exprs.items():
+            value = self.host.at_default_config(expr) if expr is not None else None
+            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                out[key] = value
+                notes.append(f"tiletrans: `{key}={text}` is {value} at the default config")
+            else:
+                notes.append(
+                    f"tiletrans: dropped `{key}={text}`: a launch knob computed on the "
+                    "host from input sizes (performance only)"
+                )
+        self.notes.extend(notes)
+        return out
+
+
+def _tensor_base(param: str) -> str:
+    """``x`` for a pointer parameter ``x_ptr`` (``X`` stays ``X``)."""
+    for suffix in ("_ptrs", "_ptr", "_desc"):
+        if param.endswith(suffix) and len(param) > len(suffix):
+            return param[: -len(suffix)]
+    return param
+
+
+def _arg_text(node: cst.BaseExpression) -> str:
+    """A launch argument as source text for the translated launch (one line)."""
+    text = source_of(node).strip()
+    return text if "\n" not in text and "#" not in text else " ".join(text.split())
+
+
+def _atom(text: str) -> str:
+    """``text`` safe to put an attribute after."""
+    return text if text.replace("_", "").replace(".", "").isalnum() else f"({text})"
+
+
+def _is_size(e: ir.Expr) -> bool:
+    """An integer host expression of sizes only (``x.size(d)``, products of them)."""
+    if isinstance(e, ir.SizeOf):
+        return True
+    return isinstance(e, ir.BinOp) and e.op == "*" and _is_size(e.lhs) and _is_size(e.rhs)

@@ -1,0 +1,128 @@
+"""The Triton frontend's model of host values: what a launch argument is (a tensor with its
+layout facts, a size, a stride, a dtype, an opaque value) and what it binds a kernel parameter to."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from translator.diagnostics import TranslationError
+from translator.ir import nodes as ir
+
+
+@dataclass(eq=False)
+class HTensor:
+    name: str  # IR name
+    source: str
+    dtype: ir.DTypeExpr
+    rank: int | None = None
+    contiguous: bool = False
+    unit_last: bool = False
+    cast: ir.DType | None = None  # loads read through this cast (a host `.to(dtype)` copy)
+    copy: bool = False  # a copy the source makes (`.contiguous()`, `.to()`): never written
+    flat: str | None = None
+    reshape_rank: int | None = None
+    like: HTensor | None = None  # allocated `*_like` this tensor (the same shape)
+    # Made from this tensor by a layout change (`x.transpose(0, 1)`, `.clone()`): the same rank.
+    rank_like: HTensor | None = None
+    # An unannotated parameter taken for a tensor until a launch passes it as a scalar.
+    guessed: bool = False
+
+
+@dataclass(frozen=True)
+class HScalar:
+    expr: ir.Expr
+    kind: str = "int"  # "int" | "float" | "bool"
+
+
+@dataclass(frozen=True)
+class HOpaque:
+    why: str
+    lo: int | None = None
+    hi: int | None = None
+    # Why the frontend could not model the statement that bound it, for launches that need it.
+    cause: TranslationError | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class HShape:
+    tensor: HTensor
+
+
+@dataclass(frozen=True)
+class HStride:
+    tensor: HTensor
+    dim: int
+
+
+@dataclass(frozen=True)
+class HTuple:
+    items: tuple
+    # The tuple display it was written as, if any (a grid `(triton.cdiv(M, BM), ...)`).
+    node: cst.BaseExpression | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class HDType:
+    dtype: ir.DTypeExpr
+
+
+@dataclass(frozen=True)
+class HDevice:
+    tensor: HTensor
+
+
+@dataclass(frozen=True)
+class HStatic:
+    value: object
+
+
+@dataclass(frozen=True)
+class HGrid:
+    """A launch grid computed from the meta-parameters: ``lambda META: (...)`` or a local
+    ``def grid(meta): return (...)``."""
+
+    params: tuple[str, ...]
+    body: cst.BaseExpression
+    node: cst.CSTNode
+
+
+@dataclass(frozen=True)
+class HArgs:
+    """The ``args`` dict a heuristic lambda reads: the launch's argument values by name."""
+
+    values: dict
+
+
+@dataclass(frozen=True)
+class HFact:
+    """A layout/dtype fact an assert can state but the IR cannot: ``x.is_contiguous()``."""
+
+    kind: str
+    tensor: HTensor | None = None
+
+
+@dataclass
+class Binding:
+    """What the launch passes for one kernel parameter."""
+
+    kind: str  # tensor | descriptor | stride | int | float | str | constexpr | static | opaque
+    tensor: str | None = None  # source text of the tensor
+    htensor: HTensor | None = None
+    dim: int | None = None
+    expr: ir.Expr | None = None
+    value: object = None
+    why: str | None = None
+    tuned: bool = False
+
+
+@dataclass(frozen=True)
+class BlockInfo:
+    kind: str  # "tile" | "full"
+    block: str | ir.Const | None = None
+    exact: bool = True
+    full_extent: ir.Expr | None = None
+    expr: ir.Expr | None = None
+    # A whole dim whose block is its extent itself (`HEAD_DIM = q.shape[-1]`): no padded lanes.
+    padded: bool = True
