@@ -142,33 +142,13 @@ DEFAULT_TOLERANCE = (4 * F32_EPS, F32_TINY)
 
 #: (op, backend dialect) -> what it computes wrong, measured on these inputs. Strict xfails.
 KNOWN_INEXACT: dict[tuple[str, str], str] = {
-    ("relu", "triton"): (
-        "`tl.maximum(x, 0.0)` drops NaN (relu(nan) = 0.0; tl.maximum's default propagate_nan "
-        "is NONE, on GPU too) and relu(-0.0) = +0.0"
-    ),
-    ("maximum", "triton"): (
-        "`tl.maximum(x, y)` drops NaN: maximum(v, nan) = v for 66 of 1156 pairs (default "
-        "propagate_nan=NONE; torch.maximum propagates NaN)"
-    ),
-    ("minimum", "triton"): (
-        "`tl.minimum(x, y)` drops NaN: minimum(v, nan) = v for 66 of 1156 pairs (default "
-        "propagate_nan=NONE; torch.minimum propagates NaN)"
-    ),
     ("fma", "helion"): (
         "written `a * b + c` (two roundings): fma(1e-30, 1e-7, -round(1e-37)) = 0.0 for "
         "2.8e-45, fma(1e-30, -1e-30, 0) = +0.0 for -0.0"
     ),
-    ("fma", "triton"): (
-        "the Triton interpreter evaluates tl.fma as x * y + z (unfused numpy), same misses as "
-        "an unfused a * b + c; tl.fma is fused on GPU"
-    ),
     ("pow", "helion"): (
         "`torch.pow(x, y)` of two tensors does not compile: Helion's inductor lowering of "
         "aten.pow.Tensor_Tensor raises InductorLoweringError (AssertionError in promote_types)"
-    ),
-    ("pow", "triton"): (
-        "the CPU libdevice shim's pow is exp2(y * log2|x|) in float32: rel 1.2e-6 for "
-        "1e-30 ** 1, 2.1e-6 for 1e-6 ** 2.5; pow(-0.0, 1) = +0.0, pow(-0.0, -1) = +inf"
     ),
 }
 

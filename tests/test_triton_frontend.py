@@ -903,3 +903,13 @@ def test_a_host_call_inside_a_config_is_a_located_refusal():
     assert "`num_sms()` is not a literal" in err.message
     assert err.loc is not None and err.loc.file == "cfg.py"
     assert err.hint is not None and "at the launch" in err.hint
+
+
+def test_refuses_a_propagate_nan_mode_it_cannot_name():
+    err = refuse(
+        "x = tl.load(x_ptr + offs, mask=offs < n)\n"
+        "tl.store(y_ptr + offs, tl.maximum(x, 0.0, propagate_nan=mode), mask=offs < n)"
+    )
+    assert "unsupported propagate_nan value" in err.message
+    assert "tl.PropagateNan.ALL" in err.message
+    assert where(err) == (12, 60)  # at `mode`

@@ -86,7 +86,11 @@ def _attention_kernel(
         k_blk = tl.load(k_ptrs, mask=mask_n[:, None] & mask_head_dim[None, :], other=0.0)
         # Scores for this key block; out_dtype keeps them in fp32 for fp16 inputs.
         qk = tl.dot(q_blk, tl.trans(k_blk)) * sm_scale
-        m_ij = tl.maximum(m_i, tl.max(tl.where(mask_n[None, :], qk, float("-inf")), axis=1))
+        m_ij = tl.maximum(
+            m_i,
+            tl.max(tl.where(mask_n[None, :], qk, float("-inf")), axis=1),
+            propagate_nan=tl.PropagateNan.ALL,
+        )
         p = tl.exp(qk - m_ij[:, None])
         # Rescale the previous state to the new running max.
         alpha = tl.exp(m_i - m_ij)

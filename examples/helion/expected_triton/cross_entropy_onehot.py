@@ -50,7 +50,11 @@ def _cross_entropy_onehot_kernel(
         mask_v = offs_v < v
         logits = tl.load(logits_ptrs, mask=mask_n[:, None] & mask_v[None, :], other=0.0)
         vals = logits.to(tl.float32)
-        m_new = tl.maximum(m_i, tl.max(tl.where(mask_v[None, :], vals, float("-inf")), axis=1))
+        m_new = tl.maximum(
+            m_i,
+            tl.max(tl.where(mask_v[None, :], vals, float("-inf")), axis=1),
+            propagate_nan=tl.PropagateNan.ALL,
+        )
         # Rescale the running sum to the new max before adding this block.
         l_i = l_i * tl.exp(m_i - m_new) + tl.sum(
             tl.where(mask_v[None, :], tl.exp(vals - m_new[:, None]), 0.0), axis=1

@@ -43,7 +43,7 @@ def _relu_kernel(
         mask=mask_m[:, None] & mask_n[None, :],
         other=0.0,
     )
-    tl.store(out_ptrs, tl.maximum(x, 0.0), mask=mask_m[:, None] & mask_n[None, :])
+    tl.store(out_ptrs, tl.where(x < 0.0, 0.0, x), mask=mask_m[:, None] & mask_n[None, :])
 
 
 def relu(x: torch.Tensor) -> torch.Tensor:

@@ -47,7 +47,7 @@ def _softmax_two_pass_kernel(
         x = tl.load(x_ptrs, mask=mask_m[:, None] & mask_n[None, :], other=0.0)
         values = x.to(tl.float32)
         local_amax = tl.max(tl.where(mask_n[None, :], values, float("-inf")), axis=1)
-        mi_next = tl.maximum(mi, local_amax)
+        mi_next = tl.maximum(mi, local_amax, propagate_nan=tl.PropagateNan.ALL)
         # Rescale the old sum to the new max before adding this block.
         di = di * tl.exp(mi - mi_next) + tl.sum(
             tl.where(mask_n[None, :], tl.exp(values - mi_next[:, None]), 0.0), axis=1

@@ -109,7 +109,9 @@ def _attn_fwd(
         # Keys past the end of the sequence must not take part in the softmax.
         qk_2 = tl.where(offs_n < K_size2, qk, float("-inf"))
         m_ij = tl.maximum(
-            m_i, tl.max(tl.where(mask_n[None, :], qk_2, float("-inf")), axis=1) * qk_scale_2
+            m_i,
+            tl.max(tl.where(mask_n[None, :], qk_2, float("-inf")), axis=1) * qk_scale_2,
+            propagate_nan=tl.PropagateNan.ALL,
         )
         qk_3 = qk_2 * qk_scale_2 - m_ij[:, None]
         p = tl.exp2(qk_3)

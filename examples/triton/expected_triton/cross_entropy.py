@@ -64,7 +64,7 @@ def cross_entropy_forward_kernel(
             X_2 = tl.load(X_ptrs, mask=mask_i, other=float("-inf"))
             X_block = X_2.to(tl.float32)
             block_max = tl.max(X_block, axis=0)
-            m_new = tl.maximum(m, block_max)
+            m_new = tl.maximum(m, block_max, propagate_nan=tl.PropagateNan.ALL)
             # Rescale the running sum to the new max before adding this block.
             d = d * tl.exp(m - m_new) + tl.sum(tl.exp(X_block - m_new), axis=0)
             m = m_new

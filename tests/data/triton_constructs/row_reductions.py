@@ -20,7 +20,12 @@ def k(x_ptr, am_ptr, an_ptr, y_ptr, M, N, sxm, sym, BM: tl.constexpr, BN: tl.con
     z = tl.where(mask, x - mx, 0.0)
     s = tl.sum(z, axis=1, keep_dims=True)
     y = tl.fma(z, tl.sigmoid(z), s) + tl.exp2(z) - tl.log2(tl.abs(z) + 1.0)
-    y = tl.maximum(y, tl.minimum(tl.sqrt(tl.abs(z)), tl.rsqrt(tl.abs(z) + 1.0)))
+    y = tl.maximum(
+        y,
+        tl.minimum(
+            tl.sqrt(tl.abs(z)), tl.rsqrt(tl.abs(z) + 1.0), propagate_nan=tl.PropagateNan.ALL
+        ),
+    )
     tl.store(y_ptr + offs_m[:, None] * sym + offs_n[None, :], y, mask=mask)
 
 

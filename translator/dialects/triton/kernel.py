@@ -909,8 +909,9 @@ def _uses_operand_twice(template: str) -> bool:
 
 
 def _is_single_call(template: str) -> bool:
-    """Whether ``template`` is a call on bare operands, ``tl.maximum({0}, {1})``."""
-    return re.fullmatch(r"[\w.]+\((\{\d\}(, )?)+\)", template) is not None
+    """Whether ``template`` is a call on bare operands, ``tl.maximum({0}, {1})``, perhaps with
+    constant keywords (``propagate_nan=tl.PropagateNan.ALL``)."""
+    return re.fullmatch(r"[\w.]+\(\{\d\}(, \{\d\})*(, \w+=[\w.]+)*\)", template) is not None
 
 
 def _needs_parens(text: str) -> bool:

@@ -30,6 +30,8 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 _LN2 = 0.6931471805599453
 _LOG10_2 = 0.30102999566398120
 _LOG2_10 = 3.3219280948873623
@@ -39,6 +41,35 @@ def _tl() -> Any:
     import triton.language as tl
 
     return tl
+
+
+def _in_float64(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn`` of interpreter tensors (and Python numbers), evaluated by numpy in float64 and
+    rounded once to the tensors' dtype: a correctly rounded result for float32 and float16
+    wherever ``fn`` is (up to a rare double rounding)."""
+    tl = _tl()
+    from triton.runtime.interpreter import TensorHandle
+
+    tensors = [a for a in args if isinstance(a, tl.tensor)]
+    widest = max(tensors, key=lambda t: t.handle.data.size)
+    data = fn(
+        *(
+            a.handle.data.astype(np.float64) if isinstance(a, tl.tensor) else np.float64(a)
+            for a in args
+        )
+    )
+    out = np.asarray(data).astype(widest.handle.data.dtype)
+    return tl.tensor(TensorHandle(out, widest.handle.dtype.scalar), widest.type)
+
+
+def _fused_fma(self: Any, x: Any, y: Any, z: Any) -> Any:
+    """``InterpreterBuilder.create_fma`` rounding once, as the GPU's fma does: a float32 (or
+    float16) product is exact in float64, so only the sum rounds there, then once more to the
+    result dtype (the interpreter's own is numpy ``x * y + z``, two roundings)."""
+    from triton.runtime.interpreter import TensorHandle
+
+    wide = x.data.astype(np.float64) * y.data.astype(np.float64) + z.data.astype(np.float64)
+    return TensorHandle(wide.astype(z.data.dtype), z.dtype.scalar)
 
 
 # --- exponentials / logarithms ------------------------------------------------
@@ -111,24 +142,9 @@ def cbrt(x: Any) -> Any:
 
 
 def pow(x: Any, y: Any) -> Any:
-    tl = _tl()
-    # |x| ** y via exp2(y * log2|x|), then restore C pow() semantics: sign
-    # for negative bases with odd integer exponents, NaN for negative bases
-    # with non-integer exponents, and pow(x, 0) == 1 (incl. x == 0).
-    ax = tl.abs(x)
-    r = tl.exp2(y * tl.log2(ax))
-    if isinstance(y, (int, float)):
-        # Scalar exponent (the common case, e.g. ``libdevice.pow(x, 3.0)``).
-        if y == 0:
-            return tl.where(x == x, 1.0, 1.0 + x)
-        if float(y).is_integer():
-            return tl.where(x < 0, -r, r) if int(y) % 2 else r
-        return tl.where(x < 0, float("nan"), r)
-    y_is_int = tl.floor(y) == y
-    y_is_odd = y_is_int & (tl.floor(y * 0.5) * 2.0 != y)
-    r = tl.where((x < 0) & y_is_odd, -r, r)
-    r = tl.where((x < 0) & (y_is_int == 0), float("nan"), r)
-    return tl.where(y == 0, 1.0, r)
+    # C pow() has too many special cases (signed zeros, negative bases with integer exponents,
+    # inf/NaN rules) to compose from exp2/log2 exactly: evaluate it in float64 and round once.
+    return _in_float64(np.power, x, y)
 
 
 # --- hyperbolic / error functions -----------------------------------------------
@@ -312,4 +328,7 @@ def install() -> None:
         for name, fn in _SHIMS.items():
             if hasattr(mod, name):
                 setattr(mod, name, fn)
+    from triton.runtime.interpreter import InterpreterBuilder
+
+    InterpreterBuilder.create_fma = _fused_fma
     _installed = True

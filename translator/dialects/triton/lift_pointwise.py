@@ -17,6 +17,21 @@ from translator.ir.shapes import dims_of, is_float
 from translator.naming import unique
 
 _SHAPE_OPS = ("trans", "permute", "expand_dims", "reshape", "view", "broadcast_to")
+#: Ops that take ``propagate_nan=tl.PropagateNan.ALL|NONE``.
+_NAN_MODE_OPS = ("maximum", "minimum")
+
+
+def _nan_mode(node: cst.BaseExpression) -> str | None:
+    """``"ALL"`` or ``"NONE"`` for ``tl.PropagateNan.ALL``/``.NONE`` (any prefix), else None."""
+    if (
+        isinstance(node, cst.Attribute)
+        and node.attr.value in ("ALL", "NONE")
+        and isinstance(node.value, (cst.Attribute, cst.Name))
+        and (node.value.attr if isinstance(node.value, cst.Attribute) else node.value).value
+        == "PropagateNan"
+    ):
+        return node.attr.value
+    return None
 
 
 class PointwiseMixin:
@@ -26,8 +41,16 @@ class PointwiseMixin:
     def pointwise_call(self, name: str, op: str, node: cst.Call) -> Val:
         """``tl.exp(x)`` and the other names of ``[frontend.pointwise]``."""
         args, kwargs = call_args(node)
+        nan_mode = kwargs.pop("propagate_nan", None) if op in _NAN_MODE_OPS else None
+        if nan_mode is not None and _nan_mode(nan_mode) is None:
+            raise self.error(
+                nan_mode,
+                "unsupported propagate_nan value: write tl.PropagateNan.ALL or tl.PropagateNan.NONE",
+            )
         if kwargs:
             raise self.error(node, f"unsupported keywords to tl.{name}: {sorted(kwargs)}")
+        # Both NaN modes read as the IR's NaN-propagating op: the default (NONE) differs from it
+        # only where an operand is NaN, which the IR does not model separately.
         return self.pointwise(op, [self.ev(a) for a in args], node)
 
     def pointwise(self, op: str, vals: list[Val], node) -> Data | Idx:
