@@ -248,7 +248,7 @@ def validate(
                 translated,
                 src_dsl=src,
                 device=device,
-                dtypes=tuple(dtype or ("float32", "float16")),
+                dtypes=tuple(dtype) if dtype else None,
                 seeds=tuple(seed if seed is not None else (0, 1)),
                 sizes=sizes,
                 inputs=given,

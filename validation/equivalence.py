@@ -102,13 +102,18 @@ def check_pair(
     translated_path: str | Path,
     src_dsl: str | None = None,
     device: str = "cpu",
-    dtypes: Sequence[str] = ("float32", "float16"),
+    dtypes: Sequence[str] | None = None,
     seeds: Sequence[int] = (0, 1),
     sizes: Mapping[str, int | float | bool] | None = None,
     pin_first_config: bool | None = None,
     inputs: InputsFn | None = None,
 ) -> Report:
     """Check that TRANSLATED computes what SOURCE computes, public function by function.
+
+    ``dtypes`` are the float dtypes to try; ``None``: the ones the source documents for its
+    tensors (dtype asserts, annotations, docstrings: :mod:`~translator.dialects.common.dtype_facts`)
+    that ``device`` can run, else :data:`DEFAULT_DTYPES`. A tensor documented with other dtypes
+    only (``assert w.dtype == torch.int8``) gets its own in every row.
 
     Inputs are synthesised from what the IR says of each function's parameters (their shapes'
     relations, :mod:`validation.relations`), or come from ``inputs(entry, device, dtype)`` where
@@ -125,7 +130,7 @@ def check_pair(
     """
     from validation.relations import derive
 
-    bad = sorted(set(dtypes) - set(ir.FLOAT_DTYPES))
+    bad = sorted(set(dtypes or ()) - set(ir.FLOAT_DTYPES))
     if bad:
         raise ValueError(f"unknown dtypes {bad}; use {', '.join(ir.FLOAT_DTYPES)}")
     notes: list[str] = prepare_runtimes(device)
@@ -155,12 +160,83 @@ def check_pair(
 
     rows: list[Row] = []
     for entry in entries:
+        documented = documented_dtypes(entry, module.entries)
         case = _Case(entry, rels[entry.name], loaded, device, sizes, inputs, has_dot, grads)
+        case.documented = documented
         rows.extend(case.rows(dtypes, seeds))
+        if documented:
+            said = "; ".join(f"{p}: {', '.join(ds)} ({how})" for p, (ds, how) in documented.items())
+            notes.append(f"{entry.name}: dtypes the source documents: {said}")
     for r in rels.values():
         if not isinstance(r, Exception):
             notes.extend(f"{r.entry}: {n}" for n in r.notes)
     return Report(str(source_path), str(translated_path), device, tuple(rows), tuple(notes))
+
+
+#: The float dtypes tried where a source documents none.
+DEFAULT_DTYPES = ("float32", "float16")
+#: Float dtypes each device kind runs (the CPU interpreter has no bf16 arithmetic).
+RUNNABLE = {"cpu": ("float32", "float16")}
+
+
+Documented = Mapping[str, tuple[tuple[str, ...], str]]
+
+
+def documented_dtypes(entry: ir.Entry, entries: Sequence[ir.Entry]) -> dict[str, Any]:
+    """The dtypes documented for ``entry``'s parameters (param -> (dtypes, where said)), its own
+    or (through the calls that pass them on, :attr:`~translator.ir.nodes.Entry.forwards`) those
+    of the entries it calls."""
+    from translator.dialects.common.dtype_facts import entry_dtypes
+
+    by_name = {e.name: e for e in entries}
+    out: dict[str, Any] = {}
+
+    def visit(e: ir.Entry, rename: dict[str, str], seen: frozenset[str]) -> None:
+        for param, fact in entry_dtypes(e).items():
+            if param in rename:
+                out.setdefault(rename[param], fact)
+        for fw in e.forwards:
+            callee = by_name.get(fw.callee)
+            if callee is None or callee.name in seen:
+                continue
+            passed = {
+                p: rename[v.id] for p, v in fw.args if isinstance(v, ir.Name) and v.id in rename
+            }
+            visit(callee, passed, seen | {callee.name})
+
+    visit(entry, {p.name: p.name for p in entry.params}, frozenset({entry.name}))
+    return out
+
+
+def row_dtypes(
+    documented: Documented, dtypes: Sequence[str] | None, device: str
+) -> list[tuple[str, dict[str, str]]]:
+    """Each row's float dtype, with the tensors that take another dtype in it.
+
+    Without explicit ``dtypes``: where checks or annotations bind float tensors, their dtypes
+    (those ``device`` runs) and no others; else the docstring's first, then
+    :data:`DEFAULT_DTYPES`. A tensor bound to dtypes that exclude a row's keeps its first.
+    """
+    from translator.dialects.common.dtype_facts import BINDING
+
+    runnable = RUNNABLE.get(device, ir.FLOAT_DTYPES)
+
+    def floats(facts: list[tuple[str, ...]]) -> list[str]:
+        return list(dict.fromkeys(d for ds in facts for d in ds if d in runnable))
+
+    if dtypes is None:
+        bound = floats([ds for ds, how in documented.values() if how in BINDING])
+        soft = floats([ds for ds, how in documented.values() if how not in BINDING])
+        dtypes = bound or list(dict.fromkeys([*soft, *DEFAULT_DTYPES]))
+    out = []
+    for dtype in dtypes:
+        own = {}
+        for param, (dts, how) in documented.items():
+            if how in BINDING and dtype not in dts:
+                usable = [d for d in dts if d in runnable or d not in ir.FLOAT_DTYPES]
+                own[param] = (usable or list(dts))[0]
+        out.append((dtype, own))
+    return out
 
 
 def _explained(module: ir.Module, device: str) -> list[str]:
@@ -221,13 +297,14 @@ class _Case:
     inputs: InputsFn | None
     has_dot: bool
     grads: bool
+    documented: Documented = field(default_factory=dict)
 
-    def rows(self, dtypes: Sequence[str], seeds: Sequence[int]) -> list[Row]:
+    def rows(self, dtypes: Sequence[str] | None, seeds: Sequence[int]) -> list[Row]:
         from validation.inputs import class_sizes
         from validation.runners import get_entry
 
         entry = self.entry
-        cases = [(d, s) for d in dtypes for s in seeds]
+        cases = [(d, s) for d, _ in row_dtypes(self.documented, dtypes, self.device) for s in seeds]
         derived = dict(entry.hints).get("derived_wrapper")
         source = self.loaded["source"]
         if derived and not isinstance(source, BaseException) and not hasattr(source, entry.name):
@@ -267,7 +344,10 @@ class _Case:
                 return list(given), names
         if isinstance(self.rel, Exception):
             raise ValueError(f"cannot derive inputs: {_text(self.rel)}; pass --inputs FILE.py:FUNC")
-        inputs = synthesize(self.rel, self.device, dtype, seed, self.sizes, strict=False)
+        own = dict(row_dtypes(self.documented, [dtype], self.device)[0][1])
+        inputs = synthesize(
+            self.rel, self.device, dtype, seed, self.sizes, strict=False, param_dtypes=own
+        )
         return [inputs[p] for p in self.rel.params], list(self.rel.params)
 
     def run(

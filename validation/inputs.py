@@ -8,6 +8,7 @@ bounds or produces a visibly wrong result. The sizes are small enough for the Tr
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from translator.ir import nodes as ir
 from validation.relations import Relations, default_size, derive
@@ -83,13 +84,16 @@ def synthesize(
     seed: int = 0,
     sizes: Mapping[str, Scalar] | None = None,
     strict: bool = True,
+    param_dtypes: Mapping[str, str] | None = None,
 ) -> dict[str, object]:
     """Inputs for ``entry``, by parameter name, in parameter order.
 
     Float tensors are random (normal for even seeds, uniform in [-2, 2) for odd ones, never exact
-    zeros) in ``dtype``; index tensors are int64 drawn in their range; scalar parameters take the
-    values of :attr:`Relations.scalars` or a ``sizes`` override by parameter name. The draw
-    depends only on ``seed`` (it is made on the CPU, then moved to ``device``).
+    zeros) in ``dtype``, or in ``param_dtypes[name]`` where given (an integer dtype draws nonzero
+    integers in [-8, 8), a bool one coin flips); index tensors are int64 drawn in their range;
+    scalar parameters take the values of :attr:`Relations.scalars` or a ``sizes`` override by
+    parameter name. The draw depends only on ``seed`` (it is made on the CPU, then moved to
+    ``device``).
     """
     import torch
 
@@ -106,7 +110,6 @@ def synthesize(
             if "." not in a:
                 names[a] = csize[c.name]
     gen = torch.Generator().manual_seed(seed)
-    float_dtype = getattr(torch, dtype)
     out: dict[str, object] = {}
     for name in params:
         if name in rel.ranks:
@@ -116,12 +119,14 @@ def synthesize(
                     int(rel.evaluate(r.bound, shape_of, names)) for r in rel.index_tensors[name]
                 )
                 t = torch.randint(0, max(1, bound), shape, generator=gen, dtype=torch.int64)
+            elif (param_dtypes or {}).get(name, dtype) not in ir.FLOAT_DTYPES:
+                t = _integers(shape, gen, getattr(torch, (param_dtypes or {})[name]))
             else:
                 if seed % 2 == 0:
                     t = torch.randn(shape, generator=gen, dtype=torch.float32)
                 else:
                     t = torch.rand(shape, generator=gen, dtype=torch.float32) * 4 - 2
-                t = t.to(float_dtype)
+                t = t.to(getattr(torch, (param_dtypes or {}).get(name, dtype)))
                 # Exact zeros hide bugs (a missing multiply, an unmasked sum that adds zeros).
                 t = torch.where(t == 0, torch.full_like(t, 0.5), t)
             out[name] = t.to(device)
@@ -130,3 +135,14 @@ def synthesize(
         else:
             raise ValueError(f"{rel.entry}: no value for parameter {name!r}")
     return out
+
+
+def _integers(shape: tuple[int, ...], gen: Any, dtype: Any) -> Any:
+    """Nonzero integers in [-8, 8) (a zero weight hides a missing multiply), or coin flips."""
+    import torch
+
+    if dtype == torch.bool:
+        return torch.randint(0, 2, shape, generator=gen).bool()
+    lo = 0 if dtype == torch.uint8 else -8
+    t = torch.randint(lo, 8, shape, generator=gen)
+    return torch.where(t == 0, torch.ones_like(t), t).to(dtype)

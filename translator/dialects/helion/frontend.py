@@ -20,6 +20,7 @@ from typing import Any
 import libcst as cst
 
 from translator.diagnostics import TranslationError
+from translator.dialects.common.dtype_facts import with_documented_dtypes
 from translator.dialects.common.host_api import (
     SCALAR_ANNOTATIONS,
     api_entries,
@@ -86,6 +87,7 @@ def parse(source: str, path: str) -> ir.Module:
     if pure:
         entries.extend(_callers(module, pure, locate, sites))
     entries.extend(api_entries(module, entries, set(pure), locate))
+    entries = with_documented_dtypes(module, entries)
     if not kernels:
         raise TranslationError(
             "no @helion.kernel function in this file",

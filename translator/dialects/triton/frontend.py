@@ -39,6 +39,7 @@ from typing import Any
 import libcst as cst
 
 from translator.diagnostics import TranslationError
+from translator.dialects.common.dtype_facts import with_documented_dtypes
 from translator.dialects.common.host_api import HostFunction, api_entries, host_functions
 from translator.dialects.common.torch_host import AllocError, read_alloc
 from translator.dialects.cst_utils import (
@@ -180,6 +181,7 @@ def parse(source: str, path: str) -> ir.Module:
         )
     kernels, entries = _merge_variants(kernels, entries)
     entries.extend(api_entries(module, entries, set(info.jit), info.locate))
+    entries = with_documented_dtypes(module, entries)
     result = ir.Module(
         path=path,
         entries=tuple(entries),
