@@ -37,6 +37,44 @@ def bench(fn: Callable[[], object]) -> float:
     return float(triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median"))
 
 
+def bench_graph(fn: Callable[[], object]) -> float | None:
+    """Median milliseconds of ``fn`` replayed from a CUDA graph (``do_bench_cudagraph``): device
+    time without the host's launch overhead; ``None`` where ``fn`` cannot be captured."""
+    import triton.testing
+
+    try:
+        fn()  # compiled and warm before capture
+        torch.cuda.synchronize()
+        return float(triton.testing.do_bench_cudagraph(fn, rep=200, return_mode="median"))
+    except Exception:  # capture refused (host syncs, allocator): no device-only time
+        torch.cuda.synchronize()
+        return None
+
+
+def bench_pair(
+    source: Callable[[], object], translated: Callable[[], object], rounds: int = 3
+) -> dict[str, float | None]:
+    """Source and translation timed in alternating rounds (so that clock and thermal drift fall on
+    both), each round a :func:`bench`; the medians over rounds, plus each side's CUDA-graph time
+    (:func:`bench_graph`) for the device-only ratio."""
+    import statistics
+
+    src, tr = [], []
+    for _ in range(rounds):
+        src.append(bench(source))
+        tr.append(bench(translated))
+    out: dict[str, float | None] = {
+        "src_ms": statistics.median(src),
+        "tr_ms": statistics.median(tr),
+        "src_graph_ms": bench_graph(source),
+        "tr_graph_ms": bench_graph(translated),
+    }
+    out["ratio"] = out["src_ms"] / out["tr_ms"]
+    g_src, g_tr = out["src_graph_ms"], out["tr_graph_ms"]
+    out["graph_ratio"] = g_src / g_tr if g_src and g_tr else None
+    return out
+
+
 def helion_fn(kernel, args: tuple):
     """The Helion kernel compiled for ``args`` with its first config (no autotuning)."""
     bound = kernel.bind(args)
