@@ -51,7 +51,7 @@ KINDS = {
     ),
     "spelled_ops": (
         "ops Triton has no function for are spelt as formulas (gelu -> 0.5 * x * (1 + erf(x / "
-        "sqrt 2)), relu -> maximum(x, 0.0), silu -> x * sigmoid(x)) and read back as those"
+        "sqrt 2)), relu -> where(x < 0.0, 0.0, x), silu -> x * sigmoid(x)) and read back as those"
     ),
     "fp32_operands": (
         "the Triton backend converts the operands of float ops (exp, erf...) to float32 "
@@ -239,7 +239,7 @@ def _spell(e: ir.Expr) -> ir.Expr:
         return e
     (x, *_) = e.args if e.args else (None,)
     if e.op == "relu":
-        return ir.Call("maximum", (x, ir.Const(0.0)))
+        return ir.Call("where", (ir.BinOp("<", x, ir.Const(0.0)), ir.Const(0.0), x))
     if e.op == "silu":
         return ir.BinOp("*", x, ir.Call("sigmoid", (x,)))
     if e.op == "gelu":
@@ -388,16 +388,22 @@ def _all(k: ir.Kernel):
 
 
 def _inline_single_use(body: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...]:
-    """Substitute device locals assigned once and read once into their use."""
+    """Substitute device locals assigned once and read once into their use, and loads assigned
+    once and read by one statement only (an operand a spelling uses twice, ``where(x < 0, 0,
+    x)``, is bound to a name first)."""
     assigns = Counter(x.target for x in walk_stmts(body) if isinstance(x, ir.Assign))
     uses: Counter[str] = Counter()
+    using: Counter[str] = Counter()  # statements that read each name
     for x in walk_stmts(body):
-        for e in _stmt_exprs(x):
-            uses.update(n.id for n in walk_expr(e) if isinstance(n, ir.Name))
+        read = [n.id for e in _stmt_exprs(x) for n in walk_expr(e) if isinstance(n, ir.Name)]
+        uses.update(read)
+        using.update(set(read))
     values = {
         x.target: x.value
         for x in walk_stmts(body)
-        if isinstance(x, ir.Assign) and assigns[x.target] == 1 and uses[x.target] == 1
+        if isinstance(x, ir.Assign)
+        and assigns[x.target] == 1
+        and (uses[x.target] == 1 or (using[x.target] == 1 and isinstance(x.value, ir.Load)))
     }
     inner = _drop_assigns(body, set(values))
 

@@ -924,6 +924,26 @@ class ExprBuilder:
                 return dataclasses.replace(e, masked=self.pads.dot_k_lanes_vanish(e, "ir"))
         return e
 
+    def _own_dim(self, node: cst.BaseExpression) -> ir.Dim | None:
+        """The dim ``d`` of a device value for ``v.size(d)`` (``hl.arange(row.size(0))`` spans
+        the lanes of ``row = x[i, :]``), or None when ``node`` is not that."""
+        if not (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == "size"
+            and len(node.args) == 1
+            and isinstance(node.func.value, cst.Name)
+            and not self.scope.is_tensor(node.func.value.value)
+        ):
+            return None
+        d = literal_or_none(node.args[0].value)
+        t = self.type_of(self.expr(node.func.value), node)
+        if not isinstance(t, TileType) or not isinstance(d, int):
+            return None
+        if not -len(t.dims) <= d < len(t.dims):
+            raise self.error(node, f"`{source_of(node)}`: the value has {len(t.dims)} dims")
+        return t.dims[d]
+
     def tile_shape(self, node: cst.BaseExpression) -> tuple[ir.Dim, ...]:
         """A shape list of tiles, block sizes, sizes and 1s (``[tile_m, tile_n]``)."""
         if not isinstance(node, (cst.List, cst.Tuple)):
@@ -946,6 +966,10 @@ class ExprBuilder:
                 and isinstance(self.scope.env.vars.get(v.value.value), TileVarType)
             ):
                 dims.append(ir.BlockDim(v.value.value))
+                continue
+            own = self._own_dim(v)
+            if own is not None:
+                dims.append(own)
                 continue
             value = literal_or_none(v)
             if value == 1:

@@ -135,12 +135,23 @@ def _callers(
         calls = _calls_of(fn, set(pure))
         if not calls:
             continue
-        params = signature(function, unannotated="tensor")
-        known = {p.name for p in params if p.kind != "object"}
+        bound = [(call, *pure[call.func.value]) for call in calls]  # type: ignore[union-attr]
+        bound_texts = [_bind_call(call, kernel, parser) for call, kernel, parser in bound]
+        # An unannotated parameter takes the kind of the first kernel parameter it is passed to
+        # as is (`eps` of an autograd Function's forward is a float); otherwise a tensor.
+        passed_as: dict[str, str] = {}
+        for (_, kernel, _), texts in zip(bound, bound_texts):
+            for p, text in zip(kernel.params, texts):
+                passed_as.setdefault(text, p.kind)
+        params = tuple(
+            dataclasses.replace(p, kind=passed_as.get(p.name, "tensor"))
+            if p.kind == "object"
+            else p
+            for p in signature(function, unannotated="object")
+        )
+        known = {p.name for p in params}
         body: list[ir.Stmt] = []
-        for call in calls:
-            kernel, parser = pure[call.func.value]  # type: ignore[union-attr]
-            texts = _bind_call(call, kernel, parser)
+        for (call, kernel, _), texts in zip(bound, bound_texts):
             args: list[ir.Expr] = []
             for p, text in zip(kernel.params, texts):
                 if text in known:
