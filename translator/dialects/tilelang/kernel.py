@@ -29,7 +29,8 @@ from translator.ir import nodes as ir
 from translator.ir.ops import reduce_identity
 from translator.ir.padding import fold_pad
 from translator.ir.printer import PRECEDENCE
-from translator.ir.shapes import ScalarType, TileType, TypeEnv, dims_of, dtype_of, infer
+from translator.ir.shapes import ScalarType, TileType, TypeEnv, dims_of, dtype_of
+from translator.ir.visit import walk_expr
 
 #: Lane variables of ``T.Parallel`` loops, by position.
 _LANES = ("i", "j", "l", "q")
@@ -227,9 +228,13 @@ class KernelWriter(CodePrinter):
     def _st_Assign(self, s: ir.Assign) -> None:
         t = self.type_of(s.value)
         if not isinstance(t, TileType) or not t.dims:
-            if isinstance(s.value, ir.Reduce):
+            if any(isinstance(x, (ir.Reduce, ir.Dot)) for x in walk_expr(s.value)):
+                # A number computed from tiles lives in a one-lane fragment.
                 buf = self.alloc(s.target, (), dtype_of(t), "fragment")
-                self.reduce_into(s.value, buf)
+                if isinstance(s.value, ir.Reduce):
+                    self.reduce_into(s.value, buf)
+                else:
+                    self.elementwise(s.value, buf, ())
                 self.buffers[s.target] = buf
                 self.env.vars[s.target] = ScalarType(dtype_of(t))
                 return
@@ -514,7 +519,7 @@ class KernelWriter(CodePrinter):
                 e.loc,
                 "give the batch dim a block of 1 so that it becomes an index",
             )
-        if lt.dtype != rt.dtype:
+        if isinstance(lt.dtype, ir.DType) and isinstance(rt.dtype, ir.DType) and lt.dtype != rt.dtype:
             raise TranslationError(
                 "T.gemm needs operands of one dtype", e.loc, "cast one operand in the source"
             )
