@@ -117,9 +117,14 @@ class KernelWriter(CodePrinter):
         if isinstance(d, ir.BlockDim):
             return self.tiles[d.tile].block
         if isinstance(d, ir.FullDim):
+            if isinstance(d.extent, ir.Const) and isinstance(d.extent.value, int):
+                return str(1 << max(d.extent.value - 1, 0).bit_length())
             key = self.host(d.extent)
             if key not in self.full_blocks:
-                base = key.replace("[", "_").replace("]", "").replace(" ", "")
+                base = "".join(c if c.isalnum() else "_" for c in key).strip("_")
+                if not base.isidentifier():
+                    base = f"dim_{base}"
+                
                 self.full_blocks[key] = (self.fresh(f"{base}_block"), d.extent)
             return self.full_blocks[key][0]
         return "1"
@@ -347,7 +352,13 @@ class KernelWriter(CodePrinter):
 
     def _st_Store(self, s: ir.Store) -> None:
         t = self.type_of(s.value)
-        if self.copyable(s.index, s.tensor) and isinstance(t, TileType) and t.dims:
+        region = self.store_dims(s)
+        if (
+            self.copyable(s.index, s.tensor)
+            and isinstance(t, TileType)
+            and _same_stored(t.dims, region)
+            and len(t.dims) == len(region)
+        ):
             value = s.value.value if isinstance(s.value, ir.Cast) else s.value
             vt = self.type_of(value)
             src = self.buffers.get(value.id) if isinstance(value, ir.Name) else None
