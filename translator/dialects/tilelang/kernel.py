@@ -124,7 +124,7 @@ class KernelWriter(CodePrinter):
                 base = "".join(c if c.isalnum() else "_" for c in key).strip("_")
                 if not base.isidentifier():
                     base = f"dim_{base}"
-                
+
                 self.full_blocks[key] = (self.fresh(f"{base}_block"), d.extent)
             return self.full_blocks[key][0]
         return "1"
@@ -299,10 +299,7 @@ class KernelWriter(CodePrinter):
     def needs_temp(self, value: ir.Expr, buf: Buffer) -> bool:
         """Whether ``value`` reads ``buf`` other than lane by lane (then an in-place loop would
         read lanes it already wrote)."""
-        for e in _walk_shaping(value):
-            if buf.name in _names(e):
-                return True
-        return False
+        return any(buf.name in _names(e) for e in _walk_shaping(value))
 
     def elementwise(self, value: ir.Expr, buf: Buffer, dims: tuple[ir.Dim, ...]) -> None:
         value = self.materialize_parts(value)
@@ -377,7 +374,7 @@ class KernelWriter(CodePrinter):
         dims = self.store_dims(s)
         value = self.materialize_parts(s.value)
         header, lanes = self.parallel(dims)
-        idx, guards = self.element_index(s.tensor, s.index, dims, lanes)
+        idx, guards = self.element_index(s.tensor, s.index, dims, lanes, s.loc)
         self.lanes = lanes[len(lanes) - len(dims_of(t)) :] if dims_of(t) else ()
         text = self.text(value)
         self.lanes = ()
@@ -402,6 +399,7 @@ class KernelWriter(CodePrinter):
         index: tuple[ir.IndexItem, ...],
         dims: tuple[ir.Dim, ...],
         lanes: tuple[str | None, ...],
+        loc: ir.Loc | None = None,
     ) -> tuple[list[str], list[str]]:
         out: list[str] = []
         guards: list[str] = []
@@ -430,8 +428,9 @@ class KernelWriter(CodePrinter):
                 k += 1
             else:
                 raise TranslationError(
-                    "gathers and scatters are not written by the TileLang backend yet",
-                    None,
+                    f"a gather or scatter (`{tensor}` indexed by a computed tile) is not "
+                    "written by the TileLang backend yet",
+                    loc,
                     _HINT,
                 )
         return out, guards
@@ -530,7 +529,11 @@ class KernelWriter(CodePrinter):
                 e.loc,
                 "give the batch dim a block of 1 so that it becomes an index",
             )
-        if isinstance(lt.dtype, ir.DType) and isinstance(rt.dtype, ir.DType) and lt.dtype != rt.dtype:
+        if (
+            isinstance(lt.dtype, ir.DType)
+            and isinstance(rt.dtype, ir.DType)
+            and lt.dtype != rt.dtype
+        ):
             raise TranslationError(
                 "T.gemm needs operands of one dtype", e.loc, "cast one operand in the source"
             )
@@ -545,12 +548,12 @@ class KernelWriter(CodePrinter):
 
     def operand(self, value: ir.Expr, t: TileType, k_axis: int, masked: bool) -> Buffer:
         """A shared buffer holding a dot operand, zero (or its pad) past the K edge."""
-        if isinstance(value, ir.Load) and self.copyable(value.index, value.tensor):
-            if masked or value.other in (0.0, None):
-                # T.copy reads 0 past the tensor's edge (measured, module docstring).
-                buf = self.alloc(f"{value.tensor}_shared", t.dims, t.dtype, "shared")
-                self.emit(f"T.copy({self.region(value.tensor, value.index)}, {buf.name})")
-                return buf
+        zero_pad = masked or (isinstance(value, ir.Load) and value.other in (0.0, None))
+        if isinstance(value, ir.Load) and self.copyable(value.index, value.tensor) and zero_pad:
+            # T.copy reads 0 past the tensor's edge (measured, module docstring).
+            buf = self.alloc(f"{value.tensor}_shared", t.dims, t.dtype, "shared")
+            self.emit(f"T.copy({self.region(value.tensor, value.index)}, {buf.name})")
+            return buf
         pad = 0.0 if masked else self.pad_of(value)
         return self.with_pad(value, t, {k_axis: 0.0 if pad is None else pad}, "shared", "dot")
 
@@ -693,9 +696,9 @@ class KernelWriter(CodePrinter):
                 text = f"T.cast({text}, {self.dtype(ir.F32)})"
             args.append(text)
         text = spelling.format(*args)
-        if e.op in self.spell["fp32_only"]["ops"] and isinstance(t, (TileType, ScalarType)):
-            if dtype_of(t) != ir.F32:
-                text = f"T.cast({text}, {self.dtype(dtype_of(t))})"
+        fp32 = e.op in self.spell["fp32_only"]["ops"]
+        if fp32 and isinstance(t, (TileType, ScalarType)) and dtype_of(t) != ir.F32:
+            text = f"T.cast({text}, {self.dtype(dtype_of(t))})"
         return text, ATOM if text.endswith(")") and "(" in text.split(" ")[0] else 0
 
     def _ex_Cast(self, e: ir.Cast) -> tuple[str, int]:
@@ -707,7 +710,7 @@ class KernelWriter(CodePrinter):
     def _ex_Load(self, e: ir.Load) -> tuple[str, int]:
         # A read inside a lane loop: the element, or the pad past the tensor's edge.
         dims = dims_of(self.type_of(e))
-        idx, guards = self.element_index(e.tensor, e.index, dims, self.lanes)
+        idx, guards = self.element_index(e.tensor, e.index, dims, self.lanes, e.loc)
         read = f"{e.tensor}[{', '.join(idx)}]"
         if not guards:
             return read, ATOM
