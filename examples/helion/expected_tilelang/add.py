@@ -2,7 +2,6 @@
 # Edit the source and re-run `tiletrans translate --from helion --to tilelang`; changes made here are not carried back.
 """Elementwise addition of two 2-D tensors: ``out = x + y``."""
 
-
 import torch
 import tilelang
 import tilelang.language as T
@@ -24,14 +23,17 @@ def _add_kernel(
     block_size_n=128,
     threads=128,
 ):
-
     @T.prim_func
     def main(
         x: T.Tensor(x_shape, x_dtype),
         y: T.Tensor(y_shape, y_dtype),
         out: T.Tensor(out_shape, out_dtype),
     ):
-        with T.Kernel(T.ceildiv(n, block_size_n), T.ceildiv(m, block_size_m), threads=threads) as (bx, by):
+        with T.Kernel(
+            T.ceildiv(n, block_size_n),
+            T.ceildiv(m, block_size_m),
+            threads=threads,
+        ) as (bx, by):
             out_tile = T.alloc_fragment((block_size_m, block_size_n), x_dtype)
             x_tile = T.alloc_fragment((block_size_m, block_size_n), x_dtype)
             y_tile = T.alloc_fragment((block_size_m, block_size_n), y_dtype)

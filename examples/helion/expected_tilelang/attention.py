@@ -8,7 +8,6 @@ while a running row max ``m_i``, a running denominator ``l_i`` and an fp32
 output accumulator ``acc`` are kept per query row (flash-attention style).
 """
 
-
 import torch
 import tilelang
 import tilelang.language as T

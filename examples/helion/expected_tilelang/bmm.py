@@ -2,7 +2,6 @@
 # Edit the source and re-run `tiletrans translate --from helion --to tilelang`; changes made here are not carried back.
 """Batched matrix multiplication ``out[b] = a[b] @ c[b]`` with an fp32 accumulator."""
 
-
 import torch
 import tilelang
 import tilelang.language as T
@@ -28,14 +27,18 @@ def _bmm_kernel(
     threads=128,
     num_stages=4,
 ):
-
     @T.prim_func
     def main(
         a: T.Tensor(a_shape, a_dtype),
         c: T.Tensor(c_shape, c_dtype),
         out: T.Tensor(out_shape, out_dtype),
     ):
-        with T.Kernel(T.ceildiv(n, block_size_n), T.ceildiv(m, block_size_m), b, threads=threads) as (bx, by, bz):
+        with T.Kernel(
+            T.ceildiv(n, block_size_n),
+            T.ceildiv(m, block_size_m),
+            b,
+            threads=threads,
+        ) as (bx, by, bz):
             acc = T.alloc_fragment((block_size_m, block_size_n), "float32")
             dot_in = T.alloc_fragment((block_size_m, block_size_k), a_dtype)
             dot_operand = T.alloc_shared((block_size_m, block_size_k), a_dtype)

@@ -8,7 +8,6 @@ vocabulary dimension is walked in blocks, keeping an online log-sum-exp
 comparing ``tile_v.index`` against the labels with ``torch.where``.
 """
 
-
 import torch
 import tilelang
 import tilelang.language as T
@@ -28,7 +27,6 @@ def _cross_entropy_onehot_kernel(
     block_size_v=512,
     threads=256,
 ):
-
     @T.prim_func
     def main(
         logits: T.Tensor(logits_shape, logits_dtype),

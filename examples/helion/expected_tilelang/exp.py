@@ -2,7 +2,6 @@
 # Edit the source and re-run `tiletrans translate --from helion --to tilelang`; changes made here are not carried back.
 """Elementwise exponential of a 1-D tensor: ``out = exp(x)``."""
 
-
 import torch
 import tilelang
 import tilelang.language as T
@@ -18,7 +17,6 @@ def _exp_kernel(
     block_size_tile=1024,
     threads=128,
 ):
-
     @T.prim_func
     def main(
         x: T.Tensor(x_shape, x_dtype),

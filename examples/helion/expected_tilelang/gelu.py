@@ -2,7 +2,6 @@
 # Edit the source and re-run `tiletrans translate --from helion --to tilelang`; changes made here are not carried back.
 """Exact (erf-based) GELU activation, computed in fp32."""
 
-
 import torch
 import tilelang
 import tilelang.language as T
@@ -20,13 +19,16 @@ def _gelu_kernel(
     block_size_n=128,
     threads=128,
 ):
-
     @T.prim_func
     def main(
         x: T.Tensor(x_shape, x_dtype),
         out: T.Tensor(out_shape, out_dtype),
     ):
-        with T.Kernel(T.ceildiv(n, block_size_n), T.ceildiv(m, block_size_m), threads=threads) as (bx, by):
+        with T.Kernel(
+            T.ceildiv(n, block_size_n),
+            T.ceildiv(m, block_size_m),
+            threads=threads,
+        ) as (bx, by):
             x_tile = T.alloc_fragment((block_size_m, block_size_n), "float32")
             x_tile_2 = T.alloc_fragment((block_size_m, block_size_n), x_dtype)
             out_tile = T.alloc_fragment((block_size_m, block_size_n), out_dtype)

@@ -6,7 +6,6 @@
 (population) variance, computed in fp32.
 """
 
-
 import torch
 import tilelang
 import tilelang.language as T

@@ -2,7 +2,6 @@
 # Edit the source and re-run `tiletrans translate --from helion --to tilelang`; changes made here are not carried back.
 """Matrix multiplication ``out = x @ y`` with fp16 inputs and an fp32 accumulator."""
 
-
 import torch
 import tilelang
 import tilelang.language as T
@@ -59,14 +58,17 @@ def _matmul_kernel(
     threads=128,
     num_stages=4,
 ):
-
     @T.prim_func
     def main(
         x: T.Tensor(x_shape, x_dtype),
         y: T.Tensor(y_shape, y_dtype),
         out: T.Tensor(out_shape, out_dtype),
     ):
-        with T.Kernel(T.ceildiv(n, block_size_n), T.ceildiv(m, block_size_m), threads=threads) as (bx, by):
+        with T.Kernel(
+            T.ceildiv(n, block_size_n),
+            T.ceildiv(m, block_size_m),
+            threads=threads,
+        ) as (bx, by):
             acc = T.alloc_fragment((block_size_m, block_size_n), "float32")
             x_shared = T.alloc_shared((block_size_m, block_size_k), x_dtype)
             y_shared = T.alloc_shared((block_size_k, block_size_n), y_dtype)

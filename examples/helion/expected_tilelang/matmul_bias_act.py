@@ -2,7 +2,6 @@
 # Edit the source and re-run `tiletrans translate --from helion --to tilelang`; changes made here are not carried back.
 """Fused linear layer: ``out = gelu(x @ w + bias)`` with an fp32 accumulator."""
 
-
 import torch
 import tilelang
 import tilelang.language as T
@@ -27,7 +26,6 @@ def _matmul_bias_act_kernel(
     threads=256,
     num_stages=3,
 ):
-
     @T.prim_func
     def main(
         x: T.Tensor(x_shape, x_dtype),
@@ -35,7 +33,11 @@ def _matmul_bias_act_kernel(
         bias: T.Tensor(bias_shape, bias_dtype),
         out: T.Tensor(out_shape, out_dtype),
     ):
-        with T.Kernel(T.ceildiv(n, block_size_n), T.ceildiv(m, block_size_m), threads=threads) as (bx, by):
+        with T.Kernel(
+            T.ceildiv(n, block_size_n),
+            T.ceildiv(m, block_size_m),
+            threads=threads,
+        ) as (bx, by):
             acc = T.alloc_fragment((block_size_m, block_size_n), "float32")
             x_shared = T.alloc_shared((block_size_m, block_size_k), x_dtype)
             w_shared = T.alloc_shared((block_size_k, block_size_n), w_dtype)

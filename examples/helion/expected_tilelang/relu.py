@@ -2,7 +2,6 @@
 # Edit the source and re-run `tiletrans translate --from helion --to tilelang`; changes made here are not carried back.
 """Elementwise ReLU activation: ``out = max(x, 0)``."""
 
-
 import torch
 import tilelang
 import tilelang.language as T
@@ -20,13 +19,16 @@ def _relu_kernel(
     block_size_n=128,
     threads=128,
 ):
-
     @T.prim_func
     def main(
         x: T.Tensor(x_shape, x_dtype),
         out: T.Tensor(out_shape, out_dtype),
     ):
-        with T.Kernel(T.ceildiv(n, block_size_n), T.ceildiv(m, block_size_m), threads=threads) as (bx, by):
+        with T.Kernel(
+            T.ceildiv(n, block_size_n),
+            T.ceildiv(m, block_size_m),
+            threads=threads,
+        ) as (bx, by):
             out_tile = T.alloc_fragment((block_size_m, block_size_n), x_dtype)
             x_tile = T.alloc_fragment((block_size_m, block_size_n), x_dtype)
             # relu needs no upcast: it is exact in every floating dtype.

@@ -6,7 +6,6 @@
 returned as a second output.
 """
 
-
 import torch
 import tilelang
 import tilelang.language as T

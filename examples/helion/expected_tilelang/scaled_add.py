@@ -2,7 +2,6 @@
 # Edit the source and re-run `tiletrans translate --from helion --to tilelang`; changes made here are not carried back.
 """Scaled elementwise addition (axpy): ``out = x + alpha * y``."""
 
-
 import torch
 import tilelang
 import tilelang.language as T
@@ -22,7 +21,6 @@ def _scaled_add_kernel(
     block_size_n=128,
     threads=128,
 ):
-
     @T.prim_func
     def main(
         x: T.Tensor(x_shape, x_dtype),
@@ -30,7 +28,11 @@ def _scaled_add_kernel(
         out: T.Tensor(out_shape, out_dtype),
         alpha: T.float32,
     ):
-        with T.Kernel(T.ceildiv(n, block_size_n), T.ceildiv(m, block_size_m), threads=threads) as (bx, by):
+        with T.Kernel(
+            T.ceildiv(n, block_size_n),
+            T.ceildiv(m, block_size_m),
+            threads=threads,
+        ) as (bx, by):
             out_tile = T.alloc_fragment((block_size_m, block_size_n), x_dtype)
             x_tile = T.alloc_fragment((block_size_m, block_size_n), x_dtype)
             y_tile = T.alloc_fragment((block_size_m, block_size_n), y_dtype)

@@ -2,7 +2,6 @@
 # Edit the source and re-run `tiletrans translate --from helion --to tilelang`; changes made here are not carried back.
 """Row-wise softmax of a 2-D tensor: ``out[i, :] = softmax(x[i, :])``."""
 
-
 import torch
 import tilelang
 import tilelang.language as T

@@ -7,7 +7,6 @@ running sum of exponentials ``di``; pass 2 re-reads the row and writes
 ``exp(x - mi) / di``.
 """
 
-
 import torch
 import tilelang
 import tilelang.language as T
@@ -25,7 +24,6 @@ def _softmax_two_pass_kernel(
     block_size_n=256,
     threads=128,
 ):
-
     @T.prim_func
     def main(
         x: T.Tensor(x_shape, x_dtype),

@@ -23,7 +23,6 @@ def add_kernel(
     block_size=1024,
     threads=128,
 ):
-
     @T.prim_func
     def main(
         x: T.Tensor(x_shape, x_dtype),

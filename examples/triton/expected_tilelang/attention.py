@@ -42,7 +42,12 @@ def _attn_fwd(
         Out: T.Tensor(Out_shape, Out_dtype),
         sm_scale: T.float32,
     ):
-        with T.Kernel(Q_shape[0], Q_shape[1], T.ceildiv(Q_shape[2], block_m), threads=threads) as (bx, by, bz):
+        with T.Kernel(
+            Q_shape[0],
+            Q_shape[1],
+            T.ceildiv(Q_shape[2], block_m),
+            threads=threads,
+        ) as (bx, by, bz):
             m_i = T.alloc_fragment((block_m,), "float32")
             l_i = T.alloc_fragment((block_m,), "float32")
             acc = T.alloc_fragment((block_m, Q_shape_3_block), "float32")

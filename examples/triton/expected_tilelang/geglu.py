@@ -25,7 +25,6 @@ def _geglu_tanh_forward_kernel(
     block_size=1024,
     threads=128,
 ):
-
     @T.prim_func
     def main(
         a: T.Tensor(a_shape, a_dtype),

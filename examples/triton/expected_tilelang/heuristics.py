@@ -27,7 +27,6 @@ def scale_bias_kernel(
     block_n=128,
     threads=128,
 ):
-
     @T.prim_func
     def main(
         x: T.Tensor(x_shape, x_dtype),
@@ -35,7 +34,11 @@ def scale_bias_kernel(
         out: T.Tensor(out_shape, out_dtype),
         alpha: T.float32,
     ):
-        with T.Kernel(T.ceildiv(x_shape[1], block_n), T.ceildiv(x_shape[0], block_m), threads=threads) as (bx, by):
+        with T.Kernel(
+            T.ceildiv(x_shape[1], block_n),
+            T.ceildiv(x_shape[0], block_m),
+            threads=threads,
+        ) as (bx, by):
             bias_tile = T.alloc_fragment((block_n,), bias_dtype)
             x_tile = T.alloc_fragment((block_m, block_n), x_dtype)
             out_tile = T.alloc_fragment((block_m, block_n), "float32")

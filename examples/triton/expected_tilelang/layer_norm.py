@@ -32,7 +32,6 @@ def _layer_norm_fwd_fused(
     block_size=1024,
     threads=128,
 ):
-
     @T.prim_func
     def main(
         X: T.Tensor(X_shape, X_dtype),

@@ -34,14 +34,17 @@ def matmul_descriptor_kernel(
     threads=128,
     num_stages=3,
 ):
-
     @T.prim_func
     def main(
         a: T.Tensor(a_shape, a_dtype),
         b: T.Tensor(b_shape, b_dtype),
         c: T.Tensor(c_shape, c_dtype),
     ):
-        with T.Kernel(T.ceildiv(b_shape[1], block_n), T.ceildiv(a_shape[0], block_m), threads=threads) as (bx, by):
+        with T.Kernel(
+            T.ceildiv(b_shape[1], block_n),
+            T.ceildiv(a_shape[0], block_m),
+            threads=threads,
+        ) as (bx, by):
             accumulator = T.alloc_fragment((block_m, block_n), "float32")
             a_tile = T.alloc_fragment((block_m, block_k), a_dtype)
             b_tile = T.alloc_fragment((block_k, block_n), b_dtype)

@@ -60,14 +60,17 @@ def matmul_kernel_tma(
     threads=256,
     num_stages=3,
 ):
-
     @T.prim_func
     def main(
         a: T.Tensor(a_shape, a_dtype),
         b: T.Tensor(b_shape, b_dtype),
         c: T.Tensor(c_shape, c_dtype),
     ):
-        with T.Kernel(T.ceildiv(b_shape[1], block_size_n), T.ceildiv(a_shape[0], block_size_m), threads=threads) as (bx, by):
+        with T.Kernel(
+            T.ceildiv(b_shape[1], block_size_n),
+            T.ceildiv(a_shape[0], block_size_m),
+            threads=threads,
+        ) as (bx, by):
             accumulator = T.alloc_fragment((block_size_m, block_size_n), "float32")
             a_tile = T.alloc_fragment((block_size_m, block_size_k), a_dtype)
             b_tile = T.alloc_fragment((block_size_k, block_size_n), b_dtype)

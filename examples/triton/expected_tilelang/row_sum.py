@@ -22,7 +22,6 @@ def row_sum_kernel(
     block_n=256,
     threads=128,
 ):
-
     @T.prim_func
     def main(
         x: T.Tensor(x_shape, x_dtype),

@@ -492,7 +492,9 @@ def _fix_imports(
     orphaned: list[cst.EmptyLine] = []  # blank lines and comments above dropped imports
     for stmt in tree.body:
         if orphaned and hasattr(stmt, "leading_lines"):
-            lines = _at_most_blank([*orphaned, *stmt.leading_lines], 2)
+            # Right after the module docstring formatters keep one blank line, elsewhere two.
+            after_doc = len(body) == 1 and _is_docstring(body[0])
+            lines = _at_most_blank([*orphaned, *stmt.leading_lines], 1 if after_doc else 2)
             stmt = stmt.with_changes(leading_lines=lines)
             orphaned = []
         if isinstance(stmt, cst.SimpleStatementLine) and all(

@@ -17,7 +17,7 @@ from translator.diagnostics import TranslationError
 from translator.dialects.common.backend import Backend
 from translator.dialects.common.host_code import HostPrinter, host_atom
 from translator.dialects.common.passthrough import KernelCode, LaunchCode
-from translator.dialects.formatting import wrap_lines
+from translator.dialects.formatting import MAX_LINE, wrap_lines
 from translator.dialects.tilelang.kernel import KernelWriter
 from translator.grammar import load_grammar, template_environment
 from translator.ir import nodes as ir
@@ -148,9 +148,7 @@ def _kernel_code(kernel: ir.Kernel) -> KernelCode:
             setup=setup,
             prim_name="main",
             prim_params=prim_params,
-            grid=grid,
-            threads=threads,
-            ids=writer.block_ids,
+            launch=_launch_lines(spell["launch"], grid, threads, writer.block_ids),
             body=body,
             autotune=autotune,
             spell=spell,
@@ -159,6 +157,17 @@ def _kernel_code(kernel: ir.Kernel) -> KernelCode:
     text = "\n".join(wrap_lines(text.splitlines())) + "\n"
     imports = ("import math",) if "math." in text.replace("tilelang.math.", "") else ()
     return KernelCode(text, imports)
+
+
+def _launch_lines(callee: str, grid: list[str], threads: str, ids: list[str]) -> list[str]:
+    """``with T.Kernel(...) as (bx, by):``, one argument per line (a magic trailing comma keeps
+    ruff's layout) where it does not fit in a line at the prim_func body's indentation."""
+    names = f"({ids[0]},)" if len(ids) == 1 else f"({', '.join(ids)})"
+    args = [*grid, f"threads={threads}"]
+    line = f"with {callee}({', '.join(args)}) as {names}:"
+    if 8 + len(line) <= MAX_LINE:
+        return [line]
+    return [f"with {callee}(", *(f"    {a}," for a in args), f") as {names}:"]
 
 
 def _autotune(kernel: ir.Kernel) -> list[dict[str, int]]:
