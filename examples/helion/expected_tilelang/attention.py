@@ -98,7 +98,11 @@ def _attention_kernel(
                     )
                 T.reduce_max(red_src, tmp_3_2, dim=1)
                 for i in T.Parallel(block_size_m):
-                    m_ij[i] = T.max(m_i[i], tmp_3_2[i])
+                    m_ij[i] = T.if_then_else(
+                        T.Or(T.isnan(m_i[i]), T.isnan(tmp_3_2[i])),
+                        m_i[i] + tmp_3_2[i],
+                        T.max(m_i[i], tmp_3_2[i]),
+                    )
                 for i, j in T.Parallel(block_size_m, block_size_n):
                     p[i, j] = T.exp((qk[i, j] - m_ij[i]))
                 # Rescale the previous state to the new running max.

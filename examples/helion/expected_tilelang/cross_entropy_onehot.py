@@ -66,7 +66,11 @@ def _cross_entropy_onehot_kernel(
                     )
                 T.reduce_max(red_src, tmp_2, dim=1)
                 for i in T.Parallel(block_size_n):
-                    m_new[i] = T.max(m_i[i], tmp_2[i])
+                    m_new[i] = T.if_then_else(
+                        T.Or(T.isnan(m_i[i]), T.isnan(tmp_2[i])),
+                        m_i[i] + tmp_2[i],
+                        T.max(m_i[i], tmp_2[i]),
+                    )
                 # Rescale the running sum to the new max before adding this block.
                 for i, j in T.Parallel(block_size_n, block_size_v):
                     red_in[i, j] = T.exp((vals[i, j] - m_new[i]))

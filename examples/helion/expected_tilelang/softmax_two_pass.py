@@ -55,7 +55,11 @@ def _softmax_two_pass_kernel(
                     )
                 T.reduce_max(red_src, local_amax, dim=1)
                 for i in T.Parallel(block_size_m):
-                    mi_next[i] = T.max(mi[i], local_amax[i])
+                    mi_next[i] = T.if_then_else(
+                        T.Or(T.isnan(mi[i]), T.isnan(local_amax[i])),
+                        mi[i] + local_amax[i],
+                        T.max(mi[i], local_amax[i]),
+                    )
                 # Rescale the old sum to the new max before adding this block.
                 for i, j in T.Parallel(block_size_m, block_size_n):
                     red_in[i, j] = T.exp((values[i, j] - mi_next[i]))

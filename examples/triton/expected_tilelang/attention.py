@@ -114,7 +114,11 @@ def _attn_fwd(
                     )
                 T.reduce_max(red_src, tmp_2, dim=1)
                 for i in T.Parallel(block_m):
-                    m_ij[i] = T.max(m_i[i], (tmp_2[i] * qk_scale_2))
+                    m_ij[i] = T.if_then_else(
+                        T.Or(T.isnan(m_i[i]), T.isnan((tmp_2[i] * qk_scale_2))),
+                        m_i[i] + (tmp_2[i] * qk_scale_2),
+                        T.max(m_i[i], (tmp_2[i] * qk_scale_2)),
+                    )
                 for i, j in T.Parallel(block_m, block_n):
                     qk_3[i, j] = qk_2[i, j] * qk_scale_2 - m_ij[i]
                 for i, j in T.Parallel(block_m, block_n):
