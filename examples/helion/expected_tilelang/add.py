@@ -12,10 +12,13 @@ import tilelang.language as T
 @tilelang.jit
 def _add_kernel(
     x_shape,
+    x_strides,
     x_dtype,
     y_shape,
+    y_strides,
     y_dtype,
     out_shape,
+    out_strides,
     out_dtype,
     m,
     n,
@@ -25,9 +28,9 @@ def _add_kernel(
 ):
     @T.prim_func
     def main(
-        x: T.Tensor(x_shape, x_dtype),
-        y: T.Tensor(y_shape, y_dtype),
-        out: T.Tensor(out_shape, out_dtype),
+        x: T.StridedTensor(x_shape, x_strides, x_dtype),
+        y: T.StridedTensor(y_shape, y_strides, y_dtype),
+        out: T.StridedTensor(out_shape, out_strides, out_dtype),
     ):
         with T.Kernel(
             T.ceildiv(n, block_size_n),
@@ -60,5 +63,17 @@ def add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     assert y.size() == x.size(), "x and y must have the same shape"
     out = torch.empty_like(x)
     # One program per (tile_m, tile_n) block of the output.
-    _add_kernel(x.shape, x.dtype, y.shape, y.dtype, out.shape, out.dtype, m, n)(x, y, out)
+    _add_kernel(
+        x.shape,
+        x.stride(),
+        x.dtype,
+        y.shape,
+        y.stride(),
+        y.dtype,
+        out.shape,
+        out.stride(),
+        out.dtype,
+        m,
+        n,
+    )(x, y, out)
     return out

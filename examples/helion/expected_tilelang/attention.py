@@ -16,12 +16,16 @@ import tilelang.language as T
 @tilelang.jit
 def _attention_kernel(
     q_shape,
+    q_strides,
     q_dtype,
     k_shape,
+    k_strides,
     k_dtype,
     v_shape,
+    v_strides,
     v_dtype,
     out_shape,
+    out_strides,
     out_dtype,
     bh,
     seq_q,
@@ -37,10 +41,10 @@ def _attention_kernel(
 
     @T.prim_func
     def main(
-        q: T.Tensor(q_shape, q_dtype),
-        k: T.Tensor(k_shape, k_dtype),
-        v: T.Tensor(v_shape, v_dtype),
-        out: T.Tensor(out_shape, out_dtype),
+        q: T.StridedTensor(q_shape, q_strides, q_dtype),
+        k: T.StridedTensor(k_shape, k_strides, k_dtype),
+        v: T.StridedTensor(v_shape, v_strides, v_dtype),
+        out: T.StridedTensor(out_shape, out_strides, out_dtype),
         sm_scale: T.float32,
     ):
         with T.Kernel(T.ceildiv(seq_q, block_size_m), bh, threads=threads) as (bx, by):
@@ -72,14 +76,14 @@ def _attention_kernel(
             for i, j in T.Parallel(block_size_m, head_dim_block):
                 q_blk[i, j] = T.if_then_else(
                     bx * block_size_m + i < seq_q and j < head_dim,
-                    q[by * 1, bx * block_size_m + i, j],
+                    q[by, bx * block_size_m + i, j],
                     0.0,
                 )
             for n_o in T.Pipelined(T.ceildiv(seq_k, block_size_n), num_stages=num_stages):
                 for i, j in T.Parallel(block_size_n, head_dim_block):
                     k_blk[i, j] = T.if_then_else(
                         n_o * block_size_n + i < seq_k and j < head_dim,
-                        k[by * 1, n_o * block_size_n + i, j],
+                        k[by, n_o * block_size_n + i, j],
                         0.0,
                     )
                 # Scores for this key block; out_dtype keeps them in fp32 for fp16 inputs.
@@ -118,7 +122,7 @@ def _attention_kernel(
                 for i, j in T.Parallel(block_size_n, head_dim_block):
                     v_blk[i, j] = T.if_then_else(
                         n_o * block_size_n + i < seq_k and j < head_dim,
-                        v[by * 1, n_o * block_size_n + i, j],
+                        v[by, n_o * block_size_n + i, j],
                         0.0,
                     )
                 for i, j in T.Parallel(block_size_m, block_size_n):
@@ -139,7 +143,7 @@ def _attention_kernel(
                 acc[i, j] = acc[i, j] / l_i[i]
             for i, j in T.Parallel(block_size_m, head_dim_block):
                 if bx * block_size_m + i < seq_q and j < head_dim:
-                    out[by * 1, bx * block_size_m + i, j] = T.cast(acc[i, j], out_dtype)
+                    out[by, bx * block_size_m + i, j] = T.cast(acc[i, j], out_dtype)
 
     return main
 
@@ -165,12 +169,16 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor
     out = torch.empty_like(q)
     _attention_kernel(
         q.shape,
+        q.stride(),
         q.dtype,
         k.shape,
+        k.stride(),
         k.dtype,
         v.shape,
+        v.stride(),
         v.dtype,
         out.shape,
+        out.stride(),
         out.dtype,
         bh,
         seq_q,

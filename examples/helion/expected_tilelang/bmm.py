@@ -11,10 +11,13 @@ import tilelang.language as T
 @tilelang.jit
 def _bmm_kernel(
     a_shape,
+    a_strides,
     a_dtype,
     c_shape,
+    c_strides,
     c_dtype,
     out_shape,
+    out_strides,
     out_dtype,
     b,
     m,
@@ -29,9 +32,9 @@ def _bmm_kernel(
 ):
     @T.prim_func
     def main(
-        a: T.Tensor(a_shape, a_dtype),
-        c: T.Tensor(c_shape, c_dtype),
-        out: T.Tensor(out_shape, out_dtype),
+        a: T.StridedTensor(a_shape, a_strides, a_dtype),
+        c: T.StridedTensor(c_shape, c_strides, c_dtype),
+        out: T.StridedTensor(out_shape, out_strides, out_dtype),
     ):
         with T.Kernel(
             T.ceildiv(n, block_size_n),
@@ -50,7 +53,7 @@ def _bmm_kernel(
                 for i, j in T.Parallel(block_size_m, block_size_k):
                     dot_in[i, j] = T.if_then_else(
                         by * block_size_m + i < m and k_o * block_size_k + j < k,
-                        a[bz * 1, by * block_size_m + i, k_o * block_size_k + j],
+                        a[bz, by * block_size_m + i, k_o * block_size_k + j],
                         0.0,
                     )
                 for i, j in T.Parallel(block_size_m, block_size_k):
@@ -60,7 +63,7 @@ def _bmm_kernel(
                 for i, j in T.Parallel(block_size_k, block_size_n):
                     dot_in_2[i, j] = T.if_then_else(
                         k_o * block_size_k + i < k and bx * block_size_n + j < n,
-                        c[bz * 1, k_o * block_size_k + i, bx * block_size_n + j],
+                        c[bz, k_o * block_size_k + i, bx * block_size_n + j],
                         0.0,
                     )
                 for i, j in T.Parallel(block_size_k, block_size_n):
@@ -70,7 +73,7 @@ def _bmm_kernel(
                 T.gemm(dot_operand, dot_operand_2, acc)
             for i, j in T.Parallel(block_size_m, block_size_n):
                 if by * block_size_m + i < m and bx * block_size_n + j < n:
-                    out[bz * 1, by * block_size_m + i, bx * block_size_n + j] = T.cast(
+                    out[bz, by * block_size_m + i, bx * block_size_n + j] = T.cast(
                         acc[i, j], out_dtype
                     )
 
@@ -91,5 +94,19 @@ def bmm(a: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
     b2, k2, n = c.size()
     assert b == b2 and k == k2, "batch or reduction size mismatch"
     out = torch.empty([b, m, n], dtype=a.dtype, device=a.device)
-    _bmm_kernel(a.shape, a.dtype, c.shape, c.dtype, out.shape, out.dtype, b, m, k, n)(a, c, out)
+    _bmm_kernel(
+        a.shape,
+        a.stride(),
+        a.dtype,
+        c.shape,
+        c.stride(),
+        c.dtype,
+        out.shape,
+        out.stride(),
+        out.dtype,
+        b,
+        m,
+        k,
+        n,
+    )(a, c, out)
     return out

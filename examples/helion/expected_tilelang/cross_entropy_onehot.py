@@ -16,10 +16,13 @@ import tilelang.language as T
 @tilelang.jit
 def _cross_entropy_onehot_kernel(
     logits_shape,
+    logits_strides,
     logits_dtype,
     labels_shape,
+    labels_strides,
     labels_dtype,
     losses_shape,
+    losses_strides,
     losses_dtype,
     n,
     v,
@@ -29,9 +32,9 @@ def _cross_entropy_onehot_kernel(
 ):
     @T.prim_func
     def main(
-        logits: T.Tensor(logits_shape, logits_dtype),
-        labels: T.Tensor(labels_shape, labels_dtype),
-        losses: T.Tensor(losses_shape, losses_dtype),
+        logits: T.StridedTensor(logits_shape, logits_strides, logits_dtype),
+        labels: T.StridedTensor(labels_shape, labels_strides, labels_dtype),
+        losses: T.StridedTensor(losses_shape, losses_strides, losses_dtype),
     ):
         with T.Kernel(T.ceildiv(n, block_size_n), threads=threads) as (bx,):
             labels_tile = T.alloc_fragment((block_size_n,), labels_dtype)
@@ -115,6 +118,16 @@ def cross_entropy_onehot(logits: torch.Tensor, labels: torch.Tensor) -> torch.Te
     assert labels.size(0) == n, "one label per row"
     losses = torch.empty([n], dtype=torch.float32, device=logits.device)
     _cross_entropy_onehot_kernel(
-        logits.shape, logits.dtype, labels.shape, labels.dtype, losses.shape, losses.dtype, n, v
+        logits.shape,
+        logits.stride(),
+        logits.dtype,
+        labels.shape,
+        labels.stride(),
+        labels.dtype,
+        losses.shape,
+        losses.stride(),
+        losses.dtype,
+        n,
+        v,
     )(logits, labels, losses)
     return losses

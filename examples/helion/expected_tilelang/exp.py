@@ -11,16 +11,18 @@ import tilelang.language as T
 @tilelang.jit
 def _exp_kernel(
     x_shape,
+    x_strides,
     x_dtype,
     out_shape,
+    out_strides,
     out_dtype,
     block_size_tile=1024,
     threads=128,
 ):
     @T.prim_func
     def main(
-        x: T.Tensor(x_shape, x_dtype),
-        out: T.Tensor(out_shape, out_dtype),
+        x: T.StridedTensor(x_shape, x_strides, x_dtype),
+        out: T.StridedTensor(out_shape, out_strides, out_dtype),
     ):
         with T.Kernel(T.ceildiv(x_shape[0], block_size_tile), threads=threads) as (bx,):
             out_tile = T.alloc_fragment((block_size_tile,), "float32")
@@ -44,5 +46,5 @@ def exp(x: torch.Tensor) -> torch.Tensor:
     """
     out = torch.empty_like(x)
     # hl.tile over x.size() yields one tile per block of 1024 elements.
-    _exp_kernel(x.shape, x.dtype, out.shape, out.dtype)(x, out)
+    _exp_kernel(x.shape, x.stride(), x.dtype, out.shape, out.stride(), out.dtype)(x, out)
     return out

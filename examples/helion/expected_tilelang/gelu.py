@@ -10,8 +10,10 @@ import tilelang.language as T
 @tilelang.jit
 def _gelu_kernel(
     x_shape,
+    x_strides,
     x_dtype,
     out_shape,
+    out_strides,
     out_dtype,
     m,
     n,
@@ -21,8 +23,8 @@ def _gelu_kernel(
 ):
     @T.prim_func
     def main(
-        x: T.Tensor(x_shape, x_dtype),
-        out: T.Tensor(out_shape, out_dtype),
+        x: T.StridedTensor(x_shape, x_strides, x_dtype),
+        out: T.StridedTensor(out_shape, out_strides, out_dtype),
     ):
         with T.Kernel(
             T.ceildiv(n, block_size_n),
@@ -56,5 +58,5 @@ def gelu(x: torch.Tensor) -> torch.Tensor:
     """
     m, n = x.size()
     out = torch.empty_like(x)
-    _gelu_kernel(x.shape, x.dtype, out.shape, out.dtype, m, n)(x, out)
+    _gelu_kernel(x.shape, x.stride(), x.dtype, out.shape, out.stride(), out.dtype, m, n)(x, out)
     return out

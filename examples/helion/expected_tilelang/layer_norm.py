@@ -14,12 +14,16 @@ import tilelang.language as T
 @tilelang.jit
 def _layer_norm_kernel(
     x_shape,
+    x_strides,
     x_dtype,
     weight_shape,
+    weight_strides,
     weight_dtype,
     bias_shape,
+    bias_strides,
     bias_dtype,
     out_shape,
+    out_strides,
     out_dtype,
     m,
     n,
@@ -30,10 +34,10 @@ def _layer_norm_kernel(
 
     @T.prim_func
     def main(
-        x: T.Tensor(x_shape, x_dtype),
-        weight: T.Tensor(weight_shape, weight_dtype),
-        bias: T.Tensor(bias_shape, bias_dtype),
-        out: T.Tensor(out_shape, out_dtype),
+        x: T.StridedTensor(x_shape, x_strides, x_dtype),
+        weight: T.StridedTensor(weight_shape, weight_strides, weight_dtype),
+        bias: T.StridedTensor(bias_shape, bias_strides, bias_dtype),
+        out: T.StridedTensor(out_shape, out_strides, out_dtype),
         eps: T.float32,
     ):
         with T.Kernel(m, threads=threads) as (bx,):
@@ -51,7 +55,7 @@ def _layer_norm_kernel(
             weight_tile = T.alloc_fragment((n_block,), weight_dtype)
             bias_tile = T.alloc_fragment((n_block,), bias_dtype)
             for i in T.Parallel(n_block):
-                x_tile[i] = T.cast(T.if_then_else(i < n, x[bx * 1, i], 0.0), "float32")
+                x_tile[i] = T.cast(T.if_then_else(i < n, x[bx, i], 0.0), "float32")
             # Row mean and biased variance (two-step for accuracy).
             for i in T.Parallel(n_block):
                 red_src[i] = T.if_then_else(i < n, x_tile[i], 0.0)
@@ -76,7 +80,7 @@ def _layer_norm_kernel(
                 )
             for i in T.Parallel(n_block):
                 if i < n:
-                    out[bx * 1, i] = T.cast(y[i], out_dtype)
+                    out[bx, i] = T.cast(y[i], out_dtype)
 
     return main
 
@@ -101,12 +105,16 @@ def layer_norm(
     out = torch.empty([m, n], dtype=x.dtype, device=x.device)
     _layer_norm_kernel(
         x.shape,
+        x.stride(),
         x.dtype,
         weight.shape,
+        weight.stride(),
         weight.dtype,
         bias.shape,
+        bias.stride(),
         bias.dtype,
         out.shape,
+        out.stride(),
         out.dtype,
         m,
         n,

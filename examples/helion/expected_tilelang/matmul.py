@@ -44,10 +44,13 @@ import tilelang.language as T
 @tilelang.jit
 def _matmul_kernel(
     x_shape,
+    x_strides,
     x_dtype,
     y_shape,
+    y_strides,
     y_dtype,
     out_shape,
+    out_strides,
     out_dtype,
     m,
     k,
@@ -60,9 +63,9 @@ def _matmul_kernel(
 ):
     @T.prim_func
     def main(
-        x: T.Tensor(x_shape, x_dtype),
-        y: T.Tensor(y_shape, y_dtype),
-        out: T.Tensor(out_shape, out_dtype),
+        x: T.StridedTensor(x_shape, x_strides, x_dtype),
+        y: T.StridedTensor(y_shape, y_strides, y_dtype),
+        out: T.StridedTensor(out_shape, out_strides, out_dtype),
     ):
         with T.Kernel(
             T.ceildiv(n, block_size_n),
@@ -98,5 +101,18 @@ def matmul(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     k2, n = y.size()
     assert k == k2, f"size mismatch {k} != {k2}"
     out = torch.empty([m, n], dtype=x.dtype, device=x.device)
-    _matmul_kernel(x.shape, x.dtype, y.shape, y.dtype, out.shape, out.dtype, m, k, n)(x, y, out)
+    _matmul_kernel(
+        x.shape,
+        x.stride(),
+        x.dtype,
+        y.shape,
+        y.stride(),
+        y.dtype,
+        out.shape,
+        out.stride(),
+        out.dtype,
+        m,
+        k,
+        n,
+    )(x, y, out)
     return out

@@ -10,12 +10,16 @@ import tilelang.language as T
 @tilelang.jit
 def _matmul_bias_act_kernel(
     x_shape,
+    x_strides,
     x_dtype,
     w_shape,
+    w_strides,
     w_dtype,
     bias_shape,
+    bias_strides,
     bias_dtype,
     out_shape,
+    out_strides,
     out_dtype,
     m,
     k,
@@ -28,10 +32,10 @@ def _matmul_bias_act_kernel(
 ):
     @T.prim_func
     def main(
-        x: T.Tensor(x_shape, x_dtype),
-        w: T.Tensor(w_shape, w_dtype),
-        bias: T.Tensor(bias_shape, bias_dtype),
-        out: T.Tensor(out_shape, out_dtype),
+        x: T.StridedTensor(x_shape, x_strides, x_dtype),
+        w: T.StridedTensor(w_shape, w_strides, w_dtype),
+        bias: T.StridedTensor(bias_shape, bias_strides, bias_dtype),
+        out: T.StridedTensor(out_shape, out_strides, out_dtype),
     ):
         with T.Kernel(
             T.ceildiv(n, block_size_n),
@@ -78,6 +82,20 @@ def matmul_bias_act(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor) -> tor
     assert bias.size(0) == n, "bias must have one entry per output column"
     out = torch.empty([m, n], dtype=x.dtype, device=x.device)
     _matmul_bias_act_kernel(
-        x.shape, x.dtype, w.shape, w.dtype, bias.shape, bias.dtype, out.shape, out.dtype, m, k, n
+        x.shape,
+        x.stride(),
+        x.dtype,
+        w.shape,
+        w.stride(),
+        w.dtype,
+        bias.shape,
+        bias.stride(),
+        bias.dtype,
+        out.shape,
+        out.stride(),
+        out.dtype,
+        m,
+        k,
+        n,
     )(x, w, bias, out)
     return out

@@ -16,12 +16,16 @@ import tilelang.language as T
 @tilelang.jit
 def _rms_norm_kernel(
     x_shape,
+    x_strides,
     x_dtype,
     weight_shape,
+    weight_strides,
     weight_dtype,
     out_shape,
+    out_strides,
     out_dtype,
     inv_rms_shape,
+    inv_rms_strides,
     inv_rms_dtype,
     m,
     n,
@@ -32,10 +36,10 @@ def _rms_norm_kernel(
 
     @T.prim_func
     def main(
-        x: T.Tensor(x_shape, x_dtype),
-        weight: T.Tensor(weight_shape, weight_dtype),
-        out: T.Tensor(out_shape, out_dtype),
-        inv_rms: T.Tensor(inv_rms_shape, inv_rms_dtype),
+        x: T.StridedTensor(x_shape, x_strides, x_dtype),
+        weight: T.StridedTensor(weight_shape, weight_strides, weight_dtype),
+        out: T.StridedTensor(out_shape, out_strides, out_dtype),
+        inv_rms: T.StridedTensor(inv_rms_shape, inv_rms_strides, inv_rms_dtype),
         eps: T.float32,
     ):
         with T.Kernel(m, threads=threads) as (bx,):
@@ -48,7 +52,7 @@ def _rms_norm_kernel(
             weight_tile = T.alloc_fragment((n_block,), weight_dtype)
             # Accumulate in fp32 regardless of the input dtype.
             for i in T.Parallel(n_block):
-                x_tile[i] = T.cast(T.if_then_else(i < n, x[bx * 1, i], 0.0), "float32")
+                x_tile[i] = T.cast(T.if_then_else(i < n, x[bx, i], 0.0), "float32")
             for i in T.Parallel(n_block):
                 red_in[i] = x_tile[i] * x_tile[i]
             for i in T.Parallel(n_block):
@@ -62,10 +66,10 @@ def _rms_norm_kernel(
             T.copy(weight[0], weight_tile)
             for i in T.Parallel(n_block):
                 if i < n:
-                    out[bx * 1, i] = T.cast(
+                    out[bx, i] = T.cast(
                         normalized[i] * T.cast(weight_tile[i], "float32"), out_dtype
                     )
-            inv_rms[bx * 1] = inv_rms_tile
+            inv_rms[bx] = inv_rms_tile
 
     return main
 
@@ -90,12 +94,16 @@ def rms_norm(
     inv_rms = torch.empty([m], dtype=torch.float32, device=x.device)
     _rms_norm_kernel(
         x.shape,
+        x.stride(),
         x.dtype,
         weight.shape,
+        weight.stride(),
         weight.dtype,
         out.shape,
+        out.stride(),
         out.dtype,
         inv_rms.shape,
+        inv_rms.stride(),
         inv_rms.dtype,
         m,
         n,

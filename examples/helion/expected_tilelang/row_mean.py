@@ -10,8 +10,10 @@ import tilelang.language as T
 @tilelang.jit
 def _row_mean_kernel(
     x_shape,
+    x_strides,
     x_dtype,
     out_shape,
+    out_strides,
     out_dtype,
     m,
     n,
@@ -22,8 +24,8 @@ def _row_mean_kernel(
 
     @T.prim_func
     def main(
-        x: T.Tensor(x_shape, x_dtype),
-        out: T.Tensor(out_shape, out_dtype),
+        x: T.StridedTensor(x_shape, x_strides, x_dtype),
+        out: T.StridedTensor(out_shape, out_strides, out_dtype),
     ):
         with T.Kernel(T.ceildiv(m, block_size_m), threads=threads) as (bx,):
             row = T.alloc_fragment((block_size_m, n_block), "float32")
@@ -55,5 +57,5 @@ def row_mean(x: torch.Tensor) -> torch.Tensor:
     """
     m, n = x.size()
     out = x.new_empty([m, 1])
-    _row_mean_kernel(x.shape, x.dtype, out.shape, out.dtype, m, n)(x, out)
+    _row_mean_kernel(x.shape, x.stride(), x.dtype, out.shape, out.stride(), out.dtype, m, n)(x, out)
     return out

@@ -10,8 +10,10 @@ import tilelang.language as T
 @tilelang.jit
 def _row_sum_kernel(
     x_shape,
+    x_strides,
     x_dtype,
     out_shape,
+    out_strides,
     out_dtype,
     m,
     n,
@@ -22,8 +24,8 @@ def _row_sum_kernel(
 
     @T.prim_func
     def main(
-        x: T.Tensor(x_shape, x_dtype),
-        out: T.Tensor(out_shape, out_dtype),
+        x: T.StridedTensor(x_shape, x_strides, x_dtype),
+        out: T.StridedTensor(out_shape, out_strides, out_dtype),
     ):
         with T.Kernel(T.ceildiv(m, block_size_m), threads=threads) as (bx,):
             out_tile = T.alloc_fragment((block_size_m,), out_dtype)
@@ -56,5 +58,5 @@ def row_sum(x: torch.Tensor) -> torch.Tensor:
     """
     m, n = x.size()
     out = torch.empty([m], dtype=x.dtype, device=x.device)
-    _row_sum_kernel(x.shape, x.dtype, out.shape, out.dtype, m, n)(x, out)
+    _row_sum_kernel(x.shape, x.stride(), x.dtype, out.shape, out.stride(), out.dtype, m, n)(x, out)
     return out

@@ -10,10 +10,13 @@ import tilelang.language as T
 @tilelang.jit
 def _scaled_add_kernel(
     x_shape,
+    x_strides,
     x_dtype,
     y_shape,
+    y_strides,
     y_dtype,
     out_shape,
+    out_strides,
     out_dtype,
     m,
     n,
@@ -23,9 +26,9 @@ def _scaled_add_kernel(
 ):
     @T.prim_func
     def main(
-        x: T.Tensor(x_shape, x_dtype),
-        y: T.Tensor(y_shape, y_dtype),
-        out: T.Tensor(out_shape, out_dtype),
+        x: T.StridedTensor(x_shape, x_strides, x_dtype),
+        y: T.StridedTensor(y_shape, y_strides, y_dtype),
+        out: T.StridedTensor(out_shape, out_strides, out_dtype),
         alpha: T.float32,
     ):
         with T.Kernel(
@@ -60,7 +63,17 @@ def scaled_add(x: torch.Tensor, y: torch.Tensor, alpha: float = 1.0) -> torch.Te
     assert y.shape == x.shape, "x and y must have the same shape"
     out = torch.empty_like(x)
     # Tile over the whole output shape; alpha is passed to the device as a scalar.
-    _scaled_add_kernel(x.shape, x.dtype, y.shape, y.dtype, out.shape, out.dtype, m, n)(
-        x, y, out, alpha
-    )
+    _scaled_add_kernel(
+        x.shape,
+        x.stride(),
+        x.dtype,
+        y.shape,
+        y.stride(),
+        y.dtype,
+        out.shape,
+        out.stride(),
+        out.dtype,
+        m,
+        n,
+    )(x, y, out, alpha)
     return out

@@ -12,8 +12,10 @@ import tilelang.language as T
 @tilelang.jit
 def _softmax_kernel(
     x_shape,
+    x_strides,
     x_dtype,
     out_shape,
+    out_strides,
     out_dtype,
     m,
     n,
@@ -24,8 +26,8 @@ def _softmax_kernel(
 
     @T.prim_func
     def main(
-        x: T.Tensor(x_shape, x_dtype),
-        out: T.Tensor(out_shape, out_dtype),
+        x: T.StridedTensor(x_shape, x_strides, x_dtype),
+        out: T.StridedTensor(out_shape, out_strides, out_dtype),
     ):
         with T.Kernel(T.ceildiv(m, block_size_m), threads=threads) as (bx,):
             softmax_in = T.alloc_fragment((block_size_m, n_block), x_dtype)
@@ -63,5 +65,5 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
     m, n = x.size()
     out = torch.empty_like(x)
     # Tile only over rows; ':' loads the full row into the block.
-    _softmax_kernel(x.shape, x.dtype, out.shape, out.dtype, m, n)(x, out)
+    _softmax_kernel(x.shape, x.stride(), x.dtype, out.shape, out.stride(), out.dtype, m, n)(x, out)
     return out

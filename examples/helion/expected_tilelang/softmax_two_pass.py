@@ -15,8 +15,10 @@ import tilelang.language as T
 @tilelang.jit
 def _softmax_two_pass_kernel(
     x_shape,
+    x_strides,
     x_dtype,
     out_shape,
+    out_strides,
     out_dtype,
     m,
     n,
@@ -26,8 +28,8 @@ def _softmax_two_pass_kernel(
 ):
     @T.prim_func
     def main(
-        x: T.Tensor(x_shape, x_dtype),
-        out: T.Tensor(out_shape, out_dtype),
+        x: T.StridedTensor(x_shape, x_strides, x_dtype),
+        out: T.StridedTensor(out_shape, out_strides, out_dtype),
     ):
         with T.Kernel(T.ceildiv(m, block_size_m), threads=threads) as (bx,):
             mi = T.alloc_fragment((block_size_m,), "float32")
@@ -96,5 +98,7 @@ def softmax_two_pass(x: torch.Tensor) -> torch.Tensor:
     # Block sizes are registered up front so both column loops share one.
     # tiletrans: dropped `block_size_m = hl.register_block_size(m)`: the kernels tune this block size themselves
     # tiletrans: dropped `block_size_n = hl.register_block_size(n)`: the kernels tune this block size themselves
-    _softmax_two_pass_kernel(x.shape, x.dtype, out.shape, out.dtype, m, n)(x, out)
+    _softmax_two_pass_kernel(
+        x.shape, x.stride(), x.dtype, out.shape, out.stride(), out.dtype, m, n
+    )(x, out)
     return out

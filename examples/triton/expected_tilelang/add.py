@@ -15,19 +15,22 @@ import tilelang.language as T
 @tilelang.jit
 def add_kernel(
     x_shape,
+    x_strides,
     x_dtype,
     y_shape,
+    y_strides,
     y_dtype,
     output_shape,
+    output_strides,
     output_dtype,
     block_size=1024,
     threads=128,
 ):
     @T.prim_func
     def main(
-        x: T.Tensor(x_shape, x_dtype),
-        y: T.Tensor(y_shape, y_dtype),
-        output: T.Tensor(output_shape, output_dtype),
+        x: T.StridedTensor(x_shape, x_strides, x_dtype),
+        y: T.StridedTensor(y_shape, y_strides, y_dtype),
+        output: T.StridedTensor(output_shape, output_strides, output_dtype),
     ):
         with T.Kernel(T.ceildiv(output_shape[0], block_size), threads=threads) as (bx,):
             x_tile = T.alloc_fragment((block_size,), x_dtype)
@@ -61,10 +64,13 @@ def add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     # tiletrans: the source launch's `BLOCK_SIZE=1024`: block sizes and launch knobs are the factory's parameters here
     add_kernel(
         x.view(-1).shape,
+        x.view(-1).stride(),
         x.view(-1).dtype,
         y.view(-1).shape,
+        y.view(-1).stride(),
         y.view(-1).dtype,
         output.view(-1).shape,
+        output.view(-1).stride(),
         output.view(-1).dtype,
     )(x.view(-1), y.view(-1), output.view(-1))
     return output

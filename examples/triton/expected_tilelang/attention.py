@@ -20,12 +20,16 @@ import tilelang.language as T
 @tilelang.jit
 def _attn_fwd(
     Q_shape,
+    Q_strides,
     Q_dtype,
     K_shape,
+    K_strides,
     K_dtype,
     V_shape,
+    V_strides,
     V_dtype,
     Out_shape,
+    Out_strides,
     Out_dtype,
     block_m=64,
     block_n=64,
@@ -36,10 +40,10 @@ def _attn_fwd(
 
     @T.prim_func
     def main(
-        Q: T.Tensor(Q_shape, Q_dtype),
-        K: T.Tensor(K_shape, K_dtype),
-        V: T.Tensor(V_shape, V_dtype),
-        Out: T.Tensor(Out_shape, Out_dtype),
+        Q: T.StridedTensor(Q_shape, Q_strides, Q_dtype),
+        K: T.StridedTensor(K_shape, K_strides, K_dtype),
+        V: T.StridedTensor(V_shape, V_strides, V_dtype),
+        Out: T.StridedTensor(Out_shape, Out_strides, Out_dtype),
         sm_scale: T.float32,
     ):
         with T.Kernel(
@@ -86,7 +90,7 @@ def _attn_fwd(
             for i, j in T.Parallel(block_m, Q_shape_3_block):
                 q_tile[i, j] = T.if_then_else(
                     bz * block_m + i < Q_shape[2] and j < Q_shape[3],
-                    Q[off_z, off_h, bz * block_m + i, j],
+                    Q[bx, by, bz * block_m + i, j],
                     0.0,
                 )
             # l_i starts at 1 but is multiplied by alpha = exp2(-inf) = 0 on the first block.
@@ -95,7 +99,7 @@ def _attn_fwd(
                 for i, j in T.Parallel(Q_shape_3_block, block_n):
                     k_tile[i, j] = T.if_then_else(
                         n_o * block_n + j < K_shape[2] and i < Q_shape[3],
-                        K[off_z, off_h, n_o * block_n + j, i],
+                        K[bx, by, n_o * block_n + j, i],
                         0.0,
                     )
                 for i, j in T.Parallel(block_m, Q_shape_3_block):
@@ -137,7 +141,7 @@ def _attn_fwd(
                 for i, j in T.Parallel(block_n, Q_shape_3_block):
                     v_tile[i, j] = T.if_then_else(
                         n_o * block_n + i < K_shape[2] and j < Q_shape[3],
-                        V[off_z, off_h, n_o * block_n + i, j],
+                        V[bx, by, n_o * block_n + i, j],
                         0.0,
                     )
                 for i, j in T.Parallel(block_m, block_n):
@@ -159,7 +163,7 @@ def _attn_fwd(
                 acc_2[i, j] = acc[i, j] / l_i[i]
             for i, j in T.Parallel(block_m, Q_shape_3_block):
                 if bz * block_m + i < Q_shape[2] and j < Q_shape[3]:
-                    Out[bx * 1, by * 1, bz * block_m + i, j] = T.cast(acc_2[i, j], Out_dtype)
+                    Out[bx, by, bz * block_m + i, j] = T.cast(acc_2[i, j], Out_dtype)
 
     return main
 
@@ -191,7 +195,18 @@ def attention(
     num_warps = 4 if HEAD_DIM_K <= 64 else 8
     grid = (triton.cdiv(N_CTX_Q, BLOCK_M), Z * H, 1)
     # tiletrans: the source launch's `HEAD_DIM=HEAD_DIM_K`, `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`, `num_warps=num_warps`, `num_stages=3`: block sizes and launch knobs are the factory's parameters here
-    _attn_fwd(q.shape, q.dtype, k.shape, k.dtype, v.shape, v.dtype, o.shape, o.dtype)(
-        q, k, v, o, sm_scale
-    )
+    _attn_fwd(
+        q.shape,
+        q.stride(),
+        q.dtype,
+        k.shape,
+        k.stride(),
+        k.dtype,
+        v.shape,
+        v.stride(),
+        v.dtype,
+        o.shape,
+        o.stride(),
+        o.dtype,
+    )(q, k, v, o, sm_scale)
     return o

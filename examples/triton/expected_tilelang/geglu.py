@@ -17,19 +17,22 @@ import tilelang.language as T
 @tilelang.jit
 def _geglu_tanh_forward_kernel(
     a_shape,
+    a_strides,
     a_dtype,
     b_shape,
+    b_strides,
     b_dtype,
     c_shape,
+    c_strides,
     c_dtype,
     block_size=1024,
     threads=128,
 ):
     @T.prim_func
     def main(
-        a: T.Tensor(a_shape, a_dtype),
-        b: T.Tensor(b_shape, b_dtype),
-        c: T.Tensor(c_shape, c_dtype),
+        a: T.StridedTensor(a_shape, a_strides, a_dtype),
+        b: T.StridedTensor(b_shape, b_strides, b_dtype),
+        c: T.StridedTensor(c_shape, c_strides, c_dtype),
     ):
         with T.Kernel(T.ceildiv(c_shape[0], block_size), threads=threads) as (bx,):
             a_tile = T.alloc_fragment((block_size,), "float32")
@@ -77,10 +80,13 @@ def geglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`: block sizes and launch knobs are the factory's parameters here
     _geglu_tanh_forward_kernel(
         a.view(-1).shape,
+        a.view(-1).stride(),
         a.view(-1).dtype,
         b.view(-1).shape,
+        b.view(-1).stride(),
         b.view(-1).dtype,
         c.view(-1).shape,
+        c.view(-1).stride(),
         c.view(-1).dtype,
     )(a.view(-1), b.view(-1), c.view(-1))
     return c

@@ -18,10 +18,13 @@ import tilelang.language as T
 @tilelang.jit
 def scale_bias_kernel(
     x_shape,
+    x_strides,
     x_dtype,
     bias_shape,
+    bias_strides,
     bias_dtype,
     out_shape,
+    out_strides,
     out_dtype,
     block_m=32,
     block_n=128,
@@ -29,9 +32,9 @@ def scale_bias_kernel(
 ):
     @T.prim_func
     def main(
-        x: T.Tensor(x_shape, x_dtype),
-        bias: T.Tensor(bias_shape, bias_dtype),
-        out: T.Tensor(out_shape, out_dtype),
+        x: T.StridedTensor(x_shape, x_strides, x_dtype),
+        bias: T.StridedTensor(bias_shape, bias_strides, bias_dtype),
+        out: T.StridedTensor(out_shape, out_strides, out_dtype),
         alpha: T.float32,
     ):
         with T.Kernel(
@@ -65,7 +68,15 @@ def heuristics(x: torch.Tensor, bias: torch.Tensor, alpha: float = 1.0) -> torch
     # BLOCK_M / BLOCK_N are filled in by the heuristics, so the grid reads them from META.
     grid = lambda META: (triton.cdiv(M, META["BLOCK_M"]), triton.cdiv(N, META["BLOCK_N"]))
     # tiletrans: the source launch's `num_warps=4`: block sizes and launch knobs are the factory's parameters here
-    scale_bias_kernel(x.shape, x.dtype, bias.shape, bias.dtype, out.shape, out.dtype)(
-        x, bias, out, alpha
-    )
+    scale_bias_kernel(
+        x.shape,
+        x.stride(),
+        x.dtype,
+        bias.shape,
+        bias.stride(),
+        bias.dtype,
+        out.shape,
+        out.stride(),
+        out.dtype,
+    )(x, bias, out, alpha)
     return out

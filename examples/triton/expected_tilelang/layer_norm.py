@@ -17,16 +17,22 @@ import tilelang.language as T
 @tilelang.jit
 def _layer_norm_fwd_fused(
     X_shape,
+    X_strides,
     X_dtype,
     Y_shape,
+    Y_strides,
     Y_dtype,
     W_shape,
+    W_strides,
     W_dtype,
     B_shape,
+    B_strides,
     B_dtype,
     Mean_shape,
+    Mean_strides,
     Mean_dtype,
     Rstd_shape,
+    Rstd_strides,
     Rstd_dtype,
     N,
     block_size=1024,
@@ -34,12 +40,12 @@ def _layer_norm_fwd_fused(
 ):
     @T.prim_func
     def main(
-        X: T.Tensor(X_shape, X_dtype),
-        Y: T.Tensor(Y_shape, Y_dtype),
-        W: T.Tensor(W_shape, W_dtype),
-        B: T.Tensor(B_shape, B_dtype),
-        Mean: T.Tensor(Mean_shape, Mean_dtype),
-        Rstd: T.Tensor(Rstd_shape, Rstd_dtype),
+        X: T.StridedTensor(X_shape, X_strides, X_dtype),
+        Y: T.StridedTensor(Y_shape, Y_strides, Y_dtype),
+        W: T.StridedTensor(W_shape, W_strides, W_dtype),
+        B: T.StridedTensor(B_shape, B_strides, B_dtype),
+        Mean: T.StridedTensor(Mean_shape, Mean_strides, Mean_dtype),
+        Rstd: T.StridedTensor(Rstd_shape, Rstd_strides, Rstd_dtype),
         eps: T.float32,
     ):
         with T.Kernel(X_shape[0], threads=threads) as (bx,):
@@ -67,7 +73,7 @@ def _layer_norm_fwd_fused(
                 for i in T.Parallel(block_size):
                     a[i] = T.cast(
                         T.if_then_else(
-                            off_o * block_size + i < N, X[bx * 1, off_o * block_size + i], 0.0
+                            off_o * block_size + i < N, X[bx, off_o * block_size + i], 0.0
                         ),
                         "float32",
                     )
@@ -82,7 +88,7 @@ def _layer_norm_fwd_fused(
                 for i in T.Parallel(block_size):
                     x_tile[i] = T.cast(
                         T.if_then_else(
-                            off_2_o * block_size + i < N, X[bx * 1, off_2_o * block_size + i], 0.0
+                            off_2_o * block_size + i < N, X[bx, off_2_o * block_size + i], 0.0
                         ),
                         "float32",
                     )
@@ -99,8 +105,8 @@ def _layer_norm_fwd_fused(
             var = _var_2[0] / N
             rstd_2 = 1 / T.sqrt((var + eps))
             # Write mean / rstd
-            Mean[bx * 1] = mean_2
-            Rstd[bx * 1] = rstd_2
+            Mean[bx] = mean_2
+            Rstd[bx] = rstd_2
             # Normalize and apply linear transformation
             for off_3_o in T.serial(T.ceildiv(N, block_size)):
                 T.copy(W[off_3_o * block_size], W_tile)
@@ -112,7 +118,7 @@ def _layer_norm_fwd_fused(
                 for i in T.Parallel(block_size):
                     x_tile_3[i] = T.cast(
                         T.if_then_else(
-                            off_3_o * block_size + i < N, X[bx * 1, off_3_o * block_size + i], 0.0
+                            off_3_o * block_size + i < N, X[bx, off_3_o * block_size + i], 0.0
                         ),
                         "float32",
                     )
@@ -123,7 +129,7 @@ def _layer_norm_fwd_fused(
                 # Write output
                 for i in T.Parallel(block_size):
                     if off_3_o * block_size + i < N:
-                        Y[bx * 1, off_3_o * block_size + i] = T.cast(y_tile[i], Y_dtype)
+                        Y[bx, off_3_o * block_size + i] = T.cast(y_tile[i], Y_dtype)
 
     return main
 
@@ -153,16 +159,22 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes and launch knobs are the factory's parameters here
     _layer_norm_fwd_fused(
         x_arg.shape,
+        x_arg.stride(),
         x_arg.dtype,
         y.shape,
+        y.stride(),
         y.dtype,
         weight.shape,
+        weight.stride(),
         weight.dtype,
         bias.shape,
+        bias.stride(),
         bias.dtype,
         mean.shape,
+        mean.stride(),
         mean.dtype,
         rstd.shape,
+        rstd.stride(),
         rstd.dtype,
         N,
     )(x_arg, y, weight, bias, mean, rstd, eps)

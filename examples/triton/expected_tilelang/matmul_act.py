@@ -45,10 +45,13 @@ import tilelang.language as T
 @tilelang.jit
 def matmul_act_kernel(
     a_shape,
+    a_strides,
     a_dtype,
     b_shape,
+    b_strides,
     b_dtype,
     c_shape,
+    c_strides,
     c_dtype,
     ACTIVATION,
     block_size_m=64,
@@ -59,9 +62,9 @@ def matmul_act_kernel(
 ):
     @T.prim_func
     def main(
-        a: T.Tensor(a_shape, a_dtype),
-        b: T.Tensor(b_shape, b_dtype),
-        c: T.Tensor(c_shape, c_dtype),
+        a: T.StridedTensor(a_shape, a_strides, a_dtype),
+        b: T.StridedTensor(b_shape, b_strides, b_dtype),
+        c: T.StridedTensor(c_shape, c_strides, c_dtype),
     ):
         with T.Kernel(
             T.ceildiv(b_shape[1], block_size_n),
@@ -119,5 +122,16 @@ def matmul_act(a: torch.Tensor, b: torch.Tensor, activation: str = "leaky_relu")
     grid = lambda META: (
         triton.cdiv(M, META["BLOCK_SIZE_M"]) * triton.cdiv(N, META["BLOCK_SIZE_N"]),
     )
-    matmul_act_kernel(a.shape, a.dtype, b.shape, b.dtype, c.shape, c.dtype, activation)(a, b, c)
+    matmul_act_kernel(
+        a.shape,
+        a.stride(),
+        a.dtype,
+        b.shape,
+        b.stride(),
+        b.dtype,
+        c.shape,
+        c.stride(),
+        c.dtype,
+        activation,
+    )(a, b, c)
     return c

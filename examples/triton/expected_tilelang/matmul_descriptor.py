@@ -23,10 +23,13 @@ import tilelang.language as T
 @tilelang.jit
 def matmul_descriptor_kernel(
     a_shape,
+    a_strides,
     a_dtype,
     b_shape,
+    b_strides,
     b_dtype,
     c_shape,
+    c_strides,
     c_dtype,
     block_m=64,
     block_k=32,
@@ -36,9 +39,9 @@ def matmul_descriptor_kernel(
 ):
     @T.prim_func
     def main(
-        a: T.Tensor(a_shape, a_dtype),
-        b: T.Tensor(b_shape, b_dtype),
-        c: T.Tensor(c_shape, c_dtype),
+        a: T.StridedTensor(a_shape, a_strides, a_dtype),
+        b: T.StridedTensor(b_shape, b_strides, b_dtype),
+        c: T.StridedTensor(c_shape, c_strides, c_dtype),
     ):
         with T.Kernel(
             T.ceildiv(b_shape[1], block_n),
@@ -107,5 +110,7 @@ def matmul_descriptor(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     BLOCK_M, BLOCK_N, BLOCK_K = 64, 64, 32
     grid = lambda META: (triton.cdiv(M, META["BLOCK_M"]) * triton.cdiv(N, META["BLOCK_N"]),)
     # tiletrans: the source launch's `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`, `BLOCK_K=BLOCK_K`, `num_warps=4`, `num_stages=3`: block sizes and launch knobs are the factory's parameters here
-    matmul_descriptor_kernel(a.shape, a.dtype, b.shape, b.dtype, c.shape, c.dtype)(a, b, c)
+    matmul_descriptor_kernel(
+        a.shape, a.stride(), a.dtype, b.shape, b.stride(), b.dtype, c.shape, c.stride(), c.dtype
+    )(a, b, c)
     return c

@@ -49,10 +49,13 @@ import tilelang.language as T
 @tilelang.jit
 def matmul_kernel_tma(
     a_shape,
+    a_strides,
     a_dtype,
     b_shape,
+    b_strides,
     b_dtype,
     c_shape,
+    c_strides,
     c_dtype,
     block_size_m=128,
     block_size_n=128,
@@ -62,9 +65,9 @@ def matmul_kernel_tma(
 ):
     @T.prim_func
     def main(
-        a: T.Tensor(a_shape, a_dtype),
-        b: T.Tensor(b_shape, b_dtype),
-        c: T.Tensor(c_shape, c_dtype),
+        a: T.StridedTensor(a_shape, a_strides, a_dtype),
+        b: T.StridedTensor(b_shape, b_strides, b_dtype),
+        c: T.StridedTensor(c_shape, c_strides, c_dtype),
     ):
         with T.Kernel(
             T.ceildiv(b_shape[1], block_size_n),
@@ -134,5 +137,7 @@ def matmul_host_descriptor(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     def grid(META):
         return (triton.cdiv(M, META["BLOCK_SIZE_M"]) * triton.cdiv(N, META["BLOCK_SIZE_N"]),)
 
-    matmul_kernel_tma(a.shape, a.dtype, b.shape, b.dtype, c.shape, c.dtype)(a, b, c)
+    matmul_kernel_tma(
+        a.shape, a.stride(), a.dtype, b.shape, b.stride(), b.dtype, c.shape, c.stride(), c.dtype
+    )(a, b, c)
     return c

@@ -43,10 +43,13 @@ import tilelang.language as T
 @tilelang.jit
 def matmul_kernel_persistent(
     a_shape,
+    a_strides,
     a_dtype,
     b_shape,
+    b_strides,
     b_dtype,
     c_shape,
+    c_strides,
     c_dtype,
     block_size_m=128,
     block_size_n=128,
@@ -56,9 +59,9 @@ def matmul_kernel_persistent(
 ):
     @T.prim_func
     def main(
-        a: T.Tensor(a_shape, a_dtype),
-        b: T.Tensor(b_shape, b_dtype),
-        c: T.Tensor(c_shape, c_dtype),
+        a: T.StridedTensor(a_shape, a_strides, a_dtype),
+        b: T.StridedTensor(b_shape, b_strides, b_dtype),
+        c: T.StridedTensor(c_shape, c_strides, c_dtype),
     ):
         with T.Kernel(
             T.ceildiv(b_shape[1], block_size_n),
@@ -112,5 +115,7 @@ def matmul_persistent(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     grid = lambda META: (
         min(NUM_SMS, triton.cdiv(M, META["BLOCK_SIZE_M"]) * triton.cdiv(N, META["BLOCK_SIZE_N"])),
     )
-    matmul_kernel_persistent(a.shape, a.dtype, b.shape, b.dtype, c.shape, c.dtype)(a, b, c)
+    matmul_kernel_persistent(
+        a.shape, a.stride(), a.dtype, b.shape, b.stride(), b.dtype, c.shape, c.stride(), c.dtype
+    )(a, b, c)
     return c

@@ -18,12 +18,16 @@ MAX_FUSED_SIZE = 65536
 @tilelang.jit
 def _rms_norm_forward_kernel(
     Y_shape,
+    Y_strides,
     Y_dtype,
     X_shape,
+    X_strides,
     X_dtype,
     W_shape,
+    W_strides,
     W_dtype,
     RSTD_shape,
+    RSTD_strides,
     RSTD_dtype,
     n_cols,
     threads=128,
@@ -32,10 +36,10 @@ def _rms_norm_forward_kernel(
 
     @T.prim_func
     def main(
-        Y: T.Tensor(Y_shape, Y_dtype),
-        X: T.Tensor(X_shape, X_dtype),
-        W: T.Tensor(W_shape, W_dtype),
-        RSTD: T.Tensor(RSTD_shape, RSTD_dtype),
+        Y: T.StridedTensor(Y_shape, Y_strides, Y_dtype),
+        X: T.StridedTensor(X_shape, X_strides, X_dtype),
+        W: T.StridedTensor(W_shape, W_strides, W_dtype),
+        RSTD: T.StridedTensor(RSTD_shape, RSTD_strides, RSTD_dtype),
         eps: T.float32,
     ):
         with T.Kernel(X_shape[0], threads=threads) as (bx,):
@@ -49,7 +53,7 @@ def _rms_norm_forward_kernel(
             X_row_3 = T.alloc_fragment((n_cols_block,), "float32")
             Y_row = T.alloc_fragment((n_cols_block,), "float32")
             for i in T.Parallel(n_cols_block):
-                X_row[i] = T.if_then_else(i < n_cols, X[bx * 1, i], 0.0)
+                X_row[i] = T.if_then_else(i < n_cols, X[bx, i], 0.0)
             T.copy(W[0], W_row)
             # Upcast to fp32 for the reduction (llama-style casting).
             for i in T.Parallel(n_cols_block):
@@ -62,14 +66,14 @@ def _rms_norm_forward_kernel(
             mean_square[0] = tmp_2[0] / n_cols
             rstd = T.rsqrt((mean_square[0] + eps))
             # Caching rstd is cheap (one float per row) and saves recomputation in backward.
-            RSTD[bx * 1] = rstd
+            RSTD[bx] = rstd
             for i in T.Parallel(n_cols_block):
                 X_row_3[i] = X_row_2[i] * rstd
             for i in T.Parallel(n_cols_block):
                 Y_row[i] = X_row_3[i] * T.cast(W_row[i], "float32")
             for i in T.Parallel(n_cols_block):
                 if i < n_cols:
-                    Y[bx * 1, i] = T.cast(Y_row[i], X_dtype)
+                    Y[bx, i] = T.cast(Y_row[i], X_dtype)
 
     return main
 
@@ -106,12 +110,16 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.
     # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes and launch knobs are the factory's parameters here
     _rms_norm_forward_kernel(
         Y.shape,
+        Y.stride(),
         Y.dtype,
         X.shape,
+        X.stride(),
         X.dtype,
         weight.shape,
+        weight.stride(),
         weight.dtype,
         RSTD.shape,
+        RSTD.stride(),
         RSTD.dtype,
         n_cols,
     )(Y, X, weight, RSTD, eps)

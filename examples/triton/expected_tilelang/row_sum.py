@@ -15,8 +15,10 @@ import tilelang.language as T
 @tilelang.jit
 def row_sum_kernel(
     x_shape,
+    x_strides,
     x_dtype,
     out_shape,
+    out_strides,
     out_dtype,
     block_m=16,
     block_n=256,
@@ -24,8 +26,8 @@ def row_sum_kernel(
 ):
     @T.prim_func
     def main(
-        x: T.Tensor(x_shape, x_dtype),
-        out: T.Tensor(out_shape, out_dtype),
+        x: T.StridedTensor(x_shape, x_strides, x_dtype),
+        out: T.StridedTensor(out_shape, out_strides, out_dtype),
     ):
         with T.Kernel(T.ceildiv(x_shape[0], block_m), threads=threads) as (bx,):
             acc = T.alloc_fragment((block_m,), "float32")
@@ -59,5 +61,5 @@ def row_sum(x: torch.Tensor) -> torch.Tensor:
     BLOCK_N = min(triton.next_power_of_2(N), 256)
     grid = (triton.cdiv(M, BLOCK_M),)
     # tiletrans: the source launch's `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`, `num_warps=4`: block sizes and launch knobs are the factory's parameters here
-    row_sum_kernel(x.shape, x.dtype, out.shape, out.dtype)(x, out)
+    row_sum_kernel(x.shape, x.stride(), x.dtype, out.shape, out.stride(), out.dtype)(x, out)
     return out

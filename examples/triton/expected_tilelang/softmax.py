@@ -16,8 +16,10 @@ import tilelang.language as T
 @tilelang.jit
 def softmax_kernel(
     output_shape,
+    output_strides,
     output_dtype,
     input_shape,
+    input_strides,
     input_dtype,
     threads=128,
 ):
@@ -25,8 +27,8 @@ def softmax_kernel(
 
     @T.prim_func
     def main(
-        output: T.Tensor(output_shape, output_dtype),
-        input: T.Tensor(input_shape, input_dtype),
+        output: T.StridedTensor(output_shape, output_strides, output_dtype),
+        input: T.StridedTensor(input_shape, input_strides, input_dtype),
     ):
         with T.Kernel(input_shape[0], threads=threads) as (bx,):
             row = T.alloc_fragment((input_shape_1_block,), "float32")
@@ -44,7 +46,7 @@ def softmax_kernel(
             # Load the row into SRAM, using a mask since BLOCK_SIZE may be > than n_cols
             for i in T.Parallel(input_shape_1_block):
                 row[i] = T.cast(
-                    T.if_then_else(i < input_shape[1], input[bx * 1, i], -T.infinity(input_dtype)),
+                    T.if_then_else(i < input_shape[1], input[bx, i], -T.infinity(input_dtype)),
                     "float32",
                 )
             # Subtract maximum for numerical stability
@@ -63,7 +65,7 @@ def softmax_kernel(
             # Write back output to DRAM
             for i in T.Parallel(input_shape_1_block):
                 if i < input_shape[1]:
-                    output[bx * 1, i] = T.cast(softmax_output[i], output_dtype)
+                    output[bx, i] = T.cast(softmax_output[i], output_dtype)
 
     return main
 
@@ -90,5 +92,5 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
     y = torch.empty_like(x)
     num_programs = min(_num_programs_cap(x.device), n_rows)
     # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes and launch knobs are the factory's parameters here
-    softmax_kernel(y.shape, y.dtype, x.shape, x.dtype)(y, x)
+    softmax_kernel(y.shape, y.stride(), y.dtype, x.shape, x.stride(), x.dtype)(y, x)
     return y

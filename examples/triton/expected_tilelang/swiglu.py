@@ -16,10 +16,13 @@ import tilelang.language as T
 @tilelang.jit
 def _swiglu_forward_kernel(
     a_shape,
+    a_strides,
     a_dtype,
     b_shape,
+    b_strides,
     b_dtype,
     c_shape,
+    c_strides,
     c_dtype,
     n_cols,
     threads=128,
@@ -28,9 +31,9 @@ def _swiglu_forward_kernel(
 
     @T.prim_func
     def main(
-        a: T.Tensor(a_shape, a_dtype),
-        b: T.Tensor(b_shape, b_dtype),
-        c: T.Tensor(c_shape, c_dtype),
+        a: T.StridedTensor(a_shape, a_strides, a_dtype),
+        b: T.StridedTensor(b_shape, b_strides, b_dtype),
+        c: T.StridedTensor(c_shape, c_strides, c_dtype),
     ):
         with T.Kernel(a_shape[0], threads=threads) as (bx,):
             a_row = T.alloc_fragment((n_cols_block,), "float32")
@@ -39,14 +42,14 @@ def _swiglu_forward_kernel(
             # locate start index
             # sigmoid requires type float32
             for i in T.Parallel(n_cols_block):
-                a_row[i] = T.cast(T.if_then_else(i < n_cols, a[bx * 1, i], 0.0), "float32")
+                a_row[i] = T.cast(T.if_then_else(i < n_cols, a[bx, i], 0.0), "float32")
             for i in T.Parallel(n_cols_block):
-                b_row[i] = T.cast(T.if_then_else(i < n_cols, b[bx * 1, i], 0.0), "float32")
+                b_row[i] = T.cast(T.if_then_else(i < n_cols, b[bx, i], 0.0), "float32")
             for i in T.Parallel(n_cols_block):
                 c_row[i] = a_row[i] * T.sigmoid(a_row[i]) * b_row[i]
             for i in T.Parallel(n_cols_block):
                 if i < n_cols:
-                    c[bx * 1, i] = T.cast(c_row[i], c_dtype)
+                    c[bx, i] = T.cast(c_row[i], c_dtype)
 
     return main
 
@@ -66,5 +69,16 @@ def swiglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     num_warps = 8 if BLOCK_SIZE >= 2048 else 4
 
     # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes and launch knobs are the factory's parameters here
-    _swiglu_forward_kernel(a.shape, a.dtype, b.shape, b.dtype, c.shape, c.dtype, n_cols)(a, b, c)
+    _swiglu_forward_kernel(
+        a.shape,
+        a.stride(),
+        a.dtype,
+        b.shape,
+        b.stride(),
+        b.dtype,
+        c.shape,
+        c.stride(),
+        c.dtype,
+        n_cols,
+    )(a, b, c)
     return c.view(*ori_shape)

@@ -66,7 +66,8 @@ class TileLangBackend(Backend):
         for p in kernel.params:
             text = texts[p.name]
             if p.kind == "tensor":
-                factory_args += [f"{host_atom(text)}.shape", f"{host_atom(text)}.dtype"]
+                t = host_atom(text)
+                factory_args += [f"{t}.shape", f"{t}.stride()", f"{t}.dtype"]
                 call_args.append(text)
             elif p.kind == "float":
                 call_args.append(text)
@@ -104,7 +105,7 @@ def _kernel_code(kernel: ir.Kernel) -> KernelCode:
     for p in kernel.params:
         if p.kind == "tensor":
             writer.tensor_dtypes[p.name] = f"{p.name}_dtype"
-            writer.taken |= {f"{p.name}_shape", f"{p.name}_dtype"}
+            writer.taken |= {f"{p.name}_shape", f"{p.name}_strides", f"{p.name}_dtype"}
     grid = writer.bind_grid(kernel.grid)
     for s in kernel.body:
         writer.stmt(s)
@@ -112,8 +113,11 @@ def _kernel_code(kernel: ir.Kernel) -> KernelCode:
     prim_params: list[str] = []
     for p in kernel.params:
         if p.kind == "tensor":
-            params += [f"{p.name}_shape", f"{p.name}_dtype"]
-            prim_params.append(f"{p.name}: T.Tensor({p.name}_shape, {p.name}_dtype)")
+            # Strides too: the kernel indexes views (pitched rows, transposes) as they are.
+            params += [f"{p.name}_shape", f"{p.name}_strides", f"{p.name}_dtype"]
+            prim_params.append(
+                f"{p.name}: T.StridedTensor({p.name}_shape, {p.name}_strides, {p.name}_dtype)"
+            )
         elif p.kind == "float":
             prim_params.append(f"{p.name}: T.float32")
         else:

@@ -147,7 +147,7 @@ class KernelWriter(CodePrinter):
         return None
 
     def tile_begin(self, t: _Tile) -> str:
-        start = f"{t.id} * {t.block}"
+        start = t.id if t.block == "1" else f"{t.id} * {t.block}"
         if t.var.begin is not None:
             start = f"{self.host(t.var.begin)} + {start}"
         return start
@@ -639,6 +639,10 @@ class KernelWriter(CodePrinter):
         return self.lanes[len(self.lanes) - n :] if n else ()
 
     def _ex_Name(self, e: ir.Name) -> tuple[str, int]:
+        if e.id in self.tiles and self.tiles[e.id].var.scalar:
+            # A grid index (batch, head): its block index.
+            begin = self.tile_begin(self.tiles[e.id])
+            return begin, ATOM if begin.isidentifier() else PRECEDENCE["+"]
         buf = self.buffers.get(e.id)
         if buf is not None:
             return self.read(buf, self.lanes_for(e) if buf.dims else ()), ATOM

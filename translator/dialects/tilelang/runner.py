@@ -112,6 +112,19 @@ def _prepare(device: str) -> None:
     AutoTuneImpl.__call__ = tuned_call
 
 
+def _pin(obj: object) -> bool:
+    """An autotuned factory keeps its first config (the source's first) only."""
+    try:
+        from tilelang.autotuner.tuner import AutoTuneImpl
+    except ImportError:
+        return False
+    configs = getattr(obj, "configs", None)
+    if isinstance(obj, AutoTuneImpl) and isinstance(configs, list) and len(configs) > 1:
+        obj.configs = configs[:1]
+        return True
+    return False
+
+
 def _explain(module: ir.Module, device: str) -> list[str]:
     if device != "cpu":
         return []
@@ -122,4 +135,4 @@ def _explain(module: ir.Module, device: str) -> list[str]:
     ]
 
 
-RUNNER = Runner(prepare=_prepare, explain=_explain)
+RUNNER = Runner(prepare=_prepare, pin=_pin, explain=_explain)
