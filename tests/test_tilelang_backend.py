@@ -17,8 +17,6 @@ os.environ["TRITON_INTERPRET"] = "1"
 
 import pytest  # noqa: E402
 
-pytest.importorskip("tilelang")
-
 from translator.api import translate_file  # noqa: E402
 from translator.diagnostics import TranslationError  # noqa: E402
 from validation.equivalence import check_pair  # noqa: E402
@@ -40,7 +38,7 @@ def _repo_cwd(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_every_helion_and_triton_example_but_the_refused_translates() -> None:
     assert len([g for g in GOLDENS if g[0] == "helion"]) == 17
-    assert len([g for g in GOLDENS if g[0] == "triton"]) == 15
+    assert len([g for g in GOLDENS if g[0] == "triton"]) == 16
 
 
 @pytest.mark.parametrize(("src", "name"), GOLDENS, ids=[f"{s}-{n}" for s, n in GOLDENS])
@@ -113,7 +111,7 @@ def test_t_copy_reads_zero_past_the_edge_and_writes_only_inside(tmp_path: Path) 
     [
         ("triton", "matmul_splitk", "split-K"),
         ("triton", "embedding", "gather"),
-        ("triton", "cross_entropy", "assigned more than once"),
+        ("helion", "cross_entropy", "gather"),
     ],
 )
 def test_unsupported_constructs_are_located_refusals(src: str, name: str, what: str) -> None:

@@ -49,13 +49,13 @@ def _layer_norm_fwd_fused(
         eps: T.float32,
     ):
         with T.Kernel(X_shape[0], threads=threads) as (bx,):
+            _mean = T.alloc_local((1,), "float32")
             a = T.alloc_fragment((block_size,), "float32")
-            _mean_2 = T.alloc_fragment((1,), "float32")
             tmp_2 = T.alloc_fragment((1,), "float32")
             red_src = T.alloc_fragment((block_size,), "float32")
+            _var = T.alloc_local((1,), "float32")
             x_tile = T.alloc_fragment((block_size,), "float32")
             x_tile_2 = T.alloc_fragment((block_size,), "float32")
-            _var_2 = T.alloc_fragment((1,), "float32")
             tmp_3_2 = T.alloc_fragment((1,), "float32")
             red_in = T.alloc_fragment((block_size,), "float32")
             red_src_2 = T.alloc_fragment((block_size,), "float32")
@@ -68,7 +68,7 @@ def _layer_norm_fwd_fused(
             y_tile = T.alloc_fragment((block_size,), "float32")
             # Map the program id to the row of X and Y it should compute.
             # Compute mean
-            _mean = 0.0
+            _mean[0] = 0.0
             for off_o in T.serial(T.ceildiv(N, block_size)):
                 for i in T.Parallel(block_size):
                     a[i] = T.cast(
@@ -80,10 +80,10 @@ def _layer_norm_fwd_fused(
                 for i in T.Parallel(block_size):
                     red_src[i] = T.if_then_else(off_o * block_size + i < N, a[i], 0.0)
                 T.reduce_sum(red_src, tmp_2, dim=0)
-                _mean_2[0] = _mean + tmp_2[0]
-            mean_2 = _mean_2[0] / N
+                _mean[0] = _mean[0] + tmp_2[0]
+            mean_2 = _mean[0] / N
             # Compute variance
-            _var = 0.0
+            _var[0] = 0.0
             for off_2_o in T.serial(T.ceildiv(N, block_size)):
                 for i in T.Parallel(block_size):
                     x_tile[i] = T.cast(
@@ -101,8 +101,8 @@ def _layer_norm_fwd_fused(
                 for i in T.Parallel(block_size):
                     red_src_2[i] = T.if_then_else(off_2_o * block_size + i < N, red_in[i], 0.0)
                 T.reduce_sum(red_src_2, tmp_3_2, dim=0)
-                _var_2[0] = _var + tmp_3_2[0]
-            var = _var_2[0] / N
+                _var[0] = _var[0] + tmp_3_2[0]
+            var = _var[0] / N
             rstd_2 = 1 / T.sqrt((var + eps))
             # Write mean / rstd
             Mean[bx] = mean_2

@@ -155,7 +155,7 @@ class KernelWriter(CodePrinter):
     def alloc(self, base: str, dims: tuple[ir.Dim, ...], dtype: ir.DTypeExpr, scope: str) -> Buffer:
         buf = Buffer(self.fresh(base), dims, dtype, scope)
         shape = [self.extent_of(d) for d in buf.stored] or ["1"]
-        call = "T.alloc_shared" if scope == "shared" else "T.alloc_fragment"
+        call = {"shared": "T.alloc_shared", "local": "T.alloc_local"}.get(scope, "T.alloc_fragment")
         tup = f"({shape[0]},)" if len(shape) == 1 else f"({', '.join(shape)})"
         self.allocs.append(f"{buf.name} = {call}({tup}, {self.dtype(dtype)})")
         return buf
@@ -233,28 +233,7 @@ class KernelWriter(CodePrinter):
     def _st_Assign(self, s: ir.Assign) -> None:
         t = self.type_of(s.value)
         if not isinstance(t, TileType) or not t.dims:
-            if any(isinstance(x, (ir.Reduce, ir.Dot)) for x in walk_expr(s.value)):
-                # A number computed from tiles lives in a one-lane fragment.
-                buf = self.alloc(s.target, (), dtype_of(t), "fragment")
-                if isinstance(s.value, ir.Reduce):
-                    self.reduce_into(s.value, buf)
-                else:
-                    self.elementwise(s.value, buf, ())
-                self.buffers[s.target] = buf
-                self.env.vars[s.target] = ScalarType(dtype_of(t))
-                return
-            if s.target in self.buffers or s.target in self.assigned_scalars:
-                raise TranslationError(
-                    f"`{s.target}` is a number assigned more than once; the TileLang backend "
-                    "binds device numbers once",
-                    s.loc,
-                    _HINT,
-                )
-            self.assigned_scalars.add(s.target)
-            self.emit(f"{s.target} = {self.scalar(s.value)}")
-            self.env.vars[s.target] = t
-            self.pads[s.target] = None
-            self.taken.add(s.target)
+            self.assign_number(s, dtype_of(t))
             return
         old = self.buffers.get(s.target)
         pad = self.pad_of(s.value)
@@ -267,11 +246,44 @@ class KernelWriter(CodePrinter):
         self.env.vars[s.target] = t
         self.pads[s.target] = pad
 
+    def assign_number(self, s: ir.Assign, dtype: ir.DTypeExpr) -> None:
+        """A device number: a plain binding if the kernel binds it once from numbers, else one
+        lane of a buffer (a local one when rebound, as a loop's running max is)."""
+        old = self.buffers.get(s.target)
+        if old is not None and not old.dims:
+            self.elementwise(s.value, old, ())
+            return
+        from_tiles = any(isinstance(x, (ir.Reduce, ir.Dot)) for x in walk_expr(s.value))
+        if not from_tiles and s.target not in self.rebound:
+            self.emit(f"{s.target} = {self.scalar(s.value)}")
+            self.env.vars[s.target] = ScalarType(dtype)
+            self.pads[s.target] = None
+            self.taken.add(s.target)
+            return
+        if isinstance(dtype, ir.DType) and dtype.name == "float64":
+            dtype = ir.F32  # Python floats are float32 on the device
+        scope = "local" if s.target in self.rebound else "fragment"
+        buf = self.alloc(s.target, (), dtype, scope)
+        if isinstance(s.value, ir.Reduce):
+            self.reduce_into(s.value, buf)
+        else:
+            self.elementwise(s.value, buf, ())
+        self.buffers[s.target] = buf
+        self.env.vars[s.target] = ScalarType(dtype)
+
     @property
-    def assigned_scalars(self) -> set[str]:
-        if not hasattr(self, "_scalars"):
-            self._scalars: set[str] = set()
-        return self._scalars
+    def rebound(self) -> set[str]:
+        """Names the kernel assigns more than once."""
+        if not hasattr(self, "_rebound"):
+            from translator.ir.visit import walk_stmts
+
+            seen: set[str] = set()
+            again: set[str] = set()
+            for st in walk_stmts(self.kernel.body):
+                if isinstance(st, ir.Assign):
+                    (again if st.target in seen else seen).add(st.target)
+            self._rebound = again
+        return self._rebound
 
     def assign_into(self, value: ir.Expr, buf: Buffer, t: TileType) -> None:
         """Compute tile ``value`` into ``buf`` (of ``value``'s dims)."""
