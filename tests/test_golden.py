@@ -34,6 +34,10 @@ IDS = [f"{src}2{dst}-{example.parent.name}-{example.stem}" for src, dst, example
 IMPORTS = {
     "triton": ("import triton.language as tl", ("helion.language", "translator")),
     "helion": ("import helion.language as hl", ("triton.language", "translator")),
+    "tilelang": (
+        "import tilelang.language as T",
+        ("triton.language", "helion.language", "translator"),
+    ),
 }
 
 

@@ -42,6 +42,10 @@ class Backend:
         """The import lines every translation into this DSL needs."""
         return tuple(load_grammar(self.name)["imports"])
 
+    def dropped_imports(self, module: ir.Module) -> tuple[str, ...]:
+        """Import lines of the source this DSL's translation must not keep (none by default)."""
+        return ()
+
     def command(self, module: ir.Module) -> str:
         """The command that regenerates the translation (for its provenance header)."""
         src = module.source_dialect
@@ -63,7 +67,13 @@ class Backend:
             imports.extend(code.imports)
         for code in launches.values():
             imports.extend(code.imports)
-        return Rendering(kernels, launches, tuple(dict.fromkeys(imports)), self.command(module))
+        return Rendering(
+            kernels,
+            launches,
+            tuple(dict.fromkeys(imports)),
+            self.command(module),
+            drop_imports=self.dropped_imports(module),
+        )
 
     def emit(self, module: ir.Module) -> str:
         """The translation of ``module`` into this DSL (the IR is verified first)."""

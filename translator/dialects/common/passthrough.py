@@ -66,6 +66,10 @@ class Rendering:
     imports: tuple[str, ...]
     command: str
     notes: list[str] = field(default_factory=list)
+    #: Import statements of the source (as written, one line) the target cannot keep: TileLang
+    #: resolves a kernel's annotations through its closure, which string annotations
+    #: (``from __future__ import annotations``) defeat.
+    drop_imports: tuple[str, ...] = ()
 
 
 def assemble(module: ir.Module, rendering: Rendering) -> str:
@@ -86,7 +90,7 @@ def assemble(module: ir.Module, rendering: Rendering) -> str:
             "launch kernels in statements or expressions of their own",
         )
     tree = _drop_unused(tree, editor.if_unused)
-    tree = _fix_imports(tree, plan.packages, rendering.imports)
+    tree = _fix_imports(tree, plan.packages, rendering.imports, rendering.drop_imports)
     tree = _with_header(tree, module, rendering.command)
     return tree.code
 
@@ -476,7 +480,10 @@ def _module_binding(stmt: cst.CSTNode) -> str | None:
 
 
 def _fix_imports(
-    tree: cst.Module, packages: tuple[str, ...], wanted: tuple[str, ...]
+    tree: cst.Module,
+    packages: tuple[str, ...],
+    wanted: tuple[str, ...],
+    drop: tuple[str, ...] = (),
 ) -> cst.Module:
     read = _names_read(tree)
     body: list[cst.BaseStatement] = []
@@ -485,13 +492,15 @@ def _fix_imports(
     orphaned: list[cst.EmptyLine] = []  # blank lines and comments above dropped imports
     for stmt in tree.body:
         if orphaned and hasattr(stmt, "leading_lines"):
-            lines = _at_most_blank([*orphaned, *stmt.leading_lines], 2)
+            # Right after the module docstring formatters keep one blank line, elsewhere two.
+            after_doc = len(body) == 1 and _is_docstring(body[0])
+            lines = _at_most_blank([*orphaned, *stmt.leading_lines], 1 if after_doc else 2)
             stmt = stmt.with_changes(leading_lines=lines)
             orphaned = []
         if isinstance(stmt, cst.SimpleStatementLine) and all(
             isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body
         ):
-            keep = True
+            keep = cst.Module(body=[stmt]).code.strip() not in drop
             for small in stmt.body:
                 pairs = import_bindings(small)  # type: ignore[arg-type]
                 from_source = all(full.split(".")[0] in packages for _, full in pairs)

@@ -1,0 +1,183 @@
+"""GPU equivalence and speed of the TileLang translations of the Helion and Triton examples (H200).
+
+    source .devbundle/setup.sh && python -m benchmarks.gpu_tilelang [--only NAME ...] [--part P]
+
+Parts: ``helion`` (``examples/helion/*.py`` against ``expected_tilelang/``), ``triton``
+(``examples/triton/*.py`` likewise) and ``gemm`` (fp16 4096^3: the matmul translations from Helion
+and Triton with their emitted autotune space searched, a hand-written plain-``T.gemm`` TileLang
+kernel and torch, in one run). For each example: source and translation on the same ragged inputs
+(poisoned outputs, two seeds, rel. norm against the tolerance of the dtype), then both timed with
+``triton.testing.do_bench`` (median) on large inputs, each at its first config (autotuned sources
+and factories pinned). Prints a table last and writes ``$OUT/gpu_tilelang.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import sys
+import time
+import traceback
+from pathlib import Path
+
+import torch
+
+from benchmarks.common import ROOT, bench, outputs, rel_err
+from benchmarks.gpu_examples import CASES as HELION_CASES
+from benchmarks.gpu_triton_examples import CASES as TRITON_CASES
+from benchmarks.gpu_triton_examples import (
+    Gen,
+    _bind_maker,
+    _compiled,
+    _helion_call,
+    _label,
+    _load,
+    equivalence,
+    speed,
+    tolerance,
+)
+
+F16 = torch.float16
+DOT = {"matmul", "matmul_bias_act", "bmm", "attention", "matmul_act", "matmul_block_ptr",
+       "matmul_descriptor", "matmul_host_descriptor", "matmul_persistent"}  # fmt: skip
+
+
+def _golden(part: str, name: str) -> Path:
+    return ROOT / "examples" / part / "expected_tilelang" / f"{name}.py"
+
+
+def run_helion(name: str) -> dict:
+    ragged, large = HELION_CASES[name]
+    row: dict = {"part": "helion", "name": name}
+    if not _golden("helion", name).is_file():
+        return {**row, "status": "refused"}
+    src = _helion_call(getattr(_load(ROOT / "examples/helion" / f"{name}.py", "src"), name))
+    tr = getattr(_load(_golden("helion", name), "tilelang"), name)
+    row.update(equivalence(src, tr, [("ragged", F16, ragged)], name in DOT, "cuda"))
+    torch.manual_seed(2)
+    args = large()
+    kernel = getattr(_load(ROOT / "examples/helion" / f"{name}.py", "src_large"), name)
+    row.update(speed(_compiled(kernel, args), tr, args, tolerance(F16, name in DOT), "cuda"))
+    return row
+
+
+def run_triton(name: str) -> dict:
+    case = TRITON_CASES[name]
+    row: dict = {"part": "triton", "name": name}
+    if not _golden("triton", name).is_file():
+        return {**row, "status": "refused"}
+    src = getattr(_load(ROOT / "examples/triton" / f"{name}.py", "src"), name)
+    tr = getattr(_load(_golden("triton", name), "tilelang"), name)
+    makers = [(_label(s), F16, _bind_maker(case.build, Gen("cuda", F16), s)) for s in case.ragged]
+    row.update(equivalence(src, tr, makers, case.dot, "cuda", case.ref))
+    torch.manual_seed(2)
+    args = case.build(Gen("cuda", F16), case.large)
+    row.update(speed(src, tr, args, tolerance(F16, case.dot), "cuda"))
+    return row
+
+
+_HAND_GEMM = """
+import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit(out_idx=[-1])
+def gemm(M, N, K, block_M=128, block_N=256, block_K=64, num_stages=4, threads=256):
+    @T.prim_func
+    def main(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"),
+             C: T.Tensor((M, N), "float16")):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
+            A_shared = T.alloc_shared((block_M, block_K), "float16")
+            B_shared = T.alloc_shared((block_K, block_N), "float16")
+            C_local = T.alloc_fragment((block_M, block_N), "float32")
+            T.use_swizzle(10)
+            T.clear(C_local)
+            for ko in T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages):
+                T.copy(A[by * block_M, ko * block_K], A_shared)
+                T.copy(B[ko * block_K, bx * block_N], B_shared)
+                T.gemm(A_shared, B_shared, C_local, policy=T.GemmWarpPolicy.FullRow)
+            T.copy(C_local, C[by * block_M, bx * block_N])
+
+    return main
+"""
+
+
+def gemm_4096() -> dict:
+    """fp16 4096^3: translations (autotune space searched), the hand-written kernel, torch."""
+    out_dir = Path(os.environ.get("OUT", "/tmp"))
+    hand = out_dir / "hand_gemm.py"
+    hand.write_text(_HAND_GEMM)
+    torch.manual_seed(3)
+    a = torch.randn(4096, 4096, device="cuda", dtype=F16)
+    b = torch.randn(4096, 4096, device="cuda", dtype=F16)
+    ref = (a.double() @ b.double()).to(F16)
+    flops = 2 * 4096**3
+    kernel = _load(hand, "hand", pin=False).gemm(4096, 4096, 4096)
+    sides = {
+        "hand T.gemm": lambda: kernel(a, b),
+        "torch": lambda: torch.matmul(a, b),
+    }
+    for part in ("helion", "triton"):
+        module = _load(_golden(part, "matmul"), f"{part}_mm", pin=False)  # searched, not pinned
+        sides[f"{part}->tilelang"] = lambda m=module: m.matmul(a, b)
+    row: dict = {}
+    for label, fn in sides.items():
+        err = rel_err(outputs(fn())[0], ref)
+        row[label] = {"err": err, "tflops": flops / bench(fn) / 1e9}
+    return row
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--only", nargs="*", default=None)
+    parser.add_argument("--part", choices=["helion", "triton", "gemm", "all"], default="all")
+    opts = parser.parse_args(argv)
+    from validation.equivalence import prepare_runtimes
+
+    prepare_runtimes("cuda")
+    jobs = []
+    if opts.part in ("helion", "all"):
+        jobs += [(run_helion, n) for n in HELION_CASES if not opts.only or n in opts.only]
+    if opts.part in ("triton", "all"):
+        jobs += [(run_triton, n) for n in TRITON_CASES if not opts.only or n in opts.only]
+    rows = []
+    for fn, name in jobs:
+        t0 = time.time()
+        try:
+            row = fn(name)
+        except Exception as err:  # one failing example must not hide the others
+            row = {"name": name, "error": f"{type(err).__name__}: {err}"[:300]}
+            traceback.print_exc()
+        row["wall_s"] = round(time.time() - t0, 1)
+        rows.append(row)
+        print(json.dumps({k: v for k, v in row.items() if k != "cases"}), flush=True)
+    gemm = gemm_4096() if opts.part in ("gemm", "all") else None
+    out_dir = Path(os.environ.get("OUT", "/tmp"))
+    (out_dir / "gpu_tilelang.json").write_text(json.dumps({"rows": rows, "gemm": gemm}))
+    print(f"\n{'part':7s} {'example':24s} {'equal':>5s} {'rel_err':>9s} {'src ms':>9s} "
+          f"{'tl ms':>9s} {'src/tl':>7s}")  # fmt: skip
+    ratios: dict[str, list[float]] = {}
+    for r in rows:
+        if "error" in r or r.get("status") == "refused":
+            print(f"{r.get('part', '?'):7s} {r['name']:24s} {r.get('error', 'refused')[:80]}")
+            continue
+        ok = r["equal"] and r.get("large_equal", True)
+        ratios.setdefault(r["part"], []).append(r["ratio"])
+        print(f"{r['part']:7s} {r['name']:24s} {'yes' if ok else 'NO':>5s} {r['err']:9.2e} "
+              f"{r['src_ms']:9.4f} {r['tr_ms']:9.4f} {r['ratio']:7.3f}")  # fmt: skip
+    for part, values in ratios.items():
+        print(
+            f"median speed ratio {part}/tilelang: {statistics.median(values):.3f} ({len(values)})"
+        )
+    if gemm:
+        for label, v in gemm.items():
+            tf = v["tflops"] if math.isfinite(v["tflops"]) else float("nan")
+            print(f"gemm fp16 4096^3 {label:18s} {tf:6.0f} TFLOP/s err {v['err']:.1e}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

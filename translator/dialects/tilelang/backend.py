@@ -1,0 +1,199 @@
+"""TileLang backend: IR kernels -> ``@tilelang.jit`` factories, launches -> ``factory(...)(...)``.
+
+Each IR kernel becomes a factory (``templates/tilelang/kernel.py.j2``) whose parameters are what
+TileLang compiles for: every tensor's shape and dtype, the integer (and choice) parameters, and
+the tunables with the first config as defaults (block sizes, ``threads`` = 32 x the IR's warps,
+``num_stages``); several configs become ``@tilelang.autotune(configs=[...])``. The factory
+returns a ``@T.prim_func`` whose arguments are the tensors and the float scalars, with the body
+from :mod:`translator.dialects.tilelang.kernel`. A launch in the carried host code becomes
+``factory(x.shape, x.dtype, ..., m, n)(x, ..., alpha)``: the compiled kernel (cached by
+TileLang per argument tuple) called on the tensors, which it writes in place as the source's
+kernel did.
+"""
+
+from __future__ import annotations
+
+from translator.diagnostics import TranslationError
+from translator.dialects.common.backend import Backend
+from translator.dialects.common.host_code import HostPrinter, host_atom
+from translator.dialects.common.passthrough import KernelCode, LaunchCode
+from translator.dialects.formatting import MAX_LINE, wrap_lines
+from translator.dialects.tilelang.kernel import KernelWriter
+from translator.grammar import load_grammar, template_environment
+from translator.ir import nodes as ir
+from translator.ir.passes import Pass
+from translator.ir.shapes import kernel_env
+from translator.ir.transforms import squeeze_unit_tiles, unit_block_tiles
+from translator.ir.verifier import verify_kernel
+
+_RESERVED = {"T", "tilelang", "torch", "math", "main"}
+
+
+class TileLangBackend(Backend):
+    """Writes kernels as ``@tilelang.jit`` factories and launches as calls of the kernel they
+    compile."""
+
+    name = "tilelang"
+
+    def passes(self) -> list[Pass]:
+        return [
+            Pass(
+                "squeeze-unit-tiles",
+                "grid tiles whose block is 1 in every config (batch, heads) become plain indices, "
+                "so that tiles and dots are 2-D (T.gemm multiplies 2-D tiles)",
+                lambda k: squeeze_unit_tiles(k, unit_block_tiles(k)),
+            )
+        ]
+
+    def imports(self, module: ir.Module) -> tuple[str, ...]:
+        return (*super().imports(module), "import torch")
+
+    def dropped_imports(self, module: ir.Module) -> tuple[str, ...]:
+        # TileLang evaluates a prim_func's `T.Tensor(x_shape, x_dtype)` annotations in the
+        # factory's closure only when they are objects; as strings it sees only the names the
+        # body reads, so the factory's shapes and dtypes would be undefined (measured, 0.1.15).
+        return ("from __future__ import annotations",)
+
+    def kernel_code(self, kernel: ir.Kernel, module: ir.Module) -> KernelCode:
+        verify_kernel(kernel)
+        return _kernel_code(kernel)
+
+    def launch_code(self, kernel: ir.Kernel, launch: ir.Launch, module: ir.Module) -> LaunchCode:
+        texts = {p.name: t for p, t in zip(kernel.params, launch.texts)}
+        g = load_grammar("tilelang")["backend"]
+        hx = HostPrinter(texts, calls=g["scalar_pointwise"], dtypes=g["host_dtypes"])
+        factory_args, call_args = [], []
+        for p in kernel.params:
+            text = texts[p.name]
+            if p.kind == "tensor":
+                t = host_atom(text)
+                factory_args += [f"{t}.shape", f"{t}.stride()", f"{t}.dtype"]
+                call_args.append(text)
+            elif p.kind == "float":
+                call_args.append(text)
+            else:
+                factory_args.append(text)
+        notes = ()
+        if launch.tuned:
+            passed = ", ".join(f"`{t}`" for t in launch.tuned)
+            notes = (
+                f"tiletrans: the source launch's {passed}: block sizes and launch knobs are "
+                "the factory's parameters here",
+            )
+        del hx
+        text = f"{kernel.name}({', '.join(factory_args)})({', '.join(call_args)})"
+        return LaunchCode(text, notes=notes)
+
+
+def emit(module: ir.Module) -> str:
+    """The TileLang translation of ``module`` (verified first)."""
+    return TileLangBackend().emit(module)
+
+
+def _kernel_code(kernel: ir.Kernel) -> KernelCode:
+    names = {p.name for p in kernel.params}
+    clash = sorted(names & _RESERVED)
+    if clash:
+        raise TranslationError(
+            f"`{kernel.name}` has parameters {', '.join(f'`{c}`' for c in clash)}, which the "
+            "TileLang module needs for its own names",
+            kernel.loc,
+            "rename the parameter in the source",
+        )
+    spell = load_grammar("tilelang")["backend"]["kernel"]
+    writer = KernelWriter(kernel=kernel, env_=kernel_env(kernel))
+    for p in kernel.params:
+        if p.kind == "tensor":
+            writer.tensor_dtypes[p.name] = f"{p.name}_dtype"
+            writer.taken |= {f"{p.name}_shape", f"{p.name}_strides", f"{p.name}_dtype"}
+    grid = writer.bind_grid(kernel.grid)
+    for s in kernel.body:
+        writer.stmt(s)
+    params: list[str] = []
+    prim_params: list[str] = []
+    for p in kernel.params:
+        if p.kind == "tensor":
+            # Strides too: the kernel indexes views (pitched rows, transposes) as they are.
+            params += [f"{p.name}_shape", f"{p.name}_strides", f"{p.name}_dtype"]
+            prim_params.append(
+                f"{p.name}: T.StridedTensor({p.name}_shape, {p.name}_strides, {p.name}_dtype)"
+            )
+        elif p.kind == "float":
+            prim_params.append(f"{p.name}: T.float32")
+        else:
+            params.append(p.name)
+    first = dict(kernel.configs[0]) if kernel.configs else {}
+    knobs = {}
+    for t in kernel.tunables:
+        value = first.get(t.name, t.default)
+        if t.kind == "block_size":
+            params.append(f"{t.name}={value}")
+        elif t.kind == "num_warps":
+            knobs["threads"] = value * 32
+        elif t.kind == "num_stages":
+            knobs["num_stages"] = value
+    threads = "threads"
+    params.append(f"threads={knobs.get('threads', 128)}")
+    if writer.uses_stages:
+        params.append(f"num_stages={knobs.get('num_stages', 2)}")
+    setup = [
+        f"{name} = {spell['next_power_of_2']}({writer.host(extent)})"
+        for name, extent in writer.full_blocks.values()
+    ]
+    autotune = _autotune(kernel) if len(kernel.configs) > 1 else None
+    body = writer.allocs + writer.lines
+    text = (
+        template_environment("tilelang")
+        .get_template("kernel.py.j2")
+        .render(
+            name=kernel.name,
+            params=params,
+            docstring=kernel.docstring,
+            setup=setup,
+            prim_name="main",
+            prim_params=prim_params,
+            launch=_launch_lines(spell["launch"], grid, threads, writer.block_ids),
+            body=body,
+            autotune=autotune,
+            spell=spell,
+        )
+    )
+    text = "\n".join(wrap_lines(text.splitlines())) + "\n"
+    imports = ("import math",) if "math." in text.replace("tilelang.math.", "") else ()
+    return KernelCode(text, imports)
+
+
+def _launch_lines(callee: str, grid: list[str], threads: str, ids: list[str]) -> list[str]:
+    """``with T.Kernel(...) as (bx, by):``, one argument per line (a magic trailing comma keeps
+    ruff's layout) where it does not fit in a line at the prim_func body's indentation."""
+    names = f"({ids[0]},)" if len(ids) == 1 else f"({', '.join(ids)})"
+    args = [*grid, f"threads={threads}"]
+    line = f"with {callee}({', '.join(args)}) as {names}:"
+    if 8 + len(line) <= MAX_LINE:
+        return [line]
+    return [f"with {callee}(", *(f"    {a}," for a in args), f") as {names}:"]
+
+
+def _autotune(kernel: ir.Kernel) -> list[dict[str, int]]:
+    """The factory's autotune space: each config's block sizes, threads and stages."""
+    kinds = {t.name: t.kind for t in kernel.tunables}
+    out: list[dict[str, int]] = []
+    for config in kernel.configs:
+        entry: dict[str, int] = {}
+        for name, value in config:
+            kind = kinds.get(name)
+            if kind == "block_size":
+                entry[name] = value
+            elif kind == "num_warps":
+                entry["threads"] = value * 32
+            elif kind == "num_stages" and _has_dot(kernel):
+                entry["num_stages"] = value
+        if entry not in out:
+            out.append(entry)
+    return out
+
+
+def _has_dot(kernel: ir.Kernel) -> bool:
+    from translator.ir.visit import kernel_exprs
+
+    return any(isinstance(e, ir.Dot) for e in kernel_exprs(kernel))

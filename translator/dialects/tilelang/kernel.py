@@ -1,0 +1,830 @@
+"""The body of one TileLang kernel: IR statements as fragments, copies, ``T.Parallel`` loops,
+``T.reduce_*`` and ``T.gemm``.
+
+Every tile value of the IR lives in a buffer (``T.alloc_fragment``; ``T.alloc_shared`` for dot
+operands) whose dims are the value's dims without its unit dims; a whole-dim of extent ``n`` is
+``tilelang.math.next_power_of_2(n)`` lanes (TileLang's layout inference needs power-of-two
+fragments). Loads and stores of tile regions are ``T.copy``; pointwise work is one
+``T.Parallel`` loop per assignment, reading operands lane by lane (broadcast dims drop their
+index).
+
+Ragged edges, as measured on tilelang 0.1.15 (C target and sm_90a CUDA alike): ``T.copy`` of a
+global region that crosses the tensor's edge reads 0 there and writes only the lanes inside it,
+so loads and stores need nothing more. But lanes past an edge are *not* computed reliably:
+TileLang shrinks some ``T.Parallel`` loops (``exp``, division) to the lanes a copy from global
+filled, so a fragment's invalid lanes may keep stale values. The writer therefore never relies on
+them: before a reduction (or a dot, along K) the operand is rebuilt by a select loop,
+``T.if_then_else(valid, v, pad)``, where ``pad`` is the reduction's identity (masked) or the value
+the IR says invalid lanes hold (unmasked; :func:`translator.ir.padding.fold_pad`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from translator.diagnostics import TranslationError
+from translator.dialects.common.printer import ATOM, CodePrinter
+from translator.ir import nodes as ir
+from translator.ir.ops import reduce_identity
+from translator.ir.padding import fold_pad
+from translator.ir.printer import PRECEDENCE
+from translator.ir.shapes import ScalarType, TileType, TypeEnv, dims_of, dtype_of
+from translator.ir.visit import walk_expr
+
+#: Lane variables of ``T.Parallel`` loops, by position.
+_LANES = ("i", "j", "l", "q")
+#: Launch axes of ``T.Kernel``: the last grid dim is x, as in TileLang's own examples.
+_BLOCK_IDS = ("bx", "by", "bz")
+_HINT = "write the kernel without it, or translate to another DSL"
+
+
+@dataclass
+class Buffer:
+    """A fragment or shared buffer holding one tile value: its logical dims (unit dims are not
+    stored) and dtype."""
+
+    name: str
+    dims: tuple[ir.Dim, ...]
+    dtype: ir.DTypeExpr
+    scope: str = "fragment"
+
+    @property
+    def stored(self) -> tuple[ir.Dim, ...]:
+        return tuple(d for d in self.dims if not isinstance(d, ir.UnitDim))
+
+
+@dataclass
+class _Tile:
+    """How a tile variable is spelt: its id (block index or loop counter) and block."""
+
+    var: ir.TileVar
+    id: str
+    block: str
+
+
+@dataclass
+class KernelWriter(CodePrinter):
+    """Writes one kernel's prim_func body (allocations first, then statements)."""
+
+    kernel: ir.Kernel = None  # type: ignore[assignment]
+    env_: TypeEnv = None  # type: ignore[assignment]
+    taken: set[str] = field(default_factory=set)
+
+    language = "TileLang"
+    dialect = "tilelang"
+
+    def __post_init__(self) -> None:
+        CodePrinter.__init__(self, self.env_, indent=0)
+        self.allocs: list[str] = []
+        self.buffers: dict[str, Buffer] = {}
+        self.tiles: dict[str, _Tile] = {}
+        #: Lane texts aligned with the dims of the expression being printed.
+        self.lanes: tuple[str | None, ...] = ()
+        #: Whole-dim extents -> the factory name of their power-of-two lane count.
+        self.full_blocks: dict[str, tuple[str, ir.Expr]] = {}
+        self.pads: dict[str, float | None] = {}
+        self.tensor_dtypes: dict[str, str] = {}
+        self.uses_stages = False
+        self.block_ids: list[str] = []
+        self.taken |= {p.name for p in self.kernel.params} | {t.name for t in self.kernel.tunables}
+
+    # ------------------------------------------------------------------ names
+
+    def fresh(self, base: str) -> str:
+        name, n = base, 1
+        while name in self.taken:
+            n += 1
+            name = f"{base}_{n}"
+        self.taken.add(name)
+        return name
+
+    def tensor_dtype(self, tensor: str) -> str:
+        return self.tensor_dtypes[tensor]
+
+    def dtype(self, dt: ir.DTypeExpr) -> str:
+        if isinstance(dt, ir.DTypeOf):
+            return self.tensor_dtype(dt.tensor)
+        spelt = self.dtypes.get(dt.name)
+        if spelt is None:
+            raise TranslationError(f"TileLang cannot spell the dtype `{dt.name}`", None)
+        return spelt
+
+    # ------------------------------------------------------------------ dims and lanes
+
+    def extent_of(self, d: ir.Dim) -> str:
+        """The number of lanes a buffer holds along ``d``."""
+        if isinstance(d, ir.BlockDim):
+            return self.tiles[d.tile].block
+        if isinstance(d, ir.FullDim):
+            if isinstance(d.extent, ir.Const) and isinstance(d.extent.value, int):
+                return str(1 << max(d.extent.value - 1, 0).bit_length())
+            key = self.host(d.extent)
+            if key not in self.full_blocks:
+                base = "".join(c if c.isalnum() else "_" for c in key).strip("_")
+                if not base.isidentifier():
+                    base = f"dim_{base}"
+
+                self.full_blocks[key] = (self.fresh(f"{base}_block"), d.extent)
+            return self.full_blocks[key][0]
+        return "1"
+
+    def host(self, e: ir.Expr) -> str:
+        """A host scalar (sizes, scalar parameters) as the factory spells it."""
+        saved, self.lanes = self.lanes, ()
+        try:
+            return self.text(e)
+        finally:
+            self.lanes = saved
+
+    def valid(self, d: ir.Dim, lane: str) -> str | None:
+        """The condition that ``lane`` along ``d`` is inside the tensor (``None``: always)."""
+        if isinstance(d, ir.BlockDim):
+            t = self.tiles[d.tile]
+            return f"{self.tile_begin(t)} + {lane} < {self.host(t.var.extent)}"
+        if isinstance(d, ir.FullDim):
+            return f"{lane} < {self.host(d.extent)}"
+        return None
+
+    def tile_begin(self, t: _Tile) -> str:
+        start = t.id if t.block == "1" else f"{t.id} * {t.block}"
+        if t.var.begin is not None:
+            start = f"{self.host(t.var.begin)} + {start}"
+        return start
+
+    def alloc(self, base: str, dims: tuple[ir.Dim, ...], dtype: ir.DTypeExpr, scope: str) -> Buffer:
+        buf = Buffer(self.fresh(base), dims, dtype, scope)
+        shape = [self.extent_of(d) for d in buf.stored] or ["1"]
+        call = {"shared": "T.alloc_shared", "local": "T.alloc_local"}.get(scope, "T.alloc_fragment")
+        tup = f"({shape[0]},)" if len(shape) == 1 else f"({', '.join(shape)})"
+        self.allocs.append(f"{buf.name} = {call}({tup}, {self.dtype(dtype)})")
+        return buf
+
+    def read(self, buf: Buffer, lanes: tuple[str | None, ...]) -> str:
+        """``buf`` at the lanes of an expression of ``len(lanes)`` dims (numpy broadcasting)."""
+        own = lanes[len(lanes) - len(buf.dims) :] if buf.dims else ()
+        idx = [lane for d, lane in zip(buf.dims, own) if not isinstance(d, ir.UnitDim)]
+        return f"{buf.name}[{', '.join(i or '0' for i in idx) or '0'}]"
+
+    def parallel(self, dims: tuple[ir.Dim, ...]) -> tuple[str, tuple[str | None, ...]]:
+        """A ``T.Parallel`` header over ``dims`` and the lane text of each dim."""
+        stored = [d for d in dims if not isinstance(d, ir.UnitDim)]
+        names = iter(self.lane_names(len(stored)))
+        lanes = tuple(None if isinstance(d, ir.UnitDim) else next(names) for d in dims)
+        used = [lane for lane in lanes if lane is not None]
+        extents = [self.extent_of(d) for d in stored]
+        if not used:
+            return "", lanes
+        return f"for {', '.join(used)} in T.Parallel({', '.join(extents)}):", lanes
+
+    def lane_names(self, n: int) -> list[str]:
+        out = []
+        for k in range(n):
+            base = _LANES[k] if k < len(_LANES) else f"i{k}"
+            name = base
+            while name in self.taken:
+                name += "_"
+            out.append(name)
+        return out
+
+    # ------------------------------------------------------------------ kernel skeleton
+
+    def bind_grid(self, grid: tuple[ir.TileVar, ...]) -> list[str]:
+        """The ``T.Kernel`` extents, binding each grid tile to a block index."""
+        if len(grid) > 3:
+            raise TranslationError(
+                f"`{self.kernel.name}` has a {len(grid)}-D grid; T.Kernel launches at most 3 axes",
+                self.kernel.loc,
+                "fold grid dims into one in the source",
+            )
+        ids = list(_BLOCK_IDS[: len(grid)])
+        extents = []
+        for t, block_id in zip(reversed(grid), ids):
+            self.check_tile(t)
+            name = self.fresh(block_id)
+            block = self.block_of(t)
+            self.tiles[t.name] = _Tile(t, name, block)
+            self.env.bind_tile(t)
+            count = (
+                self.host(t.extent)
+                if t.begin is None
+                else (f"{self.host(t.extent)} - {self.host(t.begin)}")
+            )
+            extents.append(count if block == "1" else f"T.ceildiv({count}, {block})")
+        self.block_ids = [self.tiles[t.name].id for t in reversed(grid)]
+        return extents
+
+    def check_tile(self, t: ir.TileVar) -> None:
+        if t.step is not None:
+            raise TranslationError(
+                f"tile loop `{t.name}` visits every n-th tile (split-K); the TileLang backend "
+                "does not write strided tile loops yet",
+                self.kernel.loc,
+                _HINT,
+            )
+
+    def block_of(self, t: ir.TileVar) -> str:
+        if t.scalar:
+            return "1"
+        return t.block if isinstance(t.block, str) else str(t.block.value)
+
+    # ------------------------------------------------------------------ statements
+
+    def _st_Assign(self, s: ir.Assign) -> None:
+        t = self.type_of(s.value)
+        if not isinstance(t, TileType) or not t.dims:
+            self.assign_number(s, dtype_of(t))
+            return
+        old = self.buffers.get(s.target)
+        pad = self.pad_of(s.value)
+        if old is not None and old.dims == t.dims and old.dtype == t.dtype:
+            self.assign_into(s.value, old, t)
+        else:
+            buf = self.alloc(s.target, t.dims, t.dtype, "fragment")
+            self.assign_into(s.value, buf, t)
+            self.buffers[s.target] = buf
+        self.env.vars[s.target] = t
+        self.pads[s.target] = pad
+
+    def assign_number(self, s: ir.Assign, dtype: ir.DTypeExpr) -> None:
+        """A device number: a plain binding if the kernel binds it once from numbers, else one
+        lane of a buffer (a local one when rebound, as a loop's running max is)."""
+        old = self.buffers.get(s.target)
+        if old is not None and not old.dims:
+            self.elementwise(s.value, old, ())
+            return
+        from_tiles = any(isinstance(x, (ir.Reduce, ir.Dot)) for x in walk_expr(s.value))
+        if not from_tiles and s.target not in self.rebound:
+            self.emit(f"{s.target} = {self.scalar(s.value)}")
+            self.env.vars[s.target] = ScalarType(dtype)
+            self.pads[s.target] = None
+            self.taken.add(s.target)
+            return
+        if isinstance(dtype, ir.DType) and dtype.name == "float64":
+            dtype = ir.F32  # Python floats are float32 on the device
+        scope = "local" if s.target in self.rebound else "fragment"
+        buf = self.alloc(s.target, (), dtype, scope)
+        if isinstance(s.value, ir.Reduce):
+            self.reduce_into(s.value, buf)
+        else:
+            self.elementwise(s.value, buf, ())
+        self.buffers[s.target] = buf
+        self.env.vars[s.target] = ScalarType(dtype)
+
+    @property
+    def rebound(self) -> set[str]:
+        """Names the kernel assigns more than once."""
+        if not hasattr(self, "_rebound"):
+            from translator.ir.visit import walk_stmts
+
+            seen: set[str] = set()
+            again: set[str] = set()
+            for st in walk_stmts(self.kernel.body):
+                if isinstance(st, ir.Assign):
+                    (again if st.target in seen else seen).add(st.target)
+            self._rebound = again
+        return self._rebound
+
+    def assign_into(self, value: ir.Expr, buf: Buffer, t: TileType) -> None:
+        """Compute tile ``value`` into ``buf`` (of ``value``'s dims)."""
+        if isinstance(value, ir.Dot):
+            self.dot_into(value, buf)
+        elif isinstance(value, ir.Reduce):
+            self.reduce_into(value, buf)
+        elif isinstance(value, ir.Full) and isinstance(value.value, ir.Const):
+            v = value.value.value
+            if v == 0:
+                self.emit(f"T.clear({buf.name})")
+            else:
+                self.emit(f"T.fill({buf.name}, {self.constant(v, buf.dtype)})")
+        elif isinstance(value, ir.Load) and self.copyable(value.index, value.tensor):
+            self.emit(f"T.copy({self.region(value.tensor, value.index)}, {buf.name})")
+        else:
+            reads = _names(value)
+            if buf.name in reads and self.needs_temp(value, buf):
+                tmp = self.alloc(f"{buf.name}_new", buf.dims, buf.dtype, "fragment")
+                self.elementwise(value, tmp, t.dims)
+                self.emit(f"T.copy({tmp.name}, {buf.name})")
+            else:
+                self.elementwise(value, buf, t.dims)
+
+    def needs_temp(self, value: ir.Expr, buf: Buffer) -> bool:
+        """Whether ``value`` reads ``buf`` other than lane by lane (then an in-place loop would
+        read lanes it already wrote)."""
+        return any(buf.name in _names(e) for e in _walk_shaping(value))
+
+    def elementwise(self, value: ir.Expr, buf: Buffer, dims: tuple[ir.Dim, ...]) -> None:
+        value = self.materialize_parts(value)
+        header, lanes = self.parallel(dims)
+        self.lanes = lanes
+        text = self.text(value)
+        self.lanes = ()
+        if dtype_of(self.type_of(value)) != buf.dtype:
+            text = f"T.cast({text}, {self.dtype(buf.dtype)})"
+        if not header:
+            self.emit(f"{self.read(buf, lanes)} = {text}")
+            return
+        self.emit(header)
+        self.emit(f"    {self.read(buf, lanes)} = {text}")
+
+    def materialize_parts(self, value: ir.Expr) -> ir.Expr:
+        """``value`` with its dots and reductions computed into buffers first (a ``T.Parallel``
+        loop only does lane-wise work)."""
+        if isinstance(value, (ir.Dot, ir.Reduce, ir.Scan)):
+            t = self.type_of(value)
+            name = self.fresh("tmp")
+            buf = self.alloc(name, dims_of(t), dtype_of(t), "fragment")
+            if isinstance(value, ir.Dot):
+                self.dot_into(value, buf)
+            elif isinstance(value, ir.Reduce):
+                self.reduce_into(value, buf)
+            else:
+                raise TranslationError(
+                    "TileLang scans (T.cumsum) are not written by this backend yet",
+                    value.loc,
+                    _HINT,
+                )
+            self.buffers[name] = buf
+            self.env.vars[name] = t
+            return ir.Name(name)
+        if isinstance(value, ir.Load) and self.copyable(value.index, value.tensor):
+            # A tile region: T.copy into a fragment (past the edge it reads 0; the lanes there
+            # are never relied on, see the module docstring).
+            t = self.type_of(value)
+            base = f"{value.tensor}_tile"
+            buf = self.alloc(base, dims_of(t), dtype_of(t), "fragment")
+            self.emit(f"T.copy({self.region(value.tensor, value.index)}, {buf.name})")
+            self.buffers[buf.name] = buf
+            self.env.vars[buf.name] = t
+            return ir.Name(buf.name)
+        return _map_children(value, self.materialize_parts)
+
+    def _st_Store(self, s: ir.Store) -> None:
+        t = self.type_of(s.value)
+        region = self.store_dims(s)
+        if (
+            self.copyable(s.index, s.tensor)
+            and isinstance(t, TileType)
+            and _same_stored(t.dims, region)
+            and len(t.dims) == len(region)
+        ):
+            value = s.value.value if isinstance(s.value, ir.Cast) else s.value
+            vt = self.type_of(value)
+            src = self.buffers.get(value.id) if isinstance(value, ir.Name) else None
+            if src is None or src.dims != dims_of(vt) or not _same_stored(src.dims, t.dims):
+                src = self.alloc(f"{s.tensor}_tile", t.dims, t.dtype, "fragment")
+                self.assign_into(s.value, src, t)
+            # T.copy converts to the tensor's dtype and writes only the lanes inside it.
+            self.emit(f"T.copy({src.name}, {self.region(s.tensor, s.index)})")
+            return
+        self.guarded_store(s)
+
+    def guarded_store(self, s: ir.Store) -> None:
+        """An element loop that writes the lanes inside the tensor (scalar indices, rank
+        changes)."""
+        t = self.type_of(s.value)
+        dims = self.store_dims(s)
+        value = self.materialize_parts(s.value)
+        header, lanes = self.parallel(dims)
+        idx, guards = self.element_index(s.tensor, s.index, dims, lanes, s.loc)
+        self.lanes = lanes[len(lanes) - len(dims_of(t)) :] if dims_of(t) else ()
+        text = self.text(value)
+        self.lanes = ()
+        target = f"{s.tensor}[{', '.join(idx)}]"
+        indent = ""
+        if header:
+            self.emit(header)
+            indent = "    "
+        if guards:
+            self.emit(f"{indent}if {' and '.join(guards)}:")
+            indent += "    "
+        self.emit(f"{indent}{target} = {text}")
+
+    def store_dims(self, s: ir.Store) -> tuple[ir.Dim, ...]:
+        from translator.ir.shapes import index_dims
+
+        return index_dims(s.tensor, s.index, self.env, s.loc)
+
+    def element_index(
+        self,
+        tensor: str,
+        index: tuple[ir.IndexItem, ...],
+        dims: tuple[ir.Dim, ...],
+        lanes: tuple[str | None, ...],
+        loc: ir.Loc | None = None,
+    ) -> tuple[list[str], list[str]]:
+        out: list[str] = []
+        guards: list[str] = []
+        k = 0
+        for item in index:
+            if isinstance(item, ir.TileIndex):
+                t = self.tiles[item.tile]
+                if t.var.scalar:
+                    out.append(self.tile_begin(t))
+                    continue
+                lane = lanes[k]
+                k += 1
+                out.append(f"{self.tile_begin(t)} + {lane}")
+                guards.append(f"{self.tile_begin(t)} + {lane} < {self.host(t.var.extent)}")
+            elif isinstance(item, ir.FullIndex):
+                lane = lanes[k]
+                d = dims[k]
+                k += 1
+                out.append(str(lane))
+                g = self.valid(d, str(lane))
+                if g:
+                    guards.append(g)
+            elif isinstance(item, ir.ScalarIndex):
+                out.append(self.scalar(item.value))
+            elif isinstance(item, ir.NewAxis):
+                k += 1
+            else:
+                raise TranslationError(
+                    f"a gather or scatter (`{tensor}` indexed by a computed tile) is not "
+                    "written by the TileLang backend yet",
+                    loc,
+                    _HINT,
+                )
+        return out, guards
+
+    def _st_TileLoop(self, s: ir.TileLoop) -> None:
+        if len(s.tiles) != 1:
+            raise TranslationError("a loop over several tiles at once", s.loc, _HINT)
+        (t,) = s.tiles
+        self.check_tile(t)
+        name = self.fresh(
+            t.name.removeprefix("tile_") + "_o" if t.name.startswith("tile_") else f"{t.name}_o"
+        )
+        block = self.block_of(t)
+        self.tiles[t.name] = _Tile(t, name, block)
+        self.env.bind_tile(t)
+        count = (
+            self.host(t.extent)
+            if t.begin is None
+            else (f"{self.host(t.extent)} - {self.host(t.begin)}")
+        )
+        trips = count if block == "1" else f"T.ceildiv({count}, {block})"
+        has_dot = any(isinstance(e, ir.Dot) for e in _stmt_exprs(s.body))
+        if has_dot:
+            stages = s.num_stages if s.num_stages is not None else self.stages
+            self.emit(f"for {name} in T.Pipelined({trips}, num_stages={stages}):")
+        else:
+            self.emit(f"for {name} in T.serial({trips}):")
+        self.block(s.body)
+
+    @property
+    def stages(self) -> str:
+        if any(t.name == "num_stages" for t in self.kernel.tunables):
+            self.uses_stages = True
+            return "num_stages"
+        return "2"
+
+    # ------------------------------------------------------------------ reductions and dots
+
+    def reduce_into(self, e: ir.Reduce, buf: Buffer) -> None:
+        spelling = self.spell["reductions"].get(e.op)
+        if spelling is None:
+            raise TranslationError(
+                f"TileLang has no `{e.op}` reduction the backend writes",
+                e.loc,
+                self.spell["refused"]["reductions"].get(e.op, _HINT),
+            )
+        t = self.type_of(e.value)
+        dims = dims_of(t)
+        axis = e.axis % len(dims)
+        if isinstance(dims[axis], ir.UnitDim):
+            self.elementwise(e.value, buf, buf.dims)
+            return
+        pad = reduce_identity(e.op) if e.masked else self.pad_of(e.value)
+        if pad is None:
+            pad = reduce_identity(e.op)
+        src = self.with_pad(e.value, t, {axis: pad}, "fragment")
+        phys = sum(1 for d in dims[:axis] if not isinstance(d, ir.UnitDim))
+        self.emit(f"{spelling}({src.name}, {buf.name}, dim={phys})")
+
+    def with_pad(
+        self, value: ir.Expr, t: TileType, pads: dict[int, float], scope: str, base: str = "red"
+    ) -> Buffer:
+        """A buffer holding ``value`` on valid lanes and ``pads[axis]`` on lanes invalid along
+        ``axis``: a select loop of its own (TileLang may leave lanes of a computing loop
+        unwritten, see the module docstring)."""
+        src = self.buffers.get(value.id) if isinstance(value, ir.Name) else None
+        if src is None or src.dims != t.dims:
+            src = self.alloc(f"{base}_in", t.dims, t.dtype, "fragment")
+            self.assign_into(value, src, t)
+        header, lanes = self.parallel(t.dims)
+        guards = []
+        for axis, pad in pads.items():
+            g = self.valid(t.dims[axis], str(lanes[axis]))
+            if g is not None:
+                guards.append((g, pad))
+        if not guards and scope == src.scope:
+            return src
+        out = self.alloc(
+            f"{base}_{'operand' if scope == 'shared' else 'src'}", t.dims, t.dtype, scope
+        )
+        text = self.read(src, lanes)
+        for g, pad in guards:
+            text = f"T.if_then_else({g}, {text}, {self.constant(pad, t.dtype)})"
+        if header:
+            self.emit(header)
+            self.emit(f"    {self.read(out, lanes)} = {text}")
+        else:
+            self.emit(f"{self.read(out, lanes)} = {text}")
+        return out
+
+    def dot_into(self, e: ir.Dot, buf: Buffer) -> None:
+        lt, rt = self.type_of(e.lhs), self.type_of(e.rhs)
+        if len(dims_of(lt)) != 2 or len(dims_of(rt)) != 2:
+            raise TranslationError(
+                "a batched dot (3-D operands); T.gemm multiplies 2-D tiles",
+                e.loc,
+                "give the batch dim a block of 1 so that it becomes an index",
+            )
+        if (
+            isinstance(lt.dtype, ir.DType)
+            and isinstance(rt.dtype, ir.DType)
+            and lt.dtype != rt.dtype
+        ):
+            raise TranslationError(
+                "T.gemm needs operands of one dtype", e.loc, "cast one operand in the source"
+            )
+        a = self.operand(e.lhs, lt, 1, e.masked)
+        b = self.operand(e.rhs, rt, 0, e.masked)
+        if e.acc is None:
+            self.emit(f"T.gemm({a.name}, {b.name}, {buf.name}, clear_accum=True)")
+            return
+        if not (isinstance(e.acc, ir.Name) and self.buffers.get(e.acc.id) is buf):
+            self.assign_into(e.acc, buf, TileType(buf.dims, buf.dtype))
+        self.emit(f"T.gemm({a.name}, {b.name}, {buf.name})")
+
+    def operand(self, value: ir.Expr, t: TileType, k_axis: int, masked: bool) -> Buffer:
+        """A shared buffer holding a dot operand, zero (or its pad) past the K edge."""
+        zero_pad = masked or (isinstance(value, ir.Load) and value.other in (0.0, None))
+        if isinstance(value, ir.Load) and self.copyable(value.index, value.tensor) and zero_pad:
+            # T.copy reads 0 past the tensor's edge (measured, module docstring).
+            buf = self.alloc(f"{value.tensor}_shared", t.dims, t.dtype, "shared")
+            self.emit(f"T.copy({self.region(value.tensor, value.index)}, {buf.name})")
+            return buf
+        pad = 0.0 if masked else self.pad_of(value)
+        return self.with_pad(value, t, {k_axis: 0.0 if pad is None else pad}, "shared", "dot")
+
+    # ------------------------------------------------------------------ memory regions
+
+    def copyable(self, index: tuple[ir.IndexItem, ...], tensor: str) -> bool:
+        """Whether a region is one ``T.copy`` can move: tiles and whole dims of every dim."""
+        rank = self.kernel.param(tensor).rank
+        items = [i for i in index if not isinstance(i, ir.NewAxis)]
+        if any(isinstance(i, ir.NewAxis) for i in index):
+            return False
+        if rank is not None and len(items) != rank:
+            return False
+        for i in items:
+            if isinstance(i, ir.TileIndex):
+                if self.tiles[i.tile].var.scalar:
+                    return False
+            elif not isinstance(i, ir.FullIndex):
+                return False
+        return True
+
+    def region(self, tensor: str, index: tuple[ir.IndexItem, ...]) -> str:
+        starts = []
+        for item in index:
+            if isinstance(item, ir.TileIndex):
+                starts.append(self.tile_begin(self.tiles[item.tile]))
+            else:
+                starts.append("0")
+        return f"{tensor}[{', '.join(starts)}]"
+
+    # ------------------------------------------------------------------ padding
+
+    def pad_of(self, e: ir.Expr) -> float | None:
+        """What the IR says lanes past the edge hold for ``e`` (``None``: not one number)."""
+        if isinstance(e, ir.Load):
+            return e.other
+        if isinstance(e, ir.Const) and isinstance(e.value, (int, float)):
+            return float(e.value)
+        if isinstance(e, ir.Name):
+            return self.pads.get(e.id)
+        if isinstance(e, ir.Full) and isinstance(e.value, ir.Const):
+            return float(e.value.value)  # type: ignore[arg-type]
+        if isinstance(e, ir.Cast):
+            return self.pad_of(e.value)
+        if isinstance(e, (ir.Broadcast, ir.ExpandDims, ir.Reshape, ir.Permute)):
+            return self.pad_of(e.value)
+        if isinstance(e, ir.BinOp):
+            return fold_pad(e.op, [self.pad_of(e.lhs), self.pad_of(e.rhs)])
+        if isinstance(e, ir.UnaryOp) and e.op == "-":
+            p = self.pad_of(e.operand)
+            return None if p is None else -p
+        if isinstance(e, ir.Call):
+            return fold_pad(e.op, [self.pad_of(a) for a in e.args])
+        return None
+
+    # ------------------------------------------------------------------ expressions
+
+    def constant(self, v: object, dtype: ir.DTypeExpr) -> str:
+        if isinstance(v, float) and math.isinf(v):
+            inf = f"T.infinity({self.dtype(dtype)})"
+            return inf if v > 0 else f"-{inf}"
+        if isinstance(v, float) and math.isnan(v):
+            return f"T.cast(float('nan'), {self.dtype(dtype)})"
+        return repr(v)
+
+    def scalar(self, e: ir.Expr) -> str:
+        saved, self.lanes = self.lanes, ()
+        try:
+            return self.text(e)
+        finally:
+            self.lanes = saved
+
+    def child(self, e: ir.Expr, lanes: tuple[str | None, ...], prec: int = 0) -> str:
+        saved, self.lanes = self.lanes, lanes
+        try:
+            return self.text(e, prec)
+        finally:
+            self.lanes = saved
+
+    def lanes_for(self, e: ir.Expr) -> tuple[str | None, ...]:
+        """The lanes of operand ``e`` of the expression at :attr:`lanes` (right-aligned)."""
+        n = len(dims_of(self.type_of(e)))
+        return self.lanes[len(self.lanes) - n :] if n else ()
+
+    def _ex_Name(self, e: ir.Name) -> tuple[str, int]:
+        if e.id in self.tiles and self.tiles[e.id].var.scalar:
+            # A grid index (batch, head): its block index.
+            begin = self.tile_begin(self.tiles[e.id])
+            return begin, ATOM if begin.isidentifier() else PRECEDENCE["+"]
+        buf = self.buffers.get(e.id)
+        if buf is not None:
+            return self.read(buf, self.lanes_for(e) if buf.dims else ()), ATOM
+        return e.id, ATOM
+
+    def _ex_Const(self, e: ir.Const) -> tuple[str, int]:
+        if isinstance(e.value, float) and not math.isfinite(e.value):
+            return self.constant(e.value, ir.F32), PRECEDENCE["-"] if e.value < 0 else ATOM
+        return super()._ex_Const(e)
+
+    def _ex_SizeOf(self, e: ir.SizeOf) -> tuple[str, int]:
+        return f"{e.tensor}_shape[{e.dim}]", ATOM
+
+    def _ex_BinOp(self, e: ir.BinOp) -> tuple[str, int]:
+        if e.op in ("//", "%") and self.lanes:
+            raise TranslationError(
+                f"`{e.op}` on tile lanes", e.loc, "compute the index on the host"
+            )
+        if e.op in ("and", "or") and self.lanes:
+            fn = "T.And" if e.op == "and" else "T.Or"
+            a = self.child(e.lhs, self.lanes_for(e.lhs))
+            b = self.child(e.rhs, self.lanes_for(e.rhs))
+            return f"{fn}({a}, {b})", ATOM
+        from translator.ir.printer import operand_precedence
+
+        lp, rp = operand_precedence(e.op)
+        a = self.child(e.lhs, self.lanes_for(e.lhs), lp)
+        b = self.child(e.rhs, self.lanes_for(e.rhs), rp)
+        return f"{a} {e.op} {b}", PRECEDENCE[e.op]
+
+    def _ex_UnaryOp(self, e: ir.UnaryOp) -> tuple[str, int]:
+        if e.op == "-":
+            from translator.ir.printer import UNARY_PRECEDENCE
+
+            return f"-{self.child(e.operand, self.lanes_for(e.operand), UNARY_PRECEDENCE)}", (
+                UNARY_PRECEDENCE
+            )
+        if e.op == "not":
+            return f"T.Not({self.child(e.operand, self.lanes_for(e.operand))})", ATOM
+        raise TranslationError(f"`{e.op}` on device values", e.loc, _HINT)
+
+    def _ex_Call(self, e: ir.Call) -> tuple[str, int]:
+        spelling = self.spell["pointwise"].get(e.op)
+        if spelling is None:
+            raise TranslationError(
+                f"TileLang has no spelling of `{e.op}` here",
+                e.loc,
+                self.spell["refused"]["pointwise"].get(e.op, _HINT),
+            )
+        t = self.type_of(e)
+        args = []
+        for a in e.args:
+            text = self.child(a, self.lanes_for(a), ATOM)
+            if e.op in self.spell["fp32_only"]["ops"] and dtype_of(self.type_of(a)) != ir.F32:
+                text = f"T.cast({text}, {self.dtype(ir.F32)})"
+            args.append(text)
+        text = spelling.format(*args)
+        fp32 = e.op in self.spell["fp32_only"]["ops"]
+        if fp32 and isinstance(t, (TileType, ScalarType)) and dtype_of(t) != ir.F32:
+            text = f"T.cast({text}, {self.dtype(dtype_of(t))})"
+        return text, ATOM if text.endswith(")") and "(" in text.split(" ")[0] else 0
+
+    def _ex_Cast(self, e: ir.Cast) -> tuple[str, int]:
+        return (
+            f"T.cast({self.child(e.value, self.lanes_for(e.value))}, {self.dtype(e.dtype)})",
+            ATOM,
+        )
+
+    def _ex_Load(self, e: ir.Load) -> tuple[str, int]:
+        # A read inside a lane loop: the element, or the pad past the tensor's edge.
+        dims = dims_of(self.type_of(e))
+        idx, guards = self.element_index(e.tensor, e.index, dims, self.lanes, e.loc)
+        read = f"{e.tensor}[{', '.join(idx)}]"
+        if not guards:
+            return read, ATOM
+        pad = self.constant(0.0 if e.other is None else e.other, dtype_of(self.type_of(e)))
+        return f"T.if_then_else({' and '.join(guards)}, {read}, {pad})", ATOM
+
+    def _ex_Full(self, e: ir.Full) -> tuple[str, int]:
+        text = self.scalar(e.value)
+        return f"T.cast({text}, {self.dtype(e.dtype)})", ATOM
+
+    def _ex_TileAttr(self, e: ir.TileAttr) -> tuple[str, int]:
+        t = self.tiles[e.tile]
+        begin = self.tile_begin(t)
+        if e.attr == "begin":
+            return begin, PRECEDENCE["+"]
+        if e.attr == "index":
+            lane = self.lanes[-1] if self.lanes else None
+            if t.var.scalar or lane is None:
+                return begin, PRECEDENCE["+"]
+            return f"{begin} + {lane}", PRECEDENCE["+"]
+        if e.attr == "id":
+            return t.id, ATOM
+        if e.attr == "block_size":
+            return t.block, ATOM
+        if e.attr == "end":
+            return f"T.min({begin} + {t.block}, {self.host(t.var.extent)})", ATOM
+        if e.attr == "count":
+            return f"T.ceildiv({self.host(t.var.extent)}, {t.block})", ATOM
+        raise TranslationError(f"tile attribute `{e.attr}`", e.loc, _HINT)
+
+    def _ex_Arange(self, e: ir.Arange) -> tuple[str, int]:
+        return str(self.lanes[-1]) if self.lanes else "0", ATOM
+
+    def _ex_Broadcast(self, e: ir.Broadcast) -> tuple[str, int]:
+        return self.text(_rebased(e.value)), ATOM
+
+    def _ex_ExpandDims(self, e: ir.ExpandDims) -> tuple[str, int]:
+        n = len(self.lanes)
+        axis = e.axis % n
+        lanes = self.lanes[:axis] + self.lanes[axis + 1 :]
+        return self.child(e.value, lanes, ATOM), ATOM
+
+    def _ex_Reshape(self, e: ir.Reshape) -> tuple[str, int]:
+        inner = dims_of(self.type_of(e.value))
+        real = [lane for d, lane in zip(e.shape, self.lanes) if not isinstance(d, ir.UnitDim)]
+        it = iter(real)
+        lanes = tuple(None if isinstance(d, ir.UnitDim) else next(it, None) for d in inner)
+        return self.child(e.value, lanes, ATOM), ATOM
+
+    def _ex_Permute(self, e: ir.Permute) -> tuple[str, int]:
+        lanes: list[str | None] = [None] * len(e.perm)
+        for i, p in enumerate(e.perm):
+            lanes[p] = self.lanes[i]
+        return self.child(e.value, tuple(lanes), ATOM), ATOM
+
+
+def _rebased(e: ir.Expr) -> ir.Expr:
+    return e
+
+
+def _names(e: ir.Expr) -> set[str]:
+    from translator.ir.visit import walk_expr
+
+    return {x.id for x in walk_expr(e) if isinstance(x, ir.Name)}
+
+
+def _walk_shaping(e: ir.Expr):
+    """The sub-expressions of ``e`` that move lanes (broadcasts, permutes, reductions, dots)."""
+    from translator.ir.visit import walk_expr
+
+    for x in walk_expr(e):
+        if isinstance(x, (ir.Permute, ir.Reshape, ir.Reduce, ir.Dot, ir.Scan)):
+            yield x
+
+
+def _same_stored(a: tuple[ir.Dim, ...], b: tuple[ir.Dim, ...]) -> bool:
+    strip = lambda ds: tuple(d for d in ds if not isinstance(d, ir.UnitDim))  # noqa: E731
+    return strip(a) == strip(b)
+
+
+def _stmt_exprs(stmts: tuple[ir.Stmt, ...]):
+    from translator.ir.visit import all_exprs
+
+    return all_exprs(stmts)
+
+
+def _map_children(e: ir.Expr, fn) -> ir.Expr:
+    """``e`` with ``fn`` applied to each direct sub-expression."""
+    import dataclasses
+
+    changes = {}
+    for f in dataclasses.fields(e):
+        v = getattr(e, f.name)
+        if isinstance(v, ir.Expr):
+            changes[f.name] = fn(v)
+        elif isinstance(v, tuple) and v and all(isinstance(x, ir.Expr) for x in v):
+            changes[f.name] = tuple(fn(x) for x in v)
+    return dataclasses.replace(e, **changes) if changes else e
+
+
+__all__ = ["Buffer", "KernelWriter"]

@@ -1,0 +1,138 @@
+"""Running TileLang kernels for validation.
+
+On the CPU (measured on tilelang 0.1.15 without a GPU), every kernel a ``@tilelang.jit``
+factory compiles is checked and run in two ways:
+
+* as written, lowered to CUDA for ``sm_90a`` (``tilelang.lower`` inside a
+  ``tvm.target.Target({"kind": "cuda", "arch": "sm_90a"})``; no nvcc needed): a compile check
+  that catches what TileLang's layout inference and gemm lowering refuse;
+* numerically, through TileLang's C target with the Cython execution backend, after a
+  validation-only rewrite that the C target needs: ``T.alloc_shared``/``T.alloc_fragment`` ->
+  ``T.alloc_local``, ``T.Parallel`` -> ``T.grid``, ``T.Pipelined`` -> ``T.serial``. Blocks then
+  run one after another and threads and pipelining are ignored, so the run checks arithmetic and
+  ragged edges, not races or layouts. The rewrite swaps the ``tilelang.language`` functions only
+  while the factory builds the CPU variant; nothing is written to the user's files.
+
+An autotuned factory (``@tilelang.autotune``) runs at its defaults (the first config) on the
+CPU, which cannot time configs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+from translator.dialects.base import Runner
+from translator.ir import nodes as ir
+
+#: The CUDA target of the compile check (the string form "cuda -arch=sm_90" is rejected).
+CUDA_CHECK_TARGET = {"kind": "cuda", "arch": "sm_90a"}
+
+
+@contextlib.contextmanager
+def cpu_variant() -> Iterator[None]:
+    """While active, ``tilelang.language`` builds kernels the C target can run."""
+    import tilelang.language as T
+
+    saved = {k: getattr(T, k) for k in ("alloc_shared", "alloc_fragment", "Parallel", "Pipelined")}
+
+    def local(shape, dtype, *args, **kwargs):  # type: ignore[no-untyped-def]
+        return T.alloc_local(shape, dtype)
+
+    def serial(start, stop=None, num_stages=None, *args, **kwargs):  # type: ignore[no-untyped-def]
+        return T.serial(start) if stop is None else T.serial(start, stop)
+
+    def grid(*extents, **kwargs):  # type: ignore[no-untyped-def]
+        return T.grid(*extents)
+
+    T.alloc_shared = local
+    T.alloc_fragment = local
+    T.Parallel = grid
+    T.Pipelined = serial
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            setattr(T, k, v)
+
+
+def check_compiles(func: object) -> None:
+    """Lower ``func`` (a ``T.prim_func`` as written) to sm_90a CUDA; raises what TileLang
+    raises."""
+    import tilelang
+    import tvm
+
+    with tvm.target.Target(CUDA_CHECK_TARGET):
+        tilelang.lower(func)
+
+
+def compile_for_cpu(jit: object, args: tuple, kwargs: dict) -> object:
+    """The kernel ``jit`` (a ``JITImpl``) compiles for ``args``, checked for sm_90a and built
+    for the C target."""
+    import tilelang
+    import tvm
+
+    check_compiles(jit.get_tir(*args, **kwargs))  # type: ignore[attr-defined]
+    # The factory itself, not `get_tir`: TileLang caches the prim_func it built per argument
+    # tuple, and that one is the kernel as written.
+    with cpu_variant():
+        func = jit.func.orig_func(*args, **kwargs)  # type: ignore[attr-defined]
+    with tvm.target.Target("c"):
+        return tilelang.compile(
+            func,
+            out_idx=jit.out_idx,  # type: ignore[attr-defined]
+            target="c",
+            target_host="c",
+            execution_backend="cython",
+            # g++ cannot convert TileLang's C vector types between half and float.
+            pass_configs={"tirx.disable_vectorize": True},
+        )
+
+
+def _prepare(device: str) -> None:
+    if device != "cpu":
+        return
+    try:
+        from tilelang.autotuner.tuner import AutoTuneImpl
+        from tilelang.jit import JITImpl
+    except ImportError:
+        return
+    if getattr(JITImpl.compile, "_tiletrans_cpu", False):
+        return
+
+    def compile(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        return compile_for_cpu(self, args, kwargs)
+
+    def tuned_call(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        # No timing on the CPU: the factory's defaults are its first config.
+        return self.jit_impl(*args, **kwargs)
+
+    compile._tiletrans_cpu = True  # type: ignore[attr-defined]
+    JITImpl.compile = compile
+    AutoTuneImpl.__call__ = tuned_call
+
+
+def _pin(obj: object) -> bool:
+    """An autotuned factory keeps its first config (the source's first) only."""
+    try:
+        from tilelang.autotuner.tuner import AutoTuneImpl
+    except ImportError:
+        return False
+    configs = getattr(obj, "configs", None)
+    if isinstance(obj, AutoTuneImpl) and isinstance(configs, list) and len(configs) > 1:
+        obj.configs = configs[:1]
+        return True
+    return False
+
+
+def _explain(module: ir.Module, device: str) -> list[str]:
+    if device != "cpu":
+        return []
+    return [
+        "kernels are lowered to sm_90a CUDA as written (a compile check) and run through "
+        "TileLang's C target after a validation-only rewrite (shared/fragment -> local, "
+        "T.Parallel -> T.grid): arithmetic and edges are checked, not threads or layouts"
+    ]
+
+
+RUNNER = Runner(prepare=_prepare, pin=_pin, explain=_explain)
