@@ -39,7 +39,7 @@ from translator.dialects.cst_utils import (
 )
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
-from translator.ir.shapes import TypeEnv, dims_of, infer, kernel_env
+from translator.ir.shapes import TypeEnv, dims_of, index_dims, infer, kernel_env
 from translator.ir.verifier import verify
 
 _BINOPS: dict[type, str] = {
@@ -65,7 +65,8 @@ _COMPARISONS: dict[type, str] = {
 _PADS = {"ZERO": 0.0, "NEG_ZERO": -0.0, "NAN": math.nan, "POS_INF": math.inf, "NEG_INF": -math.inf}
 #: Hint key: whole-dim constants as (constant, tensor, dim); the launch must cover the dim.
 WHOLE_BLOCKS = "cutile.whole_blocks"
-#: Hint key: (tensor, dim, tensor, dim) sizes a whole-dim access assumes equal.
+#: Hint key: (tensor, dim, tensor, dim) sizes a whole-dim access assumes equal; dim -1: the
+#: first is an int parameter (a mask's bound standing for an array size).
 SAME_SIZES = "cutile.same_sizes"
 DEFAULT_TILE = 64
 
@@ -120,6 +121,7 @@ class KernelLifter:
         self.locals: set[str] = set()
         self.inlined: dict[str, ir.Expr] = {}
         self.env = TypeEnv()
+        self.values: dict[str, ir.Expr] = {}
         self.same_sizes: list[tuple[str, int, str, int]] = []
 
     # ------------------------------------------------------------------ parameters and tiles
@@ -308,6 +310,7 @@ class KernelLifter:
         self.locals.add(target.value)
         value = self.expr(s.value)
         self.env.vars[target.value] = infer(value, self.env)
+        self.values[target.value] = value
         return [ir.Assign(target.value, value, loc=self.mod.locate(s))]
 
     def st_expr(self, s: cst.Expr) -> list[ir.Stmt]:
@@ -474,6 +477,10 @@ class KernelLifter:
         if isinstance(value, ir.Cast) and value.dtype == ir.DTypeOf(array.value):
             value = ir.Cast(value.value, ir.DTypeOf(array.value))
         items = tuple(i for i in items if not isinstance(i, ir.NewAxis))
+        region = index_dims(array.value, items, self.env, self.mod.locate(call))
+        if dims and len(dims) != len(region):
+            # cuTile keeps the unit dims of scalar indices; the IR's region drops them.
+            value = ir.Reshape(value, region)
         return ir.Store(array.value, items, value, loc=self.mod.locate(call))
 
     def gather(self, call: cst.Call) -> ir.Expr:
@@ -504,18 +511,33 @@ class KernelLifter:
         if mask is None:
             return
         lifted = self.expr(mask)
+        if isinstance(lifted, ir.Name) and lifted.id in self.values:
+            lifted = self.values[lifted.id]  # a named mask (`mask_n = ...`)
         if not (
             isinstance(lifted, ir.BinOp)
             and lifted.op == "<"
             and isinstance(lifted.lhs, ir.TileAttr)
             and lifted.lhs.attr == "index"
-            and lifted.rhs == self.tiles[lifted.lhs.tile].extent
+            and self.is_extent(lifted.rhs, self.tiles[lifted.lhs.tile].extent)
+            and dims_of(infer(index, self.env)) == (ir.BlockDim(lifted.lhs.tile),)
         ):
             raise self.mod.error(
                 mask,
                 "a gather/scatter mask other than the lanes' tile bounds is not read",
                 "mask with `t * TILE + ct.arange(TILE, dtype=ct.int32) < extent`",
             )
+
+    def is_extent(self, bound: ir.Expr, extent: ir.Expr) -> bool:
+        """Whether ``bound`` is the tile variable's ``extent``: the same expression, or an int
+        parameter standing for the array size it is (checked at every launch: ``SAME_SIZES``)."""
+        if bound == extent:
+            return True
+        params = {p.name: p.kind for p in self.params}
+        named = isinstance(bound, ir.Name) and params.get(bound.id) == "int"
+        if named and isinstance(extent, ir.SizeOf):
+            self.same_sizes.append((bound.id, -1, extent.tensor, extent.dim))  # type: ignore[union-attr]
+            return True
+        return False
 
     # ------------------------------------------------------------------ expressions
 

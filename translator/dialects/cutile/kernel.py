@@ -110,6 +110,10 @@ class KernelWriter(CodePrinter):
             if isinstance(s, (ir.Store, ir.AtomicRMW)):
                 extents.extend(full_extents(s.tensor, s.index))
         for extent in extents:
+            if isinstance(extent, ir.Const) and isinstance(extent.value, int):
+                # A whole dim of known size is a literal tile extent, no parameter.
+                self.full_names[extent] = str(next_power_of_2(extent.value))
+                continue
             if extent not in self.full_names:
                 name = unique(f"BLOCK_{constant_name(_extent_word(extent))}", self.taken)
                 self.full_names[extent] = name

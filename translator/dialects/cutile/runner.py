@@ -113,10 +113,11 @@ def cpu_launch(stream: Any, grid: tuple, kernel: Any, args: tuple, **_: Any) -> 
                 f"{tensor}.shape[{dim}] = {values[tensor].size(dim)}"
             )
     for a, da, b, db in k.hints.extra(SAME_SIZES, ()):
-        if values[a].size(da) != values[b].size(db):
+        size_a = values[a] if da < 0 else values[a].size(da)
+        if size_a != values[b].size(db):
+            what = a if da < 0 else f"{a}.shape[{da}]"
             raise CpuLaunchError(
-                f"{k.name}: one whole-dim tile spans {a}.shape[{da}] = {values[a].size(da)} "
-                f"and {b}.shape[{db}] = {values[b].size(db)}"
+                f"{k.name}: {what} = {size_a} stands for {b}.shape[{db}] = {values[b].size(db)}"
             )
     _check_grid(k, grid, values, config)
     run_kernel(k, {p.name: values[p.name] for p in k.params}, config)
@@ -160,8 +161,8 @@ def _prepare(device: str) -> None:
         torch.cuda.current_stream = lambda device=None: None  # type: ignore[assignment]
 
 
-def _explain(module: Any, device: str) -> list[str]:
-    return [f"kernels {ORACLE}"] if device == "cpu" else []
+def _oracle(device: str) -> str | None:
+    return f"kernels {ORACLE}" if device == "cpu" else None
 
 
-RUNNER = Runner(prepare=_prepare, explain=_explain)
+RUNNER = Runner(prepare=_prepare, oracle=_oracle)
