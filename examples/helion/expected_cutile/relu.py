@@ -24,14 +24,21 @@ def _relu_kernel(
         out,
         index=(tile_m, tile_n),
         tile=ct.astype(
-            ct.maximum(
+            ct.where(
+                ct.load(
+                    x,
+                    index=(tile_m, tile_n),
+                    shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
+                    padding_mode=ct.PaddingMode.ZERO,
+                )
+                < 0.0,
+                0.0,
                 ct.load(
                     x,
                     index=(tile_m, tile_n),
                     shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
                     padding_mode=ct.PaddingMode.ZERO,
                 ),
-                0.0,
             ),
             out.dtype,
         ),

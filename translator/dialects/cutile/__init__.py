@@ -10,4 +10,5 @@ DIALECT = Dialect(
     backend="translator.dialects.cutile.backend:CutileBackend",
     runner="translator.dialects.cutile.runner:RUNNER",
     hint_keys=("cutile.whole_blocks", "cutile.same_sizes"),
+    examples="examples/cutile",
 )

@@ -54,8 +54,8 @@ class CutileBackend(Backend):
         self._writers[kernel.name] = writer
         spell = load_grammar("cutile")["backend"]["kernel"]
         params = [p.name if p.kind == "tensor" else f"{p.name}: {p.kind}" for p in kernel.params]
-        params += [f"{name}: {spell['config']}" for name, _ in writer.sig.blocks]
-        params += [f"{name}: {spell['config']}" for name, _ in writer.sig.full]
+        params += [f"{name}: {spell['config']}[int]" for name, _ in writer.sig.blocks]
+        params += [f"{name}: {spell['config']}[int]" for name, _ in writer.sig.full]
         text = (
             template_environment("cutile")
             .get_template("kernel.py.j2")

@@ -84,6 +84,8 @@ class _Module:
     aliases: dict[str, str]
     helpers: dict[str, cst.FunctionDef]
     kernel_defs: dict[str, cst.FunctionDef] = field(default_factory=dict)
+    #: Module-level ``NAME = <int>`` constants (tile sizes a launch passes by name).
+    module_ints: dict[str, int] = field(default_factory=dict)
     launch_constants: dict[str, dict[int, int]] = field(default_factory=dict)
 
     def name_of(self, node: cst.BaseExpression) -> str | None:
@@ -122,6 +124,7 @@ class KernelLifter:
         self.inlined: dict[str, ir.Expr] = {}
         self.env = TypeEnv()
         self.values: dict[str, ir.Expr] = {}
+        self.reshapes = False
         self.same_sizes: list[tuple[str, int, str, int]] = []
 
     # ------------------------------------------------------------------ parameters and tiles
@@ -216,6 +219,9 @@ class KernelLifter:
 
             def visit_Call(self, node: cst.Call) -> None:
                 name = lifter.mod.name_of(node.func)
+                method = isinstance(node.func, cst.Attribute) and node.func.attr.value
+                if name == lifter.lang_name("reshape") or (name is None and method == "reshape"):
+                    lifter.reshapes = True
                 if name in (lifter.lang_name("load"), lifter.lang_name("store")):
                     lifter.note_access(node, name == lifter.lang_name("load"))
 
@@ -260,7 +266,10 @@ class KernelLifter:
 
     def tile_var(self, name: str, extent: ir.Expr, size: cst.BaseExpression) -> ir.TileVar:
         if isinstance(size, cst.Integer) and size.value == "1":
-            return ir.TileVar(name, extent, ir.Const(1), scalar=True)
+            # A tile of one lane: cuTile keeps its dim, so it is a block-1 tile (which backends
+            # that want plain indices squeeze) -- unless the kernel reshapes tiles, which in
+            # cuTile drops such dims and in the IR only unit dims: then a plain index.
+            return ir.TileVar(name, extent, ir.Const(1), scalar=self.reshapes)
         if isinstance(size, cst.Name) and size.value in self.constants:
             self.block_tiles.setdefault(size.value, []).append(name)
             self.whole.pop(size.value, None)
@@ -416,9 +425,10 @@ class KernelLifter:
                 continue
             if isinstance(item, cst.Name) and item.value in self.tiles:
                 tile = self.tiles[item.value]
+                block = str(tile.block.value) if isinstance(tile.block, ir.Const) else tile.block
                 if tile.scalar:
                     items += [ir.NewAxis(), ir.ScalarIndex(ir.Name(tile.name))]
-                elif size is None or source_of(size) == tile.block:
+                elif size is None or source_of(size) == block:
                     items.append(ir.TileIndex(tile.name))
                 else:
                     raise self.mod.error(
@@ -510,9 +520,9 @@ class KernelLifter:
         lanes ``t * B + ct.arange(B)`` of a tile below its extent."""
         if mask is None:
             return
-        lifted = self.expr(mask)
-        if isinstance(lifted, ir.Name) and lifted.id in self.values:
-            lifted = self.values[lifted.id]  # a named mask (`mask_n = ...`)
+        lifted = self.named(self.expr(mask))
+        if isinstance(lifted, ir.BinOp):
+            lifted = ir.BinOp(lifted.op, self.named(lifted.lhs), self.named(lifted.rhs))
         if not (
             isinstance(lifted, ir.BinOp)
             and lifted.op == "<"
@@ -526,6 +536,12 @@ class KernelLifter:
                 "a gather/scatter mask other than the lanes' tile bounds is not read",
                 "mask with `t * TILE + ct.arange(TILE, dtype=ct.int32) < extent`",
             )
+
+    def named(self, e: ir.Expr) -> ir.Expr:
+        """The value a local name was assigned (a named mask or lane tile), else ``e``."""
+        while isinstance(e, ir.Name) and e.id in self.values:
+            e = self.values[e.id]
+        return e
 
     def is_extent(self, bound: ir.Expr, extent: ir.Expr) -> bool:
         """Whether ``bound`` is the tile variable's ``extent``: the same expression, or an int
@@ -897,6 +913,13 @@ def parse(source: str, path: str) -> ir.Module:
     mod = _Module(path, Locator(wrapper, path), import_aliases(module), {})
     kernels_cst = []
     for stmt in module.body:
+        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) else None
+        if (
+            isinstance(small, cst.Assign)
+            and isinstance(small.targets[0].target, cst.Name)
+            and isinstance(small.value, cst.Integer)
+        ):
+            mod.module_ints[small.targets[0].target.value] = int(small.value.value)
         if isinstance(stmt, cst.FunctionDef):
             if _decorated(stmt, mod, g["kernel"]["decorator"]):
                 kernels_cst.append(stmt)
@@ -940,8 +963,11 @@ def _launch_calls(
                 raise mod.error(pos[3], "the launch arguments must be a literal tuple")
             consts = mod.launch_constants.setdefault(pos[2].value, {})
             for i, el in enumerate(pos[3].elements):
-                if isinstance(el.value, cst.Integer):
-                    consts.setdefault(i, int(el.value.value))
+                value = el.value
+                if isinstance(value, cst.Name) and value.value in mod.module_ints:
+                    consts.setdefault(i, mod.module_ints[value.value])
+                elif isinstance(value, cst.Integer):
+                    consts.setdefault(i, int(value.value))
         if found:
             out.append((stmt, found))
     return out

@@ -239,8 +239,9 @@ class KernelWriter(CodePrinter):
     def _ex_Call(self, e: ir.Call) -> tuple[str, int]:
         template = self.spell["pointwise"].get(e.op)
         if template is None:
-            reason = self.spell["refused"].get("pointwise", {}).get(e.op, "")
-            raise self.refuse(f"cuTile cannot spell `{e.op}`: {reason}".rstrip(": "), e)
+            reason = self.spell["refused"].get("pointwise", {}).get(e.op, "no spelling")
+            why, _, instead = reason.partition("; ")
+            raise self.refuse(f"cuTile cannot spell `{e.op}`: {why}", e, instead or None)
         # An operand standing alone as a call argument goes bare; elsewhere in a formula it is
         # parenthesised unless it is an atom.
         args = [

@@ -133,7 +133,7 @@ def _check_grid(k: Any, grid: tuple, values: dict, config: dict) -> None:
         if not isinstance(extent, ir.SizeOf):
             continue
         size = values[extent.tensor].size(extent.dim)
-        block = 1 if t.scalar else config[t.block]
+        block = t.block.value if isinstance(t.block, ir.Const) else config[t.block]
         want = -(-size // block)
         have = grid[axis] if axis < len(grid) else 1
         if have != want:
