@@ -3,6 +3,10 @@
     python scripts/update_goldens.py          # rewrite examples/**/expected_<dst>/*.py
     python scripts/update_goldens.py --check  # exit 1 if any golden is stale (what the tests do)
 
+A translation the target refuses has a golden too: ``expected_<dst>/NAME.refused``, the rendered
+diagnostic (file:line:col, source line, what is unsupported, what to write instead), so a target
+that cannot express an example says why in a file the tests compare like any other golden.
+
 Example folders come from the dialects (each names its bundled examples) plus
 ``examples/library/<dsl>/`` (library-style modules); a folder's examples are translated into
 every dialect that has a backend (library modules into the other dialects only).
@@ -17,6 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from translator.api import translate_file  # noqa: E402
+from translator.diagnostics import TranslationError, render  # noqa: E402
 from translator.dialects import dialects, target_dialects  # noqa: E402
 
 # Examples tiletrans refuses today (tests assert the diagnostic): (folder, stem) -> targets.
@@ -67,19 +72,34 @@ def golden_path(example: Path, dst: str) -> Path:
     return example.parent / f"expected_{dst}" / example.name
 
 
+def refusal_path(example: Path, dst: str) -> Path:
+    """Where the expected refusal of translating ``example`` into ``dst`` lives."""
+    return example.parent / f"expected_{dst}" / f"{example.stem}.refused"
+
+
+def expected(src: str, dst: str, example: Path) -> tuple[Path, str]:
+    """The golden file of one case and the text it must hold: the translation, or the rendered
+    diagnostic where the target refuses (paths repo-relative, so goldens do not depend on cwd)."""
+    relative = example.relative_to(ROOT)
+    try:
+        return golden_path(example, dst), translate_file(relative, src, dst)
+    except TranslationError as err:
+        return refusal_path(example, dst), str(render(err, example.read_text())) + "\n"
+
+
 def main(argv: list[str]) -> int:
     check = "--check" in argv
     stale = []
     for src, dst, example in cases():
-        # Paths in the provenance header are repo-relative so goldens do not depend on cwd.
-        text = translate_file(example.relative_to(ROOT), src, dst)
-        target = golden_path(example, dst)
+        target, text = expected(src, dst, example)
+        other = refusal_path(example, dst) if target.suffix == ".py" else golden_path(example, dst)
         if check:
-            if not target.exists() or target.read_text() != text:
+            if not target.exists() or target.read_text() != text or other.exists():
                 stale.append(target)
         else:
             target.parent.mkdir(exist_ok=True)
             target.write_text(text)
+            other.unlink(missing_ok=True)
     for path in stale:
         print(f"stale: {path.relative_to(ROOT)}")
     return 1 if stale else 0

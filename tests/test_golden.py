@@ -26,7 +26,10 @@ def _goldens_script():
 
 
 GOLDENS = _goldens_script()
-CASES = GOLDENS.cases()
+ALL_CASES = GOLDENS.cases()
+# Cases whose golden is a translation; the others' golden is the refusal's diagnostic.
+CASES = [c for c in ALL_CASES if not GOLDENS.refusal_path(c[2], c[1]).exists()]
+REFUSALS = [c for c in ALL_CASES if GOLDENS.refusal_path(c[2], c[1]).exists()]
 IDS = [f"{src}2{dst}-{example.parent.name}-{example.stem}" for src, dst, example in CASES]
 
 # What every translation into `dst` imports, and the source DSL's device language, which no
@@ -36,6 +39,10 @@ IMPORTS = {
     "helion": ("import helion.language as hl", ("triton.language", "translator")),
     "tilelang": (
         "import tilelang.language as T",
+        ("triton.language", "helion.language", "translator"),
+    ),
+    "cutile": (
+        "import cuda.tile as ct",
         ("triton.language", "helion.language", "translator"),
     ),
 }
@@ -62,6 +69,26 @@ def test_translation_matches_golden(src: str, dst: str, example: Path) -> None:
         f"translation of {example.name} drifted from {golden.relative_to(ROOT)}; "
         "if the change is intended, run scripts/update_goldens.py"
     )
+
+
+@pytest.mark.parametrize(
+    ("src", "dst", "example"),
+    REFUSALS,
+    ids=[f"{s}2{d}-{e.parent.name}-{e.stem}" for s, d, e in REFUSALS],
+)
+def test_refusal_matches_golden(src: str, dst: str, example: Path) -> None:
+    from translator.diagnostics import TranslationError, render
+
+    golden = GOLDENS.refusal_path(example, dst)
+    assert not GOLDENS.golden_path(example, dst).exists(), "both a translation and a refusal"
+    with pytest.raises(TranslationError) as err:
+        translate_file(os.path.relpath(example, ROOT), src, dst)
+    text = str(render(err.value, example.read_text())) + "\n"
+    assert text == golden.read_text()
+    # A located diagnostic: file:line:col, the source line with a caret.
+    first = text.splitlines()[0]
+    assert first.startswith(f"{os.path.relpath(example, ROOT)}:") and ": error: " in first
+    assert "^" in text.splitlines()[2]
 
 
 @pytest.mark.parametrize(("src", "dst", "example"), CASES, ids=IDS)
@@ -115,7 +142,10 @@ def test_every_example_has_goldens_or_is_refused() -> None:
                         translate_file(example, src, dst)
                     continue
                 golden = GOLDENS.golden_path(example, dst)
-                assert golden.exists(), f"{example} is neither refused nor has {golden.name}"
+                refusal = GOLDENS.refusal_path(example, dst)
+                assert golden.exists() or refusal.exists(), (
+                    f"{example} is neither refused nor has {golden.name}"
+                )
 
 
 def test_translation_never_imports_the_source(tmp_path: Path) -> None:

@@ -48,6 +48,8 @@ class Report:
     device: str
     rows: tuple[Row, ...]
     notes: tuple[str, ...] = ()
+    #: What proved each side: ``(role, dialect, how)`` (``how``: its runner's oracle, or "ran").
+    oracles: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -61,6 +63,7 @@ class Report:
     def format_text(self) -> str:
         """A plain-text table of the cases."""
         lines = [f"{self.source} vs {self.translated} on {self.device}"]
+        lines += [f"  {role} ({dsl}): {how}" for role, dsl, how in self.oracles]
         for r in self.rows:
             status = "PASS" if r.passed else "FAIL"
             sizes = ",".join(f"{k}={v}" for k, v in r.sizes.items())
@@ -170,7 +173,27 @@ def check_pair(
     for r in rels.values():
         if not isinstance(r, Exception):
             notes.extend(f"{r.entry}: {n}" for n in r.notes)
-    return Report(str(source_path), str(translated_path), device, tuple(rows), tuple(notes))
+    oracles = tuple(
+        _oracle(role, path, module.source_dialect if role == "source" else None, device)
+        for role, path in (("source", source_path), ("translated", translated_path))
+    )
+    return Report(
+        str(source_path), str(translated_path), device, tuple(rows), tuple(notes), oracles
+    )
+
+
+def _oracle(role: str, path: str | Path, dsl: str | None, device: str) -> tuple[str, str, str]:
+    """What proves the kernels of the file at ``path`` on ``device``: its dialect's runner's
+    oracle where it has one (a DSL that cannot run there), else "ran" (it ran as written)."""
+    from translator.dialects import detect, get_dialect
+
+    try:
+        dsl = dsl or detect(Path(path).read_text(), str(path))
+    except Exception:
+        return role, "?", "ran"
+    runner = get_dialect(dsl).make_runner()
+    how = runner.oracle(device) if runner.oracle is not None else None
+    return role, dsl, how or "ran"
 
 
 #: The float dtypes tried where a source documents none.

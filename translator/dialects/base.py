@@ -46,12 +46,17 @@ class Runner:
     says whether it did (the CPU cannot autotune); ``explain(module, device)`` says how the
     kernels of ``module`` (parsed from a file of this DSL) will run on ``device`` where that is
     not what the file says (a kernel without a config runs at a default config).
+    ``oracle(device)`` says what proves this DSL's kernels on ``device`` where they do not run
+    themselves (a DSL with no CPU execution: "compiled for sm_90, then run as its IR in the
+    reference interpreter"); ``None`` (or no hook): they run as written. Validation reports it
+    for each side of a pair.
     """
 
     prepare: Callable[[str], None] | None = None
     warning: Callable[[], str | None] | None = None
     pin: Callable[[object], bool] | None = None
     explain: Callable[[ir.Module, str], list[str]] | None = None
+    oracle: Callable[[str], str | None] | None = None
 
 
 @dataclass(frozen=True)

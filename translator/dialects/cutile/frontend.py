@@ -1,0 +1,1027 @@
+"""cuTile frontend: ``@ct.kernel`` functions → IR kernels; ``ct.launch`` calls → launch sites.
+
+A cuTile kernel addresses memory by tile index, which is the IR's own model, so lifting is
+mostly a renaming (the construct map in DESIGN.md):
+
+* ``t = ct.bid(axis)`` is a grid tile variable; ``for t in range(ct.cdiv(e, B))`` (or
+  ``range(ct.num_tiles(x, axis=d, shape=...))``) a loop tile variable. A variable's block is the
+  ``ct.Constant[int]`` parameter its accesses use as their tile size (a tunable), and a grid
+  variable's extent the size of the array dim it indexes first.
+* ``ct.load(x, index=(i, 0), shape=(BM, BLOCK_N), padding_mode=...)``: ``i`` with tile size
+  ``BM`` is ``TileIndex(i)``; index ``0`` with a constant that is no tile variable's block is the
+  whole dim (``FullIndex``; the launch must pass a constant that covers it, which the validation
+  runner checks); a scalar with tile size 1 is ``ScalarIndex`` plus the unit dim cuTile keeps. The
+  padding mode is the load's ``other``.
+* cuTile's reductions and ``ct.mma`` see every lane as it holds: they are read ``masked=False``.
+* ``@ct.function`` helpers are inlined where they are called.
+
+What is not read is refused with a located diagnostic. Host code is carried as written: each
+``ct.launch(stream, grid, kernel, args)`` is a launch site, its entry marked incomplete.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from translator.diagnostics import TranslationError
+from translator.dialects.cst_utils import (
+    Locator,
+    call_args,
+    import_aliases,
+    parse_source,
+    resolve,
+    source_of,
+    statement_comments,
+)
+from translator.grammar import load_grammar
+from translator.ir import nodes as ir
+from translator.ir.shapes import TypeEnv, dims_of, index_dims, infer, kernel_env
+from translator.ir.verifier import verify
+
+_BINOPS: dict[type, str] = {
+    cst.Add: "+",
+    cst.Subtract: "-",
+    cst.Multiply: "*",
+    cst.Divide: "/",
+    cst.FloorDivide: "//",
+    cst.Modulo: "%",
+    cst.Power: "**",
+    cst.BitAnd: "&",
+    cst.BitOr: "|",
+    cst.BitXor: "^",
+}
+_COMPARISONS: dict[type, str] = {
+    cst.LessThan: "<",
+    cst.LessThanEqual: "<=",
+    cst.GreaterThan: ">",
+    cst.GreaterThanEqual: ">=",
+    cst.Equal: "==",
+    cst.NotEqual: "!=",
+}
+_PADS = {"ZERO": 0.0, "NEG_ZERO": -0.0, "NAN": math.nan, "POS_INF": math.inf, "NEG_INF": -math.inf}
+#: Hint key: whole-dim constants as (constant, tensor, dim); the launch must cover the dim.
+WHOLE_BLOCKS = "cutile.whole_blocks"
+#: Hint key: (tensor, dim, tensor, dim) sizes a whole-dim access assumes equal; dim -1: the
+#: first is an int parameter (a mask's bound standing for an array size).
+SAME_SIZES = "cutile.same_sizes"
+DEFAULT_TILE = 64
+
+
+def _grammar() -> dict:
+    return load_grammar("cutile")["frontend"]
+
+
+@dataclass
+class _Module:
+    """What the lifters share about one file."""
+
+    path: str
+    locate: Locator
+    aliases: dict[str, str]
+    helpers: dict[str, cst.FunctionDef]
+    kernel_defs: dict[str, cst.FunctionDef] = field(default_factory=dict)
+    #: Module-level ``NAME = <int>`` constants (tile sizes a launch passes by name).
+    module_ints: dict[str, int] = field(default_factory=dict)
+    launch_constants: dict[str, dict[int, int]] = field(default_factory=dict)
+
+    def name_of(self, node: cst.BaseExpression) -> str | None:
+        return resolve(node, self.aliases)
+
+    def error(self, node: cst.CSTNode, what: str, hint: str | None = None) -> TranslationError:
+        return TranslationError(what, self.locate(node), hint)
+
+
+@dataclass
+class _Use:
+    """An index position of a tile access: ``array``'s dim ``dim`` with tile size ``size``."""
+
+    array: str
+    dim: int
+    size: cst.BaseExpression
+
+
+class KernelLifter:
+    """Lifts one ``@ct.kernel`` function into an :class:`ir.Kernel`."""
+
+    def __init__(self, fn: cst.FunctionDef, mod: _Module) -> None:
+        self.fn = fn
+        self.mod = mod
+        self.g = _grammar()
+        self.lang = {v: k for k, v in self.g["language"].items()}
+        self.params: list[ir.Param] = []
+        self.constants: list[str] = []
+        self.tensors: set[str] = set()
+        self.tiles: dict[str, ir.TileVar] = {}
+        self.block_tiles: dict[str, list[str]] = {}
+        self.whole: dict[str, tuple[str, int]] = {}
+        self.bids: dict[str, int] = {}
+        self.loop_vars: set[str] = set()
+        self.locals: set[str] = set()
+        self.inlined: dict[str, ir.Expr] = {}
+        self.env = TypeEnv()
+        self.values: dict[str, ir.Expr] = {}
+        self.reshapes = False
+        self.same_sizes: list[tuple[str, int, str, int]] = []
+
+    # ------------------------------------------------------------------ parameters and tiles
+
+    def lift(self) -> ir.Kernel:
+        for p in self.fn.params.params:
+            self.param(p)
+        self.prescan(self.fn.body)
+        grid = []
+        for name, axis in sorted(self.bids.items(), key=lambda kv: kv[1]):
+            if name not in self.tiles:
+                raise self.mod.error(
+                    self.fn, f"`{name} = ct.bid({axis})` never indexes a tile access"
+                )
+            grid.append(self.tiles[name])
+        self.env = kernel_env(ir.Kernel(self.fn.name.value, tuple(self.params), (), (), ()))
+        for t in grid:
+            self.env.bind_tile(t)
+        body = self.block(self.fn.body.body)
+        used = {t.block for t in self.tiles.values() if isinstance(t.block, str)}
+        defaults = self.mod.launch_constants.get(self.fn.name.value, {})
+        names = [p.name.value for p in self.fn.params.params]
+        tunables = tuple(
+            ir.Tunable(c, "block_size", defaults.get(names.index(c), DEFAULT_TILE))
+            for c in self.constants
+            if c in used
+        )
+        whole = tuple((c, t, d) for c, (t, d) in self.whole.items())
+        extras: list[tuple[str, object]] = []
+        if whole:
+            extras.append((WHOLE_BLOCKS, whole))
+        if self.same_sizes:
+            extras.append((SAME_SIZES, tuple(dict.fromkeys(self.same_sizes))))
+        hints = ir.Hints(extras=tuple(extras))
+        return ir.Kernel(
+            self.fn.name.value,
+            tuple(self.params),
+            tuple(grid),
+            body,
+            tunables,
+            configs=((tuple((t.name, t.default) for t in tunables)),) if tunables else (),
+            hints=hints,
+            docstring=_docstring(self.fn),
+            loc=self.mod.locate(self.fn),
+        )
+
+    def param(self, p: cst.Param) -> None:
+        name = p.name.value
+        ann = p.annotation.annotation if p.annotation else None
+        if ann is None:
+            self.tensors.add(name)
+            self.params.append(ir.Param(name, "tensor"))
+            return
+        text = source_of(ann)
+        if isinstance(ann, cst.Subscript) and self.mod.name_of(ann.value) == self.lang_name(
+            "constant"
+        ):
+            self.constants.append(name)
+            return
+        kind = {"int": "int", "float": "float", "bool": "bool"}.get(text)
+        if kind is None:
+            raise self.mod.error(
+                p,
+                f"kernel parameter annotation `{text}` is not read",
+                "write int, float, bool, ct.Constant[int], or no annotation for an array",
+            )
+        self.params.append(ir.Param(name, kind))
+
+    def lang_name(self, role: str) -> str:
+        return self.g["language"][role]
+
+    def prescan(self, body: cst.BaseSuite) -> None:
+        """Find tile variables and what their accesses say of their blocks and extents."""
+        lifter = self
+
+        class Scan(cst.CSTVisitor):
+            def visit_Assign(self, node: cst.Assign) -> None:
+                value = node.value
+                if (
+                    isinstance(value, cst.Call)
+                    and lifter.mod.name_of(value.func) == lifter.lang_name("bid")
+                    and isinstance(node.targets[0].target, cst.Name)
+                ):
+                    axis = value.args[0].value
+                    if not isinstance(axis, cst.Integer):
+                        raise lifter.mod.error(value, "ct.bid takes a literal axis")
+                    lifter.bids[node.targets[0].target.value] = int(axis.value)
+
+            def visit_For(self, node: cst.For) -> None:
+                if isinstance(node.target, cst.Name):
+                    lifter.loop_vars.add(node.target.value)
+
+            def visit_Call(self, node: cst.Call) -> None:
+                name = lifter.mod.name_of(node.func)
+                method = isinstance(node.func, cst.Attribute) and node.func.attr.value
+                if name == lifter.lang_name("reshape") or (name is None and method == "reshape"):
+                    lifter.reshapes = True
+                if name in (lifter.lang_name("load"), lifter.lang_name("store")):
+                    lifter.note_access(node, name == lifter.lang_name("load"))
+
+        body.visit(Scan())
+        for name in self.bids:
+            self.grid_tile(name)
+
+    def note_access(self, call: cst.Call, is_load: bool) -> None:
+        pos, kw = call_args(call)
+        array = pos[0] if pos else None
+        index = kw.get("index", pos[1] if len(pos) > 1 else None)
+        shape = kw.get("shape", pos[2] if is_load and len(pos) > 2 else None)
+        if not isinstance(array, cst.Name) or not isinstance(index, cst.Tuple):
+            raise self.mod.error(call, "a tile access needs an array name and an index tuple")
+        if is_load and not isinstance(shape, cst.Tuple):
+            raise self.mod.error(call, "ct.load needs a literal shape tuple")
+        items = [e.value for e in index.elements]
+        sizes = (
+            [e.value for e in shape.elements]
+            if isinstance(shape, cst.Tuple)
+            else [None] * len(items)
+        )
+        for dim, (item, size) in enumerate(zip(items, sizes)):
+            if isinstance(item, cst.Name) and size is not None:
+                self._uses.setdefault(item.value, []).append(_Use(array.value, dim, size))
+            if isinstance(item, cst.Integer) and item.value == "0" and isinstance(size, cst.Name):
+                self.whole.setdefault(size.value, (array.value, dim))
+
+    @property
+    def _uses(self) -> dict[str, list[_Use]]:
+        if not hasattr(self, "_use_table"):
+            self._use_table: dict[str, list[_Use]] = {}
+        return self._use_table
+
+    def grid_tile(self, name: str) -> None:
+        uses = self._uses.get(name)
+        if not uses:
+            return
+        use = uses[0]
+        extent = ir.SizeOf(use.array, use.dim)
+        self.tiles[name] = self.tile_var(name, extent, use.size)
+
+    def tile_var(self, name: str, extent: ir.Expr, size: cst.BaseExpression) -> ir.TileVar:
+        if isinstance(size, cst.Integer) and size.value == "1":
+            # A tile of one lane: cuTile keeps its dim, so it is a block-1 tile (which backends
+            # that want plain indices squeeze) -- unless the kernel reshapes tiles, which in
+            # cuTile drops such dims and in the IR only unit dims: then a plain index.
+            return ir.TileVar(name, extent, ir.Const(1), scalar=self.reshapes)
+        if isinstance(size, cst.Name) and size.value in self.constants:
+            self.block_tiles.setdefault(size.value, []).append(name)
+            self.whole.pop(size.value, None)
+            return ir.TileVar(name, extent, size.value)
+        raise self.mod.error(
+            size,
+            f"the tile size `{source_of(size)}` of `{name}` is not a ct.Constant[int] parameter",
+            "pass tile sizes as ct.Constant[int] kernel parameters",
+        )
+
+    # ------------------------------------------------------------------ statements
+
+    def block(self, stmts: tuple[cst.BaseStatement, ...] | list) -> tuple[ir.Stmt, ...]:
+        out: list[ir.Stmt] = []
+        for i, s in enumerate(stmts):
+            if i == 0 and _is_docstring(s):
+                continue
+            out.extend(self.stmt(s))
+        return tuple(out)
+
+    def stmt(self, s: cst.BaseStatement) -> list[ir.Stmt]:
+        comments = statement_comments(s)
+        if isinstance(s, cst.SimpleStatementLine):
+            out = []
+            for small in s.body:
+                handler = _SMALL.get(type(small))
+                if handler is None:
+                    raise self.mod.error(small, f"`{source_of(small).strip()}` is not read")
+                out.extend(handler(self, small))
+            if out and comments:
+                out[0] = _with_comments(out[0], comments)
+            return out
+        handler = _COMPOUND.get(type(s))
+        if handler is None:
+            raise self.mod.error(s, f"`{type(s).__name__}` statements are not read in kernels")
+        out = handler(self, s)
+        if out and comments:
+            out[0] = _with_comments(out[0], comments)
+        return out
+
+    def st_assign(self, s: cst.Assign) -> list[ir.Stmt]:
+        target = s.targets[0].target
+        if len(s.targets) != 1 or not isinstance(target, cst.Name):
+            raise self.mod.error(s, "only `name = value` assignments are read in kernels")
+        if target.value in self.bids:
+            return []
+        self.locals.add(target.value)
+        value = self.expr(s.value)
+        self.env.vars[target.value] = infer(value, self.env)
+        self.values[target.value] = value
+        return [ir.Assign(target.value, value, loc=self.mod.locate(s))]
+
+    def st_expr(self, s: cst.Expr) -> list[ir.Stmt]:
+        call = s.value
+        if not isinstance(call, cst.Call):
+            raise self.mod.error(s, f"`{source_of(s).strip()}` is not read")
+        name = self.mod.name_of(call.func)
+        if name == self.lang_name("store"):
+            return [self.store(call)]
+        if name == self.lang_name("scatter"):
+            return [self.scatter(call)]
+        if name in self.g["atomics"]:
+            raise self.mod.error(call, "atomics are not read from cuTile yet", "use ct.store")
+        raise self.mod.error(call, f"the call `{source_of(call.func)}` as a statement is not read")
+
+    def st_pass(self, s: cst.Pass) -> list[ir.Stmt]:
+        return []
+
+    def st_for(self, s: cst.For) -> list[ir.Stmt]:
+        if not isinstance(s.target, cst.Name) or s.orelse is not None:
+            raise self.mod.error(s, "only `for t in range(...)` loops are read")
+        name = s.target.value
+        it = s.iter
+        if not (isinstance(it, cst.Call) and source_of(it.func) == "range" and len(it.args) == 1):
+            raise self.mod.error(it, "kernel loops must be `range(count)` over tile indices")
+        count = it.args[0].value
+        extent, size = self.loop_count(count, name)
+        self.tiles[name] = self.tile_var(name, extent, size)
+        outer = self.env
+        self.env = outer.child()
+        self.env.bind_tile(self.tiles[name])
+        body = self.block(s.body.body)
+        for var, t in self.env.vars.items():
+            if var in outer.vars:
+                outer.vars[var] = t
+        self.env = outer
+        return [ir.TileLoop((self.tiles[name],), body, loc=self.mod.locate(s))]
+
+    def loop_count(
+        self, count: cst.BaseExpression, name: str
+    ) -> tuple[ir.Expr, cst.BaseExpression]:
+        """``ct.cdiv(extent, B)`` or ``ct.num_tiles(x, axis=d, shape=...)``: extent and block."""
+        if isinstance(count, cst.Call):
+            fn = self.mod.name_of(count.func)
+            pos, kw = call_args(count)
+            if fn == "cuda.tile.cdiv" and len(pos) == 2:
+                return self.expr(pos[0]), pos[1]
+            if fn == self.lang_name("num_tiles"):
+                axis = kw.get("axis", pos[1] if len(pos) > 1 else None)
+                shape = kw.get("shape", pos[2] if len(pos) > 2 else None)
+                if (
+                    isinstance(pos[0], cst.Name)
+                    and isinstance(axis, cst.Integer)
+                    and isinstance(shape, cst.Tuple)
+                ):
+                    d = int(axis.value)
+                    return ir.SizeOf(pos[0].value, d), shape.elements[d].value
+        if name in self._uses:  # a plain count: the loop walks element indices
+            return self.expr(count), cst.Integer("1")
+        raise self.mod.error(
+            count, "a tile loop counts ct.cdiv(extent, TILE) or ct.num_tiles(...) tiles"
+        )
+
+    def st_if(self, s: cst.If) -> list[ir.Stmt]:
+        orelse: tuple[ir.Stmt, ...] = ()
+        if isinstance(s.orelse, cst.If):
+            orelse = tuple(self.st_if(s.orelse))
+        elif isinstance(s.orelse, cst.Else):
+            orelse = self.block(s.orelse.body.body)
+        return [ir.If(self.expr(s.test), self.block(s.body.body), orelse, loc=self.mod.locate(s))]
+
+    # ------------------------------------------------------------------ accesses
+
+    def whole_index(self, const: str, array: str, dim: int) -> ir.FullIndex:
+        """A whole dim read through constant ``const``: every such dim shares the extent of
+        the first (one size class), and the launch must give them one size (checked)."""
+        tensor, d = self.whole[const]
+        if (tensor, d) != (array, dim):
+            self.same_sizes.append((tensor, d, array, dim))
+        return ir.FullIndex(ir.SizeOf(tensor, d))
+
+    def region(
+        self,
+        call: cst.Call,
+        array: str,
+        index: cst.Tuple,
+        shape: cst.Tuple | None,
+        value_dims: tuple[ir.Dim, ...] | None = None,
+    ) -> tuple[ir.IndexItem, ...]:
+        items: list[ir.IndexItem] = []
+        sizes = [e.value for e in shape.elements] if shape is not None else None
+        for dim, el in enumerate(index.elements):
+            item = el.value
+            size = sizes[dim] if sizes is not None else None
+            vdim = value_dims[dim] if value_dims and dim < len(value_dims) else None
+            if size is None and isinstance(vdim, ir.FullDim):
+                if not (isinstance(item, cst.Integer) and item.value == "0"):
+                    raise self.mod.error(item, "a whole-dim tile is stored at index 0 only")
+                ext = vdim.extent
+                if isinstance(ext, ir.SizeOf) and (ext.tensor, ext.dim) != (array, dim):
+                    self.same_sizes.append((ext.tensor, ext.dim, array, dim))
+                items.append(ir.FullIndex(ext))
+                continue
+            if isinstance(item, cst.Name) and item.value in self.tiles:
+                tile = self.tiles[item.value]
+                block = str(tile.block.value) if isinstance(tile.block, ir.Const) else tile.block
+                if tile.scalar:
+                    items += [ir.NewAxis(), ir.ScalarIndex(ir.Name(tile.name))]
+                elif size is None or source_of(size) == block:
+                    items.append(ir.TileIndex(tile.name))
+                else:
+                    raise self.mod.error(
+                        item, f"tile `{item.value}` indexed with tile size `{source_of(size)}`"
+                    )
+            elif isinstance(size, cst.Name) and size.value in self.whole:
+                if not (isinstance(item, cst.Integer) and item.value == "0"):
+                    raise self.mod.error(item, "a whole-dim tile is read at index 0 only")
+                items.append(self.whole_index(size.value, array, dim))
+            elif size is None or (isinstance(size, cst.Integer) and size.value == "1"):
+                items += [ir.NewAxis(), ir.ScalarIndex(self.expr(item))]
+            else:
+                raise self.mod.error(
+                    item,
+                    f"the index `{source_of(item)}` of a tile of size `{source_of(size)}` is no "
+                    "tile variable",
+                    "index tiles with ct.bid(...) values or loop counters",
+                )
+        return tuple(items)
+
+    def load(self, call: cst.Call) -> ir.Expr:
+        pos, kw = call_args(call)
+        array, index = pos[0], kw.get("index", pos[1] if len(pos) > 1 else None)
+        shape = kw.get("shape", pos[2] if len(pos) > 2 else None)
+        assert isinstance(array, cst.Name) and isinstance(index, cst.Tuple)
+        assert isinstance(shape, cst.Tuple)
+        other: float | None = None
+        mode = kw.get("padding_mode")
+        if mode is not None:
+            member = source_of(mode).rsplit(".", 1)[-1]
+            if member not in _PADS and member != "UNDETERMINED":
+                raise self.mod.error(mode, f"padding mode `{source_of(mode)}` is not read")
+            other = _PADS.get(member)
+        for key in kw:
+            if key not in ("index", "shape", "padding_mode", "latency", "allow_tma"):
+                raise self.mod.error(call, f"ct.load's `{key}=` is not read")
+        items = self.region(call, array.value, index, shape)
+        return ir.Load(array.value, items, other, loc=self.mod.locate(call))
+
+    def store(self, call: cst.Call) -> ir.Stmt:
+        pos, kw = call_args(call)
+        array, index = pos[0], kw.get("index", pos[1] if len(pos) > 1 else None)
+        tile = kw.get("tile", pos[2] if len(pos) > 2 else None)
+        if not isinstance(array, cst.Name) or not isinstance(index, cst.Tuple) or tile is None:
+            raise self.mod.error(call, "ct.store(array, index=(...), tile=value) is read")
+        value = self.expr(tile)
+        t = infer(value, self.env)
+        dims = dims_of(t)
+        items = self.region(
+            call, array.value, index, None, dims if len(dims) == len(index.elements) else None
+        )
+        # cuTile's store takes the value in the region's own shape: a reshape that only adds the
+        # unit dims of scalar indices says nothing the IR's index does not.
+        if isinstance(value, ir.Reshape):
+            value = value.value
+        if isinstance(value, ir.Cast) and value.dtype == ir.DTypeOf(array.value):
+            value = ir.Cast(value.value, ir.DTypeOf(array.value))
+        items = tuple(i for i in items if not isinstance(i, ir.NewAxis))
+        region = index_dims(array.value, items, self.env, self.mod.locate(call))
+        if dims and len(dims) != len(region):
+            # cuTile keeps the unit dims of scalar indices; the IR's region drops them.
+            value = ir.Reshape(value, region)
+        return ir.Store(array.value, items, value, loc=self.mod.locate(call))
+
+    def gather(self, call: cst.Call) -> ir.Expr:
+        pos, kw = call_args(call)
+        array, idx = pos[0], pos[1]
+        if not isinstance(array, cst.Name) or isinstance(idx, cst.Tuple):
+            raise self.mod.error(call, "ct.gather of one index tile into a named array is read")
+        pad = kw.get("padding_value")
+        other = float(self.const(pad)) if pad is not None else 0.0
+        value = self.expr(idx)
+        self.check_mask(kw.get("mask"), value, call)
+        return ir.Load(array.value, (ir.GatherIndex(value),), other, loc=self.mod.locate(call))
+
+    def scatter(self, call: cst.Call) -> ir.Stmt:
+        pos, kw = call_args(call)
+        array, idx, value = pos[0], pos[1], pos[2]
+        if not isinstance(array, cst.Name) or isinstance(idx, cst.Tuple):
+            raise self.mod.error(call, "ct.scatter of one index tile into a named array is read")
+        index = self.expr(idx)
+        self.check_mask(kw.get("mask"), index, call)
+        return ir.Store(
+            array.value, (ir.GatherIndex(index),), self.expr(value), loc=self.mod.locate(call)
+        )
+
+    def check_mask(self, mask: cst.BaseExpression | None, index: ir.Expr, call: cst.Call) -> None:
+        """A gather/scatter mask must be the index's own lane validity (the IR's meaning): the
+        lanes ``t * B + ct.arange(B)`` of a tile below its extent."""
+        if mask is None:
+            return
+        lifted = self.named(self.expr(mask))
+        if isinstance(lifted, ir.BinOp):
+            lifted = ir.BinOp(lifted.op, self.named(lifted.lhs), self.named(lifted.rhs))
+        if not (
+            isinstance(lifted, ir.BinOp)
+            and lifted.op == "<"
+            and isinstance(lifted.lhs, ir.TileAttr)
+            and lifted.lhs.attr == "index"
+            and self.is_extent(lifted.rhs, self.tiles[lifted.lhs.tile].extent)
+            and dims_of(infer(index, self.env)) == (ir.BlockDim(lifted.lhs.tile),)
+        ):
+            raise self.mod.error(
+                mask,
+                "a gather/scatter mask other than the lanes' tile bounds is not read",
+                "mask with `t * TILE + ct.arange(TILE, dtype=ct.int32) < extent`",
+            )
+
+    def named(self, e: ir.Expr) -> ir.Expr:
+        """The value a local name was assigned (a named mask or lane tile), else ``e``."""
+        while isinstance(e, ir.Name) and e.id in self.values:
+            e = self.values[e.id]
+        return e
+
+    def is_extent(self, bound: ir.Expr, extent: ir.Expr) -> bool:
+        """Whether ``bound`` is the tile variable's ``extent``: the same expression, or an int
+        parameter standing for the array size it is (checked at every launch: ``SAME_SIZES``)."""
+        if bound == extent:
+            return True
+        params = {p.name: p.kind for p in self.params}
+        named = isinstance(bound, ir.Name) and params.get(bound.id) == "int"
+        if named and isinstance(extent, ir.SizeOf):
+            self.same_sizes.append((bound.id, -1, extent.tensor, extent.dim))  # type: ignore[union-attr]
+            return True
+        return False
+
+    # ------------------------------------------------------------------ expressions
+
+    def const(self, node: cst.BaseExpression) -> float:
+        e = self.expr(node)
+        if isinstance(e, ir.Const) and isinstance(e.value, (int, float)):
+            return e.value
+        if isinstance(e, ir.UnaryOp) and e.op == "-" and isinstance(e.operand, ir.Const):
+            return -e.operand.value  # type: ignore[operator]
+        raise self.mod.error(node, "a literal number is needed here")
+
+    def expr(self, node: cst.BaseExpression) -> ir.Expr:
+        handler = _EXPRS.get(type(node))
+        if handler is None:
+            raise self.mod.error(node, f"`{source_of(node)}` is not read in cuTile kernels")
+        return handler(self, node)
+
+    def ex_name(self, node: cst.Name) -> ir.Expr:
+        name = node.value
+        if name in self.inlined:
+            return self.inlined[name]
+        if name in self.tiles:
+            tile = self.tiles[name]
+            return ir.Name(name) if tile.scalar else ir.TileAttr(name, "id")
+        if name in ("True", "False"):
+            return ir.Const(name == "True")
+        if name in self.tensors:
+            raise self.mod.error(node, f"array `{name}` is used as a value", "ct.load a tile of it")
+        return ir.Name(name, loc=self.mod.locate(node))
+
+    def ex_int(self, node: cst.Integer) -> ir.Expr:
+        return ir.Const(int(node.evaluated_value))
+
+    def ex_float(self, node: cst.Float) -> ir.Expr:
+        return ir.Const(float(node.evaluated_value))
+
+    def ex_paren(self, node: cst.BaseExpression) -> ir.Expr:
+        return self.expr(node)
+
+    def ex_binop(self, node: cst.BinaryOperation) -> ir.Expr:
+        index = self.tile_index(node)
+        if index is not None:
+            return index
+        op = _BINOPS.get(type(node.operator))
+        if op is None:
+            raise self.mod.error(node, f"operator in `{source_of(node)}` is not read")
+        return ir.BinOp(op, self.expr(node.left), self.expr(node.right), loc=self.mod.locate(node))
+
+    def tile_index(self, node: cst.BinaryOperation) -> ir.Expr | None:
+        """``t * B + ct.arange(B, ...)``: the lanes of tile ``t`` (``TileAttr(t, "index")``)."""
+        if not isinstance(node.operator, cst.Add):
+            return None
+        left, right = node.left, node.right
+        if not (isinstance(left, cst.BinaryOperation) and isinstance(left.operator, cst.Multiply)):
+            return None
+        if not (
+            isinstance(right, cst.Call) and self.mod.name_of(right.func) == self.lang_name("arange")
+        ):
+            return None
+        t, b = left.left, left.right
+        if isinstance(t, cst.Name) and t.value in self.tiles:
+            tile = self.tiles[t.value]
+            size = source_of(right.args[0].value)
+            if source_of(b) == size == tile.block:
+                return ir.TileAttr(tile.name, "index")
+        return None
+
+    def ex_unary(self, node: cst.UnaryOperation) -> ir.Expr:
+        ops = {cst.Minus: "-", cst.BitInvert: "~", cst.Not: "not"}
+        op = ops.get(type(node.operator))
+        if op is None:
+            raise self.mod.error(node, f"`{source_of(node)}` is not read")
+        operand = self.expr(node.expression)
+        if op == "-" and isinstance(operand, ir.Const) and isinstance(operand.value, float):
+            return ir.Const(-operand.value)
+        return ir.UnaryOp(op, operand)
+
+    def ex_compare(self, node: cst.Comparison) -> ir.Expr:
+        if len(node.comparisons) != 1:
+            raise self.mod.error(node, "chained comparisons are not read")
+        c = node.comparisons[0]
+        op = _COMPARISONS.get(type(c.operator))
+        if op is None:
+            raise self.mod.error(node, f"`{source_of(node)}` is not read")
+        return ir.BinOp(op, self.expr(node.left), self.expr(c.comparator))
+
+    def ex_subscript(self, node: cst.Subscript) -> ir.Expr:
+        value = node.value
+        if isinstance(value, cst.Attribute) and value.attr.value == "shape":
+            (el,) = node.slice
+            assert isinstance(el.slice, cst.Index) and isinstance(value.value, cst.Name)
+            return ir.SizeOf(value.value.value, int(self.const(el.slice.value)))
+        # `m[None, :]`: unit dims inserted where `None` stands.
+        base = self.expr(value)
+        result = base
+        for axis, el in enumerate(node.slice):
+            s = el.slice
+            if isinstance(s, cst.Index) and source_of(s.value) == "None":
+                result = ir.ExpandDims(result, axis)
+            elif not (isinstance(s, cst.Slice) and s.lower is None and s.upper is None):
+                raise self.mod.error(node, f"subscript `{source_of(node)}` is not read")
+        return result
+
+    def ex_attribute(self, node: cst.Attribute) -> ir.Expr:
+        raise self.mod.error(node, f"`{source_of(node)}` is not read as a value")
+
+    def dtype(self, node: cst.BaseExpression) -> ir.DTypeExpr:
+        attr = isinstance(node, cst.Attribute) and node.attr.value == "dtype"
+        if attr and isinstance(node.value, cst.Name):  # type: ignore[union-attr]
+            return ir.DTypeOf(node.value.value)  # type: ignore[union-attr]
+        name = self.mod.name_of(node)
+        if name in self.g["dtypes"]:
+            return ir.DType(self.g["dtypes"][name])
+        raise self.mod.error(node, f"dtype `{source_of(node)}` is not read")
+
+    def dim(self, node: cst.BaseExpression) -> ir.Dim:
+        """The IR dim a tile-shape entry stands for."""
+        if isinstance(node, cst.Integer) and node.value == "1":
+            return ir.UnitDim()
+        if isinstance(node, cst.Name):
+            if node.value in self.whole:
+                tensor, d = self.whole[node.value]
+                return ir.FullDim(ir.SizeOf(tensor, d))
+            tiles = self.block_tiles.get(node.value, [])
+            in_scope = [t for t in tiles if t in self.env.tiles]
+            if len(in_scope) == 1:
+                return ir.BlockDim(in_scope[0])
+        raise self.mod.error(
+            node,
+            f"the tile extent `{source_of(node)}` is not the tile size of one tile variable",
+            "use one ct.Constant[int] per tiled dim",
+        )
+
+    def shape(self, node: cst.BaseExpression) -> tuple[ir.Dim, ...]:
+        if not isinstance(node, cst.Tuple):
+            raise self.mod.error(node, "a tile shape is a literal tuple")
+        return tuple(self.dim(e.value) for e in node.elements)
+
+    def ex_call(self, node: cst.Call) -> ir.Expr:
+        method = isinstance(node.func, cst.Attribute) and node.func.attr.value == "reshape"
+        if method and self.mod.name_of(node.func) is None:  # `tile.reshape(shape)`
+            return ir.Reshape(self.expr(node.func.value), self.shape(node.args[0].value))
+        if source_of(node.func) == "float":
+            return ir.Const(float(str(self.const_str(node.args[0].value))))
+        if source_of(node.func) in ("min", "max"):
+            op = "minimum" if source_of(node.func) == "min" else "maximum"
+            return ir.Call(op, tuple(self.expr(a.value) for a in node.args))
+        name = self.mod.name_of(node.func)
+        if isinstance(node.func, cst.Name) and node.func.value in self.mod.helpers:
+            return self.inline(node, self.mod.helpers[node.func.value])
+        if name is None:
+            raise self.mod.error(node, f"the call `{source_of(node.func)}` is not read")
+        if name in self.g["unsupported"]:
+            raise self.mod.error(
+                node, f"`{source_of(node.func)}` is not supported", self.g["unsupported"][name]
+            )
+        handler = _CALLS.get(self.lang.get(name, ""))
+        if handler is not None:
+            return handler(self, node)
+        pos, kw = call_args(node)
+        if name in self.g["pointwise"]:
+            return ir.Call(self.g["pointwise"][name], tuple(self.expr(a) for a in pos))
+        if name in self.g["reductions"]:
+            axis = kw.get("axis", pos[1] if len(pos) > 1 else None)
+            if axis is None:
+                raise self.mod.error(node, "a reduction needs its axis=")
+            keep = kw.get("keepdims")
+            return ir.Reduce(
+                self.g["reductions"][name],
+                self.expr(pos[0]),
+                int(self.const(axis)),
+                keepdim=keep is not None and source_of(keep) == "True",
+                masked=False,
+            )
+        if name in self.g["scans"]:
+            axis = kw.get("axis", pos[1] if len(pos) > 1 else None)
+            return ir.Scan(self.g["scans"][name], self.expr(pos[0]), int(self.const(axis)))
+        if name in self.g["dots"]:
+            return self.dot(node, self.g["dots"][name])
+        raise self.mod.error(node, f"`{source_of(node.func)}` is not read in cuTile kernels")
+
+    def const_str(self, node: cst.BaseExpression) -> str:
+        if isinstance(node, cst.SimpleString):
+            return str(node.evaluated_value)
+        raise self.mod.error(node, "float(...) of a literal string is read")
+
+    def dot(self, node: cst.Call, form: str) -> ir.Expr:
+        pos, kw = call_args(node)
+        a, b = self.expr(pos[0]), self.expr(pos[1])
+        if form == "dot":
+            acc_node = kw.get("acc", pos[2] if len(pos) > 2 else None)
+            acc = self.expr(acc_node) if acc_node is not None else None
+            if isinstance(acc, ir.Full) and acc.value == ir.Const(0):
+                acc = None  # a fresh zero accumulator is no accumulator
+            return ir.Dot(a, b, acc, ir.F32, masked=False, loc=self.mod.locate(node))
+        return ir.Dot(a, b, None, ir.DTypeOf("?"), masked=False, loc=self.mod.locate(node))
+
+    def c_load(self, node: cst.Call) -> ir.Expr:
+        return self.load(node)
+
+    def c_gather(self, node: cst.Call) -> ir.Expr:
+        return self.gather(node)
+
+    def c_astype(self, node: cst.Call) -> ir.Expr:
+        pos, _ = call_args(node)
+        return ir.Cast(self.expr(pos[0]), self.dtype(pos[1]))
+
+    def c_full(self, node: cst.Call) -> ir.Expr:
+        pos, kw = call_args(node)
+        dt = self.dtype(kw.get("dtype", pos[2] if len(pos) > 2 else None))
+        return ir.Full(self.shape(pos[0]), self.expr(pos[1]), dt)
+
+    def c_zeros(self, node: cst.Call) -> ir.Expr:
+        pos, kw = call_args(node)
+        dt = self.dtype(kw.get("dtype", pos[1] if len(pos) > 1 else None))
+        return ir.Full(self.shape(pos[0]), ir.Const(0.0), dt)
+
+    def c_ones(self, node: cst.Call) -> ir.Expr:
+        pos, kw = call_args(node)
+        dt = self.dtype(kw.get("dtype", pos[1] if len(pos) > 1 else None))
+        return ir.Full(self.shape(pos[0]), ir.Const(1.0), dt)
+
+    def c_arange(self, node: cst.Call) -> ir.Expr:
+        pos, _ = call_args(node)
+        return ir.Arange(self.dim(pos[0]))
+
+    def c_reshape(self, node: cst.Call) -> ir.Expr:
+        pos, kw = call_args(node)
+        return ir.Reshape(
+            self.expr(pos[0]), self.shape(kw.get("shape", pos[1] if len(pos) > 1 else None))
+        )
+
+    def c_transpose(self, node: cst.Call) -> ir.Expr:
+        pos, _ = call_args(node)
+        return ir.Permute(self.expr(pos[0]), (1, 0))
+
+    def c_permute(self, node: cst.Call) -> ir.Expr:
+        pos, kw = call_args(node)
+        axes = kw.get("axes", pos[1] if len(pos) > 1 else None)
+        if not isinstance(axes, cst.Tuple):
+            raise self.mod.error(node, "ct.permute takes a literal axes tuple")
+        return ir.Permute(self.expr(pos[0]), tuple(int(self.const(e.value)) for e in axes.elements))
+
+    def c_expand_dims(self, node: cst.Call) -> ir.Expr:
+        pos, kw = call_args(node)
+        return ir.ExpandDims(self.expr(pos[0]), int(self.const(kw.get("axis", pos[1]))))
+
+    def c_broadcast_to(self, node: cst.Call) -> ir.Expr:
+        pos, kw = call_args(node)
+        return ir.Broadcast(
+            self.expr(pos[0]), self.shape(kw.get("shape", pos[1] if len(pos) > 1 else None))
+        )
+
+    def c_num_tiles(self, node: cst.Call) -> ir.Expr:
+        extent, size = self.loop_count(node, "")
+        return ir.Call("cdiv", (extent, self.expr(size)))
+
+    def inline(self, call: cst.Call, fn: cst.FunctionDef) -> ir.Expr:
+        """A ``@ct.function`` helper of one ``return`` (after local assignments), inlined."""
+        names = [p.name.value for p in fn.params.params]
+        pos, _ = call_args(call)
+        saved = dict(self.inlined)
+        for n, a in zip(names, pos):
+            self.inlined[n] = self.expr(a)
+        try:
+            for s in fn.body.body:
+                if _is_docstring(s):
+                    continue
+                small = s.body[0] if isinstance(s, cst.SimpleStatementLine) else None
+                if isinstance(small, cst.Return) and small.value is not None:
+                    return self.expr(small.value)
+                if isinstance(small, cst.Assign) and isinstance(small.targets[0].target, cst.Name):
+                    self.inlined[small.targets[0].target.value] = self.expr(small.value)
+                    continue
+                raise self.mod.error(
+                    s, "ct.function helpers of assignments and one return are read"
+                )
+            raise self.mod.error(fn, "a ct.function helper must return a value")
+        finally:
+            self.inlined = saved
+
+
+_SMALL: dict[type, Callable[[KernelLifter, cst.BaseSmallStatement], list[ir.Stmt]]] = {
+    cst.Assign: KernelLifter.st_assign,
+    cst.Expr: KernelLifter.st_expr,
+    cst.Pass: KernelLifter.st_pass,
+}
+_COMPOUND: dict[type, Callable[[KernelLifter, cst.BaseCompoundStatement], list[ir.Stmt]]] = {
+    cst.For: KernelLifter.st_for,
+    cst.If: KernelLifter.st_if,
+}
+_EXPRS: dict[type, Callable[[KernelLifter, cst.BaseExpression], ir.Expr]] = {
+    cst.Name: KernelLifter.ex_name,
+    cst.Integer: KernelLifter.ex_int,
+    cst.Float: KernelLifter.ex_float,
+    cst.BinaryOperation: KernelLifter.ex_binop,
+    cst.UnaryOperation: KernelLifter.ex_unary,
+    cst.Comparison: KernelLifter.ex_compare,
+    cst.Subscript: KernelLifter.ex_subscript,
+    cst.Attribute: KernelLifter.ex_attribute,
+    cst.Call: KernelLifter.ex_call,
+}
+#: ``[frontend.language]`` roles read structurally, by role.
+_CALLS: dict[str, Callable[[KernelLifter, cst.Call], ir.Expr]] = {
+    "load": KernelLifter.c_load,
+    "gather": KernelLifter.c_gather,
+    "astype": KernelLifter.c_astype,
+    "full": KernelLifter.c_full,
+    "zeros": KernelLifter.c_zeros,
+    "ones": KernelLifter.c_ones,
+    "arange": KernelLifter.c_arange,
+    "reshape": KernelLifter.c_reshape,
+    "transpose": KernelLifter.c_transpose,
+    "permute": KernelLifter.c_permute,
+    "expand_dims": KernelLifter.c_expand_dims,
+    "broadcast_to": KernelLifter.c_broadcast_to,
+    "num_tiles": KernelLifter.c_num_tiles,
+}
+
+
+def _is_docstring(s: cst.CSTNode) -> bool:
+    return (
+        isinstance(s, cst.SimpleStatementLine)
+        and isinstance(s.body[0], cst.Expr)
+        and isinstance(s.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def _docstring(fn: cst.FunctionDef) -> str | None:
+    doc = fn.get_docstring(clean=True)
+    return doc or None
+
+
+def _with_comments(s: ir.Stmt, comments: tuple[str, ...]) -> ir.Stmt:
+    import dataclasses
+
+    return dataclasses.replace(s, comments=comments) if hasattr(s, "comments") else s
+
+
+# --------------------------------------------------------------------------------------------------
+# The module
+
+
+def _decorated(fn: cst.FunctionDef, mod: _Module, name: str) -> bool:
+    for d in fn.decorators:
+        target = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+        if mod.name_of(target) == name:
+            return True
+    return False
+
+
+def parse(source: str, path: str) -> ir.Module:
+    """The IR of a cuTile module: its kernels, and its host functions' launch sites."""
+    wrapper = parse_source(source, path)
+    module = wrapper.module
+    g = _grammar()
+    mod = _Module(path, Locator(wrapper, path), import_aliases(module), {})
+    kernels_cst = []
+    for stmt in module.body:
+        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) else None
+        if (
+            isinstance(small, cst.Assign)
+            and isinstance(small.targets[0].target, cst.Name)
+            and isinstance(small.value, cst.Integer)
+        ):
+            mod.module_ints[small.targets[0].target.value] = int(small.value.value)
+        if isinstance(stmt, cst.FunctionDef):
+            if _decorated(stmt, mod, g["kernel"]["decorator"]):
+                kernels_cst.append(stmt)
+                mod.kernel_defs[stmt.name.value] = stmt
+            elif _decorated(stmt, mod, g["kernel"]["function"]):
+                mod.helpers[stmt.name.value] = stmt
+    kernel_names = {k.name.value for k in kernels_cst}
+    launches = _launch_calls(module, mod, kernel_names, g)
+    kernels = tuple(KernelLifter(k, mod).lift() for k in kernels_cst)
+    sites, entries = _host(launches, mod, {k.name: k for k in kernels})
+    edits = tuple(
+        ir.HostEdit("define", mod.locate.span(k), kernels=(k.name.value,)) for k in kernels_cst
+    )
+    result = ir.Module(
+        path,
+        tuple(entries),
+        kernels,
+        ir.HostPlan(source, tuple(sites), edits, tuple(load_grammar("cutile")["packages"])),
+        source_dialect="cutile",
+    )
+    verify(result)
+    return result
+
+
+def _launch_calls(
+    module: cst.Module, mod: _Module, kernels: set[str], g: dict
+) -> list[tuple[cst.FunctionDef, list[cst.Call]]]:
+    """Each host function's ``ct.launch(stream, grid, kernel, args)`` calls; the integer
+    constants a launch passes are the kernel's default tile sizes."""
+    out = []
+    launch_name = g["kernel"]["launch"]
+    for stmt in module.body:
+        if not isinstance(stmt, cst.FunctionDef) or stmt.name.value in kernels:
+            continue
+        found = _calls_of(stmt, mod, launch_name)
+        for call in found:
+            pos, _ = call_args(call)
+            if len(pos) != 4 or not isinstance(pos[2], cst.Name) or pos[2].value not in kernels:
+                raise mod.error(call, "ct.launch(stream, grid, kernel, (args...)) is read")
+            if not isinstance(pos[3], cst.Tuple):
+                raise mod.error(pos[3], "the launch arguments must be a literal tuple")
+            consts = mod.launch_constants.setdefault(pos[2].value, {})
+            for i, el in enumerate(pos[3].elements):
+                value = el.value
+                if isinstance(value, cst.Name) and value.value in mod.module_ints:
+                    consts.setdefault(i, mod.module_ints[value.value])
+                elif isinstance(value, cst.Integer):
+                    consts.setdefault(i, int(value.value))
+        if found:
+            out.append((stmt, found))
+    return out
+
+
+def _calls_of(fn: cst.FunctionDef, mod: _Module, name: str) -> list[cst.Call]:
+    """The calls of ``name`` (resolved) in ``fn``."""
+    found: list[cst.Call] = []
+
+    class Calls(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            if mod.name_of(node.func) == name:
+                found.append(node)
+
+    fn.visit(Calls())
+    return found
+
+
+def _host(
+    launches: list[tuple[cst.FunctionDef, list[cst.Call]]],
+    mod: _Module,
+    kernels: dict[str, ir.Kernel],
+) -> tuple[list[ir.Site], list[ir.Entry]]:
+    """Launch sites and (incomplete) entries: the host code itself is carried as written."""
+    sites: list[ir.Site] = []
+    entries: list[ir.Entry] = []
+    for fn, calls in launches:
+        body: list[ir.Stmt] = []
+        for call in calls:
+            pos, _ = call_args(call)
+            kernel = kernels[pos[2].value]  # type: ignore[union-attr]
+            names = [p.name.value for p in _kernel_def_params(mod, kernel.name)]
+            texts = {n: source_of(el.value) for n, el in zip(names, pos[3].elements)}  # type: ignore[union-attr]
+            args = []
+            for p in kernel.params:
+                target = f"_{kernel.name}_{p.name}_{len(sites)}"
+                body.append(ir.Carried(target, p.kind, texts.get(p.name, p.name), p.rank))
+                args.append(ir.Name(target))
+            sites.append(ir.Site(mod.locate.span(call), statement=False))
+            body.append(
+                ir.Launch(
+                    kernel.name,
+                    tuple(args),
+                    tuple(texts.get(p.name, p.name) for p in kernel.params),
+                    site=len(sites) - 1,
+                )
+            )
+        params = tuple(ir.Param(p.name.value, "tensor") for p in fn.params.params)
+        entries.append(ir.Entry(fn.name.value, params, tuple(body), complete=False))
+    return sites, entries
+
+
+def _kernel_def_params(mod: _Module, name: str) -> list[cst.Param]:
+    return list(mod.kernel_defs[name].params.params)
+
+
+__all__ = ["KernelLifter", "WHOLE_BLOCKS", "parse"]

@@ -1,0 +1,544 @@
+"""IR kernel → the body and signature of a ``@ct.kernel`` function.
+
+cuTile addresses memory by *tile index*: ``ct.load(x, index=(i, j), shape=(BM, BN))`` reads the
+``(i, j)``-th ``BM x BN`` tile of ``x``, padding lanes past the array's extent with the load's
+``padding_mode``. An IR tile of a grid or loop tile variable is exactly that: the variable's value
+is its tile index (``ct.bid(axis)`` or the loop counter), its block a ``ct.Constant[int]``
+parameter. A whole dim (``x[i, :]``) is tile 0 of a power-of-two block the host computes
+(``BLOCK_N``, the next power of two of the extent), as Triton writes ``triton.next_power_of_2``.
+
+Boundary semantics (the IR's module doc): a load's ``other`` is its padding mode where cuTile has
+one (0, -0, ±inf, NaN), else a ``ct.where`` on the lanes' validity; a store never writes invalid
+lanes because cuTile's stores are bounds-checked; masked reductions and dots get a ``ct.where``
+on the reduced dim unless the operand's invalid lanes are already known to hold the identity
+(:func:`translator.ir.padding.fold_pad`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+from translator.diagnostics import TranslationError
+from translator.dialects.common.printer import ATOM, CodePrinter
+from translator.ir import nodes as ir
+from translator.ir.interpreter import next_power_of_2
+from translator.ir.ops import reduce_identity
+from translator.ir.padding import fold_pad
+from translator.ir.printer import PRECEDENCE
+from translator.ir.shapes import TileType, dims_of, dtype_of, index_dims, kernel_env
+from translator.ir.visit import all_exprs, full_extents, walk_stmts
+from translator.naming import constant_name, tile_suffix, unique
+
+#: IR load pads cuTile has a padding mode for (the padding value -> ``ct.PaddingMode`` member).
+_PADDING_MODES = {"0.0": "ZERO", "-0.0": "NEG_ZERO", "inf": "POS_INF", "-inf": "NEG_INF"}
+
+
+@dataclass
+class KernelSignature:
+    """The kernel's parameters beyond the IR kernel's own, and what the host passes for each."""
+
+    # (constant name, tunable name): tile sizes the launch passes from the kernel's config.
+    blocks: list[tuple[str, str]] = field(default_factory=list)
+    # (constant name, extent): whole-dim tiles, the next power of two of the extent.
+    full: list[tuple[str, ir.Expr]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _pad_key(value: float) -> str:
+    return "-0.0" if value == 0 and math.copysign(1.0, value) < 0 else repr(float(value))
+
+
+class KernelWriter(CodePrinter):
+    """Writes one self-contained IR kernel as a cuTile kernel body."""
+
+    language = "cuTile"
+    dialect = "cutile"
+    refusal_hint = "write the kernel with tile loads, stores and cuTile's tile functions"
+
+    def __init__(self, kernel: ir.Kernel) -> None:
+        super().__init__(kernel_env(kernel), indent=1)
+        self.kernel = kernel
+        self.sig = KernelSignature()
+        self.taken: set[str] = {p.name for p in kernel.params}
+        self.block_names: dict[str, str] = {}  # tunable -> constant
+        self.full_names: dict[ir.Expr, str] = {}  # extent -> constant
+        self.masks: dict[object, str] = {}  # dim key -> named mask (grid and whole dims)
+        self.mask_lines: list[str] = []
+        self.pads: dict[str, float | None] = {}
+        self.reassigned = _reassigned(kernel.body)
+        self._plan()
+
+    # ------------------------------------------------------------------ planning
+
+    def _plan(self) -> None:
+        k = self.kernel
+        for s in walk_stmts(k.body):
+            if isinstance(s, ir.Assign):
+                self.taken.add(s.target)
+        tiles = list(k.grid) + [
+            t for s in walk_stmts(k.body) if isinstance(s, ir.TileLoop) for t in s.tiles
+        ]
+        for t in tiles:
+            self.taken.add(t.name)
+            if t.begin is not None or t.step is not None:
+                raise TranslationError(
+                    f"cuTile cannot write the tile loop over `{t.name}` that starts at an offset "
+                    "or skips tiles: ct.load indexes whole tiles from 0",
+                    k.loc,
+                    "iterate over every tile from 0 (split the range on the host)",
+                )
+            if isinstance(t.block, str) and t.block not in self.block_names:
+                name = unique(constant_name(t.block), self.taken)
+                self.block_names[t.block] = name
+                self.sig.blocks.append((name, t.block))
+            elif isinstance(t.block, ir.Const) and not t.scalar:
+                b = int(t.block.value)  # type: ignore[arg-type]
+                if b != next_power_of_2(b):
+                    raise TranslationError(
+                        f"cuTile tiles are powers of two; `{t.name}` has block {b}",
+                        k.loc,
+                        "use a power-of-two block size",
+                    )
+        extents: list[ir.Expr] = []
+        for e in all_exprs(k.body):
+            extents.extend(d.extent for d in _dims_in(e))
+            if isinstance(e, ir.Load):
+                extents.extend(full_extents(e.tensor, e.index))
+        for s in walk_stmts(k.body):
+            if isinstance(s, (ir.Store, ir.AtomicRMW)):
+                extents.extend(full_extents(s.tensor, s.index))
+        for extent in extents:
+            if isinstance(extent, ir.Const) and isinstance(extent.value, int):
+                # A whole dim of known size is a literal tile extent, no parameter.
+                self.full_names[extent] = str(next_power_of_2(extent.value))
+                continue
+            if extent not in self.full_names:
+                name = unique(f"BLOCK_{constant_name(_extent_word(extent))}", self.taken)
+                self.full_names[extent] = name
+                self.sig.full.append((name, extent))
+
+    # ------------------------------------------------------------------ sizes and masks
+
+    def block_of(self, tile: ir.TileVar) -> str:
+        """The tile size of ``tile`` as the kernel spells it."""
+        if tile.scalar:
+            return "1"
+        if isinstance(tile.block, str):
+            return self.block_names[tile.block]
+        return str(tile.block.value)
+
+    def dim_size(self, d: ir.Dim) -> str:
+        """The tile extent of dim ``d``."""
+        if isinstance(d, ir.BlockDim):
+            return self.block_of(self.env.tiles[d.tile])
+        if isinstance(d, ir.FullDim):
+            return self.full_names[d.extent]
+        return "1"
+
+    def shape(self, dims: tuple[ir.Dim, ...]) -> str:
+        """A shape tuple literal."""
+        sizes = [self.dim_size(d) for d in dims]
+        return "(" + ", ".join(sizes) + ("," if len(sizes) == 1 else "") + ")"
+
+    def dim_mask(self, d: ir.Dim) -> str | None:
+        """A 1-D boolean tile: which lanes of dim ``d`` are valid (``None``: all are)."""
+        if isinstance(d, ir.UnitDim):
+            return None
+        if isinstance(d, ir.FullDim):
+            key: object = d.extent
+            size = self.full_names[d.extent]
+            lanes = f"ct.arange({size}, dtype=ct.int32)"
+            expr = f"{lanes} < {self.text(d.extent, PRECEDENCE['<'] + 1)}"
+            word = _extent_word(d.extent)
+        else:
+            tile = self.env.tiles[d.tile]
+            if tile.scalar:
+                return None
+            key = d.tile
+            block = self.block_of(tile)
+            lanes = f"{tile.name} * {block} + ct.arange({block}, dtype=ct.int32)"
+            expr = f"{lanes} < {self.text(tile.extent, PRECEDENCE['<'] + 1)}"
+            word = tile_suffix(tile.name)
+            if tile not in self.kernel.grid:
+                return f"({expr})"  # a loop tile's lanes change every iteration: inline
+        if key not in self.masks:
+            name = unique(f"mask_{word}", self.taken)
+            self.masks[key] = name
+            self.mask_lines.append(f"    {name} = {expr}")
+        return self.masks[key]
+
+    def masked(self, e: ir.Expr, text: str, axes: list[int], fill: float) -> str:
+        """``text`` with the invalid lanes of ``e`` along ``axes`` replaced by ``fill``."""
+        if self.pad(e) is not None and _same(self.pad(e), fill):
+            return text
+        dims = dims_of(self.type_of(e))
+        masks = []
+        for axis in axes:
+            m = self.dim_mask(dims[axis])
+            if m is not None:
+                masks.append(_expand(m, axis, len(dims)))
+        if not masks:
+            return text
+        return f"ct.where({' & '.join(masks)}, {text}, {self.float_text(fill)})"
+
+    @staticmethod
+    def float_text(v: float) -> str:
+        """A float literal (``float("-inf")`` for the infinities)."""
+        if math.isinf(v):
+            return 'float("-inf")' if v < 0 else 'float("inf")'
+        if math.isnan(v):
+            return 'float("nan")'
+        return repr(float(v))
+
+    # ------------------------------------------------------------------ pads
+
+    def pad(self, e: ir.Expr) -> float | None:
+        """The value the invalid lanes of ``e`` are known to hold (``None``: unknown)."""
+        if isinstance(e, ir.Load):
+            return e.other
+        if isinstance(e, ir.Const) and isinstance(e.value, (int, float)):
+            return float(e.value)
+        if isinstance(e, ir.Name):
+            return self.pads.get(e.id)
+        if isinstance(e, (ir.Cast, ir.ExpandDims, ir.Broadcast, ir.Permute)):
+            return self.pad(e.value)
+        if isinstance(e, ir.BinOp) and e.op in ("+", "-", "*", "/"):
+            if not all(self._covers(x, e) for x in (e.lhs, e.rhs)):
+                return None
+            pads = [self.pad(e.lhs), self.pad(e.rhs)]
+            return None if None in pads else fold_pad(e.op, pads)
+        if isinstance(e, ir.Call):
+            if not all(self._covers(x, e) for x in e.args):
+                return None
+            pads = [self.pad(a) for a in e.args]
+            return None if None in pads else fold_pad(e.op, pads)
+        return None
+
+    def _covers(self, operand: ir.Expr, whole: ir.Expr) -> bool:
+        """Whether ``operand`` spans every dim of ``whole`` (a constant does everywhere)."""
+        if isinstance(operand, ir.Const):
+            return True
+        t = self.type_of(operand)
+        return isinstance(t, TileType) and set(dims_of(self.type_of(whole))) <= set(t.dims)
+
+    # ------------------------------------------------------------------ expressions
+
+    def tensor_dtype(self, tensor: str) -> str:
+        return f"{tensor}.dtype"
+
+    def _ex_Name(self, e: ir.Name) -> tuple[str, int]:
+        if e.id in self.block_names:
+            return self.block_names[e.id], ATOM
+        return e.id, ATOM
+
+    def _ex_SizeOf(self, e: ir.SizeOf) -> tuple[str, int]:
+        return f"{e.tensor}.shape[{e.dim}]", ATOM
+
+    def _ex_Call(self, e: ir.Call) -> tuple[str, int]:
+        template = self.spell["pointwise"].get(e.op)
+        if template is None:
+            reason = self.spell["refused"].get("pointwise", {}).get(e.op, "no spelling")
+            why, _, instead = reason.partition("; ")
+            raise self.refuse(f"cuTile cannot spell `{e.op}`: {why}", e, instead or None)
+        # An operand standing alone as a call argument goes bare; elsewhere in a formula it is
+        # parenthesised unless it is an atom.
+        args = [
+            self.text(a, 0 if _bare_argument(template, i) else ATOM) for i, a in enumerate(e.args)
+        ]
+        text = template.format(*args)
+        return text, (ATOM if text.startswith("ct.") and text.endswith(")") else 1)
+
+    def _ex_Cast(self, e: ir.Cast) -> tuple[str, int]:
+        return f"ct.astype({self.text(e.value)}, {self.dtype(e.dtype)})", ATOM
+
+    def _ex_TileAttr(self, e: ir.TileAttr) -> tuple[str, int]:
+        tile = self.env.tiles[e.tile]
+        block = self.block_of(tile)
+        extent = self.text(tile.extent)
+        spelt = {
+            "id": (e.tile, ATOM),
+            "begin": (f"{e.tile} * {block}", PRECEDENCE["*"]),
+            "block_size": (block, ATOM),
+            "index": (f"{e.tile} * {block} + ct.arange({block}, dtype=ct.int32)", 9),
+            "end": (f"min(({e.tile} + 1) * {block}, {extent})", ATOM),
+            "count": (f"ct.cdiv({extent}, {block})", ATOM),
+        }
+        return spelt[e.attr]
+
+    def _ex_Full(self, e: ir.Full) -> tuple[str, int]:
+        if isinstance(e.value, ir.Const) and e.value.value == 0:
+            return f"ct.zeros({self.shape(e.shape)}, dtype={self.dtype(e.dtype)})", ATOM
+        value = self.text(e.value)
+        return f"ct.full({self.shape(e.shape)}, {value}, dtype={self.dtype(e.dtype)})", ATOM
+
+    def _ex_Arange(self, e: ir.Arange) -> tuple[str, int]:
+        return f"ct.arange({self.dim_size(e.dim)}, dtype=ct.int32)", ATOM
+
+    def _ex_Broadcast(self, e: ir.Broadcast) -> tuple[str, int]:
+        return f"ct.broadcast_to({self.text(e.value)}, {self.shape(e.shape)})", ATOM
+
+    def _ex_Reshape(self, e: ir.Reshape) -> tuple[str, int]:
+        return f"ct.reshape({self.text(e.value)}, {self.shape(e.shape)})", ATOM
+
+    def _ex_Permute(self, e: ir.Permute) -> tuple[str, int]:
+        if e.perm == (1, 0):
+            return f"ct.transpose({self.text(e.value)})", ATOM
+        return f"ct.permute({self.text(e.value)}, {e.perm})", ATOM
+
+    def _ex_Reduce(self, e: ir.Reduce) -> tuple[str, int]:
+        dims = dims_of(self.type_of(e.value))
+        axis = e.axis % len(dims)
+        value = self.text(e.value)
+        if e.masked:
+            value = self.masked(e.value, value, [axis], reduce_identity(e.op))
+        keep = ", keepdims=True" if e.keepdim else ""
+        return f"{self.spell['reductions'][e.op]}({value}, axis={axis}{keep})", ATOM
+
+    def _ex_Scan(self, e: ir.Scan) -> tuple[str, int]:
+        # Invalid lanes follow the valid ones along the axis: a forward scan never reads them.
+        axis = e.axis % len(dims_of(self.type_of(e.value)))
+        return f"{self.spell['scans'][e.op]}({self.text(e.value)}, axis={axis})", ATOM
+
+    def _ex_Dot(self, e: ir.Dot) -> tuple[str, int]:
+        da, db = dims_of(self.type_of(e.lhs)), dims_of(self.type_of(e.rhs))
+        a, b = self.text(e.lhs), self.text(e.rhs)
+        if e.masked:
+            a = self.masked(e.lhs, a, [len(da) - 1], 0.0)
+            b = self.masked(e.rhs, b, [len(db) - 2], 0.0)
+        ta, tb = dtype_of(self.type_of(e.lhs)), dtype_of(self.type_of(e.rhs))
+        if ta != tb and ir.F32 in (ta, tb):
+            # ct.mma takes operands of one dtype: fp32, as the IR promotes. (Two tensors' own
+            # dtypes are left as they are: the compiler refuses them if they differ.)
+            wide = ir.F32
+            a = a if ta == wide else f"ct.astype({a}, {self.dtype(wide)})"
+            b = b if tb == wide else f"ct.astype({b}, {self.dtype(wide)})"
+        mma = self.spell["dots"]["dot"]
+        out_f32 = e.out_dtype == ir.F32
+        if e.acc is not None and out_f32 and dtype_of(self.type_of(e.acc)) == ir.F32:
+            return f"{mma}({a}, {b}, {self.text(e.acc)})", ATOM
+        dims = dims_of(self.type_of(e))
+        zeros = f"ct.zeros({self.shape(dims)}, dtype=ct.float32)"
+        prod = f"{mma}({a}, {b}, {zeros})"
+        if not out_f32:
+            prod = f"ct.astype({prod}, {self.dtype(e.out_dtype)})"
+        if e.acc is None:
+            return prod, ATOM
+        return f"{self.text(e.acc, PRECEDENCE['+'])} + {prod}", PRECEDENCE["+"]
+
+    def _ex_Load(self, e: ir.Load) -> tuple[str, int]:
+        if any(isinstance(i, ir.GatherIndex) for i in e.index):
+            return self.gather(e), ATOM
+        index, shape = self.region(e.tensor, e.index)
+        args = f"{e.tensor}, index={index}, shape={shape}"
+        fill: float | None = None
+        if e.other is not None and not math.isnan(e.other):
+            mode = _PADDING_MODES.get(_pad_key(e.other))
+            if mode is None:
+                mode, fill = "ZERO", e.other
+            args += f", padding_mode=ct.PaddingMode.{mode}"
+        elif e.other is not None:
+            args += ", padding_mode=ct.PaddingMode.NAN"
+        text = f"ct.load({args})"
+        dims = dims_of(self.type_of(e))
+        if self.tensor_shape(e.tensor, e.index) != self.shape(dims):
+            text = f"ct.reshape({text}, {self.shape(dims)})"
+        if fill is not None:
+            text = self.masked_load_fill(text, dims, fill)
+        return text, ATOM
+
+    def masked_load_fill(self, text: str, dims: tuple[ir.Dim, ...], fill: float) -> str:
+        """A load padded with a value no padding mode has: zero-padded, then ``ct.where``."""
+        masks = [
+            _expand(m, axis, len(dims))
+            for axis, d in enumerate(dims)
+            if (m := self.dim_mask(d)) is not None
+        ]
+        if not masks:
+            return text
+        return f"ct.where({' & '.join(masks)}, {text}, {self.float_text(fill)})"
+
+    def region(self, tensor: str, index: tuple[ir.IndexItem, ...]) -> tuple[str, str]:
+        """The ``index=`` and ``shape=`` tuples of a tile access to ``tensor[index]``."""
+        idx: list[str] = []
+        sizes: list[str] = []
+        axis = 0
+        for item in index:
+            if isinstance(item, ir.NewAxis):
+                continue
+            if isinstance(item, ir.TileIndex):
+                tile = self.env.tiles[item.tile]
+                idx.append(tile.name)
+                sizes.append(self.block_of(tile))
+            elif isinstance(item, ir.FullIndex):
+                extent = item.extent or ir.SizeOf(tensor, axis)
+                idx.append("0")
+                sizes.append(self.full_names[extent])
+            elif isinstance(item, ir.ScalarIndex):
+                idx.append(self.text(item.value))
+                sizes.append("1")
+            axis += 1
+        return _tuple(idx), _tuple(sizes)
+
+    def tensor_shape(self, tensor: str, index: tuple[ir.IndexItem, ...]) -> str:
+        """The ``shape=`` of the access (what ct.load returns before any reshape)."""
+        return self.region(tensor, index)[1]
+
+    def gather(self, e: ir.Load) -> str:
+        """``ct.gather`` of a load whose index is not a tile region (one index per dim)."""
+        indices, mask = self.element_indices(e.tensor, e.index, e)
+        pad = "" if e.other in (None, 0.0) else f", padding_value={self.float_text(e.other)}"
+        masked = f", mask={mask}" if mask else ""
+        return f"ct.gather({e.tensor}, {indices}{masked}{pad})"
+
+    def element_indices(
+        self, tensor: str, index: tuple[ir.IndexItem, ...], node: object
+    ) -> tuple[str, str | None]:
+        """Element indices (one integer tile or scalar per tensor dim) and the lanes' mask of
+        an access with a gathered dim: only a single gathered dim is written."""
+        if len(index) != 1 or not isinstance(index[0], ir.GatherIndex):
+            raise self.refuse(
+                "cuTile output for a gather mixed with tile or whole-dim indices is not written "
+                "yet",
+                node,
+                "gather along a 1-D tensor (flatten it on the host)",
+            )
+        value = index[0].value
+        dims = dims_of(self.type_of(value))
+        masks = [
+            _expand(m, axis, len(dims))
+            for axis, d in enumerate(dims)
+            if (m := self.dim_mask(d)) is not None
+        ]
+        return self.text(value), (" & ".join(masks) or None)
+
+    # ------------------------------------------------------------------ statements
+
+    def _st_Assign(self, s: ir.Assign) -> None:
+        self.emit(f"{s.target} = {self.text(s.value)}")
+        self.pads[s.target] = None if s.target in self.reassigned else self.pad(s.value)
+        self.env.vars[s.target] = self.type_of(s.value)
+
+    def _st_Store(self, s: ir.Store) -> None:
+        value = self.store_value(s.tensor, s.value)
+        if any(isinstance(i, ir.GatherIndex) for i in s.index):
+            indices, mask = self.element_indices(s.tensor, s.index, s)
+            masked = f", mask={mask}" if mask else ""
+            self.emit(f"ct.scatter({s.tensor}, {indices}, {value}{masked})")
+            return
+        index, shape = self.region(s.tensor, s.index)
+        dims = dims_of(self.type_of(s.value))
+        target_dims = index_dims(s.tensor, s.index, self.env, s.loc)
+        if dims and self.shape(target_dims) != shape:
+            value = f"ct.reshape({value}, {shape})"
+        elif dims and dims != target_dims:
+            value = f"ct.broadcast_to({value}, {shape})"
+        self.emit(f"ct.store({s.tensor}, index={index}, tile={value})")
+
+    def store_value(self, tensor: str, value: ir.Expr) -> str:
+        """``value`` in the tensor's dtype (cuTile stores never narrow implicitly)."""
+        dt = dtype_of(self.type_of(value))
+        param = self.kernel.param(tensor)
+        if dt == ir.DTypeOf(tensor) or (param.dtype is not None and dt == param.dtype):
+            return self.text(value)
+        if isinstance(value, ir.Cast):
+            value = value.value  # re-cast to the tensor's own dtype instead
+        return f"ct.astype({self.text(value)}, {tensor}.dtype)"
+
+    def _st_TileLoop(self, s: ir.TileLoop) -> None:
+        outer = self.env
+        self.env = outer.child()
+        for t in s.tiles:
+            self.env.bind_tile(t)
+        for t in s.tiles:
+            extent = self.text(t.extent)
+            count = extent if t.scalar else f"ct.cdiv({extent}, {self.block_of(t)})"
+            self.emit(f"for {t.name} in range({count}):")
+            self.indent += 1
+        for b in s.body:
+            self.stmt(b)
+        self.indent -= len(s.tiles)
+        assigned = {x.target for x in walk_stmts(s.body) if isinstance(x, ir.Assign)}
+        for name in assigned & set(outer.vars):
+            outer.vars[name] = self.env.vars[name]
+        self.env = outer
+
+    # ------------------------------------------------------------------ the whole body
+
+    def body(self) -> list[str]:
+        """The kernel body lines: tile indices, lane masks, then the statements."""
+        for t in self.kernel.grid:
+            self.env.bind_tile(t)
+        if len(self.kernel.grid) > 3:
+            raise TranslationError(
+                f"cuTile grids have at most 3 dims; `{self.kernel.name}` has "
+                f"{len(self.kernel.grid)}",
+                self.kernel.loc,
+                "merge grid dims into one (flatten batch and heads)",
+            )
+        for s in self.kernel.body:
+            self.stmt(s)
+        head = [f"    {t.name} = ct.bid({axis})" for axis, t in enumerate(self.kernel.grid)]
+        return head + self.mask_lines + self.lines
+
+
+def _bare_argument(template: str, i: int) -> bool:
+    """Whether every ``{i}`` of ``template`` is a whole call argument (``f({0}, ...)``)."""
+    return not re.search(rf"[^(, ]\s*\{{{i}\}}|\{{{i}\}}\s*[^,)]", template)
+
+
+def _tuple(items: list[str]) -> str:
+    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+
+
+def _expand(mask: str, axis: int, rank: int) -> str:
+    """A 1-D mask broadcast along ``axis`` of a rank-``rank`` tile (``m[None, :]``)."""
+    if rank == 1:
+        return mask
+    parts = ["None"] * rank
+    parts[axis] = ":"
+    return f"{mask}[{', '.join(parts)}]"
+
+
+def _same(a: float | None, b: float) -> bool:
+    if a is None:
+        return False
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return a == b
+
+
+def _dims_in(e: ir.Expr) -> list[ir.FullDim]:
+    dims: tuple[ir.Dim, ...] = ()
+    if isinstance(e, (ir.Full, ir.Reshape, ir.Broadcast)):
+        dims = e.shape
+    elif isinstance(e, ir.Arange):
+        dims = (e.dim,)
+    return [d for d in dims if isinstance(d, ir.FullDim)]
+
+
+def _extent_word(extent: ir.Expr) -> str:
+    """A word for a whole-dim extent (``n``; ``x.size(1)`` -> ``x1``)."""
+    if isinstance(extent, ir.Name):
+        return extent.id
+    if isinstance(extent, ir.SizeOf):
+        return f"{extent.tensor}{extent.dim}"
+    if isinstance(extent, ir.Const):
+        return str(extent.value)
+    return "full"
+
+
+def _reassigned(body: tuple[ir.Stmt, ...]) -> set[str]:
+    """Names assigned more than once (loop-carried): their pads are not one known value."""
+    seen: set[str] = set()
+    again: set[str] = set()
+    for s in walk_stmts(body):
+        if isinstance(s, ir.Assign):
+            (again if s.target in seen else seen).add(s.target)
+        if isinstance(s, ir.TileLoop):
+            again |= {x.target for x in walk_stmts(s.body) if isinstance(x, ir.Assign)}
+    return again
+
+
+__all__ = ["KernelSignature", "KernelWriter"]

@@ -1,0 +1,168 @@
+"""Running cuTile kernels for validation.
+
+On a GPU, cuTile runs itself. On the CPU there is no cuTile interpreter, so a launch is proved in
+two steps (the oracle the validation report names, :data:`ORACLE`):
+
+1. the kernel compiles to a cubin for sm_90 (``cuda.tile.compilation.export_kernel`` with
+   ``tileiras``), specialised on the launch's dtypes, ranks and constants: what cuTile's compiler
+   checks (tile shapes, mma operand and accumulator shapes, dtypes, narrowing stores) is checked;
+2. the kernel's IR, read back from its own source file by the cuTile frontend, runs in the IR
+   reference interpreter on the launch's arguments (tensors written in place).
+
+``prepare("cpu")`` installs that as ``ct.launch`` for CPU tensors, and lets host code ask for
+``torch.cuda.current_stream()`` (the stream cuTile launches take) on a machine without CUDA. The
+host code around launches runs for real; only the kernels run as their IR.
+"""
+
+from __future__ import annotations
+
+import inspect
+import io
+import os
+from collections.abc import Callable
+from typing import Any
+
+from translator.dialects.base import Runner
+
+ORACLE = (
+    "compiled to an sm_90 cubin by tileiras, then run as its IR (read back by the cuTile "
+    "frontend) in the reference interpreter"
+)
+
+_PARSED: dict[tuple[str, float], Any] = {}
+_COMPILED: set[tuple] = set()
+_original_launch: Callable[..., Any] | None = None
+
+
+class CpuLaunchError(RuntimeError):
+    """A launch the CPU oracle cannot prove (a grid that is not one program per tile...)."""
+
+
+def _kernel_ir(kernel: Any) -> Any:
+    """The IR of a ``@ct.kernel`` object, read from its source file (cached by mtime)."""
+    from translator.dialects.cutile.frontend import parse
+
+    fn = kernel._pyfunc
+    path = inspect.getsourcefile(fn)
+    if path is None:
+        raise CpuLaunchError(f"no source file for kernel {fn.__name__}")
+    key = (path, os.path.getmtime(path))
+    if key not in _PARSED:
+        with open(path) as f:
+            _PARSED[key] = parse(f.read(), path)
+    return _PARSED[key].kernel(fn.__name__)
+
+
+def _constraint(value: Any) -> Any:
+    import cuda.tile as ct
+    import torch
+    from cuda.tile.compilation import ArrayConstraint, ScalarConstraint
+
+    if isinstance(value, torch.Tensor):
+        dtype = getattr(ct, "bool_" if value.dtype == torch.bool else str(value.dtype)[6:])
+        return ArrayConstraint(
+            dtype,
+            value.dim(),
+            index_dtype=ct.int32,
+            stride_lower_bound_incl=0,
+            alias_groups=(),
+            may_alias_internally=False,
+        )
+    if isinstance(value, bool):
+        return ScalarConstraint(ct.bool_)
+    if isinstance(value, int):
+        return ScalarConstraint(ct.int32)
+    return ScalarConstraint(ct.float32)
+
+
+def compile_for_sm90(kernel: Any, args: tuple, constants: set[int]) -> None:
+    """Compile ``kernel`` for sm_90 as the launch specialises it (cached); raises the
+    compiler's error, which names the kernel's file, line and column."""
+    from cuda.tile.compilation import CallingConvention, KernelSignature, export_kernel
+
+    params = [a if i in constants else _constraint(a) for i, a in enumerate(args)]
+    key = (id(kernel), tuple(repr(p) for p in params))
+    if key in _COMPILED:
+        return
+    sig = KernelSignature(params, calling_convention=CallingConvention.cutile_python_v1())
+    export_kernel(kernel, [sig], io.BytesIO(), gpu_code="sm_90", output_format="cubin")
+    _COMPILED.add(key)
+
+
+def cpu_launch(stream: Any, grid: tuple, kernel: Any, args: tuple, **_: Any) -> None:
+    """``ct.launch`` on CPU tensors: compile for sm_90, then run the kernel's IR."""
+    import torch
+
+    from translator.dialects.cutile.frontend import SAME_SIZES, WHOLE_BLOCKS
+    from translator.ir.interpreter import run_kernel
+
+    if not any(isinstance(a, torch.Tensor) and a.device.type == "cpu" for a in args):
+        assert _original_launch is not None
+        return _original_launch(stream, grid, kernel, args, **_)
+    k = _kernel_ir(kernel)
+    names = list(inspect.signature(kernel._pyfunc).parameters)
+    values = dict(zip(names, args))
+    params = {p.name for p in k.params}
+    constants = {i for i, n in enumerate(names) if n not in params}
+    compile_for_sm90(kernel, args, constants)
+    config = {t.name: int(values[t.name]) for t in k.tunables}
+    for const, tensor, dim in k.hints.extra(WHOLE_BLOCKS, ()):
+        if values[const] < values[tensor].size(dim):
+            raise CpuLaunchError(
+                f"{k.name}: whole-dim tile {const}={values[const]} does not cover "
+                f"{tensor}.shape[{dim}] = {values[tensor].size(dim)}"
+            )
+    for a, da, b, db in k.hints.extra(SAME_SIZES, ()):
+        size_a = values[a] if da < 0 else values[a].size(da)
+        if size_a != values[b].size(db):
+            what = a if da < 0 else f"{a}.shape[{da}]"
+            raise CpuLaunchError(
+                f"{k.name}: {what} = {size_a} stands for {b}.shape[{db}] = {values[b].size(db)}"
+            )
+    _check_grid(k, grid, values, config)
+    run_kernel(k, {p.name: values[p.name] for p in k.params}, config)
+    return None
+
+
+def _check_grid(k: Any, grid: tuple, values: dict, config: dict) -> None:
+    """The launch grid must be one program per tile of the IR grid (the IR's meaning)."""
+    from translator.ir import nodes as ir
+
+    for axis, t in enumerate(k.grid):
+        extent = t.extent
+        if not isinstance(extent, ir.SizeOf):
+            continue
+        size = values[extent.tensor].size(extent.dim)
+        block = t.block.value if isinstance(t.block, ir.Const) else config[t.block]
+        want = -(-size // block)
+        have = grid[axis] if axis < len(grid) else 1
+        if have != want:
+            raise CpuLaunchError(
+                f"{k.name}: grid dim {axis} launches {have} programs for {want} tiles of "
+                f"`{t.name}`; the CPU oracle proves launches of one program per tile"
+            )
+
+
+def _prepare(device: str) -> None:
+    global _original_launch
+    if device != "cpu":
+        return
+    try:
+        import cuda.tile as ct
+    except ImportError:  # cuTile not installed: its files cannot run anyway
+        return
+    import torch
+
+    if _original_launch is None:
+        _original_launch = ct.launch
+        ct.launch = cpu_launch
+    if not torch.cuda.is_available():
+        # The stream argument cuTile launches take; the CPU oracle ignores it.
+        torch.cuda.current_stream = lambda device=None: None  # type: ignore[assignment]
+
+
+def _oracle(device: str) -> str | None:
+    return f"kernels {ORACLE}" if device == "cpu" else None
+
+
+RUNNER = Runner(prepare=_prepare, oracle=_oracle)
