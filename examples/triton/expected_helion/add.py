@@ -12,7 +12,7 @@ import helion
 import helion.language as hl
 
 
-@helion.kernel(config=helion.Config(block_sizes=[1024], num_stages=3))
+@helion.kernel(config=helion.Config(block_sizes=[1024]))
 def add_kernel(x: torch.Tensor, y: torch.Tensor, output: torch.Tensor) -> None:
     for tile in hl.tile(output.size(0)):
         # There are multiple 'programs' processing different data. We identify which

@@ -12,6 +12,14 @@ import triton
 import triton.language as tl
 
 
+@triton.autotune(
+    configs=[
+        triton.Config({}, num_warps=4),
+        triton.Config({}, num_warps=8),
+        triton.Config({}, num_warps=16),
+    ],
+    key=["input_size1", "input_size0"],
+)
 @triton.jit
 def softmax_kernel(
     output_ptr,
@@ -79,7 +87,5 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
         x.stride(0),
         x.stride(1),
         BLOCK_INPUT_SIZE1=triton.next_power_of_2(x.size(1)),
-        num_warps=4,
-        num_stages=3,
     )
     return y
