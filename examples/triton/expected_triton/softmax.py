@@ -36,9 +36,6 @@ def softmax_kernel(
     offs_input_size1 = tl.arange(0, BLOCK_INPUT_SIZE1)
     mask_input_size1 = offs_input_size1 < input_size1
     # starting row of the program
-    # The stride represents how much we need to increase the pointer to advance 1 row
-    # The block size is the next power of two greater than n_cols, so we can fit each
-    # row in a single block
     # Load the row into SRAM, using a mask since BLOCK_SIZE may be > than n_cols
     input = tl.load(
         input_ptr + row_idx * stride_input0 + offs_input_size1 * stride_input1,

@@ -38,7 +38,6 @@ def _swiglu_forward_kernel(
     program_id = tl.program_id(0)
     offs_n_cols = tl.arange(0, BLOCK_N_COLS)
     mask_n_cols = offs_n_cols < n_cols
-    # locate start index
     # sigmoid requires type float32
     a = tl.load(
         a_ptr + program_id * stride_a0 + offs_n_cols * stride_a1, mask=mask_n_cols, other=0.0
