@@ -161,6 +161,15 @@ def test_emitted_triton_autotunes_keyed_on_the_sizes(case: str) -> None:
     assert all(("num_stages=" in c) == loops for c in configs)
 
 
+def test_a_gemm_grid_gets_the_grouped_program_order() -> None:
+    tuned = with_default_space(_kernel(GEMM))
+    assert [dict(c)["group_size"] for c in tuned.configs] == [c["group"] for c in _space("dot")]
+    text = translate_source(HEADER + GEMM, "k.py", "helion", "triton")
+    assert "GROUP_SIZE_M: tl.constexpr" in text and "num_pid_in_group" in text
+    # Other shapes keep the plain order.
+    assert all("group_size" not in dict(c) for c in with_default_space(_kernel(LOOPED)).configs)
+
+
 def test_a_whole_row_is_one_block_of_the_next_power_of_two_not_a_tunable() -> None:
     text = translate_source(HEADER + ROWS, "k.py", "helion", "triton")
     configs, _ = _autotune(text, "_row_softmax_kernel")

@@ -79,13 +79,18 @@ def default_space(kernel: ir.Kernel) -> list[dict[str, int]]:
             {key: ladder[i] for key, ladder in ladders.items()}
             for i in range(len(ladders["num_warps"]))
         ]
-    names = {t.name for t in kernel.tunables}
+    # Grouped program order (rows of output tiles that share operand rows in L2), as production
+    # GEMMs launch: where the source has a group size, or the grid is just a dot's M and N tiles.
+    grouped = any(t.name == "group_size" for t in kernel.tunables) or (
+        len(kernel.grid) == 2
+        and sorted(roles[t.block] for t in _tuned(kernel.grid, set(roles))) == ["m", "n"]
+    )
     out = []
     for entry in entries:
         config = {name: entry.get(role, 1) for name, role in roles.items()}
         config["num_warps"] = entry["num_warps"]
         config["num_stages"] = entry.get("num_stages", 1)
-        if "group_size" in names and "group" in entry:
+        if grouped and "group" in entry:
             config["group_size"] = entry["group"]
         out.append(config)
     return out
@@ -97,8 +102,8 @@ def with_default_space(kernel: ir.Kernel) -> ir.Kernel:
         return kernel
     space = default_space(kernel)
     tunables = list(kernel.tunables)
-    for knob in KNOBS:
-        if all(t.name != knob for t in tunables):
+    for knob in (*KNOBS, "group_size"):
+        if all(t.name != knob for t in tunables) and knob in space[0]:
             tunables.append(ir.Tunable(knob, knob, space[0][knob]))
     new_tunables = []
     for t in tunables:
