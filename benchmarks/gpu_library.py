@@ -9,9 +9,12 @@ autograd Function; inputs from ``examples/library/inputs.py`` where the IR canno
 then each public function that ``inputs.py`` shapes is timed on both sides (fp16, ``do_bench``
 median, fresh ``randn`` inputs larger than L2: rows M=8192, columns N=4096, contraction K=4096),
 forward only, in three alternating rounds (median), and again replayed from a CUDA graph (device
-time without host launch overhead: the ``graph`` ratio), each side's autotuned kernels pinned to their first config (the same config on both
-sides: the translation carries the source's configs in order; configless Helion kernels run at
-Helion's default config on both sides). Prints a table last; writes ``$OUT/gpu_library.json``.
+time without host launch overhead: the ``graph`` ratio), each side's autotuned kernels pinned to
+their first config (where the source has configs, the same one on both sides: the translation
+carries them in order; a configless Helion kernel runs at Helion's default config, its translation
+at the first config of its tuning space, so those rows compare two fixed configs, not two tuned
+kernels: ``benchmarks.gpu_configless`` tunes both). Prints a table last; writes
+``$OUT/gpu_library.json``.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from translator.dialects.triton.backend import TritonBackend
 from translator.ir import nodes as ir
 from translator.ir.printer import format_expr, format_kernel
-from translator.ir.visit import walk_expr, walk_stmts
+from translator.ir.visit import has_loops, walk_expr, walk_stmts
 
 KINDS = {
     "unit_tiles": (
@@ -61,7 +61,9 @@ KINDS = {
         "tunables come back in the other DSL's order with the choices its configs give them "
         "(`num_stages = 1` comes back `in [1]`); a block the source computed on the host "
         "(`64 if d <= 64 else 32`) comes back with its default only; a source without configs "
-        "comes back with one, of its defaults (Helion would autotune without one)"
+        "comes back with one, of its defaults (Helion would autotune without one); a "
+        "kernel without loops has no `num_stages` written (stages pipeline loops only), so it "
+        "comes back at the other DSL's default"
     ),
     "block_names": (
         "Helion block sizes have no names: one that sizes a single hl.tile comes back named "
@@ -144,7 +146,7 @@ def minimal_kinds(a: ir.Module, b: ir.Module) -> set[str] | None:
 
 def _kernel(k: ir.Kernel, kinds: set[str]) -> ir.Kernel:
     if "unit_tiles" in kinds:
-        (squeeze,) = TritonBackend().passes()
+        (squeeze,) = [p for p in TritonBackend().passes() if p.name == "squeeze-unit-tiles"]
         k = _drop_unused_tunables(squeeze.run(k))
         k = dataclasses.replace(k, hints=dataclasses.replace(k.hints, extras=()))
     if "unit_tile" in kinds:
@@ -527,6 +529,12 @@ def _canonical_block_names(k: ir.Kernel) -> ir.Kernel:
 
 
 def _canonical_tunables(k: ir.Kernel) -> ir.Kernel:
+    if not has_loops(k):
+        k = dataclasses.replace(
+            k,
+            tunables=tuple(t for t in k.tunables if t.name != "num_stages"),
+            configs=tuple(tuple(kv for kv in c if kv[0] != "num_stages") for c in k.configs),
+        )
     tunables = tuple(
         sorted((dataclasses.replace(t, choices=()) for t in k.tunables), key=lambda t: t.name)
     )

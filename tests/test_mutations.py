@@ -5,7 +5,9 @@ store made an atomic, a block size renamed, ...). Many variants are no longer va
 many compute something else; what is checked here is only the house rule that a translation
 either succeeds or stops with the standard diagnostic (a ``TranslationError`` with a location),
 never with another exception. Whether successful translations are *right* is what the
-equivalence tests check, on the examples themselves.
+equivalence tests check, on the examples themselves. The library corpus (examples/library/**)
+gets the same edits and a few of its own constructs' (autograd Functions, layout changes, autotune
+keys), sampled.
 """
 
 from __future__ import annotations
@@ -78,18 +80,61 @@ HELION_EDITS = [
 ]
 
 
-def _variants(path: Path, edits: list[tuple[str, str]]) -> list[tuple[str, str]]:
+# Constructs the library corpus uses beyond the examples (examples/library/**): autograd
+# Functions, host layout changes, dtype promotion, autotune keys, atomics.
+LIBRARY_TRITON_EDITS = [
+    (r"tl\.atomic_add\(", "tl.atomic_max("),
+    (r"\.to\(tl\.int64\)", ".to(tl.int16)"),
+    (r"tl\.cdiv\(", "max("),
+    (r"key=\[[^\]]*\]", "key=[]"),
+    (r"triton\.Config\(\{", "triton.Config({'EXTRA': 1, "),
+    (r"\.contiguous\(\)", ""),
+    (r"ctx\.save_for_backward\(", "ctx.save_for_backward(None, "),
+]
+LIBRARY_HELION_EDITS = [
+    (r"@helion\.kernel\(\)", "@helion.kernel(config=helion.Config(block_sizes=[1]))"),
+    (r"\.size\(-1\)", ".size(-2)"),
+    (r"torch\.amax\(", "torch.argmax("),
+    (r"\.reshape\(", ".view("),
+    (r"hl\.tile\(\[(\w+), (\w+)\]\)", r"hl.tile([\2, \1])"),
+    (r"static_shapes=True", "static_shapes=False"),
+    (r"torch\.promote_types\(", "torch.result_type("),
+]
+# The library's variants are sampled to keep the suite within CI's budget (205 variants, about
+# 25 s of CPU): the first occurrence of each pattern in each module, the library's own edits in
+# every module and the examples' in every other module where they occur, translated only to the
+# other DSL (the direction a library migrates in).
+PER_PATTERN_LIBRARY = 1
+OTHER = {"triton": "helion", "helion": "triton"}
+
+
+def _variants(
+    path: Path, edits: list[tuple[str, str]], per_pattern: int = PER_PATTERN
+) -> list[tuple[str, str]]:
     src = path.read_text()
     out = []
     for pattern, replacement in edits:
-        for m in list(re.finditer(pattern, src))[:PER_PATTERN]:
+        for m in list(re.finditer(pattern, src))[:per_pattern]:
             edited = re.sub(pattern, replacement, m.group(0))
             out.append((f"{pattern} @{m.start()}", src[: m.start()] + edited + src[m.end() :]))
     return out
 
 
+def _library_cases(src: str, base: list, own: list) -> list[tuple]:
+    """Each library module of ``src`` with its sample of edits: all of the library's own, and
+    each of the examples' in every other module where it occurs (the first among them too)."""
+    paths = sorted((ROOT / "examples" / "library" / src).glob("*.py"))
+    texts = {path: path.read_text() for path in paths}
+    kept: dict[Path, list] = {path: [] for path in paths}
+    for edit in base:
+        where = [path for path in paths if re.search(edit[0], texts[path])]
+        for path in where[::2]:
+            kept[path].append(edit)
+    return [(src, path, kept[path] + own, 1, (OTHER[src],)) for path in paths]
+
+
 CASES = [
-    (src, path)
+    (src, path, edits, PER_PATTERN, ("helion", "triton"))
     for src, folder, edits in (
         ("triton", ROOT / "examples" / "triton", TRITON_EDITS),
         ("triton", ROOT / "tests" / "data" / "triton_constructs", TRITON_EDITS),
@@ -97,14 +142,22 @@ CASES = [
     )
     for path in sorted(folder.glob("*.py"))
 ]
+LIBRARY_CASES = _library_cases("triton", TRITON_EDITS, LIBRARY_TRITON_EDITS) + _library_cases(
+    "helion", HELION_EDITS, LIBRARY_HELION_EDITS
+)
 
 
-@pytest.mark.parametrize("src,path", CASES, ids=lambda x: x.stem if isinstance(x, Path) else x)
-def test_every_single_edit_variant_translates_or_is_refused(src: str, path: Path) -> None:
-    edits = TRITON_EDITS if src == "triton" else HELION_EDITS
+@pytest.mark.parametrize(
+    "src,path,edits,per_pattern,targets",
+    CASES + LIBRARY_CASES,
+    ids=[str(c[1].relative_to(ROOT).with_suffix("")) for c in CASES + LIBRARY_CASES],
+)
+def test_every_single_edit_variant_translates_or_is_refused(
+    src: str, path: Path, edits: list[tuple[str, str]], per_pattern: int, targets: tuple[str, ...]
+) -> None:
     failures = []
-    for what, text in _variants(path, edits):
-        for dst in ("helion", "triton"):
+    for what, text in _variants(path, edits, per_pattern):
+        for dst in targets:
             try:
                 translate_source(text, str(path), src, dst)
             except TranslationError as err:
@@ -113,3 +166,19 @@ def test_every_single_edit_variant_translates_or_is_refused(src: str, path: Path
             except Exception as err:  # noqa: BLE001 - the rule under test: nothing else escapes
                 failures.append(f"{what} -> {dst}: {type(err).__name__}: {str(err)[:120]}")
     assert not failures, "\n".join(failures)
+
+
+def test_the_library_sample_covers_every_module_and_pattern() -> None:
+    assert {c[1] for c in LIBRARY_CASES} == set((ROOT / "examples" / "library").glob("*/*.py"))
+    for src, own, base in (
+        ("triton", LIBRARY_TRITON_EDITS, TRITON_EDITS),
+        ("helion", LIBRARY_HELION_EDITS, HELION_EDITS),
+    ):
+        cases = [c for c in LIBRARY_CASES if c[0] == src]
+        assert all(len(_variants(c[1], c[2], c[3])) >= 3 for c in cases)
+        # Every pattern of the library's own edits, and every examples' pattern that occurs in
+        # the library at all, makes a variant in some module.
+        made = {what.split(" @")[0] for c in cases for what, _ in _variants(c[1], c[2], c[3])}
+        occurring = {p for p, _ in base + own if any(re.search(p, c[1].read_text()) for c in cases)}
+        assert {p for p, _ in own} <= occurring
+        assert made == occurring

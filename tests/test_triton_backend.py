@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from translator.api import translate_file, translate_source
+from translator.grammar import load_grammar
 from validation.equivalence import check_pair
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -15,10 +16,13 @@ HELION = Path(__file__).resolve().parent.parent / "examples" / "helion"
 
 
 def test_kernels_without_configs_get_a_hopper_autotune_space() -> None:
+    # The spaces by role are tested in test_tuning_space.py; here: both kernels of one module.
     text = translate_file(DATA / "helion_no_config.py", "helion", "triton")
     row_kernel, dot_kernel = text.split("def _rowmax_kernel")[0], text.split("def _mm_kernel")[0]
-    assert row_kernel.count("triton.Config(") == 4  # the grammar's "rows" space
-    assert dot_kernel.count("triton.Config(") - row_kernel.count("triton.Config(") == 5
+    rows = load_grammar("triton")["backend"]["default_space"]["rows"]["configs"]
+    dots = load_grammar("triton")["backend"]["default_space"]["dot"]["configs"]
+    assert row_kernel.count("triton.Config(") == len(rows)
+    assert dot_kernel.count("triton.Config(") - row_kernel.count("triton.Config(") == len(dots)
     assert '"BLOCK_SIZE_K": 64' in dot_kernel
     assert 'key=["m", "k", "n"]' in dot_kernel
 

@@ -583,14 +583,17 @@ class Hints:
     ``"persistent_blocked"``: a fixed number of programs loop over the tiles). ``index_bits``:
     the integer width offsets are computed in (64 where the source guards against overflow).
     ``fast_math``: transcendental functions may use fast approximations (the source's did).
-    ``static_shapes``: the source compiles per input shape. ``extras``: dialect-namespaced
-    settings (``"<dialect>.<key>"``) that other dialects drop.
+    ``static_shapes``: the source compiles per input shape. ``autotune``: the source gave no
+    configs and left them to its DSL's autotuner (a target that autotunes too should, rather than
+    pin the tunables' defaults). ``extras``: dialect-namespaced settings (``"<dialect>.<key>"``)
+    that other dialects drop.
     """
 
     schedule: str | None = None
     index_bits: int | None = None
     fast_math: bool | None = None
     static_shapes: bool | None = None
+    autotune: bool | None = None
     extras: tuple[tuple[str, object], ...] = ()
 
     def extra(self, key: str, default: object = None) -> object:

@@ -212,7 +212,7 @@ def format_stmt(s: ir.Stmt, indent: int = 0) -> list[str]:
 def format_hints(hints: ir.Hints) -> str:
     """The hints that are set, as `` key=value`` words."""
     out = ""
-    for f in ("schedule", "index_bits", "fast_math", "static_shapes"):
+    for f in ("schedule", "index_bits", "fast_math", "static_shapes", "autotune"):
         value = getattr(hints, f)
         if value is not None:
             out += f" {f}={value!r}"

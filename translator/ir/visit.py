@@ -141,6 +141,11 @@ def kernel_exprs(kernel: ir.Kernel | ir.InlineKernel) -> Iterator[ir.Expr]:
         yield from walk_expr(e)
 
 
+def has_loops(kernel: ir.Kernel | ir.InlineKernel) -> bool:
+    """Whether ``kernel`` has a loop: only then can a pipeline-depth knob (stages) matter."""
+    return any(isinstance(s, ir.TileLoop) for s in walk_stmts(kernel.body))
+
+
 def kernel_tiles(kernel: ir.Kernel | ir.InlineKernel) -> list[ir.TileVar]:
     """The grid tiles and every loop tile of a kernel, in order of appearance."""
     tiles = list(kernel.grid)

@@ -9,6 +9,14 @@ import triton
 import triton.language as tl
 
 
+@triton.autotune(
+    configs=[
+        triton.Config({}, num_warps=4),
+        triton.Config({}, num_warps=8),
+        triton.Config({}, num_warps=16),
+    ],
+    key=["x_size1", "x_size0"],
+)
 @triton.jit
 def softmax_kernel(
     x_ptr,

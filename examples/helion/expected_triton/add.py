@@ -13,7 +13,7 @@ import triton.language as tl
 # coalesced along the contiguous (last) dimension.
 @triton.autotune(
     configs=[
-        triton.Config({"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128}, num_warps=4, num_stages=1),
+        triton.Config({"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128}, num_warps=4),
     ],
     key=["m", "n"],
 )

@@ -11,7 +11,7 @@ import triton.language as tl
 
 @triton.autotune(
     configs=[
-        triton.Config({"BLOCK_SIZE_N": 4}, num_warps=8, num_stages=1),
+        triton.Config({"BLOCK_SIZE_N": 4}, num_warps=8),
     ],
     key=["n", "v"],
 )

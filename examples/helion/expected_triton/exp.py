@@ -12,7 +12,7 @@ import triton.language as tl
 # 1-D pointwise kernel: 1024 elements per program.
 @triton.autotune(
     configs=[
-        triton.Config({"BLOCK_SIZE_TILE": 1024}, num_warps=4, num_stages=1),
+        triton.Config({"BLOCK_SIZE_TILE": 1024}, num_warps=4),
     ],
     key=["x_size0"],
 )

@@ -11,7 +11,7 @@ import triton.language as tl
 
 @triton.autotune(
     configs=[
-        triton.Config({"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128}, num_warps=4, num_stages=1),
+        triton.Config({"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128}, num_warps=4),
     ],
     key=["m", "n"],
 )

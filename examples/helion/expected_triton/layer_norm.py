@@ -15,7 +15,7 @@ import triton.language as tl
 
 @triton.autotune(
     configs=[
-        triton.Config({}, num_warps=8, num_stages=1),
+        triton.Config({}, num_warps=8),
     ],
     key=["m", "n"],
 )

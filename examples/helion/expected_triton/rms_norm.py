@@ -17,7 +17,7 @@ import triton.language as tl
 # recursion on the weight/x size assert below.
 @triton.autotune(
     configs=[
-        triton.Config({}, num_warps=8, num_stages=1),
+        triton.Config({}, num_warps=8),
     ],
     key=["m", "n"],
 )

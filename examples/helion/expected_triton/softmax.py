@@ -13,7 +13,7 @@ import triton.language as tl
 # persistent block, so no reduction loop is needed for rows up to ~16K.
 @triton.autotune(
     configs=[
-        triton.Config({"BLOCK_SIZE_M": 2}, num_warps=8, num_stages=1),
+        triton.Config({"BLOCK_SIZE_M": 2}, num_warps=8),
     ],
     key=["m", "n"],
 )

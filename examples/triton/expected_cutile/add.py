@@ -19,11 +19,6 @@ def add_kernel(
     BLOCK_SIZE: ct.Constant[int],
 ):
     tile = ct.bid(0)
-    # There are multiple 'programs' processing different data. We identify which
-    # program we are here:
-    # This program will process inputs that are offset from the initial data.
-    # For instance, if you had a vector of length 256 and block_size of 64, the
-    # programs would each access the elements [0:64, 64:128, 128:192, 192:256].
     # Create a mask to guard memory operations against out-of-bounds accesses.
     x_tile = ct.load(x, index=(tile,), shape=(BLOCK_SIZE,))
     y_tile = ct.load(y, index=(tile,), shape=(BLOCK_SIZE,))

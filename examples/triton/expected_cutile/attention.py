@@ -30,8 +30,6 @@ def _attn_fwd(
     tile_m = ct.bid(0)
     off_h = ct.bid(1)
     off_z = ct.bid(2)
-    # initialize offsets
-    # K is read transposed: a [HEAD_DIM, BLOCK_N] tile.
     # initialize pointer to m and l
     m_i = ct.zeros((BLOCK_M,), dtype=ct.float32) - float("inf")
     l_i = ct.zeros((BLOCK_M,), dtype=ct.float32) + 1.0

@@ -27,11 +27,8 @@ def cross_entropy_forward_kernel(
     BLOCK_SIZE: ct.Constant[int],
 ):
     program_id = ct.bid(0)
-    # https://github.com/triton-lang/triton/issues/1058
-    # If B*T*V is too large, program_id * stride will overflow out of int32, so we convert to int64
     # 1. Load Y_ptr first because if the target is ignore_index, we can return right away
     y = ct.astype(ct.reshape(ct.load(Y, index=(program_id,), shape=(1,)), ()), ct.int64)
-    # 2. locate the start index
     if y == ignore_index:
         ct.store(loss, index=(program_id,), tile=0.0)
     else:

@@ -26,7 +26,6 @@ def _layer_norm_fwd_fused(
     BLOCK_SIZE: ct.Constant[int],
 ):
     row = ct.bid(0)
-    # Map the program id to the row of X and Y it should compute.
     # Compute mean
     _mean = 0.0
     for tile_off in range(ct.cdiv(N, BLOCK_SIZE)):

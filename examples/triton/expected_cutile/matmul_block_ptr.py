@@ -24,9 +24,6 @@ def matmul_block_ptr_kernel(
 ):
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
-    # Grouped ordering of output tiles for L2 reuse.
-    # Block pointers describe the full tensor (shape + strides) plus the window
-    # [offsets, offsets + block_shape) that a load/store touches.
     accumulator = ct.zeros((BLOCK_M, BLOCK_N), dtype=ct.float32)
     for tile_k in range(ct.cdiv(a.shape[1], BLOCK_K)):
         # Rows/cols past the tensor edge read as zero, so the ragged last K

@@ -30,8 +30,6 @@ def matmul_descriptor_kernel(
 ):
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
-    # Grouped ordering of output tiles for L2 reuse.
-    # The innermost stride must be 1; it is part of the descriptor contract.
     accumulator = ct.zeros((BLOCK_M, BLOCK_N), dtype=ct.float32)
     for tile_k in range(ct.cdiv(a.shape[1], BLOCK_K)):
         a_tile = ct.load(

@@ -32,7 +32,6 @@ def matmul_kernel_tma(
 ):
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
-    # Grouped ordering of output tiles for L2 reuse.
     accumulator = ct.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=ct.float32)
     for tile_k in range(ct.cdiv(a.shape[1], BLOCK_SIZE_K)):
         a_tile = ct.load(

@@ -27,7 +27,6 @@ def matmul_kernel_persistent(
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
     # Each program strides over the output tiles.
-    # Clamp out-of-range rows/cols to valid addresses; the store is masked.
     accumulator = ct.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=ct.float32)
     for tile_k in range(ct.cdiv(a.shape[1], BLOCK_SIZE_K)):
         a_tile = ct.load(

@@ -21,9 +21,6 @@ def softmax_kernel(
     row_idx = ct.bid(0)
     mask_input1 = ct.arange(BLOCK_INPUT1, dtype=ct.int32) < input.shape[1]
     # starting row of the program
-    # The stride represents how much we need to increase the pointer to advance 1 row
-    # The block size is the next power of two greater than n_cols, so we can fit each
-    # row in a single block
     # Load the row into SRAM, using a mask since BLOCK_SIZE may be > than n_cols
     row = ct.astype(
         ct.reshape(

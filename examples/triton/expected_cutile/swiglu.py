@@ -21,7 +21,6 @@ def _swiglu_forward_kernel(
     BLOCK_N_COLS: ct.Constant[int],
 ):
     program_id = ct.bid(0)
-    # locate start index
     # sigmoid requires type float32
     a_row = ct.astype(
         ct.reshape(

@@ -12,14 +12,9 @@ import helion
 import helion.language as hl
 
 
-@helion.kernel(config=helion.Config(block_sizes=[1024], num_stages=3))
+@helion.kernel(config=helion.Config(block_sizes=[1024]))
 def add_kernel(x: torch.Tensor, y: torch.Tensor, output: torch.Tensor) -> None:
     for tile in hl.tile(output.size(0)):
-        # There are multiple 'programs' processing different data. We identify which
-        # program we are here:
-        # This program will process inputs that are offset from the initial data.
-        # For instance, if you had a vector of length 256 and block_size of 64, the
-        # programs would each access the elements [0:64, 64:128, 128:192, 192:256].
         # Create a mask to guard memory operations against out-of-bounds accesses.
         x_tile = x[tile]
         y_tile = y[tile]

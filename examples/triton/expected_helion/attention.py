@@ -26,8 +26,6 @@ def _attn_fwd(
     Q: torch.Tensor, K: torch.Tensor, V: torch.Tensor, Out: torch.Tensor, sm_scale: float
 ) -> None:
     for tile_m, off_h, off_z in hl.tile([Q.size(2), Q.size(1), Q.size(0)], block_size=[None, 1, 1]):
-        # initialize offsets
-        # K is read transposed: a [HEAD_DIM, BLOCK_N] tile.
         # initialize pointer to m and l
         m_i = hl.zeros([tile_m], dtype=torch.float32) - float("inf")
         l_i = hl.zeros([tile_m], dtype=torch.float32) + 1.0

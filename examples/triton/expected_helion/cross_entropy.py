@@ -28,11 +28,8 @@ def cross_entropy_forward_kernel(
     X: torch.Tensor, Y: torch.Tensor, loss: torch.Tensor, ignore_index: int
 ) -> None:
     for program_id in hl.grid(X.size(0)):
-        # https://github.com/triton-lang/triton/issues/1058
-        # If B*T*V is too large, program_id * stride will overflow out of int32, so we convert to int64
         # 1. Load Y_ptr first because if the target is ignore_index, we can return right away
         y = Y[program_id].to(torch.int64)
-        # 2. locate the start index
         if y == ignore_index:
             loss[program_id] = 0.0
         else:

@@ -13,7 +13,7 @@ import helion
 import helion.language as hl
 
 
-@helion.kernel(index_dtype=torch.int64, config=helion.Config(block_sizes=[64, 128], num_stages=3))
+@helion.kernel(index_dtype=torch.int64, config=helion.Config(block_sizes=[64, 128]))
 def embedding_forward_kernel(
     embeddings: torch.Tensor, indices: torch.Tensor, output: torch.Tensor
 ) -> None:

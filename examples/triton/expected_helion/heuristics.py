@@ -15,7 +15,7 @@ import helion
 import helion.language as hl
 
 
-@helion.kernel(config=helion.Config(block_sizes=[32, 128], num_warps=4, num_stages=3))
+@helion.kernel(config=helion.Config(block_sizes=[32, 128], num_warps=4))
 def scale_bias_kernel(x: torch.Tensor, bias: torch.Tensor, out: torch.Tensor, alpha: float) -> None:
     for tile_m, tile_n in hl.tile([x.size(0), x.size(1)]):
         # Masks are only materialized for the ragged dimensions.

@@ -27,7 +27,6 @@ def _layer_norm_fwd_fused(
 ) -> None:
     block_size = hl.register_block_size(N)
     for row in hl.grid(X.size(0)):
-        # Map the program id to the row of X and Y it should compute.
         # Compute mean
         _mean = hl.full([], 0.0, dtype=torch.float32)
         for tile_off in hl.tile(N, block_size=block_size):

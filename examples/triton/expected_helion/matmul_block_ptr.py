@@ -19,9 +19,6 @@ import helion.language as hl
 )
 def matmul_block_ptr_kernel(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> None:
     for tile_m, tile_n in hl.tile([a.size(0), b.size(1)]):
-        # Grouped ordering of output tiles for L2 reuse.
-        # Block pointers describe the full tensor (shape + strides) plus the window
-        # [offsets, offsets + block_shape) that a load/store touches.
         accumulator = hl.zeros([tile_m, tile_n], dtype=torch.float32)
         for tile_k in hl.tile(a.size(1)):
             # Rows/cols past the tensor edge read as zero, so the ragged last K

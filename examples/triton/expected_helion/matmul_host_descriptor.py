@@ -30,7 +30,6 @@ import helion.language as hl
 )
 def matmul_kernel_tma(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> None:
     for tile_m, tile_n in hl.tile([a.size(0), b.size(1)]):
-        # Grouped ordering of output tiles for L2 reuse.
         accumulator = hl.zeros([tile_m, tile_n], dtype=torch.float32)
         for tile_k in hl.tile(a.size(1)):
             a_tile = a[tile_m, tile_k]

@@ -24,7 +24,6 @@ def matmul_splitk_kernel(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, SPLI
     for tile_m, tile_n, pid_k in hl.tile(
         [a.size(0), b.size(1), SPLIT_K], block_size=[block_m, block_n, 1]
     ):
-        # This program starts at K block `pid_k` and then jumps SPLIT_K blocks at a time.
         accumulator = hl.zeros([tile_m, tile_n], dtype=torch.float32)
         for start_k in hl.grid(pid_k.begin * block_k, a.size(1), block_k * SPLIT_K):
             offs_k = start_k + hl.arange(block_k)

@@ -13,14 +13,9 @@ import helion
 import helion.language as hl
 
 
-@helion.kernel(
-    fast_math=True,
-    index_dtype=torch.int64,
-    config=helion.Config(block_sizes=[], num_stages=3),
-)
+@helion.kernel(fast_math=True, index_dtype=torch.int64, config=helion.Config(block_sizes=[]))
 def _swiglu_forward_kernel(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, n_cols: int) -> None:
     for program_id in hl.grid(a.size(0)):
-        # locate start index
         # sigmoid requires type float32
         a_row = a[program_id, :].to(torch.float32)
         b_row = b[program_id, :].to(torch.float32)

@@ -36,11 +36,6 @@ def add_kernel(
             x_tile = T.alloc_fragment((block_size,), x_dtype)
             y_tile = T.alloc_fragment((block_size,), y_dtype)
             output_tile = T.alloc_fragment((block_size,), x_dtype)
-            # There are multiple 'programs' processing different data. We identify which
-            # program we are here:
-            # This program will process inputs that are offset from the initial data.
-            # For instance, if you had a vector of length 256 and block_size of 64, the
-            # programs would each access the elements [0:64, 64:128, 128:192, 192:256].
             # Create a mask to guard memory operations against out-of-bounds accesses.
             T.copy(x[bx * block_size], x_tile)
             T.copy(y[bx * block_size], y_tile)

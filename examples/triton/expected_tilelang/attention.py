@@ -74,8 +74,6 @@ def _attn_fwd(
             dot_operand_3 = T.alloc_shared((block_m, block_n), V_dtype)
             dot_operand_4 = T.alloc_shared((block_n, Q_shape_3_block), V_dtype)
             acc_2 = T.alloc_fragment((block_m, Q_shape_3_block), "float32")
-            # initialize offsets
-            # K is read transposed: a [HEAD_DIM, BLOCK_N] tile.
             # initialize pointer to m and l
             for i in T.Parallel(block_m):
                 m_i[i] = T.cast(0.0, "float32") - T.infinity("float32")

@@ -49,11 +49,8 @@ def cross_entropy_forward_kernel(
             tmp_2 = T.alloc_fragment((1,), "float32")
             red_in = T.alloc_fragment((block_size,), "float32")
             red_src_2 = T.alloc_fragment((block_size,), "float32")
-            # https://github.com/triton-lang/triton/issues/1058
-            # If B*T*V is too large, program_id * stride will overflow out of int32, so we convert to int64
             # 1. Load Y_ptr first because if the target is ignore_index, we can return right away
             y = T.cast(Y[bx], "int64")
-            # 2. locate the start index
             if y == ignore_index:
                 loss[bx] = 0.0
             else:

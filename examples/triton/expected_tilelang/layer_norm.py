@@ -66,7 +66,6 @@ def _layer_norm_fwd_fused(
             x_tile_3 = T.alloc_fragment((block_size,), "float32")
             x_hat = T.alloc_fragment((block_size,), "float32")
             y_tile = T.alloc_fragment((block_size,), "float32")
-            # Map the program id to the row of X and Y it should compute.
             # Compute mean
             _mean[0] = 0.0
             for off_o in T.serial(T.ceildiv(N, block_size)):

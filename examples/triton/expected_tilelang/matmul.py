@@ -103,17 +103,6 @@ def matmul_kernel(
             dot_operand_2 = T.alloc_shared((block_size_k, block_size_n), b_dtype)
             c_tile = T.alloc_fragment((block_size_m, block_size_n), c_dtype)
             # -----------------------------------------------------------
-            # Map program ids `pid` to the block of C it should compute.
-            # This is done in a grouped ordering to promote L2 data reuse.
-            # -----------------------------------------------------------
-            # Create pointers for the first blocks of A and B.
-            # We will advance this pointer as we move in the K direction
-            # and accumulate
-            # `a_ptrs` is a block of [BLOCK_SIZE_M, BLOCK_SIZE_K] pointers
-            # `b_ptrs` is a block of [BLOCK_SIZE_K, BLOCK_SIZE_N] pointers
-            # The `% M` / `% N` wrap keeps out-of-range rows/cols in bounds; they are
-            # masked again when C is stored.
-            # -----------------------------------------------------------
             # Iterate to compute a block of the C matrix.
             # We accumulate into a `[BLOCK_SIZE_M, BLOCK_SIZE_N]` block
             # of fp32 values for higher accuracy.

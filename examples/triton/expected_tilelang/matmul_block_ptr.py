@@ -48,9 +48,6 @@ def matmul_block_ptr_kernel(
             dot_operand = T.alloc_shared((block_m, block_k), a_dtype)
             dot_operand_2 = T.alloc_shared((block_k, block_n), b_dtype)
             c_tile = T.alloc_fragment((block_m, block_n), c_dtype)
-            # Grouped ordering of output tiles for L2 reuse.
-            # Block pointers describe the full tensor (shape + strides) plus the window
-            # [offsets, offsets + block_shape) that a load/store touches.
             T.clear(accumulator)
             for k_o in T.Pipelined(T.ceildiv(a_shape[1], block_k), num_stages=num_stages):
                 # Rows/cols past the tensor edge read as zero, so the ragged last K

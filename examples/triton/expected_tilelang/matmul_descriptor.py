@@ -53,8 +53,6 @@ def matmul_descriptor_kernel(
             b_tile = T.alloc_fragment((block_k, block_n), b_dtype)
             dot_operand = T.alloc_shared((block_m, block_k), a_dtype)
             dot_operand_2 = T.alloc_shared((block_k, block_n), b_dtype)
-            # Grouped ordering of output tiles for L2 reuse.
-            # The innermost stride must be 1; it is part of the descriptor contract.
             T.clear(accumulator)
             for k_o in T.Pipelined(T.ceildiv(a_shape[1], block_k), num_stages=num_stages):
                 T.copy(a[by * block_m, k_o * block_k], a_tile)

@@ -75,7 +75,6 @@ def matmul_kernel_persistent(
             dot_operand_2 = T.alloc_shared((block_size_k, block_size_n), b_dtype)
             c_tile = T.alloc_fragment((block_size_m, block_size_n), c_dtype)
             # Each program strides over the output tiles.
-            # Clamp out-of-range rows/cols to valid addresses; the store is masked.
             T.clear(accumulator)
             for k_o in T.Pipelined(T.ceildiv(a_shape[1], block_size_k), num_stages=num_stages):
                 T.copy(a[by * block_size_m, k_o * block_size_k], a_tile)

@@ -40,9 +40,6 @@ def softmax_kernel(
             red_src_2 = T.alloc_fragment((input_shape_1_block,), "float32")
             softmax_output = T.alloc_fragment((input_shape_1_block,), "float32")
             # starting row of the program
-            # The stride represents how much we need to increase the pointer to advance 1 row
-            # The block size is the next power of two greater than n_cols, so we can fit each
-            # row in a single block
             # Load the row into SRAM, using a mask since BLOCK_SIZE may be > than n_cols
             for i in T.Parallel(input_shape_1_block):
                 row[i] = T.cast(

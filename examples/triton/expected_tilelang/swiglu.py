@@ -39,7 +39,6 @@ def _swiglu_forward_kernel(
             a_row = T.alloc_fragment((n_cols_block,), "float32")
             b_row = T.alloc_fragment((n_cols_block,), "float32")
             c_row = T.alloc_fragment((n_cols_block,), "float32")
-            # locate start index
             # sigmoid requires type float32
             for i in T.Parallel(n_cols_block):
                 a_row[i] = T.cast(T.if_then_else(i < n_cols, a[bx, i], 0.0), "float32")

@@ -13,7 +13,7 @@ import triton.language as tl
 
 @triton.autotune(
     configs=[
-        triton.Config({"BLOCK_SIZE": 1024}, num_warps=4, num_stages=3),
+        triton.Config({"BLOCK_SIZE": 1024}, num_warps=4),
     ],
     key=["output_size0"],
 )
@@ -31,11 +31,6 @@ def add_kernel(
     pid_tile = tl.program_id(0)
     offs_tile = pid_tile * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     mask_tile = offs_tile < output_size0
-    # There are multiple 'programs' processing different data. We identify which
-    # program we are here:
-    # This program will process inputs that are offset from the initial data.
-    # For instance, if you had a vector of length 256 and block_size of 64, the
-    # programs would each access the elements [0:64, 64:128, 128:192, 192:256].
     # Create a mask to guard memory operations against out-of-bounds accesses.
     x_tile = tl.load(x_ptr + offs_tile * stride_x0, mask=mask_tile)
     y_tile = tl.load(y_ptr + offs_tile * stride_y0, mask=mask_tile)

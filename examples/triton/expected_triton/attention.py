@@ -64,8 +64,6 @@ def _attn_fwd(
     mask_m = offs_m < Q_size2
     offs_Q_size3 = tl.arange(0, BLOCK_Q_SIZE3)
     mask_Q_size3 = offs_Q_size3 < Q_size3
-    # initialize offsets
-    # K is read transposed: a [HEAD_DIM, BLOCK_N] tile.
     # initialize pointer to m and l
     m_i = tl.zeros((BLOCK_M,), dtype=tl.float32) - float("inf")
     l_i = tl.zeros((BLOCK_M,), dtype=tl.float32) + 1.0

@@ -39,12 +39,9 @@ def cross_entropy_forward_kernel(
     BLOCK_SIZE: tl.constexpr,
 ):
     program_id = tl.program_id(0)
-    # https://github.com/triton-lang/triton/issues/1058
-    # If B*T*V is too large, program_id * stride will overflow out of int32, so we convert to int64
     # 1. Load Y_ptr first because if the target is ignore_index, we can return right away
     Y = tl.load(Y_ptr + program_id * stride_Y0)
     y = Y.to(tl.int64)
-    # 2. locate the start index
     if y == ignore_index:
         tl.store(loss_ptr + program_id * stride_loss0, 0.0)
     else:

@@ -14,7 +14,7 @@ import triton.language as tl
 
 @triton.autotune(
     configs=[
-        triton.Config({"BLOCK_N": 64, "BLOCK_D": 128}, num_warps=4, num_stages=3),
+        triton.Config({"BLOCK_N": 64, "BLOCK_D": 128}, num_warps=4),
     ],
     key=["indices_size0", "embeddings_size1"],
 )

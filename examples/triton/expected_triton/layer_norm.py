@@ -41,7 +41,6 @@ def _layer_norm_fwd_fused(
     BLOCK_SIZE: tl.constexpr,
 ):
     row = tl.program_id(0)
-    # Map the program id to the row of X and Y it should compute.
     # Compute mean
     _mean = 0.0
     offs_off = tl.arange(0, BLOCK_SIZE)

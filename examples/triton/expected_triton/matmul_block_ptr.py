@@ -55,9 +55,6 @@ def matmul_block_ptr_kernel(
     mask_m = offs_m < a_size0
     offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     mask_n = offs_n < b_size1
-    # Grouped ordering of output tiles for L2 reuse.
-    # Block pointers describe the full tensor (shape + strides) plus the window
-    # [offsets, offsets + block_shape) that a load/store touches.
     accumulator = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     offs_k = tl.arange(0, BLOCK_K)
     a_ptrs = a_ptr + offs_m[:, None] * stride_a0 + offs_k[None, :] * stride_a1

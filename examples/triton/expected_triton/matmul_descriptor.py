@@ -61,8 +61,6 @@ def matmul_descriptor_kernel(
     mask_m = offs_m < a_size0
     offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     mask_n = offs_n < b_size1
-    # Grouped ordering of output tiles for L2 reuse.
-    # The innermost stride must be 1; it is part of the descriptor contract.
     accumulator = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     offs_k = tl.arange(0, BLOCK_K)
     a_ptrs = a_ptr + offs_m[:, None] * stride_a0 + offs_k[None, :] * stride_a1

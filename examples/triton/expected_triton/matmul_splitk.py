@@ -48,7 +48,6 @@ def matmul_splitk_kernel(
     mask_m = offs_m < a_size0
     offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     mask_n = offs_n < b_size1
-    # This program starts at K block `pid_k` and then jumps SPLIT_K blocks at a time.
     accumulator = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     offs_k = pid_k * BLOCK_K + tl.arange(0, BLOCK_K)
     a_ptrs = a_ptr + offs_m[:, None] * stride_a0 + offs_k[None, :] * stride_a1

@@ -14,6 +14,14 @@ import triton.language as tl
 MAX_FUSED_SIZE = 65536
 
 
+@triton.autotune(
+    configs=[
+        triton.Config({}, num_warps=4),
+        triton.Config({}, num_warps=8),
+        triton.Config({}, num_warps=16),
+    ],
+    key=["n_cols", "X_size0"],
+)
 @triton.jit
 def _rms_norm_forward_kernel(
     Y_ptr,
@@ -97,7 +105,5 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.
         weight.stride(0),
         RSTD.stride(0),
         BLOCK_N_COLS=triton.next_power_of_2(n_cols),
-        num_warps=4,
-        num_stages=3,
     )
     return Y.view(*shape)

@@ -12,6 +12,14 @@ import triton
 import triton.language as tl
 
 
+@triton.autotune(
+    configs=[
+        triton.Config({}, num_warps=4),
+        triton.Config({}, num_warps=8),
+        triton.Config({}, num_warps=16),
+    ],
+    key=["input_size1", "input_size0"],
+)
 @triton.jit
 def softmax_kernel(
     output_ptr,
@@ -28,9 +36,6 @@ def softmax_kernel(
     offs_input_size1 = tl.arange(0, BLOCK_INPUT_SIZE1)
     mask_input_size1 = offs_input_size1 < input_size1
     # starting row of the program
-    # The stride represents how much we need to increase the pointer to advance 1 row
-    # The block size is the next power of two greater than n_cols, so we can fit each
-    # row in a single block
     # Load the row into SRAM, using a mask since BLOCK_SIZE may be > than n_cols
     input = tl.load(
         input_ptr + row_idx * stride_input0 + offs_input_size1 * stride_input1,
@@ -79,7 +84,5 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
         x.stride(0),
         x.stride(1),
         BLOCK_INPUT_SIZE1=triton.next_power_of_2(x.size(1)),
-        num_warps=4,
-        num_stages=3,
     )
     return y

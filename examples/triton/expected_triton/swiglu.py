@@ -12,6 +12,14 @@ import triton
 import triton.language as tl
 
 
+@triton.autotune(
+    configs=[
+        triton.Config({}, num_warps=4),
+        triton.Config({}, num_warps=8),
+        triton.Config({}, num_warps=16),
+    ],
+    key=["n_cols", "a_size0"],
+)
 @triton.jit
 def _swiglu_forward_kernel(
     a_ptr,
@@ -30,7 +38,6 @@ def _swiglu_forward_kernel(
     program_id = tl.program_id(0)
     offs_n_cols = tl.arange(0, BLOCK_N_COLS)
     mask_n_cols = offs_n_cols < n_cols
-    # locate start index
     # sigmoid requires type float32
     a = tl.load(
         a_ptr + program_id * stride_a0 + offs_n_cols * stride_a1, mask=mask_n_cols, other=0.0
@@ -75,7 +82,5 @@ def swiglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         c.stride(0),
         c.stride(1),
         BLOCK_N_COLS=triton.next_power_of_2(n_cols),
-        num_warps=4,
-        num_stages=3,
     )
     return c.view(*ori_shape)

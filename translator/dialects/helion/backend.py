@@ -172,6 +172,8 @@ def _decorator(kernel: ir.Kernel, plan: BlockPlan) -> dict:
     configs = config_texts(kernel, plan)
     decorator = load_grammar("helion")["backend"]["kernel"]["decorator"]
     out = {"decorator": decorator, "args": args, "configs": configs}
+    if not configs:
+        return {**out, "inline": ", ".join(args)}
     if len(configs) == 1:
         inline = ", ".join([*args, f"config={configs[0]}"])
         if len(f"@{decorator}({inline})") <= MAX_LINE:

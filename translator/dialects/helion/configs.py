@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from translator.diagnostics import TranslationError
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
-from translator.ir.visit import kernel_exprs, walk_stmts
+from translator.ir.visit import has_loops, kernel_exprs, walk_stmts
 from translator.naming import unique
 
 
@@ -137,12 +137,17 @@ def _tunables_read(kernel: ir.Kernel, names: set[str]) -> set[str]:
 
 
 def config_texts(kernel: ir.Kernel, plan: BlockPlan) -> list[str]:
-    """One ``helion.Config(...)`` per IR config (the tunables' defaults when there are none)."""
+    """One ``helion.Config(...)`` per IR config; none for a kernel whose source left its configs
+    to its autotuner, so that Helion autotunes it too (one pinned config ran 0.05x the source)."""
     spec = load_grammar("helion")["backend"]["kernel"]
     tunables = {t.name: t for t in kernel.tunables}
-    configs = [dict(c) for c in kernel.configs] or [{t.name: t.default for t in kernel.tunables}]
+    configs = [dict(c) for c in kernel.configs]
+    if not configs and not kernel.hints.autotune:
+        # Launch values the source computed on the host: the IR's defaults stand in for them.
+        configs = [{t.name: t.default for t in kernel.tunables}]
     knobs = []
-    for key in ("num_warps", "num_stages"):
+    # Pipeline stages act on loops only: a loopless kernel's num_stages is noise.
+    for key in ("num_warps", "num_stages") if has_loops(kernel) else ("num_warps",):
         t = tunables.get(key)
         # A knob the source set (it has choices) or whose value is not Helion's default.
         if t is not None and (t.choices or t.default != spec[f"default_{key}"]):

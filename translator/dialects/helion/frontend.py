@@ -395,6 +395,7 @@ class EntryParser:
             index_bits=64 if h.get("index_dtype") == "int64" else None,
             fast_math=h.get("fast_math"),
             static_shapes=h.get("static_shapes"),
+            autotune=True if not self.config_nodes else None,
         )
 
     def _params(self) -> tuple[ir.Param, ...]:

@@ -2,7 +2,8 @@
 
 Each IR kernel becomes one ``@triton.jit`` function (``templates/triton/kernel.py.j2``; its body
 from :mod:`translator.dialects.triton.kernel`) with an ``@triton.autotune`` block built from the
-kernel's configs (or a small Hopper space where the source had none). Each launch becomes
+kernel's configs (or, where the source had none, a small Hopper space by the roles of its
+blocks: :mod:`translator.dialects.triton.tuning`). Each launch becomes
 ``kernel[grid](tensors, scalars, strides, BLOCK=...)`` in the carried host code: tensors are passed
 as written at the site, with their strides and sizes.
 """
@@ -17,11 +18,13 @@ from translator.dialects.common.passthrough import KernelCode, LaunchCode
 from translator.dialects.formatting import wrap_lines
 from translator.dialects.triton.kernel import KernelEmitter
 from translator.dialects.triton.pipelining import fewer_stages_for_squeezed_dots
+from translator.dialects.triton.tuning import with_default_space
 from translator.grammar import load_grammar, template_environment
 from translator.ir import nodes as ir
 from translator.ir.passes import Pass
 from translator.ir.transforms import squeeze_unit_tiles, unit_block_tiles
 from translator.ir.verifier import verify_kernel
+from translator.ir.visit import has_loops
 
 
 class TritonBackend(Backend):
@@ -35,11 +38,17 @@ class TritonBackend(Backend):
     def passes(self) -> list[Pass]:
         return [
             Pass(
+                "tuning-space",
+                "a kernel whose source gave no configs gets an autotune space by the roles of its "
+                "block sizes (dot tiles, rows, reductions, elementwise tiles), warps and stages",
+                with_default_space,
+            ),
+            Pass(
                 "squeeze-unit-tiles",
                 "grid tiles whose block is 1 in every config (batch, heads) become plain indices, "
                 "so 3-D tiles and batched dots are 2-D; such dots get one pipeline stage fewer",
                 _squeeze,
-            )
+            ),
         ]
 
     def kernel_code(self, kernel: ir.Kernel, module: ir.Module) -> KernelCode:
@@ -136,7 +145,7 @@ def _launch_code(
         elif autotune is None and const in tunable_consts:
             args.append(f"{const}={kernel.tunable(tunable_consts[const]).default}")
     if autotune is None:
-        for knob in ("num_warps", "num_stages"):
+        for knob in _KNOBS if has_loops(kernel) else ("num_warps",):
             if any(t.name == knob for t in kernel.tunables):
                 args.append(f"{knob}={kernel.tunable(knob).default}")
     prelude: tuple[str, ...] = ()
@@ -154,19 +163,19 @@ def _host_printer(texts: dict[str, str]) -> HostPrinter:
 
 
 def _autotune(kernel: ir.Kernel, emitter: KernelEmitter) -> dict | None:
-    """The ``@triton.autotune`` block: the source's configs, or a default Hopper space."""
+    """The ``@triton.autotune`` block of the kernel's configs (the source's, or the space the
+    ``tuning-space`` pass gave a configless kernel); ``num_stages`` only where the kernel loops,
+    the only place pipelining acts."""
     sig = emitter.sig
-    block_tunables = [t for t in sig.tunable_params if t != "group_size"]
-    configs = [dict(c) for c in kernel.configs]
-    if not configs:
-        configs = _default_space(kernel, block_tunables)
-    if not configs:
+    if not kernel.configs:
         return None
+    knob_names = _KNOBS if has_loops(kernel) else ("num_warps",)
     rendered = []
     seen = set()
-    for c in configs:
+    for config in kernel.configs:
+        c = dict(config)
         meta = {sig.tunable_params[t]: c[t] for t in sig.tunable_params if t in c}
-        knobs = {k: c[k] for k in ("num_warps", "num_stages") if k in c}
+        knobs = {k: c[k] for k in knob_names if k in c}
         key = (tuple(meta.items()), tuple(knobs.items()))
         if key in seen:
             continue
@@ -176,34 +185,9 @@ def _autotune(kernel: ir.Kernel, emitter: KernelEmitter) -> dict | None:
     return {"configs": rendered, "key": keys}
 
 
+_KNOBS = ("num_warps", "num_stages")
+
+
 def _size_params(kernel: ir.Kernel, sig) -> set[str]:
     scalar_params = {p.name for p in kernel.params if p.kind in ("float", "bool")}
     return {p for p, _ in sig.scalars if p not in scalar_params}
-
-
-def _default_space(kernel: ir.Kernel, blocks: list[str]) -> list[dict]:
-    from translator.ir.visit import all_exprs
-
-    grammar = load_grammar("triton")["backend"]["default_space"]
-    has_dot = any(isinstance(e, ir.Dot) for e in all_exprs(kernel.body))
-    out = []
-    if has_dot and len(blocks) == 3:
-        for c in grammar["dot"]["configs"]:
-            cfg = dict(zip(blocks, c["block"]))
-            cfg.update(num_warps=c["num_warps"], num_stages=c["num_stages"])
-            if "group_size" in {t.name for t in kernel.tunables}:
-                cfg["group_size"] = c["group"]
-            out.append(cfg)
-        return out
-    if len(blocks) == 1:
-        full_rows = any(
-            isinstance(e, ir.Load) and any(isinstance(i, ir.FullIndex) for i in e.index)
-            for e in all_exprs(kernel.body)
-        )
-        space = grammar["rows" if full_rows else "pointwise"]["configs"]
-        for c in space:
-            out.append(
-                {blocks[0]: c["block"], "num_warps": c["num_warps"], "num_stages": c["num_stages"]}
-            )
-        return out
-    return []

@@ -215,7 +215,8 @@ class KernelEmitter(CodePrinter):
         if key in self.dims:
             return
         text = self.kexpr(extent)
-        base = text if text.isidentifier() else _ident(text)
+        # `_n` names offs_n and BLOCK_N, not offs__n and BLOCK__N.
+        base = _ident(text)
         block = unique(f"BLOCK_{constant_name(base)}", self.taken)
         self.dims[key] = DimNames(
             offs=unique(f"offs_{base}", self.taken),
@@ -899,8 +900,7 @@ def _is_f32(dtype: ir.DTypeExpr) -> bool:
 
 
 def _ident(text: str) -> str:
-    import re
-
+    """An identifier for the size ``text``: its words joined by ``_``, no outer ``_``."""
     return re.sub(r"\W+", "_", text).strip("_") or "dim"
 
 

@@ -52,13 +52,20 @@ class StatementsMixin:
     def block(self, stmts: list[cst.BaseStatement], out: list[ir.Stmt], top: bool = False) -> bool:
         """Lift statements into ``out``; returns whether the block ended in ``return``."""
         saved, self.out = self.out, out
-        # Comments of statements that lift to no IR (offset arithmetic) go to the next one.
+        # Comments of statements that lift to no IR (program ids, offsets, masks, pointers)
+        # describe arithmetic the target spells its own way. The last of them in a paragraph
+        # (no blank line between) heads the next lifted statement that has none of its own
+        # (`# Write back the block of C` above the pointers of a store); the others are
+        # dropped: moved on together they piled up as if they described that statement.
         carried: tuple[str, ...] = ()
         try:
             i = 0
             while i < len(stmts):
                 node = stmts[i]
-                comments = carried + tuple(statement_comments(node))
+                if _starts_paragraph(node):
+                    carried = ()
+                own = tuple(statement_comments(node))
+                comments = own or carried
                 start = len(out)
                 if (
                     isinstance(node, cst.If)
@@ -91,7 +98,7 @@ class StatementsMixin:
                     return True
                 self.statement(node)
                 _attach(out, start, comments)
-                carried = comments if start == len(out) else ()
+                carried = (own or carried) if start == len(out) else ()
                 i += 1
             return False
         finally:
@@ -354,6 +361,11 @@ def contains_return(node: cst.CSTNode) -> bool:
 
     node.visit(V())
     return bool(found)
+
+
+def _starts_paragraph(node: cst.BaseStatement) -> bool:
+    """Whether a blank line stands before ``node`` (or among its leading comments)."""
+    return any(line.comment is None for line in getattr(node, "leading_lines", ()))
 
 
 def _attach(out: list[ir.Stmt], start: int, comments: tuple[str, ...]) -> None:

@@ -14,6 +14,17 @@ import triton
 import triton.language as tl
 
 
+@triton.autotune(
+    configs=[
+        triton.Config({"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128}, num_warps=4),
+        triton.Config({"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128}, num_warps=4),
+        triton.Config({"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256}, num_warps=4),
+        triton.Config({"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64}, num_warps=4),
+        triton.Config({"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 256}, num_warps=8),
+        triton.Config({"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128}, num_warps=8),
+    ],
+    key=["m", "n"],
+)
 @triton.jit
 def _swiglu_fwd_kernel(
     a_ptr,
@@ -81,14 +92,21 @@ def swiglu_fwd(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         b.stride(1),
         out.stride(0),
         out.stride(1),
-        BLOCK_SIZE_M=32,
-        BLOCK_SIZE_N=32,
-        num_warps=4,
-        num_stages=1,
     )
     return out.view(*shape)
 
 
+@triton.autotune(
+    configs=[
+        triton.Config({"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128}, num_warps=4),
+        triton.Config({"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128}, num_warps=4),
+        triton.Config({"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256}, num_warps=4),
+        triton.Config({"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64}, num_warps=4),
+        triton.Config({"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 256}, num_warps=8),
+        triton.Config({"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128}, num_warps=8),
+    ],
+    key=["m", "n"],
+)
 @triton.jit
 def _swiglu_bwd_kernel(
     grad_out_ptr,
@@ -185,14 +203,21 @@ def swiglu_bwd(
         grad_a.stride(1),
         grad_b.stride(0),
         grad_b.stride(1),
-        BLOCK_SIZE_M=32,
-        BLOCK_SIZE_N=32,
-        num_warps=4,
-        num_stages=1,
     )
     return grad_a.view(*shape), grad_b.view(*shape)
 
 
+@triton.autotune(
+    configs=[
+        triton.Config({"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128}, num_warps=4),
+        triton.Config({"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128}, num_warps=4),
+        triton.Config({"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256}, num_warps=4),
+        triton.Config({"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64}, num_warps=4),
+        triton.Config({"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 256}, num_warps=8),
+        triton.Config({"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128}, num_warps=8),
+    ],
+    key=["m", "n"],
+)
 @triton.jit
 def _geglu_kernel(
     a_ptr,
@@ -275,10 +300,6 @@ def geglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         b.stride(1),
         out.stride(0),
         out.stride(1),
-        BLOCK_SIZE_M=32,
-        BLOCK_SIZE_N=32,
-        num_warps=4,
-        num_stages=1,
     )
     return out.view(*shape)
 

@@ -17,10 +17,13 @@ import triton.language as tl
 
 @triton.autotune(
     configs=[
-        triton.Config({"BLOCK_SIZE_M": 1}, num_warps=4, num_stages=2),
-        triton.Config({"BLOCK_SIZE_M": 1}, num_warps=8, num_stages=2),
-        triton.Config({"BLOCK_SIZE_M": 2}, num_warps=8, num_stages=2),
-        triton.Config({"BLOCK_SIZE_M": 4}, num_warps=8, num_stages=2),
+        triton.Config({"BLOCK_SIZE_M": 1}, num_warps=4),
+        triton.Config({"BLOCK_SIZE_M": 1}, num_warps=8),
+        triton.Config({"BLOCK_SIZE_M": 1}, num_warps=16),
+        triton.Config({"BLOCK_SIZE_M": 2}, num_warps=4),
+        triton.Config({"BLOCK_SIZE_M": 2}, num_warps=8),
+        triton.Config({"BLOCK_SIZE_M": 4}, num_warps=4),
+        triton.Config({"BLOCK_SIZE_M": 4}, num_warps=8),
     ],
     key=["m", "n"],
 )

@@ -16,7 +16,7 @@ import triton.language as tl
 
 @triton.autotune(
     configs=[
-        triton.Config({}, num_warps=4, num_stages=1),
+        triton.Config({}, num_warps=4),
     ],
     key=["m", "n", "weight_size0"],
 )
@@ -92,10 +92,13 @@ def rms_norm_fwd(
 
 @triton.autotune(
     configs=[
-        triton.Config({"BLOCK_SIZE_M": 1}, num_warps=4, num_stages=2),
-        triton.Config({"BLOCK_SIZE_M": 1}, num_warps=8, num_stages=2),
-        triton.Config({"BLOCK_SIZE_M": 2}, num_warps=8, num_stages=2),
-        triton.Config({"BLOCK_SIZE_M": 4}, num_warps=8, num_stages=2),
+        triton.Config({"BLOCK_SIZE_M": 1}, num_warps=4),
+        triton.Config({"BLOCK_SIZE_M": 1}, num_warps=8),
+        triton.Config({"BLOCK_SIZE_M": 1}, num_warps=16),
+        triton.Config({"BLOCK_SIZE_M": 2}, num_warps=4),
+        triton.Config({"BLOCK_SIZE_M": 2}, num_warps=8),
+        triton.Config({"BLOCK_SIZE_M": 4}, num_warps=4),
+        triton.Config({"BLOCK_SIZE_M": 4}, num_warps=8),
     ],
     key=["m", "n", "grad_out_size1", "weight_size0"],
 )

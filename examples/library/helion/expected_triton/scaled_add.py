@@ -14,6 +14,17 @@ import triton
 import triton.language as tl
 
 
+@triton.autotune(
+    configs=[
+        triton.Config({"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128}, num_warps=4),
+        triton.Config({"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128}, num_warps=4),
+        triton.Config({"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256}, num_warps=4),
+        triton.Config({"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64}, num_warps=4),
+        triton.Config({"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 256}, num_warps=8),
+        triton.Config({"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128}, num_warps=8),
+    ],
+    key=["m", "n"],
+)
 @triton.jit
 def _axpby_kernel(
     x_ptr,
@@ -92,10 +103,6 @@ def axpby(x: torch.Tensor, y: torch.Tensor, alpha: float = 1.0, beta: float = 1.
         y.stride(1),
         out.stride(0),
         out.stride(1),
-        BLOCK_SIZE_M=32,
-        BLOCK_SIZE_N=32,
-        num_warps=4,
-        num_stages=1,
     )
     return out.view(*shape)
 

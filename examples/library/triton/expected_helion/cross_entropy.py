@@ -19,11 +19,7 @@ MAX_FUSED_SIZE = 65536 // 2
 _REDUCTIONS = ("mean", "sum", "none")
 
 
-@helion.kernel(
-    fast_math=True,
-    index_dtype=torch.int64,
-    config=helion.Config(block_sizes=[], num_stages=3),
-)
+@helion.kernel(fast_math=True, index_dtype=torch.int64, config=helion.Config(block_sizes=[]))
 def liger_cross_entropy_kernel(
     X: torch.Tensor,
     dX: torch.Tensor,

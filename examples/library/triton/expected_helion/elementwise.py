@@ -50,8 +50,8 @@ def _on_device_only(configs, named_args, **kwargs):
 @libentry()
 @helion.kernel(
     configs=[
-        helion.Config(block_sizes=[1024], num_warps=4, num_stages=3),
-        helion.Config(block_sizes=[2048], num_warps=8, num_stages=3),
+        helion.Config(block_sizes=[1024], num_warps=4),
+        helion.Config(block_sizes=[2048], num_warps=8),
     ],
 )
 def add_kernel(x: torch.Tensor, y: torch.Tensor, out: torch.Tensor, alpha: float) -> None:
@@ -65,8 +65,8 @@ def add_kernel(x: torch.Tensor, y: torch.Tensor, out: torch.Tensor, alpha: float
 @libentry()
 @helion.kernel(
     configs=[
-        helion.Config(block_sizes=[1024], num_warps=4, num_stages=3),
-        helion.Config(block_sizes=[2048], num_warps=8, num_stages=3),
+        helion.Config(block_sizes=[1024], num_warps=4),
+        helion.Config(block_sizes=[2048], num_warps=8),
     ],
 )
 def leaky_relu_forward_kernel(x: torch.Tensor, out: torch.Tensor, slope: float) -> None:
@@ -80,8 +80,8 @@ def leaky_relu_forward_kernel(x: torch.Tensor, out: torch.Tensor, slope: float) 
 @libentry()
 @helion.kernel(
     configs=[
-        helion.Config(block_sizes=[1024], num_warps=4, num_stages=3),
-        helion.Config(block_sizes=[2048], num_warps=8, num_stages=3),
+        helion.Config(block_sizes=[1024], num_warps=4),
+        helion.Config(block_sizes=[2048], num_warps=8),
     ],
 )
 def leaky_relu_backward_kernel(

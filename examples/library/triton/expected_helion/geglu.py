@@ -17,7 +17,7 @@ import helion.language as hl
 DEFAULT_BLOCK_SIZE = 1024
 
 
-@helion.kernel(fast_math=True, config=helion.Config(block_sizes=[1024], num_stages=3))
+@helion.kernel(fast_math=True, config=helion.Config(block_sizes=[1024]))
 def _geglu_tanh_fwd_kernel(A: torch.Tensor, B: torch.Tensor, C: torch.Tensor) -> None:
     for tile in hl.tile(A.size(0)):
         a_tile = A[tile].to(torch.float32)
@@ -28,7 +28,7 @@ def _geglu_tanh_fwd_kernel(A: torch.Tensor, B: torch.Tensor, C: torch.Tensor) ->
         C[tile] = (gelu_a * b_tile).to(C.dtype)
 
 
-@helion.kernel(fast_math=True, config=helion.Config(block_sizes=[1024], num_stages=3))
+@helion.kernel(fast_math=True, config=helion.Config(block_sizes=[1024]))
 def _geglu_tanh_bwd_kernel(
     dC: torch.Tensor, A: torch.Tensor, B: torch.Tensor, dA: torch.Tensor, dB: torch.Tensor
 ) -> None:

@@ -22,7 +22,7 @@ BLOCK_SIZE_M_DWDB = 32
 BLOCK_SIZE_N_DWDB = 64
 
 
-@helion.kernel(fast_math=True, config=helion.Config(block_sizes=[], num_stages=3))
+@helion.kernel(fast_math=True, config=helion.Config(block_sizes=[]))
 def _layer_norm_fwd_fused(
     X: torch.Tensor,
     Y: torch.Tensor,
@@ -47,7 +47,7 @@ def _layer_norm_fwd_fused(
         Y[row, :] = y_tile.to(Y.dtype)
 
 
-@helion.kernel(config=helion.Config(block_sizes=[], num_stages=3))
+@helion.kernel(config=helion.Config(block_sizes=[]))
 def _layer_norm_bwd_dx_fused(
     DX: torch.Tensor,
     DY: torch.Tensor,

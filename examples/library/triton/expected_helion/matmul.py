@@ -71,7 +71,7 @@ def matmul_kernel(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> None:
         c[tile_m, tile_n] = c_tile
 
 
-@helion.kernel(config=helion.Config(block_sizes=[16, 32], num_stages=3))
+@helion.kernel(config=helion.Config(block_sizes=[16, 32]))
 def _add_bias_kernel(C: torch.Tensor, Bias: torch.Tensor, M: int, N: int) -> None:
     for tile_m, tile_n in hl.tile([M, N]):
         c = C[tile_m, tile_n]
@@ -80,7 +80,7 @@ def _add_bias_kernel(C: torch.Tensor, Bias: torch.Tensor, M: int, N: int) -> Non
         C[tile_m, tile_n] = out.to(C.dtype)
 
 
-@helion.kernel(config=helion.Config(block_sizes=[16, 32], num_stages=3))
+@helion.kernel(config=helion.Config(block_sizes=[16, 32]))
 def _add_bias_relu_kernel(C: torch.Tensor, Bias: torch.Tensor, M: int, N: int) -> None:
     for tile_m, tile_n in hl.tile([M, N]):
         c = C[tile_m, tile_n]

@@ -17,7 +17,7 @@ import helion
 import helion.language as hl
 
 
-@helion.kernel(config=helion.Config(block_sizes=[], num_stages=3))
+@helion.kernel(config=helion.Config(block_sizes=[]))
 def _triton_rope(
     q: torch.Tensor,
     k: torch.Tensor,

@@ -33,7 +33,7 @@ def _num_warps_for(BLOCK_SIZE: int) -> int:
     return num_warps
 
 
-@helion.kernel(fast_math=True, config=helion.Config(block_sizes=[], num_stages=3))
+@helion.kernel(fast_math=True, config=helion.Config(block_sizes=[]))
 def _softmax_fwd_kernel(Y: torch.Tensor, X: torch.Tensor, n_cols: int) -> None:
     for row_idx in hl.grid(X.size(0)):
         row = X[row_idx, :]
@@ -45,7 +45,7 @@ def _softmax_fwd_kernel(Y: torch.Tensor, X: torch.Tensor, n_cols: int) -> None:
         Y[row_idx, :] = softmax_output.to(Y.dtype)
 
 
-@helion.kernel(fast_math=True, config=helion.Config(block_sizes=[], num_stages=3))
+@helion.kernel(fast_math=True, config=helion.Config(block_sizes=[]))
 def _softmax_fwd_strided_kernel(Y: torch.Tensor, X: torch.Tensor, n_cols: int) -> None:
     for row_idx in hl.grid(X.size(0)):
         row = X[row_idx, :]
@@ -56,7 +56,7 @@ def _softmax_fwd_strided_kernel(Y: torch.Tensor, X: torch.Tensor, n_cols: int) -
         Y[row_idx, :] = (numerator / denominator).to(Y.dtype)
 
 
-@helion.kernel(config=helion.Config(block_sizes=[], num_stages=3))
+@helion.kernel(config=helion.Config(block_sizes=[]))
 def _softmax_bwd_kernel(dX: torch.Tensor, dY: torch.Tensor, Y: torch.Tensor, n_cols: int) -> None:
     for row_idx in hl.grid(Y.size(0)):
         dy_tile = dY[row_idx, :]
