@@ -304,6 +304,23 @@ def test_broken_softmax_is_caught(tmp_path):
     assert not report.passed
 
 
+def test_an_unmasked_store_past_the_tensor_fails_instead_of_corrupting_memory(tmp_path):
+    """Under the CPU interpreter a store past a tensor's end would write into the process's heap
+    (and once TileLang is imported, the crash can hang in a signal handler): it is an error of
+    the translated side instead, reported on its row."""
+    path = translated(
+        "add",
+        tmp_path,
+        lambda t: t.replace(
+            "tl.store(out_ptrs, x + y, mask=mask_m[:, None] & mask_n[None, :])",
+            "tl.store(out_ptrs, x + y)",
+        ),
+    )
+    report = check_pair(EXAMPLES / "add.py", path, dtypes=("float32",), seeds=(0,))
+    assert not report.passed
+    assert all("OutOfBounds" in r.detail and "store" in r.detail for r in report.rows)
+
+
 def test_missing_entry_and_raising_translation_are_failed_rows(tmp_path):
     other = tmp_path / "other.py"
     other.write_text("def not_relu(x):\n    return x\n")

@@ -87,6 +87,9 @@ class _Module:
     #: Module-level ``NAME = <int>`` constants (tile sizes a launch passes by name).
     module_ints: dict[str, int] = field(default_factory=dict)
     launch_constants: dict[str, dict[int, int]] = field(default_factory=dict)
+    #: Per kernel, what each launch's grid measures: ``{axis: (argument position, dim)}`` where
+    #: the grid extent is ``<argument>.size(dim)`` (or its ``ct.cdiv`` by a tile size).
+    launch_grid_dims: dict[str, list[dict[int, tuple[int, int]]]] = field(default_factory=dict)
 
     def name_of(self, node: cst.BaseExpression) -> str | None:
         return resolve(node, self.aliases)
@@ -260,7 +263,18 @@ class KernelLifter:
         uses = self._uses.get(name)
         if not uses:
             return
-        use = uses[0]
+        # Several arrays may be indexed by the same block id (a row of X and one scalar of a
+        # per-row gradient): the grid measures the dim the launch sizes it by, where a launch
+        # says so; otherwise the first access's.
+        names = [p.name.value for p in self.fn.params.params]
+        measured = {
+            (names[position], dim)
+            for grid in self.mod.launch_grid_dims.get(self.fn.name.value, [])
+            if (position_dim := grid.get(self.bids[name])) is not None
+            for position, dim in [position_dim]
+            if position < len(names)
+        }
+        use = next((u for u in uses if (u.array, u.dim) in measured), uses[0])
         extent = ir.SizeOf(use.array, use.dim)
         self.tiles[name] = self.tile_var(name, extent, use.size)
 
@@ -962,6 +976,9 @@ def _launch_calls(
             if not isinstance(pos[3], cst.Tuple):
                 raise mod.error(pos[3], "the launch arguments must be a literal tuple")
             consts = mod.launch_constants.setdefault(pos[2].value, {})
+            mod.launch_grid_dims.setdefault(pos[2].value, []).append(
+                _grid_dims(pos[1], [el.value for el in pos[3].elements], mod)
+            )
             for i, el in enumerate(pos[3].elements):
                 value = el.value
                 if isinstance(value, cst.Name) and value.value in mod.module_ints:
@@ -971,6 +988,49 @@ def _launch_calls(
         if found:
             out.append((stmt, found))
     return out
+
+
+def _grid_dims(
+    grid: cst.BaseExpression, args: list[cst.BaseExpression], mod: _Module
+) -> dict[int, tuple[int, int]]:
+    """``{axis: (argument position, dim)}`` for each grid extent that is an argument's size:
+    ``a.size(d)``, ``a.shape[d]``, or either divided into tiles (``ct.cdiv(a.size(d), B)``)."""
+    if not isinstance(grid, cst.Tuple):
+        return {}
+    texts = [source_of(a) for a in args]
+    out: dict[int, tuple[int, int]] = {}
+    for axis, element in enumerate(grid.elements):
+        extent = element.value
+        if isinstance(extent, cst.Call) and len(extent.args) == 2:
+            name = mod.name_of(extent.func) or ""
+            if name.endswith(".cdiv"):
+                extent = extent.args[0].value
+        measured = _size_of(extent)
+        if measured is not None and measured[0] in texts:
+            out[axis] = (texts.index(measured[0]), measured[1])
+    return out
+
+
+def _size_of(expr: cst.BaseExpression) -> tuple[str, int] | None:
+    """``("a", d)`` for ``a.size(d)`` or ``a.shape[d]``."""
+    if (
+        isinstance(expr, cst.Call)
+        and isinstance(expr.func, cst.Attribute)
+        and expr.func.attr.value == "size"
+        and len(expr.args) == 1
+        and isinstance(expr.args[0].value, cst.Integer)
+    ):
+        return source_of(expr.func.value), int(expr.args[0].value.value)
+    if (
+        isinstance(expr, cst.Subscript)
+        and isinstance(expr.value, cst.Attribute)
+        and expr.value.attr.value == "shape"
+        and len(expr.slice) == 1
+        and isinstance(expr.slice[0].slice, cst.Index)
+        and isinstance(expr.slice[0].slice.value, cst.Integer)
+    ):
+        return source_of(expr.value.value), int(expr.slice[0].slice.value.value)
+    return None
 
 
 def _calls_of(fn: cst.FunctionDef, mod: _Module, name: str) -> list[cst.Call]:

@@ -9,14 +9,15 @@ from translator.dialects.base import Runner
 
 
 def _prepare(device: str) -> None:
-    """On the CPU: Triton's interpreter (``TRITON_INTERPRET=1``, read when kernels are decorated)
-    and stand-ins for the libdevice functions it lacks."""
+    """On the CPU: Triton's interpreter (``TRITON_INTERPRET=1``, read when kernels are decorated),
+    stand-ins for the libdevice functions it lacks, and bounds checks on its memory accesses."""
     if device != "cpu":
         return
     os.environ["TRITON_INTERPRET"] = "1"
-    from translator.dialects.triton.libdevice_shim import install
+    from translator.dialects.triton import bounds_guard, libdevice_shim
 
-    install()
+    libdevice_shim.install()
+    bounds_guard.install()
 
 
 def _warning() -> str | None:
