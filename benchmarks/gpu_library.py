@@ -19,12 +19,15 @@ kernels: ``benchmarks.gpu_configless`` tunes both). Prints a table last; writes
 
 from __future__ import annotations
 
+import argparse
+import importlib.util
 import json
 import os
 import statistics
 import sys
 import time
 import traceback
+from collections import Counter
 from pathlib import Path
 
 import torch
@@ -35,11 +38,24 @@ LIBRARY = ROOT / "examples" / "library"
 INPUTS = LIBRARY / "inputs.py"
 
 
-def _pairs() -> list[tuple[Path, Path]]:
+#: The module each DSL's code imports: a golden runs only where its runtime is installed (the
+#: `core` device bundle has Helion and TileLang, the `cutile` bundle cuTile).
+RUNTIMES = {"helion": "helion", "triton": "triton", "tilelang": "tilelang", "cutile": "cuda.tile"}
+
+
+def _installed(dsl: str) -> bool:
+    try:
+        return importlib.util.find_spec(RUNTIMES.get(dsl, dsl)) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def _pairs(only: list[str] | None = None) -> list[tuple[Path, Path]]:
     return [
         (source, golden)
         for folder in sorted(p for p in LIBRARY.iterdir() if p.is_dir())
         for source in sorted(folder.glob("*.py"))
+        if not only or source.stem in only
         for golden in sorted(folder.glob(f"expected_*/{source.name}"))
     ]
 
@@ -89,9 +105,20 @@ def main() -> int:
 
     from validation.runners import load_module
 
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--only", nargs="*", default=None, help="module names (file stems)")
+    opts = parser.parse_args()
     inputs_module = load_module(INPUTS, "inputs")
     rows: list[dict] = []
-    for source, golden in _pairs():
+    pairs, absent = [], Counter()
+    for source, golden in _pairs(opts.only):
+        dsls = (source.parent.name, golden.parent.name.removeprefix("expected_"))
+        missing = [d for d in dsls if not _installed(d)]
+        if missing:
+            absent[missing[0]] += 1
+        else:
+            pairs.append((source, golden))
+    for source, golden in pairs:
         t0 = time.time()
         try:
             got = run_pair(source, golden, inputs_module)
@@ -132,6 +159,8 @@ def main() -> int:
             + (f"{r['src_ms']:8.4f} {r['tr_ms']:8.4f} {r['ratio']:6.3f}{graph}" if timed else "")
             + (f"  {r.get('detail', '')[:80]}" if not r["equal"] else "")
         )
+    for dsl, count in sorted(absent.items()):
+        print(f"not run: {count} pair(s) with {dsl}, whose runtime is not installed here")
     equal = sum(1 for r in rows if r.get("equal"))
     print(f"{equal}/{len(rows)} public functions equivalent on the GPU", end="")
     if ratios:

@@ -27,7 +27,7 @@ import torch
 
 from benchmarks.common import ROOT, bench, outputs, rel_err
 from benchmarks.gpu_examples import CASES as HELION_CASES
-from benchmarks.gpu_triton_examples import CASES as TRITON_CASES
+from benchmarks.gpu_triton_examples import TRITON_CASES
 from benchmarks.gpu_triton_examples import (
     Gen,
     _bind_maker,

@@ -521,6 +521,11 @@ def _corpus() -> list[str]:
     lines = []
     for path in sorted(ROOT.glob("examples/*/expected_*/*.py")):
         for indent, tokens in _logical_lines(path.read_text()):
+            if tokens[0].string == "with":
+                # wrap_lines does not format `with` statements: the one emitter that writes them
+                # (TileLang's `with T.Kernel(...) as (bx, by):`) lays them out itself, exploded
+                # with a magic trailing comma, which test_style checks is ruff-stable.
+                continue
             multiline = tokens[0].start[0] != tokens[-1].end[0]
             for drop in (True, False) if multiline else (False,):
                 joined = indent + _join(tokens, drop)

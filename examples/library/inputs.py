@@ -55,4 +55,22 @@ def inputs(entry: str, device: str, dtype: str) -> tuple | None:
         return q, k, cos, sin
     if entry == "softmax_backward":
         return rand(M, N), torch.softmax(rand(M, N).float(), dim=-1).to(getattr(torch, dtype))
+    # The rest tiletrans could synthesise at validation sizes; they are here so that
+    # benchmarks/gpu_library.py, which times only what this function shapes, times them too.
+    if entry in ("swiglu_fwd", "swiglu", "swiglu_forward", "geglu", "add", "axpby", "scaled_add"):
+        return rand(M, N), rand(M, N)
+    if entry == "swiglu_bwd":
+        return rand(M, N), rand(M, N), rand(M, N)
+    if entry in ("softmax_lastdim", "log_softmax_lastdim", "softmax_forward", "leaky_relu"):
+        return (rand(M, N),)
+    if entry == "matmul":
+        return rand(M, K), rand(K, N)
+    if entry == "matmul_bias":
+        return rand(M, K), rand(K, N), rand(N)
+    if entry == "layer_norm_fwd":
+        return rand(M, N), rand(N), rand(N), 1e-5
+    if entry == "rms_norm_fwd":
+        return rand(M, N), rand(N), 1e-6
+    if entry == "cross_entropy_backward":  # a gradient per row: the kernel that scales rows
+        return rand(M, N), rand(M)
     return None
