@@ -27,8 +27,8 @@ import torch
 
 from benchmarks.common import ROOT, bench, outputs, rel_err
 from benchmarks.gpu_examples import CASES as HELION_CASES
-from benchmarks.gpu_triton_examples import TRITON_CASES
 from benchmarks.gpu_triton_examples import (
+    TRITON_CASES,
     Gen,
     _bind_maker,
     _compiled,
