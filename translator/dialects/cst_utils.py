@@ -104,11 +104,16 @@ def resolve(node: cst.BaseExpression, aliases: dict[str, str]) -> str | None:
     return name
 
 
+#: How tiletrans's own notes begin. In an input that is itself a translation they describe that
+#: earlier translation; the new one writes its own, so they are not carried.
+TOOL_NOTE = "tiletrans:"
+
+
 def comment_lines(lines: Sequence[cst.EmptyLine]) -> tuple[str, ...]:
-    """The comments among ``leading_lines``, without the ``#``."""
+    """The comments among ``leading_lines``, without the ``#`` (tiletrans's notes left out)."""
     out = []
     for line in lines:
-        if line.comment is not None:
+        if line.comment is not None and not _comment_text(line.comment).startswith(TOOL_NOTE):
             out.append(_comment_text(line.comment))
     return tuple(out)
 
@@ -122,8 +127,9 @@ def statement_comments(stmt: cst.CSTNode) -> tuple[str, ...]:
     """Leading comments of a statement plus its trailing comment, if any."""
     comments = comment_lines(getattr(stmt, "leading_lines", ()))
     trailing = getattr(stmt, "trailing_whitespace", None)
-    if trailing is not None and trailing.comment is not None:
-        comments += (_comment_text(trailing.comment),)
+    note = trailing.comment if trailing is not None else None
+    if note is not None and not _comment_text(note).startswith(TOOL_NOTE):
+        comments += (_comment_text(note),)
     return comments
 
 

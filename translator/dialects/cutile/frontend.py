@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from translator.diagnostics import TranslationError
+from translator.dialects.common.host_api import HostFunction, host_functions
 from translator.dialects.cst_utils import (
     Locator,
     call_args,
@@ -960,14 +961,15 @@ def parse(source: str, path: str) -> ir.Module:
 
 def _launch_calls(
     module: cst.Module, mod: _Module, kernels: set[str], g: dict
-) -> list[tuple[cst.FunctionDef, list[cst.Call]]]:
+) -> list[tuple[HostFunction, list[cst.Call]]]:
     """Each host function's ``ct.launch(stream, grid, kernel, args)`` calls; the integer
     constants a launch passes are the kernel's default tile sizes."""
     out = []
     launch_name = g["kernel"]["launch"]
-    for stmt in module.body:
-        if not isinstance(stmt, cst.FunctionDef) or stmt.name.value in kernels:
-            continue
+    # Module functions and the methods of module classes (an autograd Function's forward and
+    # backward launch kernels too).
+    for host in host_functions(module, skip=kernels | set(mod.helpers)):
+        stmt = host.node
         found = _calls_of(stmt, mod, launch_name)
         for call in found:
             pos, _ = call_args(call)
@@ -986,7 +988,7 @@ def _launch_calls(
                 elif isinstance(value, cst.Integer):
                     consts.setdefault(i, int(value.value))
         if found:
-            out.append((stmt, found))
+            out.append((host, found))
     return out
 
 
@@ -1047,14 +1049,14 @@ def _calls_of(fn: cst.FunctionDef, mod: _Module, name: str) -> list[cst.Call]:
 
 
 def _host(
-    launches: list[tuple[cst.FunctionDef, list[cst.Call]]],
+    launches: list[tuple[HostFunction, list[cst.Call]]],
     mod: _Module,
     kernels: dict[str, ir.Kernel],
 ) -> tuple[list[ir.Site], list[ir.Entry]]:
     """Launch sites and (incomplete) entries: the host code itself is carried as written."""
     sites: list[ir.Site] = []
     entries: list[ir.Entry] = []
-    for fn, calls in launches:
+    for host, calls in launches:
         body: list[ir.Stmt] = []
         for call in calls:
             pos, _ = call_args(call)
@@ -1075,8 +1077,8 @@ def _host(
                     site=len(sites) - 1,
                 )
             )
-        params = tuple(ir.Param(p.name.value, "tensor") for p in fn.params.params)
-        entries.append(ir.Entry(fn.name.value, params, tuple(body), complete=False))
+        params = tuple(ir.Param(p.name.value, "tensor") for p in host.node.params.params)
+        entries.append(ir.Entry(host.qualname, params, tuple(body), complete=False))
     return sites, entries
 
 
