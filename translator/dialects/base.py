@@ -10,6 +10,8 @@ strings, imported when first used, so that listing dialects imports no DSL runti
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -93,8 +95,15 @@ class Dialect:
             return ()
 
     def parse(self, source: str, path: str) -> ir.Module:
-        """The IR of ``source`` (a file of this DSL called ``path``)."""
-        return load(self.frontend)(source, path)
+        """The IR of ``source`` (a file of this DSL called ``path``), stamped with the source's
+        sha256 (the provenance header of every translation cites it, whatever the frontend)."""
+        module = load(self.frontend)(source, path)
+        digest = hashlib.sha256(source.encode()).hexdigest()
+        return (
+            module
+            if module.source_hash == digest
+            else dataclasses.replace(module, source_hash=digest)
+        )
 
     def make_backend(self) -> Backend:
         """A fresh backend of this DSL."""
