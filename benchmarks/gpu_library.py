@@ -97,6 +97,19 @@ def run_pair(source: Path, golden: Path, inputs_module) -> list[dict]:
     return list(rows.values())
 
 
+def _row_line(r: dict) -> str:
+    if "error" in r:
+        return f"{r['module']:22s} ERROR {r['error'][:100]}"
+    timed = "ratio" in r
+    graph = f" {r['graph_ratio']:6.3f}" if timed and r.get("graph_ratio") else "       "
+    return (
+        f"{r['module']:22s} {r['entry']:22s} {'yes' if r['equal'] else 'NO':>5s} "
+        f"{r['err']:9.2e} "
+        + (f"{r['src_ms']:8.4f} {r['tr_ms']:8.4f} {r['ratio']:6.3f}{graph}" if timed else "")
+        + (f"  {r.get('detail', '')[:80]}" if not r["equal"] else "")
+    )
+
+
 def main() -> int:
     # Configless Helion kernels run at Helion's default config, as on the CPU: a full autotune of
     # each (minutes per kernel on the H200) is not the comparison this script makes.
@@ -118,47 +131,34 @@ def main() -> int:
             absent[missing[0]] += 1
         else:
             pairs.append((source, golden))
-    for source, golden in pairs:
-        t0 = time.time()
-        try:
-            got = run_pair(source, golden, inputs_module)
-        except Exception as err:  # one module must not hide the others
-            traceback.print_exc()
-            got = [{"module": source.stem, "entry": "-", "error": f"{type(err).__name__}: {err}"}]
-        for row in got:
-            row["wall_s"] = round(time.time() - t0, 1)
-        rows.extend(got)
     env = {
         "device": torch.cuda.get_device_name(),
         "torch": torch.__version__,
         "triton": triton.__version__,
     }
     out = Path(os.environ.get("OUT", "/tmp")) / "gpu_library.json"
-    out.write_text(json.dumps({"env": env, "rows": rows}, indent=1))
     print(" | ".join(f"{k}={v}" for k, v in env.items()))
     print("ratio = source ms / translation ms")
     print(
         f"{'module':22s} {'entry':22s} {'equal':>5s} {'rel_err':>9s} {'src ms':>8s} {'tr ms':>8s}"
         f" {'ratio':>6s} {'graph':>6s}"
     )
-    graph_ratios = []
-    ratios = []
-    for r in rows:
-        if "error" in r:
-            print(f"{r['module']:22s} ERROR {r['error'][:100]}")
-            continue
-        timed = "ratio" in r
-        if timed:
-            ratios.append(r["ratio"])
-            if r.get("graph_ratio"):
-                graph_ratios.append(r["graph_ratio"])
-        graph = f" {r['graph_ratio']:6.3f}" if timed and r.get("graph_ratio") else "       "
-        print(
-            f"{r['module']:22s} {r['entry']:22s} {'yes' if r['equal'] else 'NO':>5s} "
-            f"{r['err']:9.2e} "
-            + (f"{r['src_ms']:8.4f} {r['tr_ms']:8.4f} {r['ratio']:6.3f}{graph}" if timed else "")
-            + (f"  {r.get('detail', '')[:80]}" if not r["equal"] else "")
-        )
+    # Rows are printed (and the JSON rewritten) as each module finishes, so that a run cut short
+    # by the device's time limit still reports what it measured.
+    for source, golden in pairs:
+        t0 = time.time()
+        try:
+            got = run_pair(source, golden, inputs_module)
+        except Exception as err:  # one module must not hide the others
+            traceback.print_exc(file=sys.stderr)
+            got = [{"module": source.stem, "entry": "-", "error": f"{type(err).__name__}: {err}"}]
+        for row in got:
+            row["wall_s"] = round(time.time() - t0, 1)
+            print(_row_line(row), flush=True)
+        rows.extend(got)
+        out.write_text(json.dumps({"env": env, "rows": rows}, indent=1))
+    ratios = [r["ratio"] for r in rows if "ratio" in r]
+    graph_ratios = [r["graph_ratio"] for r in rows if "ratio" in r and r.get("graph_ratio")]
     for dsl, count in sorted(absent.items()):
         print(f"not run: {count} pair(s) with {dsl}, whose runtime is not installed here")
     equal = sum(1 for r in rows if r.get("equal"))
