@@ -626,6 +626,7 @@ class InlineKernel(Stmt):
     site: int | None = None
     tuned: tuple[str, ...] = ()
     partial_dims: tuple[Expr, ...] = ()
+    block_texts: tuple[tuple[str, str], ...] = ()
     loc: Loc | None = _loc()
 
 
@@ -638,6 +639,9 @@ class Launch(Stmt):
     :class:`HostPlan` (``None`` for launches no source code spells). ``tuned`` are the source
     launch's arguments that the kernel's tunables stand for (``BLOCK_SIZE=BLOCK_SIZE``,
     ``num_warps=8``): a target that takes them from the kernel's configs says so.
+    ``block_texts`` are ``(tunable, text)``: the host value the source launch passes for a
+    block-size tunable (a size the host computes, such as ``min(C, next_power_of_2(n))``), for a
+    target whose launches pass tile sizes to pass the same value rather than a default.
     """
 
     kernel: str
@@ -645,6 +649,7 @@ class Launch(Stmt):
     texts: tuple[str, ...]
     site: int | None = None
     tuned: tuple[str, ...] = ()
+    block_texts: tuple[tuple[str, str], ...] = ()
     comments: tuple[str, ...] = ()
     loc: Loc | None = _loc()
 

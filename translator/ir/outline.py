@@ -131,6 +131,7 @@ def outline_kernel(
         texts=tuple(naming.text(inline, h) for h in hosts),
         site=inline.site,
         tuned=inline.tuned,
+        block_texts=inline.block_texts,
         comments=inline.comments,
         loc=inline.loc,
     )
@@ -274,6 +275,7 @@ def inline_launches(entry: ir.Entry, kernels: dict[str, ir.Kernel]) -> ir.Entry:
                 hints=k.hints,
                 site=s.site,
                 tuned=s.tuned,
+                block_texts=s.block_texts,
                 partial_dims=partial_dims,
                 loc=s.loc,
             )

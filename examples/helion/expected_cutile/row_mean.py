@@ -26,11 +26,7 @@ def _row_mean_kernel(
         ct.float32,
     )
     ct.store(
-        out,
-        index=(tile_m, 0),
-        tile=ct.broadcast_to(
-            ct.astype(ct.sum(row, axis=1, keepdims=True) / n, out.dtype), (BLOCK_SIZE_M, 1)
-        ),
+        out, index=(tile_m, 0), tile=ct.astype(ct.sum(row, axis=1, keepdims=True) / n, out.dtype)
     )
 
 

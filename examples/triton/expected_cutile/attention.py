@@ -156,8 +156,8 @@ def attention(
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(q.size(2), 64), q.size(1), q.size(0)),
+        (ct.cdiv(q.size(2), BLOCK_M), q.size(1), q.size(0)),
         _attn_fwd,
-        (q, k, v, o, sm_scale, 64, 64, 1 << (q.size(3) - 1).bit_length()),
+        (q, k, v, o, sm_scale, BLOCK_M, BLOCK_N, 1 << (q.size(3) - 1).bit_length()),
     )
     return o

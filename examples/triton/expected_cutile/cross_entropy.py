@@ -95,6 +95,6 @@ def cross_entropy(
         torch.cuda.current_stream(),
         (logits.size(0), 1, 1),
         cross_entropy_forward_kernel,
-        (logits, target, loss_1d, ignore_index, 32768),
+        (logits, target, loss_1d, ignore_index, BLOCK_SIZE),
     )
     return loss_1d

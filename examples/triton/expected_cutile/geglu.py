@@ -50,8 +50,8 @@ def geglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(c.view(-1).size(0), 1024), 1, 1),
+        (ct.cdiv(c.view(-1).size(0), BLOCK_SIZE), 1, 1),
         _geglu_tanh_forward_kernel,
-        (a.view(-1), b.view(-1), c.view(-1), 1024),
+        (a.view(-1), b.view(-1), c.view(-1), BLOCK_SIZE),
     )
     return c

@@ -130,6 +130,6 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
         torch.cuda.current_stream(),
         (x_arg.size(0), 1, 1),
         _layer_norm_fwd_fused,
-        (x_arg, y, weight, bias, mean, rstd, N, eps, 1024),
+        (x_arg, y, weight, bias, mean, rstd, N, eps, BLOCK_SIZE),
     )
     return y.reshape(x.shape), mean, rstd

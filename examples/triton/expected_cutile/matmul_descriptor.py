@@ -81,8 +81,8 @@ def matmul_descriptor(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     # tiletrans: group_size, num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(a.size(0), 64), ct.cdiv(b.size(1), 64), 1),
+        (ct.cdiv(a.size(0), BLOCK_M), ct.cdiv(b.size(1), BLOCK_N), 1),
         matmul_descriptor_kernel,
-        (a, b, c, 64, 64, 32),
+        (a, b, c, BLOCK_M, BLOCK_N, BLOCK_K),
     )
     return c

@@ -46,8 +46,8 @@ def row_sum(x: torch.Tensor) -> torch.Tensor:
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(x.size(0), 16), 1, 1),
+        (ct.cdiv(x.size(0), BLOCK_M), 1, 1),
         row_sum_kernel,
-        (x, out, 16, 256),
+        (x, out, BLOCK_M, BLOCK_N),
     )
     return out

@@ -78,7 +78,15 @@ class CutileBackend(Backend):
         g = load_grammar("cutile")["backend"]
         hx = HostPrinter(texts, calls=g["scalar_pointwise"], dtypes=g["host_dtypes"])
         config = dict(kernel.configs[0]) if kernel.configs else {}
-        blocks = {name: _block_value(kernel, name, config) for _, name in writer.sig.blocks}
+        blocks: dict[str, int | str] = {
+            name: _block_value(kernel, name, config) for _, name in writer.sig.blocks
+        }
+        for name, text in launch.block_texts:
+            # A size the source's host computes (`min(C, next_power_of_2(n))`) is passed as the
+            # source passes it, not baked as the default config's value; a literal is the
+            # config's own value either way.
+            if name in blocks and not text.strip().isdigit():
+                blocks[name] = text
         grid = []
         for t in kernel.grid:
             extent = hx(t.extent)
@@ -105,7 +113,7 @@ class CutileBackend(Backend):
         rounded = [
             f"{name} {config.get(name, kernel.tunable(name).default)} -> {value}"
             for name, value in blocks.items()
-            if value != config.get(name, kernel.tunable(name).default)
+            if isinstance(value, int) and value != config.get(name, kernel.tunable(name).default)
         ]
         if rounded:
             notes.append(f"tile sizes rounded up to powers of two: {', '.join(rounded)}")

@@ -40,6 +40,7 @@ from translator.dialects.cst_utils import (
 )
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
+from translator.ir.ops import reduce_identity
 from translator.ir.shapes import TypeEnv, dims_of, index_dims, infer, kernel_env
 from translator.ir.verifier import verify
 
@@ -552,6 +553,62 @@ class KernelLifter:
                 "mask with `t * TILE + ct.arange(TILE, dtype=ct.int32) < extent`",
             )
 
+    def lane_masked(self, value: ir.Expr, axis: int, identity: float) -> ir.Expr | None:
+        """``x`` where ``value`` is ``ct.where(valid, x, identity)`` and ``valid`` says which
+        lanes of the reduced dim are in bounds (``ct.arange(BLOCK_N) < n`` for a whole dim,
+        ``t * B + ct.arange(B) < extent`` for a tile; named, broadcast with ``[None, :]``, and
+        with other dims' bounds ``&``-ed in): the reduction masked, as the IR says it."""
+        value = self.named(value)
+        if not (isinstance(value, ir.Call) and value.op == "where" and len(value.args) == 3):
+            return None
+        cond, x, fill = value.args
+        fill = self.named(fill)
+        if isinstance(fill, ir.UnaryOp) and fill.op == "-" and isinstance(fill.operand, ir.Const):
+            fill = ir.Const(-fill.operand.value)  # type: ignore[operator]
+        if not (isinstance(fill, ir.Const) and isinstance(fill.value, (int, float))):
+            return None
+        if float(fill.value) != identity:
+            return None
+        dims = dims_of(infer(x, self.env))
+        if not dims or not -len(dims) <= axis < len(dims):
+            return None
+        reduced = dims[axis]
+        found = False
+        for conjunct in self.conjuncts(cond):
+            dim = self.lane_mask_dim(conjunct)
+            if dim is None or dim not in dims:
+                return None
+            mask_dims = dims_of(infer(conjunct, self.env))
+            # The mask's dim sits where the value's does (right-aligned broadcast).
+            offset = len(dims) - len(mask_dims)
+            if offset < 0 or mask_dims.index(dim) + offset != dims.index(dim):
+                return None
+            found |= dim == reduced
+        return x if found else None
+
+    def conjuncts(self, e: ir.Expr) -> list[ir.Expr]:
+        e = self.named(e)
+        if isinstance(e, ir.BinOp) and e.op == "&":
+            return self.conjuncts(e.lhs) + self.conjuncts(e.rhs)
+        return [e]
+
+    def lane_mask_dim(self, e: ir.Expr) -> ir.Dim | None:
+        """The dim whose in-bounds lanes ``e`` selects (``None``: no such mask)."""
+        e = self.named(e)
+        while isinstance(e, ir.ExpandDims):
+            e = self.named(e.value)
+        if not (isinstance(e, ir.BinOp) and e.op == "<"):
+            return None
+        lanes, bound = self.named(e.lhs), self.named(e.rhs)
+        full = isinstance(lanes, ir.Arange) and isinstance(lanes.dim, ir.FullDim)
+        if full and self.is_extent(bound, lanes.dim.extent):  # type: ignore[union-attr]
+            return lanes.dim  # type: ignore[union-attr]
+        if isinstance(lanes, ir.TileAttr) and lanes.attr == "index":
+            tile = self.tiles.get(lanes.tile)
+            if tile is not None and not tile.scalar and self.is_extent(bound, tile.extent):
+                return ir.BlockDim(tile.name)
+        return None
+
     def named(self, e: ir.Expr) -> ir.Expr:
         """The value a local name was assigned (a named mask or lane tile), else ``e``."""
         while isinstance(e, ir.Name) and e.id in self.values:
@@ -710,7 +767,7 @@ class KernelLifter:
     def ex_call(self, node: cst.Call) -> ir.Expr:
         method = isinstance(node.func, cst.Attribute) and node.func.attr.value == "reshape"
         if method and self.mod.name_of(node.func) is None:  # `tile.reshape(shape)`
-            return ir.Reshape(self.expr(node.func.value), self.shape(node.args[0].value))
+            return self.reshape(self.expr(node.func.value), self.shape(node.args[0].value))
         if source_of(node.func) == "float":
             return ir.Const(float(str(self.const_str(node.args[0].value))))
         if source_of(node.func) in ("min", "max"):
@@ -736,12 +793,15 @@ class KernelLifter:
             if axis is None:
                 raise self.mod.error(node, "a reduction needs its axis=")
             keep = kw.get("keepdims")
+            op = self.g["reductions"][name]
+            value = self.expr(pos[0])
+            masked = self.lane_masked(value, int(self.const(axis)), reduce_identity(op))
             return ir.Reduce(
-                self.g["reductions"][name],
-                self.expr(pos[0]),
+                op,
+                value if masked is None else masked,
                 int(self.const(axis)),
                 keepdim=keep is not None and source_of(keep) == "True",
-                masked=False,
+                masked=masked is not None,
             )
         if name in self.g["scans"]:
             axis = kw.get("axis", pos[1] if len(pos) > 1 else None)
@@ -797,9 +857,23 @@ class KernelLifter:
 
     def c_reshape(self, node: cst.Call) -> ir.Expr:
         pos, kw = call_args(node)
-        return ir.Reshape(
+        return self.reshape(
             self.expr(pos[0]), self.shape(kw.get("shape", pos[1] if len(pos) > 1 else None))
         )
+
+    def reshape(self, value: ir.Expr, shape: tuple[ir.Dim, ...]) -> ir.Expr:
+        """``ct.reshape(v, shape)``; of a load whose scalar indices keep unit dims (cuTile's
+        ``shape=(1, BLOCK_N)``) to the shape without them, the load that drops them."""
+        if isinstance(value, ir.Load) and any(isinstance(i, ir.NewAxis) for i in value.index):
+            dropped = ir.Load(
+                value.tensor,
+                tuple(i for i in value.index if not isinstance(i, ir.NewAxis)),
+                value.other,
+                loc=value.loc,
+            )
+            if dims_of(infer(dropped, self.env)) == shape:
+                return dropped
+        return ir.Reshape(value, shape)
 
     def c_transpose(self, node: cst.Call) -> ir.Expr:
         pos, _ = call_args(node)

@@ -68,6 +68,11 @@ class KernelWriter(CodePrinter):
         self.mask_lines: list[str] = []
         self.pads: dict[str, float | None] = {}
         self.reassigned = _reassigned(kernel.body)
+        self.definitions: dict[str, list[ir.Expr]] = {}
+        for st in walk_stmts(kernel.body):
+            if isinstance(st, ir.Assign):
+                self.definitions.setdefault(st.target, []).append(st.value)
+        self._sources_seen: set[str] = set()
         self._plan()
 
     # ------------------------------------------------------------------ planning
@@ -432,19 +437,50 @@ class KernelWriter(CodePrinter):
         target_dims = index_dims(s.tensor, s.index, self.env, s.loc)
         if dims and self.shape(target_dims) != shape:
             value = f"ct.reshape({value}, {shape})"
-        elif dims and dims != target_dims:
+        elif dims and any(
+            isinstance(d, ir.UnitDim) and self.dim_size(t) != "1" for d, t in zip(dims, target_dims)
+        ):
+            # A unit dim stretched over the region (whole dims of two arrays whose sizes the
+            # launch proves equal need nothing: their tiles are the same power of two).
             value = f"ct.broadcast_to({value}, {shape})"
         self.emit(f"ct.store({s.tensor}, index={index}, tile={value})")
 
     def store_value(self, tensor: str, value: ir.Expr) -> str:
-        """``value`` in the tensor's dtype (cuTile stores never narrow implicitly)."""
+        """``value`` in the tensor's dtype (cuTile stores never narrow implicitly, where the
+        source's store casts). The IR types a mix of two arrays' dtypes as the first's (inputs
+        of one dtype), so a value that reads any other array is cast: a fp16 row scaled by a
+        fp32 gradient is fp32 in cuTile."""
         dt = dtype_of(self.type_of(value))
         param = self.kernel.param(tensor)
-        if dt == ir.DTypeOf(tensor) or (param.dtype is not None and dt == param.dtype):
+        own = dt == ir.DTypeOf(tensor) and self.dtype_sources(value) <= {tensor}
+        if own or (param.dtype is not None and dt == param.dtype):
             return self.text(value)
         if isinstance(value, ir.Cast):
             value = value.value  # re-cast to the tensor's own dtype instead
         return f"ct.astype({self.text(value)}, {tensor}.dtype)"
+
+    def dtype_sources(self, e: ir.Expr) -> set[str]:
+        """The arrays whose run-time dtype may reach the dtype of ``e`` (through names, too)."""
+        if isinstance(e, ir.Cast):
+            return {e.dtype.tensor} if isinstance(e.dtype, ir.DTypeOf) else set()
+        if isinstance(e, ir.Load):
+            return {e.tensor} if self.kernel.param(e.tensor).dtype is None else set()
+        if isinstance(e, ir.Name):
+            if e.id in self._sources_seen:
+                return set()
+            self._sources_seen.add(e.id)
+            try:
+                return set().union(*(self.dtype_sources(v) for v in self.definitions.get(e.id, [])))
+            finally:
+                self._sources_seen.discard(e.id)
+        if isinstance(e, (ir.Reduce, ir.Scan)) and e.op in ("argmax", "argmin"):
+            return set()
+        if isinstance(e, ir.Dot):
+            return {e.out_dtype.tensor} if isinstance(e.out_dtype, ir.DTypeOf) else set()
+        out: set[str] = set()
+        for child in _children(e):
+            out |= self.dtype_sources(child)
+        return out
 
     def _st_TileLoop(self, s: ir.TileLoop) -> None:
         outer = self.env
@@ -481,6 +517,20 @@ class KernelWriter(CodePrinter):
             self.stmt(s)
         head = [f"    {t.name} = ct.bid({axis})" for axis, t in enumerate(self.kernel.grid)]
         return head + self.mask_lines + self.lines
+
+
+def _children(e: ir.Expr) -> list[ir.Expr]:
+    """The direct sub-expressions of ``e``."""
+    import dataclasses
+
+    out: list[ir.Expr] = []
+    for f in dataclasses.fields(e):
+        v = getattr(e, f.name)
+        if isinstance(v, ir.Expr):
+            out.append(v)
+        elif isinstance(v, tuple):
+            out.extend(x for x in v if isinstance(x, ir.Expr))
+    return out
 
 
 def _bare_argument(template: str, i: int) -> bool:

@@ -120,7 +120,10 @@ def cpu_launch(stream: Any, grid: tuple, kernel: Any, args: tuple, **_: Any) -> 
                 f"{k.name}: {what} = {size_a} stands for {b}.shape[{db}] = {values[b].size(db)}"
             )
     _check_grid(k, grid, values, config)
-    run_kernel(k, {p.name: values[p.name] for p in k.params}, config)
+    # Kernels write their arrays in place as cuTile's do, beneath autograd (an array the host
+    # holds with requires_grad, such as a cached gradient, is written like any other).
+    with torch.no_grad():
+        run_kernel(k, {p.name: values[p.name] for p in k.params}, config)
     return None
 
 

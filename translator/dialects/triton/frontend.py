@@ -2290,6 +2290,7 @@ class EntryBuilder:
             hints=hints,
             site=site,
             tuned=launch.tuned_texts(),
+            block_texts=launch.block_texts(),
             partial_dims=k.partial_dims,
             loc=k.loc,
         )

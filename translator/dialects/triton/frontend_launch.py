@@ -262,6 +262,16 @@ class Launch:
                 out.append(f"{key}={_arg_text(a.value)}")
         return tuple(out)
 
+    def block_texts(self) -> tuple[tuple[str, str], ...]:
+        """``(tunable, text)`` for each block-size tunable whose value the launch passes (not
+        the autotuner): the host's own value, for targets whose launches pass tile sizes."""
+        out = []
+        for key, name in self.block_tunables.items():
+            b = self.bindings.get(key)
+            if b is not None and not b.tuned and key in self.texts and name != "group_size":
+                out.append((name, self.texts[key]))
+        return tuple(out)
+
     def param_order(self, host_name: str) -> object:
         p = self._param_of(host_name)
         params = self.kernel.params

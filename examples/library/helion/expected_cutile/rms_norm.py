@@ -137,14 +137,9 @@ def _rms_norm_bwd_kernel(
     ct.store(
         grad_x,
         index=(tile_m, 0),
-        tile=ct.broadcast_to(
-            ct.astype(rstd_tile[:, None] * (dy_w - x_hat * dot), grad_x.dtype),
-            (BLOCK_SIZE_M, BLOCK_N),
-        ),
+        tile=ct.astype(rstd_tile[:, None] * (dy_w - x_hat * dot), grad_x.dtype),
     )
-    ct.store(
-        grad_w_partial, index=(tile_m, 0), tile=ct.broadcast_to(dy * x_hat, (BLOCK_SIZE_M, BLOCK_N))
-    )
+    ct.store(grad_w_partial, index=(tile_m, 0), tile=dy * x_hat)
 
 
 def rms_norm_bwd(

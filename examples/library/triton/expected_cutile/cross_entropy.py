@@ -71,7 +71,7 @@ def element_mul_kernel(
         ct.store(
             X,
             index=(program_id, tile_i),
-            tile=ct.reshape(X_block * grad_output_tile, (1, BLOCK_SIZE)),
+            tile=ct.reshape(ct.astype(X_block * grad_output_tile, X.dtype), (1, BLOCK_SIZE)),
         )
 
 
@@ -91,7 +91,7 @@ def row_mul_kernel(
         ct.store(
             X,
             index=(program_id, tile_i),
-            tile=ct.reshape(X_block * grad_output_tile, (1, BLOCK_SIZE)),
+            tile=ct.reshape(ct.astype(X_block * grad_output_tile, X.dtype), (1, BLOCK_SIZE)),
         )
 
 
@@ -152,7 +152,7 @@ def cross_entropy_backward(grad_input, grad_output):
             torch.cuda.current_stream(),
             (grad_input.size(0), 1, 1),
             element_mul_kernel,
-            (grad_input, grad_output.view(-1), 32768),
+            (grad_input, grad_output.view(-1), BLOCK_SIZE),
         )
     else:
         grad_output = grad_output.contiguous()
@@ -161,7 +161,7 @@ def cross_entropy_backward(grad_input, grad_output):
             torch.cuda.current_stream(),
             (grad_input.size(0), 1, 1),
             row_mul_kernel,
-            (grad_input, grad_output.view(-1), 32768),
+            (grad_input, grad_output.view(-1), BLOCK_SIZE),
         )
     return grad_input
 

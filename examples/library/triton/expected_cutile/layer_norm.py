@@ -221,9 +221,9 @@ class LayerNorm(torch.autograd.Function):
         # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
         ct.launch(
             torch.cuda.current_stream(),
-            (ct.cdiv(N, 64), 1, 1),
+            (ct.cdiv(N, BLOCK_SIZE_N_DWDB), 1, 1),
             _layer_norm_bwd_dwdb,
-            (_dw, _db, dw.view(-1), db.view(-1), M, N, 64, 32),
+            (_dw, _db, dw.view(-1), db.view(-1), M, N, BLOCK_SIZE_N_DWDB, BLOCK_SIZE_M_DWDB),
         )
         return dx.view_as(dy), None, dw, db, None
 

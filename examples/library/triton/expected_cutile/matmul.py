@@ -166,16 +166,16 @@ def linear(
             # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
             ct.launch(
                 torch.cuda.current_stream(),
-                (ct.cdiv(M, 16), ct.cdiv(N, 32), 1),
+                (ct.cdiv(M, BLOCK_SIZE_M), ct.cdiv(N, BLOCK_SIZE_N), 1),
                 _add_bias_relu_kernel,
-                (out, bias.view(-1), M, N, 16, 32),
+                (out, bias.view(-1), M, N, BLOCK_SIZE_M, BLOCK_SIZE_N),
             )
         else:
             # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
             ct.launch(
                 torch.cuda.current_stream(),
-                (ct.cdiv(M, 16), ct.cdiv(N, 32), 1),
+                (ct.cdiv(M, BLOCK_SIZE_M), ct.cdiv(N, BLOCK_SIZE_N), 1),
                 _add_bias_kernel,
-                (out, bias.view(-1), M, N, 16, 32),
+                (out, bias.view(-1), M, N, BLOCK_SIZE_M, BLOCK_SIZE_N),
             )
     return out.view(*x.shape[:-1], N)
