@@ -638,6 +638,14 @@ class Launch(Stmt):
     :class:`HostPlan` (``None`` for launches no source code spells). ``tuned`` are the source
     launch's arguments that the kernel's tunables stand for (``BLOCK_SIZE=BLOCK_SIZE``,
     ``num_warps=8``): a target that takes them from the kernel's configs says so.
+
+    ``setup`` and ``value`` are for DSLs whose runtime allocates a kernel's outputs, so that
+    the launch is an expression worth them (TileLang's ``out_idx``: ``c = kernel(a, b)``):
+    ``setup`` are host statements (Python text, plain torch) that allocate those outputs
+    before the launch; ``value`` is the Python text of what the source's launch expression
+    evaluated to (the outputs' names). Every target then launches as a statement of its own
+    after ``setup``: an expression site becomes ``value``, and a statement site
+    (``c = kernel(a, b)``, where ``setup`` binds ``c`` itself) becomes ``setup`` and the launch.
     """
 
     kernel: str
@@ -645,6 +653,8 @@ class Launch(Stmt):
     texts: tuple[str, ...]
     site: int | None = None
     tuned: tuple[str, ...] = ()
+    setup: tuple[str, ...] = ()
+    value: str | None = None
     comments: tuple[str, ...] = ()
     loc: Loc | None = _loc()
 
