@@ -167,6 +167,8 @@ class KernelLifter:
         #: names of the current T.Parallel loop's lane variables, in domain order, with dims
         self.lanes: list[tuple[str, ir.Dim]] = []
         self.threads: str | int | None = None
+        #: buffers whose contents are a region of a global tensor (lanes past its edge hold 0)
+        self.loaded: set[str] = set()
 
     # ------------------------------------------------------------------ helpers
 
@@ -498,6 +500,11 @@ class KernelLifter:
         elif dims != buf.dims:
             value = ir.Broadcast(value, buf.dims)
         self.env.vars[buf.name] = infer(value, self.env)
+        plain = value.value if isinstance(value, ir.Cast) else value
+        if isinstance(plain, ir.Load) and plain.other == 0.0:
+            self.loaded.add(buf.name)
+        else:
+            self.loaded.discard(buf.name)
         return ir.Assign(buf.name, value, loc=self.mod.locate(node))
 
     # ------------------------------------------------------------------ statements
@@ -719,7 +726,11 @@ class KernelLifter:
         if self.flag(args.get("transpose_B")):
             rhs = ir.Permute(rhs, (1, 0))
         acc = None if self.flag(args.get("clear_accum")) else ir.Name(c.name)
-        dot = ir.Dot(lhs, rhs, acc, c.dtype, masked=False, loc=self.mod.locate(call))
+        # An operand copied from global memory holds 0 past K, so those lanes add 0 times the
+        # other operand's: the dot leaves them out (masked) as long as that one is finite there
+        # (a pad computed from 0s: a dequantised weight, an exp).
+        zero = a.name in self.loaded or b.name in self.loaded
+        dot = ir.Dot(lhs, rhs, acc, c.dtype, masked=zero, loc=self.mod.locate(call))
         return [self.assign(c, dot, call)]
 
     def flag(self, node: cst.BaseExpression | None) -> bool:
@@ -736,8 +747,12 @@ class KernelLifter:
         axis = -1 if dim_node is None else int(self.scalar_const(dim_node))
         axis = axis % len(src.dims)
         clear = kw.get("clear", pos[3] if len(pos) > 3 else None)
+        # A whole-dim buffer has no lanes past its extent: masked or not is one meaning, and
+        # masked is what every target can write. Along a block, every lane takes part as it
+        # holds (a T.copy padded it with 0).
+        whole = isinstance(src.dims[axis], ir.FullDim)
         value: ir.Expr = ir.Reduce(
-            op, ir.Name(src.name), axis, masked=False, loc=self.mod.locate(call)
+            op, ir.Name(src.name), axis, masked=whole, loc=self.mod.locate(call)
         )
         if len(dst.dims) == len(src.dims):
             value = ir.ExpandDims(value, axis)
@@ -1419,7 +1434,7 @@ def _host(
                 f"device={_atom(device)}.device)"
             )
             texts[n] = host
-        value = None if single else ", ".join(texts[n] for n in outputs)
+        value = None if single or not outputs else ", ".join(texts[n] for n in outputs)
         if single:
             site = ir.Site(mod.locate.span(stmt), statement=True)  # type: ignore[arg-type]
         else:
