@@ -16,5 +16,23 @@ def tilelang_inputs(entry: str, device: str, dtype: str) -> tuple:
     table = {
         "add": lambda: (randn(45, 300), randn(45, 300)),
         "gemm": lambda: (randn(150, 72), randn(72, 130)),
+        "linear": lambda: (randn(70, 40), randn(90, 40)),
+        "matvec": lambda: (randn(100, 300), randn(300)),
+        "softmax": lambda: (randn(37, 100),),
+        "rms_norm": lambda: (randn(45, 129), randn(129), 1e-6),
+        "layer_norm": lambda: (randn(33, 130), randn(130), randn(130), 1e-5),
+        "row_sum": lambda: (randn(70, 150),),
+        "column_sum": lambda: (randn(150, 70),),
+        "gelu": lambda: (randn(1000),),
+        "scaled_add": lambda: (randn(40, 150), randn(40, 150), 0.75),
+        "matmul_bias_relu": lambda: (randn(70, 40), randn(40, 90), randn(90)),
+        "bmm": lambda: (randn(3, 70, 40), randn(3, 40, 90)),
+        "matmul": lambda: (randn(150, 72), randn(72, 130)),
+        "dequant_gemm": lambda: (
+            randn(70, 40),
+            torch.randint(-127, 128, (40, 90), dtype=torch.int8, device=device),
+            randn(90) * 0.05,
+        ),
+        "cumsum": lambda: (randn(20, 90),),
     }
     return table[entry]()

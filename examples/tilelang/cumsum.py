@@ -1,4 +1,5 @@
-"""Inclusive prefix sums along each row (``T.cumsum`` over a whole-row fragment)."""
+"""Inclusive prefix sums along each row (``T.cumsum`` over a power-of-two row fragment: lanes
+past the row's end come after every lane the output keeps)."""
 
 import tilelang
 import tilelang.language as T
@@ -7,11 +8,13 @@ import torch
 
 @tilelang.jit(out_idx=[-1])
 def cumsum_kernel(M, N, block_M=8, threads=128, dtype="float32"):
+    N_pad = tilelang.math.next_power_of_2(N)
+
     @T.prim_func
     def main(X: T.Tensor((M, N), dtype), Y: T.Tensor((M, N), dtype)):
         with T.Kernel(T.ceildiv(M, block_M), threads=threads) as bx:
-            x = T.alloc_fragment((block_M, N), "float32")
-            y = T.alloc_fragment((block_M, N), "float32")
+            x = T.alloc_fragment((block_M, N_pad), "float32")
+            y = T.alloc_fragment((block_M, N_pad), "float32")
             T.copy(X[bx * block_M, 0], x)
             T.cumsum(x, y, dim=1)
             T.copy(y, Y[bx * block_M, 0])

@@ -59,6 +59,7 @@ from translator.dialects.cst_utils import (
 )
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
+from translator.ir.padding import fold_pad
 from translator.ir.shapes import TypeEnv, dims_of, dtype_of, infer, kernel_env
 from translator.ir.verifier import verify
 
@@ -144,6 +145,11 @@ class _Buffer:
     dims: tuple[ir.Dim, ...]
     dtype: ir.DTypeExpr
     node: cst.CSTNode
+    #: per dim: whether the buffer spans a power of two past the dim's extent
+    #: (``tilelang.math.next_power_of_2(N)`` lanes of a whole dim)
+    padded: tuple[bool, ...] = ()
+    #: what its lanes past a padded extent hold (``None``: not one known number)
+    pad: float | None = None
 
 
 # --------------------------------------------------------------------------------------------------
@@ -166,6 +172,8 @@ class KernelLifter:
         self.env = TypeEnv()
         #: names of the current T.Parallel loop's lane variables, in domain order, with dims
         self.lanes: list[tuple[str, ir.Dim]] = []
+        #: the lane variables that run past a padded whole dim's extent
+        self.padded_lanes: set[str] = set()
         self.threads: str | int | None = None
         #: buffers whose contents are a region of a global tensor (lanes past its edge hold 0)
         self.loaded: set[str] = set()
@@ -427,8 +435,24 @@ class KernelLifter:
 
     # ------------------------------------------------------------------ dims and buffers
 
+    def is_padded(self, node: cst.BaseExpression) -> bool:
+        """Whether an extent is a whole dim padded to a power of two
+        (``N_pad = tilelang.math.next_power_of_2(N)``)."""
+        if isinstance(node, cst.Name) and node.value in self.fac.locals:
+            node = self.fac.locals[node.value]
+        return (
+            isinstance(node, cst.Call)
+            and self.mod.name_of(node.func) in self.g["kernel"]["pad_to"]
+        )
+
     def dim(self, node: cst.BaseExpression) -> ir.Dim:
         """The IR dim of a buffer-shape or ``T.Parallel`` extent."""
+        if isinstance(node, cst.Name) and node.value in self.fac.locals:
+            value = self.fac.locals[node.value]
+            if self.is_padded(value):
+                pos, _ = call_args(value)  # type: ignore[arg-type]
+                return self.dim(pos[0])
+            return self.dim(value)
         if isinstance(node, cst.Integer) and node.value == "1":
             return ir.UnitDim()
         key = node.value if isinstance(node, (cst.Name, cst.Integer)) else None
@@ -464,7 +488,12 @@ class KernelLifter:
             if entries is not None
             else (self.dim(shape),)
         )
-        self.buffers[name] = _Buffer(name, dims, self.dtype(dt), call)
+        padded = (
+            tuple(self.is_padded(e.value) for e in entries)
+            if entries is not None
+            else (self.is_padded(shape),)
+        )
+        self.buffers[name] = _Buffer(name, dims, self.dtype(dt), call, padded)
 
     def buffer(self, node: cst.BaseExpression) -> _Buffer:
         if isinstance(node, cst.Name) and node.value in self.buffers:
@@ -492,7 +521,10 @@ class KernelLifter:
             return lit if lit is not None else source_of(ann)
         return d
 
-    def assign(self, buf: _Buffer, value: ir.Expr, node: cst.CSTNode) -> ir.Stmt:
+    def assign(
+        self, buf: _Buffer, value: ir.Expr, node: cst.CSTNode, pad: float | None = None
+    ) -> ir.Stmt:
+        buf.pad = pad
         value = self.convert(value, buf.dtype)
         dims = dims_of(infer(value, self.env))
         if isinstance(value, ir.Const) or not dims:
@@ -608,7 +640,8 @@ class KernelLifter:
                 f"`{source_of(target)}` does not write every lane of `{buf.name}` once",
                 "write buffers as `buf[i, j] = ...` in a T.Parallel loop over the buffer's shape",
             )
-        return self.assign(buf, self.lane_expr(value), node)
+        pad = self.pad_of(value) if any(buf.padded) else None
+        return self.assign(buf, self.lane_expr(value), node, pad)
 
     def st_call(self, call: cst.Call) -> list[ir.Stmt]:
         self.check_unsupported(call)
@@ -627,7 +660,7 @@ class KernelLifter:
             buf = self.buffer(dst)
             items = self.region(src, buf)
             load = ir.Load(src.value.value, items, 0.0, loc=self.mod.locate(call))  # type: ignore[union-attr]
-            return [self.assign(buf, load, call)]
+            return [self.assign(buf, load, call, 0.0)]
         if isinstance(dst, cst.Subscript) and self.is_tensor(dst.value):
             buf = self.buffer(src)
             tensor = dst.value.value  # type: ignore[union-attr]
@@ -642,7 +675,7 @@ class KernelLifter:
             a, b = self.buffer(src), self.buffer(dst)
             if a.dims != b.dims:
                 raise self.error(call, f"T.copy between buffers of different shapes")
-            return [self.assign(b, ir.Name(a.name), call)]
+            return [self.assign(b, ir.Name(a.name), call, a.pad)]
         raise self.error(
             call,
             "T.copy between a tensor region `A[i0, i1]` and a buffer, or two buffers, is read",
@@ -702,13 +735,14 @@ class KernelLifter:
     def s_clear(self, call: cst.Call) -> list[ir.Stmt]:
         pos, _ = call_args(call)
         buf = self.buffer(pos[0])
-        return [self.assign(buf, ir.Full(buf.dims, ir.Const(0.0), buf.dtype), call)]
+        return [self.assign(buf, ir.Full(buf.dims, ir.Const(0.0), buf.dtype), call, 0.0)]
 
     def s_fill(self, call: cst.Call) -> list[ir.Stmt]:
         pos, kw = call_args(call)
         buf = self.buffer(pos[0])
-        value = self.scalar_expr(kw.get("value", pos[1] if len(pos) > 1 else None))
-        return [self.assign(buf, ir.Full(buf.dims, value, buf.dtype), call)]
+        node = kw.get("value", pos[1] if len(pos) > 1 else None)
+        value = self.scalar_expr(node)
+        return [self.assign(buf, ir.Full(buf.dims, value, buf.dtype), call, self.pad_of(node))]
 
     def s_gemm(self, call: cst.Call) -> list[ir.Stmt]:
         pos, kw = call_args(call)
@@ -729,7 +763,7 @@ class KernelLifter:
         # An operand copied from global memory holds 0 past K, so those lanes add 0 times the
         # other operand's: the dot leaves them out (masked) as long as that one is finite there
         # (a pad computed from 0s: a dequantised weight, an exp).
-        zero = a.name in self.loaded or b.name in self.loaded
+        zero = a.name in self.loaded or b.name in self.loaded or 0.0 in (a.pad, b.pad)
         dot = ir.Dot(lhs, rhs, acc, c.dtype, masked=zero, loc=self.mod.locate(call))
         return [self.assign(c, dot, call)]
 
@@ -751,6 +785,16 @@ class KernelLifter:
         # masked is what every target can write. Along a block, every lane takes part as it
         # holds (a T.copy padded it with 0).
         whole = isinstance(src.dims[axis], ir.FullDim)
+        if src.padded and src.padded[axis]:
+            identity = {"sum": 0.0, "max": -math.inf, "min": math.inf}[op]
+            if src.pad != identity:
+                held = "values the frontend cannot name" if src.pad is None else f"{src.pad}"
+                raise self.error(
+                    call,
+                    f"`{src.name}`'s lanes past the row's end hold {held}, not the identity "
+                    f"{identity} of the {op} this reduces them with",
+                    f"write them as T.if_then_else(j < N, value, {identity}) before reducing",
+                )
         value: ir.Expr = ir.Reduce(
             op, ir.Name(src.name), axis, masked=whole, loc=self.mod.locate(call)
         )
@@ -854,10 +898,12 @@ class KernelLifter:
         if len(names) != len(pos):
             raise self.error(s, "bind one name per T.Parallel extent")
         self.lanes = [(n, self.dim(e)) for n, e in zip(names, pos)]
+        self.padded_lanes = {n for n, e in zip(names, pos) if self.is_padded(e)}
         try:
             return list(self.block(s.body.body))
         finally:
             self.lanes = []
+            self.padded_lanes = set()
 
     def st_if(self, s: cst.If) -> list[ir.Stmt]:
         orelse: tuple[ir.Stmt, ...] = ()
@@ -1041,6 +1087,9 @@ class KernelLifter:
             return ir.Call("cdiv", (self.lane_expr(pos[0]), self.lane_expr(pos[1])))
         if name in self.g["composites"]:
             return self.composite(self.g["composites"][name], node, pos)
+        if self.g["pointwise"].get(name or "") == "where" and self.lane_bound(pos[0]):
+            # `j < N` over a padded row: true on every lane the IR has.
+            return self.lane_expr(pos[1])
         if name in self.g["pointwise"]:
             op = self.g["pointwise"][name]
             return ir.Call(op, tuple(self.lane_expr(a) for a in pos), loc=self.mod.locate(node))
@@ -1048,6 +1097,71 @@ class KernelLifter:
             op = "minimum" if source_of(node.func) == "min" else "maximum"
             return ir.Call(op, tuple(self.lane_expr(a) for a in pos))
         raise self.error(node, f"`{source_of(node.func)}` is not read in TileLang kernels")
+
+    def lane_bound(self, node: cst.BaseExpression) -> bool:
+        """Whether ``node`` is ``j < N``: a lane of a padded whole dim below its extent."""
+        if not (isinstance(node, cst.Comparison) and len(node.comparisons) == 1):
+            return False
+        c = node.comparisons[0]
+        left = node.left
+        if not (
+            isinstance(c.operator, cst.LessThan)
+            and isinstance(left, cst.Name)
+            and left.value in self.padded_lanes
+        ):
+            return False
+        lanes = [n for n, _ in self.lanes]
+        dim = self.lanes[lanes.index(left.value)][1]
+        try:
+            bound = self.scalar_expr(c.comparator)
+        except TranslationError:
+            return False
+        return isinstance(dim, ir.FullDim) and bound == dim.extent
+
+    def pad_of(self, node: cst.BaseExpression | None) -> float | None:
+        """What ``node`` (an element expression) holds on the lanes past a padded row's end
+        (``None``: not one known number; data lanes are finite but unknown)."""
+        if node is None:
+            return None
+        if isinstance(node, (cst.Integer, cst.Float)):
+            return float(node.evaluated_value)
+        if isinstance(node, cst.Subscript):
+            base = node.value
+            names = {
+                el.slice.value.value
+                for el in node.slice
+                if isinstance(el.slice, cst.Index) and isinstance(el.slice.value, cst.Name)
+            }
+            if not names & self.padded_lanes:
+                return None
+            if isinstance(base, cst.Name) and base.value in self.buffers:
+                return self.buffers[base.value].pad
+            return 0.0  # a global element past the edge reads the safe value 0
+        if isinstance(node, cst.BinaryOperation):
+            op = _BINOPS.get(type(node.operator), "")
+            return _fold(op, [self.pad_of(node.left), self.pad_of(node.right)])
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+            inner = self.pad_of(node.expression)
+            return None if inner is None else -inner
+        if isinstance(node, cst.Comparison):
+            if self.lane_bound(node):
+                return 0.0
+            return None
+        if isinstance(node, cst.Call):
+            pos, kw = call_args(node)
+            role = self.role(node.func)
+            if role == "cast":
+                return self.pad_of(pos[0])
+            if role == "Cast":
+                return self.pad_of(pos[1])
+            if role == "infinity":
+                return math.inf
+            op = self.g["pointwise"].get(self.mod.name_of(node.func) or "")
+            if op == "where" and self.lane_bound(pos[0]):
+                return self.pad_of(pos[2])
+            if op is not None:
+                return _fold(op, [self.pad_of(a) for a in pos])
+        return None
 
     def composite(self, what: str, node: cst.Call, pos: list) -> ir.Expr:
         args = [self.lane_expr(a) for a in pos]
@@ -1064,6 +1178,13 @@ _CST_OPS: dict[str, type] = {
     "*": cst.Multiply,
     "/": cst.Divide,
 }
+
+
+def _fold(op: str, pads: list[float | None]) -> float | None:
+    """``fold_pad`` with data lanes finite; ``None`` where no operand is a known number."""
+    if all(p is None for p in pads):
+        return None
+    return fold_pad(op, pads, "finite")
 
 
 def ir_scalar_type(kind: str) -> object:
