@@ -7,18 +7,18 @@ import torch
 
 
 @tilelang.jit(out_idx=[-1])
-def bmm_kernel(
-    Batch, M, N, K, block_M=64, block_N=64, block_K=32, threads=128, dtype="float16"
-):
+def bmm_kernel(Batch, M, N, K, block_M=64, block_N=64, block_K=32, threads=128, dtype="float16"):
     @T.prim_func
     def main(
         A: T.Tensor((Batch, M, K), dtype),
         B: T.Tensor((Batch, K, N), dtype),
         C: T.Tensor((Batch, M, N), dtype),
     ):
-        with T.Kernel(
-            T.ceildiv(N, block_N), T.ceildiv(M, block_M), Batch, threads=threads
-        ) as (bx, by, bz):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), Batch, threads=threads) as (
+            bx,
+            by,
+            bz,
+        ):
             A_shared = T.alloc_shared((block_M, block_K), dtype)
             B_shared = T.alloc_shared((block_K, block_N), dtype)
             C_local = T.alloc_fragment((block_M, block_N), "float32")

@@ -10,8 +10,8 @@ import torch
 @tilelang.autotune(
     configs=[
         {"threads": 256, "block_N": 128, "block_M": 128, "block_K": 64, "num_stages": 3},
-        {"threads": 256, "block_N": 128, "block_M": 64, "block_K": 32, "num_stages": 4},
-        {"threads": 256, "block_N": 64, "block_M": 128, "block_K": 32, "num_stages": 3},
+        {"threads": 128, "block_N": 128, "block_M": 64, "block_K": 32, "num_stages": 4},
+        {"threads": 128, "block_N": 64, "block_M": 128, "block_K": 32, "num_stages": 3},
     ],
 )
 @tilelang.jit

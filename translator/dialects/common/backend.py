@@ -10,7 +10,6 @@ not implement refuse with a diagnostic, never a traceback.
 from __future__ import annotations
 
 import dataclasses
-
 from typing import ClassVar
 
 from translator.diagnostics import TranslationError

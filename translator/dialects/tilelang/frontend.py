@@ -40,6 +40,7 @@ located diagnostic, like everything else the lifter does not read.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import math
 from collections.abc import Callable
@@ -175,6 +176,8 @@ class KernelLifter:
         #: the lane variables that run past a padded whole dim's extent
         self.padded_lanes: set[str] = set()
         self.threads: str | int | None = None
+        #: IR tunable -> the factory parameter it stands for (``num_warps`` -> ``threads``)
+        self.factory_param: dict[str, str] = {}
         #: buffers whose contents are a region of a global tensor (lanes past its edge hold 0)
         self.loaded: set[str] = set()
 
@@ -193,7 +196,9 @@ class KernelLifter:
         for prefix, reason in self.g["unsupported"].items():
             if name == prefix or (prefix.endswith("_") and name.startswith(prefix)):
                 short = source_of(call.func)
-                raise self.error(call, f"`{short}` is not supported: {reason.split(';')[0]}", reason)
+                raise self.error(
+                    call, f"`{short}` is not supported: {reason.split(';')[0]}", reason
+                )
 
     def int_value(self, node: cst.BaseExpression) -> int | None:
         """A literal int, a module constant, or a factory parameter's launch value/default."""
@@ -221,7 +226,9 @@ class KernelLifter:
                 f"`{name}` has no integer default or launch value",
                 f"give `{name}` a default in the factory's signature",
             )
-        self.tunables[name] = ir.Tunable(name if kind == "block_size" else kind, kind, value // scale)
+        self.tunables[name] = ir.Tunable(
+            name if kind == "block_size" else kind, kind, value // scale
+        )
 
     # ------------------------------------------------------------------ the kernel
 
@@ -268,7 +275,7 @@ class KernelLifter:
         for cfg in self.fac.configs:
             row = []
             for param, t in tunables:
-                value = cfg.get(param)
+                value = cfg.get(self.factory_param.get(param, param))
                 if value is None:
                     row.append((t.name, t.default))
                 else:
@@ -301,13 +308,17 @@ class KernelLifter:
             for source in (passed, default):
                 if source is not None and self.literal_dtype(source) is not None:
                     return self.literal_dtype(source)  # type: ignore[return-value]
-        if isinstance(node, cst.Attribute) and node.attr.value == "dtype":
-            if isinstance(node.value, cst.Name) and node.value.value in self.fac.tensors:
-                return ir.DTypeOf(node.value.value)
+        if (
+            isinstance(node, cst.Attribute)
+            and node.attr.value == "dtype"
+            and isinstance(node.value, cst.Name)
+            and node.value.value in self.fac.tensors
+        ):
+            return ir.DTypeOf(node.value.value)
         raise self.error(
             node,
             f"dtype `{source_of(node)}` is not read",
-            "write a dtype string (\"float32\"), or a factory parameter that also types a tensor",
+            'write a dtype string ("float32"), or a factory parameter that also types a tensor',
         )
 
     def kernel_grid(self, node: cst.With) -> list[ir.TileVar]:
@@ -337,6 +348,7 @@ class KernelLifter:
             if isinstance(threads, cst.Name) and threads.value in self.fac.params:
                 self.tunable(threads.value, "num_warps", threads, scale=32)
                 self.tunables["num_warps"] = self.tunables.pop(threads.value)
+                self.factory_param["num_warps"] = threads.value
                 self.threads = threads.value
             elif isinstance(threads, cst.Integer):
                 self.tunables["num_warps"] = ir.Tunable(
@@ -441,8 +453,7 @@ class KernelLifter:
         if isinstance(node, cst.Name) and node.value in self.fac.locals:
             node = self.fac.locals[node.value]
         return (
-            isinstance(node, cst.Call)
-            and self.mod.name_of(node.func) in self.g["kernel"]["pad_to"]
+            isinstance(node, cst.Call) and self.mod.name_of(node.func) in self.g["kernel"]["pad_to"]
         )
 
     def dim(self, node: cst.BaseExpression) -> ir.Dim:
@@ -484,9 +495,7 @@ class KernelLifter:
             raise self.error(call, "T.alloc_*(shape, dtype) is read")
         entries = shape.elements if isinstance(shape, (cst.Tuple, cst.List)) else None
         dims = (
-            tuple(self.dim(e.value) for e in entries)
-            if entries is not None
-            else (self.dim(shape),)
+            tuple(self.dim(e.value) for e in entries) if entries is not None else (self.dim(shape),)
         )
         padded = (
             tuple(self.is_padded(e.value) for e in entries)
@@ -579,10 +588,13 @@ class KernelLifter:
             raise self.error(s, "chained assignments are not read")
         target = s.targets[0].target
         value = s.value
-        if isinstance(target, cst.Name) and isinstance(value, cst.Call):
-            if self.role(value.func) in ("alloc_shared", "alloc_fragment", "alloc_local"):
-                self.alloc(target.value, value)
-                return []
+        if (
+            isinstance(target, cst.Name)
+            and isinstance(value, cst.Call)
+            and self.role(value.func) in ("alloc_shared", "alloc_fragment", "alloc_local")
+        ):
+            self.alloc(target.value, value)
+            return []
         if isinstance(target, cst.Subscript):
             return [self.element_store(target, value, s)]
         raise self.error(
@@ -592,7 +604,7 @@ class KernelLifter:
         )
 
     def st_augassign(self, s: cst.AugAssign) -> list[ir.Stmt]:
-        op = _BINOPS.get(type(s.operator).__mro__[0], None)
+        op = _BINOPS.get(type(s.operator).__mro__[0])
         ops = {
             cst.AddAssign: "+",
             cst.SubtractAssign: "-",
@@ -602,9 +614,7 @@ class KernelLifter:
         op = ops.get(type(s.operator))
         if op is None or not isinstance(s.target, cst.Subscript):
             raise self.error(s, f"`{source_of(s).strip()}` is not read")
-        combined = cst.BinaryOperation(
-            left=s.target, operator=_CST_OPS[op](), right=s.value
-        )
+        combined = cst.BinaryOperation(left=s.target, operator=_CST_OPS[op](), right=s.value)
         return [self.element_store(s.target, combined, s)]
 
     def element_store(
@@ -622,8 +632,10 @@ class KernelLifter:
             value = self.convert(value, ir.DTypeOf(base.value))
             vdims = dims_of(infer(value, self.env))
             if vdims != region_dims:
-                value = ir.Broadcast(value, region_dims) if vdims else ir.Full(
-                    region_dims, value, ir.DTypeOf(base.value)
+                value = (
+                    ir.Broadcast(value, region_dims)
+                    if vdims
+                    else ir.Full(region_dims, value, ir.DTypeOf(base.value))
                 )
             return ir.Store(base.value, items, value, loc=self.mod.locate(node))
         buf = self.buffer(base)
@@ -668,13 +680,15 @@ class KernelLifter:
             value: ir.Expr = ir.Name(buf.name)
             region = tuple(i for i in items if not isinstance(i, ir.NewAxis))
             if len(region) != len(items):
-                value = ir.Reshape(value, tuple(d for d in buf.dims if not isinstance(d, ir.UnitDim)))
+                value = ir.Reshape(
+                    value, tuple(d for d in buf.dims if not isinstance(d, ir.UnitDim))
+                )
             value = self.convert(value, ir.DTypeOf(tensor))
             return [ir.Store(tensor, region, value, loc=self.mod.locate(call))]
         if isinstance(src, cst.Name) and isinstance(dst, cst.Name):
             a, b = self.buffer(src), self.buffer(dst)
             if a.dims != b.dims:
-                raise self.error(call, f"T.copy between buffers of different shapes")
+                raise self.error(call, "T.copy between buffers of different shapes")
             return [self.assign(b, ir.Name(a.name), call, a.pad)]
         raise self.error(
             call,
@@ -805,9 +819,7 @@ class KernelLifter:
             old = ir.Name(dst.name)
             value = self.convert(value, dst.dtype)
             value = (
-                ir.BinOp(combine, old, value)
-                if combine == "+"
-                else ir.Call(combine, (old, value))
+                ir.BinOp(combine, old, value) if combine == "+" else ir.Call(combine, (old, value))
             )
         return [self.assign(dst, value, call)]
 
@@ -871,6 +883,7 @@ class KernelLifter:
                 if isinstance(node, cst.Name) and node.value in self.fac.params:
                     self.tunable(node.value, "num_stages", node)
                     self.tunables["num_stages"] = self.tunables.pop(node.value)
+                    self.factory_param["num_stages"] = node.value
                     stages = self.tunables["num_stages"].default
                 else:
                     stages = self.int_value(node)
@@ -994,8 +1007,10 @@ class KernelLifter:
                 continue
             axis, offset = lane
             d = self.lanes[axis][1]
-            if isinstance(d, ir.BlockDim) and offset is not None and self.is_tile_start(
-                offset, self.tiles[d.tile]
+            if (
+                isinstance(d, ir.BlockDim)
+                and offset is not None
+                and self.is_tile_start(offset, self.tiles[d.tile])
             ):
                 items.append(ir.TileIndex(d.tile))
             elif isinstance(d, ir.FullDim) and offset is None:
@@ -1260,7 +1275,7 @@ def _factory(fn: cst.FunctionDef, mod: _Module, g: dict) -> _Factory:
         _, kw = call_args(jit.decorator)
         for key, value in kw.items():
             if key == "out_idx":
-                if isinstance(value, cst.Integer) or isinstance(value, cst.UnaryOperation):
+                if isinstance(value, (cst.Integer, cst.UnaryOperation)):
                     out_idx = [int(source_of(value))]
                 elif isinstance(value, (cst.List, cst.Tuple)):
                     out_idx = [int(source_of(e.value)) for e in value.elements]
@@ -1281,6 +1296,7 @@ def _factory(fn: cst.FunctionDef, mod: _Module, g: dict) -> _Factory:
             raise mod.error(d, f"the decorator `{source_of(target)}` is not read")
     params = [p.name.value for p in fn.params.params]
     defaults = {p.name.value: p.default for p in fn.params.params if p.default is not None}
+    _refuse_eager(fn, mod, g)
     prim = None
     local_values: dict[str, cst.BaseExpression] = {}
     for stmt in fn.body.body:
@@ -1297,12 +1313,6 @@ def _factory(fn: cst.FunctionDef, mod: _Module, g: dict) -> _Factory:
             continue
         raise mod.error(stmt, "a factory body holds its prim_func, assignments and a return")
     if prim is None:
-        if "T.const(" in source_of(fn) or "T.empty(" in source_of(fn):
-            raise mod.error(
-                fn,
-                "eager-style TileLang kernels (T.const sizes, T.empty outputs) are not read yet",
-                "write a @tilelang.jit factory returning a @T.prim_func",
-            )
         raise mod.error(fn, f"the factory `{fn.name.value}` defines no @T.prim_func")
     fac = _Factory(fn, prim, params, defaults, out_idx, configs, tune is not None)
     fac.locals = local_values
@@ -1328,6 +1338,27 @@ def _factory(fn: cst.FunctionDef, mod: _Module, g: dict) -> _Factory:
         if isinstance(dtype, cst.Name) and dtype.value in params:
             fac.dtypes.setdefault(dtype.value, p.name.value)
     return fac
+
+
+def _refuse_eager(fn: cst.FunctionDef, mod: _Module, g: dict) -> None:
+    """The eager style (a jit function without a prim_func, sizes from ``T.const``, outputs from
+    ``T.empty``) is refused at the function."""
+    eager = set(g["kernel"]["eager"])
+    nested = any(isinstance(s, cst.FunctionDef) for s in fn.body.body)
+    found: list[cst.Call] = []
+
+    class Calls(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            if mod.name_of(node.func) in eager:
+                found.append(node)
+
+    fn.visit(Calls())
+    if found and not nested:
+        raise mod.error(
+            fn,
+            "eager-style TileLang kernels (T.const sizes, T.empty outputs) are not read yet",
+            "write a @tilelang.jit factory that returns a @T.prim_func over T.Tensor parameters",
+        )
 
 
 def _configs(node: cst.BaseExpression | None, mod: _Module, where: cst.CSTNode) -> list[dict]:
@@ -1376,12 +1407,15 @@ def parse(source: str, path: str) -> ir.Module:
             and isinstance(small.value, cst.Integer)
         ):
             mod.module_ints[small.targets[0].target.value] = int(small.value.value)
-        if isinstance(stmt, cst.FunctionDef):
-            if _decorator(stmt, mod, g["kernel"]["decorator"]) is not None:
-                factories[stmt.name.value] = _factory(stmt, mod, g)
+        if (
+            isinstance(stmt, cst.FunctionDef)
+            and _decorator(stmt, mod, g["kernel"]["decorator"]) is not None
+        ):
+            factories[stmt.name.value] = _factory(stmt, mod, g)
     if not factories:
         raise TranslationError(
-            f"{path} defines no @tilelang.jit factory", ir.Loc(path, 1, 0),
+            f"{path} defines no @tilelang.jit factory",
+            ir.Loc(path, 1, 0),
             "tiletrans reads @tilelang.jit factories that return a @T.prim_func",
         )
     hosts = _host_calls(module, mod, factories)
@@ -1399,7 +1433,9 @@ def parse(source: str, path: str) -> ir.Module:
         path,
         tuple(entries),
         kernels,
-        ir.HostPlan(source, tuple(sites), tuple(edits), tuple(load_grammar("tilelang")["packages"])),
+        ir.HostPlan(
+            source, tuple(sites), tuple(edits), tuple(load_grammar("tilelang")["packages"])
+        ),
         source_hash=hashlib.sha256(source.encode()).hexdigest(),
         source_dialect="tilelang",
     )
@@ -1419,54 +1455,56 @@ class _Launch:
     built_by: cst.SimpleStatementLine | None
 
 
-def _host_calls(
-    module: cst.Module, mod: _Module, factories: dict[str, _Factory]
-) -> list[_Launch]:
-    """Each host function's launches: ``k = factory(...)`` then ``k(...)``, or
-    ``factory(...)(...)``; the arguments of a factory's first launch give its defaults."""
+class _LaunchFinder(cst.CSTVisitor):
+    """The launches in one host function (``k = factory(...)`` then ``k(...)``, or
+    ``factory(...)(...)``), in order."""
+
+    def __init__(self, fn: cst.FunctionDef, factories: dict[str, _Factory]) -> None:
+        self.fn = fn
+        self.factories = factories
+        self.line: list[cst.SimpleStatementLine] = []
+        self.built: dict[str, tuple[str, cst.Call, cst.SimpleStatementLine]] = {}
+        self.found: list[_Launch] = []
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        self.line.append(node)
+        small = node.body[0]
+        if (
+            isinstance(small, cst.Assign)
+            and isinstance(small.targets[0].target, cst.Name)
+            and isinstance(small.value, cst.Call)
+            and isinstance(small.value.func, cst.Name)
+            and small.value.func.value in self.factories
+        ):
+            self.built[small.targets[0].target.value] = (small.value.func.value, small.value, node)
+
+    def leave_SimpleStatementLine(self, original_node: cst.SimpleStatementLine) -> None:
+        self.line.pop()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        line = self.line[-1] if self.line else None
+        if isinstance(func, cst.Name) and func.value in self.built:
+            name, build, by = self.built[func.value]
+            self.found.append(_Launch(self.fn, name, build, node, line, by))
+        elif (
+            isinstance(func, cst.Call)
+            and isinstance(func.func, cst.Name)
+            and func.func.value in self.factories
+        ):
+            self.found.append(_Launch(self.fn, func.func.value, func, node, line, None))
+
+
+def _host_calls(module: cst.Module, mod: _Module, factories: dict[str, _Factory]) -> list[_Launch]:
+    """Each host function's launches; the arguments of a factory's first launch give its
+    defaults."""
     found: list[_Launch] = []
     for stmt in module.body:
         if not isinstance(stmt, cst.FunctionDef) or stmt.name.value in factories:
             continue
-        built: dict[str, tuple[str, cst.Call, cst.SimpleStatementLine]] = {}
-
-        class Visit(cst.CSTVisitor):
-            def __init__(self) -> None:
-                self.line: list[cst.SimpleStatementLine] = []
-
-            def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-                self.line.append(node)
-                small = node.body[0]
-                if (
-                    isinstance(small, cst.Assign)
-                    and isinstance(small.targets[0].target, cst.Name)
-                    and isinstance(small.value, cst.Call)
-                    and isinstance(small.value.func, cst.Name)
-                    and small.value.func.value in factories
-                ):
-                    built[small.targets[0].target.value] = (
-                        small.value.func.value,
-                        small.value,
-                        node,
-                    )
-
-            def leave_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-                self.line.pop()
-
-            def visit_Call(self, node: cst.Call) -> None:
-                func = node.func
-                line = self.line[-1] if self.line else None
-                if isinstance(func, cst.Name) and func.value in built:
-                    name, build, by = built[func.value]
-                    found.append(_Launch(stmt, name, build, node, line, by))
-                elif (
-                    isinstance(func, cst.Call)
-                    and isinstance(func.func, cst.Name)
-                    and func.func.value in factories
-                ):
-                    found.append(_Launch(stmt, func.func.value, func, node, line, None))
-
-        stmt.visit(Visit())
+        finder = _LaunchFinder(stmt, factories)
+        stmt.visit(finder)
+        found.extend(finder.found)
     for launch in found:
         fac = factories[launch.factory]
         bound = _bind(launch.build, fac.params, mod)
@@ -1518,12 +1556,7 @@ def _host(
         kernel = kernels[launch.factory]
         bound = _bind(launch.build, fac.params, mod)
 
-        def text(param: str) -> str:
-            if param in bound:
-                return source_of(bound[param])
-            if param in fac.defaults:
-                return source_of(fac.defaults[param])
-            raise mod.error(launch.build, f"the factory call passes no `{param}`")
+        text = functools.partial(_arg_text, bound=bound, fac=fac, call=launch.build, mod=mod)
 
         inputs = [n for i, n in enumerate(fac.tensor_order) if not _is_out(i, fac)]
         outputs = [n for i, n in enumerate(fac.tensor_order) if _is_out(i, fac)]
@@ -1577,9 +1610,7 @@ def _host(
             args.append(ir.Name(tmp))
             arg_texts.append(t)
         tuned = tuple(
-            source_of(bound[p])
-            for p in fac.params
-            if p in bound and _is_tunable(p, kernel, fac)
+            source_of(bound[p]) for p in fac.params if p in bound and _is_tunable(p, kernel, fac)
         )
         body.append(
             ir.Launch(
@@ -1598,6 +1629,22 @@ def _host(
         params = tuple(_host_param(p) for p in fn.params.params)
         entries.append(ir.Entry(name, params, tuple(body), complete=False))
     return sites, entries, edits
+
+
+def _arg_text(
+    param: str,
+    *,
+    bound: dict[str, cst.BaseExpression],
+    fac: _Factory,
+    call: cst.Call,
+    mod: _Module,
+) -> str:
+    """What a launch passes for factory parameter ``param`` (its default if it passes none)."""
+    if param in bound:
+        return source_of(bound[param])
+    if param in fac.defaults:
+        return source_of(fac.defaults[param])
+    raise mod.error(call, f"the factory call passes no `{param}`")
 
 
 def _is_tunable(param: str, kernel: ir.Kernel, fac: _Factory) -> bool:
@@ -1628,8 +1675,10 @@ def _host_text(node: cst.BaseExpression, text: Callable[[str], str]) -> str:
     if isinstance(node, cst.Integer):
         return node.value
     if isinstance(node, cst.BinaryOperation):
-        return f"({_host_text(node.left, text)}{node.operator.whitespace_before.value}" \
+        return (
+            f"({_host_text(node.left, text)}{node.operator.whitespace_before.value}"
             f"{source_of(node.operator).strip()} {_host_text(node.right, text)})"
+        )
     return source_of(node)
 
 
