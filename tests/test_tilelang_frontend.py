@@ -195,7 +195,7 @@ def test_eager_style_kernels_are_a_located_refusal(tmp_path: Path) -> None:
     )
     with pytest.raises(TranslationError, match="eager-style") as err:
         translate_file(path, "tilelang", "triton")
-    assert err.value.loc is not None and err.value.loc.line == 5
+    assert err.value.loc is not None and err.value.loc.line == 6
 
 
 def test_translation_never_imports_the_tilelang_source(tmp_path: Path) -> None:
