@@ -15,9 +15,9 @@ def tilelang_inputs(entry: str, device: str, dtype: str) -> tuple:
 
     table = {
         "add": lambda: (randn(45, 300), randn(45, 300)),
-        "gemm": lambda: (randn(150, 72), randn(72, 130)),
+        "gemm": lambda: (randn(130, 40), randn(40, 140)),
         "linear": lambda: (randn(70, 40), randn(90, 40)),
-        "matvec": lambda: (randn(100, 300), randn(300)),
+        "matvec": lambda: (randn(100, 200), randn(200)),
         "softmax": lambda: (randn(37, 100),),
         "rms_norm": lambda: (randn(45, 129), randn(129), 1e-6),
         "layer_norm": lambda: (randn(33, 130), randn(130), randn(130), 1e-5),
@@ -26,13 +26,13 @@ def tilelang_inputs(entry: str, device: str, dtype: str) -> tuple:
         "gelu": lambda: (randn(1000),),
         "scaled_add": lambda: (randn(40, 150), randn(40, 150), 0.75),
         "matmul_bias_relu": lambda: (randn(70, 40), randn(40, 90), randn(90)),
-        "bmm": lambda: (randn(3, 70, 40), randn(3, 40, 90)),
-        "matmul": lambda: (randn(150, 72), randn(72, 130)),
+        "bmm": lambda: (randn(2, 70, 24), randn(2, 24, 50)),
+        "matmul": lambda: (randn(70, 40), randn(40, 140)),
         "dequant_gemm": lambda: (
             randn(70, 40),
             torch.randint(-127, 128, (40, 90), dtype=torch.int8, device=device),
             randn(90) * 0.05,
         ),
-        "cumsum": lambda: (randn(20, 90),),
+        "cumsum": lambda: (randn(10, 90),),
     }
     return table[entry]()
