@@ -47,10 +47,16 @@ def example_sets() -> list[tuple[str, Path, list[str]]]:
         out.append((name, ROOT / dialect.examples, list(target_dialects())))
         library = ROOT / "examples" / "library" / name
         if library.is_dir():
-            # Library modules go into the dialects that also read them back (their round trip
-            # and CPU equivalence with backward passes are what the library tests check); a
-            # write-only dialect (TileLang today) gets them with its frontend.
-            targets = [t for t in target_dialects() if t != name and dialects()[t].frontend]
+            # Library modules go into the dialects that have a library corpus of their own
+            # (examples/library/<dsl>/): their round trip and CPU equivalence with backward
+            # passes are what the library tests check, and a dialect joins by adding its
+            # corpus (reading a DSL is not enough: TileLang reads its own kernels, but no
+            # library-style TileLang modules exist to round-trip through yet).
+            targets = [
+                t
+                for t in target_dialects()
+                if t != name and (ROOT / "examples" / "library" / t).is_dir()
+            ]
             out.append((name, library, targets))
     return out
 

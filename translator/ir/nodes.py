@@ -642,6 +642,14 @@ class Launch(Stmt):
     ``block_texts`` are ``(tunable, text)``: the host value the source launch passes for a
     block-size tunable (a size the host computes, such as ``min(C, next_power_of_2(n))``), for a
     target whose launches pass tile sizes to pass the same value rather than a default.
+
+    ``setup`` and ``value`` are for DSLs whose runtime allocates a kernel's outputs, so that
+    the launch is an expression worth them (TileLang's ``out_idx``: ``c = kernel(a, b)``):
+    ``setup`` are host statements (Python text, plain torch) that allocate those outputs
+    before the launch; ``value`` is the Python text of what the source's launch expression
+    evaluated to (the outputs' names). Every target then launches as a statement of its own
+    after ``setup``: an expression site becomes ``value``, and a statement site
+    (``c = kernel(a, b)``, where ``setup`` binds ``c`` itself) becomes ``setup`` and the launch.
     """
 
     kernel: str
@@ -650,6 +658,8 @@ class Launch(Stmt):
     site: int | None = None
     tuned: tuple[str, ...] = ()
     block_texts: tuple[tuple[str, str], ...] = ()
+    setup: tuple[str, ...] = ()
+    value: str | None = None
     comments: tuple[str, ...] = ()
     loc: Loc | None = _loc()
 

@@ -9,6 +9,7 @@ not implement refuse with a diagnostic, never a traceback.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import ClassVar
 
 from translator.diagnostics import TranslationError
@@ -61,7 +62,8 @@ class Backend:
             for launch in entry.launches():
                 if launch.site is not None:
                     kernel = module.kernel(launch.kernel)
-                    launches[launch.site] = self.launch_code(kernel, launch, module)
+                    code = self.launch_code(kernel, launch, module)
+                    launches[launch.site] = _with_outputs(code, launch, module)
         imports = list(self.imports(module))
         for code in kernels.values():
             imports.extend(code.imports)
@@ -85,3 +87,21 @@ class Backend:
 
 
 __all__ = ["Backend"]
+
+
+def _with_outputs(code: LaunchCode, launch: ir.Launch, module: ir.Module) -> LaunchCode:
+    """``code`` for a launch whose source runtime allocated outputs (:attr:`ir.Launch.setup`):
+    the allocations go first, and an expression site launches as a statement of its own before
+    the statement that holds it, which reads the launch's :attr:`ir.Launch.value` instead."""
+    if not launch.setup and launch.value is None:
+        return code
+    statement = (
+        module.host is not None
+        and launch.site is not None
+        and module.host.sites[launch.site].statement
+    )
+    if statement or launch.value is None:
+        return dataclasses.replace(code, prelude=(*launch.setup, *code.prelude))
+    return dataclasses.replace(
+        code, expr=launch.value, prelude=(*launch.setup, *code.prelude, code.expr)
+    )

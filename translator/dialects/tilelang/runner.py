@@ -8,7 +8,8 @@ factory compiles is checked and run in two ways:
   that catches what TileLang's layout inference and gemm lowering refuse;
 * numerically, through TileLang's C target with the Cython execution backend, after a
   validation-only rewrite that the C target needs: ``T.alloc_shared``/``T.alloc_fragment`` ->
-  ``T.alloc_local``, ``T.Parallel`` -> ``T.grid``, ``T.Pipelined`` -> ``T.serial``. Blocks then
+  ``T.alloc_local``, ``T.Parallel`` -> ``T.grid``, ``T.Pipelined`` -> ``T.serial``,
+  ``T.cumsum`` -> serial loops (the C target has no cumsum lowering). Blocks then
   run one after another and threads and pipelining are ignored, so the run checks arithmetic and
   ragged edges, not races or layouts. The rewrite swaps the ``tilelang.language`` functions only
   while the factory builds the CPU variant; nothing is written to the user's files.
@@ -34,7 +35,10 @@ def cpu_variant() -> Iterator[None]:
     """While active, ``tilelang.language`` builds kernels the C target can run."""
     import tilelang.language as T
 
-    saved = {k: getattr(T, k) for k in ("alloc_shared", "alloc_fragment", "Parallel", "Pipelined")}
+    saved = {
+        k: getattr(T, k)
+        for k in ("alloc_shared", "alloc_fragment", "Parallel", "Pipelined", "cumsum")
+    }
 
     def local(shape, dtype, *args, **kwargs):  # type: ignore[no-untyped-def]
         return T.alloc_local(shape, dtype)
@@ -49,11 +53,34 @@ def cpu_variant() -> Iterator[None]:
     T.alloc_fragment = local
     T.Parallel = grid
     T.Pipelined = serial
+    T.cumsum = _serial_cumsum()
     try:
         yield
     finally:
         for k, v in saved.items():
             setattr(T, k, v)
+
+
+def _serial_cumsum() -> object:
+    """``T.cumsum(src, dst, dim)`` as serial loops (the C target has no cumsum lowering): each
+    lane adds its predecessor along ``dim`` (1-D and 2-D buffers, forward scans)."""
+    import tilelang.language as T
+
+    @T.macro
+    def cumsum(src, dst=None, dim=0, reverse=False):  # type: ignore[no-untyped-def]
+        if dst is None:
+            dst = src
+        if len(src.shape) == 1:
+            for j in T.serial(src.shape[0]):
+                dst[j] = src[j] + T.if_then_else(j > 0, dst[T.max(j - 1, 0)], 0)
+        elif dim == 1 or dim == -1:
+            for i, j in T.grid(src.shape[0], src.shape[1]):
+                dst[i, j] = src[i, j] + T.if_then_else(j > 0, dst[i, T.max(j - 1, 0)], 0)
+        else:
+            for j, i in T.grid(src.shape[0], src.shape[1]):
+                dst[j, i] = src[j, i] + T.if_then_else(j > 0, dst[T.max(j - 1, 0), i], 0)
+
+    return cumsum
 
 
 def check_compiles(func: object) -> None:

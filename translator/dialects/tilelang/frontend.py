@@ -1,0 +1,1695 @@
+"""TileLang frontend: ``@tilelang.jit`` factories of ``@T.prim_func`` kernels -> IR kernels; the
+host calls that build and launch them -> launch sites.
+
+A TileLang kernel is imperative: it allocates buffers (shared memory, fragments, locals), copies
+regions of global tensors into them, computes on them element by element and copies results
+back. The IR is a tile program of values, so the lifter reads each buffer as a tile variable of
+the IR (a name whose value is the buffer's contents) and each statement as an assignment of a
+whole buffer (the construct map in DESIGN.md):
+
+* ``with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=...) as (bx, by)``: one
+  grid tile per extent, the last one outermost (``by`` over ``M``, then ``bx`` over ``N``); an
+  extent without ``T.ceildiv`` is one program per index (a scalar grid index, block 1);
+* ``T.alloc_shared/alloc_fragment/alloc_local(shape, dtype)``: a buffer whose dims are the tiles
+  whose block sizes its shape names (``block_M`` -> the tile over ``M``), whole dims (a size of
+  a tensor: ``N``) or 1;
+* ``T.copy(A[by * block_M, ko * block_K], A_s)``: ``A_s = A[tile_by, tile_ko]`` (a load; lanes past
+  the tensor's edge read 0, measured for 0.1.15); ``T.copy(C_f, C[by * block_M, 0])`` a store
+  (lanes past the edge are not written); regions align with the buffer from the right, leading
+  indices are scalars;
+* ``for i, j in T.Parallel(BM, BN)`` bodies of element assignments ``buf[i, j] = ...`` (or
+  ``C[by * BM + i, j] = ...``): one whole-tile assignment per statement, lanes of other buffers
+  broadcast by the loop variables they are read with;
+* ``T.gemm(A_s, B_s, C_f, transpose_A=, transpose_B=, clear_accum=)``: ``C_f = dot(A_s, B_s, C_f)``;
+  ``T.clear``/``T.fill``: a full tile; ``T.reduce_sum/max/min(src, dst, dim=, clear=)``: a
+  reduction over every lane the buffer holds (``masked=False``); ``T.atomic_add`` of a region:
+  an atomic add; ``T.Pipelined``/``T.serial`` over ``T.ceildiv(K, block_K)`` tiles: a K loop.
+
+Factory parameters are read by what the kernel does with them: a tensor annotation's shape
+entry is that tensor's size (``M`` -> ``A.size(0)``), a dtype the tensor's dtype, a block size
+or ``threads``/``num_stages`` a tunable (default: what the launch passes, else the parameter's
+default; ``@tilelang.autotune(configs=[...])`` gives the configs), anything else a scalar
+parameter of the kernel. Host code is carried as written: ``kernel = factory(...)`` goes, each
+``kernel(a, b)`` becomes the target's launch, and outputs TileLang allocates (``out_idx``) are
+allocated before it in plain torch (:attr:`ir.Launch.setup`).
+
+Hardware-only forms (mbarriers, tcgen05, raw wgmma, layout annotations) are refused with a
+located diagnostic, like everything else the lifter does not read.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from translator.diagnostics import TranslationError
+from translator.dialects.cst_utils import (
+    Locator,
+    call_args,
+    import_aliases,
+    parse_source,
+    resolve,
+    source_of,
+    statement_comments,
+)
+from translator.grammar import load_grammar
+from translator.ir import nodes as ir
+from translator.ir.padding import fold_pad
+from translator.ir.shapes import TypeEnv, dims_of, dtype_of, infer, kernel_env
+from translator.ir.verifier import verify
+
+_BINOPS: dict[type, str] = {
+    cst.Add: "+",
+    cst.Subtract: "-",
+    cst.Multiply: "*",
+    cst.Divide: "/",
+    cst.FloorDivide: "//",
+    cst.Modulo: "%",
+    cst.Power: "**",
+    cst.BitAnd: "&",
+    cst.BitOr: "|",
+    cst.BitXor: "^",
+}
+_COMPARISONS: dict[type, str] = {
+    cst.LessThan: "<",
+    cst.LessThanEqual: "<=",
+    cst.GreaterThan: ">",
+    cst.GreaterThanEqual: ">=",
+    cst.Equal: "==",
+    cst.NotEqual: "!=",
+}
+_REDUCE_COMBINE = {"sum": "+", "max": "maximum", "min": "minimum"}
+
+
+def _grammar() -> dict:
+    return load_grammar("tilelang")["frontend"]
+
+
+def _dtype_name(text: str, g: dict) -> str | None:
+    """The IR dtype a TileLang dtype string or dotted name spells (``"float"`` -> float32)."""
+    return g["dtypes"].get(text)
+
+
+@dataclass
+class _Factory:
+    """One ``@tilelang.jit`` factory: its parameters, prim_func and what they are used for."""
+
+    fn: cst.FunctionDef
+    prim: cst.FunctionDef
+    params: list[str]
+    defaults: dict[str, cst.BaseExpression]
+    out_idx: list[int]
+    configs: list[dict[str, int]]
+    autotuned: bool
+    #: prim_func tensors: name -> (shape entries, dtype expression)
+    tensors: dict[str, tuple[list[cst.BaseExpression], cst.BaseExpression]] = field(
+        default_factory=dict
+    )
+    tensor_order: list[str] = field(default_factory=list)
+    #: factory parameter -> (tensor, dim) of the first shape entry it names
+    sizes: dict[str, tuple[str, int]] = field(default_factory=dict)
+    #: factory parameter -> tensor whose dtype it names
+    dtypes: dict[str, str] = field(default_factory=dict)
+    #: factory-body assignments before the prim_func (``n_pad = ...``)
+    locals: dict[str, cst.BaseExpression] = field(default_factory=dict)
+
+
+@dataclass
+class _Module:
+    """What the lifters share about one file."""
+
+    path: str
+    locate: Locator
+    aliases: dict[str, str]
+    module_ints: dict[str, int] = field(default_factory=dict)
+    #: per factory: the arguments of its first launch (parameter -> expression)
+    launch_args: dict[str, dict[str, cst.BaseExpression]] = field(default_factory=dict)
+
+    def name_of(self, node: cst.BaseExpression) -> str | None:
+        return resolve(node, self.aliases)
+
+    def error(self, node: cst.CSTNode, what: str, hint: str | None = None) -> TranslationError:
+        return TranslationError(what, self.locate(node), hint)
+
+
+@dataclass
+class _Buffer:
+    """A TileLang buffer: its dims and element type."""
+
+    name: str
+    dims: tuple[ir.Dim, ...]
+    dtype: ir.DTypeExpr
+    node: cst.CSTNode
+    #: per dim: whether the buffer spans a power of two past the dim's extent
+    #: (``tilelang.math.next_power_of_2(N)`` lanes of a whole dim)
+    padded: tuple[bool, ...] = ()
+    #: what its lanes past a padded extent hold (``None``: not one known number)
+    pad: float | None = None
+
+
+# --------------------------------------------------------------------------------------------------
+# The kernel lifter
+
+
+class KernelLifter:
+    """Lifts one factory's prim_func into an :class:`ir.Kernel`."""
+
+    def __init__(self, fac: _Factory, mod: _Module) -> None:
+        self.fac = fac
+        self.mod = mod
+        self.g = _grammar()
+        self.lang = {v: k for k, v in self.g["language"].items()}
+        self.tiles: dict[str, ir.TileVar] = {}
+        self.block_tiles: dict[str, list[str]] = {}
+        self.buffers: dict[str, _Buffer] = {}
+        self.scalars: list[ir.Param] = []
+        self.tunables: dict[str, ir.Tunable] = {}
+        self.env = TypeEnv()
+        #: names of the current T.Parallel loop's lane variables, in domain order, with dims
+        self.lanes: list[tuple[str, ir.Dim]] = []
+        #: the lane variables that run past a padded whole dim's extent
+        self.padded_lanes: set[str] = set()
+        self.threads: str | int | None = None
+        #: IR tunable -> the factory parameter it stands for (``num_warps`` -> ``threads``)
+        self.factory_param: dict[str, str] = {}
+        #: buffers whose contents are a region of a global tensor (lanes past its edge hold 0)
+        self.loaded: set[str] = set()
+
+    # ------------------------------------------------------------------ helpers
+
+    def error(self, node: cst.CSTNode, what: str, hint: str | None = None) -> TranslationError:
+        return self.mod.error(node, what, hint)
+
+    def role(self, node: cst.BaseExpression) -> str | None:
+        """The ``[frontend.language]`` role of a callee (``copy``, ``gemm``...)."""
+        name = self.mod.name_of(node)
+        return self.lang.get(name or "")
+
+    def check_unsupported(self, call: cst.Call) -> None:
+        name = self.mod.name_of(call.func) or ""
+        for prefix, reason in self.g["unsupported"].items():
+            if name == prefix or (prefix.endswith("_") and name.startswith(prefix)):
+                short = source_of(call.func)
+                raise self.error(
+                    call, f"`{short}` is not supported: {reason.split(';')[0]}", reason
+                )
+
+    def int_value(self, node: cst.BaseExpression) -> int | None:
+        """A literal int, a module constant, or a factory parameter's launch value/default."""
+        if isinstance(node, cst.Integer):
+            return int(node.value)
+        if isinstance(node, cst.Name):
+            if node.value in self.mod.module_ints:
+                return self.mod.module_ints[node.value]
+            if node.value in self.fac.params:
+                passed = self.mod.launch_args.get(self.fac.fn.name.value, {}).get(node.value)
+                for source in (passed, self.fac.defaults.get(node.value)):
+                    if isinstance(source, cst.Integer):
+                        return int(source.value)
+                    if isinstance(source, cst.Name) and source.value in self.mod.module_ints:
+                        return self.mod.module_ints[source.value]
+        return None
+
+    def tunable(self, name: str, kind: str, node: cst.CSTNode, scale: int = 1) -> None:
+        if name in self.tunables:
+            return
+        value = self.int_value(cst.Name(name))
+        if value is None:
+            raise self.error(
+                node,
+                f"`{name}` has no integer default or launch value",
+                f"give `{name}` a default in the factory's signature",
+            )
+        self.tunables[name] = ir.Tunable(
+            name if kind == "block_size" else kind, kind, value // scale
+        )
+
+    # ------------------------------------------------------------------ the kernel
+
+    def lift(self) -> ir.Kernel:
+        prim = self.fac.prim
+        params: list[ir.Param] = []
+        for name in self.fac.tensor_order:
+            shape, dt = self.fac.tensors[name]
+            params.append(ir.Param(name, "tensor", rank=len(shape), dtype=self.literal_dtype(dt)))
+        body_stmts = [s for s in prim.body.body if not _is_docstring(s)]
+        if len(body_stmts) != 1 or not isinstance(body_stmts[0], cst.With):
+            raise self.error(
+                prim, "a prim_func body is one `with T.Kernel(...) as (bx, ...):` block"
+            )
+        with_node = body_stmts[0]
+        grid = self.kernel_grid(with_node)
+        self.prescan(with_node.body)
+        self.params_ = params
+        self.env = kernel_env(ir.Kernel(self.fac.fn.name.value, tuple(params), (), (), ()))
+        for t in grid:
+            self.env.bind_tile(t)
+        body = self.block(with_node.body.body)
+        params += self.scalars
+        configs = self.configs()
+        return ir.Kernel(
+            self.fac.fn.name.value,
+            tuple(params),
+            tuple(grid),
+            body,
+            tuple(self.tunables.values()),
+            configs=configs,
+            docstring=_docstring(self.fac.fn) or _docstring(prim),
+            loc=self.mod.locate(self.fac.fn),
+        )
+
+    def configs(self) -> tuple[tuple[tuple[str, int], ...], ...]:
+        tunables = list(self.tunables.items())
+        if not tunables:
+            return ()
+        default = tuple((t.name, t.default) for _, t in tunables)
+        if not self.fac.configs:
+            return (default,)
+        out = []
+        for cfg in self.fac.configs:
+            row = []
+            for param, t in tunables:
+                value = cfg.get(self.factory_param.get(param, param))
+                if value is None:
+                    row.append((t.name, t.default))
+                else:
+                    row.append((t.name, value // 32 if t.kind == "num_warps" else value))
+            out.append(tuple(row))
+        return tuple(out)
+
+    def literal_dtype(self, node: cst.BaseExpression) -> ir.DTypeExpr | None:
+        if isinstance(node, cst.SimpleString):
+            name = _dtype_name(str(node.evaluated_value), self.g)
+            return ir.DType(name) if name else None
+        name = self.mod.name_of(node)
+        if name and _dtype_name(name, self.g):
+            return ir.DType(_dtype_name(name, self.g))  # type: ignore[arg-type]
+        return None
+
+    def dtype(self, node: cst.BaseExpression) -> ir.DTypeExpr:
+        """The IR dtype of a dtype argument: a literal, or a factory parameter (the dtype of the
+        tensor it annotates, else its default)."""
+        lit = self.literal_dtype(node)
+        if lit is not None:
+            return lit
+        if isinstance(node, cst.Name) and node.value in self.fac.locals:
+            return self.dtype(self.fac.locals[node.value])
+        if isinstance(node, cst.Name) and node.value in self.fac.dtypes:
+            return ir.DTypeOf(self.fac.dtypes[node.value])
+        if isinstance(node, cst.Name) and node.value in self.fac.params:
+            default = self.fac.defaults.get(node.value)
+            passed = self.mod.launch_args.get(self.fac.fn.name.value, {}).get(node.value)
+            for source in (passed, default):
+                if source is not None and self.literal_dtype(source) is not None:
+                    return self.literal_dtype(source)  # type: ignore[return-value]
+        if (
+            isinstance(node, cst.Attribute)
+            and node.attr.value == "dtype"
+            and isinstance(node.value, cst.Name)
+            and node.value.value in self.fac.tensors
+        ):
+            return ir.DTypeOf(node.value.value)
+        raise self.error(
+            node,
+            f"dtype `{source_of(node)}` is not read",
+            'write a dtype string ("float32"), or a factory parameter that also types a tensor',
+        )
+
+    def kernel_grid(self, node: cst.With) -> list[ir.TileVar]:
+        if len(node.items) != 1:
+            raise self.error(node, "one `T.Kernel(...)` per prim_func is read")
+        item = node.items[0]
+        call = item.item
+        if not (isinstance(call, cst.Call) and self.role(call.func) == "kernel"):
+            raise self.error(node, "a prim_func body is one `with T.Kernel(...) as (bx, ...):`")
+        pos, kw = call_args(call)
+        names: list[str] = []
+        target = item.asname.name if item.asname else None
+        if isinstance(target, cst.Name):
+            names = [target.value]
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for el in target.elements:
+                if not isinstance(el.value, cst.Name):
+                    raise self.error(el.value, "grid indices are bound to plain names")
+                names.append(el.value.value)
+        if len(names) != len(pos):
+            raise self.error(call, "bind one name per T.Kernel extent (`as (bx, by)`)")
+        for key in kw:
+            if key not in ("threads", "is_cpu", "prelude"):
+                raise self.error(call, f"T.Kernel's `{key}=` is not read")
+        threads = kw.get("threads")
+        if threads is not None:
+            if isinstance(threads, cst.Name) and threads.value in self.fac.params:
+                self.tunable(threads.value, "num_warps", threads, scale=32)
+                self.tunables["num_warps"] = self.tunables.pop(threads.value)
+                self.factory_param["num_warps"] = threads.value
+                self.threads = threads.value
+            elif isinstance(threads, cst.Integer):
+                self.tunables["num_warps"] = ir.Tunable(
+                    "num_warps", "num_warps", max(1, int(threads.value) // 32)
+                )
+            else:
+                raise self.error(threads, "threads= is a literal or a factory parameter")
+        grid = []
+        for name, extent in zip(names, pos):
+            grid.append(self.tile_var(name, extent))
+        return list(reversed(grid))
+
+    def tile_var(self, name: str, count: cst.BaseExpression) -> ir.TileVar:
+        """The tile variable ``name`` counting ``count`` tiles: ``T.ceildiv(E, B)`` tiles of
+        ``B`` over ``E``, or ``E`` single indices."""
+        if isinstance(count, cst.Call) and self.role(count.func) == "ceildiv":
+            pos, _ = call_args(count)
+            extent, block = self.host_expr(pos[0]), pos[1]
+            if isinstance(block, cst.Name) and block.value in self.fac.params:
+                self.tunable(block.value, "block_size", block)
+                self.block_tiles.setdefault(block.value, []).append(name)
+                tile = ir.TileVar(name, extent, block.value)
+            elif isinstance(block, cst.Integer):
+                self.block_tiles.setdefault(block.value, []).append(name)
+                tile = ir.TileVar(name, extent, ir.Const(int(block.value)))
+            else:
+                raise self.error(
+                    block,
+                    f"the block size `{source_of(block)}` is no factory parameter or literal",
+                    "pass block sizes as parameters of the @tilelang.jit factory",
+                )
+        else:
+            tile = ir.TileVar(name, self.host_expr(count), ir.Const(1), scalar=True)
+        self.tiles[name] = tile
+        return tile
+
+    def host_expr(self, node: cst.BaseExpression) -> ir.Expr:
+        """A size expression over factory parameters (sizes of tensors) and literals."""
+        if isinstance(node, cst.Name):
+            if node.value in self.fac.sizes:
+                tensor, dim = self.fac.sizes[node.value]
+                return ir.SizeOf(tensor, dim)
+            if node.value in self.fac.locals:
+                return self.host_expr(self.fac.locals[node.value])
+            value = self.int_value(node)
+            if value is not None:
+                return ir.Const(value)
+            return self.scalar_param(node)
+        if isinstance(node, cst.Integer):
+            return ir.Const(int(node.value))
+        if isinstance(node, cst.BinaryOperation) and type(node.operator) in _BINOPS:
+            return ir.BinOp(
+                _BINOPS[type(node.operator)], self.host_expr(node.left), self.host_expr(node.right)
+            )
+        if isinstance(node, cst.Call) and self.role(node.func) == "ceildiv":
+            pos, _ = call_args(node)
+            return ir.Call("cdiv", (self.host_expr(pos[0]), self.host_expr(pos[1])))
+        raise self.error(node, f"the size `{source_of(node)}` is not read")
+
+    def scalar_param(self, node: cst.Name) -> ir.Expr:
+        """A factory parameter that is neither a size, a dtype nor a tunable: a scalar the
+        kernel is compiled for (``eps``, ``scale``)."""
+        name = node.value
+        if name not in self.fac.params:
+            raise self.error(node, f"`{name}` is not defined in the kernel")
+        if not any(p.name == name for p in self.scalars):
+            default = self.fac.defaults.get(name)
+            passed = self.mod.launch_args.get(self.fac.fn.name.value, {}).get(name)
+            kind = "float"
+            for source in (default, passed):
+                if isinstance(source, cst.Integer):
+                    kind = "int"
+                if isinstance(source, cst.Name) and source.value in ("True", "False"):
+                    kind = "bool"
+            self.scalars.append(ir.Param(name, kind, constexpr=True))
+            self.env.vars[name] = ir_scalar_type(kind)
+        return ir.Name(name)
+
+    def prescan(self, body: cst.BaseSuite) -> None:
+        """Loop tile variables first: buffers allocated before a K loop name its block."""
+        lifter = self
+
+        class Scan(cst.CSTVisitor):
+            def visit_For(self, node: cst.For) -> None:
+                it = node.iter
+                if (
+                    isinstance(node.target, cst.Name)
+                    and isinstance(it, cst.Call)
+                    and lifter.role(it.func) in ("pipelined", "serial")
+                ):
+                    pos, _ = call_args(it)
+                    if len(pos) == 1:
+                        lifter.tile_var(node.target.value, pos[0])
+
+        body.visit(Scan())
+
+    # ------------------------------------------------------------------ dims and buffers
+
+    def is_padded(self, node: cst.BaseExpression) -> bool:
+        """Whether an extent is a whole dim padded to a power of two
+        (``N_pad = tilelang.math.next_power_of_2(N)``)."""
+        if isinstance(node, cst.Name) and node.value in self.fac.locals:
+            node = self.fac.locals[node.value]
+        return (
+            isinstance(node, cst.Call) and self.mod.name_of(node.func) in self.g["kernel"]["pad_to"]
+        )
+
+    def dim(self, node: cst.BaseExpression) -> ir.Dim:
+        """The IR dim of a buffer-shape or ``T.Parallel`` extent."""
+        if isinstance(node, cst.Name) and node.value in self.fac.locals:
+            value = self.fac.locals[node.value]
+            if self.is_padded(value):
+                pos, _ = call_args(value)  # type: ignore[arg-type]
+                return self.dim(pos[0])
+            return self.dim(value)
+        if isinstance(node, cst.Integer) and node.value == "1":
+            return ir.UnitDim()
+        key = node.value if isinstance(node, (cst.Name, cst.Integer)) else None
+        if key is not None and key in self.block_tiles:
+            tiles = self.block_tiles[key]
+            if len(tiles) == 1:
+                return ir.BlockDim(tiles[0])
+            in_scope = [t for t in tiles if t in self.env.tiles]
+            if len(in_scope) == 1:
+                return ir.BlockDim(in_scope[0])
+            raise self.error(
+                node,
+                f"the block size `{key}` tiles several dims ({', '.join(tiles)})",
+                "give each tiled dim its own block-size parameter",
+            )
+        if isinstance(node, cst.Name) and node.value in self.fac.sizes:
+            return ir.FullDim(self.host_expr(node))
+        raise self.error(
+            node,
+            f"the buffer extent `{source_of(node)}` is neither a block size nor a tensor's size",
+            "shape buffers by block-size parameters, sizes of tensors, or 1",
+        )
+
+    def alloc(self, name: str, call: cst.Call) -> None:
+        pos, kw = call_args(call)
+        shape = kw.get("shape", pos[0] if pos else None)
+        dt = kw.get("dtype", pos[1] if len(pos) > 1 else None)
+        if shape is None or dt is None:
+            raise self.error(call, "T.alloc_*(shape, dtype) is read")
+        entries = shape.elements if isinstance(shape, (cst.Tuple, cst.List)) else None
+        dims = (
+            tuple(self.dim(e.value) for e in entries) if entries is not None else (self.dim(shape),)
+        )
+        padded = (
+            tuple(self.is_padded(e.value) for e in entries)
+            if entries is not None
+            else (self.is_padded(shape),)
+        )
+        self.buffers[name] = _Buffer(name, dims, self.dtype(dt), call, padded)
+
+    def buffer(self, node: cst.BaseExpression) -> _Buffer:
+        if isinstance(node, cst.Name) and node.value in self.buffers:
+            return self.buffers[node.value]
+        raise self.error(node, f"`{source_of(node)}` is no buffer allocated in this kernel")
+
+    def convert(self, value: ir.Expr, dtype: ir.DTypeExpr) -> ir.Expr:
+        """``value`` in ``dtype`` (TileLang converts on every buffer write)."""
+        t = infer(value, self.env)
+        if isinstance(value, ir.Const):
+            return value
+        if self.same_dtype(dtype_of(t), dtype):
+            return value
+        return ir.Cast(value, dtype)
+
+    def same_dtype(self, a: ir.DTypeExpr, b: ir.DTypeExpr) -> bool:
+        """Whether ``a`` and ``b`` are one dtype: equal, or the dtypes of tensors annotated with
+        the same dtype (TileLang checks at every call that they are)."""
+        return self.dtype_class(a) == self.dtype_class(b)
+
+    def dtype_class(self, d: ir.DTypeExpr) -> object:
+        if isinstance(d, ir.DTypeOf) and d.tensor in self.fac.tensors:
+            ann = self.fac.tensors[d.tensor][1]
+            lit = self.literal_dtype(ann)
+            return lit if lit is not None else source_of(ann)
+        return d
+
+    def assign(
+        self, buf: _Buffer, value: ir.Expr, node: cst.CSTNode, pad: float | None = None
+    ) -> ir.Stmt:
+        buf.pad = pad
+        value = self.convert(value, buf.dtype)
+        dims = dims_of(infer(value, self.env))
+        if isinstance(value, ir.Const) or not dims:
+            value = ir.Full(buf.dims, value, buf.dtype)
+        elif dims != buf.dims:
+            value = ir.Broadcast(value, buf.dims)
+        self.env.vars[buf.name] = infer(value, self.env)
+        plain = value.value if isinstance(value, ir.Cast) else value
+        if isinstance(plain, ir.Load) and plain.other == 0.0:
+            self.loaded.add(buf.name)
+        else:
+            self.loaded.discard(buf.name)
+        return ir.Assign(buf.name, value, loc=self.mod.locate(node))
+
+    # ------------------------------------------------------------------ statements
+
+    def block(self, stmts: tuple[cst.BaseStatement, ...] | list) -> tuple[ir.Stmt, ...]:
+        out: list[ir.Stmt] = []
+        for s in stmts:
+            if _is_docstring(s):
+                continue
+            comments = statement_comments(s)
+            new = self.stmt(s)
+            if new and comments:
+                new[0] = _with_comments(new[0], comments)
+            out.extend(new)
+        return tuple(out)
+
+    def stmt(self, s: cst.BaseStatement) -> list[ir.Stmt]:
+        if isinstance(s, cst.SimpleStatementLine):
+            out: list[ir.Stmt] = []
+            for small in s.body:
+                if isinstance(small, cst.Assign):
+                    out.extend(self.st_assign(small))
+                elif isinstance(small, cst.AugAssign):
+                    out.extend(self.st_augassign(small))
+                elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+                    out.extend(self.st_call(small.value))
+                elif isinstance(small, cst.Pass):
+                    continue
+                else:
+                    raise self.error(small, f"`{source_of(small).strip()}` is not read in kernels")
+            return out
+        if isinstance(s, cst.For):
+            return self.st_for(s)
+        if isinstance(s, cst.If):
+            return self.st_if(s)
+        raise self.error(s, f"`{type(s).__name__}` statements are not read in TileLang kernels")
+
+    def st_assign(self, s: cst.Assign) -> list[ir.Stmt]:
+        if len(s.targets) != 1:
+            raise self.error(s, "chained assignments are not read")
+        target = s.targets[0].target
+        value = s.value
+        if (
+            isinstance(target, cst.Name)
+            and isinstance(value, cst.Call)
+            and self.role(value.func) in ("alloc_shared", "alloc_fragment", "alloc_local")
+        ):
+            self.alloc(target.value, value)
+            return []
+        if isinstance(target, cst.Subscript):
+            return [self.element_store(target, value, s)]
+        raise self.error(
+            s,
+            f"`{source_of(s).strip()}` is not read",
+            "allocate buffers with T.alloc_*; write them element-wise in T.Parallel loops",
+        )
+
+    def st_augassign(self, s: cst.AugAssign) -> list[ir.Stmt]:
+        op = _BINOPS.get(type(s.operator).__mro__[0])
+        ops = {
+            cst.AddAssign: "+",
+            cst.SubtractAssign: "-",
+            cst.MultiplyAssign: "*",
+            cst.DivideAssign: "/",
+        }
+        op = ops.get(type(s.operator))
+        if op is None or not isinstance(s.target, cst.Subscript):
+            raise self.error(s, f"`{source_of(s).strip()}` is not read")
+        combined = cst.BinaryOperation(left=s.target, operator=_CST_OPS[op](), right=s.value)
+        return [self.element_store(s.target, combined, s)]
+
+    def element_store(
+        self, target: cst.Subscript, value: cst.BaseExpression, node: cst.CSTNode
+    ) -> ir.Stmt:
+        """``buf[i, j] = v`` in a ``T.Parallel`` loop (every lane of the buffer), ``buf[0] = v``
+        of a one-lane buffer, or ``C[by * BM + i, j] = v`` (a store to a global tensor)."""
+        base = target.value
+        if isinstance(base, cst.Name) and base.value in self.fac.tensors:
+            items, order = self.global_items(target)
+            value = self.lane_expr(value)
+            if order != list(range(len(order))):
+                raise self.error(target, "a store's lanes must follow the loop's order")
+            region_dims = tuple(self.lanes[o][1] for o in order)
+            value = self.convert(value, ir.DTypeOf(base.value))
+            vdims = dims_of(infer(value, self.env))
+            if vdims != region_dims:
+                value = (
+                    ir.Broadcast(value, region_dims)
+                    if vdims
+                    else ir.Full(region_dims, value, ir.DTypeOf(base.value))
+                )
+            return ir.Store(base.value, items, value, loc=self.mod.locate(node))
+        buf = self.buffer(base)
+        idx = [el.slice.value for el in target.slice if isinstance(el.slice, cst.Index)]
+        lanes = [name for name, _ in self.lanes]
+        names = [i.value if isinstance(i, cst.Name) else None for i in idx]
+        whole = names == lanes and tuple(d for _, d in self.lanes) == buf.dims
+        one_lane = all(isinstance(d, ir.UnitDim) for d in buf.dims) and all(
+            isinstance(i, cst.Integer) and i.value == "0" for i in idx
+        )
+        if not (whole or (one_lane and not self.lanes)):
+            raise self.error(
+                target,
+                f"`{source_of(target)}` does not write every lane of `{buf.name}` once",
+                "write buffers as `buf[i, j] = ...` in a T.Parallel loop over the buffer's shape",
+            )
+        pad = self.pad_of(value) if any(buf.padded) else None
+        return self.assign(buf, self.lane_expr(value), node, pad)
+
+    def st_call(self, call: cst.Call) -> list[ir.Stmt]:
+        self.check_unsupported(call)
+        role = self.role(call.func)
+        handler = _STATEMENTS.get(role or "")
+        if handler is None:
+            raise self.error(call, f"the call `{source_of(call.func)}` is not read in kernels")
+        return handler(self, call)
+
+    def s_copy(self, call: cst.Call) -> list[ir.Stmt]:
+        pos, kw = call_args(call)
+        if len(pos) != 2:
+            raise self.error(call, "T.copy(src, dst) is read")
+        src, dst = pos
+        if isinstance(src, cst.Subscript) and self.is_tensor(src.value):
+            buf = self.buffer(dst)
+            items = self.region(src, buf)
+            load = ir.Load(src.value.value, items, 0.0, loc=self.mod.locate(call))  # type: ignore[union-attr]
+            return [self.assign(buf, load, call, 0.0)]
+        if isinstance(dst, cst.Subscript) and self.is_tensor(dst.value):
+            buf = self.buffer(src)
+            tensor = dst.value.value  # type: ignore[union-attr]
+            items = self.region(dst, buf)
+            value: ir.Expr = ir.Name(buf.name)
+            region = tuple(i for i in items if not isinstance(i, ir.NewAxis))
+            if len(region) != len(items):
+                value = ir.Reshape(
+                    value, tuple(d for d in buf.dims if not isinstance(d, ir.UnitDim))
+                )
+            value = self.convert(value, ir.DTypeOf(tensor))
+            return [ir.Store(tensor, region, value, loc=self.mod.locate(call))]
+        if isinstance(src, cst.Name) and isinstance(dst, cst.Name):
+            a, b = self.buffer(src), self.buffer(dst)
+            if a.dims != b.dims:
+                raise self.error(call, "T.copy between buffers of different shapes")
+            return [self.assign(b, ir.Name(a.name), call, a.pad)]
+        raise self.error(
+            call,
+            "T.copy between a tensor region `A[i0, i1]` and a buffer, or two buffers, is read",
+        )
+
+    def is_tensor(self, node: cst.BaseExpression) -> bool:
+        return isinstance(node, cst.Name) and node.value in self.fac.tensors
+
+    def region(self, sub: cst.Subscript, buf: _Buffer) -> tuple[ir.IndexItem, ...]:
+        """The index of a tensor region copied to or from ``buf``: aligned with the buffer from
+        the right, leading indices scalars."""
+        starts = []
+        for el in sub.slice:
+            if not isinstance(el.slice, cst.Index):
+                raise self.error(el, "a region is written by its start indices (`A[i, j]`)")
+            starts.append(el.slice.value)
+        lead = len(starts) - len(buf.dims)
+        if lead < 0:
+            raise self.error(sub, f"`{buf.name}` has more dims than `{source_of(sub.value)}`")
+        items: list[ir.IndexItem] = []
+        for start in starts[:lead]:
+            items.append(ir.ScalarIndex(self.scalar_expr(start)))
+        for start, d in zip(starts[lead:], buf.dims):
+            items.append(self.region_item(start, d))
+        return tuple(items)
+
+    def region_item(self, start: cst.BaseExpression, d: ir.Dim) -> ir.IndexItem:
+        if isinstance(d, ir.BlockDim):
+            tile = self.tiles[d.tile]
+            if self.is_tile_start(start, tile):
+                return ir.TileIndex(tile.name)
+            raise self.error(
+                start,
+                f"the region start `{source_of(start)}` is not `{tile.name} * {_block_text(tile)}`",
+                "start a tiled region at its tile index times the block size",
+            )
+        if isinstance(d, ir.FullDim):
+            if isinstance(start, cst.Integer) and start.value == "0":
+                return ir.FullIndex(d.extent)
+            raise self.error(start, "a whole-dim region starts at 0")
+        raise self.error(start, "unit dims of buffers copied from/to tensors are not read yet")
+
+    def is_tile_start(self, node: cst.BaseExpression, tile: ir.TileVar) -> bool:
+        if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply)):
+            return False
+        block = _block_text(tile)
+        a, b = source_of(node.left).strip(), source_of(node.right).strip()
+        return {a, b} == {tile.name, block} or (a == b == tile.name == block)
+
+    def scalar_expr(self, node: cst.BaseExpression) -> ir.Expr:
+        saved, self.lanes = self.lanes, []
+        try:
+            return self.lane_expr(node)
+        finally:
+            self.lanes = saved
+
+    def s_clear(self, call: cst.Call) -> list[ir.Stmt]:
+        pos, _ = call_args(call)
+        buf = self.buffer(pos[0])
+        return [self.assign(buf, ir.Full(buf.dims, ir.Const(0.0), buf.dtype), call, 0.0)]
+
+    def s_fill(self, call: cst.Call) -> list[ir.Stmt]:
+        pos, kw = call_args(call)
+        buf = self.buffer(pos[0])
+        node = kw.get("value", pos[1] if len(pos) > 1 else None)
+        value = self.scalar_expr(node)
+        return [self.assign(buf, ir.Full(buf.dims, value, buf.dtype), call, self.pad_of(node))]
+
+    def s_gemm(self, call: cst.Call) -> list[ir.Stmt]:
+        pos, kw = call_args(call)
+        names = ("A", "B", "C", "transpose_A", "transpose_B", "policy", "clear_accum", "k_pack")
+        args = dict(zip(names, pos))
+        args.update(kw)
+        for key in args:
+            if key not in (*names, "wg_wait"):
+                raise self.error(call, f"T.gemm's `{key}=` is not read")
+        a, b, c = (self.buffer(args[k]) for k in ("A", "B", "C"))
+        lhs: ir.Expr = ir.Name(a.name)
+        rhs: ir.Expr = ir.Name(b.name)
+        if self.flag(args.get("transpose_A")):
+            lhs = ir.Permute(lhs, (1, 0))
+        if self.flag(args.get("transpose_B")):
+            rhs = ir.Permute(rhs, (1, 0))
+        acc = None if self.flag(args.get("clear_accum")) else ir.Name(c.name)
+        # An operand copied from global memory holds 0 past K, so those lanes add 0 times the
+        # other operand's: the dot leaves them out (masked) as long as that one is finite there
+        # (a pad computed from 0s: a dequantised weight, an exp).
+        zero = a.name in self.loaded or b.name in self.loaded or 0.0 in (a.pad, b.pad)
+        dot = ir.Dot(lhs, rhs, acc, c.dtype, masked=zero, loc=self.mod.locate(call))
+        return [self.assign(c, dot, call)]
+
+    def flag(self, node: cst.BaseExpression | None) -> bool:
+        if node is None:
+            return False
+        if isinstance(node, cst.Name) and node.value in ("True", "False"):
+            return node.value == "True"
+        raise self.error(node, "a literal True/False is needed here")
+
+    def s_reduce(self, call: cst.Call, op: str) -> list[ir.Stmt]:
+        pos, kw = call_args(call)
+        src, dst = self.buffer(pos[0]), self.buffer(pos[1])
+        dim_node = kw.get("dim", pos[2] if len(pos) > 2 else None)
+        axis = -1 if dim_node is None else int(self.scalar_const(dim_node))
+        axis = axis % len(src.dims)
+        clear = kw.get("clear", pos[3] if len(pos) > 3 else None)
+        # A whole-dim buffer has no lanes past its extent: masked or not is one meaning, and
+        # masked is what every target can write. Along a block, every lane takes part as it
+        # holds (a T.copy padded it with 0).
+        whole = isinstance(src.dims[axis], ir.FullDim)
+        if src.padded and src.padded[axis]:
+            identity = {"sum": 0.0, "max": -math.inf, "min": math.inf}[op]
+            if src.pad != identity:
+                held = "values the frontend cannot name" if src.pad is None else f"{src.pad}"
+                raise self.error(
+                    call,
+                    f"`{src.name}`'s lanes past the row's end hold {held}, not the identity "
+                    f"{identity} of the {op} this reduces them with",
+                    f"write them as T.if_then_else(j < N, value, {identity}) before reducing",
+                )
+        value: ir.Expr = ir.Reduce(
+            op, ir.Name(src.name), axis, masked=whole, loc=self.mod.locate(call)
+        )
+        if len(dst.dims) == len(src.dims):
+            value = ir.ExpandDims(value, axis)
+        if clear is not None and not self.flag(clear):
+            combine = _REDUCE_COMBINE[op]
+            old = ir.Name(dst.name)
+            value = self.convert(value, dst.dtype)
+            value = (
+                ir.BinOp(combine, old, value) if combine == "+" else ir.Call(combine, (old, value))
+            )
+        return [self.assign(dst, value, call)]
+
+    def s_reduce_sum(self, call: cst.Call) -> list[ir.Stmt]:
+        return self.s_reduce(call, "sum")
+
+    def s_reduce_max(self, call: cst.Call) -> list[ir.Stmt]:
+        return self.s_reduce(call, "max")
+
+    def s_reduce_min(self, call: cst.Call) -> list[ir.Stmt]:
+        return self.s_reduce(call, "min")
+
+    def s_cumsum(self, call: cst.Call) -> list[ir.Stmt]:
+        pos, kw = call_args(call)
+        src = self.buffer(pos[0])
+        dst_node = kw.get("dst", pos[1] if len(pos) > 1 else None)
+        dst = self.buffer(dst_node) if dst_node is not None else src
+        dim_node = kw.get("dim", pos[2] if len(pos) > 2 else None)
+        axis = 0 if dim_node is None else int(self.scalar_const(dim_node))
+        if kw.get("reverse") is not None and self.flag(kw["reverse"]):
+            raise self.error(call, "reverse scans are not read", "scan forward")
+        scan = ir.Scan("sum", ir.Name(src.name), axis % len(src.dims), loc=self.mod.locate(call))
+        return [self.assign(dst, scan, call)]
+
+    def s_atomic_add(self, call: cst.Call) -> list[ir.Stmt]:
+        pos, kw = call_args(call)
+        dst, value = pos[0], kw.get("value", pos[1] if len(pos) > 1 else None)
+        if not (isinstance(dst, cst.Subscript) and self.is_tensor(dst.value)) or value is None:
+            raise self.error(call, "T.atomic_add(C[region], value) into a global tensor is read")
+        tensor = dst.value.value  # type: ignore[union-attr]
+        if isinstance(value, cst.Name) and value.value in self.buffers and not self.lanes:
+            buf = self.buffers[value.value]
+            items = self.region(dst, buf)
+            v = self.convert(ir.Name(buf.name), ir.DTypeOf(tensor))
+            return [ir.AtomicRMW("add", tensor, items, v, loc=self.mod.locate(call))]
+        items, order = self.global_items(dst)
+        if order != list(range(len(order))):
+            raise self.error(dst, "an atomic's lanes must follow the loop's order")
+        v = self.convert(self.lane_expr(value), ir.DTypeOf(tensor))
+        return [ir.AtomicRMW("add", tensor, items, v, loc=self.mod.locate(call))]
+
+    def s_hint(self, call: cst.Call) -> list[ir.Stmt]:
+        return []  # T.use_swizzle, T.annotate_*... that do not change results
+
+    def st_for(self, s: cst.For) -> list[ir.Stmt]:
+        it = s.iter
+        if not isinstance(it, cst.Call):
+            raise self.error(it, "kernel loops are T.Parallel, T.Pipelined or T.serial")
+        self.check_unsupported(it)
+        role = self.role(it.func)
+        if role == "parallel":
+            return self.parallel(s, it)
+        if role in ("pipelined", "serial") and isinstance(s.target, cst.Name):
+            tile = self.tiles.get(s.target.value)
+            if tile is None:
+                raise self.error(it, "a sequential loop counts T.ceildiv(extent, block) tiles")
+            _, kw = call_args(it)
+            stages = None
+            if "num_stages" in kw:
+                node = kw["num_stages"]
+                if isinstance(node, cst.Name) and node.value in self.fac.params:
+                    self.tunable(node.value, "num_stages", node)
+                    self.tunables["num_stages"] = self.tunables.pop(node.value)
+                    self.factory_param["num_stages"] = node.value
+                    stages = self.tunables["num_stages"].default
+                else:
+                    stages = self.int_value(node)
+            outer = self.env
+            self.env = outer.child()
+            self.env.bind_tile(tile)
+            body = self.block(s.body.body)
+            for var, t in self.env.vars.items():
+                if var in outer.vars or var in self.buffers:
+                    outer.vars[var] = t
+            self.env = outer
+            return [ir.TileLoop((tile,), body, num_stages=stages, loc=self.mod.locate(s))]
+        raise self.error(it, f"the loop `{source_of(it.func)}` is not read")
+
+    def parallel(self, s: cst.For, it: cst.Call) -> list[ir.Stmt]:
+        if self.lanes:
+            raise self.error(s, "nested T.Parallel loops are not read")
+        pos, _ = call_args(it)
+        target = s.target
+        names = (
+            [target.value]
+            if isinstance(target, cst.Name)
+            else [e.value.value for e in target.elements if isinstance(e.value, cst.Name)]  # type: ignore[union-attr]
+        )
+        if len(names) != len(pos):
+            raise self.error(s, "bind one name per T.Parallel extent")
+        self.lanes = [(n, self.dim(e)) for n, e in zip(names, pos)]
+        self.padded_lanes = {n for n, e in zip(names, pos) if self.is_padded(e)}
+        try:
+            return list(self.block(s.body.body))
+        finally:
+            self.lanes = []
+            self.padded_lanes = set()
+
+    def st_if(self, s: cst.If) -> list[ir.Stmt]:
+        orelse: tuple[ir.Stmt, ...] = ()
+        if isinstance(s.orelse, cst.If):
+            orelse = tuple(self.st_if(s.orelse))
+        elif isinstance(s.orelse, cst.Else):
+            orelse = self.block(s.orelse.body.body)
+        test = self.scalar_expr(s.test)
+        return [ir.If(test, self.block(s.body.body), orelse, loc=self.mod.locate(s))]
+
+    # ------------------------------------------------------------------ lane expressions
+
+    def scalar_const(self, node: cst.BaseExpression) -> float:
+        e = self.scalar_expr(node)
+        if isinstance(e, ir.Const) and isinstance(e.value, (int, float)):
+            return e.value
+        if isinstance(e, ir.UnaryOp) and e.op == "-" and isinstance(e.operand, ir.Const):
+            return -e.operand.value  # type: ignore[operator]
+        raise self.error(node, "a literal number is needed here")
+
+    def lane_expr(self, node: cst.BaseExpression) -> ir.Expr:
+        handler = _EXPRS.get(type(node))
+        if handler is None:
+            raise self.error(node, f"`{source_of(node)}` is not read in TileLang kernels")
+        return handler(self, node)
+
+    def place(self, value: ir.Expr, axes: list[int | None]) -> ir.Expr:
+        """``value`` (one dim per entry of ``axes``: the lane axis it runs along, ``None`` for a
+        unit dim) laid out over the current loop's lanes."""
+        kept = [a for a in axes if a is not None]
+        if len(kept) != len(set(kept)):
+            raise TranslationError("a lane variable indexes two dims", None)
+        if len(kept) != len(axes):
+            dims = dims_of(infer(value, self.env))
+            value = ir.Reshape(value, tuple(d for d, a in zip(dims, axes) if a is not None))
+        if kept != sorted(kept):
+            perm = tuple(sorted(range(len(kept)), key=lambda i: kept[i]))
+            value = ir.Permute(value, perm)
+            kept = sorted(kept)
+        if not kept and self.lanes:
+            return value  # one lane: a scalar-like tile broadcasts
+        for axis in range(len(self.lanes)):
+            if axis not in kept:
+                value = ir.ExpandDims(value, axis)
+        return value
+
+    def ex_subscript(self, node: cst.Subscript) -> ir.Expr:
+        base = node.value
+        if isinstance(base, cst.Name) and base.value in self.fac.tensors:
+            items, order = self.global_items(node)
+            load = ir.Load(base.value, items, 0.0, loc=self.mod.locate(node))
+            return self.place(load, order)  # type: ignore[arg-type]
+        buf = self.buffer(base)
+        idx = [el.slice.value for el in node.slice if isinstance(el.slice, cst.Index)]
+        if len(idx) != len(buf.dims):
+            raise self.error(node, f"`{buf.name}` has {len(buf.dims)} dims")
+        lanes = [name for name, _ in self.lanes]
+        axes: list[int | None] = []
+        for i, d in zip(idx, buf.dims):
+            if isinstance(i, cst.Name) and i.value in lanes:
+                axis = lanes.index(i.value)
+                if self.lanes[axis][1] != d:
+                    raise self.error(i, f"`{i.value}` runs over another dim than `{buf.name}`'s")
+                axes.append(axis)
+            elif isinstance(i, cst.Integer) and i.value == "0" and isinstance(d, ir.UnitDim):
+                axes.append(None)
+            else:
+                raise self.error(
+                    i,
+                    f"`{source_of(node)}`: buffers are read at the loop's lane variables",
+                    "index buffers with the T.Parallel variables (or 0 on a unit dim)",
+                )
+        return self.place(ir.Name(buf.name), axes)
+
+    def global_items(self, node: cst.Subscript) -> tuple[tuple[ir.IndexItem, ...], list[int]]:
+        """The index of an element access ``A[by * BM + i, j]`` of a global tensor in a
+        ``T.Parallel`` loop, and the lane axis each indexed dim runs along."""
+        lanes = [name for name, _ in self.lanes]
+        items: list[ir.IndexItem] = []
+        order: list[int] = []
+        for el in node.slice:
+            if not isinstance(el.slice, cst.Index):
+                raise self.error(el, "element accesses index each dim once")
+            e = el.slice.value
+            lane = self.lane_of(e, lanes)
+            if lane is None:
+                items.append(ir.ScalarIndex(self.scalar_expr(e)))
+                continue
+            axis, offset = lane
+            d = self.lanes[axis][1]
+            if (
+                isinstance(d, ir.BlockDim)
+                and offset is not None
+                and self.is_tile_start(offset, self.tiles[d.tile])
+            ):
+                items.append(ir.TileIndex(d.tile))
+            elif isinstance(d, ir.FullDim) and offset is None:
+                items.append(ir.FullIndex(d.extent))
+            else:
+                raise self.error(
+                    e,
+                    f"`{source_of(e)}` is not a tile's lanes",
+                    "index tiled dims as `bx * block + i` and whole dims as `j`",
+                )
+            order.append(axis)
+        return tuple(items), order
+
+    def lane_of(
+        self, e: cst.BaseExpression, lanes: list[str]
+    ) -> tuple[int, cst.BaseExpression | None] | None:
+        if isinstance(e, cst.Name) and e.value in lanes:
+            return lanes.index(e.value), None
+        if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, cst.Add):
+            for lane, other in ((e.right, e.left), (e.left, e.right)):
+                if isinstance(lane, cst.Name) and lane.value in lanes:
+                    return lanes.index(lane.value), other
+        return None
+
+    def ex_name(self, node: cst.Name) -> ir.Expr:
+        name = node.value
+        lanes = [n for n, _ in self.lanes]
+        if name in lanes:
+            axis = lanes.index(name)
+            return self.place(ir.Arange(self.lanes[axis][1]), [axis])
+        if name in ("True", "False"):
+            return ir.Const(name == "True")
+        if name in self.tiles:
+            tile = self.tiles[name]
+            return ir.Name(name) if tile.scalar else ir.TileAttr(name, "id")
+        if name in self.block_tiles:
+            return ir.TileAttr(self.block_tiles[name][0], "block_size")
+        if name in self.buffers:
+            raise self.error(node, f"buffer `{name}` is read without its lanes")
+        if name in self.fac.tensors:
+            raise self.error(node, f"tensor `{name}` is used as a value", "T.copy a region of it")
+        return self.host_expr(node)
+
+    def ex_int(self, node: cst.Integer) -> ir.Expr:
+        return ir.Const(int(node.evaluated_value))
+
+    def ex_float(self, node: cst.Float) -> ir.Expr:
+        return ir.Const(float(node.evaluated_value))
+
+    def ex_binop(self, node: cst.BinaryOperation) -> ir.Expr:
+        op = _BINOPS.get(type(node.operator))
+        if op is None:
+            raise self.error(node, f"operator in `{source_of(node)}` is not read")
+        return ir.BinOp(
+            op, self.lane_expr(node.left), self.lane_expr(node.right), loc=self.mod.locate(node)
+        )
+
+    def ex_unary(self, node: cst.UnaryOperation) -> ir.Expr:
+        ops = {cst.Minus: "-", cst.BitInvert: "~", cst.Not: "not"}
+        op = ops.get(type(node.operator))
+        if op is None:
+            raise self.error(node, f"`{source_of(node)}` is not read")
+        operand = self.lane_expr(node.expression)
+        if op == "-" and isinstance(operand, ir.Const) and isinstance(operand.value, float):
+            return ir.Const(-operand.value)
+        return ir.UnaryOp(op, operand)
+
+    def ex_compare(self, node: cst.Comparison) -> ir.Expr:
+        if len(node.comparisons) != 1:
+            raise self.error(node, "chained comparisons are not read")
+        c = node.comparisons[0]
+        op = _COMPARISONS.get(type(c.operator))
+        if op is None:
+            raise self.error(node, f"`{source_of(node)}` is not read")
+        return ir.BinOp(op, self.lane_expr(node.left), self.lane_expr(c.comparator))
+
+    def ex_call(self, node: cst.Call) -> ir.Expr:
+        self.check_unsupported(node)
+        name = self.mod.name_of(node.func)
+        pos, kw = call_args(node)
+        role = self.role(node.func)
+        if role == "cast":
+            return ir.Cast(self.lane_expr(pos[0]), self.dtype(kw.get("dtype", pos[1])))
+        if role == "Cast":
+            return ir.Cast(self.lane_expr(pos[1]), self.dtype(pos[0]))
+        if role == "infinity":
+            return ir.Const(math.inf)
+        if role == "ceildiv":
+            return ir.Call("cdiv", (self.lane_expr(pos[0]), self.lane_expr(pos[1])))
+        if name in self.g["composites"]:
+            return self.composite(self.g["composites"][name], node, pos)
+        if self.g["pointwise"].get(name or "") == "where" and self.lane_bound(pos[0]):
+            # `j < N` over a padded row: true on every lane the IR has.
+            return self.lane_expr(pos[1])
+        if name in self.g["pointwise"]:
+            op = self.g["pointwise"][name]
+            return ir.Call(op, tuple(self.lane_expr(a) for a in pos), loc=self.mod.locate(node))
+        if source_of(node.func) in ("min", "max"):
+            op = "minimum" if source_of(node.func) == "min" else "maximum"
+            return ir.Call(op, tuple(self.lane_expr(a) for a in pos))
+        raise self.error(node, f"`{source_of(node.func)}` is not read in TileLang kernels")
+
+    def lane_bound(self, node: cst.BaseExpression) -> bool:
+        """Whether ``node`` is ``j < N``: a lane of a padded whole dim below its extent."""
+        if not (isinstance(node, cst.Comparison) and len(node.comparisons) == 1):
+            return False
+        c = node.comparisons[0]
+        left = node.left
+        if not (
+            isinstance(c.operator, cst.LessThan)
+            and isinstance(left, cst.Name)
+            and left.value in self.padded_lanes
+        ):
+            return False
+        lanes = [n for n, _ in self.lanes]
+        dim = self.lanes[lanes.index(left.value)][1]
+        try:
+            bound = self.scalar_expr(c.comparator)
+        except TranslationError:
+            return False
+        return isinstance(dim, ir.FullDim) and bound == dim.extent
+
+    def pad_of(self, node: cst.BaseExpression | None) -> float | None:
+        """What ``node`` (an element expression) holds on the lanes past a padded row's end
+        (``None``: not one known number; data lanes are finite but unknown)."""
+        if node is None:
+            return None
+        if isinstance(node, (cst.Integer, cst.Float)):
+            return float(node.evaluated_value)
+        if isinstance(node, cst.Subscript):
+            base = node.value
+            names = {
+                el.slice.value.value
+                for el in node.slice
+                if isinstance(el.slice, cst.Index) and isinstance(el.slice.value, cst.Name)
+            }
+            if not names & self.padded_lanes:
+                return None
+            if isinstance(base, cst.Name) and base.value in self.buffers:
+                return self.buffers[base.value].pad
+            return 0.0  # a global element past the edge reads the safe value 0
+        if isinstance(node, cst.BinaryOperation):
+            op = _BINOPS.get(type(node.operator), "")
+            return _fold(op, [self.pad_of(node.left), self.pad_of(node.right)])
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+            inner = self.pad_of(node.expression)
+            return None if inner is None else -inner
+        if isinstance(node, cst.Comparison):
+            if self.lane_bound(node):
+                return 0.0
+            return None
+        if isinstance(node, cst.Call):
+            pos, kw = call_args(node)
+            role = self.role(node.func)
+            if role == "cast":
+                return self.pad_of(pos[0])
+            if role == "Cast":
+                return self.pad_of(pos[1])
+            if role == "infinity":
+                return math.inf
+            op = self.g["pointwise"].get(self.mod.name_of(node.func) or "")
+            if op == "where" and self.lane_bound(pos[0]):
+                return self.pad_of(pos[2])
+            if op is not None:
+                return _fold(op, [self.pad_of(a) for a in pos])
+        return None
+
+    def composite(self, what: str, node: cst.Call, pos: list) -> ir.Expr:
+        args = [self.lane_expr(a) for a in pos]
+        if what == "isnan":
+            return ir.BinOp("!=", args[0], args[0])
+        if what in ("or", "and"):
+            return ir.BinOp("|" if what == "or" else "&", args[0], args[1])
+        raise self.error(node, f"`{source_of(node.func)}` is not read")
+
+
+_CST_OPS: dict[str, type] = {
+    "+": cst.Add,
+    "-": cst.Subtract,
+    "*": cst.Multiply,
+    "/": cst.Divide,
+}
+
+
+def _fold(op: str, pads: list[float | None]) -> float | None:
+    """``fold_pad`` with data lanes finite; ``None`` where no operand is a known number."""
+    if all(p is None for p in pads):
+        return None
+    return fold_pad(op, pads, "finite")
+
+
+def ir_scalar_type(kind: str) -> object:
+    from translator.ir.shapes import ScalarType
+
+    dt = {"float": ir.F32, "int": ir.I32, "bool": ir.BOOL}[kind]
+    return ScalarType(dt, weak=True)
+
+
+def _block_text(tile: ir.TileVar) -> str:
+    return str(tile.block.value) if isinstance(tile.block, ir.Const) else tile.block
+
+
+_STATEMENTS: dict[str, Callable[[KernelLifter, cst.Call], list[ir.Stmt]]] = {
+    "copy": KernelLifter.s_copy,
+    "clear": KernelLifter.s_clear,
+    "fill": KernelLifter.s_fill,
+    "gemm": KernelLifter.s_gemm,
+    "reduce_sum": KernelLifter.s_reduce_sum,
+    "reduce_max": KernelLifter.s_reduce_max,
+    "reduce_min": KernelLifter.s_reduce_min,
+    "cumsum": KernelLifter.s_cumsum,
+    "atomic_add": KernelLifter.s_atomic_add,
+    "use_swizzle": KernelLifter.s_hint,
+}
+_EXPRS: dict[type, Callable[[KernelLifter, cst.BaseExpression], ir.Expr]] = {
+    cst.Name: KernelLifter.ex_name,
+    cst.Integer: KernelLifter.ex_int,
+    cst.Float: KernelLifter.ex_float,
+    cst.BinaryOperation: KernelLifter.ex_binop,
+    cst.UnaryOperation: KernelLifter.ex_unary,
+    cst.Comparison: KernelLifter.ex_compare,
+    cst.Subscript: KernelLifter.ex_subscript,
+    cst.Call: KernelLifter.ex_call,
+}
+
+
+def _is_docstring(s: cst.CSTNode) -> bool:
+    return (
+        isinstance(s, cst.SimpleStatementLine)
+        and isinstance(s.body[0], cst.Expr)
+        and isinstance(s.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def _docstring(fn: cst.FunctionDef) -> str | None:
+    doc = fn.get_docstring(clean=True)
+    return doc or None
+
+
+def _with_comments(s: ir.Stmt, comments: tuple[str, ...]) -> ir.Stmt:
+    return dataclasses.replace(s, comments=comments) if hasattr(s, "comments") else s
+
+
+# --------------------------------------------------------------------------------------------------
+# The module
+
+
+def _decorator(fn: cst.FunctionDef, mod: _Module, name: str) -> cst.Decorator | None:
+    for d in fn.decorators:
+        target = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+        if mod.name_of(target) == name:
+            return d
+    return None
+
+
+def _factory(fn: cst.FunctionDef, mod: _Module, g: dict) -> _Factory:
+    """Read a ``@tilelang.jit`` factory's signature, decorators and prim_func."""
+    jit = _decorator(fn, mod, g["kernel"]["decorator"])
+    assert jit is not None
+    out_idx: list[int] = []
+    if isinstance(jit.decorator, cst.Call):
+        _, kw = call_args(jit.decorator)
+        for key, value in kw.items():
+            if key == "out_idx":
+                if isinstance(value, (cst.Integer, cst.UnaryOperation)):
+                    out_idx = [int(source_of(value))]
+                elif isinstance(value, (cst.List, cst.Tuple)):
+                    out_idx = [int(source_of(e.value)) for e in value.elements]
+                else:
+                    raise mod.error(value, "out_idx is a literal list of ints")
+            elif key not in ("target", "execution_backend", "pass_configs", "verbose"):
+                raise mod.error(value, f"@tilelang.jit's `{key}=` is not read")
+    configs: list[dict[str, int]] = []
+    tune = _decorator(fn, mod, g["kernel"]["autotune"])
+    if tune is not None:
+        if not isinstance(tune.decorator, cst.Call):
+            raise mod.error(tune, "@tilelang.autotune(configs=[...]) is read")
+        _, kw = call_args(tune.decorator)
+        configs = _configs(kw.get("configs"), mod, tune)
+    for d in fn.decorators:
+        target = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+        if mod.name_of(target) not in (g["kernel"]["decorator"], g["kernel"]["autotune"]):
+            raise mod.error(d, f"the decorator `{source_of(target)}` is not read")
+    params = [p.name.value for p in fn.params.params]
+    defaults = {p.name.value: p.default for p in fn.params.params if p.default is not None}
+    _refuse_eager(fn, mod, g)
+    prim = None
+    local_values: dict[str, cst.BaseExpression] = {}
+    for stmt in fn.body.body:
+        if _is_docstring(stmt):
+            continue
+        if isinstance(stmt, cst.FunctionDef) and _decorator(stmt, mod, g["kernel"]["prim_func"]):
+            prim = stmt
+            continue
+        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) else None
+        if isinstance(small, cst.Return):
+            continue
+        if isinstance(small, cst.Assign) and isinstance(small.targets[0].target, cst.Name):
+            local_values[small.targets[0].target.value] = small.value
+            continue
+        raise mod.error(stmt, "a factory body holds its prim_func, assignments and a return")
+    if prim is None:
+        raise mod.error(fn, f"the factory `{fn.name.value}` defines no @T.prim_func")
+    fac = _Factory(fn, prim, params, defaults, out_idx, configs, tune is not None)
+    fac.locals = local_values
+    for p in prim.params.params:
+        ann = p.annotation.annotation if p.annotation else None
+        if not (isinstance(ann, cst.Call) and mod.name_of(ann.func) in g["kernel"]["tensor"]):
+            raise mod.error(
+                p,
+                f"prim_func parameter `{p.name.value}` is not a T.Tensor",
+                "annotate tensors as T.Tensor((M, N), dtype); pass scalars to the factory",
+            )
+        pos, kw = call_args(ann)
+        shape = kw.get("shape", pos[0] if pos else None)
+        dtype = kw.get("dtype", pos[1] if len(pos) > 1 else None)
+        if not isinstance(shape, (cst.Tuple, cst.List)) or dtype is None:
+            raise mod.error(ann, "T.Tensor((sizes...), dtype) is read")
+        entries = [e.value for e in shape.elements]
+        fac.tensors[p.name.value] = (entries, dtype)
+        fac.tensor_order.append(p.name.value)
+        for d, e in enumerate(entries):
+            if isinstance(e, cst.Name) and e.value in params:
+                fac.sizes.setdefault(e.value, (p.name.value, d))
+        if isinstance(dtype, cst.Name) and dtype.value in params:
+            fac.dtypes.setdefault(dtype.value, p.name.value)
+    return fac
+
+
+def _refuse_eager(fn: cst.FunctionDef, mod: _Module, g: dict) -> None:
+    """The eager style (a jit function without a prim_func, sizes from ``T.const``, outputs from
+    ``T.empty``) is refused at the function."""
+    eager = set(g["kernel"]["eager"])
+    nested = any(isinstance(s, cst.FunctionDef) for s in fn.body.body)
+    found: list[cst.Call] = []
+
+    class Calls(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            if mod.name_of(node.func) in eager:
+                found.append(node)
+
+    fn.visit(Calls())
+    if found and not nested:
+        raise mod.error(
+            fn,
+            "eager-style TileLang kernels (T.const sizes, T.empty outputs) are not read yet",
+            "write a @tilelang.jit factory that returns a @T.prim_func over T.Tensor parameters",
+        )
+
+
+def _configs(node: cst.BaseExpression | None, mod: _Module, where: cst.CSTNode) -> list[dict]:
+    if not isinstance(node, (cst.List, cst.Tuple)):
+        raise mod.error(
+            node or where,
+            "autotune configs are a literal list of dicts",
+            "write configs=[{'block_M': 128, ...}, ...]",
+        )
+    out = []
+    for el in node.elements:
+        d = el.value
+        row: dict[str, int] = {}
+        if isinstance(d, cst.Dict):
+            for item in d.elements:
+                if not (
+                    isinstance(item, cst.DictElement)
+                    and isinstance(item.key, cst.SimpleString)
+                    and isinstance(item.value, cst.Integer)
+                ):
+                    raise mod.error(item, "a config maps parameter names to literal ints")
+                row[str(item.key.evaluated_value)] = int(item.value.value)
+        elif isinstance(d, cst.Call) and source_of(d.func) == "dict":
+            for arg in d.args:
+                if arg.keyword is None or not isinstance(arg.value, cst.Integer):
+                    raise mod.error(arg, "a config maps parameter names to literal ints")
+                row[arg.keyword.value] = int(arg.value.value)
+        else:
+            raise mod.error(d, "a config is a literal dict")
+        out.append(row)
+    return out
+
+
+def parse(source: str, path: str) -> ir.Module:
+    """The IR of a TileLang module: its factories' kernels, and its host functions' launches."""
+    wrapper = parse_source(source, path)
+    module = wrapper.module
+    g = _grammar()
+    mod = _Module(path, Locator(wrapper, path), import_aliases(module))
+    factories: dict[str, _Factory] = {}
+    for stmt in module.body:
+        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) else None
+        if (
+            isinstance(small, cst.Assign)
+            and isinstance(small.targets[0].target, cst.Name)
+            and isinstance(small.value, cst.Integer)
+        ):
+            mod.module_ints[small.targets[0].target.value] = int(small.value.value)
+        if (
+            isinstance(stmt, cst.FunctionDef)
+            and _decorator(stmt, mod, g["kernel"]["decorator"]) is not None
+        ):
+            factories[stmt.name.value] = _factory(stmt, mod, g)
+    if not factories:
+        raise TranslationError(
+            f"{path} defines no @tilelang.jit factory",
+            ir.Loc(path, 1, 0),
+            "tiletrans reads @tilelang.jit factories that return a @T.prim_func",
+        )
+    hosts = _host_calls(module, mod, factories)
+    kernels = tuple(KernelLifter(f, mod).lift() for f in factories.values())
+    by_name = {k.name: k for k in kernels}
+    sites, entries, edits = _host(hosts, mod, factories, by_name)
+    edits = [
+        *(
+            ir.HostEdit("define", mod.locate.span(f.fn), kernels=(name,))
+            for name, f in factories.items()
+        ),
+        *edits,
+    ]
+    result = ir.Module(
+        path,
+        tuple(entries),
+        kernels,
+        ir.HostPlan(
+            source, tuple(sites), tuple(edits), tuple(load_grammar("tilelang")["packages"])
+        ),
+        source_hash=hashlib.sha256(source.encode()).hexdigest(),
+        source_dialect="tilelang",
+    )
+    verify(result)
+    return result
+
+
+@dataclass
+class _Launch:
+    """One launch in host code: the factory call and the kernel call."""
+
+    fn: cst.FunctionDef
+    factory: str
+    build: cst.Call
+    call: cst.Call
+    statement: cst.SimpleStatementLine | None
+    built_by: cst.SimpleStatementLine | None
+
+
+class _LaunchFinder(cst.CSTVisitor):
+    """The launches in one host function (``k = factory(...)`` then ``k(...)``, or
+    ``factory(...)(...)``), in order."""
+
+    def __init__(self, fn: cst.FunctionDef, factories: dict[str, _Factory]) -> None:
+        self.fn = fn
+        self.factories = factories
+        self.line: list[cst.SimpleStatementLine] = []
+        self.built: dict[str, tuple[str, cst.Call, cst.SimpleStatementLine]] = {}
+        self.found: list[_Launch] = []
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        self.line.append(node)
+        small = node.body[0]
+        if (
+            isinstance(small, cst.Assign)
+            and isinstance(small.targets[0].target, cst.Name)
+            and isinstance(small.value, cst.Call)
+            and isinstance(small.value.func, cst.Name)
+            and small.value.func.value in self.factories
+        ):
+            self.built[small.targets[0].target.value] = (small.value.func.value, small.value, node)
+
+    def leave_SimpleStatementLine(self, original_node: cst.SimpleStatementLine) -> None:
+        self.line.pop()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        line = self.line[-1] if self.line else None
+        if isinstance(func, cst.Name) and func.value in self.built:
+            name, build, by = self.built[func.value]
+            self.found.append(_Launch(self.fn, name, build, node, line, by))
+        elif (
+            isinstance(func, cst.Call)
+            and isinstance(func.func, cst.Name)
+            and func.func.value in self.factories
+        ):
+            self.found.append(_Launch(self.fn, func.func.value, func, node, line, None))
+
+
+def _host_calls(module: cst.Module, mod: _Module, factories: dict[str, _Factory]) -> list[_Launch]:
+    """Each host function's launches; the arguments of a factory's first launch give its
+    defaults."""
+    found: list[_Launch] = []
+    for stmt in module.body:
+        if not isinstance(stmt, cst.FunctionDef) or stmt.name.value in factories:
+            continue
+        finder = _LaunchFinder(stmt, factories)
+        stmt.visit(finder)
+        found.extend(finder.found)
+    for launch in found:
+        fac = factories[launch.factory]
+        bound = _bind(launch.build, fac.params, mod)
+        mod.launch_args.setdefault(launch.factory, bound)
+    return found
+
+
+def _bind(call: cst.Call, names: list[str], mod: _Module) -> dict[str, cst.BaseExpression]:
+    out: dict[str, cst.BaseExpression] = {}
+    for i, arg in enumerate(call.args):
+        if arg.star:
+            raise mod.error(call, "a factory call with *args/**kwargs is not read")
+        if arg.keyword is not None:
+            out[arg.keyword.value] = arg.value
+        elif i < len(names):
+            out[names[i]] = arg.value
+    return out
+
+
+_TORCH_DTYPES = {
+    "float16": "torch.float16",
+    "bfloat16": "torch.bfloat16",
+    "float32": "torch.float32",
+    "float64": "torch.float64",
+    "int8": "torch.int8",
+    "int16": "torch.int16",
+    "int32": "torch.int32",
+    "int64": "torch.int64",
+    "uint8": "torch.uint8",
+    "bool": "torch.bool",
+}
+
+
+def _host(
+    launches: list[_Launch],
+    mod: _Module,
+    factories: dict[str, _Factory],
+    kernels: dict[str, ir.Kernel],
+) -> tuple[list[ir.Site], list[ir.Entry], list[ir.HostEdit]]:
+    """Launch sites, (incomplete) entries and the edits that drop the factory calls."""
+    g = _grammar()
+    sites: list[ir.Site] = []
+    edits: list[ir.HostEdit] = []
+    removed: set[int] = set()
+    bodies: dict[str, list[ir.Stmt]] = {}
+    fns: dict[str, cst.FunctionDef] = {}
+    for launch in launches:
+        fac = factories[launch.factory]
+        kernel = kernels[launch.factory]
+        bound = _bind(launch.build, fac.params, mod)
+
+        text = functools.partial(_arg_text, bound=bound, fac=fac, call=launch.build, mod=mod)
+
+        inputs = [n for i, n in enumerate(fac.tensor_order) if not _is_out(i, fac)]
+        outputs = [n for i, n in enumerate(fac.tensor_order) if _is_out(i, fac)]
+        pos, kw = call_args(launch.call)
+        if kw or len(pos) != len(inputs):
+            raise mod.error(
+                launch.call, f"the kernel takes {len(inputs)} tensors ({', '.join(inputs)})"
+            )
+        texts = {n: source_of(a) for n, a in zip(inputs, pos)}
+        device = texts[inputs[0]] if inputs else "'cuda'"
+        setup: list[str] = []
+        target = None
+        stmt = launch.statement
+        small = stmt.body[0] if stmt is not None else None
+        single = (
+            len(outputs) == 1
+            and isinstance(small, cst.Assign)
+            and small.value is launch.call
+            and len(small.targets) == 1
+            and isinstance(small.targets[0].target, cst.Name)
+        )
+        for n in outputs:
+            host = small.targets[0].target.value if single else f"_{n.lower()}"  # type: ignore[union-attr]
+            shape, dt = fac.tensors[n]
+            dims = ", ".join(_host_text(e, text) for e in shape)
+            dims += "," if len(shape) == 1 else ""
+            setup.append(
+                f"{host} = torch.empty(({dims}), dtype={_host_dtype(dt, text, g)}, "
+                f"device={_atom(device)}.device)"
+            )
+            texts[n] = host
+        value = None if single or not outputs else ", ".join(texts[n] for n in outputs)
+        if single:
+            site = ir.Site(mod.locate.span(stmt), statement=True)  # type: ignore[arg-type]
+        else:
+            site = ir.Site(mod.locate.span(launch.call), statement=False)
+        sites.append(site)
+        del target
+        if launch.built_by is not None and id(launch.built_by) not in removed:
+            removed.add(id(launch.built_by))
+            edits.append(ir.HostEdit("remove", mod.locate.span(launch.built_by)))
+        body = bodies.setdefault(launch.fn.name.value, [])
+        fns[launch.fn.name.value] = launch.fn
+        args = []
+        arg_texts = []
+        for p in kernel.params:
+            t = texts.get(p.name) if p.kind == "tensor" else text(p.name)
+            assert t is not None
+            tmp = f"_{kernel.name}_{p.name}_{len(sites) - 1}"
+            body.append(ir.Carried(tmp, p.kind, t, p.rank))
+            args.append(ir.Name(tmp))
+            arg_texts.append(t)
+        tuned = tuple(
+            source_of(bound[p]) for p in fac.params if p in bound and _is_tunable(p, kernel, fac)
+        )
+        body.append(
+            ir.Launch(
+                kernel.name,
+                tuple(args),
+                tuple(arg_texts),
+                site=len(sites) - 1,
+                tuned=tuned,
+                setup=tuple(setup),
+                value=value,
+            )
+        )
+    entries = []
+    for name, body in bodies.items():
+        fn = fns[name]
+        params = tuple(_host_param(p) for p in fn.params.params)
+        entries.append(ir.Entry(name, params, tuple(body), complete=False))
+    return sites, entries, edits
+
+
+def _arg_text(
+    param: str,
+    *,
+    bound: dict[str, cst.BaseExpression],
+    fac: _Factory,
+    call: cst.Call,
+    mod: _Module,
+) -> str:
+    """What a launch passes for factory parameter ``param`` (its default if it passes none)."""
+    if param in bound:
+        return source_of(bound[param])
+    if param in fac.defaults:
+        return source_of(fac.defaults[param])
+    raise mod.error(call, f"the factory call passes no `{param}`")
+
+
+def _is_tunable(param: str, kernel: ir.Kernel, fac: _Factory) -> bool:
+    names = {t.name for t in kernel.tunables}
+    return param in names or param in ("threads", "num_stages")
+
+
+def _host_param(p: cst.Param) -> ir.Param:
+    ann = source_of(p.annotation.annotation) if p.annotation else None
+    kind = {"int": "int", "float": "float", "bool": "bool"}.get(ann or "", "tensor")
+    return ir.Param(p.name.value, kind)
+
+
+def _is_out(index: int, fac: _Factory) -> bool:
+    n = len(fac.tensor_order)
+    return any(i % n == index for i in fac.out_idx)
+
+
+def _atom(text: str) -> str:
+    return text if text.replace("_", "").replace(".", "").isalnum() else f"({text})"
+
+
+def _host_text(node: cst.BaseExpression, text: Callable[[str], str]) -> str:
+    """A shape entry of a tensor annotation, in the host's words (factory parameters replaced by
+    what the launch passes)."""
+    if isinstance(node, cst.Name):
+        return text(node.value)
+    if isinstance(node, cst.Integer):
+        return node.value
+    if isinstance(node, cst.BinaryOperation):
+        return (
+            f"({_host_text(node.left, text)}{node.operator.whitespace_before.value}"
+            f"{source_of(node.operator).strip()} {_host_text(node.right, text)})"
+        )
+    return source_of(node)
+
+
+def _host_dtype(node: cst.BaseExpression, text: Callable[[str], str], g: dict) -> str:
+    if isinstance(node, cst.Name):
+        node = cst.parse_expression(text(node.value))
+    if isinstance(node, cst.SimpleString):
+        name = _dtype_name(str(node.evaluated_value), g)
+        if name:
+            return _TORCH_DTYPES[name]
+    return source_of(node)
+
+
+__all__ = ["KernelLifter", "parse"]
