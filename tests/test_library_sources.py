@@ -62,6 +62,13 @@ PUBLIC_API: dict[str, set[str]] = {
     "triton/reductions.py": {"libentry", "sum_all", "sum_dim", "mean_dim"},
     "triton/rms_norm.py": {"calculate_settings", "rms_norm"},
     "triton/rope.py": {"rope_forward", "liger_rotary_pos_emb"},
+    "triton/log_softmax.py": {"log_softmax", "log_softmax_forward", "log_softmax_backward"},
+    "triton/kl_div.py": {
+        "get_num_warps",
+        "kl_div",
+        "kldiv_forward_triton",
+        "kldiv_backward_triton",
+    },
     "triton/softmax.py": {"softmax", "softmax_forward", "softmax_backward"},
     "triton/swiglu.py": {"ensure_contiguous", "swiglu", "swiglu_forward", "swiglu_backward"},
     "helion/glu.py": {"swiglu", "swiglu_fwd", "swiglu_bwd", "geglu"},
@@ -352,6 +359,42 @@ def test_triton_rope() -> None:
     back_q, back_k = m.rope_forward(q2, k2, cos, sin, backward_pass=True)
     torch.testing.assert_close(back_q, q2 * cos - rotate_half(q2) * sin)
     torch.testing.assert_close(back_k, k2 * cos - rotate_half(k2) * sin)
+
+
+def test_triton_log_softmax() -> None:
+    m = lib("triton/log_softmax.py")
+    x = _leaf(3, 7, 37)
+    _check_fwd_bwd(m.log_softmax(x), torch.log_softmax(x, -1), (x,))
+    # Rows longer than MAX_ONE_PASS take the two-pass looped kernel.
+    long = torch.randn(2, m.MAX_ONE_PASS + 9)
+    torch.testing.assert_close(m.log_softmax_forward(long), torch.log_softmax(long, -1))
+    y, dy = torch.log_softmax(torch.randn(5, 37), -1), torch.randn(5, 37)
+    want = dy - torch.exp(y) * dy.sum(-1, keepdim=True)
+    torch.testing.assert_close(m.log_softmax_backward(y, dy), want)
+
+
+@pytest.mark.parametrize("reduction", ["batchmean", "sum", "mean", "none"])
+@pytest.mark.parametrize("log_target", [False, True])
+def test_triton_kl_div(reduction: str, log_target: bool) -> None:
+    m = lib("triton/kl_div.py")
+    assert [m.get_num_warps(b) for b in (1024, 2048, 8192, 32768)] == [4, 8, 16, 32]
+    y_pred = torch.log_softmax(torch.randn(9, 37), -1).requires_grad_()
+    y_true = torch.softmax(torch.randn(9, 37), -1)
+    if log_target:
+        y_true = y_true.log()
+    got = m.kl_div(y_pred, y_true, reduction, log_target)
+    want = F.kl_div(y_pred, y_true, reduction=reduction, log_target=log_target)
+    _check_fwd_bwd(got, want, (y_pred,))
+    if reduction == "sum":
+        # The cotangent 1.0 skips the host multiply.
+        (g,) = torch.autograd.grad(m.kl_div(y_pred, y_true, reduction, log_target), y_pred)
+        want = F.kl_div(y_pred, y_true, reduction=reduction, log_target=log_target)
+        (w,) = torch.autograd.grad(want, y_pred)
+        torch.testing.assert_close(g, w)
+    with pytest.raises(ValueError):
+        m.kl_div(y_pred, y_true[:, :5])
+    with pytest.raises(ValueError):
+        m.kldiv_forward_triton(y_pred.detach(), y_true, log_target, "max", 1e-10)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -53,6 +53,21 @@ def inputs(entry: str, device: str, dtype: str) -> tuple | None:
         q, k = rand(bsz, n_qh, seq_len, head_dim), rand(bsz, n_kh, seq_len, head_dim)
         cos, sin = rand(seq_len, head_dim), rand(seq_len, head_dim)
         return q, k, cos, sin
+    if entry == "log_softmax_forward":
+        # Rows longer than MAX_ONE_PASS take the looped kernel: two rows of 8200.
+        return (rand(2, 8200),)
+    if entry == "log_softmax_backward":
+        return torch.log_softmax(rand(M, N).float(), -1).to(rand(1).dtype), rand(M, N)
+    if entry == "kl_div":
+        # Log-probabilities against probabilities; "sum" keeps the per-row partial sums.
+        y_pred = torch.log_softmax(rand(M, N).float(), -1).to(rand(1).dtype)
+        y_true = torch.softmax(rand(M, N).float(), -1).to(rand(1).dtype)
+        return y_pred, y_true, "sum"
+    if entry == "kldiv_forward_triton":
+        y_pred = torch.log_softmax(rand(M, N).float(), -1).to(rand(1).dtype)
+        return y_pred, rand(M, N), True, "none", 1e-10
+    if entry == "kldiv_backward_triton":
+        return rand(M, N), torch.tensor(0.5, device=device), rand(M, N), False
     if entry == "softmax_backward":
         return rand(M, N), torch.softmax(rand(M, N).float(), dim=-1).to(getattr(torch, dtype))
     return None

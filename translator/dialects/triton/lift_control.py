@@ -136,7 +136,11 @@ class ControlMixin:
                 if va is not None:
                     out[name] = va
                 continue
-            if name not in before and not joined:
+            if (
+                name not in before
+                and not joined
+                and not (isinstance(va, Data) and isinstance(vb, Data) and va.expr == vb.expr)
+            ):
                 continue  # defined in one branch only: unusable after (IR scoping)
             if isinstance(va, Data) and isinstance(vb, Data) and va.expr == vb.expr:
                 if joined and (va.div <= vb.div or vb.div <= va.div):
