@@ -62,6 +62,7 @@ PUBLIC_API: dict[str, set[str]] = {
     "triton/reductions.py": {"libentry", "sum_all", "sum_dim", "mean_dim"},
     "triton/rms_norm.py": {"calculate_settings", "rms_norm"},
     "triton/rope.py": {"rope_forward", "liger_rotary_pos_emb"},
+    "triton/jsd.py": {"jsd", "jsd_forward", "jsd_backward"},
     "triton/log_softmax.py": {"log_softmax", "log_softmax_forward", "log_softmax_backward"},
     "triton/kl_div.py": {
         "get_num_warps",
@@ -395,6 +396,34 @@ def test_triton_kl_div(reduction: str, log_target: bool) -> None:
         m.kl_div(y_pred, y_true[:, :5])
     with pytest.raises(ValueError):
         m.kldiv_forward_triton(y_pred.detach(), y_true, log_target, "max", 1e-10)
+
+
+def _jsd_ref(x, y, beta, labels=None, ignore_index=-100):
+    q, p = x.exp(), y.exp()
+    if beta == 0.0:
+        per = p * (y - x)
+    elif beta == 1.0:
+        per = q * (x - y)
+    else:
+        m = beta * p + (1 - beta) * q
+        per = beta * p * y + (1 - beta) * q * x - m * m.log()
+    keep = torch.ones(x.shape[0], dtype=torch.bool) if labels is None else labels != ignore_index
+    return (per.sum(-1) * keep).sum() / keep.sum()
+
+
+@pytest.mark.parametrize("beta", [0.0, 0.3, 1.0])
+@pytest.mark.parametrize("with_labels", [False, True])
+def test_triton_jsd(beta: float, with_labels: bool) -> None:
+    m = lib("triton/jsd.py")
+    x = torch.log_softmax(torch.randn(10, 37), -1).requires_grad_()
+    y = torch.log_softmax(torch.randn(10, 37), -1)
+    labels = None
+    if with_labels:
+        labels = torch.randint(0, 37, (10,))
+        labels[::3] = -100
+    _check_fwd_bwd(m.jsd(x, y, labels, beta), _jsd_ref(x, y, beta, labels), (x,))
+    with pytest.raises(ValueError):
+        m.jsd(x, y, labels, 1.5)
 
 
 # ------------------------------------------------------------------------------------------------

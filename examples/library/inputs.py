@@ -68,6 +68,17 @@ def inputs(entry: str, device: str, dtype: str) -> tuple | None:
         return y_pred, rand(M, N), True, "none", 1e-10
     if entry == "kldiv_backward_triton":
         return rand(M, N), torch.tensor(0.5, device=device), rand(M, N), False
+    if entry in ("jsd", "jsd_forward"):
+        # Student and teacher log-probabilities; labels with ignored rows.
+        x = torch.log_softmax(rand(M, N).float(), -1).to(rand(1).dtype)
+        y = torch.log_softmax(rand(M, N).float(), -1).to(rand(1).dtype)
+        labels = torch.randint(0, N, (M,))
+        labels[::3] = -100
+        if entry == "jsd":
+            return x, y, labels.to(device), 0.3, -100
+        return x, y, None, 0.0, -100, False
+    if entry == "jsd_backward":
+        return rand(M, N), torch.tensor(2.0, device=device)
     if entry == "softmax_backward":
         return rand(M, N), torch.softmax(rand(M, N).float(), dim=-1).to(getattr(torch, dtype))
     return None
