@@ -62,6 +62,12 @@ PUBLIC_API: dict[str, set[str]] = {
     "triton/reductions.py": {"libentry", "sum_all", "sum_dim", "mean_dim"},
     "triton/rms_norm.py": {"calculate_settings", "rms_norm"},
     "triton/rope.py": {"rope_forward", "liger_rotary_pos_emb"},
+    "triton/embedding.py": {
+        "ensure_contiguous",
+        "embedding",
+        "embedding_forward",
+        "embedding_backward",
+    },
     "triton/jsd.py": {"jsd", "jsd_forward", "jsd_backward"},
     "triton/log_softmax.py": {"log_softmax", "log_softmax_forward", "log_softmax_backward"},
     "triton/kl_div.py": {
@@ -396,6 +402,15 @@ def test_triton_kl_div(reduction: str, log_target: bool) -> None:
         m.kl_div(y_pred, y_true[:, :5])
     with pytest.raises(ValueError):
         m.kldiv_forward_triton(y_pred.detach(), y_true, log_target, "max", 1e-10)
+
+
+def test_triton_embedding() -> None:
+    m = lib("triton/embedding.py")
+    weight = _leaf(29, 37)
+    indices = torch.randint(0, 7, (3, 13))  # repeats: the backward's atomics race on rows
+    _check_fwd_bwd(m.embedding(weight, indices), F.embedding(indices, weight), (weight,))
+    with pytest.raises(ValueError):
+        m.embedding(weight.detach()[0], indices)
 
 
 def _jsd_ref(x, y, beta, labels=None, ignore_index=-100):

@@ -79,6 +79,15 @@ def inputs(entry: str, device: str, dtype: str) -> tuple | None:
         return x, y, None, 0.0, -100, False
     if entry == "jsd_backward":
         return rand(M, N), torch.tensor(2.0, device=device)
+    if entry in ("embedding", "embedding_forward", "embedding_backward"):
+        # A table of N rows of K columns; [3, M] indices that repeat (atomics race on rows).
+        weight = rand(N, K)
+        indices = torch.randint(0, N // 4, (3, M)).to(device)
+        if entry == "embedding":
+            return weight, indices
+        if entry == "embedding_forward":
+            return weight, indices
+        return rand(3, M, K), indices, weight
     if entry == "softmax_backward":
         return rand(M, N), torch.softmax(rand(M, N).float(), dim=-1).to(getattr(torch, dtype))
     return None
