@@ -79,6 +79,7 @@ PUBLIC_API: dict[str, set[str]] = {
     "triton/softmax.py": {"softmax", "softmax_forward", "softmax_backward"},
     "triton/swiglu.py": {"ensure_contiguous", "swiglu", "swiglu_forward", "swiglu_backward"},
     "helion/glu.py": {"swiglu", "swiglu_fwd", "swiglu_bwd", "geglu"},
+    "helion/mixed_matmul.py": {"w8a16_matmul", "quantize_weight", "linear_w8a16"},
     "helion/layer_norm.py": {"layer_norm", "layer_norm_fwd"},
     "helion/matmul.py": {"matmul", "matmul_bias", "linear"},
     "helion/rms_norm.py": {"rms_norm", "rms_norm_fwd", "rms_norm_bwd"},
@@ -520,3 +521,19 @@ def test_helion_layer_norm() -> None:
     torch.testing.assert_close(out, F.layer_norm(x, (100,), w, b))
     torch.testing.assert_close(mean, x.mean(-1).reshape(-1))
     torch.testing.assert_close(rstd, torch.rsqrt(x.var(-1, unbiased=False) + 1e-5).reshape(-1))
+
+
+def test_helion_mixed_matmul() -> None:
+    m = lib("helion/mixed_matmul.py")
+    w = torch.randn(45, 29)
+    w_int8, scale = m.quantize_weight(w)
+    assert w_int8.dtype == torch.int8 and scale.shape == (29,)
+    torch.testing.assert_close(w_int8.float() * scale, w, atol=scale.max().item(), rtol=0)
+    for dtype in (torch.float32, torch.float16):
+        x = torch.randn(3, 13, 45, dtype=dtype)
+        want = (x.float() @ w_int8.float() * scale).to(dtype)
+        got = m.linear_w8a16(x, w_int8, scale)
+        assert got.dtype == dtype and got.shape == (3, 13, 29)
+        torch.testing.assert_close(got, want, rtol=1e-2, atol=1e-2)
+    with pytest.raises(TypeError):
+        m.linear_w8a16(x, w, scale)

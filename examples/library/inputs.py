@@ -88,6 +88,14 @@ def inputs(entry: str, device: str, dtype: str) -> tuple | None:
         if entry == "embedding_forward":
             return weight, indices
         return rand(3, M, K), indices, weight
+    if entry in ("w8a16_matmul", "linear_w8a16"):
+        # int8 weights [K, N] with per-column fp32 scales; activations in the row's dtype.
+        w = torch.randint(-127, 128, (K, N), dtype=torch.int8).to(device)
+        scale = (torch.rand(N) / 64).to(device)
+        x = rand(M, K) if entry == "w8a16_matmul" else rand(3, 5, K)
+        return x, w, scale
+    if entry == "quantize_weight":
+        return (rand(K, N),)
     if entry == "softmax_backward":
         return rand(M, N), torch.softmax(rand(M, N).float(), dim=-1).to(getattr(torch, dtype))
     return None
