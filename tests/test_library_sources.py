@@ -79,6 +79,8 @@ PUBLIC_API: dict[str, set[str]] = {
     "triton/softmax.py": {"softmax", "softmax_forward", "softmax_backward"},
     "triton/swiglu.py": {"ensure_contiguous", "swiglu", "swiglu_forward", "swiglu_backward"},
     "helion/glu.py": {"swiglu", "swiglu_fwd", "swiglu_bwd", "geglu"},
+    "helion/geglu.py": {"geglu", "geglu_fwd", "geglu_bwd"},
+    "helion/layer_norm_grad.py": {"layer_norm", "layer_norm_fwd", "layer_norm_bwd"},
     "helion/mixed_matmul.py": {"w8a16_matmul", "quantize_weight", "linear_w8a16"},
     "helion/layer_norm.py": {"layer_norm", "layer_norm_fwd"},
     "helion/matmul.py": {"matmul", "matmul_bias", "linear"},
@@ -121,6 +123,9 @@ def lib(rel: str) -> ModuleType:
         spec = importlib.util.spec_from_file_location(name, path)
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
+        # Registered as imported modules are: Helion reads a kernel's module globals
+        # (`GELU_COEFF`) through sys.modules.
+        sys.modules[name] = module
         # Configless @helion.kernel() use Helion's default config: no autotuning on the CPU.
         with _env(HELION_AUTOTUNE_EFFORT="none"):
             spec.loader.exec_module(module)
@@ -537,3 +542,20 @@ def test_helion_mixed_matmul() -> None:
         torch.testing.assert_close(got, want, rtol=1e-2, atol=1e-2)
     with pytest.raises(TypeError):
         m.linear_w8a16(x, w, scale)
+
+
+def test_helion_geglu() -> None:
+    m = lib("helion/geglu.py")
+    a, b = _leaf(3, 7, 37), _leaf(3, 7, 37)
+    _check_fwd_bwd(m.geglu(a, b), F.gelu(a, approximate="tanh") * b, (a, b))
+    with pytest.raises(ValueError):
+        m.geglu(a, b[..., :5])
+
+
+def test_helion_layer_norm_grad() -> None:
+    m = lib("helion/layer_norm_grad.py")
+    x, w, b = _leaf(3, 7, 37), _leaf(37), _leaf(37)
+    got = m.layer_norm(x, (37,), w, b, 1e-5)
+    _check_fwd_bwd(got, F.layer_norm(x, (37,), w, b, 1e-5), (x, w, b))
+    with pytest.raises(ValueError):
+        m.layer_norm(x, (7, 37), w, b)

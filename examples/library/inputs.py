@@ -96,6 +96,15 @@ def inputs(entry: str, device: str, dtype: str) -> tuple | None:
         return x, w, scale
     if entry == "quantize_weight":
         return (rand(K, N),)
+    if entry == "layer_norm_bwd":
+        x, dy = rand(M, N), rand(M, N)
+        mean = x.float().mean(-1)
+        rstd = torch.rsqrt(x.float().var(-1, unbiased=False) + 1e-5)
+        return dy, x, rand(N), mean, rstd
+    if entry == "layer_norm_fwd":
+        return rand(M, N), rand(N), rand(N), 1e-5
+    if entry == "geglu_bwd":
+        return rand(M, N), rand(M, N), rand(M, N)
     if entry == "softmax_backward":
         return rand(M, N), torch.softmax(rand(M, N).float(), dim=-1).to(getattr(torch, dtype))
     return None
