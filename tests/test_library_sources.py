@@ -68,6 +68,10 @@ PUBLIC_API: dict[str, set[str]] = {
         "embedding_forward",
         "embedding_backward",
     },
+    "triton/fused_linear_cross_entropy.py": {
+        "fused_linear_cross_entropy",
+        "fused_linear_cross_entropy_forward",
+    },
     "triton/jsd.py": {"jsd", "jsd_forward", "jsd_backward"},
     "triton/log_softmax.py": {"log_softmax", "log_softmax_forward", "log_softmax_backward"},
     "triton/kl_div.py": {
@@ -417,6 +421,22 @@ def test_triton_embedding() -> None:
     _check_fwd_bwd(m.embedding(weight, indices), F.embedding(indices, weight), (weight,))
     with pytest.raises(ValueError):
         m.embedding(weight.detach()[0], indices)
+
+
+@pytest.mark.parametrize(("smoothing", "reduction"), [(0.0, "mean"), (0.1, "mean"), (0.1, "sum")])
+def test_triton_fused_linear_cross_entropy(smoothing: float, reduction: str) -> None:
+    m = lib("triton/fused_linear_cross_entropy.py")
+    # V > H: chunks of 8 of the 19 rows, the last one ragged.
+    x, w = _leaf(19, 13), _leaf(37, 13)
+    target = torch.randint(0, 37, (19,))
+    target[::4] = -100
+    got = m.fused_linear_cross_entropy(x, w, target, -100, smoothing, reduction)
+    want = F.cross_entropy(
+        x @ w.t(), target, ignore_index=-100, label_smoothing=smoothing, reduction=reduction
+    )
+    _check_fwd_bwd(got, want, (x, w), rtol=1e-4, atol=1e-5)
+    with pytest.raises(ValueError):
+        m.fused_linear_cross_entropy(x, w, target, reduction="none")
 
 
 def _jsd_ref(x, y, beta, labels=None, ignore_index=-100):

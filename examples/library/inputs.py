@@ -105,6 +105,11 @@ def inputs(entry: str, device: str, dtype: str) -> tuple | None:
         return rand(M, N), rand(N), rand(N), 1e-5
     if entry == "geglu_bwd":
         return rand(M, N), rand(M, N), rand(M, N)
+    if entry in ("fused_linear_cross_entropy", "fused_linear_cross_entropy_forward"):
+        # A vocabulary wider than the hidden size: chunks of 8 of the M rows (the last ragged).
+        target = torch.randint(0, N, (M,))
+        target[::4] = -100
+        return rand(M, 13), rand(N, 13), target.to(device), -100, 0.1, "mean"
     if entry == "softmax_backward":
         return rand(M, N), torch.softmax(rand(M, N).float(), dim=-1).to(getattr(torch, dtype))
     return None

@@ -84,7 +84,7 @@ class StatementsMixin:
                         body=node.body.with_changes(body=body),
                         orelse=cst.Else(body=cst.IndentedBlock(body=rest)) if rest else None,
                     )
-                    self.if_stmt(joined)
+                    self.if_stmt(joined, terminal=True)
                     _attach(out, start, comments)
                     return True
                 if (
