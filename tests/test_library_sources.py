@@ -62,9 +62,30 @@ PUBLIC_API: dict[str, set[str]] = {
     "triton/reductions.py": {"libentry", "sum_all", "sum_dim", "mean_dim"},
     "triton/rms_norm.py": {"calculate_settings", "rms_norm"},
     "triton/rope.py": {"rope_forward", "liger_rotary_pos_emb"},
+    "triton/embedding.py": {
+        "ensure_contiguous",
+        "embedding",
+        "embedding_forward",
+        "embedding_backward",
+    },
+    "triton/fused_linear_cross_entropy.py": {
+        "fused_linear_cross_entropy",
+        "fused_linear_cross_entropy_forward",
+    },
+    "triton/jsd.py": {"jsd", "jsd_forward", "jsd_backward"},
+    "triton/log_softmax.py": {"log_softmax", "log_softmax_forward", "log_softmax_backward"},
+    "triton/kl_div.py": {
+        "get_num_warps",
+        "kl_div",
+        "kldiv_forward_triton",
+        "kldiv_backward_triton",
+    },
     "triton/softmax.py": {"softmax", "softmax_forward", "softmax_backward"},
     "triton/swiglu.py": {"ensure_contiguous", "swiglu", "swiglu_forward", "swiglu_backward"},
     "helion/glu.py": {"swiglu", "swiglu_fwd", "swiglu_bwd", "geglu"},
+    "helion/geglu.py": {"geglu", "geglu_fwd", "geglu_bwd"},
+    "helion/layer_norm_grad.py": {"layer_norm", "layer_norm_fwd", "layer_norm_bwd"},
+    "helion/mixed_matmul.py": {"w8a16_matmul", "quantize_weight", "linear_w8a16"},
     "helion/layer_norm.py": {"layer_norm", "layer_norm_fwd"},
     "helion/matmul.py": {"matmul", "matmul_bias", "linear"},
     "helion/rms_norm.py": {"rms_norm", "rms_norm_fwd", "rms_norm_bwd"},
@@ -106,6 +127,9 @@ def lib(rel: str) -> ModuleType:
         spec = importlib.util.spec_from_file_location(name, path)
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
+        # Registered as imported modules are: Helion reads a kernel's module globals
+        # (`GELU_COEFF`) through sys.modules.
+        sys.modules[name] = module
         # Configless @helion.kernel() use Helion's default config: no autotuning on the CPU.
         with _env(HELION_AUTOTUNE_EFFORT="none"):
             spec.loader.exec_module(module)
@@ -354,6 +378,95 @@ def test_triton_rope() -> None:
     torch.testing.assert_close(back_k, k2 * cos - rotate_half(k2) * sin)
 
 
+def test_triton_log_softmax() -> None:
+    m = lib("triton/log_softmax.py")
+    x = _leaf(3, 7, 37)
+    _check_fwd_bwd(m.log_softmax(x), torch.log_softmax(x, -1), (x,))
+    # Rows longer than MAX_ONE_PASS take the two-pass looped kernel.
+    long = torch.randn(2, m.MAX_ONE_PASS + 9)
+    torch.testing.assert_close(m.log_softmax_forward(long), torch.log_softmax(long, -1))
+    y, dy = torch.log_softmax(torch.randn(5, 37), -1), torch.randn(5, 37)
+    want = dy - torch.exp(y) * dy.sum(-1, keepdim=True)
+    torch.testing.assert_close(m.log_softmax_backward(y, dy), want)
+
+
+@pytest.mark.parametrize("reduction", ["batchmean", "sum", "mean", "none"])
+@pytest.mark.parametrize("log_target", [False, True])
+def test_triton_kl_div(reduction: str, log_target: bool) -> None:
+    m = lib("triton/kl_div.py")
+    assert [m.get_num_warps(b) for b in (1024, 2048, 8192, 32768)] == [4, 8, 16, 32]
+    y_pred = torch.log_softmax(torch.randn(9, 37), -1).requires_grad_()
+    y_true = torch.softmax(torch.randn(9, 37), -1)
+    if log_target:
+        y_true = y_true.log()
+    got = m.kl_div(y_pred, y_true, reduction, log_target)
+    want = F.kl_div(y_pred, y_true, reduction=reduction, log_target=log_target)
+    _check_fwd_bwd(got, want, (y_pred,))
+    if reduction == "sum":
+        # The cotangent 1.0 skips the host multiply.
+        (g,) = torch.autograd.grad(m.kl_div(y_pred, y_true, reduction, log_target), y_pred)
+        want = F.kl_div(y_pred, y_true, reduction=reduction, log_target=log_target)
+        (w,) = torch.autograd.grad(want, y_pred)
+        torch.testing.assert_close(g, w)
+    with pytest.raises(ValueError):
+        m.kl_div(y_pred, y_true[:, :5])
+    with pytest.raises(ValueError):
+        m.kldiv_forward_triton(y_pred.detach(), y_true, log_target, "max", 1e-10)
+
+
+def test_triton_embedding() -> None:
+    m = lib("triton/embedding.py")
+    weight = _leaf(29, 37)
+    indices = torch.randint(0, 7, (3, 13))  # repeats: the backward's atomics race on rows
+    _check_fwd_bwd(m.embedding(weight, indices), F.embedding(indices, weight), (weight,))
+    with pytest.raises(ValueError):
+        m.embedding(weight.detach()[0], indices)
+
+
+@pytest.mark.parametrize(("smoothing", "reduction"), [(0.0, "mean"), (0.1, "mean"), (0.1, "sum")])
+def test_triton_fused_linear_cross_entropy(smoothing: float, reduction: str) -> None:
+    m = lib("triton/fused_linear_cross_entropy.py")
+    # V > H: chunks of 8 of the 19 rows, the last one ragged.
+    x, w = _leaf(19, 13), _leaf(37, 13)
+    target = torch.randint(0, 37, (19,))
+    target[::4] = -100
+    got = m.fused_linear_cross_entropy(x, w, target, -100, smoothing, reduction)
+    want = F.cross_entropy(
+        x @ w.t(), target, ignore_index=-100, label_smoothing=smoothing, reduction=reduction
+    )
+    _check_fwd_bwd(got, want, (x, w), rtol=1e-4, atol=1e-5)
+    with pytest.raises(ValueError):
+        m.fused_linear_cross_entropy(x, w, target, reduction="none")
+
+
+def _jsd_ref(x, y, beta, labels=None, ignore_index=-100):
+    q, p = x.exp(), y.exp()
+    if beta == 0.0:
+        per = p * (y - x)
+    elif beta == 1.0:
+        per = q * (x - y)
+    else:
+        m = beta * p + (1 - beta) * q
+        per = beta * p * y + (1 - beta) * q * x - m * m.log()
+    keep = torch.ones(x.shape[0], dtype=torch.bool) if labels is None else labels != ignore_index
+    return (per.sum(-1) * keep).sum() / keep.sum()
+
+
+@pytest.mark.parametrize("beta", [0.0, 0.3, 1.0])
+@pytest.mark.parametrize("with_labels", [False, True])
+def test_triton_jsd(beta: float, with_labels: bool) -> None:
+    m = lib("triton/jsd.py")
+    x = torch.log_softmax(torch.randn(10, 37), -1).requires_grad_()
+    y = torch.log_softmax(torch.randn(10, 37), -1)
+    labels = None
+    if with_labels:
+        labels = torch.randint(0, 37, (10,))
+        labels[::3] = -100
+    _check_fwd_bwd(m.jsd(x, y, labels, beta), _jsd_ref(x, y, beta, labels), (x,))
+    with pytest.raises(ValueError):
+        m.jsd(x, y, labels, 1.5)
+
+
 # ------------------------------------------------------------------------------------------------
 # Helion corpus
 
@@ -433,3 +546,36 @@ def test_helion_layer_norm() -> None:
     torch.testing.assert_close(out, F.layer_norm(x, (100,), w, b))
     torch.testing.assert_close(mean, x.mean(-1).reshape(-1))
     torch.testing.assert_close(rstd, torch.rsqrt(x.var(-1, unbiased=False) + 1e-5).reshape(-1))
+
+
+def test_helion_mixed_matmul() -> None:
+    m = lib("helion/mixed_matmul.py")
+    w = torch.randn(45, 29)
+    w_int8, scale = m.quantize_weight(w)
+    assert w_int8.dtype == torch.int8 and scale.shape == (29,)
+    torch.testing.assert_close(w_int8.float() * scale, w, atol=scale.max().item(), rtol=0)
+    for dtype in (torch.float32, torch.float16):
+        x = torch.randn(3, 13, 45, dtype=dtype)
+        want = (x.float() @ w_int8.float() * scale).to(dtype)
+        got = m.linear_w8a16(x, w_int8, scale)
+        assert got.dtype == dtype and got.shape == (3, 13, 29)
+        torch.testing.assert_close(got, want, rtol=1e-2, atol=1e-2)
+    with pytest.raises(TypeError):
+        m.linear_w8a16(x, w, scale)
+
+
+def test_helion_geglu() -> None:
+    m = lib("helion/geglu.py")
+    a, b = _leaf(3, 7, 37), _leaf(3, 7, 37)
+    _check_fwd_bwd(m.geglu(a, b), F.gelu(a, approximate="tanh") * b, (a, b))
+    with pytest.raises(ValueError):
+        m.geglu(a, b[..., :5])
+
+
+def test_helion_layer_norm_grad() -> None:
+    m = lib("helion/layer_norm_grad.py")
+    x, w, b = _leaf(3, 7, 37), _leaf(37), _leaf(37)
+    got = m.layer_norm(x, (37,), w, b, 1e-5)
+    _check_fwd_bwd(got, F.layer_norm(x, (37,), w, b, 1e-5), (x, w, b))
+    with pytest.raises(ValueError):
+        m.layer_norm(x, (7, 37), w, b)

@@ -35,11 +35,30 @@ LIBRARY = ROOT / "examples" / "library"
 INPUTS = "examples/library/inputs.py:inputs"
 
 
+# Modules whose cuTile goldens are not run here: the cuTile oracle on the CPU compiles every
+# kernel with tileiras and runs it in the IR interpreter, 110 s for kl_div alone on 2 cores,
+# beyond what CI can spend on the corpus. Their goldens are still checked to be what the
+# translator writes (tests/test_golden.py); their Helion/Triton translations run here.
+CUTILE_NOT_RUN = {
+    "triton/fused_linear_cross_entropy.py",
+    "helion/geglu.py",
+    "helion/layer_norm_grad.py",
+    "helion/mixed_matmul.py",
+    "triton/embedding.py",
+    "triton/jsd.py",
+    "triton/kl_div.py",
+    "triton/log_softmax.py",
+}
+
+
 def _pairs() -> list[tuple[Path, Path]]:
     out = []
     for folder in sorted(p for p in LIBRARY.iterdir() if p.is_dir()):
         for source in sorted(folder.glob("*.py")):
             for golden in sorted(folder.glob(f"expected_*/{source.name}")):
+                rel = source.relative_to(LIBRARY).as_posix()
+                if golden.parent.name == "expected_cutile" and rel in CUTILE_NOT_RUN:
+                    continue
                 out.append((source, golden))
     return out
 
@@ -54,6 +73,9 @@ NOT_LAUNCHING = {
     "calculate_settings",
     "ensure_contiguous",
     "libentry",
+    "get_num_warps",
+    "jsd_backward",
+    "quantize_weight",
 }
 
 
@@ -66,6 +88,11 @@ def test_every_library_module_but_the_refused_has_a_golden() -> None:
     from test_golden import GOLDENS
 
     translated = {source.relative_to(LIBRARY).as_posix() for source, _ in PAIRS}
+    # Every module is run against a golden of the other of Helion and Triton.
+    assert all(
+        any(g.parent.name in ("expected_helion", "expected_triton") for s, g in PAIRS if s == p)
+        for p in {source for source, _ in PAIRS}
+    )
     every = {p.relative_to(LIBRARY).as_posix() for p in LIBRARY.glob("*/*.py")}
     refused = {
         f"{Path(folder).relative_to('examples/library').as_posix()}/{stem}.py"

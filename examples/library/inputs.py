@@ -53,6 +53,63 @@ def inputs(entry: str, device: str, dtype: str) -> tuple | None:
         q, k = rand(bsz, n_qh, seq_len, head_dim), rand(bsz, n_kh, seq_len, head_dim)
         cos, sin = rand(seq_len, head_dim), rand(seq_len, head_dim)
         return q, k, cos, sin
+    if entry == "log_softmax_forward":
+        # Rows longer than MAX_ONE_PASS take the looped kernel: two rows of 8200.
+        return (rand(2, 8200),)
+    if entry == "log_softmax_backward":
+        return torch.log_softmax(rand(M, N).float(), -1).to(rand(1).dtype), rand(M, N)
+    if entry == "kl_div":
+        # Log-probabilities against probabilities; "sum" keeps the per-row partial sums.
+        y_pred = torch.log_softmax(rand(M, N).float(), -1).to(rand(1).dtype)
+        y_true = torch.softmax(rand(M, N).float(), -1).to(rand(1).dtype)
+        return y_pred, y_true, "sum"
+    if entry == "kldiv_forward_triton":
+        y_pred = torch.log_softmax(rand(M, N).float(), -1).to(rand(1).dtype)
+        return y_pred, rand(M, N), True, "none", 1e-10
+    if entry == "kldiv_backward_triton":
+        return rand(M, N), torch.tensor(0.5, device=device), rand(M, N), False
+    if entry in ("jsd", "jsd_forward"):
+        # Student and teacher log-probabilities; labels with ignored rows.
+        x = torch.log_softmax(rand(M, N).float(), -1).to(rand(1).dtype)
+        y = torch.log_softmax(rand(M, N).float(), -1).to(rand(1).dtype)
+        labels = torch.randint(0, N, (M,))
+        labels[::3] = -100
+        if entry == "jsd":
+            return x, y, labels.to(device), 0.3, -100
+        return x, y, None, 0.0, -100, False
+    if entry == "jsd_backward":
+        return rand(M, N), torch.tensor(2.0, device=device)
+    if entry in ("embedding", "embedding_forward", "embedding_backward"):
+        # A table of N rows of K columns; [3, M] indices that repeat (atomics race on rows).
+        weight = rand(N, K)
+        indices = torch.randint(0, N // 4, (3, M)).to(device)
+        if entry == "embedding":
+            return weight, indices
+        if entry == "embedding_forward":
+            return weight, indices
+        return rand(3, M, K), indices, weight
+    if entry in ("w8a16_matmul", "linear_w8a16"):
+        # int8 weights [K, N] with per-column fp32 scales; activations in the row's dtype.
+        w = torch.randint(-127, 128, (K, N), dtype=torch.int8).to(device)
+        scale = (torch.rand(N) / 64).to(device)
+        x = rand(M, K) if entry == "w8a16_matmul" else rand(3, 5, K)
+        return x, w, scale
+    if entry == "quantize_weight":
+        return (rand(K, N),)
+    if entry == "layer_norm_bwd":
+        x, dy = rand(M, N), rand(M, N)
+        mean = x.float().mean(-1)
+        rstd = torch.rsqrt(x.float().var(-1, unbiased=False) + 1e-5)
+        return dy, x, rand(N), mean, rstd
+    if entry == "layer_norm_fwd":
+        return rand(M, N), rand(N), rand(N), 1e-5
+    if entry == "geglu_bwd":
+        return rand(M, N), rand(M, N), rand(M, N)
+    if entry in ("fused_linear_cross_entropy", "fused_linear_cross_entropy_forward"):
+        # A vocabulary wider than the hidden size: chunks of 8 of the M rows (the last ragged).
+        target = torch.randint(0, N, (M,))
+        target[::4] = -100
+        return rand(M, 13), rand(N, 13), target.to(device), -100, 0.1, "mean"
     if entry == "softmax_backward":
         return rand(M, N), torch.softmax(rand(M, N).float(), dim=-1).to(getattr(torch, dtype))
     # The rest tiletrans could synthesise at validation sizes; they are here so that

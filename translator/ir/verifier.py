@@ -231,10 +231,13 @@ def _stmt(stmt: ir.Stmt, env: TypeEnv, hook: StmtHook | None, device: bool) -> N
         test = infer(stmt.test, env)
         if isinstance(test, TileType) and test.dims:
             raise IRTypeError("an if condition must be a scalar", stmt.loc)
+        inners = []
         for branch in (stmt.body, stmt.orelse):
             inner = env.child()
             walk_block(branch, inner, hook)
             _carry_back(env, inner, stmt.loc)
+            inners.append(inner)
+        env.vars.update(_joined(env, *inners))
     elif isinstance(stmt, ir.InlineKernel):
         if device:
             raise IRTypeError("kernels cannot nest", stmt.loc)
@@ -294,6 +297,27 @@ def _stmt(stmt: ir.Stmt, env: TypeEnv, hook: StmtHook | None, device: bool) -> N
                     raise IRTypeError("entries return host tensors or scalars", stmt.loc)
     else:
         raise IRTypeError(f"unknown statement {type(stmt).__name__}", getattr(stmt, "loc", None))
+
+
+def _joined(outer: TypeEnv, body: TypeEnv, orelse: TypeEnv) -> dict[str, Type]:
+    """Names both branches of an ``if`` bind to one type, new to ``outer``: bound after the
+    ``if`` (a join: ``if flag: r = a`` / ``else: r = b``). One branch's names stay scoped to it."""
+    return {
+        name: t
+        for name, t in body.vars.items()
+        if name not in outer.vars and orelse.vars.get(name) == t
+    }
+
+
+def if_joins(stmt: ir.If, env: TypeEnv) -> dict[str, Type]:
+    """The types of the names ``stmt`` binds in both branches (see :func:`_joined`), for a
+    printer that scopes its branches."""
+    inners = []
+    for branch in (stmt.body, stmt.orelse):
+        inner = env.child()
+        walk_block(branch, inner)
+        inners.append(inner)
+    return _joined(env, *inners)
 
 
 def _unit_full(dims: tuple[ir.Dim, ...]) -> tuple[ir.Dim, ...]:

@@ -279,6 +279,12 @@ class CodePrinter(ExprPrinter):
         elif s.orelse:
             self.emit("else:")
             self.branch(s.orelse)
+        if s.orelse and keyword == "if":
+            from translator.ir.verifier import if_joins
+
+            # What both branches bind lives on after the `if`.
+            for name, t in if_joins(s, self.env).items():
+                self.env.vars.setdefault(name, t)
 
     # ------------------------------------------------------------------ typed operator hooks
 

@@ -342,13 +342,20 @@ class DeviceParser:
         outer = self.scope.env
         self.scope.env = outer.child()
         body = self.block(node.body)
+        body_env = self.scope.env
         self.scope.env = outer.child()
         orelse: list[ir.Stmt] = []
         if isinstance(node.orelse, cst.Else):
             orelse = self.block(node.orelse.body)
         elif isinstance(node.orelse, cst.If):
             orelse = [self._if(node.orelse)]
+        else_env = self.scope.env
         self.scope.env = outer
+        if node.orelse is not None:
+            # A name both branches bind, to one type, lives on after the `if`.
+            for name, t in body_env.vars.items():
+                if name not in outer.vars and else_env.vars.get(name) == t:
+                    outer.vars[name] = t
         self.build.pending = saved
         self.build.device = True
         # After the branch a value may hold either side's padding.

@@ -61,6 +61,8 @@ class ExprBuilder:
         self.grammar = load_grammar("helion")
         self.pending: list[ir.Stmt] = []
         self.device = False
+        #: Module constants that are numbers (``GELU_COEFF = 0.044715``), read as constants.
+        self.numbers: dict[str, int | float] = {}
         # What out-of-bounds lanes hold, per device value: a reduction or dot over the lanes of
         # a lane tile (which Helion does not mask) is masked in the IR only where they vanish.
         self.pads = PadTracker(lambda: self.scope.env)
@@ -141,6 +143,8 @@ class ExprBuilder:
         if node.value in self.scope.lane_names:
             return self.scope.lane_names[node.value]
         if node.value not in self.scope.env.vars:
+            if node.value in self.numbers and node.value not in self.scope.unknown:
+                return ir.Const(self.numbers[node.value], loc=self.locate(node))
             if node.value in self.scope.unknown:
                 raise self.error(
                     node,

@@ -245,6 +245,64 @@ def _module_constants(module: cst.Module) -> dict[str, cst.SimpleStatementLine]:
     return out
 
 
+def _module_numbers(constants: dict[str, cst.SimpleStatementLine]) -> dict[str, int | float]:
+    """The module constants that are numbers computed from literals, earlier such constants,
+    arithmetic and ``math`` (``SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)``): device code
+    reads them as the constants they are."""
+    import ast
+    import math
+
+    out: dict[str, int | float] = {}
+    functions = {"sqrt": math.sqrt, "log": math.log, "exp": math.exp, "log2": math.log2}
+    operators = {
+        ast.Add: lambda a, b: a + b,
+        ast.Sub: lambda a, b: a - b,
+        ast.Mult: lambda a, b: a * b,
+        ast.Div: lambda a, b: a / b,
+        ast.FloorDiv: lambda a, b: a // b,
+        ast.Pow: lambda a, b: a**b,
+    }
+
+    def value(n: ast.AST) -> int | float:
+        if isinstance(n, ast.Constant) and type(n.value) in (int, float):
+            return n.value
+        if isinstance(n, ast.Name) and n.id in out:
+            return out[n.id]
+        if (
+            isinstance(n, ast.Attribute)
+            and isinstance(n.value, ast.Name)
+            and n.value.id == "math"
+            and n.attr in ("pi", "e", "inf")
+        ):
+            return getattr(math, n.attr)
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd)):
+            v = value(n.operand)
+            return -v if isinstance(n.op, ast.USub) else v
+        if isinstance(n, ast.BinOp) and type(n.op) in operators:
+            return operators[type(n.op)](value(n.left), value(n.right))
+        if (
+            isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute)
+            and isinstance(n.func.value, ast.Name)
+            and n.func.value.id == "math"
+            and n.func.attr in functions
+            and len(n.args) == 1
+            and not n.keywords
+        ):
+            return functions[n.func.attr](value(n.args[0]))
+        raise ValueError(n)
+
+    for name, stmt in constants.items():
+        small = stmt.body[0]
+        assert isinstance(small, cst.Assign)
+        try:
+            tree = ast.parse(cst.Module([]).code_for_node(small.value), mode="eval")
+            out[name] = value(tree.body)
+        except (SyntaxError, ValueError, ArithmeticError):
+            continue
+    return out
+
+
 def _kernel_decorator(
     fn: cst.FunctionDef, aliases: dict[str, str], grammar: dict
 ) -> cst.Decorator | None:
@@ -273,6 +331,7 @@ class EntryParser:
         self.grammar = load_grammar("helion")
         self.scope = EntryScope(path)
         self.build = ExprBuilder(self.scope, aliases, locate)
+        self.build.numbers = _module_numbers(constants or {})
         self.kernels = 0
         self.config_nodes: list[cst.Call] = []
         self.hints: dict[str, Any] = {}

@@ -461,7 +461,7 @@ class Launch:
             trailing[host.canonical(product)] = d - 1
         out = {}
         for p, b in self.bindings.items():
-            if b.kind == "int" and b.expr is not None:
+            if b.kind in ("int", "constexpr") and b.expr is not None:
                 d = trailing.get(host.canonical(b.expr))
                 if d is not None:
                     out[p] = d
@@ -628,6 +628,20 @@ class Launch:
             self.host.record_tunable(t, canon)
             self.block_tunables[key] = name
             return BlockInfo("tile", name, True, expr=b.expr)
+        if (
+            isinstance(canon, ir.Call)
+            and canon.op == "next_power_of_2"
+            and isinstance(canon.args[0], ir.Call)
+            and canon.args[0].op == "minimum"
+            and any(_power_of_two_const(a) for a in canon.args[0].args)
+        ):
+            # `next_power_of_2(min(128, d))`: at most 128 lanes of a tiled dim, the same block
+            # as `min(next_power_of_2(d), 128)`; a tunable whose default is the cap.
+            cap = next(a for a in canon.args[0].args if _power_of_two_const(a))
+            t = ir.Tunable(name, "block_size", int(cap.value), ())  # type: ignore[union-attr]
+            self.host.record_tunable(t, canon)
+            self.block_tunables[key] = name
+            return BlockInfo("tile", name, False, expr=b.expr)
         if isinstance(canon, ir.Call) and canon.op == "next_power_of_2":
             return BlockInfo("full", full_extent=canon.args[0], expr=b.expr)
         if full_ok and _is_size(canon):
@@ -765,3 +779,14 @@ def _is_size(e: ir.Expr) -> bool:
     if isinstance(e, ir.SizeOf):
         return True
     return isinstance(e, ir.BinOp) and e.op == "*" and _is_size(e.lhs) and _is_size(e.rhs)
+
+
+def _power_of_two_const(e: ir.Expr) -> bool:
+    """Whether ``e`` is an integer constant that is a power of two."""
+    return (
+        isinstance(e, ir.Const)
+        and isinstance(e.value, int)
+        and not isinstance(e.value, bool)
+        and e.value > 0
+        and e.value & (e.value - 1) == 0
+    )

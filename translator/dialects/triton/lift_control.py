@@ -31,7 +31,10 @@ class ControlMixin:
     """``if`` and ``for`` statements of :class:`KernelLifter`, and environment snapshots."""
 
     @handles_statement(cst.If)
-    def if_stmt(self, node: cst.If, rest_after_return: list | None = None) -> None:
+    def if_stmt(
+        self, node: cst.If, rest_after_return: list | None = None, terminal: bool = False
+    ) -> None:
+        """``terminal``: the kernel ends with this ``if`` (its branches hold the rest)."""
         test = self.ev(node.test)
         if isinstance(test, Static):
             branch: list = []
@@ -50,11 +53,13 @@ class ControlMixin:
             return
         self.if_depth += 1
         try:
-            self._dynamic_if(node, test, rest_after_return)
+            self._dynamic_if(node, test, rest_after_return, terminal)
         finally:
             self.if_depth -= 1
 
-    def _dynamic_if(self, node: cst.If, test: Val, rest_after_return: list | None) -> None:
+    def _dynamic_if(
+        self, node: cst.If, test: Val, rest_after_return: list | None, terminal: bool = False
+    ) -> None:
         facts = self.divisibility_facts(test, node.test)
         before = dict(self.env)
         taken, ir_locals = set(self.taken), set(self.ir_locals)
@@ -93,7 +98,10 @@ class ControlMixin:
                 "a branch condition must be a scalar, not a tile",
                 "use tl.where for per-lane choices",
             )
-        self.env = self.merge_envs(before, env_body, env_else, node)
+        # Nothing follows an `if` whose branches hold the rest of the kernel: values the
+        # branches leave different (a pointer one of them advanced) are never read again.
+        end = terminal or rest_after_return is not None
+        self.env = self.merge_envs(before, env_body, env_else, node, dead=end)
         self.out.append(ir.If(cond.expr, tuple(body), tuple(orelse), loc=self.locate(node)))
 
     def divisibility_facts(self, test: Val, node) -> list[tuple[af.Key, ir.Expr]]:
@@ -125,7 +133,13 @@ class ControlMixin:
         return out
 
     def merge_envs(
-        self, before: dict, a: dict, b: dict, node: cst.CSTNode, joined: bool = False
+        self,
+        before: dict,
+        a: dict,
+        b: dict,
+        node: cst.CSTNode,
+        joined: bool = False,
+        dead: bool = False,
     ) -> dict:
         """The values after an ``if``. ``joined``: the branches were merged into one
         computation (the more masked one), so what either defines lives on."""
@@ -136,7 +150,11 @@ class ControlMixin:
                 if va is not None:
                     out[name] = va
                 continue
-            if name not in before and not joined:
+            if (
+                name not in before
+                and not joined
+                and not (isinstance(va, Data) and isinstance(vb, Data) and va.expr == vb.expr)
+            ):
                 continue  # defined in one branch only: unusable after (IR scoping)
             if isinstance(va, Data) and isinstance(vb, Data) and va.expr == vb.expr:
                 if joined and (va.div <= vb.div or vb.div <= va.div):
@@ -144,7 +162,8 @@ class ControlMixin:
                     continue
                 out[name] = Data(va.expr, (), va.div | vb.div)
                 continue
-            if joined and (va is None or vb is None):
+            if (joined and (va is None or vb is None)) or dead:
+                out.pop(name, None)
                 continue
             raise self.error(
                 node,

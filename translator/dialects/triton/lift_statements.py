@@ -69,6 +69,26 @@ class StatementsMixin:
                 start = len(out)
                 if (
                     isinstance(node, cst.If)
+                    and node.orelse is None
+                    and contains_return(node)
+                    and not self.loops
+                    and not _ends_in_return(node.body)
+                    and _trailing_early_exit(node.body)
+                ):
+                    # `if A: S; if B: ...; return` + rest (Liger's `if HAS_LABEL:` around an
+                    # ignored-row exit): the rest runs after S when B fails and whenever A
+                    # does, so it joins both: `if A: S; if B: ...; return; rest` `else: rest`.
+                    rest = stmts[i + 1 :]
+                    body = list(suite_body(node.body)) + rest
+                    joined = node.with_changes(
+                        body=node.body.with_changes(body=body),
+                        orelse=cst.Else(body=cst.IndentedBlock(body=rest)) if rest else None,
+                    )
+                    self.if_stmt(joined, terminal=True)
+                    _attach(out, start, comments)
+                    return True
+                if (
+                    isinstance(node, cst.If)
                     and contains_return(node)
                     and not self.loops
                     and not (_ends_in_return(node.body) and node.orelse is None)
@@ -350,6 +370,18 @@ def is_return(node: cst.CSTNode) -> bool:
 def _ends_in_return(suite: cst.BaseSuite) -> bool:
     body = list(suite_body(suite))
     return bool(body) and is_return(body[-1])
+
+
+def _trailing_early_exit(suite: cst.BaseSuite) -> bool:
+    """Whether ``suite``'s only ``return`` ends an ``if`` without ``else`` that ends it (or
+    one such ``if`` nested the same way)."""
+    body = list(suite_body(suite))
+    if not body or any(contains_return(n) for n in body[:-1]):
+        return False
+    last = body[-1]
+    if not isinstance(last, cst.If) or last.orelse is not None:
+        return False
+    return _ends_in_return(last.body) or _trailing_early_exit(last.body)
 
 
 def contains_return(node: cst.CSTNode) -> bool:

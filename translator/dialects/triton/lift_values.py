@@ -36,7 +36,14 @@ from translator.dialects.triton.lifted import (
     TupleVal,
     Val,
 )
-from translator.dialects.triton.symbols import SymKind, kind_of, param_name, parse_lane, sym_of
+from translator.dialects.triton.symbols import (
+    SymKind,
+    kind_of,
+    param_name,
+    parse_lane,
+    parse_sym,
+    sym_of,
+)
 from translator.ir import nodes as ir
 from translator.ir.ops import COMPARISON_OPS
 from translator.ir.padding import fold_pad
@@ -372,6 +379,12 @@ class ValuesMixin:
             kind = kind_of(name)
             if kind is SymKind.PARAM:
                 return self.param_ir(param_name(name), node)  # type: ignore[arg-type]
+            if kind is SymKind.OPAQUE:
+                # A compile-time flag the host computes out of sight (`log_target` passed down
+                # through an autograd Function): as a value (a branch test), the host's scalar.
+                b = self.launch.bindings.get(parse_sym(name).name)  # type: ignore[union-attr]
+                if b is not None and b.expr is not None:
+                    return b.expr
             if name in self.data:
                 return self.data[name][0]
             if kind is SymKind.ATOM:
