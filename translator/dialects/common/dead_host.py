@@ -725,11 +725,11 @@ class _Remover(cst.CSTTransformer):
         moved: list[cst.EmptyLine] = []
         for i, (old, new) in enumerate(zip(original, updated)):
             if not removed[i]:
-                if carried or moved:
+                if carried or moved or (not out and i > 0):
                     own = list(getattr(new, "leading_lines", ()))
                     gap = _blank_prefix(own)
                     lines = [*carried, *own[:gap], *moved, *own[gap:]]
-                    if not out:
+                    if not out:  # now the block's first statement
                         lines = lines[_blank_prefix(lines) :]
                     new = new.with_changes(leading_lines=_at_most_blank(lines, blank))  # type: ignore[union-attr]
                     carried, moved = [], []
@@ -749,7 +749,14 @@ class _Remover(cst.CSTTransformer):
                 carried.extend(leading[:gap])
                 moved.extend(leading[gap:])
             else:
-                note = cst.Comment(f"# tiletrans: {_what(old, names)}")
+                # The note names this statement's names and those of the removed statements
+                # without comments of their own that follow it.
+                run = list(names)
+                for j in range(i + 1, len(original)):
+                    if not removed[j] or _comments_of(original[j]):
+                        break
+                    run.extend(self.found.remove[id(original[j])])
+                note = cst.Comment(f"# tiletrans: {_what(tuple(dict.fromkeys(run)))}")
                 carried.extend([*moved, *leading, cst.EmptyLine(comment=note)])
                 moved = []
         if any(line.comment is not None for line in [*carried, *moved]):
@@ -788,22 +795,16 @@ def _binds(stmt: cst.CSTNode) -> set[str]:
     return out
 
 
-def _what(stmt: cst.CSTNode, names: tuple[str, ...]) -> str:
-    """The note on a removed statement whose comments stay."""
-    if isinstance(stmt, cst.SimpleStatementLine):
-        code = (
-            cst.Module(body=[])
-            .code_for_node(
-                stmt.with_changes(leading_lines=[], trailing_whitespace=cst.TrailingWhitespace())
-            )
-            .strip()
-        )
-        if "\n" not in code and len(code) <= 60:
-            return f"`{code}` dropped: nothing reads it in the translation"
+def _what(names: tuple[str, ...]) -> str:
+    """The note on removed statements whose comments stay."""
     shown = ", ".join(f"`{n}`" for n in names)
-    return (
-        f"{shown} dropped: nothing reads {'it' if len(names) == 1 else 'them'} in the translation"
-    )
+    return f"dropped {shown}, which nothing in the translation reads"
+
+
+def _comments_of(stmt: cst.CSTNode) -> bool:
+    """Whether ``stmt`` has comment lines above it or a comment after it."""
+    leading = getattr(stmt, "leading_lines", ())
+    return any(line.comment is not None for line in leading) or _trailing_comment(stmt) is not None
 
 
 def _at_most_blank(lines: list[cst.EmptyLine], n: int) -> list[cst.EmptyLine]:
