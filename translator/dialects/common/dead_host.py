@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, Scope, ScopeProvider
+from libcst.metadata import BaseAssignment, MetadataWrapper, Scope, ScopeProvider
 
 #: Builtins and ``math`` functions without side effects (qualified names).
 PYTHON_PURE_CALLS = frozenset(
@@ -104,21 +104,23 @@ def remove_dead_host(
     """
     calls = frozenset(pure_calls if pure_calls is not None else grammar_pure_calls())
     calls |= PYTHON_PURE_CALLS
-    kept: frozenset[tuple[str, str]] = frozenset()
+    wrapper = MetadataWrapper(tree)
+    found = _Analysis(wrapper, skip, calls, frozenset()).run()
+    if not found.keys:
+        return tree
     if source is not None:
+        # What the source leaves unread is the author's: found again with that kept.
         try:
-            original = cst.parse_module(source)
+            original = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
         except cst.ParserSyntaxError:
             original = None
         if original is not None:
-            kept = frozenset(_Analysis(original, skip, calls, frozenset()).run().keys)
-    for _ in range(50):
-        analysis = _Analysis(tree, skip, calls, kept)
-        found = analysis.run()
-        if not found.remove and not found.drop_elements:
-            break
-        tree = analysis.module.visit(_Remover(found))
-    return tree
+            kept = frozenset(_Analysis(original, skip, calls, frozenset(), rounds=1).run().keys)
+            if kept & found.keys:
+                found = _Analysis(wrapper, skip, calls, kept).run()
+    if not found.keys:
+        return tree
+    return wrapper.module.visit(_Remover(found))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -137,14 +139,22 @@ class _Found:
     drop_elements: dict[int, tuple[int, ...]] = field(default_factory=dict)
     #: ``(scope, name)`` of everything found dead (a source's are kept in its translation).
     keys: set[tuple[str, str]] = field(default_factory=set)
+    #: The nodes behind the ids above.
+    nodes: dict[int, cst.CSTNode] = field(default_factory=dict)
 
 
 class _Reads(cst.CSTVisitor):
     """Names an expression or statement reads (over-approximated: any ``Name`` that is not an
-    attribute, keyword, parameter or definition name)."""
+    attribute, keyword, parameter or definition name), outside the nodes in ``gone``."""
 
-    def __init__(self) -> None:
+    def __init__(self, gone: Collection[int] = ()) -> None:
         self.names: set[str] = set()
+        self.gone = gone
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if id(node) in self.gone:
+            return False
+        return super().on_visit(node)
 
     def visit_Name(self, node: cst.Name) -> None:
         self.names.add(node.value)
@@ -175,8 +185,8 @@ class _Reads(cst.CSTVisitor):
         return False
 
 
-def _reads(*nodes: cst.CSTNode | None) -> set[str]:
-    v = _Reads()
+def _reads(*nodes: cst.CSTNode | None, gone: Collection[int] = ()) -> set[str]:
+    v = _Reads(gone)
     for node in nodes:
         if node is not None:
             node.visit(v)
@@ -200,23 +210,40 @@ def _simple_names(target: cst.BaseExpression) -> list[str] | None:
     return None
 
 
+def _descendants(node: cst.CSTNode) -> set[int]:
+    """The ids of ``node`` and every node under it."""
+    out: set[int] = set()
+
+    class V(cst.CSTVisitor):
+        def on_visit(self, n: cst.CSTNode) -> bool:
+            out.add(id(n))
+            return True
+
+    node.visit(V())
+    return out
+
+
 def _has_comments(node: cst.CSTNode) -> bool:
     return "#" in cst.Module(body=[]).code_for_node(node)
 
 
 class _Analysis:
-    """One round: which host statements of ``tree`` are dead and pure."""
+    """Which host statements of ``wrapper``'s module are dead and pure: rounds of analysis, each
+    seeing the module without what the rounds before found (at most ``rounds``)."""
 
     def __init__(
         self,
-        tree: cst.Module,
+        wrapper: MetadataWrapper,
         skip: Collection[str],
         calls: frozenset[str],
         kept: frozenset[tuple[str, str]],
+        rounds: int = 100,
     ) -> None:
-        self.wrapper = MetadataWrapper(tree)
-        self.module = self.wrapper.module
-        self.scopes = self.wrapper.resolve(ScopeProvider)
+        self.module = wrapper.module
+        self.scopes = wrapper.resolve(ScopeProvider)
+        self.rounds = rounds
+        # Nodes inside what earlier rounds removed: their reads no longer count.
+        self.gone: set[int] = set()
         self.skip = set(skip)
         self.calls = calls
         self.kept = kept
@@ -230,9 +257,44 @@ class _Analysis:
         self.loops: list[tuple[set[str], set[str]]] = []
 
     def run(self) -> _Found:
+        """Rounds of :meth:`_round` until one finds nothing new."""
+        for _ in range(self.rounds):
+            before = self._size()
+            self._round()
+            if self._size() == before:
+                break
+            self._forget_found()
+        return self.found
+
+    def _size(self) -> tuple[int, int, int]:
+        f = self.found
+        return (len(f.remove), len(f.remove_small), sum(len(d) for d in f.drop_elements.values()))
+
+    def _forget_found(self) -> None:
+        """Put every node of what was found so far in ``gone``."""
+        f = self.found
+        roots: list[cst.CSTNode] = [f.nodes[i] for i in (*f.remove, *f.remove_small)]
+        for i, drop in f.drop_elements.items():
+            assign = f.nodes[i]
+            assert isinstance(assign, cst.Assign)
+            target, value = assign.targets[0].target, assign.value
+            assert isinstance(target, (cst.Tuple, cst.List))
+            assert isinstance(value, (cst.Tuple, cst.List))
+            roots += [target.elements[j] for j in drop] + [value.elements[j] for j in drop]
+        for root in roots:
+            if id(root) not in self.gone:
+                self.gone |= _descendants(root)
+
+    def _r(self, *nodes: cst.CSTNode | None) -> set[str]:
+        """What ``nodes`` read, outside what was found."""
+        return _reads(*nodes, gone=self.gone)
+
+    def _round(self) -> None:
         """Analyse every host function and the module's private names."""
         self._module_level()
         for stmt in self.module.body:
+            if id(stmt) in self.found.remove:
+                continue
             if isinstance(stmt, cst.FunctionDef) and stmt.name.value not in self.skip:
                 self._function(stmt, stmt.name.value)
             elif isinstance(stmt, cst.ClassDef) and stmt.name.value not in self.skip:
@@ -413,6 +475,8 @@ class _Analysis:
             return
         exported = _all_names(self.module)
         for stmt in self.module.body:
+            if id(stmt) in self.found.remove:
+                continue
             name = self._module_binding(stmt)
             if (
                 name is None
@@ -424,10 +488,15 @@ class _Analysis:
             ):
                 continue
             assignments = list(scope.assignments[name])
-            if len(assignments) != 1 or assignments[0].references:
+            if len(assignments) != 1 or self._referenced(assignments[0]):
                 continue
             self.found.remove[id(stmt)] = (name,)
+            self.found.nodes[id(stmt)] = stmt
             self.found.keys.add(("", name))
+
+    def _referenced(self, assignment: BaseAssignment) -> bool:
+        """Whether anything outside what was found reads ``assignment``."""
+        return any(id(ref.node) not in self.gone for ref in assignment.references)
 
     def _module_binding(self, stmt: cst.BaseStatement) -> str | None:
         """The one private name ``stmt`` binds, if binding it is its only (pure) effect."""
@@ -469,7 +538,11 @@ class _Analysis:
             if assignment.scope is not scope:
                 continue
             everything = list(scope.assignments[name])
-            if all(all(ref.scope is scope for ref in a.references) for a in everything):
+            if all(
+                ref.scope is scope or id(ref.node) in self.gone
+                for a in everything
+                for ref in a.references
+            ):
                 out.add(name)
         return out
 
@@ -484,6 +557,8 @@ class _Analysis:
         when ``record``). The last statement of a block is never removed."""
         live = set(live)
         for i in range(len(stmts) - 1, -1, -1):
+            if id(stmts[i]) in self.found.remove:
+                continue
             last = i == len(stmts) - 1
             live = self._statement(stmts[i], live, record=record and not last, deep=record)
         return live
@@ -499,9 +574,9 @@ class _Analysis:
                 if record:
                     self._mark(stmt, (name,))
                 return live
-            return (live - {name}) | _reads(stmt)
+            return (live - {name}) | self._r(stmt)
         if isinstance(stmt, cst.If) and isinstance(stmt.body, cst.IndentedBlock):
-            out = _reads(stmt.test) | self._block(stmt.body.body, live, record=deep)
+            out = self._r(stmt.test) | self._block(stmt.body.body, live, record=deep)
             orelse = stmt.orelse
             if isinstance(orelse, cst.Else) and isinstance(orelse.body, cst.IndentedBlock):
                 out |= self._block(orelse.body.body, live, record=deep)
@@ -510,27 +585,29 @@ class _Analysis:
             elif orelse is None:
                 out |= live
             else:
-                out |= live | _reads(orelse)
+                out |= live | self._r(orelse)
             return out
         if isinstance(stmt, (cst.For, cst.While)):
             return self._loop(stmt, live, deep)
         if isinstance(stmt, cst.With) and isinstance(stmt.body, cst.IndentedBlock):
-            reads = _reads(*(item.item for item in stmt.items))
+            reads = self._r(*(item.item for item in stmt.items))
             return reads | live | self._block(stmt.body.body, live, record=deep)
         # try/match/class and inline suites: nothing inside is removed.
-        return live | _reads(stmt)
+        return live | self._r(stmt)
 
     def _loop(self, stmt: cst.For | cst.While, live: set[str], deep: bool) -> set[str]:
-        header = _reads(stmt.iter, stmt.target) if isinstance(stmt, cst.For) else _reads(stmt.test)
+        header = (
+            self._r(stmt.iter, stmt.target) if isinstance(stmt, cst.For) else self._r(stmt.test)
+        )
         after = set(live)
         if stmt.orelse is not None:
             if isinstance(stmt.orelse.body, cst.IndentedBlock):
                 after |= self._block(stmt.orelse.body.body, live, record=deep)
             else:
-                after |= _reads(stmt.orelse)
+                after |= self._r(stmt.orelse)
         head = header | after | live
         if not isinstance(stmt.body, cst.IndentedBlock):
-            return head | _reads(stmt.body)
+            return head | self._r(stmt.body)
         for _ in range(100):
             self.loops.append((head, live))
             new = head | self._block(stmt.body.body, head, record=False)
@@ -546,6 +623,9 @@ class _Analysis:
     def _line(self, stmt: cst.SimpleStatementLine, live: set[str], record: bool) -> set[str]:
         dead: list[tuple[cst.BaseSmallStatement, tuple[str, ...]]] = []
         for small in reversed(stmt.body):
+            if id(small) in self.found.remove_small:
+                dead.append((small, self.found.remove_small[id(small)]))
+                continue
             live, gone = self._small(small, live, record)
             if gone is not None:
                 dead.append((small, gone))
@@ -555,6 +635,7 @@ class _Analysis:
             else:
                 for small, names in dead:
                     self.found.remove_small[id(small)] = names
+                    self.found.nodes[id(small)] = small
                     self.found.keys.update((self.qualname, n) for n in names)
         return live
 
@@ -570,7 +651,7 @@ class _Analysis:
             return self._assign(small, [t.target for t in small.targets], small.value, live, record)
         if isinstance(small, cst.AnnAssign) and small.value is not None:
             return self._assign(small, [small.target], small.value, live, record)
-        return live | _reads(small), None
+        return live | self._r(small), None
 
     def _assign(
         self,
@@ -582,7 +663,7 @@ class _Analysis:
     ) -> tuple[set[str], tuple[str, ...] | None]:
         bound = [_simple_names(t) for t in targets]
         if any(b is None for b in bound):
-            return live | _reads(small), None
+            return live | self._r(small), None
         names = [n for b in bound for n in b or ()]
         dead = [n in self.removable and n not in live for n in names]
         literal = isinstance(value, (cst.Tuple, cst.List)) and not any(
@@ -591,8 +672,10 @@ class _Analysis:
         unpacks = any(isinstance(t, (cst.Tuple, cst.List)) for t in targets)
         if all(dead) and self.pure(value) and (not unpacks or literal):
             return live, tuple(names)
-        after = (live - set(names)) | _reads(value)
-        after |= {n for t in targets if not isinstance(t, cst.Name) for n in _reads(t)} - set(names)
+        after = (live - set(names)) | self._r(value)
+        after |= {n for t in targets if not isinstance(t, cst.Name) for n in self._r(t)} - set(
+            names
+        )
         # `BLOCK_M, BLOCK_N, BLOCK_K = 64, 64, 32` with only BLOCK_K dead: drop that element.
         if (
             record
@@ -612,13 +695,15 @@ class _Analysis:
             )
             if drop:
                 self.found.drop_elements[id(small)] = drop
+                self.found.nodes[id(small)] = small
                 self.found.keys.update((self.qualname, names[i]) for i in drop)
                 kept = [el for i, el in enumerate(value.elements) if i not in drop]
-                after = (live - set(names)) | _reads(*(el.value for el in kept))
+                after = (live - set(names)) | self._r(*(el.value for el in kept))
         return after, None
 
     def _mark(self, stmt: cst.BaseStatement, names: tuple[str, ...]) -> None:
         self.found.remove[id(stmt)] = names
+        self.found.nodes[id(stmt)] = stmt
         self.found.keys.update((self.qualname, n) for n in names)
 
 
