@@ -255,6 +255,9 @@ class _Analysis:
         }
         # Break/continue targets of the loops being analysed: (live at the head, after).
         self.loops: list[tuple[set[str], set[str]]] = []
+        # The function being analysed: its qualified name and the names it may lose.
+        self.qualname = ""
+        self.removable: set[str] = set()
 
     def run(self) -> _Found:
         """Rounds of :meth:`_round` until one finds nothing new."""
