@@ -16,7 +16,8 @@ those statements when they are
   known to have no side effects: Python builtins and ``math`` (:data:`PYTHON_PURE_CALLS`), each
   grammar's ``pure_host_calls`` (``triton.cdiv``, ``triton.next_power_of_2``, ``ct.cdiv``), and
   module functions whose own bodies are pure (assignments, ``if``, ``return``); a nested ``def``
-  without decorators is pure too;
+  without decorators is pure too. Pure means without side effects: an error only a malformed
+  input raises there (``x.size(3)`` of a 2-D tensor, a division by zero) is not kept;
 * **new**: dead only in the translation. What the source itself leaves unread (``source``) is
   the author's and is kept.
 
