@@ -5,7 +5,10 @@ grammar has the same layout, :data:`GRAMMAR_SCHEMA`, which :func:`load_grammar` 
 
 * top level: ``device_module`` (the module of device code: a file importing it is in this DSL),
   ``packages`` (its import roots) and ``imports`` (what a module in this DSL imports; they also
-  give the aliases the ``[backend.*]`` spellings are written with, ``tl``/``hl``);
+  give the aliases the ``[backend.*]`` spellings are written with, ``tl``/``hl``); optionally
+  ``pure_host_calls``, the DSL's host functions without side effects (``triton.cdiv``), whose
+  results a translation may drop when nothing reads them
+  (:mod:`translator.dialects.common.dead_host`);
 * ``[frontend.<table>]``: source spelling -> IR, keyed by the dotted name a source resolves to
   through its imports (``tl.exp`` -> ``"triton.language.exp"``, ``F.gelu`` ->
   ``"torch.nn.functional.gelu"``);
@@ -107,6 +110,12 @@ GRAMMAR_SCHEMA = _section(
         "device_module": Key("string", doc="the module of device code (`triton.language`)"),
         "packages": Key("strings", doc="import roots that identify this DSL"),
         "imports": Key("strings", doc="what a module in this DSL imports; the backend's aliases"),
+        "pure_host_calls": Key(
+            "strings",
+            False,
+            "host functions without side effects (dotted names after imports): a translation "
+            "drops a dead assignment of their result",
+        ),
         "frontend": _section(
             "source spelling -> IR (a dialect that reads this DSL)",
             {

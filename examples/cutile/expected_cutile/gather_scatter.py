@@ -32,7 +32,6 @@ def scaled_permute(x: torch.Tensor, idx: torch.Tensor, scale: float) -> torch.Te
     """``out[idx] = scale * x[idx]`` (``idx`` a permutation of ``range(len(x))``)."""
     (n,) = x.shape
     out = torch.empty_like(x)
-    grid = (ct.cdiv(n, 256), 1, 1)
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(idx.size(0), 256), 1, 1),

@@ -33,7 +33,6 @@ def gemm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     k2, n = b.shape
     assert k == k2, "inner dimensions must match"
     c = torch.empty((m, n), device=a.device, dtype=a.dtype)
-    grid = (ct.cdiv(m, 128), ct.cdiv(n, 128), 1)
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(a.size(0), 128), ct.cdiv(b.size(1), 128), 1),

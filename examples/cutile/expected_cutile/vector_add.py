@@ -28,7 +28,6 @@ def vector_add(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """Add two 1-D tensors of the same length and dtype."""
     assert a.shape == b.shape, "a and b must have the same shape"
     c = torch.empty_like(a)
-    grid = (ct.cdiv(a.shape[0], TILE), 1, 1)
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(a.size(0), 1024), 1, 1),

@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import cuda.tile as ct
 import torch
 import helion
 import helion.language as hl
@@ -28,6 +27,5 @@ def scaled_permute(x: torch.Tensor, idx: torch.Tensor, scale: float) -> torch.Te
     """``out[idx] = scale * x[idx]`` (``idx`` a permutation of ``range(len(x))``)."""
     (n,) = x.shape
     out = torch.empty_like(x)
-    grid = (ct.cdiv(n, 256), 1, 1)
     scaled_permute_kernel(x, idx, out, n, scale)
     return out

@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import cuda.tile as ct
 import torch
 import helion
 import helion.language as hl
@@ -25,6 +24,5 @@ def vector_add(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """Add two 1-D tensors of the same length and dtype."""
     assert a.shape == b.shape, "a and b must have the same shape"
     c = torch.empty_like(a)
-    grid = (ct.cdiv(a.shape[0], TILE), 1, 1)
     vector_add_kernel(a, b, c)
     return c

@@ -2,7 +2,6 @@
 # Edit the source and re-run `tiletrans translate --from cutile --to tilelang`; changes made here are not carried back.
 """GEMM in cuTile: fp32 accumulation with ct.mma over K tiles, as cuTile's matmul sample."""
 
-import cuda.tile as ct
 import torch
 import tilelang
 import tilelang.language as T
@@ -60,7 +59,6 @@ def gemm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     k2, n = b.shape
     assert k == k2, "inner dimensions must match"
     c = torch.empty((m, n), device=a.device, dtype=a.dtype)
-    grid = (ct.cdiv(m, 128), ct.cdiv(n, 128), 1)
     gemm_kernel(
         a.shape, a.stride(), a.dtype, b.shape, b.stride(), b.dtype, c.shape, c.stride(), c.dtype
     )(a, b, c)

@@ -2,7 +2,6 @@
 # Edit the source and re-run `tiletrans translate --from cutile --to tilelang`; changes made here are not carried back.
 """Vector addition in cuTile: each block adds one tile of ``TILE`` elements."""
 
-import cuda.tile as ct
 import torch
 import tilelang
 import tilelang.language as T
@@ -49,7 +48,6 @@ def vector_add(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """Add two 1-D tensors of the same length and dtype."""
     assert a.shape == b.shape, "a and b must have the same shape"
     c = torch.empty_like(a)
-    grid = (ct.cdiv(a.shape[0], TILE), 1, 1)
     vector_add_kernel(
         a.shape, a.stride(), a.dtype, b.shape, b.stride(), b.dtype, c.shape, c.stride(), c.dtype
     )(a, b, c)

@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import cuda.tile as ct
 import torch
 import triton
 import triton.language as tl
@@ -49,7 +48,6 @@ def scaled_permute(x: torch.Tensor, idx: torch.Tensor, scale: float) -> torch.Te
     """``out[idx] = scale * x[idx]`` (``idx`` a permutation of ``range(len(x))``)."""
     (n,) = x.shape
     out = torch.empty_like(x)
-    grid = (ct.cdiv(n, 256), 1, 1)
 
     def grid(meta):
         return (triton.cdiv(idx.size(0), meta["TILE"]),)

@@ -7,7 +7,6 @@ flattened inputs; the tail chunk is masked against ``n_elements``.
 """
 
 import torch
-import triton
 import cuda.tile as ct
 
 
@@ -32,10 +31,9 @@ def add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     assert x.is_contiguous() and y.is_contiguous(), "inputs must be contiguous"
     # We need to preallocate the output.
     output = torch.empty_like(x)
-    n_elements = output.numel()
     # The SPMD launch grid denotes the number of kernel instances that run in
     # parallel. It can be either Tuple[int], or Callable(metaparameters) -> Tuple[int].
-    grid = lambda meta: (triton.cdiv(n_elements, meta["BLOCK_SIZE"]),)
+    # tiletrans: dropped `grid`, which nothing in the translation reads
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
     ct.launch(
         torch.cuda.current_stream(),

@@ -12,7 +12,6 @@ scale.  Ragged sequence lengths are handled with masks.
 """
 
 import torch
-import triton
 import cuda.tile as ct
 
 
@@ -141,18 +140,12 @@ def attention(
     assert HEAD_DIM_Q == HEAD_DIM_K and HEAD_DIM_K == HEAD_DIM_V
     assert HEAD_DIM_K in {16, 32, 64, 128, 256}
     assert k.shape == v.shape and q.shape[:2] == k.shape[:2]
-    Z, H, N_CTX_Q = q.shape[0], q.shape[1], q.shape[2]
-    N_CTX_K = k.shape[2]
     if sm_scale is None:
         sm_scale = HEAD_DIM_K**-0.5
     # The kernel takes the row max of qk before scaling it (max(qk) * scale), which is the max
     # of the scaled scores only for a positive scale.
     assert sm_scale > 0, "sm_scale must be positive"
     o = torch.empty_like(q)
-    BLOCK_M = 64
-    BLOCK_N = 64 if HEAD_DIM_K <= 64 else 32
-    num_warps = 4 if HEAD_DIM_K <= 64 else 8
-    grid = (triton.cdiv(N_CTX_Q, BLOCK_M), Z * H, 1)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
     ct.launch(
         torch.cuda.current_stream(),

@@ -9,7 +9,6 @@ libdevice call is needed.  Elementwise over the flattened tensors, 1-D grid.
 """
 
 import torch
-import triton
 import cuda.tile as ct
 
 
@@ -44,9 +43,6 @@ def geglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     assert a.shape == b.shape
     assert a.is_contiguous() and b.is_contiguous(), "inputs must be contiguous"
     c = torch.empty_like(a)
-    n_elements = c.numel()
-    BLOCK_SIZE = 1024
-    grid = lambda meta: (triton.cdiv(n_elements, meta["BLOCK_SIZE"]),)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
     ct.launch(
         torch.cuda.current_stream(),

@@ -9,7 +9,6 @@ reciprocal standard deviation are stored as well (a backward pass needs them).
 """
 
 import torch
-import triton
 import cuda.tile as ct
 
 
@@ -120,10 +119,9 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     mean = torch.empty((M,), dtype=torch.float32, device=x.device)
     rstd = torch.empty((M,), dtype=torch.float32, device=x.device)
     # Less than 64KB per feature: enqueue fused kernel
-    MAX_FUSED_SIZE = 65536 // x.element_size()
-    BLOCK_SIZE = min(MAX_FUSED_SIZE, triton.next_power_of_2(N), 1024)
+    # tiletrans: dropped `MAX_FUSED_SIZE`, `BLOCK_SIZE`, which nothing in the translation reads
     # heuristics for number of warps
-    num_warps = min(max(BLOCK_SIZE // 256, 1), 8)
+    # tiletrans: dropped `num_warps`, which nothing in the translation reads
     # enqueue kernel
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
     ct.launch(

@@ -10,7 +10,6 @@ usual grouped order for L2 reuse.
 """
 
 import torch
-import triton
 import cuda.tile as ct
 
 
@@ -62,9 +61,7 @@ def matmul_persistent(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     c = torch.empty((M, N), device=a.device, dtype=a.dtype)
     NUM_SMS = _num_sms(a.device)
     # 1D launch kernel where each program is persistent over several tiles.
-    grid = lambda META: (
-        min(NUM_SMS, triton.cdiv(M, META["BLOCK_SIZE_M"]) * triton.cdiv(N, META["BLOCK_SIZE_N"])),
-    )
+    # tiletrans: dropped `grid`, which nothing in the translation reads
     # tiletrans: group_size, num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
     ct.launch(
         torch.cuda.current_stream(),

@@ -8,7 +8,6 @@ evaluated in fp32.
 """
 
 import torch
-import triton
 import cuda.tile as ct
 
 
@@ -55,10 +54,6 @@ def swiglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     b = b.reshape(-1, n_cols)
     assert a.stride(-1) == 1 and b.stride(-1) == 1, "last dimension must be contiguous"
     c = torch.empty_like(a)
-    n_rows = a.shape[0]
-
-    BLOCK_SIZE = triton.next_power_of_2(n_cols)
-    num_warps = 8 if BLOCK_SIZE >= 2048 else 4
 
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
     ct.launch(

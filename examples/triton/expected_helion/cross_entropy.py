@@ -10,7 +10,6 @@ loss of 0.
 """
 
 import torch
-import triton
 import helion
 import helion.language as hl
 
@@ -61,7 +60,6 @@ def cross_entropy(
     assert logits.shape[0] == target.shape[0]
     assert logits.stride(-1) == 1, "the vocabulary dimension must be contiguous"
     n_rows, V = logits.shape
-    BLOCK_SIZE = min(MAX_FUSED_SIZE, triton.next_power_of_2(V))
     loss_1d = torch.empty(n_rows, dtype=torch.float32, device=logits.device)
     target = target.to(torch.int64)
     # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=32 if BLOCK_SIZE >= 16384 else 8`: block sizes and launch knobs are the kernel's config here

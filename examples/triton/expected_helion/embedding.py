@@ -8,7 +8,6 @@ embedding dimension (``BLOCK_D`` columns); each program gathers a
 """
 
 import torch
-import triton
 import helion
 import helion.language as hl
 
@@ -33,12 +32,6 @@ def embedding(indices: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     embedding_dim = weight.shape[1]
     output = torch.empty((n_elements, embedding_dim), device=weight.device, dtype=weight.dtype)
 
-    BLOCK_N = 64
-    BLOCK_D = min(triton.next_power_of_2(embedding_dim), 128)
-    grid = lambda meta: (
-        triton.cdiv(n_elements, meta["BLOCK_N"]),
-        triton.cdiv(embedding_dim, meta["BLOCK_D"]),
-    )
     # tiletrans: the source launch's `BLOCK_N=BLOCK_N`, `BLOCK_D=BLOCK_D`: block sizes and launch knobs are the kernel's config here
     embedding_forward_kernel(weight, indices, output)
     return output.view(*ori_shape, embedding_dim)

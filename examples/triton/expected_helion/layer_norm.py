@@ -9,7 +9,6 @@ reciprocal standard deviation are stored as well (a backward pass needs them).
 """
 
 import torch
-import triton
 import helion
 import helion.language as hl
 
@@ -72,10 +71,9 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     mean = torch.empty((M,), dtype=torch.float32, device=x.device)
     rstd = torch.empty((M,), dtype=torch.float32, device=x.device)
     # Less than 64KB per feature: enqueue fused kernel
-    MAX_FUSED_SIZE = 65536 // x.element_size()
-    BLOCK_SIZE = min(MAX_FUSED_SIZE, triton.next_power_of_2(N), 1024)
+    # tiletrans: dropped `MAX_FUSED_SIZE`, `BLOCK_SIZE`, which nothing in the translation reads
     # heuristics for number of warps
-    num_warps = min(max(BLOCK_SIZE // 256, 1), 8)
+    # tiletrans: dropped `num_warps`, which nothing in the translation reads
     # enqueue kernel
     # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes and launch knobs are the kernel's config here
     _layer_norm_fwd_fused(x_arg, y, weight, bias, mean, rstd, N, eps)

@@ -9,7 +9,6 @@ costs no extra round-trip through global memory.
 """
 
 import torch
-import triton
 import helion
 import helion.language as hl
 
@@ -50,8 +49,5 @@ def matmul_act(a: torch.Tensor, b: torch.Tensor, activation: str = "leaky_relu")
     M, K = a.shape
     K, N = b.shape
     c = torch.empty((M, N), device=a.device, dtype=a.dtype)
-    grid = lambda META: (
-        triton.cdiv(M, META["BLOCK_SIZE_M"]) * triton.cdiv(N, META["BLOCK_SIZE_N"]),
-    )
     matmul_act_kernel(a, b, c, activation)
     return c

@@ -9,7 +9,6 @@ zero-initialized fp32 output with ``tl.atomic_add``.
 """
 
 import torch
-import triton
 import helion
 import helion.language as hl
 
@@ -46,8 +45,6 @@ def matmul_splitk(a: torch.Tensor, b: torch.Tensor, split_k: int = 4) -> torch.T
     _, N = b.shape
     # The atomics add into this buffer, so it must start at zero.
     c = torch.zeros((M, N), device=a.device, dtype=torch.float32)
-    BLOCK_M, BLOCK_N, BLOCK_K = 64, 64, 32
-    grid = (triton.cdiv(M, BLOCK_M) * triton.cdiv(N, BLOCK_N), split_k)
     # tiletrans: the source launch's `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`, `BLOCK_K=BLOCK_K`, `num_warps=4`, `num_stages=3`: block sizes and launch knobs are the kernel's config here
     matmul_splitk_kernel(a, b, c, split_k)
     return c.to(a.dtype)

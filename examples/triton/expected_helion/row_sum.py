@@ -7,7 +7,6 @@ chunks, accumulating partial ``tl.sum`` results in fp32.
 """
 
 import torch
-import triton
 import helion
 import helion.language as hl
 
@@ -27,9 +26,6 @@ def row_sum(x: torch.Tensor) -> torch.Tensor:
     assert x.dim() == 2
     M, N = x.shape
     out = torch.empty((M,), device=x.device, dtype=x.dtype)
-    BLOCK_M = 16
-    BLOCK_N = min(triton.next_power_of_2(N), 256)
-    grid = (triton.cdiv(M, BLOCK_M),)
     # tiletrans: the source launch's `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`, `num_warps=4`: block sizes and launch knobs are the kernel's config here
     row_sum_kernel(x, out)
     return out

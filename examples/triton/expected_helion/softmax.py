@@ -8,7 +8,6 @@ fixed number of persistent programs stride over the rows with ``tl.range``.
 """
 
 import torch
-import triton
 import helion
 import helion.language as hl
 
@@ -42,11 +41,10 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
     n_rows, n_cols = x.shape
     # The block size of each loop iteration is the smallest power of two greater than the
     # number of columns in `x`
-    BLOCK_SIZE = triton.next_power_of_2(n_cols)
+    # tiletrans: dropped `BLOCK_SIZE`, which nothing in the translation reads
     # Another trick we can use is to ask the compiler to use more threads per row by
     # increasing the number of warps (`num_warps`) over which each row is distributed.
-    num_warps = 8 if BLOCK_SIZE >= 2048 else 4
-    num_stages = 2
+    # tiletrans: dropped `num_warps`, `num_stages`, which nothing in the translation reads
     y = torch.empty_like(x)
     num_programs = min(_num_programs_cap(x.device), n_rows)
     # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes and launch knobs are the kernel's config here

@@ -7,7 +7,6 @@ flattened inputs; the tail chunk is masked against ``n_elements``.
 """
 
 import torch
-import triton
 import tilelang
 import tilelang.language as T
 
@@ -52,10 +51,9 @@ def add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     assert x.is_contiguous() and y.is_contiguous(), "inputs must be contiguous"
     # We need to preallocate the output.
     output = torch.empty_like(x)
-    n_elements = output.numel()
     # The SPMD launch grid denotes the number of kernel instances that run in
     # parallel. It can be either Tuple[int], or Callable(metaparameters) -> Tuple[int].
-    grid = lambda meta: (triton.cdiv(n_elements, meta["BLOCK_SIZE"]),)
+    # tiletrans: dropped `grid`, which nothing in the translation reads
     # tiletrans: the source launch's `BLOCK_SIZE=1024`: block sizes and launch knobs are the factory's parameters here
     add_kernel(
         x.view(-1).shape,

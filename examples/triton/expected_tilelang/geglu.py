@@ -9,7 +9,6 @@ libdevice call is needed.  Elementwise over the flattened tensors, 1-D grid.
 """
 
 import torch
-import triton
 import tilelang
 import tilelang.language as T
 
@@ -74,9 +73,6 @@ def geglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     assert a.shape == b.shape
     assert a.is_contiguous() and b.is_contiguous(), "inputs must be contiguous"
     c = torch.empty_like(a)
-    n_elements = c.numel()
-    BLOCK_SIZE = 1024
-    grid = lambda meta: (triton.cdiv(n_elements, meta["BLOCK_SIZE"]),)
     # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`: block sizes and launch knobs are the factory's parameters here
     _geglu_tanh_forward_kernel(
         a.view(-1).shape,

@@ -8,7 +8,6 @@ Accumulation is in fp32; the result is cast to the output dtype.
 """
 
 import torch
-import triton
 import tilelang
 import tilelang.language as T
 
@@ -141,9 +140,7 @@ def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     # Allocates output.
     c = torch.empty((M, N), device=a.device, dtype=a.dtype)
     # 1D launch kernel where each block gets its own program.
-    grid = lambda META: (
-        triton.cdiv(M, META["BLOCK_SIZE_M"]) * triton.cdiv(N, META["BLOCK_SIZE_N"]),
-    )
+    # tiletrans: dropped `grid`, which nothing in the translation reads
     matmul_kernel(
         a.shape, a.stride(), a.dtype, b.shape, b.stride(), b.dtype, c.shape, c.stride(), c.dtype
     )(a, b, c)

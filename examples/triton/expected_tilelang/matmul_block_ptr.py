@@ -9,7 +9,6 @@ padding instead of explicit masks.
 """
 
 import torch
-import triton
 import tilelang
 import tilelang.language as T
 
@@ -77,8 +76,6 @@ def matmul_block_ptr(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     M, K = a.shape
     _, N = b.shape
     c = torch.empty((M, N), device=a.device, dtype=a.dtype)
-    BLOCK_M, BLOCK_N, BLOCK_K = 64, 64, 32
-    grid = (triton.cdiv(M, BLOCK_M) * triton.cdiv(N, BLOCK_N),)
     # tiletrans: the source launch's `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`, `BLOCK_K=BLOCK_K`, `num_warps=4`, `num_stages=3`: block sizes and launch knobs are the factory's parameters here
     matmul_block_ptr_kernel(
         a.shape, a.stride(), a.dtype, b.shape, b.stride(), b.dtype, c.shape, c.stride(), c.dtype

@@ -10,7 +10,6 @@ usual grouped order for L2 reuse.
 """
 
 import torch
-import triton
 import tilelang
 import tilelang.language as T
 
@@ -111,9 +110,7 @@ def matmul_persistent(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     c = torch.empty((M, N), device=a.device, dtype=a.dtype)
     NUM_SMS = _num_sms(a.device)
     # 1D launch kernel where each program is persistent over several tiles.
-    grid = lambda META: (
-        min(NUM_SMS, triton.cdiv(M, META["BLOCK_SIZE_M"]) * triton.cdiv(N, META["BLOCK_SIZE_N"])),
-    )
+    # tiletrans: dropped `grid`, which nothing in the translation reads
     matmul_kernel_persistent(
         a.shape, a.stride(), a.dtype, b.shape, b.stride(), b.dtype, c.shape, c.stride(), c.dtype
     )(a, b, c)

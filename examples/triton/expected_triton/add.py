@@ -44,11 +44,9 @@ def add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     assert x.is_contiguous() and y.is_contiguous(), "inputs must be contiguous"
     # We need to preallocate the output.
     output = torch.empty_like(x)
-    n_elements = output.numel()
+
     # The SPMD launch grid denotes the number of kernel instances that run in
     # parallel. It can be either Tuple[int], or Callable(metaparameters) -> Tuple[int].
-    grid = lambda meta: (triton.cdiv(n_elements, meta["BLOCK_SIZE"]),)
-
     def grid(meta):
         return (triton.cdiv(output.view(-1).size(0), meta["BLOCK_SIZE"]),)
 

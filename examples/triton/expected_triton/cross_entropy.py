@@ -80,7 +80,6 @@ def cross_entropy(
     assert logits.shape[0] == target.shape[0]
     assert logits.stride(-1) == 1, "the vocabulary dimension must be contiguous"
     n_rows, V = logits.shape
-    BLOCK_SIZE = min(MAX_FUSED_SIZE, triton.next_power_of_2(V))
     loss_1d = torch.empty(n_rows, dtype=torch.float32, device=logits.device)
     target = target.to(torch.int64)
     cross_entropy_forward_kernel[(logits.size(0),)](

@@ -63,13 +63,6 @@ def embedding(indices: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     embedding_dim = weight.shape[1]
     output = torch.empty((n_elements, embedding_dim), device=weight.device, dtype=weight.dtype)
 
-    BLOCK_N = 64
-    BLOCK_D = min(triton.next_power_of_2(embedding_dim), 128)
-    grid = lambda meta: (
-        triton.cdiv(n_elements, meta["BLOCK_N"]),
-        triton.cdiv(embedding_dim, meta["BLOCK_D"]),
-    )
-
     def grid(meta):
         return (
             triton.cdiv(indices.size(0), meta["BLOCK_N"])

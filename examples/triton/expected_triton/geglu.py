@@ -54,9 +54,6 @@ def geglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     assert a.shape == b.shape
     assert a.is_contiguous() and b.is_contiguous(), "inputs must be contiguous"
     c = torch.empty_like(a)
-    n_elements = c.numel()
-    BLOCK_SIZE = 1024
-    grid = lambda meta: (triton.cdiv(n_elements, meta["BLOCK_SIZE"]),)
 
     def grid(meta):
         return (triton.cdiv(c.view(-1).size(0), meta["BLOCK_SIZE"]),)

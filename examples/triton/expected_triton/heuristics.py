@@ -62,9 +62,8 @@ def heuristics(x: torch.Tensor, bias: torch.Tensor, alpha: float = 1.0) -> torch
     assert x.dim() == 2 and bias.shape == (x.shape[1],)
     M, N = x.shape
     out = torch.empty((M, N), device=x.device, dtype=x.dtype)
-    # BLOCK_M / BLOCK_N are filled in by the heuristics, so the grid reads them from META.
-    grid = lambda META: (triton.cdiv(M, META["BLOCK_M"]), triton.cdiv(N, META["BLOCK_N"]))
 
+    # BLOCK_M / BLOCK_N are filled in by the heuristics, so the grid reads them from META.
     def grid(meta):
         return (triton.cdiv(x.size(0), meta["BLOCK_M"]) * triton.cdiv(x.size(1), meta["BLOCK_N"]),)
 

@@ -114,10 +114,9 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     mean = torch.empty((M,), dtype=torch.float32, device=x.device)
     rstd = torch.empty((M,), dtype=torch.float32, device=x.device)
     # Less than 64KB per feature: enqueue fused kernel
-    MAX_FUSED_SIZE = 65536 // x.element_size()
-    BLOCK_SIZE = min(MAX_FUSED_SIZE, triton.next_power_of_2(N), 1024)
+    # tiletrans: dropped `MAX_FUSED_SIZE`, `BLOCK_SIZE`, which nothing in the translation reads
     # heuristics for number of warps
-    num_warps = min(max(BLOCK_SIZE // 256, 1), 8)
+    # tiletrans: dropped `num_warps`, which nothing in the translation reads
     # enqueue kernel
     _layer_norm_fwd_fused[(x_arg.size(0),)](
         x_arg,

@@ -84,8 +84,6 @@ def matmul_block_ptr(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     M, K = a.shape
     _, N = b.shape
     c = torch.empty((M, N), device=a.device, dtype=a.dtype)
-    BLOCK_M, BLOCK_N, BLOCK_K = 64, 64, 32
-    grid = (triton.cdiv(M, BLOCK_M) * triton.cdiv(N, BLOCK_N),)
 
     def grid(meta):
         return (triton.cdiv(a.size(0), meta["BLOCK_M"]) * triton.cdiv(b.size(1), meta["BLOCK_N"]),)

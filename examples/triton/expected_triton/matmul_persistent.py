@@ -102,11 +102,8 @@ def matmul_persistent(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     K, N = b.shape
     c = torch.empty((M, N), device=a.device, dtype=a.dtype)
     NUM_SMS = _num_sms(a.device)
-    # 1D launch kernel where each program is persistent over several tiles.
-    grid = lambda META: (
-        min(NUM_SMS, triton.cdiv(M, META["BLOCK_SIZE_M"]) * triton.cdiv(N, META["BLOCK_SIZE_N"])),
-    )
 
+    # 1D launch kernel where each program is persistent over several tiles.
     def grid(meta):
         return (
             triton.cdiv(a.size(0), meta["BLOCK_SIZE_M"])

@@ -79,8 +79,6 @@ def matmul_splitk(a: torch.Tensor, b: torch.Tensor, split_k: int = 4) -> torch.T
     _, N = b.shape
     # The atomics add into this buffer, so it must start at zero.
     c = torch.zeros((M, N), device=a.device, dtype=torch.float32)
-    BLOCK_M, BLOCK_N, BLOCK_K = 64, 64, 32
-    grid = (triton.cdiv(M, BLOCK_M) * triton.cdiv(N, BLOCK_N), split_k)
 
     def grid(meta):
         return (

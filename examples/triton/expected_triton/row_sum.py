@@ -49,9 +49,6 @@ def row_sum(x: torch.Tensor) -> torch.Tensor:
     assert x.dim() == 2
     M, N = x.shape
     out = torch.empty((M,), device=x.device, dtype=x.dtype)
-    BLOCK_M = 16
-    BLOCK_N = min(triton.next_power_of_2(N), 256)
-    grid = (triton.cdiv(M, BLOCK_M),)
 
     def grid(meta):
         return (triton.cdiv(x.size(0), meta["BLOCK_M"]),)

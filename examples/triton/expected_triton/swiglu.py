@@ -64,10 +64,6 @@ def swiglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     b = b.reshape(-1, n_cols)
     assert a.stride(-1) == 1 and b.stride(-1) == 1, "last dimension must be contiguous"
     c = torch.empty_like(a)
-    n_rows = a.shape[0]
-
-    BLOCK_SIZE = triton.next_power_of_2(n_cols)
-    num_warps = 8 if BLOCK_SIZE >= 2048 else 4
 
     _swiglu_forward_kernel[(a.size(0),)](
         a,

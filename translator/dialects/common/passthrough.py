@@ -30,6 +30,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from translator import __version__
 from translator.diagnostics import TranslationError
+from translator.dialects.common.dead_host import remove_dead_host
 from translator.dialects.cst_utils import import_bindings, is_provenance
 from translator.dialects.formatting import wrap_lines
 from translator.ir import nodes as ir
@@ -90,9 +91,32 @@ def assemble(module: ir.Module, rendering: Rendering) -> str:
             "launch kernels in statements or expressions of their own",
         )
     tree = _drop_unused(tree, editor.if_unused)
+    tree = remove_dead_host(tree, source=plan.source, skip=_kernel_names(rendering))
     tree = _fix_imports(tree, plan.packages, rendering.imports, rendering.drop_imports)
     tree = _with_header(tree, module, rendering.command)
     return tree.code
+
+
+def _kernel_names(rendering: Rendering) -> set[str]:
+    """The module-level names the rendered kernels define (dead-host removal leaves them)."""
+    names = set(rendering.kernels)
+    for code in rendering.kernels.values():
+        for stmt in _statements(code.text):
+            names |= _defined(stmt)
+    return names
+
+
+def _defined(stmt: cst.BaseStatement) -> set[str]:
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        return {stmt.name.value}
+    out: set[str] = set()
+    if isinstance(stmt, cst.SimpleStatementLine):
+        for small in stmt.body:
+            if isinstance(small, cst.Assign):
+                out |= {t.target.value for t in small.targets if isinstance(t.target, cst.Name)}
+            elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                out.add(small.target.value)
+    return out
 
 
 # --------------------------------------------------------------------------------------------------

@@ -14,7 +14,6 @@ import contextlib
 import logging
 
 import torch
-import triton
 import cuda.tile as ct
 
 logger = logging.getLogger(__name__)
@@ -97,10 +96,6 @@ def leaky_relu_backward_kernel(
     ct.store(dx, index=(tile,), tile=ct.astype(dx_3, dx.dtype))
 
 
-def _grid(n_elements: int):
-    return lambda meta: (triton.cdiv(n_elements, meta["BLOCK_SIZE"]),)
-
-
 def add(x: torch.Tensor, y: torch.Tensor, *, alpha: float = 1.0) -> torch.Tensor:
     """``x + alpha * y`` for tensors of one shape."""
     logger.debug("GEMS ADD")
@@ -108,7 +103,6 @@ def add(x: torch.Tensor, y: torch.Tensor, *, alpha: float = 1.0) -> torch.Tensor
         raise ValueError(f"shapes differ: {tuple(x.shape)} and {tuple(y.shape)}")
     x, y = x.contiguous(), y.contiguous()
     out = torch.empty_like(x)
-    n_elements = out.numel()
     with torch_device_fn.device(x.device):
         # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
         ct.launch(
@@ -126,7 +120,6 @@ class LeakyRelu(torch.autograd.Function):
         logger.debug("GEMS LEAKY_RELU FORWARD")
         x = x.contiguous()
         out = torch.empty_like(x)
-        n_elements = x.numel()
         with torch_device_fn.device(x.device):
             # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
             ct.launch(

@@ -67,7 +67,6 @@ def _geglu_tanh_bwd_kernel(
 
 
 def _geglu_fwd(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    n_elements = a.numel()
     with torch.device(a.device):
         c = torch.empty(a.shape, dtype=a.dtype)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
@@ -81,7 +80,6 @@ def _geglu_fwd(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 
 
 def _geglu_bwd(dc: torch.Tensor, a: torch.Tensor, b: torch.Tensor):
-    n_elements = a.numel()
     da = torch.empty_like(a)
     db = torch.empty_like(b)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself

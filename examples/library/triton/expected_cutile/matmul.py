@@ -160,8 +160,6 @@ def linear(
     out = matmul(x_2d, weight.t())
     M, N = out.shape
     if bias is not None:
-        BLOCK_SIZE_M, BLOCK_SIZE_N = 16, 32
-        grid = (triton.cdiv(M, BLOCK_SIZE_M), triton.cdiv(N, BLOCK_SIZE_N))
         if activation == "relu":
             # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
             ct.launch(

@@ -14,7 +14,6 @@ import contextlib
 import logging
 
 import torch
-import triton
 import helion
 import helion.language as hl
 
@@ -94,10 +93,6 @@ def leaky_relu_backward_kernel(
         dx[tile] = dx_3.to(dx.dtype)
 
 
-def _grid(n_elements: int):
-    return lambda meta: (triton.cdiv(n_elements, meta["BLOCK_SIZE"]),)
-
-
 def add(x: torch.Tensor, y: torch.Tensor, *, alpha: float = 1.0) -> torch.Tensor:
     """``x + alpha * y`` for tensors of one shape."""
     logger.debug("GEMS ADD")
@@ -105,7 +100,6 @@ def add(x: torch.Tensor, y: torch.Tensor, *, alpha: float = 1.0) -> torch.Tensor
         raise ValueError(f"shapes differ: {tuple(x.shape)} and {tuple(y.shape)}")
     x, y = x.contiguous(), y.contiguous()
     out = torch.empty_like(x)
-    n_elements = out.numel()
     with torch_device_fn.device(x.device):
         add_kernel(x.view(-1), y.view(-1), out.view(-1), alpha)
     return out
@@ -117,7 +111,6 @@ class LeakyRelu(torch.autograd.Function):
         logger.debug("GEMS LEAKY_RELU FORWARD")
         x = x.contiguous()
         out = torch.empty_like(x)
-        n_elements = x.numel()
         with torch_device_fn.device(x.device):
             leaky_relu_forward_kernel(x.view(-1), out.view(-1), slope)
         ctx.save_for_backward(x)

@@ -72,7 +72,6 @@ def _fused_residual_fwd(x, residual, bias, alpha):
     M, N = x.shape
     out = torch.empty_like(x)
     BLOCK_N, num_warps = _cols_settings(N)
-    grid = (triton.cdiv(M, BLOCK_M), triton.cdiv(N, BLOCK_N))
     if bias is None:
         # tiletrans: the source launch's `num_warps=num_warps`: block sizes and launch knobs are the kernel's config here
         _residual_fwd_kernel(out, x, residual, alpha, N)
@@ -90,7 +89,6 @@ def _fused_residual_bwd(dy, alpha):
     dres = torch.empty_like(dy)
     dbias = torch.zeros(N, dtype=torch.float32, device=dy.device)
     BLOCK_N, num_warps = _cols_settings(N)
-    grid = (triton.cdiv(M, BLOCK_M), triton.cdiv(N, BLOCK_N))
     # tiletrans: the source launch's `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`, `num_warps=num_warps`: block sizes and launch knobs are the kernel's config here
     _residual_bwd_kernel(dx, dres, dbias, dy, alpha, N)
     return dx.view(shape), dres.view(shape), dbias

@@ -47,7 +47,6 @@ def _geglu_tanh_bwd_kernel(
 
 
 def _geglu_fwd(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    n_elements = a.numel()
     with torch.device(a.device):
         c = torch.empty(a.shape, dtype=a.dtype)
     _geglu_tanh_fwd_kernel(a.view(-1), b.view(-1), c.view(-1))
@@ -55,7 +54,6 @@ def _geglu_fwd(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 
 
 def _geglu_bwd(dc: torch.Tensor, a: torch.Tensor, b: torch.Tensor):
-    n_elements = a.numel()
     da = torch.empty_like(a)
     db = torch.empty_like(b)
     _geglu_tanh_bwd_kernel(dc.view(-1), a.view(-1), b.view(-1), da.view(-1), db.view(-1))

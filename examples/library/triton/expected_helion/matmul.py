@@ -117,8 +117,6 @@ def linear(
     out = matmul(x_2d, weight.t())
     M, N = out.shape
     if bias is not None:
-        BLOCK_SIZE_M, BLOCK_SIZE_N = 16, 32
-        grid = (triton.cdiv(M, BLOCK_SIZE_M), triton.cdiv(N, BLOCK_SIZE_N))
         if activation == "relu":
             # tiletrans: the source launch's `BLOCK_SIZE_M=BLOCK_SIZE_M`, `BLOCK_SIZE_N=BLOCK_SIZE_N`: block sizes and launch knobs are the kernel's config here
             _add_bias_relu_kernel(out, bias.view(-1), M, N)

@@ -12,7 +12,6 @@ rotates every head of both tensors. The backward is the same rotation with
 from __future__ import annotations
 
 import torch
-import triton
 import helion
 import helion.language as hl
 
@@ -64,9 +63,6 @@ def rope_forward(q, k, cos, sin, backward_pass: bool = False):
     if cos.shape != (seq_len, head_dim) or sin.shape != cos.shape:
         raise ValueError("cos and sin must have shape [seq_len, head_dim]")
 
-    pad_hd_half = triton.next_power_of_2(head_dim // 2)
-    pad_n_q_head = triton.next_power_of_2(n_q_head)
-    pad_n_kv_head = triton.next_power_of_2(n_kv_head)
     sin_sign = -1.0 if backward_pass else 1.0
 
     _triton_rope(q, k, cos, sin, sin_sign, head_dim // 2)

@@ -23,16 +23,6 @@ def _device_ctx(t: torch.Tensor):
     return torch.cuda.device(t.device) if t.is_cuda else contextlib.nullcontext()
 
 
-def _num_warps_for(BLOCK_SIZE: int) -> int:
-    if BLOCK_SIZE >= 4096:
-        num_warps = 16
-    elif BLOCK_SIZE >= 2048:
-        num_warps = 8
-    else:
-        num_warps = 4
-    return num_warps
-
-
 @helion.kernel(fast_math=True, config=helion.Config(block_sizes=[]))
 def _softmax_fwd_kernel(Y: torch.Tensor, X: torch.Tensor, n_cols: int) -> None:
     for row_idx in hl.grid(X.size(0)):
@@ -77,7 +67,6 @@ def softmax_forward(x: torch.Tensor) -> torch.Tensor:
     BLOCK_SIZE = triton.next_power_of_2(n_cols)
     if BLOCK_SIZE > MAX_FUSED_SIZE:
         raise ValueError(f"softmax rows of {n_cols} elements do not fit in one block")
-    num_warps = _num_warps_for(BLOCK_SIZE)
 
     y = torch.empty((n_rows, n_cols), dtype=x.dtype, device=x.device)
     with _device_ctx(x):
@@ -95,9 +84,6 @@ def softmax_backward(dy: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     n_cols = y.shape[-1]
     dy_2d = dy.reshape(-1, n_cols).contiguous()
     y_2d = y.reshape(-1, n_cols).contiguous()
-    n_rows = y_2d.shape[0]
-    BLOCK_SIZE = triton.next_power_of_2(n_cols)
-    num_warps = _num_warps_for(BLOCK_SIZE)
 
     dx = torch.empty_like(y_2d)
     with _device_ctx(y):

@@ -83,7 +83,6 @@ def swiglu_forward(a: torch.Tensor, b: torch.Tensor):
     a = a.view(-1, n_cols)
     b = b.view(-1, n_cols)
     c = torch.empty_like(a)
-    n_rows = a.shape[0]
 
     BLOCK_SIZE, num_warps = _row_settings(n_cols)
 
@@ -96,7 +95,6 @@ def swiglu_backward(a: torch.Tensor, b: torch.Tensor, dc: torch.Tensor):
     ori_shape = dc.shape
     n_cols = ori_shape[-1]
     dc = dc.view(-1, n_cols)
-    n_rows = dc.shape[0]
     da = torch.empty_like(a)
     db = torch.empty_like(b)
 
