@@ -146,6 +146,8 @@ def attention(
     # of the scaled scores only for a positive scale.
     assert sm_scale > 0, "sm_scale must be positive"
     o = torch.empty_like(q)
+    BLOCK_M = 64
+    BLOCK_N = 64 if HEAD_DIM_K <= 64 else 32
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
     ct.launch(
         torch.cuda.current_stream(),

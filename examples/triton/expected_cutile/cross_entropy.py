@@ -10,6 +10,7 @@ loss of 0.
 """
 
 import torch
+import triton
 import cuda.tile as ct
 
 # The hard limit of TRITON_MAX_TENSOR_NUMEL is 1048576; 65536 // 2 is a good
@@ -86,6 +87,7 @@ def cross_entropy(
     assert logits.shape[0] == target.shape[0]
     assert logits.stride(-1) == 1, "the vocabulary dimension must be contiguous"
     n_rows, V = logits.shape
+    BLOCK_SIZE = min(MAX_FUSED_SIZE, triton.next_power_of_2(V))
     loss_1d = torch.empty(n_rows, dtype=torch.float32, device=logits.device)
     target = target.to(torch.int64)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself

@@ -43,6 +43,7 @@ def geglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     assert a.shape == b.shape
     assert a.is_contiguous() and b.is_contiguous(), "inputs must be contiguous"
     c = torch.empty_like(a)
+    BLOCK_SIZE = 1024
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
     ct.launch(
         torch.cuda.current_stream(),

@@ -9,6 +9,7 @@ reciprocal standard deviation are stored as well (a backward pass needs them).
 """
 
 import torch
+import triton
 import cuda.tile as ct
 
 
@@ -119,7 +120,8 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     mean = torch.empty((M,), dtype=torch.float32, device=x.device)
     rstd = torch.empty((M,), dtype=torch.float32, device=x.device)
     # Less than 64KB per feature: enqueue fused kernel
-    # tiletrans: dropped `MAX_FUSED_SIZE`, `BLOCK_SIZE`, which nothing in the translation reads
+    MAX_FUSED_SIZE = 65536 // x.element_size()
+    BLOCK_SIZE = min(MAX_FUSED_SIZE, triton.next_power_of_2(N), 1024)
     # heuristics for number of warps
     # tiletrans: dropped `num_warps`, which nothing in the translation reads
     # enqueue kernel

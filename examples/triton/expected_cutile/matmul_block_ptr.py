@@ -45,6 +45,7 @@ def matmul_block_ptr(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     M, K = a.shape
     _, N = b.shape
     c = torch.empty((M, N), device=a.device, dtype=a.dtype)
+    BLOCK_M, BLOCK_N, BLOCK_K = 64, 64, 32
     # tiletrans: group_size, num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
     ct.launch(
         torch.cuda.current_stream(),

@@ -76,6 +76,7 @@ def matmul_descriptor(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     b = _row_pitch_aligned(b)
     # Allocate C with a padded row pitch too, and hand back the [M, N] view.
     c = _empty_aligned(M, N, a.dtype, a.device)
+    BLOCK_M, BLOCK_N, BLOCK_K = 64, 64, 32
     # tiletrans: group_size, num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
     ct.launch(
         torch.cuda.current_stream(),

@@ -7,6 +7,7 @@ chunks, accumulating partial ``tl.sum`` results in fp32.
 """
 
 import torch
+import triton
 import cuda.tile as ct
 
 
@@ -39,6 +40,8 @@ def row_sum(x: torch.Tensor) -> torch.Tensor:
     assert x.dim() == 2
     M, N = x.shape
     out = torch.empty((M,), device=x.device, dtype=x.dtype)
+    BLOCK_M = 16
+    BLOCK_N = min(triton.next_power_of_2(N), 256)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
     ct.launch(
         torch.cuda.current_stream(),

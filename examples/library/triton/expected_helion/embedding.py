@@ -11,7 +11,6 @@ and is cast to the table's dtype at the end.
 from __future__ import annotations
 
 import torch
-import triton
 import helion
 import helion.language as hl
 
@@ -56,13 +55,6 @@ def embedding_forward(embeddings: torch.Tensor, indices: torch.Tensor) -> torch.
     embedding_dim = embeddings.shape[1]
     output = torch.empty(n_elements, embedding_dim, device=indices.device, dtype=embeddings.dtype)
 
-    BLOCK_SIZE_M = triton.next_power_of_2(min(128, embedding_dim))
-    BLOCK_SIZE_N = triton.next_power_of_2(min(128, embedding_dim))
-    grid = (
-        triton.cdiv(n_elements, BLOCK_SIZE_M),
-        triton.cdiv(embedding_dim, BLOCK_SIZE_N),
-    )
-
     # tiletrans: the source launch's `BLOCK_SIZE_M=BLOCK_SIZE_M`, `BLOCK_SIZE_N=BLOCK_SIZE_N`: block sizes and launch knobs are the kernel's config here
     embedding_forward_kernel(embeddings.view(-1), indices, output, embedding_dim)
     return output.view(*ori_shape, -1)
@@ -79,15 +71,7 @@ def embedding_backward(
         embedding_table.shape, dtype=torch.float32, device=embedding_table.device
     )
 
-    n_elements = indices.numel()
     embedding_dim = embedding_table.shape[1]
-
-    BLOCK_SIZE_M = triton.next_power_of_2(min(128, embedding_dim))
-    BLOCK_SIZE_N = triton.next_power_of_2(min(128, embedding_dim))
-    grid = (
-        triton.cdiv(n_elements, BLOCK_SIZE_M),
-        triton.cdiv(embedding_dim, BLOCK_SIZE_N),
-    )
 
     # tiletrans: the source launch's `BLOCK_SIZE_M=BLOCK_SIZE_M`, `BLOCK_SIZE_N=BLOCK_SIZE_N`: block sizes and launch knobs are the kernel's config here
     embedding_backward_kernel(grad_output, grad_weight.view(-1), indices, embedding_dim)

@@ -12,7 +12,6 @@ pass; the backward only scales ``dX`` by the upstream gradient.
 from __future__ import annotations
 
 import torch
-import triton
 import helion
 import helion.language as hl
 
@@ -99,8 +98,6 @@ def jsd_forward(
     has_label: bool,
 ):
     BT, V = _input.shape
-    n_rows = BT
-    BLOCK_SIZE = min(MAX_FUSED_SIZE, triton.next_power_of_2(V))
     # non reduction loss
     loss = torch.zeros(_input.shape, dtype=torch.float32, device=_input.device)
     dX = torch.empty_like(_input)

@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Literal
 
 import torch
-import triton
 import helion
 import helion.language as hl
 
@@ -86,10 +85,7 @@ def kldiv_forward_triton(
     y_pred: torch.Tensor, y_true: torch.Tensor, log_target: bool, reduction: str, eps: float
 ) -> torch.Tensor:  # [BT, V]
     BT, V = y_pred.shape
-    BLOCK_SIZE = min(MAX_FUSED_SIZE, triton.next_power_of_2(V))
-    num_warps = get_num_warps(BLOCK_SIZE)
 
-    grid = (BT,)
     if reduction not in _REDUCTIONS:
         raise ValueError(f"reduction must be one of {_REDUCTIONS}, got {reduction!r}")
 
@@ -118,10 +114,6 @@ def kldiv_backward_triton(
     target: torch.Tensor, grad_output: torch.Tensor, new_grads: torch.Tensor, log_target: bool
 ) -> torch.Tensor:
     BT, V = target.shape
-    BLOCK_SIZE = min(MAX_FUSED_SIZE, triton.next_power_of_2(V))
-    num_warps = get_num_warps(BLOCK_SIZE)
-
-    grid = (BT,)
 
     # We store the gradients in-place in the input tensor
     # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes and launch knobs are the kernel's config here

@@ -22,14 +22,6 @@ logger = logging.getLogger(__name__)
 MAX_ONE_PASS = 8192
 
 
-def _warps(block: int) -> int:
-    if block >= 4096:
-        return 16
-    if block >= 1024:
-        return 8
-    return 4
-
-
 @helion.kernel(fast_math=True, config=helion.Config(block_sizes=[]))
 def log_softmax_kernel(output: torch.Tensor, input: torch.Tensor, N: int) -> None:
     for pid in hl.grid(input.size(0)):
@@ -79,7 +71,6 @@ def log_softmax_forward(x: torch.Tensor) -> torch.Tensor:
     shape = x.shape
     N = shape[-1]
     x = x.reshape(-1, N).contiguous()
-    M = x.shape[0]
     out = torch.empty_like(x)
     BLOCK_N = triton.next_power_of_2(N)
     if BLOCK_N <= MAX_ONE_PASS:
@@ -98,9 +89,7 @@ def log_softmax_backward(out: torch.Tensor, out_grad: torch.Tensor) -> torch.Ten
     N = shape[-1]
     out = out.reshape(-1, N).contiguous()
     out_grad = out_grad.reshape(-1, N).contiguous()
-    M = out.shape[0]
     in_grad = torch.empty_like(out)
-    BLOCK_N = triton.next_power_of_2(N)
     # tiletrans: the source launch's `BLOCK_N=BLOCK_N`, `num_warps=_warps(BLOCK_N)`: block sizes and launch knobs are the kernel's config here
     log_softmax_backward_kernel(out, out_grad, in_grad, N)
     return in_grad.view(shape)
