@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from translator.diagnostics import TranslationError
 from translator.dialects import detect, dialects, get_dialect, source_dialects
-from translator.ir.nodes import Loc
+from translator.ir.loc import Loc
 from translator.limits import check_limits
 
 if TYPE_CHECKING:

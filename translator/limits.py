@@ -13,7 +13,7 @@ import io
 import tokenize
 
 from translator.diagnostics import TranslationError
-from translator.ir.nodes import Loc
+from translator.ir.loc import Loc
 
 #: Brackets (``(``, ``[``, ``{``) open at once.
 MAX_NESTING = 40

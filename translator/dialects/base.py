@@ -16,12 +16,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from translator.ir import nodes as ir
-
 if TYPE_CHECKING:
     from translator.dialects.common.backend import Backend
+    from translator.ir import nodes as ir
 
-Frontend = Callable[[str, str], ir.Module]
+Frontend = Callable[[str, str], "ir.Module"]
 Ref = Any  # a callable or a "module:attribute" string naming one
 
 
