@@ -26,10 +26,9 @@ from pathlib import Path  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 from ir_build import hand_module, inline_entry, only_kernel, replace_kernel  # noqa: E402
-from typer.testing import CliRunner  # noqa: E402
 
 from translator.api import parse_file, parse_source, translate_file, translate_source  # noqa: E402
-from translator.cli import app  # noqa: E402
+from translator.cli import invoke  # noqa: E402
 from translator.diagnostics import TranslationError  # noqa: E402
 from translator.dialects.helion.backend import HelionBackend, emit  # noqa: E402
 from translator.ir import nodes as ir  # noqa: E402
@@ -687,7 +686,7 @@ def test_dependent_loops_become_kernels_launched_in_order(tmp_path: Path) -> Non
     assert [launch.kernel for launch in entry.launches()] == ["_twice_kernel", "_twice_kernel_2"]
     x = X.clone()
     torch.testing.assert_close(run_module(module, "twice", x), x * 2 + 1, rtol=0, atol=0)
-    result = CliRunner().invoke(app, ["translate", "--to", "helion", str(source)])
+    result = invoke(["translate", "--to", "helion", str(source)])
     assert result.exit_code == 0, result.output
     text = result.output
     assert text.count("@helion.kernel(config=helion.Config(block_sizes=[16]))\n") == 2
