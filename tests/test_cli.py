@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import pytest  # noqa: E402
+
 from translator.cli import invoke  # noqa: E402
 
 EXAMPLES = ROOT / "examples" / "helion"
