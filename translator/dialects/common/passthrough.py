@@ -22,6 +22,7 @@ written:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -568,8 +569,15 @@ def _with_header(tree: cst.Module, module: ir.Module, command: str) -> cst.Modul
     while header and header[0].comment is None:
         header = header[1:]
     ours = provenance_header(__version__, module.path, module.source_hash, command)
+    # An encoding declaration must stay on line 1 or 2 (PEP 263) to keep meaning anything.
+    coding = [
+        line
+        for line in header[:2]
+        if line.comment and re.match(r"^[ \t\f]*#.*?coding[:=]", line.comment.value)
+    ]
+    header = [line for line in header if line not in coding]
     lines = [cst.EmptyLine(comment=cst.Comment(c)) for c in ours]
-    return tree.with_changes(header=lines + header)
+    return tree.with_changes(header=coding[:1] + lines + header)
 
 
 __all__ = ["KernelCode", "LaunchCode", "Rendering", "assemble"]
