@@ -874,6 +874,11 @@ def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv:
         argv = ["--help"]
+    if argv == ["--version"]:  # without building the parser (which lists the dialects)
+        from translator import __version__
+
+        sys.stdout.write(f"tiletrans {__version__}\n")
+        return EXIT_OK
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
