@@ -88,7 +88,10 @@ def expected(src: str, dst: str, example: Path) -> tuple[Path, str]:
     diagnostic where the target refuses (paths repo-relative, so goldens do not depend on cwd)."""
     relative = example.relative_to(ROOT)
     try:
-        return golden_path(example, dst), translate_file(relative, src, dst)
+        target = golden_path(example, dst)
+        # The header's re-run command writes the golden itself (paths repo-relative).
+        output = target.relative_to(ROOT).as_posix()
+        return target, translate_file(relative, src, dst, output=output)
     except TranslationError as err:
         return refusal_path(example, dst), str(render(err, example.read_text())) + "\n"
 

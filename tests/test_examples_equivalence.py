@@ -36,13 +36,10 @@ def test_triton_to_helion_matches_source_on_cpu(golden: Path) -> None:
 
 
 def test_triton2helion_cli_prints_helion(tmp_path: Path) -> None:
-    from typer.testing import CliRunner
 
-    from translator.cli import app
+    from translator.cli import invoke
 
     out = tmp_path / "softmax_helion.py"
-    result = CliRunner().invoke(
-        app, ["triton2helion", str(ROOT / "examples/triton/softmax.py"), "-o", str(out)]
-    )
+    result = invoke(["triton2helion", str(ROOT / "examples/triton/softmax.py"), "-o", str(out)])
     assert result.exit_code == 0, result.output
     assert "@helion.kernel" in out.read_text()

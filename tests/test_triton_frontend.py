@@ -684,11 +684,10 @@ def test_rms_norm_inlines_host_helpers_and_keeps_their_guard():
 
 
 def test_cli_prints_triton_ir(tmp_path: Path):
-    from typer.testing import CliRunner
 
-    from translator.cli import app
+    from translator.cli import invoke
 
-    result = CliRunner().invoke(app, ["ir", str(EXAMPLES / "row_sum.py"), "--from", "triton"])
+    result = invoke(["ir", str(EXAMPLES / "row_sum.py"), "--from", "triton"])
     assert result.exit_code == 0, result.output
     assert (
         "kernel row_sum_kernel(x: tensor[2-d], out: tensor[1-d]) grid(tile_m: tile x.size(0)"
@@ -698,7 +697,7 @@ def test_cli_prints_triton_ir(tmp_path: Path):
     assert "launch row_sum_kernel(x, out) at site 0" in result.output
     bad = tmp_path / "lock.py"
     bad.write_text(KERNEL.format(body="tl.atomic_cas(x_ptr + offs, 0, 1)", grid=GRID, block="128"))
-    result = CliRunner().invoke(app, ["ir", str(bad), "--from", "triton"])
+    result = invoke(["ir", str(bad), "--from", "triton"])
     assert result.exit_code == 2
     assert "lock.py:11:5: error: `tl.atomic_cas` is not supported yet" in result.output
 

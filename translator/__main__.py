@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+
 from translator.cli import main
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

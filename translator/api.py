@@ -2,28 +2,112 @@
 
 from __future__ import annotations
 
+import dataclasses
+import io
+import tokenize
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from translator.diagnostics import TranslationError
-from translator.dialects import detect, get_dialect
-from translator.ir.nodes import Loc, Module
+from translator.dialects import detect, dialects, get_dialect, source_dialects
+from translator.ir.loc import Loc
+from translator.limits import check_limits
+
+if TYPE_CHECKING:
+    from translator.ir.nodes import Module
+
+
+class DialectMismatch(TranslationError):
+    """``--from`` names a DSL the file does not import, while it imports another one."""
+
+    def __init__(self, message: str, loc: Loc, hint: str, detected: str) -> None:
+        super().__init__(message, loc, hint)
+        self.detected = detected
+
+
+def decode_source(data: bytes, path: str) -> str:
+    """The text of a Python file's bytes, in the encoding its ``# coding:`` line declares (PEP 263;
+    UTF-8 by default)."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as err:
+        raise TranslationError(
+            f"cannot read {path}: {err.msg}",
+            Loc(path, err.lineno or 1, 0),
+            "declare a known encoding",
+        ) from None
+    try:
+        text = data.decode(encoding)
+    except (UnicodeDecodeError, LookupError) as err:
+        line = data[: getattr(err, "start", 0)].count(b"\n") + 1
+        raise TranslationError(
+            f"cannot read {path}: not valid {encoding}",
+            Loc(path, line, 0),
+            "save the file as UTF-8 or declare its encoding with a `# coding: NAME` line",
+        ) from None
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def check_dialect(source: str, path: str, dsl: str) -> None:
+    """Refuse a file that imports another DSL and not ``dsl`` (an explicit ``--from``)."""
+    table = dialects()
+    if dsl not in table or table[dsl].detect(source) > 0:
+        return
+    scores = {n: table[n].detect(source) for n in source_dialects() if n != dsl}
+    best = max(scores.values(), default=0)
+    found = [n for n, s in scores.items() if s == best and s > 0]
+    if len(found) == 1:
+        other = found[0]
+        raise DialectMismatch(
+            f"{path} looks like {other} (it imports {other}, not {dsl}), but it was read as {dsl}",
+            Loc(path, 1, 0),
+            f"translate it from {other}: --from {other}, or `tiletrans {other}2<target>`",
+            other,
+        )
 
 
 def parse_source(source: str, path: str, dsl: str | None = None) -> Module:
     """The IR of ``source`` (text of a ``dsl`` file called ``path``; ``None``: detected)."""
+    check_limits(source, path)
+    if dsl is not None:
+        get_dialect(dsl)
+        check_dialect(source, path, dsl)
     dialect = get_dialect(dsl or detect(source, path))
     if dialect.frontend is None:
         raise TranslationError(f"tiletrans cannot read {dialect.name} yet", Loc(path, 1, 0))
-    return dialect.parse(source, path)
+    try:
+        module = dialect.parse(source, path)
+    except RecursionError:
+        raise TranslationError(
+            "too deep for tiletrans: the file nests or chains expressions too deeply",
+            Loc(path, 1, 0),
+            "split long expressions into named intermediate values",
+        ) from None
+    if not module.source_hash:
+        import hashlib
+
+        module = dataclasses.replace(
+            module, source_hash=hashlib.sha256(source.encode()).hexdigest()
+        )
+    return module
 
 
 def read_source(path: str | Path) -> str:
     """The text of the file at ``path`` (never imported)."""
     p = Path(path)
     try:
-        return p.read_text()
+        data = p.read_bytes()
+    except IsADirectoryError:
+        raise TranslationError(
+            f"cannot read {p}: it is a directory", Loc(str(p), 1, 0), "pass a .py file"
+        ) from None
+    except FileNotFoundError:
+        raise TranslationError(
+            f"cannot read {p}: no such file", Loc(str(p), 1, 0), "check the path"
+        ) from None
     except OSError as err:
         raise TranslationError(f"cannot read {p}: {err.strerror}", Loc(str(p), 1, 0)) from None
+    return decode_source(data, str(p))
 
 
 def parse_file(path: str | Path, dsl: str | None = None) -> Module:
@@ -36,15 +120,42 @@ def emit(module: Module, dst: str) -> str:
     dialect = get_dialect(dst)
     if dialect.backend is None:
         raise TranslationError(f"tiletrans cannot write {dst} yet", None)
-    return dialect.make_backend().emit(module)
+    try:
+        return dialect.make_backend().emit(module)
+    except RecursionError:
+        raise TranslationError(
+            "too deep for tiletrans: the kernel nests or chains expressions too deeply",
+            Loc(module.path, 1, 0),
+            "split long expressions into named intermediate values",
+        ) from None
 
 
-def translate_source(source: str, path: str, src: str | None, dst: str) -> str:
-    """``source`` written in ``src`` (``None``: detected), translated to ``dst``."""
+def translate_source(
+    source: str,
+    path: str,
+    src: str | None,
+    dst: str,
+    *,
+    output: str | None = None,
+    header_path: str | None = None,
+) -> str:
+    """``source`` written in ``src`` (``None``: detected), translated to ``dst``.
+
+    The provenance header names ``header_path`` (default ``path``) and a re-run command that
+    writes ``output`` when given.
+    """
     get_dialect(dst)
-    return emit(parse_source(source, path, src), dst)
+    module = parse_source(source, path, src)
+    text = emit(module, dst)
+    if output is not None or header_path is not None:
+        from translator.provenance import restamp
+
+        text = restamp(text, header_path or path, output, module.source_dialect, dst)
+    return text
 
 
-def translate_file(path: str | Path, src: str | None, dst: str) -> str:
+def translate_file(
+    path: str | Path, src: str | None, dst: str, *, output: str | None = None
+) -> str:
     """The file at ``path`` translated from ``src`` (``None``: detected) to ``dst``."""
-    return translate_source(read_source(path), str(path), src, dst)
+    return translate_source(read_source(path), str(path), src, dst, output=output)

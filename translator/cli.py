@@ -1,275 +1,630 @@
-"""The ``tiletrans`` command line.
+"""The ``tiletrans`` command line (argparse; rich and the translator imported only when used).
 
-Exit codes: 0 success; 1 validation found a difference; 2 the input was refused (unreadable file,
-syntax error, no kernel, unsupported construct, bad option) or an internal error. Refusals are
-rendered by :func:`translator.diagnostics.render` on stderr; no input ever produces a traceback
-(set ``TILETRANS_DEBUG=1`` to see one for an internal error).
+Exit codes (the README's table): 0 success; 1 a difference (``validate``, ``--diff``, ``--check``)
+or a stale translation (``check``); 2 the translator refused an input (a located diagnostic);
+3 a usage error (bad option, ``-o`` naming an input); 123 an internal error (a tiletrans bug).
+No input ever produces a traceback (set ``TILETRANS_DEBUG=1`` to see one for an internal error).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
-import traceback
-from collections.abc import Callable
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, TypeVar
-
-import typer
-
-from translator.diagnostics import TranslationError, render
-from translator.ir.nodes import FLOAT_DTYPES, Loc
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from translator.diagnostics import TranslationError
     from validation.bench import BenchRow
     from validation.equivalence import Report
 
-EXIT_OK, EXIT_DIFFERENT, EXIT_REFUSED = 0, 1, 2
+EXIT_OK, EXIT_DIFFERENT, EXIT_REFUSED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3, 123
+#: Which exit code wins when several files end differently (the worst first).
+_SEVERITY = (EXIT_INTERNAL, EXIT_USAGE, EXIT_REFUSED, EXIT_DIFFERENT, EXIT_OK)
 ISSUES = "https://github.com/tiletrans/tiletrans/issues"
-
-app = typer.Typer(
-    name="tiletrans",
-    help="Translate GPU tile kernels between DSLs and validate translations.",
-    add_completion=False,
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-)
-
-T = TypeVar("T")
-
-FromOpt = Annotated[
-    str | None, typer.Option("--from", help="Source DSL (default: detected from its imports).")
-]
-ToOpt = Annotated[str, typer.Option("--to", help="Target DSL.")]
-OutOpt = Annotated[
-    Path | None, typer.Option("-o", "--output", help="Write here instead of stdout.")
-]
-FileArg = Annotated[Path, typer.Argument(help="Kernel source file.", show_default=False)]
+FORMATS = ("text", "json", "github")
+CONFIG_KEYS = {"from": "src", "to": "dst", "output-format": "output_format", "jobs": "jobs"}
 
 
-def _err(text: str) -> None:
+class UsageError(Exception):
+    """A bad command line (exit 3)."""
+
+
+def worst(codes: Sequence[int]) -> int:
+    """The exit code of a run whose files ended with ``codes``."""
+    for code in _SEVERITY:
+        if code in codes:
+            return code
+    return EXIT_OK
+
+
+def safe_text(err: BaseException, limit: int = 500) -> str:
+    """``str(err)`` on one line, never raising or recursing past a failure (the error path)."""
+    try:
+        text = str(err)
+    except BaseException:
+        text = "<unprintable>"
+    text = " ".join(text[: limit * 4].split())
+    return text if len(text) <= limit else text[:limit] + " …"
+
+
+# --------------------------------------------------------------------------------------------------
+# Diagnostics
+
+
+@dataclass
+class Diagnostic:
+    """One message about one file, whatever the output format."""
+
+    file: str
+    line: int
+    col: int
+    code: str
+    message: str
+    hint: str | None = None
+    severity: str = "error"
+    #: The rendered text form (source line and caret included), when there is one.
+    text: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        """The JSON object of ``--output-format json``."""
+        return {
+            "file": self.file,
+            "line": self.line,
+            "column": self.col,
+            "code": self.code,
+            "severity": self.severity,
+            "message": self.message,
+            "hint": self.hint,
+        }
+
+
+def from_error(err: TranslationError, fallback: str, source: str | None = None) -> Diagnostic:
+    """The diagnostic of a refusal (``source``: the text its location points into)."""
+    from translator.diagnostics import render
+
+    loc = err.loc
+    code = "refused"
+    if type(err).__name__ == "DialectMismatch":
+        code = "dsl-mismatch"
+    elif err.message.startswith("too deep for tiletrans"):
+        code = "too-deep"
+    elif err.message.startswith("syntax error"):
+        code = "syntax-error"
+    try:
+        text = str(render(err, source))
+    except BaseException:
+        text = f"{loc or fallback}: error: {safe_text(err)}"
+    return Diagnostic(
+        file=loc.file if loc else fallback,
+        line=loc.line if loc else 1,
+        col=(loc.col + 1) if loc else 1,
+        code=code,
+        message=err.message,
+        hint=err.hint,
+        text=text,
+    )
+
+
+def internal(err: BaseException, file: str) -> Diagnostic:
+    """The diagnostic of an internal error (a tiletrans bug): one line, never a traceback."""
+    name = type(err).__name__
+    return Diagnostic(
+        file=file,
+        line=1,
+        col=1,
+        code="internal-error",
+        message=f"internal error: {name}: {safe_text(err)}",
+        hint=f"this is a tiletrans bug; please report it at {ISSUES} with the input file "
+        "(rerun with TILETRANS_DEBUG=1 for a traceback)",
+    )
+
+
+class Reporter:
+    """Prints diagnostics and notes as ``--output-format``, ``--quiet`` and ``--verbose`` say.
+
+    Text diagnostics go to stderr as they come; ``json`` (one array) and ``github`` (workflow
+    commands) go to stdout unless stdout carries a translation, then to stderr.
+    """
+
+    def __init__(self, fmt: str = "text", quiet: bool = False, verbose: bool = False) -> None:
+        self.fmt = fmt
+        self.quiet = quiet
+        self.verbose = verbose
+        self.code_on_stdout = False
+        self.diagnostics: list[Diagnostic] = []
+
+    def _machine_stream(self) -> Any:
+        return sys.stderr if self.code_on_stdout else sys.stdout
+
+    def report(self, diag: Diagnostic) -> None:
+        """Record ``diag`` and print it (text and github: now; json: at :meth:`finish`)."""
+        self.diagnostics.append(diag)
+        if self.fmt == "text":
+            text = (
+                diag.text or f"{diag.file}:{diag.line}:{diag.col}: {diag.severity}: {diag.message}"
+            )
+            if diag.text is None and diag.hint:
+                text += f"\nhelp: {diag.hint}"
+            _write_err(text)
+        elif self.fmt == "github":
+            level = "error" if diag.severity == "error" else "warning"
+            msg = diag.message + (f" (help: {diag.hint})" if diag.hint else "")
+            msg = msg.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+            stream = self._machine_stream()
+            stream.write(
+                f"::{level} file={diag.file},line={diag.line},col={diag.col},"
+                f"title=tiletrans {diag.code}::{msg}\n"
+            )
+            stream.flush()
+
+    def note(self, text: str) -> None:
+        """A progress note (``wrote out.py``), silenced by ``--quiet``."""
+        if not self.quiet:
+            _write_err(text)
+
+    def detail(self, text: str) -> None:
+        """A note for ``--verbose`` only."""
+        if self.verbose and not self.quiet:
+            _write_err(text)
+
+    def finish(self) -> None:
+        """Print what waits for the end (the json array)."""
+        if self.fmt == "json":
+            import json
+
+            stream = self._machine_stream()
+            json.dump([d.as_json() for d in self.diagnostics], stream, indent=2)
+            stream.write("\n")
+            stream.flush()
+
+
+def _write_err(text: str) -> None:
     # Plain writes, not rich: diagnostics hold brackets (``x[tile_m, :]``) that rich would eat as
     # markup, and the caret must line up with the source line above it.
     sys.stderr.write(text.rstrip("\n") + "\n")
     sys.stderr.flush()
 
 
-def _source_text(path: Path) -> str | None:
+# --------------------------------------------------------------------------------------------------
+# Files
+
+
+def read_input(path: str, display: str | None = None) -> tuple[str, str]:
+    """``(text, name for messages)`` of ``path`` (``-``: stdin)."""
+    from translator.api import decode_source, read_source
+
+    if path == "-":
+        name = display or "<stdin>"
+        return decode_source(sys.stdin.buffer.read(), name), name
+    return read_source(path), path
+
+
+def write_atomic(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder and a rename, so that
+    a reader (or a crash) never sees half a file; an existing file's mode is kept."""
+    import tempfile
+
+    from translator.diagnostics import TranslationError
+
+    folder = os.path.dirname(os.path.abspath(path))
     try:
-        return path.read_text()
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
-def _guard(action: Callable[[], T], source: Path | None) -> T:
-    """Run ``action``; turn every failure into a diagnostic and exit code 2."""
-    try:
-        return action()
-    except TranslationError as err:
-        text = None
-        if err.loc is not None:
-            text = _source_text(Path(err.loc.file))
-        elif source is not None:
-            text = _source_text(source)
-        _err(str(render(err, text)))
-        raise typer.Exit(EXIT_REFUSED) from None
-    except typer.Exit:
-        raise
-    except KeyboardInterrupt:
-        _err("interrupted")
-        raise typer.Exit(130) from None
-    except Exception as err:
-        if os.environ.get("TILETRANS_DEBUG"):
-            traceback.print_exc()
-        msg = " ".join(str(err).split())
-        _err(
-            f"{source or '<input>'}: internal error: {type(err).__name__}: {msg}\n"
-            f"help: this is a tiletrans bug; please report it at {ISSUES} with the input file "
-            "(rerun with TILETRANS_DEBUG=1 for a traceback)"
-        )
-        raise typer.Exit(EXIT_REFUSED) from None
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text()
-    except FileNotFoundError:
-        raise TranslationError(
-            f"cannot read {path}: no such file", Loc(str(path), 1, 0), "check the path"
-        ) from None
-    except IsADirectoryError:
-        raise TranslationError(
-            f"cannot read {path}: it is a directory", Loc(str(path), 1, 0), "pass a .py file"
-        ) from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise TranslationError(f"cannot read {path}: {err}", Loc(str(path), 1, 0)) from None
-
-
-def _write(text: str, output: Path | None) -> None:
-    if output is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    try:
-        output.write_text(text)
+        os.makedirs(folder, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".tiletrans-", suffix=".tmp", dir=folder)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(_encode(text))
+            if os.path.exists(path):
+                os.chmod(tmp, os.stat(path).st_mode & 0o7777)
+            else:
+                os.chmod(tmp, 0o644)
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
     except OSError as err:
         raise TranslationError(
-            f"cannot write {output}: {err.strerror or err}", None, "check the output path"
+            f"cannot write {path}: {err.strerror or err}", None, "check the output path"
         ) from None
-    _err(f"wrote {output}")
 
 
-def _translate(file: Path, src: str | None, dst: str, output: Path | None) -> None:
-    from translator.api import translate_source
+def _encode(text: str) -> bytes:
+    """``text`` in the encoding its ``# coding:`` line declares (UTF-8 without one)."""
+    import re
 
-    def run() -> None:
-        text = translate_source(_read(file), str(file), src, dst)
-        _write(text, output)
-
-    _guard(run, file)
-
-
-def _pair_command(src: str, dst: str) -> None:
-    """``tiletrans SRC2DST FILE [-o OUT]`` for a pair of dialects."""
-
-    def command(file: FileArg, output: OutOpt = None) -> None:
-        _translate(file, src, dst, output)
-
-    command.__doc__ = f"Translate a {src} kernel file to {dst} (stdout unless -o)."
-    app.command(f"{src}2{dst}")(command)
+    for line in text.split("\n", 2)[:2]:
+        m = re.match(r"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", line)
+        if m:
+            try:
+                return text.encode(m.group(1))
+            except (LookupError, UnicodeEncodeError):
+                break
+    return text.encode("utf-8")
 
 
-def _pair_commands() -> None:
-    from translator.dialects import source_dialects, target_dialects
-
-    for src in source_dialects():
-        for dst in target_dialects():
-            if src != dst:
-                _pair_command(src, dst)
-
-
-_pair_commands()
-
-
-@app.command("translate")
-def translate(file: FileArg, dst: ToOpt, src: FromOpt = None, output: OutOpt = None) -> None:
-    """Translate FILE from one DSL to another."""
-    _translate(file, src, dst, output)
+def same_file(a: str, b: str) -> bool:
+    """Whether paths ``a`` and ``b`` name one file (existing or not)."""
+    if a == "-" or b == "-":
+        return False
+    try:
+        if os.path.exists(a) and os.path.exists(b):
+            return os.path.samefile(a, b)
+    except OSError:
+        pass
+    return os.path.realpath(a) == os.path.realpath(b)
 
 
-@app.command("ir")
-def show_ir(
-    file: FileArg,
-    src: FromOpt = None,
-    dst: Annotated[
-        str | None, typer.Option("--to", help="Run this target's passes (with --after).")
-    ] = None,
-    after: Annotated[
-        str | None, typer.Option("--after", help="Print the IR after this pass.")
-    ] = None,
-) -> None:
-    """Print the tile IR of FILE (after a target's pass, with --to and --after)."""
-    from translator.api import parse_source
-    from translator.ir.passes import ir_after
-    from translator.ir.printer import format_module
-
-    def run() -> None:
-        module = parse_source(_read(file), str(file), src)
-        if after is not None or dst is not None:
-            module = ir_after(module, dst, after)
-        _write(format_module(module), None)
-
-    _guard(run, file)
+def python_files(paths: Sequence[str]) -> list[tuple[str, str]]:
+    """``(file, path relative to its root)`` for every path: a file as given (``-`` too), a
+    directory walked for ``*.py`` files (hidden folders and ``__pycache__`` skipped, sorted)."""
+    out: list[tuple[str, str]] = []
+    for path in paths:
+        if path != "-" and os.path.isdir(path):
+            for folder, dirs, files in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
+                for name in sorted(files):
+                    if name.endswith(".py"):
+                        full = os.path.join(folder, name)
+                        out.append((full, os.path.relpath(full, path)))
+        else:
+            out.append((path, os.path.basename(path) if path != "-" else "-"))
+    return out
 
 
-@app.command("validate")
-def validate(
-    source: Annotated[Path, typer.Argument(help="The original kernel file.", show_default=False)],
-    translated: Annotated[
-        Path, typer.Argument(help="Its translation (a Python file).", show_default=False)
-    ],
-    src: FromOpt = None,
-    device: Annotated[str, typer.Option(help="cpu (each DSL's interpreter) or cuda.")] = "cpu",
-    bench: Annotated[bool, typer.Option("--bench", help="Also time both sides (cuda).")] = False,
-    dtype: Annotated[
-        list[str] | None, typer.Option("--dtype", help="Input dtype; repeat for several.")
-    ] = None,
-    seed: Annotated[
-        list[int] | None, typer.Option("--seed", help="Seed; repeat for several.")
-    ] = None,
-    size: Annotated[
-        list[str] | None, typer.Option("--size", help="Override a size class: NAME=VALUE.")
-    ] = None,
-    inputs: Annotated[
-        str | None,
-        typer.Option(
-            "--inputs",
-            help="FILE.py:FUNC; FUNC(entry, device, dtype) returns the positional arguments "
-            "of function `entry` as a tuple, or None to let tiletrans synthesise them.",
-        ),
-    ] = None,
-) -> None:
-    """Run SOURCE and TRANSLATED on the same random inputs and compare (exit 1 on a difference)."""
-    if device not in ("cpu", "cuda"):
-        _err(f"error: --device must be cpu or cuda, not {device!r}")
-        raise typer.Exit(EXIT_REFUSED)
-    if bench and device != "cuda":
-        _err("error: --bench needs --device cuda: interpreter timings say nothing about GPU speed")
-        raise typer.Exit(EXIT_REFUSED)
-    sizes = _guard(lambda: _parse_sizes(size or []), None)
-    bad = sorted(set(dtype or ()) - set(FLOAT_DTYPES))
+def unified_diff(old: str, new: str, a: str, b: str) -> str:
+    """The unified diff from ``old`` to ``new``."""
+    import difflib
+
+    return "".join(
+        difflib.unified_diff(
+            old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{a}", f"b/{b}"
+        )
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# Configuration: [tool.tiletrans] in the nearest pyproject.toml
+
+
+def find_config(start: str | None = None) -> str | None:
+    """The nearest ``pyproject.toml`` above ``start`` (default: the current directory) that has a
+    ``[tool.tiletrans]`` table."""
+    folder = os.path.abspath(start or os.getcwd())
+    while True:
+        candidate = os.path.join(folder, "pyproject.toml")
+        if os.path.isfile(candidate):
+            try:
+                with open(candidate, "rb") as f:
+                    if b"[tool.tiletrans]" in f.read():
+                        return candidate
+            except OSError:
+                return None
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def load_config(path: str) -> dict[str, Any]:
+    """The ``[tool.tiletrans]`` table of ``path`` (keys checked: a typo is a usage error)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+
+    try:
+        with open(path, "rb") as f:
+            table = tomllib.load(f).get("tool", {}).get("tiletrans", {})
+    except (OSError, ValueError) as err:
+        raise UsageError(f"{path}: cannot read [tool.tiletrans]: {safe_text(err)}") from None
+    unknown = sorted(set(table) - set(CONFIG_KEYS))
+    if unknown:
+        raise UsageError(
+            f"{path}: unknown [tool.tiletrans] key(s) {', '.join(unknown)} "
+            f"(known: {', '.join(sorted(CONFIG_KEYS))})"
+        )
+    fmt = table.get("output-format")
+    if fmt is not None and fmt not in FORMATS:
+        raise UsageError(f"{path}: output-format must be one of {', '.join(FORMATS)}")
+    jobs = table.get("jobs")
+    if jobs is not None and (not isinstance(jobs, int) or jobs < 1):
+        raise UsageError(f"{path}: jobs must be a positive integer")
+    return table
+
+
+def apply_config(args: argparse.Namespace) -> None:
+    """Fill the options the command line left unset from ``[tool.tiletrans]``."""
+    path = None if getattr(args, "no_config", False) else find_config()
+    table = load_config(path) if path else {}
+    for key, dest in CONFIG_KEYS.items():
+        if key in table and getattr(args, dest, "missing") is None:
+            setattr(args, dest, table[key])
+    if getattr(args, "output_format", None) is None:
+        args.output_format = "text"
+
+
+# --------------------------------------------------------------------------------------------------
+# Translating one file
+
+
+@dataclass
+class Outcome:
+    """What became of one input."""
+
+    file: str
+    status: str  # "translated", "refused", "error", "skipped"
+    text: str | None = None
+    src: str | None = None
+    diagnostic: Diagnostic | None = None
+    seconds: float = 0.0
+
+
+def translate_one(
+    path: str,
+    src: str | None,
+    dst: str,
+    *,
+    output: str | None = None,
+    stdin_name: str | None = None,
+    text: str | None = None,
+) -> Outcome:
+    """Translate one file; every failure becomes the outcome's diagnostic (never an exception)."""
+    import time
+
+    from translator.diagnostics import TranslationError
+
+    start = time.perf_counter()
+    name = stdin_name or "<stdin>" if path == "-" else path
+    source: str | None = text
+    try:
+        from translator.api import emit as emit_module
+        from translator.api import parse_source
+        from translator.provenance import restamp
+
+        if source is None:
+            source, name = read_input(path, stdin_name)
+        module = parse_source(source, name, src)
+        result = emit_module(module, dst)
+        result = restamp(result, name, output, module.source_dialect, dst)
+        return Outcome(
+            path, "translated", result, module.source_dialect, seconds=time.perf_counter() - start
+        )
+    except TranslationError as err:
+        shown = source
+        if err.loc is not None and err.loc.file not in (name, path):
+            shown = None
+        diag = from_error(err, name, shown)
+        return Outcome(path, "refused", diagnostic=diag, seconds=time.perf_counter() - start)
+    except KeyboardInterrupt:
+        raise
+    except RecursionError:
+        diag = Diagnostic(
+            name,
+            1,
+            1,
+            "too-deep",
+            "too deep for tiletrans: the file nests or chains expressions too deeply",
+            "split long expressions into named intermediate values",
+        )
+        return Outcome(path, "refused", diagnostic=diag, seconds=time.perf_counter() - start)
+    except Exception as err:
+        if os.environ.get("TILETRANS_DEBUG"):
+            import traceback
+
+            traceback.print_exc()
+        return Outcome(path, "error", diagnostic=internal(err, name))
+
+
+def exit_code(outcome: Outcome) -> int:
+    """The exit code one outcome asks for."""
+    return {"refused": EXIT_REFUSED, "error": EXIT_INTERNAL}.get(outcome.status, EXIT_OK)
+
+
+# --------------------------------------------------------------------------------------------------
+# Commands
+
+
+def cmd_translate(args: argparse.Namespace, rep: Reporter) -> int:
+    """``translate`` and the ``a2b`` commands."""
+    if args.dst is None:
+        raise UsageError('--to is required (or set `to = "DSL"` in [tool.tiletrans])')
+    _check_dialects(args)
+    files = python_files(args.paths)
+    if not files:
+        raise UsageError("no Python files under " + ", ".join(args.paths))
+    if sum(1 for f, _ in files if f == "-") > 1:
+        raise UsageError("`-` (stdin) may be given once")
+    several = len(files) > 1 or any(os.path.isdir(p) for p in args.paths if p != "-")
+    out = args.output
+    if out is not None:
+        out_is_dir = several or os.path.isdir(out) or out.endswith(("/", os.sep))
+        targets = [(f, os.path.join(out, rel) if out_is_dir else out) for f, rel in files]
+    elif several and not args.diff:
+        raise UsageError(
+            "several inputs need -o DIR (or --diff); "
+            "use `tiletrans migrate` to translate a tree in place"
+        )
+    else:
+        targets = [(f, None) for f, _ in files]
+    if args.check and out is None:
+        raise UsageError("--check compares translations with the files -o names; give -o")
+    for _f, target in targets:
+        if target is not None and any(same_file(target, g) for g, _ in files):
+            raise UsageError(f"-o {target} is an input: refusing to overwrite a source")
+    rep.code_on_stdout = out is None and not args.diff
+    codes: list[int] = []
+    for f, target in targets:
+        outcome = translate_one(
+            f, args.src, args.dst, output=target, stdin_name=args.stdin_filename
+        )
+        codes.append(exit_code(outcome))
+        if outcome.diagnostic is not None:
+            rep.report(outcome.diagnostic)
+        if outcome.text is None:
+            continue
+        rep.detail(f"{f}: {outcome.src} -> {args.dst} in {outcome.seconds * 1000:.0f} ms")
+        codes.append(_deliver(outcome.text, f, target, args, rep))
+    return worst(codes)
+
+
+def _deliver(
+    text: str, source: str, target: str | None, args: argparse.Namespace, rep: Reporter
+) -> int:
+    """Print, diff, check or write one translation; the exit code it asks for."""
+    old = None
+    if target is not None and os.path.exists(target):
+        try:
+            with open(target, encoding="utf-8", errors="replace") as f:
+                old = f.read()
+        except OSError:
+            old = None
+    if args.diff:
+        if target is None:
+            base, name = _source_text(source), source
+        else:
+            base, name = old or "", target
+        diff = unified_diff(base, text, name, target or source)
+        if diff:
+            sys.stdout.write(diff)
+            sys.stdout.flush()
+        return EXIT_DIFFERENT if diff else EXIT_OK
+    if args.check:
+        if old == text:
+            return EXIT_OK
+        rep.report(
+            Diagnostic(
+                target or source,
+                1,
+                1,
+                "would-change",
+                f"{target} would be {'rewritten' if old is not None else 'created'}",
+                "run without --check to write it",
+                severity="warning",
+            )
+        )
+        return EXIT_DIFFERENT
+    if target is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return EXIT_OK
+    write_atomic(target, text)
+    rep.note(f"wrote {target}")
+    return EXIT_OK
+
+
+def _source_text(path: str) -> str:
+    try:
+        return read_input(path)[0] if path != "-" else ""
+    except Exception:
+        return ""
+
+
+def _check_dialects(args: argparse.Namespace) -> None:
+    from translator.dialects import dialects, source_dialects, target_dialects
+
+    known = dialects()
+    if args.dst not in known or args.dst not in target_dialects():
+        hint = ", ".join(target_dialects())
+        raise UsageError(f"--to {args.dst}: unknown target DSL (tiletrans writes {hint})")
+    src = getattr(args, "src", None)
+    if src is not None and (src not in known or src not in source_dialects()):
+        hint = ", ".join(source_dialects())
+        raise UsageError(f"--from {src}: unknown source DSL (tiletrans reads {hint})")
+
+
+def cmd_ir(args: argparse.Namespace, rep: Reporter) -> int:
+    """Print the tile IR of a file."""
+    from translator.diagnostics import TranslationError
+
+    try:
+        from translator.api import parse_source
+        from translator.ir.passes import ir_after
+        from translator.ir.printer import format_module
+
+        source, name = read_input(args.file, args.stdin_filename)
+        module = parse_source(source, name, args.src)
+        if args.after is not None or args.dst is not None:
+            module = ir_after(module, args.dst, args.after)
+        sys.stdout.write(format_module(module))
+        sys.stdout.flush()
+        return EXIT_OK
+    except TranslationError as err:
+        rep.report(from_error(err, args.file, _source_text(args.file)))
+        return EXIT_REFUSED
+
+
+def cmd_validate(args: argparse.Namespace, rep: Reporter) -> int:
+    """Run a source and its translation on the same inputs and compare."""
+    from translator.diagnostics import TranslationError
+    from translator.ir.nodes import FLOAT_DTYPES
+
+    if args.bench and args.device != "cuda":
+        raise UsageError(
+            "--bench needs --device cuda: interpreter timings say nothing about GPU speed"
+        )
+    bad = sorted(set(args.dtype or ()) - set(FLOAT_DTYPES))
     if bad:
-        _err(f"error: unknown --dtype {', '.join(bad)}\nhelp: use one of {', '.join(FLOAT_DTYPES)}")
-        raise typer.Exit(EXIT_REFUSED)
+        raise UsageError(f"unknown --dtype {', '.join(bad)} (use one of {', '.join(FLOAT_DTYPES)})")
+    sizes = _parse_sizes(args.size or [])
+    for path in (args.source, args.translated):
+        try:
+            read_input(path)
+        except TranslationError as err:
+            rep.report(from_error(err, path))
+            return EXIT_REFUSED
     from validation.equivalence import prepare_runtimes
 
     # Before anything imports a DSL: runtimes read their settings once.
-    prepare_runtimes(device)
-    for path in (source, translated):
-        _guard(lambda p=path: _read(p), path)
+    prepare_runtimes(args.device)
+    from validation.equivalence import check_pair, load_inputs
+    from validation.inputs import UnknownSizeError
 
-    def run() -> int:
-        from validation.equivalence import check_pair, load_inputs
-        from validation.inputs import UnknownSizeError
-
-        given = None
-        if inputs is not None:
-            try:
-                given = load_inputs(inputs)
-            except Exception as err:
-                raise TranslationError(
-                    f"--inputs {inputs}: {type(err).__name__}: {err}",
-                    None,
-                    "name a function of a Python file: --inputs FILE.py:FUNC",
-                ) from None
+    given = None
+    if args.inputs is not None:
         try:
-            report = check_pair(
-                source,
-                translated,
-                src_dsl=src,
-                device=device,
-                dtypes=tuple(dtype) if dtype else None,
-                seeds=tuple(seed if seed is not None else (0, 1)),
-                sizes=sizes,
-                inputs=given,
+            given = load_inputs(args.inputs)
+        except Exception as err:
+            raise UsageError(
+                f"--inputs {args.inputs}: {type(err).__name__}: {safe_text(err)} "
+                "(name a function of a Python file: --inputs FILE.py:FUNC)"
+            ) from None
+    try:
+        report = check_pair(
+            args.source,
+            args.translated,
+            src_dsl=args.src,
+            device=args.device,
+            dtypes=tuple(args.dtype) if args.dtype else None,
+            seeds=tuple(args.seed if args.seed is not None else (0, 1)),
+            sizes=sizes,
+            inputs=given,
+        )
+    except UnknownSizeError as err:
+        name = os.path.basename(args.source)
+        raise UsageError(f"--size: {err} (size names of {name}: {', '.join(err.known)})") from None
+    except TranslationError as err:
+        rep.report(from_error(err, args.source, _source_text(args.source)))
+        return EXIT_REFUSED
+    _print_report(report)
+    if args.bench and report.passed:
+        from validation.bench import BenchUnavailable, bench_pair
+
+        try:
+            rows = bench_pair(
+                args.source, args.translated, src_dsl=args.src, device=args.device, sizes=sizes
             )
-        except UnknownSizeError as err:
-            hint = f"size names of {source.name}: {', '.join(err.known)}"
-            raise TranslationError(f"--size: {err}", None, hint) from None
-        _print_report(report)
-        if bench and report.passed:
-            from validation.bench import BenchUnavailable, bench_pair
-
-            try:
-                rows = bench_pair(source, translated, src_dsl=src, device=device, sizes=sizes)
-            except BenchUnavailable as err:
-                raise TranslationError(str(err), None, "run on a machine with a CUDA GPU") from None
-            _print_bench(rows)
-        elif bench:
-            _err("note: --bench skipped: timing a translation that differs means nothing")
-        return EXIT_OK if report.passed else EXIT_DIFFERENT
-
-    raise typer.Exit(_guard(run, source))
+        except BenchUnavailable as err:
+            rep.report(
+                Diagnostic(args.source, 1, 1, "bench", str(err), "run on a machine with a CUDA GPU")
+            )
+            return EXIT_REFUSED
+        _print_bench(rows)
+    elif args.bench:
+        rep.note("note: --bench skipped: timing a translation that differs means nothing")
+    return EXIT_OK if report.passed else EXIT_DIFFERENT
 
 
 def _parse_sizes(items: list[str]) -> dict[str, int | float]:
@@ -279,9 +634,7 @@ def _parse_sizes(items: list[str]) -> dict[str, int | float]:
         name, sep, value = (part.strip() for part in item.partition("="))
         number = _number(value)
         if not sep or not name or number is None:
-            raise TranslationError(
-                f"bad --size {item!r}", None, "write --size NAME=VALUE, e.g. --size m=100"
-            )
+            raise UsageError(f"bad --size {item!r}: write --size NAME=VALUE, e.g. --size m=100")
         sizes[name] = number
     return sizes
 
@@ -315,7 +668,7 @@ def _print_report(report: Report) -> None:
             f"{r.tolerance:.0e}",
             result,
         )
-    console = Console(width=max(100, Console().width))
+    console = Console(file=sys.stdout, width=max(100, Console().width))
     console.print(table)
     for r in report.failures():
         if r.detail:
@@ -343,13 +696,262 @@ def _print_bench(rows: list[BenchRow]) -> None:
             f"{r.t_translated_ms:.4f}",
             f"{r.speedup:.2f}x",
         )
-    Console().print(table)
+    Console(file=sys.stdout).print(table)
 
 
-def main() -> None:
-    """Console entry point."""
-    app()
+def cmd_check(args: argparse.Namespace, rep: Reporter) -> int:
+    """``check``: are generated translations up to date (and equivalent, with --validate)?"""
+    from translator.checking import check_paths
 
+    return check_paths(args, rep)
+
+
+def cmd_migrate(args: argparse.Namespace, rep: Reporter) -> int:
+    """``migrate``: translate a library, file by file, in worker processes."""
+    from translator.migrate import migrate
+
+    return migrate(args, rep)
+
+
+# --------------------------------------------------------------------------------------------------
+# The parser
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are :class:`UsageError` (exit 3), not exit 2."""
+
+    def error(self, message: str) -> Any:  # type: ignore[override]
+        raise UsageError(f"{message}\n{self.format_usage().rstrip()}")
+
+
+def _dialect_names() -> tuple[list[str], list[str]]:
+    try:
+        from translator.dialects import source_dialects, target_dialects
+
+        return source_dialects(), target_dialects()
+    except Exception:  # a broken plugin must not break --help
+        return [], []
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``tiletrans`` argument parser (one subcommand per command)."""
+    from translator import __version__
+
+    sources, targets = _dialect_names()
+    common = _Parser(add_help=False)
+    common.add_argument("-q", "--quiet", action="store_true", help="print diagnostics only")
+    common.add_argument("-v", "--verbose", action="store_true", help="say more about each file")
+    common.add_argument(
+        "--output-format",
+        choices=FORMATS,
+        default=None,
+        help="diagnostics as text (stderr), json (one array) or github (workflow commands)",
+    )
+    common.add_argument(
+        "--no-config", action="store_true", help="ignore [tool.tiletrans] in pyproject.toml"
+    )
+    parser = _Parser(
+        prog="tiletrans",
+        description="Translate GPU tile kernels between DSLs (statically: never importing them) "
+        "and validate translations.",
+        epilog="exit codes: 0 ok; 1 a difference or a stale file; 2 an input refused; "
+        "3 usage error; 123 internal error. Defaults come from [tool.tiletrans] in the "
+        "nearest pyproject.toml (from, to, output-format, jobs).",
+    )
+    parser.add_argument("--version", action="version", version=f"tiletrans {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    def translation_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders; `-` reads stdin")
+        p.add_argument(
+            "-o", "--output", help="write here (a folder for several inputs), not stdout"
+        )
+        p.add_argument("--diff", action="store_true", help="print a diff instead of writing")
+        p.add_argument(
+            "--check", action="store_true", help="write nothing; exit 1 if an -o file would change"
+        )
+        p.add_argument("--stdin-filename", help="the name of stdin's file, for messages")
+
+    t = sub.add_parser(
+        "translate", parents=[common], help="translate files from one DSL to another"
+    )
+    translation_options(t)
+    t.add_argument("--to", dest="dst", choices=targets or None, help="target DSL")
+    t.add_argument(
+        "--from", dest="src", choices=sources or None, help="source DSL (default: detected)"
+    )
+    t.set_defaults(run=cmd_translate)
+    for src in sources:
+        for dst in targets:
+            if src != dst:
+                p = sub.add_parser(
+                    f"{src}2{dst}", parents=[common], help=f"translate {src} files to {dst}"
+                )
+                translation_options(p)
+                p.set_defaults(run=cmd_translate, src=src, dst=dst, fixed=True)
+
+    i = sub.add_parser("ir", parents=[common], help="print the tile IR of a file")
+    i.add_argument("file", metavar="FILE")
+    i.add_argument("--from", dest="src", choices=sources or None, help="source DSL")
+    i.add_argument("--to", dest="dst", choices=targets or None, help="run this target's passes")
+    i.add_argument("--after", help="print the IR after this pass")
+    i.add_argument("--stdin-filename", help="the name of stdin's file, for messages")
+    i.set_defaults(run=cmd_ir)
+
+    v = sub.add_parser(
+        "validate",
+        parents=[common],
+        help="run a source and its translation on the same inputs and compare "
+        "(imports and runs both files)",
+        description="Run SOURCE and TRANSLATED on the same random inputs and compare (exit 1 "
+        "on a difference). Validation imports and runs both files (and --inputs); translation "
+        "never does.",
+    )
+    v.add_argument("source", metavar="SOURCE")
+    v.add_argument("translated", metavar="TRANSLATED")
+    v.add_argument("--from", dest="src", choices=sources or None, help="source DSL")
+    v.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    v.add_argument("--bench", action="store_true", help="also time both sides (cuda)")
+    v.add_argument("--dtype", action="append", help="input dtype; repeat for several")
+    v.add_argument("--seed", action="append", type=int, help="seed; repeat for several")
+    v.add_argument("--size", action="append", help="override a size class: NAME=VALUE")
+    v.add_argument(
+        "--inputs",
+        help="FILE.py:FUNC; FUNC(entry, device, dtype) returns the positional arguments of "
+        "function `entry` as a tuple, or None to let tiletrans synthesise them",
+    )
+    v.set_defaults(run=cmd_validate)
+
+    c = sub.add_parser(
+        "check",
+        parents=[common],
+        help="exit 1 if a generated translation is stale (its source changed)",
+        description="Check generated translations against the sources their headers name: exit "
+        "1 when a source changed since (stale), or, with --validate, when a pair no longer "
+        "computes the same (validation imports and runs both files).",
+    )
+    c.add_argument("paths", nargs="+", metavar="PATH", help="generated files or folders")
+    c.add_argument("--fix", action="store_true", help="regenerate stale translations")
+    c.add_argument(
+        "--validate", action="store_true", help="also run each pair on the CPU and compare"
+    )
+    c.set_defaults(run=cmd_check)
+
+    m = sub.add_parser(
+        "migrate",
+        parents=[common],
+        help="translate a library: files and folders, in parallel, with a summary",
+    )
+    m.add_argument("paths", nargs="+", metavar="SRC", help="files or folders")
+    m.add_argument("--to", dest="dst", choices=targets or None, help="target DSL")
+    m.add_argument(
+        "--from", dest="src", choices=sources or None, help="source DSL (default: per file)"
+    )
+    where = m.add_mutually_exclusive_group()
+    where.add_argument("-o", "--output", help="write the translated tree here")
+    where.add_argument("--write", action="store_true", help="replace the sources in place")
+    m.add_argument("-j", "--jobs", type=int, default=None, help="worker processes (default: cores)")
+    m.add_argument(
+        "--validate",
+        choices=("cpu", "cuda"),
+        default=None,
+        help="run each translated pair and compare (imports and runs both)",
+    )
+    m.add_argument("--report", metavar="FILE.md", help="write a Markdown report")
+    m.add_argument("--diff", action="store_true", help="print diffs instead of writing")
+    m.add_argument(
+        "--check", action="store_true", help="write nothing; exit 1 if an output would change"
+    )
+    m.set_defaults(run=cmd_migrate)
+    return parser
+
+
+# --------------------------------------------------------------------------------------------------
+# Entry points
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv:
+        argv = ["--help"]
+    if argv == ["--version"]:  # without building the parser (which lists the dialects)
+        from translator import __version__
+
+        sys.stdout.write(f"tiletrans {__version__}\n")
+        return EXIT_OK
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as done:  # --help, --version
+        return int(done.code or 0)
+    if getattr(args, "run", None) is None:
+        parser.print_help()
+        return EXIT_USAGE
+    apply_config(args)
+    rep = Reporter(args.output_format, args.quiet, args.verbose)
+    try:
+        code = args.run(args, rep)
+    finally:
+        rep.finish()
+    return code
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return its exit code (never raises, except for SystemExit)."""
+    try:
+        return _main(argv)
+    except UsageError as err:
+        _write_err(f"tiletrans: error: {err}")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        _write_err("interrupted")
+        return 130
+    except Exception as err:
+        if os.environ.get("TILETRANS_DEBUG"):
+            import traceback
+
+            traceback.print_exc()
+        diag = internal(err, "<tiletrans>")
+        _write_err(f"{diag.message}\nhelp: {diag.hint}")
+        return EXIT_INTERNAL
+
+
+def app() -> int:
+    """Console entry point (kept under its old name): exits with :func:`main`'s code."""
+    sys.exit(main())
+
+
+@dataclass
+class Result:
+    """What :func:`invoke` captured of one in-process run."""
+
+    exit_code: int
+    stdout: str
+    stderr: str
+
+    @property
+    def output(self) -> str:
+        """stdout and stderr together."""
+        return self.stdout + self.stderr
+
+
+def invoke(argv: Sequence[str], stdin: str | bytes = b"") -> Result:
+    """Run the command line in this process with ``argv``, capturing its output (for tests)."""
+    import io
+
+    data = stdin.encode() if isinstance(stdin, str) else stdin
+    old = sys.stdin, sys.stdout, sys.stderr
+    out, err = io.StringIO(), io.StringIO()
+    sys.stdin = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")
+    sys.stdout, sys.stderr = out, err
+    try:
+        code = main([str(a) for a in argv])
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = old
+    return Result(code, out.getvalue(), err.getvalue())
+
+
+Command = Callable[[argparse.Namespace, Reporter], int]
 
 if __name__ == "__main__":
-    main()
+    app()

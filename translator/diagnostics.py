@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from translator.ir.nodes import Loc
+from translator.ir.loc import Loc
 
 
 class TranslationError(Exception):

@@ -14,7 +14,7 @@ from importlib.metadata import entry_points
 
 from translator.diagnostics import TranslationError
 from translator.dialects.base import Dialect
-from translator.ir.nodes import Loc
+from translator.ir.loc import Loc
 
 _REGISTERED: dict[str, Dialect] = {}
 _DISCOVERED: dict[str, Dialect] | None = None

@@ -18,12 +18,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from translator.ir import nodes as ir
-
 if TYPE_CHECKING:
     from translator.dialects.common.backend import Backend
+    from translator.ir import nodes as ir
 
-Frontend = Callable[[str, str], ir.Module]
+Frontend = Callable[[str, str], "ir.Module"]
 Ref = Any  # a callable or a "module:attribute" string naming one
 
 
@@ -127,8 +126,6 @@ class Dialect:
     def detect(self, source: str) -> int:
         """How surely ``source`` is written in this DSL: 2 if it imports the DSL's device module,
         1 if only its package (host code may use a DSL's helpers), else 0."""
-        from translator.dialects.cst_utils import imported_modules
-
         modules = imported_modules(source)
         if self.device_module is not None and self.device_module in modules:
             return 2
@@ -136,4 +133,24 @@ class Dialect:
         return 1 if roots & set(self.import_roots) else 0
 
 
-__all__ = ["Dialect", "Frontend", "Runner", "load"]
+def imported_modules(source: str) -> list[str]:
+    """The modules ``source`` imports (``from triton import language`` → ``triton``,
+    ``triton.language``); empty if it does not parse (:mod:`ast`, so that detecting a file's DSL
+    imports no parser library)."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    modules: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            modules.append(node.module)
+            modules.extend(f"{node.module}.{alias.name}" for alias in node.names)
+    return modules
+
+
+__all__ = ["Dialect", "Frontend", "Runner", "imported_modules", "load"]

@@ -32,18 +32,7 @@ from typing import Union
 
 # --------------------------------------------------------------------------------------------------
 # Locations and dtypes
-
-
-@dataclass(frozen=True)
-class Loc:
-    """A position in a source file (1-based line, 0-based column, as libcst reports them)."""
-
-    file: str
-    line: int
-    col: int
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.col + 1}"
+from translator.ir.loc import Loc  # noqa: E402  (re-exported: a location is part of every node)
 
 
 def _loc() -> Loc | None:

@@ -49,10 +49,9 @@ class Backend:
 
     def command(self, module: ir.Module) -> str:
         """The command that regenerates the translation (for its provenance header)."""
-        src = module.source_dialect
-        if src in ("helion", "triton") and self.name in ("helion", "triton") and src != self.name:
-            return f"tiletrans {src}2{self.name}"
-        return f"tiletrans translate --from {src} --to {self.name}"
+        from translator.provenance import command
+
+        return command(module.source_dialect, self.name, module.path, None)
 
     def render(self, module: ir.Module) -> Rendering:
         """Every kernel definition and launch of ``module``."""

@@ -1,0 +1,126 @@
+"""Command-line start-up and throughput: hyperfine-style medians of whole ``tiletrans`` runs.
+
+    python -m benchmarks.cli_speed [--runs 30] [--warmup 3] [--library 1000] [--jobs 2]
+
+Each command runs ``--warmup`` times unmeasured, then ``--runs`` times; the table gives the median,
+the minimum and the mean ± standard deviation of the wall time of each whole process (start-up,
+imports, work, exit), like ``hyperfine -N``. ``python -c pass`` is the floor every Python command
+pays on the machine. ``--library N`` also times ``tiletrans migrate`` of a generated library of N
+kernel files (copies of the bundled Helion examples in nested folders), three runs.
+The console script is the installed ``tiletrans`` (``--tiletrans PATH`` to pick another); it
+imports this checkout's ``translator`` (``PYTHONPATH`` is set to the repository).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def timed(cmd: list[str], runs: int, warmup: int, cwd: Path) -> list[float]:
+    """Wall seconds of ``runs`` runs of ``cmd`` (after ``warmup`` unmeasured ones)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    times = []
+    for i in range(warmup + runs):
+        t0 = time.perf_counter()
+        proc = subprocess.run(
+            cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
+        elapsed = time.perf_counter() - t0
+        if proc.returncode not in (0, 2):
+            raise SystemExit(f"{' '.join(cmd)} exited {proc.returncode}: {proc.stderr.decode()}")
+        if i >= warmup:
+            times.append(elapsed)
+    return times
+
+
+def make_library(folder: Path, n: int) -> None:
+    """``n`` kernel files: the bundled Helion examples, copied into nested folders (each one a
+    file that ``migrate --to triton`` translates)."""
+    sources = sorted((ROOT / "examples" / "helion").glob("*.py"))
+    for i in range(n):
+        src = sources[i % len(sources)]
+        dst = folder / f"pkg{i // 100:02d}" / f"{src.parent.name}_{src.stem}_{i:04d}.py"
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, dst)
+
+
+def row(name: str, times: list[float]) -> str:
+    ms = [t * 1000 for t in times]
+    spread = statistics.stdev(ms) if len(ms) > 1 else 0.0
+    return (
+        f"| `{name}` | {len(ms)} | **{statistics.median(ms):.0f}** | {min(ms):.0f} | "
+        f"{statistics.mean(ms):.0f} ± {spread:.0f} |"
+    )
+
+
+def versions() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    parts = [f"Python {platform.python_version()}"]
+    for pkg in ("libcst", "jinja2", "rich"):
+        try:
+            parts.append(f"{pkg} {version(pkg)}")
+        except PackageNotFoundError:
+            parts.append(f"{pkg} (missing)")
+    parts.append(f"{os.cpu_count()} CPUs ({platform.machine()})")
+    with contextlib.suppress(OSError):
+        parts.append("load average " + " ".join(f"{x:.1f}" for x in os.getloadavg()))
+    return ", ".join(parts)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--library", type=int, default=0, help="files in the migrate benchmark")
+    parser.add_argument("--jobs", type=int, default=2, help="migrate -j")
+    parser.add_argument("--tiletrans", default=shutil.which("tiletrans"))
+    opts = parser.parse_args(argv)
+    if opts.tiletrans is None:
+        raise SystemExit("no tiletrans on PATH: pip install -e . (or --tiletrans PATH)")
+    exe = [opts.tiletrans]
+    py = sys.executable
+    commands = [
+        ("python -c pass", [py, "-c", "pass"]),
+        ("tiletrans --version", [*exe, "--version"]),
+        ("tiletrans --help", [*exe, "--help"]),
+        (
+            "tiletrans helion2triton examples/helion/softmax.py",
+            [*exe, "helion2triton", "examples/helion/softmax.py"],
+        ),
+        (
+            "tiletrans triton2helion examples/triton/softmax.py",
+            [*exe, "triton2helion", "examples/triton/softmax.py"],
+        ),
+    ]
+    print(f"{versions()}; {opts.runs} runs after {opts.warmup} warm-ups; wall ms per process\n")
+    print("| command | runs | median | min | mean ± sd |")
+    print("|---|---|---|---|---|")
+    for name, cmd in commands:
+        print(row(name, timed(cmd, opts.runs, opts.warmup, ROOT)), flush=True)
+    if opts.library:
+        with tempfile.TemporaryDirectory(prefix="tiletrans-lib-") as tmp:
+            lib = Path(tmp) / "lib"
+            make_library(lib, opts.library)
+            out = Path(tmp) / "out"
+            cmd = [*exe, "migrate", str(lib), "--to", "triton", "-o", str(out), "-q"]
+            cmd += ["-j", str(opts.jobs)]
+            name = f"tiletrans migrate LIB({opts.library} files) --to triton -o OUT -j {opts.jobs}"
+            print(row(name, timed(cmd, 3, 0, ROOT)), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

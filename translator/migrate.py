@@ -1,0 +1,393 @@
+"""``tiletrans migrate``: translate a kernel library, file by file, in worker processes.
+
+Each ``.py`` file under the given paths is read (never imported) and its DSL detected from its
+imports; files that use no DSL tiletrans reads (or already the target DSL) are left as they are
+(copied with ``-o``). The others are translated in ``-j`` worker processes, and with ``--validate``
+each translated pair is run on the same inputs and compared (validation imports and runs both).
+Nothing is written without ``-o DIR`` (the tree's layout kept) or ``--write`` (in place); writes are
+atomic. A summary table counts outcomes per DSL pair; ``--report FILE.md`` writes one row per file.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from translator.cli import (
+    EXIT_DIFFERENT,
+    EXIT_INTERNAL,
+    EXIT_OK,
+    EXIT_REFUSED,
+    Diagnostic,
+    Outcome,
+    Reporter,
+    UsageError,
+    internal,
+    same_file,
+    translate_one,
+    unified_diff,
+    worst,
+    write_atomic,
+)
+
+if TYPE_CHECKING:
+    import argparse
+
+#: Outcome columns of the summary, in order.
+COLUMNS = ("translated + verified", "translated", "refused", "error")
+
+
+@dataclass
+class Job:
+    """One file to migrate."""
+
+    file: str
+    rel: str
+    target: str | None
+    src: str | None
+    dst: str
+    validate: str | None = None
+
+
+@dataclass
+class Result:
+    """What became of one file (picklable: it comes back from a worker)."""
+
+    job: Job
+    outcome: Outcome
+    pair: str = ""
+    column: str = "error"
+    verified: bool | None = None
+    validation: str | None = None
+    extra: list[Diagnostic] = field(default_factory=list)
+
+
+def detect_kernel(path: str, dst: str, src: str | None) -> str | None:
+    """The DSL to translate ``path`` from (``None``: no kernel tiletrans reads, or already
+    ``dst``; copied as it is)."""
+    from translator.api import read_source
+    from translator.dialects import dialects, source_dialects
+
+    if src is not None:
+        return src
+    try:
+        text = read_source(path)
+    except Exception:
+        return "?"  # unreadable: let the translation say why
+    scores = {n: dialects()[n].detect(text) for n in source_dialects()}
+    best = max(scores.values(), default=0)
+    found = [n for n, s in scores.items() if s == best and s > 0]
+    if not found:
+        return None
+    if len(found) > 1:
+        return "?"
+    return None if found[0] == dst else found[0]
+
+
+def work(job: Job) -> Result:
+    """Translate (and validate) one file; runs in a worker process; never raises."""
+    try:
+        outcome = translate_one(
+            job.file, job.src, job.dst, output=job.target if job.target else None
+        )
+        pair = f"{outcome.src or job.src or '?'} → {job.dst}"
+        result = Result(job, outcome, pair, "translated" if outcome.text else outcome.status)
+        if outcome.text is not None and job.validate:
+            _validate(result)
+        return result
+    except BaseException as err:  # a worker must always answer
+        if isinstance(err, KeyboardInterrupt):
+            raise
+        outcome = Outcome(job.file, "error", diagnostic=internal(err, job.file))
+        return Result(job, outcome, f"{job.src or '?'} → {job.dst}", "error")
+
+
+def _validate(result: Result) -> None:
+    """Run the pair of ``result`` and compare (the translation in a temporary file)."""
+    import tempfile
+
+    from validation.equivalence import check_pair, prepare_runtimes
+
+    job, text = result.job, result.outcome.text
+    assert text is not None and job.validate is not None
+    prepare_runtimes(job.validate)
+    with tempfile.TemporaryDirectory(prefix="tiletrans-migrate-") as tmp:
+        path = os.path.join(tmp, os.path.basename(job.file))
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        try:
+            report = check_pair(
+                job.file, path, src_dsl=result.outcome.src, device=job.validate, seeds=(0,)
+            )
+        except Exception as err:
+            result.verified = False
+            result.validation = f"validation failed: {type(err).__name__}"
+            return
+    result.verified = report.passed
+    if report.passed:
+        result.column = "translated + verified"
+        result.validation = "equivalent"
+    else:
+        worst_row = max(report.failures(), key=lambda r: r.error, default=None)
+        result.validation = "DIFFERENT" + (
+            f" ({worst_row.entry} {worst_row.dtype}: {worst_row.error:.3g})" if worst_row else ""
+        )
+        result.extra.append(
+            Diagnostic(
+                job.file,
+                1,
+                1,
+                "different",
+                f"the translation does not compute what {job.file} computes: {result.validation}",
+                "run tiletrans validate on the pair for the details",
+            )
+        )
+
+
+def _jobs(args: argparse.Namespace) -> tuple[list[Job], list[tuple[str, str]]]:
+    """The files to translate and the ``(file, target)`` pairs to copy as they are."""
+    from translator.cli import python_files
+
+    for path in args.paths:
+        if path == "-":
+            raise UsageError("migrate reads files and folders, not stdin (use translate -)")
+        if not os.path.exists(path):
+            raise UsageError(f"{path}: no such file or folder")
+    roots = [p if os.path.isdir(p) else os.path.dirname(os.path.abspath(p)) for p in args.paths]
+    base = os.path.commonpath([os.path.abspath(r) for r in roots])
+    if args.output is not None:
+        for path in args.paths:
+            if same_file(args.output, path):
+                raise UsageError(f"-o {args.output} is an input: use --write to migrate in place")
+    jobs: list[Job] = []
+    copies: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for path in args.paths:
+        for file, _ in python_files([path]):
+            full = os.path.abspath(file)
+            if full in seen:
+                continue
+            seen.add(full)
+            rel = os.path.relpath(full, base)
+            if args.output is not None:
+                target: str | None = os.path.join(args.output, rel)
+            elif args.write:
+                target = file
+            else:
+                target = None
+            src = detect_kernel(file, args.dst, args.src)
+            if src is None:
+                if target is not None and target != file:
+                    copies.append((file, target))
+                continue
+            jobs.append(
+                Job(file, rel, target, None if src == "?" else src, args.dst, args.validate)
+            )
+    if args.output is not None:
+        # Non-Python files of the folders (data, docs) come along too.
+        for path in args.paths:
+            if os.path.isdir(path):
+                for folder, dirs, files in os.walk(path):
+                    dirs[:] = sorted(
+                        d for d in dirs if not d.startswith(".") and d != "__pycache__"
+                    )
+                    for name in sorted(files):
+                        if not name.endswith(".py"):
+                            full = os.path.join(folder, name)
+                            rel = os.path.relpath(os.path.abspath(full), base)
+                            copies.append((full, os.path.join(args.output, rel)))
+    return jobs, copies
+
+
+def run_jobs(jobs: list[Job], workers: int, progress: bool) -> list[Result]:
+    """Every job's result, in the jobs' order (``workers`` processes; 1: in this process)."""
+    results: list[Result | None] = [None] * len(jobs)
+    bar = None
+    if progress and jobs:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+        bar = Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+            transient=True,
+        )
+    task = None
+    if bar is not None:
+        bar.start()
+        task = bar.add_task("translating", total=len(jobs))
+    try:
+        if workers <= 1 or len(jobs) <= 1:
+            for i, job in enumerate(jobs):
+                results[i] = work(job)
+                if bar is not None and task is not None:
+                    bar.advance(task)
+        else:
+            from concurrent.futures import ProcessPoolExecutor, as_completed
+
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                futures = {pool.submit(work, job): i for i, job in enumerate(jobs)}
+                for future in as_completed(futures):
+                    i = futures[future]
+                    try:
+                        results[i] = future.result()
+                    except BaseException as err:  # a worker that died (a signal)
+                        if isinstance(err, KeyboardInterrupt):
+                            raise
+                        job = jobs[i]
+                        outcome = Outcome(job.file, "error", diagnostic=internal(err, job.file))
+                        results[i] = Result(job, outcome, f"? → {job.dst}", "error")
+                    if bar is not None and task is not None:
+                        bar.advance(task)
+    finally:
+        if bar is not None:
+            bar.stop()
+    return [r for r in results if r is not None]
+
+
+def summary(results: list[Result], copied: int) -> dict[str, Counter[str]]:
+    """Outcome counts per DSL pair."""
+    table: dict[str, Counter[str]] = {}
+    for r in results:
+        table.setdefault(r.pair, Counter())[r.column] += 1
+    if copied:
+        table.setdefault("no kernel (left as is)", Counter())["copied"] = copied
+    return table
+
+
+def print_summary(table: dict[str, Counter[str]], seconds: float, files: int) -> None:
+    """The summary table on stderr."""
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title=f"tiletrans migrate: {files} file(s) in {seconds:.1f} s")
+    t.add_column("DSL pair")
+    for col in COLUMNS:
+        t.add_column(col, justify="right")
+    for pair, counts in sorted(table.items()):
+        if pair.startswith("no kernel"):
+            t.add_row(pair, *("" for _ in COLUMNS[:-1]), f"({counts['copied']} copied)")
+            continue
+        t.add_row(pair, *(str(counts.get(c, 0)) for c in COLUMNS))
+    Console(stderr=True).print(t)
+
+
+def write_report(path: str, results: list[Result], table: dict[str, Counter[str]]) -> None:
+    """The Markdown report: the summary, then one row per file."""
+    lines = ["# tiletrans migrate report", "", "| DSL pair | " + " | ".join(COLUMNS) + " |"]
+    lines.append("|---" * (len(COLUMNS) + 1) + "|")
+    for pair, counts in sorted(table.items()):
+        if not pair.startswith("no kernel"):
+            lines.append(f"| {pair} | " + " | ".join(str(counts.get(c, 0)) for c in COLUMNS) + " |")
+    lines += [
+        "",
+        "| file | DSL pair | outcome | validation | diagnostic | ms |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        diag = r.outcome.diagnostic
+        said = f"{diag.file}:{diag.line}:{diag.col}: {diag.message}" if diag else ""
+        said = said.replace("|", "\\|").replace("\n", " ")
+        lines.append(
+            f"| `{r.job.rel}` | {r.pair} | {r.column} | {r.validation or ''} | {said} | "
+            f"{r.outcome.seconds * 1000:.0f} |"
+        )
+    lines += [
+        "",
+        "Speed ratios: not measured (migrate validates on the CPU only; benchmark pairs with "
+        "`tiletrans validate --device cuda --bench`).",
+        "",
+    ]
+    write_atomic(path, "\n".join(lines))
+
+
+def migrate(args: argparse.Namespace, rep: Reporter) -> int:
+    """``tiletrans migrate``."""
+    if args.dst is None:
+        raise UsageError('--to is required (or set `to = "DSL"` in [tool.tiletrans])')
+    from translator.cli import _check_dialects
+
+    _check_dialects(args)
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError("-j must be at least 1")
+    start = time.perf_counter()
+    jobs, copies = _jobs(args)
+    workers = args.jobs or os.cpu_count() or 1
+    if args.validate == "cuda":
+        workers = min(workers, _gpus() or 1)
+    results = run_jobs(jobs, workers, progress=not args.quiet)
+    codes: list[int] = []
+    writing = (args.output is not None or args.write) and not (args.diff or args.check)
+    for r in results:
+        out = r.outcome
+        if out.diagnostic is not None:
+            rep.report(out.diagnostic)
+            codes.append(EXIT_INTERNAL if out.status == "error" else EXIT_REFUSED)
+        for d in r.extra:
+            rep.report(d)
+            codes.append(EXIT_DIFFERENT)
+        if out.text is None:
+            continue
+        target = r.job.target
+        old = None
+        if target is not None and os.path.exists(target):
+            with open(target, encoding="utf-8", errors="replace") as f:
+                old = f.read()
+        if args.diff:
+            diff = unified_diff(old or "", out.text, target or r.job.file, target or r.job.file)
+            if diff:
+                rep.code_on_stdout = True
+                import sys
+
+                sys.stdout.write(diff)
+                codes.append(EXIT_DIFFERENT)
+        elif args.check:
+            if target is not None and old != out.text:
+                rep.report(
+                    Diagnostic(
+                        target, 1, 1, "would-change", f"{target} would change", None, "warning"
+                    )
+                )
+                codes.append(EXIT_DIFFERENT)
+        elif writing and target is not None:
+            write_atomic(target, out.text)
+    copied = 0
+    if args.output is not None and writing:
+        for file, target in copies:
+            os.makedirs(os.path.dirname(os.path.abspath(target)), exist_ok=True)
+            shutil.copy2(file, target)
+            copied += 1
+    elif args.output is not None:
+        copied = len(copies)
+    table = summary(results, copied)
+    seconds = time.perf_counter() - start
+    if not args.quiet:
+        print_summary(table, seconds, len(jobs) + len(copies))
+    if not (args.output is not None or args.write or args.diff or args.check):
+        rep.note(
+            "nothing written: pass -o DIR (a translated copy of the tree) or --write (in place)"
+        )
+    if args.report:
+        write_report(args.report, results, table)
+        rep.note(f"wrote {args.report}")
+    return worst(codes) if codes else EXIT_OK
+
+
+def _gpus() -> int:
+    """How many CUDA devices are visible (0 without torch)."""
+    try:
+        import torch
+
+        return torch.cuda.device_count()
+    except Exception:
+        return 0
+
+
+__all__ = ["Job", "Result", "detect_kernel", "migrate", "run_jobs", "work"]
