@@ -138,6 +138,19 @@ def _cutile_inputs(entry: str, device: str, dtype: str) -> tuple:
             torch.randperm(777, device=device).to(torch.int32),
             0.5,
         ),
+        "transpose": lambda: (randn(70, 45),),
+        "bmm": lambda: (randn(3, 40, 36), randn(3, 36, 70)),
+        "layer_norm": lambda: (randn(21, 100), randn(100), randn(100), 1e-5),
+        "rope": lambda: (randn(37, 48), randn(37, 24), randn(37, 24)),
+        "swiglu": lambda: (randn(45, 150), randn(45, 150)),
+        "cross_entropy": lambda: (
+            randn(13, 100),
+            torch.randint(0, 100, (13,), device=device),
+        ),
+        "leaky_relu": lambda: (randn(7, 111), 0.1),
+        "row_argmax": lambda: (randn(37, 90),),
+        "attention": lambda: (randn(3, 70, 24), randn(3, 70, 24), randn(3, 70, 24)),
+        "column_sum": lambda: (randn(70, 100),),
     }
     return table[entry]()
 
