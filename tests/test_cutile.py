@@ -148,8 +148,8 @@ def _cutile_inputs(entry: str, device: str, dtype: str) -> tuple:
             torch.randint(0, 100, (13,), device=device),
         ),
         "leaky_relu": lambda: (randn(7, 111), 0.1),
-        "row_argmax": lambda: (randn(37, 90),),
-        "attention": lambda: (randn(3, 70, 24), randn(3, 70, 24), randn(3, 70, 24)),
+        "row_argmax": lambda: (randn(19, 40),),
+        "attention": lambda: (randn(2, 40, 16), randn(2, 40, 16), randn(2, 40, 16)),
         "column_sum": lambda: (randn(70, 100),),
     }
     return table[entry]()

@@ -20,7 +20,7 @@ def attention_fwd_kernel(
         ct.load(q, index=(bh, bm, 0), shape=(1, TM, TD), padding_mode=ct.PaddingMode.ZERO), (TM, TD)
     )
     m = ct.full((TM, 1), float("-inf"), dtype=ct.float32)
-    l = ct.full((TM, 1), 0.0, dtype=ct.float32)
+    denom = ct.full((TM, 1), 0.0, dtype=ct.float32)
     acc = ct.full((TM, TD), 0.0, dtype=ct.float32)
     for j in range(ct.num_tiles(k, axis=1, shape=(1, TN, TD))):
         kt = ct.reshape(
@@ -38,11 +38,12 @@ def attention_fwd_kernel(
         m_new = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
         p = ct.exp(s - m_new)
         alpha = ct.exp(m - m_new)
-        l = l * alpha + ct.sum(p, axis=1, keepdims=True)
+        denom = denom * alpha + ct.sum(p, axis=1, keepdims=True)
         acc = ct.mma(ct.astype(p, v.dtype), vt, acc * alpha)
         m = m_new
-    o = ct.reshape(ct.astype(acc / l, out.dtype), (1, TM, TD))
-    ct.store(out, index=(bh, bm, 0), tile=o)
+    ct.store(
+        out, index=(bh, bm, 0), tile=ct.reshape(ct.astype(acc / denom, out.dtype), (1, TM, TD))
+    )
 
 
 def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:

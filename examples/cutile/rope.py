@@ -13,18 +13,31 @@ import torch
 @ct.kernel
 def rope_kernel(x, cos, sin, out, TILE_T: ct.Constant[int], TILE_H: ct.Constant[int]):
     bid = ct.bid(0)
-    x1 = ct.load(x, index=(bid, 0, 0), shape=(TILE_T, 1, TILE_H), padding_mode=ct.PaddingMode.ZERO)
-    x2 = ct.load(x, index=(bid, 1, 0), shape=(TILE_T, 1, TILE_H), padding_mode=ct.PaddingMode.ZERO)
+    # Each half is a (TILE_T, 1, TILE_H) tile of the (tokens, 2, d / 2) view, reshaped to 2-D.
+    a = ct.reshape(
+        ct.load(x, index=(bid, 0, 0), shape=(TILE_T, 1, TILE_H), padding_mode=ct.PaddingMode.ZERO),
+        (TILE_T, TILE_H),
+    )
+    b = ct.reshape(
+        ct.load(x, index=(bid, 1, 0), shape=(TILE_T, 1, TILE_H), padding_mode=ct.PaddingMode.ZERO),
+        (TILE_T, TILE_H),
+    )
     c = ct.load(cos, index=(bid, 0), shape=(TILE_T, TILE_H), padding_mode=ct.PaddingMode.ZERO)
     s = ct.load(sin, index=(bid, 0), shape=(TILE_T, TILE_H), padding_mode=ct.PaddingMode.ZERO)
-    a = ct.astype(ct.reshape(x1, (TILE_T, TILE_H)), ct.float32)
-    b = ct.astype(ct.reshape(x2, (TILE_T, TILE_H)), ct.float32)
+    a = ct.astype(a, ct.float32)
+    b = ct.astype(b, ct.float32)
     c = ct.astype(c, ct.float32)
     s = ct.astype(s, ct.float32)
-    o1 = ct.reshape(ct.astype(a * c - b * s, out.dtype), (TILE_T, 1, TILE_H))
-    o2 = ct.reshape(ct.astype(b * c + a * s, out.dtype), (TILE_T, 1, TILE_H))
-    ct.store(out, index=(bid, 0, 0), tile=o1)
-    ct.store(out, index=(bid, 1, 0), tile=o2)
+    ct.store(
+        out,
+        index=(bid, 0, 0),
+        tile=ct.reshape(ct.astype(a * c - b * s, out.dtype), (TILE_T, 1, TILE_H)),
+    )
+    ct.store(
+        out,
+        index=(bid, 1, 0),
+        tile=ct.reshape(ct.astype(b * c + a * s, out.dtype), (TILE_T, 1, TILE_H)),
+    )
 
 
 def rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:

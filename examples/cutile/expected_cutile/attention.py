@@ -30,7 +30,7 @@ def attention_fwd_kernel(
         (TM, BLOCK_Q2),
     )
     m = ct.full((TM, 1), float("-inf"), dtype=ct.float32)
-    l = ct.zeros((TM, 1), dtype=ct.float32)
+    denom = ct.zeros((TM, 1), dtype=ct.float32)
     acc = ct.zeros((TM, BLOCK_Q2), dtype=ct.float32)
     for j in range(ct.cdiv(k.shape[1], TN)):
         kt = ct.reshape(
@@ -57,12 +57,15 @@ def attention_fwd_kernel(
         )
         p = ct.exp(s - m_new)
         alpha = ct.exp(m - m_new)
-        l = l * alpha + ct.sum(p, axis=1, keepdims=True)
+        denom = denom * alpha + ct.sum(p, axis=1, keepdims=True)
         acc = ct.mma(ct.astype(p, v.dtype), vt, acc * alpha)
         m = m_new
-    o = ct.reshape(ct.astype(acc / l, out.dtype), (1, TM, BLOCK_Q2))
     ct.store(
-        out, index=(bh, bm, 0), tile=ct.reshape(ct.reshape(o, (TM, BLOCK_Q2)), (1, TM, BLOCK_Q2))
+        out,
+        index=(bh, bm, 0),
+        tile=ct.reshape(
+            ct.reshape(ct.astype(acc / denom, out.dtype), (TM, BLOCK_Q2)), (1, TM, BLOCK_Q2)
+        ),
     )
 
 

@@ -22,29 +22,40 @@ def rope_kernel(
     BLOCK_X2: ct.Constant[int],
 ):
     bid = ct.bid(0)
-    x1 = ct.load(
-        x, index=(bid, 0, 0), shape=(TILE_T, 1, BLOCK_X2), padding_mode=ct.PaddingMode.ZERO
+    # Each half is a (TILE_T, 1, TILE_H) tile of the (tokens, 2, d / 2) view, reshaped to 2-D.
+    a = ct.reshape(
+        ct.load(
+            x, index=(bid, 0, 0), shape=(TILE_T, 1, BLOCK_X2), padding_mode=ct.PaddingMode.ZERO
+        ),
+        (TILE_T, BLOCK_X2),
     )
-    x2 = ct.load(
-        x, index=(bid, 1, 0), shape=(TILE_T, 1, BLOCK_X2), padding_mode=ct.PaddingMode.ZERO
+    b = ct.reshape(
+        ct.load(
+            x, index=(bid, 1, 0), shape=(TILE_T, 1, BLOCK_X2), padding_mode=ct.PaddingMode.ZERO
+        ),
+        (TILE_T, BLOCK_X2),
     )
     c = ct.load(cos, index=(bid, 0), shape=(TILE_T, BLOCK_X2), padding_mode=ct.PaddingMode.ZERO)
     s = ct.load(sin, index=(bid, 0), shape=(TILE_T, BLOCK_X2), padding_mode=ct.PaddingMode.ZERO)
-    a = ct.astype(ct.reshape(x1, (TILE_T, BLOCK_X2)), ct.float32)
-    b = ct.astype(ct.reshape(x2, (TILE_T, BLOCK_X2)), ct.float32)
+    a = ct.astype(a, ct.float32)
+    b = ct.astype(b, ct.float32)
     c = ct.astype(c, ct.float32)
     s = ct.astype(s, ct.float32)
-    o1 = ct.reshape(ct.astype(a * c - b * s, out.dtype), (TILE_T, 1, BLOCK_X2))
-    o2 = ct.reshape(ct.astype(b * c + a * s, out.dtype), (TILE_T, 1, BLOCK_X2))
     ct.store(
         out,
         index=(bid, 0, 0),
-        tile=ct.reshape(ct.reshape(o1, (TILE_T, BLOCK_X2)), (TILE_T, 1, BLOCK_X2)),
+        tile=ct.reshape(
+            ct.reshape(ct.astype(a * c - b * s, out.dtype), (TILE_T, BLOCK_X2)),
+            (TILE_T, 1, BLOCK_X2),
+        ),
     )
     ct.store(
         out,
         index=(bid, 1, 0),
-        tile=ct.reshape(ct.reshape(o2, (TILE_T, BLOCK_X2)), (TILE_T, 1, BLOCK_X2)),
+        tile=ct.reshape(
+            ct.reshape(ct.astype(b * c + a * s, out.dtype), (TILE_T, BLOCK_X2)),
+            (TILE_T, 1, BLOCK_X2),
+        ),
     )
 
 

@@ -21,7 +21,7 @@ def attention_fwd_kernel(
     for bm, bh in hl.tile([q.size(1), q.size(0)], block_size=[None, 1]):
         qt = q[bh.begin, bm, :]
         m = hl.full([bm, 1], float("-inf"), dtype=torch.float32)
-        l = hl.zeros([bm, 1], dtype=torch.float32)
+        denom = hl.zeros([bm, 1], dtype=torch.float32)
         acc = hl.zeros([bm, q.size(2)], dtype=torch.float32)
         for j in hl.tile(k.size(1)):
             kt = k[bh.begin, j, :]
@@ -33,11 +33,10 @@ def attention_fwd_kernel(
             m_new = torch.maximum(m, torch.amax(s, dim=1, keepdim=True))
             p = torch.exp(s - m_new)
             alpha = torch.exp(m - m_new)
-            l = l * alpha + torch.sum(p, dim=1, keepdim=True)
+            denom = denom * alpha + torch.sum(p, dim=1, keepdim=True)
             acc = torch.addmm(acc * alpha, p.to(v.dtype), vt)
             m = m_new
-        o = (acc / l).to(out.dtype).reshape([1, bm, q.size(2)])
-        out[bh.begin, bm, :] = o.reshape([bm, q.size(2)])
+        out[bh.begin, bm, :] = (acc / denom).to(out.dtype)
 
 
 def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:

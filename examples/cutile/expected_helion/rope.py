@@ -17,18 +17,17 @@ import helion.language as hl
 @helion.kernel(config=helion.Config(block_sizes=[16]))
 def rope_kernel(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, out: torch.Tensor) -> None:
     for bid in hl.tile(x.size(0)):
-        x1 = x[bid, None, 0, :]
-        x2 = x[bid, None, 1, :]
+        # Each half is a (TILE_T, 1, TILE_H) tile of the (tokens, 2, d / 2) view, reshaped to 2-D.
+        a = x[bid, 0, :]
+        b = x[bid, 1, :]
         c = cos[bid, :]
         s = sin[bid, :]
-        a = x1.reshape([bid, x.size(2)]).to(torch.float32)
-        b = x2.reshape([bid, x.size(2)]).to(torch.float32)
+        a = a.to(torch.float32)
+        b = b.to(torch.float32)
         c = c.to(torch.float32)
         s = s.to(torch.float32)
-        o1 = (a * c - b * s).to(out.dtype).reshape([bid, 1, x.size(2)])
-        o2 = (b * c + a * s).to(out.dtype).reshape([bid, 1, x.size(2)])
-        out[bid, 0, :] = o1.reshape([bid, x.size(2)])
-        out[bid, 1, :] = o2.reshape([bid, x.size(2)])
+        out[bid, 0, :] = (a * c - b * s).to(out.dtype)
+        out[bid, 1, :] = (b * c + a * s).to(out.dtype)
 
 
 def rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:

@@ -39,44 +39,43 @@ def rope_kernel(
         out: T.StridedTensor(out_shape, out_strides, out_dtype),
     ):
         with T.Kernel(T.ceildiv(x_shape[0], TILE_T), threads=threads) as (bx,):
-            x1 = T.alloc_fragment((TILE_T, x_shape_2_block), x_dtype)
-            x2 = T.alloc_fragment((TILE_T, x_shape_2_block), x_dtype)
+            a = T.alloc_fragment((TILE_T, x_shape_2_block), x_dtype)
+            b = T.alloc_fragment((TILE_T, x_shape_2_block), x_dtype)
             c = T.alloc_fragment((TILE_T, x_shape_2_block), cos_dtype)
             s = T.alloc_fragment((TILE_T, x_shape_2_block), sin_dtype)
-            a = T.alloc_fragment((TILE_T, x_shape_2_block), "float32")
-            b = T.alloc_fragment((TILE_T, x_shape_2_block), "float32")
+            a_2 = T.alloc_fragment((TILE_T, x_shape_2_block), "float32")
+            b_2 = T.alloc_fragment((TILE_T, x_shape_2_block), "float32")
             c_2 = T.alloc_fragment((TILE_T, x_shape_2_block), "float32")
             s_2 = T.alloc_fragment((TILE_T, x_shape_2_block), "float32")
-            o1 = T.alloc_fragment((TILE_T, x_shape_2_block), out_dtype)
-            o2 = T.alloc_fragment((TILE_T, x_shape_2_block), out_dtype)
+            # Each half is a (TILE_T, 1, TILE_H) tile of the (tokens, 2, d / 2) view, reshaped to 2-D.
             for i, j in T.Parallel(TILE_T, x_shape_2_block):
-                x1[i, j] = T.if_then_else(
+                a[i, j] = T.if_then_else(
                     bx * TILE_T + i < x_shape[0] and j < x_shape[2], x[bx * TILE_T + i, 0, j], 0.0
                 )
             for i, j in T.Parallel(TILE_T, x_shape_2_block):
-                x2[i, j] = T.if_then_else(
+                b[i, j] = T.if_then_else(
                     bx * TILE_T + i < x_shape[0] and j < x_shape[2], x[bx * TILE_T + i, 1, j], 0.0
                 )
             T.copy(cos[bx * TILE_T, 0], c)
             T.copy(sin[bx * TILE_T, 0], s)
             for i, j in T.Parallel(TILE_T, x_shape_2_block):
-                a[i, j] = T.cast(x1[i, j], "float32")
+                a_2[i, j] = T.cast(a[i, j], "float32")
             for i, j in T.Parallel(TILE_T, x_shape_2_block):
-                b[i, j] = T.cast(x2[i, j], "float32")
+                b_2[i, j] = T.cast(b[i, j], "float32")
             for i, j in T.Parallel(TILE_T, x_shape_2_block):
                 c_2[i, j] = T.cast(c[i, j], "float32")
             for i, j in T.Parallel(TILE_T, x_shape_2_block):
                 s_2[i, j] = T.cast(s[i, j], "float32")
             for i, j in T.Parallel(TILE_T, x_shape_2_block):
-                o1[i, j] = T.cast(a[i, j] * c_2[i, j] - b[i, j] * s_2[i, j], out_dtype)
-            for i, j in T.Parallel(TILE_T, x_shape_2_block):
-                o2[i, j] = T.cast(b[i, j] * c_2[i, j] + a[i, j] * s_2[i, j], out_dtype)
+                if bx * TILE_T + i < x_shape[0] and j < x_shape[2]:
+                    out[bx * TILE_T + i, 0, j] = T.cast(
+                        a_2[i, j] * c_2[i, j] - b_2[i, j] * s_2[i, j], out_dtype
+                    )
             for i, j in T.Parallel(TILE_T, x_shape_2_block):
                 if bx * TILE_T + i < x_shape[0] and j < x_shape[2]:
-                    out[bx * TILE_T + i, 0, j] = o1[i, j]
-            for i, j in T.Parallel(TILE_T, x_shape_2_block):
-                if bx * TILE_T + i < x_shape[0] and j < x_shape[2]:
-                    out[bx * TILE_T + i, 1, j] = o2[i, j]
+                    out[bx * TILE_T + i, 1, j] = T.cast(
+                        b_2[i, j] * c_2[i, j] + a_2[i, j] * s_2[i, j], out_dtype
+                    )
 
     return main
 

@@ -60,7 +60,7 @@ def attention_fwd_kernel(
     )
     qt = tl.load(q_ptrs, mask=mask_bm[:, None] & mask_q_size2[None, :], other=0.0)
     m = tl.full((TM, 1), float("-inf"), dtype=tl.float32)
-    l = tl.zeros((TM, 1), dtype=tl.float32)
+    denom = tl.zeros((TM, 1), dtype=tl.float32)
     acc = tl.zeros((TM, BLOCK_Q_SIZE2), dtype=tl.float32)
     offs_j = tl.arange(0, TN)
     k_ptrs = (
@@ -85,12 +85,11 @@ def attention_fwd_kernel(
         )
         p = tl.exp(s - m_new)
         alpha = tl.exp(m - m_new)
-        l = l * alpha + tl.sum(p, axis=1, keep_dims=True)
+        denom = denom * alpha + tl.sum(p, axis=1, keep_dims=True)
         acc = tl.dot(p.to(v_ptr.dtype.element_ty), vt, acc * alpha)
         m = m_new
         k_ptrs += TN * stride_k1
         v_ptrs += TN * stride_v1
-    o = tl.reshape((acc / l).to(out_ptr.dtype.element_ty), (1, TM, BLOCK_Q_SIZE2))
     out_ptrs = (
         out_ptr
         + bh * stride_out0
@@ -98,7 +97,9 @@ def attention_fwd_kernel(
         + offs_q_size2[None, :] * stride_out2
     )
     tl.store(
-        out_ptrs, tl.reshape(o, (TM, BLOCK_Q_SIZE2)), mask=mask_bm[:, None] & mask_q_size2[None, :]
+        out_ptrs,
+        tl.reshape((acc / denom).to(out_ptr.dtype.element_ty), (TM, BLOCK_Q_SIZE2)),
+        mask=mask_bm[:, None] & mask_q_size2[None, :],
     )
 
 

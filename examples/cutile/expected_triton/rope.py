@@ -46,30 +46,23 @@ def rope_kernel(
     mask_bid = offs_bid < x_size0
     offs_x_size2 = tl.arange(0, BLOCK_X_SIZE2)
     mask_x_size2 = offs_x_size2 < x_size2
+    # Each half is a (TILE_T, 1, TILE_H) tile of the (tokens, 2, d / 2) view, reshaped to 2-D.
     x_ptrs = (
-        x_ptr
-        + offs_bid[:, None, None] * stride_x0
-        + 0 * stride_x1
-        + offs_x_size2[None, None, :] * stride_x2
+        x_ptr + offs_bid[:, None] * stride_x0 + 0 * stride_x1 + offs_x_size2[None, :] * stride_x2
     )
-    x1 = tl.load(x_ptrs, mask=mask_bid[:, None, None] & mask_x_size2[None, None, :], other=0.0)
+    a = tl.load(x_ptrs, mask=mask_bid[:, None] & mask_x_size2[None, :], other=0.0)
     x_ptrs_2 = (
-        x_ptr
-        + offs_bid[:, None, None] * stride_x0
-        + 1 * stride_x1
-        + offs_x_size2[None, None, :] * stride_x2
+        x_ptr + offs_bid[:, None] * stride_x0 + 1 * stride_x1 + offs_x_size2[None, :] * stride_x2
     )
-    x2 = tl.load(x_ptrs_2, mask=mask_bid[:, None, None] & mask_x_size2[None, None, :], other=0.0)
+    b = tl.load(x_ptrs_2, mask=mask_bid[:, None] & mask_x_size2[None, :], other=0.0)
     cos_ptrs = cos_ptr + offs_bid[:, None] * stride_cos0 + offs_x_size2[None, :] * stride_cos1
     c = tl.load(cos_ptrs, mask=mask_bid[:, None] & mask_x_size2[None, :], other=0.0)
     sin_ptrs = sin_ptr + offs_bid[:, None] * stride_sin0 + offs_x_size2[None, :] * stride_sin1
     s = tl.load(sin_ptrs, mask=mask_bid[:, None] & mask_x_size2[None, :], other=0.0)
-    a = tl.reshape(x1, (TILE_T, BLOCK_X_SIZE2)).to(tl.float32)
-    b = tl.reshape(x2, (TILE_T, BLOCK_X_SIZE2)).to(tl.float32)
+    a = a.to(tl.float32)
+    b = b.to(tl.float32)
     c = c.to(tl.float32)
     s = s.to(tl.float32)
-    o1 = tl.reshape((a * c - b * s).to(out_ptr.dtype.element_ty), (TILE_T, 1, BLOCK_X_SIZE2))
-    o2 = tl.reshape((b * c + a * s).to(out_ptr.dtype.element_ty), (TILE_T, 1, BLOCK_X_SIZE2))
     out_ptrs = (
         out_ptr
         + offs_bid[:, None] * stride_out0
@@ -78,7 +71,7 @@ def rope_kernel(
     )
     tl.store(
         out_ptrs,
-        tl.reshape(o1, (TILE_T, BLOCK_X_SIZE2)),
+        tl.reshape((a * c - b * s).to(out_ptr.dtype.element_ty), (TILE_T, BLOCK_X_SIZE2)),
         mask=mask_bid[:, None] & mask_x_size2[None, :],
     )
     out_ptrs_2 = (
@@ -89,7 +82,7 @@ def rope_kernel(
     )
     tl.store(
         out_ptrs_2,
-        tl.reshape(o2, (TILE_T, BLOCK_X_SIZE2)),
+        tl.reshape((b * c + a * s).to(out_ptr.dtype.element_ty), (TILE_T, BLOCK_X_SIZE2)),
         mask=mask_bid[:, None] & mask_x_size2[None, :],
     )
 
