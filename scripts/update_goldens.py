@@ -35,10 +35,6 @@ REFUSED: dict[tuple[str, str], set[str]] = {
     ("examples/helion", "cross_entropy"): {"tilelang"},
     ("examples/triton", "embedding"): {"tilelang"},
     ("examples/triton", "matmul_splitk"): {"tilelang"},
-    # Not a refusal: the TileLang translation of the cuTile attention is written but fails to
-    # compile for fp16 on the C target ("Cannot convert type boolx8 to CUDA type"), a TileLang
-    # backend bug left open (fp32 agrees); no golden until it is fixed.
-    ("examples/cutile", "attention"): {"tilelang"},
 }
 
 

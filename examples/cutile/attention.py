@@ -33,8 +33,9 @@ def attention_fwd_kernel(
         )
         s = ct.mma(qt, ct.transpose(kt), ct.full((TM, TN), 0.0, dtype=ct.float32)) * scale
         # Keys past the sequence's end get no weight.
-        valid = j * TN + ct.arange(TN, dtype=ct.int32) < k.shape[1]
-        s = ct.where(valid[None, :], s, float("-inf"))
+        s = ct.where(
+            (j * TN + ct.arange(TN, dtype=ct.int32) < k.shape[1])[None, :], s, float("-inf")
+        )
         m_new = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
         p = ct.exp(s - m_new)
         alpha = ct.exp(m - m_new)

@@ -28,8 +28,7 @@ def attention_fwd_kernel(
             vt = v[bh.begin, j, :]
             s = hl.dot(qt, kt.transpose(0, 1), out_dtype=torch.float32) * scale
             # Keys past the sequence's end get no weight.
-            valid = j.index < k.size(1)
-            s = torch.where(valid[None, :], s, float("-inf"))
+            s = torch.where((j.index < k.size(1))[None, :], s, float("-inf"))
             m_new = torch.maximum(m, torch.amax(s, dim=1, keepdim=True))
             p = torch.exp(s - m_new)
             alpha = torch.exp(m - m_new)

@@ -76,8 +76,7 @@ def attention_fwd_kernel(
         vt = tl.load(v_ptrs, mask=mask_j[:, None] & mask_q_size2[None, :], other=0.0)
         s = tl.dot(qt, tl.trans(kt)) * scale
         # Keys past the sequence's end get no weight.
-        valid = offs_j < k_size1
-        s = tl.where(valid[None, :], s, float("-inf"))
+        s = tl.where((offs_j < k_size1)[None, :], s, float("-inf"))
         m_new = tl.maximum(
             m,
             tl.max(tl.where(mask_j[None, :], s, float("-inf")), axis=1, keep_dims=True),
