@@ -138,6 +138,19 @@ def _cutile_inputs(entry: str, device: str, dtype: str) -> tuple:
             torch.randperm(777, device=device).to(torch.int32),
             0.5,
         ),
+        "transpose": lambda: (randn(70, 45),),
+        "bmm": lambda: (randn(3, 40, 36), randn(3, 36, 70)),
+        "layer_norm": lambda: (randn(21, 100), randn(100), randn(100), 1e-5),
+        "rope": lambda: (randn(37, 48), randn(37, 24), randn(37, 24)),
+        "swiglu": lambda: (randn(45, 150), randn(45, 150)),
+        "cross_entropy": lambda: (
+            randn(13, 100),
+            torch.randint(0, 100, (13,), device=device),
+        ),
+        "leaky_relu": lambda: (randn(7, 111), 0.1),
+        "row_argmax": lambda: (randn(19, 40),),
+        "attention": lambda: (randn(2, 40, 16), randn(2, 40, 16), randn(2, 40, 16)),
+        "column_sum": lambda: (randn(70, 100),),
     }
     return table[entry]()
 
@@ -163,3 +176,27 @@ def test_every_cutile_example_reads_into_ir_and_compiles_for_sm90() -> None:
     for example in sorted(CUTILE.glob("*.py")):
         module = parse_file(example, "cutile")
         assert module.kernels and module.host is not None and module.host.sites, example
+
+
+def test_an_atomic_at_computed_indices_is_a_located_diagnostic(tmp_path: Path) -> None:
+    text = (CUTILE / "column_sum.py").read_text()
+    cols = "    cols = bn * TN + ct.arange(TN, dtype=ct.int32)\n"
+    assert cols in text
+    bad = tmp_path / "column_sum.py"
+    # Element indices loaded from memory are no tile region: refused where they are used.
+    bad.write_text(text.replace(cols, "    cols = ct.load(out, index=(bn,), shape=(TN,))\n"))
+    with pytest.raises(TranslationError, match="atomic at element indices") as err:
+        translate_file(bad, "cutile", "triton")
+    assert (
+        err.value.loc is not None
+        and err.value.loc.line == text.count("\n", 0, text.index("    ct.atomic_add(")) + 1
+    )
+    assert err.value.hint
+
+
+def test_a_tile_size_the_source_host_computes_is_passed_not_baked() -> None:
+    # `BLOCK_SIZE = min(MAX_FUSED_SIZE, triton.next_power_of_2(V))` in the Triton source: the
+    # cuTile launch passes that host value (a 32768-lane tile for 17 columns before).
+    text = (ROOT / "examples/library/triton/expected_cutile/cross_entropy.py").read_text()
+    assert text.count("(grad_input, grad_output.view(-1), BLOCK_SIZE)") == 2
+    assert "32768)" not in text

@@ -22,7 +22,7 @@ def scaled_permute_kernel(
     mask_bid = bid * TILE + ct.arange(TILE, dtype=ct.int32) < idx.shape[0]
     lanes = bid * TILE + ct.arange(TILE, dtype=ct.int32)
     # Lanes past the end gather nothing and scatter nothing.
-    valid = lanes < n
+    valid = lanes < idx.shape[0]
     where_from = ct.load(idx, index=(bid,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
     vals = ct.gather(x, where_from, mask=mask_bid)
     # A float parameter is fp32 in cuTile: the product is cast back to the array dtype.

@@ -17,7 +17,7 @@ def scaled_permute_kernel(
     for bid in hl.tile(idx.size(0)):
         lanes = bid.index
         # Lanes past the end gather nothing and scatter nothing.
-        valid = lanes < n
+        valid = lanes < idx.size(0)
         where_from = idx[bid]
         vals = hl.load(x, [where_from])
         # A float parameter is fp32 in cuTile: the product is cast back to the array dtype.

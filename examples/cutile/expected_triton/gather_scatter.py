@@ -14,14 +14,13 @@ import triton.language as tl
     configs=[
         triton.Config({"TILE": 256}),
     ],
-    key=["n", "idx_size0"],
+    key=["idx_size0"],
 )
 @triton.jit
 def scaled_permute_kernel(
     x_ptr,
     idx_ptr,
     out_ptr,
-    n,
     scale,
     idx_size0,
     stride_x0,
@@ -34,7 +33,7 @@ def scaled_permute_kernel(
     mask_bid = offs_bid < idx_size0
     lanes = offs_bid
     # Lanes past the end gather nothing and scatter nothing.
-    valid = lanes < n
+    valid = lanes < idx_size0
     where_from = tl.load(idx_ptr + offs_bid * stride_idx0, mask=mask_bid, other=0.0)
     vals = tl.load(x_ptr + where_from * stride_x0, mask=mask_bid, other=0.0)
     # A float parameter is fp32 in cuTile: the product is cast back to the array dtype.
@@ -54,6 +53,6 @@ def scaled_permute(x: torch.Tensor, idx: torch.Tensor, scale: float) -> torch.Te
         return (triton.cdiv(idx.size(0), meta["TILE"]),)
 
     scaled_permute_kernel[grid](
-        x, idx, out, n, scale, idx.size(0), x.stride(0), idx.stride(0), out.stride(0)
+        x, idx, out, scale, idx.size(0), x.stride(0), idx.stride(0), out.stride(0)
     )
     return out

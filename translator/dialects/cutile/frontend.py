@@ -41,7 +41,7 @@ from translator.dialects.cst_utils import (
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
 from translator.ir.ops import reduce_identity
-from translator.ir.shapes import TypeEnv, dims_of, index_dims, infer, kernel_env
+from translator.ir.shapes import TypeEnv, dims_of, dtype_of, index_dims, infer, kernel_env
 from translator.ir.verifier import verify
 
 _BINOPS: dict[type, str] = {
@@ -348,7 +348,7 @@ class KernelLifter:
         if name == self.lang_name("scatter"):
             return [self.scatter(call)]
         if name in self.g["atomics"]:
-            raise self.mod.error(call, "atomics are not read from cuTile yet", "use ct.store")
+            return [self.atomic(call, self.g["atomics"][name])]
         raise self.mod.error(call, f"the call `{source_of(call.func)}` as a statement is not read")
 
     def st_pass(self, s: cst.Pass) -> list[ir.Stmt]:
@@ -531,6 +531,41 @@ class KernelLifter:
             array.value, (ir.GatherIndex(index),), self.expr(value), loc=self.mod.locate(call)
         )
 
+    def atomic(self, call: cst.Call, op: str) -> ir.Stmt:
+        """``ct.atomic_add(array, indices, update)`` (a statement) where each index is a tile's
+        lanes ``t * TILE + ct.arange(TILE, dtype=ct.int32)`` (broadcast with ``[:, None]``) or a
+        scalar: an atomic update of that tile region (lanes past the extent are skipped by
+        cuTile's bounds check, as the IR leaves invalid lanes untouched)."""
+        pos, kw = call_args(call)
+        for key in kw:
+            if key not in ("check_bounds", "memory_order", "memory_scope"):
+                raise self.mod.error(call, f"`{key}=` of a cuTile atomic is not read")
+        if len(pos) != 3 or not isinstance(pos[0], cst.Name):
+            raise self.mod.error(call, "a cuTile atomic of (array, indices, update) is read")
+        array, indices, update = pos
+        elements = (
+            [e.value for e in indices.elements] if isinstance(indices, cst.Tuple) else [indices]
+        )
+        items: list[ir.IndexItem] = []
+        for el in elements:
+            lifted = self.named(self.expr(el))
+            while isinstance(lifted, ir.ExpandDims):
+                lifted = self.named(lifted.value)
+            if isinstance(lifted, ir.TileAttr) and lifted.attr == "index":
+                items.append(ir.TileIndex(lifted.tile))
+                continue
+            t = infer(lifted, self.env)
+            if dims_of(t):
+                raise self.mod.error(
+                    el,
+                    "an atomic at element indices other than a tile's lanes is not read",
+                    "index with `t * TILE + ct.arange(TILE, dtype=ct.int32)` or a scalar",
+                )
+            items.append(ir.ScalarIndex(lifted))
+        return ir.AtomicRMW(
+            op, array.value, tuple(items), self.expr(update), loc=self.mod.locate(call)
+        )
+
     def check_mask(self, mask: cst.BaseExpression | None, index: ir.Expr, call: cst.Call) -> None:
         """A gather/scatter mask must be the index's own lane validity (the IR's meaning): the
         lanes ``t * B + ct.arange(B)`` of a tile below its extent."""
@@ -710,7 +745,25 @@ class KernelLifter:
         op = _COMPARISONS.get(type(c.operator))
         if op is None:
             raise self.mod.error(node, f"`{source_of(node)}` is not read")
-        return ir.BinOp(op, self.expr(node.left), self.expr(c.comparator))
+        lhs, rhs = self.expr(node.left), self.expr(c.comparator)
+        if op == "<":
+            rhs = self.lane_bound(lhs, rhs)
+        return ir.BinOp(op, lhs, rhs, loc=self.mod.locate(node))
+
+    def lane_bound(self, lanes: ir.Expr, bound: ir.Expr) -> ir.Expr:
+        """The bound of ``lanes < bound``: for the lanes of a whole dim or a tile and an int
+        parameter standing for their extent (checked at every launch, ``SAME_SIZES``), the
+        extent itself, so that the comparison reads as the lanes' validity."""
+        lanes = self.named(lanes)
+        if isinstance(lanes, ir.Arange) and isinstance(lanes.dim, ir.FullDim):
+            extent = lanes.dim.extent
+        elif isinstance(lanes, ir.TileAttr) and lanes.attr == "index" and lanes.tile in self.tiles:
+            extent = self.tiles[lanes.tile].extent
+        else:
+            return bound
+        if bound != extent and isinstance(extent, ir.SizeOf) and self.is_extent(bound, extent):
+            return extent
+        return bound
 
     def ex_subscript(self, node: cst.Subscript) -> ir.Expr:
         value = node.value
@@ -735,7 +788,10 @@ class KernelLifter:
     def dtype(self, node: cst.BaseExpression) -> ir.DTypeExpr:
         attr = isinstance(node, cst.Attribute) and node.attr.value == "dtype"
         if attr and isinstance(node.value, cst.Name):  # type: ignore[union-attr]
-            return ir.DTypeOf(node.value.value)  # type: ignore[union-attr]
+            owner = node.value.value  # type: ignore[union-attr]
+            if owner not in self.tensors:  # a tile's dtype: what the IR knows of it
+                return dtype_of(infer(self.expr(node.value), self.env))  # type: ignore[union-attr]
+            return ir.DTypeOf(owner)
         name = self.mod.name_of(node)
         if name in self.g["dtypes"]:
             return ir.DType(self.g["dtypes"][name])
@@ -787,7 +843,11 @@ class KernelLifter:
             return handler(self, node)
         pos, kw = call_args(node)
         if name in self.g["pointwise"]:
-            return ir.Call(self.g["pointwise"][name], tuple(self.expr(a) for a in pos))
+            return ir.Call(
+                self.g["pointwise"][name],
+                tuple(self.expr(a) for a in pos),
+                loc=self.mod.locate(node),
+            )
         if name in self.g["reductions"]:
             axis = kw.get("axis", pos[1] if len(pos) > 1 else None)
             if axis is None:
@@ -802,10 +862,16 @@ class KernelLifter:
                 int(self.const(axis)),
                 keepdim=keep is not None and source_of(keep) == "True",
                 masked=masked is not None,
+                loc=self.mod.locate(node),
             )
         if name in self.g["scans"]:
             axis = kw.get("axis", pos[1] if len(pos) > 1 else None)
-            return ir.Scan(self.g["scans"][name], self.expr(pos[0]), int(self.const(axis)))
+            return ir.Scan(
+                self.g["scans"][name],
+                self.expr(pos[0]),
+                int(self.const(axis)),
+                loc=self.mod.locate(node),
+            )
         if name in self.g["dots"]:
             return self.dot(node, self.g["dots"][name])
         raise self.mod.error(node, f"`{source_of(node.func)}` is not read in cuTile kernels")

@@ -445,6 +445,39 @@ class KernelWriter(CodePrinter):
             value = f"ct.broadcast_to({value}, {shape})"
         self.emit(f"ct.store({s.tensor}, index={index}, tile={value})")
 
+    def _st_AtomicRMW(self, s: ir.AtomicRMW) -> None:
+        """``ct.atomic_add(x, (lanes...), update)``: element indices of the region, one per
+        dim, broadcast against each other; cuTile skips the lanes past the array's bounds."""
+        if any(isinstance(i, ir.GatherIndex) for i in s.index):
+            raise self.refuse(
+                "cuTile output for an atomic at gathered indices is not written yet",
+                s,
+                "update a tile region",
+            )
+        region = index_dims(s.tensor, s.index, self.env, s.loc)
+        rank = len(region)
+        indices: list[str] = []
+        axis = 0
+        for item in s.index:
+            if isinstance(item, ir.NewAxis):
+                continue
+            if isinstance(item, ir.ScalarIndex):
+                indices.append(self.text(item.value))
+                continue
+            d = region[axis]
+            if isinstance(item, ir.TileIndex):
+                tile = self.env.tiles[item.tile]
+                block = self.block_of(tile)
+                lanes = f"{tile.name} * {block} + ct.arange({block}, dtype=ct.int32)"
+            else:
+                lanes = f"ct.arange({self.dim_size(d)}, dtype=ct.int32)"
+            indices.append(_expand(f"({lanes})", axis, rank) if rank > 1 else lanes)
+            axis += 1
+        value = self.store_value(s.tensor, s.value)
+        fn = self.spell["atomics"][s.op]
+        index = indices[0] if len(indices) == 1 else _tuple(indices)
+        self.emit(f"{fn}({s.tensor}, {index}, {value})")
+
     def store_value(self, tensor: str, value: ir.Expr) -> str:
         """``value`` in the tensor's dtype (cuTile stores never narrow implicitly, where the
         source's store casts). The IR types a mix of two arrays' dtypes as the first's (inputs

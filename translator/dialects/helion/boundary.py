@@ -200,7 +200,7 @@ class PadTracker:
         ka = dims_of(infer(dot.lhs, self._env()))[-1]
         kb = dims_of(infer(dot.rhs, self._env()))[-2]
         pa, pb = self.along(dot.lhs, ka, mode), self.along(dot.rhs, kb, mode)
-        if pa is None or pb is None or pa.uniform is not None or pb.uniform is not None:
+        if pa is None or pb is None or not _nan_rows(pa) or not _nan_rows(pb):
             # One zero operand is not enough when the other is unknown: 0 * inf is NaN.
             return False
         return (pa.value == 0.0 and math.isfinite(pb.value)) or (
@@ -209,7 +209,17 @@ class PadTracker:
 
 
 def _is_lane_mask(e: ir.Expr, dim: ir.Dim, env: TypeEnv) -> bool:
-    """Whether ``e`` is ``tile.index < extent`` for the tile that ``dim`` spans."""
+    """Whether ``e`` is ``tile.index < extent`` for the tile that ``dim`` spans, or
+    ``arange(d) < extent`` for a whole dim ``d`` of that extent."""
+    if (
+        isinstance(e, ir.BinOp)
+        and e.op == "<"
+        and isinstance(e.lhs, ir.Arange)
+        and isinstance(dim, ir.FullDim)
+        and e.lhs.dim == dim
+        and e.rhs == dim.extent
+    ):
+        return True
     if not (
         isinstance(e, ir.BinOp)
         and e.op == "<"
@@ -220,6 +230,12 @@ def _is_lane_mask(e: ir.Expr, dim: ir.Dim, env: TypeEnv) -> bool:
         return False
     tile = env.tiles.get(e.lhs.tile)
     return tile is not None and not tile.scalar and e.rhs == tile.extent
+
+
+def _nan_rows(pad: Pad) -> bool:
+    """Whether the rows excepted from ``pad`` (if any) hold NaN in every lane: such a row's
+    products are NaN whether or not its invalid lanes are left out."""
+    return pad.uniform is None or math.isnan(pad.uniform)
 
 
 def _cast(pad: float, dtype: ir.DTypeExpr) -> float | None:
