@@ -72,6 +72,7 @@ PUBLIC_API: dict[str, set[str]] = {
         "fused_linear_cross_entropy",
         "fused_linear_cross_entropy_forward",
     },
+    "triton/jagged.py": {"jagged_sum", "jagged_mean"},
     "triton/jsd.py": {"jsd", "jsd_forward", "jsd_backward"},
     "triton/log_softmax.py": {"log_softmax", "log_softmax_forward", "log_softmax_backward"},
     "triton/kl_div.py": {
@@ -437,6 +438,16 @@ def test_triton_fused_linear_cross_entropy(smoothing: float, reduction: str) -> 
     _check_fwd_bwd(got, want, (x, w), rtol=1e-4, atol=1e-5)
     with pytest.raises(ValueError):
         m.fused_linear_cross_entropy(x, w, target, reduction="none")
+
+
+def test_triton_jagged() -> None:
+    m = lib("triton/jagged.py")
+    values = torch.randn(23, 37)
+    offsets = torch.tensor([0, 5, 5, 17, 23])  # an empty sequence in the middle
+    rows = [values[offsets[b] : offsets[b + 1]] for b in range(4)]
+    torch.testing.assert_close(m.jagged_sum(values, offsets), torch.stack([r.sum(0) for r in rows]))
+    means = torch.stack([r.mean(0) if len(r) else torch.zeros(37) for r in rows])
+    torch.testing.assert_close(m.jagged_mean(values, offsets), means)
 
 
 def _jsd_ref(x, y, beta, labels=None, ignore_index=-100):
