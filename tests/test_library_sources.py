@@ -84,6 +84,7 @@ PUBLIC_API: dict[str, set[str]] = {
     "triton/softmax.py": {"softmax", "softmax_forward", "softmax_backward"},
     "triton/swiglu.py": {"ensure_contiguous", "swiglu", "swiglu_forward", "swiglu_backward"},
     "helion/glu.py": {"swiglu", "swiglu_fwd", "swiglu_bwd", "geglu"},
+    "helion/causal_attention.py": {"causal_attention", "causal_attention_fwd"},
     "helion/geglu.py": {"geglu", "geglu_fwd", "geglu_bwd"},
     "helion/layer_norm_grad.py": {"layer_norm", "layer_norm_fwd", "layer_norm_bwd"},
     "helion/mixed_matmul.py": {"w8a16_matmul", "quantize_weight", "linear_w8a16"},
@@ -590,3 +591,14 @@ def test_helion_layer_norm_grad() -> None:
     _check_fwd_bwd(got, F.layer_norm(x, (37,), w, b, 1e-5), (x, w, b))
     with pytest.raises(ValueError):
         m.layer_norm(x, (7, 37), w, b)
+
+
+def test_helion_causal_attention() -> None:
+    m = lib("helion/causal_attention.py")
+    q, k, v = (torch.randn(2, 3, 37, 16) for _ in range(3))
+    want = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    torch.testing.assert_close(m.causal_attention(q, k, v), want, rtol=1e-4, atol=1e-4)
+    want = F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=0.1)
+    torch.testing.assert_close(m.causal_attention(q, k, v, 0.1), want, rtol=1e-4, atol=1e-4)
+    with pytest.raises(ValueError):
+        m.causal_attention(q, k[:, :2], v)

@@ -110,6 +110,12 @@ def inputs(entry: str, device: str, dtype: str) -> tuple | None:
         target = torch.randint(0, N, (M,))
         target[::4] = -100
         return rand(M, 13), rand(N, 13), target.to(device), -100, 0.1, "mean"
+    if entry in ("causal_attention", "causal_attention_fwd"):
+        # A ragged sequence of 37 and a head dim of 16 (loaded whole).
+        q, k, v = (rand(2, 3, N, 16) for _ in range(3))
+        if entry == "causal_attention":
+            return q, k, v
+        return q.view(6, N, 16), k.view(6, N, 16), v.view(6, N, 16), 0.25
     if entry == "softmax_backward":
         return rand(M, N), torch.softmax(rand(M, N).float(), dim=-1).to(getattr(torch, dtype))
     return None
