@@ -73,6 +73,7 @@ PUBLIC_API: dict[str, set[str]] = {
         "fused_linear_cross_entropy_forward",
     },
     "triton/jagged.py": {"jagged_sum", "jagged_mean"},
+    "triton/splitk_gemm.py": {"splitk_gemm", "linear_decode"},
     "triton/jsd.py": {"jsd", "jsd_forward", "jsd_backward"},
     "triton/log_softmax.py": {"log_softmax", "log_softmax_forward", "log_softmax_backward"},
     "triton/kl_div.py": {
@@ -449,6 +450,17 @@ def test_triton_jagged() -> None:
     torch.testing.assert_close(m.jagged_sum(values, offsets), torch.stack([r.sum(0) for r in rows]))
     means = torch.stack([r.mean(0) if len(r) else torch.zeros(37) for r in rows])
     torch.testing.assert_close(m.jagged_mean(values, offsets), means)
+
+
+def test_triton_splitk_gemm() -> None:
+    m = lib("triton/splitk_gemm.py")
+    a, b = torch.randn(19, 300), torch.randn(300, 45)
+    torch.testing.assert_close(m.splitk_gemm(a, b), a @ b, rtol=1e-4, atol=1e-4)
+    x, w = torch.randn(2, 5, 300), torch.randn(45, 300)
+    torch.testing.assert_close(m.linear_decode(x, w), F.linear(x, w), rtol=1e-4, atol=1e-4)
+    # Many rows take cuBLAS instead.
+    x = torch.randn(m.SPLIT_K_MAX_ROWS + 1, 300)
+    torch.testing.assert_close(m.linear_decode(x, w), F.linear(x, w), rtol=1e-4, atol=1e-4)
 
 
 def _jsd_ref(x, y, beta, labels=None, ignore_index=-100):

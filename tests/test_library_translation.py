@@ -40,6 +40,7 @@ INPUTS = "examples/library/inputs.py:inputs"
 # beyond what CI can spend on the corpus. Their goldens are still checked to be what the
 # translator writes (tests/test_golden.py); their Helion/Triton translations run here.
 CUTILE_NOT_RUN = {
+    "triton/splitk_gemm.py",
     "helion/causal_attention.py",
     "triton/fused_linear_cross_entropy.py",
     "helion/geglu.py",
@@ -266,3 +267,22 @@ def test_a_used_warmed_up_kernel_is_refused() -> None:
         translate_source(source, "warm.py", "triton", "helion")
     assert "`compiled`, the compiled kernel" in info.value.message
     assert info.value.loc is not None and info.value.loc.line > 0
+
+
+def test_autotune_that_zeroes_outputs_is_refused_with_what_to_write() -> None:
+    # Split-K under @triton.autotune(reset_to_zero=["c_ptr"]): the autotuner zeroes the atomics'
+    # output around each timed run; no target autotuner does, so tuning the translation could
+    # sum the output over its runs. examples/library/triton/splitk_gemm.py is the same kernel
+    # launched at a host-picked config, as the help says, and translates.
+    path = "tests/data/triton_splitk_reset_to_zero.py"
+    run = subprocess.run(
+        [sys.executable, "-m", "translator.cli", "triton2helion", path],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert run.returncode == 2 and not run.stdout
+    assert re.search(r"triton_splitk_reset_to_zero\.py:\d+:\d+: error: ", run.stderr)
+    assert "`reset_to_zero=` zeroes or restores outputs" in run.stderr
+    assert "help: launch at a config the host picks instead" in run.stderr
+    assert "Traceback" not in run.stderr

@@ -116,6 +116,11 @@ def inputs(entry: str, device: str, dtype: str) -> tuple | None:
         if entry == "causal_attention":
             return q, k, v
         return q.view(6, N, 16), k.view(6, N, 16), v.view(6, N, 16), 0.25
+    if entry == "linear_decode":
+        return rand(2, 5, 300), rand(N, 300)
+    if entry == "splitk_gemm":
+        # K = 300: two rounds of 4 splits of 64, the last ragged.
+        return rand(M, 300), rand(300, N)
     if entry == "softmax_backward":
         return rand(M, N), torch.softmax(rand(M, N).float(), dim=-1).to(getattr(torch, dtype))
     return None
