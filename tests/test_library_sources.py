@@ -86,6 +86,7 @@ PUBLIC_API: dict[str, set[str]] = {
     "triton/swiglu.py": {"ensure_contiguous", "swiglu", "swiglu_forward", "swiglu_backward"},
     "helion/glu.py": {"swiglu", "swiglu_fwd", "swiglu_bwd", "geglu"},
     "helion/causal_attention.py": {"causal_attention", "causal_attention_fwd"},
+    "helion/group_norm.py": {"group_norm", "group_norm_fwd"},
     "helion/geglu.py": {"geglu", "geglu_fwd", "geglu_bwd"},
     "helion/layer_norm_grad.py": {"layer_norm", "layer_norm_fwd", "layer_norm_bwd"},
     "helion/mixed_matmul.py": {"w8a16_matmul", "quantize_weight", "linear_w8a16"},
@@ -614,3 +615,15 @@ def test_helion_causal_attention() -> None:
     torch.testing.assert_close(m.causal_attention(q, k, v, 0.1), want, rtol=1e-4, atol=1e-4)
     with pytest.raises(ValueError):
         m.causal_attention(q, k[:, :2], v)
+
+
+def test_helion_group_norm() -> None:
+    m = lib("helion/group_norm.py")
+    x, w, b = torch.randn(2, 6, 5, 7), torch.randn(6), torch.randn(6)
+    torch.testing.assert_close(m.group_norm(x, 3, w, b), F.group_norm(x, 3, w, b))
+    out, mean, rstd = m.group_norm_fwd(x.reshape(2, 3, 2, 35), w.view(3, 2), b.view(3, 2))
+    groups = x.reshape(2, 3, -1)
+    torch.testing.assert_close(mean, groups.mean(-1))
+    torch.testing.assert_close(rstd, torch.rsqrt(groups.var(-1, unbiased=False) + 1e-5))
+    with pytest.raises(ValueError):
+        m.group_norm(x, 4, w, b)

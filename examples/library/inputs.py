@@ -121,6 +121,11 @@ def inputs(entry: str, device: str, dtype: str) -> tuple | None:
     if entry == "splitk_gemm":
         # K = 300: two rounds of 4 splits of 64, the last ragged.
         return rand(M, 300), rand(300, N)
+    if entry == "group_norm":
+        # 6 channels in 3 groups over a ragged 5 x 7 image.
+        return rand(2, 6, 5, 7), 3, rand(6), rand(6), 1e-5
+    if entry == "group_norm_fwd":
+        return rand(2, 3, 2, 35), rand(3, 2), rand(3, 2), 1e-5
     if entry == "softmax_backward":
         return rand(M, N), torch.softmax(rand(M, N).float(), dim=-1).to(getattr(torch, dtype))
     return None
