@@ -62,6 +62,7 @@ PUBLIC_API: dict[str, set[str]] = {
     "triton/reductions.py": {"libentry", "sum_all", "sum_dim", "mean_dim"},
     "triton/rms_norm.py": {"calculate_settings", "rms_norm"},
     "triton/rope.py": {"rope_forward", "liger_rotary_pos_emb"},
+    "triton/dropout.py": {"seeded_dropout"},
     "triton/embedding.py": {
         "ensure_contiguous",
         "embedding",
@@ -462,6 +463,20 @@ def test_triton_splitk_gemm() -> None:
     # Many rows take cuBLAS instead.
     x = torch.randn(m.SPLIT_K_MAX_ROWS + 1, 300)
     torch.testing.assert_close(m.linear_decode(x, w), F.linear(x, w), rtol=1e-4, atol=1e-4)
+
+
+def test_triton_dropout() -> None:
+    m = lib("triton/dropout.py")
+    x = _leaf(3, 7, 37)
+    out = m.seeded_dropout(x, 0.3, seed=7)
+    generator = torch.Generator().manual_seed(7)
+    keep = torch.rand(x.shape, generator=generator) > 0.3
+    want = torch.where(keep, x / 0.7, 0.0)
+    _check_fwd_bwd(out, want, (x,))
+    torch.testing.assert_close(m.seeded_dropout(x, 0.3, seed=7), out)  # the seed fixes the mask
+    assert not torch.equal(m.seeded_dropout(x, 0.3, seed=8), out)
+    with pytest.raises(ValueError):
+        m.seeded_dropout(x, 1.0)
 
 
 def _jsd_ref(x, y, beta, labels=None, ignore_index=-100):

@@ -40,6 +40,7 @@ INPUTS = "examples/library/inputs.py:inputs"
 # beyond what CI can spend on the corpus. Their goldens are still checked to be what the
 # translator writes (tests/test_golden.py); their Helion/Triton translations run here.
 CUTILE_NOT_RUN = {
+    "triton/dropout.py",
     "helion/group_norm.py",
     "triton/splitk_gemm.py",
     "helion/causal_attention.py",
@@ -287,3 +288,29 @@ def test_autotune_that_zeroes_outputs_is_refused_with_what_to_write() -> None:
     assert "`reset_to_zero=` zeroes or restores outputs" in run.stderr
     assert "help: launch at a config the host picks instead" in run.stderr
     assert "Traceback" not in run.stderr
+
+
+@pytest.mark.parametrize(
+    ("path", "dst", "where", "what"),
+    [
+        ("tests/data/triton_dropout.py", "helion", r"triton_dropout\.py:15:14: ", "`tl.rand`"),
+        ("tests/data/helion_dropout.py", "triton", r"helion_dropout\.py:12:16: ", "`hl.rand`"),
+    ],
+)
+def test_random_numbers_in_a_kernel_are_refused_with_what_to_write(
+    path: str, dst: str, where: str, what: str
+) -> None:
+    # Seeded dropout draws Philox numbers keyed by the seed and each element's offset; the IR
+    # has no such op. The help's alternative (draw on the host with a seeded torch.Generator,
+    # pass the draw in) is examples/library/triton/dropout.py, which translates.
+    src = "helion" if dst == "triton" else "triton"
+    run = subprocess.run(
+        [sys.executable, "-m", "translator.cli", f"{src}2{dst}", path],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert run.returncode == 2 and not run.stdout
+    assert re.search(where + "error: " + re.escape(what) + " is not supported yet", run.stderr)
+    assert "help: the IR has no random-number op" in run.stderr
+    assert "torch.Generator" in run.stderr and "Traceback" not in run.stderr

@@ -126,6 +126,8 @@ def inputs(entry: str, device: str, dtype: str) -> tuple | None:
         return rand(2, 6, 5, 7), 3, rand(6), rand(6), 1e-5
     if entry == "group_norm_fwd":
         return rand(2, 3, 2, 35), rand(3, 2), rand(3, 2), 1e-5
+    if entry == "seeded_dropout":
+        return rand(3, M, N), 0.3, 7
     if entry == "softmax_backward":
         return rand(M, N), torch.softmax(rand(M, N).float(), dim=-1).to(getattr(torch, dtype))
     return None
