@@ -13,7 +13,7 @@ import helion
 import helion.language as hl
 import torch
 
-ATTN_CONFIG = helion.Config(block_sizes=[1, 64, 64], num_warps=4, num_stages=3)
+ATTN_CONFIG = helion.Config(block_sizes=[64, 64], num_warps=4, num_stages=3)
 
 
 @helion.kernel(static_shapes=True, config=ATTN_CONFIG)
@@ -24,25 +24,27 @@ def causal_attention_fwd(
     bh, seq, head_dim = q.size()
     head_dim = hl.specialize(head_dim)
     out = torch.empty_like(q)
-    for tile_b, tile_m in hl.tile([bh, seq]):
-        m_i = hl.full([tile_b, tile_m], float("-inf"), dtype=torch.float32)
-        l_i = hl.zeros([tile_b, tile_m], dtype=torch.float32)
-        acc = hl.zeros([tile_b, tile_m, head_dim], dtype=torch.float32)
-        q_blk = q[tile_b, tile_m, :]
+    for tile_b, tile_m in hl.tile([bh, seq], block_size=[1, None]):
+        # One (batch, head) per program: 2-D tiles of query rows and keys.
+        b = tile_b.begin
+        m_i = hl.full([tile_m], float("-inf"), dtype=torch.float32)
+        l_i = hl.zeros([tile_m], dtype=torch.float32)
+        acc = hl.zeros([tile_m, head_dim], dtype=torch.float32)
+        q_blk = q[b, tile_m, :]
         for tile_n in hl.tile(seq):
-            k_blk = k[tile_b, tile_n, :]
-            qk = hl.dot(q_blk, k_blk.transpose(1, 2), out_dtype=torch.float32) * sm_scale
+            k_blk = k[b, tile_n, :]
+            qk = hl.dot(q_blk, k_blk.transpose(0, 1), out_dtype=torch.float32) * sm_scale
             causal = tile_m.index[:, None] >= tile_n.index[None, :]
-            qk = torch.where(causal[None, :, :], qk, float("-inf"))
+            qk = torch.where(causal, qk, float("-inf"))
             m_ij = torch.maximum(m_i, torch.amax(qk, dim=-1))
-            p = torch.exp(qk - m_ij[:, :, None])
+            p = torch.exp(qk - m_ij[:, None])
             alpha = torch.exp(m_i - m_ij)
             l_i = l_i * alpha + torch.sum(p, dim=-1)
-            acc = acc * alpha[:, :, None]
-            v_blk = v[tile_b, tile_n, :]
-            acc = torch.baddbmm(acc, p.to(v_blk.dtype), v_blk)
+            acc = acc * alpha[:, None]
+            v_blk = v[b, tile_n, :]
+            acc = torch.addmm(acc, p.to(v_blk.dtype), v_blk)
             m_i = m_ij
-        out[tile_b, tile_m, :] = (acc / l_i[:, :, None]).to(out.dtype)
+        out[b, tile_m, :] = (acc / l_i[:, None]).to(out.dtype)
     return out
 
 
