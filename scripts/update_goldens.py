@@ -30,6 +30,9 @@ REFUSED: dict[tuple[str, str], set[str]] = {
     # and whose output layout (one partial sum per program) depends on it: a tunable cannot
     # stand in for it, and the IR has no block sizes the launch passes (yet).
     ("examples/library/triton", "reductions"): {"helion"},
+    # A loop whose bounds the kernel loads (a jagged sequence's rows): the IR's loops run a
+    # trip count the host can compute.
+    ("examples/library/triton", "jagged"): {"helion"},
     # TileLang backend (first cut): gathers/scatters and split-K's strided tile loops are
     # refused with a located diagnostic.
     ("examples/helion", "cross_entropy"): {"tilelang"},

@@ -62,6 +62,7 @@ PUBLIC_API: dict[str, set[str]] = {
     "triton/reductions.py": {"libentry", "sum_all", "sum_dim", "mean_dim"},
     "triton/rms_norm.py": {"calculate_settings", "rms_norm"},
     "triton/rope.py": {"rope_forward", "liger_rotary_pos_emb"},
+    "triton/dropout.py": {"seeded_dropout"},
     "triton/embedding.py": {
         "ensure_contiguous",
         "embedding",
@@ -72,6 +73,8 @@ PUBLIC_API: dict[str, set[str]] = {
         "fused_linear_cross_entropy",
         "fused_linear_cross_entropy_forward",
     },
+    "triton/jagged.py": {"jagged_sum", "jagged_mean"},
+    "triton/splitk_gemm.py": {"splitk_gemm", "linear_decode"},
     "triton/jsd.py": {"jsd", "jsd_forward", "jsd_backward"},
     "triton/log_softmax.py": {"log_softmax", "log_softmax_forward", "log_softmax_backward"},
     "triton/kl_div.py": {
@@ -83,6 +86,8 @@ PUBLIC_API: dict[str, set[str]] = {
     "triton/softmax.py": {"softmax", "softmax_forward", "softmax_backward"},
     "triton/swiglu.py": {"ensure_contiguous", "swiglu", "swiglu_forward", "swiglu_backward"},
     "helion/glu.py": {"swiglu", "swiglu_fwd", "swiglu_bwd", "geglu"},
+    "helion/causal_attention.py": {"causal_attention", "causal_attention_fwd"},
+    "helion/group_norm.py": {"group_norm", "group_norm_fwd"},
     "helion/geglu.py": {"geglu", "geglu_fwd", "geglu_bwd"},
     "helion/layer_norm_grad.py": {"layer_norm", "layer_norm_fwd", "layer_norm_bwd"},
     "helion/mixed_matmul.py": {"w8a16_matmul", "quantize_weight", "linear_w8a16"},
@@ -439,6 +444,41 @@ def test_triton_fused_linear_cross_entropy(smoothing: float, reduction: str) -> 
         m.fused_linear_cross_entropy(x, w, target, reduction="none")
 
 
+def test_triton_jagged() -> None:
+    m = lib("triton/jagged.py")
+    values = torch.randn(23, 37)
+    offsets = torch.tensor([0, 5, 5, 17, 23])  # an empty sequence in the middle
+    rows = [values[offsets[b] : offsets[b + 1]] for b in range(4)]
+    torch.testing.assert_close(m.jagged_sum(values, offsets), torch.stack([r.sum(0) for r in rows]))
+    means = torch.stack([r.mean(0) if len(r) else torch.zeros(37) for r in rows])
+    torch.testing.assert_close(m.jagged_mean(values, offsets), means)
+
+
+def test_triton_splitk_gemm() -> None:
+    m = lib("triton/splitk_gemm.py")
+    a, b = torch.randn(19, 300), torch.randn(300, 45)
+    torch.testing.assert_close(m.splitk_gemm(a, b), a @ b, rtol=1e-4, atol=1e-4)
+    x, w = torch.randn(2, 5, 300), torch.randn(45, 300)
+    torch.testing.assert_close(m.linear_decode(x, w), F.linear(x, w), rtol=1e-4, atol=1e-4)
+    # Many rows take cuBLAS instead.
+    x = torch.randn(m.SPLIT_K_MAX_ROWS + 1, 300)
+    torch.testing.assert_close(m.linear_decode(x, w), F.linear(x, w), rtol=1e-4, atol=1e-4)
+
+
+def test_triton_dropout() -> None:
+    m = lib("triton/dropout.py")
+    x = _leaf(3, 7, 37)
+    out = m.seeded_dropout(x, 0.3, seed=7)
+    generator = torch.Generator().manual_seed(7)
+    keep = torch.rand(x.shape, generator=generator) > 0.3
+    want = torch.where(keep, x / 0.7, 0.0)
+    _check_fwd_bwd(out, want, (x,))
+    torch.testing.assert_close(m.seeded_dropout(x, 0.3, seed=7), out)  # the seed fixes the mask
+    assert not torch.equal(m.seeded_dropout(x, 0.3, seed=8), out)
+    with pytest.raises(ValueError):
+        m.seeded_dropout(x, 1.0)
+
+
 def _jsd_ref(x, y, beta, labels=None, ignore_index=-100):
     q, p = x.exp(), y.exp()
     if beta == 0.0:
@@ -579,3 +619,26 @@ def test_helion_layer_norm_grad() -> None:
     _check_fwd_bwd(got, F.layer_norm(x, (37,), w, b, 1e-5), (x, w, b))
     with pytest.raises(ValueError):
         m.layer_norm(x, (7, 37), w, b)
+
+
+def test_helion_causal_attention() -> None:
+    m = lib("helion/causal_attention.py")
+    q, k, v = (torch.randn(2, 3, 37, 16) for _ in range(3))
+    want = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    torch.testing.assert_close(m.causal_attention(q, k, v), want, rtol=1e-4, atol=1e-4)
+    want = F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=0.1)
+    torch.testing.assert_close(m.causal_attention(q, k, v, 0.1), want, rtol=1e-4, atol=1e-4)
+    with pytest.raises(ValueError):
+        m.causal_attention(q, k[:, :2], v)
+
+
+def test_helion_group_norm() -> None:
+    m = lib("helion/group_norm.py")
+    x, w, b = torch.randn(2, 6, 5, 7), torch.randn(6), torch.randn(6)
+    torch.testing.assert_close(m.group_norm(x, 3, w, b), F.group_norm(x, 3, w, b))
+    out, mean, rstd = m.group_norm_fwd(x.reshape(2, 3, 2, 35), w.view(3, 2), b.view(3, 2))
+    groups = x.reshape(2, 3, -1)
+    torch.testing.assert_close(mean, groups.mean(-1))
+    torch.testing.assert_close(rstd, torch.rsqrt(groups.var(-1, unbiased=False) + 1e-5))
+    with pytest.raises(ValueError):
+        m.group_norm(x, 4, w, b)

@@ -130,6 +130,14 @@ def _library_cases(src: str, base: list, own: list) -> list[tuple]:
         where = [path for path in paths if re.search(edit[0], texts[path])]
         for path in where[::2]:
             kept[path].append(edit)
+    for path in paths:
+        # Every module gets at least three of the examples' edits that occur in it (which
+        # modules the alternation above skips shifts as modules are added).
+        for edit in base:
+            if len(kept[path]) >= 3:
+                break
+            if edit not in kept[path] and re.search(edit[0], texts[path]):
+                kept[path].append(edit)
     return [(src, path, kept[path] + own, 1, (OTHER[src],)) for path in paths]
 
 

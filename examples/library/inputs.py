@@ -106,10 +106,30 @@ def inputs(entry: str, device: str, dtype: str) -> tuple | None:
     if entry == "geglu_bwd":
         return rand(M, N), rand(M, N), rand(M, N)
     if entry in ("fused_linear_cross_entropy", "fused_linear_cross_entropy_forward"):
-        # A vocabulary wider than the hidden size: chunks of 8 of the M rows (the last ragged).
-        target = torch.randint(0, N, (M,))
+        # A vocabulary wider than the hidden size: two chunks of 8 of 16 rows (one chunk shape,
+        # so the Helion translation compiles once per dtype; tests/test_library_sources.py
+        # runs a ragged last chunk of the source).
+        target = torch.randint(0, N, (16,))
         target[::4] = -100
-        return rand(M, 13), rand(N, 13), target.to(device), -100, 0.1, "mean"
+        return rand(16, 13), rand(N, 13), target.to(device), -100, 0.1, "mean"
+    if entry in ("causal_attention", "causal_attention_fwd"):
+        # A ragged sequence of 37 and a head dim of 16 (loaded whole).
+        q, k, v = (rand(2, 3, N, 16) for _ in range(3))
+        if entry == "causal_attention":
+            return q, k, v
+        return q.view(6, N, 16), k.view(6, N, 16), v.view(6, N, 16), 0.25
+    if entry == "linear_decode":
+        return rand(2, 5, 300), rand(N, 300)
+    if entry == "splitk_gemm":
+        # K = 300: two rounds of 4 splits of 64, the last ragged.
+        return rand(M, 300), rand(300, N)
+    if entry == "group_norm":
+        # 6 channels in 3 groups over a ragged 5 x 7 image.
+        return rand(2, 6, 5, 7), 3, rand(6), rand(6), 1e-5
+    if entry == "group_norm_fwd":
+        return rand(2, 3, 2, 35), rand(3, 2), rand(3, 2), 1e-5
+    if entry == "seeded_dropout":
+        return rand(3, M, N), 0.3, 7
     if entry == "softmax_backward":
         return rand(M, N), torch.softmax(rand(M, N).float(), dim=-1).to(getattr(torch, dtype))
     # The rest tiletrans could synthesise at validation sizes; they are here so that

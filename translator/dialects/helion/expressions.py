@@ -430,6 +430,9 @@ class ExprBuilder:
         func = node.func
         name = self.qualname(func)
         g = self.grammar["frontend"]
+        if name in g.get("unsupported", {}):
+            short = name.removeprefix("helion.language.")
+            raise self.error(node, f"`hl.{short}` is not supported yet", g["unsupported"][name])
         try:
             args, kwargs = call_args(node)
         except TranslationError as err:

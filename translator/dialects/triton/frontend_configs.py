@@ -88,6 +88,19 @@ def autotune_configs(
                 f"tiletrans: dropped `{k}=` of @triton.autotune: it only steers the search"
             )
             continue
+        if k in ("reset_to_zero", "restore_value"):
+            # The autotuner zeroes (or restores) the named outputs around each timed run of a
+            # kernel that accumulates into them (split-K's atomics): the tuning loop of the
+            # target DSL (Helion's autotuner, say) gives no such guarantee, so the translation
+            # could leave an output summed over the benchmark runs.
+            raise TranslationError(
+                f"@triton.autotune's `{k}=` zeroes or restores outputs around every timed run "
+                "of a kernel that accumulates into them; the target's autotuner has no such "
+                "hook, so a tuned translation could leave an output summed over its runs",
+                info.locate(kwargs[k]),
+                "launch at a config the host picks instead (BLOCK_* and SPLIT_K as launch "
+                "arguments, `torch.zeros` for the output before the launch)",
+            )
         if k not in _AUTOTUNE_OPTIONS:
             raise TranslationError(
                 f"unsupported @triton.autotune option `{k}=`",

@@ -220,6 +220,21 @@ class ControlMixin:
                 self.persistent_tiles(node, first.tree, stop_val.tree, step_val.tree)
                 return
         vals = [first] + [self.ev(a) for a in args[1:]]
+        loaded = [self.src(a) for a, v in zip(args, vals, strict=True) if isinstance(v, Data)]
+        if loaded and 1 <= len(vals) <= 3:
+            # `for row in range(start, end)` with `start = tl.load(offsets_ptr + pid)`: a jagged
+            # row's length. The IR's loops run a trip count the host can compute (tiles of a
+            # size, or a strided share of them); a count read from memory has no IR form.
+            raise self.error(
+                node.iter,
+                f"the bounds of this loop ({', '.join(f'`{x}`' for x in loaded)}) are values the "
+                "kernel loads: the IR's loops run a number of iterations the host can compute, "
+                "and a data-dependent trip count (a jagged sequence's length) has none",
+                "pad the jagged values on the host (`torch.nested.to_padded_tensor`, or a "
+                "[B, max_len, D] buffer) and reduce the padded tensor with a dense kernel whose "
+                "loop runs `range(0, max_len, BLOCK)`, masking rows past each length with "
+                "`tl.where` on a lengths tensor",
+            )
         if not all(isinstance(v, Idx) for v in vals) or not 1 <= len(vals) <= 3:
             raise self.error(node.iter, "range bounds must be integers")
         trees = [v.tree for v in vals]
