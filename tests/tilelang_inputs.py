@@ -34,5 +34,6 @@ def tilelang_inputs(entry: str, device: str, dtype: str) -> tuple:
             randn(90) * 0.05,
         ),
         "cumsum": lambda: (randn(10, 90),),
+        "attention": lambda: (randn(1, 70, 2, 32), randn(1, 70, 2, 32), randn(1, 70, 2, 32)),
     }
     return table[entry]()
