@@ -87,21 +87,25 @@ def install() -> None:
     rmw = InterpreterBuilder.create_atomic_rmw
     cas = InterpreterBuilder.create_atomic_cas
 
-    def create_masked_load(self: Any, ptrs: Any, mask: Any, *rest: Any) -> Any:
+    def create_masked_load(self: Any, ptrs: Any, mask: Any, *rest: Any, **kw: Any) -> Any:
         _check(ptrs, mask, "load")
-        return load(self, ptrs, mask, *rest)
+        return load(self, ptrs, mask, *rest, **kw)
 
-    def create_masked_store(self: Any, ptrs: Any, value: Any, mask: Any, *rest: Any) -> Any:
+    def create_masked_store(
+        self: Any, ptrs: Any, value: Any, mask: Any, *rest: Any, **kw: Any
+    ) -> Any:
         _check(ptrs, mask, "store")
-        return store(self, ptrs, value, mask, *rest)
+        return store(self, ptrs, value, mask, *rest, **kw)
 
-    def create_atomic_rmw(self: Any, op: Any, ptr: Any, val: Any, mask: Any, *rest: Any) -> Any:
+    def create_atomic_rmw(
+        self: Any, op: Any, ptr: Any, val: Any, mask: Any, *rest: Any, **kw: Any
+    ) -> Any:
         _check(ptr, mask, "atomic")
-        return rmw(self, op, ptr, val, mask, *rest)
+        return rmw(self, op, ptr, val, mask, *rest, **kw)
 
-    def create_atomic_cas(self: Any, ptr: Any, *rest: Any) -> Any:
+    def create_atomic_cas(self: Any, ptr: Any, *rest: Any, **kw: Any) -> Any:
         _check(ptr, None, "atomic")
-        return cas(self, ptr, *rest)
+        return cas(self, ptr, *rest, **kw)
 
     GridExecutor._init_args_hst = _init_args_hst
     GridExecutor._restore_args_dev = _restore_args_dev
