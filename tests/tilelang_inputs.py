@@ -26,7 +26,7 @@ def tilelang_inputs(entry: str, device: str, dtype: str) -> tuple:
         "gelu": lambda: (randn(1000),),
         "scaled_add": lambda: (randn(40, 150), randn(40, 150), 0.75),
         "matmul_bias_relu": lambda: (randn(70, 40), randn(40, 90), randn(90)),
-        "bmm": lambda: (randn(2, 70, 24), randn(2, 24, 50)),
+        "bmm": lambda: (randn(2, 40, 24), randn(2, 24, 50)),
         "matmul": lambda: (randn(70, 40), randn(40, 140)),
         "dequant_gemm": lambda: (
             randn(70, 40),
@@ -34,5 +34,6 @@ def tilelang_inputs(entry: str, device: str, dtype: str) -> tuple:
             randn(90) * 0.05,
         ),
         "cumsum": lambda: (randn(10, 90),),
+        "attention": lambda: (randn(1, 70, 2, 32), randn(1, 70, 2, 32), randn(1, 70, 2, 32)),
     }
     return table[entry]()

@@ -633,7 +633,7 @@ class Launch(Stmt):
     target whose launches pass tile sizes to pass the same value rather than a default.
 
     ``setup`` and ``value`` are for DSLs whose runtime allocates a kernel's outputs, so that
-    the launch is an expression worth them (TileLang's ``out_idx``: ``c = kernel(a, b)``):
+    the launch is an expression worth them (``c = kernel(a, b)``, ``c`` allocated by the DSL):
     ``setup`` are host statements (Python text, plain torch) that allocate those outputs
     before the launch; ``value`` is the Python text of what the source's launch expression
     evaluated to (the outputs' names). Every target then launches as a statement of its own

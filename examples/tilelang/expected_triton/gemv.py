@@ -41,7 +41,7 @@ def gemv(
         a_tile = tl.load(A_ptrs, mask=mask_bx[:, None] & mask_ko[None, :], other=0.0)
         x_tile = tl.load(x_ptrs, mask=mask_ko, other=0.0)
         prod = a_tile.to(tl.float32) * x_tile[None, :].to(tl.float32)
-        partial = tl.sum(prod, axis=1)
+        partial = tl.sum(tl.where(mask_ko[None, :], prod, 0.0), axis=1)
         acc = acc + partial
         A_ptrs += BLOCK_K * stride_A1
         x_ptrs += BLOCK_K * stride_x0

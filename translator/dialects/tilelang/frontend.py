@@ -176,6 +176,8 @@ class KernelLifter:
         #: the lane variables that run past a padded whole dim's extent
         self.padded_lanes: set[str] = set()
         self.threads: str | int | None = None
+        #: tile variables of sequential (K) loops
+        self.loop_tiles: set[str] = set()
         #: IR tunable -> the factory parameter it stands for (``num_warps`` -> ``threads``)
         self.factory_param: dict[str, str] = {}
         #: buffers whose contents are a region of a global tensor (lanes past its edge hold 0)
@@ -399,6 +401,8 @@ class KernelLifter:
             return self.scalar_param(node)
         if isinstance(node, cst.Integer):
             return ir.Const(int(node.value))
+        if isinstance(node, cst.Float):
+            return ir.Const(float(node.value))
         if isinstance(node, cst.BinaryOperation) and type(node.operator) in _BINOPS:
             return ir.BinOp(
                 _BINOPS[type(node.operator)], self.host_expr(node.left), self.host_expr(node.right)
@@ -442,6 +446,7 @@ class KernelLifter:
                     pos, _ = call_args(it)
                     if len(pos) == 1:
                         lifter.tile_var(node.target.value, pos[0])
+                        lifter.loop_tiles.add(node.target.value)
 
         body.visit(Scan())
 
@@ -455,6 +460,11 @@ class KernelLifter:
         return (
             isinstance(node, cst.Call) and self.mod.name_of(node.func) in self.g["kernel"]["pad_to"]
         )
+
+    def is_loop_block(self, d: ir.Dim) -> bool:
+        """Whether ``d`` spans the block of a K-loop tile (its last tile runs past the extent:
+        the lanes a reduction or dot over it must leave out)."""
+        return isinstance(d, ir.BlockDim) and d.tile in self.loop_tiles
 
     def dim(self, node: cst.BaseExpression) -> ir.Dim:
         """The IR dim of a buffer-shape or ``T.Parallel`` extent."""
@@ -502,6 +512,7 @@ class KernelLifter:
             if entries is not None
             else (self.is_padded(shape),)
         )
+        padded = tuple(p or self.is_loop_block(d) for p, d in zip(padded, dims))
         self.buffers[name] = _Buffer(name, dims, self.dtype(dt), call, padded)
 
     def buffer(self, node: cst.BaseExpression) -> _Buffer:
@@ -596,7 +607,8 @@ class KernelLifter:
             self.alloc(target.value, value)
             return []
         if isinstance(target, cst.Subscript):
-            return [self.element_store(target, value, s)]
+            stmt = self.element_store(target, value, s)
+            return [stmt] if stmt is not None else []
         raise self.error(
             s,
             f"`{source_of(s).strip()}` is not read",
@@ -615,11 +627,12 @@ class KernelLifter:
         if op is None or not isinstance(s.target, cst.Subscript):
             raise self.error(s, f"`{source_of(s).strip()}` is not read")
         combined = cst.BinaryOperation(left=s.target, operator=_CST_OPS[op](), right=s.value)
-        return [self.element_store(s.target, combined, s)]
+        stmt = self.element_store(s.target, combined, s)
+        return [stmt] if stmt is not None else []
 
     def element_store(
         self, target: cst.Subscript, value: cst.BaseExpression, node: cst.CSTNode
-    ) -> ir.Stmt:
+    ) -> ir.Stmt | None:
         """``buf[i, j] = v`` in a ``T.Parallel`` loop (every lane of the buffer), ``buf[0] = v``
         of a one-lane buffer, or ``C[by * BM + i, j] = v`` (a store to a global tensor)."""
         base = target.value
@@ -653,7 +666,11 @@ class KernelLifter:
                 "write buffers as `buf[i, j] = ...` in a T.Parallel loop over the buffer's shape",
             )
         pad = self.pad_of(value) if any(buf.padded) else None
-        return self.assign(buf, self.lane_expr(value), node, pad)
+        lifted = self.lane_expr(value)
+        if lifted == ir.Name(buf.name):
+            buf.pad = pad  # a select on the lanes' validity: only the padding changes
+            return None
+        return self.assign(buf, lifted, node, pad)
 
     def st_call(self, call: cst.Call) -> list[ir.Stmt]:
         self.check_unsupported(call)
@@ -701,6 +718,8 @@ class KernelLifter:
     def region(self, sub: cst.Subscript, buf: _Buffer) -> tuple[ir.IndexItem, ...]:
         """The index of a tensor region copied to or from ``buf``: aligned with the buffer from
         the right, leading indices scalars."""
+        if any(isinstance(el.slice, cst.Slice) for el in sub.slice):
+            return self.sliced_region(sub, buf)
         starts = []
         for el in sub.slice:
             if not isinstance(el.slice, cst.Index):
@@ -714,6 +733,41 @@ class KernelLifter:
             items.append(ir.ScalarIndex(self.scalar_expr(start)))
         for start, d in zip(starts[lead:], buf.dims):
             items.append(self.region_item(start, d))
+        return tuple(items)
+
+    def sliced_region(self, sub: cst.Subscript, buf: _Buffer) -> tuple[ir.IndexItem, ...]:
+        """A region written with slices (``Q[bz, bx * BM:(bx + 1) * BM, by, :]``): each slice
+        is one of the buffer's dims in order, each index a scalar."""
+        items: list[ir.IndexItem] = []
+        dims = list(buf.dims)
+        for el in sub.slice:
+            s = el.slice
+            if isinstance(s, cst.Index):
+                items.append(ir.ScalarIndex(self.scalar_expr(s.value)))
+                continue
+            assert isinstance(s, cst.Slice)
+            if not dims:
+                raise self.error(el, f"the region has more sliced dims than `{buf.name}`")
+            d = dims.pop(0)
+            if s.step is not None:
+                raise self.error(el, "strided regions are not read")
+            if s.lower is None and s.upper is None:
+                if not isinstance(d, ir.FullDim):
+                    raise self.error(el, f"`:` spans a whole dim, `{buf.name}`'s dim is a tile")
+                items.append(ir.FullIndex(d.extent))
+                continue
+            lower = s.lower if s.lower is not None else cst.Integer("0")
+            item = self.region_item(lower, d)
+            if s.upper is not None and isinstance(d, ir.BlockDim):
+                tile = self.tiles[d.tile]
+                want = f"({tile.name} + 1) * {_block_text(tile)}"
+                if source_of(s.upper).replace(" ", "") != want.replace(" ", ""):
+                    raise self.error(
+                        s.upper, f"the slice must end at `{want}` (one block of `{tile.name}`)"
+                    )
+            items.append(item)
+        if dims:
+            raise self.error(sub, f"the region has fewer sliced dims than `{buf.name}`")
         return tuple(items)
 
     def region_item(self, start: cst.BaseExpression, d: ir.Dim) -> ir.IndexItem:
@@ -799,16 +853,17 @@ class KernelLifter:
         # masked is what every target can write. Along a block, every lane takes part as it
         # holds (a T.copy padded it with 0).
         whole = isinstance(src.dims[axis], ir.FullDim)
-        if src.padded and src.padded[axis]:
-            identity = {"sum": 0.0, "max": -math.inf, "min": math.inf}[op]
-            if src.pad != identity:
-                held = "values the frontend cannot name" if src.pad is None else f"{src.pad}"
-                raise self.error(
-                    call,
-                    f"`{src.name}`'s lanes past the row's end hold {held}, not the identity "
-                    f"{identity} of the {op} this reduces them with",
-                    f"write them as T.if_then_else(j < N, value, {identity}) before reducing",
-                )
+        identity = {"sum": 0.0, "max": -math.inf, "min": math.inf}[op]
+        if src.padded and src.padded[axis] and src.pad == identity:
+            whole = True  # the lanes past the extent hold the identity: masked or not is one
+        elif src.padded and src.padded[axis] and whole and src.pad != identity:
+            held = "values the frontend cannot name" if src.pad is None else f"{src.pad}"
+            raise self.error(
+                call,
+                f"`{src.name}`'s lanes past the row's end hold {held}, not the identity "
+                f"{identity} of the {op} this reduces them with",
+                f"write them as T.if_then_else(j < N, value, {identity}) before reducing",
+            )
         value: ir.Expr = ir.Reduce(
             op, ir.Name(src.name), axis, masked=whole, loc=self.mod.locate(call)
         )
@@ -911,7 +966,9 @@ class KernelLifter:
         if len(names) != len(pos):
             raise self.error(s, "bind one name per T.Parallel extent")
         self.lanes = [(n, self.dim(e)) for n, e in zip(names, pos)]
-        self.padded_lanes = {n for n, e in zip(names, pos) if self.is_padded(e)}
+        self.padded_lanes = {
+            n for (n, d), e in zip(self.lanes, pos) if self.is_padded(e) or self.is_loop_block(d)
+        }
         try:
             return list(self.block(s.body.body))
         finally:
@@ -1061,6 +1118,14 @@ class KernelLifter:
         return ir.Const(float(node.evaluated_value))
 
     def ex_binop(self, node: cst.BinaryOperation) -> ir.Expr:
+        lanes = [n for n, _ in self.lanes]
+        lane = self.lane_of(node, lanes) if isinstance(node.operator, cst.Add) else None
+        if lane is not None and lane[1] is not None:
+            axis, offset = lane
+            d = self.lanes[axis][1]
+            if isinstance(d, ir.BlockDim) and self.is_tile_start(offset, self.tiles[d.tile]):
+                # `k * block_N + j`: the tensor indices of tile k's lanes
+                return self.place(ir.TileAttr(d.tile, "index"), [axis])
         op = _BINOPS.get(type(node.operator))
         if op is None:
             raise self.error(node, f"operator in `{source_of(node)}` is not read")
@@ -1118,20 +1183,23 @@ class KernelLifter:
         if not (isinstance(node, cst.Comparison) and len(node.comparisons) == 1):
             return False
         c = node.comparisons[0]
-        left = node.left
-        if not (
-            isinstance(c.operator, cst.LessThan)
-            and isinstance(left, cst.Name)
-            and left.value in self.padded_lanes
-        ):
+        if not isinstance(c.operator, cst.LessThan):
             return False
         lanes = [n for n, _ in self.lanes]
-        dim = self.lanes[lanes.index(left.value)][1]
+        lane = self.lane_of(node.left, lanes)
+        if lane is None or lanes[lane[0]] not in self.padded_lanes:
+            return False
+        axis, offset = lane
+        dim = self.lanes[axis][1]
         try:
             bound = self.scalar_expr(c.comparator)
         except TranslationError:
             return False
-        return isinstance(dim, ir.FullDim) and bound == dim.extent
+        if isinstance(dim, ir.FullDim):
+            return offset is None and bound == dim.extent
+        # `k * block_N + j < N`: the lanes of K-loop tile k inside its extent
+        tile = self.tiles[dim.tile]  # type: ignore[union-attr]
+        return offset is not None and self.is_tile_start(offset, tile) and bound == tile.extent
 
     def pad_of(self, node: cst.BaseExpression | None) -> float | None:
         """What ``node`` (an element expression) holds on the lanes past a padded row's end
@@ -1327,6 +1395,8 @@ def _factory(fn: cst.FunctionDef, mod: _Module, g: dict) -> _Factory:
         pos, kw = call_args(ann)
         shape = kw.get("shape", pos[0] if pos else None)
         dtype = kw.get("dtype", pos[1] if len(pos) > 1 else None)
+        if isinstance(shape, cst.Name) and shape.value in local_values:
+            shape = local_values[shape.value]  # `shape = [batch, seq_len, heads, dim]`
         if not isinstance(shape, (cst.Tuple, cst.List)) or dtype is None:
             raise mod.error(ann, "T.Tensor((sizes...), dtype) is read")
         entries = [e.value for e in shape.elements]
