@@ -295,7 +295,7 @@ def test_parse_detects_the_dsl_of_a_file():
     assert parse_file(ROOT / "examples" / "triton" / "add.py").source_dialect == "triton"
     # A translation that still imports its source's package for host helpers is read as what
     # its device code is written in.
-    golden = ROOT / "examples" / "triton" / "expected_helion" / "layer_norm.py"
+    golden = ROOT / "examples" / "triton" / "expected_helion" / "rms_norm.py"
     assert "import triton\n" in golden.read_text()
     assert parse_file(golden).source_dialect == "helion"
     for k in parse_file(golden).kernels:

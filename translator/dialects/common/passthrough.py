@@ -93,6 +93,9 @@ def assemble(module: ir.Module, rendering: Rendering) -> str:
             "launch kernels in statements or expressions of their own",
         )
     tree = _drop_unused(tree, editor.if_unused)
+    # Re-read from text: the edited tree can hold one rendered node in several places (a launch's
+    # argument tuple), and the dead-host analysis tells statements and reads apart by identity.
+    tree = cst.parse_module(tree.code)
     tree = remove_dead_host(tree, source=plan.source, skip=_kernel_names(rendering))
     tree = _fix_imports(tree, plan.packages, rendering.imports, rendering.drop_imports)
     tree = _with_header(tree, module, rendering.command)

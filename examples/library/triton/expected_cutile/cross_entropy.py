@@ -143,6 +143,7 @@ def cross_entropy_forward(_input, target, ignore_index, reduction):
 
 def cross_entropy_backward(grad_input, grad_output):
     BT, V = grad_input.shape
+    BLOCK_SIZE = min(MAX_FUSED_SIZE, triton.next_power_of_2(V))
     if grad_output.dim() == 0:
         # If cross entropy is the last layer, grad_output is 1.0. Skip the mul to save time.
         if torch.equal(grad_output, torch.tensor(1.0, device=grad_output.device)):

@@ -161,6 +161,7 @@ def linear(
     out = matmul(x_2d, weight.t())
     M, N = out.shape
     if bias is not None:
+        BLOCK_SIZE_M, BLOCK_SIZE_N = 16, 32
         if activation == "relu":
             # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
             ct.launch(
