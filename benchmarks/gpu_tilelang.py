@@ -190,12 +190,15 @@ class _TileLangInputs:
             return None
 
 
-def run_tilelang_sources() -> list[dict]:
-    """Every TileLang example against each of its Helion and Triton translations."""
+def run_tilelang_sources(only: list[str] | None = None) -> list[dict]:
+    """Every TileLang example (or those named in ``only``) against each of its Helion and
+    Triton translations."""
     from benchmarks.gpu_library import run_pair
 
     rows = []
     for source in sorted((ROOT / "examples" / "tilelang").glob("*.py")):
+        if only and source.stem not in only:
+            continue
         for dst in ("helion", "triton"):
             golden = source.parent / f"expected_{dst}" / source.name
             if not golden.is_file():
@@ -234,7 +237,7 @@ def main(argv: list[str]) -> int:
         jobs += [(run_helion, n) for n in HELION_CASES if not opts.only or n in opts.only]
     if "triton" in parts:
         jobs += [(run_triton, n) for n in TRITON_CASES if not opts.only or n in opts.only]
-    rows = run_tilelang_sources() if "tilelang" in parts else []
+    rows = run_tilelang_sources(opts.only) if "tilelang" in parts else []
     for fn, name in jobs:
         t0 = time.time()
         try:

@@ -55,25 +55,51 @@ def test_every_constexpr_parameter_of_an_emitted_kernel_is_read(golden: Path) ->
         assert not [c for c in constexprs if c not in read], fn.name
 
 
-def test_a_rank_the_frontend_assumed_writes_no_guard_into_host_code() -> None:
-    # `hl.tile(x.size())` makes the frontend take x to be 1-d: that is a fact of the IR's
-    # entry (for validation), not a line of the translation.
-    source = HEADER + (
-        "@helion.kernel()\n"
-        "def twice(x: torch.Tensor) -> torch.Tensor:\n"
-        "    out = torch.empty_like(x)\n"
-        "    for tile in hl.tile(x.size()):\n"
-        "        out[tile] = x[tile] * 2\n"
-        "    return out\n"
-    )
+_TWICE = HEADER + (
+    "@helion.kernel()\n"
+    "def twice(x: torch.Tensor) -> torch.Tensor:\n"
+    "    out = torch.empty_like(x)\n"
+    "    for tile in hl.tile(x.size()):\n"
+    "        out[tile] = x[tile] * 2\n"
+    "    return out\n"
+)
+
+
+@pytest.mark.parametrize("dst", ["triton", "tilelang", "cutile"])
+def test_a_rank_the_frontend_assumed_is_checked_in_plain_words(dst: str) -> None:
+    # Helion tiles `hl.tile(x.size())` by x's actual rank; the translation is written for the
+    # one loop target's 1 dim, so it must refuse a 2-d x, and say so readably (no
+    # `_ = x.shape` unpacking, no tiletrans jargon).
     from translator.api import parse_source
 
-    entry = parse_source(source, "k.py", "helion").entries[0]
-    assert "rank guard" in repr(entry)  # the frontend did assume a rank
-    for dst in ("triton", "helion"):
-        text = translate_source(source, "k.py", "helion", dst)
-        assert "rank guard" not in text
-        assert not re.search(r"^\s*_(, _)* = ", text, re.M), dst
+    entry = parse_source(_TWICE, "k.py", "helion").entries[0]
+    assert any(getattr(s, "assumed", None) for s in entry.body)
+    text = translate_source(_TWICE, "k.py", "helion", dst)
+    assert "rank guard" not in text
+    assert not re.search(r"^\s*_(, _)* = ", text, re.M), dst
+    body = text.split("def twice(")[1]
+    assert "if x.dim() != 1:" in body
+    assert "raise ValueError(" in body
+    assert "Written for 1-d `x`: `hl.tile(x.size())` has 1 loop target" in body
+
+
+def test_a_translation_refuses_the_rank_it_was_not_written_for(tmp_path: Path) -> None:
+    # Run the Triton translation (interpreter): a 1-d x computes what the source does, a 2-d x
+    # raises instead of silently doubling only its first column's worth of elements.
+    import torch
+
+    from validation.equivalence import use_interpreter
+    from validation.runners import load_module, pin_first_configs
+
+    use_interpreter()
+    path = tmp_path / "twice_triton.py"
+    path.write_text(translate_source(_TWICE, "k.py", "helion", "triton"))
+    mod = load_module(path, "translated")
+    pin_first_configs(mod)  # the interpreter cannot autotune
+    x = torch.randn(37)
+    torch.testing.assert_close(mod.twice(x), x * 2)
+    with pytest.raises(ValueError, match="must be 1-d, not 2-d"):
+        mod.twice(torch.randn(5, 7))
 
 
 def test_comments_on_removed_index_arithmetic_are_dropped_not_piled_up() -> None:

@@ -495,11 +495,17 @@ class Param:
 
 @dataclass(frozen=True)
 class ShapeUnpack(Stmt):
-    """``a, b = x.size()``: ``targets[i]`` binds ``x.size(i)``; ``None`` targets are discarded."""
+    """``a, b = x.size()``: ``targets[i]`` binds ``x.size(i)``; ``None`` targets are discarded.
+
+    ``assumed`` (the source construct that implies it, e.g. "`hl.tile(x.size())` has 1 loop
+    target") marks a rank the kernels take for ``tensor`` that no host statement of the source
+    checks: the source's DSL reads that construct by the tensor's actual rank, a translation
+    is written for this one, so every backend checks it on the host before the launch."""
 
     targets: tuple[str | None, ...]
     tensor: str
     comments: tuple[str, ...] = ()
+    assumed: str | None = None
     loc: Loc | None = _loc()
 
 

@@ -186,7 +186,8 @@ def format_stmt(s: ir.Stmt, indent: int = 0) -> list[str]:
         lines.append(f"{pad}launch {s.kernel}({args}){site}")
     elif isinstance(s, ir.ShapeUnpack):
         targets = ", ".join(t or "_" for t in s.targets)
-        lines.append(f"{pad}{targets} = shape({s.tensor})")
+        assumed = f"  # assumed: {s.assumed}" if s.assumed else ""
+        lines.append(f"{pad}{targets} = shape({s.tensor}){assumed}")
     elif isinstance(s, ir.Alloc):
         shape = (
             f"like {s.like}"

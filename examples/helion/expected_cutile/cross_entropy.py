@@ -64,6 +64,9 @@ def cross_entropy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     # Flat view so the target logit can be gathered with a computed offset.
     logits_flat = logits.view(-1)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    # Written for 1-d `labels`: `labels[tile_n]` has 1 index.
+    if labels.dim() != 1:
+        raise ValueError(f"`labels` must be 1-d, not {labels.dim()}-d")
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(n, 4), 1, 1),

@@ -94,6 +94,9 @@ def cross_entropy_onehot(logits: torch.Tensor, labels: torch.Tensor) -> torch.Te
     assert labels.size(0) == n, "one label per row"
     losses = torch.empty([n], dtype=torch.float32, device=logits.device)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    # Written for 1-d `labels`: `labels[tile_n]` has 1 index.
+    if labels.dim() != 1:
+        raise ValueError(f"`labels` must be 1-d, not {labels.dim()}-d")
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(n, 4), 1, 1),

@@ -43,6 +43,9 @@ def exp(x: torch.Tensor) -> torch.Tensor:
     out = torch.empty_like(x)
     # hl.tile over x.size() yields one tile per block of 1024 elements.
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    # Written for 1-d `x`: `hl.tile(x.size())` has 1 loop target.
+    if x.dim() != 1:
+        raise ValueError(f"`x` must be 1-d, not {x.dim()}-d")
     ct.launch(
         torch.cuda.current_stream(), (ct.cdiv(x.size(0), 1024), 1, 1), _exp_kernel, (x, out, 1024)
     )

@@ -76,6 +76,9 @@ def rms_norm(
     out = torch.empty_like(x)
     inv_rms = torch.empty([m], dtype=torch.float32, device=x.device)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    # Written for 1-d `weight`: `weight[:]` has 1 index.
+    if weight.dim() != 1:
+        raise ValueError(f"`weight` must be 1-d, not {weight.dim()}-d")
     ct.launch(
         torch.cuda.current_stream(),
         (m, 1, 1),

@@ -48,5 +48,8 @@ def cross_entropy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     losses = torch.empty([n], dtype=torch.float32, device=logits.device)
     # Flat view so the target logit can be gathered with a computed offset.
     logits_flat = logits.view(-1)
+    # Written for 1-d `labels`: `labels[tile_n]` has 1 index.
+    if labels.dim() != 1:
+        raise ValueError(f"`labels` must be 1-d, not {labels.dim()}-d")
     _cross_entropy_kernel(logits, labels, losses, logits_flat, n, v)
     return losses

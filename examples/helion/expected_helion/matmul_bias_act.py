@@ -42,5 +42,8 @@ def matmul_bias_act(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor) -> tor
     assert k == k2, f"size mismatch {k} != {k2}"
     assert bias.size(0) == n, "bias must have one entry per output column"
     out = torch.empty([m, n], dtype=x.dtype, device=x.device)
+    # Written for 1-d `bias`: `bias[tile_n]` has 1 index.
+    if bias.dim() != 1:
+        raise ValueError(f"`bias` must be 1-d, not {bias.dim()}-d")
     _matmul_bias_act_kernel(x, w, bias, out, m, k, n)
     return out

@@ -118,6 +118,9 @@ def cross_entropy_onehot(logits: torch.Tensor, labels: torch.Tensor) -> torch.Te
     n, v = logits.size()
     assert labels.size(0) == n, "one label per row"
     losses = torch.empty([n], dtype=torch.float32, device=logits.device)
+    # Written for 1-d `labels`: `labels[tile_n]` has 1 index.
+    if labels.dim() != 1:
+        raise ValueError(f"`labels` must be 1-d, not {labels.dim()}-d")
     _cross_entropy_onehot_kernel(
         logits.shape,
         logits.stride(),

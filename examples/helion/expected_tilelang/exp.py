@@ -47,5 +47,8 @@ def exp(x: torch.Tensor) -> torch.Tensor:
     """
     out = torch.empty_like(x)
     # hl.tile over x.size() yields one tile per block of 1024 elements.
+    # Written for 1-d `x`: `hl.tile(x.size())` has 1 loop target.
+    if x.dim() != 1:
+        raise ValueError(f"`x` must be 1-d, not {x.dim()}-d")
     _exp_kernel(x.shape, x.stride(), x.dtype, out.shape, out.stride(), out.dtype)(x, out)
     return out

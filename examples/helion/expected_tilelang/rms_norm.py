@@ -93,6 +93,9 @@ def rms_norm(
     assert weight.size(0) == n, "weight must have one entry per column"
     out = torch.empty_like(x)
     inv_rms = torch.empty([m], dtype=torch.float32, device=x.device)
+    # Written for 1-d `weight`: `weight[:]` has 1 index.
+    if weight.dim() != 1:
+        raise ValueError(f"`weight` must be 1-d, not {weight.dim()}-d")
     _rms_norm_kernel(
         x.shape,
         x.stride(),

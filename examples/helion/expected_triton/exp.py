@@ -43,8 +43,11 @@ def exp(x: torch.Tensor) -> torch.Tensor:
         A tensor of shape [n] holding ``exp(x)``.
     """
     out = torch.empty_like(x)
-
     # hl.tile over x.size() yields one tile per block of 1024 elements.
+    # Written for 1-d `x`: `hl.tile(x.size())` has 1 loop target.
+    if x.dim() != 1:
+        raise ValueError(f"`x` must be 1-d, not {x.dim()}-d")
+
     def grid(meta):
         return (triton.cdiv(x.size(0), meta["BLOCK_SIZE_TILE"]),)
 

@@ -76,6 +76,9 @@ def layer_norm(
     assert weight.size(0) == n, "weight must have one entry per column"
     assert bias.size(0) == n, "bias must have one entry per column"
     out = torch.empty([m, n], dtype=x.dtype, device=x.device)
+    # Written for 1-d `weight`, `bias`: `weight[:]` has 1 index; `bias[:]` has 1 index.
+    if weight.dim() != 1 or bias.dim() != 1:
+        raise ValueError("weight, bias must be 1-d")
     _layer_norm_kernel[(m,)](
         x,
         weight,

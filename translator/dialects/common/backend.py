@@ -13,7 +13,7 @@ import dataclasses
 from typing import ClassVar
 
 from translator.diagnostics import TranslationError
-from translator.dialects.common.host_code import with_synthesized_host
+from translator.dialects.common.host_code import rank_checks, with_synthesized_host
 from translator.dialects.common.passthrough import KernelCode, LaunchCode, Rendering, assemble
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
@@ -58,10 +58,12 @@ class Backend:
         kernels = {k.name: self.kernel_code(k, module) for k in module.kernels}
         launches: dict[int, LaunchCode] = {}
         for entry in module.entries:
+            checks = rank_checks(entry.body)
             for launch in entry.launches():
                 if launch.site is not None:
                     kernel = module.kernel(launch.kernel)
                     code = self.launch_code(kernel, launch, module)
+                    code = dataclasses.replace(code, prelude=(*checks, *code.prelude))
                     launches[launch.site] = _with_outputs(code, launch, module)
         imports = list(self.imports(module))
         for code in kernels.values():

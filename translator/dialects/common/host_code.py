@@ -11,7 +11,7 @@ functions and makes each launch a site, after which it translates like any parse
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -251,9 +251,37 @@ def _function_lines(entry: ir.Entry, printer: HostPrinter) -> list[str]:
     return lines
 
 
+def rank_checks(stmts: Sequence[ir.Stmt]) -> tuple[str, ...]:
+    """The host checks of the ranks the kernels assume (:attr:`ir.ShapeUnpack.assumed`) among
+    ``stmts``, one ``if`` per rank: a translation written for that rank refuses any other
+    instead of computing something else."""
+    by_rank: dict[int, list[ir.ShapeUnpack]] = {}
+    for s in stmts:
+        if isinstance(s, ir.ShapeUnpack) and s.assumed:
+            by_rank.setdefault(len(s.targets), []).append(s)
+    checks = []
+    for n, group in by_rank.items():
+        names = [s.tensor for s in group]
+        listed = ", ".join(f"`{t}`" for t in names)
+        test = " or ".join(f"{t}.dim() != {n}" for t in names)
+        if len(names) == 1:
+            t = names[0]
+            message = f'f"`{t}` must be {n}-d, not {{{t}.dim()}}-d"'
+        else:
+            message = f'"{", ".join(names)} must be {n}-d"'
+        checks.append(
+            f"# Written for {n}-d {listed}: {'; '.join(s.assumed or '' for s in group)}.\n"
+            f"if {test}:\n"
+            f"    raise ValueError({message})"
+        )
+    return tuple(checks)
+
+
 def host_statement(s: ir.Stmt, printer: HostPrinter) -> str:
     """One modelled host statement as Python."""
     p = printer
+    if isinstance(s, ir.ShapeUnpack) and s.assumed:
+        return rank_checks([s])[0]
     if isinstance(s, ir.ShapeUnpack):
         targets = ", ".join(t or "_" for t in s.targets)
         if len(s.targets) == 1:

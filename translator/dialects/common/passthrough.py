@@ -310,6 +310,8 @@ class _Editor(cst.CSTTransformer):
         indent, _ = self._layout(site)
         new = _statements_at([*prelude, *code.prelude, code.expr], indent)
         leading = list(getattr(stmt, "leading_lines", ())) + _comment_lines([*notes, *code.notes])
+        # The prelude's own comments (a check's why) follow the source's comments.
+        leading += [line for line in new[0].leading_lines if line.comment is not None]
         if isinstance(new[0], cst.FunctionDef) and indent:
             leading = _blank_first(leading)
         new[0] = _with_leading(new[0], leading)
@@ -325,7 +327,9 @@ class _Editor(cst.CSTTransformer):
         new = _statements_at(prelude, indent) if prelude else []
         if new:
             nested_def = isinstance(new[-1], cst.FunctionDef) and bool(indent)
-            lines = leading + _comment_lines(notes)
+            # The prelude's own comments (a check's why) follow the source's comments.
+            own = [line for line in new[0].leading_lines if line.comment is not None]
+            lines = leading + _comment_lines(notes) + own
             new[0] = _with_leading(new[0], _blank_first(lines) if nested_def else lines)
             return [*new, _with_leading(first, _blank(1) if nested_def else []), *stmts[1:]]
         return [_with_leading(first, leading + _comment_lines(notes)), *stmts[1:]]

@@ -122,16 +122,14 @@ class EntryScope:
         """Take ``tensor`` (of unknown rank) to be ``rank``-d, as the source's use ``why`` does.
 
         Helion reads such uses by the tensor's actual rank (``x[tile]`` of a 2-d ``x`` is a 2-d
-        tile, ``hl.tile(x.size())`` yields one tile per dim), so the IR states the assumption as
-        a guard on the host: unpacking the shape into ``rank`` discarded names raises for any
-        other rank. The guard goes on the tensor the shape comes from (``out`` allocated like
-        ``x`` guards ``x``).
+        tile, ``hl.tile(x.size())`` yields one tile per dim), so the IR states the assumption
+        (:attr:`ir.ShapeUnpack.assumed`), which backends check on the host. The check goes on
+        the tensor the shape comes from (``out`` allocated like ``x`` checks ``x``).
         """
         root = self.like_root(tensor)
         self._assumed[root] = rank
         shaped = f" (`{tensor}` is shaped like it)" if root != tensor else ""
-        comment = f"tiletrans: rank guard: {why}, so `{root}` must be {rank}-d{shaped}"
-        self.rank_guards.append(ir.ShapeUnpack((None,) * rank, root, comments=(comment,)))
+        self.rank_guards.append(ir.ShapeUnpack((None,) * rank, root, assumed=f"{why}{shaped}"))
 
     def fresh(self, base: str) -> str:
         """A new local name starting with ``base``."""

@@ -135,6 +135,9 @@ def causal_attention_fwd(
     # tiletrans: dropped `head_dim = hl.specialize(head_dim)`: the kernels take it as a compile-time constant
     out = torch.empty_like(q)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    # Written for 3-d `k`, `v`: `k[b, tile_n, :]` has 3 indices; `v[b, tile_n, :]` has 3 indices.
+    if k.dim() != 3 or v.dim() != 3:
+        raise ValueError("k, v must be 3-d")
     ct.launch(
         torch.cuda.current_stream(),
         (bh, ct.cdiv(seq, 64), 1),

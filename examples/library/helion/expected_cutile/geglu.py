@@ -68,6 +68,9 @@ def geglu_fwd(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     m, n = a.size()
     out = torch.empty_like(a)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    # Written for 2-d `b`: `b[tile_m, tile_n]` has 2 indices.
+    if b.dim() != 2:
+        raise ValueError(f"`b` must be 2-d, not {b.dim()}-d")
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(m, 32), ct.cdiv(n, 32), 1),
@@ -139,6 +142,9 @@ def geglu_bwd(
     grad_a = torch.empty_like(a)
     grad_b = torch.empty_like(b)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    # Written for 2-d `grad_out`, `b`: `grad_out[tile_m, tile_n]` has 2 indices; `b[tile_m, tile_n]` has 2 indices.
+    if grad_out.dim() != 2 or b.dim() != 2:
+        raise ValueError("grad_out, b must be 2-d")
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(m, 32), ct.cdiv(n, 32), 1),

@@ -76,6 +76,9 @@ def w8a16_matmul(x: torch.Tensor, w: torch.Tensor, scale: torch.Tensor) -> torch
     assert k == k2, f"size mismatch {k} != {k2}"
     out = torch.empty([m, n], dtype=x.dtype, device=x.device)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    # Written for 1-d `scale`: `scale[tile_n]` has 1 index.
+    if scale.dim() != 1:
+        raise ValueError(f"`scale` must be 1-d, not {scale.dim()}-d")
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(m, 32), ct.cdiv(n, 64), 1),

@@ -118,6 +118,9 @@ def causal_attention_fwd(
     bh, seq, head_dim = q.size()
     # tiletrans: dropped `head_dim = hl.specialize(head_dim)`: the kernels take it as a compile-time constant
     out = torch.empty_like(q)
+    # Written for 3-d `k`, `v`: `k[b, tile_n, :]` has 3 indices; `v[b, tile_n, :]` has 3 indices.
+    if k.dim() != 3 or v.dim() != 3:
+        raise ValueError("k, v must be 3-d")
 
     def grid(meta):
         return (bh * triton.cdiv(seq, meta["BLOCK_SIZE_M"]),)

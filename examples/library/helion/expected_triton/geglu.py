@@ -83,6 +83,9 @@ def geglu_fwd(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """``gelu(a, approximate="tanh") * b`` elementwise (fp32 math)."""
     m, n = a.size()
     out = torch.empty_like(a)
+    # Written for 2-d `b`: `b[tile_m, tile_n]` has 2 indices.
+    if b.dim() != 2:
+        raise ValueError(f"`b` must be 2-d, not {b.dim()}-d")
 
     def grid(meta):
         return (triton.cdiv(m, meta["BLOCK_SIZE_M"]) * triton.cdiv(n, meta["BLOCK_SIZE_N"]),)
@@ -189,6 +192,9 @@ def geglu_bwd(
     m, n = a.size()
     grad_a = torch.empty_like(a)
     grad_b = torch.empty_like(b)
+    # Written for 2-d `grad_out`, `b`: `grad_out[tile_m, tile_n]` has 2 indices; `b[tile_m, tile_n]` has 2 indices.
+    if grad_out.dim() != 2 or b.dim() != 2:
+        raise ValueError("grad_out, b must be 2-d")
 
     def grid(meta):
         return (triton.cdiv(m, meta["BLOCK_SIZE_M"]) * triton.cdiv(n, meta["BLOCK_SIZE_N"]),)

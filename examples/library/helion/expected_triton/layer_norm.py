@@ -88,6 +88,9 @@ def layer_norm_fwd(
     out = torch.empty([m, n], dtype=x.dtype, device=x.device)
     mean = torch.empty([m], dtype=acc_dtype, device=x.device)
     rstd = torch.empty([m], dtype=acc_dtype, device=x.device)
+    # Written for 1-d `weight`, `bias`: `weight[:]` has 1 index; `bias[:]` has 1 index.
+    if weight.dim() != 1 or bias.dim() != 1:
+        raise ValueError("weight, bias must be 1-d")
 
     def grid(meta):
         return (triton.cdiv(m, meta["BLOCK_SIZE_M"]),)

@@ -81,6 +81,9 @@ def w8a16_matmul(x: torch.Tensor, w: torch.Tensor, scale: torch.Tensor) -> torch
     k2, n = w.size()
     assert k == k2, f"size mismatch {k} != {k2}"
     out = torch.empty([m, n], dtype=x.dtype, device=x.device)
+    # Written for 1-d `scale`: `scale[tile_n]` has 1 index.
+    if scale.dim() != 1:
+        raise ValueError(f"`scale` must be 1-d, not {scale.dim()}-d")
 
     def grid(meta):
         return (triton.cdiv(m, meta["BLOCK_SIZE_M"]) * triton.cdiv(n, meta["BLOCK_SIZE_N"]),)
