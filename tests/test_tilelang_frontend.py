@@ -34,7 +34,7 @@ TILELANG = ROOT / "examples" / "tilelang"
 EXAMPLES = sorted(p.stem for p in TILELANG.glob("*.py"))
 #: The dtypes each example runs in (default fp32; the other GEMMs cover fp32 dots): fp16 for
 #: the accumulator's cast back; flash attention is half precision only (its source asserts so).
-DTYPES = {"gemm": ("float16",), "flash_attention": ("float16",)}
+DTYPES = {"gemm": ("float16",), "flash_attention": ("float16",), "eager_gemm": ("float16",)}
 
 
 @pytest.fixture(autouse=True)
@@ -194,16 +194,122 @@ def test_an_unmasked_padded_row_reduction_is_refused(tmp_path: Path) -> None:
     assert err.value.hint is not None and "T.if_then_else(j < N" in err.value.hint
 
 
-def test_eager_style_kernels_are_a_located_refusal(tmp_path: Path) -> None:
+_FACTORY_BIAS_RELU = """
+import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit(out_idx=[-1])
+def bias_relu_kernel(M, N, block_M=16, block_N=128, threads=128):
+    @T.prim_func
+    def main(
+        X: T.Tensor((M, N), T.float32),
+        bias: T.Tensor((N,), T.float32),
+        Y: T.Tensor((M, N), T.float32),
+    ):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
+            x = T.alloc_fragment((block_M, block_N), T.float32)
+            b = T.alloc_fragment((block_N,), T.float32)
+            T.copy(X[by * block_M, bx * block_N], x)
+            T.copy(bias[bx * block_N], b)
+            for i, j in T.Parallel(block_M, block_N):
+                x[i, j] = T.max(x[i, j] + b[j], 0.0)
+            T.copy(x, Y[by * block_M, bx * block_N])
+
+    return main
+
+
+def bias_relu(x, bias):
+    m, n = x.shape
+    return bias_relu_kernel(m, n)(x, bias)
+"""
+
+
+def test_an_eager_kernel_reads_into_the_ir_of_the_same_jit_factory(tmp_path: Path) -> None:
+    """T.const sizes are the annotated tensors' sizes, T.empty outputs come last (as out_idx
+    lists them), the function's defaults are the tunables: kernel for kernel the IR of the
+    jit-factory spelling of the same kernel."""
+    from translator.ir.printer import format_kernel
+
+    path = tmp_path / "factory.py"
+    path.write_text(_FACTORY_BIAS_RELU)
+    (factory,) = parse_file(path, "tilelang").kernels
+    eager_module = parse_file(TILELANG / "eager_bias_relu.py", "tilelang")
+    (eager,) = eager_module.kernels
+    assert eager.name == "bias_relu_kernel"  # the function's own name is its host function's
+    assert format_kernel(eager) == format_kernel(factory)
+    (entry,) = eager_module.entries
+    assert entry.name == "bias_relu"
+    assert [p.name for p in entry.params] == ["X", "bias", "block_M", "block_N", "threads"]
+    (launch,) = entry.launches()
+    assert launch.texts == ("X", "bias", "Y")
+    gemm = parse_file(TILELANG / "eager_gemm.py", "tilelang").kernels[0]
+    assert [t.name for t in gemm.grid] == ["by", "bx"]
+    assert dict(gemm.configs[0]) == {
+        "num_warps": 4,
+        "block_N": 64,
+        "block_M": 64,
+        "block_K": 32,
+        "num_stages": 2,
+    }
+    assert [(p.name, p.dtype) for p in gemm.params] == [
+        ("A", ir.DType("float16")),
+        ("B", ir.DType("float16")),
+        ("C", ir.DType("float16")),
+    ]
+
+
+def test_an_eager_kernel_becomes_a_torch_host_function_of_the_same_signature() -> None:
+    """The function stays the public entry: sizes from the tensors' shapes, the output from
+    torch.empty, the launch where the T.Kernel block was, the return as written."""
+    text = translate_file(TILELANG / "eager_gemm.py", "tilelang", "triton")
+    host = text[text.index("\ndef matmul(") :]
+    assert "    M, K = A.shape\n    N = B.shape[1]\n" in host
+    assert "C = torch.empty((M, N), dtype=torch.float16, device=A.device)" in host
+    assert "# tiletrans: dropped the T.Tensor annotations of `A`, `B`" in host
+    assert "matmul_kernel[grid](" in host and host.rstrip().endswith("return C")
+    assert "T.const" not in host and "T.empty" not in host and "import tilelang" not in text
+
+
+_EAGER = """
+import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit{jit}
+def f(A, block_M: int = 32):
+    M, N = T.const("M N")
+    A: T.Tensor((M, N), T.float32)
+    {line}
+    with T.Kernel(T.ceildiv(M, block_M), threads=128) as bx:
+        a = T.alloc_fragment((block_M, N), T.float32)
+        T.copy(A[bx * block_M, 0], a)
+        T.copy(a, C[bx * block_M, 0])
+    return C
+"""
+
+
+@pytest.mark.parametrize(
+    ("jit", "line", "at", "what", "instead"),
+    [
+        ("", "C = T.empty((M, K), T.float32)", 10, "`K`", None),
+        ("", "C = T.empty((M, N), T.float32); C2 = 1", 10, "body holds", None),
+        ("", "C = T.empty((M, N), T.float32)\n    n = T.ceildiv(N, 2)", 11, "not read", "inside"),
+        ("(out_idx=[-1])", "C = T.empty((M, N), T.float32)", 6, "out_idx", "T.empty"),
+        ("", "C = T.empty((M, N), T.float32)\n    B: T.Tensor((N,), T.float32)", 11, "`B", None),
+    ],
+    ids=["undeclared-size", "two-statements", "device-local", "out_idx", "not-a-parameter"],
+)
+def test_what_the_eager_reader_does_not_read_is_a_located_refusal(
+    tmp_path: Path, jit: str, line: str, at: int, what: str, instead: str | None
+) -> None:
     path = tmp_path / "eager.py"
-    path.write_text(
-        "import tilelang\nimport tilelang.language as T\n\n\n"
-        "@tilelang.jit\ndef add(A, B):\n    M, N = T.const('M N')\n    C = T.empty((M, N))\n"
-        "    return C\n"
-    )
-    with pytest.raises(TranslationError, match="eager-style") as err:
+    path.write_text(_EAGER.replace("{jit}", jit).replace("{line}", line))
+    with pytest.raises(TranslationError, match=what) as err:
         translate_file(path, "tilelang", "triton")
-    assert err.value.loc is not None and err.value.loc.line == 6
+    assert err.value.loc is not None and err.value.loc.line == at
+    if instead is not None:
+        assert err.value.hint is not None and instead in err.value.hint
 
 
 def test_translation_never_imports_the_tilelang_source(tmp_path: Path) -> None:
@@ -229,6 +335,8 @@ ROUND_TRIPS = [
     ("layer_norm", "helion"),
     ("gemv", "triton"),
     ("scaled_add", "helion"),
+    ("eager_gemm", "triton"),
+    ("eager_bias_relu", "helion"),
 ]
 
 
@@ -256,7 +364,7 @@ def test_round_trip_through_another_dsl_computes_what_the_tilelang_source_does(
         TILELANG / f"{name}.py",
         back,
         src_dsl="tilelang",
-        dtypes=("float32",),
+        dtypes=DTYPES.get(name, ("float32",)),
         seeds=(0,),
         inputs=tilelang_inputs,
     )

@@ -34,6 +34,7 @@ def tilelang_inputs(entry: str, device: str, dtype: str) -> tuple:
             randn(90) * 0.05,
         ),
         "cumsum": lambda: (randn(10, 90),),
+        "bias_relu": lambda: (randn(45, 300), randn(300)),
         "attention": lambda: (randn(1, 70, 2, 32), randn(1, 70, 2, 32), randn(1, 70, 2, 32)),
     }
     return table[entry]()
