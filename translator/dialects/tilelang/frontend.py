@@ -211,6 +211,8 @@ class KernelLifter:
         self.factory_param: dict[str, str] = {}
         #: buffers whose contents are a region of a global tensor (lanes past its edge hold 0)
         self.loaded: set[str] = set()
+        #: split-K loop tiles -> (block, step) as the source spells them
+        self.strided: dict[str, tuple[str, str]] = {}
 
     # ------------------------------------------------------------------ helpers
 
@@ -429,6 +431,8 @@ class KernelLifter:
                 return ir.SizeOf(tensor, dim)
             if node.value in self.fac.locals:
                 return self.host_expr(self.fac.locals[node.value])
+            if self.passed_variable(node.value):
+                return self.scalar_param(node)
             value = self.int_value(node)
             if value is not None:
                 return ir.Const(value)
@@ -445,6 +449,17 @@ class KernelLifter:
             pos, _ = call_args(node)
             return ir.Call("cdiv", (self.host_expr(pos[0]), self.host_expr(pos[1])))
         raise self.error(node, f"the size `{source_of(node)}` is not read")
+
+    def passed_variable(self, name: str) -> bool:
+        """Whether the launch passes factory parameter ``name`` a host value that is no literal
+        (``split_k`` of the host function): a scalar of the kernel, not its default baked in.
+        Block sizes and launch knobs stay tunables (:meth:`tunable`)."""
+        if name not in self.fac.params or name in self.block_tiles or name == self.threads:
+            return False
+        passed = self.mod.launch_args.get(self.fac.fn.name.value, {}).get(name)
+        if passed is None or isinstance(passed, cst.Integer):
+            return False
+        return not (isinstance(passed, cst.Name) and passed.value in self.mod.module_ints)
 
     def scalar_param(self, node: cst.Name) -> ir.Expr:
         """A factory parameter that is neither a size, a dtype nor a tunable: a scalar the
@@ -479,10 +494,49 @@ class KernelLifter:
                 ):
                     pos, _ = call_args(it)
                     if len(pos) == 1:
-                        lifter.tile_var(node.target.value, pos[0])
-                        lifter.loop_tiles.add(node.target.value)
+                        name = node.target.value
+                        if not lifter.strided_tile_var(name, pos[0], node.body):
+                            lifter.tile_var(name, pos[0])
+                        lifter.loop_tiles.add(name)
 
         body.visit(Scan())
+
+    def strided_tile_var(self, name: str, count: cst.BaseExpression, body: cst.BaseSuite) -> bool:
+        """A split-K loop over every ``S``-th tile: ``for ko in T.Pipelined(T.ceildiv(K,
+        block_K * S))`` whose body starts its regions at ``(ko * S + bz) * block_K`` is the
+        IR's loop over the K tiles from tile ``bz`` on, ``S`` at a time (``step``). Tiles it
+        runs past ``K`` read zeros, which the IR's loop leaves out. ``False`` if ``count`` and
+        ``body`` are not this pattern."""
+        if not (isinstance(count, cst.Call) and self.role(count.func) == "ceildiv"):
+            return False
+        pos, _ = call_args(count)
+        per = pos[1] if len(pos) == 2 else None
+        if not (isinstance(per, cst.BinaryOperation) and isinstance(per.operator, cst.Multiply)):
+            return False
+        starts: list[tuple[cst.BaseExpression, cst.BaseExpression, cst.BaseExpression]] = []
+
+        class Starts(cst.CSTVisitor):
+            def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+                found = _strided_start(node, name)
+                if found is not None:
+                    starts.append(found)
+
+        body.visit(Starts())
+        for block, step in ((per.left, per.right), (per.right, per.left)):
+            text = (source_of(block).strip(), source_of(step).strip())
+            first = [
+                s for s in starts if (source_of(s[0]).strip(), source_of(s[1]).strip()) == text
+            ]
+            if not first:
+                continue
+            tile = self.tile_var(name, cst.Call(count.func, [cst.Arg(pos[0]), cst.Arg(block)]))
+            block_expr = ir.Name(tile.block) if isinstance(tile.block, str) else tile.block
+            begin = ir.BinOp("*", self.scalar_expr(first[0][2]), block_expr)
+            tile = dataclasses.replace(tile, begin=begin, step=self.host_expr(step))
+            self.tiles[name] = tile
+            self.strided[name] = text
+            return True
+        return False
 
     # ------------------------------------------------------------------ dims and buffers
 
@@ -823,6 +877,16 @@ class KernelLifter:
     def is_tile_start(self, node: cst.BaseExpression, tile: ir.TileVar) -> bool:
         if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply)):
             return False
+        if tile.name in self.strided:
+            found = _strided_start(node, tile.name)
+            return (
+                found is not None
+                and (
+                    source_of(found[0]).strip(),
+                    source_of(found[1]).strip(),
+                )
+                == self.strided[tile.name]
+            )
         block = _block_text(tile)
         a, b = source_of(node.left).strip(), source_of(node.right).strip()
         return {a, b} == {tile.name, block} or (a == b == tile.name == block)
@@ -1309,6 +1373,28 @@ def ir_scalar_type(kind: str) -> object:
 
     dt = {"float": ir.F32, "int": ir.I32, "bool": ir.BOOL}[kind]
     return ScalarType(dt, weak=True)
+
+
+def _strided_start(
+    node: cst.BinaryOperation, tile: str
+) -> tuple[cst.BaseExpression, cst.BaseExpression, cst.BaseExpression] | None:
+    """``(block, step, first)`` of a split-K tile start ``(tile * step + first) * block`` (the
+    factors and terms in either order)."""
+    if not isinstance(node.operator, cst.Multiply):
+        return None
+    for inner, block in ((node.left, node.right), (node.right, node.left)):
+        if not (isinstance(inner, cst.BinaryOperation) and isinstance(inner.operator, cst.Add)):
+            continue
+        for scaled, first in ((inner.left, inner.right), (inner.right, inner.left)):
+            if not (
+                isinstance(scaled, cst.BinaryOperation)
+                and isinstance(scaled.operator, cst.Multiply)
+            ):
+                continue
+            for var, step in ((scaled.left, scaled.right), (scaled.right, scaled.left)):
+                if isinstance(var, cst.Name) and var.value == tile:
+                    return block, step, first
+    return None
 
 
 def _block_text(tile: ir.TileVar) -> str:
