@@ -312,6 +312,44 @@ def test_what_the_eager_reader_does_not_read_is_a_located_refusal(
         assert err.value.hint is not None and instead in err.value.hint
 
 
+def test_split_k_and_persistent_kernels_read_into_the_ir_s_loops_and_schedule() -> None:
+    """Split-K's interleaved K tiles are the IR's strided loop (the form Triton's split-K lifts
+    to); T.Persistent's domain is the grid, its schedule a hint the targets keep or drop."""
+    (splitk,) = parse_file(TILELANG / "gemm_splitk.py", "tilelang").kernels
+    assert [t.name for t in splitk.grid] == ["bz", "by", "bx"] and splitk.grid[0].scalar
+    (loop,) = [s for s in splitk.body if isinstance(s, ir.TileLoop)]
+    (k,) = loop.tiles
+    assert k.step == ir.Name("split_k") and k.begin == ir.BinOp(
+        "*", ir.Name("bz"), ir.Name("block_K")
+    )
+    assert any(isinstance(s, ir.AtomicRMW) and s.op == "add" for s in splitk.body)
+    assert splitk.param("split_k").kind == "int"  # the launch passes the host's split_k
+    (persistent,) = parse_file(TILELANG / "gemm_persistent.py", "tilelang").kernels
+    assert [t.name for t in persistent.grid] == ["bx", "by"]
+    assert persistent.hints.schedule == "persistent_interleaved"
+    assert "num_sms" not in {p.name for p in persistent.params}
+    helion = translate_file(TILELANG / "gemm_persistent.py", "tilelang", "helion")
+    assert 'pid_type="persistent_interleaved"' in helion
+    back = translate_file(TILELANG / "expected_helion" / "gemm_persistent.py", "helion", "tilelang")
+    assert (
+        "T.Persistent(" in back and "with T.Kernel(num_sms, threads=threads) as block_id:" in back
+    )
+
+
+def test_work_outside_the_persistent_loop_is_a_located_refusal(tmp_path: Path) -> None:
+    """A statement beside the T.Persistent loop would run once per program, not per tile."""
+    text = (TILELANG / "gemm_persistent.py").read_text()
+    loop = "            for bx, by in T.Persistent("
+    assert loop in text
+    path = tmp_path / "gemm_persistent.py"
+    path.write_text(text.replace(loop, "            T.clear(C_local)\n" + loop))
+    with pytest.raises(TranslationError, match="persistent kernel") as err:
+        translate_file(path, "tilelang", "triton")
+    clear_line = text[: text.index(loop)].count("\n") + 1  # where the T.clear now stands
+    assert err.value.loc is not None and err.value.loc.line == clear_line
+    assert err.value.hint is not None and "T.Persistent loop" in err.value.hint
+
+
 def test_translation_never_imports_the_tilelang_source(tmp_path: Path) -> None:
     bomb = tmp_path / "bomb.py"
     bomb.write_text(
@@ -336,6 +374,7 @@ ROUND_TRIPS = [
     ("eager_gemm", "triton"),
     ("eager_bias_relu", "helion"),
     ("gemm_splitk", "helion"),
+    ("gemm_persistent", "helion"),
     ("column_sum_atomic", "helion"),
     ("cumsum", "triton"),
 ]

@@ -213,6 +213,8 @@ class KernelLifter:
         self.loaded: set[str] = set()
         #: split-K loop tiles -> (block, step) as the source spells them
         self.strided: dict[str, tuple[str, str]] = {}
+        #: the T.Persistent loop whose domain is the grid (its body runs once per tile)
+        self.persistent: cst.For | None = None
 
     # ------------------------------------------------------------------ helpers
 
@@ -291,6 +293,7 @@ class KernelLifter:
         configs = self.configs()
         # An eager function's docstring stays on it: it is the host function too.
         docstring = None if self.fac.eager else _docstring(self.fac.fn) or _docstring(prim)
+        hints = ir.Hints(schedule="persistent_interleaved" if self.persistent else None)
         return ir.Kernel(
             name,
             tuple(params),
@@ -298,6 +301,7 @@ class KernelLifter:
             body,
             tuple(self.tunables.values()),
             configs=configs,
+            hints=hints,
             docstring=docstring,
             loc=self.mod.locate(self.fac.fn),
         )
@@ -394,10 +398,81 @@ class KernelLifter:
                 )
             else:
                 raise self.error(threads, "threads= is a literal or a factory parameter")
+        persistent = self.persistent_grid(node, names, pos)
+        if persistent is not None:
+            return persistent
         grid = []
         for name, extent in zip(names, pos):
             grid.append(self.tile_var(name, extent))
         return list(reversed(grid))
+
+    def persistent_grid(
+        self, node: cst.With, names: list[str], extents: list[cst.BaseExpression]
+    ) -> list[ir.TileVar] | None:
+        """The grid of a persistent kernel: ``with T.Kernel(num_sms) as block_id`` whose body
+        is allocations and one ``for bx, by in T.Persistent([T.ceildiv(M, block_M), ...],
+        num_sms, block_id)`` loop. Each program takes the tiles ``block_id``, ``block_id +
+        num_sms``, ... of the domain, so together they run the loop body once per tile: the IR's
+        grid over the domain (its first dim outermost), with the schedule as a hint
+        (``persistent_interleaved``); the program count is the launch's business."""
+        loops = [
+            s
+            for s in node.body.body
+            if isinstance(s, cst.For)
+            and isinstance(s.iter, cst.Call)
+            and self.role(s.iter.func) == "persistent"
+        ]
+        if not loops:
+            return None
+        loop = loops[0]
+        others = [
+            s
+            for s in node.body.body
+            if s is not loop and not _is_docstring(s) and not self.is_allocation(s)
+        ]
+        if len(names) != 1 or len(loops) != 1 or others:
+            raise self.error(
+                others[0] if others else loop,
+                "a persistent kernel is `with T.Kernel(num_sms) as block_id:` holding "
+                "allocations and one T.Persistent loop",
+                "move per-tile work into the T.Persistent loop",
+            )
+        pos, kw = call_args(loop.iter)  # type: ignore[arg-type]
+        domain = kw.get("domain", pos[0] if pos else None)
+        wave = kw.get("wave_size", pos[1] if len(pos) > 1 else None)
+        index = kw.get("index", pos[2] if len(pos) > 2 else None)
+        if (
+            not isinstance(domain, (cst.List, cst.Tuple))
+            or wave is None
+            or source_of(wave).strip() != source_of(extents[0]).strip()
+            or not (isinstance(index, cst.Name) and index.value == names[0])
+        ):
+            raise self.error(
+                loop.iter,
+                "T.Persistent(domain, wave_size, index) is read with the T.Kernel's program "
+                "count as wave_size and its index as index",
+                f"write T.Persistent([...], {source_of(extents[0]).strip()}, {names[0]})",
+            )
+        target = loop.target
+        tiles = (
+            [target] if isinstance(target, cst.Name) else [e.value for e in target.elements]  # type: ignore[union-attr]
+        )
+        if len(tiles) != len(domain.elements) or not all(isinstance(t, cst.Name) for t in tiles):
+            raise self.error(target, "bind one name per T.Persistent domain dim")
+        grid = [
+            self.tile_var(t.value, el.value)  # type: ignore[union-attr]
+            for t, el in zip(tiles, domain.elements)
+        ]
+        self.persistent = loop
+        return grid
+
+    def is_allocation(self, s: cst.BaseStatement) -> bool:
+        small = s.body[0] if isinstance(s, cst.SimpleStatementLine) else None
+        return (
+            isinstance(small, cst.Assign)
+            and isinstance(small.value, cst.Call)
+            and self.role(small.value.func) in ("alloc_shared", "alloc_fragment", "alloc_local")
+        )
 
     def tile_var(self, name: str, count: cst.BaseExpression) -> ir.TileVar:
         """The tile variable ``name`` counting ``count`` tiles: ``T.ceildiv(E, B)`` tiles of
@@ -1025,6 +1100,8 @@ class KernelLifter:
         role = self.role(it.func)
         if role == "parallel":
             return self.parallel(s, it)
+        if s is self.persistent:
+            return list(self.block(s.body.body))  # the grid's tiles, bound already
         if role in ("pipelined", "serial") and isinstance(s.target, cst.Name):
             tile = self.tiles.get(s.target.value)
             if tile is None:
@@ -2112,7 +2189,9 @@ def _arg_text(
 
 def _is_tunable(param: str, kernel: ir.Kernel, fac: _Factory) -> bool:
     names = {t.name for t in kernel.tunables}
-    return param in names or param in ("threads", "num_stages")
+    # A persistent kernel's program count is a launch knob the schedule hint stands for.
+    persistent = (kernel.hints.schedule or "").startswith("persistent_") and param == "num_sms"
+    return param in names or param in ("threads", "num_stages") or persistent
 
 
 def _host_param(p: cst.Param) -> ir.Param:
