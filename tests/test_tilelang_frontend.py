@@ -63,6 +63,28 @@ def test_tilelang_example_and_its_translations_agree_on_cpu(name: str) -> None:
         assert report.oracles[0][1] == "tilelang"
 
 
+#: Examples whose cuTile translation is checked too (TileLang side by its CPU oracle, cuTile
+#: side compiled by tileiras and run as its IR in the reference interpreter); split-K is
+#: refused by the cuTile backend (`expected_cutile/gemm_splitk.refused` says why).
+CUTILE_CHECKED = ["eager_bias_relu", "eager_gemm", "gemm_persistent"]
+
+
+@pytest.mark.parametrize("name", CUTILE_CHECKED)
+def test_tilelang_example_and_its_cutile_translation_agree_on_cpu(name: str) -> None:
+    golden = TILELANG / "expected_cutile" / f"{name}.py"
+    report = check_pair(
+        TILELANG / f"{name}.py",
+        golden,
+        src_dsl="tilelang",
+        dtypes=DTYPES.get(name, ("float32",)),
+        seeds=(0,),
+        inputs=tilelang_inputs,
+    )
+    assert report.rows, "no case ran"
+    assert report.passed, report.format_text()
+    assert [o[1] for o in report.oracles] == ["tilelang", "cutile"]
+
+
 def test_the_oracle_is_not_vacuous(tmp_path: Path) -> None:
     """A TileLang source that computes something else fails against the same golden."""
     text = (TILELANG / "elementwise_add.py").read_text()
