@@ -63,15 +63,25 @@ def test_tilelang_example_and_its_translations_agree_on_cpu(name: str) -> None:
         assert report.oracles[0][1] == "tilelang"
 
 
-#: Examples whose cuTile translation is checked too (TileLang side by its CPU oracle, cuTile
-#: side compiled by tileiras and run as its IR in the reference interpreter); split-K is
-#: refused by the cuTile backend (`expected_cutile/gemm_splitk.refused` says why).
-CUTILE_CHECKED = ["eager_bias_relu", "eager_gemm", "gemm_persistent"]
+#: The eager, split-K and persistent examples' translations into cuTile and back into TileLang,
+#: checked too (TileLang sides by the CPU oracle; the cuTile side compiled by tileiras and run
+#: as its IR in the reference interpreter). cuTile refuses split-K
+#: (`expected_cutile/gemm_splitk.refused` says why).
+MORE_DIRECTIONS = [
+    (name, dst)
+    for name in ("eager_bias_relu", "eager_gemm", "gemm_splitk", "gemm_persistent")
+    for dst in ("cutile", "tilelang")
+    if (name, dst) != ("gemm_splitk", "cutile")
+]
 
 
-@pytest.mark.parametrize("name", CUTILE_CHECKED)
-def test_tilelang_example_and_its_cutile_translation_agree_on_cpu(name: str) -> None:
-    golden = TILELANG / "expected_cutile" / f"{name}.py"
+@pytest.mark.parametrize(
+    ("name", "dst"), MORE_DIRECTIONS, ids=[f"{n}-{d}" for n, d in MORE_DIRECTIONS]
+)
+def test_tilelang_example_and_its_cutile_and_tilelang_translations_agree_on_cpu(
+    name: str, dst: str
+) -> None:
+    golden = TILELANG / f"expected_{dst}" / f"{name}.py"
     report = check_pair(
         TILELANG / f"{name}.py",
         golden,
@@ -82,7 +92,7 @@ def test_tilelang_example_and_its_cutile_translation_agree_on_cpu(name: str) -> 
     )
     assert report.rows, "no case ran"
     assert report.passed, report.format_text()
-    assert [o[1] for o in report.oracles] == ["tilelang", "cutile"]
+    assert [o[1] for o in report.oracles] == ["tilelang", dst]
 
 
 def test_the_oracle_is_not_vacuous(tmp_path: Path) -> None:
@@ -291,6 +301,56 @@ def test_an_eager_kernel_becomes_a_torch_host_function_of_the_same_signature() -
     assert "# tiletrans: dropped the T.Tensor annotations of `A`, `B`" in host
     assert "matmul_kernel[grid](" in host and host.rstrip().endswith("return C")
     assert "T.const" not in host and "T.empty" not in host and "import tilelang" not in text
+
+
+_EAGER_SCALE = """
+import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit
+def scale_rows(X, W, alpha: float = 2.0, block_M: int = 8, block_N: int = 32):
+    \"\"\"``alpha * X * W[:, None]``.\"\"\"
+    M, N = T.const("M, N")
+    X: T.Tensor[[M, N], T.float32]
+    W: T.Tensor[[M], T.float32]
+    Y = T.empty((M, N), T.float32)
+    with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
+        x = T.alloc_fragment((block_M, block_N), T.float32)
+        w = T.alloc_fragment((block_M,), T.float32)
+        T.copy(X[by * block_M, bx * block_N], x)
+        T.copy(W[by * block_M], w)
+        for i, j in T.Parallel(block_M, block_N):
+            x[i, j] = alpha * x[i, j] * w[i]
+        T.copy(x, Y[by * block_M, bx * block_N])
+    return Y
+"""
+
+
+def test_eager_subscript_annotations_and_scalar_parameters(tmp_path: Path) -> None:
+    """`T.Tensor[[M, N], dtype]` annotations, comma-separated T.const names, and a float
+    parameter the kernel reads: the caller's value reaches the translation's kernel."""
+    import torch
+
+    path = tmp_path / "scale_rows.py"
+    path.write_text(_EAGER_SCALE)
+    (kernel,) = parse_file(path, "tilelang").kernels
+    assert [(p.name, p.kind) for p in kernel.params] == [
+        ("X", "tensor"),
+        ("W", "tensor"),
+        ("Y", "tensor"),
+        ("alpha", "float"),
+    ]
+    translated = tmp_path / "scale_rows_triton.py"
+    translated.write_text(translate_file(path, "tilelang", "triton"))
+
+    def inputs(entry: str, device: str, dtype: str) -> tuple:
+        return (torch.randn(37, 70), torch.randn(37), -0.5)
+
+    report = check_pair(
+        path, translated, src_dsl="tilelang", dtypes=("float32",), seeds=(0,), inputs=inputs
+    )
+    assert report.rows and report.passed, report.format_text()
 
 
 _EAGER = """
