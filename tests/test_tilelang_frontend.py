@@ -379,14 +379,25 @@ def f(A, block_M: int = 32):
         ("", "C = T.empty((M, N), T.float32)\n    n = T.ceildiv(N, 2)", 11, "not read", "inside"),
         ("(out_idx=[-1])", "C = T.empty((M, N), T.float32)", 6, "out_idx", "T.empty"),
         ("", "C = T.empty((M, N), T.float32)\n    B: T.Tensor((N,), T.float32)", 11, "`B", None),
+        ("", "C = T.empty((M, N), T.float32)", 7, "signature", "in the body"),
     ],
-    ids=["undeclared-size", "two-statements", "device-local", "out_idx", "not-a-parameter"],
+    ids=[
+        "undeclared-size",
+        "two-statements",
+        "device-local",
+        "out_idx",
+        "not-a-parameter",
+        "signature-annotation",
+    ],
 )
 def test_what_the_eager_reader_does_not_read_is_a_located_refusal(
     tmp_path: Path, jit: str, line: str, at: int, what: str, instead: str | None
 ) -> None:
     path = tmp_path / "eager.py"
-    path.write_text(_EAGER.replace("{jit}", jit).replace("{line}", line))
+    text = _EAGER.replace("{jit}", jit).replace("{line}", line)
+    if "signature" in what:
+        text = text.replace("def f(A,", "def f(A: T.Tensor((M, N), T.float32),")
+    path.write_text(text)
     with pytest.raises(TranslationError, match=what) as err:
         translate_file(path, "tilelang", "triton")
     assert err.value.loc is not None and err.value.loc.line == at

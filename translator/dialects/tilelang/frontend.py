@@ -1644,6 +1644,16 @@ def _eager(fac: _Factory, mod: _Module, g: dict) -> None:
     declared: dict[str, tuple[cst.BaseExpression, cst.BaseExpression]] = {}
     outputs: dict[str, tuple[cst.BaseExpression, cst.BaseExpression]] = {}
     returned: list[str] | None = None
+    for param in fn.params.params:
+        ann = param.annotation.annotation if param.annotation else None
+        if ann is not None and _tensor_annotation(ann, mod, tensor_call) is not None:
+            # Python evaluates it when the function is defined, before T.const names exist
+            # (TileLang 0.1.15: NameError), so the eager style annotates in the body.
+            raise mod.error(
+                param,
+                f"`{param.name.value}` is annotated as a tensor in the signature",
+                f"annotate it in the body: `{param.name.value}: {source_of(ann).strip()}`",
+            )
     for stmt in fn.body.body:
         if _is_docstring(stmt):
             continue
