@@ -41,9 +41,7 @@ def bias_relu_kernel(
             T.copy(bias[bx * block_N], b)
             for i, j in T.Parallel(block_M, block_N):
                 x[i, j] = T.if_then_else(
-                    T.Or(T.isnan((x[i, j] + b[j])), T.isnan(0.0)),
-                    (x[i, j] + b[j]) + 0.0,
-                    T.max((x[i, j] + b[j]), 0.0),
+                    T.isnan((x[i, j] + b[j])), (x[i, j] + b[j]), T.max((x[i, j] + b[j]), 0.0)
                 )
             T.copy(x, Y[by * block_M, bx * block_N])
 

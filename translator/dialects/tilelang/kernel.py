@@ -787,6 +787,12 @@ class KernelWriter(CodePrinter):
                 text = f"T.cast({text}, {self.dtype(ir.F32)})"
             args.append(text)
         text = spelling.format(*args)
+        numbers = [_is_number(a) for a in e.args]
+        if e.op in ("maximum", "minimum") and numbers in ([True, False], [False, True]):
+            # Against a number only the other operand can be NaN (relu's `T.max(x, 0.0)`).
+            x = args[numbers.index(False)]
+            fn = "T.max" if e.op == "maximum" else "T.min"
+            text = f"T.if_then_else(T.isnan({x}), {x}, {fn}({args[0]}, {args[1]}))"
         fp32 = e.op in self.spell["fp32_only"]["ops"]
         if fp32 and isinstance(t, (TileType, ScalarType)) and dtype_of(t) != ir.F32:
             text = f"T.cast({text}, {self.dtype(dtype_of(t))})"
@@ -856,6 +862,16 @@ class KernelWriter(CodePrinter):
         for i, p in enumerate(e.perm):
             lanes[p] = self.lanes[i]
         return self.child(e.value, tuple(lanes), ATOM), ATOM
+
+
+def _is_number(e: ir.Expr) -> bool:
+    """Whether ``e`` is a constant number that is not NaN."""
+    return (
+        isinstance(e, ir.Const)
+        and isinstance(e.value, (int, float))
+        and not isinstance(e.value, bool)
+        and not math.isnan(e.value)
+    )
 
 
 def _rebased(e: ir.Expr) -> ir.Expr:
