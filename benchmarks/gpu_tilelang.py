@@ -3,7 +3,11 @@
     source .devbundle/setup.sh && python -m benchmarks.gpu_tilelang [--only NAME ...] [--part P]
 
 Parts: ``helion`` (``examples/helion/*.py`` against ``expected_tilelang/``), ``triton``
-(``examples/triton/*.py`` likewise) and ``gemm`` (fp16 4096^3: the matmul translations from Helion
+(``examples/triton/*.py`` likewise), ``tilelang`` (each ``examples/tilelang/*.py`` against its
+Helion and Triton translations: :func:`benchmarks.gpu_library.run_pair`, i.e. ``check_pair`` on the
+GPU at the ragged sizes of ``tests/tilelang_inputs.py``, then every public function timed at the
+large sizes of :data:`LARGE`, both sides at their first config, configless Helion at its default
+config) and ``gemm`` (fp16 4096^3: the matmul translations from Helion
 and Triton with their emitted autotune space searched, a hand-written plain-``T.gemm`` TileLang
 kernel and torch, in one run). For each example: source and translation on the same ragged inputs
 (poisoned outputs, two seeds, rel. norm against the tolerance of the dtype), then both timed with
@@ -130,20 +134,107 @@ def gemm_4096() -> dict:
     return row
 
 
+def _large(entry: str, device: str, dtype: str) -> tuple | None:
+    """Timing-size arguments of a TileLang example's public function (``None``: not timed)."""
+    d = getattr(torch, dtype)
+
+    def randn(*shape: int) -> torch.Tensor:
+        return torch.randn(*shape, dtype=d, device=device)
+
+    m, n, k = 8192, 4096, 4096
+    table = {
+        "add": lambda: (randn(m, n), randn(m, n)),
+        "gemm": lambda: (randn(k, k), randn(k, k)),
+        "matmul": lambda: (randn(k, k), randn(k, k)),
+        "linear": lambda: (randn(k, k), randn(k, k)),
+        "matvec": lambda: (randn(m, m), randn(m)),
+        "softmax": lambda: (randn(m, n),),
+        "rms_norm": lambda: (randn(m, n), randn(n), 1e-6),
+        "layer_norm": lambda: (randn(m, n), randn(n), randn(n), 1e-5),
+        "row_sum": lambda: (randn(m, n),),
+        "column_sum": lambda: (randn(m, n),),
+        "gelu": lambda: (randn(m * n),),
+        "scaled_add": lambda: (randn(m, n), randn(m, n), 0.75),
+        "matmul_bias_relu": lambda: (randn(k, k), randn(k, k), randn(k)),
+        "bmm": lambda: (randn(16, 1024, 512), randn(16, 512, 1024)),
+        "dequant_gemm": lambda: (
+            randn(k, k),
+            torch.randint(-127, 128, (k, k), dtype=torch.int8, device=device),
+            randn(k) * 0.01,
+        ),
+        "cumsum": lambda: (randn(m, 256),),
+        "attention": lambda: (
+            randn(4, 2048, 16, 64),
+            randn(4, 2048, 16, 64),
+            randn(4, 2048, 16, 64),
+        ),
+    }
+    return table[entry]() if entry in table else None
+
+
+class _TileLangInputs:
+    """The ``inputs`` module :func:`benchmarks.gpu_library.run_pair` expects: ragged arguments
+    while ``M`` is small (equivalence), :func:`_large` ones while it times."""
+
+    M, N, K = 17, 37, 45
+
+    def inputs(self, entry: str, device: str, dtype: str) -> tuple | None:
+        sys.path.insert(0, str(ROOT / "tests"))
+        from tilelang_inputs import tilelang_inputs
+
+        if self.M >= 1024:
+            return _large(entry, device, dtype)
+        try:
+            return tilelang_inputs(entry, device, dtype)
+        except KeyError:
+            return None
+
+
+def run_tilelang_sources() -> list[dict]:
+    """Every TileLang example against each of its Helion and Triton translations."""
+    from benchmarks.gpu_library import run_pair
+
+    rows = []
+    for source in sorted((ROOT / "examples" / "tilelang").glob("*.py")):
+        for dst in ("helion", "triton"):
+            golden = source.parent / f"expected_{dst}" / source.name
+            if not golden.is_file():
+                continue
+            t0 = time.time()
+            try:
+                found = run_pair(source, golden, _TileLangInputs())
+            except Exception as err:  # one failing example must not hide the others
+                found = [{"entry": "?", "error": f"{type(err).__name__}: {err}"[:300]}]
+                traceback.print_exc()
+            for r in found:
+                r.update(part=f"tl->{dst}", name=f"{source.stem}:{r.pop('entry')}")
+                r["wall_s"] = round(time.time() - t0, 1)
+                print(json.dumps(r), flush=True)
+            rows += found
+    return rows
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--only", nargs="*", default=None)
-    parser.add_argument("--part", choices=["helion", "triton", "gemm", "all"], default="all")
+    parser.add_argument(
+        "--part",
+        nargs="*",
+        choices=["helion", "triton", "tilelang", "gemm", "all"],
+        default=["all"],
+    )
     opts = parser.parse_args(argv)
+    parts = {"helion", "triton", "tilelang", "gemm"} if "all" in opts.part else set(opts.part)
+    os.environ.setdefault("HELION_AUTOTUNE_EFFORT", "none")
     from validation.equivalence import prepare_runtimes
 
     prepare_runtimes("cuda")
     jobs = []
-    if opts.part in ("helion", "all"):
+    if "helion" in parts:
         jobs += [(run_helion, n) for n in HELION_CASES if not opts.only or n in opts.only]
-    if opts.part in ("triton", "all"):
+    if "triton" in parts:
         jobs += [(run_triton, n) for n in TRITON_CASES if not opts.only or n in opts.only]
-    rows = []
+    rows = run_tilelang_sources() if "tilelang" in parts else []
     for fn, name in jobs:
         t0 = time.time()
         try:
@@ -154,7 +245,7 @@ def main(argv: list[str]) -> int:
         row["wall_s"] = round(time.time() - t0, 1)
         rows.append(row)
         print(json.dumps({k: v for k, v in row.items() if k != "cases"}), flush=True)
-    gemm = gemm_4096() if opts.part in ("gemm", "all") else None
+    gemm = gemm_4096() if "gemm" in parts else None
     out_dir = Path(os.environ.get("OUT", "/tmp"))
     (out_dir / "gpu_tilelang.json").write_text(json.dumps({"rows": rows, "gemm": gemm}))
     print(f"\n{'part':7s} {'example':24s} {'equal':>5s} {'rel_err':>9s} {'src ms':>9s} "
@@ -165,6 +256,9 @@ def main(argv: list[str]) -> int:
             print(f"{r.get('part', '?'):7s} {r['name']:24s} {r.get('error', 'refused')[:80]}")
             continue
         ok = r["equal"] and r.get("large_equal", True)
+        if "ratio" not in r:  # equivalence only (no timing sizes for it)
+            print(f"{r['part']:7s} {r['name']:24s} {'yes' if ok else 'NO':>5s} {r['err']:9.2e}")
+            continue
         ratios.setdefault(r["part"], []).append(r["ratio"])
         print(f"{r['part']:7s} {r['name']:24s} {'yes' if ok else 'NO':>5s} {r['err']:9.2e} "
               f"{r['src_ms']:9.4f} {r['tr_ms']:9.4f} {r['ratio']:7.3f}")  # fmt: skip

@@ -42,4 +42,5 @@ def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """``a @ b``, tiles chosen by TileLang's autotuner."""
     m, k = a.shape
     _, n = b.shape
-    return matmul_tuned(m, n, k, dtype=a.dtype)(a, b)
+    # By name: the autotuner keys its cache with json, which cannot encode a torch.dtype.
+    return matmul_tuned(m, n, k, dtype=str(a.dtype).removeprefix("torch."))(a, b)

@@ -143,6 +143,14 @@ def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     # 1D launch kernel where each block gets its own program.
     # tiletrans: dropped `grid`, which nothing in the translation reads
     matmul_kernel(
-        a.shape, a.stride(), a.dtype, b.shape, b.stride(), b.dtype, c.shape, c.stride(), c.dtype
+        a.shape,
+        a.stride(),
+        str(a.dtype).removeprefix("torch."),
+        b.shape,
+        b.stride(),
+        str(b.dtype).removeprefix("torch."),
+        c.shape,
+        c.stride(),
+        str(c.dtype).removeprefix("torch."),
     )(a, b, c)
     return c

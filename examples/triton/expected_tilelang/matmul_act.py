@@ -122,13 +122,13 @@ def matmul_act(a: torch.Tensor, b: torch.Tensor, activation: str = "leaky_relu")
     matmul_act_kernel(
         a.shape,
         a.stride(),
-        a.dtype,
+        str(a.dtype).removeprefix("torch."),
         b.shape,
         b.stride(),
-        b.dtype,
+        str(b.dtype).removeprefix("torch."),
         c.shape,
         c.stride(),
-        c.dtype,
+        str(c.dtype).removeprefix("torch."),
         activation,
     )(a, b, c)
     return c

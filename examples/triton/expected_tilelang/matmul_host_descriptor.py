@@ -135,6 +135,14 @@ def matmul_host_descriptor(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     c_desc = TensorDescriptor.from_tensor(c, dummy_block)
 
     matmul_kernel_tma(
-        a.shape, a.stride(), a.dtype, b.shape, b.stride(), b.dtype, c.shape, c.stride(), c.dtype
+        a.shape,
+        a.stride(),
+        str(a.dtype).removeprefix("torch."),
+        b.shape,
+        b.stride(),
+        str(b.dtype).removeprefix("torch."),
+        c.shape,
+        c.stride(),
+        str(c.dtype).removeprefix("torch."),
     )(a, b, c)
     return c

@@ -115,6 +115,14 @@ def matmul_persistent(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     # 1D launch kernel where each program is persistent over several tiles.
     # tiletrans: dropped `grid`, which nothing in the translation reads
     matmul_kernel_persistent(
-        a.shape, a.stride(), a.dtype, b.shape, b.stride(), b.dtype, c.shape, c.stride(), c.dtype
+        a.shape,
+        a.stride(),
+        str(a.dtype).removeprefix("torch."),
+        b.shape,
+        b.stride(),
+        str(b.dtype).removeprefix("torch."),
+        c.shape,
+        c.stride(),
+        str(c.dtype).removeprefix("torch."),
     )(a, b, c)
     return c

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from translator.diagnostics import TranslationError
+from translator.dialects.common.dtype_facts import with_documented_dtypes
 from translator.dialects.common.host_api import HostFunction, host_functions
 from translator.dialects.cst_utils import (
     Locator,
@@ -1085,6 +1086,7 @@ def parse(source: str, path: str) -> ir.Module:
     launches = _launch_calls(module, mod, kernel_names, g)
     kernels = tuple(KernelLifter(k, mod).lift() for k in kernels_cst)
     sites, entries = _host(launches, mod, {k.name: k for k in kernels})
+    entries = with_documented_dtypes(module, entries)
     edits = tuple(
         ir.HostEdit("define", mod.locate.span(k), kernels=(k.name.value,)) for k in kernels_cst
     )

@@ -63,11 +63,15 @@ class TileLangBackend(Backend):
         g = load_grammar("tilelang")["backend"]
         hx = HostPrinter(texts, calls=g["scalar_pointwise"], dtypes=g["host_dtypes"])
         factory_args, call_args = [], []
+        # TileLang 0.1.15's autotuner keys its cache with json, which cannot encode a
+        # torch.dtype (measured on the H200: TypeError): an autotuned factory takes dtype names.
+        by_name = len(kernel.configs) > 1
         for p in kernel.params:
             text = texts[p.name]
             if p.kind == "tensor":
                 t = host_atom(text)
-                factory_args += [f"{t}.shape", f"{t}.stride()", f"{t}.dtype"]
+                dtype = f'str({t}.dtype).removeprefix("torch.")' if by_name else f"{t}.dtype"
+                factory_args += [f"{t}.shape", f"{t}.stride()", dtype]
                 call_args.append(text)
             elif p.kind == "float":
                 call_args.append(text)

@@ -59,6 +59,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from translator.diagnostics import TranslationError
+from translator.dialects.common.dtype_facts import with_documented_dtypes
 from translator.dialects.cst_utils import (
     Locator,
     call_args,
@@ -1905,6 +1906,7 @@ def parse(source: str, path: str) -> ir.Module:
             sites.append(site)
             entries.append(entry)
             edits.extend(eager_edits)
+    entries = with_documented_dtypes(module, entries)
     result = ir.Module(
         path,
         tuple(entries),
@@ -2235,13 +2237,40 @@ def _host_text(node: cst.BaseExpression, text: Callable[[str], str]) -> str:
 
 
 def _host_dtype(node: cst.BaseExpression, text: Callable[[str], str], g: dict) -> str:
+    """The torch dtype (host text) of a factory's dtype argument ``node``."""
     if isinstance(node, cst.Name):
         node = cst.parse_expression(text(node.value))
+    named = _torch_dtype_by_name(node)
+    if named is not None:
+        return source_of(named)
     if isinstance(node, cst.SimpleString):
         name = _dtype_name(str(node.evaluated_value), g)
         if name:
             return _TORCH_DTYPES[name]
     return source_of(node)
+
+
+def _torch_dtype_by_name(node: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``x.dtype`` of ``str(x.dtype).removeprefix("torch.")`` (or ``.replace("torch.", "")``):
+    a dtype passed by name, as an autotuned factory needs (its cache key is json)."""
+    if not (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in ("removeprefix", "replace")
+        and node.args
+        and isinstance(node.args[0].value, cst.SimpleString)
+        and node.args[0].value.evaluated_value == "torch."
+    ):
+        return None
+    inner = node.func.value
+    if (
+        isinstance(inner, cst.Call)
+        and isinstance(inner.func, cst.Name)
+        and inner.func.value == "str"
+        and len(inner.args) == 1
+    ):
+        return inner.args[0].value
+    return None
 
 
 __all__ = ["KernelLifter", "parse"]
