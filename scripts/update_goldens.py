@@ -33,11 +33,9 @@ REFUSED: dict[tuple[str, str], set[str]] = {
     # A loop whose bounds the kernel loads (a jagged sequence's rows): the IR's loops run a
     # trip count the host can compute.
     ("examples/library/triton", "jagged"): {"helion"},
-    # TileLang backend (first cut): gathers/scatters and split-K's strided tile loops are
-    # refused with a located diagnostic.
+    # TileLang backend: gathers/scatters are refused with a located diagnostic.
     ("examples/helion", "cross_entropy"): {"tilelang"},
     ("examples/triton", "embedding"): {"tilelang"},
-    ("examples/triton", "matmul_splitk"): {"tilelang"},
 }
 
 

@@ -34,7 +34,7 @@ TILELANG = ROOT / "examples" / "tilelang"
 EXAMPLES = sorted(p.stem for p in TILELANG.glob("*.py"))
 #: The dtypes each example runs in (default fp32; the other GEMMs cover fp32 dots): fp16 for
 #: the accumulator's cast back; flash attention is half precision only (its source asserts so).
-DTYPES = {"gemm": ("float16",), "flash_attention": ("float16",)}
+DTYPES = {"gemm": ("float16",), "flash_attention": ("float16",), "eager_gemm": ("float16",)}
 
 
 @pytest.fixture(autouse=True)
@@ -61,6 +61,38 @@ def test_tilelang_example_and_its_translations_agree_on_cpu(name: str) -> None:
         assert report.rows, f"{dst}: no case ran"
         assert report.passed, report.format_text()
         assert report.oracles[0][1] == "tilelang"
+
+
+#: The eager, split-K and persistent examples' translations into cuTile and back into TileLang,
+#: checked too (TileLang sides by the CPU oracle; the cuTile side compiled by tileiras and run
+#: as its IR in the reference interpreter). cuTile refuses split-K
+#: (`expected_cutile/gemm_splitk.refused` says why).
+MORE_DIRECTIONS = [
+    (name, dst)
+    for name in ("eager_bias_relu", "eager_gemm", "gemm_splitk", "gemm_persistent")
+    for dst in ("cutile", "tilelang")
+    if (name, dst) != ("gemm_splitk", "cutile")
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "dst"), MORE_DIRECTIONS, ids=[f"{n}-{d}" for n, d in MORE_DIRECTIONS]
+)
+def test_tilelang_example_and_its_cutile_and_tilelang_translations_agree_on_cpu(
+    name: str, dst: str
+) -> None:
+    golden = TILELANG / f"expected_{dst}" / f"{name}.py"
+    report = check_pair(
+        TILELANG / f"{name}.py",
+        golden,
+        src_dsl="tilelang",
+        dtypes=DTYPES.get(name, ("float32",)),
+        seeds=(0,),
+        inputs=tilelang_inputs,
+    )
+    assert report.rows, "no case ran"
+    assert report.passed, report.format_text()
+    assert [o[1] for o in report.oracles] == ["tilelang", dst]
 
 
 def test_the_oracle_is_not_vacuous(tmp_path: Path) -> None:
@@ -194,16 +226,221 @@ def test_an_unmasked_padded_row_reduction_is_refused(tmp_path: Path) -> None:
     assert err.value.hint is not None and "T.if_then_else(j < N" in err.value.hint
 
 
-def test_eager_style_kernels_are_a_located_refusal(tmp_path: Path) -> None:
-    path = tmp_path / "eager.py"
-    path.write_text(
-        "import tilelang\nimport tilelang.language as T\n\n\n"
-        "@tilelang.jit\ndef add(A, B):\n    M, N = T.const('M N')\n    C = T.empty((M, N))\n"
-        "    return C\n"
+_FACTORY_BIAS_RELU = """
+import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit(out_idx=[-1])
+def bias_relu_kernel(M, N, block_M=16, block_N=128, threads=128):
+    @T.prim_func
+    def main(
+        X: T.Tensor((M, N), T.float32),
+        bias: T.Tensor((N,), T.float32),
+        Y: T.Tensor((M, N), T.float32),
+    ):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
+            x = T.alloc_fragment((block_M, block_N), T.float32)
+            b = T.alloc_fragment((block_N,), T.float32)
+            T.copy(X[by * block_M, bx * block_N], x)
+            T.copy(bias[bx * block_N], b)
+            for i, j in T.Parallel(block_M, block_N):
+                x[i, j] = T.max(x[i, j] + b[j], 0.0)
+            T.copy(x, Y[by * block_M, bx * block_N])
+
+    return main
+
+
+def bias_relu(x, bias):
+    m, n = x.shape
+    return bias_relu_kernel(m, n)(x, bias)
+"""
+
+
+def test_an_eager_kernel_reads_into_the_ir_of_the_same_jit_factory(tmp_path: Path) -> None:
+    """T.const sizes are the annotated tensors' sizes, T.empty outputs come last (as out_idx
+    lists them), the function's defaults are the tunables: kernel for kernel the IR of the
+    jit-factory spelling of the same kernel."""
+    from translator.ir.printer import format_kernel
+
+    path = tmp_path / "factory.py"
+    path.write_text(_FACTORY_BIAS_RELU)
+    (factory,) = parse_file(path, "tilelang").kernels
+    eager_module = parse_file(TILELANG / "eager_bias_relu.py", "tilelang")
+    (eager,) = eager_module.kernels
+    assert eager.name == "bias_relu_kernel"  # the function's own name is its host function's
+    assert format_kernel(eager) == format_kernel(factory)
+    (entry,) = eager_module.entries
+    assert entry.name == "bias_relu"
+    assert [p.name for p in entry.params] == ["X", "bias", "block_M", "block_N", "threads"]
+    (launch,) = entry.launches()
+    assert launch.texts == ("X", "bias", "Y")
+    gemm = parse_file(TILELANG / "eager_gemm.py", "tilelang").kernels[0]
+    assert [t.name for t in gemm.grid] == ["by", "bx"]
+    assert dict(gemm.configs[0]) == {
+        "num_warps": 4,
+        "block_N": 64,
+        "block_M": 64,
+        "block_K": 32,
+        "num_stages": 2,
+    }
+    assert [(p.name, p.dtype) for p in gemm.params] == [
+        ("A", ir.DType("float16")),
+        ("B", ir.DType("float16")),
+        ("C", ir.DType("float16")),
+    ]
+
+
+def test_an_eager_kernel_becomes_a_torch_host_function_of_the_same_signature() -> None:
+    """The function stays the public entry: sizes from the tensors' shapes, the output from
+    torch.empty, the launch where the T.Kernel block was, the return as written."""
+    text = translate_file(TILELANG / "eager_gemm.py", "tilelang", "triton")
+    host = text[text.index("\ndef matmul(") :]
+    assert "    M, K = A.shape\n    N = B.shape[1]\n" in host
+    assert "C = torch.empty((M, N), dtype=torch.float16, device=A.device)" in host
+    assert "# tiletrans: dropped the T.Tensor annotations of `A`, `B`" in host
+    assert "matmul_kernel[grid](" in host and host.rstrip().endswith("return C")
+    assert "T.const" not in host and "T.empty" not in host and "import tilelang" not in text
+
+
+_EAGER_SCALE = """
+import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit
+def scale_rows(X, W, alpha: float = 2.0, block_M: int = 8, block_N: int = 32):
+    \"\"\"``alpha * X * W[:, None]``.\"\"\"
+    M, N = T.const("M, N")
+    X: T.Tensor[[M, N], T.float32]
+    W: T.Tensor[[M], T.float32]
+    Y = T.empty((M, N), T.float32)
+    with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
+        x = T.alloc_fragment((block_M, block_N), T.float32)
+        w = T.alloc_fragment((block_M,), T.float32)
+        T.copy(X[by * block_M, bx * block_N], x)
+        T.copy(W[by * block_M], w)
+        for i, j in T.Parallel(block_M, block_N):
+            x[i, j] = alpha * x[i, j] * w[i]
+        T.copy(x, Y[by * block_M, bx * block_N])
+    return Y
+"""
+
+
+def test_eager_subscript_annotations_and_scalar_parameters(tmp_path: Path) -> None:
+    """`T.Tensor[[M, N], dtype]` annotations, comma-separated T.const names, and a float
+    parameter the kernel reads: the caller's value reaches the translation's kernel."""
+    import torch
+
+    path = tmp_path / "scale_rows.py"
+    path.write_text(_EAGER_SCALE)
+    (kernel,) = parse_file(path, "tilelang").kernels
+    assert [(p.name, p.kind) for p in kernel.params] == [
+        ("X", "tensor"),
+        ("W", "tensor"),
+        ("Y", "tensor"),
+        ("alpha", "float"),
+    ]
+    translated = tmp_path / "scale_rows_triton.py"
+    translated.write_text(translate_file(path, "tilelang", "triton"))
+
+    def inputs(entry: str, device: str, dtype: str) -> tuple:
+        return (torch.randn(37, 70), torch.randn(37), -0.5)
+
+    report = check_pair(
+        path, translated, src_dsl="tilelang", dtypes=("float32",), seeds=(0,), inputs=inputs
     )
-    with pytest.raises(TranslationError, match="eager-style") as err:
+    assert report.rows and report.passed, report.format_text()
+
+
+_EAGER = """
+import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit{jit}
+def f(A, block_M: int = 32):
+    M, N = T.const("M N")
+    A: T.Tensor((M, N), T.float32)
+    {line}
+    with T.Kernel(T.ceildiv(M, block_M), threads=128) as bx:
+        a = T.alloc_fragment((block_M, N), T.float32)
+        T.copy(A[bx * block_M, 0], a)
+        T.copy(a, C[bx * block_M, 0])
+    return C
+"""
+
+
+@pytest.mark.parametrize(
+    ("jit", "line", "at", "what", "instead"),
+    [
+        ("", "C = T.empty((M, K), T.float32)", 10, "`K`", None),
+        ("", "C = T.empty((M, N), T.float32); C2 = 1", 10, "body holds", None),
+        ("", "C = T.empty((M, N), T.float32)\n    n = T.ceildiv(N, 2)", 11, "not read", "inside"),
+        ("(out_idx=[-1])", "C = T.empty((M, N), T.float32)", 6, "out_idx", "T.empty"),
+        ("", "C = T.empty((M, N), T.float32)\n    B: T.Tensor((N,), T.float32)", 11, "`B", None),
+        ("", "C = T.empty((M, N), T.float32)", 7, "signature", "in the body"),
+    ],
+    ids=[
+        "undeclared-size",
+        "two-statements",
+        "device-local",
+        "out_idx",
+        "not-a-parameter",
+        "signature-annotation",
+    ],
+)
+def test_what_the_eager_reader_does_not_read_is_a_located_refusal(
+    tmp_path: Path, jit: str, line: str, at: int, what: str, instead: str | None
+) -> None:
+    path = tmp_path / "eager.py"
+    text = _EAGER.replace("{jit}", jit).replace("{line}", line)
+    if "signature" in what:
+        text = text.replace("def f(A,", "def f(A: T.Tensor((M, N), T.float32),")
+    path.write_text(text)
+    with pytest.raises(TranslationError, match=what) as err:
         translate_file(path, "tilelang", "triton")
-    assert err.value.loc is not None and err.value.loc.line == 6
+    assert err.value.loc is not None and err.value.loc.line == at
+    if instead is not None:
+        assert err.value.hint is not None and instead in err.value.hint
+
+
+def test_split_k_and_persistent_kernels_read_into_the_ir_s_loops_and_schedule() -> None:
+    """Split-K's interleaved K tiles are the IR's strided loop (the form Triton's split-K lifts
+    to); T.Persistent's domain is the grid, its schedule a hint the targets keep or drop."""
+    (splitk,) = parse_file(TILELANG / "gemm_splitk.py", "tilelang").kernels
+    assert [t.name for t in splitk.grid] == ["bz", "by", "bx"] and splitk.grid[0].scalar
+    (loop,) = [s for s in splitk.body if isinstance(s, ir.TileLoop)]
+    (k,) = loop.tiles
+    assert k.step == ir.Name("split_k") and k.begin == ir.BinOp(
+        "*", ir.Name("bz"), ir.Name("block_K")
+    )
+    assert any(isinstance(s, ir.AtomicRMW) and s.op == "add" for s in splitk.body)
+    assert splitk.param("split_k").kind == "int"  # the launch passes the host's split_k
+    (persistent,) = parse_file(TILELANG / "gemm_persistent.py", "tilelang").kernels
+    assert [t.name for t in persistent.grid] == ["bx", "by"]
+    assert persistent.hints.schedule == "persistent_interleaved"
+    assert "num_sms" not in {p.name for p in persistent.params}
+    helion = translate_file(TILELANG / "gemm_persistent.py", "tilelang", "helion")
+    assert 'pid_type="persistent_interleaved"' in helion
+    back = translate_file(TILELANG / "expected_helion" / "gemm_persistent.py", "helion", "tilelang")
+    assert (
+        "T.Persistent(" in back and "with T.Kernel(num_sms, threads=threads) as block_id:" in back
+    )
+
+
+def test_work_outside_the_persistent_loop_is_a_located_refusal(tmp_path: Path) -> None:
+    """A statement beside the T.Persistent loop would run once per program, not per tile."""
+    text = (TILELANG / "gemm_persistent.py").read_text()
+    loop = "            for bx, by in T.Persistent("
+    assert loop in text
+    path = tmp_path / "gemm_persistent.py"
+    path.write_text(text.replace(loop, "            T.clear(C_local)\n" + loop))
+    with pytest.raises(TranslationError, match="persistent kernel") as err:
+        translate_file(path, "tilelang", "triton")
+    clear_line = text[: text.index(loop)].count("\n") + 1  # where the T.clear now stands
+    assert err.value.loc is not None and err.value.loc.line == clear_line
+    assert err.value.hint is not None and "T.Persistent loop" in err.value.hint
 
 
 def test_translation_never_imports_the_tilelang_source(tmp_path: Path) -> None:
@@ -219,8 +456,6 @@ def test_translation_never_imports_the_tilelang_source(tmp_path: Path) -> None:
 # Round trips: TileLang -> Triton/Helion (the goldens) -> TileLang, the result checked against
 # the TileLang source (both sides through the TileLang CPU oracle).
 
-#: Round trips the TileLang backend refuses, with the reason it gives.
-NOT_WRITTEN_BACK = {"column_sum_atomic": "AtomicRMW", "cumsum": "scans"}
 #: The round trips run on the CPU (each compiles two TileLang kernels with g++: a sample).
 ROUND_TRIPS = [
     ("elementwise_add", "triton"),
@@ -229,20 +464,32 @@ ROUND_TRIPS = [
     ("layer_norm", "helion"),
     ("gemv", "triton"),
     ("scaled_add", "helion"),
+    ("eager_gemm", "triton"),
+    ("eager_bias_relu", "helion"),
+    ("gemm_splitk", "helion"),
+    ("gemm_persistent", "helion"),
+    ("column_sum_atomic", "helion"),
+    ("cumsum", "triton"),
 ]
 
 
-def test_every_translation_reads_back_into_tilelang_or_is_refused_with_the_reason() -> None:
-    for via in ("triton", "helion"):
-        for name in EXAMPLES:
-            golden = TILELANG / f"expected_{via}" / f"{name}.py"
-            if name in NOT_WRITTEN_BACK:
-                with pytest.raises(TranslationError, match=NOT_WRITTEN_BACK[name]) as err:
-                    translate_file(golden, via, "tilelang")
-                assert err.value.loc is not None
-                continue
-            text = translate_file(golden, via, "tilelang")
-            assert "@T.prim_func" in text, (via, name)
+#: Translations the other DSL's frontend does not read back, with the reason it gives: the
+#: Triton backend writes split-K's loop as `tl.range(bz * BLOCK_K, K, BLOCK_K * split_k)`,
+#: which the Triton frontend refuses (its loops start at 0).
+NOT_READ_BACK = {("gemm_splitk", "triton"): "loops must start at 0"}
+
+
+@pytest.mark.parametrize("via", ["triton", "helion"])
+def test_every_translation_reads_back_into_tilelang_or_is_refused_with_the_reason(via: str) -> None:
+    for name in EXAMPLES:
+        golden = TILELANG / f"expected_{via}" / f"{name}.py"
+        if (name, via) in NOT_READ_BACK:
+            with pytest.raises(TranslationError, match=NOT_READ_BACK[name, via]) as err:
+                translate_file(golden, via, "tilelang")
+            assert err.value.loc is not None
+            continue
+        text = translate_file(golden, via, "tilelang")
+        assert "@T.prim_func" in text, (via, name)
 
 
 @pytest.mark.parametrize(("name", "via"), ROUND_TRIPS, ids=[f"{n}-{v}" for n, v in ROUND_TRIPS])
@@ -256,7 +503,7 @@ def test_round_trip_through_another_dsl_computes_what_the_tilelang_source_does(
         TILELANG / f"{name}.py",
         back,
         src_dsl="tilelang",
-        dtypes=("float32",),
+        dtypes=DTYPES.get(name, ("float32",)),
         seeds=(0,),
         inputs=tilelang_inputs,
     )

@@ -34,6 +34,9 @@ def tilelang_inputs(entry: str, device: str, dtype: str) -> tuple:
             randn(90) * 0.05,
         ),
         "cumsum": lambda: (randn(10, 90),),
+        "bias_relu": lambda: (randn(45, 300), randn(300)),
+        "gemm_splitk": lambda: (randn(70, 300), randn(300, 90)),
+        "gemm_persistent": lambda: (randn(130, 40), randn(40, 140)),
         "attention": lambda: (randn(1, 70, 2, 32), randn(1, 70, 2, 32), randn(1, 70, 2, 32)),
     }
     return table[entry]()

@@ -64,8 +64,8 @@ def matmul_bias_relu_kernel(
                 bias[i] = T.cast(Bias_tile[i], "float32")
             for i, j in T.Parallel(block_M, block_N):
                 C_local[i, j] = T.if_then_else(
-                    T.Or(T.isnan((C_local[i, j] + bias[j])), T.isnan(0.0)),
-                    (C_local[i, j] + bias[j]) + 0.0,
+                    T.isnan((C_local[i, j] + bias[j])),
+                    (C_local[i, j] + bias[j]),
                     T.max((C_local[i, j] + bias[j]), 0.0),
                 )
             T.copy(C_local, C[by * block_M, bx * block_N])

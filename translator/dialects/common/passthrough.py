@@ -564,6 +564,14 @@ def _fix_imports(
             if at:
                 stmts[0] = _with_leading(stmts[0], [cst.EmptyLine()])
         body[at:at] = stmts
+        after = at + len(stmts)
+        if after < len(body) and isinstance(body[after], (cst.FunctionDef, cst.ClassDef)):
+            # A definition right after the imports keeps its two blank lines (it had one
+            # when it followed the module docstring, the dropped imports between them).
+            lines = list(body[after].leading_lines)
+            blank = next((i for i, line in enumerate(lines) if line.comment), len(lines))
+            if blank < 2:
+                body[after] = _with_leading(body[after], _blank(2 - blank) + lines)
     return tree.with_changes(body=body)
 
 

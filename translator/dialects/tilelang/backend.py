@@ -146,6 +146,21 @@ def _kernel_code(kernel: ir.Kernel) -> KernelCode:
     ]
     autotune = _autotune(kernel) if len(kernel.configs) > 1 else None
     body = writer.allocs + writer.lines
+    launch = _launch_lines(spell["launch"], grid, threads, writer.block_ids)
+    if (kernel.hints.schedule or "").startswith("persistent_"):
+        # The source's schedule: one program per SM, each looping over the grid's tiles
+        # (T.Persistent hands them out interleaved; a blocked source schedule gets the same
+        # tiles in another order, which no result depends on).
+        sms = writer.fresh("num_sms")
+        block_id = writer.fresh("block_id")
+        params.append(f"{sms}={spell['num_sms']}")
+        launch = _launch_lines(spell["launch"], [sms], threads, [block_id])
+        launch[-1] = launch[-1].replace(f"as ({block_id},):", f"as {block_id}:")
+        ids = list(reversed(writer.block_ids))
+        target = ids[0] if len(ids) == 1 else ", ".join(ids)
+        domain = ", ".join(reversed(grid))
+        header = f"for {target} in {spell['persistent']}([{domain}], {sms}, {block_id}):"
+        body = [*writer.allocs, header, *(f"    {line}" for line in writer.lines)]
     text = (
         template_environment("tilelang")
         .get_template("kernel.py.j2")
@@ -156,7 +171,7 @@ def _kernel_code(kernel: ir.Kernel) -> KernelCode:
             setup=setup,
             prim_name="main",
             prim_params=prim_params,
-            launch=_launch_lines(spell["launch"], grid, threads, writer.block_ids),
+            launch=launch,
             body=body,
             autotune=autotune,
             spell=spell,

@@ -1,5 +1,6 @@
-"""TileLang frontend: ``@tilelang.jit`` factories of ``@T.prim_func`` kernels -> IR kernels; the
-host calls that build and launch them -> launch sites.
+"""TileLang frontend: ``@tilelang.jit`` factories of ``@T.prim_func`` kernels (and eager-style
+``@tilelang.jit`` kernels) -> IR kernels; the host calls that build and launch them -> launch
+sites.
 
 A TileLang kernel is imperative: it allocates buffers (shared memory, fragments, locals), copies
 regions of global tensors into them, computes on them element by element and copies results
@@ -33,6 +34,14 @@ parameter of the kernel. Host code is carried as written: ``kernel = factory(...
 ``kernel(a, b)`` becomes the target's launch, and outputs TileLang allocates (``out_idx``) are
 allocated before it in plain torch (:attr:`ir.Launch.setup`).
 
+The eager style (a ``@tilelang.jit`` function without a prim_func: ``M, N = T.const("M N")``
+sizes, ``A: T.Tensor((M, N), dtype)`` annotations of its parameters in the body, ``C =
+T.empty(...)`` outputs it returns) is read into the same factory record (:func:`_eager`): the
+annotated parameters and then the outputs are the kernel's tensors, each ``T.const`` name the
+size of the first input dim it annotates, the other parameters tunables and scalars with the
+function's defaults. The function is its own host function, so the kernel is named
+``<function>_kernel`` and the function is carried as its host code (:func:`_eager_host`).
+
 Hardware-only forms (mbarriers, tcgen05, raw wgmma, layout annotations) are refused with a
 located diagnostic, like everything else the lifter does not read.
 """
@@ -43,6 +52,7 @@ import dataclasses
 import functools
 import hashlib
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -119,6 +129,25 @@ class _Factory:
     dtypes: dict[str, str] = field(default_factory=dict)
     #: factory-body assignments before the prim_func (``n_pad = ...``)
     locals: dict[str, cst.BaseExpression] = field(default_factory=dict)
+    #: the ``with T.Kernel(...)`` block (the prim_func's body, or the eager function's)
+    kernel_with: cst.With | None = None
+    #: the IR kernel's name (an eager function's own name is its host function's)
+    kernel_name: str = ""
+    #: eager style: the function is the host function too (:class:`_Eager`)
+    eager: _Eager | None = None
+
+
+@dataclass
+class _Eager:
+    """The host side of an eager-style kernel (``T.const`` sizes, annotated tensors,
+    ``T.empty`` outputs): the statements that declare them, which the translation rewrites in
+    plain torch, and the ``with T.Kernel`` block, which becomes the launch."""
+
+    consts: list[tuple[cst.SimpleStatementLine, list[str]]] = field(default_factory=list)
+    annotations: list[cst.SimpleStatementLine] = field(default_factory=list)
+    #: ``C = T.empty(...)`` statements and the output each binds
+    outputs: list[tuple[cst.SimpleStatementLine, str]] = field(default_factory=list)
+    inputs: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -183,6 +212,10 @@ class KernelLifter:
         self.factory_param: dict[str, str] = {}
         #: buffers whose contents are a region of a global tensor (lanes past its edge hold 0)
         self.loaded: set[str] = set()
+        #: split-K loop tiles -> (block, step) as the source spells them
+        self.strided: dict[str, tuple[str, str]] = {}
+        #: the T.Persistent loop whose domain is the grid (its body runs once per tile)
+        self.persistent: cst.For | None = None
 
     # ------------------------------------------------------------------ helpers
 
@@ -241,29 +274,36 @@ class KernelLifter:
         for name in self.fac.tensor_order:
             shape, dt = self.fac.tensors[name]
             params.append(ir.Param(name, "tensor", rank=len(shape), dtype=self.literal_dtype(dt)))
-        body_stmts = [s for s in prim.body.body if not _is_docstring(s)]
-        if len(body_stmts) != 1 or not isinstance(body_stmts[0], cst.With):
-            raise self.error(
-                prim, "a prim_func body is one `with T.Kernel(...) as (bx, ...):` block"
-            )
-        with_node = body_stmts[0]
+        with_node = self.fac.kernel_with
+        if with_node is None:
+            body_stmts = [s for s in prim.body.body if not _is_docstring(s)]
+            if len(body_stmts) != 1 or not isinstance(body_stmts[0], cst.With):
+                raise self.error(
+                    prim, "a prim_func body is one `with T.Kernel(...) as (bx, ...):` block"
+                )
+            with_node = body_stmts[0]
+        name = self.fac.kernel_name or self.fac.fn.name.value
         grid = self.kernel_grid(with_node)
         self.prescan(with_node.body)
         self.params_ = params
-        self.env = kernel_env(ir.Kernel(self.fac.fn.name.value, tuple(params), (), (), ()))
+        self.env = kernel_env(ir.Kernel(name, tuple(params), (), (), ()))
         for t in grid:
             self.env.bind_tile(t)
         body = self.block(with_node.body.body)
         params += self.scalars
         configs = self.configs()
+        # An eager function's docstring stays on it: it is the host function too.
+        docstring = None if self.fac.eager else _docstring(self.fac.fn) or _docstring(prim)
+        hints = ir.Hints(schedule="persistent_interleaved" if self.persistent else None)
         return ir.Kernel(
-            self.fac.fn.name.value,
+            name,
             tuple(params),
             tuple(grid),
             body,
             tuple(self.tunables.values()),
             configs=configs,
-            docstring=_docstring(self.fac.fn) or _docstring(prim),
+            hints=hints,
+            docstring=docstring,
             loc=self.mod.locate(self.fac.fn),
         )
 
@@ -359,10 +399,81 @@ class KernelLifter:
                 )
             else:
                 raise self.error(threads, "threads= is a literal or a factory parameter")
+        persistent = self.persistent_grid(node, names, pos)
+        if persistent is not None:
+            return persistent
         grid = []
         for name, extent in zip(names, pos):
             grid.append(self.tile_var(name, extent))
         return list(reversed(grid))
+
+    def persistent_grid(
+        self, node: cst.With, names: list[str], extents: list[cst.BaseExpression]
+    ) -> list[ir.TileVar] | None:
+        """The grid of a persistent kernel: ``with T.Kernel(num_sms) as block_id`` whose body
+        is allocations and one ``for bx, by in T.Persistent([T.ceildiv(M, block_M), ...],
+        num_sms, block_id)`` loop. Each program takes the tiles ``block_id``, ``block_id +
+        num_sms``, ... of the domain, so together they run the loop body once per tile: the IR's
+        grid over the domain (its first dim outermost), with the schedule as a hint
+        (``persistent_interleaved``); the program count is the launch's business."""
+        loops = [
+            s
+            for s in node.body.body
+            if isinstance(s, cst.For)
+            and isinstance(s.iter, cst.Call)
+            and self.role(s.iter.func) == "persistent"
+        ]
+        if not loops:
+            return None
+        loop = loops[0]
+        others = [
+            s
+            for s in node.body.body
+            if s is not loop and not _is_docstring(s) and not self.is_allocation(s)
+        ]
+        if len(names) != 1 or len(loops) != 1 or others:
+            raise self.error(
+                others[0] if others else loop,
+                "a persistent kernel is `with T.Kernel(num_sms) as block_id:` holding "
+                "allocations and one T.Persistent loop",
+                "move per-tile work into the T.Persistent loop",
+            )
+        pos, kw = call_args(loop.iter)  # type: ignore[arg-type]
+        domain = kw.get("domain", pos[0] if pos else None)
+        wave = kw.get("wave_size", pos[1] if len(pos) > 1 else None)
+        index = kw.get("index", pos[2] if len(pos) > 2 else None)
+        if (
+            not isinstance(domain, (cst.List, cst.Tuple))
+            or wave is None
+            or source_of(wave).strip() != source_of(extents[0]).strip()
+            or not (isinstance(index, cst.Name) and index.value == names[0])
+        ):
+            raise self.error(
+                loop.iter,
+                "T.Persistent(domain, wave_size, index) is read with the T.Kernel's program "
+                "count as wave_size and its index as index",
+                f"write T.Persistent([...], {source_of(extents[0]).strip()}, {names[0]})",
+            )
+        target = loop.target
+        tiles = (
+            [target] if isinstance(target, cst.Name) else [e.value for e in target.elements]  # type: ignore[union-attr]
+        )
+        if len(tiles) != len(domain.elements) or not all(isinstance(t, cst.Name) for t in tiles):
+            raise self.error(target, "bind one name per T.Persistent domain dim")
+        grid = [
+            self.tile_var(t.value, el.value)  # type: ignore[union-attr]
+            for t, el in zip(tiles, domain.elements)
+        ]
+        self.persistent = loop
+        return grid
+
+    def is_allocation(self, s: cst.BaseStatement) -> bool:
+        small = s.body[0] if isinstance(s, cst.SimpleStatementLine) else None
+        return (
+            isinstance(small, cst.Assign)
+            and isinstance(small.value, cst.Call)
+            and self.role(small.value.func) in ("alloc_shared", "alloc_fragment", "alloc_local")
+        )
 
     def tile_var(self, name: str, count: cst.BaseExpression) -> ir.TileVar:
         """The tile variable ``name`` counting ``count`` tiles: ``T.ceildiv(E, B)`` tiles of
@@ -396,6 +507,8 @@ class KernelLifter:
                 return ir.SizeOf(tensor, dim)
             if node.value in self.fac.locals:
                 return self.host_expr(self.fac.locals[node.value])
+            if self.passed_variable(node.value):
+                return self.scalar_param(node)
             value = self.int_value(node)
             if value is not None:
                 return ir.Const(value)
@@ -412,6 +525,17 @@ class KernelLifter:
             pos, _ = call_args(node)
             return ir.Call("cdiv", (self.host_expr(pos[0]), self.host_expr(pos[1])))
         raise self.error(node, f"the size `{source_of(node)}` is not read")
+
+    def passed_variable(self, name: str) -> bool:
+        """Whether the launch passes factory parameter ``name`` a host value that is no literal
+        (``split_k`` of the host function): a scalar of the kernel, not its default baked in.
+        Block sizes and launch knobs stay tunables (:meth:`tunable`)."""
+        if name not in self.fac.params or name in self.block_tiles or name == self.threads:
+            return False
+        passed = self.mod.launch_args.get(self.fac.fn.name.value, {}).get(name)
+        if passed is None or isinstance(passed, cst.Integer):
+            return False
+        return not (isinstance(passed, cst.Name) and passed.value in self.mod.module_ints)
 
     def scalar_param(self, node: cst.Name) -> ir.Expr:
         """A factory parameter that is neither a size, a dtype nor a tunable: a scalar the
@@ -446,10 +570,49 @@ class KernelLifter:
                 ):
                     pos, _ = call_args(it)
                     if len(pos) == 1:
-                        lifter.tile_var(node.target.value, pos[0])
-                        lifter.loop_tiles.add(node.target.value)
+                        name = node.target.value
+                        if not lifter.strided_tile_var(name, pos[0], node.body):
+                            lifter.tile_var(name, pos[0])
+                        lifter.loop_tiles.add(name)
 
         body.visit(Scan())
+
+    def strided_tile_var(self, name: str, count: cst.BaseExpression, body: cst.BaseSuite) -> bool:
+        """A split-K loop over every ``S``-th tile: ``for ko in T.Pipelined(T.ceildiv(K,
+        block_K * S))`` whose body starts its regions at ``(ko * S + bz) * block_K`` is the
+        IR's loop over the K tiles from tile ``bz`` on, ``S`` at a time (``step``). Tiles it
+        runs past ``K`` read zeros, which the IR's loop leaves out. ``False`` if ``count`` and
+        ``body`` are not this pattern."""
+        if not (isinstance(count, cst.Call) and self.role(count.func) == "ceildiv"):
+            return False
+        pos, _ = call_args(count)
+        per = pos[1] if len(pos) == 2 else None
+        if not (isinstance(per, cst.BinaryOperation) and isinstance(per.operator, cst.Multiply)):
+            return False
+        starts: list[tuple[cst.BaseExpression, cst.BaseExpression, cst.BaseExpression]] = []
+
+        class Starts(cst.CSTVisitor):
+            def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+                found = _strided_start(node, name)
+                if found is not None:
+                    starts.append(found)
+
+        body.visit(Starts())
+        for block, step in ((per.left, per.right), (per.right, per.left)):
+            text = (source_of(block).strip(), source_of(step).strip())
+            first = [
+                s for s in starts if (source_of(s[0]).strip(), source_of(s[1]).strip()) == text
+            ]
+            if not first:
+                continue
+            tile = self.tile_var(name, cst.Call(count.func, [cst.Arg(pos[0]), cst.Arg(block)]))
+            block_expr = ir.Name(tile.block) if isinstance(tile.block, str) else tile.block
+            begin = ir.BinOp("*", self.scalar_expr(first[0][2]), block_expr)
+            tile = dataclasses.replace(tile, begin=begin, step=self.host_expr(step))
+            self.tiles[name] = tile
+            self.strided[name] = text
+            return True
+        return False
 
     # ------------------------------------------------------------------ dims and buffers
 
@@ -790,6 +953,16 @@ class KernelLifter:
     def is_tile_start(self, node: cst.BaseExpression, tile: ir.TileVar) -> bool:
         if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply)):
             return False
+        if tile.name in self.strided:
+            found = _strided_start(node, tile.name)
+            return (
+                found is not None
+                and (
+                    source_of(found[0]).strip(),
+                    source_of(found[1]).strip(),
+                )
+                == self.strided[tile.name]
+            )
         block = _block_text(tile)
         a, b = source_of(node.left).strip(), source_of(node.right).strip()
         return {a, b} == {tile.name, block} or (a == b == tile.name == block)
@@ -928,6 +1101,8 @@ class KernelLifter:
         role = self.role(it.func)
         if role == "parallel":
             return self.parallel(s, it)
+        if s is self.persistent:
+            return list(self.block(s.body.body))  # the grid's tiles, bound already
         if role in ("pipelined", "serial") and isinstance(s.target, cst.Name):
             tile = self.tiles.get(s.target.value)
             if tile is None:
@@ -1278,6 +1453,28 @@ def ir_scalar_type(kind: str) -> object:
     return ScalarType(dt, weak=True)
 
 
+def _strided_start(
+    node: cst.BinaryOperation, tile: str
+) -> tuple[cst.BaseExpression, cst.BaseExpression, cst.BaseExpression] | None:
+    """``(block, step, first)`` of a split-K tile start ``(tile * step + first) * block`` (the
+    factors and terms in either order)."""
+    if not isinstance(node.operator, cst.Multiply):
+        return None
+    for inner, block in ((node.left, node.right), (node.right, node.left)):
+        if not (isinstance(inner, cst.BinaryOperation) and isinstance(inner.operator, cst.Add)):
+            continue
+        for scaled, first in ((inner.left, inner.right), (inner.right, inner.left)):
+            if not (
+                isinstance(scaled, cst.BinaryOperation)
+                and isinstance(scaled.operator, cst.Multiply)
+            ):
+                continue
+            for var, step in ((scaled.left, scaled.right), (scaled.right, scaled.left)):
+                if isinstance(var, cst.Name) and var.value == tile:
+                    return block, step, first
+    return None
+
+
 def _block_text(tile: ir.TileVar) -> str:
     return str(tile.block.value) if isinstance(tile.block, ir.Const) else tile.block
 
@@ -1365,7 +1562,19 @@ def _factory(fn: cst.FunctionDef, mod: _Module, g: dict) -> _Factory:
             raise mod.error(d, f"the decorator `{source_of(target)}` is not read")
     params = [p.name.value for p in fn.params.params]
     defaults = {p.name.value: p.default for p in fn.params.params if p.default is not None}
-    _refuse_eager(fn, mod, g)
+    if not any(
+        isinstance(s, cst.FunctionDef) and _decorator(s, mod, g["kernel"]["prim_func"])
+        for s in fn.body.body
+    ):
+        if out_idx:
+            raise mod.error(
+                jit,
+                "out_idx is for @tilelang.jit factories; an eager kernel returns its outputs",
+                "allocate outputs with T.empty((M, N), dtype) and return them",
+            )
+        fac = _Factory(fn, fn, params, defaults, [], configs, tune is not None)
+        _eager(fac, mod, g)
+        return fac
     prim = None
     local_values: dict[str, cst.BaseExpression] = {}
     for stmt in fn.body.body:
@@ -1411,25 +1620,215 @@ def _factory(fn: cst.FunctionDef, mod: _Module, g: dict) -> _Factory:
     return fac
 
 
-def _refuse_eager(fn: cst.FunctionDef, mod: _Module, g: dict) -> None:
-    """The eager style (a jit function without a prim_func, sizes from ``T.const``, outputs from
-    ``T.empty``) is refused at the function."""
-    eager = set(g["kernel"]["eager"])
-    nested = any(isinstance(s, cst.FunctionDef) for s in fn.body.body)
-    found: list[cst.Call] = []
+def _eager(fac: _Factory, mod: _Module, g: dict) -> None:
+    """Read an eager-style kernel (TileLang 0.1.15's ``@tilelang.jit`` without a prim_func)::
 
-    class Calls(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            if mod.name_of(node.func) in eager:
-                found.append(node)
+        @tilelang.jit
+        def matmul(A, B, block_M: int = 128, ...):
+            M, N, K = T.const("M N K")
+            A: T.Tensor((M, K), T.float16)
+            B: T.Tensor((K, N), T.float16)
+            C = T.empty((M, N), T.float16)
+            with T.Kernel(...) as (bx, by):
+                ...
+            return C
 
-    fn.visit(Calls())
-    if found and not nested:
+    into the same :class:`_Factory` a jit factory gives: the annotated parameters and the
+    ``T.empty`` outputs are its tensors (outputs last, as ``out_idx`` would list them), each
+    ``T.const`` name the size of the first tensor dim it annotates, the other parameters its
+    factory parameters (tunables and scalars, with the function's defaults). The function is its
+    own host function: :func:`_eager_host` rewrites it in plain torch."""
+    fn = fac.fn
+    eager = _Eager()
+    tensor_call = set(g["kernel"]["tensor"])
+    consts: set[str] = set()
+    declared: dict[str, tuple[cst.BaseExpression, cst.BaseExpression]] = {}
+    outputs: dict[str, tuple[cst.BaseExpression, cst.BaseExpression]] = {}
+    returned: list[str] | None = None
+    for param in fn.params.params:
+        ann = param.annotation.annotation if param.annotation else None
+        if ann is not None and _tensor_annotation(ann, mod, tensor_call) is not None:
+            # Python evaluates it when the function is defined, before T.const names exist
+            # (TileLang 0.1.15: NameError), so the eager style annotates in the body.
+            raise mod.error(
+                param,
+                f"`{param.name.value}` is annotated as a tensor in the signature",
+                f"annotate it in the body: `{param.name.value}: {source_of(ann).strip()}`",
+            )
+    for stmt in fn.body.body:
+        if _is_docstring(stmt):
+            continue
+        if isinstance(stmt, cst.With):
+            if fac.kernel_with is not None:
+                raise mod.error(stmt, "an eager kernel launches one `with T.Kernel(...)` block")
+            fac.kernel_with = stmt
+            continue
+        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) else None
+        if small is None or len(stmt.body) != 1:  # type: ignore[union-attr]
+            raise mod.error(
+                stmt,
+                "an eager kernel's body holds T.const sizes, tensor annotations, T.empty "
+                "outputs, one `with T.Kernel(...)` block and a return",
+            )
+        assert isinstance(stmt, cst.SimpleStatementLine)
+        if isinstance(small, cst.AnnAssign) and small.value is None:
+            name = small.target.value if isinstance(small.target, cst.Name) else None
+            shape_dtype = _tensor_annotation(small.annotation.annotation, mod, tensor_call)
+            if name is None or name not in fac.params or shape_dtype is None:
+                raise mod.error(
+                    small,
+                    f"`{source_of(small).strip()}` is not a tensor annotation of a parameter",
+                    "annotate parameters in the body as `A: T.Tensor((M, K), dtype)`",
+                )
+            declared[name] = shape_dtype
+            eager.annotations.append(stmt)
+            continue
+        if isinstance(small, cst.Return):
+            returned = _returned_names(small, mod)
+            continue
+        if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
+            raise mod.error(small, f"`{source_of(small).strip()}` is not read in eager kernels")
+        target, value = small.targets[0].target, small.value
+        callee = mod.name_of(value.func) if isinstance(value, cst.Call) else None
+        if callee == g["kernel"]["const"]:
+            names = _const_names(value, target, mod)  # type: ignore[arg-type]
+            consts |= set(names)
+            eager.consts.append((stmt, names))
+        elif callee == g["kernel"]["empty"]:
+            if not isinstance(target, cst.Name):
+                raise mod.error(target, "bind each T.empty output to a name")
+            outputs[target.value] = _empty_args(value, mod)  # type: ignore[arg-type]
+            eager.outputs.append((stmt, target.value))
+        elif isinstance(target, cst.Name) and not _uses_package(value, mod):
+            fac.locals[target.value] = value  # plain Python both sides read (`n_pad = ...`)
+        else:
+            raise mod.error(
+                small,
+                f"`{source_of(small).strip()}` is not read in eager kernels",
+                "compute device values inside the T.Kernel block",
+            )
+    if fac.kernel_with is None:
+        raise mod.error(fn, f"the eager kernel `{fn.name.value}` launches no `with T.Kernel(...)`")
+    if returned is not None and set(returned) != set(outputs):
         raise mod.error(
             fn,
-            "eager-style TileLang kernels (T.const sizes, T.empty outputs) are not read yet",
-            "write a @tilelang.jit factory that returns a @T.prim_func over T.Tensor parameters",
+            f"`{fn.name.value}` returns {', '.join(returned) or 'nothing'}, not its T.empty "
+            f"outputs ({', '.join(outputs) or 'none'})",
+            "return exactly the tensors allocated with T.empty",
         )
+    eager.inputs = [p for p in fac.params if p in declared]
+    fac.params = [p for p in fac.params if p not in declared]
+    for name in (*eager.inputs, *outputs):
+        shape, dtype = declared.get(name) or outputs[name]
+        if isinstance(shape, cst.Name) and shape.value in fac.locals:
+            shape = fac.locals[shape.value]
+        if not isinstance(shape, (cst.Tuple, cst.List)):
+            raise mod.error(shape, "a tensor's shape is a literal tuple of sizes")
+        entries = [e.value for e in shape.elements]
+        fac.tensors[name] = (entries, dtype)
+        fac.tensor_order.append(name)
+        for d, e in enumerate(entries):
+            known = consts | set(fac.params) | set(fac.locals) | set(mod.module_ints)
+            if isinstance(e, cst.Name) and e.value not in known:
+                raise mod.error(
+                    e,
+                    f"the size `{e.value}` of `{name}` is not defined in `{fn.name.value}`",
+                    f'declare it with the other sizes: `... = T.const("... {e.value}")`',
+                )
+            if isinstance(e, cst.Name) and e.value in consts:
+                if name in outputs and e.value not in fac.sizes:
+                    raise mod.error(
+                        e,
+                        f"`{e.value}` sizes only the output `{name}`: T.const names are read "
+                        "from the input tensors",
+                        f"annotate an input tensor with `{e.value}`, or pass it as a parameter",
+                    )
+                fac.sizes.setdefault(e.value, (name, d))
+    fac.out_idx = list(range(len(eager.inputs), len(fac.tensor_order)))
+    unused = sorted(consts - set(fac.sizes))
+    if unused:
+        raise mod.error(eager.consts[0][0], f"T.const `{unused[0]}` sizes no annotated tensor")
+    taken = set(fac.params) | set(fac.tensors) | consts
+    name = f"{fn.name.value}_kernel"
+    while name in taken:
+        name = f"_{name}"
+    fac.kernel_name = name
+    fac.eager = eager
+
+
+def _tensor_annotation(
+    node: cst.BaseExpression, mod: _Module, tensor_call: set[str]
+) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+    """``(shape, dtype)`` of ``T.Tensor((M, K), dtype)`` or ``T.Tensor[[M, K], dtype]``."""
+    if isinstance(node, cst.Call) and mod.name_of(node.func) in tensor_call:
+        pos, kw = call_args(node)
+        shape = kw.get("shape", pos[0] if pos else None)
+        dtype = kw.get("dtype", pos[1] if len(pos) > 1 else None)
+    elif isinstance(node, cst.Subscript) and mod.name_of(node.value) in tensor_call:
+        items = [el.slice.value for el in node.slice if isinstance(el.slice, cst.Index)]
+        shape, dtype = (items[0], items[1]) if len(items) == 2 else (None, None)
+    else:
+        return None
+    if shape is None or dtype is None:
+        return None
+    return shape, dtype
+
+
+def _const_names(call: cst.Call, target: cst.BaseExpression, mod: _Module) -> list[str]:
+    """The names ``M, N = T.const("M N")`` binds (TileLang splits on commas or spaces)."""
+    pos, _ = call_args(call)
+    if not pos or not isinstance(pos[0], cst.SimpleString):
+        raise mod.error(call, 'T.const takes a literal string of names ("M N K")')
+    text = str(pos[0].evaluated_value)
+    names = [n for n in re.split(r"\s*,\s*|\s+", text.strip()) if n]
+    if isinstance(target, cst.Name):
+        bound = [target.value]
+    elif isinstance(target, (cst.Tuple, cst.List)) and all(
+        isinstance(e.value, cst.Name) for e in target.elements
+    ):
+        bound = [e.value.value for e in target.elements]  # type: ignore[union-attr]
+    else:
+        raise mod.error(target, "bind T.const sizes to plain names")
+    if bound != names:
+        raise mod.error(
+            call,
+            f"`{source_of(target)}` binds other names than T.const declares ({text!r})",
+            'bind each T.const name to itself: `M, N = T.const("M N")`',
+        )
+    return names
+
+
+def _empty_args(call: cst.Call, mod: _Module) -> tuple[cst.BaseExpression, cst.BaseExpression]:
+    pos, kw = call_args(call)
+    shape = pos[0] if pos else None
+    dtype = kw.get("dtype", pos[1] if len(pos) > 1 else None)
+    if not isinstance(shape, (cst.Tuple, cst.List)) or dtype is None:
+        raise mod.error(call, "T.empty((sizes...), dtype) is read")
+    return shape, dtype
+
+
+def _returned_names(ret: cst.Return, mod: _Module) -> list[str]:
+    value = ret.value
+    if value is None:
+        return []
+    items = [e.value for e in value.elements] if isinstance(value, cst.Tuple) else [value]
+    if not all(isinstance(i, cst.Name) for i in items):
+        raise mod.error(ret, "an eager kernel returns its T.empty outputs by name")
+    return [i.value for i in items]  # type: ignore[union-attr]
+
+
+def _uses_package(node: cst.CSTNode, mod: _Module) -> bool:
+    """Whether ``node`` calls into TileLang (then it is device code, not a host local)."""
+    found = False
+
+    class Names(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            nonlocal found
+            if (mod.name_of(call.func) or "").startswith("tilelang"):
+                found = True
+
+    node.visit(Names())
+    return found
 
 
 def _configs(node: cst.BaseExpression | None, mod: _Module, where: cst.CSTNode) -> list[dict]:
@@ -1489,18 +1888,25 @@ def parse(source: str, path: str) -> ir.Module:
             ir.Loc(path, 1, 0),
             "tiletrans reads @tilelang.jit factories that return a @T.prim_func",
         )
-    hosts = _host_calls(module, mod, factories)
+    lazy = {name: f for name, f in factories.items() if f.eager is None}
+    hosts = _host_calls(module, mod, lazy)
     kernels = tuple(KernelLifter(f, mod).lift() for f in factories.values())
     by_name = {k.name: k for k in kernels}
-    sites, entries, edits = _host(hosts, mod, factories, by_name)
-    entries = with_documented_dtypes(module, entries)
+    sites, entries, edits = _host(hosts, mod, lazy, by_name)
     edits = [
         *(
             ir.HostEdit("define", mod.locate.span(f.fn), kernels=(name,))
-            for name, f in factories.items()
+            for name, f in lazy.items()
         ),
         *edits,
     ]
+    for f in factories.values():
+        if f.eager is not None:
+            site, entry, eager_edits = _eager_host(f, by_name[f.kernel_name], mod, g, len(sites))
+            sites.append(site)
+            entries.append(entry)
+            edits.extend(eager_edits)
+    entries = with_documented_dtypes(module, entries)
     result = ir.Module(
         path,
         tuple(entries),
@@ -1574,6 +1980,8 @@ def _host_calls(module: cst.Module, mod: _Module, factories: dict[str, _Factory]
     for stmt in module.body:
         if not isinstance(stmt, cst.FunctionDef) or stmt.name.value in factories:
             continue
+        if _decorator(stmt, mod, _grammar()["kernel"]["decorator"]) is not None:
+            continue  # an eager kernel: its own host function (_eager_host)
         finder = _LaunchFinder(stmt, factories)
         stmt.visit(finder)
         found.extend(finder.found)
@@ -1703,6 +2111,78 @@ def _host(
     return sites, entries, edits
 
 
+def _eager_host(
+    fac: _Factory, kernel: ir.Kernel, mod: _Module, g: dict, site: int
+) -> tuple[ir.Site, ir.Entry, list[ir.HostEdit]]:
+    """An eager kernel's function as the host function of its translation: the decorator goes,
+    the kernel is defined before it, ``T.const`` sizes are read from the tensors' shapes,
+    tensor annotations go, ``T.empty`` outputs become ``torch.empty`` and the ``with
+    T.Kernel`` block becomes the launch; its signature, docstring and return stay."""
+    fn, eager = fac.fn, fac.eager
+    assert eager is not None and fac.kernel_with is not None
+    edits = [
+        ir.HostEdit("remove", mod.locate.span(d))
+        for d in fn.decorators
+        if mod.name_of(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
+        in (g["kernel"]["decorator"], g["kernel"]["autotune"])
+    ]
+    edits.append(ir.HostEdit("insert", mod.locate.span(fn), kernels=(kernel.name,)))
+    for stmt, names in eager.consts:
+        edits.append(ir.HostEdit("replace", mod.locate.span(stmt), text=_size_text(names, fac)))
+    annotated = ", ".join(f"`{n}`" for n in eager.inputs)
+    for i, stmt in enumerate(eager.annotations):
+        # One note for all: TileLang checked shapes and dtypes against them at each call.
+        note = f"tiletrans: dropped the T.Tensor annotations of {annotated}" if i == 0 else None
+        edits.append(ir.HostEdit("remove", mod.locate.span(stmt), note=note))
+    device = eager.inputs[0] if eager.inputs else None
+    for stmt, name in eager.outputs:
+        shape, dtype = fac.tensors[name]
+        dims = ", ".join(source_of(e) for e in shape) + ("," if len(shape) == 1 else "")
+        where = f", device={device}.device" if device else ""
+        text = f"{name} = torch.empty(({dims}), dtype={_eager_dtype(dtype, mod, g)}{where})"
+        edits.append(ir.HostEdit("replace", mod.locate.span(stmt), text=text))
+    body: list[ir.Stmt] = []
+    args: list[ir.Expr] = []
+    texts: list[str] = []
+    for p in kernel.params:
+        if p.kind != "tensor" and p.name not in fac.params:
+            raise mod.error(
+                fn, f"the kernel reads `{p.name}`, which is no parameter of `{fn.name.value}`"
+            )
+        tmp = f"_{kernel.name}_{p.name}_{site}"
+        body.append(ir.Carried(tmp, p.kind, p.name, p.rank))
+        args.append(ir.Name(tmp))
+        texts.append(p.name)
+    tuned = tuple(p for p in fac.params if _is_tunable(p, kernel, fac))
+    body.append(ir.Launch(kernel.name, tuple(args), tuple(texts), site=site, tuned=tuned))
+    params = tuple(_host_param(p) for p in fn.params.params)
+    entry = ir.Entry(fn.name.value, params, tuple(body), complete=False, loc=mod.locate(fn))
+    return ir.Site(mod.locate.span(fac.kernel_with), statement=True), entry, edits
+
+
+def _size_text(names: list[str], fac: _Factory) -> str:
+    """Host statements binding ``T.const`` sizes from the tensors they annotate:
+    ``M, K = A.shape`` where one tensor's shape is exactly those names, else ``N = B.shape[1]``."""
+    lines: list[str] = []
+    for tensor in fac.tensor_order:
+        mine = [n for n in names if fac.sizes[n][0] == tensor]
+        if not mine:
+            continue
+        spelt = [e.value if isinstance(e, cst.Name) else None for e in fac.tensors[tensor][0]]
+        if spelt == mine:
+            lines.append(f"{', '.join(mine)} = {tensor}.shape")
+        else:
+            lines.extend(f"{n} = {tensor}.shape[{fac.sizes[n][1]}]" for n in mine)
+    return "\n".join(lines)
+
+
+def _eager_dtype(node: cst.BaseExpression, mod: _Module, g: dict) -> str:
+    """A TileLang dtype (``T.float16``, ``"float16"``) as torch spells it."""
+    name = str(node.evaluated_value) if isinstance(node, cst.SimpleString) else mod.name_of(node)
+    ir_name = _dtype_name(name or "", g)
+    return _TORCH_DTYPES[ir_name] if ir_name else source_of(node)
+
+
 def _arg_text(
     param: str,
     *,
@@ -1721,7 +2201,9 @@ def _arg_text(
 
 def _is_tunable(param: str, kernel: ir.Kernel, fac: _Factory) -> bool:
     names = {t.name for t in kernel.tunables}
-    return param in names or param in ("threads", "num_stages")
+    # A persistent kernel's program count is a launch knob the schedule hint stands for.
+    persistent = (kernel.hints.schedule or "").startswith("persistent_") and param == "num_sms"
+    return param in names or param in ("threads", "num_stages") or persistent
 
 
 def _host_param(p: cst.Param) -> ir.Param:

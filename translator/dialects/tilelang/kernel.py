@@ -56,11 +56,14 @@ class Buffer:
 
 @dataclass
 class _Tile:
-    """How a tile variable is spelt: its id (block index or loop counter) and block."""
+    """How a tile variable is spelt: its id (block index or loop counter) and block; a split-K
+    loop also its step and, where its start is a whole tile (``bz * block``), that tile."""
 
     var: ir.TileVar
     id: str
     block: str
+    step: str | None = None
+    first: str | None = None
 
 
 @dataclass
@@ -147,6 +150,11 @@ class KernelWriter(CodePrinter):
         return None
 
     def tile_begin(self, t: _Tile) -> str:
+        if t.step is not None and t.first is not None:
+            # Tile `first`, then every `step`-th: `(ko * split_k + bz) * block_K`.
+            return f"({t.id} * {t.step} + {t.first}) * {t.block}"
+        if t.step is not None:
+            return f"{self.host(t.var.begin)} + {t.id} * {t.step} * {t.block}"  # type: ignore[arg-type]
         start = t.id if t.block == "1" else f"{t.id} * {t.block}"
         if t.var.begin is not None:
             start = f"{self.host(t.var.begin)} + {start}"
@@ -215,13 +223,7 @@ class KernelWriter(CodePrinter):
         return extents
 
     def check_tile(self, t: ir.TileVar) -> None:
-        if t.step is not None:
-            raise TranslationError(
-                f"tile loop `{t.name}` visits every n-th tile (split-K); the TileLang backend "
-                "does not write strided tile loops yet",
-                self.kernel.loc,
-                _HINT,
-            )
+        """Grid tiles never skip tiles (the verifier says so); loops may (split-K)."""
 
     def block_of(self, t: ir.TileVar) -> str:
         if t.scalar:
@@ -291,6 +293,8 @@ class KernelWriter(CodePrinter):
             self.dot_into(value, buf)
         elif isinstance(value, ir.Reduce):
             self.reduce_into(value, buf)
+        elif isinstance(value, ir.Scan):
+            self.scan_into(value, buf)
         elif isinstance(value, ir.Full) and isinstance(value.value, ir.Const):
             v = value.value.value
             if v == 0:
@@ -339,11 +343,7 @@ class KernelWriter(CodePrinter):
             elif isinstance(value, ir.Reduce):
                 self.reduce_into(value, buf)
             else:
-                raise TranslationError(
-                    "TileLang scans (T.cumsum) are not written by this backend yet",
-                    value.loc,
-                    _HINT,
-                )
+                self.scan_into(value, buf)
             self.buffers[name] = buf
             self.env.vars[name] = t
             return ir.Name(name)
@@ -379,9 +379,9 @@ class KernelWriter(CodePrinter):
             return
         self.guarded_store(s)
 
-    def guarded_store(self, s: ir.Store) -> None:
-        """An element loop that writes the lanes inside the tensor (scalar indices, rank
-        changes)."""
+    def guarded_store(self, s: ir.Store, atomic: str | None = None) -> None:
+        """An element loop that writes (or with ``atomic``, atomically combines into) the lanes
+        inside the tensor (scalar indices, rank changes)."""
         t = self.type_of(s.value)
         dims = self.store_dims(s)
         value = self.materialize_parts(s.value)
@@ -398,6 +398,9 @@ class KernelWriter(CodePrinter):
         if guards:
             self.emit(f"{indent}if {' and '.join(guards)}:")
             indent += "    "
+        if atomic is not None:
+            self.emit(f"{indent}{atomic}({target}, {text})")
+            return
         self.emit(f"{indent}{target} = {text}")
 
     def store_dims(self, s: ir.Store) -> tuple[ir.Dim, ...]:
@@ -456,14 +459,21 @@ class KernelWriter(CodePrinter):
             t.name.removeprefix("tile_") + "_o" if t.name.startswith("tile_") else f"{t.name}_o"
         )
         block = self.block_of(t)
-        self.tiles[t.name] = _Tile(t, name, block)
+        tile = _Tile(t, name, block)
+        self.tiles[t.name] = tile
         self.env.bind_tile(t)
         count = (
             self.host(t.extent)
             if t.begin is None
             else (f"{self.host(t.extent)} - {self.host(t.begin)}")
         )
-        trips = count if block == "1" else f"T.ceildiv({count}, {block})"
+        per = block
+        if t.step is not None:
+            tile.step = self.scalar_atom(t.step)
+            tile.first = self.whole_tiles(t.begin, block)
+            # The tiles from `begin` below the extent, `step` apart: exactly the IR's trips.
+            per = f"{block} * {tile.step}"
+        trips = count if per == "1" else f"T.ceildiv({count}, {per})"
         has_dot = any(isinstance(e, ir.Dot) for e in _stmt_exprs(s.body))
         if has_dot:
             stages = s.num_stages if s.num_stages is not None else self.stages
@@ -471,6 +481,47 @@ class KernelWriter(CodePrinter):
         else:
             self.emit(f"for {name} in T.serial({trips}):")
         self.block(s.body)
+
+    def scalar_atom(self, e: ir.Expr) -> str:
+        """A host scalar as an operand of ``*`` (parenthesised unless an atom)."""
+        text = self.host(e)
+        return text if text.replace("_", "").isalnum() else f"({text})"
+
+    def whole_tiles(self, begin: ir.Expr | None, block: str) -> str | None:
+        """``x`` where a loop starts at tile ``x`` (``begin`` is ``x * block``), else ``None``."""
+        if not (isinstance(begin, ir.BinOp) and begin.op == "*"):
+            return None
+        for first, blk in ((begin.lhs, begin.rhs), (begin.rhs, begin.lhs)):
+            if self.host(blk) == block:
+                return self.scalar_atom(first)
+        return None
+
+    # ------------------------------------------------------------------ atomics
+
+    def _st_AtomicRMW(self, s: ir.AtomicRMW) -> None:
+        spelling = self.spell["atomics"].get(s.op)
+        if spelling is None:
+            raise TranslationError(
+                f"TileLang has no atomic `{s.op}` the backend writes",
+                s.loc,
+                self.spell["refused"]["atomics"].get(s.op, _HINT),
+            )
+        t = self.type_of(s.value)
+        region = self.store_dims(s)  # type: ignore[arg-type]
+        if (
+            self.copyable(s.index, s.tensor)
+            and isinstance(t, TileType)
+            and _same_stored(t.dims, region)
+            and len(t.dims) == len(region)
+        ):
+            # A tile region: TileLang adds only the lanes inside the tensor (as T.copy writes).
+            src = self.buffers.get(s.value.id) if isinstance(s.value, ir.Name) else None
+            if src is None or src.dims != t.dims or src.dtype != t.dtype:
+                src = self.alloc(f"{s.tensor}_part", t.dims, t.dtype, "fragment")
+                self.assign_into(s.value, src, t)
+            self.emit(f"{spelling}({self.region(s.tensor, s.index)}, {src.name})")
+            return
+        self.guarded_store(s, spelling)  # type: ignore[arg-type]
 
     @property
     def stages(self) -> str:
@@ -499,6 +550,30 @@ class KernelWriter(CodePrinter):
         if pad is None:
             pad = reduce_identity(e.op)
         src = self.with_pad(e.value, t, {axis: pad}, "fragment")
+        phys = sum(1 for d in dims[:axis] if not isinstance(d, ir.UnitDim))
+        self.emit(f"{spelling}({src.name}, {buf.name}, dim={phys})")
+
+    def scan_into(self, e: ir.Scan, buf: Buffer) -> None:
+        """``T.cumsum(src, dst, dim=)``: an inclusive forward scan. Lanes past the scanned
+        dim's extent come after every valid lane, so no valid lane sees them (``ir.Scan``):
+        the source buffer needs no padding."""
+        spelling = self.spell["scans"].get(e.op)
+        if spelling is None:
+            raise TranslationError(
+                f"TileLang has no `{e.op}` scan the backend writes",
+                e.loc,
+                self.spell["refused"]["scans"].get(e.op, _HINT),
+            )
+        t = self.type_of(e.value)
+        dims = dims_of(t)
+        axis = e.axis % len(dims)
+        if isinstance(dims[axis], ir.UnitDim):
+            self.elementwise(e.value, buf, buf.dims)  # a scan over one lane is the lane
+            return
+        src = self.buffers.get(e.value.id) if isinstance(e.value, ir.Name) else None
+        if src is None or src.dims != dims or src.dtype != buf.dtype:
+            src = self.alloc("scan_in", dims, buf.dtype, "fragment")
+            self.assign_into(e.value, src, TileType(dims, buf.dtype))
         phys = sum(1 for d in dims[:axis] if not isinstance(d, ir.UnitDim))
         self.emit(f"{spelling}({src.name}, {buf.name}, dim={phys})")
 
@@ -712,6 +787,12 @@ class KernelWriter(CodePrinter):
                 text = f"T.cast({text}, {self.dtype(ir.F32)})"
             args.append(text)
         text = spelling.format(*args)
+        numbers = [_is_number(a) for a in e.args]
+        if e.op in ("maximum", "minimum") and numbers in ([True, False], [False, True]):
+            # Against a number only the other operand can be NaN (relu's `T.max(x, 0.0)`).
+            x = args[numbers.index(False)]
+            fn = "T.max" if e.op == "maximum" else "T.min"
+            text = f"T.if_then_else(T.isnan({x}), {x}, {fn}({args[0]}, {args[1]}))"
         fp32 = e.op in self.spell["fp32_only"]["ops"]
         if fp32 and isinstance(t, (TileType, ScalarType)) and dtype_of(t) != ir.F32:
             text = f"T.cast({text}, {self.dtype(dtype_of(t))})"
@@ -781,6 +862,16 @@ class KernelWriter(CodePrinter):
         for i, p in enumerate(e.perm):
             lanes[p] = self.lanes[i]
         return self.child(e.value, tuple(lanes), ATOM), ATOM
+
+
+def _is_number(e: ir.Expr) -> bool:
+    """Whether ``e`` is a constant number that is not NaN."""
+    return (
+        isinstance(e, ir.Const)
+        and isinstance(e.value, (int, float))
+        and not isinstance(e.value, bool)
+        and not math.isnan(e.value)
+    )
 
 
 def _rebased(e: ir.Expr) -> ir.Expr:

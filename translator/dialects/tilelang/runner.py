@@ -1,7 +1,7 @@
 """Running TileLang kernels for validation.
 
 On the CPU (measured on tilelang 0.1.15 without a GPU), every kernel a ``@tilelang.jit``
-factory compiles is checked and run in two ways:
+factory (or an eager-style ``@tilelang.jit`` function) compiles is checked and run in two ways:
 
 * as written, lowered to CUDA for ``sm_90a`` (``tilelang.lower`` inside a
   ``tvm.target.Target({"kind": "cuda", "arch": "sm_90a"})``; no nvcc needed): a compile check
@@ -100,10 +100,13 @@ def compile_for_cpu(jit: object, args: tuple, kwargs: dict) -> object:
     import tvm
 
     check_compiles(jit.get_tir(*args, **kwargs))  # type: ignore[attr-defined]
-    # The factory itself, not `get_tir`: TileLang caches the prim_func it built per argument
-    # tuple, and that one is the kernel as written.
-    with cpu_variant():
-        func = jit.func.orig_func(*args, **kwargs)  # type: ignore[attr-defined]
+    if getattr(jit, "mode", None) == "eager":
+        func = _eager_cpu_tir(jit.func, args, kwargs)  # type: ignore[attr-defined]
+    else:
+        # The factory itself, not `get_tir`: TileLang caches the prim_func it built per
+        # argument tuple, and that one is the kernel as written.
+        with cpu_variant():
+            func = jit.func.orig_func(*args, **kwargs)  # type: ignore[attr-defined]
     with tvm.target.Target("c"):
         return tilelang.compile(
             func,
@@ -113,6 +116,21 @@ def compile_for_cpu(jit: object, args: tuple, kwargs: dict) -> object:
             execution_backend="cython",
             # g++ cannot convert TileLang's C vector types between half and float.
             pass_configs={"tirx.disable_vectorize": True},
+        )
+
+
+def _eager_cpu_tir(func: object, args: tuple, kwargs: dict) -> object:
+    """The prim_func of an eager-style kernel (``T.const`` sizes, ``T.empty`` outputs) for
+    ``args``, traced afresh under :func:`cpu_variant` (TileLang 0.1.15 caches the trace of the
+    kernel as written per non-tensor arguments; this one is not cached)."""
+    bound = func._argument_binder.bind(args, kwargs)  # type: ignore[attr-defined]
+    # Both phases trace the body: the symbolic one and the one that substitutes the sizes.
+    with cpu_variant():
+        template = func._build_tir_template(**bound.compile_kwargs)  # type: ignore[attr-defined]
+        return template.get_tir(
+            func.tensor_args,  # type: ignore[attr-defined]
+            bound.tensor_args,
+            bound.compile_kwargs,
         )
 
 
