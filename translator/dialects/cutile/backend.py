@@ -111,8 +111,8 @@ class CutileBackend(Backend):
         # A tile size the source's host computes is no tunable at this launch: it is passed.
         host_sized = any(not text.strip().isdigit() for _, text in launch.block_texts)
         if len(space) > 1 and not host_sized:
-            cfg = _fresh("cfg", module.host.source if module.host else "")
-            key = _fresh("key", module.host.source if module.host else "")
+            cfg = _fresh("cfg", module)
+            key = _fresh("key", module)
             tuned = {name: f'{cfg}["{name}"]' for name, _ in writer.sig.blocks}
             prelude = _search(kernel, writer, hx, launch.texts, tuned, cfg, key)
             call = _launch_call(kernel, writer, hx, launch.texts, tuned)
@@ -237,14 +237,29 @@ def _written(kernel: ir.Kernel) -> set[str]:
     return {s.tensor for s in walk_stmts(kernel.body) if isinstance(s, (ir.Store, ir.AtomicRMW))}
 
 
-def _fresh(name: str, source: str) -> str:
-    """``name``, or a longer one where the host source already uses it."""
+def _fresh(name: str, module: ir.Module) -> str:
+    """``name``, or a longer one where the carried host code already uses it (statements the
+    translation removes, a source's own tuning code, do not count)."""
     import re
 
+    source = _carried_text(module)
     candidate = name
     while re.search(rf"\b{candidate}\b", source):
         candidate = f"tuned_{candidate}"
     return candidate
+
+
+def _carried_text(module: ir.Module) -> str:
+    """The host source without the statements its edits remove and the kernels they replace."""
+    if module.host is None:
+        return ""
+    lines = module.host.source.splitlines()
+    spans = [e.span for e in module.host.edits if e.kind in ("remove", "define") and e.span]
+    spans += [site.span for site in module.host.sites]  # launches are rewritten too
+    for span in spans:
+        for i in range(span.start_line - 1, min(span.end_line, len(lines))):
+            lines[i] = ""
+    return "\n".join(lines)
 
 
 def _configs_name(kernel: ir.Kernel) -> str:
@@ -270,13 +285,16 @@ def tuning_space(kernel: ir.Kernel, writer: KernelWriter) -> list[dict[str, int]
 def _space_definitions(kernel: ir.Kernel, space: list[dict[str, int]]) -> str:
     """The module-level list of configs and the cache of the best per shape key."""
     lines = [
-        f"# The tile sizes ct.tune.exhaustive_search tries for `{kernel.name}` on the first launch",
-        "# of each shape key; the best is cached.",
         f"{_configs_name(kernel)} = [",
+        f"    # The tile sizes ct.tune.exhaustive_search tries for `{kernel.name}` on the first",
+        "    # launch of each shape key.",
     ]
     for entry in space:
         lines.append("    {" + ", ".join(f'"{k}": {v}' for k, v in entry.items()) + "},")
-    lines += ["]", f"{_best_name(kernel)}: dict[tuple, dict[str, int]] = {{}}"]
+    lines += [
+        "]",
+        f"{_best_name(kernel)}: dict[tuple, dict[str, int]] = {{}}  # key -> best config",
+    ]
     return "\n".join(lines) + "\n"
 
 

@@ -38,6 +38,7 @@ from translator.dialects.cst_utils import (
     source_of,
     statement_comments,
 )
+from translator.dialects.cutile.tuning import SpaceReader
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
 from translator.ir.ops import reduce_identity
@@ -92,6 +93,9 @@ class _Module:
     #: Per kernel, what each launch's grid measures: ``{axis: (argument position, dim)}`` where
     #: the grid extent is ``<argument>.size(dim)`` (or its ``ct.cdiv`` by a tile size).
     launch_grid_dims: dict[str, list[dict[int, tuple[int, int]]]] = field(default_factory=dict)
+    #: Per kernel, the configs host code searches with ``ct.tune.exhaustive_search``
+    #: (constant parameter -> value; the first is the default).
+    spaces: dict[str, list[dict[str, int]]] = field(default_factory=dict)
 
     def name_of(self, node: cst.BaseExpression) -> str | None:
         return resolve(node, self.aliases)
@@ -152,11 +156,28 @@ class KernelLifter:
         used = {t.block for t in self.tiles.values() if isinstance(t.block, str)}
         defaults = self.mod.launch_constants.get(self.fn.name.value, {})
         names = [p.name.value for p in self.fn.params.params]
+        space = self.mod.spaces.get(self.fn.name.value, [])
         tunables = tuple(
-            ir.Tunable(c, "block_size", defaults.get(names.index(c), DEFAULT_TILE))
+            ir.Tunable(
+                c,
+                "block_size",
+                space[0].get(c, DEFAULT_TILE)
+                if space
+                else defaults.get(names.index(c), DEFAULT_TILE),
+                tuple(sorted({cfg[c] for cfg in space if c in cfg})) if space else (),
+            )
             for c in self.constants
             if c in used
         )
+        configs: tuple[tuple[tuple[str, int], ...], ...] = ()
+        if space:
+            configs = tuple(
+                dict.fromkeys(
+                    tuple((t.name, cfg.get(t.name, t.default)) for t in tunables) for cfg in space
+                )
+            )
+        elif tunables:
+            configs = (tuple((t.name, t.default) for t in tunables),)
         whole = tuple((c, t, d) for c, (t, d) in self.whole.items())
         extras: list[tuple[str, object]] = []
         if whole:
@@ -170,7 +191,7 @@ class KernelLifter:
             tuple(grid),
             body,
             tunables,
-            configs=((tuple((t.name, t.default) for t in tunables)),) if tunables else (),
+            configs=configs,
             hints=hints,
             docstring=_docstring(self.fn),
             loc=self.mod.locate(self.fn),
@@ -1083,11 +1104,12 @@ def parse(source: str, path: str) -> ir.Module:
                 mod.helpers[stmt.name.value] = stmt
     kernel_names = {k.name.value for k in kernels_cst}
     launches = _launch_calls(module, mod, kernel_names, g)
+    tuning = _tuning(module, mod, launches, g)
     kernels = tuple(KernelLifter(k, mod).lift() for k in kernels_cst)
     sites, entries = _host(launches, mod, {k.name: k for k in kernels})
     edits = tuple(
         ir.HostEdit("define", mod.locate.span(k), kernels=(k.name.value,)) for k in kernels_cst
-    )
+    ) + tuple(tuning)
     result = ir.Module(
         path,
         tuple(entries),
@@ -1130,6 +1152,45 @@ def _launch_calls(
         if found:
             out.append((host, found))
     return out
+
+
+def _tuning(
+    module: cst.Module,
+    mod: _Module,
+    launches: list[tuple[HostFunction, list[cst.Call]]],
+    g: dict,
+) -> list[ir.HostEdit]:
+    """Read each ``ct.tune.exhaustive_search`` into ``mod.spaces``; the edits that remove the
+    host statements that exist only to tune (every target writes its own tuning idiom)."""
+    reader = SpaceReader(module, mod.error, mod.name_of)
+    params = {k: [p.name.value for p in d.params.params] for k, d in mod.kernel_defs.items()}
+    launching = {id(host.node): calls for host, calls in launches}
+    edits: dict[tuple, ir.HostEdit] = {}
+    for host in host_functions(module, skip=set(mod.kernel_defs) | set(mod.helpers)):
+        searches = _calls_of(host.node, mod, g["kernel"]["search"])
+        if not searches:
+            continue
+        calls = launching.get(id(host.node), [])
+        for call in searches:
+            search = reader.search(call, host.node, params)
+            if not any(
+                isinstance(c.args[2].value, cst.Name) and c.args[2].value.value == search.kernel
+                for c in calls
+            ):
+                raise mod.error(
+                    call,
+                    f"ct.tune.exhaustive_search of `{search.kernel}` in a function that does not "
+                    "launch it",
+                    "search, cache the best config and launch with it in one host function",
+                )
+            mod.spaces.setdefault(search.kernel, search.configs)
+        for stmt in reader.tuning_statements(host.node, searches, calls):
+            span = mod.locate.span(stmt)
+            edits.setdefault(
+                (span.start_line, span.start_col),
+                ir.HostEdit("remove", span),
+            )
+    return list(edits.values())
 
 
 def _grid_dims(
