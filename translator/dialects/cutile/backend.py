@@ -267,7 +267,7 @@ def _configs_name(kernel: ir.Kernel) -> str:
 
 
 def _best_name(kernel: ir.Kernel) -> str:
-    return f"_{kernel.name}_best"
+    return f"_{kernel.name.lstrip('_')}_best"
 
 
 def tuning_space(kernel: ir.Kernel, writer: KernelWriter) -> list[dict[str, int]]:
@@ -284,11 +284,14 @@ def tuning_space(kernel: ir.Kernel, writer: KernelWriter) -> list[dict[str, int]
 
 def _space_definitions(kernel: ir.Kernel, space: list[dict[str, int]]) -> str:
     """The module-level list of configs and the cache of the best per shape key."""
-    lines = [
-        f"{_configs_name(kernel)} = [",
-        f"    # The tile sizes ct.tune.exhaustive_search tries for `{kernel.name}` on the first",
-        "    # launch of each shape key.",
-    ]
+    import textwrap
+
+    why = (
+        f"The tile sizes ct.tune.exhaustive_search tries for `{kernel.name}` on the first "
+        "launch of each shape key."
+    )
+    lines = [f"{_configs_name(kernel)} = ["]
+    lines += ["    # " + line for line in textwrap.wrap(why, 92)]
     for entry in space:
         lines.append("    {" + ", ".join(f'"{k}": {v}' for k, v in entry.items()) + "},")
     lines += [

@@ -70,6 +70,13 @@ class SpaceReader:
             bound = _simple_binding(stmt)
             if bound is not None:
                 self.module_values[bound[0]] = (stmt, bound[1])
+        #: Names bound by a module import of that one name (``import itertools``): a space's
+        #: helper module goes with the space where nothing else reads it.
+        self.imports: dict[str, cst.CSTNode] = {}
+        for stmt in module.body:
+            name = _import_binding(stmt)
+            if name is not None:
+                self.imports[name] = stmt
 
     # ------------------------------------------------------------------ the space
 
@@ -298,12 +305,19 @@ class SpaceReader:
                     removed.add(i)
                     changed = True
         out: list[cst.CSTNode] = [body[i] for i in sorted(removed)]
-        for name in set().union(*(_names(s) for s in out)):
+        launch_nodes = [body[i] for i in launch_stmts]
+        module_names = set().union(*(_names(s) for s in out))
+        for name in sorted(module_names):
             if name not in self.module_values:
                 continue
             binding = self.module_values[name][0]
-            skip = [*out, binding, *(body[i] for i in launch_stmts)]
-            if name not in _names(self.module, skip=skip):
+            if name not in _names(self.module, skip=[*out, binding, *launch_nodes]):
+                out.append(binding)
+        for name in sorted(set().union(*(_names(s) for s in out))):
+            binding = self.imports.get(name)
+            if binding is not None and name not in _names(
+                self.module, skip=[*out, binding, *launch_nodes]
+            ):
                 out.append(binding)
         return out
 
@@ -367,6 +381,25 @@ def _simple_binding(stmt: cst.CSTNode) -> tuple[str, cst.BaseExpression] | None:
         return small.targets[0].target.value, small.value
     if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value:
         return small.target.value, small.value
+    return None
+
+
+def _import_binding(stmt: cst.CSTNode) -> str | None:
+    """The one name ``import x`` or ``from m import x`` binds, if ``stmt`` is such an import."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return None
+    small = stmt.body[0]
+    if not isinstance(small, (cst.Import, cst.ImportFrom)) or isinstance(
+        small.names, cst.ImportStar
+    ):
+        return None
+    if len(small.names) != 1:
+        return None
+    alias = small.names[0]
+    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+        return alias.asname.name.value
+    if isinstance(alias.name, cst.Name):
+        return alias.name.value
     return None
 
 

@@ -54,6 +54,16 @@ def _layer_norm_fwd_kernel(
     ct.store(rstd, index=(tile_m,), tile=r)
 
 
+_LAYER_NORM_FWD_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_layer_norm_fwd_kernel` on the first
+    # launch of each shape key.
+    {"BLOCK_SIZE_M": 1},
+    {"BLOCK_SIZE_M": 2},
+    {"BLOCK_SIZE_M": 4},
+]
+_layer_norm_fwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def layer_norm_fwd(
     x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -63,9 +73,49 @@ def layer_norm_fwd(
     mean = torch.empty([m], dtype=torch.float32, device=x.device)
     rstd = torch.empty([m], dtype=torch.float32, device=x.device)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (
+        x.shape,
+        weight.shape,
+        bias.shape,
+        out.shape,
+        mean.shape,
+        rstd.shape,
+        x.dtype,
+        weight.dtype,
+        bias.dtype,
+        out.dtype,
+        mean.dtype,
+        rstd.dtype,
+        m,
+        n,
+    )
+    if key not in _layer_norm_fwd_kernel_best:
+        _layer_norm_fwd_kernel_best[key] = ct.tune.exhaustive_search(
+            _LAYER_NORM_FWD_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
+            _layer_norm_fwd_kernel,
+            lambda cfg: (
+                x,
+                weight,
+                bias,
+                out.clone(),
+                mean.clone(),
+                rstd.clone(),
+                eps,
+                m,
+                n,
+                cfg["BLOCK_SIZE_M"],
+                1 << (n - 1).bit_length(),
+                1 << (weight.size(0) - 1).bit_length(),
+                1 << (bias.size(0) - 1).bit_length(),
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _layer_norm_fwd_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(m, 32), 1, 1),
+        (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
         _layer_norm_fwd_kernel,
         (
             x,
@@ -77,7 +127,7 @@ def layer_norm_fwd(
             eps,
             m,
             n,
-            32,
+            cfg["BLOCK_SIZE_M"],
             1 << (n - 1).bit_length(),
             1 << (weight.size(0) - 1).bit_length(),
             1 << (bias.size(0) - 1).bit_length(),
@@ -145,6 +195,16 @@ def _layer_norm_bwd_kernel(
     ct.store(db_rows, index=(tile_m, 0), tile=dy)
 
 
+_LAYER_NORM_BWD_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_layer_norm_bwd_kernel` on the first
+    # launch of each shape key.
+    {"BLOCK_SIZE_M": 1},
+    {"BLOCK_SIZE_M": 2},
+    {"BLOCK_SIZE_M": 4},
+]
+_layer_norm_bwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def layer_norm_bwd(
     grad_out: torch.Tensor,
     x: torch.Tensor,
@@ -158,9 +218,54 @@ def layer_norm_bwd(
     dw_rows = torch.empty([m, n], dtype=torch.float32, device=x.device)
     db_rows = torch.empty([m, n], dtype=torch.float32, device=x.device)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (
+        grad_out.shape,
+        x.shape,
+        weight.shape,
+        mean.shape,
+        rstd.shape,
+        grad_x.shape,
+        dw_rows.shape,
+        db_rows.shape,
+        grad_out.dtype,
+        x.dtype,
+        weight.dtype,
+        mean.dtype,
+        rstd.dtype,
+        grad_x.dtype,
+        dw_rows.dtype,
+        db_rows.dtype,
+        m,
+        n,
+    )
+    if key not in _layer_norm_bwd_kernel_best:
+        _layer_norm_bwd_kernel_best[key] = ct.tune.exhaustive_search(
+            _LAYER_NORM_BWD_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
+            _layer_norm_bwd_kernel,
+            lambda cfg: (
+                grad_out,
+                x,
+                weight,
+                mean,
+                rstd,
+                grad_x.clone(),
+                dw_rows.clone(),
+                db_rows.clone(),
+                m,
+                n,
+                cfg["BLOCK_SIZE_M"],
+                1 << (grad_out.size(1) - 1).bit_length(),
+                1 << (n - 1).bit_length(),
+                1 << (weight.size(0) - 1).bit_length(),
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _layer_norm_bwd_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(m, 32), 1, 1),
+        (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
         _layer_norm_bwd_kernel,
         (
             grad_out,
@@ -173,7 +278,7 @@ def layer_norm_bwd(
             db_rows,
             m,
             n,
-            32,
+            cfg["BLOCK_SIZE_M"],
             1 << (grad_out.size(1) - 1).bit_length(),
             1 << (n - 1).bit_length(),
             1 << (weight.size(0) - 1).bit_length(),
