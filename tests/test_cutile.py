@@ -151,6 +151,8 @@ def _cutile_inputs(entry: str, device: str, dtype: str) -> tuple:
         "row_argmax": lambda: (randn(19, 40),),
         "attention": lambda: (randn(2, 40, 16), randn(2, 40, 16), randn(2, 40, 16)),
         "column_sum": lambda: (randn(70, 100),),
+        # 9 tiles of 1024 (the last one ragged) over 4 CPU "SMs": programs walk 3 tiles each.
+        "persistent_axpy": lambda: (randn(8500), randn(8500), 0.5),
     }
     return table[entry]()
 
@@ -343,3 +345,52 @@ def test_a_tuning_space_the_frontend_cannot_read_is_a_located_diagnostic(
         translate_file(bad, "cutile", "triton")
     assert err.value.loc is not None and err.value.loc.file == str(bad)
     assert err.value.loc.line > 1 and err.value.hint
+
+
+# --------------------------------------------------------------------------------------------------
+# A persistent kernel: programs walk tiles with a stride of ct.num_blocks(0)
+
+PERSISTENT = CUTILE / "persistent_axpy.py"
+
+
+def test_a_persistent_loop_is_the_grid_tile_with_a_persistent_schedule() -> None:
+    (kernel,) = parse_file(PERSISTENT, "cutile").kernels
+    assert kernel.hints.schedule == "persistent_interleaved"
+    assert [t.name for t in kernel.grid] == ["t"] and kernel.grid[0].block == "TILE"
+    helion_text = (CUTILE / "expected_helion" / PERSISTENT.name).read_text()
+    assert 'pid_type="persistent_interleaved"' in helion_text
+    cutile_text = (CUTILE / "expected_cutile" / PERSISTENT.name).read_text()
+    assert "for t in range(ct.bid(0), ct.cdiv(x.shape[0], TILE), ct.num_blocks(0)):" in cutile_text
+    assert "(min(num_sms, ct.cdiv(x.size(0), 1024)), 1, 1)" in cutile_text
+
+
+def test_a_persistent_launch_runs_fewer_programs_than_tiles(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from translator.dialects.cutile import runner
+
+    use_interpreter()
+    grids: list[tuple] = []
+    real = runner._check_grid
+
+    def recording(k, grid, values, config):  # noqa: ANN001, ANN202
+        grids.append(tuple(grid))
+        return real(k, grid, values, config)
+
+    monkeypatch.setattr(runner, "_check_grid", recording)
+    module = load_module(CUTILE / "expected_cutile" / PERSISTENT.name, "persistent")
+    x, y = torch.randn(8500), torch.randn(8500)
+    torch.testing.assert_close(module.persistent_axpy(x, y, 0.5), 0.5 * x + y)
+    # 9 tiles of 1024 on the CPU's 4 "SMs".
+    assert grids == [(runner.CPU_SMS, 1, 1)] and runner.CPU_SMS < 9
+
+
+def test_work_after_a_persistent_loop_is_a_located_diagnostic(tmp_path: Path) -> None:
+    text = PERSISTENT.read_text()
+    store = "        ct.store(out, index=(t,), tile=ct.astype(alpha * xt + yt, out.dtype))\n"
+    assert store in text
+    bad = tmp_path / PERSISTENT.name
+    bad.write_text(text.replace(store, store + "    ct.store(out, index=(0,), tile=xt)\n"))
+    with pytest.raises(TranslationError, match="after a persistent tile loop") as err:
+        translate_file(bad, "cutile", "triton")
+    assert err.value.loc is not None and err.value.loc.line == 20 and err.value.hint

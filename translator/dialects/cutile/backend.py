@@ -23,7 +23,7 @@ from translator.diagnostics import TranslationError
 from translator.dialects.common.backend import Backend
 from translator.dialects.common.host_code import HostPrinter, host_atom
 from translator.dialects.common.passthrough import KernelCode, LaunchCode
-from translator.dialects.cutile.kernel import KernelWriter
+from translator.dialects.cutile.kernel import KernelWriter, persistent
 from translator.dialects.formatting import wrap_lines
 from translator.grammar import load_grammar, template_environment
 from translator.ir import nodes as ir
@@ -34,6 +34,9 @@ from translator.ir.transforms import squeeze_unit_tiles, unit_block_tiles
 from translator.ir.verifier import verify_kernel
 from translator.ir.visit import walk_stmts
 from translator.naming import constant_name
+
+#: The host's name for the SM count a persistent launch sizes its grid by.
+_SMS = "num_sms"
 
 #: Tunable kinds cuTile's compiler decides itself: dropped from the translation.
 _DROPPED_KNOBS = ("num_warps", "num_stages", "group_size")
@@ -107,6 +110,7 @@ class CutileBackend(Backend):
             if name in blocks and not text.strip().isdigit():
                 blocks[name] = text
         notes = []
+        sms = _fresh(_SMS, module, same=".multi_processor_count")
         space = tuning_space(kernel, writer)
         # A tile size the source's host computes is no tunable at this launch: it is passed.
         host_sized = any(not text.strip().isdigit() for _, text in launch.block_texts)
@@ -114,8 +118,10 @@ class CutileBackend(Backend):
             cfg = _fresh("cfg", module)
             key = _fresh("key", module)
             tuned = {name: f'{cfg}["{name}"]' for name, _ in writer.sig.blocks}
-            prelude = _search(kernel, writer, hx, launch.texts, tuned, cfg, key)
-            call = _launch_call(kernel, writer, hx, launch.texts, tuned)
+            prelude = _sms(kernel, launch, sms) + _search(
+                kernel, writer, hx, launch.texts, tuned, cfg, key, sms
+            )
+            call = _launch_call(kernel, writer, hx, launch.texts, tuned, sms)
             notes.extend(_dropped(kernel))
             imports = ("import math",) if hx.uses_math else ()
             return LaunchCode(call, prelude, notes=tuple(notes), imports=("import torch", *imports))
@@ -125,7 +131,9 @@ class CutileBackend(Backend):
             hx,
             launch.texts,
             {name: str(blocks[t]) for name, t in writer.sig.blocks},
+            sms,
         )
+        prelude = _sms(kernel, launch, sms)
         notes.extend(_dropped(kernel))
         rounded = [
             f"{name} {config.get(name, kernel.tunable(name).default)} -> {value}"
@@ -135,7 +143,18 @@ class CutileBackend(Backend):
         if rounded:
             notes.append(f"tile sizes rounded up to powers of two: {', '.join(rounded)}")
         imports = ("import math",) if hx.uses_math else ()
-        return LaunchCode(call, notes=tuple(notes), imports=("import torch", *imports))
+        return LaunchCode(call, prelude, notes=tuple(notes), imports=("import torch", *imports))
+
+
+def _sms(kernel: ir.Kernel, launch: ir.Launch, name: str) -> tuple[str, ...]:
+    """The statement that reads the SM count a persistent launch sizes its grid by."""
+    if not persistent(kernel):
+        return ()
+    tensor = next(t for p, t in zip(kernel.params, launch.texts) if p.kind == "tensor")
+    return (
+        f"{name} = torch.cuda.get_device_properties({host_atom(tensor)}.device)"
+        ".multi_processor_count",
+    )
 
 
 def _dropped(kernel: ir.Kernel) -> list[str]:
@@ -152,17 +171,23 @@ def _launch_call(
     hx: HostPrinter,
     texts: tuple[str, ...],
     blocks: dict[str, str],
-    stream: str | None = None,
+    sms: str = _SMS,
 ) -> str:
     """``ct.launch(stream, grid, kernel, args)`` with tile sizes spelt ``blocks[constant]``."""
     g = load_grammar("cutile")["backend"]["kernel"]
     return (
-        f"{g['launch']}({stream or g['stream']}, {_grid(kernel, writer, hx, blocks)}, "
+        f"{g['launch']}({g['stream']}, {_grid(kernel, writer, hx, blocks, sms)}, "
         f"{kernel.name}, {_args(writer, hx, list(texts), blocks)})"
     )
 
 
-def _grid(kernel: ir.Kernel, writer: KernelWriter, hx: HostPrinter, blocks: dict[str, str]) -> str:
+def _grid(
+    kernel: ir.Kernel,
+    writer: KernelWriter,
+    hx: HostPrinter,
+    blocks: dict[str, str],
+    sms: str = _SMS,
+) -> str:
     """The launch grid: one program per tile of each grid dim, padded to three dims."""
     constants = {tunable: name for name, tunable in writer.sig.blocks}
     grid = []
@@ -173,6 +198,9 @@ def _grid(kernel: ir.Kernel, writer: KernelWriter, hx: HostPrinter, blocks: dict
         else:
             block = blocks[constants[t.block]] if isinstance(t.block, str) else t.block.value
             grid.append(f"ct.cdiv({extent}, {block})")
+    if persistent(kernel):
+        # About one program per SM, each walking every num_blocks-th tile.
+        grid = [f"min({sms}, {grid[0]})"]
     grid += ["1"] * (3 - len(grid))
     return f"({', '.join(grid)})"
 
@@ -192,6 +220,7 @@ def _search(
     tuned: dict[str, str],
     cfg: str,
     key: str,
+    sms: str,
 ) -> tuple[str, ...]:
     """The statements before a tuned launch: on the first launch for a shape key, search the
     kernel's configs with ``ct.tune.exhaustive_search`` and cache the best; then pick it."""
@@ -210,7 +239,7 @@ def _search(
     # Integer parameters may be sizes (a flattened length): they key the search too.
     key_items += [params[p.name] for p in kernel.params if p.kind == "int"]
     best = _best_name(kernel)
-    grid = _grid(kernel, writer, hx, tuned)
+    grid = _grid(kernel, writer, hx, tuned, sms)
     search = (
         f"{best}[{key}] = {g['search']}(\n"
         f"    {_configs_name(kernel)},\n"
@@ -237,12 +266,18 @@ def _written(kernel: ir.Kernel) -> set[str]:
     return {s.tensor for s in walk_stmts(kernel.body) if isinstance(s, (ir.Store, ir.AtomicRMW))}
 
 
-def _fresh(name: str, module: ir.Module) -> str:
+def _fresh(name: str, module: ir.Module, same: str | None = None) -> str:
     """``name``, or a longer one where the carried host code already uses it (statements the
-    translation removes, a source's own tuning code, do not count)."""
+    translation removes, a source's own tuning code, do not count). Where every binding of
+    ``name`` in the host holds ``same`` (``num_sms = ...multi_processor_count``), the host's
+    name means what the translation's would: it is reused (the source's binding, then dead,
+    goes)."""
     import re
 
     source = _carried_text(module)
+    bindings = re.findall(rf"^\s*{name}\s*=(?!=)(.*)$", source, re.M)
+    if same is not None and bindings and all(same in b for b in bindings):
+        return name
     candidate = name
     while re.search(rf"\b{candidate}\b", source):
         candidate = f"tuned_{candidate}"

@@ -135,6 +135,12 @@ class KernelLifter:
         self.values: dict[str, ir.Expr] = {}
         self.reshapes = False
         self.same_sizes: list[tuple[str, int, str, int]] = []
+        #: A persistent loop (``for t in range(ct.bid(0), tiles, ct.num_blocks(0))``): its node;
+        #: its variable is the grid tile, the IR's one program per tile.
+        self.persistent: cst.For | None = None
+        self.persistent_count: cst.BaseExpression = cst.Integer("0")
+        #: Names bound to ``ct.bid(0)`` / ``ct.num_blocks(0)`` that only a persistent loop reads.
+        self.program_names: set[str] = set()
 
     # ------------------------------------------------------------------ parameters and tiles
 
@@ -184,7 +190,10 @@ class KernelLifter:
             extras.append((WHOLE_BLOCKS, whole))
         if self.same_sizes:
             extras.append((SAME_SIZES, tuple(dict.fromkeys(self.same_sizes))))
-        hints = ir.Hints(extras=tuple(extras))
+        hints = ir.Hints(
+            schedule="persistent_interleaved" if self.persistent is not None else None,
+            extras=tuple(extras),
+        )
         return ir.Kernel(
             self.fn.name.value,
             tuple(self.params),
@@ -252,8 +261,78 @@ class KernelLifter:
                     lifter.note_access(node, name == lifter.lang_name("load"))
 
         body.visit(Scan())
+        self.find_persistent(body)
         for name in self.bids:
             self.grid_tile(name)
+
+    def find_persistent(self, body: cst.BaseSuite) -> None:
+        """A top-level ``for t in range(ct.bid(0), count, ct.num_blocks(0))`` loop: a persistent
+        program walking the tiles of a 1-D grid with a stride of the grid's size. ``t`` is the
+        grid tile (the IR's meaning is one program per tile; the schedule is a hint)."""
+        nums = {}
+        counts: dict[str, cst.BaseExpression] = {}  # names bound to a tile count
+        for stmt in body.body:
+            small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) else None
+            if not (
+                isinstance(small, cst.Assign) and isinstance(small.targets[0].target, cst.Name)
+            ):
+                continue
+            if isinstance(small.value, cst.Call) and self.mod.name_of(
+                small.value.func
+            ) == self.lang_name("num_blocks"):
+                nums[small.targets[0].target.value] = small.value
+            else:
+                counts[small.targets[0].target.value] = small.value
+        for i, stmt in enumerate(body.body):
+            if not isinstance(stmt, cst.For):
+                continue
+            it = stmt.iter
+            if not (
+                isinstance(it, cst.Call) and source_of(it.func) == "range" and len(it.args) == 3
+            ):
+                continue
+            start, count, step = (a.value for a in it.args)
+            if not (self._program(start, "bid", {}) and self._program(step, "num_blocks", nums)):
+                continue
+            count_names: set[str] = set()
+            if isinstance(count, cst.Name) and count.value in counts:
+                # `num_tiles = ct.cdiv(n, TILE)` before the loop: the loop counts that.
+                count_names.add(count.value)
+                count = counts[count.value]
+            self.persistent_count = count
+            if not isinstance(stmt.target, cst.Name):
+                raise self.mod.error(stmt.target, "a persistent loop walks one tile index")
+            later = [s for s in body.body[i + 1 :] if not isinstance(s, cst.EmptyLine)]
+            if later:
+                raise self.mod.error(
+                    later[0],
+                    "statements after a persistent tile loop are not read",
+                    "end the kernel with the loop (each program's tiles are its whole work)",
+                )
+            if len(self.bids) > 1 or any(axis != 0 for axis in self.bids.values()):
+                raise self.mod.error(
+                    stmt,
+                    "a persistent loop in a kernel with other block ids is not read",
+                    "walk one flat tile index over a 1-D grid",
+                )
+            self.program_names = set(self.bids) | set(nums) | count_names
+            self.bids = {stmt.target.value: 0}
+            self.persistent = stmt
+            return
+
+    def _program(self, node: cst.BaseExpression, role: str, names: dict) -> bool:
+        """Whether ``node`` is ``ct.<role>(0)``, or a name bound to it."""
+        if isinstance(node, cst.Name):
+            if role == "bid":
+                return self.bids.get(node.value) == 0
+            return node.value in names and self._program(names[node.value], role, {})
+        return (
+            isinstance(node, cst.Call)
+            and self.mod.name_of(node.func) == self.lang_name(role)
+            and len(node.args) == 1
+            and isinstance(node.args[0].value, cst.Integer)
+            and node.args[0].value.value == "0"
+        )
 
     def note_access(self, call: cst.Call, is_load: bool) -> None:
         pos, kw = call_args(call)
@@ -283,6 +362,10 @@ class KernelLifter:
         return self._use_table
 
     def grid_tile(self, name: str) -> None:
+        if self.persistent is not None and name == self.persistent.target.value:  # type: ignore[attr-defined]
+            extent, size = self.loop_count(self.persistent_count, name)
+            self.tiles[name] = self.tile_var(name, extent, size)
+            return
         uses = self._uses.get(name)
         if not uses:
             return
@@ -351,7 +434,7 @@ class KernelLifter:
         target = s.targets[0].target
         if len(s.targets) != 1 or not isinstance(target, cst.Name):
             raise self.mod.error(s, "only `name = value` assignments are read in kernels")
-        if target.value in self.bids:
+        if target.value in self.bids or target.value in self.program_names:
             return []
         self.locals.add(target.value)
         value = self.expr(s.value)
@@ -376,6 +459,9 @@ class KernelLifter:
         return []
 
     def st_for(self, s: cst.For) -> list[ir.Stmt]:
+        if s is self.persistent:
+            # The persistent loop's body is the program of one grid tile.
+            return list(self.block(s.body.body))
         if not isinstance(s.target, cst.Name) or s.orelse is not None:
             raise self.mod.error(s, "only `for t in range(...)` loops are read")
         name = s.target.value

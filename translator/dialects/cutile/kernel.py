@@ -548,8 +548,25 @@ class KernelWriter(CodePrinter):
             )
         for s in self.kernel.body:
             self.stmt(s)
+        if persistent(self.kernel):
+            # One program walks tiles with a stride of the grid's size (the host launches about
+            # one program per SM): the body, masks included, is one tile's work.
+            (t,) = self.kernel.grid
+            count = f"ct.cdiv({self.text(t.extent)}, {self.block_of(t)})"
+            head = [f"    for {t.name} in range(ct.bid(0), {count}, ct.num_blocks(0)):"]
+            return head + ["    " + line if line else line for line in self.mask_lines + self.lines]
         head = [f"    {t.name} = ct.bid({axis})" for axis, t in enumerate(self.kernel.grid)]
         return head + self.mask_lines + self.lines
+
+
+def persistent(kernel: ir.Kernel) -> bool:
+    """Whether ``kernel`` is written as a persistent loop: a persistent schedule over a 1-D grid
+    of tiles (a grid of more dims is written one program per tile; the schedule is a hint)."""
+    return (
+        (kernel.hints.schedule or "").startswith("persistent")
+        and len(kernel.grid) == 1
+        and not kernel.grid[0].scalar
+    )
 
 
 def _children(e: ir.Expr) -> list[ir.Expr]:

@@ -38,6 +38,8 @@ ORACLE = (
 _PARSED: dict[tuple[str, float], Any] = {}
 _COMPILED: set[tuple] = set()
 _SEARCHED: set[tuple] = set()
+#: "SMs" of a CPU device (a persistent launch's grid), as Helion's runner has.
+CPU_SMS = 4
 #: Whether the CPU search compiles every config of a space for sm_90 (else only the chosen one,
 #: when the launch after the search compiles it).
 COMPILE_EVERY_CONFIG = False
@@ -175,6 +177,7 @@ def _check_grid(k: Any, grid: tuple, values: dict, config: dict) -> None:
     """The launch grid must be one program per tile of the IR grid (the IR's meaning)."""
     from translator.ir import nodes as ir
 
+    persistent = (k.hints.schedule or "").startswith("persistent")
     for axis, t in enumerate(k.grid):
         extent = t.extent
         if not isinstance(extent, ir.SizeOf):
@@ -183,6 +186,8 @@ def _check_grid(k: Any, grid: tuple, values: dict, config: dict) -> None:
         block = t.block.value if isinstance(t.block, ir.Const) else config[t.block]
         want = -(-size // block)
         have = grid[axis] if axis < len(grid) else 1
+        if persistent and 1 <= have <= want:
+            continue  # fewer programs, each walking every have-th tile (the frontend read so)
         if have != want:
             raise CpuLaunchError(
                 f"{k.name}: grid dim {axis} launches {have} programs for {want} tiles of "
@@ -210,6 +215,20 @@ def _prepare(device: str) -> None:
     if not torch.cuda.is_available():
         # The stream argument cuTile launches take; the CPU oracle ignores it.
         torch.cuda.current_stream = lambda device=None: None  # type: ignore[assignment]
+        # A persistent launch sizes its grid by the SM count: a CPU device has CPU_SMS, fewer
+        # than the tiles of any test size, so each program walks several tiles.
+        real = torch.cuda.get_device_properties
+        if not getattr(real, "_tiletrans_cpu", False):
+
+            def get_device_properties(device: Any = None) -> Any:
+                if getattr(device, "type", device) == "cpu":
+                    from types import SimpleNamespace
+
+                    return SimpleNamespace(multi_processor_count=CPU_SMS)
+                return real(device)
+
+            get_device_properties._tiletrans_cpu = True  # type: ignore[attr-defined]
+            torch.cuda.get_device_properties = get_device_properties  # type: ignore[assignment]
 
 
 def _oracle(device: str) -> str | None:
