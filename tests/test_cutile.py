@@ -97,7 +97,6 @@ def test_a_launch_that_is_not_one_program_per_tile_is_refused_by_the_oracle(
     ("example", "construct"),
     [
         ("examples/helion/gelu.py", "no erf"),
-        ("examples/triton/matmul_splitk.py", "skips tiles"),
     ],
 )
 def test_what_cutile_cannot_express_is_a_located_diagnostic(example: str, construct: str) -> None:
@@ -152,6 +151,8 @@ def _cutile_inputs(entry: str, device: str, dtype: str) -> tuple:
         "attention": lambda: (randn(2, 40, 16), randn(2, 40, 16), randn(2, 40, 16)),
         "column_sum": lambda: (randn(70, 100),),
         # 9 tiles of 1024 (the last one ragged) over 4 CPU "SMs": programs walk 3 tiles each.
+        # K = 200: 7 K tiles of 32 (the last ragged) shared by 4 splits, 2 of them for some.
+        "splitk_gemm": lambda: (randn(70, 200), randn(200, 90)),
         "persistent_axpy": lambda: (randn(8500), randn(8500), 0.5),
     }
     return table[entry]()

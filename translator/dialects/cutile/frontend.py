@@ -21,6 +21,7 @@ What is not read is refused with a located diagnostic. Host code is carried as w
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -93,6 +94,9 @@ class _Module:
     #: Per kernel, what each launch's grid measures: ``{axis: (argument position, dim)}`` where
     #: the grid extent is ``<argument>.size(dim)`` (or its ``ct.cdiv`` by a tile size).
     launch_grid_dims: dict[str, list[dict[int, tuple[int, int]]]] = field(default_factory=dict)
+    #: Per kernel, each launch's grid extents and argument texts (a block id that indexes no
+    #: tile, split-K's split, counts what the launch passes for it).
+    launch_texts: dict[str, list[tuple[list[str], list[str]]]] = field(default_factory=dict)
     #: Per kernel, the configs host code searches with ``ct.tune.exhaustive_search``
     #: (constant parameter -> value; the first is the default).
     spaces: dict[str, list[dict[str, int]]] = field(default_factory=dict)
@@ -151,9 +155,7 @@ class KernelLifter:
         grid = []
         for name, axis in sorted(self.bids.items(), key=lambda kv: kv[1]):
             if name not in self.tiles:
-                raise self.mod.error(
-                    self.fn, f"`{name} = ct.bid({axis})` never indexes a tile access"
-                )
+                self.tiles[name] = self.scalar_grid(name, axis)
             grid.append(self.tiles[name])
         self.env = kernel_env(ir.Kernel(self.fn.name.value, tuple(self.params), (), (), ()))
         for t in grid:
@@ -205,6 +207,26 @@ class KernelLifter:
             docstring=_docstring(self.fn),
             loc=self.mod.locate(self.fn),
         )
+
+    def scalar_grid(self, name: str, axis: int) -> ir.TileVar:
+        """A block id that indexes no tile (split-K's split): a plain index whose count is the
+        int parameter every launch passes as that grid extent."""
+        names = [p.name.value for p in self.fn.params.params]
+        ints = {p.name for p in self.params if p.kind == "int"}
+        counts = set()
+        for grid, args in self.mod.launch_texts.get(self.fn.name.value, []):
+            if axis < len(grid) and grid[axis] in args:
+                param = names[args.index(grid[axis])]
+                counts.add(param if param in ints else None)
+            else:
+                counts.add(None)
+        if len(counts) != 1 or None in counts:
+            raise self.mod.error(
+                self.fn,
+                f"`{name} = ct.bid({axis})` indexes no tile, and no int parameter counts it",
+                f"launch grid dim {axis} with an int the kernel takes (`split_k` as `SPLIT_K: int`)",
+            )
+        return ir.TileVar(name, ir.Name(counts.pop()), ir.Const(1), scalar=True)
 
     def param(self, p: cst.Param) -> None:
         name = p.name.value
@@ -466,11 +488,29 @@ class KernelLifter:
             raise self.mod.error(s, "only `for t in range(...)` loops are read")
         name = s.target.value
         it = s.iter
-        if not (isinstance(it, cst.Call) and source_of(it.func) == "range" and len(it.args) == 1):
-            raise self.mod.error(it, "kernel loops must be `range(count)` over tile indices")
-        count = it.args[0].value
+        if not (
+            isinstance(it, cst.Call) and source_of(it.func) == "range" and len(it.args) in (1, 3)
+        ):
+            raise self.mod.error(
+                it,
+                "kernel loops must be `range(count)` or `range(first, count, step)` over tile "
+                "indices",
+            )
+        count = it.args[0].value if len(it.args) == 1 else it.args[1].value
         extent, size = self.loop_count(count, name)
         self.tiles[name] = self.tile_var(name, extent, size)
+        if len(it.args) == 3:
+            # Every step-th tile from tile `first` (split-K's share of the K tiles): the IR's
+            # tile loop from element first * block.
+            tile = self.tiles[name]
+            if not isinstance(tile.block, str):
+                raise self.mod.error(it, "a strided tile loop needs a ct.Constant[int] tile size")
+            first = self.expr(it.args[0].value)
+            self.tiles[name] = dataclasses.replace(
+                tile,
+                begin=ir.BinOp("*", first, ir.Name(tile.block)),
+                step=self.expr(it.args[2].value),
+            )
         outer = self.env
         self.env = outer.child()
         self.env.bind_tile(self.tiles[name])
@@ -1226,6 +1266,15 @@ def _launch_calls(
             if not isinstance(pos[3], cst.Tuple):
                 raise mod.error(pos[3], "the launch arguments must be a literal tuple")
             consts = mod.launch_constants.setdefault(pos[2].value, {})
+            grid_node = _bound_value(stmt, pos[1]) if isinstance(pos[1], cst.Name) else pos[1]
+            grid_texts = (
+                [source_of(e.value) for e in grid_node.elements]
+                if isinstance(grid_node, cst.Tuple)
+                else []
+            )
+            mod.launch_texts.setdefault(pos[2].value, []).append(
+                (grid_texts, [source_of(el.value) for el in pos[3].elements])
+            )
             mod.launch_grid_dims.setdefault(pos[2].value, []).append(
                 _grid_dims(pos[1], [el.value for el in pos[3].elements], mod)
             )
@@ -1277,6 +1326,21 @@ def _tuning(
                 ir.HostEdit("remove", span),
             )
     return list(edits.values())
+
+
+def _bound_value(fn: cst.FunctionDef, name: cst.Name) -> cst.BaseExpression | None:
+    """The value of the one ``name = value`` at the top of ``fn`` (a launch's ``grid``)."""
+    values = [
+        small.value
+        for line in fn.body.body
+        if isinstance(line, cst.SimpleStatementLine)
+        for small in line.body
+        if isinstance(small, cst.Assign)
+        and len(small.targets) == 1
+        and isinstance(small.targets[0].target, cst.Name)
+        and small.targets[0].target.value == name.value
+    ]
+    return values[0] if len(values) == 1 else None
 
 
 def _grid_dims(
