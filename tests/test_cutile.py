@@ -25,7 +25,7 @@ from pathlib import Path  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
-from translator.api import parse_file, translate_file  # noqa: E402
+from translator.api import parse_file, parse_source, translate_file  # noqa: E402
 from translator.diagnostics import TranslationError  # noqa: E402
 from validation.equivalence import check_pair, use_interpreter  # noqa: E402
 from validation.runners import load_module  # noqa: E402
@@ -97,7 +97,6 @@ def test_a_launch_that_is_not_one_program_per_tile_is_refused_by_the_oracle(
     ("example", "construct"),
     [
         ("examples/helion/gelu.py", "no erf"),
-        ("examples/triton/matmul_splitk.py", "skips tiles"),
     ],
 )
 def test_what_cutile_cannot_express_is_a_located_diagnostic(example: str, construct: str) -> None:
@@ -151,6 +150,10 @@ def _cutile_inputs(entry: str, device: str, dtype: str) -> tuple:
         "row_argmax": lambda: (randn(19, 40),),
         "attention": lambda: (randn(2, 40, 16), randn(2, 40, 16), randn(2, 40, 16)),
         "column_sum": lambda: (randn(70, 100),),
+        # 9 tiles of 1024 (the last one ragged) over 4 CPU "SMs": programs walk 3 tiles each.
+        # K = 200: 7 K tiles of 32 (the last ragged) shared by 4 splits, 2 of them for some.
+        "splitk_gemm": lambda: (randn(70, 200), randn(200, 90)),
+        "persistent_axpy": lambda: (randn(8500), randn(8500), 0.5),
     }
     return table[entry]()
 
@@ -200,3 +203,195 @@ def test_a_tile_size_the_source_host_computes_is_passed_not_baked() -> None:
     text = (ROOT / "examples/library/triton/expected_cutile/cross_entropy.py").read_text()
     assert text.count("(grad_input, grad_output.view(-1), BLOCK_SIZE)") == 2
     assert "32768)" not in text
+
+
+# --------------------------------------------------------------------------------------------------
+# Tuning spaces: ct.tune.exhaustive_search in, ct.tune.exhaustive_search out
+
+TUNED = CUTILE / "gemm_autotune.py"
+
+
+def _configs(module) -> list[dict[str, int]]:
+    (kernel,) = module.kernels
+    return [dict(c) for c in kernel.configs]
+
+
+def test_a_cutile_tuning_space_is_read_as_the_kernels_configs() -> None:
+    module = parse_file(TUNED, "cutile")
+    configs = _configs(module)
+    # itertools.product((64, 128), (64, 128), (32, 64)), in the order the search tries them.
+    assert len(configs) == 8 and configs[0] == {"TM": 64, "TN": 64, "TK": 32}
+    assert configs[-1] == {"TM": 128, "TN": 128, "TK": 64}
+    (kernel,) = module.kernels
+    assert kernel.tunable("TK").choices == (32, 64)
+    # Triton autotunes over the same space, Helion gets it as its configs.
+    triton_text = (CUTILE / "expected_triton" / TUNED.name).read_text()
+    assert triton_text.count("triton.Config(") == 8
+    assert 'triton.Config({"TM": 128, "TN": 128, "TK": 64})' in triton_text
+    helion_text = (CUTILE / "expected_helion" / TUNED.name).read_text()
+    assert helion_text.count("helion.Config(block_sizes=") == 8
+    # The source's tuning code (search, cache, space, its itertools import) is cuTile's alone.
+    for text in (triton_text, helion_text):
+        text = text.split('"""', 2)[2]  # the code after the module docstring
+        assert "exhaustive_search" not in text and "_gemm_best" not in text
+        assert "GEMM_CONFIGS" not in text and "itertools" not in text and "cfg" not in text
+
+
+def test_an_autotuned_triton_kernel_searches_its_configs_in_cutile() -> None:
+    text = (ROOT / "examples/triton/expected_cutile/matmul.py").read_text()
+    # The six @triton.autotune configs, knobs cuTile decides itself left out.
+    configs = text.split("MATMUL_KERNEL_CONFIGS = [")[1].split("]")[0]
+    assert configs.count('{"BLOCK_SIZE_M"') == 6
+    assert "num_warps" not in configs
+    host = text.split("def matmul(")[1]
+    # Searched once per shape key, the best cached, trial launches writing a clone of the output.
+    # (`key` is the source's autotune argument: the translation's own is `tuned_key`.)
+    assert "if tuned_key not in _matmul_kernel_best:" in host
+    assert "ct.tune.exhaustive_search(" in host and "c.clone()" in host
+    assert host.index("ct.tune.exhaustive_search(") < host.index("ct.launch(")
+    assert 'cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"], cfg["BLOCK_SIZE_K"])' in host
+
+
+def test_a_configless_helion_kernel_searches_its_roles_space_in_cutile() -> None:
+    from translator.api import translate_source
+    from translator.grammar import load_grammar
+
+    source = (
+        "import helion\nimport helion.language as hl\nimport torch\n\n\n"
+        "@helion.kernel()\n"
+        "def mm(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:\n"
+        "    m, k = x.size()\n"
+        "    _, n = y.size()\n"
+        "    out = torch.empty([m, n], dtype=x.dtype, device=x.device)\n"
+        "    for tile_m, tile_n in hl.tile([m, n]):\n"
+        "        acc = hl.zeros([tile_m, tile_n], dtype=torch.float32)\n"
+        "        for tile_k in hl.tile(k):\n"
+        "            acc = torch.addmm(acc, x[tile_m, tile_k], y[tile_k, tile_n])\n"
+        "        out[tile_m, tile_n] = acc.to(out.dtype)\n"
+        "    return out\n"
+    )
+    text = translate_source(source, "k.py", "helion", "cutile")
+    space = load_grammar("cutile")["backend"]["default_space"]["dot"]["configs"]
+    module = parse_source(text, "k.py", "cutile")
+    got = [tuple(c.values()) for c in _configs(module)]
+    assert got == [(c["m"], c["n"], c["k"]) for c in space]
+    assert "ct.tune.exhaustive_search(" in text
+
+
+def test_the_tuned_form_round_trips_and_keeps_its_space(tmp_path: Path) -> None:
+    golden = CUTILE / "expected_cutile" / TUNED.name
+    again = tmp_path / TUNED.name
+    again.write_text(translate_file(golden, "cutile", "cutile"))
+    # cuTile -> cuTile of the emitted form is a fixed point (but for the provenance header).
+    assert again.read_text().split("\n", 3)[3] == golden.read_text().split("\n", 3)[3]
+    assert _configs(parse_file(again, "cutile")) == _configs(parse_file(TUNED, "cutile"))
+    # Triton -> cuTile -> Triton keeps the autotune configs, first one first.
+    source = ROOT / "examples/triton/matmul.py"
+    back = parse_source(
+        translate_file(ROOT / "examples/triton/expected_cutile/matmul.py", "cutile", "triton"),
+        "m.py",
+        "triton",
+    )
+    assert _block_configs(back) == _block_configs(parse_file(source, "triton"))
+
+
+def _block_configs(module) -> list[tuple[int, ...]]:
+    """Each config's block sizes, in the order of the kernel's block-size tunables."""
+    (kernel,) = module.kernels
+    blocks = [t.name for t in kernel.tunables if t.kind == "block_size"]
+    return [tuple(dict(c)[b] for b in blocks) for c in kernel.configs]
+
+
+def test_every_config_of_a_tuned_launch_compiles_for_sm90(monkeypatch: pytest.MonkeyPatch) -> None:
+    from translator.dialects.cutile import runner
+
+    use_interpreter()
+    monkeypatch.setattr(runner, "COMPILE_EVERY_CONFIG", True)
+    compiled: list[tuple] = []
+    real = runner.compile_for_sm90
+
+    def counting(kernel, args, constants):  # noqa: ANN001, ANN202
+        compiled.append(tuple(args[i] for i in sorted(constants)))
+        return real(kernel, args, constants)
+
+    monkeypatch.setattr(runner, "compile_for_sm90", counting)
+    module = load_module(CUTILE / "expected_cutile" / TUNED.name, "tuned")
+    a, b = torch.randn(70, 40), torch.randn(40, 50)
+    torch.testing.assert_close(module.gemm(a, b), a @ b, rtol=1e-4, atol=1e-4)
+    # Seven trial configs in the search, then the chosen (first) one at the launch.
+    assert len(set(compiled)) == 8 and compiled[-1] == (64, 64, 32)
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (
+            ("            quiet=True,\n", "            lambda cfg: {'occupancy': 2},\n"),
+            "kernel hints",
+        ),
+        (('    {"TM": tm, "TN": tn, "TK": tk}\n', "    make(tm, tn, tk)\n"), "not read"),
+        (("gemm_kernel,\n            # Trial", "other_kernel,\n            # Trial"), "@ct.kernel"),
+    ],
+    ids=["hints", "space", "kernel"],
+)
+def test_a_tuning_space_the_frontend_cannot_read_is_a_located_diagnostic(
+    tmp_path: Path, edit: tuple[str, str], message: str
+) -> None:
+    text = TUNED.read_text()
+    old, new = edit
+    assert old in text
+    bad = tmp_path / TUNED.name
+    bad.write_text(text.replace(old, new))
+    with pytest.raises(TranslationError, match=message) as err:
+        translate_file(bad, "cutile", "triton")
+    assert err.value.loc is not None and err.value.loc.file == str(bad)
+    assert err.value.loc.line > 1 and err.value.hint
+
+
+# --------------------------------------------------------------------------------------------------
+# A persistent kernel: programs walk tiles with a stride of ct.num_blocks(0)
+
+PERSISTENT = CUTILE / "persistent_axpy.py"
+
+
+def test_a_persistent_loop_is_the_grid_tile_with_a_persistent_schedule() -> None:
+    (kernel,) = parse_file(PERSISTENT, "cutile").kernels
+    assert kernel.hints.schedule == "persistent_interleaved"
+    assert [t.name for t in kernel.grid] == ["t"] and kernel.grid[0].block == "TILE"
+    helion_text = (CUTILE / "expected_helion" / PERSISTENT.name).read_text()
+    assert 'pid_type="persistent_interleaved"' in helion_text
+    cutile_text = (CUTILE / "expected_cutile" / PERSISTENT.name).read_text()
+    assert "for t in range(ct.bid(0), ct.cdiv(x.shape[0], TILE), ct.num_blocks(0)):" in cutile_text
+    assert "(min(num_sms, ct.cdiv(x.size(0), 1024)), 1, 1)" in cutile_text
+
+
+def test_a_persistent_launch_runs_fewer_programs_than_tiles(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from translator.dialects.cutile import runner
+
+    use_interpreter()
+    grids: list[tuple] = []
+    real = runner._check_grid
+
+    def recording(k, grid, values, config):  # noqa: ANN001, ANN202
+        grids.append(tuple(grid))
+        return real(k, grid, values, config)
+
+    monkeypatch.setattr(runner, "_check_grid", recording)
+    module = load_module(CUTILE / "expected_cutile" / PERSISTENT.name, "persistent")
+    x, y = torch.randn(8500), torch.randn(8500)
+    torch.testing.assert_close(module.persistent_axpy(x, y, 0.5), 0.5 * x + y)
+    # 9 tiles of 1024 on the CPU's 4 "SMs".
+    assert grids == [(runner.CPU_SMS, 1, 1)] and runner.CPU_SMS < 9
+
+
+def test_work_after_a_persistent_loop_is_a_located_diagnostic(tmp_path: Path) -> None:
+    text = PERSISTENT.read_text()
+    store = "        ct.store(out, index=(t,), tile=ct.astype(alpha * xt + yt, out.dtype))\n"
+    assert store in text
+    bad = tmp_path / PERSISTENT.name
+    bad.write_text(text.replace(store, store + "    ct.store(out, index=(0,), tile=xt)\n"))
+    with pytest.raises(TranslationError, match="after a persistent tile loop") as err:
+        translate_file(bad, "cutile", "triton")
+    assert err.value.loc is not None and err.value.loc.line == 20 and err.value.hint

@@ -11,7 +11,6 @@ import cuda.tile as ct
 
 # Candidate tilings for fp16 GEMM on H100/H200 (the first is the default).
 # l2_groupings=[8] groups 8 row-blocks per launch wave for L2 reuse.
-# tiletrans: the source has 4 configs; this launch uses the first (tune the ct.Constant tile sizes with ct.tune)
 @ct.kernel
 def _matmul_kernel(
     x,
@@ -48,6 +47,17 @@ def _matmul_kernel(
     ct.store(out, index=(tile_m, tile_n), tile=ct.astype(acc, out.dtype))
 
 
+_MATMUL_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_matmul_kernel` on the first launch of
+    # each shape key.
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 64},
+]
+_matmul_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def matmul(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """Multiply two matrices, accumulating in fp32.
 
@@ -63,10 +73,31 @@ def matmul(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     assert k == k2, f"size mismatch {k} != {k2}"
     out = torch.empty([m, n], dtype=x.dtype, device=x.device)
     # tiletrans: num_warps, num_stages, group_size: cuTile's compiler picks warps, stages and tile order itself
+    key = (x.shape, y.shape, out.shape, x.dtype, y.dtype, out.dtype, m, k, n)
+    if key not in _matmul_kernel_best:
+        _matmul_kernel_best[key] = ct.tune.exhaustive_search(
+            _MATMUL_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
+            _matmul_kernel,
+            lambda cfg: (
+                x,
+                y,
+                out.clone(),
+                m,
+                k,
+                n,
+                cfg["BLOCK_SIZE_M"],
+                cfg["BLOCK_SIZE_N"],
+                cfg["BLOCK_SIZE_K"],
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _matmul_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(m, 128), ct.cdiv(n, 128), 1),
+        (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
         _matmul_kernel,
-        (x, y, out, m, k, n, 128, 128, 64),
+        (x, y, out, m, k, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"], cfg["BLOCK_SIZE_K"]),
     )
     return out

@@ -7,7 +7,6 @@ import torch
 import cuda.tile as ct
 
 
-# tiletrans: the source has 3 configs; this launch uses the first (tune the ct.Constant tile sizes with ct.tune)
 @ct.kernel
 def matmul_tuned(
     A,
@@ -43,6 +42,16 @@ def matmul_tuned(
     ct.store(C, index=(by, bx), tile=ct.astype(C_local, C.dtype))
 
 
+MATMUL_TUNED_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `matmul_tuned` on the first launch of
+    # each shape key.
+    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
+    {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 32},
+    {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 32},
+]
+_matmul_tuned_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """``a @ b``, tiles chosen by TileLang's autotuner."""
     m, k = a.shape
@@ -50,10 +59,21 @@ def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     # By name: the autotuner keys its cache with json, which cannot encode a torch.dtype.
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
     _c = torch.empty((m, n), dtype=a.dtype, device=a.device)
+    key = (a.shape, b.shape, _c.shape, a.dtype, b.dtype, _c.dtype)
+    if key not in _matmul_tuned_best:
+        _matmul_tuned_best[key] = ct.tune.exhaustive_search(
+            MATMUL_TUNED_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(a.size(0), cfg["BLOCK_M"]), ct.cdiv(b.size(1), cfg["BLOCK_N"]), 1),
+            matmul_tuned,
+            lambda cfg: (a, b, _c.clone(), cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
+            quiet=True,
+        ).best.config
+    cfg = _matmul_tuned_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(a.size(0), 128), ct.cdiv(b.size(1), 128), 1),
+        (ct.cdiv(a.size(0), cfg["BLOCK_M"]), ct.cdiv(b.size(1), cfg["BLOCK_N"]), 1),
         matmul_tuned,
-        (a, b, _c, 128, 128, 64),
+        (a, b, _c, cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
     )
     return _c

@@ -17,7 +17,6 @@ import cuda.tile as ct
 #       meta-parameters (e.g., `BLOCK_SIZE_M`) and compilation options (e.g., `num_warps`) to try
 #   - An auto-tuning *key* whose change in values will trigger evaluation of all the
 #       provided configs
-# tiletrans: the source has 6 configs; this launch uses the first (tune the ct.Constant tile sizes with ct.tune)
 @ct.kernel
 def matmul_kernel(
     a,
@@ -60,6 +59,19 @@ def matmul_kernel(
     ct.store(c, index=(tile_m, tile_n), tile=c_tile)
 
 
+MATMUL_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `matmul_kernel` on the first launch of
+    # each shape key.
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 32},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 32},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 32},
+    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32},
+]
+_matmul_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """``a @ b`` for 2-D ``a`` [M, K] and ``b`` [K, N]; any strides."""
     # Check constraints.
@@ -72,10 +84,32 @@ def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     # 1D launch kernel where each block gets its own program.
     # tiletrans: dropped `grid`, which nothing in the translation reads
     # tiletrans: group_size, num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    tuned_key = (a.shape, b.shape, c.shape, a.dtype, b.dtype, c.dtype)
+    if tuned_key not in _matmul_kernel_best:
+        _matmul_kernel_best[tuned_key] = ct.tune.exhaustive_search(
+            MATMUL_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (
+                ct.cdiv(a.size(0), cfg["BLOCK_SIZE_M"]),
+                ct.cdiv(b.size(1), cfg["BLOCK_SIZE_N"]),
+                1,
+            ),
+            matmul_kernel,
+            lambda cfg: (
+                a,
+                b,
+                c.clone(),
+                cfg["BLOCK_SIZE_M"],
+                cfg["BLOCK_SIZE_N"],
+                cfg["BLOCK_SIZE_K"],
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _matmul_kernel_best[tuned_key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(a.size(0), 128), ct.cdiv(b.size(1), 256), 1),
+        (ct.cdiv(a.size(0), cfg["BLOCK_SIZE_M"]), ct.cdiv(b.size(1), cfg["BLOCK_SIZE_N"]), 1),
         matmul_kernel,
-        (a, b, c, 128, 256, 64),
+        (a, b, c, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"], cfg["BLOCK_SIZE_K"]),
     )
     return c

@@ -21,7 +21,6 @@ from triton.tools.tensor_descriptor import TensorDescriptor
 import cuda.tile as ct
 
 
-# tiletrans: the source has 3 configs; this launch uses the first (tune the ct.Constant tile sizes with ct.tune)
 @ct.kernel
 def matmul_kernel_tma(
     a,
@@ -50,6 +49,16 @@ def matmul_kernel_tma(
         accumulator = ct.mma(a_tile, b_tile, accumulator)
     c_tile = ct.astype(accumulator, c.dtype)
     ct.store(c, index=(tile_m, tile_n), tile=c_tile)
+
+
+MATMUL_KERNEL_TMA_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `matmul_kernel_tma` on the first launch
+    # of each shape key.
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 32},
+]
+_matmul_kernel_tma_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def _empty_aligned(rows: int, cols: int, dtype: torch.dtype, device) -> torch.Tensor:
@@ -86,10 +95,32 @@ def matmul_host_descriptor(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     c_desc = TensorDescriptor.from_tensor(c, dummy_block)
 
     # tiletrans: group_size, num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    tuned_key = (a.shape, b.shape, c.shape, a.dtype, b.dtype, c.dtype)
+    if tuned_key not in _matmul_kernel_tma_best:
+        _matmul_kernel_tma_best[tuned_key] = ct.tune.exhaustive_search(
+            MATMUL_KERNEL_TMA_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (
+                ct.cdiv(a.size(0), cfg["BLOCK_SIZE_M"]),
+                ct.cdiv(b.size(1), cfg["BLOCK_SIZE_N"]),
+                1,
+            ),
+            matmul_kernel_tma,
+            lambda cfg: (
+                a,
+                b,
+                c.clone(),
+                cfg["BLOCK_SIZE_M"],
+                cfg["BLOCK_SIZE_N"],
+                cfg["BLOCK_SIZE_K"],
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _matmul_kernel_tma_best[tuned_key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(a.size(0), 128), ct.cdiv(b.size(1), 128), 1),
+        (ct.cdiv(a.size(0), cfg["BLOCK_SIZE_M"]), ct.cdiv(b.size(1), cfg["BLOCK_SIZE_N"]), 1),
         matmul_kernel_tma,
-        (a, b, c, 128, 128, 64),
+        (a, b, c, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"], cfg["BLOCK_SIZE_K"]),
     )
     return c

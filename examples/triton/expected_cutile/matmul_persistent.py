@@ -14,7 +14,6 @@ import torch
 import cuda.tile as ct
 
 
-# tiletrans: the source has 3 configs; this launch uses the first (tune the ct.Constant tile sizes with ct.tune)
 @ct.kernel
 def matmul_kernel_persistent(
     a,
@@ -46,6 +45,16 @@ def matmul_kernel_persistent(
     ct.store(c, index=(tile_m, tile_n), tile=c_tile)
 
 
+MATMUL_KERNEL_PERSISTENT_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `matmul_kernel_persistent` on the first
+    # launch of each shape key.
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32},
+]
+_matmul_kernel_persistent_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def _num_sms(device: torch.device) -> int:
     if device.type == "cuda":
         return torch.cuda.get_device_properties(device).multi_processor_count
@@ -60,14 +69,35 @@ def matmul_persistent(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     M, K = a.shape
     K, N = b.shape
     c = torch.empty((M, N), device=a.device, dtype=a.dtype)
-    NUM_SMS = _num_sms(a.device)
     # 1D launch kernel where each program is persistent over several tiles.
     # tiletrans: dropped `grid`, which nothing in the translation reads
     # tiletrans: group_size, num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    tuned_key = (a.shape, b.shape, c.shape, a.dtype, b.dtype, c.dtype)
+    if tuned_key not in _matmul_kernel_persistent_best:
+        _matmul_kernel_persistent_best[tuned_key] = ct.tune.exhaustive_search(
+            MATMUL_KERNEL_PERSISTENT_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (
+                ct.cdiv(a.size(0), cfg["BLOCK_SIZE_M"]),
+                ct.cdiv(b.size(1), cfg["BLOCK_SIZE_N"]),
+                1,
+            ),
+            matmul_kernel_persistent,
+            lambda cfg: (
+                a,
+                b,
+                c.clone(),
+                cfg["BLOCK_SIZE_M"],
+                cfg["BLOCK_SIZE_N"],
+                cfg["BLOCK_SIZE_K"],
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _matmul_kernel_persistent_best[tuned_key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(a.size(0), 128), ct.cdiv(b.size(1), 128), 1),
+        (ct.cdiv(a.size(0), cfg["BLOCK_SIZE_M"]), ct.cdiv(b.size(1), cfg["BLOCK_SIZE_N"]), 1),
         matmul_kernel_persistent,
-        (a, b, c, 128, 128, 64),
+        (a, b, c, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"], cfg["BLOCK_SIZE_K"]),
     )
     return c

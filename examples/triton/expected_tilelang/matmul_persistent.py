@@ -111,7 +111,6 @@ def matmul_persistent(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     M, K = a.shape
     K, N = b.shape
     c = torch.empty((M, N), device=a.device, dtype=a.dtype)
-    NUM_SMS = _num_sms(a.device)
     # 1D launch kernel where each program is persistent over several tiles.
     # tiletrans: dropped `grid`, which nothing in the translation reads
     matmul_kernel_persistent(

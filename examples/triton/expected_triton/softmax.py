@@ -73,7 +73,6 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
     # increasing the number of warps (`num_warps`) over which each row is distributed.
     # tiletrans: dropped `num_warps`, `num_stages`, which nothing in the translation reads
     y = torch.empty_like(x)
-    num_programs = min(_num_programs_cap(x.device), n_rows)
     softmax_kernel[(x.size(0),)](
         y,
         x,

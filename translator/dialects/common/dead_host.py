@@ -69,7 +69,9 @@ PURE_METHODS = frozenset(
     {"size", "stride", "numel", "nelement", "dim", "element_size", "is_contiguous", "bit_length"}
 )
 #: Attributes of tensors and devices that only read metadata.
-PURE_ATTRIBUTES = frozenset({"shape", "dtype", "device", "ndim", "itemsize", "type", "index"})
+PURE_ATTRIBUTES = frozenset(
+    {"shape", "dtype", "device", "ndim", "itemsize", "type", "index", "multi_processor_count"}
+)
 #: Calls that make a function's locals visible by name: such a function is left alone.
 _INTROSPECTION = frozenset({"locals", "vars", "eval", "exec"})
 

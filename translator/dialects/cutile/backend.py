@@ -2,28 +2,41 @@
 
 Each IR kernel becomes one ``@ct.kernel`` function (``templates/cutile/kernel.py.j2``; its body
 from :mod:`translator.dialects.cutile.kernel`) taking the IR kernel's parameters, then one
-``ct.Constant[int]`` per tile size and per whole-dim tile. cuTile has no autotuner in the kernel
-decorator: the launch passes the kernel's default config (the source's first), each tile size
-rounded up to a power of two (cuTile's tiles are powers of two; lanes past the extent are padding
-either way). Launch knobs that cuTile's compiler decides itself (warps, pipeline stages, grouped
-ordering) are dropped with a note. Each launch becomes
-``ct.launch(torch.cuda.current_stream(), grid, kernel, (args...))`` in the carried host code.
+``ct.Constant[int]`` per tile size and per whole-dim tile. Each tile size is rounded up to a power
+of two (cuTile's tiles are powers of two; lanes past the extent are padding either way). Launch
+knobs that cuTile's compiler decides itself (warps, pipeline stages, grouped ordering) are dropped
+with a note. Each launch becomes ``ct.launch(torch.cuda.current_stream(), grid, kernel, args)`` in
+the carried host code.
+
+Tuning: cuTile has no autotuner in the kernel decorator; its idiom is host code that calls
+``ct.tune.exhaustive_search`` over a list of configs once per shape key, caches the best config,
+and launches with it. A kernel with a tuning space (several source configs, an autotuned Triton
+kernel's; or none at all, a configless Helion kernel's, which gets the space of
+``[backend.default_space]`` for the roles of its blocks) gets that: ``<KERNEL>_CONFIGS`` and a
+cache after the kernel, and at each launch the search-once-then-launch statements. A kernel with
+one config launches with it.
 """
 
 from __future__ import annotations
 
 from translator.diagnostics import TranslationError
 from translator.dialects.common.backend import Backend
-from translator.dialects.common.host_code import HostPrinter
+from translator.dialects.common.host_code import HostPrinter, host_atom
 from translator.dialects.common.passthrough import KernelCode, LaunchCode
-from translator.dialects.cutile.kernel import KernelWriter
+from translator.dialects.cutile.kernel import KernelWriter, persistent
 from translator.dialects.formatting import wrap_lines
 from translator.grammar import load_grammar, template_environment
 from translator.ir import nodes as ir
 from translator.ir.interpreter import next_power_of_2
 from translator.ir.passes import Pass
+from translator.ir.roles import block_roles
 from translator.ir.transforms import squeeze_unit_tiles, unit_block_tiles
 from translator.ir.verifier import verify_kernel
+from translator.ir.visit import walk_stmts
+from translator.naming import constant_name
+
+#: The host's name for the SM count a persistent launch sizes its grid by.
+_SMS = "num_sms"
 
 #: Tunable kinds cuTile's compiler decides itself: dropped from the translation.
 _DROPPED_KNOBS = ("num_warps", "num_stages", "group_size")
@@ -40,11 +53,17 @@ class CutileBackend(Backend):
     def passes(self) -> list[Pass]:
         return [
             Pass(
+                "tuning-space",
+                "a kernel whose source gave no configs gets the tile sizes ct.tune searches, by "
+                "the roles of its block sizes (dot tiles, rows, reductions, elementwise tiles)",
+                with_default_space,
+            ),
+            Pass(
                 "squeeze-unit-tiles",
                 "grid tiles whose block is 1 in every config (batch, heads, one row) become "
                 "plain indices, so tiles and dots are 2-D (ct.mma's fast form)",
                 lambda k: squeeze_unit_tiles(k, unit_block_tiles(k)),
-            )
+            ),
         ]
 
     def kernel_code(self, kernel: ir.Kernel, module: ir.Module) -> KernelCode:
@@ -63,11 +82,14 @@ class CutileBackend(Backend):
                 name=kernel.name,
                 params=params,
                 body=body,
-                comments=_notes(kernel),
+                comments=_notes(kernel, tuning_space(kernel, writer)),
                 docstring=kernel.docstring,
                 spell=spell,
             )
         )
+        space = tuning_space(kernel, writer)
+        if len(space) > 1:
+            text += "\n\n" + _space_definitions(kernel, space)
         return KernelCode("\n".join(wrap_lines(text.splitlines())) + "\n")
 
     def launch_code(self, kernel: ir.Kernel, launch: ir.Launch, module: ir.Module) -> LaunchCode:
@@ -87,29 +109,32 @@ class CutileBackend(Backend):
             # config's own value either way.
             if name in blocks and not text.strip().isdigit():
                 blocks[name] = text
-        grid = []
-        for t in kernel.grid:
-            extent = hx(t.extent)
-            if t.scalar:
-                grid.append(extent)
-            else:
-                block = blocks[t.block] if isinstance(t.block, str) else t.block.value
-                grid.append(f"ct.cdiv({extent}, {block})")
-        grid += ["1"] * (3 - len(grid))
-        args = list(launch.texts)
-        args += [str(blocks[name]) for _, name in writer.sig.blocks]
-        args += [hx(ir.Call("next_power_of_2", (extent,))) for _, extent in writer.sig.full]
-        arg_tuple = "(" + ", ".join(args) + ("," if len(args) == 1 else "") + ")"
-        call = (
-            f"{g['kernel']['launch']}({g['kernel']['stream']}, ({', '.join(grid)}), "
-            f"{kernel.name}, {arg_tuple})"
-        )
         notes = []
-        dropped = [t.name for t in kernel.tunables if t.kind in _DROPPED_KNOBS]
-        if dropped:
-            notes.append(
-                f"{', '.join(dropped)}: cuTile's compiler picks warps, stages and tile order itself"
+        sms = _fresh(_SMS, module, same=".multi_processor_count")
+        space = tuning_space(kernel, writer)
+        # A tile size the source's host computes is no tunable at this launch: it is passed.
+        host_sized = any(not text.strip().isdigit() for _, text in launch.block_texts)
+        if len(space) > 1 and not host_sized:
+            cfg = _fresh("cfg", module)
+            key = _fresh("key", module)
+            tuned = {name: f'{cfg}["{name}"]' for name, _ in writer.sig.blocks}
+            prelude = _sms(kernel, launch, sms) + _search(
+                kernel, writer, hx, launch.texts, tuned, cfg, key, sms
             )
+            call = _launch_call(kernel, writer, hx, launch.texts, tuned, sms)
+            notes.extend(_dropped(kernel))
+            imports = ("import math",) if hx.uses_math else ()
+            return LaunchCode(call, prelude, notes=tuple(notes), imports=("import torch", *imports))
+        call = _launch_call(
+            kernel,
+            writer,
+            hx,
+            launch.texts,
+            {name: str(blocks[t]) for name, t in writer.sig.blocks},
+            sms,
+        )
+        prelude = _sms(kernel, launch, sms)
+        notes.extend(_dropped(kernel))
         rounded = [
             f"{name} {config.get(name, kernel.tunable(name).default)} -> {value}"
             for name, value in blocks.items()
@@ -118,7 +143,238 @@ class CutileBackend(Backend):
         if rounded:
             notes.append(f"tile sizes rounded up to powers of two: {', '.join(rounded)}")
         imports = ("import math",) if hx.uses_math else ()
-        return LaunchCode(call, notes=tuple(notes), imports=("import torch", *imports))
+        return LaunchCode(call, prelude, notes=tuple(notes), imports=("import torch", *imports))
+
+
+def _sms(kernel: ir.Kernel, launch: ir.Launch, name: str) -> tuple[str, ...]:
+    """The statement that reads the SM count a persistent launch sizes its grid by."""
+    if not persistent(kernel):
+        return ()
+    tensor = next(t for p, t in zip(kernel.params, launch.texts) if p.kind == "tensor")
+    return (
+        f"{name} = torch.cuda.get_device_properties({host_atom(tensor)}.device)"
+        ".multi_processor_count",
+    )
+
+
+def _dropped(kernel: ir.Kernel) -> list[str]:
+    """The note on launch knobs the translation drops, if the kernel has any."""
+    dropped = [t.name for t in kernel.tunables if t.kind in _DROPPED_KNOBS]
+    if not dropped:
+        return []
+    return [f"{', '.join(dropped)}: cuTile's compiler picks warps, stages and tile order itself"]
+
+
+def _launch_call(
+    kernel: ir.Kernel,
+    writer: KernelWriter,
+    hx: HostPrinter,
+    texts: tuple[str, ...],
+    blocks: dict[str, str],
+    sms: str = _SMS,
+) -> str:
+    """``ct.launch(stream, grid, kernel, args)`` with tile sizes spelt ``blocks[constant]``."""
+    g = load_grammar("cutile")["backend"]["kernel"]
+    return (
+        f"{g['launch']}({g['stream']}, {_grid(kernel, writer, hx, blocks, sms)}, "
+        f"{kernel.name}, {_args(writer, hx, list(texts), blocks)})"
+    )
+
+
+def _grid(
+    kernel: ir.Kernel,
+    writer: KernelWriter,
+    hx: HostPrinter,
+    blocks: dict[str, str],
+    sms: str = _SMS,
+) -> str:
+    """The launch grid: one program per tile of each grid dim, padded to three dims."""
+    constants = {tunable: name for name, tunable in writer.sig.blocks}
+    grid = []
+    for t in kernel.grid:
+        extent = hx(t.extent)
+        if t.scalar:
+            grid.append(extent)
+        else:
+            block = blocks[constants[t.block]] if isinstance(t.block, str) else t.block.value
+            grid.append(f"ct.cdiv({extent}, {block})")
+    if persistent(kernel):
+        # About one program per SM, each walking every num_blocks-th tile.
+        grid = [f"min({sms}, {grid[0]})"]
+    grid += ["1"] * (3 - len(grid))
+    return f"({', '.join(grid)})"
+
+
+def _args(writer: KernelWriter, hx: HostPrinter, args: list[str], blocks: dict[str, str]) -> str:
+    """The launch's argument tuple: the kernel's parameters, its tile sizes, its whole dims."""
+    args = args + [blocks[name] for name, _ in writer.sig.blocks]
+    args += [hx(ir.Call("next_power_of_2", (extent,))) for _, extent in writer.sig.full]
+    return "(" + ", ".join(args) + ("," if len(args) == 1 else "") + ")"
+
+
+def _search(
+    kernel: ir.Kernel,
+    writer: KernelWriter,
+    hx: HostPrinter,
+    texts: tuple[str, ...],
+    tuned: dict[str, str],
+    cfg: str,
+    key: str,
+    sms: str,
+) -> tuple[str, ...]:
+    """The statements before a tuned launch: on the first launch for a shape key, search the
+    kernel's configs with ``ct.tune.exhaustive_search`` and cache the best; then pick it."""
+    g = load_grammar("cutile")["backend"]["kernel"]
+    params = {p.name: t for p, t in zip(kernel.params, texts)}
+    written = _written(kernel)
+    # Trial launches write clones of what the kernel writes: the search leaves results alone
+    # (an accumulating or in-place kernel would otherwise see its output run many times).
+    trial = [f"{host_atom(t)}.clone()" if p in written else t for p, t in params.items()]
+    key_items = [
+        f"{host_atom(params[p.name])}.{attr}"
+        for attr in ("shape", "dtype")
+        for p in kernel.params
+        if p.kind == "tensor"
+    ]
+    # Integer parameters may be sizes (a flattened length): they key the search too.
+    key_items += [params[p.name] for p in kernel.params if p.kind == "int"]
+    best = _best_name(kernel)
+    grid = _grid(kernel, writer, hx, tuned, sms)
+    search = (
+        f"{best}[{key}] = {g['search']}(\n"
+        f"    {_configs_name(kernel)},\n"
+        f"    {g['stream']},\n"
+        f"    lambda {cfg}: {grid},\n"
+        f"    {kernel.name},\n"
+        f"    lambda {cfg}: {_args(writer, hx, trial, tuned)},\n"
+        f"    quiet=True,\n"
+        f").best.config"
+    )
+    return (
+        f"{key} = ({', '.join(key_items)}{',' if len(key_items) == 1 else ''})",
+        f"if {key} not in {best}:\n" + _indent(search),
+        f"{cfg} = {best}[{key}]",
+    )
+
+
+def _indent(text: str) -> str:
+    return "\n".join("    " + line if line else line for line in text.splitlines())
+
+
+def _written(kernel: ir.Kernel) -> set[str]:
+    """The tensor parameters the kernel stores into or updates atomically."""
+    return {s.tensor for s in walk_stmts(kernel.body) if isinstance(s, (ir.Store, ir.AtomicRMW))}
+
+
+def _fresh(name: str, module: ir.Module, same: str | None = None) -> str:
+    """``name``, or a longer one where the carried host code already uses it (statements the
+    translation removes, a source's own tuning code, do not count). Where every binding of
+    ``name`` in the host holds ``same`` (``num_sms = ...multi_processor_count``), the host's
+    name means what the translation's would: it is reused (the source's binding, then dead,
+    goes)."""
+    import re
+
+    source = _carried_text(module)
+    bindings = re.findall(rf"^\s*{name}\s*=(?!=)(.*)$", source, re.M)
+    if same is not None and bindings and all(same in b for b in bindings):
+        return name
+    candidate = name
+    while re.search(rf"\b{candidate}\b", source):
+        candidate = f"tuned_{candidate}"
+    return candidate
+
+
+def _carried_text(module: ir.Module) -> str:
+    """The host source without the statements its edits remove and the kernels they replace."""
+    if module.host is None:
+        return ""
+    lines = module.host.source.splitlines()
+    spans = [e.span for e in module.host.edits if e.kind in ("remove", "define") and e.span]
+    spans += [site.span for site in module.host.sites]  # launches are rewritten too
+    for span in spans:
+        for i in range(span.start_line - 1, min(span.end_line, len(lines))):
+            lines[i] = ""
+    return "\n".join(lines)
+
+
+def _configs_name(kernel: ir.Kernel) -> str:
+    return f"{constant_name(kernel.name)}_CONFIGS"
+
+
+def _best_name(kernel: ir.Kernel) -> str:
+    return f"_{kernel.name.lstrip('_')}_best"
+
+
+def tuning_space(kernel: ir.Kernel, writer: KernelWriter) -> list[dict[str, int]]:
+    """The configs a tuned launch searches: the kernel's configs as tile-size constant ->
+    power-of-two value, knobs cuTile decides itself left out, duplicates dropped (first kept)."""
+    out: list[dict[str, int]] = []
+    for config in kernel.configs:
+        c = dict(config)
+        entry = {name: _block_value(kernel, t, c) for name, t in writer.sig.blocks}
+        if entry and entry not in out:
+            out.append(entry)
+    return out
+
+
+def _space_definitions(kernel: ir.Kernel, space: list[dict[str, int]]) -> str:
+    """The module-level list of configs and the cache of the best per shape key."""
+    import textwrap
+
+    why = (
+        f"The tile sizes ct.tune.exhaustive_search tries for `{kernel.name}` on the first "
+        "launch of each shape key."
+    )
+    lines = [f"{_configs_name(kernel)} = ["]
+    lines += ["    # " + line for line in textwrap.wrap(why, 92)]
+    for entry in space:
+        lines.append("    {" + ", ".join(f'"{k}": {v}' for k, v in entry.items()) + "},")
+    lines += [
+        "]",
+        f"{_best_name(kernel)}: dict[tuple, dict[str, int]] = {{}}  # key -> best config",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def with_default_space(kernel: ir.Kernel) -> ir.Kernel:
+    """``kernel`` with the tile sizes of its roles' space as its configs, where it has none."""
+    import dataclasses
+
+    if kernel.configs:
+        return kernel
+    roles = block_roles(kernel)
+    if not roles:
+        return kernel
+    grammar = load_grammar("cutile")["backend"]["default_space"]
+    wanted = set(roles.values()) - {"batch"}
+    space = next(
+        (v for k, v in grammar.items() if k != "ladders" and set(v["roles"]) == wanted), None
+    )
+    if space is not None:
+        entries = [dict(c) for c in space["configs"]]
+    else:
+        ladders = grammar["ladders"]
+        entries = [
+            {role: ladder[i] for role, ladder in ladders.items()}
+            for i in range(len(ladders["batch"]))
+        ]
+    configs = []
+    for entry in entries:
+        config = {t.name: t.default for t in kernel.tunables}
+        config.update({name: entry.get(role, 1) for name, role in roles.items()})
+        if config not in configs:
+            configs.append(config)
+    tunables = tuple(
+        dataclasses.replace(
+            t,
+            default=configs[0][t.name],
+            choices=tuple(sorted({c[t.name] for c in configs})),
+        )
+        for t in kernel.tunables
+    )
+    return dataclasses.replace(
+        kernel, tunables=tunables, configs=tuple(tuple(c.items()) for c in configs)
+    )
 
 
 def _block_value(kernel: ir.Kernel, tunable: str, config: dict[str, int]) -> int:
@@ -129,9 +385,10 @@ def _block_value(kernel: ir.Kernel, tunable: str, config: dict[str, int]) -> int
     return next_power_of_2(value)
 
 
-def _notes(kernel: ir.Kernel) -> tuple[str, ...]:
-    """Comments above the kernel: what the source's configs were, where there were several."""
-    if len(kernel.configs) <= 1:
+def _notes(kernel: ir.Kernel, space: list[dict[str, int]]) -> tuple[str, ...]:
+    """Comments above the kernel: what the source's configs were, where there were several
+    that differ in no tile size (so there is nothing for ct.tune to search)."""
+    if len(kernel.configs) <= 1 or len(space) > 1:
         return ()
     return (
         f"tiletrans: the source has {len(kernel.configs)} configs; this launch uses the first "

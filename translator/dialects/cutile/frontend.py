@@ -21,6 +21,7 @@ What is not read is refused with a located diagnostic. Host code is carried as w
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -39,6 +40,7 @@ from translator.dialects.cst_utils import (
     source_of,
     statement_comments,
 )
+from translator.dialects.cutile.tuning import SpaceReader
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
 from translator.ir.ops import reduce_identity
@@ -93,6 +95,12 @@ class _Module:
     #: Per kernel, what each launch's grid measures: ``{axis: (argument position, dim)}`` where
     #: the grid extent is ``<argument>.size(dim)`` (or its ``ct.cdiv`` by a tile size).
     launch_grid_dims: dict[str, list[dict[int, tuple[int, int]]]] = field(default_factory=dict)
+    #: Per kernel, each launch's grid extents and argument texts (a block id that indexes no
+    #: tile, split-K's split, counts what the launch passes for it).
+    launch_texts: dict[str, list[tuple[list[str], list[str]]]] = field(default_factory=dict)
+    #: Per kernel, the configs host code searches with ``ct.tune.exhaustive_search``
+    #: (constant parameter -> value; the first is the default).
+    spaces: dict[str, list[dict[str, int]]] = field(default_factory=dict)
 
     def name_of(self, node: cst.BaseExpression) -> str | None:
         return resolve(node, self.aliases)
@@ -132,6 +140,12 @@ class KernelLifter:
         self.values: dict[str, ir.Expr] = {}
         self.reshapes = False
         self.same_sizes: list[tuple[str, int, str, int]] = []
+        #: A persistent loop (``for t in range(ct.bid(0), tiles, ct.num_blocks(0))``): its node;
+        #: its variable is the grid tile, the IR's one program per tile.
+        self.persistent: cst.For | None = None
+        self.persistent_count: cst.BaseExpression = cst.Integer("0")
+        #: Names bound to ``ct.bid(0)`` / ``ct.num_blocks(0)`` that only a persistent loop reads.
+        self.program_names: set[str] = set()
 
     # ------------------------------------------------------------------ parameters and tiles
 
@@ -142,9 +156,7 @@ class KernelLifter:
         grid = []
         for name, axis in sorted(self.bids.items(), key=lambda kv: kv[1]):
             if name not in self.tiles:
-                raise self.mod.error(
-                    self.fn, f"`{name} = ct.bid({axis})` never indexes a tile access"
-                )
+                self.tiles[name] = self.scalar_grid(name, axis)
             grid.append(self.tiles[name])
         self.env = kernel_env(ir.Kernel(self.fn.name.value, tuple(self.params), (), (), ()))
         for t in grid:
@@ -153,29 +165,69 @@ class KernelLifter:
         used = {t.block for t in self.tiles.values() if isinstance(t.block, str)}
         defaults = self.mod.launch_constants.get(self.fn.name.value, {})
         names = [p.name.value for p in self.fn.params.params]
+        space = self.mod.spaces.get(self.fn.name.value, [])
         tunables = tuple(
-            ir.Tunable(c, "block_size", defaults.get(names.index(c), DEFAULT_TILE))
+            ir.Tunable(
+                c,
+                "block_size",
+                space[0].get(c, DEFAULT_TILE)
+                if space
+                else defaults.get(names.index(c), DEFAULT_TILE),
+                tuple(sorted({cfg[c] for cfg in space if c in cfg})) if space else (),
+            )
             for c in self.constants
             if c in used
         )
+        configs: tuple[tuple[tuple[str, int], ...], ...] = ()
+        if space:
+            configs = tuple(
+                dict.fromkeys(
+                    tuple((t.name, cfg.get(t.name, t.default)) for t in tunables) for cfg in space
+                )
+            )
+        elif tunables:
+            configs = (tuple((t.name, t.default) for t in tunables),)
         whole = tuple((c, t, d) for c, (t, d) in self.whole.items())
         extras: list[tuple[str, object]] = []
         if whole:
             extras.append((WHOLE_BLOCKS, whole))
         if self.same_sizes:
             extras.append((SAME_SIZES, tuple(dict.fromkeys(self.same_sizes))))
-        hints = ir.Hints(extras=tuple(extras))
+        hints = ir.Hints(
+            schedule="persistent_interleaved" if self.persistent is not None else None,
+            extras=tuple(extras),
+        )
         return ir.Kernel(
             self.fn.name.value,
             tuple(self.params),
             tuple(grid),
             body,
             tunables,
-            configs=((tuple((t.name, t.default) for t in tunables)),) if tunables else (),
+            configs=configs,
             hints=hints,
             docstring=_docstring(self.fn),
             loc=self.mod.locate(self.fn),
         )
+
+    def scalar_grid(self, name: str, axis: int) -> ir.TileVar:
+        """A block id that indexes no tile (split-K's split): a plain index whose count is the
+        int parameter every launch passes as that grid extent."""
+        names = [p.name.value for p in self.fn.params.params]
+        ints = {p.name for p in self.params if p.kind == "int"}
+        counts = set()
+        for grid, args in self.mod.launch_texts.get(self.fn.name.value, []):
+            if axis < len(grid) and grid[axis] in args:
+                param = names[args.index(grid[axis])]
+                counts.add(param if param in ints else None)
+            else:
+                counts.add(None)
+        if len(counts) != 1 or None in counts:
+            raise self.mod.error(
+                self.fn,
+                f"`{name} = ct.bid({axis})` indexes no tile, and no int parameter counts it",
+                f"launch grid dim {axis} with an int the kernel takes (`split_k` as `SPLIT_K: int`)",
+            )
+        return ir.TileVar(name, ir.Name(counts.pop()), ir.Const(1), scalar=True)
 
     def param(self, p: cst.Param) -> None:
         name = p.name.value
@@ -232,8 +284,78 @@ class KernelLifter:
                     lifter.note_access(node, name == lifter.lang_name("load"))
 
         body.visit(Scan())
+        self.find_persistent(body)
         for name in self.bids:
             self.grid_tile(name)
+
+    def find_persistent(self, body: cst.BaseSuite) -> None:
+        """A top-level ``for t in range(ct.bid(0), count, ct.num_blocks(0))`` loop: a persistent
+        program walking the tiles of a 1-D grid with a stride of the grid's size. ``t`` is the
+        grid tile (the IR's meaning is one program per tile; the schedule is a hint)."""
+        nums = {}
+        counts: dict[str, cst.BaseExpression] = {}  # names bound to a tile count
+        for stmt in body.body:
+            small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) else None
+            if not (
+                isinstance(small, cst.Assign) and isinstance(small.targets[0].target, cst.Name)
+            ):
+                continue
+            if isinstance(small.value, cst.Call) and self.mod.name_of(
+                small.value.func
+            ) == self.lang_name("num_blocks"):
+                nums[small.targets[0].target.value] = small.value
+            else:
+                counts[small.targets[0].target.value] = small.value
+        for i, stmt in enumerate(body.body):
+            if not isinstance(stmt, cst.For):
+                continue
+            it = stmt.iter
+            if not (
+                isinstance(it, cst.Call) and source_of(it.func) == "range" and len(it.args) == 3
+            ):
+                continue
+            start, count, step = (a.value for a in it.args)
+            if not (self._program(start, "bid", {}) and self._program(step, "num_blocks", nums)):
+                continue
+            count_names: set[str] = set()
+            if isinstance(count, cst.Name) and count.value in counts:
+                # `num_tiles = ct.cdiv(n, TILE)` before the loop: the loop counts that.
+                count_names.add(count.value)
+                count = counts[count.value]
+            self.persistent_count = count
+            if not isinstance(stmt.target, cst.Name):
+                raise self.mod.error(stmt.target, "a persistent loop walks one tile index")
+            later = [s for s in body.body[i + 1 :] if not isinstance(s, cst.EmptyLine)]
+            if later:
+                raise self.mod.error(
+                    later[0],
+                    "statements after a persistent tile loop are not read",
+                    "end the kernel with the loop (each program's tiles are its whole work)",
+                )
+            if len(self.bids) > 1 or any(axis != 0 for axis in self.bids.values()):
+                raise self.mod.error(
+                    stmt,
+                    "a persistent loop in a kernel with other block ids is not read",
+                    "walk one flat tile index over a 1-D grid",
+                )
+            self.program_names = set(self.bids) | set(nums) | count_names
+            self.bids = {stmt.target.value: 0}
+            self.persistent = stmt
+            return
+
+    def _program(self, node: cst.BaseExpression, role: str, names: dict) -> bool:
+        """Whether ``node`` is ``ct.<role>(0)``, or a name bound to it."""
+        if isinstance(node, cst.Name):
+            if role == "bid":
+                return self.bids.get(node.value) == 0
+            return node.value in names and self._program(names[node.value], role, {})
+        return (
+            isinstance(node, cst.Call)
+            and self.mod.name_of(node.func) == self.lang_name(role)
+            and len(node.args) == 1
+            and isinstance(node.args[0].value, cst.Integer)
+            and node.args[0].value.value == "0"
+        )
 
     def note_access(self, call: cst.Call, is_load: bool) -> None:
         pos, kw = call_args(call)
@@ -263,6 +385,10 @@ class KernelLifter:
         return self._use_table
 
     def grid_tile(self, name: str) -> None:
+        if self.persistent is not None and name == self.persistent.target.value:  # type: ignore[attr-defined]
+            extent, size = self.loop_count(self.persistent_count, name)
+            self.tiles[name] = self.tile_var(name, extent, size)
+            return
         uses = self._uses.get(name)
         if not uses:
             return
@@ -331,7 +457,7 @@ class KernelLifter:
         target = s.targets[0].target
         if len(s.targets) != 1 or not isinstance(target, cst.Name):
             raise self.mod.error(s, "only `name = value` assignments are read in kernels")
-        if target.value in self.bids:
+        if target.value in self.bids or target.value in self.program_names:
             return []
         self.locals.add(target.value)
         value = self.expr(s.value)
@@ -356,15 +482,36 @@ class KernelLifter:
         return []
 
     def st_for(self, s: cst.For) -> list[ir.Stmt]:
+        if s is self.persistent:
+            # The persistent loop's body is the program of one grid tile.
+            return list(self.block(s.body.body))
         if not isinstance(s.target, cst.Name) or s.orelse is not None:
             raise self.mod.error(s, "only `for t in range(...)` loops are read")
         name = s.target.value
         it = s.iter
-        if not (isinstance(it, cst.Call) and source_of(it.func) == "range" and len(it.args) == 1):
-            raise self.mod.error(it, "kernel loops must be `range(count)` over tile indices")
-        count = it.args[0].value
+        if not (
+            isinstance(it, cst.Call) and source_of(it.func) == "range" and len(it.args) in (1, 3)
+        ):
+            raise self.mod.error(
+                it,
+                "kernel loops must be `range(count)` or `range(first, count, step)` over tile "
+                "indices",
+            )
+        count = it.args[0].value if len(it.args) == 1 else it.args[1].value
         extent, size = self.loop_count(count, name)
         self.tiles[name] = self.tile_var(name, extent, size)
+        if len(it.args) == 3:
+            # Every step-th tile from tile `first` (split-K's share of the K tiles): the IR's
+            # tile loop from element first * block.
+            tile = self.tiles[name]
+            if not isinstance(tile.block, str):
+                raise self.mod.error(it, "a strided tile loop needs a ct.Constant[int] tile size")
+            first = self.expr(it.args[0].value)
+            self.tiles[name] = dataclasses.replace(
+                tile,
+                begin=ir.BinOp("*", first, ir.Name(tile.block)),
+                step=self.expr(it.args[2].value),
+            )
         outer = self.env
         self.env = outer.child()
         self.env.bind_tile(self.tiles[name])
@@ -1084,12 +1231,13 @@ def parse(source: str, path: str) -> ir.Module:
                 mod.helpers[stmt.name.value] = stmt
     kernel_names = {k.name.value for k in kernels_cst}
     launches = _launch_calls(module, mod, kernel_names, g)
+    tuning = _tuning(module, mod, launches, g)
     kernels = tuple(KernelLifter(k, mod).lift() for k in kernels_cst)
     sites, entries = _host(launches, mod, {k.name: k for k in kernels})
     entries = with_documented_dtypes(module, entries)
     edits = tuple(
         ir.HostEdit("define", mod.locate.span(k), kernels=(k.name.value,)) for k in kernels_cst
-    )
+    ) + tuple(tuning)
     result = ir.Module(
         path,
         tuple(entries),
@@ -1120,6 +1268,15 @@ def _launch_calls(
             if not isinstance(pos[3], cst.Tuple):
                 raise mod.error(pos[3], "the launch arguments must be a literal tuple")
             consts = mod.launch_constants.setdefault(pos[2].value, {})
+            grid_node = _bound_value(stmt, pos[1]) if isinstance(pos[1], cst.Name) else pos[1]
+            grid_texts = (
+                [source_of(e.value) for e in grid_node.elements]
+                if isinstance(grid_node, cst.Tuple)
+                else []
+            )
+            mod.launch_texts.setdefault(pos[2].value, []).append(
+                (grid_texts, [source_of(el.value) for el in pos[3].elements])
+            )
             mod.launch_grid_dims.setdefault(pos[2].value, []).append(
                 _grid_dims(pos[1], [el.value for el in pos[3].elements], mod)
             )
@@ -1132,6 +1289,60 @@ def _launch_calls(
         if found:
             out.append((host, found))
     return out
+
+
+def _tuning(
+    module: cst.Module,
+    mod: _Module,
+    launches: list[tuple[HostFunction, list[cst.Call]]],
+    g: dict,
+) -> list[ir.HostEdit]:
+    """Read each ``ct.tune.exhaustive_search`` into ``mod.spaces``; the edits that remove the
+    host statements that exist only to tune (every target writes its own tuning idiom)."""
+    reader = SpaceReader(module, mod.error, mod.name_of)
+    params = {k: [p.name.value for p in d.params.params] for k, d in mod.kernel_defs.items()}
+    launching = {id(host.node): calls for host, calls in launches}
+    edits: dict[tuple, ir.HostEdit] = {}
+    for host in host_functions(module, skip=set(mod.kernel_defs) | set(mod.helpers)):
+        searches = _calls_of(host.node, mod, g["kernel"]["search"])
+        if not searches:
+            continue
+        calls = launching.get(id(host.node), [])
+        for call in searches:
+            search = reader.search(call, host.node, params)
+            if not any(
+                isinstance(c.args[2].value, cst.Name) and c.args[2].value.value == search.kernel
+                for c in calls
+            ):
+                raise mod.error(
+                    call,
+                    f"ct.tune.exhaustive_search of `{search.kernel}` in a function that does not "
+                    "launch it",
+                    "search, cache the best config and launch with it in one host function",
+                )
+            mod.spaces.setdefault(search.kernel, search.configs)
+        for stmt in reader.tuning_statements(host.node, searches, calls):
+            span = mod.locate.span(stmt)
+            edits.setdefault(
+                (span.start_line, span.start_col),
+                ir.HostEdit("remove", span),
+            )
+    return list(edits.values())
+
+
+def _bound_value(fn: cst.FunctionDef, name: cst.Name) -> cst.BaseExpression | None:
+    """The value of the one ``name = value`` at the top of ``fn`` (a launch's ``grid``)."""
+    values = [
+        small.value
+        for line in fn.body.body
+        if isinstance(line, cst.SimpleStatementLine)
+        for small in line.body
+        if isinstance(small, cst.Assign)
+        and len(small.targets) == 1
+        and isinstance(small.targets[0].target, cst.Name)
+        and small.targets[0].target.value == name.value
+    ]
+    return values[0] if len(values) == 1 else None
 
 
 def _grid_dims(

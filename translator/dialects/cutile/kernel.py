@@ -87,7 +87,7 @@ class KernelWriter(CodePrinter):
         ]
         for t in tiles:
             self.taken.add(t.name)
-            if t.begin is not None or t.step is not None:
+            if (t.begin is not None or t.step is not None) and _first_tile(t) is None:
                 raise TranslationError(
                     f"cuTile cannot write the tile loop over `{t.name}` that starts at an offset "
                     "or skips tiles: ct.load indexes whole tiles from 0",
@@ -523,6 +523,11 @@ class KernelWriter(CodePrinter):
         for t in s.tiles:
             extent = self.text(t.extent)
             count = extent if t.scalar else f"ct.cdiv({extent}, {self.block_of(t)})"
+            first = _first_tile(t)
+            if first is not None and (t.begin is not None or t.step is not None):
+                # Every step-th tile from tile `first` (split-K's share of the K tiles).
+                step = self.text(t.step) if t.step is not None else "1"
+                count = f"{self.text(first)}, {count}, {step}"
             self.emit(f"for {t.name} in range({count}):")
             self.indent += 1
         for b in s.body:
@@ -548,8 +553,39 @@ class KernelWriter(CodePrinter):
             )
         for s in self.kernel.body:
             self.stmt(s)
+        if persistent(self.kernel):
+            # One program walks tiles with a stride of the grid's size (the host launches about
+            # one program per SM): the body, masks included, is one tile's work.
+            (t,) = self.kernel.grid
+            count = f"ct.cdiv({self.text(t.extent)}, {self.block_of(t)})"
+            head = [f"    for {t.name} in range(ct.bid(0), {count}, ct.num_blocks(0)):"]
+            return head + ["    " + line if line else line for line in self.mask_lines + self.lines]
         head = [f"    {t.name} = ct.bid({axis})" for axis, t in enumerate(self.kernel.grid)]
         return head + self.mask_lines + self.lines
+
+
+def _first_tile(t: ir.TileVar) -> ir.Expr | None:
+    """The tile index a loop starts at: 0, or ``x`` of a begin of ``x * block`` (a whole
+    number of tiles, which ct.load's tile indices can address); None for any other begin."""
+    if t.begin is None:
+        return ir.Const(0)
+    b = t.begin
+    if isinstance(b, ir.BinOp) and b.op == "*" and isinstance(t.block, str):
+        if b.rhs == ir.Name(t.block):
+            return b.lhs
+        if b.lhs == ir.Name(t.block):
+            return b.rhs
+    return None
+
+
+def persistent(kernel: ir.Kernel) -> bool:
+    """Whether ``kernel`` is written as a persistent loop: a persistent schedule over a 1-D grid
+    of tiles (a grid of more dims is written one program per tile; the schedule is a hint)."""
+    return (
+        (kernel.hints.schedule or "").startswith("persistent")
+        and len(kernel.grid) == 1
+        and not kernel.grid[0].scalar
+    )
 
 
 def _children(e: ir.Expr) -> list[ir.Expr]:

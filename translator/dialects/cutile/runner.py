@@ -9,6 +9,12 @@ two steps (the oracle the validation report names, :data:`ORACLE`):
 2. the kernel's IR, read back from its own source file by the cuTile frontend, runs in the IR
    reference interpreter on the launch's arguments (tensors written in place).
 
+A tuned launch's ``ct.tune.exhaustive_search`` cannot time anything on the CPU: there every config
+of the space is checked to launch one program per tile with its trial arguments, and the first is
+the best (as Triton's runner pins an autotuner's first config), which the launch then compiles.
+With :data:`COMPILE_EVERY_CONFIG` every config compiles for sm_90 too (0.1-0.5 s each on an idle
+CPU, seconds on a loaded one: tests that prove a space turn it on, equivalence runs do not).
+
 ``prepare("cpu")`` installs that as ``ct.launch`` for CPU tensors, and lets host code ask for
 ``torch.cuda.current_stream()`` (the stream cuTile launches take) on a machine without CUDA. The
 host code around launches runs for real; only the kernels run as their IR.
@@ -31,7 +37,14 @@ ORACLE = (
 
 _PARSED: dict[tuple[str, float], Any] = {}
 _COMPILED: set[tuple] = set()
+_SEARCHED: set[tuple] = set()
+#: "SMs" of a CPU device (a persistent launch's grid), as Helion's runner has.
+CPU_SMS = 4
+#: Whether the CPU search compiles every config of a space for sm_90 (else only the chosen one,
+#: when the launch after the search compiles it).
+COMPILE_EVERY_CONFIG = False
 _original_launch: Callable[..., Any] | None = None
+_original_search: Callable[..., Any] | None = None
 
 
 class CpuLaunchError(RuntimeError):
@@ -127,10 +140,44 @@ def cpu_launch(stream: Any, grid: tuple, kernel: Any, args: tuple, **_: Any) -> 
     return None
 
 
+def cpu_search(
+    search_space: Any, stream: Any, grid_fn: Any, kernel: Any, args_fn: Any, *a: Any, **kw: Any
+) -> Any:
+    """``ct.tune.exhaustive_search`` on CPU tensors: every config launches one program per tile
+    (and compiles for sm_90, with :data:`COMPILE_EVERY_CONFIG`); the first config is the
+    result's best (nothing is timed)."""
+    import torch
+    from cuda.tile.tune import Measurement, TuningResult
+
+    first_args = args_fn(search_space[0])
+    if not any(isinstance(x, torch.Tensor) and x.device.type == "cpu" for x in first_args):
+        assert _original_search is not None
+        return _original_search(search_space, stream, grid_fn, kernel, args_fn, *a, **kw)
+    k = _kernel_ir(kernel)
+    names = list(inspect.signature(kernel._pyfunc).parameters)
+    params = {p.name for p in k.params}
+    constants = {i for i, n in enumerate(names) if n not in params}
+    for i, cfg in enumerate(search_space):
+        args = args_fn(cfg)
+        values = dict(zip(names, args))
+        # Each config compiles once per kernel (its first dtypes); the chosen first config
+        # compiles at every launch's specialisation anyway.
+        if COMPILE_EVERY_CONFIG and i > 0 and (id(kernel), repr(cfg)) not in _SEARCHED:
+            compile_for_sm90(kernel, args, constants)
+            _SEARCHED.add((id(kernel), repr(cfg)))
+        _check_grid(k, grid_fn(cfg), values, {t.name: int(values[t.name]) for t in k.tunables})
+    measured = [
+        Measurement(config=cfg, mean_us=0.0, num_samples=0, error_margin_us=0.0)
+        for cfg in search_space
+    ]
+    return TuningResult(best=measured[0], successes=tuple(measured), failures=())
+
+
 def _check_grid(k: Any, grid: tuple, values: dict, config: dict) -> None:
     """The launch grid must be one program per tile of the IR grid (the IR's meaning)."""
     from translator.ir import nodes as ir
 
+    persistent = (k.hints.schedule or "").startswith("persistent")
     for axis, t in enumerate(k.grid):
         extent = t.extent
         if not isinstance(extent, ir.SizeOf):
@@ -139,6 +186,8 @@ def _check_grid(k: Any, grid: tuple, values: dict, config: dict) -> None:
         block = t.block.value if isinstance(t.block, ir.Const) else config[t.block]
         want = -(-size // block)
         have = grid[axis] if axis < len(grid) else 1
+        if persistent and 1 <= have <= want:
+            continue  # fewer programs, each walking every have-th tile (the frontend read so)
         if have != want:
             raise CpuLaunchError(
                 f"{k.name}: grid dim {axis} launches {have} programs for {want} tiles of "
@@ -147,7 +196,7 @@ def _check_grid(k: Any, grid: tuple, values: dict, config: dict) -> None:
 
 
 def _prepare(device: str) -> None:
-    global _original_launch
+    global _original_launch, _original_search
     if device != "cpu":
         return
     try:
@@ -157,11 +206,29 @@ def _prepare(device: str) -> None:
     import torch
 
     if _original_launch is None:
+        import cuda.tile.tune as tune
+
         _original_launch = ct.launch
         ct.launch = cpu_launch
+        _original_search = tune.exhaustive_search
+        tune.exhaustive_search = cpu_search
     if not torch.cuda.is_available():
         # The stream argument cuTile launches take; the CPU oracle ignores it.
         torch.cuda.current_stream = lambda device=None: None  # type: ignore[assignment]
+        # A persistent launch sizes its grid by the SM count: a CPU device has CPU_SMS, fewer
+        # than the tiles of any test size, so each program walks several tiles.
+        real = torch.cuda.get_device_properties
+        if not getattr(real, "_tiletrans_cpu", False):
+
+            def get_device_properties(device: Any = None) -> Any:
+                if getattr(device, "type", device) == "cpu":
+                    from types import SimpleNamespace
+
+                    return SimpleNamespace(multi_processor_count=CPU_SMS)
+                return real(device)
+
+            get_device_properties._tiletrans_cpu = True  # type: ignore[attr-defined]
+            torch.cuda.get_device_properties = get_device_properties  # type: ignore[assignment]
 
 
 def _oracle(device: str) -> str | None:

@@ -63,19 +63,38 @@ def _geglu_fwd_kernel(
     )
 
 
+_GEGLU_FWD_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_geglu_fwd_kernel` on the first launch
+    # of each shape key.
+    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128},
+    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64},
+]
+_geglu_fwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def geglu_fwd(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """``gelu(a, approximate="tanh") * b`` elementwise (fp32 math)."""
     m, n = a.size()
     out = torch.empty_like(a)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
-    # Written for 2-d `b`: `b[tile_m, tile_n]` has 2 indices.
-    if b.dim() != 2:
-        raise ValueError(f"`b` must be 2-d, not {b.dim()}-d")
+    key = (a.shape, b.shape, out.shape, a.dtype, b.dtype, out.dtype, m, n)
+    if key not in _geglu_fwd_kernel_best:
+        _geglu_fwd_kernel_best[key] = ct.tune.exhaustive_search(
+            _GEGLU_FWD_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
+            _geglu_fwd_kernel,
+            lambda cfg: (a, b, out.clone(), m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"]),
+            quiet=True,
+        ).best.config
+    cfg = _geglu_fwd_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(m, 32), ct.cdiv(n, 32), 1),
+        (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
         _geglu_fwd_kernel,
-        (a, b, out, m, n, 32, 32),
+        (a, b, out, m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"]),
     )
     return out
 
@@ -134,6 +153,17 @@ def _geglu_bwd_kernel(
     )
 
 
+_GEGLU_BWD_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_geglu_bwd_kernel` on the first launch
+    # of each shape key.
+    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128},
+    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64},
+]
+_geglu_bwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def geglu_bwd(
     grad_out: torch.Tensor, a: torch.Tensor, b: torch.Tensor
 ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -142,14 +172,45 @@ def geglu_bwd(
     grad_a = torch.empty_like(a)
     grad_b = torch.empty_like(b)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
-    # Written for 2-d `grad_out`, `b`: `grad_out[tile_m, tile_n]` has 2 indices; `b[tile_m, tile_n]` has 2 indices.
-    if grad_out.dim() != 2 or b.dim() != 2:
-        raise ValueError("grad_out, b must be 2-d")
+    key = (
+        grad_out.shape,
+        a.shape,
+        b.shape,
+        grad_a.shape,
+        grad_b.shape,
+        grad_out.dtype,
+        a.dtype,
+        b.dtype,
+        grad_a.dtype,
+        grad_b.dtype,
+        m,
+        n,
+    )
+    if key not in _geglu_bwd_kernel_best:
+        _geglu_bwd_kernel_best[key] = ct.tune.exhaustive_search(
+            _GEGLU_BWD_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
+            _geglu_bwd_kernel,
+            lambda cfg: (
+                grad_out,
+                a,
+                b,
+                grad_a.clone(),
+                grad_b.clone(),
+                m,
+                n,
+                cfg["BLOCK_SIZE_M"],
+                cfg["BLOCK_SIZE_N"],
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _geglu_bwd_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(m, 32), ct.cdiv(n, 32), 1),
+        (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
         _geglu_bwd_kernel,
-        (grad_out, a, b, grad_a, grad_b, m, n, 32, 32),
+        (grad_out, a, b, grad_a, grad_b, m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"]),
     )
     return grad_a, grad_b
 

@@ -55,6 +55,17 @@ def _swiglu_fwd_kernel(
     )
 
 
+_SWIGLU_FWD_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_swiglu_fwd_kernel` on the first launch
+    # of each shape key.
+    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128},
+    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64},
+]
+_swiglu_fwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def swiglu_fwd(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """``silu(a) * b`` for two tensors of the same shape."""
     shape = a.shape
@@ -63,11 +74,22 @@ def swiglu_fwd(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     m, n = a.size()
     out = torch.empty_like(a)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (a.shape, b.shape, out.shape, a.dtype, b.dtype, out.dtype, m, n)
+    if key not in _swiglu_fwd_kernel_best:
+        _swiglu_fwd_kernel_best[key] = ct.tune.exhaustive_search(
+            _SWIGLU_FWD_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
+            _swiglu_fwd_kernel,
+            lambda cfg: (a, b, out.clone(), m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"]),
+            quiet=True,
+        ).best.config
+    cfg = _swiglu_fwd_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(m, 32), ct.cdiv(n, 32), 1),
+        (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
         _swiglu_fwd_kernel,
-        (a, b, out, m, n, 32, 32),
+        (a, b, out, m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"]),
     )
     return out.view(*shape)
 
@@ -123,6 +145,17 @@ def _swiglu_bwd_kernel(
     )
 
 
+_SWIGLU_BWD_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_swiglu_bwd_kernel` on the first launch
+    # of each shape key.
+    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128},
+    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64},
+]
+_swiglu_bwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def swiglu_bwd(
     grad_out: torch.Tensor, a: torch.Tensor, b: torch.Tensor
 ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -135,11 +168,45 @@ def swiglu_bwd(
     grad_a = torch.empty_like(a)
     grad_b = torch.empty_like(b)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (
+        grad_out.shape,
+        a.shape,
+        b.shape,
+        grad_a.shape,
+        grad_b.shape,
+        grad_out.dtype,
+        a.dtype,
+        b.dtype,
+        grad_a.dtype,
+        grad_b.dtype,
+        m,
+        n,
+    )
+    if key not in _swiglu_bwd_kernel_best:
+        _swiglu_bwd_kernel_best[key] = ct.tune.exhaustive_search(
+            _SWIGLU_BWD_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
+            _swiglu_bwd_kernel,
+            lambda cfg: (
+                grad_out,
+                a,
+                b,
+                grad_a.clone(),
+                grad_b.clone(),
+                m,
+                n,
+                cfg["BLOCK_SIZE_M"],
+                cfg["BLOCK_SIZE_N"],
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _swiglu_bwd_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(m, 32), ct.cdiv(n, 32), 1),
+        (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
         _swiglu_bwd_kernel,
-        (grad_out, a, b, grad_a, grad_b, m, n, 32, 32),
+        (grad_out, a, b, grad_a, grad_b, m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"]),
     )
     return grad_a.view(*shape), grad_b.view(*shape)
 
@@ -189,6 +256,17 @@ def _geglu_kernel(
     )
 
 
+_GEGLU_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_geglu_kernel` on the first launch of
+    # each shape key.
+    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128},
+    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64},
+]
+_geglu_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def geglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """``gelu(a, approximate="tanh") * b`` with broadcasting and dtype promotion."""
     a, b = torch.broadcast_tensors(a, b)
@@ -199,11 +277,22 @@ def geglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     m, n = a.size()
     out = torch.empty([m, n], dtype=out_dtype, device=a.device)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (a.shape, b.shape, out.shape, a.dtype, b.dtype, out.dtype, m, n)
+    if key not in _geglu_kernel_best:
+        _geglu_kernel_best[key] = ct.tune.exhaustive_search(
+            _GEGLU_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
+            _geglu_kernel,
+            lambda cfg: (a, b, out.clone(), m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"]),
+            quiet=True,
+        ).best.config
+    cfg = _geglu_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(m, 32), ct.cdiv(n, 32), 1),
+        (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
         _geglu_kernel,
-        (a, b, out, m, n, 32, 32),
+        (a, b, out, m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"]),
     )
     return out.view(*shape)
 

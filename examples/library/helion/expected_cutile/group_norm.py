@@ -86,6 +86,16 @@ def _group_norm_fwd_kernel(
     ct.store(rstd, index=(tile_n, tile_g), tile=r)
 
 
+_GROUP_NORM_FWD_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_group_norm_fwd_kernel` on the first
+    # launch of each shape key.
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 1},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 2},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 4},
+]
+_group_norm_fwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def group_norm_fwd(
     x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -96,12 +106,55 @@ def group_norm_fwd(
     mean = torch.empty([n, g], dtype=torch.float32, device=x.device)
     rstd = torch.empty([n, g], dtype=torch.float32, device=x.device)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
-    # Written for 2-d `weight`, `bias`: `weight[tile_g, :]` has 2 indices; `bias[tile_g, :]` has 2 indices.
-    if weight.dim() != 2 or bias.dim() != 2:
-        raise ValueError("weight, bias must be 2-d")
+    key = (
+        x.shape,
+        weight.shape,
+        bias.shape,
+        out.shape,
+        mean.shape,
+        rstd.shape,
+        x.dtype,
+        weight.dtype,
+        bias.dtype,
+        out.dtype,
+        mean.dtype,
+        rstd.dtype,
+        n,
+        g,
+        cpg,
+        hw,
+    )
+    if key not in _group_norm_fwd_kernel_best:
+        _group_norm_fwd_kernel_best[key] = ct.tune.exhaustive_search(
+            _GROUP_NORM_FWD_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(n, cfg["BLOCK_SIZE_N"]), ct.cdiv(g, cfg["BLOCK_SIZE_G"]), 1),
+            _group_norm_fwd_kernel,
+            lambda cfg: (
+                x,
+                weight,
+                bias,
+                out.clone(),
+                mean.clone(),
+                rstd.clone(),
+                eps,
+                n,
+                g,
+                cpg,
+                hw,
+                cfg["BLOCK_SIZE_N"],
+                cfg["BLOCK_SIZE_G"],
+                1 << (cpg - 1).bit_length(),
+                1 << (hw - 1).bit_length(),
+                1 << (weight.size(1) - 1).bit_length(),
+                1 << (bias.size(1) - 1).bit_length(),
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _group_norm_fwd_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(n, 32), ct.cdiv(g, 32), 1),
+        (ct.cdiv(n, cfg["BLOCK_SIZE_N"]), ct.cdiv(g, cfg["BLOCK_SIZE_G"]), 1),
         _group_norm_fwd_kernel,
         (
             x,
@@ -115,8 +168,8 @@ def group_norm_fwd(
             g,
             cpg,
             hw,
-            32,
-            32,
+            cfg["BLOCK_SIZE_N"],
+            cfg["BLOCK_SIZE_G"],
             1 << (cpg - 1).bit_length(),
             1 << (hw - 1).bit_length(),
             1 << (weight.size(1) - 1).bit_length(),

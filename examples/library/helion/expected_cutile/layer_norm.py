@@ -52,6 +52,16 @@ def _layer_norm_fwd_kernel(
     ct.store(rstd, index=(tile_m,), tile=rstd_tile)
 
 
+_LAYER_NORM_FWD_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_layer_norm_fwd_kernel` on the first
+    # launch of each shape key.
+    {"BLOCK_SIZE_M": 1},
+    {"BLOCK_SIZE_M": 2},
+    {"BLOCK_SIZE_M": 4},
+]
+_layer_norm_fwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def layer_norm_fwd(
     x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -66,14 +76,61 @@ def layer_norm_fwd(
     mean = torch.empty([m], dtype=acc_dtype, device=x.device)
     rstd = torch.empty([m], dtype=acc_dtype, device=x.device)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
-    # Written for 1-d `weight`, `bias`: `weight[:]` has 1 index; `bias[:]` has 1 index.
-    if weight.dim() != 1 or bias.dim() != 1:
-        raise ValueError("weight, bias must be 1-d")
+    key = (
+        x.shape,
+        weight.shape,
+        bias.shape,
+        out.shape,
+        mean.shape,
+        rstd.shape,
+        x.dtype,
+        weight.dtype,
+        bias.dtype,
+        out.dtype,
+        mean.dtype,
+        rstd.dtype,
+        m,
+        n,
+    )
+    if key not in _layer_norm_fwd_kernel_best:
+        _layer_norm_fwd_kernel_best[key] = ct.tune.exhaustive_search(
+            _LAYER_NORM_FWD_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
+            _layer_norm_fwd_kernel,
+            lambda cfg: (
+                x,
+                weight,
+                bias,
+                out.clone(),
+                mean.clone(),
+                rstd.clone(),
+                eps,
+                m,
+                n,
+                cfg["BLOCK_SIZE_M"],
+                1 << (n - 1).bit_length(),
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _layer_norm_fwd_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(m, 32), 1, 1),
+        (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
         _layer_norm_fwd_kernel,
-        (x, weight, bias, out, mean, rstd, eps, m, n, 32, 1 << (n - 1).bit_length()),
+        (
+            x,
+            weight,
+            bias,
+            out,
+            mean,
+            rstd,
+            eps,
+            m,
+            n,
+            cfg["BLOCK_SIZE_M"],
+            1 << (n - 1).bit_length(),
+        ),
     )
     return out.reshape(shape), mean, rstd
 

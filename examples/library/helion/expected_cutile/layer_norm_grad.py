@@ -54,6 +54,16 @@ def _layer_norm_fwd_kernel(
     ct.store(rstd, index=(tile_m,), tile=r)
 
 
+_LAYER_NORM_FWD_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_layer_norm_fwd_kernel` on the first
+    # launch of each shape key.
+    {"BLOCK_SIZE_M": 1},
+    {"BLOCK_SIZE_M": 2},
+    {"BLOCK_SIZE_M": 4},
+]
+_layer_norm_fwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def layer_norm_fwd(
     x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -63,12 +73,49 @@ def layer_norm_fwd(
     mean = torch.empty([m], dtype=torch.float32, device=x.device)
     rstd = torch.empty([m], dtype=torch.float32, device=x.device)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
-    # Written for 1-d `weight`, `bias`: `weight[:]` has 1 index; `bias[:]` has 1 index.
-    if weight.dim() != 1 or bias.dim() != 1:
-        raise ValueError("weight, bias must be 1-d")
+    key = (
+        x.shape,
+        weight.shape,
+        bias.shape,
+        out.shape,
+        mean.shape,
+        rstd.shape,
+        x.dtype,
+        weight.dtype,
+        bias.dtype,
+        out.dtype,
+        mean.dtype,
+        rstd.dtype,
+        m,
+        n,
+    )
+    if key not in _layer_norm_fwd_kernel_best:
+        _layer_norm_fwd_kernel_best[key] = ct.tune.exhaustive_search(
+            _LAYER_NORM_FWD_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
+            _layer_norm_fwd_kernel,
+            lambda cfg: (
+                x,
+                weight,
+                bias,
+                out.clone(),
+                mean.clone(),
+                rstd.clone(),
+                eps,
+                m,
+                n,
+                cfg["BLOCK_SIZE_M"],
+                1 << (n - 1).bit_length(),
+                1 << (weight.size(0) - 1).bit_length(),
+                1 << (bias.size(0) - 1).bit_length(),
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _layer_norm_fwd_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(m, 32), 1, 1),
+        (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
         _layer_norm_fwd_kernel,
         (
             x,
@@ -80,7 +127,7 @@ def layer_norm_fwd(
             eps,
             m,
             n,
-            32,
+            cfg["BLOCK_SIZE_M"],
             1 << (n - 1).bit_length(),
             1 << (weight.size(0) - 1).bit_length(),
             1 << (bias.size(0) - 1).bit_length(),
@@ -148,6 +195,16 @@ def _layer_norm_bwd_kernel(
     ct.store(db_rows, index=(tile_m, 0), tile=dy)
 
 
+_LAYER_NORM_BWD_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_layer_norm_bwd_kernel` on the first
+    # launch of each shape key.
+    {"BLOCK_SIZE_M": 1},
+    {"BLOCK_SIZE_M": 2},
+    {"BLOCK_SIZE_M": 4},
+]
+_layer_norm_bwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def layer_norm_bwd(
     grad_out: torch.Tensor,
     x: torch.Tensor,
@@ -161,15 +218,54 @@ def layer_norm_bwd(
     dw_rows = torch.empty([m, n], dtype=torch.float32, device=x.device)
     db_rows = torch.empty([m, n], dtype=torch.float32, device=x.device)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
-    # Written for 2-d `grad_out`: `grad_out[tile_m, :]` has 2 indices.
-    if grad_out.dim() != 2:
-        raise ValueError(f"`grad_out` must be 2-d, not {grad_out.dim()}-d")
-    # Written for 1-d `mean`, `rstd`, `weight`: `mean[tile_m]` has 1 index; `rstd[tile_m]` has 1 index; `weight[:]` has 1 index.
-    if mean.dim() != 1 or rstd.dim() != 1 or weight.dim() != 1:
-        raise ValueError("mean, rstd, weight must be 1-d")
+    key = (
+        grad_out.shape,
+        x.shape,
+        weight.shape,
+        mean.shape,
+        rstd.shape,
+        grad_x.shape,
+        dw_rows.shape,
+        db_rows.shape,
+        grad_out.dtype,
+        x.dtype,
+        weight.dtype,
+        mean.dtype,
+        rstd.dtype,
+        grad_x.dtype,
+        dw_rows.dtype,
+        db_rows.dtype,
+        m,
+        n,
+    )
+    if key not in _layer_norm_bwd_kernel_best:
+        _layer_norm_bwd_kernel_best[key] = ct.tune.exhaustive_search(
+            _LAYER_NORM_BWD_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
+            _layer_norm_bwd_kernel,
+            lambda cfg: (
+                grad_out,
+                x,
+                weight,
+                mean,
+                rstd,
+                grad_x.clone(),
+                dw_rows.clone(),
+                db_rows.clone(),
+                m,
+                n,
+                cfg["BLOCK_SIZE_M"],
+                1 << (grad_out.size(1) - 1).bit_length(),
+                1 << (n - 1).bit_length(),
+                1 << (weight.size(0) - 1).bit_length(),
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _layer_norm_bwd_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(m, 32), 1, 1),
+        (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
         _layer_norm_bwd_kernel,
         (
             grad_out,
@@ -182,7 +278,7 @@ def layer_norm_bwd(
             db_rows,
             m,
             n,
-            32,
+            cfg["BLOCK_SIZE_M"],
             1 << (grad_out.size(1) - 1).bit_length(),
             1 << (n - 1).bit_length(),
             1 << (weight.size(0) - 1).bit_length(),

@@ -67,9 +67,6 @@ def rms_norm_fwd(
     out = torch.empty_like(x)
     rstd = torch.empty([m], dtype=torch.float32, device=x.device)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
-    # Written for 1-d `weight`: `weight[:]` has 1 index.
-    if weight.dim() != 1:
-        raise ValueError(f"`weight` must be 1-d, not {weight.dim()}-d")
     ct.launch(
         torch.cuda.current_stream(),
         (m, 1, 1),
@@ -146,6 +143,16 @@ def _rms_norm_bwd_kernel(
     ct.store(grad_w_partial, index=(tile_m, 0), tile=dy * x_hat)
 
 
+_RMS_NORM_BWD_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_rms_norm_bwd_kernel` on the first
+    # launch of each shape key.
+    {"BLOCK_SIZE_M": 1},
+    {"BLOCK_SIZE_M": 2},
+    {"BLOCK_SIZE_M": 4},
+]
+_rms_norm_bwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def rms_norm_bwd(
     grad_out: torch.Tensor, x: torch.Tensor, weight: torch.Tensor, rstd: torch.Tensor
 ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -157,15 +164,48 @@ def rms_norm_bwd(
     grad_x = torch.empty_like(x)
     grad_w_partial = torch.empty([m, n], dtype=torch.float32, device=x.device)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
-    # Written for 2-d `grad_out`: `grad_out[tile_m, :]` has 2 indices.
-    if grad_out.dim() != 2:
-        raise ValueError(f"`grad_out` must be 2-d, not {grad_out.dim()}-d")
-    # Written for 1-d `rstd`, `weight`: `rstd[tile_m]` has 1 index; `weight[:]` has 1 index.
-    if rstd.dim() != 1 or weight.dim() != 1:
-        raise ValueError("rstd, weight must be 1-d")
+    key = (
+        grad_out.shape,
+        x.shape,
+        weight.shape,
+        rstd.shape,
+        grad_x.shape,
+        grad_w_partial.shape,
+        grad_out.dtype,
+        x.dtype,
+        weight.dtype,
+        rstd.dtype,
+        grad_x.dtype,
+        grad_w_partial.dtype,
+        m,
+        n,
+    )
+    if key not in _rms_norm_bwd_kernel_best:
+        _rms_norm_bwd_kernel_best[key] = ct.tune.exhaustive_search(
+            _RMS_NORM_BWD_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
+            _rms_norm_bwd_kernel,
+            lambda cfg: (
+                grad_out,
+                x,
+                weight,
+                rstd,
+                grad_x.clone(),
+                grad_w_partial.clone(),
+                m,
+                n,
+                cfg["BLOCK_SIZE_M"],
+                1 << (grad_out.size(1) - 1).bit_length(),
+                1 << (n - 1).bit_length(),
+                1 << (weight.size(0) - 1).bit_length(),
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _rms_norm_bwd_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(m, 32), 1, 1),
+        (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
         _rms_norm_bwd_kernel,
         (
             grad_out,
@@ -176,7 +216,7 @@ def rms_norm_bwd(
             grad_w_partial,
             m,
             n,
-            32,
+            cfg["BLOCK_SIZE_M"],
             1 << (grad_out.size(1) - 1).bit_length(),
             1 << (n - 1).bit_length(),
             1 << (weight.size(0) - 1).bit_length(),

@@ -53,6 +53,17 @@ def _axpby_kernel(
     ct.store(out, index=(tile_m, tile_n), tile=ct.astype(acc, out.dtype))
 
 
+_AXPBY_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_axpby_kernel` on the first launch of
+    # each shape key.
+    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128},
+    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64},
+]
+_axpby_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def axpby(x: torch.Tensor, y: torch.Tensor, alpha: float = 1.0, beta: float = 1.0) -> torch.Tensor:
     """Compute ``alpha * x + beta * y`` with broadcasting and type promotion.
 
@@ -73,11 +84,32 @@ def axpby(x: torch.Tensor, y: torch.Tensor, alpha: float = 1.0, beta: float = 1.
     m, n = x.size()
     out = torch.empty([m, n], dtype=out_dtype, device=x.device)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (x.shape, y.shape, out.shape, x.dtype, y.dtype, out.dtype, m, n)
+    if key not in _axpby_kernel_best:
+        _axpby_kernel_best[key] = ct.tune.exhaustive_search(
+            _AXPBY_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
+            _axpby_kernel,
+            lambda cfg: (
+                x,
+                y,
+                out.clone(),
+                alpha,
+                beta,
+                m,
+                n,
+                cfg["BLOCK_SIZE_M"],
+                cfg["BLOCK_SIZE_N"],
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _axpby_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(m, 32), ct.cdiv(n, 32), 1),
+        (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
         _axpby_kernel,
-        (x, y, out, alpha, beta, m, n, 32, 32),
+        (x, y, out, alpha, beta, m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"]),
     )
     return out.view(*shape)
 

@@ -37,6 +37,16 @@ def _softmax_lastdim_kernel(
     ct.store(out, index=(tile_m, 0), tile=ct.astype(softmax_num / softmax_den, out.dtype))
 
 
+_SOFTMAX_LASTDIM_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_softmax_lastdim_kernel` on the first
+    # launch of each shape key.
+    {"BLOCK_SIZE_M": 1},
+    {"BLOCK_SIZE_M": 2},
+    {"BLOCK_SIZE_M": 4},
+]
+_softmax_lastdim_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def softmax_lastdim(x: torch.Tensor) -> torch.Tensor:
     """Softmax over the last dimension of ``x`` (any leading shape)."""
     shape = x.shape
@@ -44,11 +54,22 @@ def softmax_lastdim(x: torch.Tensor) -> torch.Tensor:
     m, n = x.size()
     out = torch.empty_like(x)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (x.shape, out.shape, x.dtype, out.dtype, m, n)
+    if key not in _softmax_lastdim_kernel_best:
+        _softmax_lastdim_kernel_best[key] = ct.tune.exhaustive_search(
+            _SOFTMAX_LASTDIM_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
+            _softmax_lastdim_kernel,
+            lambda cfg: (x, out.clone(), m, n, cfg["BLOCK_SIZE_M"], 1 << (n - 1).bit_length()),
+            quiet=True,
+        ).best.config
+    cfg = _softmax_lastdim_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(m, 32), 1, 1),
+        (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
         _softmax_lastdim_kernel,
-        (x, out, m, n, 32, 1 << (n - 1).bit_length()),
+        (x, out, m, n, cfg["BLOCK_SIZE_M"], 1 << (n - 1).bit_length()),
     )
     return out.view(*shape)
 
@@ -76,6 +97,16 @@ def _log_softmax_lastdim_kernel(
     ct.store(out, index=(tile_m, 0), tile=ct.astype(shifted - lse, out.dtype))
 
 
+_LOG_SOFTMAX_LASTDIM_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_log_softmax_lastdim_kernel` on the
+    # first launch of each shape key.
+    {"BLOCK_SIZE_M": 1},
+    {"BLOCK_SIZE_M": 2},
+    {"BLOCK_SIZE_M": 4},
+]
+_log_softmax_lastdim_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def log_softmax_lastdim(x: torch.Tensor) -> torch.Tensor:
     """Numerically stable log-softmax over the last dimension of ``x``."""
     shape = x.shape
@@ -84,11 +115,22 @@ def log_softmax_lastdim(x: torch.Tensor) -> torch.Tensor:
     out_dtype = x.dtype
     out = torch.empty([m, n], dtype=out_dtype, device=x.device)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (x.shape, out.shape, x.dtype, out.dtype, m, n)
+    if key not in _log_softmax_lastdim_kernel_best:
+        _log_softmax_lastdim_kernel_best[key] = ct.tune.exhaustive_search(
+            _LOG_SOFTMAX_LASTDIM_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
+            _log_softmax_lastdim_kernel,
+            lambda cfg: (x, out.clone(), m, n, cfg["BLOCK_SIZE_M"], 1 << (n - 1).bit_length()),
+            quiet=True,
+        ).best.config
+    cfg = _log_softmax_lastdim_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(m, 32), 1, 1),
+        (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
         _log_softmax_lastdim_kernel,
-        (x, out, m, n, 32, 1 << (n - 1).bit_length()),
+        (x, out, m, n, cfg["BLOCK_SIZE_M"], 1 << (n - 1).bit_length()),
     )
     return out.reshape(shape)
 

@@ -46,7 +46,6 @@ def _on_device_only(configs, named_args, **kwargs):
 
 
 # tiletrans: dropped `prune_configs_by=` of @triton.autotune: it only steers the search
-# tiletrans: the source has 2 configs; this launch uses the first (tune the ct.Constant tile sizes with ct.tune)
 @libentry()
 @ct.kernel
 def add_kernel(
@@ -62,8 +61,16 @@ def add_kernel(
     ct.store(out, index=(tile,), tile=ct.astype(x_tile + alpha * y_tile, out.dtype))
 
 
+ADD_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `add_kernel` on the first launch of each
+    # shape key.
+    {"BLOCK_SIZE": 1024},
+    {"BLOCK_SIZE": 2048},
+]
+_add_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 # tiletrans: dropped `prune_configs_by=` of @triton.autotune: it only steers the search
-# tiletrans: the source has 2 configs; this launch uses the first (tune the ct.Constant tile sizes with ct.tune)
 @libentry()
 @ct.kernel
 def leaky_relu_forward_kernel(
@@ -78,8 +85,16 @@ def leaky_relu_forward_kernel(
     ct.store(out, index=(tile,), tile=ct.astype(out_tile, out.dtype))
 
 
+LEAKY_RELU_FORWARD_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `leaky_relu_forward_kernel` on the first
+    # launch of each shape key.
+    {"BLOCK_SIZE": 1024},
+    {"BLOCK_SIZE": 2048},
+]
+_leaky_relu_forward_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 # tiletrans: dropped `prune_configs_by=` of @triton.autotune: it only steers the search
-# tiletrans: the source has 2 configs; this launch uses the first (tune the ct.Constant tile sizes with ct.tune)
 @libentry()
 @ct.kernel
 def leaky_relu_backward_kernel(
@@ -97,6 +112,15 @@ def leaky_relu_backward_kernel(
     ct.store(dx, index=(tile,), tile=ct.astype(dx_3, dx.dtype))
 
 
+LEAKY_RELU_BACKWARD_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `leaky_relu_backward_kernel` on the first
+    # launch of each shape key.
+    {"BLOCK_SIZE": 1024},
+    {"BLOCK_SIZE": 2048},
+]
+_leaky_relu_backward_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def add(x: torch.Tensor, y: torch.Tensor, *, alpha: float = 1.0) -> torch.Tensor:
     """``x + alpha * y`` for tensors of one shape."""
     logger.debug("GEMS ADD")
@@ -106,11 +130,35 @@ def add(x: torch.Tensor, y: torch.Tensor, *, alpha: float = 1.0) -> torch.Tensor
     out = torch.empty_like(x)
     with torch_device_fn.device(x.device):
         # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+        tuned_key = (
+            x.view(-1).shape,
+            y.view(-1).shape,
+            out.view(-1).shape,
+            x.view(-1).dtype,
+            y.view(-1).dtype,
+            out.view(-1).dtype,
+        )
+        if tuned_key not in _add_kernel_best:
+            _add_kernel_best[tuned_key] = ct.tune.exhaustive_search(
+                ADD_KERNEL_CONFIGS,
+                torch.cuda.current_stream(),
+                lambda cfg: (ct.cdiv(out.view(-1).size(0), cfg["BLOCK_SIZE"]), 1, 1),
+                add_kernel,
+                lambda cfg: (
+                    x.view(-1),
+                    y.view(-1),
+                    out.view(-1).clone(),
+                    alpha,
+                    cfg["BLOCK_SIZE"],
+                ),
+                quiet=True,
+            ).best.config
+        cfg = _add_kernel_best[tuned_key]
         ct.launch(
             torch.cuda.current_stream(),
-            (ct.cdiv(out.view(-1).size(0), 1024), 1, 1),
+            (ct.cdiv(out.view(-1).size(0), cfg["BLOCK_SIZE"]), 1, 1),
             add_kernel,
-            (x.view(-1), y.view(-1), out.view(-1), alpha, 1024),
+            (x.view(-1), y.view(-1), out.view(-1), alpha, cfg["BLOCK_SIZE"]),
         )
     return out
 
@@ -123,11 +171,22 @@ class LeakyRelu(torch.autograd.Function):
         out = torch.empty_like(x)
         with torch_device_fn.device(x.device):
             # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+            tuned_key = (x.view(-1).shape, out.view(-1).shape, x.view(-1).dtype, out.view(-1).dtype)
+            if tuned_key not in _leaky_relu_forward_kernel_best:
+                _leaky_relu_forward_kernel_best[tuned_key] = ct.tune.exhaustive_search(
+                    LEAKY_RELU_FORWARD_KERNEL_CONFIGS,
+                    torch.cuda.current_stream(),
+                    lambda cfg: (ct.cdiv(x.view(-1).size(0), cfg["BLOCK_SIZE"]), 1, 1),
+                    leaky_relu_forward_kernel,
+                    lambda cfg: (x.view(-1), out.view(-1).clone(), slope, cfg["BLOCK_SIZE"]),
+                    quiet=True,
+                ).best.config
+            cfg = _leaky_relu_forward_kernel_best[tuned_key]
             ct.launch(
                 torch.cuda.current_stream(),
-                (ct.cdiv(x.view(-1).size(0), 1024), 1, 1),
+                (ct.cdiv(x.view(-1).size(0), cfg["BLOCK_SIZE"]), 1, 1),
                 leaky_relu_forward_kernel,
-                (x.view(-1), out.view(-1), slope, 1024),
+                (x.view(-1), out.view(-1), slope, cfg["BLOCK_SIZE"]),
             )
         ctx.save_for_backward(x)
         ctx.slope = slope
@@ -142,11 +201,37 @@ class LeakyRelu(torch.autograd.Function):
         n_elements = x.numel()
         with torch_device_fn.device(x.device):
             # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+            tuned_key = (
+                x.view(-1).shape,
+                dy.view(-1).shape,
+                dx.view(-1).shape,
+                x.view(-1).dtype,
+                dy.view(-1).dtype,
+                dx.view(-1).dtype,
+                n_elements,
+            )
+            if tuned_key not in _leaky_relu_backward_kernel_best:
+                _leaky_relu_backward_kernel_best[tuned_key] = ct.tune.exhaustive_search(
+                    LEAKY_RELU_BACKWARD_KERNEL_CONFIGS,
+                    torch.cuda.current_stream(),
+                    lambda cfg: (ct.cdiv(n_elements, cfg["BLOCK_SIZE"]), 1, 1),
+                    leaky_relu_backward_kernel,
+                    lambda cfg: (
+                        x.view(-1),
+                        dy.view(-1),
+                        dx.view(-1).clone(),
+                        n_elements,
+                        ctx.slope,
+                        cfg["BLOCK_SIZE"],
+                    ),
+                    quiet=True,
+                ).best.config
+            cfg = _leaky_relu_backward_kernel_best[tuned_key]
             ct.launch(
                 torch.cuda.current_stream(),
-                (ct.cdiv(n_elements, 1024), 1, 1),
+                (ct.cdiv(n_elements, cfg["BLOCK_SIZE"]), 1, 1),
                 leaky_relu_backward_kernel,
-                (x.view(-1), dy.view(-1), dx.view(-1), n_elements, ctx.slope, 1024),
+                (x.view(-1), dy.view(-1), dx.view(-1), n_elements, ctx.slope, cfg["BLOCK_SIZE"]),
             )
         return dx, None
 

@@ -51,7 +51,6 @@ def get_fallback_autotune_config():
 
 
 # tiletrans: configs of `get_autotune_config()` where `is_cuda()` holds (the branch it lists first; the test is not static)
-# tiletrans: the source has 4 configs; this launch uses the first (tune the ct.Constant tile sizes with ct.tune)
 @ct.kernel
 def matmul_kernel(
     a,
@@ -81,6 +80,17 @@ def matmul_kernel(
         accumulator = ct.mma(a_tile, b_tile, accumulator)
     c_tile = ct.astype(accumulator, c.dtype)
     ct.store(c, index=(tile_m, tile_n), tile=c_tile)
+
+
+MATMUL_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `matmul_kernel` on the first launch of
+    # each shape key.
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 32},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 32},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 32, "BLOCK_SIZE_K": 32},
+]
+_matmul_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 @ct.kernel
@@ -137,11 +147,33 @@ def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     c = torch.empty((M, N), device=a.device, dtype=a.dtype)
     # 2D launch grid where each block gets its own tile of C.
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    tuned_key = (a.shape, b.shape, c.shape, a.dtype, b.dtype, c.dtype)
+    if tuned_key not in _matmul_kernel_best:
+        _matmul_kernel_best[tuned_key] = ct.tune.exhaustive_search(
+            MATMUL_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (
+                ct.cdiv(a.size(0), cfg["BLOCK_SIZE_M"]),
+                ct.cdiv(b.size(1), cfg["BLOCK_SIZE_N"]),
+                1,
+            ),
+            matmul_kernel,
+            lambda cfg: (
+                a,
+                b,
+                c.clone(),
+                cfg["BLOCK_SIZE_M"],
+                cfg["BLOCK_SIZE_N"],
+                cfg["BLOCK_SIZE_K"],
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _matmul_kernel_best[tuned_key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(a.size(0), 128), ct.cdiv(b.size(1), 256), 1),
+        (ct.cdiv(a.size(0), cfg["BLOCK_SIZE_M"]), ct.cdiv(b.size(1), cfg["BLOCK_SIZE_N"]), 1),
         matmul_kernel,
-        (a, b, c, 128, 256, 64),
+        (a, b, c, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"], cfg["BLOCK_SIZE_K"]),
     )
     return c
 
