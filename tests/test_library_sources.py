@@ -93,13 +93,20 @@ PUBLIC_API: dict[str, set[str]] = {
     "helion/mixed_matmul.py": {"w8a16_matmul", "quantize_weight", "linear_w8a16"},
     "helion/layer_norm.py": {"layer_norm", "layer_norm_fwd"},
     "helion/matmul.py": {"matmul", "matmul_bias", "linear"},
+    "helion/matmul_epilogue.py": {
+        "matmul",
+        "gelu_tanh",
+        "matmul_bias_relu",
+        "matmul_gelu",
+        "matmul_residual",
+    },
     "helion/rms_norm.py": {"rms_norm", "rms_norm_fwd", "rms_norm_bwd"},
     "helion/scaled_add.py": {"axpby", "scaled_add"},
     "helion/softmax.py": {"softmax", "log_softmax", "softmax_lastdim", "log_softmax_lastdim"},
 }
 
 # What a corpus file may import: the DSLs, torch and the standard library, never each other.
-ALLOWED_IMPORTS = {"__future__", "contextlib", "functools", "logging", "math", "typing"}
+ALLOWED_IMPORTS = {"__future__", "collections", "contextlib", "functools", "logging", "math", "typing"}
 ALLOWED_IMPORTS |= {"torch", "triton", "helion"}
 
 
@@ -544,6 +551,16 @@ def test_helion_matmul() -> None:
     x, w = torch.randn(3, 13, 45), torch.randn(29, 45)
     torch.testing.assert_close(m.linear(x, w), F.linear(x, w), rtol=1e-4, atol=1e-4)
     torch.testing.assert_close(m.linear(x, w, bias), F.linear(x, w, bias), rtol=1e-4, atol=1e-4)
+
+
+def test_helion_matmul_epilogue() -> None:
+    m = lib("helion/matmul_epilogue.py")
+    a, b, bias, res = torch.randn(37, 45), torch.randn(45, 29), torch.randn(29), torch.randn(37, 29)
+    close = {"rtol": 1e-4, "atol": 1e-4}
+    torch.testing.assert_close(m.matmul(a, b), a @ b, **close)
+    torch.testing.assert_close(m.matmul_bias_relu(a, b, bias), torch.relu(a @ b + bias), **close)
+    torch.testing.assert_close(m.matmul_gelu(a, b), F.gelu(a @ b, approximate="tanh"), **close)
+    torch.testing.assert_close(m.matmul_residual(a, b, res, 0.5), 0.5 * (a @ b) + res, **close)
 
 
 def test_helion_rms_norm() -> None:

@@ -80,6 +80,7 @@ NOT_LAUNCHING = {
     "get_num_warps",
     "jsd_backward",
     "quantize_weight",
+    "gelu_tanh",
 }
 
 

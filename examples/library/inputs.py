@@ -142,8 +142,12 @@ def inputs(entry: str, device: str, dtype: str) -> tuple | None:
         return (rand(M, N),)
     if entry == "matmul":
         return rand(M, K), rand(K, N)
-    if entry == "matmul_bias":
+    if entry in ("matmul_bias", "matmul_bias_relu"):
         return rand(M, K), rand(K, N), rand(N)
+    if entry == "matmul_gelu":
+        return rand(M, K), rand(K, N)
+    if entry == "matmul_residual":
+        return rand(M, K), rand(K, N), rand(M, N), 0.5
     if entry == "layer_norm_fwd":
         return rand(M, N), rand(N), rand(N), 1e-5
     if entry == "rms_norm_fwd":

@@ -37,6 +37,7 @@ from translator.dialects.cst_utils import (
     source_of,
     statement_comments,
 )
+from translator.dialects.helion.epilogues import relocate, relocate_tree, specialise
 from translator.dialects.helion.expressions import ExprBuilder, literal_or_none
 from translator.dialects.helion.scope import EntryScope
 from translator.grammar import load_grammar
@@ -58,6 +59,34 @@ _SCALAR_FUNCTIONS = {"float": "float", "int": "int", "bool": "bool"}
 
 def parse(source: str, path: str) -> ir.Module:
     """Parse Helion source text into a verified IR module."""
+    grammar = load_grammar("helion")
+
+    def is_kernel(fn: cst.FunctionDef, aliases: dict[str, str]) -> bool:
+        return _kernel_decorator(fn, aliases, grammar) is not None
+
+    # Kernels that take an epilogue are specialised per call site first (epilogues.py); the
+    # rest of the frontend reads the rewritten text, and locations are moved back into `source`.
+    spec = specialise(source, path, is_kernel)
+    if spec is None:
+        return _parse(source, path)
+    try:
+        module = _parse(spec.text, path, spec.kernel_notes)
+    except TranslationError as err:
+        raise relocate(err, spec, source) from None
+    module = relocate_tree(module, spec, source)
+    assert isinstance(module, ir.Module)
+    # The specialisations are no functions of the source: validation calls their callers.
+    entries = tuple(
+        dataclasses.replace(e, public=False) if e.name in spec.specialisations else e
+        for e in module.entries
+    )
+    digest = hashlib.sha256(source.encode()).hexdigest()
+    return dataclasses.replace(module, entries=entries, source_hash=digest)
+
+
+def _parse(source: str, path: str, kernel_notes: dict[str, str] | None = None) -> ir.Module:
+    """Parse Helion source text into a verified IR module; ``kernel_notes`` are ``# tiletrans:``
+    notes for the translations of some kernels (by name), placed where their decorator was."""
     wrapper = parse_source(source, path)
     module = wrapper.module
     locate = Locator(wrapper, path)
@@ -82,6 +111,15 @@ def parse(source: str, path: str) -> ir.Module:
             else:
                 pure[stmt.name.value] = (entry_kernels[0], parser)
             kernels.extend(entry_kernels)
+            note = (kernel_notes or {}).get(stmt.name.value)
+            if note is not None:
+                span = locate.span(stmt)
+                parser.edits = [
+                    dataclasses.replace(e, note=note)
+                    if e.kind == "insert" and e.span == span
+                    else e
+                    for e in parser.edits
+                ]
             edits.extend(parser.edits)
             consumed |= parser.consumed
     if pure:
@@ -1129,7 +1167,10 @@ class EntryParser:
             raise self.error(node, "for-else is not supported")
         tiles = self.tile_vars(node, top_level=True)
         self.kernels += 1
-        name = f"_{self.fn.name.value}_kernel" + (f"_{self.kernels}" if self.kernels > 1 else "")
+        # `_name_kernel`, also for a private `_name` (not `__name_kernel`).
+        name = f"_{self.fn.name.value.lstrip('_')}_kernel" + (
+            f"_{self.kernels}" if self.kernels > 1 else ""
+        )
         saved = self.scope.env
         self.scope.env = saved.child()
         for t in tiles:

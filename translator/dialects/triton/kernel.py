@@ -304,10 +304,11 @@ class KernelEmitter(CodePrinter):
         fp32 = e.op in self.spell["fp32_only"]["ops"]
         single = _is_single_call(template)
         args = [self._f32(a) if fp32 else self.text(a) for a in e.args]
+        if _uses_operand_twice(template):
+            # Named first, so the name's assignment carries no parentheses of its own.
+            args = [self._simple(a) for a in args]
         if not single:
             args = [f"({a})" if _needs_parens(a) else a for a in args]
-        if _uses_operand_twice(template):
-            args = [self._simple(a) for a in args]
         out = template.format(*args)
         result = dtype_of(self.type_of(e))
         if fp32 and not _is_f32(result):
@@ -315,7 +316,8 @@ class KernelEmitter(CodePrinter):
             return f"({out}).to({self.dtype(result)})" if not single else (
                 f"{out}.to({self.dtype(result)})"
             ), ATOM
-        return out, (ATOM if single else 0)
+        # `tl.where(c, a, b)` is one call however its operands are spelled: an atom too.
+        return out, (ATOM if single or not _needs_parens(out) else 0)
 
     def _simple(self, text: str) -> str:
         if text.isidentifier():
