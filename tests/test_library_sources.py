@@ -59,6 +59,7 @@ PUBLIC_API: dict[str, set[str]] = {
         "matmul",
         "linear",
     },
+    "triton/matmul_activation.py": {"matmul", "matmul_leaky_relu", "matmul_gelu"},
     "triton/reductions.py": {"libentry", "sum_all", "sum_dim", "mean_dim"},
     "triton/rms_norm.py": {"calculate_settings", "rms_norm"},
     "triton/rope.py": {"rope_forward", "liger_rotary_pos_emb"},
@@ -106,7 +107,15 @@ PUBLIC_API: dict[str, set[str]] = {
 }
 
 # What a corpus file may import: the DSLs, torch and the standard library, never each other.
-ALLOWED_IMPORTS = {"__future__", "collections", "contextlib", "functools", "logging", "math", "typing"}
+ALLOWED_IMPORTS = {
+    "__future__",
+    "collections",
+    "contextlib",
+    "functools",
+    "logging",
+    "math",
+    "typing",
+}
 ALLOWED_IMPORTS |= {"torch", "triton", "helion"}
 
 
@@ -551,6 +560,17 @@ def test_helion_matmul() -> None:
     x, w = torch.randn(3, 13, 45), torch.randn(29, 45)
     torch.testing.assert_close(m.linear(x, w), F.linear(x, w), rtol=1e-4, atol=1e-4)
     torch.testing.assert_close(m.linear(x, w, bias), F.linear(x, w, bias), rtol=1e-4, atol=1e-4)
+
+
+def test_triton_matmul_activation() -> None:
+    m = lib("triton/matmul_activation.py")
+    a, b = torch.randn(37, 45), torch.randn(45, 29)
+    close = {"rtol": 1e-4, "atol": 1e-4}
+    torch.testing.assert_close(m.matmul(a, b), a @ b, **close)
+    torch.testing.assert_close(m.matmul_leaky_relu(a, b), F.leaky_relu(a @ b, 0.01), **close)
+    torch.testing.assert_close(m.matmul_gelu(a, b), F.gelu(a @ b, approximate="tanh"), **close)
+    with pytest.raises(ValueError):
+        m.matmul(a, b, "relu")
 
 
 def test_helion_matmul_epilogue() -> None:
