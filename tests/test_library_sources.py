@@ -59,6 +59,7 @@ PUBLIC_API: dict[str, set[str]] = {
         "matmul",
         "linear",
     },
+    "triton/attention_bwd.py": {"flash_attention"},
     "triton/matmul_activation.py": {"matmul", "matmul_leaky_relu", "matmul_gelu"},
     "triton/reductions.py": {"libentry", "sum_all", "sum_dim", "mean_dim"},
     "triton/rms_norm.py": {"calculate_settings", "rms_norm"},
@@ -560,6 +561,13 @@ def test_helion_matmul() -> None:
     x, w = torch.randn(3, 13, 45), torch.randn(29, 45)
     torch.testing.assert_close(m.linear(x, w), F.linear(x, w), rtol=1e-4, atol=1e-4)
     torch.testing.assert_close(m.linear(x, w, bias), F.linear(x, w, bias), rtol=1e-4, atol=1e-4)
+
+
+def test_triton_flash_attention_forward_and_backward() -> None:
+    m = lib("triton/attention_bwd.py")
+    q, k, v = _leaf(2, 3, 37, 16), _leaf(2, 3, 37, 16), _leaf(2, 3, 37, 16)
+    want = torch.softmax(q @ k.transpose(-1, -2) * 0.25, -1) @ v
+    _check_fwd_bwd(m.flash_attention(q, k, v, 0.25), want, (q, k, v), rtol=1e-4, atol=1e-4)
 
 
 def test_triton_matmul_activation() -> None:

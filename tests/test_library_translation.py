@@ -52,6 +52,7 @@ CUTILE_NOT_RUN = {
     "triton/jsd.py",
     "triton/kl_div.py",
     "triton/log_softmax.py",
+    "triton/attention_bwd.py",
     # The cuTile frontend does not read a `str` kernel parameter or string constants back
     # (`ACTIVATION: str`, `ACTIVATION == "gelu"`), and its oracle runs the golden as IR.
     "triton/matmul_activation.py",
