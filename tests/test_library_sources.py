@@ -60,6 +60,8 @@ PUBLIC_API: dict[str, set[str]] = {
         "linear",
     },
     "triton/attention_bwd.py": {"flash_attention"},
+    "triton/grouped_gemm.py": {"grouped_matmul"},
+    "triton/streamk_gemm.py": {"streamk_matmul"},
     "triton/matmul_activation.py": {"matmul", "matmul_leaky_relu", "matmul_gelu"},
     "triton/reductions.py": {"libentry", "sum_all", "sum_dim", "mean_dim"},
     "triton/rms_norm.py": {"calculate_settings", "rms_norm"},
@@ -568,6 +570,23 @@ def test_triton_flash_attention_forward_and_backward() -> None:
     q, k, v = _leaf(2, 3, 37, 16), _leaf(2, 3, 37, 16), _leaf(2, 3, 37, 16)
     want = torch.softmax(q @ k.transpose(-1, -2) * 0.25, -1) @ v
     _check_fwd_bwd(m.flash_attention(q, k, v, 0.25), want, (q, k, v), rtol=1e-4, atol=1e-4)
+
+
+def test_triton_grouped_gemm_over_a_pointer_table() -> None:
+    m = lib("triton/grouped_gemm.py")
+    shapes = [(17, 45, 37), (40, 16, 9), (5, 70, 33)]  # (m, k, n) of each group
+    a = [torch.randn(s[0], s[1]).half() for s in shapes]
+    b = [torch.randn(s[1], s[2]).half() for s in shapes]
+    for got, x, y in zip(m.grouped_matmul(a, b), a, b, strict=True):
+        assert got.dtype == torch.float16
+        torch.testing.assert_close(got.float(), x.float() @ y.float(), rtol=1e-2, atol=1e-2)
+
+
+def test_triton_streamk_gemm() -> None:
+    m = lib("triton/streamk_gemm.py")
+    # 3 x 2 tiles of 3 K iterations over 5 programs: programs split tiles between them.
+    a, b = torch.randn(37, 45), torch.randn(45, 29)
+    torch.testing.assert_close(m.streamk_matmul(a, b), a @ b, rtol=1e-4, atol=1e-4)
 
 
 def test_triton_matmul_activation() -> None:
