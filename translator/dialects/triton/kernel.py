@@ -27,6 +27,7 @@ from translator.ir.shapes import (
     index_dims,
     infer,
     kernel_env,
+    promote,
 )
 from translator.ir.visit import all_exprs, full_extents, stmt_walk, walk_stmts
 from translator.naming import constant_name, tile_suffix, unique
@@ -439,6 +440,15 @@ class KernelEmitter(CodePrinter):
         ta, tb = self.type_of(e.lhs), self.type_of(e.rhs)
         da, db = dims_of(ta), dims_of(tb)
         a, b = self.text(e.lhs), self.text(e.rhs)
+        # The IR's dot promotes its operands to their common dtype (as torch and Helion do);
+        # tl.dot takes one dtype only, so the narrower operand is cast where that dtype is known.
+        dta, dtb = dtype_of(ta), dtype_of(tb)
+        common = promote(dta, dtb)
+        if dta != dtb and isinstance(common, ir.DType):
+            if dta != common:
+                a = f"{self.text(e.lhs, ATOM)}.to({self.dtype(common)})"
+            if dtb != common:
+                b = f"{self.text(e.rhs, ATOM)}.to({self.dtype(common)})"
         if e.masked:
             a = self.masked(e.lhs, a, da, [len(da) - 1], 0.0)
             b = self.masked(e.rhs, b, db, [len(db) - 2], 0.0)
