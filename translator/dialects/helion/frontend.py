@@ -639,6 +639,8 @@ class EntryParser:
             choices = choices or self.scope.block_choices.get(name, ())
             default = defaults.get(name, self.scope.tunable_defaults.get(name, 32))
             tunables.append(ir.Tunable(name, "block_size", default, choices))
+        for name, cap in self.scope.fitted_blocks.items():
+            tunables.append(ir.Tunable(name, "block_size", cap, (), fit=True))
         # Helion's own defaults where a config leaves a knob out (num_stages=1, not Triton's 3).
         for key, fallback in (("num_warps", 4), ("num_stages", 1), ("group_size", 1)):
             present = [c[key] for c in configs if key in c]
@@ -969,6 +971,9 @@ class EntryParser:
             lang = self.grammar["frontend"]["language"]
             if fn == lang["register_block_size"]:
                 return self._register_block_size(name, value)
+            fitted = self._fitted_block(name, value)
+            if fitted is not None:
+                return fitted
             if fn == lang["specialize"]:
                 args, _ = call_args(value)
                 inner = self.build.expr(args[0])
@@ -1043,6 +1048,41 @@ class EntryParser:
         self.scope.env.vars[name] = TensorType(t.dtype, len(shape))
         self.scope.used_names.add(name)
         return ir.View(name, base.value, shape, loc=self.locate(value))
+
+    def _fitted_block(self, name: str, call: cst.Call) -> list[ir.Stmt] | None:
+        """``bs = min(cap, helion.next_power_of_2(hl.specialize(n)))``: a block sized to the data
+        it tiles, at most ``cap`` lanes (the form the backend writes for such a block), or
+        ``None`` for any other call."""
+        if not (isinstance(call.func, cst.Name) and call.func.value == "min"):
+            return None
+        args, kwargs = call_args(call)
+        if len(args) != 2 or kwargs:
+            return None
+        caps = [a for a in args if isinstance(literal_or_none(a), int)]
+        sizes = [a for a in args if isinstance(a, cst.Call)]
+        if len(caps) != 1 or len(sizes) != 1:
+            return None
+        size = sizes[0]
+        power = resolve(size.func, self.aliases)
+        inner, _ = call_args(size)
+        if power != "helion.next_power_of_2" or len(inner) != 1:
+            return None
+        spec = inner[0]
+        if not (
+            isinstance(spec, cst.Call)
+            and resolve(spec.func, self.aliases)
+            == self.grammar["frontend"]["language"]["specialize"]
+        ):
+            return None
+        self.build.expr(call_args(spec)[0][0])  # a size the kernel can read
+        cap = literal_or_none(caps[0])
+        assert isinstance(cap, int)
+        self._remove_line(call, "min", "the kernels size this block themselves")
+        tunable = self.scope.fresh(name)
+        self.scope.fitted_blocks[tunable] = cap
+        self.scope.registered_blocks[name] = tunable
+        self.scope.env.vars[tunable] = ScalarType(ir.I32, weak=True)
+        return []
 
     def _register_block_size(self, name: str, call: cst.Call) -> list[ir.Stmt]:
         """``bs = hl.register_block_size(n)``: ``bs`` names a block-size tunable from here on.
