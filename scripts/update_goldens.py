@@ -33,6 +33,14 @@ REFUSED: dict[tuple[str, str], set[str]] = {
     # A loop whose bounds the kernel loads (a jagged sequence's rows): the IR's loops run a
     # trip count the host can compute.
     ("examples/library/triton", "jagged"): {"helion"},
+    # A grouped GEMM that reaches its groups through a table of addresses
+    # (`tl.load(ptrs + g).to(tl.pointer_type(...))`): the IR reaches tensors only through
+    # kernel arguments.
+    ("examples/library/triton", "grouped_gemm"): {"helion", "cutile"},
+    # Stream-K: a `while` over each program's share of all tiles' K iterations, partial tiles
+    # summed with atomics; the IR's loops run trip counts the launch fixes, and Helion's
+    # programs own whole tiles.
+    ("examples/library/triton", "streamk_gemm"): {"helion", "cutile"},
     # TileLang backend: gathers/scatters are refused with a located diagnostic.
     ("examples/helion", "cross_entropy"): {"tilelang"},
     ("examples/triton", "embedding"): {"tilelang"},

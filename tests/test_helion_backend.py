@@ -1500,3 +1500,20 @@ def test_nested_loops_of_one_block_size_get_registered_copies(tmp_path: Path) ->
     out.write_text(text)
     report = check_pair(src, out, src_dsl="triton", seeds=(0,))
     assert report.passed, report.format_text()
+
+
+def test_a_block_sized_to_its_data_is_computed_from_the_size_not_pinned_at_the_cap() -> None:
+    # `BLOCK_SIZE = min(MAX_FUSED_SIZE, triton.next_power_of_2(V))` launched over `n_cols = V`:
+    # pinned at the cap in a Helion config, each program swept 32768 lanes of a 37-wide
+    # vocabulary (the CPU check of this module took 48 s, 24 s a call); computed as the source
+    # computes it, the block is 64 there and the cap for a real vocabulary.
+    source = "examples/library/triton/fused_linear_cross_entropy.py"
+    text = translate_file(source, "triton", "helion")
+    assert "block_size = min(32768, helion.next_power_of_2(hl.specialize(n_cols)))" in text
+    assert "block_sizes=" not in text and "hl.register_block_size" not in text
+    assert "config=helion.Config(num_warps=32, num_stages=3)" in text
+    # Read back, it is the same IR block: a tunable that fits its extent, capped at 32768.
+    module = parse_source(text, "flce_helion.py", "helion")
+    (kernel,) = module.kernels
+    (block,) = [t for t in kernel.tunables if t.kind == "block_size"]
+    assert (block.default, block.fit) == (32768, True)

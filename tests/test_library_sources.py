@@ -59,6 +59,10 @@ PUBLIC_API: dict[str, set[str]] = {
         "matmul",
         "linear",
     },
+    "triton/attention_bwd.py": {"flash_attention"},
+    "triton/grouped_gemm.py": {"grouped_matmul"},
+    "triton/streamk_gemm.py": {"streamk_matmul"},
+    "triton/matmul_activation.py": {"matmul", "matmul_leaky_relu", "matmul_gelu"},
     "triton/reductions.py": {"libentry", "sum_all", "sum_dim", "mean_dim"},
     "triton/rms_norm.py": {"calculate_settings", "rms_norm"},
     "triton/rope.py": {"rope_forward", "liger_rotary_pos_emb"},
@@ -93,13 +97,28 @@ PUBLIC_API: dict[str, set[str]] = {
     "helion/mixed_matmul.py": {"w8a16_matmul", "quantize_weight", "linear_w8a16"},
     "helion/layer_norm.py": {"layer_norm", "layer_norm_fwd"},
     "helion/matmul.py": {"matmul", "matmul_bias", "linear"},
+    "helion/matmul_epilogue.py": {
+        "matmul",
+        "gelu_tanh",
+        "matmul_bias_relu",
+        "matmul_gelu",
+        "matmul_residual",
+    },
     "helion/rms_norm.py": {"rms_norm", "rms_norm_fwd", "rms_norm_bwd"},
     "helion/scaled_add.py": {"axpby", "scaled_add"},
     "helion/softmax.py": {"softmax", "log_softmax", "softmax_lastdim", "log_softmax_lastdim"},
 }
 
 # What a corpus file may import: the DSLs, torch and the standard library, never each other.
-ALLOWED_IMPORTS = {"__future__", "contextlib", "functools", "logging", "math", "typing"}
+ALLOWED_IMPORTS = {
+    "__future__",
+    "collections",
+    "contextlib",
+    "functools",
+    "logging",
+    "math",
+    "typing",
+}
 ALLOWED_IMPORTS |= {"torch", "triton", "helion"}
 
 
@@ -544,6 +563,51 @@ def test_helion_matmul() -> None:
     x, w = torch.randn(3, 13, 45), torch.randn(29, 45)
     torch.testing.assert_close(m.linear(x, w), F.linear(x, w), rtol=1e-4, atol=1e-4)
     torch.testing.assert_close(m.linear(x, w, bias), F.linear(x, w, bias), rtol=1e-4, atol=1e-4)
+
+
+def test_triton_flash_attention_forward_and_backward() -> None:
+    m = lib("triton/attention_bwd.py")
+    q, k, v = _leaf(2, 3, 37, 16), _leaf(2, 3, 37, 16), _leaf(2, 3, 37, 16)
+    want = torch.softmax(q @ k.transpose(-1, -2) * 0.25, -1) @ v
+    _check_fwd_bwd(m.flash_attention(q, k, v, 0.25), want, (q, k, v), rtol=1e-4, atol=1e-4)
+
+
+def test_triton_grouped_gemm_over_a_pointer_table() -> None:
+    m = lib("triton/grouped_gemm.py")
+    shapes = [(17, 45, 37), (40, 16, 9), (5, 70, 33)]  # (m, k, n) of each group
+    a = [torch.randn(s[0], s[1]).half() for s in shapes]
+    b = [torch.randn(s[1], s[2]).half() for s in shapes]
+    for got, x, y in zip(m.grouped_matmul(a, b), a, b, strict=True):
+        assert got.dtype == torch.float16
+        torch.testing.assert_close(got.float(), x.float() @ y.float(), rtol=1e-2, atol=1e-2)
+
+
+def test_triton_streamk_gemm() -> None:
+    m = lib("triton/streamk_gemm.py")
+    # 3 x 2 tiles of 3 K iterations over 5 programs: programs split tiles between them.
+    a, b = torch.randn(37, 45), torch.randn(45, 29)
+    torch.testing.assert_close(m.streamk_matmul(a, b), a @ b, rtol=1e-4, atol=1e-4)
+
+
+def test_triton_matmul_activation() -> None:
+    m = lib("triton/matmul_activation.py")
+    a, b = torch.randn(37, 45), torch.randn(45, 29)
+    close = {"rtol": 1e-4, "atol": 1e-4}
+    torch.testing.assert_close(m.matmul(a, b), a @ b, **close)
+    torch.testing.assert_close(m.matmul_leaky_relu(a, b), F.leaky_relu(a @ b, 0.01), **close)
+    torch.testing.assert_close(m.matmul_gelu(a, b), F.gelu(a @ b, approximate="tanh"), **close)
+    with pytest.raises(ValueError):
+        m.matmul(a, b, "relu")
+
+
+def test_helion_matmul_epilogue() -> None:
+    m = lib("helion/matmul_epilogue.py")
+    a, b, bias, res = torch.randn(37, 45), torch.randn(45, 29), torch.randn(29), torch.randn(37, 29)
+    close = {"rtol": 1e-4, "atol": 1e-4}
+    torch.testing.assert_close(m.matmul(a, b), a @ b, **close)
+    torch.testing.assert_close(m.matmul_bias_relu(a, b, bias), torch.relu(a @ b + bias), **close)
+    torch.testing.assert_close(m.matmul_gelu(a, b), F.gelu(a @ b, approximate="tanh"), **close)
+    torch.testing.assert_close(m.matmul_residual(a, b, res, 0.5), 0.5 * (a @ b) + res, **close)
 
 
 def test_helion_rms_norm() -> None:

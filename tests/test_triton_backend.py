@@ -127,3 +127,31 @@ def test_a_bounded_block_size_keeps_its_bounds_without_configs() -> None:
     module = parse_source(text, "bounded.py", "helion")
     (kernel,) = [k for k in module.kernels if "row_sums" in k.name]
     assert "tunable block_n: block_size = 64 in [64, 128]" in format_kernel(kernel)
+
+
+def test_a_dot_of_two_dtypes_casts_the_narrower_operand(tmp_path: Path) -> None:
+    # Helion's hl.dot promotes both operands to torch.promote_types of theirs before tl.dot
+    # (helion/_compiler/matmul_utils.py: emit_tl_dot_with_padding); tl.dot rejects operands of
+    # two dtypes at compile time, so the translation casts the narrower one: an fp16 tile with
+    # an fp32 tile, and a tile of the input's (any float) dtype with an fp32 tile.
+    text = translate_file(DATA / "helion_mixed_dot.py", "helion", "triton")
+    dots = [line.strip() for line in text.splitlines() if "tl.dot(" in line]
+    assert dots == [
+        "acc = tl.dot(a.to(tl.float32), b, acc)",
+        "acc = tl.dot(x_2.to(tl.float32), tl.where(mask_k[:, None], b, 0.0), acc)",
+    ]
+    translated = tmp_path / "translated.py"
+    translated.write_text(text)
+    report = check_pair(str(DATA / "helion_mixed_dot.py"), translated, seeds=(0,))
+    assert report.passed, report.format_text()
+    assert {row.dtype for row in report.rows} == {"float32", "float16"}
+
+
+def test_float16_with_bfloat16_promotes_to_float32() -> None:
+    from translator.ir import nodes as ir
+    from translator.ir.shapes import promote
+
+    # As torch.promote_types: neither half type holds the other.
+    assert promote(ir.DType("float16"), ir.DType("bfloat16")) == ir.F32
+    assert promote(ir.DType("bfloat16"), ir.DType("float32")) == ir.F32
+    assert promote(ir.DType("float16"), ir.DType("float16")) == ir.DType("float16")

@@ -118,6 +118,11 @@ def inputs(entry: str, device: str, dtype: str) -> tuple | None:
         if entry == "causal_attention":
             return q, k, v
         return q.view(6, N, 16), k.view(6, N, 16), v.view(6, N, 16), 0.25
+    if entry == "flash_attention":
+        # [Z, H, N_CTX, HEAD_DIM]: a ragged sequence of 37 (two blocks of 32, the last ragged);
+        # one batch of two heads keeps the interpreter's CPU run short.
+        q, k, v = (rand(1, 2, N, 16) for _ in range(3))
+        return q, k, v, 0.25
     if entry == "linear_decode":
         return rand(2, 5, 300), rand(N, 300)
     if entry == "splitk_gemm":
@@ -142,8 +147,12 @@ def inputs(entry: str, device: str, dtype: str) -> tuple | None:
         return (rand(M, N),)
     if entry == "matmul":
         return rand(M, K), rand(K, N)
-    if entry == "matmul_bias":
+    if entry in ("matmul_bias", "matmul_bias_relu"):
         return rand(M, K), rand(K, N), rand(N)
+    if entry == "matmul_gelu":
+        return rand(M, K), rand(K, N)
+    if entry == "matmul_residual":
+        return rand(M, K), rand(K, N), rand(M, N), 0.5
     if entry == "layer_norm_fwd":
         return rand(M, N), rand(N), rand(N), 1e-5
     if entry == "rms_norm_fwd":

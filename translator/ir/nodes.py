@@ -382,6 +382,10 @@ class Tunable:
     kind: str  # "block_size" | "num_warps" | "num_stages" | "group_size"
     default: int
     choices: tuple[int, ...] = ()
+    # A block the source sizes to the data: `min(default, next_power_of_2(extent))` of the
+    # extent it tiles, `default` only a cap. A target that can compute a block from sizes
+    # should (any block computes the same; a cap of 32768 lanes over 37 columns only wastes).
+    fit: bool = False
 
 
 @dataclass(frozen=True)

@@ -141,6 +141,10 @@ def fold_pad(op: str, pads: Sequence[float | None], unknown: Unknown = "any") ->
             if cond is not None and not math.isnan(cond):
                 return a if cond else b
             return a if a is not None and a == b else None
+        if op == "&" and len(pads) == 2 and 0.0 in pads:
+            # A conjunction with a false lane mask is false whatever the other side holds
+            # (`(rows < n) & (cols < n)` along the rows' invalid lanes).
+            return 0.0
         if all(p is not None for p in pads):
             values = [float(p) for p in pads]  # type: ignore[arg-type]
             if len(values) == 1 and op in UNARY:

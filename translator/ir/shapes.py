@@ -74,7 +74,9 @@ def promote(a: ir.DTypeExpr, b: ir.DTypeExpr) -> ir.DTypeExpr:
     if isinstance(a, ir.DType) and isinstance(b, ir.DType):
         fa, fb = a.name in _FLOAT_RANK, b.name in _FLOAT_RANK
         if fa and fb:
-            return a if _FLOAT_RANK[a.name] >= _FLOAT_RANK[b.name] else b
+            if _FLOAT_RANK[a.name] == _FLOAT_RANK[b.name]:
+                return ir.F32  # float16 with bfloat16: neither holds the other (torch: float32)
+            return a if _FLOAT_RANK[a.name] > _FLOAT_RANK[b.name] else b
         if fa != fb:
             return a if fa else b
         order = ("bool", "uint8", "int8", "int16", "int32", "int64")

@@ -10,7 +10,7 @@ import helion
 import helion.language as hl
 
 
-@helion.kernel(config=helion.Config(block_sizes=[]))
+@helion.kernel(config=helion.Config())
 def cross_entropy_kernel(logits: torch.Tensor, target: torch.Tensor, loss: torch.Tensor) -> None:
     for row in hl.grid(logits.size(0)):
         x = logits[None, row, :]

@@ -22,11 +22,12 @@ MAX_FUSED_SIZE = 65536 // 2
 @helion.kernel(
     fast_math=True,
     index_dtype=torch.int64,
-    config=helion.Config(block_sizes=[32768], num_warps=32, num_stages=3),
+    config=helion.Config(num_warps=32, num_stages=3),
 )
 def cross_entropy_forward_kernel(
     X: torch.Tensor, Y: torch.Tensor, loss: torch.Tensor, ignore_index: int
 ) -> None:
+    block_size = min(32768, helion.next_power_of_2(hl.specialize(X.size(1))))
     for program_id in hl.grid(X.size(0)):
         # 1. Load Y_ptr first because if the target is ignore_index, we can return right away
         y = Y[program_id].to(torch.int64)
@@ -40,7 +41,7 @@ def cross_entropy_forward_kernel(
             d = hl.full([], 0.0, dtype=torch.float32)
             # gather the logit of the target class
             ori_X_y = X[program_id, y].to(torch.float32)
-            for tile_i in hl.tile(X.size(1)):
+            for tile_i in hl.tile(X.size(1), block_size=block_size):
                 X_block = X[program_id, tile_i].to(torch.float32)
                 block_max = torch.amax(X_block, dim=0)
                 m_new = torch.maximum(m, block_max)

@@ -13,11 +13,14 @@ import helion
 import helion.language as hl
 
 
-@helion.kernel(index_dtype=torch.int64, config=helion.Config(block_sizes=[64, 128]))
+@helion.kernel(index_dtype=torch.int64, config=helion.Config(block_sizes=[64]))
 def embedding_forward_kernel(
     embeddings: torch.Tensor, indices: torch.Tensor, output: torch.Tensor
 ) -> None:
-    for tile_n, tile_d in hl.tile([indices.size(0), embeddings.size(1)]):
+    block_d = min(128, helion.next_power_of_2(hl.specialize(embeddings.size(1))))
+    for tile_n, tile_d in hl.tile(
+        [indices.size(0), embeddings.size(1)], block_size=[None, block_d]
+    ):
         # int64 indices: row * stride may exceed int32 for large tables.
         idx = indices[tile_n].to(torch.int64)
         embeddings_2 = hl.load(embeddings, [idx, tile_d])

@@ -15,9 +15,11 @@ import helion
 import helion.language as hl
 
 
-@helion.kernel(config=helion.Config(block_sizes=[32, 128], num_warps=4))
+@helion.kernel(config=helion.Config(num_warps=4))
 def scale_bias_kernel(x: torch.Tensor, bias: torch.Tensor, out: torch.Tensor, alpha: float) -> None:
-    for tile_m, tile_n in hl.tile([x.size(0), x.size(1)]):
+    block_m = min(32, helion.next_power_of_2(hl.specialize(x.size(0))))
+    block_n = min(128, helion.next_power_of_2(hl.specialize(x.size(1))))
+    for tile_m, tile_n in hl.tile([x.size(0), x.size(1)], block_size=[block_m, block_n]):
         # Masks are only materialized for the ragged dimensions.
         bias_tile = bias[tile_n]
         x_tile = x[tile_m, tile_n]

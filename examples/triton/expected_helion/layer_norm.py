@@ -14,7 +14,7 @@ import helion
 import helion.language as hl
 
 
-@helion.kernel(fast_math=True, config=helion.Config(block_sizes=[1024], num_warps=4, num_stages=3))
+@helion.kernel(fast_math=True, config=helion.Config(num_warps=4, num_stages=3))
 def _layer_norm_fwd_fused(
     X: torch.Tensor,
     Y: torch.Tensor,
@@ -25,7 +25,7 @@ def _layer_norm_fwd_fused(
     N: int,
     eps: float,
 ) -> None:
-    block_size = hl.register_block_size(N)
+    block_size = min(1024, helion.next_power_of_2(hl.specialize(N)))
     for row in hl.grid(X.size(0)):
         # Compute mean
         _mean = hl.full([], 0.0, dtype=torch.float32)

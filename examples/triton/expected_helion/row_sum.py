@@ -12,11 +12,12 @@ import helion
 import helion.language as hl
 
 
-@helion.kernel(config=helion.Config(block_sizes=[16, 256], num_warps=4, num_stages=3))
+@helion.kernel(config=helion.Config(block_sizes=[16], num_warps=4, num_stages=3))
 def row_sum_kernel(x: torch.Tensor, out: torch.Tensor) -> None:
+    block_n = min(256, helion.next_power_of_2(hl.specialize(x.size(1))))
     for tile_m in hl.tile(x.size(0)):
         acc = hl.zeros([tile_m], dtype=torch.float32)
-        for tile_n in hl.tile(x.size(1)):
+        for tile_n in hl.tile(x.size(1), block_size=block_n):
             x_tile = x[tile_m, tile_n]
             acc = acc + torch.sum(x_tile.to(torch.float32), dim=1)
         out[tile_m] = acc.to(out.dtype)

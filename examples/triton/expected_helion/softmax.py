@@ -13,7 +13,7 @@ import helion
 import helion.language as hl
 
 
-@helion.kernel(fast_math=True, config=helion.Config(block_sizes=[]))
+@helion.kernel(fast_math=True, config=helion.Config())
 def softmax_kernel(output: torch.Tensor, input: torch.Tensor) -> None:
     for row_idx in hl.grid(input.size(0)):
         # starting row of the program

@@ -263,6 +263,11 @@ class _Editor(cst.CSTTransformer):
                 own = list(getattr(defs[0], "leading_lines", ()))
                 defs[0] = _with_leading(defs[0], leading + own)
                 current = [_with_leading(current[0], _blank(2))] + current[1:]
+            if edit.note and current:
+                # Said above the host function that stays (what became of its signature).
+                first = current[0]
+                lines = list(getattr(first, "leading_lines", ())) + _comment_lines(_notes(edit))
+                current = [_with_leading(first, lines), *current[1:]]
             return defs + current
         if edit.kind == "remove":
             if edit.note or any(line.comment for line in leading):

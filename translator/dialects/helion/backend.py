@@ -82,6 +82,12 @@ def _kernel_code(kernel: ir.Kernel) -> KernelCode:
     lang = load_grammar("helion")["backend"]["language"]
     writer = Writer(kernel, env, plan, taken, device=False)
     body: list[str] = []
+    scalar = load_grammar("helion")["backend"]["scalar_pointwise"]
+    for name, extent, cap in plan.fitted:
+        # `min(cap, next_power_of_2(n))` as the source computes it; specialised, so that the
+        # block is a compile-time constant of each size.
+        size = scalar["next_power_of_2"].format(f"{lang['specialize']}({writer.text(extent)})")
+        body.append(f"{name} = {scalar['minimum'].format(cap, size)}")
     for name, extent in plan.registered:
         body.append(f"{name} = {lang['register_block_size']}({writer.text(extent)})")
     body.extend(_loop_lines(kernel, env, plan, taken, writer))

@@ -210,7 +210,10 @@ class PadTracker:
 
 def _is_lane_mask(e: ir.Expr, dim: ir.Dim, env: TypeEnv) -> bool:
     """Whether ``e`` is ``tile.index < extent`` for the tile that ``dim`` spans, or
-    ``arange(d) < extent`` for a whole dim ``d`` of that extent."""
+    ``arange(d) < extent`` for a whole dim ``d`` of that extent (either perhaps given a unit
+    dim: ``expand_dims(tile.index, -1) < extent`` masks the same lanes along ``dim``)."""
+    if isinstance(e, ir.BinOp) and e.op == "<" and isinstance(e.lhs, ir.ExpandDims):
+        e = ir.BinOp("<", e.lhs.value, e.rhs)
     if (
         isinstance(e, ir.BinOp)
         and e.op == "<"

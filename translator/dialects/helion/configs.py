@@ -35,6 +35,9 @@ class BlockPlan:
     (Helion rejects nested loops of one block size: NestedDeviceLoopsConflict)."""
     origin: dict[str, str] = field(default_factory=dict)
     """Registered copy -> the tunable whose value it takes in every config."""
+    fitted: list[tuple[str, ir.Expr, int]] = field(default_factory=list)
+    """``(tunable, extent, cap)`` of blocks computed from the size they tile (a source's
+    ``min(cap, next_power_of_2(n))``): host values, in no config."""
 
     def block_arg(self, tile: ir.TileVar) -> str | None:
         """The ``block_size=`` spelling of ``tile``: ``None`` for an autotuned slot."""
@@ -44,6 +47,8 @@ class BlockPlan:
             return str(tile.block.value)
         if tile.name in self.copies:
             return self.copies[tile.name]
+        if any(name == tile.block for name, _, _ in self.fitted):
+            return tile.block
         if any(name == tile.block for name, _ in self.registered):
             return tile.block
         return None
@@ -74,6 +79,14 @@ def plan_blocks(kernel: ir.Kernel) -> BlockPlan:
             "use it as the block size of an hl.tile loop, or pass the value as a parameter",
         )
     plan = BlockPlan()
+    # A block the source fits to one extent it tiles is computed from that extent, as there.
+    for t in kernel.tunables:
+        extents = {tile.extent for tile in tiles if tile.block == t.name and not tile.scalar}
+        if t.fit and t.name in uses and t.name not in read and len(extents) == 1:
+            plan.fitted.append((t.name, extents.pop(), t.default))
+    fitted = {name for name, _, _ in plan.fitted}
+    uses = Counter({name: n for name, n in uses.items() if name not in fitted})
+    block_tunables = [name for name in block_tunables if name not in fitted]
     if read or any(n > 1 for n in uses.values()):
         # One shared size: register every block size up front, in the IR's order, so that the
         # config lists them in that order too.
@@ -89,7 +102,12 @@ def plan_blocks(kernel: ir.Kernel) -> BlockPlan:
         plan.slots = [name for name, _ in plan.registered]
         return plan
     for t in tiles:
-        if isinstance(t.block, str) and not t.scalar and t.block not in plan.slots:
+        if (
+            isinstance(t.block, str)
+            and not t.scalar
+            and t.block not in plan.slots
+            and t.block not in fitted
+        ):
             plan.slots.append(t.block)
     return plan
 
@@ -160,7 +178,8 @@ def config_texts(kernel: ir.Kernel, plan: BlockPlan) -> list[str]:
             c.get(plan.origin.get(s, s), tunables[plan.origin.get(s, s)].default)
             for s in plan.slots
         ]
-        parts = ["block_sizes=[" + ", ".join(str(v) for v in values) + "]"]
+        # No block sizes to tune (every block a constant or computed from sizes): none listed.
+        parts = ["block_sizes=[" + ", ".join(str(v) for v in values) + "]"] if values else []
         for key in knobs:
             parts.append(f"{key}={c.get(key, tunables[key].default)}")
         group = c.get(

@@ -37,6 +37,7 @@ from translator.dialects.cst_utils import (
     source_of,
     statement_comments,
 )
+from translator.dialects.helion.epilogues import relocate, relocate_tree, specialise
 from translator.dialects.helion.expressions import ExprBuilder, literal_or_none
 from translator.dialects.helion.scope import EntryScope
 from translator.grammar import load_grammar
@@ -58,6 +59,34 @@ _SCALAR_FUNCTIONS = {"float": "float", "int": "int", "bool": "bool"}
 
 def parse(source: str, path: str) -> ir.Module:
     """Parse Helion source text into a verified IR module."""
+    grammar = load_grammar("helion")
+
+    def is_kernel(fn: cst.FunctionDef, aliases: dict[str, str]) -> bool:
+        return _kernel_decorator(fn, aliases, grammar) is not None
+
+    # Kernels that take an epilogue are specialised per call site first (epilogues.py); the
+    # rest of the frontend reads the rewritten text, and locations are moved back into `source`.
+    spec = specialise(source, path, is_kernel)
+    if spec is None:
+        return _parse(source, path)
+    try:
+        module = _parse(spec.text, path, spec.kernel_notes)
+    except TranslationError as err:
+        raise relocate(err, spec, source) from None
+    module = relocate_tree(module, spec, source)
+    assert isinstance(module, ir.Module)
+    # The specialisations are no functions of the source: validation calls their callers.
+    entries = tuple(
+        dataclasses.replace(e, public=False) if e.name in spec.specialisations else e
+        for e in module.entries
+    )
+    digest = hashlib.sha256(source.encode()).hexdigest()
+    return dataclasses.replace(module, entries=entries, source_hash=digest)
+
+
+def _parse(source: str, path: str, kernel_notes: dict[str, str] | None = None) -> ir.Module:
+    """Parse Helion source text into a verified IR module; ``kernel_notes`` are ``# tiletrans:``
+    notes for the translations of some kernels (by name), placed where their decorator was."""
     wrapper = parse_source(source, path)
     module = wrapper.module
     locate = Locator(wrapper, path)
@@ -82,6 +111,15 @@ def parse(source: str, path: str) -> ir.Module:
             else:
                 pure[stmt.name.value] = (entry_kernels[0], parser)
             kernels.extend(entry_kernels)
+            note = (kernel_notes or {}).get(stmt.name.value)
+            if note is not None:
+                span = locate.span(stmt)
+                parser.edits = [
+                    dataclasses.replace(e, note=note)
+                    if e.kind == "insert" and e.span == span
+                    else e
+                    for e in parser.edits
+                ]
             edits.extend(parser.edits)
             consumed |= parser.consumed
     if pure:
@@ -601,6 +639,8 @@ class EntryParser:
             choices = choices or self.scope.block_choices.get(name, ())
             default = defaults.get(name, self.scope.tunable_defaults.get(name, 32))
             tunables.append(ir.Tunable(name, "block_size", default, choices))
+        for name, cap in self.scope.fitted_blocks.items():
+            tunables.append(ir.Tunable(name, "block_size", cap, (), fit=True))
         # Helion's own defaults where a config leaves a knob out (num_stages=1, not Triton's 3).
         for key, fallback in (("num_warps", 4), ("num_stages", 1), ("group_size", 1)):
             present = [c[key] for c in configs if key in c]
@@ -931,6 +971,9 @@ class EntryParser:
             lang = self.grammar["frontend"]["language"]
             if fn == lang["register_block_size"]:
                 return self._register_block_size(name, value)
+            fitted = self._fitted_block(name, value)
+            if fitted is not None:
+                return fitted
             if fn == lang["specialize"]:
                 args, _ = call_args(value)
                 inner = self.build.expr(args[0])
@@ -1005,6 +1048,41 @@ class EntryParser:
         self.scope.env.vars[name] = TensorType(t.dtype, len(shape))
         self.scope.used_names.add(name)
         return ir.View(name, base.value, shape, loc=self.locate(value))
+
+    def _fitted_block(self, name: str, call: cst.Call) -> list[ir.Stmt] | None:
+        """``bs = min(cap, helion.next_power_of_2(hl.specialize(n)))``: a block sized to the data
+        it tiles, at most ``cap`` lanes (the form the backend writes for such a block), or
+        ``None`` for any other call."""
+        if not (isinstance(call.func, cst.Name) and call.func.value == "min"):
+            return None
+        args, kwargs = call_args(call)
+        if len(args) != 2 or kwargs:
+            return None
+        caps = [a for a in args if isinstance(literal_or_none(a), int)]
+        sizes = [a for a in args if isinstance(a, cst.Call)]
+        if len(caps) != 1 or len(sizes) != 1:
+            return None
+        size = sizes[0]
+        power = resolve(size.func, self.aliases)
+        inner, _ = call_args(size)
+        if power != "helion.next_power_of_2" or len(inner) != 1:
+            return None
+        spec = inner[0]
+        if not (
+            isinstance(spec, cst.Call)
+            and resolve(spec.func, self.aliases)
+            == self.grammar["frontend"]["language"]["specialize"]
+        ):
+            return None
+        self.build.expr(call_args(spec)[0][0])  # a size the kernel can read
+        cap = literal_or_none(caps[0])
+        assert isinstance(cap, int)
+        self._remove_line(call, "min", "the kernels size this block themselves")
+        tunable = self.scope.fresh(name)
+        self.scope.fitted_blocks[tunable] = cap
+        self.scope.registered_blocks[name] = tunable
+        self.scope.env.vars[tunable] = ScalarType(ir.I32, weak=True)
+        return []
 
     def _register_block_size(self, name: str, call: cst.Call) -> list[ir.Stmt]:
         """``bs = hl.register_block_size(n)``: ``bs`` names a block-size tunable from here on.
@@ -1129,7 +1207,10 @@ class EntryParser:
             raise self.error(node, "for-else is not supported")
         tiles = self.tile_vars(node, top_level=True)
         self.kernels += 1
-        name = f"_{self.fn.name.value}_kernel" + (f"_{self.kernels}" if self.kernels > 1 else "")
+        # `_name_kernel`, also for a private `_name` (not `__name_kernel`).
+        name = f"_{self.fn.name.value.lstrip('_')}_kernel" + (
+            f"_{self.kernels}" if self.kernels > 1 else ""
+        )
         saved = self.scope.env
         self.scope.env = saved.child()
         for t in tiles:

@@ -335,8 +335,13 @@ class Writer(CodePrinter):
             dim += 0 if isinstance(item, ir.NewAxis) else 1
             if bounds is not None:
                 start, stop = bounds
-                # Spaced like `ruff format` spaces a slice with a compound bound.
-                colon = ":" if all(_simple_bound(b) for b in bounds) else " : "
+                # Spaced like `ruff format` spaces a slice with a compound bound: no space on a
+                # side whose bound is left out (`x[: n + 1]`).
+                colon = (
+                    ":"
+                    if all(_simple_bound(b) for b in bounds)
+                    else (" :" if start else ":") + (" " if stop else "")
+                )
                 out.append(
                     f"slice({start or 'None'}, {stop})" if as_list else f"{start}{colon}{stop}"
                 )

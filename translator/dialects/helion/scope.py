@@ -26,6 +26,9 @@ class EntryScope:
     block_order: list[str] = field(default_factory=list)
     tunable_defaults: dict[str, int] = field(default_factory=dict)
     block_choices: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    # Blocks computed from a size (`min(cap, helion.next_power_of_2(n))`) -> their cap: no
+    # config slot, and the IR's tunable says it fits its extent.
+    fitted_blocks: dict[str, int] = field(default_factory=dict)
     """Block sizes a bounded ``hl.register_block_size(lo, hi)`` allows (powers of two)."""
     used_names: set[str] = field(default_factory=set)
     specialized: list[str] = field(default_factory=list)

@@ -638,7 +638,7 @@ class Launch:
             # `next_power_of_2(min(128, d))`: at most 128 lanes of a tiled dim, the same block
             # as `min(next_power_of_2(d), 128)`; a tunable whose default is the cap.
             cap = next(a for a in canon.args[0].args if _power_of_two_const(a))
-            t = ir.Tunable(name, "block_size", int(cap.value), ())  # type: ignore[union-attr]
+            t = ir.Tunable(name, "block_size", int(cap.value), (), fit=True)  # type: ignore[union-attr]
             self.host.record_tunable(t, canon)
             self.block_tunables[key] = name
             return BlockInfo("tile", name, False, expr=b.expr)
@@ -665,7 +665,7 @@ class Launch:
             if isinstance(a, ir.Const):
                 a, c = c, a
             if isinstance(c, ir.Const) and isinstance(a, ir.Call) and a.op == "next_power_of_2":
-                t = ir.Tunable(name, "block_size", int(c.value), ())
+                t = ir.Tunable(name, "block_size", int(c.value), (), fit=True)
                 self.host.record_tunable(t, canon)
                 self.block_tunables[key] = name
                 return BlockInfo("tile", name, False, expr=b.expr)

@@ -27,6 +27,7 @@ from translator.ir.shapes import (
     index_dims,
     infer,
     kernel_env,
+    promote,
 )
 from translator.ir.visit import all_exprs, full_extents, stmt_walk, walk_stmts
 from translator.naming import constant_name, tile_suffix, unique
@@ -304,10 +305,11 @@ class KernelEmitter(CodePrinter):
         fp32 = e.op in self.spell["fp32_only"]["ops"]
         single = _is_single_call(template)
         args = [self._f32(a) if fp32 else self.text(a) for a in e.args]
+        if _uses_operand_twice(template):
+            # Named first, so the name's assignment carries no parentheses of its own.
+            args = [self._simple(a) for a in args]
         if not single:
             args = [f"({a})" if _needs_parens(a) else a for a in args]
-        if _uses_operand_twice(template):
-            args = [self._simple(a) for a in args]
         out = template.format(*args)
         result = dtype_of(self.type_of(e))
         if fp32 and not _is_f32(result):
@@ -315,7 +317,8 @@ class KernelEmitter(CodePrinter):
             return f"({out}).to({self.dtype(result)})" if not single else (
                 f"{out}.to({self.dtype(result)})"
             ), ATOM
-        return out, (ATOM if single else 0)
+        # `tl.where(c, a, b)` is one call however its operands are spelled: an atom too.
+        return out, (ATOM if single or not _needs_parens(out) else 0)
 
     def _simple(self, text: str) -> str:
         if text.isidentifier():
@@ -437,6 +440,15 @@ class KernelEmitter(CodePrinter):
         ta, tb = self.type_of(e.lhs), self.type_of(e.rhs)
         da, db = dims_of(ta), dims_of(tb)
         a, b = self.text(e.lhs), self.text(e.rhs)
+        # The IR's dot promotes its operands to their common dtype (as torch and Helion do);
+        # tl.dot takes one dtype only, so the narrower operand is cast where that dtype is known.
+        dta, dtb = dtype_of(ta), dtype_of(tb)
+        common = promote(dta, dtb)
+        if dta != dtb and isinstance(common, ir.DType):
+            if dta != common:
+                a = f"{self.text(e.lhs, ATOM)}.to({self.dtype(common)})"
+            if dtb != common:
+                b = f"{self.text(e.rhs, ATOM)}.to({self.dtype(common)})"
         if e.masked:
             a = self.masked(e.lhs, a, da, [len(da) - 1], 0.0)
             b = self.masked(e.rhs, b, db, [len(db) - 2], 0.0)

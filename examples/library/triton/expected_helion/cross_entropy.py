@@ -20,7 +20,7 @@ MAX_FUSED_SIZE = 65536 // 2
 _REDUCTIONS = ("mean", "sum", "none")
 
 
-@helion.kernel(fast_math=True, index_dtype=torch.int64, config=helion.Config(block_sizes=[]))
+@helion.kernel(fast_math=True, index_dtype=torch.int64, config=helion.Config())
 def liger_cross_entropy_kernel(
     X: torch.Tensor,
     dX: torch.Tensor,
@@ -48,28 +48,24 @@ def liger_cross_entropy_kernel(
             dX[program_id, :] = grad.to(dX.dtype)
 
 
-@helion.kernel(
-    index_dtype=torch.int64,
-    config=helion.Config(block_sizes=[32768], num_warps=32, num_stages=3),
-)
+@helion.kernel(index_dtype=torch.int64, config=helion.Config(num_warps=32, num_stages=3))
 def element_mul_kernel(X: torch.Tensor, grad_output: torch.Tensor) -> None:
     """Scale a row of ``X`` in place by the scalar upstream gradient."""
+    block_size = min(32768, helion.next_power_of_2(hl.specialize(X.size(1))))
     for program_id in hl.grid(X.size(0)):
         grad_output_tile = grad_output[0]
-        for tile_i in hl.tile(X.size(1)):
+        for tile_i in hl.tile(X.size(1), block_size=block_size):
             X_block = X[program_id, tile_i]
             X[program_id, tile_i] = X_block * grad_output_tile
 
 
-@helion.kernel(
-    index_dtype=torch.int64,
-    config=helion.Config(block_sizes=[32768], num_warps=32, num_stages=3),
-)
+@helion.kernel(index_dtype=torch.int64, config=helion.Config(num_warps=32, num_stages=3))
 def row_mul_kernel(X: torch.Tensor, grad_output: torch.Tensor) -> None:
     """Scale each row of ``X`` in place by its own upstream gradient (``reduction='none'``)."""
+    block_size = min(32768, helion.next_power_of_2(hl.specialize(X.size(1))))
     for program_id in hl.grid(X.size(0)):
         grad_output_tile = grad_output[program_id]
-        for tile_i in hl.tile(X.size(1)):
+        for tile_i in hl.tile(X.size(1), block_size=block_size):
             X_block = X[program_id, tile_i]
             X[program_id, tile_i] = X_block * grad_output_tile
 

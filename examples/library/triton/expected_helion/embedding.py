@@ -27,22 +27,30 @@ def ensure_contiguous(fn):
     return wrapper
 
 
-@helion.kernel(config=helion.Config(block_sizes=[128, 128]))
+@helion.kernel(config=helion.Config())
 def embedding_forward_kernel(
     embeddings: torch.Tensor, indices: torch.Tensor, output: torch.Tensor, embedding_dim: int
 ) -> None:
-    for tile_m, tile_n in hl.tile([indices.size(0), embedding_dim]):
+    block_size_m = min(128, helion.next_power_of_2(hl.specialize(indices.size(0))))
+    block_size_n = min(128, helion.next_power_of_2(hl.specialize(embedding_dim)))
+    for tile_m, tile_n in hl.tile(
+        [indices.size(0), embedding_dim], block_size=[block_size_m, block_size_n]
+    ):
         indices_tile = indices[tile_m]
         embedding_offsets = indices_tile[:, None] * embedding_dim + tile_n.index
         embeddings_tile = hl.load(embeddings, [embedding_offsets])
         output[tile_m, tile_n] = embeddings_tile
 
 
-@helion.kernel(config=helion.Config(block_sizes=[128, 128]))
+@helion.kernel(config=helion.Config())
 def embedding_backward_kernel(
     grad_output: torch.Tensor, grad_weight: torch.Tensor, indices: torch.Tensor, embedding_dim: int
 ) -> None:
-    for tile_m, tile_n in hl.tile([indices.size(0), embedding_dim]):
+    block_size_m = min(128, helion.next_power_of_2(hl.specialize(indices.size(0))))
+    block_size_n = min(128, helion.next_power_of_2(hl.specialize(embedding_dim)))
+    for tile_m, tile_n in hl.tile(
+        [indices.size(0), embedding_dim], block_size=[block_size_m, block_size_n]
+    ):
         indices_tile = indices[tile_m]
         grad_output_tile = grad_output[tile_m, tile_n]
         grad_weight_offsets = indices_tile[:, None] * embedding_dim + tile_n.index

@@ -24,7 +24,7 @@ MAX_FUSED_SIZE = 65536 // 2
 @helion.kernel(
     fast_math=True,
     index_dtype=torch.int64,
-    config=helion.Config(block_sizes=[32768], num_warps=32, num_stages=3),
+    config=helion.Config(num_warps=32, num_stages=3),
 )
 def liger_cross_entropy_kernel(
     X: torch.Tensor,
@@ -37,7 +37,7 @@ def liger_cross_entropy_kernel(
     reduction: str,
     n_rows: int,
 ) -> None:
-    block_size = hl.register_block_size(n_cols)
+    block_size = min(32768, helion.next_power_of_2(hl.specialize(n_cols)))
     for program_id in hl.grid(n_rows):
         # 1. Load Y_ptr first because if the target is ignore_index, we can return right away
         y = Y[program_id]

@@ -25,22 +25,24 @@ def _cols_settings(n_cols: int) -> tuple[int, int]:
     return BLOCK_N, num_warps
 
 
-@helion.kernel(config=helion.Config(block_sizes=[16, 256], num_warps=8))
+@helion.kernel(config=helion.Config(block_sizes=[16], num_warps=8))
 def _residual_fwd_kernel(
     OUT: torch.Tensor, X: torch.Tensor, RES: torch.Tensor, alpha: float, N: int
 ) -> None:
-    for tile_m, tile_n in hl.tile([X.size(0), N]):
+    block_n = min(256, helion.next_power_of_2(hl.specialize(N)))
+    for tile_m, tile_n in hl.tile([X.size(0), N], block_size=[None, block_n]):
         x_tile = X[tile_m, tile_n].to(torch.float32)
         res = RES[tile_m, tile_n].to(torch.float32)
         out_tile = alpha * x_tile + res
         OUT[tile_m, tile_n] = out_tile.to(OUT.dtype)
 
 
-@helion.kernel(config=helion.Config(block_sizes=[16, 256], num_warps=8))
+@helion.kernel(config=helion.Config(block_sizes=[16], num_warps=8))
 def _residual_bias_fwd_kernel(
     OUT: torch.Tensor, X: torch.Tensor, RES: torch.Tensor, BIAS: torch.Tensor, alpha: float, N: int
 ) -> None:
-    for tile_m, tile_n in hl.tile([X.size(0), N]):
+    block_n = min(256, helion.next_power_of_2(hl.specialize(N)))
+    for tile_m, tile_n in hl.tile([X.size(0), N], block_size=[None, block_n]):
         x_tile = X[tile_m, tile_n].to(torch.float32)
         res = RES[tile_m, tile_n].to(torch.float32)
         bias_tile = BIAS[tile_n].to(torch.float32)
@@ -48,7 +50,7 @@ def _residual_bias_fwd_kernel(
         OUT[tile_m, tile_n] = out_tile.to(OUT.dtype)
 
 
-@helion.kernel(config=helion.Config(block_sizes=[16, 256], num_warps=8))
+@helion.kernel(config=helion.Config(block_sizes=[16], num_warps=8))
 def _residual_bwd_kernel(
     dX: torch.Tensor,
     dRES: torch.Tensor,
@@ -57,7 +59,8 @@ def _residual_bwd_kernel(
     alpha: float,
     N: int,
 ) -> None:
-    for tile_m, tile_n in hl.tile([dY.size(0), N]):
+    block_n = min(256, helion.next_power_of_2(hl.specialize(N)))
+    for tile_m, tile_n in hl.tile([dY.size(0), N], block_size=[None, block_n]):
         dy_tile = dY[tile_m, tile_n].to(torch.float32)
         dX[tile_m, tile_n] = (alpha * dy_tile).to(dX.dtype)
         dRES[tile_m, tile_n] = dy_tile.to(dRES.dtype)

@@ -18,9 +18,10 @@ import helion.language as hl
 DEFAULT_BLOCK_SIZE = 1024
 
 
-@helion.kernel(fast_math=True, config=helion.Config(block_sizes=[1024]))
+@helion.kernel(fast_math=True, config=helion.Config())
 def _geglu_tanh_fwd_kernel(A: torch.Tensor, B: torch.Tensor, C: torch.Tensor) -> None:
-    for tile in hl.tile(A.size(0)):
+    block_size = min(1024, helion.next_power_of_2(hl.specialize(A.size(0))))
+    for tile in hl.tile(A.size(0), block_size=block_size):
         a_tile = A[tile].to(torch.float32)
         b_tile = B[tile].to(torch.float32)
         # sqrt(2 / pi) = 0.7978845608028654
@@ -29,11 +30,12 @@ def _geglu_tanh_fwd_kernel(A: torch.Tensor, B: torch.Tensor, C: torch.Tensor) ->
         C[tile] = (gelu_a * b_tile).to(C.dtype)
 
 
-@helion.kernel(fast_math=True, config=helion.Config(block_sizes=[1024]))
+@helion.kernel(fast_math=True, config=helion.Config())
 def _geglu_tanh_bwd_kernel(
     dC: torch.Tensor, A: torch.Tensor, B: torch.Tensor, dA: torch.Tensor, dB: torch.Tensor
 ) -> None:
-    for tile in hl.tile(A.size(0)):
+    block_size = min(1024, helion.next_power_of_2(hl.specialize(A.size(0))))
+    for tile in hl.tile(A.size(0), block_size=block_size):
         dc_tile = dC[tile].to(torch.float32)
         a_tile = A[tile].to(torch.float32)
         b_tile = B[tile].to(torch.float32)

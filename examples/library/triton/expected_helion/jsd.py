@@ -19,11 +19,7 @@ import helion.language as hl
 MAX_FUSED_SIZE = 65536
 
 
-@helion.kernel(
-    fast_math=True,
-    index_dtype=torch.int64,
-    config=helion.Config(block_sizes=[65536], num_stages=3),
-)
+@helion.kernel(fast_math=True, index_dtype=torch.int64, config=helion.Config(num_stages=3))
 def _jsd_kernel(
     X: torch.Tensor,
     Y: torch.Tensor,
@@ -35,7 +31,7 @@ def _jsd_kernel(
     ignore_index: int,
     HAS_LABEL: bool,
 ) -> None:
-    block_size = hl.register_block_size(X.size(1))
+    block_size = min(65536, helion.next_power_of_2(hl.specialize(X.size(1))))
     for pid in hl.grid(X.size(0)):
         if HAS_LABEL:
             label_tile = label[pid]

@@ -33,11 +33,7 @@ def get_num_warps(BLOCK_SIZE: int) -> int:
     return num_warps
 
 
-@helion.kernel(
-    fast_math=True,
-    index_dtype=torch.int64,
-    config=helion.Config(block_sizes=[16384], num_stages=3),
-)
+@helion.kernel(fast_math=True, index_dtype=torch.int64, config=helion.Config(num_stages=3))
 def _kldiv_kernel_forward(
     y: torch.Tensor,
     gt: torch.Tensor,
@@ -46,9 +42,10 @@ def _kldiv_kernel_forward(
     log_target: bool,
     reduction: str,
 ) -> None:
+    block_size = min(16384, helion.next_power_of_2(hl.specialize(y.size(1))))
     for pid in hl.grid(y.size(0)):
         loss_sum = hl.full([], 0.0, dtype=torch.float32)
-        for tile_i in hl.tile(y.size(1)):
+        for tile_i in hl.tile(y.size(1), block_size=block_size):
             # fp32 math whatever the storage dtype; the loss buffer is fp32.
             y_2 = y[pid, tile_i].to(torch.float32)
             y_true_tile = gt[pid, tile_i].to(torch.float32)
@@ -66,14 +63,11 @@ def _kldiv_kernel_forward(
             loss[pid, 0] = loss_sum
 
 
-@helion.kernel(
-    fast_math=True,
-    index_dtype=torch.int64,
-    config=helion.Config(block_sizes=[16384], num_stages=3),
-)
+@helion.kernel(fast_math=True, index_dtype=torch.int64, config=helion.Config(num_stages=3))
 def _kldiv_kernel_backward(target: torch.Tensor, new_grads: torch.Tensor, log_target: bool) -> None:
+    block_size = min(16384, helion.next_power_of_2(hl.specialize(target.size(1))))
     for pid in hl.grid(target.size(0)):
-        for tile_i in hl.tile(target.size(1)):
+        for tile_i in hl.tile(target.size(1), block_size=block_size):
             target_tile = target[pid, tile_i].to(torch.float32)
             if not log_target:
                 res = target_tile * -1

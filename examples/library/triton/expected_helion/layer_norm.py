@@ -23,7 +23,7 @@ BLOCK_SIZE_M_DWDB = 32
 BLOCK_SIZE_N_DWDB = 64
 
 
-@helion.kernel(fast_math=True, config=helion.Config(block_sizes=[]))
+@helion.kernel(fast_math=True, config=helion.Config())
 def _layer_norm_fwd_fused(
     X: torch.Tensor,
     Y: torch.Tensor,
@@ -48,7 +48,7 @@ def _layer_norm_fwd_fused(
         Y[row, :] = y_tile.to(Y.dtype)
 
 
-@helion.kernel(config=helion.Config(block_sizes=[]))
+@helion.kernel(config=helion.Config())
 def _layer_norm_bwd_dx_fused(
     DX: torch.Tensor,
     DY: torch.Tensor,

@@ -23,7 +23,7 @@ logger = logging.getLogger(__name__)
 MAX_ONE_PASS = 8192
 
 
-@helion.kernel(fast_math=True, config=helion.Config(block_sizes=[]))
+@helion.kernel(fast_math=True, config=helion.Config())
 def log_softmax_kernel(output: torch.Tensor, input: torch.Tensor, N: int) -> None:
     for pid in hl.grid(input.size(0)):
         inp = input[pid, :].to(torch.float32)
@@ -54,7 +54,7 @@ def log_softmax_looped_kernel(output: torch.Tensor, input: torch.Tensor, N: int)
             output[pid, tile_n_2] = out_tile.to(output.dtype)
 
 
-@helion.kernel(fast_math=True, config=helion.Config(block_sizes=[]))
+@helion.kernel(fast_math=True, config=helion.Config())
 def log_softmax_backward_kernel(
     out: torch.Tensor, out_grad: torch.Tensor, in_grad: torch.Tensor, N: int
 ) -> None:

@@ -45,7 +45,7 @@ def _device_ctx(t: torch.Tensor):
     return torch.cuda.device(t.device) if t.is_cuda else contextlib.nullcontext()
 
 
-@helion.kernel(fast_math=True, config=helion.Config(block_sizes=[]))
+@helion.kernel(fast_math=True, config=helion.Config())
 def _rms_norm_fwd_kernel(
     Y: torch.Tensor,
     X: torch.Tensor,
@@ -65,7 +65,7 @@ def _rms_norm_fwd_kernel(
         Y[row_idx, :] = Y_row.to(Y.dtype)
 
 
-@helion.kernel(config=helion.Config(block_sizes=[]))
+@helion.kernel(config=helion.Config())
 def _rms_norm_bwd_kernel(
     dY: torch.Tensor,
     X: torch.Tensor,

@@ -17,7 +17,7 @@ import helion
 import helion.language as hl
 
 
-@helion.kernel(config=helion.Config(block_sizes=[]))
+@helion.kernel(config=helion.Config())
 def _triton_rope(
     q: torch.Tensor,
     k: torch.Tensor,
