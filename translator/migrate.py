@@ -15,7 +15,7 @@ import shutil
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from translator.cli import (
     EXIT_DIFFERENT,
@@ -66,18 +66,20 @@ class Result:
     extra: list[Diagnostic] = field(default_factory=list)
 
 
-def detect_kernel(path: str, dst: str, src: str | None) -> str | None:
+def detect_kernel(path: str, dst: str, src: str | None, text: str | None = None) -> str | None:
     """The DSL to translate ``path`` from (``None``: no kernel tiletrans reads, or already
-    ``dst``; copied as it is)."""
+    ``dst``; copied as it is; ``"?"``: unreadable or ambiguous, the translation says why).
+    ``text``: the file's text when it was read already."""
     from translator.api import read_source
     from translator.dialects import dialects, source_dialects
 
     if src is not None:
         return src
-    try:
-        text = read_source(path)
-    except Exception:
-        return "?"  # unreadable: let the translation say why
+    if text is None:
+        try:
+            text = read_source(path)
+        except Exception:
+            return "?"  # unreadable: let the translation say why
     scores = {n: dialects()[n].detect(text) for n in source_dialects()}
     best = max(scores.values(), default=0)
     found = [n for n, s in scores.items() if s == best and s > 0]
@@ -89,10 +91,29 @@ def detect_kernel(path: str, dst: str, src: str | None) -> str | None:
 
 
 def work(job: Job) -> Result:
-    """Translate (and validate) one file; runs in a worker process; never raises."""
+    """Detect, translate (and validate) one file; runs in a worker process; never raises.
+
+    Detection runs here, not in the parent, so that reading and scanning a large tree is spread
+    over the workers too; a file with no kernel to translate comes back ``skipped``.
+    """
     try:
+        src, text = job.src, None
+        if src is None:
+            from translator.api import read_source
+
+            try:
+                text = read_source(job.file)
+            except Exception:
+                text = None  # the translation reads it again and says why
+            src = detect_kernel(job.file, job.dst, None, text) if text is not None else "?"
+            if src is None:
+                return Result(job, Outcome(job.file, "skipped"), "", "skipped")
         outcome = translate_one(
-            job.file, job.src, job.dst, output=job.target if job.target else None
+            job.file,
+            None if src == "?" else src,
+            job.dst,
+            output=job.target if job.target else None,
+            text=text,
         )
         pair = f"{outcome.src or job.src or '?'} → {job.dst}"
         result = Result(job, outcome, pair, "translated" if outcome.text else outcome.status)
@@ -179,14 +200,7 @@ def _jobs(args: argparse.Namespace) -> tuple[list[Job], list[tuple[str, str]]]:
                 target = file
             else:
                 target = None
-            src = detect_kernel(file, args.dst, args.src)
-            if src is None:
-                if target is not None and target != file:
-                    copies.append((file, target))
-                continue
-            jobs.append(
-                Job(file, rel, target, None if src == "?" else src, args.dst, args.validate)
-            )
+            jobs.append(Job(file, rel, target, args.src, args.dst, args.validate))
     if args.output is not None:
         # Non-Python files of the folders (data, docs) come along too.
         for path in args.paths:
@@ -203,9 +217,49 @@ def _jobs(args: argparse.Namespace) -> tuple[list[Job], list[tuple[str, str]]]:
     return jobs, copies
 
 
+def _warm(jobs: list[Job]) -> None:
+    """Import, in this process, what the workers will need (libcst, the frontends that may read
+    the files, the target's backend), so that forked workers start with it instead of each
+    importing it again (about half a second of CPU per worker)."""
+    from translator.dialects import dialects, get_dialect, source_dialects
+    from translator.dialects.base import load
+
+    try:
+        import translator.api  # noqa: F401
+        from translator.provenance import restamp  # noqa: F401
+
+        srcs = {j.src for j in jobs if j.src is not None} or set(source_dialects())
+        for name in srcs & set(dialects()):
+            load(get_dialect(name).frontend)
+        for name in {j.dst for j in jobs}:
+            load(get_dialect(name).backend)
+    except Exception:  # a broken dialect: the worker that needs it reports it
+        pass
+
+
+def _pool(workers: int) -> Any:
+    """A process pool; on Linux its workers are forked from this (warmed) process."""
+    import multiprocessing
+    import sys
+    from concurrent.futures import ProcessPoolExecutor
+
+    # fork is safe here: no thread runs yet (the progress bar starts after the pool). Elsewhere
+    # (macOS, Windows) the platform's default start method; workers import what they need.
+    context = multiprocessing.get_context("fork") if sys.platform == "linux" else None
+    return ProcessPoolExecutor(max_workers=workers, mp_context=context)
+
+
 def run_jobs(jobs: list[Job], workers: int, progress: bool) -> list[Result]:
     """Every job's result, in the jobs' order (``workers`` processes; 1: in this process)."""
     results: list[Result | None] = [None] * len(jobs)
+    parallel = workers > 1 and len(jobs) > 1
+    pool = None
+    futures: dict[Any, int] = {}
+    if parallel:
+        _warm(jobs)
+        pool = _pool(workers)
+        # Every job submitted (which forks the workers) before the progress bar's thread starts.
+        futures = {pool.submit(work, job): i for i, job in enumerate(jobs)}
     bar = None
     if progress and jobs:
         from rich.console import Console
@@ -224,29 +278,29 @@ def run_jobs(jobs: list[Job], workers: int, progress: bool) -> list[Result]:
         bar.start()
         task = bar.add_task("translating", total=len(jobs))
     try:
-        if workers <= 1 or len(jobs) <= 1:
+        if pool is None:
             for i, job in enumerate(jobs):
                 results[i] = work(job)
                 if bar is not None and task is not None:
                     bar.advance(task)
         else:
-            from concurrent.futures import ProcessPoolExecutor, as_completed
+            from concurrent.futures import as_completed
 
-            with ProcessPoolExecutor(max_workers=workers) as pool:
-                futures = {pool.submit(work, job): i for i, job in enumerate(jobs)}
-                for future in as_completed(futures):
-                    i = futures[future]
-                    try:
-                        results[i] = future.result()
-                    except BaseException as err:  # a worker that died (a signal)
-                        if isinstance(err, KeyboardInterrupt):
-                            raise
-                        job = jobs[i]
-                        outcome = Outcome(job.file, "error", diagnostic=internal(err, job.file))
-                        results[i] = Result(job, outcome, f"? → {job.dst}", "error")
-                    if bar is not None and task is not None:
-                        bar.advance(task)
+            for future in as_completed(futures):
+                i = futures[future]
+                try:
+                    results[i] = future.result()
+                except BaseException as err:  # a worker that died (a signal)
+                    if isinstance(err, KeyboardInterrupt):
+                        raise
+                    job = jobs[i]
+                    outcome = Outcome(job.file, "error", diagnostic=internal(err, job.file))
+                    results[i] = Result(job, outcome, f"? → {job.dst}", "error")
+                if bar is not None and task is not None:
+                    bar.advance(task)
     finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
         if bar is not None:
             bar.stop()
     return [r for r in results if r is not None]
@@ -323,6 +377,13 @@ def migrate(args: argparse.Namespace, rep: Reporter) -> int:
     if args.validate == "cuda":
         workers = min(workers, _gpus() or 1)
     results = run_jobs(jobs, workers, progress=not args.quiet)
+    # Files with no kernel to translate: copied as they are with -o (with the other files).
+    copies += [
+        (r.job.file, r.job.target)
+        for r in results
+        if r.column == "skipped" and r.job.target is not None and r.job.target != r.job.file
+    ]
+    results = [r for r in results if r.column != "skipped"]
     codes: list[int] = []
     writing = (args.output is not None or args.write) and not (args.diff or args.check)
     for r in results:
@@ -369,7 +430,7 @@ def migrate(args: argparse.Namespace, rep: Reporter) -> int:
     table = summary(results, copied)
     seconds = time.perf_counter() - start
     if not args.quiet:
-        print_summary(table, seconds, len(jobs) + len(copies))
+        print_summary(table, seconds, len(results) + len(copies))
     if not (args.output is not None or args.write or args.diff or args.check):
         rep.note(
             "nothing written: pass -o DIR (a translated copy of the tree) or --write (in place)"
