@@ -432,3 +432,63 @@ def test_migrate_write_in_place_and_validate(in_tmp):
     assert result.exit_code == 0, result.output
     text = (lib / "relu.py").read_text()
     assert "@triton.jit" in text
+
+
+def _png_size(path: Path) -> tuple[int, int]:
+    """Width and height of a PNG, read and checked by Pillow (matplotlib's own dependency)."""
+    from PIL import Image
+
+    with Image.open(path) as img:
+        img.verify()  # a truncated or corrupt file raises here
+    with Image.open(path) as img:
+        assert img.format == "PNG"
+        return img.size
+
+
+def test_migrate_report_links_valid_png_plots(in_tmp):
+    pytest.importorskip("matplotlib")
+    lib = _library(in_tmp)
+    report = in_tmp / "reports" / "migrate.md"
+    result = run("migrate", lib, "--to", "triton", "-j", "1", "-q", "--report", report)
+    assert result.exit_code == 2, result.output  # bad.py is refused
+    md = report.read_text()
+    links = re.findall(r"!\[([^]]+)\]\(([^)]+)\)", md)
+    assert links == [("Outcomes by DSL pair", "migrate.outcomes.png")], md
+    width, height = _png_size(report.parent / "migrate.outcomes.png")
+    assert width >= 400 and height >= 100
+    # Nothing was benchmarked: no speed plot, and the report says how to get one.
+    assert not (report.parent / "migrate.speed.png").exists()
+    assert "--validate cuda --bench" in md
+
+
+def test_report_speed_plot_when_benchmarked(in_tmp):
+    """The speed-ratio plot from results that carry ratios (a CUDA run's; none here)."""
+    pytest.importorskip("matplotlib")
+    from collections import Counter
+
+    from translator.cli import Outcome
+    from translator.migrate import Job, Result, write_report
+
+    results = []
+    for i, speed in enumerate([0.8, 0.95, 1.0, 1.02, 1.1, 1.6]):
+        job = Job(f"k{i}.py", f"k{i}.py", None, "helion", "triton", "cuda", True)
+        outcome = Outcome(job.file, "translated", "x = 1\n", "helion")
+        results.append(
+            Result(
+                job, outcome, "helion → triton", "translated + verified", True, "equivalent", speed
+            )
+        )
+    table = {"helion → triton": Counter({"translated + verified": 6})}
+    write_report(str(in_tmp / "r.md"), results, table)
+    md = (in_tmp / "r.md").read_text()
+    assert "![Speed ratios](r.speed.png)" in md and "![Outcomes by DSL pair](r.outcomes.png)" in md
+    assert "median 1.010 over 6 files" in md
+    assert "| `k5.py` | helion → triton | translated + verified | equivalent | 1.600 |" in md
+    for name in ("r.outcomes.png", "r.speed.png"):
+        assert _png_size(in_tmp / name)[0] >= 400
+
+
+def test_migrate_bench_needs_cuda_validation(in_tmp):
+    lib = _library(in_tmp)
+    result = run("migrate", lib, "--to", "triton", "--bench")
+    assert result.exit_code == 3 and "--validate cuda" in result.stderr

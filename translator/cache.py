@@ -13,6 +13,7 @@ written is skipped silently (a read-only home, a full disk): it only ever saves 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import pickle
@@ -91,8 +92,22 @@ def template_bytecode_cache() -> Any:
         return None
     import jinja2
 
+    class Cache(jinja2.FileSystemBytecodeCache):
+        """jinja2's file cache, except that a failed read or write only costs a compile."""
+
+        def load_bytecode(self, bucket: Any) -> None:
+            try:
+                super().load_bytecode(bucket)
+            except (OSError, EOFError, ValueError):
+                bucket.reset()
+
+        def dump_bytecode(self, bucket: Any) -> None:
+            with contextlib.suppress(OSError):
+                super().dump_bytecode(bucket)
+
     try:
-        return jinja2.FileSystemBytecodeCache(str(folder / "jinja2"), "%s.cache")
+        (folder / "jinja2").mkdir(exist_ok=True)
+        return Cache(str(folder / "jinja2"), "%s.cache")
     except OSError:
         return None
 

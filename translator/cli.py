@@ -857,7 +857,16 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="run each translated pair and compare (imports and runs both)",
     )
-    m.add_argument("--report", metavar="FILE.md", help="write a Markdown report")
+    m.add_argument(
+        "--bench",
+        action="store_true",
+        help="with --validate cuda: also time each equivalent pair (speed ratios in --report)",
+    )
+    m.add_argument(
+        "--report",
+        metavar="FILE.md",
+        help="write a Markdown report, with PNG plots beside it (needs tiletrans[report])",
+    )
     m.add_argument("--diff", action="store_true", help="print diffs instead of writing")
     m.add_argument(
         "--check", action="store_true", help="write nothing; exit 1 if an output would change"

@@ -27,6 +27,7 @@ from translator.cli import (
     Reporter,
     UsageError,
     internal,
+    safe_text,
     same_file,
     translate_one,
     unified_diff,
@@ -51,6 +52,8 @@ class Job:
     src: str | None
     dst: str
     validate: str | None = None
+    #: Also time both sides once they are equivalent (``--bench``, CUDA only).
+    bench: bool = False
 
 
 @dataclass
@@ -63,6 +66,8 @@ class Result:
     column: str = "error"
     verified: bool | None = None
     validation: str | None = None
+    #: Source time / translation time (median over the entries), when benchmarked.
+    speed: float | None = None
     extra: list[Diagnostic] = field(default_factory=list)
 
 
@@ -115,7 +120,7 @@ def work(job: Job) -> Result:
             output=job.target if job.target else None,
             text=text,
         )
-        pair = f"{outcome.src or job.src or '?'} → {job.dst}"
+        pair = f"{outcome.src or (src if src != '?' else None) or '?'} → {job.dst}"
         result = Result(job, outcome, pair, "translated" if outcome.text else outcome.status)
         if outcome.text is not None and job.validate:
             _validate(result)
@@ -148,7 +153,9 @@ def _validate(result: Result) -> None:
             result.verified = False
             result.validation = f"validation failed: {type(err).__name__}"
             return
-    result.verified = report.passed
+        result.verified = report.passed
+        if report.passed and job.bench:
+            _bench(result, path)
     if report.passed:
         result.column = "translated + verified"
         result.validation = "equivalent"
@@ -167,6 +174,25 @@ def _validate(result: Result) -> None:
                 "run tiletrans validate on the pair for the details",
             )
         )
+
+
+def _bench(result: Result, translated: str) -> None:
+    """Time both sides of an equivalent pair (``translated``: the translation's file)."""
+    import statistics
+
+    from validation.bench import bench_pair
+
+    job = result.job
+    try:
+        rows = bench_pair(job.file, translated, src_dsl=result.outcome.src, device=job.validate)
+    except Exception as err:
+        result.extra.append(
+            Diagnostic(job.file, 1, 1, "bench", f"not benchmarked: {err}", None, "warning")
+        )
+        return
+    speeds = [r.speedup for r in rows if r.speedup > 0]
+    if speeds:
+        result.speed = statistics.median(speeds)
 
 
 def _jobs(args: argparse.Namespace) -> tuple[list[Job], list[tuple[str, str]]]:
@@ -200,7 +226,7 @@ def _jobs(args: argparse.Namespace) -> tuple[list[Job], list[tuple[str, str]]]:
                 target = file
             else:
                 target = None
-            jobs.append(Job(file, rel, target, args.src, args.dst, args.validate))
+            jobs.append(Job(file, rel, target, args.src, args.dst, args.validate, args.bench))
     if args.output is not None:
         # Non-Python files of the folders (data, docs) come along too.
         for path in args.paths:
@@ -333,32 +359,57 @@ def print_summary(table: dict[str, Counter[str]], seconds: float, files: int) ->
     Console(stderr=True).print(t)
 
 
-def write_report(path: str, results: list[Result], table: dict[str, Counter[str]]) -> None:
-    """The Markdown report: the summary, then one row per file."""
+def write_report(
+    path: str, results: list[Result], table: dict[str, Counter[str]], rep: Reporter | None = None
+) -> None:
+    """The Markdown report: the summary and its plots (PNG files beside the report, when
+    matplotlib is installed), then one row per file."""
     lines = ["# tiletrans migrate report", "", "| DSL pair | " + " | ".join(COLUMNS) + " |"]
     lines.append("|---" * (len(COLUMNS) + 1) + "|")
     for pair, counts in sorted(table.items()):
         if not pair.startswith("no kernel"):
             lines.append(f"| {pair} | " + " | ".join(str(counts.get(c, 0)) for c in COLUMNS) + " |")
+    ratios = [r.speed for r in results if r.speed is not None]
+    from translator.report_plots import PlotsUnavailable, write_plots
+
+    try:
+        for title, png in write_plots(path, table, COLUMNS, ratios):
+            lines += ["", f"![{title}]({png})"]
+    except (PlotsUnavailable, OSError) as err:
+        lines += ["", f"(No plots: {safe_text(err)}.)"]
+        if rep is not None:
+            rep.note(f"note: --report without plots: {safe_text(err)}")
     lines += [
         "",
-        "| file | DSL pair | outcome | validation | diagnostic | ms |",
-        "|---|---|---|---|---|---|",
+        "| file | DSL pair | outcome | validation | speed ratio | diagnostic | ms |",
+        "|---|---|---|---|---|---|---|",
     ]
     for r in results:
         diag = r.outcome.diagnostic
         said = f"{diag.file}:{diag.line}:{diag.col}: {diag.message}" if diag else ""
         said = said.replace("|", "\\|").replace("\n", " ")
+        speed = f"{r.speed:.3f}" if r.speed is not None else ""
         lines.append(
-            f"| `{r.job.rel}` | {r.pair} | {r.column} | {r.validation or ''} | {said} | "
+            f"| `{r.job.rel}` | {r.pair} | {r.column} | {r.validation or ''} | {speed} | {said} | "
             f"{r.outcome.seconds * 1000:.0f} |"
         )
-    lines += [
-        "",
-        "Speed ratios: not measured (migrate validates on the CPU only; benchmark pairs with "
-        "`tiletrans validate --device cuda --bench`).",
-        "",
-    ]
+    if ratios:
+        import statistics
+
+        lines += [
+            "",
+            f"Speed ratios (source time / translation time, median over each file's entries; "
+            f"above 1 the translation is faster): median {statistics.median(ratios):.3f} over "
+            f"{len(ratios)} files, min {min(ratios):.3f}, max {max(ratios):.3f}.",
+            "",
+        ]
+    else:
+        lines += [
+            "",
+            "Speed ratios: not measured (pass `--validate cuda --bench` on a machine with a "
+            "CUDA GPU).",
+            "",
+        ]
     write_atomic(path, "\n".join(lines))
 
 
@@ -371,6 +422,8 @@ def migrate(args: argparse.Namespace, rep: Reporter) -> int:
     _check_dialects(args)
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("-j must be at least 1")
+    if args.bench and args.validate != "cuda":
+        raise UsageError("--bench times translations on a GPU: pass --validate cuda with it")
     start = time.perf_counter()
     jobs, copies = _jobs(args)
     workers = args.jobs or os.cpu_count() or 1
@@ -393,7 +446,8 @@ def migrate(args: argparse.Namespace, rep: Reporter) -> int:
             codes.append(EXIT_INTERNAL if out.status == "error" else EXIT_REFUSED)
         for d in r.extra:
             rep.report(d)
-            codes.append(EXIT_DIFFERENT)
+            if d.severity == "error":  # a difference; a pair left unbenchmarked is a warning
+                codes.append(EXIT_DIFFERENT)
         if out.text is None:
             continue
         target = r.job.target
@@ -436,7 +490,7 @@ def migrate(args: argparse.Namespace, rep: Reporter) -> int:
             "nothing written: pass -o DIR (a translated copy of the tree) or --write (in place)"
         )
     if args.report:
-        write_report(args.report, results, table)
+        write_report(args.report, results, table, rep)
         rep.note(f"wrote {args.report}")
     return worst(codes) if codes else EXIT_OK
 
