@@ -492,3 +492,68 @@ def test_migrate_bench_needs_cuda_validation(in_tmp):
     lib = _library(in_tmp)
     result = run("migrate", lib, "--to", "triton", "--bench")
     assert result.exit_code == 3 and "--validate cuda" in result.stderr
+
+
+# --------------------------------------------------------------------------------------------------
+# The pre-commit hooks, run by pre-commit itself
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+    )
+
+
+def test_pre_commit_try_repo_runs_both_hooks(tmp_path):
+    """Both hooks of ``.pre-commit-hooks.yaml`` through ``pre-commit try-repo`` on a new git
+    repository holding a Helion source and its generated Triton translation: both pass, and
+    after the source is edited the check fails (exit 1, the translation named stale).
+
+    ``tiletrans-check`` is ``language: python``: pre-commit builds its own virtual environment
+    and pip-installs this repository into it (from the package index pip is configured with).
+    ``tiletrans-validate`` is ``language: system``: it runs the ``tiletrans`` of the
+    environment pre-commit runs in, the one with the user's torch and DSLs (validation imports
+    and runs the kernels).
+    """
+    pre_commit = shutil.which("pre-commit")
+    if pre_commit is None:
+        pytest.skip("pre-commit is not installed (pip install pre-commit)")
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("needs git and a git checkout of tiletrans")
+    repo = tmp_path / "project"
+    repo.mkdir()
+    (repo / "relu.py").write_text(RELU)
+    # From the repository's root, so that the header names the source relative to it.
+    made = _subprocess("helion2triton", "relu.py", "-o", "relu_triton.py", cwd=repo)
+    assert made.returncode == 0, made.stderr
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "kernels")
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),  # the system hook imports this checkout, like the other tests
+        "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
+        "TILETRANS_NO_CACHE": "1",
+    }
+
+    def hook(name: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [pre_commit, "try-repo", str(ROOT), name, "--all-files", "--color", "never"],
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+
+    for name in ("tiletrans-check", "tiletrans-validate"):
+        ok = hook(name)
+        assert ok.returncode == 0, ok.stdout + ok.stderr
+        assert re.search(r"tiletrans .*Passed", ok.stdout), ok.stdout
+    (repo / "relu.py").write_text(RELU.replace('"""', '"""Edited. ', 1))
+    stale = hook("tiletrans-check")
+    assert stale.returncode == 1, stale.stdout + stale.stderr
+    assert "Failed" in stale.stdout and "relu.py changed" in stale.stdout, stale.stdout
