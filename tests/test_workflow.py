@@ -557,3 +557,42 @@ def test_pre_commit_try_repo_runs_both_hooks(tmp_path):
     stale = hook("tiletrans-check")
     assert stale.returncode == 1, stale.stdout + stale.stderr
     assert "Failed" in stale.stdout and "relu.py changed" in stale.stdout, stale.stdout
+
+
+def test_migrate_validates_as_ray_tasks(in_tmp):
+    """``--executor ray``: the pair is validated by a Ray task in another process (a local Ray
+    of one CPU here; a cluster's address in use), and the report says where."""
+    ray = pytest.importorskip("ray")
+    lib = in_tmp / "lib"
+    lib.mkdir()
+    (lib / "relu.py").write_text(RELU)
+    (lib / "util.py").write_text("def helper(x):\n    return x\n")
+    ray.init(
+        num_cpus=1,
+        include_dashboard=False,
+        log_to_driver=False,
+        object_store_memory=80 * 2**20,
+        # The task imports this checkout's tiletrans, as the nodes of a cluster import theirs.
+        runtime_env={"env_vars": {"PYTHONPATH": str(ROOT)}},
+    )
+    try:
+        report = in_tmp / "report.md"
+        result = run(
+            "migrate", lib, "--to", "triton", "-o", in_tmp / "out", "-j", "1",
+            "--validate", "cpu", "--executor", "ray", "--report", report,
+        )  # fmt: skip
+    finally:
+        ray.shutdown()
+    assert result.exit_code == 0, result.output
+    assert "as Ray tasks (cpu)" in result.stderr
+    row = next(line for line in report.read_text().splitlines() if "`relu.py`" in line)
+    assert "| translated + verified | equivalent (Ray: " in row, row
+    pid = int(re.search(r"pid (\d+)\)", row).group(1))
+    assert pid != os.getpid()
+    assert "@triton.jit" in (in_tmp / "out" / "relu.py").read_text()
+
+
+def test_executor_ray_needs_validation(in_tmp):
+    lib = _library(in_tmp)
+    result = run("migrate", lib, "--to", "triton", "--executor", "ray")
+    assert result.exit_code == 3 and "--validate" in result.stderr

@@ -195,6 +195,88 @@ def _bench(result: Result, translated: str) -> None:
         result.speed = statistics.median(speeds)
 
 
+def remote_validate(
+    name: str, source: str, translated: str, src: str, dst: str, device: str, bench: bool
+) -> dict[str, Any]:
+    """Validate one pair where it runs (a Ray task on any node of a cluster): both texts are
+    written to a temporary folder there, so no file system is shared with the caller. Returns
+    the fields of :class:`Result` that validation sets, and where it ran."""
+    import platform
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="tiletrans-remote-") as tmp:
+        path = os.path.join(tmp, os.path.basename(name))
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(source)
+        job = Job(path, os.path.basename(name), None, src, dst, device, bench)
+        result = Result(job, Outcome(path, "translated", translated, src), "", "translated")
+        _validate(result)
+    extra = [(d.code, d.message.replace(path, name), d.hint, d.severity) for d in result.extra]
+    return {
+        "column": result.column,
+        "verified": result.verified,
+        "validation": result.validation,
+        "speed": result.speed,
+        "extra": extra,
+        "where": f"{platform.node()} pid {os.getpid()}",
+    }
+
+
+def validate_on_ray(
+    results: list[Result], device: str, bench: bool, address: str | None, rep: Reporter
+) -> None:
+    """Validate every translated result on a Ray cluster: one task per file, each asking for a
+    GPU on ``cuda`` (``num_gpus=1``: Ray runs as many at once as the cluster has GPUs). Connects
+    to ``address`` (``auto``, ``ray://host:10001``; default ``$RAY_ADDRESS``, else a local Ray
+    started for this run), or uses the Ray this process already initialised."""
+    try:
+        import ray
+    except ImportError:
+        raise UsageError("--executor ray needs Ray: pip install 'tiletrans[ray]'") from None
+    pending = [r for r in results if r.outcome.text is not None]
+    if not pending:
+        return
+    started = False
+    if not ray.is_initialized():
+        kwargs: dict[str, Any] = {"log_to_driver": False}
+        if address is None and not os.environ.get("RAY_ADDRESS"):
+            kwargs["include_dashboard"] = False  # a local instance for this run only
+        ray.init(address=address, **kwargs)
+        started = True
+    try:
+        task = ray.remote(remote_validate).options(
+            num_cpus=1, num_gpus=1 if device == "cuda" else 0, max_retries=0
+        )
+        refs = {}
+        for r in pending:
+            with open(r.job.file, encoding="utf-8", errors="replace") as f:
+                source = f.read()
+            ref = task.remote(
+                r.job.file, source, r.outcome.text, r.outcome.src or "", r.job.dst, device, bench
+            )
+            refs[ref] = r
+        rep.note(f"validating {len(refs)} pair(s) as Ray tasks ({device})")
+        for ref, r in refs.items():
+            try:
+                got = ray.get(ref)
+            except Exception as err:  # the task died (a node lost, an import error there)
+                r.verified = False
+                r.validation = f"validation failed on Ray: {type(err).__name__}"
+                r.extra.append(
+                    Diagnostic(r.job.file, 1, 1, "ray", r.validation, safe_text(err, 300), "error")
+                )
+                continue
+            r.column, r.verified, r.speed = got["column"], got["verified"], got["speed"]
+            r.validation = f"{got['validation']} (Ray: {got['where']})"
+            r.extra += [
+                Diagnostic(r.job.file, 1, 1, code, message, hint, severity)
+                for code, message, hint, severity in got["extra"]
+            ]
+    finally:
+        if started:
+            ray.shutdown()
+
+
 def _jobs(args: argparse.Namespace) -> tuple[list[Job], list[tuple[str, str]]]:
     """The files to translate and the ``(file, target)`` pairs to copy as they are."""
     from translator.cli import python_files
@@ -226,7 +308,9 @@ def _jobs(args: argparse.Namespace) -> tuple[list[Job], list[tuple[str, str]]]:
                 target = file
             else:
                 target = None
-            jobs.append(Job(file, rel, target, args.src, args.dst, args.validate, args.bench))
+            # With Ray, workers here only translate; validation goes to the cluster.
+            here = args.validate if getattr(args, "executor", "local") == "local" else None
+            jobs.append(Job(file, rel, target, args.src, args.dst, here, args.bench))
     if args.output is not None:
         # Non-Python files of the folders (data, docs) come along too.
         for path in args.paths:
@@ -424,12 +508,22 @@ def migrate(args: argparse.Namespace, rep: Reporter) -> int:
         raise UsageError("-j must be at least 1")
     if args.bench and args.validate != "cuda":
         raise UsageError("--bench times translations on a GPU: pass --validate cuda with it")
+    if args.executor == "ray" and not args.validate:
+        raise UsageError("--executor ray runs validation tasks: pass --validate cpu|cuda with it")
     start = time.perf_counter()
     jobs, copies = _jobs(args)
     workers = args.jobs or os.cpu_count() or 1
-    if args.validate == "cuda":
+    if args.validate == "cuda" and args.executor == "local":
         workers = min(workers, _gpus() or 1)
     results = run_jobs(jobs, workers, progress=not args.quiet)
+    if args.executor == "ray" and args.validate:
+        validate_on_ray(
+            [r for r in results if r.column != "skipped"],
+            args.validate,
+            args.bench,
+            args.ray_address,
+            rep,
+        )
     # Files with no kernel to translate: copied as they are with -o (with the other files).
     copies += [
         (r.job.file, r.job.target)
