@@ -702,7 +702,8 @@ def _declared_global_or_nonlocal(module: cst.Module) -> set[str]:
     def enter(node: cst.CSTNode) -> bool:
         if isinstance(node, (cst.Global, cst.Nonlocal)):
             out.update(n.name.value for n in node.names)
-        return True
+        # Declarations are statements: no expression holds one (a lambda holds no statement).
+        return not isinstance(node, cst.BaseExpression)
 
     walk(module, enter)
     return out
