@@ -106,9 +106,9 @@ def remove_dead_host(
     ``skip`` names the module-level definitions not to touch (the translated kernels);
     ``pure_calls`` the qualified names of side-effect-free functions (by default Python's and
     every grammar's ``pure_host_calls``). ``source_wrapper``, when given, is ``source`` already
-    parsed (its scopes may be resolved already: spares a second parse and analysis). ``fresh`` says that ``tree`` was just parsed from
-    text, so no node object appears twice in it and the metadata wrapper need not copy it first
-    (the copy cost a tenth of a translation).
+    parsed (its scopes perhaps resolved already: spares a second parse and analysis). ``fresh``
+    says that ``tree`` was just parsed from text, so no node object appears twice in it and the
+    metadata wrapper need not copy it first (the copy cost a tenth of a translation).
     """
     calls = frozenset(pure_calls if pure_calls is not None else grammar_pure_calls())
     calls |= PYTHON_PURE_CALLS
