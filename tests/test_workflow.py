@@ -488,6 +488,21 @@ def test_report_speed_plot_when_benchmarked(in_tmp):
         assert _png_size(in_tmp / name)[0] >= 400
 
 
+def test_report_without_matplotlib_says_how_to_get_plots(in_tmp, monkeypatch):
+    # None in sys.modules makes `import matplotlib...` raise ImportError, as if not installed.
+    for name in ("matplotlib", "matplotlib.figure", "matplotlib.backends.backend_agg"):
+        monkeypatch.setitem(sys.modules, name, None)
+    lib = in_tmp / "lib"
+    lib.mkdir()
+    (lib / "relu.py").write_text(RELU)
+    result = run("migrate", lib, "--to", "triton", "-j", "1", "--report", in_tmp / "r.md")
+    assert result.exit_code == 0, result.output
+    assert "pip install 'tiletrans[report]'" in result.stderr
+    md = (in_tmp / "r.md").read_text()
+    assert "(No plots: plots need matplotlib" in md and "![" not in md
+    assert not list(in_tmp.glob("*.png"))
+
+
 def test_migrate_bench_needs_cuda_validation(in_tmp):
     lib = _library(in_tmp)
     result = run("migrate", lib, "--to", "triton", "--bench")
