@@ -39,7 +39,7 @@ from functools import cache
 import libcst as cst
 from libcst.metadata import BaseAssignment, MetadataWrapper, Scope, ScopeProvider
 
-from translator.dialects.cst_utils import walk
+from translator.dialects.cst_utils import Wrapper, walk
 
 #: Builtins and ``math`` functions without side effects (qualified names).
 PYTHON_PURE_CALLS = frozenset(
@@ -112,7 +112,7 @@ def remove_dead_host(
     """
     calls = frozenset(pure_calls if pure_calls is not None else grammar_pure_calls())
     calls |= PYTHON_PURE_CALLS
-    wrapper = MetadataWrapper(tree, unsafe_skip_copy=fresh)
+    wrapper = Wrapper(tree, unsafe_skip_copy=fresh)
     found = _Analysis(wrapper, skip, calls, frozenset()).run()
     if not found.keys:
         return tree
@@ -121,7 +121,7 @@ def remove_dead_host(
         original = source_wrapper
         if original is None:
             try:
-                original = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
+                original = Wrapper(cst.parse_module(source), unsafe_skip_copy=True)
             except cst.ParserSyntaxError:
                 original = None
         if original is not None:
