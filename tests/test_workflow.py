@@ -432,3 +432,186 @@ def test_migrate_write_in_place_and_validate(in_tmp):
     assert result.exit_code == 0, result.output
     text = (lib / "relu.py").read_text()
     assert "@triton.jit" in text
+
+
+def _png_size(path: Path) -> tuple[int, int]:
+    """Width and height of a PNG, read and checked by Pillow (matplotlib's own dependency)."""
+    from PIL import Image
+
+    with Image.open(path) as img:
+        img.verify()  # a truncated or corrupt file raises here
+    with Image.open(path) as img:
+        assert img.format == "PNG"
+        return img.size
+
+
+def test_migrate_report_links_valid_png_plots(in_tmp):
+    pytest.importorskip("matplotlib")
+    lib = _library(in_tmp)
+    report = in_tmp / "reports" / "migrate.md"
+    result = run("migrate", lib, "--to", "triton", "-j", "1", "-q", "--report", report)
+    assert result.exit_code == 2, result.output  # bad.py is refused
+    md = report.read_text()
+    links = re.findall(r"!\[([^]]+)\]\(([^)]+)\)", md)
+    assert links == [("Outcomes by DSL pair", "migrate.outcomes.png")], md
+    width, height = _png_size(report.parent / "migrate.outcomes.png")
+    assert width >= 400 and height >= 100
+    # Nothing was benchmarked: no speed plot, and the report says how to get one.
+    assert not (report.parent / "migrate.speed.png").exists()
+    assert "--validate cuda --bench" in md
+
+
+def test_report_speed_plot_when_benchmarked(in_tmp):
+    """The speed-ratio plot from results that carry ratios (a CUDA run's; none here)."""
+    pytest.importorskip("matplotlib")
+    from collections import Counter
+
+    from translator.cli import Outcome
+    from translator.migrate import Job, Result, write_report
+
+    results = []
+    for i, speed in enumerate([0.8, 0.95, 1.0, 1.02, 1.1, 1.6]):
+        job = Job(f"k{i}.py", f"k{i}.py", None, "helion", "triton", "cuda", True)
+        outcome = Outcome(job.file, "translated", "x = 1\n", "helion")
+        results.append(
+            Result(
+                job, outcome, "helion → triton", "translated + verified", True, "equivalent", speed
+            )
+        )
+    table = {"helion → triton": Counter({"translated + verified": 6})}
+    write_report(str(in_tmp / "r.md"), results, table)
+    md = (in_tmp / "r.md").read_text()
+    assert "![Speed ratios](r.speed.png)" in md and "![Outcomes by DSL pair](r.outcomes.png)" in md
+    assert "median 1.010 over 6 files" in md
+    assert "| `k5.py` | helion → triton | translated + verified | equivalent | 1.600 |" in md
+    for name in ("r.outcomes.png", "r.speed.png"):
+        assert _png_size(in_tmp / name)[0] >= 400
+
+
+def test_report_without_matplotlib_says_how_to_get_plots(in_tmp, monkeypatch):
+    # None in sys.modules makes `import matplotlib...` raise ImportError, as if not installed.
+    for name in ("matplotlib", "matplotlib.figure", "matplotlib.backends.backend_agg"):
+        monkeypatch.setitem(sys.modules, name, None)
+    lib = in_tmp / "lib"
+    lib.mkdir()
+    (lib / "relu.py").write_text(RELU)
+    result = run("migrate", lib, "--to", "triton", "-j", "1", "--report", in_tmp / "r.md")
+    assert result.exit_code == 0, result.output
+    assert "pip install 'tiletrans[report]'" in result.stderr
+    md = (in_tmp / "r.md").read_text()
+    assert "(No plots: plots need matplotlib" in md and "![" not in md
+    assert not list(in_tmp.glob("*.png"))
+
+
+def test_migrate_bench_needs_cuda_validation(in_tmp):
+    lib = _library(in_tmp)
+    result = run("migrate", lib, "--to", "triton", "--bench")
+    assert result.exit_code == 3 and "--validate cuda" in result.stderr
+
+
+# --------------------------------------------------------------------------------------------------
+# The pre-commit hooks, run by pre-commit itself
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+    )
+
+
+def test_pre_commit_try_repo_runs_both_hooks(tmp_path):
+    """Both hooks of ``.pre-commit-hooks.yaml`` through ``pre-commit try-repo`` on a new git
+    repository holding a Helion source and its generated Triton translation: both pass, and
+    after the source is edited the check fails (exit 1, the translation named stale).
+
+    ``tiletrans-check`` is ``language: python``: pre-commit builds its own virtual environment
+    and pip-installs this repository into it (from the package index pip is configured with).
+    ``tiletrans-validate`` is ``language: system``: it runs the ``tiletrans`` of the
+    environment pre-commit runs in, the one with the user's torch and DSLs (validation imports
+    and runs the kernels).
+    """
+    pre_commit = shutil.which("pre-commit")
+    if pre_commit is None:
+        pytest.skip("pre-commit is not installed (pip install pre-commit)")
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("needs git and a git checkout of tiletrans")
+    repo = tmp_path / "project"
+    repo.mkdir()
+    (repo / "relu.py").write_text(RELU)
+    # From the repository's root, so that the header names the source relative to it.
+    made = _subprocess("helion2triton", "relu.py", "-o", "relu_triton.py", cwd=repo)
+    assert made.returncode == 0, made.stderr
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "kernels")
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),  # the system hook imports this checkout, like the other tests
+        "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
+        "TILETRANS_NO_CACHE": "1",
+    }
+
+    def try_repo(*hook: str) -> subprocess.CompletedProcess[str]:
+        # A checkout with uncommitted changes is tried as a temporary commit: each call then
+        # builds tiletrans-check's environment again (about a minute on a loaded machine), so
+        # both hooks run in one call (no hook id: every hook of the manifest).
+        return subprocess.run(
+            [pre_commit, "try-repo", str(ROOT), *hook, "--all-files", "--color", "never"],
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+
+    ok = try_repo()
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    for name in ("tiletrans check", "tiletrans validate"):
+        assert re.search(rf"{name} \(.*\)\.+Passed", ok.stdout), ok.stdout
+    (repo / "relu.py").write_text(RELU.replace('"""', '"""Edited. ', 1))
+    stale = try_repo("tiletrans-check")
+    assert stale.returncode == 1, stale.stdout + stale.stderr
+    assert re.search(r"tiletrans check \(.*\)\.+Failed", stale.stdout), stale.stdout
+    assert "relu.py changed" in stale.stdout, stale.stdout
+
+
+def test_migrate_validates_as_ray_tasks(in_tmp):
+    """``--executor ray``: the pair is validated by a Ray task in another process (a local Ray
+    of one CPU here; a cluster's address in use), and the report says where."""
+    ray = pytest.importorskip("ray")
+    lib = in_tmp / "lib"
+    lib.mkdir()
+    (lib / "relu.py").write_text(RELU)
+    (lib / "util.py").write_text("def helper(x):\n    return x\n")
+    ray.init(
+        num_cpus=1,
+        include_dashboard=False,
+        log_to_driver=False,
+        object_store_memory=80 * 2**20,
+        # The task imports this checkout's tiletrans, as the nodes of a cluster import theirs.
+        runtime_env={"env_vars": {"PYTHONPATH": str(ROOT)}},
+    )
+    try:
+        report = in_tmp / "report.md"
+        result = run(
+            "migrate", lib, "--to", "triton", "-o", in_tmp / "out", "-j", "1",
+            "--validate", "cpu", "--executor", "ray", "--report", report,
+        )  # fmt: skip
+    finally:
+        ray.shutdown()
+    assert result.exit_code == 0, result.output
+    assert "as Ray tasks (cpu)" in result.stderr
+    row = next(line for line in report.read_text().splitlines() if "`relu.py`" in line)
+    assert "| translated + verified | equivalent (Ray: " in row, row
+    pid = int(re.search(r"pid (\d+)\)", row).group(1))
+    assert pid != os.getpid()
+    assert "@triton.jit" in (in_tmp / "out" / "relu.py").read_text()
+
+
+def test_executor_ray_needs_validation(in_tmp):
+    lib = _library(in_tmp)
+    result = run("migrate", lib, "--to", "triton", "--executor", "ray")
+    assert result.exit_code == 3 and "--validate" in result.stderr

@@ -857,7 +857,28 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="run each translated pair and compare (imports and runs both)",
     )
-    m.add_argument("--report", metavar="FILE.md", help="write a Markdown report")
+    m.add_argument(
+        "--executor",
+        choices=("local", "ray"),
+        default="local",
+        help="where --validate runs: worker processes here, or one Ray task per file "
+        "(num_gpus=1 on cuda; needs tiletrans[ray] here and tiletrans[validate] on the nodes)",
+    )
+    m.add_argument(
+        "--ray-address",
+        default=None,
+        help="the Ray cluster for --executor ray (default: $RAY_ADDRESS, else a local Ray)",
+    )
+    m.add_argument(
+        "--bench",
+        action="store_true",
+        help="with --validate cuda: also time each equivalent pair (speed ratios in --report)",
+    )
+    m.add_argument(
+        "--report",
+        metavar="FILE.md",
+        help="write a Markdown report, with PNG plots beside it (needs tiletrans[report])",
+    )
     m.add_argument("--diff", action="store_true", help="print diffs instead of writing")
     m.add_argument(
         "--check", action="store_true", help="write nothing; exit 1 if an output would change"

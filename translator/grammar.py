@@ -62,9 +62,17 @@ def resource_dir(kind: str) -> Path:
     return _REPO_ROOT / kind
 
 
+@cache
 def template_environment(dsl: str):
-    """The jinja2 environment of ``templates/<dsl>/`` (strict: a missing variable is an error)."""
+    """The jinja2 environment of ``templates/<dsl>/`` (strict: a missing variable is an error).
+
+    One per process: a new environment per kernel compiled its template again for every file
+    (a fifth of a translation). jinja2 still reloads a template whose file changed, and compiled
+    templates are cached on disk by checksum (:mod:`translator.cache`) for the next process.
+    """
     import jinja2
+
+    from translator.cache import template_bytecode_cache
 
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(resource_dir("templates") / dsl)),
@@ -72,6 +80,7 @@ def template_environment(dsl: str):
         trim_blocks=True,
         lstrip_blocks=True,
         undefined=jinja2.StrictUndefined,
+        bytecode_cache=template_bytecode_cache(),
     )
 
 
@@ -273,9 +282,17 @@ def validate_grammar(data: Mapping[str, Any], path: str | Path) -> None:
 
 
 def load_grammar_file(path: str | Path) -> dict[str, Any]:
-    """The grammar in ``path``, validated against :data:`GRAMMAR_SCHEMA`."""
+    """The grammar in ``path``, validated against :data:`GRAMMAR_SCHEMA`.
+
+    The TOML parse is cached on disk under the hash of the file's bytes
+    (:mod:`translator.cache`); the validation runs every time, so that a schema changed in the
+    code is checked against a cached grammar too.
+    """
+    from translator.cache import cached_by_content
+
     with open(path, "rb") as f:
-        data = tomllib.load(f)
+        raw = f.read()
+    data = cached_by_content("grammar", raw, lambda: tomllib.loads(raw.decode("utf-8")))
     validate_grammar(data, path)
     return data
 

@@ -15,7 +15,7 @@ import shutil
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from translator.cli import (
     EXIT_DIFFERENT,
@@ -27,6 +27,7 @@ from translator.cli import (
     Reporter,
     UsageError,
     internal,
+    safe_text,
     same_file,
     translate_one,
     unified_diff,
@@ -51,6 +52,8 @@ class Job:
     src: str | None
     dst: str
     validate: str | None = None
+    #: Also time both sides once they are equivalent (``--bench``, CUDA only).
+    bench: bool = False
 
 
 @dataclass
@@ -63,21 +66,25 @@ class Result:
     column: str = "error"
     verified: bool | None = None
     validation: str | None = None
+    #: Source time / translation time (median over the entries), when benchmarked.
+    speed: float | None = None
     extra: list[Diagnostic] = field(default_factory=list)
 
 
-def detect_kernel(path: str, dst: str, src: str | None) -> str | None:
+def detect_kernel(path: str, dst: str, src: str | None, text: str | None = None) -> str | None:
     """The DSL to translate ``path`` from (``None``: no kernel tiletrans reads, or already
-    ``dst``; copied as it is)."""
+    ``dst``; copied as it is; ``"?"``: unreadable or ambiguous, the translation says why).
+    ``text``: the file's text when it was read already."""
     from translator.api import read_source
     from translator.dialects import dialects, source_dialects
 
     if src is not None:
         return src
-    try:
-        text = read_source(path)
-    except Exception:
-        return "?"  # unreadable: let the translation say why
+    if text is None:
+        try:
+            text = read_source(path)
+        except Exception:
+            return "?"  # unreadable: let the translation say why
     scores = {n: dialects()[n].detect(text) for n in source_dialects()}
     best = max(scores.values(), default=0)
     found = [n for n, s in scores.items() if s == best and s > 0]
@@ -89,12 +96,31 @@ def detect_kernel(path: str, dst: str, src: str | None) -> str | None:
 
 
 def work(job: Job) -> Result:
-    """Translate (and validate) one file; runs in a worker process; never raises."""
+    """Detect, translate (and validate) one file; runs in a worker process; never raises.
+
+    Detection runs here, not in the parent, so that reading and scanning a large tree is spread
+    over the workers too; a file with no kernel to translate comes back ``skipped``.
+    """
     try:
+        src, text = job.src, None
+        if src is None:
+            from translator.api import read_source
+
+            try:
+                text = read_source(job.file)
+            except Exception:
+                text = None  # the translation reads it again and says why
+            src = detect_kernel(job.file, job.dst, None, text) if text is not None else "?"
+            if src is None:
+                return Result(job, Outcome(job.file, "skipped"), "", "skipped")
         outcome = translate_one(
-            job.file, job.src, job.dst, output=job.target if job.target else None
+            job.file,
+            None if src == "?" else src,
+            job.dst,
+            output=job.target if job.target else None,
+            text=text,
         )
-        pair = f"{outcome.src or job.src or '?'} → {job.dst}"
+        pair = f"{outcome.src or (src if src != '?' else None) or '?'} → {job.dst}"
         result = Result(job, outcome, pair, "translated" if outcome.text else outcome.status)
         if outcome.text is not None and job.validate:
             _validate(result)
@@ -127,7 +153,9 @@ def _validate(result: Result) -> None:
             result.verified = False
             result.validation = f"validation failed: {type(err).__name__}"
             return
-    result.verified = report.passed
+        result.verified = report.passed
+        if report.passed and job.bench:
+            _bench(result, path)
     if report.passed:
         result.column = "translated + verified"
         result.validation = "equivalent"
@@ -146,6 +174,107 @@ def _validate(result: Result) -> None:
                 "run tiletrans validate on the pair for the details",
             )
         )
+
+
+def _bench(result: Result, translated: str) -> None:
+    """Time both sides of an equivalent pair (``translated``: the translation's file)."""
+    import statistics
+
+    from validation.bench import bench_pair
+
+    job = result.job
+    try:
+        rows = bench_pair(job.file, translated, src_dsl=result.outcome.src, device=job.validate)
+    except Exception as err:
+        result.extra.append(
+            Diagnostic(job.file, 1, 1, "bench", f"not benchmarked: {err}", None, "warning")
+        )
+        return
+    speeds = [r.speedup for r in rows if r.speedup > 0]
+    if speeds:
+        result.speed = statistics.median(speeds)
+
+
+def remote_validate(
+    name: str, source: str, translated: str, src: str, dst: str, device: str, bench: bool
+) -> dict[str, Any]:
+    """Validate one pair where it runs (a Ray task on any node of a cluster): both texts are
+    written to a temporary folder there, so no file system is shared with the caller. Returns
+    the fields of :class:`Result` that validation sets, and where it ran."""
+    import platform
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="tiletrans-remote-") as tmp:
+        path = os.path.join(tmp, os.path.basename(name))
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(source)
+        job = Job(path, os.path.basename(name), None, src, dst, device, bench)
+        result = Result(job, Outcome(path, "translated", translated, src), "", "translated")
+        _validate(result)
+    extra = [(d.code, d.message.replace(path, name), d.hint, d.severity) for d in result.extra]
+    return {
+        "column": result.column,
+        "verified": result.verified,
+        "validation": result.validation,
+        "speed": result.speed,
+        "extra": extra,
+        "where": f"{platform.node()} pid {os.getpid()}",
+    }
+
+
+def validate_on_ray(
+    results: list[Result], device: str, bench: bool, address: str | None, rep: Reporter
+) -> None:
+    """Validate every translated result on a Ray cluster: one task per file, each asking for a
+    GPU on ``cuda`` (``num_gpus=1``: Ray runs as many at once as the cluster has GPUs). Connects
+    to ``address`` (``auto``, ``ray://host:10001``; default ``$RAY_ADDRESS``, else a local Ray
+    started for this run), or uses the Ray this process already initialised."""
+    try:
+        import ray
+    except ImportError:
+        raise UsageError("--executor ray needs Ray: pip install 'tiletrans[ray]'") from None
+    pending = [r for r in results if r.outcome.text is not None]
+    if not pending:
+        return
+    started = False
+    if not ray.is_initialized():
+        kwargs: dict[str, Any] = {"log_to_driver": False}
+        if address is None and not os.environ.get("RAY_ADDRESS"):
+            kwargs["include_dashboard"] = False  # a local instance for this run only
+        ray.init(address=address, **kwargs)
+        started = True
+    try:
+        task = ray.remote(remote_validate).options(
+            num_cpus=1, num_gpus=1 if device == "cuda" else 0, max_retries=0
+        )
+        refs = {}
+        for r in pending:
+            with open(r.job.file, encoding="utf-8", errors="replace") as f:
+                source = f.read()
+            ref = task.remote(
+                r.job.file, source, r.outcome.text, r.outcome.src or "", r.job.dst, device, bench
+            )
+            refs[ref] = r
+        rep.note(f"validating {len(refs)} pair(s) as Ray tasks ({device})")
+        for ref, r in refs.items():
+            try:
+                got = ray.get(ref)
+            except Exception as err:  # the task died (a node lost, an import error there)
+                r.verified = False
+                r.validation = f"validation failed on Ray: {type(err).__name__}"
+                r.extra.append(
+                    Diagnostic(r.job.file, 1, 1, "ray", r.validation, safe_text(err, 300), "error")
+                )
+                continue
+            r.column, r.verified, r.speed = got["column"], got["verified"], got["speed"]
+            r.validation = f"{got['validation']} (Ray: {got['where']})"
+            r.extra += [
+                Diagnostic(r.job.file, 1, 1, code, message, hint, severity)
+                for code, message, hint, severity in got["extra"]
+            ]
+    finally:
+        if started:
+            ray.shutdown()
 
 
 def _jobs(args: argparse.Namespace) -> tuple[list[Job], list[tuple[str, str]]]:
@@ -179,14 +308,9 @@ def _jobs(args: argparse.Namespace) -> tuple[list[Job], list[tuple[str, str]]]:
                 target = file
             else:
                 target = None
-            src = detect_kernel(file, args.dst, args.src)
-            if src is None:
-                if target is not None and target != file:
-                    copies.append((file, target))
-                continue
-            jobs.append(
-                Job(file, rel, target, None if src == "?" else src, args.dst, args.validate)
-            )
+            # With Ray, workers here only translate; validation goes to the cluster.
+            here = args.validate if getattr(args, "executor", "local") == "local" else None
+            jobs.append(Job(file, rel, target, args.src, args.dst, here, args.bench))
     if args.output is not None:
         # Non-Python files of the folders (data, docs) come along too.
         for path in args.paths:
@@ -203,9 +327,49 @@ def _jobs(args: argparse.Namespace) -> tuple[list[Job], list[tuple[str, str]]]:
     return jobs, copies
 
 
+def _warm(jobs: list[Job]) -> None:
+    """Import, in this process, what the workers will need (libcst, the frontends that may read
+    the files, the target's backend), so that forked workers start with it instead of each
+    importing it again (about half a second of CPU per worker)."""
+    from translator.dialects import dialects, get_dialect, source_dialects
+    from translator.dialects.base import load
+
+    try:
+        import translator.api  # noqa: F401
+        from translator.provenance import restamp  # noqa: F401
+
+        srcs = {j.src for j in jobs if j.src is not None} or set(source_dialects())
+        for name in srcs & set(dialects()):
+            load(get_dialect(name).frontend)
+        for name in {j.dst for j in jobs}:
+            load(get_dialect(name).backend)
+    except Exception:  # a broken dialect: the worker that needs it reports it
+        pass
+
+
+def _pool(workers: int) -> Any:
+    """A process pool; on Linux its workers are forked from this (warmed) process."""
+    import multiprocessing
+    import sys
+    from concurrent.futures import ProcessPoolExecutor
+
+    # fork is safe here: no thread runs yet (the progress bar starts after the pool). Elsewhere
+    # (macOS, Windows) the platform's default start method; workers import what they need.
+    context = multiprocessing.get_context("fork") if sys.platform == "linux" else None
+    return ProcessPoolExecutor(max_workers=workers, mp_context=context)
+
+
 def run_jobs(jobs: list[Job], workers: int, progress: bool) -> list[Result]:
     """Every job's result, in the jobs' order (``workers`` processes; 1: in this process)."""
     results: list[Result | None] = [None] * len(jobs)
+    parallel = workers > 1 and len(jobs) > 1
+    pool = None
+    futures: dict[Any, int] = {}
+    if parallel:
+        _warm(jobs)
+        pool = _pool(workers)
+        # Every job submitted (which forks the workers) before the progress bar's thread starts.
+        futures = {pool.submit(work, job): i for i, job in enumerate(jobs)}
     bar = None
     if progress and jobs:
         from rich.console import Console
@@ -224,29 +388,29 @@ def run_jobs(jobs: list[Job], workers: int, progress: bool) -> list[Result]:
         bar.start()
         task = bar.add_task("translating", total=len(jobs))
     try:
-        if workers <= 1 or len(jobs) <= 1:
+        if pool is None:
             for i, job in enumerate(jobs):
                 results[i] = work(job)
                 if bar is not None and task is not None:
                     bar.advance(task)
         else:
-            from concurrent.futures import ProcessPoolExecutor, as_completed
+            from concurrent.futures import as_completed
 
-            with ProcessPoolExecutor(max_workers=workers) as pool:
-                futures = {pool.submit(work, job): i for i, job in enumerate(jobs)}
-                for future in as_completed(futures):
-                    i = futures[future]
-                    try:
-                        results[i] = future.result()
-                    except BaseException as err:  # a worker that died (a signal)
-                        if isinstance(err, KeyboardInterrupt):
-                            raise
-                        job = jobs[i]
-                        outcome = Outcome(job.file, "error", diagnostic=internal(err, job.file))
-                        results[i] = Result(job, outcome, f"? → {job.dst}", "error")
-                    if bar is not None and task is not None:
-                        bar.advance(task)
+            for future in as_completed(futures):
+                i = futures[future]
+                try:
+                    results[i] = future.result()
+                except BaseException as err:  # a worker that died (a signal)
+                    if isinstance(err, KeyboardInterrupt):
+                        raise
+                    job = jobs[i]
+                    outcome = Outcome(job.file, "error", diagnostic=internal(err, job.file))
+                    results[i] = Result(job, outcome, f"? → {job.dst}", "error")
+                if bar is not None and task is not None:
+                    bar.advance(task)
     finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
         if bar is not None:
             bar.stop()
     return [r for r in results if r is not None]
@@ -279,32 +443,57 @@ def print_summary(table: dict[str, Counter[str]], seconds: float, files: int) ->
     Console(stderr=True).print(t)
 
 
-def write_report(path: str, results: list[Result], table: dict[str, Counter[str]]) -> None:
-    """The Markdown report: the summary, then one row per file."""
+def write_report(
+    path: str, results: list[Result], table: dict[str, Counter[str]], rep: Reporter | None = None
+) -> None:
+    """The Markdown report: the summary and its plots (PNG files beside the report, when
+    matplotlib is installed), then one row per file."""
     lines = ["# tiletrans migrate report", "", "| DSL pair | " + " | ".join(COLUMNS) + " |"]
     lines.append("|---" * (len(COLUMNS) + 1) + "|")
     for pair, counts in sorted(table.items()):
         if not pair.startswith("no kernel"):
             lines.append(f"| {pair} | " + " | ".join(str(counts.get(c, 0)) for c in COLUMNS) + " |")
+    ratios = [r.speed for r in results if r.speed is not None]
+    from translator.report_plots import PlotsUnavailable, write_plots
+
+    try:
+        for title, png in write_plots(path, table, COLUMNS, ratios):
+            lines += ["", f"![{title}]({png})"]
+    except (PlotsUnavailable, OSError) as err:
+        lines += ["", f"(No plots: {safe_text(err)}.)"]
+        if rep is not None:
+            rep.note(f"note: --report without plots: {safe_text(err)}")
     lines += [
         "",
-        "| file | DSL pair | outcome | validation | diagnostic | ms |",
-        "|---|---|---|---|---|---|",
+        "| file | DSL pair | outcome | validation | speed ratio | diagnostic | ms |",
+        "|---|---|---|---|---|---|---|",
     ]
     for r in results:
         diag = r.outcome.diagnostic
         said = f"{diag.file}:{diag.line}:{diag.col}: {diag.message}" if diag else ""
         said = said.replace("|", "\\|").replace("\n", " ")
+        speed = f"{r.speed:.3f}" if r.speed is not None else ""
         lines.append(
-            f"| `{r.job.rel}` | {r.pair} | {r.column} | {r.validation or ''} | {said} | "
+            f"| `{r.job.rel}` | {r.pair} | {r.column} | {r.validation or ''} | {speed} | {said} | "
             f"{r.outcome.seconds * 1000:.0f} |"
         )
-    lines += [
-        "",
-        "Speed ratios: not measured (migrate validates on the CPU only; benchmark pairs with "
-        "`tiletrans validate --device cuda --bench`).",
-        "",
-    ]
+    if ratios:
+        import statistics
+
+        lines += [
+            "",
+            f"Speed ratios (source time / translation time, median over each file's entries; "
+            f"above 1 the translation is faster): median {statistics.median(ratios):.3f} over "
+            f"{len(ratios)} files, min {min(ratios):.3f}, max {max(ratios):.3f}.",
+            "",
+        ]
+    else:
+        lines += [
+            "",
+            "Speed ratios: not measured (pass `--validate cuda --bench` on a machine with a "
+            "CUDA GPU).",
+            "",
+        ]
     write_atomic(path, "\n".join(lines))
 
 
@@ -317,12 +506,31 @@ def migrate(args: argparse.Namespace, rep: Reporter) -> int:
     _check_dialects(args)
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("-j must be at least 1")
+    if args.bench and args.validate != "cuda":
+        raise UsageError("--bench times translations on a GPU: pass --validate cuda with it")
+    if args.executor == "ray" and not args.validate:
+        raise UsageError("--executor ray runs validation tasks: pass --validate cpu|cuda with it")
     start = time.perf_counter()
     jobs, copies = _jobs(args)
     workers = args.jobs or os.cpu_count() or 1
-    if args.validate == "cuda":
+    if args.validate == "cuda" and args.executor == "local":
         workers = min(workers, _gpus() or 1)
     results = run_jobs(jobs, workers, progress=not args.quiet)
+    if args.executor == "ray" and args.validate:
+        validate_on_ray(
+            [r for r in results if r.column != "skipped"],
+            args.validate,
+            args.bench,
+            args.ray_address,
+            rep,
+        )
+    # Files with no kernel to translate: copied as they are with -o (with the other files).
+    copies += [
+        (r.job.file, r.job.target)
+        for r in results
+        if r.column == "skipped" and r.job.target is not None and r.job.target != r.job.file
+    ]
+    results = [r for r in results if r.column != "skipped"]
     codes: list[int] = []
     writing = (args.output is not None or args.write) and not (args.diff or args.check)
     for r in results:
@@ -332,7 +540,8 @@ def migrate(args: argparse.Namespace, rep: Reporter) -> int:
             codes.append(EXIT_INTERNAL if out.status == "error" else EXIT_REFUSED)
         for d in r.extra:
             rep.report(d)
-            codes.append(EXIT_DIFFERENT)
+            if d.severity == "error":  # a difference; a pair left unbenchmarked is a warning
+                codes.append(EXIT_DIFFERENT)
         if out.text is None:
             continue
         target = r.job.target
@@ -369,13 +578,13 @@ def migrate(args: argparse.Namespace, rep: Reporter) -> int:
     table = summary(results, copied)
     seconds = time.perf_counter() - start
     if not args.quiet:
-        print_summary(table, seconds, len(jobs) + len(copies))
+        print_summary(table, seconds, len(results) + len(copies))
     if not (args.output is not None or args.write or args.diff or args.check):
         rep.note(
             "nothing written: pass -o DIR (a translated copy of the tree) or --write (in place)"
         )
     if args.report:
-        write_report(args.report, results, table)
+        write_report(args.report, results, table, rep)
         rep.note(f"wrote {args.report}")
     return worst(codes) if codes else EXIT_OK
 

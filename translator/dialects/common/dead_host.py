@@ -39,6 +39,8 @@ from functools import cache
 import libcst as cst
 from libcst.metadata import BaseAssignment, MetadataWrapper, Scope, ScopeProvider
 
+from translator.dialects.cst_utils import Wrapper, walk
+
 #: Builtins and ``math`` functions without side effects (qualified names).
 PYTHON_PURE_CALLS = frozenset(
     {
@@ -95,28 +97,35 @@ def remove_dead_host(
     tree: cst.Module,
     *,
     source: str | None = None,
+    source_wrapper: MetadataWrapper | None = None,
     skip: Collection[str] = (),
     pure_calls: Collection[str] | None = None,
+    fresh: bool = False,
 ) -> cst.Module:
     """``tree`` without its dead, pure host statements (see the module docstring).
 
     ``source`` is the module the translation came from (what is dead there already is kept);
     ``skip`` names the module-level definitions not to touch (the translated kernels);
     ``pure_calls`` the qualified names of side-effect-free functions (by default Python's and
-    every grammar's ``pure_host_calls``).
+    every grammar's ``pure_host_calls``). ``source_wrapper``, when given, is ``source`` already
+    parsed (its scopes perhaps resolved already: spares a second parse and analysis). ``fresh``
+    says that ``tree`` was just parsed from text, so no node object appears twice in it and the
+    metadata wrapper need not copy it first (the copy cost a tenth of a translation).
     """
     calls = frozenset(pure_calls if pure_calls is not None else grammar_pure_calls())
     calls |= PYTHON_PURE_CALLS
-    wrapper = MetadataWrapper(tree)
+    wrapper = Wrapper(tree, unsafe_skip_copy=fresh)
     found = _Analysis(wrapper, skip, calls, frozenset()).run()
     if not found.keys:
         return tree
     if source is not None:
         # What the source leaves unread is the author's: found again with that kept.
-        try:
-            original = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
-        except cst.ParserSyntaxError:
-            original = None
+        original = source_wrapper
+        if original is None:
+            try:
+                original = Wrapper(cst.parse_module(source), unsafe_skip_copy=True)
+            except cst.ParserSyntaxError:
+                original = None
         if original is not None:
             kept = frozenset(_Analysis(original, skip, calls, frozenset(), rounds=1).run().keys)
             if kept & found.keys:
@@ -146,54 +155,31 @@ class _Found:
     nodes: dict[int, cst.CSTNode] = field(default_factory=dict)
 
 
-class _Reads(cst.CSTVisitor):
-    """Names an expression or statement reads (over-approximated: any ``Name`` that is not an
-    attribute, keyword, parameter or definition name), outside the nodes in ``gone``."""
-
-    def __init__(self, gone: Collection[int] = ()) -> None:
-        self.names: set[str] = set()
-        self.gone = gone
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if id(node) in self.gone:
-            return False
-        return super().on_visit(node)
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.names.add(node.value)
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
-        return False
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
-        return False
-
-    def visit_Param(self, node: cst.Param) -> bool:
-        for part in (node.annotation, node.default):
-            if part is not None:
-                part.visit(self)
-        return False
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        for part in (*node.decorators, node.params, node.returns, node.body):
-            if part is not None:
-                part.visit(self)
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        for part in (*node.decorators, *node.bases, *node.keywords, node.body):
-            part.visit(self)
-        return False
-
-
 def _reads(*nodes: cst.CSTNode | None, gone: Collection[int] = ()) -> set[str]:
-    v = _Reads(gone)
+    """Names ``nodes`` read (over-approximated: any ``Name`` that is not an attribute, keyword,
+    parameter or definition name), outside the nodes in ``gone``."""
+    names: set[str] = set()
+
+    def enter(node: cst.CSTNode) -> bool | Sequence[cst.CSTNode | None]:
+        if id(node) in gone:
+            return False
+        if isinstance(node, cst.Name):
+            names.add(node.value)
+            return True
+        if isinstance(node, (cst.Attribute, cst.Arg)):
+            return (node.value,)
+        if isinstance(node, cst.Param):
+            return (node.annotation, node.default)
+        if isinstance(node, cst.FunctionDef):
+            return (*node.decorators, node.params, node.returns, node.body)
+        if isinstance(node, cst.ClassDef):
+            return (*node.decorators, *node.bases, *node.keywords, node.body)
+        return True
+
     for node in nodes:
         if node is not None:
-            node.visit(v)
-    return v.names
+            walk(node, enter)
+    return names
 
 
 def _simple_names(target: cst.BaseExpression) -> list[str] | None:
@@ -217,12 +203,11 @@ def _descendants(node: cst.CSTNode) -> set[int]:
     """The ids of ``node`` and every node under it."""
     out: set[int] = set()
 
-    class V(cst.CSTVisitor):
-        def on_visit(self, n: cst.CSTNode) -> bool:
-            out.add(id(n))
-            return True
+    def enter(n: cst.CSTNode) -> bool:
+        out.add(id(n))
+        return True
 
-    node.visit(V())
+    walk(node, enter)
     return out
 
 
@@ -716,14 +701,13 @@ class _Analysis:
 def _declared_global_or_nonlocal(module: cst.Module) -> set[str]:
     out: set[str] = set()
 
-    class V(cst.CSTVisitor):
-        def visit_Global(self, node: cst.Global) -> None:
+    def enter(node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.Global, cst.Nonlocal)):
             out.update(n.name.value for n in node.names)
+        # Declarations are statements: no expression holds one (a lambda holds no statement).
+        return not isinstance(node, cst.BaseExpression)
 
-        def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-            out.update(n.name.value for n in node.names)
-
-    module.visit(V())
+    walk(module, enter)
     return out
 
 

@@ -32,7 +32,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from translator import __version__
 from translator.diagnostics import TranslationError
 from translator.dialects.common.dead_host import remove_dead_host
-from translator.dialects.cst_utils import import_bindings, is_provenance
+from translator.dialects.cst_utils import import_bindings, is_provenance, parsed, walk
 from translator.dialects.formatting import wrap_lines
 from translator.ir import nodes as ir
 from translator.provenance import header as provenance_header
@@ -80,7 +80,7 @@ def assemble(module: ir.Module, rendering: Rendering) -> str:
     plan = module.host
     if plan is None:
         raise TranslationError("the IR module carries no host code to translate", None)
-    wrapper = MetadataWrapper(cst.parse_module(plan.source), unsafe_skip_copy=True)
+    wrapper = parsed(plan.source)
     positions = wrapper.resolve(PositionProvider)
     editor = _Editor(module, plan, rendering, positions)
     tree = wrapper.module.visit(editor)
@@ -96,7 +96,13 @@ def assemble(module: ir.Module, rendering: Rendering) -> str:
     # Re-read from text: the edited tree can hold one rendered node in several places (a launch's
     # argument tuple), and the dead-host analysis tells statements and reads apart by identity.
     tree = cst.parse_module(tree.code)
-    tree = remove_dead_host(tree, source=plan.source, skip=_kernel_names(rendering))
+    tree = remove_dead_host(
+        tree,
+        source=plan.source,
+        source_wrapper=wrapper,
+        skip=_kernel_names(rendering),
+        fresh=True,
+    )
     tree = _fix_imports(tree, plan.packages, rendering.imports, rendering.drop_imports)
     tree = _with_header(tree, module, rendering.command)
     return tree.code
@@ -455,31 +461,19 @@ def _keep_parens(old: cst.CSTNode, new: cst.BaseExpression) -> cst.BaseExpressio
 # Cleanup: unused statements and imports, the header
 
 
-class _Names(cst.CSTVisitor):
+def _names_read(tree: cst.CSTNode, skip: cst.CSTNode | None = None) -> set[str]:
     """Names read anywhere outside import statements (and outside ``skip``)."""
+    names: set[str] = set()
 
-    def __init__(self, skip: cst.CSTNode | None = None) -> None:
-        self.names: set[str] = set()
-        self.skip = skip
-
-    def visit_Import(self, node: cst.Import) -> bool:
-        return False
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
-        return False
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if node is self.skip:
+    def enter(node: cst.CSTNode) -> bool:
+        if node is skip or isinstance(node, (cst.Import, cst.ImportFrom)):
             return False
         if isinstance(node, cst.Name):
-            self.names.add(node.value)
-        return super().on_visit(node)
+            names.add(node.value)
+        return True
 
-
-def _names_read(tree: cst.CSTNode, skip: cst.CSTNode | None = None) -> set[str]:
-    v = _Names(skip)
-    tree.visit(v)
-    return v.names
+    walk(tree, enter)
+    return names
 
 
 def _drop_unused(tree: cst.Module, if_unused: list[tuple[tuple, tuple[str, ...]]]) -> cst.Module:
