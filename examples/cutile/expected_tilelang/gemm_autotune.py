@@ -76,6 +76,14 @@ def gemm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     assert k == k2, "inner dimensions must match"
     c = torch.empty((m, n), device=a.device, dtype=a.dtype)
     gemm_kernel(
-        a.shape, a.stride(), a.dtype, b.shape, b.stride(), b.dtype, c.shape, c.stride(), c.dtype
+        a.shape,
+        a.stride(),
+        str(a.dtype).removeprefix("torch."),
+        b.shape,
+        b.stride(),
+        str(b.dtype).removeprefix("torch."),
+        c.shape,
+        c.stride(),
+        str(c.dtype).removeprefix("torch."),
     )(a, b, c)
     return c

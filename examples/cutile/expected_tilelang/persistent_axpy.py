@@ -24,6 +24,7 @@ def persistent_axpy_kernel(
     out_dtype,
     TILE=1024,
     threads=128,
+    num_sms=132,
 ):
     """Tiles ``bid, bid + num_blocks, ...`` of ``alpha * x + y``; the last one is ragged."""
 
@@ -34,15 +35,16 @@ def persistent_axpy_kernel(
         out: T.StridedTensor(out_shape, out_strides, out_dtype),
         alpha: T.float32,
     ):
-        with T.Kernel(T.ceildiv(x_shape[0], TILE), threads=threads) as (bx,):
+        with T.Kernel(num_sms, threads=threads) as block_id:
             xt = T.alloc_fragment((TILE,), x_dtype)
             yt = T.alloc_fragment((TILE,), y_dtype)
             out_tile = T.alloc_fragment((TILE,), out_dtype)
-            T.copy(x[bx * TILE], xt)
-            T.copy(y[bx * TILE], yt)
-            for i in T.Parallel(TILE):
-                out_tile[i] = T.cast(alpha * xt[i] + yt[i], out_dtype)
-            T.copy(out_tile, out[bx * TILE])
+            for bx in T.Persistent([T.ceildiv(x_shape[0], TILE)], num_sms, block_id):
+                T.copy(x[bx * TILE], xt)
+                T.copy(y[bx * TILE], yt)
+                for i in T.Parallel(TILE):
+                    out_tile[i] = T.cast(alpha * xt[i] + yt[i], out_dtype)
+                T.copy(out_tile, out[bx * TILE])
 
     return main
 

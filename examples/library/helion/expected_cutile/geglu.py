@@ -79,6 +79,9 @@ def geglu_fwd(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     m, n = a.size()
     out = torch.empty_like(a)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    # Written for 2-d `b`: `b[tile_m, tile_n]` has 2 indices.
+    if b.dim() != 2:
+        raise ValueError(f"`b` must be 2-d, not {b.dim()}-d")
     key = (a.shape, b.shape, out.shape, a.dtype, b.dtype, out.dtype, m, n)
     if key not in _geglu_fwd_kernel_best:
         _geglu_fwd_kernel_best[key] = ct.tune.exhaustive_search(
@@ -172,6 +175,9 @@ def geglu_bwd(
     grad_a = torch.empty_like(a)
     grad_b = torch.empty_like(b)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    # Written for 2-d `grad_out`, `b`: `grad_out[tile_m, tile_n]` has 2 indices; `b[tile_m, tile_n]` has 2 indices.
+    if grad_out.dim() != 2 or b.dim() != 2:
+        raise ValueError("grad_out, b must be 2-d")
     key = (
         grad_out.shape,
         a.shape,

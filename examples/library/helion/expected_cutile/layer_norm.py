@@ -76,6 +76,9 @@ def layer_norm_fwd(
     mean = torch.empty([m], dtype=acc_dtype, device=x.device)
     rstd = torch.empty([m], dtype=acc_dtype, device=x.device)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    # Written for 1-d `weight`, `bias`: `weight[:]` has 1 index; `bias[:]` has 1 index.
+    if weight.dim() != 1 or bias.dim() != 1:
+        raise ValueError("weight, bias must be 1-d")
     key = (
         x.shape,
         weight.shape,

@@ -73,6 +73,9 @@ def layer_norm_fwd(
     mean = torch.empty([m], dtype=torch.float32, device=x.device)
     rstd = torch.empty([m], dtype=torch.float32, device=x.device)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    # Written for 1-d `weight`, `bias`: `weight[:]` has 1 index; `bias[:]` has 1 index.
+    if weight.dim() != 1 or bias.dim() != 1:
+        raise ValueError("weight, bias must be 1-d")
     key = (
         x.shape,
         weight.shape,
@@ -218,6 +221,12 @@ def layer_norm_bwd(
     dw_rows = torch.empty([m, n], dtype=torch.float32, device=x.device)
     db_rows = torch.empty([m, n], dtype=torch.float32, device=x.device)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    # Written for 2-d `grad_out`: `grad_out[tile_m, :]` has 2 indices.
+    if grad_out.dim() != 2:
+        raise ValueError(f"`grad_out` must be 2-d, not {grad_out.dim()}-d")
+    # Written for 1-d `mean`, `rstd`, `weight`: `mean[tile_m]` has 1 index; `rstd[tile_m]` has 1 index; `weight[:]` has 1 index.
+    if mean.dim() != 1 or rstd.dim() != 1 or weight.dim() != 1:
+        raise ValueError("mean, rstd, weight must be 1-d")
     key = (
         grad_out.shape,
         x.shape,

@@ -146,6 +146,9 @@ def _matmul_bias_relu(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor) -> t
     out_dtype = torch.promote_types(x.dtype, w.dtype)
     out = torch.empty([m, n], dtype=out_dtype, device=x.device)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    # Written for 1-d `bias`: `bias[tile_n]` has 1 index.
+    if bias.dim() != 1:
+        raise ValueError(f"`bias` must be 1-d, not {bias.dim()}-d")
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(m, 16), ct.cdiv(n, 16), 1),
@@ -274,6 +277,9 @@ def _matmul_residual(
     out_dtype = torch.promote_types(x.dtype, w.dtype)
     out = torch.empty([m, n], dtype=out_dtype, device=x.device)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    # Written for 2-d `residual`: `residual[tile_m, tile_n]` has 2 indices.
+    if residual.dim() != 2:
+        raise ValueError(f"`residual` must be 2-d, not {residual.dim()}-d")
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(m, 16), ct.cdiv(n, 16), 1),

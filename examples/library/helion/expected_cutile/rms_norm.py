@@ -67,6 +67,9 @@ def rms_norm_fwd(
     out = torch.empty_like(x)
     rstd = torch.empty([m], dtype=torch.float32, device=x.device)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    # Written for 1-d `weight`: `weight[:]` has 1 index.
+    if weight.dim() != 1:
+        raise ValueError(f"`weight` must be 1-d, not {weight.dim()}-d")
     ct.launch(
         torch.cuda.current_stream(),
         (m, 1, 1),
@@ -164,6 +167,12 @@ def rms_norm_bwd(
     grad_x = torch.empty_like(x)
     grad_w_partial = torch.empty([m, n], dtype=torch.float32, device=x.device)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    # Written for 2-d `grad_out`: `grad_out[tile_m, :]` has 2 indices.
+    if grad_out.dim() != 2:
+        raise ValueError(f"`grad_out` must be 2-d, not {grad_out.dim()}-d")
+    # Written for 1-d `rstd`, `weight`: `rstd[tile_m]` has 1 index; `weight[:]` has 1 index.
+    if rstd.dim() != 1 or weight.dim() != 1:
+        raise ValueError("rstd, weight must be 1-d")
     key = (
         grad_out.shape,
         x.shape,

@@ -163,6 +163,9 @@ def _matmul_bias_relu(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor) -> t
     assert k == k2, f"size mismatch {k} != {k2}"
     out_dtype = torch.promote_types(x.dtype, w.dtype)
     out = torch.empty([m, n], dtype=out_dtype, device=x.device)
+    # Written for 1-d `bias`: `bias[tile_n]` has 1 index.
+    if bias.dim() != 1:
+        raise ValueError(f"`bias` must be 1-d, not {bias.dim()}-d")
 
     def grid(meta):
         return (triton.cdiv(m, meta["BLOCK_SIZE_M"]) * triton.cdiv(n, meta["BLOCK_SIZE_N"]),)
@@ -343,6 +346,9 @@ def _matmul_residual(
     assert k == k2, f"size mismatch {k} != {k2}"
     out_dtype = torch.promote_types(x.dtype, w.dtype)
     out = torch.empty([m, n], dtype=out_dtype, device=x.device)
+    # Written for 2-d `residual`: `residual[tile_m, tile_n]` has 2 indices.
+    if residual.dim() != 2:
+        raise ValueError(f"`residual` must be 2-d, not {residual.dim()}-d")
 
     def grid(meta):
         return (triton.cdiv(m, meta["BLOCK_SIZE_M"]) * triton.cdiv(n, meta["BLOCK_SIZE_N"]),)
