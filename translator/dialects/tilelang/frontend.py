@@ -40,7 +40,7 @@ T.empty(...)`` outputs it returns) is read into the same factory record (:func:`
 annotated parameters and then the outputs are the kernel's tensors, each ``T.const`` name the
 size of the first input dim it annotates, the other parameters tunables and scalars with the
 function's defaults. The function is its own host function, so the kernel is named
-``<function>_kernel`` and the function is carried as its host code (:func:`_eager_host`).
+``<function>_kernel`` and the function is carried as its host code (:func:`eager_host`).
 
 Hardware-only forms (mbarriers, tcgen05, raw wgmma, layout annotations) are refused with a
 located diagnostic, like everything else the lifter does not read.
@@ -49,12 +49,8 @@ located diagnostic, like everything else the lifter does not read.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import hashlib
-import math
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
 
 import libcst as cst
 
@@ -65,139 +61,44 @@ from translator.dialects.cst_utils import (
     call_args,
     import_aliases,
     parse_source,
-    resolve,
     source_of,
     statement_comments,
 )
+from translator.dialects.tilelang.host import eager_host, host_calls, host_plan
+from translator.dialects.tilelang.lift_calls import STATEMENTS, TileCalls
+from translator.dialects.tilelang.lift_expressions import CST_OPS, Expressions
+from translator.dialects.tilelang.model import (
+    BINOPS,
+    Buffer,
+    Eager,
+    Factory,
+    ModuleFacts,
+    decorator_of,
+    dtype_name,
+    grammar,
+    ir_scalar_type,
+    strided_start,
+)
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
-from translator.ir.padding import fold_pad
 from translator.ir.shapes import TypeEnv, dims_of, dtype_of, infer, kernel_env
 from translator.ir.verifier import verify
-
-_BINOPS: dict[type, str] = {
-    cst.Add: "+",
-    cst.Subtract: "-",
-    cst.Multiply: "*",
-    cst.Divide: "/",
-    cst.FloorDivide: "//",
-    cst.Modulo: "%",
-    cst.Power: "**",
-    cst.BitAnd: "&",
-    cst.BitOr: "|",
-    cst.BitXor: "^",
-}
-_COMPARISONS: dict[type, str] = {
-    cst.LessThan: "<",
-    cst.LessThanEqual: "<=",
-    cst.GreaterThan: ">",
-    cst.GreaterThanEqual: ">=",
-    cst.Equal: "==",
-    cst.NotEqual: "!=",
-}
-_REDUCE_COMBINE = {"sum": "+", "max": "maximum", "min": "minimum"}
-
-
-def _grammar() -> dict:
-    return load_grammar("tilelang")["frontend"]
-
-
-def _dtype_name(text: str, g: dict) -> str | None:
-    """The IR dtype a TileLang dtype string or dotted name spells (``"float"`` -> float32)."""
-    return g["dtypes"].get(text)
-
-
-@dataclass
-class _Factory:
-    """One ``@tilelang.jit`` factory: its parameters, prim_func and what they are used for."""
-
-    fn: cst.FunctionDef
-    prim: cst.FunctionDef
-    params: list[str]
-    defaults: dict[str, cst.BaseExpression]
-    out_idx: list[int]
-    configs: list[dict[str, int]]
-    autotuned: bool
-    #: prim_func tensors: name -> (shape entries, dtype expression)
-    tensors: dict[str, tuple[list[cst.BaseExpression], cst.BaseExpression]] = field(
-        default_factory=dict
-    )
-    tensor_order: list[str] = field(default_factory=list)
-    #: factory parameter -> (tensor, dim) of the first shape entry it names
-    sizes: dict[str, tuple[str, int]] = field(default_factory=dict)
-    #: factory parameter -> tensor whose dtype it names
-    dtypes: dict[str, str] = field(default_factory=dict)
-    #: factory-body assignments before the prim_func (``n_pad = ...``)
-    locals: dict[str, cst.BaseExpression] = field(default_factory=dict)
-    #: the ``with T.Kernel(...)`` block (the prim_func's body, or the eager function's)
-    kernel_with: cst.With | None = None
-    #: the IR kernel's name (an eager function's own name is its host function's)
-    kernel_name: str = ""
-    #: eager style: the function is the host function too (:class:`_Eager`)
-    eager: _Eager | None = None
-
-
-@dataclass
-class _Eager:
-    """The host side of an eager-style kernel (``T.const`` sizes, annotated tensors,
-    ``T.empty`` outputs): the statements that declare them, which the translation rewrites in
-    plain torch, and the ``with T.Kernel`` block, which becomes the launch."""
-
-    consts: list[tuple[cst.SimpleStatementLine, list[str]]] = field(default_factory=list)
-    annotations: list[cst.SimpleStatementLine] = field(default_factory=list)
-    #: ``C = T.empty(...)`` statements and the output each binds
-    outputs: list[tuple[cst.SimpleStatementLine, str]] = field(default_factory=list)
-    inputs: list[str] = field(default_factory=list)
-
-
-@dataclass
-class _Module:
-    """What the lifters share about one file."""
-
-    path: str
-    locate: Locator
-    aliases: dict[str, str]
-    module_ints: dict[str, int] = field(default_factory=dict)
-    #: per factory: the arguments of its first launch (parameter -> expression)
-    launch_args: dict[str, dict[str, cst.BaseExpression]] = field(default_factory=dict)
-
-    def name_of(self, node: cst.BaseExpression) -> str | None:
-        return resolve(node, self.aliases)
-
-    def error(self, node: cst.CSTNode, what: str, hint: str | None = None) -> TranslationError:
-        return TranslationError(what, self.locate(node), hint)
-
-
-@dataclass
-class _Buffer:
-    """A TileLang buffer: its dims and element type."""
-
-    name: str
-    dims: tuple[ir.Dim, ...]
-    dtype: ir.DTypeExpr
-    node: cst.CSTNode
-    #: per dim: whether the buffer spans a power of two past the dim's extent
-    #: (``tilelang.math.next_power_of_2(N)`` lanes of a whole dim)
-    padded: tuple[bool, ...] = ()
-    #: what its lanes past a padded extent hold (``None``: not one known number)
-    pad: float | None = None
-
 
 # --------------------------------------------------------------------------------------------------
 # The kernel lifter
 
 
-class KernelLifter:
+class KernelLifter(TileCalls, Expressions):
     """Lifts one factory's prim_func into an :class:`ir.Kernel`."""
 
-    def __init__(self, fac: _Factory, mod: _Module) -> None:
+    def __init__(self, fac: Factory, mod: ModuleFacts) -> None:
         self.fac = fac
         self.mod = mod
-        self.g = _grammar()
+        self.g = grammar()
         self.lang = {v: k for k, v in self.g["language"].items()}
         self.tiles: dict[str, ir.TileVar] = {}
         self.block_tiles: dict[str, list[str]] = {}
-        self.buffers: dict[str, _Buffer] = {}
+        self.buffers: dict[str, Buffer] = {}
         self.scalars: list[ir.Param] = []
         self.tunables: dict[str, ir.Tunable] = {}
         self.env = TypeEnv()
@@ -328,11 +229,11 @@ class KernelLifter:
 
     def literal_dtype(self, node: cst.BaseExpression) -> ir.DTypeExpr | None:
         if isinstance(node, cst.SimpleString):
-            name = _dtype_name(str(node.evaluated_value), self.g)
+            name = dtype_name(str(node.evaluated_value), self.g)
             return ir.DType(name) if name else None
         name = self.mod.name_of(node)
-        if name and _dtype_name(name, self.g):
-            return ir.DType(_dtype_name(name, self.g))  # type: ignore[arg-type]
+        if name and dtype_name(name, self.g):
+            return ir.DType(dtype_name(name, self.g))  # type: ignore[arg-type]
         return None
 
     def dtype(self, node: cst.BaseExpression) -> ir.DTypeExpr:
@@ -517,9 +418,9 @@ class KernelLifter:
             return ir.Const(int(node.value))
         if isinstance(node, cst.Float):
             return ir.Const(float(node.value))
-        if isinstance(node, cst.BinaryOperation) and type(node.operator) in _BINOPS:
+        if isinstance(node, cst.BinaryOperation) and type(node.operator) in BINOPS:
             return ir.BinOp(
-                _BINOPS[type(node.operator)], self.host_expr(node.left), self.host_expr(node.right)
+                BINOPS[type(node.operator)], self.host_expr(node.left), self.host_expr(node.right)
             )
         if isinstance(node, cst.Call) and self.role(node.func) == "ceildiv":
             pos, _ = call_args(node)
@@ -593,7 +494,7 @@ class KernelLifter:
 
         class Starts(cst.CSTVisitor):
             def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
-                found = _strided_start(node, name)
+                found = strided_start(node, name)
                 if found is not None:
                     starts.append(found)
 
@@ -677,9 +578,9 @@ class KernelLifter:
             else (self.is_padded(shape),)
         )
         padded = tuple(p or self.is_loop_block(d) for p, d in zip(padded, dims))
-        self.buffers[name] = _Buffer(name, dims, self.dtype(dt), call, padded)
+        self.buffers[name] = Buffer(name, dims, self.dtype(dt), call, padded)
 
-    def buffer(self, node: cst.BaseExpression) -> _Buffer:
+    def buffer(self, node: cst.BaseExpression) -> Buffer:
         if isinstance(node, cst.Name) and node.value in self.buffers:
             return self.buffers[node.value]
         raise self.error(node, f"`{source_of(node)}` is no buffer allocated in this kernel")
@@ -706,7 +607,7 @@ class KernelLifter:
         return d
 
     def assign(
-        self, buf: _Buffer, value: ir.Expr, node: cst.CSTNode, pad: float | None = None
+        self, buf: Buffer, value: ir.Expr, node: cst.CSTNode, pad: float | None = None
     ) -> ir.Stmt:
         buf.pad = pad
         value = self.convert(value, buf.dtype)
@@ -780,7 +681,7 @@ class KernelLifter:
         )
 
     def st_augassign(self, s: cst.AugAssign) -> list[ir.Stmt]:
-        op = _BINOPS.get(type(s.operator).__mro__[0])
+        op = BINOPS.get(type(s.operator).__mro__[0])
         ops = {
             cst.AddAssign: "+",
             cst.SubtractAssign: "-",
@@ -790,7 +691,7 @@ class KernelLifter:
         op = ops.get(type(s.operator))
         if op is None or not isinstance(s.target, cst.Subscript):
             raise self.error(s, f"`{source_of(s).strip()}` is not read")
-        combined = cst.BinaryOperation(left=s.target, operator=_CST_OPS[op](), right=s.value)
+        combined = cst.BinaryOperation(left=s.target, operator=CST_OPS[op](), right=s.value)
         stmt = self.element_store(s.target, combined, s)
         return [stmt] if stmt is not None else []
 
@@ -839,259 +740,10 @@ class KernelLifter:
     def st_call(self, call: cst.Call) -> list[ir.Stmt]:
         self.check_unsupported(call)
         role = self.role(call.func)
-        handler = _STATEMENTS.get(role or "")
+        handler = STATEMENTS.get(role or "")
         if handler is None:
             raise self.error(call, f"the call `{source_of(call.func)}` is not read in kernels")
         return handler(self, call)
-
-    def s_copy(self, call: cst.Call) -> list[ir.Stmt]:
-        pos, kw = call_args(call)
-        if len(pos) != 2:
-            raise self.error(call, "T.copy(src, dst) is read")
-        src, dst = pos
-        if isinstance(src, cst.Subscript) and self.is_tensor(src.value):
-            buf = self.buffer(dst)
-            items = self.region(src, buf)
-            load = ir.Load(src.value.value, items, 0.0, loc=self.mod.locate(call))  # type: ignore[union-attr]
-            return [self.assign(buf, load, call, 0.0)]
-        if isinstance(dst, cst.Subscript) and self.is_tensor(dst.value):
-            buf = self.buffer(src)
-            tensor = dst.value.value  # type: ignore[union-attr]
-            items = self.region(dst, buf)
-            value: ir.Expr = ir.Name(buf.name)
-            region = tuple(i for i in items if not isinstance(i, ir.NewAxis))
-            if len(region) != len(items):
-                value = ir.Reshape(
-                    value, tuple(d for d in buf.dims if not isinstance(d, ir.UnitDim))
-                )
-            value = self.convert(value, ir.DTypeOf(tensor))
-            return [ir.Store(tensor, region, value, loc=self.mod.locate(call))]
-        if isinstance(src, cst.Name) and isinstance(dst, cst.Name):
-            a, b = self.buffer(src), self.buffer(dst)
-            if a.dims != b.dims:
-                raise self.error(call, "T.copy between buffers of different shapes")
-            return [self.assign(b, ir.Name(a.name), call, a.pad)]
-        raise self.error(
-            call,
-            "T.copy between a tensor region `A[i0, i1]` and a buffer, or two buffers, is read",
-        )
-
-    def is_tensor(self, node: cst.BaseExpression) -> bool:
-        return isinstance(node, cst.Name) and node.value in self.fac.tensors
-
-    def region(self, sub: cst.Subscript, buf: _Buffer) -> tuple[ir.IndexItem, ...]:
-        """The index of a tensor region copied to or from ``buf``: aligned with the buffer from
-        the right, leading indices scalars."""
-        if any(isinstance(el.slice, cst.Slice) for el in sub.slice):
-            return self.sliced_region(sub, buf)
-        starts = []
-        for el in sub.slice:
-            if not isinstance(el.slice, cst.Index):
-                raise self.error(el, "a region is written by its start indices (`A[i, j]`)")
-            starts.append(el.slice.value)
-        lead = len(starts) - len(buf.dims)
-        if lead < 0:
-            raise self.error(sub, f"`{buf.name}` has more dims than `{source_of(sub.value)}`")
-        items: list[ir.IndexItem] = []
-        for start in starts[:lead]:
-            items.append(ir.ScalarIndex(self.scalar_expr(start)))
-        for start, d in zip(starts[lead:], buf.dims):
-            items.append(self.region_item(start, d))
-        return tuple(items)
-
-    def sliced_region(self, sub: cst.Subscript, buf: _Buffer) -> tuple[ir.IndexItem, ...]:
-        """A region written with slices (``Q[bz, bx * BM:(bx + 1) * BM, by, :]``): each slice
-        is one of the buffer's dims in order, each index a scalar."""
-        items: list[ir.IndexItem] = []
-        dims = list(buf.dims)
-        for el in sub.slice:
-            s = el.slice
-            if isinstance(s, cst.Index):
-                items.append(ir.ScalarIndex(self.scalar_expr(s.value)))
-                continue
-            assert isinstance(s, cst.Slice)
-            if not dims:
-                raise self.error(el, f"the region has more sliced dims than `{buf.name}`")
-            d = dims.pop(0)
-            if s.step is not None:
-                raise self.error(el, "strided regions are not read")
-            if s.lower is None and s.upper is None:
-                if not isinstance(d, ir.FullDim):
-                    raise self.error(el, f"`:` spans a whole dim, `{buf.name}`'s dim is a tile")
-                items.append(ir.FullIndex(d.extent))
-                continue
-            lower = s.lower if s.lower is not None else cst.Integer("0")
-            item = self.region_item(lower, d)
-            if s.upper is not None and isinstance(d, ir.BlockDim):
-                tile = self.tiles[d.tile]
-                want = f"({tile.name} + 1) * {_block_text(tile)}"
-                if source_of(s.upper).replace(" ", "") != want.replace(" ", ""):
-                    raise self.error(
-                        s.upper, f"the slice must end at `{want}` (one block of `{tile.name}`)"
-                    )
-            items.append(item)
-        if dims:
-            raise self.error(sub, f"the region has fewer sliced dims than `{buf.name}`")
-        return tuple(items)
-
-    def region_item(self, start: cst.BaseExpression, d: ir.Dim) -> ir.IndexItem:
-        if isinstance(d, ir.BlockDim):
-            tile = self.tiles[d.tile]
-            if self.is_tile_start(start, tile):
-                return ir.TileIndex(tile.name)
-            raise self.error(
-                start,
-                f"the region start `{source_of(start)}` is not `{tile.name} * {_block_text(tile)}`",
-                "start a tiled region at its tile index times the block size",
-            )
-        if isinstance(d, ir.FullDim):
-            if isinstance(start, cst.Integer) and start.value == "0":
-                return ir.FullIndex(d.extent)
-            raise self.error(start, "a whole-dim region starts at 0")
-        raise self.error(start, "unit dims of buffers copied from/to tensors are not read yet")
-
-    def is_tile_start(self, node: cst.BaseExpression, tile: ir.TileVar) -> bool:
-        if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply)):
-            return False
-        if tile.name in self.strided:
-            found = _strided_start(node, tile.name)
-            return (
-                found is not None
-                and (
-                    source_of(found[0]).strip(),
-                    source_of(found[1]).strip(),
-                )
-                == self.strided[tile.name]
-            )
-        block = _block_text(tile)
-        a, b = source_of(node.left).strip(), source_of(node.right).strip()
-        return {a, b} == {tile.name, block} or (a == b == tile.name == block)
-
-    def scalar_expr(self, node: cst.BaseExpression) -> ir.Expr:
-        saved, self.lanes = self.lanes, []
-        try:
-            return self.lane_expr(node)
-        finally:
-            self.lanes = saved
-
-    def s_clear(self, call: cst.Call) -> list[ir.Stmt]:
-        pos, _ = call_args(call)
-        buf = self.buffer(pos[0])
-        return [self.assign(buf, ir.Full(buf.dims, ir.Const(0.0), buf.dtype), call, 0.0)]
-
-    def s_fill(self, call: cst.Call) -> list[ir.Stmt]:
-        pos, kw = call_args(call)
-        buf = self.buffer(pos[0])
-        node = kw.get("value", pos[1] if len(pos) > 1 else None)
-        value = self.scalar_expr(node)
-        return [self.assign(buf, ir.Full(buf.dims, value, buf.dtype), call, self.pad_of(node))]
-
-    def s_gemm(self, call: cst.Call) -> list[ir.Stmt]:
-        pos, kw = call_args(call)
-        names = ("A", "B", "C", "transpose_A", "transpose_B", "policy", "clear_accum", "k_pack")
-        args = dict(zip(names, pos))
-        args.update(kw)
-        for key in args:
-            if key not in (*names, "wg_wait"):
-                raise self.error(call, f"T.gemm's `{key}=` is not read")
-        a, b, c = (self.buffer(args[k]) for k in ("A", "B", "C"))
-        lhs: ir.Expr = ir.Name(a.name)
-        rhs: ir.Expr = ir.Name(b.name)
-        if self.flag(args.get("transpose_A")):
-            lhs = ir.Permute(lhs, (1, 0))
-        if self.flag(args.get("transpose_B")):
-            rhs = ir.Permute(rhs, (1, 0))
-        acc = None if self.flag(args.get("clear_accum")) else ir.Name(c.name)
-        # An operand copied from global memory holds 0 past K, so those lanes add 0 times the
-        # other operand's: the dot leaves them out (masked) as long as that one is finite there
-        # (a pad computed from 0s: a dequantised weight, an exp).
-        zero = a.name in self.loaded or b.name in self.loaded or 0.0 in (a.pad, b.pad)
-        dot = ir.Dot(lhs, rhs, acc, c.dtype, masked=zero, loc=self.mod.locate(call))
-        return [self.assign(c, dot, call)]
-
-    def flag(self, node: cst.BaseExpression | None) -> bool:
-        if node is None:
-            return False
-        if isinstance(node, cst.Name) and node.value in ("True", "False"):
-            return node.value == "True"
-        raise self.error(node, "a literal True/False is needed here")
-
-    def s_reduce(self, call: cst.Call, op: str) -> list[ir.Stmt]:
-        pos, kw = call_args(call)
-        src, dst = self.buffer(pos[0]), self.buffer(pos[1])
-        dim_node = kw.get("dim", pos[2] if len(pos) > 2 else None)
-        axis = -1 if dim_node is None else int(self.scalar_const(dim_node))
-        axis = axis % len(src.dims)
-        clear = kw.get("clear", pos[3] if len(pos) > 3 else None)
-        # A whole-dim buffer has no lanes past its extent: masked or not is one meaning, and
-        # masked is what every target can write. Along a block, every lane takes part as it
-        # holds (a T.copy padded it with 0).
-        whole = isinstance(src.dims[axis], ir.FullDim)
-        identity = {"sum": 0.0, "max": -math.inf, "min": math.inf}[op]
-        if src.padded and src.padded[axis] and src.pad == identity:
-            whole = True  # the lanes past the extent hold the identity: masked or not is one
-        elif src.padded and src.padded[axis] and whole and src.pad != identity:
-            held = "values the frontend cannot name" if src.pad is None else f"{src.pad}"
-            raise self.error(
-                call,
-                f"`{src.name}`'s lanes past the row's end hold {held}, not the identity "
-                f"{identity} of the {op} this reduces them with",
-                f"write them as T.if_then_else(j < N, value, {identity}) before reducing",
-            )
-        value: ir.Expr = ir.Reduce(
-            op, ir.Name(src.name), axis, masked=whole, loc=self.mod.locate(call)
-        )
-        if len(dst.dims) == len(src.dims):
-            value = ir.ExpandDims(value, axis)
-        if clear is not None and not self.flag(clear):
-            combine = _REDUCE_COMBINE[op]
-            old = ir.Name(dst.name)
-            value = self.convert(value, dst.dtype)
-            value = (
-                ir.BinOp(combine, old, value) if combine == "+" else ir.Call(combine, (old, value))
-            )
-        return [self.assign(dst, value, call)]
-
-    def s_reduce_sum(self, call: cst.Call) -> list[ir.Stmt]:
-        return self.s_reduce(call, "sum")
-
-    def s_reduce_max(self, call: cst.Call) -> list[ir.Stmt]:
-        return self.s_reduce(call, "max")
-
-    def s_reduce_min(self, call: cst.Call) -> list[ir.Stmt]:
-        return self.s_reduce(call, "min")
-
-    def s_cumsum(self, call: cst.Call) -> list[ir.Stmt]:
-        pos, kw = call_args(call)
-        src = self.buffer(pos[0])
-        dst_node = kw.get("dst", pos[1] if len(pos) > 1 else None)
-        dst = self.buffer(dst_node) if dst_node is not None else src
-        dim_node = kw.get("dim", pos[2] if len(pos) > 2 else None)
-        axis = 0 if dim_node is None else int(self.scalar_const(dim_node))
-        if kw.get("reverse") is not None and self.flag(kw["reverse"]):
-            raise self.error(call, "reverse scans are not read", "scan forward")
-        scan = ir.Scan("sum", ir.Name(src.name), axis % len(src.dims), loc=self.mod.locate(call))
-        return [self.assign(dst, scan, call)]
-
-    def s_atomic_add(self, call: cst.Call) -> list[ir.Stmt]:
-        pos, kw = call_args(call)
-        dst, value = pos[0], kw.get("value", pos[1] if len(pos) > 1 else None)
-        if not (isinstance(dst, cst.Subscript) and self.is_tensor(dst.value)) or value is None:
-            raise self.error(call, "T.atomic_add(C[region], value) into a global tensor is read")
-        tensor = dst.value.value  # type: ignore[union-attr]
-        if isinstance(value, cst.Name) and value.value in self.buffers and not self.lanes:
-            buf = self.buffers[value.value]
-            items = self.region(dst, buf)
-            v = self.convert(ir.Name(buf.name), ir.DTypeOf(tensor))
-            return [ir.AtomicRMW("add", tensor, items, v, loc=self.mod.locate(call))]
-        items, order = self.global_items(dst)
-        if order != list(range(len(order))):
-            raise self.error(dst, "an atomic's lanes must follow the loop's order")
-        v = self.convert(self.lane_expr(value), ir.DTypeOf(tensor))
-        return [ir.AtomicRMW("add", tensor, items, v, loc=self.mod.locate(call))]
-
-    def s_hint(self, call: cst.Call) -> list[ir.Stmt]:
-        return []  # T.use_swizzle, T.annotate_*... that do not change results
 
     def st_for(self, s: cst.For) -> list[ir.Stmt]:
         it = s.iter
@@ -1162,346 +814,6 @@ class KernelLifter:
 
     # ------------------------------------------------------------------ lane expressions
 
-    def scalar_const(self, node: cst.BaseExpression) -> float:
-        e = self.scalar_expr(node)
-        if isinstance(e, ir.Const) and isinstance(e.value, (int, float)):
-            return e.value
-        if isinstance(e, ir.UnaryOp) and e.op == "-" and isinstance(e.operand, ir.Const):
-            return -e.operand.value  # type: ignore[operator]
-        raise self.error(node, "a literal number is needed here")
-
-    def lane_expr(self, node: cst.BaseExpression) -> ir.Expr:
-        handler = _EXPRS.get(type(node))
-        if handler is None:
-            raise self.error(node, f"`{source_of(node)}` is not read in TileLang kernels")
-        return handler(self, node)
-
-    def place(self, value: ir.Expr, axes: list[int | None]) -> ir.Expr:
-        """``value`` (one dim per entry of ``axes``: the lane axis it runs along, ``None`` for a
-        unit dim) laid out over the current loop's lanes."""
-        kept = [a for a in axes if a is not None]
-        if len(kept) != len(set(kept)):
-            raise TranslationError("a lane variable indexes two dims", None)
-        if len(kept) != len(axes):
-            dims = dims_of(infer(value, self.env))
-            value = ir.Reshape(value, tuple(d for d, a in zip(dims, axes) if a is not None))
-        if kept != sorted(kept):
-            perm = tuple(sorted(range(len(kept)), key=lambda i: kept[i]))
-            value = ir.Permute(value, perm)
-            kept = sorted(kept)
-        if not kept and self.lanes:
-            return value  # one lane: a scalar-like tile broadcasts
-        for axis in range(len(self.lanes)):
-            if axis not in kept:
-                value = ir.ExpandDims(value, axis)
-        return value
-
-    def ex_subscript(self, node: cst.Subscript) -> ir.Expr:
-        base = node.value
-        if isinstance(base, cst.Name) and base.value in self.fac.tensors:
-            items, order = self.global_items(node)
-            load = ir.Load(base.value, items, 0.0, loc=self.mod.locate(node))
-            return self.place(load, order)  # type: ignore[arg-type]
-        buf = self.buffer(base)
-        idx = [el.slice.value for el in node.slice if isinstance(el.slice, cst.Index)]
-        if len(idx) != len(buf.dims):
-            raise self.error(node, f"`{buf.name}` has {len(buf.dims)} dims")
-        lanes = [name for name, _ in self.lanes]
-        axes: list[int | None] = []
-        for i, d in zip(idx, buf.dims):
-            if isinstance(i, cst.Name) and i.value in lanes:
-                axis = lanes.index(i.value)
-                if self.lanes[axis][1] != d:
-                    raise self.error(i, f"`{i.value}` runs over another dim than `{buf.name}`'s")
-                axes.append(axis)
-            elif isinstance(i, cst.Integer) and i.value == "0" and isinstance(d, ir.UnitDim):
-                axes.append(None)
-            else:
-                raise self.error(
-                    i,
-                    f"`{source_of(node)}`: buffers are read at the loop's lane variables",
-                    "index buffers with the T.Parallel variables (or 0 on a unit dim)",
-                )
-        return self.place(ir.Name(buf.name), axes)
-
-    def global_items(self, node: cst.Subscript) -> tuple[tuple[ir.IndexItem, ...], list[int]]:
-        """The index of an element access ``A[by * BM + i, j]`` of a global tensor in a
-        ``T.Parallel`` loop, and the lane axis each indexed dim runs along."""
-        lanes = [name for name, _ in self.lanes]
-        items: list[ir.IndexItem] = []
-        order: list[int] = []
-        for el in node.slice:
-            if not isinstance(el.slice, cst.Index):
-                raise self.error(el, "element accesses index each dim once")
-            e = el.slice.value
-            lane = self.lane_of(e, lanes)
-            if lane is None:
-                items.append(ir.ScalarIndex(self.scalar_expr(e)))
-                continue
-            axis, offset = lane
-            d = self.lanes[axis][1]
-            if (
-                isinstance(d, ir.BlockDim)
-                and offset is not None
-                and self.is_tile_start(offset, self.tiles[d.tile])
-            ):
-                items.append(ir.TileIndex(d.tile))
-            elif isinstance(d, ir.FullDim) and offset is None:
-                items.append(ir.FullIndex(d.extent))
-            else:
-                raise self.error(
-                    e,
-                    f"`{source_of(e)}` is not a tile's lanes",
-                    "index tiled dims as `bx * block + i` and whole dims as `j`",
-                )
-            order.append(axis)
-        return tuple(items), order
-
-    def lane_of(
-        self, e: cst.BaseExpression, lanes: list[str]
-    ) -> tuple[int, cst.BaseExpression | None] | None:
-        if isinstance(e, cst.Name) and e.value in lanes:
-            return lanes.index(e.value), None
-        if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, cst.Add):
-            for lane, other in ((e.right, e.left), (e.left, e.right)):
-                if isinstance(lane, cst.Name) and lane.value in lanes:
-                    return lanes.index(lane.value), other
-        return None
-
-    def ex_name(self, node: cst.Name) -> ir.Expr:
-        name = node.value
-        lanes = [n for n, _ in self.lanes]
-        if name in lanes:
-            axis = lanes.index(name)
-            return self.place(ir.Arange(self.lanes[axis][1]), [axis])
-        if name in ("True", "False"):
-            return ir.Const(name == "True")
-        if name in self.tiles:
-            tile = self.tiles[name]
-            return ir.Name(name) if tile.scalar else ir.TileAttr(name, "id")
-        if name in self.block_tiles:
-            return ir.TileAttr(self.block_tiles[name][0], "block_size")
-        if name in self.buffers:
-            raise self.error(node, f"buffer `{name}` is read without its lanes")
-        if name in self.fac.tensors:
-            raise self.error(node, f"tensor `{name}` is used as a value", "T.copy a region of it")
-        return self.host_expr(node)
-
-    def ex_int(self, node: cst.Integer) -> ir.Expr:
-        return ir.Const(int(node.evaluated_value))
-
-    def ex_float(self, node: cst.Float) -> ir.Expr:
-        return ir.Const(float(node.evaluated_value))
-
-    def ex_binop(self, node: cst.BinaryOperation) -> ir.Expr:
-        lanes = [n for n, _ in self.lanes]
-        lane = self.lane_of(node, lanes) if isinstance(node.operator, cst.Add) else None
-        if lane is not None and lane[1] is not None:
-            axis, offset = lane
-            d = self.lanes[axis][1]
-            if isinstance(d, ir.BlockDim) and self.is_tile_start(offset, self.tiles[d.tile]):
-                # `k * block_N + j`: the tensor indices of tile k's lanes
-                return self.place(ir.TileAttr(d.tile, "index"), [axis])
-        op = _BINOPS.get(type(node.operator))
-        if op is None:
-            raise self.error(node, f"operator in `{source_of(node)}` is not read")
-        return ir.BinOp(
-            op, self.lane_expr(node.left), self.lane_expr(node.right), loc=self.mod.locate(node)
-        )
-
-    def ex_unary(self, node: cst.UnaryOperation) -> ir.Expr:
-        ops = {cst.Minus: "-", cst.BitInvert: "~", cst.Not: "not"}
-        op = ops.get(type(node.operator))
-        if op is None:
-            raise self.error(node, f"`{source_of(node)}` is not read")
-        operand = self.lane_expr(node.expression)
-        if op == "-" and isinstance(operand, ir.Const) and isinstance(operand.value, float):
-            return ir.Const(-operand.value)
-        return ir.UnaryOp(op, operand)
-
-    def ex_compare(self, node: cst.Comparison) -> ir.Expr:
-        if len(node.comparisons) != 1:
-            raise self.error(node, "chained comparisons are not read")
-        c = node.comparisons[0]
-        op = _COMPARISONS.get(type(c.operator))
-        if op is None:
-            raise self.error(node, f"`{source_of(node)}` is not read")
-        return ir.BinOp(op, self.lane_expr(node.left), self.lane_expr(c.comparator))
-
-    def ex_call(self, node: cst.Call) -> ir.Expr:
-        self.check_unsupported(node)
-        name = self.mod.name_of(node.func)
-        pos, kw = call_args(node)
-        role = self.role(node.func)
-        if role == "cast":
-            return ir.Cast(self.lane_expr(pos[0]), self.dtype(kw.get("dtype", pos[1])))
-        if role == "Cast":
-            return ir.Cast(self.lane_expr(pos[1]), self.dtype(pos[0]))
-        if role == "infinity":
-            return ir.Const(math.inf)
-        if role == "ceildiv":
-            return ir.Call("cdiv", (self.lane_expr(pos[0]), self.lane_expr(pos[1])))
-        if name in self.g["composites"]:
-            return self.composite(self.g["composites"][name], node, pos)
-        if self.g["pointwise"].get(name or "") == "where" and self.lane_bound(pos[0]):
-            # `j < N` over a padded row: true on every lane the IR has.
-            return self.lane_expr(pos[1])
-        if name in self.g["pointwise"]:
-            op = self.g["pointwise"][name]
-            return ir.Call(op, tuple(self.lane_expr(a) for a in pos), loc=self.mod.locate(node))
-        if source_of(node.func) in ("min", "max"):
-            op = "minimum" if source_of(node.func) == "min" else "maximum"
-            return ir.Call(op, tuple(self.lane_expr(a) for a in pos))
-        raise self.error(node, f"`{source_of(node.func)}` is not read in TileLang kernels")
-
-    def lane_bound(self, node: cst.BaseExpression) -> bool:
-        """Whether ``node`` is ``j < N``: a lane of a padded whole dim below its extent."""
-        if not (isinstance(node, cst.Comparison) and len(node.comparisons) == 1):
-            return False
-        c = node.comparisons[0]
-        if not isinstance(c.operator, cst.LessThan):
-            return False
-        lanes = [n for n, _ in self.lanes]
-        lane = self.lane_of(node.left, lanes)
-        if lane is None or lanes[lane[0]] not in self.padded_lanes:
-            return False
-        axis, offset = lane
-        dim = self.lanes[axis][1]
-        try:
-            bound = self.scalar_expr(c.comparator)
-        except TranslationError:
-            return False
-        if isinstance(dim, ir.FullDim):
-            return offset is None and bound == dim.extent
-        # `k * block_N + j < N`: the lanes of K-loop tile k inside its extent
-        tile = self.tiles[dim.tile]  # type: ignore[union-attr]
-        return offset is not None and self.is_tile_start(offset, tile) and bound == tile.extent
-
-    def pad_of(self, node: cst.BaseExpression | None) -> float | None:
-        """What ``node`` (an element expression) holds on the lanes past a padded row's end
-        (``None``: not one known number; data lanes are finite but unknown)."""
-        if node is None:
-            return None
-        if isinstance(node, (cst.Integer, cst.Float)):
-            return float(node.evaluated_value)
-        if isinstance(node, cst.Subscript):
-            base = node.value
-            names = {
-                el.slice.value.value
-                for el in node.slice
-                if isinstance(el.slice, cst.Index) and isinstance(el.slice.value, cst.Name)
-            }
-            if not names & self.padded_lanes:
-                return None
-            if isinstance(base, cst.Name) and base.value in self.buffers:
-                return self.buffers[base.value].pad
-            return 0.0  # a global element past the edge reads the safe value 0
-        if isinstance(node, cst.BinaryOperation):
-            op = _BINOPS.get(type(node.operator), "")
-            return _fold(op, [self.pad_of(node.left), self.pad_of(node.right)])
-        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-            inner = self.pad_of(node.expression)
-            return None if inner is None else -inner
-        if isinstance(node, cst.Comparison):
-            if self.lane_bound(node):
-                return 0.0
-            return None
-        if isinstance(node, cst.Call):
-            pos, kw = call_args(node)
-            role = self.role(node.func)
-            if role == "cast":
-                return self.pad_of(pos[0])
-            if role == "Cast":
-                return self.pad_of(pos[1])
-            if role == "infinity":
-                return math.inf
-            op = self.g["pointwise"].get(self.mod.name_of(node.func) or "")
-            if op == "where" and self.lane_bound(pos[0]):
-                return self.pad_of(pos[2])
-            if op is not None:
-                return _fold(op, [self.pad_of(a) for a in pos])
-        return None
-
-    def composite(self, what: str, node: cst.Call, pos: list) -> ir.Expr:
-        args = [self.lane_expr(a) for a in pos]
-        if what == "isnan":
-            return ir.BinOp("!=", args[0], args[0])
-        if what in ("or", "and"):
-            return ir.BinOp("|" if what == "or" else "&", args[0], args[1])
-        raise self.error(node, f"`{source_of(node.func)}` is not read")
-
-
-_CST_OPS: dict[str, type] = {
-    "+": cst.Add,
-    "-": cst.Subtract,
-    "*": cst.Multiply,
-    "/": cst.Divide,
-}
-
-
-def _fold(op: str, pads: list[float | None]) -> float | None:
-    """``fold_pad`` with data lanes finite; ``None`` where no operand is a known number."""
-    if all(p is None for p in pads):
-        return None
-    return fold_pad(op, pads, "finite")
-
-
-def ir_scalar_type(kind: str) -> object:
-    from translator.ir.shapes import ScalarType
-
-    dt = {"float": ir.F32, "int": ir.I32, "bool": ir.BOOL}[kind]
-    return ScalarType(dt, weak=True)
-
-
-def _strided_start(
-    node: cst.BinaryOperation, tile: str
-) -> tuple[cst.BaseExpression, cst.BaseExpression, cst.BaseExpression] | None:
-    """``(block, step, first)`` of a split-K tile start ``(tile * step + first) * block`` (the
-    factors and terms in either order)."""
-    if not isinstance(node.operator, cst.Multiply):
-        return None
-    for inner, block in ((node.left, node.right), (node.right, node.left)):
-        if not (isinstance(inner, cst.BinaryOperation) and isinstance(inner.operator, cst.Add)):
-            continue
-        for scaled, first in ((inner.left, inner.right), (inner.right, inner.left)):
-            if not (
-                isinstance(scaled, cst.BinaryOperation)
-                and isinstance(scaled.operator, cst.Multiply)
-            ):
-                continue
-            for var, step in ((scaled.left, scaled.right), (scaled.right, scaled.left)):
-                if isinstance(var, cst.Name) and var.value == tile:
-                    return block, step, first
-    return None
-
-
-def _block_text(tile: ir.TileVar) -> str:
-    return str(tile.block.value) if isinstance(tile.block, ir.Const) else tile.block
-
-
-_STATEMENTS: dict[str, Callable[[KernelLifter, cst.Call], list[ir.Stmt]]] = {
-    "copy": KernelLifter.s_copy,
-    "clear": KernelLifter.s_clear,
-    "fill": KernelLifter.s_fill,
-    "gemm": KernelLifter.s_gemm,
-    "reduce_sum": KernelLifter.s_reduce_sum,
-    "reduce_max": KernelLifter.s_reduce_max,
-    "reduce_min": KernelLifter.s_reduce_min,
-    "cumsum": KernelLifter.s_cumsum,
-    "atomic_add": KernelLifter.s_atomic_add,
-    "use_swizzle": KernelLifter.s_hint,
-}
-_EXPRS: dict[type, Callable[[KernelLifter, cst.BaseExpression], ir.Expr]] = {
-    cst.Name: KernelLifter.ex_name,
-    cst.Integer: KernelLifter.ex_int,
-    cst.Float: KernelLifter.ex_float,
-    cst.BinaryOperation: KernelLifter.ex_binop,
-    cst.UnaryOperation: KernelLifter.ex_unary,
-    cst.Comparison: KernelLifter.ex_compare,
-    cst.Subscript: KernelLifter.ex_subscript,
-    cst.Call: KernelLifter.ex_call,
-}
-
 
 def _is_docstring(s: cst.CSTNode) -> bool:
     return (
@@ -1524,17 +836,9 @@ def _with_comments(s: ir.Stmt, comments: tuple[str, ...]) -> ir.Stmt:
 # The module
 
 
-def _decorator(fn: cst.FunctionDef, mod: _Module, name: str) -> cst.Decorator | None:
-    for d in fn.decorators:
-        target = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
-        if mod.name_of(target) == name:
-            return d
-    return None
-
-
-def _factory(fn: cst.FunctionDef, mod: _Module, g: dict) -> _Factory:
+def _factory(fn: cst.FunctionDef, mod: ModuleFacts, g: dict) -> Factory:
     """Read a ``@tilelang.jit`` factory's signature, decorators and prim_func."""
-    jit = _decorator(fn, mod, g["kernel"]["decorator"])
+    jit = decorator_of(fn, mod, g["kernel"]["decorator"])
     assert jit is not None
     out_idx: list[int] = []
     if isinstance(jit.decorator, cst.Call):
@@ -1550,7 +854,7 @@ def _factory(fn: cst.FunctionDef, mod: _Module, g: dict) -> _Factory:
             elif key not in ("target", "execution_backend", "pass_configs", "verbose"):
                 raise mod.error(value, f"@tilelang.jit's `{key}=` is not read")
     configs: list[dict[str, int]] = []
-    tune = _decorator(fn, mod, g["kernel"]["autotune"])
+    tune = decorator_of(fn, mod, g["kernel"]["autotune"])
     if tune is not None:
         if not isinstance(tune.decorator, cst.Call):
             raise mod.error(tune, "@tilelang.autotune(configs=[...]) is read")
@@ -1563,7 +867,7 @@ def _factory(fn: cst.FunctionDef, mod: _Module, g: dict) -> _Factory:
     params = [p.name.value for p in fn.params.params]
     defaults = {p.name.value: p.default for p in fn.params.params if p.default is not None}
     if not any(
-        isinstance(s, cst.FunctionDef) and _decorator(s, mod, g["kernel"]["prim_func"])
+        isinstance(s, cst.FunctionDef) and decorator_of(s, mod, g["kernel"]["prim_func"])
         for s in fn.body.body
     ):
         if out_idx:
@@ -1572,7 +876,7 @@ def _factory(fn: cst.FunctionDef, mod: _Module, g: dict) -> _Factory:
                 "out_idx is for @tilelang.jit factories; an eager kernel returns its outputs",
                 "allocate outputs with T.empty((M, N), dtype) and return them",
             )
-        fac = _Factory(fn, fn, params, defaults, [], configs, tune is not None)
+        fac = Factory(fn, fn, params, defaults, [], configs, tune is not None)
         _eager(fac, mod, g)
         return fac
     prim = None
@@ -1580,7 +884,7 @@ def _factory(fn: cst.FunctionDef, mod: _Module, g: dict) -> _Factory:
     for stmt in fn.body.body:
         if _is_docstring(stmt):
             continue
-        if isinstance(stmt, cst.FunctionDef) and _decorator(stmt, mod, g["kernel"]["prim_func"]):
+        if isinstance(stmt, cst.FunctionDef) and decorator_of(stmt, mod, g["kernel"]["prim_func"]):
             prim = stmt
             continue
         small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) else None
@@ -1592,7 +896,7 @@ def _factory(fn: cst.FunctionDef, mod: _Module, g: dict) -> _Factory:
         raise mod.error(stmt, "a factory body holds its prim_func, assignments and a return")
     if prim is None:
         raise mod.error(fn, f"the factory `{fn.name.value}` defines no @T.prim_func")
-    fac = _Factory(fn, prim, params, defaults, out_idx, configs, tune is not None)
+    fac = Factory(fn, prim, params, defaults, out_idx, configs, tune is not None)
     fac.locals = local_values
     for p in prim.params.params:
         ann = p.annotation.annotation if p.annotation else None
@@ -1620,7 +924,7 @@ def _factory(fn: cst.FunctionDef, mod: _Module, g: dict) -> _Factory:
     return fac
 
 
-def _eager(fac: _Factory, mod: _Module, g: dict) -> None:
+def _eager(fac: Factory, mod: ModuleFacts, g: dict) -> None:
     """Read an eager-style kernel (TileLang 0.1.15's ``@tilelang.jit`` without a prim_func)::
 
         @tilelang.jit
@@ -1633,13 +937,13 @@ def _eager(fac: _Factory, mod: _Module, g: dict) -> None:
                 ...
             return C
 
-    into the same :class:`_Factory` a jit factory gives: the annotated parameters and the
+    into the same :class:`Factory` a jit factory gives: the annotated parameters and the
     ``T.empty`` outputs are its tensors (outputs last, as ``out_idx`` would list them), each
     ``T.const`` name the size of the first tensor dim it annotates, the other parameters its
     factory parameters (tunables and scalars, with the function's defaults). The function is its
-    own host function: :func:`_eager_host` rewrites it in plain torch."""
+    own host function: :func:`eager_host` rewrites it in plain torch."""
     fn = fac.fn
-    eager = _Eager()
+    eager = Eager()
     tensor_call = set(g["kernel"]["tensor"])
     consts: set[str] = set()
     declared: dict[str, tuple[cst.BaseExpression, cst.BaseExpression]] = {}
@@ -1757,7 +1061,7 @@ def _eager(fac: _Factory, mod: _Module, g: dict) -> None:
 
 
 def _tensor_annotation(
-    node: cst.BaseExpression, mod: _Module, tensor_call: set[str]
+    node: cst.BaseExpression, mod: ModuleFacts, tensor_call: set[str]
 ) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
     """``(shape, dtype)`` of ``T.Tensor((M, K), dtype)`` or ``T.Tensor[[M, K], dtype]``."""
     if isinstance(node, cst.Call) and mod.name_of(node.func) in tensor_call:
@@ -1774,7 +1078,7 @@ def _tensor_annotation(
     return shape, dtype
 
 
-def _const_names(call: cst.Call, target: cst.BaseExpression, mod: _Module) -> list[str]:
+def _const_names(call: cst.Call, target: cst.BaseExpression, mod: ModuleFacts) -> list[str]:
     """The names ``M, N = T.const("M N")`` binds (TileLang splits on commas or spaces)."""
     pos, _ = call_args(call)
     if not pos or not isinstance(pos[0], cst.SimpleString):
@@ -1798,7 +1102,7 @@ def _const_names(call: cst.Call, target: cst.BaseExpression, mod: _Module) -> li
     return names
 
 
-def _empty_args(call: cst.Call, mod: _Module) -> tuple[cst.BaseExpression, cst.BaseExpression]:
+def _empty_args(call: cst.Call, mod: ModuleFacts) -> tuple[cst.BaseExpression, cst.BaseExpression]:
     pos, kw = call_args(call)
     shape = pos[0] if pos else None
     dtype = kw.get("dtype", pos[1] if len(pos) > 1 else None)
@@ -1807,7 +1111,7 @@ def _empty_args(call: cst.Call, mod: _Module) -> tuple[cst.BaseExpression, cst.B
     return shape, dtype
 
 
-def _returned_names(ret: cst.Return, mod: _Module) -> list[str]:
+def _returned_names(ret: cst.Return, mod: ModuleFacts) -> list[str]:
     value = ret.value
     if value is None:
         return []
@@ -1817,7 +1121,7 @@ def _returned_names(ret: cst.Return, mod: _Module) -> list[str]:
     return [i.value for i in items]  # type: ignore[union-attr]
 
 
-def _uses_package(node: cst.CSTNode, mod: _Module) -> bool:
+def _uses_package(node: cst.CSTNode, mod: ModuleFacts) -> bool:
     """Whether ``node`` calls into TileLang (then it is device code, not a host local)."""
     found = False
 
@@ -1831,7 +1135,7 @@ def _uses_package(node: cst.CSTNode, mod: _Module) -> bool:
     return found
 
 
-def _configs(node: cst.BaseExpression | None, mod: _Module, where: cst.CSTNode) -> list[dict]:
+def _configs(node: cst.BaseExpression | None, mod: ModuleFacts, where: cst.CSTNode) -> list[dict]:
     if not isinstance(node, (cst.List, cst.Tuple)):
         raise mod.error(
             node or where,
@@ -1866,9 +1170,9 @@ def parse(source: str, path: str) -> ir.Module:
     """The IR of a TileLang module: its factories' kernels, and its host functions' launches."""
     wrapper = parse_source(source, path)
     module = wrapper.module
-    g = _grammar()
-    mod = _Module(path, Locator(wrapper, path), import_aliases(module))
-    factories: dict[str, _Factory] = {}
+    g = grammar()
+    mod = ModuleFacts(path, Locator(wrapper, path), import_aliases(module))
+    factories: dict[str, Factory] = {}
     for stmt in module.body:
         small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) else None
         if (
@@ -1879,7 +1183,7 @@ def parse(source: str, path: str) -> ir.Module:
             mod.module_ints[small.targets[0].target.value] = int(small.value.value)
         if (
             isinstance(stmt, cst.FunctionDef)
-            and _decorator(stmt, mod, g["kernel"]["decorator"]) is not None
+            and decorator_of(stmt, mod, g["kernel"]["decorator"]) is not None
         ):
             factories[stmt.name.value] = _factory(stmt, mod, g)
     if not factories:
@@ -1889,10 +1193,10 @@ def parse(source: str, path: str) -> ir.Module:
             "tiletrans reads @tilelang.jit factories that return a @T.prim_func",
         )
     lazy = {name: f for name, f in factories.items() if f.eager is None}
-    hosts = _host_calls(module, mod, lazy)
+    hosts = host_calls(module, mod, lazy)
     kernels = tuple(KernelLifter(f, mod).lift() for f in factories.values())
     by_name = {k.name: k for k in kernels}
-    sites, entries, edits = _host(hosts, mod, lazy, by_name)
+    sites, entries, edits = host_plan(hosts, mod, lazy, by_name)
     edits = [
         *(
             ir.HostEdit("define", mod.locate.span(f.fn), kernels=(name,))
@@ -1902,7 +1206,7 @@ def parse(source: str, path: str) -> ir.Module:
     ]
     for f in factories.values():
         if f.eager is not None:
-            site, entry, eager_edits = _eager_host(f, by_name[f.kernel_name], mod, g, len(sites))
+            site, entry, eager_edits = eager_host(f, by_name[f.kernel_name], mod, g, len(sites))
             sites.append(site)
             entries.append(entry)
             edits.extend(eager_edits)
@@ -1919,358 +1223,6 @@ def parse(source: str, path: str) -> ir.Module:
     )
     verify(result)
     return result
-
-
-@dataclass
-class _Launch:
-    """One launch in host code: the factory call and the kernel call."""
-
-    fn: cst.FunctionDef
-    factory: str
-    build: cst.Call
-    call: cst.Call
-    statement: cst.SimpleStatementLine | None
-    built_by: cst.SimpleStatementLine | None
-
-
-class _LaunchFinder(cst.CSTVisitor):
-    """The launches in one host function (``k = factory(...)`` then ``k(...)``, or
-    ``factory(...)(...)``), in order."""
-
-    def __init__(self, fn: cst.FunctionDef, factories: dict[str, _Factory]) -> None:
-        self.fn = fn
-        self.factories = factories
-        self.line: list[cst.SimpleStatementLine] = []
-        self.built: dict[str, tuple[str, cst.Call, cst.SimpleStatementLine]] = {}
-        self.found: list[_Launch] = []
-
-    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-        self.line.append(node)
-        small = node.body[0]
-        if (
-            isinstance(small, cst.Assign)
-            and isinstance(small.targets[0].target, cst.Name)
-            and isinstance(small.value, cst.Call)
-            and isinstance(small.value.func, cst.Name)
-            and small.value.func.value in self.factories
-        ):
-            self.built[small.targets[0].target.value] = (small.value.func.value, small.value, node)
-
-    def leave_SimpleStatementLine(self, original_node: cst.SimpleStatementLine) -> None:
-        self.line.pop()
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        line = self.line[-1] if self.line else None
-        if isinstance(func, cst.Name) and func.value in self.built:
-            name, build, by = self.built[func.value]
-            self.found.append(_Launch(self.fn, name, build, node, line, by))
-        elif (
-            isinstance(func, cst.Call)
-            and isinstance(func.func, cst.Name)
-            and func.func.value in self.factories
-        ):
-            self.found.append(_Launch(self.fn, func.func.value, func, node, line, None))
-
-
-def _host_calls(module: cst.Module, mod: _Module, factories: dict[str, _Factory]) -> list[_Launch]:
-    """Each host function's launches; the arguments of a factory's first launch give its
-    defaults."""
-    found: list[_Launch] = []
-    for stmt in module.body:
-        if not isinstance(stmt, cst.FunctionDef) or stmt.name.value in factories:
-            continue
-        if _decorator(stmt, mod, _grammar()["kernel"]["decorator"]) is not None:
-            continue  # an eager kernel: its own host function (_eager_host)
-        finder = _LaunchFinder(stmt, factories)
-        stmt.visit(finder)
-        found.extend(finder.found)
-    for launch in found:
-        fac = factories[launch.factory]
-        bound = _bind(launch.build, fac.params, mod)
-        mod.launch_args.setdefault(launch.factory, bound)
-    return found
-
-
-def _bind(call: cst.Call, names: list[str], mod: _Module) -> dict[str, cst.BaseExpression]:
-    out: dict[str, cst.BaseExpression] = {}
-    for i, arg in enumerate(call.args):
-        if arg.star:
-            raise mod.error(call, "a factory call with *args/**kwargs is not read")
-        if arg.keyword is not None:
-            out[arg.keyword.value] = arg.value
-        elif i < len(names):
-            out[names[i]] = arg.value
-    return out
-
-
-_TORCH_DTYPES = {
-    "float16": "torch.float16",
-    "bfloat16": "torch.bfloat16",
-    "float32": "torch.float32",
-    "float64": "torch.float64",
-    "int8": "torch.int8",
-    "int16": "torch.int16",
-    "int32": "torch.int32",
-    "int64": "torch.int64",
-    "uint8": "torch.uint8",
-    "bool": "torch.bool",
-}
-
-
-def _host(
-    launches: list[_Launch],
-    mod: _Module,
-    factories: dict[str, _Factory],
-    kernels: dict[str, ir.Kernel],
-) -> tuple[list[ir.Site], list[ir.Entry], list[ir.HostEdit]]:
-    """Launch sites, (incomplete) entries and the edits that drop the factory calls."""
-    g = _grammar()
-    sites: list[ir.Site] = []
-    edits: list[ir.HostEdit] = []
-    removed: set[int] = set()
-    bodies: dict[str, list[ir.Stmt]] = {}
-    fns: dict[str, cst.FunctionDef] = {}
-    for launch in launches:
-        fac = factories[launch.factory]
-        kernel = kernels[launch.factory]
-        bound = _bind(launch.build, fac.params, mod)
-
-        text = functools.partial(_arg_text, bound=bound, fac=fac, call=launch.build, mod=mod)
-
-        inputs = [n for i, n in enumerate(fac.tensor_order) if not _is_out(i, fac)]
-        outputs = [n for i, n in enumerate(fac.tensor_order) if _is_out(i, fac)]
-        pos, kw = call_args(launch.call)
-        if kw or len(pos) != len(inputs):
-            raise mod.error(
-                launch.call, f"the kernel takes {len(inputs)} tensors ({', '.join(inputs)})"
-            )
-        texts = {n: source_of(a) for n, a in zip(inputs, pos)}
-        device = texts[inputs[0]] if inputs else "'cuda'"
-        setup: list[str] = []
-        target = None
-        stmt = launch.statement
-        small = stmt.body[0] if stmt is not None else None
-        single = (
-            len(outputs) == 1
-            and isinstance(small, cst.Assign)
-            and small.value is launch.call
-            and len(small.targets) == 1
-            and isinstance(small.targets[0].target, cst.Name)
-        )
-        for n in outputs:
-            host = small.targets[0].target.value if single else f"_{n.lower()}"  # type: ignore[union-attr]
-            shape, dt = fac.tensors[n]
-            dims = ", ".join(_host_text(e, text) for e in shape)
-            dims += "," if len(shape) == 1 else ""
-            setup.append(
-                f"{host} = torch.empty(({dims}), dtype={_host_dtype(dt, text, g)}, "
-                f"device={_atom(device)}.device)"
-            )
-            texts[n] = host
-        value = None if single or not outputs else ", ".join(texts[n] for n in outputs)
-        if single:
-            site = ir.Site(mod.locate.span(stmt), statement=True)  # type: ignore[arg-type]
-        else:
-            site = ir.Site(mod.locate.span(launch.call), statement=False)
-        sites.append(site)
-        del target
-        if launch.built_by is not None and id(launch.built_by) not in removed:
-            removed.add(id(launch.built_by))
-            edits.append(ir.HostEdit("remove", mod.locate.span(launch.built_by)))
-        body = bodies.setdefault(launch.fn.name.value, [])
-        fns[launch.fn.name.value] = launch.fn
-        args = []
-        arg_texts = []
-        for p in kernel.params:
-            t = texts.get(p.name) if p.kind == "tensor" else text(p.name)
-            assert t is not None
-            tmp = f"_{kernel.name}_{p.name}_{len(sites) - 1}"
-            body.append(ir.Carried(tmp, p.kind, t, p.rank))
-            args.append(ir.Name(tmp))
-            arg_texts.append(t)
-        tuned = tuple(
-            source_of(bound[p]) for p in fac.params if p in bound and _is_tunable(p, kernel, fac)
-        )
-        body.append(
-            ir.Launch(
-                kernel.name,
-                tuple(args),
-                tuple(arg_texts),
-                site=len(sites) - 1,
-                tuned=tuned,
-                setup=tuple(setup),
-                value=value,
-            )
-        )
-    entries = []
-    for name, body in bodies.items():
-        fn = fns[name]
-        params = tuple(_host_param(p) for p in fn.params.params)
-        entries.append(ir.Entry(name, params, tuple(body), complete=False))
-    return sites, entries, edits
-
-
-def _eager_host(
-    fac: _Factory, kernel: ir.Kernel, mod: _Module, g: dict, site: int
-) -> tuple[ir.Site, ir.Entry, list[ir.HostEdit]]:
-    """An eager kernel's function as the host function of its translation: the decorator goes,
-    the kernel is defined before it, ``T.const`` sizes are read from the tensors' shapes,
-    tensor annotations go, ``T.empty`` outputs become ``torch.empty`` and the ``with
-    T.Kernel`` block becomes the launch; its signature, docstring and return stay."""
-    fn, eager = fac.fn, fac.eager
-    assert eager is not None and fac.kernel_with is not None
-    edits = [
-        ir.HostEdit("remove", mod.locate.span(d))
-        for d in fn.decorators
-        if mod.name_of(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
-        in (g["kernel"]["decorator"], g["kernel"]["autotune"])
-    ]
-    edits.append(ir.HostEdit("insert", mod.locate.span(fn), kernels=(kernel.name,)))
-    for stmt, names in eager.consts:
-        edits.append(ir.HostEdit("replace", mod.locate.span(stmt), text=_size_text(names, fac)))
-    annotated = ", ".join(f"`{n}`" for n in eager.inputs)
-    for i, stmt in enumerate(eager.annotations):
-        # One note for all: TileLang checked shapes and dtypes against them at each call.
-        note = f"tiletrans: dropped the T.Tensor annotations of {annotated}" if i == 0 else None
-        edits.append(ir.HostEdit("remove", mod.locate.span(stmt), note=note))
-    device = eager.inputs[0] if eager.inputs else None
-    for stmt, name in eager.outputs:
-        shape, dtype = fac.tensors[name]
-        dims = ", ".join(source_of(e) for e in shape) + ("," if len(shape) == 1 else "")
-        where = f", device={device}.device" if device else ""
-        text = f"{name} = torch.empty(({dims}), dtype={_eager_dtype(dtype, mod, g)}{where})"
-        edits.append(ir.HostEdit("replace", mod.locate.span(stmt), text=text))
-    body: list[ir.Stmt] = []
-    args: list[ir.Expr] = []
-    texts: list[str] = []
-    for p in kernel.params:
-        if p.kind != "tensor" and p.name not in fac.params:
-            raise mod.error(
-                fn, f"the kernel reads `{p.name}`, which is no parameter of `{fn.name.value}`"
-            )
-        tmp = f"_{kernel.name}_{p.name}_{site}"
-        body.append(ir.Carried(tmp, p.kind, p.name, p.rank))
-        args.append(ir.Name(tmp))
-        texts.append(p.name)
-    tuned = tuple(p for p in fac.params if _is_tunable(p, kernel, fac))
-    body.append(ir.Launch(kernel.name, tuple(args), tuple(texts), site=site, tuned=tuned))
-    params = tuple(_host_param(p) for p in fn.params.params)
-    entry = ir.Entry(fn.name.value, params, tuple(body), complete=False, loc=mod.locate(fn))
-    return ir.Site(mod.locate.span(fac.kernel_with), statement=True), entry, edits
-
-
-def _size_text(names: list[str], fac: _Factory) -> str:
-    """Host statements binding ``T.const`` sizes from the tensors they annotate:
-    ``M, K = A.shape`` where one tensor's shape is exactly those names, else ``N = B.shape[1]``."""
-    lines: list[str] = []
-    for tensor in fac.tensor_order:
-        mine = [n for n in names if fac.sizes[n][0] == tensor]
-        if not mine:
-            continue
-        spelt = [e.value if isinstance(e, cst.Name) else None for e in fac.tensors[tensor][0]]
-        if spelt == mine:
-            lines.append(f"{', '.join(mine)} = {tensor}.shape")
-        else:
-            lines.extend(f"{n} = {tensor}.shape[{fac.sizes[n][1]}]" for n in mine)
-    return "\n".join(lines)
-
-
-def _eager_dtype(node: cst.BaseExpression, mod: _Module, g: dict) -> str:
-    """A TileLang dtype (``T.float16``, ``"float16"``) as torch spells it."""
-    name = str(node.evaluated_value) if isinstance(node, cst.SimpleString) else mod.name_of(node)
-    ir_name = _dtype_name(name or "", g)
-    return _TORCH_DTYPES[ir_name] if ir_name else source_of(node)
-
-
-def _arg_text(
-    param: str,
-    *,
-    bound: dict[str, cst.BaseExpression],
-    fac: _Factory,
-    call: cst.Call,
-    mod: _Module,
-) -> str:
-    """What a launch passes for factory parameter ``param`` (its default if it passes none)."""
-    if param in bound:
-        return source_of(bound[param])
-    if param in fac.defaults:
-        return source_of(fac.defaults[param])
-    raise mod.error(call, f"the factory call passes no `{param}`")
-
-
-def _is_tunable(param: str, kernel: ir.Kernel, fac: _Factory) -> bool:
-    names = {t.name for t in kernel.tunables}
-    # A persistent kernel's program count is a launch knob the schedule hint stands for.
-    persistent = (kernel.hints.schedule or "").startswith("persistent_") and param == "num_sms"
-    return param in names or param in ("threads", "num_stages") or persistent
-
-
-def _host_param(p: cst.Param) -> ir.Param:
-    ann = source_of(p.annotation.annotation) if p.annotation else None
-    kind = {"int": "int", "float": "float", "bool": "bool"}.get(ann or "", "tensor")
-    return ir.Param(p.name.value, kind)
-
-
-def _is_out(index: int, fac: _Factory) -> bool:
-    n = len(fac.tensor_order)
-    return any(i % n == index for i in fac.out_idx)
-
-
-def _atom(text: str) -> str:
-    return text if text.replace("_", "").replace(".", "").isalnum() else f"({text})"
-
-
-def _host_text(node: cst.BaseExpression, text: Callable[[str], str]) -> str:
-    """A shape entry of a tensor annotation, in the host's words (factory parameters replaced by
-    what the launch passes)."""
-    if isinstance(node, cst.Name):
-        return text(node.value)
-    if isinstance(node, cst.Integer):
-        return node.value
-    if isinstance(node, cst.BinaryOperation):
-        return (
-            f"({_host_text(node.left, text)}{node.operator.whitespace_before.value}"
-            f"{source_of(node.operator).strip()} {_host_text(node.right, text)})"
-        )
-    return source_of(node)
-
-
-def _host_dtype(node: cst.BaseExpression, text: Callable[[str], str], g: dict) -> str:
-    """The torch dtype (host text) of a factory's dtype argument ``node``."""
-    if isinstance(node, cst.Name):
-        node = cst.parse_expression(text(node.value))
-    named = _torch_dtype_by_name(node)
-    if named is not None:
-        return source_of(named)
-    if isinstance(node, cst.SimpleString):
-        name = _dtype_name(str(node.evaluated_value), g)
-        if name:
-            return _TORCH_DTYPES[name]
-    return source_of(node)
-
-
-def _torch_dtype_by_name(node: cst.BaseExpression) -> cst.BaseExpression | None:
-    """``x.dtype`` of ``str(x.dtype).removeprefix("torch.")`` (or ``.replace("torch.", "")``):
-    a dtype passed by name, as an autotuned factory needs (its cache key is json)."""
-    if not (
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Attribute)
-        and node.func.attr.value in ("removeprefix", "replace")
-        and node.args
-        and isinstance(node.args[0].value, cst.SimpleString)
-        and node.args[0].value.evaluated_value == "torch."
-    ):
-        return None
-    inner = node.func.value
-    if (
-        isinstance(inner, cst.Call)
-        and isinstance(inner.func, cst.Name)
-        and inner.func.value == "str"
-        and len(inner.args) == 1
-    ):
-        return inner.args[0].value
-    return None
 
 
 __all__ = ["KernelLifter", "parse"]

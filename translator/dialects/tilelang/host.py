@@ -1,0 +1,364 @@
+"""TileLang host code: the launches of a module's factories (``factory(...)(...)`` calls), their
+arguments, outputs allocated for ``out_idx``, and the eager style's host function."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import libcst as cst
+
+from translator.dialects.cst_utils import (
+    call_args,
+    source_of,
+)
+from translator.dialects.tilelang.model import (
+    TORCH_DTYPES,
+    Factory,
+    ModuleFacts,
+    decorator_of,
+    dtype_name,
+    grammar,
+)
+from translator.ir import nodes as ir
+
+
+@dataclass
+class _Launch:
+    """One launch in host code: the factory call and the kernel call."""
+
+    fn: cst.FunctionDef
+    factory: str
+    build: cst.Call
+    call: cst.Call
+    statement: cst.SimpleStatementLine | None
+    built_by: cst.SimpleStatementLine | None
+
+
+class _LaunchFinder(cst.CSTVisitor):
+    """The launches in one host function (``k = factory(...)`` then ``k(...)``, or
+    ``factory(...)(...)``), in order."""
+
+    def __init__(self, fn: cst.FunctionDef, factories: dict[str, Factory]) -> None:
+        self.fn = fn
+        self.factories = factories
+        self.line: list[cst.SimpleStatementLine] = []
+        self.built: dict[str, tuple[str, cst.Call, cst.SimpleStatementLine]] = {}
+        self.found: list[_Launch] = []
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        self.line.append(node)
+        small = node.body[0]
+        if (
+            isinstance(small, cst.Assign)
+            and isinstance(small.targets[0].target, cst.Name)
+            and isinstance(small.value, cst.Call)
+            and isinstance(small.value.func, cst.Name)
+            and small.value.func.value in self.factories
+        ):
+            self.built[small.targets[0].target.value] = (small.value.func.value, small.value, node)
+
+    def leave_SimpleStatementLine(self, original_node: cst.SimpleStatementLine) -> None:
+        self.line.pop()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        line = self.line[-1] if self.line else None
+        if isinstance(func, cst.Name) and func.value in self.built:
+            name, build, by = self.built[func.value]
+            self.found.append(_Launch(self.fn, name, build, node, line, by))
+        elif (
+            isinstance(func, cst.Call)
+            and isinstance(func.func, cst.Name)
+            and func.func.value in self.factories
+        ):
+            self.found.append(_Launch(self.fn, func.func.value, func, node, line, None))
+
+
+def host_calls(
+    module: cst.Module, mod: ModuleFacts, factories: dict[str, Factory]
+) -> list[_Launch]:
+    """Each host function's launches; the arguments of a factory's first launch give its
+    defaults."""
+    found: list[_Launch] = []
+    for stmt in module.body:
+        if not isinstance(stmt, cst.FunctionDef) or stmt.name.value in factories:
+            continue
+        if decorator_of(stmt, mod, grammar()["kernel"]["decorator"]) is not None:
+            continue  # an eager kernel: its own host function (eager_host)
+        finder = _LaunchFinder(stmt, factories)
+        stmt.visit(finder)
+        found.extend(finder.found)
+    for launch in found:
+        fac = factories[launch.factory]
+        bound = _bind(launch.build, fac.params, mod)
+        mod.launch_args.setdefault(launch.factory, bound)
+    return found
+
+
+def _bind(call: cst.Call, names: list[str], mod: ModuleFacts) -> dict[str, cst.BaseExpression]:
+    out: dict[str, cst.BaseExpression] = {}
+    for i, arg in enumerate(call.args):
+        if arg.star:
+            raise mod.error(call, "a factory call with *args/**kwargs is not read")
+        if arg.keyword is not None:
+            out[arg.keyword.value] = arg.value
+        elif i < len(names):
+            out[names[i]] = arg.value
+    return out
+
+
+def host_plan(
+    launches: list[_Launch],
+    mod: ModuleFacts,
+    factories: dict[str, Factory],
+    kernels: dict[str, ir.Kernel],
+) -> tuple[list[ir.Site], list[ir.Entry], list[ir.HostEdit]]:
+    """Launch sites, (incomplete) entries and the edits that drop the factory calls."""
+    g = grammar()
+    sites: list[ir.Site] = []
+    edits: list[ir.HostEdit] = []
+    removed: set[int] = set()
+    bodies: dict[str, list[ir.Stmt]] = {}
+    fns: dict[str, cst.FunctionDef] = {}
+    for launch in launches:
+        fac = factories[launch.factory]
+        kernel = kernels[launch.factory]
+        bound = _bind(launch.build, fac.params, mod)
+
+        text = functools.partial(_arg_text, bound=bound, fac=fac, call=launch.build, mod=mod)
+
+        inputs = [n for i, n in enumerate(fac.tensor_order) if not _is_out(i, fac)]
+        outputs = [n for i, n in enumerate(fac.tensor_order) if _is_out(i, fac)]
+        pos, kw = call_args(launch.call)
+        if kw or len(pos) != len(inputs):
+            raise mod.error(
+                launch.call, f"the kernel takes {len(inputs)} tensors ({', '.join(inputs)})"
+            )
+        texts = {n: source_of(a) for n, a in zip(inputs, pos)}
+        device = texts[inputs[0]] if inputs else "'cuda'"
+        setup: list[str] = []
+        target = None
+        stmt = launch.statement
+        small = stmt.body[0] if stmt is not None else None
+        single = (
+            len(outputs) == 1
+            and isinstance(small, cst.Assign)
+            and small.value is launch.call
+            and len(small.targets) == 1
+            and isinstance(small.targets[0].target, cst.Name)
+        )
+        for n in outputs:
+            host = small.targets[0].target.value if single else f"_{n.lower()}"  # type: ignore[union-attr]
+            shape, dt = fac.tensors[n]
+            dims = ", ".join(_host_text(e, text) for e in shape)
+            dims += "," if len(shape) == 1 else ""
+            setup.append(
+                f"{host} = torch.empty(({dims}), dtype={_host_dtype(dt, text, g)}, "
+                f"device={_atom(device)}.device)"
+            )
+            texts[n] = host
+        value = None if single or not outputs else ", ".join(texts[n] for n in outputs)
+        if single:
+            site = ir.Site(mod.locate.span(stmt), statement=True)  # type: ignore[arg-type]
+        else:
+            site = ir.Site(mod.locate.span(launch.call), statement=False)
+        sites.append(site)
+        del target
+        if launch.built_by is not None and id(launch.built_by) not in removed:
+            removed.add(id(launch.built_by))
+            edits.append(ir.HostEdit("remove", mod.locate.span(launch.built_by)))
+        body = bodies.setdefault(launch.fn.name.value, [])
+        fns[launch.fn.name.value] = launch.fn
+        args = []
+        arg_texts = []
+        for p in kernel.params:
+            t = texts.get(p.name) if p.kind == "tensor" else text(p.name)
+            assert t is not None
+            tmp = f"_{kernel.name}_{p.name}_{len(sites) - 1}"
+            body.append(ir.Carried(tmp, p.kind, t, p.rank))
+            args.append(ir.Name(tmp))
+            arg_texts.append(t)
+        tuned = tuple(
+            source_of(bound[p]) for p in fac.params if p in bound and _is_tunable(p, kernel, fac)
+        )
+        body.append(
+            ir.Launch(
+                kernel.name,
+                tuple(args),
+                tuple(arg_texts),
+                site=len(sites) - 1,
+                tuned=tuned,
+                setup=tuple(setup),
+                value=value,
+            )
+        )
+    entries = []
+    for name, body in bodies.items():
+        fn = fns[name]
+        params = tuple(_host_param(p) for p in fn.params.params)
+        entries.append(ir.Entry(name, params, tuple(body), complete=False))
+    return sites, entries, edits
+
+
+def eager_host(
+    fac: Factory, kernel: ir.Kernel, mod: ModuleFacts, g: dict, site: int
+) -> tuple[ir.Site, ir.Entry, list[ir.HostEdit]]:
+    """An eager kernel's function as the host function of its translation: the decorator goes,
+    the kernel is defined before it, ``T.const`` sizes are read from the tensors' shapes,
+    tensor annotations go, ``T.empty`` outputs become ``torch.empty`` and the ``with
+    T.Kernel`` block becomes the launch; its signature, docstring and return stay."""
+    fn, eager = fac.fn, fac.eager
+    assert eager is not None and fac.kernel_with is not None
+    edits = [
+        ir.HostEdit("remove", mod.locate.span(d))
+        for d in fn.decorators
+        if mod.name_of(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
+        in (g["kernel"]["decorator"], g["kernel"]["autotune"])
+    ]
+    edits.append(ir.HostEdit("insert", mod.locate.span(fn), kernels=(kernel.name,)))
+    for stmt, names in eager.consts:
+        edits.append(ir.HostEdit("replace", mod.locate.span(stmt), text=_size_text(names, fac)))
+    annotated = ", ".join(f"`{n}`" for n in eager.inputs)
+    for i, stmt in enumerate(eager.annotations):
+        # One note for all: TileLang checked shapes and dtypes against them at each call.
+        note = f"tiletrans: dropped the T.Tensor annotations of {annotated}" if i == 0 else None
+        edits.append(ir.HostEdit("remove", mod.locate.span(stmt), note=note))
+    device = eager.inputs[0] if eager.inputs else None
+    for stmt, name in eager.outputs:
+        shape, dtype = fac.tensors[name]
+        dims = ", ".join(source_of(e) for e in shape) + ("," if len(shape) == 1 else "")
+        where = f", device={device}.device" if device else ""
+        text = f"{name} = torch.empty(({dims}), dtype={_eager_dtype(dtype, mod, g)}{where})"
+        edits.append(ir.HostEdit("replace", mod.locate.span(stmt), text=text))
+    body: list[ir.Stmt] = []
+    args: list[ir.Expr] = []
+    texts: list[str] = []
+    for p in kernel.params:
+        if p.kind != "tensor" and p.name not in fac.params:
+            raise mod.error(
+                fn, f"the kernel reads `{p.name}`, which is no parameter of `{fn.name.value}`"
+            )
+        tmp = f"_{kernel.name}_{p.name}_{site}"
+        body.append(ir.Carried(tmp, p.kind, p.name, p.rank))
+        args.append(ir.Name(tmp))
+        texts.append(p.name)
+    tuned = tuple(p for p in fac.params if _is_tunable(p, kernel, fac))
+    body.append(ir.Launch(kernel.name, tuple(args), tuple(texts), site=site, tuned=tuned))
+    params = tuple(_host_param(p) for p in fn.params.params)
+    entry = ir.Entry(fn.name.value, params, tuple(body), complete=False, loc=mod.locate(fn))
+    return ir.Site(mod.locate.span(fac.kernel_with), statement=True), entry, edits
+
+
+def _size_text(names: list[str], fac: Factory) -> str:
+    """Host statements binding ``T.const`` sizes from the tensors they annotate:
+    ``M, K = A.shape`` where one tensor's shape is exactly those names, else ``N = B.shape[1]``."""
+    lines: list[str] = []
+    for tensor in fac.tensor_order:
+        mine = [n for n in names if fac.sizes[n][0] == tensor]
+        if not mine:
+            continue
+        spelt = [e.value if isinstance(e, cst.Name) else None for e in fac.tensors[tensor][0]]
+        if spelt == mine:
+            lines.append(f"{', '.join(mine)} = {tensor}.shape")
+        else:
+            lines.extend(f"{n} = {tensor}.shape[{fac.sizes[n][1]}]" for n in mine)
+    return "\n".join(lines)
+
+
+def _eager_dtype(node: cst.BaseExpression, mod: ModuleFacts, g: dict) -> str:
+    """A TileLang dtype (``T.float16``, ``"float16"``) as torch spells it."""
+    name = str(node.evaluated_value) if isinstance(node, cst.SimpleString) else mod.name_of(node)
+    ir_name = dtype_name(name or "", g)
+    return TORCH_DTYPES[ir_name] if ir_name else source_of(node)
+
+
+def _arg_text(
+    param: str,
+    *,
+    bound: dict[str, cst.BaseExpression],
+    fac: Factory,
+    call: cst.Call,
+    mod: ModuleFacts,
+) -> str:
+    """What a launch passes for factory parameter ``param`` (its default if it passes none)."""
+    if param in bound:
+        return source_of(bound[param])
+    if param in fac.defaults:
+        return source_of(fac.defaults[param])
+    raise mod.error(call, f"the factory call passes no `{param}`")
+
+
+def _is_tunable(param: str, kernel: ir.Kernel, fac: Factory) -> bool:
+    names = {t.name for t in kernel.tunables}
+    # A persistent kernel's program count is a launch knob the schedule hint stands for.
+    persistent = (kernel.hints.schedule or "").startswith("persistent_") and param == "num_sms"
+    return param in names or param in ("threads", "num_stages") or persistent
+
+
+def _host_param(p: cst.Param) -> ir.Param:
+    ann = source_of(p.annotation.annotation) if p.annotation else None
+    kind = {"int": "int", "float": "float", "bool": "bool"}.get(ann or "", "tensor")
+    return ir.Param(p.name.value, kind)
+
+
+def _is_out(index: int, fac: Factory) -> bool:
+    n = len(fac.tensor_order)
+    return any(i % n == index for i in fac.out_idx)
+
+
+def _atom(text: str) -> str:
+    return text if text.replace("_", "").replace(".", "").isalnum() else f"({text})"
+
+
+def _host_text(node: cst.BaseExpression, text: Callable[[str], str]) -> str:
+    """A shape entry of a tensor annotation, in the host's words (factory parameters replaced by
+    what the launch passes)."""
+    if isinstance(node, cst.Name):
+        return text(node.value)
+    if isinstance(node, cst.Integer):
+        return node.value
+    if isinstance(node, cst.BinaryOperation):
+        return (
+            f"({_host_text(node.left, text)}{node.operator.whitespace_before.value}"
+            f"{source_of(node.operator).strip()} {_host_text(node.right, text)})"
+        )
+    return source_of(node)
+
+
+def _host_dtype(node: cst.BaseExpression, text: Callable[[str], str], g: dict) -> str:
+    """The torch dtype (host text) of a factory's dtype argument ``node``."""
+    if isinstance(node, cst.Name):
+        node = cst.parse_expression(text(node.value))
+    named = _torch_dtype_by_name(node)
+    if named is not None:
+        return source_of(named)
+    if isinstance(node, cst.SimpleString):
+        name = dtype_name(str(node.evaluated_value), g)
+        if name:
+            return TORCH_DTYPES[name]
+    return source_of(node)
+
+
+def _torch_dtype_by_name(node: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``x.dtype`` of ``str(x.dtype).removeprefix("torch.")`` (or ``.replace("torch.", "")``):
+    a dtype passed by name, as an autotuned factory needs (its cache key is json)."""
+    if not (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in ("removeprefix", "replace")
+        and node.args
+        and isinstance(node.args[0].value, cst.SimpleString)
+        and node.args[0].value.evaluated_value == "torch."
+    ):
+        return None
+    inner = node.func.value
+    if (
+        isinstance(inner, cst.Call)
+        and isinstance(inner.func, cst.Name)
+        and inner.func.value == "str"
+        and len(inner.args) == 1
+    ):
+        return inner.args[0].value
+    return None

@@ -1,0 +1,186 @@
+"""What the TileLang frontend's parts share: the grammar, a factory's and an eager kernel's
+model, the module's facts, buffers, and small helpers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from translator.diagnostics import TranslationError
+from translator.dialects.cst_utils import (
+    Locator,
+    resolve,
+)
+from translator.grammar import load_grammar
+from translator.ir import nodes as ir
+from translator.ir.padding import fold_pad
+
+BINOPS: dict[type, str] = {
+    cst.Add: "+",
+    cst.Subtract: "-",
+    cst.Multiply: "*",
+    cst.Divide: "/",
+    cst.FloorDivide: "//",
+    cst.Modulo: "%",
+    cst.Power: "**",
+    cst.BitAnd: "&",
+    cst.BitOr: "|",
+    cst.BitXor: "^",
+}
+COMPARISONS: dict[type, str] = {
+    cst.LessThan: "<",
+    cst.LessThanEqual: "<=",
+    cst.GreaterThan: ">",
+    cst.GreaterThanEqual: ">=",
+    cst.Equal: "==",
+    cst.NotEqual: "!=",
+}
+REDUCE_COMBINE = {"sum": "+", "max": "maximum", "min": "minimum"}
+
+
+def grammar() -> dict:
+    return load_grammar("tilelang")["frontend"]
+
+
+def dtype_name(text: str, g: dict) -> str | None:
+    """The IR dtype a TileLang dtype string or dotted name spells (``"float"`` -> float32)."""
+    return g["dtypes"].get(text)
+
+
+@dataclass
+class Factory:
+    """One ``@tilelang.jit`` factory: its parameters, prim_func and what they are used for."""
+
+    fn: cst.FunctionDef
+    prim: cst.FunctionDef
+    params: list[str]
+    defaults: dict[str, cst.BaseExpression]
+    out_idx: list[int]
+    configs: list[dict[str, int]]
+    autotuned: bool
+    #: prim_func tensors: name -> (shape entries, dtype expression)
+    tensors: dict[str, tuple[list[cst.BaseExpression], cst.BaseExpression]] = field(
+        default_factory=dict
+    )
+    tensor_order: list[str] = field(default_factory=list)
+    #: factory parameter -> (tensor, dim) of the first shape entry it names
+    sizes: dict[str, tuple[str, int]] = field(default_factory=dict)
+    #: factory parameter -> tensor whose dtype it names
+    dtypes: dict[str, str] = field(default_factory=dict)
+    #: factory-body assignments before the prim_func (``n_pad = ...``)
+    locals: dict[str, cst.BaseExpression] = field(default_factory=dict)
+    #: the ``with T.Kernel(...)`` block (the prim_func's body, or the eager function's)
+    kernel_with: cst.With | None = None
+    #: the IR kernel's name (an eager function's own name is its host function's)
+    kernel_name: str = ""
+    #: eager style: the function is the host function too (:class:`Eager`)
+    eager: Eager | None = None
+
+
+@dataclass
+class Eager:
+    """The host side of an eager-style kernel (``T.const`` sizes, annotated tensors,
+    ``T.empty`` outputs): the statements that declare them, which the translation rewrites in
+    plain torch, and the ``with T.Kernel`` block, which becomes the launch."""
+
+    consts: list[tuple[cst.SimpleStatementLine, list[str]]] = field(default_factory=list)
+    annotations: list[cst.SimpleStatementLine] = field(default_factory=list)
+    #: ``C = T.empty(...)`` statements and the output each binds
+    outputs: list[tuple[cst.SimpleStatementLine, str]] = field(default_factory=list)
+    inputs: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ModuleFacts:
+    """What the lifters share about one file."""
+
+    path: str
+    locate: Locator
+    aliases: dict[str, str]
+    module_ints: dict[str, int] = field(default_factory=dict)
+    #: per factory: the arguments of its first launch (parameter -> expression)
+    launch_args: dict[str, dict[str, cst.BaseExpression]] = field(default_factory=dict)
+
+    def name_of(self, node: cst.BaseExpression) -> str | None:
+        return resolve(node, self.aliases)
+
+    def error(self, node: cst.CSTNode, what: str, hint: str | None = None) -> TranslationError:
+        return TranslationError(what, self.locate(node), hint)
+
+
+@dataclass
+class Buffer:
+    """A TileLang buffer: its dims and element type."""
+
+    name: str
+    dims: tuple[ir.Dim, ...]
+    dtype: ir.DTypeExpr
+    node: cst.CSTNode
+    #: per dim: whether the buffer spans a power of two past the dim's extent
+    #: (``tilelang.math.next_power_of_2(N)`` lanes of a whole dim)
+    padded: tuple[bool, ...] = ()
+    #: what its lanes past a padded extent hold (``None``: not one known number)
+    pad: float | None = None
+
+
+def ir_scalar_type(kind: str) -> object:
+    from translator.ir.shapes import ScalarType
+
+    dt = {"float": ir.F32, "int": ir.I32, "bool": ir.BOOL}[kind]
+    return ScalarType(dt, weak=True)
+
+
+def strided_start(
+    node: cst.BinaryOperation, tile: str
+) -> tuple[cst.BaseExpression, cst.BaseExpression, cst.BaseExpression] | None:
+    """``(block, step, first)`` of a split-K tile start ``(tile * step + first) * block`` (the
+    factors and terms in either order)."""
+    if not isinstance(node.operator, cst.Multiply):
+        return None
+    for inner, block in ((node.left, node.right), (node.right, node.left)):
+        if not (isinstance(inner, cst.BinaryOperation) and isinstance(inner.operator, cst.Add)):
+            continue
+        for scaled, first in ((inner.left, inner.right), (inner.right, inner.left)):
+            if not (
+                isinstance(scaled, cst.BinaryOperation)
+                and isinstance(scaled.operator, cst.Multiply)
+            ):
+                continue
+            for var, step in ((scaled.left, scaled.right), (scaled.right, scaled.left)):
+                if isinstance(var, cst.Name) and var.value == tile:
+                    return block, step, first
+    return None
+
+
+def block_text(tile: ir.TileVar) -> str:
+    return str(tile.block.value) if isinstance(tile.block, ir.Const) else tile.block
+
+
+def fold_pads(op: str, pads: list[float | None]) -> float | None:
+    """``fold_pad`` with data lanes finite; ``None`` where no operand is a known number."""
+    if all(p is None for p in pads):
+        return None
+    return fold_pad(op, pads, "finite")
+
+
+def decorator_of(fn: cst.FunctionDef, mod: ModuleFacts, name: str) -> cst.Decorator | None:
+    for d in fn.decorators:
+        target = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+        if mod.name_of(target) == name:
+            return d
+    return None
+
+
+TORCH_DTYPES = {
+    "float16": "torch.float16",
+    "bfloat16": "torch.bfloat16",
+    "float32": "torch.float32",
+    "float64": "torch.float64",
+    "int8": "torch.int8",
+    "int16": "torch.int16",
+    "int32": "torch.int32",
+    "int64": "torch.int64",
+    "uint8": "torch.uint8",
+    "bool": "torch.bool",
+}
