@@ -1253,15 +1253,14 @@ def scale_rows(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
 )
 
 
-def test_rank_taken_from_indexing_is_a_fact_of_the_ir_not_a_host_check(tmp_path: Path) -> None:
-    # The IR records the rank `w[:]` implies as a guard of the entry (a fact for analysis and
-    # input generation) and as the rank of the kernel's parameter. Translations carry the source's
-    # host code as written instead of printing the entry, so no `_, = w.shape` check is added
-    # (it used to be): the host function is the source's, with only the launch rewritten.
+def test_rank_taken_from_indexing_is_a_fact_of_the_ir_and_a_readable_host_check(
+    tmp_path: Path,
+) -> None:
+    # The IR records the rank `w[:]` implies (ShapeUnpack.assumed) and the kernel parameter's
+    # rank. The translation keeps the source's host code and adds one plain check before the
+    # launch: Helion reads `w[:]` at w's actual rank, the translation is written for 1-d.
     module = parse_source(SCALE_ROWS, "k.py", "helion")
-    assert module.entries[0].body[0] == ir.ShapeUnpack(
-        (None,), "w", comments=("tiletrans: rank guard: `w[:]` has 1 index, so `w` must be 1-d",)
-    )
+    assert module.entries[0].body[0] == ir.ShapeUnpack((None,), "w", assumed="`w[:]` has 1 index")
     assert only_kernel(module).param("w") == ir.Param("w", "tensor", rank=1)
     triton = translate_source(SCALE_ROWS, "k.py", "helion", "triton")
     assert "rank guard" not in triton and "w.shape" not in triton
@@ -1269,8 +1268,9 @@ def test_rank_taken_from_indexing_is_a_fact_of_the_ir_not_a_host_check(tmp_path:
     assert host.startswith(
         "def scale_rows(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:\n"
         "    m, n = x.size()\n"
-        "    out = torch.empty_like(x)\n\n"
-        "    def grid(meta):\n"
+        "    out = torch.empty_like(x)\n"
+        "    # Written for 1-d `w`: `w[:]` has 1 index.\n"
+        "    if w.dim() != 1:\n"
     )
     assert host.endswith("    )\n    return out\n")
     use_interpreter()

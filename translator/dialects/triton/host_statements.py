@@ -1,0 +1,637 @@
+"""The Triton frontend's host statements: blocks, branches, nested definitions, assignments,
+returns and asserts of a launching function, each read into the entry's IR or carried as
+written; mixed into :class:`~translator.dialects.triton.frontend.EntryBuilder`."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import libcst as cst
+
+from translator.diagnostics import TranslationError
+from translator.dialects.cst_utils import names_in as cst_names_in
+from translator.dialects.cst_utils import (
+    resolve,
+    source_of,
+    statement_comments,
+    substitute_names,
+)
+from translator.dialects.triton.host_syntax import (
+    NO_RETURN,
+    bound_names,
+    conjuncts,
+    copies_only,
+    negated_conjuncts,
+    none_default,
+)
+from translator.dialects.triton.host_values import (
+    HDType,
+    HFact,
+    HGrid,
+    HOpaque,
+    HScalar,
+    HShape,
+    HStatic,
+    HStride,
+    HTensor,
+    HTuple,
+)
+from translator.ir import nodes as ir
+from translator.ir.printer import format_expr
+from translator.ir.shapes import ScalarType
+
+
+class HostStatements:
+    """Reads the statements of a host function."""
+
+    def host_block(self, nodes: list[cst.BaseStatement]) -> HTuple | Any:
+        """Host statements; returns the value of a trailing ``return`` in helper functions."""
+        for node in nodes:
+            comments = statement_comments(node)
+            if comments:
+                self.pending_comments.extend(comments)
+            if isinstance(node, cst.SimpleStatementLine):
+                if self.kernel_warmup(node):
+                    continue
+                for small in node.body:
+                    r = self._modelled(lambda small=small: self.host_small(small), small)
+                    if r is not NO_RETURN and r is not None:
+                        return r
+                continue
+            if isinstance(node, cst.If):
+                if not self._modelled(lambda node=node: self.host_if(node) or True, None):
+                    self.host_branches(node)
+                continue
+            if isinstance(node, cst.FunctionDef):
+                self._modelled(lambda node=node: self.host_def(node) or True, node)
+                continue
+            self.host_compound(node)
+        return NO_RETURN
+
+    def _modelled(self, step, carried_node: cst.CSTNode | None) -> Any:
+        """Run ``step`` (the model of one host statement); where the frontend cannot model it,
+        the statement is carried instead: its IR is undone and the names it binds go opaque.
+
+        Returns ``step``'s result, or ``None`` where the statement was carried. Refusals of
+        device code (a launched kernel the frontend cannot lift) are not host code and pass."""
+        from translator.dialects.triton.lifted import Refusal
+
+        mark = (len(self.body), list(self.pending_comments), dict(self.scope))
+        try:
+            return step()
+        except Refusal:
+            raise
+        except TranslationError as err:
+            if getattr(err, "device", False):
+                raise
+            del self.body[mark[0] :]
+            self.pending_comments = mark[1]
+            self.scope = mark[2]
+            if carried_node is not None:
+                self.carried(carried_node, err)
+            return None
+
+    def host_branches(self, node: cst.If) -> None:
+        """A host ``if`` the frontend does not model as a whole: each branch is read in turn (its
+        launches lifted with what is known there); names any branch binds are opaque after."""
+        self.complete = False
+        before = dict(self.scope)
+        branch: cst.CSTNode | None = node
+        while branch is not None:
+            suite = branch.body if isinstance(branch, (cst.If, cst.Else)) else None
+            if isinstance(suite, cst.IndentedBlock):
+                saved = dict(self.scope)
+                self.host_block(list(suite.body))
+                self.scope = saved
+            branch = branch.orelse if isinstance(branch, cst.If) else None
+        self.carried(node)
+        self.keep_copied_tensors(node, before)
+
+    def host_compound(self, node: cst.BaseStatement) -> None:
+        """``with``, loops, ``try`` and other compound statements: carried as written; their
+        bodies are read for launches (a ``with torch.cuda.device(x.device):`` around one)."""
+        self.complete = False
+        if isinstance(node, cst.With):
+            for item in node.items:
+                if item.asname is not None:
+                    for name in bound_names(item.asname):
+                        self.scope[name] = HOpaque(f"`{name}` is bound by a `with`")
+            if isinstance(node.body, cst.IndentedBlock):
+                self.host_block(list(node.body.body))
+            return
+        if isinstance(node, (cst.For, cst.While, cst.Try)):
+            self.carried(node)  # loop-carried names are unknown inside the body too
+            if isinstance(node.body, cst.IndentedBlock):
+                saved = dict(self.scope)
+                self.host_block(list(node.body.body))
+                self.scope = saved
+            self.carried(node)
+            return
+        self.carried(node)
+
+    def host_def(self, node: cst.FunctionDef) -> None:
+        """A local ``def grid(meta): return (...)``: a grid function, like a lambda."""
+        body = (
+            list(node.body.body)
+            if isinstance(node.body, cst.IndentedBlock)
+            else list(node.body.body)
+        )
+        if node.get_docstring() is not None:
+            body = body[1:]
+        ret = body[-1] if body else None
+        if (
+            not (
+                isinstance(ret, cst.SimpleStatementLine)
+                and len(ret.body) == 1
+                and isinstance(ret.body[0], cst.Return)
+                and ret.body[0].value is not None
+            )
+            or node.decorators
+        ):
+            raise self.error(
+                node,
+                f"local function `{node.name.value}` is not a grid function",
+                "define launch grids as `def grid(meta): return (...)` or a lambda",
+            )
+        # `BLOCK_M = META["BLOCK_SIZE_M"]` before the return: names for parts of the grid,
+        # substituted into it (each may use the ones before).
+        local: dict[str, cst.BaseExpression] = {}
+        for stmt in body[:-1]:
+            small = (
+                stmt.body[0]
+                if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
+                else None
+            )
+            if not (
+                isinstance(small, cst.Assign)
+                and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name)
+            ):
+                raise self.error(
+                    stmt,
+                    f"unsupported statement in the grid function `{node.name.value}`",
+                    "a grid function may only name values "
+                    '(`BLOCK_M = META["BLOCK_M"]`) and return the grid',
+                )
+            local[small.targets[0].target.value] = substitute_names(small.value, local)
+        ps = node.params
+        params = tuple(p.name.value for p in (*ps.posonly_params, *ps.params))
+        self.scope[node.name.value] = HGrid(
+            params, substitute_names(ret.body[0].value, local), node
+        )
+
+    def host_small(self, node: cst.BaseSmallStatement) -> Any:
+        if isinstance(node, cst.Assign):
+            if len(node.targets) != 1:
+                raise self.error(node, "chained assignment is not supported")
+            self.host_assign(node.targets[0].target, node.value, node)
+        elif isinstance(node, cst.AnnAssign) and node.value is not None:
+            self.host_assign(node.target, node.value, node)
+        elif isinstance(node, cst.Assert):
+            self.host_assert(node)
+        elif isinstance(node, cst.Expr):
+            v = node.value
+            if isinstance(v, (cst.SimpleString, cst.ConcatenatedString)):
+                return NO_RETURN
+            if isinstance(v, cst.Call) and isinstance(v.func, cst.Subscript):
+                self.launch(v)
+                return NO_RETURN
+            if self.is_runtime_setup(v):
+                self.note(
+                    f"tiletrans: dropped `{self.src(v)}`: runtime setup that cannot change results"
+                )
+                return NO_RETURN
+            if (
+                isinstance(v, cst.Call)
+                and isinstance(v.func, cst.Attribute)
+                and (v.func.attr.value == "copy_")
+            ):
+                self.copy_into(v)
+                return NO_RETURN
+            raise self.error(node, f"unsupported host statement `{self.src(node)[:60]}`")
+        elif isinstance(node, cst.Return):
+            if self.depth:
+                # A helper's result is named after what the caller assigns it to.
+                return (
+                    self.hval(node.value, self.result_names[-1])
+                    if node.value is not None
+                    else HStatic(None)
+                )
+            self.host_return(node)
+        elif isinstance(node, cst.Pass):
+            pass
+        elif isinstance(node, cst.Raise):
+            self.complete = False
+        else:
+            raise self.error(node, f"unsupported host statement `{self.src(node)[:60]}`")
+        return NO_RETURN
+
+    def kernel_warmup(self, line: cst.SimpleStatementLine) -> bool:
+        """``kernel.warmup(...)`` (or ``compiled = kernel.warmup(...)`` with ``compiled`` unused):
+        it compiles the Triton kernel ahead of its first launch and cannot change results. The
+        translation drops the line (a target kernel compiles at its first call) and says so."""
+        if len(line.body) != 1:
+            return False
+        small = line.body[0]
+        target = None
+        if isinstance(small, cst.Assign) and len(small.targets) == 1:
+            target, value = small.targets[0].target, small.value
+        elif isinstance(small, cst.Expr):
+            value = small.value
+        else:
+            return False
+        if not (
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Attribute)
+            and value.func.attr.value == "warmup"
+            and isinstance(value.func.value, cst.Name)
+            and value.func.value.value in self.info.jit
+        ):
+            return False
+        if target is not None:
+            if not isinstance(target, cst.Name):
+                raise self.error(
+                    small, "unpacking the result of a kernel's warmup is not supported"
+                )
+            rest = self.fn.deep_remove(line)
+            if rest is not None and target.value in cst_names_in(rest):
+                raise self.error(
+                    small,
+                    f"`{target.value}`, the compiled kernel `{self.src(value)[:40]}` returns, is "
+                    "used: the translation has no Triton compiled kernel to give it",
+                    "launch the kernel with kernel[grid](...) and drop the warmup",
+                )
+        kernel = value.func.value.value
+        self.info.host_edits.append(
+            ir.HostEdit(
+                "remove",
+                self.locate.span(line),
+                note=(
+                    f"tiletrans: dropped `{self.src(small)}`: it compiles the Triton kernel "
+                    f"`{kernel}` ahead of its first launch; the translation compiles at its first "
+                    "call"
+                ),
+            )
+        )
+        return True
+
+    def is_runtime_setup(self, node: cst.BaseExpression) -> bool:
+        """A call that only configures the runtime (``triton.set_allocator``)."""
+        return (
+            isinstance(node, cst.Call)
+            and resolve(node.func, self.aliases)
+            in self.grammar["frontend"]["host"]["runtime_setup"]
+        )
+
+    def copy_into(self, node: cst.Call) -> None:
+        """``buf.copy_(x)`` into a buffer just allocated with ``x``'s shape: from here on ``buf``
+        holds ``x``'s values in another layout, which the IR (logical indexing) reads as ``x``."""
+        assert isinstance(node.func, cst.Attribute)
+        buf, args = self.hval(node.func.value), [a.value for a in node.args]
+        src = self.hval(args[0]) if len(args) == 1 else None
+        target = node.func.value
+        fresh = [
+            i
+            for i, s in enumerate(self.body)
+            if isinstance(s, ir.Alloc) and isinstance(buf, HTensor) and s.target == buf.name
+        ]
+        if not (
+            isinstance(buf, HTensor)
+            and isinstance(src, HTensor)
+            and isinstance(target, cst.Name)
+            and fresh
+            and fresh[-1] == len(self.body) - 1
+            and self._same_shape(buf, src)
+        ):
+            raise self.error(
+                node,
+                f"unsupported in-place copy `{self.src(node)}`",
+                "copy only into a buffer allocated just before with the source's "
+                "shape (a re-pitched copy)",
+            )
+        dropped = self.body.pop()
+        self.pending_comments[:0] = dropped.comments
+        self.note(
+            f"tiletrans: `{buf.source}` is a re-laid-out copy of `{src.source}`, read as "
+            f"`{src.source}` (the IR indexes tensors logically)"
+        )
+        self.scope[target.value] = dataclasses.replace(src, copy=True)
+
+    def _same_shape(self, a: HTensor, b: HTensor) -> bool:
+        if a.rank is None or a.rank != b.rank:
+            return False
+        return all(
+            self.same_value(ir.SizeOf(a.name, d), ir.SizeOf(b.name, d)) for d in range(a.rank)
+        )
+
+    def host_if(self, node: cst.If) -> None:
+        body = list(node.body.body) if isinstance(node.body, cst.IndentedBlock) else []
+        default = none_default(node)
+        if default is not None:
+            # `if x is None: x = e` for an optional parameter.
+            name, value_node = default
+            current = self.scope.get(name)
+            value = self.hval(value_node)
+            if isinstance(current, HScalar) and isinstance(value, HScalar):
+                self.bind(
+                    name, HScalar(ir.Call("if_none", (current.expr, value.expr)), value.kind), node
+                )
+                return
+        if (
+            node.orelse is None
+            and body
+            and all(
+                isinstance(st, cst.SimpleStatementLine)
+                and all(isinstance(s, cst.Expr) and self.is_runtime_setup(s.value) for s in st.body)
+                for st in body
+            )
+        ):
+            self.note(
+                f"tiletrans: dropped `if {self.src(node.test)}: ...`: runtime setup that "
+                "cannot change results"
+            )
+            return
+        if (
+            node.orelse is None
+            and len(body) == 1
+            and isinstance(body[0], cst.SimpleStatementLine)
+            and isinstance(body[0].body[0], cst.Raise)
+        ):
+            # `if cond: raise E(msg)` is an assert of `not cond`.
+            raise_node = body[0].body[0]
+            msg = None
+            exc = raise_node.exc
+            if isinstance(exc, cst.Call) and exc.args:
+                msg = self.message(exc.args[0].value)
+            self.note(f"tiletrans: was `if {self.src(node.test)}: raise ...`")
+            parts = negated_conjuncts(node.test)
+            if parts is not None:
+                # `if x.shape != (a, b) or n != m: raise`: what each assert would prove (ranks,
+                # equal sizes), as `assert x.shape == (a, b)` and `assert n == m` do.
+                for part in parts:
+                    self.assert_part(part, msg, node)
+                return
+            test = self.scalar(node.test)
+            self.emit(ir.Assert(ir.UnaryOp("not", test), msg, loc=self.locate(node)))
+            return
+        # Branches that only assign: the names become opaque (launch knobs such as num_warps).
+        assigned: list[str] = []
+        branch: cst.CSTNode | None = node
+        while branch is not None:
+            suite = branch.body if isinstance(branch, (cst.If, cst.Else)) else None
+            for st in suite.body if isinstance(suite, cst.IndentedBlock) else []:
+                if not (
+                    isinstance(st, cst.SimpleStatementLine)
+                    and all(
+                        isinstance(s, cst.Assign)
+                        and all(isinstance(t.target, cst.Name) for t in s.targets)
+                        for s in st.body
+                    )
+                ):
+                    raise self.error(
+                        st,
+                        "host branches may only assign values (or raise)",
+                        "compute launch parameters with expressions",
+                    )
+                for s in st.body:
+                    for t in s.targets:  # type: ignore[union-attr]
+                        assigned.append(t.target.value)  # type: ignore[union-attr]
+            branch = branch.orelse if isinstance(branch, cst.If) else None
+        before = dict(self.scope)
+        for name in assigned:
+            self.scope[name] = HOpaque(f"`{name}` is assigned in a branch of a host `if`")
+        self.keep_copied_tensors(node, before)
+
+    def keep_copied_tensors(self, node: cst.If, before: dict[str, Any]) -> None:
+        """`if x.stride(-1) != 1: x = x.contiguous()`: whichever branch ran, ``x`` has the shape
+        it had (and the layout it was known to have before, the weaker fact)."""
+        for name in copies_only(node):
+            if isinstance(before.get(name), HTensor):
+                self.scope[name] = before[name]
+
+    def host_assign(
+        self, target: cst.BaseExpression, value_node: cst.BaseExpression, node: cst.CSTNode
+    ) -> None:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            names = [e.value for e in target.elements]
+            if not all(isinstance(n, cst.Name) for n in names):
+                raise self.error(node, "unpack into plain names")
+            value = self.hval(value_node)
+            if isinstance(value, HShape):
+                self.shape_unpack([n.value for n in names], value.tensor, node)  # type: ignore
+                return
+            if isinstance(value, HTuple) and len(value.items) == len(names):
+                for n, v in zip(names, value.items):
+                    self.bind(n.value, v, node)  # type: ignore[union-attr]
+                return
+            if isinstance(value, HOpaque):
+                for n in names:
+                    self.scope[n.value] = value  # type: ignore[union-attr]
+                return
+            raise self.error(node, f"cannot unpack `{self.src(value_node)}`")
+        if not isinstance(target, cst.Name):
+            raise self.error(node, f"unsupported assignment target `{self.src(target)}`")
+        self.bind(target.value, self.hval(value_node, target.value), node)
+
+    def bind(self, name: str, value: Any, node: cst.CSTNode) -> None:
+        if isinstance(value, HScalar):
+            if (
+                isinstance(value.expr, ir.Name)
+                and value.expr.id in self.names
+                and not (value.expr.id.startswith("?"))
+            ):
+                self.scope[name] = value
+                return
+            irname = self.fresh(name)
+            self.canon[irname] = value.expr
+            self.emit(ir.Assign(irname, value.expr, loc=self.locate(node)))
+            self.types.vars[irname] = ScalarType(
+                ir.F32 if value.kind == "float" else ir.BOOL if value.kind == "bool" else ir.I32,
+                weak=True,
+            )
+            self.scope[name] = HScalar(ir.Name(irname), value.kind)
+            return
+        if isinstance(value, HTensor):
+            self.scope[name] = value
+            return
+        self.scope[name] = value
+
+    def shape_unpack(self, names: list[str], t: HTensor, node: cst.CSTNode) -> None:
+        if t.rank is not None and t.rank != len(names):
+            raise self.error(node, f"`{t.source}` has {t.rank} dims, unpacked into {len(names)}")
+        self.set_rank(t, len(names))
+        targets: list[str | None] = []
+        for i, n in enumerate(names):
+            if n == "_":
+                targets.append(None)
+                continue
+            irname = self.fresh(n)
+            targets.append(irname)
+            self.canon[irname] = ir.SizeOf(t.name, i)
+            self.scope[n] = HScalar(ir.Name(irname))
+        self.emit(ir.ShapeUnpack(tuple(targets), t.name, loc=self.locate(node)))
+
+    def host_return(self, node: cst.Return) -> None:
+        loc = self.locate(node)
+        if node.value is None:
+            self.emit(ir.Return(None, loc=loc))
+            return
+        items = node.value.elements if isinstance(node.value, cst.Tuple) else None
+        values = (
+            [self.return_item(e.value) for e in items]
+            if items is not None
+            else [self.return_item(node.value)]
+        )
+        value: ir.Expr = ir.TupleExpr(tuple(values)) if items is not None else values[0]
+        self.emit(ir.Return(value, loc=loc))
+
+    def return_item(self, node: cst.BaseExpression) -> ir.Expr:
+        v = self.hval(node, "out")
+        if isinstance(v, HTensor):
+            return ir.Name(v.name)
+        if isinstance(v, HScalar) and isinstance(v.expr, ir.Name):
+            return v.expr
+        raise self.error(
+            node, f"cannot return `{self.src(node)}`", "return host tensors or sizes by name"
+        )
+
+    def message(self, node: cst.BaseExpression) -> str:
+        """An assert message as entry-level source: inside an inlined helper, whose names the
+        entry does not have, an f-string becomes the literal text of its template."""
+        if self.depth and not isinstance(node, cst.SimpleString):
+            return repr(source_of(node).lstrip("fF").strip("\"'"))
+        return source_of(node)
+
+    def host_assert(self, node: cst.Assert) -> None:
+        msg = self.message(node.msg) if node.msg is not None else None
+        for part in conjuncts(node.test):
+            self.assert_part(part, msg, node)
+
+    def assert_part(self, test: cst.BaseExpression, msg: str | None, node: cst.Assert) -> None:
+        loc = self.locate(node)
+        text = self.src(test)
+        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+            comp = test.comparisons[0]
+            lhs, rhs = self.hval(test.left), self.hval(comp.comparator)
+            lhs, rhs = (
+                HFact(f"stride{v.dim}", v.tensor) if isinstance(v, HStride) else v
+                for v in (lhs, rhs)
+            )
+            if isinstance(lhs, HDType) and isinstance(rhs, HDType):
+                lhs = HFact("dtype")
+            if isinstance(comp.operator, cst.Equal):
+                if isinstance(lhs, HFact) or isinstance(rhs, HFact):
+                    fact = lhs if isinstance(lhs, HFact) else rhs
+                    other = rhs if fact is lhs else lhs
+                    if (
+                        fact.kind == "dim"
+                        and isinstance(other, HScalar)
+                        and isinstance(other.expr, ir.Const)
+                    ):
+                        assert fact.tensor is not None
+                        self.require_rank(fact.tensor, int(other.expr.value), node, text)
+                        return
+                    if (
+                        fact.kind.startswith("stride")
+                        and isinstance(other, HScalar)
+                        and (other.expr == ir.Const(1))
+                    ):
+                        assert fact.tensor is not None
+                        d = int(fact.kind[6:])
+                        if d == -1 or (fact.tensor.rank is not None and d == fact.tensor.rank - 1):
+                            fact.tensor.unit_last = True
+                        self.note(
+                            f"tiletrans: dropped `assert {text}`: the IR indexes tensors "
+                            "logically, so this layout check only rejects inputs"
+                        )
+                        return
+                    if fact.kind == "dtype":
+                        self.note(
+                            f"tiletrans: dropped `assert {text}`: dtype checks are not "
+                            "expressible in the IR; it only rejects inputs"
+                        )
+                        return
+                if isinstance(lhs, HShape) and isinstance(rhs, HShape):
+                    a, b = lhs.tensor, rhs.tensor
+                    if a.rank is None and b.rank is not None:
+                        a.rank = b.rank
+                    elif b.rank is None and a.rank is not None:
+                        b.rank = a.rank
+                    self.emit(
+                        ir.Assert(
+                            ir.BinOp("==", ir.ShapeOf(a.name), ir.ShapeOf(b.name)), msg, loc=loc
+                        )
+                    )
+                    return
+                if (
+                    isinstance(lhs, HTuple)
+                    and isinstance(rhs, HTuple)
+                    and len(lhs.items) == len(rhs.items)
+                    and all(isinstance(x, HScalar) for x in lhs.items + rhs.items)
+                ):
+                    for a, b in zip(lhs.items, rhs.items):
+                        self.emit(ir.Assert(ir.BinOp("==", a.expr, b.expr), msg, loc=loc))
+                    return
+                if isinstance(lhs, HShape) and isinstance(rhs, HTuple):
+                    t = lhs.tensor
+                    self.require_rank(t, len(rhs.items), node, text)
+                    for i, item in enumerate(rhs.items):
+                        if not isinstance(item, HScalar):
+                            raise self.error(test, f"cannot compare the shape of `{t.source}`")
+                        self.emit(
+                            ir.Assert(ir.BinOp("==", ir.SizeOf(t.name, i), item.expr), msg, loc=loc)
+                        )
+                        self.equal_sizes(item.expr, ir.SizeOf(t.name, i))
+                    return
+            if (
+                isinstance(comp.operator, cst.In)
+                and isinstance(lhs, HScalar)
+                and isinstance(rhs, (HTuple,))
+                and all(isinstance(i, HScalar) for i in rhs.items)
+            ):
+                cond: ir.Expr | None = None
+                for item in rhs.items:
+                    eq = ir.BinOp("==", lhs.expr, item.expr)
+                    cond = eq if cond is None else ir.BinOp("or", cond, eq)
+                if cond is not None:
+                    self.emit(ir.Assert(cond, msg, loc=loc))
+                    return
+            if isinstance(lhs, HScalar) and isinstance(rhs, HScalar):
+                op = {
+                    cst.Equal: "==",
+                    cst.NotEqual: "!=",
+                    cst.LessThan: "<",
+                    cst.LessThanEqual: "<=",
+                    cst.GreaterThan: ">",
+                    cst.GreaterThanEqual: ">=",
+                }.get(type(comp.operator))
+                if op is not None:
+                    self.emit(ir.Assert(ir.BinOp(op, lhs.expr, rhs.expr), msg, loc=loc))
+                    if op == "==":
+                        self.equal_sizes(lhs.expr, rhs.expr)
+                    if (
+                        op in (">", ">=")
+                        and isinstance(rhs.expr, ir.Const)
+                        and (rhs.expr.value > 0 or (op == ">" and rhs.expr.value == 0))
+                    ):
+                        self.positive.add(format_expr(lhs.expr))
+                    return
+        v = self.hval(test)
+        if isinstance(v, HFact) and v.kind == "contiguous":
+            assert v.tensor is not None
+            v.tensor.contiguous = v.tensor.unit_last = True
+            self.note(
+                f"tiletrans: dropped `assert {text}`: the IR indexes tensors logically, "
+                "so this layout check only rejects inputs"
+            )
+            return
+        if isinstance(v, HScalar) and v.kind == "bool":
+            self.emit(ir.Assert(v.expr, msg, loc=loc))
+            return
+        raise self.error(
+            test,
+            f"cannot express `assert {text}` in the IR",
+            "assert sizes (x.shape[i] == n), shapes (x.shape == y.shape), ranks "
+            "(x.dim() == 2) or layouts (x.is_contiguous())",
+        )
