@@ -252,12 +252,18 @@ class SpaceReader:
     ) -> list[cst.CSTNode]:
         """The statements of ``fn`` that exist only to tune (the search, the pick of the best
         config, what only they read); module statements too (the space, the cache). They are
-        looked for in the block that holds the first search (a ``with`` body, say)."""
-        body = _block_of(fn, searches[0]) if searches else list(fn.body.body)
+        looked for in the block that holds the launch (a ``with`` body, say)."""
+        body = _block_of(fn, launches[0]) if launches else list(fn.body.body)
         launch_stmts = {i for i, s in enumerate(body) if any(_contains(s, c) for c in launches)}
         removed: set[int] = set()
         for call in searches:
-            i = next(i for i, s in enumerate(body) if _contains(s, call))
+            i = next((i for i, s in enumerate(body) if _contains(s, call)), None)
+            if i is None:
+                raise self.error(
+                    call,
+                    "ct.tune.exhaustive_search outside the block that launches the kernel",
+                    "search (and cache the best config) just before the launch, in its block",
+                )
             if i in launch_stmts:
                 raise self.error(
                     call,
