@@ -158,14 +158,6 @@ KNOWN_INEXACT: dict[tuple[str, str], str] = {
         "written `a * b + c` (two roundings): fma(1e-30, 1e-7, -round(1e-37)) = 0.0 for "
         "2.8e-45, fma(1e-30, -1e-30, 0) = +0.0 for -0.0"
     ),
-    ("fma", "cutile"): (
-        "cuTile 1.7 has no fma: written `a * b + c` (two roundings): fma(1e-30, 3e38, -3e8) = "
-        "0.0 for 1.50, fma(1e-30, -1e-30, 0) = +0.0 for -0.0"
-    ),
-    ("log1p", "cutile"): (
-        "cuTile 1.7 has no log1p: written ct.log(1.0 + x), which cancels near 0: "
-        "log1p(1e-7) = 1.19e-7 for 1.0e-7, log1p(1e-30) = 0.0, log1p(-0.0) = +0.0"
-    ),
     ("pow", "helion"): (
         "`torch.pow(x, y)` of two tensors does not compile: Helion's inductor lowering of "
         "aten.pow.Tensor_Tensor raises InductorLoweringError (AssertionError in promote_types)"

@@ -27,7 +27,7 @@ from translator.ir.interpreter import next_power_of_2
 from translator.ir.ops import reduce_identity
 from translator.ir.padding import fold_pad
 from translator.ir.printer import PRECEDENCE
-from translator.ir.shapes import TileType, dims_of, dtype_of, index_dims, kernel_env
+from translator.ir.shapes import TileType, dims_of, dtype_of, index_dims, infer, kernel_env
 from translator.ir.visit import all_exprs, full_extents, walk_stmts
 from translator.naming import constant_name, tile_suffix, unique
 
@@ -252,7 +252,8 @@ class KernelWriter(CodePrinter):
         args = [
             self.text(a, 0 if _bare_argument(template, i) else ATOM) for i, a in enumerate(e.args)
         ]
-        text = template.format(*args)
+        dtype = self.dtype(dtype_of(infer(e, self.env))) if "{dtype}" in template else ""
+        text = template.format(*args, dtype=dtype)
         return text, (ATOM if text.startswith("ct.") and text.endswith(")") else 1)
 
     def _ex_Cast(self, e: ir.Cast) -> tuple[str, int]:

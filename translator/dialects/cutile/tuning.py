@@ -251,12 +251,19 @@ class SpaceReader:
         launches: list[cst.Call],
     ) -> list[cst.CSTNode]:
         """The statements of ``fn`` that exist only to tune (the search, the pick of the best
-        config, what only they read); module statements too (the space, the cache)."""
-        body = list(fn.body.body)
+        config, what only they read); module statements too (the space, the cache). They are
+        looked for in the block that holds the launch (a ``with`` body, say)."""
+        body = _block_of(fn, launches[0]) if launches else list(fn.body.body)
         launch_stmts = {i for i, s in enumerate(body) if any(_contains(s, c) for c in launches)}
         removed: set[int] = set()
         for call in searches:
-            i = next(i for i, s in enumerate(body) if _contains(s, call))
+            i = next((i for i, s in enumerate(body) if _contains(s, call)), None)
+            if i is None:
+                raise self.error(
+                    call,
+                    "ct.tune.exhaustive_search outside the block that launches the kernel",
+                    "search (and cache the best config) just before the launch, in its block",
+                )
             if i in launch_stmts:
                 raise self.error(
                     call,
@@ -320,6 +327,20 @@ class SpaceReader:
             ):
                 out.append(binding)
         return out
+
+
+def _block_of(fn: cst.FunctionDef, node: cst.CSTNode) -> list[cst.BaseStatement]:
+    """The statements of the innermost block of ``fn`` that holds ``node``."""
+    best: list[cst.BaseStatement] = list(fn.body.body)
+
+    class Blocks(cst.CSTVisitor):
+        def visit_IndentedBlock(self, block: cst.IndentedBlock) -> None:
+            nonlocal best
+            if any(_contains(s, node) for s in block.body):
+                best = list(block.body)
+
+    fn.body.visit(Blocks())
+    return best
 
 
 def _args_keys(args_fn: cst.BaseExpression | None, params: list[str]) -> dict[str, str]:
