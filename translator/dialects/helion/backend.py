@@ -11,6 +11,8 @@ passed, as the source's kernel did. The definition skeleton (decorator, signatur
 
 from __future__ import annotations
 
+import dataclasses
+
 from translator.diagnostics import TranslationError
 from translator.dialects.common.backend import Backend
 from translator.dialects.common.passthrough import KernelCode, LaunchCode
@@ -20,9 +22,11 @@ from translator.dialects.helion.kernel_writer import Writer
 from translator.dialects.helion.rebinding import separate_host_values
 from translator.grammar import load_grammar, template_environment
 from translator.ir import nodes as ir
+from translator.ir.renaming import rename
 from translator.ir.shapes import TypeEnv, kernel_env
 from translator.ir.verifier import verify_kernel
 from translator.ir.visit import kernel_exprs, walk_expr
+from translator.naming import unique
 
 # Names the emitted module imports; IR names must not shadow them.
 _RESERVED = {"torch", "helion", "hl", "math"}
@@ -67,7 +71,35 @@ def emit(module: ir.Module) -> str:
     return HelionBackend().emit(module)
 
 
+def _distinct_loop_tiles(kernel: ir.Kernel) -> ir.Kernel:
+    """``kernel`` with a fresh name for each loop tile that reuses an earlier tile's name (one
+    loop per branch of an ``if``) where a block is computed from a size: Helion gives such a
+    block one id per loop, and one loop variable of two ids does not merge where the branches
+    meet (TileIndexType mismatch in control flow); registered blocks share one id."""
+    if not any(t.fit for t in kernel.tunables):
+        return kernel
+    seen = {t.name for t in kernel.grid}
+    taken = kernel_names(kernel)
+
+    def walk(stmts: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...]:
+        out: list[ir.Stmt] = []
+        for s in stmts:
+            if isinstance(s, ir.TileLoop):
+                mapping = {t.name: unique(t.name, taken) for t in s.tiles if t.name in seen}
+                seen.update(mapping.get(t.name, t.name) for t in s.tiles)
+                if mapping:
+                    s = rename(s, mapping)  # type: ignore[assignment]
+                s = dataclasses.replace(s, body=walk(s.body))
+            elif isinstance(s, ir.If):
+                s = dataclasses.replace(s, body=walk(s.body), orelse=walk(s.orelse))
+            out.append(s)
+        return tuple(out)
+
+    return dataclasses.replace(kernel, body=walk(kernel.body))
+
+
 def _kernel_code(kernel: ir.Kernel) -> KernelCode:
+    kernel = _distinct_loop_tiles(kernel)
     taken = kernel_names(kernel)
     clash = sorted(taken & _RESERVED)
     if clash:

@@ -56,8 +56,8 @@ def liger_cross_entropy_kernel(
             # Label smoothing is a general case of normal cross entropy
             scaled_x_sum = hl.full([], 0.0, dtype=torch.float32)
             eps = label_smoothing / n_cols
-            for tile_i in hl.tile(n_cols, block_size=block_size):
-                X_block = X[program_id, tile_i].to(torch.float32)
+            for tile_i_3 in hl.tile(n_cols, block_size=block_size):
+                X_block = X[program_id, tile_i_3].to(torch.float32)
                 block_max = torch.amax(X_block, dim=0)
                 if label_smoothing > 0:
                     # scale X beforehand to avoid overflow

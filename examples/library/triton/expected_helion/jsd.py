@@ -39,9 +39,9 @@ def _jsd_kernel(
                 for tile_i in hl.tile(X.size(1), block_size=block_size):
                     dX[pid, tile_i] = 0.0
             else:
-                for tile_i in hl.tile(X.size(1), block_size=block_size):
-                    X_2 = X[pid, tile_i].to(torch.float32)
-                    Y_2 = Y[pid, tile_i].to(torch.float32)
+                for tile_i_2 in hl.tile(X.size(1), block_size=block_size):
+                    X_2 = X[pid, tile_i_2].to(torch.float32)
+                    Y_2 = Y[pid, tile_i_2].to(torch.float32)
                     if beta == 0.0:
                         Y_prob = torch.exp(Y_2)
                         loss_3 = Y_prob * (Y_2 - X_2)
@@ -59,12 +59,12 @@ def _jsd_kernel(
                         dX_tile = (-beta + 1) * Q * (X_2 - log_M)
                     loss_4 = loss_3 / n_non_ignore
                     dX_tile_2 = dX_tile / n_non_ignore
-                    loss[pid, tile_i] = loss_4
-                    dX[pid, tile_i] = dX_tile_2
+                    loss[pid, tile_i_2] = loss_4
+                    dX[pid, tile_i_2] = dX_tile_2
         else:
-            for tile_i in hl.tile(X.size(1), block_size=block_size):
-                X_2 = X[pid, tile_i].to(torch.float32)
-                Y_2 = Y[pid, tile_i].to(torch.float32)
+            for tile_i_3 in hl.tile(X.size(1), block_size=block_size):
+                X_2 = X[pid, tile_i_3].to(torch.float32)
+                Y_2 = Y[pid, tile_i_3].to(torch.float32)
                 if beta == 0.0:
                     Y_prob = torch.exp(Y_2)
                     loss_3 = Y_prob * (Y_2 - X_2)
@@ -82,8 +82,8 @@ def _jsd_kernel(
                     dX_tile = (-beta + 1) * Q * (X_2 - log_M)
                 loss_4 = loss_3 / n_non_ignore
                 dX_tile_2 = dX_tile / n_non_ignore
-                loss[pid, tile_i] = loss_4
-                dX[pid, tile_i] = dX_tile_2
+                loss[pid, tile_i_3] = loss_4
+                dX[pid, tile_i_3] = dX_tile_2
 
 
 def jsd_forward(
