@@ -259,6 +259,7 @@ def is_provenance(comment: str) -> bool:
     return provenance_line(comment)
 
 
+_VALUE_TYPES = (str, bool, int, str | None)
 #: Per node type, the names of its fields that may hold nodes (filled as types are met).
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 
@@ -266,7 +267,8 @@ _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 def _child_fields(kind: type) -> tuple[str, ...]:
     names = _CHILD_FIELDS.get(kind)
     if names is None:
-        names = tuple(f.name for f in dataclasses.fields(kind))
+        # Fields declared as plain values (a Name's `value: str`) never hold a node.
+        names = tuple(f.name for f in dataclasses.fields(kind) if f.type not in _VALUE_TYPES)
         _CHILD_FIELDS[kind] = names
     return names
 
