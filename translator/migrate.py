@@ -5,7 +5,9 @@ imports; files that use no DSL tiletrans reads (or already the target DSL) are l
 (copied with ``-o``). The others are translated in ``-j`` worker processes, and with ``--validate``
 each translated pair is run on the same inputs and compared (validation imports and runs both).
 Nothing is written without ``-o DIR`` (the tree's layout kept) or ``--write`` (in place); writes are
-atomic. A summary table counts outcomes per DSL pair; ``--report FILE.md`` writes one row per file.
+atomic. A summary table counts outcomes per DSL pair; ``--report FILE.md`` writes one row per file
+and, with matplotlib, PNG plots beside it (:mod:`translator.report_plots`). ``--executor ray``
+sends each file's validation to a Ray cluster as one task (:func:`validate_on_ray`).
 """
 
 from __future__ import annotations

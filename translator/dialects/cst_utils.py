@@ -37,7 +37,7 @@ class Wrapper(MetadataWrapper):
     ) -> cst.CSTNode:
         visitors = list(visitors)
         module_only = before_visit is None and after_leave is None
-        if not module_only or any(set(v.get_visitors()) != {"visit_Module"} for v in visitors):
+        if not module_only or not all(_module_only(type(v), v) for v in visitors):
             return super().visit_batched(visitors, before_visit, after_leave)
         with ExitStack() as stack:
             for v in visitors:
@@ -45,6 +45,18 @@ class Wrapper(MetadataWrapper):
             for v in visitors:
                 v.visit_Module(self.module)
         return self.module
+
+
+#: Per provider class: whether ``visit_Module`` is its only hook (``get_visitors`` inspects every
+#: member of the instance, a twentieth of a translation when asked per file).
+_MODULE_ONLY: dict[type, bool] = {}
+
+
+def _module_only(kind: type, visitor: Any) -> bool:
+    known = _MODULE_ONLY.get(kind)
+    if known is None:
+        known = _MODULE_ONLY[kind] = set(visitor.get_visitors()) == {"visit_Module"}
+    return known
 
 
 #: The last few parsed sources (text -> wrapper), most recent last. A translation parses its
@@ -247,6 +259,7 @@ def is_provenance(comment: str) -> bool:
     return provenance_line(comment)
 
 
+_VALUE_TYPES = (str, bool, int, str | None)
 #: Per node type, the names of its fields that may hold nodes (filled as types are met).
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 
@@ -254,7 +267,8 @@ _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 def _child_fields(kind: type) -> tuple[str, ...]:
     names = _CHILD_FIELDS.get(kind)
     if names is None:
-        names = tuple(f.name for f in dataclasses.fields(kind))
+        # Fields declared as plain values (a Name's `value: str`) never hold a node.
+        names = tuple(f.name for f in dataclasses.fields(kind) if f.type not in _VALUE_TYPES)
         _CHILD_FIELDS[kind] = names
     return names
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -139,13 +140,20 @@ def _key(span: ir.Span) -> tuple[int, int, int, int]:
 
 def _statements(text: str) -> list[cst.BaseStatement]:
     """The statements of ``text``; comments above the first stay with it (libcst files them
-    under the module header)."""
+    under the module header). A new list each call (callers replace items); the nodes may be
+    shared with an earlier call on the same text (nodes are immutable)."""
+    return list(_parsed_statements(text))
+
+
+@lru_cache(maxsize=64)
+def _parsed_statements(text: str) -> tuple[cst.BaseStatement, ...]:
+    # A kernel's text is parsed to find the names it defines and again to insert it: once here.
     module = cst.parse_module(text)
     body = list(module.body)
     header = [line for line in module.header if line.comment is not None]
     if body and header:
         body[0] = _with_leading(body[0], [*header, *getattr(body[0], "leading_lines", ())])
-    return body
+    return tuple(body)
 
 
 def _comment_lines(notes: Sequence[str], indent: bool = True) -> list[cst.EmptyLine]:
