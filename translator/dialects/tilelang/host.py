@@ -9,12 +9,12 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from translator.dialects.common.host_code import TORCH_DTYPES
 from translator.dialects.cst_utils import (
     call_args,
     source_of,
 )
 from translator.dialects.tilelang.model import (
-    TORCH_DTYPES,
     Factory,
     ModuleFacts,
     decorator_of,

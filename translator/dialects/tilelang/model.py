@@ -9,6 +9,7 @@ import libcst as cst
 
 from translator.diagnostics import TranslationError
 from translator.dialects.cst_utils import (
+    BINARY_OPERATORS,
     Locator,
     resolve,
 )
@@ -16,18 +17,7 @@ from translator.grammar import load_grammar
 from translator.ir import nodes as ir
 from translator.ir.padding import fold_pad
 
-BINOPS: dict[type, str] = {
-    cst.Add: "+",
-    cst.Subtract: "-",
-    cst.Multiply: "*",
-    cst.Divide: "/",
-    cst.FloorDivide: "//",
-    cst.Modulo: "%",
-    cst.Power: "**",
-    cst.BitAnd: "&",
-    cst.BitOr: "|",
-    cst.BitXor: "^",
-}
+BINOPS = BINARY_OPERATORS
 COMPARISONS: dict[type, str] = {
     cst.LessThan: "<",
     cst.LessThanEqual: "<=",
@@ -170,17 +160,3 @@ def decorator_of(fn: cst.FunctionDef, mod: ModuleFacts, name: str) -> cst.Decora
         if mod.name_of(target) == name:
             return d
     return None
-
-
-TORCH_DTYPES = {
-    "float16": "torch.float16",
-    "bfloat16": "torch.bfloat16",
-    "float32": "torch.float32",
-    "float64": "torch.float64",
-    "int8": "torch.int8",
-    "int16": "torch.int16",
-    "int32": "torch.int32",
-    "int64": "torch.int64",
-    "uint8": "torch.uint8",
-    "bool": "torch.bool",
-}
