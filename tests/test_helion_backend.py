@@ -1298,10 +1298,7 @@ def double(x: torch.Tensor) -> torch.Tensor:
     assert module.entries[0].body[0] == ir.ShapeUnpack(
         (None,),
         "x",
-        comments=(
-            "tiletrans: rank guard: `hl.tile(out.size())` has 1 loop target, so `x` must be 1-d "
-            "(`out` is shaped like it)",
-        ),
+        assumed="`hl.tile(out.size())` has 1 loop target (`out` is shaped like it)",
     )
     assert sum(isinstance(s, ir.ShapeUnpack) for s in module.entries[0].body) == 1
 

@@ -38,6 +38,8 @@ import pytest  # noqa: E402
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
+from translator.dialects.triton import bounds_guard  # noqa: E402
+
 LIBRARY = ROOT / "examples" / "library"
 TRITON_FILES = sorted((LIBRARY / "triton").glob("*.py"))
 HELION_FILES = sorted((LIBRARY / "helion").glob("*.py"))
@@ -577,7 +579,11 @@ def test_triton_grouped_gemm_over_a_pointer_table() -> None:
     shapes = [(17, 45, 37), (40, 16, 9), (5, 70, 33)]  # (m, k, n) of each group
     a = [torch.randn(s[0], s[1]).half() for s in shapes]
     b = [torch.randn(s[1], s[2]).half() for s in shapes]
-    for got, x, y in zip(m.grouped_matmul(a, b), a, b, strict=True):
+    # The kernel reaches its groups through a table of addresses, which the interpreter's
+    # bounds guard (which knows only the tensors a launch passes) cannot follow.
+    with bounds_guard.unguarded():
+        outs = m.grouped_matmul(a, b)
+    for got, x, y in zip(outs, a, b, strict=True):
         assert got.dtype == torch.float16
         torch.testing.assert_close(got.float(), x.float() @ y.float(), rtol=1e-2, atol=1e-2)
 

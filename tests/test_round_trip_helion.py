@@ -57,7 +57,7 @@ EXPECTED: dict[str, set[str]] = {
     "bmm": {"hints", "named_values", "sizes", "unit_tiles"},
     "cross_entropy": {"commutative", "hints", "named_values", "sizes", "tunables"},
     "cross_entropy_onehot": {"broadcast", "hints", "named_values", "sizes", "tunables"},
-    "exp": {"fp32_operands", "hints", "named_values", "names", "tunables"},
+    "exp": {"fp32_operands", "hints", "named_values", "names", "param_facts", "tunables"},
     "gelu": {"hints", "named_values", "sizes", "spelled_ops", "tunables"},
     "layer_norm": {"hints", "named_values", "sizes", "tunables", "unit_tiles"},
     "matmul": {"hints", "named_values", "sizes", "tunables"},

@@ -53,10 +53,10 @@ def test_helion_golden_back_to_triton_matches_source_on_cpu(golden: Path, tmp_pa
 EXPECTED: dict[str, set[str]] = {
     "add": {"block_names", "pads", "tunables"},
     "attention": {"block_names", "unit_tile"},
-    "cross_entropy": {"block_names", "pads", "param_facts", "tunables", "zero_d"},
+    "cross_entropy": {"pads", "param_facts", "tunables", "zero_d"},
     "embedding": {"block_names", "reshape", "tunables"},
     "geglu": {"block_names", "tunables"},
-    "heuristics": {"block_names", "tunables"},
+    "heuristics": {"tunables"},
     "layer_norm": {"pads", "param_facts", "tunables", "zero_d"},
     "matmul": {"tunables"},
     "matmul_act": {"tunables"},

@@ -1356,6 +1356,18 @@ class EntryParser:
         return out
 
 
+def _is_data_sized_block(value: cst.Call, aliases: dict[str, str]) -> bool:
+    """``min(cap, helion.next_power_of_2(...))``: a block sized to the data, which sets up the
+    loop like a registered block size does."""
+    if not (isinstance(value.func, cst.Name) and value.func.value == "min"):
+        return False
+    return any(
+        isinstance(a.value, cst.Call)
+        and (resolve(a.value.func, aliases) or "").endswith("next_power_of_2")
+        for a in value.args
+    )
+
+
 def _is_kernel_function(fn: cst.FunctionDef, aliases: dict[str, str], grammar: dict) -> bool:
     """A ``@helion.kernel`` whose body is one device loop and what sets it up: registered block
     sizes, specialised parameters, a bare ``return``. Such a function is a kernel: it computes
@@ -1388,6 +1400,8 @@ def _is_kernel_function(fn: cst.FunctionDef, aliases: dict[str, str], grammar: d
             return False
         call = resolve(small.value.func, aliases)
         if call == lang["register_block_size"]:
+            continue
+        if _is_data_sized_block(small.value, aliases):
             continue
         args = small.value.args
         target = small.targets[0].target
