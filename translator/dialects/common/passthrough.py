@@ -329,8 +329,7 @@ class _Editor(cst.CSTTransformer):
         indent, _ = self._layout(site)
         new = _statements_at([*prelude, *code.prelude, code.expr], indent)
         leading = list(getattr(stmt, "leading_lines", ())) + _comment_lines([*notes, *code.notes])
-        # The prelude's own comments (a check's why) follow the source's comments.
-        leading += [line for line in new[0].leading_lines if line.comment is not None]
+        leading += _own_comments(new[0])
         if isinstance(new[0], cst.FunctionDef) and indent:
             leading = _blank_first(leading)
         new[0] = _with_leading(new[0], leading)
@@ -346,9 +345,7 @@ class _Editor(cst.CSTTransformer):
         new = _statements_at(prelude, indent) if prelude else []
         if new:
             nested_def = isinstance(new[-1], cst.FunctionDef) and bool(indent)
-            # The prelude's own comments (a check's why) follow the source's comments.
-            own = [line for line in new[0].leading_lines if line.comment is not None]
-            lines = leading + _comment_lines(notes) + own
+            lines = leading + _comment_lines(notes) + _own_comments(new[0])
             new[0] = _with_leading(new[0], _blank_first(lines) if nested_def else lines)
             return [*new, _with_leading(first, _blank(1) if nested_def else []), *stmts[1:]]
         return [_with_leading(first, leading + _comment_lines(notes)), *stmts[1:]]
@@ -394,6 +391,12 @@ class _Editor(cst.CSTTransformer):
             loc = ir.Loc(self.module.path, span.start_line, span.start_col) if span else None
             raise TranslationError("no launch was rendered for this launch site", loc)
         return code
+
+
+def _own_comments(stmt: cst.BaseStatement) -> list[cst.EmptyLine]:
+    """The comment lines a prelude statement was written with (a check's why): they follow
+    the comments of the source statement the prelude goes before."""
+    return [line for line in getattr(stmt, "leading_lines", ()) if line.comment is not None]
 
 
 def _statements_at(texts: Sequence[str], indent: str) -> list[cst.BaseStatement]:
