@@ -248,6 +248,30 @@ def source_of(node: cst.CSTNode) -> str:
     return cst.Module(body=[]).code_for_node(node)
 
 
+def size_reference(node: cst.BaseExpression) -> tuple[cst.BaseExpression, int] | None:
+    """``(t, d)`` for one size of a tensor, ``t.size(d)`` or ``t.shape[d]`` with ``d`` a
+    non-negative integer literal; ``None`` for anything else. The tensor ``t`` is returned as
+    written (a name, or an expression such as ``x.view(-1)``): callers decide what they accept."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        keyword = node.args[0].keyword if len(node.args) == 1 else None
+        named = keyword.value if keyword is not None else None
+        if node.func.attr.value == "size" and len(node.args) == 1 and named in (None, "dim"):
+            dim = node.args[0].value
+            if isinstance(dim, cst.Integer):
+                return node.func.value, int(dim.value)
+        return None
+    if (
+        isinstance(node, cst.Subscript)
+        and isinstance(node.value, cst.Attribute)
+        and node.value.attr.value == "shape"
+        and len(node.slice) == 1
+        and isinstance(node.slice[0].slice, cst.Index)
+        and isinstance(node.slice[0].slice.value, cst.Integer)
+    ):
+        return node.value.value, int(node.slice[0].slice.value.value)
+    return None
+
+
 def is_provenance(comment: str) -> bool:
     """Whether ``comment`` is one of the provenance lines tiletrans writes atop a translation.
 

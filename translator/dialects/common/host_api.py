@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from translator.dialects.cst_utils import literal
+from translator.dialects.cst_utils import literal, size_reference
 from translator.ir import nodes as ir
 
 #: Parameter annotations that make a host scalar of the IR kind of the same name.
@@ -300,18 +300,9 @@ def _shape_term(node: cst.BaseExpression, own: set[str]) -> ir.Expr | None:
         return ir.Const(int(node.value))
     if _attribute_of(node, own, "shape"):
         return ir.ShapeOf(node.value.value)  # type: ignore[attr-defined]
-    dim: cst.BaseExpression | None = None
-    tensor: cst.BaseExpression | None = None
-    if isinstance(node, cst.Subscript) and len(node.slice) == 1:
-        index = node.slice[0].slice
-        if isinstance(index, cst.Index) and _attribute_of(node.value, own, "shape"):
-            tensor, dim = node.value.value, index.value  # type: ignore[attr-defined]
-    elif (
-        isinstance(node, cst.Call) and len(node.args) == 1 and _attribute_of(node.func, own, "size")
-    ):
-        tensor, dim = node.func.value, node.args[0].value  # type: ignore[attr-defined]
-    if isinstance(tensor, cst.Name) and isinstance(dim, cst.Integer):
-        return ir.SizeOf(tensor.value, int(dim.value))
+    found = size_reference(node)
+    if found is not None and isinstance(found[0], cst.Name) and found[0].value in own:
+        return ir.SizeOf(found[0].value, found[1])
     return None
 
 

@@ -37,6 +37,7 @@ from translator.dialects.cst_utils import (
     import_aliases,
     parse_source,
     resolve,
+    size_reference,
     source_of,
     statement_comments,
 )
@@ -1367,25 +1368,9 @@ def _grid_dims(
 
 
 def _size_of(expr: cst.BaseExpression) -> tuple[str, int] | None:
-    """``("a", d)`` for ``a.size(d)`` or ``a.shape[d]``."""
-    if (
-        isinstance(expr, cst.Call)
-        and isinstance(expr.func, cst.Attribute)
-        and expr.func.attr.value == "size"
-        and len(expr.args) == 1
-        and isinstance(expr.args[0].value, cst.Integer)
-    ):
-        return source_of(expr.func.value), int(expr.args[0].value.value)
-    if (
-        isinstance(expr, cst.Subscript)
-        and isinstance(expr.value, cst.Attribute)
-        and expr.value.attr.value == "shape"
-        and len(expr.slice) == 1
-        and isinstance(expr.slice[0].slice, cst.Index)
-        and isinstance(expr.slice[0].slice.value, cst.Integer)
-    ):
-        return source_of(expr.value.value), int(expr.slice[0].slice.value.value)
-    return None
+    """``("a", d)`` for ``a.size(d)`` or ``a.shape[d]`` (``a`` as written)."""
+    found = size_reference(expr)
+    return (source_of(found[0]), found[1]) if found is not None else None
 
 
 def _calls_of(fn: cst.FunctionDef, mod: _Module, name: str) -> list[cst.Call]:
