@@ -47,6 +47,117 @@ class Wrapper(MetadataWrapper):
         return self.module
 
 
+# --------------------------------------------------------------------------------------------------
+# Read-only visits without rebuilding
+
+
+#: libcst's own ``CSTNode.visit`` (what transformers still use).
+_LIBCST_VISIT = cst.CSTNode.visit
+#: Per node type, the names of the fields its ``_visit_and_replace_children`` visits, in order.
+_VISIT_FIELDS: dict[type, tuple[str, ...]] = {}
+#: Node types whose visited fields depend on the instance (a field visited only when set, not
+#: announced to ``on_visit_attribute`` otherwise): visited by libcst itself.
+_VARIABLE_FIELDS = frozenset(
+    kind
+    for kind in (
+        getattr(cst, "FormattedStringExpression", None),
+        getattr(cst, "TemplatedStringExpression", None),
+    )
+    if kind is not None
+)
+
+
+#: Per visitor class: whether it is read-only (a ``CSTVisitor``, not a transformer).
+_READ_ONLY: dict[type, bool] = {}
+_MAYBE = cst.MaybeSentinel
+
+
+class _FieldRecorder(cst.CSTVisitor):
+    """Records the fields ``_visit_and_replace_children`` announces, without descending."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fields: list[str] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return False
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        pass
+
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        self.fields.append(attribute)
+
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        pass
+
+
+def _visit_fields(node: cst.CSTNode) -> tuple[str, ...]:
+    kind = type(node)
+    fields = _VISIT_FIELDS.get(kind)
+    if fields is None:
+        recorder = _FieldRecorder()
+        node._visit_and_replace_children(recorder)
+        fields = _VISIT_FIELDS[kind] = tuple(recorder.fields)
+    return fields
+
+
+def _read_only_visit(self: cst.CSTNode, visitor: Any) -> Any:
+    """``CSTNode.visit`` for read-only visitors (``CSTVisitor``): the same hooks, in the same
+    order, with the same arguments, but no node rebuilt.
+
+    libcst's ``visit`` runs ``_visit_and_replace_children``, which constructs (and validates) a
+    copy of every node it passes, then, for a ``CSTVisitor``, throws the copy away and returns
+    the original. Those copies were most of a translation's time: the scope analysis, every
+    metadata provider and every frontend visitor walk whole modules. This calls the hooks
+    (``on_visit``, ``on_visit_attribute`` and ``on_leave_attribute`` per field, ``on_leave``)
+    over the fields in the order libcst visits them (read once per node type from libcst's own
+    ``_visit_and_replace_children``), and returns ``self`` as libcst does. Transformers, and the
+    node types whose visited fields vary per instance, go through libcst's ``visit``.
+    ``tests/test_cst_walk.py`` checks the hook sequence against libcst's on every example.
+    """
+    kind = type(visitor)
+    read_only = _READ_ONLY.get(kind)
+    if read_only is None:
+        read_only = _READ_ONLY[kind] = issubclass(kind, cst.CSTVisitor)
+    if not read_only:
+        return _LIBCST_VISIT(self, visitor)
+    _visit_node(self, visitor)
+    return self
+
+
+def _visit_node(node: cst.CSTNode, visitor: Any) -> None:
+    if type(node) in _VARIABLE_FIELDS:
+        _LIBCST_VISIT(node, visitor)
+        return
+    if visitor.on_visit(node):
+        for name in _visit_fields(node):
+            visitor.on_visit_attribute(node, name)
+            value = getattr(node, name)
+            # A visited field holds a node, a sequence of nodes, None or a MaybeSentinel.
+            if type(value) is tuple or type(value) is list:
+                for child in value:
+                    _visit_node(child, visitor)
+            elif value is not None and type(value) is not _MAYBE:
+                _visit_node(value, visitor)
+            visitor.on_leave_attribute(node, name)
+    visitor.on_leave(node)
+
+
+def install_read_only_visit() -> None:
+    """Make ``CSTNode.visit`` skip the node rebuilding for read-only visitors (process-wide;
+    idempotent). See :func:`_read_only_visit`."""
+    cst.CSTNode.visit = _read_only_visit  # type: ignore[method-assign]
+
+
+def uninstall_read_only_visit() -> None:
+    """Restore libcst's own ``CSTNode.visit`` (for comparisons and A/B measurements)."""
+    cst.CSTNode.visit = _LIBCST_VISIT  # type: ignore[method-assign]
+
+
+install_read_only_visit()
+
+
 #: Per provider class: whether ``visit_Module`` is its only hook (``get_visitors`` inspects every
 #: member of the instance, a twentieth of a translation when asked per file).
 _MODULE_ONLY: dict[type, bool] = {}
