@@ -33,7 +33,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from translator import __version__
 from translator.diagnostics import TranslationError
 from translator.dialects.common.dead_host import remove_dead_host
-from translator.dialects.cst_utils import import_bindings, is_provenance, parsed, walk
+from translator.dialects.cst_utils import import_bindings, is_a, is_provenance, parsed, walk
 from translator.dialects.formatting import wrap_lines
 from translator.ir import nodes as ir
 from translator.provenance import header as provenance_header
@@ -211,7 +211,7 @@ class _Editor(cst.CSTTransformer):
     # ------------------------------------------------------------------ statements
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, cst.BaseStatement):
+        if is_a(node, cst.BaseStatement):
             self.pending.append(([], []))
         return True
 
@@ -224,9 +224,9 @@ class _Editor(cst.CSTTransformer):
                 if edit.kind == "remove":
                     return cst.RemovalSentinel.REMOVE
             return updated
-        if isinstance(original, cst.BaseExpression) and key is not None:
+        if is_a(original, cst.BaseExpression) and key is not None:
             return self._expression(original, updated, key)
-        if not isinstance(original, cst.BaseStatement):
+        if not is_a(original, cst.BaseStatement):
             return updated
         prelude, notes = self.pending.pop()
         replacement: list[cst.BaseStatement] = [updated]  # type: ignore[list-item]
