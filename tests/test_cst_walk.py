@@ -114,11 +114,36 @@ class _Trace(cst.CSTVisitor):
         self.events.append(("exit", id(original_node), attribute))
 
 
-def _trace(module: cst.Module, fast: bool) -> list[tuple]:
+class _FieldHooks(cst.CSTVisitor):
+    """A visitor with hooks for particular fields (``visit_<Node>_<field>``), the generic
+    attribute hooks left as libcst's: those named hooks must still be called, in order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.events: list[tuple] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.events.append(("visit", id(node)))
+        return True
+
+    def visit_Call_func(self, node: cst.Call) -> None:
+        self.events.append(("Call.func", id(node)))
+
+    def leave_Call_args(self, node: cst.Call) -> None:
+        self.events.append(("/Call.args", id(node)))
+
+    def leave_FunctionDef_body(self, node: cst.FunctionDef) -> None:
+        self.events.append(("/FunctionDef.body", id(node)))
+
+    def visit_Attribute_attr(self, node: cst.Attribute) -> None:
+        self.events.append(("Attribute.attr", id(node)))
+
+
+def _trace(module: cst.Module, fast: bool, kind: type = _Trace) -> list[tuple]:
     if not fast:
         uninstall_read_only_visit()
     try:
-        visitor = _Trace()
+        visitor = kind()
         assert module.visit(visitor) is module
         return visitor.events
     finally:
@@ -132,6 +157,8 @@ def test_read_only_visit_replays_libcsts_hooks(path):
     module = cst.parse_module(text)
     slow, fast = _trace(module, fast=False), _trace(module, fast=True)
     assert fast == slow and len(fast) > 1000
+    slow, fast = _trace(module, False, _FieldHooks), _trace(module, True, _FieldHooks)
+    assert fast == slow and any(event[0] == "Call.func" for event in fast)
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.name)
