@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import PositionProvider
 
 from translator import __version__
 from translator.diagnostics import TranslationError
@@ -537,20 +537,20 @@ def _drop_unused(tree: cst.Module, if_unused: list[tuple[tuple, tuple[str, ...]]
     translation still reads what they bind."""
     if not if_unused:
         return tree
-    wrapper = MetadataWrapper(cst.parse_module(tree.code), unsafe_skip_copy=True)
-    positions = wrapper.resolve(PositionProvider)
-    # Positions changed with the edits: find the statements by the names they bind instead.
+    # Re-read from text: the edited tree can hold one node in several places, and `skip` below
+    # is by identity. Positions changed with the edits: find the statements by the names they
+    # bind instead.
+    module = cst.parse_module(tree.code)
     names = {n for _, ns in if_unused for n in ns}
     body = []
-    for stmt in wrapper.module.body:
+    for stmt in module.body:
         bound = _module_binding(stmt)
         if bound is not None and bound in names:
-            others = _names_read(wrapper.module, skip=stmt)
+            others = _names_read(module, skip=stmt)
             if bound not in others:
                 continue
         body.append(stmt)
-    del positions
-    return wrapper.module.with_changes(body=body)
+    return module.with_changes(body=body)
 
 
 def _module_binding(stmt: cst.CSTNode) -> str | None:
