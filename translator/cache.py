@@ -21,6 +21,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import CodeType
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -142,20 +143,28 @@ def compiled_dataclasses() -> Iterator[None]:
     import marshal
 
     path = folder / (
-        f"dataclass-code-{sys.implementation.cache_tag}-{importlib.util.MAGIC_NUMBER.hex()}.marshal"
+        f"dataclass-code-2-{sys.implementation.cache_tag}-"
+        f"{importlib.util.MAGIC_NUMBER.hex()}.marshal"
     )
-    codes: dict[str, Any] | None = None
-    added: dict[str, Any] = {}
+    # Text -> the marshalled code object: one file read at the first dataclass, each entry
+    # unmarshalled when its text comes (unmarshalling all ~1,000 at once cost more than
+    # compiling the few a run needs).
+    codes: dict[str, bytes] | None = None
+    added: dict[str, bytes] = {}
 
     def cached_exec(source: Any, globals: Any = None, locals: Any = None) -> None:
         nonlocal codes
         if isinstance(source, str):
             if codes is None:
                 codes = _read_codes(path, marshal)
-            code = codes.get(source)
-            if code is None:
+            blob = codes.get(source)
+            code = None
+            if type(blob) is bytes:
+                with contextlib.suppress(Exception):
+                    code = marshal.loads(blob)
+            if type(code) is not CodeType:
                 code = compile(source, "<string>", "exec", dont_inherit=True)
-                codes[source] = added[source] = code
+                codes[source] = added[source] = marshal.dumps(code)
             source = code
         exec(source, globals, locals)
 
@@ -172,7 +181,7 @@ def compiled_dataclasses() -> Iterator[None]:
             _write(path, marshal.dumps(known))
 
 
-def _read_codes(path: Path, marshal: Any) -> dict[str, Any]:
+def _read_codes(path: Path, marshal: Any) -> dict[str, bytes]:
     try:
         with open(path, "rb") as f:
             codes = marshal.load(f)
