@@ -139,6 +139,31 @@ class _FieldHooks(cst.CSTVisitor):
         self.events.append(("Attribute.attr", id(node)))
 
 
+class _NodeHooks(cst.CSTVisitor):
+    """A visitor with libcst's own ``on_visit``/``on_leave`` and hooks for some node types
+    (``visit_<Node>``/``leave_<Node>``; one prunes by returning False): those must be called,
+    in order, and the pruning replayed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.events: list[tuple] = []
+        self.functions = 0
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self.functions += 1
+        self.events.append(("FunctionDef", id(node)))
+        return self.functions % 2 == 0
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.events.append(("Name", id(node)))
+
+    def leave_Call(self, original_node: cst.Call) -> None:
+        self.events.append(("/Call", id(original_node)))
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.events.append(("/FunctionDef", id(original_node)))
+
+
 def _trace(module: cst.Module, fast: bool, kind: type = _Trace) -> list[tuple]:
     if not fast:
         uninstall_read_only_visit()
@@ -159,6 +184,8 @@ def test_read_only_visit_replays_libcsts_hooks(path):
     assert fast == slow and len(fast) > 1000
     slow, fast = _trace(module, False, _FieldHooks), _trace(module, True, _FieldHooks)
     assert fast == slow and any(event[0] == "Call.func" for event in fast)
+    slow, fast = _trace(module, False, _NodeHooks), _trace(module, True, _NodeHooks)
+    assert fast == slow and any(event[0] == "Name" for event in fast)
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.name)

@@ -131,8 +131,16 @@ def _visit_node(node: cst.CSTNode, visitor: Any) -> None:
     if kind in _VARIABLE_FIELDS:
         _LIBCST_VISIT(node, visitor)
         return
-    if visitor.on_visit(node):
-        for name, hooked in _hooked_fields(type(visitor), kind, node):
+    enter, leave, fields = _plan(type(visitor), kind, node)
+    if enter is _GENERIC:
+        descend = visitor.on_visit(node)
+    elif enter is None:
+        descend = True
+    else:
+        # What libcst's CSTVisitor.on_visit does with the visitor's own visit_<Node>.
+        descend = getattr(visitor, enter)(node) is not False
+    if descend:
+        for name, hooked in fields:
             if hooked:
                 visitor.on_visit_attribute(node, name)
             value = getattr(node, name)
@@ -144,42 +152,64 @@ def _visit_node(node: cst.CSTNode, visitor: Any) -> None:
                 _visit_node(value, visitor)
             if hooked:
                 visitor.on_leave_attribute(node, name)
-    visitor.on_leave(node)
+    if leave is _GENERIC:
+        visitor.on_leave(node)
+    elif leave is not None:
+        getattr(visitor, leave)(node)
 
 
-#: Per (visitor class, node type): the visited fields, each with whether the visitor has a hook
-#: for it (``visit_<Node>_<field>`` or ``leave_<Node>_<field>`` of its own).
-_HOOKED: dict[tuple[type, type], tuple[tuple[str, bool], ...]] = {}
+#: Per (visitor class, node type): how to enter and leave the node (see :func:`_plan`) and the
+#: visited fields, each with whether the visitor has an attribute hook for it.
+_PLANS: dict[tuple[type, type], tuple[Any, Any, tuple[tuple[str, bool], ...]]] = {}
 _NO_HOOK = cst.CSTVisitor
+#: "Call the visitor's ``on_visit``/``on_leave``": the visitor overrides it.
+_GENERIC = object()
 
 
-def _hooked_fields(
+def _own_hook(visitor_kind: type, hook: str) -> bool:
+    return getattr(visitor_kind, hook, None) is not getattr(_NO_HOOK, hook, None)
+
+
+def _plan(
     visitor_kind: type, kind: type, node: cst.CSTNode
-) -> tuple[tuple[str, bool], ...]:
-    """The fields of ``node`` to visit, each with whether to call the attribute hooks.
+) -> tuple[Any, Any, tuple[tuple[str, bool], ...]]:
+    """How a visitor of class ``visitor_kind`` enters and leaves a node of type ``kind``, and
+    the node's fields to visit, each with whether to call the attribute hooks.
 
-    libcst's ``on_visit_attribute`` looks up ``visit_<Node>_<field>`` and calls it; every
+    libcst's ``CSTVisitor.on_visit`` looks up ``visit_<Node>`` by name and calls it (and
+    ``on_leave`` ``leave_<Node>``, ``on_visit_attribute`` ``visit_<Node>_<field>``, ...); every
     visitor inherits a do-nothing method of each such name (``CSTTypedVisitorFunctions``), so
-    the call does nothing unless the visitor's class defines that method itself or overrides
-    ``on_visit_attribute``/``on_leave_attribute``. Skipping the no-op calls was a tenth of a
-    visit."""
+    the call does nothing unless the visitor's class defines that method itself. Enter and
+    leave are: ``_GENERIC`` where the class overrides ``on_visit``/``on_leave`` (called as
+    libcst would), else the name of the class's own hook, else ``None`` (nothing to call).
+    Attribute hooks are called where the class defines one or overrides
+    ``on_visit_attribute``/``on_leave_attribute``. Skipping the no-op lookups and calls was a
+    third of a visit."""
     key = (visitor_kind, kind)
-    fields = _HOOKED.get(key)
-    if fields is None:
+    plan = _PLANS.get(key)
+    if plan is None:
+        name = kind.__name__
+        enter: Any = _GENERIC
+        if visitor_kind.on_visit is _NO_HOOK.on_visit:
+            enter = f"visit_{name}" if _own_hook(visitor_kind, f"visit_{name}") else None
+        leave: Any = _GENERIC
+        if visitor_kind.on_leave is _NO_HOOK.on_leave:
+            leave = f"leave_{name}" if _own_hook(visitor_kind, f"leave_{name}") else None
         generic = (
             visitor_kind.on_visit_attribute is not _NO_HOOK.on_visit_attribute
             or visitor_kind.on_leave_attribute is not _NO_HOOK.on_leave_attribute
         )
-        out = []
-        for name in _visit_fields(node):
-            hooks = (f"visit_{kind.__name__}_{name}", f"leave_{kind.__name__}_{name}")
-            own = any(
-                getattr(visitor_kind, hook, None) is not getattr(_NO_HOOK, hook, None)
-                for hook in hooks
+        fields = tuple(
+            (
+                field,
+                generic
+                or _own_hook(visitor_kind, f"visit_{name}_{field}")
+                or _own_hook(visitor_kind, f"leave_{name}_{field}"),
             )
-            out.append((name, generic or own))
-        fields = _HOOKED[key] = tuple(out)
-    return fields
+            for field in _visit_fields(node)
+        )
+        plan = _PLANS[key] = (enter, leave, fields)
+    return plan
 
 
 def install_read_only_visit() -> None:
