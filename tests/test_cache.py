@@ -1,8 +1,11 @@
-"""The on-disk cache of parsed grammars and compiled templates (``translator/cache.py``): an
-edited file is never served stale, a broken entry is rebuilt, and caching can be turned off."""
+"""The on-disk cache of parsed grammars, compiled templates and dataclass methods
+(``translator/cache.py``): an edited file is never served stale, a broken entry is rebuilt, a
+cached method is the method, and caching can be turned off."""
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import sys
 from pathlib import Path
 
@@ -11,7 +14,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from translator.cache import cache_dir, cached_by_content  # noqa: E402
+import translator.cache as cache_module  # noqa: E402
+from translator.cache import cache_dir, cached_by_content, compiled_dataclasses  # noqa: E402
 from translator.grammar import GrammarError, grammar_path, load_grammar_file  # noqa: E402
 
 
@@ -77,3 +81,66 @@ def test_compiled_templates_go_to_the_cache(cache):
     )
     assert env.get_template("t.j2").render(x=1) == "1!"
     assert len(list((cache / "jinja2").glob("*.cache"))) == 1
+
+
+def _point_class() -> type:
+    @dataclasses.dataclass(frozen=True, order=True)
+    class Point:
+        x: int
+        tags: tuple[str, ...] = ()
+        extra: list[int] = dataclasses.field(default_factory=list, compare=False)
+
+    return Point
+
+
+def _behaviour(cls: type) -> tuple:
+    a, b = cls(1, ("t",)), cls(2)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a.x = 3
+    return (
+        a == cls(1, ("t",)),
+        a < b,
+        repr(a),
+        hash(a) == hash(cls(1, ("t",))),
+        b.extra == [] and b.extra is not cls(2).extra,
+        str(inspect.signature(cls)),
+        cls.__init__.__annotations__,
+    )
+
+
+def test_dataclass_methods_come_from_the_cache_unchanged(cache, monkeypatch):
+    plain = _behaviour(_point_class())
+    with compiled_dataclasses():
+        first = _behaviour(_point_class())  # compiled, then written on exit
+    assert "exec" not in vars(dataclasses)
+    files = list(cache.glob("dataclass-code-*.marshal"))
+    assert len(files) == 1
+
+    def no_compile(*args, **kwargs):
+        raise AssertionError("compiled although cached")
+
+    # The second time every method's code is read from the file, none compiled.
+    monkeypatch.setattr(cache_module, "compile", no_compile, raising=False)
+    with compiled_dataclasses():
+        second = _behaviour(_point_class())
+    assert plain == first == second
+    # The annotation (a string here, this module's `from __future__ import annotations`), not the
+    # name of dataclasses' local for it, as a `__future__` flag inherited by the compile gives.
+    assert plain[-1]["x"] == "int"
+
+
+def test_dataclass_cache_off_and_broken(cache, monkeypatch):
+    cache.mkdir(parents=True, exist_ok=True)
+    with compiled_dataclasses():
+        pass
+    path = next(iter(cache.glob("dataclass-code-*.marshal")), None)
+    assert path is None  # nothing created, nothing written
+    with compiled_dataclasses():
+        _point_class()
+    path = next(cache.glob("dataclass-code-*.marshal"))
+    path.write_bytes(b"\x00garbage")
+    with compiled_dataclasses():
+        assert _behaviour(_point_class())[0]
+    monkeypatch.setenv("TILETRANS_NO_CACHE", "1")
+    with compiled_dataclasses():
+        assert "exec" not in vars(dataclasses)

@@ -13,7 +13,13 @@ from libcst.metadata import MetadataWrapper, ScopeProvider
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from translator.dialects.cst_utils import Wrapper, parsed, walk  # noqa: E402
+from translator.dialects.cst_utils import (  # noqa: E402
+    Wrapper,
+    install_read_only_visit,
+    parsed,
+    uninstall_read_only_visit,
+    walk,
+)
 
 SOURCES = [
     ROOT / "examples" / "triton" / "attention.py",
@@ -71,6 +77,126 @@ def test_wrapper_resolves_the_same_scopes(path):
     module = cst.parse_module(path.read_text())
     fast = _scope_summary(Wrapper(module, unsafe_skip_copy=True))
     slow = _scope_summary(MetadataWrapper(module, unsafe_skip_copy=True))
+    assert fast == slow and len(fast) > 100
+
+
+#: Every example and library source: the read-only visit must replay libcst's hooks on all of them.
+ALL_SOURCES = sorted(
+    p
+    for p in (ROOT / "examples").rglob("*.py")
+    if not any(part.startswith("expected_") for part in p.parts)
+)
+
+
+class _Trace(cst.CSTVisitor):
+    """Records every hook libcst calls; skips the children of every third function and of
+    lambdas (so pruning is replayed too)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.events: list[tuple] = []
+        self.functions = 0
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.events.append(("visit", id(node)))
+        if isinstance(node, cst.FunctionDef):
+            self.functions += 1
+            return self.functions % 3 != 0
+        return not isinstance(node, cst.Lambda)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self.events.append(("leave", id(original_node)))
+
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        self.events.append(("enter", id(node), attribute))
+
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        self.events.append(("exit", id(original_node), attribute))
+
+
+class _FieldHooks(cst.CSTVisitor):
+    """A visitor with hooks for particular fields (``visit_<Node>_<field>``), the generic
+    attribute hooks left as libcst's: those named hooks must still be called, in order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.events: list[tuple] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.events.append(("visit", id(node)))
+        return True
+
+    def visit_Call_func(self, node: cst.Call) -> None:
+        self.events.append(("Call.func", id(node)))
+
+    def leave_Call_args(self, node: cst.Call) -> None:
+        self.events.append(("/Call.args", id(node)))
+
+    def leave_FunctionDef_body(self, node: cst.FunctionDef) -> None:
+        self.events.append(("/FunctionDef.body", id(node)))
+
+    def visit_Attribute_attr(self, node: cst.Attribute) -> None:
+        self.events.append(("Attribute.attr", id(node)))
+
+
+class _NodeHooks(cst.CSTVisitor):
+    """A visitor with libcst's own ``on_visit``/``on_leave`` and hooks for some node types
+    (``visit_<Node>``/``leave_<Node>``; one prunes by returning False): those must be called,
+    in order, and the pruning replayed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.events: list[tuple] = []
+        self.functions = 0
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self.functions += 1
+        self.events.append(("FunctionDef", id(node)))
+        return self.functions % 2 == 0
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.events.append(("Name", id(node)))
+
+    def leave_Call(self, original_node: cst.Call) -> None:
+        self.events.append(("/Call", id(original_node)))
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.events.append(("/FunctionDef", id(original_node)))
+
+
+def _trace(module: cst.Module, fast: bool, kind: type = _Trace) -> list[tuple]:
+    if not fast:
+        uninstall_read_only_visit()
+    try:
+        visitor = kind()
+        assert module.visit(visitor) is module
+        return visitor.events
+    finally:
+        install_read_only_visit()
+
+
+@pytest.mark.parametrize("path", ALL_SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_read_only_visit_replays_libcsts_hooks(path):
+    # f-strings with and without format specs: the node type whose visited fields vary.
+    text = path.read_text() + 'F = f"{1:>{2}} {3!r} {4=}"\n'
+    module = cst.parse_module(text)
+    slow, fast = _trace(module, fast=False), _trace(module, fast=True)
+    assert fast == slow and len(fast) > 1000
+    slow, fast = _trace(module, False, _FieldHooks), _trace(module, True, _FieldHooks)
+    assert fast == slow and any(event[0] == "Call.func" for event in fast)
+    slow, fast = _trace(module, False, _NodeHooks), _trace(module, True, _NodeHooks)
+    assert fast == slow and any(event[0] == "Name" for event in fast)
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.name)
+def test_read_only_visit_resolves_the_same_scopes(path):
+    module = cst.parse_module(path.read_text())
+    uninstall_read_only_visit()
+    try:
+        slow = _scope_summary(MetadataWrapper(module, unsafe_skip_copy=True))
+    finally:
+        install_read_only_visit()
+    fast = _scope_summary(MetadataWrapper(module, unsafe_skip_copy=True))
     assert fast == slow and len(fast) > 100
 
 

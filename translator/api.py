@@ -66,8 +66,26 @@ def check_dialect(source: str, path: str, dsl: str) -> None:
         )
 
 
+#: The IR of the last few sources read (key: text, path, DSL asked for, the dialect table),
+#: most recent last: translating one file into several DSLs reads it once. The IR is immutable
+#: (frozen dataclasses of tuples); a refusal is not kept (it is raised again each time).
+_READ: dict[tuple, Module] = {}
+_READ_KEEP = 4
+
+
 def parse_source(source: str, path: str, dsl: str | None = None) -> Module:
     """The IR of ``source`` (text of a ``dsl`` file called ``path``; ``None``: detected)."""
+    key = (source, path, dsl, tuple(map(id, dialects().values())))
+    module = _READ.pop(key, None)
+    if module is None:
+        module = _parse_source(source, path, dsl)
+    _READ[key] = module
+    while len(_READ) > _READ_KEEP:
+        del _READ[next(iter(_READ))]
+    return module
+
+
+def _parse_source(source: str, path: str, dsl: str | None) -> Module:
     check_limits(source, path)
     if dsl is not None:
         get_dialect(dsl)

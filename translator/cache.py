@@ -1,5 +1,5 @@
-"""The on-disk cache of what every run would otherwise rebuild: parsed grammars and compiled
-templates (never translations).
+"""The on-disk cache of what every run would otherwise rebuild: parsed grammars, compiled
+templates and the compiled methods of dataclasses (never translations).
 
 A run of ``tiletrans`` is a fresh process: it parses the TOML grammars and compiles the jinja2
 templates of its dialects before translating anything. Both depend on the files' text alone, so
@@ -19,8 +19,9 @@ import os
 import pickle
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import CodeType
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -112,4 +113,81 @@ def template_bytecode_cache() -> Any:
         return None
 
 
-__all__ = ["cache_dir", "cached_by_content", "template_bytecode_cache"]
+#: Most entries the dataclass code cache keeps (a run that creates more starts it over).
+_CODE_ENTRIES = 20_000
+
+
+@contextlib.contextmanager
+def compiled_dataclasses() -> Iterator[None]:
+    """While active, ``@dataclass`` reuses the code objects of its generated methods from the
+    cache folder instead of compiling their source again.
+
+    A one-file translation is a fresh process, and a fifth of it was the creation of dataclasses
+    at import: libcst's ~250 node classes and the IR's. ``dataclasses`` writes each method
+    (``__init__``, ``__eq__``, ``__setattr__`` of a frozen class, ...) as source text and runs
+    ``exec(text, globals, locals)``; compiling those ~900 texts was most of that. Within this
+    context, the ``exec`` that ``dataclasses`` calls (a name looked up in its module globals
+    before builtins, so nothing else is affected) takes the code object compiled from the same
+    text earlier (``marshal``, keyed by the exact text, in a file per Python bytecode version),
+    and ``exec``s it with the same globals and locals: the same methods, without the compile.
+    Texts not seen before are compiled as ``exec`` would (no ``__future__`` flags inherited)
+    and added to the file on exit. Off with caching (``TILETRANS_NO_CACHE=1``).
+    """
+    import dataclasses
+
+    folder = cache_dir()
+    if folder is None or "exec" in vars(dataclasses):
+        yield
+        return
+    import importlib.util
+    import marshal
+
+    path = folder / (
+        f"dataclass-code-2-{sys.implementation.cache_tag}-"
+        f"{importlib.util.MAGIC_NUMBER.hex()}.marshal"
+    )
+    # Text -> the marshalled code object: one file read at the first dataclass, each entry
+    # unmarshalled when its text comes (unmarshalling all ~1,000 at once cost more than
+    # compiling the few a run needs).
+    codes: dict[str, bytes] | None = None
+    added: dict[str, bytes] = {}
+
+    def cached_exec(source: Any, globals: Any = None, locals: Any = None) -> None:
+        nonlocal codes
+        if isinstance(source, str):
+            if codes is None:
+                codes = _read_codes(path, marshal)
+            blob = codes.get(source)
+            code = None
+            if type(blob) is bytes:
+                with contextlib.suppress(Exception):
+                    code = marshal.loads(blob)
+            if type(code) is not CodeType:
+                code = compile(source, "<string>", "exec", dont_inherit=True)
+                codes[source] = added[source] = marshal.dumps(code)
+            source = code
+        exec(source, globals, locals)
+
+    dataclasses.exec = cached_exec  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        del dataclasses.exec  # type: ignore[attr-defined]
+        if added:
+            known = _read_codes(path, marshal)
+            if len(known) + len(added) > _CODE_ENTRIES:
+                known = {}
+            known.update(added)
+            _write(path, marshal.dumps(known))
+
+
+def _read_codes(path: Path, marshal: Any) -> dict[str, bytes]:
+    try:
+        with open(path, "rb") as f:
+            codes = marshal.load(f)
+    except Exception:  # missing, truncated or foreign: start over
+        return {}
+    return codes if isinstance(codes, dict) else {}
+
+
+__all__ = ["cache_dir", "cached_by_content", "compiled_dataclasses", "template_bytecode_cache"]

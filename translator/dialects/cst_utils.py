@@ -47,6 +47,185 @@ class Wrapper(MetadataWrapper):
         return self.module
 
 
+# --------------------------------------------------------------------------------------------------
+# Read-only visits without rebuilding
+
+
+#: libcst's own ``CSTNode.visit`` (what transformers still use).
+_LIBCST_VISIT = cst.CSTNode.visit
+#: Per node type, the names of the fields its ``_visit_and_replace_children`` visits, in order.
+_VISIT_FIELDS: dict[type, tuple[str, ...]] = {}
+#: Node types whose visited fields depend on the instance (a field visited only when set, not
+#: announced to ``on_visit_attribute`` otherwise): visited by libcst itself.
+_VARIABLE_FIELDS = frozenset(
+    kind
+    for kind in (
+        getattr(cst, "FormattedStringExpression", None),
+        getattr(cst, "TemplatedStringExpression", None),
+    )
+    if kind is not None
+)
+
+
+#: Per visitor class: whether it is read-only (a ``CSTVisitor``, not a transformer).
+_READ_ONLY: dict[type, bool] = {}
+_MAYBE = cst.MaybeSentinel
+
+
+class _FieldRecorder(cst.CSTVisitor):
+    """Records the fields ``_visit_and_replace_children`` announces, without descending."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fields: list[str] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return False
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        pass
+
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        self.fields.append(attribute)
+
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        pass
+
+
+def _visit_fields(node: cst.CSTNode) -> tuple[str, ...]:
+    kind = type(node)
+    fields = _VISIT_FIELDS.get(kind)
+    if fields is None:
+        recorder = _FieldRecorder()
+        node._visit_and_replace_children(recorder)
+        fields = _VISIT_FIELDS[kind] = tuple(recorder.fields)
+    return fields
+
+
+def _read_only_visit(self: cst.CSTNode, visitor: Any) -> Any:
+    """``CSTNode.visit`` for read-only visitors (``CSTVisitor``): the same hooks, in the same
+    order, with the same arguments, but no node rebuilt.
+
+    libcst's ``visit`` runs ``_visit_and_replace_children``, which constructs (and validates) a
+    copy of every node it passes, then, for a ``CSTVisitor``, throws the copy away and returns
+    the original. Those copies were most of a translation's time: the scope analysis, every
+    metadata provider and every frontend visitor walk whole modules. This calls the hooks
+    (``on_visit``, ``on_visit_attribute`` and ``on_leave_attribute`` per field, ``on_leave``)
+    over the fields in the order libcst visits them (read once per node type from libcst's own
+    ``_visit_and_replace_children``), and returns ``self`` as libcst does. Transformers, and the
+    node types whose visited fields vary per instance, go through libcst's ``visit``.
+    ``tests/test_cst_walk.py`` checks the hook sequence against libcst's on every example.
+    """
+    kind = type(visitor)
+    read_only = _READ_ONLY.get(kind)
+    if read_only is None:
+        read_only = _READ_ONLY[kind] = issubclass(kind, cst.CSTVisitor)
+    if not read_only:
+        return _LIBCST_VISIT(self, visitor)
+    _visit_node(self, visitor)
+    return self
+
+
+def _visit_node(node: cst.CSTNode, visitor: Any) -> None:
+    kind = type(node)
+    if kind in _VARIABLE_FIELDS:
+        _LIBCST_VISIT(node, visitor)
+        return
+    enter, leave, fields = _plan(type(visitor), kind, node)
+    if enter is _GENERIC:
+        descend = visitor.on_visit(node)
+    elif enter is None:
+        descend = True
+    else:
+        # What libcst's CSTVisitor.on_visit does with the visitor's own visit_<Node>.
+        descend = getattr(visitor, enter)(node) is not False
+    if descend:
+        for name, hooked in fields:
+            if hooked:
+                visitor.on_visit_attribute(node, name)
+            value = getattr(node, name)
+            # A visited field holds a node, a sequence of nodes, None or a MaybeSentinel.
+            if type(value) is tuple or type(value) is list:
+                for child in value:
+                    _visit_node(child, visitor)
+            elif value is not None and type(value) is not _MAYBE:
+                _visit_node(value, visitor)
+            if hooked:
+                visitor.on_leave_attribute(node, name)
+    if leave is _GENERIC:
+        visitor.on_leave(node)
+    elif leave is not None:
+        getattr(visitor, leave)(node)
+
+
+#: Per (visitor class, node type): how to enter and leave the node (see :func:`_plan`) and the
+#: visited fields, each with whether the visitor has an attribute hook for it.
+_PLANS: dict[tuple[type, type], tuple[Any, Any, tuple[tuple[str, bool], ...]]] = {}
+_NO_HOOK = cst.CSTVisitor
+#: "Call the visitor's ``on_visit``/``on_leave``": the visitor overrides it.
+_GENERIC = object()
+
+
+def _own_hook(visitor_kind: type, hook: str) -> bool:
+    return getattr(visitor_kind, hook, None) is not getattr(_NO_HOOK, hook, None)
+
+
+def _plan(
+    visitor_kind: type, kind: type, node: cst.CSTNode
+) -> tuple[Any, Any, tuple[tuple[str, bool], ...]]:
+    """How a visitor of class ``visitor_kind`` enters and leaves a node of type ``kind``, and
+    the node's fields to visit, each with whether to call the attribute hooks.
+
+    libcst's ``CSTVisitor.on_visit`` looks up ``visit_<Node>`` by name and calls it (and
+    ``on_leave`` ``leave_<Node>``, ``on_visit_attribute`` ``visit_<Node>_<field>``, ...); every
+    visitor inherits a do-nothing method of each such name (``CSTTypedVisitorFunctions``), so
+    the call does nothing unless the visitor's class defines that method itself. Enter and
+    leave are: ``_GENERIC`` where the class overrides ``on_visit``/``on_leave`` (called as
+    libcst would), else the name of the class's own hook, else ``None`` (nothing to call).
+    Attribute hooks are called where the class defines one or overrides
+    ``on_visit_attribute``/``on_leave_attribute``. Skipping the no-op lookups and calls was a
+    third of a visit."""
+    key = (visitor_kind, kind)
+    plan = _PLANS.get(key)
+    if plan is None:
+        name = kind.__name__
+        enter: Any = _GENERIC
+        if visitor_kind.on_visit is _NO_HOOK.on_visit:
+            enter = f"visit_{name}" if _own_hook(visitor_kind, f"visit_{name}") else None
+        leave: Any = _GENERIC
+        if visitor_kind.on_leave is _NO_HOOK.on_leave:
+            leave = f"leave_{name}" if _own_hook(visitor_kind, f"leave_{name}") else None
+        generic = (
+            visitor_kind.on_visit_attribute is not _NO_HOOK.on_visit_attribute
+            or visitor_kind.on_leave_attribute is not _NO_HOOK.on_leave_attribute
+        )
+        fields = tuple(
+            (
+                field,
+                generic
+                or _own_hook(visitor_kind, f"visit_{name}_{field}")
+                or _own_hook(visitor_kind, f"leave_{name}_{field}"),
+            )
+            for field in _visit_fields(node)
+        )
+        plan = _PLANS[key] = (enter, leave, fields)
+    return plan
+
+
+def install_read_only_visit() -> None:
+    """Make ``CSTNode.visit`` skip the node rebuilding for read-only visitors (process-wide;
+    idempotent). See :func:`_read_only_visit`."""
+    cst.CSTNode.visit = _read_only_visit  # type: ignore[method-assign]
+
+
+def uninstall_read_only_visit() -> None:
+    """Restore libcst's own ``CSTNode.visit`` (for comparisons and A/B measurements)."""
+    cst.CSTNode.visit = _LIBCST_VISIT  # type: ignore[method-assign]
+
+
+install_read_only_visit()
+
+
 #: Per provider class: whether ``visit_Module`` is its only hook (``get_visitors`` inspects every
 #: member of the instance, a twentieth of a translation when asked per file).
 _MODULE_ONLY: dict[type, bool] = {}
@@ -284,6 +463,7 @@ def is_provenance(comment: str) -> bool:
 
 
 _VALUE_TYPES = (str, bool, int, str | None)
+_NODE = cst.CSTNode
 #: Per node type, the names of its fields that may hold nodes (filled as types are met).
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 
@@ -297,6 +477,17 @@ def _child_fields(kind: type) -> tuple[str, ...]:
     return names
 
 
+def is_a(node: object, kind: type) -> bool:
+    """``isinstance(node, kind)`` for libcst's node classes, by the class's MRO.
+
+    libcst's nodes are ``ABC``s: ``isinstance`` of an abstract class (``CSTNode``,
+    ``BaseExpression``, ``BaseStatement``) that fails asks every subclass of it in turn, once
+    per type met (then cached). In a one-file run those first answers were an eighth of the
+    translation's time. libcst registers no virtual subclasses, so the MRO says the same.
+    """
+    return kind in type(node).__mro__
+
+
 def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """The nodes directly under ``node``, read from its fields.
 
@@ -307,11 +498,11 @@ def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """
     for name in _child_fields(type(node)):
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
+        if _NODE in type(value).__mro__:
             yield value
         elif isinstance(value, (tuple, list)):
             for item in value:
-                if isinstance(item, cst.CSTNode):
+                if _NODE in type(item).__mro__:
                     yield item
 
 

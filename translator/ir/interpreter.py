@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import torch
 
 from translator.ir import nodes as ir
-from translator.ir.ops import COMPARISON_OPS, reduce_identity
+from translator.ir.ops import COMPARISON_OPS, next_power_of_2, reduce_identity
 from translator.ir.printer import format_expr
 from translator.ir.shapes import (
     TensorType,
@@ -95,11 +95,6 @@ _DEVICE_CALLS: dict[str, Callable[..., torch.Tensor]] = {
 
 class InterpreterError(RuntimeError):
     """A program the interpreter cannot run (out-of-bounds access, unknown name...)."""
-
-
-def next_power_of_2(n: int) -> int:
-    """The smallest power of two ``>= n`` (1 for ``n <= 1``), as ``triton.next_power_of_2``."""
-    return 1 if n <= 1 else 1 << (n - 1).bit_length()
 
 
 def poison(dtype: torch.dtype) -> float | int | bool:

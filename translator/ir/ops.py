@@ -90,3 +90,11 @@ def reduce_identity(op: str) -> float:
     if op in ("min", "argmin"):
         return float("inf")
     raise KeyError(op)
+
+
+def next_power_of_2(n: int) -> int:
+    """The smallest power of two ``>= n`` (1 for ``n <= 1``), as ``triton.next_power_of_2``.
+
+    Here, not in the interpreter, so that backends that need it do not import torch.
+    """
+    return 1 if n <= 1 else 1 << (n - 1).bit_length()

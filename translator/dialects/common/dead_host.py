@@ -39,7 +39,7 @@ from functools import cache
 import libcst as cst
 from libcst.metadata import BaseAssignment, MetadataWrapper, Scope, ScopeProvider
 
-from translator.dialects.cst_utils import Wrapper, walk
+from translator.dialects.cst_utils import Wrapper, is_a, walk
 
 #: Builtins and ``math`` functions without side effects (qualified names).
 PYTHON_PURE_CALLS = frozenset(
@@ -705,7 +705,7 @@ def _declared_global_or_nonlocal(module: cst.Module) -> set[str]:
         if isinstance(node, (cst.Global, cst.Nonlocal)):
             out.update(n.name.value for n in node.names)
         # Declarations are statements: no expression holds one (a lambda holds no statement).
-        return not isinstance(node, cst.BaseExpression)
+        return not is_a(node, cst.BaseExpression)
 
     walk(module, enter)
     return out

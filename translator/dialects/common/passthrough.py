@@ -28,12 +28,19 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import PositionProvider
 
 from translator import __version__
 from translator.diagnostics import TranslationError
 from translator.dialects.common.dead_host import remove_dead_host
-from translator.dialects.cst_utils import import_bindings, is_provenance, parsed, walk
+from translator.dialects.cst_utils import (
+    children,
+    import_bindings,
+    is_a,
+    is_provenance,
+    parsed,
+    walk,
+)
 from translator.dialects.formatting import wrap_lines
 from translator.ir import nodes as ir
 from translator.provenance import header as provenance_header
@@ -83,7 +90,7 @@ def assemble(module: ir.Module, rendering: Rendering) -> str:
         raise TranslationError("the IR module carries no host code to translate", None)
     wrapper = parsed(plan.source)
     positions = wrapper.resolve(PositionProvider)
-    editor = _Editor(module, plan, rendering, positions)
+    editor = _Editor(module, plan, rendering, positions, wrapper.module)
     tree = wrapper.module.visit(editor)
     missing = set(range(len(plan.sites))) - editor.done_sites
     if missing:
@@ -107,6 +114,36 @@ def assemble(module: ir.Module, rendering: Rendering) -> str:
     tree = _fix_imports(tree, plan.packages, rendering.imports, rendering.drop_imports)
     tree = _with_header(tree, module, rendering.command)
     return tree.code
+
+
+def _at_or_above(root: cst.CSTNode, positions, keys: set[tuple]) -> set[int]:
+    """Ids of the nodes under ``root`` whose span is in ``keys``, and of all their ancestors.
+
+    By ancestry, not by span containment: a node's comments and decorators lie outside its
+    span (a decorator precedes its ``def``)."""
+    out: set[int] = set()
+    if not keys:
+        return out
+    path: list[cst.CSTNode] = []
+    # Iterative: (node, whether its children are done).
+    stack: list[tuple[cst.CSTNode, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            path.pop()
+            continue
+        path.append(node)
+        stack.append((node, True))
+        pos = positions.get(node)
+        if pos is not None and (
+            (pos.start.line, pos.start.column, pos.end.line, pos.end.column) in keys
+        ):
+            for above in reversed(path):
+                if id(above) in out:
+                    break
+                out.add(id(above))
+        stack.extend((child, False) for child in children(node))
+    return out
 
 
 def _kernel_names(rendering: Rendering) -> set[str]:
@@ -171,6 +208,7 @@ class _Editor(cst.CSTTransformer):
         plan: ir.HostPlan,
         rendering: Rendering,
         positions,
+        root: cst.Module,
     ) -> None:
         super().__init__()
         self.module = module
@@ -188,6 +226,10 @@ class _Editor(cst.CSTTransformer):
         self.sites = {_key(s.span): i for i, s in enumerate(plan.sites) if not s.statement}
         self.statement_sites = {_key(s.span): i for i, s in enumerate(plan.sites) if s.statement}
         self.site_spans = {i: site.span for i, site in enumerate(plan.sites)}
+        # The nodes at or above an edit or a launch site: the only ones whose subtrees change.
+        self.wanted = _at_or_above(
+            root, positions, {*self.edits, *self.sites, *self.statement_sites}
+        )
         self.lines = plan.source.splitlines()
         self.launch_of = {}
         for entry in module.entries:
@@ -211,9 +253,12 @@ class _Editor(cst.CSTTransformer):
     # ------------------------------------------------------------------ statements
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, cst.BaseStatement):
+        if is_a(node, cst.BaseStatement):
             self.pending.append(([], []))
-        return True
+        # A subtree without edits or sites comes back unchanged: libcst would only rebuild it
+        # (most of a module), so it is not entered. Its root still gets `on_leave`, which
+        # changes nothing for a node without an edit or site of its own.
+        return id(node) in self.wanted
 
     def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):  # type: ignore[override]
         if isinstance(updated, (cst.IndentedBlock, cst.Module)):
@@ -224,9 +269,9 @@ class _Editor(cst.CSTTransformer):
                 if edit.kind == "remove":
                     return cst.RemovalSentinel.REMOVE
             return updated
-        if isinstance(original, cst.BaseExpression) and key is not None:
+        if is_a(original, cst.BaseExpression) and key is not None:
             return self._expression(original, updated, key)
-        if not isinstance(original, cst.BaseStatement):
+        if not is_a(original, cst.BaseStatement):
             return updated
         prelude, notes = self.pending.pop()
         replacement: list[cst.BaseStatement] = [updated]  # type: ignore[list-item]
@@ -492,20 +537,20 @@ def _drop_unused(tree: cst.Module, if_unused: list[tuple[tuple, tuple[str, ...]]
     translation still reads what they bind."""
     if not if_unused:
         return tree
-    wrapper = MetadataWrapper(cst.parse_module(tree.code), unsafe_skip_copy=True)
-    positions = wrapper.resolve(PositionProvider)
-    # Positions changed with the edits: find the statements by the names they bind instead.
+    # Re-read from text: the edited tree can hold one node in several places, and `skip` below
+    # is by identity. Positions changed with the edits: find the statements by the names they
+    # bind instead.
+    module = cst.parse_module(tree.code)
     names = {n for _, ns in if_unused for n in ns}
     body = []
-    for stmt in wrapper.module.body:
+    for stmt in module.body:
         bound = _module_binding(stmt)
         if bound is not None and bound in names:
-            others = _names_read(wrapper.module, skip=stmt)
+            others = _names_read(module, skip=stmt)
             if bound not in others:
                 continue
         body.append(stmt)
-    del positions
-    return wrapper.module.with_changes(body=body)
+    return module.with_changes(body=body)
 
 
 def _module_binding(stmt: cst.CSTNode) -> str | None:

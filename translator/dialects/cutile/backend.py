@@ -27,7 +27,7 @@ from translator.dialects.cutile.kernel import KernelWriter, persistent
 from translator.dialects.formatting import wrap_lines
 from translator.grammar import load_grammar, template_environment
 from translator.ir import nodes as ir
-from translator.ir.interpreter import next_power_of_2
+from translator.ir.ops import next_power_of_2
 from translator.ir.passes import Pass
 from translator.ir.roles import block_roles
 from translator.ir.transforms import squeeze_unit_tiles, unit_block_tiles

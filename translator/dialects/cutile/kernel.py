@@ -23,8 +23,7 @@ from dataclasses import dataclass, field
 from translator.diagnostics import TranslationError
 from translator.dialects.common.printer import ATOM, CodePrinter
 from translator.ir import nodes as ir
-from translator.ir.interpreter import next_power_of_2
-from translator.ir.ops import reduce_identity
+from translator.ir.ops import next_power_of_2, reduce_identity
 from translator.ir.padding import fold_pad
 from translator.ir.printer import PRECEDENCE
 from translator.ir.shapes import TileType, dims_of, dtype_of, index_dims, infer, kernel_env

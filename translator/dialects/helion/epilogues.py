@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
-import difflib
 import textwrap
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -755,6 +754,8 @@ def _line_map(source: str, text: str) -> list[int]:
     kernel line), else the first source line of the changed region."""
     old, new = source.splitlines(), text.splitlines()
     out = [1] * len(new)
+    import difflib  # here: most translations never get here (~5 ms of start-up)
+
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
     for tag, i1, _i2, j1, j2 in matcher.get_opcodes():
         for j in range(j1, j2):
