@@ -145,13 +145,12 @@ def dims_of(t: Type) -> tuple[ir.Dim, ...]:
     return t.dims if isinstance(t, TileType) else ()
 
 
-def dot_precision(lhs: Type, rhs: Type, precision: str) -> str | None:
-    """What a dot of ``lhs`` and ``rhs`` records as its input precision when its DSL multiplies
-    float32 operands at ``precision``: that, wherever an operand is or may be (a tensor's run-time
-    dtype) float32; ``None`` where neither can be, since the precision then does not matter."""
-    may_be_f32 = any(
-        not isinstance(d, ir.DType) or d == ir.F32 for d in (dtype_of(lhs), dtype_of(rhs))
-    )
+def dot_precision(lhs: ir.DTypeExpr, rhs: ir.DTypeExpr, precision: str) -> str | None:
+    """What a dot of ``lhs`` and ``rhs`` operands records as its input precision when its DSL
+    multiplies float32 operands at ``precision``: that, wherever an operand is or may be (a
+    tensor's run-time dtype) float32; ``None`` where neither can be, since it then does not
+    matter."""
+    may_be_f32 = any(not isinstance(d, ir.DType) or d == ir.F32 for d in (lhs, rhs))
     return precision if may_be_f32 else None
 
 

@@ -314,12 +314,18 @@ class KernelWriter(CodePrinter):
             a = self.masked(e.lhs, a, [len(da) - 1], 0.0)
             b = self.masked(e.rhs, b, [len(db) - 2], 0.0)
         ta, tb = dtype_of(self.type_of(e.lhs)), dtype_of(self.type_of(e.rhs))
+        tf32 = e.precision == "tf32"
         if ta != tb and ir.F32 in (ta, tb):
             # ct.mma takes operands of one dtype: fp32, as the IR promotes. (Two tensors' own
             # dtypes are left as they are: the compiler refuses them if they differ.)
             wide = ir.F32
-            a = a if ta == wide else f"ct.astype({a}, {self.dtype(wide)})"
-            b = b if tb == wide else f"ct.astype({b}, {self.dtype(wide)})"
+            a = a if ta == wide or tf32 else f"ct.astype({a}, {self.dtype(wide)})"
+            b = b if tb == wide or tf32 else f"ct.astype({b}, {self.dtype(wide)})"
+            ta = tb = wide
+        if tf32:
+            # ct.mma multiplies float32 in IEEE float32; a tf32 MMA takes tfloat32 operands.
+            # (tf32x3 is written as IEEE: the float32 product it approximates.)
+            a, b = self.tf32_operand(a, ta), self.tf32_operand(b, tb)
         mma = self.spell["dots"]["dot"]
         out_f32 = e.out_dtype == ir.F32
         if e.acc is not None and out_f32 and dtype_of(self.type_of(e.acc)) == ir.F32:
@@ -332,6 +338,17 @@ class KernelWriter(CodePrinter):
         if e.acc is None:
             return prod, ATOM
         return f"{self.text(e.acc, PRECEDENCE['+'])} + {prod}", PRECEDENCE["+"]
+
+    def tf32_operand(self, text: str, dtype: ir.DTypeExpr) -> str:
+        """An MMA operand cast to tfloat32 where it is float32: always for a float32 tile; for
+        a tensor's run-time dtype, ``ct.tfloat32 if x.dtype == ct.float32 else x.dtype``."""
+        tf32 = self.spell["kernel"]["tfloat32"]
+        if dtype == ir.F32:
+            return f"ct.astype({text}, {tf32})"
+        if isinstance(dtype, ir.DTypeOf):
+            own = self.dtype(dtype)
+            return f"ct.astype({text}, {tf32} if {own} == {self.dtype(ir.F32)} else {own})"
+        return text  # fp16, bf16, int8: the precision of float32 products does not concern it
 
     def _ex_Load(self, e: ir.Load) -> tuple[str, int]:
         if any(isinstance(i, ir.GatherIndex) for i in e.index):

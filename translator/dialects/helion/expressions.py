@@ -784,7 +784,8 @@ class ExprBuilder:
         self, node: cst.CSTNode, a: ir.Expr, b: ir.Expr, acc: ir.Expr | None, out: ir.DTypeExpr
     ) -> ir.Dot:
         """A dot at the kernel's input precision (where a float32 operand makes it matter)."""
-        precision = dot_precision(self.type_of(a, node), self.type_of(b, node), self.dot_precision)
+        ta, tb = dtype_of(self.type_of(a, node)), dtype_of(self.type_of(b, node))
+        precision = dot_precision(ta, tb, self.dot_precision)
         return ir.Dot(a, b, acc, out, precision=precision, loc=self.locate(node))
 
     def _dot_mm(self, node: cst.CSTNode, a: ir.Expr, b: ir.Expr) -> ir.Expr:

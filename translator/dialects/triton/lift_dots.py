@@ -8,7 +8,7 @@ from translator.dialects.cst_utils import call_args
 from translator.dialects.triton.lift_dispatch import handles_family
 from translator.dialects.triton.lifted import Data, DTypeVal, Pending, Static, Val
 from translator.ir import nodes as ir
-from translator.ir.shapes import dims_of, dot_precision
+from translator.ir.shapes import dims_of, dot_precision, dtype_of
 
 
 class DotsMixin:
@@ -42,7 +42,8 @@ class DotsMixin:
         acc_v = vals.get("acc")
         if isinstance(acc_v, Static) and acc_v.value is None:
             acc_v = None
-        da, db = dims_of(self.type_of(a.expr, node)), dims_of(self.type_of(b.expr, node))
+        ta, tb = self.type_of(a.expr, node), self.type_of(b.expr, node)
+        da, db = dims_of(ta), dims_of(tb)
         if len(da) != 2 or len(db) != 2:
             raise self.error(node, "tl.dot of tiles that are not 2-D is not supported yet")
         if isinstance(acc_v, Pending):
@@ -82,9 +83,7 @@ class DotsMixin:
             acc.expr if acc is not None else None,
             out_dtype,
             masked=masked,
-            precision=dot_precision(
-                self.type_of(a.expr, node), self.type_of(b.expr, node), precision
-            ),
+            precision=dot_precision(dtype_of(ta), dtype_of(tb), precision),
             loc=self.locate(node),
         )
         self.type_of(e, node)
