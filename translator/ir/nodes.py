@@ -332,9 +332,11 @@ class Dot(Expr):
     loc: Loc | None = _loc()
 
 
-#: Input precisions of a float32 :class:`Dot`: ``tf32`` rounds each operand to TensorFloat-32 (10
-#: mantissa bits) before one MMA; ``tf32x3`` splits each into a tf32 high and low part and sums
-#: three tf32 MMAs (about float32 accuracy); ``ieee`` multiplies in float32.
+#: Input precisions of a float32 :class:`Dot`: ``tf32`` cuts each operand to TensorFloat-32's 10
+#: mantissa bits, truncating, as tensor cores read float32 data (Triton's default ``tl.dot``; its
+#: docs: "may be truncated ... without rounding"), before one MMA; ``tf32x3`` splits each into a
+#: tf32 high and low part and sums three tf32 MMAs (about float32 accuracy); ``ieee`` multiplies
+#: in float32.
 DOT_PRECISIONS = ("tf32", "tf32x3", "ieee")
 
 

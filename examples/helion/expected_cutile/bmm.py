@@ -26,7 +26,7 @@ def _bmm_kernel(
     tile_b = ct.bid(0)
     tile_m = ct.bid(1)
     tile_n = ct.bid(2)
-    # float32 operands enter ct.mma as tfloat32: the source's dots round them to tf32.
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
     a_mma_dtype = ct.tfloat32 if a.dtype == ct.float32 else a.dtype
     c_mma_dtype = ct.tfloat32 if c.dtype == ct.float32 else c.dtype
     acc = ct.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=ct.float32)
@@ -44,6 +44,7 @@ def _bmm_kernel(
                     (BLOCK_SIZE_M, BLOCK_SIZE_K),
                 ),
                 a_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             ct.astype(
                 ct.reshape(
@@ -56,6 +57,7 @@ def _bmm_kernel(
                     (BLOCK_SIZE_K, BLOCK_SIZE_N),
                 ),
                 c_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             acc,
         )

@@ -25,7 +25,7 @@ def _matmul_kernel(
 ):
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
-    # float32 operands enter ct.mma as tfloat32: the source's dots round them to tf32.
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
     x_mma_dtype = ct.tfloat32 if x.dtype == ct.float32 else x.dtype
     y_mma_dtype = ct.tfloat32 if y.dtype == ct.float32 else y.dtype
     # fp32 accumulator for one [tile_m, tile_n] output block.
@@ -41,6 +41,7 @@ def _matmul_kernel(
                     padding_mode=ct.PaddingMode.ZERO,
                 ),
                 x_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             ct.astype(
                 ct.load(
@@ -50,6 +51,7 @@ def _matmul_kernel(
                     padding_mode=ct.PaddingMode.ZERO,
                 ),
                 y_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             acc,
         )

@@ -20,7 +20,7 @@ def bmm_kernel(
     bz = ct.bid(0)
     by = ct.bid(1)
     bx = ct.bid(2)
-    # float32 operands enter ct.mma as tfloat32: the source's dots round them to tf32.
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
     A_mma_dtype = ct.tfloat32 if A.dtype == ct.float32 else A.dtype
     B_mma_dtype = ct.tfloat32 if B.dtype == ct.float32 else B.dtype
     C_local = ct.zeros((BLOCK_M, BLOCK_N), dtype=ct.float32)
@@ -45,6 +45,7 @@ def bmm_kernel(
                     0.0,
                 ),
                 A_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             ct.astype(
                 ct.where(
@@ -53,6 +54,7 @@ def bmm_kernel(
                     0.0,
                 ),
                 B_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             C_local,
         )

@@ -20,7 +20,7 @@ def dequant_matmul(
 ):
     by = ct.bid(0)
     bx = ct.bid(1)
-    # float32 operands enter ct.mma as tfloat32: the source's dots round them to tf32.
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
     A_mma_dtype = ct.tfloat32 if A.dtype == ct.float32 else A.dtype
     scale = ct.load(Scale, index=(bx,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO)
     C_local = ct.zeros((BLOCK_M, BLOCK_N), dtype=ct.float32)
@@ -38,6 +38,7 @@ def dequant_matmul(
                     0.0,
                 ),
                 A_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             ct.astype(
                 ct.where(
@@ -46,6 +47,7 @@ def dequant_matmul(
                     0.0,
                 ),
                 A_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             C_local,
         )

@@ -22,7 +22,7 @@ def flashattn(
     bz = ct.bid(0)
     by = ct.bid(1)
     bx = ct.bid(2)
-    # float32 operands enter ct.mma as tfloat32: the source's dots round them to tf32.
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
     Q_mma_dtype = ct.tfloat32 if Q.dtype == ct.float32 else Q.dtype
     K_mma_dtype = ct.tfloat32 if K.dtype == ct.float32 else K.dtype
     V_mma_dtype = ct.tfloat32 if V.dtype == ct.float32 else V.dtype
@@ -60,8 +60,12 @@ def flashattn(
         )
         acc_s = ct.zeros((BLOCK_M, BLOCK_N), dtype=ct.float32)
         acc_s = ct.mma(
-            ct.astype(Q_shared, Q_mma_dtype),
-            ct.astype(ct.where(mask_Q3[:, None], ct.transpose(K_shared), 0.0), K_mma_dtype),
+            ct.astype(Q_shared, Q_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+            ct.astype(
+                ct.where(mask_Q3[:, None], ct.transpose(K_shared), 0.0),
+                K_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
+            ),
             acc_s,
         )
         scores_max_prev = scores_max
@@ -94,6 +98,7 @@ def flashattn(
                     0.0,
                 ),
                 Q_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             ct.astype(
                 ct.where(
@@ -102,6 +107,7 @@ def flashattn(
                     0.0,
                 ),
                 V_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             acc_o,
         )

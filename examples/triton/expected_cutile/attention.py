@@ -30,7 +30,7 @@ def _attn_fwd(
     tile_m = ct.bid(0)
     off_h = ct.bid(1)
     off_z = ct.bid(2)
-    # float32 operands enter ct.mma as tfloat32: the source's dots round them to tf32.
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
     Q_mma_dtype = ct.tfloat32 if Q.dtype == ct.float32 else Q.dtype
     K_mma_dtype = ct.tfloat32 if K.dtype == ct.float32 else K.dtype
     V_mma_dtype = ct.tfloat32 if V.dtype == ct.float32 else V.dtype
@@ -67,8 +67,8 @@ def _attn_fwd(
             )
         )
         qk = ct.mma(
-            ct.astype(q_tile, Q_mma_dtype),
-            ct.astype(k_tile, K_mma_dtype),
+            ct.astype(q_tile, Q_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+            ct.astype(k_tile, K_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
             ct.zeros((BLOCK_M, BLOCK_N), dtype=ct.float32),
         )
         # Keys past the end of the sequence must not take part in the softmax.
@@ -119,6 +119,7 @@ def _attn_fwd(
                     0.0,
                 ),
                 V_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             ct.astype(
                 ct.where(
@@ -127,6 +128,7 @@ def _attn_fwd(
                     0.0,
                 ),
                 V_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             acc,
         )

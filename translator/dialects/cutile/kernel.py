@@ -344,28 +344,31 @@ class KernelWriter(CodePrinter):
         return f"{self.text(e.acc, PRECEDENCE['+'])} + {prod}", PRECEDENCE["+"]
 
     def tf32_operand(self, e: ir.Expr, text: str, dtype: ir.DTypeExpr) -> str:
-        """An MMA operand cast to tfloat32 where it is float32: always for a float32 tile; for
-        a tensor's run-time dtype, ``ct.tfloat32 if x.dtype == ct.float32 else x.dtype``."""
-        tf32 = self.spell["kernel"]["tfloat32"]
+        """An MMA operand cast to tfloat32 where it is float32 (always for a float32 tile; for a
+        tensor's run-time dtype through ``x_mma_dtype = ct.tfloat32 if x.dtype == ct.float32
+        else x.dtype``), truncated: the IR's tf32 is what tensor cores make of float32 data."""
+        spell = self.spell["kernel"]
         if isinstance(e, ir.Cast) and e.dtype == dtype and text == self.text(e):
             text = self.text(e.value)  # one cast, straight to the MMA operand type
         if dtype == ir.F32:
-            return f"ct.astype({text}, {tf32})"
-        if isinstance(dtype, ir.DTypeOf):
+            target = spell["tfloat32"]
+        elif isinstance(dtype, ir.DTypeOf):
             if dtype.tensor not in self.mma_dtypes:
                 own = self.dtype(dtype)
                 name = unique(f"{dtype.tensor}_mma_dtype", self.taken)
                 if not self.mma_dtypes:
                     self.type_lines.append(
-                        "    # float32 operands enter ct.mma as tfloat32: the source's dots "
-                        "round them to tf32."
+                        "    # float32 operands enter ct.mma as tfloat32, truncated (the source's "
+                        "tf32 dots)."
                     )
                 self.type_lines.append(
-                    f"    {name} = {tf32} if {own} == {self.dtype(ir.F32)} else {own}"
+                    f"    {name} = {spell['tfloat32']} if {own} == {self.dtype(ir.F32)} else {own}"
                 )
                 self.mma_dtypes[dtype.tensor] = name
-            return f"ct.astype({text}, {self.mma_dtypes[dtype.tensor]})"
-        return text  # fp16, bf16, int8: the precision of float32 products does not concern it
+            target = self.mma_dtypes[dtype.tensor]
+        else:
+            return text  # fp16, bf16, int8: the precision of float32 products does not concern it
+        return f"ct.astype({text}, {target}, rounding_mode={spell['tf32_rounding']})"
 
     def _ex_Load(self, e: ir.Load) -> tuple[str, int]:
         if any(isinstance(i, ir.GatherIndex) for i in e.index):

@@ -34,7 +34,7 @@ def _causal_attention_fwd_kernel(
 ):
     tile_b = ct.bid(0)
     tile_m = ct.bid(1)
-    # float32 operands enter ct.mma as tfloat32: the source's dots round them to tf32.
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
     q_mma_dtype = ct.tfloat32 if q.dtype == ct.float32 else q.dtype
     k_mma_dtype = ct.tfloat32 if k.dtype == ct.float32 else k.dtype
     v_mma_dtype = ct.tfloat32 if v.dtype == ct.float32 else v.dtype
@@ -65,8 +65,12 @@ def _causal_attention_fwd_kernel(
         )
         qk = (
             ct.mma(
-                ct.astype(q_blk, q_mma_dtype),
-                ct.astype(ct.where(mask_k2[:, None], ct.transpose(k_blk), 0.0), k_mma_dtype),
+                ct.astype(q_blk, q_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+                ct.astype(
+                    ct.where(mask_k2[:, None], ct.transpose(k_blk), 0.0),
+                    k_mma_dtype,
+                    rounding_mode=ct.RoundingMode.RZ,
+                ),
                 ct.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=ct.float32),
             )
             * sm_scale
@@ -118,6 +122,7 @@ def _causal_attention_fwd_kernel(
                     0.0,
                 ),
                 v_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             ct.astype(
                 ct.where(
@@ -128,6 +133,7 @@ def _causal_attention_fwd_kernel(
                     0.0,
                 ),
                 v_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             acc,
         )

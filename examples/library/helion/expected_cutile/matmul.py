@@ -28,7 +28,7 @@ def _matmul_kernel(
 ):
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
-    # float32 operands enter ct.mma as tfloat32: the source's dots round them to tf32.
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
     x_mma_dtype = ct.tfloat32 if x.dtype == ct.float32 else x.dtype
     w_mma_dtype = ct.tfloat32 if w.dtype == ct.float32 else w.dtype
     acc = ct.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=ct.float32)
@@ -42,6 +42,7 @@ def _matmul_kernel(
                     padding_mode=ct.PaddingMode.ZERO,
                 ),
                 x_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             ct.astype(
                 ct.load(
@@ -51,6 +52,7 @@ def _matmul_kernel(
                     padding_mode=ct.PaddingMode.ZERO,
                 ),
                 w_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             acc,
         )
@@ -89,7 +91,7 @@ def _matmul_bias_kernel(
 ):
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
-    # float32 operands enter ct.mma as tfloat32: the source's dots round them to tf32.
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
     x_mma_dtype = ct.tfloat32 if x.dtype == ct.float32 else x.dtype
     w_mma_dtype = ct.tfloat32 if w.dtype == ct.float32 else w.dtype
     acc = ct.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=ct.float32)
@@ -103,6 +105,7 @@ def _matmul_bias_kernel(
                     padding_mode=ct.PaddingMode.ZERO,
                 ),
                 x_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             ct.astype(
                 ct.load(
@@ -112,6 +115,7 @@ def _matmul_bias_kernel(
                     padding_mode=ct.PaddingMode.ZERO,
                 ),
                 w_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             acc,
         )

@@ -29,7 +29,7 @@ def _matmul_kernel(
 ):
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
-    # float32 operands enter ct.mma as tfloat32: the source's dots round them to tf32.
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
     x_mma_dtype = ct.tfloat32 if x.dtype == ct.float32 else x.dtype
     w_mma_dtype = ct.tfloat32 if w.dtype == ct.float32 else w.dtype
     acc = ct.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=ct.float32)
@@ -43,6 +43,7 @@ def _matmul_kernel(
                     padding_mode=ct.PaddingMode.ZERO,
                 ),
                 x_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             ct.astype(
                 ct.load(
@@ -52,6 +53,7 @@ def _matmul_kernel(
                     padding_mode=ct.PaddingMode.ZERO,
                 ),
                 w_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             acc,
         )
@@ -93,7 +95,7 @@ def _matmul_bias_relu_kernel(
 ):
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
-    # float32 operands enter ct.mma as tfloat32: the source's dots round them to tf32.
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
     x_mma_dtype = ct.tfloat32 if x.dtype == ct.float32 else x.dtype
     w_mma_dtype = ct.tfloat32 if w.dtype == ct.float32 else w.dtype
     acc = ct.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=ct.float32)
@@ -107,6 +109,7 @@ def _matmul_bias_relu_kernel(
                     padding_mode=ct.PaddingMode.ZERO,
                 ),
                 x_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             ct.astype(
                 ct.load(
@@ -116,6 +119,7 @@ def _matmul_bias_relu_kernel(
                     padding_mode=ct.PaddingMode.ZERO,
                 ),
                 w_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             acc,
         )
@@ -190,7 +194,7 @@ def _matmul_gelu_tanh_kernel(
 ):
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
-    # float32 operands enter ct.mma as tfloat32: the source's dots round them to tf32.
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
     x_mma_dtype = ct.tfloat32 if x.dtype == ct.float32 else x.dtype
     w_mma_dtype = ct.tfloat32 if w.dtype == ct.float32 else w.dtype
     acc = ct.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=ct.float32)
@@ -204,6 +208,7 @@ def _matmul_gelu_tanh_kernel(
                     padding_mode=ct.PaddingMode.ZERO,
                 ),
                 x_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             ct.astype(
                 ct.load(
@@ -213,6 +218,7 @@ def _matmul_gelu_tanh_kernel(
                     padding_mode=ct.PaddingMode.ZERO,
                 ),
                 w_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             acc,
         )
@@ -255,7 +261,7 @@ def _matmul_residual_kernel(
 ):
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
-    # float32 operands enter ct.mma as tfloat32: the source's dots round them to tf32.
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
     x_mma_dtype = ct.tfloat32 if x.dtype == ct.float32 else x.dtype
     w_mma_dtype = ct.tfloat32 if w.dtype == ct.float32 else w.dtype
     acc = ct.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=ct.float32)
@@ -269,6 +275,7 @@ def _matmul_residual_kernel(
                     padding_mode=ct.PaddingMode.ZERO,
                 ),
                 x_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             ct.astype(
                 ct.load(
@@ -278,6 +285,7 @@ def _matmul_residual_kernel(
                     padding_mode=ct.PaddingMode.ZERO,
                 ),
                 w_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             acc,
         )

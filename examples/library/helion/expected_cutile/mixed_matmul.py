@@ -30,7 +30,7 @@ def _w8a16_matmul_kernel(
 ):
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
-    # float32 operands enter ct.mma as tfloat32: the source's dots round them to tf32.
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
     x_mma_dtype = ct.tfloat32 if x.dtype == ct.float32 else x.dtype
     acc = ct.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=ct.float32)
     for tile_k in range(ct.cdiv(k, BLOCK_SIZE_K)):
@@ -52,6 +52,7 @@ def _w8a16_matmul_kernel(
                     padding_mode=ct.PaddingMode.ZERO,
                 ),
                 x_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             ct.astype(
                 ct.where(
@@ -60,6 +61,7 @@ def _w8a16_matmul_kernel(
                     0.0,
                 ),
                 x_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             acc,
         )

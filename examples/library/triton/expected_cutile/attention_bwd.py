@@ -40,7 +40,7 @@ def _attn_fwd(
     tile_m = ct.bid(0)
     off_h = ct.bid(1)
     off_z = ct.bid(2)
-    # float32 operands enter ct.mma as tfloat32: the source's dots round them to tf32.
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
     Q_mma_dtype = ct.tfloat32 if Q.dtype == ct.float32 else Q.dtype
     K_mma_dtype = ct.tfloat32 if K.dtype == ct.float32 else K.dtype
     V_mma_dtype = ct.tfloat32 if V.dtype == ct.float32 else V.dtype
@@ -77,8 +77,8 @@ def _attn_fwd(
         )
         qk = (
             ct.mma(
-                ct.astype(q_tile, Q_mma_dtype),
-                ct.astype(ct.transpose(k_tile), K_mma_dtype),
+                ct.astype(q_tile, Q_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+                ct.astype(ct.transpose(k_tile), K_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
                 ct.zeros((BLOCK_M, BLOCK_N), dtype=ct.float32),
             )
             * qk_scale
@@ -108,8 +108,8 @@ def _attn_fwd(
             axis=1,
         )
         acc = acc * alpha[:, None] + ct.mma(
-            ct.astype(p, V_mma_dtype),
-            ct.astype(v_tile, V_mma_dtype),
+            ct.astype(p, V_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+            ct.astype(v_tile, V_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
             ct.zeros((BLOCK_M, BLOCK_Q3), dtype=ct.float32),
         )
         m_i = m_ij
@@ -184,7 +184,7 @@ def _attn_bwd_dkdv(
     tile_n = ct.bid(0)
     off_h = ct.bid(1)
     off_z = ct.bid(2)
-    # float32 operands enter ct.mma as tfloat32: the source's dots round them to tf32.
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
     Q_mma_dtype = ct.tfloat32 if Q.dtype == ct.float32 else Q.dtype
     K_mma_dtype = ct.tfloat32 if K.dtype == ct.float32 else K.dtype
     DO_mma_dtype = ct.tfloat32 if DO.dtype == ct.float32 else DO.dtype
@@ -249,8 +249,8 @@ def _attn_bwd_dkdv(
         # The probabilities of this block, recomputed from the forward's log-sum-exp.
         qk = (
             ct.mma(
-                ct.astype(q_tile, Q_mma_dtype),
-                ct.astype(ct.transpose(k_tile), K_mma_dtype),
+                ct.astype(q_tile, Q_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+                ct.astype(ct.transpose(k_tile), K_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
                 ct.zeros((BLOCK_M, BLOCK_N), dtype=ct.float32),
             )
             * qk_scale
@@ -264,13 +264,17 @@ def _attn_bwd_dkdv(
             0.0,
         )
         dv = dv + ct.mma(
-            ct.astype(ct.transpose(ct.astype(p_2, DO.dtype)), DO_mma_dtype),
-            ct.astype(do_tile, DO_mma_dtype),
+            ct.astype(
+                ct.transpose(ct.astype(p_2, DO.dtype)),
+                DO_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
+            ),
+            ct.astype(do_tile, DO_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
             ct.zeros((BLOCK_N, BLOCK_Q3), dtype=ct.float32),
         )
         dp = ct.mma(
-            ct.astype(do_tile, DO_mma_dtype),
-            ct.astype(ct.transpose(v_tile), V_mma_dtype),
+            ct.astype(do_tile, DO_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+            ct.astype(ct.transpose(v_tile), V_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
             ct.zeros((BLOCK_M, BLOCK_N), dtype=ct.float32),
         )
         ds = ct.where(
@@ -280,8 +284,10 @@ def _attn_bwd_dkdv(
             0.0,
         )
         dk = dk + ct.mma(
-            ct.astype(ct.transpose(ct.astype(ds, Q.dtype)), Q_mma_dtype),
-            ct.astype(q_tile, Q_mma_dtype),
+            ct.astype(
+                ct.transpose(ct.astype(ds, Q.dtype)), Q_mma_dtype, rounding_mode=ct.RoundingMode.RZ
+            ),
+            ct.astype(q_tile, Q_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
             ct.zeros((BLOCK_N, BLOCK_Q3), dtype=ct.float32),
         )
     dk_2 = dk * sm_scale
@@ -315,7 +321,7 @@ def _attn_bwd_dq(
     tile_m = ct.bid(0)
     off_h = ct.bid(1)
     off_z = ct.bid(2)
-    # float32 operands enter ct.mma as tfloat32: the source's dots round them to tf32.
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
     Q_mma_dtype = ct.tfloat32 if Q.dtype == ct.float32 else Q.dtype
     K_mma_dtype = ct.tfloat32 if K.dtype == ct.float32 else K.dtype
     DO_mma_dtype = ct.tfloat32 if DO.dtype == ct.float32 else DO.dtype
@@ -378,8 +384,8 @@ def _attn_bwd_dq(
         )
         qk = (
             ct.mma(
-                ct.astype(q_tile, Q_mma_dtype),
-                ct.astype(ct.transpose(k_tile), K_mma_dtype),
+                ct.astype(q_tile, Q_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+                ct.astype(ct.transpose(k_tile), K_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
                 ct.zeros((BLOCK_M, BLOCK_N), dtype=ct.float32),
             )
             * qk_scale
@@ -392,8 +398,8 @@ def _attn_bwd_dq(
             0.0,
         )
         dp = ct.mma(
-            ct.astype(do_tile, DO_mma_dtype),
-            ct.astype(ct.transpose(v_tile), V_mma_dtype),
+            ct.astype(do_tile, DO_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+            ct.astype(ct.transpose(v_tile), V_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
             ct.zeros((BLOCK_M, BLOCK_N), dtype=ct.float32),
         )
         ds = ct.where(
@@ -403,8 +409,8 @@ def _attn_bwd_dq(
             0.0,
         )
         dq = dq + ct.mma(
-            ct.astype(ds, K_mma_dtype),
-            ct.astype(k_tile, K_mma_dtype),
+            ct.astype(ds, K_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+            ct.astype(k_tile, K_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
             ct.zeros((BLOCK_M, BLOCK_Q3), dtype=ct.float32),
         )
     dq_2 = dq * sm_scale
