@@ -458,7 +458,7 @@ def _dot(shift_lhs: bool, shift_rhs: bool) -> ir.Module:
             ir.Assign("acc", acc),
             ir.TileLoop(
                 (tile("tk", N("k"), "bk"),),
-                (ir.Assign("acc", B("+", N("acc"), ir.Dot(a, b, None, F32))),),
+                (ir.Assign("acc", B("+", N("acc"), ir.Dot(a, b, None, F32, precision="tf32"))),),
             ),
             ir.Store("out", T("tm", "tn"), N("acc")),
         ),
@@ -651,6 +651,7 @@ def test_unmasked_dot_over_non_zero_lanes_is_refused() -> None:
         N("acc"),
         F32,
         masked=False,
+        precision="tf32",
     )
     loop = dataclasses.replace(loop, body=(ir.Assign("acc", dot),))
     kernel = dataclasses.replace(kernel, body=(kernel.body[0], loop, kernel.body[2]))
@@ -768,7 +769,7 @@ def _strided_dot() -> ir.Module:
             ir.Assign("acc", ir.Full((ir.BlockDim("tm"), ir.BlockDim("tn")), C(0.0), F32)),
             ir.TileLoop(
                 (tile("tk", N("k"), "bk", B("*", N("p"), N("bk")), step=N("s")),),
-                (ir.Assign("acc", ir.Dot(a, b, N("acc"), F32)),),
+                (ir.Assign("acc", ir.Dot(a, b, N("acc"), F32, precision="tf32")),),
             ),
             ir.Store("out", (ir.TileIndex("p"), *T("tm", "tn")), N("acc")),
         ),

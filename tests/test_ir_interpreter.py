@@ -186,6 +186,7 @@ def matmul_entry(masked: bool = True, other: float = 0.0) -> ir.Entry:
         N("acc"),
         ir.F32,
         masked,
+        precision="ieee",  # what the reference computes (it ignores the field)
     )
     return entry(
         "matmul",

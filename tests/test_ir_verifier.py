@@ -93,6 +93,7 @@ def dot(lhs: ir.Expr | None = None, rhs: ir.Expr | None = None) -> ir.Dot:
         lhs or ir.Load("x", T("tile_m", "tile_k")),
         rhs or ir.Load("y", T("tile_k", "tile_n")),
         N("acc"),
+        precision="tf32",
         loc=LOC,
     )
 

@@ -634,6 +634,9 @@ class _Interpreter:
         return fn(wide, dim=axis)
 
     def _Dot(self, e: ir.Dot, t: Type) -> torch.Tensor:
+        # `e.precision` is ignored: the reference multiplies float32 operands exactly (IEEE, on
+        # the CPU), the answer a tf32 or tf32x3 dot approximates within the tolerance
+        # validation allows such dots.
         a, b = self.dv(e.lhs), self.dv(e.rhs)
         if e.masked:
             da, db = dims_of(self.type(e.lhs)), dims_of(self.type(e.rhs))

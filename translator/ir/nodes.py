@@ -316,14 +316,28 @@ class Scan(Expr):
 @dataclass(frozen=True)
 class Dot(Expr):
     """Matrix product of the last two dims of ``lhs`` and ``rhs`` (batched over the leading dims),
-    plus ``acc`` if given, computed in ``out_dtype``."""
+    plus ``acc`` if given, computed in ``out_dtype``.
+
+    ``precision`` is how float32 operands enter the multiplier (:data:`DOT_PRECISIONS`): it is
+    semantics, not tolerance (a tf32 product differs from an IEEE one by about 1e-3 relative), so
+    every frontend resolves its DSL's default into it. ``None`` only where no operand can be
+    float32 (fp16, bf16, int8 operands), where it does not matter."""
 
     lhs: Expr
     rhs: Expr
     acc: Expr | None
     out_dtype: DTypeExpr = F32
     masked: bool = True
+    precision: str | None = None
     loc: Loc | None = _loc()
+
+
+#: Input precisions of a float32 :class:`Dot`: ``tf32`` cuts each operand to TensorFloat-32's 10
+#: mantissa bits, truncating, as tensor cores read float32 data (Triton's default ``tl.dot``; its
+#: docs: "may be truncated ... without rounding"), before one MMA; ``tf32x3`` splits each into a
+#: tf32 high and low part and sums three tf32 MMAs (about float32 accuracy); ``ieee`` multiplies
+#: in float32.
+DOT_PRECISIONS = ("tf32", "tf32x3", "ieee")
 
 
 @dataclass(frozen=True)

@@ -122,8 +122,10 @@ def format_expr(e: ir.Expr, prec: int = 0) -> str:
         return f"cum{e.op}({format_expr(e.value)}, axis={e.axis})"
     if isinstance(e, ir.Dot):
         acc = f", acc={format_expr(e.acc)}" if e.acc is not None else ""
+        precision = f", precision={e.precision}" if e.precision is not None else ""
         return (
-            f"dot({format_expr(e.lhs)}, {format_expr(e.rhs)}{acc}, out={format_dtype(e.out_dtype)})"
+            f"dot({format_expr(e.lhs)}, {format_expr(e.rhs)}{acc}, "
+            f"out={format_dtype(e.out_dtype)}{precision})"
         )
     if isinstance(e, ir.Permute):
         return f"permute({format_expr(e.value)}, {list(e.perm)})"

@@ -145,6 +145,15 @@ def dims_of(t: Type) -> tuple[ir.Dim, ...]:
     return t.dims if isinstance(t, TileType) else ()
 
 
+def dot_precision(lhs: ir.DTypeExpr, rhs: ir.DTypeExpr, precision: str) -> str | None:
+    """What a dot of ``lhs`` and ``rhs`` operands records as its input precision when its DSL
+    multiplies float32 operands at ``precision``: that, wherever an operand is or may be (a
+    tensor's run-time dtype) float32; ``None`` where neither can be, since it then does not
+    matter."""
+    may_be_f32 = any(not isinstance(d, ir.DType) or d == ir.F32 for d in (lhs, rhs))
+    return precision if may_be_f32 else None
+
+
 def dtype_of(t: Type) -> ir.DTypeExpr:
     """The element type of a value."""
     if isinstance(t, (TileType, ScalarType, TensorType)):
@@ -386,6 +395,12 @@ def _dot(e: ir.Dot, env: TypeEnv) -> Type:
         isinstance(d, ir.FullDim) for d in (a.dims[-1], b.dims[-2])
     ):
         raise IRTypeError(f"dot contraction dims differ: {a.dims[-1]} and {b.dims[-2]}", e.loc)
+    if e.precision is not None and e.precision not in ir.DOT_PRECISIONS:
+        raise IRTypeError(
+            f"dot precision {e.precision!r} is none of {', '.join(ir.DOT_PRECISIONS)}", e.loc
+        )
+    if e.precision is None and ir.F32 in (a.dtype, b.dtype):
+        raise IRTypeError("a dot of float32 operands needs its input precision", e.loc)
     batch = broadcast_dims(a.dims[:-2], b.dims[:-2], e.loc)
     dims = (*batch, a.dims[-2], b.dims[-1])
     if e.acc is not None:

@@ -14,7 +14,7 @@ import helion
 import helion.language as hl
 
 
-@helion.kernel(config=helion.Config(block_sizes=[64, 32]))
+@helion.kernel(dot_precision="ieee", config=helion.Config(block_sizes=[64, 32]))
 def attention_fwd_kernel(
     q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, out: torch.Tensor, scale: float
 ) -> None:

@@ -10,7 +10,7 @@ import helion
 import helion.language as hl
 
 
-@helion.kernel(config=helion.Config(block_sizes=[64, 64, 32]))
+@helion.kernel(dot_precision="ieee", config=helion.Config(block_sizes=[64, 64, 32]))
 def bmm_kernel(A: torch.Tensor, B: torch.Tensor, C: torch.Tensor) -> None:
     for bm, bn, batch in hl.tile([A.size(1), B.size(2), A.size(0)], block_size=[None, None, 1]):
         acc = hl.zeros([bm, bn], dtype=torch.float32)

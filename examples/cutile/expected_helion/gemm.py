@@ -10,7 +10,7 @@ import helion
 import helion.language as hl
 
 
-@helion.kernel(config=helion.Config(block_sizes=[128, 128, 64]))
+@helion.kernel(dot_precision="ieee", config=helion.Config(block_sizes=[128, 128, 64]))
 def gemm_kernel(A: torch.Tensor, B: torch.Tensor, C: torch.Tensor) -> None:
     for bm, bn in hl.tile([A.size(0), B.size(1)]):
         acc = hl.zeros([bm, bn], dtype=torch.float32)

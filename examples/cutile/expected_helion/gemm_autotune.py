@@ -12,6 +12,7 @@ import helion.language as hl
 
 
 @helion.kernel(
+    dot_precision="ieee",
     configs=[
         helion.Config(block_sizes=[64, 64, 32]),
         helion.Config(block_sizes=[64, 64, 64]),

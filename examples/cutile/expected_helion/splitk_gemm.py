@@ -11,7 +11,7 @@ import helion
 import helion.language as hl
 
 
-@helion.kernel(config=helion.Config(block_sizes=[64, 64, 32]))
+@helion.kernel(dot_precision="ieee", config=helion.Config(block_sizes=[64, 64, 32]))
 def splitk_gemm_kernel(A: torch.Tensor, B: torch.Tensor, C: torch.Tensor, SPLIT_K: int) -> None:
     """Block ``(bm, bn, split)`` adds ``A[bm, k] @ B[k, bn]`` over its K tiles into ``C``."""
     TM = hl.register_block_size(A.size(0))

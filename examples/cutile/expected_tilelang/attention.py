@@ -84,6 +84,8 @@ def attention_fwd_kernel(
                     dot_in[i, j] = kt[j, i]
                 for i, j in T.Parallel(q_shape_2_block, TN):
                     dot_operand_2[i, j] = T.if_then_else(i < q_shape[2], dot_in[i, j], 0.0)
+                # T.gemm rounds float32 operands to tf32 (TileLang has no other float32
+                # T.gemm); the source multiplied them in IEEE float32.
                 T.gemm(dot_operand, dot_operand_2, tmp_2, clear_accum=True)
                 for i, j in T.Parallel(TM, TN):
                     s[i, j] = tmp_2[i, j] * scale
@@ -120,6 +122,8 @@ def attention_fwd_kernel(
                     )
                 for i, j in T.Parallel(TN, q_shape_2_block):
                     dot_operand_4[i, j] = T.if_then_else(j_o * TN + i < k_shape[1], vt[i, j], 0.0)
+                # T.gemm rounds float32 operands to tf32 (TileLang has no other float32
+                # T.gemm); the source multiplied them in IEEE float32.
                 for i, j in T.Parallel(TM, q_shape_2_block):
                     acc[i, j] = acc[i, j] * alpha[i]
                 T.gemm(dot_operand_3, dot_operand_4, acc)

@@ -68,6 +68,8 @@ def bmm_kernel(
                     dot_operand_2[i, j] = T.if_then_else(
                         k_o * TK + i < A_shape[2], dot_in_2[i, j], 0.0
                     )
+                # T.gemm rounds float32 operands to tf32 (TileLang has no other float32
+                # T.gemm); the source multiplied them in IEEE float32.
                 T.gemm(dot_operand, dot_operand_2, acc)
             for i, j in T.Parallel(TM, TN):
                 out[i, j] = T.cast(acc[i, j], C_dtype)

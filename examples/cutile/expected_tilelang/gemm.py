@@ -48,6 +48,8 @@ def gemm_kernel(
                     dot_operand[i, j] = T.if_then_else(k_o * TK + j < A_shape[1], a[i, j], 0.0)
                 for i, j in T.Parallel(TK, TN):
                     dot_operand_2[i, j] = T.if_then_else(k_o * TK + i < A_shape[1], b[i, j], 0.0)
+                # T.gemm rounds float32 operands to tf32 (TileLang has no other float32
+                # T.gemm); the source multiplied them in IEEE float32.
                 T.gemm(dot_operand, dot_operand_2, acc)
             T.copy(acc, C[by * TM, bx * TN])
 

@@ -59,6 +59,8 @@ def splitk_gemm_kernel(
                     dot_operand_2[i, j] = T.if_then_else(
                         (k_o * SPLIT_K + bx) * TK + i < A_shape[1], b[i, j], 0.0
                     )
+                # T.gemm rounds float32 operands to tf32 (TileLang has no other float32
+                # T.gemm); the source multiplied them in IEEE float32.
                 T.gemm(dot_operand, dot_operand_2, acc)
             # Partial tiles of the SPLIT_K blocks meet in C; lanes past its edges are skipped.
             for i in T.Parallel(TM):

@@ -74,7 +74,7 @@ def attention_fwd_kernel(
         mask_j = offs_j < k_size1
         kt = tl.load(k_ptrs, mask=mask_j[:, None] & mask_q_size2[None, :], other=0.0)
         vt = tl.load(v_ptrs, mask=mask_j[:, None] & mask_q_size2[None, :], other=0.0)
-        s = tl.dot(qt, tl.trans(kt)) * scale
+        s = tl.dot(qt, tl.trans(kt), input_precision="ieee") * scale
         # Keys past the sequence's end get no weight.
         s = tl.where((offs_j < k_size1)[None, :], s, float("-inf"))
         m_new = tl.maximum(
@@ -85,7 +85,7 @@ def attention_fwd_kernel(
         p = tl.exp(s - m_new)
         alpha = tl.exp(m - m_new)
         denom = denom * alpha + tl.sum(p, axis=1, keep_dims=True)
-        acc = tl.dot(p.to(v_ptr.dtype.element_ty), vt, acc * alpha)
+        acc = tl.dot(p.to(v_ptr.dtype.element_ty), vt, acc * alpha, input_precision="ieee")
         m = m_new
         k_ptrs += TN * stride_k1
         v_ptrs += TN * stride_v1

@@ -67,7 +67,7 @@ def bmm_kernel(
         mask_k = offs_k < A_size2
         a = tl.load(A_ptrs, mask=mask_bm[None, :, None] & mask_k[None, None, :], other=0.0)
         b = tl.load(B_ptrs, mask=mask_k[None, :, None] & mask_bn[None, None, :], other=0.0)
-        acc = tl.dot(tl.reshape(a, (TM, TK)), tl.reshape(b, (TK, TN)), acc)
+        acc = tl.dot(tl.reshape(a, (TM, TK)), tl.reshape(b, (TK, TN)), acc, input_precision="ieee")
         A_ptrs += TK * stride_A2
         B_ptrs += TK * stride_B1
     out = tl.reshape(acc.to(C_ptr.dtype.element_ty), (1, TM, TN))

@@ -60,7 +60,7 @@ def gemm_kernel(
         mask_k = offs_k < A_size1
         a = tl.load(A_ptrs, mask=mask_bm[:, None] & mask_k[None, :], other=0.0)
         b = tl.load(B_ptrs, mask=mask_k[:, None] & mask_bn[None, :], other=0.0)
-        acc = tl.dot(a, b, acc)
+        acc = tl.dot(a, b, acc, input_precision="ieee")
         A_ptrs += TK * stride_A1
         B_ptrs += TK * stride_B0
     tl.store(

@@ -32,6 +32,10 @@ def _attention_kernel(
 ):
     tile_b = ct.bid(0)
     tile_m = ct.bid(1)
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
+    q_mma_dtype = ct.tfloat32 if q.dtype == ct.float32 else q.dtype
+    k_mma_dtype = ct.tfloat32 if k.dtype == ct.float32 else k.dtype
+    v_mma_dtype = ct.tfloat32 if v.dtype == ct.float32 else v.dtype
     mask_head_dim = ct.arange(BLOCK_HEAD_DIM, dtype=ct.int32) < head_dim
     # Online-softmax state for this block of query rows.
     m_i = ct.full((BLOCK_SIZE_M,), float("-inf"), dtype=ct.float32)
@@ -59,8 +63,12 @@ def _attention_kernel(
         # Scores for this key block; out_dtype keeps them in fp32 for fp16 inputs.
         qk = (
             ct.mma(
-                q_blk,
-                ct.where(mask_head_dim[:, None], ct.transpose(k_blk), 0.0),
+                ct.astype(q_blk, q_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+                ct.astype(
+                    ct.where(mask_head_dim[:, None], ct.transpose(k_blk), 0.0),
+                    k_mma_dtype,
+                    rounding_mode=ct.RoundingMode.RZ,
+                ),
                 ct.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=ct.float32),
             )
             * sm_scale
@@ -100,15 +108,27 @@ def _attention_kernel(
             (BLOCK_SIZE_N, BLOCK_HEAD_DIM),
         )
         acc = ct.mma(
-            ct.where(
-                (tile_n * BLOCK_SIZE_N + ct.arange(BLOCK_SIZE_N, dtype=ct.int32) < seq_k)[None, :],
-                ct.astype(p, v.dtype),
-                0.0,
+            ct.astype(
+                ct.where(
+                    (tile_n * BLOCK_SIZE_N + ct.arange(BLOCK_SIZE_N, dtype=ct.int32) < seq_k)[
+                        None, :
+                    ],
+                    ct.astype(p, v.dtype),
+                    0.0,
+                ),
+                v_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
-            ct.where(
-                (tile_n * BLOCK_SIZE_N + ct.arange(BLOCK_SIZE_N, dtype=ct.int32) < seq_k)[:, None],
-                v_blk,
-                0.0,
+            ct.astype(
+                ct.where(
+                    (tile_n * BLOCK_SIZE_N + ct.arange(BLOCK_SIZE_N, dtype=ct.int32) < seq_k)[
+                        :, None
+                    ],
+                    v_blk,
+                    0.0,
+                ),
+                v_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             acc,
         )

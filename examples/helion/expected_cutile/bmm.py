@@ -26,27 +26,38 @@ def _bmm_kernel(
     tile_b = ct.bid(0)
     tile_m = ct.bid(1)
     tile_n = ct.bid(2)
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
+    a_mma_dtype = ct.tfloat32 if a.dtype == ct.float32 else a.dtype
+    c_mma_dtype = ct.tfloat32 if c.dtype == ct.float32 else c.dtype
     acc = ct.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=ct.float32)
     # Batched block product accumulated into acc.
     for tile_k in range(ct.cdiv(k, BLOCK_SIZE_K)):
         acc = ct.mma(
-            ct.reshape(
-                ct.load(
-                    a,
-                    index=(tile_b, tile_m, tile_k),
-                    shape=(1, BLOCK_SIZE_M, BLOCK_SIZE_K),
-                    padding_mode=ct.PaddingMode.ZERO,
+            ct.astype(
+                ct.reshape(
+                    ct.load(
+                        a,
+                        index=(tile_b, tile_m, tile_k),
+                        shape=(1, BLOCK_SIZE_M, BLOCK_SIZE_K),
+                        padding_mode=ct.PaddingMode.ZERO,
+                    ),
+                    (BLOCK_SIZE_M, BLOCK_SIZE_K),
                 ),
-                (BLOCK_SIZE_M, BLOCK_SIZE_K),
+                a_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
-            ct.reshape(
-                ct.load(
-                    c,
-                    index=(tile_b, tile_k, tile_n),
-                    shape=(1, BLOCK_SIZE_K, BLOCK_SIZE_N),
-                    padding_mode=ct.PaddingMode.ZERO,
+            ct.astype(
+                ct.reshape(
+                    ct.load(
+                        c,
+                        index=(tile_b, tile_k, tile_n),
+                        shape=(1, BLOCK_SIZE_K, BLOCK_SIZE_N),
+                        padding_mode=ct.PaddingMode.ZERO,
+                    ),
+                    (BLOCK_SIZE_K, BLOCK_SIZE_N),
                 ),
-                (BLOCK_SIZE_K, BLOCK_SIZE_N),
+                c_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             acc,
         )

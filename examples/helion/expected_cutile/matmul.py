@@ -25,22 +25,33 @@ def _matmul_kernel(
 ):
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
+    x_mma_dtype = ct.tfloat32 if x.dtype == ct.float32 else x.dtype
+    y_mma_dtype = ct.tfloat32 if y.dtype == ct.float32 else y.dtype
     # fp32 accumulator for one [tile_m, tile_n] output block.
     acc = ct.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=ct.float32)
     # March along the reduction dimension one k-block at a time.
     for tile_k in range(ct.cdiv(k, BLOCK_SIZE_K)):
         acc = ct.mma(
-            ct.load(
-                x,
-                index=(tile_m, tile_k),
-                shape=(BLOCK_SIZE_M, BLOCK_SIZE_K),
-                padding_mode=ct.PaddingMode.ZERO,
+            ct.astype(
+                ct.load(
+                    x,
+                    index=(tile_m, tile_k),
+                    shape=(BLOCK_SIZE_M, BLOCK_SIZE_K),
+                    padding_mode=ct.PaddingMode.ZERO,
+                ),
+                x_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
-            ct.load(
-                y,
-                index=(tile_k, tile_n),
-                shape=(BLOCK_SIZE_K, BLOCK_SIZE_N),
-                padding_mode=ct.PaddingMode.ZERO,
+            ct.astype(
+                ct.load(
+                    y,
+                    index=(tile_k, tile_n),
+                    shape=(BLOCK_SIZE_K, BLOCK_SIZE_N),
+                    padding_mode=ct.PaddingMode.ZERO,
+                ),
+                y_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             acc,
         )

@@ -20,6 +20,9 @@ def bmm_kernel(
     bz = ct.bid(0)
     by = ct.bid(1)
     bx = ct.bid(2)
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
+    A_mma_dtype = ct.tfloat32 if A.dtype == ct.float32 else A.dtype
+    B_mma_dtype = ct.tfloat32 if B.dtype == ct.float32 else B.dtype
     C_local = ct.zeros((BLOCK_M, BLOCK_N), dtype=ct.float32)
     for ko in range(ct.cdiv(A.shape[2], BLOCK_K)):
         A_shared = ct.reshape(
@@ -35,15 +38,23 @@ def bmm_kernel(
             (BLOCK_K, BLOCK_N),
         )
         C_local = ct.mma(
-            ct.where(
-                (ko * BLOCK_K + ct.arange(BLOCK_K, dtype=ct.int32) < A.shape[2])[None, :],
-                A_shared,
-                0.0,
+            ct.astype(
+                ct.where(
+                    (ko * BLOCK_K + ct.arange(BLOCK_K, dtype=ct.int32) < A.shape[2])[None, :],
+                    A_shared,
+                    0.0,
+                ),
+                A_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
-            ct.where(
-                (ko * BLOCK_K + ct.arange(BLOCK_K, dtype=ct.int32) < A.shape[2])[:, None],
-                B_shared,
-                0.0,
+            ct.astype(
+                ct.where(
+                    (ko * BLOCK_K + ct.arange(BLOCK_K, dtype=ct.int32) < A.shape[2])[:, None],
+                    B_shared,
+                    0.0,
+                ),
+                B_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             C_local,
         )

@@ -22,6 +22,10 @@ def flashattn(
     bz = ct.bid(0)
     by = ct.bid(1)
     bx = ct.bid(2)
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
+    Q_mma_dtype = ct.tfloat32 if Q.dtype == ct.float32 else Q.dtype
+    K_mma_dtype = ct.tfloat32 if K.dtype == ct.float32 else K.dtype
+    V_mma_dtype = ct.tfloat32 if V.dtype == ct.float32 else V.dtype
     mask_Q3 = ct.arange(BLOCK_Q3, dtype=ct.int32) < Q.shape[3]
     Q_shared = ct.reshape(
         ct.load(
@@ -55,7 +59,15 @@ def flashattn(
             (BLOCK_N, BLOCK_Q3),
         )
         acc_s = ct.zeros((BLOCK_M, BLOCK_N), dtype=ct.float32)
-        acc_s = ct.mma(Q_shared, ct.where(mask_Q3[:, None], ct.transpose(K_shared), 0.0), acc_s)
+        acc_s = ct.mma(
+            ct.astype(Q_shared, Q_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+            ct.astype(
+                ct.where(mask_Q3[:, None], ct.transpose(K_shared), 0.0),
+                K_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
+            ),
+            acc_s,
+        )
         scores_max_prev = scores_max
         scores_max = ct.maximum(
             scores_max,
@@ -79,15 +91,23 @@ def flashattn(
         )
         acc_s_cast = ct.astype(acc_s, Q.dtype)
         acc_o = ct.mma(
-            ct.where(
-                (k * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32) < Q.shape[1])[None, :],
-                acc_s_cast,
-                0.0,
+            ct.astype(
+                ct.where(
+                    (k * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32) < Q.shape[1])[None, :],
+                    acc_s_cast,
+                    0.0,
+                ),
+                Q_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
-            ct.where(
-                (k * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32) < Q.shape[1])[:, None],
-                V_shared,
-                0.0,
+            ct.astype(
+                ct.where(
+                    (k * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32) < Q.shape[1])[:, None],
+                    V_shared,
+                    0.0,
+                ),
+                V_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             acc_o,
         )

@@ -18,6 +18,9 @@ def matmul_tuned(
 ):
     by = ct.bid(0)
     bx = ct.bid(1)
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
+    A_mma_dtype = ct.tfloat32 if A.dtype == ct.float32 else A.dtype
+    B_mma_dtype = ct.tfloat32 if B.dtype == ct.float32 else B.dtype
     C_local = ct.zeros((BLOCK_M, BLOCK_N), dtype=ct.float32)
     for ko in range(ct.cdiv(A.shape[1], BLOCK_K)):
         A_shared = ct.load(
@@ -27,15 +30,23 @@ def matmul_tuned(
             B, index=(ko, bx), shape=(BLOCK_K, BLOCK_N), padding_mode=ct.PaddingMode.ZERO
         )
         C_local = ct.mma(
-            ct.where(
-                (ko * BLOCK_K + ct.arange(BLOCK_K, dtype=ct.int32) < A.shape[1])[None, :],
-                A_shared,
-                0.0,
+            ct.astype(
+                ct.where(
+                    (ko * BLOCK_K + ct.arange(BLOCK_K, dtype=ct.int32) < A.shape[1])[None, :],
+                    A_shared,
+                    0.0,
+                ),
+                A_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
-            ct.where(
-                (ko * BLOCK_K + ct.arange(BLOCK_K, dtype=ct.int32) < A.shape[1])[:, None],
-                B_shared,
-                0.0,
+            ct.astype(
+                ct.where(
+                    (ko * BLOCK_K + ct.arange(BLOCK_K, dtype=ct.int32) < A.shape[1])[:, None],
+                    B_shared,
+                    0.0,
+                ),
+                B_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             C_local,
         )

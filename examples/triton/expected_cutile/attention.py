@@ -30,6 +30,10 @@ def _attn_fwd(
     tile_m = ct.bid(0)
     off_h = ct.bid(1)
     off_z = ct.bid(2)
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
+    Q_mma_dtype = ct.tfloat32 if Q.dtype == ct.float32 else Q.dtype
+    K_mma_dtype = ct.tfloat32 if K.dtype == ct.float32 else K.dtype
+    V_mma_dtype = ct.tfloat32 if V.dtype == ct.float32 else V.dtype
     # initialize pointer to m and l
     m_i = ct.zeros((BLOCK_M,), dtype=ct.float32) - float("inf")
     l_i = ct.zeros((BLOCK_M,), dtype=ct.float32) + 1.0
@@ -62,7 +66,11 @@ def _attn_fwd(
                 (BLOCK_N, BLOCK_Q3),
             )
         )
-        qk = ct.mma(q_tile, k_tile, ct.zeros((BLOCK_M, BLOCK_N), dtype=ct.float32))
+        qk = ct.mma(
+            ct.astype(q_tile, Q_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+            ct.astype(k_tile, K_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+            ct.zeros((BLOCK_M, BLOCK_N), dtype=ct.float32),
+        )
         # Keys past the end of the sequence must not take part in the softmax.
         qk_2 = ct.where(
             tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32) < K.shape[2], qk, float("-inf")
@@ -104,15 +112,23 @@ def _attn_fwd(
             (BLOCK_N, BLOCK_Q3),
         )
         acc = ct.mma(
-            ct.where(
-                (tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32) < K.shape[2])[None, :],
-                ct.astype(p, V.dtype),
-                0.0,
+            ct.astype(
+                ct.where(
+                    (tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32) < K.shape[2])[None, :],
+                    ct.astype(p, V.dtype),
+                    0.0,
+                ),
+                V_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
-            ct.where(
-                (tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32) < K.shape[2])[:, None],
-                v_tile,
-                0.0,
+            ct.astype(
+                ct.where(
+                    (tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32) < K.shape[2])[:, None],
+                    v_tile,
+                    0.0,
+                ),
+                V_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             acc,
         )

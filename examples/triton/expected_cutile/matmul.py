@@ -31,6 +31,9 @@ def matmul_kernel(
     """
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
+    a_mma_dtype = ct.tfloat32 if a.dtype == ct.float32 else a.dtype
+    b_mma_dtype = ct.tfloat32 if b.dtype == ct.float32 else b.dtype
     # -----------------------------------------------------------
     # Iterate to compute a block of the C matrix.
     # We accumulate into a `[BLOCK_SIZE_M, BLOCK_SIZE_N]` block
@@ -52,7 +55,11 @@ def matmul_kernel(
             padding_mode=ct.PaddingMode.ZERO,
         )
         # We accumulate along the K dimension.
-        accumulator = ct.mma(a_tile, b_tile, accumulator)
+        accumulator = ct.mma(
+            ct.astype(a_tile, a_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+            ct.astype(b_tile, b_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+            accumulator,
+        )
     c_tile = ct.astype(accumulator, c.dtype)
     # -----------------------------------------------------------
     # Write back the block of the output matrix C with masks.

@@ -31,6 +31,9 @@ def matmul_descriptor_kernel(
 ):
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
+    a_mma_dtype = ct.tfloat32 if a.dtype == ct.float32 else a.dtype
+    b_mma_dtype = ct.tfloat32 if b.dtype == ct.float32 else b.dtype
     accumulator = ct.zeros((BLOCK_M, BLOCK_N), dtype=ct.float32)
     for tile_k in range(ct.cdiv(a.shape[1], BLOCK_K)):
         a_tile = ct.load(
@@ -39,7 +42,11 @@ def matmul_descriptor_kernel(
         b_tile = ct.load(
             b, index=(tile_k, tile_n), shape=(BLOCK_K, BLOCK_N), padding_mode=ct.PaddingMode.ZERO
         )
-        accumulator = ct.mma(a_tile, b_tile, accumulator)
+        accumulator = ct.mma(
+            ct.astype(a_tile, a_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+            ct.astype(b_tile, b_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+            accumulator,
+        )
     ct.store(c, index=(tile_m, tile_n), tile=ct.astype(accumulator, c.dtype))
 
 

@@ -25,6 +25,9 @@ def matmul_kernel_persistent(
 ):
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
+    a_mma_dtype = ct.tfloat32 if a.dtype == ct.float32 else a.dtype
+    b_mma_dtype = ct.tfloat32 if b.dtype == ct.float32 else b.dtype
     # Each program strides over the output tiles.
     accumulator = ct.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=ct.float32)
     for tile_k in range(ct.cdiv(a.shape[1], BLOCK_SIZE_K)):
@@ -40,7 +43,11 @@ def matmul_kernel_persistent(
             shape=(BLOCK_SIZE_K, BLOCK_SIZE_N),
             padding_mode=ct.PaddingMode.ZERO,
         )
-        accumulator = ct.mma(a_tile, b_tile, accumulator)
+        accumulator = ct.mma(
+            ct.astype(a_tile, a_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+            ct.astype(b_tile, b_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+            accumulator,
+        )
     c_tile = ct.astype(accumulator, c.dtype)
     ct.store(c, index=(tile_m, tile_n), tile=c_tile)
 

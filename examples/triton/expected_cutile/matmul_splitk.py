@@ -26,6 +26,9 @@ def matmul_splitk_kernel(
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
     pid_k = ct.bid(2)
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
+    a_mma_dtype = ct.tfloat32 if a.dtype == ct.float32 else a.dtype
+    b_mma_dtype = ct.tfloat32 if b.dtype == ct.float32 else b.dtype
     accumulator = ct.zeros((BLOCK_M, BLOCK_N), dtype=ct.float32)
     for tile_k in range(pid_k, ct.cdiv(a.shape[1], BLOCK_K), SPLIT_K):
         a_tile = ct.load(
@@ -34,7 +37,11 @@ def matmul_splitk_kernel(
         b_tile = ct.load(
             b, index=(tile_k, tile_n), shape=(BLOCK_K, BLOCK_N), padding_mode=ct.PaddingMode.ZERO
         )
-        accumulator = ct.mma(a_tile, b_tile, accumulator)
+        accumulator = ct.mma(
+            ct.astype(a_tile, a_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+            ct.astype(b_tile, b_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+            accumulator,
+        )
     # Partial sums from the SPLIT_K programs of this tile meet here.
     ct.atomic_add(
         c,

@@ -45,7 +45,15 @@ from translator.dialects.cutile.tuning import SpaceReader
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
 from translator.ir.ops import reduce_identity
-from translator.ir.shapes import TypeEnv, dims_of, dtype_of, index_dims, infer, kernel_env
+from translator.ir.shapes import (
+    TypeEnv,
+    dims_of,
+    dot_precision,
+    dtype_of,
+    index_dims,
+    infer,
+    kernel_env,
+)
 from translator.ir.verifier import verify
 
 _BINOPS: dict[type, str] = {
@@ -138,6 +146,8 @@ class KernelLifter:
         self.locals: set[str] = set()
         self.inlined: dict[str, ir.Expr] = {}
         self.env = TypeEnv()
+        #: Names bound to `ct.tfloat32 if X.dtype == ct.float32 else X.dtype` (MMA operand types).
+        self.mma_dtypes: dict[str, cst.IfExp] = {}
         self.values: dict[str, ir.Expr] = {}
         self.reshapes = False
         self.same_sizes: list[tuple[str, int, str, int]] = []
@@ -459,6 +469,9 @@ class KernelLifter:
         if len(s.targets) != 1 or not isinstance(target, cst.Name):
             raise self.mod.error(s, "only `name = value` assignments are read in kernels")
         if target.value in self.bids or target.value in self.program_names:
+            return []
+        if isinstance(s.value, cst.IfExp) and self.tf32_if_f32(s.value):
+            self.mma_dtypes[target.value] = s.value  # read where an MMA operand is cast to it
             return []
         self.locals.add(target.value)
         value = self.expr(s.value)
@@ -944,6 +957,12 @@ class KernelLifter:
         name = self.mod.name_of(node)
         if name in self.g["dtypes"]:
             return ir.DType(self.g["dtypes"][name])
+        if name == self.g["language"]["tfloat32"]:
+            raise self.mod.error(
+                node,
+                "tf32 values are read only as ct.mma operands",
+                "cast in the call: ct.mma(ct.astype(a, ct.tfloat32), ct.astype(b, ct.tfloat32), acc)",
+            )
         raise self.mod.error(node, f"dtype `{source_of(node)}` is not read")
 
     def dim(self, node: cst.BaseExpression) -> ir.Dim:
@@ -1032,14 +1051,73 @@ class KernelLifter:
 
     def dot(self, node: cst.Call, form: str) -> ir.Expr:
         pos, kw = call_args(node)
-        a, b = self.expr(pos[0]), self.expr(pos[1])
+        (a, a_tf32), (b, b_tf32) = self.mma_operand(pos[0]), self.mma_operand(pos[1])
+        if a_tf32 != b_tf32:
+            raise self.mod.error(
+                node,
+                "one operand of this product is cast to ct.tfloat32 and the other is not",
+                "cast both operands (a tf32 MMA) or neither (IEEE float32)",
+            )
+        # ct.mma multiplies float32 operands in IEEE float32; operands cast to tfloat32 in tf32.
+        precision = dot_precision(
+            dtype_of(infer(a, self.env)),
+            dtype_of(infer(b, self.env)),
+            "tf32" if a_tf32 else load_grammar("cutile")["backend"]["kernel"]["dot_precision"],
+        )
+        loc = self.mod.locate(node)
         if form == "dot":
             acc_node = kw.get("acc", pos[2] if len(pos) > 2 else None)
             acc = self.expr(acc_node) if acc_node is not None else None
             if isinstance(acc, ir.Full) and acc.value == ir.Const(0):
                 acc = None  # a fresh zero accumulator is no accumulator
-            return ir.Dot(a, b, acc, ir.F32, masked=False, loc=self.mod.locate(node))
-        return ir.Dot(a, b, None, ir.DTypeOf("?"), masked=False, loc=self.mod.locate(node))
+            return ir.Dot(a, b, acc, ir.F32, masked=False, precision=precision, loc=loc)
+        return ir.Dot(a, b, None, ir.DTypeOf("?"), masked=False, precision=precision, loc=loc)
+
+    def mma_operand(self, node: cst.BaseExpression) -> tuple[ir.Expr, bool]:
+        """An MMA operand and whether it is cast to tf32: ``ct.astype(x, ct.tfloat32)`` (x as
+        float32), or ``ct.astype(x, ct.tfloat32 if X.dtype == ct.float32 else X.dtype)`` (x as
+        X's dtype, in a kernel generic over it; also through a name bound to that type). The IR
+        has no tf32 values: the cast is the dot's input precision."""
+        cast = isinstance(node, cst.Call) and self.lang.get(self.mod.name_of(node.func) or "")
+        if cast != "astype":
+            return self.expr(node), False
+        pos, kw = call_args(node)  # type: ignore[arg-type]
+        dtype = kw.get("dtype", pos[1] if len(pos) > 1 else None)
+        if isinstance(dtype, cst.Name) and dtype.value in self.mma_dtypes:
+            dtype = self.mma_dtypes[dtype.value]
+        if isinstance(dtype, cst.IfExp):
+            if not self.tf32_if_f32(dtype):
+                raise self.mod.error(
+                    dtype,
+                    "this conditional MMA operand type is not read",
+                    "write `ct.tfloat32 if X.dtype == ct.float32 else X.dtype`",
+                )
+            return self.cast_to(self.expr(pos[0]), self.dtype(dtype.orelse)), True
+        if dtype is not None and self.is_tfloat32(dtype):
+            return self.cast_to(self.expr(pos[0]), ir.F32), True
+        return self.expr(node), False
+
+    def cast_to(self, value: ir.Expr, dtype: ir.DTypeExpr) -> ir.Expr:
+        """``value`` as ``dtype`` (itself where it already is)."""
+        if dtype_of(infer(value, self.env)) == dtype:
+            return value
+        return ir.Cast(value, dtype)
+
+    def tf32_if_f32(self, node: cst.IfExp) -> bool:
+        """Whether ``node`` is ``ct.tfloat32 if X.dtype == ct.float32 else X.dtype``: tf32
+        where ``X`` is float32, else ``X``'s own dtype."""
+        test = node.test
+        return (
+            self.is_tfloat32(node.body)
+            and isinstance(test, cst.Comparison)
+            and len(test.comparisons) == 1
+            and isinstance(test.comparisons[0].operator, cst.Equal)
+            and self.mod.name_of(test.comparisons[0].comparator) == "cuda.tile.float32"
+            and source_of(test.left) == source_of(node.orelse)
+        )
+
+    def is_tfloat32(self, node: cst.BaseExpression) -> bool:
+        return self.mod.name_of(node) == self.g["language"]["tfloat32"]
 
     def c_load(self, node: cst.Call) -> ir.Expr:
         return self.load(node)

@@ -65,6 +65,10 @@ class KernelWriter(CodePrinter):
         self.full_names: dict[ir.Expr, str] = {}  # extent -> constant
         self.masks: dict[object, str] = {}  # dim key -> named mask (grid and whole dims)
         self.mask_lines: list[str] = []
+        #: The MMA operand type of each tensor whose run-time dtype a tf32 dot multiplies, and
+        #: the kernel's first lines that bind them.
+        self.mma_dtypes: dict[str, str] = {}
+        self.type_lines: list[str] = []
         self.pads: dict[str, float | None] = {}
         self.reassigned = _reassigned(kernel.body)
         self.definitions: dict[str, list[ir.Expr]] = {}
@@ -313,12 +317,18 @@ class KernelWriter(CodePrinter):
             a = self.masked(e.lhs, a, [len(da) - 1], 0.0)
             b = self.masked(e.rhs, b, [len(db) - 2], 0.0)
         ta, tb = dtype_of(self.type_of(e.lhs)), dtype_of(self.type_of(e.rhs))
+        tf32 = e.precision == "tf32"
         if ta != tb and ir.F32 in (ta, tb):
             # ct.mma takes operands of one dtype: fp32, as the IR promotes. (Two tensors' own
             # dtypes are left as they are: the compiler refuses them if they differ.)
             wide = ir.F32
-            a = a if ta == wide else f"ct.astype({a}, {self.dtype(wide)})"
-            b = b if tb == wide else f"ct.astype({b}, {self.dtype(wide)})"
+            a = a if ta == wide or tf32 else f"ct.astype({a}, {self.dtype(wide)})"
+            b = b if tb == wide or tf32 else f"ct.astype({b}, {self.dtype(wide)})"
+            ta = tb = wide
+        if tf32:
+            # ct.mma multiplies float32 in IEEE float32; a tf32 MMA takes tfloat32 operands.
+            # (tf32x3 is written as IEEE: the float32 product it approximates.)
+            a, b = self.tf32_operand(e.lhs, a, ta), self.tf32_operand(e.rhs, b, tb)
         mma = self.spell["dots"]["dot"]
         out_f32 = e.out_dtype == ir.F32
         if e.acc is not None and out_f32 and dtype_of(self.type_of(e.acc)) == ir.F32:
@@ -331,6 +341,33 @@ class KernelWriter(CodePrinter):
         if e.acc is None:
             return prod, ATOM
         return f"{self.text(e.acc, PRECEDENCE['+'])} + {prod}", PRECEDENCE["+"]
+
+    def tf32_operand(self, e: ir.Expr, text: str, dtype: ir.DTypeExpr) -> str:
+        """An MMA operand cast to tfloat32 where it is float32 (always for a float32 tile; for a
+        tensor's run-time dtype through ``x_mma_dtype = ct.tfloat32 if x.dtype == ct.float32
+        else x.dtype``), truncated: the IR's tf32 is what tensor cores make of float32 data."""
+        spell = self.spell["kernel"]
+        if isinstance(e, ir.Cast) and e.dtype == dtype and text == self.text(e):
+            text = self.text(e.value)  # one cast, straight to the MMA operand type
+        if dtype == ir.F32:
+            target = spell["tfloat32"]
+        elif isinstance(dtype, ir.DTypeOf):
+            if dtype.tensor not in self.mma_dtypes:
+                own = self.dtype(dtype)
+                name = unique(f"{dtype.tensor}_mma_dtype", self.taken)
+                if not self.mma_dtypes:
+                    self.type_lines.append(
+                        "    # float32 operands enter ct.mma as tfloat32, truncated (the source's "
+                        "tf32 dots)."
+                    )
+                self.type_lines.append(
+                    f"    {name} = {spell['tfloat32']} if {own} == {self.dtype(ir.F32)} else {own}"
+                )
+                self.mma_dtypes[dtype.tensor] = name
+            target = self.mma_dtypes[dtype.tensor]
+        else:
+            return text  # fp16, bf16, int8: the precision of float32 products does not concern it
+        return f"ct.astype({text}, {target}, rounding_mode={spell['tf32_rounding']})"
 
     def _ex_Load(self, e: ir.Load) -> tuple[str, int]:
         if any(isinstance(i, ir.GatherIndex) for i in e.index):
@@ -559,9 +596,10 @@ class KernelWriter(CodePrinter):
             (t,) = self.kernel.grid
             count = f"ct.cdiv({self.text(t.extent)}, {self.block_of(t)})"
             head = [f"    for {t.name} in range(ct.bid(0), {count}, ct.num_blocks(0)):"]
-            return head + ["    " + line if line else line for line in self.mask_lines + self.lines]
+            lines = self.mask_lines + self.lines
+            return self.type_lines + head + ["    " + line if line else line for line in lines]
         head = [f"    {t.name} = ct.bid({axis})" for axis, t in enumerate(self.kernel.grid)]
-        return head + self.mask_lines + self.lines
+        return head + self.type_lines + self.mask_lines + self.lines
 
 
 def _first_tile(t: ir.TileVar) -> ir.Expr | None:

@@ -193,6 +193,26 @@ def _loop_lines(
     return writer.lines
 
 
+def _dot_precision(kernel: ir.Kernel) -> tuple[str, str] | None:
+    """The kernel setting (name, value) that gives its dots their input precision, where that
+    is not Helion's default. The setting holds for every dot of a kernel (``hl.dot`` takes no
+    precision of its own), so dots that differ are refused."""
+    spec = load_grammar("helion")["backend"]["kernel"]
+    dots = [e for e in kernel_exprs(kernel) if isinstance(e, ir.Dot) and e.precision is not None]
+    for dot in dots[1:]:
+        if dot.precision != dots[0].precision:
+            raise TranslationError(
+                f"this dot multiplies float32 operands as {dot.precision}, an earlier one of "
+                f"`{kernel.name}` as {dots[0].precision}; Helion's `{spec['dot_precision_setting']}`"
+                " setting holds for every dot of a kernel",
+                dot.loc,
+                "give the source's dots one input precision, or put them in separate kernels",
+            )
+    if not dots or dots[0].precision == spec["dot_precision"]:
+        return None
+    return spec["dot_precision_setting"], str(dots[0].precision)
+
+
 def _decorator(kernel: ir.Kernel, plan: BlockPlan) -> dict:
     """The ``@helion.kernel(...)`` arguments: on one line if they fit, else one per line."""
     args = []
@@ -207,6 +227,9 @@ def _decorator(kernel: ir.Kernel, plan: BlockPlan) -> dict:
         # The source kept its offsets in 64 bits; Helion's default int32 flat per-lane offsets
         # were slower at wide rows (measured: benchmarks.gpu_gap_probe --part ce).
         args.append("index_dtype=torch.int64")
+    precision = _dot_precision(kernel)
+    if precision is not None:
+        args.append(f'{precision[0]}="{precision[1]}"')
     configs = config_texts(kernel, plan)
     decorator = load_grammar("helion")["backend"]["kernel"]["decorator"]
     out = {"decorator": decorator, "args": args, "configs": configs}

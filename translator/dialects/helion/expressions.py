@@ -33,6 +33,7 @@ from translator.ir.shapes import (
     TileType,
     TileVarType,
     dims_of,
+    dot_precision,
     dtype_of,
     index_dims,
     infer,
@@ -66,6 +67,9 @@ class ExprBuilder:
         # What out-of-bounds lanes hold, per device value: a reduction or dot over the lanes of
         # a lane tile (which Helion does not mask) is masked in the IR only where they vanish.
         self.pads = PadTracker(lambda: self.scope.env)
+        #: How every dot of the kernel multiplies float32 operands: the kernel's `dot_precision`
+        #: setting (the frontend reads the decorator first), else Helion's default.
+        self.dot_precision: str = self.grammar["backend"]["kernel"]["dot_precision"]
 
     # ---------------------------------------------------------------- helpers
 
@@ -776,15 +780,22 @@ class ExprBuilder:
         )
         return ir.BinOp("-", shifted_name, ir.Call("log", (total,), loc=loc), loc=loc)
 
+    def _dot(
+        self, node: cst.CSTNode, a: ir.Expr, b: ir.Expr, acc: ir.Expr | None, out: ir.DTypeExpr
+    ) -> ir.Dot:
+        """A dot at the kernel's input precision (where a float32 operand makes it matter)."""
+        ta, tb = dtype_of(self.type_of(a, node)), dtype_of(self.type_of(b, node))
+        precision = dot_precision(ta, tb, self.dot_precision)
+        return ir.Dot(a, b, acc, out, precision=precision, loc=self.locate(node))
+
     def _dot_mm(self, node: cst.CSTNode, a: ir.Expr, b: ir.Expr) -> ir.Expr:
         ta, tb = self.type_of(a, node), self.type_of(b, node)
         out = promote(dtype_of(ta), dtype_of(tb))
-        return ir.Dot(a, b, None, out, loc=self.locate(node))
+        return self._dot(node, a, b, None, out)
 
     def _dot_call(self, kind: str, args: list, kwargs: dict, node: cst.Call) -> ir.Expr:
         """A dot of form ``kind`` (:data:`~translator.ir.ops.DOT_FORMS`); the batched forms read
         like the others, the operands' rank says which it is."""
-        loc = self.locate(node)
         if kind in ("mm", "bmm"):
             if len(args) != 2 or kwargs:
                 raise self.error(node, "matmul takes exactly two tiles")
@@ -800,7 +811,7 @@ class ExprBuilder:
                 raise self.error(node, f"unsupported keyword arguments {sorted(kwargs)}")
             acc = self.expr(args[0])
             out = dtype_of(self.type_of(acc, node))
-            return ir.Dot(self.expr(args[1]), self.expr(args[2]), acc, out, loc=loc)
+            return self._dot(node, self.expr(args[1]), self.expr(args[2]), acc, out)
         # hl.dot(a, b, acc=None, out_dtype=None)
         a, b = self.expr(args[0]), self.expr(args[1])
         acc_node = kwargs.pop("acc", args[2] if len(args) > 2 else None)
@@ -819,7 +830,7 @@ class ExprBuilder:
         else:
             ta, tb = self.type_of(a, node), self.type_of(b, node)
             out = promote(dtype_of(ta), dtype_of(tb))
-        return ir.Dot(a, b, acc, out, loc=loc)
+        return self._dot(node, a, b, acc, out)
 
     def _language(self, fn: str, args: list, kwargs: dict, node: cst.Call) -> ir.Expr:
         loc = self.locate(node)

@@ -569,6 +569,16 @@ class EntryParser:
                 if not (isinstance(v, cst.Call) and resolve(v.func, self.aliases) == config_name):
                     raise self.error(v, "configs= entries must be helion.Config(...) calls")
                 self.config_nodes.append(v)
+        setting = self.grammar["backend"]["kernel"]["dot_precision_setting"]
+        if setting in kwargs:
+            value = literal_or_none(kwargs[setting])
+            if value not in ir.DOT_PRECISIONS:
+                raise self.error(
+                    kwargs[setting],
+                    f"{setting}= must be a literal string, one of "
+                    + ", ".join(repr(p) for p in ir.DOT_PRECISIONS),
+                )
+            self.build.dot_precision = str(value)
         if "static_shapes" in kwargs:
             self.hints["static_shapes"] = bool(literal_or_none(kwargs["static_shapes"]))
         if "fast_math" in kwargs:

@@ -39,6 +39,10 @@ _BLOCK_IDS = ("bx", "by", "bz")
 _HINT = "write the kernel without it, or translate to another DSL"
 
 
+#: How the comment on a T.gemm that cannot keep its source's float32 precision names it.
+_PRECISION_WORDS = {"ieee": "in IEEE float32", "tf32x3": "as three tf32 products (tf32x3)"}
+
+
 @dataclass
 class Buffer:
     """A fragment or shared buffer holding one tile value: its logical dims (unit dims are not
@@ -626,6 +630,10 @@ class KernelWriter(CodePrinter):
             )
         a = self.operand(e.lhs, lt, 1, e.masked)
         b = self.operand(e.rhs, rt, 0, e.masked)
+        if e.precision not in (None, self.spell["kernel"]["dot_precision"]):
+            # TileLang 0.1.15 has no knob for it (grammars/tilelang.toml): say so where it acts.
+            self.emit("# T.gemm rounds float32 operands to tf32 (TileLang has no other float32")
+            self.emit(f"# T.gemm); the source multiplied them {_PRECISION_WORDS[e.precision]}.")
         if e.acc is None:
             self.emit(f"T.gemm({a.name}, {b.name}, {buf.name}, clear_accum=True)")
             return

@@ -14,7 +14,9 @@ from translator.dialects.cst_utils import (
     source_of,
 )
 from translator.dialects.tilelang.model import REDUCE_COMBINE, Buffer, block_text, strided_start
+from translator.grammar import load_grammar
 from translator.ir import nodes as ir
+from translator.ir.shapes import dot_precision
 
 
 class TileCalls:
@@ -182,7 +184,15 @@ class TileCalls:
         # other operand's: the dot leaves them out (masked) as long as that one is finite there
         # (a pad computed from 0s: a dequantised weight, an exp).
         zero = a.name in self.loaded or b.name in self.loaded or 0.0 in (a.pad, b.pad)
-        dot = ir.Dot(lhs, rhs, acc, c.dtype, masked=zero, loc=self.mod.locate(call))
+        # T.gemm of float32 operands is a tf32 MMA (no knob; grammars/tilelang.toml).
+        precision = dot_precision(
+            a.dtype,
+            b.dtype,
+            load_grammar("tilelang")["backend"]["kernel"]["dot_precision"],
+        )
+        dot = ir.Dot(
+            lhs, rhs, acc, c.dtype, masked=zero, precision=precision, loc=self.mod.locate(call)
+        )
         return [self.assign(c, dot, call)]
 
     def flag(self, node: cst.BaseExpression | None) -> bool:

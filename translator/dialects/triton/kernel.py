@@ -453,15 +453,21 @@ class KernelEmitter(CodePrinter):
             a = self.masked(e.lhs, a, da, [len(da) - 1], 0.0)
             b = self.masked(e.rhs, b, db, [len(db) - 2], 0.0)
         dot = self.spell["dots"]["dot"]  # every form: tl.dot takes 3-D operands and an acc
+        # Written only where it differs from tl.dot's own default (tf32).
+        precision = (
+            f", input_precision={e.precision!r}".replace("'", '"')
+            if e.precision not in (None, self.spell["kernel"]["dot_precision"])
+            else ""
+        )
         if e.acc is not None:
             acc_t = self.type_of(e.acc)
             if _is_f32(dtype_of(acc_t)) and _is_f32(e.out_dtype):
-                return f"{dot}({a}, {b}, {self.text(e.acc)})", ATOM
-            prod = f"{dot}({a}, {b}, out_dtype={self.dtype(e.out_dtype)})"
+                return f"{dot}({a}, {b}, {self.text(e.acc)}{precision})", ATOM
+            prod = f"{dot}({a}, {b}, out_dtype={self.dtype(e.out_dtype)}{precision})"
             return f"{self.text(e.acc, 9)} + {prod}", 9
         if _is_f32(e.out_dtype):
-            return f"{dot}({a}, {b})", ATOM
-        return f"{dot}({a}, {b}).to({self.dtype(e.out_dtype)})", ATOM
+            return f"{dot}({a}, {b}{precision})", ATOM
+        return f"{dot}({a}, {b}{precision}).to({self.dtype(e.out_dtype)})", ATOM
 
     def _ex_Permute(self, e: ir.Permute) -> tuple[str, int]:
         if e.perm == (1, 0):

@@ -8,7 +8,7 @@ from translator.dialects.cst_utils import call_args
 from translator.dialects.triton.lift_dispatch import handles_family
 from translator.dialects.triton.lifted import Data, DTypeVal, Pending, Static, Val
 from translator.ir import nodes as ir
-from translator.ir.shapes import dims_of
+from translator.ir.shapes import dims_of, dot_precision, dtype_of
 
 
 class DotsMixin:
@@ -21,6 +21,9 @@ class DotsMixin:
         names = ["a", "b", "acc"]
         vals: dict[str, Val] = dict(zip(names, (self.ev(a) for a in args)))
         out_dtype: ir.DTypeExpr = ir.F32
+        # Triton rounds float32 operands to tf32 unless told otherwise (TRITON_F32_DEFAULT only
+        # changes the default of the process that runs it; the source says nothing of it).
+        precision = "tf32"
         for k, v in kwargs.items():
             if k == "acc":
                 vals["acc"] = self.ev(v)
@@ -29,15 +32,18 @@ class DotsMixin:
                 if not isinstance(dt, DTypeVal):
                     raise self.error(v, "out_dtype must be a dtype")
                 out_dtype = dt.dtype
-            elif k in ("allow_tf32", "input_precision", "max_num_imprecise_acc"):
-                continue  # precision of the float32 MMA: a tolerance, not a semantic change
+            elif k in ("allow_tf32", "input_precision"):
+                precision = self._dot_precision(k, v)
+            elif k == "max_num_imprecise_acc":
+                continue  # fp8 accumulation: no IR form, and no float32 dot reads it
             else:
                 raise self.error(v, f"unsupported tl.dot option `{k}=`")
         a, b = self.to_data(vals["a"], node), self.to_data(vals["b"], node)
         acc_v = vals.get("acc")
         if isinstance(acc_v, Static) and acc_v.value is None:
             acc_v = None
-        da, db = dims_of(self.type_of(a.expr, node)), dims_of(self.type_of(b.expr, node))
+        ta, tb = self.type_of(a.expr, node), self.type_of(b.expr, node)
+        da, db = dims_of(ta), dims_of(tb)
         if len(da) != 2 or len(db) != 2:
             raise self.error(node, "tl.dot of tiles that are not 2-D is not supported yet")
         if isinstance(acc_v, Pending):
@@ -77,6 +83,7 @@ class DotsMixin:
             acc.expr if acc is not None else None,
             out_dtype,
             masked=masked,
+            precision=dot_precision(dtype_of(ta), dtype_of(tb), precision),
             loc=self.locate(node),
         )
         self.type_of(e, node)
@@ -84,3 +91,20 @@ class DotsMixin:
         if acc is not None:
             div |= acc.div
         return Data(e, (), div)
+
+    def _dot_precision(self, key: str, node: cst.BaseExpression) -> str:
+        """The input precision ``tl.dot``'s ``allow_tf32=``/``input_precision=`` asks for."""
+        value = self.ev(node)
+        if not isinstance(value, Static):
+            raise self.error(
+                node, f"tl.dot's `{key}=` must be a constant", f"write {key}=<literal>"
+            )
+        if key == "allow_tf32":
+            return "tf32" if value.value else "ieee"
+        if not isinstance(value.value, str) or value.value.lower() not in ir.DOT_PRECISIONS:
+            raise self.error(
+                node,
+                f"tl.dot input_precision={value.value!r} has no IR form",
+                f"use one of {', '.join(repr(p) for p in ir.DOT_PRECISIONS)}",
+            )
+        return value.value.lower()

@@ -34,6 +34,10 @@ def _causal_attention_fwd_kernel(
 ):
     tile_b = ct.bid(0)
     tile_m = ct.bid(1)
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
+    q_mma_dtype = ct.tfloat32 if q.dtype == ct.float32 else q.dtype
+    k_mma_dtype = ct.tfloat32 if k.dtype == ct.float32 else k.dtype
+    v_mma_dtype = ct.tfloat32 if v.dtype == ct.float32 else v.dtype
     mask_k2 = ct.arange(BLOCK_K2, dtype=ct.int32) < k.shape[2]
     # One (batch, head) per program: 2-D tiles of query rows and keys.
     b = tile_b * 1
@@ -61,8 +65,12 @@ def _causal_attention_fwd_kernel(
         )
         qk = (
             ct.mma(
-                q_blk,
-                ct.where(mask_k2[:, None], ct.transpose(k_blk), 0.0),
+                ct.astype(q_blk, q_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+                ct.astype(
+                    ct.where(mask_k2[:, None], ct.transpose(k_blk), 0.0),
+                    k_mma_dtype,
+                    rounding_mode=ct.RoundingMode.RZ,
+                ),
                 ct.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=ct.float32),
             )
             * sm_scale
@@ -105,15 +113,27 @@ def _causal_attention_fwd_kernel(
             (BLOCK_SIZE_N, BLOCK_V2),
         )
         acc = ct.mma(
-            ct.where(
-                (tile_n * BLOCK_SIZE_N + ct.arange(BLOCK_SIZE_N, dtype=ct.int32) < seq)[None, :],
-                ct.astype(p, v.dtype),
-                0.0,
+            ct.astype(
+                ct.where(
+                    (tile_n * BLOCK_SIZE_N + ct.arange(BLOCK_SIZE_N, dtype=ct.int32) < seq)[
+                        None, :
+                    ],
+                    ct.astype(p, v.dtype),
+                    0.0,
+                ),
+                v_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
-            ct.where(
-                (tile_n * BLOCK_SIZE_N + ct.arange(BLOCK_SIZE_N, dtype=ct.int32) < seq)[:, None],
-                v_blk,
-                0.0,
+            ct.astype(
+                ct.where(
+                    (tile_n * BLOCK_SIZE_N + ct.arange(BLOCK_SIZE_N, dtype=ct.int32) < seq)[
+                        :, None
+                    ],
+                    v_blk,
+                    0.0,
+                ),
+                v_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             acc,
         )

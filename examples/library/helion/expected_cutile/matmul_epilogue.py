@@ -29,20 +29,31 @@ def _matmul_kernel(
 ):
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
+    x_mma_dtype = ct.tfloat32 if x.dtype == ct.float32 else x.dtype
+    w_mma_dtype = ct.tfloat32 if w.dtype == ct.float32 else w.dtype
     acc = ct.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=ct.float32)
     for tile_k in range(ct.cdiv(k, BLOCK_SIZE_K)):
         acc = ct.mma(
-            ct.load(
-                x,
-                index=(tile_m, tile_k),
-                shape=(BLOCK_SIZE_M, BLOCK_SIZE_K),
-                padding_mode=ct.PaddingMode.ZERO,
+            ct.astype(
+                ct.load(
+                    x,
+                    index=(tile_m, tile_k),
+                    shape=(BLOCK_SIZE_M, BLOCK_SIZE_K),
+                    padding_mode=ct.PaddingMode.ZERO,
+                ),
+                x_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
-            ct.load(
-                w,
-                index=(tile_k, tile_n),
-                shape=(BLOCK_SIZE_K, BLOCK_SIZE_N),
-                padding_mode=ct.PaddingMode.ZERO,
+            ct.astype(
+                ct.load(
+                    w,
+                    index=(tile_k, tile_n),
+                    shape=(BLOCK_SIZE_K, BLOCK_SIZE_N),
+                    padding_mode=ct.PaddingMode.ZERO,
+                ),
+                w_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             acc,
         )
@@ -84,20 +95,31 @@ def _matmul_bias_relu_kernel(
 ):
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
+    x_mma_dtype = ct.tfloat32 if x.dtype == ct.float32 else x.dtype
+    w_mma_dtype = ct.tfloat32 if w.dtype == ct.float32 else w.dtype
     acc = ct.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=ct.float32)
     for tile_k in range(ct.cdiv(k, BLOCK_SIZE_K)):
         acc = ct.mma(
-            ct.load(
-                x,
-                index=(tile_m, tile_k),
-                shape=(BLOCK_SIZE_M, BLOCK_SIZE_K),
-                padding_mode=ct.PaddingMode.ZERO,
+            ct.astype(
+                ct.load(
+                    x,
+                    index=(tile_m, tile_k),
+                    shape=(BLOCK_SIZE_M, BLOCK_SIZE_K),
+                    padding_mode=ct.PaddingMode.ZERO,
+                ),
+                x_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
-            ct.load(
-                w,
-                index=(tile_k, tile_n),
-                shape=(BLOCK_SIZE_K, BLOCK_SIZE_N),
-                padding_mode=ct.PaddingMode.ZERO,
+            ct.astype(
+                ct.load(
+                    w,
+                    index=(tile_k, tile_n),
+                    shape=(BLOCK_SIZE_K, BLOCK_SIZE_N),
+                    padding_mode=ct.PaddingMode.ZERO,
+                ),
+                w_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             acc,
         )
@@ -172,20 +194,31 @@ def _matmul_gelu_tanh_kernel(
 ):
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
+    x_mma_dtype = ct.tfloat32 if x.dtype == ct.float32 else x.dtype
+    w_mma_dtype = ct.tfloat32 if w.dtype == ct.float32 else w.dtype
     acc = ct.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=ct.float32)
     for tile_k in range(ct.cdiv(k, BLOCK_SIZE_K)):
         acc = ct.mma(
-            ct.load(
-                x,
-                index=(tile_m, tile_k),
-                shape=(BLOCK_SIZE_M, BLOCK_SIZE_K),
-                padding_mode=ct.PaddingMode.ZERO,
+            ct.astype(
+                ct.load(
+                    x,
+                    index=(tile_m, tile_k),
+                    shape=(BLOCK_SIZE_M, BLOCK_SIZE_K),
+                    padding_mode=ct.PaddingMode.ZERO,
+                ),
+                x_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
-            ct.load(
-                w,
-                index=(tile_k, tile_n),
-                shape=(BLOCK_SIZE_K, BLOCK_SIZE_N),
-                padding_mode=ct.PaddingMode.ZERO,
+            ct.astype(
+                ct.load(
+                    w,
+                    index=(tile_k, tile_n),
+                    shape=(BLOCK_SIZE_K, BLOCK_SIZE_N),
+                    padding_mode=ct.PaddingMode.ZERO,
+                ),
+                w_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             acc,
         )
@@ -228,20 +261,31 @@ def _matmul_residual_kernel(
 ):
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
+    x_mma_dtype = ct.tfloat32 if x.dtype == ct.float32 else x.dtype
+    w_mma_dtype = ct.tfloat32 if w.dtype == ct.float32 else w.dtype
     acc = ct.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=ct.float32)
     for tile_k in range(ct.cdiv(k, BLOCK_SIZE_K)):
         acc = ct.mma(
-            ct.load(
-                x,
-                index=(tile_m, tile_k),
-                shape=(BLOCK_SIZE_M, BLOCK_SIZE_K),
-                padding_mode=ct.PaddingMode.ZERO,
+            ct.astype(
+                ct.load(
+                    x,
+                    index=(tile_m, tile_k),
+                    shape=(BLOCK_SIZE_M, BLOCK_SIZE_K),
+                    padding_mode=ct.PaddingMode.ZERO,
+                ),
+                x_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
-            ct.load(
-                w,
-                index=(tile_k, tile_n),
-                shape=(BLOCK_SIZE_K, BLOCK_SIZE_N),
-                padding_mode=ct.PaddingMode.ZERO,
+            ct.astype(
+                ct.load(
+                    w,
+                    index=(tile_k, tile_n),
+                    shape=(BLOCK_SIZE_K, BLOCK_SIZE_N),
+                    padding_mode=ct.PaddingMode.ZERO,
+                ),
+                w_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             acc,
         )

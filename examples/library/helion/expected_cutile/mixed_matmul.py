@@ -30,6 +30,8 @@ def _w8a16_matmul_kernel(
 ):
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
+    x_mma_dtype = ct.tfloat32 if x.dtype == ct.float32 else x.dtype
     acc = ct.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=ct.float32)
     for tile_k in range(ct.cdiv(k, BLOCK_SIZE_K)):
         w_tile = ct.astype(
@@ -42,16 +44,24 @@ def _w8a16_matmul_kernel(
             x.dtype,
         )
         acc = ct.mma(
-            ct.load(
-                x,
-                index=(tile_m, tile_k),
-                shape=(BLOCK_SIZE_M, BLOCK_SIZE_K),
-                padding_mode=ct.PaddingMode.ZERO,
+            ct.astype(
+                ct.load(
+                    x,
+                    index=(tile_m, tile_k),
+                    shape=(BLOCK_SIZE_M, BLOCK_SIZE_K),
+                    padding_mode=ct.PaddingMode.ZERO,
+                ),
+                x_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
-            ct.where(
-                (tile_k * BLOCK_SIZE_K + ct.arange(BLOCK_SIZE_K, dtype=ct.int32) < k)[:, None],
-                w_tile,
-                0.0,
+            ct.astype(
+                ct.where(
+                    (tile_k * BLOCK_SIZE_K + ct.arange(BLOCK_SIZE_K, dtype=ct.int32) < k)[:, None],
+                    w_tile,
+                    0.0,
+                ),
+                x_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
             ),
             acc,
         )

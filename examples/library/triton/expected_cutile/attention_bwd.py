@@ -40,6 +40,10 @@ def _attn_fwd(
     tile_m = ct.bid(0)
     off_h = ct.bid(1)
     off_z = ct.bid(2)
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
+    Q_mma_dtype = ct.tfloat32 if Q.dtype == ct.float32 else Q.dtype
+    K_mma_dtype = ct.tfloat32 if K.dtype == ct.float32 else K.dtype
+    V_mma_dtype = ct.tfloat32 if V.dtype == ct.float32 else V.dtype
     q_tile = ct.reshape(
         ct.load(
             Q,
@@ -72,7 +76,11 @@ def _attn_fwd(
             (BLOCK_N, BLOCK_Q3),
         )
         qk = (
-            ct.mma(q_tile, ct.transpose(k_tile), ct.zeros((BLOCK_M, BLOCK_N), dtype=ct.float32))
+            ct.mma(
+                ct.astype(q_tile, Q_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+                ct.astype(ct.transpose(k_tile), K_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+                ct.zeros((BLOCK_M, BLOCK_N), dtype=ct.float32),
+            )
             * qk_scale
         )
         qk_2 = ct.where(
@@ -100,7 +108,9 @@ def _attn_fwd(
             axis=1,
         )
         acc = acc * alpha[:, None] + ct.mma(
-            ct.astype(p, V.dtype), v_tile, ct.zeros((BLOCK_M, BLOCK_Q3), dtype=ct.float32)
+            ct.astype(p, V_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+            ct.astype(v_tile, V_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+            ct.zeros((BLOCK_M, BLOCK_Q3), dtype=ct.float32),
         )
         m_i = m_ij
     acc_2 = acc / l_i[:, None]
@@ -174,6 +184,11 @@ def _attn_bwd_dkdv(
     tile_n = ct.bid(0)
     off_h = ct.bid(1)
     off_z = ct.bid(2)
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
+    Q_mma_dtype = ct.tfloat32 if Q.dtype == ct.float32 else Q.dtype
+    K_mma_dtype = ct.tfloat32 if K.dtype == ct.float32 else K.dtype
+    DO_mma_dtype = ct.tfloat32 if DO.dtype == ct.float32 else DO.dtype
+    V_mma_dtype = ct.tfloat32 if V.dtype == ct.float32 else V.dtype
     k_tile = ct.reshape(
         ct.load(
             K,
@@ -233,7 +248,11 @@ def _attn_bwd_dkdv(
         )
         # The probabilities of this block, recomputed from the forward's log-sum-exp.
         qk = (
-            ct.mma(q_tile, ct.transpose(k_tile), ct.zeros((BLOCK_M, BLOCK_N), dtype=ct.float32))
+            ct.mma(
+                ct.astype(q_tile, Q_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+                ct.astype(ct.transpose(k_tile), K_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+                ct.zeros((BLOCK_M, BLOCK_N), dtype=ct.float32),
+            )
             * qk_scale
         )
         p = ct.exp2(qk - lse_tile[:, None])
@@ -245,11 +264,19 @@ def _attn_bwd_dkdv(
             0.0,
         )
         dv = dv + ct.mma(
-            ct.transpose(ct.astype(p_2, DO.dtype)),
-            do_tile,
+            ct.astype(
+                ct.transpose(ct.astype(p_2, DO.dtype)),
+                DO_mma_dtype,
+                rounding_mode=ct.RoundingMode.RZ,
+            ),
+            ct.astype(do_tile, DO_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
             ct.zeros((BLOCK_N, BLOCK_Q3), dtype=ct.float32),
         )
-        dp = ct.mma(do_tile, ct.transpose(v_tile), ct.zeros((BLOCK_M, BLOCK_N), dtype=ct.float32))
+        dp = ct.mma(
+            ct.astype(do_tile, DO_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+            ct.astype(ct.transpose(v_tile), V_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+            ct.zeros((BLOCK_M, BLOCK_N), dtype=ct.float32),
+        )
         ds = ct.where(
             ((tile_m * BLOCK_M + ct.arange(BLOCK_M, dtype=ct.int32))[:, None] < Q.shape[2])
             & (tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32) < Q.shape[2]),
@@ -257,8 +284,10 @@ def _attn_bwd_dkdv(
             0.0,
         )
         dk = dk + ct.mma(
-            ct.transpose(ct.astype(ds, Q.dtype)),
-            q_tile,
+            ct.astype(
+                ct.transpose(ct.astype(ds, Q.dtype)), Q_mma_dtype, rounding_mode=ct.RoundingMode.RZ
+            ),
+            ct.astype(q_tile, Q_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
             ct.zeros((BLOCK_N, BLOCK_Q3), dtype=ct.float32),
         )
     dk_2 = dk * sm_scale
@@ -292,6 +321,11 @@ def _attn_bwd_dq(
     tile_m = ct.bid(0)
     off_h = ct.bid(1)
     off_z = ct.bid(2)
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
+    Q_mma_dtype = ct.tfloat32 if Q.dtype == ct.float32 else Q.dtype
+    K_mma_dtype = ct.tfloat32 if K.dtype == ct.float32 else K.dtype
+    DO_mma_dtype = ct.tfloat32 if DO.dtype == ct.float32 else DO.dtype
+    V_mma_dtype = ct.tfloat32 if V.dtype == ct.float32 else V.dtype
     q_tile = ct.reshape(
         ct.load(
             Q,
@@ -349,7 +383,11 @@ def _attn_bwd_dq(
             (BLOCK_N, BLOCK_Q3),
         )
         qk = (
-            ct.mma(q_tile, ct.transpose(k_tile), ct.zeros((BLOCK_M, BLOCK_N), dtype=ct.float32))
+            ct.mma(
+                ct.astype(q_tile, Q_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+                ct.astype(ct.transpose(k_tile), K_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+                ct.zeros((BLOCK_M, BLOCK_N), dtype=ct.float32),
+            )
             * qk_scale
         )
         p = ct.exp2(qk - lse_tile[:, None])
@@ -359,7 +397,11 @@ def _attn_bwd_dq(
             p,
             0.0,
         )
-        dp = ct.mma(do_tile, ct.transpose(v_tile), ct.zeros((BLOCK_M, BLOCK_N), dtype=ct.float32))
+        dp = ct.mma(
+            ct.astype(do_tile, DO_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+            ct.astype(ct.transpose(v_tile), V_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+            ct.zeros((BLOCK_M, BLOCK_N), dtype=ct.float32),
+        )
         ds = ct.where(
             ((tile_m * BLOCK_M + ct.arange(BLOCK_M, dtype=ct.int32))[:, None] < Q.shape[2])
             & (tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32) < Q.shape[2]),
@@ -367,7 +409,9 @@ def _attn_bwd_dq(
             0.0,
         )
         dq = dq + ct.mma(
-            ct.astype(ds, K.dtype), k_tile, ct.zeros((BLOCK_M, BLOCK_Q3), dtype=ct.float32)
+            ct.astype(ds, K_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+            ct.astype(k_tile, K_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+            ct.zeros((BLOCK_M, BLOCK_Q3), dtype=ct.float32),
         )
     dq_2 = dq * sm_scale
     ct.store(

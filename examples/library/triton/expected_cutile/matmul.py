@@ -63,6 +63,9 @@ def matmul_kernel(
     """Kernel for computing the matmul C = A x B. A has shape (M, K), B (K, N), C (M, N)."""
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
+    a_mma_dtype = ct.tfloat32 if a.dtype == ct.float32 else a.dtype
+    b_mma_dtype = ct.tfloat32 if b.dtype == ct.float32 else b.dtype
     accumulator = ct.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=ct.float32)
     for tile_k in range(ct.cdiv(a.shape[1], BLOCK_SIZE_K)):
         a_tile = ct.load(
@@ -77,7 +80,11 @@ def matmul_kernel(
             shape=(BLOCK_SIZE_K, BLOCK_SIZE_N),
             padding_mode=ct.PaddingMode.ZERO,
         )
-        accumulator = ct.mma(a_tile, b_tile, accumulator)
+        accumulator = ct.mma(
+            ct.astype(a_tile, a_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+            ct.astype(b_tile, b_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+            accumulator,
+        )
     c_tile = ct.astype(accumulator, c.dtype)
     ct.store(c, index=(tile_m, tile_n), tile=c_tile)
 

@@ -30,6 +30,9 @@ def matmul_kernel(
     """C = activation(A @ B) for A (M, K), B (K, N), C (M, N)."""
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
+    a_mma_dtype = ct.tfloat32 if a.dtype == ct.float32 else a.dtype
+    b_mma_dtype = ct.tfloat32 if b.dtype == ct.float32 else b.dtype
     accumulator = ct.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=ct.float32)
     for tile_k in range(ct.cdiv(a.shape[1], BLOCK_SIZE_K)):
         a_tile = ct.load(
@@ -44,7 +47,11 @@ def matmul_kernel(
             shape=(BLOCK_SIZE_K, BLOCK_SIZE_N),
             padding_mode=ct.PaddingMode.ZERO,
         )
-        accumulator = ct.mma(a_tile, b_tile, accumulator)
+        accumulator = ct.mma(
+            ct.astype(a_tile, a_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+            ct.astype(b_tile, b_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+            accumulator,
+        )
     # The epilogue runs on the fp32 accumulator, before the cast to the output's dtype.
     if ACTIVATION == "leaky_relu":
         accumulator = ct.where(accumulator >= 0, accumulator, 0.01 * accumulator)

@@ -32,6 +32,9 @@ def splitk_gemm_kernel(
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
     pid_k = ct.bid(2)
+    # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
+    a_mma_dtype = ct.tfloat32 if a.dtype == ct.float32 else a.dtype
+    b_mma_dtype = ct.tfloat32 if b.dtype == ct.float32 else b.dtype
     acc = ct.zeros((BLOCK_M, BLOCK_N), dtype=ct.float32)
     for tile_k in range(pid_k, ct.cdiv(a.shape[1], BLOCK_K), SPLIT_K):
         a_tile = ct.load(
@@ -40,7 +43,11 @@ def splitk_gemm_kernel(
         b_tile = ct.load(
             b, index=(tile_k, tile_n), shape=(BLOCK_K, BLOCK_N), padding_mode=ct.PaddingMode.ZERO
         )
-        acc = ct.mma(a_tile, b_tile, acc)
+        acc = ct.mma(
+            ct.astype(a_tile, a_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+            ct.astype(b_tile, b_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+            acc,
+        )
     ct.atomic_add(
         c,
         (
