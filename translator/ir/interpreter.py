@@ -25,6 +25,7 @@ import torch
 
 from translator.ir import nodes as ir
 from translator.ir.ops import COMPARISON_OPS, reduce_identity
+from translator.ir.philox import RANDOM
 from translator.ir.printer import format_expr
 from translator.ir.shapes import (
     TensorType,
@@ -578,6 +579,9 @@ class _Interpreter:
     def _Call(self, e: ir.Call, t: Type) -> torch.Tensor:
         dtype = self.torch_dtype(dtype_of(t))
         args = [self.dv(a) for a in e.args]
+        if e.op in RANDOM:
+            # Integer operands in their own dtype: a 64-bit offset keys Philox differently.
+            return RANDOM[e.op](*args)
         if e.op in ("where", "next_power_of_2"):
             return _DEVICE_CALLS[e.op](*args[:1], *(a.to(dtype) for a in args[1:]))
         return _DEVICE_CALLS[e.op](*(a.to(dtype) for a in args))
