@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import Counter
 
 from translator.ir import nodes as ir
+from translator.ir.ops import RANDOM_OPS
 from translator.ir.printer import format_expr
 from translator.ir.shapes import (
     IRTypeError,
@@ -25,7 +26,6 @@ from translator.ir.shapes import (
     dims_of,
     infer,
 )
-from translator.ir.ops import RANDOM_OPS
 from translator.ir.visit import kernel_exprs, walk_expr
 
 #: A linear term: a tile variable (``None`` for a constant term) times host factors.
@@ -113,8 +113,10 @@ def _is_host_integer(e: ir.Expr, env: TypeEnv) -> bool:
         t = infer(e, env)
     except IRTypeError:
         return False
-    return isinstance(t, ScalarType) and isinstance(t.dtype, ir.DType) and (
-        t.dtype.name in ir.INT_DTYPES
+    return (
+        isinstance(t, ScalarType)
+        and isinstance(t.dtype, ir.DType)
+        and (t.dtype.name in ir.INT_DTYPES)
     )
 
 

@@ -86,4 +86,7 @@ def randn(seed: int | torch.Tensor, offsets: torch.Tensor) -> torch.Tensor:
 
 
 #: The reference of each op of :data:`translator.ir.ops.RANDOM_OPS`.
-RANDOM: dict[str, Callable[[int | torch.Tensor, torch.Tensor], torch.Tensor]] = {"rand": rand, "randn": randn}
+RANDOM: dict[str, Callable[[int | torch.Tensor, torch.Tensor], torch.Tensor]] = {
+    "rand": rand,
+    "randn": randn,
+}

@@ -20,9 +20,9 @@ from translator.dialects.triton.lifted import (
     Static,
     Val,
 )
-from translator.ir.philox import PHILOX_ROUNDS as _PHILOX_ROUNDS
 from translator.dialects.triton.symbols import SymKind, parse_lane, parse_sym
 from translator.ir import nodes as ir
+from translator.ir.philox import PHILOX_ROUNDS as _PHILOX_ROUNDS
 from translator.ir.shapes import dims_of, is_float
 from translator.naming import unique
 
