@@ -216,7 +216,13 @@ class Writer(CodePrinter):
             return self.ex(e.args[1])
         template = self.spell["pointwise"].get(e.op)
         if template is None:
-            raise self.refuse(f"the IR op `{e.op}` has no Helion spelling", e)
+            reason = self.spell["refused"].get("pointwise", {}).get(e.op)
+            why, _, instead = (reason or "").partition("; ")
+            raise self.refuse(
+                f"the IR op `{e.op}` has no Helion spelling" + (f": {why}" if why else ""),
+                e,
+                instead or None,
+            )
         if POINTWISE_OPS[e.op].result == "float":
             # The IR computes these in (at least) float32 and keeps float32, where torch would
             # round to the operand's width; upcast the operands that are narrower.
