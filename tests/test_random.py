@@ -112,6 +112,7 @@ def test_row_major_counters_are_recognised_only_where_they_are() -> None:
     built = row_major_offsets([tm, tn])
     assert row_major_tiles(built, env) == ("tm", "tn")
     assert row_major_tiles(row_major_offsets([tm]), env) == ("tm",)
+    assert row_major_tiles(ir.Name("tm"), env) == ("tm",)
     rows = ir.ExpandDims(ir.TileAttr("tm", "index"), 1)
     cols = ir.ExpandDims(ir.TileAttr("tn", "index"), 0)
     # Triton's spelling, terms in any order: n * rows + cols.

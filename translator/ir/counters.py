@@ -61,6 +61,8 @@ def row_major_tiles(offsets: ir.Expr, env: TypeEnv) -> tuple[str, ...] | None:
     if terms is None:
         return None
     t = infer(offsets, env)
+    if isinstance(t, TileVarType):  # a tile variable stands for its lanes' indices
+        t = TileType((ir.BlockDim(t.tile.name),), ir.I32)
     dims = dims_of(t) if isinstance(t, TileType) else ()
     if not dims or not all(isinstance(d, ir.BlockDim) for d in dims):
         return None
