@@ -334,6 +334,22 @@ def test_in_kernel_dropout_translates_both_ways(tmp_path: Path) -> None:
     assert report.passed, report.format_text()
 
 
+def test_helion_explicit_offsets_translate_to_triton(tmp_path: Path) -> None:
+    # Helion 1.5's `hl.rand([], seed=..., offsets=...)` draws at the offsets given, in int64.
+    from translator.api import translate_source
+
+    source = (ROOT / "tests/data/helion_dropout.py").read_text()
+    edit = ("hl.rand([tile], seed=seed)", "hl.rand([], seed=seed, offsets=tile.index * 3 + 1)")
+    src = tmp_path / "offsets.py"
+    src.write_text(source.replace(*edit))
+    text = translate_source(src.read_text(), str(src), "helion", "triton")
+    assert "tl.rand(seed, (offs_tile * 3 + 1).to(tl.int64))" in text
+    out = tmp_path / "offsets_triton.py"
+    out.write_text(text)
+    report = check_pair(str(src), out, seeds=(0,), dtypes=("float32",))
+    assert report.passed, report.format_text()
+
+
 _DROPOUT = "tests/data/triton_dropout.py"
 _HELION_DROPOUT = "tests/data/helion_dropout.py"
 
