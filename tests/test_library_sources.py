@@ -69,6 +69,7 @@ PUBLIC_API: dict[str, set[str]] = {
     "triton/rms_norm.py": {"calculate_settings", "rms_norm"},
     "triton/rope.py": {"rope_forward", "liger_rotary_pos_emb"},
     "triton/dropout.py": {"seeded_dropout"},
+    "triton/seeded_dropout.py": {"low_mem_dropout", "dropout_add"},
     "triton/embedding.py": {
         "ensure_contiguous",
         "embedding",
@@ -108,6 +109,7 @@ PUBLIC_API: dict[str, set[str]] = {
     },
     "helion/rms_norm.py": {"rms_norm", "rms_norm_fwd", "rms_norm_bwd"},
     "helion/scaled_add.py": {"axpby", "scaled_add"},
+    "helion/dropout.py": {"dropout", "dropout_fwd"},
     "helion/softmax.py": {"softmax", "log_softmax", "softmax_lastdim", "log_softmax_lastdim"},
 }
 
@@ -498,6 +500,47 @@ def test_triton_dropout() -> None:
     assert not torch.equal(m.seeded_dropout(x, 0.3, seed=8), out)
     with pytest.raises(ValueError):
         m.seeded_dropout(x, 1.0)
+
+
+def _philox_keep(seed: int, offsets: torch.Tensor, p: float) -> torch.Tensor:
+    """Which elements survive dropout at ``offsets``: Helion's own reference Philox (an
+    implementation independent of the kernels and of tiletrans's interpreter)."""
+    from helion._compiler.rng_utils import philox_rand_ref
+
+    return philox_rand_ref(seed, offsets) > p
+
+
+def test_triton_seeded_dropout_draws_the_mask_in_the_kernel() -> None:
+    m = lib("triton/seeded_dropout.py")
+    x = _leaf(3, 7, 37)
+    seed = 2**33 + 7  # both 32-bit words of the key matter
+    out = m.low_mem_dropout(x, 0.3, seed=seed)
+    keep = _philox_keep(seed, torch.arange(x.numel()), 0.3).reshape(x.shape)
+    assert 0.6 < keep.float().mean() < 0.8
+    _check_fwd_bwd(out, torch.where(keep, x / 0.7, 0.0), (x,))
+    assert not torch.equal(m.low_mem_dropout(x, 0.3, seed=seed + 1), out)
+    with pytest.raises(ValueError):
+        m.low_mem_dropout(x, 1.0)
+    x, residual = torch.randn(19, 70), torch.randn(19, 70)
+    rows, cols = torch.arange(19)[:, None], torch.arange(70)[None, :]
+    keep = _philox_keep(5, rows * 70 + cols, 0.25)
+    torch.testing.assert_close(
+        m.dropout_add(x, residual, 0.25, 5), residual + torch.where(keep, x / 0.75, 0.0)
+    )
+
+
+def test_helion_dropout_draws_triton_s_mask_of_the_same_seed() -> None:
+    m = lib("helion/dropout.py")
+    x = _leaf(3, 7, 37)
+    out = m.dropout(x, 0.3, seed=9)
+    keep = _philox_keep(9, torch.arange(x.numel()), 0.3).reshape(x.shape)
+    _check_fwd_bwd(out, torch.where(keep, x / 0.7, 0.0), (x,))
+    # Row-major counters over the whole tensor: the mask of Triton's flat dropout.
+    torch.testing.assert_close(out, lib("triton/seeded_dropout.py").low_mem_dropout(x, 0.3, 9))
+    with pytest.raises(ValueError):
+        m.dropout(x, -0.1)
+    y = torch.randn(5, 40)
+    torch.testing.assert_close(m.dropout_fwd(y, 0.5, 3), m.dropout(y, 0.5, 3))
 
 
 def _jsd_ref(x, y, beta, labels=None, ignore_index=-100):

@@ -316,27 +316,106 @@ def test_autotune_that_zeroes_outputs_is_refused_with_what_to_write() -> None:
     assert "Traceback" not in run.stderr
 
 
+def test_in_kernel_dropout_translates_both_ways(tmp_path: Path) -> None:
+    # Seeded dropout draws Philox numbers keyed by the seed and each element's offset (the IR's
+    # rand op). Triton's offsets over a tile's lanes are the counter Helion's hl.rand gives
+    # each element (its index), so the draws are the same numbers: the outputs are equal.
+    _translated_and_equivalent(
+        "tests/data/triton_dropout.py", tmp_path, ("random = hl.rand([tile], seed=seed)",)
+    )
+    from translator.api import translate_file
+
+    text = translate_file("tests/data/helion_dropout.py", "helion", "triton")
+    assert "keep = tl.rand(seed, offs_tile) > p" in text
+    assert 'key=["x_size0"]' in text  # a seed is no size: no re-tuning per seed
+    out = tmp_path / "helion_dropout.py"
+    out.write_text(text)
+    report = check_pair("tests/data/helion_dropout.py", out, seeds=(0,))
+    assert report.passed, report.format_text()
+
+
+def test_helion_explicit_offsets_translate_to_triton(tmp_path: Path) -> None:
+    # Helion 1.5's `hl.rand([], seed=..., offsets=...)` draws at the offsets given, in int64.
+    from translator.api import translate_source
+
+    source = (ROOT / "tests/data/helion_dropout.py").read_text()
+    edit = ("hl.rand([tile], seed=seed)", "hl.rand([], seed=seed, offsets=tile.index * 3 + 1)")
+    src = tmp_path / "offsets.py"
+    src.write_text(source.replace(*edit))
+    text = translate_source(src.read_text(), str(src), "helion", "triton")
+    assert "tl.rand(seed, (offs_tile * 3 + 1).to(tl.int64))" in text
+    out = tmp_path / "offsets_triton.py"
+    out.write_text(text)
+    report = check_pair(str(src), out, seeds=(0,), dtypes=("float32",))
+    assert report.passed, report.format_text()
+
+
+_DROPOUT = "tests/data/triton_dropout.py"
+_HELION_DROPOUT = "tests/data/helion_dropout.py"
+
+
 @pytest.mark.parametrize(
-    ("path", "dst", "where", "what"),
+    ("path", "edit", "dst", "what", "instead"),
     [
-        ("tests/data/triton_dropout.py", "helion", r"triton_dropout\.py:15:14: ", "`tl.rand`"),
-        ("tests/data/helion_dropout.py", "triton", r"helion_dropout\.py:12:16: ", "`hl.rand`"),
+        # Offsets that are no element's row-major index: Helion has no counter to match.
+        (
+            _DROPOUT,
+            ("tl.rand(seed, offsets)", "tl.rand(seed, offsets * 2)"),
+            "helion",
+            "are not offsets Helion can draw at",
+            "row-major index over the full extents",
+        ),
+        (
+            _DROPOUT,
+            ("tl.rand(seed, offsets)", "tl.randn(seed, offsets)"),
+            "helion",
+            "Helion has no seeded normal draw",
+            "torch.randn",
+        ),
+        (
+            _DROPOUT,
+            ("tl.rand(seed, offsets)", "tl.rand(seed, offsets, n_rounds=7)"),
+            "helion",
+            "n_rounds other than 10",
+            "drop n_rounds",
+        ),
+        (
+            _DROPOUT,
+            ("tl.rand(seed, offsets)", "tl.randint(seed, offsets)"),
+            "helion",
+            "`tl.randint` is not supported yet",
+            "uint32",
+        ),
+        (_DROPOUT, None, "cutile", "cuTile cannot spell `rand`", "torch.Generator"),
+        (_DROPOUT, None, "tilelang", "TileLang has no spelling of `rand`", "torch.Generator"),
+        (
+            _HELION_DROPOUT,
+            ("hl.rand([tile], seed=seed)", "hl.randint([tile], 0, 10, seed=seed)"),
+            "triton",
+            "`hl.randint` is not supported yet",
+            "hl.rand([tile], seed=seed)",
+        ),
+        (
+            _HELION_DROPOUT,
+            ("hl.tile(x.size(0))", "hl.tile(1, x.size(0))"),
+            "triton",
+            "hl.rand over `tile`, which is no block of lanes from 0",
+            "offsets=",
+        ),
     ],
 )
-def test_random_numbers_in_a_kernel_are_refused_with_what_to_write(
-    path: str, dst: str, where: str, what: str
+def test_random_numbers_refused_where_no_exact_spelling_exists(
+    path: str, edit: tuple[str, str] | None, dst: str, what: str, instead: str
 ) -> None:
-    # Seeded dropout draws Philox numbers keyed by the seed and each element's offset; the IR
-    # has no such op. The help's alternative (draw on the host with a seeded torch.Generator,
-    # pass the draw in) is examples/library/triton/dropout.py, which translates.
-    src = "helion" if dst == "triton" else "triton"
-    run = subprocess.run(
-        [sys.executable, "-m", "translator.cli", f"{src}2{dst}", path],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-    )
-    assert run.returncode == 2 and not run.stdout
-    assert re.search(where + "error: " + re.escape(what) + " is not supported yet", run.stderr)
-    assert "help: the IR has no random-number op" in run.stderr
-    assert "torch.Generator" in run.stderr and "Traceback" not in run.stderr
+    from translator.api import translate_source
+    from translator.diagnostics import TranslationError
+
+    source = (ROOT / path).read_text()
+    if edit is not None:
+        assert edit[0] in source
+        source = source.replace(*edit)
+    src = "helion" if "helion" in path else "triton"
+    with pytest.raises(TranslationError) as info:
+        translate_source(source, path, src, dst)
+    assert what in info.value.message and instead in (info.value.hint or "")
+    assert info.value.loc is not None and info.value.loc.line > 0

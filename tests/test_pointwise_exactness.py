@@ -43,14 +43,17 @@ from translator.diagnostics import TranslationError  # noqa: E402
 from translator.dialects import dialects  # noqa: E402
 from translator.grammar import load_grammar  # noqa: E402
 from translator.ir import nodes as ir  # noqa: E402
-from translator.ir.ops import OP_FAMILIES, POINTWISE_OPS  # noqa: E402
+from translator.ir.ops import OP_FAMILIES, POINTWISE_OPS, RANDOM_OPS  # noqa: E402
 from validation.equivalence import use_interpreter  # noqa: E402
 from validation.runners import load_module  # noqa: E402
 
 # Ops on host numbers and sizes only (no device spelling to check): `cdiv` and `next_power_of_2`
 # are index arithmetic on Python ints, `if_none` picks an optional host parameter.
 HOST_ONLY = {"cdiv", "if_none", "next_power_of_2"}
-OPS = [op for op in OP_FAMILIES["pointwise"] if op not in HOST_ONLY]
+# Random numbers are drawn from integer counters, not computed from float operands:
+# tests/test_random.py checks them against Triton's own and Helion's, and their refusals are
+# library-translation tests.
+OPS = [op for op in OP_FAMILIES["pointwise"] if op not in HOST_ONLY and op not in RANDOM_OPS]
 
 INF, NAN = math.inf, math.nan
 F32_TINY = 1.1754943508222875e-38  # smallest normal float32

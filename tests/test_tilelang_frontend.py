@@ -164,6 +164,8 @@ def f(a):
         ("T.tcgen05_gemm(a, a, a)", "T.tcgen05_gemm", "T.gemm"),
         ("T.wgmma_gemm(a, a, a)", "T.wgmma_gemm", "T.gemm"),
         ("T.ptx_commit_group()", "T.ptx_commit_group", "T.copy"),
+        # A cuRAND state per thread: numbers by thread, not by element (no IR rand op form).
+        ("T.rng_init(42)", "T.rng_init", "torch.Generator"),
     ],
 )
 def test_hardware_only_forms_are_located_refusals(

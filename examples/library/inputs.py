@@ -135,6 +135,13 @@ def inputs(entry: str, device: str, dtype: str) -> tuple | None:
         return rand(2, 3, 2, 35), rand(3, 2), rand(3, 2), 1e-5
     if entry == "seeded_dropout":
         return rand(3, M, N), 0.3, 7
+    # In-kernel dropout: p in [0, 1) and a seed past 2**32 (both key words of Philox).
+    if entry in ("low_mem_dropout", "dropout"):
+        return rand(3, M, N), 0.3, 2**33 + 7
+    if entry == "dropout_fwd":
+        return rand(M, N), 0.3, 11
+    if entry == "dropout_add":
+        return rand(M, N), rand(M, N), 0.25, 5
     if entry == "softmax_backward":
         return rand(M, N), torch.softmax(rand(M, N).float(), dim=-1).to(getattr(torch, dtype))
     # The rest tiletrans could synthesise at validation sizes; they are here so that

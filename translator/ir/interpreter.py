@@ -25,6 +25,7 @@ import torch
 
 from translator.ir import nodes as ir
 from translator.ir.ops import COMPARISON_OPS, next_power_of_2, reduce_identity
+from translator.ir.philox import RANDOM
 from translator.ir.printer import format_expr
 from translator.ir.shapes import (
     TensorType,
@@ -571,6 +572,15 @@ class _Interpreter:
         return -v if e.op == "-" else torch.bitwise_not(v)
 
     def _Call(self, e: ir.Call, t: Type) -> torch.Tensor:
+        if e.op in RANDOM:
+            # Integer operands in their own dtype: a 64-bit offset keys Philox differently. A
+            # host seed is taken as the number it is (Triton passes one past 2**31 as int64).
+            seed, offsets = e.args
+            try:
+                key = self.hv(seed)
+            except InterpreterError:
+                key = self.dv(seed)
+            return RANDOM[e.op](key, self.dv(offsets))  # type: ignore[arg-type]
         dtype = self.torch_dtype(dtype_of(t))
         args = [self.dv(a) for a in e.args]
         if e.op in ("where", "next_power_of_2"):

@@ -12,7 +12,8 @@ class OpInfo:
     """How an op types its result.
 
     ``result``: ``"same"`` (promoted operand dtype), ``"float"`` (a float dtype: ints become
-    float32), ``"bool"``, or ``"index"`` for ops on host scalars.
+    float32), ``"bool"``, ``"index"`` for ops on host scalars, or ``"random"``: a counter-based
+    random number per lane (see :data:`RANDOM_OPS`), float32 of the offsets' dims.
     """
 
     arity: int
@@ -48,12 +49,24 @@ POINTWISE_OPS: dict[str, OpInfo] = {
     # ternary
     "where": OpInfo(3),
     "fma": OpInfo(3),
+    # counter-based random numbers: (seed, offsets), see RANDOM_OPS
+    "rand": OpInfo(2, "random"),
+    "randn": OpInfo(2, "random"),
     # scalar helpers
     "cdiv": OpInfo(2, "index"),
     # host only: the first operand (an optional parameter) unless it is None, else the second
     "if_none": OpInfo(2),
     "next_power_of_2": OpInfo(1, "index"),
 }
+
+#: Random-number ops: ``rand(seed, offsets)`` is a float32 in ``[0, 1)`` per lane of the integer
+#: tile ``offsets``, ``randn(seed, offsets)`` one from N(0, 1); ``seed`` is an integer scalar.
+#: Each lane's number is a pure function of the seed and that lane's offset: 10 rounds of Philox
+#: 4x32 keyed by the seed's two 32-bit halves, counter (offset's low 32 bits, its high 32 bits
+#: for 64-bit offsets, else 0, 0, 0); ``rand`` maps the first output word to ``[0, 1)``, ``randn``
+#: the first two through Box-Muller (Triton's ``tl.rand``/``tl.randn``, bit for bit;
+#: :mod:`translator.ir.philox` is the reference).
+RANDOM_OPS = ("rand", "randn")
 
 #: The forms of a :class:`~translator.ir.nodes.Dot` a DSL may have one spelling each for:
 #: ``dot`` the general product (any output dtype, an optional accumulator); ``mm``/``bmm``

@@ -300,6 +300,8 @@ def _call(e: ir.Call, env: TypeEnv) -> Type:
     if len(e.args) != info.arity:
         raise IRTypeError(f"{e.op} takes {info.arity} operands, got {len(e.args)}", e.loc)
     ts = [infer(a, env) for a in e.args]
+    if info.result == "random":
+        return _random(e, ts)
     if e.op == "where":
         cond_dims = dims_of(ts[0])
         dims, dtype, any_tile = _combine(ts[1:], e.loc)
@@ -312,6 +314,22 @@ def _call(e: ir.Call, env: TypeEnv) -> Type:
     elif info.result == "index":
         dtype = ir.I32
     return _make(dims, dtype, any_tile, _all_weak(ts))
+
+
+def _random(e: ir.Call, ts: list[Type]) -> Type:
+    """``rand(seed, offsets)``: float32 of the offsets' dims; both operands integers, the seed
+    one number (see :data:`translator.ir.ops.RANDOM_OPS`)."""
+    seed, offsets = (ScalarType(ir.I32, weak=True) if isinstance(t, TileVarType) else t for t in ts)
+    for what, t in (("seed", seed), ("offsets", offsets)):
+        if isinstance(t, TensorType):
+            raise IRTypeError(f"the {what} of {e.op} cannot be a host tensor", e.loc)
+        if is_float(t.dtype) or t.dtype in (ir.BOOL, ir.STR):
+            raise IRTypeError(f"the {what} of {e.op} must be an integer, not {t.dtype}", e.loc)
+    if dims_of(seed):
+        raise IRTypeError(f"the seed of {e.op} must be one number, not a tile", e.loc)
+    if isinstance(offsets, TileType):
+        return TileType(offsets.dims, ir.F32)
+    return ScalarType(ir.F32)
 
 
 def _cast(e: ir.Cast, env: TypeEnv) -> Type:

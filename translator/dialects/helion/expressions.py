@@ -27,6 +27,7 @@ from translator.dialects.helion.boundary import PadTracker
 from translator.dialects.helion.scope import EntryScope
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
+from translator.ir.counters import row_major_offsets
 from translator.ir.shapes import (
     IRTypeError,
     ScalarType,
@@ -870,7 +871,54 @@ class ExprBuilder:
             load = ir.Load(tensor.value, items, 0.0, loc=loc)
             self.check_lane_mask(load, kwargs.get("extra_mask"), node)
             return load
+        if fn == "rand":
+            return self._rand(args, kwargs, node)
         raise self.error(node, f"hl.{fn}(...) is not supported in an expression here")
+
+    def _rand(self, args: list, kwargs: dict, node: cst.Call) -> ir.Expr:
+        """``hl.rand(shape, seed, device=None, offsets=None)``: the IR's ``rand(seed, offsets)``
+        at ``offsets`` if given (as int64, which Helion draws them in), else at each element's
+        row-major index over the full extents of the tiles ``shape`` names (Helion's counter)."""
+        params = ("shape", "seed", "device", "offsets")
+        unknown = sorted(set(kwargs) - set(params))
+        if unknown or len(args) > len(params):
+            raise self.error(node, f"unsupported arguments to hl.rand: {unknown or args[4:]}")
+        given = dict(zip(params, args)) | kwargs
+        if "seed" not in given or "shape" not in given:
+            raise self.error(node, "hl.rand needs a shape and a seed")
+        seed = self.expr(given["seed"])
+        self.type_of(seed, given["seed"])
+        offsets_node = given.get("offsets")
+        if offsets_node is not None and not (
+            isinstance(offsets_node, cst.Name) and offsets_node.value == "None"
+        ):
+            offsets = self.expr(offsets_node)
+            if dtype_of(self.type_of(offsets, offsets_node)) != ir.I64:
+                offsets = ir.Cast(offsets, ir.I64)
+        else:
+            offsets = row_major_offsets(self._rand_tiles(given["shape"], node))
+        e = ir.Call("rand", (seed, offsets), loc=self.locate(node))
+        self.type_of(e, node)
+        return e
+
+    def _rand_tiles(self, shape: cst.BaseExpression, node: cst.Call) -> list[ir.TileVar]:
+        """The tiles of ``hl.rand``'s shape: each a block of lanes from 0 (Helion counts a
+        tile's lanes by their index in the whole dim)."""
+        help_ = "name hl.tile loop variables that start at 0, or pass offsets= explicitly"
+        if not isinstance(shape, (cst.List, cst.Tuple)) or not shape.elements:
+            raise self.error(shape, "hl.rand's shape must be a list of tile variables", help_)
+        tiles = []
+        for element in shape.elements:
+            v = element.value
+            t = self.scope.env.vars.get(v.value) if isinstance(v, cst.Name) else None
+            if not isinstance(t, TileVarType):
+                raise self.error(v, f"hl.rand over `{source_of(v)}`, which is no tile", help_)
+            if t.tile.scalar or t.tile.begin is not None or t.tile.step is not None:
+                raise self.error(
+                    v, f"hl.rand over `{v.value}`, which is no block of lanes from 0", help_
+                )
+            tiles.append(t.tile)
+        return tiles
 
     def check_lane_mask(
         self, access: ir.Load | ir.Store, mask_node: cst.BaseExpression | None, node: cst.CSTNode

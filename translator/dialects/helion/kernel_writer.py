@@ -17,8 +17,9 @@ from translator.dialects.common.printer import ATOM, CodePrinter
 from translator.dialects.helion.boundary import PadTracker
 from translator.dialects.helion.configs import BlockPlan
 from translator.ir import nodes as ir
+from translator.ir.counters import row_major_tiles
 from translator.ir.ops import ARITH_OPS, POINTWISE_OPS, reduce_identity
-from translator.ir.printer import PRECEDENCE
+from translator.ir.printer import PRECEDENCE, format_expr
 from translator.ir.shapes import (
     TensorType,
     TileType,
@@ -192,6 +193,8 @@ class Writer(CodePrinter):
         if e.op == "fma":
             a, b, c = e.args
             return self.ex(ir.BinOp("+", ir.BinOp("*", a, b), c))
+        if e.op == "rand":
+            return self._rand(e)
         tensors = [self.is_tensor(a) for a in e.args]
         if not any(tensors):
             return self._scalar_call(e)
@@ -213,7 +216,13 @@ class Writer(CodePrinter):
             return self.ex(e.args[1])
         template = self.spell["pointwise"].get(e.op)
         if template is None:
-            raise self.refuse(f"the IR op `{e.op}` has no Helion spelling", e)
+            reason = self.spell["refused"].get("pointwise", {}).get(e.op)
+            why, _, instead = (reason or "").partition("; ")
+            raise self.refuse(
+                f"the IR op `{e.op}` has no Helion spelling" + (f": {why}" if why else ""),
+                e,
+                instead or None,
+            )
         if POINTWISE_OPS[e.op].result == "float":
             # The IR computes these in (at least) float32 and keeps float32, where torch would
             # round to the operand's width; upcast the operands that are narrower.
@@ -223,6 +232,34 @@ class Writer(CodePrinter):
         else:
             args = self.promoted(e, list(e.args), [0] * len(e.args))
         return template.format(*args), ATOM
+
+    def _rand(self, e: ir.Call) -> tuple[str, int]:
+        """``hl.rand([tile_m, tile_n], seed=seed)``: Helion draws each element at its row-major
+        index over the tiles' full extents, so the IR's offsets must be that index. A trailing
+        tile's block registered for several loops is refused: Helion counts such a tile by the
+        registered block's size, which need not be this tile's extent."""
+        seed, offsets = e.args
+        tiles = row_major_tiles(offsets, self.env)
+        if tiles is not None and any(self.tiles[t].kind != "tile" for t in tiles):
+            tiles = None
+        if tiles is not None and any(
+            self.plan.block_arg(self.env.tiles[t]) in self.plan.origin
+            or any(self.env.tiles[t].block == name for name, _ in self.plan.registered)
+            for t in tiles[1:]
+        ):
+            tiles = None
+        if tiles is None:
+            raise self.refuse(
+                f"`{format_expr(offsets)}` are not offsets Helion can draw at",
+                e,
+                "hl.rand draws each element at its row-major index over the full extents of "
+                "the tiles it names (`hl.rand([tile_m, tile_n], seed=seed)` at `i * n + j`); "
+                "write the offsets that way: one tile per dim, each from 0 "
+                "(Triton: `offs_m[:, None] * n + offs_n[None, :]`)",
+            )
+        shape = ", ".join(self.tiles[t].name for t in tiles)
+        rand = self.spell["language"]["rand"]
+        return f"{rand}([{shape}], seed={self.text(seed)})", ATOM
 
     def _f32(self, e: ir.Expr) -> str:
         dt = dtype_of(self.type_of(e))

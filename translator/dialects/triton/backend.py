@@ -21,6 +21,7 @@ from translator.dialects.triton.pipelining import fewer_stages_for_squeezed_dots
 from translator.dialects.triton.tuning import with_default_space
 from translator.grammar import load_grammar, template_environment
 from translator.ir import nodes as ir
+from translator.ir.counters import seed_only_params
 from translator.ir.passes import Pass
 from translator.ir.transforms import squeeze_unit_tiles, unit_block_tiles
 from translator.ir.verifier import verify_kernel
@@ -189,5 +190,7 @@ _KNOBS = ("num_warps", "num_stages")
 
 
 def _size_params(kernel: ir.Kernel, sig) -> set[str]:
+    # Seeds are no sizes: a key on one would re-tune the kernel for every new seed.
     scalar_params = {p.name for p in kernel.params if p.kind in ("float", "bool")}
+    scalar_params |= seed_only_params(kernel)
     return {p for p, _ in sig.scalars if p not in scalar_params}

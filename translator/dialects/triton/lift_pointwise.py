@@ -10,9 +10,19 @@ import libcst as cst
 from translator.dialects.cst_utils import call_args, literal
 from translator.dialects.triton.lift_dispatch import handles, handles_family, handles_method
 from translator.dialects.triton.lift_values import fold_pads
-from translator.dialects.triton.lifted import Data, DTypeVal, Idx, Pending, Ptr, Refusal, Val
+from translator.dialects.triton.lifted import (
+    Data,
+    DTypeVal,
+    Idx,
+    Pending,
+    Ptr,
+    Refusal,
+    Static,
+    Val,
+)
 from translator.dialects.triton.symbols import SymKind, parse_lane, parse_sym
 from translator.ir import nodes as ir
+from translator.ir.philox import PHILOX_ROUNDS as _PHILOX_ROUNDS
 from translator.ir.shapes import dims_of, is_float
 from translator.naming import unique
 
@@ -52,6 +62,32 @@ class PointwiseMixin:
         # Both NaN modes read as the IR's NaN-propagating op: the default (NONE) differs from it
         # only where an operand is NaN, which the IR does not model separately.
         return self.pointwise(op, [self.ev(a) for a in args], node)
+
+    @handles("rand", "randn")
+    def random_call(self, name: str, node: cst.Call) -> Val:
+        """``tl.rand(seed, offsets)``/``tl.randn``: the IR op of the same name; ``n_rounds``
+        only at Triton's default (the IR's Philox runs 10 rounds)."""
+        args, kwargs = call_args(node)
+        rounds = kwargs.pop("n_rounds", args[2] if len(args) > 2 else None)
+        if kwargs or len(args) not in (2, 3):
+            raise self.error(node, f"tl.{name} takes (seed, offsets[, n_rounds])")
+        if rounds is not None and self._static_value(rounds) != _PHILOX_ROUNDS:
+            raise self.error(
+                rounds,
+                f"tl.{name} with n_rounds other than {_PHILOX_ROUNDS} is not supported",
+                f"drop n_rounds: the IR draws with Triton's default {_PHILOX_ROUNDS} rounds",
+            )
+        op = self.grammar["frontend"]["pointwise"][self.language_key(name)]
+        return self.pointwise(op, [self.ev(a) for a in args[:2]], node)
+
+    def _static_value(self, node: cst.BaseExpression) -> object:
+        """A compile-time number: a literal, or a constexpr the lifter folded to a constant."""
+        value = self.ev(node)
+        if isinstance(value, Static):
+            return value.value
+        if isinstance(value, Idx) and isinstance(value.tree, ir.Const):
+            return value.tree.value
+        return None
 
     def pointwise(self, op: str, vals: list[Val], node) -> Data | Idx:
         if op == "where" and all(isinstance(self._static_num(v), Idx) for v in vals):
