@@ -202,8 +202,12 @@ class TilesMixin:
             step = af.divide_by(moving, it) if moving else None
             if not step or not start:
                 continue
-            syms = af.poly_symbols(step) | af.poly_symbols(start)
-            if any(kind_of(s) in _NOT_IN_STRIDES for s in syms):
+            # The first tile may be a program-id digit (`pid % split_k`, a flattened grid's
+            # split axis); the step is the same in every program.
+            if any(kind_of(s) in _NOT_IN_STRIDES for s in af.poly_symbols(step)) or any(
+                kind_of(s) in _NOT_IN_STRIDES and self.flat_digit(s) is None
+                for s in af.poly_symbols(start)
+            ):
                 return None
             tile = self.tile_for(key, it, node, strict)
             if tile is None:
