@@ -278,6 +278,8 @@ class ControlMixin:
         span = stop if at_zero else ir.BinOp("-", stop, start)
         trip = span if is_unit else ir.Call("cdiv", (span, step))
         loop = Loop(lid, node.target.value, trip, step, node)
+        if not is_unit and not at_zero:
+            loop.origin = start
         if is_unit:
             var_tree: ir.Expr = counter
             iteration: ir.Expr = counter if at_zero else ir.BinOp("-", counter, start)
@@ -382,6 +384,8 @@ class ControlMixin:
         strided tile (tile ``s``, ``s + S``, ...), ``range(s * B, n, B * S)`` (exactly the tiles
         in bounds) or ``range(0, cdiv(n, B * S))`` (extra iterations that must be no-ops)."""
         key = self.key_tree(tile.key)
+        if tile.offset is not None:
+            return self.offset_bounds(tile, node, stop, step), None
         expected = ir.Call("cdiv", (tile.extent, key))
         if af.poly(start, self.atoms) != {}:
             same = af.same_poly
@@ -486,6 +490,22 @@ class ControlMixin:
                 self.digit_splits.append((text, tile.start, tile.step, node))
         begin = self.scalar_ir(ir.BinOp("*", tile.start, self.key_tree(tile.key)), node)
         return simplify(begin), self.scalar_ir(tile.step, node)
+
+    def offset_bounds(self, tile: Tile, node: cst.For, stop: ir.Expr, step: ir.Expr) -> ir.Expr:
+        """The begin of a loop ``range(start, end, B)`` whose lanes ``start_r + arange(B)`` are
+        tiles from ``start`` (any scalar: a jagged sequence's loaded first row) up to ``end``,
+        which the masks must bound them by."""
+        assert tile.offset is not None and tile.extent is not None
+        ok = af.same_poly(af.poly(step, self.atoms), af.poly(self.key_tree(tile.key), self.atoms))
+        if not ok or not af.same_poly(af.poly(stop, self.atoms), af.poly(tile.extent, self.atoms)):
+            raise self.error(
+                node.iter,
+                f"the loop `{self.src(node.iter)}` does not step through whole {tile.name} "
+                f"tiles up to the bound its masks check ({ir_text(tile.extent)})",
+                "loop over range(start, end, BLOCK) with lanes `off + tl.arange(0, BLOCK)` "
+                "masked by `< end`",
+            )
+        return self.bound_ir(tile.offset, node.iter)
 
     def no_op_overshoot(self, tile: Tile, loop: Loop, body: list[ir.Stmt]) -> None:
         """Refuse a strided loop whose iterations past the last tile would change something."""

@@ -432,6 +432,15 @@ class MemoryMixin:
             )
         return []
 
+    def _scalar_bound(self, p: af.Poly) -> bool:
+        """Whether ``p`` holds only terms a bound may (parameters and loaded scalars), no lanes,
+        program ids or loop counters."""
+        return all(
+            kind_of(s) is SymKind.PARAM or (s in self.data and not self.data[s][1])
+            for m in p
+            for s in m
+        )
+
     def _atom_has_index(self, s: str) -> bool:
         return any(kind_of(x) is not SymKind.PARAM for x in af.symbols_in(self.atoms.trees[s]))
 
@@ -462,8 +471,17 @@ class MemoryMixin:
         used = [False] * len(constraints)
         for poly_, tile in needed:
             hit = None
-            for i, (cp, _) in enumerate(constraints):
-                if not used[i] and af.same_poly(cp, poly_):
+            for i, (cp, bound) in enumerate(constraints):
+                if used[i]:
+                    continue
+                if af.same_poly(cp, poly_):
+                    hit = i
+                    break
+                beyond = af.sub(cp, poly_)
+                if tile.offset is not None and self._scalar_bound(beyond):
+                    # `offs < end` of a tile from a loaded start: the loaded end is the bound.
+                    moved = af.sub(af.poly(bound, self.atoms), beyond)
+                    constraints[i] = (poly_, af.poly_expr(moved))
                     hit = i
                     break
             if hit is None:
