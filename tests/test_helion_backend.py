@@ -1514,3 +1514,60 @@ def test_a_block_sized_to_its_data_is_computed_from_the_size_not_pinned_at_the_c
     (kernel,) = module.kernels
     (block,) = [t for t in kernel.tunables if t.kind == "block_size"]
     assert (block.default, block.fit) == (32768, True)
+
+
+# --------------------------------------------------------------------------------------------------
+# Jagged loops: bounds the kernel loads
+
+HELION_BATCHED_JAGGED = """
+from __future__ import annotations
+
+import helion
+import helion.language as hl
+import torch
+
+
+@helion.kernel(config=helion.Config(block_sizes=[4, 32, 16]))
+def jagged_sum_rows(values: torch.Tensor, offsets: torch.Tensor) -> torch.Tensor:
+    num_seqs = offsets.size(0) - 1
+    features = values.size(1)
+    out = torch.zeros([num_seqs, features], dtype=values.dtype, device=values.device)
+    flat = values.view(-1)
+    for tile_b in hl.tile(num_seqs):
+        starts = offsets[tile_b]
+        ends = offsets[tile_b.index + 1]
+        nnz = ends - starts
+        max_nnz = nnz.amax()
+        for tile_d in hl.tile(features):
+            acc = hl.zeros([tile_b, tile_d], dtype=torch.float32)
+            for tile_k in hl.tile(0, max_nnz):
+                rows = starts[:, None] + tile_k.index[None, :]
+                idx = rows[:, :, None] * features + tile_d.index[None, None, :]
+                valid = (tile_k.index[None, :] < nnz[:, None])[:, :, None]
+                x = hl.load(flat, [idx], extra_mask=valid)
+                acc = acc + x.to(torch.float32).sum(dim=1)
+            out[tile_b, tile_d] = acc.to(out.dtype)
+    return out
+"""
+
+
+def test_helion_jagged_loops_read_their_loaded_bounds() -> None:
+    module = parse_file(ROOT / "examples" / "library" / "helion" / "jagged.py", "helion")
+    for kernel in module.kernels:
+        (_, rows) = [s for s in walk_stmts(kernel.body) if isinstance(s, ir.TileLoop)]
+        (tile,) = rows.tiles
+        assert (tile.begin, tile.extent) == (ir.Name("start"), ir.Name("end"))
+
+
+def test_helion_batched_jagged_style_is_refused_at_its_data_mask_with_the_loop_to_write() -> None:
+    # `hl.tile(0, max_nnz)` over a loaded maximum reads; the load's `k < nnz` predicate has no
+    # IR form (loads mask only lanes past a tile's bounds).
+    with pytest.raises(TranslationError) as info:
+        parse_source(HELION_BATCHED_JAGGED, "batched_jagged.py", "helion")
+    err = info.value
+    assert "has no IR form" in err.message and "jagged" in err.message
+    assert "hl.tile(start, end)" in (err.hint or "")
+    assert (
+        err.loc is not None
+        and "extra_mask=valid" in (HELION_BATCHED_JAGGED.splitlines()[err.loc.line - 1])
+    )

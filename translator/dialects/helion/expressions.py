@@ -884,10 +884,18 @@ class ExprBuilder:
                 )
             return
         if not lanes:
+            # A condition on data (Helion's batched jagged style: `k < nnz[:, None]`) would
+            # need a load predicate, which the IR's loads do not have (they mask only the lanes
+            # past a tile's bounds).
             raise self.error(
                 mask_node,
-                "extra_mask= is read only as the validity of the lanes of a strided tile loop",
-                "mask the loaded value with torch.where instead",
+                "extra_mask= is read only as the validity of the lanes of a strided tile "
+                "loop; a mask that keeps the load inside data-dependent bounds (a jagged "
+                "sequence's `k < nnz`) has no IR form",
+                "loop between the bounds instead: one sequence per program, "
+                "`for b in hl.grid(B)`, `start = offsets[b]`, `end = offsets[b + 1]`, "
+                "`for tile_r in hl.tile(start, end)` (Helion masks the last tile); or, where "
+                "every lane is in bounds, mask the loaded value with torch.where",
             )
         mask = self.expr(mask_node)
         mask_dims = dims_of(self.type_of(mask, mask_node))
