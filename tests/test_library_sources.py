@@ -561,9 +561,10 @@ def test_helion_softmax() -> None:
 def test_helion_jagged() -> None:
     m = lib("helion/jagged.py")
     values = torch.randn(60, 37)
-    # An empty sequence in the middle, one of several row blocks (the config's 16 rows).
-    offsets = torch.tensor([0, 5, 5, 41, 60])
-    rows = [values[offsets[b] : offsets[b + 1]] for b in range(4)]
+    # An empty sequence in the middle, one of several row blocks (the configs' 16 rows), and
+    # more sequences than jagged_mean's tile of 4 (the last tile ragged).
+    offsets = torch.tensor([0, 5, 5, 41, 44, 60])
+    rows = [values[offsets[b] : offsets[b + 1]] for b in range(5)]
     torch.testing.assert_close(m.jagged_sum(values, offsets), torch.stack([r.sum(0) for r in rows]))
     means = torch.stack([r.mean(0) if len(r) else torch.zeros(37) for r in rows])
     torch.testing.assert_close(m.jagged_mean(values, offsets), means)

@@ -770,6 +770,24 @@ def test_refuses_a_data_dependent_mask():
     assert where(err) == (12, 35)
 
 
+def test_a_load_masked_by_data_reads_its_bounds_and_a_predicate():
+    # Lanes where `w > 0` fails are not read (they read `other`): the load's predicate.
+    body = (
+        "w = tl.load(x_ptr + offs, mask=offs < n, other=0.0)\n"
+        "x = tl.load(x_ptr + offs, mask=(offs < n) & (w > 0), other=0.0)\n"
+        "tl.store(y_ptr + offs, x, mask=offs < n)"
+    )
+    src = KERNEL.format(body=body.replace("\n", "\n    "), grid=GRID, block="128")
+    (entry,) = lifted(parse_source(src, "kernel.py", "triton"))
+    (load,) = [e for e in exprs(entry, ir.Load) if e.mask is not None]
+    assert load.tensor == "x_flat" and load.other == 0.0  # the kernel reads x flattened
+    x = torch.randn(3, 50)
+    assert torch.equal(run_entry(entry, (x,)), torch.where(x > 0, x, 0.0))
+    refused = refuse(body.replace("& (w > 0), other=0.0)", "& (w > 0))"))
+    assert "tests loaded values, so masked lanes are read: they need a value" in refused.message
+    assert refused.hint and "other=" in refused.hint
+
+
 def test_refuses_a_grid_that_is_not_one_program_per_tile():
     err = refuse(
         "x = tl.load(x_ptr + offs, mask=offs < n)\ntl.store(y_ptr + offs, x, mask=offs < n)",
@@ -967,12 +985,22 @@ def test_jagged_loops_run_between_loaded_bounds():
     (loop,) = [s for s in walk_stmts(entry.kernels()[0].body) if isinstance(s, ir.TileLoop)]
     (row,) = loop.tiles
     assert row.scalar and (row.begin, row.extent) == (ir.Name("start"), ir.Name("end"))
-    # Tiles of rows (`range(start, end, BLOCK)`, lanes masked by `< end`): a tile loop.
+    # Tiles of rows (`range(start, end, BLOCK)`, lanes masked by `< end`): a tile loop; and
+    # `range(0, longest, BLOCK)` with loads masked by `offs_r < lengths`: a predicate.
     module = parse_file(library / "helion" / "expected_triton" / "jagged.py", "triton")
+    bounds = {}
     for kernel in module.kernels:
         loops = [s for s in walk_stmts(kernel.body) if isinstance(s, ir.TileLoop)]
         (tile,) = loops[-1].tiles
-        assert not tile.scalar and (tile.begin, tile.extent) == (ir.Name("start"), ir.Name("end"))
+        assert not tile.scalar
+        bounds[kernel.name] = (tile.begin, tile.extent)
+    assert bounds == {
+        "_jagged_sum_kernel": (ir.Name("start"), ir.Name("end")),
+        "_jagged_mean_kernel": (None, ir.Name("longest")),
+    }
+    (mean,) = [k for k in module.kernels if k.name == "_jagged_mean_kernel"]
+    (load,) = [e for e in all_exprs(mean.body) if isinstance(e, ir.Load) and e.tensor == "flat"]
+    assert load.mask == ir.Name("in_sequence")
     # The IR interpreter runs both as the source does: an empty sequence, one of 40 rows.
     source = load_module(library / "triton" / "jagged.py", "source")
     values, offsets = torch.randn(51, 37), torch.tensor([0, 3, 3, 43, 51])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from translator.ir.nodes import ATOMIC_OPS, DTYPE_NAMES, REDUCE_OPS, SCAN_OPS
@@ -90,3 +91,15 @@ def reduce_identity(op: str) -> float:
     if op in ("min", "argmin"):
         return float("inf")
     raise KeyError(op)
+
+
+def integer_identity(identity: float, dtype: str) -> int | None:
+    """What stands for an infinite identity (max's ``-inf``, min's ``inf``) in integer
+    ``dtype``: its lowest or highest value (``None`` for a finite identity or another dtype)."""
+    if not math.isinf(identity) or dtype not in ("int8", "int16", "int32", "int64", "uint8"):
+        return None
+    bits = int(dtype.removeprefix("u").removeprefix("int"))
+    low, high = (
+        (0, 2**bits - 1) if dtype.startswith("u") else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+    )
+    return low if identity < 0 else high

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field
 
 from translator.diagnostics import TranslationError
+from translator.dialects.common.backend import refuse_load_predicates
 from translator.dialects.common.printer import ATOM, CodePrinter
 from translator.ir import nodes as ir
 from translator.ir.interpreter import next_power_of_2
@@ -79,6 +80,9 @@ class KernelWriter(CodePrinter):
 
     def _plan(self) -> None:
         k = self.kernel
+        refuse_load_predicates(
+            k, "cuTile", "pad the sequences on the host and load whole tiles with padding_mode"
+        )
         for s in walk_stmts(k.body):
             if isinstance(s, ir.Assign):
                 self.taken.add(s.target)

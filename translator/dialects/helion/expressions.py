@@ -857,16 +857,18 @@ class ExprBuilder:
                 raise self.error(node, "hl.load needs an index list")
             items = self.index_items(tensor.value, [e.value for e in index.elements], node)
             load = ir.Load(tensor.value, items, 0.0, loc=loc)
-            self.check_lane_mask(load, kwargs.get("extra_mask"), node)
-            return load
+            pred = self.check_lane_mask(load, kwargs.get("extra_mask"), node)
+            return load if pred is None else dataclasses.replace(load, mask=pred)
         raise self.error(node, f"hl.{fn}(...) is not supported in an expression here")
 
     def check_lane_mask(
         self, access: ir.Load | ir.Store, mask_node: cst.BaseExpression | None, node: cst.CSTNode
-    ) -> None:
-        """Accept ``extra_mask=`` only where it is what the IR's tile index implies: the validity
+    ) -> ir.Expr | None:
+        """Accept ``extra_mask=`` where it is what the IR's tile index implies: the validity
         of the lanes of each lane tile (``hl.arange``) the access spans, and require it there
-        (Helion masks tiles itself, the lanes of an ``hl.arange`` not)."""
+        (Helion masks tiles itself, the lanes of an ``hl.arange`` not). A load through tiles
+        only may take any other mask as its predicate (Helion's jagged ``k < nnz``), which
+        this returns."""
         if isinstance(access, ir.Load):
             dims = dims_of(self.type_of(access, node))
         else:
@@ -883,19 +885,26 @@ class ExprBuilder:
                     f"use hl.load/hl.store with extra_mask= the validity of the lanes ({masks})",
                 )
             return
+        if not lanes and isinstance(access, ir.Load):
+            # A condition on data (Helion's batched jagged style: `k < nnz[:, None]`): the
+            # load's predicate, lanes where it fails not read.
+            pred = self.expr(mask_node)
+            pred_type = self.type_of(pred, mask_node)
+            if dtype_of(pred_type) != ir.BOOL or len(dims_of(pred_type)) > len(dims):
+                raise self.error(
+                    mask_node,
+                    f"extra_mask=`{source_of(mask_node)}` is not a boolean mask of the "
+                    "loaded region",
+                    "pass a comparison broadcast to the region (`k[None, :] < n[:, None]`)",
+                )
+            return pred
         if not lanes:
-            # A condition on data (Helion's batched jagged style: `k < nnz[:, None]`) would
-            # need a load predicate, which the IR's loads do not have (they mask only the lanes
-            # past a tile's bounds).
             raise self.error(
                 mask_node,
-                "extra_mask= is read only as the validity of the lanes of a strided tile "
-                "loop; a mask that keeps the load inside data-dependent bounds (a jagged "
-                "sequence's `k < nnz`) has no IR form",
-                "loop between the bounds instead: one sequence per program, "
-                "`for b in hl.grid(B)`, `start = offsets[b]`, `end = offsets[b + 1]`, "
-                "`for tile_r in hl.tile(start, end)` (Helion masks the last tile); or, where "
-                "every lane is in bounds, mask the loaded value with torch.where",
+                "extra_mask= on a store is read only as the validity of the lanes of a "
+                "strided tile loop",
+                "select the stored value with torch.where, or store through tiles whose "
+                "bounds mask the region",
             )
         mask = self.expr(mask_node)
         mask_dims = dims_of(self.type_of(mask, mask_node))

@@ -384,7 +384,7 @@ class ControlMixin:
         strided tile (tile ``s``, ``s + S``, ...), ``range(s * B, n, B * S)`` (exactly the tiles
         in bounds) or ``range(0, cdiv(n, B * S))`` (extra iterations that must be no-ops)."""
         key = self.key_tree(tile.key)
-        if tile.offset is not None:
+        if tile.offset is not None or self.loaded_extent(tile):
             return self.offset_bounds(tile, node, stop, step), None
         expected = ir.Call("cdiv", (tile.extent, key))
         if af.poly(start, self.atoms) != {}:
@@ -491,11 +491,19 @@ class ControlMixin:
         begin = self.scalar_ir(ir.BinOp("*", tile.start, self.key_tree(tile.key)), node)
         return simplify(begin), self.scalar_ir(tile.step, node)
 
-    def offset_bounds(self, tile: Tile, node: cst.For, stop: ir.Expr, step: ir.Expr) -> ir.Expr:
+    def loaded_extent(self, tile: Tile) -> bool:
+        """Whether a loop tile's masks bound it by a value the kernel loads."""
+        return tile.extent is not None and any(
+            kind_of(s) is SymKind.DATA for s in af.symbols_in(tile.extent)
+        )
+
+    def offset_bounds(
+        self, tile: Tile, node: cst.For, stop: ir.Expr, step: ir.Expr
+    ) -> ir.Expr | None:
         """The begin of a loop ``range(start, end, B)`` whose lanes ``start_r + arange(B)`` are
-        tiles from ``start`` (any scalar: a jagged sequence's loaded first row) up to ``end``,
-        which the masks must bound them by."""
-        assert tile.offset is not None and tile.extent is not None
+        tiles from ``start`` (any scalar: a jagged sequence's loaded first row, or 0) up to
+        ``end`` (any scalar), which the masks must bound them by."""
+        assert tile.extent is not None
         ok = af.same_poly(af.poly(step, self.atoms), af.poly(self.key_tree(tile.key), self.atoms))
         if not ok or not af.same_poly(af.poly(stop, self.atoms), af.poly(tile.extent, self.atoms)):
             raise self.error(
@@ -505,6 +513,8 @@ class ControlMixin:
                 "loop over range(start, end, BLOCK) with lanes `off + tl.arange(0, BLOCK)` "
                 "masked by `< end`",
             )
+        if tile.offset is None:
+            return None
         return self.bound_ir(tile.offset, node.iter)
 
     def no_op_overshoot(self, tile: Tile, loop: Loop, body: list[ir.Stmt]) -> None:

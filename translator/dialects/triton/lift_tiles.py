@@ -379,9 +379,12 @@ class TilesMixin:
         return p
 
     def set_extent(self, tile: Tile, bound: ir.Expr, node) -> None:
-        if tile.offset is not None:
-            # A tile from a loaded start ends where the kernel says (a loaded end): the bound
-            # stays an index tree, checked against the loop's stop.
+        loaded = any(kind_of(s) is SymKind.DATA for s in af.symbols_in(bound))
+        if tile.offset is not None or (
+            loaded and tile.base is not None and kind_of(tile.base) is SymKind.ITER
+        ):
+            # A loop tile from a loaded start, or up to a loaded end (a jagged row's, a batch's
+            # longest row): the bound stays an index tree, checked against the loop's stop.
             if tile.extent is None:
                 tile.extent = bound
             elif not af.same_poly(af.poly(bound, self.atoms), af.poly(tile.extent, self.atoms)):
