@@ -302,6 +302,10 @@ class KernelEmitter(CodePrinter):
                 e.loc or self.kernel.loc,
                 f"compute `{e.op}(...)` on the host and pass it to the kernel",
             )
+        result = dtype_of(self.type_of(e))
+        if isinstance(result, ir.DType) and result.name not in ir.FLOAT_DTYPES:
+            # NaN propagation is a float concern: integers take the plain call.
+            template = re.sub(r", propagate_nan=[\w.]+", "", template)
         fp32 = e.op in self.spell["fp32_only"]["ops"]
         single = _is_single_call(template)
         args = [self._f32(a) if fp32 else self.text(a) for a in e.args]
@@ -311,7 +315,6 @@ class KernelEmitter(CodePrinter):
         if not single:
             args = [f"({a})" if _needs_parens(a) else a for a in args]
         out = template.format(*args)
-        result = dtype_of(self.type_of(e))
         if fp32 and not _is_f32(result):
             # Computed in float32 for the math library; the IR keeps the operand's dtype.
             return f"({out}).to({self.dtype(result)})" if not single else (

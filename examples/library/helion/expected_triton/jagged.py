@@ -142,7 +142,7 @@ def _jagged_mean_kernel(
             )
             acc = acc + tl.sum(x.to(tl.float32), axis=1)
         # An empty sequence divides its zero sum by 1.
-        count = tl.maximum(lengths, 1, propagate_nan=tl.PropagateNan.ALL).to(tl.float32)
+        count = tl.maximum(lengths, 1).to(tl.float32)
         out_ptrs = out_ptr + offs_b[:, None] * stride_out0 + offs_d[None, :] * stride_out1
         tl.store(
             out_ptrs,
