@@ -30,9 +30,6 @@ REFUSED: dict[tuple[str, str], set[str]] = {
     # and whose output layout (one partial sum per program) depends on it: a tunable cannot
     # stand in for it, and the IR has no block sizes the launch passes (yet).
     ("examples/library/triton", "reductions"): {"helion"},
-    # A loop whose bounds the kernel loads (a jagged sequence's rows): the IR's loops run a
-    # trip count the host can compute.
-    ("examples/library/triton", "jagged"): {"helion"},
     # A grouped GEMM that reaches its groups through a table of addresses
     # (`tl.load(ptrs + g).to(tl.pointer_type(...))`): the IR reaches tensors only through
     # kernel arguments.

@@ -1515,3 +1515,78 @@ def test_a_block_sized_to_its_data_is_computed_from_the_size_not_pinned_at_the_c
     (kernel,) = module.kernels
     (block,) = [t for t in kernel.tunables if t.kind == "block_size"]
     assert (block.default, block.fit) == (32768, True)
+
+
+# --------------------------------------------------------------------------------------------------
+# Jagged loops: bounds the kernel loads
+
+HELION_BATCHED_JAGGED = """
+from __future__ import annotations
+
+import helion
+import helion.language as hl
+import torch
+
+
+@helion.kernel(config=helion.Config(block_sizes=[4, 32, 16]))
+def jagged_sum_rows(values: torch.Tensor, offsets: torch.Tensor) -> torch.Tensor:
+    num_seqs = offsets.size(0) - 1
+    features = values.size(1)
+    out = torch.zeros([num_seqs, features], dtype=values.dtype, device=values.device)
+    flat = values.view(-1)
+    for tile_b in hl.tile(num_seqs):
+        starts = offsets[tile_b]
+        ends = offsets[tile_b.index + 1]
+        nnz = ends - starts
+        max_nnz = nnz.amax()
+        for tile_d in hl.tile(features):
+            acc = hl.zeros([tile_b, tile_d], dtype=torch.float32)
+            for tile_k in hl.tile(0, max_nnz):
+                rows = starts[:, None] + tile_k.index[None, :]
+                idx = rows[:, :, None] * features + tile_d.index[None, None, :]
+                valid = (tile_k.index[None, :] < nnz[:, None])[:, :, None]
+                x = hl.load(flat, [idx], extra_mask=valid)
+                acc = acc + x.to(torch.float32).sum(dim=1)
+            out[tile_b, tile_d] = acc.to(out.dtype)
+    return out
+"""
+
+
+def test_helion_jagged_loops_read_their_loaded_bounds() -> None:
+    module = parse_file(ROOT / "examples" / "library" / "helion" / "jagged.py", "helion")
+    bounds = {}
+    for kernel in module.kernels:
+        (_, rows) = [s for s in walk_stmts(kernel.body) if isinstance(s, ir.TileLoop)]
+        (tile,) = rows.tiles
+        bounds[kernel.name] = (tile.begin, tile.extent)
+    assert bounds == {
+        # One sequence per program: its rows, from `offsets[seq]` to `offsets[seq + 1]`.
+        "_jagged_sum_kernel": (ir.Name("start"), ir.Name("end")),
+        # A tile of sequences: rows up to the longest (each masked past its own length).
+        "_jagged_mean_kernel": (ir.Const(0), ir.Name("longest")),
+    }
+
+
+def test_helion_batched_jagged_style_is_a_load_predicate_the_interpreter_runs() -> None:
+    # `hl.tile(0, max_nnz)` over a loaded maximum, and `extra_mask=` a condition on data: the
+    # load's predicate (lanes where it fails are not read).
+    module = parse_source(HELION_BATCHED_JAGGED, "batched_jagged.py", "helion")
+    (kernel,) = module.kernels
+    (load,) = [e for e in kernel_exprs(kernel) if isinstance(e, ir.Load) and e.tensor == "flat"]
+    assert load.mask == ir.Name("valid") and load.other == 0.0
+    (loop,) = [s for s in walk_stmts(kernel.body) if isinstance(s, ir.TileLoop)][1].tiles
+    assert loop.extent == ir.Name("max_nnz")
+    values, offsets = torch.randn(51, 37), torch.tensor([0, 3, 3, 43, 44, 51])
+    want = torch.stack([values[offsets[b] : offsets[b + 1]].sum(0) for b in range(5)])
+    torch.testing.assert_close(run_module(module, "jagged_sum_rows", values, offsets), want)
+
+
+def test_a_data_mask_on_a_helion_store_is_refused_with_what_to_write() -> None:
+    text = HELION_BATCHED_JAGGED.replace(
+        "out[tile_b, tile_d] = acc.to(out.dtype)",
+        "hl.store(out, [tile_b, tile_d], acc.to(out.dtype), extra_mask=nnz[:, None] > 0)",
+    )
+    with pytest.raises(TranslationError) as info:
+        parse_source(text, "batched_jagged.py", "helion")
+    assert "extra_mask= on a store is read only as the validity" in info.value.message
+    assert "torch.where" in (info.value.hint or "")

@@ -343,3 +343,37 @@ def test_duplicate_kernel_names() -> None:
     module = hand_module("mm.py", matmul(valid_body()))
     with pytest.raises(IRTypeError, match="duplicate kernel names"):
         verify(dataclasses.replace(module, kernels=module.kernels * 2))
+
+
+# --------------------------------------------------------------------------------------------------
+# Loops between device scalars, load predicates
+
+
+def test_a_loop_may_run_between_device_scalars(check) -> None:
+    # `hl.tile(start, end)` with `start`, `end` computed in the kernel (a jagged row's offsets).
+    start = ir.Assign("start", ir.TileAttr("tile_m", "begin"))
+    end = ir.Assign("end", ir.BinOp("+", N("start"), C(3)))
+    loop = ir.TileLoop((dataclasses.replace(TK, begin=N("start"), extent=N("end")),), ())
+    check((start, end, loop))
+    tile_bound = ir.Assign("bad", ir.TileAttr("tile_m", "index"))
+    wide = ir.TileLoop((dataclasses.replace(TK, extent=N("bad")),), (), loc=LOC)
+    with pytest.raises(IRTypeError, match="the bounds of tile 'tile_k' must be scalars"):
+        check((tile_bound, wide))
+
+
+def test_a_load_predicate_is_a_boolean_of_the_region_and_needs_other(check) -> None:
+    x = ir.Load("x", T("tile_m", "tile_k"))
+    valid = ir.BinOp("<", ir.TileAttr("tile_k", "index"), N("k"))
+    ok = dataclasses.replace(x, mask=ir.ExpandDims(valid, 0))
+    check((acc_init(), ir.TileLoop((TK,), (ir.Assign("acc", dot(lhs=ok)),)), store_acc()))
+    for bad, message in (
+        (dataclasses.replace(ok, other=None), "must say what masked lanes read"),
+        (dataclasses.replace(ok, mask=ir.TileAttr("tile_k", "index")), "must be boolean"),
+        (
+            dataclasses.replace(ok, mask=ir.BinOp("<", ir.TileAttr("tile_n", "index"), N("n"))),
+            "cannot broadcast",
+        ),
+    ):
+        body = (acc_init(), ir.TileLoop((TK,), (ir.Assign("acc", dot(lhs=bad)),)), store_acc())
+        with pytest.raises(IRTypeError, match=message):
+            check(body)

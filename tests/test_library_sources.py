@@ -95,6 +95,7 @@ PUBLIC_API: dict[str, set[str]] = {
     "helion/glu.py": {"swiglu", "swiglu_fwd", "swiglu_bwd", "geglu"},
     "helion/causal_attention.py": {"causal_attention", "causal_attention_fwd"},
     "helion/group_norm.py": {"group_norm", "group_norm_fwd"},
+    "helion/jagged.py": {"jagged_sum", "jagged_mean"},
     "helion/geglu.py": {"geglu", "geglu_fwd", "geglu_bwd"},
     "helion/layer_norm_grad.py": {"layer_norm", "layer_norm_fwd", "layer_norm_bwd"},
     "helion/mixed_matmul.py": {"w8a16_matmul", "quantize_weight", "linear_w8a16"},
@@ -598,6 +599,18 @@ def test_helion_softmax() -> None:
     torch.testing.assert_close(m.log_softmax(x, dim=-1), torch.log_softmax(x, -1))
     torch.testing.assert_close(m.softmax(x, dim=1), torch.softmax(x, 1))
     torch.testing.assert_close(m.log_softmax(x, dim=1), torch.log_softmax(x, 1))
+
+
+def test_helion_jagged() -> None:
+    m = lib("helion/jagged.py")
+    values = torch.randn(60, 37)
+    # An empty sequence in the middle, one of several row blocks (the configs' 16 rows), and
+    # more sequences than jagged_mean's tile of 4 (the last tile ragged).
+    offsets = torch.tensor([0, 5, 5, 41, 44, 60])
+    rows = [values[offsets[b] : offsets[b + 1]] for b in range(5)]
+    torch.testing.assert_close(m.jagged_sum(values, offsets), torch.stack([r.sum(0) for r in rows]))
+    means = torch.stack([r.mean(0) if len(r) else torch.zeros(37) for r in rows])
+    torch.testing.assert_close(m.jagged_mean(values, offsets), means)
 
 
 def test_helion_matmul() -> None:

@@ -113,7 +113,6 @@ def test_every_library_module_but_the_refused_has_a_golden() -> None:
         == refused
         == {
             "triton/reductions.py",
-            "triton/jagged.py",
             "triton/grouped_gemm.py",
             "triton/streamk_gemm.py",
         }
@@ -173,12 +172,6 @@ def test_library_translation_translates_back(pair: tuple[Path, Path], tmp_path: 
     ("name", "where", "what"),
     [
         ("reductions", r"reductions\.py:\d+:\d+: error: ", "but the kernel's tiles need"),
-        (
-            "jagged",
-            r"jagged\.py:34:16: error: the bounds of this loop \(`start`, `end`\) are values "
-            "the kernel loads",
-            "pad the jagged values on the host",
-        ),
         (
             "grouped_gemm",
             r"grouped_gemm\.py:46:50: error: `tl\.pointer_type` is not supported yet",

@@ -770,6 +770,24 @@ def test_refuses_a_data_dependent_mask():
     assert where(err) == (12, 35)
 
 
+def test_a_load_masked_by_data_reads_its_bounds_and_a_predicate():
+    # Lanes where `w > 0` fails are not read (they read `other`): the load's predicate.
+    body = (
+        "w = tl.load(x_ptr + offs, mask=offs < n, other=0.0)\n"
+        "x = tl.load(x_ptr + offs, mask=(offs < n) & (w > 0), other=0.0)\n"
+        "tl.store(y_ptr + offs, x, mask=offs < n)"
+    )
+    src = KERNEL.format(body=body.replace("\n", "\n    "), grid=GRID, block="128")
+    (entry,) = lifted(parse_source(src, "kernel.py", "triton"))
+    (load,) = [e for e in exprs(entry, ir.Load) if e.mask is not None]
+    assert load.tensor == "x_flat" and load.other == 0.0  # the kernel reads x flattened
+    x = torch.randn(3, 50)
+    assert torch.equal(run_entry(entry, (x,)), torch.where(x > 0, x, 0.0))
+    refused = refuse(body.replace("& (w > 0), other=0.0)", "& (w > 0))"))
+    assert "tests loaded values, so masked lanes are read: they need a value" in refused.message
+    assert refused.hint and "other=" in refused.hint
+
+
 def test_refuses_a_grid_that_is_not_one_program_per_tile():
     err = refuse(
         "x = tl.load(x_ptr + offs, mask=offs < n)\ntl.store(y_ptr + offs, x, mask=offs < n)",
@@ -912,3 +930,90 @@ def test_refuses_a_propagate_nan_mode_it_cannot_name():
     assert "unsupported propagate_nan value" in err.message
     assert "tl.PropagateNan.ALL" in err.message
     assert where(err) == (12, 60)  # at `mode`
+
+
+# --------------------------------------------------------------------------------------------------
+# Loop bounds that are expressions: program-id offsets (split-K), loaded scalars (jagged rows)
+
+SPLIT_K_FROM_PID = (
+    (EXAMPLES / "matmul_splitk.py")
+    .read_text()
+    .replace(
+        """    for k in range(0, tl.cdiv(K, BLOCK_K * SPLIT_K)):
+        k_remaining = K - k * (BLOCK_K * SPLIT_K)
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < k_remaining, other=0.0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < k_remaining, other=0.0)""",
+        """    for k0 in tl.range(pid_k * BLOCK_K, K, BLOCK_K * SPLIT_K):
+        offs_k = k0 + tl.arange(0, BLOCK_K)
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < K, other=0.0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < K, other=0.0)""",
+    )
+)
+
+
+def test_a_loop_from_a_program_id_offset_is_the_same_strided_tile_loop(tmp_path: Path):
+    # `range(pid_k * BLOCK_K, K, BLOCK_K * SPLIT_K)` runs exactly the K tiles in bounds: the
+    # loop `range(0, cdiv(K, BLOCK_K * SPLIT_K))` with masks by the remaining K, as IR.
+    assert "tl.range(pid_k * BLOCK_K" in SPLIT_K_FROM_PID
+    (path := tmp_path / "matmul_splitk.py").write_text(SPLIT_K_FROM_PID)
+    (entry,) = lifted(parse_file(path, "triton"))
+    (kernel,) = entry.kernels()
+    (loop,) = [s for s in walk_stmts(kernel.body) if isinstance(s, ir.TileLoop)]
+    (original,) = [
+        s for s in walk_stmts(lift("matmul_splitk").kernels()[0].body) if isinstance(s, ir.TileLoop)
+    ]
+    assert loop.tiles == original.tiles
+    source = load_module(path, "source")
+    a, b = torch.randn(33, 301), torch.randn(301, 45)
+    ref = source.matmul_splitk(a.clone(), b.clone(), 3)
+    torch.testing.assert_close(run_entry(entry, (a, b, 3)), ref, rtol=1e-4, atol=1e-4)
+
+
+def test_refuses_a_split_over_a_program_id_digit_that_is_not_the_step():
+    golden = ROOT / "examples" / "tilelang" / "expected_triton" / "gemm_splitk.py"
+    # Programs `bz = pid % split_k` take K tiles bz, bz + split_k + 1, ...: some never run.
+    text = golden.read_text().replace("BLOCK_K * split_k", "BLOCK_K * (split_k + 1)")
+    err = _refusal(text)
+    assert "in steps of split_k + 1, but the digit takes split_k values" in err.message
+    assert err.loc is not None and "tl.range(bz * BLOCK_K" in text.splitlines()[err.loc.line - 1]
+
+
+def test_jagged_loops_run_between_loaded_bounds():
+    library = ROOT / "examples" / "library"
+    # A row at a time (`for row in range(start, end)`): a scalar loop from `start` to `end`.
+    (entry, *_) = lifted(parse_file(library / "triton" / "jagged.py", "triton"))
+    (loop,) = [s for s in walk_stmts(entry.kernels()[0].body) if isinstance(s, ir.TileLoop)]
+    (row,) = loop.tiles
+    assert row.scalar and (row.begin, row.extent) == (ir.Name("start"), ir.Name("end"))
+    # Tiles of rows (`range(start, end, BLOCK)`, lanes masked by `< end`): a tile loop; and
+    # `range(0, longest, BLOCK)` with loads masked by `offs_r < lengths`: a predicate.
+    module = parse_file(library / "helion" / "expected_triton" / "jagged.py", "triton")
+    bounds = {}
+    for kernel in module.kernels:
+        loops = [s for s in walk_stmts(kernel.body) if isinstance(s, ir.TileLoop)]
+        (tile,) = loops[-1].tiles
+        assert not tile.scalar
+        bounds[kernel.name] = (tile.begin, tile.extent)
+    assert bounds == {
+        "_jagged_sum_kernel": (ir.Name("start"), ir.Name("end")),
+        "_jagged_mean_kernel": (None, ir.Name("longest")),
+    }
+    (mean,) = [k for k in module.kernels if k.name == "_jagged_mean_kernel"]
+    (load,) = [e for e in all_exprs(mean.body) if isinstance(e, ir.Load) and e.tensor == "flat"]
+    assert load.mask == ir.Name("in_sequence")
+    # The IR interpreter runs both as the source does: an empty sequence, one of 40 rows.
+    source = load_module(library / "triton" / "jagged.py", "source")
+    values, offsets = torch.randn(51, 37), torch.tensor([0, 3, 3, 43, 51])
+    torch.testing.assert_close(
+        run_entry(entry, (values, offsets, False)), source.jagged_sum(values, offsets)
+    )
+
+
+def test_refuses_a_jagged_tile_loop_masked_by_another_bound():
+    golden = ROOT / "examples" / "library" / "helion" / "expected_triton" / "jagged.py"
+    text = golden.read_text().replace("mask_r = offs_r < end", "mask_r = offs_r < end - 1", 1)
+    err = _refusal(text)
+    assert "does not step through whole tile_r tiles up to the bound its masks check" in (
+        err.message
+    )
+    assert "range(start, end, BLOCK)" in (err.hint or "")

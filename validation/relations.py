@@ -302,6 +302,16 @@ class _Builder:
         self.typed_pass()
         return self.finish()
 
+    def device_bound(self, tile: ir.TileVar) -> bool:
+        """Whether a loop's extent or start is a value the kernel computes (loads), not a
+        host size."""
+        return any(
+            isinstance(e, ir.Name) and e.id in self.defs
+            for bound in (tile.extent, tile.begin)
+            if bound is not None
+            for e in walk_expr(bound)
+        )
+
     def stmt(self, s: ir.Stmt, device: bool) -> None:
         if isinstance(s, ir.ShapeUnpack):
             self.set_rank(s.tensor, len(s.targets))
@@ -342,6 +352,8 @@ class _Builder:
             scope = dict(self.tiles[-1])
             for t in tiles:
                 scope[t.name] = t
+                if self.device_bound(t):
+                    continue  # a jagged row's `offsets[b + 1]`: no size of any input
                 self.use(expr_key(t.extent), "index" if t.scalar else "tile")
                 self.exprs(t.extent)
             self.tiles.append(scope)
@@ -436,6 +448,8 @@ class _Builder:
             k = dim_key(tensor, axis)
             if isinstance(item, ir.TileIndex):
                 tile = scope.get(item.tile)
+                if tile is not None and self.device_bound(tile):
+                    tile = None  # lanes below a loaded bound say nothing of the dim's size
                 if tile is not None:
                     self.uf.union(k, expr_key(tile.extent))
                 # A block-1 grid index (batch, head) only picks one element per program.
@@ -445,7 +459,10 @@ class _Builder:
                     self.uf.union(k, expr_key(item.extent))
                 self.use(k, "full")
             elif isinstance(item, ir.ScalarIndex):
-                if isinstance(item.value, ir.Name) and item.value.id in scope:
+                loop = scope.get(item.value.id) if isinstance(item.value, ir.Name) else None
+                if loop is not None and self.device_bound(loop):
+                    pass  # a row of a jagged sequence: bounded by loaded offsets, not a size
+                elif isinstance(item.value, ir.Name) and item.value.id in scope:
                     self.uf.union(k, expr_key(scope[item.value.id].extent))
                 else:
                     # A scalar read from an input (``x[row, label]``) is a one-element gather.

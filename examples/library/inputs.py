@@ -128,6 +128,13 @@ def inputs(entry: str, device: str, dtype: str) -> tuple | None:
     if entry == "splitk_gemm":
         # K = 300: two rounds of 4 splits of 64, the last ragged.
         return rand(M, 300), rand(300, N)
+    if entry in ("jagged_sum", "jagged_mean"):
+        # Six sequences of 3, 0, 40, 1, 7 and 2 rows (one empty, one of several row blocks)
+        # of N features: `offsets` are their starts and the total (B + 1 entries). At
+        # benchmark sizes, M sequences of up to 2 * K rows.
+        lengths = torch.tensor([3, 0, 40, 1, 7, 2]) if M < 1024 else torch.randint(0, 2 * K, (M,))
+        offsets = torch.cat([torch.zeros(1, dtype=torch.int64), lengths.cumsum(0)])
+        return rand(int(lengths.sum()), N), offsets.to(device)
     if entry == "group_norm":
         # 6 channels in 3 groups over a ragged 5 x 7 image.
         return rand(2, 6, 5, 7), 3, rand(6), rand(6), 1e-5

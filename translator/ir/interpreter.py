@@ -472,11 +472,12 @@ class _Interpreter:
         return mask
 
     def region(
-        self, tensor: str, index: tuple[ir.IndexItem, ...]
+        self, tensor: str, index: tuple[ir.IndexItem, ...], pred: torch.Tensor | None = None
     ) -> tuple[list[torch.Tensor], torch.Tensor, tuple[ir.Dim, ...]]:
         """Per-tensor-dim index tensors, valid mask and dims of ``tensor[index]``.
 
-        Index tensors are broadcast to the padded region and zeroed in invalid lanes.
+        Index tensors are broadcast to the padded region and zeroed in invalid lanes (and in
+        lanes where a load's predicate ``pred`` is false).
         """
         t = self.tensor(tensor)
         dims = _index_dims(tensor, index, self.tenv, None)
@@ -511,6 +512,8 @@ class _Interpreter:
             idx.append(torch.broadcast_to(lanes.long(), shape))
         if len(idx) != t.dim():
             raise InterpreterError(f"{tensor!r} has {t.dim()} dims but is indexed with {len(idx)}")
+        if pred is not None:
+            mask = mask & torch.broadcast_to(pred, shape)
         for d, lanes in enumerate(idx):
             if bool((((lanes < 0) | (lanes >= t.size(d))) & mask).any()):
                 raise InterpreterError(f"out-of-bounds access to {tensor!r} along dim {d}")
@@ -605,7 +608,8 @@ class _Interpreter:
 
     def _Load(self, e: ir.Load, t: Type) -> torch.Tensor:
         src = self.tensor(e.tensor)
-        idx, mask, _ = self.region(e.tensor, e.index)
+        pred = None if e.mask is None else self.dv(e.mask).bool()
+        idx, mask, _ = self.region(e.tensor, e.index, pred)
         values = src[tuple(idx)] if idx else src.reshape(())
         other = poison(src.dtype) if e.other is None else e.other
         return torch.where(mask, values, torch.tensor(other, device=self.device).to(src.dtype))

@@ -255,11 +255,17 @@ IndexItem = Union[TileIndex, FullIndex, ScalarIndex, NewAxis, GatherIndex]
 
 @dataclass(frozen=True)
 class Load(Expr):
-    """Read a region of host tensor ``tensor``. ``other`` is what invalid lanes read as."""
+    """Read a region of host tensor ``tensor``. ``other`` is what invalid lanes read as.
+
+    ``mask`` (a boolean tile broadcastable to the region, or ``None``) is a predicate on valid
+    lanes: where it is false the lane is not read and holds ``other`` (which must then be a
+    value). It keeps a load inside bounds the data decides (a jagged row's ``k < nnz``).
+    """
 
     tensor: str
     index: tuple[IndexItem, ...]
     other: float | None = 0.0
+    mask: Expr | None = None
     loc: Loc | None = _loc()
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from translator.ir.nodes import ATOMIC_OPS, DTYPE_NAMES, REDUCE_OPS, SCAN_OPS
@@ -111,3 +112,15 @@ def next_power_of_2(n: int) -> int:
     Here, not in the interpreter, so that backends that need it do not import torch.
     """
     return 1 if n <= 1 else 1 << (n - 1).bit_length()
+
+
+def integer_identity(identity: float, dtype: str) -> int | None:
+    """What stands for an infinite identity (max's ``-inf``, min's ``inf``) in integer
+    ``dtype``: its lowest or highest value (``None`` for a finite identity or another dtype)."""
+    if not math.isinf(identity) or dtype not in ("int8", "int16", "int32", "int64", "uint8"):
+        return None
+    bits = int(dtype.removeprefix("u").removeprefix("int"))
+    low, high = (
+        (0, 2**bits - 1) if dtype.startswith("u") else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+    )
+    return low if identity < 0 else high

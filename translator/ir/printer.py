@@ -110,7 +110,8 @@ def format_expr(e: ir.Expr, prec: int = 0) -> str:
         return f"{e.tile}.{e.attr}"
     if isinstance(e, ir.Load):
         pad = "never-read" if e.other is None else repr(e.other)
-        return f"load {e.tensor}{format_index(e.index)} pad={pad}"
+        where = "" if e.mask is None else f" where {format_expr(e.mask)}"
+        return f"load {e.tensor}{format_index(e.index)}{where} pad={pad}"
     if isinstance(e, ir.Full):
         return f"full({format_dims(e.shape)}, {format_expr(e.value)}, {format_dtype(e.dtype)})"
     if isinstance(e, ir.Arange):

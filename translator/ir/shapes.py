@@ -361,7 +361,16 @@ def _load(e: ir.Load, env: TypeEnv) -> Type:
     indexed = sum(1 for i in e.index if not isinstance(i, ir.NewAxis))
     if t.rank is not None and indexed != t.rank:
         raise IRTypeError(f"{e.tensor!r} has {t.rank} dims but is indexed with {indexed}", e.loc)
-    return TileType(index_dims(e.tensor, e.index, env, e.loc), t.dtype)
+    dims = index_dims(e.tensor, e.index, env, e.loc)
+    if e.mask is not None:
+        if e.other is None:
+            raise IRTypeError("a load with a mask must say what masked lanes read", e.loc)
+        mask = infer(e.mask, env)
+        if dtype_of(mask) != ir.BOOL:
+            raise IRTypeError("a load's mask must be boolean", e.loc)
+        if broadcast_dims(dims, dims_of(mask), e.loc) != dims:
+            raise IRTypeError("a load's mask has dims the loaded region lacks", e.loc)
+    return TileType(dims, t.dtype)
 
 
 def _full(e: ir.Full, env: TypeEnv) -> Type:

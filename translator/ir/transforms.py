@@ -125,7 +125,11 @@ class _Squeezer:
         if isinstance(e, (ir.Name, ir.Const, ir.SizeOf, ir.ShapeOf, ir.TileAttr)):
             return e
         if isinstance(e, ir.Load):
-            return dataclasses.replace(e, index=tuple(self._index(i) for i in e.index))
+            return dataclasses.replace(
+                e,
+                index=tuple(self._index(i) for i in e.index),
+                mask=None if e.mask is None else self.expr(e.mask),
+            )
         if isinstance(e, ir.BinOp):
             return dataclasses.replace(e, lhs=self.expr(e.lhs), rhs=self.expr(e.rhs))
         if isinstance(e, ir.UnaryOp):

@@ -220,8 +220,8 @@ def _stmt(stmt: ir.Stmt, env: TypeEnv, hook: StmtHook | None, device: bool) -> N
     elif isinstance(stmt, ir.TileLoop):
         inner = env.child()
         for tile in stmt.tiles:
-            _check_host_scalar(tile.extent, env, stmt.loc)
-            for bound in (tile.begin, tile.step):
+            # A loop's bounds may be device scalars (a jagged row's loaded `offsets[b + 1]`).
+            for bound in (tile.extent, tile.begin, tile.step):
                 if bound is not None and dims_of(infer(bound, env)):
                     raise IRTypeError(f"the bounds of tile {tile.name!r} must be scalars", stmt.loc)
             inner.bind_tile(tile)

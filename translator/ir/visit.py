@@ -22,6 +22,8 @@ def child_exprs(e: ir.Expr) -> Iterator[ir.Expr]:
         yield e.value
     elif isinstance(e, ir.Load):
         yield from index_exprs(e.index)
+        if e.mask is not None:
+            yield e.mask
     elif isinstance(e, ir.Full):
         yield e.value
         yield from dim_exprs(e.shape)

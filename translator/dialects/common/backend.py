@@ -106,3 +106,19 @@ def _with_outputs(code: LaunchCode, launch: ir.Launch, module: ir.Module) -> Lau
     return dataclasses.replace(
         code, expr=launch.value, prelude=(*launch.setup, *code.prelude, code.expr)
     )
+
+
+def refuse_load_predicates(kernel: ir.Kernel, language: str, hint: str) -> None:
+    """Refuse, at the load, a kernel whose loads carry a predicate (``ir.Load.mask``: a
+    jagged batch's ``k < nnz``) for a backend that cannot spell one."""
+    from translator.ir.visit import kernel_exprs
+
+    for e in kernel_exprs(kernel):
+        if isinstance(e, ir.Load) and e.mask is not None:
+            raise TranslationError(
+                f"{language} cannot write the load of `{e.tensor}` masked by a condition on "
+                "data (a jagged batch's `k < nnz`): its loads mask only lanes past a tile's "
+                "bounds",
+                e.loc or kernel.loc,
+                hint,
+            )

@@ -310,11 +310,16 @@ class CodePrinter(ExprPrinter):
 
     def _ex_ExpandDims(self, e: ir.ExpandDims) -> tuple[str, int]:
         # NumPy's `x[:, None]`, which torch and Triton both read; a DSL without it overrides.
-        rank = len(dims_of(self.type_of(e.value)))
-        axis = e.axis if e.axis >= 0 else rank + 1 + e.axis
-        parts = [":"] * rank
-        parts.insert(axis, "None")
-        return f"{self.text(e.value, ATOM)}[{', '.join(parts)}]", ATOM
+        # Nested insertions are one subscript (`x[None, None, :]`, not `x[None, :][:, None, :]`).
+        axes: list[int] = []
+        inner: ir.Expr = e
+        while isinstance(inner, ir.ExpandDims):
+            axes.append(inner.axis)
+            inner = inner.value
+        parts = [":"] * len(dims_of(self.type_of(inner)))
+        for axis in reversed(axes):
+            parts.insert(axis if axis >= 0 else len(parts) + 1 + axis, "None")
+        return f"{self.text(inner, ATOM)}[{', '.join(parts)}]", ATOM
 
 
 CodePrinter.stmt_spellings = _collect(CodePrinter, "_st_", ir.Stmt)

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field
 
 from translator.diagnostics import TranslationError
+from translator.dialects.common.backend import refuse_load_predicates
 from translator.dialects.common.printer import ATOM, CodePrinter
 from translator.ir import nodes as ir
 from translator.ir.ops import next_power_of_2, reduce_identity
@@ -82,19 +83,25 @@ class KernelWriter(CodePrinter):
 
     def _plan(self) -> None:
         k = self.kernel
+        refuse_load_predicates(
+            k, "cuTile", "pad the sequences on the host and load whole tiles with padding_mode"
+        )
         for s in walk_stmts(k.body):
             if isinstance(s, ir.Assign):
                 self.taken.add(s.target)
-        tiles = list(k.grid) + [
-            t for s in walk_stmts(k.body) if isinstance(s, ir.TileLoop) for t in s.tiles
+        tiles = [(t, k.loc) for t in k.grid] + [
+            (t, s.loc or k.loc)
+            for s in walk_stmts(k.body)
+            if isinstance(s, ir.TileLoop)
+            for t in s.tiles
         ]
-        for t in tiles:
+        for t, loc in tiles:
             self.taken.add(t.name)
             if (t.begin is not None or t.step is not None) and _first_tile(t) is None:
                 raise TranslationError(
                     f"cuTile cannot write the tile loop over `{t.name}` that starts at an offset "
                     "or skips tiles: ct.load indexes whole tiles from 0",
-                    k.loc,
+                    loc,
                     "iterate over every tile from 0 (split the range on the host)",
                 )
             if isinstance(t.block, str) and t.block not in self.block_names:

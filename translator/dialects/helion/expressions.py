@@ -869,8 +869,8 @@ class ExprBuilder:
                 raise self.error(node, "hl.load needs an index list")
             items = self.index_items(tensor.value, [e.value for e in index.elements], node)
             load = ir.Load(tensor.value, items, 0.0, loc=loc)
-            self.check_lane_mask(load, kwargs.get("extra_mask"), node)
-            return load
+            pred = self.check_lane_mask(load, kwargs.get("extra_mask"), node)
+            return load if pred is None else dataclasses.replace(load, mask=pred)
         if fn == "rand":
             return self._rand(args, kwargs, node)
         raise self.error(node, f"hl.{fn}(...) is not supported in an expression here")
@@ -922,10 +922,12 @@ class ExprBuilder:
 
     def check_lane_mask(
         self, access: ir.Load | ir.Store, mask_node: cst.BaseExpression | None, node: cst.CSTNode
-    ) -> None:
-        """Accept ``extra_mask=`` only where it is what the IR's tile index implies: the validity
+    ) -> ir.Expr | None:
+        """Accept ``extra_mask=`` where it is what the IR's tile index implies: the validity
         of the lanes of each lane tile (``hl.arange``) the access spans, and require it there
-        (Helion masks tiles itself, the lanes of an ``hl.arange`` not)."""
+        (Helion masks tiles itself, the lanes of an ``hl.arange`` not). A load through tiles
+        only may take any other mask as its predicate (Helion's jagged ``k < nnz``), which
+        this returns."""
         if isinstance(access, ir.Load):
             dims = dims_of(self.type_of(access, node))
         else:
@@ -942,11 +944,26 @@ class ExprBuilder:
                     f"use hl.load/hl.store with extra_mask= the validity of the lanes ({masks})",
                 )
             return
+        if not lanes and isinstance(access, ir.Load):
+            # A condition on data (Helion's batched jagged style: `k < nnz[:, None]`): the
+            # load's predicate, lanes where it fails not read.
+            pred = self.expr(mask_node)
+            pred_type = self.type_of(pred, mask_node)
+            if dtype_of(pred_type) != ir.BOOL or len(dims_of(pred_type)) > len(dims):
+                raise self.error(
+                    mask_node,
+                    f"extra_mask=`{source_of(mask_node)}` is not a boolean mask of the "
+                    "loaded region",
+                    "pass a comparison broadcast to the region (`k[None, :] < n[:, None]`)",
+                )
+            return pred
         if not lanes:
             raise self.error(
                 mask_node,
-                "extra_mask= is read only as the validity of the lanes of a strided tile loop",
-                "mask the loaded value with torch.where instead",
+                "extra_mask= on a store is read only as the validity of the lanes of a "
+                "strided tile loop",
+                "select the stored value with torch.where, or store through tiles whose "
+                "bounds mask the region",
             )
         mask = self.expr(mask_node)
         mask_dims = dims_of(self.type_of(mask, mask_node))

@@ -433,6 +433,18 @@ class Writer(CodePrinter):
 
     def _ex_Load(self, e: ir.Load) -> tuple[str, int]:
         mask = self.strided_mask(dims_of(self.type_of(e)))
+        if e.mask is not None:
+            # The load's predicate (a jagged batch's `k < nnz`): Helion's extra_mask, whose
+            # masked-off lanes read 0.
+            if e.other != 0.0:
+                raise self.refuse(
+                    f"a load of `{e.tensor}` whose masked lanes read {e.other!r}: Helion's "
+                    "extra_mask= lanes read 0",
+                    e,
+                    "load with other=0.0 and select the lanes with torch.where after",
+                )
+            pred = self.text(e.mask, PRECEDENCE["&"] + 1)
+            mask = pred if mask is None else f"{mask} & {pred}"
         if mask is not None:
             # Helion masks tiles, not the lanes of a strided tile (an hl.arange): say which are
             # valid. Masked-off lanes read 0, as Helion's own masked lanes do.

@@ -24,6 +24,7 @@ import math
 from dataclasses import dataclass, field
 
 from translator.diagnostics import TranslationError
+from translator.dialects.common.backend import refuse_load_predicates
 from translator.dialects.common.printer import ATOM, CodePrinter
 from translator.ir import nodes as ir
 from translator.ir.ops import reduce_identity
@@ -95,6 +96,11 @@ class KernelWriter(CodePrinter):
         self.uses_stages = False
         self.block_ids: list[str] = []
         self.taken |= {p.name for p in self.kernel.params} | {t.name for t in self.kernel.tunables}
+        refuse_load_predicates(
+            self.kernel,
+            "TileLang",
+            "loop over each sequence's rows: T.copy from `offsets[b]` up to `offsets[b + 1]`",
+        )
 
     # ------------------------------------------------------------------ names
 

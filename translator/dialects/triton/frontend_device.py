@@ -142,6 +142,8 @@ class KernelLifter(
         self.scalar_loops: dict[str, str] = {}  # counter symbol -> index of a loop of indices
         # (program axis, first tile, step) of loops that visit every step-th tile from pid_k.
         self.split_steps: list[tuple[int, ir.Expr, ir.Expr, cst.CSTNode]] = []
+        # (digit symbol, first tile, step, loop): strided loops starting at a program-id digit.
+        self.digit_splits: list[tuple[str, ir.Expr, ir.Expr, cst.CSTNode]] = []
         # Per enclosing branch: (block key, extent) pairs its test proves divisible.
         self.facts: list[list[tuple[af.Key, ir.Expr]]] = []
         for t in launch.host.tunable_names():

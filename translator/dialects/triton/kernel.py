@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from translator.diagnostics import TranslationError
 from translator.dialects.common.printer import ATOM, CodePrinter
 from translator.ir import nodes as ir
-from translator.ir.ops import reduce_identity
+from translator.ir.ops import integer_identity, reduce_identity
 from translator.ir.padding import fold_pad
 from translator.ir.printer import PRECEDENCE, format_expr
 from translator.ir.shapes import (
@@ -302,6 +302,10 @@ class KernelEmitter(CodePrinter):
                 e.loc or self.kernel.loc,
                 f"compute `{e.op}(...)` on the host and pass it to the kernel",
             )
+        result = dtype_of(self.type_of(e))
+        if isinstance(result, ir.DType) and result.name not in ir.FLOAT_DTYPES:
+            # NaN propagation is a float concern: integers take the plain call.
+            template = re.sub(r", propagate_nan=[\w.]+", "", template)
         fp32 = e.op in self.spell["fp32_only"]["ops"]
         single = _is_single_call(template)
         args = [self._f32(a) if fp32 else self.text(a) for a in e.args]
@@ -311,7 +315,6 @@ class KernelEmitter(CodePrinter):
         if not single:
             args = [f"({a})" if _needs_parens(a) else a for a in args]
         out = template.format(*args)
-        result = dtype_of(self.type_of(e))
         if fp32 and not _is_f32(result):
             # Computed in float32 for the math library; the IR keeps the operand's dtype.
             return f"({out}).to({self.dtype(result)})" if not single else (
@@ -364,6 +367,10 @@ class KernelEmitter(CodePrinter):
 
     def _ex_Load(self, e: ir.Load) -> tuple[str, int]:
         ptr, mask = self.region(e.tensor, e.index)
+        if e.mask is not None:
+            # The load's predicate (a jagged row's `k < nnz`) joins the bounds masks.
+            pred = self.text(e.mask, PRECEDENCE["&"] + 1)
+            mask = f"{mask} & {pred}" if mask else pred
         args = [ptr]
         if mask:
             args.append(f"mask={mask}")
@@ -434,7 +441,14 @@ class KernelEmitter(CodePrinter):
             masks.append(_expand(names.mask, axis, len(dims)))
         if not masks:
             return text
-        return f"tl.where({' & '.join(masks)}, {text}, {self._float(identity)})"
+        fill = self._float(identity)
+        dt = dtype_of(self.type_of(e))
+        extreme = integer_identity(identity, dt.name) if isinstance(dt, ir.DType) else None
+        if extreme is not None:
+            # An integer max/min (a jagged batch's longest row): the dtype's extreme, since
+            # `float("-inf")` would promote the integers to floats.
+            fill = str(extreme)
+        return f"tl.where({' & '.join(masks)}, {text}, {fill})"
 
     def _ex_Dot(self, e: ir.Dot) -> tuple[str, int]:
         ta, tb = self.type_of(e.lhs), self.type_of(e.rhs)

@@ -220,24 +220,9 @@ class ControlMixin:
                 self.persistent_tiles(node, first.tree, stop_val.tree, step_val.tree)
                 return
         vals = [first] + [self.ev(a) for a in args[1:]]
-        loaded = [self.src(a) for a, v in zip(args, vals, strict=True) if isinstance(v, Data)]
-        if loaded and 1 <= len(vals) <= 3:
-            # `for row in range(start, end)` with `start = tl.load(offsets_ptr + pid)`: a jagged
-            # row's length. The IR's loops run a trip count the host can compute (tiles of a
-            # size, or a strided share of them); a count read from memory has no IR form.
-            raise self.error(
-                node.iter,
-                f"the bounds of this loop ({', '.join(f'`{x}`' for x in loaded)}) are values the "
-                "kernel loads: the IR's loops run a number of iterations the host can compute, "
-                "and a data-dependent trip count (a jagged sequence's length) has none",
-                "pad the jagged values on the host (`torch.nested.to_padded_tensor`, or a "
-                "[B, max_len, D] buffer) and reduce the padded tensor with a dense kernel whose "
-                "loop runs `range(0, max_len, BLOCK)`, masking rows past each length with "
-                "`tl.where` on a lengths tensor",
-            )
-        if not all(isinstance(v, Idx) for v in vals) or not 1 <= len(vals) <= 3:
-            raise self.error(node.iter, "range bounds must be integers")
-        trees = [v.tree for v in vals]
+        if not 1 <= len(vals) <= 3:
+            raise self.error(node.iter, "range takes one to three arguments")
+        trees = [self.bound_tree(a, v) for a, v in zip(args, vals, strict=True)]
         start, stop, step = (
             (ir.Const(0), trees[0], ir.Const(1))
             if len(trees) == 1
@@ -246,27 +231,62 @@ class ControlMixin:
         if self._is_persistent(start, step):
             self.persistent_loop(node, start, stop)
             return
-        if af.poly(start, self.atoms) != {}:
-            raise self.error(
-                node.iter,
-                f"loops must start at 0, not `{self.src(args[0])}`",
-                "loop over range(0, n, BLOCK) and offset inside the loop",
-            )
-        self.tile_loop(node, stop, step, stages)
+        self.tile_loop(node, stop, step, stages, start)
 
-    def tile_loop(self, node: cst.For, stop: ir.Expr, step: ir.Expr, stages: int | None) -> None:
+    def bound_tree(self, arg: cst.BaseExpression, v: Val) -> ir.Expr:
+        """A ``range`` bound as an index tree: integers over parameters and program ids, or a
+        scalar the kernel loaded (a jagged sequence's ``offsets[b]``), which the loop reads
+        as the IR local holding it."""
+        if isinstance(v, Idx):
+            return v.tree
+        if isinstance(v, Data) and not dims_of(self.type_of(v.expr, arg)):
+            return self.data_symbol(v.expr, ())
+        raise self.error(
+            arg,
+            f"the loop bound `{self.src(arg)}` is not an integer scalar",
+            "bound loops by integers: sizes, program-id offsets or scalars loaded with tl.load",
+        )
+
+    def tile_loop(
+        self,
+        node: cst.For,
+        stop: ir.Expr,
+        step: ir.Expr,
+        stages: int | None,
+        start: ir.Expr | None = None,
+    ) -> None:
+        """``for v in range(start, stop, step)``. The bounds are index trees: ``start`` and
+        ``stop`` may read program ids and loaded scalars (split-K's ``pid_k * BLOCK_K``, a
+        jagged row's ``offsets[b]``); the step is the same in every program."""
         assert isinstance(node.target, cst.Name)
+        start = ir.Const(0) if start is None else start
         self.loop_count += 1
         lid = self.loop_count
         counter = Sym.loop_counter(lid).expr
         self.types.vars[counter.id] = ScalarType(ir.I32)
         step_p = af.poly(step, self.atoms)
-        if any(kind_of(s) is SymKind.PID for s in af.poly_symbols(step_p)):
-            raise self.error(node.iter, "loop steps must not depend on the program id")
+        if any(kind_of(s) in (SymKind.PID, SymKind.DATA) for s in af.poly_symbols(step_p)):
+            raise self.error(
+                node.iter,
+                "loop steps must not depend on the program id or on loaded values",
+                "step by a size or a block size; offset the start instead",
+            )
         is_unit = step_p == {(): 1}
-        trip = stop if is_unit else ir.Call("cdiv", (stop, step))
+        at_zero = af.poly(start, self.atoms) == {}
+        # A unit-step loop's counter is its variable, from `start` (a scalar loop's index, or
+        # the number of a tile from tile `start`); any other loop's counts iterations from 0.
+        span = stop if at_zero else ir.BinOp("-", stop, start)
+        trip = span if is_unit else ir.Call("cdiv", (span, step))
         loop = Loop(lid, node.target.value, trip, step, node)
-        var_tree = counter if is_unit else ir.BinOp("*", step, counter)
+        if not is_unit and not at_zero:
+            loop.origin = start
+        if is_unit:
+            var_tree: ir.Expr = counter
+            iteration: ir.Expr = counter if at_zero else ir.BinOp("-", counter, start)
+        else:
+            var_tree = ir.BinOp("*", step, counter)
+            var_tree = var_tree if at_zero else ir.BinOp("+", start, var_tree)
+            iteration = counter
         # Values carried through the loop: pointers/offsets advanced by a fixed step, data.
         assigned = self.assigned_names(node.body)
         # Names the body overwrites before reading them are body locals, whatever they held
@@ -279,7 +299,7 @@ class ControlMixin:
         entry_env = dict(self.env)
         entry_env[node.target.value] = Idx(var_tree)
         for n, d in steps.items():
-            entry_env[n] = _moved(self.env[n], d, counter)
+            entry_env[n] = _moved(self.env[n], d, iteration)
         assumed: dict[str, frozenset] = {}
         for n in carried - set(steps):
             v = self.env[n]
@@ -314,11 +334,18 @@ class ControlMixin:
         self.loops.pop()
         tile = loop.tile
         if tile is None and is_unit:
-            # No lanes ride on the counter: a loop of plain indices (`for c in range(n)`).
+            # No lanes ride on the counter: a loop of plain indices (`for c in range(n)`,
+            # `for row in range(start, end)` over a jagged sequence's rows).
             name = unique(loop.var, self.taken)
             self.scalar_loops[counter.id] = name
             self.finish_loop(saved_env, shadowed, assigned, carried, steps, trip)
-            tv = ir.TileVar(name, self.host_ir(trip, node.iter), ir.Const(1), scalar=True)
+            tv = ir.TileVar(
+                name,
+                self.bound_ir(stop, node.iter),
+                ir.Const(1),
+                begin=None if at_zero else self.bound_ir(start, node.iter),
+                scalar=True,
+            )
             self.out.append(
                 ir.TileLoop((tv,), tuple(body), num_stages=stages, loc=self.locate(node))
             )
@@ -329,14 +356,70 @@ class ControlMixin:
                 f"cannot map the iterations of `for {loop.var} in ...` to a tile",
                 "index the loop's lanes as `off + tl.arange(0, BLOCK)` for `range(0, n, BLOCK)`",
             )
-        expected = ir.Call("cdiv", (tile.extent, self.key_tree(tile.key)))
-        begin = step_ir = None
+        begin, step_ir = self.tile_bounds(tile, loop, body, node, start, stop, step, trip)
+        self.finish_loop(saved_env, shadowed, assigned, carried, steps, trip)
+        tv = ir.TileVar(tile.name, tile.extent, tile.block, begin=begin, step=step_ir)
+        self.out.append(ir.TileLoop((tv,), tuple(body), num_stages=stages, loc=self.locate(node)))
+
+    def bound_ir(self, tree: ir.Expr, node: cst.CSTNode) -> ir.Expr:
+        """A scalar loop's bound as IR: a host expression where it is one, else a device
+        scalar (program ids resolved with the grid, loaded values as their locals)."""
+        if all(kind_of(s) is SymKind.PARAM for s in af.symbols_in(tree)):
+            return self.host_ir(tree, node)
+        return simplify(self.scalar_ir(tree, node))
+
+    def tile_bounds(
+        self,
+        tile: Tile,
+        loop: Loop,
+        body: list[ir.Stmt],
+        node: cst.For,
+        start: ir.Expr,
+        stop: ir.Expr,
+        step: ir.Expr,
+        trip: ir.Expr,
+    ) -> tuple[ir.Expr | None, ir.Expr | None]:
+        """``begin``/``step`` of the IR loop over ``tile``, once the source loop is proved to
+        visit its tiles: ``range(0, n, B)`` / ``range(0, cdiv(n, B))`` (every tile), or, for a
+        strided tile (tile ``s``, ``s + S``, ...), ``range(s * B, n, B * S)`` (exactly the tiles
+        in bounds) or ``range(0, cdiv(n, B * S))`` (extra iterations that must be no-ops)."""
+        key = self.key_tree(tile.key)
+        if tile.offset is not None or self.loaded_extent(tile):
+            return self.offset_bounds(tile, node, stop, step), None
+        expected = ir.Call("cdiv", (tile.extent, key))
+        if af.poly(start, self.atoms) != {}:
+            same = af.same_poly
+            starts = tile.step is not None and tile.start is not None
+            ok = (
+                starts
+                and same(
+                    af.poly(start, self.atoms), af.poly(ir.BinOp("*", tile.start, key), self.atoms)
+                )
+                and same(
+                    af.poly(step, self.atoms), af.poly(ir.BinOp("*", key, tile.step), self.atoms)
+                )
+                and all(kind_of(s) is SymKind.PARAM for s in af.symbols_in(stop))
+                and self.same_host(
+                    self.host_ir(stop, node.iter), self.host_ir_of_host(tile.extent), node
+                )
+            )
+            if not ok:
+                raise self.error(
+                    node.iter,
+                    f"the loop `{self.src(node.iter)}` starts at `{self.src(node.iter.args[0])}`"
+                    f", which does not make its lanes a strided sequence of {tile.name} tiles "
+                    "ending at the dim's size",
+                    "loop over range(s * BLOCK, n, BLOCK * S) with lanes "
+                    "`off + tl.arange(0, BLOCK)`, or over range(0, n, BLOCK) and offset inside "
+                    "the loop",
+                )
+            return self.strided_bounds(tile, loop, body, node, exact=True)
         if tile.step is not None:
             begin, step_ir = self.strided_bounds(tile, loop, body, node)
             # cdiv(cdiv(n, B), S) tiles, however the source spells it (cdiv(n, B * S)).
             forms = [
                 ir.Call("cdiv", (expected, tile.step)),
-                ir.Call("cdiv", (tile.extent, ir.BinOp("*", self.key_tree(tile.key), tile.step))),
+                ir.Call("cdiv", (tile.extent, ir.BinOp("*", key, tile.step))),
             ]
             trip_host = self.host_ir(trip, node.iter)
             if not any(self.same_host(trip_host, self.host_ir_of_host(f), node) for f in forms):
@@ -346,9 +429,8 @@ class ControlMixin:
                     f"once per {ir_text(tile.step)}-th {tile.name} tile",
                     "loop tl.cdiv(n, BLOCK * STEP) times",
                 )
-        elif not self.same_host(
-            self.host_ir(trip, node.iter), self.host_ir_of_host(expected), node
-        ):
+            return begin, step_ir
+        if not self.same_host(self.host_ir(trip, node.iter), self.host_ir_of_host(expected), node):
             raise self.error(
                 node.iter,
                 f"the loop runs `{self.src(node.iter)}` times, not once per {tile.name} tile "
@@ -356,9 +438,7 @@ class ControlMixin:
                 "loop over range(0, n, BLOCK) or range(0, tl.cdiv(n, BLOCK)) where the masks "
                 "bound the lanes by n",
             )
-        self.finish_loop(saved_env, shadowed, assigned, carried, steps, trip)
-        tv = ir.TileVar(tile.name, tile.extent, tile.block, begin=begin, step=step_ir)
-        self.out.append(ir.TileLoop((tv,), tuple(body), num_stages=stages, loc=self.locate(node)))
+        return None, None
 
     def finish_loop(
         self,
@@ -384,16 +464,62 @@ class ControlMixin:
         self.env = after
 
     def strided_bounds(
-        self, tile: Tile, loop: Loop, body: list[ir.Stmt], node
+        self, tile: Tile, loop: Loop, body: list[ir.Stmt], node, exact: bool = False
     ) -> tuple[ir.Expr, ir.Expr]:
         """``begin``/``step`` of a loop visiting every ``step``-th tile from tile ``start``.
 
-        The source runs ``cdiv(cdiv(n, B), S)`` iterations in every program; the IR loop only the
+        Unless ``exact`` (the source loop starts at the first tile and stops at the dim's end),
+        the source runs ``cdiv(cdiv(n, B), S)`` iterations in every program; the IR loop only the
         ones whose tile is in bounds. The others load nothing (every lane masked), so they must
         change nothing: the loop may only accumulate dots over the tile whose operands pad with
         zeros, and store nothing.
         """
         assert tile.start is not None and tile.step is not None
+        if not exact:
+            self.no_op_overshoot(tile, loop, body)
+        for text in af.symbols_in(tile.start):
+            sym = parse_sym(text)
+            if sym is not None and sym.kind is SymKind.PID:
+                assert sym.index is not None
+                self.pid_scalar_uses.add(sym.index)
+                self.split_steps.append((sym.index, tile.start, tile.step, node))
+            elif self.flat_digit(text) is not None:
+                # A digit of a flattened grid: a plain index counting the programs that split
+                # the loop's tiles, so its radix must be the step (checked with the grid).
+                self.digit_scalar_uses.add(text)
+                self.digit_splits.append((text, tile.start, tile.step, node))
+        begin = self.scalar_ir(ir.BinOp("*", tile.start, self.key_tree(tile.key)), node)
+        return simplify(begin), self.scalar_ir(tile.step, node)
+
+    def loaded_extent(self, tile: Tile) -> bool:
+        """Whether a loop tile's masks bound it by a value the kernel loads."""
+        return tile.extent is not None and any(
+            kind_of(s) is SymKind.DATA for s in af.symbols_in(tile.extent)
+        )
+
+    def offset_bounds(
+        self, tile: Tile, node: cst.For, stop: ir.Expr, step: ir.Expr
+    ) -> ir.Expr | None:
+        """The begin of a loop ``range(start, end, B)`` whose lanes ``start_r + arange(B)`` are
+        tiles from ``start`` (any scalar: a jagged sequence's loaded first row, or 0) up to
+        ``end`` (any scalar), which the masks must bound them by."""
+        assert tile.extent is not None
+        ok = af.same_poly(af.poly(step, self.atoms), af.poly(self.key_tree(tile.key), self.atoms))
+        if not ok or not af.same_poly(af.poly(stop, self.atoms), af.poly(tile.extent, self.atoms)):
+            raise self.error(
+                node.iter,
+                f"the loop `{self.src(node.iter)}` does not step through whole {tile.name} "
+                f"tiles up to the bound its masks check ({ir_text(tile.extent)})",
+                "loop over range(start, end, BLOCK) with lanes `off + tl.arange(0, BLOCK)` "
+                "masked by `< end`",
+            )
+        if tile.offset is None:
+            return None
+        return self.bound_ir(tile.offset, node.iter)
+
+    def no_op_overshoot(self, tile: Tile, loop: Loop, body: list[ir.Stmt]) -> None:
+        """Refuse a strided loop whose iterations past the last tile would change something."""
+        assert tile.step is not None
         for s in body:
             for inner in [s, *walk_stmts_of(s)]:
                 if isinstance(inner, (ir.Store, ir.AtomicRMW, ir.If, ir.TileLoop)):
@@ -428,14 +554,6 @@ class ControlMixin:
                     "dot of zero-padded loads",
                     "accumulate with tl.dot(a, b, acc)",
                 )
-        for text in af.symbols_in(tile.start):
-            sym = parse_sym(text)
-            if sym is not None and sym.kind is SymKind.PID:
-                assert sym.index is not None
-                self.pid_scalar_uses.add(sym.index)
-                self.split_steps.append((sym.index, tile.start, tile.step, node))
-        begin = self.scalar_ir(ir.BinOp("*", tile.start, self.key_tree(tile.key)), node)
-        return simplify(begin), self.scalar_ir(tile.step, node)
 
     def snapshot(self) -> tuple:
         self.inserted = getattr(self, "inserted", [])

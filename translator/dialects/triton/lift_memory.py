@@ -79,17 +79,60 @@ class MemoryMixin:
                 )
             other = float(ov)
         mask = self.ev(mask_node) if mask_node is not None else None
-        return self.load_window(ptr, mask, mask_node, other, node)
+        pred = None
+        if isinstance(mask, Data) and mask_node is not None:
+            mask, pred = self.split_mask(mask_node, other)
+        return self.load_window(ptr, mask, mask_node, other, node, pred)
 
-    def load_window(self, ptr: Ptr, mask: Val | None, mask_node, other: float | None, node) -> Data:
-        """A load of the pointer tile ``ptr`` under ``mask``, invalid lanes reading ``other``."""
+    def split_mask(self, mask_node: cst.BaseExpression, other: float | None) -> tuple:
+        """``bounds & pred``: the conjuncts of a load mask that bound tiles (an index tree)
+        and those that test loaded values (a jagged row's ``k < nnz``), the load's predicate."""
+        bounds: ir.Expr | None = None
+        preds: list[ir.Expr] = []
+        for part in _conjuncts(mask_node):
+            v = self.ev(part)
+            if isinstance(v, Idx):
+                bounds = v.tree if bounds is None else ir.BinOp("&", bounds, v.tree)
+            else:
+                preds.append(self.to_data(v, part).expr)
+        if other is None:
+            raise self.error(
+                mask_node,
+                f"the mask `{self.src(mask_node)}` tests loaded values, so masked lanes are "
+                "read: they need a value",
+                "pass other= (0.0, or the identity of what the load feeds)",
+            )
+        pred = preds[0]
+        for p in preds[1:]:
+            pred = ir.BinOp("&", pred, p)
+        return (Idx(bounds) if bounds is not None else None), pred
+
+    def load_window(
+        self,
+        ptr: Ptr,
+        mask: Val | None,
+        mask_node,
+        other: float | None,
+        node,
+        pred: ir.Expr | None = None,
+    ) -> Data:
+        """A load of the pointer tile ``ptr`` under ``mask``, invalid lanes reading ``other``;
+        ``pred``: the load's predicate (lanes where it is false read ``other`` too)."""
         tensor, items, rank = self.access(ptr, mask, mask_node, node, store=False)
         index = tuple(it.index for it in items)
-        e: ir.Expr = ir.Load(tensor, index, other, loc=self.locate(node))
+        e: ir.Expr = ir.Load(tensor, index, other, mask=pred, loc=self.locate(node))
         cast = self.launch.load_cast(ptr.tensor)
         if cast is not None:
             e = ir.Cast(e, cast)
-        e = self.to_triton_order(e, items, rank, node)
+        ordered = self.to_triton_order(e, items, rank, node)
+        if pred is not None and ordered != e:
+            raise self.error(
+                mask_node,
+                f"the mask `{self.src(mask_node)}` tests loaded values on a load whose lanes "
+                "are not in the tensor's dim order",
+                "load in the tensor's dim order and transpose after",
+            )
+        e = ordered
         pads: list[tuple[ir.Dim, float]] = []
         div: set[ir.Dim] = set()
         for it in items:
@@ -432,6 +475,18 @@ class MemoryMixin:
             )
         return []
 
+    def _loop_tile(self, tile: Tile) -> bool:
+        return tile.base is not None and kind_of(tile.base) is SymKind.ITER
+
+    def _scalar_bound(self, p: af.Poly) -> bool:
+        """Whether ``p`` holds only terms a bound may (parameters and loaded scalars), no lanes,
+        program ids or loop counters."""
+        return all(
+            kind_of(s) is SymKind.PARAM or (s in self.data and not self.data[s][1])
+            for m in p
+            for s in m
+        )
+
     def _atom_has_index(self, s: str) -> bool:
         return any(kind_of(x) is not SymKind.PARAM for x in af.symbols_in(self.atoms.trees[s]))
 
@@ -462,8 +517,18 @@ class MemoryMixin:
         used = [False] * len(constraints)
         for poly_, tile in needed:
             hit = None
-            for i, (cp, _) in enumerate(constraints):
-                if not used[i] and af.same_poly(cp, poly_):
+            for i, (cp, bound) in enumerate(constraints):
+                if used[i]:
+                    continue
+                if af.same_poly(cp, poly_):
+                    hit = i
+                    break
+                beyond = af.sub(cp, poly_)
+                if self._loop_tile(tile) and self._scalar_bound(beyond):
+                    # `offs < end` of a loop tile bounded by a loaded scalar (a jagged row's
+                    # end, a batch's longest row): the loaded value is the bound.
+                    moved = af.sub(af.poly(bound, self.atoms), beyond)
+                    constraints[i] = (poly_, af.poly_expr(moved))
                     hit = i
                     break
             if hit is None:
@@ -568,3 +633,10 @@ def _pending_dim(tile: Tile) -> ir.Dim:
     if tile.base is None:
         return ir.FullDim(tile.extent if tile.extent is not None else ir.Const(0))
     return ir.BlockDim(tile.name)
+
+
+def _conjuncts(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The operands of a chain of ``&``."""
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitAnd):
+        return _conjuncts(node.left) + _conjuncts(node.right)
+    return [node]

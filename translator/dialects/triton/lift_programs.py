@@ -259,6 +259,10 @@ class ProgramsMixin:
         self.grid_names: dict[int, tuple[str, bool]] = {}
         self.digit_vars: dict[str, ir.Expr] = {}
         by_axis: dict[int, list[str]] = {}
+        for sym, tile in list(self.digit_tiles.items()):
+            if not tile.used and sym in self.digit_scalar_uses:
+                # `split * BLOCK_K + arange` computed before a split-K loop only starts it.
+                del self.digit_tiles[sym]
         for sym in self.digit_tiles.keys() | self.digit_scalar_uses:
             by_axis.setdefault(self.digits[sym].axis, []).append(sym)
         flat: dict[int, list[ir.TileVar]] = {}
@@ -388,6 +392,7 @@ class ProgramsMixin:
                     # The most significant digit: its count is what the grid launches beyond
                     # the others.
                     mod = self._grid_quotient(axis, count, node)
+                self.check_digit_split(sym, mod)
                 n = n_shown = mod
                 name = unique(self.digit_names.get(sym, f"pid_{axis}_{len(out)}"), self.taken)
                 out.append(ir.TileVar(name, mod, ir.Const(1), scalar=True))
@@ -396,6 +401,29 @@ class ProgramsMixin:
             shown = n_shown if shown == ir.Const(1) else ir.BinOp("*", shown, n_shown)
         self.check_grid_axis(axis, count, node, shown)
         return out
+
+    def check_digit_split(self, sym: str, radix: ir.Expr) -> None:
+        """A strided loop from tile ``digit`` in steps of ``S`` visits every tile once over the
+        programs only if the digit takes ``S`` values."""
+        for digit, start, step, loop_node in self.digit_splits:
+            if digit != sym:
+                continue
+            if af.strip_casts(start) != ir.Name(sym):
+                raise self.error(
+                    loop_node,
+                    f"a loop that visits every {ir_text(step)}-th tile starts at tile "
+                    f"{ir_text(start)}, not at the program-id digit "
+                    f"`{ir_text(self.atoms.trees[sym])}`",
+                )
+            if not self.same_host(radix, self.step_ir(step, loop_node), loop_node):
+                raise self.error(
+                    loop_node,
+                    f"the tiles of this loop are split over the program-id digit "
+                    f"`{ir_text(self.atoms.trees[sym])}` in steps of {ir_text(step)}, but the "
+                    f"digit takes {ir_text(radix)} values: every tile is visited once only for "
+                    "as many programs as the step",
+                    "split the program id by the loop's step (`pid % SPLIT_K`)",
+                )
 
     def _grid_quotient(self, axis: int, count: ir.Expr, node) -> ir.Expr:
         """``X`` where the grid's axis launches ``count * X`` programs."""

@@ -16,7 +16,7 @@ from translator.dialects.triton.lift_dispatch import handles, handles_family, ha
 from translator.dialects.triton.lift_statements import is_return, suite_body
 from translator.dialects.triton.lifted import Data, LaneAcc, Pending, Val
 from translator.ir import nodes as ir
-from translator.ir.ops import reduce_identity
+from translator.ir.ops import integer_identity, reduce_identity
 from translator.ir.shapes import dims_of, dtype_of
 
 
@@ -160,6 +160,7 @@ class ReductionsMixin:
             and identity is not None
             and (
                 _same_float(d.pad(dim), identity)  # type: ignore[arg-type]
+                or d.pad(dim) == self._integer_identity(d.where_of[1], identity, node)
             )
         ):
             # `tl.max(tl.where(offs < n, x, -inf))` is the masked reduction of x.
@@ -176,6 +177,11 @@ class ReductionsMixin:
         self.type_of(e, node)
         rest = frozenset(x for x in d.div if x != dim)
         return Data(e, (), rest)
+
+    def _integer_identity(self, d: Data, identity: float, node) -> int | None:
+        """The lowest/highest integer of ``d``'s dtype that stands for an infinite identity."""
+        dt = dtype_of(self.type_of(d.expr, node))
+        return integer_identity(identity, dt.name) if isinstance(dt, ir.DType) else None
 
     def padded_lanes_ok(
         self, d: Data, dim: ir.Dim, identity: float | None, node, what: str

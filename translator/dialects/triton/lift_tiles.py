@@ -69,6 +69,8 @@ class TilesMixin:
                 return Sym.lane(lane[0], new_axis(lane[1])).expr
             if name in self.data:
                 expr, dshape = self.data[name]
+                if not dshape:
+                    return None  # a scalar broadcasts along any new axis as it is
                 pad = rank - len(dshape)
                 shape = [1] * new_rank
                 for i, k in enumerate(dshape):
@@ -89,6 +91,12 @@ class TilesMixin:
         return e
 
     def data_symbol(self, expr: ir.Expr, shape: tuple) -> ir.Name:
+        if isinstance(expr, ir.Name) and not shape:
+            # One symbol per loaded scalar, so that `start + ...` and a mask's `... < end`
+            # compare as polynomials (a jagged loop's bounds).
+            for sid, (e, sh) in self.data.items():
+                if e == expr and not sh:
+                    return ir.Name(sid)
         sid = Sym.data(len(self.data)).text
         self.data[sid] = (expr, shape)
         self.types.vars[sid] = ScalarType(ir.I32)
@@ -180,6 +188,16 @@ class TilesMixin:
         tile = self.tile_for(key, base_sym, node, strict)
         if tile is None:
             return None
+        loop = self.loop_of(base_sym) if base_sym is not None else None
+        if (
+            rest
+            and loop is not None
+            and loop.origin is not None
+            and af.same_poly(rest, af.poly(loop.origin, self.atoms))
+        ):
+            # `start + B * it + arange(B)`: the loop's own start, not a shift of the lanes.
+            tile.offset = loop.origin
+            rest = {}
         return tile, rest
 
     def strided_form(self, rest: af.Poly, key: af.Key, node, strict: bool) -> Tile | None:
@@ -202,8 +220,12 @@ class TilesMixin:
             step = af.divide_by(moving, it) if moving else None
             if not step or not start:
                 continue
-            syms = af.poly_symbols(step) | af.poly_symbols(start)
-            if any(kind_of(s) in _NOT_IN_STRIDES for s in syms):
+            # The first tile may be a program-id digit (`pid % split_k`, a flattened grid's
+            # split axis); the step is the same in every program.
+            if any(kind_of(s) in _NOT_IN_STRIDES for s in af.poly_symbols(step)) or any(
+                kind_of(s) in _NOT_IN_STRIDES and self.flat_digit(s) is None
+                for s in af.poly_symbols(start)
+            ):
                 return None
             tile = self.tile_for(key, it, node, strict)
             if tile is None:
@@ -343,6 +365,8 @@ class TilesMixin:
     def tile_index_poly(self, tile: Tile, axis: int) -> af.Poly:
         lid = Sym.lane(tile.key, axis).text
         p: af.Poly = {(lid,): 1}
+        if tile.offset is not None:
+            p = af._add(p, af.poly(tile.offset, self.atoms))
         if tile.step is not None:
             assert tile.base is not None and tile.start is not None
             ids = ir.BinOp("+", tile.start, ir.BinOp("*", tile.step, ir.Name(tile.base)))
@@ -355,6 +379,22 @@ class TilesMixin:
         return p
 
     def set_extent(self, tile: Tile, bound: ir.Expr, node) -> None:
+        loaded = any(kind_of(s) is SymKind.DATA for s in af.symbols_in(bound))
+        if tile.offset is not None or (
+            loaded and tile.base is not None and kind_of(tile.base) is SymKind.ITER
+        ):
+            # A loop tile from a loaded start, or up to a loaded end (a jagged row's, a batch's
+            # longest row): the bound stays an index tree, checked against the loop's stop.
+            if tile.extent is None:
+                tile.extent = bound
+            elif not af.same_poly(af.poly(bound, self.atoms), af.poly(tile.extent, self.atoms)):
+                raise self.error(
+                    node,
+                    f"tile `{tile.name}` is bounded by {ir_text(tile.extent)} in "
+                    f"one mask and by {ir_text(bound)} in another",
+                    "bound every access of a tile by the same extent",
+                )
+            return
         host = self.host_ir(bound, node)
         if tile.extent is None:
             if (

@@ -14,6 +14,7 @@ from translator.dialects.cst_utils import (
     call_args,
     literal,
     resolve,
+    walk,
 )
 from translator.dialects.triton import frontend_affine as af
 from translator.dialects.triton.frontend_blocks import Descriptor
@@ -430,14 +431,14 @@ class ValuesMixin:
         if (
             isinstance(a, Data)
             and isinstance(b, Idx)
-            and op in _INT_OPS
+            and (op in _INT_OPS or self._scalar_int_bound(op, a, node))
             and self._int_data(a, node, b)
         ):
             a = Idx(self.data_symbol(a.expr, self._data_shape(a, node)))
         if (
             isinstance(b, Data)
             and isinstance(a, Idx)
-            and op in _INT_OPS
+            and (op in _INT_OPS or self._scalar_int_bound(op, b, node))
             and self._int_data(b, node, a)
         ):
             b = Idx(self.data_symbol(b.expr, self._data_shape(b, node)))
@@ -472,9 +473,36 @@ class ValuesMixin:
         dt = dtype_of(self.type_of(d.expr, node))
         if isinstance(dt, ir.DType):
             return dt.name in ir.INT_DTYPES
+        if isinstance(d.expr, ir.Name) and d.expr.id in self.range_bound_names():
+            return True  # `range` takes integers only (a jagged row's loaded start)
         return other is not None and any(
             self.is_stride_symbol(s) for s in af.symbols_in(other.tree)
         )
+
+    def _scalar_int_bound(self, op: str, d: Data, node) -> bool:
+        """``offs < end`` with ``end`` a loaded scalar: a bound on the lanes, kept an index
+        tree so that the mask reads as a tile's bound."""
+        return op in COMPARISON_OPS and not dims_of(self.type_of(d.expr, node))
+
+    def range_bound_names(self) -> frozenset[str]:
+        """Names the kernel passes as bounds to ``range``/``tl.range``: they hold integers,
+        whatever the dtype of the tensor they were loaded from."""
+        cached = getattr(self, "_range_bound_names", None)
+        if cached is None:
+            found: set[str] = set()
+
+            def enter(n: cst.CSTNode) -> bool:
+                it = n.iter if isinstance(n, cst.For) else None
+                if isinstance(it, cst.Call) and resolve(it.func, self.aliases) in (
+                    "range",
+                    f"{self.lang}.range",
+                ):
+                    found.update(a.value.value for a in it.args if isinstance(a.value, cst.Name))
+                return True
+
+            walk(self.fn, enter)
+            cached = self._range_bound_names = frozenset(found)
+        return cached
 
     def is_stride_symbol(self, text: str) -> bool:
         """Whether symbol ``text`` is a kernel parameter bound to a stride of a tensor."""

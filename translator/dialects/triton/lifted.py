@@ -125,6 +125,10 @@ class Tile:
     start: ir.Expr | None = None
     step: ir.Expr | None = None
     used: bool = False
+    # Loop tiles whose lanes start at a scalar that is no whole number of tiles (a jagged
+    # sequence's loaded first row): lanes ``offset + block * it + arange(block)``; the tile
+    # tree of the offset, and ``extent`` may then be a device scalar too (the row's end).
+    offset: ir.Expr | None = None
 
     @property
     def dim(self) -> ir.Dim:
@@ -142,6 +146,7 @@ class Loop:
     step: ir.Expr  # tree: loop variable step (the tile's block for `range(0, n, B)`)
     node: cst.CSTNode
     tile: Tile | None = None
+    origin: ir.Expr | None = None  # tree: a non-unit-step loop's nonzero start
 
 
 @dataclass

@@ -49,7 +49,7 @@ def _group_norm_fwd_kernel(
         ct.float32,
     )
     mu = ct.sum(ct.where(mask_cpg[None, None, :], ct.sum(xg, axis=3), 0.0), axis=2) / (cpg * hw)
-    centered = xg - mu[:, :, None][:, :, :, None]
+    centered = xg - mu[:, :, None, None]
     var = ct.sum(
         ct.where(
             mask_cpg[None, None, :],
@@ -77,10 +77,7 @@ def _group_norm_fwd_kernel(
         ),
         ct.float32,
     )
-    y = (
-        centered * r[:, :, None][:, :, :, None] * w[None, :, :][:, :, :, None]
-        + b[None, :, :][:, :, :, None]
-    )
+    y = centered * r[:, :, None, None] * w[None, :, :, None] + b[None, :, :, None]
     ct.store(out, index=(tile_n, tile_g, 0, 0), tile=ct.astype(y, out.dtype))
     ct.store(mean, index=(tile_n, tile_g), tile=mu)
     ct.store(rstd, index=(tile_n, tile_g), tile=r)

@@ -99,7 +99,7 @@ def _group_norm_fwd_kernel(
     )
     xg = x.to(tl.float32)
     mu = tl.sum(tl.where(mask_cpg[None, None, :], tl.sum(xg, axis=3), 0.0), axis=2) / (cpg * hw)
-    centered = xg - mu[:, :, None][:, :, :, None]
+    centered = xg - mu[:, :, None, None]
     var = tl.sum(
         tl.where(
             mask_cpg[None, None, :],
@@ -117,10 +117,7 @@ def _group_norm_fwd_kernel(
     bias_ptrs = bias_ptr + offs_g[:, None] * stride_bias0 + offs_bias_size1[None, :] * stride_bias1
     bias = tl.load(bias_ptrs, mask=mask_g[:, None] & mask_bias_size1[None, :], other=0.0)
     b = bias.to(tl.float32)
-    y = (
-        centered * r[:, :, None][:, :, :, None] * w[None, :, :][:, :, :, None]
-        + b[None, :, :][:, :, :, None]
-    )
+    y = centered * r[:, :, None, None] * w[None, :, :, None] + b[None, :, :, None]
     out_ptrs = (
         out_ptr
         + offs_n[:, None, None, None] * stride_out0
