@@ -66,6 +66,13 @@ class CutileBackend(Backend):
                 with_default_space,
             ),
             Pass(
+                "dot-space",
+                "a dot kernel's source configs are searched together with cuTile's own dot tiles "
+                "([backend.default_space.dot]): a tile chosen for another compiler's warp count "
+                "can be 13x slower in cuTile (128x256x64: 46 TFLOP/s, 128x128x64: 595)",
+                with_dot_space,
+            ),
+            Pass(
                 "row-space",
                 "the row tile of a row kernel is searched over [backend.row_space] row counts, "
                 "each with the source's other tile sizes (a row count chosen for another "
@@ -410,6 +417,39 @@ def with_default_space(kernel: ir.Kernel) -> ir.Kernel:
             default=configs[0][t.name],
             choices=tuple(sorted({c[t.name] for c in configs})),
         )
+        for t in kernel.tunables
+    )
+    return dataclasses.replace(
+        kernel, tunables=tunables, configs=tuple(tuple(c.items()) for c in configs)
+    )
+
+
+def with_dot_space(kernel: ir.Kernel) -> ir.Kernel:
+    """``kernel`` (a dot kernel whose configs were chosen with a warp count, which cuTile's
+    compiler picks itself) with the tile sizes of ``[backend.default_space.dot]`` it lacks
+    appended to its configs (each the first config with its m, n, k tiles replaced): the
+    source's configs first, in their order. Unit tiles (a batch of 1) take no role here."""
+    import dataclasses
+
+    if not kernel.configs or not any(t.kind == "num_warps" for t in kernel.tunables):
+        return kernel  # no configs, or ones chosen without a warp count (a cuTile source's)
+    units = {n for n, _ in kernel.configs[0] if all(dict(c).get(n) == 1 for c in kernel.configs)}
+    roles = {n: r for n, r in block_roles(kernel).items() if n not in units}
+    space = load_grammar("cutile")["backend"]["default_space"]["dot"]
+    if set(roles.values()) - {"batch"} != set(space["roles"]):
+        return kernel
+    configs = [dict(c) for c in kernel.configs]
+    tiles = [tuple(c[n] for n in roles if roles[n] in space["roles"]) for c in configs]
+    for entry in space["configs"]:
+        config = {**configs[0], **{n: entry[r] for n, r in roles.items() if r in entry}}
+        tile = tuple(config[n] for n in roles if roles[n] in space["roles"])
+        if tile not in tiles:
+            tiles.append(tile)
+            configs.append(config)
+    if len(configs) == len(kernel.configs):
+        return kernel
+    tunables = tuple(
+        dataclasses.replace(t, choices=tuple(sorted({c[t.name] for c in configs})))
         for t in kernel.tunables
     )
     return dataclasses.replace(
