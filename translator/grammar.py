@@ -207,6 +207,7 @@ GRAMMAR_SCHEMA = _section(
                     required=False,
                 ),
                 "default_space": Key("table", False, "autotune configs for configless kernels"),
+                "row_space": Key("table", False, "row counts searched for a row kernel's rows"),
             },
             required=False,
         ),

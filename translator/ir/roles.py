@@ -78,3 +78,24 @@ def _inner_tile(kernel: ir.Kernel, grid: list[ir.TileVar]) -> ir.TileVar:
             if items and isinstance(items[-1], ir.TileIndex):
                 last[items[-1].tile] += 1
     return max(reversed(grid), key=lambda t: last[t.name])
+
+
+def one_row_tiles(kernel: ir.Kernel) -> list[ir.TileVar]:
+    """The grid tiles of a row kernel that give each program a single row (a plain index, or a
+    tile of constant block 1), innermost first: the dims a target may block several rows of
+    (:func:`translator.ir.transforms.rows_per_block`). None in a dot kernel (its unit tiles are
+    batch dims), a persistent one (its programs already walk many rows) or one whose grid tiles
+    a dim in blocks (its programs already hold many lanes)."""
+    if any(isinstance(e, ir.Dot) for e in all_exprs(kernel.body)) or not _reduces(kernel):
+        return []
+    if (kernel.hints.schedule or "").startswith("persistent"):
+        return []
+    ones = [
+        t
+        for t in reversed(kernel.grid)
+        if t.begin is None
+        and t.step is None
+        and (t.scalar or (isinstance(t.block, ir.Const) and t.block.value == 1))
+    ]
+    # A program that already tiles a grid dim (attention's query block) has its rows there.
+    return ones if len(ones) == len(kernel.grid) else []

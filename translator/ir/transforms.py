@@ -7,7 +7,16 @@ import dataclasses
 from collections.abc import Callable
 
 from translator.ir import nodes as ir
-from translator.ir.shapes import IRTypeError, TypeEnv, dims_compatible, dims_of, infer, kernel_env
+from translator.ir.shapes import (
+    IRTypeError,
+    TypeEnv,
+    dims_compatible,
+    dims_of,
+    dtype_of,
+    index_dims,
+    infer,
+    kernel_env,
+)
 
 
 class _CannotSqueeze(Exception):
@@ -163,3 +172,263 @@ class _Squeezer:
                 e, value=self.expr(e.value), perm=tuple(kept.index(p) for p in order)
             )
         raise _CannotSqueeze
+
+
+class _CannotBlock(Exception):
+    pass
+
+
+def rows_per_block(kernel: ir.Kernel, tile: str, block: str) -> ir.Kernel:
+    """Make the scalar grid tile ``tile`` (one row per program) a tile of ``block`` rows.
+
+    The inverse of :func:`squeeze_unit_tiles`, for targets whose compiler wants several rows per
+    program (cuTile): every value that depends on the row gains a leading dim of ``block`` lanes
+    (a row's scalar statistics become a column of them, its tiles one more dim), reductions and
+    scans keep their dims, operands of lower rank are expanded after the row dim so that they
+    broadcast as before, stores of a row-independent value are broadcast over the rows. Rows past
+    the extent are invalid lanes like any other: loads pad them, stores drop them. ``block``
+    must name a block-size tunable of the kernel. The kernel is returned unchanged where a value
+    would not keep its meaning (a branch on a row's value, a row-dependent gather or loop bound,
+    the row indexing anything but a leading dim); the rewrite is checked against the original's
+    types.
+    """
+    with contextlib.suppress(_CannotBlock, IRTypeError):
+        return _RowBlocker(kernel, tile, block).kernel()
+    return kernel
+
+
+class _RowBlocker:
+    def __init__(self, kernel: ir.Kernel, tile: str, block: str) -> None:
+        self.old_kernel = kernel
+        self.row = tile
+        self.dim = ir.BlockDim(tile)
+        host = kernel_env(kernel)
+        self.old = host.child()
+        self.new = host.child()
+        for t in kernel.grid:
+            self.old.bind_tile(t)
+            self.new.bind_tile(self._tile(t, block))
+        self.block = block
+        self.dependent = self._dependent_names()
+
+    def _tile(self, t: ir.TileVar, block: str) -> ir.TileVar:
+        if t.name != self.row:
+            return t
+        if t.begin is not None or t.step is not None:
+            raise _CannotBlock
+        return dataclasses.replace(t, block=block, scalar=False)
+
+    # ------------------------------------------------------------------ which values hold rows
+
+    def _dependent_names(self) -> set[str]:
+        """Locals whose value depends on the row (to a fixpoint: loop-carried ones too)."""
+        from translator.ir.visit import walk_stmts
+
+        names: set[str] = set()
+        changed = True
+        while changed:
+            changed = False
+            for s in walk_stmts(self.old_kernel.body):
+                if (
+                    isinstance(s, ir.Assign)
+                    and s.target not in names
+                    and self._depends(s.value, names)
+                ):
+                    names.add(s.target)
+                    changed = True
+        return names
+
+    def _depends(self, e: ir.Expr, names: set[str] | None = None) -> bool:
+        from translator.ir.visit import walk_expr
+
+        names = self.dependent if names is None else names
+        for x in walk_expr(e):
+            if isinstance(x, ir.Name) and (x.id == self.row or x.id in names):
+                return True
+            if isinstance(x, ir.TileAttr) and x.tile == self.row:
+                return True
+            if isinstance(x, ir.Load) and any(
+                isinstance(i, ir.TileIndex) and i.tile == self.row for i in x.index
+            ):
+                return True
+        return False
+
+    def _index_depends(self, index: tuple[ir.IndexItem, ...]) -> bool:
+        return any(self._item_is_row(i) for i in index)
+
+    def _item_is_row(self, item: ir.IndexItem) -> bool:
+        if isinstance(item, ir.TileIndex):
+            return item.tile == self.row
+        return isinstance(item, ir.ScalarIndex) and item.value == ir.Name(self.row)
+
+    # ------------------------------------------------------------------ rewriting
+
+    def kernel(self) -> ir.Kernel:
+        grid = tuple(self._tile(t, self.block) for t in self.old_kernel.grid)
+        if any(self._depends(e) for t in grid for e in _tile_bounds(t)):
+            raise _CannotBlock
+        body = self.stmts(self.old_kernel.body)
+        return dataclasses.replace(self.old_kernel, grid=grid, body=body)
+
+    def stmts(self, stmts: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...]:
+        return tuple(self.stmt(s) for s in stmts)
+
+    def stmt(self, s: ir.Stmt) -> ir.Stmt:
+        if isinstance(s, ir.Assign):
+            value = self.expr(s.value)
+            old_t = infer(s.value, self.old)
+            if s.target in self.dependent and not self._depends(s.value):
+                # The first value of a row-dependent local (a running sum's 0.0): one per row.
+                dims = (self.dim, *dims_of(old_t))
+                if dims_of(old_t):
+                    value = ir.Broadcast(value, dims)
+                else:
+                    value = ir.Full(dims, value, dtype_of(old_t), loc=getattr(s.value, "loc", None))
+            self.old.vars[s.target] = old_t
+            self.new.vars[s.target] = infer(value, self.new)
+            return dataclasses.replace(s, value=value)
+        if isinstance(s, ir.Store):
+            return self.store(s)
+        if isinstance(s, ir.TileLoop):
+            if any(self._depends(e) for t in s.tiles for e in _tile_bounds(t)):
+                raise _CannotBlock
+            old, new = self.old, self.new
+            self.old, self.new = old.child(), new.child()
+            for t in s.tiles:
+                self.old.bind_tile(t)
+                self.new.bind_tile(t)
+            body = self.stmts(s.body)
+            for env, inner in ((old, self.old), (new, self.new)):
+                for name, t in inner.vars.items():
+                    if name in env.vars:
+                        env.vars[name] = t
+            self.old, self.new = old, new
+            return dataclasses.replace(s, body=body)
+        if isinstance(s, ir.If):
+            if self._depends(s.test):
+                raise _CannotBlock  # a branch per row: the rows of a block may disagree
+            return dataclasses.replace(
+                s, test=self.expr(s.test), body=self.stmts(s.body), orelse=self.stmts(s.orelse)
+            )
+        raise _CannotBlock
+
+    def store(self, s: ir.Store) -> ir.Store:
+        rows = self._index_depends(s.index)
+        value = self.expr(s.value)
+        if self._depends(s.value) and not rows:
+            raise _CannotBlock  # every row would write the same place
+        index = self.index(s.index)
+        if rows:
+            region = index_dims(s.tensor, index, self.new, s.loc)
+            got = dims_of(infer(value, self.new))
+            if not dims_compatible(got, region):
+                value = ir.Broadcast(self._expand(value, len(region) - len(got)), region)
+        return dataclasses.replace(s, index=index, value=value)
+
+    def index(self, index: tuple[ir.IndexItem, ...]) -> tuple[ir.IndexItem, ...]:
+        out: list[ir.IndexItem] = []
+        seen_dim = False
+        for item in index:
+            if self._item_is_row(item):
+                if seen_dim:
+                    raise _CannotBlock  # the rows must be the access's leading dim
+                out.append(ir.TileIndex(self.row))
+                seen_dim = True
+                continue
+            if isinstance(item, (ir.ScalarIndex, ir.GatherIndex)):
+                if self._depends(item.value):
+                    raise _CannotBlock  # an element of each row: a gather the IR keeps 1-D
+                out.append(item)
+                continue
+            seen_dim = seen_dim or not isinstance(item, ir.ScalarIndex)
+            out.append(item)
+        return tuple(out)
+
+    def expr(self, e: ir.Expr) -> ir.Expr:
+        new = self._rewrite(e)
+        old_dims = dims_of(infer(e, self.old))
+        want = (self.dim, *old_dims) if self._depends(e) else old_dims
+        if not dims_compatible(want, dims_of(infer(new, self.new))):
+            raise _CannotBlock
+        return new
+
+    def _rank(self, e: ir.Expr) -> int:
+        return len(dims_of(infer(e, self.old)))
+
+    @staticmethod
+    def _expand(e: ir.Expr, count: int) -> ir.Expr:
+        """``e`` with ``count`` unit dims after its leading (row) dim (a reduction along that
+        dim keeps it instead: ``sum(x, axis=1, keepdims=True)``, not ``sum(x, axis=1)[:, None]``)."""
+        if count and isinstance(e, ir.Reduce) and e.axis == 1 and not e.keepdim:
+            e, count = dataclasses.replace(e, keepdim=True), count - 1
+        for _ in range(count):
+            e = ir.ExpandDims(e, 1)
+        return e
+
+    def _operands(self, args: tuple[ir.Expr, ...], result: ir.Expr) -> tuple[ir.Expr, ...]:
+        """Operands of a pointwise op: a row-dependent one of lower rank than the result gets
+        unit dims after its row dim (right-aligned broadcasting would pair the rows with the
+        result's last dim); the others broadcast as they did."""
+        rank = self._rank(result)
+        out = []
+        for a in args:
+            new = self.expr(a)
+            if self._depends(a):
+                new = self._expand(new, rank - self._rank(a))
+            out.append(new)
+        return tuple(out)
+
+    def _rewrite(self, e: ir.Expr) -> ir.Expr:
+        if isinstance(e, ir.Name) and e.id == self.row:
+            return ir.TileAttr(self.row, "index", loc=e.loc)
+        if isinstance(e, ir.TileAttr) and e.tile == self.row:
+            if e.attr in ("id", "begin", "index"):
+                return ir.TileAttr(self.row, "index", loc=e.loc)
+            raise _CannotBlock
+        if isinstance(e, (ir.Name, ir.Const, ir.SizeOf, ir.ShapeOf, ir.TileAttr, ir.Arange)):
+            return e
+        if isinstance(e, ir.Load):
+            return dataclasses.replace(e, index=self.index(e.index))
+        if isinstance(e, ir.BinOp):
+            lhs, rhs = self._operands((e.lhs, e.rhs), e)
+            return dataclasses.replace(e, lhs=lhs, rhs=rhs)
+        if isinstance(e, ir.UnaryOp):
+            return dataclasses.replace(e, operand=self.expr(e.operand))
+        if isinstance(e, ir.Call):
+            return dataclasses.replace(e, args=self._operands(e.args, e))
+        if isinstance(e, ir.Cast):
+            return dataclasses.replace(e, value=self.expr(e.value))
+        dep = self._depends(e)
+        if isinstance(e, ir.Full):
+            if not dep:
+                return e
+            # A fill of a row's scalar: its column stretched over the tile.
+            value = self._expand(self.expr(e.value), len(e.shape))
+            return ir.Cast(ir.Broadcast(value, (self.dim, *e.shape), loc=e.loc), e.dtype)
+        if isinstance(e, (ir.Reduce, ir.Scan)):
+            if not dep:
+                return e
+            axis = e.axis % self._rank(e.value) + 1
+            return dataclasses.replace(e, value=self.expr(e.value), axis=axis)
+        if isinstance(e, ir.ExpandDims):
+            if not dep:
+                return e
+            axis = e.axis if e.axis < 0 else e.axis + 1
+            return dataclasses.replace(e, value=self.expr(e.value), axis=axis)
+        if isinstance(e, (ir.Broadcast, ir.Reshape)):
+            if not dep:
+                return e
+            value = self.expr(e.value)
+            if isinstance(e, ir.Broadcast):
+                value = self._expand(value, len(e.shape) - self._rank(e.value))
+            return dataclasses.replace(e, value=value, shape=(self.dim, *e.shape))
+        if isinstance(e, ir.Permute):
+            if not dep:
+                return e
+            perm = (0, *(p + 1 for p in e.perm))
+            return dataclasses.replace(e, value=self.expr(e.value), perm=perm)
+        raise _CannotBlock  # dots and anything else keep one row per program
+
+
+def _tile_bounds(t: ir.TileVar) -> list[ir.Expr]:
+    return [x for x in (t.extent, t.begin, t.step) if x is not None]

@@ -41,14 +41,56 @@ def layer_norm_fwd_kernel(
     ct.store(out, index=(bid, 0), tile=ct.astype(y, out.dtype))
 
 
+LAYER_NORM_FWD_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `layer_norm_fwd_kernel` on the first
+    # launch of each shape key.
+    {"TILE_M": 4},
+    {"TILE_M": 1},
+    {"TILE_M": 2},
+    {"TILE_M": 8},
+    {"TILE_M": 16},
+]
+_layer_norm_fwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5):
     """``torch.nn.functional.layer_norm`` over the last dim of a 2-D tensor."""
     m, n = x.shape
     out = torch.empty_like(x)
+    key = (
+        x.shape,
+        weight.shape,
+        bias.shape,
+        out.shape,
+        x.dtype,
+        weight.dtype,
+        bias.dtype,
+        out.dtype,
+        n,
+    )
+    if key not in _layer_norm_fwd_kernel_best:
+        _layer_norm_fwd_kernel_best[key] = ct.tune.exhaustive_search(
+            LAYER_NORM_FWD_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(x.size(0), cfg["TILE_M"]), 1, 1),
+            layer_norm_fwd_kernel,
+            lambda cfg: (
+                x,
+                weight,
+                bias,
+                out.clone(),
+                n,
+                eps,
+                cfg["TILE_M"],
+                1 << (x.size(1) - 1).bit_length(),
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _layer_norm_fwd_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(x.size(0), 8), 1, 1),
+        (ct.cdiv(x.size(0), cfg["TILE_M"]), 1, 1),
         layer_norm_fwd_kernel,
-        (x, weight, bias, out, n, eps, 8, 1 << (x.size(1) - 1).bit_length()),
+        (x, weight, bias, out, n, eps, cfg["TILE_M"], 1 << (x.size(1) - 1).bit_length()),
     )
     return out

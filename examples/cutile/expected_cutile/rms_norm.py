@@ -37,15 +37,46 @@ def rms_norm_kernel(
     ct.store(out, index=(bid, 0), tile=ct.astype(y, out.dtype))
 
 
+RMS_NORM_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `rms_norm_kernel` on the first launch of
+    # each shape key.
+    {"TILE_M": 4},
+    {"TILE_M": 1},
+    {"TILE_M": 2},
+    {"TILE_M": 8},
+    {"TILE_M": 16},
+]
+_rms_norm_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
     """``x / sqrt(mean(x ** 2) + eps) * weight`` over each row of a 2-D tensor."""
     m, n = x.shape
     assert weight.shape == (n,), "weight must have one entry per column"
     out = torch.empty_like(x)
+    key = (x.shape, weight.shape, out.shape, x.dtype, weight.dtype, out.dtype, n)
+    if key not in _rms_norm_kernel_best:
+        _rms_norm_kernel_best[key] = ct.tune.exhaustive_search(
+            RMS_NORM_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(x.size(0), cfg["TILE_M"]), 1, 1),
+            rms_norm_kernel,
+            lambda cfg: (
+                x,
+                weight,
+                out.clone(),
+                n,
+                eps,
+                cfg["TILE_M"],
+                1 << (x.size(1) - 1).bit_length(),
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _rms_norm_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(x.size(0), 4), 1, 1),
+        (ct.cdiv(x.size(0), cfg["TILE_M"]), 1, 1),
         rms_norm_kernel,
-        (x, weight, out, n, eps, 4, 1 << (x.size(1) - 1).bit_length()),
+        (x, weight, out, n, eps, cfg["TILE_M"], 1 << (x.size(1) - 1).bit_length()),
     )
     return out

@@ -60,6 +60,18 @@ def rope_kernel(
     )
 
 
+ROPE_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `rope_kernel` on the first launch of each
+    # shape key.
+    {"TILE_T": 4},
+    {"TILE_T": 1},
+    {"TILE_T": 2},
+    {"TILE_T": 8},
+    {"TILE_T": 16},
+]
+_rope_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
     """Rotate each row of ``x`` (``tokens x d``) by the angles whose ``cos``/``sin`` are given
     per token and frequency (``tokens x d / 2``)."""
@@ -67,16 +79,43 @@ def rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
     half = d // 2
     assert cos.shape == (t, half) and sin.shape == (t, half)
     out = torch.empty_like(x)
+    key = (
+        x.view(t, 2, half).shape,
+        cos.shape,
+        sin.shape,
+        out.view(t, 2, half).shape,
+        x.view(t, 2, half).dtype,
+        cos.dtype,
+        sin.dtype,
+        out.view(t, 2, half).dtype,
+    )
+    if key not in _rope_kernel_best:
+        _rope_kernel_best[key] = ct.tune.exhaustive_search(
+            ROPE_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(x.view(t, 2, half).size(0), cfg["TILE_T"]), 1, 1),
+            rope_kernel,
+            lambda cfg: (
+                x.view(t, 2, half),
+                cos,
+                sin,
+                out.view(t, 2, half).clone(),
+                cfg["TILE_T"],
+                1 << (x.view(t, 2, half).size(2) - 1).bit_length(),
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _rope_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(x.view(t, 2, half).size(0), 16), 1, 1),
+        (ct.cdiv(x.view(t, 2, half).size(0), cfg["TILE_T"]), 1, 1),
         rope_kernel,
         (
             x.view(t, 2, half),
             cos,
             sin,
             out.view(t, 2, half),
-            16,
+            cfg["TILE_T"],
             1 << (x.view(t, 2, half).size(2) - 1).bit_length(),
         ),
     )

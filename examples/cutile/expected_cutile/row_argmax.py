@@ -24,15 +24,44 @@ def row_argmax_kernel(
     ct.store(indices, index=(bid,), tile=ct.astype(ct.argmax(t, axis=1), indices.dtype))
 
 
+ROW_ARGMAX_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `row_argmax_kernel` on the first launch
+    # of each shape key.
+    {"TILE_M": 4},
+    {"TILE_M": 1},
+    {"TILE_M": 2},
+    {"TILE_M": 8},
+    {"TILE_M": 16},
+]
+_row_argmax_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def row_argmax(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """``x.max(dim=1)``: the max of each row and its (first) column index."""
     m, n = x.shape
     values = torch.empty(m, device=x.device, dtype=x.dtype)
     indices = torch.empty(m, device=x.device, dtype=torch.int32)
+    key = (x.shape, values.shape, indices.shape, x.dtype, values.dtype, indices.dtype)
+    if key not in _row_argmax_kernel_best:
+        _row_argmax_kernel_best[key] = ct.tune.exhaustive_search(
+            ROW_ARGMAX_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(x.size(0), cfg["TILE_M"]), 1, 1),
+            row_argmax_kernel,
+            lambda cfg: (
+                x,
+                values.clone(),
+                indices.clone(),
+                cfg["TILE_M"],
+                1 << (x.size(1) - 1).bit_length(),
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _row_argmax_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(x.size(0), 16), 1, 1),
+        (ct.cdiv(x.size(0), cfg["TILE_M"]), 1, 1),
         row_argmax_kernel,
-        (x, values, indices, 16, 1 << (x.size(1) - 1).bit_length()),
+        (x, values, indices, cfg["TILE_M"], 1 << (x.size(1) - 1).bit_length()),
     )
     return values, indices

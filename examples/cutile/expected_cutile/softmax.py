@@ -13,29 +13,50 @@ import torch
 def softmax_kernel(
     x,
     out,
+    ROWS: ct.Constant[int],
     BLOCK_X1: ct.Constant[int],
 ):
     row = ct.bid(0)
     # Lanes past the row's end read -inf: they add exp(-inf) = 0 to the sum.
-    x_row = ct.reshape(
-        ct.load(x, index=(row, 0), shape=(1, BLOCK_X1), padding_mode=ct.PaddingMode.NEG_INF),
-        (BLOCK_X1,),
-    )
+    x_row = ct.load(x, index=(row, 0), shape=(ROWS, BLOCK_X1), padding_mode=ct.PaddingMode.NEG_INF)
     x_row = ct.astype(x_row, ct.float32)
-    row_max = ct.max(x_row, axis=0, keepdims=True)
+    row_max = ct.max(x_row, axis=1, keepdims=True)
     num = ct.exp(x_row - row_max)
-    den = ct.sum(num, axis=0, keepdims=True)
-    ct.store(out, index=(row, 0), tile=ct.reshape(ct.astype(num / den, out.dtype), (1, BLOCK_X1)))
+    den = ct.sum(num, axis=1, keepdims=True)
+    ct.store(out, index=(row, 0), tile=ct.astype(num / den, out.dtype))
+
+
+SOFTMAX_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `softmax_kernel` on the first launch of
+    # each shape key.
+    {"ROWS": 4},
+    {"ROWS": 1},
+    {"ROWS": 2},
+    {"ROWS": 8},
+    {"ROWS": 16},
+]
+_softmax_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def softmax(x: torch.Tensor) -> torch.Tensor:
     """Softmax over the last dim of a 2-D tensor."""
     m, n = x.shape
     out = torch.empty_like(x)
+    key = (x.shape, out.shape, x.dtype, out.dtype)
+    if key not in _softmax_kernel_best:
+        _softmax_kernel_best[key] = ct.tune.exhaustive_search(
+            SOFTMAX_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(x.size(0), cfg["ROWS"]), 1, 1),
+            softmax_kernel,
+            lambda cfg: (x, out.clone(), cfg["ROWS"], 1 << (x.size(1) - 1).bit_length()),
+            quiet=True,
+        ).best.config
+    cfg = _softmax_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (x.size(0), 1, 1),
+        (ct.cdiv(x.size(0), cfg["ROWS"]), 1, 1),
         softmax_kernel,
-        (x, out, 1 << (x.size(1) - 1).bit_length()),
+        (x, out, cfg["ROWS"], 1 << (x.size(1) - 1).bit_length()),
     )
     return out

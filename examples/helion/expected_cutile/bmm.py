@@ -68,6 +68,18 @@ def _bmm_kernel(
     )
 
 
+_BMM_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_bmm_kernel` on the first launch of each
+    # shape key.
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32},
+]
+_bmm_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def bmm(a: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
     """Multiply two stacks of matrices.
 
@@ -83,10 +95,32 @@ def bmm(a: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
     assert b == b2 and k == k2, "batch or reduction size mismatch"
     out = torch.empty([b, m, n], dtype=a.dtype, device=a.device)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (a.shape, c.shape, out.shape, a.dtype, c.dtype, out.dtype, b, m, k, n)
+    if key not in _bmm_kernel_best:
+        _bmm_kernel_best[key] = ct.tune.exhaustive_search(
+            _BMM_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (b, ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"])),
+            _bmm_kernel,
+            lambda cfg: (
+                a,
+                c,
+                out.clone(),
+                b,
+                m,
+                k,
+                n,
+                cfg["BLOCK_SIZE_M"],
+                cfg["BLOCK_SIZE_N"],
+                cfg["BLOCK_SIZE_K"],
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _bmm_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (b, ct.cdiv(m, 128), ct.cdiv(n, 128)),
+        (b, ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"])),
         _bmm_kernel,
-        (a, c, out, b, m, k, n, 128, 128, 64),
+        (a, c, out, b, m, k, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"], cfg["BLOCK_SIZE_K"]),
     )
     return out

@@ -47,6 +47,18 @@ def _cross_entropy_kernel(
     ct.store(losses, index=(tile_n,), tile=log_sum_exp - logits_at_target)
 
 
+_CROSS_ENTROPY_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_cross_entropy_kernel` on the first
+    # launch of each shape key.
+    {"BLOCK_SIZE_N": 4},
+    {"BLOCK_SIZE_N": 1},
+    {"BLOCK_SIZE_N": 2},
+    {"BLOCK_SIZE_N": 8},
+    {"BLOCK_SIZE_N": 16},
+]
+_cross_entropy_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def cross_entropy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     """Compute the unreduced cross entropy loss of integer class labels.
 
@@ -67,10 +79,41 @@ def cross_entropy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     # Written for 1-d `labels`: `labels[tile_n]` has 1 index.
     if labels.dim() != 1:
         raise ValueError(f"`labels` must be 1-d, not {labels.dim()}-d")
+    key = (
+        logits.shape,
+        labels.shape,
+        losses.shape,
+        logits_flat.shape,
+        logits.dtype,
+        labels.dtype,
+        losses.dtype,
+        logits_flat.dtype,
+        n,
+        v,
+    )
+    if key not in _cross_entropy_kernel_best:
+        _cross_entropy_kernel_best[key] = ct.tune.exhaustive_search(
+            _CROSS_ENTROPY_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1, 1),
+            _cross_entropy_kernel,
+            lambda cfg: (
+                logits,
+                labels,
+                losses.clone(),
+                logits_flat,
+                n,
+                v,
+                cfg["BLOCK_SIZE_N"],
+                1 << (v - 1).bit_length(),
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _cross_entropy_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(n, 4), 1, 1),
+        (ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1, 1),
         _cross_entropy_kernel,
-        (logits, labels, losses, logits_flat, n, v, 4, 1 << (v - 1).bit_length()),
+        (logits, labels, losses, logits_flat, n, v, cfg["BLOCK_SIZE_N"], 1 << (v - 1).bit_length()),
     )
     return losses

@@ -79,6 +79,18 @@ def _cross_entropy_onehot_kernel(
     ct.store(losses, index=(tile_n,), tile=m_i + ct.log(l_i) - target)
 
 
+_CROSS_ENTROPY_ONEHOT_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_cross_entropy_onehot_kernel` on the
+    # first launch of each shape key.
+    {"BLOCK_SIZE_N": 4, "BLOCK_SIZE_V": 512},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_V": 512},
+    {"BLOCK_SIZE_N": 2, "BLOCK_SIZE_V": 512},
+    {"BLOCK_SIZE_N": 8, "BLOCK_SIZE_V": 512},
+    {"BLOCK_SIZE_N": 16, "BLOCK_SIZE_V": 512},
+]
+_cross_entropy_onehot_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def cross_entropy_onehot(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     """Compute the unreduced cross entropy loss of integer class labels.
 
@@ -97,10 +109,29 @@ def cross_entropy_onehot(logits: torch.Tensor, labels: torch.Tensor) -> torch.Te
     # Written for 1-d `labels`: `labels[tile_n]` has 1 index.
     if labels.dim() != 1:
         raise ValueError(f"`labels` must be 1-d, not {labels.dim()}-d")
+    key = (logits.shape, labels.shape, losses.shape, logits.dtype, labels.dtype, losses.dtype, n, v)
+    if key not in _cross_entropy_onehot_kernel_best:
+        _cross_entropy_onehot_kernel_best[key] = ct.tune.exhaustive_search(
+            _CROSS_ENTROPY_ONEHOT_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1, 1),
+            _cross_entropy_onehot_kernel,
+            lambda cfg: (
+                logits,
+                labels,
+                losses.clone(),
+                n,
+                v,
+                cfg["BLOCK_SIZE_N"],
+                cfg["BLOCK_SIZE_V"],
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _cross_entropy_onehot_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(n, 4), 1, 1),
+        (ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1, 1),
         _cross_entropy_onehot_kernel,
-        (logits, labels, losses, n, v, 4, 512),
+        (logits, labels, losses, n, v, cfg["BLOCK_SIZE_N"], cfg["BLOCK_SIZE_V"]),
     )
     return losses

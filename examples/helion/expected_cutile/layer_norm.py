@@ -22,21 +22,21 @@ def _layer_norm_kernel(
     eps: float,
     m: int,
     n: int,
+    BLOCK_SIZE_M: ct.Constant[int],
     BLOCK_N: ct.Constant[int],
 ):
     tile_m = ct.bid(0)
     mask_n = ct.arange(BLOCK_N, dtype=ct.int32) < n
     x_tile = ct.astype(
-        ct.reshape(
-            ct.load(x, index=(tile_m, 0), shape=(1, BLOCK_N), padding_mode=ct.PaddingMode.ZERO),
-            (BLOCK_N,),
+        ct.load(
+            x, index=(tile_m, 0), shape=(BLOCK_SIZE_M, BLOCK_N), padding_mode=ct.PaddingMode.ZERO
         ),
         ct.float32,
     )
     # Row mean and biased variance (two-step for accuracy).
-    mean = ct.sum(x_tile, axis=0, keepdims=True) / n
+    mean = ct.sum(x_tile, axis=1, keepdims=True) / n
     centered = x_tile - mean
-    var = ct.sum(ct.where(mask_n, centered * centered, 0.0), axis=0, keepdims=True) / n
+    var = ct.sum(ct.where(mask_n[None, :], centered * centered, 0.0), axis=1, keepdims=True) / n
     normalized = centered * ct.rsqrt(var + eps)
     # Affine transform with per-column weight and bias.
     y = normalized * ct.astype(
@@ -44,7 +44,19 @@ def _layer_norm_kernel(
     ) + ct.astype(
         ct.load(bias, index=(0,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO), ct.float32
     )
-    ct.store(out, index=(tile_m, 0), tile=ct.reshape(ct.astype(y, out.dtype), (1, BLOCK_N)))
+    ct.store(out, index=(tile_m, 0), tile=ct.astype(y, out.dtype))
+
+
+_LAYER_NORM_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_layer_norm_kernel` on the first launch
+    # of each shape key.
+    {"BLOCK_SIZE_M": 4},
+    {"BLOCK_SIZE_M": 1},
+    {"BLOCK_SIZE_M": 2},
+    {"BLOCK_SIZE_M": 8},
+    {"BLOCK_SIZE_M": 16},
+]
+_layer_norm_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def layer_norm(
@@ -69,10 +81,42 @@ def layer_norm(
     # Written for 1-d `weight`, `bias`: `weight[:]` has 1 index; `bias[:]` has 1 index.
     if weight.dim() != 1 or bias.dim() != 1:
         raise ValueError("weight, bias must be 1-d")
+    key = (
+        x.shape,
+        weight.shape,
+        bias.shape,
+        out.shape,
+        x.dtype,
+        weight.dtype,
+        bias.dtype,
+        out.dtype,
+        m,
+        n,
+    )
+    if key not in _layer_norm_kernel_best:
+        _layer_norm_kernel_best[key] = ct.tune.exhaustive_search(
+            _LAYER_NORM_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
+            _layer_norm_kernel,
+            lambda cfg: (
+                x,
+                weight,
+                bias,
+                out.clone(),
+                eps,
+                m,
+                n,
+                cfg["BLOCK_SIZE_M"],
+                1 << (n - 1).bit_length(),
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _layer_norm_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (m, 1, 1),
+        (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
         _layer_norm_kernel,
-        (x, weight, bias, out, eps, m, n, 1 << (n - 1).bit_length()),
+        (x, weight, bias, out, eps, m, n, cfg["BLOCK_SIZE_M"], 1 << (n - 1).bit_length()),
     )
     return out

@@ -24,37 +24,46 @@ def _rms_norm_kernel(
     eps: float,
     m: int,
     n: int,
+    BLOCK_SIZE_M: ct.Constant[int],
     BLOCK_N: ct.Constant[int],
 ):
     tile_m = ct.bid(0)
     # Accumulate in fp32 regardless of the input dtype.
     x_tile = ct.astype(
-        ct.reshape(
-            ct.load(x, index=(tile_m, 0), shape=(1, BLOCK_N), padding_mode=ct.PaddingMode.ZERO),
-            (BLOCK_N,),
+        ct.load(
+            x, index=(tile_m, 0), shape=(BLOCK_SIZE_M, BLOCK_N), padding_mode=ct.PaddingMode.ZERO
         ),
         ct.float32,
     )
-    mean_sq = ct.sum(x_tile * x_tile, axis=0) / n
+    mean_sq = ct.sum(x_tile * x_tile, axis=1) / n
     inv_rms_tile = ct.rsqrt(mean_sq + eps)
     # Normalize, then apply the per-column weight (broadcast over rows).
-    normalized = x_tile * inv_rms_tile[None]
+    normalized = x_tile * inv_rms_tile[:, None]
     ct.store(
         out,
         index=(tile_m, 0),
-        tile=ct.reshape(
-            ct.astype(
-                normalized
-                * ct.astype(
-                    ct.load(weight, index=(0,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO),
-                    ct.float32,
-                ),
-                out.dtype,
+        tile=ct.astype(
+            normalized
+            * ct.astype(
+                ct.load(weight, index=(0,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO),
+                ct.float32,
             ),
-            (1, BLOCK_N),
+            out.dtype,
         ),
     )
     ct.store(inv_rms, index=(tile_m,), tile=inv_rms_tile)
+
+
+_RMS_NORM_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_rms_norm_kernel` on the first launch of
+    # each shape key.
+    {"BLOCK_SIZE_M": 4},
+    {"BLOCK_SIZE_M": 1},
+    {"BLOCK_SIZE_M": 2},
+    {"BLOCK_SIZE_M": 8},
+    {"BLOCK_SIZE_M": 16},
+]
+_rms_norm_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def rms_norm(
@@ -79,10 +88,42 @@ def rms_norm(
     # Written for 1-d `weight`: `weight[:]` has 1 index.
     if weight.dim() != 1:
         raise ValueError(f"`weight` must be 1-d, not {weight.dim()}-d")
+    key = (
+        x.shape,
+        weight.shape,
+        out.shape,
+        inv_rms.shape,
+        x.dtype,
+        weight.dtype,
+        out.dtype,
+        inv_rms.dtype,
+        m,
+        n,
+    )
+    if key not in _rms_norm_kernel_best:
+        _rms_norm_kernel_best[key] = ct.tune.exhaustive_search(
+            _RMS_NORM_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
+            _rms_norm_kernel,
+            lambda cfg: (
+                x,
+                weight,
+                out.clone(),
+                inv_rms.clone(),
+                eps,
+                m,
+                n,
+                cfg["BLOCK_SIZE_M"],
+                1 << (n - 1).bit_length(),
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _rms_norm_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (m, 1, 1),
+        (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
         _rms_norm_kernel,
-        (x, weight, out, inv_rms, eps, m, n, 1 << (n - 1).bit_length()),
+        (x, weight, out, inv_rms, eps, m, n, cfg["BLOCK_SIZE_M"], 1 << (n - 1).bit_length()),
     )
     return out, inv_rms

@@ -41,6 +41,18 @@ def _row_sum_kernel(
     )
 
 
+_ROW_SUM_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_row_sum_kernel` on the first launch of
+    # each shape key.
+    {"BLOCK_SIZE_M": 4},
+    {"BLOCK_SIZE_M": 1},
+    {"BLOCK_SIZE_M": 2},
+    {"BLOCK_SIZE_M": 8},
+    {"BLOCK_SIZE_M": 16},
+]
+_row_sum_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def row_sum(x: torch.Tensor) -> torch.Tensor:
     """Sum each row of a 2-D tensor.
 
@@ -53,10 +65,21 @@ def row_sum(x: torch.Tensor) -> torch.Tensor:
     m, n = x.size()
     out = torch.empty([m], dtype=x.dtype, device=x.device)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (x.shape, out.shape, x.dtype, out.dtype, m, n)
+    if key not in _row_sum_kernel_best:
+        _row_sum_kernel_best[key] = ct.tune.exhaustive_search(
+            _ROW_SUM_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
+            _row_sum_kernel,
+            lambda cfg: (x, out.clone(), m, n, cfg["BLOCK_SIZE_M"], 1 << (n - 1).bit_length()),
+            quiet=True,
+        ).best.config
+    cfg = _row_sum_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(m, 4), 1, 1),
+        (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
         _row_sum_kernel,
-        (x, out, m, n, 4, 1 << (n - 1).bit_length()),
+        (x, out, m, n, cfg["BLOCK_SIZE_M"], 1 << (n - 1).bit_length()),
     )
     return out

@@ -33,6 +33,18 @@ def _softmax_kernel(
     ct.store(out, index=(tile_m, 0), tile=ct.astype(softmax_num / softmax_den, out.dtype))
 
 
+_SOFTMAX_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_softmax_kernel` on the first launch of
+    # each shape key.
+    {"BLOCK_SIZE_M": 4},
+    {"BLOCK_SIZE_M": 1},
+    {"BLOCK_SIZE_M": 2},
+    {"BLOCK_SIZE_M": 8},
+    {"BLOCK_SIZE_M": 16},
+]
+_softmax_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def softmax(x: torch.Tensor) -> torch.Tensor:
     """Compute softmax over the last dimension of a 2-D tensor.
 
@@ -46,10 +58,21 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
     out = torch.empty_like(x)
     # Tile only over rows; ':' loads the full row into the block.
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (x.shape, out.shape, x.dtype, out.dtype, m, n)
+    if key not in _softmax_kernel_best:
+        _softmax_kernel_best[key] = ct.tune.exhaustive_search(
+            _SOFTMAX_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
+            _softmax_kernel,
+            lambda cfg: (x, out.clone(), m, n, cfg["BLOCK_SIZE_M"], 1 << (n - 1).bit_length()),
+            quiet=True,
+        ).best.config
+    cfg = _softmax_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(m, 2), 1, 1),
+        (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
         _softmax_kernel,
-        (x, out, m, n, 2, 1 << (n - 1).bit_length()),
+        (x, out, m, n, cfg["BLOCK_SIZE_M"], 1 << (n - 1).bit_length()),
     )
     return out

@@ -74,6 +74,18 @@ def _softmax_two_pass_kernel(
         )
 
 
+_SOFTMAX_TWO_PASS_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_softmax_two_pass_kernel` on the first
+    # launch of each shape key.
+    {"BLOCK_SIZE_M": 4, "BLOCK_SIZE_N": 256},
+    {"BLOCK_SIZE_M": 1, "BLOCK_SIZE_N": 256},
+    {"BLOCK_SIZE_M": 2, "BLOCK_SIZE_N": 256},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256},
+    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 256},
+]
+_softmax_two_pass_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def softmax_two_pass(x: torch.Tensor) -> torch.Tensor:
     """Compute softmax over the last dimension of a 2-D tensor in two passes.
 
@@ -89,10 +101,21 @@ def softmax_two_pass(x: torch.Tensor) -> torch.Tensor:
     # tiletrans: dropped `block_size_m = hl.register_block_size(m)`: the kernels tune this block size themselves
     # tiletrans: dropped `block_size_n = hl.register_block_size(n)`: the kernels tune this block size themselves
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (x.shape, out.shape, x.dtype, out.dtype, m, n)
+    if key not in _softmax_two_pass_kernel_best:
+        _softmax_two_pass_kernel_best[key] = ct.tune.exhaustive_search(
+            _SOFTMAX_TWO_PASS_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
+            _softmax_two_pass_kernel,
+            lambda cfg: (x, out.clone(), m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"]),
+            quiet=True,
+        ).best.config
+    cfg = _softmax_two_pass_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(m, 2), 1, 1),
+        (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
         _softmax_two_pass_kernel,
-        (x, out, m, n, 2, 256),
+        (x, out, m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"]),
     )
     return out

@@ -63,16 +63,43 @@ def bmm_kernel(
     )
 
 
+BMM_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `bmm_kernel` on the first launch of each
+    # shape key.
+    {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
+    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
+    {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64},
+    {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64},
+    {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64},
+]
+_bmm_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def bmm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """``a @ b`` for batches of matrices (B, M, K) and (B, K, N)."""
     batch, m, k = a.shape
     _, _, n = b.shape
     # tiletrans: num_warps: cuTile's compiler picks warps, stages and tile order itself
     _c = torch.empty((batch, m, n), dtype=a.dtype, device=a.device)
+    key = (a.shape, b.shape, _c.shape, a.dtype, b.dtype, _c.dtype)
+    if key not in _bmm_kernel_best:
+        _bmm_kernel_best[key] = ct.tune.exhaustive_search(
+            BMM_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (
+                a.size(0),
+                ct.cdiv(a.size(1), cfg["BLOCK_M"]),
+                ct.cdiv(b.size(2), cfg["BLOCK_N"]),
+            ),
+            bmm_kernel,
+            lambda cfg: (a, b, _c.clone(), cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
+            quiet=True,
+        ).best.config
+    cfg = _bmm_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (a.size(0), ct.cdiv(a.size(1), 64), ct.cdiv(b.size(2), 64)),
+        (a.size(0), ct.cdiv(a.size(1), cfg["BLOCK_M"]), ct.cdiv(b.size(2), cfg["BLOCK_N"])),
         bmm_kernel,
-        (a, b, _c, 64, 64, 32),
+        (a, b, _c, cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
     )
     return _c

@@ -24,15 +24,38 @@ def cumsum_kernel(
     ct.store(Y, index=(bx, 0), tile=ct.astype(y, Y.dtype))
 
 
+CUMSUM_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `cumsum_kernel` on the first launch of
+    # each shape key.
+    {"BLOCK_M": 4},
+    {"BLOCK_M": 1},
+    {"BLOCK_M": 2},
+    {"BLOCK_M": 8},
+    {"BLOCK_M": 16},
+]
+_cumsum_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def cumsum(x: torch.Tensor) -> torch.Tensor:
     """``torch.cumsum(x, dim=1)`` of a 2-D tensor."""
     m, n = x.shape
     # tiletrans: num_warps: cuTile's compiler picks warps, stages and tile order itself
     _y = torch.empty((m, n), dtype=x.dtype, device=x.device)
+    key = (x.shape, _y.shape, x.dtype, _y.dtype)
+    if key not in _cumsum_kernel_best:
+        _cumsum_kernel_best[key] = ct.tune.exhaustive_search(
+            CUMSUM_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(x.size(0), cfg["BLOCK_M"]), 1, 1),
+            cumsum_kernel,
+            lambda cfg: (x, _y.clone(), cfg["BLOCK_M"], 1 << (x.size(1) - 1).bit_length()),
+            quiet=True,
+        ).best.config
+    cfg = _cumsum_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(x.size(0), 8), 1, 1),
+        (ct.cdiv(x.size(0), cfg["BLOCK_M"]), 1, 1),
         cumsum_kernel,
-        (x, _y, 8, 1 << (x.size(1) - 1).bit_length()),
+        (x, _y, cfg["BLOCK_M"], 1 << (x.size(1) - 1).bit_length()),
     )
     return _y

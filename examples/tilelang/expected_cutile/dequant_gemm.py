@@ -54,6 +54,18 @@ def dequant_matmul(
     ct.store(C, index=(by, bx), tile=ct.astype(C_local, C.dtype))
 
 
+DEQUANT_MATMUL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `dequant_matmul` on the first launch of
+    # each shape key.
+    {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
+    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
+    {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64},
+    {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64},
+    {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64},
+]
+_dequant_matmul_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def dequant_gemm(a: torch.Tensor, w: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
     """``a @ (w * scale)`` for activations ``a`` (M, K), int8 weights ``w`` (K, N) and per-column
     scales ``scale`` (N,) in the dtype of ``a``."""
@@ -61,10 +73,21 @@ def dequant_gemm(a: torch.Tensor, w: torch.Tensor, scale: torch.Tensor) -> torch
     _, n = w.shape
     # tiletrans: num_warps: cuTile's compiler picks warps, stages and tile order itself
     _c = torch.empty((m, n), dtype=a.dtype, device=a.device)
+    key = (a.shape, w.shape, scale.shape, _c.shape, a.dtype, w.dtype, scale.dtype, _c.dtype)
+    if key not in _dequant_matmul_best:
+        _dequant_matmul_best[key] = ct.tune.exhaustive_search(
+            DEQUANT_MATMUL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(a.size(0), cfg["BLOCK_M"]), ct.cdiv(w.size(1), cfg["BLOCK_N"]), 1),
+            dequant_matmul,
+            lambda cfg: (a, w, scale, _c.clone(), cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
+            quiet=True,
+        ).best.config
+    cfg = _dequant_matmul_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(a.size(0), 64), ct.cdiv(w.size(1), 64), 1),
+        (ct.cdiv(a.size(0), cfg["BLOCK_M"]), ct.cdiv(w.size(1), cfg["BLOCK_N"]), 1),
         dequant_matmul,
-        (a, w, scale, _c, 64, 64, 32),
+        (a, w, scale, _c, cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
     )
     return _c

@@ -44,6 +44,18 @@ def matmul_kernel(
     ct.store(C, index=(by, bx), tile=ct.astype(C_local, C.dtype))
 
 
+MATMUL_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `matmul_kernel` on the first launch of
+    # each shape key.
+    {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
+    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
+    {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64},
+    {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64},
+    {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64},
+]
+_matmul_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def matmul(
     A,
     B,
@@ -60,10 +72,21 @@ def matmul(
     C = torch.empty((M, N), dtype=torch.float16, device=A.device)
 
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (A.shape, B.shape, C.shape, A.dtype, B.dtype, C.dtype)
+    if key not in _matmul_kernel_best:
+        _matmul_kernel_best[key] = ct.tune.exhaustive_search(
+            MATMUL_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(A.size(0), cfg["BLOCK_M"]), ct.cdiv(B.size(1), cfg["BLOCK_N"]), 1),
+            matmul_kernel,
+            lambda cfg: (A, B, C.clone(), cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
+            quiet=True,
+        ).best.config
+    cfg = _matmul_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(A.size(0), 64), ct.cdiv(B.size(1), 64), 1),
+        (ct.cdiv(A.size(0), cfg["BLOCK_M"]), ct.cdiv(B.size(1), cfg["BLOCK_N"]), 1),
         matmul_kernel,
-        (A, B, C, 64, 64, 32),
+        (A, B, C, cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
     )
     return C

@@ -54,16 +54,40 @@ def matmul(
     ct.store(C, index=(by, bx), tile=ct.astype(C_local, C.dtype))
 
 
+MATMUL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `matmul` on the first launch of each
+    # shape key.
+    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32},
+    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
+    {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64},
+    {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64},
+    {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64},
+    {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
+]
+_matmul_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def gemm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """``a @ b`` of 2-D tensors of one dtype, accumulated in fp32."""
     m, k = a.shape
     _, n = b.shape
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
     _c = torch.empty((m, n), dtype=a.dtype, device=a.device)
+    key = (a.shape, b.shape, _c.shape, a.dtype, b.dtype, _c.dtype)
+    if key not in _matmul_best:
+        _matmul_best[key] = ct.tune.exhaustive_search(
+            MATMUL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(a.size(0), cfg["BLOCK_M"]), ct.cdiv(b.size(1), cfg["BLOCK_N"]), 1),
+            matmul,
+            lambda cfg: (a, b, _c.clone(), cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
+            quiet=True,
+        ).best.config
+    cfg = _matmul_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(a.size(0), 128), ct.cdiv(b.size(1), 128), 1),
+        (ct.cdiv(a.size(0), cfg["BLOCK_M"]), ct.cdiv(b.size(1), cfg["BLOCK_N"]), 1),
         matmul,
-        (a, b, _c, 128, 128, 32),
+        (a, b, _c, cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
     )
     return _c

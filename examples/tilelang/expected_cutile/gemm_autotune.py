@@ -59,6 +59,10 @@ MATMUL_TUNED_CONFIGS = [
     {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
     {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 32},
     {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 32},
+    {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64},
+    {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64},
+    {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64},
+    {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
 ]
 _matmul_tuned_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 

@@ -55,6 +55,18 @@ def matmul_persistent(
     ct.store(C, index=(bx, by), tile=ct.astype(C_local, C.dtype))
 
 
+MATMUL_PERSISTENT_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `matmul_persistent` on the first launch
+    # of each shape key.
+    {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
+    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
+    {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64},
+    {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64},
+    {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64},
+]
+_matmul_persistent_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def gemm_persistent(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """``a @ b`` of 2-D tensors of one dtype, accumulated in fp32."""
     m, k = a.shape
@@ -63,10 +75,21 @@ def gemm_persistent(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     num_sms = torch.cuda.get_device_properties(a.device).multi_processor_count if a.is_cuda else 4
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
     _c = torch.empty((m, n), dtype=a.dtype, device=a.device)
+    key = (a.shape, b.shape, _c.shape, a.dtype, b.dtype, _c.dtype)
+    if key not in _matmul_persistent_best:
+        _matmul_persistent_best[key] = ct.tune.exhaustive_search(
+            MATMUL_PERSISTENT_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(a.size(0), cfg["BLOCK_M"]), ct.cdiv(b.size(1), cfg["BLOCK_N"]), 1),
+            matmul_persistent,
+            lambda cfg: (a, b, _c.clone(), cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
+            quiet=True,
+        ).best.config
+    cfg = _matmul_persistent_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(a.size(0), 64), ct.cdiv(b.size(1), 64), 1),
+        (ct.cdiv(a.size(0), cfg["BLOCK_M"]), ct.cdiv(b.size(1), cfg["BLOCK_N"]), 1),
         matmul_persistent,
-        (a, b, _c, 64, 64, 32),
+        (a, b, _c, cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
     )
     return _c

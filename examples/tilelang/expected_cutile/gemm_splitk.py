@@ -70,6 +70,18 @@ def matmul_splitk(
     )
 
 
+MATMUL_SPLITK_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `matmul_splitk` on the first launch of
+    # each shape key.
+    {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
+    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
+    {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64},
+    {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64},
+    {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64},
+]
+_matmul_splitk_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def gemm_splitk(a: torch.Tensor, b: torch.Tensor, split_k: int = 4) -> torch.Tensor:
     """``a @ b`` of 2-D tensors, K split over ``split_k`` programs; the result in ``a.dtype``."""
     m, k = a.shape
@@ -77,10 +89,25 @@ def gemm_splitk(a: torch.Tensor, b: torch.Tensor, split_k: int = 4) -> torch.Ten
     # The atomics add into this buffer, so it starts at zero.
     c = torch.zeros((m, n), dtype=torch.float32, device=a.device)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (a.shape, b.shape, c.shape, a.dtype, b.dtype, c.dtype, split_k)
+    if key not in _matmul_splitk_best:
+        _matmul_splitk_best[key] = ct.tune.exhaustive_search(
+            MATMUL_SPLITK_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (
+                split_k,
+                ct.cdiv(a.size(0), cfg["BLOCK_M"]),
+                ct.cdiv(b.size(1), cfg["BLOCK_N"]),
+            ),
+            matmul_splitk,
+            lambda cfg: (a, b, c.clone(), split_k, cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
+            quiet=True,
+        ).best.config
+    cfg = _matmul_splitk_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (split_k, ct.cdiv(a.size(0), 64), ct.cdiv(b.size(1), 64)),
+        (split_k, ct.cdiv(a.size(0), cfg["BLOCK_M"]), ct.cdiv(b.size(1), cfg["BLOCK_N"])),
         matmul_splitk,
-        (a, b, c, split_k, 64, 64, 32),
+        (a, b, c, split_k, cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
     )
     return c.to(a.dtype)

@@ -53,16 +53,43 @@ def matmul_nt(
     ct.store(C, index=(by, bx), tile=ct.astype(C_local, C.dtype))
 
 
+MATMUL_NT_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `matmul_nt` on the first launch of each
+    # shape key.
+    {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
+    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
+    {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64},
+    {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64},
+    {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64},
+]
+_matmul_nt_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def linear(x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     """``x @ weight.T`` for ``x`` of shape (M, K) and ``weight`` of shape (N, K)."""
     m, k = x.shape
     n, _ = weight.shape
     # tiletrans: num_warps: cuTile's compiler picks warps, stages and tile order itself
     _c = torch.empty((m, n), dtype=x.dtype, device=x.device)
+    key = (x.shape, weight.shape, _c.shape, x.dtype, weight.dtype, _c.dtype)
+    if key not in _matmul_nt_best:
+        _matmul_nt_best[key] = ct.tune.exhaustive_search(
+            MATMUL_NT_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (
+                ct.cdiv(x.size(0), cfg["BLOCK_M"]),
+                ct.cdiv(weight.size(0), cfg["BLOCK_N"]),
+                1,
+            ),
+            matmul_nt,
+            lambda cfg: (x, weight, _c.clone(), cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
+            quiet=True,
+        ).best.config
+    cfg = _matmul_nt_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(x.size(0), 64), ct.cdiv(weight.size(0), 64), 1),
+        (ct.cdiv(x.size(0), cfg["BLOCK_M"]), ct.cdiv(weight.size(0), cfg["BLOCK_N"]), 1),
         matmul_nt,
-        (x, weight, _c, 64, 64, 32),
+        (x, weight, _c, cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
     )
     return _c

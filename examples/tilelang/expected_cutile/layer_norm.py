@@ -41,6 +41,18 @@ def layer_norm_kernel(
     ct.store(Y, index=(bx, 0), tile=ct.astype(y, Y.dtype))
 
 
+LAYER_NORM_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `layer_norm_kernel` on the first launch
+    # of each shape key.
+    {"BLOCK_M": 4},
+    {"BLOCK_M": 1},
+    {"BLOCK_M": 2},
+    {"BLOCK_M": 8},
+    {"BLOCK_M": 16},
+]
+_layer_norm_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def layer_norm(
     x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5
 ) -> torch.Tensor:
@@ -48,10 +60,29 @@ def layer_norm(
     m, n = x.shape
     # tiletrans: num_warps: cuTile's compiler picks warps, stages and tile order itself
     _y = torch.empty((m, n), dtype=x.dtype, device=x.device)
+    key = (x.shape, weight.shape, bias.shape, _y.shape, x.dtype, weight.dtype, bias.dtype, _y.dtype)
+    if key not in _layer_norm_kernel_best:
+        _layer_norm_kernel_best[key] = ct.tune.exhaustive_search(
+            LAYER_NORM_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(x.size(0), cfg["BLOCK_M"]), 1, 1),
+            layer_norm_kernel,
+            lambda cfg: (
+                x,
+                weight,
+                bias,
+                _y.clone(),
+                eps,
+                cfg["BLOCK_M"],
+                1 << (x.size(1) - 1).bit_length(),
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _layer_norm_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(x.size(0), 2), 1, 1),
+        (ct.cdiv(x.size(0), cfg["BLOCK_M"]), 1, 1),
         layer_norm_kernel,
-        (x, weight, bias, _y, eps, 2, 1 << (x.size(1) - 1).bit_length()),
+        (x, weight, bias, _y, eps, cfg["BLOCK_M"], 1 << (x.size(1) - 1).bit_length()),
     )
     return _y

@@ -58,16 +58,39 @@ def matmul_bias_relu_kernel(
     ct.store(C, index=(by, bx), tile=ct.astype(C_local, C.dtype))
 
 
+MATMUL_BIAS_RELU_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `matmul_bias_relu_kernel` on the first
+    # launch of each shape key.
+    {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
+    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
+    {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64},
+    {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64},
+    {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64},
+]
+_matmul_bias_relu_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def matmul_bias_relu(a: torch.Tensor, b: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
     """``relu(a @ b + bias)`` of fp16/fp32 operands, accumulated in fp32."""
     m, k = a.shape
     _, n = b.shape
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
     _c = torch.empty((m, n), dtype=a.dtype, device=a.device)
+    key = (a.shape, b.shape, bias.shape, _c.shape, a.dtype, b.dtype, bias.dtype, _c.dtype)
+    if key not in _matmul_bias_relu_kernel_best:
+        _matmul_bias_relu_kernel_best[key] = ct.tune.exhaustive_search(
+            MATMUL_BIAS_RELU_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(a.size(0), cfg["BLOCK_M"]), ct.cdiv(b.size(1), cfg["BLOCK_N"]), 1),
+            matmul_bias_relu_kernel,
+            lambda cfg: (a, b, bias, _c.clone(), cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
+            quiet=True,
+        ).best.config
+    cfg = _matmul_bias_relu_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(a.size(0), 64), ct.cdiv(b.size(1), 64), 1),
+        (ct.cdiv(a.size(0), cfg["BLOCK_M"]), ct.cdiv(b.size(1), cfg["BLOCK_N"]), 1),
         matmul_bias_relu_kernel,
-        (a, b, bias, _c, 64, 64, 32),
+        (a, b, bias, _c, cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
     )
     return _c

@@ -32,15 +32,45 @@ def rms_norm_kernel(
     ct.store(B, index=(bx, 0), tile=ct.astype(B_local, B.dtype))
 
 
+RMS_NORM_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `rms_norm_kernel` on the first launch of
+    # each shape key.
+    {"BLK_M": 4},
+    {"BLK_M": 1},
+    {"BLK_M": 2},
+    {"BLK_M": 8},
+    {"BLK_M": 16},
+]
+_rms_norm_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
     """RMS-normalise the rows of ``x`` (M, N) and scale by ``weight`` (N,)."""
     m, n = x.shape
     # tiletrans: num_warps: cuTile's compiler picks warps, stages and tile order itself
     _b = torch.empty((m, n), dtype=x.dtype, device=x.device)
+    key = (x.shape, weight.shape, _b.shape, x.dtype, weight.dtype, _b.dtype)
+    if key not in _rms_norm_kernel_best:
+        _rms_norm_kernel_best[key] = ct.tune.exhaustive_search(
+            RMS_NORM_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(x.size(0), cfg["BLK_M"]), 1, 1),
+            rms_norm_kernel,
+            lambda cfg: (
+                x,
+                weight,
+                _b.clone(),
+                eps,
+                cfg["BLK_M"],
+                1 << (x.size(1) - 1).bit_length(),
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _rms_norm_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(x.size(0), 4), 1, 1),
+        (ct.cdiv(x.size(0), cfg["BLK_M"]), 1, 1),
         rms_norm_kernel,
-        (x, weight, _b, eps, 4, 1 << (x.size(1) - 1).bit_length()),
+        (x, weight, _b, eps, cfg["BLK_M"], 1 << (x.size(1) - 1).bit_length()),
     )
     return _b

@@ -30,15 +30,38 @@ def softmax_kernel(
     ct.store(Y, index=(bx, 0), tile=ct.astype(y, Y.dtype))
 
 
+SOFTMAX_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `softmax_kernel` on the first launch of
+    # each shape key.
+    {"BLOCK_M": 4},
+    {"BLOCK_M": 1},
+    {"BLOCK_M": 2},
+    {"BLOCK_M": 8},
+    {"BLOCK_M": 16},
+]
+_softmax_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def softmax(x: torch.Tensor) -> torch.Tensor:
     """Softmax over the last dim of a 2-D tensor."""
     m, n = x.shape
     # tiletrans: num_warps: cuTile's compiler picks warps, stages and tile order itself
     _y = torch.empty((m, n), dtype=x.dtype, device=x.device)
+    key = (x.shape, _y.shape, x.dtype, _y.dtype)
+    if key not in _softmax_kernel_best:
+        _softmax_kernel_best[key] = ct.tune.exhaustive_search(
+            SOFTMAX_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(x.size(0), cfg["BLOCK_M"]), 1, 1),
+            softmax_kernel,
+            lambda cfg: (x, _y.clone(), cfg["BLOCK_M"], 1 << (x.size(1) - 1).bit_length()),
+            quiet=True,
+        ).best.config
+    cfg = _softmax_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(x.size(0), 4), 1, 1),
+        (ct.cdiv(x.size(0), cfg["BLOCK_M"]), 1, 1),
         softmax_kernel,
-        (x, _y, 4, 1 << (x.size(1) - 1).bit_length()),
+        (x, _y, cfg["BLOCK_M"], 1 << (x.size(1) - 1).bit_length()),
     )
     return _y

@@ -24,56 +24,50 @@ def _layer_norm_fwd_fused(
     Rstd,
     N: int,
     eps: float,
+    ROWS: ct.Constant[int],
     BLOCK_SIZE: ct.Constant[int],
 ):
     row = ct.bid(0)
     # Compute mean
-    _mean = 0.0
+    _mean = ct.zeros((ROWS,), dtype=ct.float32)
     for tile_off in range(ct.cdiv(N, BLOCK_SIZE)):
         a = ct.astype(
-            ct.reshape(
-                ct.load(
-                    X,
-                    index=(row, tile_off),
-                    shape=(1, BLOCK_SIZE),
-                    padding_mode=ct.PaddingMode.ZERO,
-                ),
-                (BLOCK_SIZE,),
+            ct.load(
+                X, index=(row, tile_off), shape=(ROWS, BLOCK_SIZE), padding_mode=ct.PaddingMode.ZERO
             ),
             ct.float32,
         )
         _mean = _mean + ct.sum(
-            ct.where((tile_off * BLOCK_SIZE + ct.arange(BLOCK_SIZE, dtype=ct.int32) < N), a, 0.0),
-            axis=0,
+            ct.where(
+                (tile_off * BLOCK_SIZE + ct.arange(BLOCK_SIZE, dtype=ct.int32) < N)[None, :], a, 0.0
+            ),
+            axis=1,
         )
     mean_2 = _mean / N
     # Compute variance
-    _var = 0.0
+    _var = ct.zeros((ROWS,), dtype=ct.float32)
     for tile_off_2 in range(ct.cdiv(N, BLOCK_SIZE)):
         x_tile = ct.astype(
-            ct.reshape(
-                ct.load(
-                    X,
-                    index=(row, tile_off_2),
-                    shape=(1, BLOCK_SIZE),
-                    padding_mode=ct.PaddingMode.ZERO,
-                ),
-                (BLOCK_SIZE,),
+            ct.load(
+                X,
+                index=(row, tile_off_2),
+                shape=(ROWS, BLOCK_SIZE),
+                padding_mode=ct.PaddingMode.ZERO,
             ),
             ct.float32,
         )
         x_tile_2 = ct.where(
             tile_off_2 * BLOCK_SIZE + ct.arange(BLOCK_SIZE, dtype=ct.int32) < N,
-            x_tile - mean_2,
+            x_tile - mean_2[:, None],
             0.0,
         )
         _var = _var + ct.sum(
             ct.where(
-                (tile_off_2 * BLOCK_SIZE + ct.arange(BLOCK_SIZE, dtype=ct.int32) < N),
+                (tile_off_2 * BLOCK_SIZE + ct.arange(BLOCK_SIZE, dtype=ct.int32) < N)[None, :],
                 x_tile_2 * x_tile_2,
                 0.0,
             ),
-            axis=0,
+            axis=1,
         )
     var = _var / N
     rstd_2 = 1 / ct.sqrt(var + eps)
@@ -85,23 +79,30 @@ def _layer_norm_fwd_fused(
         w = ct.astype(ct.load(W, index=(tile_off_3,), shape=(BLOCK_SIZE,)), ct.float32)
         b = ct.astype(ct.load(B, index=(tile_off_3,), shape=(BLOCK_SIZE,)), ct.float32)
         x_tile_3 = ct.astype(
-            ct.reshape(
-                ct.load(
-                    X,
-                    index=(row, tile_off_3),
-                    shape=(1, BLOCK_SIZE),
-                    padding_mode=ct.PaddingMode.ZERO,
-                ),
-                (BLOCK_SIZE,),
+            ct.load(
+                X,
+                index=(row, tile_off_3),
+                shape=(ROWS, BLOCK_SIZE),
+                padding_mode=ct.PaddingMode.ZERO,
             ),
             ct.float32,
         )
-        x_hat = (x_tile_3 - mean_2) * rstd_2
+        x_hat = (x_tile_3 - mean_2[:, None]) * rstd_2[:, None]
         y_tile = x_hat * w + b
         # Write output
-        ct.store(
-            Y, index=(row, tile_off_3), tile=ct.reshape(ct.astype(y_tile, Y.dtype), (1, BLOCK_SIZE))
-        )
+        ct.store(Y, index=(row, tile_off_3), tile=ct.astype(y_tile, Y.dtype))
+
+
+_LAYER_NORM_FWD_FUSED_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_layer_norm_fwd_fused` on the first
+    # launch of each shape key.
+    {"ROWS": 4},
+    {"ROWS": 1},
+    {"ROWS": 2},
+    {"ROWS": 8},
+    {"ROWS": 16},
+]
+_layer_norm_fwd_fused_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5):
@@ -127,10 +128,47 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     # tiletrans: dropped `num_warps`, which nothing in the translation reads
     # enqueue kernel
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (
+        x_arg.shape,
+        y.shape,
+        weight.shape,
+        bias.shape,
+        mean.shape,
+        rstd.shape,
+        x_arg.dtype,
+        y.dtype,
+        weight.dtype,
+        bias.dtype,
+        mean.dtype,
+        rstd.dtype,
+        N,
+        BLOCK_SIZE,
+    )
+    if key not in _layer_norm_fwd_fused_best:
+        _layer_norm_fwd_fused_best[key] = ct.tune.exhaustive_search(
+            _LAYER_NORM_FWD_FUSED_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(x_arg.size(0), cfg["ROWS"]), 1, 1),
+            _layer_norm_fwd_fused,
+            lambda cfg: (
+                x_arg,
+                y.clone(),
+                weight,
+                bias,
+                mean.clone(),
+                rstd.clone(),
+                N,
+                eps,
+                cfg["ROWS"],
+                BLOCK_SIZE,
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _layer_norm_fwd_fused_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (x_arg.size(0), 1, 1),
+        (ct.cdiv(x_arg.size(0), cfg["ROWS"]), 1, 1),
         _layer_norm_fwd_fused,
-        (x_arg, y, weight, bias, mean, rstd, N, eps, BLOCK_SIZE),
+        (x_arg, y, weight, bias, mean, rstd, N, eps, cfg["ROWS"], BLOCK_SIZE),
     )
     return y.reshape(x.shape), mean, rstd

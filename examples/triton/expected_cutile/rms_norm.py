@@ -23,23 +23,35 @@ def _rms_norm_forward_kernel(
     RSTD,
     n_cols: int,
     eps: float,
+    ROWS: ct.Constant[int],
     BLOCK_N_COLS: ct.Constant[int],
 ):
     row_idx = ct.bid(0)
-    X_row = ct.reshape(
-        ct.load(X, index=(row_idx, 0), shape=(1, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO),
-        (BLOCK_N_COLS,),
+    X_row = ct.load(
+        X, index=(row_idx, 0), shape=(ROWS, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO
     )
     W_row = ct.load(W, index=(0,), shape=(BLOCK_N_COLS,), padding_mode=ct.PaddingMode.ZERO)
     # Upcast to fp32 for the reduction (llama-style casting).
     X_row_2 = ct.astype(X_row, ct.float32)
-    mean_square = ct.sum(X_row_2 * X_row_2, axis=0) / n_cols
+    mean_square = ct.sum(X_row_2 * X_row_2, axis=1) / n_cols
     rstd = ct.rsqrt(mean_square + eps)
     # Caching rstd is cheap (one float per row) and saves recomputation in backward.
     ct.store(RSTD, index=(row_idx,), tile=rstd)
-    X_row_3 = X_row_2 * rstd
+    X_row_3 = X_row_2 * rstd[:, None]
     Y_row = X_row_3 * ct.astype(W_row, ct.float32)
-    ct.store(Y, index=(row_idx, 0), tile=ct.reshape(ct.astype(Y_row, Y.dtype), (1, BLOCK_N_COLS)))
+    ct.store(Y, index=(row_idx, 0), tile=ct.astype(Y_row, Y.dtype))
+
+
+_RMS_NORM_FORWARD_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_rms_norm_forward_kernel` on the first
+    # launch of each shape key.
+    {"ROWS": 4},
+    {"ROWS": 1},
+    {"ROWS": 2},
+    {"ROWS": 8},
+    {"ROWS": 16},
+]
+_rms_norm_forward_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def calculate_settings(n):
@@ -72,10 +84,40 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.
     RSTD = torch.empty(n_rows, dtype=torch.float32, device=X.device)
 
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (
+        Y.shape,
+        X.shape,
+        weight.shape,
+        RSTD.shape,
+        Y.dtype,
+        X.dtype,
+        weight.dtype,
+        RSTD.dtype,
+        n_cols,
+    )
+    if key not in _rms_norm_forward_kernel_best:
+        _rms_norm_forward_kernel_best[key] = ct.tune.exhaustive_search(
+            _RMS_NORM_FORWARD_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(X.size(0), cfg["ROWS"]), 1, 1),
+            _rms_norm_forward_kernel,
+            lambda cfg: (
+                Y.clone(),
+                X,
+                weight,
+                RSTD.clone(),
+                n_cols,
+                eps,
+                cfg["ROWS"],
+                1 << (n_cols - 1).bit_length(),
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _rms_norm_forward_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (X.size(0), 1, 1),
+        (ct.cdiv(X.size(0), cfg["ROWS"]), 1, 1),
         _rms_norm_forward_kernel,
-        (Y, X, weight, RSTD, n_cols, eps, 1 << (n_cols - 1).bit_length()),
+        (Y, X, weight, RSTD, n_cols, eps, cfg["ROWS"], 1 << (n_cols - 1).bit_length()),
     )
     return Y.view(*shape)

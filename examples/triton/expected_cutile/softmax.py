@@ -16,6 +16,7 @@ import cuda.tile as ct
 def softmax_kernel(
     output,
     input,
+    ROWS: ct.Constant[int],
     BLOCK_INPUT1: ct.Constant[int],
 ):
     row_idx = ct.bid(0)
@@ -23,28 +24,33 @@ def softmax_kernel(
     # starting row of the program
     # Load the row into SRAM, using a mask since BLOCK_SIZE may be > than n_cols
     row = ct.astype(
-        ct.reshape(
-            ct.load(
-                input,
-                index=(row_idx, 0),
-                shape=(1, BLOCK_INPUT1),
-                padding_mode=ct.PaddingMode.NEG_INF,
-            ),
-            (BLOCK_INPUT1,),
+        ct.load(
+            input,
+            index=(row_idx, 0),
+            shape=(ROWS, BLOCK_INPUT1),
+            padding_mode=ct.PaddingMode.NEG_INF,
         ),
         ct.float32,
     )
     # Subtract maximum for numerical stability
-    row_minus_max = row - ct.max(row, axis=0)
+    row_minus_max = row - ct.max(row, axis=1, keepdims=True)
     numerator = ct.exp(row_minus_max)
-    denominator = ct.sum(ct.where(mask_input1, numerator, 0.0), axis=0)
-    softmax_output = numerator / denominator
+    denominator = ct.sum(ct.where(mask_input1[None, :], numerator, 0.0), axis=1)
+    softmax_output = numerator / denominator[:, None]
     # Write back output to DRAM
-    ct.store(
-        output,
-        index=(row_idx, 0),
-        tile=ct.reshape(ct.astype(softmax_output, output.dtype), (1, BLOCK_INPUT1)),
-    )
+    ct.store(output, index=(row_idx, 0), tile=ct.astype(softmax_output, output.dtype))
+
+
+SOFTMAX_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `softmax_kernel` on the first launch of
+    # each shape key.
+    {"ROWS": 4},
+    {"ROWS": 1},
+    {"ROWS": 2},
+    {"ROWS": 8},
+    {"ROWS": 16},
+]
+_softmax_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def _num_programs_cap(device: torch.device) -> int:
@@ -67,10 +73,21 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
     # tiletrans: dropped `num_warps`, `num_stages`, which nothing in the translation reads
     y = torch.empty_like(x)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (y.shape, x.shape, y.dtype, x.dtype)
+    if key not in _softmax_kernel_best:
+        _softmax_kernel_best[key] = ct.tune.exhaustive_search(
+            SOFTMAX_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(x.size(0), cfg["ROWS"]), 1, 1),
+            softmax_kernel,
+            lambda cfg: (y.clone(), x, cfg["ROWS"], 1 << (x.size(1) - 1).bit_length()),
+            quiet=True,
+        ).best.config
+    cfg = _softmax_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (x.size(0), 1, 1),
+        (ct.cdiv(x.size(0), cfg["ROWS"]), 1, 1),
         softmax_kernel,
-        (y, x, 1 << (x.size(1) - 1).bit_length()),
+        (y, x, cfg["ROWS"], 1 << (x.size(1) - 1).bit_length()),
     )
     return y

@@ -18,32 +18,37 @@ def _swiglu_forward_kernel(
     b,
     c,
     n_cols: int,
+    ROWS: ct.Constant[int],
     BLOCK_N_COLS: ct.Constant[int],
 ):
     program_id = ct.bid(0)
     # sigmoid requires type float32
     a_row = ct.astype(
-        ct.reshape(
-            ct.load(
-                a, index=(program_id, 0), shape=(1, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO
-            ),
-            (BLOCK_N_COLS,),
+        ct.load(
+            a, index=(program_id, 0), shape=(ROWS, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO
         ),
         ct.float32,
     )
     b_row = ct.astype(
-        ct.reshape(
-            ct.load(
-                b, index=(program_id, 0), shape=(1, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO
-            ),
-            (BLOCK_N_COLS,),
+        ct.load(
+            b, index=(program_id, 0), shape=(ROWS, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO
         ),
         ct.float32,
     )
     c_row = a_row * (1.0 / (1.0 + ct.exp(-a_row))) * b_row
-    ct.store(
-        c, index=(program_id, 0), tile=ct.reshape(ct.astype(c_row, c.dtype), (1, BLOCK_N_COLS))
-    )
+    ct.store(c, index=(program_id, 0), tile=ct.astype(c_row, c.dtype))
+
+
+_SWIGLU_FORWARD_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_swiglu_forward_kernel` on the first
+    # launch of each shape key.
+    {"ROWS": 4},
+    {"ROWS": 1},
+    {"ROWS": 2},
+    {"ROWS": 8},
+    {"ROWS": 16},
+]
+_swiglu_forward_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def swiglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -57,10 +62,21 @@ def swiglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     c = torch.empty_like(a)
 
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (a.shape, b.shape, c.shape, a.dtype, b.dtype, c.dtype, n_cols)
+    if key not in _swiglu_forward_kernel_best:
+        _swiglu_forward_kernel_best[key] = ct.tune.exhaustive_search(
+            _SWIGLU_FORWARD_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(a.size(0), cfg["ROWS"]), 1, 1),
+            _swiglu_forward_kernel,
+            lambda cfg: (a, b, c.clone(), n_cols, cfg["ROWS"], 1 << (n_cols - 1).bit_length()),
+            quiet=True,
+        ).best.config
+    cfg = _swiglu_forward_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (a.size(0), 1, 1),
+        (ct.cdiv(a.size(0), cfg["ROWS"]), 1, 1),
         _swiglu_forward_kernel,
-        (a, b, c, n_cols, 1 << (n_cols - 1).bit_length()),
+        (a, b, c, n_cols, cfg["ROWS"], 1 << (n_cols - 1).bit_length()),
     )
     return c.view(*ori_shape)

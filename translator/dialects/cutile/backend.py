@@ -29,8 +29,8 @@ from translator.grammar import load_grammar, template_environment
 from translator.ir import nodes as ir
 from translator.ir.ops import next_power_of_2
 from translator.ir.passes import Pass
-from translator.ir.roles import block_roles
-from translator.ir.transforms import squeeze_unit_tiles, unit_block_tiles
+from translator.ir.roles import block_roles, one_row_tiles
+from translator.ir.transforms import rows_per_block, squeeze_unit_tiles, unit_block_tiles
 from translator.ir.verifier import verify_kernel
 from translator.ir.visit import walk_stmts
 from translator.naming import constant_name
@@ -53,10 +53,31 @@ class CutileBackend(Backend):
     def passes(self) -> list[Pass]:
         return [
             Pass(
+                "rows-per-block",
+                "a row kernel's one row per program (a plain row index) becomes a tile of ROWS "
+                "rows: cuTile's compiler handles a 2-D (ROWS, BLOCK_N) tile far better than a "
+                "whole row per block",
+                with_rows_per_block,
+            ),
+            Pass(
                 "tuning-space",
                 "a kernel whose source gave no configs gets the tile sizes ct.tune searches, by "
                 "the roles of its block sizes (dot tiles, rows, reductions, elementwise tiles)",
                 with_default_space,
+            ),
+            Pass(
+                "dot-space",
+                "a dot kernel's source configs are searched together with cuTile's own dot tiles "
+                "([backend.default_space.dot]): a tile chosen for another compiler's warp count "
+                "can be 13x slower in cuTile (128x256x64: 46 TFLOP/s, 128x128x64: 595)",
+                with_dot_space,
+            ),
+            Pass(
+                "row-space",
+                "the row tile of a row kernel is searched over [backend.row_space] row counts, "
+                "each with the source's other tile sizes (a row count chosen for another "
+                "compiler is no choice for cuTile's)",
+                with_row_space,
             ),
             Pass(
                 "squeeze-unit-tiles",
@@ -82,12 +103,12 @@ class CutileBackend(Backend):
                 name=kernel.name,
                 params=params,
                 body=body,
-                comments=_notes(kernel, tuning_space(kernel, writer)),
+                comments=_notes(kernel, tuning_space(kernel, writer, _host_sized(kernel, module))),
                 docstring=kernel.docstring,
                 spell=spell,
             )
         )
-        space = tuning_space(kernel, writer)
+        space = tuning_space(kernel, writer, _host_sized(kernel, module))
         if len(space) > 1:
             text += "\n\n" + _space_definitions(kernel, space)
         return KernelCode("\n".join(wrap_lines(text.splitlines())) + "\n")
@@ -111,13 +132,17 @@ class CutileBackend(Backend):
                 blocks[name] = text
         notes = []
         sms = _fresh(_SMS, module, same=".multi_processor_count")
-        space = tuning_space(kernel, writer)
-        # A tile size the source's host computes is no tunable at this launch: it is passed.
-        host_sized = any(not text.strip().isdigit() for _, text in launch.block_texts)
-        if len(space) > 1 and not host_sized:
+        # A tile size the source's host computes is no tunable at this launch: it is passed
+        # (to every trial of a search over the others).
+        host_sized = _host_sized(kernel, module)
+        space = tuning_space(kernel, writer, host_sized)
+        if len(space) > 1:
             cfg = _fresh("cfg", module)
             key = _fresh("key", module)
-            tuned = {name: f'{cfg}["{name}"]' for name, _ in writer.sig.blocks}
+            tuned = {
+                name: str(blocks[t]) if t in host_sized else f'{cfg}["{name}"]'
+                for name, t in writer.sig.blocks
+            }
             prelude = _sms(kernel, launch, sms) + _search(
                 kernel, writer, hx, launch.texts, tuned, cfg, key, sms
             )
@@ -236,8 +261,10 @@ def _search(
         for p in kernel.params
         if p.kind == "tensor"
     ]
-    # Integer parameters may be sizes (a flattened length): they key the search too.
+    # Integer parameters may be sizes (a flattened length): they key the search too, as do
+    # tile sizes the host computes (passed to every trial).
     key_items += [params[p.name] for p in kernel.params if p.kind == "int"]
+    key_items += [v for v in tuned.values() if not v.startswith(f"{cfg}[") and not v.isdigit()]
     best = _best_name(kernel)
     grid = _grid(kernel, writer, hx, tuned, sms)
     search = (
@@ -305,13 +332,33 @@ def _best_name(kernel: ir.Kernel) -> str:
     return f"_{kernel.name.lstrip('_')}_best"
 
 
-def tuning_space(kernel: ir.Kernel, writer: KernelWriter) -> list[dict[str, int]]:
+def _host_sized(kernel: ir.Kernel, module: ir.Module) -> set[str]:
+    """The block-size tunables some launch of ``kernel`` passes as a size its host computes
+    (``min(C, next_power_of_2(n))``) rather than a literal: the launch passes them, no search."""
+    from translator.ir.visit import walk_stmts as walk
+
+    out: set[str] = set()
+    for entry in module.entries:
+        for s in walk(entry.body):
+            if isinstance(s, ir.Launch) and s.kernel == kernel.name:
+                out |= {name for name, text in s.block_texts if not text.strip().isdigit()}
+    return out
+
+
+def tuning_space(
+    kernel: ir.Kernel,
+    writer: KernelWriter,
+    host_sized: set[str] = frozenset(),  # type: ignore[assignment]
+) -> list[dict[str, int]]:
     """The configs a tuned launch searches: the kernel's configs as tile-size constant ->
-    power-of-two value, knobs cuTile decides itself left out, duplicates dropped (first kept)."""
+    power-of-two value, knobs cuTile decides itself and sizes the host computes
+    (``host_sized`` tunables) left out, duplicates dropped (first kept)."""
     out: list[dict[str, int]] = []
     for config in kernel.configs:
         c = dict(config)
-        entry = {name: _block_value(kernel, t, c) for name, t in writer.sig.blocks}
+        entry = {
+            name: _block_value(kernel, t, c) for name, t in writer.sig.blocks if t not in host_sized
+        }
         if entry and entry not in out:
             out.append(entry)
     return out
@@ -369,6 +416,103 @@ def with_default_space(kernel: ir.Kernel) -> ir.Kernel:
             t,
             default=configs[0][t.name],
             choices=tuple(sorted({c[t.name] for c in configs})),
+        )
+        for t in kernel.tunables
+    )
+    return dataclasses.replace(
+        kernel, tunables=tunables, configs=tuple(tuple(c.items()) for c in configs)
+    )
+
+
+def with_dot_space(kernel: ir.Kernel) -> ir.Kernel:
+    """``kernel`` (a dot kernel whose configs were chosen with a warp count, which cuTile's
+    compiler picks itself) with the tile sizes of ``[backend.default_space.dot]`` it lacks
+    appended to its configs (each the first config with its m, n, k tiles replaced): the
+    source's configs first, in their order. Unit tiles (a batch of 1) take no role here."""
+    import dataclasses
+
+    if not kernel.configs or not any(t.kind == "num_warps" for t in kernel.tunables):
+        return kernel  # no configs, or ones chosen without a warp count (a cuTile source's)
+    units = {n for n, _ in kernel.configs[0] if all(dict(c).get(n) == 1 for c in kernel.configs)}
+    roles = {n: r for n, r in block_roles(kernel).items() if n not in units}
+    space = load_grammar("cutile")["backend"]["default_space"]["dot"]
+    if set(roles.values()) - {"batch"} != set(space["roles"]):
+        return kernel
+    configs = [dict(c) for c in kernel.configs]
+    tiles = [tuple(c[n] for n in roles if roles[n] in space["roles"]) for c in configs]
+    for entry in space["configs"]:
+        config = {**configs[0], **{n: entry[r] for n, r in roles.items() if r in entry}}
+        tile = tuple(config[n] for n in roles if roles[n] in space["roles"])
+        if tile not in tiles:
+            tiles.append(tile)
+            configs.append(config)
+    if len(configs) == len(kernel.configs):
+        return kernel
+    tunables = tuple(
+        dataclasses.replace(t, choices=tuple(sorted({c[t.name] for c in configs})))
+        for t in kernel.tunables
+    )
+    return dataclasses.replace(
+        kernel, tunables=tunables, configs=tuple(tuple(c.items()) for c in configs)
+    )
+
+
+def with_rows_per_block(kernel: ir.Kernel) -> ir.Kernel:
+    """``kernel`` with its one-row-per-program grid tile (if it has one that can be) made a tile
+    of ``ROWS`` rows, a new block-size tunable (1 in every config: the row-space pass searches
+    it)."""
+    import dataclasses
+
+    from translator.ir.visit import walk_stmts
+
+    taken = {p.name for p in kernel.params} | {t.name for t in kernel.tunables}
+    taken |= {s.target for s in walk_stmts(kernel.body) if isinstance(s, ir.Assign)}
+    taken |= {t.name for t in kernel.grid}
+    taken |= {
+        t.name for s in walk_stmts(kernel.body) if isinstance(s, ir.TileLoop) for t in s.tiles
+    }
+    name = "rows"
+    while name in taken:
+        name = f"block_{name}"
+    for tile in one_row_tiles(kernel):
+        if tile.scalar:
+            blocked = rows_per_block(kernel, tile.name, name)
+            if blocked is kernel:
+                continue
+        else:
+            grid = tuple(
+                dataclasses.replace(t, block=name) if t is tile else t for t in kernel.grid
+            )
+            blocked = dataclasses.replace(kernel, grid=grid)
+        tunable = ir.Tunable(name, "block_size", 1, (1,))
+        configs = tuple((*c, (name, 1)) for c in kernel.configs)
+        return dataclasses.replace(blocked, tunables=(*kernel.tunables, tunable), configs=configs)
+    return kernel
+
+
+def with_row_space(kernel: ir.Kernel) -> ir.Kernel:
+    """``kernel`` with its row tile searched over the row counts of ``[backend.row_space]``:
+    every config once per row count, then the source's configs as they were (their own counts),
+    duplicates dropped. A tile the source gives more rows than the ladder's largest count (a
+    column block of a column reduction, which the roles call a row too) keeps its space."""
+    import dataclasses
+
+    rows = [name for name, role in block_roles(kernel).items() if role == "row"]
+    if len(rows) != 1:
+        return kernel
+    (row,) = rows
+    ladder = load_grammar("cutile")["backend"]["row_space"]["rows"]
+    base = [dict(c) for c in kernel.configs] or [{t.name: t.default for t in kernel.tunables}]
+    if any(c[row] > max(ladder) for c in base):
+        return kernel  # a tile of many rows (a column block) is a choice already
+    configs: list[dict[str, int]] = []
+    # The ladder's counts first (its first is the default), then the source's own configs.
+    for entry in [{**c, row: value} for value in ladder for c in base] + base:
+        if entry not in configs:
+            configs.append(entry)
+    tunables = tuple(
+        dataclasses.replace(
+            t, default=configs[0][t.name], choices=tuple(sorted({c[t.name] for c in configs}))
         )
         for t in kernel.tunables
     )

@@ -252,10 +252,42 @@ class SpaceReader:
     ) -> list[cst.CSTNode]:
         """The statements of ``fn`` that exist only to tune (the search, the pick of the best
         config, what only they read); module statements too (the space, the cache). They are
-        looked for in the block that holds the launch (a ``with`` body, say)."""
-        body = _block_of(fn, launches[0]) if launches else list(fn.body.body)
+        looked for in the block that holds each search and its launch (a ``with`` body, each
+        branch of an ``if`` that launches one of two kernels)."""
+        if not launches:
+            return self._block_tuning(list(fn.body.body), searches, launches)
+        blocks: dict[tuple[int, ...], list[cst.BaseStatement]] = {}
+        for call in launches:
+            block = _block_of(fn, call)
+            blocks.setdefault(tuple(id(s) for s in block), block)
+        out: list[cst.CSTNode] = []
+        left = list(searches)
+        for block in blocks.values():
+            mine = [c for c in left if any(_contains(s, c) for s in block)]
+            left = [c for c in left if not any(c is m for m in mine)]
+            here = [c for c in launches if any(_contains(s, c) for s in block)]
+            if not mine:
+                continue
+            for node in self._block_tuning(block, mine, here):
+                if not any(node is n for n in out):
+                    out.append(node)
+        if left:  # a search beside no launch's block: refused there
+            first = next(iter(blocks.values()))
+            self._block_tuning(first, left, launches)
+        return out
+
+    def _block_tuning(
+        self,
+        body: list[cst.BaseStatement],
+        searches: list[cst.Call],
+        launches: list[cst.Call],
+    ) -> list[cst.CSTNode]:
+        """:meth:`tuning_statements` of the searches and launches of one block."""
         launch_stmts = {i for i, s in enumerate(body) if any(_contains(s, c) for c in launches)}
         removed: set[int] = set()
+        launch_args = {
+            name for call in launches for el in _launch_args(call) for name in _names(el.value)
+        }
         for call in searches:
             i = next((i for i, s in enumerate(body) if _contains(s, call)), None)
             if i is None:
@@ -300,7 +332,9 @@ class SpaceReader:
                             "read the tuned config only in the launch's grid and arguments",
                         )
                     continue
-                read_by_kept = any(
+                # A launch's arguments are carried into every target (a view it launches on
+                # stays); its stream and grid are not.
+                read_by_kept = bound in launch_args or any(
                     bound in _names(body[j]) - {_binding_name(body[j])}
                     for j in range(len(body))
                     if j not in removed and j not in launch_stmts and j != i

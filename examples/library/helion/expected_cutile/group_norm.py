@@ -86,9 +86,11 @@ def _group_norm_fwd_kernel(
 _GROUP_NORM_FWD_KERNEL_CONFIGS = [
     # The tile sizes ct.tune.exhaustive_search tries for `_group_norm_fwd_kernel` on the first
     # launch of each shape key.
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 4},
     {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 1},
     {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 2},
-    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 4},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 8},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 16},
 ]
 _group_norm_fwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 

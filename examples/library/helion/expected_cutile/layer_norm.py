@@ -55,9 +55,11 @@ def _layer_norm_fwd_kernel(
 _LAYER_NORM_FWD_KERNEL_CONFIGS = [
     # The tile sizes ct.tune.exhaustive_search tries for `_layer_norm_fwd_kernel` on the first
     # launch of each shape key.
+    {"BLOCK_SIZE_M": 4},
     {"BLOCK_SIZE_M": 1},
     {"BLOCK_SIZE_M": 2},
-    {"BLOCK_SIZE_M": 4},
+    {"BLOCK_SIZE_M": 8},
+    {"BLOCK_SIZE_M": 16},
 ]
 _layer_norm_fwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 

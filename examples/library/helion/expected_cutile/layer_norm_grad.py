@@ -57,9 +57,11 @@ def _layer_norm_fwd_kernel(
 _LAYER_NORM_FWD_KERNEL_CONFIGS = [
     # The tile sizes ct.tune.exhaustive_search tries for `_layer_norm_fwd_kernel` on the first
     # launch of each shape key.
+    {"BLOCK_SIZE_M": 4},
     {"BLOCK_SIZE_M": 1},
     {"BLOCK_SIZE_M": 2},
-    {"BLOCK_SIZE_M": 4},
+    {"BLOCK_SIZE_M": 8},
+    {"BLOCK_SIZE_M": 16},
 ]
 _layer_norm_fwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -201,9 +203,11 @@ def _layer_norm_bwd_kernel(
 _LAYER_NORM_BWD_KERNEL_CONFIGS = [
     # The tile sizes ct.tune.exhaustive_search tries for `_layer_norm_bwd_kernel` on the first
     # launch of each shape key.
+    {"BLOCK_SIZE_M": 4},
     {"BLOCK_SIZE_M": 1},
     {"BLOCK_SIZE_M": 2},
-    {"BLOCK_SIZE_M": 4},
+    {"BLOCK_SIZE_M": 8},
+    {"BLOCK_SIZE_M": 16},
 ]
 _layer_norm_bwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 

@@ -59,6 +59,19 @@ def _matmul_kernel(
     ct.store(out, index=(tile_m, tile_n), tile=ct.astype(acc, out.dtype))
 
 
+_MATMUL_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_matmul_kernel` on the first launch of
+    # each shape key.
+    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 16, "BLOCK_SIZE_K": 16},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32},
+]
+_matmul_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def matmul(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     """``x @ w`` for ``x`` [m, k] and ``w`` [k, n], accumulated in fp32."""
     m, k = x.size()
@@ -67,11 +80,32 @@ def matmul(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     out_dtype = torch.promote_types(x.dtype, w.dtype)
     out = torch.empty([m, n], dtype=out_dtype, device=x.device)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (x.shape, w.shape, out.shape, x.dtype, w.dtype, out.dtype, m, k, n)
+    if key not in _matmul_kernel_best:
+        _matmul_kernel_best[key] = ct.tune.exhaustive_search(
+            _MATMUL_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
+            _matmul_kernel,
+            lambda cfg: (
+                x,
+                w,
+                out.clone(),
+                m,
+                k,
+                n,
+                cfg["BLOCK_SIZE_M"],
+                cfg["BLOCK_SIZE_N"],
+                cfg["BLOCK_SIZE_K"],
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _matmul_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(m, 16), ct.cdiv(n, 16), 1),
+        (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
         _matmul_kernel,
-        (x, w, out, m, k, n, 16, 16, 16),
+        (x, w, out, m, k, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"], cfg["BLOCK_SIZE_K"]),
     )
     return out
 
@@ -126,6 +160,19 @@ def _matmul_bias_kernel(
     ct.store(out, index=(tile_m, tile_n), tile=ct.astype(acc, out.dtype))
 
 
+_MATMUL_BIAS_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_matmul_bias_kernel` on the first launch
+    # of each shape key.
+    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 16, "BLOCK_SIZE_K": 16},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32},
+]
+_matmul_bias_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def matmul_bias(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
     """``x @ w + bias`` with the bias added to the fp32 accumulator."""
     m, k = x.size()
@@ -137,11 +184,45 @@ def matmul_bias(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor) -> torch.T
     # Written for 1-d `bias`: `bias[tile_n]` has 1 index.
     if bias.dim() != 1:
         raise ValueError(f"`bias` must be 1-d, not {bias.dim()}-d")
+    key = (
+        x.shape,
+        w.shape,
+        bias.shape,
+        out.shape,
+        x.dtype,
+        w.dtype,
+        bias.dtype,
+        out.dtype,
+        m,
+        k,
+        n,
+    )
+    if key not in _matmul_bias_kernel_best:
+        _matmul_bias_kernel_best[key] = ct.tune.exhaustive_search(
+            _MATMUL_BIAS_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
+            _matmul_bias_kernel,
+            lambda cfg: (
+                x,
+                w,
+                bias,
+                out.clone(),
+                m,
+                k,
+                n,
+                cfg["BLOCK_SIZE_M"],
+                cfg["BLOCK_SIZE_N"],
+                cfg["BLOCK_SIZE_K"],
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _matmul_bias_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(m, 16), ct.cdiv(n, 16), 1),
+        (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
         _matmul_bias_kernel,
-        (x, w, bias, out, m, k, n, 16, 16, 16),
+        (x, w, bias, out, m, k, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"], cfg["BLOCK_SIZE_K"]),
     )
     return out
 

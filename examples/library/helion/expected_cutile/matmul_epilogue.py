@@ -60,6 +60,19 @@ def _matmul_kernel(
     ct.store(out, index=(tile_m, tile_n), tile=ct.astype(acc, out.dtype))
 
 
+_MATMUL_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_matmul_kernel` on the first launch of
+    # each shape key.
+    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 16, "BLOCK_SIZE_K": 16},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32},
+]
+_matmul_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 # tiletrans: `epilogue` inlined: `matmul` runs its default; the calls in this module that pass one
 # tiletrans: call _matmul_bias_relu, _matmul_gelu_tanh, _matmul_residual
 def matmul(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
@@ -71,11 +84,32 @@ def matmul(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     out_dtype = torch.promote_types(x.dtype, w.dtype)
     out = torch.empty([m, n], dtype=out_dtype, device=x.device)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (x.shape, w.shape, out.shape, x.dtype, w.dtype, out.dtype, m, k, n)
+    if key not in _matmul_kernel_best:
+        _matmul_kernel_best[key] = ct.tune.exhaustive_search(
+            _MATMUL_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
+            _matmul_kernel,
+            lambda cfg: (
+                x,
+                w,
+                out.clone(),
+                m,
+                k,
+                n,
+                cfg["BLOCK_SIZE_M"],
+                cfg["BLOCK_SIZE_N"],
+                cfg["BLOCK_SIZE_K"],
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _matmul_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(m, 16), ct.cdiv(n, 16), 1),
+        (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
         _matmul_kernel,
-        (x, w, out, m, k, n, 16, 16, 16),
+        (x, w, out, m, k, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"], cfg["BLOCK_SIZE_K"]),
     )
     return out
 
@@ -160,6 +194,19 @@ def _matmul_bias_relu_kernel(
     )
 
 
+_MATMUL_BIAS_RELU_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_matmul_bias_relu_kernel` on the first
+    # launch of each shape key.
+    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 16, "BLOCK_SIZE_K": 16},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32},
+]
+_matmul_bias_relu_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def _matmul_bias_relu(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
     """``matmul`` with ``matmul_bias_relu``'s lambda as its epilogue, inlined."""
     m, k = x.size()
@@ -171,11 +218,45 @@ def _matmul_bias_relu(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor) -> t
     # Written for 1-d `bias`: `bias[tile_n]` has 1 index.
     if bias.dim() != 1:
         raise ValueError(f"`bias` must be 1-d, not {bias.dim()}-d")
+    key = (
+        x.shape,
+        w.shape,
+        bias.shape,
+        out.shape,
+        x.dtype,
+        w.dtype,
+        bias.dtype,
+        out.dtype,
+        m,
+        k,
+        n,
+    )
+    if key not in _matmul_bias_relu_kernel_best:
+        _matmul_bias_relu_kernel_best[key] = ct.tune.exhaustive_search(
+            _MATMUL_BIAS_RELU_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
+            _matmul_bias_relu_kernel,
+            lambda cfg: (
+                x,
+                w,
+                bias,
+                out.clone(),
+                m,
+                k,
+                n,
+                cfg["BLOCK_SIZE_M"],
+                cfg["BLOCK_SIZE_N"],
+                cfg["BLOCK_SIZE_K"],
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _matmul_bias_relu_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(m, 16), ct.cdiv(n, 16), 1),
+        (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
         _matmul_bias_relu_kernel,
-        (x, w, bias, out, m, k, n, 16, 16, 16),
+        (x, w, bias, out, m, k, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"], cfg["BLOCK_SIZE_K"]),
     )
     return out
 
@@ -228,6 +309,19 @@ def _matmul_gelu_tanh_kernel(
     )
 
 
+_MATMUL_GELU_TANH_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_matmul_gelu_tanh_kernel` on the first
+    # launch of each shape key.
+    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 16, "BLOCK_SIZE_K": 16},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32},
+]
+_matmul_gelu_tanh_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def _matmul_gelu_tanh(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     """``matmul`` with ``gelu_tanh`` as its epilogue, inlined."""
     m, k = x.size()
@@ -236,11 +330,32 @@ def _matmul_gelu_tanh(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     out_dtype = torch.promote_types(x.dtype, w.dtype)
     out = torch.empty([m, n], dtype=out_dtype, device=x.device)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (x.shape, w.shape, out.shape, x.dtype, w.dtype, out.dtype, m, k, n)
+    if key not in _matmul_gelu_tanh_kernel_best:
+        _matmul_gelu_tanh_kernel_best[key] = ct.tune.exhaustive_search(
+            _MATMUL_GELU_TANH_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
+            _matmul_gelu_tanh_kernel,
+            lambda cfg: (
+                x,
+                w,
+                out.clone(),
+                m,
+                k,
+                n,
+                cfg["BLOCK_SIZE_M"],
+                cfg["BLOCK_SIZE_N"],
+                cfg["BLOCK_SIZE_K"],
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _matmul_gelu_tanh_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(m, 16), ct.cdiv(n, 16), 1),
+        (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
         _matmul_gelu_tanh_kernel,
-        (x, w, out, m, k, n, 16, 16, 16),
+        (x, w, out, m, k, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"], cfg["BLOCK_SIZE_K"]),
     )
     return out
 
@@ -308,6 +423,19 @@ def _matmul_residual_kernel(
     )
 
 
+_MATMUL_RESIDUAL_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_matmul_residual_kernel` on the first
+    # launch of each shape key.
+    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 16, "BLOCK_SIZE_K": 16},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32},
+]
+_matmul_residual_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def _matmul_residual(
     x: torch.Tensor,
     w: torch.Tensor,
@@ -324,11 +452,58 @@ def _matmul_residual(
     # Written for 2-d `residual`: `residual[tile_m, tile_n]` has 2 indices.
     if residual.dim() != 2:
         raise ValueError(f"`residual` must be 2-d, not {residual.dim()}-d")
+    key = (
+        x.shape,
+        w.shape,
+        residual.shape,
+        out.shape,
+        x.dtype,
+        w.dtype,
+        residual.dtype,
+        out.dtype,
+        m,
+        k,
+        n,
+    )
+    if key not in _matmul_residual_kernel_best:
+        _matmul_residual_kernel_best[key] = ct.tune.exhaustive_search(
+            _MATMUL_RESIDUAL_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
+            _matmul_residual_kernel,
+            lambda cfg: (
+                x,
+                w,
+                residual,
+                out.clone(),
+                alpha,
+                m,
+                k,
+                n,
+                cfg["BLOCK_SIZE_M"],
+                cfg["BLOCK_SIZE_N"],
+                cfg["BLOCK_SIZE_K"],
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _matmul_residual_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(m, 16), ct.cdiv(n, 16), 1),
+        (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
         _matmul_residual_kernel,
-        (x, w, residual, out, alpha, m, k, n, 16, 16, 16),
+        (
+            x,
+            w,
+            residual,
+            out,
+            alpha,
+            m,
+            k,
+            n,
+            cfg["BLOCK_SIZE_M"],
+            cfg["BLOCK_SIZE_N"],
+            cfg["BLOCK_SIZE_K"],
+        ),
     )
     return out
 

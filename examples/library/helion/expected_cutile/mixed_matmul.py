@@ -78,6 +78,19 @@ def _w8a16_matmul_kernel(
     )
 
 
+_W8A16_MATMUL_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_w8a16_matmul_kernel` on the first
+    # launch of each shape key.
+    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32},
+]
+_w8a16_matmul_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def w8a16_matmul(x: torch.Tensor, w: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
     """``(x @ w.to(x.dtype)) * scale`` for fp16/fp32 ``x`` [M, K], int8 ``w`` [K, N] and a
     per-column fp32 ``scale`` [N]."""
@@ -89,11 +102,45 @@ def w8a16_matmul(x: torch.Tensor, w: torch.Tensor, scale: torch.Tensor) -> torch
     # Written for 1-d `scale`: `scale[tile_n]` has 1 index.
     if scale.dim() != 1:
         raise ValueError(f"`scale` must be 1-d, not {scale.dim()}-d")
+    key = (
+        x.shape,
+        w.shape,
+        scale.shape,
+        out.shape,
+        x.dtype,
+        w.dtype,
+        scale.dtype,
+        out.dtype,
+        m,
+        k,
+        n,
+    )
+    if key not in _w8a16_matmul_kernel_best:
+        _w8a16_matmul_kernel_best[key] = ct.tune.exhaustive_search(
+            _W8A16_MATMUL_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
+            _w8a16_matmul_kernel,
+            lambda cfg: (
+                x,
+                w,
+                scale,
+                out.clone(),
+                m,
+                k,
+                n,
+                cfg["BLOCK_SIZE_M"],
+                cfg["BLOCK_SIZE_N"],
+                cfg["BLOCK_SIZE_K"],
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _w8a16_matmul_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(m, 32), ct.cdiv(n, 64), 1),
+        (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
         _w8a16_matmul_kernel,
-        (x, w, scale, out, m, k, n, 32, 64, 32),
+        (x, w, scale, out, m, k, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"], cfg["BLOCK_SIZE_K"]),
     )
     return out
 

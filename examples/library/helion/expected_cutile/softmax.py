@@ -40,9 +40,11 @@ def _softmax_lastdim_kernel(
 _SOFTMAX_LASTDIM_KERNEL_CONFIGS = [
     # The tile sizes ct.tune.exhaustive_search tries for `_softmax_lastdim_kernel` on the first
     # launch of each shape key.
+    {"BLOCK_SIZE_M": 4},
     {"BLOCK_SIZE_M": 1},
     {"BLOCK_SIZE_M": 2},
-    {"BLOCK_SIZE_M": 4},
+    {"BLOCK_SIZE_M": 8},
+    {"BLOCK_SIZE_M": 16},
 ]
 _softmax_lastdim_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -100,9 +102,11 @@ def _log_softmax_lastdim_kernel(
 _LOG_SOFTMAX_LASTDIM_KERNEL_CONFIGS = [
     # The tile sizes ct.tune.exhaustive_search tries for `_log_softmax_lastdim_kernel` on the
     # first launch of each shape key.
+    {"BLOCK_SIZE_M": 4},
     {"BLOCK_SIZE_M": 1},
     {"BLOCK_SIZE_M": 2},
-    {"BLOCK_SIZE_M": 4},
+    {"BLOCK_SIZE_M": 8},
+    {"BLOCK_SIZE_M": 16},
 ]
 _log_softmax_lastdim_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 

@@ -41,27 +41,22 @@ def _kldiv_kernel_forward(
     eps: float,
     log_target: bool,
     reduction: str,
+    ROWS: ct.Constant[int],
     BLOCK_SIZE: ct.Constant[int],
 ):
     pid = ct.bid(0)
-    loss_sum = 0.0
+    loss_sum = ct.zeros((ROWS,), dtype=ct.float32)
     for tile_i in range(ct.cdiv(y.shape[1], BLOCK_SIZE)):
         # fp32 math whatever the storage dtype; the loss buffer is fp32.
         y_2 = ct.astype(
-            ct.reshape(
-                ct.load(
-                    y, index=(pid, tile_i), shape=(1, BLOCK_SIZE), padding_mode=ct.PaddingMode.ZERO
-                ),
-                (BLOCK_SIZE,),
+            ct.load(
+                y, index=(pid, tile_i), shape=(ROWS, BLOCK_SIZE), padding_mode=ct.PaddingMode.ZERO
             ),
             ct.float32,
         )
         y_true_tile = ct.astype(
-            ct.reshape(
-                ct.load(
-                    gt, index=(pid, tile_i), shape=(1, BLOCK_SIZE), padding_mode=ct.PaddingMode.ZERO
-                ),
-                (BLOCK_SIZE,),
+            ct.load(
+                gt, index=(pid, tile_i), shape=(ROWS, BLOCK_SIZE), padding_mode=ct.PaddingMode.ZERO
             ),
             ct.float32,
         )
@@ -72,22 +67,32 @@ def _kldiv_kernel_forward(
         else:
             loss_tile = ct.exp(y_true_tile) * (y_true_tile - y_2)
         if reduction == "none":
-            ct.store(
-                loss,
-                index=(pid, tile_i),
-                tile=ct.reshape(ct.astype(loss_tile, loss.dtype), (1, BLOCK_SIZE)),
-            )
+            ct.store(loss, index=(pid, tile_i), tile=ct.astype(loss_tile, loss.dtype))
         else:
             loss_sum = loss_sum + ct.sum(
                 ct.where(
-                    (tile_i * BLOCK_SIZE + ct.arange(BLOCK_SIZE, dtype=ct.int32) < y.shape[1]),
+                    (tile_i * BLOCK_SIZE + ct.arange(BLOCK_SIZE, dtype=ct.int32) < y.shape[1])[
+                        None, :
+                    ],
                     loss_tile,
                     0.0,
                 ),
-                axis=0,
+                axis=1,
             )
     if reduction != "none":
-        ct.store(loss, index=(pid, 0), tile=ct.astype(loss_sum, loss.dtype))
+        ct.store(loss, index=(pid, 0), tile=ct.reshape(ct.astype(loss_sum, loss.dtype), (ROWS, 1)))
+
+
+_KLDIV_KERNEL_FORWARD_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_kldiv_kernel_forward` on the first
+    # launch of each shape key.
+    {"ROWS": 4},
+    {"ROWS": 1},
+    {"ROWS": 2},
+    {"ROWS": 8},
+    {"ROWS": 16},
+]
+_kldiv_kernel_forward_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 @ct.kernel
@@ -136,11 +141,39 @@ def kldiv_forward_triton(
     output_tensor = torch.zeros(out_size, device=y_pred.device, dtype=torch.float32)
 
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (
+        y_pred.shape,
+        y_true.shape,
+        output_tensor.shape,
+        y_pred.dtype,
+        y_true.dtype,
+        output_tensor.dtype,
+        BLOCK_SIZE,
+    )
+    if key not in _kldiv_kernel_forward_best:
+        _kldiv_kernel_forward_best[key] = ct.tune.exhaustive_search(
+            _KLDIV_KERNEL_FORWARD_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(y_pred.size(0), cfg["ROWS"]), 1, 1),
+            _kldiv_kernel_forward,
+            lambda cfg: (
+                y_pred,
+                y_true,
+                output_tensor.clone(),
+                eps,
+                log_target,
+                reduction,
+                cfg["ROWS"],
+                BLOCK_SIZE,
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _kldiv_kernel_forward_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (y_pred.size(0), 1, 1),
+        (ct.cdiv(y_pred.size(0), cfg["ROWS"]), 1, 1),
         _kldiv_kernel_forward,
-        (y_pred, y_true, output_tensor, eps, log_target, reduction, BLOCK_SIZE),
+        (y_pred, y_true, output_tensor, eps, log_target, reduction, cfg["ROWS"], BLOCK_SIZE),
     )
 
     # calculated according to the reduction mode same as in Pytorch. In the later versions, `mean`

@@ -32,27 +32,37 @@ def _layer_norm_fwd_fused(
     Rstd,
     N: int,
     eps: float,
+    ROWS: ct.Constant[int],
     BLOCK_N: ct.Constant[int],
 ):
     row = ct.bid(0)
     mask_N = ct.arange(BLOCK_N, dtype=ct.int32) < N
     x_tile = ct.astype(
-        ct.reshape(
-            ct.load(X, index=(row, 0), shape=(1, BLOCK_N), padding_mode=ct.PaddingMode.ZERO),
-            (BLOCK_N,),
-        ),
+        ct.load(X, index=(row, 0), shape=(ROWS, BLOCK_N), padding_mode=ct.PaddingMode.ZERO),
         ct.float32,
     )
-    mean_2 = ct.sum(x_tile, axis=0) / N
-    xbar = ct.where(ct.arange(BLOCK_N, dtype=ct.int32) < N, x_tile - mean_2, 0.0)
-    var = ct.sum(ct.where(mask_N, xbar * xbar, 0.0), axis=0) / N
+    mean_2 = ct.sum(x_tile, axis=1) / N
+    xbar = ct.where(ct.arange(BLOCK_N, dtype=ct.int32) < N, x_tile - mean_2[:, None], 0.0)
+    var = ct.sum(ct.where(mask_N[None, :], xbar * xbar, 0.0), axis=1) / N
     rstd_2 = 1 / ct.sqrt(var + eps)
     ct.store(Mean, index=(row,), tile=mean_2)
     ct.store(Rstd, index=(row,), tile=rstd_2)
     w = ct.load(W, index=(0,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO)
     b = ct.load(B, index=(0,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO)
-    y_tile = xbar * rstd_2 * w + b
-    ct.store(Y, index=(row, 0), tile=ct.reshape(ct.astype(y_tile, Y.dtype), (1, BLOCK_N)))
+    y_tile = xbar * rstd_2[:, None] * w + b
+    ct.store(Y, index=(row, 0), tile=ct.astype(y_tile, Y.dtype))
+
+
+_LAYER_NORM_FWD_FUSED_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_layer_norm_fwd_fused` on the first
+    # launch of each shape key.
+    {"ROWS": 4},
+    {"ROWS": 1},
+    {"ROWS": 2},
+    {"ROWS": 8},
+    {"ROWS": 16},
+]
+_layer_norm_fwd_fused_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 @ct.kernel
@@ -67,45 +77,46 @@ def _layer_norm_bwd_dx_fused(
     Rstd,
     N: int,
     M: int,
+    ROWS: ct.Constant[int],
     BLOCK_N: ct.Constant[int],
 ):
     row = ct.bid(0)
     mask_N = ct.arange(BLOCK_N, dtype=ct.int32) < N
     x = ct.astype(
-        ct.reshape(
-            ct.load(X, index=(row, 0), shape=(1, BLOCK_N), padding_mode=ct.PaddingMode.ZERO),
-            (BLOCK_N,),
-        ),
+        ct.load(X, index=(row, 0), shape=(ROWS, BLOCK_N), padding_mode=ct.PaddingMode.ZERO),
         ct.float32,
     )
     dy_tile = ct.astype(
-        ct.reshape(
-            ct.load(DY, index=(row, 0), shape=(1, BLOCK_N), padding_mode=ct.PaddingMode.ZERO),
-            (BLOCK_N,),
-        ),
+        ct.load(DY, index=(row, 0), shape=(ROWS, BLOCK_N), padding_mode=ct.PaddingMode.ZERO),
         ct.float32,
     )
     w = ct.astype(
         ct.load(W, index=(0,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO), ct.float32
     )
-    mean = ct.reshape(ct.load(Mean, index=(row,), shape=(1,)), ())
-    rstd = ct.reshape(ct.load(Rstd, index=(row,), shape=(1,)), ())
-    xhat = ct.where(ct.arange(BLOCK_N, dtype=ct.int32) < N, (x - mean) * rstd, 0.0)
+    mean = ct.load(Mean, index=(row,), shape=(ROWS,))
+    rstd = ct.load(Rstd, index=(row,), shape=(ROWS,))
+    xhat = ct.where(
+        ct.arange(BLOCK_N, dtype=ct.int32) < N, (x - mean[:, None]) * rstd[:, None], 0.0
+    )
     wdy = w * dy_tile
-    c1 = ct.sum(ct.where(mask_N, xhat * wdy, 0.0), axis=0) / N
-    c2 = ct.sum(wdy, axis=0) / N
-    dx_tile = (wdy - (xhat * c1 + c2)) * rstd
-    ct.store(DX, index=(row, 0), tile=ct.reshape(ct.astype(dx_tile, DX.dtype), (1, BLOCK_N)))
-    ct.store(
-        DW_partial,
-        index=(row, 0),
-        tile=ct.reshape(ct.astype(dy_tile * xhat, DW_partial.dtype), (1, BLOCK_N)),
-    )
-    ct.store(
-        DB_partial,
-        index=(row, 0),
-        tile=ct.reshape(ct.astype(dy_tile, DB_partial.dtype), (1, BLOCK_N)),
-    )
+    c1 = ct.sum(ct.where(mask_N[None, :], xhat * wdy, 0.0), axis=1) / N
+    c2 = ct.sum(ct.where(mask_N[None, :], wdy, 0.0), axis=1) / N
+    dx_tile = (wdy - (xhat * c1[:, None] + c2[:, None])) * rstd[:, None]
+    ct.store(DX, index=(row, 0), tile=ct.astype(dx_tile, DX.dtype))
+    ct.store(DW_partial, index=(row, 0), tile=ct.astype(dy_tile * xhat, DW_partial.dtype))
+    ct.store(DB_partial, index=(row, 0), tile=ct.astype(dy_tile, DB_partial.dtype))
+
+
+_LAYER_NORM_BWD_DX_FUSED_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_layer_norm_bwd_dx_fused` on the first
+    # launch of each shape key.
+    {"ROWS": 4},
+    {"ROWS": 1},
+    {"ROWS": 2},
+    {"ROWS": 8},
+    {"ROWS": 16},
+]
+_layer_norm_bwd_dx_fused_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 @ct.kernel
@@ -162,9 +173,45 @@ class LayerNorm(torch.autograd.Function):
         # heuristics for number of warps
         num_warps = min(max(BLOCK_SIZE // 256, 1), 8)
         # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+        key = (
+            x_arg.shape,
+            y_arg.shape,
+            weight.view(-1).shape,
+            bias.view(-1).shape,
+            mean.shape,
+            rstd.shape,
+            x_arg.dtype,
+            y_arg.dtype,
+            weight.view(-1).dtype,
+            bias.view(-1).dtype,
+            mean.dtype,
+            rstd.dtype,
+            N,
+        )
+        if key not in _layer_norm_fwd_fused_best:
+            _layer_norm_fwd_fused_best[key] = ct.tune.exhaustive_search(
+                _LAYER_NORM_FWD_FUSED_CONFIGS,
+                torch.cuda.current_stream(),
+                lambda cfg: (ct.cdiv(x_arg.size(0), cfg["ROWS"]), 1, 1),
+                _layer_norm_fwd_fused,
+                lambda cfg: (
+                    x_arg,
+                    y_arg.clone(),
+                    weight.view(-1),
+                    bias.view(-1),
+                    mean.clone(),
+                    rstd.clone(),
+                    N,
+                    eps,
+                    cfg["ROWS"],
+                    1 << (N - 1).bit_length(),
+                ),
+                quiet=True,
+            ).best.config
+        cfg = _layer_norm_fwd_fused_best[key]
         ct.launch(
             torch.cuda.current_stream(),
-            (x_arg.size(0), 1, 1),
+            (ct.cdiv(x_arg.size(0), cfg["ROWS"]), 1, 1),
             _layer_norm_fwd_fused,
             (
                 x_arg,
@@ -175,6 +222,7 @@ class LayerNorm(torch.autograd.Function):
                 rstd,
                 N,
                 eps,
+                cfg["ROWS"],
                 1 << (N - 1).bit_length(),
             ),
         )
@@ -200,9 +248,52 @@ class LayerNorm(torch.autograd.Function):
         # enqueue kernel using forward pass heuristics
         # also compute partial sums for DW and DB
         # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+        key = (
+            dx.shape,
+            dy_arg.shape,
+            _dw.shape,
+            _db.shape,
+            x_arg.shape,
+            w.view(-1).shape,
+            m.view(-1).shape,
+            v.view(-1).shape,
+            dx.dtype,
+            dy_arg.dtype,
+            _dw.dtype,
+            _db.dtype,
+            x_arg.dtype,
+            w.view(-1).dtype,
+            m.view(-1).dtype,
+            v.view(-1).dtype,
+            N,
+            M,
+        )
+        if key not in _layer_norm_bwd_dx_fused_best:
+            _layer_norm_bwd_dx_fused_best[key] = ct.tune.exhaustive_search(
+                _LAYER_NORM_BWD_DX_FUSED_CONFIGS,
+                torch.cuda.current_stream(),
+                lambda cfg: (ct.cdiv(M, cfg["ROWS"]), 1, 1),
+                _layer_norm_bwd_dx_fused,
+                lambda cfg: (
+                    dx.clone(),
+                    dy_arg,
+                    _dw.clone(),
+                    _db.clone(),
+                    x_arg,
+                    w.view(-1),
+                    m.view(-1),
+                    v.view(-1),
+                    N,
+                    M,
+                    cfg["ROWS"],
+                    1 << (N - 1).bit_length(),
+                ),
+                quiet=True,
+            ).best.config
+        cfg = _layer_norm_bwd_dx_fused_best[key]
         ct.launch(
             torch.cuda.current_stream(),
-            (M, 1, 1),
+            (ct.cdiv(M, cfg["ROWS"]), 1, 1),
             _layer_norm_bwd_dx_fused,
             (
                 dx,
@@ -215,6 +306,7 @@ class LayerNorm(torch.autograd.Function):
                 v.view(-1),
                 N,
                 M,
+                cfg["ROWS"],
                 1 << (N - 1).bit_length(),
             ),
         )

@@ -27,24 +27,32 @@ def log_softmax_kernel(
     output,
     input,
     N: int,
+    ROWS: ct.Constant[int],
     BLOCK_N: ct.Constant[int],
 ):
     pid = ct.bid(0)
     mask_N = ct.arange(BLOCK_N, dtype=ct.int32) < N
     inp = ct.astype(
-        ct.reshape(
-            ct.load(input, index=(pid, 0), shape=(1, BLOCK_N), padding_mode=ct.PaddingMode.NEG_INF),
-            (BLOCK_N,),
-        ),
+        ct.load(input, index=(pid, 0), shape=(ROWS, BLOCK_N), padding_mode=ct.PaddingMode.NEG_INF),
         ct.float32,
     )
-    row_max = ct.max(inp, axis=0)
-    shifted = inp - row_max
-    log_sum = ct.log(ct.sum(ct.where(mask_N, ct.exp(shifted), 0.0), axis=0))
-    out_tile = shifted - log_sum
-    ct.store(
-        output, index=(pid, 0), tile=ct.reshape(ct.astype(out_tile, output.dtype), (1, BLOCK_N))
-    )
+    row_max = ct.max(inp, axis=1)
+    shifted = inp - row_max[:, None]
+    log_sum = ct.log(ct.sum(ct.where(mask_N[None, :], ct.exp(shifted), 0.0), axis=1))
+    out_tile = shifted - log_sum[:, None]
+    ct.store(output, index=(pid, 0), tile=ct.astype(out_tile, output.dtype))
+
+
+LOG_SOFTMAX_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `log_softmax_kernel` on the first launch
+    # of each shape key.
+    {"ROWS": 4},
+    {"ROWS": 1},
+    {"ROWS": 2},
+    {"ROWS": 8},
+    {"ROWS": 16},
+]
+_log_softmax_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 @ct.kernel
@@ -52,60 +60,63 @@ def log_softmax_looped_kernel(
     output,
     input,
     N: int,
+    ROWS: ct.Constant[int],
     BLOCK_N: ct.Constant[int],
 ):
     pid = ct.bid(0)
     # Online max and normalizer (Milakov & Gimelshein), one scalar pair per row.
-    m = float("-inf")
-    d = 0.0
+    m = ct.full((ROWS,), float("-inf"), dtype=ct.float32)
+    d = ct.zeros((ROWS,), dtype=ct.float32)
     for tile_n in range(ct.cdiv(N, BLOCK_N)):
-        inp = ct.reshape(
-            ct.load(
-                input, index=(pid, tile_n), shape=(1, BLOCK_N), padding_mode=ct.PaddingMode.NEG_INF
-            ),
-            (BLOCK_N,),
+        inp = ct.load(
+            input, index=(pid, tile_n), shape=(ROWS, BLOCK_N), padding_mode=ct.PaddingMode.NEG_INF
         )
         inp_2 = ct.astype(inp, ct.float32)
         m_new = ct.maximum(
             m,
             ct.max(
                 ct.where(
-                    (tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32) < N),
+                    (tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32) < N)[None, :],
                     inp_2,
                     float("-inf"),
                 ),
-                axis=0,
+                axis=1,
             ),
         )
         d = d * ct.exp(m - m_new) + ct.sum(
             ct.where(
-                (tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32) < N),
-                ct.exp(inp_2 - m_new),
+                (tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32) < N)[None, :],
+                ct.exp(inp_2 - m_new[:, None]),
                 0.0,
             ),
-            axis=0,
+            axis=1,
         )
         m = m_new
     log_z = m + ct.log(d)
     for tile_n_2 in range(ct.cdiv(N, BLOCK_N)):
         inp_3 = ct.astype(
-            ct.reshape(
-                ct.load(
-                    input,
-                    index=(pid, tile_n_2),
-                    shape=(1, BLOCK_N),
-                    padding_mode=ct.PaddingMode.ZERO,
-                ),
-                (BLOCK_N,),
+            ct.load(
+                input,
+                index=(pid, tile_n_2),
+                shape=(ROWS, BLOCK_N),
+                padding_mode=ct.PaddingMode.ZERO,
             ),
             ct.float32,
         )
-        out_tile = inp_3 - log_z
-        ct.store(
-            output,
-            index=(pid, tile_n_2),
-            tile=ct.reshape(ct.astype(out_tile, output.dtype), (1, BLOCK_N)),
-        )
+        out_tile = inp_3 - log_z[:, None]
+        ct.store(output, index=(pid, tile_n_2), tile=ct.astype(out_tile, output.dtype))
+
+
+LOG_SOFTMAX_LOOPED_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `log_softmax_looped_kernel` on the first
+    # launch of each shape key.
+    {"ROWS": 4, "BLOCK_N": 4096},
+    {"ROWS": 1, "BLOCK_N": 4096},
+    {"ROWS": 2, "BLOCK_N": 4096},
+    {"ROWS": 8, "BLOCK_N": 4096},
+    {"ROWS": 16, "BLOCK_N": 4096},
+]
+_log_softmax_looped_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 @ct.kernel
@@ -114,30 +125,33 @@ def log_softmax_backward_kernel(
     out_grad,
     in_grad,
     N: int,
+    ROWS: ct.Constant[int],
     BLOCK_N: ct.Constant[int],
 ):
     pid = ct.bid(0)
     out_tile = ct.astype(
-        ct.reshape(
-            ct.load(out, index=(pid, 0), shape=(1, BLOCK_N), padding_mode=ct.PaddingMode.ZERO),
-            (BLOCK_N,),
-        ),
+        ct.load(out, index=(pid, 0), shape=(ROWS, BLOCK_N), padding_mode=ct.PaddingMode.ZERO),
         ct.float32,
     )
     out_grad_tile = ct.astype(
-        ct.reshape(
-            ct.load(out_grad, index=(pid, 0), shape=(1, BLOCK_N), padding_mode=ct.PaddingMode.ZERO),
-            (BLOCK_N,),
-        ),
+        ct.load(out_grad, index=(pid, 0), shape=(ROWS, BLOCK_N), padding_mode=ct.PaddingMode.ZERO),
         ct.float32,
     )
-    scale = ct.sum(out_grad_tile, axis=0)
-    in_grad_tile = out_grad_tile - ct.exp(out_tile) * scale
-    ct.store(
-        in_grad,
-        index=(pid, 0),
-        tile=ct.reshape(ct.astype(in_grad_tile, in_grad.dtype), (1, BLOCK_N)),
-    )
+    scale = ct.sum(out_grad_tile, axis=1)
+    in_grad_tile = out_grad_tile - ct.exp(out_tile) * scale[:, None]
+    ct.store(in_grad, index=(pid, 0), tile=ct.astype(in_grad_tile, in_grad.dtype))
+
+
+LOG_SOFTMAX_BACKWARD_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `log_softmax_backward_kernel` on the
+    # first launch of each shape key.
+    {"ROWS": 4},
+    {"ROWS": 1},
+    {"ROWS": 2},
+    {"ROWS": 8},
+    {"ROWS": 16},
+]
+_log_softmax_backward_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def log_softmax_forward(x: torch.Tensor) -> torch.Tensor:
@@ -150,19 +164,41 @@ def log_softmax_forward(x: torch.Tensor) -> torch.Tensor:
     BLOCK_N = triton.next_power_of_2(N)
     if BLOCK_N <= MAX_ONE_PASS:
         # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+        key = (out.shape, x.shape, out.dtype, x.dtype, N)
+        if key not in _log_softmax_kernel_best:
+            _log_softmax_kernel_best[key] = ct.tune.exhaustive_search(
+                LOG_SOFTMAX_KERNEL_CONFIGS,
+                torch.cuda.current_stream(),
+                lambda cfg: (ct.cdiv(x.size(0), cfg["ROWS"]), 1, 1),
+                log_softmax_kernel,
+                lambda cfg: (out.clone(), x, N, cfg["ROWS"], 1 << (N - 1).bit_length()),
+                quiet=True,
+            ).best.config
+        cfg = _log_softmax_kernel_best[key]
         ct.launch(
             torch.cuda.current_stream(),
-            (x.size(0), 1, 1),
+            (ct.cdiv(x.size(0), cfg["ROWS"]), 1, 1),
             log_softmax_kernel,
-            (out, x, N, 1 << (N - 1).bit_length()),
+            (out, x, N, cfg["ROWS"], 1 << (N - 1).bit_length()),
         )
     else:
         # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+        key = (out.shape, x.shape, out.dtype, x.dtype, N)
+        if key not in _log_softmax_looped_kernel_best:
+            _log_softmax_looped_kernel_best[key] = ct.tune.exhaustive_search(
+                LOG_SOFTMAX_LOOPED_KERNEL_CONFIGS,
+                torch.cuda.current_stream(),
+                lambda cfg: (ct.cdiv(x.size(0), cfg["ROWS"]), 1, 1),
+                log_softmax_looped_kernel,
+                lambda cfg: (out.clone(), x, N, cfg["ROWS"], cfg["BLOCK_N"]),
+                quiet=True,
+            ).best.config
+        cfg = _log_softmax_looped_kernel_best[key]
         ct.launch(
             torch.cuda.current_stream(),
-            (x.size(0), 1, 1),
+            (ct.cdiv(x.size(0), cfg["ROWS"]), 1, 1),
             log_softmax_looped_kernel,
-            (out, x, N, 4096),
+            (out, x, N, cfg["ROWS"], cfg["BLOCK_N"]),
         )
     return out.view(shape)
 
@@ -176,11 +212,22 @@ def log_softmax_backward(out: torch.Tensor, out_grad: torch.Tensor) -> torch.Ten
     out_grad = out_grad.reshape(-1, N).contiguous()
     in_grad = torch.empty_like(out)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (out.shape, out_grad.shape, in_grad.shape, out.dtype, out_grad.dtype, in_grad.dtype, N)
+    if key not in _log_softmax_backward_kernel_best:
+        _log_softmax_backward_kernel_best[key] = ct.tune.exhaustive_search(
+            LOG_SOFTMAX_BACKWARD_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(out.size(0), cfg["ROWS"]), 1, 1),
+            log_softmax_backward_kernel,
+            lambda cfg: (out, out_grad, in_grad.clone(), N, cfg["ROWS"], 1 << (N - 1).bit_length()),
+            quiet=True,
+        ).best.config
+    cfg = _log_softmax_backward_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (out.size(0), 1, 1),
+        (ct.cdiv(out.size(0), cfg["ROWS"]), 1, 1),
         log_softmax_backward_kernel,
-        (out, out_grad, in_grad, N, 1 << (N - 1).bit_length()),
+        (out, out_grad, in_grad, N, cfg["ROWS"], 1 << (N - 1).bit_length()),
     )
     return in_grad.view(shape)
 

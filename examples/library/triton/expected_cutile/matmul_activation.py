@@ -64,6 +64,19 @@ def matmul_kernel(
     ct.store(c, index=(tile_m, tile_n), tile=c_tile)
 
 
+MATMUL_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `matmul_kernel` on the first launch of
+    # each shape key.
+    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 32, "BLOCK_SIZE_K": 16},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32},
+]
+_matmul_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def matmul(a: torch.Tensor, b: torch.Tensor, activation: str = "") -> torch.Tensor:
     """``activation(a @ b)``; ``activation`` is one of ``ACTIVATIONS``."""
     if activation not in ACTIVATIONS:
@@ -74,11 +87,34 @@ def matmul(a: torch.Tensor, b: torch.Tensor, activation: str = "") -> torch.Tens
     c = torch.empty((M, N), device=a.device, dtype=a.dtype)
 
     # tiletrans: group_size, num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    tuned_key = (a.shape, b.shape, c.shape, a.dtype, b.dtype, c.dtype)
+    if tuned_key not in _matmul_kernel_best:
+        _matmul_kernel_best[tuned_key] = ct.tune.exhaustive_search(
+            MATMUL_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (
+                ct.cdiv(a.size(0), cfg["BLOCK_SIZE_M"]),
+                ct.cdiv(b.size(1), cfg["BLOCK_SIZE_N"]),
+                1,
+            ),
+            matmul_kernel,
+            lambda cfg: (
+                a,
+                b,
+                c.clone(),
+                activation,
+                cfg["BLOCK_SIZE_M"],
+                cfg["BLOCK_SIZE_N"],
+                cfg["BLOCK_SIZE_K"],
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _matmul_kernel_best[tuned_key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(a.size(0), 32), ct.cdiv(b.size(1), 32), 1),
+        (ct.cdiv(a.size(0), cfg["BLOCK_SIZE_M"]), ct.cdiv(b.size(1), cfg["BLOCK_SIZE_N"]), 1),
         matmul_kernel,
-        (a, b, c, activation, 32, 32, 16),
+        (a, b, c, activation, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"], cfg["BLOCK_SIZE_K"]),
     )
     return c
 

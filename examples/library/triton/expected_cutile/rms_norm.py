@@ -52,20 +52,32 @@ def _rms_norm_fwd_kernel(
     RSTD,
     n_cols: int,
     eps: float,
+    ROWS: ct.Constant[int],
     BLOCK_N_COLS: ct.Constant[int],
 ):
     row_idx = ct.bid(0)
-    X_row = ct.reshape(
-        ct.load(X, index=(row_idx, 0), shape=(1, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO),
-        (BLOCK_N_COLS,),
+    X_row = ct.load(
+        X, index=(row_idx, 0), shape=(ROWS, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO
     )
     W_row = ct.load(W, index=(0,), shape=(BLOCK_N_COLS,), padding_mode=ct.PaddingMode.ZERO)
     X_row_2 = ct.astype(X_row, ct.float32)
-    mean_square = ct.sum(X_row_2 * X_row_2, axis=0) / n_cols
+    mean_square = ct.sum(X_row_2 * X_row_2, axis=1) / n_cols
     rstd = ct.rsqrt(mean_square + eps)
     ct.store(RSTD, index=(row_idx,), tile=rstd)
-    Y_row = X_row_2 * rstd * ct.astype(W_row, ct.float32)
-    ct.store(Y, index=(row_idx, 0), tile=ct.reshape(ct.astype(Y_row, Y.dtype), (1, BLOCK_N_COLS)))
+    Y_row = X_row_2 * rstd[:, None] * ct.astype(W_row, ct.float32)
+    ct.store(Y, index=(row_idx, 0), tile=ct.astype(Y_row, Y.dtype))
+
+
+_RMS_NORM_FWD_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_rms_norm_fwd_kernel` on the first
+    # launch of each shape key.
+    {"ROWS": 4},
+    {"ROWS": 1},
+    {"ROWS": 2},
+    {"ROWS": 8},
+    {"ROWS": 16},
+]
+_rms_norm_fwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 @ct.kernel
@@ -77,30 +89,39 @@ def _rms_norm_bwd_kernel(
     dX,
     dW_partial,
     n_cols: int,
+    ROWS: ct.Constant[int],
     BLOCK_N_COLS: ct.Constant[int],
 ):
     row_idx = ct.bid(0)
     mask_n_cols = ct.arange(BLOCK_N_COLS, dtype=ct.int32) < n_cols
-    dY_row = ct.reshape(
-        ct.load(dY, index=(row_idx, 0), shape=(1, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO),
-        (BLOCK_N_COLS,),
+    dY_row = ct.load(
+        dY, index=(row_idx, 0), shape=(ROWS, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO
     )
-    X_row = ct.reshape(
-        ct.load(X, index=(row_idx, 0), shape=(1, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO),
-        (BLOCK_N_COLS,),
+    X_row = ct.load(
+        X, index=(row_idx, 0), shape=(ROWS, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO
     )
     W_row = ct.load(W, index=(0,), shape=(BLOCK_N_COLS,), padding_mode=ct.PaddingMode.ZERO)
-    rstd = ct.reshape(ct.load(RSTD, index=(row_idx,), shape=(1,)), ())
+    rstd = ct.load(RSTD, index=(row_idx,), shape=(ROWS,))
     dY_row_2 = ct.astype(dY_row, ct.float32)
-    X_hat = ct.astype(X_row, ct.float32) * rstd
+    X_hat = ct.astype(X_row, ct.float32) * rstd[:, None]
     dY_W = dY_row_2 * ct.astype(W_row, ct.float32)
     # dx = rstd * (dy * w - x_hat * mean(dy * w * x_hat))
-    dot = ct.sum(ct.where(mask_n_cols, dY_W * X_hat, 0.0), axis=0) / n_cols
-    dX_row = rstd * (dY_W - X_hat * dot)
-    ct.store(
-        dX, index=(row_idx, 0), tile=ct.reshape(ct.astype(dX_row, dX.dtype), (1, BLOCK_N_COLS))
-    )
-    ct.store(dW_partial, index=(row_idx, 0), tile=ct.reshape(dY_row_2 * X_hat, (1, BLOCK_N_COLS)))
+    dot = ct.sum(ct.where(mask_n_cols[None, :], dY_W * X_hat, 0.0), axis=1) / n_cols
+    dX_row = rstd[:, None] * (dY_W - X_hat * dot[:, None])
+    ct.store(dX, index=(row_idx, 0), tile=ct.astype(dX_row, dX.dtype))
+    ct.store(dW_partial, index=(row_idx, 0), tile=dY_row_2 * X_hat)
+
+
+_RMS_NORM_BWD_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_rms_norm_bwd_kernel` on the first
+    # launch of each shape key.
+    {"ROWS": 4},
+    {"ROWS": 1},
+    {"ROWS": 2},
+    {"ROWS": 8},
+    {"ROWS": 16},
+]
+_rms_norm_bwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def _rms_norm_fwd(X: torch.Tensor, W: torch.Tensor, eps: float):
@@ -116,11 +137,41 @@ def _rms_norm_fwd(X: torch.Tensor, W: torch.Tensor, eps: float):
 
     with _device_ctx(X):
         # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+        key = (
+            Y.shape,
+            X.shape,
+            W.view(-1).shape,
+            RSTD.shape,
+            Y.dtype,
+            X.dtype,
+            W.view(-1).dtype,
+            RSTD.dtype,
+            n_cols,
+        )
+        if key not in _rms_norm_fwd_kernel_best:
+            _rms_norm_fwd_kernel_best[key] = ct.tune.exhaustive_search(
+                _RMS_NORM_FWD_KERNEL_CONFIGS,
+                torch.cuda.current_stream(),
+                lambda cfg: (ct.cdiv(X.size(0), cfg["ROWS"]), 1, 1),
+                _rms_norm_fwd_kernel,
+                lambda cfg: (
+                    Y.clone(),
+                    X,
+                    W.view(-1),
+                    RSTD.clone(),
+                    n_cols,
+                    eps,
+                    cfg["ROWS"],
+                    1 << (n_cols - 1).bit_length(),
+                ),
+                quiet=True,
+            ).best.config
+        cfg = _rms_norm_fwd_kernel_best[key]
         ct.launch(
             torch.cuda.current_stream(),
-            (X.size(0), 1, 1),
+            (ct.cdiv(X.size(0), cfg["ROWS"]), 1, 1),
             _rms_norm_fwd_kernel,
-            (Y, X, W.view(-1), RSTD, n_cols, eps, 1 << (n_cols - 1).bit_length()),
+            (Y, X, W.view(-1), RSTD, n_cols, eps, cfg["ROWS"], 1 << (n_cols - 1).bit_length()),
         )
     return Y.view(*shape), X, RSTD, BLOCK_SIZE, num_warps
 
@@ -135,9 +186,44 @@ def _rms_norm_bwd(dY, X, W, RSTD, BLOCK_SIZE, num_warps):
 
     with _device_ctx(dY):
         # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+        key = (
+            dY.shape,
+            X.shape,
+            W.view(-1).shape,
+            RSTD.view(-1).shape,
+            dX.shape,
+            dW_partial.shape,
+            dY.dtype,
+            X.dtype,
+            W.view(-1).dtype,
+            RSTD.view(-1).dtype,
+            dX.dtype,
+            dW_partial.dtype,
+            n_cols,
+        )
+        if key not in _rms_norm_bwd_kernel_best:
+            _rms_norm_bwd_kernel_best[key] = ct.tune.exhaustive_search(
+                _RMS_NORM_BWD_KERNEL_CONFIGS,
+                torch.cuda.current_stream(),
+                lambda cfg: (ct.cdiv(dY.size(0), cfg["ROWS"]), 1, 1),
+                _rms_norm_bwd_kernel,
+                lambda cfg: (
+                    dY,
+                    X,
+                    W.view(-1),
+                    RSTD.view(-1),
+                    dX.clone(),
+                    dW_partial.clone(),
+                    n_cols,
+                    cfg["ROWS"],
+                    1 << (n_cols - 1).bit_length(),
+                ),
+                quiet=True,
+            ).best.config
+        cfg = _rms_norm_bwd_kernel_best[key]
         ct.launch(
             torch.cuda.current_stream(),
-            (dY.size(0), 1, 1),
+            (ct.cdiv(dY.size(0), cfg["ROWS"]), 1, 1),
             _rms_norm_bwd_kernel,
             (
                 dY,
@@ -147,6 +233,7 @@ def _rms_norm_bwd(dY, X, W, RSTD, BLOCK_SIZE, num_warps):
                 dX,
                 dW_partial,
                 n_cols,
+                cfg["ROWS"],
                 1 << (n_cols - 1).bit_length(),
             ),
         )

@@ -28,26 +28,32 @@ def _softmax_fwd_kernel(
     Y,
     X,
     n_cols: int,
+    ROWS: ct.Constant[int],
     BLOCK_N_COLS: ct.Constant[int],
 ):
     row_idx = ct.bid(0)
     mask_n_cols = ct.arange(BLOCK_N_COLS, dtype=ct.int32) < n_cols
-    row = ct.reshape(
-        ct.load(
-            X, index=(row_idx, 0), shape=(1, BLOCK_N_COLS), padding_mode=ct.PaddingMode.NEG_INF
-        ),
-        (BLOCK_N_COLS,),
+    row = ct.load(
+        X, index=(row_idx, 0), shape=(ROWS, BLOCK_N_COLS), padding_mode=ct.PaddingMode.NEG_INF
     )
     row_2 = ct.astype(row, ct.float32)
-    row_minus_max = row_2 - ct.max(row_2, axis=0)
+    row_minus_max = row_2 - ct.max(row_2, axis=1, keepdims=True)
     numerator = ct.exp(row_minus_max)
-    denominator = ct.sum(ct.where(mask_n_cols, numerator, 0.0), axis=0)
-    softmax_output = numerator / denominator
-    ct.store(
-        Y,
-        index=(row_idx, 0),
-        tile=ct.reshape(ct.astype(softmax_output, Y.dtype), (1, BLOCK_N_COLS)),
-    )
+    denominator = ct.sum(ct.where(mask_n_cols[None, :], numerator, 0.0), axis=1)
+    softmax_output = numerator / denominator[:, None]
+    ct.store(Y, index=(row_idx, 0), tile=ct.astype(softmax_output, Y.dtype))
+
+
+_SOFTMAX_FWD_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_softmax_fwd_kernel` on the first launch
+    # of each shape key.
+    {"ROWS": 4},
+    {"ROWS": 1},
+    {"ROWS": 2},
+    {"ROWS": 8},
+    {"ROWS": 16},
+]
+_softmax_fwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 @ct.kernel
@@ -55,25 +61,31 @@ def _softmax_fwd_strided_kernel(
     Y,
     X,
     n_cols: int,
+    ROWS: ct.Constant[int],
     BLOCK_N_COLS: ct.Constant[int],
 ):
     row_idx = ct.bid(0)
     mask_n_cols = ct.arange(BLOCK_N_COLS, dtype=ct.int32) < n_cols
-    row = ct.reshape(
-        ct.load(
-            X, index=(row_idx, 0), shape=(1, BLOCK_N_COLS), padding_mode=ct.PaddingMode.NEG_INF
-        ),
-        (BLOCK_N_COLS,),
+    row = ct.load(
+        X, index=(row_idx, 0), shape=(ROWS, BLOCK_N_COLS), padding_mode=ct.PaddingMode.NEG_INF
     )
     row_2 = ct.astype(row, ct.float32)
-    row_minus_max = row_2 - ct.max(row_2, axis=0)
+    row_minus_max = row_2 - ct.max(row_2, axis=1, keepdims=True)
     numerator = ct.exp(row_minus_max)
-    denominator = ct.sum(ct.where(mask_n_cols, numerator, 0.0), axis=0)
-    ct.store(
-        Y,
-        index=(row_idx, 0),
-        tile=ct.reshape(ct.astype(numerator / denominator, Y.dtype), (1, BLOCK_N_COLS)),
-    )
+    denominator = ct.sum(ct.where(mask_n_cols[None, :], numerator, 0.0), axis=1)
+    ct.store(Y, index=(row_idx, 0), tile=ct.astype(numerator / denominator[:, None], Y.dtype))
+
+
+_SOFTMAX_FWD_STRIDED_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_softmax_fwd_strided_kernel` on the
+    # first launch of each shape key.
+    {"ROWS": 4},
+    {"ROWS": 1},
+    {"ROWS": 2},
+    {"ROWS": 8},
+    {"ROWS": 16},
+]
+_softmax_fwd_strided_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 @ct.kernel
@@ -82,25 +94,34 @@ def _softmax_bwd_kernel(
     dY,
     Y,
     n_cols: int,
+    ROWS: ct.Constant[int],
     BLOCK_N_COLS: ct.Constant[int],
 ):
     row_idx = ct.bid(0)
-    dy_tile = ct.reshape(
-        ct.load(dY, index=(row_idx, 0), shape=(1, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO),
-        (BLOCK_N_COLS,),
+    dy_tile = ct.load(
+        dY, index=(row_idx, 0), shape=(ROWS, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO
     )
-    y_tile = ct.reshape(
-        ct.load(Y, index=(row_idx, 0), shape=(1, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO),
-        (BLOCK_N_COLS,),
+    y_tile = ct.load(
+        Y, index=(row_idx, 0), shape=(ROWS, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO
     )
     dy_tile_2 = ct.astype(dy_tile, ct.float32)
     y_tile_2 = ct.astype(y_tile, ct.float32)
     # dx = y * (dy - sum(dy * y))
-    dot = ct.sum(dy_tile_2 * y_tile_2, axis=0)
-    dx_tile = y_tile_2 * (dy_tile_2 - dot)
-    ct.store(
-        dX, index=(row_idx, 0), tile=ct.reshape(ct.astype(dx_tile, dX.dtype), (1, BLOCK_N_COLS))
-    )
+    dot = ct.sum(dy_tile_2 * y_tile_2, axis=1)
+    dx_tile = y_tile_2 * (dy_tile_2 - dot[:, None])
+    ct.store(dX, index=(row_idx, 0), tile=ct.astype(dx_tile, dX.dtype))
+
+
+_SOFTMAX_BWD_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_softmax_bwd_kernel` on the first launch
+    # of each shape key.
+    {"ROWS": 4},
+    {"ROWS": 1},
+    {"ROWS": 2},
+    {"ROWS": 8},
+    {"ROWS": 16},
+]
+_softmax_bwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def softmax_forward(x: torch.Tensor) -> torch.Tensor:
@@ -116,19 +137,53 @@ def softmax_forward(x: torch.Tensor) -> torch.Tensor:
     with _device_ctx(x):
         if x_2d.stride(-1) == 1:
             # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+            key = (y.shape, x_2d.shape, y.dtype, x_2d.dtype, n_cols)
+            if key not in _softmax_fwd_kernel_best:
+                _softmax_fwd_kernel_best[key] = ct.tune.exhaustive_search(
+                    _SOFTMAX_FWD_KERNEL_CONFIGS,
+                    torch.cuda.current_stream(),
+                    lambda cfg: (ct.cdiv(x_2d.size(0), cfg["ROWS"]), 1, 1),
+                    _softmax_fwd_kernel,
+                    lambda cfg: (
+                        y.clone(),
+                        x_2d,
+                        n_cols,
+                        cfg["ROWS"],
+                        1 << (n_cols - 1).bit_length(),
+                    ),
+                    quiet=True,
+                ).best.config
+            cfg = _softmax_fwd_kernel_best[key]
             ct.launch(
                 torch.cuda.current_stream(),
-                (x_2d.size(0), 1, 1),
+                (ct.cdiv(x_2d.size(0), cfg["ROWS"]), 1, 1),
                 _softmax_fwd_kernel,
-                (y, x_2d, n_cols, 1 << (n_cols - 1).bit_length()),
+                (y, x_2d, n_cols, cfg["ROWS"], 1 << (n_cols - 1).bit_length()),
             )
         else:
             # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+            key = (y.shape, x_2d.shape, y.dtype, x_2d.dtype, n_cols)
+            if key not in _softmax_fwd_strided_kernel_best:
+                _softmax_fwd_strided_kernel_best[key] = ct.tune.exhaustive_search(
+                    _SOFTMAX_FWD_STRIDED_KERNEL_CONFIGS,
+                    torch.cuda.current_stream(),
+                    lambda cfg: (ct.cdiv(x_2d.size(0), cfg["ROWS"]), 1, 1),
+                    _softmax_fwd_strided_kernel,
+                    lambda cfg: (
+                        y.clone(),
+                        x_2d,
+                        n_cols,
+                        cfg["ROWS"],
+                        1 << (n_cols - 1).bit_length(),
+                    ),
+                    quiet=True,
+                ).best.config
+            cfg = _softmax_fwd_strided_kernel_best[key]
             ct.launch(
                 torch.cuda.current_stream(),
-                (x_2d.size(0), 1, 1),
+                (ct.cdiv(x_2d.size(0), cfg["ROWS"]), 1, 1),
                 _softmax_fwd_strided_kernel,
-                (y, x_2d, n_cols, 1 << (n_cols - 1).bit_length()),
+                (y, x_2d, n_cols, cfg["ROWS"], 1 << (n_cols - 1).bit_length()),
             )
     return y.view(x.shape)
 
@@ -142,11 +197,29 @@ def softmax_backward(dy: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     dx = torch.empty_like(y_2d)
     with _device_ctx(y):
         # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+        key = (dx.shape, dy_2d.shape, y_2d.shape, dx.dtype, dy_2d.dtype, y_2d.dtype, n_cols)
+        if key not in _softmax_bwd_kernel_best:
+            _softmax_bwd_kernel_best[key] = ct.tune.exhaustive_search(
+                _SOFTMAX_BWD_KERNEL_CONFIGS,
+                torch.cuda.current_stream(),
+                lambda cfg: (ct.cdiv(y_2d.size(0), cfg["ROWS"]), 1, 1),
+                _softmax_bwd_kernel,
+                lambda cfg: (
+                    dx.clone(),
+                    dy_2d,
+                    y_2d,
+                    n_cols,
+                    cfg["ROWS"],
+                    1 << (n_cols - 1).bit_length(),
+                ),
+                quiet=True,
+            ).best.config
+        cfg = _softmax_bwd_kernel_best[key]
         ct.launch(
             torch.cuda.current_stream(),
-            (y_2d.size(0), 1, 1),
+            (ct.cdiv(y_2d.size(0), cfg["ROWS"]), 1, 1),
             _softmax_bwd_kernel,
-            (dx, dy_2d, y_2d, n_cols, 1 << (n_cols - 1).bit_length()),
+            (dx, dy_2d, y_2d, n_cols, cfg["ROWS"], 1 << (n_cols - 1).bit_length()),
         )
     return dx.view_as(y)
 

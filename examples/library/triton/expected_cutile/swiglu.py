@@ -36,27 +36,32 @@ def _swiglu_forward_kernel(
     b,
     c,
     n_cols: int,
+    ROWS: ct.Constant[int],
     BLOCK_N_COLS: ct.Constant[int],
 ):
     program_id = ct.bid(0)
     # sigmoid requires fp32; cast back to the storage type on the way out.
-    a_row = ct.reshape(
-        ct.load(
-            a, index=(program_id, 0), shape=(1, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO
-        ),
-        (BLOCK_N_COLS,),
+    a_row = ct.load(
+        a, index=(program_id, 0), shape=(ROWS, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO
     )
     a_row_2 = ct.astype(a_row, ct.float32)
-    b_row = ct.reshape(
-        ct.load(
-            b, index=(program_id, 0), shape=(1, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO
-        ),
-        (BLOCK_N_COLS,),
+    b_row = ct.load(
+        b, index=(program_id, 0), shape=(ROWS, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO
     )
     c_row = a_row_2 * (1.0 / (1.0 + ct.exp(-a_row_2))) * b_row
-    ct.store(
-        c, index=(program_id, 0), tile=ct.reshape(ct.astype(c_row, c.dtype), (1, BLOCK_N_COLS))
-    )
+    ct.store(c, index=(program_id, 0), tile=ct.astype(c_row, c.dtype))
+
+
+_SWIGLU_FORWARD_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_swiglu_forward_kernel` on the first
+    # launch of each shape key.
+    {"ROWS": 4},
+    {"ROWS": 1},
+    {"ROWS": 2},
+    {"ROWS": 8},
+    {"ROWS": 16},
+]
+_swiglu_forward_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 @ct.kernel
@@ -67,39 +72,39 @@ def _swiglu_backward_kernel(
     da,
     db,
     n_cols: int,
+    ROWS: ct.Constant[int],
     BLOCK_N_COLS: ct.Constant[int],
 ):
     program_id = ct.bid(0)
-    dc_row = ct.reshape(
-        ct.load(
-            dc, index=(program_id, 0), shape=(1, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO
-        ),
-        (BLOCK_N_COLS,),
+    dc_row = ct.load(
+        dc, index=(program_id, 0), shape=(ROWS, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO
     )
-    a_row = ct.reshape(
-        ct.load(
-            a, index=(program_id, 0), shape=(1, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO
-        ),
-        (BLOCK_N_COLS,),
+    a_row = ct.load(
+        a, index=(program_id, 0), shape=(ROWS, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO
     )
     a_row_2 = ct.astype(a_row, ct.float32)
-    b_row = ct.reshape(
-        ct.load(
-            b, index=(program_id, 0), shape=(1, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO
-        ),
-        (BLOCK_N_COLS,),
+    b_row = ct.load(
+        b, index=(program_id, 0), shape=(ROWS, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO
     )
     # recomputation to save memory
     sig_a = 1.0 / (1.0 + ct.exp(-a_row_2))
     silu_a = a_row_2 * sig_a
     db_row = dc_row * silu_a
     da_row = dc_row * (silu_a * (1 - sig_a) + sig_a) * b_row
-    ct.store(
-        da, index=(program_id, 0), tile=ct.reshape(ct.astype(da_row, da.dtype), (1, BLOCK_N_COLS))
-    )
-    ct.store(
-        db, index=(program_id, 0), tile=ct.reshape(ct.astype(db_row, db.dtype), (1, BLOCK_N_COLS))
-    )
+    ct.store(da, index=(program_id, 0), tile=ct.astype(da_row, da.dtype))
+    ct.store(db, index=(program_id, 0), tile=ct.astype(db_row, db.dtype))
+
+
+_SWIGLU_BACKWARD_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_swiglu_backward_kernel` on the first
+    # launch of each shape key.
+    {"ROWS": 4},
+    {"ROWS": 1},
+    {"ROWS": 2},
+    {"ROWS": 8},
+    {"ROWS": 16},
+]
+_swiglu_backward_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def _row_settings(n_cols: int) -> tuple[int, int]:
@@ -125,11 +130,22 @@ def swiglu_forward(a: torch.Tensor, b: torch.Tensor):
     BLOCK_SIZE, num_warps = _row_settings(n_cols)
 
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (a.shape, b.shape, c.shape, a.dtype, b.dtype, c.dtype, n_cols)
+    if key not in _swiglu_forward_kernel_best:
+        _swiglu_forward_kernel_best[key] = ct.tune.exhaustive_search(
+            _SWIGLU_FORWARD_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(a.size(0), cfg["ROWS"]), 1, 1),
+            _swiglu_forward_kernel,
+            lambda cfg: (a, b, c.clone(), n_cols, cfg["ROWS"], 1 << (n_cols - 1).bit_length()),
+            quiet=True,
+        ).best.config
+    cfg = _swiglu_forward_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (a.size(0), 1, 1),
+        (ct.cdiv(a.size(0), cfg["ROWS"]), 1, 1),
         _swiglu_forward_kernel,
-        (a, b, c, n_cols, 1 << (n_cols - 1).bit_length()),
+        (a, b, c, n_cols, cfg["ROWS"], 1 << (n_cols - 1).bit_length()),
     )
     return a, b, c.view(*ori_shape)
 
@@ -144,11 +160,43 @@ def swiglu_backward(a: torch.Tensor, b: torch.Tensor, dc: torch.Tensor):
     BLOCK_SIZE, num_warps = _row_settings(n_cols)
 
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (
+        dc.shape,
+        a.shape,
+        b.shape,
+        da.shape,
+        db.shape,
+        dc.dtype,
+        a.dtype,
+        b.dtype,
+        da.dtype,
+        db.dtype,
+        n_cols,
+    )
+    if key not in _swiglu_backward_kernel_best:
+        _swiglu_backward_kernel_best[key] = ct.tune.exhaustive_search(
+            _SWIGLU_BACKWARD_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(dc.size(0), cfg["ROWS"]), 1, 1),
+            _swiglu_backward_kernel,
+            lambda cfg: (
+                dc,
+                a,
+                b,
+                da.clone(),
+                db.clone(),
+                n_cols,
+                cfg["ROWS"],
+                1 << (n_cols - 1).bit_length(),
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _swiglu_backward_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (dc.size(0), 1, 1),
+        (ct.cdiv(dc.size(0), cfg["ROWS"]), 1, 1),
         _swiglu_backward_kernel,
-        (dc, a, b, da, db, n_cols, 1 << (n_cols - 1).bit_length()),
+        (dc, a, b, da, db, n_cols, cfg["ROWS"], 1 << (n_cols - 1).bit_length()),
     )
     return da.view(*ori_shape), db.view(*ori_shape)
 

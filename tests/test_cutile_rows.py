@@ -1,0 +1,176 @@
+"""Several rows per cuTile program (issue 14): the rows-per-block rewrite and the row space.
+
+cuTile's compiler handles a whole-row 1-D tile per program badly (3-9x slower than the sources
+on the H200), so the cuTile backend gives a row kernel's program a 2-D tile of ``ROWS`` rows:
+
+* the IR rewrite (``translator/ir/transforms.py``, ``rows_per_block``) computes what one row per
+  program does, at a ragged number of rows, in the IR reference interpreter, and leaves a kernel
+  alone where rows of a block would need different control flow;
+* the backend searches ``ROWS`` with ``ct.tune`` (``[backend.row_space]``), keeps a source's own
+  row counts and passes tile sizes the source's host computes to every trial;
+* a translation launched at a config other than the first (the CPU oracle proves the first)
+  still writes every row exactly.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ["TRITON_INTERPRET"] = "1"
+
+import dataclasses  # noqa: E402
+import re  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+from translator.api import parse_file  # noqa: E402
+from translator.grammar import load_grammar  # noqa: E402
+from translator.ir import nodes as ir  # noqa: E402
+from translator.ir.interpreter import run_kernel  # noqa: E402
+from translator.ir.roles import one_row_tiles  # noqa: E402
+from translator.ir.transforms import rows_per_block  # noqa: E402
+from translator.ir.verifier import verify_kernel  # noqa: E402
+from validation.equivalence import use_interpreter  # noqa: E402
+from validation.runners import load_module  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+M, N = 19, 37  # ragged for every row count of the ladder
+
+
+def _kernel(name: str) -> ir.Kernel:
+    (kernel,) = parse_file(ROOT / "examples" / "triton" / f"{name}.py", "triton").kernels
+    return kernel
+
+
+def _args(name: str, g: torch.Generator) -> dict[str, object]:
+    """Inputs of a Triton example's kernel; outputs poisoned so unwritten lanes fail."""
+
+    def randn(*shape: int) -> torch.Tensor:
+        return torch.randn(*shape, generator=g)
+
+    def poison(*shape: int) -> torch.Tensor:
+        return torch.full(shape, float("nan"))
+
+    if name == "softmax":
+        return {"output": poison(M, N), "input": randn(M, N)}
+    if name == "layer_norm":
+        return {
+            "X": randn(M, N), "Y": poison(M, N), "W": randn(N), "B": randn(N),
+            "Mean": poison(M), "Rstd": poison(M), "N": N, "eps": 1e-5,
+        }  # fmt: skip
+    if name == "rms_norm":
+        return {
+            "Y": poison(M, N), "X": randn(M, N), "W": randn(N), "RSTD": poison(M),
+            "n_cols": N, "eps": 1e-6,
+        }  # fmt: skip
+    assert name == "swiglu"
+    return {"a": randn(M, N), "b": randn(M, N), "c": poison(M, N), "n_cols": N}
+
+
+@pytest.mark.parametrize("rows", [1, 4, 8])
+@pytest.mark.parametrize("name", ["softmax", "layer_norm", "rms_norm", "swiglu"])
+def test_a_block_of_rows_computes_what_one_row_per_program_does(name: str, rows: int) -> None:
+    kernel = _kernel(name)
+    (tile,) = one_row_tiles(kernel)
+    assert tile.scalar
+    blocked = rows_per_block(kernel, tile.name, "rows")
+    assert blocked is not kernel
+    verify_kernel(dataclasses.replace(blocked, tunables=(*blocked.tunables, _rows())))
+    assert blocked.grid[0].block == "rows" and not blocked.grid[0].scalar
+    config = {t.name: t.default for t in kernel.tunables}
+    want, got = (
+        _args(name, torch.Generator().manual_seed(0)),
+        _args(name, torch.Generator().manual_seed(0)),
+    )
+    run_kernel(kernel, want, config)  # type: ignore[arg-type]
+    run_kernel(
+        dataclasses.replace(blocked, tunables=(*blocked.tunables, _rows())),
+        got,  # type: ignore[arg-type]
+        {**config, "rows": rows},
+    )
+    for key, value in want.items():
+        if isinstance(value, torch.Tensor):
+            assert not value.isnan().any(), key  # the source wrote every output lane
+            torch.testing.assert_close(got[key], value, rtol=1e-6, atol=1e-6, msg=key)
+
+
+def _rows() -> ir.Tunable:
+    return ir.Tunable("rows", "block_size", 1, (1,))
+
+
+def test_a_branch_on_a_rows_value_keeps_one_row_per_program() -> None:
+    # Triton's cross entropy returns early for an ignored target (`if y == ignore_index`) and
+    # reads `X[row, y]`: the rows of a block would take different branches and gather different
+    # columns, which the rewrite does not express.
+    kernel = _kernel("cross_entropy")
+    (tile,) = one_row_tiles(kernel)
+    assert rows_per_block(kernel, tile.name, "rows") is kernel
+    text = (ROOT / "examples/triton/expected_cutile/cross_entropy.py").read_text()
+    assert "ROWS" not in text and "(logits.size(0), 1, 1)" in text
+
+
+def test_only_a_grid_of_single_rows_is_blocked() -> None:
+    # A dot kernel's unit tiles are batch dims; a grid that tiles a dim (Helion's row_sum,
+    # attention's query block) already gives each program many lanes.
+    assert one_row_tiles(_kernel("matmul")) == []
+    (row_sum,) = parse_file(ROOT / "examples/helion/row_sum.py", "helion").kernels
+    assert one_row_tiles(row_sum) == []
+
+
+def _space(path: str) -> str:
+    text = (ROOT / path).read_text()
+    return text.split("_CONFIGS = [")[1].split("\n]")[0]
+
+
+def test_the_cutile_translation_loads_a_block_of_rows_and_searches_its_count() -> None:
+    text = (ROOT / "examples/triton/expected_cutile/softmax.py").read_text()
+    kernel = text.split("@ct.kernel")[1].split("\n\n\n")[0]
+    assert "ROWS: ct.Constant[int]" in kernel
+    assert "shape=(ROWS, BLOCK_INPUT1)" in kernel
+    assert "ct.reshape" not in kernel  # no 1-D row tile any more
+    assert "ct.max(row, axis=1, keepdims=True)" in kernel
+    ladder = load_grammar("cutile")["backend"]["row_space"]["rows"]
+    space = _space("examples/triton/expected_cutile/softmax.py")
+    assert re.findall(r'\{"ROWS": (\d+)\}', space) == [str(v) for v in ladder]
+    host = text.split("def softmax(")[1]
+    assert 'lambda cfg: (ct.cdiv(x.size(0), cfg["ROWS"]), 1, 1)' in host
+
+
+def test_a_sources_own_row_count_stays_in_the_space() -> None:
+    # Helion's softmax config says 2 rows per program (in the ladder); Triton's row_sum 16.
+    ladder = load_grammar("cutile")["backend"]["row_space"]["rows"]
+    helion = _space("examples/helion/expected_cutile/softmax.py")
+    assert helion.count('"BLOCK_SIZE_M"') == len(ladder) and '"BLOCK_SIZE_M": 2}' in helion
+    # A column reduction's column block (64 in the cuTile example) is no row count to search.
+    assert "_CONFIGS" not in (ROOT / "examples/cutile/expected_cutile/column_sum.py").read_text()
+
+
+def test_a_tile_size_the_host_computes_is_passed_to_every_trial() -> None:
+    # Triton's layer norm computes BLOCK_SIZE on the host: ROWS is searched, BLOCK_SIZE passed
+    # (and part of the search's key).
+    text = (ROOT / "examples/triton/expected_cutile/layer_norm.py").read_text()
+    assert '{"ROWS": ' in _space("examples/triton/expected_cutile/layer_norm.py")
+    assert "BLOCK_SIZE" not in _space("examples/triton/expected_cutile/layer_norm.py")
+    host = text.split("def layer_norm(")[1]
+    assert 'cfg["ROWS"],\n                BLOCK_SIZE,\n            ),' in host
+    assert "N,\n        BLOCK_SIZE,\n    )" in host  # the key
+    assert '(x_arg, y, weight, bias, mean, rstd, N, eps, cfg["ROWS"], BLOCK_SIZE)' in host
+
+
+@pytest.mark.parametrize("rows", [2, 16])
+def test_every_row_count_of_the_space_writes_every_row_on_the_cpu_oracle(rows: int) -> None:
+    # The CPU search returns the first config; put another first and launch at 19 rows: the
+    # (ROWS,) stores of each row's mean and rstd and the (ROWS, BLOCK_SIZE) tiles of the loops
+    # over columns (BLOCK_SIZE is computed by the host: 64 lanes for 37 columns).
+    use_interpreter()
+    mod = load_module(ROOT / "examples/triton/expected_cutile/layer_norm.py", f"ln_{rows}")
+    mod._LAYER_NORM_FWD_FUSED_CONFIGS[:] = [{"ROWS": rows}]
+    x, w, b = torch.randn(M, N), torch.randn(N), torch.randn(N)
+    y, mean, rstd = mod.layer_norm(x, w, b, 1e-5)
+    torch.testing.assert_close(mean, x.mean(-1), rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(rstd, torch.rsqrt(x.var(-1, unbiased=False) + 1e-5))
+    want = torch.nn.functional.layer_norm(x, (N,), w, b, 1e-5)
+    torch.testing.assert_close(y, want, rtol=1e-5, atol=1e-5)
+    assert list(mod._layer_norm_fwd_fused_best.values()) == [{"ROWS": rows}]
