@@ -68,6 +68,9 @@ POINTWISE_OPS: dict[str, OpInfo] = {
 #: the first two through Box-Muller (Triton's ``tl.rand``/``tl.randn``, bit for bit;
 #: :mod:`translator.ir.philox` is the reference).
 RANDOM_OPS = ("rand", "randn")
+#: The Philox rounds of every random op (Triton's default); here, not in the torch-based
+#: reference, so that frontends read it without importing torch.
+PHILOX_ROUNDS = 10
 
 #: The forms of a :class:`~translator.ir.nodes.Dot` a DSL may have one spelling each for:
 #: ``dot`` the general product (any output dtype, an optional accumulator); ``mm``/``bmm``

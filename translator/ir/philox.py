@@ -14,8 +14,9 @@ from collections.abc import Callable
 
 import torch
 
+from translator.ir.ops import PHILOX_ROUNDS
+
 MASK32 = 0xFFFFFFFF
-PHILOX_ROUNDS = 10
 PHILOX_KEY_A = 0x9E3779B9
 PHILOX_KEY_B = 0xBB67AE85
 PHILOX_ROUND_A = 0xD2511F53

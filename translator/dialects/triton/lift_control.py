@@ -515,6 +515,20 @@ class ControlMixin:
             )
         if tile.offset is None:
             return None
+        loaded = self.loaded_extent(tile) or any(
+            kind_of(s) is SymKind.DATA for s in af.symbols_in(tile.offset)
+        )
+        if not loaded:
+            # Tiles from a host-known offset over a dim of host-known size: the IR's tile
+            # extents are canonicalised to sizes only for tiles from 0 (a jagged loop's bounds
+            # are device values and need no canonical size).
+            raise self.error(
+                node.iter,
+                f"the loop `{self.src(node.iter)}` starts its {tile.name} tiles at "
+                f"{ir_text(tile.offset)}, not at 0: not supported yet for a dim of fixed size",
+                "start the loop at 0 (`range(0, n, BLOCK)`); tiles from another start are "
+                "read where the bounds are values the kernel loads (jagged sequences)",
+            )
         return self.bound_ir(tile.offset, node.iter)
 
     def no_op_overshoot(self, tile: Tile, loop: Loop, body: list[ir.Stmt]) -> None:

@@ -22,7 +22,7 @@ from translator.dialects.triton.lifted import (
 )
 from translator.dialects.triton.symbols import SymKind, parse_lane, parse_sym
 from translator.ir import nodes as ir
-from translator.ir.philox import PHILOX_ROUNDS as _PHILOX_ROUNDS
+from translator.ir.ops import PHILOX_ROUNDS as _PHILOX_ROUNDS
 from translator.ir.shapes import dims_of, is_float
 from translator.naming import unique
 
