@@ -50,12 +50,17 @@ def _installed(dsl: str) -> bool:
         return False
 
 
+def _selected(source: Path, only: list[str] | None) -> bool:
+    """Whether ``--only`` names ``source``: by stem (``glu``) or by ``dsl/stem`` (``helion/glu``)."""
+    return not only or source.stem in only or f"{source.parent.name}/{source.stem}" in only
+
+
 def _pairs(only: list[str] | None = None) -> list[tuple[Path, Path]]:
     return [
         (source, golden)
         for folder in sorted(p for p in LIBRARY.iterdir() if p.is_dir())
         for source in sorted(folder.glob("*.py"))
-        if not only or source.stem in only
+        if _selected(source, only)
         for golden in sorted(folder.glob(f"expected_*/{source.name}"))
     ]
 
@@ -119,8 +124,14 @@ def main() -> int:
     from validation.runners import load_module
 
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--only", nargs="*", default=None, help="module names (file stems)")
+    parser.add_argument(
+        "--only", nargs="*", default=None, help="module names: file stems or dsl/stem"
+    )
+    parser.add_argument(
+        "--shard", default="1/1", help="I/N: run every N-th pair starting at the I-th (1-based)"
+    )
     opts = parser.parse_args()
+    shard = tuple(int(part) for part in opts.shard.split("/"))
     inputs_module = load_module(INPUTS, "inputs")
     rows: list[dict] = []
     pairs, absent = [], Counter()
@@ -131,6 +142,9 @@ def main() -> int:
             absent[missing[0]] += 1
         else:
             pairs.append((source, golden))
+    # Every N-th runnable pair from the I-th: shards of similar length, so that a run that does not
+    # fit one device call's limit splits into calls that each finish.
+    pairs = pairs[shard[0] - 1 :: shard[1]]
     env = {
         "device": torch.cuda.get_device_name(),
         "torch": torch.__version__,
