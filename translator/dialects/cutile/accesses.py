@@ -1,0 +1,285 @@
+"""cuTile frontend, memory accesses: ``ct.load``/``ct.store`` regions, gathers, scatters,
+atomics and the lane masks they carry, read into IR loads and stores.
+
+A mixin of :class:`translator.dialects.cutile.frontend.KernelLifter`, which holds the state the
+methods read (``self.mod``, ``self.tiles``, ``self.tensors``...); split out so that each file
+reads one part of a kernel.
+"""
+
+from __future__ import annotations
+
+import math
+
+import libcst as cst
+
+from translator.dialects.cst_utils import (
+    call_args,
+    source_of,
+)
+from translator.ir import nodes as ir
+from translator.ir.shapes import (
+    dims_of,
+    index_dims,
+    infer,
+)
+
+_PADS = {"ZERO": 0.0, "NEG_ZERO": -0.0, "NAN": math.nan, "POS_INF": math.inf, "NEG_INF": -math.inf}
+
+
+class AccessReader:
+    """How a cuTile kernel reads and writes memory, as IR accesses."""
+
+    def whole_index(self, const: str, array: str, dim: int) -> ir.FullIndex:
+        """A whole dim read through constant ``const``: every such dim shares the extent of
+        the first (one size class), and the launch must give them one size (checked)."""
+        tensor, d = self.whole[const]
+        if (tensor, d) != (array, dim):
+            self.same_sizes.append((tensor, d, array, dim))
+        return ir.FullIndex(ir.SizeOf(tensor, d))
+
+    def region(
+        self,
+        call: cst.Call,
+        array: str,
+        index: cst.Tuple,
+        shape: cst.Tuple | None,
+        value_dims: tuple[ir.Dim, ...] | None = None,
+    ) -> tuple[ir.IndexItem, ...]:
+        items: list[ir.IndexItem] = []
+        sizes = [e.value for e in shape.elements] if shape is not None else None
+        for dim, el in enumerate(index.elements):
+            item = el.value
+            size = sizes[dim] if sizes is not None else None
+            vdim = value_dims[dim] if value_dims and dim < len(value_dims) else None
+            if size is None and isinstance(vdim, ir.FullDim):
+                if not (isinstance(item, cst.Integer) and item.value == "0"):
+                    raise self.mod.error(item, "a whole-dim tile is stored at index 0 only")
+                ext = vdim.extent
+                if isinstance(ext, ir.SizeOf) and (ext.tensor, ext.dim) != (array, dim):
+                    self.same_sizes.append((ext.tensor, ext.dim, array, dim))
+                items.append(ir.FullIndex(ext))
+                continue
+            if isinstance(item, cst.Name) and item.value in self.tiles:
+                tile = self.tiles[item.value]
+                block = str(tile.block.value) if isinstance(tile.block, ir.Const) else tile.block
+                if tile.scalar:
+                    items += [ir.NewAxis(), ir.ScalarIndex(ir.Name(tile.name))]
+                elif size is None or source_of(size) == block:
+                    items.append(ir.TileIndex(tile.name))
+                else:
+                    raise self.mod.error(
+                        item, f"tile `{item.value}` indexed with tile size `{source_of(size)}`"
+                    )
+            elif isinstance(size, cst.Name) and size.value in self.whole:
+                if not (isinstance(item, cst.Integer) and item.value == "0"):
+                    raise self.mod.error(item, "a whole-dim tile is read at index 0 only")
+                items.append(self.whole_index(size.value, array, dim))
+            elif size is None or (isinstance(size, cst.Integer) and size.value == "1"):
+                items += [ir.NewAxis(), ir.ScalarIndex(self.expr(item))]
+            else:
+                raise self.mod.error(
+                    item,
+                    f"the index `{source_of(item)}` of a tile of size `{source_of(size)}` is no "
+                    "tile variable",
+                    "index tiles with ct.bid(...) values or loop counters",
+                )
+        return tuple(items)
+
+    def load(self, call: cst.Call) -> ir.Expr:
+        pos, kw = call_args(call)
+        array, index = pos[0], kw.get("index", pos[1] if len(pos) > 1 else None)
+        shape = kw.get("shape", pos[2] if len(pos) > 2 else None)
+        assert isinstance(array, cst.Name) and isinstance(index, cst.Tuple)
+        assert isinstance(shape, cst.Tuple)
+        other: float | None = None
+        mode = kw.get("padding_mode")
+        if mode is not None:
+            member = source_of(mode).rsplit(".", 1)[-1]
+            if member not in _PADS and member != "UNDETERMINED":
+                raise self.mod.error(mode, f"padding mode `{source_of(mode)}` is not read")
+            other = _PADS.get(member)
+        for key in kw:
+            if key not in ("index", "shape", "padding_mode", "latency", "allow_tma"):
+                raise self.mod.error(call, f"ct.load's `{key}=` is not read")
+        items = self.region(call, array.value, index, shape)
+        return ir.Load(array.value, items, other, loc=self.mod.locate(call))
+
+    def store(self, call: cst.Call) -> ir.Stmt:
+        pos, kw = call_args(call)
+        array, index = pos[0], kw.get("index", pos[1] if len(pos) > 1 else None)
+        tile = kw.get("tile", pos[2] if len(pos) > 2 else None)
+        if not isinstance(array, cst.Name) or not isinstance(index, cst.Tuple) or tile is None:
+            raise self.mod.error(call, "ct.store(array, index=(...), tile=value) is read")
+        value = self.expr(tile)
+        t = infer(value, self.env)
+        dims = dims_of(t)
+        items = self.region(
+            call, array.value, index, None, dims if len(dims) == len(index.elements) else None
+        )
+        # cuTile's store takes the value in the region's own shape: a reshape that only adds the
+        # unit dims of scalar indices says nothing the IR's index does not.
+        if isinstance(value, ir.Reshape):
+            value = value.value
+        if isinstance(value, ir.Cast) and value.dtype == ir.DTypeOf(array.value):
+            value = ir.Cast(value.value, ir.DTypeOf(array.value))
+        items = tuple(i for i in items if not isinstance(i, ir.NewAxis))
+        region = index_dims(array.value, items, self.env, self.mod.locate(call))
+        if dims and len(dims) != len(region):
+            # cuTile keeps the unit dims of scalar indices; the IR's region drops them.
+            value = ir.Reshape(value, region)
+        return ir.Store(array.value, items, value, loc=self.mod.locate(call))
+
+    def gather(self, call: cst.Call) -> ir.Expr:
+        pos, kw = call_args(call)
+        array, idx = pos[0], pos[1]
+        if not isinstance(array, cst.Name) or isinstance(idx, cst.Tuple):
+            raise self.mod.error(call, "ct.gather of one index tile into a named array is read")
+        pad = kw.get("padding_value")
+        other = float(self.const(pad)) if pad is not None else 0.0
+        value = self.expr(idx)
+        self.check_mask(kw.get("mask"), value, call)
+        return ir.Load(array.value, (ir.GatherIndex(value),), other, loc=self.mod.locate(call))
+
+    def scatter(self, call: cst.Call) -> ir.Stmt:
+        pos, kw = call_args(call)
+        array, idx, value = pos[0], pos[1], pos[2]
+        if not isinstance(array, cst.Name) or isinstance(idx, cst.Tuple):
+            raise self.mod.error(call, "ct.scatter of one index tile into a named array is read")
+        index = self.expr(idx)
+        self.check_mask(kw.get("mask"), index, call)
+        return ir.Store(
+            array.value, (ir.GatherIndex(index),), self.expr(value), loc=self.mod.locate(call)
+        )
+
+    def atomic(self, call: cst.Call, op: str) -> ir.Stmt:
+        """``ct.atomic_add(array, indices, update)`` (a statement) where each index is a tile's
+        lanes ``t * TILE + ct.arange(TILE, dtype=ct.int32)`` (broadcast with ``[:, None]``) or a
+        scalar: an atomic update of that tile region (lanes past the extent are skipped by
+        cuTile's bounds check, as the IR leaves invalid lanes untouched)."""
+        pos, kw = call_args(call)
+        for key in kw:
+            if key not in ("check_bounds", "memory_order", "memory_scope"):
+                raise self.mod.error(call, f"`{key}=` of a cuTile atomic is not read")
+        if len(pos) != 3 or not isinstance(pos[0], cst.Name):
+            raise self.mod.error(call, "a cuTile atomic of (array, indices, update) is read")
+        array, indices, update = pos
+        elements = (
+            [e.value for e in indices.elements] if isinstance(indices, cst.Tuple) else [indices]
+        )
+        items: list[ir.IndexItem] = []
+        for el in elements:
+            lifted = self.named(self.expr(el))
+            while isinstance(lifted, ir.ExpandDims):
+                lifted = self.named(lifted.value)
+            if isinstance(lifted, ir.TileAttr) and lifted.attr == "index":
+                items.append(ir.TileIndex(lifted.tile))
+                continue
+            t = infer(lifted, self.env)
+            if dims_of(t):
+                raise self.mod.error(
+                    el,
+                    "an atomic at element indices other than a tile's lanes is not read",
+                    "index with `t * TILE + ct.arange(TILE, dtype=ct.int32)` or a scalar",
+                )
+            items.append(ir.ScalarIndex(lifted))
+        return ir.AtomicRMW(
+            op, array.value, tuple(items), self.expr(update), loc=self.mod.locate(call)
+        )
+
+    def check_mask(self, mask: cst.BaseExpression | None, index: ir.Expr, call: cst.Call) -> None:
+        """A gather/scatter mask must be the index's own lane validity (the IR's meaning): the
+        lanes ``t * B + ct.arange(B)`` of a tile below its extent."""
+        if mask is None:
+            return
+        lifted = self.named(self.expr(mask))
+        if isinstance(lifted, ir.BinOp):
+            lifted = ir.BinOp(lifted.op, self.named(lifted.lhs), self.named(lifted.rhs))
+        if not (
+            isinstance(lifted, ir.BinOp)
+            and lifted.op == "<"
+            and isinstance(lifted.lhs, ir.TileAttr)
+            and lifted.lhs.attr == "index"
+            and self.is_extent(lifted.rhs, self.tiles[lifted.lhs.tile].extent)
+            and dims_of(infer(index, self.env)) == (ir.BlockDim(lifted.lhs.tile),)
+        ):
+            raise self.mod.error(
+                mask,
+                "a gather/scatter mask other than the lanes' tile bounds is not read",
+                "mask with `t * TILE + ct.arange(TILE, dtype=ct.int32) < extent`",
+            )
+
+    def lane_masked(self, value: ir.Expr, axis: int, identity: float) -> ir.Expr | None:
+        """``x`` where ``value`` is ``ct.where(valid, x, identity)`` and ``valid`` says which
+        lanes of the reduced dim are in bounds (``ct.arange(BLOCK_N) < n`` for a whole dim,
+        ``t * B + ct.arange(B) < extent`` for a tile; named, broadcast with ``[None, :]``, and
+        with other dims' bounds ``&``-ed in): the reduction masked, as the IR says it."""
+        value = self.named(value)
+        if not (isinstance(value, ir.Call) and value.op == "where" and len(value.args) == 3):
+            return None
+        cond, x, fill = value.args
+        fill = self.named(fill)
+        if isinstance(fill, ir.UnaryOp) and fill.op == "-" and isinstance(fill.operand, ir.Const):
+            fill = ir.Const(-fill.operand.value)  # type: ignore[operator]
+        if not (isinstance(fill, ir.Const) and isinstance(fill.value, (int, float))):
+            return None
+        if float(fill.value) != identity:
+            return None
+        dims = dims_of(infer(x, self.env))
+        if not dims or not -len(dims) <= axis < len(dims):
+            return None
+        reduced = dims[axis]
+        found = False
+        for conjunct in self.conjuncts(cond):
+            dim = self.lane_mask_dim(conjunct)
+            if dim is None or dim not in dims:
+                return None
+            mask_dims = dims_of(infer(conjunct, self.env))
+            # The mask's dim sits where the value's does (right-aligned broadcast).
+            offset = len(dims) - len(mask_dims)
+            if offset < 0 or mask_dims.index(dim) + offset != dims.index(dim):
+                return None
+            found |= dim == reduced
+        return x if found else None
+
+    def conjuncts(self, e: ir.Expr) -> list[ir.Expr]:
+        e = self.named(e)
+        if isinstance(e, ir.BinOp) and e.op == "&":
+            return self.conjuncts(e.lhs) + self.conjuncts(e.rhs)
+        return [e]
+
+    def lane_mask_dim(self, e: ir.Expr) -> ir.Dim | None:
+        """The dim whose in-bounds lanes ``e`` selects (``None``: no such mask)."""
+        e = self.named(e)
+        while isinstance(e, ir.ExpandDims):
+            e = self.named(e.value)
+        if not (isinstance(e, ir.BinOp) and e.op == "<"):
+            return None
+        lanes, bound = self.named(e.lhs), self.named(e.rhs)
+        full = isinstance(lanes, ir.Arange) and isinstance(lanes.dim, ir.FullDim)
+        if full and self.is_extent(bound, lanes.dim.extent):  # type: ignore[union-attr]
+            return lanes.dim  # type: ignore[union-attr]
+        if isinstance(lanes, ir.TileAttr) and lanes.attr == "index":
+            tile = self.tiles.get(lanes.tile)
+            if tile is not None and not tile.scalar and self.is_extent(bound, tile.extent):
+                return ir.BlockDim(tile.name)
+        return None
+
+    def named(self, e: ir.Expr) -> ir.Expr:
+        """The value a local name was assigned (a named mask or lane tile), else ``e``."""
+        while isinstance(e, ir.Name) and e.id in self.values:
+            e = self.values[e.id]
+        return e
+
+    def is_extent(self, bound: ir.Expr, extent: ir.Expr) -> bool:
+        """Whether ``bound`` is the tile variable's ``extent``: the same expression, or an int
+        parameter standing for the array size it is (checked at every launch: ``SAME_SIZES``)."""
+        if bound == extent:
+            return True
+        params = {p.name: p.kind for p in self.params}
+        named = isinstance(bound, ir.Name) and params.get(bound.id) == "int"
+        if named and isinstance(extent, ir.SizeOf):
+            self.same_sizes.append((bound.id, -1, extent.tensor, extent.dim))  # type: ignore[union-attr]
+            return True
+        return False
+
+    # ------------------------------------------------------------------ expressions

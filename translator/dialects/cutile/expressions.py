@@ -1,0 +1,480 @@
+"""cuTile frontend, expressions: names, literals, operators, ``ct.*`` calls (pointwise,
+reductions, scans, ``ct.mma``, shapes) and inlined ``@ct.function`` helpers, read into IR
+expressions through one handler per node kind and per ``ct`` role.
+
+A mixin of :class:`translator.dialects.cutile.frontend.KernelLifter` (see ``accesses.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import libcst as cst
+
+from translator.dialects.cst_utils import (
+    call_args,
+    source_of,
+)
+from translator.grammar import load_grammar
+from translator.ir import nodes as ir
+from translator.ir.ops import reduce_identity
+from translator.ir.shapes import (
+    dims_of,
+    dot_precision,
+    dtype_of,
+    infer,
+)
+
+_BINOPS: dict[type, str] = {
+    cst.Add: "+",
+    cst.Subtract: "-",
+    cst.Multiply: "*",
+    cst.Divide: "/",
+    cst.FloorDivide: "//",
+    cst.Modulo: "%",
+    cst.Power: "**",
+    cst.BitAnd: "&",
+    cst.BitOr: "|",
+    cst.BitXor: "^",
+}
+
+_COMPARISONS: dict[type, str] = {
+    cst.LessThan: "<",
+    cst.LessThanEqual: "<=",
+    cst.GreaterThan: ">",
+    cst.GreaterThanEqual: ">=",
+    cst.Equal: "==",
+    cst.NotEqual: "!=",
+}
+
+
+class ExpressionReader:
+    """How a cuTile kernel's expressions read, as IR expressions."""
+
+    def const(self, node: cst.BaseExpression) -> float:
+        e = self.expr(node)
+        if isinstance(e, ir.Const) and isinstance(e.value, (int, float)):
+            return e.value
+        if isinstance(e, ir.UnaryOp) and e.op == "-" and isinstance(e.operand, ir.Const):
+            return -e.operand.value  # type: ignore[operator]
+        raise self.mod.error(node, "a literal number is needed here")
+
+    def expr(self, node: cst.BaseExpression) -> ir.Expr:
+        handler = _EXPRS.get(type(node))
+        if handler is None:
+            raise self.mod.error(node, f"`{source_of(node)}` is not read in cuTile kernels")
+        return handler(self, node)
+
+    def ex_name(self, node: cst.Name) -> ir.Expr:
+        name = node.value
+        if name in self.inlined:
+            return self.inlined[name]
+        if name in self.tiles:
+            tile = self.tiles[name]
+            return ir.Name(name) if tile.scalar else ir.TileAttr(name, "id")
+        if name in ("True", "False"):
+            return ir.Const(name == "True")
+        if name in self.tensors:
+            raise self.mod.error(node, f"array `{name}` is used as a value", "ct.load a tile of it")
+        return ir.Name(name, loc=self.mod.locate(node))
+
+    def ex_int(self, node: cst.Integer) -> ir.Expr:
+        return ir.Const(int(node.evaluated_value))
+
+    def ex_float(self, node: cst.Float) -> ir.Expr:
+        return ir.Const(float(node.evaluated_value))
+
+    def ex_paren(self, node: cst.BaseExpression) -> ir.Expr:
+        return self.expr(node)
+
+    def ex_binop(self, node: cst.BinaryOperation) -> ir.Expr:
+        index = self.tile_index(node)
+        if index is not None:
+            return index
+        op = _BINOPS.get(type(node.operator))
+        if op is None:
+            raise self.mod.error(node, f"operator in `{source_of(node)}` is not read")
+        return ir.BinOp(op, self.expr(node.left), self.expr(node.right), loc=self.mod.locate(node))
+
+    def tile_index(self, node: cst.BinaryOperation) -> ir.Expr | None:
+        """``t * B + ct.arange(B, ...)``: the lanes of tile ``t`` (``TileAttr(t, "index")``)."""
+        if not isinstance(node.operator, cst.Add):
+            return None
+        left, right = node.left, node.right
+        if not (isinstance(left, cst.BinaryOperation) and isinstance(left.operator, cst.Multiply)):
+            return None
+        if not (
+            isinstance(right, cst.Call) and self.mod.name_of(right.func) == self.lang_name("arange")
+        ):
+            return None
+        t, b = left.left, left.right
+        if isinstance(t, cst.Name) and t.value in self.tiles:
+            tile = self.tiles[t.value]
+            size = source_of(right.args[0].value)
+            if source_of(b) == size == tile.block:
+                return ir.TileAttr(tile.name, "index")
+        return None
+
+    def ex_unary(self, node: cst.UnaryOperation) -> ir.Expr:
+        ops = {cst.Minus: "-", cst.BitInvert: "~", cst.Not: "not"}
+        op = ops.get(type(node.operator))
+        if op is None:
+            raise self.mod.error(node, f"`{source_of(node)}` is not read")
+        operand = self.expr(node.expression)
+        if op == "-" and isinstance(operand, ir.Const) and isinstance(operand.value, float):
+            return ir.Const(-operand.value)
+        return ir.UnaryOp(op, operand)
+
+    def ex_compare(self, node: cst.Comparison) -> ir.Expr:
+        if len(node.comparisons) != 1:
+            raise self.mod.error(node, "chained comparisons are not read")
+        c = node.comparisons[0]
+        op = _COMPARISONS.get(type(c.operator))
+        if op is None:
+            raise self.mod.error(node, f"`{source_of(node)}` is not read")
+        lhs, rhs = self.expr(node.left), self.expr(c.comparator)
+        if op == "<":
+            rhs = self.lane_bound(lhs, rhs)
+        return ir.BinOp(op, lhs, rhs, loc=self.mod.locate(node))
+
+    def lane_bound(self, lanes: ir.Expr, bound: ir.Expr) -> ir.Expr:
+        """The bound of ``lanes < bound``: for the lanes of a whole dim or a tile and an int
+        parameter standing for their extent (checked at every launch, ``SAME_SIZES``), the
+        extent itself, so that the comparison reads as the lanes' validity."""
+        lanes = self.named(lanes)
+        if isinstance(lanes, ir.Arange) and isinstance(lanes.dim, ir.FullDim):
+            extent = lanes.dim.extent
+        elif isinstance(lanes, ir.TileAttr) and lanes.attr == "index" and lanes.tile in self.tiles:
+            extent = self.tiles[lanes.tile].extent
+        else:
+            return bound
+        if bound != extent and isinstance(extent, ir.SizeOf) and self.is_extent(bound, extent):
+            return extent
+        return bound
+
+    def ex_subscript(self, node: cst.Subscript) -> ir.Expr:
+        value = node.value
+        if isinstance(value, cst.Attribute) and value.attr.value == "shape":
+            (el,) = node.slice
+            assert isinstance(el.slice, cst.Index) and isinstance(value.value, cst.Name)
+            return ir.SizeOf(value.value.value, int(self.const(el.slice.value)))
+        # `m[None, :]`: unit dims inserted where `None` stands.
+        base = self.expr(value)
+        result = base
+        for axis, el in enumerate(node.slice):
+            s = el.slice
+            if isinstance(s, cst.Index) and source_of(s.value) == "None":
+                result = ir.ExpandDims(result, axis)
+            elif not (isinstance(s, cst.Slice) and s.lower is None and s.upper is None):
+                raise self.mod.error(node, f"subscript `{source_of(node)}` is not read")
+        return result
+
+    def ex_attribute(self, node: cst.Attribute) -> ir.Expr:
+        raise self.mod.error(node, f"`{source_of(node)}` is not read as a value")
+
+    def dtype(self, node: cst.BaseExpression) -> ir.DTypeExpr:
+        attr = isinstance(node, cst.Attribute) and node.attr.value == "dtype"
+        if attr and isinstance(node.value, cst.Name):  # type: ignore[union-attr]
+            owner = node.value.value  # type: ignore[union-attr]
+            if owner not in self.tensors:  # a tile's dtype: what the IR knows of it
+                return dtype_of(infer(self.expr(node.value), self.env))  # type: ignore[union-attr]
+            return ir.DTypeOf(owner)
+        name = self.mod.name_of(node)
+        if name in self.g["dtypes"]:
+            return ir.DType(self.g["dtypes"][name])
+        if name == self.g["language"]["tfloat32"]:
+            raise self.mod.error(
+                node,
+                "tf32 values are read only as ct.mma operands",
+                "cast in the call: ct.mma(ct.astype(a, ct.tfloat32), ct.astype(b, ct.tfloat32), acc)",
+            )
+        raise self.mod.error(node, f"dtype `{source_of(node)}` is not read")
+
+    def dim(self, node: cst.BaseExpression) -> ir.Dim:
+        """The IR dim a tile-shape entry stands for."""
+        if isinstance(node, cst.Integer) and node.value == "1":
+            return ir.UnitDim()
+        if isinstance(node, cst.Name):
+            if node.value in self.whole:
+                tensor, d = self.whole[node.value]
+                return ir.FullDim(ir.SizeOf(tensor, d))
+            tiles = self.block_tiles.get(node.value, [])
+            in_scope = [t for t in tiles if t in self.env.tiles]
+            if len(in_scope) == 1:
+                return ir.BlockDim(in_scope[0])
+        raise self.mod.error(
+            node,
+            f"the tile extent `{source_of(node)}` is not the tile size of one tile variable",
+            "use one ct.Constant[int] per tiled dim",
+        )
+
+    def shape(self, node: cst.BaseExpression) -> tuple[ir.Dim, ...]:
+        if not isinstance(node, cst.Tuple):
+            raise self.mod.error(node, "a tile shape is a literal tuple")
+        return tuple(self.dim(e.value) for e in node.elements)
+
+    def ex_call(self, node: cst.Call) -> ir.Expr:
+        method = isinstance(node.func, cst.Attribute) and node.func.attr.value == "reshape"
+        if method and self.mod.name_of(node.func) is None:  # `tile.reshape(shape)`
+            return self.reshape(self.expr(node.func.value), self.shape(node.args[0].value))
+        if source_of(node.func) == "float":
+            return ir.Const(float(str(self.const_str(node.args[0].value))))
+        if source_of(node.func) in ("min", "max"):
+            op = "minimum" if source_of(node.func) == "min" else "maximum"
+            return ir.Call(op, tuple(self.expr(a.value) for a in node.args))
+        name = self.mod.name_of(node.func)
+        if isinstance(node.func, cst.Name) and node.func.value in self.mod.helpers:
+            return self.inline(node, self.mod.helpers[node.func.value])
+        if name is None:
+            raise self.mod.error(node, f"the call `{source_of(node.func)}` is not read")
+        if name in self.g["unsupported"]:
+            raise self.mod.error(
+                node, f"`{source_of(node.func)}` is not supported", self.g["unsupported"][name]
+            )
+        handler = _CALLS.get(self.lang.get(name, ""))
+        if handler is not None:
+            return handler(self, node)
+        pos, kw = call_args(node)
+        if name in self.g["pointwise"]:
+            return ir.Call(
+                self.g["pointwise"][name],
+                tuple(self.expr(a) for a in pos),
+                loc=self.mod.locate(node),
+            )
+        if name in self.g["reductions"]:
+            axis = kw.get("axis", pos[1] if len(pos) > 1 else None)
+            if axis is None:
+                raise self.mod.error(node, "a reduction needs its axis=")
+            keep = kw.get("keepdims")
+            op = self.g["reductions"][name]
+            value = self.expr(pos[0])
+            masked = self.lane_masked(value, int(self.const(axis)), reduce_identity(op))
+            return ir.Reduce(
+                op,
+                value if masked is None else masked,
+                int(self.const(axis)),
+                keepdim=keep is not None and source_of(keep) == "True",
+                masked=masked is not None,
+                loc=self.mod.locate(node),
+            )
+        if name in self.g["scans"]:
+            axis = kw.get("axis", pos[1] if len(pos) > 1 else None)
+            return ir.Scan(
+                self.g["scans"][name],
+                self.expr(pos[0]),
+                int(self.const(axis)),
+                loc=self.mod.locate(node),
+            )
+        if name in self.g["dots"]:
+            return self.dot(node, self.g["dots"][name])
+        raise self.mod.error(node, f"`{source_of(node.func)}` is not read in cuTile kernels")
+
+    def const_str(self, node: cst.BaseExpression) -> str:
+        if isinstance(node, cst.SimpleString):
+            return str(node.evaluated_value)
+        raise self.mod.error(node, "float(...) of a literal string is read")
+
+    def dot(self, node: cst.Call, form: str) -> ir.Expr:
+        pos, kw = call_args(node)
+        (a, a_tf32), (b, b_tf32) = self.mma_operand(pos[0]), self.mma_operand(pos[1])
+        if a_tf32 != b_tf32:
+            raise self.mod.error(
+                node,
+                "one operand of this product is cast to ct.tfloat32 and the other is not",
+                "cast both operands (a tf32 MMA) or neither (IEEE float32)",
+            )
+        # ct.mma multiplies float32 operands in IEEE float32; operands cast to tfloat32 in tf32.
+        precision = dot_precision(
+            dtype_of(infer(a, self.env)),
+            dtype_of(infer(b, self.env)),
+            "tf32" if a_tf32 else load_grammar("cutile")["backend"]["kernel"]["dot_precision"],
+        )
+        loc = self.mod.locate(node)
+        if form == "dot":
+            acc_node = kw.get("acc", pos[2] if len(pos) > 2 else None)
+            acc = self.expr(acc_node) if acc_node is not None else None
+            if isinstance(acc, ir.Full) and acc.value == ir.Const(0):
+                acc = None  # a fresh zero accumulator is no accumulator
+            return ir.Dot(a, b, acc, ir.F32, masked=False, precision=precision, loc=loc)
+        return ir.Dot(a, b, None, ir.DTypeOf("?"), masked=False, precision=precision, loc=loc)
+
+    def mma_operand(self, node: cst.BaseExpression) -> tuple[ir.Expr, bool]:
+        """An MMA operand and whether it is cast to tf32: ``ct.astype(x, ct.tfloat32)`` (x as
+        float32), or ``ct.astype(x, ct.tfloat32 if X.dtype == ct.float32 else X.dtype)`` (x as
+        X's dtype, in a kernel generic over it; also through a name bound to that type). The IR
+        has no tf32 values: the cast is the dot's input precision."""
+        cast = isinstance(node, cst.Call) and self.lang.get(self.mod.name_of(node.func) or "")
+        if cast != "astype":
+            return self.expr(node), False
+        pos, kw = call_args(node)  # type: ignore[arg-type]
+        dtype = kw.get("dtype", pos[1] if len(pos) > 1 else None)
+        if isinstance(dtype, cst.Name) and dtype.value in self.mma_dtypes:
+            dtype = self.mma_dtypes[dtype.value]
+        if isinstance(dtype, cst.IfExp):
+            if not self.tf32_if_f32(dtype):
+                raise self.mod.error(
+                    dtype,
+                    "this conditional MMA operand type is not read",
+                    "write `ct.tfloat32 if X.dtype == ct.float32 else X.dtype`",
+                )
+            return self.cast_to(self.expr(pos[0]), self.dtype(dtype.orelse)), True
+        if dtype is not None and self.is_tfloat32(dtype):
+            return self.cast_to(self.expr(pos[0]), ir.F32), True
+        return self.expr(node), False
+
+    def cast_to(self, value: ir.Expr, dtype: ir.DTypeExpr) -> ir.Expr:
+        """``value`` as ``dtype`` (itself where it already is)."""
+        if dtype_of(infer(value, self.env)) == dtype:
+            return value
+        return ir.Cast(value, dtype)
+
+    def tf32_if_f32(self, node: cst.IfExp) -> bool:
+        """Whether ``node`` is ``ct.tfloat32 if X.dtype == ct.float32 else X.dtype``: tf32
+        where ``X`` is float32, else ``X``'s own dtype."""
+        test = node.test
+        return (
+            self.is_tfloat32(node.body)
+            and isinstance(test, cst.Comparison)
+            and len(test.comparisons) == 1
+            and isinstance(test.comparisons[0].operator, cst.Equal)
+            and self.mod.name_of(test.comparisons[0].comparator) == "cuda.tile.float32"
+            and source_of(test.left) == source_of(node.orelse)
+        )
+
+    def is_tfloat32(self, node: cst.BaseExpression) -> bool:
+        return self.mod.name_of(node) == self.g["language"]["tfloat32"]
+
+    def c_load(self, node: cst.Call) -> ir.Expr:
+        return self.load(node)
+
+    def c_gather(self, node: cst.Call) -> ir.Expr:
+        return self.gather(node)
+
+    def c_astype(self, node: cst.Call) -> ir.Expr:
+        pos, _ = call_args(node)
+        return ir.Cast(self.expr(pos[0]), self.dtype(pos[1]))
+
+    def c_full(self, node: cst.Call) -> ir.Expr:
+        pos, kw = call_args(node)
+        dt = self.dtype(kw.get("dtype", pos[2] if len(pos) > 2 else None))
+        return ir.Full(self.shape(pos[0]), self.expr(pos[1]), dt)
+
+    def c_zeros(self, node: cst.Call) -> ir.Expr:
+        pos, kw = call_args(node)
+        dt = self.dtype(kw.get("dtype", pos[1] if len(pos) > 1 else None))
+        return ir.Full(self.shape(pos[0]), ir.Const(0.0), dt)
+
+    def c_ones(self, node: cst.Call) -> ir.Expr:
+        pos, kw = call_args(node)
+        dt = self.dtype(kw.get("dtype", pos[1] if len(pos) > 1 else None))
+        return ir.Full(self.shape(pos[0]), ir.Const(1.0), dt)
+
+    def c_arange(self, node: cst.Call) -> ir.Expr:
+        pos, _ = call_args(node)
+        return ir.Arange(self.dim(pos[0]))
+
+    def c_reshape(self, node: cst.Call) -> ir.Expr:
+        pos, kw = call_args(node)
+        return self.reshape(
+            self.expr(pos[0]), self.shape(kw.get("shape", pos[1] if len(pos) > 1 else None))
+        )
+
+    def reshape(self, value: ir.Expr, shape: tuple[ir.Dim, ...]) -> ir.Expr:
+        """``ct.reshape(v, shape)``; of a load whose scalar indices keep unit dims (cuTile's
+        ``shape=(1, BLOCK_N)``) to the shape without them, the load that drops them."""
+        if isinstance(value, ir.Load) and any(isinstance(i, ir.NewAxis) for i in value.index):
+            dropped = ir.Load(
+                value.tensor,
+                tuple(i for i in value.index if not isinstance(i, ir.NewAxis)),
+                value.other,
+                loc=value.loc,
+            )
+            if dims_of(infer(dropped, self.env)) == shape:
+                return dropped
+        return ir.Reshape(value, shape)
+
+    def c_transpose(self, node: cst.Call) -> ir.Expr:
+        pos, _ = call_args(node)
+        return ir.Permute(self.expr(pos[0]), (1, 0))
+
+    def c_permute(self, node: cst.Call) -> ir.Expr:
+        pos, kw = call_args(node)
+        axes = kw.get("axes", pos[1] if len(pos) > 1 else None)
+        if not isinstance(axes, cst.Tuple):
+            raise self.mod.error(node, "ct.permute takes a literal axes tuple")
+        return ir.Permute(self.expr(pos[0]), tuple(int(self.const(e.value)) for e in axes.elements))
+
+    def c_expand_dims(self, node: cst.Call) -> ir.Expr:
+        pos, kw = call_args(node)
+        return ir.ExpandDims(self.expr(pos[0]), int(self.const(kw.get("axis", pos[1]))))
+
+    def c_broadcast_to(self, node: cst.Call) -> ir.Expr:
+        pos, kw = call_args(node)
+        return ir.Broadcast(
+            self.expr(pos[0]), self.shape(kw.get("shape", pos[1] if len(pos) > 1 else None))
+        )
+
+    def c_num_tiles(self, node: cst.Call) -> ir.Expr:
+        extent, size = self.loop_count(node, "")
+        return ir.Call("cdiv", (extent, self.expr(size)))
+
+    def inline(self, call: cst.Call, fn: cst.FunctionDef) -> ir.Expr:
+        """A ``@ct.function`` helper of one ``return`` (after local assignments), inlined."""
+        names = [p.name.value for p in fn.params.params]
+        pos, _ = call_args(call)
+        saved = dict(self.inlined)
+        for n, a in zip(names, pos):
+            self.inlined[n] = self.expr(a)
+        try:
+            for s in fn.body.body:
+                if _is_docstring(s):
+                    continue
+                small = s.body[0] if isinstance(s, cst.SimpleStatementLine) else None
+                if isinstance(small, cst.Return) and small.value is not None:
+                    return self.expr(small.value)
+                if isinstance(small, cst.Assign) and isinstance(small.targets[0].target, cst.Name):
+                    self.inlined[small.targets[0].target.value] = self.expr(small.value)
+                    continue
+                raise self.mod.error(
+                    s, "ct.function helpers of assignments and one return are read"
+                )
+            raise self.mod.error(fn, "a ct.function helper must return a value")
+        finally:
+            self.inlined = saved
+
+
+def _is_docstring(s: cst.CSTNode) -> bool:
+    return (
+        isinstance(s, cst.SimpleStatementLine)
+        and isinstance(s.body[0], cst.Expr)
+        and isinstance(s.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+_EXPRS: dict[type, Callable[[ExpressionReader, cst.BaseExpression], ir.Expr]] = {
+    cst.Name: ExpressionReader.ex_name,
+    cst.Integer: ExpressionReader.ex_int,
+    cst.Float: ExpressionReader.ex_float,
+    cst.BinaryOperation: ExpressionReader.ex_binop,
+    cst.UnaryOperation: ExpressionReader.ex_unary,
+    cst.Comparison: ExpressionReader.ex_compare,
+    cst.Subscript: ExpressionReader.ex_subscript,
+    cst.Attribute: ExpressionReader.ex_attribute,
+    cst.Call: ExpressionReader.ex_call,
+}
+#: ``[frontend.language]`` roles read structurally, by role.
+_CALLS: dict[str, Callable[[ExpressionReader, cst.Call], ir.Expr]] = {
+    "load": ExpressionReader.c_load,
+    "gather": ExpressionReader.c_gather,
+    "astype": ExpressionReader.c_astype,
+    "full": ExpressionReader.c_full,
+    "zeros": ExpressionReader.c_zeros,
+    "ones": ExpressionReader.c_ones,
+    "arange": ExpressionReader.c_arange,
+    "reshape": ExpressionReader.c_reshape,
+    "transpose": ExpressionReader.c_transpose,
+    "permute": ExpressionReader.c_permute,
+    "expand_dims": ExpressionReader.c_expand_dims,
+    "broadcast_to": ExpressionReader.c_broadcast_to,
+    "num_tiles": ExpressionReader.c_num_tiles,
+}
