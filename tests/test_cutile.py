@@ -408,3 +408,18 @@ def test_work_after_a_persistent_loop_is_a_located_diagnostic(tmp_path: Path) ->
     with pytest.raises(TranslationError, match="after a persistent tile loop") as err:
         translate_file(bad, "cutile", "triton")
     assert err.value.loc is not None and err.value.loc.line == 20 and err.value.hint
+
+
+@pytest.mark.parametrize(
+    ("path", "line"),
+    [("examples/library/helion/grouped_gemm.py", 38), ("examples/library/triton/jagged.py", 34)],
+)
+def test_a_loop_from_a_loaded_offset_is_refused_at_the_loop(path: str, line: int) -> None:
+    # A grouped GEMM's rows of one expert, a jagged sequence's rows: the loop starts at a value
+    # the kernel loads, which the message names as the source writes it (the IR's tile name,
+    # `tile_m` for Triton's `row`, is none of the source's).
+    dsl = path.split("/")[2]
+    with pytest.raises(TranslationError, match="tile loop from `start`, a value the kernel") as err:
+        translate_file(ROOT / path, dsl, "cutile")
+    assert err.value.loc is not None and err.value.loc.line == line
+    assert "Triton or Helion" in (err.value.hint or "")

@@ -1567,6 +1567,25 @@ def test_helion_jagged_loops_read_their_loaded_bounds() -> None:
     }
 
 
+def test_helion_grouped_gemm_rows_run_between_an_experts_offsets() -> None:
+    module = parse_file(ROOT / "examples" / "library" / "helion" / "grouped_gemm.py", "helion")
+    (kernel,) = module.kernels
+    (expert,) = kernel.grid
+    assert expert.scalar and expert.extent == ir.Name("num_experts")
+    rows, cols, k = [s for s in walk_stmts(kernel.body) if isinstance(s, ir.TileLoop)]
+    # Each expert's rows: from `group_offsets[expert]` to `group_offsets[expert + 1]`.
+    assert (rows.tiles[0].begin, rows.tiles[0].extent) == (ir.Name("start"), ir.Name("end"))
+    assert cols.tiles[0].begin is None and k.tiles[0].begin is None
+    # `_grouped_matmul` is the module's own kernel: validation calls the public wrappers only
+    # (it would synthesise offsets that are no row numbers of `x`).
+    public = {e.name: e.public for e in module.entries}
+    assert public == {
+        "_grouped_matmul": False,
+        "moe_grouped_matmul": True,
+        "moe_grouped_matmul_from_counts": True,
+    }
+
+
 def test_helion_batched_jagged_style_is_a_load_predicate_the_interpreter_runs() -> None:
     # `hl.tile(0, max_nnz)` over a loaded maximum, and `extra_mask=` a condition on data: the
     # load's predicate (lanes where it fails are not read).

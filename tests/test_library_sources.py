@@ -81,6 +81,7 @@ PUBLIC_API: dict[str, set[str]] = {
         "fused_linear_cross_entropy_forward",
     },
     "triton/jagged.py": {"jagged_sum", "jagged_mean"},
+    "triton/moe_grouped_gemm.py": {"moe_grouped_gemm"},
     "triton/splitk_gemm.py": {"splitk_gemm", "linear_decode"},
     "triton/jsd.py": {"jsd", "jsd_forward", "jsd_backward"},
     "triton/log_softmax.py": {"log_softmax", "log_softmax_forward", "log_softmax_backward"},
@@ -96,6 +97,7 @@ PUBLIC_API: dict[str, set[str]] = {
     "helion/causal_attention.py": {"causal_attention", "causal_attention_fwd"},
     "helion/group_norm.py": {"group_norm", "group_norm_fwd"},
     "helion/jagged.py": {"jagged_sum", "jagged_mean"},
+    "helion/grouped_gemm.py": {"moe_grouped_matmul", "moe_grouped_matmul_from_counts"},
     "helion/geglu.py": {"geglu", "geglu_fwd", "geglu_bwd"},
     "helion/layer_norm_grad.py": {"layer_norm", "layer_norm_fwd", "layer_norm_bwd"},
     "helion/mixed_matmul.py": {"w8a16_matmul", "quantize_weight", "linear_w8a16"},
@@ -613,6 +615,40 @@ def test_helion_jagged() -> None:
     torch.testing.assert_close(m.jagged_mean(values, offsets), means)
 
 
+def _expert_rows(
+    counts: list[int], k: int, n: int, dtype: torch.dtype = torch.float32
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Expert-sorted tokens, per-expert weights, their ``E + 1`` int64 offsets and what torch
+    computes (each expert's rows times its own weight, in fp32)."""
+    lengths = torch.tensor(counts)
+    offsets = torch.cat([torch.zeros(1, dtype=torch.int64), lengths.cumsum(0)])
+    x, w = torch.randn(int(lengths.sum()), k).to(dtype), torch.randn(len(counts), k, n).to(dtype)
+    want = torch.cat(
+        [x[offsets[e] : offsets[e + 1]].float() @ w[e].float() for e in range(len(counts))]
+    )
+    return x, w, offsets, want
+
+
+def test_helion_moe_grouped_matmul() -> None:
+    m = lib("helion/grouped_gemm.py")
+    # Empty experts first, between and last; one expert across three of the config's 16-row
+    # tiles and another a single token; int64 and int32 offsets alike.
+    x, w, offsets, want = _expert_rows([0, 5, 0, 40, 1, 17, 0], 45, 37)
+    for offs in (offsets, offsets.to(torch.int32)):
+        torch.testing.assert_close(m.moe_grouped_matmul(x, w, offs), want, rtol=1e-4, atol=1e-4)
+    counts = offsets.diff()
+    torch.testing.assert_close(
+        m.moe_grouped_matmul_from_counts(x, w, counts), want, rtol=1e-4, atol=1e-4
+    )
+    # fp16 operands, fp32 accumulation.
+    x, w, offsets, want = _expert_rows([3, 0, 20], 33, 29, torch.float16)
+    got = m.moe_grouped_matmul(x, w, offsets)
+    assert got.dtype == torch.float16
+    torch.testing.assert_close(got.float(), want, rtol=1e-2, atol=1e-2)
+    with pytest.raises(ValueError, match="experts \\+ 1"):
+        m.moe_grouped_matmul(x, w, offsets[:-1])
+
+
 def test_helion_matmul() -> None:
     m = lib("helion/matmul.py")
     a, b, bias = torch.randn(37, 45), torch.randn(45, 29), torch.randn(29)
@@ -642,6 +678,19 @@ def test_triton_grouped_gemm_over_a_pointer_table() -> None:
     for got, x, y in zip(outs, a, b, strict=True):
         assert got.dtype == torch.float16
         torch.testing.assert_close(got.float(), x.float() @ y.float(), rtol=1e-2, atol=1e-2)
+
+
+def test_triton_moe_grouped_gemm() -> None:
+    m = lib("triton/moe_grouped_gemm.py")
+    # Empty experts first, between and last, one expert across three of the first config's
+    # 16-row tiles; the rows of every expert, and no others, are written.
+    x, w, offsets, want = _expert_rows([0, 5, 0, 40, 1, 17, 0], 45, 37)
+    for offs in (offsets, offsets.to(torch.int32)):
+        torch.testing.assert_close(m.moe_grouped_gemm(x, w, offs), want, rtol=1e-4, atol=1e-4)
+    x, w, offsets, want = _expert_rows([3, 0, 20], 33, 29, torch.float16)
+    got = m.moe_grouped_gemm(x, w, offsets)
+    assert got.dtype == torch.float16
+    torch.testing.assert_close(got.float(), want, rtol=1e-2, atol=1e-2)
 
 
 def test_triton_streamk_gemm() -> None:

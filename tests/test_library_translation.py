@@ -199,6 +199,32 @@ def test_refused_library_modules_say_where_and_why(name: str, where: str, what: 
     assert "Traceback" not in run.stderr
 
 
+def test_a_grid_tile_offset_by_a_loaded_group_start_says_to_loop() -> None:
+    # The other common MoE form: a grid over (experts, row tiles of the busiest expert, column
+    # tiles), rows `start + pid_m * BLOCK_M + tl.arange(0, BLOCK_M)` masked `< end`. The IR's
+    # grid tiles start at 0 and end at a host size; the help names the loop
+    # examples/library/triton/moe_grouped_gemm.py is written with.
+    path = "tests/data/triton_moe_grid_grouped_gemm.py"
+    run = subprocess.run(
+        [sys.executable, "-m", "translator.cli", "triton2helion", path],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert run.returncode == 2 and not run.stdout
+    line = next(
+        n
+        for n, text in enumerate(Path(ROOT / path).read_text().splitlines(), 1)
+        if "offs_m = start + pid_m * BLOCK_M" in text
+    )
+    assert re.search(
+        rf"triton_moe_grid_grouped_gemm\.py:{line}:14: error: cannot tell which tile", run.stderr
+    )
+    assert "help: a program's tile offset by a value the kernel loads" in run.stderr
+    assert "`for row in range(start, end, BLOCK)`" in run.stderr
+    assert "Traceback" not in run.stderr
+
+
 def _translated_and_equivalent(
     source: str, tmp_path: Path, expected: tuple[str, ...], inputs=None
 ) -> None:

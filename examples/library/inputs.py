@@ -135,6 +135,20 @@ def inputs(entry: str, device: str, dtype: str) -> tuple | None:
         lengths = torch.tensor([3, 0, 40, 1, 7, 2]) if M < 1024 else torch.randint(0, 2 * K, (M,))
         offsets = torch.cat([torch.zeros(1, dtype=torch.int64), lengths.cumsum(0)])
         return rand(int(lengths.sum()), N), offsets.to(device)
+    if entry in ("moe_grouped_matmul", "moe_grouped_matmul_from_counts", "moe_grouped_gemm"):
+        # Five experts given 5, 0, 37, 1 and 20 tokens (one without any, one of several row
+        # tiles) of K features, each with a [K, N] weight; offsets in int64 for the Helion
+        # module and int32 for the Triton one (both are what routers produce). At benchmark
+        # sizes, 8 experts of up to M / 4 tokens each.
+        experts = 5 if M < 1024 else 8
+        counts = torch.tensor([5, 0, 37, 1, 20]) if M < 1024 else torch.randint(0, M // 4, (8,))
+        x, w = rand(int(counts.sum()), K), rand(experts, K, N)
+        if entry == "moe_grouped_matmul_from_counts":
+            return x, w, counts.to(device)
+        offsets = torch.cat([torch.zeros(1, dtype=torch.int64), counts.cumsum(0)])
+        if entry == "moe_grouped_gemm":
+            offsets = offsets.to(torch.int32)
+        return x, w, offsets.to(device)
     if entry == "group_norm":
         # 6 channels in 3 groups over a ragged 5 x 7 image.
         return rand(2, 6, 5, 7), 3, rand(6), rand(6), 1e-5

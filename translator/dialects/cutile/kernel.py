@@ -26,7 +26,8 @@ from translator.dialects.common.printer import ATOM, CodePrinter
 from translator.ir import nodes as ir
 from translator.ir.ops import next_power_of_2, reduce_identity
 from translator.ir.padding import fold_pad
-from translator.ir.printer import PRECEDENCE
+from translator.ir.printer import PRECEDENCE, format_expr
+from translator.ir.renaming import names_in
 from translator.ir.shapes import TileType, dims_of, dtype_of, index_dims, infer, kernel_env
 from translator.ir.visit import all_exprs, full_extents, walk_stmts
 from translator.naming import constant_name, tile_suffix, unique
@@ -98,6 +99,16 @@ class KernelWriter(CodePrinter):
         for t, loc in tiles:
             self.taken.add(t.name)
             if (t.begin is not None or t.step is not None) and _first_tile(t) is None:
+                if t.begin is not None and names_in(t.begin) & self.taken:
+                    # A jagged loop (`hl.tile(start, end)`, `range(start, end, BLOCK)` with
+                    # `start` loaded): the IR's tile name is none of the source's.
+                    raise TranslationError(
+                        f"cuTile cannot write a tile loop from `{format_expr(t.begin)}`, a "
+                        "value the kernel computes: ct.load indexes whole tiles from 0",
+                        loc,
+                        "pad each group to whole tiles on the host and load those, or keep "
+                        "this kernel in Triton or Helion (they loop between loaded bounds)",
+                    )
                 raise TranslationError(
                     f"cuTile cannot write the tile loop over `{t.name}` that starts at an offset "
                     "or skips tiles: ct.load indexes whole tiles from 0",

@@ -421,6 +421,9 @@ class EntryParser:
             return_annotation=returns,
             comments=tuple(statement_comments(fn)),
             complete=self.complete,
+            # A kernel named `_...` is the module's own (a host function wraps it), as a host
+            # function so named is: validation calls the wrappers, not it.
+            public=not fn.name.value.startswith("_"),
             loc=self.locate(fn),
         )
         constexpr = set(self.scope.specialized) | set(self.scope.constexpr_params)

@@ -32,6 +32,7 @@ from translator.dialects.triton.lifted import (
     LaneAcc,
     Pending,
     Ptr,
+    Refusal,
     Static,
     Tile,
     TupleVal,
@@ -446,7 +447,31 @@ class ValuesMixin:
             if op == "/":
                 return self.data_binop(op, self.to_data(a, node), self.to_data(b, node), node)
             return Idx(ir.BinOp(op, a.tree, b.tree))
-        return self.data_binop(op, self.to_data(a, node), self.to_data(b, node), node)
+        return self.data_binop(
+            op, self._operand_data(a, b, op, node), self._operand_data(b, a, op, node), node
+        )
+
+    def _operand_data(self, v: Val, other: Val, op: str, node: cst.CSTNode) -> Data:
+        """``v`` as data, ``other`` being the other operand of ``op``: lanes no tile owns added
+        to a loaded scalar are refused with what to write instead."""
+        if not (op in ("+", "-") and isinstance(v, Idx) and isinstance(other, Data)):
+            return self.to_data(v, node)
+        if dims_of(self.type_of(other.expr, node)):
+            return self.to_data(v, node)
+        try:
+            return self.to_data(v, node)
+        except Refusal as err:
+            # A grouped GEMM's `start + pid_m * BLOCK + tl.arange(0, BLOCK)` over a grid sized
+            # by the longest group: grid tiles start at 0 and end at a host size, and only a
+            # loop may run between loaded bounds.
+            raise self.error(
+                node,
+                err.message,
+                "a program's tile offset by a value the kernel loads or computes is no grid "
+                "tile (grid tiles start at 0 and end at a host size); loop over the group's "
+                "tiles in the program instead: `for row in range(start, end, BLOCK)`, lanes "
+                "`row + tl.arange(0, BLOCK)` masked `< end`",
+            ) from None
 
     def static_truth(self, v: Val) -> bool | None:
         """The truth of ``v`` if it is known when the kernel compiles: a Python constant, or a
