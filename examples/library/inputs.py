@@ -11,14 +11,25 @@ assert in another function states, an upstream gradient that must match the outp
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 # Ragged sizes: rows, columns, and a contraction dim; none a multiple of 16.
 M, N, K = 17, 37, 45
 
 
+#: The largest input made (bytes): made on the CPU first (the same numbers on every device), an
+#: input sized past the host's memory would swap for minutes instead of failing.
+_MAX_INPUT_BYTES = 8 << 30
+
+
 def _randn(*shape: int, device: str, dtype: str) -> torch.Tensor:
-    return torch.randn(*shape, dtype=getattr(torch, dtype)).to(device)
+    torch_dtype = getattr(torch, dtype)
+    size = math.prod(shape) * torch_dtype.itemsize
+    if size > _MAX_INPUT_BYTES:
+        raise ValueError(f"an input of shape {shape} ({size / 2**30:.0f} GiB) is too large")
+    return torch.randn(*shape, dtype=torch_dtype).to(device)
 
 
 def inputs(entry: str, device: str, dtype: str) -> tuple | None:
@@ -131,8 +142,10 @@ def inputs(entry: str, device: str, dtype: str) -> tuple | None:
     if entry in ("jagged_sum", "jagged_mean"):
         # Six sequences of 3, 0, 40, 1, 7 and 2 rows (one empty, one of several row blocks)
         # of N features: `offsets` are their starts and the total (B + 1 entries). At
-        # benchmark sizes, M sequences of up to 2 * K rows.
-        lengths = torch.tensor([3, 0, 40, 1, 7, 2]) if M < 1024 else torch.randint(0, 2 * K, (M,))
+        # benchmark sizes, M / 4 sequences of up to 255 rows (about 2 GiB of fp16 at N = 4096).
+        lengths = (
+            torch.tensor([3, 0, 40, 1, 7, 2]) if M < 1024 else torch.randint(0, 256, (M // 4,))
+        )
         offsets = torch.cat([torch.zeros(1, dtype=torch.int64), lengths.cumsum(0)])
         return rand(int(lengths.sum()), N), offsets.to(device)
     if entry in ("moe_grouped_matmul", "moe_grouped_matmul_from_counts", "moe_grouped_gemm"):
