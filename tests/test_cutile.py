@@ -26,7 +26,7 @@ from pathlib import Path  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
-from translator.api import parse_file, parse_source, translate_file  # noqa: E402
+from translator.api import parse_file, parse_source, translate_file, translate_source  # noqa: E402
 from translator.diagnostics import TranslationError  # noqa: E402
 from validation.equivalence import check_pair, use_interpreter  # noqa: E402
 from validation.runners import load_module  # noqa: E402
@@ -410,16 +410,27 @@ def test_work_after_a_persistent_loop_is_a_located_diagnostic(tmp_path: Path) ->
     assert err.value.loc is not None and err.value.loc.line == 20 and err.value.hint
 
 
-@pytest.mark.parametrize(
-    ("path", "line"),
-    [("examples/library/helion/grouped_gemm.py", 38), ("examples/library/triton/jagged.py", 34)],
-)
-def test_a_loop_from_a_loaded_offset_is_refused_at_the_loop(path: str, line: int) -> None:
-    # A grouped GEMM's rows of one expert, a jagged sequence's rows: the loop starts at a value
-    # the kernel loads, which the message names as the source writes it (the IR's tile name,
-    # `tile_m` for Triton's `row`, is none of the source's).
-    dsl = path.split("/")[2]
-    with pytest.raises(TranslationError, match="tile loop from `start`, a value the kernel") as err:
-        translate_file(ROOT / path, dsl, "cutile")
-    assert err.value.loc is not None and err.value.loc.line == line
-    assert "Triton or Helion" in (err.value.hint or "")
+def test_a_loop_from_a_loaded_offset_reads_a_view_sliced_to_its_rows() -> None:
+    # A grouped GEMM's rows of one expert: the loop counts the tiles of a view of the rows
+    # `start` to `end`, made inside the loop (an empty last group would start the view at the
+    # array's end, out of slice's bounds), and the view reads back as the IR's loop from `start`.
+    out = translate_file(ROOT / "examples/library/helion/grouped_gemm.py", "helion", "cutile")
+    loop = "    for tile_m in range(ct.cdiv(end - start, BLOCK_SIZE_M)):\n"
+    assert loop + "        out_m = out.slice(axis=0, start=start, stop=end)\n" in out
+    assert "ct.load(\n                            x_m," in out
+    back = translate_source(out, "grouped_cutile.py", "cutile", "triton")
+    assert "for start_m in range(start, end, BLOCK_SIZE_M):" in back
+
+
+def test_a_sliced_loop_tile_on_the_whole_array_is_a_located_diagnostic(tmp_path: Path) -> None:
+    text = translate_file(ROOT / "examples/library/helion/grouped_gemm.py", "helion", "cutile")
+    bad = tmp_path / "grouped.py"
+    assert "ct.store(out_m, index=(tile_m, tile_n)" in text
+    bad.write_text(
+        text.replace(
+            "ct.store(out_m, index=(tile_m, tile_n)", "ct.store(out, index=(tile_m, tile_n)"
+        )
+    )
+    with pytest.raises(TranslationError, match="counts the tiles of rows from an offset") as err:
+        translate_file(bad, "cutile", "triton")
+    assert err.value.loc is not None and err.value.hint

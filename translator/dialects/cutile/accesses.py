@@ -29,6 +29,39 @@ _PADS = {"ZERO": 0.0, "NEG_ZERO": -0.0, "NAN": math.nan, "POS_INF": math.inf, "N
 class AccessReader:
     """How a cuTile kernel reads and writes memory, as IR accesses."""
 
+    def viewed(self, call: cst.Call, array: str, index: cst.Tuple) -> str:
+        """The kernel array that ``array`` (perhaps a view ``x.slice(...)``) reads."""
+        return self.views[array].tensor if array in self.views else array
+
+    def check_view(self, call: cst.Call, array: str, items: tuple[ir.IndexItem, ...]) -> None:
+        """A view's sliced axis is indexed by a loop over its rows, and such a loop's tile
+        indexes only views of those rows (what the IR's loop from ``start`` means)."""
+        view = self.views.get(array)
+        axis = 0
+        for item in items:
+            if isinstance(item, ir.NewAxis):
+                continue
+            on_view_axis = view is not None and axis == view.axis
+            if isinstance(item, ir.TileIndex) and item.tile in self.sliced:
+                start, stop = self.sliced[item.tile]
+                if not on_view_axis or (self.expr(view.start), self.expr(view.stop)) != (
+                    start,
+                    stop,
+                ):
+                    raise self.mod.error(
+                        call,
+                        f"tile `{item.tile}` counts the tiles of rows from an offset: it indexes "
+                        "a view of those rows along the sliced axis only",
+                        "load and store through `x.slice(axis=..., start=..., stop=...)`",
+                    )
+            elif on_view_axis:
+                raise self.mod.error(
+                    call,
+                    f"the view `{array}` is read along its sliced axis by a loop over its rows "
+                    "(`range(ct.cdiv(stop - start, TILE))`) only",
+                )
+            axis += 1
+
     def whole_index(self, const: str, array: str, dim: int) -> ir.FullIndex:
         """A whole dim read through constant ``const``: every such dim shares the extent of
         the first (one size class), and the launch must give them one size (checked)."""
@@ -101,8 +134,10 @@ class AccessReader:
         for key in kw:
             if key not in ("index", "shape", "padding_mode", "latency", "allow_tma"):
                 raise self.mod.error(call, f"ct.load's `{key}=` is not read")
-        items = self.region(call, array.value, index, shape)
-        return ir.Load(array.value, items, other, loc=self.mod.locate(call))
+        tensor = self.viewed(call, array.value, index)
+        items = self.region(call, tensor, index, shape)
+        self.check_view(call, array.value, items)
+        return ir.Load(tensor, items, other, loc=self.mod.locate(call))
 
     def store(self, call: cst.Call) -> ir.Stmt:
         pos, kw = call_args(call)
@@ -113,9 +148,12 @@ class AccessReader:
         value = self.expr(tile)
         t = infer(value, self.env)
         dims = dims_of(t)
+        view, tensor = array.value, self.viewed(call, array.value, index)
+        array = cst.Name(tensor)
         items = self.region(
-            call, array.value, index, None, dims if len(dims) == len(index.elements) else None
+            call, tensor, index, None, dims if len(dims) == len(index.elements) else None
         )
+        self.check_view(call, view, items)
         # cuTile's store takes the value in the region's own shape: a reshape that only adds the
         # unit dims of scalar indices says nothing the IR's index does not.
         if isinstance(value, ir.Reshape):

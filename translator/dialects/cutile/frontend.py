@@ -102,6 +102,17 @@ class _Use:
     size: cst.BaseExpression
 
 
+@dataclass(frozen=True)
+class _View:
+    """``name = tensor.slice(axis=axis, start=start, stop=stop)``: rows of ``tensor`` a loop
+    counts tiles of from 0 (the IR's tile loop from ``start`` to ``stop``)."""
+
+    tensor: str
+    axis: int
+    start: cst.BaseExpression
+    stop: cst.BaseExpression
+
+
 class KernelLifter(AccessReader, ExpressionReader):
     """Lifts one ``@ct.kernel`` function into an :class:`ir.Kernel`."""
 
@@ -113,6 +124,9 @@ class KernelLifter(AccessReader, ExpressionReader):
         self.params: list[ir.Param] = []
         self.constants: list[str] = []
         self.tensors: set[str] = set()
+        #: Views of arrays sliced along an axis, and the loop tiles over their rows: (start, stop).
+        self.views: dict[str, _View] = {}
+        self.sliced: dict[str, tuple[ir.Expr, ir.Expr]] = {}
         self.tiles: dict[str, ir.TileVar] = {}
         self.block_tiles: dict[str, list[str]] = {}
         self.whole: dict[str, tuple[str, int]] = {}
@@ -256,6 +270,9 @@ class KernelLifter(AccessReader, ExpressionReader):
                     if not isinstance(axis, cst.Integer):
                         raise lifter.mod.error(value, "ct.bid takes a literal axis")
                     lifter.bids[node.targets[0].target.value] = int(axis.value)
+                view = lifter.view_of(value)
+                if view is not None and isinstance(node.targets[0].target, cst.Name):
+                    lifter.views[node.targets[0].target.value] = view
 
             def visit_For(self, node: cst.For) -> None:
                 if isinstance(node.target, cst.Name):
@@ -273,6 +290,26 @@ class KernelLifter(AccessReader, ExpressionReader):
         self.find_persistent(body)
         for name in self.bids:
             self.grid_tile(name)
+
+    def view_of(self, value: cst.BaseExpression) -> _View | None:
+        """The view ``x.slice(axis=A, start=S, stop=E)`` of a kernel array, else None."""
+        if not (
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Attribute)
+            and value.func.attr.value == "slice"
+            and isinstance(value.func.value, cst.Name)
+            and value.func.value.value in self.tensors
+        ):
+            return None
+        pos, kw = call_args(value)
+        names = ("axis", "start", "stop")
+        args = {**dict(zip(names, pos)), **{k: v for k, v in kw.items() if k in names}}
+        axis = args.get("axis")
+        if not isinstance(axis, cst.Integer) or "start" not in args or "stop" not in args:
+            raise self.mod.error(
+                value, "a view is read as x.slice(axis=<int>, start=..., stop=...)"
+            )
+        return _View(value.func.value.value, int(axis.value), args["start"], args["stop"])
 
     def find_persistent(self, body: cst.BaseSuite) -> None:
         """A top-level ``for t in range(ct.bid(0), count, ct.num_blocks(0))`` loop: a persistent
@@ -358,11 +395,12 @@ class KernelLifter(AccessReader, ExpressionReader):
             if isinstance(shape, cst.Tuple)
             else [None] * len(items)
         )
+        tensor = self.views[array.value].tensor if array.value in self.views else array.value
         for dim, (item, size) in enumerate(zip(items, sizes)):
             if isinstance(item, cst.Name) and size is not None:
-                self._uses.setdefault(item.value, []).append(_Use(array.value, dim, size))
+                self._uses.setdefault(item.value, []).append(_Use(tensor, dim, size))
             if isinstance(item, cst.Integer) and item.value == "0" and isinstance(size, cst.Name):
-                self.whole.setdefault(size.value, (array.value, dim))
+                self.whole.setdefault(size.value, (tensor, dim))
 
     @property
     def _uses(self) -> dict[str, list[_Use]]:
@@ -390,7 +428,11 @@ class KernelLifter(AccessReader, ExpressionReader):
             if position < len(names)
         }
         use = next((u for u in uses if (u.array, u.dim) in measured), uses[0])
-        extent = ir.SizeOf(use.array, use.dim)
+        extent: ir.Expr = ir.SizeOf(use.array, use.dim)
+        counted = [array for array, dim in measured if dim < 0 and array not in self.tensors]
+        if counted and all(isinstance(u.size, cst.Integer) and u.size.value == "1" for u in uses):
+            # One program per index of a count the launch passes (`(num_experts, 1, 1)`).
+            extent = ir.Name(counted[0])
         self.tiles[name] = self.tile_var(name, extent, use.size)
 
     def tile_var(self, name: str, extent: ir.Expr, size: cst.BaseExpression) -> ir.TileVar:
@@ -445,6 +487,8 @@ class KernelLifter(AccessReader, ExpressionReader):
             raise self.mod.error(s, "only `name = value` assignments are read in kernels")
         if target.value in self.bids or target.value in self.program_names:
             return []
+        if target.value in self.views:  # read at the accesses through it
+            return []
         if isinstance(s.value, cst.IfExp) and self.tf32_if_f32(s.value):
             self.mma_dtypes[target.value] = s.value  # read where an MMA operand is cast to it
             return []
@@ -479,16 +523,31 @@ class KernelLifter(AccessReader, ExpressionReader):
         name = s.target.value
         it = s.iter
         if not (
-            isinstance(it, cst.Call) and source_of(it.func) == "range" and len(it.args) in (1, 3)
+            isinstance(it, cst.Call) and source_of(it.func) == "range" and len(it.args) in (1, 2, 3)
         ):
             raise self.mod.error(
                 it,
-                "kernel loops must be `range(count)` or `range(first, count, step)` over tile "
-                "indices",
+                "kernel loops must be `range(count)`, `range(first, count, step)` over tile "
+                "indices or `range(start, stop)` over element indices",
             )
         count = it.args[0].value if len(it.args) == 1 else it.args[1].value
         extent, size = self.loop_count(count, name)
         self.tiles[name] = self.tile_var(name, extent, size)
+        if len(it.args) == 2:
+            # Element indices `start` to `stop` (rows of a jagged sequence): a loop of one-lane
+            # tiles from `start`.
+            if not (isinstance(size, cst.Integer) and size.value == "1"):
+                raise self.mod.error(
+                    it, "`range(start, stop)` loops over element indices, not tiles"
+                )
+            self.tiles[name] = dataclasses.replace(
+                self.tiles[name], begin=self.expr(it.args[0].value)
+            )
+        rows = self.view_rows(extent)
+        if rows is not None and isinstance(self.tiles[name].block, str):
+            # `range(ct.cdiv(stop - start, B))` over a view's rows: the IR's loop from `start`.
+            self.sliced[name] = rows
+            self.tiles[name] = dataclasses.replace(self.tiles[name], begin=rows[0], extent=rows[1])
         if len(it.args) == 3:
             # Every step-th tile from tile `first` (split-K's share of the K tiles): the IR's
             # tile loop from element first * block.
@@ -510,6 +569,16 @@ class KernelLifter(AccessReader, ExpressionReader):
                 outer.vars[var] = t
         self.env = outer
         return [ir.TileLoop((self.tiles[name],), body, loc=self.mod.locate(s))]
+
+    def view_rows(self, extent: ir.Expr) -> tuple[ir.Expr, ir.Expr] | None:
+        """(start, stop) of a view whose row count ``stop - start`` is ``extent``, else None."""
+        if not (isinstance(extent, ir.BinOp) and extent.op == "-"):
+            return None
+        for view in self.views.values():
+            rows = (self.expr(view.start), self.expr(view.stop))
+            if extent == ir.BinOp("-", rows[1], rows[0]):
+                return rows
+        return None
 
     def loop_count(
         self, count: cst.BaseExpression, name: str
@@ -722,7 +791,8 @@ def _grid_dims(
     grid: cst.BaseExpression, args: list[cst.BaseExpression], mod: _Module
 ) -> dict[int, tuple[int, int]]:
     """``{axis: (argument position, dim)}`` for each grid extent that is an argument's size:
-    ``a.size(d)``, ``a.shape[d]``, or either divided into tiles (``ct.cdiv(a.size(d), B)``)."""
+    ``a.size(d)``, ``a.shape[d]``, or either divided into tiles (``ct.cdiv(a.size(d), B)``); or
+    an argument itself (``(num_experts, 1, 1)`` passing ``num_experts``): dim -1."""
     if not isinstance(grid, cst.Tuple):
         return {}
     texts = [source_of(a) for a in args]
@@ -736,6 +806,8 @@ def _grid_dims(
         measured = _size_of(extent)
         if measured is not None and measured[0] in texts:
             out[axis] = (texts.index(measured[0]), measured[1])
+        elif source_of(extent) in texts and isinstance(extent, cst.Name):
+            out[axis] = (texts.index(source_of(extent)), -1)
     return out
 
 

@@ -26,8 +26,7 @@ from translator.dialects.common.printer import ATOM, CodePrinter
 from translator.ir import nodes as ir
 from translator.ir.ops import next_power_of_2, reduce_identity
 from translator.ir.padding import fold_pad
-from translator.ir.printer import PRECEDENCE, format_expr
-from translator.ir.renaming import names_in
+from translator.ir.printer import PRECEDENCE
 from translator.ir.shapes import TileType, dims_of, dtype_of, index_dims, infer, kernel_env
 from translator.ir.visit import all_exprs, full_extents, walk_stmts
 from translator.naming import constant_name, tile_suffix, unique
@@ -72,6 +71,10 @@ class KernelWriter(CodePrinter):
         self.mma_dtypes: dict[str, str] = {}
         self.type_lines: list[str] = []
         self.pads: dict[str, float | None] = {}
+        #: Loop tiles over rows ``begin`` to ``extent`` that are no whole number of tiles from 0,
+        #: and the view of each (array, axis) such a tile indexes (``x.slice(...)``).
+        self.offset_tiles: dict[str, ir.TileVar] = {}
+        self.views: dict[tuple[str, int], str] = {}
         self.reassigned = _reassigned(kernel.body)
         self.definitions: dict[str, list[ir.Expr]] = {}
         for st in walk_stmts(kernel.body):
@@ -99,22 +102,18 @@ class KernelWriter(CodePrinter):
         for t, loc in tiles:
             self.taken.add(t.name)
             if (t.begin is not None or t.step is not None) and _first_tile(t) is None:
-                if t.begin is not None and names_in(t.begin) & self.taken:
-                    # A jagged loop (`hl.tile(start, end)`, `range(start, end, BLOCK)` with
-                    # `start` loaded): the IR's tile name is none of the source's.
+                if t.step is None and t.begin is not None:
+                    # Rows `begin` to `extent` (`hl.tile(start, end)`, a loop between loaded
+                    # offsets): each array the loop indexes is read through a view sliced to
+                    # those rows (`x.slice(axis, start, stop)`), whose tiles count from 0.
+                    self.offset_tiles[t.name] = t
+                else:
                     raise TranslationError(
-                        f"cuTile cannot write a tile loop from `{format_expr(t.begin)}`, a "
-                        "value the kernel computes: ct.load indexes whole tiles from 0",
+                        f"cuTile cannot write the tile loop over `{t.name}` that skips tiles "
+                        "from an offset: ct.load indexes whole tiles from 0",
                         loc,
-                        "pad each group to whole tiles on the host and load those, or keep "
-                        "this kernel in Triton or Helion (they loop between loaded bounds)",
+                        "iterate over every tile from 0 (split the range on the host)",
                     )
-                raise TranslationError(
-                    f"cuTile cannot write the tile loop over `{t.name}` that starts at an offset "
-                    "or skips tiles: ct.load indexes whole tiles from 0",
-                    loc,
-                    "iterate over every tile from 0 (split the range on the host)",
-                )
             if isinstance(t.block, str) and t.block not in self.block_names:
                 name = unique(constant_name(t.block), self.taken)
                 self.block_names[t.block] = name
@@ -185,7 +184,14 @@ class KernelWriter(CodePrinter):
             key = d.tile
             block = self.block_of(tile)
             lanes = f"{tile.name} * {block} + ct.arange({block}, dtype=ct.int32)"
-            expr = f"{lanes} < {self.text(tile.extent, PRECEDENCE['<'] + 1)}"
+            bound = self.text(tile.extent, PRECEDENCE["<"] + 1)
+            if tile.name in self.offset_tiles and tile.begin is not None:
+                # Lanes of the view, whose rows start at `begin`.
+                bound = f"{self.text(tile.extent, PRECEDENCE['-'])} - " + self.text(
+                    tile.begin, PRECEDENCE["-"] + 1
+                )
+                bound = f"({bound})"
+            expr = f"{lanes} < {bound}"
             word = tile_suffix(tile.name)
             if tile not in self.kernel.grid:
                 return f"({expr})"  # a loop tile's lanes change every iteration: inline
@@ -284,6 +290,8 @@ class KernelWriter(CodePrinter):
         tile = self.env.tiles[e.tile]
         block = self.block_of(tile)
         extent = self.text(tile.extent)
+        if e.tile in self.offset_tiles and not tile.scalar:
+            return self.offset_attr(e, tile, block, extent)
         spelt = {
             "id": (e.tile, ATOM),
             "begin": (f"{e.tile} * {block}", PRECEDENCE["*"]),
@@ -293,6 +301,47 @@ class KernelWriter(CodePrinter):
             "count": (f"ct.cdiv({extent}, {block})", ATOM),
         }
         return spelt[e.attr]
+
+    def offset_attr(
+        self, e: ir.TileAttr, tile: ir.TileVar, block: str, extent: str
+    ) -> tuple[str, int]:
+        """An attribute of a tile of the rows ``begin`` to ``extent``: its loop counts tiles of
+        the view from 0, the attributes are rows of the array (the IR's meaning)."""
+        assert tile.begin is not None
+        begin = self.text(tile.begin, PRECEDENCE["+"])
+        first = f"{begin} + {e.tile} * {block}"
+        spelt = {
+            "begin": (first, PRECEDENCE["+"]),
+            "block_size": (block, ATOM),
+            "index": (f"{first} + ct.arange({block}, dtype=ct.int32)", PRECEDENCE["+"]),
+            "end": (f"min({first} + {block}, {extent})", ATOM),
+            "count": (self.offset_count(tile), ATOM),
+        }
+        if e.attr not in spelt:
+            raise self.refuse(
+                f"cuTile output for `.{e.attr}` of a tile of rows from an offset is not written",
+                e,
+                "use the tile's .index or .begin",
+            )
+        return spelt[e.attr]
+
+    def offset_count(self, tile: ir.TileVar) -> str:
+        """``ct.cdiv(end - begin, B)``: the tiles of a loop over rows ``begin`` to ``end``."""
+        assert tile.begin is not None
+        rows = f"{self.text(tile.extent, PRECEDENCE['-'])} - {self.text(tile.begin, PRECEDENCE['-'] + 1)}"
+        return f"ct.cdiv({rows}, {self.block_of(tile)})"
+
+    def array(self, tensor: str, index: tuple[ir.IndexItem, ...]) -> str:
+        """The array an access to ``tensor[index]`` reads: its view sliced to the rows of a tile
+        that starts at an offset, if the index has one."""
+        axis = 0
+        for item in index:
+            if isinstance(item, ir.NewAxis):
+                continue
+            if isinstance(item, ir.TileIndex) and (tensor, axis) in self.views:
+                return self.views[tensor, axis]
+            axis += 1
+        return tensor
 
     def _ex_Full(self, e: ir.Full) -> tuple[str, int]:
         if isinstance(e.value, ir.Const) and e.value.value == 0:
@@ -391,7 +440,7 @@ class KernelWriter(CodePrinter):
         if any(isinstance(i, ir.GatherIndex) for i in e.index):
             return self.gather(e), ATOM
         index, shape = self.region(e.tensor, e.index)
-        args = f"{e.tensor}, index={index}, shape={shape}"
+        args = f"{self.array(e.tensor, e.index)}, index={index}, shape={shape}"
         fill: float | None = None
         if e.other is not None and not math.isnan(e.other):
             mode = _PADDING_MODES.get(_pad_key(e.other))
@@ -498,7 +547,7 @@ class KernelWriter(CodePrinter):
             # A unit dim stretched over the region (whole dims of two arrays whose sizes the
             # launch proves equal need nothing: their tiles are the same power of two).
             value = f"ct.broadcast_to({value}, {shape})"
-        self.emit(f"ct.store({s.tensor}, index={index}, tile={value})")
+        self.emit(f"ct.store({self.array(s.tensor, s.index)}, index={index}, tile={value})")
 
     def _st_AtomicRMW(self, s: ir.AtomicRMW) -> None:
         """``ct.atomic_add(x, (lanes...), update)``: element indices of the region, one per
@@ -531,7 +580,7 @@ class KernelWriter(CodePrinter):
         value = self.store_value(s.tensor, s.value)
         fn = self.spell["atomics"][s.op]
         index = indices[0] if len(indices) == 1 else _tuple(indices)
-        self.emit(f"{fn}({s.tensor}, {index}, {value})")
+        self.emit(f"{fn}({self.array(s.tensor, s.index)}, {index}, {value})")
 
     def store_value(self, tensor: str, value: ir.Expr) -> str:
         """``value`` in the tensor's dtype (cuTile stores never narrow implicitly, where the
@@ -575,23 +624,61 @@ class KernelWriter(CodePrinter):
         self.env = outer.child()
         for t in s.tiles:
             self.env.bind_tile(t)
+        views: list[ir.TileVar] = []
         for t in s.tiles:
             extent = self.text(t.extent)
             count = extent if t.scalar else f"ct.cdiv({extent}, {self.block_of(t)})"
             first = _first_tile(t)
-            if first is not None and (t.begin is not None or t.step is not None):
+            if t.name in self.offset_tiles and t.begin is not None:
+                if t.scalar:  # element indices from `begin`: no view needed
+                    count = f"{self.text(t.begin)}, {extent}"
+                else:
+                    views.append(t)
+                    count = self.offset_count(t)
+            elif first is not None and (t.begin is not None or t.step is not None):
                 # Every step-th tile from tile `first` (split-K's share of the K tiles).
                 step = self.text(t.step) if t.step is not None else "1"
                 count = f"{self.text(first)}, {count}, {step}"
             self.emit(f"for {t.name} in range({count}):")
             self.indent += 1
+        # Inside the loop, which runs only for rows to read: a view starting at the array's end
+        # (an empty last group) is out of cuTile's bounds for slice.
+        added = [key for t in views for key in self.slice_views(t, s.body)]
         for b in s.body:
             self.stmt(b)
         self.indent -= len(s.tiles)
+        for key in added:  # the views are the loop's own
+            del self.views[key]
         assigned = {x.target for x in walk_stmts(s.body) if isinstance(x, ir.Assign)}
         for name in assigned & set(outer.vars):
             outer.vars[name] = self.env.vars[name]
         self.env = outer
+
+    def slice_views(self, t: ir.TileVar, body: tuple[ir.Stmt, ...]) -> list[tuple[str, int]]:
+        """Before a loop over rows ``begin`` to ``extent``: a view of each array the loop reads
+        or writes through ``t``, sliced to those rows, so that ``t`` counts its tiles from 0."""
+        assert t.begin is not None
+        accesses: list[tuple[str, tuple[ir.IndexItem, ...]]] = []
+        for st in walk_stmts(body):
+            if isinstance(st, (ir.Store, ir.AtomicRMW)):
+                accesses.append((st.tensor, st.index))
+        accesses += [(e.tensor, e.index) for e in all_exprs(body) if isinstance(e, ir.Load)]
+        start, stop = self.text(t.begin), self.text(t.extent)
+        added: list[tuple[str, int]] = []
+        for tensor, index in accesses:
+            axes = [
+                axis
+                for axis, item in enumerate(i for i in index if not isinstance(i, ir.NewAxis))
+                if isinstance(item, ir.TileIndex) and item.tile == t.name
+            ]
+            for axis in axes:
+                if (tensor, axis) in self.views:
+                    continue
+                name = unique(f"{tensor}_{tile_suffix(t.name)}", self.taken)
+                self.views[tensor, axis] = name
+                added.append((tensor, axis))
+                self.emit(f"{name} = {tensor}.slice(axis={axis}, start={start}, stop={stop})")
+        return added
 
     # ------------------------------------------------------------------ the whole body
 
