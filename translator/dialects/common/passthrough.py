@@ -101,9 +101,11 @@ def assemble(module: ir.Module, rendering: Rendering) -> str:
             "launch kernels in statements or expressions of their own",
         )
     tree = _drop_unused(tree, editor.if_unused)
-    # Re-read from text: the edited tree can hold one rendered node in several places (a launch's
-    # argument tuple), and the dead-host analysis tells statements and reads apart by identity.
-    tree = cst.parse_module(tree.code)
+    # The dead-host analysis tells statements and reads apart by identity: a tree that holds
+    # one node object in several places (a cached snippet inserted twice) is read back from
+    # text first. Otherwise the edited tree serves as it is, as the parse of its text would
+    # (tests/test_passthrough_tree.py): one code generation and one parse fewer.
+    tree = cst.parse_module(tree.code) if _shares_nodes(tree) else _header_as_parsed(tree)
     tree = remove_dead_host(
         tree,
         source=plan.source,
@@ -114,6 +116,35 @@ def assemble(module: ir.Module, rendering: Rendering) -> str:
     tree = _fix_imports(tree, plan.packages, rendering.imports, rendering.drop_imports)
     tree = _with_header(tree, module, rendering.command)
     return tree.code
+
+
+def _shares_nodes(root: cst.CSTNode) -> bool:
+    """Whether one node object appears twice under ``root``."""
+    seen: set[int] = set()
+    shared = False
+
+    def enter(node: cst.CSTNode) -> bool:
+        nonlocal shared
+        if shared or id(node) in seen:
+            shared = True
+            return False
+        seen.add(id(node))
+        return True
+
+    walk(root, enter)
+    return shared
+
+
+def _header_as_parsed(tree: cst.Module) -> cst.Module:
+    """``tree`` with the lines above its first statement in the module header, where the
+    parser puts them (an edit can give the first statement comment lines of its own)."""
+    if not tree.body or not getattr(tree.body[0], "leading_lines", ()):
+        return tree
+    first = tree.body[0]
+    return tree.with_changes(
+        header=[*tree.header, *first.leading_lines],  # type: ignore[union-attr]
+        body=[first.with_changes(leading_lines=()), *tree.body[1:]],
+    )
 
 
 def _at_or_above(root: cst.CSTNode, positions, keys: set[tuple]) -> set[int]:
