@@ -23,7 +23,7 @@ written:
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -101,11 +101,11 @@ def assemble(module: ir.Module, rendering: Rendering) -> str:
             "launch kernels in statements or expressions of their own",
         )
     tree = _drop_unused(tree, editor.if_unused)
-    # The dead-host analysis tells statements and reads apart by identity: a tree that holds
-    # one node object in several places (a cached snippet inserted twice) is read back from
-    # text first. Otherwise the edited tree serves as it is, as the parse of its text would
-    # (tests/test_passthrough_tree.py): one code generation and one parse fewer.
-    tree = cst.parse_module(tree.code) if _shares_nodes(tree) else _header_as_parsed(tree)
+    # The edited tree serves the dead-host analysis as it is, as the parse of its text would
+    # (no code generation and parse): the analysis tells statements and reads apart by
+    # identity, and the editor puts no node object in two places (a snippet it inserts twice
+    # is parsed twice; tests/test_passthrough_tree.py).
+    tree = _header_as_parsed(tree)
     tree = remove_dead_host(
         tree,
         source=plan.source,
@@ -116,23 +116,6 @@ def assemble(module: ir.Module, rendering: Rendering) -> str:
     tree = _fix_imports(tree, plan.packages, rendering.imports, rendering.drop_imports)
     tree = _with_header(tree, module, rendering.command)
     return tree.code
-
-
-def _shares_nodes(root: cst.CSTNode) -> bool:
-    """Whether one node object appears twice under ``root``."""
-    seen: set[int] = set()
-    shared = False
-
-    def enter(node: cst.CSTNode) -> bool:
-        nonlocal shared
-        if shared or id(node) in seen:
-            shared = True
-            return False
-        seen.add(id(node))
-        return True
-
-    walk(root, enter)
-    return shared
 
 
 def _header_as_parsed(tree: cst.Module) -> cst.Module:
@@ -216,6 +199,10 @@ def _statements(text: str) -> list[cst.BaseStatement]:
 @lru_cache(maxsize=64)
 def _parsed_statements(text: str) -> tuple[cst.BaseStatement, ...]:
     # A kernel's text is parsed to find the names it defines and again to insert it: once here.
+    return _parse_statements(text)
+
+
+def _parse_statements(text: str) -> tuple[cst.BaseStatement, ...]:
     module = cst.parse_module(text)
     body = list(module.body)
     header = [line for line in module.header if line.comment is not None]
@@ -268,10 +255,20 @@ class _Editor(cst.CSTTransformer):
                 if launch.site is not None:
                     self.launch_of[launch.site] = launch
         self.done_sites: set[int] = set()
+        # Texts whose (cached) statements are in the edited tree already: a second use gets a
+        # parse of its own, so that no node object is in the tree twice.
+        self.used: set[str] = set()
         # Placeholders for removed statements whose comments move to the next statement.
         self.markers: set[int] = set()
         # Per enclosing statement: preludes and notes of the launches inside it.
         self.pending: list[tuple[list[str], list[str]]] = []
+
+    def _statements(self, text: str) -> list[cst.BaseStatement]:
+        """The statements of ``text`` (see :func:`_statements`), for the edited tree."""
+        if text in self.used:
+            return list(_parse_statements(text))
+        self.used.add(text)
+        return _statements(text)
 
     # ------------------------------------------------------------------ lookup
 
@@ -369,7 +366,7 @@ class _Editor(cst.CSTTransformer):
                 return [marker]
             return []
         if edit.kind == "replace":
-            new = _statements(edit.text)
+            new = self._statements(edit.text)
             if new:
                 new[0] = _with_leading(new[0], leading + _comment_lines(_notes(edit)))
             return new
@@ -381,7 +378,7 @@ class _Editor(cst.CSTTransformer):
         out: list[cst.BaseStatement] = []
         for i, name in enumerate(kernels):
             code = self.rendering.kernels[name]
-            stmts = _statements(code.text)
+            stmts = self._statements(code.text)
             for j, stmt in enumerate(stmts):
                 if isinstance(stmt, cst.FunctionDef) and keep:
                     kept = [cst.Decorator(decorator=cst.parse_expression(k)) for k in keep]
@@ -403,7 +400,7 @@ class _Editor(cst.CSTTransformer):
         code = self._launch_code(site)
         self.done_sites.add(site)
         indent, _ = self._layout(site)
-        new = _statements_at([*prelude, *code.prelude, code.expr], indent)
+        new = _statements_at([*prelude, *code.prelude, code.expr], indent, self._statements)
         leading = list(getattr(stmt, "leading_lines", ())) + _comment_lines([*notes, *code.notes])
         leading += _own_comments(new[0])
         if isinstance(new[0], cst.FunctionDef) and indent:
@@ -418,7 +415,7 @@ class _Editor(cst.CSTTransformer):
             return stmts
         first = stmts[0]
         leading = list(getattr(first, "leading_lines", ()))
-        new = _statements_at(prelude, indent) if prelude else []
+        new = _statements_at(prelude, indent, self._statements) if prelude else []
         if new:
             nested_def = isinstance(new[-1], cst.FunctionDef) and bool(indent)
             lines = leading + _comment_lines(notes) + _own_comments(new[0])
@@ -475,14 +472,19 @@ def _own_comments(stmt: cst.BaseStatement) -> list[cst.EmptyLine]:
     return [line for line in getattr(stmt, "leading_lines", ()) if line.comment is not None]
 
 
-def _statements_at(texts: Sequence[str], indent: str) -> list[cst.BaseStatement]:
+def _statements_at(
+    texts: Sequence[str],
+    indent: str,
+    statements: Callable[[str], list[cst.BaseStatement]] = _statements,
+) -> list[cst.BaseStatement]:
     """Statements written for a block at ``indent``: long lines are wrapped at that indentation
     (the continuation lines of a bracket keep their absolute indentation in the output), and a
-    nested ``def`` gets the blank lines around it that formatters put there."""
+    nested ``def`` gets the blank lines around it that formatters put there. Module-level
+    statements come from ``statements`` (the editor's: no node object twice in its tree)."""
     lines = [indent + line if line else line for text in texts for line in text.splitlines()]
     source = "\n".join(wrap_lines(lines)) + "\n"
     if not indent:
-        stmts = _statements(source)
+        stmts = statements(source)
     else:
         block = cst.parse_module("if True:\n" + source).body[0]
         assert isinstance(block, cst.If) and isinstance(block.body, cst.IndentedBlock)
