@@ -39,7 +39,6 @@ from translator.dialects.cst_utils import (
     is_a,
     is_provenance,
     parsed,
-    walk,
 )
 from translator.dialects.formatting import wrap_lines
 from translator.ir import nodes as ir
@@ -135,10 +134,14 @@ def _at_or_above(root: cst.CSTNode, positions, keys: set[tuple]) -> set[int]:
 
     By ancestry, not by span containment: a node's comments and decorators lie outside its
     span (a decorator precedes its ``def``)."""
-    out: set[int] = set()
     if not keys:
+        return set()
+    spans = _spans(root, positions)
+    targets = {id(node) for key in keys for node in spans.get(key, ())}
+    out: set[int] = set()
+    if not targets:
         return out
-    path: list[cst.CSTNode] = []
+    path: list[int] = []
     # Iterative: (node, whether its children are done).
     stack: list[tuple[cst.CSTNode, bool]] = [(root, False)]
     while stack:
@@ -146,18 +149,33 @@ def _at_or_above(root: cst.CSTNode, positions, keys: set[tuple]) -> set[int]:
         if done:
             path.pop()
             continue
-        path.append(node)
+        path.append(id(node))
         stack.append((node, True))
-        pos = positions.get(node)
-        if pos is not None and (
-            (pos.start.line, pos.start.column, pos.end.line, pos.end.column) in keys
-        ):
-            for above in reversed(path):
-                if id(above) in out:
-                    break
-                out.add(id(above))
+        if id(node) in targets:
+            out.update(path)
         stack.extend((child, False) for child in children(node))
     return out
+
+
+#: Per parsed source (its module, kept alive here so that its id stays its own): its nodes by
+#: span. One source translated into several targets looks its spans up once (a lookup in
+#: libcst's position map hashes the node in Python).
+_SPANS: dict[int, tuple[cst.CSTNode, dict[tuple, list[cst.CSTNode]]]] = {}
+_SPANS_KEEP = 4
+
+
+def _spans(root: cst.CSTNode, positions) -> dict[tuple, list[cst.CSTNode]]:
+    entry = _SPANS.pop(id(root), None)
+    if entry is None or entry[0] is not root:
+        spans: dict[tuple, list[cst.CSTNode]] = {}
+        for node, pos in positions.items():
+            key = (pos.start.line, pos.start.column, pos.end.line, pos.end.column)
+            spans.setdefault(key, []).append(node)
+        entry = (root, spans)
+    _SPANS[id(root)] = entry
+    while len(_SPANS) > _SPANS_KEEP:
+        del _SPANS[next(iter(_SPANS))]
+    return entry[1]
 
 
 def _kernel_names(rendering: Rendering) -> set[str]:
@@ -553,15 +571,18 @@ def _keep_parens(old: cst.CSTNode, new: cst.BaseExpression) -> cst.BaseExpressio
 def _names_read(tree: cst.CSTNode, skip: cst.CSTNode | None = None) -> set[str]:
     """Names read anywhere outside import statements (and outside ``skip``)."""
     names: set[str] = set()
-
-    def enter(node: cst.CSTNode) -> bool:
-        if node is skip or isinstance(node, (cst.Import, cst.ImportFrom)):
-            return False
-        if isinstance(node, cst.Name):
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        # By exact type: libcst's node classes have no subclasses, and a failing `isinstance`
+        # against one goes through ABCMeta for every node.
+        kind = type(node)
+        if node is skip or kind is cst.Import or kind is cst.ImportFrom:
+            continue
+        if kind is cst.Name:
             names.add(node.value)
-        return True
-
-    walk(tree, enter)
+            continue  # a name's only children are its parentheses
+        stack.extend(children(node))
     return names
 
 
