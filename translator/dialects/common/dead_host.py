@@ -477,18 +477,21 @@ class _Analysis:
         if scope is None or {"globals", *_INTROSPECTION} & self.module_reads:
             return
         exported = _all_names(self.module)
+
+        def candidate(name: str) -> bool:
+            return (
+                name.startswith("_")
+                and not name.startswith("__")
+                and name not in self.skip
+                and name not in exported
+                and ("", name) not in self.kept
+            )
+
         for stmt in self.module.body:
             if id(stmt) in self.found.remove:
                 continue
-            name = self._module_binding(stmt)
-            if (
-                name is None
-                or not name.startswith("_")
-                or name.startswith("__")
-                or name in self.skip
-                or name in exported
-                or ("", name) in self.kept
-            ):
+            name = self._module_binding(stmt, candidate)
+            if name is None:
                 continue
             assignments = list(scope.assignments[name])
             if len(assignments) != 1 or self._referenced(assignments[0]):
@@ -501,10 +504,15 @@ class _Analysis:
         """Whether anything outside what was found reads ``assignment``."""
         return any(id(ref.node) not in self.gone for ref in assignment.references)
 
-    def _module_binding(self, stmt: cst.BaseStatement) -> str | None:
-        """The one private name ``stmt`` binds, if binding it is its only (pure) effect."""
+    def _module_binding(
+        self, stmt: cst.BaseStatement, candidate: Callable[[str], bool]
+    ) -> str | None:
+        """The one name ``stmt`` binds, if ``candidate`` accepts it and binding it is its only
+        (pure) effect. Purity, the costly part (a function's code is generated to look for
+        comments), is asked last."""
         if isinstance(stmt, cst.FunctionDef):
-            return stmt.name.value if self._pure_def(stmt) else None
+            name = stmt.name.value
+            return name if candidate(name) and self._pure_def(stmt) else None
         if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
             return None
         small = stmt.body[0]
@@ -514,7 +522,7 @@ class _Analysis:
             target, value = small.target, small.value
         else:
             return None
-        if isinstance(target, cst.Name) and self.pure(value):
+        if isinstance(target, cst.Name) and candidate(target.value) and self.pure(value):
             return target.value
         return None
 

@@ -136,9 +136,13 @@ def _at_or_above(root: cst.CSTNode, positions, keys: set[tuple]) -> set[int]:
     span (a decorator precedes its ``def``)."""
     if not keys:
         return set()
-    spans = _spans(root, positions)
+    spans, known = _spans(root, positions)
+    frozen = frozenset(keys)
+    if frozen in known:
+        return known[frozen]
     targets = {id(node) for key in keys for node in spans.get(key, ())}
     out: set[int] = set()
+    known[frozen] = out
     if not targets:
         return out
     path: list[int] = []
@@ -158,24 +162,30 @@ def _at_or_above(root: cst.CSTNode, positions, keys: set[tuple]) -> set[int]:
 
 
 #: Per parsed source (its module, kept alive here so that its id stays its own): its nodes by
-#: span. One source translated into several targets looks its spans up once (a lookup in
-#: libcst's position map hashes the node in Python).
-_SPANS: dict[int, tuple[cst.CSTNode, dict[tuple, list[cst.CSTNode]]]] = {}
+#: span, and the answers of :func:`_at_or_above` so far (by keys; callers only read them). One
+#: source translated into several targets is walked once (a lookup in libcst's position map
+#: hashes the node in Python).
+_SPANS: dict[
+    int,
+    tuple[cst.CSTNode, dict[tuple, list[cst.CSTNode]], dict[frozenset, set[int]]],
+] = {}
 _SPANS_KEEP = 4
 
 
-def _spans(root: cst.CSTNode, positions) -> dict[tuple, list[cst.CSTNode]]:
+def _spans(
+    root: cst.CSTNode, positions
+) -> tuple[dict[tuple, list[cst.CSTNode]], dict[frozenset, set[int]]]:
     entry = _SPANS.pop(id(root), None)
     if entry is None or entry[0] is not root:
         spans: dict[tuple, list[cst.CSTNode]] = {}
         for node, pos in positions.items():
             key = (pos.start.line, pos.start.column, pos.end.line, pos.end.column)
             spans.setdefault(key, []).append(node)
-        entry = (root, spans)
+        entry = (root, spans, {})
     _SPANS[id(root)] = entry
     while len(_SPANS) > _SPANS_KEEP:
         del _SPANS[next(iter(_SPANS))]
-    return entry[1]
+    return entry[1], entry[2]
 
 
 def _kernel_names(rendering: Rendering) -> set[str]:
