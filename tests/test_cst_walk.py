@@ -223,3 +223,40 @@ def test_parsed_is_shared_per_text():
     text = (ROOT / "examples" / "helion" / "add.py").read_text()
     assert parsed(text) is parsed(text)
     assert parsed(text + "\n# other\n") is not parsed(text)
+
+
+def _local_visitor(kind: str) -> type:
+    """A visitor class made anew per call (as visitors defined inside functions are); the two
+    kinds share their name and place but not their hooks."""
+    if kind == "names":
+
+        class V(cst.CSTVisitor):
+            def __init__(self) -> None:
+                super().__init__()
+                self.seen: list[str] = []
+
+            def visit_Name(self, node: cst.Name) -> None:
+                self.seen.append(node.value)
+
+    else:
+
+        class V(cst.CSTVisitor):  # type: ignore[no-redef]
+            def __init__(self) -> None:
+                super().__init__()
+                self.seen: list[str] = []
+
+            def leave_Call(self, original_node: cst.Call) -> None:
+                self.seen.append("call")
+
+    return V
+
+
+def test_visitor_classes_made_per_call_keep_their_own_hooks():
+    module = cst.parse_module("y = f(x)\nz = g(y)\n")
+    runs = []
+    for kind in ("names", "calls", "names", "calls"):
+        visitor = _local_visitor(kind)()
+        module.visit(visitor)
+        runs.append(visitor.seen)
+    assert runs[0] == runs[2] == ["y", "f", "x", "z", "g", "y"]
+    assert runs[1] == runs[3] == ["call", "call"]

@@ -6,7 +6,9 @@ import ast
 import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack
+from types import FunctionType
 from typing import Any
+from weakref import WeakKeyDictionary
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -67,8 +69,10 @@ _VARIABLE_FIELDS = frozenset(
 )
 
 
-#: Per visitor class: whether it is read-only (a ``CSTVisitor``, not a transformer).
-_READ_ONLY: dict[type, bool] = {}
+#: Per visitor class: its node plans (see :func:`_plan`), or None for a transformer (libcst
+#: visits for those). Weak: many visitor classes are defined inside functions, a new class per
+#: call, and would pile up here.
+_CLASS_PLANS: WeakKeyDictionary[type, dict[type, Any] | None] = WeakKeyDictionary()
 _MAYBE = cst.MaybeSentinel
 
 
@@ -117,16 +121,37 @@ def _read_only_visit(self: cst.CSTNode, visitor: Any) -> Any:
     ``tests/test_cst_walk.py`` checks the hook sequence against libcst's on every example.
     """
     kind = type(visitor)
-    read_only = _READ_ONLY.get(kind)
-    if read_only is None:
-        read_only = _READ_ONLY[kind] = issubclass(kind, cst.CSTVisitor)
-    if not read_only:
-        return _LIBCST_VISIT(self, visitor)
-    plans = _PLANS.get(kind)
+    try:
+        plans = _CLASS_PLANS[kind]
+    except KeyError:
+        plans = _CLASS_PLANS[kind] = _plans_for(kind)
     if plans is None:
-        plans = _PLANS[kind] = {}
+        return _LIBCST_VISIT(self, visitor)
     _visit_node(self, visitor, plans)
     return self
+
+
+def _plans_for(kind: type) -> dict[type, Any] | None:
+    """The node plans of visitor class ``kind``, shared by every class of the same shape (None
+    for a transformer).
+
+    A plan says which hooks a class has; classes made by one ``class`` statement run again
+    (one defined in a function, a new class per call) have the same ones, and making plans
+    anew for each was a twentieth of a translation. The shape: the class's name and place,
+    its bases, and its attributes (functions by their code, anything else by identity)."""
+    if not issubclass(kind, cst.CSTVisitor):
+        return None
+    own = tuple(
+        (name, value.__code__ if isinstance(value, FunctionType) else id(value))
+        for name, value in vars(kind).items()
+        # Dunders and ABCMeta's per-class cache are no hooks.
+        if not (name.startswith("__") and name.endswith("__")) and name != "_abc_impl"
+    )
+    shape = (kind.__module__, kind.__qualname__, kind.__bases__, own)
+    plans = _PLANS.get(shape)
+    if plans is None:
+        plans = _PLANS[shape] = {}
+    return plans
 
 
 def _visit_node(node: cst.CSTNode, visitor: Any, plans: dict[type, Any]) -> None:
@@ -168,9 +193,10 @@ def _visit_node(node: cst.CSTNode, visitor: Any, plans: dict[type, Any]) -> None
         leave(visitor, node)
 
 
-#: Per visitor class, per node type: how to enter and leave the node (see :func:`_plan`) and
-#: the visited fields, each with whether the visitor has an attribute hook for it.
-_PLANS: dict[type, dict[type, Any]] = {}
+#: Per visitor class shape (see :func:`_plans_for`), per node type: how to enter and leave the
+#: node (see :func:`_plan`) and the visited fields, each with whether the visitor has an
+#: attribute hook for it.
+_PLANS: dict[tuple, dict[type, Any]] = {}
 _NO_HOOK = cst.CSTVisitor
 #: "Call the visitor's ``on_visit``/``on_leave``": the visitor overrides it.
 _GENERIC = object()
