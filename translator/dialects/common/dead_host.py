@@ -881,8 +881,32 @@ class _Remover(cst.CSTTransformer):
         return out
 
 
+#: The node types that can hold a statement or a small statement (what the analysis finds):
+#: the walk below enters no other (expressions, most of a module, hold none).
+_HOLDERS = frozenset(
+    kind
+    for kind in vars(cst).values()
+    if isinstance(kind, type)
+    and issubclass(
+        kind,
+        (
+            cst.Module,
+            cst.BaseCompoundStatement,
+            cst.BaseSuite,
+            cst.SimpleStatementLine,
+            cst.Else,
+            cst.Finally,
+            cst.ExceptHandler,
+            getattr(cst, "ExceptStarHandler", cst.ExceptHandler),
+            cst.MatchCase,
+        ),
+    )
+)
+
+
 def _at_or_above(root: cst.CSTNode, targets: set[int]) -> set[int]:
-    """Ids of the nodes under ``root`` whose id is in ``targets``, and of all their ancestors."""
+    """Ids of the nodes under ``root`` whose id is in ``targets`` (statements and small
+    statements), and of all their ancestors."""
     out: set[int] = set()
     path: list[int] = []
     # Iterative: (node, whether its children are done).
@@ -896,7 +920,8 @@ def _at_or_above(root: cst.CSTNode, targets: set[int]) -> set[int]:
         stack.append((node, True))
         if id(node) in targets:
             out.update(path)
-        stack.extend((child, False) for child in children(node))
+        if type(node) in _HOLDERS:
+            stack.extend((child, False) for child in children(node))
     return out
 
 
