@@ -55,20 +55,37 @@ def test_walk_reaches_the_nodes_libcst_visits(path):
 
 
 def _scope_summary(wrapper: MetadataWrapper) -> list[tuple]:
-    """Per node with a scope: the scope's kind, its names, and each name's reads."""
+    """Per node with a scope: the scope's kind, its names, and each name's reads (the nodes
+    that read it). A node outside the module (libcst parses string annotations into nodes of
+    their own, anew each analysis) is named by -1 instead of its id."""
     scopes = wrapper.resolve(ScopeProvider)
+    inside: set[int] = set()
+
+    def enter(node: cst.CSTNode) -> bool:
+        inside.add(id(node))
+        return True
+
+    walk(wrapper.module, enter)
+
+    def key(node: cst.CSTNode) -> int:
+        return id(node) if id(node) in inside else -1
+
     out = []
     for node, scope in scopes.items():
         if scope is None:
             continue
         names = sorted({a.name for a in scope.assignments})
-        reads = sorted((a.name, len(a.references)) for a in scope.assignments if a.scope is scope)
+        reads = sorted(
+            (a.name, len(a.references), tuple(sorted(key(r.node) for r in a.references)))
+            for a in scope.assignments
+            if a.scope is scope
+        )
         qualified = (
             sorted(q.name for q in scope.get_qualified_names_for(node))
             if isinstance(node, (cst.Name, cst.Attribute))
             else []
         )
-        out.append((id(node), type(scope).__name__, tuple(names), tuple(reads), tuple(qualified)))
+        out.append((key(node), type(scope).__name__, tuple(names), tuple(reads), tuple(qualified)))
     return sorted(out)
 
 
@@ -188,8 +205,10 @@ def test_read_only_visit_replays_libcsts_hooks(path):
     assert fast == slow and any(event[0] == "Name" for event in fast)
 
 
-@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", ALL_SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_read_only_visit_resolves_the_same_scopes(path):
+    # The read-only visit also stands in for libcst's ScopeVisitor.on_leave (cst_utils.
+    # _scope_leave): every source, so that each node type's assignment count is checked.
     module = cst.parse_module(path.read_text())
     uninstall_read_only_visit()
     try:
@@ -204,3 +223,40 @@ def test_parsed_is_shared_per_text():
     text = (ROOT / "examples" / "helion" / "add.py").read_text()
     assert parsed(text) is parsed(text)
     assert parsed(text + "\n# other\n") is not parsed(text)
+
+
+def _local_visitor(kind: str) -> type:
+    """A visitor class made anew per call (as visitors defined inside functions are); the two
+    kinds share their name and place but not their hooks."""
+    if kind == "names":
+
+        class V(cst.CSTVisitor):
+            def __init__(self) -> None:
+                super().__init__()
+                self.seen: list[str] = []
+
+            def visit_Name(self, node: cst.Name) -> None:
+                self.seen.append(node.value)
+
+    else:
+
+        class V(cst.CSTVisitor):  # type: ignore[no-redef]
+            def __init__(self) -> None:
+                super().__init__()
+                self.seen: list[str] = []
+
+            def leave_Call(self, original_node: cst.Call) -> None:
+                self.seen.append("call")
+
+    return V
+
+
+def test_visitor_classes_made_per_call_keep_their_own_hooks():
+    module = cst.parse_module("y = f(x)\nz = g(y)\n")
+    runs = []
+    for kind in ("names", "calls", "names", "calls"):
+        visitor = _local_visitor(kind)()
+        module.visit(visitor)
+        runs.append(visitor.seen)
+    assert runs[0] == runs[2] == ["y", "f", "x", "z", "g", "y"]
+    assert runs[1] == runs[3] == ["call", "call"]

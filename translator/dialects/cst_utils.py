@@ -6,7 +6,9 @@ import ast
 import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack
+from types import FunctionType
 from typing import Any
+from weakref import WeakKeyDictionary
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -67,8 +69,10 @@ _VARIABLE_FIELDS = frozenset(
 )
 
 
-#: Per visitor class: whether it is read-only (a ``CSTVisitor``, not a transformer).
-_READ_ONLY: dict[type, bool] = {}
+#: Per visitor class: its node plans (see :func:`_plan`), or None for a transformer (libcst
+#: visits for those). Weak: many visitor classes are defined inside functions, a new class per
+#: call, and would pile up here.
+_CLASS_PLANS: WeakKeyDictionary[type, dict[type, Any] | None] = WeakKeyDictionary()
 _MAYBE = cst.MaybeSentinel
 
 
@@ -117,21 +121,48 @@ def _read_only_visit(self: cst.CSTNode, visitor: Any) -> Any:
     ``tests/test_cst_walk.py`` checks the hook sequence against libcst's on every example.
     """
     kind = type(visitor)
-    read_only = _READ_ONLY.get(kind)
-    if read_only is None:
-        read_only = _READ_ONLY[kind] = issubclass(kind, cst.CSTVisitor)
-    if not read_only:
+    try:
+        plans = _CLASS_PLANS[kind]
+    except KeyError:
+        plans = _CLASS_PLANS[kind] = _plans_for(kind)
+    if plans is None:
         return _LIBCST_VISIT(self, visitor)
-    _visit_node(self, visitor)
+    _visit_node(self, visitor, plans)
     return self
 
 
-def _visit_node(node: cst.CSTNode, visitor: Any) -> None:
+def _plans_for(kind: type) -> dict[type, Any] | None:
+    """The node plans of visitor class ``kind``, shared by every class of the same shape (None
+    for a transformer).
+
+    A plan says which hooks a class has; classes made by one ``class`` statement run again
+    (one defined in a function, a new class per call) have the same ones, and making plans
+    anew for each was a twentieth of a translation. The shape: the class's name and place,
+    its bases, and its attributes (functions by their code, anything else by identity)."""
+    if not issubclass(kind, cst.CSTVisitor):
+        return None
+    own = tuple(
+        (name, value.__code__ if isinstance(value, FunctionType) else id(value))
+        for name, value in vars(kind).items()
+        # Dunders and ABCMeta's per-class cache are no hooks.
+        if not (name.startswith("__") and name.endswith("__")) and name != "_abc_impl"
+    )
+    shape = (kind.__module__, kind.__qualname__, kind.__bases__, own)
+    plans = _PLANS.get(shape)
+    if plans is None:
+        plans = _PLANS[shape] = {}
+    return plans
+
+
+def _visit_node(node: cst.CSTNode, visitor: Any, plans: dict[type, Any]) -> None:
     kind = type(node)
-    if kind in _VARIABLE_FIELDS:
+    plan = plans.get(kind)
+    if plan is None:
+        plan = plans[kind] = _plan(type(visitor), kind, node)
+    if plan is _VARIABLE:
         _LIBCST_VISIT(node, visitor)
         return
-    enter, leave, fields = _plan(type(visitor), kind, node)
+    enter, leave, fields = plan
     if enter is _GENERIC:
         descend = visitor.on_visit(node)
     elif enter is None:
@@ -147,23 +178,30 @@ def _visit_node(node: cst.CSTNode, visitor: Any) -> None:
             # A visited field holds a node, a sequence of nodes, None or a MaybeSentinel.
             if type(value) is tuple or type(value) is list:
                 for child in value:
-                    _visit_node(child, visitor)
+                    _visit_node(child, visitor, plans)
             elif value is not None and type(value) is not _MAYBE:
-                _visit_node(value, visitor)
+                _visit_node(value, visitor, plans)
             if hooked:
                 visitor.on_leave_attribute(node, name)
+    if leave is None:
+        return
     if leave is _GENERIC:
         visitor.on_leave(node)
-    elif leave is not None:
+    elif type(leave) is str:
         getattr(visitor, leave)(node)
+    else:
+        leave(visitor, node)
 
 
-#: Per (visitor class, node type): how to enter and leave the node (see :func:`_plan`) and the
-#: visited fields, each with whether the visitor has an attribute hook for it.
-_PLANS: dict[tuple[type, type], tuple[Any, Any, tuple[tuple[str, bool], ...]]] = {}
+#: Per visitor class shape (see :func:`_plans_for`), per node type: how to enter and leave the
+#: node (see :func:`_plan`) and the visited fields, each with whether the visitor has an
+#: attribute hook for it.
+_PLANS: dict[tuple, dict[type, Any]] = {}
 _NO_HOOK = cst.CSTVisitor
 #: "Call the visitor's ``on_visit``/``on_leave``": the visitor overrides it.
 _GENERIC = object()
+#: "Let libcst visit this node": its visited fields vary per instance.
+_VARIABLE = object()
 
 
 def _own_hook(visitor_kind: type, hook: str) -> bool:
@@ -184,32 +222,85 @@ def _plan(
     libcst would), else the name of the class's own hook, else ``None`` (nothing to call).
     Attribute hooks are called where the class defines one or overrides
     ``on_visit_attribute``/``on_leave_attribute``. Skipping the no-op lookups and calls was a
-    third of a visit."""
-    key = (visitor_kind, kind)
-    plan = _PLANS.get(key)
-    if plan is None:
-        name = kind.__name__
-        enter: Any = _GENERIC
-        if visitor_kind.on_visit is _NO_HOOK.on_visit:
-            enter = f"visit_{name}" if _own_hook(visitor_kind, f"visit_{name}") else None
-        leave: Any = _GENERIC
-        if visitor_kind.on_leave is _NO_HOOK.on_leave:
-            leave = f"leave_{name}" if _own_hook(visitor_kind, f"leave_{name}") else None
-        generic = (
-            visitor_kind.on_visit_attribute is not _NO_HOOK.on_visit_attribute
-            or visitor_kind.on_leave_attribute is not _NO_HOOK.on_leave_attribute
+    third of a visit. libcst's scope analysis's ``on_leave`` gets a function of the node type
+    with its effect (:func:`_scope_leave`). ``_VARIABLE`` for the node types libcst visits
+    itself."""
+    if kind in _VARIABLE_FIELDS:
+        return _VARIABLE
+    name = kind.__name__
+    enter: Any = _GENERIC
+    if visitor_kind.on_visit is _NO_HOOK.on_visit:
+        enter = f"visit_{name}" if _own_hook(visitor_kind, f"visit_{name}") else None
+    leave: Any = _GENERIC
+    if visitor_kind.on_leave is _NO_HOOK.on_leave:
+        leave = f"leave_{name}" if _own_hook(visitor_kind, f"leave_{name}") else None
+    elif _SCOPE_LEAVE is not None and visitor_kind.on_leave is _SCOPE_LEAVE:
+        own = f"leave_{name}" if _own_hook(visitor_kind, f"leave_{name}") else None
+        leave = _scope_leave(kind, own)
+    generic = (
+        visitor_kind.on_visit_attribute is not _NO_HOOK.on_visit_attribute
+        or visitor_kind.on_leave_attribute is not _NO_HOOK.on_leave_attribute
+    )
+    fields = tuple(
+        (
+            field,
+            generic
+            or _own_hook(visitor_kind, f"visit_{name}_{field}")
+            or _own_hook(visitor_kind, f"leave_{name}_{field}"),
         )
-        fields = tuple(
-            (
-                field,
-                generic
-                or _own_hook(visitor_kind, f"visit_{name}_{field}")
-                or _own_hook(visitor_kind, f"leave_{name}_{field}"),
-            )
-            for field in _visit_fields(node)
-        )
-        plan = _PLANS[key] = (enter, leave, fields)
-    return plan
+        for field in _visit_fields(node)
+    )
+    return (enter, leave, fields)
+
+
+def _libcst_scope_leave() -> Any:
+    """libcst's ``ScopeVisitor.on_leave`` if it is the one :func:`_scope_leave` replays (the
+    names its code uses are those of libcst 1.9's), else None (then it is called as it is)."""
+    try:
+        from libcst.metadata import scope_provider
+    except ImportError:  # pragma: no cover
+        return None
+    leave = getattr(getattr(scope_provider, "ScopeVisitor", None), "on_leave", None)
+    expected = (
+        "provider",
+        "set_metadata",
+        "scope",
+        "isinstance",
+        "_ASSIGNMENT_LIKE_NODES",
+        "_assignment_count",
+        "super",
+        "on_leave",
+    )
+    code = getattr(leave, "__code__", None)
+    if code is None or code.co_names != expected:
+        return None
+    if not isinstance(getattr(scope_provider, "_ASSIGNMENT_LIKE_NODES", None), tuple):
+        return None
+    return leave
+
+
+#: libcst's ``ScopeVisitor.on_leave``, when :func:`_scope_leave` can stand in for it.
+_SCOPE_LEAVE = _libcst_scope_leave()
+
+
+def _scope_leave(kind: type, own: str | None) -> Callable[[Any, cst.CSTNode], None]:
+    """What libcst's ``ScopeVisitor.on_leave`` does on leaving a node of type ``kind``: record
+    the current scope as the node's, count an assignment-like node (its ``isinstance`` against
+    18 of libcst's classes, answered by ``ABCMeta`` for each, was a tenth of the scope
+    analysis: decided here once per type), then call the class's own ``leave_<Node>``
+    (``own``; the inherited ones do nothing)."""
+    from libcst.metadata import scope_provider
+
+    assignment_like = issubclass(kind, scope_provider._ASSIGNMENT_LIKE_NODES)
+
+    def leave(visitor: Any, node: cst.CSTNode) -> None:
+        visitor.provider.set_metadata(node, visitor.scope)
+        if assignment_like:
+            visitor.scope._assignment_count += 1
+        if own is not None:
+            getattr(visitor, own)(node)
+
+    return leave
 
 
 def install_read_only_visit() -> None:

@@ -32,14 +32,15 @@ nothing more is dead (the grid lambda first, then the ``n_elements`` only it rea
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from typing import Any
 
 import libcst as cst
 from libcst.metadata import BaseAssignment, MetadataWrapper, Scope, ScopeProvider
 
-from translator.dialects.cst_utils import Wrapper, is_a, walk
+from translator.dialects.cst_utils import Wrapper, children
 
 #: Builtins and ``math`` functions without side effects (qualified names).
 PYTHON_PURE_CALLS = frozenset(
@@ -109,8 +110,8 @@ def remove_dead_host(
     ``pure_calls`` the qualified names of side-effect-free functions (by default Python's and
     every grammar's ``pure_host_calls``). ``source_wrapper``, when given, is ``source`` already
     parsed (its scopes perhaps resolved already: spares a second parse and analysis). ``fresh``
-    says that ``tree`` was just parsed from text, so no node object appears twice in it and the
-    metadata wrapper need not copy it first (the copy cost a tenth of a translation).
+    says that no node object appears twice in ``tree`` (it was just parsed from text, say), so
+    the metadata wrapper need not copy it first (the copy cost a tenth of a translation).
     """
     calls = frozenset(pure_calls if pure_calls is not None else grammar_pure_calls())
     calls |= PYTHON_PURE_CALLS
@@ -132,7 +133,7 @@ def remove_dead_host(
                 found = _Analysis(wrapper, skip, calls, kept).run()
     if not found.keys:
         return tree
-    return wrapper.module.visit(_Remover(found))
+    return wrapper.module.visit(_Remover(found, wrapper.module))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -155,30 +156,40 @@ class _Found:
     nodes: dict[int, cst.CSTNode] = field(default_factory=dict)
 
 
+#: Per node type whose children are not all reads: the children that are (an attribute's
+#: ``.name`` and an argument's ``keyword=`` are no reads, nor a definition's or parameter's name).
+#: By exact type (libcst's node classes have no subclasses): ``isinstance`` against libcst's
+#: classes goes through ``ABCMeta`` for every node that fails it, a tenth of the analysis.
+_PICK: dict[type, Callable[[Any], Sequence[cst.CSTNode | None]]] = {
+    cst.Attribute: lambda n: (n.value,),
+    cst.Arg: lambda n: (n.value,),
+    cst.Param: lambda n: (n.annotation, n.default),
+    cst.FunctionDef: lambda n: (*n.decorators, n.params, n.returns, n.body),
+    cst.ClassDef: lambda n: (*n.decorators, *n.bases, *n.keywords, n.body),
+}
+_NAME = cst.Name
+
+
 def _reads(*nodes: cst.CSTNode | None, gone: Collection[int] = ()) -> set[str]:
     """Names ``nodes`` read (over-approximated: any ``Name`` that is not an attribute, keyword,
     parameter or definition name), outside the nodes in ``gone``."""
     names: set[str] = set()
-
-    def enter(node: cst.CSTNode) -> bool | Sequence[cst.CSTNode | None]:
-        if id(node) in gone:
-            return False
-        if isinstance(node, cst.Name):
+    stack = [node for node in nodes if node is not None]
+    pick = _PICK.get
+    while stack:
+        node = stack.pop()
+        if gone and id(node) in gone:
+            continue
+        kind = type(node)
+        if kind is _NAME:
+            # A name's only children are its parentheses.
             names.add(node.value)
-            return True
-        if isinstance(node, (cst.Attribute, cst.Arg)):
-            return (node.value,)
-        if isinstance(node, cst.Param):
-            return (node.annotation, node.default)
-        if isinstance(node, cst.FunctionDef):
-            return (*node.decorators, node.params, node.returns, node.body)
-        if isinstance(node, cst.ClassDef):
-            return (*node.decorators, *node.bases, *node.keywords, node.body)
-        return True
-
-    for node in nodes:
-        if node is not None:
-            walk(node, enter)
+            continue
+        chosen = pick(kind)
+        if chosen is None:
+            stack.extend(children(node))
+        else:
+            stack.extend(c for c in chosen(node) if c is not None)
     return names
 
 
@@ -202,12 +213,11 @@ def _simple_names(target: cst.BaseExpression) -> list[str] | None:
 def _descendants(node: cst.CSTNode) -> set[int]:
     """The ids of ``node`` and every node under it."""
     out: set[int] = set()
-
-    def enter(n: cst.CSTNode) -> bool:
-        out.add(id(n))
-        return True
-
-    walk(node, enter)
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        out.add(id(current))
+        stack.extend(children(current))
     return out
 
 
@@ -236,7 +246,9 @@ class _Analysis:
         self.calls = calls
         self.kept = kept
         self.found = _Found()
-        self.declared = _declared_global_or_nonlocal(self.module)
+        # Every name the module reads (no `gone` yet: what rounds remove still counts here, as
+        # it did for the checks below), and the names declared global or nonlocal.
+        self.module_reads, self.declared = _module_reads(self.module)
         self._pure_functions: dict[str, bool] = {}
         self.functions = {
             s.name.value: s for s in self.module.body if isinstance(s, cst.FunctionDef)
@@ -462,21 +474,24 @@ class _Analysis:
         if not self.module.body:
             return
         scope = self.scopes.get(self.module.body[0])
-        if scope is None or {"globals", *_INTROSPECTION} & _reads(self.module):
+        if scope is None or {"globals", *_INTROSPECTION} & self.module_reads:
             return
         exported = _all_names(self.module)
+
+        def candidate(name: str) -> bool:
+            return (
+                name.startswith("_")
+                and not name.startswith("__")
+                and name not in self.skip
+                and name not in exported
+                and ("", name) not in self.kept
+            )
+
         for stmt in self.module.body:
             if id(stmt) in self.found.remove:
                 continue
-            name = self._module_binding(stmt)
-            if (
-                name is None
-                or not name.startswith("_")
-                or name.startswith("__")
-                or name in self.skip
-                or name in exported
-                or ("", name) in self.kept
-            ):
+            name = self._module_binding(stmt, candidate)
+            if name is None:
                 continue
             assignments = list(scope.assignments[name])
             if len(assignments) != 1 or self._referenced(assignments[0]):
@@ -489,10 +504,15 @@ class _Analysis:
         """Whether anything outside what was found reads ``assignment``."""
         return any(id(ref.node) not in self.gone for ref in assignment.references)
 
-    def _module_binding(self, stmt: cst.BaseStatement) -> str | None:
-        """The one private name ``stmt`` binds, if binding it is its only (pure) effect."""
+    def _module_binding(
+        self, stmt: cst.BaseStatement, candidate: Callable[[str], bool]
+    ) -> str | None:
+        """The one name ``stmt`` binds, if ``candidate`` accepts it and binding it is its only
+        (pure) effect. Purity, the costly part (a function's code is generated to look for
+        comments), is asked last."""
         if isinstance(stmt, cst.FunctionDef):
-            return stmt.name.value if self._pure_def(stmt) else None
+            name = stmt.name.value
+            return name if candidate(name) and self._pure_def(stmt) else None
         if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
             return None
         small = stmt.body[0]
@@ -502,7 +522,7 @@ class _Analysis:
             target, value = small.target, small.value
         else:
             return None
-        if isinstance(target, cst.Name) and self.pure(value):
+        if isinstance(target, cst.Name) and candidate(target.value) and self.pure(value):
             return target.value
         return None
 
@@ -512,7 +532,10 @@ class _Analysis:
         if not fn.body.body or not isinstance(fn.body, cst.IndentedBlock):
             return
         scope = self.scopes.get(fn.body.body[0])
-        if scope is None or _INTROSPECTION & _reads(fn.body):
+        # What a function reads, the module reads: most modules read none of these at all.
+        if scope is None or (
+            _INTROSPECTION & self.module_reads and _INTROSPECTION & _reads(fn.body)
+        ):
             return
         self.qualname = qualname
         self.removable = self._removable(scope, qualname)
@@ -698,17 +721,28 @@ class _Analysis:
         self.found.keys.update((self.qualname, n) for n in names)
 
 
-def _declared_global_or_nonlocal(module: cst.Module) -> set[str]:
-    out: set[str] = set()
-
-    def enter(node: cst.CSTNode) -> bool:
-        if isinstance(node, (cst.Global, cst.Nonlocal)):
-            out.update(n.name.value for n in node.names)
-        # Declarations are statements: no expression holds one (a lambda holds no statement).
-        return not is_a(node, cst.BaseExpression)
-
-    walk(module, enter)
-    return out
+def _module_reads(module: cst.Module) -> tuple[set[str], set[str]]:
+    """What :func:`_reads` of the whole module gives, and the names its ``global`` and
+    ``nonlocal`` statements declare: one walk (declarations are statements, and that walk
+    enters every statement)."""
+    names: set[str] = set()
+    declared: set[str] = set()
+    stack: list[cst.CSTNode] = [module]
+    pick = _PICK.get
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is _NAME:
+            names.add(node.value)
+            continue
+        if kind is cst.Global or kind is cst.Nonlocal:
+            declared.update(n.name.value for n in node.names)
+        chosen = pick(kind)
+        if chosen is None:
+            stack.extend(children(node))
+        else:
+            stack.extend(c for c in chosen(node) if c is not None)
+    return names, declared
 
 
 def _all_names(module: cst.Module) -> set[str]:
@@ -735,9 +769,17 @@ def _all_names(module: cst.Module) -> set[str]:
 class _Remover(cst.CSTTransformer):
     """Removes what :class:`_Analysis` found, keeping the comments of what it removes."""
 
-    def __init__(self, found: _Found) -> None:
+    def __init__(self, found: _Found, root: cst.Module) -> None:
         super().__init__()
         self.found = found
+        # The nodes at or above what is removed: the only ones whose subtrees change.
+        self.wanted = _at_or_above(root, set(found.nodes))
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        # A subtree without removals comes back unchanged: libcst would only rebuild it (most
+        # of the module), so it is not entered. Its root still gets its `leave_` hook, which
+        # changes nothing there.
+        return id(node) in self.wanted
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.Assign:
         drop = self.found.drop_elements.get(id(original))
@@ -837,6 +879,50 @@ class _Remover(cst.CSTTransformer):
         if any(line.comment is not None for line in [*carried, *moved]):
             out.append(cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=[*carried, *moved]))
         return out
+
+
+#: The node types that can hold a statement or a small statement (what the analysis finds):
+#: the walk below enters no other (expressions, most of a module, hold none).
+_HOLDERS = frozenset(
+    kind
+    for kind in vars(cst).values()
+    if isinstance(kind, type)
+    and issubclass(
+        kind,
+        (
+            cst.Module,
+            cst.BaseCompoundStatement,
+            cst.BaseSuite,
+            cst.SimpleStatementLine,
+            cst.Else,
+            cst.Finally,
+            cst.ExceptHandler,
+            getattr(cst, "ExceptStarHandler", cst.ExceptHandler),
+            cst.MatchCase,
+        ),
+    )
+)
+
+
+def _at_or_above(root: cst.CSTNode, targets: set[int]) -> set[int]:
+    """Ids of the nodes under ``root`` whose id is in ``targets`` (statements and small
+    statements), and of all their ancestors."""
+    out: set[int] = set()
+    path: list[int] = []
+    # Iterative: (node, whether its children are done).
+    stack: list[tuple[cst.CSTNode, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            path.pop()
+            continue
+        path.append(id(node))
+        stack.append((node, True))
+        if id(node) in targets:
+            out.update(path)
+        if type(node) in _HOLDERS:
+            stack.extend((child, False) for child in children(node))
+    return out
 
 
 def _blank_prefix(lines: Sequence[cst.EmptyLine]) -> int:

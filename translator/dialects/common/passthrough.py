@@ -23,7 +23,7 @@ written:
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -39,7 +39,6 @@ from translator.dialects.cst_utils import (
     is_a,
     is_provenance,
     parsed,
-    walk,
 )
 from translator.dialects.formatting import wrap_lines
 from translator.ir import nodes as ir
@@ -101,9 +100,11 @@ def assemble(module: ir.Module, rendering: Rendering) -> str:
             "launch kernels in statements or expressions of their own",
         )
     tree = _drop_unused(tree, editor.if_unused)
-    # Re-read from text: the edited tree can hold one rendered node in several places (a launch's
-    # argument tuple), and the dead-host analysis tells statements and reads apart by identity.
-    tree = cst.parse_module(tree.code)
+    # The edited tree serves the dead-host analysis as it is, as the parse of its text would
+    # (no code generation and parse): the analysis tells statements and reads apart by
+    # identity, and the editor puts no node object in two places (a snippet it inserts twice
+    # is parsed twice; tests/test_passthrough_tree.py).
+    tree = _header_as_parsed(tree)
     tree = remove_dead_host(
         tree,
         source=plan.source,
@@ -116,15 +117,35 @@ def assemble(module: ir.Module, rendering: Rendering) -> str:
     return tree.code
 
 
+def _header_as_parsed(tree: cst.Module) -> cst.Module:
+    """``tree`` with the lines above its first statement in the module header, where the
+    parser puts them (an edit can give the first statement comment lines of its own)."""
+    if not tree.body or not getattr(tree.body[0], "leading_lines", ()):
+        return tree
+    first = tree.body[0]
+    return tree.with_changes(
+        header=[*tree.header, *first.leading_lines],  # type: ignore[union-attr]
+        body=[first.with_changes(leading_lines=()), *tree.body[1:]],
+    )
+
+
 def _at_or_above(root: cst.CSTNode, positions, keys: set[tuple]) -> set[int]:
     """Ids of the nodes under ``root`` whose span is in ``keys``, and of all their ancestors.
 
     By ancestry, not by span containment: a node's comments and decorators lie outside its
     span (a decorator precedes its ``def``)."""
-    out: set[int] = set()
     if not keys:
+        return set()
+    spans, known = _spans(root, positions)
+    frozen = frozenset(keys)
+    if frozen in known:
+        return known[frozen]
+    targets = {id(node) for key in keys for node in spans.get(key, ())}
+    out: set[int] = set()
+    known[frozen] = out
+    if not targets:
         return out
-    path: list[cst.CSTNode] = []
+    path: list[int] = []
     # Iterative: (node, whether its children are done).
     stack: list[tuple[cst.CSTNode, bool]] = [(root, False)]
     while stack:
@@ -132,18 +153,39 @@ def _at_or_above(root: cst.CSTNode, positions, keys: set[tuple]) -> set[int]:
         if done:
             path.pop()
             continue
-        path.append(node)
+        path.append(id(node))
         stack.append((node, True))
-        pos = positions.get(node)
-        if pos is not None and (
-            (pos.start.line, pos.start.column, pos.end.line, pos.end.column) in keys
-        ):
-            for above in reversed(path):
-                if id(above) in out:
-                    break
-                out.add(id(above))
+        if id(node) in targets:
+            out.update(path)
         stack.extend((child, False) for child in children(node))
     return out
+
+
+#: Per parsed source (its module, kept alive here so that its id stays its own): its nodes by
+#: span, and the answers of :func:`_at_or_above` so far (by keys; callers only read them). One
+#: source translated into several targets is walked once (a lookup in libcst's position map
+#: hashes the node in Python).
+_SPANS: dict[
+    int,
+    tuple[cst.CSTNode, dict[tuple, list[cst.CSTNode]], dict[frozenset, set[int]]],
+] = {}
+_SPANS_KEEP = 4
+
+
+def _spans(
+    root: cst.CSTNode, positions
+) -> tuple[dict[tuple, list[cst.CSTNode]], dict[frozenset, set[int]]]:
+    entry = _SPANS.pop(id(root), None)
+    if entry is None or entry[0] is not root:
+        spans: dict[tuple, list[cst.CSTNode]] = {}
+        for node, pos in positions.items():
+            key = (pos.start.line, pos.start.column, pos.end.line, pos.end.column)
+            spans.setdefault(key, []).append(node)
+        entry = (root, spans, {})
+    _SPANS[id(root)] = entry
+    while len(_SPANS) > _SPANS_KEEP:
+        del _SPANS[next(iter(_SPANS))]
+    return entry[1], entry[2]
 
 
 def _kernel_names(rendering: Rendering) -> set[str]:
@@ -185,6 +227,10 @@ def _statements(text: str) -> list[cst.BaseStatement]:
 @lru_cache(maxsize=64)
 def _parsed_statements(text: str) -> tuple[cst.BaseStatement, ...]:
     # A kernel's text is parsed to find the names it defines and again to insert it: once here.
+    return _parse_statements(text)
+
+
+def _parse_statements(text: str) -> tuple[cst.BaseStatement, ...]:
     module = cst.parse_module(text)
     body = list(module.body)
     header = [line for line in module.header if line.comment is not None]
@@ -237,10 +283,20 @@ class _Editor(cst.CSTTransformer):
                 if launch.site is not None:
                     self.launch_of[launch.site] = launch
         self.done_sites: set[int] = set()
+        # Texts whose (cached) statements are in the edited tree already: a second use gets a
+        # parse of its own, so that no node object is in the tree twice.
+        self.used: set[str] = set()
         # Placeholders for removed statements whose comments move to the next statement.
         self.markers: set[int] = set()
         # Per enclosing statement: preludes and notes of the launches inside it.
         self.pending: list[tuple[list[str], list[str]]] = []
+
+    def _statements(self, text: str) -> list[cst.BaseStatement]:
+        """The statements of ``text`` (see :func:`_statements`), for the edited tree."""
+        if text in self.used:
+            return list(_parse_statements(text))
+        self.used.add(text)
+        return _statements(text)
 
     # ------------------------------------------------------------------ lookup
 
@@ -338,7 +394,7 @@ class _Editor(cst.CSTTransformer):
                 return [marker]
             return []
         if edit.kind == "replace":
-            new = _statements(edit.text)
+            new = self._statements(edit.text)
             if new:
                 new[0] = _with_leading(new[0], leading + _comment_lines(_notes(edit)))
             return new
@@ -350,7 +406,7 @@ class _Editor(cst.CSTTransformer):
         out: list[cst.BaseStatement] = []
         for i, name in enumerate(kernels):
             code = self.rendering.kernels[name]
-            stmts = _statements(code.text)
+            stmts = self._statements(code.text)
             for j, stmt in enumerate(stmts):
                 if isinstance(stmt, cst.FunctionDef) and keep:
                     kept = [cst.Decorator(decorator=cst.parse_expression(k)) for k in keep]
@@ -372,7 +428,7 @@ class _Editor(cst.CSTTransformer):
         code = self._launch_code(site)
         self.done_sites.add(site)
         indent, _ = self._layout(site)
-        new = _statements_at([*prelude, *code.prelude, code.expr], indent)
+        new = _statements_at([*prelude, *code.prelude, code.expr], indent, self._statements)
         leading = list(getattr(stmt, "leading_lines", ())) + _comment_lines([*notes, *code.notes])
         leading += _own_comments(new[0])
         if isinstance(new[0], cst.FunctionDef) and indent:
@@ -387,7 +443,7 @@ class _Editor(cst.CSTTransformer):
             return stmts
         first = stmts[0]
         leading = list(getattr(first, "leading_lines", ()))
-        new = _statements_at(prelude, indent) if prelude else []
+        new = _statements_at(prelude, indent, self._statements) if prelude else []
         if new:
             nested_def = isinstance(new[-1], cst.FunctionDef) and bool(indent)
             lines = leading + _comment_lines(notes) + _own_comments(new[0])
@@ -444,14 +500,19 @@ def _own_comments(stmt: cst.BaseStatement) -> list[cst.EmptyLine]:
     return [line for line in getattr(stmt, "leading_lines", ()) if line.comment is not None]
 
 
-def _statements_at(texts: Sequence[str], indent: str) -> list[cst.BaseStatement]:
+def _statements_at(
+    texts: Sequence[str],
+    indent: str,
+    statements: Callable[[str], list[cst.BaseStatement]] = _statements,
+) -> list[cst.BaseStatement]:
     """Statements written for a block at ``indent``: long lines are wrapped at that indentation
     (the continuation lines of a bracket keep their absolute indentation in the output), and a
-    nested ``def`` gets the blank lines around it that formatters put there."""
+    nested ``def`` gets the blank lines around it that formatters put there. Module-level
+    statements come from ``statements`` (the editor's: no node object twice in its tree)."""
     lines = [indent + line if line else line for text in texts for line in text.splitlines()]
     source = "\n".join(wrap_lines(lines)) + "\n"
     if not indent:
-        stmts = _statements(source)
+        stmts = statements(source)
     else:
         block = cst.parse_module("if True:\n" + source).body[0]
         assert isinstance(block, cst.If) and isinstance(block.body, cst.IndentedBlock)
@@ -520,15 +581,18 @@ def _keep_parens(old: cst.CSTNode, new: cst.BaseExpression) -> cst.BaseExpressio
 def _names_read(tree: cst.CSTNode, skip: cst.CSTNode | None = None) -> set[str]:
     """Names read anywhere outside import statements (and outside ``skip``)."""
     names: set[str] = set()
-
-    def enter(node: cst.CSTNode) -> bool:
-        if node is skip or isinstance(node, (cst.Import, cst.ImportFrom)):
-            return False
-        if isinstance(node, cst.Name):
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        # By exact type: libcst's node classes have no subclasses, and a failing `isinstance`
+        # against one goes through ABCMeta for every node.
+        kind = type(node)
+        if node is skip or kind is cst.Import or kind is cst.ImportFrom:
+            continue
+        if kind is cst.Name:
             names.add(node.value)
-        return True
-
-    walk(tree, enter)
+            continue  # a name's only children are its parentheses
+        stack.extend(children(node))
     return names
 
 

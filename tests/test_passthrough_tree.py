@@ -1,0 +1,128 @@
+"""The passthrough's edited tree goes to the dead-host analysis without a round trip through
+text (``translator/dialects/common/passthrough.py``, ``assemble``). That is sound only if the tree
+holds no node object twice (the analysis tells statements and reads apart by identity) and is
+the tree the parser would give for its text, up to formatting fields the analysis never reads.
+Both are checked here on every bundled example into every target."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from translator.api import translate_file  # noqa: E402
+from translator.diagnostics import TranslationError  # noqa: E402
+from translator.dialects import target_dialects  # noqa: E402
+from translator.dialects.common import passthrough  # noqa: E402
+from translator.dialects.cst_utils import children  # noqa: E402
+
+
+def _shared(root: cst.CSTNode) -> list[cst.CSTNode]:
+    """The node objects that appear more than once under ``root``."""
+    seen: set[int] = set()
+    out = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            out.append(node)
+            continue
+        seen.add(id(node))
+        stack.extend(children(node))
+    return out
+
+
+def _differences(a: object, b: object, module: cst.Module, path: str = "") -> list[str]:
+    """Where trees ``a`` and ``b`` differ, but for a blank line's ``indent`` flag and a block's
+    explicit indentation equal to the module's default (the same text either way)."""
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        if len(a) != len(b):
+            return [f"{path}: {len(a)} vs {len(b)} items"]
+        return [
+            d
+            for i, (x, y) in enumerate(zip(a, b))
+            for d in _differences(x, y, module, f"{path}[{i}]")
+        ]
+    if type(a) is not type(b):
+        return [f"{path}: {type(a).__name__} vs {type(b).__name__}"]
+    if not isinstance(a, cst.CSTNode):
+        return [] if a == b else [f"{path}: {a!r} vs {b!r}"]
+    out = []
+    for field in dataclasses.fields(a):
+        x, y = getattr(a, field.name), getattr(b, field.name)
+        if isinstance(a, cst.EmptyLine) and field.name == "indent" and a.comment is None:
+            continue
+        if isinstance(a, cst.IndentedBlock) and field.name == "indent":
+            default = module.default_indent
+            if (x if x is not None else default) == (y if y is not None else default):
+                continue
+        out += _differences(x, y, module, f"{path}.{field.name}")
+    return out
+
+
+def _examples(dsl: str) -> list[Path]:
+    return sorted((ROOT / "examples" / dsl).glob("*.py"))
+
+
+@pytest.mark.parametrize("dsl", ["helion", "triton", "cutile", "tilelang"])
+def test_edited_tree_has_unique_nodes_and_parses_back_the_same(dsl, monkeypatch):
+    trees: list[cst.Module] = []
+    analyse = passthrough.remove_dead_host
+
+    def recording(tree: cst.Module, **kwargs):
+        trees.append(tree)
+        return analyse(tree, **kwargs)
+
+    monkeypatch.setattr(passthrough, "remove_dead_host", recording)
+    checked = 0
+    for example in _examples(dsl):
+        for dst in target_dialects():
+            trees.clear()
+            try:
+                translate_file(example, dsl, dst)
+            except TranslationError:
+                continue
+            assert len(trees) == 1, (example.name, dst)
+            tree = trees[0]
+            shared = _shared(tree)
+            assert not shared, (example.name, dst, [type(n).__name__ for n in shared])
+            reparsed = cst.parse_module(tree.code)
+            differences = _differences(tree, reparsed, reparsed)
+            assert not differences, (example.name, dst, differences[:5])
+            checked += 1
+    assert checked >= len(_examples(dsl))
+
+
+def test_a_snippet_inserted_twice_is_parsed_twice():
+    class Plan:
+        edits = ()
+        sites = ()
+        source = "x = 1\n"
+
+    class Module:
+        entries = ()
+
+    rendering = passthrough.Rendering(kernels={}, launches={}, imports=(), command="")
+    root = cst.parse_module(Plan.source)
+    editor = passthrough._Editor(Module(), Plan(), rendering, {}, root)  # type: ignore[arg-type]
+    text = "grid = (n,)\nfoo(grid)\n"
+    first, second = editor._statements(text), editor._statements(text)
+    assert first[0].deep_equals(second[0])
+    ids_first = {id(node) for stmt in first for node in _all(stmt)}
+    ids_second = {id(node) for stmt in second for node in _all(stmt)}
+    assert not ids_first & ids_second
+
+
+def _all(root: cst.CSTNode) -> list[cst.CSTNode]:
+    out, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        stack.extend(children(node))
+    return out
