@@ -393,6 +393,20 @@ def call_args(call: cst.Call) -> tuple[list[cst.BaseExpression], dict[str, cst.B
     return positional, keywords
 
 
+def calls_named(node: cst.CSTNode, names: set[str]) -> list[cst.Call]:
+    """The calls ``f(...)`` inside ``node`` of a function called one of ``names``, in source
+    order."""
+    calls: list[cst.Call] = []
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            if isinstance(call.func, cst.Name) and call.func.value in names:
+                calls.append(call)
+
+    node.visit(Visitor())
+    return calls
+
+
 def literal(node: cst.BaseExpression) -> object:
     """The value of a literal (numbers, strings, True/False/None, ``float("inf")``, lists).
 

@@ -27,7 +27,13 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from translator.diagnostics import TranslationError
-from translator.dialects.cst_utils import Locator, import_aliases, parse_source, resolve
+from translator.dialects.cst_utils import (
+    Locator,
+    calls_named,
+    import_aliases,
+    parse_source,
+    resolve,
+)
 from translator.ir.loc import Loc
 
 _CALLABLE_NAMES = {"Callable", "typing.Callable", "collections.abc.Callable"}
@@ -285,7 +291,7 @@ class _Rewriter:
         by_function: dict[tuple[str, str], str] = {}
         calls: dict[cst.Call, cst.Call] = {}
         for caller in self._callers():
-            for call in _calls(caller, set(self.callable_params)):
+            for call in calls_named(caller, set(self.callable_params)):
                 kernel = call.func.value  # type: ignore[attr-defined]
                 new = self._specialise_call(caller, call, kernel, specs[kernel], by_function)
                 if new is not None:
@@ -685,18 +691,6 @@ class _ReplaceCalls(cst.CSTTransformer):
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         return self.calls.get(original, updated)
-
-
-def _calls(fn: cst.FunctionDef, names: set[str]) -> list[cst.Call]:
-    found: list[cst.Call] = []
-
-    class V(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            if isinstance(node.func, cst.Name) and node.func.value in names:
-                found.append(node)
-
-    fn.visit(V())
-    return found
 
 
 def _param_names(fn: cst.FunctionDef) -> set[str]:
