@@ -436,6 +436,16 @@ def literal(node: cst.BaseExpression) -> object:
     raise ValueError("not a literal")
 
 
+def literal_or_none(node: cst.BaseExpression | None) -> Any:
+    """``literal(node)``, or ``None`` where ``node`` is not a literal."""
+    if node is None:
+        return None
+    try:
+        return literal(node)
+    except ValueError:
+        return None
+
+
 def source_of(node: cst.CSTNode) -> str:
     """The code of ``node`` as written."""
     return cst.Module(body=[]).code_for_node(node)

@@ -14,8 +14,7 @@ from typing import Any
 
 import libcst as cst
 
-from translator.dialects.cst_utils import call_args, resolve, source_of
-from translator.dialects.helion.expressions import literal_or_none
+from translator.dialects.cst_utils import call_args, literal_or_none, resolve, source_of
 from translator.ir import nodes as ir
 
 

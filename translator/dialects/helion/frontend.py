@@ -25,6 +25,7 @@ from translator.dialects.common.host_api import SCALAR_ANNOTATIONS, api_entries
 from translator.dialects.cst_utils import (
     Locator,
     import_aliases,
+    literal_or_none,
     parse_source,
     resolve,
     source_of,
@@ -33,7 +34,7 @@ from translator.dialects.cst_utils import (
 from translator.dialects.helion.carried import CarriedReader
 from translator.dialects.helion.decorator import DecoratorReader, kernel_decorator
 from translator.dialects.helion.epilogues import relocate, relocate_tree, specialise
-from translator.dialects.helion.expressions import ExprBuilder, literal_or_none
+from translator.dialects.helion.expressions import ExprBuilder
 from translator.dialects.helion.host import HostReader
 from translator.dialects.helion.kernel_functions import (
     KernelFunctionReader,

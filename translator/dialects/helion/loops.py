@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from translator.dialects.cst_utils import call_args, resolve, source_of
+from translator.dialects.cst_utils import call_args, literal_or_none, resolve, source_of
 from translator.dialects.helion.device import DeviceParser
-from translator.dialects.helion.expressions import literal_or_none
 from translator.ir import nodes as ir
 from translator.ir.shapes import ScalarType
 from translator.naming import tile_suffix
