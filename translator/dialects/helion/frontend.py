@@ -33,7 +33,7 @@ from translator.dialects.cst_utils import (
 )
 from translator.dialects.helion.carried import CarriedReader
 from translator.dialects.helion.decorator import DecoratorReader, kernel_decorator
-from translator.dialects.helion.epilogues import relocate, relocate_tree, specialise
+from translator.dialects.helion.epilogues import specialise
 from translator.dialects.helion.expressions import ExprBuilder
 from translator.dialects.helion.host import HostReader
 from translator.dialects.helion.kernel_functions import (
@@ -43,6 +43,7 @@ from translator.dialects.helion.kernel_functions import (
 )
 from translator.dialects.helion.loops import LoopReader
 from translator.dialects.helion.scope import EntryScope
+from translator.dialects.helion.specialised import relocate, relocate_tree
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
 from translator.ir.outline import OutlineNaming, outline_entry
