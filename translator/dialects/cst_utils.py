@@ -484,6 +484,20 @@ def call_args(call: cst.Call) -> tuple[list[cst.BaseExpression], dict[str, cst.B
     return positional, keywords
 
 
+def calls_named(node: cst.CSTNode, names: set[str]) -> list[cst.Call]:
+    """The calls ``f(...)`` inside ``node`` of a function called one of ``names``, in source
+    order."""
+    calls: list[cst.Call] = []
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            if isinstance(call.func, cst.Name) and call.func.value in names:
+                calls.append(call)
+
+    node.visit(Visitor())
+    return calls
+
+
 def literal(node: cst.BaseExpression) -> object:
     """The value of a literal (numbers, strings, True/False/None, ``float("inf")``, lists).
 
@@ -511,6 +525,16 @@ def literal(node: cst.BaseExpression) -> object:
     if isinstance(node, (cst.List, cst.Tuple)):
         return [literal(el.value) for el in node.elements]
     raise ValueError("not a literal")
+
+
+def literal_or_none(node: cst.BaseExpression | None) -> Any:
+    """``literal(node)``, or ``None`` where ``node`` is not a literal."""
+    if node is None:
+        return None
+    try:
+        return literal(node)
+    except ValueError:
+        return None
 
 
 def source_of(node: cst.CSTNode) -> str:

@@ -6,8 +6,13 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from translator.dialects.cst_utils import call_args, resolve, source_of, statement_comments
-from translator.dialects.helion.expressions import literal_or_none
+from translator.dialects.cst_utils import (
+    call_args,
+    literal_or_none,
+    resolve,
+    source_of,
+    statement_comments,
+)
 from translator.ir import nodes as ir
 from translator.ir.shapes import TensorType, TileVarType
 

@@ -11,9 +11,10 @@ A call that passes anything else (a parameter, an attribute, a call's result) ca
 statically and is refused with a located diagnostic.
 
 The rewrite is textual (libcst in, Python text out) so that everything after it, host
-passthrough included, sees an ordinary module. :class:`Specialised` maps each line of the
-rewritten text back to the source line it came from, so diagnostics and IR locations still point
-into the file the user wrote.
+passthrough included, sees an ordinary module. :class:`~.specialised.Specialised` maps each
+line of the rewritten text back to the source line it came from, so diagnostics and IR locations
+still point into the file the user wrote; :mod:`.epilogue_inlining` writes an epilogue into a
+kernel body.
 """
 
 from __future__ import annotations
@@ -22,13 +23,19 @@ import builtins
 import dataclasses
 import textwrap
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 
 import libcst as cst
 
 from translator.diagnostics import TranslationError
-from translator.dialects.cst_utils import Locator, import_aliases, parse_source, resolve
-from translator.ir.loc import Loc
+from translator.dialects.cst_utils import (
+    Locator,
+    calls_named,
+    import_aliases,
+    parse_source,
+    resolve,
+)
+from translator.dialects.helion.epilogue_inlining import Epilogue, EpilogueInliner
+from translator.dialects.helion.specialised import Specialised, line_map
 
 _CALLABLE_NAMES = {"Callable", "typing.Callable", "collections.abc.Callable"}
 _BUILTINS = set(dir(builtins))
@@ -37,36 +44,6 @@ _HINT_PASS = (
     "pass a lambda or a module-level function at the call (`{kernel}(..., lambda acc, tile: "
     "...)`): tiletrans gives each such call a kernel of its own with the epilogue inlined"
 )
-
-
-@dataclass(frozen=True)
-class Epilogue:
-    """What a call passes for a callable parameter: parameter names, the statements to run
-    first (a module function's assignments) and the value it returns."""
-
-    params: tuple[str, ...]
-    prelude: tuple[cst.SimpleStatementLine, ...]
-    value: cst.BaseExpression
-    label: str  # what the specialisation is named after
-    free: tuple[str, ...] = ()  # names the caller must pass in (a lambda's closure)
-
-
-@dataclass
-class Specialised:
-    """The rewritten module text and, per rewritten line (0-based), its source line (1-based)."""
-
-    text: str
-    source_line: list[int]
-    kernel_notes: dict[str, str] = field(default_factory=dict)  # kernel name -> note
-    specialisations: set[str] = field(default_factory=set)  # the kernel functions added
-
-    def loc(self, loc: Loc | None, original: list[str], rewritten: list[str]) -> Loc | None:
-        """``loc`` (in the rewritten text) as a position in the source the user wrote."""
-        if loc is None or not 1 <= loc.line <= len(self.source_line):
-            return loc
-        line = self.source_line[loc.line - 1]
-        same = rewritten[loc.line - 1] == original[line - 1] if line <= len(original) else False
-        return Loc(loc.file, line, loc.col if same else 0)
 
 
 def specialise(
@@ -98,46 +75,10 @@ def specialise(
     text = new_module.code
     return Specialised(
         text,
-        _line_map(source, text),
+        line_map(source, text),
         rewriter.kernel_notes(),
         {spec for _, spec in rewriter.specs},
     )
-
-
-def relocate(error: TranslationError, spec: Specialised, source: str) -> TranslationError:
-    """``error`` (raised on the rewritten text) located in ``source``."""
-    error.loc = spec.loc(error.loc, source.splitlines(), spec.text.splitlines())
-    return error
-
-
-def relocate_tree(obj: object, spec: Specialised, source: str) -> object:
-    """``obj`` (an IR value) with every :class:`Loc` in it moved into ``source``."""
-    original, rewritten = source.splitlines(), spec.text.splitlines()
-    memo: dict[int, object] = {}
-
-    def walk(value: object) -> object:
-        if isinstance(value, Loc):
-            return spec.loc(value, original, rewritten)
-        if id(value) in memo:
-            return memo[id(value)]
-        out = value
-        if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            changes = {}
-            for f in dataclasses.fields(value):
-                old = getattr(value, f.name)
-                new = walk(old)
-                if new is not old:
-                    changes[f.name] = new
-            if changes:
-                out = dataclasses.replace(value, **changes)  # type: ignore[type-var]
-        elif isinstance(value, tuple):
-            items = tuple(walk(v) for v in value)
-            if any(a is not b for a, b in zip(items, value)):
-                out = items
-        memo[id(value)] = out
-        return out
-
-    return walk(obj)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -177,52 +118,6 @@ def _names(node: cst.CSTNode) -> Iterator[cst.Name]:
     v = V()
     node.visit(v)
     return iter(v.found)
-
-
-def _is_atom(node: cst.BaseExpression) -> bool:
-    """Whether ``node`` needs no parentheses as an operand."""
-    simple = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float)
-    return isinstance(node, simple) or bool(node.lpar)
-
-
-def _paren(node: cst.BaseExpression) -> cst.BaseExpression:
-    return (
-        node
-        if _is_atom(node)
-        else node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-    )
-
-
-class _Substitute(cst.CSTTransformer):
-    """Replaces names by expressions; ``t[i]`` of a name bound to a tuple by its ``i``-th item."""
-
-    def __init__(self, values: dict[str, cst.BaseExpression]) -> None:
-        self.values = values
-
-    def leave_Subscript(
-        self, original: cst.Subscript, updated: cst.Subscript
-    ) -> cst.BaseExpression:
-        base = original.value
-        if isinstance(base, cst.Name) and isinstance(self.values.get(base.value), cst.Tuple):
-            items = self.values[base.value].elements  # type: ignore[attr-defined]
-            if len(original.slice) == 1:
-                index = original.slice[0].slice
-                if isinstance(index, cst.Index) and isinstance(index.value, cst.Integer):
-                    i = int(index.value.value)
-                    if -len(items) <= i < len(items):
-                        return items[i].value.deep_clone()
-        return updated
-
-    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
-        if original.value in self.values:
-            return _paren(self.values[original.value].deep_clone())
-        return updated
-
-    def leave_Attribute(
-        self, original: cst.Attribute, updated: cst.Attribute
-    ) -> cst.BaseExpression:
-        # The attribute's own name is no variable: keep it whatever the value became.
-        return updated.with_changes(attr=original.attr)
 
 
 class _Rewriter:
@@ -285,7 +180,7 @@ class _Rewriter:
         by_function: dict[tuple[str, str], str] = {}
         calls: dict[cst.Call, cst.Call] = {}
         for caller in self._callers():
-            for call in _calls(caller, set(self.callable_params)):
+            for call in calls_named(caller, set(self.callable_params)):
                 kernel = call.func.value  # type: ignore[attr-defined]
                 new = self._specialise_call(caller, call, kernel, specs[kernel], by_function)
                 if new is not None:
@@ -568,7 +463,7 @@ class _Rewriter:
             params=new_params,
             kwonly_params=[p for p in params.kwonly_params if keep(p)],
         )
-        body = fn.body.visit(_Inline(epilogues, taken, self))
+        body = fn.body.visit(EpilogueInliner(epilogues, taken, self.error))
         if docstring is not None and isinstance(body, cst.IndentedBlock):
             stmts = list(body.body)
             doc = cst.SimpleStatementLine([cst.Expr(cst.SimpleString(f'"""{docstring}"""'))])
@@ -612,91 +507,12 @@ def _one_parameter_a_line_if_long(fn: cst.FunctionDef) -> cst.FunctionDef:
     )
 
 
-class _Inline(cst.CSTTransformer):
-    """Inlines the calls of callable parameters in a kernel body."""
-
-    def __init__(
-        self, epilogues: dict[str, Epilogue], taken: set[str], rewriter: _Rewriter
-    ) -> None:
-        self.epilogues = epilogues
-        self.taken = taken
-        self.rewriter = rewriter
-        self.pending: list[cst.SimpleStatementLine] = []
-        self.made: set[int] = set()
-
-    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        if not (isinstance(original.func, cst.Name) and original.func.value in self.epilogues):
-            return updated
-        e = self.epilogues[original.func.value]
-        if len(updated.args) != len(e.params) or any(
-            a.keyword is not None or a.star for a in updated.args
-        ):
-            raise self.rewriter.error(
-                original,
-                f"the epilogue is called with {len(updated.args)} argument(s) and takes "
-                f"{len(e.params)}",
-                "pass the accumulator and the tiles by position",
-            )
-        values: dict[str, cst.BaseExpression] = {}
-        for p, a in zip(e.params, updated.args):
-            values[p] = a.value
-        # The epilogue's own names (a function's locals) must not clash with the kernel's.
-        renames: dict[str, cst.BaseExpression] = {}
-        for stmt in e.prelude:
-            for t in stmt.body[0].targets:  # type: ignore[attr-defined]
-                local = t.target.value
-                fresh = local
-                while fresh in self.taken:
-                    fresh = f"{fresh}_"
-                self.taken.add(fresh)
-                renames[local] = cst.Name(fresh)
-        subst = _Substitute({**values, **renames})
-        for stmt in e.prelude:
-            new = stmt.visit(subst)
-            self.pending.append(new.with_changes(leading_lines=[]))  # type: ignore[union-attr]
-        value = e.value.visit(subst)
-        value = _paren(value)  # type: ignore[arg-type]
-        self.made.add(id(value))
-        return value
-
-    def leave_SimpleStatementLine(
-        self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
-    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
-        # An inlined value that is a statement's whole right-hand side needs no parentheses.
-        small = updated.body[0] if len(updated.body) == 1 else None
-        if isinstance(small, (cst.Assign, cst.Return)) and small.value is not None:
-            v = small.value
-            if id(v) in self.made and v.lpar:
-                updated = updated.with_changes(
-                    body=[small.with_changes(value=v.with_changes(lpar=[], rpar=[]))]
-                )
-        if not self.pending:
-            return updated
-        stmts = [*self.pending, updated]
-        self.pending = []
-        stmts[0] = stmts[0].with_changes(leading_lines=updated.leading_lines)
-        stmts[-1] = updated.with_changes(leading_lines=[])
-        return cst.FlattenSentinel(stmts)
-
-
 class _ReplaceCalls(cst.CSTTransformer):
     def __init__(self, calls: dict[cst.Call, cst.Call]) -> None:
         self.calls = calls
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         return self.calls.get(original, updated)
-
-
-def _calls(fn: cst.FunctionDef, names: set[str]) -> list[cst.Call]:
-    found: list[cst.Call] = []
-
-    class V(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            if isinstance(node.func, cst.Name) and node.func.value in names:
-                found.append(node)
-
-    fn.visit(V())
-    return found
 
 
 def _param_names(fn: cst.FunctionDef) -> set[str]:
@@ -746,23 +562,3 @@ def _drop_unused_callable_import(module: cst.Module) -> cst.Module:
                     stmt = stmt.with_changes(body=[imp.with_changes(names=names)])
         body.append(stmt)
     return module.with_changes(body=body)
-
-
-def _line_map(source: str, text: str) -> list[int]:
-    """For each line of ``text`` (a rewrite of ``source``), the source line it came from: the
-    same line where the two agree, else the nearest earlier identical source line (a copied
-    kernel line), else the first source line of the changed region."""
-    old, new = source.splitlines(), text.splitlines()
-    out = [1] * len(new)
-    import difflib  # here: most translations never get here (~5 ms of start-up)
-
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    for tag, i1, _i2, j1, j2 in matcher.get_opcodes():
-        for j in range(j1, j2):
-            if tag == "equal":
-                out[j] = i1 + (j - j1) + 1
-                continue
-            same = [i for i, line in enumerate(old) if line == new[j] and line.strip()]
-            before = [i for i in same if i < i1]
-            out[j] = (before[-1] if before else same[0] if same else min(i1, len(old) - 1)) + 1
-    return out

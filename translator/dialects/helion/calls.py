@@ -1,0 +1,439 @@
+"""Helion expressions, torch calls: functions and tensor methods (pointwise ops, reductions,
+scans, composites such as softmax lowered into IR primitives, matmuls, layout changes, ``*_like``
+constructors), dispatched through the grammar tables of ``grammars/helion.toml``; ``hl.*`` calls
+go to :mod:`translator.dialects.helion.language`.
+
+A mixin of :class:`translator.dialects.helion.expressions.ExprBuilder`, which holds the state the
+methods read (``self.scope``, ``self.grammar``, ``self.dot_precision``...); split out so that
+each file reads one part of an expression.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import libcst as cst
+
+from translator.diagnostics import TranslationError
+from translator.dialects.cst_utils import call_args, literal_or_none, source_of
+from translator.ir import nodes as ir
+from translator.ir.shapes import (
+    IRTypeError,
+    TileType,
+    dims_of,
+    dot_precision,
+    dtype_of,
+    infer,
+    promote,
+)
+
+# torch's `*_like` constructors, read in device code as tiles of another tile's dims: the fill.
+_TILE_LIKE: dict[str, float | None] = {
+    "torch.zeros_like": 0.0,
+    "torch.ones_like": 1.0,
+    "torch.empty_like": 0.0,
+    "torch.full_like": None,
+}
+
+
+class CallReader:
+    """Calls of torch functions and tensor methods, as IR expressions."""
+
+    def _call(self, node: cst.Call) -> ir.Expr:
+        func = node.func
+        name = self.qualname(func)
+        g = self.grammar["frontend"]
+        if name in g.get("unsupported", {}):
+            short = name.removeprefix("helion.language.")
+            raise self.error(node, f"`hl.{short}` is not supported yet", g["unsupported"][name])
+        try:
+            args, kwargs = call_args(node)
+        except TranslationError as err:
+            raise self.error(node, err.message) from None
+        if name in ("float", "int") and len(args) == 1:
+            value = literal_or_none(node)
+            if value is not None:
+                return ir.Const(value, loc=self.locate(node))
+        if name is not None:
+            for table, handler in _GRAMMAR_CALLS:
+                if name in g[table]:
+                    return handler(self, g[table][name], args, kwargs, node)
+            lang = {v: k for k, v in g["language"].items()}
+            if name in lang:
+                return self._language(lang[name], args, kwargs, node)
+            if name in g["atomics"]:
+                short = name.rsplit(".", 1)[-1]
+                raise self.error(node, f"hl.{short}(...) is not supported in an expression here")
+            if name in ("torch.max", "torch.min") and len(args) == 2 and "dim" not in kwargs:
+                op = "maximum" if name == "torch.max" else "minimum"
+                return self._pointwise(op, args, kwargs, node)
+            if name in ("torch.clamp", "torch.clip"):
+                return self._clamp(args, kwargs, node)
+            if name in _TILE_LIKE and self.device:
+                return self._tile_like(_TILE_LIKE[name], args, kwargs, node)
+            if name in ("min", "max") and len(args) == 2 and not kwargs:
+                # Python's min/max of two numbers (a tile's clipped end, say).
+                return self._pointwise(
+                    "minimum" if name == "min" else "maximum", args, kwargs, node
+                )
+        if isinstance(func, cst.Attribute):
+            return self._method(func, args, kwargs, node)
+        raise self.error(
+            node,
+            f"unsupported call `{source_of(func)}`",
+            "use torch pointwise ops, reductions, matmuls or helion.language calls",
+        )
+
+    def _method(self, func: cst.Attribute, args: list, kwargs: dict, node: cst.Call) -> ir.Expr:
+        g = self.grammar["frontend"]
+        method = func.attr.value
+        base = func.value
+        if isinstance(base, cst.Name) and self.scope.is_tensor(base.value):
+            if method == "size":
+                if not args:
+                    return self.host_shape(base.value, "x.size()", node)
+                dim = literal_or_none(args[0])
+                if not isinstance(dim, int):
+                    raise self.error(node, "size index must be an integer literal")
+                return self.scope.size_expr(base.value, dim)
+            if method in ("stride", "numel", "dim"):
+                raise self.error(
+                    node,
+                    f"`{source_of(node)}` is not supported in kernels",
+                    "compute it on the host from sizes",
+                )
+        if method == "to":
+            value = self.expr(base)
+            target = kwargs.get("dtype") or (args[0] if args else None)
+            if target is None:
+                raise self.error(node, "`.to()` needs a dtype")
+            return ir.Cast(value, self.dtype(target), loc=self.locate(node))
+        methods = g["methods"]
+        if method in methods["dtypes"]:
+            return ir.Cast(
+                self.expr(base), ir.DType(methods["dtypes"][method]), loc=self.locate(node)
+            )
+        if method in methods["pointwise"]:
+            return self._pointwise(methods["pointwise"][method], [base, *args], kwargs, node)
+        if method in methods["reductions"]:
+            return self._reduction(methods["reductions"][method], [base, *args], kwargs, node)
+        if method in methods["scans"]:
+            return self._scan(methods["scans"][method], [base, *args], kwargs, node)
+        if method == "expand":
+            return self._expand(self.expr(base), args, kwargs, node)
+        if method in methods["composites"]:
+            return self._composite(methods["composites"][method], [base, *args], kwargs, node)
+        if method in ("max", "min") and args and not kwargs and len(args) == 1:
+            # x.max(y) with a tensor argument is elementwise; x.max(dim) needs keyword dim=.
+            other = self.expr(args[0])
+            if isinstance(self.type_of(other, node), TileType):
+                op = "maximum" if method == "max" else "minimum"
+                return ir.Call(op, (self.expr(base), other), loc=self.locate(node))
+            raise self.error(
+                node,
+                f"`.{method}(dim)` returns values and indices",
+                f"use torch.a{method}(x, dim=...) for the values",
+            )
+        if method in ("clamp", "clip"):
+            return self._clamp([base, *args], kwargs, node)
+        if method in ("transpose", "permute", "t", "unsqueeze"):
+            return self._layout(method, self.expr(base), args, node)
+        if method == "squeeze":
+            return self._squeeze(self.expr(base), args, kwargs, node)
+        if method in ("contiguous", "clone") and not args and not kwargs:
+            # A tile has no layout, and a device value is never aliased: the value itself.
+            return self.expr(base)
+        if method in ("reshape", "view"):
+            return self._reshape(method, self.expr(base), args, kwargs, node)
+        raise self.error(
+            node,
+            f"unsupported method `.{method}()` in `{source_of(node)}`",
+            "use torch pointwise ops, reductions over one dim, .to(dtype), .transpose/.permute",
+        )
+
+    def _reshape(
+        self, method: str, value: ir.Expr, args: list, kwargs: dict, node: cst.Call
+    ) -> ir.Expr:
+        """``v.reshape([tile_m, 1])``/``v.view(tile_m, 1)`` of a device tile: the IR's reshape,
+        which adds or drops unit dims only (the Helion backend spells it so, too)."""
+        if kwargs or not args:
+            raise self.error(
+                node,
+                f"`.{method}()` takes the new shape only",
+                f"write e.g. v.{method}([tile_m, 1])",
+            )
+        shape_node = (
+            args[0]
+            if len(args) == 1 and isinstance(args[0], (cst.List, cst.Tuple))
+            else (cst.List([cst.Element(a) for a in args]))
+        )
+        if any(literal_or_none(e.value) == -1 for e in shape_node.elements):
+            raise self.error(
+                node,
+                f"`-1` in the shape of `.{method}()` is not supported",
+                "spell every dim: tiles, sizes or 1",
+            )
+        reshaped = ir.Reshape(value, self.tile_shape(shape_node), loc=self.locate(node))
+        if not isinstance(self.type_of(value, node), TileType):
+            raise self.error(node, f"`.{method}()` of a scalar is not supported")
+        try:
+            infer(reshaped, self.scope.env)
+        except IRTypeError as err:
+            raise self.error(
+                node,
+                str(err),
+                "reshape only to add or drop dims of size 1; "
+                "use .permute/.transpose to reorder dims",
+            ) from None
+        return reshaped
+
+    def _tile_like(self, fill: float | None, args: list, kwargs: dict, node: cst.Call) -> ir.Expr:
+        """``torch.zeros_like(v)`` (``ones_like``, ``full_like(v, x)``, ``empty_like``) of a
+        device tile: a tile of ``v``'s dims filled with a value (``empty_like``: 0, as the
+        source cannot depend on what it holds)."""
+        if not args:
+            raise self.error(node, "a `*_like` call needs the tile it is shaped like")
+        value = self.expr(args[0])
+        t = self.type_of(value, node)
+        if not isinstance(t, TileType):
+            raise self.error(node, f"`{source_of(node)}` of a scalar", "use the number itself")
+        if fill is None and "fill_value" not in kwargs and len(args) < 2:
+            fill = 0.0
+        fill_node = kwargs.pop("fill_value", args[1] if len(args) > 1 else None)
+        filled: ir.Expr = ir.Const(fill) if fill is not None else self.expr(fill_node)
+        dtype_node = kwargs.pop("dtype", None)
+        kwargs.pop("device", None)
+        if kwargs:
+            raise self.error(node, f"unsupported keyword arguments {sorted(kwargs)}")
+        dtype = self.dtype(dtype_node) if dtype_node is not None else dtype_of(t)
+        return ir.Full(dims_of(t), filled, dtype, loc=self.locate(node))
+
+    def _squeeze(self, value: ir.Expr, args: list, kwargs: dict, node: cst.Call) -> ir.Expr:
+        """``v.squeeze(d)`` of a device tile: drop dim ``d``, which must have size 1."""
+        t = self.type_of(value, node)
+        dims = dims_of(t)
+        dim_node = kwargs.get("dim", args[0] if args else None)
+        dim = literal_or_none(dim_node) if dim_node is not None else None
+        if not isinstance(dim, int) or not -len(dims) <= dim < len(dims):
+            raise self.error(node, "`.squeeze()` needs the integer dim to drop", "v.squeeze(1)")
+        d = dim % len(dims)
+        if not isinstance(dims[d], ir.UnitDim):
+            raise self.error(node, f"dim {dim} of `{source_of(node.func)}` is not of size 1")
+        return ir.Reshape(value, dims[:d] + dims[d + 1 :], loc=self.locate(node))
+
+    def _layout(self, method: str, value: ir.Expr, args: list, node: cst.Call) -> ir.Expr:
+        """``transpose``/``permute``/``t``/``unsqueeze`` of a device tile."""
+        t = self.type_of(value, node)
+        rank = len(dims_of(t))
+        dims = [literal_or_none(a) for a in args]
+        if not all(isinstance(d, int) for d in dims):
+            raise self.error(node, f"`.{method}()` needs integer literal dims")
+        loc = self.locate(node)
+        if method == "unsqueeze":
+            if len(dims) != 1:
+                raise self.error(node, "`.unsqueeze()` takes one dim")
+            return ir.ExpandDims(value, dims[0] if dims[0] >= 0 else rank + 1 + dims[0], loc=loc)
+        if method == "t":
+            dims = [0, 1]
+            method = "transpose"
+        if method == "transpose":
+            if len(dims) != 2:
+                raise self.error(node, "`.transpose()` takes two dims")
+            a, b = (d % rank for d in dims)
+            perm = list(range(rank))
+            perm[a], perm[b] = perm[b], perm[a]
+        else:
+            if len(dims) == 1 and isinstance(dims[0], list):
+                dims = dims[0]
+            perm = [d % rank for d in dims]
+        if sorted(perm) != list(range(rank)):
+            raise self.error(node, f"bad permutation {perm} for a {rank}-d tile")
+        return ir.Permute(value, tuple(perm), loc=loc)
+
+    def _pointwise(self, op: str, args: list, kwargs: dict, node: cst.Call) -> ir.Expr:
+        if op == "gelu" and "approximate" in kwargs:
+            mode = literal_or_none(kwargs.pop("approximate"))
+            if mode == "tanh":
+                op = "gelu_tanh"
+            elif mode != "none":
+                raise self.error(node, f"unsupported gelu approximation {mode!r}")
+        kwargs.pop("inplace", None)
+        if kwargs:
+            raise self.error(node, f"unsupported keyword arguments {sorted(kwargs)} to `{op}`")
+        values = [self.expr(a) for a in args]
+        return ir.Call(op, tuple(values), loc=self.locate(node))
+
+    def _clamp(self, args: list, kwargs: dict, node: cst.Call) -> ir.Expr:
+        value = self.expr(args[0])
+        lo = kwargs.get("min", args[1] if len(args) > 1 else None)
+        hi = kwargs.get("max", args[2] if len(args) > 2 else None)
+        if lo is not None:
+            value = ir.Call("maximum", (value, self.expr(lo)), loc=self.locate(node))
+        if hi is not None:
+            value = ir.Call("minimum", (value, self.expr(hi)), loc=self.locate(node))
+        return value
+
+    def _reduce_axis(self, args: list, kwargs: dict, node: cst.Call, rank: int) -> tuple[int, bool]:
+        dim_node = kwargs.get("dim", args[1] if len(args) > 1 else None)
+        keep_node = kwargs.get("keepdim", args[2] if len(args) > 2 else None)
+        if dim_node is None:
+            raise self.error(
+                node, "reductions need an explicit `dim=`", "write e.g. torch.sum(x, dim=-1)"
+            )
+        dim = literal_or_none(dim_node)
+        if isinstance(dim, list) and len(dim) == 1:
+            dim = dim[0]
+        if not isinstance(dim, int):
+            raise self.error(node, "reduction `dim` must be one integer literal")
+        keep = literal_or_none(keep_node) if keep_node is not None else False
+        if not -rank <= dim < rank:
+            raise self.error(node, f"dim {dim} is out of range for a {rank}-d tile")
+        return dim % rank, bool(keep)
+
+    def _scan(self, op: str, args: list, kwargs: dict, node: cst.Call) -> ir.Expr:
+        """``torch.cumsum(x, dim=d)``: an inclusive scan."""
+        value = self.expr(args[0])
+        t = self.type_of(value, node)
+        if not isinstance(t, TileType) or not t.dims:
+            raise self.error(node, f"a cum{op} of a scalar")
+        if "dtype" in kwargs:
+            value = ir.Cast(value, self.dtype(kwargs.pop("dtype")), loc=self.locate(node))
+        axis, _ = self._reduce_axis(args, kwargs, node, len(t.dims))
+        return ir.Scan(op, value, axis, loc=self.locate(node))
+
+    def _expand(self, value: ir.Expr, args: list, kwargs: dict, node: cst.Call) -> ir.Expr:
+        """``v.expand(tile_m, tile_n)``: ``v`` broadcast to those dims."""
+        shape_node = (
+            args[0]
+            if len(args) == 1 and isinstance(args[0], (cst.List, cst.Tuple))
+            else cst.List([cst.Element(a) for a in args])
+        )
+        if kwargs or not shape_node.elements:
+            raise self.error(node, "`.expand()` takes the sizes of the new shape")
+        broadcast = ir.Broadcast(value, self.tile_shape(shape_node), loc=self.locate(node))
+        try:
+            infer(broadcast, self.scope.env)
+        except IRTypeError as err:
+            raise self.error(node, str(err), "expand only dims of size 1") from None
+        return broadcast
+
+    def _reduction(self, op: str, args: list, kwargs: dict, node: cst.Call) -> ir.Expr:
+        value = self.expr(args[0])
+        t = self.type_of(value, node)
+        if not isinstance(t, TileType) or not t.dims:
+            raise self.error(node, f"`{op}` of a scalar")
+        dtype_node = kwargs.pop("dtype", None)
+        if dtype_node is not None:
+            value = ir.Cast(value, self.dtype(dtype_node), loc=self.locate(node))
+        if "dim" not in kwargs and len(args) < 2 and op in ("sum", "max", "min", "prod"):
+            # `torch.amax(v)`: every lane of the tile, one dim after another (from the last).
+            if "keepdim" in kwargs:
+                raise self.error(node, "`keepdim=` needs `dim=`")
+            for axis in reversed(range(len(t.dims))):
+                value = ir.Reduce(op, value, axis, False, loc=self.locate(node))
+            return value
+        axis, keep = self._reduce_axis(args, kwargs, node, len(t.dims))
+        if op == "mean":
+            total = self.lane_flags(ir.Reduce("sum", value, axis, keep, loc=self.locate(node)))
+            extent = self.extent_of(t.dims[axis], node)
+            return ir.BinOp("/", total, extent, loc=self.locate(node))
+        return ir.Reduce(op, value, axis, keep, loc=self.locate(node))
+
+    def extent_of(self, dim: ir.Dim, node: cst.CSTNode) -> ir.Expr:
+        """The number of valid elements along ``dim`` (for means)."""
+        if isinstance(dim, ir.FullDim):
+            return dim.extent
+        raise self.error(
+            node,
+            "mean over a tile dimension is not supported",
+            "sum over the tile and divide by the extent after the loop",
+        )
+
+    def _composite(self, op: str, args: list, kwargs: dict, node: cst.Call) -> ir.Expr:
+        if op == "mean":
+            return self._reduction(op, args, kwargs, node)  # a sum over the extent
+        value = self.expr(args[0])
+        t = self.type_of(value, node)
+        if not isinstance(t, TileType) or not t.dims:
+            raise self.error(node, f"`{op}` of a scalar")
+        dtype_node = kwargs.pop("dtype", None)
+        axis, _ = self._reduce_axis(args, kwargs, node, len(t.dims))
+        loc = self.locate(node)
+        x = self.bind_temp(f"{op}_in", value, node)
+        if dtype_node is not None:
+            x = self.bind_temp(f"{op}_in", ir.Cast(x, self.dtype(dtype_node), loc=loc), node)
+        row_max = self.bind_temp(f"{op}_max", ir.Reduce("max", x, axis, True, loc=loc), node)
+        shifted = ir.BinOp("-", x, row_max, loc=loc)
+        if op == "softmax":
+            num = self.bind_temp(f"{op}_num", ir.Call("exp", (shifted,), loc=loc), node)
+            den = self.bind_temp(f"{op}_den", ir.Reduce("sum", num, axis, True, loc=loc), node)
+            return ir.BinOp("/", num, den, loc=loc)
+        shifted_name = self.bind_temp(f"{op}_shifted", shifted, node)
+        total = self.lane_flags(
+            ir.Reduce("sum", ir.Call("exp", (shifted_name,), loc=loc), axis, True, loc=loc)
+        )
+        return ir.BinOp("-", shifted_name, ir.Call("log", (total,), loc=loc), loc=loc)
+
+    def _dot(
+        self, node: cst.CSTNode, a: ir.Expr, b: ir.Expr, acc: ir.Expr | None, out: ir.DTypeExpr
+    ) -> ir.Dot:
+        """A dot at the kernel's input precision (where a float32 operand makes it matter)."""
+        ta, tb = dtype_of(self.type_of(a, node)), dtype_of(self.type_of(b, node))
+        precision = dot_precision(ta, tb, self.dot_precision)
+        return ir.Dot(a, b, acc, out, precision=precision, loc=self.locate(node))
+
+    def _dot_mm(self, node: cst.CSTNode, a: ir.Expr, b: ir.Expr) -> ir.Expr:
+        ta, tb = self.type_of(a, node), self.type_of(b, node)
+        out = promote(dtype_of(ta), dtype_of(tb))
+        return self._dot(node, a, b, None, out)
+
+    def _dot_call(self, kind: str, args: list, kwargs: dict, node: cst.Call) -> ir.Expr:
+        """A dot of form ``kind`` (:data:`~translator.ir.ops.DOT_FORMS`); the batched forms read
+        like the others, the operands' rank says which it is."""
+        if kind in ("mm", "bmm"):
+            if len(args) != 2 or kwargs:
+                raise self.error(node, "matmul takes exactly two tiles")
+            return self._dot_mm(node, self.expr(args[0]), self.expr(args[1]))
+        if kind in ("addmm", "baddbmm"):
+            if len(args) != 3:
+                raise self.error(
+                    node,
+                    "addmm takes (acc, a, b)",
+                    "beta/alpha scaling is not supported; scale the result instead",
+                )
+            if kwargs:
+                raise self.error(node, f"unsupported keyword arguments {sorted(kwargs)}")
+            acc = self.expr(args[0])
+            out = dtype_of(self.type_of(acc, node))
+            return self._dot(node, self.expr(args[1]), self.expr(args[2]), acc, out)
+        # hl.dot(a, b, acc=None, out_dtype=None)
+        a, b = self.expr(args[0]), self.expr(args[1])
+        acc_node = kwargs.pop("acc", args[2] if len(args) > 2 else None)
+        out_node = kwargs.pop("out_dtype", None)
+        if kwargs:
+            raise self.error(node, f"unsupported keyword arguments {sorted(kwargs)} to hl.dot")
+        acc = (
+            self.expr(acc_node)
+            if acc_node is not None and literal_or_none(acc_node) is None
+            else None
+        )
+        if out_node is not None and literal_or_none(out_node) is None:
+            out = self.dtype(out_node)
+        elif acc is not None:
+            out = dtype_of(self.type_of(acc, node))
+        else:
+            ta, tb = self.type_of(a, node), self.type_of(b, node)
+            out = promote(dtype_of(ta), dtype_of(tb))
+        return self._dot(node, a, b, acc, out)
+
+
+# The grammar's tables of torch functions (by qualified name), in the order a call is looked up,
+# each with the handler of its calls (given the table's IR op or form).
+_GRAMMAR_CALLS: tuple[tuple[str, Callable[..., ir.Expr]], ...] = (
+    ("pointwise", CallReader._pointwise),
+    ("scalar_pointwise", CallReader._pointwise),
+    ("reductions", CallReader._reduction),
+    ("scans", CallReader._scan),
+    ("composites", CallReader._composite),
+    ("dots", CallReader._dot_call),
+)

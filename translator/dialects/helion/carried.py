@@ -1,0 +1,219 @@
+"""Helion frontend, carried host code: host statements the IR does not model stay in the
+translation as written; what they bind is typed where the code tells (a tensor of known rank, a
+scalar, a dtype) so that kernels may read it, and the entry's facts are incomplete from there on.
+
+A mixin of :class:`translator.dialects.helion.frontend.EntryParser`, which holds the state the
+methods read (``self.scope``, ``self.aliases``, ``self.grammar``...); split out so that each file
+reads one part of a kernel function.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from translator.diagnostics import TranslationError
+from translator.dialects.cst_utils import call_args, resolve, source_of
+from translator.ir import nodes as ir
+from translator.ir.shapes import ScalarType, TensorType
+
+if TYPE_CHECKING:
+    from translator.dialects.helion.frontend import EntryParser
+
+# Tensor methods whose result is a tensor of the same rank.
+_SAME_RANK_METHODS = {
+    "contiguous", "clone", "detach", "to", "float", "half", "bfloat16", "double", "int",
+    "long", "cuda", "cpu", "transpose", "permute", "t", "abs", "neg", "exp", "sigmoid",
+    "type_as", "expand_as", "view_as", "reshape_as",
+}  # fmt: skip
+_SCALAR_FUNCTIONS = {"float": "float", "int": "int", "bool": "bool"}
+
+
+class CarriedReader:
+    """Host statements carried as written, and the names they bind."""
+
+    def _carried(self, node: cst.CSTNode, why: TranslationError | None) -> list[ir.Stmt]:
+        """A host statement the IR does not model: it stays in the translation as written.
+
+        What it binds is told from the code where it can be (a tensor of known rank, a scalar, a
+        dtype) so that kernels may read it; the entry's facts are incomplete from here on.
+        Helion-only host calls cannot be carried into another DSL: those are refused.
+        """
+        dsl = self._dsl_call(node)
+        if dsl is not None:
+            if why is not None:
+                raise why
+            raise self.error(
+                dsl,
+                f"`{source_of(dsl)}` is Helion host code inside a host statement tiletrans "
+                "carries as written",
+                "move the hl.* call into a statement of its own (`n = hl.specialize(...)`)",
+            )
+        if _contains_device_loop(node, self):
+            raise self.error(
+                node,
+                "a device loop nested in host control flow is not supported",
+                "put hl.tile/hl.grid loops at the top level of the kernel function",
+            )
+        self.complete = False
+        out: list[ir.Stmt] = []
+        for name, value, index in _assignments(node):
+            stmt = self._bind_carried(name, value, index)
+            if stmt is not None:
+                out.append(stmt)
+        return out
+
+    def _dsl_call(self, node: cst.CSTNode) -> cst.Call | None:
+        """The first call of a Helion API inside ``node``, if any."""
+        found: list[cst.Call] = []
+        roots = tuple(self.grammar["packages"])
+
+        class V(cst.CSTVisitor):
+            def visit_Call(self, call: cst.Call) -> None:
+                name = resolve(call.func, outer.aliases) or ""
+                if not found and name.split(".")[0] in roots:
+                    found.append(call)
+
+        outer = self
+        node.visit(V())
+        return found[0] if found else None
+
+    def _bind_carried(
+        self, name: str, value: cst.BaseExpression | None, index: int | None
+    ) -> ir.Carried | None:
+        """Type ``name``, bound by carried host code to ``value`` (item ``index`` of it)."""
+        env = self.scope.env.vars
+        self.scope.used_names.add(name)
+        self.scope.dtype_aliases.pop(name, None)
+        self.scope.unknown.pop(name, None)
+        kind = self._carried_kind(value, index)
+        text = source_of(value) if value is not None else name
+        if isinstance(kind, TensorType):
+            env[name] = TensorType(ir.DTypeOf(name), kind.rank)
+            return ir.Carried(name, "tensor", text, kind.rank)
+        if isinstance(kind, ScalarType):
+            env[name] = kind
+            scalar = "float" if kind.dtype == ir.F32 else "bool" if kind.dtype == ir.BOOL else "int"
+            return ir.Carried(name, scalar, text)
+        env.pop(name, None)
+        if kind == "dtype":
+            self.scope.dtype_aliases[name] = self._static_dtype(value)
+        else:
+            self.scope.unknown[name] = text
+        return None
+
+    def _carried_kind(self, value: cst.BaseExpression | None, index: int | None) -> object:
+        """What a carried value is: a ``TensorType``/``ScalarType``, ``"dtype"`` or ``None``."""
+        if value is None:
+            return None
+        if isinstance(value, (cst.Integer, cst.Float)):
+            return ScalarType(ir.F32 if isinstance(value, cst.Float) else ir.I32, weak=True)
+        fn = resolve(value.func, self.aliases) if isinstance(value, cst.Call) else None
+        if (
+            self._static_dtype(value) is not None
+            or fn in self.grammar["frontend"]["host"]["dtype_functions"]
+        ):
+            return "dtype"
+        if isinstance(value, cst.Attribute) and value.attr.value == "dtype":
+            return "dtype"
+        if isinstance(value, cst.Call):
+            args, _ = call_args(value)
+            if isinstance(value.func, cst.Name) and value.func.value in _SCALAR_FUNCTIONS:
+                kind = _SCALAR_FUNCTIONS[value.func.value]
+                dtype = {"float": ir.F32, "int": ir.I32, "bool": ir.BOOL}[kind]
+                return ScalarType(dtype, weak=True)
+            if fn in self.grammar["frontend"]["host"]["tensor_functions"]:
+                ranks = [self.scope.rank(a.value) for a in args if isinstance(a, cst.Name)]
+                known = [r for r in ranks if r is not None]
+                rank = max(known) if known and len(known) == len(ranks) else None
+                return TensorType(ir.F32, rank)
+            if isinstance(value.func, cst.Attribute) and isinstance(value.func.value, cst.Name):
+                base, method = value.func.value.value, value.func.attr.value
+                if self.scope.is_tensor(base):
+                    rank = self.scope.rank(base)
+                    if method in ("view", "reshape"):
+                        shape = args
+                        if len(args) == 1 and isinstance(args[0], (cst.List, cst.Tuple)):
+                            shape = [e.value for e in args[0].elements]
+                        starred = isinstance(value.args[0].star, str) and value.args[0].star
+                        return TensorType(ir.F32, None if starred else len(shape))
+                    if method == "flatten" and not args:
+                        return TensorType(ir.F32, 1)
+                    if method == "unsqueeze":
+                        return TensorType(ir.F32, rank + 1 if rank is not None else None)
+                    if method in _SAME_RANK_METHODS:
+                        return TensorType(ir.F32, rank)
+                    if method in ("size", "numel", "stride", "dim", "element_size"):
+                        return ScalarType(ir.I32, weak=True)
+        if isinstance(value, cst.Name):
+            t = self.scope.env.vars.get(value.value)
+            if isinstance(t, (TensorType, ScalarType)):
+                return t
+            if value.value in self.scope.dtype_aliases:
+                return "dtype"
+        return None
+
+    def _static_dtype(self, node: cst.BaseExpression | None) -> ir.DType | None:
+        """``torch.float32`` (or an alias of one) as an IR dtype."""
+        if node is None:
+            return None
+        name = resolve(node, self.aliases)
+        table = self.grammar["frontend"]["dtypes"]
+        if name in table:
+            return ir.DType(table[name])
+        if isinstance(node, cst.Name):
+            return self.scope.dtype_aliases.get(node.value)
+        return None
+
+
+def _contains_device_loop(node: cst.CSTNode, parser: EntryParser) -> bool:
+    found = []
+
+    class V(cst.CSTVisitor):
+        def visit_For(self, n: cst.For) -> None:
+            if parser._is_device_loop(n):
+                found.append(n)
+
+    node.visit(V())
+    return bool(found)
+
+
+def _assignments(
+    node: cst.CSTNode,
+) -> list[tuple[str, cst.BaseExpression | None, int | None]]:
+    """Names a host statement binds: (name, value it is bound to, index into a tuple value)."""
+    out: list[tuple[str, cst.BaseExpression | None, int | None]] = []
+
+    def targets(target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+        if isinstance(target, cst.Name):
+            out.append((target.value, value, None))
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for i, element in enumerate(target.elements):
+                if isinstance(element.value, cst.Name):
+                    out.append((element.value.value, value, i))
+
+    class V(cst.CSTVisitor):
+        def visit_Assign(self, n: cst.Assign) -> None:
+            for t in n.targets:
+                targets(t.target, n.value)
+
+        def visit_AnnAssign(self, n: cst.AnnAssign) -> None:
+            targets(n.target, n.value)
+
+        def visit_AugAssign(self, n: cst.AugAssign) -> None:
+            targets(n.target, None)
+
+        def visit_For(self, n: cst.For) -> None:
+            targets(n.target, None)
+
+        def visit_WithItem(self, n: cst.WithItem) -> None:
+            if n.asname is not None:
+                targets(n.asname.name, None)  # type: ignore[arg-type]
+
+        def visit_FunctionDef(self, n: cst.FunctionDef) -> bool:
+            out.append((n.name.value, None, None))
+            return False
+
+    node.visit(V())
+    return out

@@ -1,0 +1,179 @@
+"""Helion frontend, the kernel decorator: ``@helion.kernel(config=..., configs=[...], ...)`` read
+into the kernels' tunables (block sizes in Helion's numbering, ``num_warps``, ``num_stages``,
+``group_size``), their configs and the entry's hints (``pid_type``, ``index_dtype``,
+``fast_math``, ``static_shapes``, ``dot_precision``).
+
+A mixin of :class:`translator.dialects.helion.frontend.EntryParser`, which holds the state the
+methods read (``self.fn``, ``self.scope``, ``self.config_nodes``, ``self.hints``...); split out so
+that each file reads one part of a kernel function.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from translator.dialects.cst_utils import call_args, literal_or_none, resolve, source_of
+from translator.ir import nodes as ir
+
+
+def kernel_decorator(
+    fn: cst.FunctionDef, aliases: dict[str, str], grammar: dict
+) -> cst.Decorator | None:
+    """The ``@helion.kernel`` decorator of ``fn``, if it has one."""
+    for dec in fn.decorators:
+        target = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
+        if resolve(target, aliases) == grammar["frontend"]["kernel"]["decorator"]:
+            return dec
+    return None
+
+
+class DecoratorReader:
+    """What the ``@helion.kernel(...)`` decorator of a kernel function sets."""
+
+    def _decorator(self) -> None:
+        dec = kernel_decorator(self.fn, self.aliases, self.grammar)
+        assert dec is not None
+        if not isinstance(dec.decorator, cst.Call):
+            return
+        _, kwargs = call_args(dec.decorator)
+        config_name = self.grammar["frontend"]["kernel"]["config"]
+        if "config" in kwargs:
+            node = self._named_constant(kwargs["config"])
+            if not (isinstance(node, cst.Call) and resolve(node.func, self.aliases) == config_name):
+                raise self.error(
+                    kwargs["config"],
+                    "config= must be a helion.Config(...) call or a module-level name bound to one",
+                )
+            self.config_nodes.append(node)
+        if "configs" in kwargs:
+            node = self._named_constant(kwargs["configs"])
+            if not isinstance(node, (cst.List, cst.Tuple)):
+                raise self.error(node, "configs= must be a list of helion.Config(...)")
+            for element in node.elements:
+                v = element.value
+                if not (isinstance(v, cst.Call) and resolve(v.func, self.aliases) == config_name):
+                    raise self.error(v, "configs= entries must be helion.Config(...) calls")
+                self.config_nodes.append(v)
+        setting = self.grammar["backend"]["kernel"]["dot_precision_setting"]
+        if setting in kwargs:
+            value = literal_or_none(kwargs[setting])
+            if value not in ir.DOT_PRECISIONS:
+                raise self.error(
+                    kwargs[setting],
+                    f"{setting}= must be a literal string, one of "
+                    + ", ".join(repr(p) for p in ir.DOT_PRECISIONS),
+                )
+            self.build.dot_precision = str(value)
+        if "static_shapes" in kwargs:
+            self.hints["static_shapes"] = bool(literal_or_none(kwargs["static_shapes"]))
+        if "fast_math" in kwargs:
+            self.hints["fast_math"] = bool(literal_or_none(kwargs["fast_math"]))
+        if "index_dtype" in kwargs:
+            dtype = self.grammar["frontend"]["dtypes"].get(
+                resolve(kwargs["index_dtype"], self.aliases) or ""
+            )
+            if dtype is None:
+                raise self.error(kwargs["index_dtype"], "index_dtype= must be a torch dtype")
+            self.hints["index_dtype"] = dtype
+
+    def _named_constant(self, node: cst.BaseExpression) -> cst.BaseExpression:
+        """``CONFIG`` bound at module level to a value: that value (the translation drops the
+        constant unless host code reads it too)."""
+        if isinstance(node, cst.Name) and node.value in self.constants:
+            stmt = self.constants[node.value]
+            small = stmt.body[0]
+            assert isinstance(small, cst.Assign)
+            self.consumed.add(node.value)
+            return small.value
+        return node
+
+    def _tunables(self) -> tuple[tuple[ir.Tunable, ...], tuple[tuple[tuple[str, int], ...], ...]]:
+        """Block sizes (in Helion's numbering), num_warps and num_stages, from the configs."""
+        configs: list[dict[str, int]] = []
+        hint_keys = set(self.grammar["frontend"]["kernel"]["hint_keys"])
+        launch_keys = self.grammar["frontend"]["kernel"]["launch_keys"]
+        blocks = self.scope.block_order
+        for node in self.config_nodes:
+            positional, kwargs = call_args(node)
+            if positional:
+                raise self.error(node, "pass helion.Config options as keywords")
+            values: dict[str, int] = {}
+            for key, value_node in kwargs.items():
+                value = literal_or_none(value_node)
+                if key == "block_sizes":
+                    if not isinstance(value, list) or not all(isinstance(v, int) for v in value):
+                        raise self.error(value_node, "block_sizes must be a list of integers")
+                    if len(value) != len(blocks):
+                        raise self.error(
+                            value_node,
+                            f"block_sizes has {len(value)} entries but the kernel has "
+                            f"{len(blocks)} tiled loops ({', '.join(blocks) or 'none'})",
+                            "give one block size per hl.tile dimension, in order",
+                        )
+                    values.update(zip(blocks, value))
+                elif key in launch_keys:
+                    if not isinstance(value, int):
+                        raise self.error(value_node, f"{key} must be an integer")
+                    values[key] = value
+                elif key == "l2_groupings":
+                    if isinstance(value, list) and value and isinstance(value[0], int):
+                        values["group_size"] = value[0]
+                elif key in hint_keys:
+                    if key == "pid_type":
+                        self._pid_type(value, value_node, first=not configs)
+                    # Other options steer Helion's own code generation (indexing strategy,
+                    # loop orders, unrolling); they are performance hints the Triton output does
+                    # not need for correctness.
+                else:
+                    raise self.error(value_node, f"unknown helion.Config option `{key}`")
+            configs.append(values)
+        defaults = configs[0] if configs else {}
+        tunables = []
+        for name in blocks:
+            choices = tuple(sorted({c[name] for c in configs if name in c}))
+            choices = choices or self.scope.block_choices.get(name, ())
+            default = defaults.get(name, self.scope.tunable_defaults.get(name, 32))
+            tunables.append(ir.Tunable(name, "block_size", default, choices))
+        for name, cap in self.scope.fitted_blocks.items():
+            tunables.append(ir.Tunable(name, "block_size", cap, (), fit=True))
+        # Helion's own defaults where a config leaves a knob out (num_stages=1, not Triton's 3).
+        for key, fallback in (("num_warps", 4), ("num_stages", 1), ("group_size", 1)):
+            present = [c[key] for c in configs if key in c]
+            if present or key != "group_size":
+                tunables.append(
+                    ir.Tunable(key, key, defaults.get(key, fallback), tuple(sorted(set(present))))
+                )
+        names = [t.name for t in tunables]
+        full_configs = []
+        for c in configs:
+            full = {n: c.get(n, next(t.default for t in tunables if t.name == n)) for n in names}
+            full_configs.append(tuple(full.items()))
+        return tuple(tunables), tuple(full_configs)
+
+    def _pid_type(self, value: Any, node: cst.BaseExpression, first: bool) -> None:
+        """``pid_type=`` of a config: the first (default) config's is the entry's hint."""
+        if isinstance(node, cst.Name) and node.value == "None":
+            return  # Helion's default ("flat")
+        pid_types = self.grammar["frontend"]["kernel"]["pid_types"]
+        if value not in pid_types:
+            raise self.error(
+                node,
+                f"unsupported pid_type `{source_of(node)}`",
+                f"use one of {', '.join(repr(p) for p in pid_types)}",
+            )
+        if first:
+            # The IR has one pid_type per entry; it only steers performance.
+            self.hints["pid_type"] = value
+
+    def _hints(self) -> ir.Hints:
+        """The decorator's settings in the IR's words."""
+        h = self.hints
+        return ir.Hints(
+            schedule=h.get("pid_type"),
+            index_bits=64 if h.get("index_dtype") == "int64" else None,
+            fast_math=h.get("fast_math"),
+            static_shapes=h.get("static_shapes"),
+            autotune=True if not self.config_nodes else None,
+        )

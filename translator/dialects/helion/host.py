@@ -1,0 +1,385 @@
+"""Helion frontend, host statements: the code of a kernel function around its device loops, read
+as facts for validation: shape unpacking, asserts (sizes they state equal become one size),
+returns, scalar assignments, allocations, views, ``hl.specialize``. A top-level device loop is
+handed to :mod:`translator.dialects.helion.loops`; a statement the IR does not model to
+:mod:`translator.dialects.helion.carried`.
+
+A mixin of :class:`translator.dialects.helion.frontend.EntryParser`, which holds the state the
+methods read (``self.scope``, ``self.build``, ``self.edits``...); split out so that each file
+reads one part of a kernel function.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+import libcst as cst
+
+from translator.diagnostics import TranslationError
+from translator.dialects.common.torch_host import AllocError, read_alloc
+from translator.dialects.cst_utils import call_args, resolve, source_of, statement_comments
+from translator.ir import nodes as ir
+from translator.ir.shapes import ScalarType, TensorType
+
+
+class HostReader:
+    """The host statements of a kernel function, as IR statements."""
+
+    def _host_block(self, nodes: list[cst.BaseStatement]) -> list[ir.Stmt]:
+        out: list[ir.Stmt] = []
+        for node in nodes:
+            comments = statement_comments(node)
+            if isinstance(node, cst.For) and self._is_device_loop(node):
+                kernel = self._kernel(node, comments)
+                out.append(kernel)
+                continue
+            if isinstance(node, cst.SimpleStatementLine):
+                self.current_line = node
+                for i, small in enumerate(node.body):
+                    try:
+                        stmts = self._host_small(small)
+                    except TranslationError as err:
+                        stmts = self._carried(small, err)
+                    if stmts and i == 0:
+                        first = stmts[0]
+                        stmts[0] = _with_comments(first, comments)
+                    out.extend(stmts)
+                continue
+            self._carried(node, None)
+        return out
+
+    def _host_small(self, node: cst.BaseSmallStatement) -> list[ir.Stmt]:
+        self.build.device = False
+        handler = _HOST_STATEMENTS.get(type(node))
+        if handler is None:
+            raise self._unsupported_host(node)
+        return handler(self, node)
+
+    def _unsupported_host(self, node: cst.BaseSmallStatement) -> TranslationError:
+        return self.error(node, f"unsupported host statement `{source_of(node).strip()}`")
+
+    def st_assign(self, node: cst.Assign) -> list[ir.Stmt]:
+        if len(node.targets) != 1:
+            raise self.error(node, "chained assignment is not supported")
+        target = node.targets[0].target
+        value = node.value
+        if isinstance(target, (cst.Tuple, cst.List)):
+            return [self._shape_unpack(target, value, node)]
+        if not isinstance(target, cst.Name):
+            raise self.error(node, "host assignments must bind a name")
+        return self._host_assign(target.value, value, node)
+
+    def st_ann_assign(self, node: cst.AnnAssign) -> list[ir.Stmt]:
+        if not (isinstance(node.target, cst.Name) and node.value):
+            raise self._unsupported_host(node)
+        return self._host_assign(node.target.value, node.value, node)
+
+    def st_assert(self, node: cst.Assert) -> list[ir.Stmt]:
+        test = self.build.expr(node.test)
+        self._learn_equalities(test)
+        # Host code is plain Python in every DSL, so the message travels as written.
+        msg = source_of(node.msg) if node.msg is not None else None
+        return [ir.Assert(test, msg, loc=self.locate(node))]
+
+    def st_return(self, node: cst.Return) -> list[ir.Stmt]:
+        loc = self.locate(node)
+        if node.value is None:
+            return [ir.Return(None, loc=loc)]
+        if isinstance(node.value, cst.Tuple):
+            items = tuple(self._return_item(e.value) for e in node.value.elements)
+            return [ir.Return(ir.TupleExpr(items), loc=loc)]
+        return [ir.Return(self._return_item(node.value), loc=loc)]
+
+    def st_expr(self, node: cst.Expr) -> list[ir.Stmt]:
+        """A string statement (a comment in string form) is dropped; other expressions are
+        not host statements the IR models."""
+        if not isinstance(node.value, (cst.SimpleString, cst.ConcatenatedString)):
+            raise self._unsupported_host(node)
+        return []
+
+    def st_pass(self, node: cst.Pass) -> list[ir.Stmt]:
+        return []
+
+    def _learn_equalities(self, test: ir.Expr) -> None:
+        """Sizes an assert states equal become one size for the kernels."""
+        if isinstance(test, ir.BinOp) and test.op in ("and", "&"):
+            self._learn_equalities(test.lhs)
+            self._learn_equalities(test.rhs)
+        elif isinstance(test, ir.BinOp) and test.op == "==":
+            a, b = test.lhs, test.rhs
+            if isinstance(a, ir.ShapeOf) and isinstance(b, ir.ShapeOf):
+                rank = self.scope.rank(a.tensor) or self.scope.rank(b.tensor) or 0
+                for name in (a.tensor, b.tensor):
+                    # Equal shapes have equal ranks: the assert states the other's rank.
+                    t = self.scope.env.vars.get(name)
+                    if rank and isinstance(t, TensorType) and t.rank is None:
+                        self.scope.env.vars[name] = TensorType(t.dtype, rank)
+                for d in range(rank):
+                    self.scope.unify(ir.SizeOf(a.tensor, d), ir.SizeOf(b.tensor, d))
+            else:
+                self.scope.unify(a, b)
+
+    def _return_item(self, node: cst.BaseExpression) -> ir.Expr:
+        if isinstance(node, cst.Name) and node.value in self.scope.env.vars:
+            return ir.Name(node.value)
+        raise self.error(
+            node,
+            f"return `{source_of(node)}`: return host tensors by name",
+            "bind the value to a name first",
+        )
+
+    def _shape_of_tensor(self, node: cst.BaseExpression) -> str | None:
+        """The host tensor whose shape ``node`` is (``x.shape``, ``x.size()``), if any."""
+        tensor = None
+        if isinstance(node, cst.Attribute) and node.attr.value == "shape":
+            tensor = node.value
+        elif (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and (node.func.attr.value == "size" and not node.args)
+        ):
+            tensor = node.func.value
+        if isinstance(tensor, cst.Name) and self.scope.is_tensor(tensor.value):
+            return tensor.value
+        return None
+
+    def _shape_unpack(
+        self, target: cst.Tuple | cst.List, value: cst.BaseExpression, node: cst.CSTNode
+    ) -> ir.Stmt:
+        tensor = self._shape_of_tensor(value)
+        if tensor is None:
+            raise self.error(
+                node, "tuple assignment on the host must unpack `x.size()` or `x.shape`"
+            )
+        names: list[str | None] = []
+        for i, element in enumerate(target.elements):
+            v = element.value
+            if not isinstance(v, cst.Name):
+                raise self.error(v, "unpack sizes into plain names")
+            name = None if v.value == "_" else v.value
+            names.append(name)
+            if name is not None:
+                self.scope.unify(ir.Name(name), ir.SizeOf(tensor, i))
+                self.scope.used_names.add(name)
+        stmt = ir.ShapeUnpack(tuple(names), tensor, loc=self.locate(node))
+        known = self.scope.rank(tensor)
+        if known is not None and known != len(names):
+            raise self.error(node, f"`{tensor}` is {known}-d but unpacked into {len(names)} sizes")
+        t = self.scope.env.vars[tensor]
+        assert isinstance(t, TensorType)
+        self.scope.env.vars[tensor] = TensorType(t.dtype, len(names))
+        for name in names:
+            if name is not None:
+                self.scope.env.vars[name] = ScalarType(ir.I32, weak=True)
+        return stmt
+
+    def _host_assign(
+        self, name: str, value: cst.BaseExpression, node: cst.CSTNode
+    ) -> list[ir.Stmt]:
+        loc = self.locate(node)
+        if self.scope.is_tensor(name):
+            raise self.error(
+                node,
+                f"rebinding tensor `{name}` on the host is not supported",
+                "allocate outputs under a new name",
+            )
+        alloc = self._alloc(name, value)
+        if alloc is not None:
+            self.scope.env.vars[name] = TensorType(
+                alloc.dtype,
+                len(alloc.shape) if alloc.shape is not None else self.scope.rank(alloc.like or ""),
+            )
+            if alloc.like is not None:
+                self.scope.like[name] = alloc.like
+            elif alloc.shape is not None:
+                self.scope.alloc_shapes[name] = alloc.shape
+            self.scope.used_names.add(name)
+            return [_with_loc(alloc, loc)]
+        view = self._view(name, value)
+        if view is not None:
+            return [view]
+        if isinstance(value, cst.Call):
+            fn = resolve(value.func, self.aliases)
+            lang = self.grammar["frontend"]["language"]
+            if fn == lang["register_block_size"]:
+                return self._register_block_size(name, value)
+            fitted = self._fitted_block(name, value)
+            if fitted is not None:
+                return fitted
+            if fn == lang["specialize"]:
+                args, _ = call_args(value)
+                inner = self.build.expr(args[0])
+                # Other DSLs take the value as it is (the kernel parameter is a constexpr):
+                # `n = hl.specialize(n)` goes, `n = hl.specialize(x.size(1))` keeps its value.
+                if isinstance(args[0], cst.Name) and args[0].value == name:
+                    self._remove_line(
+                        value, "hl.specialize", "the kernels take it as a compile-time constant"
+                    )
+                else:
+                    self.edits.append(
+                        ir.HostEdit(
+                            "replace",
+                            self.locate.span(value),
+                            text=source_of(args[0]),
+                            note="tiletrans: was `hl.specialize(...)`: the kernels take it as "
+                            "a compile-time constant",
+                        )
+                    )
+                self.scope.specialized.append(name)
+                self.scope.env.vars[name] = ScalarType(ir.I32, weak=True)
+                self.scope.used_names.add(name)
+                return [ir.Assign(name, inner, loc=loc)]
+        expr = self.build.expr(value)
+        t = self.build.type_of(expr, node)
+        if (
+            isinstance(t, TensorType)
+            and isinstance(expr, ir.Cast)
+            and isinstance(expr.value, ir.Name)
+        ):
+            # `out = c.to(a.dtype)`: a converted copy of a whole tensor (after a kernel).
+            self.scope.env.vars[name] = t
+            self.scope.like[name] = expr.value.id
+            self.scope.used_names.add(name)
+            return [ir.Assign(name, expr, loc=loc)]
+        if not isinstance(t, ScalarType):
+            raise self.error(
+                node,
+                f"unsupported host value `{source_of(value)}`",
+                "host code may compute scalars, allocate tensors and convert them (`x.to(dtype)`)",
+            )
+        self.scope.env.vars[name] = t
+        self.scope.used_names.add(name)
+        return [ir.Assign(name, expr, loc=loc)]
+
+    def _view(self, name: str, value: cst.BaseExpression) -> ir.Stmt | None:
+        """``y = x.view(...)``/``.reshape(...)``/``.flatten()`` of a host tensor."""
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)):
+            return None
+        base = value.func.value
+        method = value.func.attr.value
+        if method not in ("view", "reshape", "flatten") or not (
+            isinstance(base, cst.Name) and self.scope.is_tensor(base.value)
+        ):
+            return None
+        args, kwargs = call_args(value)
+        if kwargs or (method == "flatten" and args):
+            raise self.error(
+                value, f"unsupported `.{method}()` arguments", "use x.view(-1) or x.view(m, n)"
+            )
+        if method == "flatten":
+            shape: tuple[ir.Expr, ...] = (ir.Const(-1),)
+        else:
+            nodes = (
+                [e.value for e in args[0].elements]
+                if len(args) == 1 and isinstance(args[0], (cst.List, cst.Tuple))
+                else args
+            )
+            shape = tuple(self.build.expr(n) for n in nodes)
+        t = self.scope.env.vars[base.value]
+        assert isinstance(t, TensorType)
+        self.scope.env.vars[name] = TensorType(t.dtype, len(shape))
+        self.scope.used_names.add(name)
+        return ir.View(name, base.value, shape, loc=self.locate(value))
+
+    def _alloc_dtype(self, node: cst.BaseExpression, target: str) -> ir.DTypeExpr:
+        """The dtype= of an allocation of ``target``; a dtype carried host code computes is the
+        new tensor's own (and names it from then on: ``.to(out_dtype)`` is ``.to(out.dtype)``)."""
+        if isinstance(node, cst.Name) and node.value in self.scope.dtype_aliases:
+            known = self.scope.dtype_aliases[node.value]
+            if known is None:
+                self.scope.dtype_aliases[node.value] = ir.DTypeOf(target)
+                return ir.DTypeOf(target)
+            return known
+        return self.build.dtype(node)
+
+    def _remove_line(self, node: cst.CSTNode, what: str, why: str) -> None:
+        """The translation drops the host statement of ``node`` (consumed by the kernels)."""
+        line = self.current_line
+        if line is None or len(line.body) != 1:
+            raise self.error(node, f"put `{what}(...)` on a line of its own")
+        text = " ".join(source_of(line.body[0]).split())
+        note = f"tiletrans: dropped `{text}`: {why}"
+        self.edits.append(ir.HostEdit("remove", self.locate.span(line), note=note))
+
+    def _alloc(self, name: str, value: cst.BaseExpression) -> ir.Alloc | None:
+        if not isinstance(value, cst.Call):
+            return None
+        g = self.grammar["frontend"]
+        try:
+            call = read_alloc(
+                value,
+                resolve(value.func, self.aliases),
+                g["host_alloc"],
+                g["methods"]["host_alloc"],
+            )
+        except AllocError as err:
+            raise self.error(err.node, str(err)) from None
+        if call is None:
+            return None
+        base = None
+        if call.base is not None:
+            if not (isinstance(call.base, cst.Name) and self.scope.is_tensor(call.base.value)):
+                return None  # `obj.new_empty(...)` of something no host tensor
+            base = call.base.value
+        if call.like is not None:
+            like = call.like
+            if not isinstance(like, cst.Name) or not self.scope.is_tensor(like.value):
+                raise self.error(value, "allocate like a host tensor")
+            dtype = (
+                self._alloc_dtype(call.dtype, name)
+                if call.dtype is not None
+                else ir.DTypeOf(like.value)
+            )
+            if dtype == ir.DTypeOf(like.value):
+                dtype = self._dtype_of_tensor(like.value)
+            return ir.Alloc(name, None, like.value, dtype, like.value, call.fill)
+        shape = tuple(self.build.expr(s) for s in call.shape)
+        for s, node in zip(shape, call.shape):
+            if not isinstance(self.build.type_of(s, node), ScalarType):
+                raise self.error(node, "allocation sizes must be host scalars")
+        source = base
+        if source is None:
+            device_node = call.device
+            if device_node is None:
+                raise self.error(value, "give the output a device, e.g. device=x.device")
+            if not (
+                isinstance(device_node, cst.Attribute)
+                and device_node.attr.value == "device"
+                and isinstance(device_node.value, cst.Name)
+                and self.scope.is_tensor(device_node.value.value)
+            ):
+                raise self.error(device_node, "device= must be `x.device` of an input tensor")
+            source = device_node.value.value
+        if call.dtype is not None:
+            dtype = self._alloc_dtype(call.dtype, name)
+        elif base is not None:
+            dtype = self._dtype_of_tensor(base)
+        else:
+            raise self.error(value, "give the output a dtype, e.g. dtype=x.dtype")
+        return ir.Alloc(name, shape, None, dtype, source, call.fill)
+
+    def _dtype_of_tensor(self, tensor: str) -> ir.DTypeExpr:
+        t = self.scope.env.vars[tensor]
+        assert isinstance(t, TensorType)
+        return t.dtype
+
+
+_HOST_STATEMENTS: dict[type, Callable[[HostReader, cst.BaseSmallStatement], list[ir.Stmt]]] = {
+    cst.Assign: HostReader.st_assign,
+    cst.AnnAssign: HostReader.st_ann_assign,
+    cst.Assert: HostReader.st_assert,
+    cst.Return: HostReader.st_return,
+    cst.Expr: HostReader.st_expr,
+    cst.Pass: HostReader.st_pass,
+}
+
+
+def _with_comments(stmt: ir.Stmt, comments: tuple[str, ...]) -> ir.Stmt:
+    if not comments:
+        return stmt
+    return dataclasses.replace(stmt, comments=comments + stmt.comments)
+
+
+def _with_loc(stmt: ir.Stmt, loc: ir.Loc | None) -> ir.Stmt:
+    return dataclasses.replace(stmt, loc=loc)

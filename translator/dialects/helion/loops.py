@@ -1,0 +1,256 @@
+"""Helion frontend, device loops: a top-level ``hl.tile``/``hl.grid`` loop becomes an inline
+kernel; the tile variables a loop binds (extents, begins, steps, block sizes), and the block sizes
+host code sets up for the loops (``hl.register_block_size``, a block sized to the data it tiles).
+The loop's body is read by :class:`translator.dialects.helion.device.DeviceParser`.
+
+A mixin of :class:`translator.dialects.helion.frontend.EntryParser`, which holds the state the
+methods read (``self.scope``, ``self.build``, ``self.sites``...); split out so that each file
+reads one part of a kernel function.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from translator.dialects.cst_utils import call_args, literal_or_none, resolve, source_of
+from translator.dialects.helion.device import DeviceParser
+from translator.ir import nodes as ir
+from translator.ir.shapes import ScalarType
+from translator.naming import tile_suffix
+
+
+class LoopReader:
+    """Device loops, their tiles and block sizes."""
+
+    def _is_device_loop(self, node: cst.For) -> bool:
+        """``for ... in hl.tile(...)``/``hl.grid(...)``."""
+        it = node.iter
+        fn = resolve(it.func, self.aliases) if isinstance(it, cst.Call) else None
+        lang = self.grammar["frontend"]["language"]
+        return fn in (lang["tile"], lang["grid"])
+
+    def _kernel(self, node: cst.For, comments: tuple[str, ...]) -> ir.InlineKernel:
+        """A top-level device loop as an inline kernel, and its launch site unless the kernel
+        function is the kernel itself."""
+        if node.orelse is not None:
+            raise self.error(node, "for-else is not supported")
+        tiles = self.tile_vars(node, top_level=True)
+        self.kernels += 1
+        # `_name_kernel`, also for a private `_name` (not `__name_kernel`).
+        name = f"_{self.fn.name.value.lstrip('_')}_kernel" + (
+            f"_{self.kernels}" if self.kernels > 1 else ""
+        )
+        saved = self.scope.env
+        self.scope.env = saved.child()
+        for t in tiles:
+            self.scope.env.bind_tile(t)
+        self.scope.partial_dims = []
+        body = DeviceParser(self).block(node.body)
+        self.scope.env = saved
+        site = None
+        if not self.pure:
+            self.sites.append(ir.Site(self.locate.span(node), statement=True))
+            site = len(self.sites) - 1
+        return ir.InlineKernel(
+            name,
+            tiles,
+            tuple(body),
+            comments,
+            site=site,
+            partial_dims=tuple(self.scope.partial_dims),
+            loc=self.locate(node),
+        )
+
+    def tile_vars(self, node: cst.For, top_level: bool) -> tuple[ir.TileVar, ...]:
+        """The tile variables a ``for ... in hl.tile(...)``/``hl.grid(...)`` loop binds."""
+        it = node.iter
+        fn = resolve(it.func, self.aliases) if isinstance(it, cst.Call) else None
+        lang = self.grammar["frontend"]["language"]
+        if fn not in (lang["tile"], lang["grid"]):
+            what = "kernel loops" if top_level else "device loops"
+            raise self.error(
+                node,
+                f"{what} must iterate over hl.tile(...) or hl.grid(...)",
+                "write `for tile in hl.tile(n):`",
+            )
+        assert isinstance(it, cst.Call)
+        scalar = fn == lang["grid"]
+        args, kwargs = call_args(it)
+        targets = _target_names(node.target)
+        if targets is None:
+            raise self.error(
+                node.target, "loop targets must be names, e.g. `for tile_m, tile_n in ...`"
+            )
+        begins: list[ir.Expr | None]
+        step: ir.Expr | None = None
+        step_node = kwargs.pop("step", None) if scalar else None
+        if scalar and len(args) == 3 and step_node is None:
+            step_node = args.pop()
+        if step_node is not None:
+            # hl.grid(begin, end, step): every step-th index (the backend's strided hl.grid).
+            if top_level:
+                raise self.error(
+                    it,
+                    "a kernel's grid cannot skip indices",
+                    "launch over every index and branch on it in the body",
+                )
+            if len(targets) != 1 or isinstance(args[0], (cst.List, cst.Tuple)):
+                raise self.error(
+                    it,
+                    "hl.grid with a step is read for one dimension only",
+                    "loop over each dimension in a loop of its own",
+                )
+            step = self.build.expr(step_node)
+        if len(args) == 2 and not isinstance(args[0], (cst.List, cst.Tuple)):
+            begins, extents = [self.build.expr(args[0])], [self.build.expr(args[1])]
+        elif len(args) == 1:
+            begins, extents = [], self._extents(args[0], len(targets))
+            begins = [None] * len(extents)
+        else:
+            raise self.error(it, "hl.tile takes a size, a list of sizes, or (begin, end)")
+        if len(extents) != len(targets):
+            raise self.error(node, f"{len(targets)} loop targets for {len(extents)} tiled dims")
+        block_node = kwargs.pop("block_size", None)
+        if kwargs:
+            raise self.error(it, f"unsupported hl.tile options {sorted(kwargs)}")
+        blocks = self._block_specs(block_node, len(extents), it)
+        tiles = []
+        for target, begin, extent, block in zip(targets, begins, extents, blocks):
+            if scalar:
+                if step is not None and begin == ir.Const(0):
+                    begin = None  # the backend spells a strided grid from 0 with its begin
+                tiles.append(ir.TileVar(target, extent, ir.Const(1), begin, scalar=True, step=step))
+                continue
+            if block is None:
+                block = self.scope.new_block_tunable("block_size_" + tile_suffix(target))
+            tiles.append(ir.TileVar(target, extent, block, begin))
+            self.scope.used_names.add(target)
+        return tuple(tiles)
+
+    def _extents(self, node: cst.BaseExpression, count: int) -> list[ir.Expr]:
+        if isinstance(node, (cst.List, cst.Tuple)):
+            return [self.build.expr(e.value) for e in node.elements]
+        name = self._shape_of_tensor(node)
+        if name is not None:
+            rank = self.scope.rank(name)
+            if rank is None:
+                # Helion yields one tile per dim of the tensor's actual rank.
+                targets = f"{count} loop target{'s' if count != 1 else ''}"
+                self.scope.assume_rank(name, count, f"`hl.tile({source_of(node)})` has {targets}")
+            elif rank != count:
+                targets = ", ".join(f"tile_{i}" for i in range(rank))
+                raise self.error(
+                    node,
+                    f"`{name}` is {rank}-d, so hl.tile({source_of(node)}) "
+                    f"yields {rank} tiles, but the loop binds {count}",
+                    f"bind one loop target per dim: `for {targets} in ...`",
+                )
+            return [self.scope.size_expr(name, i) for i in range(count)]
+        return [self.build.expr(node)]
+
+    def _block_specs(
+        self, node: cst.BaseExpression | None, n: int, where: cst.CSTNode
+    ) -> list[str | ir.Const | None]:
+        if node is None:
+            return [None] * n
+        items = (
+            [e.value for e in node.elements] if isinstance(node, (cst.List, cst.Tuple)) else [node]
+        )
+        if len(items) != n:
+            raise self.error(where, f"block_size has {len(items)} entries for {n} dims")
+        out: list[str | ir.Const | None] = []
+        for item in items:
+            value = literal_or_none(item)
+            if isinstance(value, int):
+                out.append(ir.Const(value))
+            elif isinstance(item, cst.Name) and item.value == "None":
+                out.append(None)
+            elif isinstance(item, cst.Name) and item.value in self.scope.registered_blocks:
+                out.append(self.scope.registered_blocks[item.value])
+            else:
+                raise self.error(
+                    item, "block_size must be an int, None or hl.register_block_size(...)"
+                )
+        return out
+
+    def _fitted_block(self, name: str, call: cst.Call) -> list[ir.Stmt] | None:
+        """``bs = min(cap, helion.next_power_of_2(hl.specialize(n)))``: a block sized to the data
+        it tiles, at most ``cap`` lanes (the form the backend writes for such a block), or
+        ``None`` for any other call."""
+        if not (isinstance(call.func, cst.Name) and call.func.value == "min"):
+            return None
+        args, kwargs = call_args(call)
+        if len(args) != 2 or kwargs:
+            return None
+        caps = [a for a in args if isinstance(literal_or_none(a), int)]
+        sizes = [a for a in args if isinstance(a, cst.Call)]
+        if len(caps) != 1 or len(sizes) != 1:
+            return None
+        size = sizes[0]
+        power = resolve(size.func, self.aliases)
+        inner, _ = call_args(size)
+        if power != "helion.next_power_of_2" or len(inner) != 1:
+            return None
+        spec = inner[0]
+        if not (
+            isinstance(spec, cst.Call)
+            and resolve(spec.func, self.aliases)
+            == self.grammar["frontend"]["language"]["specialize"]
+        ):
+            return None
+        self.build.expr(call_args(spec)[0][0])  # a size the kernel can read
+        cap = literal_or_none(caps[0])
+        assert isinstance(cap, int)
+        self._remove_line(call, "min", "the kernels size this block themselves")
+        tunable = self.scope.fresh(name)
+        self.scope.fitted_blocks[tunable] = cap
+        self.scope.registered_blocks[name] = tunable
+        self.scope.env.vars[tunable] = ScalarType(ir.I32, weak=True)
+        return []
+
+    def _register_block_size(self, name: str, call: cst.Call) -> list[ir.Stmt]:
+        """``bs = hl.register_block_size(n)``: ``bs`` names a block-size tunable from here on.
+        ``hl.register_block_size(lo, hi)`` bounds it: without configs, its choices are the powers
+        of two in ``[lo, hi]`` and its default the one nearest Helion's 32."""
+        args, kwargs = call_args(call)
+        if len(args) not in (1, 2) or kwargs:
+            raise self.error(
+                call, "hl.register_block_size takes a size, or a lowest and a highest block"
+            )
+        bounds = None
+        if len(args) == 2:
+            lo, hi = (literal_or_none(a) for a in args)
+            if not (isinstance(lo, int) and isinstance(hi, int) and 0 < lo <= hi):
+                raise self.error(
+                    call, "hl.register_block_size(lo, hi) needs integer literals 0 < lo <= hi"
+                )
+            bounds = (lo, hi)
+        else:
+            self.build.expr(args[0])
+        self._remove_line(
+            call, "hl.register_block_size", "the kernels tune this block size themselves"
+        )
+        tunable = self.scope.new_block_tunable(name)
+        if bounds is not None:
+            lo, hi = bounds
+            powers = tuple(1 << k for k in range(hi.bit_length()) if lo <= 1 << k <= hi)
+            if not powers:
+                raise self.error(call, f"no power-of-two block lies in [{lo}, {hi}]")
+            self.scope.block_choices[tunable] = powers
+            self.scope.tunable_defaults[tunable] = min(powers, key=lambda p: abs(p - 32))
+        self.scope.registered_blocks[name] = tunable
+        self.scope.env.vars[tunable] = ScalarType(ir.I32, weak=True)
+        return []
+
+
+def _target_names(node: cst.BaseExpression) -> list[str] | None:
+    if isinstance(node, cst.Name):
+        return [node.value]
+    if isinstance(node, (cst.Tuple, cst.List)):
+        names = []
+        for e in node.elements:
+            if not isinstance(e.value, cst.Name):
+                return None
+            names.append(e.value.value)
+        return names
+    return None
