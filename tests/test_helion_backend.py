@@ -1375,6 +1375,42 @@ def test_a_contradicting_unpack_after_the_launch_is_carried_as_written(tmp_path:
             assert err.type is ValueError and "not enough values to unpack" in str(err.value)
 
 
+def test_a_host_value_bound_in_a_branch_reaches_the_kernel(tmp_path: Path) -> None:
+    # A compound host statement (`if`/`else`) is carried as written; the names it binds are
+    # typed for the kernels that read them. They were typed and then dropped, so a kernel that
+    # read `factor` was refused with "name 'factor' is not defined here".
+    source = (
+        HEADER
+        + """\
+@helion.kernel(config=helion.Config(block_sizes=[16]))
+def f(x: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(x)
+    if x.size(0) > 24:
+        factor = 2.0
+    else:
+        factor = 0.5
+    for tile in hl.tile(x.size(0)):
+        out[tile] = x[tile] * factor
+    return out
+"""
+    )
+    module = parse_source(source, "k.py", "helion")
+    (entry,) = module.entries
+    assert ir.Carried("factor", "float", "2.0") in entry.body
+    assert only_kernel(module).param("factor").kind == "float"
+    triton = translate_source(source, "k.py", "helion", "triton")
+    assert (
+        "    if x.size(0) > 24:\n        factor = 2.0\n    else:\n        factor = 0.5\n" in triton
+    )
+    use_interpreter()
+    path = tmp_path / f"branch_{next(_counter)}.py"
+    path.write_text(triton)
+    for n in (20, 40):  # both sides of the branch
+        x = torch.randn(n)
+        got = load_module(path, "translated").f(x)
+        torch.testing.assert_close(got, x * (2.0 if n > 24 else 0.5))
+
+
 # ------------------------------------------------------------------------------------------------
 # Reshapes of tiles
 

@@ -46,7 +46,7 @@ class HostReader:
                         stmts[0] = _with_comments(first, comments)
                     out.extend(stmts)
                 continue
-            self._carried(node, None)
+            out.extend(self._carried(node, None))
         return out
 
     def _host_small(self, node: cst.BaseSmallStatement) -> list[ir.Stmt]:
