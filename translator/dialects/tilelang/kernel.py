@@ -670,11 +670,21 @@ class KernelWriter(CodePrinter):
             return False
         for i in items:
             if isinstance(i, ir.TileIndex):
-                if self.tiles[i.tile].var.scalar:
+                var = self.tiles[i.tile].var
+                if var.scalar or not self.ends_at_host_extent(var):
                     return False
             elif not isinstance(i, ir.FullIndex):
                 return False
         return True
+
+    def ends_at_host_extent(self, var: ir.TileVar) -> bool:
+        """Whether ``var`` stops at a size the host passes, so that the tensor's edge is where
+        its lanes stop. A loop between offsets the kernel loads (an expert's rows ``start`` to
+        ``end``) stops inside the tensor: ``T.copy`` there would read the next group's rows and
+        write over them (it clips at the tensor's edge only), so its accesses are element loops
+        guarded at ``end``."""
+        params = {p.name for p in self.kernel.params} | {t.name for t in self.kernel.tunables}
+        return all(e.id in params for e in walk_expr(var.extent) if isinstance(e, ir.Name))
 
     def region(self, tensor: str, index: tuple[ir.IndexItem, ...]) -> str:
         starts = []
