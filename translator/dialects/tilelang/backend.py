@@ -119,9 +119,7 @@ def _kernel_code(kernel: ir.Kernel) -> KernelCode:
         if p.kind == "tensor":
             # Strides too: the kernel indexes views (pitched rows, transposes) as they are.
             params += [f"{p.name}_shape", f"{p.name}_strides", f"{p.name}_dtype"]
-            prim_params.append(
-                f"{p.name}: T.StridedTensor({p.name}_shape, {p.name}_strides, {p.name}_dtype)"
-            )
+            prim_params.append(_strided_param(p.name))
         elif p.kind == "float":
             prim_params.append(f"{p.name}: T.float32")
         else:
@@ -216,3 +214,17 @@ def _has_dot(kernel: ir.Kernel) -> bool:
     from translator.ir.visit import kernel_exprs
 
     return any(isinstance(e, ir.Dot) for e in kernel_exprs(kernel))
+
+
+def _strided_param(name: str) -> str:
+    """``name: T.StridedTensor(...)`` as a line of the prim_func's exploded signature (indented
+    8), wrapped as ``ruff format`` wraps it where it is wider than 100 columns (the formatter
+    leaves lines of an already exploded signature alone)."""
+    args = [f"{name}_shape", f"{name}_strides", f"{name}_dtype"]
+    line = f"{name}: T.StridedTensor({', '.join(args)})"
+    if 8 + len(line) + 1 <= 100:
+        return line
+    if 12 + len(", ".join(args)) <= 100:
+        return f"{name}: T.StridedTensor(\n            {', '.join(args)}\n        )"
+    inner = "".join(f"\n            {a}," for a in args)
+    return f"{name}: T.StridedTensor({inner}\n        )"
