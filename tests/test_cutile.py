@@ -28,6 +28,7 @@ import torch  # noqa: E402
 
 from translator.api import parse_file, parse_source, translate_file, translate_source  # noqa: E402
 from translator.diagnostics import TranslationError  # noqa: E402
+from translator.ir import nodes as ir  # noqa: E402
 from validation.equivalence import check_pair, use_interpreter  # noqa: E402
 from validation.runners import load_module  # noqa: E402
 
@@ -155,6 +156,14 @@ def _cutile_inputs(entry: str, device: str, dtype: str) -> tuple:
         # K = 200: 7 K tiles of 32 (the last ragged) shared by 4 splits, 2 of them for some.
         "splitk_gemm": lambda: (randn(70, 200), randn(200, 90)),
         "persistent_axpy": lambda: (randn(8500), randn(8500), 0.5),
+        # 5 experts over 61 of 66 sorted tokens: one expert empty, one of 41 rows (a ragged
+        # second row tile), rows 61.. owned by no expert and never written (a translation that
+        # wrote past an expert's end would write there, or over the next expert's rows).
+        "moe_grouped_gemm": lambda: (
+            randn(66, 40),
+            randn(5, 40, 70),
+            torch.tensor([0, 7, 7, 48, 55, 61], dtype=torch.int32, device=device),
+        ),
     }
     return table[entry]()
 
@@ -434,3 +443,27 @@ def test_a_sliced_loop_tile_on_the_whole_array_is_a_located_diagnostic(tmp_path:
     with pytest.raises(TranslationError, match="counts the tiles of rows from an offset") as err:
         translate_file(bad, "cutile", "triton")
     assert err.value.loc is not None and err.value.hint
+
+
+def test_annotation_aliases_and_one_element_gathers_are_read(tmp_path: Path) -> None:
+    # NVIDIA's samples name the constant annotation once (`ConstInt = ct.Constant[int]`) and
+    # read one offset with `ct.gather(offsets, e)` (a 0-d tile): the IR's tunable and scalar load.
+    module = parse_file(CUTILE / "moe_grouped_gemm.py", "cutile")
+    (kernel,) = module.kernels
+    assert {t.name for t in kernel.tunables} == {"TM", "TN", "TK"}
+    starts = [s for s in kernel.body if isinstance(s, ir.Assign) and s.target in ("start", "end")]
+    assert [s.value.index for s in starts] == [
+        (ir.ScalarIndex(ir.Name("expert")),),
+        (ir.ScalarIndex(ir.BinOp("+", ir.Name("expert"), ir.Const(1))),),
+    ]
+    masked = (
+        (CUTILE / "moe_grouped_gemm.py")
+        .read_text()
+        .replace(
+            "ct.gather(expert_offsets, expert)",
+            "ct.gather(expert_offsets, expert, mask=expert < 4)",
+        )
+    )
+    with pytest.raises(TranslationError, match="mask on a one-element ct.gather") as err:
+        translate_source(masked, "moe.py", "cutile", "triton")
+    assert err.value.loc is not None and err.value.loc.line == 23 and err.value.hint

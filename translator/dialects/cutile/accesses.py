@@ -175,8 +175,25 @@ class AccessReader:
         pad = kw.get("padding_value")
         other = float(self.const(pad)) if pad is not None else 0.0
         value = self.expr(idx)
+        if not dims_of(infer(value, self.env)):
+            return self.scalar_gather(array.value, value, kw, call)
         self.check_mask(kw.get("mask"), value, call)
         return ir.Load(array.value, (ir.GatherIndex(value),), other, loc=self.mod.locate(call))
+
+    def scalar_gather(
+        self, array: str, index: ir.Expr, kw: dict[str, cst.BaseExpression], call: cst.Call
+    ) -> ir.Expr:
+        """``ct.gather(offsets, e)`` with a scalar index: one element (a 0-d tile), the IR's
+        scalar load. cuTile would give ``padding_value`` past the end; the IR's scalar load
+        requires the index in bounds (the interpreter checks it), so a kernel that relies on the
+        padding fails validation rather than translating to an unguarded read."""
+        if "mask" in kw:
+            raise self.mod.error(
+                kw["mask"],
+                "a mask on a one-element ct.gather is not read",
+                "branch on the condition around the gather, or gather a tile of lanes",
+            )
+        return ir.Load(array, (ir.ScalarIndex(index),), 0.0, loc=self.mod.locate(call))
 
     def scatter(self, call: cst.Call) -> ir.Stmt:
         pos, kw = call_args(call)

@@ -75,6 +75,8 @@ class _Module:
     kernel_defs: dict[str, cst.FunctionDef] = field(default_factory=dict)
     #: Module-level ``NAME = <int>`` constants (tile sizes a launch passes by name).
     module_ints: dict[str, int] = field(default_factory=dict)
+    #: Module-level annotation aliases, ``ConstInt = ct.Constant[int]`` (NVIDIA's samples).
+    annotation_aliases: dict[str, cst.Subscript] = field(default_factory=dict)
     launch_constants: dict[str, dict[int, int]] = field(default_factory=dict)
     #: Per kernel, what each launch's grid measures: ``{axis: (argument position, dim)}`` where
     #: the grid extent is ``<argument>.size(dim)`` (or its ``ct.cdiv`` by a tile size).
@@ -237,6 +239,8 @@ class KernelLifter(AccessReader, ExpressionReader):
             self.params.append(ir.Param(name, "tensor"))
             return
         text = source_of(ann)
+        if isinstance(ann, cst.Name):
+            ann = self.mod.annotation_aliases.get(ann.value, ann)
         if isinstance(ann, cst.Subscript) and self.mod.name_of(ann.value) == self.lang_name(
             "constant"
         ):
@@ -665,6 +669,13 @@ def parse(source: str, path: str) -> ir.Module:
             and isinstance(small.value, cst.Integer)
         ):
             mod.module_ints[small.targets[0].target.value] = int(small.value.value)
+        if (
+            isinstance(small, cst.Assign)
+            and isinstance(small.targets[0].target, cst.Name)
+            and isinstance(small.value, cst.Subscript)
+            and mod.name_of(small.value.value) == g["language"]["constant"]
+        ):
+            mod.annotation_aliases[small.targets[0].target.value] = small.value
         if isinstance(stmt, cst.FunctionDef):
             if _decorated(stmt, mod, g["kernel"]["decorator"]):
                 kernels_cst.append(stmt)
