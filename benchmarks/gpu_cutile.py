@@ -154,6 +154,13 @@ def _cutile_cases() -> dict[str, tuple[str, Callable[[Gen], tuple], Callable[[Ge
     def perm(g: Gen, n: int) -> tuple:
         return (g.randn(n), torch.randperm(n, device="cuda").to(torch.int32), 0.5)
 
+    def moe(g: Gen, tokens: int, k: int, n: int, experts: int) -> tuple:
+        # Sorted random cuts (uneven experts), expert 2 empty; every token routed.
+        cuts = torch.randint(0, tokens + 1, (experts - 1,), device="cuda").sort().values
+        offsets = torch.cat([cuts.new_zeros(1), cuts, cuts.new_full((1,), tokens)])
+        offsets[3] = offsets[2]
+        return (g.randn(tokens, k), g.randn(experts, k, n), offsets.to(torch.int32))
+
     return {
         "vector_add": ("vector_add", lambda g: (g.randn(3001), g.randn(3001)),
                        lambda g: (g.randn(1 << 26), g.randn(1 << 26))),
@@ -163,6 +170,8 @@ def _cutile_cases() -> dict[str, tuple[str, Callable[[Gen], tuple], Callable[[Ge
         "gemm": ("gemm", lambda g: (g.randn(1000, 999), g.randn(999, 1001)),
                  lambda g: (g.randn(4096, 4096), g.randn(4096, 4096))),
         "gather_scatter": ("scaled_permute", lambda g: perm(g, 3001), lambda g: perm(g, 1 << 24)),
+        "moe_grouped_gemm": ("moe_grouped_gemm", lambda g: moe(g, 3001, 999, 1001, 8),
+                             lambda g: moe(g, 16384, 2048, 2048, 8)),
     }  # fmt: skip
 
 
@@ -174,7 +183,7 @@ def run_cutile(name: str) -> dict:
     tr = _entry(tr_mod, entry)
     makers = [("ragged", dt, (lambda dt=dt: ragged(Gen("cuda", dt)))) for dt in RAGGED_DTYPES]
     row = {"part": "cutile", "name": name}
-    row.update(equivalence(src, tr, makers, name == "gemm", "cuda"))
+    row.update(equivalence(src, tr, makers, name in ("gemm", "moe_grouped_gemm"), "cuda"))
     torch.manual_seed(2)
     row.update(_time(src, tr, large(Gen("cuda", F16))))
     return row
