@@ -1411,6 +1411,47 @@ def f(x: torch.Tensor) -> torch.Tensor:
         torch.testing.assert_close(got, x * (2.0 if n > 24 else 0.5))
 
 
+def test_if_not_flag_with_an_else_is_written_with_its_branches_swapped(tmp_path: Path) -> None:
+    # Helion 1.4.0 (the release that runs with torch 2.11) cannot trace `not` of a bool kernel
+    # argument: the KL divergence translation raised GuardOnDataDependentSymNode on the GPU.
+    source = """\
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def shift_kernel(x_ptr, out_ptr, n, log_space: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask).to(tl.float32)
+    if not log_space:
+        y = x * 2.0
+    else:
+        y = tl.exp(x)
+    tl.store(out_ptr + offs, y, mask=mask)
+
+
+def shift(x: torch.Tensor, log_space: bool) -> torch.Tensor:
+    out = torch.empty_like(x)
+    n = x.numel()
+    shift_kernel[(triton.cdiv(n, 64),)](x, out, n, log_space, BLOCK=64)
+    return out
+"""
+    helion_text = translate_source(source, "k.py", "triton", "helion")
+    assert "not log_space" not in helion_text
+    assert re.search(
+        r"if log_space:\n\s+y = torch.exp\(x_tile\)\n\s+else:\n\s+y = x_tile \* 2.0", helion_text
+    )
+    use_interpreter()
+    path = tmp_path / f"swapped_{next(_counter)}.py"
+    path.write_text(helion_text)
+    x = torch.randn(100)
+    for log_space in (False, True):
+        got = load_module(path, "translated").shift(x, log_space)
+        torch.testing.assert_close(got, torch.exp(x) if log_space else x * 2.0)
+
+
 # ------------------------------------------------------------------------------------------------
 # Reshapes of tiles
 

@@ -182,6 +182,27 @@ def test_loop_local_name_is_not_visible_after_the_loop(check) -> None:
         check(body)
 
 
+def test_a_name_both_branches_bind_to_different_types_is_explained_where_it_is_read(check) -> None:
+    # Not an error by itself (one branch's value may be dead), but a read after the `if` says
+    # why the name has no type there, at the `if`, instead of "not defined".
+    branch = ir.If(
+        ir.BinOp(">", N("m"), C(64)),
+        (ir.Assign("v", ir.Cast(N("acc"), ir.DType("float16"))),),
+        (ir.Assign("v", N("acc")),),
+        loc=LOC,
+    )
+    body = (acc_init(), branch, ir.Store("out", T("tile_m", "tile_n"), N("v")))
+    with pytest.raises(IRTypeError) as err:
+        check(body)
+    assert str(err.value) == (
+        "'v' is bound in both branches of an `if` as values of different types (a float16 tile "
+        "[tile_m, tile_n] and a float32 tile [tile_m, tile_n]), so it has no one type after it; "
+        "cast both to one dtype"
+    )
+    assert err.value.loc == LOC
+    check((acc_init(), branch, store_acc()))  # never read after the `if`: fine
+
+
 def test_broadcast_mismatch(check) -> None:
     # [tile_m, tile_n] + [tile_n, tile_m]
     bad = ir.BinOp("+", N("acc"), ir.Permute(N("acc"), (1, 0)), loc=LOC)

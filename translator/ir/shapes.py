@@ -129,15 +129,29 @@ class TypeEnv:
 
     vars: dict[str, Type] = field(default_factory=dict)
     tiles: dict[str, ir.TileVar] = field(default_factory=dict)
+    # Names both branches of an `if` bind to different types: not bound after it, and why,
+    # so that a later read says so where it would say "not defined".
+    unjoined: dict[str, tuple[str, ir.Loc | None]] = field(default_factory=dict)
 
     def child(self) -> TypeEnv:
         """A copy for a nested scope (writes do not leak back unless copied out)."""
-        return TypeEnv(dict(self.vars), dict(self.tiles))
+        return TypeEnv(dict(self.vars), dict(self.tiles), dict(self.unjoined))
 
     def bind_tile(self, tile: ir.TileVar) -> None:
         """Bring a tile variable into scope."""
         self.tiles[tile.name] = tile
         self.vars[tile.name] = TileVarType(tile)
+
+
+def describe(t: Type) -> str:
+    """``t`` as a diagnostic names it: ``a float32 tile [tile_m, :n]``, ``a dtype(x) scalar``."""
+    if isinstance(t, TileType):
+        return f"a {t.dtype} tile [{', '.join(map(str, t.dims))}]"
+    if isinstance(t, ScalarType):
+        return f"a {t.dtype} scalar"
+    if isinstance(t, TensorType):
+        return f"a {t.dtype} tensor"
+    return type(t).__name__
 
 
 def dims_of(t: Type) -> tuple[ir.Dim, ...]:
@@ -204,6 +218,9 @@ def infer(expr: ir.Expr, env: TypeEnv) -> Type:
 
 def _name(e: ir.Name, env: TypeEnv) -> Type:
     if e.id not in env.vars:
+        if e.id in env.unjoined:
+            why, loc = env.unjoined[e.id]
+            raise IRTypeError(why, e.loc or loc)
         raise IRTypeError(f"name {e.id!r} is not defined here", e.loc)
     return env.vars[e.id]
 

@@ -19,6 +19,7 @@ from translator.ir.shapes import (
     Type,
     TypeEnv,
     broadcast_dims,
+    describe,
     dims_compatible,
     dims_of,
     host_env,
@@ -237,7 +238,19 @@ def _stmt(stmt: ir.Stmt, env: TypeEnv, hook: StmtHook | None, device: bool) -> N
             walk_block(branch, inner, hook)
             _carry_back(env, inner, stmt.loc)
             inners.append(inner)
-        env.vars.update(_joined(env, *inners))
+        joined = _joined(env, *inners)
+        env.vars.update(joined)
+        body, orelse = inners
+        for name, t in body.vars.items():
+            other = orelse.vars.get(name)
+            if name in env.vars or other is None or name in joined:
+                continue
+            env.unjoined[name] = (
+                f"{name!r} is bound in both branches of an `if` as values of different types "
+                f"({describe(t)} and {describe(other)}), so it has no one type after it; "
+                "cast both to one dtype",
+                stmt.loc,
+            )
     elif isinstance(stmt, ir.InlineKernel):
         if device:
             raise IRTypeError("kernels cannot nest", stmt.loc)

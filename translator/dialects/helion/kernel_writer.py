@@ -768,6 +768,11 @@ class Writer(CodePrinter):
 
     def _st_If(self, s: ir.If, keyword: str = "if") -> None:
         assigned = {x.target for x in walk_stmts(s.body + s.orelse) if isinstance(x, ir.Assign)}
+        if isinstance(s.test, ir.UnaryOp) and s.test.op == "not" and s.orelse:
+            # `if not flag: A else: B` reads as well as `if flag: B else: A`, and Helion 1.4.0
+            # (the one that runs with torch 2.11) cannot trace `not` of a bool kernel argument
+            # (GuardOnDataDependentSymNode); 1.5 can.
+            s = ir.If(s.test.operand, s.orelse, s.body, s.comments, s.loc)
         super()._st_If(s, keyword)
         # After the branch a value may hold either side's padding.
         self.pads.forget(assigned)

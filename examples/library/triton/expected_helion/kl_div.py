@@ -51,10 +51,10 @@ def _kldiv_kernel_forward(
             y_true_tile = gt[pid, tile_i].to(torch.float32)
             # KL(y_true || y) = y_true * (log(y_true) - log(y))
             # We compute KL(y_true || y) with y in the log-space
-            if not log_target:
-                loss_tile = y_true_tile * (torch.log(torch.clamp(y_true_tile, min=eps)) - y_2)
-            else:
+            if log_target:
                 loss_tile = torch.exp(y_true_tile) * (y_true_tile - y_2)
+            else:
+                loss_tile = y_true_tile * (torch.log(torch.clamp(y_true_tile, min=eps)) - y_2)
             if reduction == "none":
                 loss[pid, tile_i] = loss_tile
             else:
@@ -69,10 +69,10 @@ def _kldiv_kernel_backward(target: torch.Tensor, new_grads: torch.Tensor, log_ta
     for pid in hl.grid(target.size(0)):
         for tile_i in hl.tile(target.size(1), block_size=block_size):
             target_tile = target[pid, tile_i].to(torch.float32)
-            if not log_target:
-                res = target_tile * -1
-            else:
+            if log_target:
                 res = -torch.exp(target_tile)
+            else:
+                res = target_tile * -1
             new_grads[pid, tile_i] = res.to(new_grads.dtype)
 
 
