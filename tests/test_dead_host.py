@@ -238,6 +238,31 @@ def test_kernels_are_skipped() -> None:
     assert _clean(text, skip=("kern",)) == text
 
 
+def test_what_a_kernel_reads_stays_and_the_kernel_comes_back_whole() -> None:
+    # Kernel bodies are not analysed (cut to what they read, then put back): a private module
+    # constant only a kernel reads stays; one nothing reads goes, its comment moving onto the
+    # kernel below it, which must come back with its own body.
+    text = textwrap.dedent(
+        """
+        _EPS = 1e-6
+        # Scratch.
+        _UNUSED = 3
+
+
+        def kern(x, out):
+            y = x + _EPS
+            out[0] = y
+
+
+        def host(x):
+            return x
+        """
+    )
+    assert _clean(text, skip=("kern",)) == text.replace(
+        "_UNUSED = 3\n", "# tiletrans: dropped `_UNUSED`, which nothing in the translation reads\n"
+    )
+
+
 def test_comments_move_onto_a_rebinding_or_stay_with_a_note() -> None:
     after = _clean(
         """

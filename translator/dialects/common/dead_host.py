@@ -115,7 +115,8 @@ def remove_dead_host(
     """
     calls = frozenset(pure_calls if pure_calls is not None else grammar_pure_calls())
     calls |= PYTHON_PURE_CALLS
-    wrapper = Wrapper(tree, unsafe_skip_copy=fresh)
+    analysed, originals = _with_skipped_bodies_stubbed(tree, skip)
+    wrapper = Wrapper(analysed, unsafe_skip_copy=fresh)
     found = _Analysis(wrapper, skip, calls, frozenset()).run()
     if not found.keys:
         return tree
@@ -133,7 +134,57 @@ def remove_dead_host(
                 found = _Analysis(wrapper, skip, calls, kept).run()
     if not found.keys:
         return tree
-    return wrapper.module.visit(_Remover(found, wrapper.module))
+    pruned = wrapper.module.visit(_Remover(found, wrapper.module))
+    if not originals:
+        return pruned
+    # Kernels are never removed: the stubbed ones come back in order, perhaps rebuilt (given
+    # the comments of a statement removed above them) or copied (by the metadata wrapper).
+    pending = list(originals)
+    body = []
+    for stmt in pruned.body:
+        if pending and type(stmt) is cst.FunctionDef and stmt.body.deep_equals(pending[0][0]):
+            stmt = stmt.with_changes(body=pending.pop(0)[1])
+        body.append(stmt)
+    assert not pending, "a kernel stub was lost"
+    return pruned.with_changes(body=body)
+
+
+def _with_skipped_bodies_stubbed(
+    tree: cst.Module, skip: Collection[str]
+) -> tuple[cst.Module, list[tuple[cst.IndentedBlock, cst.BaseSuite]]]:
+    """``tree`` with the body of each module-level function named in ``skip`` (the translated
+    kernels, never analysed) cut to one statement that reads what the body read, and each
+    stub body with the original, in order.
+
+    What a kernel's body reads keeps module names alive, and that is all the analysis asks of
+    it; scope analysis of the bodies themselves was half its cost. A body with ``global`` or
+    ``nonlocal`` statements is kept whole (the analysis reads those declarations)."""
+    originals: list[tuple[cst.IndentedBlock, cst.BaseSuite]] = []
+    body: list[cst.BaseStatement] = []
+    for stmt in tree.body:
+        if (
+            type(stmt) is cst.FunctionDef
+            and stmt.name.value in skip
+            and isinstance(stmt.body, cst.IndentedBlock)
+        ):
+            reads, declared = _module_reads(stmt.body)
+            if not declared:
+                stub = _reading_block(sorted(reads))
+                originals.append((stub, stmt.body))
+                stmt = stmt.with_changes(body=stub)
+        body.append(stmt)
+    if not originals:
+        return tree, originals
+    return tree.with_changes(body=body), originals
+
+
+def _reading_block(names: Sequence[str]) -> cst.IndentedBlock:
+    """``pass`` and, when there are any, one statement reading ``names``."""
+    lines = [cst.SimpleStatementLine(body=[cst.Pass()])]
+    if names:
+        read = cst.Tuple([cst.Element(cst.Name(n)) for n in names])
+        lines.append(cst.SimpleStatementLine(body=[cst.Expr(read)]))
+    return cst.IndentedBlock(body=lines)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -721,7 +772,7 @@ class _Analysis:
         self.found.keys.update((self.qualname, n) for n in names)
 
 
-def _module_reads(module: cst.Module) -> tuple[set[str], set[str]]:
+def _module_reads(module: cst.CSTNode) -> tuple[set[str], set[str]]:
     """What :func:`_reads` of the whole module gives, and the names its ``global`` and
     ``nonlocal`` statements declare: one walk (declarations are statements, and that walk
     enters every statement)."""
