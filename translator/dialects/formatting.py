@@ -71,6 +71,7 @@ import tokenize
 import unicodedata
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import lru_cache
 
 MAX_LINE = 100
 _INDENT = 4
@@ -123,8 +124,10 @@ class _Unsupported(Exception):
 _HEADER = re.compile(r"(async\s+def|def|if|elif|while|for|async\s+for)\b")
 
 
-def _format_line(line: str) -> list[str] | None:
-    """The ruff formatting of ``line`` (one logical line), or ``None`` if unsupported."""
+@lru_cache(maxsize=1024)
+def _format_line(line: str) -> tuple[str, ...] | None:
+    """The ruff formatting of ``line`` (one logical line), or ``None`` if unsupported. Cached:
+    a module translated into several DSLs wraps its carried host lines once."""
     stripped = line.strip()
     if not stripped or _has_comment(stripped):
         return None
@@ -138,7 +141,7 @@ def _format_line(line: str) -> list[str] | None:
         lines = _Printer(indent).print(document)
     except (_Unsupported, SyntaxError, ValueError, KeyError, IndexError, tokenize.TokenError):
         return None
-    return lines if _same_ast(stripped, lines, indent, kind) else None
+    return tuple(lines) if _same_ast(stripped, lines, indent, kind) else None
 
 
 def _has_comment(text: str) -> bool:
