@@ -63,6 +63,7 @@ from translator.dialects.cst_utils import (
     parse_source,
     source_of,
     statement_comments,
+    walk,
 )
 from translator.dialects.tilelang.host import eager_host, host_calls, host_plan
 from translator.dialects.tilelang.lift_calls import STATEMENTS, TileCalls
@@ -100,6 +101,8 @@ class KernelLifter(TileCalls, Expressions):
         self.block_tiles: dict[str, list[str]] = {}
         self.buffers: dict[str, Buffer] = {}
         self.scalars: list[ir.Param] = []
+        # Scalars the kernel body binds (`y = target[bx]`, `rstd = T.rsqrt(...)`).
+        self.lets: set[str] = set()
         self.tunables: dict[str, ir.Tunable] = {}
         self.env = TypeEnv()
         #: names of the current T.Parallel loop's lane variables, in domain order, with dims
@@ -186,8 +189,13 @@ class KernelLifter(TileCalls, Expressions):
         name = self.fac.kernel_name or self.fac.fn.name.value
         grid = self.kernel_grid(with_node)
         self.prescan(with_node.body)
+        # Scalars the compiled kernel takes at each call (what tiletrans writes for a value the
+        # source passed at launch): not compile-time, unlike the factory's.
+        params += [ir.Param(n, _scalar_kind(dt)) for n, dt in self.fac.runtime_scalars.items()]
         self.params_ = params
         self.env = kernel_env(ir.Kernel(name, tuple(params), (), (), ()))
+        for p in self.scalars:  # the grid's sizes may be scalars the launch passes (`m`)
+            self.env.vars[p.name] = ir_scalar_type(p.kind)
         for t in grid:
             self.env.bind_tile(t)
         body = self.block(with_node.body.body)
@@ -381,7 +389,7 @@ class KernelLifter(TileCalls, Expressions):
         ``B`` over ``E``, or ``E`` single indices."""
         if isinstance(count, cst.Call) and self.role(count.func) == "ceildiv":
             pos, _ = call_args(count)
-            extent, block = self.host_expr(pos[0]), pos[1]
+            extent, block = self.size_expr(pos[0]), pos[1]
             if isinstance(block, cst.Name) and block.value in self.fac.params:
                 self.tunable(block.value, "block_size", block)
                 self.block_tiles.setdefault(block.value, []).append(name)
@@ -396,16 +404,49 @@ class KernelLifter(TileCalls, Expressions):
                     "pass block sizes as parameters of the @tilelang.jit factory",
                 )
         else:
-            tile = ir.TileVar(name, self.host_expr(count), ir.Const(1), scalar=True)
+            tile = ir.TileVar(name, self.size_expr(count), ir.Const(1), scalar=True)
         self.tiles[name] = tile
         return tile
 
+    def size_expr(self, node: cst.BaseExpression) -> ir.Expr:
+        """:meth:`host_expr` of an extent: a size the launch passes is an ``int``."""
+        if self.passed_size(node):
+            return self.scalar_param(node, size=True)  # type: ignore[arg-type]
+        return self.host_expr(node)
+
+    def passed_size(self, node: cst.BaseExpression) -> bool:
+        """Whether ``node`` names a size the launch passes that is no tensor's size here."""
+        return (
+            isinstance(node, cst.Name)
+            and node.value not in self.fac.sizes
+            and node.value not in self.fac.locals
+            and self.passed_variable(node.value)
+        )
+
+    def shape_entry(self, node: cst.BaseExpression) -> ir.SizeOf | None:
+        """``x_shape[d]`` of a ``T.StridedTensor`` shape parameter: the size of ``x``'s dim."""
+        if not (
+            isinstance(node, cst.Subscript)
+            and isinstance(node.value, cst.Name)
+            and node.value.value in self.fac.shapes
+            and len(node.slice) == 1
+            and isinstance(node.slice[0].slice, cst.Index)
+            and isinstance(node.slice[0].slice.value, cst.Integer)
+        ):
+            return None
+        return ir.SizeOf(self.fac.shapes[node.value.value], int(node.slice[0].slice.value.value))
+
     def host_expr(self, node: cst.BaseExpression) -> ir.Expr:
         """A size expression over factory parameters (sizes of tensors) and literals."""
+        size = self.shape_entry(node)
+        if size is not None:
+            return size
         if isinstance(node, cst.Name):
             if node.value in self.fac.sizes:
                 tensor, dim = self.fac.sizes[node.value]
                 return ir.SizeOf(tensor, dim)
+            if node.value in self.fac.runtime_scalars:
+                return ir.Name(node.value)
             if node.value in self.fac.locals:
                 return self.host_expr(self.fac.locals[node.value])
             if self.passed_variable(node.value):
@@ -438,12 +479,21 @@ class KernelLifter(TileCalls, Expressions):
             return False
         return not (isinstance(passed, cst.Name) and passed.value in self.mod.module_ints)
 
-    def scalar_param(self, node: cst.Name) -> ir.Expr:
+    def scalar_param(self, node: cst.Name, size: bool = False) -> ir.Expr:
         """A factory parameter that is neither a size, a dtype nor a tunable: a scalar the
-        kernel is compiled for (``eps``, ``scale``)."""
+        kernel is compiled for (``eps``, ``scale``); an ``int`` where it sizes a dim or a grid
+        (``size``: ``n`` of the host's ``m, n = x.shape``)."""
         name = node.value
         if name not in self.fac.params:
             raise self.error(node, f"`{name}` is not defined in the kernel")
+        if size:
+            for i, p in enumerate(self.scalars):
+                if p.name == name and p.kind == "float":
+                    self.scalars[i] = dataclasses.replace(p, kind="int")
+                    self.env.vars[name] = ir_scalar_type("int")
+            if not any(p.name == name for p in self.scalars):
+                self.scalars.append(ir.Param(name, "int", constexpr=True))
+                self.env.vars[name] = ir_scalar_type("int")
         if not any(p.name == name for p in self.scalars):
             default = self.fac.defaults.get(name)
             passed = self.mod.launch_args.get(self.fac.fn.name.value, {}).get(name)
@@ -554,7 +604,12 @@ class KernelLifter(TileCalls, Expressions):
                 f"the block size `{key}` tiles several dims ({', '.join(tiles)})",
                 "give each tiled dim its own block-size parameter",
             )
-        if isinstance(node, cst.Name) and node.value in self.fac.sizes:
+        if self.passed_size(node):
+            # A size the launch passes (`n` of the host's `m, n = x.shape`).
+            return ir.FullDim(self.scalar_param(node, size=True))  # type: ignore[arg-type]
+        if (isinstance(node, cst.Name) and node.value in self.fac.sizes) or self.shape_entry(
+            node
+        ) is not None:
             return ir.FullDim(self.host_expr(node))
         raise self.error(
             node,
@@ -674,6 +729,14 @@ class KernelLifter(TileCalls, Expressions):
         if isinstance(target, cst.Subscript):
             stmt = self.element_store(target, value, s)
             return [stmt] if stmt is not None else []
+        if isinstance(target, cst.Name) and not self.lanes and target.value not in self.buffers:
+            # A scalar the block computes once (TVMScript's let): `y = target[bx]`.
+            lifted = self.scalar_expr(value)
+            t = infer(lifted, self.env)
+            if not dims_of(t):
+                self.lets.add(target.value)
+                self.env.vars[target.value] = t
+                return [ir.Assign(target.value, lifted, loc=self.mod.locate(s))]
         raise self.error(
             s,
             f"`{source_of(s).strip()}` is not read",
@@ -804,6 +867,8 @@ class KernelLifter(TileCalls, Expressions):
             self.padded_lanes = set()
 
     def st_if(self, s: cst.If) -> list[ir.Stmt]:
+        if self.lanes:
+            return self.guarded_store(s)
         orelse: tuple[ir.Stmt, ...] = ()
         if isinstance(s.orelse, cst.If):
             orelse = tuple(self.st_if(s.orelse))
@@ -812,7 +877,57 @@ class KernelLifter(TileCalls, Expressions):
         test = self.scalar_expr(s.test)
         return [ir.If(test, self.block(s.body.body), orelse, loc=self.mod.locate(s))]
 
+    def guarded_store(self, s: cst.If) -> list[ir.Stmt]:
+        """``if <the lanes are inside the tensor>: C[by * BM + i, j] = v`` in a ``T.Parallel``
+        loop (how tiletrans writes a store at a ragged edge): an IR store, whose lanes outside
+        its tiles' extents are not written. Any other condition on lanes is refused."""
+        body = s.body.body if isinstance(s.body, cst.IndentedBlock) else ()
+        small = (
+            body[0].body[0]
+            if len(body) == 1 and isinstance(body[0], cst.SimpleStatementLine)
+            else None
+        )
+        target = small.targets[0].target if isinstance(small, cst.Assign) else None
+        if (
+            s.orelse is not None
+            or not isinstance(target, cst.Subscript)
+            or not isinstance(target.value, cst.Name)
+            or target.value.value not in self.fac.tensors
+        ):
+            raise self.error(
+                s,
+                "an `if` in a T.Parallel loop is read only around one store to a tensor, "
+                "keeping its lanes inside the tensor",
+                "select values with T.if_then_else(cond, a, b)",
+            )
+        items, order = self.global_items(target)
+        valid = set()
+        lane_items = [item for item in items if not isinstance(item, ir.ScalarIndex)]
+        for item, axis in zip(lane_items, order):
+            if isinstance(item, ir.TileIndex):
+                index = self.place(ir.TileAttr(item.tile, "index"), [axis])
+                valid.add(ir.BinOp("<", index, self.tiles[item.tile].extent))
+            elif isinstance(item, ir.FullIndex):
+                index = self.place(ir.Arange(self.lanes[axis][1]), [axis])
+                valid.add(ir.BinOp("<", index, item.extent))
+        for part in _conjuncts(s.test):
+            if self.lane_expr(part) not in valid:
+                raise self.error(
+                    part,
+                    f"`{source_of(part).strip()}` is not a bound of the stored lanes",
+                    "store every lane of the tiles (the edges are left out for you), and "
+                    "select values with T.if_then_else(cond, a, b)",
+                )
+        return self.block(body)
+
     # ------------------------------------------------------------------ lane expressions
+
+
+def _conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The operands of ``a and b and ...`` (parentheses aside), else ``[test]``."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return [*_conjuncts(test.left), *_conjuncts(test.right)]
+    return [test]
 
 
 def _is_docstring(s: cst.CSTNode) -> bool:
@@ -900,6 +1015,19 @@ def _factory(fn: cst.FunctionDef, mod: ModuleFacts, g: dict) -> Factory:
     fac.locals = local_values
     for p in prim.params.params:
         ann = p.annotation.annotation if p.annotation else None
+        scalar = _scalar_dtype(ann, mod, g) if ann is not None else None
+        if scalar is not None:
+            fac.runtime_scalars[p.name.value] = scalar
+            continue
+        if fac.runtime_scalars:
+            raise mod.error(
+                p,
+                f"prim_func tensor `{p.name.value}` follows a scalar parameter",
+                "put the prim_func's scalar parameters after its tensors",
+            )
+        if isinstance(ann, cst.Call) and mod.name_of(ann.func) in g["kernel"]["strided_tensor"]:
+            _strided_tensor(fac, p.name.value, ann, mod)
+            continue
         if not (isinstance(ann, cst.Call) and mod.name_of(ann.func) in g["kernel"]["tensor"]):
             raise mod.error(
                 p,
@@ -922,6 +1050,62 @@ def _factory(fn: cst.FunctionDef, mod: ModuleFacts, g: dict) -> Factory:
         if isinstance(dtype, cst.Name) and dtype.value in params:
             fac.dtypes.setdefault(dtype.value, p.name.value)
     return fac
+
+
+def _scalar_dtype(ann: cst.BaseExpression, mod: ModuleFacts, g: dict) -> str | None:
+    """The IR dtype of a scalar prim_func parameter's annotation (``T.float32``, ``T.int32``),
+    or ``None`` for anything else."""
+    name = str(ann.evaluated_value) if isinstance(ann, cst.SimpleString) else mod.name_of(ann)
+    return dtype_name(name or "", g) if name else None
+
+
+def _scalar_kind(dtype: str) -> str:
+    """The IR parameter kind of a scalar of ``dtype``."""
+    if dtype == "bool":
+        return "bool"
+    return "float" if dtype.startswith(("float", "bfloat")) else "int"
+
+
+def _strided_tensor(fac: Factory, name: str, ann: cst.Call, mod: ModuleFacts) -> None:
+    """Read ``name: T.StridedTensor(x_shape, x_strides, x_dtype)`` (what tiletrans writes: the
+    launch passes ``x.shape, x.stride(), x.dtype``): ``x_shape[d]`` is the size of dim ``d``,
+    the rank is how many indices the kernel gives the tensor, the strides are the tensor's own."""
+    pos, kw = call_args(ann)
+    shape = kw.get("shape", pos[0] if pos else None)
+    strides = kw.get("strides", pos[1] if len(pos) > 1 else None)
+    dtype = kw.get("dtype", pos[2] if len(pos) > 2 else None)
+    if not all(isinstance(e, cst.Name) and e.value in fac.params for e in (shape, strides, dtype)):
+        raise mod.error(
+            ann,
+            "T.StridedTensor is read with a shape, strides and dtype that are factory parameters",
+            "pass `x.shape, x.stride(), x.dtype` to the factory, or annotate T.Tensor((M, N), dtype)",
+        )
+    assert isinstance(shape, cst.Name) and isinstance(dtype, cst.Name)
+    ranks: set[int] = set()
+
+    def index_count(node: cst.CSTNode) -> bool:
+        value = node.value if isinstance(node, cst.Subscript) else None
+        if isinstance(value, cst.Name) and value.value == name:
+            ranks.add(len(node.slice))  # type: ignore[union-attr]
+        return True
+
+    walk(fac.prim.body, index_count)
+    if len(ranks) != 1:
+        raise mod.error(
+            ann,
+            f"the rank of `{name}` is not told by its indices in the kernel "
+            f"({'none' if not ranks else 'several: ' + ', '.join(map(str, sorted(ranks)))})",
+            f"annotate `{name}` as T.Tensor((sizes...), dtype)",
+        )
+    (rank,) = ranks
+    entries: list[cst.BaseExpression] = [
+        cst.Subscript(shape, [cst.SubscriptElement(cst.Index(cst.Integer(str(d))))])
+        for d in range(rank)
+    ]
+    fac.tensors[name] = (entries, dtype)
+    fac.tensor_order.append(name)
+    fac.shapes.setdefault(shape.value, name)
+    fac.dtypes.setdefault(dtype.value, name)
 
 
 def _eager(fac: Factory, mod: ModuleFacts, g: dict) -> None:

@@ -131,10 +131,11 @@ def host_plan(
 
         inputs = [n for i, n in enumerate(fac.tensor_order) if not _is_out(i, fac)]
         outputs = [n for i, n in enumerate(fac.tensor_order) if _is_out(i, fac)]
+        inputs += list(fac.runtime_scalars)  # after the tensors (the frontend checked)
         pos, kw = call_args(launch.call)
         if kw or len(pos) != len(inputs):
             raise mod.error(
-                launch.call, f"the kernel takes {len(inputs)} tensors ({', '.join(inputs)})"
+                launch.call, f"the kernel takes {len(inputs)} arguments ({', '.join(inputs)})"
             )
         texts = {n: source_of(a) for n, a in zip(inputs, pos)}
         device = texts[inputs[0]] if inputs else "'cuda'"
@@ -174,7 +175,7 @@ def host_plan(
         args = []
         arg_texts = []
         for p in kernel.params:
-            t = texts.get(p.name) if p.kind == "tensor" else text(p.name)
+            t = texts.get(p.name) if p.kind == "tensor" or p.name in texts else text(p.name)
             assert t is not None
             tmp = f"_{kernel.name}_{p.name}_{len(sites) - 1}"
             body.append(ir.Carried(tmp, p.kind, t, p.rank))
@@ -304,7 +305,8 @@ def _host_param(p: cst.Param) -> ir.Param:
 
 
 def _is_out(index: int, fac: Factory) -> bool:
-    n = len(fac.tensor_order)
+    # out_idx counts every prim_func parameter (scalars come after the tensors).
+    n = len(fac.tensor_order) + len(fac.runtime_scalars)
     return any(i % n == index for i in fac.out_idx)
 
 

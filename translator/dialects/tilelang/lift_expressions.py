@@ -58,6 +58,9 @@ class Expressions:
 
     def ex_subscript(self, node: cst.Subscript) -> ir.Expr:
         base = node.value
+        size = self.shape_entry(node)
+        if size is not None:
+            return size
         if isinstance(base, cst.Name) and base.value in self.fac.tensors:
             items, order = self.global_items(node)
             load = ir.Load(base.value, items, 0.0, loc=self.mod.locate(node))
@@ -145,6 +148,8 @@ class Expressions:
             raise self.error(node, f"buffer `{name}` is read without its lanes")
         if name in self.fac.tensors:
             raise self.error(node, f"tensor `{name}` is used as a value", "T.copy a region of it")
+        if name in self.lets:
+            return ir.Name(name)
         return self.host_expr(node)
 
     def ex_int(self, node: cst.Integer) -> ir.Expr:
@@ -187,6 +192,13 @@ class Expressions:
         if op is None:
             raise self.error(node, f"`{source_of(node)}` is not read")
         return ir.BinOp(op, self.lane_expr(node.left), self.lane_expr(c.comparator))
+
+    def ex_boolop(self, node: cst.BooleanOperation) -> ir.Expr:
+        # TVMScript reads `a and b` of conditions as T.And(a, b) (lane-wise), as below.
+        op = "&" if isinstance(node.operator, cst.And) else "|"
+        return ir.BinOp(
+            op, self.lane_expr(node.left), self.lane_expr(node.right), loc=self.mod.locate(node)
+        )
 
     def ex_call(self, node: cst.Call) -> ir.Expr:
         self.check_unsupported(node)
@@ -305,6 +317,7 @@ EXPRESSIONS: dict[type, Callable[[Expressions, cst.BaseExpression], ir.Expr]] = 
     cst.BinaryOperation: Expressions.ex_binop,
     cst.UnaryOperation: Expressions.ex_unary,
     cst.Comparison: Expressions.ex_compare,
+    cst.BooleanOperation: Expressions.ex_boolop,
     cst.Subscript: Expressions.ex_subscript,
     cst.Call: Expressions.ex_call,
 }

@@ -58,6 +58,10 @@ class Factory:
     sizes: dict[str, tuple[str, int]] = field(default_factory=dict)
     #: factory parameter -> tensor whose dtype it names
     dtypes: dict[str, str] = field(default_factory=dict)
+    #: factory parameter -> tensor whose whole shape it is (``T.StridedTensor(x_shape, ...)``)
+    shapes: dict[str, str] = field(default_factory=dict)
+    #: prim_func scalar parameters (``scale: T.float32``), after its tensors: name -> IR dtype
+    runtime_scalars: dict[str, str] = field(default_factory=dict)
     #: factory-body assignments before the prim_func (``n_pad = ...``)
     locals: dict[str, cst.BaseExpression] = field(default_factory=dict)
     #: the ``with T.Kernel(...)`` block (the prim_func's body, or the eager function's)

@@ -331,6 +331,9 @@ class KernelEmitter(CodePrinter):
         return name
 
     def _ex_Cast(self, e: ir.Cast) -> tuple[str, int]:
+        if isinstance(e.value, ir.Const):
+            # A Python number has no `.to`: a scalar of the dtype instead.
+            return f"tl.full([], {self.text(e.value)}, {self.dtype(e.dtype)})", ATOM
         return f"{self.text(e.value, ATOM)}.to({self.dtype(e.dtype)})", ATOM
 
     def _ex_TileAttr(self, e: ir.TileAttr) -> tuple[str, int]:
