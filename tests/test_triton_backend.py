@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from translator.api import translate_file, translate_source
+from translator.diagnostics import TranslationError
 from translator.grammar import load_grammar
 from validation.equivalence import check_pair
 
@@ -155,3 +156,63 @@ def test_float16_with_bfloat16_promotes_to_float32() -> None:
     assert promote(ir.DType("float16"), ir.DType("bfloat16")) == ir.F32
     assert promote(ir.DType("bfloat16"), ir.DType("float32")) == ir.F32
     assert promote(ir.DType("float16"), ir.DType("float16")) == ir.DType("float16")
+
+
+FLOOR_OPS = """\
+import torch
+import helion
+import helion.language as hl
+
+
+@helion.kernel(config=helion.Config(block_sizes=[32]))
+def floor_ops(
+    a: torch.Tensor, b: torch.Tensor, x: torch.Tensor, y: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    q = torch.empty_like(a)
+    r = torch.empty_like(a)
+    f = torch.empty_like(x)
+    for tile in hl.tile(a.size(0)):
+        q[tile] = a[tile] // b[tile]
+        r[tile] = a[tile] % b[tile]
+        f[tile] = x[tile] % y[tile]
+    return q, r, f
+"""
+
+
+def test_floor_division_and_remainder_keep_pythons_signs(tmp_path: Path) -> None:
+    # Helion (torch) rounds `//` toward -inf and gives `%` the divisor's sign; Triton's operators
+    # are C's. The translation was silently wrong on negative operands: -7 // 2 gave -3.
+    import os
+
+    import torch
+
+    from validation.runners import load_module
+
+    os.environ["TRITON_INTERPRET"] = "1"
+    text = translate_source(FLOOR_OPS, "floor_ops.py", "helion", "triton")
+    assert "tl.where(" in text
+    path = tmp_path / "floor_ops_triton.py"
+    path.write_text(text)
+    translated = load_module(path, "floor_ops_triton")
+    g = torch.Generator().manual_seed(0)
+    a = torch.randint(-50, 50, (100,), generator=g, dtype=torch.int32)
+    b = torch.randint(1, 9, (100,), generator=g, dtype=torch.int32)
+    b = torch.where(torch.rand(100, generator=g) < 0.5, -b, b)
+    x = torch.randn(100, generator=g) * 10
+    y = torch.randn(100, generator=g)
+    q, r, f = translated.floor_ops(a, b, x, y)
+    assert torch.equal(q, a // b) and torch.equal(r, a % b)
+    torch.testing.assert_close(f, torch.remainder(x, y))
+
+
+def test_floor_division_of_floats_is_refused_where_it_is() -> None:
+    # (Of a tensor whose dtype is known only at run time it is written as for integers, which
+    # Triton refuses to compile for floats: loud, not wrong.)
+    source = FLOOR_OPS.replace(
+        "f[tile] = x[tile] % y[tile]", "f[tile] = x[tile].float() // y[tile].float()"
+    )
+    with pytest.raises(TranslationError) as err:
+        translate_source(source, "floor_ops.py", "helion", "triton")
+    assert "`//` of floating-point values" in str(err.value)
+    assert err.value.loc is not None
+    assert "x[tile].float() // y[tile].float()" in source.splitlines()[err.value.loc.line - 1]

@@ -263,7 +263,53 @@ class KernelEmitter(CodePrinter):
     def _ex_BinOp(self, e: ir.BinOp) -> tuple[str, int]:
         if e.op == "**":
             return self._power(e.lhs, e.rhs)
+        if e.op in ("//", "%") and not (self._nonnegative(e.lhs) and self._nonnegative(e.rhs)):
+            return self._floor_division(e)
         return super()._ex_BinOp(e)
+
+    def _nonnegative(self, e: ir.Expr) -> bool:
+        """Whether ``e`` is never negative by construction (sizes, tile indices and program
+        ids, block sizes, literals, and sums, products and quotients of those): where ``//``
+        and ``%`` mean the same in C and in Python."""
+        if isinstance(e, ir.Const):
+            v = e.value
+            return not isinstance(v, bool) and isinstance(v, (int, float)) and v >= 0
+        if isinstance(e, (ir.SizeOf, ir.Arange)):
+            return True
+        if isinstance(e, ir.Name):
+            return e.id in self.sig.tunable_params or isinstance(
+                self.env.vars.get(e.id), TileVarType
+            )
+        if isinstance(e, ir.TileAttr):
+            return e.attr in ("index", "begin", "end", "id", "count", "block_size")
+        if isinstance(e, ir.BinOp) and e.op in ("+", "*", "//", "%"):
+            return self._nonnegative(e.lhs) and self._nonnegative(e.rhs)
+        if isinstance(e, (ir.Cast, ir.ExpandDims, ir.Broadcast)):
+            return self._nonnegative(e.value)
+        return False
+
+    def _floor_division(self, e: ir.BinOp) -> tuple[str, int]:
+        """``//`` and ``%`` as the IR means them (Python's: rounded toward -inf, a remainder
+        with the divisor's sign) from Triton's (C's: toward zero, the dividend's sign). They
+        differ only where the remainder is nonzero and the signs differ: one step back."""
+        dtype = dtype_of(self.type_of(e))
+        is_float = (isinstance(dtype, ir.DType) and dtype.name in ir.FLOAT_DTYPES) or any(
+            isinstance(x, ir.Const) and isinstance(x.value, float) for x in (e.lhs, e.rhs)
+        )
+        if e.op == "//" and is_float:
+            raise TranslationError(
+                "`//` of floating-point values has no exact Triton spelling (Triton's `//` "
+                "takes integers)",
+                e.loc,
+                "divide, then round with torch.floor in the source",
+            )
+        a = self._simple(self.text(e.lhs))
+        b = self._simple(self.text(e.rhs))
+        r = self._simple(f"{a} % {b}")
+        off = f"({r} != 0) & (({r} < 0) != ({b} < 0))"
+        if e.op == "%":
+            return f"tl.where({off}, {r} + {b}, {r})", ATOM
+        return f"tl.where({off}, {a} // {b} - 1, {a} // {b})", ATOM
 
     def elementwise_logic(self, e: ir.BinOp) -> bool:
         """Always: ``&``/``|`` serve scalars and blocks alike (this backend's one spelling)."""
