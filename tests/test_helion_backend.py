@@ -1686,3 +1686,39 @@ def test_a_data_mask_on_a_helion_store_is_refused_with_what_to_write() -> None:
         parse_source(text, "batched_jagged.py", "helion")
     assert "extra_mask= on a store is read only as the validity" in info.value.message
     assert "torch.where" in (info.value.hint or "")
+
+
+def test_helion_jit_is_a_kernel_and_other_kernel_forms_are_refused_where_they_are(
+    tmp_path: Path,
+) -> None:
+    # `helion.jit` is `helion.kernel`; AOT kernels and kernels made by a call were carried as
+    # host code, untranslated, with exit 0 (or "no @helion.kernel function" at 1:1).
+    body = (
+        "def {name}(x: torch.Tensor) -> torch.Tensor:\n"
+        "    out = torch.empty_like(x)\n"
+        "    for tile in hl.tile(x.size(0)):\n"
+        "        out[tile] = x[tile] * 2.0\n"
+        "    return out\n"
+    )
+    source = tmp_path / "jit.py"
+    source.write_text(
+        HEADER + "@helion.jit(config=helion.Config(block_sizes=[16]))\n" + body.format(name="f")
+    )
+    translated = tmp_path / "jit_triton.py"
+    translated.write_text(translate_file(source, "helion", "triton"))
+    assert "@triton.jit" in translated.read_text()
+    report = check_pair(source, translated, dtypes=("float32",), seeds=(0,))
+    assert report.passed, report.format_text()
+    for form, where, what in (
+        ("@helion.aot_kernel()\n" + body.format(name="f"), "@helion.aot_kernel()", "(@helion"),
+        (
+            body.format(name="_f") + "\n\nf = helion.kernel(_f, config=helion.Config())\n",
+            "f = helion.kernel(_f",
+            "`helion.kernel(_f, ...)` is not read",
+        ),
+    ):
+        text = HEADER + form
+        with pytest.raises(TranslationError) as err:
+            translate_source(text, "k.py", "helion", "triton")
+        assert what in str(err.value) and err.value.loc is not None
+        assert where in text.splitlines()[err.value.loc.line - 1]

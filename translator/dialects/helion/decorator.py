@@ -21,11 +21,54 @@ from translator.ir import nodes as ir
 def kernel_decorator(
     fn: cst.FunctionDef, aliases: dict[str, str], grammar: dict
 ) -> cst.Decorator | None:
-    """The ``@helion.kernel`` decorator of ``fn``, if it has one."""
+    """The ``@helion.kernel`` (or ``@helion.jit``) decorator of ``fn``, if it has one."""
+    names = {grammar["frontend"]["kernel"]["decorator"], *kernel_aliases(grammar)}
     for dec in fn.decorators:
         target = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
-        if resolve(target, aliases) == grammar["frontend"]["kernel"]["decorator"]:
+        if resolve(target, aliases) in names:
             return dec
+    return None
+
+
+def kernel_aliases(grammar: dict) -> list[str]:
+    """The other names of the kernel decorator."""
+    return list(grammar["frontend"]["kernel"].get("decorator_aliases", ()))
+
+
+def refused_kernel_form(
+    module: cst.Module, aliases: dict[str, str], grammar: dict
+) -> tuple[cst.CSTNode, str, str] | None:
+    """The first kernel this frontend does not read, as ``(node, what, instead)``: a decorator
+    of a refused form (``@helion.aot_kernel``), or ``helion.kernel(fn, ...)`` called on a
+    function (the kernel would otherwise be carried as host code, untranslated)."""
+    kernel = grammar["frontend"]["kernel"]
+    refused: dict[str, str] = kernel.get("refused_forms", {})
+    names = {kernel["decorator"], *kernel_aliases(grammar)}
+    for stmt in module.body:
+        if isinstance(stmt, cst.FunctionDef):
+            for dec in stmt.decorators:
+                node = dec.decorator
+                target = node.func if isinstance(node, cst.Call) else node
+                name = resolve(target, aliases)
+                if name in refused:
+                    what, _, instead = refused[name].partition(": ")
+                    return dec, what, instead
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                value = getattr(small, "value", None)
+                if (
+                    isinstance(value, cst.Call)
+                    and resolve(value.func, aliases) in names | set(refused)
+                    and value.args
+                    and value.args[0].keyword is None
+                ):
+                    fn = source_of(value.args[0].value).strip()
+                    return (
+                        value,
+                        f"a kernel made by calling `{source_of(value.func).strip()}({fn}, ...)`"
+                        " is not read",
+                        f"decorate `{fn}` with @helion.kernel(...) instead",
+                    )
     return None
 
 

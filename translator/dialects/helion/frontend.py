@@ -32,7 +32,11 @@ from translator.dialects.cst_utils import (
     statement_comments,
 )
 from translator.dialects.helion.carried import CarriedReader
-from translator.dialects.helion.decorator import DecoratorReader, kernel_decorator
+from translator.dialects.helion.decorator import (
+    DecoratorReader,
+    kernel_decorator,
+    refused_kernel_form,
+)
 from translator.dialects.helion.epilogues import specialise
 from translator.dialects.helion.expressions import ExprBuilder
 from translator.dialects.helion.host import HostReader
@@ -93,6 +97,10 @@ def _parse(source: str, path: str, kernel_notes: dict[str, str] | None = None) -
     sites: list[ir.Site] = []
     consumed: set[str] = set()
     pure: dict[str, tuple[ir.Kernel, EntryParser]] = {}
+    refused = refused_kernel_form(module, aliases, grammar)
+    if refused is not None:
+        node, what, instead = refused
+        raise TranslationError(what, locate(node), instead)
     for stmt in module.body:
         if isinstance(stmt, cst.FunctionDef) and kernel_decorator(stmt, aliases, grammar):
             parser = EntryParser(stmt, aliases, locate, path, constants, sites)
