@@ -467,3 +467,40 @@ def test_annotation_aliases_and_one_element_gathers_are_read(tmp_path: Path) -> 
     with pytest.raises(TranslationError, match="mask on a one-element ct.gather") as err:
         translate_source(masked, "moe.py", "cutile", "triton")
     assert err.value.loc is not None and err.value.loc.line == 23 and err.value.hint
+
+
+ROW_ATOMIC = """\
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def row_accumulate_kernel(x_ptr, out_ptr, n_cols, stride_x, stride_out, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * stride_x + cols, mask=mask, other=0.0)
+    tl.atomic_add(out_ptr + row * stride_out + cols, x * 2.0, mask=mask)
+
+
+def row_accumulate(x: torch.Tensor) -> torch.Tensor:
+    out = torch.ones_like(x)
+    n_rows, n_cols = x.shape
+    row_accumulate_kernel[(n_rows,)](
+        x, out, n_cols, x.stride(0), out.stride(0), BLOCK=triton.next_power_of_2(n_cols)
+    )
+    return out
+"""
+
+
+def test_an_atomic_over_a_whole_row_of_one_program_translates_both_ways(tmp_path: Path) -> None:
+    # The row is the program's one index (no lanes, no region dim): an internal error
+    # (IndexError) in the cuTile backend, and the cuTile frontend did not read the row's lanes.
+    source = tmp_path / "row_accumulate.py"
+    source.write_text(ROW_ATOMIC)
+    golden = tmp_path / "row_accumulate_cutile.py"
+    golden.write_text(translate_file(source, "triton", "cutile"))
+    assert "ct.atomic_add(" in golden.read_text()
+    report = check_pair(source, golden, dtypes=("float32",), seeds=(0,))
+    assert report.rows and report.passed, report.format_text()

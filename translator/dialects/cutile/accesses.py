@@ -229,6 +229,9 @@ class AccessReader:
             if isinstance(lifted, ir.TileAttr) and lifted.attr == "index":
                 items.append(ir.TileIndex(lifted.tile))
                 continue
+            if isinstance(lifted, ir.Arange) and isinstance(lifted.dim, ir.FullDim):
+                items.append(ir.FullIndex(lifted.dim.extent))  # a whole dim's lanes
+                continue
             t = infer(lifted, self.env)
             if dims_of(t):
                 raise self.mod.error(

@@ -568,6 +568,9 @@ class KernelWriter(CodePrinter):
             if isinstance(item, ir.ScalarIndex):
                 indices.append(self.text(item.value))
                 continue
+            if isinstance(item, ir.TileIndex) and self.env.tiles[item.tile].scalar:
+                indices.append(item.tile)  # one index per program: no lanes, no region dim
+                continue
             d = region[axis]
             if isinstance(item, ir.TileIndex):
                 tile = self.env.tiles[item.tile]
