@@ -604,6 +604,9 @@ def test_refuses_to_derive_a_wrapper_without_a_block_size():
     text = KERNEL_ONLY.read_text().replace("BLOCK: tl.constexpr = 128", "BLOCK: tl.constexpr")
     err = _refusal(text)
     assert "`tl.constexpr` parameter `BLOCK` has no default" in err.message
+    # At the parameter (it was `<input>`, no file or line).
+    assert err.loc is not None
+    assert "BLOCK: tl.constexpr" in text.splitlines()[err.loc.line - 1][err.loc.col :]
 
 
 def test_embedding_gathers_through_loaded_indices():

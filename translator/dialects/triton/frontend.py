@@ -139,7 +139,7 @@ def parse(source: str, path: str) -> ir.Module:
     from translator.dialects.triton.frontend_wrapper import derived_wrappers
 
     wrapper = parse_source(source, path)
-    derived = derived_wrappers(wrapper.module, path)
+    derived = derived_wrappers(wrapper.module, path, Locator(wrapper, path))
     text = source
     if derived:
         text = source.rstrip("\n") + "\n" + derived

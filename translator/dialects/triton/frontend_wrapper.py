@@ -19,12 +19,14 @@ signature*, as Python source appended to the file and lifted like any wrapper:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import libcst as cst
 
 from translator.diagnostics import TranslationError
 from translator.dialects.cst_utils import import_aliases, names_in, resolve
+from translator.ir import nodes as ir
 
 # The grid name a derived wrapper launches with; the launch reads it as "one program per tile".
 DERIVED_GRID = "tiletrans_derived_grid"
@@ -54,8 +56,11 @@ class _Uses:
     scaled: set[str] = field(default_factory=set)  # names some product scales
 
 
-def derived_wrappers(module: cst.Module, path: str) -> str:
-    """Source of a wrapper for every kernel of ``module`` that nothing launches or calls."""
+def derived_wrappers(
+    module: cst.Module, path: str, locate: Callable[[cst.CSTNode], ir.Loc | None] | None = None
+) -> str:
+    """Source of a wrapper for every kernel of ``module`` that nothing launches or calls
+    (``locate`` places the refusals: a kernel no wrapper can launch)."""
     aliases = import_aliases(module)
     jit: dict[str, cst.FunctionDef] = {}
     plain: dict[str, cst.FunctionDef] = {}
@@ -78,7 +83,7 @@ def derived_wrappers(module: cst.Module, path: str) -> str:
     used = _names_launched(plain.values()) | _names_referenced(f.body for f in jit.values())
     taken = set(plain) | set(jit)
     return "".join(
-        _wrapper(fn, aliases, path, taken)
+        _wrapper(fn, aliases, path, taken, locate or (lambda node: None))
         for name, fn in jit.items()
         if name not in used and _dereferences_a_parameter(fn, aliases)
     )
@@ -143,7 +148,13 @@ def param_kinds(fn: cst.FunctionDef, aliases: dict[str, str]) -> dict[str, str]:
     return kinds
 
 
-def _wrapper(fn: cst.FunctionDef, aliases: dict[str, str], path: str, taken: set[str]) -> str:
+def _wrapper(
+    fn: cst.FunctionDef,
+    aliases: dict[str, str],
+    path: str,
+    taken: set[str],
+    locate: Callable[[cst.CSTNode], ir.Loc | None],
+) -> str:
     name = fn.name.value
     entry = name.removesuffix("_kernel").lstrip("_") or name
     if entry in taken or entry == name:
@@ -176,7 +187,7 @@ def _wrapper(fn: cst.FunctionDef, aliases: dict[str, str], path: str, taken: set
                 raise TranslationError(
                     f"cannot derive a wrapper for `{name}`: `{pname}` scales offsets into "
                     "several tensors or none",
-                    None,
+                    locate(p),
                     "write a wrapper that launches the kernel",
                 )
             dims = strides.setdefault(owner, [])
@@ -189,7 +200,7 @@ def _wrapper(fn: cst.FunctionDef, aliases: dict[str, str], path: str, taken: set
                 raise TranslationError(
                     f"cannot derive a wrapper for `{name}`: `tl.constexpr` parameter `{pname}` "
                     "has no default, so no wrapper could choose it",
-                    None,
+                    locate(p),
                     f"give `{pname}` a default, or write a wrapper that launches the kernel",
                 )
             continue
@@ -199,7 +210,7 @@ def _wrapper(fn: cst.FunctionDef, aliases: dict[str, str], path: str, taken: set
     if not tensors:
         raise TranslationError(
             f"cannot derive a wrapper for `{name}`: it dereferences no pointer parameter",
-            None,
+            locate(fn),
             "write a wrapper",
         )
     written_names = _closure(uses, _names_in(uses.store_exprs))
