@@ -10,7 +10,8 @@ os.environ["TRITON_INTERPRET"] = "1"
 import libcst as cst  # noqa: E402
 
 from translator.api import parse_file, translate_file  # noqa: E402
-from translator.dialects.common.dtype_facts import documented_dtypes  # noqa: E402
+from translator.dialects.common.dtype_facts import documented_dtypes, proven_dtypes  # noqa: E402
+from translator.ir import nodes as ir  # noqa: E402
 from validation.equivalence import check_pair, row_dtypes  # noqa: E402
 from validation.equivalence import documented_dtypes as entry_documented  # noqa: E402
 
@@ -114,3 +115,60 @@ def test_validation_runs_int8_weights_with_the_documented_activation_dtypes(tmp_
     # shows the weights were int8; the activations follow the docstring's order.
     assert [r.dtype for r in report.rows] == ["float16", "float32"]
     assert any("w: int8 (check)" in n for n in report.notes)
+
+
+def proven(src: str) -> dict[str, str]:
+    fn = cst.parse_module(src).body[0]
+    assert isinstance(fn, cst.FunctionDef)
+    return proven_dtypes(fn, [p.name.value for p in fn.params.params])
+
+
+def test_a_dtype_is_proven_by_a_check_of_the_functions_own_block_on_a_name_never_rebound():
+    src = (
+        "def f(x, w, b, c, d):\n"
+        "    assert x.dtype == torch.float16 and w.dtype == torch.bfloat16\n"
+        "    if b.dtype != torch.float32:\n"
+        "        raise TypeError(b.dtype)\n"
+        "    if d is not None:\n"
+        "        assert d.dtype == torch.float16\n"  # in a branch: proves nothing
+        "    assert c.dtype in (torch.float16, torch.bfloat16)\n"  # several: proves nothing
+        "    x = x.contiguous()\n"  # rebound: the check says nothing of what is launched
+    )
+    assert proven(src) == {"w": "bfloat16", "b": "float32"}
+
+
+MIXED_DOT = """\
+import torch
+import helion
+import helion.language as hl
+
+
+@helion.kernel(config=helion.Config(block_sizes=[16, 16, 16]))
+def mm(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    \"\"\"fp16 activations times bf16 weights: Helion promotes both to fp32 for the dot.\"\"\"
+    assert x.dtype == torch.float16 and w.dtype == torch.bfloat16
+    m, k = x.size()
+    _, n = w.size()
+    out = torch.empty([m, n], dtype=torch.float32, device=x.device)
+    for tile_m, tile_n in hl.tile([m, n]):
+        acc = hl.zeros([tile_m, tile_n], dtype=torch.float32)
+        for tile_k in hl.tile(k):
+            acc = hl.dot(x[tile_m, tile_k], w[tile_k, tile_n], acc=acc)
+        out[tile_m, tile_n] = acc
+    return out
+"""
+
+
+def test_a_dot_of_two_checked_dtypes_is_promoted_in_triton(tmp_path: Path):
+    # tl.dot takes one dtype: `tl.dot(fp16, bf16)` (what was written) does not compile.
+    source = tmp_path / "mixed_dot.py"
+    source.write_text(MIXED_DOT)
+    kernel = parse_file(source, "helion").kernels[0]
+    assert kernel.param("x").dtype == ir.DType("float16")
+    assert kernel.param("w").dtype == ir.DType("bfloat16")
+    translated = tmp_path / "mixed_dot_triton.py"
+    translated.write_text(translate_file(source, "helion", "triton"))
+    assert "tl.dot(x_2.to(tl.float32), w_2.to(tl.float32), acc)" in translated.read_text()
+    report = check_pair(source, translated, seeds=(0,))
+    assert report.passed, report.format_text()
+    assert {row.dtype for row in report.rows} == {"float16"}  # x's: the documented one

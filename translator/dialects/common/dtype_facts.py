@@ -106,6 +106,135 @@ def documented_dtypes(
     return {p: found[p] for p in params if p in found}
 
 
+#: The entry hint of the dtypes its function proves (below).
+PROVEN = "proven_dtypes"
+
+
+def proven_dtypes(fn: cst.FunctionDef, params: Sequence[str]) -> dict[str, str]:
+    """The one dtype each of ``params`` has wherever ``fn`` runs on: checked by a statement of
+    the function's own block (``assert x.dtype == torch.float16``, ``if x.dtype !=
+    torch.float16: raise ...``) and never rebound in the function. (A check in a branch, or of
+    several dtypes, proves nothing of a launch; :func:`documented_dtypes` still reads them.)"""
+    own = set(params) - _rebound(fn)
+    out: dict[str, str] = {}
+
+    def read(test: cst.BaseExpression, negated: bool) -> None:
+        if isinstance(test, cst.BooleanOperation) and isinstance(
+            test.operator, cst.Or if negated else cst.And
+        ):
+            read(test.left, negated)
+            read(test.right, negated)
+            return
+        if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+            return
+        op = test.comparisons[0].operator
+        if not isinstance(op, cst.NotEqual if negated else cst.Equal):
+            return
+        left, right = test.left, test.comparisons[0].comparator
+        if _param_dtype(right, own):
+            left, right = right, left
+        name, dtypes = _param_dtype(left, own), _dtype_list(right)
+        if name and len(dtypes) == 1:
+            out.setdefault(name, dtypes[0])
+
+    body = fn.body.body if isinstance(fn.body, cst.IndentedBlock) else ()
+    for stmt in body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Assert):
+                    read(small.test, negated=False)
+        elif (
+            isinstance(stmt, cst.If)
+            and stmt.orelse is None
+            and isinstance(stmt.body, cst.IndentedBlock)
+            and len(stmt.body.body) == 1
+            and isinstance(stmt.body.body[0], cst.SimpleStatementLine)
+            and isinstance(stmt.body.body[0].body[0], cst.Raise)
+        ):
+            read(stmt.test, negated=True)
+    return out
+
+
+def _rebound(fn: cst.FunctionDef) -> set[str]:
+    """Names ``fn``'s body binds (assignments, loop and ``with`` targets, walruses, ``del``)."""
+    bound: set[str] = set()
+
+    def targets(node: cst.BaseExpression | None) -> None:
+        if isinstance(node, cst.Name):
+            bound.add(node.value)
+        elif isinstance(node, (cst.Tuple, cst.List)):
+            for el in node.elements:
+                targets(el.value)
+        elif isinstance(node, cst.StarredElement):
+            targets(node.value)
+
+    class Visitor(cst.CSTVisitor):
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            targets(node.target)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            targets(node.target)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            targets(node.target)
+
+        def visit_For(self, node: cst.For) -> None:
+            targets(node.target)
+
+        def visit_AsName(self, node: cst.AsName) -> None:
+            targets(node.name)  # type: ignore[arg-type]
+
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            targets(node.target)
+
+        def visit_Del(self, node: cst.Del) -> None:
+            targets(node.target)
+
+    fn.body.visit(Visitor())
+    return bound
+
+
+def with_proven_kernel_dtypes(
+    module: cst.Module, entries: Sequence[ir.Entry], kernels: Sequence[ir.Kernel]
+) -> list[ir.Kernel]:
+    """``kernels`` with the dtype of each tensor parameter that every launch passes a tensor of
+    one proven dtype (:func:`proven_dtypes` of the launching function's parameter): what the
+    launch proves, as :class:`ir.Param` means it. A dot of two such operands of different
+    dtypes can then be promoted as its source DSL promotes it."""
+    functions = {f.qualname: f.node for f in host_functions(module)}
+    seen: dict[tuple[str, int], set[str | None]] = {}
+    for entry in entries:
+        fn = functions.get(entry.name)
+        proven = proven_dtypes(fn, [p.name for p in entry.params]) if fn is not None else {}
+        carried = {s.target: s.source for s in entry.body if isinstance(s, ir.Carried)}
+        for launch in _launches(entry.body):
+            for i, arg in enumerate(launch.args):
+                name = arg.id if isinstance(arg, ir.Name) else None
+                name = carried.get(name, name) if name is not None else None
+                seen.setdefault((launch.kernel, i), set()).add(proven.get(name or ""))
+    out = []
+    for kernel in kernels:
+        params = list(kernel.params)
+        for i, p in enumerate(params):
+            found = seen.get((kernel.name, i), set())
+            if p.kind == "tensor" and p.dtype is None and len(found) == 1 and None not in found:
+                params[i] = dataclasses.replace(p, dtype=ir.DType(next(iter(found))))  # type: ignore[arg-type]
+        out.append(dataclasses.replace(kernel, params=tuple(params)))
+    return out
+
+
+def _launches(stmts: Sequence[ir.Stmt]) -> list[ir.Launch]:
+    found: list[ir.Launch] = []
+    for s in stmts:
+        if isinstance(s, ir.Launch):
+            found.append(s)
+        for attr in ("body", "orelse"):
+            inner = getattr(s, attr, None)
+            if isinstance(inner, tuple):
+                found.extend(_launches(inner))
+    return found
+
+
 def entry_dtypes(entry: ir.Entry) -> dict[str, tuple[tuple[str, ...], str]]:
     """The ``documented_dtypes`` hint of ``entry``: param -> (dtypes, where it is said)."""
     return {p: (ds, how) for p, ds, how in dict(entry.hints).get(HINT, ())}

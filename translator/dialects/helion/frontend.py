@@ -20,7 +20,10 @@ from typing import Any
 import libcst as cst
 
 from translator.diagnostics import TranslationError
-from translator.dialects.common.dtype_facts import with_documented_dtypes
+from translator.dialects.common.dtype_facts import (
+    with_documented_dtypes,
+    with_proven_kernel_dtypes,
+)
 from translator.dialects.common.host_api import SCALAR_ANNOTATIONS, api_entries
 from translator.dialects.cst_utils import (
     Locator,
@@ -128,6 +131,7 @@ def _parse(source: str, path: str, kernel_notes: dict[str, str] | None = None) -
         entries.extend(kernel_function_callers(module, pure, locate, sites))
     entries.extend(api_entries(module, entries, set(pure), locate))
     entries = with_documented_dtypes(module, entries)
+    kernels = with_proven_kernel_dtypes(module, entries, kernels)
     if not kernels:
         raise TranslationError(
             "no @helion.kernel function in this file",
