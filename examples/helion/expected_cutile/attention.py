@@ -158,7 +158,8 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor
     assert bh == bh_k and head_dim == head_dim_k, "q/k shape mismatch"
     assert v.size() == k.size(), "k/v shape mismatch"
     # The head dim is loaded whole, so make it a compile-time constant.
-    # tiletrans: dropped `head_dim = hl.specialize(head_dim)`: the kernels take it as a compile-time constant
+    # tiletrans: dropped `head_dim = hl.specialize(head_dim)`: the kernels take it as a compile-time
+    # constant
     sm_scale = 1.0 / head_dim**0.5
     out = torch.empty_like(q)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself

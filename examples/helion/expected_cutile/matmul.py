@@ -84,7 +84,8 @@ def matmul(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     k2, n = y.size()
     assert k == k2, f"size mismatch {k} != {k2}"
     out = torch.empty([m, n], dtype=x.dtype, device=x.device)
-    # tiletrans: num_warps, num_stages, group_size: cuTile's compiler picks warps, stages and tile order itself
+    # tiletrans: num_warps, num_stages, group_size: cuTile's compiler picks warps, stages and tile
+    # order itself
     key = (x.shape, y.shape, out.shape, x.dtype, y.dtype, out.dtype, m, k, n)
     if key not in _matmul_kernel_best:
         _matmul_kernel_best[key] = ct.tune.exhaustive_search(

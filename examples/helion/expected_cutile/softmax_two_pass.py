@@ -98,8 +98,10 @@ def softmax_two_pass(x: torch.Tensor) -> torch.Tensor:
     m, n = x.size()
     out = torch.empty_like(x)
     # Block sizes are registered up front so both column loops share one.
-    # tiletrans: dropped `block_size_m = hl.register_block_size(m)`: the kernels tune this block size themselves
-    # tiletrans: dropped `block_size_n = hl.register_block_size(n)`: the kernels tune this block size themselves
+    # tiletrans: dropped `block_size_m = hl.register_block_size(m)`: the kernels tune this block
+    # size themselves
+    # tiletrans: dropped `block_size_n = hl.register_block_size(n)`: the kernels tune this block
+    # size themselves
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
     key = (x.shape, out.shape, x.dtype, out.dtype, m, n)
     if key not in _softmax_two_pass_kernel_best:

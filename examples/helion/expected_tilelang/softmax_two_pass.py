@@ -97,8 +97,10 @@ def softmax_two_pass(x: torch.Tensor) -> torch.Tensor:
     m, n = x.size()
     out = torch.empty_like(x)
     # Block sizes are registered up front so both column loops share one.
-    # tiletrans: dropped `block_size_m = hl.register_block_size(m)`: the kernels tune this block size themselves
-    # tiletrans: dropped `block_size_n = hl.register_block_size(n)`: the kernels tune this block size themselves
+    # tiletrans: dropped `block_size_m = hl.register_block_size(m)`: the kernels tune this block
+    # size themselves
+    # tiletrans: dropped `block_size_n = hl.register_block_size(n)`: the kernels tune this block
+    # size themselves
     _softmax_two_pass_kernel(
         x.shape, x.stride(), x.dtype, out.shape, out.stride(), out.dtype, m, n
     )(x, out)

@@ -84,8 +84,10 @@ def softmax_two_pass(x: torch.Tensor) -> torch.Tensor:
     m, n = x.size()
     out = torch.empty_like(x)
     # Block sizes are registered up front so both column loops share one.
-    # tiletrans: dropped `block_size_m = hl.register_block_size(m)`: the kernels tune this block size themselves
-    # tiletrans: dropped `block_size_n = hl.register_block_size(n)`: the kernels tune this block size themselves
+    # tiletrans: dropped `block_size_m = hl.register_block_size(m)`: the kernels tune this block
+    # size themselves
+    # tiletrans: dropped `block_size_n = hl.register_block_size(n)`: the kernels tune this block
+    # size themselves
 
     def grid(meta):
         return (triton.cdiv(m, meta["BLOCK_SIZE_M"]),)

@@ -24,6 +24,7 @@ def bias_relu(X, bias, block_M: int = 16, block_N: int = 128, threads: int = 128
     # tiletrans: dropped the T.Tensor annotations of `X`, `bias`
     Y = torch.empty((M, N), dtype=torch.float32, device=X.device)
 
-    # tiletrans: the source launch's `block_M`, `block_N`, `threads`: block sizes and launch knobs are the kernel's config here
+    # tiletrans: the source launch's `block_M`, `block_N`, `threads`: block sizes and launch knobs
+    # are the kernel's config here
     bias_relu_kernel(X, bias, Y)
     return Y

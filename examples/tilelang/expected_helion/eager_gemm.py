@@ -36,6 +36,7 @@ def matmul(
     # tiletrans: dropped the T.Tensor annotations of `A`, `B`
     C = torch.empty((M, N), dtype=torch.float16, device=A.device)
 
-    # tiletrans: the source launch's `block_M`, `block_N`, `block_K`, `num_stages`, `threads`: block sizes and launch knobs are the kernel's config here
+    # tiletrans: the source launch's `block_M`, `block_N`, `block_K`, `num_stages`, `threads`: block
+    # sizes and launch knobs are the kernel's config here
     matmul_kernel(A, B, C)
     return C

@@ -29,7 +29,8 @@ def gemm_persistent(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     _, n = b.shape
     # One program per SM; on the CPU (serial blocks) a few, so that each loops over tiles.
     num_sms = torch.cuda.get_device_properties(a.device).multi_processor_count if a.is_cuda else 4
-    # tiletrans: the source launch's `num_sms`: block sizes and launch knobs are the kernel's config here
+    # tiletrans: the source launch's `num_sms`: block sizes and launch knobs are the kernel's config
+    # here
     _c = torch.empty((m, n), dtype=a.dtype, device=a.device)
     matmul_persistent(a, b, _c)
     return _c

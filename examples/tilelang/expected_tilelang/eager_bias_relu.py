@@ -54,7 +54,8 @@ def bias_relu(X, bias, block_M: int = 16, block_N: int = 128, threads: int = 128
     # tiletrans: dropped the T.Tensor annotations of `X`, `bias`
     Y = torch.empty((M, N), dtype=torch.float32, device=X.device)
 
-    # tiletrans: the source launch's `block_M`, `block_N`, `threads`: block sizes and launch knobs are the factory's parameters here
+    # tiletrans: the source launch's `block_M`, `block_N`, `threads`: block sizes and launch knobs
+    # are the factory's parameters here
     bias_relu_kernel(
         X.shape,
         X.stride(),

@@ -75,7 +75,8 @@ def matmul(
     # tiletrans: dropped the T.Tensor annotations of `A`, `B`
     C = torch.empty((M, N), dtype=torch.float16, device=A.device)
 
-    # tiletrans: the source launch's `block_M`, `block_N`, `block_K`, `num_stages`, `threads`: block sizes and launch knobs are the factory's parameters here
+    # tiletrans: the source launch's `block_M`, `block_N`, `block_K`, `num_stages`, `threads`: block
+    # sizes and launch knobs are the factory's parameters here
     matmul_kernel(
         A.shape, A.stride(), A.dtype, B.shape, B.stride(), B.dtype, C.shape, C.stride(), C.dtype
     )(A, B, C)

@@ -94,7 +94,8 @@ def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     c = torch.empty((M, N), device=a.device, dtype=a.dtype)
     # 1D launch kernel where each block gets its own program.
     # tiletrans: dropped `grid`, which nothing in the translation reads
-    # tiletrans: group_size, num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    # tiletrans: group_size, num_warps, num_stages: cuTile's compiler picks warps, stages and tile
+    # order itself
     tuned_key = (a.shape, b.shape, c.shape, a.dtype, b.dtype, c.dtype)
     if tuned_key not in _matmul_kernel_best:
         _matmul_kernel_best[tuned_key] = ct.tune.exhaustive_search(

@@ -13,7 +13,8 @@ import torch
 import cuda.tile as ct
 
 
-# tiletrans: the source has 5 configs; this launch uses the first (tune the ct.Constant tile sizes with ct.tune)
+# tiletrans: the source has 5 configs; this launch uses the first (tune the ct.Constant tile sizes
+# with ct.tune)
 @ct.kernel
 def matmul_block_ptr_kernel(
     a,
@@ -55,7 +56,8 @@ def matmul_block_ptr(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     _, N = b.shape
     c = torch.empty((M, N), device=a.device, dtype=a.dtype)
     BLOCK_M, BLOCK_N, BLOCK_K = 64, 64, 32
-    # tiletrans: group_size, num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    # tiletrans: group_size, num_warps, num_stages: cuTile's compiler picks warps, stages and tile
+    # order itself
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(a.size(0), BLOCK_M), ct.cdiv(b.size(1), BLOCK_N), 1),

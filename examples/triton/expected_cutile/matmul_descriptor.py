@@ -20,7 +20,8 @@ import triton
 import cuda.tile as ct
 
 
-# tiletrans: the source has 5 configs; this launch uses the first (tune the ct.Constant tile sizes with ct.tune)
+# tiletrans: the source has 5 configs; this launch uses the first (tune the ct.Constant tile sizes
+# with ct.tune)
 @ct.kernel
 def matmul_descriptor_kernel(
     a,
@@ -86,7 +87,8 @@ def matmul_descriptor(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     # Allocate C with a padded row pitch too, and hand back the [M, N] view.
     c = _empty_aligned(M, N, a.dtype, a.device)
     BLOCK_M, BLOCK_N, BLOCK_K = 64, 64, 32
-    # tiletrans: group_size, num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    # tiletrans: group_size, num_warps, num_stages: cuTile's compiler picks warps, stages and tile
+    # order itself
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(a.size(0), BLOCK_M), ct.cdiv(b.size(1), BLOCK_N), 1),

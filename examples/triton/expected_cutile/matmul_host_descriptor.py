@@ -104,7 +104,8 @@ def matmul_host_descriptor(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     b_desc = TensorDescriptor(b, b.shape, b.stride(), dummy_block)
     c_desc = TensorDescriptor.from_tensor(c, dummy_block)
 
-    # tiletrans: group_size, num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    # tiletrans: group_size, num_warps, num_stages: cuTile's compiler picks warps, stages and tile
+    # order itself
     tuned_key = (a.shape, b.shape, c.shape, a.dtype, b.dtype, c.dtype)
     if tuned_key not in _matmul_kernel_tma_best:
         _matmul_kernel_tma_best[tuned_key] = ct.tune.exhaustive_search(

@@ -13,7 +13,8 @@ import torch
 import cuda.tile as ct
 
 
-# tiletrans: the source has 5 configs; this launch uses the first (tune the ct.Constant tile sizes with ct.tune)
+# tiletrans: the source has 5 configs; this launch uses the first (tune the ct.Constant tile sizes
+# with ct.tune)
 @ct.kernel
 def matmul_splitk_kernel(
     a,
@@ -66,7 +67,8 @@ def matmul_splitk(a: torch.Tensor, b: torch.Tensor, split_k: int = 4) -> torch.T
     # The atomics add into this buffer, so it must start at zero.
     c = torch.zeros((M, N), device=a.device, dtype=torch.float32)
     BLOCK_M, BLOCK_N, BLOCK_K = 64, 64, 32
-    # tiletrans: group_size, num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    # tiletrans: group_size, num_warps, num_stages: cuTile's compiler picks warps, stages and tile
+    # order itself
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(a.size(0), BLOCK_M), ct.cdiv(b.size(1), BLOCK_N), split_k),

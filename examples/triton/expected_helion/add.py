@@ -31,6 +31,7 @@ def add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     # The SPMD launch grid denotes the number of kernel instances that run in
     # parallel. It can be either Tuple[int], or Callable(metaparameters) -> Tuple[int].
     # tiletrans: dropped `grid`, which nothing in the translation reads
-    # tiletrans: the source launch's `BLOCK_SIZE=1024`: block sizes and launch knobs are the kernel's config here
+    # tiletrans: the source launch's `BLOCK_SIZE=1024`: block sizes and launch knobs are the
+    # kernel's config here
     add_kernel(x.view(-1), y.view(-1), output.view(-1))
     return output

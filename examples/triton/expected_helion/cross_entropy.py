@@ -64,6 +64,7 @@ def cross_entropy(
     n_rows, V = logits.shape
     loss_1d = torch.empty(n_rows, dtype=torch.float32, device=logits.device)
     target = target.to(torch.int64)
-    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=32 if BLOCK_SIZE >= 16384 else 8`: block sizes and launch knobs are the kernel's config here
+    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=32 if BLOCK_SIZE >= 16384
+    # else 8`: block sizes and launch knobs are the kernel's config here
     cross_entropy_forward_kernel(logits, target, loss_1d, ignore_index)
     return loss_1d

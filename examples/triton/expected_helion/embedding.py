@@ -36,6 +36,7 @@ def embedding(indices: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     embedding_dim = weight.shape[1]
     output = torch.empty((n_elements, embedding_dim), device=weight.device, dtype=weight.dtype)
 
-    # tiletrans: the source launch's `BLOCK_N=BLOCK_N`, `BLOCK_D=BLOCK_D`: block sizes and launch knobs are the kernel's config here
+    # tiletrans: the source launch's `BLOCK_N=BLOCK_N`, `BLOCK_D=BLOCK_D`: block sizes and launch
+    # knobs are the kernel's config here
     embedding_forward_kernel(weight, indices, output)
     return output.view(*ori_shape, embedding_dim)

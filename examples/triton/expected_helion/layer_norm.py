@@ -76,6 +76,7 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     # heuristics for number of warps
     # tiletrans: dropped `num_warps`, which nothing in the translation reads
     # enqueue kernel
-    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes and launch knobs are the kernel's config here
+    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes and
+    # launch knobs are the kernel's config here
     _layer_norm_fwd_fused(x_arg, y, weight, bias, mean, rstd, N, eps)
     return y.reshape(x.shape), mean, rstd

@@ -68,6 +68,7 @@ def matmul_descriptor(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     b = _row_pitch_aligned(b)
     # Allocate C with a padded row pitch too, and hand back the [M, N] view.
     c = _empty_aligned(M, N, a.dtype, a.device)
-    # tiletrans: the source launch's `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`, `BLOCK_K=BLOCK_K`, `num_warps=4`, `num_stages=3`: block sizes and launch knobs are the kernel's config here
+    # tiletrans: the source launch's `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`, `BLOCK_K=BLOCK_K`,
+    # `num_warps=4`, `num_stages=3`: block sizes and launch knobs are the kernel's config here
     matmul_descriptor_kernel(a, b, c)
     return c

@@ -63,6 +63,7 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.
     Y = torch.empty((n_rows, n_cols), dtype=X.dtype, device=X.device)
     RSTD = torch.empty(n_rows, dtype=torch.float32, device=X.device)
 
-    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes and launch knobs are the kernel's config here
+    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes and
+    # launch knobs are the kernel's config here
     _rms_norm_forward_kernel(Y, X, weight, RSTD, n_cols, eps)
     return Y.view(*shape)

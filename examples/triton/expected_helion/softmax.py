@@ -47,6 +47,7 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
     # increasing the number of warps (`num_warps`) over which each row is distributed.
     # tiletrans: dropped `num_warps`, `num_stages`, which nothing in the translation reads
     y = torch.empty_like(x)
-    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes and launch knobs are the kernel's config here
+    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes and
+    # launch knobs are the kernel's config here
     softmax_kernel(y, x)
     return y

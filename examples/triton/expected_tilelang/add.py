@@ -55,7 +55,8 @@ def add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     # The SPMD launch grid denotes the number of kernel instances that run in
     # parallel. It can be either Tuple[int], or Callable(metaparameters) -> Tuple[int].
     # tiletrans: dropped `grid`, which nothing in the translation reads
-    # tiletrans: the source launch's `BLOCK_SIZE=1024`: block sizes and launch knobs are the factory's parameters here
+    # tiletrans: the source launch's `BLOCK_SIZE=1024`: block sizes and launch knobs are the
+    # factory's parameters here
     add_kernel(
         x.view(-1).shape,
         x.view(-1).stride(),

@@ -186,7 +186,9 @@ def attention(
     # of the scaled scores only for a positive scale.
     assert sm_scale > 0, "sm_scale must be positive"
     o = torch.empty_like(q)
-    # tiletrans: the source launch's `HEAD_DIM=HEAD_DIM_K`, `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`, `num_warps=num_warps`, `num_stages=3`: block sizes and launch knobs are the factory's parameters here
+    # tiletrans: the source launch's `HEAD_DIM=HEAD_DIM_K`, `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`,
+    # `num_warps=num_warps`, `num_stages=3`: block sizes and launch knobs are the factory's
+    # parameters here
     _attn_fwd(
         q.shape,
         q.stride(),

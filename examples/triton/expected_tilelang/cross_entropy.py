@@ -109,7 +109,8 @@ def cross_entropy(
     n_rows, V = logits.shape
     loss_1d = torch.empty(n_rows, dtype=torch.float32, device=logits.device)
     target = target.to(torch.int64)
-    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=32 if BLOCK_SIZE >= 16384 else 8`: block sizes and launch knobs are the factory's parameters here
+    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=32 if BLOCK_SIZE >= 16384
+    # else 8`: block sizes and launch knobs are the factory's parameters here
     cross_entropy_forward_kernel(
         logits.shape,
         logits.stride(),

@@ -74,7 +74,8 @@ def geglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     assert a.shape == b.shape
     assert a.is_contiguous() and b.is_contiguous(), "inputs must be contiguous"
     c = torch.empty_like(a)
-    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`: block sizes and launch knobs are the factory's parameters here
+    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`: block sizes and launch knobs are the
+    # factory's parameters here
     _geglu_tanh_forward_kernel(
         a.view(-1).shape,
         a.view(-1).stride(),

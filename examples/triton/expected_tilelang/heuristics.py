@@ -67,7 +67,8 @@ def heuristics(x: torch.Tensor, bias: torch.Tensor, alpha: float = 1.0) -> torch
     out = torch.empty((M, N), device=x.device, dtype=x.dtype)
     # BLOCK_M / BLOCK_N are filled in by the heuristics, so the grid reads them from META.
     # tiletrans: dropped `grid`, which nothing in the translation reads
-    # tiletrans: the source launch's `num_warps=4`: block sizes and launch knobs are the factory's parameters here
+    # tiletrans: the source launch's `num_warps=4`: block sizes and launch knobs are the factory's
+    # parameters here
     scale_bias_kernel(
         x.shape,
         x.stride(),

@@ -154,7 +154,8 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     # heuristics for number of warps
     # tiletrans: dropped `num_warps`, which nothing in the translation reads
     # enqueue kernel
-    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes and launch knobs are the factory's parameters here
+    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes and
+    # launch knobs are the factory's parameters here
     _layer_norm_fwd_fused(
         x_arg.shape,
         x_arg.stride(),

@@ -81,7 +81,8 @@ def matmul_splitk(a: torch.Tensor, b: torch.Tensor, split_k: int = 4) -> torch.T
     _, N = b.shape
     # The atomics add into this buffer, so it must start at zero.
     c = torch.zeros((M, N), device=a.device, dtype=torch.float32)
-    # tiletrans: the source launch's `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`, `BLOCK_K=BLOCK_K`, `num_warps=4`, `num_stages=3`: block sizes and launch knobs are the factory's parameters here
+    # tiletrans: the source launch's `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`, `BLOCK_K=BLOCK_K`,
+    # `num_warps=4`, `num_stages=3`: block sizes and launch knobs are the factory's parameters here
     matmul_splitk_kernel(
         a.shape,
         a.stride(),

@@ -57,6 +57,7 @@ def row_sum(x: torch.Tensor) -> torch.Tensor:
     assert x.dim() == 2
     M, N = x.shape
     out = torch.empty((M,), device=x.device, dtype=x.dtype)
-    # tiletrans: the source launch's `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`, `num_warps=4`: block sizes and launch knobs are the factory's parameters here
+    # tiletrans: the source launch's `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`, `num_warps=4`: block
+    # sizes and launch knobs are the factory's parameters here
     row_sum_kernel(x.shape, x.stride(), x.dtype, out.shape, out.stride(), out.dtype)(x, out)
     return out

@@ -86,6 +86,7 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
     # increasing the number of warps (`num_warps`) over which each row is distributed.
     # tiletrans: dropped `num_warps`, `num_stages`, which nothing in the translation reads
     y = torch.empty_like(x)
-    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes and launch knobs are the factory's parameters here
+    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes and
+    # launch knobs are the factory's parameters here
     softmax_kernel(y.shape, y.stride(), y.dtype, x.shape, x.stride(), x.dtype)(y, x)
     return y

@@ -63,7 +63,8 @@ def swiglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     assert a.stride(-1) == 1 and b.stride(-1) == 1, "last dimension must be contiguous"
     c = torch.empty_like(a)
 
-    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes and launch knobs are the factory's parameters here
+    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes and
+    # launch knobs are the factory's parameters here
     _swiglu_forward_kernel(
         a.shape,
         a.stride(),

@@ -23,6 +23,7 @@ written:
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -40,7 +41,7 @@ from translator.dialects.cst_utils import (
     is_provenance,
     parsed,
 )
-from translator.dialects.formatting import wrap_lines
+from translator.dialects.formatting import MAX_LINE, wrap_lines
 from translator.ir import nodes as ir
 from translator.provenance import header as provenance_header
 
@@ -114,7 +115,35 @@ def assemble(module: ir.Module, rendering: Rendering) -> str:
     )
     tree = _fix_imports(tree, plan.packages, rendering.imports, rendering.drop_imports)
     tree = _with_header(tree, module, rendering.command)
-    return tree.code
+    return wrap_generated_comments(tree.code)
+
+
+#: Comment lines tiletrans writes into host code (its notes, the rank checks' why); the
+#: source's own comments are carried as they are.
+_GENERATED_COMMENT = re.compile(r"^(\s*)# (tiletrans: |Written for \d+-d )")
+
+
+def wrap_generated_comments(text: str, width: int = MAX_LINE) -> str:
+    """``text`` with each over-long comment line tiletrans wrote split at spaces into lines of
+    at most ``width`` characters (a word longer than that stays whole)."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        match = _GENERATED_COMMENT.match(line)
+        if match is None or len(line) <= width:
+            out.append(line)
+            continue
+        prefix = f"{match.group(1)}# "
+        out.extend(
+            textwrap.wrap(
+                line[len(prefix) :],
+                width=width,
+                initial_indent=prefix,
+                subsequent_indent=prefix,
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+        )
+    return "\n".join(out)
 
 
 def _header_as_parsed(tree: cst.Module) -> cst.Module:

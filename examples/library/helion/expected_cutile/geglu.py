@@ -175,7 +175,8 @@ def geglu_bwd(
     grad_a = torch.empty_like(a)
     grad_b = torch.empty_like(b)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
-    # Written for 2-d `grad_out`, `b`: `grad_out[tile_m, tile_n]` has 2 indices; `b[tile_m, tile_n]` has 2 indices.
+    # Written for 2-d `grad_out`, `b`: `grad_out[tile_m, tile_n]` has 2 indices; `b[tile_m, tile_n]`
+    # has 2 indices.
     if grad_out.dim() != 2 or b.dim() != 2:
         raise ValueError("grad_out, b must be 2-d")
     key = (

@@ -116,7 +116,8 @@ def causal_attention_fwd(
 ) -> torch.Tensor:
     """``softmax(mask(q @ k^T * sm_scale)) @ v`` for [bh, seq, head_dim] q, k, v."""
     bh, seq, head_dim = q.size()
-    # tiletrans: dropped `head_dim = hl.specialize(head_dim)`: the kernels take it as a compile-time constant
+    # tiletrans: dropped `head_dim = hl.specialize(head_dim)`: the kernels take it as a compile-time
+    # constant
     out = torch.empty_like(q)
     # Written for 3-d `k`, `v`: `k[b, tile_n, :]` has 3 indices; `v[b, tile_n, :]` has 3 indices.
     if k.dim() != 3 or v.dim() != 3:

@@ -192,7 +192,8 @@ def geglu_bwd(
     m, n = a.size()
     grad_a = torch.empty_like(a)
     grad_b = torch.empty_like(b)
-    # Written for 2-d `grad_out`, `b`: `grad_out[tile_m, tile_n]` has 2 indices; `b[tile_m, tile_n]` has 2 indices.
+    # Written for 2-d `grad_out`, `b`: `grad_out[tile_m, tile_n]` has 2 indices; `b[tile_m, tile_n]`
+    # has 2 indices.
     if grad_out.dim() != 2 or b.dim() != 2:
         raise ValueError("grad_out, b must be 2-d")
 

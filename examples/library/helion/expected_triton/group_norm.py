@@ -148,7 +148,8 @@ def group_norm_fwd(
     out = torch.empty_like(x)
     mean = torch.empty([n, g], dtype=torch.float32, device=x.device)
     rstd = torch.empty([n, g], dtype=torch.float32, device=x.device)
-    # Written for 2-d `weight`, `bias`: `weight[tile_g, :]` has 2 indices; `bias[tile_g, :]` has 2 indices.
+    # Written for 2-d `weight`, `bias`: `weight[tile_g, :]` has 2 indices; `bias[tile_g, :]` has 2
+    # indices.
     if weight.dim() != 2 or bias.dim() != 2:
         raise ValueError("weight, bias must be 2-d")
 

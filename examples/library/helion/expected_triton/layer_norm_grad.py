@@ -232,7 +232,8 @@ def layer_norm_bwd(
     # Written for 2-d `grad_out`: `grad_out[tile_m, :]` has 2 indices.
     if grad_out.dim() != 2:
         raise ValueError(f"`grad_out` must be 2-d, not {grad_out.dim()}-d")
-    # Written for 1-d `mean`, `rstd`, `weight`: `mean[tile_m]` has 1 index; `rstd[tile_m]` has 1 index; `weight[:]` has 1 index.
+    # Written for 1-d `mean`, `rstd`, `weight`: `mean[tile_m]` has 1 index; `rstd[tile_m]` has 1
+    # index; `weight[:]` has 1 index.
     if mean.dim() != 1 or rstd.dim() != 1 or weight.dim() != 1:
         raise ValueError("mean, rstd, weight must be 1-d")
 

@@ -148,7 +148,8 @@ def cross_entropy_backward(grad_input, grad_output):
         # If cross entropy is the last layer, grad_output is 1.0. Skip the mul to save time.
         if torch.equal(grad_output, torch.tensor(1.0, device=grad_output.device)):
             return grad_input
-        # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+        # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order
+        # itself
         ct.launch(
             torch.cuda.current_stream(),
             (grad_input.size(0), 1, 1),
@@ -157,7 +158,8 @@ def cross_entropy_backward(grad_input, grad_output):
         )
     else:
         grad_output = grad_output.contiguous()
-        # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+        # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order
+        # itself
         ct.launch(
             torch.cuda.current_stream(),
             (grad_input.size(0), 1, 1),

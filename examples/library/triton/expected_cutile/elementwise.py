@@ -129,7 +129,8 @@ def add(x: torch.Tensor, y: torch.Tensor, *, alpha: float = 1.0) -> torch.Tensor
     x, y = x.contiguous(), y.contiguous()
     out = torch.empty_like(x)
     with torch_device_fn.device(x.device):
-        # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+        # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order
+        # itself
         tuned_key = (
             x.view(-1).shape,
             y.view(-1).shape,
@@ -170,7 +171,8 @@ class LeakyRelu(torch.autograd.Function):
         x = x.contiguous()
         out = torch.empty_like(x)
         with torch_device_fn.device(x.device):
-            # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+            # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order
+            # itself
             tuned_key = (x.view(-1).shape, out.view(-1).shape, x.view(-1).dtype, out.view(-1).dtype)
             if tuned_key not in _leaky_relu_forward_kernel_best:
                 _leaky_relu_forward_kernel_best[tuned_key] = ct.tune.exhaustive_search(
@@ -200,7 +202,8 @@ class LeakyRelu(torch.autograd.Function):
         dx = torch.empty_like(x)
         n_elements = x.numel()
         with torch_device_fn.device(x.device):
-            # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+            # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order
+            # itself
             tuned_key = (
                 x.view(-1).shape,
                 dy.view(-1).shape,

@@ -180,7 +180,8 @@ def fused_linear_cross_entropy_forward(
         loss_1d_slice = loss_1d[start_idx:end_idx]  # chunk_size,
 
         # Here we calculate the gradient of logits_chunk in place so we can save memory.
-        # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+        # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order
+        # itself
         ct.launch(
             torch.cuda.current_stream(),
             (n_rows, 1, 1),

@@ -119,7 +119,8 @@ def _fused_residual_fwd(x, residual, bias, alpha):
     out = torch.empty_like(x)
     BLOCK_N, num_warps = _cols_settings(N)
     if bias is None:
-        # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+        # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order
+        # itself
         ct.launch(
             torch.cuda.current_stream(),
             (ct.cdiv(x.size(0), BLOCK_M), ct.cdiv(N, BLOCK_N), 1),
@@ -127,7 +128,8 @@ def _fused_residual_fwd(x, residual, bias, alpha):
             (out, x, residual, alpha, N, BLOCK_M, BLOCK_N),
         )
     else:
-        # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+        # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order
+        # itself
         ct.launch(
             torch.cuda.current_stream(),
             (ct.cdiv(x.size(0), BLOCK_M), ct.cdiv(N, BLOCK_N), 1),

@@ -172,7 +172,8 @@ class LayerNorm(torch.autograd.Function):
             raise RuntimeError("This layer norm doesn't support feature dim >= 64KB.")
         # heuristics for number of warps
         num_warps = min(max(BLOCK_SIZE // 256, 1), 8)
-        # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+        # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order
+        # itself
         key = (
             x_arg.shape,
             y_arg.shape,
@@ -247,7 +248,8 @@ class LayerNorm(torch.autograd.Function):
         db = torch.empty((N,), dtype=w.dtype, device=w.device)
         # enqueue kernel using forward pass heuristics
         # also compute partial sums for DW and DB
-        # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+        # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order
+        # itself
         key = (
             dx.shape,
             dy_arg.shape,
@@ -311,7 +313,8 @@ class LayerNorm(torch.autograd.Function):
             ),
         )
         # accumulate partial sums in separate kernel
-        # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+        # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order
+        # itself
         ct.launch(
             torch.cuda.current_stream(),
             (ct.cdiv(N, BLOCK_SIZE_N_DWDB), 1, 1),

@@ -163,7 +163,8 @@ def log_softmax_forward(x: torch.Tensor) -> torch.Tensor:
     out = torch.empty_like(x)
     BLOCK_N = triton.next_power_of_2(N)
     if BLOCK_N <= MAX_ONE_PASS:
-        # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+        # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order
+        # itself
         key = (out.shape, x.shape, out.dtype, x.dtype, N)
         if key not in _log_softmax_kernel_best:
             _log_softmax_kernel_best[key] = ct.tune.exhaustive_search(
@@ -182,7 +183,8 @@ def log_softmax_forward(x: torch.Tensor) -> torch.Tensor:
             (out, x, N, cfg["ROWS"], 1 << (N - 1).bit_length()),
         )
     else:
-        # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+        # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order
+        # itself
         key = (out.shape, x.shape, out.dtype, x.dtype, N)
         if key not in _log_softmax_looped_kernel_best:
             _log_softmax_looped_kernel_best[key] = ct.tune.exhaustive_search(

@@ -50,7 +50,8 @@ def get_fallback_autotune_config():
     ]
 
 
-# tiletrans: configs of `get_autotune_config()` where `is_cuda()` holds (the branch it lists first; the test is not static)
+# tiletrans: configs of `get_autotune_config()` where `is_cuda()` holds (the branch it lists first;
+# the test is not static)
 @ct.kernel
 def matmul_kernel(
     a,
@@ -206,7 +207,8 @@ def linear(
     if bias is not None:
         BLOCK_SIZE_M, BLOCK_SIZE_N = 16, 32
         if activation == "relu":
-            # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+            # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order
+            # itself
             ct.launch(
                 torch.cuda.current_stream(),
                 (ct.cdiv(M, BLOCK_SIZE_M), ct.cdiv(N, BLOCK_SIZE_N), 1),
@@ -214,7 +216,8 @@ def linear(
                 (out, bias.view(-1), M, N, BLOCK_SIZE_M, BLOCK_SIZE_N),
             )
         else:
-            # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+            # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order
+            # itself
             ct.launch(
                 torch.cuda.current_stream(),
                 (ct.cdiv(M, BLOCK_SIZE_M), ct.cdiv(N, BLOCK_SIZE_N), 1),

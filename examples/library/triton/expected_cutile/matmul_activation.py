@@ -86,7 +86,8 @@ def matmul(a: torch.Tensor, b: torch.Tensor, activation: str = "") -> torch.Tens
     K, N = b.shape
     c = torch.empty((M, N), device=a.device, dtype=a.dtype)
 
-    # tiletrans: group_size, num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    # tiletrans: group_size, num_warps, num_stages: cuTile's compiler picks warps, stages and tile
+    # order itself
     tuned_key = (a.shape, b.shape, c.shape, a.dtype, b.dtype, c.dtype)
     if tuned_key not in _matmul_kernel_best:
         _matmul_kernel_best[tuned_key] = ct.tune.exhaustive_search(

@@ -136,7 +136,8 @@ def _rms_norm_fwd(X: torch.Tensor, W: torch.Tensor, eps: float):
     assert W.shape[0] == n_cols, "weight must have one entry per column"
 
     with _device_ctx(X):
-        # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+        # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order
+        # itself
         key = (
             Y.shape,
             X.shape,
@@ -185,7 +186,8 @@ def _rms_norm_bwd(dY, X, W, RSTD, BLOCK_SIZE, num_warps):
     dW_partial = torch.empty((n_rows, n_cols), dtype=torch.float32, device=W.device)
 
     with _device_ctx(dY):
-        # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+        # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order
+        # itself
         key = (
             dY.shape,
             X.shape,

@@ -136,7 +136,8 @@ def softmax_forward(x: torch.Tensor) -> torch.Tensor:
     y = torch.empty((n_rows, n_cols), dtype=x.dtype, device=x.device)
     with _device_ctx(x):
         if x_2d.stride(-1) == 1:
-            # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+            # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order
+            # itself
             key = (y.shape, x_2d.shape, y.dtype, x_2d.dtype, n_cols)
             if key not in _softmax_fwd_kernel_best:
                 _softmax_fwd_kernel_best[key] = ct.tune.exhaustive_search(
@@ -161,7 +162,8 @@ def softmax_forward(x: torch.Tensor) -> torch.Tensor:
                 (y, x_2d, n_cols, cfg["ROWS"], 1 << (n_cols - 1).bit_length()),
             )
         else:
-            # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+            # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order
+            # itself
             key = (y.shape, x_2d.shape, y.dtype, x_2d.dtype, n_cols)
             if key not in _softmax_fwd_strided_kernel_best:
                 _softmax_fwd_strided_kernel_best[key] = ct.tune.exhaustive_search(
@@ -196,7 +198,8 @@ def softmax_backward(dy: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 
     dx = torch.empty_like(y_2d)
     with _device_ctx(y):
-        # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+        # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order
+        # itself
         key = (dx.shape, dy_2d.shape, y_2d.shape, dx.dtype, dy_2d.dtype, y_2d.dtype, n_cols)
         if key not in _softmax_bwd_kernel_best:
             _softmax_bwd_kernel_best[key] = ct.tune.exhaustive_search(

@@ -19,7 +19,8 @@ import cuda.tile as ct
 SPLIT_K_MAX_ROWS = 64
 
 
-# tiletrans: the source has 6 configs; this launch uses the first (tune the ct.Constant tile sizes with ct.tune)
+# tiletrans: the source has 6 configs; this launch uses the first (tune the ct.Constant tile sizes
+# with ct.tune)
 @ct.kernel
 def splitk_gemm_kernel(
     a,

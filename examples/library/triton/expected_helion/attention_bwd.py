@@ -172,7 +172,8 @@ def _attention_forward(
     assert HEAD_DIM in {16, 32, 64, 128}, "head dims are powers of two in [16, 128]"
     o = torch.empty_like(q)
     lse = torch.empty((Z, H, N_CTX), device=q.device, dtype=torch.float32)
-    # tiletrans: the source launch's `HEAD_DIM=HEAD_DIM`, `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`, `num_warps=4`: block sizes and launch knobs are the kernel's config here
+    # tiletrans: the source launch's `HEAD_DIM=HEAD_DIM`, `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`,
+    # `num_warps=4`: block sizes and launch knobs are the kernel's config here
     _attn_fwd(q, k, v, o, lse, sm_scale * LOG2E)
     return o, lse
 
@@ -191,12 +192,15 @@ def _attention_backward(
     assert o.shape == q.shape and do.shape == q.shape, "do must have the output's shape"
     assert lse.shape == (Z, H, N_CTX)
     delta = torch.empty_like(lse)
-    # tiletrans: the source launch's `HEAD_DIM=HEAD_DIM`, `BLOCK_M=BLOCK_M`: block sizes and launch knobs are the kernel's config here
+    # tiletrans: the source launch's `HEAD_DIM=HEAD_DIM`, `BLOCK_M=BLOCK_M`: block sizes and launch
+    # knobs are the kernel's config here
     _attn_bwd_preprocess(o, do, delta, q, H, N_CTX, HEAD_DIM)
     dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
-    # tiletrans: the source launch's `HEAD_DIM=HEAD_DIM`, `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`, `num_warps=4`: block sizes and launch knobs are the kernel's config here
+    # tiletrans: the source launch's `HEAD_DIM=HEAD_DIM`, `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`,
+    # `num_warps=4`: block sizes and launch knobs are the kernel's config here
     _attn_bwd_dkdv(q, k, v, do, dk, dv, lse, delta, sm_scale, sm_scale * LOG2E)
-    # tiletrans: the source launch's `HEAD_DIM=HEAD_DIM`, `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`, `num_warps=4`: block sizes and launch knobs are the kernel's config here
+    # tiletrans: the source launch's `HEAD_DIM=HEAD_DIM`, `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`,
+    # `num_warps=4`: block sizes and launch knobs are the kernel's config here
     _attn_bwd_dq(q, k, v, do, dq, lse, delta, sm_scale, sm_scale * LOG2E)
     return dq, dk, dv
 

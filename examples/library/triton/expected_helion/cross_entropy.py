@@ -90,7 +90,8 @@ def cross_entropy_forward(_input, target, ignore_index, reduction):
     # The mean reduction folds 1 / n_non_ignore into the gradient written by the kernel.
     grad_scale = max(n_non_ignore, 1) if reduction == "mean" else 1
 
-    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=32 if BLOCK_SIZE >= 8192 else 8`: block sizes and launch knobs are the kernel's config here
+    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=32 if BLOCK_SIZE >= 8192
+    # else 8`: block sizes and launch knobs are the kernel's config here
     liger_cross_entropy_kernel(
         _input, grad_input, target.view(-1), loss_1d, grad_scale, ignore_index
     )
@@ -110,11 +111,13 @@ def cross_entropy_backward(grad_input, grad_output):
         # If cross entropy is the last layer, grad_output is 1.0. Skip the mul to save time.
         if torch.equal(grad_output, torch.tensor(1.0, device=grad_output.device)):
             return grad_input
-        # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=32 if BLOCK_SIZE >= 8192 else 8`: block sizes and launch knobs are the kernel's config here
+        # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=32 if BLOCK_SIZE >=
+        # 8192 else 8`: block sizes and launch knobs are the kernel's config here
         element_mul_kernel(grad_input, grad_output.view(-1))
     else:
         grad_output = grad_output.contiguous()
-        # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=32 if BLOCK_SIZE >= 8192 else 8`: block sizes and launch knobs are the kernel's config here
+        # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=32 if BLOCK_SIZE >=
+        # 8192 else 8`: block sizes and launch knobs are the kernel's config here
         row_mul_kernel(grad_input, grad_output.view(-1))
     return grad_input
 

@@ -36,7 +36,8 @@ def _draw(x: torch.Tensor, seed: int) -> torch.Tensor:
 def _apply(x: torch.Tensor, random: torch.Tensor, p: float) -> torch.Tensor:
     x = x.contiguous()
     output = torch.empty_like(x)
-    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`: block sizes and launch knobs are the kernel's config here
+    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`: block sizes and launch knobs are the
+    # kernel's config here
     _dropout_kernel(x.view(-1), random.view(-1), output.view(-1), p)
     return output
 

@@ -64,7 +64,8 @@ def embedding_forward(embeddings: torch.Tensor, indices: torch.Tensor) -> torch.
     embedding_dim = embeddings.shape[1]
     output = torch.empty(n_elements, embedding_dim, device=indices.device, dtype=embeddings.dtype)
 
-    # tiletrans: the source launch's `BLOCK_SIZE_M=BLOCK_SIZE_M`, `BLOCK_SIZE_N=BLOCK_SIZE_N`: block sizes and launch knobs are the kernel's config here
+    # tiletrans: the source launch's `BLOCK_SIZE_M=BLOCK_SIZE_M`, `BLOCK_SIZE_N=BLOCK_SIZE_N`: block
+    # sizes and launch knobs are the kernel's config here
     embedding_forward_kernel(embeddings.view(-1), indices, output, embedding_dim)
     return output.view(*ori_shape, -1)
 
@@ -82,7 +83,8 @@ def embedding_backward(
 
     embedding_dim = embedding_table.shape[1]
 
-    # tiletrans: the source launch's `BLOCK_SIZE_M=BLOCK_SIZE_M`, `BLOCK_SIZE_N=BLOCK_SIZE_N`: block sizes and launch knobs are the kernel's config here
+    # tiletrans: the source launch's `BLOCK_SIZE_M=BLOCK_SIZE_M`, `BLOCK_SIZE_N=BLOCK_SIZE_N`: block
+    # sizes and launch knobs are the kernel's config here
     embedding_backward_kernel(grad_output, grad_weight.view(-1), indices, embedding_dim)
     return grad_weight.to(embedding_table.dtype)
 

@@ -133,7 +133,8 @@ def fused_linear_cross_entropy_forward(
         loss_1d_slice = loss_1d[start_idx:end_idx]  # chunk_size,
 
         # Here we calculate the gradient of logits_chunk in place so we can save memory.
-        # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=32`: block sizes and launch knobs are the kernel's config here
+        # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=32`: block sizes and
+        # launch knobs are the kernel's config here
         liger_cross_entropy_kernel(
             logits_chunk,
             target_chunk,

@@ -77,10 +77,12 @@ def _fused_residual_fwd(x, residual, bias, alpha):
     out = torch.empty_like(x)
     BLOCK_N, num_warps = _cols_settings(N)
     if bias is None:
-        # tiletrans: the source launch's `num_warps=num_warps`: block sizes and launch knobs are the kernel's config here
+        # tiletrans: the source launch's `num_warps=num_warps`: block sizes and launch knobs are the
+        # kernel's config here
         _residual_fwd_kernel(out, x, residual, alpha, N)
     else:
-        # tiletrans: the source launch's `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`, `num_warps=num_warps`: block sizes and launch knobs are the kernel's config here
+        # tiletrans: the source launch's `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`,
+        # `num_warps=num_warps`: block sizes and launch knobs are the kernel's config here
         _residual_bias_fwd_kernel(out, x, residual, bias.view(-1), alpha, N)
     return out.view(shape)
 
@@ -93,7 +95,8 @@ def _fused_residual_bwd(dy, alpha):
     dres = torch.empty_like(dy)
     dbias = torch.zeros(N, dtype=torch.float32, device=dy.device)
     BLOCK_N, num_warps = _cols_settings(N)
-    # tiletrans: the source launch's `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`, `num_warps=num_warps`: block sizes and launch knobs are the kernel's config here
+    # tiletrans: the source launch's `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`, `num_warps=num_warps`:
+    # block sizes and launch knobs are the kernel's config here
     _residual_bwd_kernel(dx, dres, dbias, dy, alpha, N)
     return dx.view(shape), dres.view(shape), dbias
 

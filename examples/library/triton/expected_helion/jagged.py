@@ -37,7 +37,8 @@ def _jagged_reduce(values: torch.Tensor, offsets: torch.Tensor, mean: bool) -> t
     B = offsets.numel() - 1
     D = values.shape[1]
     out = torch.empty((B, D), dtype=values.dtype, device=values.device)
-    # tiletrans: the source launch's `BLOCK_D=BLOCK_D`: block sizes and launch knobs are the kernel's config here
+    # tiletrans: the source launch's `BLOCK_D=BLOCK_D`: block sizes and launch knobs are the
+    # kernel's config here
     jagged_sum_kernel(values, offsets, out, mean, B)
     return out
 

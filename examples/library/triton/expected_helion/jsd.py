@@ -101,7 +101,8 @@ def jsd_forward(
 
     n_non_ignore = (shift_labels != ignore_index).sum().item() if has_label else BT
 
-    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`: block sizes and launch knobs are the kernel's config here
+    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`: block sizes and launch knobs are the
+    # kernel's config here
     _jsd_kernel(
         _input,
         target,

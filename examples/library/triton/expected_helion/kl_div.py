@@ -88,7 +88,8 @@ def kldiv_forward_triton(
     out_size = (BT, V) if reduction == "none" else (BT, 1)
     output_tensor = torch.zeros(out_size, device=y_pred.device, dtype=torch.float32)
 
-    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes and launch knobs are the kernel's config here
+    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes and
+    # launch knobs are the kernel's config here
     _kldiv_kernel_forward(y_pred, y_true, output_tensor, eps, log_target, reduction)
 
     # calculated according to the reduction mode same as in Pytorch. In the later versions, `mean`
@@ -111,7 +112,8 @@ def kldiv_backward_triton(
     BT, V = target.shape
 
     # We store the gradients in-place in the input tensor
-    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes and launch knobs are the kernel's config here
+    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes and
+    # launch knobs are the kernel's config here
     _kldiv_kernel_backward(target, new_grads, log_target)
 
     # If cross entropy is the last layer, grad_output is 1.0. Skip the mul then.

@@ -112,7 +112,8 @@ class LayerNorm(torch.autograd.Function):
             raise RuntimeError("This layer norm doesn't support feature dim >= 64KB.")
         # heuristics for number of warps
         num_warps = min(max(BLOCK_SIZE // 256, 1), 8)
-        # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes and launch knobs are the kernel's config here
+        # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes
+        # and launch knobs are the kernel's config here
         _layer_norm_fwd_fused(x_arg, y_arg, weight.view(-1), bias.view(-1), mean, rstd, N, eps)
         ctx.save_for_backward(x, weight, bias, mean, rstd)
         ctx.BLOCK_SIZE = BLOCK_SIZE
@@ -135,12 +136,15 @@ class LayerNorm(torch.autograd.Function):
         db = torch.empty((N,), dtype=w.dtype, device=w.device)
         # enqueue kernel using forward pass heuristics
         # also compute partial sums for DW and DB
-        # tiletrans: the source launch's `BLOCK_SIZE_N=ctx.BLOCK_SIZE`, `num_warps=ctx.num_warps`: block sizes and launch knobs are the kernel's config here
+        # tiletrans: the source launch's `BLOCK_SIZE_N=ctx.BLOCK_SIZE`, `num_warps=ctx.num_warps`:
+        # block sizes and launch knobs are the kernel's config here
         _layer_norm_bwd_dx_fused(
             dx, dy_arg, _dw, _db, x_arg, w.view(-1), m.view(-1), v.view(-1), N, M
         )
         # accumulate partial sums in separate kernel
-        # tiletrans: the source launch's `BLOCK_SIZE_M=BLOCK_SIZE_M_DWDB`, `BLOCK_SIZE_N=BLOCK_SIZE_N_DWDB`: block sizes and launch knobs are the kernel's config here
+        # tiletrans: the source launch's `BLOCK_SIZE_M=BLOCK_SIZE_M_DWDB`,
+        # `BLOCK_SIZE_N=BLOCK_SIZE_N_DWDB`: block sizes and launch knobs are the kernel's config
+        # here
         _layer_norm_bwd_dwdb(_dw, _db, dw.view(-1), db.view(-1), M, N)
         return dx.view_as(dy), None, dw, db, None
 

@@ -75,10 +75,12 @@ def log_softmax_forward(x: torch.Tensor) -> torch.Tensor:
     out = torch.empty_like(x)
     BLOCK_N = triton.next_power_of_2(N)
     if BLOCK_N <= MAX_ONE_PASS:
-        # tiletrans: the source launch's `BLOCK_N=BLOCK_N`, `num_warps=_warps(BLOCK_N)`: block sizes and launch knobs are the kernel's config here
+        # tiletrans: the source launch's `BLOCK_N=BLOCK_N`, `num_warps=_warps(BLOCK_N)`: block sizes
+        # and launch knobs are the kernel's config here
         log_softmax_kernel(out, x, N)
     else:
-        # tiletrans: the source launch's `BLOCK_N=4096`, `num_warps=16`: block sizes and launch knobs are the kernel's config here
+        # tiletrans: the source launch's `BLOCK_N=4096`, `num_warps=16`: block sizes and launch
+        # knobs are the kernel's config here
         log_softmax_looped_kernel(out, x, N)
     return out.view(shape)
 
@@ -91,7 +93,8 @@ def log_softmax_backward(out: torch.Tensor, out_grad: torch.Tensor) -> torch.Ten
     out = out.reshape(-1, N).contiguous()
     out_grad = out_grad.reshape(-1, N).contiguous()
     in_grad = torch.empty_like(out)
-    # tiletrans: the source launch's `BLOCK_N=BLOCK_N`, `num_warps=_warps(BLOCK_N)`: block sizes and launch knobs are the kernel's config here
+    # tiletrans: the source launch's `BLOCK_N=BLOCK_N`, `num_warps=_warps(BLOCK_N)`: block sizes and
+    # launch knobs are the kernel's config here
     log_softmax_backward_kernel(out, out_grad, in_grad, N)
     return in_grad.view(shape)
 

@@ -51,7 +51,8 @@ def get_fallback_autotune_config():
     ]
 
 
-# tiletrans: configs of `get_autotune_config()` where `is_cuda()` holds (the branch it lists first; the test is not static)
+# tiletrans: configs of `get_autotune_config()` where `is_cuda()` holds (the branch it lists first;
+# the test is not static)
 @helion.kernel(
     configs=[
         helion.Config(block_sizes=[128, 256, 64], num_warps=8, num_stages=3),
@@ -119,9 +120,11 @@ def linear(
     M, N = out.shape
     if bias is not None:
         if activation == "relu":
-            # tiletrans: the source launch's `BLOCK_SIZE_M=BLOCK_SIZE_M`, `BLOCK_SIZE_N=BLOCK_SIZE_N`: block sizes and launch knobs are the kernel's config here
+            # tiletrans: the source launch's `BLOCK_SIZE_M=BLOCK_SIZE_M`,
+            # `BLOCK_SIZE_N=BLOCK_SIZE_N`: block sizes and launch knobs are the kernel's config here
             _add_bias_relu_kernel(out, bias.view(-1), M, N)
         else:
-            # tiletrans: the source launch's `BLOCK_SIZE_M=BLOCK_SIZE_M`, `BLOCK_SIZE_N=BLOCK_SIZE_N`: block sizes and launch knobs are the kernel's config here
+            # tiletrans: the source launch's `BLOCK_SIZE_M=BLOCK_SIZE_M`,
+            # `BLOCK_SIZE_N=BLOCK_SIZE_N`: block sizes and launch knobs are the kernel's config here
             _add_bias_kernel(out, bias.view(-1), M, N)
     return out.view(*x.shape[:-1], N)

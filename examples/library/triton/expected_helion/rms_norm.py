@@ -102,7 +102,8 @@ def _rms_norm_fwd(X: torch.Tensor, W: torch.Tensor, eps: float):
     assert W.shape[0] == n_cols, "weight must have one entry per column"
 
     with _device_ctx(X):
-        # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes and launch knobs are the kernel's config here
+        # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes
+        # and launch knobs are the kernel's config here
         _rms_norm_fwd_kernel(Y, X, W.view(-1), RSTD, n_cols, eps)
     return Y.view(*shape), X, RSTD, BLOCK_SIZE, num_warps
 
@@ -116,7 +117,8 @@ def _rms_norm_bwd(dY, X, W, RSTD, BLOCK_SIZE, num_warps):
     dW_partial = torch.empty((n_rows, n_cols), dtype=torch.float32, device=W.device)
 
     with _device_ctx(dY):
-        # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes and launch knobs are the kernel's config here
+        # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes
+        # and launch knobs are the kernel's config here
         _rms_norm_bwd_kernel(dY, X, W.view(-1), RSTD.view(-1), dX, dW_partial, n_cols)
     dW = dW_partial.sum(dim=0).to(W.dtype)
     return dX.view(*shape), dW

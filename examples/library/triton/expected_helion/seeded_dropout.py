@@ -47,7 +47,8 @@ def _dropout_add_kernel(
 def _seeded_dropout(x: torch.Tensor, p: float, seed: int) -> torch.Tensor:
     x = x.contiguous()
     output = torch.empty_like(x)
-    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`: block sizes and launch knobs are the kernel's config here
+    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`: block sizes and launch knobs are the
+    # kernel's config here
     _seeded_dropout_kernel(x.view(-1), output.view(-1), p, seed)
     return output
 
@@ -77,6 +78,7 @@ def dropout_add(x: torch.Tensor, residual: torch.Tensor, p: float, seed: int) ->
     assert x.shape == residual.shape, "x and residual must have one shape"
     n_rows, n_cols = x.shape
     out = torch.empty_like(x)
-    # tiletrans: the source launch's `BLOCK_M=16`, `BLOCK_N=64`: block sizes and launch knobs are the kernel's config here
+    # tiletrans: the source launch's `BLOCK_M=16`, `BLOCK_N=64`: block sizes and launch knobs are
+    # the kernel's config here
     _dropout_add_kernel(x, residual, out, p, seed)
     return out

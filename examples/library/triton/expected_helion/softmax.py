@@ -72,10 +72,12 @@ def softmax_forward(x: torch.Tensor) -> torch.Tensor:
     y = torch.empty((n_rows, n_cols), dtype=x.dtype, device=x.device)
     with _device_ctx(x):
         if x_2d.stride(-1) == 1:
-            # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes and launch knobs are the kernel's config here
+            # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block
+            # sizes and launch knobs are the kernel's config here
             _softmax_fwd_kernel(y, x_2d, n_cols)
         else:
-            # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes and launch knobs are the kernel's config here
+            # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block
+            # sizes and launch knobs are the kernel's config here
             _softmax_fwd_strided_kernel(y, x_2d, n_cols)
     return y.view(x.shape)
 
@@ -88,7 +90,8 @@ def softmax_backward(dy: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 
     dx = torch.empty_like(y_2d)
     with _device_ctx(y):
-        # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes and launch knobs are the kernel's config here
+        # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes
+        # and launch knobs are the kernel's config here
         _softmax_bwd_kernel(dx, dy_2d, y_2d, n_cols)
     return dx.view_as(y)
 

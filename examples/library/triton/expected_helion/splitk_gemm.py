@@ -49,7 +49,8 @@ def splitk_gemm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     # Long reductions split further; the tile stays decode-sized.
     SPLIT_K = 8 if K >= 4096 else 4
 
-    # tiletrans: the source launch's `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`, `BLOCK_K=BLOCK_K`, `num_warps=4`: block sizes and launch knobs are the kernel's config here
+    # tiletrans: the source launch's `BLOCK_M=BLOCK_M`, `BLOCK_N=BLOCK_N`, `BLOCK_K=BLOCK_K`,
+    # `num_warps=4`: block sizes and launch knobs are the kernel's config here
     splitk_gemm_kernel(a, b, c, SPLIT_K)
     return c.to(a.dtype)
 

@@ -87,7 +87,8 @@ def swiglu_forward(a: torch.Tensor, b: torch.Tensor):
 
     BLOCK_SIZE, num_warps = _row_settings(n_cols)
 
-    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes and launch knobs are the kernel's config here
+    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes and
+    # launch knobs are the kernel's config here
     _swiglu_forward_kernel(a, b, c, n_cols)
     return a, b, c.view(*ori_shape)
 
@@ -101,7 +102,8 @@ def swiglu_backward(a: torch.Tensor, b: torch.Tensor, dc: torch.Tensor):
 
     BLOCK_SIZE, num_warps = _row_settings(n_cols)
 
-    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes and launch knobs are the kernel's config here
+    # tiletrans: the source launch's `BLOCK_SIZE=BLOCK_SIZE`, `num_warps=num_warps`: block sizes and
+    # launch knobs are the kernel's config here
     _swiglu_backward_kernel(dc, a, b, da, db, n_cols)
     return da.view(*ori_shape), db.view(*ori_shape)
 
