@@ -1020,3 +1020,50 @@ def test_refuses_a_jagged_tile_loop_masked_by_another_bound():
         err.message
     )
     assert "range(start, end, BLOCK)" in (err.hint or "")
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "message", "help_text"),
+    [
+        (
+            "import torch\nimport triton\nimport triton.language as tl\n"
+            '@triton.heuristics({"num_warps": lambda args: 8})\n'
+            "@triton.jit\n"
+            "def k(x_ptr, n, BLOCK: tl.constexpr = 128):\n"
+            "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+            "    tl.store(x_ptr + offs, 1.0, mask=offs < n)\n",
+            "8})",
+            "@triton.heuristics sets `num_warps`",
+            "pass `num_warps=` at the launch",
+        ),
+        (
+            "import torch\nimport triton\nimport triton.language as tl\n"
+            "@triton.jit\n"
+            "def k(x_ptr, n, BLOCK: int):\n"
+            "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+            "    tl.store(x_ptr + offs, 1.0, mask=offs < n)\n"
+            "def f(x):\n"
+            "    k[(1,)](x, x.numel(), 128)\n",
+            "BLOCK)",
+            "block size `BLOCK` must be a tl.constexpr parameter",
+            "declare it `BLOCK: tl.constexpr`",
+        ),
+        (
+            "import torch\nimport triton\nfrom .kernels import scale_kernel\n"
+            "def scale(x):\n"
+            "    scale_kernel[(1,)](x, x.numel(), BLOCK=256)\n"
+            "    return x\n",
+            "scale_kernel[(1,)]",
+            "`scale_kernel` is launched here but defined in `.kernels`",
+            "move this launching function into `.kernels`",
+        ),
+    ],
+    ids=["heuristics-num-warps", "int-block", "imported-kernel"],
+)
+def test_launch_refusals_say_where_and_what_to_write(
+    text: str, where: str, message: str, help_text: str
+) -> None:
+    err = _refusal(text)
+    assert message in err.message and help_text in (err.hint or "")
+    assert err.loc is not None and err.loc.line > 1
+    assert where in text.splitlines()[err.loc.line - 1][err.loc.col :]

@@ -50,6 +50,7 @@ from translator.dialects.cst_utils import (
     resolve,
     source_of,
     statement_comments,
+    walk,
 )
 from translator.dialects.cst_utils import names_in as cst_names_in
 from translator.dialects.triton.frontend_configs import (
@@ -165,6 +166,16 @@ def parse(source: str, path: str) -> ir.Module:
         entries.append(dataclasses.replace(entry, public=public))
         kernels.extend(outlined)
     if not entries:
+        imported = _imported_launch(module, info)
+        if imported is not None:
+            node, name, origin = imported
+            raise TranslationError(
+                f"`{name}` is launched here but defined in `{origin}`: tiletrans translates a "
+                "kernel together with the functions that launch it, in one module",
+                info.locate(node),
+                f"move this launching function into `{origin}` beside the kernel (translating "
+                f"`{origin}` alone gives each unlaunched kernel a derived wrapper)",
+            )
         raise TranslationError(
             "no function in this file launches a @triton.jit kernel",
             ir.Loc(path, 1, 0),
@@ -373,12 +384,17 @@ def _kernel_def(fn: cst.FunctionDef, info: ModuleInfo) -> KernelDef:
             # wrapper) stays above the translated kernel.
             kept.append(source_of(d.decorator))
     _prescan(fn, info, set())
-    for key, _, _ in heuristics:
+    for key, body, _ in heuristics:
         if key not in constexprs:
+            launch_knob = key in ("num_warps", "num_stages", "num_ctas")
             raise TranslationError(
                 f"@triton.heuristics sets `{key}`, which is no tl.constexpr "
                 f"parameter of `{fn.name.value}`",
-                info.locate(fn),
+                info.locate(body),
+                f"pass `{key}=` at the launch (`kernel[grid](..., {key}=...)`) or in the "
+                "triton.Config entries of @triton.autotune"
+                if launch_knob
+                else f"heuristics compute tl.constexpr parameters: declare `{key}: tl.constexpr`",
             )
     kernel = KernelDef(
         fn, params, constexprs, defaults, configs, info, heuristics, kept_decorators=kept,
@@ -393,6 +409,37 @@ def _kernel_def(fn: cst.FunctionDef, info: ModuleInfo) -> KernelDef:
         kernel.descriptor_blocks = block_shape_hook(info.functions[hook.name], info)
         kernel.hook_node = hook.node
     return kernel
+
+
+def _imported_launch(module: cst.Module, info: ModuleInfo) -> tuple[cst.Call, str, str] | None:
+    """The first ``kernel[grid](...)`` of ``module`` whose kernel an import brings in (the
+    launch, the kernel's name, the module it comes from)."""
+    origins: dict[str, str] = {}
+    for stmt in module.body:
+        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+                origin = "." * len(small.relative) + (
+                    source_of(small.module) if small.module else ""
+                )
+                for alias in small.names:
+                    bound = alias.asname.name if alias.asname else alias.name
+                    if isinstance(bound, cst.Name):
+                        origins[bound.value] = origin.strip()
+    found: list[tuple[cst.Call, str, str]] = []
+
+    def visit(node: cst.CSTNode) -> bool:
+        if (
+            not found
+            and isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Subscript)
+            and isinstance(node.func.value, cst.Name)
+            and node.func.value.value in origins
+        ):
+            found.append((node, node.func.value.value, origins[node.func.value.value]))
+        return not found
+
+    walk(module, visit)
+    return found[0] if found else None
 
 
 def _heuristics(d: cst.Decorator, info: ModuleInfo) -> list[tuple[str, cst.BaseExpression, str]]:

@@ -143,6 +143,7 @@ class TilesMixin:
         raise self.error(
             node,
             f"block size `{self.src(node)}` must be a tl.constexpr parameter or an integer literal",
+            f"declare it `{self.src(node)}: tl.constexpr` (tl.arange needs a compile-time size)",
         )
 
     def register_tiles(self, tree: ir.Expr) -> None:
