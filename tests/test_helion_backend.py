@@ -1722,3 +1722,43 @@ def test_helion_jit_is_a_kernel_and_other_kernel_forms_are_refused_where_they_ar
             translate_source(text, "k.py", "helion", "triton")
         assert what in str(err.value) and err.value.loc is not None
         assert where in text.splitlines()[err.value.loc.line - 1]
+
+
+@pytest.mark.parametrize(
+    ("body", "where", "message", "help_text"),
+    [
+        (
+            "    factor = hl.register_tunable('factor', 4)\n"
+            "    for tile in hl.tile(x.size(0)):\n"
+            "        out[tile] = x[tile] * factor\n",
+            "hl.register_tunable(",
+            "hl.register_tunable (a tunable value of the kernel's own) is not read",
+            "pass the value as a kernel argument",
+        ),
+        (
+            "    for tile_b in hl.tile(x.size(0)):\n"
+            "        for tile_k in hl.jagged_tile(x.size(1)):\n"
+            "            out[tile_b, tile_k] = x[tile_b, tile_k]\n",
+            "hl.jagged_tile(",
+            "hl.jagged_tile (a loop whose length differs per lane) is not read",
+            "hl.tile(start, end)",
+        ),
+    ],
+    ids=["register_tunable", "jagged_tile"],
+)
+def test_helion_constructs_not_read_say_what_to_write(
+    body: str, where: str, message: str, help_text: str
+) -> None:
+    text = (
+        HEADER
+        + "@helion.kernel()\n"
+        + "def f(x: torch.Tensor) -> torch.Tensor:\n"
+        + "    out = torch.empty_like(x)\n"
+        + body
+        + "    return out\n"
+    )
+    with pytest.raises(TranslationError) as err:
+        translate_source(text, "k.py", "helion", "triton")
+    assert message in err.value.message and help_text in (err.value.hint or "")
+    assert err.value.loc is not None
+    assert where in text.splitlines()[err.value.loc.line - 1][err.value.loc.col :]

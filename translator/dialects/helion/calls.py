@@ -145,6 +145,14 @@ class CallReader:
             return self.expr(base)
         if method in ("reshape", "view"):
             return self._reshape(method, self.expr(base), args, kwargs, node)
+        if method == "register_tunable":
+            raise self.error(
+                node,
+                "hl.register_tunable (a tunable value of the kernel's own) is not read: the "
+                "IR's tunables are block sizes, warps and stages",
+                "pass the value as a kernel argument (a constant the caller picks), or tile by it "
+                "with hl.register_block_size if it is a block size",
+            )
         raise self.error(
             node,
             f"unsupported method `.{method}()` in `{source_of(node)}`",

@@ -66,6 +66,15 @@ class LoopReader:
         it = node.iter
         fn = resolve(it.func, self.aliases) if isinstance(it, cst.Call) else None
         lang = self.grammar["frontend"]["language"]
+        if fn == "helion.language.jagged_tile":
+            raise self.error(
+                it,
+                "hl.jagged_tile (a loop whose length differs per lane) is not read",
+                "loop over each row's own range, `for t in hl.tile(start, end)` inside "
+                "`for b in hl.grid(n)` (start and end loaded from the offsets), or over the "
+                "longest row with hl.tile(max_len) and mask: torch.where(t.index[None, :] < "
+                "lengths[:, None], x[...], 0)",
+            )
         if fn not in (lang["tile"], lang["grid"]):
             what = "kernel loops" if top_level else "device loops"
             raise self.error(
