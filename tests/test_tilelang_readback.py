@@ -32,7 +32,6 @@ NOT_READ = {
     "cutile/moe_grouped_gemm": "`end` is not defined in the kernel",
     "cutile/splitk_gemm": "`bx` is not defined in the kernel",
     "triton/matmul_splitk": "`bx` is not defined in the kernel",
-    "helion/row_mean": "`j` is not a tile's lanes",
     "helion/softmax_two_pass": "the block size `block_size_n` tiles several dims",
     "triton/layer_norm": "the block size `block_size` tiles several dims",
     "triton/matmul_act": '`"gelu"` is not read in TileLang kernels',

@@ -772,7 +772,11 @@ class KernelLifter(TileCalls, Expressions):
             region_dims = tuple(self.lanes[o][1] for o in order)
             value = self.convert(value, ir.DTypeOf(base.value))
             vdims = dims_of(infer(value, self.env))
-            if vdims != region_dims:
+            if vdims != region_dims and (
+                tuple(d for d in vdims if not isinstance(d, ir.UnitDim)) == region_dims
+            ):
+                value = ir.Reshape(value, region_dims)  # the one-lane axes index dims of one
+            elif vdims != region_dims:
                 value = (
                     ir.Broadcast(value, region_dims)
                     if vdims
@@ -903,6 +907,9 @@ class KernelLifter(TileCalls, Expressions):
         items, order = self.global_items(target)
         valid = set()
         lane_items = [item for item in items if not isinstance(item, ir.ScalarIndex)]
+        for axis, (_, d) in enumerate(self.lanes):
+            if isinstance(d, ir.UnitDim):  # `j < 1` of a one-lane axis holds everywhere
+                valid.add(ir.BinOp("<", self.place(ir.Arange(d), [axis]), ir.Const(1)))
         for item, axis in zip(lane_items, order):
             if isinstance(item, ir.TileIndex):
                 index = self.place(ir.TileAttr(item.tile, "index"), [axis])

@@ -111,6 +111,10 @@ class Expressions:
                 items.append(ir.TileIndex(d.tile))
             elif isinstance(d, ir.FullDim) and offset is None:
                 items.append(ir.FullIndex(d.extent))
+            elif isinstance(d, ir.UnitDim) and offset is None:
+                # `T.Parallel(block, 1)`'s one-lane `j`: index 0 of a dim of one element.
+                items.append(ir.ScalarIndex(ir.Const(0)))
+                continue
             else:
                 raise self.error(
                     e,
