@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from translator.cli import invoke  # noqa: E402
-from translator.limits import MAX_NESTING, MAX_OPERATORS  # noqa: E402
+from translator.limits import MAX_ELIF, MAX_NESTING, MAX_OPERATORS, MAX_STRINGS  # noqa: E402
 
 HELION = ROOT / "examples" / "helion"
 TRITON = ROOT / "examples" / "triton"
@@ -249,6 +249,118 @@ def test_past_the_limits_is_a_located_refusal(in_tmp, line, what):
     n = len(RELU.splitlines()) + 2
     assert re.search(rf"deep.py:{n}:\d+: error: too deep for tiletrans: .*{what}", result.stderr)
     assert "help: split" in result.stderr and "Traceback" not in result.output
+
+
+#: One kernel module per frontend, and a target it translates to.
+KERNELS = {
+    "helion": (HELION / "softmax.py", "triton"),
+    "triton": (TRITON / "add.py", "helion"),
+    "tilelang": (ROOT / "examples" / "tilelang" / "elementwise_add.py", "triton"),
+    "cutile": (ROOT / "examples" / "cutile" / "vector_add.py", "triton"),
+}
+
+
+def _elif_chain(n: int) -> str:
+    """A host function of an ``if`` and ``n - 1`` ``elif`` branches (valid Python)."""
+    return "\n\ndef pick(x):\n    if x == 0:\n        return 0\n" + "".join(
+        f"    elif x == {i}:\n        return {i}\n" for i in range(1, n)
+    )
+
+
+def _assert_located_refusal(proc, name: str, line: int, what: str) -> None:
+    assert proc.returncode == 2, (proc.returncode, proc.stderr[-2000:])
+    assert re.search(
+        rf"{re.escape(name)}:{line}:\d+: error: too deep for tiletrans: {what}", proc.stderr
+    ), proc.stderr[:2000]
+    assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr
+
+
+@pytest.mark.parametrize("dsl", sorted(KERNELS))
+def test_500_term_elif_chain_is_a_located_refusal_in_every_frontend(tmp_path, dsl):
+    # A valid module: the kernel and a host function with a 500-term `if`/`elif` chain, which
+    # exhausted libcst's position provider (exit 123, "internal error: KeyError").
+    kernel, dst = KERNELS[dsl]
+    text = kernel.read_text()
+    src = tmp_path / "chain.py"
+    src.write_text(text + _elif_chain(500))
+    proc = _subprocess("translate", "--from", dsl, "--to", dst, str(src))
+    line = len(text.splitlines()) + 4 + 2 * (MAX_ELIF + 1)  # the first `elif` past the limit
+    _assert_located_refusal(proc, str(src), line, f"more than {MAX_ELIF} `elif` branches")
+
+
+def test_500_term_elif_chain_in_migrate(tmp_path):
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "chain.py").write_text(RELU + _elif_chain(500))
+    proc = _subprocess("migrate", "lib", "--to", "triton", "-j", "1", cwd=tmp_path)
+    line = len(RELU.splitlines()) + 4 + 2 * (MAX_ELIF + 1)
+    _assert_located_refusal(proc, "chain.py", line, "more than 100 `elif` branches")
+    assert re.search(r"helion → triton │ +0 │ +0 │ +1 │ +0", proc.stderr), proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("statement", "what"),
+    [
+        ("y = x" + ".a" * 600, "attributes, calls or subscripts in one chain"),
+        ("y = f" + "()" * 600, "attributes, calls or subscripts in one chain"),
+        ("y = x" + "[0]" * 600, "attributes, calls or subscripts in one chain"),
+        ("y = (\n" + '    "a"\n' * 3900 + ")", "adjacent string literals"),
+    ],
+    ids=["attributes", "calls", "subscripts", "strings3900"],
+)
+def test_long_chains_are_refused_at_their_statement(tmp_path, statement, what):
+    # Chains under the token limit ran out of recursion and were refused at 1:1; 3,900 adjacent
+    # strings (valid Python) were "syntax error" from libcst's parser.
+    src = tmp_path / "chain.py"
+    src.write_text(RELU + "\n" + statement + "\n")
+    proc = _subprocess("helion2triton", str(src))
+    first = len(RELU.splitlines()) + 2
+    # The chain's own line, or for the strings the line of the first one past the limit.
+    line = first + MAX_STRINGS + 1 if "string" in what else first
+    _assert_located_refusal(proc, str(src), line, f"more than \\d+ {what}")
+
+
+def test_out_of_recursion_within_the_limits_points_at_the_deepest_statement(tmp_path):
+    """Past what the tokenizer checks, a mix of constructs can still exhaust the recursion limit
+    (here: a 60-term `elif` chain, within the limits, with the limit lowered to 300): a refusal
+    at the statement that nests most, exit 2, never a traceback or an internal error."""
+    src = tmp_path / "chain.py"
+    src.write_text(RELU + _elif_chain(60))
+    code = (
+        "import sys; sys.setrecursionlimit(300); from translator.cli import main; "
+        f"sys.exit(main(['helion2triton', {str(src)!r}]))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=120,
+    )
+    line = len(RELU.splitlines()) + 4  # the `if` that starts the chain
+    _assert_located_refusal(proc, str(src), line, "this statement nests or chains too deeply")
+
+
+def test_an_error_raised_while_handling_a_recursion_error_is_too_deep(monkeypatch):
+    """libcst's position provider turned a RecursionError into a KeyError whose text itself
+    recursed ("internal error: KeyError: <unprintable>", exit 123): any exception whose context
+    holds a RecursionError is the too-deep refusal, located at the deepest statement."""
+    from translator import api
+    from translator.cli import translate_one
+    from translator.limits import caused_by_recursion
+
+    def parse(source, path, dsl=None):
+        try:
+            raise RecursionError("maximum recursion depth exceeded")
+        except RecursionError:
+            raise KeyError(object()) from None  # `from None` still keeps __context__
+
+    monkeypatch.setattr(api, "_parse_source", parse)
+    source = RELU + "\ny = " + " + ".join(["x"] * 100) + "\n"
+    outcome = translate_one("k.py", "helion", "triton", text=source)
+    assert outcome.status == "refused", outcome.diagnostic
+    diag = outcome.diagnostic
+    assert diag.code == "too-deep" and diag.line == len(RELU.splitlines()) + 2  # the sum
+    assert not caused_by_recursion(KeyError("x")) and caused_by_recursion(RecursionError())
 
 
 def test_just_under_the_limits_translates(in_tmp):

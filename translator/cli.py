@@ -393,6 +393,8 @@ def translate_one(
             path, "translated", result, module.source_dialect, seconds=time.perf_counter() - start
         )
     except TranslationError as err:
+        if err.loc is None and err.message.startswith("too deep") and source is not None:
+            err = _too_deep(source, name)  # the backend ran out of recursion: point somewhere
         shown = source
         if err.loc is not None and err.loc.file not in (name, path):
             shown = None
@@ -400,22 +402,26 @@ def translate_one(
         return Outcome(path, "refused", diagnostic=diag, seconds=time.perf_counter() - start)
     except KeyboardInterrupt:
         raise
-    except RecursionError:
-        diag = Diagnostic(
-            name,
-            1,
-            1,
-            "too-deep",
-            "too deep for tiletrans: the file nests or chains expressions too deeply",
-            "split long expressions into named intermediate values",
-        )
-        return Outcome(path, "refused", diagnostic=diag, seconds=time.perf_counter() - start)
     except Exception as err:
+        from translator.limits import caused_by_recursion
+
+        # A RecursionError, or an exception raised while handling one (libcst's position
+        # provider turns one into a KeyError): the input is too deep, not a tiletrans bug.
+        if caused_by_recursion(err):
+            diag = from_error(_too_deep(source or "", name), name, source)
+            return Outcome(path, "refused", diagnostic=diag, seconds=time.perf_counter() - start)
         if os.environ.get("TILETRANS_DEBUG"):
             import traceback
 
             traceback.print_exc()
         return Outcome(path, "error", diagnostic=internal(err, name))
+
+
+def _too_deep(source: str, name: str) -> TranslationError:
+    """The too-deep refusal of ``source``, at its deepest statement."""
+    from translator.limits import deepest_statement, too_deep
+
+    return too_deep(deepest_statement(source, name))
 
 
 def exit_code(outcome: Outcome) -> int:
@@ -932,6 +938,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         _write_err("interrupted")
         return 130
     except Exception as err:
+        from translator.limits import TOO_DEEP, caused_by_recursion
+
+        if caused_by_recursion(err):  # an input too deep for a command with no file at hand
+            _write_err(
+                f"tiletrans: error: {TOO_DEEP}\nhelp: split long chains and deep nesting into "
+                "named intermediate values or smaller functions"
+            )
+            return EXIT_REFUSED
         if os.environ.get("TILETRANS_DEBUG"):
             import traceback
 
