@@ -2,8 +2,9 @@
 formats, [tool.tiletrans], exit codes, atomic writes, ``check``, ``migrate``, depth limits and a
 fuzz test that no input crashes the translator.
 
-Most cases run the command line in this process (:func:`translator.cli.invoke`); a few run the
-installed ``tiletrans`` console script in a subprocess (start-up is what they pay for).
+Cases run the installed ``tiletrans`` console script in a subprocess (:mod:`tests.cli_run`), as
+a user would; the few that monkeypatch the translator or share this process's Ray instance run
+the command line in this process (:func:`translator.cli.invoke`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from cli_run import tiletrans  # noqa: E402
+
 from translator.cli import invoke  # noqa: E402
 from translator.limits import MAX_ELIF, MAX_NESTING, MAX_OPERATORS, MAX_STRINGS  # noqa: E402
 
@@ -31,6 +34,12 @@ RELU = (HELION / "relu.py").read_text()
 
 
 def run(*args: object, stdin: str | bytes = b""):
+    """``tiletrans ARGS...``, the installed command, in a subprocess in the current folder."""
+    return tiletrans(*args, stdin=stdin)
+
+
+def run_here(*args: object, stdin: str | bytes = b""):
+    """The command line in this process: for tests that monkeypatch it or share its Ray."""
     return invoke([str(a) for a in args], stdin=stdin)
 
 
@@ -41,26 +50,10 @@ def in_tmp(tmp_path, monkeypatch):
     return tmp_path
 
 
-def _installed() -> list[str]:
-    exe = shutil.which("tiletrans")
-    if exe is None:
-        pytest.skip("tiletrans is not installed (pip install -e .)")
-    return [exe]
-
-
 def _subprocess(*args: str, cwd: Path = ROOT, stdin: str | None = None):
-    # The installed console script, importing this checkout's `translator` (PYTHONPATH comes
-    # before an editable install's finder), as a user's shell would run it.
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(
-        [*_installed(), *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        input=stdin,
-        timeout=120,
-    )
+    """``tiletrans ARGS...`` in ``cwd`` (default: the checkout), as a CompletedProcess."""
+    ran = tiletrans(*args, cwd=cwd, stdin=stdin)
+    return subprocess.CompletedProcess(args, ran.exit_code, ran.stdout, ran.stderr)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -468,13 +461,18 @@ def test_check_stale_and_fix(in_tmp):
 
 
 def test_check_validate_catches_an_edited_translation(in_tmp):
+    # Two generated files in one `check --validate` (one subprocess: validation imports torch
+    # and the DSLs): the untouched pair passes, the edited one is named and the exit is 1.
     _, out = _generated(in_tmp)
-    assert run("check", "--validate", out).exit_code == 0
+    (in_tmp / "add.py").write_text((HELION / "add.py").read_text())
+    assert run("helion2triton", "add.py", "-o", "gen/add_triton.py").exit_code == 0
     out.write_text(
         out.read_text().replace("tl.where(x < 0.0, 0.0, x)", "tl.where(x < 0.0, 1.0, x)")
     )
-    different = run("check", "--validate", out)
-    assert different.exit_code == 1 and "no longer computes" in different.stderr
+    different = run("check", "--validate", "gen")
+    assert different.exit_code == 1, different.output
+    assert "relu_triton.py" in different.stderr and "no longer computes" in different.stderr
+    assert "add_triton.py" not in different.stderr, different.stderr
 
 
 def test_pre_commit_hooks_run_the_check_command():
@@ -607,7 +605,8 @@ def test_report_without_matplotlib_says_how_to_get_plots(in_tmp, monkeypatch):
     lib = in_tmp / "lib"
     lib.mkdir()
     (lib / "relu.py").write_text(RELU)
-    result = run("migrate", lib, "--to", "triton", "-j", "1", "--report", in_tmp / "r.md")
+    # In this process: matplotlib is hidden by the monkeypatch above.
+    result = run_here("migrate", lib, "--to", "triton", "-j", "1", "--report", in_tmp / "r.md")
     assert result.exit_code == 0, result.output
     assert "pip install 'tiletrans[report]'" in result.stderr
     md = (in_tmp / "r.md").read_text()
@@ -708,7 +707,8 @@ def test_migrate_validates_as_ray_tasks(in_tmp):
     )
     try:
         report = in_tmp / "report.md"
-        result = run(
+        # In this process: the migrate sends its tasks to the Ray instance started above.
+        result = run_here(
             "migrate", lib, "--to", "triton", "-o", in_tmp / "out", "-j", "1",
             "--validate", "cpu", "--executor", "ray", "--report", report,
         )  # fmt: skip
