@@ -96,6 +96,16 @@ def _parse_source(source: str, path: str, dsl: str | None) -> Module:
     try:
         module = dialect.parse(source, path)
     except Exception as err:
+        from translator.ir.shapes import IRTypeError  # only on this path: not at start-up
+
+        if isinstance(err, IRTypeError):
+            # A frontend let an ill-typed kernel through (a name used, never defined): the
+            # kernel's fault, where the type check stopped, as the Helion frontend says it.
+            raise TranslationError(
+                f"kernel does not type-check: {err}",
+                err.loc or Loc(path, 1, 0),
+                "define every name a kernel reads before reading it",
+            ) from None
         # Within the limits, a mix of constructs can still exhaust the recursion limit; libcst
         # may then raise something else while handling the RecursionError (a KeyError).
         if not caused_by_recursion(err):
