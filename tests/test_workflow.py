@@ -474,6 +474,21 @@ def test_fuzz_no_input_crashes():
         assert "Traceback" not in ran.stderr, ran.stderr[-2000:]
 
 
+def test_undefined_name_in_a_cutile_kernel_is_a_located_refusal(tmp_path):
+    # Found by the mutations: `b_tile` renamed where it is assigned, read below (exit 123).
+    text = KERNELS["cutile"][0].read_text()
+    assert "    b_tile = ct.load(b," in text
+    src = tmp_path / "k.py"
+    src.write_text(text.replace("    b_tile = ct.load(b,", "    sum = ct.load(b,"))
+    proc = _subprocess("translate", "--from", "cutile", "--to", "triton", str(src))
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if "tile=a_tile + b_tile" in t)
+    assert proc.returncode == 2, proc.stderr
+    assert re.search(
+        rf"k.py:{line}:\d+: error: kernel does not type-check: name 'b_tile'", proc.stderr
+    ), proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
 def test_mutations_change_one_construct():
     text = "x = a + b\ny = f(x)\n"
     assert _mutate(text, 2, 0) == "x = a - b\ny = f(x)\n"  # the third token: `+`
