@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -158,6 +159,45 @@ def test_header_is_relative_and_its_command_works(in_tmp):
     before = out.read_text()
     out.unlink()
     assert run(*command.split()[1:]).exit_code == 0
+    assert out.read_text() == before
+
+
+@pytest.mark.parametrize(
+    "golden",
+    ["examples/helion/expected_helion/relu.py", "examples/helion/expected_triton/softmax.py"],
+    ids=["same-dsl", "cross-dsl"],
+)
+def test_golden_header_command_regenerates_the_golden(tmp_path, golden):
+    # `helion2helion` does not exist (exit 3): a same-DSL header says `translate --from --to`.
+    text = (ROOT / golden).read_text()
+    command = re.search(r"re-run `([^`]*)`;", text.splitlines()[1]).group(1)
+    words = shlex.split(command)
+    assert words[0] == "tiletrans" and "helion2helion" not in words
+    # Run where the header's relative paths hold, a copy of the source in place (the command
+    # writes the golden's path: not the checkout's).
+    source = re.search(r" from (\S+) \(source sha256", text).group(1)
+    (tmp_path / source).parent.mkdir(parents=True)
+    shutil.copy(ROOT / source, tmp_path / source)
+    proc = _subprocess(*words[1:], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / golden).read_text() == text
+
+
+def test_stdin_header_names_no_missing_file(in_tmp):
+    out = in_tmp / "gen" / "relu_triton.py"
+    ran = run("translate", "-", "--from", "helion", "--to", "helion",
+              "--stdin-filename", "kernels/relu.py", "-o", out, stdin=RELU)  # fmt: skip
+    assert ran.exit_code == 0, ran.output
+    second = out.read_text().splitlines()[1]
+    command = re.search(r"re-run `([^`]*)` with it on stdin;", second).group(1)
+    assert command == (
+        "tiletrans translate --from helion --to helion - --stdin-filename kernels/relu.py "
+        "-o gen/relu_triton.py"
+    )
+    before = out.read_text()
+    out.unlink()
+    again = run(*shlex.split(command)[1:], stdin=RELU)
+    assert again.exit_code == 0, again.output
     assert out.read_text() == before
 
 

@@ -388,7 +388,7 @@ def translate_one(
             source, name = read_input(path, stdin_name)
         module = parse_source(source, name, src)
         result = emit_module(module, dst)
-        result = restamp(result, name, output, module.source_dialect, dst)
+        result = restamp(result, name, output, module.source_dialect, dst, stdin=path == "-")
         return Outcome(
             path, "translated", result, module.source_dialect, seconds=time.perf_counter() - start
         )
