@@ -245,3 +245,33 @@ def test_python_dash_m_translator():
     )
     assert proc.returncode == 0, proc.stderr
     assert "entry relu(" in proc.stdout
+
+
+@pytest.mark.parametrize("blocked", ["numpy", "triton"])
+def test_validate_without_the_validation_extras_says_what_to_install(tmp_path, blocked):
+    """A fresh `pip install tiletrans` has no torch, triton, numpy...: `validate`, `check
+    --validate` and `migrate --validate` are usage errors (exit 3) naming the extra, not "a
+    tiletrans bug" (exit 123). The missing module is simulated with a sitecustomize that blocks
+    its import (None in sys.modules), in the installed command's own process."""
+    block = tmp_path / "block"
+    block.mkdir()
+    (block / "sitecustomize.py").write_text(f"import sys\nsys.modules[{blocked!r}] = None\n")
+    env = {"PYTHONPATH": f"{block}{os.pathsep}{ROOT}"}
+    golden = ROOT / "examples" / "helion" / "expected_triton" / "add.py"
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "add.py").write_text((EXAMPLES / "add.py").read_text())
+    commands = [
+        ("validate", EXAMPLES / "add.py", golden),
+        ("migrate", lib, "--to", "triton", "--validate", "cpu", "-j", "1"),
+    ]
+    if blocked == "triton":
+        commands.append(("check", "--validate", golden))
+    for command in commands:
+        ran = tiletrans(*command, env=env, cwd=ROOT)
+        assert ran.exit_code == 3, (command, ran.stderr)
+        assert f"`{blocked}`, which is not installed" in ran.stderr, ran.stderr
+        assert 'pip install "tiletrans[validate]"' in ran.stderr
+        assert "tiletrans bug" not in ran.stderr and "Traceback" not in ran.stderr
+    # Translation needs none of them.
+    assert tiletrans("helion2triton", EXAMPLES / "add.py", env=env).exit_code == 0

@@ -50,6 +50,29 @@ def safe_text(err: BaseException, limit: int = 500) -> str:
     return text if len(text) <= limit else text[:limit] + " …"
 
 
+#: Top-level modules of the ``validate`` extra (pyproject.toml's ``tiletrans[validate]``).
+VALIDATE_MODULES = frozenset(("torch", "triton", "helion", "numpy", "tilelang", "cuda"))
+
+
+def missing_extra(err: BaseException) -> str | None:
+    """The module of the ``validate`` extra whose absence ``err`` (or an exception it was
+    raised while handling) reports, or ``None``: a fresh ``pip install tiletrans`` has none of
+    them, which is a missing install, not a tiletrans bug. Walks a bounded number of steps."""
+    seen: set[int] = set()
+    todo: list[BaseException] = [err]
+    while todo and len(seen) < 64:
+        e = todo.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, ImportError):
+            root = (e.name or "").split(".")[0]
+            if root in VALIDATE_MODULES:
+                return root
+        todo.extend(x for x in (e.__cause__, e.__context__) if x is not None)
+    return None
+
+
 # --------------------------------------------------------------------------------------------------
 # Diagnostics
 
@@ -940,6 +963,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as err:
         from translator.limits import TOO_DEEP, caused_by_recursion
 
+        missing = missing_extra(err)
+        if missing is not None:
+            _write_err(
+                f"tiletrans: error: validation needs `{missing}`, which is not installed: "
+                'pip install "tiletrans[validate]" (torch, triton, helion, numpy, tilelang, '
+                "cuda-tile; translation alone needs none of them)"
+            )
+            return EXIT_USAGE
         if caused_by_recursion(err):  # an input too deep for a command with no file at hand
             _write_err(
                 f"tiletrans: error: {TOO_DEEP}\nhelp: split long chains and deep nesting into "

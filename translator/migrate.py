@@ -499,6 +499,25 @@ def write_report(
     write_atomic(path, "\n".join(lines))
 
 
+def _check_validation_installed() -> None:
+    """Fail now, as a usage error, when ``--validate`` lacks what every pair needs (torch,
+    numpy, triton: a fresh ``pip install tiletrans`` has none), not once per file in the
+    workers as an internal error. Looked up, not imported: the runtimes must be imported after
+    :func:`validation.equivalence.prepare_runtimes` has set them up."""
+    import importlib.util
+
+    for name in ("numpy", "torch", "triton"):
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            raise UsageError(
+                f"--validate needs `{name}`, which is not installed: "
+                'pip install "tiletrans[validate]"'
+            )
+
+
 def migrate(args: argparse.Namespace, rep: Reporter) -> int:
     """``tiletrans migrate``."""
     if args.dst is None:
@@ -512,6 +531,8 @@ def migrate(args: argparse.Namespace, rep: Reporter) -> int:
         raise UsageError("--bench times translations on a GPU: pass --validate cuda with it")
     if args.executor == "ray" and not args.validate:
         raise UsageError("--executor ray runs validation tasks: pass --validate cpu|cuda with it")
+    if args.validate and args.executor == "local":
+        _check_validation_installed()
     start = time.perf_counter()
     jobs, copies = _jobs(args)
     workers = args.jobs or os.cpu_count() or 1
