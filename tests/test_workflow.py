@@ -631,6 +631,9 @@ def test_migrate_a_tree(in_tmp):
     assert not (out / "bad.py").exists()
     summary = re.sub(r"\s+", " ", result.stderr)
     assert re.search(r"helion → triton │ 0 │ 2 │ 1 │ 0", summary), result.stderr
+    # Files copied as they are are counted under the table, not in its error column.
+    assert "no kernel" not in result.stderr.split("┃ DSL pair")[1].split("└")[0]
+    assert "3 file(s) with no kernel to translate: copied as they are" in summary
     md = report.read_text()
     assert "| helion → triton | 0 | 2 | 1 | 0 |" in md
     assert re.search(r"\| `bad.py` \| helion → triton \| refused \|\s*\| .*nonzero", md)

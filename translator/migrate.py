@@ -437,12 +437,18 @@ def print_summary(table: dict[str, Counter[str]], seconds: float, files: int) ->
     t.add_column("DSL pair")
     for col in COLUMNS:
         t.add_column(col, justify="right")
+    copied = 0
     for pair, counts in sorted(table.items()):
         if pair.startswith("no kernel"):
-            t.add_row(pair, *("" for _ in COLUMNS[:-1]), f"({counts['copied']} copied)")
+            # Not an outcome of a translation: its own line under the table, not a number in
+            # the error column.
+            copied += counts["copied"]
             continue
         t.add_row(pair, *(str(counts.get(c, 0)) for c in COLUMNS))
-    Console(stderr=True).print(t)
+    console = Console(stderr=True)
+    console.print(t)
+    if copied:
+        console.print(f"{copied} file(s) with no kernel to translate: copied as they are")
 
 
 def write_report(
