@@ -724,6 +724,30 @@ def test_report_without_matplotlib_says_how_to_get_plots(in_tmp, monkeypatch):
     assert not list(in_tmp.glob("*.png"))
 
 
+def _worker_gpu(_: int) -> tuple[int, str | None]:
+    import time
+
+    time.sleep(0.2)  # long enough that every worker of the pool takes a task
+    return os.getpid(), os.environ.get("CUDA_VISIBLE_DEVICES")
+
+
+def test_validate_cuda_pins_one_gpu_per_worker(monkeypatch):
+    """`--validate cuda`: one worker per visible GPU, each seeing only its own (on the CPU: the
+    visible GPUs are named by CUDA_VISIBLE_DEVICES; the workers report what they see)."""
+    from translator import migrate
+
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3,5")
+    gpus = migrate._gpu_ids()
+    assert gpus == ["3", "5"]
+    pool = migrate._pool(4, gpus)  # more workers asked for than GPUs: one per GPU
+    try:
+        seen = dict(pool.map(_worker_gpu, range(8)))
+    finally:
+        pool.shutdown()
+    assert sorted(seen.values()) == ["3", "5"], seen  # two workers, a distinct GPU each
+    assert os.environ["CUDA_VISIBLE_DEVICES"] == "3,5"  # this process is left as it was
+
+
 def test_migrate_bench_needs_cuda_validation(in_tmp):
     lib = _library(in_tmp)
     result = run("migrate", lib, "--to", "triton", "--bench")
