@@ -50,8 +50,21 @@ def safe_text(err: BaseException, limit: int = 500) -> str:
     return text if len(text) <= limit else text[:limit] + " …"
 
 
-#: Top-level modules of the ``validate`` extra (pyproject.toml's ``tiletrans[validate]``).
-VALIDATE_MODULES = frozenset(("torch", "triton", "helion", "numpy", "tilelang", "cuda"))
+#: Top-level modules of the ``validate`` extra besides the dialects' own packages.
+VALIDATE_MODULES = frozenset(("torch", "numpy"))
+
+
+def _validation_roots() -> frozenset[str]:
+    """What ``tiletrans[validate]`` installs: torch, numpy and every dialect's package."""
+    roots = set(VALIDATE_MODULES)
+    try:
+        from translator.dialects import dialects
+
+        for dialect in dialects().values():
+            roots.update(r.split(".")[0] for r in dialect.import_roots)
+    except Exception:  # the error path: a broken plugin must not hide the message
+        pass
+    return frozenset(roots)
 
 
 def missing_extra(err: BaseException) -> str | None:
@@ -60,6 +73,7 @@ def missing_extra(err: BaseException) -> str | None:
     them, which is a missing install, not a tiletrans bug. Walks a bounded number of steps."""
     seen: set[int] = set()
     todo: list[BaseException] = [err]
+    roots: frozenset[str] | None = None
     while todo and len(seen) < 64:
         e = todo.pop()
         if id(e) in seen:
@@ -67,7 +81,8 @@ def missing_extra(err: BaseException) -> str | None:
         seen.add(id(e))
         if isinstance(e, ImportError):
             root = (e.name or "").split(".")[0]
-            if root in VALIDATE_MODULES:
+            roots = _validation_roots() if roots is None else roots
+            if root in roots:
                 return root
         todo.extend(x for x in (e.__cause__, e.__context__) if x is not None)
     return None
@@ -967,8 +982,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if missing is not None:
             _write_err(
                 f"tiletrans: error: validation needs `{missing}`, which is not installed: "
-                'pip install "tiletrans[validate]" (torch, triton, helion, numpy, tilelang, '
-                "cuda-tile; translation alone needs none of them)"
+                'pip install "tiletrans[validate]" (torch and the DSLs validation runs kernels '
+                "with; translation alone needs none of them)"
             )
             return EXIT_USAGE
         if caused_by_recursion(err):  # an input too deep for a command with no file at hand
