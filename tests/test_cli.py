@@ -1,4 +1,9 @@
-"""Tests of the ``tiletrans`` command line: outputs, exit codes and diagnostics."""
+"""Tests of the ``tiletrans`` command line: outputs, exit codes and diagnostics.
+
+Each case runs the installed ``tiletrans`` in a subprocess (:mod:`tests.cli_run`), as a user
+would; the one that monkeypatches the translator runs it in this process
+(:func:`translator.cli.invoke`).
+"""
 
 from __future__ import annotations
 
@@ -15,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import pytest  # noqa: E402
+from cli_run import tiletrans  # noqa: E402
 
 from translator.cli import invoke  # noqa: E402
 
@@ -48,8 +54,9 @@ UNSUPPORTED = {
 }
 
 
-def run(*args: str):
-    return invoke([str(a) for a in args])
+def run(*args: object):
+    """``tiletrans ARGS...``, the installed command, in a subprocess."""
+    return tiletrans(*args)
 
 
 def assert_diagnostic(result, path: Path, line: int) -> None:
@@ -165,7 +172,8 @@ def test_internal_error_is_one_line_not_traceback(monkeypatch):
 
     monkeypatch.setattr(translator.api, "emit", boom)
     monkeypatch.delenv("TILETRANS_DEBUG", raising=False)
-    result = run("helion2triton", EXAMPLES / "relu.py")
+    # In this process: the fault is monkeypatched in.
+    result = invoke(["helion2triton", str(EXAMPLES / "relu.py")])
     assert result.exit_code == 123
     assert "internal error: RuntimeError: unexpected state" in result.stderr
     assert "report" in result.stderr and "Traceback" not in result.output
@@ -184,10 +192,14 @@ def translated(tmp_path: Path, name: str, edit=None) -> Path:
     return out
 
 
-def test_validate_equivalent_pair(tmp_path):
-    result = run("validate", EXAMPLES / "add.py", translated(tmp_path, "add"), "--seed", "0")
+def test_validate_equivalent_pair_with_a_size_override(tmp_path):
+    # One subprocess (validation imports torch and the DSLs: seconds, not a fraction of one).
+    result = run(
+        "validate", EXAMPLES / "relu.py", translated(tmp_path, "relu"), "--seed", "3", "--size", "m=5"
+    )  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "equivalent" in result.stdout and "float16" in result.stdout
+    assert "m=5" in result.stdout
 
 
 def test_validate_broken_pair(tmp_path):
@@ -197,28 +209,19 @@ def test_validate_broken_pair(tmp_path):
     assert "FAIL" in result.stdout and "DIFFERENT" in result.stdout
 
 
-def test_validate_size_override(tmp_path):
-    result = run(
-        "validate",
-        EXAMPLES / "relu.py",
-        translated(tmp_path, "relu"),
-        "--dtype",
-        "float32",
-        "--seed",
-        "3",
-        "--size",
-        "m=5",
-    )
-    assert result.exit_code == 0, result.output
-    assert "m=5" in result.stdout
+def test_validate_usage_errors():
     # Bad options are usage errors (exit 3).
     bad = run("validate", EXAMPLES / "relu.py", EXAMPLES / "relu.py", "--size", "m")
     assert bad.exit_code == 3 and "write --size NAME=VALUE" in bad.stderr
-    typo = run("validate", EXAMPLES / "relu.py", EXAMPLES / "relu.py", "--size", "mm=3")
-    assert typo.exit_code == 3 and "unknown size names ['mm']" in typo.stderr
-    assert "size names of relu.py: m, n" in typo.stderr
     dtype = run("validate", EXAMPLES / "relu.py", EXAMPLES / "relu.py", "--dtype", "float8")
     assert dtype.exit_code == 3 and "use one of" in dtype.stderr
+    # In this process: an unknown size name is found once torch and the kernels are imported,
+    # seven seconds in a fresh process for a message this process can check in a fraction.
+    typo = invoke(
+        ["validate", str(EXAMPLES / "relu.py"), str(EXAMPLES / "relu.py"), "--size", "mm=3"]
+    )
+    assert typo.exit_code == 3 and "unknown size names ['mm']" in typo.stderr
+    assert "size names of relu.py: m, n" in typo.stderr
 
 
 def test_validate_refusals(tmp_path):
@@ -242,3 +245,33 @@ def test_python_dash_m_translator():
     )
     assert proc.returncode == 0, proc.stderr
     assert "entry relu(" in proc.stdout
+
+
+@pytest.mark.parametrize("blocked", ["numpy", "triton"])
+def test_validate_without_the_validation_extras_says_what_to_install(tmp_path, blocked):
+    """A fresh `pip install tiletrans` has no torch, triton, numpy...: `validate`, `check
+    --validate` and `migrate --validate` are usage errors (exit 3) naming the extra, not "a
+    tiletrans bug" (exit 123). The missing module is simulated with a sitecustomize that blocks
+    its import (None in sys.modules), in the installed command's own process."""
+    block = tmp_path / "block"
+    block.mkdir()
+    (block / "sitecustomize.py").write_text(f"import sys\nsys.modules[{blocked!r}] = None\n")
+    env = {"PYTHONPATH": f"{block}{os.pathsep}{ROOT}"}
+    golden = ROOT / "examples" / "helion" / "expected_triton" / "add.py"
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "add.py").write_text((EXAMPLES / "add.py").read_text())
+    commands = [
+        ("validate", EXAMPLES / "add.py", golden),
+        ("migrate", lib, "--to", "triton", "--validate", "cpu", "-j", "1"),
+    ]
+    if blocked == "triton":
+        commands.append(("check", "--validate", golden))
+    for command in commands:
+        ran = tiletrans(*command, env=env, cwd=ROOT)
+        assert ran.exit_code == 3, (command, ran.stderr)
+        assert f"`{blocked}`, which is not installed" in ran.stderr, ran.stderr
+        assert 'pip install "tiletrans[validate]"' in ran.stderr
+        assert "tiletrans bug" not in ran.stderr and "Traceback" not in ran.stderr
+    # Translation needs none of them.
+    assert tiletrans("helion2triton", EXAMPLES / "add.py", env=env).exit_code == 0

@@ -2,8 +2,9 @@
 formats, [tool.tiletrans], exit codes, atomic writes, ``check``, ``migrate``, depth limits and a
 fuzz test that no input crashes the translator.
 
-Most cases run the command line in this process (:func:`translator.cli.invoke`); a few run the
-installed ``tiletrans`` console script in a subprocess (start-up is what they pay for).
+Cases run the installed ``tiletrans`` console script in a subprocess (:mod:`tests.cli_run`), as
+a user would; the few that monkeypatch the translator or share this process's Ray instance run
+the command line in this process (:func:`translator.cli.invoke`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -21,8 +23,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from cli_run import tiletrans  # noqa: E402
+
 from translator.cli import invoke  # noqa: E402
-from translator.limits import MAX_NESTING, MAX_OPERATORS  # noqa: E402
+from translator.limits import MAX_ELIF, MAX_NESTING, MAX_OPERATORS, MAX_STRINGS  # noqa: E402
 
 HELION = ROOT / "examples" / "helion"
 TRITON = ROOT / "examples" / "triton"
@@ -31,6 +35,12 @@ RELU = (HELION / "relu.py").read_text()
 
 
 def run(*args: object, stdin: str | bytes = b""):
+    """``tiletrans ARGS...``, the installed command, in a subprocess in the current folder."""
+    return tiletrans(*args, stdin=stdin)
+
+
+def run_here(*args: object, stdin: str | bytes = b""):
+    """The command line in this process: for tests that monkeypatch it or share its Ray."""
     return invoke([str(a) for a in args], stdin=stdin)
 
 
@@ -41,26 +51,10 @@ def in_tmp(tmp_path, monkeypatch):
     return tmp_path
 
 
-def _installed() -> list[str]:
-    exe = shutil.which("tiletrans")
-    if exe is None:
-        pytest.skip("tiletrans is not installed (pip install -e .)")
-    return [exe]
-
-
 def _subprocess(*args: str, cwd: Path = ROOT, stdin: str | None = None):
-    # The installed console script, importing this checkout's `translator` (PYTHONPATH comes
-    # before an editable install's finder), as a user's shell would run it.
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(
-        [*_installed(), *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        input=stdin,
-        timeout=120,
-    )
+    """``tiletrans ARGS...`` in ``cwd`` (default: the checkout), as a CompletedProcess."""
+    ran = tiletrans(*args, cwd=cwd, stdin=stdin)
+    return subprocess.CompletedProcess(args, ran.exit_code, ran.stdout, ran.stderr)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -168,6 +162,45 @@ def test_header_is_relative_and_its_command_works(in_tmp):
     assert out.read_text() == before
 
 
+@pytest.mark.parametrize(
+    "golden",
+    ["examples/helion/expected_helion/relu.py", "examples/helion/expected_triton/softmax.py"],
+    ids=["same-dsl", "cross-dsl"],
+)
+def test_golden_header_command_regenerates_the_golden(tmp_path, golden):
+    # `helion2helion` does not exist (exit 3): a same-DSL header says `translate --from --to`.
+    text = (ROOT / golden).read_text()
+    command = re.search(r"re-run `([^`]*)`;", text.splitlines()[1]).group(1)
+    words = shlex.split(command)
+    assert words[0] == "tiletrans" and "helion2helion" not in words
+    # Run where the header's relative paths hold, a copy of the source in place (the command
+    # writes the golden's path: not the checkout's).
+    source = re.search(r" from (\S+) \(source sha256", text).group(1)
+    (tmp_path / source).parent.mkdir(parents=True)
+    shutil.copy(ROOT / source, tmp_path / source)
+    proc = _subprocess(*words[1:], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / golden).read_text() == text
+
+
+def test_stdin_header_names_no_missing_file(in_tmp):
+    out = in_tmp / "gen" / "relu_triton.py"
+    ran = run("translate", "-", "--from", "helion", "--to", "helion",
+              "--stdin-filename", "kernels/relu.py", "-o", out, stdin=RELU)  # fmt: skip
+    assert ran.exit_code == 0, ran.output
+    second = out.read_text().splitlines()[1]
+    command = re.search(r"re-run `([^`]*)` with it on stdin;", second).group(1)
+    assert command == (
+        "tiletrans translate --from helion --to helion - --stdin-filename kernels/relu.py "
+        "-o gen/relu_triton.py"
+    )
+    before = out.read_text()
+    out.unlink()
+    again = run(*shlex.split(command)[1:], stdin=RELU)
+    assert again.exit_code == 0, again.output
+    assert out.read_text() == before
+
+
 # --------------------------------------------------------------------------------------------------
 # --from detection, output formats, configuration, encodings
 
@@ -251,6 +284,118 @@ def test_past_the_limits_is_a_located_refusal(in_tmp, line, what):
     assert "help: split" in result.stderr and "Traceback" not in result.output
 
 
+#: One kernel module per frontend, and a target it translates to.
+KERNELS = {
+    "helion": (HELION / "softmax.py", "triton"),
+    "triton": (TRITON / "add.py", "helion"),
+    "tilelang": (ROOT / "examples" / "tilelang" / "elementwise_add.py", "triton"),
+    "cutile": (ROOT / "examples" / "cutile" / "vector_add.py", "triton"),
+}
+
+
+def _elif_chain(n: int) -> str:
+    """A host function of an ``if`` and ``n - 1`` ``elif`` branches (valid Python)."""
+    return "\n\ndef pick(x):\n    if x == 0:\n        return 0\n" + "".join(
+        f"    elif x == {i}:\n        return {i}\n" for i in range(1, n)
+    )
+
+
+def _assert_located_refusal(proc, name: str, line: int, what: str) -> None:
+    assert proc.returncode == 2, (proc.returncode, proc.stderr[-2000:])
+    assert re.search(
+        rf"{re.escape(name)}:{line}:\d+: error: too deep for tiletrans: {what}", proc.stderr
+    ), proc.stderr[:2000]
+    assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr
+
+
+@pytest.mark.parametrize("dsl", sorted(KERNELS))
+def test_500_term_elif_chain_is_a_located_refusal_in_every_frontend(tmp_path, dsl):
+    # A valid module: the kernel and a host function with a 500-term `if`/`elif` chain, which
+    # exhausted libcst's position provider (exit 123, "internal error: KeyError").
+    kernel, dst = KERNELS[dsl]
+    text = kernel.read_text()
+    src = tmp_path / "chain.py"
+    src.write_text(text + _elif_chain(500))
+    proc = _subprocess("translate", "--from", dsl, "--to", dst, str(src))
+    line = len(text.splitlines()) + 4 + 2 * (MAX_ELIF + 1)  # the first `elif` past the limit
+    _assert_located_refusal(proc, str(src), line, f"more than {MAX_ELIF} `elif` branches")
+
+
+def test_500_term_elif_chain_in_migrate(tmp_path):
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "chain.py").write_text(RELU + _elif_chain(500))
+    proc = _subprocess("migrate", "lib", "--to", "triton", "-j", "1", cwd=tmp_path)
+    line = len(RELU.splitlines()) + 4 + 2 * (MAX_ELIF + 1)
+    _assert_located_refusal(proc, "chain.py", line, "more than 100 `elif` branches")
+    assert re.search(r"helion → triton │ +0 │ +0 │ +1 │ +0", proc.stderr), proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("statement", "what"),
+    [
+        ("y = x" + ".a" * 600, "attributes, calls or subscripts in one chain"),
+        ("y = f" + "()" * 600, "attributes, calls or subscripts in one chain"),
+        ("y = x" + "[0]" * 600, "attributes, calls or subscripts in one chain"),
+        ("y = (\n" + '    "a"\n' * 3900 + ")", "adjacent string literals"),
+    ],
+    ids=["attributes", "calls", "subscripts", "strings3900"],
+)
+def test_long_chains_are_refused_at_their_statement(tmp_path, statement, what):
+    # Chains under the token limit ran out of recursion and were refused at 1:1; 3,900 adjacent
+    # strings (valid Python) were "syntax error" from libcst's parser.
+    src = tmp_path / "chain.py"
+    src.write_text(RELU + "\n" + statement + "\n")
+    proc = _subprocess("helion2triton", str(src))
+    first = len(RELU.splitlines()) + 2
+    # The chain's own line, or for the strings the line of the first one past the limit.
+    line = first + MAX_STRINGS + 1 if "string" in what else first
+    _assert_located_refusal(proc, str(src), line, f"more than \\d+ {what}")
+
+
+def test_out_of_recursion_within_the_limits_points_at_the_deepest_statement(tmp_path):
+    """Past what the tokenizer checks, a mix of constructs can still exhaust the recursion limit
+    (here: a 60-term `elif` chain, within the limits, with the limit lowered to 300): a refusal
+    at the statement that nests most, exit 2, never a traceback or an internal error."""
+    src = tmp_path / "chain.py"
+    src.write_text(RELU + _elif_chain(60))
+    code = (
+        "import sys; sys.setrecursionlimit(300); from translator.cli import main; "
+        f"sys.exit(main(['helion2triton', {str(src)!r}]))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=120,
+    )
+    line = len(RELU.splitlines()) + 4  # the `if` that starts the chain
+    _assert_located_refusal(proc, str(src), line, "this statement nests or chains too deeply")
+
+
+def test_an_error_raised_while_handling_a_recursion_error_is_too_deep(monkeypatch):
+    """libcst's position provider turned a RecursionError into a KeyError whose text itself
+    recursed ("internal error: KeyError: <unprintable>", exit 123): any exception whose context
+    holds a RecursionError is the too-deep refusal, located at the deepest statement."""
+    from translator import api
+    from translator.cli import translate_one
+    from translator.limits import caused_by_recursion
+
+    def parse(source, path, dsl=None):
+        try:
+            raise RecursionError("maximum recursion depth exceeded")
+        except RecursionError:
+            raise KeyError(object()) from None  # `from None` still keeps __context__
+
+    monkeypatch.setattr(api, "_parse_source", parse)
+    source = RELU + "\ny = " + " + ".join(["x"] * 100) + "\n"
+    outcome = translate_one("k.py", "helion", "triton", text=source)
+    assert outcome.status == "refused", outcome.diagnostic
+    diag = outcome.diagnostic
+    assert diag.code == "too-deep" and diag.line == len(RELU.splitlines()) + 2  # the sum
+    assert not caused_by_recursion(KeyError("x")) and caused_by_recursion(RecursionError())
+
+
 def test_just_under_the_limits_translates(in_tmp):
     chain = " + ".join(["x"] * (MAX_OPERATORS - 10))
     nest = "(" * (MAX_NESTING - 5) + "x" + ")" * (MAX_NESTING - 5)
@@ -260,19 +405,45 @@ def test_just_under_the_limits_translates(in_tmp):
     assert result.exit_code == 0, result.output
 
 
+#: Swaps of the fuzz test's mutations: an operator for another, a name for another.
+_OPERATORS = ["+", "-", "*", "/", "//", "%", "**", "<", ">", "==", "!=", "&", "|", "@"]
+_NAMES = ["sum", "max", "exp", "zeros", "load", "store", "arange", "range", "x", "None", "tile"]
+
+
+def _mutate(text: str, pick: int, swap: int) -> str:
+    """``text`` with one construct changed: its ``pick``-th operator or name token (of the
+    standard tokenizer) replaced by another operator or name. The result is still a module the
+    tokenizer reads, usually valid Python, and no longer the kernel it was."""
+    import io
+    import tokenize
+
+    tokens = [
+        t
+        for t in tokenize.generate_tokens(io.StringIO(text).readline)
+        if (t.type == tokenize.OP and t.string in _OPERATORS)
+        or (t.type == tokenize.NAME and not t.string.startswith("__"))
+    ]
+    tok = tokens[pick % len(tokens)]
+    pool = _OPERATORS if tok.type == tokenize.OP else _NAMES
+    new = [c for c in pool if c != tok.string][swap % (len(pool) - 1)]
+    lines = text.splitlines(keepends=True)
+    (row, col), (_, end) = tok.start, tok.end
+    lines[row - 1] = lines[row - 1][:col] + new + lines[row - 1][end:]
+    return "".join(lines)
+
+
 def test_fuzz_no_input_crashes():
-    """Generated inputs to every frontend: exit 0 or 2, never a traceback or another code."""
+    """Generated inputs to every frontend (Helion, Triton, TileLang, cuTile): exit 0 or 2, never
+    a traceback, a signal or another code. In this process for the many, and a sample of them
+    through the installed ``tiletrans`` (the whole path a user's input takes)."""
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
 
+    from translator.api import decode_source
     from translator.cli import translate_one
 
-    frontends = [("helion", "triton"), ("triton", "helion"), ("cutile", "triton")]
-    kernels = {
-        "helion": RELU,
-        "triton": (TRITON / "add.py").read_text(),
-        "cutile": (ROOT / "examples" / "cutile" / "vector_add.py").read_text(),
-    }
+    kernels = {dsl: path.read_text() for dsl, (path, _) in KERNELS.items()}
+    targets = {dsl: dst for dsl, (_, dst) in KERNELS.items()}
 
     def deep(n: int) -> str:
         return "y = " + "(" * n + "1" + ")" * n + "\n"
@@ -280,14 +451,25 @@ def test_fuzz_no_input_crashes():
     def chain(n: int, op: str) -> str:
         return "y = " + f" {op} ".join(["x"] * n) + "\n"
 
-    def mutate(text: str, i: int, token: str) -> str:
-        lines = text.splitlines()
-        k = i % len(lines)
-        return "\n".join(lines[:k] + [lines[k] + token] + lines[k + 1 :]) + "\n"
+    def trailers(n: int, trailer: str) -> str:
+        return "y = x" + trailer * n + "\n"
 
-    sources = st.one_of(
+    def strings(n: int) -> str:
+        return "y = (\n" + '    "a"\n' * n + ")\n"
+
+    def with_kernel(dsl: str, extra: str) -> str:
+        # The construct in a valid kernel module of the frontend it is fed to.
+        return kernels[dsl] + "\n" + extra
+
+    constructs = st.one_of(
         st.integers(1, 3000).map(deep),
         st.builds(chain, st.integers(1, 800), st.sampled_from(["+", "*", "and", "<", "|"])),
+        st.integers(1, 600).map(lambda n: _elif_chain(n).lstrip("\n")),
+        st.builds(trailers, st.integers(1, 1200), st.sampled_from([".a", "()", "[0]", ".a(0)"])),
+        st.integers(1, 4000).map(strings),
+    )
+    sources = st.one_of(
+        st.builds(with_kernel, st.sampled_from(sorted(kernels)), constructs),
         st.binary(max_size=400),
         st.builds(
             lambda t, enc: ("# coding: " + enc + "\n" + t).encode(enc, "replace"),
@@ -295,26 +477,27 @@ def test_fuzz_no_input_crashes():
             st.sampled_from(["latin-1", "utf-16", "cp1252", "ascii", "utf-8"]),
         ),
         st.builds(
-            lambda dsl, i, tok: mutate(kernels[dsl], i, tok).encode(),
+            lambda dsl, pick, swap: _mutate(kernels[dsl], pick, swap),
             st.sampled_from(sorted(kernels)),
-            st.integers(0, 200),
-            st.sampled_from(["(", ")", " +", "[", ":", " = 1", "\t", "\\", "'", " if", "\x00"]),
+            st.integers(0, 10_000),
+            st.integers(0, 100),
         ),
     )
+    seen: list[tuple[bytes, str, str]] = []
 
     @settings(
-        max_examples=40,
+        max_examples=80,
         deadline=None,
         derandomize=True,
         suppress_health_check=list(HealthCheck),
     )
-    @given(sources, st.sampled_from(frontends))
-    def check(data: bytes | str, pair: tuple[str, str]) -> None:
-        from translator.api import decode_source
-
-        src, dst = pair
+    @given(sources, st.sampled_from(sorted(kernels)))
+    def check(data: bytes | str, src: str) -> None:
+        dst = targets[src]
+        raw = data.encode() if isinstance(data, str) else data
+        seen.append((raw, src, dst))
         try:
-            text = decode_source(data, "fuzz.py") if isinstance(data, bytes) else data
+            text = decode_source(raw, "fuzz.py")
         except Exception as err:
             assert type(err).__name__ == "TranslationError", err
             return
@@ -322,6 +505,35 @@ def test_fuzz_no_input_crashes():
         assert outcome.status in ("translated", "refused"), outcome.diagnostic
 
     check()
+    # A sample spread over what was generated, through the installed command.
+    sample = seen[:: max(1, len(seen) // 8)][:8]
+    assert len(sample) == 8
+    for raw, src, dst in sample:
+        ran = tiletrans("translate", "-", "--from", src, "--to", dst, stdin=raw, timeout=120)
+        assert ran.exit_code in (0, 2), (ran.exit_code, ran.stderr[-2000:])
+        assert "Traceback" not in ran.stderr, ran.stderr[-2000:]
+
+
+def test_undefined_name_in_a_cutile_kernel_is_a_located_refusal(tmp_path):
+    # Found by the mutations: `b_tile` renamed where it is assigned, read below (exit 123).
+    text = KERNELS["cutile"][0].read_text()
+    assert "    b_tile = ct.load(b," in text
+    src = tmp_path / "k.py"
+    src.write_text(text.replace("    b_tile = ct.load(b,", "    sum = ct.load(b,"))
+    proc = _subprocess("translate", "--from", "cutile", "--to", "triton", str(src))
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if "tile=a_tile + b_tile" in t)
+    assert proc.returncode == 2, proc.stderr
+    assert re.search(
+        rf"k.py:{line}:\d+: error: kernel does not type-check: name 'b_tile'", proc.stderr
+    ), proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_mutations_change_one_construct():
+    text = "x = a + b\ny = f(x)\n"
+    assert _mutate(text, 2, 0) == "x = a - b\ny = f(x)\n"  # the third token: `+`
+    assert _mutate(text, 0, 0) == "sum = a + b\ny = f(x)\n"
+    assert _mutate(text, 4, 0) == "x = a + b\nsum = f(x)\n"
 
 
 # --------------------------------------------------------------------------------------------------
@@ -356,13 +568,18 @@ def test_check_stale_and_fix(in_tmp):
 
 
 def test_check_validate_catches_an_edited_translation(in_tmp):
+    # Two generated files in one `check --validate` (one subprocess: validation imports torch
+    # and the DSLs): the untouched pair passes, the edited one is named and the exit is 1.
     _, out = _generated(in_tmp)
-    assert run("check", "--validate", out).exit_code == 0
+    (in_tmp / "add.py").write_text((HELION / "add.py").read_text())
+    assert run("helion2triton", "add.py", "-o", "gen/add_triton.py").exit_code == 0
     out.write_text(
         out.read_text().replace("tl.where(x < 0.0, 0.0, x)", "tl.where(x < 0.0, 1.0, x)")
     )
-    different = run("check", "--validate", out)
-    assert different.exit_code == 1 and "no longer computes" in different.stderr
+    different = run("check", "--validate", "gen")
+    assert different.exit_code == 1, different.output
+    assert "relu_triton.py" in different.stderr and "no longer computes" in different.stderr
+    assert "add_triton.py" not in different.stderr, different.stderr
 
 
 def test_pre_commit_hooks_run_the_check_command():
@@ -414,6 +631,9 @@ def test_migrate_a_tree(in_tmp):
     assert not (out / "bad.py").exists()
     summary = re.sub(r"\s+", " ", result.stderr)
     assert re.search(r"helion → triton │ 0 │ 2 │ 1 │ 0", summary), result.stderr
+    # Files copied as they are are counted under the table, not in its error column.
+    assert "no kernel" not in result.stderr.split("┃ DSL pair")[1].split("└")[0]
+    assert "3 file(s) with no kernel to translate: copied as they are" in summary
     md = report.read_text()
     assert "| helion → triton | 0 | 2 | 1 | 0 |" in md
     assert re.search(r"\| `bad.py` \| helion → triton \| refused \|\s*\| .*nonzero", md)
@@ -495,12 +715,37 @@ def test_report_without_matplotlib_says_how_to_get_plots(in_tmp, monkeypatch):
     lib = in_tmp / "lib"
     lib.mkdir()
     (lib / "relu.py").write_text(RELU)
-    result = run("migrate", lib, "--to", "triton", "-j", "1", "--report", in_tmp / "r.md")
+    # In this process: matplotlib is hidden by the monkeypatch above.
+    result = run_here("migrate", lib, "--to", "triton", "-j", "1", "--report", in_tmp / "r.md")
     assert result.exit_code == 0, result.output
     assert "pip install 'tiletrans[report]'" in result.stderr
     md = (in_tmp / "r.md").read_text()
     assert "(No plots: plots need matplotlib" in md and "![" not in md
     assert not list(in_tmp.glob("*.png"))
+
+
+def _worker_gpu(_: int) -> tuple[int, str | None]:
+    import time
+
+    time.sleep(0.2)  # long enough that every worker of the pool takes a task
+    return os.getpid(), os.environ.get("CUDA_VISIBLE_DEVICES")
+
+
+def test_validate_cuda_pins_one_gpu_per_worker(monkeypatch):
+    """`--validate cuda`: one worker per visible GPU, each seeing only its own (on the CPU: the
+    visible GPUs are named by CUDA_VISIBLE_DEVICES; the workers report what they see)."""
+    from translator import migrate
+
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3,5")
+    gpus = migrate._gpu_ids()
+    assert gpus == ["3", "5"]
+    pool = migrate._pool(4, gpus)  # more workers asked for than GPUs: one per GPU
+    try:
+        seen = dict(pool.map(_worker_gpu, range(8)))
+    finally:
+        pool.shutdown()
+    assert sorted(seen.values()) == ["3", "5"], seen  # two workers, a distinct GPU each
+    assert os.environ["CUDA_VISIBLE_DEVICES"] == "3,5"  # this process is left as it was
 
 
 def test_migrate_bench_needs_cuda_validation(in_tmp):
@@ -596,7 +841,8 @@ def test_migrate_validates_as_ray_tasks(in_tmp):
     )
     try:
         report = in_tmp / "report.md"
-        result = run(
+        # In this process: the migrate sends its tasks to the Ray instance started above.
+        result = run_here(
             "migrate", lib, "--to", "triton", "-o", in_tmp / "out", "-j", "1",
             "--validate", "cpu", "--executor", "ray", "--report", report,
         )  # fmt: skip

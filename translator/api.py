@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from translator.diagnostics import TranslationError
 from translator.dialects import detect, dialects, get_dialect, source_dialects
 from translator.ir.loc import Loc
-from translator.limits import check_limits
+from translator.limits import caused_by_recursion, check_limits, deepest_statement, too_deep
 
 if TYPE_CHECKING:
     from translator.ir.nodes import Module
@@ -95,12 +95,22 @@ def _parse_source(source: str, path: str, dsl: str | None) -> Module:
         raise TranslationError(f"tiletrans cannot read {dialect.name} yet", Loc(path, 1, 0))
     try:
         module = dialect.parse(source, path)
-    except RecursionError:
-        raise TranslationError(
-            "too deep for tiletrans: the file nests or chains expressions too deeply",
-            Loc(path, 1, 0),
-            "split long expressions into named intermediate values",
-        ) from None
+    except Exception as err:
+        from translator.ir.shapes import IRTypeError  # only on this path: not at start-up
+
+        if isinstance(err, IRTypeError):
+            # A frontend let an ill-typed kernel through (a name used, never defined): the
+            # kernel's fault, where the type check stopped, as the Helion frontend says it.
+            raise TranslationError(
+                f"kernel does not type-check: {err}",
+                err.loc or Loc(path, 1, 0),
+                "define every name a kernel reads before reading it",
+            ) from None
+        # Within the limits, a mix of constructs can still exhaust the recursion limit; libcst
+        # may then raise something else while handling the RecursionError (a KeyError).
+        if not caused_by_recursion(err):
+            raise
+        raise too_deep(deepest_statement(source, path)) from None
     if not module.source_hash:
         import hashlib
 
@@ -140,12 +150,12 @@ def emit(module: Module, dst: str) -> str:
         raise TranslationError(f"tiletrans cannot write {dst} yet", None)
     try:
         return dialect.make_backend().emit(module)
-    except RecursionError:
-        raise TranslationError(
-            "too deep for tiletrans: the kernel nests or chains expressions too deeply",
-            Loc(module.path, 1, 0),
-            "split long expressions into named intermediate values",
-        ) from None
+    except Exception as err:
+        if not caused_by_recursion(err):
+            raise
+        # No source text here to find the deepest statement in: the caller that has it
+        # (translator.cli.translate_one) locates an unlocated too-deep refusal.
+        raise too_deep(None) from None
 
 
 def translate_source(

@@ -50,6 +50,44 @@ def safe_text(err: BaseException, limit: int = 500) -> str:
     return text if len(text) <= limit else text[:limit] + " …"
 
 
+#: Top-level modules of the ``validate`` extra besides the dialects' own packages.
+VALIDATE_MODULES = frozenset(("torch", "numpy"))
+
+
+def _validation_roots() -> frozenset[str]:
+    """What ``tiletrans[validate]`` installs: torch, numpy and every dialect's package."""
+    roots = set(VALIDATE_MODULES)
+    try:
+        from translator.dialects import dialects
+
+        for dialect in dialects().values():
+            roots.update(r.split(".")[0] for r in dialect.import_roots)
+    except Exception:  # the error path: a broken plugin must not hide the message
+        pass
+    return frozenset(roots)
+
+
+def missing_extra(err: BaseException) -> str | None:
+    """The module of the ``validate`` extra whose absence ``err`` (or an exception it was
+    raised while handling) reports, or ``None``: a fresh ``pip install tiletrans`` has none of
+    them, which is a missing install, not a tiletrans bug. Walks a bounded number of steps."""
+    seen: set[int] = set()
+    todo: list[BaseException] = [err]
+    roots: frozenset[str] | None = None
+    while todo and len(seen) < 64:
+        e = todo.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, ImportError):
+            root = (e.name or "").split(".")[0]
+            roots = _validation_roots() if roots is None else roots
+            if root in roots:
+                return root
+        todo.extend(x for x in (e.__cause__, e.__context__) if x is not None)
+    return None
+
+
 # --------------------------------------------------------------------------------------------------
 # Diagnostics
 
@@ -388,11 +426,13 @@ def translate_one(
             source, name = read_input(path, stdin_name)
         module = parse_source(source, name, src)
         result = emit_module(module, dst)
-        result = restamp(result, name, output, module.source_dialect, dst)
+        result = restamp(result, name, output, module.source_dialect, dst, stdin=path == "-")
         return Outcome(
             path, "translated", result, module.source_dialect, seconds=time.perf_counter() - start
         )
     except TranslationError as err:
+        if err.loc is None and err.message.startswith("too deep") and source is not None:
+            err = _too_deep(source, name)  # the backend ran out of recursion: point somewhere
         shown = source
         if err.loc is not None and err.loc.file not in (name, path):
             shown = None
@@ -400,22 +440,26 @@ def translate_one(
         return Outcome(path, "refused", diagnostic=diag, seconds=time.perf_counter() - start)
     except KeyboardInterrupt:
         raise
-    except RecursionError:
-        diag = Diagnostic(
-            name,
-            1,
-            1,
-            "too-deep",
-            "too deep for tiletrans: the file nests or chains expressions too deeply",
-            "split long expressions into named intermediate values",
-        )
-        return Outcome(path, "refused", diagnostic=diag, seconds=time.perf_counter() - start)
     except Exception as err:
+        from translator.limits import caused_by_recursion
+
+        # A RecursionError, or an exception raised while handling one (libcst's position
+        # provider turns one into a KeyError): the input is too deep, not a tiletrans bug.
+        if caused_by_recursion(err):
+            diag = from_error(_too_deep(source or "", name), name, source)
+            return Outcome(path, "refused", diagnostic=diag, seconds=time.perf_counter() - start)
         if os.environ.get("TILETRANS_DEBUG"):
             import traceback
 
             traceback.print_exc()
         return Outcome(path, "error", diagnostic=internal(err, name))
+
+
+def _too_deep(source: str, name: str) -> TranslationError:
+    """The too-deep refusal of ``source``, at its deepest statement."""
+    from translator.limits import deepest_statement, too_deep
+
+    return too_deep(deepest_statement(source, name))
 
 
 def exit_code(outcome: Outcome) -> int:
@@ -932,6 +976,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         _write_err("interrupted")
         return 130
     except Exception as err:
+        from translator.limits import TOO_DEEP, caused_by_recursion
+
+        missing = missing_extra(err)
+        if missing is not None:
+            _write_err(
+                f"tiletrans: error: validation needs `{missing}`, which is not installed: "
+                'pip install "tiletrans[validate]" (torch and the DSLs validation runs kernels '
+                "with; translation alone needs none of them)"
+            )
+            return EXIT_USAGE
+        if caused_by_recursion(err):  # an input too deep for a command with no file at hand
+            _write_err(
+                f"tiletrans: error: {TOO_DEEP}\nhelp: split long chains and deep nesting into "
+                "named intermediate values or smaller functions"
+            )
+            return EXIT_REFUSED
         if os.environ.get("TILETRANS_DEBUG"):
             import traceback
 

@@ -349,8 +349,10 @@ def _warm(jobs: list[Job]) -> None:
         pass
 
 
-def _pool(workers: int) -> Any:
-    """A process pool; on Linux its workers are forked from this (warmed) process."""
+def _pool(workers: int, gpus: list[str] | None = None) -> Any:
+    """A process pool; on Linux its workers are forked from this (warmed) process. With
+    ``gpus`` (``--validate cuda``: one worker per visible GPU), each worker takes one of them
+    for its own before anything in it initialises CUDA (:func:`_pin_gpu`)."""
     import multiprocessing
     import sys
     from concurrent.futures import ProcessPoolExecutor
@@ -358,18 +360,56 @@ def _pool(workers: int) -> Any:
     # fork is safe here: no thread runs yet (the progress bar starts after the pool). Elsewhere
     # (macOS, Windows) the platform's default start method; workers import what they need.
     context = multiprocessing.get_context("fork") if sys.platform == "linux" else None
-    return ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    if not gpus:
+        return ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    queue = (context or multiprocessing.get_context()).Queue()
+    for gpu in gpus:
+        queue.put(gpu)
+    return ProcessPoolExecutor(
+        max_workers=min(workers, len(gpus)),
+        mp_context=context,
+        initializer=_pin_gpu,
+        initargs=(queue,),
+    )
 
 
-def run_jobs(jobs: list[Job], workers: int, progress: bool) -> list[Result]:
-    """Every job's result, in the jobs' order (``workers`` processes; 1: in this process)."""
+def _pin_gpu(queue: Any) -> None:
+    """Pool initializer: this worker sees one GPU, the next one nobody took (workers on one
+    GPU each, not all on the first: CUDA numbers the visible devices from 0 in every process)."""
+    os.environ["CUDA_VISIBLE_DEVICES"] = queue.get(timeout=60)
+
+
+def _gpu_ids() -> list[str]:
+    """The visible CUDA devices, as ``CUDA_VISIBLE_DEVICES`` names them, found without
+    initialising CUDA in this process (its forked workers must still be able to choose):
+    ``$CUDA_VISIBLE_DEVICES`` when set, else ``nvidia-smi -L``; none without either."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None:
+        return [d.strip() for d in visible.split(",") if d.strip() and d.strip() != "-1"]
+    import subprocess
+
+    try:
+        out = subprocess.run(
+            ["nvidia-smi", "-L"], capture_output=True, text=True, timeout=30, check=True
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    count = sum(1 for line in out.splitlines() if line.startswith("GPU "))
+    return [str(i) for i in range(count)]
+
+
+def run_jobs(
+    jobs: list[Job], workers: int, progress: bool, gpus: list[str] | None = None
+) -> list[Result]:
+    """Every job's result, in the jobs' order (``workers`` processes; 1: in this process;
+    ``gpus``: one worker per GPU, each pinned to its own)."""
     results: list[Result | None] = [None] * len(jobs)
     parallel = workers > 1 and len(jobs) > 1
     pool = None
     futures: dict[Any, int] = {}
     if parallel:
         _warm(jobs)
-        pool = _pool(workers)
+        pool = _pool(workers, gpus)
         # Every job submitted (which forks the workers) before the progress bar's thread starts.
         futures = {pool.submit(work, job): i for i, job in enumerate(jobs)}
     bar = None
@@ -437,12 +477,18 @@ def print_summary(table: dict[str, Counter[str]], seconds: float, files: int) ->
     t.add_column("DSL pair")
     for col in COLUMNS:
         t.add_column(col, justify="right")
+    copied = 0
     for pair, counts in sorted(table.items()):
         if pair.startswith("no kernel"):
-            t.add_row(pair, *("" for _ in COLUMNS[:-1]), f"({counts['copied']} copied)")
+            # Not an outcome of a translation: its own line under the table, not a number in
+            # the error column.
+            copied += counts["copied"]
             continue
         t.add_row(pair, *(str(counts.get(c, 0)) for c in COLUMNS))
-    Console(stderr=True).print(t)
+    console = Console(stderr=True)
+    console.print(t)
+    if copied:
+        console.print(f"{copied} file(s) with no kernel to translate: copied as they are")
 
 
 def write_report(
@@ -499,6 +545,25 @@ def write_report(
     write_atomic(path, "\n".join(lines))
 
 
+def _check_validation_installed() -> None:
+    """Fail now, as a usage error, when ``--validate`` lacks what every pair needs (torch,
+    numpy, triton: a fresh ``pip install tiletrans`` has none), not once per file in the
+    workers as an internal error. Looked up, not imported: the runtimes must be imported after
+    :func:`validation.equivalence.prepare_runtimes` has set them up."""
+    import importlib.util
+
+    for name in ("numpy", "torch", "triton"):
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            raise UsageError(
+                f"--validate needs `{name}`, which is not installed: "
+                'pip install "tiletrans[validate]"'
+            )
+
+
 def migrate(args: argparse.Namespace, rep: Reporter) -> int:
     """``tiletrans migrate``."""
     if args.dst is None:
@@ -512,12 +577,16 @@ def migrate(args: argparse.Namespace, rep: Reporter) -> int:
         raise UsageError("--bench times translations on a GPU: pass --validate cuda with it")
     if args.executor == "ray" and not args.validate:
         raise UsageError("--executor ray runs validation tasks: pass --validate cpu|cuda with it")
+    if args.validate and args.executor == "local":
+        _check_validation_installed()
     start = time.perf_counter()
     jobs, copies = _jobs(args)
     workers = args.jobs or os.cpu_count() or 1
+    gpus = None
     if args.validate == "cuda" and args.executor == "local":
-        workers = min(workers, _gpus() or 1)
-    results = run_jobs(jobs, workers, progress=not args.quiet)
+        gpus = _gpu_ids()
+        workers = min(workers, len(gpus) or 1)
+    results = run_jobs(jobs, workers, progress=not args.quiet, gpus=gpus)
     if args.executor == "ray" and args.validate:
         validate_on_ray(
             [r for r in results if r.column != "skipped"],
@@ -589,16 +658,6 @@ def migrate(args: argparse.Namespace, rep: Reporter) -> int:
         write_report(args.report, results, table, rep)
         rep.note(f"wrote {args.report}")
     return worst(codes) if codes else EXIT_OK
-
-
-def _gpus() -> int:
-    """How many CUDA devices are visible (0 without torch)."""
-    try:
-        import torch
-
-        return torch.cuda.device_count()
-    except Exception:
-        return 0
 
 
 __all__ = ["Job", "Result", "detect_kernel", "migrate", "run_jobs", "work"]
