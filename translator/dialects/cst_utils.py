@@ -640,6 +640,67 @@ def walk(
             stack.extend(c for c in chosen if c is not None)
 
 
+def bound_names(node: cst.CSTNode) -> list[str]:
+    """Names a statement (or target, or block) binds: assignment and loop targets, ``with ...
+    as``, walruses, ``del``, ``def``/``class`` names (not what their bodies bind), imports."""
+    out: list[str] = []
+
+    def targets(t: cst.CSTNode) -> None:
+        if isinstance(t, cst.Name):
+            out.append(t.value)
+        elif isinstance(t, (cst.Tuple, cst.List)):
+            for e in t.elements:
+                targets(e.value)
+        elif isinstance(t, cst.StarredElement):
+            targets(t.value)
+
+    class V(cst.CSTVisitor):
+        def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
+            targets(n.target)
+
+        def visit_AnnAssign(self, n: cst.AnnAssign) -> None:
+            targets(n.target)
+
+        def visit_AugAssign(self, n: cst.AugAssign) -> None:
+            targets(n.target)
+
+        def visit_For(self, n: cst.For) -> None:
+            targets(n.target)
+
+        def visit_AsName(self, n: cst.AsName) -> None:
+            targets(n.name)
+
+        def visit_NamedExpr(self, n: cst.NamedExpr) -> None:
+            targets(n.target)
+
+        def visit_Del(self, n: cst.Del) -> None:
+            targets(n.target)
+
+        def visit_FunctionDef(self, n: cst.FunctionDef) -> bool:
+            out.append(n.name.value)
+            return False
+
+        def visit_ClassDef(self, n: cst.ClassDef) -> bool:
+            out.append(n.name.value)
+            return False
+
+        def visit_Lambda(self, n: cst.Lambda) -> bool:
+            return False
+
+    if isinstance(node, (cst.Name, cst.Tuple, cst.List)):
+        targets(node)
+    else:
+        node.visit(V())
+    return out
+
+
+def conjuncts(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The operands of ``a and b and ...`` (nested ``and`` flattened), else ``[node]``."""
+    if isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.And):
+        return conjuncts(node.left) + conjuncts(node.right)
+    return [node]
+
+
 def names_in(node: cst.CSTNode) -> set[str]:
     """Every identifier ``node`` mentions (reads, targets and attribute heads alike)."""
     names: set[str] = set()

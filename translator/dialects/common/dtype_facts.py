@@ -24,8 +24,9 @@ from collections.abc import Sequence
 import libcst as cst
 
 from translator.dialects.common.host_api import host_functions
-from translator.dialects.cst_utils import dotted
+from translator.dialects.cst_utils import bound_names, dotted
 from translator.ir import nodes as ir
+from translator.ir.visit import walk_stmts
 
 #: The entry hint that holds the facts.
 HINT = "documented_dtypes"
@@ -106,92 +107,25 @@ def documented_dtypes(
     return {p: found[p] for p in params if p in found}
 
 
-#: The entry hint of the dtypes its function proves (below).
-PROVEN = "proven_dtypes"
-
-
 def proven_dtypes(fn: cst.FunctionDef, params: Sequence[str]) -> dict[str, str]:
     """The one dtype each of ``params`` has wherever ``fn`` runs on: checked by a statement of
     the function's own block (``assert x.dtype == torch.float16``, ``if x.dtype !=
     torch.float16: raise ...``) and never rebound in the function. (A check in a branch, or of
     several dtypes, proves nothing of a launch; :func:`documented_dtypes` still reads them.)"""
-    own = set(params) - _rebound(fn)
+    own = set(params) - set(bound_names(fn.body))
     out: dict[str, str] = {}
-
-    def read(test: cst.BaseExpression, negated: bool) -> None:
-        if isinstance(test, cst.BooleanOperation) and isinstance(
-            test.operator, cst.Or if negated else cst.And
-        ):
-            read(test.left, negated)
-            read(test.right, negated)
-            return
-        if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
-            return
-        op = test.comparisons[0].operator
-        if not isinstance(op, cst.NotEqual if negated else cst.Equal):
-            return
-        left, right = test.left, test.comparisons[0].comparator
-        if _param_dtype(right, own):
-            left, right = right, left
-        name, dtypes = _param_dtype(left, own), _dtype_list(right)
-        if name and len(dtypes) == 1:
-            out.setdefault(name, dtypes[0])
-
     body = fn.body.body if isinstance(fn.body, cst.IndentedBlock) else ()
     for stmt in body:
+        tests: list[tuple[cst.BaseExpression, bool]] = []
         if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                if isinstance(small, cst.Assert):
-                    read(small.test, negated=False)
-        elif (
-            isinstance(stmt, cst.If)
-            and stmt.orelse is None
-            and isinstance(stmt.body, cst.IndentedBlock)
-            and len(stmt.body.body) == 1
-            and isinstance(stmt.body.body[0], cst.SimpleStatementLine)
-            and isinstance(stmt.body.body[0].body[0], cst.Raise)
-        ):
-            read(stmt.test, negated=True)
+            tests = [(s.test, False) for s in stmt.body if isinstance(s, cst.Assert)]
+        elif isinstance(stmt, cst.If) and _raises_only(stmt):
+            tests = [(stmt.test, True)]
+        for test, negated in tests:
+            for name, dtypes in _check_facts(test, negated, own):
+                if len(dtypes) == 1:
+                    out.setdefault(name, dtypes[0])
     return out
-
-
-def _rebound(fn: cst.FunctionDef) -> set[str]:
-    """Names ``fn``'s body binds (assignments, loop and ``with`` targets, walruses, ``del``)."""
-    bound: set[str] = set()
-
-    def targets(node: cst.BaseExpression | None) -> None:
-        if isinstance(node, cst.Name):
-            bound.add(node.value)
-        elif isinstance(node, (cst.Tuple, cst.List)):
-            for el in node.elements:
-                targets(el.value)
-        elif isinstance(node, cst.StarredElement):
-            targets(node.value)
-
-    class Visitor(cst.CSTVisitor):
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            targets(node.target)
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            targets(node.target)
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            targets(node.target)
-
-        def visit_For(self, node: cst.For) -> None:
-            targets(node.target)
-
-        def visit_AsName(self, node: cst.AsName) -> None:
-            targets(node.name)  # type: ignore[arg-type]
-
-        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-            targets(node.target)
-
-        def visit_Del(self, node: cst.Del) -> None:
-            targets(node.target)
-
-    fn.body.visit(Visitor())
-    return bound
 
 
 def with_proven_kernel_dtypes(
@@ -207,7 +141,7 @@ def with_proven_kernel_dtypes(
         fn = functions.get(entry.name)
         proven = proven_dtypes(fn, [p.name for p in entry.params]) if fn is not None else {}
         carried = {s.target: s.source for s in entry.body if isinstance(s, ir.Carried)}
-        for launch in _launches(entry.body):
+        for launch in (s for s in walk_stmts(entry.body) if isinstance(s, ir.Launch)):
             for i, arg in enumerate(launch.args):
                 name = arg.id if isinstance(arg, ir.Name) else None
                 name = carried.get(name, name) if name is not None else None
@@ -223,18 +157,6 @@ def with_proven_kernel_dtypes(
     return out
 
 
-def _launches(stmts: Sequence[ir.Stmt]) -> list[ir.Launch]:
-    found: list[ir.Launch] = []
-    for s in stmts:
-        if isinstance(s, ir.Launch):
-            found.append(s)
-        for attr in ("body", "orelse"):
-            inner = getattr(s, attr, None)
-            if isinstance(inner, tuple):
-                found.extend(_launches(inner))
-    return found
-
-
 def entry_dtypes(entry: ir.Entry) -> dict[str, tuple[tuple[str, ...], str]]:
     """The ``documented_dtypes`` hint of ``entry``: param -> (dtypes, where it is said)."""
     return {p: (ds, how) for p, ds, how in dict(entry.hints).get(HINT, ())}
@@ -245,24 +167,7 @@ def _checked(fn: cst.FunctionDef, own: set[str]) -> dict[str, tuple[str, ...]]:
     out: dict[str, tuple[str, ...]] = {}
 
     def read(test: cst.BaseExpression, negated: bool) -> None:
-        if isinstance(test, cst.BooleanOperation) and isinstance(
-            test.operator, cst.Or if negated else cst.And
-        ):
-            read(test.left, negated)
-            read(test.right, negated)
-            return
-        if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
-            return
-        op = test.comparisons[0].operator
-        kinds = (cst.NotEqual, cst.NotIn) if negated else (cst.Equal, cst.In)
-        if not isinstance(op, kinds):
-            return
-        left, right = test.left, test.comparisons[0].comparator
-        if isinstance(op, (cst.Equal, cst.NotEqual)) and _param_dtype(right, own):
-            left, right = right, left
-        name = _param_dtype(left, own)
-        dtypes = _dtype_list(right)
-        if name and dtypes:
+        for name, dtypes in _check_facts(test, negated, own):
             out.setdefault(name, dtypes)
 
     class Visitor(cst.CSTVisitor):
@@ -270,13 +175,7 @@ def _checked(fn: cst.FunctionDef, own: set[str]) -> dict[str, tuple[str, ...]]:
             read(node.test, negated=False)
 
         def visit_If(self, node: cst.If) -> None:
-            body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
-            if (
-                node.orelse is None
-                and len(body) == 1
-                and isinstance(body[0], cst.SimpleStatementLine)
-                and isinstance(body[0].body[0], cst.Raise)
-            ):
+            if _raises_only(node):
                 read(node.test, negated=True)
 
         def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
@@ -284,6 +183,38 @@ def _checked(fn: cst.FunctionDef, own: set[str]) -> dict[str, tuple[str, ...]]:
 
     fn.visit(Visitor())
     return out
+
+
+def _check_facts(
+    test: cst.BaseExpression, negated: bool, own: set[str]
+) -> list[tuple[str, tuple[str, ...]]]:
+    """``(param, dtypes)`` that ``test`` checks (``x.dtype == torch.float16``, ``w.dtype in
+    (...)``, conjoined; ``negated``: the test of an ``if ...: raise``, read through ``or``)."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(
+        test.operator, cst.Or if negated else cst.And
+    ):
+        return _check_facts(test.left, negated, own) + _check_facts(test.right, negated, own)
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return []
+    op = test.comparisons[0].operator
+    if not isinstance(op, (cst.NotEqual, cst.NotIn) if negated else (cst.Equal, cst.In)):
+        return []
+    left, right = test.left, test.comparisons[0].comparator
+    if isinstance(op, (cst.Equal, cst.NotEqual)) and _param_dtype(right, own):
+        left, right = right, left
+    name, dtypes = _param_dtype(left, own), _dtype_list(right)
+    return [(name, dtypes)] if name and dtypes else []
+
+
+def _raises_only(node: cst.If) -> bool:
+    """Whether ``node`` is ``if test: raise ...`` with no ``else``."""
+    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+    return (
+        node.orelse is None
+        and len(body) == 1
+        and isinstance(body[0], cst.SimpleStatementLine)
+        and isinstance(body[0].body[0], cst.Raise)
+    )
 
 
 def _param_dtype(node: cst.BaseExpression, own: set[str]) -> str | None:

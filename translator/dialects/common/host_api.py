@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from translator.dialects.cst_utils import literal, size_reference
+from translator.dialects.cst_utils import conjuncts, literal, size_reference
 from translator.ir import nodes as ir
 
 #: Parameter annotations that make a host scalar of the IR kind of the same name.
@@ -230,11 +230,6 @@ def _shape_asserts(
     parameters, as IR, and the ranks its asserts give them (``x.dim() == 2``, ``x.ndim == 2``)."""
     checks: list[ir.Assert] = []
     ranks: dict[str, int] = {}
-
-    def conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
-        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-            return conjuncts(test.left) + conjuncts(test.right)
-        return [test]
 
     class Visitor(cst.CSTVisitor):
         def visit_Assert(self, node: cst.Assert) -> None:

@@ -59,6 +59,7 @@ from translator.dialects.common.dtype_facts import with_documented_dtypes
 from translator.dialects.cst_utils import (
     Locator,
     call_args,
+    conjuncts,
     import_aliases,
     parse_source,
     source_of,
@@ -917,7 +918,7 @@ class KernelLifter(TileCalls, Expressions):
             elif isinstance(item, ir.FullIndex):
                 index = self.place(ir.Arange(self.lanes[axis][1]), [axis])
                 valid.add(ir.BinOp("<", index, item.extent))
-        for part in _conjuncts(s.test):
+        for part in conjuncts(s.test):
             if self.lane_expr(part) not in valid:
                 raise self.error(
                     part,
@@ -928,13 +929,6 @@ class KernelLifter(TileCalls, Expressions):
         return self.block(body)
 
     # ------------------------------------------------------------------ lane expressions
-
-
-def _conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
-    """The operands of ``a and b and ...`` (parentheses aside), else ``[test]``."""
-    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-        return [*_conjuncts(test.left), *_conjuncts(test.right)]
-    return [test]
 
 
 def _is_docstring(s: cst.CSTNode) -> bool:

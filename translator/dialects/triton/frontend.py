@@ -42,6 +42,7 @@ from translator.dialects.common.dtype_facts import with_documented_dtypes
 from translator.dialects.common.host_api import HostFunction, api_entries, host_functions
 from translator.dialects.cst_utils import (
     Locator,
+    bound_names,
     call_args,
     import_aliases,
     is_provenance,
@@ -62,7 +63,6 @@ from translator.dialects.triton.frontend_configs import (
 from translator.dialects.triton.frontend_launch import Launch
 from translator.dialects.triton.host_expressions import HostExpressions
 from translator.dialects.triton.host_statements import HostStatements
-from translator.dialects.triton.host_syntax import bound_names
 from translator.dialects.triton.host_tensors import HostTensors
 from translator.dialects.triton.host_values import (
     HOpaque,

@@ -10,17 +10,17 @@ from typing import Any
 import libcst as cst
 
 from translator.diagnostics import TranslationError
-from translator.dialects.cst_utils import names_in as cst_names_in
 from translator.dialects.cst_utils import (
+    bound_names,
+    conjuncts,
     resolve,
     source_of,
     statement_comments,
     substitute_names,
 )
+from translator.dialects.cst_utils import names_in as cst_names_in
 from translator.dialects.triton.host_syntax import (
     NO_RETURN,
-    bound_names,
-    conjuncts,
     copies_only,
     negated_conjuncts,
     none_default,

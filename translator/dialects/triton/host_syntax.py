@@ -8,6 +8,7 @@ from typing import Any
 
 import libcst as cst
 
+from translator.dialects.cst_utils import bound_names
 from translator.dialects.triton.host_values import (
     HOpaque,
     HScalar,
@@ -65,12 +66,6 @@ def negated_conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression] | No
 NO_RETURN = object()
 
 
-def conjuncts(node: cst.BaseExpression) -> list[cst.BaseExpression]:
-    if isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.And):
-        return conjuncts(node.left) + conjuncts(node.right)
-    return [node]
-
-
 def value_interval(v: Any) -> tuple[int | None, int | None]:
     if isinstance(v, HScalar) and isinstance(v.expr, ir.Const) and isinstance(v.expr.value, int):
         return v.expr.value, v.expr.value
@@ -92,54 +87,6 @@ def interval_arith(op: str, a: Any, b: Any) -> tuple[int | None, int | None]:
     if op == "+":
         return alo + blo, ahi + bhi
     return None, None
-
-
-def bound_names(node: cst.CSTNode) -> list[str]:
-    """Names a host statement (or target) binds: assignment and loop targets, ``with ... as``,
-    ``def``/``class`` names, imports."""
-    out: list[str] = []
-
-    def targets(t: cst.CSTNode) -> None:
-        if isinstance(t, cst.Name):
-            out.append(t.value)
-        elif isinstance(t, (cst.Tuple, cst.List)):
-            for e in t.elements:
-                targets(e.value)
-        elif isinstance(t, cst.StarredElement):
-            targets(t.value)
-
-    class V(cst.CSTVisitor):
-        def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
-            targets(n.target)
-
-        def visit_AnnAssign(self, n: cst.AnnAssign) -> None:
-            targets(n.target)
-
-        def visit_AugAssign(self, n: cst.AugAssign) -> None:
-            targets(n.target)
-
-        def visit_For(self, n: cst.For) -> None:
-            targets(n.target)
-
-        def visit_AsName(self, n: cst.AsName) -> None:
-            targets(n.name)
-
-        def visit_FunctionDef(self, n: cst.FunctionDef) -> bool:
-            out.append(n.name.value)
-            return False
-
-        def visit_ClassDef(self, n: cst.ClassDef) -> bool:
-            out.append(n.name.value)
-            return False
-
-        def visit_Lambda(self, n: cst.Lambda) -> bool:
-            return False
-
-    if isinstance(node, (cst.Name, cst.Tuple, cst.List)):
-        targets(node)
-    else:
-        node.visit(V())
-    return out
 
 
 def none_default(node: cst.If) -> tuple[str, cst.BaseExpression] | None:
