@@ -126,3 +126,16 @@ def _all(root: cst.CSTNode) -> list[cst.CSTNode]:
         out.append(node)
         stack.extend(children(node))
     return out
+
+
+def test_a_removed_statements_marker_is_told_apart_by_identity_not_by_id(monkeypatch):
+    """A removed statement with comments leaves a marker that hands them on. A marker dropped
+    while its block is rebuilt (the inner statements of a removed ``if``) is freed, and CPython
+    gives its id to the next new node: a launch the passthrough wrote later was then taken for
+    the marker and dropped, depending on what the process had allocated before (a translation
+    that failed validation only in some test orders). Here every node has the same id: the
+    translation must not change."""
+    path = ROOT / "examples/library/helion/expected_cutile/glu.py"
+    expected = translate_file(path, "cutile", "helion")
+    monkeypatch.setattr(passthrough, "id", lambda obj: 0, raising=False)
+    assert translate_file(path, "cutile", "helion") == expected

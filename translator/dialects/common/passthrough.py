@@ -316,7 +316,9 @@ class _Editor(cst.CSTTransformer):
         # parse of its own, so that no node object is in the tree twice.
         self.used: set[str] = set()
         # Placeholders for removed statements whose comments move to the next statement.
-        self.markers: set[int] = set()
+        # By id, each with its node: held here so that no later node can take a freed
+        # marker's id (a marker replaced by a second edit of the same statement is freed).
+        self.markers: dict[int, cst.SimpleStatementLine] = {}
         # Per enclosing statement: preludes and notes of the launches inside it.
         self.pending: list[tuple[list[str], list[str]]] = []
 
@@ -379,7 +381,7 @@ class _Editor(cst.CSTTransformer):
         body: list[cst.BaseStatement] = []
         carried: list[cst.EmptyLine] = []
         for stmt in block.body:
-            if id(stmt) in self.markers:
+            if self.markers.get(id(stmt)) is stmt:
                 carried.extend(stmt.leading_lines)  # type: ignore[union-attr]
                 continue
             if carried:
@@ -419,7 +421,7 @@ class _Editor(cst.CSTTransformer):
                 marker = cst.SimpleStatementLine(
                     body=[cst.Pass()], leading_lines=leading + _comment_lines(_notes(edit))
                 )
-                self.markers.add(id(marker))
+                self.markers[id(marker)] = marker
                 return [marker]
             return []
         if edit.kind == "replace":

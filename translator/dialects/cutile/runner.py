@@ -25,6 +25,7 @@ from __future__ import annotations
 import inspect
 import io
 import os
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -36,8 +37,11 @@ ORACLE = (
 )
 
 _PARSED: dict[tuple[str, float], Any] = {}
-_COMPILED: set[tuple] = set()
-_SEARCHED: set[tuple] = set()
+#: Per kernel object (weakly: a module loaded for one validation goes away, and a later
+#: kernel must not inherit its entries through a reused id), the specialisations compiled for
+#: sm_90 and the configs of a search compiled.
+_COMPILED: weakref.WeakKeyDictionary[Any, set[tuple]] = weakref.WeakKeyDictionary()
+_SEARCHED: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
 #: "SMs" of a CPU device (a persistent launch's grid), as Helion's runner has.
 CPU_SMS = 4
 #: Whether the CPU search compiles every config of a space for sm_90 (else only the chosen one,
@@ -94,12 +98,13 @@ def compile_for_sm90(kernel: Any, args: tuple, constants: set[int]) -> None:
     from cuda.tile.compilation import CallingConvention, KernelSignature, export_kernel
 
     params = [a if i in constants else _constraint(a) for i, a in enumerate(args)]
-    key = (id(kernel), tuple(repr(p) for p in params))
-    if key in _COMPILED:
+    key = tuple(repr(p) for p in params)
+    compiled = _COMPILED.setdefault(kernel, set())
+    if key in compiled:
         return
     sig = KernelSignature(params, calling_convention=CallingConvention.cutile_python_v1())
     export_kernel(kernel, [sig], io.BytesIO(), gpu_code="sm_90", output_format="cubin")
-    _COMPILED.add(key)
+    compiled.add(key)
 
 
 def cpu_launch(stream: Any, grid: tuple, kernel: Any, args: tuple, **_: Any) -> None:
@@ -162,9 +167,10 @@ def cpu_search(
         values = dict(zip(names, args))
         # Each config compiles once per kernel (its first dtypes); the chosen first config
         # compiles at every launch's specialisation anyway.
-        if COMPILE_EVERY_CONFIG and i > 0 and (id(kernel), repr(cfg)) not in _SEARCHED:
+        searched = _SEARCHED.setdefault(kernel, set())
+        if COMPILE_EVERY_CONFIG and i > 0 and repr(cfg) not in searched:
             compile_for_sm90(kernel, args, constants)
-            _SEARCHED.add((id(kernel), repr(cfg)))
+            searched.add(repr(cfg))
         _check_grid(k, grid_fn(cfg), values, {t.name: int(values[t.name]) for t in k.tunables})
     measured = [
         Measurement(config=cfg, mean_us=0.0, num_samples=0, error_margin_us=0.0)

@@ -87,7 +87,8 @@ class EpilogueInliner(cst.CSTTransformer):
         self.taken = taken
         self.error = error
         self.pending: list[cst.SimpleStatementLine] = []
-        self.made: set[int] = set()
+        # The inlined values by id, each held so that its id stays its own.
+        self.made: dict[int, cst.BaseExpression] = {}
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if not (isinstance(original.func, cst.Name) and original.func.value in self.epilogues):
@@ -121,7 +122,7 @@ class EpilogueInliner(cst.CSTTransformer):
             self.pending.append(new.with_changes(leading_lines=[]))  # type: ignore[union-attr]
         value = e.value.visit(subst)
         value = _paren(value)  # type: ignore[arg-type]
-        self.made.add(id(value))
+        self.made[id(value)] = value
         return value
 
     def leave_SimpleStatementLine(
@@ -131,7 +132,7 @@ class EpilogueInliner(cst.CSTTransformer):
         small = updated.body[0] if len(updated.body) == 1 else None
         if isinstance(small, (cst.Assign, cst.Return)) and small.value is not None:
             v = small.value
-            if id(v) in self.made and v.lpar:
+            if self.made.get(id(v)) is v and v.lpar:
                 updated = updated.with_changes(
                     body=[small.with_changes(value=v.with_changes(lpar=[], rpar=[]))]
                 )
