@@ -95,7 +95,7 @@ PUBLIC_API: dict[str, set[str]] = {
     "triton/swiglu.py": {"ensure_contiguous", "swiglu", "swiglu_forward", "swiglu_backward"},
     "helion/glu.py": {"swiglu", "swiglu_fwd", "swiglu_bwd", "geglu"},
     "helion/causal_attention.py": {"causal_attention", "causal_attention_fwd"},
-    "helion/group_norm.py": {"group_norm", "group_norm_fwd"},
+    "helion/group_norm.py": {"group_norm", "group_norm_fwd", "group_norm_bwd"},
     "helion/jagged.py": {"jagged_sum", "jagged_mean"},
     "helion/grouped_gemm.py": {"moe_grouped_matmul", "moe_grouped_matmul_from_counts"},
     "helion/geglu.py": {"geglu", "geglu_fwd", "geglu_bwd"},
@@ -809,8 +809,9 @@ def test_helion_causal_attention() -> None:
 
 def test_helion_group_norm() -> None:
     m = lib("helion/group_norm.py")
-    x, w, b = torch.randn(2, 6, 5, 7), torch.randn(6), torch.randn(6)
-    torch.testing.assert_close(m.group_norm(x, 3, w, b), F.group_norm(x, 3, w, b))
+    x, w, b = _leaf(2, 6, 5, 7), _leaf(6), _leaf(6)
+    _check_fwd_bwd(m.group_norm(x, 3, w, b), F.group_norm(x, 3, w, b), (x, w, b))
+    x, w, b = x.detach(), w.detach(), b.detach()
     out, mean, rstd = m.group_norm_fwd(x.reshape(2, 3, 2, 35), w.view(3, 2), b.view(3, 2))
     groups = x.reshape(2, 3, -1)
     torch.testing.assert_close(mean, groups.mean(-1))

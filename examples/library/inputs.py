@@ -176,6 +176,13 @@ def inputs(entry: str, device: str, dtype: str) -> tuple | None:
         if M >= 1024:  # the same as group_norm's benchmark input, as the kernel sees it
             return rand(32, 32, 8, 4096), rand(32, 8), rand(32, 8), 1e-5
         return rand(2, 3, 2, 35), rand(3, 2), rand(3, 2), 1e-5
+    if entry == "group_norm_bwd":
+        # (grad_out, x, weight, mean, rstd) as the forward saves them; rstd positive.
+        n, g, cpg, hw = (32, 32, 8, 4096) if M >= 1024 else (2, 3, 2, 35)
+        x = rand(n, g, cpg, hw)
+        mean = x.float().mean(dim=(2, 3))
+        rstd = torch.rsqrt(x.float().var(dim=(2, 3), unbiased=False) + 1e-5)
+        return rand(n, g, cpg, hw), x, rand(g, cpg), mean, rstd
     if entry == "seeded_dropout":
         return rand(3, M, N), 0.3, 7
     # In-kernel dropout: p in [0, 1) and a seed past 2**32 (both key words of Philox).
