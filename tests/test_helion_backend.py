@@ -1743,8 +1743,17 @@ def test_helion_jit_is_a_kernel_and_other_kernel_forms_are_refused_where_they_ar
             "hl.jagged_tile (a loop whose length differs per lane) is not read",
             "hl.tile(start, end)",
         ),
+        (
+            "    m, n = x.size()\n"
+            "    block_n = hl.register_block_size(n)\n"
+            "    for tile_m, tile_n in hl.tile([m, n], block_size=[None, block_n]):\n"
+            "        out[tile_m, tile_n] = x[tile_m, tile_n] + x[tile_m, :block_n]\n",
+            "out[tile_m, tile_n] =",
+            "cannot broadcast dims [tile_m, tile_n] and [tile_m, :block_n]",
+            "index both operands with the tile `tile_n`",
+        ),
     ],
-    ids=["register_tunable", "jagged_tile"],
+    ids=["register_tunable", "jagged_tile", "prefix_slice_against_tile"],
 )
 def test_helion_constructs_not_read_say_what_to_write(
     body: str, where: str, message: str, help_text: str

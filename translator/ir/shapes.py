@@ -17,9 +17,11 @@ from translator.ir.ops import COMPARISON_OPS, LOGICAL_OPS, POINTWISE_OPS
 class IRTypeError(Exception):
     """An expression whose shapes or dtypes do not fit; carries the offending node's location."""
 
-    def __init__(self, message: str, loc: ir.Loc | None = None) -> None:
+    def __init__(self, message: str, loc: ir.Loc | None = None, hint: str | None = None) -> None:
         super().__init__(message)
         self.loc = loc
+        #: What to write instead, where the rule that failed says (the diagnostic's ``help``).
+        self.hint = hint
 
 
 @dataclass(frozen=True)
@@ -108,8 +110,29 @@ def broadcast_dims(
             # validation checks it at run time. Keep the first.
             out.append(x)
         else:
-            raise IRTypeError(f"cannot broadcast dims {_fmt(a)} and {_fmt(b)}", loc)
+            raise IRTypeError(
+                f"cannot broadcast dims {_fmt(a)} and {_fmt(b)}: `{x}` and `{y}` are not the "
+                "same elements",
+                loc,
+                _broadcast_hint(x, y),
+            )
     return tuple(out)
+
+
+def _broadcast_hint(x: ir.Dim, y: ir.Dim) -> str:
+    """What to write where two dims meet that neither equal nor broadcast (one of size 1)."""
+    tiles = [d for d in (x, y) if isinstance(d, ir.BlockDim)]
+    if len(tiles) == 1:
+        other = y if tiles[0] is x else x
+        return (
+            f"index both operands with the tile `{tiles[0]}` so that they cover the same "
+            f"elements (`{other}` is a range from the start of the dim, not the tile's); or "
+            "give one a size-1 dim (`t[:, None]`) to broadcast it"
+        )
+    return (
+        "index both operands with the same tile or slice; or give one a size-1 dim "
+        "(`t[:, None]`) to broadcast it"
+    )
 
 
 def dims_compatible(a: tuple[ir.Dim, ...], b: tuple[ir.Dim, ...]) -> bool:

@@ -81,7 +81,7 @@ class ExprBuilder(IndexReader, CallReader, LanguageReader):
         try:
             return infer(expr, self.scope.env)
         except IRTypeError as err:
-            raise self.error(node, str(err)) from None
+            raise self.error(node, str(err), err.hint) from None
 
     def bind_temp(self, base: str, value: ir.Expr, node: cst.CSTNode) -> ir.Name:
         """Compute ``value`` once into a fresh local (emitted before the current statement)."""

@@ -110,7 +110,9 @@ def _parse(source: str, path: str, kernel_notes: dict[str, str] | None = None) -
             try:
                 entry, entry_kernels = parser.parse()
             except IRTypeError as err:
-                raise TranslationError(f"kernel does not type-check: {err}", err.loc) from None
+                raise TranslationError(
+                    f"kernel does not type-check: {err}", err.loc, err.hint
+                ) from None
             if entry is not None:
                 entries.append(entry)
             else:
@@ -161,7 +163,7 @@ def _parse(source: str, path: str, kernel_notes: dict[str, str] | None = None) -
     try:
         verify(result)
     except IRTypeError as err:
-        raise TranslationError(f"kernel does not type-check: {err}", err.loc) from None
+        raise TranslationError(f"kernel does not type-check: {err}", err.loc, err.hint) from None
     return result
 
 

@@ -161,7 +161,7 @@ def parse(source: str, path: str) -> ir.Module:
             entry, outlined = outline_entry(entry, builder.naming())
         except IRTypeError as err:
             raise TranslationError(
-                f"the lifted kernel does not type-check: {err}", err.loc
+                f"the lifted kernel does not type-check: {err}", err.loc, err.hint
             ) from None
         entries.append(dataclasses.replace(entry, public=public))
         kernels.extend(outlined)
@@ -208,7 +208,9 @@ def parse(source: str, path: str) -> ir.Module:
     try:
         verify(result)
     except IRTypeError as err:
-        raise TranslationError(f"the lifted kernel does not type-check: {err}", err.loc) from None
+        raise TranslationError(
+            f"the lifted kernel does not type-check: {err}", err.loc, err.hint
+        ) from None
     return result
 
 

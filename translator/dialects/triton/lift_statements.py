@@ -305,7 +305,9 @@ class StatementsMixin:
         try:
             return infer(e, self.types)
         except IRTypeError as err:
-            raise self.error(node, f"the lifted expression does not type-check: {err}") from None
+            raise self.error(
+                node, f"the lifted expression does not type-check: {err}", err.hint
+            ) from None
 
     def return_stmt(self, node: cst.BaseStatement) -> None:
         assert isinstance(node, cst.SimpleStatementLine)
