@@ -438,3 +438,37 @@ def test_random_numbers_refused_where_no_exact_spelling_exists(
         translate_source(source, path, src, dst)
     assert what in info.value.message and instead in (info.value.hint or "")
     assert info.value.loc is not None and info.value.loc.line > 0
+
+
+def test_autotune_that_restores_an_in_place_output_is_refused_where_it_says_so() -> None:
+    # An in-place kernel (x += y) tuned with restore_value=["x_ptr"]: the autotuner puts `x`
+    # back after each timed run. Refused like reset_to_zero, at the option itself.
+    from translator.api import translate_source
+    from translator.diagnostics import TranslationError
+
+    text = (
+        "import torch\nimport triton\nimport triton.language as tl\n\n\n"
+        "@triton.autotune(\n"
+        "    configs=[triton.Config({'BLOCK': 128}), triton.Config({'BLOCK': 256})],\n"
+        "    key=['n'],\n"
+        "    restore_value=['x_ptr'],\n"
+        ")\n"
+        "@triton.jit\n"
+        "def add_inplace_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):\n"
+        "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+        "    mask = offs < n\n"
+        "    x = tl.load(x_ptr + offs, mask=mask)\n"
+        "    tl.store(x_ptr + offs, x + tl.load(y_ptr + offs, mask=mask), mask=mask)\n\n\n"
+        "def add_(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:\n"
+        "    n = x.numel()\n"
+        "    add_inplace_kernel[lambda meta: (triton.cdiv(n, meta['BLOCK']),)](x, y, n)\n"
+        "    return x\n"
+    )
+    with pytest.raises(TranslationError) as info:
+        translate_source(text, "inplace.py", "triton", "helion")
+    err = info.value
+    assert "`restore_value=` zeroes or restores outputs" in err.message
+    assert "launch at a config the host picks instead" in (err.hint or "")
+    assert err.loc is not None
+    line = text.splitlines()[err.loc.line - 1]
+    assert line[err.loc.col :].startswith("['x_ptr']"), line
