@@ -9,7 +9,9 @@ not implement refuse with a diagnostic, never a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+from collections.abc import Iterator
 from typing import ClassVar
 
 from translator.diagnostics import TranslationError
@@ -55,14 +57,18 @@ class Backend:
 
     def render(self, module: ir.Module) -> Rendering:
         """Every kernel definition and launch of ``module``."""
-        kernels = {k.name: self.kernel_code(k, module) for k in module.kernels}
+        kernels = {}
+        for k in module.kernels:
+            with _located_at(k.loc):
+                kernels[k.name] = self.kernel_code(k, module)
         launches: dict[int, LaunchCode] = {}
         for entry in module.entries:
             checks = rank_checks(entry.body)
             for launch in entry.launches():
                 if launch.site is not None:
                     kernel = module.kernel(launch.kernel)
-                    code = self.launch_code(kernel, launch, module)
+                    with _located_at(launch.loc or kernel.loc):
+                        code = self.launch_code(kernel, launch, module)
                     code = dataclasses.replace(code, prelude=(*checks, *code.prelude))
                     launches[launch.site] = _with_outputs(code, launch, module)
         imports = list(self.imports(module))
@@ -88,6 +94,19 @@ class Backend:
 
 
 __all__ = ["Backend"]
+
+
+@contextlib.contextmanager
+def _located_at(loc: ir.Loc | None) -> Iterator[None]:
+    """A refusal raised without a location inside the block is located at ``loc`` (the kernel
+    or launch being written): an IR node made without a source position (a value a heuristic
+    computes, say) still gives the user a line to look at."""
+    try:
+        yield
+    except TranslationError as err:
+        if err.loc is None:
+            err.loc = loc
+        raise
 
 
 def _with_outputs(code: LaunchCode, launch: ir.Launch, module: ir.Module) -> LaunchCode:
