@@ -1771,3 +1771,32 @@ def test_helion_constructs_not_read_say_what_to_write(
     assert message in err.value.message and help_text in (err.value.hint or "")
     assert err.value.loc is not None
     assert where in text.splitlines()[err.value.loc.line - 1][err.value.loc.col :]
+
+
+def test_float_ops_on_fp16_tiles_round_back_as_torch_does(tmp_path: Path) -> None:
+    # torch.exp of an fp16 tensor is fp16 (computed in fp32, rounded once); Helion's generated
+    # code casts back too. The translation must round there as well, not carry fp32 into the
+    # add: then the two agree bit for bit in fp16, not just within fp16's tolerance.
+    source = tmp_path / "exp_add.py"
+    source.write_text(
+        HEADER
+        + "@helion.kernel(config=helion.Config(block_sizes=[16, 16]))\n"
+        + "def exp_add(x: torch.Tensor, y: torch.Tensor, z: torch.Tensor) -> torch.Tensor:\n"
+        + "    m, n = x.size()\n"
+        + "    out = torch.empty_like(x)\n"
+        + "    for tile_m, tile_n in hl.tile([m, n]):\n"
+        + "        out[tile_m, tile_n] = (\n"
+        + "            torch.exp(x[tile_m, tile_n] * y[tile_m, tile_n]) + z[tile_m, tile_n]\n"
+        + "        )\n"
+        + "    return out\n"
+    )
+    translated = tmp_path / "exp_add_triton.py"
+    text = translate_source(source.read_text(), str(source), "helion", "triton")
+    assert ".to(x_ptr.dtype.element_ty) + z" in text
+    translated.write_text(text)
+    report = check_pair(source, translated, dtypes=("float16",), seeds=(0, 1))
+    assert report.passed and report.rows, report.format_text()
+    assert all(row.error == 0 for row in report.rows), report.format_text()
+    # And back in Helion: torch rounds by itself, so no cast is written.
+    again = translate_source(source.read_text(), str(source), "helion", "helion")
+    assert "torch.exp(x[tile_m, tile_n] * y[tile_m, tile_n])" in again

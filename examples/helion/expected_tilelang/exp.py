@@ -26,11 +26,11 @@ def _exp_kernel(
         out: T.StridedTensor(out_shape, out_strides, out_dtype),
     ):
         with T.Kernel(T.ceildiv(x_shape[0], block_size_tile), threads=threads) as (bx,):
-            out_tile = T.alloc_fragment((block_size_tile,), "float32")
+            out_tile = T.alloc_fragment((block_size_tile,), x_dtype)
             x_tile = T.alloc_fragment((block_size_tile,), x_dtype)
             T.copy(x[bx * block_size_tile], x_tile)
             for i in T.Parallel(block_size_tile):
-                out_tile[i] = T.exp(T.cast(x_tile[i], "float32"))
+                out_tile[i] = T.cast(T.exp(T.cast(x_tile[i], "float32")), x_dtype)
             T.copy(out_tile, out[bx * block_size_tile])
 
     return main

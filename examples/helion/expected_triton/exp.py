@@ -30,7 +30,11 @@ def _exp_kernel(
     offs_tile = pid_tile * BLOCK_SIZE_TILE + tl.arange(0, BLOCK_SIZE_TILE)
     mask_tile = offs_tile < x_size0
     x = tl.load(x_ptr + offs_tile * stride_x0, mask=mask_tile, other=0.0)
-    tl.store(out_ptr + offs_tile * stride_out0, tl.exp(x.to(tl.float32)), mask=mask_tile)
+    tl.store(
+        out_ptr + offs_tile * stride_out0,
+        tl.exp(x.to(tl.float32)).to(x_ptr.dtype.element_ty),
+        mask=mask_tile,
+    )
 
 
 def exp(x: torch.Tensor) -> torch.Tensor:

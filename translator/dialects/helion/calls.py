@@ -17,6 +17,7 @@ import libcst as cst
 from translator.diagnostics import TranslationError
 from translator.dialects.cst_utils import call_args, literal_or_none, source_of
 from translator.ir import nodes as ir
+from translator.ir.ops import POINTWISE_OPS
 from translator.ir.shapes import (
     IRTypeError,
     TileType,
@@ -269,7 +270,30 @@ class CallReader:
         if kwargs:
             raise self.error(node, f"unsupported keyword arguments {sorted(kwargs)} to `{op}`")
         values = [self.expr(a) for a in args]
-        return ir.Call(op, tuple(values), loc=self.locate(node))
+        call = ir.Call(op, tuple(values), loc=self.locate(node))
+        narrow = self._narrow_float(op, values, node)
+        # torch computes a float op of fp16/bf16 tensors in float32 and rounds the result back
+        # to their dtype (Helion's generated code casts back too); the IR's float ops give
+        # float32, so the rounding is written out.
+        return call if narrow is None else ir.Cast(call, narrow, loc=self.locate(node))
+
+    def _narrow_float(self, op: str, values: list[ir.Expr], node: cst.Call) -> ir.DTypeExpr | None:
+        """The dtype torch rounds ``op(values)`` to when that is narrower than the IR's float32
+        (fp16, bf16, or a tensor's dtype not known here), else None."""
+        info = POINTWISE_OPS.get(op)
+        if info is None or info.result != "float":
+            return None
+        types = [self.type_of(v, node) for v in values]
+        if not any(isinstance(t, TileType) for t in types):
+            return None  # on numbers: Python floats, float32 in the IR and on the GPU alike
+        dtype = dtype_of(types[0])
+        for t in types[1:]:
+            dtype = promote(dtype, dtype_of(t))
+        if isinstance(dtype, ir.DTypeOf) or (
+            isinstance(dtype, ir.DType) and dtype.name in ("float16", "bfloat16")
+        ):
+            return dtype
+        return None
 
     def _clamp(self, args: list, kwargs: dict, node: cst.Call) -> ir.Expr:
         value = self.expr(args[0])

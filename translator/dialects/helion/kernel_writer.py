@@ -276,6 +276,9 @@ class Writer(CodePrinter):
         return template.format(*(self.text(a) for a in e.args)), ATOM
 
     def _ex_Cast(self, e: ir.Cast) -> tuple[str, int]:
+        rounded = self._rounded_float_call(e)
+        if rounded is not None:
+            return rounded, ATOM
         if isinstance(self.type_of(e.value), TensorType):
             # A host conversion of a whole tensor (`out = c.to(a.dtype)` after an atomic kernel).
             return f"{self.text(e.value, ATOM)}.to({self.dtype(e.dtype)})", ATOM
@@ -289,6 +292,26 @@ class Writer(CodePrinter):
             kind = "bool" if name == "bool" else "float" if name in ir.FLOAT_DTYPES else "int"
             return f"{kind}({self.text(e.value)})", ATOM
         return f"{self.text(e.value, ATOM)}.to({self.dtype(e.dtype)})", ATOM
+
+    def _rounded_float_call(self, e: ir.Cast) -> str | None:
+        """``torch.exp(x)`` for the IR's ``cast(exp(x), dtype(x))``: a float op of fp16/bf16
+        tiles computed in float32 and rounded back to their dtype is what torch does by itself
+        (the Helion frontend writes the rounding out; here it goes again)."""
+        call = e.value
+        if not isinstance(call, ir.Call) or call.op not in POINTWISE_OPS:
+            return None
+        if POINTWISE_OPS[call.op].result != "float":
+            return None
+        template = self.spell["pointwise"].get(call.op)
+        tiles = [t for t in map(self.type_of, call.args) if isinstance(t, TileType) and t.dims]
+        if template is None or not tiles:
+            return None
+        dtype = tiles[0].dtype
+        for t in tiles[1:]:
+            dtype = promote(dtype, t.dtype)
+        if dtype != e.dtype:
+            return None
+        return template.format(*(self.text(a) for a in call.args))
 
     # ================================================================== tiles
 
