@@ -504,3 +504,13 @@ def test_an_atomic_over_a_whole_row_of_one_program_translates_both_ways(tmp_path
     assert "ct.atomic_add(" in golden.read_text()
     report = check_pair(source, golden, dtypes=("float32",), seeds=(0,))
     assert report.rows and report.passed, report.format_text()
+
+
+def test_float_ops_of_narrow_tiles_compute_in_float32_as_the_ir_says() -> None:
+    # The IR's exp gives float32 (what the CPU oracle computes); cuTile's ct.exp of an fp16 tile
+    # would compute and return fp16, and a softmax's sum would then add fp16 numbers on the
+    # GPU only. The translation converts the operand first; a float32 operand stays as it is.
+    text = translate_file(ROOT / "examples/helion/softmax.py", "helion", "cutile")
+    assert "ct.exp(ct.astype(softmax_in - softmax_max, ct.float32))" in text
+    text = translate_file(ROOT / "examples/helion/silu.py", "helion", "cutile")
+    assert "ct.exp(-x_tile)" in text  # x_tile is float32 already

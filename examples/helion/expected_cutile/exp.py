@@ -22,8 +22,11 @@ def _exp_kernel(
         index=(tile,),
         tile=ct.astype(
             ct.exp(
-                ct.load(
-                    x, index=(tile,), shape=(BLOCK_SIZE_TILE,), padding_mode=ct.PaddingMode.ZERO
+                ct.astype(
+                    ct.load(
+                        x, index=(tile,), shape=(BLOCK_SIZE_TILE,), padding_mode=ct.PaddingMode.ZERO
+                    ),
+                    ct.float32,
                 )
             ),
             out.dtype,

@@ -28,7 +28,7 @@ def _softmax_kernel(
     softmax_max = ct.max(
         ct.where(mask_n[None, :], softmax_in, float("-inf")), axis=1, keepdims=True
     )
-    softmax_num = ct.exp(softmax_in - softmax_max)
+    softmax_num = ct.exp(ct.astype(softmax_in - softmax_max, ct.float32))
     softmax_den = ct.sum(ct.where(mask_n[None, :], softmax_num, 0.0), axis=1, keepdims=True)
     ct.store(out, index=(tile_m, 0), tile=ct.astype(softmax_num / softmax_den, out.dtype))
 

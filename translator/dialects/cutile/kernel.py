@@ -279,9 +279,20 @@ class KernelWriter(CodePrinter):
         args = [
             self.text(a, 0 if _bare_argument(template, i) else ATOM) for i, a in enumerate(e.args)
         ]
+        if e.op in self.spell["fp32_only"]["ops"]:
+            args = [self._as_f32(a, text) for a, text in zip(e.args, args)]
         dtype = self.dtype(dtype_of(infer(e, self.env))) if "{dtype}" in template else ""
         text = template.format(*args, dtype=dtype)
         return text, (ATOM if text.startswith("ct.") and text.endswith(")") else 1)
+
+    def _as_f32(self, operand: ir.Expr, text: str) -> str:
+        """``text`` (the spelling of ``operand``) as float32 where it is a narrower tile: the IR
+        computes float ops in float32, cuTile's in their operands' width."""
+        t = infer(operand, self.env)
+        dtype = dtype_of(t)
+        if not dims_of(t) or (isinstance(dtype, ir.DType) and dtype.name in ("float32", "float64")):
+            return text
+        return f"ct.astype({text}, ct.float32)"
 
     def _ex_Cast(self, e: ir.Cast) -> tuple[str, int]:
         return f"ct.astype({self.text(e.value)}, {self.dtype(e.dtype)})", ATOM
