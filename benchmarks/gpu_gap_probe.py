@@ -479,6 +479,8 @@ def _probe_log_softmax() -> None:
 
 
 def _probe_dropout() -> None:
+    # A module global, not a local: Helion refuses a kernel that closes over a name.
+    global hl
     import helion
     import helion.language as hl
 
