@@ -27,6 +27,7 @@ from cli_run import tiletrans  # noqa: E402
 
 from translator.cli import invoke  # noqa: E402
 from translator.limits import MAX_ELIF, MAX_NESTING, MAX_OPERATORS, MAX_STRINGS  # noqa: E402
+from translator.provenance import logical_lines  # noqa: E402
 
 HELION = ROOT / "examples" / "helion"
 TRITON = ROOT / "examples" / "triton"
@@ -49,6 +50,11 @@ def in_tmp(tmp_path, monkeypatch):
     """Run in an empty temporary folder (no pyproject.toml above it is read)."""
     monkeypatch.chdir(tmp_path)
     return tmp_path
+
+
+def _header(text: str) -> list[str]:
+    """The first lines of ``text`` as tiletrans wrote them, wrapped header lines joined."""
+    return [line for line, _, _ in logical_lines(text.splitlines()[:12])]
 
 
 def _subprocess(*args: str, cwd: Path = ROOT, stdin: str | None = None):
@@ -152,7 +158,7 @@ def test_header_is_relative_and_its_command_works(in_tmp):
     src.write_text(RELU)
     out = in_tmp / "gen" / "relu_triton.py"
     assert run("helion2triton", src.resolve(), "-o", out.resolve()).exit_code == 0
-    first, second = out.read_text().splitlines()[:2]
+    first, second = _header(out.read_text())[:2]
     assert " from kernels/relu.py (source sha256 " in first
     command = re.search(r"re-run `([^`]*)`", second).group(1)
     assert command == "tiletrans helion2triton kernels/relu.py -o gen/relu_triton.py"
@@ -170,7 +176,7 @@ def test_header_is_relative_and_its_command_works(in_tmp):
 def test_golden_header_command_regenerates_the_golden(tmp_path, golden):
     # `helion2helion` does not exist (exit 3): a same-DSL header says `translate --from --to`.
     text = (ROOT / golden).read_text()
-    command = re.search(r"re-run `([^`]*)`;", text.splitlines()[1]).group(1)
+    command = re.search(r"re-run `([^`]*)`;", _header(text)[1]).group(1)
     words = shlex.split(command)
     assert words[0] == "tiletrans" and "helion2helion" not in words
     # Run where the header's relative paths hold, a copy of the source in place (the command
@@ -188,7 +194,7 @@ def test_stdin_header_names_no_missing_file(in_tmp):
     ran = run("translate", "-", "--from", "helion", "--to", "helion",
               "--stdin-filename", "kernels/relu.py", "-o", out, stdin=RELU)  # fmt: skip
     assert ran.exit_code == 0, ran.output
-    second = out.read_text().splitlines()[1]
+    second = _header(out.read_text())[1]
     command = re.search(r"re-run `([^`]*)` with it on stdin;", second).group(1)
     assert command == (
         "tiletrans translate --from helion --to helion - --stdin-filename kernels/relu.py "
