@@ -121,7 +121,7 @@ class Diagnostic:
 
 def from_error(err: TranslationError, fallback: str, source: str | None = None) -> Diagnostic:
     """The diagnostic of a refusal (``source``: the text its location points into)."""
-    from translator.diagnostics import render
+    from translator.diagnostics import render, shorten
 
     loc = err.loc
     code = "refused"
@@ -140,8 +140,9 @@ def from_error(err: TranslationError, fallback: str, source: str | None = None) 
         line=loc.line if loc else 1,
         col=(loc.col + 1) if loc else 1,
         code=code,
-        message=err.message,
-        hint=err.hint,
+        # Code quoted in a message is cut in every format (a refusal quoting a 500-term sum).
+        message=shorten(err.message),
+        hint=shorten(err.hint) if err.hint else err.hint,
         text=text,
     )
 
