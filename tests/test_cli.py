@@ -7,6 +7,7 @@ would; the one that monkeypatches the translator runs it in this process
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -205,8 +206,6 @@ def test_code_quoted_in_a_message_is_shortened_in_every_format(tmp_path):
     assert "`torch.nonzero(x[tile_m, :] * " in first and " … " in first and len(first) < 220
     shown, at = _caret_column(text.stderr)
     assert len(shown) == 100 and shown.endswith("…") and shown[at:].startswith("torch.nonzero(")
-    import json
-
     as_json = run("helion2triton", p, "--output-format", "json")
     (diag,) = json.loads(as_json.stderr)  # stdout carries translations: json on stderr
     assert diag["message"] == first.split(": error: ", 1)[1]
@@ -274,6 +273,39 @@ def test_validate_broken_pair(tmp_path):
     result = run("validate", EXAMPLES / "add.py", broken, "--dtype", "float32", "--seed", "0")
     assert result.exit_code == 1, result.output
     assert "FAIL" in result.stdout and "DIFFERENT" in result.stdout
+
+
+def test_validate_difference_is_a_diagnostic_and_machine_output_stands_alone(tmp_path):
+    # With --output-format github, stdout is the workflow commands alone (the tables go to
+    # stderr): a pair that differs is an annotation on the translation.
+    broken = translated(tmp_path, "add", lambda t: t.replace("x + y,", "x - y,"))
+    result = run(
+        "validate", EXAMPLES / "add.py", broken, "--dtype", "float32", "--seed", "0",
+        "--output-format", "github",
+    )  # fmt: skip
+    assert result.exit_code == 1, result.output
+    (line,) = result.stdout.splitlines()
+    assert line.startswith(f"::error file={broken},line=1,col=1,title=tiletrans different::")
+    assert f"does not compute what {EXAMPLES / 'add.py'} computes (add float32 seed=0" in line
+    assert "DIFFERENT" in result.stderr and "FAIL" in result.stderr
+
+
+def test_ir_of_several_files_and_json_kept_off_stdout(tmp_path):
+    # stdout carries the IR (or a diff): the json array goes to stderr, never after the code.
+    missing = tmp_path / "nope.py"
+    ir = run("ir", EXAMPLES / "relu.py", EXAMPLES / "add.py", missing, "--output-format", "json")
+    assert ir.exit_code == 2, ir.output
+    modules = [line for line in ir.stdout.splitlines() if line.startswith("module ")]
+    assert modules == [f"module {EXAMPLES / 'relu.py'}", f"module {EXAMPLES / 'add.py'}"]
+    assert "[" not in ir.stdout.splitlines()[-1]
+    (diag,) = json.loads(ir.stderr)
+    assert diag["file"] == str(missing) and "cannot read" in diag["message"]
+    diff = run(
+        "helion2triton", EXAMPLES / "relu.py", "-o", tmp_path / "o.py", "--diff",
+        "--output-format", "json",
+    )  # fmt: skip
+    assert diff.exit_code == 1 and diff.stdout.startswith("--- /dev/null")
+    assert diff.stdout.rstrip().endswith("+    return out") and diff.stderr.strip() == "[]"
 
 
 def test_validate_usage_errors():

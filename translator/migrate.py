@@ -306,7 +306,9 @@ def _jobs(args: argparse.Namespace) -> tuple[list[Job], list[tuple[str, str]]]:
             rel = os.path.relpath(full, base)
             if args.output is not None:
                 target: str | None = os.path.join(args.output, rel)
-            elif args.write:
+            elif args.write or args.diff or args.check:
+                # In place. --diff and --check without -o show or test what --write would
+                # write, as `ruff format --diff` does; they write nothing.
                 target = file
             else:
                 target = None
@@ -604,6 +606,9 @@ def migrate(args: argparse.Namespace, rep: Reporter) -> int:
     results = [r for r in results if r.column != "skipped"]
     codes: list[int] = []
     writing = (args.output is not None or args.write) and not (args.diff or args.check)
+    # Diffs go to stdout: machine-readable diagnostics (json, github) go to stderr from the
+    # first one on, not interleaved with them.
+    rep.code_on_stdout = bool(args.diff)
     for r in results:
         out = r.outcome
         if out.diagnostic is not None:
@@ -621,18 +626,26 @@ def migrate(args: argparse.Namespace, rep: Reporter) -> int:
             with open(target, encoding="utf-8", errors="replace") as f:
                 old = f.read()
         if args.diff:
-            diff = unified_diff(old or "", out.text, target or r.job.file, target or r.job.file)
+            name = target or r.job.file
+            diff = unified_diff(old, out.text, name, name)
             if diff:
-                rep.code_on_stdout = True
                 import sys
 
                 sys.stdout.write(diff)
+                sys.stdout.flush()
                 codes.append(EXIT_DIFFERENT)
         elif args.check:
             if target is not None and old != out.text:
+                what = "would be rewritten" if old is not None else "would be created"
                 rep.report(
                     Diagnostic(
-                        target, 1, 1, "would-change", f"{target} would change", None, "warning"
+                        target,
+                        1,
+                        1,
+                        "would-change",
+                        f"{target} {what}",
+                        "run without --check to write it",
+                        "warning",
                     )
                 )
                 codes.append(EXIT_DIFFERENT)
