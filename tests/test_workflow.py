@@ -140,6 +140,27 @@ def test_diff_and_check(in_tmp):
     assert again.exit_code == 0 and again.stdout == ""
 
 
+def test_an_output_that_cannot_be_written_is_a_usage_error_not_a_bug(in_tmp):
+    # A file where -o needs a folder: exit 3 with a diagnostic at the output (it was exit 123,
+    # "internal error: TranslationError ... this is a tiletrans bug").
+    (in_tmp / "blocker").write_text("")
+    (in_tmp / "lib").mkdir()
+    (in_tmp / "lib" / "relu.py").write_text(RELU)
+    (in_tmp / "lib" / "notes.txt").write_text("copied along\n")
+    runs = {
+        "translate": run("helion2triton", "lib/relu.py", "-o", "blocker/relu.py"),
+        "migrate": run("migrate", "lib", "--to", "triton", "-o", "blocker", "-j", "1", "-q"),
+        "report": run("migrate", "lib", "--to", "triton", "--report", "blocker/r.md", "-q"),
+    }
+    for what, ran in runs.items():
+        assert ran.exit_code == 3, (what, ran.output)
+        assert "error: cannot write blocker/" in ran.stderr, (what, ran.stderr)
+        assert "blocker is a file, not a folder" in ran.stderr, (what, ran.stderr)
+        assert "tiletrans bug" not in ran.stderr and "Traceback" not in ran.stderr
+    # migrate says so for the copied file too, and goes on: one diagnostic per output.
+    assert runs["migrate"].stderr.count("blocker is a file, not a folder") == 2, runs["migrate"]
+
+
 def test_failed_translation_keeps_an_existing_output(in_tmp):
     bad = in_tmp / "bad.py"
     bad.write_text(

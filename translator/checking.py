@@ -31,7 +31,7 @@ from translator.cli import (
     read_input,
     translate_one,
     worst,
-    write_atomic,
+    write_output,
 )
 
 if TYPE_CHECKING:
@@ -206,9 +206,10 @@ def regenerate(
         _stdout(outcome.text)
         rep.note(f"regenerated {path} from {source} (on stdout)")
         return EXIT_OK
-    write_atomic(path, outcome.text)
-    rep.note(f"regenerated {path} from {source}")
-    return EXIT_OK
+    code = write_output(path, outcome.text, rep)
+    if code == EXIT_OK:
+        rep.note(f"regenerated {path} from {source}")
+    return code
 
 
 def _validate_text(source: str, name: str, text: str, prov: Provenance, rep: Reporter) -> int:

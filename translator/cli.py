@@ -265,9 +265,36 @@ def write_atomic(path: str, text: str) -> None:
                 os.unlink(tmp)
             raise
     except OSError as err:
+        why = why_not_written(path, err)
         raise TranslationError(
-            f"cannot write {path}: {err.strerror or err}", None, "check the output path"
+            f"cannot write {path}: {why}", None, "check the output path"
         ) from None
+
+
+def why_not_written(path: str, err: OSError) -> str:
+    """What stopped ``path`` from being written, in words (``err``: the error raised)."""
+    # makedirs says only "File exists" when a file stands where a folder must be.
+    blocker = os.path.dirname(os.path.abspath(path))
+    while blocker and not os.path.exists(blocker):
+        blocker = os.path.dirname(blocker)
+    if blocker and os.path.isfile(blocker):
+        return f"{os.path.relpath(blocker)} is a file, not a folder"
+    return err.strerror or str(err)
+
+
+def write_output(path: str, text: str, rep: Reporter) -> int:
+    """:func:`write_atomic`, a failure (a read-only or missing place, a file where a folder must
+    be) reported as a ``cannot-write`` diagnostic at ``path``; the exit code it asks for: 3, the
+    command line named an output that cannot be written (not a tiletrans bug), the other files
+    going on."""
+    from translator.diagnostics import TranslationError
+
+    try:
+        write_atomic(path, text)
+    except TranslationError as err:
+        rep.report(Diagnostic(path, 1, 1, "cannot-write", err.message, err.hint))
+        return EXIT_USAGE
+    return EXIT_OK
 
 
 def _encode(text: str) -> bytes:
@@ -575,9 +602,10 @@ def _deliver(
         sys.stdout.write(text)
         sys.stdout.flush()
         return EXIT_OK
-    write_atomic(target, text)
-    rep.note(f"wrote {target}")
-    return EXIT_OK
+    code = write_output(target, text, rep)
+    if code == EXIT_OK:
+        rep.note(f"wrote {target}")
+    return code
 
 
 def _source_text(path: str) -> str:
