@@ -255,6 +255,13 @@ def test_github_format_and_verbose(in_tmp):
     assert re.match(rf"::error file={re.escape(str(bad))},line=\d+,col=\d+,title=", gh.stdout)
     verbose = run("helion2triton", HELION / "relu.py", "-o", in_tmp / "o.py", "-v")
     assert re.search(r"helion -> triton in \d+ ms", verbose.stderr)
+    # A `,` or `:` in a path is escaped, as GitHub's toolkit does: it would end `file=` early.
+    odd = in_tmp / "a,b:c.py"
+    odd.write_text(bad.read_text())
+    gh = run("helion2triton", odd, "-o", in_tmp / "o.py", "--output-format", "github")
+    assert gh.exit_code == 2 and gh.stdout.startswith(
+        f"::error file={str(in_tmp)}/a%2Cb%3Ac.py,line="
+    ), gh.stdout
 
 
 def test_pyproject_defaults(in_tmp):

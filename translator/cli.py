@@ -194,7 +194,7 @@ class Reporter:
             msg = msg.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
             stream = self._machine_stream()
             stream.write(
-                f"::{level} file={diag.file},line={diag.line},col={diag.col},"
+                f"::{level} file={_github_property(diag.file)},line={diag.line},col={diag.col},"
                 f"title=tiletrans {diag.code}::{msg}\n"
             )
             stream.flush()
@@ -218,6 +218,14 @@ class Reporter:
             json.dump([d.as_json() for d in self.diagnostics], stream, indent=2)
             stream.write("\n")
             stream.flush()
+
+
+def _github_property(value: str) -> str:
+    """``value`` escaped as a workflow command's property (as @actions/core escapes them): a
+    ``,`` or ``:`` in a path would otherwise end the property early."""
+    for char, code in (("%", "%25"), ("\r", "%0D"), ("\n", "%0A"), (":", "%3A"), (",", "%2C")):
+        value = value.replace(char, code)
+    return value
 
 
 def _write_err(text: str) -> None:
