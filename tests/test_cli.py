@@ -7,6 +7,7 @@ would; the one that monkeypatches the translator runs it in this process
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -164,6 +165,71 @@ def test_unsupported_call_has_help(tmp_path):
     assert "help: " in run("helion2triton", p).stderr
 
 
+def _caret_column(stderr: str) -> tuple[str, int]:
+    """The echoed source text and the index in it that the caret points at."""
+    lines = stderr.splitlines()
+    caret = next(i for i, text in enumerate(lines) if text.strip() == "^")
+    gutter, shown = lines[caret - 1].split(" | ", 1)
+    return shown, lines[caret].index("^") - len(gutter) - len(" | ")
+
+
+def test_a_very_long_source_line_is_echoed_around_the_column(tmp_path):
+    # A 500-term sum on one line (4,000 characters): refused past the operator limit, the
+    # diagnostic echoes 100 characters around where the limit is passed, not the whole line.
+    terms = " + ".join(f"x{i}" for i in range(500))
+    p = write(tmp_path, "sum", KERNEL.format(body="        out[tile_m, :] = x[tile_m, :]")
+              + f"\n\ny = {terms}\n")  # fmt: skip
+    result = run("helion2triton", p)
+    assert_diagnostic(result, p, 15)
+    col = int(re.search(r":15:(\d+): error: too deep", result.stderr).group(1)) - 1
+    source = p.read_text().splitlines()[14]
+    assert len(source) > 3000 and col > 200
+    shown, at = _caret_column(result.stderr)
+    assert len(shown) == 100 and shown.startswith("…") and shown.endswith("…")
+    assert shown.strip("…") in source
+    # The caret is under the very character the column names, with some of the line before it.
+    start = source.index(shown.strip("…"))
+    assert shown[at] == source[col] and at - 1 + start == col and at > 20
+    assert max(len(line) for line in result.stderr.splitlines()[1:3]) <= 110
+
+
+def test_code_quoted_in_a_message_is_shortened_in_every_format(tmp_path):
+    # An unsupported call around a long expression: the message quotes the call, cut to its
+    # start and end; the source line is cut too (its start, with the caret, shown).
+    product = " * ".join(["x[tile_m, :]"] * 60)
+    p = write(
+        tmp_path, "quote", KERNEL.format(body=f"        out[tile_m, :] = torch.nonzero({product})")
+    )
+    text = run("helion2triton", p)
+    assert_diagnostic(text, p, 11)
+    first = text.stderr.splitlines()[0]
+    assert "`torch.nonzero(x[tile_m, :] * " in first and " … " in first and len(first) < 220
+    shown, at = _caret_column(text.stderr)
+    assert len(shown) == 100 and shown.endswith("…") and shown[at:].startswith("torch.nonzero(")
+    as_json = run("helion2triton", p, "--output-format", "json")
+    (diag,) = json.loads(as_json.stderr)  # stdout carries translations: json on stderr
+    assert diag["message"] == first.split(": error: ", 1)[1]
+    github = run("helion2triton", p, "-o", tmp_path / "out.py", "--output-format", "github")
+    assert github.exit_code == 2 and " … " in github.stdout and len(github.stdout) < 400
+
+
+def test_render_cuts_only_long_lines():
+    from translator.diagnostics import TranslationError, excerpt, render
+    from translator.ir.loc import Loc
+
+    line = "    y = " + "a" * 92  # 100 characters: shown whole
+    err = TranslationError("no", Loc("k.py", 1, 8), None)
+    assert render(err, line).lines[1] == "    1 | " + line
+    # Near either end of a long line, one ellipsis only, the caret still on its character.
+    long = "".join(chr(ord("a") + i % 26) for i in range(1000))
+    for col in (0, 5, 500, 990, 1000):
+        shown, at = excerpt(long, col)
+        assert len(shown) == 100
+        assert shown.startswith("…") == (col > 40) and shown.endswith("…") == (col < 940)
+        if col < len(long):
+            assert shown[at] == long[col]
+
+
 def test_internal_error_is_one_line_not_traceback(monkeypatch):
     import translator.api
 
@@ -207,6 +273,39 @@ def test_validate_broken_pair(tmp_path):
     result = run("validate", EXAMPLES / "add.py", broken, "--dtype", "float32", "--seed", "0")
     assert result.exit_code == 1, result.output
     assert "FAIL" in result.stdout and "DIFFERENT" in result.stdout
+
+
+def test_validate_difference_is_a_diagnostic_and_machine_output_stands_alone(tmp_path):
+    # With --output-format github, stdout is the workflow commands alone (the tables go to
+    # stderr): a pair that differs is an annotation on the translation.
+    broken = translated(tmp_path, "add", lambda t: t.replace("x + y,", "x - y,"))
+    result = run(
+        "validate", EXAMPLES / "add.py", broken, "--dtype", "float32", "--seed", "0",
+        "--output-format", "github",
+    )  # fmt: skip
+    assert result.exit_code == 1, result.output
+    (line,) = result.stdout.splitlines()
+    assert line.startswith(f"::error file={broken},line=1,col=1,title=tiletrans different::")
+    assert f"does not compute what {EXAMPLES / 'add.py'} computes (add float32 seed=0" in line
+    assert "DIFFERENT" in result.stderr and "FAIL" in result.stderr
+
+
+def test_ir_of_several_files_and_json_kept_off_stdout(tmp_path):
+    # stdout carries the IR (or a diff): the json array goes to stderr, never after the code.
+    missing = tmp_path / "nope.py"
+    ir = run("ir", EXAMPLES / "relu.py", EXAMPLES / "add.py", missing, "--output-format", "json")
+    assert ir.exit_code == 2, ir.output
+    modules = [line for line in ir.stdout.splitlines() if line.startswith("module ")]
+    assert modules == [f"module {EXAMPLES / 'relu.py'}", f"module {EXAMPLES / 'add.py'}"]
+    assert "[" not in ir.stdout.splitlines()[-1]
+    (diag,) = json.loads(ir.stderr)
+    assert diag["file"] == str(missing) and "cannot read" in diag["message"]
+    diff = run(
+        "helion2triton", EXAMPLES / "relu.py", "-o", tmp_path / "o.py", "--diff",
+        "--output-format", "json",
+    )  # fmt: skip
+    assert diff.exit_code == 1 and diff.stdout.startswith("--- /dev/null")
+    assert diff.stdout.rstrip().endswith("+    return out") and diff.stderr.strip() == "[]"
 
 
 def test_validate_usage_errors():

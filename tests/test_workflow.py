@@ -27,6 +27,7 @@ from cli_run import tiletrans  # noqa: E402
 
 from translator.cli import invoke  # noqa: E402
 from translator.limits import MAX_ELIF, MAX_NESTING, MAX_OPERATORS, MAX_STRINGS  # noqa: E402
+from translator.provenance import logical_lines  # noqa: E402
 
 HELION = ROOT / "examples" / "helion"
 TRITON = ROOT / "examples" / "triton"
@@ -49,6 +50,11 @@ def in_tmp(tmp_path, monkeypatch):
     """Run in an empty temporary folder (no pyproject.toml above it is read)."""
     monkeypatch.chdir(tmp_path)
     return tmp_path
+
+
+def _header(text: str) -> list[str]:
+    """The first lines of ``text`` as tiletrans wrote them, wrapped header lines joined."""
+    return [line for line, _, _ in logical_lines(text.splitlines()[:12])]
 
 
 def _subprocess(*args: str, cwd: Path = ROOT, stdin: str | None = None):
@@ -124,14 +130,35 @@ def test_diff_and_check(in_tmp):
     check = run("helion2triton", HELION / "relu.py", "-o", out, "--check")
     assert check.exit_code == 1 and "would be created" in check.stderr and not out.exists()
     diff = run("helion2triton", HELION / "relu.py", "-o", out, "--diff")
-    assert (
-        diff.exit_code == 1 and diff.stdout.startswith("--- a/") and "+@triton.jit" in diff.stdout
-    )
+    # A file -o would create is diffed from /dev/null, as git and patch expect.
+    assert diff.exit_code == 1 and diff.stdout.startswith(f"--- /dev/null\n+++ b/{out}\n")
+    assert "+@triton.jit" in diff.stdout
     assert not out.exists()
     assert run("helion2triton", HELION / "relu.py", "-o", out).exit_code == 0
     assert run("helion2triton", HELION / "relu.py", "-o", out, "--check").exit_code == 0
     again = run("helion2triton", HELION / "relu.py", "-o", out, "--diff")
     assert again.exit_code == 0 and again.stdout == ""
+
+
+def test_an_output_that_cannot_be_written_is_a_usage_error_not_a_bug(in_tmp):
+    # A file where -o needs a folder: exit 3 with a diagnostic at the output (it was exit 123,
+    # "internal error: TranslationError ... this is a tiletrans bug").
+    (in_tmp / "blocker").write_text("")
+    (in_tmp / "lib").mkdir()
+    (in_tmp / "lib" / "relu.py").write_text(RELU)
+    (in_tmp / "lib" / "notes.txt").write_text("copied along\n")
+    runs = {
+        "translate": run("helion2triton", "lib/relu.py", "-o", "blocker/relu.py"),
+        "migrate": run("migrate", "lib", "--to", "triton", "-o", "blocker", "-j", "1", "-q"),
+        "report": run("migrate", "lib", "--to", "triton", "--report", "blocker/r.md", "-q"),
+    }
+    for what, ran in runs.items():
+        assert ran.exit_code == 3, (what, ran.output)
+        assert "error: cannot write blocker/" in ran.stderr, (what, ran.stderr)
+        assert "blocker is a file, not a folder" in ran.stderr, (what, ran.stderr)
+        assert "tiletrans bug" not in ran.stderr and "Traceback" not in ran.stderr
+    # migrate says so for the copied file too, and goes on: one diagnostic per output.
+    assert runs["migrate"].stderr.count("blocker is a file, not a folder") == 2, runs["migrate"]
 
 
 def test_failed_translation_keeps_an_existing_output(in_tmp):
@@ -152,7 +179,7 @@ def test_header_is_relative_and_its_command_works(in_tmp):
     src.write_text(RELU)
     out = in_tmp / "gen" / "relu_triton.py"
     assert run("helion2triton", src.resolve(), "-o", out.resolve()).exit_code == 0
-    first, second = out.read_text().splitlines()[:2]
+    first, second = _header(out.read_text())[:2]
     assert " from kernels/relu.py (source sha256 " in first
     command = re.search(r"re-run `([^`]*)`", second).group(1)
     assert command == "tiletrans helion2triton kernels/relu.py -o gen/relu_triton.py"
@@ -170,7 +197,7 @@ def test_header_is_relative_and_its_command_works(in_tmp):
 def test_golden_header_command_regenerates_the_golden(tmp_path, golden):
     # `helion2helion` does not exist (exit 3): a same-DSL header says `translate --from --to`.
     text = (ROOT / golden).read_text()
-    command = re.search(r"re-run `([^`]*)`;", text.splitlines()[1]).group(1)
+    command = re.search(r"re-run `([^`]*)`;", _header(text)[1]).group(1)
     words = shlex.split(command)
     assert words[0] == "tiletrans" and "helion2helion" not in words
     # Run where the header's relative paths hold, a copy of the source in place (the command
@@ -188,7 +215,7 @@ def test_stdin_header_names_no_missing_file(in_tmp):
     ran = run("translate", "-", "--from", "helion", "--to", "helion",
               "--stdin-filename", "kernels/relu.py", "-o", out, stdin=RELU)  # fmt: skip
     assert ran.exit_code == 0, ran.output
-    second = out.read_text().splitlines()[1]
+    second = _header(out.read_text())[1]
     command = re.search(r"re-run `([^`]*)` with it on stdin;", second).group(1)
     assert command == (
         "tiletrans translate --from helion --to helion - --stdin-filename kernels/relu.py "
@@ -228,6 +255,13 @@ def test_github_format_and_verbose(in_tmp):
     assert re.match(rf"::error file={re.escape(str(bad))},line=\d+,col=\d+,title=", gh.stdout)
     verbose = run("helion2triton", HELION / "relu.py", "-o", in_tmp / "o.py", "-v")
     assert re.search(r"helion -> triton in \d+ ms", verbose.stderr)
+    # A `,` or `:` in a path is escaped, as GitHub's toolkit does: it would end `file=` early.
+    odd = in_tmp / "a,b:c.py"
+    odd.write_text(bad.read_text())
+    gh = run("helion2triton", odd, "-o", in_tmp / "o.py", "--output-format", "github")
+    assert gh.exit_code == 2 and gh.stdout.startswith(
+        f"::error file={str(in_tmp)}/a%2Cb%3Ac.py,line="
+    ), gh.stdout
 
 
 def test_pyproject_defaults(in_tmp):
@@ -567,6 +601,70 @@ def test_check_stale_and_fix(in_tmp):
     assert missing.exit_code == 1 and "does not exist" in missing.stderr
 
 
+def test_check_reads_a_generated_file_from_stdin(in_tmp):
+    # `check -`: an editor's buffer of a generated file; --stdin-filename says where it lives
+    # (messages name it, the source is found from there).
+    src, out = _generated(in_tmp)
+    text = out.read_text()
+    name = "gen/relu_triton.py"
+    ok = run("check", "-v", "-", "--stdin-filename", name, stdin=text)
+    assert ok.exit_code == 0 and f"{name}: up to date with relu.py" in ok.stderr, ok.output
+    assert ok.stdout == ""  # no --fix: nothing on stdout
+    src.write_text(RELU.replace('"""', '"""Edited. ', 1))
+    stale = run("check", "-", "--stdin-filename", name, "--output-format", "json", stdin=text)
+    assert stale.exit_code == 1, stale.output
+    (diag,) = json.loads(stale.stdout)
+    assert diag["code"] == "stale" and diag["file"] == name and "relu.py changed" in diag["message"]
+    assert "--fix - --stdin-filename gen/relu_triton.py" in diag["hint"]
+    # --fix -: the regenerated file on stdout (as `ruff check --fix -`), nothing written.
+    fixed = run("check", "--fix", "-", "--stdin-filename", name, stdin=text)
+    assert fixed.exit_code == 0, fixed.output
+    assert out.read_text() == text
+    assert run("check", "--fix", out).exit_code == 0  # the same fix, written
+    assert fixed.stdout == out.read_text() and "Edited." in fixed.stdout
+    # Up to date, or no tiletrans header: --fix - prints the input as it came.
+    fresh = out.read_text()
+    assert run("check", "--fix", "-", "--stdin-filename", name, stdin=fresh).stdout == fresh
+    assert run("check", "--fix", "-", stdin="x = 1\n").stdout == "x = 1\n"
+    # Without --stdin-filename the source is looked for from the current folder: found here.
+    assert run("check", "-", stdin=fresh).exit_code == 0
+    # Usage errors: stdin twice, and --fix - with other paths (stdout holds stdin's file).
+    assert run("check", "-", "-", stdin=fresh).exit_code == 3
+    both = run("check", "--fix", "-", out, stdin=fresh)
+    assert both.exit_code == 3 and "alone" in both.stderr
+
+
+def test_check_fix_with_a_broken_header_names_the_checked_file(in_tmp):
+    (in_tmp / "relu.py").write_text(RELU)
+    stale = "# Generated by tiletrans 0.1.0 from relu.py (source sha256 0000000000000000).\n"
+    (in_tmp / "g1.py").write_text(
+        stale + "# Edit the source and re-run `tiletrans foo2bar relu.py`;\n"
+    )
+    (in_tmp / "g2.py").write_text(stale + "x = 1\n")
+    result = run("check", "--fix", "g1.py", "g2.py")
+    assert result.exit_code == 2, result.output
+    assert (
+        "g1.py:1:1: error: the header's re-run command names an unknown DSL pair (foo to bar)"
+        in result.stderr
+    )
+    assert "g2.py:1:1: error: the header's re-run command names no target DSL" in result.stderr
+    assert "tiletrans translate relu.py --to DSL -o g2.py" in result.stderr
+
+
+def test_validate_refuses_stdin_as_a_usage_error(in_tmp):
+    result = run("validate", "-", HELION / "expected_triton" / "relu.py", stdin=RELU)
+    assert result.exit_code == 3 and "reads them from disk" in result.stderr, result.output
+    assert "Traceback" not in result.output
+
+
+def test_translate_diff_of_stdin_names_it(in_tmp):
+    ran = run("translate", "-", "--to", "triton", "--diff", "--stdin-filename", "k.py", stdin=RELU)
+    assert ran.exit_code == 1, ran.output
+    assert ran.stdout.startswith("--- a/k.py\n+++ b/k.py\n")
+    # The source's own lines are the diff's old side, not an empty file.
+    assert "-@helion.kernel(config=helion.Config(block_sizes=[64, 128], num_warps=4))" in ran.stdout
+
+
 def test_check_validate_catches_an_edited_translation(in_tmp):
     # Two generated files in one `check --validate` (one subprocess: validation imports torch
     # and the DSLs): the untouched pair passes, the edited one is named and the exit is 1.
@@ -652,6 +750,59 @@ def test_migrate_write_in_place_and_validate(in_tmp):
     assert result.exit_code == 0, result.output
     text = (lib / "relu.py").read_text()
     assert "@triton.jit" in text
+
+
+def test_migrate_diff_and_check_without_o_show_the_in_place_migration(in_tmp):
+    # As `ruff format --diff`: what --write would write, as diffs, nothing written; no -o needed.
+    lib = _library(in_tmp)
+    before = {p: p.read_bytes() for p in lib.rglob("*") if p.is_file()}
+    diff = run("migrate", lib, "--to", "triton", "--diff", "-j", "1", "-q")
+    assert diff.exit_code == 2, diff.output  # bad.py is refused: the worst code wins
+    assert {p: p.read_bytes() for p in lib.rglob("*") if p.is_file()} == before
+    files = re.findall(r"^--- a/(\S+)\n\+\+\+ b/(\S+)$", diff.stdout, re.M)
+    assert sorted(a for a, b in files if a == b) == sorted(
+        f"{lib}/{name}" for name in ("ops/relu.py", "ops/add.py")
+    ), diff.stdout
+    # Files already in Triton, with no kernel, or refused: no diff.
+    assert "/dev/null" not in diff.stdout
+    assert not any(name in diff.stdout for name in ("triton_add.py", "util.py", "bad.py"))
+    # The old side is the source itself; the new side is what --write writes.
+    assert (
+        "-@helion.kernel(config=helion.Config(block_sizes=[64, 128], num_warps=4))" in diff.stdout
+    )
+    assert "+# Migrated in place by tiletrans " in diff.stdout
+    check = run("migrate", lib / "ops", "--to", "triton", "--check", "-j", "1", "-q")
+    assert check.exit_code == 1 and check.stderr.count("would be rewritten") == 2, check.output
+    assert {p: p.read_bytes() for p in lib.rglob("*") if p.is_file()} == before
+    # After --write, nothing is left to migrate: --diff prints nothing and --check passes.
+    assert run("migrate", lib / "ops", "--to", "triton", "--write", "-j", "1", "-q").exit_code == 0
+    again = run("migrate", lib / "ops", "--to", "triton", "--diff", "-j", "1", "-q")
+    assert again.exit_code == 0 and again.stdout == "", again.output
+    assert run("migrate", lib / "ops", "--to", "triton", "--check", "-q").exit_code == 0
+
+
+def test_a_file_migrated_in_place_is_not_stale(in_tmp):
+    # `migrate --write` replaces the source: the header names no source or command (one naming
+    # the file itself was reported stale by `check` forever, its `-o` refused as an input).
+    lib = in_tmp / "lib"
+    lib.mkdir()
+    (lib / "relu.py").write_text(RELU)
+    assert run("migrate", lib, "--to", "triton", "--write", "-q").exit_code == 0
+    text = (lib / "relu.py").read_text()
+    head = _header(text)
+    assert (
+        head[0].startswith("# Migrated in place by tiletrans ")
+        and " from helion to triton " in head[0]
+    )
+    assert "re-run" not in text and "relu.py" not in "\n".join(head[:2])
+    assert all(len(line) <= 100 for line in text.splitlines())
+    checked = run("check", "-v", lib)
+    assert checked.exit_code == 0 and "migrated in place from helion" in checked.stderr
+    # Migrated back, its header is replaced, not kept under the new one.
+    back = run("migrate", lib, "--to", "helion", "--write", "-q")
+    assert back.exit_code == 0, back.output
+    again = (lib / "relu.py").read_text()
+    assert again.count("Migrated in place") == 1 and " from triton to helion " in again
 
 
 def _png_size(path: Path) -> tuple[int, int]:

@@ -121,7 +121,7 @@ class Diagnostic:
 
 def from_error(err: TranslationError, fallback: str, source: str | None = None) -> Diagnostic:
     """The diagnostic of a refusal (``source``: the text its location points into)."""
-    from translator.diagnostics import render
+    from translator.diagnostics import render, shorten
 
     loc = err.loc
     code = "refused"
@@ -140,8 +140,9 @@ def from_error(err: TranslationError, fallback: str, source: str | None = None) 
         line=loc.line if loc else 1,
         col=(loc.col + 1) if loc else 1,
         code=code,
-        message=err.message,
-        hint=err.hint,
+        # Code quoted in a message is cut in every format (a refusal quoting a 500-term sum).
+        message=shorten(err.message),
+        hint=shorten(err.hint) if err.hint else err.hint,
         text=text,
     )
 
@@ -193,7 +194,7 @@ class Reporter:
             msg = msg.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
             stream = self._machine_stream()
             stream.write(
-                f"::{level} file={diag.file},line={diag.line},col={diag.col},"
+                f"::{level} file={_github_property(diag.file)},line={diag.line},col={diag.col},"
                 f"title=tiletrans {diag.code}::{msg}\n"
             )
             stream.flush()
@@ -217,6 +218,14 @@ class Reporter:
             json.dump([d.as_json() for d in self.diagnostics], stream, indent=2)
             stream.write("\n")
             stream.flush()
+
+
+def _github_property(value: str) -> str:
+    """``value`` escaped as a workflow command's property (as @actions/core escapes them): a
+    ``,`` or ``:`` in a path would otherwise end the property early."""
+    for char, code in (("%", "%25"), ("\r", "%0D"), ("\n", "%0A"), (":", "%3A"), (",", "%2C")):
+        value = value.replace(char, code)
+    return value
 
 
 def _write_err(text: str) -> None:
@@ -264,9 +273,36 @@ def write_atomic(path: str, text: str) -> None:
                 os.unlink(tmp)
             raise
     except OSError as err:
+        why = why_not_written(path, err)
         raise TranslationError(
-            f"cannot write {path}: {err.strerror or err}", None, "check the output path"
+            f"cannot write {path}: {why}", None, "check the output path"
         ) from None
+
+
+def why_not_written(path: str, err: OSError) -> str:
+    """What stopped ``path`` from being written, in words (``err``: the error raised)."""
+    # makedirs says only "File exists" when a file stands where a folder must be.
+    blocker = os.path.dirname(os.path.abspath(path))
+    while blocker and not os.path.exists(blocker):
+        blocker = os.path.dirname(blocker)
+    if blocker and os.path.isfile(blocker):
+        return f"{os.path.relpath(blocker)} is a file, not a folder"
+    return err.strerror or str(err)
+
+
+def write_output(path: str, text: str, rep: Reporter) -> int:
+    """:func:`write_atomic`, a failure (a read-only or missing place, a file where a folder must
+    be) reported as a ``cannot-write`` diagnostic at ``path``; the exit code it asks for: 3, the
+    command line named an output that cannot be written (not a tiletrans bug), the other files
+    going on."""
+    from translator.diagnostics import TranslationError
+
+    try:
+        write_atomic(path, text)
+    except TranslationError as err:
+        rep.report(Diagnostic(path, 1, 1, "cannot-write", err.message, err.hint))
+        return EXIT_USAGE
+    return EXIT_OK
 
 
 def _encode(text: str) -> bytes:
@@ -312,13 +348,17 @@ def python_files(paths: Sequence[str]) -> list[tuple[str, str]]:
     return out
 
 
-def unified_diff(old: str, new: str, a: str, b: str) -> str:
-    """The unified diff from ``old`` to ``new``."""
+def unified_diff(old: str | None, new: str, a: str, b: str) -> str:
+    """The unified diff from ``old`` (``None``: the file ``a`` does not exist yet, named
+    ``/dev/null`` as git and ``patch`` expect of a new file) to ``new``."""
     import difflib
 
     return "".join(
         difflib.unified_diff(
-            old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{a}", f"b/{b}"
+            (old or "").splitlines(keepends=True),
+            new.splitlines(keepends=True),
+            "/dev/null" if old is None else f"a/{a}",
+            f"b/{b}",
         )
     )
 
@@ -398,6 +438,9 @@ class Outcome:
     src: str | None = None
     diagnostic: Diagnostic | None = None
     seconds: float = 0.0
+    #: The source's text and name when it came from stdin (there is no file to read it again
+    #: from: a diff's old side).
+    stdin: tuple[str, str] | None = None
 
 
 def translate_one(
@@ -428,7 +471,12 @@ def translate_one(
         result = emit_module(module, dst)
         result = restamp(result, name, output, module.source_dialect, dst, stdin=path == "-")
         return Outcome(
-            path, "translated", result, module.source_dialect, seconds=time.perf_counter() - start
+            path,
+            "translated",
+            result,
+            module.source_dialect,
+            seconds=time.perf_counter() - start,
+            stdin=(source, name) if path == "-" else None,
         )
     except TranslationError as err:
         if err.loc is None and err.message.startswith("too deep") and source is not None:
@@ -498,7 +546,8 @@ def cmd_translate(args: argparse.Namespace, rep: Reporter) -> int:
     for _f, target in targets:
         if target is not None and any(same_file(target, g) for g, _ in files):
             raise UsageError(f"-o {target} is an input: refusing to overwrite a source")
-    rep.code_on_stdout = out is None and not args.diff
+    # Translations or diffs on stdout: json and github diagnostics go to stderr.
+    rep.code_on_stdout = out is None or args.diff
     codes: list[int] = []
     for f, target in targets:
         outcome = translate_one(
@@ -510,14 +559,20 @@ def cmd_translate(args: argparse.Namespace, rep: Reporter) -> int:
         if outcome.text is None:
             continue
         rep.detail(f"{f}: {outcome.src} -> {args.dst} in {outcome.seconds * 1000:.0f} ms")
-        codes.append(_deliver(outcome.text, f, target, args, rep))
+        codes.append(_deliver(outcome.text, f, target, args, rep, outcome.stdin))
     return worst(codes)
 
 
 def _deliver(
-    text: str, source: str, target: str | None, args: argparse.Namespace, rep: Reporter
+    text: str,
+    source: str,
+    target: str | None,
+    args: argparse.Namespace,
+    rep: Reporter,
+    stdin: tuple[str, str] | None = None,
 ) -> int:
-    """Print, diff, check or write one translation; the exit code it asks for."""
+    """Print, diff, check or write one translation; the exit code it asks for (``stdin``: the
+    source's text and name, when it was read from stdin)."""
     old = None
     if target is not None and os.path.exists(target):
         try:
@@ -526,11 +581,12 @@ def _deliver(
         except OSError:
             old = None
     if args.diff:
+        # Without -o: from the source to its translation (stdin's text under its name).
+        base: str | None = old
+        name = target or source
         if target is None:
-            base, name = _source_text(source), source
-        else:
-            base, name = old or "", target
-        diff = unified_diff(base, text, name, target or source)
+            base, name = stdin if stdin is not None else (_source_text(source), source)
+        diff = unified_diff(base, text, name, name)
         if diff:
             sys.stdout.write(diff)
             sys.stdout.flush()
@@ -554,9 +610,10 @@ def _deliver(
         sys.stdout.write(text)
         sys.stdout.flush()
         return EXIT_OK
-    write_atomic(target, text)
-    rep.note(f"wrote {target}")
-    return EXIT_OK
+    code = write_output(target, text, rep)
+    if code == EXIT_OK:
+        rep.note(f"wrote {target}")
+    return code
 
 
 def _source_text(path: str) -> str:
@@ -580,24 +637,50 @@ def _check_dialects(args: argparse.Namespace) -> None:
 
 
 def cmd_ir(args: argparse.Namespace, rep: Reporter) -> int:
-    """Print the tile IR of a file."""
+    """Print the tile IR of each file (one ``module NAME`` after another)."""
     from translator.diagnostics import TranslationError
 
-    try:
-        from translator.api import parse_source
-        from translator.ir.passes import ir_after
-        from translator.ir.printer import format_module
+    rep.code_on_stdout = True  # the IR: json and github diagnostics go to stderr
+    files = python_files(args.paths)
+    if not files:
+        raise UsageError("no Python files under " + ", ".join(args.paths))
+    if sum(1 for f, _ in files if f == "-") > 1:
+        raise UsageError("`-` (stdin) may be given once")
+    codes = []
+    for path, _ in files:
+        source: str | None = None
+        try:
+            from translator.api import parse_source
+            from translator.ir.passes import ir_after
+            from translator.ir.printer import format_module
 
-        source, name = read_input(args.file, args.stdin_filename)
-        module = parse_source(source, name, args.src)
-        if args.after is not None or args.dst is not None:
-            module = ir_after(module, args.dst, args.after)
-        sys.stdout.write(format_module(module))
-        sys.stdout.flush()
-        return EXIT_OK
-    except TranslationError as err:
-        rep.report(from_error(err, args.file, _source_text(args.file)))
-        return EXIT_REFUSED
+            source, name = read_input(path, args.stdin_filename)
+            module = parse_source(source, name, args.src)
+            if args.after is not None or args.dst is not None:
+                module = ir_after(module, args.dst, args.after)
+            sys.stdout.write(format_module(module))
+            sys.stdout.flush()
+            codes.append(EXIT_OK)
+        except TranslationError as err:
+            shown = source if source is not None else _source_text(path)
+            rep.report(from_error(err, path, shown))
+            codes.append(EXIT_REFUSED)
+        except Exception as err:
+            from translator.limits import caused_by_recursion
+
+            # As translate_one: a file too deep is refused at its deepest statement, and any
+            # other failure is this file's internal error, not the end of the others.
+            if caused_by_recursion(err) and source is not None:
+                rep.report(from_error(_too_deep(source, path), path, source))
+                codes.append(EXIT_REFUSED)
+                continue
+            if os.environ.get("TILETRANS_DEBUG"):
+                import traceback
+
+                traceback.print_exc()
+            rep.report(internal(err, path))
+            codes.append(EXIT_INTERNAL)
+    return worst(codes)
 
 
 def cmd_validate(args: argparse.Namespace, rep: Reporter) -> int:
@@ -613,6 +696,11 @@ def cmd_validate(args: argparse.Namespace, rep: Reporter) -> int:
     if bad:
         raise UsageError(f"unknown --dtype {', '.join(bad)} (use one of {', '.join(FLOAT_DTYPES)})")
     sizes = _parse_sizes(args.size or [])
+    if "-" in (args.source, args.translated):
+        raise UsageError(
+            "validate imports and runs both files, so it reads them from disk: save stdin to a "
+            "file and name it (`-` is not read here)"
+        )
     for path in (args.source, args.translated):
         try:
             read_input(path)
@@ -652,7 +740,12 @@ def cmd_validate(args: argparse.Namespace, rep: Reporter) -> int:
     except TranslationError as err:
         rep.report(from_error(err, args.source, _source_text(args.source)))
         return EXIT_REFUSED
-    _print_report(report)
+    # The tables are for people: on stdout in text mode, on stderr when stdout carries json
+    # or github diagnostics for a machine.
+    tables = sys.stdout if rep.fmt == "text" else sys.stderr
+    _print_report(report, tables)
+    if not report.passed:
+        rep.report(_difference(report, args.source, args.translated))
     if args.bench and report.passed:
         from validation.bench import BenchUnavailable, bench_pair
 
@@ -665,7 +758,7 @@ def cmd_validate(args: argparse.Namespace, rep: Reporter) -> int:
                 Diagnostic(args.source, 1, 1, "bench", str(err), "run on a machine with a CUDA GPU")
             )
             return EXIT_REFUSED
-        _print_bench(rows)
+        _print_bench(rows, tables)
     elif args.bench:
         rep.note("note: --bench skipped: timing a translation that differs means nothing")
     return EXIT_OK if report.passed else EXIT_DIFFERENT
@@ -692,7 +785,24 @@ def _number(text: str) -> int | float | None:
     return None
 
 
-def _print_report(report: Report) -> None:
+def _difference(report: Report, source: str, translated: str) -> Diagnostic:
+    """The diagnostic of a pair that differs (its worst rows named)."""
+    failed = sorted(report.failures(), key=lambda r: -r.error)
+    what = "; ".join(
+        f"{r.entry} {r.dtype} seed={r.seed}: rel. error {r.error:.3g}" for r in failed[:3]
+    )
+    return Diagnostic(
+        translated,
+        1,
+        1,
+        "different",
+        f"does not compute what {source} computes ({what or 'see the table'})",
+        "the table lists every row compared; a fresh translation that differs from its source "
+        f"is a tiletrans bug: please report it at {ISSUES}",
+    )
+
+
+def _print_report(report: Report, stream: Any = None) -> None:
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
@@ -712,7 +822,7 @@ def _print_report(report: Report) -> None:
             f"{r.tolerance:.0e}",
             result,
         )
-    console = Console(file=sys.stdout, width=max(100, Console().width))
+    console = Console(file=stream or sys.stdout, width=max(100, Console().width))
     console.print(table)
     for r in report.failures():
         if r.detail:
@@ -723,7 +833,7 @@ def _print_report(report: Report) -> None:
     console.print(Text(verdict, style="bold green" if report.passed else "bold red"))
 
 
-def _print_bench(rows: list[BenchRow]) -> None:
+def _print_bench(rows: list[BenchRow], stream: Any = None) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -740,7 +850,7 @@ def _print_bench(rows: list[BenchRow]) -> None:
             f"{r.t_translated_ms:.4f}",
             f"{r.speedup:.2f}x",
         )
-    Console(file=sys.stdout).print(table)
+    Console(file=stream or sys.stdout).print(table)
 
 
 def cmd_check(args: argparse.Namespace, rep: Reporter) -> int:
@@ -834,8 +944,8 @@ def build_parser() -> argparse.ArgumentParser:
                 translation_options(p)
                 p.set_defaults(run=cmd_translate, src=src, dst=dst, fixed=True)
 
-    i = sub.add_parser("ir", parents=[common], help="print the tile IR of a file")
-    i.add_argument("file", metavar="FILE")
+    i = sub.add_parser("ir", parents=[common], help="print the tile IR of files")
+    i.add_argument("paths", nargs="+", metavar="PATH", help="files or folders; `-` reads stdin")
     i.add_argument("--from", dest="src", choices=sources or None, help="source DSL")
     i.add_argument("--to", dest="dst", choices=targets or None, help="run this target's passes")
     i.add_argument("--after", help="print the IR after this pass")
@@ -874,8 +984,21 @@ def build_parser() -> argparse.ArgumentParser:
         "1 when a source changed since (stale), or, with --validate, when a pair no longer "
         "computes the same (validation imports and runs both files).",
     )
-    c.add_argument("paths", nargs="+", metavar="PATH", help="generated files or folders")
-    c.add_argument("--fix", action="store_true", help="regenerate stale translations")
+    c.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="generated files or folders; `-` reads one generated file from stdin",
+    )
+    c.add_argument(
+        "--fix",
+        action="store_true",
+        help="regenerate stale translations (with `-`: print the file, regenerated if stale)",
+    )
+    c.add_argument(
+        "--stdin-filename",
+        help="where stdin's file lives: named in messages; its source is looked for from there",
+    )
     c.add_argument(
         "--validate", action="store_true", help="also run each pair on the CPU and compare"
     )
@@ -923,9 +1046,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE.md",
         help="write a Markdown report, with PNG plots beside it (needs tiletrans[report])",
     )
-    m.add_argument("--diff", action="store_true", help="print diffs instead of writing")
     m.add_argument(
-        "--check", action="store_true", help="write nothing; exit 1 if an output would change"
+        "--diff",
+        action="store_true",
+        help="write nothing; print a diff of each file -o (or, without it, --write) would write",
+    )
+    m.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 if a file -o (or, without it, --write) would write changes",
     )
     m.set_defaults(run=cmd_migrate)
     return parser

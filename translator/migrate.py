@@ -24,6 +24,7 @@ from translator.cli import (
     EXIT_INTERNAL,
     EXIT_OK,
     EXIT_REFUSED,
+    EXIT_USAGE,
     Diagnostic,
     Outcome,
     Reporter,
@@ -33,8 +34,10 @@ from translator.cli import (
     same_file,
     translate_one,
     unified_diff,
+    why_not_written,
     worst,
     write_atomic,
+    write_output,
 )
 
 if TYPE_CHECKING:
@@ -306,7 +309,9 @@ def _jobs(args: argparse.Namespace) -> tuple[list[Job], list[tuple[str, str]]]:
             rel = os.path.relpath(full, base)
             if args.output is not None:
                 target: str | None = os.path.join(args.output, rel)
-            elif args.write:
+            elif args.write or args.diff or args.check:
+                # In place. --diff and --check without -o show or test what --write would
+                # write, as `ruff format --diff` does; they write nothing.
                 target = file
             else:
                 target = None
@@ -493,9 +498,10 @@ def print_summary(table: dict[str, Counter[str]], seconds: float, files: int) ->
 
 def write_report(
     path: str, results: list[Result], table: dict[str, Counter[str]], rep: Reporter | None = None
-) -> None:
+) -> int:
     """The Markdown report: the summary and its plots (PNG files beside the report, when
-    matplotlib is installed), then one row per file."""
+    matplotlib is installed), then one row per file. The exit code it asks for: with ``rep``,
+    a report that cannot be written is its diagnostic (exit 3); without, it raises."""
     lines = ["# tiletrans migrate report", "", "| DSL pair | " + " | ".join(COLUMNS) + " |"]
     lines.append("|---" * (len(COLUMNS) + 1) + "|")
     for pair, counts in sorted(table.items()):
@@ -542,7 +548,10 @@ def write_report(
             "CUDA GPU).",
             "",
         ]
-    write_atomic(path, "\n".join(lines))
+    if rep is None:
+        write_atomic(path, "\n".join(lines))
+        return EXIT_OK
+    return write_output(path, "\n".join(lines), rep)
 
 
 def _check_validation_installed() -> None:
@@ -604,6 +613,9 @@ def migrate(args: argparse.Namespace, rep: Reporter) -> int:
     results = [r for r in results if r.column != "skipped"]
     codes: list[int] = []
     writing = (args.output is not None or args.write) and not (args.diff or args.check)
+    # Diffs go to stdout: machine-readable diagnostics (json, github) go to stderr from the
+    # first one on, not interleaved with them.
+    rep.code_on_stdout = bool(args.diff)
     for r in results:
         out = r.outcome
         if out.diagnostic is not None:
@@ -621,28 +633,50 @@ def migrate(args: argparse.Namespace, rep: Reporter) -> int:
             with open(target, encoding="utf-8", errors="replace") as f:
                 old = f.read()
         if args.diff:
-            diff = unified_diff(old or "", out.text, target or r.job.file, target or r.job.file)
+            name = target or r.job.file
+            diff = unified_diff(old, out.text, name, name)
             if diff:
-                rep.code_on_stdout = True
                 import sys
 
                 sys.stdout.write(diff)
+                sys.stdout.flush()
                 codes.append(EXIT_DIFFERENT)
         elif args.check:
             if target is not None and old != out.text:
+                what = "would be rewritten" if old is not None else "would be created"
                 rep.report(
                     Diagnostic(
-                        target, 1, 1, "would-change", f"{target} would change", None, "warning"
+                        target,
+                        1,
+                        1,
+                        "would-change",
+                        f"{target} {what}",
+                        "run without --check to write it",
+                        "warning",
                     )
                 )
                 codes.append(EXIT_DIFFERENT)
         elif writing and target is not None:
-            write_atomic(target, out.text)
+            codes.append(write_output(target, out.text, rep))
     copied = 0
     if args.output is not None and writing:
         for file, target in copies:
-            os.makedirs(os.path.dirname(os.path.abspath(target)), exist_ok=True)
-            shutil.copy2(file, target)
+            try:
+                os.makedirs(os.path.dirname(os.path.abspath(target)), exist_ok=True)
+                shutil.copy2(file, target)
+            except OSError as err:
+                rep.report(
+                    Diagnostic(
+                        target,
+                        1,
+                        1,
+                        "cannot-write",
+                        f"cannot copy {file} to {target}: {why_not_written(target, err)}",
+                        "check the output path",
+                    )
+                )
+                codes.append(EXIT_USAGE)
+                continue
             copied += 1
     elif args.output is not None:
         copied = len(copies)
@@ -655,8 +689,10 @@ def migrate(args: argparse.Namespace, rep: Reporter) -> int:
             "nothing written: pass -o DIR (a translated copy of the tree) or --write (in place)"
         )
     if args.report:
-        write_report(args.report, results, table, rep)
-        rep.note(f"wrote {args.report}")
+        code = write_report(args.report, results, table, rep)
+        codes.append(code)
+        if code == EXIT_OK:
+            rep.note(f"wrote {args.report}")
     return worst(codes) if codes else EXIT_OK
 
 

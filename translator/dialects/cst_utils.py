@@ -577,6 +577,15 @@ def is_provenance(comment: str) -> bool:
     return provenance_line(comment)
 
 
+def without_provenance(header: Sequence[cst.EmptyLine]) -> list[cst.EmptyLine]:
+    """``header`` (a module's leading lines) without a tiletrans provenance header, its wrapped
+    continuation lines included (:func:`translator.provenance.provenance_lines`)."""
+    from translator.provenance import provenance_lines
+
+    ours = provenance_lines([line.comment.value if line.comment else "" for line in header])
+    return [line for i, line in enumerate(header) if i not in ours]
+
+
 _VALUE_TYPES = (str, bool, int, str | None)
 _NODE = cst.CSTNode
 #: Per node type, the names of its fields that may hold nodes (filled as types are met).

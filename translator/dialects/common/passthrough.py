@@ -38,8 +38,8 @@ from translator.dialects.cst_utils import (
     children,
     import_bindings,
     is_a,
-    is_provenance,
     parsed,
+    without_provenance,
 )
 from translator.dialects.formatting import MAX_LINE, wrap_lines
 from translator.ir import nodes as ir
@@ -752,9 +752,7 @@ def _is_docstring(stmt: cst.BaseStatement) -> bool:
 
 
 def _with_header(tree: cst.Module, module: ir.Module, command: str) -> cst.Module:
-    header = [
-        line for line in tree.header if not (line.comment and is_provenance(line.comment.value))
-    ]
+    header = without_provenance(tree.header)
     while header and header[0].comment is None:
         header = header[1:]
     ours = provenance_header(__version__, module.path, module.source_hash, command)

@@ -45,13 +45,13 @@ from translator.dialects.cst_utils import (
     bound_names,
     call_args,
     import_aliases,
-    is_provenance,
     literal,
     parse_source,
     resolve,
     source_of,
     statement_comments,
     walk,
+    without_provenance,
 )
 from translator.dialects.cst_utils import names_in as cst_names_in
 from translator.dialects.triton.frontend_configs import (
@@ -197,10 +197,8 @@ def parse(source: str, path: str) -> ir.Module:
         docstring=module.get_docstring(clean=False),
         header_comments=tuple(
             line.comment.value[1:].strip()
-            for line in module.header
-            if line.comment is not None
-            and not line.comment.value.startswith("#!")
-            and not is_provenance(line.comment.value)
+            for line in without_provenance(module.header)
+            if line.comment is not None and not line.comment.value.startswith("#!")
         ),
         source_hash=hashlib.sha256(source.encode()).hexdigest(),
         source_dialect="triton",
