@@ -164,3 +164,12 @@ def decorator_of(fn: cst.FunctionDef, mod: ModuleFacts, name: str) -> cst.Decora
         if mod.name_of(target) == name:
             return d
     return None
+
+
+def is_docstring(s: cst.CSTNode) -> bool:
+    """Whether ``s`` is a docstring statement (a lone string expression)."""
+    return (
+        isinstance(s, cst.SimpleStatementLine)
+        and isinstance(s.body[0], cst.Expr)
+        and isinstance(s.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
