@@ -17,8 +17,10 @@ os.environ.setdefault("TRITON_INTERPRET", "1")
 import pytest  # noqa: E402
 from test_cutile import _cutile_inputs  # noqa: E402
 
-from translator.api import translate_file  # noqa: E402
+from translator.api import parse_file, translate_file  # noqa: E402
 from translator.diagnostics import TranslationError  # noqa: E402
+from translator.ir import nodes as ir  # noqa: E402
+from translator.ir.visit import walk_stmts  # noqa: E402
 from validation.equivalence import check_pair  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,7 +36,6 @@ NOT_READ = {
     "triton/matmul_splitk": "`bx` is not defined in the kernel",
     "helion/softmax_two_pass": "the block size `block_size_n` tiles several dims",
     "triton/layer_norm": "the block size `block_size` tiles several dims",
-    "triton/matmul_act": '`"gelu"` is not read in TileLang kernels',
 }
 
 
@@ -81,3 +82,38 @@ def test_a_store_guarded_by_anything_but_its_bounds_is_refused_where_it_is(
     assert err.value.loc is not None
     line = text.splitlines()[err.value.loc.line - 1]
     assert "if by * TM + i" in line
+
+
+def test_a_string_choice_reads_back_as_a_str_parameter() -> None:
+    (act,) = parse_file(
+        ROOT / "examples/triton/expected_tilelang/matmul_act.py", "tilelang"
+    ).kernels
+    assert [p.kind for p in act.params if p.name == "ACTIVATION"] == ["str"]
+    tests = [s.test for s in walk_stmts(act.body) if isinstance(s, ir.If)]
+    assert ir.BinOp("==", ir.Name("ACTIVATION"), ir.Const("gelu")) in tests
+
+
+def _refused(tmp_path: Path, golden: str, old: str, new: str) -> tuple[TranslationError, str]:
+    text = (ROOT / golden).read_text()
+    assert old in text
+    bad = tmp_path / Path(golden).name
+    bad.write_text(text.replace(old, new, 1))
+    with pytest.raises(TranslationError) as err:
+        translate_file(bad, "tilelang", "triton")
+    assert err.value.loc is not None
+    return err.value, bad.read_text().splitlines()[err.value.loc.line - 1]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "what"),
+    [
+        ('ACTIVATION == "gelu"', 'a_shape[1] == "gelu"', "`a_shape[1]` is compared with a string"),
+        ('ACTIVATION == "gelu"', 'ACTIVATION < "gelu"', "strings are compared with == or !="),
+    ],
+)
+def test_a_string_compared_with_anything_but_a_choice_is_refused(
+    tmp_path: Path, old: str, new: str, what: str
+) -> None:
+    err, line = _refused(tmp_path, "examples/triton/expected_tilelang/matmul_act.py", old, new)
+    assert what in str(err)
+    assert new in line

@@ -195,6 +195,17 @@ class Expressions:
         op = COMPARISONS.get(type(c.operator))
         if op is None:
             raise self.error(node, f"`{source_of(node)}` is not read")
+        strings = (cst.SimpleString, cst.ConcatenatedString)
+        for choice, text in ((node.left, c.comparator), (c.comparator, node.left)):
+            if isinstance(text, strings) and not isinstance(choice, strings):
+                # `ACTIVATION == "gelu"`: a string parameter's compile-time choice.
+                if op not in ("==", "!="):
+                    raise self.error(node, f"strings are compared with == or !=, not `{op}`")
+                value = text.evaluated_value
+                if not isinstance(value, str):
+                    raise self.error(text, f"`{source_of(text)}` is not a str constant")
+                lhs, rhs = self.string_param(choice), ir.Const(value)
+                return ir.BinOp(op, *((lhs, rhs) if choice is node.left else (rhs, lhs)))
         return ir.BinOp(op, self.lane_expr(node.left), self.lane_expr(c.comparator))
 
     def ex_boolop(self, node: cst.BooleanOperation) -> ir.Expr:

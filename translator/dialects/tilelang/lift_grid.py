@@ -252,8 +252,41 @@ class GridTiles:
                     kind = "int"
                 if isinstance(source, cst.Name) and source.value in ("True", "False"):
                     kind = "bool"
+                if isinstance(source, (cst.SimpleString, cst.ConcatenatedString)):
+                    kind = "str"
             self.scalars.append(ir.Param(name, kind, constexpr=True))
             self.env.vars[name] = ir_scalar_type(kind)
+        return ir.Name(name)
+
+    def string_param(self, node: cst.BaseExpression) -> ir.Expr:
+        """A factory parameter compared with a string constant (``ACTIVATION == "gelu"``): a
+        ``str`` choice the kernel is compiled for, as Triton's ``tl.constexpr`` strings are."""
+        if not (
+            isinstance(node, cst.Name)
+            and node.value in self.fac.params
+            and node.value not in self.fac.sizes
+            and node.value not in self.fac.dtypes
+            and node.value not in self.block_tiles
+            and node.value != self.threads
+            and node.value not in self.tunables
+        ):
+            raise self.error(
+                node,
+                f"`{source_of(node).strip()}` is compared with a string: only a factory "
+                "parameter that is a compile-time choice can be",
+                'pass the choice to the factory (`ACTIVATION`) and compare it: `if ACTIVATION == "gelu":`',
+            )
+        name = node.value
+        for i, p in enumerate(self.scalars):
+            if p.name == name and p.kind != "str":
+                if p.kind != "float":  # an int or bool use was read before: one kind only
+                    raise self.error(
+                        node, f"`{name}` is compared with a string and used as an {p.kind}"
+                    )
+                self.scalars[i] = dataclasses.replace(p, kind="str")
+        if not any(p.name == name for p in self.scalars):
+            self.scalars.append(ir.Param(name, "str", constexpr=True))
+        self.env.vars[name] = ir_scalar_type("str")
         return ir.Name(name)
 
     def prescan(self, body: cst.BaseSuite) -> None:

@@ -121,7 +121,7 @@ class Buffer:
 def ir_scalar_type(kind: str) -> object:
     from translator.ir.shapes import ScalarType
 
-    dt = {"float": ir.F32, "int": ir.I32, "bool": ir.BOOL}[kind]
+    dt = {"float": ir.F32, "int": ir.I32, "bool": ir.BOOL, "str": ir.STR}[kind]
     return ScalarType(dt, weak=True)
 
 
