@@ -31,9 +31,6 @@ GOLDENS = sorted(
 )
 # Constructs the TileLang frontend does not read yet, with what it says (each at a location).
 NOT_READ = {
-    "cutile/moe_grouped_gemm": "`end` is not defined in the kernel",
-    "cutile/splitk_gemm": "`bx` is not defined in the kernel",
-    "triton/matmul_splitk": "`bx` is not defined in the kernel",
     "helion/softmax_two_pass": "the block size `block_size_n` tiles several dims",
     "triton/layer_norm": "the block size `block_size` tiles several dims",
 }
@@ -84,6 +81,30 @@ def test_a_store_guarded_by_anything_but_its_bounds_is_refused_where_it_is(
     assert "if by * TM + i" in line
 
 
+def _loops(stmts: tuple[ir.Stmt, ...]) -> list[ir.TileLoop]:
+    return [s for s in walk_stmts(stmts) if isinstance(s, ir.TileLoop)]
+
+
+def test_read_back_loops_say_where_they_start_and_what_they_count() -> None:
+    # A loop over an expert's rows, `start..end` (scalars the kernel loaded), written
+    # T.ceildiv(end - start, TM) over `start + bm_o * TM + i`; its element-wise guarded loads
+    # are the IR's loads padded at the edges, with no select left over.
+    (moe,) = parse_file(
+        ROOT / "examples/cutile/expected_tilelang/moe_grouped_gemm.py", "tilelang"
+    ).kernels
+    rows = _loops(moe.body)[0].tiles[0]
+    assert (rows.name, rows.begin, rows.extent) == ("bm_o", ir.Name("start"), ir.Name("end"))
+    loads = [s for s in walk_stmts(moe.body) if isinstance(s, ir.Assign) and s.target == "a"]
+    assert isinstance(loads[0].value, ir.Load) and loads[0].value.other == 0.0
+    # Split-K, T.ceildiv(K - bx * block_k, block_k * SPLIT_K): tiles from bx's, SPLIT_K apart.
+    (splitk,) = parse_file(
+        ROOT / "examples/triton/expected_tilelang/matmul_splitk.py", "tilelang"
+    ).kernels
+    k = _loops(splitk.body)[0].tiles[0]
+    assert k.begin == ir.BinOp("*", ir.Name("bx"), ir.Name("block_k"))
+    assert k.step == ir.Name("SPLIT_K") and k.extent == ir.SizeOf("a", 1)
+
+
 def test_a_string_choice_reads_back_as_a_str_parameter() -> None:
     (act,) = parse_file(
         ROOT / "examples/triton/expected_tilelang/matmul_act.py", "tilelang"
@@ -117,3 +138,54 @@ def test_a_string_compared_with_anything_but_a_choice_is_refused(
     err, line = _refused(tmp_path, "examples/triton/expected_tilelang/matmul_act.py", old, new)
     assert what in str(err)
     assert new in line
+
+
+_MOE = "examples/cutile/expected_tilelang/moe_grouped_gemm.py"
+_MOE_LOAD = """                    for i, j in T.Parallel(TM, TK):
+                        a[i, j] = T.if_then_else(
+                            start + bm_o * TM + i < end and k_o * TK + j < X_shape[1],
+                            X[start + bm_o * TM + i, k_o * TK + j],
+                            0.0,
+                        )
+"""
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "what", "at"),
+    [
+        (
+            "if start + bm_o * TM + i < end and bx * TN + j < W_shape[2]:",
+            "if bx * TN + j < W_shape[2]:",
+            "reaches lanes of `bm_o` past its end `end`",
+            "Out[start + bm_o * TM + i",
+        ),
+        (
+            "start + bm_o * TM + i < end and k_o * TK + j < X_shape[1],",
+            "k_o * TK + j < X_shape[1],",
+            "reaches lanes of `bm_o` past its end `end`",
+            "X[start + bm_o * TM + i",
+        ),
+        (
+            _MOE_LOAD,
+            "                    T.copy(X[start + bm_o * TM, k_o * TK], a)\n",
+            "T.copy and T.atomic_add clip at the tensor's edge only",
+            "T.copy(X[start + bm_o * TM",
+        ),
+    ],
+    ids=["store", "load", "copy"],
+)
+def test_an_access_past_the_end_of_a_loop_that_stops_inside_the_tensor_is_refused(
+    tmp_path: Path, old: str, new: str, what: str, at: str
+) -> None:
+    # The rows loop stops at `end`, inside X and Out (the next expert's rows follow): TileLang
+    # reads and writes whatever lanes it is given there, the IR none, so an access is read
+    # only under the loop's bound.
+    text = (ROOT / _MOE).read_text()
+    assert old in text
+    bad = tmp_path / "moe_grouped_gemm.py"
+    bad.write_text(text.replace(old, new, 1))
+    with pytest.raises(TranslationError) as err:
+        translate_file(bad, "tilelang", "cutile")
+    assert what in str(err.value)
+    assert err.value.loc is not None
+    assert at in bad.read_text().splitlines()[err.value.loc.line - 1]

@@ -123,6 +123,12 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
         self.loaded: set[str] = set()
         #: split-K loop tiles -> (block, step) as the source spells them
         self.strided: dict[str, tuple[str, str]] = {}
+        #: loop tiles from a begin -> the begin as the source spells it (`start`)
+        self.begins: dict[str, cst.BaseExpression] = {}
+        #: loop tiles that end inside the tensor (at a value the kernel computes) -> that end
+        self.inner_ends: dict[str, str] = {}
+        #: the lane bounds the `if` around the current element store tests
+        self.guards: set[ir.Expr] = set()
         #: the T.Persistent loop whose domain is the grid (its body runs once per tile)
         self.persistent: cst.For | None = None
 
@@ -479,6 +485,7 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
         base = target.value
         if isinstance(base, cst.Name) and base.value in self.fac.tensors:
             items, order = self.global_items(target)
+            self.check_inner_ends(target, items, order, self.guards)
             value = self.lane_expr(value)
             if order != list(range(len(order))):
                 raise self.error(target, "a store's lanes must follow the loop's order")
@@ -536,9 +543,9 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
         if s is self.persistent:
             return list(self.block(s.body.body))  # the grid's tiles, bound already
         if role in ("pipelined", "serial") and isinstance(s.target, cst.Name):
-            tile = self.tiles.get(s.target.value)
-            if tile is None:
+            if self.loop_count(s) is None:
                 raise self.error(it, "a sequential loop counts T.ceildiv(extent, block) tiles")
+            tile = self.loop_tile(s)
             _, kw = call_args(it)
             stages = None
             if "num_stages" in kw:
@@ -618,18 +625,10 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
                 "select values with T.if_then_else(cond, a, b)",
             )
         items, order = self.global_items(target)
-        valid = set()
-        lane_items = [item for item in items if not isinstance(item, ir.ScalarIndex)]
+        valid = self.lane_bounds(items, order)
         for axis, (_, d) in enumerate(self.lanes):
             if isinstance(d, ir.UnitDim):  # `j < 1` of a one-lane axis holds everywhere
                 valid.add(ir.BinOp("<", self.place(ir.Arange(d), [axis]), ir.Const(1)))
-        for item, axis in zip(lane_items, order):
-            if isinstance(item, ir.TileIndex):
-                index = self.place(ir.TileAttr(item.tile, "index"), [axis])
-                valid.add(ir.BinOp("<", index, self.tiles[item.tile].extent))
-            elif isinstance(item, ir.FullIndex):
-                index = self.place(ir.Arange(self.lanes[axis][1]), [axis])
-                valid.add(ir.BinOp("<", index, item.extent))
         for part in conjuncts(s.test):
             if self.lane_expr(part) not in valid:
                 raise self.error(
@@ -638,7 +637,11 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
                     "store every lane of the tiles (the edges are left out for you), and "
                     "select values with T.if_then_else(cond, a, b)",
                 )
-        return self.block(body)
+        self.guards = {self.lane_expr(part) for part in conjuncts(s.test)}
+        try:
+            return self.block(body)
+        finally:
+            self.guards = set()
 
     # ------------------------------------------------------------------ lane expressions
 

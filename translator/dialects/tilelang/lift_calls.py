@@ -13,7 +13,13 @@ from translator.dialects.cst_utils import (
     call_args,
     source_of,
 )
-from translator.dialects.tilelang.model import REDUCE_COMBINE, Buffer, block_text, strided_start
+from translator.dialects.tilelang.model import (
+    REDUCE_COMBINE,
+    Buffer,
+    block_text,
+    offset_start,
+    strided_start,
+)
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
 from translator.ir.shapes import dot_precision
@@ -113,6 +119,15 @@ class TileCalls:
         return tuple(items)
 
     def region_item(self, start: cst.BaseExpression, d: ir.Dim) -> ir.IndexItem:
+        if isinstance(d, ir.BlockDim) and d.tile in self.inner_ends:
+            end = self.inner_ends[d.tile]
+            raise self.error(
+                start,
+                f"a region of `{d.tile}`, whose loop ends at `{end}` inside the tensor (a value "
+                "the kernel computes): T.copy and T.atomic_add clip at the tensor's edge only, "
+                f"so they would reach rows past `{end}`",
+                f"access its lanes in a T.Parallel loop guarded by `<index> < {end}`",
+            )
         if isinstance(d, ir.BlockDim):
             tile = self.tiles[d.tile]
             if self.is_tile_start(start, tile):
@@ -129,6 +144,12 @@ class TileCalls:
         raise self.error(start, "unit dims of buffers copied from/to tensors are not read yet")
 
     def is_tile_start(self, node: cst.BaseExpression, tile: ir.TileVar) -> bool:
+        """Whether ``node`` is where the current tile of ``tile`` starts in its dim, as
+        tiletrans writes it: ``ko * block``, ``begin + ko * block`` of a loop from ``begin``,
+        ``(ko * S + bz) * block`` of a split-K loop."""
+        if tile.name in self.begins:
+            block = cst.parse_expression(block_text(tile))
+            return offset_start(node, self.begins[tile.name], tile.name, block)
         if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply)):
             return False
         if tile.name in self.strided:
@@ -271,6 +292,7 @@ class TileCalls:
             v = self.convert(ir.Name(buf.name), ir.DTypeOf(tensor))
             return [ir.AtomicRMW("add", tensor, items, v, loc=self.mod.locate(call))]
         items, order = self.global_items(dst)
+        self.check_inner_ends(dst, items, order, self.guards)
         if order != list(range(len(order))):
             raise self.error(dst, "an atomic's lanes must follow the loop's order")
         v = self.convert(self.lane_expr(value), ir.DTypeOf(tensor))

@@ -12,8 +12,11 @@ import libcst as cst
 from translator.dialects.cst_utils import call_args, source_of
 from translator.dialects.tilelang.model import (
     BINOPS,
+    cst_text,
     ir_scalar_type,
     is_docstring,
+    is_product,
+    offset_start,
     strided_start,
 )
 from translator.ir import nodes as ir
@@ -134,28 +137,41 @@ class GridTiles:
         )
 
     def tile_var(self, name: str, count: cst.BaseExpression) -> ir.TileVar:
-        """The tile variable ``name`` counting ``count`` tiles: ``T.ceildiv(E, B)`` tiles of
-        ``B`` over ``E``, or ``E`` single indices."""
-        if isinstance(count, cst.Call) and self.role(count.func) == "ceildiv":
-            pos, _ = call_args(count)
-            extent, block = self.size_expr(pos[0]), pos[1]
-            if isinstance(block, cst.Name) and block.value in self.fac.params:
-                self.tunable(block.value, "block_size", block)
-                self.block_tiles.setdefault(block.value, []).append(name)
-                tile = ir.TileVar(name, extent, block.value)
-            elif isinstance(block, cst.Integer):
-                self.block_tiles.setdefault(block.value, []).append(name)
-                tile = ir.TileVar(name, extent, ir.Const(int(block.value)))
-            else:
-                raise self.error(
-                    block,
-                    f"the block size `{source_of(block)}` is no factory parameter or literal",
-                    "pass block sizes as parameters of the @tilelang.jit factory",
-                )
+        """The grid tile variable ``name`` counting ``count`` tiles: ``T.ceildiv(E, B)`` tiles
+        of ``B`` over ``E``, or ``E`` single indices."""
+        if self.is_ceildiv(count):
+            pos, _ = call_args(count)  # type: ignore[arg-type]
+            tile = ir.TileVar(name, self.size_expr(pos[0]), self.block_of(name, pos[1]))
         else:
             tile = ir.TileVar(name, self.size_expr(count), ir.Const(1), scalar=True)
         self.tiles[name] = tile
         return tile
+
+    def is_ceildiv(self, node: cst.BaseExpression) -> bool:
+        return (
+            isinstance(node, cst.Call)
+            and self.role(node.func) == "ceildiv"
+            and len(call_args(node)[0]) == 2
+        )
+
+    def block_of(self, name: str, block: cst.BaseExpression) -> str | ir.Const:
+        """The IR block of tile ``name``, whose block size the source spells ``block`` (a
+        factory parameter, a tunable, or a literal); ``name`` is recorded as a tile of it."""
+        if isinstance(block, cst.Name) and block.value in self.fac.params:
+            self.tunable(block.value, "block_size", block)
+            key, out = block.value, block.value
+        elif isinstance(block, cst.Integer):
+            key, out = block.value, ir.Const(int(block.value))
+        else:
+            raise self.error(
+                block,
+                f"the block size `{source_of(block)}` is no factory parameter or literal",
+                "pass block sizes as parameters of the @tilelang.jit factory",
+            )
+        tiles = self.block_tiles.setdefault(key, [])
+        if name not in tiles:
+            tiles.append(name)
+        return out
 
     def size_expr(self, node: cst.BaseExpression) -> ir.Expr:
         """:meth:`host_expr` of an extent: a size the launch passes is an ``int``."""
@@ -290,38 +306,46 @@ class GridTiles:
         return ir.Name(name)
 
     def prescan(self, body: cst.BaseSuite) -> None:
-        """Loop tile variables first: buffers allocated before a K loop name its block."""
+        """The loops' blocks first: buffers allocated before a K loop name its block. What a
+        loop counts is read where the loop stands (:meth:`loop_tile`): it may read scalars the
+        kernel computes before it (``end = offsets[by + 1]``)."""
         lifter = self
 
         class Scan(cst.CSTVisitor):
             def visit_For(self, node: cst.For) -> None:
-                it = node.iter
-                if (
-                    isinstance(node.target, cst.Name)
-                    and isinstance(it, cst.Call)
-                    and lifter.role(it.func) in ("pipelined", "serial")
-                ):
-                    pos, _ = call_args(it)
-                    if len(pos) == 1:
-                        name = node.target.value
-                        if not lifter.strided_tile_var(name, pos[0], node.body):
-                            lifter.tile_var(name, pos[0])
-                        lifter.loop_tiles.add(name)
+                count = lifter.loop_count(node)
+                if count is None:
+                    return
+                name = node.target.value  # type: ignore[attr-defined]
+                if lifter.is_ceildiv(count):
+                    lifter.block_of(name, lifter.loop_per(name, count, node.body)[0])
+                lifter.loop_tiles.add(name)
 
         body.visit(Scan())
 
-    def strided_tile_var(self, name: str, count: cst.BaseExpression, body: cst.BaseSuite) -> bool:
-        """A split-K loop over every ``S``-th tile: ``for ko in T.Pipelined(T.ceildiv(K,
-        block_K * S))`` whose body starts its regions at ``(ko * S + bz) * block_K`` is the
-        IR's loop over the K tiles from tile ``bz`` on, ``S`` at a time (``step``). Tiles it
-        runs past ``K`` read zeros, which the IR's loop leaves out. ``False`` if ``count`` and
-        ``body`` are not this pattern."""
-        if not (isinstance(count, cst.Call) and self.role(count.func) == "ceildiv"):
-            return False
-        pos, _ = call_args(count)
-        per = pos[1] if len(pos) == 2 else None
+    def loop_count(self, node: cst.For) -> cst.BaseExpression | None:
+        """What ``for ko in T.Pipelined(count)`` (or ``T.serial``) counts; ``None`` for any
+        other loop."""
+        it = node.iter
+        if not (
+            isinstance(node.target, cst.Name)
+            and isinstance(it, cst.Call)
+            and self.role(it.func) in ("pipelined", "serial")
+        ):
+            return None
+        pos, _ = call_args(it)
+        return pos[0] if len(pos) == 1 else None
+
+    def loop_per(
+        self, name: str, count: cst.BaseExpression, body: cst.BaseSuite
+    ) -> tuple[cst.BaseExpression, cst.BaseExpression | None, cst.BaseExpression | None]:
+        """``(block, step, first)`` of a loop counting ``T.ceildiv(extent, per)`` tiles: a
+        split-K loop over every ``S``-th tile, ``T.ceildiv(K - bz * block_K, block_K * S)``,
+        whose body starts its regions at ``(ko * S + bz) * block_K``, gives ``(block_K, S,
+        bz)``; any other ``(per, None, None)``."""
+        per = call_args(count)[0][1]  # type: ignore[arg-type]
         if not (isinstance(per, cst.BinaryOperation) and isinstance(per.operator, cst.Multiply)):
-            return False
+            return per, None, None
         starts: list[tuple[cst.BaseExpression, cst.BaseExpression, cst.BaseExpression]] = []
 
         class Starts(cst.CSTVisitor):
@@ -332,17 +356,98 @@ class GridTiles:
 
         body.visit(Starts())
         for block, step in ((per.left, per.right), (per.right, per.left)):
-            text = (source_of(block).strip(), source_of(step).strip())
-            first = [
-                s for s in starts if (source_of(s[0]).strip(), source_of(s[1]).strip()) == text
-            ]
-            if not first:
-                continue
-            tile = self.tile_var(name, cst.Call(count.func, [cst.Arg(pos[0]), cst.Arg(block)]))
-            block_expr = ir.Name(tile.block) if isinstance(tile.block, str) else tile.block
-            begin = ir.BinOp("*", self.scalar_expr(first[0][2]), block_expr)
-            tile = dataclasses.replace(tile, begin=begin, step=self.host_expr(step))
+            text = (cst_text(block), cst_text(step))
+            first = [s for s in starts if (cst_text(s[0]), cst_text(s[1])) == text]
+            if first:
+                return block, step, first[0][2]
+        return per, None, None
+
+    def loop_tile(self, s: cst.For) -> ir.TileVar:
+        """The tile variable of a sequential loop, read where it stands:
+
+        * ``T.ceildiv(E, block)`` tiles of ``block`` over ``E`` (``ko * block + i`` in the body);
+        * ``T.ceildiv(E - B, block)`` whose body indexes ``B + ko * block + i``: the tiles from
+          ``B`` below ``E`` (the IR's begin: a row range ``start..end`` the kernel read);
+        * split-K's ``T.ceildiv(K - bz * block_K, block_K * S)`` over regions at ``(ko * S + bz)
+          * block_K`` (:meth:`loop_per`): the K tiles from tile ``bz`` on, ``S`` apart
+          (``step``); ``T.ceildiv(K, block_K * S)`` also runs past ``K``, on tiles that read
+          zeros, which the IR's loop leaves out;
+        * any other count ``n``: ``n`` single indices."""
+        name = s.target.value  # type: ignore[attr-defined]
+        count = self.loop_count(s)
+        assert count is not None
+        if not self.is_ceildiv(count):
+            tile = ir.TileVar(name, self.loop_bound(count), ir.Const(1), scalar=True)
             self.tiles[name] = tile
-            self.strided[name] = text
-            return True
-        return False
+            return tile
+        total = call_args(count)[0][0]  # type: ignore[arg-type]
+        block, step, first = self.loop_per(name, count, s.body)
+        blk = self.block_of(name, block)
+        block_expr = ir.Name(blk) if isinstance(blk, str) else blk
+        if step is not None and first is not None:
+            start = self.subtracted(total, lambda b: is_product(b, first, block))
+            end = total if start is None else start.left
+            tile = ir.TileVar(
+                name,
+                self.loop_bound(end),
+                blk,
+                begin=ir.BinOp("*", self.scalar_expr(first), block_expr),
+                step=self.host_expr(step),
+            )
+            self.strided[name] = (cst_text(block), cst_text(step))
+        else:
+            start = self.subtracted(total, lambda b: self.indexes_from(s.body, b, name, block))
+            end = total if start is None else start.left
+            begin = None if start is None else self.loop_bound(start.right)
+            tile = ir.TileVar(name, self.loop_bound(end), blk, begin=begin)
+            if start is not None:
+                self.begins[name] = start.right
+        if self.reads_kernel(end):
+            # It stops inside the tensor, where TileLang's accesses do not (they clip at its
+            # edge or not at all): its lanes are read only under their bound.
+            self.inner_ends[name] = cst_text(end)
+        self.tiles[name] = tile
+        return tile
+
+    def subtracted(self, total: cst.BaseExpression, is_begin: object) -> cst.BinaryOperation | None:
+        """``total`` if it is ``E - B`` with ``is_begin(B)``, else ``None``."""
+        if (
+            isinstance(total, cst.BinaryOperation)
+            and isinstance(total.operator, cst.Subtract)
+            and is_begin(total.right)  # type: ignore[operator]
+        ):
+            return total
+        return None
+
+    def indexes_from(
+        self, body: cst.BaseSuite, begin: cst.BaseExpression, name: str, block: cst.BaseExpression
+    ) -> bool:
+        """Whether ``body`` indexes tiles of loop ``name`` from ``begin``: ``begin + name *
+        block`` (what tiletrans writes for a loop from ``begin``)."""
+        found = False
+
+        class Starts(cst.CSTVisitor):
+            def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+                nonlocal found
+                found = found or offset_start(node, begin, name, block)
+
+        body.visit(Starts())
+        return found
+
+    def loop_bound(self, node: cst.BaseExpression) -> ir.Expr:
+        """A loop's extent or begin: a size (:meth:`size_expr`), or a scalar that reads what
+        the kernel computed before the loop (grid indices, scalar lets)."""
+        return self.scalar_expr(node) if self.reads_kernel(node) else self.size_expr(node)
+
+    def reads_kernel(self, node: cst.BaseExpression) -> bool:
+        """Whether ``node`` reads a value the kernel computes (a grid index, a scalar let)."""
+        kernel_names = set(self.lets) | set(self.tiles)
+        found = False
+
+        class Names(cst.CSTVisitor):
+            def visit_Name(self, n: cst.Name) -> None:
+                nonlocal found
+                found = found or n.value in kernel_names
+
+        node.visit(Names())
+        return found
