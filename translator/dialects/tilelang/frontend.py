@@ -79,6 +79,7 @@ from translator.dialects.tilelang.model import (
     Buffer,
     Factory,
     ModuleFacts,
+    block_text,
     decorator_of,
     dtype_name,
     grammar,
@@ -129,6 +130,8 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
         self.inner_ends: dict[str, str] = {}
         #: the lane bounds the `if` around the current element store tests
         self.guards: set[ir.Expr] = set()
+        #: buffers holding tiles of another loop of their block size -> the loop they are in
+        self.stale: dict[str, str] = {}
         #: the T.Persistent loop whose domain is the grid (its body runs once per tile)
         self.persistent: cst.For | None = None
 
@@ -300,14 +303,16 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
         the lanes a reduction or dot over it must leave out)."""
         return isinstance(d, ir.BlockDim) and d.tile in self.loop_tiles
 
-    def dim(self, node: cst.BaseExpression) -> ir.Dim:
-        """The IR dim of a buffer-shape or ``T.Parallel`` extent."""
+    def dim(self, node: cst.BaseExpression, allocating: bool = False) -> ir.Dim:
+        """The IR dim of a buffer-shape or ``T.Parallel`` extent. A block size several loops
+        share is the tile of the one in scope; a buffer allocated before them (``allocating``)
+        takes the first, and each loop rebinds it (:meth:`rebind`)."""
         if isinstance(node, cst.Name) and node.value in self.fac.locals:
             value = self.fac.locals[node.value]
             if self.is_padded(value):
                 pos, _ = call_args(value)  # type: ignore[arg-type]
-                return self.dim(pos[0])
-            return self.dim(value)
+                return self.dim(pos[0], allocating)
+            return self.dim(value, allocating)
         if isinstance(node, cst.Integer) and node.value == "1":
             return ir.UnitDim()
         key = node.value if isinstance(node, (cst.Name, cst.Integer)) else None
@@ -318,9 +323,16 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
             in_scope = [t for t in tiles if t in self.env.tiles]
             if len(in_scope) == 1:
                 return ir.BlockDim(in_scope[0])
+            if allocating and not in_scope and all(t in self.loop_tiles for t in tiles):
+                return ir.BlockDim(tiles[0])
+            where = (
+                f"{', '.join(in_scope)} are all in scope here"
+                if in_scope
+                else "none of them is in scope here"
+            )
             raise self.error(
                 node,
-                f"the block size `{key}` tiles several dims ({', '.join(tiles)})",
+                f"the block size `{key}` tiles several dims ({', '.join(tiles)}) and {where}",
                 "give each tiled dim its own block-size parameter",
             )
         if self.passed_size(node):
@@ -344,7 +356,9 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
             raise self.error(call, "T.alloc_*(shape, dtype) is read")
         entries = shape.elements if isinstance(shape, (cst.Tuple, cst.List)) else None
         dims = (
-            tuple(self.dim(e.value) for e in entries) if entries is not None else (self.dim(shape),)
+            tuple(self.dim(e.value, allocating=True) for e in entries)
+            if entries is not None
+            else (self.dim(shape, allocating=True),)
         )
         padded = (
             tuple(self.is_padded(e.value) for e in entries)
@@ -353,6 +367,40 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
         )
         padded = tuple(p or self.is_loop_block(d) for p, d in zip(padded, dims))
         self.buffers[name] = Buffer(name, dims, self.dtype(dt), call, padded)
+
+    def rebind(self, tile: ir.TileVar) -> None:
+        """Entering loop ``tile``: buffers shaped by its block size that hold tiles of another
+        loop of that block size (one that is not running: TileLang reuses one buffer for
+        ``values`` of two column loops) now hold this loop's. Their contents are the other
+        loop's tiles, so they are stale until written here (:meth:`contents`)."""
+        key = block_text(tile)
+        others = {
+            t
+            for t in self.block_tiles.get(key, [])
+            if t != tile.name and t in self.loop_tiles and t not in self.env.tiles
+        }
+        if not others:
+            return
+        for buf in self.buffers.values():
+            dims = tuple(
+                ir.BlockDim(tile.name) if isinstance(d, ir.BlockDim) and d.tile in others else d
+                for d in buf.dims
+            )
+            if dims != buf.dims:
+                buf.dims = dims
+                self.stale[buf.name] = tile.name
+
+    def contents(self, buf: Buffer, node: cst.CSTNode) -> ir.Name:
+        """What ``buf`` holds, read at ``node``; refused while it is stale (:meth:`rebind`)."""
+        if buf.name in self.stale:
+            raise self.error(
+                node,
+                f"`{buf.name}` is read in the loop over `{self.stale[buf.name]}` before it is "
+                "written there: it holds tiles of another loop of the same block size",
+                f"write `{buf.name}` in this loop before reading it, or give each loop its "
+                "own block-size parameter",
+            )
+        return ir.Name(buf.name)
 
     def buffer(self, node: cst.BaseExpression) -> Buffer:
         if isinstance(node, cst.Name) and node.value in self.buffers:
@@ -384,6 +432,7 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
         self, buf: Buffer, value: ir.Expr, node: cst.CSTNode, pad: float | None = None
     ) -> ir.Stmt:
         buf.pad = pad
+        self.stale.pop(buf.name, None)
         value = self.convert(value, buf.dtype)
         dims = dims_of(infer(value, self.env))
         if isinstance(value, ir.Const) or not dims:
@@ -560,6 +609,7 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
             outer = self.env
             self.env = outer.child()
             self.env.bind_tile(tile)
+            self.rebind(tile)
             body = self.block(s.body.body)
             for var, t in self.env.vars.items():
                 if var in outer.vars or var in self.buffers:

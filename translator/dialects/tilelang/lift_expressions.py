@@ -87,7 +87,7 @@ class Expressions:
                     f"`{source_of(node)}`: buffers are read at the loop's lane variables",
                     "index buffers with the T.Parallel variables (or 0 on a unit dim)",
                 )
-        return self.place(ir.Name(buf.name), axes)
+        return self.place(self.contents(buf, node), axes)
 
     def global_items(self, node: cst.Subscript) -> tuple[tuple[ir.IndexItem, ...], list[int]]:
         """The index of an element access ``A[by * BM + i, j]`` of a global tensor in a
