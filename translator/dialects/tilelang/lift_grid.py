@@ -6,6 +6,7 @@ the launch passes), mixed into :class:`~translator.dialects.tilelang.frontend.Ke
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import libcst as cst
 
@@ -409,12 +410,14 @@ class GridTiles:
         self.tiles[name] = tile
         return tile
 
-    def subtracted(self, total: cst.BaseExpression, is_begin: object) -> cst.BinaryOperation | None:
+    def subtracted(
+        self, total: cst.BaseExpression, is_begin: Callable[[cst.BaseExpression], bool]
+    ) -> cst.BinaryOperation | None:
         """``total`` if it is ``E - B`` with ``is_begin(B)``, else ``None``."""
         if (
             isinstance(total, cst.BinaryOperation)
             and isinstance(total.operator, cst.Subtract)
-            and is_begin(total.right)  # type: ignore[operator]
+            and is_begin(total.right)
         ):
             return total
         return None
