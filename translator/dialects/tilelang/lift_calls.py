@@ -13,7 +13,13 @@ from translator.dialects.cst_utils import (
     call_args,
     source_of,
 )
-from translator.dialects.tilelang.model import REDUCE_COMBINE, Buffer, block_text, strided_start
+from translator.dialects.tilelang.model import (
+    REDUCE_COMBINE,
+    Buffer,
+    block_text,
+    offset_start,
+    strided_start,
+)
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
 from translator.ir.shapes import dot_precision
@@ -36,7 +42,7 @@ class TileCalls:
             buf = self.buffer(src)
             tensor = dst.value.value  # type: ignore[union-attr]
             items = self.region(dst, buf)
-            value: ir.Expr = ir.Name(buf.name)
+            value: ir.Expr = self.contents(buf, src)
             region = tuple(i for i in items if not isinstance(i, ir.NewAxis))
             if len(region) != len(items):
                 value = ir.Reshape(
@@ -48,7 +54,7 @@ class TileCalls:
             a, b = self.buffer(src), self.buffer(dst)
             if a.dims != b.dims:
                 raise self.error(call, "T.copy between buffers of different shapes")
-            return [self.assign(b, ir.Name(a.name), call, a.pad)]
+            return [self.assign(b, self.contents(a, src), call, a.pad)]
         raise self.error(
             call,
             "T.copy between a tensor region `A[i0, i1]` and a buffer, or two buffers, is read",
@@ -113,6 +119,15 @@ class TileCalls:
         return tuple(items)
 
     def region_item(self, start: cst.BaseExpression, d: ir.Dim) -> ir.IndexItem:
+        if isinstance(d, ir.BlockDim) and d.tile in self.inner_ends:
+            end = self.inner_ends[d.tile]
+            raise self.error(
+                start,
+                f"a region of `{d.tile}`, whose loop ends at `{end}` inside the tensor (a value "
+                "the kernel computes): T.copy and T.atomic_add clip at the tensor's edge only, "
+                f"so they would reach rows past `{end}`",
+                f"access its lanes in a T.Parallel loop guarded by `<index> < {end}`",
+            )
         if isinstance(d, ir.BlockDim):
             tile = self.tiles[d.tile]
             if self.is_tile_start(start, tile):
@@ -129,6 +144,12 @@ class TileCalls:
         raise self.error(start, "unit dims of buffers copied from/to tensors are not read yet")
 
     def is_tile_start(self, node: cst.BaseExpression, tile: ir.TileVar) -> bool:
+        """Whether ``node`` is where the current tile of ``tile`` starts in its dim, as
+        tiletrans writes it: ``ko * block``, ``begin + ko * block`` of a loop from ``begin``,
+        ``(ko * S + bz) * block`` of a split-K loop."""
+        if tile.name in self.begins:
+            block = cst.parse_expression(block_text(tile))
+            return offset_start(node, self.begins[tile.name], tile.name, block)
         if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply)):
             return False
         if tile.name in self.strided:
@@ -173,13 +194,13 @@ class TileCalls:
             if key not in (*names, "wg_wait"):
                 raise self.error(call, f"T.gemm's `{key}=` is not read")
         a, b, c = (self.buffer(args[k]) for k in ("A", "B", "C"))
-        lhs: ir.Expr = ir.Name(a.name)
-        rhs: ir.Expr = ir.Name(b.name)
+        lhs: ir.Expr = self.contents(a, args["A"])
+        rhs: ir.Expr = self.contents(b, args["B"])
         if self.flag(args.get("transpose_A")):
             lhs = ir.Permute(lhs, (1, 0))
         if self.flag(args.get("transpose_B")):
             rhs = ir.Permute(rhs, (1, 0))
-        acc = None if self.flag(args.get("clear_accum")) else ir.Name(c.name)
+        acc = None if self.flag(args.get("clear_accum")) else self.contents(c, args["C"])
         # An operand copied from global memory holds 0 past K, so those lanes add 0 times the
         # other operand's: the dot leaves them out (masked) as long as that one is finite there
         # (a pad computed from 0s: a dequantised weight, an exp).
@@ -225,13 +246,13 @@ class TileCalls:
                 f"write them as T.if_then_else(j < N, value, {identity}) before reducing",
             )
         value: ir.Expr = ir.Reduce(
-            op, ir.Name(src.name), axis, masked=whole, loc=self.mod.locate(call)
+            op, self.contents(src, pos[0]), axis, masked=whole, loc=self.mod.locate(call)
         )
         if len(dst.dims) == len(src.dims):
             value = ir.ExpandDims(value, axis)
         if clear is not None and not self.flag(clear):
             combine = REDUCE_COMBINE[op]
-            old = ir.Name(dst.name)
+            old = self.contents(dst, pos[1])
             value = self.convert(value, dst.dtype)
             value = (
                 ir.BinOp(combine, old, value) if combine == "+" else ir.Call(combine, (old, value))
@@ -256,7 +277,9 @@ class TileCalls:
         axis = 0 if dim_node is None else int(self.scalar_const(dim_node))
         if kw.get("reverse") is not None and self.flag(kw["reverse"]):
             raise self.error(call, "reverse scans are not read", "scan forward")
-        scan = ir.Scan("sum", ir.Name(src.name), axis % len(src.dims), loc=self.mod.locate(call))
+        scan = ir.Scan(
+            "sum", self.contents(src, pos[0]), axis % len(src.dims), loc=self.mod.locate(call)
+        )
         return [self.assign(dst, scan, call)]
 
     def s_atomic_add(self, call: cst.Call) -> list[ir.Stmt]:
@@ -268,9 +291,10 @@ class TileCalls:
         if isinstance(value, cst.Name) and value.value in self.buffers and not self.lanes:
             buf = self.buffers[value.value]
             items = self.region(dst, buf)
-            v = self.convert(ir.Name(buf.name), ir.DTypeOf(tensor))
+            v = self.convert(self.contents(buf, value), ir.DTypeOf(tensor))
             return [ir.AtomicRMW("add", tensor, items, v, loc=self.mod.locate(call))]
         items, order = self.global_items(dst)
+        self.check_inner_ends(dst, items, order, self.guards)
         if order != list(range(len(order))):
             raise self.error(dst, "an atomic's lanes must follow the loop's order")
         v = self.convert(self.lane_expr(value), ir.DTypeOf(tensor))

@@ -12,6 +12,7 @@ import libcst as cst
 from translator.diagnostics import TranslationError
 from translator.dialects.cst_utils import (
     call_args,
+    conjuncts,
     source_of,
 )
 from translator.dialects.tilelang.model import BINOPS, COMPARISONS, fold_pads
@@ -63,6 +64,7 @@ class Expressions:
             return size
         if isinstance(base, cst.Name) and base.value in self.fac.tensors:
             items, order = self.global_items(node)
+            self.check_inner_ends(node, items, order, set())
             load = ir.Load(base.value, items, 0.0, loc=self.mod.locate(node))
             return self.place(load, order)  # type: ignore[arg-type]
         buf = self.buffer(base)
@@ -85,7 +87,7 @@ class Expressions:
                     f"`{source_of(node)}`: buffers are read at the loop's lane variables",
                     "index buffers with the T.Parallel variables (or 0 on a unit dim)",
                 )
-        return self.place(ir.Name(buf.name), axes)
+        return self.place(self.contents(buf, node), axes)
 
     def global_items(self, node: cst.Subscript) -> tuple[tuple[ir.IndexItem, ...], list[int]]:
         """The index of an element access ``A[by * BM + i, j]`` of a global tensor in a
@@ -123,6 +125,71 @@ class Expressions:
                 )
             order.append(axis)
         return tuple(items), order
+
+    def lane_bounds(self, items: tuple[ir.IndexItem, ...], order: list[int]) -> set[ir.Expr]:
+        """The conditions that the lanes of an element access (:meth:`global_items`) are inside
+        the tensor, one per tiled or whole dim: ``index < extent``."""
+        valid: set[ir.Expr] = set()
+        lane_items = [item for item in items if not isinstance(item, ir.ScalarIndex)]
+        for item, axis in zip(lane_items, order):
+            if isinstance(item, ir.TileIndex):
+                valid.add(self.tile_bound(item.tile, axis))
+            elif isinstance(item, ir.FullIndex):
+                index = self.place(ir.Arange(self.lanes[axis][1]), [axis])
+                valid.add(ir.BinOp("<", index, item.extent))
+        return valid
+
+    def tile_bound(self, tile: str, axis: int) -> ir.Expr:
+        """``index < extent`` of ``tile``'s lanes along lane axis ``axis``."""
+        index = self.place(ir.TileAttr(tile, "index"), [axis])
+        return ir.BinOp("<", index, self.tiles[tile].extent)
+
+    def check_inner_ends(
+        self,
+        node: cst.CSTNode,
+        items: tuple[ir.IndexItem, ...],
+        order: list[int],
+        guards: set[ir.Expr],
+    ) -> None:
+        """Refuse an element access of a loop tile that ends inside the tensor (an expert's
+        rows up to ``end``, a value the kernel read) unless ``guards`` bound its lanes there:
+        TileLang accesses every lane it is given, the IR none past the tile's extent."""
+        lane_items = [item for item in items if not isinstance(item, ir.ScalarIndex)]
+        for item, axis in zip(lane_items, order):
+            if not (isinstance(item, ir.TileIndex) and item.tile in self.inner_ends):
+                continue
+            if self.tile_bound(item.tile, axis) not in guards:
+                end = self.inner_ends[item.tile]
+                raise self.error(
+                    node,
+                    f"`{source_of(node).strip()}` reaches lanes of `{item.tile}` past its end "
+                    f"`{end}` (a value the kernel computes, inside the tensor) unguarded",
+                    f"bound the lanes: `if <index> < {end}:` around a store, "
+                    f"`T.if_then_else(<index> < {end}, X[...], 0.0)` for a load",
+                )
+
+    def guarded_load(
+        self, cond: cst.BaseExpression, value: cst.BaseExpression, other: cst.BaseExpression
+    ) -> ir.Expr | None:
+        """``T.if_then_else(<the lanes are inside X>, X[by * BM + i, j], c)`` (how tiletrans
+        writes a load at a ragged edge, element-wise): the load of ``X`` whose lanes outside
+        read ``c``. A condition on some of the bounds only is the same load where ``c`` is 0
+        (what the lanes outside read anyway). ``None`` for anything else."""
+        if not (isinstance(value, cst.Subscript) and self.is_tensor(value.value)):
+            return None
+        pad = self.lane_expr(other)
+        if isinstance(pad, ir.UnaryOp) and pad.op == "-" and isinstance(pad.operand, ir.Const):
+            pad = ir.Const(-pad.operand.value)  # type: ignore[operator]
+        if not (isinstance(pad, ir.Const) and isinstance(pad.value, (int, float))):
+            return None
+        items, order = self.global_items(value)
+        valid = self.lane_bounds(items, order)
+        parts = {self.lane_expr(p) for p in conjuncts(cond)}
+        if not parts <= valid or (pad.value != 0 and parts != valid):
+            return None
+        self.check_inner_ends(value, items, order, parts)
+        load = ir.Load(value.value.value, items, float(pad.value), loc=self.mod.locate(value))  # type: ignore[attr-defined]
+        return self.place(load, order)  # type: ignore[arg-type]
 
     def lane_of(
         self, e: cst.BaseExpression, lanes: list[str]
@@ -195,6 +262,17 @@ class Expressions:
         op = COMPARISONS.get(type(c.operator))
         if op is None:
             raise self.error(node, f"`{source_of(node)}` is not read")
+        strings = (cst.SimpleString, cst.ConcatenatedString)
+        for choice, text in ((node.left, c.comparator), (c.comparator, node.left)):
+            if isinstance(text, strings) and not isinstance(choice, strings):
+                # `ACTIVATION == "gelu"`: a string parameter's compile-time choice.
+                if op not in ("==", "!="):
+                    raise self.error(node, f"strings are compared with == or !=, not `{op}`")
+                value = text.evaluated_value
+                if not isinstance(value, str):
+                    raise self.error(text, f"`{source_of(text)}` is not a str constant")
+                lhs, rhs = self.string_param(choice), ir.Const(value)
+                return ir.BinOp(op, *((lhs, rhs) if choice is node.left else (rhs, lhs)))
         return ir.BinOp(op, self.lane_expr(node.left), self.lane_expr(c.comparator))
 
     def ex_boolop(self, node: cst.BooleanOperation) -> ir.Expr:
@@ -222,6 +300,10 @@ class Expressions:
         if self.g["pointwise"].get(name or "") == "where" and self.lane_bound(pos[0]):
             # `j < N` over a padded row: true on every lane the IR has.
             return self.lane_expr(pos[1])
+        if self.g["pointwise"].get(name or "") == "where" and len(pos) == 3:
+            load = self.guarded_load(*pos)
+            if load is not None:
+                return load
         if name in self.g["pointwise"]:
             op = self.g["pointwise"][name]
             return ir.Call(op, tuple(self.lane_expr(a) for a in pos), loc=self.mod.locate(node))
@@ -294,6 +376,8 @@ class Expressions:
             op = self.g["pointwise"].get(self.mod.name_of(node.func) or "")
             if op == "where" and self.lane_bound(pos[0]):
                 return self.pad_of(pos[2])
+            if op == "where" and len(pos) == 3 and self.guarded_load(*pos) is not None:
+                return self.pad_of(pos[2])  # lanes outside the tensor read the other value
             if op is not None:
                 return fold_pads(op, [self.pad_of(a) for a in pos])
         return None

@@ -12,6 +12,7 @@ from translator.dialects.cst_utils import (
     BINARY_OPERATORS,
     Locator,
     resolve,
+    source_of,
 )
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
@@ -121,7 +122,7 @@ class Buffer:
 def ir_scalar_type(kind: str) -> object:
     from translator.ir.shapes import ScalarType
 
-    dt = {"float": ir.F32, "int": ir.I32, "bool": ir.BOOL}[kind]
+    dt = {"float": ir.F32, "int": ir.I32, "bool": ir.BOOL, "str": ir.STR}[kind]
     return ScalarType(dt, weak=True)
 
 
@@ -147,6 +148,33 @@ def strided_start(
     return None
 
 
+def cst_text(node: cst.CSTNode) -> str:
+    """``node`` as written, without surrounding whitespace (starts are matched as written)."""
+    return source_of(node).strip()
+
+
+def is_product(node: cst.BaseExpression, a: cst.BaseExpression, b: cst.BaseExpression) -> bool:
+    """Whether ``node`` is ``a * b`` (either order), compared as written."""
+    return (
+        isinstance(node, cst.BinaryOperation)
+        and isinstance(node.operator, cst.Multiply)
+        and sorted((cst_text(node.left), cst_text(node.right)))
+        == sorted((cst_text(a), cst_text(b)))
+    )
+
+
+def offset_start(
+    node: cst.BaseExpression, begin: cst.BaseExpression, name: str, block: cst.BaseExpression
+) -> bool:
+    """Whether ``node`` is ``begin + name * block`` (the terms and factors in either order)."""
+    if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add)):
+        return False
+    return any(
+        cst_text(b) == cst_text(begin) and is_product(rest, cst.Name(name), block)
+        for b, rest in ((node.left, node.right), (node.right, node.left))
+    )
+
+
 def block_text(tile: ir.TileVar) -> str:
     return str(tile.block.value) if isinstance(tile.block, ir.Const) else tile.block
 
@@ -164,3 +192,12 @@ def decorator_of(fn: cst.FunctionDef, mod: ModuleFacts, name: str) -> cst.Decora
         if mod.name_of(target) == name:
             return d
     return None
+
+
+def is_docstring(s: cst.CSTNode) -> bool:
+    """Whether ``s`` is a docstring statement (a lone string expression)."""
+    return (
+        isinstance(s, cst.SimpleStatementLine)
+        and isinstance(s.body[0], cst.Expr)
+        and isinstance(s.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )

@@ -1,0 +1,424 @@
+"""Reading a TileLang module's ``@tilelang.jit`` factories into :class:`Factory` records (the
+frontend's first step, before any kernel body is lifted): the factory's decorators
+(``out_idx``, ``@tilelang.autotune`` configs), its parameters and defaults, its prim_func's
+tensor annotations (``T.Tensor((M, N), dtype)`` and ``T.StridedTensor(x_shape, x_strides,
+x_dtype)``) and scalar parameters, and the eager style (``T.const`` sizes, tensor annotations
+in the body, ``T.empty`` outputs) read into the same record."""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from translator.dialects.cst_utils import call_args, source_of, walk
+from translator.dialects.tilelang.model import (
+    Eager,
+    Factory,
+    ModuleFacts,
+    decorator_of,
+    dtype_name,
+    is_docstring,
+)
+
+
+def read_factory(fn: cst.FunctionDef, mod: ModuleFacts, g: dict) -> Factory:
+    """Read a ``@tilelang.jit`` factory's signature, decorators and prim_func."""
+    jit = decorator_of(fn, mod, g["kernel"]["decorator"])
+    assert jit is not None
+    out_idx: list[int] = []
+    if isinstance(jit.decorator, cst.Call):
+        _, kw = call_args(jit.decorator)
+        for key, value in kw.items():
+            if key == "out_idx":
+                if isinstance(value, (cst.Integer, cst.UnaryOperation)):
+                    out_idx = [int(source_of(value))]
+                elif isinstance(value, (cst.List, cst.Tuple)):
+                    out_idx = [int(source_of(e.value)) for e in value.elements]
+                else:
+                    raise mod.error(value, "out_idx is a literal list of ints")
+            elif key not in ("target", "execution_backend", "pass_configs", "verbose"):
+                raise mod.error(value, f"@tilelang.jit's `{key}=` is not read")
+    configs: list[dict[str, int]] = []
+    tune = decorator_of(fn, mod, g["kernel"]["autotune"])
+    if tune is not None:
+        if not isinstance(tune.decorator, cst.Call):
+            raise mod.error(tune, "@tilelang.autotune(configs=[...]) is read")
+        _, kw = call_args(tune.decorator)
+        configs = _configs(kw.get("configs"), mod, tune)
+    for d in fn.decorators:
+        target = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+        if mod.name_of(target) not in (g["kernel"]["decorator"], g["kernel"]["autotune"]):
+            raise mod.error(d, f"the decorator `{source_of(target)}` is not read")
+    params = [p.name.value for p in fn.params.params]
+    defaults = {p.name.value: p.default for p in fn.params.params if p.default is not None}
+    if not any(
+        isinstance(s, cst.FunctionDef) and decorator_of(s, mod, g["kernel"]["prim_func"])
+        for s in fn.body.body
+    ):
+        if out_idx:
+            raise mod.error(
+                jit,
+                "out_idx is for @tilelang.jit factories; an eager kernel returns its outputs",
+                "allocate outputs with T.empty((M, N), dtype) and return them",
+            )
+        fac = Factory(fn, fn, params, defaults, [], configs, tune is not None)
+        _eager(fac, mod, g)
+        return fac
+    prim = None
+    local_values: dict[str, cst.BaseExpression] = {}
+    for stmt in fn.body.body:
+        if is_docstring(stmt):
+            continue
+        if isinstance(stmt, cst.FunctionDef) and decorator_of(stmt, mod, g["kernel"]["prim_func"]):
+            prim = stmt
+            continue
+        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) else None
+        if isinstance(small, cst.Return):
+            continue
+        if isinstance(small, cst.Assign) and isinstance(small.targets[0].target, cst.Name):
+            local_values[small.targets[0].target.value] = small.value
+            continue
+        raise mod.error(stmt, "a factory body holds its prim_func, assignments and a return")
+    if prim is None:
+        raise mod.error(fn, f"the factory `{fn.name.value}` defines no @T.prim_func")
+    fac = Factory(fn, prim, params, defaults, out_idx, configs, tune is not None)
+    fac.locals = local_values
+    for p in prim.params.params:
+        ann = p.annotation.annotation if p.annotation else None
+        scalar = _scalar_dtype(ann, mod, g) if ann is not None else None
+        if scalar is not None:
+            fac.runtime_scalars[p.name.value] = scalar
+            continue
+        if fac.runtime_scalars:
+            raise mod.error(
+                p,
+                f"prim_func tensor `{p.name.value}` follows a scalar parameter",
+                "put the prim_func's scalar parameters after its tensors",
+            )
+        if isinstance(ann, cst.Call) and mod.name_of(ann.func) in g["kernel"]["strided_tensor"]:
+            _strided_tensor(fac, p.name.value, ann, mod)
+            continue
+        if not (isinstance(ann, cst.Call) and mod.name_of(ann.func) in g["kernel"]["tensor"]):
+            raise mod.error(
+                p,
+                f"prim_func parameter `{p.name.value}` is not a T.Tensor",
+                "annotate tensors as T.Tensor((M, N), dtype); pass scalars to the factory",
+            )
+        pos, kw = call_args(ann)
+        shape = kw.get("shape", pos[0] if pos else None)
+        dtype = kw.get("dtype", pos[1] if len(pos) > 1 else None)
+        if isinstance(shape, cst.Name) and shape.value in local_values:
+            shape = local_values[shape.value]  # `shape = [batch, seq_len, heads, dim]`
+        if not isinstance(shape, (cst.Tuple, cst.List)) or dtype is None:
+            raise mod.error(ann, "T.Tensor((sizes...), dtype) is read")
+        entries = [e.value for e in shape.elements]
+        fac.tensors[p.name.value] = (entries, dtype)
+        fac.tensor_order.append(p.name.value)
+        for d, e in enumerate(entries):
+            if isinstance(e, cst.Name) and e.value in params:
+                fac.sizes.setdefault(e.value, (p.name.value, d))
+        if isinstance(dtype, cst.Name) and dtype.value in params:
+            fac.dtypes.setdefault(dtype.value, p.name.value)
+    return fac
+
+
+def _scalar_dtype(ann: cst.BaseExpression, mod: ModuleFacts, g: dict) -> str | None:
+    """The IR dtype of a scalar prim_func parameter's annotation (``T.float32``, ``T.int32``),
+    or ``None`` for anything else."""
+    name = str(ann.evaluated_value) if isinstance(ann, cst.SimpleString) else mod.name_of(ann)
+    return dtype_name(name or "", g) if name else None
+
+
+def scalar_kind(dtype: str) -> str:
+    """The IR parameter kind of a scalar of ``dtype``."""
+    if dtype == "bool":
+        return "bool"
+    return "float" if dtype.startswith(("float", "bfloat")) else "int"
+
+
+def _strided_tensor(fac: Factory, name: str, ann: cst.Call, mod: ModuleFacts) -> None:
+    """Read ``name: T.StridedTensor(x_shape, x_strides, x_dtype)`` (what tiletrans writes: the
+    launch passes ``x.shape, x.stride(), x.dtype``): ``x_shape[d]`` is the size of dim ``d``,
+    the rank is how many indices the kernel gives the tensor, the strides are the tensor's own."""
+    pos, kw = call_args(ann)
+    shape = kw.get("shape", pos[0] if pos else None)
+    strides = kw.get("strides", pos[1] if len(pos) > 1 else None)
+    dtype = kw.get("dtype", pos[2] if len(pos) > 2 else None)
+    if not all(isinstance(e, cst.Name) and e.value in fac.params for e in (shape, strides, dtype)):
+        raise mod.error(
+            ann,
+            "T.StridedTensor is read with a shape, strides and dtype that are factory parameters",
+            "pass `x.shape, x.stride(), x.dtype` to the factory, or annotate T.Tensor((M, N), dtype)",
+        )
+    assert isinstance(shape, cst.Name) and isinstance(dtype, cst.Name)
+    ranks: set[int] = set()
+
+    def index_count(node: cst.CSTNode) -> bool:
+        value = node.value if isinstance(node, cst.Subscript) else None
+        if isinstance(value, cst.Name) and value.value == name:
+            ranks.add(len(node.slice))  # type: ignore[union-attr]
+        return True
+
+    walk(fac.prim.body, index_count)
+    if len(ranks) != 1:
+        raise mod.error(
+            ann,
+            f"the rank of `{name}` is not told by its indices in the kernel "
+            f"({'none' if not ranks else 'several: ' + ', '.join(map(str, sorted(ranks)))})",
+            f"annotate `{name}` as T.Tensor((sizes...), dtype)",
+        )
+    (rank,) = ranks
+    entries: list[cst.BaseExpression] = [
+        cst.Subscript(shape, [cst.SubscriptElement(cst.Index(cst.Integer(str(d))))])
+        for d in range(rank)
+    ]
+    fac.tensors[name] = (entries, dtype)
+    fac.tensor_order.append(name)
+    fac.shapes.setdefault(shape.value, name)
+    fac.dtypes.setdefault(dtype.value, name)
+
+
+def _eager(fac: Factory, mod: ModuleFacts, g: dict) -> None:
+    """Read an eager-style kernel (TileLang 0.1.15's ``@tilelang.jit`` without a prim_func)::
+
+        @tilelang.jit
+        def matmul(A, B, block_M: int = 128, ...):
+            M, N, K = T.const("M N K")
+            A: T.Tensor((M, K), T.float16)
+            B: T.Tensor((K, N), T.float16)
+            C = T.empty((M, N), T.float16)
+            with T.Kernel(...) as (bx, by):
+                ...
+            return C
+
+    into the same :class:`Factory` a jit factory gives: the annotated parameters and the
+    ``T.empty`` outputs are its tensors (outputs last, as ``out_idx`` would list them), each
+    ``T.const`` name the size of the first tensor dim it annotates, the other parameters its
+    factory parameters (tunables and scalars, with the function's defaults). The function is its
+    own host function: :func:`eager_host` rewrites it in plain torch."""
+    fn = fac.fn
+    eager = Eager()
+    tensor_call = set(g["kernel"]["tensor"])
+    consts: set[str] = set()
+    declared: dict[str, tuple[cst.BaseExpression, cst.BaseExpression]] = {}
+    outputs: dict[str, tuple[cst.BaseExpression, cst.BaseExpression]] = {}
+    returned: list[str] | None = None
+    for param in fn.params.params:
+        ann = param.annotation.annotation if param.annotation else None
+        if ann is not None and _tensor_annotation(ann, mod, tensor_call) is not None:
+            # Python evaluates it when the function is defined, before T.const names exist
+            # (TileLang 0.1.15: NameError), so the eager style annotates in the body.
+            raise mod.error(
+                param,
+                f"`{param.name.value}` is annotated as a tensor in the signature",
+                f"annotate it in the body: `{param.name.value}: {source_of(ann).strip()}`",
+            )
+    for stmt in fn.body.body:
+        if is_docstring(stmt):
+            continue
+        if isinstance(stmt, cst.With):
+            if fac.kernel_with is not None:
+                raise mod.error(stmt, "an eager kernel launches one `with T.Kernel(...)` block")
+            fac.kernel_with = stmt
+            continue
+        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) else None
+        if small is None or len(stmt.body) != 1:  # type: ignore[union-attr]
+            raise mod.error(
+                stmt,
+                "an eager kernel's body holds T.const sizes, tensor annotations, T.empty "
+                "outputs, one `with T.Kernel(...)` block and a return",
+            )
+        assert isinstance(stmt, cst.SimpleStatementLine)
+        if isinstance(small, cst.AnnAssign) and small.value is None:
+            name = small.target.value if isinstance(small.target, cst.Name) else None
+            shape_dtype = _tensor_annotation(small.annotation.annotation, mod, tensor_call)
+            if name is None or name not in fac.params or shape_dtype is None:
+                raise mod.error(
+                    small,
+                    f"`{source_of(small).strip()}` is not a tensor annotation of a parameter",
+                    "annotate parameters in the body as `A: T.Tensor((M, K), dtype)`",
+                )
+            declared[name] = shape_dtype
+            eager.annotations.append(stmt)
+            continue
+        if isinstance(small, cst.Return):
+            returned = _returned_names(small, mod)
+            continue
+        if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
+            raise mod.error(small, f"`{source_of(small).strip()}` is not read in eager kernels")
+        target, value = small.targets[0].target, small.value
+        callee = mod.name_of(value.func) if isinstance(value, cst.Call) else None
+        if callee == g["kernel"]["const"]:
+            names = _const_names(value, target, mod)  # type: ignore[arg-type]
+            consts |= set(names)
+            eager.consts.append((stmt, names))
+        elif callee == g["kernel"]["empty"]:
+            if not isinstance(target, cst.Name):
+                raise mod.error(target, "bind each T.empty output to a name")
+            outputs[target.value] = _empty_args(value, mod)  # type: ignore[arg-type]
+            eager.outputs.append((stmt, target.value))
+        elif isinstance(target, cst.Name) and not _uses_package(value, mod):
+            fac.locals[target.value] = value  # plain Python both sides read (`n_pad = ...`)
+        else:
+            raise mod.error(
+                small,
+                f"`{source_of(small).strip()}` is not read in eager kernels",
+                "compute device values inside the T.Kernel block",
+            )
+    if fac.kernel_with is None:
+        raise mod.error(fn, f"the eager kernel `{fn.name.value}` launches no `with T.Kernel(...)`")
+    if returned is not None and set(returned) != set(outputs):
+        raise mod.error(
+            fn,
+            f"`{fn.name.value}` returns {', '.join(returned) or 'nothing'}, not its T.empty "
+            f"outputs ({', '.join(outputs) or 'none'})",
+            "return exactly the tensors allocated with T.empty",
+        )
+    eager.inputs = [p for p in fac.params if p in declared]
+    fac.params = [p for p in fac.params if p not in declared]
+    for name in (*eager.inputs, *outputs):
+        shape, dtype = declared.get(name) or outputs[name]
+        if isinstance(shape, cst.Name) and shape.value in fac.locals:
+            shape = fac.locals[shape.value]
+        if not isinstance(shape, (cst.Tuple, cst.List)):
+            raise mod.error(shape, "a tensor's shape is a literal tuple of sizes")
+        entries = [e.value for e in shape.elements]
+        fac.tensors[name] = (entries, dtype)
+        fac.tensor_order.append(name)
+        for d, e in enumerate(entries):
+            known = consts | set(fac.params) | set(fac.locals) | set(mod.module_ints)
+            if isinstance(e, cst.Name) and e.value not in known:
+                raise mod.error(
+                    e,
+                    f"the size `{e.value}` of `{name}` is not defined in `{fn.name.value}`",
+                    f'declare it with the other sizes: `... = T.const("... {e.value}")`',
+                )
+            if isinstance(e, cst.Name) and e.value in consts:
+                if name in outputs and e.value not in fac.sizes:
+                    raise mod.error(
+                        e,
+                        f"`{e.value}` sizes only the output `{name}`: T.const names are read "
+                        "from the input tensors",
+                        f"annotate an input tensor with `{e.value}`, or pass it as a parameter",
+                    )
+                fac.sizes.setdefault(e.value, (name, d))
+    fac.out_idx = list(range(len(eager.inputs), len(fac.tensor_order)))
+    unused = sorted(consts - set(fac.sizes))
+    if unused:
+        raise mod.error(eager.consts[0][0], f"T.const `{unused[0]}` sizes no annotated tensor")
+    taken = set(fac.params) | set(fac.tensors) | consts
+    name = f"{fn.name.value}_kernel"
+    while name in taken:
+        name = f"_{name}"
+    fac.kernel_name = name
+    fac.eager = eager
+
+
+def _tensor_annotation(
+    node: cst.BaseExpression, mod: ModuleFacts, tensor_call: set[str]
+) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+    """``(shape, dtype)`` of ``T.Tensor((M, K), dtype)`` or ``T.Tensor[[M, K], dtype]``."""
+    if isinstance(node, cst.Call) and mod.name_of(node.func) in tensor_call:
+        pos, kw = call_args(node)
+        shape = kw.get("shape", pos[0] if pos else None)
+        dtype = kw.get("dtype", pos[1] if len(pos) > 1 else None)
+    elif isinstance(node, cst.Subscript) and mod.name_of(node.value) in tensor_call:
+        items = [el.slice.value for el in node.slice if isinstance(el.slice, cst.Index)]
+        shape, dtype = (items[0], items[1]) if len(items) == 2 else (None, None)
+    else:
+        return None
+    if shape is None or dtype is None:
+        return None
+    return shape, dtype
+
+
+def _const_names(call: cst.Call, target: cst.BaseExpression, mod: ModuleFacts) -> list[str]:
+    """The names ``M, N = T.const("M N")`` binds (TileLang splits on commas or spaces)."""
+    pos, _ = call_args(call)
+    if not pos or not isinstance(pos[0], cst.SimpleString):
+        raise mod.error(call, 'T.const takes a literal string of names ("M N K")')
+    text = str(pos[0].evaluated_value)
+    names = [n for n in re.split(r"\s*,\s*|\s+", text.strip()) if n]
+    if isinstance(target, cst.Name):
+        bound = [target.value]
+    elif isinstance(target, (cst.Tuple, cst.List)) and all(
+        isinstance(e.value, cst.Name) for e in target.elements
+    ):
+        bound = [e.value.value for e in target.elements]  # type: ignore[union-attr]
+    else:
+        raise mod.error(target, "bind T.const sizes to plain names")
+    if bound != names:
+        raise mod.error(
+            call,
+            f"`{source_of(target)}` binds other names than T.const declares ({text!r})",
+            'bind each T.const name to itself: `M, N = T.const("M N")`',
+        )
+    return names
+
+
+def _empty_args(call: cst.Call, mod: ModuleFacts) -> tuple[cst.BaseExpression, cst.BaseExpression]:
+    pos, kw = call_args(call)
+    shape = pos[0] if pos else None
+    dtype = kw.get("dtype", pos[1] if len(pos) > 1 else None)
+    if not isinstance(shape, (cst.Tuple, cst.List)) or dtype is None:
+        raise mod.error(call, "T.empty((sizes...), dtype) is read")
+    return shape, dtype
+
+
+def _returned_names(ret: cst.Return, mod: ModuleFacts) -> list[str]:
+    value = ret.value
+    if value is None:
+        return []
+    items = [e.value for e in value.elements] if isinstance(value, cst.Tuple) else [value]
+    if not all(isinstance(i, cst.Name) for i in items):
+        raise mod.error(ret, "an eager kernel returns its T.empty outputs by name")
+    return [i.value for i in items]  # type: ignore[union-attr]
+
+
+def _uses_package(node: cst.CSTNode, mod: ModuleFacts) -> bool:
+    """Whether ``node`` calls into TileLang (then it is device code, not a host local)."""
+    found = False
+
+    class Names(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            nonlocal found
+            if (mod.name_of(call.func) or "").startswith("tilelang"):
+                found = True
+
+    node.visit(Names())
+    return found
+
+
+def _configs(node: cst.BaseExpression | None, mod: ModuleFacts, where: cst.CSTNode) -> list[dict]:
+    if not isinstance(node, (cst.List, cst.Tuple)):
+        raise mod.error(
+            node or where,
+            "autotune configs are a literal list of dicts",
+            "write configs=[{'block_M': 128, ...}, ...]",
+        )
+    out = []
+    for el in node.elements:
+        d = el.value
+        row: dict[str, int] = {}
+        if isinstance(d, cst.Dict):
+            for item in d.elements:
+                if not (
+                    isinstance(item, cst.DictElement)
+                    and isinstance(item.key, cst.SimpleString)
+                    and isinstance(item.value, cst.Integer)
+                ):
+                    raise mod.error(item, "a config maps parameter names to literal ints")
+                row[str(item.key.evaluated_value)] = int(item.value.value)
+        elif isinstance(d, cst.Call) and source_of(d.func) == "dict":
+            for arg in d.args:
+                if arg.keyword is None or not isinstance(arg.value, cst.Integer):
+                    raise mod.error(arg, "a config maps parameter names to literal ints")
+                row[arg.keyword.value] = int(arg.value.value)
+        else:
+            raise mod.error(d, "a config is a literal dict")
+        out.append(row)
+    return out
+
+
+__all__ = ["read_factory", "scalar_kind"]
