@@ -7,6 +7,7 @@ variable types; tile variables come into scope at their kernel or loop.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Union
 
@@ -180,6 +181,21 @@ def describe(t: Type) -> str:
 def dims_of(t: Type) -> tuple[ir.Dim, ...]:
     """The dims of a tile, or ``()`` for a scalar."""
     return t.dims if isinstance(t, TileType) else ()
+
+
+def torch_dtype(types: Sequence[Type]) -> ir.DTypeExpr | None:
+    """The dtype torch computes an op of operands of these types in: the promotion of the tiles
+    with dims (a dimensioned tensor's dtype wins over 0-d tensors' and numbers'), else of the
+    0-d tiles; ``None`` when no operand is a tile (the IR's own promotion, Triton's, differs: a
+    typed scalar counts there)."""
+    tiles = [t for t in types if isinstance(t, TileType)]
+    deciding = [t for t in tiles if t.dims] or tiles
+    if not deciding:
+        return None
+    dtype = deciding[0].dtype
+    for t in deciding[1:]:
+        dtype = promote(dtype, t.dtype)
+    return dtype
 
 
 def dot_precision(lhs: ir.DTypeExpr, rhs: ir.DTypeExpr, precision: str) -> str | None:

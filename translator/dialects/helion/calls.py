@@ -26,6 +26,7 @@ from translator.ir.shapes import (
     dtype_of,
     infer,
     promote,
+    torch_dtype,
 )
 
 # torch's `*_like` constructors, read in device code as tiles of another tile's dims: the fill.
@@ -283,12 +284,9 @@ class CallReader:
         info = POINTWISE_OPS.get(op)
         if info is None or info.result != "float":
             return None
-        types = [self.type_of(v, node) for v in values]
-        if not any(isinstance(t, TileType) for t in types):
+        dtype = torch_dtype([self.type_of(v, node) for v in values])
+        if dtype is None:
             return None  # on numbers: Python floats, float32 in the IR and on the GPU alike
-        dtype = dtype_of(types[0])
-        for t in types[1:]:
-            dtype = promote(dtype, dtype_of(t))
         if isinstance(dtype, ir.DTypeOf) or (
             isinstance(dtype, ir.DType) and dtype.name in ("float16", "bfloat16")
         ):

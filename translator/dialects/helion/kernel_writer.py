@@ -31,6 +31,7 @@ from translator.ir.shapes import (
     index_dims,
     is_float,
     promote,
+    torch_dtype,
 )
 from translator.ir.visit import walk_expr, walk_stmts
 from translator.naming import tile_suffix, unique
@@ -163,17 +164,12 @@ class Writer(CodePrinter):
         result = dtype_of(self.type_of(e))
         if not (isinstance(result, ir.DType) and result.name in ir.FLOAT_DTYPES):
             return texts
-        tiles = []
-        for i, o in enumerate(operands):
-            t = self.type_of(o)
-            if isinstance(t, TileType) and t.dims:
-                tiles.append((i, t.dtype))
+        types = [self.type_of(o) for o in operands]
+        tiles = [(i, t.dtype) for i, t in enumerate(types) if isinstance(t, TileType) and t.dims]
         if not tiles:
             return texts
-        torch_dtype = tiles[0][1]
-        for _, d in tiles[1:]:
-            torch_dtype = promote(torch_dtype, d)
-        if torch_dtype == result or not is_float(torch_dtype):
+        computed = torch_dtype(types)
+        if computed is None or computed == result or not is_float(computed):
             return texts
         for i, d in tiles:
             if d != result:
@@ -303,13 +299,8 @@ class Writer(CodePrinter):
         if POINTWISE_OPS[call.op].result != "float":
             return None
         template = self.spell["pointwise"].get(call.op)
-        tiles = [t for t in map(self.type_of, call.args) if isinstance(t, TileType) and t.dims]
-        if template is None or not tiles:
-            return None
-        dtype = tiles[0].dtype
-        for t in tiles[1:]:
-            dtype = promote(dtype, t.dtype)
-        if dtype != e.dtype:
+        dtype = torch_dtype([self.type_of(a) for a in call.args])
+        if template is None or dtype is None or dtype != e.dtype:
             return None
         return template.format(*(self.text(a) for a in call.args))
 
