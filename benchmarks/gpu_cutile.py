@@ -236,21 +236,23 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--part", nargs="*", default=list(RUN))
     parser.add_argument("--only", nargs="*", default=None)
+    parser.add_argument(
+        "--shard", default="1/1", help="I/N: every N-th case from the I-th (benchmarks.warm_shards)"
+    )
     opts = parser.parse_args(argv)
+    first, every = (int(part) for part in opts.shard.split("/"))
+    cases = [(p, n) for p in opts.part for n in _names(p) if not opts.only or n in opts.only]
     rows = []
-    for part in opts.part:
-        for name in _names(part):
-            if opts.only and name not in opts.only:
-                continue
-            t0 = time.time()
-            try:
-                row = RUN[part](name)
-            except Exception as err:  # one failing example must not hide the others
-                row = {"part": part, "name": name, "error": f"{type(err).__name__}: {err}"[:300]}
-                traceback.print_exc()
-            row["wall_s"] = round(time.time() - t0, 1)
-            rows.append(row)
-            print(json.dumps({k: v for k, v in row.items() if k != "cases"}), flush=True)
+    for part, name in cases[first - 1 :: every]:
+        t0 = time.time()
+        try:
+            row = RUN[part](name)
+        except Exception as err:  # one failing example must not hide the others
+            row = {"part": part, "name": name, "error": f"{type(err).__name__}: {err}"[:300]}
+            traceback.print_exc()
+        row["wall_s"] = round(time.time() - t0, 1)
+        rows.append(row)
+        print(json.dumps({k: v for k, v in row.items() if k != "cases"}), flush=True)
     out_dir = Path(os.environ.get("OUT", "/tmp"))
     env = {"device": torch.cuda.get_device_name(), "torch": torch.__version__}
     (out_dir / "gpu_cutile.json").write_text(json.dumps({"env": env, "rows": rows}, default=str))

@@ -191,13 +191,16 @@ class _TileLangInputs:
             return None
 
 
-def run_tilelang_sources(only: list[str] | None = None) -> list[dict]:
-    """Every TileLang example (or those named in ``only``) against each of its Helion and
-    Triton translations."""
+def run_tilelang_sources(
+    only: list[str] | None = None, shard: tuple[int, int] = (1, 1)
+) -> list[dict]:
+    """Every TileLang example (or those named in ``only``; every ``shard[1]``-th from the
+    ``shard[0]``-th) against each of its Helion and Triton translations."""
     from benchmarks.gpu_library import run_pair
 
     rows = []
-    for source in sorted((ROOT / "examples" / "tilelang").glob("*.py")):
+    sources = sorted((ROOT / "examples" / "tilelang").glob("*.py"))
+    for source in sources[shard[0] - 1 :: shard[1]]:
         if only and source.stem not in only:
             continue
         for dst in ("helion", "triton"):
@@ -227,7 +230,14 @@ def main(argv: list[str]) -> int:
         choices=["helion", "triton", "tilelang", "gemm", "all"],
         default=["all"],
     )
+    parser.add_argument(
+        "--shard",
+        default="1/1",
+        help="I/N: every N-th example from the I-th (1-based; benchmarks.warm_shards runs shards"
+        " side by side to fill the compile caches first)",
+    )
     opts = parser.parse_args(argv)
+    shard = (int(opts.shard.split("/")[0]), int(opts.shard.split("/")[1]))
     parts = {"helion", "triton", "tilelang", "gemm"} if "all" in opts.part else set(opts.part)
     os.environ.setdefault("HELION_AUTOTUNE_EFFORT", "none")
     from validation.equivalence import prepare_runtimes
@@ -238,7 +248,8 @@ def main(argv: list[str]) -> int:
         jobs += [(run_helion, n) for n in HELION_CASES if not opts.only or n in opts.only]
     if "triton" in parts:
         jobs += [(run_triton, n) for n in TRITON_CASES if not opts.only or n in opts.only]
-    rows = run_tilelang_sources(opts.only) if "tilelang" in parts else []
+    jobs = jobs[shard[0] - 1 :: shard[1]]
+    rows = run_tilelang_sources(opts.only, shard) if "tilelang" in parts else []
     for fn, name in jobs:
         t0 = time.time()
         try:
@@ -249,7 +260,7 @@ def main(argv: list[str]) -> int:
         row["wall_s"] = round(time.time() - t0, 1)
         rows.append(row)
         print(json.dumps({k: v for k, v in row.items() if k != "cases"}), flush=True)
-    gemm = gemm_4096() if "gemm" in parts else None
+    gemm = gemm_4096() if "gemm" in parts and shard[0] == 1 else None
     out_dir = Path(os.environ.get("OUT", "/tmp"))
     (out_dir / "gpu_tilelang.json").write_text(json.dumps({"rows": rows, "gemm": gemm}))
     print(f"\n{'part':7s} {'example':24s} {'equal':>5s} {'rel_err':>9s} {'src ms':>9s} "
