@@ -346,6 +346,44 @@ def test_python_dash_m_translator():
     assert "entry relu(" in proc.stdout
 
 
+_EXIT_SCRIPT = """
+import atexit, sys, threading
+from translator import cli
+atexit.register(lambda: sys.stdout.write("atexit ran\\n"))
+if sys.argv[1] == "thread":  # a thread still running: the normal exit, which joins it
+    threading.Thread(target=lambda: (__import__("time").sleep(0.3), print("thread done"))).start()
+sys.argv[1:] = sys.argv[2:]
+cli.app()
+"""
+
+
+@pytest.mark.parametrize("thread", ["thread", "none"])
+def test_console_exit_runs_atexit_flushes_and_keeps_the_code(tmp_path, monkeypatch, thread):
+    # app() leaves without the interpreter's teardown (os._exit): what a normal exit does that
+    # is seen (atexit handlers, all of stdout, the exit code, threads joined) must still be.
+    monkeypatch.chdir(ROOT)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    bad = write(tmp_path, "bad", "import helion\ndef f(:\n")
+    for args, code in (
+        (["helion2triton", "examples/helion/softmax.py"], 0),
+        (["helion2triton", str(bad)], 2),
+    ):
+        proc = subprocess.run(
+            [sys.executable, "-c", _EXIT_SCRIPT, thread, *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=ROOT,
+            timeout=120,
+        )
+        assert proc.returncode == code, proc.stderr
+        printed = invoke(args).stdout
+        ends = "atexit ran\n" if thread == "none" else "thread done\natexit ran\n"
+        assert proc.stdout == printed + ends
+        assert ("@triton.jit" in printed) == (code == 0)
+        assert ("error:" in proc.stderr) == (code == 2)
+
+
 @pytest.mark.parametrize("blocked", ["numpy", "triton"])
 def test_validate_without_the_validation_extras_says_what_to_install(tmp_path, blocked):
     """A fresh `pip install tiletrans` has no torch, triton, numpy...: `validate`, `check
