@@ -412,3 +412,21 @@ def test_validate_without_the_validation_extras_says_what_to_install(tmp_path, b
         assert "tiletrans bug" not in ran.stderr and "Traceback" not in ran.stderr
     # Translation needs none of them.
     assert tiletrans("helion2triton", EXAMPLES / "add.py", env=env).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["helion2triton", "a.py", "-o", "out.py", "--diff"],
+        ["translate", "--from", "triton", "--to", "cutile", "-q", "a.py", "b"],
+        ["ir", "a.py", "--to", "tilelang", "--after", "x"],
+        ["validate", "a.py", "b.py", "--dtype", "float16", "--seed", "3"],
+        ["check", "gen", "--fix", "--output-format", "json"],
+        ["migrate", "lib", "--to", "triton", "-o", "out", "-j", "2", "--check"],
+    ],
+)
+def test_parser_of_one_command_reads_as_the_whole_parser(argv):
+    # `main` builds only the subparser its first argument names: the same namespace.
+    from translator.cli import build_parser
+
+    assert vars(build_parser(argv[0]).parse_args(argv)) == vars(build_parser().parse_args(argv))

@@ -891,11 +891,24 @@ def _dialect_names() -> tuple[list[str], list[str]]:
         return [], []
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``tiletrans`` argument parser (one subcommand per command)."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``tiletrans`` argument parser (one subcommand per command).
+
+    With ``command`` (the first argument) naming a command, only that command's subparser is
+    built: the others cannot be reached by a command line that starts with it, and building all
+    17 (each a parser with its own formatter, its options' actions and gettext look-ups of
+    argparse's messages) was ~10 ms of every run. Anything else (``--help``, a typo) gets all.
+    """
     from translator import __version__
 
     sources, targets = _dialect_names()
+    pairs = [f"{src}2{dst}" for src in sources for dst in targets if src != dst]
+    if command not in ("translate", "ir", "validate", "check", "migrate", *pairs):
+        command = None
+
+    def wanted(name: str) -> bool:
+        return command is None or command == name
+
     common = _Parser(add_help=False)
     common.add_argument("-q", "--quiet", action="store_true", help="print diagnostics only")
     common.add_argument("-v", "--verbose", action="store_true", help="say more about each file")
@@ -930,24 +943,38 @@ def build_parser() -> argparse.ArgumentParser:
         )
         p.add_argument("--stdin-filename", help="the name of stdin's file, for messages")
 
-    t = sub.add_parser(
-        "translate", parents=[common], help="translate files from one DSL to another"
-    )
-    translation_options(t)
-    t.add_argument("--to", dest="dst", choices=targets or None, help="target DSL")
-    t.add_argument(
-        "--from", dest="src", choices=sources or None, help="source DSL (default: detected)"
-    )
-    t.set_defaults(run=cmd_translate)
+    if wanted("translate"):
+        t = sub.add_parser(
+            "translate", parents=[common], help="translate files from one DSL to another"
+        )
+        translation_options(t)
+        t.add_argument("--to", dest="dst", choices=targets or None, help="target DSL")
+        t.add_argument(
+            "--from", dest="src", choices=sources or None, help="source DSL (default: detected)"
+        )
+        t.set_defaults(run=cmd_translate)
     for src in sources:
         for dst in targets:
-            if src != dst:
+            if src != dst and wanted(f"{src}2{dst}"):
                 p = sub.add_parser(
                     f"{src}2{dst}", parents=[common], help=f"translate {src} files to {dst}"
                 )
                 translation_options(p)
                 p.set_defaults(run=cmd_translate, src=src, dst=dst, fixed=True)
+    if wanted("ir"):
+        _ir_parser(sub, common, sources, targets)
+    if wanted("validate"):
+        _validate_parser(sub, common, sources)
+    if wanted("check"):
+        _check_parser(sub, common)
+    if wanted("migrate"):
+        _migrate_parser(sub, common, sources, targets)
+    return parser
 
+
+def _ir_parser(
+    sub: Any, common: argparse.ArgumentParser, sources: list[str], targets: list[str]
+) -> None:
     i = sub.add_parser("ir", parents=[common], help="print the tile IR of files")
     i.add_argument("paths", nargs="+", metavar="PATH", help="files or folders; `-` reads stdin")
     i.add_argument("--from", dest="src", choices=sources or None, help="source DSL")
@@ -956,6 +983,8 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--stdin-filename", help="the name of stdin's file, for messages")
     i.set_defaults(run=cmd_ir)
 
+
+def _validate_parser(sub: Any, common: argparse.ArgumentParser, sources: list[str]) -> None:
     v = sub.add_parser(
         "validate",
         parents=[common],
@@ -980,6 +1009,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     v.set_defaults(run=cmd_validate)
 
+
+def _check_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     c = sub.add_parser(
         "check",
         parents=[common],
@@ -1008,6 +1039,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     c.set_defaults(run=cmd_check)
 
+
+def _migrate_parser(
+    sub: Any, common: argparse.ArgumentParser, sources: list[str], targets: list[str]
+) -> None:
     m = sub.add_parser(
         "migrate",
         parents=[common],
@@ -1061,7 +1096,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="write nothing; exit 1 if a file -o (or, without it, --write) would write changes",
     )
     m.set_defaults(run=cmd_migrate)
-    return parser
 
 
 # --------------------------------------------------------------------------------------------------
@@ -1077,7 +1111,7 @@ def _main(argv: Sequence[str] | None) -> int:
 
         sys.stdout.write(f"tiletrans {__version__}\n")
         return EXIT_OK
-    parser = build_parser()
+    parser = build_parser(argv[0])
     try:
         args = parser.parse_args(argv)
     except SystemExit as done:  # --help, --version
