@@ -347,11 +347,18 @@ def test_python_dash_m_translator():
 
 
 _EXIT_SCRIPT = """
-import atexit, sys, threading
+import atexit, sys, threading, time
 from translator import cli
 atexit.register(lambda: sys.stdout.write("atexit ran\\n"))
-if sys.argv[1] == "thread":  # a thread still running: the normal exit, which joins it
-    threading.Thread(target=lambda: (__import__("time").sleep(0.3), print("thread done"))).start()
+if sys.argv[1] == "thread":  # still running when main returns: the normal exit joins it
+    done, main = threading.Event(), cli.main
+    def watched(*args):
+        try:
+            return main(*args)
+        finally:
+            done.set()
+    cli.main = watched
+    threading.Thread(target=lambda: (done.wait(), time.sleep(0.2), print("thread done"))).start()
 sys.argv[1:] = sys.argv[2:]
 cli.app()
 """
