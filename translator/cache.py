@@ -1,5 +1,6 @@
 """The on-disk cache of what every run would otherwise rebuild: parsed grammars, compiled
-templates and the compiled methods of dataclasses (never translations).
+templates (jinja2's bytecode, and the plain render functions of :mod:`translator.rendering`) and
+the compiled methods of dataclasses (never translations).
 
 A run of ``tiletrans`` is a fresh process: it parses the TOML grammars and compiles the jinja2
 templates of its dialects before translating anything. Both depend on the files' text alone, so
