@@ -144,3 +144,41 @@ def test_dataclass_cache_off_and_broken(cache, monkeypatch):
     monkeypatch.setenv("TILETRANS_NO_CACHE", "1")
     with compiled_dataclasses():
         assert "exec" not in vars(dataclasses)
+
+
+def _class_of(package: str, monkeypatch: pytest.MonkeyPatch) -> type:
+    """A frozen dataclass defined in a module of ``package``."""
+    import types
+
+    module = types.ModuleType(f"{package}.kinds")
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    exec(
+        "import dataclasses\n@dataclasses.dataclass(frozen=True)\nclass P:\n    x: int\n",
+        module.__dict__,
+    )
+    return module.P
+
+
+def test_dataclass_cache_has_a_file_per_package(cache, monkeypatch):
+    # A translation reads the methods of libcst's and tiletrans's dataclasses, not those of the
+    # thousands that `validate` creates when it imports torch.
+    with compiled_dataclasses():
+        _class_of("alpha", monkeypatch)
+        _class_of("beta", monkeypatch)
+    files = sorted(p.name.rsplit("-", 1)[1] for p in cache.glob("dataclass-code-*.marshal"))
+    assert files == ["alpha.marshal", "beta.marshal"]
+    read: list[str] = []
+    real_open = open
+
+    def spy(path, *args, **kwargs):
+        read.append(Path(path).name.rsplit("-", 1)[1])
+        return real_open(path, *args, **kwargs)
+
+    def no_compile(*args, **kwargs):
+        raise AssertionError("compiled although cached")
+
+    monkeypatch.setattr(cache_module, "open", spy, raising=False)
+    monkeypatch.setattr(cache_module, "compile", no_compile, raising=False)
+    with compiled_dataclasses():
+        assert _class_of("alpha", monkeypatch)(3).x == 3
+    assert read == ["alpha.marshal"]

@@ -346,6 +346,51 @@ def test_python_dash_m_translator():
     assert "entry relu(" in proc.stdout
 
 
+_EXIT_SCRIPT = """
+import atexit, sys, threading, time
+from translator import cli
+atexit.register(lambda: sys.stdout.write("atexit ran\\n"))
+if sys.argv[1] == "thread":  # still running when main returns: the normal exit joins it
+    done, main = threading.Event(), cli.main
+    def watched(*args):
+        try:
+            return main(*args)
+        finally:
+            done.set()
+    cli.main = watched
+    threading.Thread(target=lambda: (done.wait(), time.sleep(0.2), print("thread done"))).start()
+sys.argv[1:] = sys.argv[2:]
+cli.app()
+"""
+
+
+@pytest.mark.parametrize("thread", ["thread", "none"])
+def test_console_exit_runs_atexit_flushes_and_keeps_the_code(tmp_path, monkeypatch, thread):
+    # app() leaves without the interpreter's teardown (os._exit): what a normal exit does that
+    # is seen (atexit handlers, all of stdout, the exit code, threads joined) must still be.
+    monkeypatch.chdir(ROOT)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    bad = write(tmp_path, "bad", "import helion\ndef f(:\n")
+    for args, code in (
+        (["helion2triton", "examples/helion/softmax.py"], 0),
+        (["helion2triton", str(bad)], 2),
+    ):
+        proc = subprocess.run(
+            [sys.executable, "-c", _EXIT_SCRIPT, thread, *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=ROOT,
+            timeout=120,
+        )
+        assert proc.returncode == code, proc.stderr
+        printed = invoke(args).stdout
+        ends = "atexit ran\n" if thread == "none" else "thread done\natexit ran\n"
+        assert proc.stdout == printed + ends
+        assert ("@triton.jit" in printed) == (code == 0)
+        assert ("error:" in proc.stderr) == (code == 2)
+
+
 @pytest.mark.parametrize("blocked", ["numpy", "triton"])
 def test_validate_without_the_validation_extras_says_what_to_install(tmp_path, blocked):
     """A fresh `pip install tiletrans` has no torch, triton, numpy...: `validate`, `check
@@ -374,3 +419,21 @@ def test_validate_without_the_validation_extras_says_what_to_install(tmp_path, b
         assert "tiletrans bug" not in ran.stderr and "Traceback" not in ran.stderr
     # Translation needs none of them.
     assert tiletrans("helion2triton", EXAMPLES / "add.py", env=env).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["helion2triton", "a.py", "-o", "out.py", "--diff"],
+        ["translate", "--from", "triton", "--to", "cutile", "-q", "a.py", "b"],
+        ["ir", "a.py", "--to", "tilelang", "--after", "x"],
+        ["validate", "a.py", "b.py", "--dtype", "float16", "--seed", "3"],
+        ["check", "gen", "--fix", "--output-format", "json"],
+        ["migrate", "lib", "--to", "triton", "-o", "out", "-j", "2", "--check"],
+    ],
+)
+def test_parser_of_one_command_reads_as_the_whole_parser(argv):
+    # `main` builds only the subparser its first argument names: the same namespace.
+    from translator.cli import build_parser
+
+    assert vars(build_parser(argv[0]).parse_args(argv)) == vars(build_parser().parse_args(argv))

@@ -260,3 +260,34 @@ def test_visitor_classes_made_per_call_keep_their_own_hooks():
         runs.append(visitor.seen)
     assert runs[0] == runs[2] == ["y", "f", "x", "z", "g", "y"]
     assert runs[1] == runs[3] == ["call", "call"]
+
+
+def test_class_hooks_are_get_visitors():
+    # `Wrapper` asks which hooks a provider class has from its class dicts (cheaper than
+    # libcst's `get_visitors()`, which inspects every member of an instance): the same names
+    # for every batchable visitor libcst and tiletrans define, and ones made here.
+    import libcst.metadata  # noqa: F401  (the providers)
+
+    import translator.dialects.common.dead_host  # noqa: F401
+    import translator.dialects.common.passthrough  # noqa: F401
+    from translator.dialects.cst_utils import _class_hooks
+
+    class Hooks(cst.BatchableCSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            pass
+
+        def leave_Call_func(self, node: cst.Call) -> None:
+            pass
+
+    class Aliased(cst.BatchableCSTVisitor):
+        other = Hooks.visit_Name  # named `visit_Name` underneath: get_visitors counts it
+
+    todo, kinds = [cst.BatchableCSTVisitor], []
+    while todo:
+        kind = todo.pop()
+        kinds.append(kind)
+        todo.extend(kind.__subclasses__())
+    assert len(kinds) > 8
+    for kind in kinds:
+        expected = set(kind.__new__(kind).get_visitors())
+        assert _class_hooks(kind) == expected, kind

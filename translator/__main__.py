@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import sys
-
-from translator.cli import main
+from translator.cli import app
 
 if __name__ == "__main__":
-    sys.exit(main())
+    app()

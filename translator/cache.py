@@ -1,5 +1,6 @@
 """The on-disk cache of what every run would otherwise rebuild: parsed grammars, compiled
-templates and the compiled methods of dataclasses (never translations).
+templates (jinja2's bytecode, and the plain render functions of :mod:`translator.rendering`) and
+the compiled methods of dataclasses (never translations).
 
 A run of ``tiletrans`` is a fresh process: it parses the TOML grammars and compiles the jinja2
 templates of its dialects before translating anything. Both depend on the files' text alone, so
@@ -113,8 +114,9 @@ def template_bytecode_cache() -> Any:
         return None
 
 
-#: Most entries the dataclass code cache keeps (a run that creates more starts it over).
-_CODE_ENTRIES = 20_000
+#: Most entries one package's file of the dataclass code cache keeps (a run that creates more
+#: starts that file over).
+_CODE_ENTRIES = 10_000
 
 
 @contextlib.contextmanager
@@ -128,10 +130,16 @@ def compiled_dataclasses() -> Iterator[None]:
     ``exec(text, globals, locals)``; compiling those ~900 texts was most of that. Within this
     context, the ``exec`` that ``dataclasses`` calls (a name looked up in its module globals
     before builtins, so nothing else is affected) takes the code object compiled from the same
-    text earlier (``marshal``, keyed by the exact text, in a file per Python bytecode version),
-    and ``exec``s it with the same globals and locals: the same methods, without the compile.
-    Texts not seen before are compiled as ``exec`` would (no ``__future__`` flags inherited)
-    and added to the file on exit. Off with caching (``TILETRANS_NO_CACHE=1``).
+    text earlier (``marshal``, keyed by the exact text), and ``exec``s it with the same globals
+    and locals: the same methods, without the compile. Texts not seen before are compiled as
+    ``exec`` would (no ``__future__`` flags inherited) and added on exit. Off with caching
+    (``TILETRANS_NO_CACHE=1``).
+
+    One file per top-level package of the class (``libcst``, ``translator``, ``torch``...), per
+    Python bytecode version, read when that package's first dataclass comes: a translation
+    reads libcst's and tiletrans's (~1,500 texts, ~3 ms), never those of the ~5,000 classes
+    ``validate`` creates when it imports torch (one shared file had grown to 8 MB, read at
+    every start: ~14 ms of each one-file run).
     """
     import dataclasses
 
@@ -142,29 +150,27 @@ def compiled_dataclasses() -> Iterator[None]:
     import importlib.util
     import marshal
 
-    path = folder / (
-        f"dataclass-code-2-{sys.implementation.cache_tag}-"
-        f"{importlib.util.MAGIC_NUMBER.hex()}.marshal"
-    )
-    # Text -> the marshalled code object: one file read at the first dataclass, each entry
-    # unmarshalled when its text comes (unmarshalling all ~1,000 at once cost more than
-    # compiling the few a run needs).
-    codes: dict[str, bytes] | None = None
-    added: dict[str, bytes] = {}
+    stem = f"dataclass-code-3-{sys.implementation.cache_tag}-{importlib.util.MAGIC_NUMBER.hex()}"
+    # Per package: text -> the marshalled code object. A file is read whole at the package's
+    # first dataclass; each entry is unmarshalled when its text comes.
+    codes: dict[str, dict[str, bytes]] = {}
+    added: dict[str, dict[str, bytes]] = {}
 
     def cached_exec(source: Any, globals: Any = None, locals: Any = None) -> None:
-        nonlocal codes
         if isinstance(source, str):
-            if codes is None:
-                codes = _read_codes(path, marshal)
-            blob = codes.get(source)
+            package = _package(globals)
+            known = codes.get(package)
+            if known is None:
+                known = codes[package] = _read_codes(_code_file(folder, stem, package), marshal)
+            blob = known.get(source)
             code = None
             if type(blob) is bytes:
                 with contextlib.suppress(Exception):
                     code = marshal.loads(blob)
             if type(code) is not CodeType:
                 code = compile(source, "<string>", "exec", dont_inherit=True)
-                codes[source] = added[source] = marshal.dumps(code)
+                blob = marshal.dumps(code)
+                known[source] = added.setdefault(package, {})[source] = blob
             source = code
         exec(source, globals, locals)
 
@@ -173,12 +179,24 @@ def compiled_dataclasses() -> Iterator[None]:
         yield
     finally:
         del dataclasses.exec  # type: ignore[attr-defined]
-        if added:
+        for package, new in added.items():
+            path = _code_file(folder, stem, package)
             known = _read_codes(path, marshal)
-            if len(known) + len(added) > _CODE_ENTRIES:
+            if len(known) + len(new) > _CODE_ENTRIES:
                 known = {}
-            known.update(added)
+            known.update(new)
             _write(path, marshal.dumps(known))
+
+
+def _package(globals: Any) -> str:
+    """The top-level package of the module whose globals ``dataclasses`` passes (``_``: none)."""
+    name = globals.get("__name__") if isinstance(globals, dict) else None
+    top = name.partition(".")[0] if isinstance(name, str) else ""
+    return top if top.isidentifier() else "_"
+
+
+def _code_file(folder: Path, stem: str, package: str) -> Path:
+    return folder / f"{stem}-{package}.marshal"
 
 
 def _read_codes(path: Path, marshal: Any) -> dict[str, bytes]:

@@ -933,25 +933,26 @@ class _Remover(cst.CSTTransformer):
 
 
 #: The node types that can hold a statement or a small statement (what the analysis finds):
-#: the walk below enters no other (expressions, most of a module, hold none).
+#: the walk below enters no other (expressions, most of a module, hold none). Found by each
+#: class's MRO, not ``issubclass``: against libcst's abstract bases that goes through
+#: ``ABCMeta`` for every pair (a few ms of every translation's start-up); the same classes.
+_HOLDER_BASES = frozenset(
+    (
+        cst.Module,
+        cst.BaseCompoundStatement,
+        cst.BaseSuite,
+        cst.SimpleStatementLine,
+        cst.Else,
+        cst.Finally,
+        cst.ExceptHandler,
+        getattr(cst, "ExceptStarHandler", cst.ExceptHandler),
+        cst.MatchCase,
+    )
+)
 _HOLDERS = frozenset(
     kind
     for kind in vars(cst).values()
-    if isinstance(kind, type)
-    and issubclass(
-        kind,
-        (
-            cst.Module,
-            cst.BaseCompoundStatement,
-            cst.BaseSuite,
-            cst.SimpleStatementLine,
-            cst.Else,
-            cst.Finally,
-            cst.ExceptHandler,
-            getattr(cst, "ExceptStarHandler", cst.ExceptHandler),
-            cst.MatchCase,
-        ),
-    )
+    if isinstance(kind, type) and not _HOLDER_BASES.isdisjoint(kind.__mro__)
 )
 
 

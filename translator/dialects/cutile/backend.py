@@ -25,7 +25,7 @@ from translator.dialects.common.host_code import HostPrinter, host_atom
 from translator.dialects.common.passthrough import KernelCode, LaunchCode
 from translator.dialects.cutile.kernel import KernelWriter, persistent
 from translator.dialects.formatting import wrap_lines
-from translator.grammar import load_grammar, template_environment
+from translator.grammar import load_grammar
 from translator.ir import nodes as ir
 from translator.ir.ops import next_power_of_2
 from translator.ir.passes import Pass
@@ -34,6 +34,7 @@ from translator.ir.transforms import rows_per_block, squeeze_unit_tiles, unit_bl
 from translator.ir.verifier import verify_kernel
 from translator.ir.visit import walk_stmts
 from translator.naming import constant_name
+from translator.rendering import render_template
 
 #: The host's name for the SM count a persistent launch sizes its grid by.
 _SMS = "num_sms"
@@ -96,17 +97,15 @@ class CutileBackend(Backend):
         params = [p.name if p.kind == "tensor" else f"{p.name}: {p.kind}" for p in kernel.params]
         params += [f"{name}: {spell['config']}[int]" for name, _ in writer.sig.blocks]
         params += [f"{name}: {spell['config']}[int]" for name, _ in writer.sig.full]
-        text = (
-            template_environment("cutile")
-            .get_template("kernel.py.j2")
-            .render(
-                name=kernel.name,
-                params=params,
-                body=body,
-                comments=_notes(kernel, tuning_space(kernel, writer, _host_sized(kernel, module))),
-                docstring=kernel.docstring,
-                spell=spell,
-            )
+        text = render_template(
+            "cutile",
+            "kernel.py.j2",
+            name=kernel.name,
+            params=params,
+            body=body,
+            comments=_notes(kernel, tuning_space(kernel, writer, _host_sized(kernel, module))),
+            docstring=kernel.docstring,
+            spell=spell,
         )
         space = tuning_space(kernel, writer, _host_sized(kernel, module))
         if len(space) > 1:

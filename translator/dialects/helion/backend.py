@@ -20,13 +20,14 @@ from translator.dialects.formatting import MAX_LINE, wrap_lines
 from translator.dialects.helion.configs import BlockPlan, config_texts, kernel_names, plan_blocks
 from translator.dialects.helion.kernel_writer import Writer
 from translator.dialects.helion.rebinding import separate_host_values
-from translator.grammar import load_grammar, template_environment
+from translator.grammar import load_grammar
 from translator.ir import nodes as ir
 from translator.ir.renaming import rename
 from translator.ir.shapes import TypeEnv, kernel_env
 from translator.ir.verifier import verify_kernel
 from translator.ir.visit import kernel_exprs, walk_expr
 from translator.naming import unique
+from translator.rendering import render_template
 
 # Names the emitted module imports; IR names must not shadow them.
 _RESERVED = {"torch", "helion", "hl", "math"}
@@ -129,16 +130,14 @@ def _kernel_code(kernel: ir.Kernel) -> KernelCode:
         # Helion specialises on a `str` already; an int it must know is an hl.constexpr.
         constexpr = p.kind == "int" and (p.constexpr or p.name in shaped)
         params.append(f"{p.name}: {lang['constexpr'] if constexpr else _ANNOTATIONS[p.kind]}")
-    text = (
-        template_environment("helion")
-        .get_template("kernel.py.j2")
-        .render(
-            name=kernel.name,
-            params=params,
-            docstring=kernel.docstring,
-            body=body,
-            **_decorator(kernel, plan),
-        )
+    text = render_template(
+        "helion",
+        "kernel.py.j2",
+        name=kernel.name,
+        params=params,
+        docstring=kernel.docstring,
+        body=body,
+        **_decorator(kernel, plan),
     )
     text = "\n".join(wrap_lines(text.splitlines())) + "\n"
     return KernelCode(text, ("import math",) if writer.needs_math else ())

@@ -19,12 +19,13 @@ from translator.dialects.common.host_code import HostPrinter, host_atom
 from translator.dialects.common.passthrough import KernelCode, LaunchCode
 from translator.dialects.formatting import MAX_LINE, wrap_lines
 from translator.dialects.tilelang.kernel import KernelWriter
-from translator.grammar import load_grammar, template_environment
+from translator.grammar import load_grammar
 from translator.ir import nodes as ir
 from translator.ir.passes import Pass
 from translator.ir.shapes import kernel_env
 from translator.ir.transforms import squeeze_unit_tiles, unit_block_tiles
 from translator.ir.verifier import verify_kernel
+from translator.rendering import render_template
 
 _RESERVED = {"T", "tilelang", "torch", "math", "main"}
 
@@ -159,21 +160,19 @@ def _kernel_code(kernel: ir.Kernel) -> KernelCode:
         domain = ", ".join(reversed(grid))
         header = f"for {target} in {spell['persistent']}([{domain}], {sms}, {block_id}):"
         body = [*writer.allocs, header, *(f"    {line}" for line in writer.lines)]
-    text = (
-        template_environment("tilelang")
-        .get_template("kernel.py.j2")
-        .render(
-            name=kernel.name,
-            params=params,
-            docstring=kernel.docstring,
-            setup=setup,
-            prim_name="main",
-            prim_params=prim_params,
-            launch=launch,
-            body=body,
-            autotune=autotune,
-            spell=spell,
-        )
+    text = render_template(
+        "tilelang",
+        "kernel.py.j2",
+        name=kernel.name,
+        params=params,
+        docstring=kernel.docstring,
+        setup=setup,
+        prim_name="main",
+        prim_params=prim_params,
+        launch=launch,
+        body=body,
+        autotune=autotune,
+        spell=spell,
     )
     text = "\n".join(wrap_lines(text.splitlines())) + "\n"
     imports = ("import math",) if "math." in text.replace("tilelang.math.", "") else ()

@@ -19,13 +19,14 @@ from translator.dialects.formatting import wrap_lines
 from translator.dialects.triton.kernel import KernelEmitter
 from translator.dialects.triton.pipelining import fewer_stages_for_squeezed_dots
 from translator.dialects.triton.tuning import with_default_space
-from translator.grammar import load_grammar, template_environment
+from translator.grammar import load_grammar
 from translator.ir import nodes as ir
 from translator.ir.counters import seed_only_params
 from translator.ir.passes import Pass
 from translator.ir.transforms import squeeze_unit_tiles, unit_block_tiles
 from translator.ir.verifier import verify_kernel
 from translator.ir.visit import has_loops
+from translator.rendering import render_template
 
 
 class TritonBackend(Backend):
@@ -95,18 +96,16 @@ def _kernel_code(kernel: ir.Kernel) -> tuple[KernelCode, tuple]:
     params += [p for p, _, _ in sig.strides]
     params += [f"{p}: tl.constexpr" for p, _ in sig.constexprs]
     autotune = _autotune(squeezed, emitter)
-    text = (
-        template_environment("triton")
-        .get_template("kernel.py.j2")
-        .render(
-            name=squeezed.name,
-            params=params,
-            body=body,
-            autotune=autotune,
-            comments=notes,
-            docstring=squeezed.docstring,
-            spell=load_grammar("triton")["backend"]["kernel"],
-        )
+    text = render_template(
+        "triton",
+        "kernel.py.j2",
+        name=squeezed.name,
+        params=params,
+        body=body,
+        autotune=autotune,
+        comments=notes,
+        docstring=squeezed.docstring,
+        spell=load_grammar("triton")["backend"]["kernel"],
     )
     text = "\n".join(wrap_lines(text.splitlines())) + "\n"
     imports: tuple[str, ...] = ("import math",) if "math." in text else ()
