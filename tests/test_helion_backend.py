@@ -1800,3 +1800,24 @@ def test_float_ops_on_fp16_tiles_round_back_as_torch_does(tmp_path: Path) -> Non
     # And back in Helion: torch rounds by itself, so no cast is written.
     again = translate_source(source.read_text(), str(source), "helion", "helion")
     assert "torch.exp(x[tile_m, tile_n] * y[tile_m, tile_n])" in again
+
+
+def _decorators(text: str) -> dict[str, str]:
+    """Kernel name -> the text of its ``@helion.kernel(...)`` decorator."""
+    found = re.findall(r"@helion\.kernel\((.*?)\)\ndef (\w+)", text, flags=re.S)
+    return {name: args for args, name in found}
+
+
+def test_triton_sources_compile_once_for_every_shape_in_helion_too() -> None:
+    """A Triton kernel compiles once for all shapes: its Helion translation says
+    ``static_shapes=False`` (Helion's default recompiles per shape). One that allocates a tile
+    sized by a whole dim (attention's ``[tile_m, head_dim]`` accumulator) keeps the default:
+    dynamic-shape Helion refuses that allocation until the size is specialised."""
+    softmax = translate_file("examples/triton/softmax.py", "triton", "helion")
+    assert all("static_shapes=False" in d for d in _decorators(softmax).values()), softmax
+    attention = translate_file("examples/triton/attention.py", "triton", "helion")
+    decorators = _decorators(attention)
+    assert decorators and not any("static_shapes" in d for d in decorators.values()), attention
+    # A Helion source's own setting is carried as it is, whichever it is.
+    helion = translate_file("examples/library/helion/group_norm.py", "helion", "helion")
+    assert all("static_shapes=True" in d for d in _decorators(helion).values()), helion

@@ -52,7 +52,7 @@ def test_round_trip_matches_source_on_cpu(example: Path, tmp_path: Path) -> None
 # Which kinds of difference (tests/ir_compare.py: KINDS) separate each example's IR from the IR
 # read back from its Triton translation.
 EXPECTED: dict[str, set[str]] = {
-    "add": {"named_values", "sizes", "tunables"},
+    "add": {"hints", "named_values", "sizes", "tunables"},
     "attention": {"hints", "names", "partial_dims", "sizes", "unit_tiles"},
     "bmm": {"hints", "named_values", "sizes", "unit_tiles"},
     "cross_entropy": {"commutative", "hints", "named_values", "sizes", "tunables"},
@@ -62,11 +62,11 @@ EXPECTED: dict[str, set[str]] = {
     "layer_norm": {"hints", "named_values", "sizes", "tunables", "unit_tiles"},
     "matmul": {"hints", "named_values", "sizes", "tunables"},
     "matmul_bias_act": {"hints", "named_values", "names", "sizes", "spelled_ops", "tunables"},
-    "relu": {"named_values", "sizes", "spelled_ops", "tunables"},
+    "relu": {"hints", "named_values", "sizes", "spelled_ops", "tunables"},
     "rms_norm": {"hints", "named_values", "sizes", "tunables", "unit_tiles"},
-    "row_mean": {"named_values", "sizes", "tunables"},
-    "row_sum": {"named_values", "sizes", "tunables"},
-    "scaled_add": {"named_values", "sizes", "tunables"},
+    "row_mean": {"hints", "named_values", "sizes", "tunables"},
+    "row_sum": {"hints", "named_values", "sizes", "tunables"},
+    "scaled_add": {"hints", "named_values", "sizes", "tunables"},
     "silu": {"hints", "named_values", "sizes", "tunables"},
     "softmax": {"fp32_operands", "hints", "sizes", "tunables"},
     "softmax_two_pass": {"hints", "named_values", "names", "sizes", "tunables"},

@@ -13,7 +13,7 @@ import helion
 import helion.language as hl
 
 
-@helion.kernel(config=helion.Config(block_sizes=[1024]))
+@helion.kernel(static_shapes=False, config=helion.Config(block_sizes=[1024]))
 def add_kernel(x: torch.Tensor, y: torch.Tensor, output: torch.Tensor) -> None:
     for tile in hl.tile(output.size(0)):
         # Create a mask to guard memory operations against out-of-bounds accesses.

@@ -22,6 +22,7 @@ MAX_FUSED_SIZE = 65536 // 2
 
 
 @helion.kernel(
+    static_shapes=False,
     fast_math=True,
     index_dtype=torch.int64,
     config=helion.Config(num_warps=32, num_stages=3),

@@ -14,7 +14,7 @@ import helion
 import helion.language as hl
 
 
-@helion.kernel(index_dtype=torch.int64, config=helion.Config(block_sizes=[64]))
+@helion.kernel(static_shapes=False, index_dtype=torch.int64, config=helion.Config(block_sizes=[64]))
 def embedding_forward_kernel(
     embeddings: torch.Tensor, indices: torch.Tensor, output: torch.Tensor
 ) -> None:

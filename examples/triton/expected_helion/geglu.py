@@ -15,7 +15,7 @@ import helion
 import helion.language as hl
 
 
-@helion.kernel(fast_math=True, config=helion.Config(block_sizes=[1024]))
+@helion.kernel(static_shapes=False, fast_math=True, config=helion.Config(block_sizes=[1024]))
 def _geglu_tanh_forward_kernel(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> None:
     for tile in hl.tile(c.size(0)):
         a_tile = a[tile].to(torch.float32)

@@ -16,7 +16,7 @@ import helion
 import helion.language as hl
 
 
-@helion.kernel(config=helion.Config(num_warps=4))
+@helion.kernel(static_shapes=False, config=helion.Config(num_warps=4))
 def scale_bias_kernel(x: torch.Tensor, bias: torch.Tensor, out: torch.Tensor, alpha: float) -> None:
     block_m = min(32, helion.next_power_of_2(hl.specialize(x.size(0))))
     block_n = min(128, helion.next_power_of_2(hl.specialize(x.size(1))))

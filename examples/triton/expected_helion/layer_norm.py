@@ -15,7 +15,7 @@ import helion
 import helion.language as hl
 
 
-@helion.kernel(fast_math=True, config=helion.Config(num_warps=4, num_stages=3))
+@helion.kernel(static_shapes=False, fast_math=True, config=helion.Config(num_warps=4, num_stages=3))
 def _layer_norm_fwd_fused(
     X: torch.Tensor,
     Y: torch.Tensor,

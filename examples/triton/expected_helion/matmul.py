@@ -20,6 +20,7 @@ import helion.language as hl
 #   - An auto-tuning *key* whose change in values will trigger evaluation of all the
 #       provided configs
 @helion.kernel(
+    static_shapes=False,
     configs=[
         helion.Config(block_sizes=[128, 256, 64], num_warps=8, num_stages=3, l2_groupings=[8]),
         helion.Config(block_sizes=[64, 256, 32], num_warps=4, num_stages=4, l2_groupings=[8]),

@@ -19,6 +19,7 @@ import helion.language as hl
 
 
 @helion.kernel(
+    static_shapes=False,
     fast_math=True,
     configs=[
         helion.Config(block_sizes=[64, 64, 32], num_warps=4, num_stages=4, l2_groupings=[8]),

@@ -17,6 +17,7 @@ import helion.language as hl
 
 
 @helion.kernel(
+    static_shapes=False,
     config=helion.Config(block_sizes=[64, 64, 32], num_warps=4, num_stages=3, l2_groupings=[8]),
 )
 def matmul_block_ptr_kernel(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> None:

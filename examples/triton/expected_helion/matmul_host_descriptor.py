@@ -25,6 +25,7 @@ import helion.language as hl
 
 
 @helion.kernel(
+    static_shapes=False,
     configs=[
         helion.Config(block_sizes=[128, 128, 64], num_warps=8, num_stages=3, l2_groupings=[8]),
         helion.Config(block_sizes=[128, 256, 64], num_warps=8, num_stages=3, l2_groupings=[8]),

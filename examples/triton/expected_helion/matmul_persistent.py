@@ -18,6 +18,7 @@ import helion.language as hl
 
 
 @helion.kernel(
+    static_shapes=False,
     configs=[
         helion.Config(
             block_sizes=[128, 128, 64],

@@ -17,7 +17,7 @@ import helion.language as hl
 MAX_FUSED_SIZE = 65536
 
 
-@helion.kernel(fast_math=True, index_dtype=torch.int64, config=helion.Config())
+@helion.kernel(static_shapes=False, fast_math=True, index_dtype=torch.int64, config=helion.Config())
 def _rms_norm_forward_kernel(
     Y: torch.Tensor, X: torch.Tensor, W: torch.Tensor, RSTD: torch.Tensor, n_cols: int, eps: float
 ) -> None:

@@ -13,7 +13,10 @@ import helion
 import helion.language as hl
 
 
-@helion.kernel(config=helion.Config(block_sizes=[16], num_warps=4, num_stages=3))
+@helion.kernel(
+    static_shapes=False,
+    config=helion.Config(block_sizes=[16], num_warps=4, num_stages=3),
+)
 def row_sum_kernel(x: torch.Tensor, out: torch.Tensor) -> None:
     block_n = min(256, helion.next_power_of_2(hl.specialize(x.size(1))))
     for tile_m in hl.tile(x.size(0)):

@@ -14,7 +14,7 @@ import helion
 import helion.language as hl
 
 
-@helion.kernel(fast_math=True, config=helion.Config())
+@helion.kernel(static_shapes=False, fast_math=True, config=helion.Config())
 def softmax_kernel(output: torch.Tensor, input: torch.Tensor) -> None:
     for row_idx in hl.grid(input.size(0)):
         # starting row of the program

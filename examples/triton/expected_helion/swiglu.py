@@ -14,7 +14,7 @@ import helion
 import helion.language as hl
 
 
-@helion.kernel(fast_math=True, index_dtype=torch.int64, config=helion.Config())
+@helion.kernel(static_shapes=False, fast_math=True, index_dtype=torch.int64, config=helion.Config())
 def _swiglu_forward_kernel(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, n_cols: int) -> None:
     for program_id in hl.grid(a.size(0)):
         # sigmoid requires type float32

@@ -212,12 +212,28 @@ def _dot_precision(kernel: ir.Kernel) -> tuple[str, str] | None:
     return spec["dot_precision_setting"], str(dots[0].precision)
 
 
+def _sizes_whole_dims(kernel: ir.Kernel) -> bool:
+    """Whether the kernel allocates or counts over a whole dim of a tensor (``hl.zeros([tile,
+    q.size(2)])``, ``hl.arange(n)``): Helion compiles that only for a size it specialises on."""
+    for e in kernel_exprs(kernel):
+        dims = e.shape if isinstance(e, ir.Full) else (e.dim,) if isinstance(e, ir.Arange) else ()
+        if any(isinstance(d, ir.FullDim) for d in dims):
+            return True
+    return False
+
+
 def _decorator(kernel: ir.Kernel, plan: BlockPlan) -> dict:
     """The ``@helion.kernel(...)`` arguments: on one line if they fit, else one per line."""
     args = []
     hints = kernel.hints
-    if hints.static_shapes is not None:
-        args.append(f"static_shapes={bool(hints.static_shapes)}")
+    static = hints.static_shapes
+    if static is False and _sizes_whole_dims(kernel):
+        # A source compiled once for every shape (Triton) that sizes a tile by a whole dim
+        # keeps Helion's static shapes: with dynamic ones Helion refuses such an allocation
+        # (ShapeSpecializingAllocation) until the size is hl.specialize'd.
+        static = None
+    if static is not None:
+        args.append(f"static_shapes={bool(static)}")
     if hints.fast_math:
         # The source computed exp/log/... with fast approximations (Triton's tl.exp): Helion's
         # fast_math uses the same ones instead of libdevice's exact-rounding calls.

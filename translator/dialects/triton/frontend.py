@@ -987,6 +987,11 @@ class EntryBuilder(HostStatements, HostExpressions, HostTensors):
             # overflow); other DSLs are told to index so too.
             index_bits=64 if _casts_to_int64(kernel.fn, self.info) else None,
             fast_math=True if _uses_fast_math(list(k.body)) else None,
+            # A Triton kernel compiles once for every shape (it specialises only on sizes
+            # divisible by 16 or equal to 1): a target that would recompile per shape, as
+            # Helion's default does, should not (and Helion's static shapes were measured
+            # 2x slower on a looped log-softmax: benchmarks.gpu_gap_probe).
+            static_shapes=False,
         )
         k = self.sizes_of_passed_tensors(k, launch)
         inline = ir.InlineKernel(

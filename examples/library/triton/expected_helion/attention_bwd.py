@@ -61,7 +61,7 @@ def _attn_fwd(
         LSE[off_z.begin, off_h.begin, tile_m] = m_i + torch.log2(l_i)
 
 
-@helion.kernel(config=helion.Config(block_sizes=[32]))
+@helion.kernel(static_shapes=False, config=helion.Config(block_sizes=[32]))
 def _attn_bwd_preprocess(
     Out: torch.Tensor,
     DO: torch.Tensor,

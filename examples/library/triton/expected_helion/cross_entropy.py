@@ -50,7 +50,11 @@ def liger_cross_entropy_kernel(
             dX[program_id, :] = grad.to(dX.dtype)
 
 
-@helion.kernel(index_dtype=torch.int64, config=helion.Config(num_warps=32, num_stages=3))
+@helion.kernel(
+    static_shapes=False,
+    index_dtype=torch.int64,
+    config=helion.Config(num_warps=32, num_stages=3),
+)
 def element_mul_kernel(X: torch.Tensor, grad_output: torch.Tensor) -> None:
     """Scale a row of ``X`` in place by the scalar upstream gradient."""
     block_size = min(32768, helion.next_power_of_2(hl.specialize(X.size(1))))
@@ -61,7 +65,11 @@ def element_mul_kernel(X: torch.Tensor, grad_output: torch.Tensor) -> None:
             X[program_id, tile_i] = X_block * grad_output_tile
 
 
-@helion.kernel(index_dtype=torch.int64, config=helion.Config(num_warps=32, num_stages=3))
+@helion.kernel(
+    static_shapes=False,
+    index_dtype=torch.int64,
+    config=helion.Config(num_warps=32, num_stages=3),
+)
 def row_mul_kernel(X: torch.Tensor, grad_output: torch.Tensor) -> None:
     """Scale each row of ``X`` in place by its own upstream gradient (``reduction='none'``)."""
     block_size = min(32768, helion.next_power_of_2(hl.specialize(X.size(1))))

@@ -20,7 +20,7 @@ import helion.language as hl
 BLOCK_SIZE = 1024
 
 
-@helion.kernel(config=helion.Config(block_sizes=[1024]))
+@helion.kernel(static_shapes=False, config=helion.Config(block_sizes=[1024]))
 def _dropout_kernel(x: torch.Tensor, rand: torch.Tensor, output: torch.Tensor, p: float) -> None:
     for tile in hl.tile(x.size(0)):
         x_tile = x[tile]

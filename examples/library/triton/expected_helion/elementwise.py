@@ -51,6 +51,7 @@ def _on_device_only(configs, named_args, **kwargs):
 # tiletrans: dropped `prune_configs_by=` of @triton.autotune: it only steers the search
 @libentry()
 @helion.kernel(
+    static_shapes=False,
     configs=[
         helion.Config(block_sizes=[1024], num_warps=4),
         helion.Config(block_sizes=[2048], num_warps=8),
@@ -66,6 +67,7 @@ def add_kernel(x: torch.Tensor, y: torch.Tensor, out: torch.Tensor, alpha: float
 # tiletrans: dropped `prune_configs_by=` of @triton.autotune: it only steers the search
 @libentry()
 @helion.kernel(
+    static_shapes=False,
     configs=[
         helion.Config(block_sizes=[1024], num_warps=4),
         helion.Config(block_sizes=[2048], num_warps=8),
@@ -81,6 +83,7 @@ def leaky_relu_forward_kernel(x: torch.Tensor, out: torch.Tensor, slope: float) 
 # tiletrans: dropped `prune_configs_by=` of @triton.autotune: it only steers the search
 @libentry()
 @helion.kernel(
+    static_shapes=False,
     configs=[
         helion.Config(block_sizes=[1024], num_warps=4),
         helion.Config(block_sizes=[2048], num_warps=8),

@@ -29,7 +29,7 @@ def ensure_contiguous(fn):
     return wrapper
 
 
-@helion.kernel(config=helion.Config())
+@helion.kernel(static_shapes=False, config=helion.Config())
 def embedding_forward_kernel(
     embeddings: torch.Tensor, indices: torch.Tensor, output: torch.Tensor, embedding_dim: int
 ) -> None:
@@ -44,7 +44,7 @@ def embedding_forward_kernel(
         output[tile_m, tile_n] = embeddings_tile
 
 
-@helion.kernel(config=helion.Config())
+@helion.kernel(static_shapes=False, config=helion.Config())
 def embedding_backward_kernel(
     grad_output: torch.Tensor, grad_weight: torch.Tensor, indices: torch.Tensor, embedding_dim: int
 ) -> None:

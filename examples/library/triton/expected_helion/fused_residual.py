@@ -27,7 +27,7 @@ def _cols_settings(n_cols: int) -> tuple[int, int]:
     return BLOCK_N, num_warps
 
 
-@helion.kernel(config=helion.Config(block_sizes=[16], num_warps=8))
+@helion.kernel(static_shapes=False, config=helion.Config(block_sizes=[16], num_warps=8))
 def _residual_fwd_kernel(
     OUT: torch.Tensor, X: torch.Tensor, RES: torch.Tensor, alpha: float, N: int
 ) -> None:
@@ -39,7 +39,7 @@ def _residual_fwd_kernel(
         OUT[tile_m, tile_n] = out_tile.to(OUT.dtype)
 
 
-@helion.kernel(config=helion.Config(block_sizes=[16], num_warps=8))
+@helion.kernel(static_shapes=False, config=helion.Config(block_sizes=[16], num_warps=8))
 def _residual_bias_fwd_kernel(
     OUT: torch.Tensor, X: torch.Tensor, RES: torch.Tensor, BIAS: torch.Tensor, alpha: float, N: int
 ) -> None:
@@ -52,7 +52,7 @@ def _residual_bias_fwd_kernel(
         OUT[tile_m, tile_n] = out_tile.to(OUT.dtype)
 
 
-@helion.kernel(config=helion.Config(block_sizes=[16], num_warps=8))
+@helion.kernel(static_shapes=False, config=helion.Config(block_sizes=[16], num_warps=8))
 def _residual_bwd_kernel(
     dX: torch.Tensor,
     dRES: torch.Tensor,

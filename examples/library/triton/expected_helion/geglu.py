@@ -20,7 +20,7 @@ import helion.language as hl
 DEFAULT_BLOCK_SIZE = 1024
 
 
-@helion.kernel(fast_math=True, config=helion.Config())
+@helion.kernel(static_shapes=False, fast_math=True, config=helion.Config())
 def _geglu_tanh_fwd_kernel(A: torch.Tensor, B: torch.Tensor, C: torch.Tensor) -> None:
     block_size = min(1024, helion.next_power_of_2(hl.specialize(A.size(0))))
     for tile in hl.tile(A.size(0), block_size=block_size):
@@ -32,7 +32,7 @@ def _geglu_tanh_fwd_kernel(A: torch.Tensor, B: torch.Tensor, C: torch.Tensor) ->
         C[tile] = (gelu_a * b_tile).to(C.dtype)
 
 
-@helion.kernel(fast_math=True, config=helion.Config())
+@helion.kernel(static_shapes=False, fast_math=True, config=helion.Config())
 def _geglu_tanh_bwd_kernel(
     dC: torch.Tensor, A: torch.Tensor, B: torch.Tensor, dA: torch.Tensor, dB: torch.Tensor
 ) -> None:

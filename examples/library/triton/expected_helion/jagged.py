@@ -18,7 +18,7 @@ import helion
 import helion.language as hl
 
 
-@helion.kernel(config=helion.Config(num_stages=3))
+@helion.kernel(static_shapes=False, config=helion.Config(num_stages=3))
 def jagged_sum_kernel(
     values: torch.Tensor, offsets: torch.Tensor, out: torch.Tensor, MEAN: bool, B: int
 ) -> None:

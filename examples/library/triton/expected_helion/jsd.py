@@ -20,7 +20,12 @@ import helion.language as hl
 MAX_FUSED_SIZE = 65536
 
 
-@helion.kernel(fast_math=True, index_dtype=torch.int64, config=helion.Config(num_stages=3))
+@helion.kernel(
+    static_shapes=False,
+    fast_math=True,
+    index_dtype=torch.int64,
+    config=helion.Config(num_stages=3),
+)
 def _jsd_kernel(
     X: torch.Tensor,
     Y: torch.Tensor,

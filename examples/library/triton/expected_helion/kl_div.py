@@ -35,7 +35,12 @@ def get_num_warps(BLOCK_SIZE: int) -> int:
     return num_warps
 
 
-@helion.kernel(fast_math=True, index_dtype=torch.int64, config=helion.Config(num_stages=3))
+@helion.kernel(
+    static_shapes=False,
+    fast_math=True,
+    index_dtype=torch.int64,
+    config=helion.Config(num_stages=3),
+)
 def _kldiv_kernel_forward(
     y: torch.Tensor,
     gt: torch.Tensor,
@@ -65,7 +70,12 @@ def _kldiv_kernel_forward(
             loss[pid, 0] = loss_sum
 
 
-@helion.kernel(fast_math=True, index_dtype=torch.int64, config=helion.Config(num_stages=3))
+@helion.kernel(
+    static_shapes=False,
+    fast_math=True,
+    index_dtype=torch.int64,
+    config=helion.Config(num_stages=3),
+)
 def _kldiv_kernel_backward(target: torch.Tensor, new_grads: torch.Tensor, log_target: bool) -> None:
     block_size = min(16384, helion.next_power_of_2(hl.specialize(target.size(1))))
     for pid in hl.grid(target.size(0)):

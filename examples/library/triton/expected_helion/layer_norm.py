@@ -79,7 +79,7 @@ def _layer_norm_bwd_dx_fused(
         DB_partial[row, :N] = dy_tile
 
 
-@helion.kernel(config=helion.Config(block_sizes=[64, 32], num_stages=3))
+@helion.kernel(static_shapes=False, config=helion.Config(block_sizes=[64, 32], num_stages=3))
 def _layer_norm_bwd_dwdb(
     DW_partial: torch.Tensor,
     DB_partial: torch.Tensor,

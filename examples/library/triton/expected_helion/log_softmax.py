@@ -25,7 +25,7 @@ logger = logging.getLogger(__name__)
 MAX_ONE_PASS = 8192
 
 
-@helion.kernel(fast_math=True, config=helion.Config())
+@helion.kernel(static_shapes=False, fast_math=True, config=helion.Config())
 def log_softmax_kernel(output: torch.Tensor, input: torch.Tensor, N: int) -> None:
     for pid in hl.grid(input.size(0)):
         inp = input[pid, :].to(torch.float32)
@@ -36,7 +36,11 @@ def log_softmax_kernel(output: torch.Tensor, input: torch.Tensor, N: int) -> Non
         output[pid, :] = out_tile.to(output.dtype)
 
 
-@helion.kernel(fast_math=True, config=helion.Config(block_sizes=[4096], num_warps=16, num_stages=3))
+@helion.kernel(
+    static_shapes=False,
+    fast_math=True,
+    config=helion.Config(block_sizes=[4096], num_warps=16, num_stages=3),
+)
 def log_softmax_looped_kernel(output: torch.Tensor, input: torch.Tensor, N: int) -> None:
     block_n = hl.register_block_size(N)
     for pid in hl.grid(input.size(0)):
@@ -56,7 +60,7 @@ def log_softmax_looped_kernel(output: torch.Tensor, input: torch.Tensor, N: int)
             output[pid, tile_n_2] = out_tile.to(output.dtype)
 
 
-@helion.kernel(fast_math=True, config=helion.Config())
+@helion.kernel(static_shapes=False, fast_math=True, config=helion.Config())
 def log_softmax_backward_kernel(
     out: torch.Tensor, out_grad: torch.Tensor, in_grad: torch.Tensor, N: int
 ) -> None:

@@ -56,6 +56,7 @@ def get_fallback_autotune_config():
 # tiletrans: configs of `get_autotune_config()` where `is_cuda()` holds (the branch it lists first;
 # the test is not static)
 @helion.kernel(
+    static_shapes=False,
     configs=[
         helion.Config(block_sizes=[128, 256, 64], num_warps=8, num_stages=3),
         helion.Config(block_sizes=[64, 256, 32], num_warps=4, num_stages=4),
@@ -75,7 +76,7 @@ def matmul_kernel(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> None:
         c[tile_m, tile_n] = c_tile
 
 
-@helion.kernel(config=helion.Config(block_sizes=[16, 32]))
+@helion.kernel(static_shapes=False, config=helion.Config(block_sizes=[16, 32]))
 def _add_bias_kernel(C: torch.Tensor, Bias: torch.Tensor, M: int, N: int) -> None:
     for tile_m, tile_n in hl.tile([M, N]):
         c = C[tile_m, tile_n]
@@ -84,7 +85,7 @@ def _add_bias_kernel(C: torch.Tensor, Bias: torch.Tensor, M: int, N: int) -> Non
         C[tile_m, tile_n] = out.to(C.dtype)
 
 
-@helion.kernel(config=helion.Config(block_sizes=[16, 32]))
+@helion.kernel(static_shapes=False, config=helion.Config(block_sizes=[16, 32]))
 def _add_bias_relu_kernel(C: torch.Tensor, Bias: torch.Tensor, M: int, N: int) -> None:
     for tile_m, tile_n in hl.tile([M, N]):
         c = C[tile_m, tile_n]

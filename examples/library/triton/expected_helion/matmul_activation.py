@@ -21,6 +21,7 @@ ACTIVATIONS = ("", "leaky_relu", "gelu")
 
 
 @helion.kernel(
+    static_shapes=False,
     fast_math=True,
     config=helion.Config(block_sizes=[32, 32, 16], num_warps=4, num_stages=3, l2_groupings=[4]),
 )

@@ -24,6 +24,7 @@ import helion.language as hl
 
 # tiletrans: dropped `prune_configs_by=` of @triton.autotune: it only steers the search
 @helion.kernel(
+    static_shapes=False,
     configs=[
         helion.Config(block_sizes=[32, 16, 16], num_warps=4, num_stages=2),
         helion.Config(block_sizes=[64, 64, 32], num_warps=4, num_stages=3),

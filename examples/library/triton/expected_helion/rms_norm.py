@@ -47,7 +47,7 @@ def _device_ctx(t: torch.Tensor):
     return torch.cuda.device(t.device) if t.is_cuda else contextlib.nullcontext()
 
 
-@helion.kernel(fast_math=True, config=helion.Config())
+@helion.kernel(static_shapes=False, fast_math=True, config=helion.Config())
 def _rms_norm_fwd_kernel(
     Y: torch.Tensor,
     X: torch.Tensor,
@@ -67,7 +67,7 @@ def _rms_norm_fwd_kernel(
         Y[row_idx, :] = Y_row.to(Y.dtype)
 
 
-@helion.kernel(config=helion.Config())
+@helion.kernel(static_shapes=False, config=helion.Config())
 def _rms_norm_bwd_kernel(
     dY: torch.Tensor,
     X: torch.Tensor,

@@ -21,7 +21,7 @@ import helion.language as hl
 BLOCK_SIZE = 1024
 
 
-@helion.kernel(config=helion.Config(block_sizes=[1024]))
+@helion.kernel(static_shapes=False, config=helion.Config(block_sizes=[1024]))
 def _seeded_dropout_kernel(x: torch.Tensor, output: torch.Tensor, p: float, seed: int) -> None:
     for tile in hl.tile(x.size(0)):
         x_tile = x[tile]
@@ -32,7 +32,7 @@ def _seeded_dropout_kernel(x: torch.Tensor, output: torch.Tensor, p: float, seed
         output[tile] = output_tile
 
 
-@helion.kernel(config=helion.Config(block_sizes=[16, 64]))
+@helion.kernel(static_shapes=False, config=helion.Config(block_sizes=[16, 64]))
 def _dropout_add_kernel(
     x: torch.Tensor, residual: torch.Tensor, out: torch.Tensor, p: float, seed: int
 ) -> None:

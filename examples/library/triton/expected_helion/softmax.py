@@ -26,7 +26,7 @@ def _device_ctx(t: torch.Tensor):
     return torch.cuda.device(t.device) if t.is_cuda else contextlib.nullcontext()
 
 
-@helion.kernel(fast_math=True, config=helion.Config())
+@helion.kernel(static_shapes=False, fast_math=True, config=helion.Config())
 def _softmax_fwd_kernel(Y: torch.Tensor, X: torch.Tensor, n_cols: int) -> None:
     for row_idx in hl.grid(X.size(0)):
         row = X[row_idx, :]
@@ -38,7 +38,7 @@ def _softmax_fwd_kernel(Y: torch.Tensor, X: torch.Tensor, n_cols: int) -> None:
         Y[row_idx, :] = softmax_output.to(Y.dtype)
 
 
-@helion.kernel(fast_math=True, config=helion.Config())
+@helion.kernel(static_shapes=False, fast_math=True, config=helion.Config())
 def _softmax_fwd_strided_kernel(Y: torch.Tensor, X: torch.Tensor, n_cols: int) -> None:
     for row_idx in hl.grid(X.size(0)):
         row = X[row_idx, :]
@@ -49,7 +49,7 @@ def _softmax_fwd_strided_kernel(Y: torch.Tensor, X: torch.Tensor, n_cols: int) -
         Y[row_idx, :] = (numerator / denominator).to(Y.dtype)
 
 
-@helion.kernel(config=helion.Config())
+@helion.kernel(static_shapes=False, config=helion.Config())
 def _softmax_bwd_kernel(dX: torch.Tensor, dY: torch.Tensor, Y: torch.Tensor, n_cols: int) -> None:
     for row_idx in hl.grid(Y.size(0)):
         dy_tile = dY[row_idx, :]

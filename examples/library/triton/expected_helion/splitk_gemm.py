@@ -22,7 +22,10 @@ import helion.language as hl
 SPLIT_K_MAX_ROWS = 64
 
 
-@helion.kernel(config=helion.Config(block_sizes=[16, 64, 64], num_warps=4, num_stages=3))
+@helion.kernel(
+    static_shapes=False,
+    config=helion.Config(block_sizes=[16, 64, 64], num_warps=4, num_stages=3),
+)
 def splitk_gemm_kernel(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, SPLIT_K: int) -> None:
     block_m = hl.register_block_size(a.size(0))
     block_n = hl.register_block_size(b.size(1))

@@ -33,7 +33,7 @@ def ensure_contiguous(fn):
     return wrapper
 
 
-@helion.kernel(fast_math=True, config=helion.Config())
+@helion.kernel(static_shapes=False, fast_math=True, config=helion.Config())
 def _swiglu_forward_kernel(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, n_cols: int) -> None:
     for program_id in hl.grid(a.size(0)):
         # sigmoid requires fp32; cast back to the storage type on the way out.
@@ -44,7 +44,7 @@ def _swiglu_forward_kernel(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, n_
         c[program_id, :] = c_row.to(c.dtype)
 
 
-@helion.kernel(fast_math=True, config=helion.Config())
+@helion.kernel(static_shapes=False, fast_math=True, config=helion.Config())
 def _swiglu_backward_kernel(
     dc: torch.Tensor,
     a: torch.Tensor,
