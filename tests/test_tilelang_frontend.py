@@ -26,6 +26,7 @@ from tilelang_inputs import tilelang_inputs  # noqa: E402
 
 from translator.api import parse_file, translate_file  # noqa: E402
 from translator.diagnostics import TranslationError  # noqa: E402
+from translator.dialects.common.dtype_facts import entry_dtypes  # noqa: E402
 from translator.ir import nodes as ir  # noqa: E402
 from validation.equivalence import check_pair  # noqa: E402
 
@@ -277,6 +278,13 @@ def test_an_eager_kernel_reads_into_the_ir_of_the_same_jit_factory(tmp_path: Pat
     assert [p.name for p in entry.params] == ["X", "bias", "block_M", "block_N", "threads"]
     (launch,) = entry.launches()
     assert launch.texts == ("X", "bias", "Y")
+    # The annotations bind the dtypes TileLang accepts at the call (validation draws those:
+    # the GPU run drew fp16 too, which the source rejects) and the ranks.
+    assert entry_dtypes(entry) == {
+        "X": (("float32",), "annotation"),
+        "bias": (("float32",), "annotation"),
+    }
+    assert [p.rank for p in entry.params[:2]] == [2, 1]
     gemm = parse_file(TILELANG / "eager_gemm.py", "tilelang").kernels[0]
     assert [t.name for t in gemm.grid] == ["by", "bx"]
     assert dict(gemm.configs[0]) == {

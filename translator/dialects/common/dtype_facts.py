@@ -86,8 +86,11 @@ def with_documented_dtypes(module: cst.Module, entries: Sequence[ir.Entry]) -> l
     for entry in entries:
         fn = functions.get(entry.name)
         facts = documented_dtypes(fn, [p.name for p in entry.params]) if fn is not None else {}
+        # Facts a frontend put on the entry itself (a DSL's own tensor annotations) win.
+        facts = {**facts, **entry_dtypes(entry)}
         if facts:
-            hints = (*entry.hints, (HINT, tuple((p, ds, how) for p, (ds, how) in facts.items())))
+            rest = tuple(h for h in entry.hints if h[0] != HINT)
+            hints = (*rest, (HINT, tuple((p, ds, how) for p, (ds, how) in facts.items())))
             entry = dataclasses.replace(entry, hints=hints)
         out.append(entry)
     return out

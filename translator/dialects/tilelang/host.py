@@ -3,12 +3,14 @@ arguments, outputs allocated for ``out_idx``, and the eager style's host functio
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import libcst as cst
 
+from translator.dialects.common.dtype_facts import HINT as DTYPES_HINT
 from translator.dialects.common.host_code import TORCH_DTYPES
 from translator.dialects.cst_utils import (
     call_args,
@@ -247,9 +249,40 @@ def eager_host(
         texts.append(p.name)
     tuned = tuple(p for p in fac.params if _is_tunable(p, kernel, fac))
     body.append(ir.Launch(kernel.name, tuple(args), tuple(texts), site=site, tuned=tuned))
-    params = tuple(_host_param(p) for p in fn.params.params)
-    entry = ir.Entry(fn.name.value, params, tuple(body), complete=False, loc=mod.locate(fn))
+    # An annotated tensor's rank is its annotation's (the host code may never unpack it).
+    params = tuple(
+        dataclasses.replace(param, rank=len(fac.tensors[param.name][0]))
+        if param.kind == "tensor" and param.name in eager.inputs
+        else param
+        for param in map(_host_param, fn.params.params)
+    )
+    entry = ir.Entry(
+        fn.name.value,
+        params,
+        tuple(body),
+        complete=False,
+        loc=mod.locate(fn),
+        hints=_annotated_dtypes(fac, eager.inputs, mod, g),
+    )
     return ir.Site(mod.locate.span(fac.kernel_with), statement=True), entry, edits
+
+
+def _annotated_dtypes(
+    fac: Factory, inputs: list[str], mod: ModuleFacts, g: dict
+) -> tuple[tuple[str, object], ...]:
+    """The dtypes an eager kernel's ``X: T.Tensor((M, N), T.float32)`` annotations bind (TileLang
+    rejects any other at the call), as the entry's documented-dtypes fact, so that validation
+    draws those; a dtype named by a variable binds nothing."""
+    facts = []
+    for name in inputs:
+        node = fac.tensors[name][1]
+        spelt = (
+            str(node.evaluated_value) if isinstance(node, cst.SimpleString) else mod.name_of(node)
+        )
+        dtype = dtype_name(spelt or "", g)
+        if dtype:
+            facts.append((name, (dtype,), "annotation"))
+    return ((DTYPES_HINT, tuple(facts)),) if facts else ()
 
 
 def _size_text(names: list[str], fac: Factory) -> str:
