@@ -795,6 +795,15 @@ class Writer(CodePrinter):
         """A branch in a scope of its own (types it binds do not leak into the other)."""
         self._scoped(stmts)
 
+    def _st_While(self, s: ir.While) -> None:
+        """``while test:``; what it carries are 0-d tensors (see ``rebinding.while_carried``)."""
+        assigned = {x.target for x in walk_stmts(s.body) if isinstance(x, ir.Assign)}
+        # The test and the body read what an earlier iteration left.
+        self.pads.forget(assigned)
+        self.emit(f"while {self.text(s.test)}:")
+        self._scoped(s.body)
+        self.pads.forget(assigned)
+
     def _st_TileLoop(self, s: ir.TileLoop) -> None:
         if len(s.tiles) > 1 and any(t.step is not None for t in s.tiles):
             raise self.refuse(

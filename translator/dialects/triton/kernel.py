@@ -29,6 +29,7 @@ from translator.ir.shapes import (
     kernel_env,
     promote,
 )
+from translator.ir.single_tile import at_extent, at_id, empty_is_noop, is_single_tile_loop
 from translator.ir.visit import all_exprs, full_extents, stmt_walk, walk_stmts
 from translator.naming import constant_name, tile_suffix, unique
 
@@ -80,6 +81,8 @@ class KernelEmitter(CodePrinter):
         self.axis_pads: dict[str, tuple[float | None, tuple[int, ...]]] = {}
         # Dot operands whose non-contraction dims wrap instead of being masked (key -> axes).
         self.wrapped: dict[tuple, tuple[int, ...]] = {}
+        # Tiles a program computes the id of, written as offsets without a loop.
+        self.single_tiles: set[str] = set()
         self._plan()
 
     # ================================================================== planning
@@ -195,13 +198,14 @@ class KernelEmitter(CodePrinter):
         if t.name in self.dims:
             return
         s = tile_suffix(t.name)
-        extent = self.kexpr(t.extent)
+        is_grid = any(g is t for g in self.kernel.grid)
+        # A loop's bounds may read what the program computed before it: spelt at the loop.
+        extent = self.kexpr(t.extent) if is_grid else ""
         if t.scalar:
             self.dims[t.name] = DimNames(t.name, "", "1", extent, scalar=True)
             self.taken.add(t.name)
             return
         block = self.sig.tunable_params[t.block] if isinstance(t.block, str) else str(t.block.value)
-        is_grid = any(g is t for g in self.kernel.grid)
         self.dims[t.name] = DimNames(
             offs=unique(f"offs_{s}", self.taken),
             mask=unique(f"mask_{s}", self.taken),
@@ -395,6 +399,8 @@ class KernelEmitter(CodePrinter):
         if e.attr == "end":
             return f"tl.minimum({begin[0]} + {names.block}, {names.extent})", ATOM
         if e.attr == "id":
+            if e.tile in self.single_tiles:
+                return self.text(at_id(tile), 10), 10  # type: ignore[arg-type]
             if names.scalar:
                 return e.tile, ATOM
             if names.pid and tile.begin is None:
@@ -405,6 +411,8 @@ class KernelEmitter(CodePrinter):
         raise KeyError(e.attr)
 
     def _tile_begin(self, names: DimNames, tile: ir.TileVar) -> tuple[str, int]:
+        if tile.name in self.single_tiles:
+            return self.text(tile.begin, 9), 9  # type: ignore[arg-type]
         if names.scalar:
             return tile.name, ATOM
         if names.start:
@@ -794,7 +802,61 @@ class KernelEmitter(CodePrinter):
         mask_arg = f", mask={mask}" if mask else ""
         self.emit(f"{self.spell['atomics'][s.op]}({ptr}, {value}{mask_arg})")
 
+    def _st_While(self, s: ir.While) -> None:
+        outer = self.env
+        start = len(self.lines)
+        test = self.text(s.test)
+        # A test that needed lines of its own (a load) is computed again before every test.
+        setup = [line.removeprefix("    " * self.indent) for line in self.lines[start:]]
+        if setup:
+            cond = unique("cond", self.taken)
+            self.emit(f"{cond} = {test}")
+            test = cond
+        self.emit(f"while {test}:")
+        self.env = outer.child()
+        for inner in walk_stmts(s.body):
+            if isinstance(inner, ir.Assign):
+                self.pads[inner.target] = None  # what an earlier iteration left
+        saved_pads = dict(self.pads)
+        self.block(s.body)
+        if setup:
+            self.indent += 1
+            for line in setup:
+                self.emit(line)
+            self.emit(f"{test} = {self.text(s.test)}")
+            self.indent -= 1
+        for name, t in self.env.vars.items():
+            if name in outer.vars:
+                outer.vars[name] = t
+        self.env = outer
+        for name in list(self.pads):
+            if name in saved_pads and self.pads[name] != saved_pads[name]:
+                self.pads[name] = None
+
+    def _single_tile_loop(self, s: ir.TileLoop) -> None:
+        """A loop over the one tile a program computed the id of, whose body does nothing
+        where that tile is past the dim's end: its offsets and masks, then the body (as a
+        stream-K program writes ``pid_m * BLOCK_M + tl.arange(0, BLOCK_M)``)."""
+        outer = self.env
+        self.env = outer.child()
+        for t in s.tiles:
+            self.env.bind_tile(t)
+            n = self.dims[t.name]
+            n.extent = self.kexpr(at_extent(t))  # type: ignore[arg-type]
+            self.single_tiles.add(t.name)
+            self.emit(f"{n.offs} = {self.text(t.begin, 9)} + tl.arange(0, {n.block})")  # type: ignore[arg-type]
+            self.emit(f"{n.mask} = {n.offs} < {n.extent}")
+        for b in s.body:
+            self.stmt(b)
+        for name, t in self.env.vars.items():
+            if name in outer.vars:
+                outer.vars[name] = t
+        self.env = outer
+
     def _st_TileLoop(self, s: ir.TileLoop) -> None:
+        if is_single_tile_loop(s) and empty_is_noop(s, self.env.vars):
+            self._single_tile_loop(s)
+            return
         outer = self.env
         self.env = outer.child()
         # Inside the loop, a loop-carried value may hold what an earlier iteration left.
@@ -809,6 +871,7 @@ class KernelEmitter(CodePrinter):
         opened = 0
         for t in s.tiles:
             n = self.dims[t.name]
+            n.extent = self.kexpr(t.extent)
             begin = self.text(t.begin) if t.begin is not None else "0"
             if n.scalar:
                 step = f", {self.text(t.step)}" if t.step is not None else ""
