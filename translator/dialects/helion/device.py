@@ -70,6 +70,8 @@ class DeviceParser:
             return [self._loop(node)]
         if isinstance(node, cst.If):
             return [self._if(node)]
+        if isinstance(node, cst.While):
+            return [self._while(node)]
         if isinstance(node, cst.SimpleStatementLine):
             out: list[ir.Stmt] = []
             for small in node.body:
@@ -78,7 +80,8 @@ class DeviceParser:
         raise self.error(
             node,
             f"unsupported device statement `{source_of(node).strip().splitlines()[0]}`",
-            "device code may assign, store, loop over hl.tile and branch on scalars",
+            "device code may assign, store, loop over hl.tile or while a scalar test holds, and "
+            "branch on scalars",
         )
 
     def small(self, node: cst.BaseSmallStatement) -> list[ir.Stmt]:
@@ -235,6 +238,30 @@ class DeviceParser:
                 outer.vars[name] = t
         self.build.pads.forget(assigned)
         return ir.TileLoop(tiles, tuple(body), loc=self.locate(node))
+
+    def _while(self, node: cst.While) -> ir.Stmt:
+        """``while test:`` over what the program computes (a stream-K program's walk over its
+        iterations); the values it rebinds (0-d tensors, as Helion carries them) are carried."""
+        if node.orelse is not None:
+            raise self.error(node, "while-else is not supported", "move the else part after it")
+        test = self.build.expr(node.test)
+        if self.build.type_of(test, node.test).__class__.__name__ == "TensorType":
+            raise self.error(node.test, "a while condition must be a scalar")
+        assigned = _assigned_names(node.body)
+        self.build.pads.forget(assigned)
+        outer = self.scope.env
+        inner = outer.child()
+        self.scope.env = inner
+        saved_pending = self.build.pending
+        body = self.block(node.body)
+        self.build.pending = saved_pending
+        self.build.device = True
+        self.scope.env = outer
+        for name, t in inner.vars.items():
+            if name in outer.vars:
+                outer.vars[name] = t
+        self.build.pads.forget(assigned)
+        return ir.While(test, tuple(body), loc=self.locate(node))
 
     def _lane_loop(self, node: cst.For) -> tuple[ir.TileVar, dict[str, ir.Expr], int] | None:
         """The Helion backend's strided tile loop, as one tile variable with a ``step``:

@@ -29,6 +29,7 @@ from translator.ir.shapes import (
     kernel_env,
     promote,
 )
+from translator.ir.signs import nonnegative, nonnegative_names
 from translator.ir.single_tile import at_extent, at_id, empty_is_noop, is_single_tile_loop
 from translator.ir.visit import all_exprs, full_extents, stmt_walk, walk_stmts
 from translator.naming import constant_name, tile_suffix, unique
@@ -66,10 +67,12 @@ class KernelEmitter(CodePrinter):
     language = "Triton"
     dialect = "triton"
 
-    def __init__(self, kernel: ir.Kernel) -> None:
+    def __init__(self, kernel: ir.Kernel, module: ir.Module | None = None) -> None:
         # Indented once: the lines are the body of the kernel's `def`.
         super().__init__(kernel_env(kernel), indent=1)
         self.kernel = kernel
+        # Scalars never negative, where `//` and `%` need no correction (see _floor_division).
+        self.nonneg = nonnegative_names(kernel, module)
         self.sig = KernelSignature()
         self.dims: dict[object, DimNames] = {}
         self.taken: set[str] = set()
@@ -272,25 +275,11 @@ class KernelEmitter(CodePrinter):
         return super()._ex_BinOp(e)
 
     def _nonnegative(self, e: ir.Expr) -> bool:
-        """Whether ``e`` is never negative by construction (sizes, tile indices and program
-        ids, block sizes, literals, and sums, products and quotients of those): where ``//``
-        and ``%`` mean the same in C and in Python."""
-        if isinstance(e, ir.Const):
-            v = e.value
-            return not isinstance(v, bool) and isinstance(v, (int, float)) and v >= 0
-        if isinstance(e, (ir.SizeOf, ir.Arange)):
-            return True
-        if isinstance(e, ir.Name):
-            return e.id in self.sig.tunable_params or isinstance(
-                self.env.vars.get(e.id), TileVarType
-            )
-        if isinstance(e, ir.TileAttr):
-            return e.attr in ("index", "begin", "end", "id", "count", "block_size")
-        if isinstance(e, ir.BinOp) and e.op in ("+", "*", "//", "%"):
-            return self._nonnegative(e.lhs) and self._nonnegative(e.rhs)
-        if isinstance(e, (ir.Cast, ir.ExpandDims, ir.Broadcast)):
-            return self._nonnegative(e.value)
-        return False
+        """Whether ``e`` is never negative (:mod:`translator.ir.signs`: sizes, tile indices and
+        program ids, block sizes, literals, parameters the launches pass sizes, locals computed
+        from those): where ``//`` and ``%`` mean the same in C and in Python."""
+        tiles = {n for n, t in self.env.vars.items() if isinstance(t, TileVarType)}
+        return nonnegative(e, self.nonneg | tiles | set(self.sig.tunable_params))
 
     def _floor_division(self, e: ir.BinOp) -> tuple[str, int]:
         """``//`` and ``%`` as the IR means them (Python's: rounded toward -inf, a remainder

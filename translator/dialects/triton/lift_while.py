@@ -39,14 +39,12 @@ from translator.dialects.triton.lift_statements import suite_body
 from translator.dialects.triton.lifted import Data, Idx, Loop, Tile, Val
 from translator.dialects.triton.symbols import SymKind, kind_of, parse_lane, parse_sym
 from translator.ir import nodes as ir
+from translator.ir import signs
 from translator.ir.renaming import names_in as ir_names_in
 from translator.ir.shapes import ScalarType, dims_of
 from translator.ir.single_tile import empty_is_noop, tile_at
 from translator.ir.visit import walk_stmts
 from translator.naming import unique
-
-# IR ops whose result is nonnegative when every operand is.
-_MONOTONE_CALLS = ("cdiv", "minimum")
 
 
 class WhileMixin:
@@ -262,41 +260,27 @@ class WhileMixin:
 
     def nonnegative(self, e: ir.Expr) -> bool:
         """Whether integer ``e`` (an IR value the lifter built, placeholders and all) is never
-        negative: sizes, program ids, lanes, counters from nonnegative starts, locals proved so,
-        host values the launch computes from sizes, and sums, products, quotients, ``cdiv`` and
-        ``minimum`` of those."""
-        if isinstance(e, ir.Const):
-            return isinstance(e.value, (int, float)) and e.value >= 0
-        if isinstance(e, (ir.SizeOf, ir.TileAttr, ir.Arange)):
-            return True
-        if isinstance(e, ir.Cast):
-            return self.nonnegative(e.value)
-        if isinstance(e, ir.BinOp) and e.op in ("+", "*", "//", "%"):
-            return self.nonnegative(e.lhs) and self.nonnegative(e.rhs)
-        if isinstance(e, ir.Call) and e.op in _MONOTONE_CALLS:
-            return all(self.nonnegative(a) for a in e.args)
-        if isinstance(e, ir.Call) and e.op == "maximum":
-            return any(self.nonnegative(a) for a in e.args)
-        if isinstance(e, ir.Name):
-            return self._nonnegative_name(e)
-        return False
+        negative (:func:`translator.ir.signs.nonnegative`), its names by
+        :meth:`_nonnegative_name`: program ids, lanes, counters from nonnegative starts, locals
+        proved so, host values the launch computes from sizes."""
+        return signs.nonnegative(e, _KnownNonnegative(self))
 
-    def _nonnegative_name(self, e: ir.Name) -> bool:
-        sym = parse_sym(e.id)
+    def _nonnegative_name(self, name: str) -> bool:
+        sym = parse_sym(name)
         if sym is not None:
             if sym.kind in (SymKind.PID, SymKind.NUM_PROGRAMS, SymKind.LANE, SymKind.ROW):
                 return True
             if sym.kind is SymKind.ITER:
-                loop = self.loop_of(e.id)
+                loop = self.loop_of(name)
                 return loop is not None and (
                     loop.start is None or self.nonnegative(self.scalar_ir(loop.start, None))
                 )
-            if e.id in self.data:
-                return self.nonnegative(self.data[e.id][0])
+            if name in self.data:
+                return self.nonnegative(self.data[name][0])
             return False
-        if e.id in self.ir_locals:
-            return e.id in self.nonneg_locals
-        return self.host_nonnegative(e)
+        if name in self.ir_locals:
+            return name in self.nonneg_locals
+        return self.host_nonnegative(ir.Name(name))
 
     def host_nonnegative(self, e: ir.Expr) -> bool:
         """Whether host scalar ``e`` is never negative: sizes and what is computed from them
@@ -406,6 +390,16 @@ class WhileMixin:
                 f"read `{leaked[0]}` only where {names} is used",
             )
         out[start : end + 1] = [loop]
+
+
+class _KnownNonnegative:
+    """The names the lifter can tell are never negative, as a container."""
+
+    def __init__(self, lifter: WhileMixin) -> None:
+        self.lifter = lifter
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self.lifter._nonnegative_name(name)
 
 
 def _readable(q: af.Poly) -> ir.Expr:
