@@ -1,7 +1,11 @@
 """The IR's ``while`` loop (a trip count each program decides as it runs): verifier, printer and
-reference interpreter, on a hand-built stream-K GEMM and on the errors it must catch."""
+reference interpreter, on a hand-built stream-K GEMM and on the errors it must catch; and the
+analyses that serve it: loops over one tile at a computed id (recognised, proved a no-op when
+empty, fused with the walk over ids) and which scalars are never negative."""
 
 from __future__ import annotations
+
+import dataclasses
 
 import pytest
 import torch
@@ -11,6 +15,16 @@ from translator.ir import nodes as ir
 from translator.ir.interpreter import MAX_WHILE_ITERATIONS, InterpreterError, run_module
 from translator.ir.printer import format_kernel
 from translator.ir.shapes import IRTypeError
+from translator.ir.signs import nonnegative, nonnegative_names
+from translator.ir.single_tile import (
+    at_extent,
+    at_id,
+    empty_is_noop,
+    fuse_tile_walks,
+    is_single_tile_loop,
+    tile_at,
+)
+from translator.ir.visit import walk_stmts
 
 LOC = ir.Loc("k.py", 12, 4)
 
@@ -177,3 +191,93 @@ def test_carried_values_leave_the_loop() -> None:
         hand_module("w.py", entry), "streamk_matmul", torch.zeros(2, 3), torch.zeros(3, 2), 1
     )
     assert out[0, 0].item() == 10.0
+
+
+# ------------------------------------------------------------------------------------------------
+# Loops over one tile (translator.ir.single_tile) and signs (translator.ir.signs)
+
+
+def _streamk_kernel() -> ir.Kernel:
+    (kernel,) = hand_module("streamk.py", streamk_entry()).kernels
+    return kernel
+
+
+def _loops(stmts: tuple[ir.Stmt, ...]) -> list[ir.TileLoop]:
+    return [s for s in walk_stmts(stmts) if isinstance(s, ir.TileLoop)]
+
+
+def test_a_loop_over_one_tile_is_recognised() -> None:
+    tile = tile_at("tile_m", N("pid_m"), "bm", N("m"))
+    assert (at_id(tile), at_extent(tile)) == (N("pid_m"), N("m"))
+    # A loop between other bounds visits no one tile.
+    assert at_id(ir.TileVar("tile_m", N("m"), "bm", begin=N("start"))) is None
+    assert at_id(ir.TileVar("tile_m", N("m"), "bm")) is None
+    output, walk, k = _loops(_streamk_kernel().body)
+    assert is_single_tile_loop(output) and is_single_tile_loop(k)
+    assert not is_single_tile_loop(walk)
+
+
+def test_an_empty_tile_is_a_no_op_only_where_every_effect_is_masked_by_it() -> None:
+    output, _, k = _loops(_streamk_kernel().body)
+    assert empty_is_noop(output, {"start_iter", "end_iter", "tile_iter", "last_iter"})
+    # The K tile's body only accumulates a dot of loads along it into the outer `acc`.
+    assert empty_is_noop(k, {"acc"})
+    # A store that does not go through the tile would still write.
+    leak = ir.Store("c", (ir.ScalarIndex(C(0)), ir.ScalarIndex(C(0))), C(0.0))
+    assert not empty_is_noop(dataclasses.replace(output, body=(*output.body, leak)), set())
+    # An outer value changed by anything but such a dot would change.
+    count = ir.Assign("start_iter", B("+", N("start_iter"), C(1)))
+    assert not empty_is_noop(dataclasses.replace(k, body=(*k.body, count)), {"acc", "start_iter"})
+
+
+def test_a_walk_over_tile_ids_fuses_into_one_tile_loop() -> None:
+    kernel = _streamk_kernel()
+    fused = dataclasses.replace(kernel, body=fuse_tile_walks(kernel.body))
+    output, k = _loops(fused.body)
+    (tk,) = k.tiles
+    assert tk.begin == B("*", B("-", N("start_iter"), N("tile_iter")), N("bk"))
+    assert tk.extent == minimum(B("*", B("-", N("end_iter"), N("tile_iter")), N("bk")), N("k"))
+    # The same products in the same order.
+    module = hand_module("streamk.py", streamk_entry())
+    module = dataclasses.replace(module, kernels=(fused,))
+    a, b = torch.randn(37, 29), torch.randn(29, 41)
+    torch.testing.assert_close(run_module(module, "streamk_matmul", a, b, 5), a @ b)
+
+
+def test_scalars_a_loop_keeps_nonnegative_are_known_so() -> None:
+    module = hand_module("streamk.py", streamk_entry())
+    (kernel,) = module.kernels
+    walked = {"start_iter", "last_iter", "tile_id", "tile_iter", "end_iter", "it"}
+    known = nonnegative_names(kernel, module)
+    # Launched with sizes and what the host computes from them.
+    assert {"iters_per_tile", "total_iters", "m", "n", "k"} <= known
+    # `num_sm` is an int the caller passes, of any sign: so is each program's share of the work.
+    assert "num_sm" not in known and not walked & known
+    # Launched with 5 programs, the walk is over nonnegative iterations throughout.
+    five = _launched_with(module, "num_sm", C(5))
+    assert walked <= nonnegative_names(kernel, five)
+    # A loop that may take a value below zero keeps nothing of it.
+    down = ir.Assign("start_iter", B("-", N("start_iter"), C(1)))
+    (loop,) = [s for s in kernel.body if isinstance(s, ir.While)]
+    body = tuple(down if s == loop.body[-1] else s for s in loop.body)
+    changed = dataclasses.replace(
+        kernel, body=(*kernel.body[:-1], dataclasses.replace(loop, body=body))
+    )
+    assert "start_iter" not in nonnegative_names(changed, five)
+    assert nonnegative(B("//", N("x"), C(2)), {"x"}) and not nonnegative(N("x"), set())
+
+
+def _launched_with(module: ir.Module, param: str, value: ir.Expr) -> ir.Module:
+    """``module`` whose launches pass ``value`` for kernel parameter ``param``."""
+    (kernel,) = module.kernels
+    at = [p.name for p in kernel.params].index(param)
+
+    def launch(s: ir.Stmt) -> ir.Stmt:
+        if not isinstance(s, ir.Launch):
+            return s
+        return dataclasses.replace(s, args=(*s.args[:at], value, *s.args[at + 1 :]))
+
+    entries = tuple(
+        dataclasses.replace(e, body=tuple(launch(s) for s in e.body)) for e in module.entries
+    )
+    return dataclasses.replace(module, entries=entries)

@@ -796,7 +796,7 @@ class KernelEmitter(CodePrinter):
         start = len(self.lines)
         test = self.text(s.test)
         # A test that needed lines of its own (a load) is computed again before every test.
-        setup = [line.removeprefix("    " * self.indent) for line in self.lines[start:]]
+        setup = self.lines[start:]
         if setup:
             cond = unique("cond", self.taken)
             self.emit(f"{cond} = {test}")
@@ -810,9 +810,7 @@ class KernelEmitter(CodePrinter):
         self.block(s.body)
         if setup:
             self.indent += 1
-            for line in setup:
-                self.emit(line)
-            self.emit(f"{test} = {self.text(s.test)}")
+            self.emit(f"{test} = {self.text(s.test)}")  # its lines come again first
             self.indent -= 1
         for name, t in self.env.vars.items():
             if name in outer.vars:
