@@ -10,6 +10,7 @@ import dataclasses
 import pytest
 import torch
 from ir_build import hand_module, inline_entry
+from test_ir_interpreter import B, C, N, T
 
 from translator.ir import nodes as ir
 from translator.ir.interpreter import MAX_WHILE_ITERATIONS, InterpreterError, run_module
@@ -29,24 +30,8 @@ from translator.ir.visit import walk_stmts
 LOC = ir.Loc("k.py", 12, 4)
 
 
-def N(name: str) -> ir.Name:
-    return ir.Name(name)
-
-
-def C(value: float | int | bool) -> ir.Const:
-    return ir.Const(value)
-
-
-def B(op: str, lhs: ir.Expr, rhs: ir.Expr) -> ir.BinOp:
-    return ir.BinOp(op, lhs, rhs)
-
-
 def minimum(a: ir.Expr, b: ir.Expr) -> ir.Expr:
     return ir.Call("minimum", (a, b))
-
-
-def T(*names: str) -> tuple[ir.TileIndex, ...]:
-    return tuple(ir.TileIndex(n) for n in names)
 
 
 def at(name: str, tile_id: ir.Expr, block: str, extent: ir.Expr) -> ir.TileVar:

@@ -302,3 +302,21 @@ def test_cutile_and_tilelang_refuse_with_where_and_why(dst: str) -> None:
     assert "    while start_iter < last_iter:" in run.stderr
     assert "help: write the data-parallel GEMM" in run.stderr
     assert "Traceback" not in run.stderr
+
+
+def test_a_grid_of_the_sm_count_the_host_queries_is_a_kernel_parameter() -> None:
+    # Production stream-K launches one program per SM, a count the host queries at run time:
+    # `tl.num_programs(0)` is then the kernel parameter the grid is sized by.
+    text = _edited(
+        "    streamk_kernel[(NUM_SM,)](",
+        "    num_sm = torch.cuda.get_device_properties(a.device).multi_processor_count\n"
+        "    streamk_kernel[(num_sm,)](",
+    )
+    from translator.api import translate_source
+
+    out = translate_source(text, str(SOURCE), "triton", "helion")
+    assert "    for pid in hl.grid(num_sm):" in out
+    assert "pid * helion.cdiv(total_iters, num_sm)" in out
+    assert "streamk_kernel(a, b, c, iters_per_tile, total_iters, num_sm)" in out
+    (kernel,) = parse_source(out, "streamk_gemm.py", "helion").kernels
+    assert kernel.grid[0].extent == ir.Name("num_sm")

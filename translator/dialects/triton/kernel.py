@@ -21,6 +21,7 @@ from translator.ir.shapes import (
     ScalarType,
     TileType,
     TileVarType,
+    TypeEnv,
     dims_compatible,
     dims_of,
     dtype_of,
@@ -802,23 +803,13 @@ class KernelEmitter(CodePrinter):
             self.emit(f"{cond} = {test}")
             test = cond
         self.emit(f"while {test}:")
-        self.env = outer.child()
-        for inner in walk_stmts(s.body):
-            if isinstance(inner, ir.Assign):
-                self.pads[inner.target] = None  # what an earlier iteration left
-        saved_pads = dict(self.pads)
+        saved_pads = self._enter_loop(s.body)
         self.block(s.body)
         if setup:
             self.indent += 1
             self.emit(f"{test} = {self.text(s.test)}")  # its lines come again first
             self.indent -= 1
-        for name, t in self.env.vars.items():
-            if name in outer.vars:
-                outer.vars[name] = t
-        self.env = outer
-        for name in list(self.pads):
-            if name in saved_pads and self.pads[name] != saved_pads[name]:
-                self.pads[name] = None
+        self._leave_loop(outer, saved_pads)
 
     def _single_tile_loop(self, s: ir.TileLoop) -> None:
         """A loop over the one tile a program computed the id of, whose body does nothing
@@ -835,22 +826,14 @@ class KernelEmitter(CodePrinter):
             self.emit(f"{n.mask} = {n.offs} < {n.extent}")
         for b in s.body:
             self.stmt(b)
-        for name, t in self.env.vars.items():
-            if name in outer.vars:
-                outer.vars[name] = t
-        self.env = outer
+        self._carry_out(outer)
 
     def _st_TileLoop(self, s: ir.TileLoop) -> None:
         if is_single_tile_loop(s) and empty_is_noop(s, self.env.vars):
             self._single_tile_loop(s)
             return
         outer = self.env
-        self.env = outer.child()
-        # Inside the loop, a loop-carried value may hold what an earlier iteration left.
-        for inner in walk_stmts(s.body):
-            if isinstance(inner, ir.Assign):
-                self.pads[inner.target] = None
-        saved_pads = dict(self.pads)
+        saved_pads = self._enter_loop(s.body)
         for t in s.tiles:
             self.env.bind_tile(t)
         advances = self._plan_loop_loads(s)
@@ -878,11 +861,28 @@ class KernelEmitter(CodePrinter):
         for name, step in advances:
             self.emit(f"{name} += {step}")
         self.indent -= opened
+        self._leave_loop(outer, saved_pads)
+
+    def _carry_out(self, outer: TypeEnv) -> None:
+        """Back in ``outer``: what the inner scope rebound of its names keeps its type."""
         for name, t in self.env.vars.items():
             if name in outer.vars:
                 outer.vars[name] = t
         self.env = outer
-        # Loop-carried values: after the loop their padding is whatever the last iteration left.
+
+    def _enter_loop(self, body: tuple[ir.Stmt, ...]) -> dict[str, float | None]:
+        """A loop's scope: inside it, a loop-carried value may hold what an earlier iteration
+        left (its padding unknown). Returns the padding known on entry."""
+        self.env = self.env.child()
+        for inner in walk_stmts(body):
+            if isinstance(inner, ir.Assign):
+                self.pads[inner.target] = None
+        return dict(self.pads)
+
+    def _leave_loop(self, outer: TypeEnv, saved_pads: dict[str, float | None]) -> None:
+        """Back in ``outer`` after a loop: carried values keep their types, and their padding is
+        whatever the last iteration left."""
+        self._carry_out(outer)
         for name in list(self.pads):
             if name in saved_pads and self.pads[name] != saved_pads[name]:
                 self.pads[name] = None
