@@ -794,6 +794,8 @@ class KernelEmitter(CodePrinter):
 
     def _st_While(self, s: ir.While) -> None:
         outer = self.env
+        # The test reads what the last pass left too: padding of what the body rebinds unknown.
+        saved_pads = self._enter_loop(s.body)
         start = len(self.lines)
         test = self.text(s.test)
         # A test that needed lines of its own (a load) is computed again before every test.
@@ -803,7 +805,6 @@ class KernelEmitter(CodePrinter):
             self.emit(f"{cond} = {test}")
             test = cond
         self.emit(f"while {test}:")
-        saved_pads = self._enter_loop(s.body)
         self.block(s.body)
         if setup:
             self.indent += 1
