@@ -34,10 +34,6 @@ REFUSED: dict[tuple[str, str], set[str]] = {
     # (`tl.load(ptrs + g).to(tl.pointer_type(...))`): the IR reaches tensors only through
     # kernel arguments.
     ("examples/library/triton", "grouped_gemm"): {"helion", "cutile"},
-    # Stream-K: a `while` over each program's share of all tiles' K iterations, partial tiles
-    # summed with atomics; the IR's loops run trip counts the launch fixes, and Helion's
-    # programs own whole tiles.
-    ("examples/library/triton", "streamk_gemm"): {"helion", "cutile"},
     # TileLang backend: gathers/scatters are refused with a located diagnostic.
     ("examples/helion", "cross_entropy"): {"tilelang"},
     ("examples/triton", "embedding"): {"tilelang"},

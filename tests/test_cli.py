@@ -45,7 +45,11 @@ def f(x: torch.Tensor) -> torch.Tensor:
 # name → (kernel body, the line of the offending construct)
 UNSUPPORTED = {
     "slice": ("        out[tile_m, :4] = x[tile_m, 1:5]", 11),
-    "while": ("        v = x[tile_m, :]\n        while v.sum() > 0:\n            v = v - 1", 12),
+    "while-else": (
+        "        v = x[tile_m, :]\n        while v.sum() > 0:\n            v = v - 1\n"
+        "        else:\n            v = v + 1",
+        12,
+    ),
     "listcomp": ("        out[tile_m, :] = [v for v in x[tile_m, :]]", 11),
     "try": (
         "        try:\n            out[tile_m, :] = x[tile_m, :]\n        except Exception:\n"

@@ -97,7 +97,7 @@ def test_a_key_is_handled_once() -> None:
 
 
 def test_statement_tables_are_keyed_by_libcst_node_kind() -> None:
-    assert dispatch.STATEMENTS.keys() == {cst.SimpleStatementLine, cst.For, cst.If}
+    assert dispatch.STATEMENTS.keys() == {cst.SimpleStatementLine, cst.For, cst.If, cst.While}
     assert cst.Call in dispatch.EXPRESSIONS and cst.Name in dispatch.EXPRESSIONS
 
 

@@ -143,6 +143,10 @@ def inputs(entry: str, device: str, dtype: str) -> tuple | None:
     if entry == "splitk_gemm":
         # K = 300: two rounds of 4 splits of 64, the last ragged.
         return rand(M, 300), rand(300, N)
+    if entry == "streamk_matmul":
+        # 2 x 3 output tiles of 16 x 16, 3 K iterations each (the last ragged): 18 iterations
+        # over the module's 5 programs, so programs start and stop inside tiles and share them.
+        return rand(M, K), rand(K, N)
     if entry in ("jagged_sum", "jagged_mean"):
         # Six sequences of 3, 0, 40, 1, 7 and 2 rows (one empty, one of several row blocks)
         # of N features: `offsets` are their starts and the total (B + 1 entries). At

@@ -94,6 +94,11 @@ _DEVICE_CALLS: dict[str, Callable[..., torch.Tensor]] = {
 }
 
 
+#: Iterations after which a ``while`` loop of the program counts as one that never ends (a stream-K
+#: program runs one per tile it touches; a test input never needs more).
+MAX_WHILE_ITERATIONS = 1 << 16
+
+
 class InterpreterError(RuntimeError):
     """A program the interpreter cannot run (out-of-bounds access, unknown name...)."""
 
@@ -369,6 +374,8 @@ class _Interpreter:
                 self.store(s)
             elif isinstance(s, ir.TileLoop):
                 self.scoped(s.tiles, lambda s=s: self.loop(s.tiles, s.body))
+            elif isinstance(s, ir.While):
+                self.while_loop(s)
             elif isinstance(s, ir.If):
                 # A comparison of string parameters is a host value (no tensor holds a string).
                 test = bool(
@@ -400,6 +407,18 @@ class _Interpreter:
         for t in tiles:
             if t.name in outer_tiles:
                 self.tiles[t.name] = outer_tiles[t.name]
+
+    def while_loop(self, s: ir.While) -> None:
+        """Run ``s.body`` while its test holds, each iteration a scope of its own (names it
+        binds first die with it, carried ones live on)."""
+        for _ in range(MAX_WHILE_ITERATIONS):
+            if not bool(self.dv(s.test)):
+                return
+            self.scoped((), lambda s=s: self.device_block(s.body))
+        raise InterpreterError(
+            f"`while {format_expr(s.test)}` ran {MAX_WHILE_ITERATIONS} iterations without "
+            "ending: the oracle stops it rather than hang"
+        )
 
     def loop(self, tiles: tuple[ir.TileVar, ...], body: tuple[ir.Stmt, ...]) -> None:
         """Nested tiles loop outermost-first, like nested for loops."""
@@ -682,7 +701,10 @@ class _Interpreter:
 
 
 def _host_tensor(v: object) -> torch.Tensor:
-    """A host scalar as a 0-dim tensor (Python floats are doubles)."""
+    """A host scalar as a 0-dim tensor (Python floats are doubles); a device scalar (a loop
+    bound a program computed) is one already."""
+    if isinstance(v, torch.Tensor):
+        return v
     return torch.tensor(v, dtype=torch.float64 if isinstance(v, float) else None)
 
 

@@ -484,6 +484,23 @@ class TileLoop(Stmt):
 
 
 @dataclass(frozen=True)
+class While(Stmt):
+    """A loop whose trip count each program decides as it runs: ``body`` runs while the scalar
+    ``test`` holds, ``test`` evaluated before every iteration (a stream-K program's walk over
+    its own share of the iterations, a tile at a time).
+
+    Like a :class:`TileLoop`'s, the names the body rebinds that were bound before the loop are
+    carried from one iteration to the next and out of the loop, keeping their type; names the
+    body binds first die with it. ``test`` reads only names bound before the loop.
+    """
+
+    test: Expr
+    body: tuple[Stmt, ...]
+    comments: tuple[str, ...] = ()
+    loc: Loc | None = _loc()
+
+
+@dataclass(frozen=True)
 class If(Stmt):
     """A conditional on a scalar."""
 

@@ -167,6 +167,10 @@ def format_stmt(s: ir.Stmt, indent: int = 0) -> list[str]:
         lines.append(f"{pad}loop {tiles}{stages}:")
         for b in s.body:
             lines.extend(format_stmt(b, indent + 1))
+    elif isinstance(s, ir.While):
+        lines.append(f"{pad}while {format_expr(s.test)}:")
+        for b in s.body:
+            lines.extend(format_stmt(b, indent + 1))
     elif isinstance(s, ir.If):
         lines.append(f"{pad}if {format_expr(s.test)}:")
         for b in s.body:

@@ -228,6 +228,8 @@ def _stmt(stmt: ir.Stmt, env: TypeEnv, hook: StmtHook | None, device: bool) -> N
             inner.bind_tile(tile)
         walk_block(stmt.body, inner, hook)
         _carry_back(env, inner, stmt.loc)
+    elif isinstance(stmt, ir.While):
+        _check_while(stmt, env, hook)
     elif isinstance(stmt, ir.If):
         test = infer(stmt.test, env)
         if isinstance(test, TileType) and test.dims:
@@ -310,6 +312,24 @@ def _stmt(stmt: ir.Stmt, env: TypeEnv, hook: StmtHook | None, device: bool) -> N
                     raise IRTypeError("entries return host tensors or scalars", stmt.loc)
     else:
         raise IRTypeError(f"unknown statement {type(stmt).__name__}", getattr(stmt, "loc", None))
+
+
+def _check_while(stmt: ir.While, env: TypeEnv, hook: StmtHook | None) -> None:
+    """A ``while`` loop: a scalar test over the names bound before it, a body whose carried
+    names keep their type (so the test reads the same types on every iteration)."""
+    if not stmt.body:
+        raise IRTypeError("a while loop needs a body", stmt.loc)
+    _check_scalar_test(stmt.test, env, stmt.loc)
+    inner = env.child()
+    walk_block(stmt.body, inner, hook)
+    _carry_back(env, inner, stmt.loc)
+    _check_scalar_test(stmt.test, env, stmt.loc)
+
+
+def _check_scalar_test(test: ir.Expr, env: TypeEnv, loc: ir.Loc | None) -> None:
+    t = infer(test, env)
+    if dims_of(t) or not isinstance(t, (ScalarType, TileType)):
+        raise IRTypeError(f"a while condition must be a scalar, not {describe(t)}", loc)
 
 
 def _joined(outer: TypeEnv, body: TypeEnv, orelse: TypeEnv) -> dict[str, Type]:

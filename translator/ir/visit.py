@@ -79,7 +79,7 @@ def stmt_exprs(s: ir.Stmt) -> Iterator[ir.Expr]:
     elif isinstance(s, (ir.Store, ir.AtomicRMW)):
         yield from index_exprs(s.index)
         yield s.value
-    elif isinstance(s, ir.If):
+    elif isinstance(s, (ir.If, ir.While)):
         yield s.test
     elif isinstance(s, (ir.TileLoop, ir.InlineKernel)):
         yield from tile_exprs(s.tiles if isinstance(s, ir.TileLoop) else s.grid)
@@ -113,7 +113,7 @@ def stmt_walk(s: ir.Stmt) -> Iterator[ir.Expr]:
 
 def child_stmts(s: ir.Stmt) -> tuple[ir.Stmt, ...]:
     """Nested statements of ``s``."""
-    if isinstance(s, (ir.TileLoop, ir.InlineKernel)):
+    if isinstance(s, (ir.TileLoop, ir.InlineKernel, ir.While)):
         return s.body
     if isinstance(s, ir.If):
         return s.body + s.orelse
@@ -145,7 +145,7 @@ def kernel_exprs(kernel: ir.Kernel | ir.InlineKernel) -> Iterator[ir.Expr]:
 
 def has_loops(kernel: ir.Kernel | ir.InlineKernel) -> bool:
     """Whether ``kernel`` has a loop: only then can a pipeline-depth knob (stages) matter."""
-    return any(isinstance(s, ir.TileLoop) for s in walk_stmts(kernel.body))
+    return any(isinstance(s, (ir.TileLoop, ir.While)) for s in walk_stmts(kernel.body))
 
 
 def kernel_tiles(kernel: ir.Kernel | ir.InlineKernel) -> list[ir.TileVar]:

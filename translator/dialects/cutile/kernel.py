@@ -633,6 +633,17 @@ class KernelWriter(CodePrinter):
             out |= self.dtype_sources(child)
         return out
 
+    def _st_While(self, s: ir.While) -> None:
+        raise self.refuse(
+            "a `while` loop whose trip count each program decides as it runs (a stream-K "
+            "program's walk over its share of the K iterations) is not written for cuTile: "
+            "its tiles start where the program computes, which ct.load's tile indices from 0 "
+            "do not follow yet",
+            s,
+            "write the data-parallel GEMM (one program per output tile, `ct.bid`), or split-K "
+            "over a fixed number of K splits with atomics",
+        )
+
     def _st_TileLoop(self, s: ir.TileLoop) -> None:
         outer = self.env
         self.env = outer.child()

@@ -19,11 +19,13 @@ from translator.dialects.common.passthrough import KernelCode, LaunchCode
 from translator.dialects.formatting import MAX_LINE, wrap_lines
 from translator.dialects.helion.configs import BlockPlan, config_texts, kernel_names, plan_blocks
 from translator.dialects.helion.kernel_writer import Writer
-from translator.dialects.helion.rebinding import separate_host_values
+from translator.dialects.helion.rebinding import separate_host_values, while_carried
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
+from translator.ir.passes import Pass
 from translator.ir.renaming import rename
 from translator.ir.shapes import TypeEnv, kernel_env
+from translator.ir.single_tile import fuse_tile_walks
 from translator.ir.verifier import verify_kernel
 from translator.ir.visit import kernel_exprs, walk_expr
 from translator.naming import unique
@@ -44,6 +46,17 @@ class HelionBackend(Backend):
     """Writes kernels as ``@helion.kernel`` functions and launches as calls of them."""
 
     name = "helion"
+
+    def passes(self) -> list[Pass]:
+        return [
+            Pass(
+                "fuse-tile-walks",
+                "a loop over tile ids around the one tile each id names (a stream-K program's "
+                "K iterations of one tile) becomes the loop over those tiles between the bounds "
+                "they cover: Helion's hl.tile(begin, end)",
+                _fuse_tile_walks,
+            )
+        ]
 
     def imports(self, module: ir.Module) -> tuple[str, ...]:
         return (*super().imports(module), "import torch")
@@ -72,6 +85,10 @@ def emit(module: ir.Module) -> str:
     return HelionBackend().emit(module)
 
 
+def _fuse_tile_walks(kernel: ir.Kernel) -> ir.Kernel:
+    return dataclasses.replace(kernel, body=fuse_tile_walks(kernel.body))
+
+
 def _distinct_loop_tiles(kernel: ir.Kernel) -> ir.Kernel:
     """``kernel`` with a fresh name for each loop tile that reuses an earlier tile's name (one
     loop per branch of an ``if``) where a block is computed from a size: Helion gives such a
@@ -90,6 +107,8 @@ def _distinct_loop_tiles(kernel: ir.Kernel) -> ir.Kernel:
                 seen.update(mapping.get(t.name, t.name) for t in s.tiles)
                 if mapping:
                     s = rename(s, mapping)  # type: ignore[assignment]
+                s = dataclasses.replace(s, body=walk(s.body))
+            elif isinstance(s, ir.While):
                 s = dataclasses.replace(s, body=walk(s.body))
             elif isinstance(s, ir.If):
                 s = dataclasses.replace(s, body=walk(s.body), orelse=walk(s.orelse))
@@ -174,6 +193,7 @@ def _loop_lines(
     """The top-level loop of ``kernel`` and its body (unindented; the template indents)."""
     # Device rebindings of host values: fresh names, or 0-d tensors (Helion refuses them as is).
     kernel, force = separate_host_values(kernel, env, taken)
+    force = {**while_carried(kernel, env), **force}
     while True:
         writer = Writer(kernel, env.child(), plan, set(taken))
         writer.force_tensor = force

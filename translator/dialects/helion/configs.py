@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from translator.diagnostics import TranslationError
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
-from translator.ir.visit import has_loops, kernel_exprs, walk_stmts
+from translator.ir.single_tile import at_extent
+from translator.ir.visit import has_loops, kernel_exprs, walk_expr, walk_stmts
 from translator.naming import unique
 
 
@@ -92,11 +93,11 @@ def plan_blocks(kernel: ir.Kernel) -> BlockPlan:
         # config lists them in that order too.
         for name in block_tunables:
             if name in uses:
-                extent = next(t.extent for t in tiles if t.block == name)
+                extent = next(dim_extent(t, kernel) for t in tiles if t.block == name)
                 plan.registered.append((name, extent))
                 for tile in _nested_reuses(kernel, name):
                     copy = unique(name, _all_names(kernel) | {n for n, _ in plan.registered})
-                    plan.registered.append((copy, tile.extent))
+                    plan.registered.append((copy, dim_extent(tile, kernel)))
                     plan.copies[tile.name] = copy
                     plan.origin[copy] = name
         plan.slots = [name for name, _ in plan.registered]
@@ -112,6 +113,22 @@ def plan_blocks(kernel: ir.Kernel) -> BlockPlan:
     return plan
 
 
+def dim_extent(tile: ir.TileVar, kernel: ir.Kernel) -> ir.Expr:
+    """The size of the dim ``tile`` splits, for ``hl.register_block_size``: its extent, or,
+    for a loop between bounds the program computes (``minimum(end * B, n)``, the one tile
+    ``minimum(begin + B, n)``), the host size ``n`` that bounds it."""
+    one = at_extent(tile)
+    if one is not None:
+        return one
+    e = tile.extent
+    if isinstance(e, ir.Call) and e.op == "minimum":
+        host = {p.name for p in kernel.params} | {t.name for t in kernel.tunables}
+        for arg in e.args:
+            if {x.id for x in walk_expr(arg) if isinstance(x, ir.Name)} <= host:
+                return arg
+    return e
+
+
 def _nested_reuses(kernel: ir.Kernel, block: str) -> list[ir.TileVar]:
     """Loop tiles of block size ``block`` nested in a tile (grid or loop) of the same size."""
     out: list[ir.TileVar] = []
@@ -123,6 +140,8 @@ def _nested_reuses(kernel: ir.Kernel, block: str) -> list[ir.TileVar]:
                 if outer:
                     out.extend(t for t in s.tiles if t.block == block and not t.scalar)
                 walk(s.body, outer or mine)
+            elif isinstance(s, ir.While):
+                walk(s.body, outer)
             elif isinstance(s, ir.If):
                 walk(s.body, outer)
                 walk(s.orelse, outer)

@@ -14,7 +14,7 @@ from translator.dialects.cst_utils import (
     statement_comments,
 )
 from translator.ir import nodes as ir
-from translator.ir.shapes import TensorType, TileVarType
+from translator.ir.shapes import TensorType, TileVarType, TypeEnv
 
 if TYPE_CHECKING:
     from translator.dialects.helion.frontend import EntryParser
@@ -70,6 +70,8 @@ class DeviceParser:
             return [self._loop(node)]
         if isinstance(node, cst.If):
             return [self._if(node)]
+        if isinstance(node, cst.While):
+            return [self._while(node)]
         if isinstance(node, cst.SimpleStatementLine):
             out: list[ir.Stmt] = []
             for small in node.body:
@@ -78,7 +80,8 @@ class DeviceParser:
         raise self.error(
             node,
             f"unsupported device statement `{source_of(node).strip().splitlines()[0]}`",
-            "device code may assign, store, loop over hl.tile and branch on scalars",
+            "device code may assign, store, loop over hl.tile or while a scalar test holds, and "
+            "branch on scalars",
         )
 
     def small(self, node: cst.BaseSmallStatement) -> list[ir.Stmt]:
@@ -208,33 +211,48 @@ class DeviceParser:
             tiles: tuple[ir.TileVar, ...] = (lanes[0],)
         else:
             tiles = self.entry.tile_vars(node, top_level=False)
-        assigned = _assigned_names(node.body)
-        # A value carried around the loop may hold what an earlier iteration left.
-        self.build.pads.forget(assigned)
-        outer = self.scope.env
-        inner = outer.child()
+        inner = self.scope.env.child()
         for t in tiles:
             inner.bind_tile(t)
-        self.scope.env = inner
-        saved_pending = self.build.pending
         saved_lanes = dict(self.scope.lane_names)
+        skip = 0
         if lanes is not None:
             tile, names, skip = lanes
             self.scope.lane_tiles[tile.name] = tile
             self.scope.lane_names.update(names)
-            body = self.block(node.body, skip=skip)
-        else:
-            body = self.block(node.body)
+        body = self._loop_body(node.body, inner, skip)
         self.scope.lane_names = saved_lanes
+        return ir.TileLoop(tiles, tuple(body), loc=self.locate(node))
+
+    def _while(self, node: cst.While) -> ir.Stmt:
+        """``while test:`` over what the program computes (a stream-K program's walk over its
+        iterations); the values it rebinds (0-d tensors, as Helion carries them) are carried."""
+        if node.orelse is not None:
+            raise self.error(node, "while-else is not supported", "move the else part after it")
+        test = self.build.expr(node.test)
+        if isinstance(self.build.type_of(test, node.test), TensorType):
+            raise self.error(node.test, "a while condition must be a scalar")
+        body = self._loop_body(node.body, self.scope.env.child())
+        return ir.While(test, tuple(body), loc=self.locate(node))
+
+    def _loop_body(self, suite: cst.BaseSuite, inner: TypeEnv, skip: int = 0) -> list[ir.Stmt]:
+        """A loop's body in scope ``inner`` (after its first ``skip`` statements): values
+        assigned in it and defined before it are loop-carried and keep their types after it."""
+        assigned = _assigned_names(suite)
+        # A value carried around the loop may hold what an earlier iteration left.
+        self.build.pads.forget(assigned)
+        outer = self.scope.env
+        self.scope.env = inner
+        saved_pending = self.build.pending
+        body = self.block(suite, skip=skip)
         self.build.pending = saved_pending
         self.build.device = True
         self.scope.env = outer
-        # Values assigned in the loop and defined before it are loop-carried; keep their types.
         for name, t in inner.vars.items():
             if name in outer.vars:
                 outer.vars[name] = t
         self.build.pads.forget(assigned)
-        return ir.TileLoop(tiles, tuple(body), loc=self.locate(node))
+        return body
 
     def _lane_loop(self, node: cst.For) -> tuple[ir.TileVar, dict[str, ir.Expr], int] | None:
         """The Helion backend's strided tile loop, as one tile variable with a ``step``:

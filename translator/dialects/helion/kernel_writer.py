@@ -795,6 +795,25 @@ class Writer(CodePrinter):
         """A branch in a scope of its own (types it binds do not leak into the other)."""
         self._scoped(stmts)
 
+    def _st_While(self, s: ir.While) -> None:
+        """``while test:``; what it carries are 0-d tensors (see ``rebinding.while_carried``)."""
+        assigned = {x.target for x in walk_stmts(s.body) if isinstance(x, ir.Assign)}
+        # The test and the body read what an earlier iteration left.
+        self.pads.forget(assigned)
+        if not any(isinstance(e, ir.Load) for e in walk_expr(s.test)):
+            self.emit(f"while {self.text(s.test)}:")
+            self._scoped(s.body)
+            self.pads.forget(assigned)
+            return
+        # A test that loads fails Helion's code generation (1.4.0 and 1.5.1: "Load/Store
+        # operation exceeds indexing config length"); a named test computed before the loop
+        # and at the end of every pass does not.
+        cond = unique("cond", self.taken)
+        self.emit(f"{cond} = {self.text(s.test)}")
+        self.emit(f"while {cond}:")
+        self._scoped((*s.body, ir.Assign(cond, s.test, loc=s.loc)))
+        self.pads.forget(assigned)
+
     def _st_TileLoop(self, s: ir.TileLoop) -> None:
         if len(s.tiles) > 1 and any(t.step is not None for t in s.tiles):
             raise self.refuse(

@@ -112,6 +112,12 @@ class LoopReader:
             step = self.build.expr(step_node)
         if len(args) == 2 and not isinstance(args[0], (cst.List, cst.Tuple)):
             begins, extents = [self.build.expr(args[0])], [self.build.expr(args[1])]
+        elif len(args) == 2 and all(isinstance(a, (cst.List, cst.Tuple)) for a in args):
+            # hl.tile([b0, b1], [e0, e1]): the tiles between per-dim bounds.
+            begins = [self.build.expr(e.value) for e in args[0].elements]  # type: ignore[union-attr]
+            extents = [self.build.expr(e.value) for e in args[1].elements]  # type: ignore[union-attr]
+            if len(begins) != len(extents):
+                raise self.error(it, "hl.tile's begins and ends differ in length")
         elif len(args) == 1:
             begins, extents = [], self._extents(args[0], len(targets))
             begins = [None] * len(extents)

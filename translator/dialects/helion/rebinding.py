@@ -26,8 +26,9 @@ from typing import Any
 
 from translator.diagnostics import TranslationError
 from translator.ir import nodes as ir
-from translator.ir.shapes import ScalarType, TileVarType, TypeEnv
-from translator.ir.visit import all_exprs
+from translator.ir.shapes import ScalarType, TileType, TileVarType, TypeEnv
+from translator.ir.verifier import walk_kernel
+from translator.ir.visit import all_exprs, walk_stmts
 from translator.naming import unique
 
 
@@ -87,6 +88,9 @@ class _Rebinder:
             body = self.block(s.body, depth + 1)
             orelse = self.block(s.orelse, depth + 1)
             return dataclasses.replace(s, test=test, body=body, orelse=orelse)
+        if isinstance(s, ir.While):
+            test = _subst(s.test, self.rename)
+            return dataclasses.replace(s, test=test, body=self.block(s.body, depth + 1))
         return _subst(s, self.rename)
 
     # ------------------------------------------------------------------ assignments
@@ -154,6 +158,28 @@ class _Rebinder:
             return copy
         self.force[target] = dtype
         return target
+
+
+def while_carried(kernel: ir.Kernel, env: TypeEnv) -> dict[str, ir.DTypeExpr]:
+    """The device scalars a ``while`` loop of ``kernel`` carries, with the dtype of the 0-d
+    tensor each must be from its first binding on: Helion carries only tensors through a
+    ``while`` (a number there fails to merge: CantCombineTypesInControlFlow). Integers are
+    int64, the width Helion computes index arithmetic in, so that a carried value keeps one
+    type through the loop (Triton checks that where it compiles the loop)."""
+    out: dict[str, ir.DTypeExpr] = {}
+
+    def note(stmt: ir.Stmt, scope: TypeEnv) -> None:
+        if not isinstance(stmt, ir.While):
+            return
+        for s in walk_stmts(stmt.body):
+            t = scope.vars.get(s.target) if isinstance(s, ir.Assign) else None
+            if isinstance(t, ScalarType) or (isinstance(t, TileType) and not t.dims):
+                dtype = t.dtype
+                wide = isinstance(dtype, ir.DType) and dtype.name in ir.INT_DTYPES
+                out[s.target] = ir.I64 if wide else dtype  # type: ignore[union-attr]
+
+    walk_kernel(kernel, note)
+    return out
 
 
 def _reads(stmts: tuple[ir.Stmt, ...]) -> Counter[str]:

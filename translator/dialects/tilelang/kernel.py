@@ -460,6 +460,17 @@ class KernelWriter(CodePrinter):
                 )
         return out, guards
 
+    def _st_While(self, s: ir.While) -> None:
+        raise self.refuse(
+            "a `while` loop whose trip count each program decides as it runs (a stream-K "
+            "program's walk over its share of the K iterations) has no TileLang spelling here: "
+            "T.Kernel programs own whole tiles and T.Pipelined loops run trip counts fixed "
+            "before they start",
+            s,
+            "write the data-parallel GEMM (one T.Kernel program per output tile), or split-K "
+            "over a fixed number of K splits with T.atomic_add",
+        )
+
     def _st_TileLoop(self, s: ir.TileLoop) -> None:
         if len(s.tiles) != 1:
             raise TranslationError("a loop over several tiles at once", s.loc, _HINT)

@@ -54,7 +54,7 @@ class TritonBackend(Backend):
         ]
 
     def kernel_code(self, kernel: ir.Kernel, module: ir.Module) -> KernelCode:
-        code, plan = _kernel_code(kernel)
+        code, plan = _kernel_code(kernel, module)
         self._plans[kernel.name] = plan
         return code
 
@@ -84,11 +84,11 @@ def _squeeze(kernel: ir.Kernel) -> ir.Kernel:
     return dataclasses.replace(squeezed, hints=hints)
 
 
-def _kernel_code(kernel: ir.Kernel) -> tuple[KernelCode, tuple]:
+def _kernel_code(kernel: ir.Kernel, module: ir.Module | None = None) -> tuple[KernelCode, tuple]:
     squeezed = kernel
     notes = tuple(kernel.hints.extra(_NOTES, ()))  # type: ignore[arg-type]
     verify_kernel(squeezed)
-    emitter = KernelEmitter(squeezed)
+    emitter = KernelEmitter(squeezed, module)
     body = emitter.body()
     sig = emitter.sig
     params = [f"{t}_ptr" for t in sig.tensors]

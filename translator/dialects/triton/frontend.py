@@ -477,14 +477,10 @@ def _prescan(fn: cst.FunctionDef, info: ModuleInfo, seen: set[str]) -> None:
     lang = info.grammar["device_module"] + "."
     unsupported = info.grammar["frontend"]["unsupported"]
     calls: list[cst.Call] = []
-    whiles: list[cst.While] = []
 
     class V(cst.CSTVisitor):
         def visit_Call(self, node: cst.Call) -> None:
             calls.append(node)
-
-        def visit_While(self, node: cst.While) -> None:
-            whiles.append(node)
 
     fn.body.visit(V())
     for call in calls:
@@ -502,22 +498,6 @@ def _prescan(fn: cst.FunctionDef, info: ModuleInfo, seen: set[str]) -> None:
                 raise TranslationError(
                     f"`tl.{short}` is not supported yet", info.locate(call), reason
                 )
-    if whiles:
-        # Refused after the calls (a pointer table is the deeper reason in a grouped GEMM) and
-        # before its body's values (program-dependent bounds, num_programs) are
-        # met one by one with reasons that would hide this one.
-        raise TranslationError(
-            "a `while` loop in a kernel: its trip count is decided as each program runs, and "
-            "the IR's loops run a trip count the launch fixes",
-            info.locate(whiles[0]),
-            "loop with `for i in range(...)` over bounds the host can compute. A Stream-K "
-            "schedule (persistent programs each taking an equal share of all tiles' K "
-            "iterations, partial tiles summed with atomics) has no form in the IR or in "
-            "Helion, whose programs own whole tiles: write the data-parallel GEMM (Helion "
-            "`for tile_m, tile_n in hl.tile([m, n])`, persistent with "
-            '`pid_type="persistent_blocked"` in its config), or split-K over a fixed number '
-            "of K splits with atomics",
-        )
 
 
 # ==================================================================================================

@@ -59,6 +59,7 @@ from translator.dialects.triton.lift_reductions import ReductionsMixin
 from translator.dialects.triton.lift_statements import StatementsMixin
 from translator.dialects.triton.lift_tiles import TilesMixin
 from translator.dialects.triton.lift_values import ValuesMixin
+from translator.dialects.triton.lift_while import WhileMixin
 from translator.dialects.triton.lifted import (
     Data,
     Idx,
@@ -81,6 +82,7 @@ if TYPE_CHECKING:
 class KernelLifter(
     StatementsMixin,
     ControlMixin,
+    WhileMixin,
     ProgramsMixin,
     TilesMixin,
     ValuesMixin,
@@ -121,6 +123,7 @@ class KernelLifter(
         self.pid_names: dict[int, str] = {}
         self.pid_roles: dict[int, str] = {}  # axis -> "tile" | "persistent"
         self.pid_scalar_uses: set[int] = set()
+        self.num_programs_nodes: dict[int, cst.CSTNode] = {}  # where tl.num_programs is read
         self.pid_tiles: dict[int, Tile] = {}
         self.swizzle: af.Swizzle | None = None
         self.swizzle_tiles: dict[str, Tile] = {}
@@ -140,6 +143,9 @@ class KernelLifter(
         self.positive_locals: set[str] = set()  # device scalars provably > 0
         self.local_depth: dict[str, int] = {}  # IR local -> loop/branch depth of its definition
         self.scalar_loops: dict[str, str] = {}  # counter symbol -> index of a loop of indices
+        # IR locals of scalars the program computes in while loops, and those proved >= 0.
+        self.computed_locals: set[str] = set()
+        self.nonneg_locals: set[str] = set()
         # (program axis, first tile, step) of loops that visit every step-th tile from pid_k.
         self.split_steps: list[tuple[int, ir.Expr, ir.Expr, cst.CSTNode]] = []
         # (digit symbol, first tile, step, loop): strided loops starting at a program-id digit.
@@ -150,6 +156,7 @@ class KernelLifter(
             self.taken.add(t)
         placeholders = (
             [Sym.pid(axis) for axis in range(3)]
+            + [Sym.num_programs(axis) for axis in range(3)]
             + [Sym.swizzle(which) for which in "mn"]
             + [Sym.row(axis) for axis in range(3)]
         )

@@ -72,7 +72,7 @@ def walk_stmts_of(s: ir.Stmt) -> list[ir.Stmt]:
     from translator.ir.visit import walk_stmts
 
     inner: tuple[ir.Stmt, ...] = ()
-    if isinstance(s, ir.TileLoop):
+    if isinstance(s, (ir.TileLoop, ir.While)):
         inner = s.body
     elif isinstance(s, ir.If):
         inner = s.body + s.orelse
@@ -141,5 +141,9 @@ def map_stmt(
             test=expr(s.test),
             body=tuple(map_stmt(b, expr, index) for b in s.body),
             orelse=tuple(map_stmt(b, expr, index) for b in s.orelse),
+        )
+    if isinstance(s, ir.While):
+        return dataclasses.replace(
+            s, test=expr(s.test), body=tuple(map_stmt(b, expr, index) for b in s.body)
         )
     return s

@@ -21,6 +21,7 @@ from translator.ir.shapes import (
     ScalarType,
     TileType,
     TileVarType,
+    TypeEnv,
     dims_compatible,
     dims_of,
     dtype_of,
@@ -29,6 +30,8 @@ from translator.ir.shapes import (
     kernel_env,
     promote,
 )
+from translator.ir.signs import nonnegative, nonnegative_names
+from translator.ir.single_tile import at_extent, at_id, empty_is_noop, is_single_tile_loop
 from translator.ir.visit import all_exprs, full_extents, stmt_walk, walk_stmts
 from translator.naming import constant_name, tile_suffix, unique
 
@@ -65,10 +68,12 @@ class KernelEmitter(CodePrinter):
     language = "Triton"
     dialect = "triton"
 
-    def __init__(self, kernel: ir.Kernel) -> None:
+    def __init__(self, kernel: ir.Kernel, module: ir.Module | None = None) -> None:
         # Indented once: the lines are the body of the kernel's `def`.
         super().__init__(kernel_env(kernel), indent=1)
         self.kernel = kernel
+        # Scalars never negative, where `//` and `%` need no correction (see _floor_division).
+        self.nonneg = nonnegative_names(kernel, module)
         self.sig = KernelSignature()
         self.dims: dict[object, DimNames] = {}
         self.taken: set[str] = set()
@@ -80,6 +85,8 @@ class KernelEmitter(CodePrinter):
         self.axis_pads: dict[str, tuple[float | None, tuple[int, ...]]] = {}
         # Dot operands whose non-contraction dims wrap instead of being masked (key -> axes).
         self.wrapped: dict[tuple, tuple[int, ...]] = {}
+        # Tiles a program computes the id of, written as offsets without a loop.
+        self.single_tiles: set[str] = set()
         self._plan()
 
     # ================================================================== planning
@@ -195,13 +202,14 @@ class KernelEmitter(CodePrinter):
         if t.name in self.dims:
             return
         s = tile_suffix(t.name)
-        extent = self.kexpr(t.extent)
+        is_grid = any(g is t for g in self.kernel.grid)
+        # A loop's bounds may read what the program computed before it: spelt at the loop.
+        extent = self.kexpr(t.extent) if is_grid else ""
         if t.scalar:
             self.dims[t.name] = DimNames(t.name, "", "1", extent, scalar=True)
             self.taken.add(t.name)
             return
         block = self.sig.tunable_params[t.block] if isinstance(t.block, str) else str(t.block.value)
-        is_grid = any(g is t for g in self.kernel.grid)
         self.dims[t.name] = DimNames(
             offs=unique(f"offs_{s}", self.taken),
             mask=unique(f"mask_{s}", self.taken),
@@ -268,25 +276,11 @@ class KernelEmitter(CodePrinter):
         return super()._ex_BinOp(e)
 
     def _nonnegative(self, e: ir.Expr) -> bool:
-        """Whether ``e`` is never negative by construction (sizes, tile indices and program
-        ids, block sizes, literals, and sums, products and quotients of those): where ``//``
-        and ``%`` mean the same in C and in Python."""
-        if isinstance(e, ir.Const):
-            v = e.value
-            return not isinstance(v, bool) and isinstance(v, (int, float)) and v >= 0
-        if isinstance(e, (ir.SizeOf, ir.Arange)):
-            return True
-        if isinstance(e, ir.Name):
-            return e.id in self.sig.tunable_params or isinstance(
-                self.env.vars.get(e.id), TileVarType
-            )
-        if isinstance(e, ir.TileAttr):
-            return e.attr in ("index", "begin", "end", "id", "count", "block_size")
-        if isinstance(e, ir.BinOp) and e.op in ("+", "*", "//", "%"):
-            return self._nonnegative(e.lhs) and self._nonnegative(e.rhs)
-        if isinstance(e, (ir.Cast, ir.ExpandDims, ir.Broadcast)):
-            return self._nonnegative(e.value)
-        return False
+        """Whether ``e`` is never negative (:mod:`translator.ir.signs`: sizes, tile indices and
+        program ids, block sizes, literals, parameters the launches pass sizes, locals computed
+        from those): where ``//`` and ``%`` mean the same in C and in Python."""
+        tiles = {n for n, t in self.env.vars.items() if isinstance(t, TileVarType)}
+        return nonnegative(e, self.nonneg | tiles | set(self.sig.tunable_params))
 
     def _floor_division(self, e: ir.BinOp) -> tuple[str, int]:
         """``//`` and ``%`` as the IR means them (Python's: rounded toward -inf, a remainder
@@ -395,6 +389,8 @@ class KernelEmitter(CodePrinter):
         if e.attr == "end":
             return f"tl.minimum({begin[0]} + {names.block}, {names.extent})", ATOM
         if e.attr == "id":
+            if e.tile in self.single_tiles:
+                return self.text(at_id(tile), 10), 10  # type: ignore[arg-type]
             if names.scalar:
                 return e.tile, ATOM
             if names.pid and tile.begin is None:
@@ -405,6 +401,8 @@ class KernelEmitter(CodePrinter):
         raise KeyError(e.attr)
 
     def _tile_begin(self, names: DimNames, tile: ir.TileVar) -> tuple[str, int]:
+        if tile.name in self.single_tiles:
+            return self.text(tile.begin, 9), 9  # type: ignore[arg-type]
         if names.scalar:
             return tile.name, ATOM
         if names.start:
@@ -794,14 +792,49 @@ class KernelEmitter(CodePrinter):
         mask_arg = f", mask={mask}" if mask else ""
         self.emit(f"{self.spell['atomics'][s.op]}({ptr}, {value}{mask_arg})")
 
-    def _st_TileLoop(self, s: ir.TileLoop) -> None:
+    def _st_While(self, s: ir.While) -> None:
+        outer = self.env
+        # The test reads what the last pass left too: padding of what the body rebinds unknown.
+        saved_pads = self._enter_loop(s.body)
+        start = len(self.lines)
+        test = self.text(s.test)
+        # A test that needed lines of its own (a load) is computed again before every test.
+        setup = self.lines[start:]
+        if setup:
+            cond = unique("cond", self.taken)
+            self.emit(f"{cond} = {test}")
+            test = cond
+        self.emit(f"while {test}:")
+        self.block(s.body)
+        if setup:
+            self.indent += 1
+            self.emit(f"{test} = {self.text(s.test)}")  # its lines come again first
+            self.indent -= 1
+        self._leave_loop(outer, saved_pads)
+
+    def _single_tile_loop(self, s: ir.TileLoop) -> None:
+        """A loop over the one tile a program computed the id of, whose body does nothing
+        where that tile is past the dim's end: its offsets and masks, then the body (as a
+        stream-K program writes ``pid_m * BLOCK_M + tl.arange(0, BLOCK_M)``)."""
         outer = self.env
         self.env = outer.child()
-        # Inside the loop, a loop-carried value may hold what an earlier iteration left.
-        for inner in walk_stmts(s.body):
-            if isinstance(inner, ir.Assign):
-                self.pads[inner.target] = None
-        saved_pads = dict(self.pads)
+        for t in s.tiles:
+            self.env.bind_tile(t)
+            n = self.dims[t.name]
+            n.extent = self.kexpr(at_extent(t))  # type: ignore[arg-type]
+            self.single_tiles.add(t.name)
+            self.emit(f"{n.offs} = {self.text(t.begin, 9)} + tl.arange(0, {n.block})")  # type: ignore[arg-type]
+            self.emit(f"{n.mask} = {n.offs} < {n.extent}")
+        for b in s.body:
+            self.stmt(b)
+        self._carry_out(outer)
+
+    def _st_TileLoop(self, s: ir.TileLoop) -> None:
+        if is_single_tile_loop(s) and empty_is_noop(s, self.env.vars):
+            self._single_tile_loop(s)
+            return
+        outer = self.env
+        saved_pads = self._enter_loop(s.body)
         for t in s.tiles:
             self.env.bind_tile(t)
         advances = self._plan_loop_loads(s)
@@ -809,6 +842,7 @@ class KernelEmitter(CodePrinter):
         opened = 0
         for t in s.tiles:
             n = self.dims[t.name]
+            n.extent = self.kexpr(t.extent)
             begin = self.text(t.begin) if t.begin is not None else "0"
             if n.scalar:
                 step = f", {self.text(t.step)}" if t.step is not None else ""
@@ -828,11 +862,28 @@ class KernelEmitter(CodePrinter):
         for name, step in advances:
             self.emit(f"{name} += {step}")
         self.indent -= opened
+        self._leave_loop(outer, saved_pads)
+
+    def _carry_out(self, outer: TypeEnv) -> None:
+        """Back in ``outer``: what the inner scope rebound of its names keeps its type."""
         for name, t in self.env.vars.items():
             if name in outer.vars:
                 outer.vars[name] = t
         self.env = outer
-        # Loop-carried values: after the loop their padding is whatever the last iteration left.
+
+    def _enter_loop(self, body: tuple[ir.Stmt, ...]) -> dict[str, float | None]:
+        """A loop's scope: inside it, a loop-carried value may hold what an earlier iteration
+        left (its padding unknown). Returns the padding known on entry."""
+        self.env = self.env.child()
+        for inner in walk_stmts(body):
+            if isinstance(inner, ir.Assign):
+                self.pads[inner.target] = None
+        return dict(self.pads)
+
+    def _leave_loop(self, outer: TypeEnv, saved_pads: dict[str, float | None]) -> None:
+        """Back in ``outer`` after a loop: carried values keep their types, and their padding is
+        whatever the last iteration left."""
+        self._carry_out(outer)
         for name in list(self.pads):
             if name in saved_pads and self.pads[name] != saved_pads[name]:
                 self.pads[name] = None

@@ -280,6 +280,8 @@ class ControlMixin:
         loop = Loop(lid, node.target.value, trip, step, node)
         if not is_unit and not at_zero:
             loop.origin = start
+        if is_unit and not at_zero:
+            loop.start = start
         if is_unit:
             var_tree: ir.Expr = counter
             iteration: ir.Expr = counter if at_zero else ir.BinOp("-", counter, start)

@@ -19,6 +19,7 @@ from translator.dialects.triton.lift_statements import suite_body
 from translator.dialects.triton.lifted import Idx, Tile, Val
 from translator.dialects.triton.symbols import Sym, SymKind, kind_of, parse_sym, sym_of
 from translator.ir import nodes as ir
+from translator.ir.visit import all_exprs
 from translator.naming import unique
 
 
@@ -33,6 +34,8 @@ class ProgramsMixin:
         axis = self._int_literal(axis_node, node)
         if not 0 <= axis <= 2:
             raise self.error(node, "program axes are 0, 1 or 2")
+        if name == "num_programs":
+            self.num_programs_nodes.setdefault(axis, node)
         return Idx((Sym.pid(axis) if name == "program_id" else Sym.num_programs(axis)).expr)
 
     def pid_axis(self, tree: ir.Expr) -> int:
@@ -168,6 +171,19 @@ class ProgramsMixin:
             )
         self.launch.grid = [total if i == axis else x for i, x in enumerate(grid)]
 
+    def num_programs_ir(self, axis: int) -> ir.Expr:
+        """``tl.num_programs(axis)`` where the axis is a grid of plain indices: its extent."""
+        if self.pid_roles.get(axis) == "scalar":
+            name = self.grid_names[axis][0]
+            return next(t.extent for t in self.grid if t.name == name)
+        raise self.error(
+            self.num_programs_nodes.get(axis),
+            f"tl.num_programs({axis}) is read where the programs along axis {axis} are not "
+            "plain indices of the grid (tiles, a persistent loop, a split program id)",
+            f"read tl.num_programs({axis}) only in kernels whose tl.program_id({axis}) is an "
+            "index of the work a program takes",
+        )
+
     def step_ir(self, step: ir.Expr, node) -> ir.Expr:
         """A persistent loop's step as a host expression (an opaque host value allowed)."""
         step = af.strip_casts(step)
@@ -215,6 +231,7 @@ class ProgramsMixin:
         out: list[ir.TileVar] = []
         used_axes: set[int] = set()
         node = self.launch.grid_node
+        self.pid_scalar_uses |= self._pids_read_as_values()
         if self.swizzle is not None:
             sw = self.swizzle
             axis = sw.axis
@@ -337,6 +354,19 @@ class ProgramsMixin:
                 out.append(ir.TileVar(name, extent, ir.Const(1), scalar=True))
         self.grid = tuple(out)
         return self.grid
+
+    def _pids_read_as_values(self) -> set[int]:
+        """Axes whose program id the body reads as a value and nothing else claims (a stream-K
+        program's share of the work, `pid * iters_per_program`): plain indices of the grid."""
+        claimed = set(self.pid_roles) | {d.axis for d in self.digits.values()}
+        if self.swizzle is not None:
+            claimed.add(self.swizzle.axis)
+        out = set()
+        for e in all_exprs(tuple(self.out)):
+            sym = sym_of(e)
+            if sym is not None and sym.kind is SymKind.PID and sym.index not in claimed:
+                out.add(sym.index)
+        return out  # type: ignore[return-value]
 
     def flat_grid(self, axis: int, syms: list[str], node) -> list[ir.TileVar]:
         """The grid dims of a program id split in mixed radix, least significant first.
@@ -481,6 +511,8 @@ class ProgramsMixin:
                     None,
                     f"tl.program_id({axis}) is used in a way the frontend cannot map to the grid",
                 )
+            if kind is SymKind.NUM_PROGRAMS:
+                return self.num_programs_ir(sym.index)  # type: ignore[union-attr,arg-type]
             if kind is SymKind.ITER:
                 if name in self.scalar_loops:
                     return ir.Name(self.scalar_loops[name])

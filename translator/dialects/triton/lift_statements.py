@@ -50,7 +50,16 @@ class StatementsMixin:
     """Blocks, simple statements and name bindings of :class:`KernelLifter`."""
 
     def block(self, stmts: list[cst.BaseStatement], out: list[ir.Stmt], top: bool = False) -> bool:
-        """Lift statements into ``out``; returns whether the block ended in ``return``."""
+        """Lift statements into ``out``; returns whether the block ended in ``return``. Tiles
+        whose offsets the block computed from a scalar the program computed go around the
+        statements that use them (:meth:`close_at_tiles`)."""
+        returned = self._block_statements(stmts, out, top)
+        self.close_at_tiles(out)
+        return returned
+
+    def _block_statements(
+        self, stmts: list[cst.BaseStatement], out: list[ir.Stmt], top: bool
+    ) -> bool:
         saved, self.out = self.out, out
         # Comments of statements that lift to no IR (program ids, offsets, masks, pointers)
         # describe arithmetic the target spells its own way. The last of them in a paragraph
@@ -246,8 +255,9 @@ class StatementsMixin:
                 value, name=name, site=(self.out, len(self.out)), loop_depth=len(self.loops)
             )
         elif isinstance(value, Idx):
-            value = self.name_scalar(name, value)
-            self.register_tiles(value.tree)
+            value = self.bind_index(name, self.name_scalar(name, value), node)
+            if isinstance(value, Idx):
+                self.register_tiles(value.tree)
         self.env[name] = value
 
     def bind_data(self, name: str, value: Data, node: cst.CSTNode) -> Data:
@@ -284,6 +294,10 @@ class StatementsMixin:
             self.positive_locals.add(irname)
         else:
             self.positive_locals.discard(irname)
+        if not dims_of(t) and self.nonnegative(expr):
+            self.nonneg_locals.add(irname)
+        else:
+            self.nonneg_locals.discard(irname)
         return Data(ir.Name(irname), value.pads, value.div)
 
     def is_positive(self, e: ir.Expr) -> bool:

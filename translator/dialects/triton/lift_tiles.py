@@ -169,6 +169,10 @@ class TilesMixin:
             return None
         rest = dict(p)
         del rest[(lid,)]
+        if rest and self.in_while():
+            at = self.at_tile_form(rest, key, node, strict)
+            if at is not None:
+                return at, {}
         if len(rest) > 1 and any(kind_of(s) is SymKind.ITER for m in rest for s in m):
             strided = self.strided_form(rest, key, node, strict)
             if strided is not None:
@@ -366,6 +370,8 @@ class TilesMixin:
     def tile_index_poly(self, tile: Tile, axis: int) -> af.Poly:
         lid = Sym.lane(tile.key, axis).text
         p: af.Poly = {(lid,): 1}
+        if tile.at is not None:
+            return af._add(p, af.poly(ir.BinOp("*", self.key_tree(tile.key), tile.at), self.atoms))
         if tile.offset is not None:
             p = af._add(p, af.poly(tile.offset, self.atoms))
         if tile.step is not None:
@@ -425,6 +431,8 @@ class TilesMixin:
         return None
 
     def _in_scope(self, t: Tile) -> bool:
+        if t.at is not None:
+            return not t.closed
         if t.base is None or kind_of(t.base) is not SymKind.ITER:
             return True
         return self.loop_of(t.base) is not None

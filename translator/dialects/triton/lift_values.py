@@ -380,7 +380,11 @@ class ValuesMixin:
         def fn(name: str) -> ir.Expr | None:
             kind = kind_of(name)
             if kind is SymKind.PARAM:
-                return self.param_ir(param_name(name), node)  # type: ignore[arg-type]
+                pname = param_name(name)
+                block = self.block_param_ir(pname, node)  # type: ignore[arg-type]
+                if block is not None:
+                    return block
+                return self.param_ir(pname, node)  # type: ignore[arg-type]
             if kind is SymKind.OPAQUE:
                 # A compile-time flag the host computes out of sight (`log_target` passed down
                 # through an autograd Function): as a value (a branch test), the host's scalar.
@@ -394,11 +398,8 @@ class ValuesMixin:
                     return None  # a grid digit: resolved once the grid is known
                 sub = self.atoms.trees[name]
                 return self.atom_ir(sub, node)
-            if kind is SymKind.NUM_PROGRAMS:
-                raise self.error(
-                    node, "tl.num_programs is only supported as the step of a persistent row loop"
-                )
-            return None  # program ids, loop counters, swizzled ids, rows: resolved with the grid
+            # Program ids and counts, loop counters, swizzled ids, rows: resolved with the grid.
+            return None
 
         return af.rename(tree, fn)
 
@@ -408,6 +409,11 @@ class ValuesMixin:
             and sub.op in ("//", "%")
             and any(kind_of(s) is SymKind.DATA for s in af.symbols_in(sub))
         ):
+            lhs, rhs = self.idx_ir(sub.lhs, node), self.idx_ir(sub.rhs, node)
+            if self.nonnegative(lhs) and self.nonnegative(rhs):
+                # Truncation and flooring agree on nonnegative operands (values a program
+                # computes from sizes and program ids, which the lifter proves so).
+                return ir.BinOp(sub.op, lhs, rhs)
             raise self.error(
                 node,
                 f"`{sub.op}` of loaded values is not supported: Triton rounds "
@@ -555,7 +561,7 @@ class ValuesMixin:
         return Ptr(a.tensor, ir.BinOp(op, a.tree, b.tree))
 
     def data_binop(self, op: str, a: Data, b: Data, node) -> Data:
-        if op in ("//", "%"):
+        if op in ("//", "%") and not (self.nonnegative(a.expr) and self.nonnegative(b.expr)):
             # Triton's integer // and % truncate toward zero and float % is fmod (C); the IR's
             # follow Python (floor). They differ on negative operands, which data may hold.
             raise self.error(

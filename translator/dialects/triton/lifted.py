@@ -129,6 +129,12 @@ class Tile:
     # sequence's loaded first row): lanes ``offset + block * it + arange(block)``; the tile
     # tree of the offset, and ``extent`` may then be a device scalar too (the row's end).
     offset: ir.Expr | None = None
+    # Tiles whose id the program computes in a while loop (``pid_m`` of a stream-K tile): the
+    # id's tree; ``home`` is the IR block where their offsets are computed, around whose
+    # statements that use them the IR loop over the one tile goes once ``closed``.
+    at: ir.Expr | None = None
+    home: list | None = field(default=None, compare=False, repr=False)
+    closed: bool = False
 
     @property
     def dim(self) -> ir.Dim:
@@ -147,6 +153,8 @@ class Loop:
     node: cst.CSTNode
     tile: Tile | None = None
     origin: ir.Expr | None = None  # tree: a non-unit-step loop's nonzero start
+    start: ir.Expr | None = None  # tree: a unit-step loop's nonzero start (its counter's first)
+    while_loop: bool = False  # a `while` loop (no counter, no tile)
 
 
 @dataclass
