@@ -27,7 +27,7 @@ from translator.ir.renaming import rename
 from translator.ir.shapes import TypeEnv, kernel_env
 from translator.ir.single_tile import fuse_tile_walks
 from translator.ir.verifier import verify_kernel
-from translator.ir.visit import kernel_exprs, walk_expr
+from translator.ir.visit import kernel_exprs, walk_expr, walk_stmts
 from translator.naming import unique
 from translator.rendering import render_template
 
@@ -232,9 +232,14 @@ def _dot_precision(kernel: ir.Kernel) -> tuple[str, str] | None:
     return spec["dot_precision_setting"], str(dots[0].precision)
 
 
-def _sizes_whole_dims(kernel: ir.Kernel) -> bool:
-    """Whether the kernel allocates or counts over a whole dim of a tensor (``hl.zeros([tile,
-    q.size(2)])``, ``hl.arange(n)``): Helion compiles that only for a size it specialises on."""
+def _needs_static_shapes(kernel: ir.Kernel) -> bool:
+    """Whether Helion compiles the kernel only at static shapes: it allocates or counts over a
+    whole dim of a tensor (``hl.zeros([tile, q.size(2)])``, ``hl.arange(n)``: dynamic shapes
+    refuse that allocation until the size is specialised), or it has a ``while`` loop (Helion
+    1.5.1's dynamic-shape code for a stream-K loop fails to trace: "cannot convert [False] to
+    tensor", measured under the interpreter)."""
+    if any(isinstance(s, ir.While) for s in walk_stmts(kernel.body)):
+        return True
     for e in kernel_exprs(kernel):
         dims = e.shape if isinstance(e, ir.Full) else (e.dim,) if isinstance(e, ir.Arange) else ()
         if any(isinstance(d, ir.FullDim) for d in dims):
@@ -247,10 +252,9 @@ def _decorator(kernel: ir.Kernel, plan: BlockPlan) -> dict:
     args = []
     hints = kernel.hints
     static = hints.static_shapes
-    if static is False and _sizes_whole_dims(kernel):
-        # A source compiled once for every shape (Triton) that sizes a tile by a whole dim
-        # keeps Helion's static shapes: with dynamic ones Helion refuses such an allocation
-        # (ShapeSpecializingAllocation) until the size is hl.specialize'd.
+    if static is False and _needs_static_shapes(kernel):
+        # A source compiled once for every shape (Triton) keeps Helion's static shapes where
+        # Helion compiles it only so (a whole-dim allocation, a while loop).
         static = None
     if static is not None:
         args.append(f"static_shapes={bool(static)}")

@@ -23,7 +23,7 @@ import helion.language as hl
 NUM_SM = 5  # persistent programs (the SM count on a GPU); 5 splits tiles unevenly on purpose
 
 
-@helion.kernel(static_shapes=False, config=helion.Config(block_sizes=[16, 16, 16], num_stages=3))
+@helion.kernel(config=helion.Config(block_sizes=[16, 16, 16], num_stages=3))
 def streamk_kernel(
     a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, iters_per_tile: int, total_iters: int
 ) -> None:
