@@ -44,11 +44,10 @@ def dequant_matmul(
         ) as (bx, by):
             scale = T.alloc_fragment((block_N,), Scale_dtype)
             C_local = T.alloc_fragment((block_M, block_N), "float32")
-            A_shared = T.alloc_fragment((block_M, block_K), A_dtype)
+            A_shared = T.alloc_shared((block_M, block_K), A_dtype)
             W_q = T.alloc_fragment((block_K, block_N), "int8")
             W_shared = T.alloc_fragment((block_K, block_N), A_dtype)
-            dot_operand = T.alloc_shared((block_M, block_K), A_dtype)
-            dot_operand_2 = T.alloc_shared((block_K, block_N), A_dtype)
+            dot_operand = T.alloc_shared((block_K, block_N), A_dtype)
             T.copy(Scale[bx * block_N], scale)
             T.clear(C_local)
             for ko_o in T.Pipelined(T.ceildiv(A_shape[1], block_K), num_stages=2):
@@ -56,15 +55,11 @@ def dequant_matmul(
                 T.copy(W[ko_o * block_K, bx * block_N], W_q)
                 for i, j in T.Parallel(block_K, block_N):
                     W_shared[i, j] = T.cast(W_q[i, j], A_dtype) * scale[j]
-                for i, j in T.Parallel(block_M, block_K):
-                    dot_operand[i, j] = T.if_then_else(
-                        ko_o * block_K + j < A_shape[1], A_shared[i, j], 0.0
-                    )
                 for i, j in T.Parallel(block_K, block_N):
-                    dot_operand_2[i, j] = T.if_then_else(
+                    dot_operand[i, j] = T.if_then_else(
                         ko_o * block_K + i < A_shape[1], W_shared[i, j], 0.0
                     )
-                T.gemm(dot_operand, dot_operand_2, C_local)
+                T.gemm(A_shared, dot_operand, C_local)
             T.copy(C_local, C[by * block_M, bx * block_N])
 
     return main

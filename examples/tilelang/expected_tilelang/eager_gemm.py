@@ -40,23 +40,13 @@ def matmul_kernel(
             threads=threads,
         ) as (bx, by):
             C_local = T.alloc_fragment((block_M, block_N), "float32")
-            A_shared = T.alloc_fragment((block_M, block_K), "float16")
-            B_shared = T.alloc_fragment((block_K, block_N), "float16")
-            dot_operand = T.alloc_shared((block_M, block_K), "float16")
-            dot_operand_2 = T.alloc_shared((block_K, block_N), "float16")
+            A_shared = T.alloc_shared((block_M, block_K), "float16")
+            B_shared = T.alloc_shared((block_K, block_N), "float16")
             T.clear(C_local)
             for ko_o in T.Pipelined(T.ceildiv(A_shape[1], block_K), num_stages=2):
                 T.copy(A[by * block_M, ko_o * block_K], A_shared)
                 T.copy(B[ko_o * block_K, bx * block_N], B_shared)
-                for i, j in T.Parallel(block_M, block_K):
-                    dot_operand[i, j] = T.if_then_else(
-                        ko_o * block_K + j < A_shape[1], A_shared[i, j], 0.0
-                    )
-                for i, j in T.Parallel(block_K, block_N):
-                    dot_operand_2[i, j] = T.if_then_else(
-                        ko_o * block_K + i < A_shape[1], B_shared[i, j], 0.0
-                    )
-                T.gemm(dot_operand, dot_operand_2, C_local)
+                T.gemm(A_shared, B_shared, C_local)
             T.copy(C_local, C[by * block_M, bx * block_N])
 
     return main

@@ -98,10 +98,8 @@ def matmul_kernel(
             threads=threads,
         ) as (bx, by):
             accumulator = T.alloc_fragment((block_size_m, block_size_n), "float32")
-            a_tile = T.alloc_fragment((block_size_m, block_size_k), a_dtype)
-            b_tile = T.alloc_fragment((block_size_k, block_size_n), b_dtype)
-            dot_operand = T.alloc_shared((block_size_m, block_size_k), a_dtype)
-            dot_operand_2 = T.alloc_shared((block_size_k, block_size_n), b_dtype)
+            a_tile = T.alloc_shared((block_size_m, block_size_k), a_dtype)
+            b_tile = T.alloc_shared((block_size_k, block_size_n), b_dtype)
             c_tile = T.alloc_fragment((block_size_m, block_size_n), c_dtype)
             # -----------------------------------------------------------
             # Iterate to compute a block of the C matrix.
@@ -114,15 +112,7 @@ def matmul_kernel(
                 T.copy(a[by * block_size_m, k_o * block_size_k], a_tile)
                 T.copy(b[k_o * block_size_k, bx * block_size_n], b_tile)
                 # We accumulate along the K dimension.
-                for i, j in T.Parallel(block_size_m, block_size_k):
-                    dot_operand[i, j] = T.if_then_else(
-                        k_o * block_size_k + j < a_shape[1], a_tile[i, j], 0.0
-                    )
-                for i, j in T.Parallel(block_size_k, block_size_n):
-                    dot_operand_2[i, j] = T.if_then_else(
-                        k_o * block_size_k + i < a_shape[1], b_tile[i, j], 0.0
-                    )
-                T.gemm(dot_operand, dot_operand_2, accumulator)
+                T.gemm(a_tile, b_tile, accumulator)
             for i, j in T.Parallel(block_size_m, block_size_n):
                 c_tile[i, j] = T.cast(accumulator[i, j], c_dtype)
             # -----------------------------------------------------------

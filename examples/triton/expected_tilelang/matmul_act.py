@@ -73,24 +73,14 @@ def matmul_act_kernel(
             threads=threads,
         ) as (bx, by):
             accumulator = T.alloc_fragment((block_size_m, block_size_n), "float32")
-            a_tile = T.alloc_fragment((block_size_m, block_size_k), a_dtype)
-            b_tile = T.alloc_fragment((block_size_k, block_size_n), b_dtype)
-            dot_operand = T.alloc_shared((block_size_m, block_size_k), a_dtype)
-            dot_operand_2 = T.alloc_shared((block_size_k, block_size_n), b_dtype)
+            a_tile = T.alloc_shared((block_size_m, block_size_k), a_dtype)
+            b_tile = T.alloc_shared((block_size_k, block_size_n), b_dtype)
             c_tile = T.alloc_fragment((block_size_m, block_size_n), c_dtype)
             T.clear(accumulator)
             for k_o in T.Pipelined(T.ceildiv(a_shape[1], block_size_k), num_stages=num_stages):
                 T.copy(a[by * block_size_m, k_o * block_size_k], a_tile)
                 T.copy(b[k_o * block_size_k, bx * block_size_n], b_tile)
-                for i, j in T.Parallel(block_size_m, block_size_k):
-                    dot_operand[i, j] = T.if_then_else(
-                        k_o * block_size_k + j < a_shape[1], a_tile[i, j], 0.0
-                    )
-                for i, j in T.Parallel(block_size_k, block_size_n):
-                    dot_operand_2[i, j] = T.if_then_else(
-                        k_o * block_size_k + i < a_shape[1], b_tile[i, j], 0.0
-                    )
-                T.gemm(dot_operand, dot_operand_2, accumulator)
+                T.gemm(a_tile, b_tile, accumulator)
             # You can fuse arbitrary activation functions here
             # while the accumulator is still in FP32!
             if ACTIVATION == "leaky_relu":

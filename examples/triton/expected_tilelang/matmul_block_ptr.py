@@ -45,10 +45,8 @@ def matmul_block_ptr_kernel(
             threads=threads,
         ) as (bx, by):
             accumulator = T.alloc_fragment((block_m, block_n), "float32")
-            a_tile = T.alloc_fragment((block_m, block_k), a_dtype)
-            b_tile = T.alloc_fragment((block_k, block_n), b_dtype)
-            dot_operand = T.alloc_shared((block_m, block_k), a_dtype)
-            dot_operand_2 = T.alloc_shared((block_k, block_n), b_dtype)
+            a_tile = T.alloc_shared((block_m, block_k), a_dtype)
+            b_tile = T.alloc_shared((block_k, block_n), b_dtype)
             c_tile = T.alloc_fragment((block_m, block_n), c_dtype)
             T.clear(accumulator)
             for k_o in T.Pipelined(T.ceildiv(a_shape[1], block_k), num_stages=num_stages):
@@ -56,15 +54,7 @@ def matmul_block_ptr_kernel(
                 # block contributes nothing extra to the dot product.
                 T.copy(a[by * block_m, k_o * block_k], a_tile)
                 T.copy(b[k_o * block_k, bx * block_n], b_tile)
-                for i, j in T.Parallel(block_m, block_k):
-                    dot_operand[i, j] = T.if_then_else(
-                        k_o * block_k + j < a_shape[1], a_tile[i, j], 0.0
-                    )
-                for i, j in T.Parallel(block_k, block_n):
-                    dot_operand_2[i, j] = T.if_then_else(
-                        k_o * block_k + i < a_shape[1], b_tile[i, j], 0.0
-                    )
-                T.gemm(dot_operand, dot_operand_2, accumulator)
+                T.gemm(a_tile, b_tile, accumulator)
             for i, j in T.Parallel(block_m, block_n):
                 c_tile[i, j] = T.cast(accumulator[i, j], c_dtype)
             T.copy(c_tile, c[by * block_m, bx * block_n])

@@ -52,23 +52,13 @@ def matmul_descriptor_kernel(
             threads=threads,
         ) as (bx, by):
             accumulator = T.alloc_fragment((block_m, block_n), "float32")
-            a_tile = T.alloc_fragment((block_m, block_k), a_dtype)
-            b_tile = T.alloc_fragment((block_k, block_n), b_dtype)
-            dot_operand = T.alloc_shared((block_m, block_k), a_dtype)
-            dot_operand_2 = T.alloc_shared((block_k, block_n), b_dtype)
+            a_tile = T.alloc_shared((block_m, block_k), a_dtype)
+            b_tile = T.alloc_shared((block_k, block_n), b_dtype)
             T.clear(accumulator)
             for k_o in T.Pipelined(T.ceildiv(a_shape[1], block_k), num_stages=num_stages):
                 T.copy(a[by * block_m, k_o * block_k], a_tile)
                 T.copy(b[k_o * block_k, bx * block_n], b_tile)
-                for i, j in T.Parallel(block_m, block_k):
-                    dot_operand[i, j] = T.if_then_else(
-                        k_o * block_k + j < a_shape[1], a_tile[i, j], 0.0
-                    )
-                for i, j in T.Parallel(block_k, block_n):
-                    dot_operand_2[i, j] = T.if_then_else(
-                        k_o * block_k + i < a_shape[1], b_tile[i, j], 0.0
-                    )
-                T.gemm(dot_operand, dot_operand_2, accumulator)
+                T.gemm(a_tile, b_tile, accumulator)
             T.copy(accumulator, c[by * block_m, bx * block_n])
 
     return main

@@ -31,7 +31,7 @@ from translator.ir.ops import reduce_identity
 from translator.ir.padding import fold_pad
 from translator.ir.printer import PRECEDENCE
 from translator.ir.shapes import ScalarType, TileType, TypeEnv, dims_of, dtype_of
-from translator.ir.visit import walk_expr
+from translator.ir.visit import kernel_exprs, walk_expr
 
 #: Lane variables of ``T.Parallel`` loops, by position.
 _LANES = ("i", "j", "l", "q")
@@ -92,6 +92,8 @@ class KernelWriter(CodePrinter):
         #: Whole-dim extents -> the factory name of their power-of-two lane count.
         self.full_blocks: dict[str, tuple[str, ir.Expr]] = {}
         self.pads: dict[str, float | None] = {}
+        #: Buffers ``T.copy`` filled from global memory: their lanes past the edge are 0.
+        self.copied: set[str] = set()
         self.tensor_dtypes: dict[str, str] = {}
         self.uses_stages = False
         self.block_ids: list[str] = []
@@ -252,7 +254,16 @@ class KernelWriter(CodePrinter):
         if old is not None and old.dims == t.dims and old.dtype == t.dtype:
             self.assign_into(s.value, old, t)
         else:
-            buf = self.alloc(s.target, t.dims, t.dtype, "fragment")
+            # A tile loaded only to be multiplied (Triton's `a = tl.load(...)` then
+            # `tl.dot(a, b)`) goes from global memory straight to the shared buffer T.gemm
+            # reads, as an inline load does, not through registers.
+            to_shared = (
+                s.target in self.dot_operand_loads
+                and isinstance(s.value, ir.Load)
+                and self.copyable(s.value.index, s.value.tensor)
+            )
+            scope = "shared" if to_shared else "fragment"
+            buf = self.alloc(s.target, t.dims, t.dtype, scope)
             self.assign_into(s.value, buf, t)
             self.buffers[s.target] = buf
         self.env.vars[s.target] = t
@@ -284,6 +295,35 @@ class KernelWriter(CodePrinter):
         self.env.vars[s.target] = ScalarType(dtype)
 
     @property
+    def dot_operand_loads(self) -> set[str]:
+        """Names bound once to a zero-padded load and read only as the direct operand of dots
+        (where ``T.copy`` can move the load: :meth:`copyable`, asked where it is bound)."""
+        if not hasattr(self, "_dot_operand_loads"):
+            from translator.ir.visit import walk_stmts
+
+            loads = {
+                st.target
+                for st in walk_stmts(self.kernel.body)
+                if isinstance(st, ir.Assign)
+                and isinstance(st.value, ir.Load)
+                and st.value.other in (0.0, None)
+            } - self.rebound
+            as_operand: dict[str, int] = {}
+            for e in kernel_exprs(self.kernel):
+                if isinstance(e, ir.Dot):
+                    for x in (e.lhs, e.rhs):
+                        if isinstance(x, ir.Name):
+                            as_operand[x.id] = as_operand.get(x.id, 0) + 1
+            reads: dict[str, int] = {}
+            for e in kernel_exprs(self.kernel):
+                if isinstance(e, ir.Name):
+                    reads[e.id] = reads.get(e.id, 0) + 1
+            self._dot_operand_loads = {
+                n for n in loads if as_operand.get(n, 0) and reads.get(n) == as_operand[n]
+            }
+        return self._dot_operand_loads
+
+    @property
     def rebound(self) -> set[str]:
         """Names the kernel assigns more than once."""
         if not hasattr(self, "_rebound"):
@@ -313,6 +353,8 @@ class KernelWriter(CodePrinter):
                 self.emit(f"T.fill({buf.name}, {self.constant(v, buf.dtype)})")
         elif isinstance(value, ir.Load) and self.copyable(value.index, value.tensor):
             self.emit(f"T.copy({self.region(value.tensor, value.index)}, {buf.name})")
+            if value.other in (0.0, None):
+                self.copied.add(buf.name)
         else:
             reads = _names(value)
             if buf.name in reads and self.needs_temp(value, buf):
@@ -611,6 +653,9 @@ class KernelWriter(CodePrinter):
         header, lanes = self.parallel(t.dims)
         guards = []
         for axis, pad in pads.items():
+            if src.name in self.copied and pad == 0.0:
+                continue  # T.copy read 0 past the edge already
+
             g = self.valid(t.dims[axis], str(lanes[axis]))
             if g is not None:
                 guards.append((g, pad))
