@@ -441,3 +441,23 @@ def test_parser_of_one_command_reads_as_the_whole_parser(argv):
     from translator.cli import build_parser
 
     assert vars(build_parser(argv[0]).parse_args(argv)) == vars(build_parser().parse_args(argv))
+
+
+def test_a_reader_that_closes_stdout_early_ends_it_quietly():
+    """`tiletrans ir ... | head -1`: the reader goes, and tiletrans ends with 141 (as a shell
+    reports a process a closed pipe ended) and no message; before, each file still to print
+    was an 'internal error: BrokenPipeError' and the exit 123."""
+    from cli_run import tiletrans_exe
+
+    files = sorted(str(p) for p in (ROOT / "examples" / "library" / "triton").glob("*.py"))
+    proc = subprocess.Popen(
+        [tiletrans_exe(), "ir", "--from", "triton", *files],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.read(10)  # the first bytes, then the reader is gone
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141, err
+    assert "internal error" not in err and "BrokenPipe" not in err, err

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from validation.equivalence import Report
 
 EXIT_OK, EXIT_DIFFERENT, EXIT_REFUSED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3, 123
+#: The reader of stdout closed it before the output ended (as a shell reports SIGPIPE).
+EXIT_CLOSED_PIPE = 141
 #: Which exit code wins when several files end differently (the worst first).
 _SEVERITY = (EXIT_INTERNAL, EXIT_USAGE, EXIT_REFUSED, EXIT_DIFFERENT, EXIT_OK)
 ISSUES = "https://github.com/tiletrans/tiletrans/issues"
@@ -486,7 +488,7 @@ def translate_one(
             shown = None
         diag = from_error(err, name, shown)
         return Outcome(path, "refused", diagnostic=diag, seconds=time.perf_counter() - start)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, BrokenPipeError):  # the user's, or the reader's, end
         raise
     except Exception as err:
         from translator.limits import caused_by_recursion
@@ -669,6 +671,8 @@ def cmd_ir(args: argparse.Namespace, rep: Reporter) -> int:
             shown = source if source is not None else _source_text(path)
             rep.report(from_error(err, path, shown))
             codes.append(EXIT_REFUSED)
+        except BrokenPipeError:  # the reader of stdout is gone: the end of every file's output
+            raise
         except Exception as err:
             from translator.limits import caused_by_recursion
 
@@ -1179,6 +1183,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         _write_err("interrupted")
         return 130
+    except BrokenPipeError:
+        # The reader closed stdout (`tiletrans ... | head`): not a tiletrans bug.
+        _drop_stdout()
+        return EXIT_CLOSED_PIPE
     except Exception as err:
         from translator.limits import TOO_DEEP, caused_by_recursion
 
@@ -1205,6 +1213,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERNAL
 
 
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null (its reader is gone), so that no later flush fails again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is no file descriptor (captured): nothing to fix
+        pass
+    finally:
+        os.close(devnull)
+
+
 def app() -> NoReturn:
     """Console entry point (kept under its old name): exits with :func:`main`'s code."""
     global _PROCESS_ENDS
@@ -1222,8 +1241,8 @@ def exit_now(code: int) -> NoReturn:
     stderr, and leave with ``os._exit``. Every file tiletrans writes is closed by then (written
     under ``with``). Where that is not known to be safe, exit normally: a thread other than the
     main one still running (shutdown would join it), or a Python without CPython's
-    ``atexit._run_exitfuncs``; a flush that fails (a closed pipe) also takes the normal path,
-    which reports it as before.
+    ``atexit._run_exitfuncs``. A flush into a pipe its reader closed ends the process with
+    :data:`EXIT_CLOSED_PIPE`, quietly; any other failing flush takes the normal path.
     """
     import atexit
 
@@ -1238,6 +1257,9 @@ def exit_now(code: int) -> NoReturn:
         run_exitfuncs()
         sys.stdout.flush()
         sys.stderr.flush()
+    except BrokenPipeError:  # the output's end, buffered until now, had no reader left
+        _drop_stdout()
+        os._exit(EXIT_CLOSED_PIPE)
     except BaseException:
         sys.exit(code)
     os._exit(code)
