@@ -207,7 +207,9 @@ def test_triton_backend_writes_input_precision_only_where_not_tf32() -> None:
 
 
 def test_helion_backend_writes_dot_precision_only_where_not_tf32() -> None:
-    assert '@helion.kernel(dot_precision="ieee"' in translate(TRITON_DOT, "triton", "helion")
+    helion = translate(TRITON_DOT, "triton", "helion")
+    decorator = helion[helion.index("@helion.kernel(") : helion.index("\ndef ")]
+    assert 'dot_precision="ieee"' in decorator, decorator
     assert "dot_precision" not in translate(triton_with(""), "triton", "helion")
     assert 'dot_precision="ieee"' in translate(CUTILE_GEMM, "cutile", "helion")
 

@@ -52,7 +52,7 @@ def test_helion_golden_back_to_triton_matches_source_on_cpu(golden: Path, tmp_pa
 # kernels read back from its Helion golden.
 EXPECTED: dict[str, set[str]] = {
     "add": {"block_names", "pads", "tunables"},
-    "attention": {"block_names", "unit_tile"},
+    "attention": {"block_names", "hints", "unit_tile"},
     "cross_entropy": {"pads", "param_facts", "tunables", "zero_d"},
     "embedding": {"block_names", "reshape", "tunables"},
     "geglu": {"block_names", "tunables"},
