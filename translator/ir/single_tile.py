@@ -21,7 +21,7 @@ from collections.abc import Collection
 
 from translator.ir import nodes as ir
 from translator.ir.renaming import names_in
-from translator.ir.visit import child_stmts, walk_stmts
+from translator.ir.visit import map_bodies, walk_stmts
 
 
 def block_expr(tile: ir.TileVar) -> ir.Expr:
@@ -149,19 +149,8 @@ def fuse_tile_walks(body: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...]:
     the same order."""
     out: list[ir.Stmt] = []
     for s in body:
-        s = _fused(s) or s
-        if child_stmts(s):
-            s = _with_children(s)
-        out.append(s)
+        out.append(map_bodies(_fused(s) or s, fuse_tile_walks))
     return tuple(out)
-
-
-def _with_children(s: ir.Stmt) -> ir.Stmt:
-    if isinstance(s, ir.If):
-        return dataclasses.replace(
-            s, body=fuse_tile_walks(s.body), orelse=fuse_tile_walks(s.orelse)
-        )
-    return dataclasses.replace(s, body=fuse_tile_walks(s.body))  # type: ignore[call-arg]
 
 
 def _fused(s: ir.Stmt) -> ir.TileLoop | None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import dataclasses
+from collections.abc import Callable, Iterator
 
 from translator.ir import nodes as ir
 
@@ -118,6 +119,16 @@ def child_stmts(s: ir.Stmt) -> tuple[ir.Stmt, ...]:
     if isinstance(s, ir.If):
         return s.body + s.orelse
     return ()
+
+
+def map_bodies(s: ir.Stmt, fn: Callable[[tuple[ir.Stmt, ...]], tuple[ir.Stmt, ...]]) -> ir.Stmt:
+    """``s`` with ``fn`` applied to each block of statements nested in it (the statements
+    :func:`child_stmts` yields, block by block); ``s`` itself where it nests none."""
+    if isinstance(s, (ir.TileLoop, ir.InlineKernel, ir.While)):
+        return dataclasses.replace(s, body=fn(s.body))
+    if isinstance(s, ir.If):
+        return dataclasses.replace(s, body=fn(s.body), orelse=fn(s.orelse))
+    return s
 
 
 def walk_stmts(stmts: tuple[ir.Stmt, ...]) -> Iterator[ir.Stmt]:

@@ -27,7 +27,7 @@ from translator.ir.renaming import rename
 from translator.ir.shapes import TypeEnv, kernel_env
 from translator.ir.single_tile import fuse_tile_walks
 from translator.ir.verifier import verify_kernel
-from translator.ir.visit import kernel_exprs, walk_expr, walk_stmts
+from translator.ir.visit import kernel_exprs, map_bodies, walk_expr, walk_stmts
 from translator.naming import unique
 from translator.rendering import render_template
 
@@ -107,12 +107,7 @@ def _distinct_loop_tiles(kernel: ir.Kernel) -> ir.Kernel:
                 seen.update(mapping.get(t.name, t.name) for t in s.tiles)
                 if mapping:
                     s = rename(s, mapping)  # type: ignore[assignment]
-                s = dataclasses.replace(s, body=walk(s.body))
-            elif isinstance(s, ir.While):
-                s = dataclasses.replace(s, body=walk(s.body))
-            elif isinstance(s, ir.If):
-                s = dataclasses.replace(s, body=walk(s.body), orelse=walk(s.orelse))
-            out.append(s)
+            out.append(map_bodies(s, walk))
         return tuple(out)
 
     return dataclasses.replace(kernel, body=walk(kernel.body))

@@ -275,11 +275,7 @@ def _annotated_dtypes(
     draws those; a dtype named by a variable binds nothing."""
     facts = []
     for name in inputs:
-        node = fac.tensors[name][1]
-        spelt = (
-            str(node.evaluated_value) if isinstance(node, cst.SimpleString) else mod.name_of(node)
-        )
-        dtype = dtype_name(spelt or "", g)
+        dtype = _eager_dtype_name(fac.tensors[name][1], mod, g)
         if dtype:
             facts.append((name, (dtype,), "annotation"))
     return ((DTYPES_HINT, tuple(facts)),) if facts else ()
@@ -303,9 +299,14 @@ def _size_text(names: list[str], fac: Factory) -> str:
 
 def _eager_dtype(node: cst.BaseExpression, mod: ModuleFacts, g: dict) -> str:
     """A TileLang dtype (``T.float16``, ``"float16"``) as torch spells it."""
-    name = str(node.evaluated_value) if isinstance(node, cst.SimpleString) else mod.name_of(node)
-    ir_name = dtype_name(name or "", g)
+    ir_name = _eager_dtype_name(node, mod, g)
     return TORCH_DTYPES[ir_name] if ir_name else source_of(node)
+
+
+def _eager_dtype_name(node: cst.BaseExpression, mod: ModuleFacts, g: dict) -> str | None:
+    """The IR name of a TileLang dtype (``T.float16``, ``"float16"``); ``None`` for a variable."""
+    name = str(node.evaluated_value) if isinstance(node, cst.SimpleString) else mod.name_of(node)
+    return dtype_name(name or "", g)
 
 
 def _arg_text(

@@ -21,6 +21,7 @@ the IR says invalid lanes hold (unmasked; :func:`translator.ir.padding.fold_pad`
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 
 from translator.diagnostics import TranslationError
@@ -308,19 +309,14 @@ class KernelWriter(CodePrinter):
                 and isinstance(st.value, ir.Load)
                 and st.value.other in (0.0, None)
             } - self.rebound
-            as_operand: dict[str, int] = {}
-            for e in kernel_exprs(self.kernel):
-                if isinstance(e, ir.Dot):
-                    for x in (e.lhs, e.rhs):
-                        if isinstance(x, ir.Name):
-                            as_operand[x.id] = as_operand.get(x.id, 0) + 1
-            reads: dict[str, int] = {}
+            reads: Counter[str] = Counter()
+            as_operand: Counter[str] = Counter()
             for e in kernel_exprs(self.kernel):
                 if isinstance(e, ir.Name):
-                    reads[e.id] = reads.get(e.id, 0) + 1
-            self._dot_operand_loads = {
-                n for n in loads if as_operand.get(n, 0) and reads.get(n) == as_operand[n]
-            }
+                    reads[e.id] += 1
+                elif isinstance(e, ir.Dot):
+                    as_operand.update(x.id for x in (e.lhs, e.rhs) if isinstance(x, ir.Name))
+            self._dot_operand_loads = {n for n in loads if 0 < as_operand[n] == reads[n]}
         return self._dot_operand_loads
 
     @property
