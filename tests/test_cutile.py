@@ -87,9 +87,10 @@ def test_a_launch_that_is_not_one_program_per_tile_is_refused_by_the_oracle(
     tmp_path: Path,
 ) -> None:
     text = (ROOT / "examples/helion/expected_cutile/relu.py").read_text()
-    assert "(ct.cdiv(m, 64), ct.cdiv(n, 128), 1)" in text
+    launch = '(ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),\n        _relu'
+    assert launch in text
     bad = tmp_path / "relu.py"
-    bad.write_text(text.replace("(ct.cdiv(m, 64), ct.cdiv(n, 128), 1)", "(1, ct.cdiv(n, 128), 1)"))
+    bad.write_text(text.replace(launch, launch.replace('ct.cdiv(m, cfg["BLOCK_SIZE_M"])', "1")))
     use_interpreter()
     module = load_module(bad, "translated")
     with pytest.raises(RuntimeError, match="launches 1 programs for 2 tiles"):
@@ -514,11 +515,65 @@ def test_an_atomic_over_a_whole_row_of_one_program_translates_both_ways(tmp_path
     assert report.rows and report.passed, report.format_text()
 
 
+def _flat(text: str) -> str:
+    """``text`` without whitespace: formatting may wrap a call over lines."""
+    return re.sub(r"\s+", "", text)
+
+
 def test_float_ops_of_narrow_tiles_compute_in_float32_as_the_ir_says() -> None:
     # The IR's exp gives float32 (what the CPU oracle computes); cuTile's ct.exp of an fp16 tile
     # would compute and return fp16, and a softmax's sum would then add fp16 numbers on the
     # GPU only. The translation converts the operand first; a float32 operand stays as it is.
-    text = translate_file(ROOT / "examples/helion/softmax.py", "helion", "cutile")
-    assert "ct.exp(ct.astype(softmax_in - softmax_max, ct.float32))" in text
-    text = translate_file(ROOT / "examples/helion/silu.py", "helion", "cutile")
-    assert "ct.exp(-x_tile)" in text  # x_tile is float32 already
+    # Once float32, exp takes Triton's precision (ex2.approx), which cuTile allows on float32 only.
+    text = _flat(translate_file(ROOT / "examples/helion/softmax.py", "helion", "cutile"))
+    approx = "rounding_mode=ct.RoundingMode.APPROX"
+    assert f"ct.exp(ct.astype(softmax_in-softmax_max,ct.float32),{approx})" in text
+    text = _flat(translate_file(ROOT / "examples/helion/silu.py", "helion", "cutile"))
+    assert f"ct.exp(-x_tile,{approx})" in text  # x_tile is float32 already
+
+
+def test_float32_division_and_exp_take_the_sources_precision() -> None:
+    # Triton's (and so Helion's) fp32 `/` is div.full and tl.exp is ex2.approx; cuTile's `/` and
+    # ct.exp default to the IEEE-rounded forms, 15-20 % slower on memory-bound kernels.
+    text = _flat(translate_file(ROOT / "examples/triton/softmax.py", "triton", "cutile"))
+    assert "ct.truediv(numerator,denominator[:,None],rounding_mode=ct.RoundingMode.FULL)" in text
+    assert "ct.exp(row_minus_max,rounding_mode=ct.RoundingMode.APPROX)" in text
+    # Division of tiles in the inputs' dtype (fp16 or fp32 at run time) stays `/`: cuTile
+    # refuses the FULL rounding mode on fp16 tiles.
+    src = (
+        "import helion\nimport helion.language as hl\nimport torch\n\n\n"
+        "@helion.kernel(config=helion.Config(block_sizes=[64]))\n"
+        "def ratio(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:\n"
+        "    out = torch.empty_like(x)\n"
+        "    for tile in hl.tile(x.size(0)):\n"
+        "        out[tile] = x[tile] / y[tile]\n"
+        "    return out\n"
+    )
+    text = translate_source(src, "ratio.py", "helion", "cutile")
+    assert "truediv" not in text and " / " in text
+
+
+def test_cutile_reads_truediv_as_division() -> None:
+    src = (
+        "import cuda.tile as ct\n\n\n"
+        "@ct.kernel\n"
+        "def k(x, out, B: ct.Constant[int]):\n"
+        "    i = ct.bid(0)\n"
+        "    t = ct.astype(ct.load(x, index=(i,), shape=(B,)), ct.float32)\n"
+        "    y = ct.truediv(t, 1.0 + t * t, rounding_mode=ct.RoundingMode.FULL)\n"
+        "    ct.store(out, index=(i,), tile=ct.astype(y, out.dtype))\n"
+    )
+    module = parse_source(src, "cutile")
+    (kernel,) = module.kernels
+    assign = next(s for s in kernel.body if isinstance(s, ir.Assign) and s.target == "y")
+    assert isinstance(assign.value, ir.BinOp) and assign.value.op == "/"
+
+
+def test_atomics_are_relaxed_and_row_kernels_skip_tma() -> None:
+    # The IR's atomics are updates nobody reads back: relaxed order (ACQ_REL fences each lane,
+    # 6.6x slower split-K on an H100). A kernel without dots loads without the TMA unit.
+    text = translate_file(ROOT / "examples/triton/matmul_splitk.py", "triton", "cutile")
+    assert "memory_order=ct.MemoryOrder.RELAXED" in text
+    assert "allow_tma=False" not in text  # dot operands keep TMA
+    text = translate_file(ROOT / "examples/triton/softmax.py", "triton", "cutile")
+    assert text.count("allow_tma=False") == 2  # the row's load and its store

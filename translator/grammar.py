@@ -187,6 +187,10 @@ GRAMMAR_SCHEMA = _section(
                     required=False,
                 ),
                 "pointwise": _spellings("IR pointwise op -> template on device values"),
+                "pointwise_f32": _spellings(
+                    "IR pointwise op -> template where every operand is a float32 tile",
+                    required=False,
+                ),
                 "scalar_pointwise": _spellings("IR pointwise op -> template on host numbers"),
                 "reductions": _spellings("IR reduction -> callee"),
                 "scans": _spellings("IR scan -> callee"),

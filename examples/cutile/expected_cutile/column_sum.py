@@ -20,11 +20,18 @@ def column_sum_kernel(
 ):
     bm = ct.bid(0)
     bn = ct.bid(1)
-    t = ct.load(x, index=(bm, bn), shape=(TM, TN), padding_mode=ct.PaddingMode.ZERO)
+    t = ct.load(
+        x, index=(bm, bn), shape=(TM, TN), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+    )
     partial = ct.sum(ct.astype(t, ct.float32), axis=0)
     cols = bn * TN + ct.arange(TN, dtype=ct.int32)
     # Columns past the end are out of bounds: cuTile's atomics skip them.
-    ct.atomic_add(out, bn * TN + ct.arange(TN, dtype=ct.int32), ct.astype(partial, out.dtype))
+    ct.atomic_add(
+        out,
+        bn * TN + ct.arange(TN, dtype=ct.int32),
+        ct.astype(partial, out.dtype),
+        memory_order=ct.MemoryOrder.RELAXED,
+    )
 
 
 def column_sum(x: torch.Tensor) -> torch.Tensor:

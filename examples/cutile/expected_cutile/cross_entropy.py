@@ -20,14 +20,24 @@ def cross_entropy_kernel(
 ):
     row = ct.bid(0)
     x = ct.load(
-        logits, index=(row, 0), shape=(1, BLOCK_LOGITS1), padding_mode=ct.PaddingMode.NEG_INF
+        logits,
+        index=(row, 0),
+        shape=(1, BLOCK_LOGITS1),
+        padding_mode=ct.PaddingMode.NEG_INF,
+        allow_tma=False,
     )
     x = ct.astype(x, ct.float32)
     m = ct.max(x, axis=1, keepdims=True)
-    lse = m + ct.log(ct.sum(ct.exp(x - m), axis=1, keepdims=True))
-    y = ct.reshape(ct.load(target, index=(row,), shape=(1,)), ())
-    x_y = ct.astype(ct.reshape(ct.load(logits, index=(row, y), shape=(1, 1)), ()), ct.float32)
-    ct.store(loss, index=(row,), tile=ct.astype(ct.reshape(lse, ()) - x_y, loss.dtype))
+    lse = m + ct.log(
+        ct.sum(ct.exp(x - m, rounding_mode=ct.RoundingMode.APPROX), axis=1, keepdims=True)
+    )
+    y = ct.reshape(ct.load(target, index=(row,), shape=(1,), allow_tma=False), ())
+    x_y = ct.astype(
+        ct.reshape(ct.load(logits, index=(row, y), shape=(1, 1), allow_tma=False), ()), ct.float32
+    )
+    ct.store(
+        loss, index=(row,), tile=ct.astype(ct.reshape(lse, ()) - x_y, loss.dtype), allow_tma=False
+    )
 
 
 def cross_entropy(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:

@@ -25,7 +25,9 @@ def scaled_permute_kernel(
     lanes = bid * TILE + ct.arange(TILE, dtype=ct.int32)
     # Lanes past the end gather nothing and scatter nothing.
     valid = lanes < idx.shape[0]
-    where_from = ct.load(idx, index=(bid,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
+    where_from = ct.load(
+        idx, index=(bid,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+    )
     vals = ct.gather(x, where_from, mask=mask_bid)
     # A float parameter is fp32 in cuTile: the product is cast back to the array dtype.
     ct.scatter(out, where_from, ct.astype(vals * scale, out.dtype), mask=mask_bid)

@@ -24,22 +24,34 @@ def layer_norm_fwd_kernel(
     bid = ct.bid(0)
     mask = ct.arange(BLOCK_X1, dtype=ct.int32) < x.shape[1]
     xt = ct.astype(
-        ct.load(x, index=(bid, 0), shape=(TILE_M, BLOCK_X1), padding_mode=ct.PaddingMode.ZERO),
+        ct.load(
+            x,
+            index=(bid, 0),
+            shape=(TILE_M, BLOCK_X1),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
+        ),
         ct.float32,
     )
-    mean = ct.sum(xt, axis=1, keepdims=True) / n
+    mean = ct.truediv(ct.sum(xt, axis=1, keepdims=True), n, rounding_mode=ct.RoundingMode.FULL)
     # Lanes past the row's end must not add (0 - mean)^2 to the variance.
     xc = ct.where(mask[None, :], xt - mean, 0.0)
-    var = ct.sum(xc * xc, axis=1, keepdims=True) / n
+    var = ct.truediv(ct.sum(xc * xc, axis=1, keepdims=True), n, rounding_mode=ct.RoundingMode.FULL)
     rstd = ct.rsqrt(var + eps)
     wt = ct.astype(
-        ct.load(w, index=(0,), shape=(BLOCK_X1,), padding_mode=ct.PaddingMode.ZERO), ct.float32
+        ct.load(
+            w, index=(0,), shape=(BLOCK_X1,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+        ),
+        ct.float32,
     )
     bt = ct.astype(
-        ct.load(b, index=(0,), shape=(BLOCK_X1,), padding_mode=ct.PaddingMode.ZERO), ct.float32
+        ct.load(
+            b, index=(0,), shape=(BLOCK_X1,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+        ),
+        ct.float32,
     )
     y = xc * rstd * wt[None, :] + bt[None, :]
-    ct.store(out, index=(bid, 0), tile=ct.astype(y, out.dtype))
+    ct.store(out, index=(bid, 0), tile=ct.astype(y, out.dtype), allow_tma=False)
 
 
 LAYER_NORM_FWD_KERNEL_CONFIGS = [

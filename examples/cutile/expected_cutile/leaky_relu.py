@@ -18,9 +18,9 @@ def leaky_relu_kernel(
     TILE: ct.Constant[int],
 ):
     bid = ct.bid(0)
-    t = ct.load(x, index=(bid,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
+    t = ct.load(x, index=(bid,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False)
     y = ct.where(t > 0, t, ct.astype(t * slope, x.dtype))
-    ct.store(out, index=(bid,), tile=ct.astype(y, out.dtype))
+    ct.store(out, index=(bid,), tile=ct.astype(y, out.dtype), allow_tma=False)
 
 
 def leaky_relu(x: torch.Tensor, negative_slope: float = 0.01) -> torch.Tensor:

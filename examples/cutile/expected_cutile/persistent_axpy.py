@@ -24,9 +24,13 @@ def persistent_axpy_kernel(
 ):
     """Tiles ``bid, bid + num_blocks, ...`` of ``alpha * x + y``; the last one is ragged."""
     for t in range(ct.bid(0), ct.cdiv(x.shape[0], TILE), ct.num_blocks(0)):
-        xt = ct.load(x, index=(t,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
-        yt = ct.load(y, index=(t,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
-        ct.store(out, index=(t,), tile=ct.astype(alpha * xt + yt, out.dtype))
+        xt = ct.load(
+            x, index=(t,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+        )
+        yt = ct.load(
+            y, index=(t,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+        )
+        ct.store(out, index=(t,), tile=ct.astype(alpha * xt + yt, out.dtype), allow_tma=False)
 
 
 def persistent_axpy(x: torch.Tensor, y: torch.Tensor, alpha: float) -> torch.Tensor:

@@ -28,14 +28,32 @@ def rms_norm_kernel(
 ):
     bid = ct.bid(0)
     xt = ct.astype(
-        ct.load(x, index=(bid, 0), shape=(TILE_M, BLOCK_X1), padding_mode=ct.PaddingMode.ZERO),
+        ct.load(
+            x,
+            index=(bid, 0),
+            shape=(TILE_M, BLOCK_X1),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
+        ),
         ct.float32,
     )
     wt = ct.astype(
-        ct.load(w, index=(0,), shape=(BLOCK_X1,), padding_mode=ct.PaddingMode.ZERO), ct.float32
+        ct.load(
+            w, index=(0,), shape=(BLOCK_X1,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+        ),
+        ct.float32,
     )
-    y = xt * ct.rsqrt(ct.sum(xt * xt, axis=1, keepdims=True) / n + eps) * wt[None, :]
-    ct.store(out, index=(bid, 0), tile=ct.astype(y, out.dtype))
+    y = (
+        xt
+        * ct.rsqrt(
+            ct.truediv(
+                ct.sum(xt * xt, axis=1, keepdims=True), n, rounding_mode=ct.RoundingMode.FULL
+            )
+            + eps
+        )
+        * wt[None, :]
+    )
+    ct.store(out, index=(bid, 0), tile=ct.astype(y, out.dtype), allow_tma=False)
 
 
 RMS_NORM_KERNEL_CONFIGS = [

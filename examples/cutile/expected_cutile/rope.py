@@ -27,18 +27,38 @@ def rope_kernel(
     # Each half is a (TILE_T, 1, TILE_H) tile of the (tokens, 2, d / 2) view, reshaped to 2-D.
     a = ct.reshape(
         ct.load(
-            x, index=(bid, 0, 0), shape=(TILE_T, 1, BLOCK_X2), padding_mode=ct.PaddingMode.ZERO
+            x,
+            index=(bid, 0, 0),
+            shape=(TILE_T, 1, BLOCK_X2),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         (TILE_T, BLOCK_X2),
     )
     b = ct.reshape(
         ct.load(
-            x, index=(bid, 1, 0), shape=(TILE_T, 1, BLOCK_X2), padding_mode=ct.PaddingMode.ZERO
+            x,
+            index=(bid, 1, 0),
+            shape=(TILE_T, 1, BLOCK_X2),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         (TILE_T, BLOCK_X2),
     )
-    c = ct.load(cos, index=(bid, 0), shape=(TILE_T, BLOCK_X2), padding_mode=ct.PaddingMode.ZERO)
-    s = ct.load(sin, index=(bid, 0), shape=(TILE_T, BLOCK_X2), padding_mode=ct.PaddingMode.ZERO)
+    c = ct.load(
+        cos,
+        index=(bid, 0),
+        shape=(TILE_T, BLOCK_X2),
+        padding_mode=ct.PaddingMode.ZERO,
+        allow_tma=False,
+    )
+    s = ct.load(
+        sin,
+        index=(bid, 0),
+        shape=(TILE_T, BLOCK_X2),
+        padding_mode=ct.PaddingMode.ZERO,
+        allow_tma=False,
+    )
     a = ct.astype(a, ct.float32)
     b = ct.astype(b, ct.float32)
     c = ct.astype(c, ct.float32)
@@ -50,6 +70,7 @@ def rope_kernel(
             ct.reshape(ct.astype(a * c - b * s, out.dtype), (TILE_T, BLOCK_X2)),
             (TILE_T, 1, BLOCK_X2),
         ),
+        allow_tma=False,
     )
     ct.store(
         out,
@@ -58,6 +79,7 @@ def rope_kernel(
             ct.reshape(ct.astype(b * c + a * s, out.dtype), (TILE_T, BLOCK_X2)),
             (TILE_T, 1, BLOCK_X2),
         ),
+        allow_tma=False,
     )
 
 

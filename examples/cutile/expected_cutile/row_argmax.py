@@ -20,9 +20,17 @@ def row_argmax_kernel(
 ):
     bid = ct.bid(0)
     # Lanes past the row's end read -inf: they are never the max.
-    t = ct.load(x, index=(bid, 0), shape=(TILE_M, BLOCK_X1), padding_mode=ct.PaddingMode.NEG_INF)
-    ct.store(values, index=(bid,), tile=ct.astype(ct.max(t, axis=1), values.dtype))
-    ct.store(indices, index=(bid,), tile=ct.astype(ct.argmax(t, axis=1), indices.dtype))
+    t = ct.load(
+        x,
+        index=(bid, 0),
+        shape=(TILE_M, BLOCK_X1),
+        padding_mode=ct.PaddingMode.NEG_INF,
+        allow_tma=False,
+    )
+    ct.store(values, index=(bid,), tile=ct.astype(ct.max(t, axis=1), values.dtype), allow_tma=False)
+    ct.store(
+        indices, index=(bid,), tile=ct.astype(ct.argmax(t, axis=1), indices.dtype), allow_tma=False
+    )
 
 
 ROW_ARGMAX_KERNEL_CONFIGS = [

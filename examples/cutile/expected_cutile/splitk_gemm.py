@@ -40,6 +40,7 @@ def splitk_gemm_kernel(
             (bn * TN + ct.arange(TN, dtype=ct.int32))[None, :],
         ),
         ct.astype(acc, C.dtype),
+        memory_order=ct.MemoryOrder.RELAXED,
     )
 
 

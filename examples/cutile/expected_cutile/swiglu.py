@@ -21,13 +21,23 @@ def swiglu_kernel(
     bm = ct.bid(0)
     bn = ct.bid(1)
     g = ct.astype(
-        ct.load(gate, index=(bm, bn), shape=(TM, TN), padding_mode=ct.PaddingMode.ZERO), ct.float32
+        ct.load(
+            gate, index=(bm, bn), shape=(TM, TN), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+        ),
+        ct.float32,
     )
     u = ct.astype(
-        ct.load(up, index=(bm, bn), shape=(TM, TN), padding_mode=ct.PaddingMode.ZERO), ct.float32
+        ct.load(
+            up, index=(bm, bn), shape=(TM, TN), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+        ),
+        ct.float32,
     )
-    silu = g / (1.0 + ct.exp(-g))
-    ct.store(out, index=(bm, bn), tile=ct.astype(silu * u, out.dtype))
+    silu = ct.truediv(
+        g,
+        1.0 + ct.exp(-g, rounding_mode=ct.RoundingMode.APPROX),
+        rounding_mode=ct.RoundingMode.FULL,
+    )
+    ct.store(out, index=(bm, bn), tile=ct.astype(silu * u, out.dtype), allow_tma=False)
 
 
 def swiglu(gate: torch.Tensor, up: torch.Tensor) -> torch.Tensor:

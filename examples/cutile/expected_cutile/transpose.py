@@ -19,8 +19,10 @@ def transpose_kernel(
 ):
     bm = ct.bid(0)
     bn = ct.bid(1)
-    tile = ct.load(x, index=(bm, bn), shape=(TM, TN), padding_mode=ct.PaddingMode.ZERO)
-    ct.store(out, index=(bn, bm), tile=ct.astype(ct.transpose(tile), out.dtype))
+    tile = ct.load(
+        x, index=(bm, bn), shape=(TM, TN), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+    )
+    ct.store(out, index=(bn, bm), tile=ct.astype(ct.transpose(tile), out.dtype), allow_tma=False)
 
 
 def transpose(x: torch.Tensor) -> torch.Tensor:

@@ -21,9 +21,13 @@ def vector_add_kernel(
 ):
     """``c = a + b`` over one tile; lanes past the end are padding, never stored."""
     bid = ct.bid(0)
-    a_tile = ct.load(a, index=(bid,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
-    b_tile = ct.load(b, index=(bid,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
-    ct.store(c, index=(bid,), tile=ct.astype(a_tile + b_tile, c.dtype))
+    a_tile = ct.load(
+        a, index=(bid,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+    )
+    b_tile = ct.load(
+        b, index=(bid,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+    )
+    ct.store(c, index=(bid,), tile=ct.astype(a_tile + b_tile, c.dtype), allow_tma=False)
 
 
 def vector_add(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:

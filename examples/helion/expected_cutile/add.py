@@ -33,16 +33,32 @@ def _add_kernel(
                 index=(tile_m, tile_n),
                 shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
                 padding_mode=ct.PaddingMode.ZERO,
+                allow_tma=False,
             )
             + ct.load(
                 y,
                 index=(tile_m, tile_n),
                 shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
                 padding_mode=ct.PaddingMode.ZERO,
+                allow_tma=False,
             ),
             out.dtype,
         ),
+        allow_tma=False,
     )
+
+
+_ADD_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_add_kernel` on the first launch of each
+    # shape key.
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128},
+    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128},
+    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 128},
+]
+_add_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
@@ -60,10 +76,21 @@ def add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     out = torch.empty_like(x)
     # One program per (tile_m, tile_n) block of the output.
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (x.shape, y.shape, out.shape, x.dtype, y.dtype, out.dtype, m, n)
+    if key not in _add_kernel_best:
+        _add_kernel_best[key] = ct.tune.exhaustive_search(
+            _ADD_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
+            _add_kernel,
+            lambda cfg: (x, y, out.clone(), m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"]),
+            quiet=True,
+        ).best.config
+    cfg = _add_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(m, 64), ct.cdiv(n, 128), 1),
+        (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
         _add_kernel,
-        (x, y, out, m, n, 64, 128),
+        (x, y, out, m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"]),
     )
     return out

@@ -26,7 +26,11 @@ def _cross_entropy_kernel(
     mask_n = tile_n * BLOCK_SIZE_N + ct.arange(BLOCK_SIZE_N, dtype=ct.int32) < n
     mask_v = ct.arange(BLOCK_V, dtype=ct.int32) < v
     labels_tile = ct.load(
-        labels, index=(tile_n,), shape=(BLOCK_SIZE_N,), padding_mode=ct.PaddingMode.ZERO
+        labels,
+        index=(tile_n,),
+        shape=(BLOCK_SIZE_N,),
+        padding_mode=ct.PaddingMode.ZERO,
+        allow_tma=False,
     )
     # Gather logits[row, labels[row]] at flat offset row * v + label.
     flat_indices = (
@@ -40,13 +44,21 @@ def _cross_entropy_kernel(
             index=(tile_n, 0),
             shape=(BLOCK_SIZE_N, BLOCK_V),
             padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         ct.float32,
     )
     max_logits = ct.max(ct.where(mask_v[None, :], rows, float("-inf")), axis=1)
-    sum_exp = ct.sum(ct.where(mask_v[None, :], ct.exp(rows - max_logits[:, None]), 0.0), axis=1)
+    sum_exp = ct.sum(
+        ct.where(
+            mask_v[None, :],
+            ct.exp(rows - max_logits[:, None], rounding_mode=ct.RoundingMode.APPROX),
+            0.0,
+        ),
+        axis=1,
+    )
     log_sum_exp = max_logits + ct.log(sum_exp)
-    ct.store(losses, index=(tile_n,), tile=log_sum_exp - logits_at_target)
+    ct.store(losses, index=(tile_n,), tile=log_sum_exp - logits_at_target, allow_tma=False)
 
 
 _CROSS_ENTROPY_KERNEL_CONFIGS = [

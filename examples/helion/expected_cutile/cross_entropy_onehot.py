@@ -29,7 +29,11 @@ def _cross_entropy_onehot_kernel(
 ):
     tile_n = ct.bid(0)
     labels_tile = ct.load(
-        labels, index=(tile_n,), shape=(BLOCK_SIZE_N,), padding_mode=ct.PaddingMode.ZERO
+        labels,
+        index=(tile_n,),
+        shape=(BLOCK_SIZE_N,),
+        padding_mode=ct.PaddingMode.ZERO,
+        allow_tma=False,
     )
     # Online log-sum-exp state plus the gathered target logit, per row.
     m_i = ct.full((BLOCK_SIZE_N,), float("-inf"), dtype=ct.float32)
@@ -42,6 +46,7 @@ def _cross_entropy_onehot_kernel(
                 index=(tile_n, tile_v),
                 shape=(BLOCK_SIZE_N, BLOCK_SIZE_V),
                 padding_mode=ct.PaddingMode.ZERO,
+                allow_tma=False,
             ),
             ct.float32,
         )
@@ -57,10 +62,10 @@ def _cross_entropy_onehot_kernel(
             ),
         )
         # Rescale the running sum to the new max before adding this block.
-        l_i = l_i * ct.exp(m_i - m_new) + ct.sum(
+        l_i = l_i * ct.exp(m_i - m_new, rounding_mode=ct.RoundingMode.APPROX) + ct.sum(
             ct.where(
                 (tile_v * BLOCK_SIZE_V + ct.arange(BLOCK_SIZE_V, dtype=ct.int32) < v)[None, :],
-                ct.exp(vals - m_new[:, None]),
+                ct.exp(vals - m_new[:, None], rounding_mode=ct.RoundingMode.APPROX),
                 0.0,
             ),
             axis=1,
@@ -78,7 +83,7 @@ def _cross_entropy_onehot_kernel(
             ),
             axis=1,
         )
-    ct.store(losses, index=(tile_n,), tile=m_i + ct.log(l_i) - target)
+    ct.store(losses, index=(tile_n,), tile=m_i + ct.log(l_i) - target, allow_tma=False)
 
 
 _CROSS_ENTROPY_ONEHOT_KERNEL_CONFIGS = [

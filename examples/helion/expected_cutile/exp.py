@@ -25,14 +25,31 @@ def _exp_kernel(
             ct.exp(
                 ct.astype(
                     ct.load(
-                        x, index=(tile,), shape=(BLOCK_SIZE_TILE,), padding_mode=ct.PaddingMode.ZERO
+                        x,
+                        index=(tile,),
+                        shape=(BLOCK_SIZE_TILE,),
+                        padding_mode=ct.PaddingMode.ZERO,
+                        allow_tma=False,
                     ),
                     ct.float32,
-                )
+                ),
+                rounding_mode=ct.RoundingMode.APPROX,
             ),
             out.dtype,
         ),
+        allow_tma=False,
     )
+
+
+_EXP_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_exp_kernel` on the first launch of each
+    # shape key.
+    {"BLOCK_SIZE_TILE": 1024},
+    {"BLOCK_SIZE_TILE": 512},
+    {"BLOCK_SIZE_TILE": 2048},
+    {"BLOCK_SIZE_TILE": 4096},
+]
+_exp_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def exp(x: torch.Tensor) -> torch.Tensor:
@@ -50,7 +67,21 @@ def exp(x: torch.Tensor) -> torch.Tensor:
     # Written for 1-d `x`: `hl.tile(x.size())` has 1 loop target.
     if x.dim() != 1:
         raise ValueError(f"`x` must be 1-d, not {x.dim()}-d")
+    key = (x.shape, out.shape, x.dtype, out.dtype)
+    if key not in _exp_kernel_best:
+        _exp_kernel_best[key] = ct.tune.exhaustive_search(
+            _EXP_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(x.size(0), cfg["BLOCK_SIZE_TILE"]), 1, 1),
+            _exp_kernel,
+            lambda cfg: (x, out.clone(), cfg["BLOCK_SIZE_TILE"]),
+            quiet=True,
+        ).best.config
+    cfg = _exp_kernel_best[key]
     ct.launch(
-        torch.cuda.current_stream(), (ct.cdiv(x.size(0), 1024), 1, 1), _exp_kernel, (x, out, 1024)
+        torch.cuda.current_stream(),
+        (ct.cdiv(x.size(0), cfg["BLOCK_SIZE_TILE"]), 1, 1),
+        _exp_kernel,
+        (x, out, cfg["BLOCK_SIZE_TILE"]),
     )
     return out

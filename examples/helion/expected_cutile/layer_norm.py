@@ -30,22 +30,36 @@ def _layer_norm_kernel(
     mask_n = ct.arange(BLOCK_N, dtype=ct.int32) < n
     x_tile = ct.astype(
         ct.load(
-            x, index=(tile_m, 0), shape=(BLOCK_SIZE_M, BLOCK_N), padding_mode=ct.PaddingMode.ZERO
+            x,
+            index=(tile_m, 0),
+            shape=(BLOCK_SIZE_M, BLOCK_N),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         ct.float32,
     )
     # Row mean and biased variance (two-step for accuracy).
-    mean = ct.sum(x_tile, axis=1, keepdims=True) / n
+    mean = ct.truediv(ct.sum(x_tile, axis=1, keepdims=True), n, rounding_mode=ct.RoundingMode.FULL)
     centered = x_tile - mean
-    var = ct.sum(ct.where(mask_n[None, :], centered * centered, 0.0), axis=1, keepdims=True) / n
+    var = ct.truediv(
+        ct.sum(ct.where(mask_n[None, :], centered * centered, 0.0), axis=1, keepdims=True),
+        n,
+        rounding_mode=ct.RoundingMode.FULL,
+    )
     normalized = centered * ct.rsqrt(var + eps)
     # Affine transform with per-column weight and bias.
     y = normalized * ct.astype(
-        ct.load(weight, index=(0,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO), ct.float32
+        ct.load(
+            weight, index=(0,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+        ),
+        ct.float32,
     ) + ct.astype(
-        ct.load(bias, index=(0,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO), ct.float32
+        ct.load(
+            bias, index=(0,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+        ),
+        ct.float32,
     )
-    ct.store(out, index=(tile_m, 0), tile=ct.astype(y, out.dtype))
+    ct.store(out, index=(tile_m, 0), tile=ct.astype(y, out.dtype), allow_tma=False)
 
 
 _LAYER_NORM_KERNEL_CONFIGS = [

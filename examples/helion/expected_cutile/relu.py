@@ -32,6 +32,7 @@ def _relu_kernel(
                     index=(tile_m, tile_n),
                     shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
                     padding_mode=ct.PaddingMode.ZERO,
+                    allow_tma=False,
                 )
                 < 0.0,
                 0.0,
@@ -40,11 +41,26 @@ def _relu_kernel(
                     index=(tile_m, tile_n),
                     shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
                     padding_mode=ct.PaddingMode.ZERO,
+                    allow_tma=False,
                 ),
             ),
             out.dtype,
         ),
+        allow_tma=False,
     )
+
+
+_RELU_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_relu_kernel` on the first launch of
+    # each shape key.
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128},
+    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128},
+    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 128},
+]
+_relu_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def relu(x: torch.Tensor) -> torch.Tensor:
@@ -59,10 +75,21 @@ def relu(x: torch.Tensor) -> torch.Tensor:
     m, n = x.size()
     out = torch.empty_like(x)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (x.shape, out.shape, x.dtype, out.dtype, m, n)
+    if key not in _relu_kernel_best:
+        _relu_kernel_best[key] = ct.tune.exhaustive_search(
+            _RELU_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
+            _relu_kernel,
+            lambda cfg: (x, out.clone(), m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"]),
+            quiet=True,
+        ).best.config
+    cfg = _relu_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(m, 64), ct.cdiv(n, 128), 1),
+        (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
         _relu_kernel,
-        (x, out, m, n, 64, 128),
+        (x, out, m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"]),
     )
     return out

@@ -32,11 +32,15 @@ def _rms_norm_kernel(
     # Accumulate in fp32 regardless of the input dtype.
     x_tile = ct.astype(
         ct.load(
-            x, index=(tile_m, 0), shape=(BLOCK_SIZE_M, BLOCK_N), padding_mode=ct.PaddingMode.ZERO
+            x,
+            index=(tile_m, 0),
+            shape=(BLOCK_SIZE_M, BLOCK_N),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         ct.float32,
     )
-    mean_sq = ct.sum(x_tile * x_tile, axis=1) / n
+    mean_sq = ct.truediv(ct.sum(x_tile * x_tile, axis=1), n, rounding_mode=ct.RoundingMode.FULL)
     inv_rms_tile = ct.rsqrt(mean_sq + eps)
     # Normalize, then apply the per-column weight (broadcast over rows).
     normalized = x_tile * inv_rms_tile[:, None]
@@ -46,13 +50,20 @@ def _rms_norm_kernel(
         tile=ct.astype(
             normalized
             * ct.astype(
-                ct.load(weight, index=(0,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO),
+                ct.load(
+                    weight,
+                    index=(0,),
+                    shape=(BLOCK_N,),
+                    padding_mode=ct.PaddingMode.ZERO,
+                    allow_tma=False,
+                ),
                 ct.float32,
             ),
             out.dtype,
         ),
+        allow_tma=False,
     )
-    ct.store(inv_rms, index=(tile_m,), tile=inv_rms_tile)
+    ct.store(inv_rms, index=(tile_m,), tile=inv_rms_tile, allow_tma=False)
 
 
 _RMS_NORM_KERNEL_CONFIGS = [

@@ -23,12 +23,22 @@ def _row_mean_kernel(
     # keepdim=True keeps a size-1 column so the result matches out[tile_m, :].
     row = ct.astype(
         ct.load(
-            x, index=(tile_m, 0), shape=(BLOCK_SIZE_M, BLOCK_N), padding_mode=ct.PaddingMode.ZERO
+            x,
+            index=(tile_m, 0),
+            shape=(BLOCK_SIZE_M, BLOCK_N),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         ct.float32,
     )
     ct.store(
-        out, index=(tile_m, 0), tile=ct.astype(ct.sum(row, axis=1, keepdims=True) / n, out.dtype)
+        out,
+        index=(tile_m, 0),
+        tile=ct.astype(
+            ct.truediv(ct.sum(row, axis=1, keepdims=True), n, rounding_mode=ct.RoundingMode.FULL),
+            out.dtype,
+        ),
+        allow_tma=False,
     )
 
 

@@ -32,6 +32,7 @@ def _row_sum_kernel(
                         index=(tile_m, 0),
                         shape=(BLOCK_SIZE_M, BLOCK_N),
                         padding_mode=ct.PaddingMode.ZERO,
+                        allow_tma=False,
                     ),
                     ct.float32,
                 ),
@@ -39,6 +40,7 @@ def _row_sum_kernel(
             ),
             out.dtype,
         ),
+        allow_tma=False,
     )
 
 

@@ -32,6 +32,7 @@ def _scaled_add_kernel(
                 index=(tile_m, tile_n),
                 shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
                 padding_mode=ct.PaddingMode.ZERO,
+                allow_tma=False,
             )
             + alpha
             * ct.load(
@@ -39,10 +40,24 @@ def _scaled_add_kernel(
                 index=(tile_m, tile_n),
                 shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
                 padding_mode=ct.PaddingMode.ZERO,
+                allow_tma=False,
             ),
             out.dtype,
         ),
+        allow_tma=False,
     )
+
+
+_SCALED_ADD_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_scaled_add_kernel` on the first launch
+    # of each shape key.
+    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128},
+    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 128},
+]
+_scaled_add_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def scaled_add(x: torch.Tensor, y: torch.Tensor, alpha: float = 1.0) -> torch.Tensor:
@@ -61,10 +76,21 @@ def scaled_add(x: torch.Tensor, y: torch.Tensor, alpha: float = 1.0) -> torch.Te
     out = torch.empty_like(x)
     # Tile over the whole output shape; alpha is passed to the device as a scalar.
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (x.shape, y.shape, out.shape, x.dtype, y.dtype, out.dtype, m, n)
+    if key not in _scaled_add_kernel_best:
+        _scaled_add_kernel_best[key] = ct.tune.exhaustive_search(
+            _SCALED_ADD_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
+            _scaled_add_kernel,
+            lambda cfg: (x, y, out.clone(), alpha, m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"]),
+            quiet=True,
+        ).best.config
+    cfg = _scaled_add_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(m, 32), ct.cdiv(n, 128), 1),
+        (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
         _scaled_add_kernel,
-        (x, y, out, alpha, m, n, 32, 128),
+        (x, y, out, alpha, m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"]),
     )
     return out

@@ -28,14 +28,36 @@ def _silu_kernel(
             index=(tile_m, tile_n),
             shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
             padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         ct.float32,
     )
     ct.store(
         out,
         index=(tile_m, tile_n),
-        tile=ct.astype(x_tile * (1.0 / (1.0 + ct.exp(-x_tile))), out.dtype),
+        tile=ct.astype(
+            x_tile
+            * ct.truediv(
+                1.0,
+                1.0 + ct.exp(-x_tile, rounding_mode=ct.RoundingMode.APPROX),
+                rounding_mode=ct.RoundingMode.FULL,
+            ),
+            out.dtype,
+        ),
+        allow_tma=False,
     )
+
+
+_SILU_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_silu_kernel` on the first launch of
+    # each shape key.
+    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128},
+    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 128},
+]
+_silu_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def silu(x: torch.Tensor) -> torch.Tensor:
@@ -50,10 +72,21 @@ def silu(x: torch.Tensor) -> torch.Tensor:
     m, n = x.size()
     out = torch.empty_like(x)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (x.shape, out.shape, x.dtype, out.dtype, m, n)
+    if key not in _silu_kernel_best:
+        _silu_kernel_best[key] = ct.tune.exhaustive_search(
+            _SILU_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
+            _silu_kernel,
+            lambda cfg: (x, out.clone(), m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"]),
+            quiet=True,
+        ).best.config
+    cfg = _silu_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(m, 32), ct.cdiv(n, 128), 1),
+        (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
         _silu_kernel,
-        (x, out, m, n, 32, 128),
+        (x, out, m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"]),
     )
     return out

@@ -24,14 +24,27 @@ def _softmax_kernel(
     tile_m = ct.bid(0)
     mask_n = ct.arange(BLOCK_N, dtype=ct.int32) < n
     softmax_in = ct.load(
-        x, index=(tile_m, 0), shape=(BLOCK_SIZE_M, BLOCK_N), padding_mode=ct.PaddingMode.ZERO
+        x,
+        index=(tile_m, 0),
+        shape=(BLOCK_SIZE_M, BLOCK_N),
+        padding_mode=ct.PaddingMode.ZERO,
+        allow_tma=False,
     )
     softmax_max = ct.max(
         ct.where(mask_n[None, :], softmax_in, float("-inf")), axis=1, keepdims=True
     )
-    softmax_num = ct.exp(ct.astype(softmax_in - softmax_max, ct.float32))
+    softmax_num = ct.exp(
+        ct.astype(softmax_in - softmax_max, ct.float32), rounding_mode=ct.RoundingMode.APPROX
+    )
     softmax_den = ct.sum(ct.where(mask_n[None, :], softmax_num, 0.0), axis=1, keepdims=True)
-    ct.store(out, index=(tile_m, 0), tile=ct.astype(softmax_num / softmax_den, out.dtype))
+    ct.store(
+        out,
+        index=(tile_m, 0),
+        tile=ct.astype(
+            ct.truediv(softmax_num, softmax_den, rounding_mode=ct.RoundingMode.FULL), out.dtype
+        ),
+        allow_tma=False,
+    )
 
 
 _SOFTMAX_KERNEL_CONFIGS = [

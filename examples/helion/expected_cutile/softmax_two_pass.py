@@ -36,6 +36,7 @@ def _softmax_two_pass_kernel(
                 index=(tile_m, tile_n),
                 shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
                 padding_mode=ct.PaddingMode.ZERO,
+                allow_tma=False,
             ),
             ct.float32,
         )
@@ -49,10 +50,10 @@ def _softmax_two_pass_kernel(
         )
         mi_next = ct.maximum(mi, local_amax)
         # Rescale the old sum to the new max before adding this block.
-        di = di * ct.exp(mi - mi_next) + ct.sum(
+        di = di * ct.exp(mi - mi_next, rounding_mode=ct.RoundingMode.APPROX) + ct.sum(
             ct.where(
                 (tile_n * BLOCK_SIZE_N + ct.arange(BLOCK_SIZE_N, dtype=ct.int32) < n)[None, :],
-                ct.exp(values - mi_next[:, None]),
+                ct.exp(values - mi_next[:, None], rounding_mode=ct.RoundingMode.APPROX),
                 0.0,
             ),
             axis=1,
@@ -66,13 +67,22 @@ def _softmax_two_pass_kernel(
                 index=(tile_m, tile_n),
                 shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
                 padding_mode=ct.PaddingMode.ZERO,
+                allow_tma=False,
             ),
             ct.float32,
         )
         ct.store(
             out,
             index=(tile_m, tile_n),
-            tile=ct.astype(ct.exp(values - mi[:, None]) / di[:, None], out.dtype),
+            tile=ct.astype(
+                ct.truediv(
+                    ct.exp(values - mi[:, None], rounding_mode=ct.RoundingMode.APPROX),
+                    di[:, None],
+                    rounding_mode=ct.RoundingMode.FULL,
+                ),
+                out.dtype,
+            ),
+            allow_tma=False,
         )
 
 

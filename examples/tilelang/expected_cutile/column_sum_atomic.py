@@ -20,11 +20,22 @@ def column_sum_kernel(
     by = ct.bid(0)
     bx = ct.bid(1)
     x = ct.astype(
-        ct.load(X, index=(by, bx), shape=(BLOCK_M, BLOCK_N), padding_mode=ct.PaddingMode.ZERO),
+        ct.load(
+            X,
+            index=(by, bx),
+            shape=(BLOCK_M, BLOCK_N),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
+        ),
         ct.float32,
     )
     part = ct.sum(x, axis=0)
-    ct.atomic_add(Y, bx * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32), part)
+    ct.atomic_add(
+        Y,
+        bx * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32),
+        part,
+        memory_order=ct.MemoryOrder.RELAXED,
+    )
 
 
 def column_sum(x: torch.Tensor) -> torch.Tensor:

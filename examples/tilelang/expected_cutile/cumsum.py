@@ -18,11 +18,17 @@ def cumsum_kernel(
 ):
     bx = ct.bid(0)
     x = ct.astype(
-        ct.load(X, index=(bx, 0), shape=(BLOCK_M, BLOCK_X1), padding_mode=ct.PaddingMode.ZERO),
+        ct.load(
+            X,
+            index=(bx, 0),
+            shape=(BLOCK_M, BLOCK_X1),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
+        ),
         ct.float32,
     )
     y = ct.cumsum(x, axis=1)
-    ct.store(Y, index=(bx, 0), tile=ct.astype(y, Y.dtype))
+    ct.store(Y, index=(bx, 0), tile=ct.astype(y, Y.dtype), allow_tma=False)
 
 
 CUMSUM_KERNEL_CONFIGS = [

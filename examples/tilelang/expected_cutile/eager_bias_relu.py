@@ -20,10 +20,30 @@ def bias_relu_kernel(
 ):
     by = ct.bid(0)
     bx = ct.bid(1)
-    x = ct.load(X, index=(by, bx), shape=(BLOCK_M, BLOCK_N), padding_mode=ct.PaddingMode.ZERO)
-    b = ct.load(bias, index=(bx,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO)
+    x = ct.load(
+        X,
+        index=(by, bx),
+        shape=(BLOCK_M, BLOCK_N),
+        padding_mode=ct.PaddingMode.ZERO,
+        allow_tma=False,
+    )
+    b = ct.load(
+        bias, index=(bx,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+    )
     x = ct.maximum(x + b[None, :], 0.0)
-    ct.store(Y, index=(by, bx), tile=x)
+    ct.store(Y, index=(by, bx), tile=x, allow_tma=False)
+
+
+BIAS_RELU_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `bias_relu_kernel` on the first launch of
+    # each shape key.
+    {"BLOCK_M": 16, "BLOCK_N": 128},
+    {"BLOCK_M": 32, "BLOCK_N": 128},
+    {"BLOCK_M": 8, "BLOCK_N": 256},
+    {"BLOCK_M": 64, "BLOCK_N": 64},
+    {"BLOCK_M": 8, "BLOCK_N": 128},
+]
+_bias_relu_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def bias_relu(X, bias, block_M: int = 16, block_N: int = 128, threads: int = 128):
@@ -33,10 +53,21 @@ def bias_relu(X, bias, block_M: int = 16, block_N: int = 128, threads: int = 128
     Y = torch.empty((M, N), dtype=torch.float32, device=X.device)
 
     # tiletrans: num_warps: cuTile's compiler picks warps, stages and tile order itself
+    key = (X.shape, bias.shape, Y.shape, X.dtype, bias.dtype, Y.dtype)
+    if key not in _bias_relu_kernel_best:
+        _bias_relu_kernel_best[key] = ct.tune.exhaustive_search(
+            BIAS_RELU_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(X.size(0), cfg["BLOCK_M"]), ct.cdiv(X.size(1), cfg["BLOCK_N"]), 1),
+            bias_relu_kernel,
+            lambda cfg: (X, bias, Y.clone(), cfg["BLOCK_M"], cfg["BLOCK_N"]),
+            quiet=True,
+        ).best.config
+    cfg = _bias_relu_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(X.size(0), 16), ct.cdiv(X.size(1), 128), 1),
+        (ct.cdiv(X.size(0), cfg["BLOCK_M"]), ct.cdiv(X.size(1), cfg["BLOCK_N"]), 1),
         bias_relu_kernel,
-        (X, bias, Y, 16, 128),
+        (X, bias, Y, cfg["BLOCK_M"], cfg["BLOCK_N"]),
     )
     return Y

@@ -19,10 +19,34 @@ def elementwise_add(
 ):
     by = ct.bid(0)
     bx = ct.bid(1)
-    A_local = ct.load(A, index=(by, bx), shape=(BLOCK_M, BLOCK_N), padding_mode=ct.PaddingMode.ZERO)
-    B_local = ct.load(B, index=(by, bx), shape=(BLOCK_M, BLOCK_N), padding_mode=ct.PaddingMode.ZERO)
+    A_local = ct.load(
+        A,
+        index=(by, bx),
+        shape=(BLOCK_M, BLOCK_N),
+        padding_mode=ct.PaddingMode.ZERO,
+        allow_tma=False,
+    )
+    B_local = ct.load(
+        B,
+        index=(by, bx),
+        shape=(BLOCK_M, BLOCK_N),
+        padding_mode=ct.PaddingMode.ZERO,
+        allow_tma=False,
+    )
     C_local = A_local + B_local
-    ct.store(C, index=(by, bx), tile=ct.astype(C_local, C.dtype))
+    ct.store(C, index=(by, bx), tile=ct.astype(C_local, C.dtype), allow_tma=False)
+
+
+ELEMENTWISE_ADD_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `elementwise_add` on the first launch of
+    # each shape key.
+    {"BLOCK_M": 32, "BLOCK_N": 128},
+    {"BLOCK_M": 16, "BLOCK_N": 128},
+    {"BLOCK_M": 8, "BLOCK_N": 256},
+    {"BLOCK_M": 64, "BLOCK_N": 64},
+    {"BLOCK_M": 8, "BLOCK_N": 128},
+]
+_elementwise_add_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def add(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -30,10 +54,21 @@ def add(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     m, n = a.shape
     # tiletrans: num_warps: cuTile's compiler picks warps, stages and tile order itself
     _c = torch.empty((m, n), dtype=a.dtype, device=a.device)
+    key = (a.shape, b.shape, _c.shape, a.dtype, b.dtype, _c.dtype)
+    if key not in _elementwise_add_best:
+        _elementwise_add_best[key] = ct.tune.exhaustive_search(
+            ELEMENTWISE_ADD_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(a.size(0), cfg["BLOCK_M"]), ct.cdiv(a.size(1), cfg["BLOCK_N"]), 1),
+            elementwise_add,
+            lambda cfg: (a, b, _c.clone(), cfg["BLOCK_M"], cfg["BLOCK_N"]),
+            quiet=True,
+        ).best.config
+    cfg = _elementwise_add_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(a.size(0), 32), ct.cdiv(a.size(1), 128), 1),
+        (ct.cdiv(a.size(0), cfg["BLOCK_M"]), ct.cdiv(a.size(1), cfg["BLOCK_N"]), 1),
         elementwise_add,
-        (a, b, _c, 32, 128),
+        (a, b, _c, cfg["BLOCK_M"], cfg["BLOCK_N"]),
     )
     return _c

@@ -120,12 +120,23 @@ def flashattn(
             axis=1,
         )
         logsum = logsum * scores_scale + scores_sum
-    acc_o = acc_o / logsum[:, None]
+    acc_o = ct.truediv(acc_o, logsum[:, None], rounding_mode=ct.RoundingMode.FULL)
     ct.store(
         Output,
         index=(bz, bx, by, 0),
         tile=ct.reshape(ct.astype(acc_o, Output.dtype), (1, BLOCK_M, 1, BLOCK_Q3)),
     )
+
+
+FLASHATTN_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `flashattn` on the first launch of each
+    # shape key.
+    {"BLOCK_M": 64, "BLOCK_N": 64},
+    {"BLOCK_M": 128, "BLOCK_N": 64},
+    {"BLOCK_M": 128, "BLOCK_N": 32},
+    {"BLOCK_M": 64, "BLOCK_N": 32},
+]
+_flashattn_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -135,10 +146,29 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor
     batch, seq_len, heads, dim = q.shape
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
     _output = torch.empty((batch, seq_len, heads, dim), dtype=q.dtype, device=q.device)
+    key = (q.shape, k.shape, v.shape, _output.shape, q.dtype, k.dtype, v.dtype, _output.dtype)
+    if key not in _flashattn_best:
+        _flashattn_best[key] = ct.tune.exhaustive_search(
+            FLASHATTN_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (q.size(0), q.size(2), ct.cdiv(q.size(1), cfg["BLOCK_M"])),
+            flashattn,
+            lambda cfg: (
+                q,
+                k,
+                v,
+                _output.clone(),
+                cfg["BLOCK_M"],
+                cfg["BLOCK_N"],
+                1 << (q.size(3) - 1).bit_length(),
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _flashattn_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (q.size(0), q.size(2), ct.cdiv(q.size(1), 64)),
+        (q.size(0), q.size(2), ct.cdiv(q.size(1), cfg["BLOCK_M"])),
         flashattn,
-        (q, k, v, _output, 64, 64, 1 << (q.size(3) - 1).bit_length()),
+        (q, k, v, _output, cfg["BLOCK_M"], cfg["BLOCK_N"], 1 << (q.size(3) - 1).bit_length()),
     )
     return _output

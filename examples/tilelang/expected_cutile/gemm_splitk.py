@@ -69,6 +69,7 @@ def matmul_splitk(
             (bx * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32))[None, :],
         ),
         C_local,
+        memory_order=ct.MemoryOrder.RELAXED,
     )
 
 

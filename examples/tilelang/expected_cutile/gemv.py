@@ -20,9 +20,15 @@ def gemv(
     acc = ct.zeros((BLOCK_N,), dtype=ct.float32)
     for ko in range(ct.cdiv(A.shape[1], BLOCK_K)):
         a_tile = ct.load(
-            A, index=(bx, ko), shape=(BLOCK_N, BLOCK_K), padding_mode=ct.PaddingMode.ZERO
+            A,
+            index=(bx, ko),
+            shape=(BLOCK_N, BLOCK_K),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         )
-        x_tile = ct.load(x, index=(ko,), shape=(BLOCK_K,), padding_mode=ct.PaddingMode.ZERO)
+        x_tile = ct.load(
+            x, index=(ko,), shape=(BLOCK_K,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+        )
         prod = ct.astype(a_tile, ct.float32) * ct.astype(x_tile[None, :], ct.float32)
         partial = ct.sum(
             ct.where(
@@ -31,7 +37,7 @@ def gemv(
             axis=1,
         )
         acc = acc + partial
-    ct.store(y, index=(bx,), tile=ct.astype(acc, y.dtype))
+    ct.store(y, index=(bx,), tile=ct.astype(acc, y.dtype), allow_tma=False)
 
 
 def matvec(a: torch.Tensor, x: torch.Tensor) -> torch.Tensor:

@@ -23,24 +23,36 @@ def layer_norm_kernel(
     bx = ct.bid(0)
     mask_X1 = ct.arange(BLOCK_X1, dtype=ct.int32) < X.shape[1]
     x = ct.astype(
-        ct.load(X, index=(bx, 0), shape=(BLOCK_M, BLOCK_X1), padding_mode=ct.PaddingMode.ZERO),
+        ct.load(
+            X,
+            index=(bx, 0),
+            shape=(BLOCK_M, BLOCK_X1),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
+        ),
         ct.float32,
     )
     w = ct.astype(
-        ct.load(W, index=(0,), shape=(BLOCK_X1,), padding_mode=ct.PaddingMode.ZERO), ct.float32
+        ct.load(
+            W, index=(0,), shape=(BLOCK_X1,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+        ),
+        ct.float32,
     )
     b = ct.astype(
-        ct.load(Bias, index=(0,), shape=(BLOCK_X1,), padding_mode=ct.PaddingMode.ZERO), ct.float32
+        ct.load(
+            Bias, index=(0,), shape=(BLOCK_X1,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+        ),
+        ct.float32,
     )
     masked = x
     mean = ct.sum(masked, axis=1)
-    mean = mean / X.shape[1]
+    mean = ct.truediv(mean, X.shape[1], rounding_mode=ct.RoundingMode.FULL)
     centered = x - mean[:, None]
     squares = centered * centered
     rstd = ct.sum(ct.where(mask_X1[None, :], squares, 0.0), axis=1)
-    rstd = ct.rsqrt(rstd / X.shape[1] + eps)
+    rstd = ct.rsqrt(ct.truediv(rstd, X.shape[1], rounding_mode=ct.RoundingMode.FULL) + eps)
     y = ct.astype(centered * rstd[:, None] * w[None, :] + b[None, :], X.dtype)
-    ct.store(Y, index=(bx, 0), tile=ct.astype(y, Y.dtype))
+    ct.store(Y, index=(bx, 0), tile=ct.astype(y, Y.dtype), allow_tma=False)
 
 
 LAYER_NORM_KERNEL_CONFIGS = [

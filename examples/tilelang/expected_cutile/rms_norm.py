@@ -20,17 +20,26 @@ def rms_norm_kernel(
 ):
     bx = ct.bid(0)
     A_local = ct.astype(
-        ct.load(A, index=(bx, 0), shape=(BLK_M, BLOCK_A1), padding_mode=ct.PaddingMode.ZERO),
+        ct.load(
+            A,
+            index=(bx, 0),
+            shape=(BLK_M, BLOCK_A1),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
+        ),
         ct.float32,
     )
     W_local = ct.astype(
-        ct.load(W, index=(0,), shape=(BLOCK_A1,), padding_mode=ct.PaddingMode.ZERO), ct.float32
+        ct.load(
+            W, index=(0,), shape=(BLOCK_A1,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+        ),
+        ct.float32,
     )
     A_pow_local = A_local * A_local
     A_powsum = ct.sum(A_pow_local, axis=1)
-    A_powsum = ct.rsqrt(A_powsum / A.shape[1] + eps)
+    A_powsum = ct.rsqrt(ct.truediv(A_powsum, A.shape[1], rounding_mode=ct.RoundingMode.FULL) + eps)
     B_local = ct.astype(A_local * A_powsum[:, None] * W_local[None, :], A.dtype)
-    ct.store(B, index=(bx, 0), tile=ct.astype(B_local, B.dtype))
+    ct.store(B, index=(bx, 0), tile=ct.astype(B_local, B.dtype), allow_tma=False)
 
 
 RMS_NORM_KERNEL_CONFIGS = [

@@ -20,7 +20,13 @@ def row_sum_kernel(
     for ko in range(ct.cdiv(X.shape[1], BLOCK_N)):
         # Lanes past the row's end read 0, which the sum ignores.
         x = ct.astype(
-            ct.load(X, index=(bx, ko), shape=(BLOCK_M, BLOCK_N), padding_mode=ct.PaddingMode.ZERO),
+            ct.load(
+                X,
+                index=(bx, ko),
+                shape=(BLOCK_M, BLOCK_N),
+                padding_mode=ct.PaddingMode.ZERO,
+                allow_tma=False,
+            ),
             ct.float32,
         )
         part = ct.sum(
@@ -30,7 +36,7 @@ def row_sum_kernel(
             axis=1,
         )
         acc = acc + part
-    ct.store(Y, index=(bx,), tile=ct.astype(acc, Y.dtype))
+    ct.store(Y, index=(bx,), tile=ct.astype(acc, Y.dtype), allow_tma=False)
 
 
 def row_sum(x: torch.Tensor) -> torch.Tensor:

@@ -25,14 +25,38 @@ def axpy_kernel(
         Out,
         index=(by, bx),
         tile=ct.astype(
-            ct.load(X, index=(by, bx), shape=(BLOCK_M, BLOCK_N), padding_mode=ct.PaddingMode.ZERO)
+            ct.load(
+                X,
+                index=(by, bx),
+                shape=(BLOCK_M, BLOCK_N),
+                padding_mode=ct.PaddingMode.ZERO,
+                allow_tma=False,
+            )
             + alpha
             * ct.load(
-                Y, index=(by, bx), shape=(BLOCK_M, BLOCK_N), padding_mode=ct.PaddingMode.ZERO
+                Y,
+                index=(by, bx),
+                shape=(BLOCK_M, BLOCK_N),
+                padding_mode=ct.PaddingMode.ZERO,
+                allow_tma=False,
             ),
             Out.dtype,
         ),
+        allow_tma=False,
     )
+
+
+AXPY_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `axpy_kernel` on the first launch of each
+    # shape key.
+    {"BLOCK_M": 16, "BLOCK_N": 64},
+    {"BLOCK_M": 16, "BLOCK_N": 128},
+    {"BLOCK_M": 32, "BLOCK_N": 128},
+    {"BLOCK_M": 8, "BLOCK_N": 256},
+    {"BLOCK_M": 64, "BLOCK_N": 64},
+    {"BLOCK_M": 8, "BLOCK_N": 128},
+]
+_axpy_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def scaled_add(x: torch.Tensor, y: torch.Tensor, alpha: float = 0.5) -> torch.Tensor:
@@ -40,10 +64,21 @@ def scaled_add(x: torch.Tensor, y: torch.Tensor, alpha: float = 0.5) -> torch.Te
     m, n = x.shape
     # tiletrans: num_warps: cuTile's compiler picks warps, stages and tile order itself
     _out = torch.empty((m, n), dtype=x.dtype, device=x.device)
+    key = (x.shape, y.shape, _out.shape, x.dtype, y.dtype, _out.dtype)
+    if key not in _axpy_kernel_best:
+        _axpy_kernel_best[key] = ct.tune.exhaustive_search(
+            AXPY_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(x.size(0), cfg["BLOCK_M"]), ct.cdiv(x.size(1), cfg["BLOCK_N"]), 1),
+            axpy_kernel,
+            lambda cfg: (x, y, _out.clone(), alpha, cfg["BLOCK_M"], cfg["BLOCK_N"]),
+            quiet=True,
+        ).best.config
+    cfg = _axpy_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(x.size(0), 16), ct.cdiv(x.size(1), 64), 1),
+        (ct.cdiv(x.size(0), cfg["BLOCK_M"]), ct.cdiv(x.size(1), cfg["BLOCK_N"]), 1),
         axpy_kernel,
-        (x, y, _out, alpha, 16, 64),
+        (x, y, _out, alpha, cfg["BLOCK_M"], cfg["BLOCK_N"]),
     )
     return _out

@@ -20,15 +20,21 @@ def softmax_kernel(
     mask_X1 = ct.arange(BLOCK_X1, dtype=ct.int32) < X.shape[1]
     # Lanes past the row's end read 0: the max must not see them.
     x = ct.astype(
-        ct.load(X, index=(bx, 0), shape=(BLOCK_M, BLOCK_X1), padding_mode=ct.PaddingMode.ZERO),
+        ct.load(
+            X,
+            index=(bx, 0),
+            shape=(BLOCK_M, BLOCK_X1),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
+        ),
         ct.float32,
     )
     x_masked = x
     row_max = ct.max(ct.where(mask_X1[None, :], x_masked, float("-inf")), axis=1)
-    num = ct.exp(x - row_max[:, None])
+    num = ct.exp(x - row_max[:, None], rounding_mode=ct.RoundingMode.APPROX)
     row_sum = ct.sum(ct.where(mask_X1[None, :], num, 0.0), axis=1)
-    y = ct.astype(num / row_sum[:, None], X.dtype)
-    ct.store(Y, index=(bx, 0), tile=ct.astype(y, Y.dtype))
+    y = ct.astype(ct.truediv(num, row_sum[:, None], rounding_mode=ct.RoundingMode.FULL), X.dtype)
+    ct.store(Y, index=(bx, 0), tile=ct.astype(y, Y.dtype), allow_tma=False)
 
 
 SOFTMAX_KERNEL_CONFIGS = [

@@ -21,10 +21,21 @@ def add_kernel(
 ):
     tile = ct.bid(0)
     # Create a mask to guard memory operations against out-of-bounds accesses.
-    x_tile = ct.load(x, index=(tile,), shape=(BLOCK_SIZE,))
-    y_tile = ct.load(y, index=(tile,), shape=(BLOCK_SIZE,))
+    x_tile = ct.load(x, index=(tile,), shape=(BLOCK_SIZE,), allow_tma=False)
+    y_tile = ct.load(y, index=(tile,), shape=(BLOCK_SIZE,), allow_tma=False)
     output_tile = x_tile + y_tile
-    ct.store(output, index=(tile,), tile=ct.astype(output_tile, output.dtype))
+    ct.store(output, index=(tile,), tile=ct.astype(output_tile, output.dtype), allow_tma=False)
+
+
+ADD_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `add_kernel` on the first launch of each
+    # shape key.
+    {"BLOCK_SIZE": 1024},
+    {"BLOCK_SIZE": 512},
+    {"BLOCK_SIZE": 2048},
+    {"BLOCK_SIZE": 4096},
+]
+_add_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
@@ -37,10 +48,28 @@ def add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     # parallel. It can be either Tuple[int], or Callable(metaparameters) -> Tuple[int].
     # tiletrans: dropped `grid`, which nothing in the translation reads
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (
+        x.view(-1).shape,
+        y.view(-1).shape,
+        output.view(-1).shape,
+        x.view(-1).dtype,
+        y.view(-1).dtype,
+        output.view(-1).dtype,
+    )
+    if key not in _add_kernel_best:
+        _add_kernel_best[key] = ct.tune.exhaustive_search(
+            ADD_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(output.view(-1).size(0), cfg["BLOCK_SIZE"]), 1, 1),
+            add_kernel,
+            lambda cfg: (x.view(-1), y.view(-1), output.view(-1).clone(), cfg["BLOCK_SIZE"]),
+            quiet=True,
+        ).best.config
+    cfg = _add_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(output.view(-1).size(0), 1024), 1, 1),
+        (ct.cdiv(output.view(-1).size(0), cfg["BLOCK_SIZE"]), 1, 1),
         add_kernel,
-        (x.view(-1), y.view(-1), output.view(-1), 1024),
+        (x.view(-1), y.view(-1), output.view(-1), cfg["BLOCK_SIZE"]),
     )
     return output

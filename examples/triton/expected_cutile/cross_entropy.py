@@ -31,9 +31,11 @@ def cross_entropy_forward_kernel(
 ):
     program_id = ct.bid(0)
     # 1. Load Y_ptr first because if the target is ignore_index, we can return right away
-    y = ct.astype(ct.reshape(ct.load(Y, index=(program_id,), shape=(1,)), ()), ct.int64)
+    y = ct.astype(
+        ct.reshape(ct.load(Y, index=(program_id,), shape=(1,), allow_tma=False), ()), ct.int64
+    )
     if y == ignore_index:
-        ct.store(loss, index=(program_id,), tile=0.0)
+        ct.store(loss, index=(program_id,), tile=0.0, allow_tma=False)
     else:
         # 3. [Online softmax] first pass: find max + sum
         # m is the max value. use the notation from the paper
@@ -42,7 +44,8 @@ def cross_entropy_forward_kernel(
         d = 0.0
         # gather the logit of the target class
         ori_X_y = ct.astype(
-            ct.reshape(ct.load(X, index=(program_id, y), shape=(1, 1)), ()), ct.float32
+            ct.reshape(ct.load(X, index=(program_id, y), shape=(1, 1), allow_tma=False), ()),
+            ct.float32,
         )
         for tile_i in range(ct.cdiv(X.shape[1], BLOCK_SIZE)):
             X_block = ct.astype(
@@ -52,6 +55,7 @@ def cross_entropy_forward_kernel(
                         index=(program_id, tile_i),
                         shape=(1, BLOCK_SIZE),
                         padding_mode=ct.PaddingMode.NEG_INF,
+                        allow_tma=False,
                     ),
                     (BLOCK_SIZE,),
                 ),
@@ -67,10 +71,10 @@ def cross_entropy_forward_kernel(
             )
             m_new = ct.maximum(m, block_max)
             # Rescale the running sum to the new max before adding this block.
-            d = d * ct.exp(m - m_new) + ct.sum(
+            d = d * ct.exp(m - m_new, rounding_mode=ct.RoundingMode.APPROX) + ct.sum(
                 ct.where(
                     (tile_i * BLOCK_SIZE + ct.arange(BLOCK_SIZE, dtype=ct.int32) < X.shape[1]),
-                    ct.exp(X_block - m_new),
+                    ct.exp(X_block - m_new, rounding_mode=ct.RoundingMode.APPROX),
                     0.0,
                 ),
                 axis=0,
@@ -79,7 +83,7 @@ def cross_entropy_forward_kernel(
         # 4. loss = log(sum_j exp(x_j)) - x_y = m + log(d) - x_y
         lse = m + ct.log(d)
         loss_2 = lse - ori_X_y
-        ct.store(loss, index=(program_id,), tile=loss_2)
+        ct.store(loss, index=(program_id,), tile=loss_2, allow_tma=False)
 
 
 def cross_entropy(

@@ -27,13 +27,31 @@ def scale_bias_kernel(
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
     # Masks are only materialized for the ragged dimensions.
-    bias_tile = ct.load(bias, index=(tile_n,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO)
+    bias_tile = ct.load(
+        bias, index=(tile_n,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+    )
     x_tile = ct.load(
-        x, index=(tile_m, tile_n), shape=(BLOCK_M, BLOCK_N), padding_mode=ct.PaddingMode.ZERO
+        x,
+        index=(tile_m, tile_n),
+        shape=(BLOCK_M, BLOCK_N),
+        padding_mode=ct.PaddingMode.ZERO,
+        allow_tma=False,
     )
     out_tile = ct.astype(x_tile, ct.float32) * alpha + ct.astype(bias_tile, ct.float32)[None, :]
     out_tile_2 = ct.astype(out_tile, out.dtype)
-    ct.store(out, index=(tile_m, tile_n), tile=out_tile_2)
+    ct.store(out, index=(tile_m, tile_n), tile=out_tile_2, allow_tma=False)
+
+
+SCALE_BIAS_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `scale_bias_kernel` on the first launch
+    # of each shape key.
+    {"BLOCK_M": 32, "BLOCK_N": 128},
+    {"BLOCK_M": 16, "BLOCK_N": 128},
+    {"BLOCK_M": 8, "BLOCK_N": 256},
+    {"BLOCK_M": 64, "BLOCK_N": 64},
+    {"BLOCK_M": 8, "BLOCK_N": 128},
+]
+_scale_bias_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def heuristics(x: torch.Tensor, bias: torch.Tensor, alpha: float = 1.0) -> torch.Tensor:
@@ -44,10 +62,21 @@ def heuristics(x: torch.Tensor, bias: torch.Tensor, alpha: float = 1.0) -> torch
     # BLOCK_M / BLOCK_N are filled in by the heuristics, so the grid reads them from META.
     # tiletrans: dropped `grid`, which nothing in the translation reads
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (x.shape, bias.shape, out.shape, x.dtype, bias.dtype, out.dtype)
+    if key not in _scale_bias_kernel_best:
+        _scale_bias_kernel_best[key] = ct.tune.exhaustive_search(
+            SCALE_BIAS_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(x.size(0), cfg["BLOCK_M"]), ct.cdiv(x.size(1), cfg["BLOCK_N"]), 1),
+            scale_bias_kernel,
+            lambda cfg: (x, bias, out.clone(), alpha, cfg["BLOCK_M"], cfg["BLOCK_N"]),
+            quiet=True,
+        ).best.config
+    cfg = _scale_bias_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(x.size(0), 32), ct.cdiv(x.size(1), 128), 1),
+        (ct.cdiv(x.size(0), cfg["BLOCK_M"]), ct.cdiv(x.size(1), cfg["BLOCK_N"]), 1),
         scale_bias_kernel,
-        (x, bias, out, alpha, 32, 128),
+        (x, bias, out, alpha, cfg["BLOCK_M"], cfg["BLOCK_N"]),
     )
     return out

@@ -34,7 +34,11 @@ def _layer_norm_fwd_fused(
     for tile_off in range(ct.cdiv(N, BLOCK_SIZE)):
         a = ct.astype(
             ct.load(
-                X, index=(row, tile_off), shape=(ROWS, BLOCK_SIZE), padding_mode=ct.PaddingMode.ZERO
+                X,
+                index=(row, tile_off),
+                shape=(ROWS, BLOCK_SIZE),
+                padding_mode=ct.PaddingMode.ZERO,
+                allow_tma=False,
             ),
             ct.float32,
         )
@@ -44,7 +48,7 @@ def _layer_norm_fwd_fused(
             ),
             axis=1,
         )
-    mean_2 = _mean / N
+    mean_2 = ct.truediv(_mean, N, rounding_mode=ct.RoundingMode.FULL)
     # Compute variance
     _var = ct.zeros((ROWS,), dtype=ct.float32)
     for tile_off_2 in range(ct.cdiv(N, BLOCK_SIZE)):
@@ -54,6 +58,7 @@ def _layer_norm_fwd_fused(
                 index=(row, tile_off_2),
                 shape=(ROWS, BLOCK_SIZE),
                 padding_mode=ct.PaddingMode.ZERO,
+                allow_tma=False,
             ),
             ct.float32,
         )
@@ -70,28 +75,33 @@ def _layer_norm_fwd_fused(
             ),
             axis=1,
         )
-    var = _var / N
-    rstd_2 = 1 / ct.sqrt(var + eps)
+    var = ct.truediv(_var, N, rounding_mode=ct.RoundingMode.FULL)
+    rstd_2 = ct.truediv(1, ct.sqrt(var + eps), rounding_mode=ct.RoundingMode.FULL)
     # Write mean / rstd
-    ct.store(Mean, index=(row,), tile=mean_2)
-    ct.store(Rstd, index=(row,), tile=rstd_2)
+    ct.store(Mean, index=(row,), tile=mean_2, allow_tma=False)
+    ct.store(Rstd, index=(row,), tile=rstd_2, allow_tma=False)
     # Normalize and apply linear transformation
     for tile_off_3 in range(ct.cdiv(N, BLOCK_SIZE)):
-        w = ct.astype(ct.load(W, index=(tile_off_3,), shape=(BLOCK_SIZE,)), ct.float32)
-        b = ct.astype(ct.load(B, index=(tile_off_3,), shape=(BLOCK_SIZE,)), ct.float32)
+        w = ct.astype(
+            ct.load(W, index=(tile_off_3,), shape=(BLOCK_SIZE,), allow_tma=False), ct.float32
+        )
+        b = ct.astype(
+            ct.load(B, index=(tile_off_3,), shape=(BLOCK_SIZE,), allow_tma=False), ct.float32
+        )
         x_tile_3 = ct.astype(
             ct.load(
                 X,
                 index=(row, tile_off_3),
                 shape=(ROWS, BLOCK_SIZE),
                 padding_mode=ct.PaddingMode.ZERO,
+                allow_tma=False,
             ),
             ct.float32,
         )
         x_hat = (x_tile_3 - mean_2[:, None]) * rstd_2[:, None]
         y_tile = x_hat * w + b
         # Write output
-        ct.store(Y, index=(row, tile_off_3), tile=ct.astype(y_tile, Y.dtype))
+        ct.store(Y, index=(row, tile_off_3), tile=ct.astype(y_tile, Y.dtype), allow_tma=False)
 
 
 _LAYER_NORM_FWD_FUSED_CONFIGS = [

@@ -54,6 +54,7 @@ def matmul_splitk_kernel(
             (tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32))[None, :],
         ),
         accumulator,
+        memory_order=ct.MemoryOrder.RELAXED,
     )
 
 

@@ -29,18 +29,26 @@ def _rms_norm_forward_kernel(
 ):
     row_idx = ct.bid(0)
     X_row = ct.load(
-        X, index=(row_idx, 0), shape=(ROWS, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO
+        X,
+        index=(row_idx, 0),
+        shape=(ROWS, BLOCK_N_COLS),
+        padding_mode=ct.PaddingMode.ZERO,
+        allow_tma=False,
     )
-    W_row = ct.load(W, index=(0,), shape=(BLOCK_N_COLS,), padding_mode=ct.PaddingMode.ZERO)
+    W_row = ct.load(
+        W, index=(0,), shape=(BLOCK_N_COLS,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+    )
     # Upcast to fp32 for the reduction (llama-style casting).
     X_row_2 = ct.astype(X_row, ct.float32)
-    mean_square = ct.sum(X_row_2 * X_row_2, axis=1) / n_cols
+    mean_square = ct.truediv(
+        ct.sum(X_row_2 * X_row_2, axis=1), n_cols, rounding_mode=ct.RoundingMode.FULL
+    )
     rstd = ct.rsqrt(mean_square + eps)
     # Caching rstd is cheap (one float per row) and saves recomputation in backward.
-    ct.store(RSTD, index=(row_idx,), tile=rstd)
+    ct.store(RSTD, index=(row_idx,), tile=rstd, allow_tma=False)
     X_row_3 = X_row_2 * rstd[:, None]
     Y_row = X_row_3 * ct.astype(W_row, ct.float32)
-    ct.store(Y, index=(row_idx, 0), tile=ct.astype(Y_row, Y.dtype))
+    ct.store(Y, index=(row_idx, 0), tile=ct.astype(Y_row, Y.dtype), allow_tma=False)
 
 
 _RMS_NORM_FORWARD_KERNEL_CONFIGS = [

@@ -26,7 +26,11 @@ def row_sum_kernel(
     acc = ct.zeros((BLOCK_M,), dtype=ct.float32)
     for tile_n in range(ct.cdiv(x.shape[1], BLOCK_N)):
         x_tile = ct.load(
-            x, index=(tile_m, tile_n), shape=(BLOCK_M, BLOCK_N), padding_mode=ct.PaddingMode.ZERO
+            x,
+            index=(tile_m, tile_n),
+            shape=(BLOCK_M, BLOCK_N),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         )
         acc = acc + ct.sum(
             ct.where(
@@ -36,7 +40,7 @@ def row_sum_kernel(
             ),
             axis=1,
         )
-    ct.store(out, index=(tile_m,), tile=ct.astype(acc, out.dtype))
+    ct.store(out, index=(tile_m,), tile=ct.astype(acc, out.dtype), allow_tma=False)
 
 
 def row_sum(x: torch.Tensor) -> torch.Tensor:

@@ -26,18 +26,34 @@ def _swiglu_forward_kernel(
     # sigmoid requires type float32
     a_row = ct.astype(
         ct.load(
-            a, index=(program_id, 0), shape=(ROWS, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO
+            a,
+            index=(program_id, 0),
+            shape=(ROWS, BLOCK_N_COLS),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         ct.float32,
     )
     b_row = ct.astype(
         ct.load(
-            b, index=(program_id, 0), shape=(ROWS, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO
+            b,
+            index=(program_id, 0),
+            shape=(ROWS, BLOCK_N_COLS),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         ct.float32,
     )
-    c_row = a_row * (1.0 / (1.0 + ct.exp(-a_row))) * b_row
-    ct.store(c, index=(program_id, 0), tile=ct.astype(c_row, c.dtype))
+    c_row = (
+        a_row
+        * ct.truediv(
+            1.0,
+            1.0 + ct.exp(-a_row, rounding_mode=ct.RoundingMode.APPROX),
+            rounding_mode=ct.RoundingMode.FULL,
+        )
+        * b_row
+    )
+    ct.store(c, index=(program_id, 0), tile=ct.astype(c_row, c.dtype), allow_tma=False)
 
 
 _SWIGLU_FORWARD_KERNEL_CONFIGS = [

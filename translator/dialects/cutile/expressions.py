@@ -354,6 +354,14 @@ class ExpressionReader:
         pos, _ = call_args(node)
         return ir.Cast(self.expr(pos[0]), self.dtype(pos[1]))
 
+    def c_truediv(self, node: cst.Call) -> ir.Expr:
+        # The rounding mode and flush-to-zero choose how exactly the quotient is rounded: the
+        # IR's `/` is the quotient, each backend's division its own precision of it.
+        pos, _ = call_args(node)
+        if len(pos) != 2:
+            raise self.mod.error(node, "ct.truediv(x, y, ...) takes two operands")
+        return ir.BinOp("/", self.expr(pos[0]), self.expr(pos[1]), loc=self.mod.locate(node))
+
     def c_full(self, node: cst.Call) -> ir.Expr:
         pos, kw = call_args(node)
         dt = self.dtype(kw.get("dtype", pos[2] if len(pos) > 2 else None))
@@ -464,6 +472,7 @@ _EXPRS: dict[type, Callable[[ExpressionReader, cst.BaseExpression], ir.Expr]] = 
 }
 #: ``[frontend.language]`` roles read structurally, by role.
 _CALLS: dict[str, Callable[[ExpressionReader, cst.Call], ir.Expr]] = {
+    "truediv": ExpressionReader.c_truediv,
     "load": ExpressionReader.c_load,
     "gather": ExpressionReader.c_gather,
     "astype": ExpressionReader.c_astype,

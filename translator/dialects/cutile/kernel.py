@@ -81,6 +81,13 @@ class KernelWriter(CodePrinter):
             if isinstance(st, ir.Assign):
                 self.definitions.setdefault(st.target, []).append(st.value)
         self._sources_seen: set[str] = set()
+        #: Tile accesses of a kernel without dots go through the SMs' own loads and stores, not
+        #: the TMA unit (``[backend.kernel] no_tma``).
+        self.access_options = (
+            ""
+            if any(isinstance(e, ir.Dot) for e in all_exprs(kernel.body))
+            else self.spell["kernel"]["no_tma"]
+        )
         self._plan()
 
     # ------------------------------------------------------------------ planning
@@ -281,9 +288,30 @@ class KernelWriter(CodePrinter):
         ]
         if e.op in self.spell["fp32_only"]["ops"]:
             args = [self._as_f32(a, text) for a, text in zip(e.args, args)]
+            fast = self.spell.get("pointwise_f32", {}).get(e.op)
+            if fast is not None and all(self._f32_after_conversion(a) for a in e.args):
+                template = fast
         dtype = self.dtype(dtype_of(infer(e, self.env))) if "{dtype}" in template else ""
         text = template.format(*args, dtype=dtype)
         return text, (ATOM if text.startswith("ct.") and text.endswith(")") else 1)
+
+    def _f32_after_conversion(self, operand: ir.Expr) -> bool:
+        """Whether ``operand`` enters an fp32-only op as a float32 tile (:meth:`_as_f32` converts
+        every narrower tile; a float64 tile and a scalar of unknown width stay as they are)."""
+        t = infer(operand, self.env)
+        dtype = dtype_of(t)
+        if not dims_of(t):
+            return dtype == ir.F32
+        return not (isinstance(dtype, ir.DType) and dtype.name == "float64")
+
+    def _ex_BinOp(self, e: ir.BinOp) -> tuple[str, int]:
+        """``/`` of float32 tiles as ``[backend.kernel] truediv_f32`` (the division Triton and
+        Helion compute, and cuTile's fast one); any other operator as Python spells it."""
+        t = infer(e, self.env)
+        if e.op != "/" or not dims_of(t) or dtype_of(t) != ir.F32:
+            return super()._ex_BinOp(e)
+        template = self.spell["kernel"]["truediv_f32"]
+        return template.format(self.text(e.lhs, 0), self.text(e.rhs, 0)), ATOM
 
     def _as_f32(self, operand: ir.Expr, text: str) -> str:
         """``text`` (the spelling of ``operand``) as float32 where it is a narrower tile: the IR
@@ -460,7 +488,7 @@ class KernelWriter(CodePrinter):
             args += f", padding_mode=ct.PaddingMode.{mode}"
         elif e.other is not None:
             args += ", padding_mode=ct.PaddingMode.NAN"
-        text = f"ct.load({args})"
+        text = f"ct.load({args}{self.access_options})"
         dims = dims_of(self.type_of(e))
         if self.tensor_shape(e.tensor, e.index) != self.shape(dims):
             text = f"ct.reshape({text}, {self.shape(dims)})"
@@ -558,7 +586,10 @@ class KernelWriter(CodePrinter):
             # A unit dim stretched over the region (whole dims of two arrays whose sizes the
             # launch proves equal need nothing: their tiles are the same power of two).
             value = f"ct.broadcast_to({value}, {shape})"
-        self.emit(f"ct.store({self.array(s.tensor, s.index)}, index={index}, tile={value})")
+        self.emit(
+            f"ct.store({self.array(s.tensor, s.index)}, index={index}, tile={value}"
+            f"{self.access_options})"
+        )
 
     def _st_AtomicRMW(self, s: ir.AtomicRMW) -> None:
         """``ct.atomic_add(x, (lanes...), update)``: element indices of the region, one per
@@ -594,7 +625,8 @@ class KernelWriter(CodePrinter):
         value = self.store_value(s.tensor, s.value)
         fn = self.spell["atomics"][s.op]
         index = indices[0] if len(indices) == 1 else _tuple(indices)
-        self.emit(f"{fn}({self.array(s.tensor, s.index)}, {index}, {value})")
+        order = self.spell["kernel"]["atomic_order"]
+        self.emit(f"{fn}({self.array(s.tensor, s.index)}, {index}, {value}, memory_order={order})")
 
     def store_value(self, tensor: str, value: ir.Expr) -> str:
         """``value`` in the tensor's dtype (cuTile stores never narrow implicitly, where the

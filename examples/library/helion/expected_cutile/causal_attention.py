@@ -94,8 +94,8 @@ def _causal_attention_fwd_kernel(
                 axis=1,
             ),
         )
-        p = ct.exp(qk - m_ij[:, None])
-        alpha = ct.exp(m_i - m_ij)
+        p = ct.exp(qk - m_ij[:, None], rounding_mode=ct.RoundingMode.APPROX)
+        alpha = ct.exp(m_i - m_ij, rounding_mode=ct.RoundingMode.APPROX)
         l_i = l_i * alpha + ct.sum(
             ct.where(
                 (tile_n * BLOCK_SIZE_N + ct.arange(BLOCK_SIZE_N, dtype=ct.int32) < seq)[None, :],
@@ -144,9 +144,21 @@ def _causal_attention_fwd_kernel(
         out,
         index=(b, tile_m, 0),
         tile=ct.reshape(
-            ct.astype(acc / l_i[:, None], out.dtype), (1, BLOCK_SIZE_M, BLOCK_HEAD_DIM)
+            ct.astype(ct.truediv(acc, l_i[:, None], rounding_mode=ct.RoundingMode.FULL), out.dtype),
+            (1, BLOCK_SIZE_M, BLOCK_HEAD_DIM),
         ),
     )
+
+
+_CAUSAL_ATTENTION_FWD_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_causal_attention_fwd_kernel` on the
+    # first launch of each shape key.
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 32},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 32},
+]
+_causal_attention_fwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def causal_attention_fwd(
@@ -161,9 +173,46 @@ def causal_attention_fwd(
     # Written for 3-d `k`, `v`: `k[b, tile_n, :]` has 3 indices; `v[b, tile_n, :]` has 3 indices.
     if k.dim() != 3 or v.dim() != 3:
         raise ValueError("k, v must be 3-d")
+    tuned_key = (
+        q.shape,
+        k.shape,
+        v.shape,
+        out.shape,
+        q.dtype,
+        k.dtype,
+        v.dtype,
+        out.dtype,
+        bh,
+        seq,
+        head_dim,
+    )
+    if tuned_key not in _causal_attention_fwd_kernel_best:
+        _causal_attention_fwd_kernel_best[tuned_key] = ct.tune.exhaustive_search(
+            _CAUSAL_ATTENTION_FWD_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (bh, ct.cdiv(seq, cfg["BLOCK_SIZE_M"]), 1),
+            _causal_attention_fwd_kernel,
+            lambda cfg: (
+                q,
+                k,
+                v,
+                out.clone(),
+                sm_scale,
+                bh,
+                seq,
+                head_dim,
+                cfg["BLOCK_SIZE_M"],
+                cfg["BLOCK_SIZE_N"],
+                1 << (head_dim - 1).bit_length(),
+                1 << (k.size(2) - 1).bit_length(),
+                1 << (v.size(2) - 1).bit_length(),
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _causal_attention_fwd_kernel_best[tuned_key]
     ct.launch(
         torch.cuda.current_stream(),
-        (bh, ct.cdiv(seq, 64), 1),
+        (bh, ct.cdiv(seq, cfg["BLOCK_SIZE_M"]), 1),
         _causal_attention_fwd_kernel,
         (
             q,
@@ -174,8 +223,8 @@ def causal_attention_fwd(
             bh,
             seq,
             head_dim,
-            64,
-            64,
+            cfg["BLOCK_SIZE_M"],
+            cfg["BLOCK_SIZE_N"],
             1 << (head_dim - 1).bit_length(),
             1 << (k.size(2) - 1).bit_length(),
             1 << (v.size(2) - 1).bit_length(),

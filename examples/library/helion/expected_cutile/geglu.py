@@ -41,6 +41,7 @@ def _geglu_fwd_kernel(
             index=(tile_m, tile_n),
             shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
             padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         ct.float32,
     )
@@ -57,11 +58,13 @@ def _geglu_fwd_kernel(
                     index=(tile_m, tile_n),
                     shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
                     padding_mode=ct.PaddingMode.ZERO,
+                    allow_tma=False,
                 ),
                 ct.float32,
             ),
             out.dtype,
         ),
+        allow_tma=False,
     )
 
 
@@ -72,6 +75,7 @@ _GEGLU_FWD_KERNEL_CONFIGS = [
     {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128},
     {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256},
     {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 128},
 ]
 _geglu_fwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -124,6 +128,7 @@ def _geglu_bwd_kernel(
             index=(tile_m, tile_n),
             shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
             padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         ct.float32,
     )
@@ -133,6 +138,7 @@ def _geglu_bwd_kernel(
             index=(tile_m, tile_n),
             shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
             padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         ct.float32,
     )
@@ -142,6 +148,7 @@ def _geglu_bwd_kernel(
             index=(tile_m, tile_n),
             shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
             padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         ct.float32,
     )
@@ -149,12 +156,17 @@ def _geglu_bwd_kernel(
     tanh_arg = 0.7978845608028654 * (a_f + 0.044715 * a_cubed)
     tanh_result = ct.tanh(tanh_arg)
     gelu_a = 0.5 * a_f * (1.0 + tanh_result)
-    ct.store(grad_b, index=(tile_m, tile_n), tile=ct.astype(dc * gelu_a, grad_b.dtype))
+    ct.store(
+        grad_b, index=(tile_m, tile_n), tile=ct.astype(dc * gelu_a, grad_b.dtype), allow_tma=False
+    )
     term1 = 0.5 * (1.0 + tanh_result)
     tanh_sq = tanh_result * tanh_result
     term2 = 0.5 * a_f * (1.0 - tanh_sq) * (0.7978845608028654 * (1.0 + 3.0 * 0.044715 * a_f * a_f))
     ct.store(
-        grad_a, index=(tile_m, tile_n), tile=ct.astype(dc * b_f * (term1 + term2), grad_a.dtype)
+        grad_a,
+        index=(tile_m, tile_n),
+        tile=ct.astype(dc * b_f * (term1 + term2), grad_a.dtype),
+        allow_tma=False,
     )
 
 
@@ -165,6 +177,7 @@ _GEGLU_BWD_KERNEL_CONFIGS = [
     {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128},
     {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256},
     {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 128},
 ]
 _geglu_bwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 

@@ -33,10 +33,15 @@ def _swiglu_fwd_kernel(
             index=(tile_m, tile_n),
             shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
             padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         ct.float32,
     )
-    gate = a_tile / (1.0 + ct.exp(-a_tile))
+    gate = ct.truediv(
+        a_tile,
+        1.0 + ct.exp(-a_tile, rounding_mode=ct.RoundingMode.APPROX),
+        rounding_mode=ct.RoundingMode.FULL,
+    )
     ct.store(
         out,
         index=(tile_m, tile_n),
@@ -48,11 +53,13 @@ def _swiglu_fwd_kernel(
                     index=(tile_m, tile_n),
                     shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
                     padding_mode=ct.PaddingMode.ZERO,
+                    allow_tma=False,
                 ),
                 ct.float32,
             ),
             out.dtype,
         ),
+        allow_tma=False,
     )
 
 
@@ -63,6 +70,7 @@ _SWIGLU_FWD_KERNEL_CONFIGS = [
     {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128},
     {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256},
     {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 128},
 ]
 _swiglu_fwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -115,6 +123,7 @@ def _swiglu_bwd_kernel(
             index=(tile_m, tile_n),
             shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
             padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         ct.float32,
     )
@@ -124,6 +133,7 @@ def _swiglu_bwd_kernel(
             index=(tile_m, tile_n),
             shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
             padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         ct.float32,
     )
@@ -133,16 +143,24 @@ def _swiglu_bwd_kernel(
             index=(tile_m, tile_n),
             shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
             padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         ct.float32,
     )
-    sig = 1.0 / (1.0 + ct.exp(-a_tile))
+    sig = ct.truediv(
+        1.0,
+        1.0 + ct.exp(-a_tile, rounding_mode=ct.RoundingMode.APPROX),
+        rounding_mode=ct.RoundingMode.FULL,
+    )
     silu_a = a_tile * sig
-    ct.store(grad_b, index=(tile_m, tile_n), tile=ct.astype(dy * silu_a, grad_b.dtype))
+    ct.store(
+        grad_b, index=(tile_m, tile_n), tile=ct.astype(dy * silu_a, grad_b.dtype), allow_tma=False
+    )
     ct.store(
         grad_a,
         index=(tile_m, tile_n),
         tile=ct.astype(dy * b_tile * (sig + silu_a * (1.0 - sig)), grad_a.dtype),
+        allow_tma=False,
     )
 
 
@@ -153,6 +171,7 @@ _SWIGLU_BWD_KERNEL_CONFIGS = [
     {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128},
     {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256},
     {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 128},
 ]
 _swiglu_bwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -230,6 +249,7 @@ def _geglu_kernel(
             index=(tile_m, tile_n),
             shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
             padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         ct.float32,
     )
@@ -249,11 +269,13 @@ def _geglu_kernel(
                     index=(tile_m, tile_n),
                     shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
                     padding_mode=ct.PaddingMode.ZERO,
+                    allow_tma=False,
                 ),
                 ct.float32,
             ),
             out.dtype,
         ),
+        allow_tma=False,
     )
 
 
@@ -264,6 +286,7 @@ _GEGLU_KERNEL_CONFIGS = [
     {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128},
     {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256},
     {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 128},
 ]
 _geglu_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 

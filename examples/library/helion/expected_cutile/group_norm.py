@@ -49,19 +49,28 @@ def _group_norm_fwd_kernel(
             index=(tile_n, tile_g, 0, 0),
             shape=(BLOCK_SIZE_N, BLOCK_SIZE_G, BLOCK_CPG, BLOCK_HW),
             padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         ct.float32,
     )
-    mu = ct.sum(ct.where(mask_cpg[None, None, :], ct.sum(xg, axis=3), 0.0), axis=2) / (cpg * hw)
+    mu = ct.truediv(
+        ct.sum(ct.where(mask_cpg[None, None, :], ct.sum(xg, axis=3), 0.0), axis=2),
+        cpg * hw,
+        rounding_mode=ct.RoundingMode.FULL,
+    )
     centered = xg - mu[:, :, None, None]
-    var = ct.sum(
-        ct.where(
-            mask_cpg[None, None, :],
-            ct.sum(ct.where(mask_hw[None, None, None, :], centered * centered, 0.0), axis=3),
-            0.0,
+    var = ct.truediv(
+        ct.sum(
+            ct.where(
+                mask_cpg[None, None, :],
+                ct.sum(ct.where(mask_hw[None, None, None, :], centered * centered, 0.0), axis=3),
+                0.0,
+            ),
+            axis=2,
         ),
-        axis=2,
-    ) / (cpg * hw)
+        cpg * hw,
+        rounding_mode=ct.RoundingMode.FULL,
+    )
     r = ct.rsqrt(var + eps)
     w = ct.astype(
         ct.load(
@@ -69,6 +78,7 @@ def _group_norm_fwd_kernel(
             index=(tile_g, 0),
             shape=(BLOCK_SIZE_G, BLOCK_WEIGHT1),
             padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         ct.float32,
     )
@@ -78,13 +88,14 @@ def _group_norm_fwd_kernel(
             index=(tile_g, 0),
             shape=(BLOCK_SIZE_G, BLOCK_BIAS1),
             padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         ct.float32,
     )
     y = centered * r[:, :, None, None] * w[None, :, :, None] + b[None, :, :, None]
-    ct.store(out, index=(tile_n, tile_g, 0, 0), tile=ct.astype(y, out.dtype))
-    ct.store(mean, index=(tile_n, tile_g), tile=mu)
-    ct.store(rstd, index=(tile_n, tile_g), tile=r)
+    ct.store(out, index=(tile_n, tile_g, 0, 0), tile=ct.astype(y, out.dtype), allow_tma=False)
+    ct.store(mean, index=(tile_n, tile_g), tile=mu, allow_tma=False)
+    ct.store(rstd, index=(tile_n, tile_g), tile=r, allow_tma=False)
 
 
 _GROUP_NORM_FWD_KERNEL_CONFIGS = [
@@ -218,6 +229,7 @@ def _group_norm_bwd_kernel(
             index=(tile_n, tile_g, 0, 0),
             shape=(BLOCK_SIZE_N, BLOCK_SIZE_G, BLOCK_CPG, BLOCK_HW),
             padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         ct.float32,
     )
@@ -227,6 +239,7 @@ def _group_norm_bwd_kernel(
             index=(tile_n, tile_g, 0, 0),
             shape=(BLOCK_SIZE_N, BLOCK_SIZE_G, BLOCK_GRAD_OUT2, BLOCK_GRAD_OUT3),
             padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         ct.float32,
     )
@@ -235,12 +248,14 @@ def _group_norm_bwd_kernel(
         index=(tile_n, tile_g),
         shape=(BLOCK_SIZE_N, BLOCK_SIZE_G),
         padding_mode=ct.PaddingMode.ZERO,
+        allow_tma=False,
     )
     r = ct.load(
         rstd,
         index=(tile_n, tile_g),
         shape=(BLOCK_SIZE_N, BLOCK_SIZE_G),
         padding_mode=ct.PaddingMode.ZERO,
+        allow_tma=False,
     )
     x_hat = (xg - mu[:, :, None, None]) * r[:, :, None, None]
     w = ct.astype(
@@ -249,35 +264,47 @@ def _group_norm_bwd_kernel(
             index=(tile_g, 0),
             shape=(BLOCK_SIZE_G, BLOCK_WEIGHT1),
             padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         ct.float32,
     )
     dx_hat = dy * w[None, :, :, None]
     # d/dx of (x - mean) * rstd over a group of CPG * HW elements.
-    c1 = ct.sum(
-        ct.where(
-            mask_grad_out2[None, None, :],
-            ct.sum(ct.where(mask_grad_out3[None, None, None, :], dx_hat * x_hat, 0.0), axis=3),
-            0.0,
+    c1 = ct.truediv(
+        ct.sum(
+            ct.where(
+                mask_grad_out2[None, None, :],
+                ct.sum(ct.where(mask_grad_out3[None, None, None, :], dx_hat * x_hat, 0.0), axis=3),
+                0.0,
+            ),
+            axis=2,
         ),
-        axis=2,
-    ) / (cpg * hw)
-    c2 = ct.sum(
-        ct.where(
-            mask_grad_out2[None, None, :],
-            ct.sum(ct.where(mask_grad_out3[None, None, None, :], dx_hat, 0.0), axis=3),
-            0.0,
+        cpg * hw,
+        rounding_mode=ct.RoundingMode.FULL,
+    )
+    c2 = ct.truediv(
+        ct.sum(
+            ct.where(
+                mask_grad_out2[None, None, :],
+                ct.sum(ct.where(mask_grad_out3[None, None, None, :], dx_hat, 0.0), axis=3),
+                0.0,
+            ),
+            axis=2,
         ),
-        axis=2,
-    ) / (cpg * hw)
+        cpg * hw,
+        rounding_mode=ct.RoundingMode.FULL,
+    )
     dx = (dx_hat - x_hat * c1[:, :, None, None] - c2[:, :, None, None]) * r[:, :, None, None]
-    ct.store(grad_x, index=(tile_n, tile_g, 0, 0), tile=ct.astype(dx, grad_x.dtype))
+    ct.store(
+        grad_x, index=(tile_n, tile_g, 0, 0), tile=ct.astype(dx, grad_x.dtype), allow_tma=False
+    )
     ct.store(
         grad_weight,
         index=(tile_n, tile_g, 0),
         tile=ct.sum(ct.where(mask_grad_out3[None, None, None, :], dy * x_hat, 0.0), axis=3),
+        allow_tma=False,
     )
-    ct.store(grad_bias, index=(tile_n, tile_g, 0), tile=ct.sum(dy, axis=3))
+    ct.store(grad_bias, index=(tile_n, tile_g, 0), tile=ct.sum(dy, axis=3), allow_tma=False)
 
 
 _GROUP_NORM_BWD_KERNEL_CONFIGS = [

@@ -35,23 +35,37 @@ def _layer_norm_fwd_kernel(
     mask_n = ct.arange(BLOCK_N, dtype=ct.int32) < n
     x_tile = ct.astype(
         ct.load(
-            x, index=(tile_m, 0), shape=(BLOCK_SIZE_M, BLOCK_N), padding_mode=ct.PaddingMode.ZERO
+            x,
+            index=(tile_m, 0),
+            shape=(BLOCK_SIZE_M, BLOCK_N),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         ct.float32,
     )
-    mean_tile = ct.sum(x_tile, axis=1) / n
+    mean_tile = ct.truediv(ct.sum(x_tile, axis=1), n, rounding_mode=ct.RoundingMode.FULL)
     centered = x_tile - mean_tile[:, None]
-    var_tile = ct.sum(ct.where(mask_n[None, :], centered * centered, 0.0), axis=1) / n
+    var_tile = ct.truediv(
+        ct.sum(ct.where(mask_n[None, :], centered * centered, 0.0), axis=1),
+        n,
+        rounding_mode=ct.RoundingMode.FULL,
+    )
     rstd_tile = ct.rsqrt(var_tile + eps)
     normalized = centered * rstd_tile[:, None]
     y = normalized * ct.astype(
-        ct.load(weight, index=(0,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO), ct.float32
+        ct.load(
+            weight, index=(0,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+        ),
+        ct.float32,
     ) + ct.astype(
-        ct.load(bias, index=(0,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO), ct.float32
+        ct.load(
+            bias, index=(0,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+        ),
+        ct.float32,
     )
-    ct.store(out, index=(tile_m, 0), tile=ct.astype(y, out.dtype))
-    ct.store(mean, index=(tile_m,), tile=mean_tile)
-    ct.store(rstd, index=(tile_m,), tile=rstd_tile)
+    ct.store(out, index=(tile_m, 0), tile=ct.astype(y, out.dtype), allow_tma=False)
+    ct.store(mean, index=(tile_m,), tile=mean_tile, allow_tma=False)
+    ct.store(rstd, index=(tile_m,), tile=rstd_tile, allow_tma=False)
 
 
 _LAYER_NORM_FWD_KERNEL_CONFIGS = [

@@ -36,24 +36,44 @@ def _layer_norm_fwd_kernel(
     mask_n = ct.arange(BLOCK_N, dtype=ct.int32) < n
     row = ct.astype(
         ct.load(
-            x, index=(tile_m, 0), shape=(BLOCK_SIZE_M, BLOCK_N), padding_mode=ct.PaddingMode.ZERO
+            x,
+            index=(tile_m, 0),
+            shape=(BLOCK_SIZE_M, BLOCK_N),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         ct.float32,
     )
-    mu = ct.sum(row, axis=1) / n
+    mu = ct.truediv(ct.sum(row, axis=1), n, rounding_mode=ct.RoundingMode.FULL)
     centered = row - mu[:, None]
-    var = ct.sum(ct.where(mask_n[None, :], centered * centered, 0.0), axis=1) / n
+    var = ct.truediv(
+        ct.sum(ct.where(mask_n[None, :], centered * centered, 0.0), axis=1),
+        n,
+        rounding_mode=ct.RoundingMode.FULL,
+    )
     r = ct.rsqrt(var + eps)
     y = centered * r[:, None] * ct.astype(
-        ct.load(weight, index=(0,), shape=(BLOCK_WEIGHT0,), padding_mode=ct.PaddingMode.ZERO),
+        ct.load(
+            weight,
+            index=(0,),
+            shape=(BLOCK_WEIGHT0,),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
+        ),
         ct.float32,
     ) + ct.astype(
-        ct.load(bias, index=(0,), shape=(BLOCK_BIAS0,), padding_mode=ct.PaddingMode.ZERO),
+        ct.load(
+            bias,
+            index=(0,),
+            shape=(BLOCK_BIAS0,),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
+        ),
         ct.float32,
     )
-    ct.store(out, index=(tile_m, 0), tile=ct.astype(y, out.dtype))
-    ct.store(mean, index=(tile_m,), tile=mu)
-    ct.store(rstd, index=(tile_m,), tile=r)
+    ct.store(out, index=(tile_m, 0), tile=ct.astype(y, out.dtype), allow_tma=False)
+    ct.store(mean, index=(tile_m,), tile=mu, allow_tma=False)
+    ct.store(rstd, index=(tile_m,), tile=r, allow_tma=False)
 
 
 _LAYER_NORM_FWD_KERNEL_CONFIGS = [
@@ -169,6 +189,7 @@ def _layer_norm_bwd_kernel(
             index=(tile_m, 0),
             shape=(BLOCK_SIZE_M, BLOCK_GRAD_OUT1),
             padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         ct.float32,
     )
@@ -179,27 +200,54 @@ def _layer_norm_bwd_kernel(
                 index=(tile_m, 0),
                 shape=(BLOCK_SIZE_M, BLOCK_N),
                 padding_mode=ct.PaddingMode.ZERO,
+                allow_tma=False,
             ),
             ct.float32,
         )
-        - ct.load(mean, index=(tile_m,), shape=(BLOCK_SIZE_M,), padding_mode=ct.PaddingMode.ZERO)[
-            :, None
-        ]
-    ) * ct.load(rstd, index=(tile_m,), shape=(BLOCK_SIZE_M,), padding_mode=ct.PaddingMode.ZERO)[
-        :, None
-    ]
+        - ct.load(
+            mean,
+            index=(tile_m,),
+            shape=(BLOCK_SIZE_M,),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
+        )[:, None]
+    ) * ct.load(
+        rstd,
+        index=(tile_m,),
+        shape=(BLOCK_SIZE_M,),
+        padding_mode=ct.PaddingMode.ZERO,
+        allow_tma=False,
+    )[:, None]
     wdy = dy * ct.astype(
-        ct.load(weight, index=(0,), shape=(BLOCK_WEIGHT0,), padding_mode=ct.PaddingMode.ZERO),
+        ct.load(
+            weight,
+            index=(0,),
+            shape=(BLOCK_WEIGHT0,),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
+        ),
         ct.float32,
     )
-    c1 = ct.sum(ct.where(mask_n[None, :], x_hat * wdy, 0.0), axis=1) / n
-    c2 = ct.sum(ct.where(mask_grad_out1[None, :], wdy, 0.0), axis=1) / n
+    c1 = ct.truediv(
+        ct.sum(ct.where(mask_n[None, :], x_hat * wdy, 0.0), axis=1),
+        n,
+        rounding_mode=ct.RoundingMode.FULL,
+    )
+    c2 = ct.truediv(
+        ct.sum(ct.where(mask_grad_out1[None, :], wdy, 0.0), axis=1),
+        n,
+        rounding_mode=ct.RoundingMode.FULL,
+    )
     dx = (wdy - (x_hat * c1[:, None] + c2[:, None])) * ct.load(
-        rstd, index=(tile_m,), shape=(BLOCK_SIZE_M,), padding_mode=ct.PaddingMode.ZERO
+        rstd,
+        index=(tile_m,),
+        shape=(BLOCK_SIZE_M,),
+        padding_mode=ct.PaddingMode.ZERO,
+        allow_tma=False,
     )[:, None]
-    ct.store(grad_x, index=(tile_m, 0), tile=ct.astype(dx, grad_x.dtype))
-    ct.store(dw_rows, index=(tile_m, 0), tile=dy * x_hat)
-    ct.store(db_rows, index=(tile_m, 0), tile=dy)
+    ct.store(grad_x, index=(tile_m, 0), tile=ct.astype(dx, grad_x.dtype), allow_tma=False)
+    ct.store(dw_rows, index=(tile_m, 0), tile=dy * x_hat, allow_tma=False)
+    ct.store(db_rows, index=(tile_m, 0), tile=dy, allow_tma=False)
 
 
 _LAYER_NORM_BWD_KERNEL_CONFIGS = [

@@ -32,11 +32,15 @@ def _rms_norm_fwd_kernel(
     tile_m = ct.bid(0)
     x_tile = ct.astype(
         ct.load(
-            x, index=(tile_m, 0), shape=(BLOCK_SIZE_M, BLOCK_N), padding_mode=ct.PaddingMode.ZERO
+            x,
+            index=(tile_m, 0),
+            shape=(BLOCK_SIZE_M, BLOCK_N),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         ct.float32,
     )
-    mean_sq = ct.sum(x_tile * x_tile, axis=1) / n
+    mean_sq = ct.truediv(ct.sum(x_tile * x_tile, axis=1), n, rounding_mode=ct.RoundingMode.FULL)
     rstd_tile = ct.rsqrt(mean_sq + eps)
     normalized = x_tile * rstd_tile[:, None]
     ct.store(
@@ -46,14 +50,19 @@ def _rms_norm_fwd_kernel(
             normalized
             * ct.astype(
                 ct.load(
-                    weight, index=(0,), shape=(BLOCK_WEIGHT0,), padding_mode=ct.PaddingMode.ZERO
+                    weight,
+                    index=(0,),
+                    shape=(BLOCK_WEIGHT0,),
+                    padding_mode=ct.PaddingMode.ZERO,
+                    allow_tma=False,
                 ),
                 ct.float32,
             ),
             out.dtype,
         ),
+        allow_tma=False,
     )
-    ct.store(rstd, index=(tile_m,), tile=rstd_tile)
+    ct.store(rstd, index=(tile_m,), tile=rstd_tile, allow_tma=False)
 
 
 _RMS_NORM_FWD_KERNEL_CONFIGS = [
@@ -157,11 +166,16 @@ def _rms_norm_bwd_kernel(
             index=(tile_m, 0),
             shape=(BLOCK_SIZE_M, BLOCK_GRAD_OUT1),
             padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         ct.float32,
     )
     rstd_tile = ct.load(
-        rstd, index=(tile_m,), shape=(BLOCK_SIZE_M,), padding_mode=ct.PaddingMode.ZERO
+        rstd,
+        index=(tile_m,),
+        shape=(BLOCK_SIZE_M,),
+        padding_mode=ct.PaddingMode.ZERO,
+        allow_tma=False,
     )
     x_hat = (
         ct.astype(
@@ -170,25 +184,34 @@ def _rms_norm_bwd_kernel(
                 index=(tile_m, 0),
                 shape=(BLOCK_SIZE_M, BLOCK_N),
                 padding_mode=ct.PaddingMode.ZERO,
+                allow_tma=False,
             ),
             ct.float32,
         )
         * rstd_tile[:, None]
     )
     dy_w = dy * ct.astype(
-        ct.load(weight, index=(0,), shape=(BLOCK_WEIGHT0,), padding_mode=ct.PaddingMode.ZERO),
+        ct.load(
+            weight,
+            index=(0,),
+            shape=(BLOCK_WEIGHT0,),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
+        ),
         ct.float32,
     )
-    dot = (
-        ct.sum(ct.where(mask_grad_out1[None, :], dy_w * x_hat, 0.0), axis=1, keepdims=True)
-        / grad_out.shape[1]
+    dot = ct.truediv(
+        ct.sum(ct.where(mask_grad_out1[None, :], dy_w * x_hat, 0.0), axis=1, keepdims=True),
+        grad_out.shape[1],
+        rounding_mode=ct.RoundingMode.FULL,
     )
     ct.store(
         grad_x,
         index=(tile_m, 0),
         tile=ct.astype(rstd_tile[:, None] * (dy_w - x_hat * dot), grad_x.dtype),
+        allow_tma=False,
     )
-    ct.store(grad_w_partial, index=(tile_m, 0), tile=dy * x_hat)
+    ct.store(grad_w_partial, index=(tile_m, 0), tile=dy * x_hat, allow_tma=False)
 
 
 _RMS_NORM_BWD_KERNEL_CONFIGS = [

@@ -37,6 +37,7 @@ def _axpby_kernel(
                 index=(tile_m, tile_n),
                 shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
                 padding_mode=ct.PaddingMode.ZERO,
+                allow_tma=False,
             ),
             ct.float32,
         )
@@ -47,12 +48,13 @@ def _axpby_kernel(
                 index=(tile_m, tile_n),
                 shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
                 padding_mode=ct.PaddingMode.ZERO,
+                allow_tma=False,
             ),
             ct.float32,
         )
         * beta
     )
-    ct.store(out, index=(tile_m, tile_n), tile=ct.astype(acc, out.dtype))
+    ct.store(out, index=(tile_m, tile_n), tile=ct.astype(acc, out.dtype), allow_tma=False)
 
 
 _AXPBY_KERNEL_CONFIGS = [
@@ -62,6 +64,7 @@ _AXPBY_KERNEL_CONFIGS = [
     {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128},
     {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256},
     {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 128},
 ]
 _axpby_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 

@@ -29,14 +29,25 @@ def _softmax_lastdim_kernel(
     mask_n = ct.arange(BLOCK_N, dtype=ct.int32) < n
     values = ct.astype(
         ct.load(
-            x, index=(tile_m, 0), shape=(BLOCK_SIZE_M, BLOCK_N), padding_mode=ct.PaddingMode.ZERO
+            x,
+            index=(tile_m, 0),
+            shape=(BLOCK_SIZE_M, BLOCK_N),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         ct.float32,
     )
     softmax_max = ct.max(ct.where(mask_n[None, :], values, float("-inf")), axis=1, keepdims=True)
-    softmax_num = ct.exp(values - softmax_max)
+    softmax_num = ct.exp(values - softmax_max, rounding_mode=ct.RoundingMode.APPROX)
     softmax_den = ct.sum(ct.where(mask_n[None, :], softmax_num, 0.0), axis=1, keepdims=True)
-    ct.store(out, index=(tile_m, 0), tile=ct.astype(softmax_num / softmax_den, out.dtype))
+    ct.store(
+        out,
+        index=(tile_m, 0),
+        tile=ct.astype(
+            ct.truediv(softmax_num, softmax_den, rounding_mode=ct.RoundingMode.FULL), out.dtype
+        ),
+        allow_tma=False,
+    )
 
 
 _SOFTMAX_LASTDIM_KERNEL_CONFIGS = [
@@ -91,14 +102,24 @@ def _log_softmax_lastdim_kernel(
     mask_n = ct.arange(BLOCK_N, dtype=ct.int32) < n
     values = ct.astype(
         ct.load(
-            x, index=(tile_m, 0), shape=(BLOCK_SIZE_M, BLOCK_N), padding_mode=ct.PaddingMode.ZERO
+            x,
+            index=(tile_m, 0),
+            shape=(BLOCK_SIZE_M, BLOCK_N),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         ct.float32,
     )
     row_max = ct.max(ct.where(mask_n[None, :], values, float("-inf")), axis=1, keepdims=True)
     shifted = values - row_max
-    lse = ct.log(ct.sum(ct.where(mask_n[None, :], ct.exp(shifted), 0.0), axis=1, keepdims=True))
-    ct.store(out, index=(tile_m, 0), tile=ct.astype(shifted - lse, out.dtype))
+    lse = ct.log(
+        ct.sum(
+            ct.where(mask_n[None, :], ct.exp(shifted, rounding_mode=ct.RoundingMode.APPROX), 0.0),
+            axis=1,
+            keepdims=True,
+        )
+    )
+    ct.store(out, index=(tile_m, 0), tile=ct.astype(shifted - lse, out.dtype), allow_tma=False)
 
 
 _LOG_SOFTMAX_LASTDIM_KERNEL_CONFIGS = [

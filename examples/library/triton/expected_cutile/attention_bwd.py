@@ -27,6 +27,8 @@ import cuda.tile as ct
 LOG2E = 1.4426950408889634  # exp(x) == exp2(x * LOG2E)
 
 
+# tiletrans: the source has 5 configs; this launch uses the first (tune the ct.Constant tile sizes
+# with ct.tune)
 @ct.kernel
 def _attn_fwd(
     Q,
@@ -115,7 +117,7 @@ def _attn_fwd(
             ct.zeros((BLOCK_M, BLOCK_Q3), dtype=ct.float32),
         )
         m_i = m_ij
-    acc_2 = acc / l_i[:, None]
+    acc_2 = ct.truediv(acc, l_i[:, None], rounding_mode=ct.RoundingMode.FULL)
     ct.store(
         Out,
         index=(off_z, off_h, tile_m, 0),
@@ -147,6 +149,7 @@ def _attn_bwd_preprocess(
             index=(off_z, off_h, tile_m, 0),
             shape=(1, 1, BLOCK_M, BLOCK_HEAD_DIM),
             padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         (BLOCK_M, BLOCK_HEAD_DIM),
     )
@@ -156,6 +159,7 @@ def _attn_bwd_preprocess(
             index=(off_z, off_h, tile_m, 0),
             shape=(1, 1, BLOCK_M, BLOCK_HEAD_DIM),
             padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         (BLOCK_M, BLOCK_HEAD_DIM),
     )
@@ -164,9 +168,12 @@ def _attn_bwd_preprocess(
         Delta,
         index=(off_z, off_h, tile_m),
         tile=ct.reshape(ct.astype(delta_tile, Delta.dtype), (1, 1, BLOCK_M)),
+        allow_tma=False,
     )
 
 
+# tiletrans: the source has 5 configs; this launch uses the first (tune the ct.Constant tile sizes
+# with ct.tune)
 @ct.kernel
 def _attn_bwd_dkdv(
     Q,
@@ -305,6 +312,8 @@ def _attn_bwd_dkdv(
     )
 
 
+# tiletrans: the source has 5 configs; this launch uses the first (tune the ct.Constant tile sizes
+# with ct.tune)
 @ct.kernel
 def _attn_bwd_dq(
     Q,

@@ -33,28 +33,43 @@ def liger_cross_entropy_kernel(
 ):
     program_id = ct.bid(0)
     mask_X1 = ct.arange(BLOCK_X1, dtype=ct.int32) < X.shape[1]
-    y = ct.reshape(ct.load(Y, index=(program_id,), shape=(1,)), ())
+    y = ct.reshape(ct.load(Y, index=(program_id,), shape=(1,), allow_tma=False), ())
     # Ignored rows add nothing to the loss and get a zero gradient.
     if y == ignore_index:
-        ct.store(loss, index=(program_id,), tile=0.0)
-        ct.store(dX, index=(program_id, 0), tile=ct.astype(0.0, dX.dtype))
+        ct.store(loss, index=(program_id,), tile=0.0, allow_tma=False)
+        ct.store(dX, index=(program_id, 0), tile=ct.astype(0.0, dX.dtype), allow_tma=False)
     else:
         X_row = ct.reshape(
             ct.load(
-                X, index=(program_id, 0), shape=(1, BLOCK_X1), padding_mode=ct.PaddingMode.NEG_INF
+                X,
+                index=(program_id, 0),
+                shape=(1, BLOCK_X1),
+                padding_mode=ct.PaddingMode.NEG_INF,
+                allow_tma=False,
             ),
             (BLOCK_X1,),
         )
         X_row_2 = ct.astype(X_row, ct.float32)
         m = ct.max(X_row_2, axis=0)
-        e = ct.exp(X_row_2 - m)
+        e = ct.exp(X_row_2 - m, rounding_mode=ct.RoundingMode.APPROX)
         d = ct.sum(ct.where(mask_X1, e, 0.0), axis=0)
         lse = m + ct.log(d)
-        X_y = ct.astype(ct.reshape(ct.load(X, index=(program_id, y), shape=(1, 1)), ()), ct.float32)
-        ct.store(loss, index=(program_id,), tile=lse - X_y)
-        grad = (e / d - ct.where(ct.arange(BLOCK_X1, dtype=ct.int32) == y, 1.0, 0.0)) / n_non_ignore
+        X_y = ct.astype(
+            ct.reshape(ct.load(X, index=(program_id, y), shape=(1, 1), allow_tma=False), ()),
+            ct.float32,
+        )
+        ct.store(loss, index=(program_id,), tile=lse - X_y, allow_tma=False)
+        grad = ct.truediv(
+            ct.truediv(e, d, rounding_mode=ct.RoundingMode.FULL)
+            - ct.where(ct.arange(BLOCK_X1, dtype=ct.int32) == y, 1.0, 0.0),
+            n_non_ignore,
+            rounding_mode=ct.RoundingMode.FULL,
+        )
         ct.store(
-            dX, index=(program_id, 0), tile=ct.reshape(ct.astype(grad, dX.dtype), (1, BLOCK_X1))
+            dX,
+            index=(program_id, 0),
+            tile=ct.reshape(ct.astype(grad, dX.dtype), (1, BLOCK_X1)),
+            allow_tma=False,
         )
 
 
@@ -66,15 +81,17 @@ def element_mul_kernel(
 ):
     """Scale a row of ``X`` in place by the scalar upstream gradient."""
     program_id = ct.bid(0)
-    grad_output_tile = ct.reshape(ct.load(grad_output, index=(0,), shape=(1,)), ())
+    grad_output_tile = ct.reshape(ct.load(grad_output, index=(0,), shape=(1,), allow_tma=False), ())
     for tile_i in range(ct.cdiv(X.shape[1], BLOCK_SIZE)):
         X_block = ct.reshape(
-            ct.load(X, index=(program_id, tile_i), shape=(1, BLOCK_SIZE)), (BLOCK_SIZE,)
+            ct.load(X, index=(program_id, tile_i), shape=(1, BLOCK_SIZE), allow_tma=False),
+            (BLOCK_SIZE,),
         )
         ct.store(
             X,
             index=(program_id, tile_i),
             tile=ct.reshape(ct.astype(X_block * grad_output_tile, X.dtype), (1, BLOCK_SIZE)),
+            allow_tma=False,
         )
 
 
@@ -86,15 +103,19 @@ def row_mul_kernel(
 ):
     """Scale each row of ``X`` in place by its own upstream gradient (``reduction='none'``)."""
     program_id = ct.bid(0)
-    grad_output_tile = ct.reshape(ct.load(grad_output, index=(program_id,), shape=(1,)), ())
+    grad_output_tile = ct.reshape(
+        ct.load(grad_output, index=(program_id,), shape=(1,), allow_tma=False), ()
+    )
     for tile_i in range(ct.cdiv(X.shape[1], BLOCK_SIZE)):
         X_block = ct.reshape(
-            ct.load(X, index=(program_id, tile_i), shape=(1, BLOCK_SIZE)), (BLOCK_SIZE,)
+            ct.load(X, index=(program_id, tile_i), shape=(1, BLOCK_SIZE), allow_tma=False),
+            (BLOCK_SIZE,),
         )
         ct.store(
             X,
             index=(program_id, tile_i),
             tile=ct.reshape(ct.astype(X_block * grad_output_tile, X.dtype), (1, BLOCK_SIZE)),
+            allow_tma=False,
         )
 
 

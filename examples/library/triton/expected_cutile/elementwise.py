@@ -58,9 +58,11 @@ def add_kernel(
     BLOCK_SIZE: ct.Constant[int],
 ):
     tile = ct.bid(0)
-    x_tile = ct.load(x, index=(tile,), shape=(BLOCK_SIZE,))
-    y_tile = ct.load(y, index=(tile,), shape=(BLOCK_SIZE,))
-    ct.store(out, index=(tile,), tile=ct.astype(x_tile + alpha * y_tile, out.dtype))
+    x_tile = ct.load(x, index=(tile,), shape=(BLOCK_SIZE,), allow_tma=False)
+    y_tile = ct.load(y, index=(tile,), shape=(BLOCK_SIZE,), allow_tma=False)
+    ct.store(
+        out, index=(tile,), tile=ct.astype(x_tile + alpha * y_tile, out.dtype), allow_tma=False
+    )
 
 
 ADD_KERNEL_CONFIGS = [
@@ -68,6 +70,8 @@ ADD_KERNEL_CONFIGS = [
     # shape key.
     {"BLOCK_SIZE": 1024},
     {"BLOCK_SIZE": 2048},
+    {"BLOCK_SIZE": 512},
+    {"BLOCK_SIZE": 4096},
 ]
 _add_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -82,9 +86,9 @@ def leaky_relu_forward_kernel(
     BLOCK_SIZE: ct.Constant[int],
 ):
     tile = ct.bid(0)
-    x_tile = ct.astype(ct.load(x, index=(tile,), shape=(BLOCK_SIZE,)), ct.float32)
+    x_tile = ct.astype(ct.load(x, index=(tile,), shape=(BLOCK_SIZE,), allow_tma=False), ct.float32)
     out_tile = ct.where(x_tile > 0, x_tile, x_tile * slope)
-    ct.store(out, index=(tile,), tile=ct.astype(out_tile, out.dtype))
+    ct.store(out, index=(tile,), tile=ct.astype(out_tile, out.dtype), allow_tma=False)
 
 
 LEAKY_RELU_FORWARD_KERNEL_CONFIGS = [
@@ -92,6 +96,8 @@ LEAKY_RELU_FORWARD_KERNEL_CONFIGS = [
     # launch of each shape key.
     {"BLOCK_SIZE": 1024},
     {"BLOCK_SIZE": 2048},
+    {"BLOCK_SIZE": 512},
+    {"BLOCK_SIZE": 4096},
 ]
 _leaky_relu_forward_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -108,10 +114,12 @@ def leaky_relu_backward_kernel(
     BLOCK_SIZE: ct.Constant[int],
 ):
     tile = ct.bid(0)
-    x_tile = ct.astype(ct.load(x, index=(tile,), shape=(BLOCK_SIZE,)), ct.float32)
-    dy_tile = ct.astype(ct.load(dy, index=(tile,), shape=(BLOCK_SIZE,)), ct.float32)
+    x_tile = ct.astype(ct.load(x, index=(tile,), shape=(BLOCK_SIZE,), allow_tma=False), ct.float32)
+    dy_tile = ct.astype(
+        ct.load(dy, index=(tile,), shape=(BLOCK_SIZE,), allow_tma=False), ct.float32
+    )
     dx_3 = ct.where(x_tile > 0, dy_tile, dy_tile * slope)
-    ct.store(dx, index=(tile,), tile=ct.astype(dx_3, dx.dtype))
+    ct.store(dx, index=(tile,), tile=ct.astype(dx_3, dx.dtype), allow_tma=False)
 
 
 LEAKY_RELU_BACKWARD_KERNEL_CONFIGS = [
@@ -119,6 +127,8 @@ LEAKY_RELU_BACKWARD_KERNEL_CONFIGS = [
     # launch of each shape key.
     {"BLOCK_SIZE": 1024},
     {"BLOCK_SIZE": 2048},
+    {"BLOCK_SIZE": 512},
+    {"BLOCK_SIZE": 4096},
 ]
 _leaky_relu_backward_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 

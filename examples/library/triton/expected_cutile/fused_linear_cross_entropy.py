@@ -38,11 +38,11 @@ def liger_cross_entropy_kernel(
 ):
     program_id = ct.bid(0)
     # 1. Load Y_ptr first because if the target is ignore_index, we can return right away
-    y = ct.reshape(ct.load(Y, index=(program_id,), shape=(1,)), ())
+    y = ct.reshape(ct.load(Y, index=(program_id,), shape=(1,), allow_tma=False), ())
     if y == ignore_index:
         # set all X_ptr as 0
         for tile_i in range(ct.cdiv(n_cols, BLOCK_SIZE)):
-            ct.store(X, index=(program_id, tile_i), tile=ct.astype(0.0, X.dtype))
+            ct.store(X, index=(program_id, tile_i), tile=ct.astype(0.0, X.dtype), allow_tma=False)
     else:
         # Online softmax: 3. [Online softmax] first pass: find max + sum
         # m is the max value. use the notation from the paper
@@ -51,7 +51,8 @@ def liger_cross_entropy_kernel(
         d = 0.0
         # we need to store the original value of X_y for the loss calculation
         ori_X_y = ct.astype(
-            ct.reshape(ct.load(X, index=(program_id, y), shape=(1, 1)), ()), ct.float32
+            ct.reshape(ct.load(X, index=(program_id, y), shape=(1, 1), allow_tma=False), ()),
+            ct.float32,
         )
         # Label smoothing is a general case of normal cross entropy
         scaled_x_sum = 0.0
@@ -64,6 +65,7 @@ def liger_cross_entropy_kernel(
                         index=(program_id, tile_i),
                         shape=(1, BLOCK_SIZE),
                         padding_mode=ct.PaddingMode.NEG_INF,
+                        allow_tma=False,
                     ),
                     (BLOCK_SIZE,),
                 ),
@@ -88,10 +90,10 @@ def liger_cross_entropy_kernel(
                     axis=0,
                 )
             m_new = ct.maximum(m, block_max)
-            d = d * ct.exp(m - m_new) + ct.sum(
+            d = d * ct.exp(m - m_new, rounding_mode=ct.RoundingMode.APPROX) + ct.sum(
                 ct.where(
                     (tile_i * BLOCK_SIZE + ct.arange(BLOCK_SIZE, dtype=ct.int32) < n_cols),
-                    ct.exp(X_block - m_new),
+                    ct.exp(X_block - m_new, rounding_mode=ct.RoundingMode.APPROX),
                     0.0,
                 ),
                 axis=0,
@@ -110,12 +112,17 @@ def liger_cross_entropy_kernel(
                         index=(program_id, tile_i_2),
                         shape=(1, BLOCK_SIZE),
                         padding_mode=ct.PaddingMode.NEG_INF,
+                        allow_tma=False,
                     ),
                     (BLOCK_SIZE,),
                 ),
                 ct.float32,
             )
-            X_block_3 = ct.exp(X_block_2 - m) / d
+            X_block_3 = ct.truediv(
+                ct.exp(X_block_2 - m, rounding_mode=ct.RoundingMode.APPROX),
+                d,
+                rounding_mode=ct.RoundingMode.FULL,
+            )
             X_block_4 = X_block_3 - eps
             X_block_5 = ct.where(
                 tile_i_2 * BLOCK_SIZE + ct.arange(BLOCK_SIZE, dtype=ct.int32) == y,
@@ -123,11 +130,12 @@ def liger_cross_entropy_kernel(
                 X_block_4,
             )
             if reduction == "mean":
-                X_block_5 = X_block_5 / n_non_ignore
+                X_block_5 = ct.truediv(X_block_5, n_non_ignore, rounding_mode=ct.RoundingMode.FULL)
             ct.store(
                 X,
                 index=(program_id, tile_i_2),
                 tile=ct.reshape(ct.astype(X_block_5, X.dtype), (1, BLOCK_SIZE)),
+                allow_tma=False,
             )
         # 5. Calculate the loss
         # loss = log (softmax(X_y)) = log ((e ^ (X_y - max(X)) / sum(e ^ (X - max(X))))
@@ -139,7 +147,7 @@ def liger_cross_entropy_kernel(
             loss_tile = loss_tile * (-label_smoothing + 1) + smooth_loss
         if reduction == "mean":
             loss_tile = loss_tile / n_non_ignore
-        ct.store(loss, index=(program_id,), tile=ct.astype(loss_tile, loss.dtype))
+        ct.store(loss, index=(program_id,), tile=ct.astype(loss_tile, loss.dtype), allow_tma=False)
 
 
 def fused_linear_cross_entropy_forward(

@@ -26,6 +26,8 @@ def _cols_settings(n_cols: int) -> tuple[int, int]:
     return BLOCK_N, num_warps
 
 
+# tiletrans: the source has 6 configs; this launch uses the first (tune the ct.Constant tile sizes
+# with ct.tune)
 @ct.kernel
 def _residual_fwd_kernel(
     OUT,
@@ -40,20 +42,30 @@ def _residual_fwd_kernel(
     tile_n = ct.bid(1)
     x_tile = ct.astype(
         ct.load(
-            X, index=(tile_m, tile_n), shape=(BLOCK_M, BLOCK_N), padding_mode=ct.PaddingMode.ZERO
+            X,
+            index=(tile_m, tile_n),
+            shape=(BLOCK_M, BLOCK_N),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         ct.float32,
     )
     res = ct.astype(
         ct.load(
-            RES, index=(tile_m, tile_n), shape=(BLOCK_M, BLOCK_N), padding_mode=ct.PaddingMode.ZERO
+            RES,
+            index=(tile_m, tile_n),
+            shape=(BLOCK_M, BLOCK_N),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         ct.float32,
     )
     out_tile = alpha * x_tile + res
-    ct.store(OUT, index=(tile_m, tile_n), tile=ct.astype(out_tile, OUT.dtype))
+    ct.store(OUT, index=(tile_m, tile_n), tile=ct.astype(out_tile, OUT.dtype), allow_tma=False)
 
 
+# tiletrans: the source has 6 configs; this launch uses the first (tune the ct.Constant tile sizes
+# with ct.tune)
 @ct.kernel
 def _residual_bias_fwd_kernel(
     OUT,
@@ -69,22 +81,36 @@ def _residual_bias_fwd_kernel(
     tile_n = ct.bid(1)
     x_tile = ct.astype(
         ct.load(
-            X, index=(tile_m, tile_n), shape=(BLOCK_M, BLOCK_N), padding_mode=ct.PaddingMode.ZERO
+            X,
+            index=(tile_m, tile_n),
+            shape=(BLOCK_M, BLOCK_N),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         ct.float32,
     )
     res = ct.astype(
         ct.load(
-            RES, index=(tile_m, tile_n), shape=(BLOCK_M, BLOCK_N), padding_mode=ct.PaddingMode.ZERO
+            RES,
+            index=(tile_m, tile_n),
+            shape=(BLOCK_M, BLOCK_N),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         ct.float32,
     )
     bias_tile = ct.astype(
-        ct.load(BIAS, index=(tile_n,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO),
+        ct.load(
+            BIAS,
+            index=(tile_n,),
+            shape=(BLOCK_N,),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
+        ),
         ct.float32,
     )
     out_tile = alpha * x_tile + res + bias_tile[None, :]
-    ct.store(OUT, index=(tile_m, tile_n), tile=ct.astype(out_tile, OUT.dtype))
+    ct.store(OUT, index=(tile_m, tile_n), tile=ct.astype(out_tile, OUT.dtype), allow_tma=False)
 
 
 @ct.kernel
@@ -102,15 +128,24 @@ def _residual_bwd_kernel(
     tile_n = ct.bid(1)
     dy_tile = ct.astype(
         ct.load(
-            dY, index=(tile_m, tile_n), shape=(BLOCK_M, BLOCK_N), padding_mode=ct.PaddingMode.ZERO
+            dY,
+            index=(tile_m, tile_n),
+            shape=(BLOCK_M, BLOCK_N),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
         ),
         ct.float32,
     )
-    ct.store(dX, index=(tile_m, tile_n), tile=ct.astype(alpha * dy_tile, dX.dtype))
-    ct.store(dRES, index=(tile_m, tile_n), tile=ct.astype(dy_tile, dRES.dtype))
+    ct.store(dX, index=(tile_m, tile_n), tile=ct.astype(alpha * dy_tile, dX.dtype), allow_tma=False)
+    ct.store(dRES, index=(tile_m, tile_n), tile=ct.astype(dy_tile, dRES.dtype), allow_tma=False)
     # Partial column sums of this row block, accumulated across programs.
     dbias_partial = ct.sum(dy_tile, axis=0)
-    ct.atomic_add(dBIAS, tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32), dbias_partial)
+    ct.atomic_add(
+        dBIAS,
+        tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32),
+        dbias_partial,
+        memory_order=ct.MemoryOrder.RELAXED,
+    )
 
 
 def _fused_residual_fwd(x, residual, bias, alpha):

@@ -28,15 +28,47 @@ def _geglu_tanh_fwd_kernel(
 ):
     tile = ct.bid(0)
     a_tile = ct.astype(
-        ct.load(A, index=(tile,), shape=(BLOCK_SIZE,), padding_mode=ct.PaddingMode.ZERO), ct.float32
+        ct.load(
+            A, index=(tile,), shape=(BLOCK_SIZE,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+        ),
+        ct.float32,
     )
     b_tile = ct.astype(
-        ct.load(B, index=(tile,), shape=(BLOCK_SIZE,), padding_mode=ct.PaddingMode.ZERO), ct.float32
+        ct.load(
+            B, index=(tile,), shape=(BLOCK_SIZE,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+        ),
+        ct.float32,
     )
     # sqrt(2 / pi) = 0.7978845608028654
     inner = 0.7978845608028654 * (a_tile + 0.044715 * a_tile * a_tile * a_tile)
-    gelu_a = 0.5 * a_tile * (1.0 + (2.0 * (1.0 / (1.0 + ct.exp(-(2.0 * inner)))) - 1.0))
-    ct.store(C, index=(tile,), tile=ct.astype(gelu_a * b_tile, C.dtype))
+    gelu_a = (
+        0.5
+        * a_tile
+        * (
+            1.0
+            + (
+                2.0
+                * ct.truediv(
+                    1.0,
+                    1.0 + ct.exp(-(2.0 * inner), rounding_mode=ct.RoundingMode.APPROX),
+                    rounding_mode=ct.RoundingMode.FULL,
+                )
+                - 1.0
+            )
+        )
+    )
+    ct.store(C, index=(tile,), tile=ct.astype(gelu_a * b_tile, C.dtype), allow_tma=False)
+
+
+_GEGLU_TANH_FWD_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_geglu_tanh_fwd_kernel` on the first
+    # launch of each shape key.
+    {"BLOCK_SIZE": 1024},
+    {"BLOCK_SIZE": 512},
+    {"BLOCK_SIZE": 2048},
+    {"BLOCK_SIZE": 4096},
+]
+_geglu_tanh_fwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 @ct.kernel
@@ -50,34 +82,85 @@ def _geglu_tanh_bwd_kernel(
 ):
     tile = ct.bid(0)
     dc_tile = ct.astype(
-        ct.load(dC, index=(tile,), shape=(BLOCK_SIZE,), padding_mode=ct.PaddingMode.ZERO),
+        ct.load(
+            dC,
+            index=(tile,),
+            shape=(BLOCK_SIZE,),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
+        ),
         ct.float32,
     )
     a_tile = ct.astype(
-        ct.load(A, index=(tile,), shape=(BLOCK_SIZE,), padding_mode=ct.PaddingMode.ZERO), ct.float32
+        ct.load(
+            A, index=(tile,), shape=(BLOCK_SIZE,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+        ),
+        ct.float32,
     )
     b_tile = ct.astype(
-        ct.load(B, index=(tile,), shape=(BLOCK_SIZE,), padding_mode=ct.PaddingMode.ZERO), ct.float32
+        ct.load(
+            B, index=(tile,), shape=(BLOCK_SIZE,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+        ),
+        ct.float32,
     )
     inner = 0.7978845608028654 * (a_tile + 0.044715 * a_tile * a_tile * a_tile)
-    tanh_inner = 2.0 * (1.0 / (1.0 + ct.exp(-(2.0 * inner)))) - 1.0
+    tanh_inner = (
+        2.0
+        * ct.truediv(
+            1.0,
+            1.0 + ct.exp(-(2.0 * inner), rounding_mode=ct.RoundingMode.APPROX),
+            rounding_mode=ct.RoundingMode.FULL,
+        )
+        - 1.0
+    )
     gelu_a = 0.5 * a_tile * (1.0 + tanh_inner)
     # d/da gelu_tanh(a) = 0.5 (1 + t) + 0.5 a (1 - t^2) * sqrt(2/pi) (1 + 3 * 0.044715 a^2)
     d_inner = 0.7978845608028654 * (1.0 + 3.0 * 0.044715 * a_tile * a_tile)
     d_gelu = 0.5 * (1.0 + tanh_inner) + 0.5 * a_tile * (1.0 - tanh_inner * tanh_inner) * d_inner
-    ct.store(dA, index=(tile,), tile=ct.astype(dc_tile * b_tile * d_gelu, dA.dtype))
-    ct.store(dB, index=(tile,), tile=ct.astype(dc_tile * gelu_a, dB.dtype))
+    ct.store(
+        dA, index=(tile,), tile=ct.astype(dc_tile * b_tile * d_gelu, dA.dtype), allow_tma=False
+    )
+    ct.store(dB, index=(tile,), tile=ct.astype(dc_tile * gelu_a, dB.dtype), allow_tma=False)
+
+
+_GEGLU_TANH_BWD_KERNEL_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_geglu_tanh_bwd_kernel` on the first
+    # launch of each shape key.
+    {"BLOCK_SIZE": 1024},
+    {"BLOCK_SIZE": 512},
+    {"BLOCK_SIZE": 2048},
+    {"BLOCK_SIZE": 4096},
+]
+_geglu_tanh_bwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def _geglu_fwd(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     with torch.device(a.device):
         c = torch.empty(a.shape, dtype=a.dtype)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (
+        a.view(-1).shape,
+        b.view(-1).shape,
+        c.view(-1).shape,
+        a.view(-1).dtype,
+        b.view(-1).dtype,
+        c.view(-1).dtype,
+    )
+    if key not in _geglu_tanh_fwd_kernel_best:
+        _geglu_tanh_fwd_kernel_best[key] = ct.tune.exhaustive_search(
+            _GEGLU_TANH_FWD_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(a.view(-1).size(0), cfg["BLOCK_SIZE"]), 1, 1),
+            _geglu_tanh_fwd_kernel,
+            lambda cfg: (a.view(-1), b.view(-1), c.view(-1).clone(), cfg["BLOCK_SIZE"]),
+            quiet=True,
+        ).best.config
+    cfg = _geglu_tanh_fwd_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(a.view(-1).size(0), 1024), 1, 1),
+        (ct.cdiv(a.view(-1).size(0), cfg["BLOCK_SIZE"]), 1, 1),
         _geglu_tanh_fwd_kernel,
-        (a.view(-1), b.view(-1), c.view(-1), 1024),
+        (a.view(-1), b.view(-1), c.view(-1), cfg["BLOCK_SIZE"]),
     )
     return c
 
@@ -86,11 +169,40 @@ def _geglu_bwd(dc: torch.Tensor, a: torch.Tensor, b: torch.Tensor):
     da = torch.empty_like(a)
     db = torch.empty_like(b)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (
+        dc.view(-1).shape,
+        a.view(-1).shape,
+        b.view(-1).shape,
+        da.view(-1).shape,
+        db.view(-1).shape,
+        dc.view(-1).dtype,
+        a.view(-1).dtype,
+        b.view(-1).dtype,
+        da.view(-1).dtype,
+        db.view(-1).dtype,
+    )
+    if key not in _geglu_tanh_bwd_kernel_best:
+        _geglu_tanh_bwd_kernel_best[key] = ct.tune.exhaustive_search(
+            _GEGLU_TANH_BWD_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(a.view(-1).size(0), cfg["BLOCK_SIZE"]), 1, 1),
+            _geglu_tanh_bwd_kernel,
+            lambda cfg: (
+                dc.view(-1),
+                a.view(-1),
+                b.view(-1),
+                da.view(-1).clone(),
+                db.view(-1).clone(),
+                cfg["BLOCK_SIZE"],
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _geglu_tanh_bwd_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(a.view(-1).size(0), 1024), 1, 1),
+        (ct.cdiv(a.view(-1).size(0), cfg["BLOCK_SIZE"]), 1, 1),
         _geglu_tanh_bwd_kernel,
-        (dc.view(-1), a.view(-1), b.view(-1), da.view(-1), db.view(-1), 1024),
+        (dc.view(-1), a.view(-1), b.view(-1), da.view(-1), db.view(-1), cfg["BLOCK_SIZE"]),
     )
     return da, db
 

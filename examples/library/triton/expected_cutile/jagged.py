@@ -18,6 +18,8 @@ import triton
 import cuda.tile as ct
 
 
+# tiletrans: the source has 5 configs; this launch uses the first (tune the ct.Constant tile sizes
+# with ct.tune)
 @ct.kernel
 def jagged_sum_kernel(
     values,
@@ -29,8 +31,8 @@ def jagged_sum_kernel(
 ):
     pid_b = ct.bid(0)
     tile_d = ct.bid(1)
-    start = ct.reshape(ct.load(offsets, index=(pid_b,), shape=(1,)), ())
-    end = ct.reshape(ct.load(offsets, index=(pid_b + 1,), shape=(1,)), ())
+    start = ct.reshape(ct.load(offsets, index=(pid_b,), shape=(1,), allow_tma=False), ())
+    end = ct.reshape(ct.load(offsets, index=(pid_b + 1,), shape=(1,), allow_tma=False), ())
     acc = ct.zeros((BLOCK_D,), dtype=ct.float32)
     for row in range(start, end):
         acc = acc + ct.astype(
@@ -40,14 +42,24 @@ def jagged_sum_kernel(
                     index=(row, tile_d),
                     shape=(1, BLOCK_D),
                     padding_mode=ct.PaddingMode.ZERO,
+                    allow_tma=False,
                 ),
                 (BLOCK_D,),
             ),
             ct.float32,
         )
     if MEAN:
-        acc = acc / ct.astype(ct.maximum(end - start, 1), ct.float32)
-    ct.store(out, index=(pid_b, tile_d), tile=ct.reshape(ct.astype(acc, out.dtype), (1, BLOCK_D)))
+        acc = ct.truediv(
+            acc,
+            ct.astype(ct.maximum(end - start, 1), ct.float32),
+            rounding_mode=ct.RoundingMode.FULL,
+        )
+    ct.store(
+        out,
+        index=(pid_b, tile_d),
+        tile=ct.reshape(ct.astype(acc, out.dtype), (1, BLOCK_D)),
+        allow_tma=False,
+    )
 
 
 def _jagged_reduce(values: torch.Tensor, offsets: torch.Tensor, mean: bool) -> torch.Tensor:

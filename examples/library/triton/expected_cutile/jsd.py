@@ -35,10 +35,10 @@ def _jsd_kernel(
 ):
     pid = ct.bid(0)
     if HAS_LABEL:
-        label_tile = ct.reshape(ct.load(label, index=(pid,), shape=(1,)), ())
+        label_tile = ct.reshape(ct.load(label, index=(pid,), shape=(1,), allow_tma=False), ())
         if label_tile == ignore_index:
             for tile_i in range(ct.cdiv(X.shape[1], BLOCK_SIZE)):
-                ct.store(dX, index=(pid, tile_i), tile=ct.astype(0.0, dX.dtype))
+                ct.store(dX, index=(pid, tile_i), tile=ct.astype(0.0, dX.dtype), allow_tma=False)
         else:
             for tile_i in range(ct.cdiv(X.shape[1], BLOCK_SIZE)):
                 X_2 = ct.astype(
@@ -48,6 +48,7 @@ def _jsd_kernel(
                             index=(pid, tile_i),
                             shape=(1, BLOCK_SIZE),
                             padding_mode=ct.PaddingMode.NEG_INF,
+                            allow_tma=False,
                         ),
                         (BLOCK_SIZE,),
                     ),
@@ -60,37 +61,40 @@ def _jsd_kernel(
                             index=(pid, tile_i),
                             shape=(1, BLOCK_SIZE),
                             padding_mode=ct.PaddingMode.NEG_INF,
+                            allow_tma=False,
                         ),
                         (BLOCK_SIZE,),
                     ),
                     ct.float32,
                 )
                 if beta == 0.0:
-                    Y_prob = ct.exp(Y_2)
+                    Y_prob = ct.exp(Y_2, rounding_mode=ct.RoundingMode.APPROX)
                     loss_3 = Y_prob * (Y_2 - X_2)
                     dX_tile = -Y_prob
                 elif beta == 1.0:
-                    X_prob = ct.exp(X_2)
+                    X_prob = ct.exp(X_2, rounding_mode=ct.RoundingMode.APPROX)
                     loss_3 = X_prob * (X_2 - Y_2)
                     dX_tile = loss_3 + X_prob
                 else:
-                    Q = ct.exp(X_2)
-                    P = ct.exp(Y_2)
+                    Q = ct.exp(X_2, rounding_mode=ct.RoundingMode.APPROX)
+                    P = ct.exp(Y_2, rounding_mode=ct.RoundingMode.APPROX)
                     M = beta * P + (-beta + 1) * Q
                     log_M = ct.log(M)
                     loss_3 = beta * P * Y_2 + (-beta + 1) * Q * X_2 - M * log_M
                     dX_tile = (-beta + 1) * Q * (X_2 - log_M)
-                loss_4 = loss_3 / n_non_ignore
-                dX_tile_2 = dX_tile / n_non_ignore
+                loss_4 = ct.truediv(loss_3, n_non_ignore, rounding_mode=ct.RoundingMode.FULL)
+                dX_tile_2 = ct.truediv(dX_tile, n_non_ignore, rounding_mode=ct.RoundingMode.FULL)
                 ct.store(
                     loss,
                     index=(pid, tile_i),
                     tile=ct.reshape(ct.astype(loss_4, loss.dtype), (1, BLOCK_SIZE)),
+                    allow_tma=False,
                 )
                 ct.store(
                     dX,
                     index=(pid, tile_i),
                     tile=ct.reshape(ct.astype(dX_tile_2, dX.dtype), (1, BLOCK_SIZE)),
+                    allow_tma=False,
                 )
     else:
         for tile_i in range(ct.cdiv(X.shape[1], BLOCK_SIZE)):
@@ -101,6 +105,7 @@ def _jsd_kernel(
                         index=(pid, tile_i),
                         shape=(1, BLOCK_SIZE),
                         padding_mode=ct.PaddingMode.NEG_INF,
+                        allow_tma=False,
                     ),
                     (BLOCK_SIZE,),
                 ),
@@ -113,37 +118,40 @@ def _jsd_kernel(
                         index=(pid, tile_i),
                         shape=(1, BLOCK_SIZE),
                         padding_mode=ct.PaddingMode.NEG_INF,
+                        allow_tma=False,
                     ),
                     (BLOCK_SIZE,),
                 ),
                 ct.float32,
             )
             if beta == 0.0:
-                Y_prob = ct.exp(Y_2)
+                Y_prob = ct.exp(Y_2, rounding_mode=ct.RoundingMode.APPROX)
                 loss_3 = Y_prob * (Y_2 - X_2)
                 dX_tile = -Y_prob
             elif beta == 1.0:
-                X_prob = ct.exp(X_2)
+                X_prob = ct.exp(X_2, rounding_mode=ct.RoundingMode.APPROX)
                 loss_3 = X_prob * (X_2 - Y_2)
                 dX_tile = loss_3 + X_prob
             else:
-                Q = ct.exp(X_2)
-                P = ct.exp(Y_2)
+                Q = ct.exp(X_2, rounding_mode=ct.RoundingMode.APPROX)
+                P = ct.exp(Y_2, rounding_mode=ct.RoundingMode.APPROX)
                 M = beta * P + (-beta + 1) * Q
                 log_M = ct.log(M)
                 loss_3 = beta * P * Y_2 + (-beta + 1) * Q * X_2 - M * log_M
                 dX_tile = (-beta + 1) * Q * (X_2 - log_M)
-            loss_4 = loss_3 / n_non_ignore
-            dX_tile_2 = dX_tile / n_non_ignore
+            loss_4 = ct.truediv(loss_3, n_non_ignore, rounding_mode=ct.RoundingMode.FULL)
+            dX_tile_2 = ct.truediv(dX_tile, n_non_ignore, rounding_mode=ct.RoundingMode.FULL)
             ct.store(
                 loss,
                 index=(pid, tile_i),
                 tile=ct.reshape(ct.astype(loss_4, loss.dtype), (1, BLOCK_SIZE)),
+                allow_tma=False,
             )
             ct.store(
                 dX,
                 index=(pid, tile_i),
                 tile=ct.reshape(ct.astype(dX_tile_2, dX.dtype), (1, BLOCK_SIZE)),
+                allow_tma=False,
             )
 
 

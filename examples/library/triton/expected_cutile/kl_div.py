@@ -52,13 +52,21 @@ def _kldiv_kernel_forward(
         # fp32 math whatever the storage dtype; the loss buffer is fp32.
         y_2 = ct.astype(
             ct.load(
-                y, index=(pid, tile_i), shape=(ROWS, BLOCK_SIZE), padding_mode=ct.PaddingMode.ZERO
+                y,
+                index=(pid, tile_i),
+                shape=(ROWS, BLOCK_SIZE),
+                padding_mode=ct.PaddingMode.ZERO,
+                allow_tma=False,
             ),
             ct.float32,
         )
         y_true_tile = ct.astype(
             ct.load(
-                gt, index=(pid, tile_i), shape=(ROWS, BLOCK_SIZE), padding_mode=ct.PaddingMode.ZERO
+                gt,
+                index=(pid, tile_i),
+                shape=(ROWS, BLOCK_SIZE),
+                padding_mode=ct.PaddingMode.ZERO,
+                allow_tma=False,
             ),
             ct.float32,
         )
@@ -67,9 +75,13 @@ def _kldiv_kernel_forward(
         if not log_target:
             loss_tile = y_true_tile * (ct.log(ct.maximum(y_true_tile, eps)) - y_2)
         else:
-            loss_tile = ct.exp(y_true_tile) * (y_true_tile - y_2)
+            loss_tile = ct.exp(y_true_tile, rounding_mode=ct.RoundingMode.APPROX) * (
+                y_true_tile - y_2
+            )
         if reduction == "none":
-            ct.store(loss, index=(pid, tile_i), tile=ct.astype(loss_tile, loss.dtype))
+            ct.store(
+                loss, index=(pid, tile_i), tile=ct.astype(loss_tile, loss.dtype), allow_tma=False
+            )
         else:
             loss_sum = loss_sum + ct.sum(
                 ct.where(
@@ -82,7 +94,12 @@ def _kldiv_kernel_forward(
                 axis=1,
             )
     if reduction != "none":
-        ct.store(loss, index=(pid, 0), tile=ct.reshape(ct.astype(loss_sum, loss.dtype), (ROWS, 1)))
+        ct.store(
+            loss,
+            index=(pid, 0),
+            tile=ct.reshape(ct.astype(loss_sum, loss.dtype), (ROWS, 1)),
+            allow_tma=False,
+        )
 
 
 _KLDIV_KERNEL_FORWARD_CONFIGS = [
@@ -113,6 +130,7 @@ def _kldiv_kernel_backward(
                     index=(pid, tile_i),
                     shape=(1, BLOCK_SIZE),
                     padding_mode=ct.PaddingMode.ZERO,
+                    allow_tma=False,
                 ),
                 (BLOCK_SIZE,),
             ),
@@ -121,11 +139,12 @@ def _kldiv_kernel_backward(
         if not log_target:
             res = target_tile * -1
         else:
-            res = -ct.exp(target_tile)
+            res = -ct.exp(target_tile, rounding_mode=ct.RoundingMode.APPROX)
         ct.store(
             new_grads,
             index=(pid, tile_i),
             tile=ct.reshape(ct.astype(res, new_grads.dtype), (1, BLOCK_SIZE)),
+            allow_tma=False,
         )
 
 

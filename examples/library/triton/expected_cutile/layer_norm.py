@@ -40,19 +40,29 @@ def _layer_norm_fwd_fused(
     row = ct.bid(0)
     mask_N = ct.arange(BLOCK_N, dtype=ct.int32) < N
     x_tile = ct.astype(
-        ct.load(X, index=(row, 0), shape=(ROWS, BLOCK_N), padding_mode=ct.PaddingMode.ZERO),
+        ct.load(
+            X,
+            index=(row, 0),
+            shape=(ROWS, BLOCK_N),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
+        ),
         ct.float32,
     )
-    mean_2 = ct.sum(x_tile, axis=1) / N
+    mean_2 = ct.truediv(ct.sum(x_tile, axis=1), N, rounding_mode=ct.RoundingMode.FULL)
     xbar = ct.where(ct.arange(BLOCK_N, dtype=ct.int32) < N, x_tile - mean_2[:, None], 0.0)
-    var = ct.sum(ct.where(mask_N[None, :], xbar * xbar, 0.0), axis=1) / N
-    rstd_2 = 1 / ct.sqrt(var + eps)
-    ct.store(Mean, index=(row,), tile=mean_2)
-    ct.store(Rstd, index=(row,), tile=rstd_2)
-    w = ct.load(W, index=(0,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO)
-    b = ct.load(B, index=(0,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO)
+    var = ct.truediv(
+        ct.sum(ct.where(mask_N[None, :], xbar * xbar, 0.0), axis=1),
+        N,
+        rounding_mode=ct.RoundingMode.FULL,
+    )
+    rstd_2 = ct.truediv(1, ct.sqrt(var + eps), rounding_mode=ct.RoundingMode.FULL)
+    ct.store(Mean, index=(row,), tile=mean_2, allow_tma=False)
+    ct.store(Rstd, index=(row,), tile=rstd_2, allow_tma=False)
+    w = ct.load(W, index=(0,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False)
+    b = ct.load(B, index=(0,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False)
     y_tile = xbar * rstd_2[:, None] * w + b
-    ct.store(Y, index=(row, 0), tile=ct.astype(y_tile, Y.dtype))
+    ct.store(Y, index=(row, 0), tile=ct.astype(y_tile, Y.dtype), allow_tma=False)
 
 
 _LAYER_NORM_FWD_FUSED_CONFIGS = [
@@ -85,28 +95,52 @@ def _layer_norm_bwd_dx_fused(
     row = ct.bid(0)
     mask_N = ct.arange(BLOCK_N, dtype=ct.int32) < N
     x = ct.astype(
-        ct.load(X, index=(row, 0), shape=(ROWS, BLOCK_N), padding_mode=ct.PaddingMode.ZERO),
+        ct.load(
+            X,
+            index=(row, 0),
+            shape=(ROWS, BLOCK_N),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
+        ),
         ct.float32,
     )
     dy_tile = ct.astype(
-        ct.load(DY, index=(row, 0), shape=(ROWS, BLOCK_N), padding_mode=ct.PaddingMode.ZERO),
+        ct.load(
+            DY,
+            index=(row, 0),
+            shape=(ROWS, BLOCK_N),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
+        ),
         ct.float32,
     )
     w = ct.astype(
-        ct.load(W, index=(0,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO), ct.float32
+        ct.load(W, index=(0,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False),
+        ct.float32,
     )
-    mean = ct.load(Mean, index=(row,), shape=(ROWS,))
-    rstd = ct.load(Rstd, index=(row,), shape=(ROWS,))
+    mean = ct.load(Mean, index=(row,), shape=(ROWS,), allow_tma=False)
+    rstd = ct.load(Rstd, index=(row,), shape=(ROWS,), allow_tma=False)
     xhat = ct.where(
         ct.arange(BLOCK_N, dtype=ct.int32) < N, (x - mean[:, None]) * rstd[:, None], 0.0
     )
     wdy = w * dy_tile
-    c1 = ct.sum(ct.where(mask_N[None, :], xhat * wdy, 0.0), axis=1) / N
-    c2 = ct.sum(ct.where(mask_N[None, :], wdy, 0.0), axis=1) / N
+    c1 = ct.truediv(
+        ct.sum(ct.where(mask_N[None, :], xhat * wdy, 0.0), axis=1),
+        N,
+        rounding_mode=ct.RoundingMode.FULL,
+    )
+    c2 = ct.truediv(
+        ct.sum(ct.where(mask_N[None, :], wdy, 0.0), axis=1), N, rounding_mode=ct.RoundingMode.FULL
+    )
     dx_tile = (wdy - (xhat * c1[:, None] + c2[:, None])) * rstd[:, None]
-    ct.store(DX, index=(row, 0), tile=ct.astype(dx_tile, DX.dtype))
-    ct.store(DW_partial, index=(row, 0), tile=ct.astype(dy_tile * xhat, DW_partial.dtype))
-    ct.store(DB_partial, index=(row, 0), tile=ct.astype(dy_tile, DB_partial.dtype))
+    ct.store(DX, index=(row, 0), tile=ct.astype(dx_tile, DX.dtype), allow_tma=False)
+    ct.store(
+        DW_partial,
+        index=(row, 0),
+        tile=ct.astype(dy_tile * xhat, DW_partial.dtype),
+        allow_tma=False,
+    )
+    ct.store(DB_partial, index=(row, 0), tile=ct.astype(dy_tile, DB_partial.dtype), allow_tma=False)
 
 
 _LAYER_NORM_BWD_DX_FUSED_CONFIGS = [
@@ -143,6 +177,7 @@ def _layer_norm_bwd_dwdb(
                 index=(tile_m, tile_n),
                 shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
                 padding_mode=ct.PaddingMode.ZERO,
+                allow_tma=False,
             ),
             axis=0,
         )
@@ -152,11 +187,12 @@ def _layer_norm_bwd_dwdb(
                 index=(tile_m, tile_n),
                 shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
                 padding_mode=ct.PaddingMode.ZERO,
+                allow_tma=False,
             ),
             axis=0,
         )
-    ct.store(FINAL_DW, index=(tile_n,), tile=ct.astype(sum_dw, FINAL_DW.dtype))
-    ct.store(FINAL_DB, index=(tile_n,), tile=ct.astype(sum_db, FINAL_DB.dtype))
+    ct.store(FINAL_DW, index=(tile_n,), tile=ct.astype(sum_dw, FINAL_DW.dtype), allow_tma=False)
+    ct.store(FINAL_DB, index=(tile_n,), tile=ct.astype(sum_db, FINAL_DB.dtype), allow_tma=False)
 
 
 class LayerNorm(torch.autograd.Function):

@@ -35,14 +35,25 @@ def log_softmax_kernel(
     pid = ct.bid(0)
     mask_N = ct.arange(BLOCK_N, dtype=ct.int32) < N
     inp = ct.astype(
-        ct.load(input, index=(pid, 0), shape=(ROWS, BLOCK_N), padding_mode=ct.PaddingMode.NEG_INF),
+        ct.load(
+            input,
+            index=(pid, 0),
+            shape=(ROWS, BLOCK_N),
+            padding_mode=ct.PaddingMode.NEG_INF,
+            allow_tma=False,
+        ),
         ct.float32,
     )
     row_max = ct.max(inp, axis=1)
     shifted = inp - row_max[:, None]
-    log_sum = ct.log(ct.sum(ct.where(mask_N[None, :], ct.exp(shifted), 0.0), axis=1))
+    log_sum = ct.log(
+        ct.sum(
+            ct.where(mask_N[None, :], ct.exp(shifted, rounding_mode=ct.RoundingMode.APPROX), 0.0),
+            axis=1,
+        )
+    )
     out_tile = shifted - log_sum[:, None]
-    ct.store(output, index=(pid, 0), tile=ct.astype(out_tile, output.dtype))
+    ct.store(output, index=(pid, 0), tile=ct.astype(out_tile, output.dtype), allow_tma=False)
 
 
 LOG_SOFTMAX_KERNEL_CONFIGS = [
@@ -71,7 +82,11 @@ def log_softmax_looped_kernel(
     d = ct.zeros((ROWS,), dtype=ct.float32)
     for tile_n in range(ct.cdiv(N, BLOCK_N)):
         inp = ct.load(
-            input, index=(pid, tile_n), shape=(ROWS, BLOCK_N), padding_mode=ct.PaddingMode.NEG_INF
+            input,
+            index=(pid, tile_n),
+            shape=(ROWS, BLOCK_N),
+            padding_mode=ct.PaddingMode.NEG_INF,
+            allow_tma=False,
         )
         inp_2 = ct.astype(inp, ct.float32)
         m_new = ct.maximum(
@@ -85,10 +100,10 @@ def log_softmax_looped_kernel(
                 axis=1,
             ),
         )
-        d = d * ct.exp(m - m_new) + ct.sum(
+        d = d * ct.exp(m - m_new, rounding_mode=ct.RoundingMode.APPROX) + ct.sum(
             ct.where(
                 (tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32) < N)[None, :],
-                ct.exp(inp_2 - m_new[:, None]),
+                ct.exp(inp_2 - m_new[:, None], rounding_mode=ct.RoundingMode.APPROX),
                 0.0,
             ),
             axis=1,
@@ -102,11 +117,14 @@ def log_softmax_looped_kernel(
                 index=(pid, tile_n_2),
                 shape=(ROWS, BLOCK_N),
                 padding_mode=ct.PaddingMode.ZERO,
+                allow_tma=False,
             ),
             ct.float32,
         )
         out_tile = inp_3 - log_z[:, None]
-        ct.store(output, index=(pid, tile_n_2), tile=ct.astype(out_tile, output.dtype))
+        ct.store(
+            output, index=(pid, tile_n_2), tile=ct.astype(out_tile, output.dtype), allow_tma=False
+        )
 
 
 LOG_SOFTMAX_LOOPED_KERNEL_CONFIGS = [
@@ -132,16 +150,30 @@ def log_softmax_backward_kernel(
 ):
     pid = ct.bid(0)
     out_tile = ct.astype(
-        ct.load(out, index=(pid, 0), shape=(ROWS, BLOCK_N), padding_mode=ct.PaddingMode.ZERO),
+        ct.load(
+            out,
+            index=(pid, 0),
+            shape=(ROWS, BLOCK_N),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
+        ),
         ct.float32,
     )
     out_grad_tile = ct.astype(
-        ct.load(out_grad, index=(pid, 0), shape=(ROWS, BLOCK_N), padding_mode=ct.PaddingMode.ZERO),
+        ct.load(
+            out_grad,
+            index=(pid, 0),
+            shape=(ROWS, BLOCK_N),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=False,
+        ),
         ct.float32,
     )
     scale = ct.sum(out_grad_tile, axis=1)
-    in_grad_tile = out_grad_tile - ct.exp(out_tile) * scale[:, None]
-    ct.store(in_grad, index=(pid, 0), tile=ct.astype(in_grad_tile, in_grad.dtype))
+    in_grad_tile = (
+        out_grad_tile - ct.exp(out_tile, rounding_mode=ct.RoundingMode.APPROX) * scale[:, None]
+    )
+    ct.store(in_grad, index=(pid, 0), tile=ct.astype(in_grad_tile, in_grad.dtype), allow_tma=False)
 
 
 LOG_SOFTMAX_BACKWARD_KERNEL_CONFIGS = [

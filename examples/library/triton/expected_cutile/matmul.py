@@ -107,6 +107,8 @@ MATMUL_KERNEL_CONFIGS = [
 _matmul_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
+# tiletrans: the source has 6 configs; this launch uses the first (tune the ct.Constant tile sizes
+# with ct.tune)
 @ct.kernel
 def _add_bias_kernel(
     C,
@@ -123,12 +125,21 @@ def _add_bias_kernel(
         index=(tile_m, tile_n),
         shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
         padding_mode=ct.PaddingMode.ZERO,
+        allow_tma=False,
     )
-    bias_2 = ct.load(Bias, index=(tile_n,), shape=(BLOCK_SIZE_N,), padding_mode=ct.PaddingMode.ZERO)
+    bias_2 = ct.load(
+        Bias,
+        index=(tile_n,),
+        shape=(BLOCK_SIZE_N,),
+        padding_mode=ct.PaddingMode.ZERO,
+        allow_tma=False,
+    )
     out = ct.astype(c, ct.float32) + ct.astype(bias_2[None, :], ct.float32)
-    ct.store(C, index=(tile_m, tile_n), tile=ct.astype(out, C.dtype))
+    ct.store(C, index=(tile_m, tile_n), tile=ct.astype(out, C.dtype), allow_tma=False)
 
 
+# tiletrans: the source has 6 configs; this launch uses the first (tune the ct.Constant tile sizes
+# with ct.tune)
 @ct.kernel
 def _add_bias_relu_kernel(
     C,
@@ -145,10 +156,17 @@ def _add_bias_relu_kernel(
         index=(tile_m, tile_n),
         shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
         padding_mode=ct.PaddingMode.ZERO,
+        allow_tma=False,
     )
-    bias_2 = ct.load(Bias, index=(tile_n,), shape=(BLOCK_SIZE_N,), padding_mode=ct.PaddingMode.ZERO)
+    bias_2 = ct.load(
+        Bias,
+        index=(tile_n,),
+        shape=(BLOCK_SIZE_N,),
+        padding_mode=ct.PaddingMode.ZERO,
+        allow_tma=False,
+    )
     out = ct.maximum(ct.astype(c, ct.float32) + ct.astype(bias_2[None, :], ct.float32), 0.0)
-    ct.store(C, index=(tile_m, tile_n), tile=ct.astype(out, C.dtype))
+    ct.store(C, index=(tile_m, tile_n), tile=ct.astype(out, C.dtype), allow_tma=False)
 
 
 def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:

@@ -73,6 +73,9 @@ _MOE_GROUPED_GEMM_KERNEL_CONFIGS = [
     {"BLOCK_N": 32, "BLOCK_M": 16, "BLOCK_K": 16},
     {"BLOCK_N": 64, "BLOCK_M": 64, "BLOCK_K": 32},
     {"BLOCK_N": 128, "BLOCK_M": 64, "BLOCK_K": 64},
+    {"BLOCK_N": 64, "BLOCK_M": 64, "BLOCK_K": 64},
+    {"BLOCK_N": 128, "BLOCK_M": 32, "BLOCK_K": 32},
+    {"BLOCK_N": 64, "BLOCK_M": 32, "BLOCK_K": 32},
 ]
 _moe_grouped_gemm_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 

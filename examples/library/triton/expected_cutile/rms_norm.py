@@ -59,15 +59,23 @@ def _rms_norm_fwd_kernel(
 ):
     row_idx = ct.bid(0)
     X_row = ct.load(
-        X, index=(row_idx, 0), shape=(ROWS, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO
+        X,
+        index=(row_idx, 0),
+        shape=(ROWS, BLOCK_N_COLS),
+        padding_mode=ct.PaddingMode.ZERO,
+        allow_tma=False,
     )
-    W_row = ct.load(W, index=(0,), shape=(BLOCK_N_COLS,), padding_mode=ct.PaddingMode.ZERO)
+    W_row = ct.load(
+        W, index=(0,), shape=(BLOCK_N_COLS,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+    )
     X_row_2 = ct.astype(X_row, ct.float32)
-    mean_square = ct.sum(X_row_2 * X_row_2, axis=1) / n_cols
+    mean_square = ct.truediv(
+        ct.sum(X_row_2 * X_row_2, axis=1), n_cols, rounding_mode=ct.RoundingMode.FULL
+    )
     rstd = ct.rsqrt(mean_square + eps)
-    ct.store(RSTD, index=(row_idx,), tile=rstd)
+    ct.store(RSTD, index=(row_idx,), tile=rstd, allow_tma=False)
     Y_row = X_row_2 * rstd[:, None] * ct.astype(W_row, ct.float32)
-    ct.store(Y, index=(row_idx, 0), tile=ct.astype(Y_row, Y.dtype))
+    ct.store(Y, index=(row_idx, 0), tile=ct.astype(Y_row, Y.dtype), allow_tma=False)
 
 
 _RMS_NORM_FWD_KERNEL_CONFIGS = [
@@ -97,21 +105,35 @@ def _rms_norm_bwd_kernel(
     row_idx = ct.bid(0)
     mask_n_cols = ct.arange(BLOCK_N_COLS, dtype=ct.int32) < n_cols
     dY_row = ct.load(
-        dY, index=(row_idx, 0), shape=(ROWS, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO
+        dY,
+        index=(row_idx, 0),
+        shape=(ROWS, BLOCK_N_COLS),
+        padding_mode=ct.PaddingMode.ZERO,
+        allow_tma=False,
     )
     X_row = ct.load(
-        X, index=(row_idx, 0), shape=(ROWS, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO
+        X,
+        index=(row_idx, 0),
+        shape=(ROWS, BLOCK_N_COLS),
+        padding_mode=ct.PaddingMode.ZERO,
+        allow_tma=False,
     )
-    W_row = ct.load(W, index=(0,), shape=(BLOCK_N_COLS,), padding_mode=ct.PaddingMode.ZERO)
-    rstd = ct.load(RSTD, index=(row_idx,), shape=(ROWS,))
+    W_row = ct.load(
+        W, index=(0,), shape=(BLOCK_N_COLS,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+    )
+    rstd = ct.load(RSTD, index=(row_idx,), shape=(ROWS,), allow_tma=False)
     dY_row_2 = ct.astype(dY_row, ct.float32)
     X_hat = ct.astype(X_row, ct.float32) * rstd[:, None]
     dY_W = dY_row_2 * ct.astype(W_row, ct.float32)
     # dx = rstd * (dy * w - x_hat * mean(dy * w * x_hat))
-    dot = ct.sum(ct.where(mask_n_cols[None, :], dY_W * X_hat, 0.0), axis=1) / n_cols
+    dot = ct.truediv(
+        ct.sum(ct.where(mask_n_cols[None, :], dY_W * X_hat, 0.0), axis=1),
+        n_cols,
+        rounding_mode=ct.RoundingMode.FULL,
+    )
     dX_row = rstd[:, None] * (dY_W - X_hat * dot[:, None])
-    ct.store(dX, index=(row_idx, 0), tile=ct.astype(dX_row, dX.dtype))
-    ct.store(dW_partial, index=(row_idx, 0), tile=dY_row_2 * X_hat)
+    ct.store(dX, index=(row_idx, 0), tile=ct.astype(dX_row, dX.dtype), allow_tma=False)
+    ct.store(dW_partial, index=(row_idx, 0), tile=dY_row_2 * X_hat, allow_tma=False)
 
 
 _RMS_NORM_BWD_KERNEL_CONFIGS = [

@@ -36,14 +36,18 @@ def _softmax_fwd_kernel(
     row_idx = ct.bid(0)
     mask_n_cols = ct.arange(BLOCK_N_COLS, dtype=ct.int32) < n_cols
     row = ct.load(
-        X, index=(row_idx, 0), shape=(ROWS, BLOCK_N_COLS), padding_mode=ct.PaddingMode.NEG_INF
+        X,
+        index=(row_idx, 0),
+        shape=(ROWS, BLOCK_N_COLS),
+        padding_mode=ct.PaddingMode.NEG_INF,
+        allow_tma=False,
     )
     row_2 = ct.astype(row, ct.float32)
     row_minus_max = row_2 - ct.max(row_2, axis=1, keepdims=True)
-    numerator = ct.exp(row_minus_max)
+    numerator = ct.exp(row_minus_max, rounding_mode=ct.RoundingMode.APPROX)
     denominator = ct.sum(ct.where(mask_n_cols[None, :], numerator, 0.0), axis=1)
-    softmax_output = numerator / denominator[:, None]
-    ct.store(Y, index=(row_idx, 0), tile=ct.astype(softmax_output, Y.dtype))
+    softmax_output = ct.truediv(numerator, denominator[:, None], rounding_mode=ct.RoundingMode.FULL)
+    ct.store(Y, index=(row_idx, 0), tile=ct.astype(softmax_output, Y.dtype), allow_tma=False)
 
 
 _SOFTMAX_FWD_KERNEL_CONFIGS = [
@@ -69,13 +73,24 @@ def _softmax_fwd_strided_kernel(
     row_idx = ct.bid(0)
     mask_n_cols = ct.arange(BLOCK_N_COLS, dtype=ct.int32) < n_cols
     row = ct.load(
-        X, index=(row_idx, 0), shape=(ROWS, BLOCK_N_COLS), padding_mode=ct.PaddingMode.NEG_INF
+        X,
+        index=(row_idx, 0),
+        shape=(ROWS, BLOCK_N_COLS),
+        padding_mode=ct.PaddingMode.NEG_INF,
+        allow_tma=False,
     )
     row_2 = ct.astype(row, ct.float32)
     row_minus_max = row_2 - ct.max(row_2, axis=1, keepdims=True)
-    numerator = ct.exp(row_minus_max)
+    numerator = ct.exp(row_minus_max, rounding_mode=ct.RoundingMode.APPROX)
     denominator = ct.sum(ct.where(mask_n_cols[None, :], numerator, 0.0), axis=1)
-    ct.store(Y, index=(row_idx, 0), tile=ct.astype(numerator / denominator[:, None], Y.dtype))
+    ct.store(
+        Y,
+        index=(row_idx, 0),
+        tile=ct.astype(
+            ct.truediv(numerator, denominator[:, None], rounding_mode=ct.RoundingMode.FULL), Y.dtype
+        ),
+        allow_tma=False,
+    )
 
 
 _SOFTMAX_FWD_STRIDED_KERNEL_CONFIGS = [
@@ -101,17 +116,25 @@ def _softmax_bwd_kernel(
 ):
     row_idx = ct.bid(0)
     dy_tile = ct.load(
-        dY, index=(row_idx, 0), shape=(ROWS, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO
+        dY,
+        index=(row_idx, 0),
+        shape=(ROWS, BLOCK_N_COLS),
+        padding_mode=ct.PaddingMode.ZERO,
+        allow_tma=False,
     )
     y_tile = ct.load(
-        Y, index=(row_idx, 0), shape=(ROWS, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO
+        Y,
+        index=(row_idx, 0),
+        shape=(ROWS, BLOCK_N_COLS),
+        padding_mode=ct.PaddingMode.ZERO,
+        allow_tma=False,
     )
     dy_tile_2 = ct.astype(dy_tile, ct.float32)
     y_tile_2 = ct.astype(y_tile, ct.float32)
     # dx = y * (dy - sum(dy * y))
     dot = ct.sum(dy_tile_2 * y_tile_2, axis=1)
     dx_tile = y_tile_2 * (dy_tile_2 - dot[:, None])
-    ct.store(dX, index=(row_idx, 0), tile=ct.astype(dx_tile, dX.dtype))
+    ct.store(dX, index=(row_idx, 0), tile=ct.astype(dx_tile, dX.dtype), allow_tma=False)
 
 
 _SOFTMAX_BWD_KERNEL_CONFIGS = [

@@ -59,6 +59,7 @@ def splitk_gemm_kernel(
             (tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32))[None, :],
         ),
         acc,
+        memory_order=ct.MemoryOrder.RELAXED,
     )
 
 

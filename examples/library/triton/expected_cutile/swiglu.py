@@ -44,14 +44,30 @@ def _swiglu_forward_kernel(
     program_id = ct.bid(0)
     # sigmoid requires fp32; cast back to the storage type on the way out.
     a_row = ct.load(
-        a, index=(program_id, 0), shape=(ROWS, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO
+        a,
+        index=(program_id, 0),
+        shape=(ROWS, BLOCK_N_COLS),
+        padding_mode=ct.PaddingMode.ZERO,
+        allow_tma=False,
     )
     a_row_2 = ct.astype(a_row, ct.float32)
     b_row = ct.load(
-        b, index=(program_id, 0), shape=(ROWS, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO
+        b,
+        index=(program_id, 0),
+        shape=(ROWS, BLOCK_N_COLS),
+        padding_mode=ct.PaddingMode.ZERO,
+        allow_tma=False,
     )
-    c_row = a_row_2 * (1.0 / (1.0 + ct.exp(-a_row_2))) * b_row
-    ct.store(c, index=(program_id, 0), tile=ct.astype(c_row, c.dtype))
+    c_row = (
+        a_row_2
+        * ct.truediv(
+            1.0,
+            1.0 + ct.exp(-a_row_2, rounding_mode=ct.RoundingMode.APPROX),
+            rounding_mode=ct.RoundingMode.FULL,
+        )
+        * b_row
+    )
+    ct.store(c, index=(program_id, 0), tile=ct.astype(c_row, c.dtype), allow_tma=False)
 
 
 _SWIGLU_FORWARD_KERNEL_CONFIGS = [
@@ -79,22 +95,38 @@ def _swiglu_backward_kernel(
 ):
     program_id = ct.bid(0)
     dc_row = ct.load(
-        dc, index=(program_id, 0), shape=(ROWS, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO
+        dc,
+        index=(program_id, 0),
+        shape=(ROWS, BLOCK_N_COLS),
+        padding_mode=ct.PaddingMode.ZERO,
+        allow_tma=False,
     )
     a_row = ct.load(
-        a, index=(program_id, 0), shape=(ROWS, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO
+        a,
+        index=(program_id, 0),
+        shape=(ROWS, BLOCK_N_COLS),
+        padding_mode=ct.PaddingMode.ZERO,
+        allow_tma=False,
     )
     a_row_2 = ct.astype(a_row, ct.float32)
     b_row = ct.load(
-        b, index=(program_id, 0), shape=(ROWS, BLOCK_N_COLS), padding_mode=ct.PaddingMode.ZERO
+        b,
+        index=(program_id, 0),
+        shape=(ROWS, BLOCK_N_COLS),
+        padding_mode=ct.PaddingMode.ZERO,
+        allow_tma=False,
     )
     # recomputation to save memory
-    sig_a = 1.0 / (1.0 + ct.exp(-a_row_2))
+    sig_a = ct.truediv(
+        1.0,
+        1.0 + ct.exp(-a_row_2, rounding_mode=ct.RoundingMode.APPROX),
+        rounding_mode=ct.RoundingMode.FULL,
+    )
     silu_a = a_row_2 * sig_a
     db_row = dc_row * silu_a
     da_row = dc_row * (silu_a * (1 - sig_a) + sig_a) * b_row
-    ct.store(da, index=(program_id, 0), tile=ct.astype(da_row, da.dtype))
-    ct.store(db, index=(program_id, 0), tile=ct.astype(db_row, db.dtype))
+    ct.store(da, index=(program_id, 0), tile=ct.astype(da_row, da.dtype), allow_tma=False)
+    ct.store(db, index=(program_id, 0), tile=ct.astype(db_row, db.dtype), allow_tma=False)
 
 
 _SWIGLU_BACKWARD_KERNEL_CONFIGS = [
