@@ -58,8 +58,8 @@ def attention_fwd_kernel(
                 keepdims=True,
             ),
         )
-        p = ct.exp(s - m_new, rounding_mode=ct.RoundingMode.APPROX)
-        alpha = ct.exp(m - m_new, rounding_mode=ct.RoundingMode.APPROX)
+        p = ct.exp(s - m_new)
+        alpha = ct.exp(m - m_new)
         denom = denom * alpha + ct.sum(p, axis=1, keepdims=True)
         acc = ct.mma(ct.astype(p, v.dtype), vt, acc * alpha)
         m = m_new
@@ -67,11 +67,7 @@ def attention_fwd_kernel(
         out,
         index=(bh, bm, 0),
         tile=ct.reshape(
-            ct.reshape(
-                ct.astype(ct.truediv(acc, denom, rounding_mode=ct.RoundingMode.FULL), out.dtype),
-                (TM, BLOCK_Q2),
-            ),
-            (1, TM, BLOCK_Q2),
+            ct.reshape(ct.astype(acc / denom, out.dtype), (TM, BLOCK_Q2)), (1, TM, BLOCK_Q2)
         ),
     )
 

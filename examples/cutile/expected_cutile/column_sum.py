@@ -17,11 +17,12 @@ def column_sum_kernel(
     out,
     TM: ct.Constant[int],
     TN: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     bm = ct.bid(0)
     bn = ct.bid(1)
     t = ct.load(
-        x, index=(bm, bn), shape=(TM, TN), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+        x, index=(bm, bn), shape=(TM, TN), padding_mode=ct.PaddingMode.ZERO, allow_tma=USE_TMA
     )
     partial = ct.sum(ct.astype(t, ct.float32), axis=0)
     cols = bn * TN + ct.arange(TN, dtype=ct.int32)
@@ -34,14 +35,34 @@ def column_sum_kernel(
     )
 
 
+COLUMN_SUM_KERNEL_CONFIGS = [
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `column_sum_kernel` on the first launch of each shape key.
+    {"TM": 32, "TN": 64, "USE_TMA": False},
+    {"TM": 32, "TN": 64, "USE_TMA": True},
+]
+_column_sum_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def column_sum(x: torch.Tensor) -> torch.Tensor:
     """``x.sum(dim=0)`` in fp32 for a 2-D tensor."""
     m, n = x.shape
     out = torch.zeros(n, device=x.device, dtype=torch.float32)
+    key = (x.shape, out.shape, x.dtype, out.dtype)
+    if key not in _column_sum_kernel_best:
+        _column_sum_kernel_best[key] = ct.tune.exhaustive_search(
+            COLUMN_SUM_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(x.size(0), cfg["TM"]), ct.cdiv(x.size(1), cfg["TN"]), 1),
+            column_sum_kernel,
+            lambda cfg: (x, out.clone(), cfg["TM"], cfg["TN"], cfg["USE_TMA"]),
+            quiet=True,
+        ).best.config
+    cfg = _column_sum_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(x.size(0), 32), ct.cdiv(x.size(1), 64), 1),
+        (ct.cdiv(x.size(0), cfg["TM"]), ct.cdiv(x.size(1), cfg["TN"]), 1),
         column_sum_kernel,
-        (x, out, 32, 64),
+        (x, out, cfg["TM"], cfg["TN"], cfg["USE_TMA"]),
     )
     return out

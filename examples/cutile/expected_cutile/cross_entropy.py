@@ -17,6 +17,7 @@ def cross_entropy_kernel(
     target,
     loss,
     BLOCK_LOGITS1: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     row = ct.bid(0)
     x = ct.load(
@@ -24,30 +25,56 @@ def cross_entropy_kernel(
         index=(row, 0),
         shape=(1, BLOCK_LOGITS1),
         padding_mode=ct.PaddingMode.NEG_INF,
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
     x = ct.astype(x, ct.float32)
     m = ct.max(x, axis=1, keepdims=True)
     lse = m + ct.log(
         ct.sum(ct.exp(x - m, rounding_mode=ct.RoundingMode.APPROX), axis=1, keepdims=True)
     )
-    y = ct.reshape(ct.load(target, index=(row,), shape=(1,), allow_tma=False), ())
+    y = ct.reshape(ct.load(target, index=(row,), shape=(1,), allow_tma=USE_TMA), ())
     x_y = ct.astype(
-        ct.reshape(ct.load(logits, index=(row, y), shape=(1, 1), allow_tma=False), ()), ct.float32
+        ct.reshape(ct.load(logits, index=(row, y), shape=(1, 1), allow_tma=USE_TMA), ()), ct.float32
     )
     ct.store(
-        loss, index=(row,), tile=ct.astype(ct.reshape(lse, ()) - x_y, loss.dtype), allow_tma=False
+        loss, index=(row,), tile=ct.astype(ct.reshape(lse, ()) - x_y, loss.dtype), allow_tma=USE_TMA
     )
+
+
+CROSS_ENTROPY_KERNEL_CONFIGS = [
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `cross_entropy_kernel` on the first launch of each shape key.
+    {"USE_TMA": False},
+    {"USE_TMA": True},
+]
+_cross_entropy_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def cross_entropy(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
     """``F.cross_entropy(logits, target, reduction='none')`` in fp32 for 2-D logits."""
     rows, vocab = logits.shape
     loss = torch.empty(rows, device=logits.device, dtype=torch.float32)
+    key = (logits.shape, target.shape, loss.shape, logits.dtype, target.dtype, loss.dtype)
+    if key not in _cross_entropy_kernel_best:
+        _cross_entropy_kernel_best[key] = ct.tune.exhaustive_search(
+            CROSS_ENTROPY_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (logits.size(0), 1, 1),
+            cross_entropy_kernel,
+            lambda cfg: (
+                logits,
+                target,
+                loss.clone(),
+                1 << (logits.size(1) - 1).bit_length(),
+                cfg["USE_TMA"],
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _cross_entropy_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
         (logits.size(0), 1, 1),
         cross_entropy_kernel,
-        (logits, target, loss, 1 << (logits.size(1) - 1).bit_length()),
+        (logits, target, loss, 1 << (logits.size(1) - 1).bit_length(), cfg["USE_TMA"]),
     )
     return loss

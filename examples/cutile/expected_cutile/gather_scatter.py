@@ -19,6 +19,7 @@ def scaled_permute_kernel(
     n: int,
     scale: float,
     TILE: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     bid = ct.bid(0)
     mask_bid = bid * TILE + ct.arange(TILE, dtype=ct.int32) < idx.shape[0]
@@ -26,21 +27,41 @@ def scaled_permute_kernel(
     # Lanes past the end gather nothing and scatter nothing.
     valid = lanes < idx.shape[0]
     where_from = ct.load(
-        idx, index=(bid,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+        idx, index=(bid,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO, allow_tma=USE_TMA
     )
     vals = ct.gather(x, where_from, mask=mask_bid)
     # A float parameter is fp32 in cuTile: the product is cast back to the array dtype.
     ct.scatter(out, where_from, ct.astype(vals * scale, out.dtype), mask=mask_bid)
 
 
+SCALED_PERMUTE_KERNEL_CONFIGS = [
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `scaled_permute_kernel` on the first launch of each shape key.
+    {"TILE": 256, "USE_TMA": False},
+    {"TILE": 256, "USE_TMA": True},
+]
+_scaled_permute_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def scaled_permute(x: torch.Tensor, idx: torch.Tensor, scale: float) -> torch.Tensor:
     """``out[idx] = scale * x[idx]`` (``idx`` a permutation of ``range(len(x))``)."""
     (n,) = x.shape
     out = torch.empty_like(x)
+    key = (x.shape, idx.shape, out.shape, x.dtype, idx.dtype, out.dtype, n)
+    if key not in _scaled_permute_kernel_best:
+        _scaled_permute_kernel_best[key] = ct.tune.exhaustive_search(
+            SCALED_PERMUTE_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(idx.size(0), cfg["TILE"]), 1, 1),
+            scaled_permute_kernel,
+            lambda cfg: (x, idx, out.clone(), n, scale, cfg["TILE"], cfg["USE_TMA"]),
+            quiet=True,
+        ).best.config
+    cfg = _scaled_permute_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(idx.size(0), 256), 1, 1),
+        (ct.cdiv(idx.size(0), cfg["TILE"]), 1, 1),
         scaled_permute_kernel,
-        (x, idx, out, n, scale, 256),
+        (x, idx, out, n, scale, cfg["TILE"], cfg["USE_TMA"]),
     )
     return out

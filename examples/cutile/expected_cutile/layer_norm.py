@@ -20,6 +20,7 @@ def layer_norm_fwd_kernel(
     eps: float,
     TILE_M: ct.Constant[int],
     BLOCK_X1: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     bid = ct.bid(0)
     mask = ct.arange(BLOCK_X1, dtype=ct.int32) < x.shape[1]
@@ -29,7 +30,7 @@ def layer_norm_fwd_kernel(
             index=(bid, 0),
             shape=(TILE_M, BLOCK_X1),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -40,28 +41,33 @@ def layer_norm_fwd_kernel(
     rstd = ct.rsqrt(var + eps)
     wt = ct.astype(
         ct.load(
-            w, index=(0,), shape=(BLOCK_X1,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+            w, index=(0,), shape=(BLOCK_X1,), padding_mode=ct.PaddingMode.ZERO, allow_tma=USE_TMA
         ),
         ct.float32,
     )
     bt = ct.astype(
         ct.load(
-            b, index=(0,), shape=(BLOCK_X1,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+            b, index=(0,), shape=(BLOCK_X1,), padding_mode=ct.PaddingMode.ZERO, allow_tma=USE_TMA
         ),
         ct.float32,
     )
     y = xc * rstd * wt[None, :] + bt[None, :]
-    ct.store(out, index=(bid, 0), tile=ct.astype(y, out.dtype), allow_tma=False)
+    ct.store(out, index=(bid, 0), tile=ct.astype(y, out.dtype), allow_tma=USE_TMA)
 
 
 LAYER_NORM_FWD_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `layer_norm_fwd_kernel` on the first
-    # launch of each shape key.
-    {"TILE_M": 4},
-    {"TILE_M": 1},
-    {"TILE_M": 2},
-    {"TILE_M": 8},
-    {"TILE_M": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `layer_norm_fwd_kernel` on the first launch of each shape key.
+    {"TILE_M": 4, "USE_TMA": False},
+    {"TILE_M": 4, "USE_TMA": True},
+    {"TILE_M": 1, "USE_TMA": False},
+    {"TILE_M": 1, "USE_TMA": True},
+    {"TILE_M": 2, "USE_TMA": False},
+    {"TILE_M": 2, "USE_TMA": True},
+    {"TILE_M": 8, "USE_TMA": False},
+    {"TILE_M": 8, "USE_TMA": True},
+    {"TILE_M": 16, "USE_TMA": False},
+    {"TILE_M": 16, "USE_TMA": True},
 ]
 _layer_norm_fwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -96,6 +102,7 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
                 eps,
                 cfg["TILE_M"],
                 1 << (x.size(1) - 1).bit_length(),
+                cfg["USE_TMA"],
             ),
             quiet=True,
         ).best.config
@@ -104,6 +111,16 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
         torch.cuda.current_stream(),
         (ct.cdiv(x.size(0), cfg["TILE_M"]), 1, 1),
         layer_norm_fwd_kernel,
-        (x, weight, bias, out, n, eps, cfg["TILE_M"], 1 << (x.size(1) - 1).bit_length()),
+        (
+            x,
+            weight,
+            bias,
+            out,
+            n,
+            eps,
+            cfg["TILE_M"],
+            1 << (x.size(1) - 1).bit_length(),
+            cfg["USE_TMA"],
+        ),
     )
     return out

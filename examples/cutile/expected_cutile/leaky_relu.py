@@ -16,21 +16,42 @@ def leaky_relu_kernel(
     out,
     slope: float,
     TILE: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     bid = ct.bid(0)
-    t = ct.load(x, index=(bid,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False)
+    t = ct.load(x, index=(bid,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO, allow_tma=USE_TMA)
     y = ct.where(t > 0, t, ct.astype(t * slope, x.dtype))
-    ct.store(out, index=(bid,), tile=ct.astype(y, out.dtype), allow_tma=False)
+    ct.store(out, index=(bid,), tile=ct.astype(y, out.dtype), allow_tma=USE_TMA)
+
+
+LEAKY_RELU_KERNEL_CONFIGS = [
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `leaky_relu_kernel` on the first launch of each shape key.
+    {"TILE": 512, "USE_TMA": False},
+    {"TILE": 512, "USE_TMA": True},
+]
+_leaky_relu_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def leaky_relu(x: torch.Tensor, negative_slope: float = 0.01) -> torch.Tensor:
     """``F.leaky_relu(x, negative_slope)`` for a tensor of any shape."""
     flat = x.reshape(-1)
     out = torch.empty_like(flat)
+    key = (flat.shape, out.shape, flat.dtype, out.dtype)
+    if key not in _leaky_relu_kernel_best:
+        _leaky_relu_kernel_best[key] = ct.tune.exhaustive_search(
+            LEAKY_RELU_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(flat.size(0), cfg["TILE"]), 1, 1),
+            leaky_relu_kernel,
+            lambda cfg: (flat, out.clone(), negative_slope, cfg["TILE"], cfg["USE_TMA"]),
+            quiet=True,
+        ).best.config
+    cfg = _leaky_relu_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(flat.size(0), 512), 1, 1),
+        (ct.cdiv(flat.size(0), cfg["TILE"]), 1, 1),
         leaky_relu_kernel,
-        (flat, out, negative_slope, 512),
+        (flat, out, negative_slope, cfg["TILE"], cfg["USE_TMA"]),
     )
     return out.view_as(x)

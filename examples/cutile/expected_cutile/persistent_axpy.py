@@ -21,16 +21,26 @@ def persistent_axpy_kernel(
     out,
     alpha: float,
     TILE: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     """Tiles ``bid, bid + num_blocks, ...`` of ``alpha * x + y``; the last one is ragged."""
     for t in range(ct.bid(0), ct.cdiv(x.shape[0], TILE), ct.num_blocks(0)):
         xt = ct.load(
-            x, index=(t,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+            x, index=(t,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO, allow_tma=USE_TMA
         )
         yt = ct.load(
-            y, index=(t,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+            y, index=(t,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO, allow_tma=USE_TMA
         )
-        ct.store(out, index=(t,), tile=ct.astype(alpha * xt + yt, out.dtype), allow_tma=False)
+        ct.store(out, index=(t,), tile=ct.astype(alpha * xt + yt, out.dtype), allow_tma=USE_TMA)
+
+
+PERSISTENT_AXPY_KERNEL_CONFIGS = [
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `persistent_axpy_kernel` on the first launch of each shape key.
+    {"TILE": 1024, "USE_TMA": False},
+    {"TILE": 1024, "USE_TMA": True},
+]
+_persistent_axpy_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def persistent_axpy(x: torch.Tensor, y: torch.Tensor, alpha: float) -> torch.Tensor:
@@ -39,10 +49,22 @@ def persistent_axpy(x: torch.Tensor, y: torch.Tensor, alpha: float) -> torch.Ten
     assert x.shape == y.shape, "x and y must have the same shape"
     out = torch.empty_like(x)
     num_sms = torch.cuda.get_device_properties(x.device).multi_processor_count
+    num_sms = torch.cuda.get_device_properties(x.device).multi_processor_count
+    key = (x.shape, y.shape, out.shape, x.dtype, y.dtype, out.dtype)
+    if key not in _persistent_axpy_kernel_best:
+        _persistent_axpy_kernel_best[key] = ct.tune.exhaustive_search(
+            PERSISTENT_AXPY_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (min(num_sms, ct.cdiv(x.size(0), cfg["TILE"])), 1, 1),
+            persistent_axpy_kernel,
+            lambda cfg: (x, y, out.clone(), alpha, cfg["TILE"], cfg["USE_TMA"]),
+            quiet=True,
+        ).best.config
+    cfg = _persistent_axpy_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (min(num_sms, ct.cdiv(x.size(0), 1024)), 1, 1),
+        (min(num_sms, ct.cdiv(x.size(0), cfg["TILE"])), 1, 1),
         persistent_axpy_kernel,
-        (x, y, out, alpha, 1024),
+        (x, y, out, alpha, cfg["TILE"], cfg["USE_TMA"]),
     )
     return out

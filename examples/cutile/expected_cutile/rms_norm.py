@@ -25,6 +25,7 @@ def rms_norm_kernel(
     eps: float,
     TILE_M: ct.Constant[int],
     BLOCK_X1: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     bid = ct.bid(0)
     xt = ct.astype(
@@ -33,13 +34,13 @@ def rms_norm_kernel(
             index=(bid, 0),
             shape=(TILE_M, BLOCK_X1),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
     wt = ct.astype(
         ct.load(
-            w, index=(0,), shape=(BLOCK_X1,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+            w, index=(0,), shape=(BLOCK_X1,), padding_mode=ct.PaddingMode.ZERO, allow_tma=USE_TMA
         ),
         ct.float32,
     )
@@ -53,17 +54,22 @@ def rms_norm_kernel(
         )
         * wt[None, :]
     )
-    ct.store(out, index=(bid, 0), tile=ct.astype(y, out.dtype), allow_tma=False)
+    ct.store(out, index=(bid, 0), tile=ct.astype(y, out.dtype), allow_tma=USE_TMA)
 
 
 RMS_NORM_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `rms_norm_kernel` on the first launch of
-    # each shape key.
-    {"TILE_M": 4},
-    {"TILE_M": 1},
-    {"TILE_M": 2},
-    {"TILE_M": 8},
-    {"TILE_M": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `rms_norm_kernel` on the first launch of each shape key.
+    {"TILE_M": 4, "USE_TMA": False},
+    {"TILE_M": 4, "USE_TMA": True},
+    {"TILE_M": 1, "USE_TMA": False},
+    {"TILE_M": 1, "USE_TMA": True},
+    {"TILE_M": 2, "USE_TMA": False},
+    {"TILE_M": 2, "USE_TMA": True},
+    {"TILE_M": 8, "USE_TMA": False},
+    {"TILE_M": 8, "USE_TMA": True},
+    {"TILE_M": 16, "USE_TMA": False},
+    {"TILE_M": 16, "USE_TMA": True},
 ]
 _rms_norm_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -88,6 +94,7 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.
                 eps,
                 cfg["TILE_M"],
                 1 << (x.size(1) - 1).bit_length(),
+                cfg["USE_TMA"],
             ),
             quiet=True,
         ).best.config
@@ -96,6 +103,6 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.
         torch.cuda.current_stream(),
         (ct.cdiv(x.size(0), cfg["TILE_M"]), 1, 1),
         rms_norm_kernel,
-        (x, weight, out, n, eps, cfg["TILE_M"], 1 << (x.size(1) - 1).bit_length()),
+        (x, weight, out, n, eps, cfg["TILE_M"], 1 << (x.size(1) - 1).bit_length(), cfg["USE_TMA"]),
     )
     return out

@@ -22,6 +22,7 @@ def rope_kernel(
     out,
     TILE_T: ct.Constant[int],
     BLOCK_X2: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     bid = ct.bid(0)
     # Each half is a (TILE_T, 1, TILE_H) tile of the (tokens, 2, d / 2) view, reshaped to 2-D.
@@ -31,7 +32,7 @@ def rope_kernel(
             index=(bid, 0, 0),
             shape=(TILE_T, 1, BLOCK_X2),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         (TILE_T, BLOCK_X2),
     )
@@ -41,7 +42,7 @@ def rope_kernel(
             index=(bid, 1, 0),
             shape=(TILE_T, 1, BLOCK_X2),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         (TILE_T, BLOCK_X2),
     )
@@ -50,14 +51,14 @@ def rope_kernel(
         index=(bid, 0),
         shape=(TILE_T, BLOCK_X2),
         padding_mode=ct.PaddingMode.ZERO,
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
     s = ct.load(
         sin,
         index=(bid, 0),
         shape=(TILE_T, BLOCK_X2),
         padding_mode=ct.PaddingMode.ZERO,
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
     a = ct.astype(a, ct.float32)
     b = ct.astype(b, ct.float32)
@@ -70,7 +71,7 @@ def rope_kernel(
             ct.reshape(ct.astype(a * c - b * s, out.dtype), (TILE_T, BLOCK_X2)),
             (TILE_T, 1, BLOCK_X2),
         ),
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
     ct.store(
         out,
@@ -79,18 +80,23 @@ def rope_kernel(
             ct.reshape(ct.astype(b * c + a * s, out.dtype), (TILE_T, BLOCK_X2)),
             (TILE_T, 1, BLOCK_X2),
         ),
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
 
 
 ROPE_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `rope_kernel` on the first launch of each
-    # shape key.
-    {"TILE_T": 4},
-    {"TILE_T": 1},
-    {"TILE_T": 2},
-    {"TILE_T": 8},
-    {"TILE_T": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `rope_kernel` on the first launch of each shape key.
+    {"TILE_T": 4, "USE_TMA": False},
+    {"TILE_T": 4, "USE_TMA": True},
+    {"TILE_T": 1, "USE_TMA": False},
+    {"TILE_T": 1, "USE_TMA": True},
+    {"TILE_T": 2, "USE_TMA": False},
+    {"TILE_T": 2, "USE_TMA": True},
+    {"TILE_T": 8, "USE_TMA": False},
+    {"TILE_T": 8, "USE_TMA": True},
+    {"TILE_T": 16, "USE_TMA": False},
+    {"TILE_T": 16, "USE_TMA": True},
 ]
 _rope_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -125,6 +131,7 @@ def rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
                 out.view(t, 2, half).clone(),
                 cfg["TILE_T"],
                 1 << (x.view(t, 2, half).size(2) - 1).bit_length(),
+                cfg["USE_TMA"],
             ),
             quiet=True,
         ).best.config
@@ -140,6 +147,7 @@ def rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
             out.view(t, 2, half),
             cfg["TILE_T"],
             1 << (x.view(t, 2, half).size(2) - 1).bit_length(),
+            cfg["USE_TMA"],
         ),
     )
     return out

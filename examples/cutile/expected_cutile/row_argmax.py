@@ -17,6 +17,7 @@ def row_argmax_kernel(
     indices,
     TILE_M: ct.Constant[int],
     BLOCK_X1: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     bid = ct.bid(0)
     # Lanes past the row's end read -inf: they are never the max.
@@ -25,22 +26,32 @@ def row_argmax_kernel(
         index=(bid, 0),
         shape=(TILE_M, BLOCK_X1),
         padding_mode=ct.PaddingMode.NEG_INF,
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
-    ct.store(values, index=(bid,), tile=ct.astype(ct.max(t, axis=1), values.dtype), allow_tma=False)
     ct.store(
-        indices, index=(bid,), tile=ct.astype(ct.argmax(t, axis=1), indices.dtype), allow_tma=False
+        values, index=(bid,), tile=ct.astype(ct.max(t, axis=1), values.dtype), allow_tma=USE_TMA
+    )
+    ct.store(
+        indices,
+        index=(bid,),
+        tile=ct.astype(ct.argmax(t, axis=1), indices.dtype),
+        allow_tma=USE_TMA,
     )
 
 
 ROW_ARGMAX_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `row_argmax_kernel` on the first launch
-    # of each shape key.
-    {"TILE_M": 4},
-    {"TILE_M": 1},
-    {"TILE_M": 2},
-    {"TILE_M": 8},
-    {"TILE_M": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `row_argmax_kernel` on the first launch of each shape key.
+    {"TILE_M": 4, "USE_TMA": False},
+    {"TILE_M": 4, "USE_TMA": True},
+    {"TILE_M": 1, "USE_TMA": False},
+    {"TILE_M": 1, "USE_TMA": True},
+    {"TILE_M": 2, "USE_TMA": False},
+    {"TILE_M": 2, "USE_TMA": True},
+    {"TILE_M": 8, "USE_TMA": False},
+    {"TILE_M": 8, "USE_TMA": True},
+    {"TILE_M": 16, "USE_TMA": False},
+    {"TILE_M": 16, "USE_TMA": True},
 ]
 _row_argmax_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -63,6 +74,7 @@ def row_argmax(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
                 indices.clone(),
                 cfg["TILE_M"],
                 1 << (x.size(1) - 1).bit_length(),
+                cfg["USE_TMA"],
             ),
             quiet=True,
         ).best.config
@@ -71,6 +83,6 @@ def row_argmax(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         torch.cuda.current_stream(),
         (ct.cdiv(x.size(0), cfg["TILE_M"]), 1, 1),
         row_argmax_kernel,
-        (x, values, indices, cfg["TILE_M"], 1 << (x.size(1) - 1).bit_length()),
+        (x, values, indices, cfg["TILE_M"], 1 << (x.size(1) - 1).bit_length(), cfg["USE_TMA"]),
     )
     return values, indices

@@ -16,6 +16,7 @@ def softmax_kernel(
     out,
     ROWS: ct.Constant[int],
     BLOCK_X1: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     row = ct.bid(0)
     # Lanes past the row's end read -inf: they add exp(-inf) = 0 to the sum.
@@ -24,7 +25,7 @@ def softmax_kernel(
         index=(row, 0),
         shape=(ROWS, BLOCK_X1),
         padding_mode=ct.PaddingMode.NEG_INF,
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
     x_row = ct.astype(x_row, ct.float32)
     row_max = ct.max(x_row, axis=1, keepdims=True)
@@ -34,18 +35,23 @@ def softmax_kernel(
         out,
         index=(row, 0),
         tile=ct.astype(ct.truediv(num, den, rounding_mode=ct.RoundingMode.FULL), out.dtype),
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
 
 
 SOFTMAX_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `softmax_kernel` on the first launch of
-    # each shape key.
-    {"ROWS": 4},
-    {"ROWS": 1},
-    {"ROWS": 2},
-    {"ROWS": 8},
-    {"ROWS": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `softmax_kernel` on the first launch of each shape key.
+    {"ROWS": 4, "USE_TMA": False},
+    {"ROWS": 4, "USE_TMA": True},
+    {"ROWS": 1, "USE_TMA": False},
+    {"ROWS": 1, "USE_TMA": True},
+    {"ROWS": 2, "USE_TMA": False},
+    {"ROWS": 2, "USE_TMA": True},
+    {"ROWS": 8, "USE_TMA": False},
+    {"ROWS": 8, "USE_TMA": True},
+    {"ROWS": 16, "USE_TMA": False},
+    {"ROWS": 16, "USE_TMA": True},
 ]
 _softmax_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -61,7 +67,13 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(x.size(0), cfg["ROWS"]), 1, 1),
             softmax_kernel,
-            lambda cfg: (x, out.clone(), cfg["ROWS"], 1 << (x.size(1) - 1).bit_length()),
+            lambda cfg: (
+                x,
+                out.clone(),
+                cfg["ROWS"],
+                1 << (x.size(1) - 1).bit_length(),
+                cfg["USE_TMA"],
+            ),
             quiet=True,
         ).best.config
     cfg = _softmax_kernel_best[key]
@@ -69,6 +81,6 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
         torch.cuda.current_stream(),
         (ct.cdiv(x.size(0), cfg["ROWS"]), 1, 1),
         softmax_kernel,
-        (x, out, cfg["ROWS"], 1 << (x.size(1) - 1).bit_length()),
+        (x, out, cfg["ROWS"], 1 << (x.size(1) - 1).bit_length(), cfg["USE_TMA"]),
     )
     return out

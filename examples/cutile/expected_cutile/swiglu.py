@@ -17,18 +17,23 @@ def swiglu_kernel(
     out,
     TM: ct.Constant[int],
     TN: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     bm = ct.bid(0)
     bn = ct.bid(1)
     g = ct.astype(
         ct.load(
-            gate, index=(bm, bn), shape=(TM, TN), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+            gate,
+            index=(bm, bn),
+            shape=(TM, TN),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
     u = ct.astype(
         ct.load(
-            up, index=(bm, bn), shape=(TM, TN), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+            up, index=(bm, bn), shape=(TM, TN), padding_mode=ct.PaddingMode.ZERO, allow_tma=USE_TMA
         ),
         ct.float32,
     )
@@ -37,7 +42,16 @@ def swiglu_kernel(
         1.0 + ct.exp(-g, rounding_mode=ct.RoundingMode.APPROX),
         rounding_mode=ct.RoundingMode.FULL,
     )
-    ct.store(out, index=(bm, bn), tile=ct.astype(silu * u, out.dtype), allow_tma=False)
+    ct.store(out, index=(bm, bn), tile=ct.astype(silu * u, out.dtype), allow_tma=USE_TMA)
+
+
+SWIGLU_KERNEL_CONFIGS = [
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `swiglu_kernel` on the first launch of each shape key.
+    {"TM": 32, "TN": 128, "USE_TMA": False},
+    {"TM": 32, "TN": 128, "USE_TMA": True},
+]
+_swiglu_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def swiglu(gate: torch.Tensor, up: torch.Tensor) -> torch.Tensor:
@@ -45,10 +59,21 @@ def swiglu(gate: torch.Tensor, up: torch.Tensor) -> torch.Tensor:
     assert gate.shape == up.shape
     m, n = gate.shape
     out = torch.empty_like(gate)
+    key = (gate.shape, up.shape, out.shape, gate.dtype, up.dtype, out.dtype)
+    if key not in _swiglu_kernel_best:
+        _swiglu_kernel_best[key] = ct.tune.exhaustive_search(
+            SWIGLU_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(gate.size(0), cfg["TM"]), ct.cdiv(gate.size(1), cfg["TN"]), 1),
+            swiglu_kernel,
+            lambda cfg: (gate, up, out.clone(), cfg["TM"], cfg["TN"], cfg["USE_TMA"]),
+            quiet=True,
+        ).best.config
+    cfg = _swiglu_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(gate.size(0), 32), ct.cdiv(gate.size(1), 128), 1),
+        (ct.cdiv(gate.size(0), cfg["TM"]), ct.cdiv(gate.size(1), cfg["TN"]), 1),
         swiglu_kernel,
-        (gate, up, out, 32, 128),
+        (gate, up, out, cfg["TM"], cfg["TN"], cfg["USE_TMA"]),
     )
     return out

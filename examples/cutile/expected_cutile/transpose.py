@@ -16,23 +16,44 @@ def transpose_kernel(
     out,
     TM: ct.Constant[int],
     TN: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     bm = ct.bid(0)
     bn = ct.bid(1)
     tile = ct.load(
-        x, index=(bm, bn), shape=(TM, TN), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+        x, index=(bm, bn), shape=(TM, TN), padding_mode=ct.PaddingMode.ZERO, allow_tma=USE_TMA
     )
-    ct.store(out, index=(bn, bm), tile=ct.astype(ct.transpose(tile), out.dtype), allow_tma=False)
+    ct.store(out, index=(bn, bm), tile=ct.astype(ct.transpose(tile), out.dtype), allow_tma=USE_TMA)
+
+
+TRANSPOSE_KERNEL_CONFIGS = [
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `transpose_kernel` on the first launch of each shape key.
+    {"TM": 64, "TN": 32, "USE_TMA": False},
+    {"TM": 64, "TN": 32, "USE_TMA": True},
+]
+_transpose_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def transpose(x: torch.Tensor) -> torch.Tensor:
     """``x.t()`` as a new contiguous tensor."""
     m, n = x.shape
     out = torch.empty((n, m), device=x.device, dtype=x.dtype)
+    key = (x.shape, out.shape, x.dtype, out.dtype)
+    if key not in _transpose_kernel_best:
+        _transpose_kernel_best[key] = ct.tune.exhaustive_search(
+            TRANSPOSE_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(x.size(0), cfg["TM"]), ct.cdiv(x.size(1), cfg["TN"]), 1),
+            transpose_kernel,
+            lambda cfg: (x, out.clone(), cfg["TM"], cfg["TN"], cfg["USE_TMA"]),
+            quiet=True,
+        ).best.config
+    cfg = _transpose_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(x.size(0), 64), ct.cdiv(x.size(1), 32), 1),
+        (ct.cdiv(x.size(0), cfg["TM"]), ct.cdiv(x.size(1), cfg["TN"]), 1),
         transpose_kernel,
-        (x, out, 64, 32),
+        (x, out, cfg["TM"], cfg["TN"], cfg["USE_TMA"]),
     )
     return out

@@ -18,26 +18,47 @@ def vector_add_kernel(
     b,
     c,
     TILE: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     """``c = a + b`` over one tile; lanes past the end are padding, never stored."""
     bid = ct.bid(0)
     a_tile = ct.load(
-        a, index=(bid,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+        a, index=(bid,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO, allow_tma=USE_TMA
     )
     b_tile = ct.load(
-        b, index=(bid,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+        b, index=(bid,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO, allow_tma=USE_TMA
     )
-    ct.store(c, index=(bid,), tile=ct.astype(a_tile + b_tile, c.dtype), allow_tma=False)
+    ct.store(c, index=(bid,), tile=ct.astype(a_tile + b_tile, c.dtype), allow_tma=USE_TMA)
+
+
+VECTOR_ADD_KERNEL_CONFIGS = [
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `vector_add_kernel` on the first launch of each shape key.
+    {"TILE": 1024, "USE_TMA": False},
+    {"TILE": 1024, "USE_TMA": True},
+]
+_vector_add_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def vector_add(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """Add two 1-D tensors of the same length and dtype."""
     assert a.shape == b.shape, "a and b must have the same shape"
     c = torch.empty_like(a)
+    key = (a.shape, b.shape, c.shape, a.dtype, b.dtype, c.dtype)
+    if key not in _vector_add_kernel_best:
+        _vector_add_kernel_best[key] = ct.tune.exhaustive_search(
+            VECTOR_ADD_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(a.size(0), cfg["TILE"]), 1, 1),
+            vector_add_kernel,
+            lambda cfg: (a, b, c.clone(), cfg["TILE"], cfg["USE_TMA"]),
+            quiet=True,
+        ).best.config
+    cfg = _vector_add_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(a.size(0), 1024), 1, 1),
+        (ct.cdiv(a.size(0), cfg["TILE"]), 1, 1),
         vector_add_kernel,
-        (a, b, c, 1024),
+        (a, b, c, cfg["TILE"], cfg["USE_TMA"]),
     )
     return c

@@ -21,6 +21,7 @@ def _cross_entropy_kernel(
     v: int,
     BLOCK_SIZE_N: ct.Constant[int],
     BLOCK_V: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile_n = ct.bid(0)
     mask_n = tile_n * BLOCK_SIZE_N + ct.arange(BLOCK_SIZE_N, dtype=ct.int32) < n
@@ -30,7 +31,7 @@ def _cross_entropy_kernel(
         index=(tile_n,),
         shape=(BLOCK_SIZE_N,),
         padding_mode=ct.PaddingMode.ZERO,
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
     # Gather logits[row, labels[row]] at flat offset row * v + label.
     flat_indices = (
@@ -44,7 +45,7 @@ def _cross_entropy_kernel(
             index=(tile_n, 0),
             shape=(BLOCK_SIZE_N, BLOCK_V),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -58,17 +59,22 @@ def _cross_entropy_kernel(
         axis=1,
     )
     log_sum_exp = max_logits + ct.log(sum_exp)
-    ct.store(losses, index=(tile_n,), tile=log_sum_exp - logits_at_target, allow_tma=False)
+    ct.store(losses, index=(tile_n,), tile=log_sum_exp - logits_at_target, allow_tma=USE_TMA)
 
 
 _CROSS_ENTROPY_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_cross_entropy_kernel` on the first
-    # launch of each shape key.
-    {"BLOCK_SIZE_N": 4},
-    {"BLOCK_SIZE_N": 1},
-    {"BLOCK_SIZE_N": 2},
-    {"BLOCK_SIZE_N": 8},
-    {"BLOCK_SIZE_N": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_cross_entropy_kernel` on the first launch of each shape key.
+    {"BLOCK_SIZE_N": 4, "USE_TMA": False},
+    {"BLOCK_SIZE_N": 4, "USE_TMA": True},
+    {"BLOCK_SIZE_N": 1, "USE_TMA": False},
+    {"BLOCK_SIZE_N": 1, "USE_TMA": True},
+    {"BLOCK_SIZE_N": 2, "USE_TMA": False},
+    {"BLOCK_SIZE_N": 2, "USE_TMA": True},
+    {"BLOCK_SIZE_N": 8, "USE_TMA": False},
+    {"BLOCK_SIZE_N": 8, "USE_TMA": True},
+    {"BLOCK_SIZE_N": 16, "USE_TMA": False},
+    {"BLOCK_SIZE_N": 16, "USE_TMA": True},
 ]
 _cross_entropy_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -120,6 +126,7 @@ def cross_entropy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
                 v,
                 cfg["BLOCK_SIZE_N"],
                 1 << (v - 1).bit_length(),
+                cfg["USE_TMA"],
             ),
             quiet=True,
         ).best.config
@@ -128,6 +135,16 @@ def cross_entropy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
         torch.cuda.current_stream(),
         (ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1, 1),
         _cross_entropy_kernel,
-        (logits, labels, losses, logits_flat, n, v, cfg["BLOCK_SIZE_N"], 1 << (v - 1).bit_length()),
+        (
+            logits,
+            labels,
+            losses,
+            logits_flat,
+            n,
+            v,
+            cfg["BLOCK_SIZE_N"],
+            1 << (v - 1).bit_length(),
+            cfg["USE_TMA"],
+        ),
     )
     return losses

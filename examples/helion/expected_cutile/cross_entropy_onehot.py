@@ -26,6 +26,7 @@ def _cross_entropy_onehot_kernel(
     v: int,
     BLOCK_SIZE_N: ct.Constant[int],
     BLOCK_SIZE_V: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile_n = ct.bid(0)
     labels_tile = ct.load(
@@ -33,7 +34,7 @@ def _cross_entropy_onehot_kernel(
         index=(tile_n,),
         shape=(BLOCK_SIZE_N,),
         padding_mode=ct.PaddingMode.ZERO,
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
     # Online log-sum-exp state plus the gathered target logit, per row.
     m_i = ct.full((BLOCK_SIZE_N,), float("-inf"), dtype=ct.float32)
@@ -46,7 +47,7 @@ def _cross_entropy_onehot_kernel(
                 index=(tile_n, tile_v),
                 shape=(BLOCK_SIZE_N, BLOCK_SIZE_V),
                 padding_mode=ct.PaddingMode.ZERO,
-                allow_tma=False,
+                allow_tma=USE_TMA,
             ),
             ct.float32,
         )
@@ -83,17 +84,22 @@ def _cross_entropy_onehot_kernel(
             ),
             axis=1,
         )
-    ct.store(losses, index=(tile_n,), tile=m_i + ct.log(l_i) - target, allow_tma=False)
+    ct.store(losses, index=(tile_n,), tile=m_i + ct.log(l_i) - target, allow_tma=USE_TMA)
 
 
 _CROSS_ENTROPY_ONEHOT_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_cross_entropy_onehot_kernel` on the
-    # first launch of each shape key.
-    {"BLOCK_SIZE_N": 4, "BLOCK_SIZE_V": 512},
-    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_V": 512},
-    {"BLOCK_SIZE_N": 2, "BLOCK_SIZE_V": 512},
-    {"BLOCK_SIZE_N": 8, "BLOCK_SIZE_V": 512},
-    {"BLOCK_SIZE_N": 16, "BLOCK_SIZE_V": 512},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_cross_entropy_onehot_kernel` on the first launch of each shape key.
+    {"BLOCK_SIZE_N": 4, "BLOCK_SIZE_V": 512, "USE_TMA": False},
+    {"BLOCK_SIZE_N": 4, "BLOCK_SIZE_V": 512, "USE_TMA": True},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_V": 512, "USE_TMA": False},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_V": 512, "USE_TMA": True},
+    {"BLOCK_SIZE_N": 2, "BLOCK_SIZE_V": 512, "USE_TMA": False},
+    {"BLOCK_SIZE_N": 2, "BLOCK_SIZE_V": 512, "USE_TMA": True},
+    {"BLOCK_SIZE_N": 8, "BLOCK_SIZE_V": 512, "USE_TMA": False},
+    {"BLOCK_SIZE_N": 8, "BLOCK_SIZE_V": 512, "USE_TMA": True},
+    {"BLOCK_SIZE_N": 16, "BLOCK_SIZE_V": 512, "USE_TMA": False},
+    {"BLOCK_SIZE_N": 16, "BLOCK_SIZE_V": 512, "USE_TMA": True},
 ]
 _cross_entropy_onehot_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -131,6 +137,7 @@ def cross_entropy_onehot(logits: torch.Tensor, labels: torch.Tensor) -> torch.Te
                 v,
                 cfg["BLOCK_SIZE_N"],
                 cfg["BLOCK_SIZE_V"],
+                cfg["USE_TMA"],
             ),
             quiet=True,
         ).best.config
@@ -139,6 +146,6 @@ def cross_entropy_onehot(logits: torch.Tensor, labels: torch.Tensor) -> torch.Te
         torch.cuda.current_stream(),
         (ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1, 1),
         _cross_entropy_onehot_kernel,
-        (logits, labels, losses, n, v, cfg["BLOCK_SIZE_N"], cfg["BLOCK_SIZE_V"]),
+        (logits, labels, losses, n, v, cfg["BLOCK_SIZE_N"], cfg["BLOCK_SIZE_V"], cfg["USE_TMA"]),
     )
     return losses

@@ -16,6 +16,7 @@ def _exp_kernel(
     x,
     out,
     BLOCK_SIZE_TILE: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile = ct.bid(0)
     ct.store(
@@ -29,7 +30,7 @@ def _exp_kernel(
                         index=(tile,),
                         shape=(BLOCK_SIZE_TILE,),
                         padding_mode=ct.PaddingMode.ZERO,
-                        allow_tma=False,
+                        allow_tma=USE_TMA,
                     ),
                     ct.float32,
                 ),
@@ -37,17 +38,21 @@ def _exp_kernel(
             ),
             out.dtype,
         ),
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
 
 
 _EXP_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_exp_kernel` on the first launch of each
-    # shape key.
-    {"BLOCK_SIZE_TILE": 1024},
-    {"BLOCK_SIZE_TILE": 512},
-    {"BLOCK_SIZE_TILE": 2048},
-    {"BLOCK_SIZE_TILE": 4096},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_exp_kernel` on the first launch of each shape key.
+    {"BLOCK_SIZE_TILE": 1024, "USE_TMA": False},
+    {"BLOCK_SIZE_TILE": 1024, "USE_TMA": True},
+    {"BLOCK_SIZE_TILE": 512, "USE_TMA": False},
+    {"BLOCK_SIZE_TILE": 512, "USE_TMA": True},
+    {"BLOCK_SIZE_TILE": 2048, "USE_TMA": False},
+    {"BLOCK_SIZE_TILE": 2048, "USE_TMA": True},
+    {"BLOCK_SIZE_TILE": 4096, "USE_TMA": False},
+    {"BLOCK_SIZE_TILE": 4096, "USE_TMA": True},
 ]
 _exp_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -74,7 +79,7 @@ def exp(x: torch.Tensor) -> torch.Tensor:
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(x.size(0), cfg["BLOCK_SIZE_TILE"]), 1, 1),
             _exp_kernel,
-            lambda cfg: (x, out.clone(), cfg["BLOCK_SIZE_TILE"]),
+            lambda cfg: (x, out.clone(), cfg["BLOCK_SIZE_TILE"], cfg["USE_TMA"]),
             quiet=True,
         ).best.config
     cfg = _exp_kernel_best[key]
@@ -82,6 +87,6 @@ def exp(x: torch.Tensor) -> torch.Tensor:
         torch.cuda.current_stream(),
         (ct.cdiv(x.size(0), cfg["BLOCK_SIZE_TILE"]), 1, 1),
         _exp_kernel,
-        (x, out, cfg["BLOCK_SIZE_TILE"]),
+        (x, out, cfg["BLOCK_SIZE_TILE"], cfg["USE_TMA"]),
     )
     return out

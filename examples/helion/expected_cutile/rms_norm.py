@@ -27,6 +27,7 @@ def _rms_norm_kernel(
     n: int,
     BLOCK_SIZE_M: ct.Constant[int],
     BLOCK_N: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile_m = ct.bid(0)
     # Accumulate in fp32 regardless of the input dtype.
@@ -36,7 +37,7 @@ def _rms_norm_kernel(
             index=(tile_m, 0),
             shape=(BLOCK_SIZE_M, BLOCK_N),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -55,25 +56,30 @@ def _rms_norm_kernel(
                     index=(0,),
                     shape=(BLOCK_N,),
                     padding_mode=ct.PaddingMode.ZERO,
-                    allow_tma=False,
+                    allow_tma=USE_TMA,
                 ),
                 ct.float32,
             ),
             out.dtype,
         ),
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
-    ct.store(inv_rms, index=(tile_m,), tile=inv_rms_tile, allow_tma=False)
+    ct.store(inv_rms, index=(tile_m,), tile=inv_rms_tile, allow_tma=USE_TMA)
 
 
 _RMS_NORM_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_rms_norm_kernel` on the first launch of
-    # each shape key.
-    {"BLOCK_SIZE_M": 4},
-    {"BLOCK_SIZE_M": 1},
-    {"BLOCK_SIZE_M": 2},
-    {"BLOCK_SIZE_M": 8},
-    {"BLOCK_SIZE_M": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_rms_norm_kernel` on the first launch of each shape key.
+    {"BLOCK_SIZE_M": 4, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 4, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 8, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 8, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 16, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 16, "USE_TMA": True},
 ]
 _rms_norm_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -128,6 +134,7 @@ def rms_norm(
                 n,
                 cfg["BLOCK_SIZE_M"],
                 1 << (n - 1).bit_length(),
+                cfg["USE_TMA"],
             ),
             quiet=True,
         ).best.config
@@ -136,6 +143,17 @@ def rms_norm(
         torch.cuda.current_stream(),
         (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
         _rms_norm_kernel,
-        (x, weight, out, inv_rms, eps, m, n, cfg["BLOCK_SIZE_M"], 1 << (n - 1).bit_length()),
+        (
+            x,
+            weight,
+            out,
+            inv_rms,
+            eps,
+            m,
+            n,
+            cfg["BLOCK_SIZE_M"],
+            1 << (n - 1).bit_length(),
+            cfg["USE_TMA"],
+        ),
     )
     return out, inv_rms

@@ -18,6 +18,7 @@ def _row_mean_kernel(
     n: int,
     BLOCK_SIZE_M: ct.Constant[int],
     BLOCK_N: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile_m = ct.bid(0)
     # keepdim=True keeps a size-1 column so the result matches out[tile_m, :].
@@ -27,7 +28,7 @@ def _row_mean_kernel(
             index=(tile_m, 0),
             shape=(BLOCK_SIZE_M, BLOCK_N),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -38,18 +39,23 @@ def _row_mean_kernel(
             ct.truediv(ct.sum(row, axis=1, keepdims=True), n, rounding_mode=ct.RoundingMode.FULL),
             out.dtype,
         ),
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
 
 
 _ROW_MEAN_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_row_mean_kernel` on the first launch of
-    # each shape key.
-    {"BLOCK_SIZE_M": 4},
-    {"BLOCK_SIZE_M": 1},
-    {"BLOCK_SIZE_M": 2},
-    {"BLOCK_SIZE_M": 8},
-    {"BLOCK_SIZE_M": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_row_mean_kernel` on the first launch of each shape key.
+    {"BLOCK_SIZE_M": 4, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 4, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 8, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 8, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 16, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 16, "USE_TMA": True},
 ]
 _row_mean_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -73,7 +79,15 @@ def row_mean(x: torch.Tensor) -> torch.Tensor:
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
             _row_mean_kernel,
-            lambda cfg: (x, out.clone(), m, n, cfg["BLOCK_SIZE_M"], 1 << (n - 1).bit_length()),
+            lambda cfg: (
+                x,
+                out.clone(),
+                m,
+                n,
+                cfg["BLOCK_SIZE_M"],
+                1 << (n - 1).bit_length(),
+                cfg["USE_TMA"],
+            ),
             quiet=True,
         ).best.config
     cfg = _row_mean_kernel_best[key]
@@ -81,6 +95,6 @@ def row_mean(x: torch.Tensor) -> torch.Tensor:
         torch.cuda.current_stream(),
         (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
         _row_mean_kernel,
-        (x, out, m, n, cfg["BLOCK_SIZE_M"], 1 << (n - 1).bit_length()),
+        (x, out, m, n, cfg["BLOCK_SIZE_M"], 1 << (n - 1).bit_length(), cfg["USE_TMA"]),
     )
     return out

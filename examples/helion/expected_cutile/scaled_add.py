@@ -20,6 +20,7 @@ def _scaled_add_kernel(
     n: int,
     BLOCK_SIZE_M: ct.Constant[int],
     BLOCK_SIZE_N: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
@@ -32,7 +33,7 @@ def _scaled_add_kernel(
                 index=(tile_m, tile_n),
                 shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
                 padding_mode=ct.PaddingMode.ZERO,
-                allow_tma=False,
+                allow_tma=USE_TMA,
             )
             + alpha
             * ct.load(
@@ -40,22 +41,27 @@ def _scaled_add_kernel(
                 index=(tile_m, tile_n),
                 shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
                 padding_mode=ct.PaddingMode.ZERO,
-                allow_tma=False,
+                allow_tma=USE_TMA,
             ),
             out.dtype,
         ),
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
 
 
 _SCALED_ADD_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_scaled_add_kernel` on the first launch
-    # of each shape key.
-    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128},
-    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128},
-    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256},
-    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64},
-    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 128},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_scaled_add_kernel` on the first launch of each shape key.
+    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 128, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 128, "USE_TMA": True},
 ]
 _scaled_add_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -83,7 +89,17 @@ def scaled_add(x: torch.Tensor, y: torch.Tensor, alpha: float = 1.0) -> torch.Te
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
             _scaled_add_kernel,
-            lambda cfg: (x, y, out.clone(), alpha, m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"]),
+            lambda cfg: (
+                x,
+                y,
+                out.clone(),
+                alpha,
+                m,
+                n,
+                cfg["BLOCK_SIZE_M"],
+                cfg["BLOCK_SIZE_N"],
+                cfg["USE_TMA"],
+            ),
             quiet=True,
         ).best.config
     cfg = _scaled_add_kernel_best[key]
@@ -91,6 +107,6 @@ def scaled_add(x: torch.Tensor, y: torch.Tensor, alpha: float = 1.0) -> torch.Te
         torch.cuda.current_stream(),
         (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
         _scaled_add_kernel,
-        (x, y, out, alpha, m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"]),
+        (x, y, out, alpha, m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"], cfg["USE_TMA"]),
     )
     return out

@@ -18,6 +18,7 @@ def _silu_kernel(
     n: int,
     BLOCK_SIZE_M: ct.Constant[int],
     BLOCK_SIZE_N: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
@@ -28,7 +29,7 @@ def _silu_kernel(
             index=(tile_m, tile_n),
             shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -44,18 +45,23 @@ def _silu_kernel(
             ),
             out.dtype,
         ),
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
 
 
 _SILU_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_silu_kernel` on the first launch of
-    # each shape key.
-    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128},
-    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128},
-    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256},
-    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64},
-    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 128},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_silu_kernel` on the first launch of each shape key.
+    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 128, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 128, "USE_TMA": True},
 ]
 _silu_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -79,7 +85,15 @@ def silu(x: torch.Tensor) -> torch.Tensor:
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
             _silu_kernel,
-            lambda cfg: (x, out.clone(), m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"]),
+            lambda cfg: (
+                x,
+                out.clone(),
+                m,
+                n,
+                cfg["BLOCK_SIZE_M"],
+                cfg["BLOCK_SIZE_N"],
+                cfg["USE_TMA"],
+            ),
             quiet=True,
         ).best.config
     cfg = _silu_kernel_best[key]
@@ -87,6 +101,6 @@ def silu(x: torch.Tensor) -> torch.Tensor:
         torch.cuda.current_stream(),
         (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
         _silu_kernel,
-        (x, out, m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"]),
+        (x, out, m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"], cfg["USE_TMA"]),
     )
     return out

@@ -20,6 +20,7 @@ def _softmax_kernel(
     n: int,
     BLOCK_SIZE_M: ct.Constant[int],
     BLOCK_N: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile_m = ct.bid(0)
     mask_n = ct.arange(BLOCK_N, dtype=ct.int32) < n
@@ -28,7 +29,7 @@ def _softmax_kernel(
         index=(tile_m, 0),
         shape=(BLOCK_SIZE_M, BLOCK_N),
         padding_mode=ct.PaddingMode.ZERO,
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
     softmax_max = ct.max(
         ct.where(mask_n[None, :], softmax_in, float("-inf")), axis=1, keepdims=True
@@ -43,18 +44,23 @@ def _softmax_kernel(
         tile=ct.astype(
             ct.truediv(softmax_num, softmax_den, rounding_mode=ct.RoundingMode.FULL), out.dtype
         ),
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
 
 
 _SOFTMAX_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_softmax_kernel` on the first launch of
-    # each shape key.
-    {"BLOCK_SIZE_M": 4},
-    {"BLOCK_SIZE_M": 1},
-    {"BLOCK_SIZE_M": 2},
-    {"BLOCK_SIZE_M": 8},
-    {"BLOCK_SIZE_M": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_softmax_kernel` on the first launch of each shape key.
+    {"BLOCK_SIZE_M": 4, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 4, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 8, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 8, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 16, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 16, "USE_TMA": True},
 ]
 _softmax_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -79,7 +85,15 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
             _softmax_kernel,
-            lambda cfg: (x, out.clone(), m, n, cfg["BLOCK_SIZE_M"], 1 << (n - 1).bit_length()),
+            lambda cfg: (
+                x,
+                out.clone(),
+                m,
+                n,
+                cfg["BLOCK_SIZE_M"],
+                1 << (n - 1).bit_length(),
+                cfg["USE_TMA"],
+            ),
             quiet=True,
         ).best.config
     cfg = _softmax_kernel_best[key]
@@ -87,6 +101,6 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
         torch.cuda.current_stream(),
         (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
         _softmax_kernel,
-        (x, out, m, n, cfg["BLOCK_SIZE_M"], 1 << (n - 1).bit_length()),
+        (x, out, m, n, cfg["BLOCK_SIZE_M"], 1 << (n - 1).bit_length(), cfg["USE_TMA"]),
     )
     return out

@@ -24,6 +24,7 @@ def _softmax_two_pass_kernel(
     n: int,
     BLOCK_SIZE_M: ct.Constant[int],
     BLOCK_SIZE_N: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile_m = ct.bid(0)
     # Running row max and running sum of exp(x - max), kept in fp32.
@@ -36,7 +37,7 @@ def _softmax_two_pass_kernel(
                 index=(tile_m, tile_n),
                 shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
                 padding_mode=ct.PaddingMode.ZERO,
-                allow_tma=False,
+                allow_tma=USE_TMA,
             ),
             ct.float32,
         )
@@ -67,7 +68,7 @@ def _softmax_two_pass_kernel(
                 index=(tile_m, tile_n),
                 shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
                 padding_mode=ct.PaddingMode.ZERO,
-                allow_tma=False,
+                allow_tma=USE_TMA,
             ),
             ct.float32,
         )
@@ -82,18 +83,23 @@ def _softmax_two_pass_kernel(
                 ),
                 out.dtype,
             ),
-            allow_tma=False,
+            allow_tma=USE_TMA,
         )
 
 
 _SOFTMAX_TWO_PASS_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_softmax_two_pass_kernel` on the first
-    # launch of each shape key.
-    {"BLOCK_SIZE_M": 4, "BLOCK_SIZE_N": 256},
-    {"BLOCK_SIZE_M": 1, "BLOCK_SIZE_N": 256},
-    {"BLOCK_SIZE_M": 2, "BLOCK_SIZE_N": 256},
-    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256},
-    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 256},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_softmax_two_pass_kernel` on the first launch of each shape key.
+    {"BLOCK_SIZE_M": 4, "BLOCK_SIZE_N": 256, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 4, "BLOCK_SIZE_N": 256, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 1, "BLOCK_SIZE_N": 256, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 1, "BLOCK_SIZE_N": 256, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 2, "BLOCK_SIZE_N": 256, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 2, "BLOCK_SIZE_N": 256, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 256, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 256, "USE_TMA": True},
 ]
 _softmax_two_pass_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -122,7 +128,15 @@ def softmax_two_pass(x: torch.Tensor) -> torch.Tensor:
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
             _softmax_two_pass_kernel,
-            lambda cfg: (x, out.clone(), m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"]),
+            lambda cfg: (
+                x,
+                out.clone(),
+                m,
+                n,
+                cfg["BLOCK_SIZE_M"],
+                cfg["BLOCK_SIZE_N"],
+                cfg["USE_TMA"],
+            ),
             quiet=True,
         ).best.config
     cfg = _softmax_two_pass_kernel_best[key]
@@ -130,6 +144,6 @@ def softmax_two_pass(x: torch.Tensor) -> torch.Tensor:
         torch.cuda.current_stream(),
         (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
         _softmax_two_pass_kernel,
-        (x, out, m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"]),
+        (x, out, m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"], cfg["USE_TMA"]),
     )
     return out

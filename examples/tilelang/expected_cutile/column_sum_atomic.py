@@ -16,6 +16,7 @@ def column_sum_kernel(
     Y,
     BLOCK_M: ct.Constant[int],
     BLOCK_N: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     by = ct.bid(0)
     bx = ct.bid(1)
@@ -25,7 +26,7 @@ def column_sum_kernel(
             index=(by, bx),
             shape=(BLOCK_M, BLOCK_N),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -38,15 +39,35 @@ def column_sum_kernel(
     )
 
 
+COLUMN_SUM_KERNEL_CONFIGS = [
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `column_sum_kernel` on the first launch of each shape key.
+    {"BLOCK_M": 64, "BLOCK_N": 64, "USE_TMA": False},
+    {"BLOCK_M": 64, "BLOCK_N": 64, "USE_TMA": True},
+]
+_column_sum_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def column_sum(x: torch.Tensor) -> torch.Tensor:
     """The sum of each column of a 2-D tensor, in fp32."""
     m, n = x.shape
     y = torch.zeros(n, dtype=torch.float32, device=x.device)
     # tiletrans: num_warps: cuTile's compiler picks warps, stages and tile order itself
+    key = (x.shape, y.shape, x.dtype, y.dtype)
+    if key not in _column_sum_kernel_best:
+        _column_sum_kernel_best[key] = ct.tune.exhaustive_search(
+            COLUMN_SUM_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(x.size(0), cfg["BLOCK_M"]), ct.cdiv(x.size(1), cfg["BLOCK_N"]), 1),
+            column_sum_kernel,
+            lambda cfg: (x, y.clone(), cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["USE_TMA"]),
+            quiet=True,
+        ).best.config
+    cfg = _column_sum_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(x.size(0), 64), ct.cdiv(x.size(1), 64), 1),
+        (ct.cdiv(x.size(0), cfg["BLOCK_M"]), ct.cdiv(x.size(1), cfg["BLOCK_N"]), 1),
         column_sum_kernel,
-        (x, y, 64, 64),
+        (x, y, cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["USE_TMA"]),
     )
     return y

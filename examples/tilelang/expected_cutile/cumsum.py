@@ -15,6 +15,7 @@ def cumsum_kernel(
     Y,
     BLOCK_M: ct.Constant[int],
     BLOCK_X1: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     bx = ct.bid(0)
     x = ct.astype(
@@ -23,22 +24,27 @@ def cumsum_kernel(
             index=(bx, 0),
             shape=(BLOCK_M, BLOCK_X1),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
     y = ct.cumsum(x, axis=1)
-    ct.store(Y, index=(bx, 0), tile=ct.astype(y, Y.dtype), allow_tma=False)
+    ct.store(Y, index=(bx, 0), tile=ct.astype(y, Y.dtype), allow_tma=USE_TMA)
 
 
 CUMSUM_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `cumsum_kernel` on the first launch of
-    # each shape key.
-    {"BLOCK_M": 4},
-    {"BLOCK_M": 1},
-    {"BLOCK_M": 2},
-    {"BLOCK_M": 8},
-    {"BLOCK_M": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `cumsum_kernel` on the first launch of each shape key.
+    {"BLOCK_M": 4, "USE_TMA": False},
+    {"BLOCK_M": 4, "USE_TMA": True},
+    {"BLOCK_M": 1, "USE_TMA": False},
+    {"BLOCK_M": 1, "USE_TMA": True},
+    {"BLOCK_M": 2, "USE_TMA": False},
+    {"BLOCK_M": 2, "USE_TMA": True},
+    {"BLOCK_M": 8, "USE_TMA": False},
+    {"BLOCK_M": 8, "USE_TMA": True},
+    {"BLOCK_M": 16, "USE_TMA": False},
+    {"BLOCK_M": 16, "USE_TMA": True},
 ]
 _cumsum_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -55,7 +61,13 @@ def cumsum(x: torch.Tensor) -> torch.Tensor:
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(x.size(0), cfg["BLOCK_M"]), 1, 1),
             cumsum_kernel,
-            lambda cfg: (x, _y.clone(), cfg["BLOCK_M"], 1 << (x.size(1) - 1).bit_length()),
+            lambda cfg: (
+                x,
+                _y.clone(),
+                cfg["BLOCK_M"],
+                1 << (x.size(1) - 1).bit_length(),
+                cfg["USE_TMA"],
+            ),
             quiet=True,
         ).best.config
     cfg = _cumsum_kernel_best[key]
@@ -63,6 +75,6 @@ def cumsum(x: torch.Tensor) -> torch.Tensor:
         torch.cuda.current_stream(),
         (ct.cdiv(x.size(0), cfg["BLOCK_M"]), 1, 1),
         cumsum_kernel,
-        (x, _y, cfg["BLOCK_M"], 1 << (x.size(1) - 1).bit_length()),
+        (x, _y, cfg["BLOCK_M"], 1 << (x.size(1) - 1).bit_length(), cfg["USE_TMA"]),
     )
     return _y

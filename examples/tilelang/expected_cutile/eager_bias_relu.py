@@ -17,6 +17,7 @@ def bias_relu_kernel(
     Y,
     BLOCK_M: ct.Constant[int],
     BLOCK_N: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     by = ct.bid(0)
     bx = ct.bid(1)
@@ -25,23 +26,28 @@ def bias_relu_kernel(
         index=(by, bx),
         shape=(BLOCK_M, BLOCK_N),
         padding_mode=ct.PaddingMode.ZERO,
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
     b = ct.load(
-        bias, index=(bx,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+        bias, index=(bx,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO, allow_tma=USE_TMA
     )
     x = ct.maximum(x + b[None, :], 0.0)
-    ct.store(Y, index=(by, bx), tile=x, allow_tma=False)
+    ct.store(Y, index=(by, bx), tile=x, allow_tma=USE_TMA)
 
 
 BIAS_RELU_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `bias_relu_kernel` on the first launch of
-    # each shape key.
-    {"BLOCK_M": 16, "BLOCK_N": 128},
-    {"BLOCK_M": 32, "BLOCK_N": 128},
-    {"BLOCK_M": 8, "BLOCK_N": 256},
-    {"BLOCK_M": 64, "BLOCK_N": 64},
-    {"BLOCK_M": 8, "BLOCK_N": 128},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `bias_relu_kernel` on the first launch of each shape key.
+    {"BLOCK_M": 16, "BLOCK_N": 128, "USE_TMA": False},
+    {"BLOCK_M": 16, "BLOCK_N": 128, "USE_TMA": True},
+    {"BLOCK_M": 32, "BLOCK_N": 128, "USE_TMA": False},
+    {"BLOCK_M": 32, "BLOCK_N": 128, "USE_TMA": True},
+    {"BLOCK_M": 8, "BLOCK_N": 256, "USE_TMA": False},
+    {"BLOCK_M": 8, "BLOCK_N": 256, "USE_TMA": True},
+    {"BLOCK_M": 64, "BLOCK_N": 64, "USE_TMA": False},
+    {"BLOCK_M": 64, "BLOCK_N": 64, "USE_TMA": True},
+    {"BLOCK_M": 8, "BLOCK_N": 128, "USE_TMA": False},
+    {"BLOCK_M": 8, "BLOCK_N": 128, "USE_TMA": True},
 ]
 _bias_relu_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -60,7 +66,7 @@ def bias_relu(X, bias, block_M: int = 16, block_N: int = 128, threads: int = 128
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(X.size(0), cfg["BLOCK_M"]), ct.cdiv(X.size(1), cfg["BLOCK_N"]), 1),
             bias_relu_kernel,
-            lambda cfg: (X, bias, Y.clone(), cfg["BLOCK_M"], cfg["BLOCK_N"]),
+            lambda cfg: (X, bias, Y.clone(), cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["USE_TMA"]),
             quiet=True,
         ).best.config
     cfg = _bias_relu_kernel_best[key]
@@ -68,6 +74,6 @@ def bias_relu(X, bias, block_M: int = 16, block_N: int = 128, threads: int = 128
         torch.cuda.current_stream(),
         (ct.cdiv(X.size(0), cfg["BLOCK_M"]), ct.cdiv(X.size(1), cfg["BLOCK_N"]), 1),
         bias_relu_kernel,
-        (X, bias, Y, cfg["BLOCK_M"], cfg["BLOCK_N"]),
+        (X, bias, Y, cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["USE_TMA"]),
     )
     return Y

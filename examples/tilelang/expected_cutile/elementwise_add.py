@@ -16,6 +16,7 @@ def elementwise_add(
     C,
     BLOCK_M: ct.Constant[int],
     BLOCK_N: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     by = ct.bid(0)
     bx = ct.bid(1)
@@ -24,27 +25,32 @@ def elementwise_add(
         index=(by, bx),
         shape=(BLOCK_M, BLOCK_N),
         padding_mode=ct.PaddingMode.ZERO,
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
     B_local = ct.load(
         B,
         index=(by, bx),
         shape=(BLOCK_M, BLOCK_N),
         padding_mode=ct.PaddingMode.ZERO,
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
     C_local = A_local + B_local
-    ct.store(C, index=(by, bx), tile=ct.astype(C_local, C.dtype), allow_tma=False)
+    ct.store(C, index=(by, bx), tile=ct.astype(C_local, C.dtype), allow_tma=USE_TMA)
 
 
 ELEMENTWISE_ADD_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `elementwise_add` on the first launch of
-    # each shape key.
-    {"BLOCK_M": 32, "BLOCK_N": 128},
-    {"BLOCK_M": 16, "BLOCK_N": 128},
-    {"BLOCK_M": 8, "BLOCK_N": 256},
-    {"BLOCK_M": 64, "BLOCK_N": 64},
-    {"BLOCK_M": 8, "BLOCK_N": 128},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `elementwise_add` on the first launch of each shape key.
+    {"BLOCK_M": 32, "BLOCK_N": 128, "USE_TMA": False},
+    {"BLOCK_M": 32, "BLOCK_N": 128, "USE_TMA": True},
+    {"BLOCK_M": 16, "BLOCK_N": 128, "USE_TMA": False},
+    {"BLOCK_M": 16, "BLOCK_N": 128, "USE_TMA": True},
+    {"BLOCK_M": 8, "BLOCK_N": 256, "USE_TMA": False},
+    {"BLOCK_M": 8, "BLOCK_N": 256, "USE_TMA": True},
+    {"BLOCK_M": 64, "BLOCK_N": 64, "USE_TMA": False},
+    {"BLOCK_M": 64, "BLOCK_N": 64, "USE_TMA": True},
+    {"BLOCK_M": 8, "BLOCK_N": 128, "USE_TMA": False},
+    {"BLOCK_M": 8, "BLOCK_N": 128, "USE_TMA": True},
 ]
 _elementwise_add_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -61,7 +67,7 @@ def add(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(a.size(0), cfg["BLOCK_M"]), ct.cdiv(a.size(1), cfg["BLOCK_N"]), 1),
             elementwise_add,
-            lambda cfg: (a, b, _c.clone(), cfg["BLOCK_M"], cfg["BLOCK_N"]),
+            lambda cfg: (a, b, _c.clone(), cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["USE_TMA"]),
             quiet=True,
         ).best.config
     cfg = _elementwise_add_best[key]
@@ -69,6 +75,6 @@ def add(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         torch.cuda.current_stream(),
         (ct.cdiv(a.size(0), cfg["BLOCK_M"]), ct.cdiv(a.size(1), cfg["BLOCK_N"]), 1),
         elementwise_add,
-        (a, b, _c, cfg["BLOCK_M"], cfg["BLOCK_N"]),
+        (a, b, _c, cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["USE_TMA"]),
     )
     return _c

@@ -120,7 +120,7 @@ def flashattn(
             axis=1,
         )
         logsum = logsum * scores_scale + scores_sum
-    acc_o = ct.truediv(acc_o, logsum[:, None], rounding_mode=ct.RoundingMode.FULL)
+    acc_o = acc_o / logsum[:, None]
     ct.store(
         Output,
         index=(bz, bx, by, 0),

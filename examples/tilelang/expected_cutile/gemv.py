@@ -15,6 +15,7 @@ def gemv(
     y,
     BLOCK_N: ct.Constant[int],
     BLOCK_K: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     bx = ct.bid(0)
     acc = ct.zeros((BLOCK_N,), dtype=ct.float32)
@@ -24,10 +25,10 @@ def gemv(
             index=(bx, ko),
             shape=(BLOCK_N, BLOCK_K),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         )
         x_tile = ct.load(
-            x, index=(ko,), shape=(BLOCK_K,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+            x, index=(ko,), shape=(BLOCK_K,), padding_mode=ct.PaddingMode.ZERO, allow_tma=USE_TMA
         )
         prod = ct.astype(a_tile, ct.float32) * ct.astype(x_tile[None, :], ct.float32)
         partial = ct.sum(
@@ -37,7 +38,16 @@ def gemv(
             axis=1,
         )
         acc = acc + partial
-    ct.store(y, index=(bx,), tile=ct.astype(acc, y.dtype), allow_tma=False)
+    ct.store(y, index=(bx,), tile=ct.astype(acc, y.dtype), allow_tma=USE_TMA)
+
+
+GEMV_CONFIGS = [
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for `gemv`
+    # on the first launch of each shape key.
+    {"BLOCK_N": 64, "BLOCK_K": 128, "USE_TMA": False},
+    {"BLOCK_N": 64, "BLOCK_K": 128, "USE_TMA": True},
+]
+_gemv_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def matvec(a: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
@@ -45,7 +55,21 @@ def matvec(a: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
     n, k = a.shape
     # tiletrans: num_warps: cuTile's compiler picks warps, stages and tile order itself
     _y = torch.empty((n,), dtype=a.dtype, device=a.device)
+    key = (a.shape, x.shape, _y.shape, a.dtype, x.dtype, _y.dtype)
+    if key not in _gemv_best:
+        _gemv_best[key] = ct.tune.exhaustive_search(
+            GEMV_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(a.size(0), cfg["BLOCK_N"]), 1, 1),
+            gemv,
+            lambda cfg: (a, x, _y.clone(), cfg["BLOCK_N"], cfg["BLOCK_K"], cfg["USE_TMA"]),
+            quiet=True,
+        ).best.config
+    cfg = _gemv_best[key]
     ct.launch(
-        torch.cuda.current_stream(), (ct.cdiv(a.size(0), 64), 1, 1), gemv, (a, x, _y, 64, 128)
+        torch.cuda.current_stream(),
+        (ct.cdiv(a.size(0), cfg["BLOCK_N"]), 1, 1),
+        gemv,
+        (a, x, _y, cfg["BLOCK_N"], cfg["BLOCK_K"], cfg["USE_TMA"]),
     )
     return _y

@@ -19,6 +19,7 @@ def layer_norm_kernel(
     eps: float,
     BLOCK_M: ct.Constant[int],
     BLOCK_X1: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     bx = ct.bid(0)
     mask_X1 = ct.arange(BLOCK_X1, dtype=ct.int32) < X.shape[1]
@@ -28,19 +29,19 @@ def layer_norm_kernel(
             index=(bx, 0),
             shape=(BLOCK_M, BLOCK_X1),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
     w = ct.astype(
         ct.load(
-            W, index=(0,), shape=(BLOCK_X1,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+            W, index=(0,), shape=(BLOCK_X1,), padding_mode=ct.PaddingMode.ZERO, allow_tma=USE_TMA
         ),
         ct.float32,
     )
     b = ct.astype(
         ct.load(
-            Bias, index=(0,), shape=(BLOCK_X1,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+            Bias, index=(0,), shape=(BLOCK_X1,), padding_mode=ct.PaddingMode.ZERO, allow_tma=USE_TMA
         ),
         ct.float32,
     )
@@ -52,17 +53,22 @@ def layer_norm_kernel(
     rstd = ct.sum(ct.where(mask_X1[None, :], squares, 0.0), axis=1)
     rstd = ct.rsqrt(ct.truediv(rstd, X.shape[1], rounding_mode=ct.RoundingMode.FULL) + eps)
     y = ct.astype(centered * rstd[:, None] * w[None, :] + b[None, :], X.dtype)
-    ct.store(Y, index=(bx, 0), tile=ct.astype(y, Y.dtype), allow_tma=False)
+    ct.store(Y, index=(bx, 0), tile=ct.astype(y, Y.dtype), allow_tma=USE_TMA)
 
 
 LAYER_NORM_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `layer_norm_kernel` on the first launch
-    # of each shape key.
-    {"BLOCK_M": 4},
-    {"BLOCK_M": 1},
-    {"BLOCK_M": 2},
-    {"BLOCK_M": 8},
-    {"BLOCK_M": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `layer_norm_kernel` on the first launch of each shape key.
+    {"BLOCK_M": 4, "USE_TMA": False},
+    {"BLOCK_M": 4, "USE_TMA": True},
+    {"BLOCK_M": 1, "USE_TMA": False},
+    {"BLOCK_M": 1, "USE_TMA": True},
+    {"BLOCK_M": 2, "USE_TMA": False},
+    {"BLOCK_M": 2, "USE_TMA": True},
+    {"BLOCK_M": 8, "USE_TMA": False},
+    {"BLOCK_M": 8, "USE_TMA": True},
+    {"BLOCK_M": 16, "USE_TMA": False},
+    {"BLOCK_M": 16, "USE_TMA": True},
 ]
 _layer_norm_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -89,6 +95,7 @@ def layer_norm(
                 eps,
                 cfg["BLOCK_M"],
                 1 << (x.size(1) - 1).bit_length(),
+                cfg["USE_TMA"],
             ),
             quiet=True,
         ).best.config
@@ -97,6 +104,15 @@ def layer_norm(
         torch.cuda.current_stream(),
         (ct.cdiv(x.size(0), cfg["BLOCK_M"]), 1, 1),
         layer_norm_kernel,
-        (x, weight, bias, _y, eps, cfg["BLOCK_M"], 1 << (x.size(1) - 1).bit_length()),
+        (
+            x,
+            weight,
+            bias,
+            _y,
+            eps,
+            cfg["BLOCK_M"],
+            1 << (x.size(1) - 1).bit_length(),
+            cfg["USE_TMA"],
+        ),
     )
     return _y

@@ -17,6 +17,7 @@ def rms_norm_kernel(
     eps: float,
     BLK_M: ct.Constant[int],
     BLOCK_A1: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     bx = ct.bid(0)
     A_local = ct.astype(
@@ -25,13 +26,13 @@ def rms_norm_kernel(
             index=(bx, 0),
             shape=(BLK_M, BLOCK_A1),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
     W_local = ct.astype(
         ct.load(
-            W, index=(0,), shape=(BLOCK_A1,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+            W, index=(0,), shape=(BLOCK_A1,), padding_mode=ct.PaddingMode.ZERO, allow_tma=USE_TMA
         ),
         ct.float32,
     )
@@ -39,17 +40,22 @@ def rms_norm_kernel(
     A_powsum = ct.sum(A_pow_local, axis=1)
     A_powsum = ct.rsqrt(ct.truediv(A_powsum, A.shape[1], rounding_mode=ct.RoundingMode.FULL) + eps)
     B_local = ct.astype(A_local * A_powsum[:, None] * W_local[None, :], A.dtype)
-    ct.store(B, index=(bx, 0), tile=ct.astype(B_local, B.dtype), allow_tma=False)
+    ct.store(B, index=(bx, 0), tile=ct.astype(B_local, B.dtype), allow_tma=USE_TMA)
 
 
 RMS_NORM_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `rms_norm_kernel` on the first launch of
-    # each shape key.
-    {"BLK_M": 4},
-    {"BLK_M": 1},
-    {"BLK_M": 2},
-    {"BLK_M": 8},
-    {"BLK_M": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `rms_norm_kernel` on the first launch of each shape key.
+    {"BLK_M": 4, "USE_TMA": False},
+    {"BLK_M": 4, "USE_TMA": True},
+    {"BLK_M": 1, "USE_TMA": False},
+    {"BLK_M": 1, "USE_TMA": True},
+    {"BLK_M": 2, "USE_TMA": False},
+    {"BLK_M": 2, "USE_TMA": True},
+    {"BLK_M": 8, "USE_TMA": False},
+    {"BLK_M": 8, "USE_TMA": True},
+    {"BLK_M": 16, "USE_TMA": False},
+    {"BLK_M": 16, "USE_TMA": True},
 ]
 _rms_norm_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -73,6 +79,7 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.
                 eps,
                 cfg["BLK_M"],
                 1 << (x.size(1) - 1).bit_length(),
+                cfg["USE_TMA"],
             ),
             quiet=True,
         ).best.config
@@ -81,6 +88,6 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.
         torch.cuda.current_stream(),
         (ct.cdiv(x.size(0), cfg["BLK_M"]), 1, 1),
         rms_norm_kernel,
-        (x, weight, _b, eps, cfg["BLK_M"], 1 << (x.size(1) - 1).bit_length()),
+        (x, weight, _b, eps, cfg["BLK_M"], 1 << (x.size(1) - 1).bit_length(), cfg["USE_TMA"]),
     )
     return _b

@@ -14,6 +14,7 @@ def row_sum_kernel(
     Y,
     BLOCK_M: ct.Constant[int],
     BLOCK_N: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     bx = ct.bid(0)
     acc = ct.zeros((BLOCK_M,), dtype=ct.float32)
@@ -25,7 +26,7 @@ def row_sum_kernel(
                 index=(bx, ko),
                 shape=(BLOCK_M, BLOCK_N),
                 padding_mode=ct.PaddingMode.ZERO,
-                allow_tma=False,
+                allow_tma=USE_TMA,
             ),
             ct.float32,
         )
@@ -36,7 +37,16 @@ def row_sum_kernel(
             axis=1,
         )
         acc = acc + part
-    ct.store(Y, index=(bx,), tile=ct.astype(acc, Y.dtype), allow_tma=False)
+    ct.store(Y, index=(bx,), tile=ct.astype(acc, Y.dtype), allow_tma=USE_TMA)
+
+
+ROW_SUM_KERNEL_CONFIGS = [
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `row_sum_kernel` on the first launch of each shape key.
+    {"BLOCK_M": 32, "BLOCK_N": 64, "USE_TMA": False},
+    {"BLOCK_M": 32, "BLOCK_N": 64, "USE_TMA": True},
+]
+_row_sum_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def row_sum(x: torch.Tensor) -> torch.Tensor:
@@ -44,7 +54,21 @@ def row_sum(x: torch.Tensor) -> torch.Tensor:
     m, n = x.shape
     # tiletrans: num_warps: cuTile's compiler picks warps, stages and tile order itself
     _y = torch.empty((m,), dtype=x.dtype, device=x.device)
+    key = (x.shape, _y.shape, x.dtype, _y.dtype)
+    if key not in _row_sum_kernel_best:
+        _row_sum_kernel_best[key] = ct.tune.exhaustive_search(
+            ROW_SUM_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(x.size(0), cfg["BLOCK_M"]), 1, 1),
+            row_sum_kernel,
+            lambda cfg: (x, _y.clone(), cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["USE_TMA"]),
+            quiet=True,
+        ).best.config
+    cfg = _row_sum_kernel_best[key]
     ct.launch(
-        torch.cuda.current_stream(), (ct.cdiv(x.size(0), 32), 1, 1), row_sum_kernel, (x, _y, 32, 64)
+        torch.cuda.current_stream(),
+        (ct.cdiv(x.size(0), cfg["BLOCK_M"]), 1, 1),
+        row_sum_kernel,
+        (x, _y, cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["USE_TMA"]),
     )
     return _y

@@ -18,6 +18,7 @@ def axpy_kernel(
     alpha: float,
     BLOCK_M: ct.Constant[int],
     BLOCK_N: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     by = ct.bid(0)
     bx = ct.bid(1)
@@ -30,7 +31,7 @@ def axpy_kernel(
                 index=(by, bx),
                 shape=(BLOCK_M, BLOCK_N),
                 padding_mode=ct.PaddingMode.ZERO,
-                allow_tma=False,
+                allow_tma=USE_TMA,
             )
             + alpha
             * ct.load(
@@ -38,23 +39,29 @@ def axpy_kernel(
                 index=(by, bx),
                 shape=(BLOCK_M, BLOCK_N),
                 padding_mode=ct.PaddingMode.ZERO,
-                allow_tma=False,
+                allow_tma=USE_TMA,
             ),
             Out.dtype,
         ),
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
 
 
 AXPY_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `axpy_kernel` on the first launch of each
-    # shape key.
-    {"BLOCK_M": 16, "BLOCK_N": 64},
-    {"BLOCK_M": 16, "BLOCK_N": 128},
-    {"BLOCK_M": 32, "BLOCK_N": 128},
-    {"BLOCK_M": 8, "BLOCK_N": 256},
-    {"BLOCK_M": 64, "BLOCK_N": 64},
-    {"BLOCK_M": 8, "BLOCK_N": 128},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `axpy_kernel` on the first launch of each shape key.
+    {"BLOCK_M": 16, "BLOCK_N": 64, "USE_TMA": False},
+    {"BLOCK_M": 16, "BLOCK_N": 64, "USE_TMA": True},
+    {"BLOCK_M": 16, "BLOCK_N": 128, "USE_TMA": False},
+    {"BLOCK_M": 16, "BLOCK_N": 128, "USE_TMA": True},
+    {"BLOCK_M": 32, "BLOCK_N": 128, "USE_TMA": False},
+    {"BLOCK_M": 32, "BLOCK_N": 128, "USE_TMA": True},
+    {"BLOCK_M": 8, "BLOCK_N": 256, "USE_TMA": False},
+    {"BLOCK_M": 8, "BLOCK_N": 256, "USE_TMA": True},
+    {"BLOCK_M": 64, "BLOCK_N": 64, "USE_TMA": False},
+    {"BLOCK_M": 64, "BLOCK_N": 64, "USE_TMA": True},
+    {"BLOCK_M": 8, "BLOCK_N": 128, "USE_TMA": False},
+    {"BLOCK_M": 8, "BLOCK_N": 128, "USE_TMA": True},
 ]
 _axpy_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -71,7 +78,7 @@ def scaled_add(x: torch.Tensor, y: torch.Tensor, alpha: float = 0.5) -> torch.Te
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(x.size(0), cfg["BLOCK_M"]), ct.cdiv(x.size(1), cfg["BLOCK_N"]), 1),
             axpy_kernel,
-            lambda cfg: (x, y, _out.clone(), alpha, cfg["BLOCK_M"], cfg["BLOCK_N"]),
+            lambda cfg: (x, y, _out.clone(), alpha, cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["USE_TMA"]),
             quiet=True,
         ).best.config
     cfg = _axpy_kernel_best[key]
@@ -79,6 +86,6 @@ def scaled_add(x: torch.Tensor, y: torch.Tensor, alpha: float = 0.5) -> torch.Te
         torch.cuda.current_stream(),
         (ct.cdiv(x.size(0), cfg["BLOCK_M"]), ct.cdiv(x.size(1), cfg["BLOCK_N"]), 1),
         axpy_kernel,
-        (x, y, _out, alpha, cfg["BLOCK_M"], cfg["BLOCK_N"]),
+        (x, y, _out, alpha, cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["USE_TMA"]),
     )
     return _out

@@ -15,6 +15,7 @@ def softmax_kernel(
     Y,
     BLOCK_M: ct.Constant[int],
     BLOCK_X1: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     bx = ct.bid(0)
     mask_X1 = ct.arange(BLOCK_X1, dtype=ct.int32) < X.shape[1]
@@ -25,7 +26,7 @@ def softmax_kernel(
             index=(bx, 0),
             shape=(BLOCK_M, BLOCK_X1),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -34,17 +35,22 @@ def softmax_kernel(
     num = ct.exp(x - row_max[:, None], rounding_mode=ct.RoundingMode.APPROX)
     row_sum = ct.sum(ct.where(mask_X1[None, :], num, 0.0), axis=1)
     y = ct.astype(ct.truediv(num, row_sum[:, None], rounding_mode=ct.RoundingMode.FULL), X.dtype)
-    ct.store(Y, index=(bx, 0), tile=ct.astype(y, Y.dtype), allow_tma=False)
+    ct.store(Y, index=(bx, 0), tile=ct.astype(y, Y.dtype), allow_tma=USE_TMA)
 
 
 SOFTMAX_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `softmax_kernel` on the first launch of
-    # each shape key.
-    {"BLOCK_M": 4},
-    {"BLOCK_M": 1},
-    {"BLOCK_M": 2},
-    {"BLOCK_M": 8},
-    {"BLOCK_M": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `softmax_kernel` on the first launch of each shape key.
+    {"BLOCK_M": 4, "USE_TMA": False},
+    {"BLOCK_M": 4, "USE_TMA": True},
+    {"BLOCK_M": 1, "USE_TMA": False},
+    {"BLOCK_M": 1, "USE_TMA": True},
+    {"BLOCK_M": 2, "USE_TMA": False},
+    {"BLOCK_M": 2, "USE_TMA": True},
+    {"BLOCK_M": 8, "USE_TMA": False},
+    {"BLOCK_M": 8, "USE_TMA": True},
+    {"BLOCK_M": 16, "USE_TMA": False},
+    {"BLOCK_M": 16, "USE_TMA": True},
 ]
 _softmax_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -61,7 +67,13 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(x.size(0), cfg["BLOCK_M"]), 1, 1),
             softmax_kernel,
-            lambda cfg: (x, _y.clone(), cfg["BLOCK_M"], 1 << (x.size(1) - 1).bit_length()),
+            lambda cfg: (
+                x,
+                _y.clone(),
+                cfg["BLOCK_M"],
+                1 << (x.size(1) - 1).bit_length(),
+                cfg["USE_TMA"],
+            ),
             quiet=True,
         ).best.config
     cfg = _softmax_kernel_best[key]
@@ -69,6 +81,6 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
         torch.cuda.current_stream(),
         (ct.cdiv(x.size(0), cfg["BLOCK_M"]), 1, 1),
         softmax_kernel,
-        (x, _y, cfg["BLOCK_M"], 1 << (x.size(1) - 1).bit_length()),
+        (x, _y, cfg["BLOCK_M"], 1 << (x.size(1) - 1).bit_length(), cfg["USE_TMA"]),
     )
     return _y

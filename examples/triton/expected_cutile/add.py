@@ -18,22 +18,27 @@ def add_kernel(
     y,
     output,
     BLOCK_SIZE: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile = ct.bid(0)
     # Create a mask to guard memory operations against out-of-bounds accesses.
-    x_tile = ct.load(x, index=(tile,), shape=(BLOCK_SIZE,), allow_tma=False)
-    y_tile = ct.load(y, index=(tile,), shape=(BLOCK_SIZE,), allow_tma=False)
+    x_tile = ct.load(x, index=(tile,), shape=(BLOCK_SIZE,), allow_tma=USE_TMA)
+    y_tile = ct.load(y, index=(tile,), shape=(BLOCK_SIZE,), allow_tma=USE_TMA)
     output_tile = x_tile + y_tile
-    ct.store(output, index=(tile,), tile=ct.astype(output_tile, output.dtype), allow_tma=False)
+    ct.store(output, index=(tile,), tile=ct.astype(output_tile, output.dtype), allow_tma=USE_TMA)
 
 
 ADD_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `add_kernel` on the first launch of each
-    # shape key.
-    {"BLOCK_SIZE": 1024},
-    {"BLOCK_SIZE": 512},
-    {"BLOCK_SIZE": 2048},
-    {"BLOCK_SIZE": 4096},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `add_kernel` on the first launch of each shape key.
+    {"BLOCK_SIZE": 1024, "USE_TMA": False},
+    {"BLOCK_SIZE": 1024, "USE_TMA": True},
+    {"BLOCK_SIZE": 512, "USE_TMA": False},
+    {"BLOCK_SIZE": 512, "USE_TMA": True},
+    {"BLOCK_SIZE": 2048, "USE_TMA": False},
+    {"BLOCK_SIZE": 2048, "USE_TMA": True},
+    {"BLOCK_SIZE": 4096, "USE_TMA": False},
+    {"BLOCK_SIZE": 4096, "USE_TMA": True},
 ]
 _add_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -62,7 +67,13 @@ def add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(output.view(-1).size(0), cfg["BLOCK_SIZE"]), 1, 1),
             add_kernel,
-            lambda cfg: (x.view(-1), y.view(-1), output.view(-1).clone(), cfg["BLOCK_SIZE"]),
+            lambda cfg: (
+                x.view(-1),
+                y.view(-1),
+                output.view(-1).clone(),
+                cfg["BLOCK_SIZE"],
+                cfg["USE_TMA"],
+            ),
             quiet=True,
         ).best.config
     cfg = _add_kernel_best[key]
@@ -70,6 +81,6 @@ def add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         torch.cuda.current_stream(),
         (ct.cdiv(output.view(-1).size(0), cfg["BLOCK_SIZE"]), 1, 1),
         add_kernel,
-        (x.view(-1), y.view(-1), output.view(-1), cfg["BLOCK_SIZE"]),
+        (x.view(-1), y.view(-1), output.view(-1), cfg["BLOCK_SIZE"], cfg["USE_TMA"]),
     )
     return output

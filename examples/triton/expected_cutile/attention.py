@@ -138,7 +138,7 @@ def _attn_fwd(
         # update m_i
         m_i = m_ij
     # epilogue
-    acc_2 = ct.truediv(acc, l_i[:, None], rounding_mode=ct.RoundingMode.FULL)
+    acc_2 = acc / l_i[:, None]
     ct.store(
         Out,
         index=(off_z, off_h, tile_m, 0),

@@ -28,14 +28,15 @@ def cross_entropy_forward_kernel(
     loss,
     ignore_index: int,
     BLOCK_SIZE: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     program_id = ct.bid(0)
     # 1. Load Y_ptr first because if the target is ignore_index, we can return right away
     y = ct.astype(
-        ct.reshape(ct.load(Y, index=(program_id,), shape=(1,), allow_tma=False), ()), ct.int64
+        ct.reshape(ct.load(Y, index=(program_id,), shape=(1,), allow_tma=USE_TMA), ()), ct.int64
     )
     if y == ignore_index:
-        ct.store(loss, index=(program_id,), tile=0.0, allow_tma=False)
+        ct.store(loss, index=(program_id,), tile=0.0, allow_tma=USE_TMA)
     else:
         # 3. [Online softmax] first pass: find max + sum
         # m is the max value. use the notation from the paper
@@ -44,7 +45,7 @@ def cross_entropy_forward_kernel(
         d = 0.0
         # gather the logit of the target class
         ori_X_y = ct.astype(
-            ct.reshape(ct.load(X, index=(program_id, y), shape=(1, 1), allow_tma=False), ()),
+            ct.reshape(ct.load(X, index=(program_id, y), shape=(1, 1), allow_tma=USE_TMA), ()),
             ct.float32,
         )
         for tile_i in range(ct.cdiv(X.shape[1], BLOCK_SIZE)):
@@ -55,7 +56,7 @@ def cross_entropy_forward_kernel(
                         index=(program_id, tile_i),
                         shape=(1, BLOCK_SIZE),
                         padding_mode=ct.PaddingMode.NEG_INF,
-                        allow_tma=False,
+                        allow_tma=USE_TMA,
                     ),
                     (BLOCK_SIZE,),
                 ),
@@ -83,7 +84,16 @@ def cross_entropy_forward_kernel(
         # 4. loss = log(sum_j exp(x_j)) - x_y = m + log(d) - x_y
         lse = m + ct.log(d)
         loss_2 = lse - ori_X_y
-        ct.store(loss, index=(program_id,), tile=loss_2, allow_tma=False)
+        ct.store(loss, index=(program_id,), tile=loss_2, allow_tma=USE_TMA)
+
+
+CROSS_ENTROPY_FORWARD_KERNEL_CONFIGS = [
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `cross_entropy_forward_kernel` on the first launch of each shape key.
+    {"USE_TMA": False},
+    {"USE_TMA": True},
+]
+_cross_entropy_forward_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def cross_entropy(
@@ -98,10 +108,30 @@ def cross_entropy(
     loss_1d = torch.empty(n_rows, dtype=torch.float32, device=logits.device)
     target = target.to(torch.int64)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (
+        logits.shape,
+        target.shape,
+        loss_1d.shape,
+        logits.dtype,
+        target.dtype,
+        loss_1d.dtype,
+        ignore_index,
+        BLOCK_SIZE,
+    )
+    if key not in _cross_entropy_forward_kernel_best:
+        _cross_entropy_forward_kernel_best[key] = ct.tune.exhaustive_search(
+            CROSS_ENTROPY_FORWARD_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (logits.size(0), 1, 1),
+            cross_entropy_forward_kernel,
+            lambda cfg: (logits, target, loss_1d.clone(), ignore_index, BLOCK_SIZE, cfg["USE_TMA"]),
+            quiet=True,
+        ).best.config
+    cfg = _cross_entropy_forward_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
         (logits.size(0), 1, 1),
         cross_entropy_forward_kernel,
-        (logits, target, loss_1d, ignore_index, BLOCK_SIZE),
+        (logits, target, loss_1d, ignore_index, BLOCK_SIZE, cfg["USE_TMA"]),
     )
     return loss_1d

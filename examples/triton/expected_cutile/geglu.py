@@ -14,25 +14,32 @@ import torch
 import cuda.tile as ct
 
 
-# tiletrans: the source has 4 configs; this launch uses the first (tune the ct.Constant tile sizes
-# with ct.tune)
 @ct.kernel
 def _geglu_tanh_forward_kernel(
     a,
     b,
     c,
     BLOCK_SIZE: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile = ct.bid(0)
     a_tile = ct.astype(
         ct.load(
-            a, index=(tile,), shape=(BLOCK_SIZE,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+            a,
+            index=(tile,),
+            shape=(BLOCK_SIZE,),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
     b_tile = ct.astype(
         ct.load(
-            b, index=(tile,), shape=(BLOCK_SIZE,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+            b,
+            index=(tile,),
+            shape=(BLOCK_SIZE,),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -53,7 +60,16 @@ def _geglu_tanh_forward_kernel(
     )
     geglu_a = 0.5 * a_tile * (1 + tanh_result)
     c_tile = geglu_a * b_tile
-    ct.store(c, index=(tile,), tile=ct.astype(c_tile, c.dtype), allow_tma=False)
+    ct.store(c, index=(tile,), tile=ct.astype(c_tile, c.dtype), allow_tma=USE_TMA)
+
+
+_GEGLU_TANH_FORWARD_KERNEL_CONFIGS = [
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_geglu_tanh_forward_kernel` on the first launch of each shape key.
+    {"USE_TMA": False},
+    {"USE_TMA": True},
+]
+_geglu_tanh_forward_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def geglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -63,10 +79,29 @@ def geglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     c = torch.empty_like(a)
     BLOCK_SIZE = 1024
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (
+        a.view(-1).shape,
+        b.view(-1).shape,
+        c.view(-1).shape,
+        a.view(-1).dtype,
+        b.view(-1).dtype,
+        c.view(-1).dtype,
+        BLOCK_SIZE,
+    )
+    if key not in _geglu_tanh_forward_kernel_best:
+        _geglu_tanh_forward_kernel_best[key] = ct.tune.exhaustive_search(
+            _GEGLU_TANH_FORWARD_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(c.view(-1).size(0), BLOCK_SIZE), 1, 1),
+            _geglu_tanh_forward_kernel,
+            lambda cfg: (a.view(-1), b.view(-1), c.view(-1).clone(), BLOCK_SIZE, cfg["USE_TMA"]),
+            quiet=True,
+        ).best.config
+    cfg = _geglu_tanh_forward_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(c.view(-1).size(0), BLOCK_SIZE), 1, 1),
         _geglu_tanh_forward_kernel,
-        (a.view(-1), b.view(-1), c.view(-1), BLOCK_SIZE),
+        (a.view(-1), b.view(-1), c.view(-1), BLOCK_SIZE, cfg["USE_TMA"]),
     )
     return c

@@ -23,33 +23,39 @@ def scale_bias_kernel(
     alpha: float,
     BLOCK_M: ct.Constant[int],
     BLOCK_N: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
     # Masks are only materialized for the ragged dimensions.
     bias_tile = ct.load(
-        bias, index=(tile_n,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+        bias, index=(tile_n,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO, allow_tma=USE_TMA
     )
     x_tile = ct.load(
         x,
         index=(tile_m, tile_n),
         shape=(BLOCK_M, BLOCK_N),
         padding_mode=ct.PaddingMode.ZERO,
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
     out_tile = ct.astype(x_tile, ct.float32) * alpha + ct.astype(bias_tile, ct.float32)[None, :]
     out_tile_2 = ct.astype(out_tile, out.dtype)
-    ct.store(out, index=(tile_m, tile_n), tile=out_tile_2, allow_tma=False)
+    ct.store(out, index=(tile_m, tile_n), tile=out_tile_2, allow_tma=USE_TMA)
 
 
 SCALE_BIAS_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `scale_bias_kernel` on the first launch
-    # of each shape key.
-    {"BLOCK_M": 32, "BLOCK_N": 128},
-    {"BLOCK_M": 16, "BLOCK_N": 128},
-    {"BLOCK_M": 8, "BLOCK_N": 256},
-    {"BLOCK_M": 64, "BLOCK_N": 64},
-    {"BLOCK_M": 8, "BLOCK_N": 128},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `scale_bias_kernel` on the first launch of each shape key.
+    {"BLOCK_M": 32, "BLOCK_N": 128, "USE_TMA": False},
+    {"BLOCK_M": 32, "BLOCK_N": 128, "USE_TMA": True},
+    {"BLOCK_M": 16, "BLOCK_N": 128, "USE_TMA": False},
+    {"BLOCK_M": 16, "BLOCK_N": 128, "USE_TMA": True},
+    {"BLOCK_M": 8, "BLOCK_N": 256, "USE_TMA": False},
+    {"BLOCK_M": 8, "BLOCK_N": 256, "USE_TMA": True},
+    {"BLOCK_M": 64, "BLOCK_N": 64, "USE_TMA": False},
+    {"BLOCK_M": 64, "BLOCK_N": 64, "USE_TMA": True},
+    {"BLOCK_M": 8, "BLOCK_N": 128, "USE_TMA": False},
+    {"BLOCK_M": 8, "BLOCK_N": 128, "USE_TMA": True},
 ]
 _scale_bias_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -69,7 +75,15 @@ def heuristics(x: torch.Tensor, bias: torch.Tensor, alpha: float = 1.0) -> torch
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(x.size(0), cfg["BLOCK_M"]), ct.cdiv(x.size(1), cfg["BLOCK_N"]), 1),
             scale_bias_kernel,
-            lambda cfg: (x, bias, out.clone(), alpha, cfg["BLOCK_M"], cfg["BLOCK_N"]),
+            lambda cfg: (
+                x,
+                bias,
+                out.clone(),
+                alpha,
+                cfg["BLOCK_M"],
+                cfg["BLOCK_N"],
+                cfg["USE_TMA"],
+            ),
             quiet=True,
         ).best.config
     cfg = _scale_bias_kernel_best[key]
@@ -77,6 +91,6 @@ def heuristics(x: torch.Tensor, bias: torch.Tensor, alpha: float = 1.0) -> torch
         torch.cuda.current_stream(),
         (ct.cdiv(x.size(0), cfg["BLOCK_M"]), ct.cdiv(x.size(1), cfg["BLOCK_N"]), 1),
         scale_bias_kernel,
-        (x, bias, out, alpha, cfg["BLOCK_M"], cfg["BLOCK_N"]),
+        (x, bias, out, alpha, cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["USE_TMA"]),
     )
     return out

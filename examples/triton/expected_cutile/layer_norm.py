@@ -27,6 +27,7 @@ def _layer_norm_fwd_fused(
     eps: float,
     ROWS: ct.Constant[int],
     BLOCK_SIZE: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     row = ct.bid(0)
     # Compute mean
@@ -38,7 +39,7 @@ def _layer_norm_fwd_fused(
                 index=(row, tile_off),
                 shape=(ROWS, BLOCK_SIZE),
                 padding_mode=ct.PaddingMode.ZERO,
-                allow_tma=False,
+                allow_tma=USE_TMA,
             ),
             ct.float32,
         )
@@ -58,7 +59,7 @@ def _layer_norm_fwd_fused(
                 index=(row, tile_off_2),
                 shape=(ROWS, BLOCK_SIZE),
                 padding_mode=ct.PaddingMode.ZERO,
-                allow_tma=False,
+                allow_tma=USE_TMA,
             ),
             ct.float32,
         )
@@ -78,15 +79,15 @@ def _layer_norm_fwd_fused(
     var = ct.truediv(_var, N, rounding_mode=ct.RoundingMode.FULL)
     rstd_2 = ct.truediv(1, ct.sqrt(var + eps), rounding_mode=ct.RoundingMode.FULL)
     # Write mean / rstd
-    ct.store(Mean, index=(row,), tile=mean_2, allow_tma=False)
-    ct.store(Rstd, index=(row,), tile=rstd_2, allow_tma=False)
+    ct.store(Mean, index=(row,), tile=mean_2, allow_tma=USE_TMA)
+    ct.store(Rstd, index=(row,), tile=rstd_2, allow_tma=USE_TMA)
     # Normalize and apply linear transformation
     for tile_off_3 in range(ct.cdiv(N, BLOCK_SIZE)):
         w = ct.astype(
-            ct.load(W, index=(tile_off_3,), shape=(BLOCK_SIZE,), allow_tma=False), ct.float32
+            ct.load(W, index=(tile_off_3,), shape=(BLOCK_SIZE,), allow_tma=USE_TMA), ct.float32
         )
         b = ct.astype(
-            ct.load(B, index=(tile_off_3,), shape=(BLOCK_SIZE,), allow_tma=False), ct.float32
+            ct.load(B, index=(tile_off_3,), shape=(BLOCK_SIZE,), allow_tma=USE_TMA), ct.float32
         )
         x_tile_3 = ct.astype(
             ct.load(
@@ -94,24 +95,29 @@ def _layer_norm_fwd_fused(
                 index=(row, tile_off_3),
                 shape=(ROWS, BLOCK_SIZE),
                 padding_mode=ct.PaddingMode.ZERO,
-                allow_tma=False,
+                allow_tma=USE_TMA,
             ),
             ct.float32,
         )
         x_hat = (x_tile_3 - mean_2[:, None]) * rstd_2[:, None]
         y_tile = x_hat * w + b
         # Write output
-        ct.store(Y, index=(row, tile_off_3), tile=ct.astype(y_tile, Y.dtype), allow_tma=False)
+        ct.store(Y, index=(row, tile_off_3), tile=ct.astype(y_tile, Y.dtype), allow_tma=USE_TMA)
 
 
 _LAYER_NORM_FWD_FUSED_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_layer_norm_fwd_fused` on the first
-    # launch of each shape key.
-    {"ROWS": 4},
-    {"ROWS": 1},
-    {"ROWS": 2},
-    {"ROWS": 8},
-    {"ROWS": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_layer_norm_fwd_fused` on the first launch of each shape key.
+    {"ROWS": 4, "USE_TMA": False},
+    {"ROWS": 4, "USE_TMA": True},
+    {"ROWS": 1, "USE_TMA": False},
+    {"ROWS": 1, "USE_TMA": True},
+    {"ROWS": 2, "USE_TMA": False},
+    {"ROWS": 2, "USE_TMA": True},
+    {"ROWS": 8, "USE_TMA": False},
+    {"ROWS": 8, "USE_TMA": True},
+    {"ROWS": 16, "USE_TMA": False},
+    {"ROWS": 16, "USE_TMA": True},
 ]
 _layer_norm_fwd_fused_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -172,6 +178,7 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
                 eps,
                 cfg["ROWS"],
                 BLOCK_SIZE,
+                cfg["USE_TMA"],
             ),
             quiet=True,
         ).best.config
@@ -180,6 +187,6 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
         torch.cuda.current_stream(),
         (ct.cdiv(x_arg.size(0), cfg["ROWS"]), 1, 1),
         _layer_norm_fwd_fused,
-        (x_arg, y, weight, bias, mean, rstd, N, eps, cfg["ROWS"], BLOCK_SIZE),
+        (x_arg, y, weight, bias, mean, rstd, N, eps, cfg["ROWS"], BLOCK_SIZE, cfg["USE_TMA"]),
     )
     return y.reshape(x.shape), mean, rstd

@@ -26,6 +26,7 @@ def _rms_norm_forward_kernel(
     eps: float,
     ROWS: ct.Constant[int],
     BLOCK_N_COLS: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     row_idx = ct.bid(0)
     X_row = ct.load(
@@ -33,10 +34,10 @@ def _rms_norm_forward_kernel(
         index=(row_idx, 0),
         shape=(ROWS, BLOCK_N_COLS),
         padding_mode=ct.PaddingMode.ZERO,
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
     W_row = ct.load(
-        W, index=(0,), shape=(BLOCK_N_COLS,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+        W, index=(0,), shape=(BLOCK_N_COLS,), padding_mode=ct.PaddingMode.ZERO, allow_tma=USE_TMA
     )
     # Upcast to fp32 for the reduction (llama-style casting).
     X_row_2 = ct.astype(X_row, ct.float32)
@@ -45,20 +46,25 @@ def _rms_norm_forward_kernel(
     )
     rstd = ct.rsqrt(mean_square + eps)
     # Caching rstd is cheap (one float per row) and saves recomputation in backward.
-    ct.store(RSTD, index=(row_idx,), tile=rstd, allow_tma=False)
+    ct.store(RSTD, index=(row_idx,), tile=rstd, allow_tma=USE_TMA)
     X_row_3 = X_row_2 * rstd[:, None]
     Y_row = X_row_3 * ct.astype(W_row, ct.float32)
-    ct.store(Y, index=(row_idx, 0), tile=ct.astype(Y_row, Y.dtype), allow_tma=False)
+    ct.store(Y, index=(row_idx, 0), tile=ct.astype(Y_row, Y.dtype), allow_tma=USE_TMA)
 
 
 _RMS_NORM_FORWARD_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_rms_norm_forward_kernel` on the first
-    # launch of each shape key.
-    {"ROWS": 4},
-    {"ROWS": 1},
-    {"ROWS": 2},
-    {"ROWS": 8},
-    {"ROWS": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_rms_norm_forward_kernel` on the first launch of each shape key.
+    {"ROWS": 4, "USE_TMA": False},
+    {"ROWS": 4, "USE_TMA": True},
+    {"ROWS": 1, "USE_TMA": False},
+    {"ROWS": 1, "USE_TMA": True},
+    {"ROWS": 2, "USE_TMA": False},
+    {"ROWS": 2, "USE_TMA": True},
+    {"ROWS": 8, "USE_TMA": False},
+    {"ROWS": 8, "USE_TMA": True},
+    {"ROWS": 16, "USE_TMA": False},
+    {"ROWS": 16, "USE_TMA": True},
 ]
 _rms_norm_forward_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -119,6 +125,7 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.
                 eps,
                 cfg["ROWS"],
                 1 << (n_cols - 1).bit_length(),
+                cfg["USE_TMA"],
             ),
             quiet=True,
         ).best.config
@@ -127,6 +134,16 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.
         torch.cuda.current_stream(),
         (ct.cdiv(X.size(0), cfg["ROWS"]), 1, 1),
         _rms_norm_forward_kernel,
-        (Y, X, weight, RSTD, n_cols, eps, cfg["ROWS"], 1 << (n_cols - 1).bit_length()),
+        (
+            Y,
+            X,
+            weight,
+            RSTD,
+            n_cols,
+            eps,
+            cfg["ROWS"],
+            1 << (n_cols - 1).bit_length(),
+            cfg["USE_TMA"],
+        ),
     )
     return Y.view(*shape)

@@ -13,14 +13,13 @@ import triton
 import cuda.tile as ct
 
 
-# tiletrans: the source has 5 configs; this launch uses the first (tune the ct.Constant tile sizes
-# with ct.tune)
 @ct.kernel
 def row_sum_kernel(
     x,
     out,
     BLOCK_M: ct.Constant[int],
     BLOCK_N: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile_m = ct.bid(0)
     acc = ct.zeros((BLOCK_M,), dtype=ct.float32)
@@ -30,7 +29,7 @@ def row_sum_kernel(
             index=(tile_m, tile_n),
             shape=(BLOCK_M, BLOCK_N),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         )
         acc = acc + ct.sum(
             ct.where(
@@ -40,7 +39,16 @@ def row_sum_kernel(
             ),
             axis=1,
         )
-    ct.store(out, index=(tile_m,), tile=ct.astype(acc, out.dtype), allow_tma=False)
+    ct.store(out, index=(tile_m,), tile=ct.astype(acc, out.dtype), allow_tma=USE_TMA)
+
+
+ROW_SUM_KERNEL_CONFIGS = [
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `row_sum_kernel` on the first launch of each shape key.
+    {"USE_TMA": False},
+    {"USE_TMA": True},
+]
+_row_sum_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def row_sum(x: torch.Tensor) -> torch.Tensor:
@@ -51,10 +59,21 @@ def row_sum(x: torch.Tensor) -> torch.Tensor:
     BLOCK_M = 16
     BLOCK_N = min(triton.next_power_of_2(N), 256)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (x.shape, out.shape, x.dtype, out.dtype, BLOCK_M, BLOCK_N)
+    if key not in _row_sum_kernel_best:
+        _row_sum_kernel_best[key] = ct.tune.exhaustive_search(
+            ROW_SUM_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(x.size(0), BLOCK_M), 1, 1),
+            row_sum_kernel,
+            lambda cfg: (x, out.clone(), BLOCK_M, BLOCK_N, cfg["USE_TMA"]),
+            quiet=True,
+        ).best.config
+    cfg = _row_sum_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(x.size(0), BLOCK_M), 1, 1),
         row_sum_kernel,
-        (x, out, BLOCK_M, BLOCK_N),
+        (x, out, BLOCK_M, BLOCK_N, cfg["USE_TMA"]),
     )
     return out

@@ -19,6 +19,7 @@ def softmax_kernel(
     input,
     ROWS: ct.Constant[int],
     BLOCK_INPUT1: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     row_idx = ct.bid(0)
     mask_input1 = ct.arange(BLOCK_INPUT1, dtype=ct.int32) < input.shape[1]
@@ -30,7 +31,7 @@ def softmax_kernel(
             index=(row_idx, 0),
             shape=(ROWS, BLOCK_INPUT1),
             padding_mode=ct.PaddingMode.NEG_INF,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -41,18 +42,23 @@ def softmax_kernel(
     softmax_output = ct.truediv(numerator, denominator[:, None], rounding_mode=ct.RoundingMode.FULL)
     # Write back output to DRAM
     ct.store(
-        output, index=(row_idx, 0), tile=ct.astype(softmax_output, output.dtype), allow_tma=False
+        output, index=(row_idx, 0), tile=ct.astype(softmax_output, output.dtype), allow_tma=USE_TMA
     )
 
 
 SOFTMAX_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `softmax_kernel` on the first launch of
-    # each shape key.
-    {"ROWS": 4},
-    {"ROWS": 1},
-    {"ROWS": 2},
-    {"ROWS": 8},
-    {"ROWS": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `softmax_kernel` on the first launch of each shape key.
+    {"ROWS": 4, "USE_TMA": False},
+    {"ROWS": 4, "USE_TMA": True},
+    {"ROWS": 1, "USE_TMA": False},
+    {"ROWS": 1, "USE_TMA": True},
+    {"ROWS": 2, "USE_TMA": False},
+    {"ROWS": 2, "USE_TMA": True},
+    {"ROWS": 8, "USE_TMA": False},
+    {"ROWS": 8, "USE_TMA": True},
+    {"ROWS": 16, "USE_TMA": False},
+    {"ROWS": 16, "USE_TMA": True},
 ]
 _softmax_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -84,7 +90,13 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(x.size(0), cfg["ROWS"]), 1, 1),
             softmax_kernel,
-            lambda cfg: (y.clone(), x, cfg["ROWS"], 1 << (x.size(1) - 1).bit_length()),
+            lambda cfg: (
+                y.clone(),
+                x,
+                cfg["ROWS"],
+                1 << (x.size(1) - 1).bit_length(),
+                cfg["USE_TMA"],
+            ),
             quiet=True,
         ).best.config
     cfg = _softmax_kernel_best[key]
@@ -92,6 +104,6 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
         torch.cuda.current_stream(),
         (ct.cdiv(x.size(0), cfg["ROWS"]), 1, 1),
         softmax_kernel,
-        (y, x, cfg["ROWS"], 1 << (x.size(1) - 1).bit_length()),
+        (y, x, cfg["ROWS"], 1 << (x.size(1) - 1).bit_length(), cfg["USE_TMA"]),
     )
     return y

@@ -21,6 +21,7 @@ def _swiglu_forward_kernel(
     n_cols: int,
     ROWS: ct.Constant[int],
     BLOCK_N_COLS: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     program_id = ct.bid(0)
     # sigmoid requires type float32
@@ -30,7 +31,7 @@ def _swiglu_forward_kernel(
             index=(program_id, 0),
             shape=(ROWS, BLOCK_N_COLS),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -40,7 +41,7 @@ def _swiglu_forward_kernel(
             index=(program_id, 0),
             shape=(ROWS, BLOCK_N_COLS),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -53,17 +54,22 @@ def _swiglu_forward_kernel(
         )
         * b_row
     )
-    ct.store(c, index=(program_id, 0), tile=ct.astype(c_row, c.dtype), allow_tma=False)
+    ct.store(c, index=(program_id, 0), tile=ct.astype(c_row, c.dtype), allow_tma=USE_TMA)
 
 
 _SWIGLU_FORWARD_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_swiglu_forward_kernel` on the first
-    # launch of each shape key.
-    {"ROWS": 4},
-    {"ROWS": 1},
-    {"ROWS": 2},
-    {"ROWS": 8},
-    {"ROWS": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_swiglu_forward_kernel` on the first launch of each shape key.
+    {"ROWS": 4, "USE_TMA": False},
+    {"ROWS": 4, "USE_TMA": True},
+    {"ROWS": 1, "USE_TMA": False},
+    {"ROWS": 1, "USE_TMA": True},
+    {"ROWS": 2, "USE_TMA": False},
+    {"ROWS": 2, "USE_TMA": True},
+    {"ROWS": 8, "USE_TMA": False},
+    {"ROWS": 8, "USE_TMA": True},
+    {"ROWS": 16, "USE_TMA": False},
+    {"ROWS": 16, "USE_TMA": True},
 ]
 _swiglu_forward_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -86,7 +92,15 @@ def swiglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(a.size(0), cfg["ROWS"]), 1, 1),
             _swiglu_forward_kernel,
-            lambda cfg: (a, b, c.clone(), n_cols, cfg["ROWS"], 1 << (n_cols - 1).bit_length()),
+            lambda cfg: (
+                a,
+                b,
+                c.clone(),
+                n_cols,
+                cfg["ROWS"],
+                1 << (n_cols - 1).bit_length(),
+                cfg["USE_TMA"],
+            ),
             quiet=True,
         ).best.config
     cfg = _swiglu_forward_kernel_best[key]
@@ -94,6 +108,6 @@ def swiglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         torch.cuda.current_stream(),
         (ct.cdiv(a.size(0), cfg["ROWS"]), 1, 1),
         _swiglu_forward_kernel,
-        (a, b, c, n_cols, cfg["ROWS"], 1 << (n_cols - 1).bit_length()),
+        (a, b, c, n_cols, cfg["ROWS"], 1 << (n_cols - 1).bit_length(), cfg["USE_TMA"]),
     )
     return c.view(*ori_shape)

@@ -99,6 +99,7 @@ class CutileBackend(Backend):
         params = [p.name if p.kind == "tensor" else f"{p.name}: {p.kind}" for p in kernel.params]
         params += [f"{name}: {spell['config']}[int]" for name, _ in writer.sig.blocks]
         params += [f"{name}: {spell['config']}[int]" for name, _ in writer.sig.full]
+        params += [f"{name}: {spell['config']}[bool]" for name, _ in writer.sig.switches]
         text = render_template(
             "cutile",
             "kernel.py.j2",
@@ -144,6 +145,7 @@ class CutileBackend(Backend):
                 name: str(blocks[t]) if t in host_sized else f'{cfg}["{name}"]'
                 for name, t in writer.sig.blocks
             }
+            tuned.update({name: f'{cfg}["{name}"]' for name, _ in writer.sig.switches})
             prelude = _sms(kernel, launch, sms) + _search(
                 kernel, writer, hx, launch.texts, tuned, cfg, key, sms
             )
@@ -235,6 +237,7 @@ def _args(writer: KernelWriter, hx: HostPrinter, args: list[str], blocks: dict[s
     """The launch's argument tuple: the kernel's parameters, its tile sizes, its whole dims."""
     args = args + [blocks[name] for name, _ in writer.sig.blocks]
     args += [hx(ir.Call("next_power_of_2", (extent,))) for _, extent in writer.sig.full]
+    args += [blocks.get(name, repr(values[0])) for name, values in writer.sig.switches]
     return "(" + ", ".join(args) + ("," if len(args) == 1 else "") + ")"
 
 
@@ -355,22 +358,29 @@ def tuning_space(
     power-of-two value, knobs cuTile decides itself and sizes the host computes
     (``host_sized`` tunables) left out, duplicates dropped (first kept)."""
     out: list[dict[str, int]] = []
-    for config in kernel.configs:
+    for config in kernel.configs or ((),):
         c = dict(config)
         entry = {
             name: _block_value(kernel, t, c) for name, t in writer.sig.blocks if t not in host_sized
         }
-        if entry and entry not in out:
+        if entry not in out:
             out.append(entry)
-    return out
+    # Each switch of the spelling (TMA or not) doubles the space: every tile config with each
+    # value, the first value first (the default, what the CPU oracle runs).
+    for name, values in writer.sig.switches:
+        out = [{**entry, name: v} for entry in out for v in values]
+    return [entry for entry in out if entry]
 
 
 def _space_definitions(kernel: ir.Kernel, space: list[dict[str, int]]) -> str:
     """The module-level list of configs and the cache of the best per shape key."""
     import textwrap
 
+    what = "tile sizes"
+    if any(isinstance(v, bool) for entry in space for v in entry.values()):
+        what = "tile sizes (and switches such as TMA loads)"
     why = (
-        f"The tile sizes ct.tune.exhaustive_search tries for `{kernel.name}` on the first "
+        f"The {what} ct.tune.exhaustive_search tries for `{kernel.name}` on the first "
         "launch of each shape key."
     )
     lines = [f"{_configs_name(kernel)} = ["]

@@ -43,6 +43,9 @@ class KernelSignature:
     blocks: list[tuple[str, str]] = field(default_factory=list)
     # (constant name, extent): whole-dim tiles, the next power of two of the extent.
     full: list[tuple[str, ir.Expr]] = field(default_factory=list)
+    # (constant name, values): compile-time switches of the cuTile spelling alone (no IR
+    # tunable), searched with the tile sizes; the first value is the default.
+    switches: list[tuple[str, tuple[bool, ...]]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
 
@@ -81,13 +84,9 @@ class KernelWriter(CodePrinter):
             if isinstance(st, ir.Assign):
                 self.definitions.setdefault(st.target, []).append(st.value)
         self._sources_seen: set[str] = set()
-        #: Tile accesses of a kernel without dots go through the SMs' own loads and stores, not
-        #: the TMA unit (``[backend.kernel] no_tma``).
-        self.access_options = (
-            ""
-            if any(isinstance(e, ir.Dot) for e in all_exprs(kernel.body))
-            else self.spell["kernel"]["no_tma"]
-        )
+        #: A kernel without dots: its tile accesses use the TMA unit or not as the search finds
+        #: faster (``[backend.kernel] tma_switch``), and its float32 math the fast forms.
+        self.has_dot = any(isinstance(e, ir.Dot) for e in all_exprs(kernel.body))
         self._plan()
 
     # ------------------------------------------------------------------ planning
@@ -289,7 +288,11 @@ class KernelWriter(CodePrinter):
         if e.op in self.spell["fp32_only"]["ops"]:
             args = [self._as_f32(a, text) for a, text in zip(e.args, args)]
             fast = self.spell.get("pointwise_f32", {}).get(e.op)
-            if fast is not None and all(self._f32_after_conversion(a) for a in e.args):
+            if (
+                fast is not None
+                and not self.has_dot
+                and all(self._f32_after_conversion(a) for a in e.args)
+            ):
                 template = fast
         dtype = self.dtype(dtype_of(infer(e, self.env))) if "{dtype}" in template else ""
         text = template.format(*args, dtype=dtype)
@@ -308,7 +311,7 @@ class KernelWriter(CodePrinter):
         """``/`` of float32 tiles as ``[backend.kernel] truediv_f32`` (the division Triton and
         Helion compute, and cuTile's fast one); any other operator as Python spells it."""
         t = infer(e, self.env)
-        if e.op != "/" or not dims_of(t) or dtype_of(t) != ir.F32:
+        if e.op != "/" or self.has_dot or not dims_of(t) or dtype_of(t) != ir.F32:
             return super()._ex_BinOp(e)
         template = self.spell["kernel"]["truediv_f32"]
         return template.format(self.text(e.lhs, 0), self.text(e.rhs, 0)), ATOM
@@ -488,13 +491,23 @@ class KernelWriter(CodePrinter):
             args += f", padding_mode=ct.PaddingMode.{mode}"
         elif e.other is not None:
             args += ", padding_mode=ct.PaddingMode.NAN"
-        text = f"ct.load({args}{self.access_options})"
+        text = f"ct.load({args}{self.access_options()})"
         dims = dims_of(self.type_of(e))
         if self.tensor_shape(e.tensor, e.index) != self.shape(dims):
             text = f"ct.reshape({text}, {self.shape(dims)})"
         if fill is not None:
             text = self.masked_load_fill(text, dims, fill)
         return text, ATOM
+
+    def access_options(self) -> str:
+        """The options of a tile load or store: in a kernel without dots, ``allow_tma=`` a
+        switch the launch searches (added to the signature at its first use)."""
+        if self.has_dot:
+            return ""
+        if not self.sig.switches:
+            switch = unique(self.spell["kernel"]["tma_switch"], self.taken)
+            self.sig.switches.append((switch, (False, True)))
+        return f", allow_tma={self.sig.switches[0][0]}"
 
     def masked_load_fill(self, text: str, dims: tuple[ir.Dim, ...], fill: float) -> str:
         """A load padded with a value no padding mode has: zero-padded, then ``ct.where``."""
@@ -588,7 +601,7 @@ class KernelWriter(CodePrinter):
             value = f"ct.broadcast_to({value}, {shape})"
         self.emit(
             f"ct.store({self.array(s.tensor, s.index)}, index={index}, tile={value}"
-            f"{self.access_options})"
+            f"{self.access_options()})"
         )
 
     def _st_AtomicRMW(self, s: ir.AtomicRMW) -> None:

@@ -183,9 +183,12 @@ class SpaceReader:
         raise self.error(node, f"`{source_of(node)}` is no literal sequence", SPACE_HELP)
 
     def value(self, node: cst.BaseExpression, env: dict, fn: cst.FunctionDef) -> object:
-        """A literal: an int, a string, a name the comprehension binds, or a tuple of those."""
+        """A literal: an int, a bool, a string, a name the comprehension binds, or a tuple of
+        those."""
         if isinstance(node, cst.Integer):
             return int(node.value)
+        if isinstance(node, cst.Name) and node.value in ("True", "False") and node.value not in env:
+            return node.value == "True"
         if isinstance(node, cst.SimpleString):
             return node.evaluated_value
         if isinstance(node, cst.Name) and node.value in env:
@@ -227,7 +230,9 @@ class SpaceReader:
         else:
             raise self.error(node, f"the config `{source_of(node)}` is not read", SPACE_HELP)
         for key, value in out.items():
-            if not isinstance(value, int) or isinstance(value, bool):
+            # A bool switches a spelling the search may choose either way (`allow_tma=`), so it
+            # cannot change results: the IR keeps the sizes only.
+            if not isinstance(value, int):
                 raise self.error(
                     node, f"config value {key}={value!r} is no integer", "tune integer sizes"
                 )

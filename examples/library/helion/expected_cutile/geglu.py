@@ -32,6 +32,7 @@ def _geglu_fwd_kernel(
     n: int,
     BLOCK_SIZE_M: ct.Constant[int],
     BLOCK_SIZE_N: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
@@ -41,7 +42,7 @@ def _geglu_fwd_kernel(
             index=(tile_m, tile_n),
             shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -58,24 +59,29 @@ def _geglu_fwd_kernel(
                     index=(tile_m, tile_n),
                     shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
                     padding_mode=ct.PaddingMode.ZERO,
-                    allow_tma=False,
+                    allow_tma=USE_TMA,
                 ),
                 ct.float32,
             ),
             out.dtype,
         ),
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
 
 
 _GEGLU_FWD_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_geglu_fwd_kernel` on the first launch
-    # of each shape key.
-    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128},
-    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128},
-    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256},
-    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64},
-    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 128},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_geglu_fwd_kernel` on the first launch of each shape key.
+    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 128, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 128, "USE_TMA": True},
 ]
 _geglu_fwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -95,7 +101,16 @@ def geglu_fwd(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
             _geglu_fwd_kernel,
-            lambda cfg: (a, b, out.clone(), m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"]),
+            lambda cfg: (
+                a,
+                b,
+                out.clone(),
+                m,
+                n,
+                cfg["BLOCK_SIZE_M"],
+                cfg["BLOCK_SIZE_N"],
+                cfg["USE_TMA"],
+            ),
             quiet=True,
         ).best.config
     cfg = _geglu_fwd_kernel_best[key]
@@ -103,7 +118,7 @@ def geglu_fwd(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         torch.cuda.current_stream(),
         (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
         _geglu_fwd_kernel,
-        (a, b, out, m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"]),
+        (a, b, out, m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"], cfg["USE_TMA"]),
     )
     return out
 
@@ -119,6 +134,7 @@ def _geglu_bwd_kernel(
     n: int,
     BLOCK_SIZE_M: ct.Constant[int],
     BLOCK_SIZE_N: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
@@ -128,7 +144,7 @@ def _geglu_bwd_kernel(
             index=(tile_m, tile_n),
             shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -138,7 +154,7 @@ def _geglu_bwd_kernel(
             index=(tile_m, tile_n),
             shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -148,7 +164,7 @@ def _geglu_bwd_kernel(
             index=(tile_m, tile_n),
             shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -157,7 +173,7 @@ def _geglu_bwd_kernel(
     tanh_result = ct.tanh(tanh_arg)
     gelu_a = 0.5 * a_f * (1.0 + tanh_result)
     ct.store(
-        grad_b, index=(tile_m, tile_n), tile=ct.astype(dc * gelu_a, grad_b.dtype), allow_tma=False
+        grad_b, index=(tile_m, tile_n), tile=ct.astype(dc * gelu_a, grad_b.dtype), allow_tma=USE_TMA
     )
     term1 = 0.5 * (1.0 + tanh_result)
     tanh_sq = tanh_result * tanh_result
@@ -166,18 +182,23 @@ def _geglu_bwd_kernel(
         grad_a,
         index=(tile_m, tile_n),
         tile=ct.astype(dc * b_f * (term1 + term2), grad_a.dtype),
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
 
 
 _GEGLU_BWD_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_geglu_bwd_kernel` on the first launch
-    # of each shape key.
-    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128},
-    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128},
-    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256},
-    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64},
-    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 128},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_geglu_bwd_kernel` on the first launch of each shape key.
+    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 128, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 128, "USE_TMA": True},
 ]
 _geglu_bwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -224,6 +245,7 @@ def geglu_bwd(
                 n,
                 cfg["BLOCK_SIZE_M"],
                 cfg["BLOCK_SIZE_N"],
+                cfg["USE_TMA"],
             ),
             quiet=True,
         ).best.config
@@ -232,7 +254,18 @@ def geglu_bwd(
         torch.cuda.current_stream(),
         (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
         _geglu_bwd_kernel,
-        (grad_out, a, b, grad_a, grad_b, m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"]),
+        (
+            grad_out,
+            a,
+            b,
+            grad_a,
+            grad_b,
+            m,
+            n,
+            cfg["BLOCK_SIZE_M"],
+            cfg["BLOCK_SIZE_N"],
+            cfg["USE_TMA"],
+        ),
     )
     return grad_a, grad_b
 

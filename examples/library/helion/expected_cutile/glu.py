@@ -24,6 +24,7 @@ def _swiglu_fwd_kernel(
     n: int,
     BLOCK_SIZE_M: ct.Constant[int],
     BLOCK_SIZE_N: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
@@ -33,7 +34,7 @@ def _swiglu_fwd_kernel(
             index=(tile_m, tile_n),
             shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -53,24 +54,29 @@ def _swiglu_fwd_kernel(
                     index=(tile_m, tile_n),
                     shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
                     padding_mode=ct.PaddingMode.ZERO,
-                    allow_tma=False,
+                    allow_tma=USE_TMA,
                 ),
                 ct.float32,
             ),
             out.dtype,
         ),
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
 
 
 _SWIGLU_FWD_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_swiglu_fwd_kernel` on the first launch
-    # of each shape key.
-    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128},
-    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128},
-    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256},
-    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64},
-    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 128},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_swiglu_fwd_kernel` on the first launch of each shape key.
+    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 128, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 128, "USE_TMA": True},
 ]
 _swiglu_fwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -90,7 +96,16 @@ def swiglu_fwd(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
             _swiglu_fwd_kernel,
-            lambda cfg: (a, b, out.clone(), m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"]),
+            lambda cfg: (
+                a,
+                b,
+                out.clone(),
+                m,
+                n,
+                cfg["BLOCK_SIZE_M"],
+                cfg["BLOCK_SIZE_N"],
+                cfg["USE_TMA"],
+            ),
             quiet=True,
         ).best.config
     cfg = _swiglu_fwd_kernel_best[key]
@@ -98,7 +113,7 @@ def swiglu_fwd(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         torch.cuda.current_stream(),
         (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
         _swiglu_fwd_kernel,
-        (a, b, out, m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"]),
+        (a, b, out, m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"], cfg["USE_TMA"]),
     )
     return out.view(*shape)
 
@@ -114,6 +129,7 @@ def _swiglu_bwd_kernel(
     n: int,
     BLOCK_SIZE_M: ct.Constant[int],
     BLOCK_SIZE_N: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
@@ -123,7 +139,7 @@ def _swiglu_bwd_kernel(
             index=(tile_m, tile_n),
             shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -133,7 +149,7 @@ def _swiglu_bwd_kernel(
             index=(tile_m, tile_n),
             shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -143,7 +159,7 @@ def _swiglu_bwd_kernel(
             index=(tile_m, tile_n),
             shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -154,24 +170,29 @@ def _swiglu_bwd_kernel(
     )
     silu_a = a_tile * sig
     ct.store(
-        grad_b, index=(tile_m, tile_n), tile=ct.astype(dy * silu_a, grad_b.dtype), allow_tma=False
+        grad_b, index=(tile_m, tile_n), tile=ct.astype(dy * silu_a, grad_b.dtype), allow_tma=USE_TMA
     )
     ct.store(
         grad_a,
         index=(tile_m, tile_n),
         tile=ct.astype(dy * b_tile * (sig + silu_a * (1.0 - sig)), grad_a.dtype),
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
 
 
 _SWIGLU_BWD_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_swiglu_bwd_kernel` on the first launch
-    # of each shape key.
-    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128},
-    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128},
-    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256},
-    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64},
-    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 128},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_swiglu_bwd_kernel` on the first launch of each shape key.
+    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 128, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 128, "USE_TMA": True},
 ]
 _swiglu_bwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -218,6 +239,7 @@ def swiglu_bwd(
                 n,
                 cfg["BLOCK_SIZE_M"],
                 cfg["BLOCK_SIZE_N"],
+                cfg["USE_TMA"],
             ),
             quiet=True,
         ).best.config
@@ -226,7 +248,18 @@ def swiglu_bwd(
         torch.cuda.current_stream(),
         (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
         _swiglu_bwd_kernel,
-        (grad_out, a, b, grad_a, grad_b, m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"]),
+        (
+            grad_out,
+            a,
+            b,
+            grad_a,
+            grad_b,
+            m,
+            n,
+            cfg["BLOCK_SIZE_M"],
+            cfg["BLOCK_SIZE_N"],
+            cfg["USE_TMA"],
+        ),
     )
     return grad_a.view(*shape), grad_b.view(*shape)
 
@@ -240,6 +273,7 @@ def _geglu_kernel(
     n: int,
     BLOCK_SIZE_M: ct.Constant[int],
     BLOCK_SIZE_N: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
@@ -249,7 +283,7 @@ def _geglu_kernel(
             index=(tile_m, tile_n),
             shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -269,24 +303,29 @@ def _geglu_kernel(
                     index=(tile_m, tile_n),
                     shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
                     padding_mode=ct.PaddingMode.ZERO,
-                    allow_tma=False,
+                    allow_tma=USE_TMA,
                 ),
                 ct.float32,
             ),
             out.dtype,
         ),
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
 
 
 _GEGLU_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_geglu_kernel` on the first launch of
-    # each shape key.
-    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128},
-    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128},
-    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256},
-    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64},
-    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 128},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_geglu_kernel` on the first launch of each shape key.
+    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 128, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 128, "USE_TMA": True},
 ]
 _geglu_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -308,7 +347,16 @@ def geglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
             _geglu_kernel,
-            lambda cfg: (a, b, out.clone(), m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"]),
+            lambda cfg: (
+                a,
+                b,
+                out.clone(),
+                m,
+                n,
+                cfg["BLOCK_SIZE_M"],
+                cfg["BLOCK_SIZE_N"],
+                cfg["USE_TMA"],
+            ),
             quiet=True,
         ).best.config
     cfg = _geglu_kernel_best[key]
@@ -316,7 +364,7 @@ def geglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         torch.cuda.current_stream(),
         (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
         _geglu_kernel,
-        (a, b, out, m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"]),
+        (a, b, out, m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"], cfg["USE_TMA"]),
     )
     return out.view(*shape)
 

@@ -38,6 +38,7 @@ def _group_norm_fwd_kernel(
     BLOCK_HW: ct.Constant[int],
     BLOCK_WEIGHT1: ct.Constant[int],
     BLOCK_BIAS1: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile_n = ct.bid(0)
     tile_g = ct.bid(1)
@@ -49,7 +50,7 @@ def _group_norm_fwd_kernel(
             index=(tile_n, tile_g, 0, 0),
             shape=(BLOCK_SIZE_N, BLOCK_SIZE_G, BLOCK_CPG, BLOCK_HW),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -78,7 +79,7 @@ def _group_norm_fwd_kernel(
             index=(tile_g, 0),
             shape=(BLOCK_SIZE_G, BLOCK_WEIGHT1),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -88,24 +89,29 @@ def _group_norm_fwd_kernel(
             index=(tile_g, 0),
             shape=(BLOCK_SIZE_G, BLOCK_BIAS1),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
     y = centered * r[:, :, None, None] * w[None, :, :, None] + b[None, :, :, None]
-    ct.store(out, index=(tile_n, tile_g, 0, 0), tile=ct.astype(y, out.dtype), allow_tma=False)
-    ct.store(mean, index=(tile_n, tile_g), tile=mu, allow_tma=False)
-    ct.store(rstd, index=(tile_n, tile_g), tile=r, allow_tma=False)
+    ct.store(out, index=(tile_n, tile_g, 0, 0), tile=ct.astype(y, out.dtype), allow_tma=USE_TMA)
+    ct.store(mean, index=(tile_n, tile_g), tile=mu, allow_tma=USE_TMA)
+    ct.store(rstd, index=(tile_n, tile_g), tile=r, allow_tma=USE_TMA)
 
 
 _GROUP_NORM_FWD_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_group_norm_fwd_kernel` on the first
-    # launch of each shape key.
-    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 4},
-    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 1},
-    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 2},
-    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 8},
-    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_group_norm_fwd_kernel` on the first launch of each shape key.
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 4, "USE_TMA": False},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 4, "USE_TMA": True},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 1, "USE_TMA": False},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 1, "USE_TMA": True},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 2, "USE_TMA": False},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 2, "USE_TMA": True},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 8, "USE_TMA": False},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 8, "USE_TMA": True},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 16, "USE_TMA": False},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 16, "USE_TMA": True},
 ]
 _group_norm_fwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -166,6 +172,7 @@ def group_norm_fwd(
                 1 << (hw - 1).bit_length(),
                 1 << (weight.size(1) - 1).bit_length(),
                 1 << (bias.size(1) - 1).bit_length(),
+                cfg["USE_TMA"],
             ),
             quiet=True,
         ).best.config
@@ -192,6 +199,7 @@ def group_norm_fwd(
             1 << (hw - 1).bit_length(),
             1 << (weight.size(1) - 1).bit_length(),
             1 << (bias.size(1) - 1).bit_length(),
+            cfg["USE_TMA"],
         ),
     )
     return out, mean, rstd
@@ -218,6 +226,7 @@ def _group_norm_bwd_kernel(
     BLOCK_GRAD_OUT2: ct.Constant[int],
     BLOCK_GRAD_OUT3: ct.Constant[int],
     BLOCK_WEIGHT1: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile_n = ct.bid(0)
     tile_g = ct.bid(1)
@@ -229,7 +238,7 @@ def _group_norm_bwd_kernel(
             index=(tile_n, tile_g, 0, 0),
             shape=(BLOCK_SIZE_N, BLOCK_SIZE_G, BLOCK_CPG, BLOCK_HW),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -239,7 +248,7 @@ def _group_norm_bwd_kernel(
             index=(tile_n, tile_g, 0, 0),
             shape=(BLOCK_SIZE_N, BLOCK_SIZE_G, BLOCK_GRAD_OUT2, BLOCK_GRAD_OUT3),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -248,14 +257,14 @@ def _group_norm_bwd_kernel(
         index=(tile_n, tile_g),
         shape=(BLOCK_SIZE_N, BLOCK_SIZE_G),
         padding_mode=ct.PaddingMode.ZERO,
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
     r = ct.load(
         rstd,
         index=(tile_n, tile_g),
         shape=(BLOCK_SIZE_N, BLOCK_SIZE_G),
         padding_mode=ct.PaddingMode.ZERO,
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
     x_hat = (xg - mu[:, :, None, None]) * r[:, :, None, None]
     w = ct.astype(
@@ -264,7 +273,7 @@ def _group_norm_bwd_kernel(
             index=(tile_g, 0),
             shape=(BLOCK_SIZE_G, BLOCK_WEIGHT1),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -296,25 +305,30 @@ def _group_norm_bwd_kernel(
     )
     dx = (dx_hat - x_hat * c1[:, :, None, None] - c2[:, :, None, None]) * r[:, :, None, None]
     ct.store(
-        grad_x, index=(tile_n, tile_g, 0, 0), tile=ct.astype(dx, grad_x.dtype), allow_tma=False
+        grad_x, index=(tile_n, tile_g, 0, 0), tile=ct.astype(dx, grad_x.dtype), allow_tma=USE_TMA
     )
     ct.store(
         grad_weight,
         index=(tile_n, tile_g, 0),
         tile=ct.sum(ct.where(mask_grad_out3[None, None, None, :], dy * x_hat, 0.0), axis=3),
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
-    ct.store(grad_bias, index=(tile_n, tile_g, 0), tile=ct.sum(dy, axis=3), allow_tma=False)
+    ct.store(grad_bias, index=(tile_n, tile_g, 0), tile=ct.sum(dy, axis=3), allow_tma=USE_TMA)
 
 
 _GROUP_NORM_BWD_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_group_norm_bwd_kernel` on the first
-    # launch of each shape key.
-    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 4},
-    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 1},
-    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 2},
-    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 8},
-    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_group_norm_bwd_kernel` on the first launch of each shape key.
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 4, "USE_TMA": False},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 4, "USE_TMA": True},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 1, "USE_TMA": False},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 1, "USE_TMA": True},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 2, "USE_TMA": False},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 2, "USE_TMA": True},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 8, "USE_TMA": False},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 8, "USE_TMA": True},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 16, "USE_TMA": False},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 16, "USE_TMA": True},
 ]
 _group_norm_bwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -388,6 +402,7 @@ def group_norm_bwd(
                 1 << (grad_out.size(2) - 1).bit_length(),
                 1 << (grad_out.size(3) - 1).bit_length(),
                 1 << (weight.size(1) - 1).bit_length(),
+                cfg["USE_TMA"],
             ),
             quiet=True,
         ).best.config
@@ -416,6 +431,7 @@ def group_norm_bwd(
             1 << (grad_out.size(2) - 1).bit_length(),
             1 << (grad_out.size(3) - 1).bit_length(),
             1 << (weight.size(1) - 1).bit_length(),
+            cfg["USE_TMA"],
         ),
     )
     return grad_x, grad_weight, grad_bias

@@ -30,6 +30,7 @@ def _layer_norm_fwd_kernel(
     n: int,
     BLOCK_SIZE_M: ct.Constant[int],
     BLOCK_N: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile_m = ct.bid(0)
     mask_n = ct.arange(BLOCK_N, dtype=ct.int32) < n
@@ -39,7 +40,7 @@ def _layer_norm_fwd_kernel(
             index=(tile_m, 0),
             shape=(BLOCK_SIZE_M, BLOCK_N),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -54,28 +55,37 @@ def _layer_norm_fwd_kernel(
     normalized = centered * rstd_tile[:, None]
     y = normalized * ct.astype(
         ct.load(
-            weight, index=(0,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+            weight,
+            index=(0,),
+            shape=(BLOCK_N,),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     ) + ct.astype(
         ct.load(
-            bias, index=(0,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+            bias, index=(0,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO, allow_tma=USE_TMA
         ),
         ct.float32,
     )
-    ct.store(out, index=(tile_m, 0), tile=ct.astype(y, out.dtype), allow_tma=False)
-    ct.store(mean, index=(tile_m,), tile=mean_tile, allow_tma=False)
-    ct.store(rstd, index=(tile_m,), tile=rstd_tile, allow_tma=False)
+    ct.store(out, index=(tile_m, 0), tile=ct.astype(y, out.dtype), allow_tma=USE_TMA)
+    ct.store(mean, index=(tile_m,), tile=mean_tile, allow_tma=USE_TMA)
+    ct.store(rstd, index=(tile_m,), tile=rstd_tile, allow_tma=USE_TMA)
 
 
 _LAYER_NORM_FWD_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_layer_norm_fwd_kernel` on the first
-    # launch of each shape key.
-    {"BLOCK_SIZE_M": 4},
-    {"BLOCK_SIZE_M": 1},
-    {"BLOCK_SIZE_M": 2},
-    {"BLOCK_SIZE_M": 8},
-    {"BLOCK_SIZE_M": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_layer_norm_fwd_kernel` on the first launch of each shape key.
+    {"BLOCK_SIZE_M": 4, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 4, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 8, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 8, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 16, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 16, "USE_TMA": True},
 ]
 _layer_norm_fwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -131,6 +141,7 @@ def layer_norm_fwd(
                 n,
                 cfg["BLOCK_SIZE_M"],
                 1 << (n - 1).bit_length(),
+                cfg["USE_TMA"],
             ),
             quiet=True,
         ).best.config
@@ -151,6 +162,7 @@ def layer_norm_fwd(
             n,
             cfg["BLOCK_SIZE_M"],
             1 << (n - 1).bit_length(),
+            cfg["USE_TMA"],
         ),
     )
     return out.reshape(shape), mean, rstd

@@ -31,6 +31,7 @@ def _layer_norm_fwd_kernel(
     BLOCK_N: ct.Constant[int],
     BLOCK_WEIGHT0: ct.Constant[int],
     BLOCK_BIAS0: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile_m = ct.bid(0)
     mask_n = ct.arange(BLOCK_N, dtype=ct.int32) < n
@@ -40,7 +41,7 @@ def _layer_norm_fwd_kernel(
             index=(tile_m, 0),
             shape=(BLOCK_SIZE_M, BLOCK_N),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -58,7 +59,7 @@ def _layer_norm_fwd_kernel(
             index=(0,),
             shape=(BLOCK_WEIGHT0,),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     ) + ct.astype(
@@ -67,23 +68,28 @@ def _layer_norm_fwd_kernel(
             index=(0,),
             shape=(BLOCK_BIAS0,),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
-    ct.store(out, index=(tile_m, 0), tile=ct.astype(y, out.dtype), allow_tma=False)
-    ct.store(mean, index=(tile_m,), tile=mu, allow_tma=False)
-    ct.store(rstd, index=(tile_m,), tile=r, allow_tma=False)
+    ct.store(out, index=(tile_m, 0), tile=ct.astype(y, out.dtype), allow_tma=USE_TMA)
+    ct.store(mean, index=(tile_m,), tile=mu, allow_tma=USE_TMA)
+    ct.store(rstd, index=(tile_m,), tile=r, allow_tma=USE_TMA)
 
 
 _LAYER_NORM_FWD_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_layer_norm_fwd_kernel` on the first
-    # launch of each shape key.
-    {"BLOCK_SIZE_M": 4},
-    {"BLOCK_SIZE_M": 1},
-    {"BLOCK_SIZE_M": 2},
-    {"BLOCK_SIZE_M": 8},
-    {"BLOCK_SIZE_M": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_layer_norm_fwd_kernel` on the first launch of each shape key.
+    {"BLOCK_SIZE_M": 4, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 4, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 8, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 8, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 16, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 16, "USE_TMA": True},
 ]
 _layer_norm_fwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -136,6 +142,7 @@ def layer_norm_fwd(
                 1 << (n - 1).bit_length(),
                 1 << (weight.size(0) - 1).bit_length(),
                 1 << (bias.size(0) - 1).bit_length(),
+                cfg["USE_TMA"],
             ),
             quiet=True,
         ).best.config
@@ -158,6 +165,7 @@ def layer_norm_fwd(
             1 << (n - 1).bit_length(),
             1 << (weight.size(0) - 1).bit_length(),
             1 << (bias.size(0) - 1).bit_length(),
+            cfg["USE_TMA"],
         ),
     )
     return out, mean, rstd
@@ -179,6 +187,7 @@ def _layer_norm_bwd_kernel(
     BLOCK_GRAD_OUT1: ct.Constant[int],
     BLOCK_N: ct.Constant[int],
     BLOCK_WEIGHT0: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile_m = ct.bid(0)
     mask_n = ct.arange(BLOCK_N, dtype=ct.int32) < n
@@ -189,7 +198,7 @@ def _layer_norm_bwd_kernel(
             index=(tile_m, 0),
             shape=(BLOCK_SIZE_M, BLOCK_GRAD_OUT1),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -200,7 +209,7 @@ def _layer_norm_bwd_kernel(
                 index=(tile_m, 0),
                 shape=(BLOCK_SIZE_M, BLOCK_N),
                 padding_mode=ct.PaddingMode.ZERO,
-                allow_tma=False,
+                allow_tma=USE_TMA,
             ),
             ct.float32,
         )
@@ -209,14 +218,14 @@ def _layer_norm_bwd_kernel(
             index=(tile_m,),
             shape=(BLOCK_SIZE_M,),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         )[:, None]
     ) * ct.load(
         rstd,
         index=(tile_m,),
         shape=(BLOCK_SIZE_M,),
         padding_mode=ct.PaddingMode.ZERO,
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )[:, None]
     wdy = dy * ct.astype(
         ct.load(
@@ -224,7 +233,7 @@ def _layer_norm_bwd_kernel(
             index=(0,),
             shape=(BLOCK_WEIGHT0,),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -243,21 +252,26 @@ def _layer_norm_bwd_kernel(
         index=(tile_m,),
         shape=(BLOCK_SIZE_M,),
         padding_mode=ct.PaddingMode.ZERO,
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )[:, None]
-    ct.store(grad_x, index=(tile_m, 0), tile=ct.astype(dx, grad_x.dtype), allow_tma=False)
-    ct.store(dw_rows, index=(tile_m, 0), tile=dy * x_hat, allow_tma=False)
-    ct.store(db_rows, index=(tile_m, 0), tile=dy, allow_tma=False)
+    ct.store(grad_x, index=(tile_m, 0), tile=ct.astype(dx, grad_x.dtype), allow_tma=USE_TMA)
+    ct.store(dw_rows, index=(tile_m, 0), tile=dy * x_hat, allow_tma=USE_TMA)
+    ct.store(db_rows, index=(tile_m, 0), tile=dy, allow_tma=USE_TMA)
 
 
 _LAYER_NORM_BWD_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_layer_norm_bwd_kernel` on the first
-    # launch of each shape key.
-    {"BLOCK_SIZE_M": 4},
-    {"BLOCK_SIZE_M": 1},
-    {"BLOCK_SIZE_M": 2},
-    {"BLOCK_SIZE_M": 8},
-    {"BLOCK_SIZE_M": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_layer_norm_bwd_kernel` on the first launch of each shape key.
+    {"BLOCK_SIZE_M": 4, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 4, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 8, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 8, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 16, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 16, "USE_TMA": True},
 ]
 _layer_norm_bwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -323,6 +337,7 @@ def layer_norm_bwd(
                 1 << (grad_out.size(1) - 1).bit_length(),
                 1 << (n - 1).bit_length(),
                 1 << (weight.size(0) - 1).bit_length(),
+                cfg["USE_TMA"],
             ),
             quiet=True,
         ).best.config
@@ -346,6 +361,7 @@ def layer_norm_bwd(
             1 << (grad_out.size(1) - 1).bit_length(),
             1 << (n - 1).bit_length(),
             1 << (weight.size(0) - 1).bit_length(),
+            cfg["USE_TMA"],
         ),
     )
     return grad_x, dw_rows, db_rows

@@ -28,6 +28,7 @@ def _rms_norm_fwd_kernel(
     BLOCK_SIZE_M: ct.Constant[int],
     BLOCK_N: ct.Constant[int],
     BLOCK_WEIGHT0: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile_m = ct.bid(0)
     x_tile = ct.astype(
@@ -36,7 +37,7 @@ def _rms_norm_fwd_kernel(
             index=(tile_m, 0),
             shape=(BLOCK_SIZE_M, BLOCK_N),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -54,25 +55,30 @@ def _rms_norm_fwd_kernel(
                     index=(0,),
                     shape=(BLOCK_WEIGHT0,),
                     padding_mode=ct.PaddingMode.ZERO,
-                    allow_tma=False,
+                    allow_tma=USE_TMA,
                 ),
                 ct.float32,
             ),
             out.dtype,
         ),
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
-    ct.store(rstd, index=(tile_m,), tile=rstd_tile, allow_tma=False)
+    ct.store(rstd, index=(tile_m,), tile=rstd_tile, allow_tma=USE_TMA)
 
 
 _RMS_NORM_FWD_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_rms_norm_fwd_kernel` on the first
-    # launch of each shape key.
-    {"BLOCK_SIZE_M": 4},
-    {"BLOCK_SIZE_M": 1},
-    {"BLOCK_SIZE_M": 2},
-    {"BLOCK_SIZE_M": 8},
-    {"BLOCK_SIZE_M": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_rms_norm_fwd_kernel` on the first launch of each shape key.
+    {"BLOCK_SIZE_M": 4, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 4, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 8, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 8, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 16, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 16, "USE_TMA": True},
 ]
 _rms_norm_fwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -119,6 +125,7 @@ def rms_norm_fwd(
                 cfg["BLOCK_SIZE_M"],
                 1 << (n - 1).bit_length(),
                 1 << (weight.size(0) - 1).bit_length(),
+                cfg["USE_TMA"],
             ),
             quiet=True,
         ).best.config
@@ -138,6 +145,7 @@ def rms_norm_fwd(
             cfg["BLOCK_SIZE_M"],
             1 << (n - 1).bit_length(),
             1 << (weight.size(0) - 1).bit_length(),
+            cfg["USE_TMA"],
         ),
     )
     return out.view(*shape), rstd
@@ -157,6 +165,7 @@ def _rms_norm_bwd_kernel(
     BLOCK_GRAD_OUT1: ct.Constant[int],
     BLOCK_N: ct.Constant[int],
     BLOCK_WEIGHT0: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile_m = ct.bid(0)
     mask_grad_out1 = ct.arange(BLOCK_GRAD_OUT1, dtype=ct.int32) < grad_out.shape[1]
@@ -166,7 +175,7 @@ def _rms_norm_bwd_kernel(
             index=(tile_m, 0),
             shape=(BLOCK_SIZE_M, BLOCK_GRAD_OUT1),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -175,7 +184,7 @@ def _rms_norm_bwd_kernel(
         index=(tile_m,),
         shape=(BLOCK_SIZE_M,),
         padding_mode=ct.PaddingMode.ZERO,
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
     x_hat = (
         ct.astype(
@@ -184,7 +193,7 @@ def _rms_norm_bwd_kernel(
                 index=(tile_m, 0),
                 shape=(BLOCK_SIZE_M, BLOCK_N),
                 padding_mode=ct.PaddingMode.ZERO,
-                allow_tma=False,
+                allow_tma=USE_TMA,
             ),
             ct.float32,
         )
@@ -196,7 +205,7 @@ def _rms_norm_bwd_kernel(
             index=(0,),
             shape=(BLOCK_WEIGHT0,),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -209,19 +218,24 @@ def _rms_norm_bwd_kernel(
         grad_x,
         index=(tile_m, 0),
         tile=ct.astype(rstd_tile[:, None] * (dy_w - x_hat * dot), grad_x.dtype),
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
-    ct.store(grad_w_partial, index=(tile_m, 0), tile=dy * x_hat, allow_tma=False)
+    ct.store(grad_w_partial, index=(tile_m, 0), tile=dy * x_hat, allow_tma=USE_TMA)
 
 
 _RMS_NORM_BWD_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_rms_norm_bwd_kernel` on the first
-    # launch of each shape key.
-    {"BLOCK_SIZE_M": 4},
-    {"BLOCK_SIZE_M": 1},
-    {"BLOCK_SIZE_M": 2},
-    {"BLOCK_SIZE_M": 8},
-    {"BLOCK_SIZE_M": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_rms_norm_bwd_kernel` on the first launch of each shape key.
+    {"BLOCK_SIZE_M": 4, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 4, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 8, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 8, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 16, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 16, "USE_TMA": True},
 ]
 _rms_norm_bwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -278,6 +292,7 @@ def rms_norm_bwd(
                 1 << (grad_out.size(1) - 1).bit_length(),
                 1 << (n - 1).bit_length(),
                 1 << (weight.size(0) - 1).bit_length(),
+                cfg["USE_TMA"],
             ),
             quiet=True,
         ).best.config
@@ -299,6 +314,7 @@ def rms_norm_bwd(
             1 << (grad_out.size(1) - 1).bit_length(),
             1 << (n - 1).bit_length(),
             1 << (weight.size(0) - 1).bit_length(),
+            cfg["USE_TMA"],
         ),
     )
     return grad_x, grad_w_partial

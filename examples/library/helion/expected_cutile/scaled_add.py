@@ -27,6 +27,7 @@ def _axpby_kernel(
     n: int,
     BLOCK_SIZE_M: ct.Constant[int],
     BLOCK_SIZE_N: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
@@ -37,7 +38,7 @@ def _axpby_kernel(
                 index=(tile_m, tile_n),
                 shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
                 padding_mode=ct.PaddingMode.ZERO,
-                allow_tma=False,
+                allow_tma=USE_TMA,
             ),
             ct.float32,
         )
@@ -48,23 +49,28 @@ def _axpby_kernel(
                 index=(tile_m, tile_n),
                 shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
                 padding_mode=ct.PaddingMode.ZERO,
-                allow_tma=False,
+                allow_tma=USE_TMA,
             ),
             ct.float32,
         )
         * beta
     )
-    ct.store(out, index=(tile_m, tile_n), tile=ct.astype(acc, out.dtype), allow_tma=False)
+    ct.store(out, index=(tile_m, tile_n), tile=ct.astype(acc, out.dtype), allow_tma=USE_TMA)
 
 
 _AXPBY_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_axpby_kernel` on the first launch of
-    # each shape key.
-    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128},
-    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128},
-    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256},
-    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64},
-    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 128},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_axpby_kernel` on the first launch of each shape key.
+    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 128, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 128, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 128, "USE_TMA": True},
 ]
 _axpby_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -106,6 +112,7 @@ def axpby(x: torch.Tensor, y: torch.Tensor, alpha: float = 1.0, beta: float = 1.
                 n,
                 cfg["BLOCK_SIZE_M"],
                 cfg["BLOCK_SIZE_N"],
+                cfg["USE_TMA"],
             ),
             quiet=True,
         ).best.config
@@ -114,7 +121,7 @@ def axpby(x: torch.Tensor, y: torch.Tensor, alpha: float = 1.0, beta: float = 1.
         torch.cuda.current_stream(),
         (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
         _axpby_kernel,
-        (x, y, out, alpha, beta, m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"]),
+        (x, y, out, alpha, beta, m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"], cfg["USE_TMA"]),
     )
     return out.view(*shape)
 

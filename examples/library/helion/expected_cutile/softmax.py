@@ -24,6 +24,7 @@ def _softmax_lastdim_kernel(
     n: int,
     BLOCK_SIZE_M: ct.Constant[int],
     BLOCK_N: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile_m = ct.bid(0)
     mask_n = ct.arange(BLOCK_N, dtype=ct.int32) < n
@@ -33,7 +34,7 @@ def _softmax_lastdim_kernel(
             index=(tile_m, 0),
             shape=(BLOCK_SIZE_M, BLOCK_N),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -46,18 +47,23 @@ def _softmax_lastdim_kernel(
         tile=ct.astype(
             ct.truediv(softmax_num, softmax_den, rounding_mode=ct.RoundingMode.FULL), out.dtype
         ),
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
 
 
 _SOFTMAX_LASTDIM_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_softmax_lastdim_kernel` on the first
-    # launch of each shape key.
-    {"BLOCK_SIZE_M": 4},
-    {"BLOCK_SIZE_M": 1},
-    {"BLOCK_SIZE_M": 2},
-    {"BLOCK_SIZE_M": 8},
-    {"BLOCK_SIZE_M": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_softmax_lastdim_kernel` on the first launch of each shape key.
+    {"BLOCK_SIZE_M": 4, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 4, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 8, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 8, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 16, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 16, "USE_TMA": True},
 ]
 _softmax_lastdim_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -76,7 +82,15 @@ def softmax_lastdim(x: torch.Tensor) -> torch.Tensor:
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
             _softmax_lastdim_kernel,
-            lambda cfg: (x, out.clone(), m, n, cfg["BLOCK_SIZE_M"], 1 << (n - 1).bit_length()),
+            lambda cfg: (
+                x,
+                out.clone(),
+                m,
+                n,
+                cfg["BLOCK_SIZE_M"],
+                1 << (n - 1).bit_length(),
+                cfg["USE_TMA"],
+            ),
             quiet=True,
         ).best.config
     cfg = _softmax_lastdim_kernel_best[key]
@@ -84,7 +98,7 @@ def softmax_lastdim(x: torch.Tensor) -> torch.Tensor:
         torch.cuda.current_stream(),
         (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
         _softmax_lastdim_kernel,
-        (x, out, m, n, cfg["BLOCK_SIZE_M"], 1 << (n - 1).bit_length()),
+        (x, out, m, n, cfg["BLOCK_SIZE_M"], 1 << (n - 1).bit_length(), cfg["USE_TMA"]),
     )
     return out.view(*shape)
 
@@ -97,6 +111,7 @@ def _log_softmax_lastdim_kernel(
     n: int,
     BLOCK_SIZE_M: ct.Constant[int],
     BLOCK_N: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile_m = ct.bid(0)
     mask_n = ct.arange(BLOCK_N, dtype=ct.int32) < n
@@ -106,7 +121,7 @@ def _log_softmax_lastdim_kernel(
             index=(tile_m, 0),
             shape=(BLOCK_SIZE_M, BLOCK_N),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -119,17 +134,22 @@ def _log_softmax_lastdim_kernel(
             keepdims=True,
         )
     )
-    ct.store(out, index=(tile_m, 0), tile=ct.astype(shifted - lse, out.dtype), allow_tma=False)
+    ct.store(out, index=(tile_m, 0), tile=ct.astype(shifted - lse, out.dtype), allow_tma=USE_TMA)
 
 
 _LOG_SOFTMAX_LASTDIM_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_log_softmax_lastdim_kernel` on the
-    # first launch of each shape key.
-    {"BLOCK_SIZE_M": 4},
-    {"BLOCK_SIZE_M": 1},
-    {"BLOCK_SIZE_M": 2},
-    {"BLOCK_SIZE_M": 8},
-    {"BLOCK_SIZE_M": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_log_softmax_lastdim_kernel` on the first launch of each shape key.
+    {"BLOCK_SIZE_M": 4, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 4, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 8, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 8, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 16, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 16, "USE_TMA": True},
 ]
 _log_softmax_lastdim_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -149,7 +169,15 @@ def log_softmax_lastdim(x: torch.Tensor) -> torch.Tensor:
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
             _log_softmax_lastdim_kernel,
-            lambda cfg: (x, out.clone(), m, n, cfg["BLOCK_SIZE_M"], 1 << (n - 1).bit_length()),
+            lambda cfg: (
+                x,
+                out.clone(),
+                m,
+                n,
+                cfg["BLOCK_SIZE_M"],
+                1 << (n - 1).bit_length(),
+                cfg["USE_TMA"],
+            ),
             quiet=True,
         ).best.config
     cfg = _log_softmax_lastdim_kernel_best[key]
@@ -157,7 +185,7 @@ def log_softmax_lastdim(x: torch.Tensor) -> torch.Tensor:
         torch.cuda.current_stream(),
         (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
         _log_softmax_lastdim_kernel,
-        (x, out, m, n, cfg["BLOCK_SIZE_M"], 1 << (n - 1).bit_length()),
+        (x, out, m, n, cfg["BLOCK_SIZE_M"], 1 << (n - 1).bit_length(), cfg["USE_TMA"]),
     )
     return out.reshape(shape)
 

@@ -117,7 +117,7 @@ def _attn_fwd(
             ct.zeros((BLOCK_M, BLOCK_Q3), dtype=ct.float32),
         )
         m_i = m_ij
-    acc_2 = ct.truediv(acc, l_i[:, None], rounding_mode=ct.RoundingMode.FULL)
+    acc_2 = acc / l_i[:, None]
     ct.store(
         Out,
         index=(off_z, off_h, tile_m, 0),
@@ -139,6 +139,7 @@ def _attn_bwd_preprocess(
     HEAD_DIM: int,
     BLOCK_M: ct.Constant[int],
     BLOCK_HEAD_DIM: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile_m = ct.bid(0)
     off_h = ct.bid(1)
@@ -149,7 +150,7 @@ def _attn_bwd_preprocess(
             index=(off_z, off_h, tile_m, 0),
             shape=(1, 1, BLOCK_M, BLOCK_HEAD_DIM),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         (BLOCK_M, BLOCK_HEAD_DIM),
     )
@@ -159,7 +160,7 @@ def _attn_bwd_preprocess(
             index=(off_z, off_h, tile_m, 0),
             shape=(1, 1, BLOCK_M, BLOCK_HEAD_DIM),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         (BLOCK_M, BLOCK_HEAD_DIM),
     )
@@ -168,8 +169,17 @@ def _attn_bwd_preprocess(
         Delta,
         index=(off_z, off_h, tile_m),
         tile=ct.reshape(ct.astype(delta_tile, Delta.dtype), (1, 1, BLOCK_M)),
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
+
+
+_ATTN_BWD_PREPROCESS_CONFIGS = [
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_attn_bwd_preprocess` on the first launch of each shape key.
+    {"USE_TMA": False},
+    {"USE_TMA": True},
+]
+_attn_bwd_preprocess_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 # tiletrans: the source has 5 configs; this launch uses the first (tune the ct.Constant tile sizes
@@ -469,11 +479,57 @@ def _attention_backward(
     BLOCK_M, BLOCK_N = 32, 32
     delta = torch.empty_like(lse)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    tuned_key = (
+        o.shape,
+        do.shape,
+        delta.shape,
+        q.shape,
+        o.dtype,
+        do.dtype,
+        delta.dtype,
+        q.dtype,
+        H,
+        N_CTX,
+        HEAD_DIM,
+        BLOCK_M,
+    )
+    if tuned_key not in _attn_bwd_preprocess_best:
+        _attn_bwd_preprocess_best[tuned_key] = ct.tune.exhaustive_search(
+            _ATTN_BWD_PREPROCESS_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(N_CTX, BLOCK_M), H, q.size(0)),
+            _attn_bwd_preprocess,
+            lambda cfg: (
+                o,
+                do,
+                delta.clone(),
+                q,
+                H,
+                N_CTX,
+                HEAD_DIM,
+                BLOCK_M,
+                1 << (HEAD_DIM - 1).bit_length(),
+                cfg["USE_TMA"],
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _attn_bwd_preprocess_best[tuned_key]
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(N_CTX, BLOCK_M), H, q.size(0)),
         _attn_bwd_preprocess,
-        (o, do, delta, q, H, N_CTX, HEAD_DIM, BLOCK_M, 1 << (HEAD_DIM - 1).bit_length()),
+        (
+            o,
+            do,
+            delta,
+            q,
+            H,
+            N_CTX,
+            HEAD_DIM,
+            BLOCK_M,
+            1 << (HEAD_DIM - 1).bit_length(),
+            cfg["USE_TMA"],
+        ),
     )
     dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself

@@ -30,14 +30,15 @@ def liger_cross_entropy_kernel(
     n_non_ignore: float,
     ignore_index: int,
     BLOCK_X1: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     program_id = ct.bid(0)
     mask_X1 = ct.arange(BLOCK_X1, dtype=ct.int32) < X.shape[1]
-    y = ct.reshape(ct.load(Y, index=(program_id,), shape=(1,), allow_tma=False), ())
+    y = ct.reshape(ct.load(Y, index=(program_id,), shape=(1,), allow_tma=USE_TMA), ())
     # Ignored rows add nothing to the loss and get a zero gradient.
     if y == ignore_index:
-        ct.store(loss, index=(program_id,), tile=0.0, allow_tma=False)
-        ct.store(dX, index=(program_id, 0), tile=ct.astype(0.0, dX.dtype), allow_tma=False)
+        ct.store(loss, index=(program_id,), tile=0.0, allow_tma=USE_TMA)
+        ct.store(dX, index=(program_id, 0), tile=ct.astype(0.0, dX.dtype), allow_tma=USE_TMA)
     else:
         X_row = ct.reshape(
             ct.load(
@@ -45,7 +46,7 @@ def liger_cross_entropy_kernel(
                 index=(program_id, 0),
                 shape=(1, BLOCK_X1),
                 padding_mode=ct.PaddingMode.NEG_INF,
-                allow_tma=False,
+                allow_tma=USE_TMA,
             ),
             (BLOCK_X1,),
         )
@@ -55,10 +56,10 @@ def liger_cross_entropy_kernel(
         d = ct.sum(ct.where(mask_X1, e, 0.0), axis=0)
         lse = m + ct.log(d)
         X_y = ct.astype(
-            ct.reshape(ct.load(X, index=(program_id, y), shape=(1, 1), allow_tma=False), ()),
+            ct.reshape(ct.load(X, index=(program_id, y), shape=(1, 1), allow_tma=USE_TMA), ()),
             ct.float32,
         )
-        ct.store(loss, index=(program_id,), tile=lse - X_y, allow_tma=False)
+        ct.store(loss, index=(program_id,), tile=lse - X_y, allow_tma=USE_TMA)
         grad = ct.truediv(
             ct.truediv(e, d, rounding_mode=ct.RoundingMode.FULL)
             - ct.where(ct.arange(BLOCK_X1, dtype=ct.int32) == y, 1.0, 0.0),
@@ -69,8 +70,17 @@ def liger_cross_entropy_kernel(
             dX,
             index=(program_id, 0),
             tile=ct.reshape(ct.astype(grad, dX.dtype), (1, BLOCK_X1)),
-            allow_tma=False,
+            allow_tma=USE_TMA,
         )
+
+
+LIGER_CROSS_ENTROPY_KERNEL_CONFIGS = [
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `liger_cross_entropy_kernel` on the first launch of each shape key.
+    {"USE_TMA": False},
+    {"USE_TMA": True},
+]
+_liger_cross_entropy_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 @ct.kernel
@@ -78,21 +88,33 @@ def element_mul_kernel(
     X,
     grad_output,
     BLOCK_SIZE: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     """Scale a row of ``X`` in place by the scalar upstream gradient."""
     program_id = ct.bid(0)
-    grad_output_tile = ct.reshape(ct.load(grad_output, index=(0,), shape=(1,), allow_tma=False), ())
+    grad_output_tile = ct.reshape(
+        ct.load(grad_output, index=(0,), shape=(1,), allow_tma=USE_TMA), ()
+    )
     for tile_i in range(ct.cdiv(X.shape[1], BLOCK_SIZE)):
         X_block = ct.reshape(
-            ct.load(X, index=(program_id, tile_i), shape=(1, BLOCK_SIZE), allow_tma=False),
+            ct.load(X, index=(program_id, tile_i), shape=(1, BLOCK_SIZE), allow_tma=USE_TMA),
             (BLOCK_SIZE,),
         )
         ct.store(
             X,
             index=(program_id, tile_i),
             tile=ct.reshape(ct.astype(X_block * grad_output_tile, X.dtype), (1, BLOCK_SIZE)),
-            allow_tma=False,
+            allow_tma=USE_TMA,
         )
+
+
+ELEMENT_MUL_KERNEL_CONFIGS = [
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `element_mul_kernel` on the first launch of each shape key.
+    {"USE_TMA": False},
+    {"USE_TMA": True},
+]
+_element_mul_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 @ct.kernel
@@ -100,23 +122,33 @@ def row_mul_kernel(
     X,
     grad_output,
     BLOCK_SIZE: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     """Scale each row of ``X`` in place by its own upstream gradient (``reduction='none'``)."""
     program_id = ct.bid(0)
     grad_output_tile = ct.reshape(
-        ct.load(grad_output, index=(program_id,), shape=(1,), allow_tma=False), ()
+        ct.load(grad_output, index=(program_id,), shape=(1,), allow_tma=USE_TMA), ()
     )
     for tile_i in range(ct.cdiv(X.shape[1], BLOCK_SIZE)):
         X_block = ct.reshape(
-            ct.load(X, index=(program_id, tile_i), shape=(1, BLOCK_SIZE), allow_tma=False),
+            ct.load(X, index=(program_id, tile_i), shape=(1, BLOCK_SIZE), allow_tma=USE_TMA),
             (BLOCK_SIZE,),
         )
         ct.store(
             X,
             index=(program_id, tile_i),
             tile=ct.reshape(ct.astype(X_block * grad_output_tile, X.dtype), (1, BLOCK_SIZE)),
-            allow_tma=False,
+            allow_tma=USE_TMA,
         )
+
+
+ROW_MUL_KERNEL_CONFIGS = [
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `row_mul_kernel` on the first launch of each shape key.
+    {"USE_TMA": False},
+    {"USE_TMA": True},
+]
+_row_mul_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def cross_entropy_forward(_input, target, ignore_index, reduction):
@@ -140,6 +172,36 @@ def cross_entropy_forward(_input, target, ignore_index, reduction):
     grad_scale = max(n_non_ignore, 1) if reduction == "mean" else 1
 
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (
+        _input.shape,
+        grad_input.shape,
+        target.view(-1).shape,
+        loss_1d.shape,
+        _input.dtype,
+        grad_input.dtype,
+        target.view(-1).dtype,
+        loss_1d.dtype,
+        ignore_index,
+    )
+    if key not in _liger_cross_entropy_kernel_best:
+        _liger_cross_entropy_kernel_best[key] = ct.tune.exhaustive_search(
+            LIGER_CROSS_ENTROPY_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (_input.size(0), 1, 1),
+            liger_cross_entropy_kernel,
+            lambda cfg: (
+                _input,
+                grad_input.clone(),
+                target.view(-1),
+                loss_1d.clone(),
+                grad_scale,
+                ignore_index,
+                1 << (_input.size(1) - 1).bit_length(),
+                cfg["USE_TMA"],
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _liger_cross_entropy_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
         (_input.size(0), 1, 1),
@@ -152,6 +214,7 @@ def cross_entropy_forward(_input, target, ignore_index, reduction):
             grad_scale,
             ignore_index,
             1 << (_input.size(1) - 1).bit_length(),
+            cfg["USE_TMA"],
         ),
     )
 
@@ -173,21 +236,55 @@ def cross_entropy_backward(grad_input, grad_output):
             return grad_input
         # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order
         # itself
+        key = (
+            grad_input.shape,
+            grad_output.view(-1).shape,
+            grad_input.dtype,
+            grad_output.view(-1).dtype,
+            BLOCK_SIZE,
+        )
+        if key not in _element_mul_kernel_best:
+            _element_mul_kernel_best[key] = ct.tune.exhaustive_search(
+                ELEMENT_MUL_KERNEL_CONFIGS,
+                torch.cuda.current_stream(),
+                lambda cfg: (grad_input.size(0), 1, 1),
+                element_mul_kernel,
+                lambda cfg: (grad_input.clone(), grad_output.view(-1), BLOCK_SIZE, cfg["USE_TMA"]),
+                quiet=True,
+            ).best.config
+        cfg = _element_mul_kernel_best[key]
         ct.launch(
             torch.cuda.current_stream(),
             (grad_input.size(0), 1, 1),
             element_mul_kernel,
-            (grad_input, grad_output.view(-1), BLOCK_SIZE),
+            (grad_input, grad_output.view(-1), BLOCK_SIZE, cfg["USE_TMA"]),
         )
     else:
         grad_output = grad_output.contiguous()
         # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order
         # itself
+        key = (
+            grad_input.shape,
+            grad_output.view(-1).shape,
+            grad_input.dtype,
+            grad_output.view(-1).dtype,
+            BLOCK_SIZE,
+        )
+        if key not in _row_mul_kernel_best:
+            _row_mul_kernel_best[key] = ct.tune.exhaustive_search(
+                ROW_MUL_KERNEL_CONFIGS,
+                torch.cuda.current_stream(),
+                lambda cfg: (grad_input.size(0), 1, 1),
+                row_mul_kernel,
+                lambda cfg: (grad_input.clone(), grad_output.view(-1), BLOCK_SIZE, cfg["USE_TMA"]),
+                quiet=True,
+            ).best.config
+        cfg = _row_mul_kernel_best[key]
         ct.launch(
             torch.cuda.current_stream(),
             (grad_input.size(0), 1, 1),
             row_mul_kernel,
-            (grad_input, grad_output.view(-1), BLOCK_SIZE),
+            (grad_input, grad_output.view(-1), BLOCK_SIZE, cfg["USE_TMA"]),
         )
     return grad_input
 

@@ -19,8 +19,6 @@ import cuda.tile as ct
 BLOCK_SIZE = 1024
 
 
-# tiletrans: the source has 4 configs; this launch uses the first (tune the ct.Constant tile sizes
-# with ct.tune)
 @ct.kernel
 def _dropout_kernel(
     x,
@@ -28,13 +26,23 @@ def _dropout_kernel(
     output,
     p: float,
     BLOCK_SIZE: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile = ct.bid(0)
-    x_tile = ct.load(x, index=(tile,), shape=(BLOCK_SIZE,), allow_tma=False)
-    random_tile = ct.load(rand, index=(tile,), shape=(BLOCK_SIZE,), allow_tma=False)
+    x_tile = ct.load(x, index=(tile,), shape=(BLOCK_SIZE,), allow_tma=USE_TMA)
+    random_tile = ct.load(rand, index=(tile,), shape=(BLOCK_SIZE,), allow_tma=USE_TMA)
     x_keep = random_tile > p
     output_tile = ct.where(x_keep, x_tile / (1 - p), 0.0)
-    ct.store(output, index=(tile,), tile=ct.astype(output_tile, output.dtype), allow_tma=False)
+    ct.store(output, index=(tile,), tile=ct.astype(output_tile, output.dtype), allow_tma=USE_TMA)
+
+
+_DROPOUT_KERNEL_CONFIGS = [
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_dropout_kernel` on the first launch of each shape key.
+    {"USE_TMA": False},
+    {"USE_TMA": True},
+]
+_dropout_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def _draw(x: torch.Tensor, seed: int) -> torch.Tensor:
@@ -46,11 +54,37 @@ def _apply(x: torch.Tensor, random: torch.Tensor, p: float) -> torch.Tensor:
     x = x.contiguous()
     output = torch.empty_like(x)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (
+        x.view(-1).shape,
+        random.view(-1).shape,
+        output.view(-1).shape,
+        x.view(-1).dtype,
+        random.view(-1).dtype,
+        output.view(-1).dtype,
+        BLOCK_SIZE,
+    )
+    if key not in _dropout_kernel_best:
+        _dropout_kernel_best[key] = ct.tune.exhaustive_search(
+            _DROPOUT_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(x.view(-1).size(0), BLOCK_SIZE), 1, 1),
+            _dropout_kernel,
+            lambda cfg: (
+                x.view(-1),
+                random.view(-1),
+                output.view(-1).clone(),
+                p,
+                BLOCK_SIZE,
+                cfg["USE_TMA"],
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _dropout_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(x.view(-1).size(0), BLOCK_SIZE), 1, 1),
         _dropout_kernel,
-        (x.view(-1), random.view(-1), output.view(-1), p, BLOCK_SIZE),
+        (x.view(-1), random.view(-1), output.view(-1), p, BLOCK_SIZE, cfg["USE_TMA"]),
     )
     return output
 

@@ -56,22 +56,27 @@ def add_kernel(
     out,
     alpha: float,
     BLOCK_SIZE: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile = ct.bid(0)
-    x_tile = ct.load(x, index=(tile,), shape=(BLOCK_SIZE,), allow_tma=False)
-    y_tile = ct.load(y, index=(tile,), shape=(BLOCK_SIZE,), allow_tma=False)
+    x_tile = ct.load(x, index=(tile,), shape=(BLOCK_SIZE,), allow_tma=USE_TMA)
+    y_tile = ct.load(y, index=(tile,), shape=(BLOCK_SIZE,), allow_tma=USE_TMA)
     ct.store(
-        out, index=(tile,), tile=ct.astype(x_tile + alpha * y_tile, out.dtype), allow_tma=False
+        out, index=(tile,), tile=ct.astype(x_tile + alpha * y_tile, out.dtype), allow_tma=USE_TMA
     )
 
 
 ADD_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `add_kernel` on the first launch of each
-    # shape key.
-    {"BLOCK_SIZE": 1024},
-    {"BLOCK_SIZE": 2048},
-    {"BLOCK_SIZE": 512},
-    {"BLOCK_SIZE": 4096},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `add_kernel` on the first launch of each shape key.
+    {"BLOCK_SIZE": 1024, "USE_TMA": False},
+    {"BLOCK_SIZE": 1024, "USE_TMA": True},
+    {"BLOCK_SIZE": 2048, "USE_TMA": False},
+    {"BLOCK_SIZE": 2048, "USE_TMA": True},
+    {"BLOCK_SIZE": 512, "USE_TMA": False},
+    {"BLOCK_SIZE": 512, "USE_TMA": True},
+    {"BLOCK_SIZE": 4096, "USE_TMA": False},
+    {"BLOCK_SIZE": 4096, "USE_TMA": True},
 ]
 _add_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -84,20 +89,27 @@ def leaky_relu_forward_kernel(
     out,
     slope: float,
     BLOCK_SIZE: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile = ct.bid(0)
-    x_tile = ct.astype(ct.load(x, index=(tile,), shape=(BLOCK_SIZE,), allow_tma=False), ct.float32)
+    x_tile = ct.astype(
+        ct.load(x, index=(tile,), shape=(BLOCK_SIZE,), allow_tma=USE_TMA), ct.float32
+    )
     out_tile = ct.where(x_tile > 0, x_tile, x_tile * slope)
-    ct.store(out, index=(tile,), tile=ct.astype(out_tile, out.dtype), allow_tma=False)
+    ct.store(out, index=(tile,), tile=ct.astype(out_tile, out.dtype), allow_tma=USE_TMA)
 
 
 LEAKY_RELU_FORWARD_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `leaky_relu_forward_kernel` on the first
-    # launch of each shape key.
-    {"BLOCK_SIZE": 1024},
-    {"BLOCK_SIZE": 2048},
-    {"BLOCK_SIZE": 512},
-    {"BLOCK_SIZE": 4096},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `leaky_relu_forward_kernel` on the first launch of each shape key.
+    {"BLOCK_SIZE": 1024, "USE_TMA": False},
+    {"BLOCK_SIZE": 1024, "USE_TMA": True},
+    {"BLOCK_SIZE": 2048, "USE_TMA": False},
+    {"BLOCK_SIZE": 2048, "USE_TMA": True},
+    {"BLOCK_SIZE": 512, "USE_TMA": False},
+    {"BLOCK_SIZE": 512, "USE_TMA": True},
+    {"BLOCK_SIZE": 4096, "USE_TMA": False},
+    {"BLOCK_SIZE": 4096, "USE_TMA": True},
 ]
 _leaky_relu_forward_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -112,23 +124,30 @@ def leaky_relu_backward_kernel(
     n_elements: int,
     slope: float,
     BLOCK_SIZE: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile = ct.bid(0)
-    x_tile = ct.astype(ct.load(x, index=(tile,), shape=(BLOCK_SIZE,), allow_tma=False), ct.float32)
+    x_tile = ct.astype(
+        ct.load(x, index=(tile,), shape=(BLOCK_SIZE,), allow_tma=USE_TMA), ct.float32
+    )
     dy_tile = ct.astype(
-        ct.load(dy, index=(tile,), shape=(BLOCK_SIZE,), allow_tma=False), ct.float32
+        ct.load(dy, index=(tile,), shape=(BLOCK_SIZE,), allow_tma=USE_TMA), ct.float32
     )
     dx_3 = ct.where(x_tile > 0, dy_tile, dy_tile * slope)
-    ct.store(dx, index=(tile,), tile=ct.astype(dx_3, dx.dtype), allow_tma=False)
+    ct.store(dx, index=(tile,), tile=ct.astype(dx_3, dx.dtype), allow_tma=USE_TMA)
 
 
 LEAKY_RELU_BACKWARD_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `leaky_relu_backward_kernel` on the first
-    # launch of each shape key.
-    {"BLOCK_SIZE": 1024},
-    {"BLOCK_SIZE": 2048},
-    {"BLOCK_SIZE": 512},
-    {"BLOCK_SIZE": 4096},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `leaky_relu_backward_kernel` on the first launch of each shape key.
+    {"BLOCK_SIZE": 1024, "USE_TMA": False},
+    {"BLOCK_SIZE": 1024, "USE_TMA": True},
+    {"BLOCK_SIZE": 2048, "USE_TMA": False},
+    {"BLOCK_SIZE": 2048, "USE_TMA": True},
+    {"BLOCK_SIZE": 512, "USE_TMA": False},
+    {"BLOCK_SIZE": 512, "USE_TMA": True},
+    {"BLOCK_SIZE": 4096, "USE_TMA": False},
+    {"BLOCK_SIZE": 4096, "USE_TMA": True},
 ]
 _leaky_relu_backward_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -163,6 +182,7 @@ def add(x: torch.Tensor, y: torch.Tensor, *, alpha: float = 1.0) -> torch.Tensor
                     out.view(-1).clone(),
                     alpha,
                     cfg["BLOCK_SIZE"],
+                    cfg["USE_TMA"],
                 ),
                 quiet=True,
             ).best.config
@@ -171,7 +191,7 @@ def add(x: torch.Tensor, y: torch.Tensor, *, alpha: float = 1.0) -> torch.Tensor
             torch.cuda.current_stream(),
             (ct.cdiv(out.view(-1).size(0), cfg["BLOCK_SIZE"]), 1, 1),
             add_kernel,
-            (x.view(-1), y.view(-1), out.view(-1), alpha, cfg["BLOCK_SIZE"]),
+            (x.view(-1), y.view(-1), out.view(-1), alpha, cfg["BLOCK_SIZE"], cfg["USE_TMA"]),
         )
     return out
 
@@ -192,7 +212,13 @@ class LeakyRelu(torch.autograd.Function):
                     torch.cuda.current_stream(),
                     lambda cfg: (ct.cdiv(x.view(-1).size(0), cfg["BLOCK_SIZE"]), 1, 1),
                     leaky_relu_forward_kernel,
-                    lambda cfg: (x.view(-1), out.view(-1).clone(), slope, cfg["BLOCK_SIZE"]),
+                    lambda cfg: (
+                        x.view(-1),
+                        out.view(-1).clone(),
+                        slope,
+                        cfg["BLOCK_SIZE"],
+                        cfg["USE_TMA"],
+                    ),
                     quiet=True,
                 ).best.config
             cfg = _leaky_relu_forward_kernel_best[tuned_key]
@@ -200,7 +226,7 @@ class LeakyRelu(torch.autograd.Function):
                 torch.cuda.current_stream(),
                 (ct.cdiv(x.view(-1).size(0), cfg["BLOCK_SIZE"]), 1, 1),
                 leaky_relu_forward_kernel,
-                (x.view(-1), out.view(-1), slope, cfg["BLOCK_SIZE"]),
+                (x.view(-1), out.view(-1), slope, cfg["BLOCK_SIZE"], cfg["USE_TMA"]),
             )
         ctx.save_for_backward(x)
         ctx.slope = slope
@@ -238,6 +264,7 @@ class LeakyRelu(torch.autograd.Function):
                         n_elements,
                         ctx.slope,
                         cfg["BLOCK_SIZE"],
+                        cfg["USE_TMA"],
                     ),
                     quiet=True,
                 ).best.config
@@ -246,7 +273,15 @@ class LeakyRelu(torch.autograd.Function):
                 torch.cuda.current_stream(),
                 (ct.cdiv(n_elements, cfg["BLOCK_SIZE"]), 1, 1),
                 leaky_relu_backward_kernel,
-                (x.view(-1), dy.view(-1), dx.view(-1), n_elements, ctx.slope, cfg["BLOCK_SIZE"]),
+                (
+                    x.view(-1),
+                    dy.view(-1),
+                    dx.view(-1),
+                    n_elements,
+                    ctx.slope,
+                    cfg["BLOCK_SIZE"],
+                    cfg["USE_TMA"],
+                ),
             )
         return dx, None
 

@@ -35,14 +35,15 @@ def liger_cross_entropy_kernel(
     reduction: str,
     n_rows: int,
     BLOCK_SIZE: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     program_id = ct.bid(0)
     # 1. Load Y_ptr first because if the target is ignore_index, we can return right away
-    y = ct.reshape(ct.load(Y, index=(program_id,), shape=(1,), allow_tma=False), ())
+    y = ct.reshape(ct.load(Y, index=(program_id,), shape=(1,), allow_tma=USE_TMA), ())
     if y == ignore_index:
         # set all X_ptr as 0
         for tile_i in range(ct.cdiv(n_cols, BLOCK_SIZE)):
-            ct.store(X, index=(program_id, tile_i), tile=ct.astype(0.0, X.dtype), allow_tma=False)
+            ct.store(X, index=(program_id, tile_i), tile=ct.astype(0.0, X.dtype), allow_tma=USE_TMA)
     else:
         # Online softmax: 3. [Online softmax] first pass: find max + sum
         # m is the max value. use the notation from the paper
@@ -51,7 +52,7 @@ def liger_cross_entropy_kernel(
         d = 0.0
         # we need to store the original value of X_y for the loss calculation
         ori_X_y = ct.astype(
-            ct.reshape(ct.load(X, index=(program_id, y), shape=(1, 1), allow_tma=False), ()),
+            ct.reshape(ct.load(X, index=(program_id, y), shape=(1, 1), allow_tma=USE_TMA), ()),
             ct.float32,
         )
         # Label smoothing is a general case of normal cross entropy
@@ -65,7 +66,7 @@ def liger_cross_entropy_kernel(
                         index=(program_id, tile_i),
                         shape=(1, BLOCK_SIZE),
                         padding_mode=ct.PaddingMode.NEG_INF,
-                        allow_tma=False,
+                        allow_tma=USE_TMA,
                     ),
                     (BLOCK_SIZE,),
                 ),
@@ -112,7 +113,7 @@ def liger_cross_entropy_kernel(
                         index=(program_id, tile_i_2),
                         shape=(1, BLOCK_SIZE),
                         padding_mode=ct.PaddingMode.NEG_INF,
-                        allow_tma=False,
+                        allow_tma=USE_TMA,
                     ),
                     (BLOCK_SIZE,),
                 ),
@@ -135,7 +136,7 @@ def liger_cross_entropy_kernel(
                 X,
                 index=(program_id, tile_i_2),
                 tile=ct.reshape(ct.astype(X_block_5, X.dtype), (1, BLOCK_SIZE)),
-                allow_tma=False,
+                allow_tma=USE_TMA,
             )
         # 5. Calculate the loss
         # loss = log (softmax(X_y)) = log ((e ^ (X_y - max(X)) / sum(e ^ (X - max(X))))
@@ -147,7 +148,18 @@ def liger_cross_entropy_kernel(
             loss_tile = loss_tile * (-label_smoothing + 1) + smooth_loss
         if reduction == "mean":
             loss_tile = loss_tile / n_non_ignore
-        ct.store(loss, index=(program_id,), tile=ct.astype(loss_tile, loss.dtype), allow_tma=False)
+        ct.store(
+            loss, index=(program_id,), tile=ct.astype(loss_tile, loss.dtype), allow_tma=USE_TMA
+        )
+
+
+LIGER_CROSS_ENTROPY_KERNEL_CONFIGS = [
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `liger_cross_entropy_kernel` on the first launch of each shape key.
+    {"USE_TMA": False},
+    {"USE_TMA": True},
+]
+_liger_cross_entropy_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def fused_linear_cross_entropy_forward(
@@ -193,6 +205,40 @@ def fused_linear_cross_entropy_forward(
         # Here we calculate the gradient of logits_chunk in place so we can save memory.
         # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order
         # itself
+        key = (
+            logits_chunk.shape,
+            target_chunk.shape,
+            loss_1d_slice.shape,
+            logits_chunk.dtype,
+            target_chunk.dtype,
+            loss_1d_slice.dtype,
+            V,
+            ignore_index,
+            n_rows,
+            BLOCK_SIZE,
+        )
+        if key not in _liger_cross_entropy_kernel_best:
+            _liger_cross_entropy_kernel_best[key] = ct.tune.exhaustive_search(
+                LIGER_CROSS_ENTROPY_KERNEL_CONFIGS,
+                torch.cuda.current_stream(),
+                lambda cfg: (n_rows, 1, 1),
+                liger_cross_entropy_kernel,
+                lambda cfg: (
+                    logits_chunk.clone(),
+                    target_chunk,
+                    loss_1d_slice.clone(),
+                    V,
+                    total_n_non_ignore,
+                    ignore_index,
+                    label_smoothing,
+                    reduction,
+                    n_rows,
+                    BLOCK_SIZE,
+                    cfg["USE_TMA"],
+                ),
+                quiet=True,
+            ).best.config
+        cfg = _liger_cross_entropy_kernel_best[key]
         ct.launch(
             torch.cuda.current_stream(),
             (n_rows, 1, 1),
@@ -208,6 +254,7 @@ def fused_linear_cross_entropy_forward(
                 reduction,
                 n_rows,
                 BLOCK_SIZE,
+                cfg["USE_TMA"],
             ),
         )
 

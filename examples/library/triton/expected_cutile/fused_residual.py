@@ -26,8 +26,6 @@ def _cols_settings(n_cols: int) -> tuple[int, int]:
     return BLOCK_N, num_warps
 
 
-# tiletrans: the source has 6 configs; this launch uses the first (tune the ct.Constant tile sizes
-# with ct.tune)
 @ct.kernel
 def _residual_fwd_kernel(
     OUT,
@@ -37,6 +35,7 @@ def _residual_fwd_kernel(
     N: int,
     BLOCK_M: ct.Constant[int],
     BLOCK_N: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
@@ -46,7 +45,7 @@ def _residual_fwd_kernel(
             index=(tile_m, tile_n),
             shape=(BLOCK_M, BLOCK_N),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -56,16 +55,23 @@ def _residual_fwd_kernel(
             index=(tile_m, tile_n),
             shape=(BLOCK_M, BLOCK_N),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
     out_tile = alpha * x_tile + res
-    ct.store(OUT, index=(tile_m, tile_n), tile=ct.astype(out_tile, OUT.dtype), allow_tma=False)
+    ct.store(OUT, index=(tile_m, tile_n), tile=ct.astype(out_tile, OUT.dtype), allow_tma=USE_TMA)
 
 
-# tiletrans: the source has 6 configs; this launch uses the first (tune the ct.Constant tile sizes
-# with ct.tune)
+_RESIDUAL_FWD_KERNEL_CONFIGS = [
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_residual_fwd_kernel` on the first launch of each shape key.
+    {"USE_TMA": False},
+    {"USE_TMA": True},
+]
+_residual_fwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 @ct.kernel
 def _residual_bias_fwd_kernel(
     OUT,
@@ -76,6 +82,7 @@ def _residual_bias_fwd_kernel(
     N: int,
     BLOCK_M: ct.Constant[int],
     BLOCK_N: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
@@ -85,7 +92,7 @@ def _residual_bias_fwd_kernel(
             index=(tile_m, tile_n),
             shape=(BLOCK_M, BLOCK_N),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -95,7 +102,7 @@ def _residual_bias_fwd_kernel(
             index=(tile_m, tile_n),
             shape=(BLOCK_M, BLOCK_N),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -105,12 +112,21 @@ def _residual_bias_fwd_kernel(
             index=(tile_n,),
             shape=(BLOCK_N,),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
     out_tile = alpha * x_tile + res + bias_tile[None, :]
-    ct.store(OUT, index=(tile_m, tile_n), tile=ct.astype(out_tile, OUT.dtype), allow_tma=False)
+    ct.store(OUT, index=(tile_m, tile_n), tile=ct.astype(out_tile, OUT.dtype), allow_tma=USE_TMA)
+
+
+_RESIDUAL_BIAS_FWD_KERNEL_CONFIGS = [
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_residual_bias_fwd_kernel` on the first launch of each shape key.
+    {"USE_TMA": False},
+    {"USE_TMA": True},
+]
+_residual_bias_fwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 @ct.kernel
@@ -123,6 +139,7 @@ def _residual_bwd_kernel(
     N: int,
     BLOCK_M: ct.Constant[int],
     BLOCK_N: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
@@ -132,12 +149,14 @@ def _residual_bwd_kernel(
             index=(tile_m, tile_n),
             shape=(BLOCK_M, BLOCK_N),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
-    ct.store(dX, index=(tile_m, tile_n), tile=ct.astype(alpha * dy_tile, dX.dtype), allow_tma=False)
-    ct.store(dRES, index=(tile_m, tile_n), tile=ct.astype(dy_tile, dRES.dtype), allow_tma=False)
+    ct.store(
+        dX, index=(tile_m, tile_n), tile=ct.astype(alpha * dy_tile, dX.dtype), allow_tma=USE_TMA
+    )
+    ct.store(dRES, index=(tile_m, tile_n), tile=ct.astype(dy_tile, dRES.dtype), allow_tma=USE_TMA)
     # Partial column sums of this row block, accumulated across programs.
     dbias_partial = ct.sum(dy_tile, axis=0)
     ct.atomic_add(
@@ -146,6 +165,15 @@ def _residual_bwd_kernel(
         dbias_partial,
         memory_order=ct.MemoryOrder.RELAXED,
     )
+
+
+_RESIDUAL_BWD_KERNEL_CONFIGS = [
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_residual_bwd_kernel` on the first launch of each shape key.
+    {"USE_TMA": False},
+    {"USE_TMA": True},
+]
+_residual_bwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def _fused_residual_fwd(x, residual, bias, alpha):
@@ -158,20 +186,74 @@ def _fused_residual_fwd(x, residual, bias, alpha):
     if bias is None:
         # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order
         # itself
+        key = (
+            out.shape,
+            x.shape,
+            residual.shape,
+            out.dtype,
+            x.dtype,
+            residual.dtype,
+            N,
+            BLOCK_M,
+            BLOCK_N,
+        )
+        if key not in _residual_fwd_kernel_best:
+            _residual_fwd_kernel_best[key] = ct.tune.exhaustive_search(
+                _RESIDUAL_FWD_KERNEL_CONFIGS,
+                torch.cuda.current_stream(),
+                lambda cfg: (ct.cdiv(x.size(0), BLOCK_M), ct.cdiv(N, BLOCK_N), 1),
+                _residual_fwd_kernel,
+                lambda cfg: (out.clone(), x, residual, alpha, N, BLOCK_M, BLOCK_N, cfg["USE_TMA"]),
+                quiet=True,
+            ).best.config
+        cfg = _residual_fwd_kernel_best[key]
         ct.launch(
             torch.cuda.current_stream(),
             (ct.cdiv(x.size(0), BLOCK_M), ct.cdiv(N, BLOCK_N), 1),
             _residual_fwd_kernel,
-            (out, x, residual, alpha, N, BLOCK_M, BLOCK_N),
+            (out, x, residual, alpha, N, BLOCK_M, BLOCK_N, cfg["USE_TMA"]),
         )
     else:
         # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order
         # itself
+        key = (
+            out.shape,
+            x.shape,
+            residual.shape,
+            bias.view(-1).shape,
+            out.dtype,
+            x.dtype,
+            residual.dtype,
+            bias.view(-1).dtype,
+            N,
+            BLOCK_M,
+            BLOCK_N,
+        )
+        if key not in _residual_bias_fwd_kernel_best:
+            _residual_bias_fwd_kernel_best[key] = ct.tune.exhaustive_search(
+                _RESIDUAL_BIAS_FWD_KERNEL_CONFIGS,
+                torch.cuda.current_stream(),
+                lambda cfg: (ct.cdiv(x.size(0), BLOCK_M), ct.cdiv(N, BLOCK_N), 1),
+                _residual_bias_fwd_kernel,
+                lambda cfg: (
+                    out.clone(),
+                    x,
+                    residual,
+                    bias.view(-1),
+                    alpha,
+                    N,
+                    BLOCK_M,
+                    BLOCK_N,
+                    cfg["USE_TMA"],
+                ),
+                quiet=True,
+            ).best.config
+        cfg = _residual_bias_fwd_kernel_best[key]
         ct.launch(
             torch.cuda.current_stream(),
             (ct.cdiv(x.size(0), BLOCK_M), ct.cdiv(N, BLOCK_N), 1),
             _residual_bias_fwd_kernel,
-            (out, x, residual, bias.view(-1), alpha, N, BLOCK_M, BLOCK_N),
+            (out, x, residual, bias.view(-1), alpha, N, BLOCK_M, BLOCK_N, cfg["USE_TMA"]),
         )
     return out.view(shape)
 
@@ -185,11 +267,44 @@ def _fused_residual_bwd(dy, alpha):
     dbias = torch.zeros(N, dtype=torch.float32, device=dy.device)
     BLOCK_N, num_warps = _cols_settings(N)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (
+        dx.shape,
+        dres.shape,
+        dbias.shape,
+        dy.shape,
+        dx.dtype,
+        dres.dtype,
+        dbias.dtype,
+        dy.dtype,
+        N,
+        BLOCK_M,
+        BLOCK_N,
+    )
+    if key not in _residual_bwd_kernel_best:
+        _residual_bwd_kernel_best[key] = ct.tune.exhaustive_search(
+            _RESIDUAL_BWD_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(dy.size(0), BLOCK_M), ct.cdiv(N, BLOCK_N), 1),
+            _residual_bwd_kernel,
+            lambda cfg: (
+                dx.clone(),
+                dres.clone(),
+                dbias.clone(),
+                dy,
+                alpha,
+                N,
+                BLOCK_M,
+                BLOCK_N,
+                cfg["USE_TMA"],
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _residual_bwd_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(dy.size(0), BLOCK_M), ct.cdiv(N, BLOCK_N), 1),
         _residual_bwd_kernel,
-        (dx, dres, dbias, dy, alpha, N, BLOCK_M, BLOCK_N),
+        (dx, dres, dbias, dy, alpha, N, BLOCK_M, BLOCK_N, cfg["USE_TMA"]),
     )
     return dx.view(shape), dres.view(shape), dbias
 

@@ -25,17 +25,26 @@ def _geglu_tanh_fwd_kernel(
     B,
     C,
     BLOCK_SIZE: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile = ct.bid(0)
     a_tile = ct.astype(
         ct.load(
-            A, index=(tile,), shape=(BLOCK_SIZE,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+            A,
+            index=(tile,),
+            shape=(BLOCK_SIZE,),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
     b_tile = ct.astype(
         ct.load(
-            B, index=(tile,), shape=(BLOCK_SIZE,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+            B,
+            index=(tile,),
+            shape=(BLOCK_SIZE,),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -57,16 +66,20 @@ def _geglu_tanh_fwd_kernel(
             )
         )
     )
-    ct.store(C, index=(tile,), tile=ct.astype(gelu_a * b_tile, C.dtype), allow_tma=False)
+    ct.store(C, index=(tile,), tile=ct.astype(gelu_a * b_tile, C.dtype), allow_tma=USE_TMA)
 
 
 _GEGLU_TANH_FWD_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_geglu_tanh_fwd_kernel` on the first
-    # launch of each shape key.
-    {"BLOCK_SIZE": 1024},
-    {"BLOCK_SIZE": 512},
-    {"BLOCK_SIZE": 2048},
-    {"BLOCK_SIZE": 4096},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_geglu_tanh_fwd_kernel` on the first launch of each shape key.
+    {"BLOCK_SIZE": 1024, "USE_TMA": False},
+    {"BLOCK_SIZE": 1024, "USE_TMA": True},
+    {"BLOCK_SIZE": 512, "USE_TMA": False},
+    {"BLOCK_SIZE": 512, "USE_TMA": True},
+    {"BLOCK_SIZE": 2048, "USE_TMA": False},
+    {"BLOCK_SIZE": 2048, "USE_TMA": True},
+    {"BLOCK_SIZE": 4096, "USE_TMA": False},
+    {"BLOCK_SIZE": 4096, "USE_TMA": True},
 ]
 _geglu_tanh_fwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -79,6 +92,7 @@ def _geglu_tanh_bwd_kernel(
     dA,
     dB,
     BLOCK_SIZE: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile = ct.bid(0)
     dc_tile = ct.astype(
@@ -87,19 +101,27 @@ def _geglu_tanh_bwd_kernel(
             index=(tile,),
             shape=(BLOCK_SIZE,),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
     a_tile = ct.astype(
         ct.load(
-            A, index=(tile,), shape=(BLOCK_SIZE,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+            A,
+            index=(tile,),
+            shape=(BLOCK_SIZE,),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
     b_tile = ct.astype(
         ct.load(
-            B, index=(tile,), shape=(BLOCK_SIZE,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+            B,
+            index=(tile,),
+            shape=(BLOCK_SIZE,),
+            padding_mode=ct.PaddingMode.ZERO,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -118,18 +140,22 @@ def _geglu_tanh_bwd_kernel(
     d_inner = 0.7978845608028654 * (1.0 + 3.0 * 0.044715 * a_tile * a_tile)
     d_gelu = 0.5 * (1.0 + tanh_inner) + 0.5 * a_tile * (1.0 - tanh_inner * tanh_inner) * d_inner
     ct.store(
-        dA, index=(tile,), tile=ct.astype(dc_tile * b_tile * d_gelu, dA.dtype), allow_tma=False
+        dA, index=(tile,), tile=ct.astype(dc_tile * b_tile * d_gelu, dA.dtype), allow_tma=USE_TMA
     )
-    ct.store(dB, index=(tile,), tile=ct.astype(dc_tile * gelu_a, dB.dtype), allow_tma=False)
+    ct.store(dB, index=(tile,), tile=ct.astype(dc_tile * gelu_a, dB.dtype), allow_tma=USE_TMA)
 
 
 _GEGLU_TANH_BWD_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_geglu_tanh_bwd_kernel` on the first
-    # launch of each shape key.
-    {"BLOCK_SIZE": 1024},
-    {"BLOCK_SIZE": 512},
-    {"BLOCK_SIZE": 2048},
-    {"BLOCK_SIZE": 4096},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_geglu_tanh_bwd_kernel` on the first launch of each shape key.
+    {"BLOCK_SIZE": 1024, "USE_TMA": False},
+    {"BLOCK_SIZE": 1024, "USE_TMA": True},
+    {"BLOCK_SIZE": 512, "USE_TMA": False},
+    {"BLOCK_SIZE": 512, "USE_TMA": True},
+    {"BLOCK_SIZE": 2048, "USE_TMA": False},
+    {"BLOCK_SIZE": 2048, "USE_TMA": True},
+    {"BLOCK_SIZE": 4096, "USE_TMA": False},
+    {"BLOCK_SIZE": 4096, "USE_TMA": True},
 ]
 _geglu_tanh_bwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -152,7 +178,13 @@ def _geglu_fwd(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(a.view(-1).size(0), cfg["BLOCK_SIZE"]), 1, 1),
             _geglu_tanh_fwd_kernel,
-            lambda cfg: (a.view(-1), b.view(-1), c.view(-1).clone(), cfg["BLOCK_SIZE"]),
+            lambda cfg: (
+                a.view(-1),
+                b.view(-1),
+                c.view(-1).clone(),
+                cfg["BLOCK_SIZE"],
+                cfg["USE_TMA"],
+            ),
             quiet=True,
         ).best.config
     cfg = _geglu_tanh_fwd_kernel_best[key]
@@ -160,7 +192,7 @@ def _geglu_fwd(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         torch.cuda.current_stream(),
         (ct.cdiv(a.view(-1).size(0), cfg["BLOCK_SIZE"]), 1, 1),
         _geglu_tanh_fwd_kernel,
-        (a.view(-1), b.view(-1), c.view(-1), cfg["BLOCK_SIZE"]),
+        (a.view(-1), b.view(-1), c.view(-1), cfg["BLOCK_SIZE"], cfg["USE_TMA"]),
     )
     return c
 
@@ -194,6 +226,7 @@ def _geglu_bwd(dc: torch.Tensor, a: torch.Tensor, b: torch.Tensor):
                 da.view(-1).clone(),
                 db.view(-1).clone(),
                 cfg["BLOCK_SIZE"],
+                cfg["USE_TMA"],
             ),
             quiet=True,
         ).best.config
@@ -202,7 +235,15 @@ def _geglu_bwd(dc: torch.Tensor, a: torch.Tensor, b: torch.Tensor):
         torch.cuda.current_stream(),
         (ct.cdiv(a.view(-1).size(0), cfg["BLOCK_SIZE"]), 1, 1),
         _geglu_tanh_bwd_kernel,
-        (dc.view(-1), a.view(-1), b.view(-1), da.view(-1), db.view(-1), cfg["BLOCK_SIZE"]),
+        (
+            dc.view(-1),
+            a.view(-1),
+            b.view(-1),
+            da.view(-1),
+            db.view(-1),
+            cfg["BLOCK_SIZE"],
+            cfg["USE_TMA"],
+        ),
     )
     return da, db
 

@@ -18,8 +18,6 @@ import triton
 import cuda.tile as ct
 
 
-# tiletrans: the source has 5 configs; this launch uses the first (tune the ct.Constant tile sizes
-# with ct.tune)
 @ct.kernel
 def jagged_sum_kernel(
     values,
@@ -28,11 +26,12 @@ def jagged_sum_kernel(
     MEAN: bool,
     B: int,
     BLOCK_D: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     pid_b = ct.bid(0)
     tile_d = ct.bid(1)
-    start = ct.reshape(ct.load(offsets, index=(pid_b,), shape=(1,), allow_tma=False), ())
-    end = ct.reshape(ct.load(offsets, index=(pid_b + 1,), shape=(1,), allow_tma=False), ())
+    start = ct.reshape(ct.load(offsets, index=(pid_b,), shape=(1,), allow_tma=USE_TMA), ())
+    end = ct.reshape(ct.load(offsets, index=(pid_b + 1,), shape=(1,), allow_tma=USE_TMA), ())
     acc = ct.zeros((BLOCK_D,), dtype=ct.float32)
     for row in range(start, end):
         acc = acc + ct.astype(
@@ -42,7 +41,7 @@ def jagged_sum_kernel(
                     index=(row, tile_d),
                     shape=(1, BLOCK_D),
                     padding_mode=ct.PaddingMode.ZERO,
-                    allow_tma=False,
+                    allow_tma=USE_TMA,
                 ),
                 (BLOCK_D,),
             ),
@@ -58,8 +57,17 @@ def jagged_sum_kernel(
         out,
         index=(pid_b, tile_d),
         tile=ct.reshape(ct.astype(acc, out.dtype), (1, BLOCK_D)),
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
+
+
+JAGGED_SUM_KERNEL_CONFIGS = [
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `jagged_sum_kernel` on the first launch of each shape key.
+    {"USE_TMA": False},
+    {"USE_TMA": True},
+]
+_jagged_sum_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def _jagged_reduce(values: torch.Tensor, offsets: torch.Tensor, mean: bool) -> torch.Tensor:
@@ -69,11 +77,31 @@ def _jagged_reduce(values: torch.Tensor, offsets: torch.Tensor, mean: bool) -> t
     out = torch.empty((B, D), dtype=values.dtype, device=values.device)
     BLOCK_D = min(triton.next_power_of_2(D), 128)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (
+        values.shape,
+        offsets.shape,
+        out.shape,
+        values.dtype,
+        offsets.dtype,
+        out.dtype,
+        B,
+        BLOCK_D,
+    )
+    if key not in _jagged_sum_kernel_best:
+        _jagged_sum_kernel_best[key] = ct.tune.exhaustive_search(
+            JAGGED_SUM_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (B, ct.cdiv(values.size(1), BLOCK_D), 1),
+            jagged_sum_kernel,
+            lambda cfg: (values, offsets, out.clone(), mean, B, BLOCK_D, cfg["USE_TMA"]),
+            quiet=True,
+        ).best.config
+    cfg = _jagged_sum_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
         (B, ct.cdiv(values.size(1), BLOCK_D), 1),
         jagged_sum_kernel,
-        (values, offsets, out, mean, B, BLOCK_D),
+        (values, offsets, out, mean, B, BLOCK_D, cfg["USE_TMA"]),
     )
     return out
 

@@ -32,13 +32,14 @@ def _jsd_kernel(
     ignore_index: int,
     HAS_LABEL: bool,
     BLOCK_SIZE: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     pid = ct.bid(0)
     if HAS_LABEL:
-        label_tile = ct.reshape(ct.load(label, index=(pid,), shape=(1,), allow_tma=False), ())
+        label_tile = ct.reshape(ct.load(label, index=(pid,), shape=(1,), allow_tma=USE_TMA), ())
         if label_tile == ignore_index:
             for tile_i in range(ct.cdiv(X.shape[1], BLOCK_SIZE)):
-                ct.store(dX, index=(pid, tile_i), tile=ct.astype(0.0, dX.dtype), allow_tma=False)
+                ct.store(dX, index=(pid, tile_i), tile=ct.astype(0.0, dX.dtype), allow_tma=USE_TMA)
         else:
             for tile_i in range(ct.cdiv(X.shape[1], BLOCK_SIZE)):
                 X_2 = ct.astype(
@@ -48,7 +49,7 @@ def _jsd_kernel(
                             index=(pid, tile_i),
                             shape=(1, BLOCK_SIZE),
                             padding_mode=ct.PaddingMode.NEG_INF,
-                            allow_tma=False,
+                            allow_tma=USE_TMA,
                         ),
                         (BLOCK_SIZE,),
                     ),
@@ -61,7 +62,7 @@ def _jsd_kernel(
                             index=(pid, tile_i),
                             shape=(1, BLOCK_SIZE),
                             padding_mode=ct.PaddingMode.NEG_INF,
-                            allow_tma=False,
+                            allow_tma=USE_TMA,
                         ),
                         (BLOCK_SIZE,),
                     ),
@@ -88,13 +89,13 @@ def _jsd_kernel(
                     loss,
                     index=(pid, tile_i),
                     tile=ct.reshape(ct.astype(loss_4, loss.dtype), (1, BLOCK_SIZE)),
-                    allow_tma=False,
+                    allow_tma=USE_TMA,
                 )
                 ct.store(
                     dX,
                     index=(pid, tile_i),
                     tile=ct.reshape(ct.astype(dX_tile_2, dX.dtype), (1, BLOCK_SIZE)),
-                    allow_tma=False,
+                    allow_tma=USE_TMA,
                 )
     else:
         for tile_i in range(ct.cdiv(X.shape[1], BLOCK_SIZE)):
@@ -105,7 +106,7 @@ def _jsd_kernel(
                         index=(pid, tile_i),
                         shape=(1, BLOCK_SIZE),
                         padding_mode=ct.PaddingMode.NEG_INF,
-                        allow_tma=False,
+                        allow_tma=USE_TMA,
                     ),
                     (BLOCK_SIZE,),
                 ),
@@ -118,7 +119,7 @@ def _jsd_kernel(
                         index=(pid, tile_i),
                         shape=(1, BLOCK_SIZE),
                         padding_mode=ct.PaddingMode.NEG_INF,
-                        allow_tma=False,
+                        allow_tma=USE_TMA,
                     ),
                     (BLOCK_SIZE,),
                 ),
@@ -145,14 +146,23 @@ def _jsd_kernel(
                 loss,
                 index=(pid, tile_i),
                 tile=ct.reshape(ct.astype(loss_4, loss.dtype), (1, BLOCK_SIZE)),
-                allow_tma=False,
+                allow_tma=USE_TMA,
             )
             ct.store(
                 dX,
                 index=(pid, tile_i),
                 tile=ct.reshape(ct.astype(dX_tile_2, dX.dtype), (1, BLOCK_SIZE)),
-                allow_tma=False,
+                allow_tma=USE_TMA,
             )
+
+
+_JSD_KERNEL_CONFIGS = [
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_jsd_kernel` on the first launch of each shape key.
+    {"USE_TMA": False},
+    {"USE_TMA": True},
+]
+_jsd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def jsd_forward(
@@ -172,6 +182,59 @@ def jsd_forward(
     n_non_ignore = (shift_labels != ignore_index).sum().item() if has_label else BT
 
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (
+        _input.shape,
+        target.shape,
+        loss.shape,
+        dX.shape,
+        (
+            (
+                shift_labels
+                if has_label
+                else torch.empty(1, dtype=torch.int64, device=_input.device)
+            ).view(-1)
+        ).shape,
+        _input.dtype,
+        target.dtype,
+        loss.dtype,
+        dX.dtype,
+        (
+            (
+                shift_labels
+                if has_label
+                else torch.empty(1, dtype=torch.int64, device=_input.device)
+            ).view(-1)
+        ).dtype,
+        n_non_ignore,
+        ignore_index,
+        BLOCK_SIZE,
+    )
+    if key not in _jsd_kernel_best:
+        _jsd_kernel_best[key] = ct.tune.exhaustive_search(
+            _JSD_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (_input.size(0), 1, 1),
+            _jsd_kernel,
+            lambda cfg: (
+                _input,
+                target,
+                loss.clone(),
+                dX.clone(),
+                (
+                    shift_labels
+                    if has_label
+                    else torch.empty(1, dtype=torch.int64, device=_input.device)
+                ).view(-1),
+                beta,
+                n_non_ignore,
+                ignore_index,
+                has_label,
+                BLOCK_SIZE,
+                cfg["USE_TMA"],
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _jsd_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
         (_input.size(0), 1, 1),
@@ -191,6 +254,7 @@ def jsd_forward(
             ignore_index,
             has_label,
             BLOCK_SIZE,
+            cfg["USE_TMA"],
         ),
     )
 

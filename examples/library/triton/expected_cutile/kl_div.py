@@ -45,6 +45,7 @@ def _kldiv_kernel_forward(
     reduction: str,
     ROWS: ct.Constant[int],
     BLOCK_SIZE: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     pid = ct.bid(0)
     loss_sum = ct.zeros((ROWS,), dtype=ct.float32)
@@ -56,7 +57,7 @@ def _kldiv_kernel_forward(
                 index=(pid, tile_i),
                 shape=(ROWS, BLOCK_SIZE),
                 padding_mode=ct.PaddingMode.ZERO,
-                allow_tma=False,
+                allow_tma=USE_TMA,
             ),
             ct.float32,
         )
@@ -66,7 +67,7 @@ def _kldiv_kernel_forward(
                 index=(pid, tile_i),
                 shape=(ROWS, BLOCK_SIZE),
                 padding_mode=ct.PaddingMode.ZERO,
-                allow_tma=False,
+                allow_tma=USE_TMA,
             ),
             ct.float32,
         )
@@ -80,7 +81,7 @@ def _kldiv_kernel_forward(
             )
         if reduction == "none":
             ct.store(
-                loss, index=(pid, tile_i), tile=ct.astype(loss_tile, loss.dtype), allow_tma=False
+                loss, index=(pid, tile_i), tile=ct.astype(loss_tile, loss.dtype), allow_tma=USE_TMA
             )
         else:
             loss_sum = loss_sum + ct.sum(
@@ -98,18 +99,23 @@ def _kldiv_kernel_forward(
             loss,
             index=(pid, 0),
             tile=ct.reshape(ct.astype(loss_sum, loss.dtype), (ROWS, 1)),
-            allow_tma=False,
+            allow_tma=USE_TMA,
         )
 
 
 _KLDIV_KERNEL_FORWARD_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_kldiv_kernel_forward` on the first
-    # launch of each shape key.
-    {"ROWS": 4},
-    {"ROWS": 1},
-    {"ROWS": 2},
-    {"ROWS": 8},
-    {"ROWS": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_kldiv_kernel_forward` on the first launch of each shape key.
+    {"ROWS": 4, "USE_TMA": False},
+    {"ROWS": 4, "USE_TMA": True},
+    {"ROWS": 1, "USE_TMA": False},
+    {"ROWS": 1, "USE_TMA": True},
+    {"ROWS": 2, "USE_TMA": False},
+    {"ROWS": 2, "USE_TMA": True},
+    {"ROWS": 8, "USE_TMA": False},
+    {"ROWS": 8, "USE_TMA": True},
+    {"ROWS": 16, "USE_TMA": False},
+    {"ROWS": 16, "USE_TMA": True},
 ]
 _kldiv_kernel_forward_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -120,6 +126,7 @@ def _kldiv_kernel_backward(
     new_grads,
     log_target: bool,
     BLOCK_SIZE: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     pid = ct.bid(0)
     for tile_i in range(ct.cdiv(target.shape[1], BLOCK_SIZE)):
@@ -130,7 +137,7 @@ def _kldiv_kernel_backward(
                     index=(pid, tile_i),
                     shape=(1, BLOCK_SIZE),
                     padding_mode=ct.PaddingMode.ZERO,
-                    allow_tma=False,
+                    allow_tma=USE_TMA,
                 ),
                 (BLOCK_SIZE,),
             ),
@@ -144,8 +151,17 @@ def _kldiv_kernel_backward(
             new_grads,
             index=(pid, tile_i),
             tile=ct.reshape(ct.astype(res, new_grads.dtype), (1, BLOCK_SIZE)),
-            allow_tma=False,
+            allow_tma=USE_TMA,
         )
+
+
+_KLDIV_KERNEL_BACKWARD_CONFIGS = [
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_kldiv_kernel_backward` on the first launch of each shape key.
+    {"USE_TMA": False},
+    {"USE_TMA": True},
+]
+_kldiv_kernel_backward_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def kldiv_forward_triton(
@@ -186,6 +202,7 @@ def kldiv_forward_triton(
                 reduction,
                 cfg["ROWS"],
                 BLOCK_SIZE,
+                cfg["USE_TMA"],
             ),
             quiet=True,
         ).best.config
@@ -194,7 +211,17 @@ def kldiv_forward_triton(
         torch.cuda.current_stream(),
         (ct.cdiv(y_pred.size(0), cfg["ROWS"]), 1, 1),
         _kldiv_kernel_forward,
-        (y_pred, y_true, output_tensor, eps, log_target, reduction, cfg["ROWS"], BLOCK_SIZE),
+        (
+            y_pred,
+            y_true,
+            output_tensor,
+            eps,
+            log_target,
+            reduction,
+            cfg["ROWS"],
+            BLOCK_SIZE,
+            cfg["USE_TMA"],
+        ),
     )
 
     # calculated according to the reduction mode same as in Pytorch. In the later versions, `mean`
@@ -219,11 +246,22 @@ def kldiv_backward_triton(
 
     # We store the gradients in-place in the input tensor
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (target.shape, new_grads.shape, target.dtype, new_grads.dtype, BLOCK_SIZE)
+    if key not in _kldiv_kernel_backward_best:
+        _kldiv_kernel_backward_best[key] = ct.tune.exhaustive_search(
+            _KLDIV_KERNEL_BACKWARD_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (target.size(0), 1, 1),
+            _kldiv_kernel_backward,
+            lambda cfg: (target, new_grads.clone(), log_target, BLOCK_SIZE, cfg["USE_TMA"]),
+            quiet=True,
+        ).best.config
+    cfg = _kldiv_kernel_backward_best[key]
     ct.launch(
         torch.cuda.current_stream(),
         (target.size(0), 1, 1),
         _kldiv_kernel_backward,
-        (target, new_grads, log_target, BLOCK_SIZE),
+        (target, new_grads, log_target, BLOCK_SIZE, cfg["USE_TMA"]),
     )
 
     # If cross entropy is the last layer, grad_output is 1.0. Skip the mul then.

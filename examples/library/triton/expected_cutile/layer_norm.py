@@ -36,6 +36,7 @@ def _layer_norm_fwd_fused(
     eps: float,
     ROWS: ct.Constant[int],
     BLOCK_N: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     row = ct.bid(0)
     mask_N = ct.arange(BLOCK_N, dtype=ct.int32) < N
@@ -45,7 +46,7 @@ def _layer_norm_fwd_fused(
             index=(row, 0),
             shape=(ROWS, BLOCK_N),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -57,22 +58,31 @@ def _layer_norm_fwd_fused(
         rounding_mode=ct.RoundingMode.FULL,
     )
     rstd_2 = ct.truediv(1, ct.sqrt(var + eps), rounding_mode=ct.RoundingMode.FULL)
-    ct.store(Mean, index=(row,), tile=mean_2, allow_tma=False)
-    ct.store(Rstd, index=(row,), tile=rstd_2, allow_tma=False)
-    w = ct.load(W, index=(0,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False)
-    b = ct.load(B, index=(0,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False)
+    ct.store(Mean, index=(row,), tile=mean_2, allow_tma=USE_TMA)
+    ct.store(Rstd, index=(row,), tile=rstd_2, allow_tma=USE_TMA)
+    w = ct.load(
+        W, index=(0,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO, allow_tma=USE_TMA
+    )
+    b = ct.load(
+        B, index=(0,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO, allow_tma=USE_TMA
+    )
     y_tile = xbar * rstd_2[:, None] * w + b
-    ct.store(Y, index=(row, 0), tile=ct.astype(y_tile, Y.dtype), allow_tma=False)
+    ct.store(Y, index=(row, 0), tile=ct.astype(y_tile, Y.dtype), allow_tma=USE_TMA)
 
 
 _LAYER_NORM_FWD_FUSED_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_layer_norm_fwd_fused` on the first
-    # launch of each shape key.
-    {"ROWS": 4},
-    {"ROWS": 1},
-    {"ROWS": 2},
-    {"ROWS": 8},
-    {"ROWS": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_layer_norm_fwd_fused` on the first launch of each shape key.
+    {"ROWS": 4, "USE_TMA": False},
+    {"ROWS": 4, "USE_TMA": True},
+    {"ROWS": 1, "USE_TMA": False},
+    {"ROWS": 1, "USE_TMA": True},
+    {"ROWS": 2, "USE_TMA": False},
+    {"ROWS": 2, "USE_TMA": True},
+    {"ROWS": 8, "USE_TMA": False},
+    {"ROWS": 8, "USE_TMA": True},
+    {"ROWS": 16, "USE_TMA": False},
+    {"ROWS": 16, "USE_TMA": True},
 ]
 _layer_norm_fwd_fused_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -91,6 +101,7 @@ def _layer_norm_bwd_dx_fused(
     M: int,
     ROWS: ct.Constant[int],
     BLOCK_N: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     row = ct.bid(0)
     mask_N = ct.arange(BLOCK_N, dtype=ct.int32) < N
@@ -100,7 +111,7 @@ def _layer_norm_bwd_dx_fused(
             index=(row, 0),
             shape=(ROWS, BLOCK_N),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -110,16 +121,18 @@ def _layer_norm_bwd_dx_fused(
             index=(row, 0),
             shape=(ROWS, BLOCK_N),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
     w = ct.astype(
-        ct.load(W, index=(0,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False),
+        ct.load(
+            W, index=(0,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO, allow_tma=USE_TMA
+        ),
         ct.float32,
     )
-    mean = ct.load(Mean, index=(row,), shape=(ROWS,), allow_tma=False)
-    rstd = ct.load(Rstd, index=(row,), shape=(ROWS,), allow_tma=False)
+    mean = ct.load(Mean, index=(row,), shape=(ROWS,), allow_tma=USE_TMA)
+    rstd = ct.load(Rstd, index=(row,), shape=(ROWS,), allow_tma=USE_TMA)
     xhat = ct.where(
         ct.arange(BLOCK_N, dtype=ct.int32) < N, (x - mean[:, None]) * rstd[:, None], 0.0
     )
@@ -133,24 +146,31 @@ def _layer_norm_bwd_dx_fused(
         ct.sum(ct.where(mask_N[None, :], wdy, 0.0), axis=1), N, rounding_mode=ct.RoundingMode.FULL
     )
     dx_tile = (wdy - (xhat * c1[:, None] + c2[:, None])) * rstd[:, None]
-    ct.store(DX, index=(row, 0), tile=ct.astype(dx_tile, DX.dtype), allow_tma=False)
+    ct.store(DX, index=(row, 0), tile=ct.astype(dx_tile, DX.dtype), allow_tma=USE_TMA)
     ct.store(
         DW_partial,
         index=(row, 0),
         tile=ct.astype(dy_tile * xhat, DW_partial.dtype),
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
-    ct.store(DB_partial, index=(row, 0), tile=ct.astype(dy_tile, DB_partial.dtype), allow_tma=False)
+    ct.store(
+        DB_partial, index=(row, 0), tile=ct.astype(dy_tile, DB_partial.dtype), allow_tma=USE_TMA
+    )
 
 
 _LAYER_NORM_BWD_DX_FUSED_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_layer_norm_bwd_dx_fused` on the first
-    # launch of each shape key.
-    {"ROWS": 4},
-    {"ROWS": 1},
-    {"ROWS": 2},
-    {"ROWS": 8},
-    {"ROWS": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_layer_norm_bwd_dx_fused` on the first launch of each shape key.
+    {"ROWS": 4, "USE_TMA": False},
+    {"ROWS": 4, "USE_TMA": True},
+    {"ROWS": 1, "USE_TMA": False},
+    {"ROWS": 1, "USE_TMA": True},
+    {"ROWS": 2, "USE_TMA": False},
+    {"ROWS": 2, "USE_TMA": True},
+    {"ROWS": 8, "USE_TMA": False},
+    {"ROWS": 8, "USE_TMA": True},
+    {"ROWS": 16, "USE_TMA": False},
+    {"ROWS": 16, "USE_TMA": True},
 ]
 _layer_norm_bwd_dx_fused_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -165,6 +185,7 @@ def _layer_norm_bwd_dwdb(
     N: int,
     BLOCK_SIZE_N: ct.Constant[int],
     BLOCK_SIZE_M: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile_n = ct.bid(0)
     sum_dw = ct.zeros((BLOCK_SIZE_N,), dtype=ct.float32)
@@ -177,7 +198,7 @@ def _layer_norm_bwd_dwdb(
                 index=(tile_m, tile_n),
                 shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
                 padding_mode=ct.PaddingMode.ZERO,
-                allow_tma=False,
+                allow_tma=USE_TMA,
             ),
             axis=0,
         )
@@ -187,12 +208,21 @@ def _layer_norm_bwd_dwdb(
                 index=(tile_m, tile_n),
                 shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
                 padding_mode=ct.PaddingMode.ZERO,
-                allow_tma=False,
+                allow_tma=USE_TMA,
             ),
             axis=0,
         )
-    ct.store(FINAL_DW, index=(tile_n,), tile=ct.astype(sum_dw, FINAL_DW.dtype), allow_tma=False)
-    ct.store(FINAL_DB, index=(tile_n,), tile=ct.astype(sum_db, FINAL_DB.dtype), allow_tma=False)
+    ct.store(FINAL_DW, index=(tile_n,), tile=ct.astype(sum_dw, FINAL_DW.dtype), allow_tma=USE_TMA)
+    ct.store(FINAL_DB, index=(tile_n,), tile=ct.astype(sum_db, FINAL_DB.dtype), allow_tma=USE_TMA)
+
+
+_LAYER_NORM_BWD_DWDB_CONFIGS = [
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_layer_norm_bwd_dwdb` on the first launch of each shape key.
+    {"USE_TMA": False},
+    {"USE_TMA": True},
+]
+_layer_norm_bwd_dwdb_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 class LayerNorm(torch.autograd.Function):
@@ -244,6 +274,7 @@ class LayerNorm(torch.autograd.Function):
                     eps,
                     cfg["ROWS"],
                     1 << (N - 1).bit_length(),
+                    cfg["USE_TMA"],
                 ),
                 quiet=True,
             ).best.config
@@ -263,6 +294,7 @@ class LayerNorm(torch.autograd.Function):
                 eps,
                 cfg["ROWS"],
                 1 << (N - 1).bit_length(),
+                cfg["USE_TMA"],
             ),
         )
         ctx.save_for_backward(x, weight, bias, mean, rstd)
@@ -327,6 +359,7 @@ class LayerNorm(torch.autograd.Function):
                     M,
                     cfg["ROWS"],
                     1 << (N - 1).bit_length(),
+                    cfg["USE_TMA"],
                 ),
                 quiet=True,
             ).best.config
@@ -348,16 +381,61 @@ class LayerNorm(torch.autograd.Function):
                 M,
                 cfg["ROWS"],
                 1 << (N - 1).bit_length(),
+                cfg["USE_TMA"],
             ),
         )
         # accumulate partial sums in separate kernel
         # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order
         # itself
+        key = (
+            _dw.shape,
+            _db.shape,
+            dw.view(-1).shape,
+            db.view(-1).shape,
+            _dw.dtype,
+            _db.dtype,
+            dw.view(-1).dtype,
+            db.view(-1).dtype,
+            M,
+            N,
+            BLOCK_SIZE_N_DWDB,
+            BLOCK_SIZE_M_DWDB,
+        )
+        if key not in _layer_norm_bwd_dwdb_best:
+            _layer_norm_bwd_dwdb_best[key] = ct.tune.exhaustive_search(
+                _LAYER_NORM_BWD_DWDB_CONFIGS,
+                torch.cuda.current_stream(),
+                lambda cfg: (ct.cdiv(N, BLOCK_SIZE_N_DWDB), 1, 1),
+                _layer_norm_bwd_dwdb,
+                lambda cfg: (
+                    _dw,
+                    _db,
+                    dw.view(-1).clone(),
+                    db.view(-1).clone(),
+                    M,
+                    N,
+                    BLOCK_SIZE_N_DWDB,
+                    BLOCK_SIZE_M_DWDB,
+                    cfg["USE_TMA"],
+                ),
+                quiet=True,
+            ).best.config
+        cfg = _layer_norm_bwd_dwdb_best[key]
         ct.launch(
             torch.cuda.current_stream(),
             (ct.cdiv(N, BLOCK_SIZE_N_DWDB), 1, 1),
             _layer_norm_bwd_dwdb,
-            (_dw, _db, dw.view(-1), db.view(-1), M, N, BLOCK_SIZE_N_DWDB, BLOCK_SIZE_M_DWDB),
+            (
+                _dw,
+                _db,
+                dw.view(-1),
+                db.view(-1),
+                M,
+                N,
+                BLOCK_SIZE_N_DWDB,
+                BLOCK_SIZE_M_DWDB,
+                cfg["USE_TMA"],
+            ),
         )
         return dx.view_as(dy), None, dw, db, None
 

@@ -31,6 +31,7 @@ def log_softmax_kernel(
     N: int,
     ROWS: ct.Constant[int],
     BLOCK_N: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     pid = ct.bid(0)
     mask_N = ct.arange(BLOCK_N, dtype=ct.int32) < N
@@ -40,7 +41,7 @@ def log_softmax_kernel(
             index=(pid, 0),
             shape=(ROWS, BLOCK_N),
             padding_mode=ct.PaddingMode.NEG_INF,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -53,17 +54,22 @@ def log_softmax_kernel(
         )
     )
     out_tile = shifted - log_sum[:, None]
-    ct.store(output, index=(pid, 0), tile=ct.astype(out_tile, output.dtype), allow_tma=False)
+    ct.store(output, index=(pid, 0), tile=ct.astype(out_tile, output.dtype), allow_tma=USE_TMA)
 
 
 LOG_SOFTMAX_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `log_softmax_kernel` on the first launch
-    # of each shape key.
-    {"ROWS": 4},
-    {"ROWS": 1},
-    {"ROWS": 2},
-    {"ROWS": 8},
-    {"ROWS": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `log_softmax_kernel` on the first launch of each shape key.
+    {"ROWS": 4, "USE_TMA": False},
+    {"ROWS": 4, "USE_TMA": True},
+    {"ROWS": 1, "USE_TMA": False},
+    {"ROWS": 1, "USE_TMA": True},
+    {"ROWS": 2, "USE_TMA": False},
+    {"ROWS": 2, "USE_TMA": True},
+    {"ROWS": 8, "USE_TMA": False},
+    {"ROWS": 8, "USE_TMA": True},
+    {"ROWS": 16, "USE_TMA": False},
+    {"ROWS": 16, "USE_TMA": True},
 ]
 _log_softmax_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -75,6 +81,7 @@ def log_softmax_looped_kernel(
     N: int,
     ROWS: ct.Constant[int],
     BLOCK_N: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     pid = ct.bid(0)
     # Online max and normalizer (Milakov & Gimelshein), one scalar pair per row.
@@ -86,7 +93,7 @@ def log_softmax_looped_kernel(
             index=(pid, tile_n),
             shape=(ROWS, BLOCK_N),
             padding_mode=ct.PaddingMode.NEG_INF,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         )
         inp_2 = ct.astype(inp, ct.float32)
         m_new = ct.maximum(
@@ -117,24 +124,29 @@ def log_softmax_looped_kernel(
                 index=(pid, tile_n_2),
                 shape=(ROWS, BLOCK_N),
                 padding_mode=ct.PaddingMode.ZERO,
-                allow_tma=False,
+                allow_tma=USE_TMA,
             ),
             ct.float32,
         )
         out_tile = inp_3 - log_z[:, None]
         ct.store(
-            output, index=(pid, tile_n_2), tile=ct.astype(out_tile, output.dtype), allow_tma=False
+            output, index=(pid, tile_n_2), tile=ct.astype(out_tile, output.dtype), allow_tma=USE_TMA
         )
 
 
 LOG_SOFTMAX_LOOPED_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `log_softmax_looped_kernel` on the first
-    # launch of each shape key.
-    {"ROWS": 4, "BLOCK_N": 4096},
-    {"ROWS": 1, "BLOCK_N": 4096},
-    {"ROWS": 2, "BLOCK_N": 4096},
-    {"ROWS": 8, "BLOCK_N": 4096},
-    {"ROWS": 16, "BLOCK_N": 4096},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `log_softmax_looped_kernel` on the first launch of each shape key.
+    {"ROWS": 4, "BLOCK_N": 4096, "USE_TMA": False},
+    {"ROWS": 4, "BLOCK_N": 4096, "USE_TMA": True},
+    {"ROWS": 1, "BLOCK_N": 4096, "USE_TMA": False},
+    {"ROWS": 1, "BLOCK_N": 4096, "USE_TMA": True},
+    {"ROWS": 2, "BLOCK_N": 4096, "USE_TMA": False},
+    {"ROWS": 2, "BLOCK_N": 4096, "USE_TMA": True},
+    {"ROWS": 8, "BLOCK_N": 4096, "USE_TMA": False},
+    {"ROWS": 8, "BLOCK_N": 4096, "USE_TMA": True},
+    {"ROWS": 16, "BLOCK_N": 4096, "USE_TMA": False},
+    {"ROWS": 16, "BLOCK_N": 4096, "USE_TMA": True},
 ]
 _log_softmax_looped_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -147,6 +159,7 @@ def log_softmax_backward_kernel(
     N: int,
     ROWS: ct.Constant[int],
     BLOCK_N: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     pid = ct.bid(0)
     out_tile = ct.astype(
@@ -155,7 +168,7 @@ def log_softmax_backward_kernel(
             index=(pid, 0),
             shape=(ROWS, BLOCK_N),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -165,7 +178,7 @@ def log_softmax_backward_kernel(
             index=(pid, 0),
             shape=(ROWS, BLOCK_N),
             padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=False,
+            allow_tma=USE_TMA,
         ),
         ct.float32,
     )
@@ -173,17 +186,24 @@ def log_softmax_backward_kernel(
     in_grad_tile = (
         out_grad_tile - ct.exp(out_tile, rounding_mode=ct.RoundingMode.APPROX) * scale[:, None]
     )
-    ct.store(in_grad, index=(pid, 0), tile=ct.astype(in_grad_tile, in_grad.dtype), allow_tma=False)
+    ct.store(
+        in_grad, index=(pid, 0), tile=ct.astype(in_grad_tile, in_grad.dtype), allow_tma=USE_TMA
+    )
 
 
 LOG_SOFTMAX_BACKWARD_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `log_softmax_backward_kernel` on the
-    # first launch of each shape key.
-    {"ROWS": 4},
-    {"ROWS": 1},
-    {"ROWS": 2},
-    {"ROWS": 8},
-    {"ROWS": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `log_softmax_backward_kernel` on the first launch of each shape key.
+    {"ROWS": 4, "USE_TMA": False},
+    {"ROWS": 4, "USE_TMA": True},
+    {"ROWS": 1, "USE_TMA": False},
+    {"ROWS": 1, "USE_TMA": True},
+    {"ROWS": 2, "USE_TMA": False},
+    {"ROWS": 2, "USE_TMA": True},
+    {"ROWS": 8, "USE_TMA": False},
+    {"ROWS": 8, "USE_TMA": True},
+    {"ROWS": 16, "USE_TMA": False},
+    {"ROWS": 16, "USE_TMA": True},
 ]
 _log_softmax_backward_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -206,7 +226,14 @@ def log_softmax_forward(x: torch.Tensor) -> torch.Tensor:
                 torch.cuda.current_stream(),
                 lambda cfg: (ct.cdiv(x.size(0), cfg["ROWS"]), 1, 1),
                 log_softmax_kernel,
-                lambda cfg: (out.clone(), x, N, cfg["ROWS"], 1 << (N - 1).bit_length()),
+                lambda cfg: (
+                    out.clone(),
+                    x,
+                    N,
+                    cfg["ROWS"],
+                    1 << (N - 1).bit_length(),
+                    cfg["USE_TMA"],
+                ),
                 quiet=True,
             ).best.config
         cfg = _log_softmax_kernel_best[key]
@@ -214,7 +241,7 @@ def log_softmax_forward(x: torch.Tensor) -> torch.Tensor:
             torch.cuda.current_stream(),
             (ct.cdiv(x.size(0), cfg["ROWS"]), 1, 1),
             log_softmax_kernel,
-            (out, x, N, cfg["ROWS"], 1 << (N - 1).bit_length()),
+            (out, x, N, cfg["ROWS"], 1 << (N - 1).bit_length(), cfg["USE_TMA"]),
         )
     else:
         # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order
@@ -226,7 +253,7 @@ def log_softmax_forward(x: torch.Tensor) -> torch.Tensor:
                 torch.cuda.current_stream(),
                 lambda cfg: (ct.cdiv(x.size(0), cfg["ROWS"]), 1, 1),
                 log_softmax_looped_kernel,
-                lambda cfg: (out.clone(), x, N, cfg["ROWS"], cfg["BLOCK_N"]),
+                lambda cfg: (out.clone(), x, N, cfg["ROWS"], cfg["BLOCK_N"], cfg["USE_TMA"]),
                 quiet=True,
             ).best.config
         cfg = _log_softmax_looped_kernel_best[key]
@@ -234,7 +261,7 @@ def log_softmax_forward(x: torch.Tensor) -> torch.Tensor:
             torch.cuda.current_stream(),
             (ct.cdiv(x.size(0), cfg["ROWS"]), 1, 1),
             log_softmax_looped_kernel,
-            (out, x, N, cfg["ROWS"], cfg["BLOCK_N"]),
+            (out, x, N, cfg["ROWS"], cfg["BLOCK_N"], cfg["USE_TMA"]),
         )
     return out.view(shape)
 
@@ -255,7 +282,15 @@ def log_softmax_backward(out: torch.Tensor, out_grad: torch.Tensor) -> torch.Ten
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(out.size(0), cfg["ROWS"]), 1, 1),
             log_softmax_backward_kernel,
-            lambda cfg: (out, out_grad, in_grad.clone(), N, cfg["ROWS"], 1 << (N - 1).bit_length()),
+            lambda cfg: (
+                out,
+                out_grad,
+                in_grad.clone(),
+                N,
+                cfg["ROWS"],
+                1 << (N - 1).bit_length(),
+                cfg["USE_TMA"],
+            ),
             quiet=True,
         ).best.config
     cfg = _log_softmax_backward_kernel_best[key]
@@ -263,7 +298,7 @@ def log_softmax_backward(out: torch.Tensor, out_grad: torch.Tensor) -> torch.Ten
         torch.cuda.current_stream(),
         (ct.cdiv(out.size(0), cfg["ROWS"]), 1, 1),
         log_softmax_backward_kernel,
-        (out, out_grad, in_grad, N, cfg["ROWS"], 1 << (N - 1).bit_length()),
+        (out, out_grad, in_grad, N, cfg["ROWS"], 1 << (N - 1).bit_length(), cfg["USE_TMA"]),
     )
     return in_grad.view(shape)
 

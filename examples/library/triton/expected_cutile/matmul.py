@@ -107,8 +107,6 @@ MATMUL_KERNEL_CONFIGS = [
 _matmul_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
-# tiletrans: the source has 6 configs; this launch uses the first (tune the ct.Constant tile sizes
-# with ct.tune)
 @ct.kernel
 def _add_bias_kernel(
     C,
@@ -117,6 +115,7 @@ def _add_bias_kernel(
     N: int,
     BLOCK_SIZE_M: ct.Constant[int],
     BLOCK_SIZE_N: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
@@ -125,21 +124,28 @@ def _add_bias_kernel(
         index=(tile_m, tile_n),
         shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
         padding_mode=ct.PaddingMode.ZERO,
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
     bias_2 = ct.load(
         Bias,
         index=(tile_n,),
         shape=(BLOCK_SIZE_N,),
         padding_mode=ct.PaddingMode.ZERO,
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
     out = ct.astype(c, ct.float32) + ct.astype(bias_2[None, :], ct.float32)
-    ct.store(C, index=(tile_m, tile_n), tile=ct.astype(out, C.dtype), allow_tma=False)
+    ct.store(C, index=(tile_m, tile_n), tile=ct.astype(out, C.dtype), allow_tma=USE_TMA)
 
 
-# tiletrans: the source has 6 configs; this launch uses the first (tune the ct.Constant tile sizes
-# with ct.tune)
+_ADD_BIAS_KERNEL_CONFIGS = [
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_add_bias_kernel` on the first launch of each shape key.
+    {"USE_TMA": False},
+    {"USE_TMA": True},
+]
+_add_bias_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 @ct.kernel
 def _add_bias_relu_kernel(
     C,
@@ -148,6 +154,7 @@ def _add_bias_relu_kernel(
     N: int,
     BLOCK_SIZE_M: ct.Constant[int],
     BLOCK_SIZE_N: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     tile_m = ct.bid(0)
     tile_n = ct.bid(1)
@@ -156,17 +163,26 @@ def _add_bias_relu_kernel(
         index=(tile_m, tile_n),
         shape=(BLOCK_SIZE_M, BLOCK_SIZE_N),
         padding_mode=ct.PaddingMode.ZERO,
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
     bias_2 = ct.load(
         Bias,
         index=(tile_n,),
         shape=(BLOCK_SIZE_N,),
         padding_mode=ct.PaddingMode.ZERO,
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
     out = ct.maximum(ct.astype(c, ct.float32) + ct.astype(bias_2[None, :], ct.float32), 0.0)
-    ct.store(C, index=(tile_m, tile_n), tile=ct.astype(out, C.dtype), allow_tma=False)
+    ct.store(C, index=(tile_m, tile_n), tile=ct.astype(out, C.dtype), allow_tma=USE_TMA)
+
+
+_ADD_BIAS_RELU_KERNEL_CONFIGS = [
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_add_bias_relu_kernel` on the first launch of each shape key.
+    {"USE_TMA": False},
+    {"USE_TMA": True},
+]
+_add_bias_relu_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -229,19 +245,75 @@ def linear(
         if activation == "relu":
             # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order
             # itself
+            tuned_key = (
+                out.shape,
+                bias.view(-1).shape,
+                out.dtype,
+                bias.view(-1).dtype,
+                M,
+                N,
+                BLOCK_SIZE_M,
+                BLOCK_SIZE_N,
+            )
+            if tuned_key not in _add_bias_relu_kernel_best:
+                _add_bias_relu_kernel_best[tuned_key] = ct.tune.exhaustive_search(
+                    _ADD_BIAS_RELU_KERNEL_CONFIGS,
+                    torch.cuda.current_stream(),
+                    lambda cfg: (ct.cdiv(M, BLOCK_SIZE_M), ct.cdiv(N, BLOCK_SIZE_N), 1),
+                    _add_bias_relu_kernel,
+                    lambda cfg: (
+                        out.clone(),
+                        bias.view(-1),
+                        M,
+                        N,
+                        BLOCK_SIZE_M,
+                        BLOCK_SIZE_N,
+                        cfg["USE_TMA"],
+                    ),
+                    quiet=True,
+                ).best.config
+            cfg = _add_bias_relu_kernel_best[tuned_key]
             ct.launch(
                 torch.cuda.current_stream(),
                 (ct.cdiv(M, BLOCK_SIZE_M), ct.cdiv(N, BLOCK_SIZE_N), 1),
                 _add_bias_relu_kernel,
-                (out, bias.view(-1), M, N, BLOCK_SIZE_M, BLOCK_SIZE_N),
+                (out, bias.view(-1), M, N, BLOCK_SIZE_M, BLOCK_SIZE_N, cfg["USE_TMA"]),
             )
         else:
             # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order
             # itself
+            tuned_key = (
+                out.shape,
+                bias.view(-1).shape,
+                out.dtype,
+                bias.view(-1).dtype,
+                M,
+                N,
+                BLOCK_SIZE_M,
+                BLOCK_SIZE_N,
+            )
+            if tuned_key not in _add_bias_kernel_best:
+                _add_bias_kernel_best[tuned_key] = ct.tune.exhaustive_search(
+                    _ADD_BIAS_KERNEL_CONFIGS,
+                    torch.cuda.current_stream(),
+                    lambda cfg: (ct.cdiv(M, BLOCK_SIZE_M), ct.cdiv(N, BLOCK_SIZE_N), 1),
+                    _add_bias_kernel,
+                    lambda cfg: (
+                        out.clone(),
+                        bias.view(-1),
+                        M,
+                        N,
+                        BLOCK_SIZE_M,
+                        BLOCK_SIZE_N,
+                        cfg["USE_TMA"],
+                    ),
+                    quiet=True,
+                ).best.config
+            cfg = _add_bias_kernel_best[tuned_key]
             ct.launch(
                 torch.cuda.current_stream(),
                 (ct.cdiv(M, BLOCK_SIZE_M), ct.cdiv(N, BLOCK_SIZE_N), 1),
                 _add_bias_kernel,
-                (out, bias.view(-1), M, N, BLOCK_SIZE_M, BLOCK_SIZE_N),
+                (out, bias.view(-1), M, N, BLOCK_SIZE_M, BLOCK_SIZE_N, cfg["USE_TMA"]),
             )
     return out.view(*x.shape[:-1], N)

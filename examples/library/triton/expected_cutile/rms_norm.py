@@ -56,6 +56,7 @@ def _rms_norm_fwd_kernel(
     eps: float,
     ROWS: ct.Constant[int],
     BLOCK_N_COLS: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     row_idx = ct.bid(0)
     X_row = ct.load(
@@ -63,29 +64,34 @@ def _rms_norm_fwd_kernel(
         index=(row_idx, 0),
         shape=(ROWS, BLOCK_N_COLS),
         padding_mode=ct.PaddingMode.ZERO,
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
     W_row = ct.load(
-        W, index=(0,), shape=(BLOCK_N_COLS,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+        W, index=(0,), shape=(BLOCK_N_COLS,), padding_mode=ct.PaddingMode.ZERO, allow_tma=USE_TMA
     )
     X_row_2 = ct.astype(X_row, ct.float32)
     mean_square = ct.truediv(
         ct.sum(X_row_2 * X_row_2, axis=1), n_cols, rounding_mode=ct.RoundingMode.FULL
     )
     rstd = ct.rsqrt(mean_square + eps)
-    ct.store(RSTD, index=(row_idx,), tile=rstd, allow_tma=False)
+    ct.store(RSTD, index=(row_idx,), tile=rstd, allow_tma=USE_TMA)
     Y_row = X_row_2 * rstd[:, None] * ct.astype(W_row, ct.float32)
-    ct.store(Y, index=(row_idx, 0), tile=ct.astype(Y_row, Y.dtype), allow_tma=False)
+    ct.store(Y, index=(row_idx, 0), tile=ct.astype(Y_row, Y.dtype), allow_tma=USE_TMA)
 
 
 _RMS_NORM_FWD_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_rms_norm_fwd_kernel` on the first
-    # launch of each shape key.
-    {"ROWS": 4},
-    {"ROWS": 1},
-    {"ROWS": 2},
-    {"ROWS": 8},
-    {"ROWS": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_rms_norm_fwd_kernel` on the first launch of each shape key.
+    {"ROWS": 4, "USE_TMA": False},
+    {"ROWS": 4, "USE_TMA": True},
+    {"ROWS": 1, "USE_TMA": False},
+    {"ROWS": 1, "USE_TMA": True},
+    {"ROWS": 2, "USE_TMA": False},
+    {"ROWS": 2, "USE_TMA": True},
+    {"ROWS": 8, "USE_TMA": False},
+    {"ROWS": 8, "USE_TMA": True},
+    {"ROWS": 16, "USE_TMA": False},
+    {"ROWS": 16, "USE_TMA": True},
 ]
 _rms_norm_fwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -101,6 +107,7 @@ def _rms_norm_bwd_kernel(
     n_cols: int,
     ROWS: ct.Constant[int],
     BLOCK_N_COLS: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     row_idx = ct.bid(0)
     mask_n_cols = ct.arange(BLOCK_N_COLS, dtype=ct.int32) < n_cols
@@ -109,19 +116,19 @@ def _rms_norm_bwd_kernel(
         index=(row_idx, 0),
         shape=(ROWS, BLOCK_N_COLS),
         padding_mode=ct.PaddingMode.ZERO,
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
     X_row = ct.load(
         X,
         index=(row_idx, 0),
         shape=(ROWS, BLOCK_N_COLS),
         padding_mode=ct.PaddingMode.ZERO,
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
     W_row = ct.load(
-        W, index=(0,), shape=(BLOCK_N_COLS,), padding_mode=ct.PaddingMode.ZERO, allow_tma=False
+        W, index=(0,), shape=(BLOCK_N_COLS,), padding_mode=ct.PaddingMode.ZERO, allow_tma=USE_TMA
     )
-    rstd = ct.load(RSTD, index=(row_idx,), shape=(ROWS,), allow_tma=False)
+    rstd = ct.load(RSTD, index=(row_idx,), shape=(ROWS,), allow_tma=USE_TMA)
     dY_row_2 = ct.astype(dY_row, ct.float32)
     X_hat = ct.astype(X_row, ct.float32) * rstd[:, None]
     dY_W = dY_row_2 * ct.astype(W_row, ct.float32)
@@ -132,18 +139,23 @@ def _rms_norm_bwd_kernel(
         rounding_mode=ct.RoundingMode.FULL,
     )
     dX_row = rstd[:, None] * (dY_W - X_hat * dot[:, None])
-    ct.store(dX, index=(row_idx, 0), tile=ct.astype(dX_row, dX.dtype), allow_tma=False)
-    ct.store(dW_partial, index=(row_idx, 0), tile=dY_row_2 * X_hat, allow_tma=False)
+    ct.store(dX, index=(row_idx, 0), tile=ct.astype(dX_row, dX.dtype), allow_tma=USE_TMA)
+    ct.store(dW_partial, index=(row_idx, 0), tile=dY_row_2 * X_hat, allow_tma=USE_TMA)
 
 
 _RMS_NORM_BWD_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_rms_norm_bwd_kernel` on the first
-    # launch of each shape key.
-    {"ROWS": 4},
-    {"ROWS": 1},
-    {"ROWS": 2},
-    {"ROWS": 8},
-    {"ROWS": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_rms_norm_bwd_kernel` on the first launch of each shape key.
+    {"ROWS": 4, "USE_TMA": False},
+    {"ROWS": 4, "USE_TMA": True},
+    {"ROWS": 1, "USE_TMA": False},
+    {"ROWS": 1, "USE_TMA": True},
+    {"ROWS": 2, "USE_TMA": False},
+    {"ROWS": 2, "USE_TMA": True},
+    {"ROWS": 8, "USE_TMA": False},
+    {"ROWS": 8, "USE_TMA": True},
+    {"ROWS": 16, "USE_TMA": False},
+    {"ROWS": 16, "USE_TMA": True},
 ]
 _rms_norm_bwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -188,6 +200,7 @@ def _rms_norm_fwd(X: torch.Tensor, W: torch.Tensor, eps: float):
                     eps,
                     cfg["ROWS"],
                     1 << (n_cols - 1).bit_length(),
+                    cfg["USE_TMA"],
                 ),
                 quiet=True,
             ).best.config
@@ -196,7 +209,17 @@ def _rms_norm_fwd(X: torch.Tensor, W: torch.Tensor, eps: float):
             torch.cuda.current_stream(),
             (ct.cdiv(X.size(0), cfg["ROWS"]), 1, 1),
             _rms_norm_fwd_kernel,
-            (Y, X, W.view(-1), RSTD, n_cols, eps, cfg["ROWS"], 1 << (n_cols - 1).bit_length()),
+            (
+                Y,
+                X,
+                W.view(-1),
+                RSTD,
+                n_cols,
+                eps,
+                cfg["ROWS"],
+                1 << (n_cols - 1).bit_length(),
+                cfg["USE_TMA"],
+            ),
         )
     return Y.view(*shape), X, RSTD, BLOCK_SIZE, num_warps
 
@@ -243,6 +266,7 @@ def _rms_norm_bwd(dY, X, W, RSTD, BLOCK_SIZE, num_warps):
                     n_cols,
                     cfg["ROWS"],
                     1 << (n_cols - 1).bit_length(),
+                    cfg["USE_TMA"],
                 ),
                 quiet=True,
             ).best.config
@@ -261,6 +285,7 @@ def _rms_norm_bwd(dY, X, W, RSTD, BLOCK_SIZE, num_warps):
                 n_cols,
                 cfg["ROWS"],
                 1 << (n_cols - 1).bit_length(),
+                cfg["USE_TMA"],
             ),
         )
     dW = dW_partial.sum(dim=0).to(W.dtype)

@@ -32,6 +32,7 @@ def _softmax_fwd_kernel(
     n_cols: int,
     ROWS: ct.Constant[int],
     BLOCK_N_COLS: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     row_idx = ct.bid(0)
     mask_n_cols = ct.arange(BLOCK_N_COLS, dtype=ct.int32) < n_cols
@@ -40,24 +41,29 @@ def _softmax_fwd_kernel(
         index=(row_idx, 0),
         shape=(ROWS, BLOCK_N_COLS),
         padding_mode=ct.PaddingMode.NEG_INF,
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
     row_2 = ct.astype(row, ct.float32)
     row_minus_max = row_2 - ct.max(row_2, axis=1, keepdims=True)
     numerator = ct.exp(row_minus_max, rounding_mode=ct.RoundingMode.APPROX)
     denominator = ct.sum(ct.where(mask_n_cols[None, :], numerator, 0.0), axis=1)
     softmax_output = ct.truediv(numerator, denominator[:, None], rounding_mode=ct.RoundingMode.FULL)
-    ct.store(Y, index=(row_idx, 0), tile=ct.astype(softmax_output, Y.dtype), allow_tma=False)
+    ct.store(Y, index=(row_idx, 0), tile=ct.astype(softmax_output, Y.dtype), allow_tma=USE_TMA)
 
 
 _SOFTMAX_FWD_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_softmax_fwd_kernel` on the first launch
-    # of each shape key.
-    {"ROWS": 4},
-    {"ROWS": 1},
-    {"ROWS": 2},
-    {"ROWS": 8},
-    {"ROWS": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_softmax_fwd_kernel` on the first launch of each shape key.
+    {"ROWS": 4, "USE_TMA": False},
+    {"ROWS": 4, "USE_TMA": True},
+    {"ROWS": 1, "USE_TMA": False},
+    {"ROWS": 1, "USE_TMA": True},
+    {"ROWS": 2, "USE_TMA": False},
+    {"ROWS": 2, "USE_TMA": True},
+    {"ROWS": 8, "USE_TMA": False},
+    {"ROWS": 8, "USE_TMA": True},
+    {"ROWS": 16, "USE_TMA": False},
+    {"ROWS": 16, "USE_TMA": True},
 ]
 _softmax_fwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -69,6 +75,7 @@ def _softmax_fwd_strided_kernel(
     n_cols: int,
     ROWS: ct.Constant[int],
     BLOCK_N_COLS: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     row_idx = ct.bid(0)
     mask_n_cols = ct.arange(BLOCK_N_COLS, dtype=ct.int32) < n_cols
@@ -77,7 +84,7 @@ def _softmax_fwd_strided_kernel(
         index=(row_idx, 0),
         shape=(ROWS, BLOCK_N_COLS),
         padding_mode=ct.PaddingMode.NEG_INF,
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
     row_2 = ct.astype(row, ct.float32)
     row_minus_max = row_2 - ct.max(row_2, axis=1, keepdims=True)
@@ -89,18 +96,23 @@ def _softmax_fwd_strided_kernel(
         tile=ct.astype(
             ct.truediv(numerator, denominator[:, None], rounding_mode=ct.RoundingMode.FULL), Y.dtype
         ),
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
 
 
 _SOFTMAX_FWD_STRIDED_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_softmax_fwd_strided_kernel` on the
-    # first launch of each shape key.
-    {"ROWS": 4},
-    {"ROWS": 1},
-    {"ROWS": 2},
-    {"ROWS": 8},
-    {"ROWS": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_softmax_fwd_strided_kernel` on the first launch of each shape key.
+    {"ROWS": 4, "USE_TMA": False},
+    {"ROWS": 4, "USE_TMA": True},
+    {"ROWS": 1, "USE_TMA": False},
+    {"ROWS": 1, "USE_TMA": True},
+    {"ROWS": 2, "USE_TMA": False},
+    {"ROWS": 2, "USE_TMA": True},
+    {"ROWS": 8, "USE_TMA": False},
+    {"ROWS": 8, "USE_TMA": True},
+    {"ROWS": 16, "USE_TMA": False},
+    {"ROWS": 16, "USE_TMA": True},
 ]
 _softmax_fwd_strided_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -113,6 +125,7 @@ def _softmax_bwd_kernel(
     n_cols: int,
     ROWS: ct.Constant[int],
     BLOCK_N_COLS: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     row_idx = ct.bid(0)
     dy_tile = ct.load(
@@ -120,31 +133,36 @@ def _softmax_bwd_kernel(
         index=(row_idx, 0),
         shape=(ROWS, BLOCK_N_COLS),
         padding_mode=ct.PaddingMode.ZERO,
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
     y_tile = ct.load(
         Y,
         index=(row_idx, 0),
         shape=(ROWS, BLOCK_N_COLS),
         padding_mode=ct.PaddingMode.ZERO,
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
     dy_tile_2 = ct.astype(dy_tile, ct.float32)
     y_tile_2 = ct.astype(y_tile, ct.float32)
     # dx = y * (dy - sum(dy * y))
     dot = ct.sum(dy_tile_2 * y_tile_2, axis=1)
     dx_tile = y_tile_2 * (dy_tile_2 - dot[:, None])
-    ct.store(dX, index=(row_idx, 0), tile=ct.astype(dx_tile, dX.dtype), allow_tma=False)
+    ct.store(dX, index=(row_idx, 0), tile=ct.astype(dx_tile, dX.dtype), allow_tma=USE_TMA)
 
 
 _SOFTMAX_BWD_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_softmax_bwd_kernel` on the first launch
-    # of each shape key.
-    {"ROWS": 4},
-    {"ROWS": 1},
-    {"ROWS": 2},
-    {"ROWS": 8},
-    {"ROWS": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_softmax_bwd_kernel` on the first launch of each shape key.
+    {"ROWS": 4, "USE_TMA": False},
+    {"ROWS": 4, "USE_TMA": True},
+    {"ROWS": 1, "USE_TMA": False},
+    {"ROWS": 1, "USE_TMA": True},
+    {"ROWS": 2, "USE_TMA": False},
+    {"ROWS": 2, "USE_TMA": True},
+    {"ROWS": 8, "USE_TMA": False},
+    {"ROWS": 8, "USE_TMA": True},
+    {"ROWS": 16, "USE_TMA": False},
+    {"ROWS": 16, "USE_TMA": True},
 ]
 _softmax_bwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -176,6 +194,7 @@ def softmax_forward(x: torch.Tensor) -> torch.Tensor:
                         n_cols,
                         cfg["ROWS"],
                         1 << (n_cols - 1).bit_length(),
+                        cfg["USE_TMA"],
                     ),
                     quiet=True,
                 ).best.config
@@ -184,7 +203,7 @@ def softmax_forward(x: torch.Tensor) -> torch.Tensor:
                 torch.cuda.current_stream(),
                 (ct.cdiv(x_2d.size(0), cfg["ROWS"]), 1, 1),
                 _softmax_fwd_kernel,
-                (y, x_2d, n_cols, cfg["ROWS"], 1 << (n_cols - 1).bit_length()),
+                (y, x_2d, n_cols, cfg["ROWS"], 1 << (n_cols - 1).bit_length(), cfg["USE_TMA"]),
             )
         else:
             # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order
@@ -202,6 +221,7 @@ def softmax_forward(x: torch.Tensor) -> torch.Tensor:
                         n_cols,
                         cfg["ROWS"],
                         1 << (n_cols - 1).bit_length(),
+                        cfg["USE_TMA"],
                     ),
                     quiet=True,
                 ).best.config
@@ -210,7 +230,7 @@ def softmax_forward(x: torch.Tensor) -> torch.Tensor:
                 torch.cuda.current_stream(),
                 (ct.cdiv(x_2d.size(0), cfg["ROWS"]), 1, 1),
                 _softmax_fwd_strided_kernel,
-                (y, x_2d, n_cols, cfg["ROWS"], 1 << (n_cols - 1).bit_length()),
+                (y, x_2d, n_cols, cfg["ROWS"], 1 << (n_cols - 1).bit_length(), cfg["USE_TMA"]),
             )
     return y.view(x.shape)
 
@@ -239,6 +259,7 @@ def softmax_backward(dy: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
                     n_cols,
                     cfg["ROWS"],
                     1 << (n_cols - 1).bit_length(),
+                    cfg["USE_TMA"],
                 ),
                 quiet=True,
             ).best.config
@@ -247,7 +268,7 @@ def softmax_backward(dy: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
             torch.cuda.current_stream(),
             (ct.cdiv(y_2d.size(0), cfg["ROWS"]), 1, 1),
             _softmax_bwd_kernel,
-            (dx, dy_2d, y_2d, n_cols, cfg["ROWS"], 1 << (n_cols - 1).bit_length()),
+            (dx, dy_2d, y_2d, n_cols, cfg["ROWS"], 1 << (n_cols - 1).bit_length(), cfg["USE_TMA"]),
         )
     return dx.view_as(y)
 

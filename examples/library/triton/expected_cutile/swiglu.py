@@ -40,6 +40,7 @@ def _swiglu_forward_kernel(
     n_cols: int,
     ROWS: ct.Constant[int],
     BLOCK_N_COLS: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     program_id = ct.bid(0)
     # sigmoid requires fp32; cast back to the storage type on the way out.
@@ -48,7 +49,7 @@ def _swiglu_forward_kernel(
         index=(program_id, 0),
         shape=(ROWS, BLOCK_N_COLS),
         padding_mode=ct.PaddingMode.ZERO,
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
     a_row_2 = ct.astype(a_row, ct.float32)
     b_row = ct.load(
@@ -56,7 +57,7 @@ def _swiglu_forward_kernel(
         index=(program_id, 0),
         shape=(ROWS, BLOCK_N_COLS),
         padding_mode=ct.PaddingMode.ZERO,
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
     c_row = (
         a_row_2
@@ -67,17 +68,22 @@ def _swiglu_forward_kernel(
         )
         * b_row
     )
-    ct.store(c, index=(program_id, 0), tile=ct.astype(c_row, c.dtype), allow_tma=False)
+    ct.store(c, index=(program_id, 0), tile=ct.astype(c_row, c.dtype), allow_tma=USE_TMA)
 
 
 _SWIGLU_FORWARD_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_swiglu_forward_kernel` on the first
-    # launch of each shape key.
-    {"ROWS": 4},
-    {"ROWS": 1},
-    {"ROWS": 2},
-    {"ROWS": 8},
-    {"ROWS": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_swiglu_forward_kernel` on the first launch of each shape key.
+    {"ROWS": 4, "USE_TMA": False},
+    {"ROWS": 4, "USE_TMA": True},
+    {"ROWS": 1, "USE_TMA": False},
+    {"ROWS": 1, "USE_TMA": True},
+    {"ROWS": 2, "USE_TMA": False},
+    {"ROWS": 2, "USE_TMA": True},
+    {"ROWS": 8, "USE_TMA": False},
+    {"ROWS": 8, "USE_TMA": True},
+    {"ROWS": 16, "USE_TMA": False},
+    {"ROWS": 16, "USE_TMA": True},
 ]
 _swiglu_forward_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -92,6 +98,7 @@ def _swiglu_backward_kernel(
     n_cols: int,
     ROWS: ct.Constant[int],
     BLOCK_N_COLS: ct.Constant[int],
+    USE_TMA: ct.Constant[bool],
 ):
     program_id = ct.bid(0)
     dc_row = ct.load(
@@ -99,14 +106,14 @@ def _swiglu_backward_kernel(
         index=(program_id, 0),
         shape=(ROWS, BLOCK_N_COLS),
         padding_mode=ct.PaddingMode.ZERO,
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
     a_row = ct.load(
         a,
         index=(program_id, 0),
         shape=(ROWS, BLOCK_N_COLS),
         padding_mode=ct.PaddingMode.ZERO,
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
     a_row_2 = ct.astype(a_row, ct.float32)
     b_row = ct.load(
@@ -114,7 +121,7 @@ def _swiglu_backward_kernel(
         index=(program_id, 0),
         shape=(ROWS, BLOCK_N_COLS),
         padding_mode=ct.PaddingMode.ZERO,
-        allow_tma=False,
+        allow_tma=USE_TMA,
     )
     # recomputation to save memory
     sig_a = ct.truediv(
@@ -125,18 +132,23 @@ def _swiglu_backward_kernel(
     silu_a = a_row_2 * sig_a
     db_row = dc_row * silu_a
     da_row = dc_row * (silu_a * (1 - sig_a) + sig_a) * b_row
-    ct.store(da, index=(program_id, 0), tile=ct.astype(da_row, da.dtype), allow_tma=False)
-    ct.store(db, index=(program_id, 0), tile=ct.astype(db_row, db.dtype), allow_tma=False)
+    ct.store(da, index=(program_id, 0), tile=ct.astype(da_row, da.dtype), allow_tma=USE_TMA)
+    ct.store(db, index=(program_id, 0), tile=ct.astype(db_row, db.dtype), allow_tma=USE_TMA)
 
 
 _SWIGLU_BACKWARD_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_swiglu_backward_kernel` on the first
-    # launch of each shape key.
-    {"ROWS": 4},
-    {"ROWS": 1},
-    {"ROWS": 2},
-    {"ROWS": 8},
-    {"ROWS": 16},
+    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
+    # `_swiglu_backward_kernel` on the first launch of each shape key.
+    {"ROWS": 4, "USE_TMA": False},
+    {"ROWS": 4, "USE_TMA": True},
+    {"ROWS": 1, "USE_TMA": False},
+    {"ROWS": 1, "USE_TMA": True},
+    {"ROWS": 2, "USE_TMA": False},
+    {"ROWS": 2, "USE_TMA": True},
+    {"ROWS": 8, "USE_TMA": False},
+    {"ROWS": 8, "USE_TMA": True},
+    {"ROWS": 16, "USE_TMA": False},
+    {"ROWS": 16, "USE_TMA": True},
 ]
 _swiglu_backward_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -171,7 +183,15 @@ def swiglu_forward(a: torch.Tensor, b: torch.Tensor):
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(a.size(0), cfg["ROWS"]), 1, 1),
             _swiglu_forward_kernel,
-            lambda cfg: (a, b, c.clone(), n_cols, cfg["ROWS"], 1 << (n_cols - 1).bit_length()),
+            lambda cfg: (
+                a,
+                b,
+                c.clone(),
+                n_cols,
+                cfg["ROWS"],
+                1 << (n_cols - 1).bit_length(),
+                cfg["USE_TMA"],
+            ),
             quiet=True,
         ).best.config
     cfg = _swiglu_forward_kernel_best[key]
@@ -179,7 +199,7 @@ def swiglu_forward(a: torch.Tensor, b: torch.Tensor):
         torch.cuda.current_stream(),
         (ct.cdiv(a.size(0), cfg["ROWS"]), 1, 1),
         _swiglu_forward_kernel,
-        (a, b, c, n_cols, cfg["ROWS"], 1 << (n_cols - 1).bit_length()),
+        (a, b, c, n_cols, cfg["ROWS"], 1 << (n_cols - 1).bit_length(), cfg["USE_TMA"]),
     )
     return a, b, c.view(*ori_shape)
 
@@ -222,6 +242,7 @@ def swiglu_backward(a: torch.Tensor, b: torch.Tensor, dc: torch.Tensor):
                 n_cols,
                 cfg["ROWS"],
                 1 << (n_cols - 1).bit_length(),
+                cfg["USE_TMA"],
             ),
             quiet=True,
         ).best.config
@@ -230,7 +251,7 @@ def swiglu_backward(a: torch.Tensor, b: torch.Tensor, dc: torch.Tensor):
         torch.cuda.current_stream(),
         (ct.cdiv(dc.size(0), cfg["ROWS"]), 1, 1),
         _swiglu_backward_kernel,
-        (dc, a, b, da, db, n_cols, cfg["ROWS"], 1 << (n_cols - 1).bit_length()),
+        (dc, a, b, da, db, n_cols, cfg["ROWS"], 1 << (n_cols - 1).bit_length(), cfg["USE_TMA"]),
     )
     return da.view(*ori_shape), db.view(*ori_shape)
 
