@@ -133,7 +133,9 @@ def test_the_cutile_translation_loads_a_block_of_rows_and_searches_its_count() -
     assert "ct.max(row, axis=1, keepdims=True)" in kernel
     ladder = load_grammar("cutile")["backend"]["row_space"]["rows"]
     space = _space("examples/triton/expected_cutile/softmax.py")
-    assert re.findall(r'\{"ROWS": (\d+)\}', space) == [str(v) for v in ladder]
+    # each row count twice: with and without the TMA unit (a switch the search decides)
+    rows = re.findall(r'\{"ROWS": (\d+), "USE_TMA": (?:False|True)\}', space)
+    assert rows == [str(v) for v in ladder for _ in range(2)]
     host = text.split("def softmax(")[1]
     assert 'lambda cfg: (ct.cdiv(x.size(0), cfg["ROWS"]), 1, 1)' in host
 
@@ -142,9 +144,15 @@ def test_a_sources_own_row_count_stays_in_the_space() -> None:
     # Helion's softmax config says 2 rows per program (in the ladder); Triton's row_sum 16.
     ladder = load_grammar("cutile")["backend"]["row_space"]["rows"]
     helion = _space("examples/helion/expected_cutile/softmax.py")
-    assert helion.count('"BLOCK_SIZE_M"') == len(ladder) and '"BLOCK_SIZE_M": 2}' in helion
+    assert helion.count('"BLOCK_SIZE_M"') == 2 * len(ladder)  # each with and without TMA
+    assert '"BLOCK_SIZE_M": 2, "USE_TMA": False}' in helion
     # A column reduction's column block (64 in the cuTile example) is no row count to search.
-    assert "_CONFIGS" not in (ROOT / "examples/cutile/expected_cutile/column_sum.py").read_text()
+    # Its space is the source's one tile, with and without TMA.
+    space = _space("examples/cutile/expected_cutile/column_sum.py")
+    assert re.findall(r"\{.*\}", space) == [
+        '{"TM": 32, "TN": 64, "USE_TMA": False}',
+        '{"TM": 32, "TN": 64, "USE_TMA": True}',
+    ]
 
 
 def test_a_tile_size_the_host_computes_is_passed_to_every_trial() -> None:
@@ -154,9 +162,13 @@ def test_a_tile_size_the_host_computes_is_passed_to_every_trial() -> None:
     assert '{"ROWS": ' in _space("examples/triton/expected_cutile/layer_norm.py")
     assert "BLOCK_SIZE" not in _space("examples/triton/expected_cutile/layer_norm.py")
     host = text.split("def layer_norm(")[1]
-    assert 'cfg["ROWS"],\n                BLOCK_SIZE,\n            ),' in host
+    assert (
+        'cfg["ROWS"],\n                BLOCK_SIZE,\n                cfg["USE_TMA"],\n            ),'
+        in host
+    )
     assert "N,\n        BLOCK_SIZE,\n    )" in host  # the key
-    assert '(x_arg, y, weight, bias, mean, rstd, N, eps, cfg["ROWS"], BLOCK_SIZE)' in host
+    launch = '(x_arg, y, weight, bias, mean, rstd, N, eps, cfg["ROWS"], BLOCK_SIZE, cfg["USE_TMA"])'
+    assert launch in host
 
 
 @pytest.mark.parametrize("rows", [2, 16])
@@ -166,11 +178,11 @@ def test_every_row_count_of_the_space_writes_every_row_on_the_cpu_oracle(rows: i
     # over columns (BLOCK_SIZE is computed by the host: 64 lanes for 37 columns).
     use_interpreter()
     mod = load_module(ROOT / "examples/triton/expected_cutile/layer_norm.py", f"ln_{rows}")
-    mod._LAYER_NORM_FWD_FUSED_CONFIGS[:] = [{"ROWS": rows}]
+    mod._LAYER_NORM_FWD_FUSED_CONFIGS[:] = [{"ROWS": rows, "USE_TMA": False}]
     x, w, b = torch.randn(M, N), torch.randn(N), torch.randn(N)
     y, mean, rstd = mod.layer_norm(x, w, b, 1e-5)
     torch.testing.assert_close(mean, x.mean(-1), rtol=1e-5, atol=1e-5)
     torch.testing.assert_close(rstd, torch.rsqrt(x.var(-1, unbiased=False) + 1e-5))
     want = torch.nn.functional.layer_norm(x, (N,), w, b, 1e-5)
     torch.testing.assert_close(y, want, rtol=1e-5, atol=1e-5)
-    assert list(mod._layer_norm_fwd_fused_best.values()) == [{"ROWS": rows}]
+    assert list(mod._layer_norm_fwd_fused_best.values()) == [{"ROWS": rows, "USE_TMA": False}]

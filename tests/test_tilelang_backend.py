@@ -171,3 +171,24 @@ def test_a_load_only_multiplied_goes_straight_to_shared_memory() -> None:
     assert "a_tile = T.alloc_shared(" in text and "b_tile = T.alloc_shared(" in text, text
     assert "T.gemm(a_tile, b_tile, accumulator)" in text, text
     assert "T.if_then_else" not in text, text
+
+
+def test_split_k_operands_go_through_registers_and_lower_at_ragged_shapes(tmp_path: Path) -> None:
+    # TileLang 0.1.15 generates no CUDA for global->shared copies in a pipelined loop whose trip
+    # count is the program's own (split-K's K loop) at some ragged shapes: 129x4001x131 failed
+    # on the GPU with "Downcast from tirx.Sub to ir.IntImm failed", and so does lowering here.
+    # Such a loop copies its operands into registers first, which lowers.
+    import torch
+
+    from translator.dialects.tilelang.runner import check_compiles
+    from validation.runners import load_module
+
+    out = tmp_path / "splitk_tl.py"
+    out.write_text(translate_file("examples/triton/matmul_splitk.py", "triton", "tilelang"))
+    jit = load_module(out, "splitk_tl").matmul_splitk_kernel
+    m, k, n = 129, 4001, 131
+    a, b = torch.empty(m, k, dtype=torch.float16), torch.empty(k, n, dtype=torch.float16)
+    c = torch.empty(m, n)
+    args = (a.shape, a.stride(), "float16", b.shape, b.stride(), "float16")
+    args += (c.shape, c.stride(), "float32", 4)
+    check_compiles(jit.get_tir(*args))

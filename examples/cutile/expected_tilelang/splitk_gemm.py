@@ -42,17 +42,23 @@ def splitk_gemm_kernel(
             threads=threads,
         ) as (bx, by, bz):
             acc = T.alloc_fragment((TM, TN), "float32")
-            a = T.alloc_shared((TM, TK), A_dtype)
-            b = T.alloc_shared((TK, TN), B_dtype)
+            a = T.alloc_fragment((TM, TK), A_dtype)
+            b = T.alloc_fragment((TK, TN), B_dtype)
+            dot_operand = T.alloc_shared((TM, TK), A_dtype)
+            dot_operand_2 = T.alloc_shared((TK, TN), B_dtype)
             rows = T.alloc_fragment((TM,), "int32")
             cols = T.alloc_fragment((TN,), "int32")
             T.clear(acc)
             for k_o in T.Pipelined(T.ceildiv(A_shape[1] - bx * TK, TK * SPLIT_K), num_stages=2):
                 T.copy(A[bz * TM, (k_o * SPLIT_K + bx) * TK], a)
                 T.copy(B[(k_o * SPLIT_K + bx) * TK, by * TN], b)
+                for i, j in T.Parallel(TM, TK):
+                    dot_operand[i, j] = a[i, j]
+                for i, j in T.Parallel(TK, TN):
+                    dot_operand_2[i, j] = b[i, j]
                 # T.gemm rounds float32 operands to tf32 (TileLang has no other float32
                 # T.gemm); the source multiplied them in IEEE float32.
-                T.gemm(a, b, acc)
+                T.gemm(dot_operand, dot_operand_2, acc)
             # Partial tiles of the SPLIT_K blocks meet in C; lanes past its edges are skipped.
             for i in T.Parallel(TM):
                 rows[i] = bz * TM + i

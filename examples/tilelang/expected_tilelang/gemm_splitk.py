@@ -47,15 +47,21 @@ def matmul_splitk(
             threads=threads,
         ) as (bx, by, bz):
             C_local = T.alloc_fragment((block_M, block_N), "float32")
-            A_shared = T.alloc_shared((block_M, block_K), A_dtype)
-            B_shared = T.alloc_shared((block_K, block_N), B_dtype)
+            A_shared = T.alloc_fragment((block_M, block_K), A_dtype)
+            B_shared = T.alloc_fragment((block_K, block_N), B_dtype)
+            dot_operand = T.alloc_shared((block_M, block_K), A_dtype)
+            dot_operand_2 = T.alloc_shared((block_K, block_N), B_dtype)
             T.clear(C_local)
             for ko_o in T.Pipelined(
                 T.ceildiv(A_shape[1] - bz * block_K, block_K * split_k), num_stages=2
             ):
                 T.copy(A[by * block_M, (ko_o * split_k + bz) * block_K], A_shared)
                 T.copy(B[(ko_o * split_k + bz) * block_K, bx * block_N], B_shared)
-                T.gemm(A_shared, B_shared, C_local)
+                for i, j in T.Parallel(block_M, block_K):
+                    dot_operand[i, j] = A_shared[i, j]
+                for i, j in T.Parallel(block_K, block_N):
+                    dot_operand_2[i, j] = B_shared[i, j]
+                T.gemm(dot_operand, dot_operand_2, C_local)
             # The split_k partial tiles of this output tile meet here.
             T.atomic_add(C[by * block_M, bx * block_N], C_local)
 

@@ -47,15 +47,21 @@ def matmul_splitk_kernel(
             threads=threads,
         ) as (bx, by, bz):
             accumulator = T.alloc_fragment((block_m, block_n), "float32")
-            a_tile = T.alloc_shared((block_m, block_k), a_dtype)
-            b_tile = T.alloc_shared((block_k, block_n), b_dtype)
+            a_tile = T.alloc_fragment((block_m, block_k), a_dtype)
+            b_tile = T.alloc_fragment((block_k, block_n), b_dtype)
+            dot_operand = T.alloc_shared((block_m, block_k), a_dtype)
+            dot_operand_2 = T.alloc_shared((block_k, block_n), b_dtype)
             T.clear(accumulator)
             for k_o in T.Pipelined(
                 T.ceildiv(a_shape[1] - bx * block_k, block_k * SPLIT_K), num_stages=num_stages
             ):
                 T.copy(a[bz * block_m, (k_o * SPLIT_K + bx) * block_k], a_tile)
                 T.copy(b[(k_o * SPLIT_K + bx) * block_k, by * block_n], b_tile)
-                T.gemm(a_tile, b_tile, accumulator)
+                for i, j in T.Parallel(block_m, block_k):
+                    dot_operand[i, j] = a_tile[i, j]
+                for i, j in T.Parallel(block_k, block_n):
+                    dot_operand_2[i, j] = b_tile[i, j]
+                T.gemm(dot_operand, dot_operand_2, accumulator)
             # Partial sums from the SPLIT_K programs of this tile meet here.
             T.atomic_add(c[bz * block_m, by * block_n], accumulator)
 

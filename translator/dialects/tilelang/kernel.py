@@ -95,6 +95,8 @@ class KernelWriter(CodePrinter):
         self.pads: dict[str, float | None] = {}
         #: Buffers ``T.copy`` filled from global memory: their lanes past the edge are 0.
         self.copied: set[str] = set()
+        #: Inside a loop whose trip count depends on the program (split-K's K loop).
+        self.trips_vary = False
         self.tensor_dtypes: dict[str, str] = {}
         self.uses_stages = False
         self.block_ids: list[str] = []
@@ -258,8 +260,13 @@ class KernelWriter(CodePrinter):
             # A tile loaded only to be multiplied (Triton's `a = tl.load(...)` then
             # `tl.dot(a, b)`) goes from global memory straight to the shared buffer T.gemm
             # reads, as an inline load does, not through registers.
+            # Not in a pipelined loop whose trip count varies by program: TileLang 0.1.15 fails
+            # to generate CUDA for such a loop's global->shared copies at some ragged shapes
+            # (split-K at 129x4001x131: "Downcast from tirx.Sub to ir.IntImm failed"), while
+            # its copies into registers compile.
             to_shared = (
-                s.target in self.dot_operand_loads
+                not self.trips_vary
+                and s.target in self.dot_operand_loads
                 and isinstance(s.value, ir.Load)
                 and self.copyable(s.value.index, s.value.tensor)
             )
@@ -539,7 +546,11 @@ class KernelWriter(CodePrinter):
             self.emit(f"for {name} in T.Pipelined({trips}, num_stages={stages}):")
         else:
             self.emit(f"for {name} in T.serial({trips}):")
+        outer = self.trips_vary
+        # A loop from a program's own first tile (split-K's) has a trip count per program.
+        self.trips_vary = outer or t.begin is not None
         self.block(s.body)
+        self.trips_vary = outer
 
     def scalar_atom(self, e: ir.Expr) -> str:
         """A host scalar as an operand of ``*`` (parenthesised unless an atom)."""
