@@ -158,6 +158,8 @@ def _cutile_inputs(entry: str, device: str, dtype: str) -> tuple:
         # K = 200: 7 K tiles of 32 (the last ragged) shared by 4 splits, 2 of them for some.
         "splitk_gemm": lambda: (randn(70, 200), randn(200, 90)),
         "persistent_axpy": lambda: (randn(8500), randn(8500), 0.5),
+        # 2 x 3 tiles of 128 (both ragged), groups of 4 rows: one group, cut to 2 rows.
+        "gemm_grouped": lambda: (randn(200, 70), randn(70, 300)),
         # 5 experts over 61 of 66 sorted tokens: one expert empty, one of 41 rows (a ragged
         # second row tile), rows 61.. owned by no expert and never written (a translation that
         # wrote past an expert's end would write there, or over the next expert's rows).
@@ -257,7 +259,9 @@ def test_an_autotuned_triton_kernel_searches_its_configs_in_cutile() -> None:
     # (128x256x64 at 8 warps ran 46 TFLOP/s in cuTile on the H200, 128x128x64 595).
     configs = text.split("MATMUL_KERNEL_CONFIGS = [")[1].split("]")[0]
     entries = re.findall(
-        r'\{"BLOCK_SIZE_M": (\d+), "BLOCK_SIZE_N": (\d+), "BLOCK_SIZE_K": (\d+)\}', configs
+        r'\{"BLOCK_SIZE_M": (\d+), "BLOCK_SIZE_N": (\d+), "BLOCK_SIZE_K": (\d+), '
+        r'"GROUP_SIZE_M": 8\}',
+        configs,
     )
     source = [
         tuple(str(v) for v in c)
@@ -272,7 +276,12 @@ def test_an_autotuned_triton_kernel_searches_its_configs_in_cutile() -> None:
     assert "if tuned_key not in _matmul_kernel_best:" in host
     assert "ct.tune.exhaustive_search(" in host and "c.clone()" in host
     assert host.index("ct.tune.exhaustive_search(") < host.index("ct.launch(")
-    assert 'cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"], cfg["BLOCK_SIZE_K"])' in host
+    # The source's grouped order is kept: its group size is a tunable of every config, the
+    # grid one-dimensional over all the output tiles.
+    assert 'cfg["BLOCK_SIZE_K"],\n                cfg["GROUP_SIZE_M"],\n' in host
+    assert (
+        'ct.cdiv(a.size(0), cfg["BLOCK_SIZE_M"]) * ct.cdiv(b.size(1), cfg["BLOCK_SIZE_N"])' in host
+    )
 
 
 def test_a_configless_helion_kernel_searches_its_roles_space_in_cutile() -> None:
@@ -589,3 +598,65 @@ def test_atomics_are_relaxed_and_row_kernels_search_tma() -> None:
     # Read back, the switch is no tunable: the IR holds the row counts once each.
     (kernel,) = parse_source(text, "softmax_cutile.py", "cutile").kernels
     assert [dict(c)["ROWS"] for c in kernel.configs] == [4, 1, 2, 8, 16]
+
+
+# A grouped tile order: one flat block id mapped to row and column tiles in groups.
+GROUPED = CUTILE / "gemm_grouped.py"
+
+
+def test_a_grouped_tile_order_is_the_2d_grid_with_a_group_size_tunable() -> None:
+    (kernel,) = parse_file(GROUPED, "cutile").kernels
+    assert [t.name for t in kernel.grid] == ["bid_m", "bid_n"]
+    (group,) = [t for t in kernel.tunables if t.kind == "group_size"]
+    assert group.default == 4  # the launch's argument, not the frontend's default
+    # The statements that only computed the order are gone from the IR body.
+    body = repr(kernel.body)
+    assert "num_bid_in_group" not in body and "first_bid_m" not in body
+    # Every backend writes the order back in its own spelling; cuTile's reads back alike.
+    triton_text = (CUTILE / "expected_triton" / GROUPED.name).read_text()
+    assert (
+        '"GROUP_SIZE_M": 4' in triton_text and "group_id = pid // num_pid_in_group" in triton_text
+    )
+    helion_text = (CUTILE / "expected_helion" / GROUPED.name).read_text()
+    assert "l2_groupings=[4]" in helion_text
+    again = parse_file(CUTILE / "expected_cutile" / GROUPED.name, "cutile").kernels[0]
+    assert [t.name for t in again.grid] == ["bid_m", "bid_n"]
+    assert [(t.kind, t.default) for t in again.tunables] == [
+        (t.kind, t.default) for t in kernel.tunables
+    ]
+
+
+def test_a_grouped_order_over_a_group_size_that_is_not_a_constant_is_located(
+    tmp_path: Path,
+) -> None:
+    text = GROUPED.read_text()
+    bad = tmp_path / GROUPED.name
+    bad.write_text(
+        text.replace("    GROUP_SIZE_M: ct.Constant[int],\n", "    GROUP_SIZE_M,\n")
+        .replace("    bid = ct.bid(0)\n", "    bid = ct.bid(0)\n    group = GROUP_SIZE_M + 0\n")
+        .replace("GROUP_SIZE_M * num_bid_n", "group * num_bid_n")
+        .replace("group_id * GROUP_SIZE_M", "group_id * group")
+        .replace("first_bid_m, GROUP_SIZE_M)", "first_bid_m, group)")
+    )
+    with pytest.raises(TranslationError, match="group size .* is not a ct.Constant") as err:
+        translate_file(bad, "cutile", "triton")
+    assert err.value.loc is not None and err.value.loc.file == str(bad) and err.value.hint
+
+
+def test_a_grouped_kernel_launched_on_a_2d_grid_is_refused_by_the_oracle(tmp_path: Path) -> None:
+    text = GROUPED.read_text()
+    flat = "grid = (ct.cdiv(m, 128) * ct.cdiv(n, 128), 1, 1)"
+    assert flat in text
+    bad = tmp_path / GROUPED.name
+    bad.write_text(text.replace(flat, "grid = (ct.cdiv(m, 128), ct.cdiv(n, 128), 1)"))
+    use_interpreter()
+    module = load_module(bad, "source")
+    a, b = torch.randn(200, 70).half(), torch.randn(70, 300).half()
+    with pytest.raises(
+        RuntimeError, match=r"grouped tile order over 2 x 3 tiles launches \(2, 3, 1\)"
+    ):
+        module.gemm_grouped(a, b)
+    good = load_module(GROUPED, "source")
+    torch.testing.assert_close(
+        good.gemm_grouped(a, b), (a.float() @ b.float()).half(), atol=1e-2, rtol=1e-2
+    )

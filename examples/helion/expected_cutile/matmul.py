@@ -23,9 +23,17 @@ def _matmul_kernel(
     BLOCK_SIZE_M: ct.Constant[int],
     BLOCK_SIZE_N: ct.Constant[int],
     BLOCK_SIZE_K: ct.Constant[int],
+    GROUP_SIZE_M: ct.Constant[int],
 ):
-    tile_m = ct.bid(0)
-    tile_n = ct.bid(1)
+    bid = ct.bid(0)
+    num_tiles_m = ct.cdiv(m, BLOCK_SIZE_M)
+    num_tiles_n = ct.cdiv(n, BLOCK_SIZE_N)
+    # Grouped order: the blocks that run together share row tiles of the first operand in L2.
+    tiles_in_group = GROUP_SIZE_M * num_tiles_n
+    first_tile = (bid // tiles_in_group) * GROUP_SIZE_M
+    group_rows = min(num_tiles_m - first_tile, GROUP_SIZE_M)
+    tile_m = first_tile + (bid % tiles_in_group) % group_rows
+    tile_n = (bid % tiles_in_group) // group_rows
     # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
     x_mma_dtype = ct.tfloat32 if x.dtype == ct.float32 else x.dtype
     y_mma_dtype = ct.tfloat32 if y.dtype == ct.float32 else y.dtype
@@ -62,11 +70,11 @@ def _matmul_kernel(
 _MATMUL_KERNEL_CONFIGS = [
     # The tile sizes ct.tune.exhaustive_search tries for `_matmul_kernel` on the first launch of
     # each shape key.
-    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
-    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64},
-    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
-    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 64},
-    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8},
 ]
 _matmul_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -85,14 +93,13 @@ def matmul(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     k2, n = y.size()
     assert k == k2, f"size mismatch {k} != {k2}"
     out = torch.empty([m, n], dtype=x.dtype, device=x.device)
-    # tiletrans: num_warps, num_stages, group_size: cuTile's compiler picks warps, stages and tile
-    # order itself
+    # tiletrans: num_warps, num_stages: cuTile's compiler picks warps and stages itself
     key = (x.shape, y.shape, out.shape, x.dtype, y.dtype, out.dtype, m, k, n)
     if key not in _matmul_kernel_best:
         _matmul_kernel_best[key] = ct.tune.exhaustive_search(
             _MATMUL_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
-            lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
+            lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]) * ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1, 1),
             _matmul_kernel,
             lambda cfg: (
                 x,
@@ -104,14 +111,26 @@ def matmul(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
                 cfg["BLOCK_SIZE_M"],
                 cfg["BLOCK_SIZE_N"],
                 cfg["BLOCK_SIZE_K"],
+                cfg["GROUP_SIZE_M"],
             ),
             quiet=True,
         ).best.config
     cfg = _matmul_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
+        (ct.cdiv(m, cfg["BLOCK_SIZE_M"]) * ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1, 1),
         _matmul_kernel,
-        (x, y, out, m, k, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"], cfg["BLOCK_SIZE_K"]),
+        (
+            x,
+            y,
+            out,
+            m,
+            k,
+            n,
+            cfg["BLOCK_SIZE_M"],
+            cfg["BLOCK_SIZE_N"],
+            cfg["BLOCK_SIZE_K"],
+            cfg["GROUP_SIZE_M"],
+        ),
     )
     return out

@@ -26,12 +26,20 @@ def matmul_kernel(
     BLOCK_SIZE_M: ct.Constant[int],
     BLOCK_SIZE_N: ct.Constant[int],
     BLOCK_SIZE_K: ct.Constant[int],
+    GROUP_SIZE_M: ct.Constant[int],
 ):
     """Kernel for computing the matmul C = A x B.
     A has shape (M, K), B has shape (K, N) and C has shape (M, N)
     """
-    tile_m = ct.bid(0)
-    tile_n = ct.bid(1)
+    bid = ct.bid(0)
+    num_tiles_m = ct.cdiv(a.shape[0], BLOCK_SIZE_M)
+    num_tiles_n = ct.cdiv(b.shape[1], BLOCK_SIZE_N)
+    # Grouped order: the blocks that run together share row tiles of the first operand in L2.
+    tiles_in_group = GROUP_SIZE_M * num_tiles_n
+    first_tile = (bid // tiles_in_group) * GROUP_SIZE_M
+    group_rows = min(num_tiles_m - first_tile, GROUP_SIZE_M)
+    tile_m = first_tile + (bid % tiles_in_group) % group_rows
+    tile_n = (bid % tiles_in_group) // group_rows
     # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
     a_mma_dtype = ct.tfloat32 if a.dtype == ct.float32 else a.dtype
     b_mma_dtype = ct.tfloat32 if b.dtype == ct.float32 else b.dtype
@@ -70,16 +78,16 @@ def matmul_kernel(
 MATMUL_KERNEL_CONFIGS = [
     # The tile sizes ct.tune.exhaustive_search tries for `matmul_kernel` on the first launch of
     # each shape key.
-    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64},
-    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 32},
-    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 32},
-    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32},
-    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 32},
-    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32},
-    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
-    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
-    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 64},
-    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8},
+    {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8},
 ]
 _matmul_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -95,16 +103,15 @@ def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     c = torch.empty((M, N), device=a.device, dtype=a.dtype)
     # 1D launch kernel where each block gets its own program.
     # tiletrans: dropped `grid`, which nothing in the translation reads
-    # tiletrans: group_size, num_warps, num_stages: cuTile's compiler picks warps, stages and tile
-    # order itself
+    # tiletrans: num_warps, num_stages: cuTile's compiler picks warps and stages itself
     tuned_key = (a.shape, b.shape, c.shape, a.dtype, b.dtype, c.dtype)
     if tuned_key not in _matmul_kernel_best:
         _matmul_kernel_best[tuned_key] = ct.tune.exhaustive_search(
             MATMUL_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (
-                ct.cdiv(a.size(0), cfg["BLOCK_SIZE_M"]),
-                ct.cdiv(b.size(1), cfg["BLOCK_SIZE_N"]),
+                ct.cdiv(a.size(0), cfg["BLOCK_SIZE_M"]) * ct.cdiv(b.size(1), cfg["BLOCK_SIZE_N"]),
+                1,
                 1,
             ),
             matmul_kernel,
@@ -115,14 +122,23 @@ def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
                 cfg["BLOCK_SIZE_M"],
                 cfg["BLOCK_SIZE_N"],
                 cfg["BLOCK_SIZE_K"],
+                cfg["GROUP_SIZE_M"],
             ),
             quiet=True,
         ).best.config
     cfg = _matmul_kernel_best[tuned_key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(a.size(0), cfg["BLOCK_SIZE_M"]), ct.cdiv(b.size(1), cfg["BLOCK_SIZE_N"]), 1),
+        (ct.cdiv(a.size(0), cfg["BLOCK_SIZE_M"]) * ct.cdiv(b.size(1), cfg["BLOCK_SIZE_N"]), 1, 1),
         matmul_kernel,
-        (a, b, c, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"], cfg["BLOCK_SIZE_K"]),
+        (
+            a,
+            b,
+            c,
+            cfg["BLOCK_SIZE_M"],
+            cfg["BLOCK_SIZE_N"],
+            cfg["BLOCK_SIZE_K"],
+            cfg["GROUP_SIZE_M"],
+        ),
     )
     return c

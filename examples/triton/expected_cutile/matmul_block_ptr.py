@@ -25,9 +25,17 @@ def matmul_block_ptr_kernel(
     BLOCK_M: ct.Constant[int],
     BLOCK_N: ct.Constant[int],
     BLOCK_K: ct.Constant[int],
+    GROUP_SIZE_M: ct.Constant[int],
 ):
-    tile_m = ct.bid(0)
-    tile_n = ct.bid(1)
+    bid = ct.bid(0)
+    num_tiles_m = ct.cdiv(a.shape[0], BLOCK_M)
+    num_tiles_n = ct.cdiv(b.shape[1], BLOCK_N)
+    # Grouped order: the blocks that run together share row tiles of the first operand in L2.
+    tiles_in_group = GROUP_SIZE_M * num_tiles_n
+    first_tile = (bid // tiles_in_group) * GROUP_SIZE_M
+    group_rows = min(num_tiles_m - first_tile, GROUP_SIZE_M)
+    tile_m = first_tile + (bid % tiles_in_group) % group_rows
+    tile_n = (bid % tiles_in_group) // group_rows
     # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
     a_mma_dtype = ct.tfloat32 if a.dtype == ct.float32 else a.dtype
     b_mma_dtype = ct.tfloat32 if b.dtype == ct.float32 else b.dtype
@@ -58,12 +66,11 @@ def matmul_block_ptr(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     _, N = b.shape
     c = torch.empty((M, N), device=a.device, dtype=a.dtype)
     BLOCK_M, BLOCK_N, BLOCK_K = 64, 64, 32
-    # tiletrans: group_size, num_warps, num_stages: cuTile's compiler picks warps, stages and tile
-    # order itself
+    # tiletrans: num_warps, num_stages: cuTile's compiler picks warps and stages itself
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(a.size(0), BLOCK_M), ct.cdiv(b.size(1), BLOCK_N), 1),
+        (ct.cdiv(a.size(0), BLOCK_M) * ct.cdiv(b.size(1), BLOCK_N), 1, 1),
         matmul_block_ptr_kernel,
-        (a, b, c, BLOCK_M, BLOCK_N, BLOCK_K),
+        (a, b, c, BLOCK_M, BLOCK_N, BLOCK_K, 8),
     )
     return c

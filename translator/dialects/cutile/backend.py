@@ -4,8 +4,10 @@ Each IR kernel becomes one ``@ct.kernel`` function (``templates/cutile/kernel.py
 from :mod:`translator.dialects.cutile.kernel`) taking the IR kernel's parameters, then one
 ``ct.Constant[int]`` per tile size and per whole-dim tile. Each tile size is rounded up to a power
 of two (cuTile's tiles are powers of two; lanes past the extent are padding either way). Launch
-knobs that cuTile's compiler decides itself (warps, pipeline stages, grouped ordering) are dropped
-with a note. Each launch becomes ``ct.launch(torch.cuda.current_stream(), grid, kernel, args)`` in
+knobs that cuTile's compiler decides itself (warps, pipeline stages) are dropped with a note; a
+source's grouped tile order (a ``group_size`` over a 2-D grid of tiles) is written as cuTile's
+samples write it, one flat block id mapped to a row and a column tile, its group size a
+``ct.Constant[int]`` searched with the tile sizes. Each launch becomes ``ct.launch(torch.cuda.current_stream(), grid, kernel, args)`` in
 the carried host code.
 
 Tuning: cuTile has no autotuner in the kernel decorator; its idiom is host code that calls
@@ -23,7 +25,7 @@ from translator.diagnostics import TranslationError
 from translator.dialects.common.backend import Backend
 from translator.dialects.common.host_code import HostPrinter, host_atom
 from translator.dialects.common.passthrough import KernelCode, LaunchCode
-from translator.dialects.cutile.kernel import KernelWriter, persistent
+from translator.dialects.cutile.kernel import KernelWriter, grouped, persistent
 from translator.dialects.formatting import wrap_lines
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
@@ -99,6 +101,7 @@ class CutileBackend(Backend):
         params = [p.name if p.kind == "tensor" else f"{p.name}: {p.kind}" for p in kernel.params]
         params += [f"{name}: {spell['config']}[int]" for name, _ in writer.sig.blocks]
         params += [f"{name}: {spell['config']}[int]" for name, _ in writer.sig.full]
+        params += [f"{name}: {spell['config']}[int]" for name, _ in writer.sig.knobs]
         params += [f"{name}: {spell['config']}[bool]" for name, _ in writer.sig.switches]
         text = render_template(
             "cutile",
@@ -126,6 +129,7 @@ class CutileBackend(Backend):
         blocks: dict[str, int | str] = {
             name: _block_value(kernel, name, config) for _, name in writer.sig.blocks
         }
+        blocks.update({name: _knob_value(kernel, name, config) for _, name in writer.sig.knobs})
         for name, text in launch.block_texts:
             # A size the source's host computes (`min(C, next_power_of_2(n))`) is passed as the
             # source passes it, not baked as the default config's value; a literal is the
@@ -145,6 +149,7 @@ class CutileBackend(Backend):
                 name: str(blocks[t]) if t in host_sized else f'{cfg}["{name}"]'
                 for name, t in writer.sig.blocks
             }
+            tuned.update({name: f'{cfg}["{name}"]' for name, _ in writer.sig.knobs})
             tuned.update({name: f'{cfg}["{name}"]' for name, _ in writer.sig.switches})
             prelude = _sms(kernel, launch, sms) + _search(
                 kernel, writer, hx, launch.texts, tuned, cfg, key, sms
@@ -158,7 +163,7 @@ class CutileBackend(Backend):
             writer,
             hx,
             launch.texts,
-            {name: str(blocks[t]) for name, t in writer.sig.blocks},
+            {name: str(blocks[t]) for name, t in [*writer.sig.blocks, *writer.sig.knobs]},
             sms,
         )
         prelude = _sms(kernel, launch, sms)
@@ -187,10 +192,15 @@ def _sms(kernel: ir.Kernel, launch: ir.Launch, name: str) -> tuple[str, ...]:
 
 def _dropped(kernel: ir.Kernel) -> list[str]:
     """The note on launch knobs the translation drops, if the kernel has any."""
-    dropped = [t.name for t in kernel.tunables if t.kind in _DROPPED_KNOBS]
+    dropped = [
+        t.name
+        for t in kernel.tunables
+        if t.kind in _DROPPED_KNOBS and not (t.kind == "group_size" and grouped(kernel))
+    ]
     if not dropped:
         return []
-    return [f"{', '.join(dropped)}: cuTile's compiler picks warps, stages and tile order itself"]
+    what = "warps and stages" if grouped(kernel) else "warps, stages and tile order"
+    return [f"{', '.join(dropped)}: cuTile's compiler picks {what} itself"]
 
 
 def _launch_call(
@@ -229,6 +239,9 @@ def _grid(
     if persistent(kernel):
         # About one program per SM, each walking every num_blocks-th tile.
         grid = [f"min({sms}, {grid[0]})"]
+    elif grouped(kernel):
+        # One flat block id per output tile: the kernel orders the tiles in groups.
+        grid = [" * ".join(grid)]
     grid += ["1"] * (3 - len(grid))
     return f"({', '.join(grid)})"
 
@@ -237,6 +250,7 @@ def _args(writer: KernelWriter, hx: HostPrinter, args: list[str], blocks: dict[s
     """The launch's argument tuple: the kernel's parameters, its tile sizes, its whole dims."""
     args = args + [blocks[name] for name, _ in writer.sig.blocks]
     args += [hx(ir.Call("next_power_of_2", (extent,))) for _, extent in writer.sig.full]
+    args += [blocks[name] for name, _ in writer.sig.knobs]
     args += [blocks.get(name, repr(values[0])) for name, values in writer.sig.switches]
     return "(" + ", ".join(args) + ("," if len(args) == 1 else "") + ")"
 
@@ -363,6 +377,7 @@ def tuning_space(
         entry = {
             name: _block_value(kernel, t, c) for name, t in writer.sig.blocks if t not in host_sized
         }
+        entry.update({name: _knob_value(kernel, t, c) for name, t in writer.sig.knobs})
         if entry not in out:
             out.append(entry)
     # Each switch of the spelling (TMA or not) doubles the space: every tile config with each
@@ -549,6 +564,11 @@ def _block_value(kernel: ir.Kernel, tunable: str, config: dict[str, int]) -> int
     if value < 1:
         raise TranslationError(f"tile size {tunable} = {value} is not positive", kernel.loc)
     return next_power_of_2(value)
+
+
+def _knob_value(kernel: ir.Kernel, tunable: str, config: dict[str, int]) -> int:
+    """The value the launch passes for an integer knob: the config's, as it is."""
+    return int(config.get(tunable, kernel.tunable(tunable).default))
 
 
 def _notes(kernel: ir.Kernel, space: list[dict[str, int]]) -> tuple[str, ...]:

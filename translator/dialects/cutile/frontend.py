@@ -45,6 +45,8 @@ from translator.dialects.cutile.expressions import ExpressionReader, _is_docstri
 from translator.dialects.cutile.tuning import SpaceReader
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
+from translator.ir.printer import format_expr
+from translator.ir.program_order import GroupedOrder, match_grouped
 from translator.ir.shapes import (
     TypeEnv,
     infer,
@@ -58,6 +60,8 @@ WHOLE_BLOCKS = "cutile.whole_blocks"
 #: first is an int parameter (a mask's bound standing for an array size).
 SAME_SIZES = "cutile.same_sizes"
 DEFAULT_TILE = 64
+#: The group size of a grouped tile order whose launches pass none the frontend can read.
+DEFAULT_GROUP = 8
 
 
 def _grammar() -> dict:
@@ -148,6 +152,8 @@ class KernelLifter(AccessReader, ExpressionReader):
         self.persistent_count: cst.BaseExpression = cst.Integer("0")
         #: Names bound to ``ct.bid(0)`` / ``ct.num_blocks(0)`` that only a persistent loop reads.
         self.program_names: set[str] = set()
+        #: A grouped tile order: its operands and the row and column tile names it binds.
+        self.group: tuple[GroupedOrder, str, str] | None = None
 
     # ------------------------------------------------------------------ parameters and tiles
 
@@ -180,11 +186,28 @@ class KernelLifter(AccessReader, ExpressionReader):
             for c in self.constants
             if c in used
         )
+        keys = {t.name: t.name for t in tunables}
+        if self.group is not None:
+            # The group size of a grouped tile order: a knob of the order, not of any result.
+            group = str(self.group[0].G.id)  # type: ignore[attr-defined]
+            keys["group_size"] = group
+            values = sorted({cfg[group] for cfg in space if group in cfg})
+            tunables += (
+                ir.Tunable(
+                    "group_size",
+                    "group_size",
+                    space[0].get(group, DEFAULT_GROUP)
+                    if space
+                    else defaults.get(names.index(group), DEFAULT_GROUP),
+                    tuple(values),
+                ),
+            )
         configs: tuple[tuple[tuple[str, int], ...], ...] = ()
         if space:
             configs = tuple(
                 dict.fromkeys(
-                    tuple((t.name, cfg.get(t.name, t.default)) for t in tunables) for cfg in space
+                    tuple((t.name, cfg.get(keys[t.name], t.default)) for t in tunables)
+                    for cfg in space
                 )
             )
         elif tunables:
@@ -292,8 +315,11 @@ class KernelLifter(AccessReader, ExpressionReader):
 
         body.visit(Scan())
         self.find_persistent(body)
+        self.find_grouped(body)
         for name in self.bids:
             self.grid_tile(name)
+        if self.group is not None:
+            self.check_grouped()
 
     def view_of(self, value: cst.BaseExpression) -> _View | None:
         """The view ``x.slice(axis=A, start=S, stop=E)`` of a kernel array, else None."""
@@ -369,6 +395,87 @@ class KernelLifter(AccessReader, ExpressionReader):
             self.bids = {stmt.target.value: 0}
             self.persistent = stmt
             return
+
+    def find_grouped(self, body: cst.BaseSuite) -> None:
+        """Top-level assignments that map one flat ``ct.bid(0)`` to a row and a column tile in
+        groups (the grouped order of cuTile's GEMM samples): those two names are the grid tiles
+        of axes 0 and 1, the group size a ``group_size`` tunable, and the statements that only
+        compute the order are dropped (the IR's grid is one program per tile)."""
+        if set(self.bids.values()) != {0} or len(self.bids) != 1 or self.persistent is not None:
+            return
+        trees: dict[str, ir.Expr] = {}
+        nodes: dict[str, cst.BaseExpression] = {}
+        for stmt in body.body:
+            small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) else None
+            if not (
+                isinstance(small, cst.Assign)
+                and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name)
+            ):
+                continue
+            name = small.targets[0].target.value
+            tree = _int_tree(small.value, self.mod.name_of, trees)
+            if tree is not None and name not in trees:
+                trees[name] = tree
+                nodes[name] = small.value
+        (bid,) = self.bids
+        found: dict[str, tuple[str, GroupedOrder]] = {}
+        for name, tree in trees.items():
+            for which in ("m", "n"):
+                order = match_grouped(tree, which)
+                if order is not None and order.pid == ir.Name(bid):
+                    found.setdefault(which, (name, order))
+        if set(found) != {"m", "n"} or found["m"][1] != found["n"][1]:
+            return
+        (tm, order), (tn, _) = found["m"], found["n"]
+        for what, size in (("group size", order.G), ("row tile size", order.BM)):
+            if not (isinstance(size, ir.Name) and size.id in self.constants):
+                raise self.mod.error(
+                    nodes[tm],
+                    f"the {what} `{format_expr(size)}` of the grouped tile order is not a "
+                    "ct.Constant[int] parameter",
+                    "pass the group size and tile sizes as ct.Constant[int] parameters",
+                )
+        self.group = (order, tm, tn)
+        # What only the order reads goes with it: every local its two trees were built from.
+        self.program_names |= {bid} | {
+            n for n in trees if n not in (tm, tn) and n in _names_in(nodes[tm], nodes[tn], nodes)
+        }
+        self.bids = {tm: 0, tn: 1}
+
+    def check_grouped(self) -> None:
+        """The grouped order counts the tiles its two grid tiles are accessed with."""
+        assert self.group is not None
+        order, tm, tn = self.group
+        ints = {p.name for p in self.params if p.kind == "int"}
+        for tile, block, extent in ((tm, order.BM, order.M), (tn, order.BN, order.N)):
+            t = self.tiles.get(tile)
+            if t is None or ir.Name(str(t.block)) != block:
+                raise self.mod.error(
+                    self.fn,
+                    f"the grouped tile order counts tiles of `{format_expr(block)}`, but `{tile}` "
+                    f"is accessed with tiles of `{t.block if t else '?'}`",
+                    "count each tile index's tiles with the tile size its accesses use",
+                )
+            if extent == t.extent:
+                continue
+            # The order counts the tiles of a size the launch must make the tile's extent: the
+            # CPU oracle checks each launch (SAME_SIZES), as for a mask's bound.
+            if not isinstance(t.extent, ir.SizeOf) or not (
+                isinstance(extent, ir.SizeOf) or (isinstance(extent, ir.Name) and extent.id in ints)
+            ):
+                raise self.mod.error(
+                    self.fn,
+                    f"the grouped tile order counts `{format_expr(extent)}` rows of tiles for "
+                    f"`{tile}`, which indexes `{format_expr(t.extent)}`",
+                    "count the tiles with an array's shape or an int parameter",
+                )
+            if isinstance(extent, ir.Name):
+                self.same_sizes.append((extent.id, -1, t.extent.tensor, t.extent.dim))
+            else:
+                self.same_sizes.append(
+                    (extent.tensor, extent.dim, t.extent.tensor, t.extent.dim)  # type: ignore[attr-defined]
+                )
 
     def _program(self, node: cst.BaseExpression, role: str, names: dict) -> bool:
         """Whether ``node`` is ``ct.<role>(0)``, or a name bound to it."""
@@ -629,6 +736,68 @@ _COMPOUND: dict[type, Callable[[KernelLifter, cst.BaseCompoundStatement], list[i
     cst.For: KernelLifter.st_for,
     cst.If: KernelLifter.st_if,
 }
+
+
+def _int_tree(
+    node: cst.BaseExpression,
+    name_of: Callable[[cst.BaseExpression], str | None],
+    bound: dict[str, ir.Expr],
+) -> ir.Expr | None:
+    """The integer tree of a scalar expression (names, integers, ``+ - * // %``, ``min``/``max``
+    and ``ct.cdiv``), with the locals of ``bound`` substituted; None for anything else."""
+    if isinstance(node, cst.Name):
+        return bound.get(node.value, ir.Name(node.value))
+    if isinstance(node, cst.Integer):
+        return ir.Const(int(node.value))
+    measured = size_reference(node)
+    if measured is not None and isinstance(measured[0], cst.Name):
+        return ir.SizeOf(measured[0].value, measured[1])
+    if isinstance(node, cst.BinaryOperation):
+        op = {
+            cst.Add: "+",
+            cst.Subtract: "-",
+            cst.Multiply: "*",
+            cst.FloorDivide: "//",
+            cst.Modulo: "%",
+        }.get(type(node.operator))
+        lhs, rhs = (_int_tree(x, name_of, bound) for x in (node.left, node.right))
+        return None if op is None or lhs is None or rhs is None else ir.BinOp(op, lhs, rhs)
+    if isinstance(node, cst.Call) and not any(a.keyword or a.star for a in node.args):
+        func = source_of(node.func)
+        op = {"min": "minimum", "max": "maximum"}.get(func)
+        if op is None and (name_of(node.func) or "").endswith(".cdiv"):
+            op = "cdiv"
+        args = [_int_tree(a.value, name_of, bound) for a in node.args]
+        if op is None or any(a is None for a in args):
+            return None
+        return ir.Call(op, tuple(args))  # type: ignore[arg-type]
+    return None
+
+
+def _names_in(
+    first: cst.BaseExpression, second: cst.BaseExpression, nodes: dict[str, cst.BaseExpression]
+) -> set[str]:
+    """The locals of ``nodes`` that ``first`` and ``second`` read, directly or through others."""
+    seen: set[str] = set()
+    todo = [first, second]
+    while todo:
+        node = todo.pop()
+        for found in _names_read(node):
+            if found in nodes and found not in seen:
+                seen.add(found)
+                todo.append(nodes[found])
+    return seen
+
+
+def _names_read(node: cst.CSTNode) -> set[str]:
+    out: set[str] = set()
+
+    class Names(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            out.add(n.value)
+
+    node.visit(Names())
+    return out
 
 
 def _docstring(fn: cst.FunctionDef) -> str | None:

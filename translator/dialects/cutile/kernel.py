@@ -46,6 +46,9 @@ class KernelSignature:
     # (constant name, values): compile-time switches of the cuTile spelling alone (no IR
     # tunable), searched with the tile sizes; the first value is the default.
     switches: list[tuple[str, tuple[bool, ...]]] = field(default_factory=list)
+    # (constant name, tunable name): integer knobs that change no result, passed from the
+    # config as they are (the group size of a grouped tile order).
+    knobs: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
 
@@ -132,6 +135,11 @@ class KernelWriter(CodePrinter):
                         k.loc,
                         "use a power-of-two block size",
                     )
+        if grouped(k):
+            group = next(t for t in k.tunables if t.kind == "group_size")
+            # The name every DSL's GEMM samples give it (the rows of tiles in one group).
+            name = unique("GROUP_SIZE_M", self.taken)
+            self.sig.knobs.append((name, group.name))
         extents: list[ir.Expr] = []
         for e in all_exprs(k.body):
             extents.extend(d.extent for d in _dims_in(e))
@@ -773,8 +781,32 @@ class KernelWriter(CodePrinter):
             head = [f"    for {t.name} in range(ct.bid(0), {count}, ct.num_blocks(0)):"]
             lines = self.mask_lines + self.lines
             return self.type_lines + head + ["    " + line if line else line for line in lines]
-        head = [f"    {t.name} = ct.bid({axis})" for axis, t in enumerate(self.kernel.grid)]
+        if self.sig.knobs:
+            head = self._grouped_head()
+        else:
+            head = [f"    {t.name} = ct.bid({axis})" for axis, t in enumerate(self.kernel.grid)]
         return head + self.type_lines + self.mask_lines + self.lines
+
+    def _grouped_head(self) -> list[str]:
+        """The tile indices of a grouped order: one flat block id walks the output tiles in
+        groups of GROUP_SIZE row tiles (what the source's group size asked for)."""
+        (group, _), (tm, tn) = self.sig.knobs[0], self.kernel.grid
+        bid, in_group, first, rows = (
+            unique(n, self.taken) for n in ("bid", "tiles_in_group", "first_tile", "group_rows")
+        )
+        counts = [unique(f"num_tiles_{tile_suffix(t.name)}", self.taken) for t in (tm, tn)]
+        return [
+            f"    {bid} = ct.bid(0)",
+            f"    {counts[0]} = ct.cdiv({self.text(tm.extent)}, {self.block_of(tm)})",
+            f"    {counts[1]} = ct.cdiv({self.text(tn.extent)}, {self.block_of(tn)})",
+            "    # Grouped order: the blocks that run together share row tiles of the first "
+            "operand in L2.",
+            f"    {in_group} = {group} * {counts[1]}",
+            f"    {first} = ({bid} // {in_group}) * {group}",
+            f"    {rows} = min({counts[0]} - {first}, {group})",
+            f"    {tm.name} = {first} + ({bid} % {in_group}) % {rows}",
+            f"    {tn.name} = ({bid} % {in_group}) // {rows}",
+        ]
 
 
 def _first_tile(t: ir.TileVar) -> ir.Expr | None:
@@ -789,6 +821,17 @@ def _first_tile(t: ir.TileVar) -> ir.Expr | None:
         if b.lhs == ir.Name(t.block):
             return b.rhs
     return None
+
+
+def grouped(kernel: ir.Kernel) -> bool:
+    """Whether ``kernel`` is written in a grouped tile order: a 2-D grid of tiles (one program
+    per tile, not persistent) whose source asked for one (a ``group_size`` tunable)."""
+    return (
+        len(kernel.grid) == 2
+        and not any(t.scalar for t in kernel.grid)
+        and not persistent(kernel)
+        and any(t.kind == "group_size" for t in kernel.tunables)
+    )
 
 
 def persistent(kernel: ir.Kernel) -> bool:

@@ -123,7 +123,7 @@ def cpu_launch(stream: Any, grid: tuple, kernel: Any, args: tuple, **_: Any) -> 
     params = {p.name for p in k.params}
     constants = {i for i, n in enumerate(names) if n not in params}
     compile_for_sm90(kernel, args, constants)
-    config = {t.name: int(values[t.name]) for t in k.tunables}
+    config = {t.name: int(values[t.name]) for t in k.tunables if t.name in values}
     for const, tensor, dim in k.hints.extra(WHOLE_BLOCKS, ()):
         if values[const] < values[tensor].size(dim):
             raise CpuLaunchError(
@@ -171,7 +171,8 @@ def cpu_search(
         if COMPILE_EVERY_CONFIG and i > 0 and repr(cfg) not in searched:
             compile_for_sm90(kernel, args, constants)
             searched.add(repr(cfg))
-        _check_grid(k, grid_fn(cfg), values, {t.name: int(values[t.name]) for t in k.tunables})
+        config = {t.name: int(values[t.name]) for t in k.tunables if t.name in values}
+        _check_grid(k, grid_fn(cfg), values, config)
     measured = [
         Measurement(config=cfg, mean_us=0.0, num_samples=0, error_margin_us=0.0)
         for cfg in search_space
@@ -181,16 +182,23 @@ def cpu_search(
 
 def _check_grid(k: Any, grid: tuple, values: dict, config: dict) -> None:
     """The launch grid must be one program per tile of the IR grid (the IR's meaning)."""
-    from translator.ir import nodes as ir
-
     persistent = (k.hints.schedule or "").startswith("persistent")
+    if len(k.grid) == 2 and any(t.kind == "group_size" for t in k.tunables):
+        # A grouped tile order: one flat block id per tile of the two grid dims.
+        counts = [_tile_count(t, values, config) for t in k.grid]
+        if any(c is None for c in counts):
+            return
+        want = counts[0] * counts[1]  # type: ignore[operator]
+        if tuple(grid) + (1,) * (3 - len(grid)) != (want, 1, 1):
+            raise CpuLaunchError(
+                f"{k.name}: a grouped tile order over {counts[0]} x {counts[1]} tiles launches "
+                f"{tuple(grid)}; the CPU oracle proves launches of one block per tile"
+            )
+        return
     for axis, t in enumerate(k.grid):
-        extent = t.extent
-        if not isinstance(extent, ir.SizeOf):
+        want = _tile_count(t, values, config)
+        if want is None:
             continue
-        size = values[extent.tensor].size(extent.dim)
-        block = t.block.value if isinstance(t.block, ir.Const) else config[t.block]
-        want = -(-size // block)
         have = grid[axis] if axis < len(grid) else 1
         if persistent and 1 <= have <= want:
             continue  # fewer programs, each walking every have-th tile (the frontend read so)
@@ -199,6 +207,16 @@ def _check_grid(k: Any, grid: tuple, values: dict, config: dict) -> None:
                 f"{k.name}: grid dim {axis} launches {have} programs for {want} tiles of "
                 f"`{t.name}`; the CPU oracle proves launches of one program per tile"
             )
+
+
+def _tile_count(t: Any, values: dict, config: dict) -> int | None:
+    """The tiles of grid tile ``t`` at this launch, where its extent is an array's size."""
+    from translator.ir import nodes as ir
+
+    if not isinstance(t.extent, ir.SizeOf):
+        return None
+    block = t.block.value if isinstance(t.block, ir.Const) else config[t.block]
+    return -(-values[t.extent.tensor].size(t.extent.dim) // block)
 
 
 def _prepare(device: str) -> None:

@@ -21,6 +21,8 @@ from translator.dialects.triton.symbols import Key as Key  # block sizes, re-exp
 from translator.dialects.triton.symbols import Sym, SymKind, is_symbol, parse_sym, sym_of
 from translator.ir import nodes as ir
 from translator.ir.printer import format_expr
+from translator.ir.program_order import match_grouped
+from translator.ir.program_order import strip_casts as strip_casts
 
 Mono = tuple[str, ...]  # the texts of a monomial's symbols, sorted
 Poly = dict[Mono, int]
@@ -64,13 +66,6 @@ class Atoms:
         key = Sym.atom(format_expr(e)).text
         self.trees.setdefault(key, e)
         return key
-
-
-def strip_casts(e: ir.Expr) -> ir.Expr:
-    """``e`` without integer casts, which do not change index values (overflow aside)."""
-    while isinstance(e, ir.Cast):
-        e = e.value
-    return e
 
 
 def poly(e: ir.Expr, atoms: Atoms) -> Poly:
@@ -196,93 +191,16 @@ class Swizzle:
     G: ir.Expr
 
 
-_COMMUTATIVE = {"+", "*", "&", "|"}
-
-
-def _v(name: str) -> ir.Name:
-    return ir.Name("?" + name)
-
-
-def _b(op: str, a: ir.Expr, b: ir.Expr) -> ir.BinOp:
-    return ir.BinOp(op, a, b)
-
-
-def _swizzle_templates() -> tuple[tuple[ir.Expr, ...], ir.Expr]:
-    """The ``pid_m`` forms and the ``pid_n`` form of the ``GROUP_SIZE_M`` swizzle.
-
-    Triton's matmul tutorial writes ``pid_m = first + (pid % in_group) % size_m``; its
-    persistent-matmul tutorial ``first + pid % size_m``. Within a group the program ids are
-    ``base + j`` for ``j < size_m * num_pid_n`` and ``pid_n = j // size_m``; for each ``pid_n`` the
-    ``size_m`` consecutive ids cover every residue mod ``size_m`` either way, so both forms visit
-    every tile of the group once, only in another order, and the IR (which keeps the swizzle as a
-    rasterization hint, not an order) reads them alike."""
-    pid = _v("pid")
-    num_pid_m = ir.Call("cdiv", (_v("M"), _v("BM")))
-    num_pid_n = ir.Call("cdiv", (_v("N"), _v("BN")))
-    in_group = _b("*", _v("G"), num_pid_n)
-    group_id = _b("//", pid, in_group)
-    first = _b("*", group_id, _v("G"))
-    size_m = ir.Call("minimum", (_b("-", num_pid_m, first), _v("G")))
-    pid_m = _b("+", first, _b("%", _b("%", pid, in_group), size_m))
-    pid_m_direct = _b("+", first, _b("%", pid, size_m))
-    pid_n = _b("//", _b("%", pid, in_group), size_m)
-    return (pid_m, pid_m_direct), pid_n
-
-
-def match(pattern: ir.Expr, e: ir.Expr, env: dict[str, ir.Expr]) -> bool:
-    """Unify ``pattern`` (with ``?x`` variables) against ``e``, commutative ops in either order."""
-    e = strip_casts(e)
-    if isinstance(pattern, ir.Name) and pattern.id.startswith("?"):
-        bound = env.get(pattern.id)
-        if bound is None:
-            env[pattern.id] = e
-            return True
-        return bound == e
-    if type(pattern) is not type(e):
-        return False
-    if isinstance(pattern, ir.BinOp):
-        assert isinstance(e, ir.BinOp)
-        if pattern.op != e.op:
-            return False
-        saved = dict(env)
-        if match(pattern.lhs, e.lhs, env) and match(pattern.rhs, e.rhs, env):
-            return True
-        env.clear()
-        env.update(saved)
-        if pattern.op in _COMMUTATIVE:
-            if match(pattern.lhs, e.rhs, env) and match(pattern.rhs, e.lhs, env):
-                return True
-            env.clear()
-            env.update(saved)
-        return False
-    if isinstance(pattern, ir.Call):
-        assert isinstance(e, ir.Call)
-        if pattern.op != e.op or len(pattern.args) != len(e.args):
-            return False
-        saved = dict(env)
-        orders = [e.args]
-        if pattern.op in ("minimum", "maximum"):
-            orders.append(tuple(reversed(e.args)))
-        for args in orders:
-            if all(match(p, a, env) for p, a in zip(pattern.args, args)):
-                return True
-            env.clear()
-            env.update(saved)
-        return False
-    return pattern == e
-
-
 def match_swizzle(e: ir.Expr, which: str) -> Swizzle | None:
     """The swizzle whose ``pid_m`` (``which="m"``) or ``pid_n`` tree is ``e``, if it is one."""
-    pid_ms, pid_n = _swizzle_templates()
-    env: dict[str, ir.Expr] = {}
-    if not any(match(p, e, env) for p in (pid_ms if which == "m" else (pid_n,))):
+    order = match_grouped(e, which)
+    if order is None:
         return None
-    pid = sym_of(env["?pid"])
+    pid = sym_of(order.pid)
     if pid is None or pid.kind is not SymKind.PID:
         return None
     assert pid.index is not None
-    return Swizzle(pid.index, env["?M"], env["?BM"], env["?N"], env["?BN"], env["?G"])
+    return Swizzle(pid.index, order.M, order.BM, order.N, order.BN, order.G)
 
 
 # --------------------------------------------------------------------------------------------------
