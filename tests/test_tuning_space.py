@@ -170,6 +170,29 @@ def test_a_gemm_grid_gets_the_grouped_program_order() -> None:
     assert all("group_size" not in dict(c) for c in with_default_space(_kernel(LOOPED)).configs)
 
 
+SLAB = """@helion.kernel()
+def group_scale(x: torch.Tensor) -> torch.Tensor:
+    n, g, c, hw = x.size()
+    out = torch.empty_like(x)
+    for tile_n, tile_g in hl.tile([n, g]):
+        xg = x[tile_n, tile_g, :, :].to(torch.float32)
+        mean = torch.sum(torch.sum(xg, dim=-1), dim=-1) / (c * hw)
+        out[tile_n, tile_g, :, :] = (xg - mean[:, :, None, None]).to(out.dtype)
+    return out
+"""
+
+
+def test_a_program_holding_a_slab_of_whole_dims_starts_at_more_warps() -> None:
+    # A whole row (one whole dim) gets the rows space, a whole group of channels x pixels (two)
+    # the slab space: its first config, the one run untuned, must not be the 4-warp one.
+    rows = with_default_space(_kernel(ROWS))
+    assert [dict(c)["num_warps"] for c in rows.configs] == [c["num_warps"] for c in _space("rows")]
+    slab = with_default_space(_kernel(SLAB))
+    warps = [dict(c)["num_warps"] for c in slab.configs]
+    assert warps == [c["num_warps"] for c in _space("slab_rows")]
+    assert warps[0] >= 8 and 4 in warps  # (4 warps stays in the search, last)
+
+
 def test_a_whole_row_is_one_block_of_the_next_power_of_two_not_a_tunable() -> None:
     text = translate_source(HEADER + ROWS, "k.py", "helion", "triton")
     configs, _ = _autotune(text, "_row_softmax_kernel")

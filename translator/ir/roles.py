@@ -80,6 +80,20 @@ def _inner_tile(kernel: ir.Kernel, grid: list[ir.TileVar]) -> ir.TileVar:
     return max(reversed(grid), key=lambda t: last[t.name])
 
 
+def whole_dims_held(kernel: ir.Kernel) -> int:
+    """The most whole dims one load of the kernel holds (``x[tile_n, tile_g, :, :]`` holds two):
+    a program holding a whole slab of several dims keeps far more values live than one holding a
+    row, which is what its launch's warps must be sized for."""
+    return max(
+        (
+            sum(isinstance(i, ir.FullIndex) for i in e.index)
+            for e in all_exprs(kernel.body)
+            if isinstance(e, ir.Load)
+        ),
+        default=0,
+    )
+
+
 def one_row_tiles(kernel: ir.Kernel) -> list[ir.TileVar]:
     """The grid tiles of a row kernel that give each program a single row (a plain index, or a
     tile of constant block 1), innermost first: the dims a target may block several rows of

@@ -13,8 +13,9 @@ chosen by what each block size does in the kernel:
 - ``pointwise``: the grid tile of a 1-D elementwise kernel, ``outer``/``inner``: the two grid
   tiles of a 2-D one (``inner`` indexes the contiguous dim), ``batch``: any further grid tile.
 
-The set of roles picks a space of ``grammars/triton.toml`` (``[backend.default_space.*]``); a
-shape none lists gets level i of every role's ladder. Configs the source gave are kept as they
+The set of roles picks a space of ``grammars/triton.toml`` (``[backend.default_space.*]``), and
+of two for one set, the number of whole dims a program's loads hold (a slab of a group's channels
+by pixels wants more warps than a row); a shape none lists gets level i of every role's ladder. Configs the source gave are kept as they
 are (its first config stays the first).
 """
 
@@ -24,7 +25,7 @@ import dataclasses
 
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
-from translator.ir.roles import block_roles, tuned_tiles
+from translator.ir.roles import block_roles, tuned_tiles, whole_dims_held
 
 KNOBS = ("num_warps", "num_stages")
 
@@ -34,9 +35,15 @@ def default_space(kernel: ir.Kernel) -> list[dict[str, int]]:
     grammar = load_grammar("triton")["backend"]["default_space"]
     roles = block_roles(kernel)
     wanted = set(roles.values()) - {"batch"}
-    space = next(
-        (v for k, v in grammar.items() if k != "ladders" and set(v["roles"]) == wanted), None
-    )
+    held = whole_dims_held(kernel)
+    # The space for these roles; of several, the one for the most whole dims a program holds
+    # (a space's `whole_dims`, 0 where it names none) up to the kernel's.
+    fitting = [
+        v
+        for k, v in grammar.items()
+        if k != "ladders" and set(v["roles"]) == wanted and v.get("whole_dims", 0) <= held
+    ]
+    space = max(fitting, key=lambda v: v.get("whole_dims", 0), default=None)
     if space is not None:
         entries = [dict(c) for c in space["configs"]]
     else:

@@ -22,13 +22,11 @@ import triton.language as tl
 
 @triton.autotune(
     configs=[
-        triton.Config({"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 1}, num_warps=4),
         triton.Config({"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 1}, num_warps=8),
         triton.Config({"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 1}, num_warps=16),
-        triton.Config({"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 2}, num_warps=4),
-        triton.Config({"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 2}, num_warps=8),
-        triton.Config({"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 4}, num_warps=4),
-        triton.Config({"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 4}, num_warps=8),
+        triton.Config({"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 1}, num_warps=32),
+        triton.Config({"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 2}, num_warps=16),
+        triton.Config({"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 1}, num_warps=4),
     ],
     key=["n", "g", "cpg", "hw", "weight_size1", "bias_size1"],
 )
@@ -200,13 +198,11 @@ def group_norm_fwd(
 
 @triton.autotune(
     configs=[
-        triton.Config({"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 1}, num_warps=4),
         triton.Config({"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 1}, num_warps=8),
         triton.Config({"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 1}, num_warps=16),
-        triton.Config({"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 2}, num_warps=4),
-        triton.Config({"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 2}, num_warps=8),
-        triton.Config({"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 4}, num_warps=4),
-        triton.Config({"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 4}, num_warps=8),
+        triton.Config({"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 1}, num_warps=32),
+        triton.Config({"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 2}, num_warps=16),
+        triton.Config({"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 1}, num_warps=4),
     ],
     key=["n", "g", "cpg", "hw", "grad_out_size2", "grad_out_size3", "weight_size1"],
 )
