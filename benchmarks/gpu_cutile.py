@@ -169,6 +169,8 @@ def _cutile_cases() -> dict[str, tuple[str, Callable[[Gen], tuple], Callable[[Ge
                      lambda g: (g.randn(16384, 4096), g.randn(4096), 1e-6)),
         "gemm": ("gemm", lambda g: (g.randn(1000, 999), g.randn(999, 1001)),
                  lambda g: (g.randn(4096, 4096), g.randn(4096, 4096))),
+        "gemm_grouped": ("gemm_grouped", lambda g: (g.randn(1000, 999), g.randn(999, 1001)),
+                         lambda g: (g.randn(4096, 4096), g.randn(4096, 4096))),
         "gather_scatter": ("scaled_permute", lambda g: perm(g, 3001), lambda g: perm(g, 1 << 24)),
         "moe_grouped_gemm": ("moe_grouped_gemm", lambda g: moe(g, 3001, 999, 1001, 8),
                              lambda g: moe(g, 16384, 2048, 2048, 8)),
@@ -183,7 +185,9 @@ def run_cutile(name: str) -> dict:
     tr = _entry(tr_mod, entry)
     makers = [("ragged", dt, (lambda dt=dt: ragged(Gen("cuda", dt)))) for dt in RAGGED_DTYPES]
     row = {"part": "cutile", "name": name}
-    row.update(equivalence(src, tr, makers, name in ("gemm", "moe_grouped_gemm"), "cuda"))
+    row.update(
+        equivalence(src, tr, makers, name in ("gemm", "gemm_grouped", "moe_grouped_gemm"), "cuda")
+    )
     torch.manual_seed(2)
     row.update(_time(src, tr, large(Gen("cuda", F16))))
     return row

@@ -368,7 +368,7 @@ def test_every_config_of_a_tuned_launch_compiles_for_sm90(monkeypatch: pytest.Mo
     [
         (
             ("            quiet=True,\n", "            lambda cfg: {'occupancy': 2},\n"),
-            "kernel hints",
+            "hints_fn other than a dict of config values",
         ),
         (('    {"TM": tm, "TN": tn, "TK": tk}\n', "    make(tm, tn, tk)\n"), "not read"),
         (("gemm_kernel,\n            # Trial", "other_kernel,\n            # Trial"), "@ct.kernel"),
@@ -660,3 +660,63 @@ def test_a_grouped_kernel_launched_on_a_2d_grid_is_refused_by_the_oracle(tmp_pat
     torch.testing.assert_close(
         good.gemm_grouped(a, b), (a.float() @ b.float()).half(), atol=1e-2, rtol=1e-2
     )
+
+
+def test_dot_kernels_search_the_occupancy_hint_as_kernel_variants() -> None:
+    text = (ROOT / "examples/triton/expected_cutile/matmul.py").read_text()
+    # Occupancy 2 beside each 128x128 (and 64x256) config, right after it; one kernel object
+    # per occupancy, made once at module level (replace_hints gives each its own JIT cache).
+    assert (
+        "MATMUL_KERNEL_BY_OCCUPANCY = {1: matmul_kernel, "
+        "2: matmul_kernel.replace_hints(occupancy=2)}" in text
+    )
+    host = text.split("def matmul(")[1]
+    assert 'lambda cfg: MATMUL_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],' in host
+    assert host.count('MATMUL_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)]') == 2
+    # Read back: the hint is no tunable of the IR, the tile configs are the translation's own.
+    (again,) = parse_file(ROOT / "examples/triton/expected_cutile/matmul.py", "cutile").kernels
+    assert all("occupancy" not in dict(c) for c in again.configs)
+    assert len(again.configs) == 10
+    # Element-wise kernels get no hint.
+    assert "replace_hints" not in (ROOT / "examples/helion/expected_cutile/relu.py").read_text()
+
+
+def test_a_hints_fn_over_config_values_is_read_and_its_keys_dropped(tmp_path: Path) -> None:
+    text = (CUTILE / "gemm_autotune.py").read_text()
+    assert "quiet=True" in text
+    entry = '{"TM": tm, "TN": tn, "TK": tk}'
+    assert entry in text
+    hinted = text.replace(
+        "quiet=True", 'lambda cfg: {"occupancy": cfg["occupancy"]}, quiet=True'
+    ).replace(entry, '{"TM": tm, "TN": tn, "TK": tk, "occupancy": 1}')
+    bad = tmp_path / "gemm_autotune.py"
+    bad.write_text(hinted)
+    plain = parse_file(CUTILE / "gemm_autotune.py", "cutile").kernels[0]
+    assert parse_file(bad, "cutile").kernels[0].configs == plain.configs
+    other = hinted.replace('{"occupancy": cfg["occupancy"]}', "make_hints(cfg)")
+    bad.write_text(other)
+    with pytest.raises(TranslationError, match="hints_fn other than a dict") as err:
+        parse_file(bad, "cutile")
+    assert err.value.loc is not None and err.value.hint
+
+
+def test_tile_sizes_a_launch_passes_by_local_names_are_the_first_config(tmp_path: Path) -> None:
+    text = GROUPED.read_text()
+    launch = "(a, b, c, 128, 128, 64, 4))"
+    assert launch in text
+    local = tmp_path / GROUPED.name
+    local.write_text(
+        text.replace(
+            "    grid = (ct.cdiv(m, 128)",
+            "    tm, tn, tk = 128, 128, 64\n    group = 4\n    grid = (ct.cdiv(m, 128)",
+        ).replace(launch, "(a, b, c, tm, tn, tk, group))")
+    )
+    (kernel,) = parse_file(local, "cutile").kernels
+    assert dict(kernel.configs[0]) == {"TM": 128, "TN": 128, "TK": 64, "group_size": 4}
+    # A name bound twice is no constant the frontend can read: the default tile stands.
+    twice = text.replace(
+        "    grid = (ct.cdiv(m, 128)", "    tm = 128\n    tm = 32\n    grid = (ct.cdiv(m, 128)"
+    )
+    local.write_text(twice.replace(launch, "(a, b, c, tm, 128, 64, 4))"))
+    (kernel,) = parse_file(local, "cutile").kernels
+    assert dict(kernel.configs[0])["TM"] == 64 and dict(kernel.configs[0])["TN"] == 128

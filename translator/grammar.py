@@ -212,6 +212,7 @@ GRAMMAR_SCHEMA = _section(
                 ),
                 "default_space": Key("table", False, "autotune configs for configless kernels"),
                 "row_space": Key("table", False, "row counts searched for a row kernel's rows"),
+                "hint_space": Key("table", False, "a compiler hint searched beside tile sizes"),
             },
             required=False,
         ),

@@ -33,8 +33,9 @@ def gemm_kernel(
 
 
 GEMM_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `gemm_kernel` on the first launch of each
-    # shape key.
+    # The tile sizes (and occupancy hints) ct.tune.exhaustive_search tries for `gemm_kernel` on
+    # the first launch of each shape key. Each occupancy is a kernel of its own, with its own JIT
+    # cache: GEMM_KERNEL_BY_OCCUPANCY, made once.
     {"TM": 64, "TN": 64, "TK": 32},
     {"TM": 64, "TN": 64, "TK": 64},
     {"TM": 64, "TN": 128, "TK": 32},
@@ -42,9 +43,12 @@ GEMM_KERNEL_CONFIGS = [
     {"TM": 128, "TN": 64, "TK": 32},
     {"TM": 128, "TN": 64, "TK": 64},
     {"TM": 128, "TN": 128, "TK": 32},
+    {"TM": 128, "TN": 128, "TK": 32, "occupancy": 2},
     {"TM": 128, "TN": 128, "TK": 64},
+    {"TM": 128, "TN": 128, "TK": 64, "occupancy": 2},
 ]
 _gemm_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+GEMM_KERNEL_BY_OCCUPANCY = {1: gemm_kernel, 2: gemm_kernel.replace_hints(occupancy=2)}
 
 
 def gemm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -59,7 +63,7 @@ def gemm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
             GEMM_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(a.size(0), cfg["TM"]), ct.cdiv(b.size(1), cfg["TN"]), 1),
-            gemm_kernel,
+            lambda cfg: GEMM_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (a, b, c.clone(), cfg["TM"], cfg["TN"], cfg["TK"]),
             quiet=True,
         ).best.config
@@ -67,7 +71,7 @@ def gemm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(a.size(0), cfg["TM"]), ct.cdiv(b.size(1), cfg["TN"]), 1),
-        gemm_kernel,
+        GEMM_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (a, b, c, cfg["TM"], cfg["TN"], cfg["TK"]),
     )
     return c

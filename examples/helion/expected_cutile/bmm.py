@@ -70,15 +70,18 @@ def _bmm_kernel(
 
 
 _BMM_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_bmm_kernel` on the first launch of each
-    # shape key.
+    # The tile sizes (and occupancy hints) ct.tune.exhaustive_search tries for `_bmm_kernel` on
+    # the first launch of each shape key. Each occupancy is a kernel of its own, with its own JIT
+    # cache: _BMM_KERNEL_BY_OCCUPANCY, made once.
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "occupancy": 2},
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64},
     {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 64},
     {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32},
 ]
 _bmm_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+_BMM_KERNEL_BY_OCCUPANCY = {1: _bmm_kernel, 2: _bmm_kernel.replace_hints(occupancy=2)}
 
 
 def bmm(a: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
@@ -102,7 +105,7 @@ def bmm(a: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
             _BMM_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (b, ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"])),
-            _bmm_kernel,
+            lambda cfg: _BMM_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 a,
                 c,
@@ -121,7 +124,7 @@ def bmm(a: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
     ct.launch(
         torch.cuda.current_stream(),
         (b, ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"])),
-        _bmm_kernel,
+        _BMM_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (a, c, out, b, m, k, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"], cfg["BLOCK_SIZE_K"]),
     )
     return out

@@ -68,15 +68,24 @@ def _matmul_kernel(
 
 
 _MATMUL_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_matmul_kernel` on the first launch of
-    # each shape key.
+    # The tile sizes (and occupancy hints) ct.tune.exhaustive_search tries for `_matmul_kernel` on
+    # the first launch of each shape key. Each occupancy is a kernel of its own, with its own JIT
+    # cache: _MATMUL_KERNEL_BY_OCCUPANCY, made once.
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8},
+    {
+        "BLOCK_SIZE_M": 128,
+        "BLOCK_SIZE_N": 128,
+        "BLOCK_SIZE_K": 64,
+        "GROUP_SIZE_M": 8,
+        "occupancy": 2,
+    },
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8},
     {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8},
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8},
     {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8},
 ]
 _matmul_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+_MATMUL_KERNEL_BY_OCCUPANCY = {1: _matmul_kernel, 2: _matmul_kernel.replace_hints(occupancy=2)}
 
 
 def matmul(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
@@ -100,7 +109,7 @@ def matmul(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
             _MATMUL_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]) * ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1, 1),
-            _matmul_kernel,
+            lambda cfg: _MATMUL_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 x,
                 y,
@@ -119,7 +128,7 @@ def matmul(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(m, cfg["BLOCK_SIZE_M"]) * ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1, 1),
-        _matmul_kernel,
+        _MATMUL_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (
             x,
             y,

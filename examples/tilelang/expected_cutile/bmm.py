@@ -65,15 +65,18 @@ def bmm_kernel(
 
 
 BMM_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `bmm_kernel` on the first launch of each
-    # shape key.
+    # The tile sizes (and occupancy hints) ct.tune.exhaustive_search tries for `bmm_kernel` on the
+    # first launch of each shape key. Each occupancy is a kernel of its own, with its own JIT
+    # cache: BMM_KERNEL_BY_OCCUPANCY, made once.
     {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
     {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
+    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "occupancy": 2},
     {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64},
     {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64},
     {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64},
 ]
 _bmm_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+BMM_KERNEL_BY_OCCUPANCY = {1: bmm_kernel, 2: bmm_kernel.replace_hints(occupancy=2)}
 
 
 def bmm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -92,7 +95,7 @@ def bmm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
                 ct.cdiv(a.size(1), cfg["BLOCK_M"]),
                 ct.cdiv(b.size(2), cfg["BLOCK_N"]),
             ),
-            bmm_kernel,
+            lambda cfg: BMM_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (a, b, _c.clone(), cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
             quiet=True,
         ).best.config
@@ -100,7 +103,7 @@ def bmm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     ct.launch(
         torch.cuda.current_stream(),
         (a.size(0), ct.cdiv(a.size(1), cfg["BLOCK_M"]), ct.cdiv(b.size(2), cfg["BLOCK_N"])),
-        bmm_kernel,
+        BMM_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (a, b, _c, cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
     )
     return _c

@@ -57,15 +57,18 @@ def dequant_matmul(
 
 
 DEQUANT_MATMUL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `dequant_matmul` on the first launch of
-    # each shape key.
+    # The tile sizes (and occupancy hints) ct.tune.exhaustive_search tries for `dequant_matmul` on
+    # the first launch of each shape key. Each occupancy is a kernel of its own, with its own JIT
+    # cache: DEQUANT_MATMUL_BY_OCCUPANCY, made once.
     {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
     {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
+    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "occupancy": 2},
     {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64},
     {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64},
     {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64},
 ]
 _dequant_matmul_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+DEQUANT_MATMUL_BY_OCCUPANCY = {1: dequant_matmul, 2: dequant_matmul.replace_hints(occupancy=2)}
 
 
 def dequant_gemm(a: torch.Tensor, w: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
@@ -81,7 +84,7 @@ def dequant_gemm(a: torch.Tensor, w: torch.Tensor, scale: torch.Tensor) -> torch
             DEQUANT_MATMUL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(a.size(0), cfg["BLOCK_M"]), ct.cdiv(w.size(1), cfg["BLOCK_N"]), 1),
-            dequant_matmul,
+            lambda cfg: DEQUANT_MATMUL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (a, w, scale, _c.clone(), cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
             quiet=True,
         ).best.config
@@ -89,7 +92,7 @@ def dequant_gemm(a: torch.Tensor, w: torch.Tensor, scale: torch.Tensor) -> torch
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(a.size(0), cfg["BLOCK_M"]), ct.cdiv(w.size(1), cfg["BLOCK_N"]), 1),
-        dequant_matmul,
+        DEQUANT_MATMUL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (a, w, scale, _c, cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
     )
     return _c

@@ -47,15 +47,18 @@ def matmul_kernel(
 
 
 MATMUL_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `matmul_kernel` on the first launch of
-    # each shape key.
+    # The tile sizes (and occupancy hints) ct.tune.exhaustive_search tries for `matmul_kernel` on
+    # the first launch of each shape key. Each occupancy is a kernel of its own, with its own JIT
+    # cache: MATMUL_KERNEL_BY_OCCUPANCY, made once.
     {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
     {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
+    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "occupancy": 2},
     {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64},
     {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64},
     {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64},
 ]
 _matmul_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+MATMUL_KERNEL_BY_OCCUPANCY = {1: matmul_kernel, 2: matmul_kernel.replace_hints(occupancy=2)}
 
 
 def matmul(
@@ -80,7 +83,7 @@ def matmul(
             MATMUL_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(A.size(0), cfg["BLOCK_M"]), ct.cdiv(B.size(1), cfg["BLOCK_N"]), 1),
-            matmul_kernel,
+            lambda cfg: MATMUL_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (A, B, C.clone(), cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
             quiet=True,
         ).best.config
@@ -88,7 +91,7 @@ def matmul(
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(A.size(0), cfg["BLOCK_M"]), ct.cdiv(B.size(1), cfg["BLOCK_N"]), 1),
-        matmul_kernel,
+        MATMUL_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (A, B, C, cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
     )
     return C

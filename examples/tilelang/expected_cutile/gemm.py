@@ -56,16 +56,20 @@ def matmul(
 
 
 MATMUL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `matmul` on the first launch of each
-    # shape key.
+    # The tile sizes (and occupancy hints) ct.tune.exhaustive_search tries for `matmul` on the
+    # first launch of each shape key. Each occupancy is a kernel of its own, with its own JIT
+    # cache: MATMUL_BY_OCCUPANCY, made once.
     {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32},
+    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32, "occupancy": 2},
     {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
+    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "occupancy": 2},
     {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64},
     {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64},
     {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64},
     {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
 ]
 _matmul_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+MATMUL_BY_OCCUPANCY = {1: matmul, 2: matmul.replace_hints(occupancy=2)}
 
 
 def gemm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -80,7 +84,7 @@ def gemm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
             MATMUL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(a.size(0), cfg["BLOCK_M"]), ct.cdiv(b.size(1), cfg["BLOCK_N"]), 1),
-            matmul,
+            lambda cfg: MATMUL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (a, b, _c.clone(), cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
             quiet=True,
         ).best.config
@@ -88,7 +92,7 @@ def gemm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(a.size(0), cfg["BLOCK_M"]), ct.cdiv(b.size(1), cfg["BLOCK_N"]), 1),
-        matmul,
+        MATMUL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (a, b, _c, cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
     )
     return _c

@@ -58,15 +58,21 @@ def matmul_persistent(
 
 
 MATMUL_PERSISTENT_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `matmul_persistent` on the first launch
-    # of each shape key.
+    # The tile sizes (and occupancy hints) ct.tune.exhaustive_search tries for `matmul_persistent`
+    # on the first launch of each shape key. Each occupancy is a kernel of its own, with its own
+    # JIT cache: MATMUL_PERSISTENT_BY_OCCUPANCY, made once.
     {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
     {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
+    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "occupancy": 2},
     {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64},
     {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64},
     {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64},
 ]
 _matmul_persistent_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+MATMUL_PERSISTENT_BY_OCCUPANCY = {
+    1: matmul_persistent,
+    2: matmul_persistent.replace_hints(occupancy=2),
+}
 
 
 def gemm_persistent(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -83,7 +89,7 @@ def gemm_persistent(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
             MATMUL_PERSISTENT_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(a.size(0), cfg["BLOCK_M"]), ct.cdiv(b.size(1), cfg["BLOCK_N"]), 1),
-            matmul_persistent,
+            lambda cfg: MATMUL_PERSISTENT_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (a, b, _c.clone(), cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
             quiet=True,
         ).best.config
@@ -91,7 +97,7 @@ def gemm_persistent(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(a.size(0), cfg["BLOCK_M"]), ct.cdiv(b.size(1), cfg["BLOCK_N"]), 1),
-        matmul_persistent,
+        MATMUL_PERSISTENT_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (a, b, _c, cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
     )
     return _c

@@ -74,15 +74,18 @@ def matmul_splitk(
 
 
 MATMUL_SPLITK_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `matmul_splitk` on the first launch of
-    # each shape key.
+    # The tile sizes (and occupancy hints) ct.tune.exhaustive_search tries for `matmul_splitk` on
+    # the first launch of each shape key. Each occupancy is a kernel of its own, with its own JIT
+    # cache: MATMUL_SPLITK_BY_OCCUPANCY, made once.
     {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
     {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
+    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "occupancy": 2},
     {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64},
     {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64},
     {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64},
 ]
 _matmul_splitk_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+MATMUL_SPLITK_BY_OCCUPANCY = {1: matmul_splitk, 2: matmul_splitk.replace_hints(occupancy=2)}
 
 
 def gemm_splitk(a: torch.Tensor, b: torch.Tensor, split_k: int = 4) -> torch.Tensor:
@@ -102,7 +105,7 @@ def gemm_splitk(a: torch.Tensor, b: torch.Tensor, split_k: int = 4) -> torch.Ten
                 ct.cdiv(a.size(0), cfg["BLOCK_M"]),
                 ct.cdiv(b.size(1), cfg["BLOCK_N"]),
             ),
-            matmul_splitk,
+            lambda cfg: MATMUL_SPLITK_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (a, b, c.clone(), split_k, cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
             quiet=True,
         ).best.config
@@ -110,7 +113,7 @@ def gemm_splitk(a: torch.Tensor, b: torch.Tensor, split_k: int = 4) -> torch.Ten
     ct.launch(
         torch.cuda.current_stream(),
         (split_k, ct.cdiv(a.size(0), cfg["BLOCK_M"]), ct.cdiv(b.size(1), cfg["BLOCK_N"])),
-        matmul_splitk,
+        MATMUL_SPLITK_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (a, b, c, split_k, cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
     )
     return c.to(a.dtype)

@@ -56,15 +56,18 @@ def matmul_nt(
 
 
 MATMUL_NT_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `matmul_nt` on the first launch of each
-    # shape key.
+    # The tile sizes (and occupancy hints) ct.tune.exhaustive_search tries for `matmul_nt` on the
+    # first launch of each shape key. Each occupancy is a kernel of its own, with its own JIT
+    # cache: MATMUL_NT_BY_OCCUPANCY, made once.
     {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
     {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
+    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "occupancy": 2},
     {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64},
     {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64},
     {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64},
 ]
 _matmul_nt_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+MATMUL_NT_BY_OCCUPANCY = {1: matmul_nt, 2: matmul_nt.replace_hints(occupancy=2)}
 
 
 def linear(x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
@@ -83,7 +86,7 @@ def linear(x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
                 ct.cdiv(weight.size(0), cfg["BLOCK_N"]),
                 1,
             ),
-            matmul_nt,
+            lambda cfg: MATMUL_NT_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (x, weight, _c.clone(), cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
             quiet=True,
         ).best.config
@@ -91,7 +94,7 @@ def linear(x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(x.size(0), cfg["BLOCK_M"]), ct.cdiv(weight.size(0), cfg["BLOCK_N"]), 1),
-        matmul_nt,
+        MATMUL_NT_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (x, weight, _c, cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
     )
     return _c

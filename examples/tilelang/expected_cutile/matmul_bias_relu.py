@@ -61,15 +61,21 @@ def matmul_bias_relu_kernel(
 
 
 MATMUL_BIAS_RELU_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `matmul_bias_relu_kernel` on the first
-    # launch of each shape key.
+    # The tile sizes (and occupancy hints) ct.tune.exhaustive_search tries for
+    # `matmul_bias_relu_kernel` on the first launch of each shape key. Each occupancy is a kernel
+    # of its own, with its own JIT cache: MATMUL_BIAS_RELU_KERNEL_BY_OCCUPANCY, made once.
     {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
     {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
+    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "occupancy": 2},
     {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64},
     {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64},
     {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64},
 ]
 _matmul_bias_relu_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+MATMUL_BIAS_RELU_KERNEL_BY_OCCUPANCY = {
+    1: matmul_bias_relu_kernel,
+    2: matmul_bias_relu_kernel.replace_hints(occupancy=2),
+}
 
 
 def matmul_bias_relu(a: torch.Tensor, b: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
@@ -84,7 +90,7 @@ def matmul_bias_relu(a: torch.Tensor, b: torch.Tensor, bias: torch.Tensor) -> to
             MATMUL_BIAS_RELU_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(a.size(0), cfg["BLOCK_M"]), ct.cdiv(b.size(1), cfg["BLOCK_N"]), 1),
-            matmul_bias_relu_kernel,
+            lambda cfg: MATMUL_BIAS_RELU_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (a, b, bias, _c.clone(), cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
             quiet=True,
         ).best.config
@@ -92,7 +98,7 @@ def matmul_bias_relu(a: torch.Tensor, b: torch.Tensor, bias: torch.Tensor) -> to
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(a.size(0), cfg["BLOCK_M"]), ct.cdiv(b.size(1), cfg["BLOCK_N"]), 1),
-        matmul_bias_relu_kernel,
+        MATMUL_BIAS_RELU_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (a, b, bias, _c, cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
     )
     return _c

@@ -76,20 +76,43 @@ def matmul_kernel(
 
 
 MATMUL_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `matmul_kernel` on the first launch of
-    # each shape key.
+    # The tile sizes (and occupancy hints) ct.tune.exhaustive_search tries for `matmul_kernel` on
+    # the first launch of each shape key. Each occupancy is a kernel of its own, with its own JIT
+    # cache: MATMUL_KERNEL_BY_OCCUPANCY, made once.
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8},
     {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8},
+    {
+        "BLOCK_SIZE_M": 64,
+        "BLOCK_SIZE_N": 256,
+        "BLOCK_SIZE_K": 32,
+        "GROUP_SIZE_M": 8,
+        "occupancy": 2,
+    },
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8},
+    {
+        "BLOCK_SIZE_M": 128,
+        "BLOCK_SIZE_N": 128,
+        "BLOCK_SIZE_K": 32,
+        "GROUP_SIZE_M": 8,
+        "occupancy": 2,
+    },
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8},
     {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8},
     {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8},
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8},
+    {
+        "BLOCK_SIZE_M": 128,
+        "BLOCK_SIZE_N": 128,
+        "BLOCK_SIZE_K": 64,
+        "GROUP_SIZE_M": 8,
+        "occupancy": 2,
+    },
     {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8},
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8},
     {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8},
 ]
 _matmul_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+MATMUL_KERNEL_BY_OCCUPANCY = {1: matmul_kernel, 2: matmul_kernel.replace_hints(occupancy=2)}
 
 
 def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -114,7 +137,7 @@ def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
                 1,
                 1,
             ),
-            matmul_kernel,
+            lambda cfg: MATMUL_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 a,
                 b,
@@ -130,7 +153,7 @@ def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(a.size(0), cfg["BLOCK_SIZE_M"]) * ct.cdiv(b.size(1), cfg["BLOCK_SIZE_N"]), 1, 1),
-        matmul_kernel,
+        MATMUL_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (
             a,
             b,

@@ -69,9 +69,17 @@ def matmul_kernel_tma(
 
 
 MATMUL_KERNEL_TMA_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `matmul_kernel_tma` on the first launch
-    # of each shape key.
+    # The tile sizes (and occupancy hints) ct.tune.exhaustive_search tries for `matmul_kernel_tma`
+    # on the first launch of each shape key. Each occupancy is a kernel of its own, with its own
+    # JIT cache: MATMUL_KERNEL_TMA_BY_OCCUPANCY, made once.
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8},
+    {
+        "BLOCK_SIZE_M": 128,
+        "BLOCK_SIZE_N": 128,
+        "BLOCK_SIZE_K": 64,
+        "GROUP_SIZE_M": 8,
+        "occupancy": 2,
+    },
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8},
     {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8},
     {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8},
@@ -79,6 +87,10 @@ MATMUL_KERNEL_TMA_CONFIGS = [
     {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8},
 ]
 _matmul_kernel_tma_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+MATMUL_KERNEL_TMA_BY_OCCUPANCY = {
+    1: matmul_kernel_tma,
+    2: matmul_kernel_tma.replace_hints(occupancy=2),
+}
 
 
 def _empty_aligned(rows: int, cols: int, dtype: torch.dtype, device) -> torch.Tensor:
@@ -125,7 +137,7 @@ def matmul_host_descriptor(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
                 1,
                 1,
             ),
-            matmul_kernel_tma,
+            lambda cfg: MATMUL_KERNEL_TMA_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 a,
                 b,
@@ -141,7 +153,7 @@ def matmul_host_descriptor(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(a.size(0), cfg["BLOCK_SIZE_M"]) * ct.cdiv(b.size(1), cfg["BLOCK_SIZE_N"]), 1, 1),
-        matmul_kernel_tma,
+        MATMUL_KERNEL_TMA_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (
             a,
             b,

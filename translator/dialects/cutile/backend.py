@@ -34,7 +34,7 @@ from translator.ir.passes import Pass
 from translator.ir.roles import block_roles, one_row_tiles
 from translator.ir.transforms import rows_per_block, squeeze_unit_tiles, unit_block_tiles
 from translator.ir.verifier import verify_kernel
-from translator.ir.visit import walk_stmts
+from translator.ir.visit import kernel_exprs, walk_stmts
 from translator.naming import constant_name
 from translator.rendering import render_template
 
@@ -152,9 +152,11 @@ class CutileBackend(Backend):
             tuned.update({name: f'{cfg}["{name}"]' for name, _ in writer.sig.knobs})
             tuned.update({name: f'{cfg}["{name}"]' for name, _ in writer.sig.switches})
             prelude = _sms(kernel, launch, sms) + _search(
-                kernel, writer, hx, launch.texts, tuned, cfg, key, sms
+                kernel, writer, hx, launch.texts, tuned, cfg, key, sms, space
             )
-            call = _launch_call(kernel, writer, hx, launch.texts, tuned, sms)
+            call = _launch_call(
+                kernel, writer, hx, launch.texts, tuned, sms, _kernel_ref(kernel, space, cfg)
+            )
             notes.extend(_dropped(kernel))
             imports = ("import math",) if hx.uses_math else ()
             return LaunchCode(call, prelude, notes=tuple(notes), imports=("import torch", *imports))
@@ -210,12 +212,14 @@ def _launch_call(
     texts: tuple[str, ...],
     blocks: dict[str, str],
     sms: str = _SMS,
+    kernel_ref: str | None = None,
 ) -> str:
-    """``ct.launch(stream, grid, kernel, args)`` with tile sizes spelt ``blocks[constant]``."""
+    """``ct.launch(stream, grid, kernel, args)`` with tile sizes spelt ``blocks[constant]``
+    (the kernel spelt ``kernel_ref``: a tuned launch's variant for its config's hint)."""
     g = load_grammar("cutile")["backend"]["kernel"]
     return (
         f"{g['launch']}({g['stream']}, {_grid(kernel, writer, hx, blocks, sms)}, "
-        f"{kernel.name}, {_args(writer, hx, list(texts), blocks)})"
+        f"{kernel_ref or kernel.name}, {_args(writer, hx, list(texts), blocks)})"
     )
 
 
@@ -264,6 +268,7 @@ def _search(
     cfg: str,
     key: str,
     sms: str,
+    space: list[dict[str, int]],
 ) -> tuple[str, ...]:
     """The statements before a tuned launch: on the first launch for a shape key, search the
     kernel's configs with ``ct.tune.exhaustive_search`` and cache the best; then pick it."""
@@ -285,12 +290,15 @@ def _search(
     key_items += [v for v in tuned.values() if not v.startswith(f"{cfg}[") and not v.isdigit()]
     best = _best_name(kernel)
     grid = _grid(kernel, writer, hx, tuned, sms)
+    kernel_arg = kernel.name
+    if hint_of(space) is not None:
+        kernel_arg = f"lambda {cfg}: {_kernel_ref(kernel, space, cfg)}"
     search = (
         f"{best}[{key}] = {g['search']}(\n"
         f"    {_configs_name(kernel)},\n"
         f"    {g['stream']},\n"
         f"    lambda {cfg}: {grid},\n"
-        f"    {kernel.name},\n"
+        f"    {kernel_arg},\n"
         f"    lambda {cfg}: {_args(writer, hx, trial, tuned)},\n"
         f"    quiet=True,\n"
         f").best.config"
@@ -384,7 +392,49 @@ def tuning_space(
     # value, the first value first (the default, what the CPU oracle runs).
     for name, values in writer.sig.switches:
         out = [{**entry, name: v} for entry in out for v in values]
-    return [entry for entry in out if entry]
+    out = [entry for entry in out if entry]
+    return _with_hints(kernel, writer, out) if len(out) > 1 else out
+
+
+def _with_hints(
+    kernel: ir.Kernel, writer: KernelWriter, space: list[dict[str, int]]
+) -> list[dict[str, int]]:
+    """``space`` with the compiler hint ``[backend.hint_space]`` searches for a dot kernel: each
+    config as it is (the hint at its default), and right after it, where its output tile is one
+    the hint is searched for, at each other value (a hint is no tunable of the IR: cuTile alone
+    has it)."""
+    spec = load_grammar("cutile")["backend"]["hint_space"]
+    if persistent(kernel) or not any(isinstance(e, ir.Dot) for e in kernel_exprs(kernel)):
+        return space
+    roles = block_roles(kernel)
+    output = [name for name, t in writer.sig.blocks if roles.get(t) in ("m", "n")]
+    if len(output) != 2:
+        return space
+    out = []
+    for entry in space:
+        out.append(entry)
+        if entry[output[0]] * entry[output[1]] in spec["tile_elements"]:
+            out += [{**entry, spec["hint"]: v} for v in spec["values"]]
+    return out
+
+
+def hint_of(space: list[dict[str, int]]) -> str | None:
+    """The compiler hint ``space`` searches (a config key naming no kernel parameter), if any."""
+    hint = load_grammar("cutile")["backend"]["hint_space"]["hint"]
+    return hint if any(hint in entry for entry in space) else None
+
+
+def _by_hint_name(kernel: ir.Kernel, hint: str) -> str:
+    return f"{constant_name(kernel.name)}_BY_{hint.upper()}"
+
+
+def _kernel_ref(kernel: ir.Kernel, space: list[dict[str, int]], cfg: str) -> str:
+    """The kernel a tuned launch runs: itself, or its variant for the config's hint."""
+    hint = hint_of(space)
+    if hint is None:
+        return kernel.name
+    default = load_grammar("cutile")["backend"]["hint_space"]["default"]
+    return f'{_by_hint_name(kernel, hint)}[{cfg}.get("{hint}", {default})]'
 
 
 def _space_definitions(kernel: ir.Kernel, space: list[dict[str, int]]) -> str:
@@ -394,10 +444,19 @@ def _space_definitions(kernel: ir.Kernel, space: list[dict[str, int]]) -> str:
     what = "tile sizes"
     if any(isinstance(v, bool) for entry in space for v in entry.values()):
         what = "tile sizes (and switches such as TMA loads)"
+    elif hint_of(space) is not None:
+        what = f"tile sizes (and {hint_of(space)} hints)"
     why = (
         f"The {what} ct.tune.exhaustive_search tries for `{kernel.name}` on the first "
         "launch of each shape key."
     )
+    hint = hint_of(space)
+    if hint is not None:
+        # (Said here: a comment above the variants would stay behind when a frontend drops them.)
+        why += (
+            f" Each {hint} is a kernel of its own, with its own JIT cache: "
+            f"{_by_hint_name(kernel, hint)}, made once."
+        )
     lines = [f"{_configs_name(kernel)} = ["]
     lines += ["    # " + line for line in textwrap.wrap(why, 92)]
     for entry in space:
@@ -406,6 +465,16 @@ def _space_definitions(kernel: ir.Kernel, space: list[dict[str, int]]) -> str:
         "]",
         f"{_best_name(kernel)}: dict[tuple, dict[str, int]] = {{}}  # key -> best config",
     ]
+    if hint is not None:
+        default = load_grammar("cutile")["backend"]["hint_space"]["default"]
+        values = sorted({entry.get(hint, default) for entry in space})
+        variants = ", ".join(
+            f"{v}: {kernel.name}"
+            if v == default
+            else f"{v}: {kernel.name}.replace_hints({hint}={v})"
+            for v in values
+        )
+        lines.append(f"{_by_hint_name(kernel, hint)} = {{{variants}}}")
     return "\n".join(lines) + "\n"
 
 

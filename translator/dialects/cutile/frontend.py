@@ -42,7 +42,7 @@ from translator.dialects.cst_utils import (
 )
 from translator.dialects.cutile.accesses import AccessReader
 from translator.dialects.cutile.expressions import ExpressionReader, _is_docstring
-from translator.dialects.cutile.tuning import SpaceReader
+from translator.dialects.cutile.tuning import SpaceReader, hinted_kernel, simple_binding
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
 from translator.ir.printer import format_expr
@@ -88,6 +88,9 @@ class _Module:
     #: Per kernel, each launch's grid extents and argument texts (a block id that indexes no
     #: tile, split-K's split, counts what the launch passes for it).
     launch_texts: dict[str, list[tuple[list[str], list[str]]]] = field(default_factory=dict)
+    #: The kernel each ``ct.launch`` call runs (by the call's id): its name, or the kernel whose
+    #: compiler-hint variant it picks.
+    launched: dict[int, str] = field(default_factory=dict)
     #: Per kernel, the configs host code searches with ``ct.tune.exhaustive_search``
     #: (constant parameter -> value; the first is the default).
     spaces: dict[str, list[dict[str, int]]] = field(default_factory=dict)
@@ -878,6 +881,7 @@ def _launch_calls(
     constants a launch passes are the kernel's default tile sizes."""
     out = []
     launch_name = g["kernel"]["launch"]
+    values = {b[0]: (stmt, b[1]) for stmt in module.body if (b := simple_binding(stmt))}
     # Module functions and the methods of module classes (an autograd Function's forward and
     # backward launch kernels too).
     for host in host_functions(module, skip=kernels | set(mod.helpers)):
@@ -885,32 +889,78 @@ def _launch_calls(
         found = _calls_of(stmt, mod, launch_name)
         for call in found:
             pos, _ = call_args(call)
-            if len(pos) != 4 or not isinstance(pos[2], cst.Name) or pos[2].value not in kernels:
+            launched = hinted_kernel(pos[2], values) if len(pos) == 4 else None
+            if launched is None or launched[0] not in kernels:
                 raise mod.error(call, "ct.launch(stream, grid, kernel, (args...)) is read")
             if not isinstance(pos[3], cst.Tuple):
                 raise mod.error(pos[3], "the launch arguments must be a literal tuple")
-            consts = mod.launch_constants.setdefault(pos[2].value, {})
+            kernel = launched[0]
+            mod.launched[id(call)] = kernel
+            consts = mod.launch_constants.setdefault(kernel, {})
             grid_node = _bound_value(stmt, pos[1]) if isinstance(pos[1], cst.Name) else pos[1]
             grid_texts = (
                 [source_of(e.value) for e in grid_node.elements]
                 if isinstance(grid_node, cst.Tuple)
                 else []
             )
-            mod.launch_texts.setdefault(pos[2].value, []).append(
+            mod.launch_texts.setdefault(kernel, []).append(
                 (grid_texts, [source_of(el.value) for el in pos[3].elements])
             )
-            mod.launch_grid_dims.setdefault(pos[2].value, []).append(
+            mod.launch_grid_dims.setdefault(kernel, []).append(
                 _grid_dims(pos[1], [el.value for el in pos[3].elements], mod)
             )
+            local_ints = _local_ints(stmt)
             for i, el in enumerate(pos[3].elements):
                 value = el.value
-                if isinstance(value, cst.Name) and value.value in mod.module_ints:
+                if isinstance(value, cst.Name) and value.value in local_ints:
+                    consts.setdefault(i, local_ints[value.value])
+                elif isinstance(value, cst.Name) and value.value in mod.module_ints:
                     consts.setdefault(i, mod.module_ints[value.value])
                 elif isinstance(value, cst.Integer):
                     consts.setdefault(i, int(value.value))
         if found:
             out.append((host, found))
     return out
+
+
+def _local_ints(fn: cst.FunctionDef) -> dict[str, int]:
+    """The names ``fn`` binds once, to an integer literal (``tm = 128``, ``tm, tn = 128, 64``):
+    tile sizes a launch passes by a local name."""
+    bound: dict[str, list[cst.BaseExpression | None]] = {}
+
+    class Bindings(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for target in node.targets:
+                names = target.target
+                values: list[cst.BaseExpression | None]
+                if isinstance(names, (cst.Tuple, cst.List)):
+                    targets = [el.value for el in names.elements]
+                    if isinstance(node.value, (cst.Tuple, cst.List)) and len(
+                        node.value.elements
+                    ) == len(targets):
+                        values = [el.value for el in node.value.elements]
+                    else:
+                        values = [None] * len(targets)
+                else:
+                    targets, values = [names], [node.value]
+                for t, v in zip(targets, values):
+                    if isinstance(t, cst.Name):
+                        bound.setdefault(t.value, []).append(v)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            if isinstance(node.target, cst.Name):
+                bound.setdefault(node.target.value, []).append(None)
+
+        def visit_For(self, node: cst.For) -> None:
+            if isinstance(node.target, cst.Name):
+                bound.setdefault(node.target.value, []).append(None)
+
+    fn.visit(Bindings())
+    return {
+        name: int(values[0].value)
+        for name, values in bound.items()
+        if len(values) == 1 and isinstance(values[0], cst.Integer)
+    }
 
 
 def _tuning(
@@ -932,10 +982,7 @@ def _tuning(
         calls = launching.get(id(host.node), [])
         for call in searches:
             search = reader.search(call, host.node, params)
-            if not any(
-                isinstance(c.args[2].value, cst.Name) and c.args[2].value.value == search.kernel
-                for c in calls
-            ):
+            if not any(mod.launched.get(id(c)) == search.kernel for c in calls):
                 raise mod.error(
                     call,
                     f"ct.tune.exhaustive_search of `{search.kernel}` in a function that does not "
@@ -1022,7 +1069,7 @@ def _host(
         body: list[ir.Stmt] = []
         for call in calls:
             pos, _ = call_args(call)
-            kernel = kernels[pos[2].value]  # type: ignore[union-attr]
+            kernel = kernels[mod.launched[id(call)]]
             names = [p.name.value for p in _kernel_def_params(mod, kernel.name)]
             texts = {n: source_of(el.value) for n, el in zip(names, pos[3].elements)}  # type: ignore[union-attr]
             args = []

@@ -158,8 +158,10 @@ def cpu_search(
     if not any(isinstance(x, torch.Tensor) and x.device.type == "cpu" for x in first_args):
         assert _original_search is not None
         return _original_search(search_space, stream, grid_fn, kernel, args_fn, *a, **kw)
-    k = _kernel_ir(kernel)
-    names = list(inspect.signature(kernel._pyfunc).parameters)
+    # The kernel, or a function of the config picking its compiler-hint variant.
+    kernel_of = (lambda _: kernel) if hasattr(kernel, "_pyfunc") else kernel
+    k = _kernel_ir(kernel_of(search_space[0]))
+    names = list(inspect.signature(kernel_of(search_space[0])._pyfunc).parameters)
     params = {p.name for p in k.params}
     constants = {i for i, n in enumerate(names) if n not in params}
     for i, cfg in enumerate(search_space):
@@ -167,9 +169,10 @@ def cpu_search(
         values = dict(zip(names, args))
         # Each config compiles once per kernel (its first dtypes); the chosen first config
         # compiles at every launch's specialisation anyway.
-        searched = _SEARCHED.setdefault(kernel, set())
+        variant = kernel_of(cfg)
+        searched = _SEARCHED.setdefault(variant, set())
         if COMPILE_EVERY_CONFIG and i > 0 and repr(cfg) not in searched:
-            compile_for_sm90(kernel, args, constants)
+            compile_for_sm90(variant, args, constants)
             searched.add(repr(cfg))
         config = {t.name: int(values[t.name]) for t in k.tunables if t.name in values}
         _check_grid(k, grid_fn(cfg), values, config)

@@ -67,7 +67,7 @@ class SpaceReader:
         self.name_of = name_of
         self.module_values: dict[str, tuple[cst.CSTNode, cst.BaseExpression]] = {}
         for stmt in module.body:
-            bound = _simple_binding(stmt)
+            bound = simple_binding(stmt)
             if bound is not None:
                 self.module_values[bound[0]] = (stmt, bound[1])
         #: Names bound by a module import of that one name (``import itertools``): a space's
@@ -88,13 +88,20 @@ class SpaceReader:
         names = ["search_space", "stream", "grid_fn", "kernel", "args_fn", "hints_fn"]
         args = dict(zip(names, pos))
         args.update({k: v for k, v in kw.items() if k in names})
-        kernel = args.get("kernel")
-        if not isinstance(kernel, cst.Name) or kernel.value not in kernel_params:
+        kernel_node = args.get("kernel")
+        found = hinted_kernel(kernel_node, self.module_values) if kernel_node else None
+        if found is None or found[0] not in kernel_params:
             raise self.error(
-                kernel or call,
+                kernel_node or call,
                 "the kernel ct.tune.exhaustive_search tunes is not a @ct.kernel of this module",
-                "pass the @ct.kernel function itself as the kernel argument",
+                "pass the @ct.kernel function itself as the kernel argument (or "
+                "`lambda cfg: BY_OCCUPANCY[cfg['occupancy']]`, a module dict of its "
+                "replace_hints variants)",
             )
+        kernel = cst.Name(found[0])
+        # Compiler hints (occupancy, num_ctas) are no tunables of the IR: their keys are dropped
+        # from the configs (a target searches its own).
+        hints = {found[1]} - {None}
         space = args.get("search_space")
         if space is None:
             raise self.error(call, "ct.tune.exhaustive_search without a search space")
@@ -106,11 +113,20 @@ class SpaceReader:
                 if key not in keys and key in params:
                     keys[key] = key  # the config key names the parameter itself
         if args.get("hints_fn") is not None:
-            raise self.error(
-                args["hints_fn"],
-                "a tuning space over kernel hints (occupancy, num_ctas) is not read",
-                "search tile sizes only (hints are not tunables the IR carries yet)",
-            )
+            read = _hint_keys(args["hints_fn"])
+            if read is None:
+                raise self.error(
+                    args["hints_fn"],
+                    "a hints_fn other than a dict of config values is not read",
+                    "write `lambda cfg: {'occupancy': cfg['occupancy']}`",
+                )
+            hints |= read
+        configs = list(
+            {
+                repr(c): c
+                for c in ({k: v for k, v in cfg.items() if k not in hints} for cfg in configs)
+            }.values()
+        )
         unknown = sorted({k for cfg in configs for k in cfg if k not in keys})
         if unknown:
             raise self.error(
@@ -242,7 +258,7 @@ class SpaceReader:
         """The value of the last simple assignment of ``name`` at the top of ``fn``."""
         found = None
         for stmt in fn.body.body:
-            bound = _simple_binding(stmt)
+            bound = simple_binding(stmt)
             if bound is not None and bound[0] == name:
                 found = bound[1]
         return found
@@ -382,6 +398,73 @@ def _block_of(fn: cst.FunctionDef, node: cst.CSTNode) -> list[cst.BaseStatement]
     return best
 
 
+def hinted_kernel(
+    node: cst.BaseExpression, module_values: dict[str, tuple[cst.CSTNode, cst.BaseExpression]]
+) -> tuple[str, str | None] | None:
+    """The kernel a launch or search runs, and the config key of the compiler hint that picks
+    its variant: ``kernel`` itself, or ``BY_HINT[cfg["occupancy"]]`` (or ``cfg.get(...)``, or
+    ``lambda cfg:`` of either) where ``BY_HINT`` is a module dict of ``kernel`` and its
+    ``kernel.replace_hints(...)`` variants. None for anything else."""
+    if isinstance(node, cst.Lambda):
+        node = node.body
+    if isinstance(node, cst.Name):
+        return node.value, None
+    key = None
+    if (
+        isinstance(node, cst.Subscript)
+        and isinstance(node.value, cst.Name)
+        and len(node.slice) == 1
+    ):
+        index = node.slice[0].slice
+        if isinstance(index, cst.Index):
+            key = _config_key(index.value) or _config_get(index.value)
+    if key is None or node.value.value not in module_values:  # type: ignore[union-attr]
+        return None
+    variants = module_values[node.value.value][1]  # type: ignore[union-attr]
+    if not isinstance(variants, cst.Dict):
+        return None
+    kernels = set()
+    for el in variants.elements:
+        value = getattr(el, "value", None)
+        if (
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Attribute)
+            and value.func.attr.value == "replace_hints"
+        ):
+            value = value.func.value
+        if not isinstance(value, cst.Name):
+            return None
+        kernels.add(value.value)
+    return (kernels.pop(), key) if len(kernels) == 1 else None
+
+
+def _config_get(node: cst.BaseExpression) -> str | None:
+    """``K`` of ``cfg.get("K", default)``."""
+    if (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "get"
+        and node.args
+        and isinstance(node.args[0].value, cst.SimpleString)
+    ):
+        return str(node.args[0].value.evaluated_value)
+    return None
+
+
+def _hint_keys(hints_fn: cst.BaseExpression) -> set[str] | None:
+    """The config keys ``lambda cfg: {"occupancy": cfg["occupancy"], ...}`` reads, else None."""
+    if not isinstance(hints_fn, cst.Lambda) or not isinstance(hints_fn.body, cst.Dict):
+        return None
+    keys = set()
+    for el in hints_fn.body.elements:
+        value = getattr(el, "value", None)
+        key = value is not None and (_config_key(value) or _config_get(value))
+        if not key:
+            return None
+        keys.add(key)
+    return keys
+
+
 def _args_keys(args_fn: cst.BaseExpression | None, params: list[str]) -> dict[str, str]:
     """Config key -> kernel parameter, from ``lambda cfg: (x, ..., cfg["TM"], ...)``."""
     if not isinstance(args_fn, cst.Lambda) or not isinstance(args_fn.body, cst.Tuple):
@@ -428,7 +511,7 @@ def _bind(
         raise error(target, "a comprehension target is not read", SPACE_HELP)
 
 
-def _simple_binding(stmt: cst.CSTNode) -> tuple[str, cst.BaseExpression] | None:
+def simple_binding(stmt: cst.CSTNode) -> tuple[str, cst.BaseExpression] | None:
     """``(name, value)`` of ``name = value`` or ``name: T = value``."""
     if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
         return None
@@ -466,7 +549,7 @@ def _import_binding(stmt: cst.CSTNode) -> str | None:
 def _binding_name(stmt: cst.CSTNode) -> str | None:
     if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
         return stmt.name.value
-    bound = _simple_binding(stmt)
+    bound = simple_binding(stmt)
     return bound[0] if bound else None
 
 

@@ -62,16 +62,19 @@ def _matmul_kernel(
 
 
 _MATMUL_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_matmul_kernel` on the first launch of
-    # each shape key.
+    # The tile sizes (and occupancy hints) ct.tune.exhaustive_search tries for `_matmul_kernel` on
+    # the first launch of each shape key. Each occupancy is a kernel of its own, with its own JIT
+    # cache: _MATMUL_KERNEL_BY_OCCUPANCY, made once.
     {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 16, "BLOCK_SIZE_K": 16},
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "occupancy": 2},
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64},
     {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 64},
     {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32},
 ]
 _matmul_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+_MATMUL_KERNEL_BY_OCCUPANCY = {1: _matmul_kernel, 2: _matmul_kernel.replace_hints(occupancy=2)}
 
 
 def matmul(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
@@ -88,7 +91,7 @@ def matmul(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
             _MATMUL_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
-            _matmul_kernel,
+            lambda cfg: _MATMUL_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 x,
                 w,
@@ -106,7 +109,7 @@ def matmul(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
-        _matmul_kernel,
+        _MATMUL_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (x, w, out, m, k, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"], cfg["BLOCK_SIZE_K"]),
     )
     return out
@@ -163,16 +166,22 @@ def _matmul_bias_kernel(
 
 
 _MATMUL_BIAS_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_matmul_bias_kernel` on the first launch
-    # of each shape key.
+    # The tile sizes (and occupancy hints) ct.tune.exhaustive_search tries for
+    # `_matmul_bias_kernel` on the first launch of each shape key. Each occupancy is a kernel of
+    # its own, with its own JIT cache: _MATMUL_BIAS_KERNEL_BY_OCCUPANCY, made once.
     {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 16, "BLOCK_SIZE_K": 16},
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "occupancy": 2},
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64},
     {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 64},
     {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32},
 ]
 _matmul_bias_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+_MATMUL_BIAS_KERNEL_BY_OCCUPANCY = {
+    1: _matmul_bias_kernel,
+    2: _matmul_bias_kernel.replace_hints(occupancy=2),
+}
 
 
 def matmul_bias(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
@@ -204,7 +213,7 @@ def matmul_bias(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor) -> torch.T
             _MATMUL_BIAS_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
-            _matmul_bias_kernel,
+            lambda cfg: _MATMUL_BIAS_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 x,
                 w,
@@ -223,7 +232,7 @@ def matmul_bias(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor) -> torch.T
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
-        _matmul_bias_kernel,
+        _MATMUL_BIAS_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (x, w, bias, out, m, k, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"], cfg["BLOCK_SIZE_K"]),
     )
     return out

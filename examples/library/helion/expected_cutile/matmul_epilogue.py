@@ -63,16 +63,19 @@ def _matmul_kernel(
 
 
 _MATMUL_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_matmul_kernel` on the first launch of
-    # each shape key.
+    # The tile sizes (and occupancy hints) ct.tune.exhaustive_search tries for `_matmul_kernel` on
+    # the first launch of each shape key. Each occupancy is a kernel of its own, with its own JIT
+    # cache: _MATMUL_KERNEL_BY_OCCUPANCY, made once.
     {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 16, "BLOCK_SIZE_K": 16},
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "occupancy": 2},
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64},
     {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 64},
     {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32},
 ]
 _matmul_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+_MATMUL_KERNEL_BY_OCCUPANCY = {1: _matmul_kernel, 2: _matmul_kernel.replace_hints(occupancy=2)}
 
 
 # tiletrans: `epilogue` inlined: `matmul` runs its default; the calls in this module that pass one
@@ -92,7 +95,7 @@ def matmul(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
             _MATMUL_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
-            _matmul_kernel,
+            lambda cfg: _MATMUL_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 x,
                 w,
@@ -110,7 +113,7 @@ def matmul(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
-        _matmul_kernel,
+        _MATMUL_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (x, w, out, m, k, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"], cfg["BLOCK_SIZE_K"]),
     )
     return out
@@ -197,16 +200,22 @@ def _matmul_bias_relu_kernel(
 
 
 _MATMUL_BIAS_RELU_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_matmul_bias_relu_kernel` on the first
-    # launch of each shape key.
+    # The tile sizes (and occupancy hints) ct.tune.exhaustive_search tries for
+    # `_matmul_bias_relu_kernel` on the first launch of each shape key. Each occupancy is a kernel
+    # of its own, with its own JIT cache: _MATMUL_BIAS_RELU_KERNEL_BY_OCCUPANCY, made once.
     {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 16, "BLOCK_SIZE_K": 16},
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "occupancy": 2},
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64},
     {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 64},
     {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32},
 ]
 _matmul_bias_relu_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+_MATMUL_BIAS_RELU_KERNEL_BY_OCCUPANCY = {
+    1: _matmul_bias_relu_kernel,
+    2: _matmul_bias_relu_kernel.replace_hints(occupancy=2),
+}
 
 
 def _matmul_bias_relu(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
@@ -238,7 +247,7 @@ def _matmul_bias_relu(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor) -> t
             _MATMUL_BIAS_RELU_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
-            _matmul_bias_relu_kernel,
+            lambda cfg: _MATMUL_BIAS_RELU_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 x,
                 w,
@@ -257,7 +266,7 @@ def _matmul_bias_relu(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor) -> t
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
-        _matmul_bias_relu_kernel,
+        _MATMUL_BIAS_RELU_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (x, w, bias, out, m, k, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"], cfg["BLOCK_SIZE_K"]),
     )
     return out
@@ -312,16 +321,22 @@ def _matmul_gelu_tanh_kernel(
 
 
 _MATMUL_GELU_TANH_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_matmul_gelu_tanh_kernel` on the first
-    # launch of each shape key.
+    # The tile sizes (and occupancy hints) ct.tune.exhaustive_search tries for
+    # `_matmul_gelu_tanh_kernel` on the first launch of each shape key. Each occupancy is a kernel
+    # of its own, with its own JIT cache: _MATMUL_GELU_TANH_KERNEL_BY_OCCUPANCY, made once.
     {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 16, "BLOCK_SIZE_K": 16},
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "occupancy": 2},
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64},
     {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 64},
     {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32},
 ]
 _matmul_gelu_tanh_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+_MATMUL_GELU_TANH_KERNEL_BY_OCCUPANCY = {
+    1: _matmul_gelu_tanh_kernel,
+    2: _matmul_gelu_tanh_kernel.replace_hints(occupancy=2),
+}
 
 
 def _matmul_gelu_tanh(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
@@ -338,7 +353,7 @@ def _matmul_gelu_tanh(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
             _MATMUL_GELU_TANH_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
-            _matmul_gelu_tanh_kernel,
+            lambda cfg: _MATMUL_GELU_TANH_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 x,
                 w,
@@ -356,7 +371,7 @@ def _matmul_gelu_tanh(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
-        _matmul_gelu_tanh_kernel,
+        _MATMUL_GELU_TANH_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (x, w, out, m, k, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"], cfg["BLOCK_SIZE_K"]),
     )
     return out
@@ -426,16 +441,22 @@ def _matmul_residual_kernel(
 
 
 _MATMUL_RESIDUAL_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_matmul_residual_kernel` on the first
-    # launch of each shape key.
+    # The tile sizes (and occupancy hints) ct.tune.exhaustive_search tries for
+    # `_matmul_residual_kernel` on the first launch of each shape key. Each occupancy is a kernel
+    # of its own, with its own JIT cache: _MATMUL_RESIDUAL_KERNEL_BY_OCCUPANCY, made once.
     {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 16, "BLOCK_SIZE_K": 16},
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "occupancy": 2},
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64},
     {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 64},
     {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32},
 ]
 _matmul_residual_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+_MATMUL_RESIDUAL_KERNEL_BY_OCCUPANCY = {
+    1: _matmul_residual_kernel,
+    2: _matmul_residual_kernel.replace_hints(occupancy=2),
+}
 
 
 def _matmul_residual(
@@ -472,7 +493,7 @@ def _matmul_residual(
             _MATMUL_RESIDUAL_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
-            _matmul_residual_kernel,
+            lambda cfg: _MATMUL_RESIDUAL_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 x,
                 w,
@@ -492,7 +513,7 @@ def _matmul_residual(
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
-        _matmul_residual_kernel,
+        _MATMUL_RESIDUAL_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (
             x,
             w,

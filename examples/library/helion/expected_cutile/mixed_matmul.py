@@ -81,16 +81,22 @@ def _w8a16_matmul_kernel(
 
 
 _W8A16_MATMUL_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `_w8a16_matmul_kernel` on the first
-    # launch of each shape key.
+    # The tile sizes (and occupancy hints) ct.tune.exhaustive_search tries for
+    # `_w8a16_matmul_kernel` on the first launch of each shape key. Each occupancy is a kernel of
+    # its own, with its own JIT cache: _W8A16_MATMUL_KERNEL_BY_OCCUPANCY, made once.
     {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32},
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "occupancy": 2},
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64},
     {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 64},
     {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32},
 ]
 _w8a16_matmul_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+_W8A16_MATMUL_KERNEL_BY_OCCUPANCY = {
+    1: _w8a16_matmul_kernel,
+    2: _w8a16_matmul_kernel.replace_hints(occupancy=2),
+}
 
 
 def w8a16_matmul(x: torch.Tensor, w: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
@@ -122,7 +128,7 @@ def w8a16_matmul(x: torch.Tensor, w: torch.Tensor, scale: torch.Tensor) -> torch
             _W8A16_MATMUL_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
-            _w8a16_matmul_kernel,
+            lambda cfg: _W8A16_MATMUL_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 x,
                 w,
@@ -141,7 +147,7 @@ def w8a16_matmul(x: torch.Tensor, w: torch.Tensor, scale: torch.Tensor) -> torch
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1),
-        _w8a16_matmul_kernel,
+        _W8A16_MATMUL_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (x, w, scale, out, m, k, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"], cfg["BLOCK_SIZE_K"]),
     )
     return out

@@ -93,18 +93,23 @@ def matmul_kernel(
 
 
 MATMUL_KERNEL_CONFIGS = [
-    # The tile sizes ct.tune.exhaustive_search tries for `matmul_kernel` on the first launch of
-    # each shape key.
+    # The tile sizes (and occupancy hints) ct.tune.exhaustive_search tries for `matmul_kernel` on
+    # the first launch of each shape key. Each occupancy is a kernel of its own, with its own JIT
+    # cache: MATMUL_KERNEL_BY_OCCUPANCY, made once.
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64},
     {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 32},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 32, "occupancy": 2},
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 32},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 32, "occupancy": 2},
     {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 32, "BLOCK_SIZE_K": 32},
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "occupancy": 2},
     {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64},
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 64},
     {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32},
 ]
 _matmul_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+MATMUL_KERNEL_BY_OCCUPANCY = {1: matmul_kernel, 2: matmul_kernel.replace_hints(occupancy=2)}
 
 
 @ct.kernel
@@ -205,7 +210,7 @@ def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
                 ct.cdiv(b.size(1), cfg["BLOCK_SIZE_N"]),
                 1,
             ),
-            matmul_kernel,
+            lambda cfg: MATMUL_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 a,
                 b,
@@ -220,7 +225,7 @@ def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(a.size(0), cfg["BLOCK_SIZE_M"]), ct.cdiv(b.size(1), cfg["BLOCK_SIZE_N"]), 1),
-        matmul_kernel,
+        MATMUL_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (a, b, c, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"], cfg["BLOCK_SIZE_K"]),
     )
     return c
