@@ -30,6 +30,12 @@ def gemm_grouped_kernel(
     TK=64,
     threads=128,
 ):
+    # TMA operand copies make TileLang warp-specialize the pipelined loop: 1 CTA per SM
+    # (240 registers a consumer thread). On the H100 that made 128x128 GEMM tiles fast,
+    # but at 64x64 a GEMM ran at 0.52-0.61x Triton's speed; cp.async copies keep 7 CTAs
+    # per SM there. A heuristic from that measurement: TMA from 128x128 tiles up.
+    use_tma = TM * TN >= 128 * 128
+
     @T.prim_func
     def main(
         A: T.StridedTensor(A_shape, A_strides, A_dtype),
@@ -46,8 +52,8 @@ def gemm_grouped_kernel(
             b = T.alloc_shared((TK, TN), B_dtype)
             T.clear(acc)
             for k_o in T.Pipelined(T.ceildiv(A_shape[1], TK), num_stages=2):
-                T.copy(A[by * TM, k_o * TK], a)
-                T.copy(B[k_o * TK, bx * TN], b)
+                T.copy(A[by * TM, k_o * TK], a, disable_tma=not use_tma)
+                T.copy(B[k_o * TK, bx * TN], b, disable_tma=not use_tma)
                 # T.gemm rounds float32 operands to tf32 (TileLang has no other float32
                 # T.gemm); the source multiplied them in IEEE float32.
                 T.gemm(a, b, acc)

@@ -63,6 +63,12 @@ def _matmul_kernel(
     threads=128,
     num_stages=4,
 ):
+    # TMA operand copies make TileLang warp-specialize the pipelined loop: 1 CTA per SM
+    # (240 registers a consumer thread). On the H100 that made 128x128 GEMM tiles fast,
+    # but at 64x64 a GEMM ran at 0.52-0.61x Triton's speed; cp.async copies keep 7 CTAs
+    # per SM there. A heuristic from that measurement: TMA from 128x128 tiles up.
+    use_tma = block_size_m * block_size_n >= 128 * 128
+
     @T.prim_func
     def main(
         x: T.StridedTensor(x_shape, x_strides, x_dtype),
@@ -81,8 +87,8 @@ def _matmul_kernel(
             T.clear(acc)
             # March along the reduction dimension one k-block at a time.
             for k_o in T.Pipelined(T.ceildiv(k, block_size_k), num_stages=num_stages):
-                T.copy(x[by * block_size_m, k_o * block_size_k], x_shared)
-                T.copy(y[k_o * block_size_k, bx * block_size_n], y_shared)
+                T.copy(x[by * block_size_m, k_o * block_size_k], x_shared, disable_tma=not use_tma)
+                T.copy(y[k_o * block_size_k, bx * block_size_n], y_shared, disable_tma=not use_tma)
                 T.gemm(x_shared, y_shared, acc)
             T.copy(acc, out[by * block_size_m, bx * block_size_n])
 

@@ -85,6 +85,11 @@ def matmul_kernel(
     """Kernel for computing the matmul C = A x B.
     A has shape (M, K), B has shape (K, N) and C has shape (M, N)
     """
+    # TMA operand copies make TileLang warp-specialize the pipelined loop: 1 CTA per SM
+    # (240 registers a consumer thread). On the H100 that made 128x128 GEMM tiles fast,
+    # but at 64x64 a GEMM ran at 0.52-0.61x Triton's speed; cp.async copies keep 7 CTAs
+    # per SM there. A heuristic from that measurement: TMA from 128x128 tiles up.
+    use_tma = block_size_m * block_size_n >= 128 * 128
 
     @T.prim_func
     def main(
@@ -109,8 +114,8 @@ def matmul_kernel(
             for k_o in T.Pipelined(T.ceildiv(a_shape[1], block_size_k), num_stages=num_stages):
                 # Load the next block of A and B, generate a mask by checking the K dimension.
                 # If it is out of bounds, set it to 0.
-                T.copy(a[by * block_size_m, k_o * block_size_k], a_tile)
-                T.copy(b[k_o * block_size_k, bx * block_size_n], b_tile)
+                T.copy(a[by * block_size_m, k_o * block_size_k], a_tile, disable_tma=not use_tma)
+                T.copy(b[k_o * block_size_k, bx * block_size_n], b_tile, disable_tma=not use_tma)
                 # We accumulate along the K dimension.
                 T.gemm(a_tile, b_tile, accumulator)
             for i, j in T.Parallel(block_size_m, block_size_n):

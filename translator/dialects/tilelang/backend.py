@@ -143,6 +143,7 @@ def _kernel_code(kernel: ir.Kernel) -> KernelCode:
         f"{name} = {spell['next_power_of_2']}({writer.host(extent)})"
         for name, extent in writer.full_blocks.values()
     ]
+    setup += writer.tma_setup()
     autotune = _autotune(kernel) if len(kernel.configs) > 1 else None
     body = writer.allocs + writer.lines
     launch = _launch_lines(spell["launch"], grid, threads, writer.block_ids)

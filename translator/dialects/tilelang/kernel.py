@@ -100,6 +100,12 @@ class KernelWriter(CodePrinter):
         self.tensor_dtypes: dict[str, str] = {}
         self.uses_stages = False
         self.block_ids: list[str] = []
+        #: The factory's bool that sends dot operands' global->shared copies through TMA (named
+        #: at the first such copy), the shared buffers those copies fill, and the M and N
+        #: extents of the first dot reading one (what :meth:`tma_setup` decides on).
+        self.use_tma: str | None = None
+        self.operand_copies: set[str] = set()
+        self.tma_tile: tuple[str, str] | None = None
         self.taken |= {p.name for p in self.kernel.params} | {t.name for t in self.kernel.tunables}
         refuse_load_predicates(
             self.kernel,
@@ -355,7 +361,11 @@ class KernelWriter(CodePrinter):
             else:
                 self.emit(f"T.fill({buf.name}, {self.constant(v, buf.dtype)})")
         elif isinstance(value, ir.Load) and self.copyable(value.index, value.tensor):
-            self.emit(f"T.copy({self.region(value.tensor, value.index)}, {buf.name})")
+            region = self.region(value.tensor, value.index)
+            if buf.scope == "shared":
+                self.copy_operand(region, buf)
+            else:
+                self.emit(f"T.copy({region}, {buf.name})")
             if value.other in (0.0, None):
                 self.copied.add(buf.name)
         else:
@@ -699,6 +709,8 @@ class KernelWriter(CodePrinter):
             )
         a = self.operand(e.lhs, lt, 1, e.masked)
         b = self.operand(e.rhs, rt, 0, e.masked)
+        if self.tma_tile is None and {a.name, b.name} & self.operand_copies:
+            self.tma_tile = (self.extent_of(dims_of(lt)[0]), self.extent_of(dims_of(rt)[1]))
         if e.precision not in (None, self.spell["kernel"]["dot_precision"]):
             # TileLang 0.1.15 has no knob for it (grammars/tilelang.toml): say so where it acts.
             self.emit("# T.gemm rounds float32 operands to tf32 (TileLang has no other float32")
@@ -716,10 +728,36 @@ class KernelWriter(CodePrinter):
         if isinstance(value, ir.Load) and self.copyable(value.index, value.tensor) and zero_pad:
             # T.copy reads 0 past the tensor's edge (measured, module docstring).
             buf = self.alloc(f"{value.tensor}_shared", t.dims, t.dtype, "shared")
-            self.emit(f"T.copy({self.region(value.tensor, value.index)}, {buf.name})")
+            self.copy_operand(self.region(value.tensor, value.index), buf)
             return buf
         pad = 0.0 if masked else self.pad_of(value)
         return self.with_pad(value, t, {k_axis: 0.0 if pad is None else pad}, "shared", "dot")
+
+    def copy_operand(self, region: str, buf: Buffer) -> None:
+        """``T.copy`` of a dot operand from global into shared memory, through TMA only where
+        the factory's ``use_tma`` (:meth:`tma_setup`) says so."""
+        if self.use_tma is None:
+            self.use_tma = self.fresh("use_tma")
+        self.emit(f"T.copy({region}, {buf.name}, disable_tma=not {self.use_tma})")
+        self.operand_copies.add(buf.name)
+
+    def tma_setup(self) -> list[str]:
+        """The factory lines that compute ``use_tma`` from the dot's tile (none where no copy
+        asks): TMA copies make TileLang 0.1.15 warp-specialize the pipelined loop, which pays
+        at large tiles only (``tma_min_tile`` in grammars/tilelang.toml says what was measured).
+        """
+        if self.use_tma is None:
+            return []
+        assert self.tma_tile is not None, "a dot operand copied to shared memory feeds no dot"
+        m, n = self.tma_tile
+        min_m, min_n = self.spell["kernel"]["tma_min_tile"]
+        return [
+            "# TMA operand copies make TileLang warp-specialize the pipelined loop: 1 CTA per SM",
+            "# (240 registers a consumer thread). On the H100 that made 128x128 GEMM tiles fast,",
+            "# but at 64x64 a GEMM ran at 0.52-0.61x Triton's speed; cp.async copies keep 7 CTAs",
+            f"# per SM there. A heuristic from that measurement: TMA from {min_m}x{min_n} tiles up.",
+            f"{self.use_tma} = {m} * {n} >= {min_m} * {min_n}",
+        ]
 
     # ------------------------------------------------------------------ memory regions
 

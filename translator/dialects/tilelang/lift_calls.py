@@ -29,7 +29,9 @@ class TileCalls:
     """Handlers of the ``T.*`` calls a kernel body makes as statements."""
 
     def s_copy(self, call: cst.Call) -> list[ir.Stmt]:
-        pos, kw = call_args(call)
+        # T.copy's keywords (`disable_tma=`, `eviction_policy=`, `coalesced_width=`) steer how
+        # TileLang lowers the copy, not what it copies: they are not read.
+        pos, _ = call_args(call)
         if len(pos) != 2:
             raise self.error(call, "T.copy(src, dst) is read")
         src, dst = pos
