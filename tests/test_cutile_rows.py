@@ -144,7 +144,20 @@ def test_a_sources_own_row_count_stays_in_the_space() -> None:
     # Helion's softmax config says 2 rows per program (in the ladder); Triton's row_sum 16.
     ladder = load_grammar("cutile")["backend"]["row_space"]["rows"]
     helion = _space("examples/helion/expected_cutile/softmax.py")
-    assert helion.count('"BLOCK_SIZE_M"') == 2 * len(ladder)  # each with and without TMA
+    plain = re.findall(r'\{"BLOCK_SIZE_M": (\d+), "USE_TMA": (?:False|True)\}', helion)
+    assert len(plain) == 2 * len(ladder)  # each with and without TMA
+    # Few rows a block also at the row kernels' occupancy hints (more blocks per SM: on the H200
+    # the sources' speed was reached only there), each right after its plain config.
+    spec = load_grammar("cutile")["backend"]["hint_space"]["rows"]
+    hinted = re.findall(
+        r'\{"BLOCK_SIZE_M": (\d+), "USE_TMA": (?:False|True), "occupancy": (\d+)\}', helion
+    )
+    want = [(str(r), str(v)) for r in ladder if r <= spec["max_rows"] for v in spec["values"]]
+    assert sorted(hinted) == sorted(want * 2)
+    text = (ROOT / "examples/helion/expected_cutile/softmax.py").read_text()
+    assert all(f".replace_hints(occupancy={v})" in text for v in spec["values"])
+    # Element-wise kernels get no hint (none moved them in the probe).
+    assert "occupancy" not in (ROOT / "examples/helion/expected_cutile/add.py").read_text()
     assert '"BLOCK_SIZE_M": 2, "USE_TMA": False}' in helion
     # A column reduction's column block (64 in the cuTile example) is no row count to search.
     # Its space is the source's one tile, with and without TMA.

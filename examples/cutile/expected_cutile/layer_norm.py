@@ -56,20 +56,34 @@ def layer_norm_fwd_kernel(
 
 
 LAYER_NORM_FWD_KERNEL_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `layer_norm_fwd_kernel` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `layer_norm_fwd_kernel` on the first launch of each shape key. Each occupancy is a
+    # kernel of its own, with its own JIT cache: LAYER_NORM_FWD_KERNEL_BY_OCCUPANCY, made once.
     {"TILE_M": 4, "USE_TMA": False},
     {"TILE_M": 4, "USE_TMA": True},
     {"TILE_M": 1, "USE_TMA": False},
+    {"TILE_M": 1, "USE_TMA": False, "occupancy": 4},
+    {"TILE_M": 1, "USE_TMA": False, "occupancy": 8},
     {"TILE_M": 1, "USE_TMA": True},
+    {"TILE_M": 1, "USE_TMA": True, "occupancy": 4},
+    {"TILE_M": 1, "USE_TMA": True, "occupancy": 8},
     {"TILE_M": 2, "USE_TMA": False},
+    {"TILE_M": 2, "USE_TMA": False, "occupancy": 4},
+    {"TILE_M": 2, "USE_TMA": False, "occupancy": 8},
     {"TILE_M": 2, "USE_TMA": True},
+    {"TILE_M": 2, "USE_TMA": True, "occupancy": 4},
+    {"TILE_M": 2, "USE_TMA": True, "occupancy": 8},
     {"TILE_M": 8, "USE_TMA": False},
     {"TILE_M": 8, "USE_TMA": True},
     {"TILE_M": 16, "USE_TMA": False},
     {"TILE_M": 16, "USE_TMA": True},
 ]
 _layer_norm_fwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+LAYER_NORM_FWD_KERNEL_BY_OCCUPANCY = {
+    1: layer_norm_fwd_kernel,
+    4: layer_norm_fwd_kernel.replace_hints(occupancy=4),
+    8: layer_norm_fwd_kernel.replace_hints(occupancy=8),
+}
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5):
@@ -92,7 +106,7 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
             LAYER_NORM_FWD_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(x.size(0), cfg["TILE_M"]), 1, 1),
-            layer_norm_fwd_kernel,
+            lambda cfg: LAYER_NORM_FWD_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 x,
                 weight,
@@ -110,7 +124,7 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(x.size(0), cfg["TILE_M"]), 1, 1),
-        layer_norm_fwd_kernel,
+        LAYER_NORM_FWD_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (
             x,
             weight,

@@ -58,20 +58,34 @@ def rms_norm_kernel(
 
 
 RMS_NORM_KERNEL_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `rms_norm_kernel` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `rms_norm_kernel` on the first launch of each shape key. Each occupancy is a
+    # kernel of its own, with its own JIT cache: RMS_NORM_KERNEL_BY_OCCUPANCY, made once.
     {"TILE_M": 4, "USE_TMA": False},
     {"TILE_M": 4, "USE_TMA": True},
     {"TILE_M": 1, "USE_TMA": False},
+    {"TILE_M": 1, "USE_TMA": False, "occupancy": 4},
+    {"TILE_M": 1, "USE_TMA": False, "occupancy": 8},
     {"TILE_M": 1, "USE_TMA": True},
+    {"TILE_M": 1, "USE_TMA": True, "occupancy": 4},
+    {"TILE_M": 1, "USE_TMA": True, "occupancy": 8},
     {"TILE_M": 2, "USE_TMA": False},
+    {"TILE_M": 2, "USE_TMA": False, "occupancy": 4},
+    {"TILE_M": 2, "USE_TMA": False, "occupancy": 8},
     {"TILE_M": 2, "USE_TMA": True},
+    {"TILE_M": 2, "USE_TMA": True, "occupancy": 4},
+    {"TILE_M": 2, "USE_TMA": True, "occupancy": 8},
     {"TILE_M": 8, "USE_TMA": False},
     {"TILE_M": 8, "USE_TMA": True},
     {"TILE_M": 16, "USE_TMA": False},
     {"TILE_M": 16, "USE_TMA": True},
 ]
 _rms_norm_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+RMS_NORM_KERNEL_BY_OCCUPANCY = {
+    1: rms_norm_kernel,
+    4: rms_norm_kernel.replace_hints(occupancy=4),
+    8: rms_norm_kernel.replace_hints(occupancy=8),
+}
 
 
 def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
@@ -85,7 +99,7 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.
             RMS_NORM_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(x.size(0), cfg["TILE_M"]), 1, 1),
-            rms_norm_kernel,
+            lambda cfg: RMS_NORM_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 x,
                 weight,
@@ -102,7 +116,7 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(x.size(0), cfg["TILE_M"]), 1, 1),
-        rms_norm_kernel,
+        RMS_NORM_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (x, weight, out, n, eps, cfg["TILE_M"], 1 << (x.size(1) - 1).bit_length(), cfg["USE_TMA"]),
     )
     return out

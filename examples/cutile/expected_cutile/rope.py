@@ -85,20 +85,34 @@ def rope_kernel(
 
 
 ROPE_KERNEL_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `rope_kernel` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `rope_kernel` on the first launch of each shape key. Each occupancy is a kernel of
+    # its own, with its own JIT cache: ROPE_KERNEL_BY_OCCUPANCY, made once.
     {"TILE_T": 4, "USE_TMA": False},
     {"TILE_T": 4, "USE_TMA": True},
     {"TILE_T": 1, "USE_TMA": False},
+    {"TILE_T": 1, "USE_TMA": False, "occupancy": 4},
+    {"TILE_T": 1, "USE_TMA": False, "occupancy": 8},
     {"TILE_T": 1, "USE_TMA": True},
+    {"TILE_T": 1, "USE_TMA": True, "occupancy": 4},
+    {"TILE_T": 1, "USE_TMA": True, "occupancy": 8},
     {"TILE_T": 2, "USE_TMA": False},
+    {"TILE_T": 2, "USE_TMA": False, "occupancy": 4},
+    {"TILE_T": 2, "USE_TMA": False, "occupancy": 8},
     {"TILE_T": 2, "USE_TMA": True},
+    {"TILE_T": 2, "USE_TMA": True, "occupancy": 4},
+    {"TILE_T": 2, "USE_TMA": True, "occupancy": 8},
     {"TILE_T": 8, "USE_TMA": False},
     {"TILE_T": 8, "USE_TMA": True},
     {"TILE_T": 16, "USE_TMA": False},
     {"TILE_T": 16, "USE_TMA": True},
 ]
 _rope_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+ROPE_KERNEL_BY_OCCUPANCY = {
+    1: rope_kernel,
+    4: rope_kernel.replace_hints(occupancy=4),
+    8: rope_kernel.replace_hints(occupancy=8),
+}
 
 
 def rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
@@ -123,7 +137,7 @@ def rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
             ROPE_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(x.view(t, 2, half).size(0), cfg["TILE_T"]), 1, 1),
-            rope_kernel,
+            lambda cfg: ROPE_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 x.view(t, 2, half),
                 cos,
@@ -139,7 +153,7 @@ def rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(x.view(t, 2, half).size(0), cfg["TILE_T"]), 1, 1),
-        rope_kernel,
+        ROPE_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (
             x.view(t, 2, half),
             cos,

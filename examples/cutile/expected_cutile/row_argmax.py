@@ -40,20 +40,34 @@ def row_argmax_kernel(
 
 
 ROW_ARGMAX_KERNEL_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `row_argmax_kernel` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `row_argmax_kernel` on the first launch of each shape key. Each occupancy is a
+    # kernel of its own, with its own JIT cache: ROW_ARGMAX_KERNEL_BY_OCCUPANCY, made once.
     {"TILE_M": 4, "USE_TMA": False},
     {"TILE_M": 4, "USE_TMA": True},
     {"TILE_M": 1, "USE_TMA": False},
+    {"TILE_M": 1, "USE_TMA": False, "occupancy": 4},
+    {"TILE_M": 1, "USE_TMA": False, "occupancy": 8},
     {"TILE_M": 1, "USE_TMA": True},
+    {"TILE_M": 1, "USE_TMA": True, "occupancy": 4},
+    {"TILE_M": 1, "USE_TMA": True, "occupancy": 8},
     {"TILE_M": 2, "USE_TMA": False},
+    {"TILE_M": 2, "USE_TMA": False, "occupancy": 4},
+    {"TILE_M": 2, "USE_TMA": False, "occupancy": 8},
     {"TILE_M": 2, "USE_TMA": True},
+    {"TILE_M": 2, "USE_TMA": True, "occupancy": 4},
+    {"TILE_M": 2, "USE_TMA": True, "occupancy": 8},
     {"TILE_M": 8, "USE_TMA": False},
     {"TILE_M": 8, "USE_TMA": True},
     {"TILE_M": 16, "USE_TMA": False},
     {"TILE_M": 16, "USE_TMA": True},
 ]
 _row_argmax_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+ROW_ARGMAX_KERNEL_BY_OCCUPANCY = {
+    1: row_argmax_kernel,
+    4: row_argmax_kernel.replace_hints(occupancy=4),
+    8: row_argmax_kernel.replace_hints(occupancy=8),
+}
 
 
 def row_argmax(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -67,7 +81,7 @@ def row_argmax(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
             ROW_ARGMAX_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(x.size(0), cfg["TILE_M"]), 1, 1),
-            row_argmax_kernel,
+            lambda cfg: ROW_ARGMAX_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 x,
                 values.clone(),
@@ -82,7 +96,7 @@ def row_argmax(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(x.size(0), cfg["TILE_M"]), 1, 1),
-        row_argmax_kernel,
+        ROW_ARGMAX_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (x, values, indices, cfg["TILE_M"], 1 << (x.size(1) - 1).bit_length(), cfg["USE_TMA"]),
     )
     return values, indices

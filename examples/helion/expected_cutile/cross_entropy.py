@@ -63,20 +63,34 @@ def _cross_entropy_kernel(
 
 
 _CROSS_ENTROPY_KERNEL_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `_cross_entropy_kernel` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `_cross_entropy_kernel` on the first launch of each shape key. Each occupancy is a
+    # kernel of its own, with its own JIT cache: _CROSS_ENTROPY_KERNEL_BY_OCCUPANCY, made once.
     {"BLOCK_SIZE_N": 4, "USE_TMA": False},
     {"BLOCK_SIZE_N": 4, "USE_TMA": True},
     {"BLOCK_SIZE_N": 1, "USE_TMA": False},
+    {"BLOCK_SIZE_N": 1, "USE_TMA": False, "occupancy": 4},
+    {"BLOCK_SIZE_N": 1, "USE_TMA": False, "occupancy": 8},
     {"BLOCK_SIZE_N": 1, "USE_TMA": True},
+    {"BLOCK_SIZE_N": 1, "USE_TMA": True, "occupancy": 4},
+    {"BLOCK_SIZE_N": 1, "USE_TMA": True, "occupancy": 8},
     {"BLOCK_SIZE_N": 2, "USE_TMA": False},
+    {"BLOCK_SIZE_N": 2, "USE_TMA": False, "occupancy": 4},
+    {"BLOCK_SIZE_N": 2, "USE_TMA": False, "occupancy": 8},
     {"BLOCK_SIZE_N": 2, "USE_TMA": True},
+    {"BLOCK_SIZE_N": 2, "USE_TMA": True, "occupancy": 4},
+    {"BLOCK_SIZE_N": 2, "USE_TMA": True, "occupancy": 8},
     {"BLOCK_SIZE_N": 8, "USE_TMA": False},
     {"BLOCK_SIZE_N": 8, "USE_TMA": True},
     {"BLOCK_SIZE_N": 16, "USE_TMA": False},
     {"BLOCK_SIZE_N": 16, "USE_TMA": True},
 ]
 _cross_entropy_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+_CROSS_ENTROPY_KERNEL_BY_OCCUPANCY = {
+    1: _cross_entropy_kernel,
+    4: _cross_entropy_kernel.replace_hints(occupancy=4),
+    8: _cross_entropy_kernel.replace_hints(occupancy=8),
+}
 
 
 def cross_entropy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
@@ -116,7 +130,7 @@ def cross_entropy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
             _CROSS_ENTROPY_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1, 1),
-            _cross_entropy_kernel,
+            lambda cfg: _CROSS_ENTROPY_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 logits,
                 labels,
@@ -134,7 +148,7 @@ def cross_entropy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1, 1),
-        _cross_entropy_kernel,
+        _CROSS_ENTROPY_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (
             logits,
             labels,

@@ -88,20 +88,35 @@ def _cross_entropy_onehot_kernel(
 
 
 _CROSS_ENTROPY_ONEHOT_KERNEL_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `_cross_entropy_onehot_kernel` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `_cross_entropy_onehot_kernel` on the first launch of each shape key. Each
+    # occupancy is a kernel of its own, with its own JIT cache:
+    # _CROSS_ENTROPY_ONEHOT_KERNEL_BY_OCCUPANCY, made once.
     {"BLOCK_SIZE_N": 4, "BLOCK_SIZE_V": 512, "USE_TMA": False},
     {"BLOCK_SIZE_N": 4, "BLOCK_SIZE_V": 512, "USE_TMA": True},
     {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_V": 512, "USE_TMA": False},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_V": 512, "USE_TMA": False, "occupancy": 4},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_V": 512, "USE_TMA": False, "occupancy": 8},
     {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_V": 512, "USE_TMA": True},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_V": 512, "USE_TMA": True, "occupancy": 4},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_V": 512, "USE_TMA": True, "occupancy": 8},
     {"BLOCK_SIZE_N": 2, "BLOCK_SIZE_V": 512, "USE_TMA": False},
+    {"BLOCK_SIZE_N": 2, "BLOCK_SIZE_V": 512, "USE_TMA": False, "occupancy": 4},
+    {"BLOCK_SIZE_N": 2, "BLOCK_SIZE_V": 512, "USE_TMA": False, "occupancy": 8},
     {"BLOCK_SIZE_N": 2, "BLOCK_SIZE_V": 512, "USE_TMA": True},
+    {"BLOCK_SIZE_N": 2, "BLOCK_SIZE_V": 512, "USE_TMA": True, "occupancy": 4},
+    {"BLOCK_SIZE_N": 2, "BLOCK_SIZE_V": 512, "USE_TMA": True, "occupancy": 8},
     {"BLOCK_SIZE_N": 8, "BLOCK_SIZE_V": 512, "USE_TMA": False},
     {"BLOCK_SIZE_N": 8, "BLOCK_SIZE_V": 512, "USE_TMA": True},
     {"BLOCK_SIZE_N": 16, "BLOCK_SIZE_V": 512, "USE_TMA": False},
     {"BLOCK_SIZE_N": 16, "BLOCK_SIZE_V": 512, "USE_TMA": True},
 ]
 _cross_entropy_onehot_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+_CROSS_ENTROPY_ONEHOT_KERNEL_BY_OCCUPANCY = {
+    1: _cross_entropy_onehot_kernel,
+    4: _cross_entropy_onehot_kernel.replace_hints(occupancy=4),
+    8: _cross_entropy_onehot_kernel.replace_hints(occupancy=8),
+}
 
 
 def cross_entropy_onehot(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
@@ -128,7 +143,7 @@ def cross_entropy_onehot(logits: torch.Tensor, labels: torch.Tensor) -> torch.Te
             _CROSS_ENTROPY_ONEHOT_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1, 1),
-            _cross_entropy_onehot_kernel,
+            lambda cfg: _CROSS_ENTROPY_ONEHOT_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 logits,
                 labels,
@@ -145,7 +160,7 @@ def cross_entropy_onehot(logits: torch.Tensor, labels: torch.Tensor) -> torch.Te
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(n, cfg["BLOCK_SIZE_N"]), 1, 1),
-        _cross_entropy_onehot_kernel,
+        _CROSS_ENTROPY_ONEHOT_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (logits, labels, losses, n, v, cfg["BLOCK_SIZE_N"], cfg["BLOCK_SIZE_V"], cfg["USE_TMA"]),
     )
     return losses

@@ -68,20 +68,34 @@ def _layer_norm_kernel(
 
 
 _LAYER_NORM_KERNEL_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `_layer_norm_kernel` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `_layer_norm_kernel` on the first launch of each shape key. Each occupancy is a
+    # kernel of its own, with its own JIT cache: _LAYER_NORM_KERNEL_BY_OCCUPANCY, made once.
     {"BLOCK_SIZE_M": 4, "USE_TMA": False},
     {"BLOCK_SIZE_M": 4, "USE_TMA": True},
     {"BLOCK_SIZE_M": 1, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": False, "occupancy": 4},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": False, "occupancy": 8},
     {"BLOCK_SIZE_M": 1, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": True, "occupancy": 4},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": True, "occupancy": 8},
     {"BLOCK_SIZE_M": 2, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": False, "occupancy": 4},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": False, "occupancy": 8},
     {"BLOCK_SIZE_M": 2, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": True, "occupancy": 4},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": True, "occupancy": 8},
     {"BLOCK_SIZE_M": 8, "USE_TMA": False},
     {"BLOCK_SIZE_M": 8, "USE_TMA": True},
     {"BLOCK_SIZE_M": 16, "USE_TMA": False},
     {"BLOCK_SIZE_M": 16, "USE_TMA": True},
 ]
 _layer_norm_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+_LAYER_NORM_KERNEL_BY_OCCUPANCY = {
+    1: _layer_norm_kernel,
+    4: _layer_norm_kernel.replace_hints(occupancy=4),
+    8: _layer_norm_kernel.replace_hints(occupancy=8),
+}
 
 
 def layer_norm(
@@ -123,7 +137,7 @@ def layer_norm(
             _LAYER_NORM_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
-            _layer_norm_kernel,
+            lambda cfg: _LAYER_NORM_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 x,
                 weight,
@@ -142,7 +156,7 @@ def layer_norm(
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
-        _layer_norm_kernel,
+        _LAYER_NORM_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (
             x,
             weight,

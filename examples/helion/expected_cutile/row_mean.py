@@ -44,20 +44,34 @@ def _row_mean_kernel(
 
 
 _ROW_MEAN_KERNEL_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `_row_mean_kernel` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `_row_mean_kernel` on the first launch of each shape key. Each occupancy is a
+    # kernel of its own, with its own JIT cache: _ROW_MEAN_KERNEL_BY_OCCUPANCY, made once.
     {"BLOCK_SIZE_M": 4, "USE_TMA": False},
     {"BLOCK_SIZE_M": 4, "USE_TMA": True},
     {"BLOCK_SIZE_M": 1, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": False, "occupancy": 4},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": False, "occupancy": 8},
     {"BLOCK_SIZE_M": 1, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": True, "occupancy": 4},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": True, "occupancy": 8},
     {"BLOCK_SIZE_M": 2, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": False, "occupancy": 4},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": False, "occupancy": 8},
     {"BLOCK_SIZE_M": 2, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": True, "occupancy": 4},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": True, "occupancy": 8},
     {"BLOCK_SIZE_M": 8, "USE_TMA": False},
     {"BLOCK_SIZE_M": 8, "USE_TMA": True},
     {"BLOCK_SIZE_M": 16, "USE_TMA": False},
     {"BLOCK_SIZE_M": 16, "USE_TMA": True},
 ]
 _row_mean_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+_ROW_MEAN_KERNEL_BY_OCCUPANCY = {
+    1: _row_mean_kernel,
+    4: _row_mean_kernel.replace_hints(occupancy=4),
+    8: _row_mean_kernel.replace_hints(occupancy=8),
+}
 
 
 def row_mean(x: torch.Tensor) -> torch.Tensor:
@@ -78,7 +92,7 @@ def row_mean(x: torch.Tensor) -> torch.Tensor:
             _ROW_MEAN_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
-            _row_mean_kernel,
+            lambda cfg: _ROW_MEAN_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 x,
                 out.clone(),
@@ -94,7 +108,7 @@ def row_mean(x: torch.Tensor) -> torch.Tensor:
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
-        _row_mean_kernel,
+        _ROW_MEAN_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (x, out, m, n, cfg["BLOCK_SIZE_M"], 1 << (n - 1).bit_length(), cfg["USE_TMA"]),
     )
     return out

@@ -88,20 +88,35 @@ def _softmax_two_pass_kernel(
 
 
 _SOFTMAX_TWO_PASS_KERNEL_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `_softmax_two_pass_kernel` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `_softmax_two_pass_kernel` on the first launch of each shape key. Each occupancy
+    # is a kernel of its own, with its own JIT cache: _SOFTMAX_TWO_PASS_KERNEL_BY_OCCUPANCY, made
+    # once.
     {"BLOCK_SIZE_M": 4, "BLOCK_SIZE_N": 256, "USE_TMA": False},
     {"BLOCK_SIZE_M": 4, "BLOCK_SIZE_N": 256, "USE_TMA": True},
     {"BLOCK_SIZE_M": 1, "BLOCK_SIZE_N": 256, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 1, "BLOCK_SIZE_N": 256, "USE_TMA": False, "occupancy": 4},
+    {"BLOCK_SIZE_M": 1, "BLOCK_SIZE_N": 256, "USE_TMA": False, "occupancy": 8},
     {"BLOCK_SIZE_M": 1, "BLOCK_SIZE_N": 256, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 1, "BLOCK_SIZE_N": 256, "USE_TMA": True, "occupancy": 4},
+    {"BLOCK_SIZE_M": 1, "BLOCK_SIZE_N": 256, "USE_TMA": True, "occupancy": 8},
     {"BLOCK_SIZE_M": 2, "BLOCK_SIZE_N": 256, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 2, "BLOCK_SIZE_N": 256, "USE_TMA": False, "occupancy": 4},
+    {"BLOCK_SIZE_M": 2, "BLOCK_SIZE_N": 256, "USE_TMA": False, "occupancy": 8},
     {"BLOCK_SIZE_M": 2, "BLOCK_SIZE_N": 256, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 2, "BLOCK_SIZE_N": 256, "USE_TMA": True, "occupancy": 4},
+    {"BLOCK_SIZE_M": 2, "BLOCK_SIZE_N": 256, "USE_TMA": True, "occupancy": 8},
     {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256, "USE_TMA": False},
     {"BLOCK_SIZE_M": 8, "BLOCK_SIZE_N": 256, "USE_TMA": True},
     {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 256, "USE_TMA": False},
     {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 256, "USE_TMA": True},
 ]
 _softmax_two_pass_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+_SOFTMAX_TWO_PASS_KERNEL_BY_OCCUPANCY = {
+    1: _softmax_two_pass_kernel,
+    4: _softmax_two_pass_kernel.replace_hints(occupancy=4),
+    8: _softmax_two_pass_kernel.replace_hints(occupancy=8),
+}
 
 
 def softmax_two_pass(x: torch.Tensor) -> torch.Tensor:
@@ -127,7 +142,7 @@ def softmax_two_pass(x: torch.Tensor) -> torch.Tensor:
             _SOFTMAX_TWO_PASS_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
-            _softmax_two_pass_kernel,
+            lambda cfg: _SOFTMAX_TWO_PASS_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 x,
                 out.clone(),
@@ -143,7 +158,7 @@ def softmax_two_pass(x: torch.Tensor) -> torch.Tensor:
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
-        _softmax_two_pass_kernel,
+        _SOFTMAX_TWO_PASS_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (x, out, m, n, cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"], cfg["USE_TMA"]),
     )
     return out

@@ -33,20 +33,34 @@ def cumsum_kernel(
 
 
 CUMSUM_KERNEL_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `cumsum_kernel` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `cumsum_kernel` on the first launch of each shape key. Each occupancy is a kernel
+    # of its own, with its own JIT cache: CUMSUM_KERNEL_BY_OCCUPANCY, made once.
     {"BLOCK_M": 4, "USE_TMA": False},
     {"BLOCK_M": 4, "USE_TMA": True},
     {"BLOCK_M": 1, "USE_TMA": False},
+    {"BLOCK_M": 1, "USE_TMA": False, "occupancy": 4},
+    {"BLOCK_M": 1, "USE_TMA": False, "occupancy": 8},
     {"BLOCK_M": 1, "USE_TMA": True},
+    {"BLOCK_M": 1, "USE_TMA": True, "occupancy": 4},
+    {"BLOCK_M": 1, "USE_TMA": True, "occupancy": 8},
     {"BLOCK_M": 2, "USE_TMA": False},
+    {"BLOCK_M": 2, "USE_TMA": False, "occupancy": 4},
+    {"BLOCK_M": 2, "USE_TMA": False, "occupancy": 8},
     {"BLOCK_M": 2, "USE_TMA": True},
+    {"BLOCK_M": 2, "USE_TMA": True, "occupancy": 4},
+    {"BLOCK_M": 2, "USE_TMA": True, "occupancy": 8},
     {"BLOCK_M": 8, "USE_TMA": False},
     {"BLOCK_M": 8, "USE_TMA": True},
     {"BLOCK_M": 16, "USE_TMA": False},
     {"BLOCK_M": 16, "USE_TMA": True},
 ]
 _cumsum_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+CUMSUM_KERNEL_BY_OCCUPANCY = {
+    1: cumsum_kernel,
+    4: cumsum_kernel.replace_hints(occupancy=4),
+    8: cumsum_kernel.replace_hints(occupancy=8),
+}
 
 
 def cumsum(x: torch.Tensor) -> torch.Tensor:
@@ -60,7 +74,7 @@ def cumsum(x: torch.Tensor) -> torch.Tensor:
             CUMSUM_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(x.size(0), cfg["BLOCK_M"]), 1, 1),
-            cumsum_kernel,
+            lambda cfg: CUMSUM_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 x,
                 _y.clone(),
@@ -74,7 +88,7 @@ def cumsum(x: torch.Tensor) -> torch.Tensor:
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(x.size(0), cfg["BLOCK_M"]), 1, 1),
-        cumsum_kernel,
+        CUMSUM_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (x, _y, cfg["BLOCK_M"], 1 << (x.size(1) - 1).bit_length(), cfg["USE_TMA"]),
     )
     return _y

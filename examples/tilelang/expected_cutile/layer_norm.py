@@ -57,20 +57,34 @@ def layer_norm_kernel(
 
 
 LAYER_NORM_KERNEL_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `layer_norm_kernel` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `layer_norm_kernel` on the first launch of each shape key. Each occupancy is a
+    # kernel of its own, with its own JIT cache: LAYER_NORM_KERNEL_BY_OCCUPANCY, made once.
     {"BLOCK_M": 4, "USE_TMA": False},
     {"BLOCK_M": 4, "USE_TMA": True},
     {"BLOCK_M": 1, "USE_TMA": False},
+    {"BLOCK_M": 1, "USE_TMA": False, "occupancy": 4},
+    {"BLOCK_M": 1, "USE_TMA": False, "occupancy": 8},
     {"BLOCK_M": 1, "USE_TMA": True},
+    {"BLOCK_M": 1, "USE_TMA": True, "occupancy": 4},
+    {"BLOCK_M": 1, "USE_TMA": True, "occupancy": 8},
     {"BLOCK_M": 2, "USE_TMA": False},
+    {"BLOCK_M": 2, "USE_TMA": False, "occupancy": 4},
+    {"BLOCK_M": 2, "USE_TMA": False, "occupancy": 8},
     {"BLOCK_M": 2, "USE_TMA": True},
+    {"BLOCK_M": 2, "USE_TMA": True, "occupancy": 4},
+    {"BLOCK_M": 2, "USE_TMA": True, "occupancy": 8},
     {"BLOCK_M": 8, "USE_TMA": False},
     {"BLOCK_M": 8, "USE_TMA": True},
     {"BLOCK_M": 16, "USE_TMA": False},
     {"BLOCK_M": 16, "USE_TMA": True},
 ]
 _layer_norm_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+LAYER_NORM_KERNEL_BY_OCCUPANCY = {
+    1: layer_norm_kernel,
+    4: layer_norm_kernel.replace_hints(occupancy=4),
+    8: layer_norm_kernel.replace_hints(occupancy=8),
+}
 
 
 def layer_norm(
@@ -86,7 +100,7 @@ def layer_norm(
             LAYER_NORM_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(x.size(0), cfg["BLOCK_M"]), 1, 1),
-            layer_norm_kernel,
+            lambda cfg: LAYER_NORM_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 x,
                 weight,
@@ -103,7 +117,7 @@ def layer_norm(
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(x.size(0), cfg["BLOCK_M"]), 1, 1),
-        layer_norm_kernel,
+        LAYER_NORM_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (
             x,
             weight,

@@ -106,20 +106,34 @@ def _layer_norm_fwd_fused(
 
 
 _LAYER_NORM_FWD_FUSED_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `_layer_norm_fwd_fused` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `_layer_norm_fwd_fused` on the first launch of each shape key. Each occupancy is a
+    # kernel of its own, with its own JIT cache: _LAYER_NORM_FWD_FUSED_BY_OCCUPANCY, made once.
     {"ROWS": 4, "USE_TMA": False},
     {"ROWS": 4, "USE_TMA": True},
     {"ROWS": 1, "USE_TMA": False},
+    {"ROWS": 1, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 1, "USE_TMA": False, "occupancy": 8},
     {"ROWS": 1, "USE_TMA": True},
+    {"ROWS": 1, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 1, "USE_TMA": True, "occupancy": 8},
     {"ROWS": 2, "USE_TMA": False},
+    {"ROWS": 2, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 2, "USE_TMA": False, "occupancy": 8},
     {"ROWS": 2, "USE_TMA": True},
+    {"ROWS": 2, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 2, "USE_TMA": True, "occupancy": 8},
     {"ROWS": 8, "USE_TMA": False},
     {"ROWS": 8, "USE_TMA": True},
     {"ROWS": 16, "USE_TMA": False},
     {"ROWS": 16, "USE_TMA": True},
 ]
 _layer_norm_fwd_fused_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+_LAYER_NORM_FWD_FUSED_BY_OCCUPANCY = {
+    1: _layer_norm_fwd_fused,
+    4: _layer_norm_fwd_fused.replace_hints(occupancy=4),
+    8: _layer_norm_fwd_fused.replace_hints(occupancy=8),
+}
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5):
@@ -166,7 +180,7 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
             _LAYER_NORM_FWD_FUSED_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(x_arg.size(0), cfg["ROWS"]), 1, 1),
-            _layer_norm_fwd_fused,
+            lambda cfg: _LAYER_NORM_FWD_FUSED_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 x_arg,
                 y.clone(),
@@ -186,7 +200,7 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(x_arg.size(0), cfg["ROWS"]), 1, 1),
-        _layer_norm_fwd_fused,
+        _LAYER_NORM_FWD_FUSED_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (x_arg, y, weight, bias, mean, rstd, N, eps, cfg["ROWS"], BLOCK_SIZE, cfg["USE_TMA"]),
     )
     return y.reshape(x.shape), mean, rstd

@@ -53,20 +53,35 @@ def _rms_norm_forward_kernel(
 
 
 _RMS_NORM_FORWARD_KERNEL_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `_rms_norm_forward_kernel` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `_rms_norm_forward_kernel` on the first launch of each shape key. Each occupancy
+    # is a kernel of its own, with its own JIT cache: _RMS_NORM_FORWARD_KERNEL_BY_OCCUPANCY, made
+    # once.
     {"ROWS": 4, "USE_TMA": False},
     {"ROWS": 4, "USE_TMA": True},
     {"ROWS": 1, "USE_TMA": False},
+    {"ROWS": 1, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 1, "USE_TMA": False, "occupancy": 8},
     {"ROWS": 1, "USE_TMA": True},
+    {"ROWS": 1, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 1, "USE_TMA": True, "occupancy": 8},
     {"ROWS": 2, "USE_TMA": False},
+    {"ROWS": 2, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 2, "USE_TMA": False, "occupancy": 8},
     {"ROWS": 2, "USE_TMA": True},
+    {"ROWS": 2, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 2, "USE_TMA": True, "occupancy": 8},
     {"ROWS": 8, "USE_TMA": False},
     {"ROWS": 8, "USE_TMA": True},
     {"ROWS": 16, "USE_TMA": False},
     {"ROWS": 16, "USE_TMA": True},
 ]
 _rms_norm_forward_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+_RMS_NORM_FORWARD_KERNEL_BY_OCCUPANCY = {
+    1: _rms_norm_forward_kernel,
+    4: _rms_norm_forward_kernel.replace_hints(occupancy=4),
+    8: _rms_norm_forward_kernel.replace_hints(occupancy=8),
+}
 
 
 def calculate_settings(n):
@@ -115,7 +130,7 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.
             _RMS_NORM_FORWARD_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(X.size(0), cfg["ROWS"]), 1, 1),
-            _rms_norm_forward_kernel,
+            lambda cfg: _RMS_NORM_FORWARD_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 Y.clone(),
                 X,
@@ -133,7 +148,7 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(X.size(0), cfg["ROWS"]), 1, 1),
-        _rms_norm_forward_kernel,
+        _RMS_NORM_FORWARD_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (
             Y,
             X,

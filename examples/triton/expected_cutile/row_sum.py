@@ -43,12 +43,22 @@ def row_sum_kernel(
 
 
 ROW_SUM_KERNEL_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `row_sum_kernel` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `row_sum_kernel` on the first launch of each shape key. Each occupancy is a kernel
+    # of its own, with its own JIT cache: ROW_SUM_KERNEL_BY_OCCUPANCY, made once.
     {"USE_TMA": False},
+    {"USE_TMA": False, "occupancy": 4},
+    {"USE_TMA": False, "occupancy": 8},
     {"USE_TMA": True},
+    {"USE_TMA": True, "occupancy": 4},
+    {"USE_TMA": True, "occupancy": 8},
 ]
 _row_sum_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+ROW_SUM_KERNEL_BY_OCCUPANCY = {
+    1: row_sum_kernel,
+    4: row_sum_kernel.replace_hints(occupancy=4),
+    8: row_sum_kernel.replace_hints(occupancy=8),
+}
 
 
 def row_sum(x: torch.Tensor) -> torch.Tensor:
@@ -65,7 +75,7 @@ def row_sum(x: torch.Tensor) -> torch.Tensor:
             ROW_SUM_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(x.size(0), BLOCK_M), 1, 1),
-            row_sum_kernel,
+            lambda cfg: ROW_SUM_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (x, out.clone(), BLOCK_M, BLOCK_N, cfg["USE_TMA"]),
             quiet=True,
         ).best.config
@@ -73,7 +83,7 @@ def row_sum(x: torch.Tensor) -> torch.Tensor:
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(x.size(0), BLOCK_M), 1, 1),
-        row_sum_kernel,
+        ROW_SUM_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (x, out, BLOCK_M, BLOCK_N, cfg["USE_TMA"]),
     )
     return out

@@ -47,20 +47,34 @@ def softmax_kernel(
 
 
 SOFTMAX_KERNEL_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `softmax_kernel` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `softmax_kernel` on the first launch of each shape key. Each occupancy is a kernel
+    # of its own, with its own JIT cache: SOFTMAX_KERNEL_BY_OCCUPANCY, made once.
     {"ROWS": 4, "USE_TMA": False},
     {"ROWS": 4, "USE_TMA": True},
     {"ROWS": 1, "USE_TMA": False},
+    {"ROWS": 1, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 1, "USE_TMA": False, "occupancy": 8},
     {"ROWS": 1, "USE_TMA": True},
+    {"ROWS": 1, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 1, "USE_TMA": True, "occupancy": 8},
     {"ROWS": 2, "USE_TMA": False},
+    {"ROWS": 2, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 2, "USE_TMA": False, "occupancy": 8},
     {"ROWS": 2, "USE_TMA": True},
+    {"ROWS": 2, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 2, "USE_TMA": True, "occupancy": 8},
     {"ROWS": 8, "USE_TMA": False},
     {"ROWS": 8, "USE_TMA": True},
     {"ROWS": 16, "USE_TMA": False},
     {"ROWS": 16, "USE_TMA": True},
 ]
 _softmax_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+SOFTMAX_KERNEL_BY_OCCUPANCY = {
+    1: softmax_kernel,
+    4: softmax_kernel.replace_hints(occupancy=4),
+    8: softmax_kernel.replace_hints(occupancy=8),
+}
 
 
 def _num_programs_cap(device: torch.device) -> int:
@@ -89,7 +103,7 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
             SOFTMAX_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(x.size(0), cfg["ROWS"]), 1, 1),
-            softmax_kernel,
+            lambda cfg: SOFTMAX_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 y.clone(),
                 x,
@@ -103,7 +117,7 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(x.size(0), cfg["ROWS"]), 1, 1),
-        softmax_kernel,
+        SOFTMAX_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (y, x, cfg["ROWS"], 1 << (x.size(1) - 1).bit_length(), cfg["USE_TMA"]),
     )
     return y

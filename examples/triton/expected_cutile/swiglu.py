@@ -58,20 +58,34 @@ def _swiglu_forward_kernel(
 
 
 _SWIGLU_FORWARD_KERNEL_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `_swiglu_forward_kernel` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `_swiglu_forward_kernel` on the first launch of each shape key. Each occupancy is
+    # a kernel of its own, with its own JIT cache: _SWIGLU_FORWARD_KERNEL_BY_OCCUPANCY, made once.
     {"ROWS": 4, "USE_TMA": False},
     {"ROWS": 4, "USE_TMA": True},
     {"ROWS": 1, "USE_TMA": False},
+    {"ROWS": 1, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 1, "USE_TMA": False, "occupancy": 8},
     {"ROWS": 1, "USE_TMA": True},
+    {"ROWS": 1, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 1, "USE_TMA": True, "occupancy": 8},
     {"ROWS": 2, "USE_TMA": False},
+    {"ROWS": 2, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 2, "USE_TMA": False, "occupancy": 8},
     {"ROWS": 2, "USE_TMA": True},
+    {"ROWS": 2, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 2, "USE_TMA": True, "occupancy": 8},
     {"ROWS": 8, "USE_TMA": False},
     {"ROWS": 8, "USE_TMA": True},
     {"ROWS": 16, "USE_TMA": False},
     {"ROWS": 16, "USE_TMA": True},
 ]
 _swiglu_forward_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+_SWIGLU_FORWARD_KERNEL_BY_OCCUPANCY = {
+    1: _swiglu_forward_kernel,
+    4: _swiglu_forward_kernel.replace_hints(occupancy=4),
+    8: _swiglu_forward_kernel.replace_hints(occupancy=8),
+}
 
 
 def swiglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -91,7 +105,7 @@ def swiglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
             _SWIGLU_FORWARD_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(a.size(0), cfg["ROWS"]), 1, 1),
-            _swiglu_forward_kernel,
+            lambda cfg: _SWIGLU_FORWARD_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 a,
                 b,
@@ -107,7 +121,7 @@ def swiglu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(a.size(0), cfg["ROWS"]), 1, 1),
-        _swiglu_forward_kernel,
+        _SWIGLU_FORWARD_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (a, b, c, n_cols, cfg["ROWS"], 1 << (n_cols - 1).bit_length(), cfg["USE_TMA"]),
     )
     return c.view(*ori_shape)

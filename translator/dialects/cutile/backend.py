@@ -21,6 +21,8 @@ one config launches with it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from translator.diagnostics import TranslationError
 from translator.dialects.common.backend import Backend
 from translator.dialects.common.host_code import HostPrinter, host_atom
@@ -399,22 +401,32 @@ def tuning_space(
 def _with_hints(
     kernel: ir.Kernel, writer: KernelWriter, space: list[dict[str, int]]
 ) -> list[dict[str, int]]:
-    """``space`` with the compiler hint ``[backend.hint_space]`` searches for a dot kernel: each
-    config as it is (the hint at its default), and right after it, where its output tile is one
-    the hint is searched for, at each other value (a hint is no tunable of the IR: cuTile alone
-    has it)."""
-    spec = load_grammar("cutile")["backend"]["hint_space"]
-    if persistent(kernel) or not any(isinstance(e, ir.Dot) for e in kernel_exprs(kernel)):
-        return space
+    """``space`` with the compiler hint ``[backend.hint_space]`` searches: each config as it is
+    (the hint at its default), and right after it, where the kernel's kind searches the hint at
+    that config (a dot kernel's output tile of so many elements, a row kernel's few rows), at
+    each of that kind's values (a hint is no tunable of the IR: cuTile alone has it)."""
+    grammar = load_grammar("cutile")["backend"]["hint_space"]
+    if persistent(kernel):
+        return space  # its grid is sized by the SM count, one block per SM
     roles = block_roles(kernel)
-    output = [name for name, t in writer.sig.blocks if roles.get(t) in ("m", "n")]
-    if len(output) != 2:
-        return space
+    wants: Callable[[dict[str, int]], bool]
+    if any(isinstance(e, ir.Dot) for e in kernel_exprs(kernel)):
+        spec = grammar["dot"]
+        output = [name for name, t in writer.sig.blocks if roles.get(t) in ("m", "n")]
+        if len(output) != 2:
+            return space
+        wants = lambda e: e[output[0]] * e[output[1]] in spec["tile_elements"]  # noqa: E731
+    else:
+        spec = grammar["rows"]
+        rows = [name for name, t in writer.sig.blocks if roles.get(t) == "row"]
+        if not rows:
+            return space  # element-wise: no hint moved it in the probe
+        wants = lambda e: all(e.get(r, 1) <= spec["max_rows"] for r in rows)  # noqa: E731
     out = []
     for entry in space:
         out.append(entry)
-        if entry[output[0]] * entry[output[1]] in spec["tile_elements"]:
-            out += [{**entry, spec["hint"]: v} for v in spec["values"]]
+        if wants(entry):
+            out += [{**entry, grammar["hint"]: v} for v in spec["values"]]
     return out
 
 
@@ -441,11 +453,12 @@ def _space_definitions(kernel: ir.Kernel, space: list[dict[str, int]]) -> str:
     """The module-level list of configs and the cache of the best per shape key."""
     import textwrap
 
-    what = "tile sizes"
+    extras = []
     if any(isinstance(v, bool) for entry in space for v in entry.values()):
-        what = "tile sizes (and switches such as TMA loads)"
-    elif hint_of(space) is not None:
-        what = f"tile sizes (and {hint_of(space)} hints)"
+        extras.append("switches such as TMA loads")
+    if hint_of(space) is not None:
+        extras.append(f"{hint_of(space)} hints")
+    what = f"tile sizes (and {', '.join(extras)})" if extras else "tile sizes"
     why = (
         f"The {what} ct.tune.exhaustive_search tries for `{kernel.name}` on the first "
         "launch of each shape key."

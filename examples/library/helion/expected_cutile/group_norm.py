@@ -100,20 +100,34 @@ def _group_norm_fwd_kernel(
 
 
 _GROUP_NORM_FWD_KERNEL_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `_group_norm_fwd_kernel` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `_group_norm_fwd_kernel` on the first launch of each shape key. Each occupancy is
+    # a kernel of its own, with its own JIT cache: _GROUP_NORM_FWD_KERNEL_BY_OCCUPANCY, made once.
     {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 4, "USE_TMA": False},
     {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 4, "USE_TMA": True},
     {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 1, "USE_TMA": False},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 1, "USE_TMA": False, "occupancy": 4},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 1, "USE_TMA": False, "occupancy": 8},
     {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 1, "USE_TMA": True},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 1, "USE_TMA": True, "occupancy": 4},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 1, "USE_TMA": True, "occupancy": 8},
     {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 2, "USE_TMA": False},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 2, "USE_TMA": False, "occupancy": 4},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 2, "USE_TMA": False, "occupancy": 8},
     {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 2, "USE_TMA": True},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 2, "USE_TMA": True, "occupancy": 4},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 2, "USE_TMA": True, "occupancy": 8},
     {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 8, "USE_TMA": False},
     {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 8, "USE_TMA": True},
     {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 16, "USE_TMA": False},
     {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 16, "USE_TMA": True},
 ]
 _group_norm_fwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+_GROUP_NORM_FWD_KERNEL_BY_OCCUPANCY = {
+    1: _group_norm_fwd_kernel,
+    4: _group_norm_fwd_kernel.replace_hints(occupancy=4),
+    8: _group_norm_fwd_kernel.replace_hints(occupancy=8),
+}
 
 
 def group_norm_fwd(
@@ -153,7 +167,7 @@ def group_norm_fwd(
             _GROUP_NORM_FWD_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(n, cfg["BLOCK_SIZE_N"]), ct.cdiv(g, cfg["BLOCK_SIZE_G"]), 1),
-            _group_norm_fwd_kernel,
+            lambda cfg: _GROUP_NORM_FWD_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 x,
                 weight,
@@ -180,7 +194,7 @@ def group_norm_fwd(
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(n, cfg["BLOCK_SIZE_N"]), ct.cdiv(g, cfg["BLOCK_SIZE_G"]), 1),
-        _group_norm_fwd_kernel,
+        _GROUP_NORM_FWD_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (
             x,
             weight,
@@ -317,20 +331,34 @@ def _group_norm_bwd_kernel(
 
 
 _GROUP_NORM_BWD_KERNEL_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `_group_norm_bwd_kernel` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `_group_norm_bwd_kernel` on the first launch of each shape key. Each occupancy is
+    # a kernel of its own, with its own JIT cache: _GROUP_NORM_BWD_KERNEL_BY_OCCUPANCY, made once.
     {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 4, "USE_TMA": False},
     {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 4, "USE_TMA": True},
     {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 1, "USE_TMA": False},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 1, "USE_TMA": False, "occupancy": 4},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 1, "USE_TMA": False, "occupancy": 8},
     {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 1, "USE_TMA": True},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 1, "USE_TMA": True, "occupancy": 4},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 1, "USE_TMA": True, "occupancy": 8},
     {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 2, "USE_TMA": False},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 2, "USE_TMA": False, "occupancy": 4},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 2, "USE_TMA": False, "occupancy": 8},
     {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 2, "USE_TMA": True},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 2, "USE_TMA": True, "occupancy": 4},
+    {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 2, "USE_TMA": True, "occupancy": 8},
     {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 8, "USE_TMA": False},
     {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 8, "USE_TMA": True},
     {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 16, "USE_TMA": False},
     {"BLOCK_SIZE_N": 1, "BLOCK_SIZE_G": 16, "USE_TMA": True},
 ]
 _group_norm_bwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+_GROUP_NORM_BWD_KERNEL_BY_OCCUPANCY = {
+    1: _group_norm_bwd_kernel,
+    4: _group_norm_bwd_kernel.replace_hints(occupancy=4),
+    8: _group_norm_bwd_kernel.replace_hints(occupancy=8),
+}
 
 
 def group_norm_bwd(
@@ -381,7 +409,7 @@ def group_norm_bwd(
             _GROUP_NORM_BWD_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(n, cfg["BLOCK_SIZE_N"]), ct.cdiv(g, cfg["BLOCK_SIZE_G"]), 1),
-            _group_norm_bwd_kernel,
+            lambda cfg: _GROUP_NORM_BWD_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 grad_out,
                 x,
@@ -410,7 +438,7 @@ def group_norm_bwd(
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(n, cfg["BLOCK_SIZE_N"]), ct.cdiv(g, cfg["BLOCK_SIZE_G"]), 1),
-        _group_norm_bwd_kernel,
+        _GROUP_NORM_BWD_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (
             grad_out,
             x,

@@ -67,20 +67,34 @@ def _rms_norm_fwd_kernel(
 
 
 _RMS_NORM_FWD_KERNEL_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `_rms_norm_fwd_kernel` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `_rms_norm_fwd_kernel` on the first launch of each shape key. Each occupancy is a
+    # kernel of its own, with its own JIT cache: _RMS_NORM_FWD_KERNEL_BY_OCCUPANCY, made once.
     {"BLOCK_SIZE_M": 4, "USE_TMA": False},
     {"BLOCK_SIZE_M": 4, "USE_TMA": True},
     {"BLOCK_SIZE_M": 1, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": False, "occupancy": 4},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": False, "occupancy": 8},
     {"BLOCK_SIZE_M": 1, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": True, "occupancy": 4},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": True, "occupancy": 8},
     {"BLOCK_SIZE_M": 2, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": False, "occupancy": 4},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": False, "occupancy": 8},
     {"BLOCK_SIZE_M": 2, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": True, "occupancy": 4},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": True, "occupancy": 8},
     {"BLOCK_SIZE_M": 8, "USE_TMA": False},
     {"BLOCK_SIZE_M": 8, "USE_TMA": True},
     {"BLOCK_SIZE_M": 16, "USE_TMA": False},
     {"BLOCK_SIZE_M": 16, "USE_TMA": True},
 ]
 _rms_norm_fwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+_RMS_NORM_FWD_KERNEL_BY_OCCUPANCY = {
+    1: _rms_norm_fwd_kernel,
+    4: _rms_norm_fwd_kernel.replace_hints(occupancy=4),
+    8: _rms_norm_fwd_kernel.replace_hints(occupancy=8),
+}
 
 
 def rms_norm_fwd(
@@ -113,7 +127,7 @@ def rms_norm_fwd(
             _RMS_NORM_FWD_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
-            _rms_norm_fwd_kernel,
+            lambda cfg: _RMS_NORM_FWD_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 x,
                 weight,
@@ -133,7 +147,7 @@ def rms_norm_fwd(
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
-        _rms_norm_fwd_kernel,
+        _RMS_NORM_FWD_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (
             x,
             weight,
@@ -224,20 +238,34 @@ def _rms_norm_bwd_kernel(
 
 
 _RMS_NORM_BWD_KERNEL_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `_rms_norm_bwd_kernel` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `_rms_norm_bwd_kernel` on the first launch of each shape key. Each occupancy is a
+    # kernel of its own, with its own JIT cache: _RMS_NORM_BWD_KERNEL_BY_OCCUPANCY, made once.
     {"BLOCK_SIZE_M": 4, "USE_TMA": False},
     {"BLOCK_SIZE_M": 4, "USE_TMA": True},
     {"BLOCK_SIZE_M": 1, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": False, "occupancy": 4},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": False, "occupancy": 8},
     {"BLOCK_SIZE_M": 1, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": True, "occupancy": 4},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": True, "occupancy": 8},
     {"BLOCK_SIZE_M": 2, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": False, "occupancy": 4},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": False, "occupancy": 8},
     {"BLOCK_SIZE_M": 2, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": True, "occupancy": 4},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": True, "occupancy": 8},
     {"BLOCK_SIZE_M": 8, "USE_TMA": False},
     {"BLOCK_SIZE_M": 8, "USE_TMA": True},
     {"BLOCK_SIZE_M": 16, "USE_TMA": False},
     {"BLOCK_SIZE_M": 16, "USE_TMA": True},
 ]
 _rms_norm_bwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+_RMS_NORM_BWD_KERNEL_BY_OCCUPANCY = {
+    1: _rms_norm_bwd_kernel,
+    4: _rms_norm_bwd_kernel.replace_hints(occupancy=4),
+    8: _rms_norm_bwd_kernel.replace_hints(occupancy=8),
+}
 
 
 def rms_norm_bwd(
@@ -278,7 +306,7 @@ def rms_norm_bwd(
             _RMS_NORM_BWD_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
-            _rms_norm_bwd_kernel,
+            lambda cfg: _RMS_NORM_BWD_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 grad_out,
                 x,
@@ -300,7 +328,7 @@ def rms_norm_bwd(
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
-        _rms_norm_bwd_kernel,
+        _RMS_NORM_BWD_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (
             grad_out,
             x,

@@ -52,20 +52,35 @@ def _softmax_lastdim_kernel(
 
 
 _SOFTMAX_LASTDIM_KERNEL_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `_softmax_lastdim_kernel` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `_softmax_lastdim_kernel` on the first launch of each shape key. Each occupancy is
+    # a kernel of its own, with its own JIT cache: _SOFTMAX_LASTDIM_KERNEL_BY_OCCUPANCY, made
+    # once.
     {"BLOCK_SIZE_M": 4, "USE_TMA": False},
     {"BLOCK_SIZE_M": 4, "USE_TMA": True},
     {"BLOCK_SIZE_M": 1, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": False, "occupancy": 4},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": False, "occupancy": 8},
     {"BLOCK_SIZE_M": 1, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": True, "occupancy": 4},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": True, "occupancy": 8},
     {"BLOCK_SIZE_M": 2, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": False, "occupancy": 4},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": False, "occupancy": 8},
     {"BLOCK_SIZE_M": 2, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": True, "occupancy": 4},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": True, "occupancy": 8},
     {"BLOCK_SIZE_M": 8, "USE_TMA": False},
     {"BLOCK_SIZE_M": 8, "USE_TMA": True},
     {"BLOCK_SIZE_M": 16, "USE_TMA": False},
     {"BLOCK_SIZE_M": 16, "USE_TMA": True},
 ]
 _softmax_lastdim_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+_SOFTMAX_LASTDIM_KERNEL_BY_OCCUPANCY = {
+    1: _softmax_lastdim_kernel,
+    4: _softmax_lastdim_kernel.replace_hints(occupancy=4),
+    8: _softmax_lastdim_kernel.replace_hints(occupancy=8),
+}
 
 
 def softmax_lastdim(x: torch.Tensor) -> torch.Tensor:
@@ -81,7 +96,7 @@ def softmax_lastdim(x: torch.Tensor) -> torch.Tensor:
             _SOFTMAX_LASTDIM_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
-            _softmax_lastdim_kernel,
+            lambda cfg: _SOFTMAX_LASTDIM_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 x,
                 out.clone(),
@@ -97,7 +112,7 @@ def softmax_lastdim(x: torch.Tensor) -> torch.Tensor:
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
-        _softmax_lastdim_kernel,
+        _SOFTMAX_LASTDIM_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (x, out, m, n, cfg["BLOCK_SIZE_M"], 1 << (n - 1).bit_length(), cfg["USE_TMA"]),
     )
     return out.view(*shape)
@@ -138,20 +153,35 @@ def _log_softmax_lastdim_kernel(
 
 
 _LOG_SOFTMAX_LASTDIM_KERNEL_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `_log_softmax_lastdim_kernel` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `_log_softmax_lastdim_kernel` on the first launch of each shape key. Each
+    # occupancy is a kernel of its own, with its own JIT cache:
+    # _LOG_SOFTMAX_LASTDIM_KERNEL_BY_OCCUPANCY, made once.
     {"BLOCK_SIZE_M": 4, "USE_TMA": False},
     {"BLOCK_SIZE_M": 4, "USE_TMA": True},
     {"BLOCK_SIZE_M": 1, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": False, "occupancy": 4},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": False, "occupancy": 8},
     {"BLOCK_SIZE_M": 1, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": True, "occupancy": 4},
+    {"BLOCK_SIZE_M": 1, "USE_TMA": True, "occupancy": 8},
     {"BLOCK_SIZE_M": 2, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": False, "occupancy": 4},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": False, "occupancy": 8},
     {"BLOCK_SIZE_M": 2, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": True, "occupancy": 4},
+    {"BLOCK_SIZE_M": 2, "USE_TMA": True, "occupancy": 8},
     {"BLOCK_SIZE_M": 8, "USE_TMA": False},
     {"BLOCK_SIZE_M": 8, "USE_TMA": True},
     {"BLOCK_SIZE_M": 16, "USE_TMA": False},
     {"BLOCK_SIZE_M": 16, "USE_TMA": True},
 ]
 _log_softmax_lastdim_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+_LOG_SOFTMAX_LASTDIM_KERNEL_BY_OCCUPANCY = {
+    1: _log_softmax_lastdim_kernel,
+    4: _log_softmax_lastdim_kernel.replace_hints(occupancy=4),
+    8: _log_softmax_lastdim_kernel.replace_hints(occupancy=8),
+}
 
 
 def log_softmax_lastdim(x: torch.Tensor) -> torch.Tensor:
@@ -168,7 +198,7 @@ def log_softmax_lastdim(x: torch.Tensor) -> torch.Tensor:
             _LOG_SOFTMAX_LASTDIM_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
-            _log_softmax_lastdim_kernel,
+            lambda cfg: _LOG_SOFTMAX_LASTDIM_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 x,
                 out.clone(),
@@ -184,7 +214,7 @@ def log_softmax_lastdim(x: torch.Tensor) -> torch.Tensor:
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(m, cfg["BLOCK_SIZE_M"]), 1, 1),
-        _log_softmax_lastdim_kernel,
+        _LOG_SOFTMAX_LASTDIM_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (x, out, m, n, cfg["BLOCK_SIZE_M"], 1 << (n - 1).bit_length(), cfg["USE_TMA"]),
     )
     return out.reshape(shape)

@@ -174,12 +174,22 @@ def _attn_bwd_preprocess(
 
 
 _ATTN_BWD_PREPROCESS_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `_attn_bwd_preprocess` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `_attn_bwd_preprocess` on the first launch of each shape key. Each occupancy is a
+    # kernel of its own, with its own JIT cache: _ATTN_BWD_PREPROCESS_BY_OCCUPANCY, made once.
     {"USE_TMA": False},
+    {"USE_TMA": False, "occupancy": 4},
+    {"USE_TMA": False, "occupancy": 8},
     {"USE_TMA": True},
+    {"USE_TMA": True, "occupancy": 4},
+    {"USE_TMA": True, "occupancy": 8},
 ]
 _attn_bwd_preprocess_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+_ATTN_BWD_PREPROCESS_BY_OCCUPANCY = {
+    1: _attn_bwd_preprocess,
+    4: _attn_bwd_preprocess.replace_hints(occupancy=4),
+    8: _attn_bwd_preprocess.replace_hints(occupancy=8),
+}
 
 
 # tiletrans: the source has 5 configs; this launch uses the first (tune the ct.Constant tile sizes
@@ -498,7 +508,7 @@ def _attention_backward(
             _ATTN_BWD_PREPROCESS_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(N_CTX, BLOCK_M), H, q.size(0)),
-            _attn_bwd_preprocess,
+            lambda cfg: _ATTN_BWD_PREPROCESS_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 o,
                 do,
@@ -517,7 +527,7 @@ def _attention_backward(
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(N_CTX, BLOCK_M), H, q.size(0)),
-        _attn_bwd_preprocess,
+        _ATTN_BWD_PREPROCESS_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (
             o,
             do,

@@ -168,12 +168,22 @@ def _residual_bwd_kernel(
 
 
 _RESIDUAL_BWD_KERNEL_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `_residual_bwd_kernel` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `_residual_bwd_kernel` on the first launch of each shape key. Each occupancy is a
+    # kernel of its own, with its own JIT cache: _RESIDUAL_BWD_KERNEL_BY_OCCUPANCY, made once.
     {"USE_TMA": False},
+    {"USE_TMA": False, "occupancy": 4},
+    {"USE_TMA": False, "occupancy": 8},
     {"USE_TMA": True},
+    {"USE_TMA": True, "occupancy": 4},
+    {"USE_TMA": True, "occupancy": 8},
 ]
 _residual_bwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+_RESIDUAL_BWD_KERNEL_BY_OCCUPANCY = {
+    1: _residual_bwd_kernel,
+    4: _residual_bwd_kernel.replace_hints(occupancy=4),
+    8: _residual_bwd_kernel.replace_hints(occupancy=8),
+}
 
 
 def _fused_residual_fwd(x, residual, bias, alpha):
@@ -285,7 +295,7 @@ def _fused_residual_bwd(dy, alpha):
             _RESIDUAL_BWD_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(dy.size(0), BLOCK_M), ct.cdiv(N, BLOCK_N), 1),
-            _residual_bwd_kernel,
+            lambda cfg: _RESIDUAL_BWD_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 dx.clone(),
                 dres.clone(),
@@ -303,7 +313,7 @@ def _fused_residual_bwd(dy, alpha):
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(dy.size(0), BLOCK_M), ct.cdiv(N, BLOCK_N), 1),
-        _residual_bwd_kernel,
+        _RESIDUAL_BWD_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (dx, dres, dbias, dy, alpha, N, BLOCK_M, BLOCK_N, cfg["USE_TMA"]),
     )
     return dx.view(shape), dres.view(shape), dbias

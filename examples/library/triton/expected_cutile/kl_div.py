@@ -104,20 +104,34 @@ def _kldiv_kernel_forward(
 
 
 _KLDIV_KERNEL_FORWARD_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `_kldiv_kernel_forward` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `_kldiv_kernel_forward` on the first launch of each shape key. Each occupancy is a
+    # kernel of its own, with its own JIT cache: _KLDIV_KERNEL_FORWARD_BY_OCCUPANCY, made once.
     {"ROWS": 4, "USE_TMA": False},
     {"ROWS": 4, "USE_TMA": True},
     {"ROWS": 1, "USE_TMA": False},
+    {"ROWS": 1, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 1, "USE_TMA": False, "occupancy": 8},
     {"ROWS": 1, "USE_TMA": True},
+    {"ROWS": 1, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 1, "USE_TMA": True, "occupancy": 8},
     {"ROWS": 2, "USE_TMA": False},
+    {"ROWS": 2, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 2, "USE_TMA": False, "occupancy": 8},
     {"ROWS": 2, "USE_TMA": True},
+    {"ROWS": 2, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 2, "USE_TMA": True, "occupancy": 8},
     {"ROWS": 8, "USE_TMA": False},
     {"ROWS": 8, "USE_TMA": True},
     {"ROWS": 16, "USE_TMA": False},
     {"ROWS": 16, "USE_TMA": True},
 ]
 _kldiv_kernel_forward_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+_KLDIV_KERNEL_FORWARD_BY_OCCUPANCY = {
+    1: _kldiv_kernel_forward,
+    4: _kldiv_kernel_forward.replace_hints(occupancy=4),
+    8: _kldiv_kernel_forward.replace_hints(occupancy=8),
+}
 
 
 @ct.kernel
@@ -192,7 +206,7 @@ def kldiv_forward_triton(
             _KLDIV_KERNEL_FORWARD_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(y_pred.size(0), cfg["ROWS"]), 1, 1),
-            _kldiv_kernel_forward,
+            lambda cfg: _KLDIV_KERNEL_FORWARD_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 y_pred,
                 y_true,
@@ -210,7 +224,7 @@ def kldiv_forward_triton(
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(y_pred.size(0), cfg["ROWS"]), 1, 1),
-        _kldiv_kernel_forward,
+        _KLDIV_KERNEL_FORWARD_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (
             y_pred,
             y_true,

@@ -71,20 +71,34 @@ def _layer_norm_fwd_fused(
 
 
 _LAYER_NORM_FWD_FUSED_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `_layer_norm_fwd_fused` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `_layer_norm_fwd_fused` on the first launch of each shape key. Each occupancy is a
+    # kernel of its own, with its own JIT cache: _LAYER_NORM_FWD_FUSED_BY_OCCUPANCY, made once.
     {"ROWS": 4, "USE_TMA": False},
     {"ROWS": 4, "USE_TMA": True},
     {"ROWS": 1, "USE_TMA": False},
+    {"ROWS": 1, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 1, "USE_TMA": False, "occupancy": 8},
     {"ROWS": 1, "USE_TMA": True},
+    {"ROWS": 1, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 1, "USE_TMA": True, "occupancy": 8},
     {"ROWS": 2, "USE_TMA": False},
+    {"ROWS": 2, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 2, "USE_TMA": False, "occupancy": 8},
     {"ROWS": 2, "USE_TMA": True},
+    {"ROWS": 2, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 2, "USE_TMA": True, "occupancy": 8},
     {"ROWS": 8, "USE_TMA": False},
     {"ROWS": 8, "USE_TMA": True},
     {"ROWS": 16, "USE_TMA": False},
     {"ROWS": 16, "USE_TMA": True},
 ]
 _layer_norm_fwd_fused_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+_LAYER_NORM_FWD_FUSED_BY_OCCUPANCY = {
+    1: _layer_norm_fwd_fused,
+    4: _layer_norm_fwd_fused.replace_hints(occupancy=4),
+    8: _layer_norm_fwd_fused.replace_hints(occupancy=8),
+}
 
 
 @ct.kernel
@@ -159,20 +173,35 @@ def _layer_norm_bwd_dx_fused(
 
 
 _LAYER_NORM_BWD_DX_FUSED_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `_layer_norm_bwd_dx_fused` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `_layer_norm_bwd_dx_fused` on the first launch of each shape key. Each occupancy
+    # is a kernel of its own, with its own JIT cache: _LAYER_NORM_BWD_DX_FUSED_BY_OCCUPANCY, made
+    # once.
     {"ROWS": 4, "USE_TMA": False},
     {"ROWS": 4, "USE_TMA": True},
     {"ROWS": 1, "USE_TMA": False},
+    {"ROWS": 1, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 1, "USE_TMA": False, "occupancy": 8},
     {"ROWS": 1, "USE_TMA": True},
+    {"ROWS": 1, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 1, "USE_TMA": True, "occupancy": 8},
     {"ROWS": 2, "USE_TMA": False},
+    {"ROWS": 2, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 2, "USE_TMA": False, "occupancy": 8},
     {"ROWS": 2, "USE_TMA": True},
+    {"ROWS": 2, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 2, "USE_TMA": True, "occupancy": 8},
     {"ROWS": 8, "USE_TMA": False},
     {"ROWS": 8, "USE_TMA": True},
     {"ROWS": 16, "USE_TMA": False},
     {"ROWS": 16, "USE_TMA": True},
 ]
 _layer_norm_bwd_dx_fused_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+_LAYER_NORM_BWD_DX_FUSED_BY_OCCUPANCY = {
+    1: _layer_norm_bwd_dx_fused,
+    4: _layer_norm_bwd_dx_fused.replace_hints(occupancy=4),
+    8: _layer_norm_bwd_dx_fused.replace_hints(occupancy=8),
+}
 
 
 @ct.kernel
@@ -217,12 +246,22 @@ def _layer_norm_bwd_dwdb(
 
 
 _LAYER_NORM_BWD_DWDB_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `_layer_norm_bwd_dwdb` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `_layer_norm_bwd_dwdb` on the first launch of each shape key. Each occupancy is a
+    # kernel of its own, with its own JIT cache: _LAYER_NORM_BWD_DWDB_BY_OCCUPANCY, made once.
     {"USE_TMA": False},
+    {"USE_TMA": False, "occupancy": 4},
+    {"USE_TMA": False, "occupancy": 8},
     {"USE_TMA": True},
+    {"USE_TMA": True, "occupancy": 4},
+    {"USE_TMA": True, "occupancy": 8},
 ]
 _layer_norm_bwd_dwdb_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+_LAYER_NORM_BWD_DWDB_BY_OCCUPANCY = {
+    1: _layer_norm_bwd_dwdb,
+    4: _layer_norm_bwd_dwdb.replace_hints(occupancy=4),
+    8: _layer_norm_bwd_dwdb.replace_hints(occupancy=8),
+}
 
 
 class LayerNorm(torch.autograd.Function):
@@ -262,7 +301,7 @@ class LayerNorm(torch.autograd.Function):
                 _LAYER_NORM_FWD_FUSED_CONFIGS,
                 torch.cuda.current_stream(),
                 lambda cfg: (ct.cdiv(x_arg.size(0), cfg["ROWS"]), 1, 1),
-                _layer_norm_fwd_fused,
+                lambda cfg: _LAYER_NORM_FWD_FUSED_BY_OCCUPANCY[cfg.get("occupancy", 1)],
                 lambda cfg: (
                     x_arg,
                     y_arg.clone(),
@@ -282,7 +321,7 @@ class LayerNorm(torch.autograd.Function):
         ct.launch(
             torch.cuda.current_stream(),
             (ct.cdiv(x_arg.size(0), cfg["ROWS"]), 1, 1),
-            _layer_norm_fwd_fused,
+            _LAYER_NORM_FWD_FUSED_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             (
                 x_arg,
                 y_arg,
@@ -345,7 +384,7 @@ class LayerNorm(torch.autograd.Function):
                 _LAYER_NORM_BWD_DX_FUSED_CONFIGS,
                 torch.cuda.current_stream(),
                 lambda cfg: (ct.cdiv(M, cfg["ROWS"]), 1, 1),
-                _layer_norm_bwd_dx_fused,
+                lambda cfg: _LAYER_NORM_BWD_DX_FUSED_BY_OCCUPANCY[cfg.get("occupancy", 1)],
                 lambda cfg: (
                     dx.clone(),
                     dy_arg,
@@ -367,7 +406,7 @@ class LayerNorm(torch.autograd.Function):
         ct.launch(
             torch.cuda.current_stream(),
             (ct.cdiv(M, cfg["ROWS"]), 1, 1),
-            _layer_norm_bwd_dx_fused,
+            _LAYER_NORM_BWD_DX_FUSED_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             (
                 dx,
                 dy_arg,
@@ -406,7 +445,7 @@ class LayerNorm(torch.autograd.Function):
                 _LAYER_NORM_BWD_DWDB_CONFIGS,
                 torch.cuda.current_stream(),
                 lambda cfg: (ct.cdiv(N, BLOCK_SIZE_N_DWDB), 1, 1),
-                _layer_norm_bwd_dwdb,
+                lambda cfg: _LAYER_NORM_BWD_DWDB_BY_OCCUPANCY[cfg.get("occupancy", 1)],
                 lambda cfg: (
                     _dw,
                     _db,
@@ -424,7 +463,7 @@ class LayerNorm(torch.autograd.Function):
         ct.launch(
             torch.cuda.current_stream(),
             (ct.cdiv(N, BLOCK_SIZE_N_DWDB), 1, 1),
-            _layer_norm_bwd_dwdb,
+            _LAYER_NORM_BWD_DWDB_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             (
                 _dw,
                 _db,

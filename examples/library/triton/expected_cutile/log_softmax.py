@@ -58,20 +58,34 @@ def log_softmax_kernel(
 
 
 LOG_SOFTMAX_KERNEL_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `log_softmax_kernel` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `log_softmax_kernel` on the first launch of each shape key. Each occupancy is a
+    # kernel of its own, with its own JIT cache: LOG_SOFTMAX_KERNEL_BY_OCCUPANCY, made once.
     {"ROWS": 4, "USE_TMA": False},
     {"ROWS": 4, "USE_TMA": True},
     {"ROWS": 1, "USE_TMA": False},
+    {"ROWS": 1, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 1, "USE_TMA": False, "occupancy": 8},
     {"ROWS": 1, "USE_TMA": True},
+    {"ROWS": 1, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 1, "USE_TMA": True, "occupancy": 8},
     {"ROWS": 2, "USE_TMA": False},
+    {"ROWS": 2, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 2, "USE_TMA": False, "occupancy": 8},
     {"ROWS": 2, "USE_TMA": True},
+    {"ROWS": 2, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 2, "USE_TMA": True, "occupancy": 8},
     {"ROWS": 8, "USE_TMA": False},
     {"ROWS": 8, "USE_TMA": True},
     {"ROWS": 16, "USE_TMA": False},
     {"ROWS": 16, "USE_TMA": True},
 ]
 _log_softmax_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+LOG_SOFTMAX_KERNEL_BY_OCCUPANCY = {
+    1: log_softmax_kernel,
+    4: log_softmax_kernel.replace_hints(occupancy=4),
+    8: log_softmax_kernel.replace_hints(occupancy=8),
+}
 
 
 @ct.kernel
@@ -135,20 +149,35 @@ def log_softmax_looped_kernel(
 
 
 LOG_SOFTMAX_LOOPED_KERNEL_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `log_softmax_looped_kernel` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `log_softmax_looped_kernel` on the first launch of each shape key. Each occupancy
+    # is a kernel of its own, with its own JIT cache: LOG_SOFTMAX_LOOPED_KERNEL_BY_OCCUPANCY, made
+    # once.
     {"ROWS": 4, "BLOCK_N": 4096, "USE_TMA": False},
     {"ROWS": 4, "BLOCK_N": 4096, "USE_TMA": True},
     {"ROWS": 1, "BLOCK_N": 4096, "USE_TMA": False},
+    {"ROWS": 1, "BLOCK_N": 4096, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 1, "BLOCK_N": 4096, "USE_TMA": False, "occupancy": 8},
     {"ROWS": 1, "BLOCK_N": 4096, "USE_TMA": True},
+    {"ROWS": 1, "BLOCK_N": 4096, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 1, "BLOCK_N": 4096, "USE_TMA": True, "occupancy": 8},
     {"ROWS": 2, "BLOCK_N": 4096, "USE_TMA": False},
+    {"ROWS": 2, "BLOCK_N": 4096, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 2, "BLOCK_N": 4096, "USE_TMA": False, "occupancy": 8},
     {"ROWS": 2, "BLOCK_N": 4096, "USE_TMA": True},
+    {"ROWS": 2, "BLOCK_N": 4096, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 2, "BLOCK_N": 4096, "USE_TMA": True, "occupancy": 8},
     {"ROWS": 8, "BLOCK_N": 4096, "USE_TMA": False},
     {"ROWS": 8, "BLOCK_N": 4096, "USE_TMA": True},
     {"ROWS": 16, "BLOCK_N": 4096, "USE_TMA": False},
     {"ROWS": 16, "BLOCK_N": 4096, "USE_TMA": True},
 ]
 _log_softmax_looped_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+LOG_SOFTMAX_LOOPED_KERNEL_BY_OCCUPANCY = {
+    1: log_softmax_looped_kernel,
+    4: log_softmax_looped_kernel.replace_hints(occupancy=4),
+    8: log_softmax_looped_kernel.replace_hints(occupancy=8),
+}
 
 
 @ct.kernel
@@ -192,20 +221,35 @@ def log_softmax_backward_kernel(
 
 
 LOG_SOFTMAX_BACKWARD_KERNEL_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `log_softmax_backward_kernel` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `log_softmax_backward_kernel` on the first launch of each shape key. Each
+    # occupancy is a kernel of its own, with its own JIT cache:
+    # LOG_SOFTMAX_BACKWARD_KERNEL_BY_OCCUPANCY, made once.
     {"ROWS": 4, "USE_TMA": False},
     {"ROWS": 4, "USE_TMA": True},
     {"ROWS": 1, "USE_TMA": False},
+    {"ROWS": 1, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 1, "USE_TMA": False, "occupancy": 8},
     {"ROWS": 1, "USE_TMA": True},
+    {"ROWS": 1, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 1, "USE_TMA": True, "occupancy": 8},
     {"ROWS": 2, "USE_TMA": False},
+    {"ROWS": 2, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 2, "USE_TMA": False, "occupancy": 8},
     {"ROWS": 2, "USE_TMA": True},
+    {"ROWS": 2, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 2, "USE_TMA": True, "occupancy": 8},
     {"ROWS": 8, "USE_TMA": False},
     {"ROWS": 8, "USE_TMA": True},
     {"ROWS": 16, "USE_TMA": False},
     {"ROWS": 16, "USE_TMA": True},
 ]
 _log_softmax_backward_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+LOG_SOFTMAX_BACKWARD_KERNEL_BY_OCCUPANCY = {
+    1: log_softmax_backward_kernel,
+    4: log_softmax_backward_kernel.replace_hints(occupancy=4),
+    8: log_softmax_backward_kernel.replace_hints(occupancy=8),
+}
 
 
 def log_softmax_forward(x: torch.Tensor) -> torch.Tensor:
@@ -225,7 +269,7 @@ def log_softmax_forward(x: torch.Tensor) -> torch.Tensor:
                 LOG_SOFTMAX_KERNEL_CONFIGS,
                 torch.cuda.current_stream(),
                 lambda cfg: (ct.cdiv(x.size(0), cfg["ROWS"]), 1, 1),
-                log_softmax_kernel,
+                lambda cfg: LOG_SOFTMAX_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
                 lambda cfg: (
                     out.clone(),
                     x,
@@ -240,7 +284,7 @@ def log_softmax_forward(x: torch.Tensor) -> torch.Tensor:
         ct.launch(
             torch.cuda.current_stream(),
             (ct.cdiv(x.size(0), cfg["ROWS"]), 1, 1),
-            log_softmax_kernel,
+            LOG_SOFTMAX_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             (out, x, N, cfg["ROWS"], 1 << (N - 1).bit_length(), cfg["USE_TMA"]),
         )
     else:
@@ -252,7 +296,7 @@ def log_softmax_forward(x: torch.Tensor) -> torch.Tensor:
                 LOG_SOFTMAX_LOOPED_KERNEL_CONFIGS,
                 torch.cuda.current_stream(),
                 lambda cfg: (ct.cdiv(x.size(0), cfg["ROWS"]), 1, 1),
-                log_softmax_looped_kernel,
+                lambda cfg: LOG_SOFTMAX_LOOPED_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
                 lambda cfg: (out.clone(), x, N, cfg["ROWS"], cfg["BLOCK_N"], cfg["USE_TMA"]),
                 quiet=True,
             ).best.config
@@ -260,7 +304,7 @@ def log_softmax_forward(x: torch.Tensor) -> torch.Tensor:
         ct.launch(
             torch.cuda.current_stream(),
             (ct.cdiv(x.size(0), cfg["ROWS"]), 1, 1),
-            log_softmax_looped_kernel,
+            LOG_SOFTMAX_LOOPED_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             (out, x, N, cfg["ROWS"], cfg["BLOCK_N"], cfg["USE_TMA"]),
         )
     return out.view(shape)
@@ -281,7 +325,7 @@ def log_softmax_backward(out: torch.Tensor, out_grad: torch.Tensor) -> torch.Ten
             LOG_SOFTMAX_BACKWARD_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(out.size(0), cfg["ROWS"]), 1, 1),
-            log_softmax_backward_kernel,
+            lambda cfg: LOG_SOFTMAX_BACKWARD_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 out,
                 out_grad,
@@ -297,7 +341,7 @@ def log_softmax_backward(out: torch.Tensor, out_grad: torch.Tensor) -> torch.Ten
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(out.size(0), cfg["ROWS"]), 1, 1),
-        log_softmax_backward_kernel,
+        LOG_SOFTMAX_BACKWARD_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (out, out_grad, in_grad, N, cfg["ROWS"], 1 << (N - 1).bit_length(), cfg["USE_TMA"]),
     )
     return in_grad.view(shape)

@@ -80,20 +80,34 @@ def _rms_norm_fwd_kernel(
 
 
 _RMS_NORM_FWD_KERNEL_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `_rms_norm_fwd_kernel` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `_rms_norm_fwd_kernel` on the first launch of each shape key. Each occupancy is a
+    # kernel of its own, with its own JIT cache: _RMS_NORM_FWD_KERNEL_BY_OCCUPANCY, made once.
     {"ROWS": 4, "USE_TMA": False},
     {"ROWS": 4, "USE_TMA": True},
     {"ROWS": 1, "USE_TMA": False},
+    {"ROWS": 1, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 1, "USE_TMA": False, "occupancy": 8},
     {"ROWS": 1, "USE_TMA": True},
+    {"ROWS": 1, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 1, "USE_TMA": True, "occupancy": 8},
     {"ROWS": 2, "USE_TMA": False},
+    {"ROWS": 2, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 2, "USE_TMA": False, "occupancy": 8},
     {"ROWS": 2, "USE_TMA": True},
+    {"ROWS": 2, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 2, "USE_TMA": True, "occupancy": 8},
     {"ROWS": 8, "USE_TMA": False},
     {"ROWS": 8, "USE_TMA": True},
     {"ROWS": 16, "USE_TMA": False},
     {"ROWS": 16, "USE_TMA": True},
 ]
 _rms_norm_fwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+_RMS_NORM_FWD_KERNEL_BY_OCCUPANCY = {
+    1: _rms_norm_fwd_kernel,
+    4: _rms_norm_fwd_kernel.replace_hints(occupancy=4),
+    8: _rms_norm_fwd_kernel.replace_hints(occupancy=8),
+}
 
 
 @ct.kernel
@@ -144,20 +158,34 @@ def _rms_norm_bwd_kernel(
 
 
 _RMS_NORM_BWD_KERNEL_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `_rms_norm_bwd_kernel` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `_rms_norm_bwd_kernel` on the first launch of each shape key. Each occupancy is a
+    # kernel of its own, with its own JIT cache: _RMS_NORM_BWD_KERNEL_BY_OCCUPANCY, made once.
     {"ROWS": 4, "USE_TMA": False},
     {"ROWS": 4, "USE_TMA": True},
     {"ROWS": 1, "USE_TMA": False},
+    {"ROWS": 1, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 1, "USE_TMA": False, "occupancy": 8},
     {"ROWS": 1, "USE_TMA": True},
+    {"ROWS": 1, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 1, "USE_TMA": True, "occupancy": 8},
     {"ROWS": 2, "USE_TMA": False},
+    {"ROWS": 2, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 2, "USE_TMA": False, "occupancy": 8},
     {"ROWS": 2, "USE_TMA": True},
+    {"ROWS": 2, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 2, "USE_TMA": True, "occupancy": 8},
     {"ROWS": 8, "USE_TMA": False},
     {"ROWS": 8, "USE_TMA": True},
     {"ROWS": 16, "USE_TMA": False},
     {"ROWS": 16, "USE_TMA": True},
 ]
 _rms_norm_bwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+_RMS_NORM_BWD_KERNEL_BY_OCCUPANCY = {
+    1: _rms_norm_bwd_kernel,
+    4: _rms_norm_bwd_kernel.replace_hints(occupancy=4),
+    8: _rms_norm_bwd_kernel.replace_hints(occupancy=8),
+}
 
 
 def _rms_norm_fwd(X: torch.Tensor, W: torch.Tensor, eps: float):
@@ -190,7 +218,7 @@ def _rms_norm_fwd(X: torch.Tensor, W: torch.Tensor, eps: float):
                 _RMS_NORM_FWD_KERNEL_CONFIGS,
                 torch.cuda.current_stream(),
                 lambda cfg: (ct.cdiv(X.size(0), cfg["ROWS"]), 1, 1),
-                _rms_norm_fwd_kernel,
+                lambda cfg: _RMS_NORM_FWD_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
                 lambda cfg: (
                     Y.clone(),
                     X,
@@ -208,7 +236,7 @@ def _rms_norm_fwd(X: torch.Tensor, W: torch.Tensor, eps: float):
         ct.launch(
             torch.cuda.current_stream(),
             (ct.cdiv(X.size(0), cfg["ROWS"]), 1, 1),
-            _rms_norm_fwd_kernel,
+            _RMS_NORM_FWD_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             (
                 Y,
                 X,
@@ -255,7 +283,7 @@ def _rms_norm_bwd(dY, X, W, RSTD, BLOCK_SIZE, num_warps):
                 _RMS_NORM_BWD_KERNEL_CONFIGS,
                 torch.cuda.current_stream(),
                 lambda cfg: (ct.cdiv(dY.size(0), cfg["ROWS"]), 1, 1),
-                _rms_norm_bwd_kernel,
+                lambda cfg: _RMS_NORM_BWD_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
                 lambda cfg: (
                     dY,
                     X,
@@ -274,7 +302,7 @@ def _rms_norm_bwd(dY, X, W, RSTD, BLOCK_SIZE, num_warps):
         ct.launch(
             torch.cuda.current_stream(),
             (ct.cdiv(dY.size(0), cfg["ROWS"]), 1, 1),
-            _rms_norm_bwd_kernel,
+            _RMS_NORM_BWD_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             (
                 dY,
                 X,

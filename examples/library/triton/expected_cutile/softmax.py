@@ -52,20 +52,34 @@ def _softmax_fwd_kernel(
 
 
 _SOFTMAX_FWD_KERNEL_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `_softmax_fwd_kernel` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `_softmax_fwd_kernel` on the first launch of each shape key. Each occupancy is a
+    # kernel of its own, with its own JIT cache: _SOFTMAX_FWD_KERNEL_BY_OCCUPANCY, made once.
     {"ROWS": 4, "USE_TMA": False},
     {"ROWS": 4, "USE_TMA": True},
     {"ROWS": 1, "USE_TMA": False},
+    {"ROWS": 1, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 1, "USE_TMA": False, "occupancy": 8},
     {"ROWS": 1, "USE_TMA": True},
+    {"ROWS": 1, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 1, "USE_TMA": True, "occupancy": 8},
     {"ROWS": 2, "USE_TMA": False},
+    {"ROWS": 2, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 2, "USE_TMA": False, "occupancy": 8},
     {"ROWS": 2, "USE_TMA": True},
+    {"ROWS": 2, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 2, "USE_TMA": True, "occupancy": 8},
     {"ROWS": 8, "USE_TMA": False},
     {"ROWS": 8, "USE_TMA": True},
     {"ROWS": 16, "USE_TMA": False},
     {"ROWS": 16, "USE_TMA": True},
 ]
 _softmax_fwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+_SOFTMAX_FWD_KERNEL_BY_OCCUPANCY = {
+    1: _softmax_fwd_kernel,
+    4: _softmax_fwd_kernel.replace_hints(occupancy=4),
+    8: _softmax_fwd_kernel.replace_hints(occupancy=8),
+}
 
 
 @ct.kernel
@@ -101,20 +115,35 @@ def _softmax_fwd_strided_kernel(
 
 
 _SOFTMAX_FWD_STRIDED_KERNEL_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `_softmax_fwd_strided_kernel` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `_softmax_fwd_strided_kernel` on the first launch of each shape key. Each
+    # occupancy is a kernel of its own, with its own JIT cache:
+    # _SOFTMAX_FWD_STRIDED_KERNEL_BY_OCCUPANCY, made once.
     {"ROWS": 4, "USE_TMA": False},
     {"ROWS": 4, "USE_TMA": True},
     {"ROWS": 1, "USE_TMA": False},
+    {"ROWS": 1, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 1, "USE_TMA": False, "occupancy": 8},
     {"ROWS": 1, "USE_TMA": True},
+    {"ROWS": 1, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 1, "USE_TMA": True, "occupancy": 8},
     {"ROWS": 2, "USE_TMA": False},
+    {"ROWS": 2, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 2, "USE_TMA": False, "occupancy": 8},
     {"ROWS": 2, "USE_TMA": True},
+    {"ROWS": 2, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 2, "USE_TMA": True, "occupancy": 8},
     {"ROWS": 8, "USE_TMA": False},
     {"ROWS": 8, "USE_TMA": True},
     {"ROWS": 16, "USE_TMA": False},
     {"ROWS": 16, "USE_TMA": True},
 ]
 _softmax_fwd_strided_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+_SOFTMAX_FWD_STRIDED_KERNEL_BY_OCCUPANCY = {
+    1: _softmax_fwd_strided_kernel,
+    4: _softmax_fwd_strided_kernel.replace_hints(occupancy=4),
+    8: _softmax_fwd_strided_kernel.replace_hints(occupancy=8),
+}
 
 
 @ct.kernel
@@ -151,20 +180,34 @@ def _softmax_bwd_kernel(
 
 
 _SOFTMAX_BWD_KERNEL_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `_softmax_bwd_kernel` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `_softmax_bwd_kernel` on the first launch of each shape key. Each occupancy is a
+    # kernel of its own, with its own JIT cache: _SOFTMAX_BWD_KERNEL_BY_OCCUPANCY, made once.
     {"ROWS": 4, "USE_TMA": False},
     {"ROWS": 4, "USE_TMA": True},
     {"ROWS": 1, "USE_TMA": False},
+    {"ROWS": 1, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 1, "USE_TMA": False, "occupancy": 8},
     {"ROWS": 1, "USE_TMA": True},
+    {"ROWS": 1, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 1, "USE_TMA": True, "occupancy": 8},
     {"ROWS": 2, "USE_TMA": False},
+    {"ROWS": 2, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 2, "USE_TMA": False, "occupancy": 8},
     {"ROWS": 2, "USE_TMA": True},
+    {"ROWS": 2, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 2, "USE_TMA": True, "occupancy": 8},
     {"ROWS": 8, "USE_TMA": False},
     {"ROWS": 8, "USE_TMA": True},
     {"ROWS": 16, "USE_TMA": False},
     {"ROWS": 16, "USE_TMA": True},
 ]
 _softmax_bwd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+_SOFTMAX_BWD_KERNEL_BY_OCCUPANCY = {
+    1: _softmax_bwd_kernel,
+    4: _softmax_bwd_kernel.replace_hints(occupancy=4),
+    8: _softmax_bwd_kernel.replace_hints(occupancy=8),
+}
 
 
 def softmax_forward(x: torch.Tensor) -> torch.Tensor:
@@ -187,7 +230,7 @@ def softmax_forward(x: torch.Tensor) -> torch.Tensor:
                     _SOFTMAX_FWD_KERNEL_CONFIGS,
                     torch.cuda.current_stream(),
                     lambda cfg: (ct.cdiv(x_2d.size(0), cfg["ROWS"]), 1, 1),
-                    _softmax_fwd_kernel,
+                    lambda cfg: _SOFTMAX_FWD_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
                     lambda cfg: (
                         y.clone(),
                         x_2d,
@@ -202,7 +245,7 @@ def softmax_forward(x: torch.Tensor) -> torch.Tensor:
             ct.launch(
                 torch.cuda.current_stream(),
                 (ct.cdiv(x_2d.size(0), cfg["ROWS"]), 1, 1),
-                _softmax_fwd_kernel,
+                _SOFTMAX_FWD_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
                 (y, x_2d, n_cols, cfg["ROWS"], 1 << (n_cols - 1).bit_length(), cfg["USE_TMA"]),
             )
         else:
@@ -214,7 +257,7 @@ def softmax_forward(x: torch.Tensor) -> torch.Tensor:
                     _SOFTMAX_FWD_STRIDED_KERNEL_CONFIGS,
                     torch.cuda.current_stream(),
                     lambda cfg: (ct.cdiv(x_2d.size(0), cfg["ROWS"]), 1, 1),
-                    _softmax_fwd_strided_kernel,
+                    lambda cfg: _SOFTMAX_FWD_STRIDED_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
                     lambda cfg: (
                         y.clone(),
                         x_2d,
@@ -229,7 +272,7 @@ def softmax_forward(x: torch.Tensor) -> torch.Tensor:
             ct.launch(
                 torch.cuda.current_stream(),
                 (ct.cdiv(x_2d.size(0), cfg["ROWS"]), 1, 1),
-                _softmax_fwd_strided_kernel,
+                _SOFTMAX_FWD_STRIDED_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
                 (y, x_2d, n_cols, cfg["ROWS"], 1 << (n_cols - 1).bit_length(), cfg["USE_TMA"]),
             )
     return y.view(x.shape)
@@ -251,7 +294,7 @@ def softmax_backward(dy: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
                 _SOFTMAX_BWD_KERNEL_CONFIGS,
                 torch.cuda.current_stream(),
                 lambda cfg: (ct.cdiv(y_2d.size(0), cfg["ROWS"]), 1, 1),
-                _softmax_bwd_kernel,
+                lambda cfg: _SOFTMAX_BWD_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
                 lambda cfg: (
                     dx.clone(),
                     dy_2d,
@@ -267,7 +310,7 @@ def softmax_backward(dy: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         ct.launch(
             torch.cuda.current_stream(),
             (ct.cdiv(y_2d.size(0), cfg["ROWS"]), 1, 1),
-            _softmax_bwd_kernel,
+            _SOFTMAX_BWD_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             (dx, dy_2d, y_2d, n_cols, cfg["ROWS"], 1 << (n_cols - 1).bit_length(), cfg["USE_TMA"]),
         )
     return dx.view_as(y)

@@ -72,20 +72,34 @@ def _swiglu_forward_kernel(
 
 
 _SWIGLU_FORWARD_KERNEL_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `_swiglu_forward_kernel` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `_swiglu_forward_kernel` on the first launch of each shape key. Each occupancy is
+    # a kernel of its own, with its own JIT cache: _SWIGLU_FORWARD_KERNEL_BY_OCCUPANCY, made once.
     {"ROWS": 4, "USE_TMA": False},
     {"ROWS": 4, "USE_TMA": True},
     {"ROWS": 1, "USE_TMA": False},
+    {"ROWS": 1, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 1, "USE_TMA": False, "occupancy": 8},
     {"ROWS": 1, "USE_TMA": True},
+    {"ROWS": 1, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 1, "USE_TMA": True, "occupancy": 8},
     {"ROWS": 2, "USE_TMA": False},
+    {"ROWS": 2, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 2, "USE_TMA": False, "occupancy": 8},
     {"ROWS": 2, "USE_TMA": True},
+    {"ROWS": 2, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 2, "USE_TMA": True, "occupancy": 8},
     {"ROWS": 8, "USE_TMA": False},
     {"ROWS": 8, "USE_TMA": True},
     {"ROWS": 16, "USE_TMA": False},
     {"ROWS": 16, "USE_TMA": True},
 ]
 _swiglu_forward_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+_SWIGLU_FORWARD_KERNEL_BY_OCCUPANCY = {
+    1: _swiglu_forward_kernel,
+    4: _swiglu_forward_kernel.replace_hints(occupancy=4),
+    8: _swiglu_forward_kernel.replace_hints(occupancy=8),
+}
 
 
 @ct.kernel
@@ -137,20 +151,35 @@ def _swiglu_backward_kernel(
 
 
 _SWIGLU_BACKWARD_KERNEL_CONFIGS = [
-    # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
-    # `_swiglu_backward_kernel` on the first launch of each shape key.
+    # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
+    # tries for `_swiglu_backward_kernel` on the first launch of each shape key. Each occupancy is
+    # a kernel of its own, with its own JIT cache: _SWIGLU_BACKWARD_KERNEL_BY_OCCUPANCY, made
+    # once.
     {"ROWS": 4, "USE_TMA": False},
     {"ROWS": 4, "USE_TMA": True},
     {"ROWS": 1, "USE_TMA": False},
+    {"ROWS": 1, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 1, "USE_TMA": False, "occupancy": 8},
     {"ROWS": 1, "USE_TMA": True},
+    {"ROWS": 1, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 1, "USE_TMA": True, "occupancy": 8},
     {"ROWS": 2, "USE_TMA": False},
+    {"ROWS": 2, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 2, "USE_TMA": False, "occupancy": 8},
     {"ROWS": 2, "USE_TMA": True},
+    {"ROWS": 2, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 2, "USE_TMA": True, "occupancy": 8},
     {"ROWS": 8, "USE_TMA": False},
     {"ROWS": 8, "USE_TMA": True},
     {"ROWS": 16, "USE_TMA": False},
     {"ROWS": 16, "USE_TMA": True},
 ]
 _swiglu_backward_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+_SWIGLU_BACKWARD_KERNEL_BY_OCCUPANCY = {
+    1: _swiglu_backward_kernel,
+    4: _swiglu_backward_kernel.replace_hints(occupancy=4),
+    8: _swiglu_backward_kernel.replace_hints(occupancy=8),
+}
 
 
 def _row_settings(n_cols: int) -> tuple[int, int]:
@@ -182,7 +211,7 @@ def swiglu_forward(a: torch.Tensor, b: torch.Tensor):
             _SWIGLU_FORWARD_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(a.size(0), cfg["ROWS"]), 1, 1),
-            _swiglu_forward_kernel,
+            lambda cfg: _SWIGLU_FORWARD_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 a,
                 b,
@@ -198,7 +227,7 @@ def swiglu_forward(a: torch.Tensor, b: torch.Tensor):
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(a.size(0), cfg["ROWS"]), 1, 1),
-        _swiglu_forward_kernel,
+        _SWIGLU_FORWARD_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (a, b, c, n_cols, cfg["ROWS"], 1 << (n_cols - 1).bit_length(), cfg["USE_TMA"]),
     )
     return a, b, c.view(*ori_shape)
@@ -232,7 +261,7 @@ def swiglu_backward(a: torch.Tensor, b: torch.Tensor, dc: torch.Tensor):
             _SWIGLU_BACKWARD_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(dc.size(0), cfg["ROWS"]), 1, 1),
-            _swiglu_backward_kernel,
+            lambda cfg: _SWIGLU_BACKWARD_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
             lambda cfg: (
                 dc,
                 a,
@@ -250,7 +279,7 @@ def swiglu_backward(a: torch.Tensor, b: torch.Tensor, dc: torch.Tensor):
     ct.launch(
         torch.cuda.current_stream(),
         (ct.cdiv(dc.size(0), cfg["ROWS"]), 1, 1),
-        _swiglu_backward_kernel,
+        _SWIGLU_BACKWARD_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
         (dc, a, b, da, db, n_cols, cfg["ROWS"], 1 << (n_cols - 1).bit_length(), cfg["USE_TMA"]),
     )
     return da.view(*ori_shape), db.view(*ori_shape)
