@@ -720,3 +720,16 @@ def test_tile_sizes_a_launch_passes_by_local_names_are_the_first_config(tmp_path
     local.write_text(twice.replace(launch, "(a, b, c, tm, 128, 64, 4))"))
     (kernel,) = parse_file(local, "cutile").kernels
     assert dict(kernel.configs[0])["TM"] == 64 and dict(kernel.configs[0])["TN"] == 128
+
+
+def test_a_persistent_schedule_the_translation_does_not_keep_is_said() -> None:
+    # Triton's persistent matmul walks a 2-D grid of tiles; cuTile's translation launches one
+    # block per tile (grouped), and says so where the launch is.
+    (kernel,) = parse_file(ROOT / "examples/triton/matmul_persistent.py", "triton").kernels
+    assert kernel.hints.schedule == "persistent_interleaved" and len(kernel.grid) == 2
+    text = (ROOT / "examples/triton/expected_cutile/matmul_persistent.py").read_text()
+    text = re.sub(r"\s*\n\s*#\s*", " ", text)  # comment lines joined
+    assert "persistent_interleaved schedule over a 2-D grid is written one block per tile" in text
+    # A 1-D persistent source keeps its loop and gets no such note.
+    kept = (CUTILE / "expected_cutile" / PERSISTENT.name).read_text()
+    assert "is written one block" not in kept

@@ -82,6 +82,8 @@ def gemm_persistent(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     # One program per SM; on the CPU (serial blocks) a few, so that each loops over tiles.
     num_sms = torch.cuda.get_device_properties(a.device).multi_processor_count if a.is_cuda else 4
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    # tiletrans: the source's persistent_interleaved schedule over a 2-D grid is written one block
+    # per tile (cuTile persistent loops here cover 1-D grids)
     _c = torch.empty((m, n), dtype=a.dtype, device=a.device)
     key = (a.shape, b.shape, _c.shape, a.dtype, b.dtype, _c.dtype)
     if key not in _matmul_persistent_best:

@@ -103,6 +103,8 @@ def matmul_persistent(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     # 1D launch kernel where each program is persistent over several tiles.
     # tiletrans: dropped `grid`, which nothing in the translation reads
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps and stages itself
+    # tiletrans: the source's persistent_interleaved schedule over a 2-D grid is written one block
+    # per tile (cuTile persistent loops here cover 1-D grids)
     tuned_key = (a.shape, b.shape, c.shape, a.dtype, b.dtype, c.dtype)
     if tuned_key not in _matmul_kernel_persistent_best:
         _matmul_kernel_persistent_best[tuned_key] = ct.tune.exhaustive_search(

@@ -195,16 +195,24 @@ def _sms(kernel: ir.Kernel, launch: ir.Launch, name: str) -> tuple[str, ...]:
 
 
 def _dropped(kernel: ir.Kernel) -> list[str]:
-    """The note on launch knobs the translation drops, if the kernel has any."""
+    """The notes on launch knobs and hints the translation drops, if the kernel has any."""
+    notes = []
     dropped = [
         t.name
         for t in kernel.tunables
         if t.kind in _DROPPED_KNOBS and not (t.kind == "group_size" and grouped(kernel))
     ]
-    if not dropped:
-        return []
-    what = "warps and stages" if grouped(kernel) else "warps, stages and tile order"
-    return [f"{', '.join(dropped)}: cuTile's compiler picks {what} itself"]
+    if dropped:
+        what = "warps and stages" if grouped(kernel) else "warps, stages and tile order"
+        notes.append(f"{', '.join(dropped)}: cuTile's compiler picks {what} itself")
+    schedule = kernel.hints.schedule or ""
+    if schedule.startswith("persistent") and not persistent(kernel):
+        # Said, not silently dropped: the source's programs looped over tiles.
+        notes.append(
+            f"the source's {schedule} schedule over a {len(kernel.grid)}-D grid is written one "
+            "block per tile (cuTile persistent loops here cover 1-D grids)"
+        )
+    return notes
 
 
 def _launch_call(
