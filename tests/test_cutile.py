@@ -733,3 +733,28 @@ def test_a_persistent_schedule_the_translation_does_not_keep_is_said() -> None:
     # A 1-D persistent source keeps its loop and gets no such note.
     kept = (CUTILE / "expected_cutile" / PERSISTENT.name).read_text()
     assert "is written one block" not in kept
+
+
+def test_a_tuple_returning_helper_is_a_located_diagnostic_that_says_what_to_write(
+    tmp_path: Path,
+) -> None:
+    # cuTile's samples compute the grouped order in a `swizzle_2d` helper returning two tiles.
+    text = GROUPED.read_text()
+    start = text.index("    bid = ct.bid(0)\n")
+    end = text.index("\n\n    acc = ")
+    order = text[start:end]
+    helper = (
+        "@ct.function\ndef swizzle_2d(A, B, TM, TN, GROUP_SIZE_M):\n"
+        + order
+        + "\n    return bid_m, bid_n\n\n\n"
+    )
+    bad = tmp_path / GROUPED.name
+    bad.write_text(
+        text.replace(order, "    bid_m, bid_n = swizzle_2d(A, B, TM, TN, GROUP_SIZE_M)").replace(
+            "@ct.kernel\n", helper + "@ct.kernel\n"
+        )
+    )
+    with pytest.raises(TranslationError, match="only `name = value` assignments") as err:
+        parse_file(bad, "cutile")
+    assert err.value.loc is not None and err.value.loc.file == str(bad)
+    assert "swizzle_2d helper's assignments" in err.value.hint

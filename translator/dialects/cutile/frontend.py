@@ -598,7 +598,18 @@ class KernelLifter(AccessReader, ExpressionReader):
     def st_assign(self, s: cst.Assign) -> list[ir.Stmt]:
         target = s.targets[0].target
         if len(s.targets) != 1 or not isinstance(target, cst.Name):
-            raise self.mod.error(s, "only `name = value` assignments are read in kernels")
+            helper = isinstance(s.value, cst.Call) and (
+                isinstance(s.value.func, cst.Name) and s.value.func.value in self.mod.helpers
+            )
+            raise self.mod.error(
+                s,
+                "only `name = value` assignments are read in kernels",
+                "write the helper's statements in the kernel (a swizzle_2d helper's assignments "
+                "then `bid_m = ...` and `bid_n = ...`): a ct.function helper is read when it "
+                "returns one value"
+                if helper
+                else "assign each name on its own line",
+            )
         if target.value in self.bids or target.value in self.program_names:
             return []
         if target.value in self.views:  # read at the accesses through it
