@@ -735,10 +735,9 @@ def test_a_persistent_schedule_the_translation_does_not_keep_is_said() -> None:
     assert "is written one block" not in kept
 
 
-def test_a_tuple_returning_helper_is_a_located_diagnostic_that_says_what_to_write(
-    tmp_path: Path,
-) -> None:
-    # cuTile's samples compute the grouped order in a `swizzle_2d` helper returning two tiles.
+def _swizzle_helper_form(tmp_path: Path, returned: str = "bid_m, bid_n") -> Path:
+    """The grouped GEMM example with its order in a ``swizzle_2d`` helper, as cuTile's samples
+    write it (the helper returns ``returned``)."""
     text = GROUPED.read_text()
     start = text.index("    bid = ct.bid(0)\n")
     end = text.index("\n\n    acc = ")
@@ -746,14 +745,40 @@ def test_a_tuple_returning_helper_is_a_located_diagnostic_that_says_what_to_writ
     helper = (
         "@ct.function\ndef swizzle_2d(A, B, TM, TN, GROUP_SIZE_M):\n"
         + order
-        + "\n    return bid_m, bid_n\n\n\n"
+        + f"\n    return {returned}\n\n\n"
     )
-    bad = tmp_path / GROUPED.name
-    bad.write_text(
+    path = tmp_path / GROUPED.name
+    path.write_text(
         text.replace(order, "    bid_m, bid_n = swizzle_2d(A, B, TM, TN, GROUP_SIZE_M)").replace(
             "@ct.kernel\n", helper + "@ct.kernel\n"
         )
     )
+    return path
+
+
+def test_a_grouped_order_in_a_helper_reads_as_the_inline_one(tmp_path: Path) -> None:
+    (inline,) = parse_file(GROUPED, "cutile").kernels
+    (helper,) = parse_file(_swizzle_helper_form(tmp_path), "cutile").kernels
+    assert helper.grid == inline.grid and helper.tunables == inline.tunables
+    assert helper.configs == inline.configs and repr(helper.body) == repr(inline.body)
+    # The helper is device code: it goes with the kernel, and no other target imports cuTile.
+    triton_text = translate_file(tmp_path / GROUPED.name, "cutile", "triton")
+    assert "swizzle_2d" not in triton_text and "cuda.tile" not in triton_text
+    assert "group_id = pid // num_pid_in_group" in triton_text
+    # The helper form runs on the CPU oracle (compiled for sm_90, its IR interpreted).
+    use_interpreter()
+    module = load_module(tmp_path / GROUPED.name, "helper_form")
+    a, b = torch.randn(200, 70).half(), torch.randn(70, 300).half()
+    torch.testing.assert_close(
+        module.gemm_grouped(a, b), (a.float() @ b.float()).half(), atol=1e-2, rtol=1e-2
+    )
+
+
+def test_a_tuple_returning_helper_is_a_located_diagnostic_that_says_what_to_write(
+    tmp_path: Path,
+) -> None:
+    # Two values that are no grouped order of tiles: not read, and the help says what to write.
+    bad = _swizzle_helper_form(tmp_path, returned="bid_m + 1, bid_n")
     with pytest.raises(TranslationError, match="only `name = value` assignments") as err:
         parse_file(bad, "cutile")
     assert err.value.loc is not None and err.value.loc.file == str(bad)

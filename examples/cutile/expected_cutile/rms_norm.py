@@ -10,12 +10,6 @@ import cuda.tile as ct
 import torch
 
 
-@ct.function
-def _rsqrt_mean_square(x, n, eps):
-    """1 / sqrt(mean(x * x) + eps) over the last axis (x in fp32)."""
-    return ct.rsqrt(ct.sum(x * x, axis=1, keepdims=True) / n + eps)
-
-
 @ct.kernel
 def rms_norm_kernel(
     x,

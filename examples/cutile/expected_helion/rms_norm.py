@@ -6,16 +6,9 @@
 
 from __future__ import annotations
 
-import cuda.tile as ct
 import torch
 import helion
 import helion.language as hl
-
-
-@ct.function
-def _rsqrt_mean_square(x, n, eps):
-    """1 / sqrt(mean(x * x) + eps) over the last axis (x in fp32)."""
-    return ct.rsqrt(ct.sum(x * x, axis=1, keepdims=True) / n + eps)
 
 
 @helion.kernel(config=helion.Config(block_sizes=[4]))

@@ -4,16 +4,9 @@
 # changes made here are not carried back.
 """RMS norm in cuTile, in the style of production ports: fp32 statistics, a weight vector."""
 
-import cuda.tile as ct
 import torch
 import tilelang
 import tilelang.language as T
-
-
-@ct.function
-def _rsqrt_mean_square(x, n, eps):
-    """1 / sqrt(mean(x * x) + eps) over the last axis (x in fp32)."""
-    return ct.rsqrt(ct.sum(x * x, axis=1, keepdims=True) / n + eps)
 
 
 @tilelang.jit

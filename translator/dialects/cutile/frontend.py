@@ -62,6 +62,8 @@ SAME_SIZES = "cutile.same_sizes"
 DEFAULT_TILE = 64
 #: The group size of a grouped tile order whose launches pass none the frontend can read.
 DEFAULT_GROUP = 8
+#: The block id a ``@ct.function`` helper reads with ``ct.bid(0)``, in the trees of its results.
+_HELPER_BID = "ct.bid(0)"
 
 
 def _grammar() -> dict:
@@ -157,6 +159,8 @@ class KernelLifter(AccessReader, ExpressionReader):
         self.program_names: set[str] = set()
         #: A grouped tile order: its operands and the row and column tile names it binds.
         self.group: tuple[GroupedOrder, str, str] | None = None
+        #: The helper-call statements (``bid_m, bid_n = swizzle_2d(...)``) that bind its tiles.
+        self.order_statements: set[int] = set()
 
     # ------------------------------------------------------------------ parameters and tiles
 
@@ -401,32 +405,47 @@ class KernelLifter(AccessReader, ExpressionReader):
 
     def find_grouped(self, body: cst.BaseSuite) -> None:
         """Top-level assignments that map one flat ``ct.bid(0)`` to a row and a column tile in
-        groups (the grouped order of cuTile's GEMM samples): those two names are the grid tiles
-        of axes 0 and 1, the group size a ``group_size`` tunable, and the statements that only
-        compute the order are dropped (the IR's grid is one program per tile)."""
-        if set(self.bids.values()) != {0} or len(self.bids) != 1 or self.persistent is not None:
+        groups (the grouped order of cuTile's GEMM samples, written in the kernel or in a
+        ``@ct.function`` helper returning both tiles, as the samples' ``swizzle_2d``): those two
+        names are the grid tiles of axes 0 and 1, the group size a ``group_size`` tunable, and
+        the statements that only compute the order are dropped (the IR's grid is one program
+        per tile)."""
+        if self.persistent is not None:
+            return
+        if self.bids and (set(self.bids.values()) != {0} or len(self.bids) != 1):
             return
         trees: dict[str, ir.Expr] = {}
         nodes: dict[str, cst.BaseExpression] = {}
+        helper_calls: dict[str, cst.Assign] = {}
         for stmt in body.body:
             small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) else None
-            if not (
-                isinstance(small, cst.Assign)
-                and len(small.targets) == 1
-                and isinstance(small.targets[0].target, cst.Name)
-            ):
+            if not isinstance(small, cst.Assign) or len(small.targets) != 1:
                 continue
-            name = small.targets[0].target.value
+            target = small.targets[0].target
+            if isinstance(target, cst.Tuple):
+                returned = self._helper_trees(small.value, trees)
+                names = [el.value for el in target.elements]
+                if returned is None or len(returned) != len(names):
+                    continue
+                for name_node, tree in zip(names, returned):
+                    if isinstance(name_node, cst.Name) and tree is not None:
+                        trees[name_node.value] = tree
+                        nodes[name_node.value] = small.value
+                        helper_calls[name_node.value] = small
+                continue
+            if not isinstance(target, cst.Name):
+                continue
+            name = target.value
             tree = _int_tree(small.value, self.mod.name_of, trees)
             if tree is not None and name not in trees:
                 trees[name] = tree
                 nodes[name] = small.value
-        (bid,) = self.bids
+        program = {ir.Name(b) for b in self.bids} | {ir.Name(_HELPER_BID)}
         found: dict[str, tuple[str, GroupedOrder]] = {}
         for name, tree in trees.items():
             for which in ("m", "n"):
                 order = match_grouped(tree, which)
-                if order is not None and order.pid == ir.Name(bid):
+                if order is not None and order.pid in program:
                     found.setdefault(which, (name, order))
         if set(found) != {"m", "n"} or found["m"][1] != found["n"][1]:
             return
@@ -440,11 +459,66 @@ class KernelLifter(AccessReader, ExpressionReader):
                     "pass the group size and tile sizes as ct.Constant[int] parameters",
                 )
         self.group = (order, tm, tn)
-        # What only the order reads goes with it: every local its two trees were built from.
-        self.program_names |= {bid} | {
-            n for n in trees if n not in (tm, tn) and n in _names_in(nodes[tm], nodes[tn], nodes)
+        # What only the order reads goes with it: every local its two trees were built from
+        # that no other statement of the kernel reads.
+        order_nodes = [nodes[n] for n in trees if n in nodes]
+        read_elsewhere = _names_read(body) - set().union(*(_names_read(n) for n in order_nodes))
+        self.program_names |= set(self.bids) | {
+            n
+            for n in trees
+            if n not in (tm, tn)
+            and n in _names_in(nodes[tm], nodes[tn], nodes)
+            and n not in read_elsewhere
         }
+        self.order_statements = {id(helper_calls[n]) for n in (tm, tn) if n in helper_calls}
         self.bids = {tm: 0, tn: 1}
+
+    def _helper_trees(
+        self, value: cst.BaseExpression, trees: dict[str, ir.Expr]
+    ) -> list[ir.Expr | None] | None:
+        """The integer trees a ``@ct.function`` helper of assignments and one tuple ``return``
+        computes for a call ``value`` (its parameters bound to the call's argument trees, a
+        ``ct.bid(0)`` it reads to the program's block id), else None."""
+        if not (
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Name)
+            and value.func.value in self.mod.helpers
+        ):
+            return None
+        pos, kw = call_args(value)
+        fn = self.mod.helpers[value.func.value]
+        params = [p.name.value for p in fn.params.params]
+        if kw or len(pos) != len(params):
+            return None
+        local: dict[str, ir.Expr] = {}
+        for param, arg in zip(params, pos):
+            tree = _int_tree(arg, self.mod.name_of, trees)
+            if tree is None:
+                return None
+            local[param] = tree
+        for stmt in fn.body.body:
+            if _is_docstring(stmt):
+                continue
+            small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) else None
+            if isinstance(small, cst.Return) and isinstance(small.value, cst.Tuple):
+                return [
+                    _int_tree(el.value, self.mod.name_of, local) for el in small.value.elements
+                ]
+            if not (
+                isinstance(small, cst.Assign)
+                and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name)
+            ):
+                return None
+            name = small.targets[0].target.value
+            if self._program(small.value, "bid", {}):
+                local[name] = ir.Name(_HELPER_BID)
+                continue
+            tree = _int_tree(small.value, self.mod.name_of, local)
+            if tree is None:
+                return None
+            local[name] = tree
+        return None
 
     def check_grouped(self) -> None:
         """The grouped order counts the tiles its two grid tiles are accessed with."""
@@ -597,6 +671,8 @@ class KernelLifter(AccessReader, ExpressionReader):
 
     def st_assign(self, s: cst.Assign) -> list[ir.Stmt]:
         target = s.targets[0].target
+        if id(s) in self.order_statements:
+            return []  # the grouped order's helper call: its tiles are the grid's
         if len(s.targets) != 1 or not isinstance(target, cst.Name):
             helper = isinstance(s.value, cst.Call) and (
                 isinstance(s.value.func, cst.Name) and s.value.func.value in self.mod.helpers
@@ -871,9 +947,15 @@ def parse(source: str, path: str) -> ir.Module:
     kernels = tuple(KernelLifter(k, mod).lift() for k in kernels_cst)
     sites, entries = _host(launches, mod, {k.name: k for k in kernels})
     entries = with_documented_dtypes(module, entries)
-    edits = tuple(
-        ir.HostEdit("define", mod.locate.span(k), kernels=(k.name.value,)) for k in kernels_cst
-    ) + tuple(tuning)
+    # `@ct.function` helpers are device code, inlined into the kernels that call them: they go
+    # with the kernels (carried, they would keep a cuTile import in every other target).
+    edits = (
+        tuple(
+            ir.HostEdit("define", mod.locate.span(k), kernels=(k.name.value,)) for k in kernels_cst
+        )
+        + tuple(ir.HostEdit("remove", mod.locate.span(h)) for h in mod.helpers.values())
+        + tuple(tuning)
+    )
     result = ir.Module(
         path,
         tuple(entries),
