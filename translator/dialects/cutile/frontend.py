@@ -501,9 +501,7 @@ class KernelLifter(AccessReader, ExpressionReader):
                 continue
             small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) else None
             if isinstance(small, cst.Return) and isinstance(small.value, cst.Tuple):
-                return [
-                    _int_tree(el.value, self.mod.name_of, local) for el in small.value.elements
-                ]
+                return [_int_tree(el.value, self.mod.name_of, local) for el in small.value.elements]
             if not (
                 isinstance(small, cst.Assign)
                 and len(small.targets) == 1
