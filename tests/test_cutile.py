@@ -783,3 +783,28 @@ def test_a_tuple_returning_helper_is_a_located_diagnostic_that_says_what_to_writ
         parse_file(bad, "cutile")
     assert err.value.loc is not None and err.value.loc.file == str(bad)
     assert "swizzle_2d helper's assignments" in err.value.hint
+
+
+def test_a_local_the_grouped_order_shares_with_the_kernel_stays(tmp_path: Path) -> None:
+    # `rows` sizes the order's row tiles and is read again after the loop: its assignment must
+    # stay in the kernel (only what the order alone reads goes with it).
+    text = GROUPED.read_text()
+    store = "    ct.store(C, index=(bid_m, bid_n), tile=ct.astype(acc, C.dtype))\n"
+    count = "    num_bid_m = ct.cdiv(A.shape[0], TM)\n"
+    assert store in text and count in text
+    shared = tmp_path / GROUPED.name
+    shared.write_text(
+        text.replace(count, "    rows = A.shape[0]\n    num_bid_m = ct.cdiv(rows, TM)\n").replace(
+            store, "    acc = acc * (rows - rows + 1)\n" + store
+        )
+    )
+    (kernel,) = parse_file(shared, "cutile").kernels
+    assert [t.name for t in kernel.grid] == ["bid_m", "bid_n"]
+    body = repr(kernel.body)
+    assert "'rows'" in body and "num_bid_in_group" not in body
+    use_interpreter()
+    module = load_module(shared, "shared_local")
+    a, b = torch.randn(200, 70).half(), torch.randn(70, 300).half()
+    torch.testing.assert_close(
+        module.gemm_grouped(a, b), (a.float() @ b.float()).half(), atol=1e-2, rtol=1e-2
+    )

@@ -461,14 +461,15 @@ class KernelLifter(AccessReader, ExpressionReader):
         self.group = (order, tm, tn)
         # What only the order reads goes with it: every local its two trees were built from
         # that no other statement of the kernel reads.
-        order_nodes = [nodes[n] for n in trees if n in nodes]
-        read_elsewhere = _names_read(body) - set().union(*(_names_read(n) for n in order_nodes))
+        order_names = _names_in(nodes[tm], nodes[tn], nodes) | {tm, tn}
+        order_values = {id(nodes[n]) for n in order_names if n in nodes}
+        read_elsewhere: set[str] = set()
+        for stmt in body.body:
+            small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) else None
+            if not (isinstance(small, cst.Assign) and id(small.value) in order_values):
+                read_elsewhere |= _names_read(stmt)
         self.program_names |= set(self.bids) | {
-            n
-            for n in trees
-            if n not in (tm, tn)
-            and n in _names_in(nodes[tm], nodes[tn], nodes)
-            and n not in read_elsewhere
+            n for n in trees if n not in (tm, tn) and n in order_names and n not in read_elsewhere
         }
         self.order_statements = {id(helper_calls[n]) for n in (tm, tn) if n in helper_calls}
         self.bids = {tm: 0, tn: 1}
