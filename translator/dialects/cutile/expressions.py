@@ -12,6 +12,8 @@ from collections.abc import Callable
 import libcst as cst
 
 from translator.dialects.cst_utils import (
+    BINARY_OPERATORS,
+    COMPARISON_OPERATORS,
     call_args,
     source_of,
 )
@@ -24,28 +26,6 @@ from translator.ir.shapes import (
     dtype_of,
     infer,
 )
-
-_BINOPS: dict[type, str] = {
-    cst.Add: "+",
-    cst.Subtract: "-",
-    cst.Multiply: "*",
-    cst.Divide: "/",
-    cst.FloorDivide: "//",
-    cst.Modulo: "%",
-    cst.Power: "**",
-    cst.BitAnd: "&",
-    cst.BitOr: "|",
-    cst.BitXor: "^",
-}
-
-_COMPARISONS: dict[type, str] = {
-    cst.LessThan: "<",
-    cst.LessThanEqual: "<=",
-    cst.GreaterThan: ">",
-    cst.GreaterThanEqual: ">=",
-    cst.Equal: "==",
-    cst.NotEqual: "!=",
-}
 
 
 class ExpressionReader:
@@ -91,7 +71,7 @@ class ExpressionReader:
         index = self.tile_index(node)
         if index is not None:
             return index
-        op = _BINOPS.get(type(node.operator))
+        op = BINARY_OPERATORS.get(type(node.operator))
         if op is None:
             raise self.mod.error(node, f"operator in `{source_of(node)}` is not read")
         return ir.BinOp(op, self.expr(node.left), self.expr(node.right), loc=self.mod.locate(node))
@@ -129,7 +109,7 @@ class ExpressionReader:
         if len(node.comparisons) != 1:
             raise self.mod.error(node, "chained comparisons are not read")
         c = node.comparisons[0]
-        op = _COMPARISONS.get(type(c.operator))
+        op = COMPARISON_OPERATORS.get(type(c.operator))
         if op is None:
             raise self.mod.error(node, f"`{source_of(node)}` is not read")
         lhs, rhs = self.expr(node.left), self.expr(c.comparator)

@@ -31,9 +31,11 @@ from translator.diagnostics import TranslationError
 from translator.dialects.common.dtype_facts import with_documented_dtypes
 from translator.dialects.common.host_api import HostFunction, host_functions
 from translator.dialects.cst_utils import (
+    BINARY_OPERATORS,
     Locator,
     call_args,
     import_aliases,
+    names_in,
     parse_source,
     resolve,
     size_reference,
@@ -467,7 +469,7 @@ class KernelLifter(AccessReader, ExpressionReader):
         for stmt in body.body:
             small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) else None
             if not (isinstance(small, cst.Assign) and id(small.value) in order_values):
-                read_elsewhere |= _names_read(stmt)
+                read_elsewhere |= names_in(stmt)
         self.program_names |= set(self.bids) | {
             n for n in trees if n not in (tm, tn) and n in order_names and n not in read_elsewhere
         }
@@ -827,6 +829,10 @@ _COMPOUND: dict[type, Callable[[KernelLifter, cst.BaseCompoundStatement], list[i
 }
 
 
+#: The operators of the integer trees a grouped tile order is matched on.
+_INTEGER_OPERATORS = {"+", "-", "*", "//", "%"}
+
+
 def _int_tree(
     node: cst.BaseExpression,
     name_of: Callable[[cst.BaseExpression], str | None],
@@ -842,13 +848,8 @@ def _int_tree(
     if measured is not None and isinstance(measured[0], cst.Name):
         return ir.SizeOf(measured[0].value, measured[1])
     if isinstance(node, cst.BinaryOperation):
-        op = {
-            cst.Add: "+",
-            cst.Subtract: "-",
-            cst.Multiply: "*",
-            cst.FloorDivide: "//",
-            cst.Modulo: "%",
-        }.get(type(node.operator))
+        op = BINARY_OPERATORS.get(type(node.operator))
+        op = op if op in _INTEGER_OPERATORS else None
         lhs, rhs = (_int_tree(x, name_of, bound) for x in (node.left, node.right))
         return None if op is None or lhs is None or rhs is None else ir.BinOp(op, lhs, rhs)
     if isinstance(node, cst.Call) and not any(a.keyword or a.star for a in node.args):
@@ -871,22 +872,11 @@ def _names_in(
     todo = [first, second]
     while todo:
         node = todo.pop()
-        for found in _names_read(node):
+        for found in names_in(node):
             if found in nodes and found not in seen:
                 seen.add(found)
                 todo.append(nodes[found])
     return seen
-
-
-def _names_read(node: cst.CSTNode) -> set[str]:
-    out: set[str] = set()
-
-    class Names(cst.CSTVisitor):
-        def visit_Name(self, n: cst.Name) -> None:
-            out.add(n.value)
-
-    node.visit(Names())
-    return out
 
 
 def _docstring(fn: cst.FunctionDef) -> str | None:
