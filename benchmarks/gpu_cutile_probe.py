@@ -475,6 +475,199 @@ def group_gemm() -> list[dict]:
     return rows
 
 
+# --- attention ----------------------------------------------------------------------------------
+
+
+@ct.kernel
+def attn_probe(
+    Q,
+    K,
+    V,
+    Out,
+    qk_scale: float,
+    BM: ct.Constant[int],
+    BN: ct.Constant[int],
+    D: ct.Constant[int],
+    MASK: ct.Constant[int],
+    FTZ: ct.Constant[int],
+    KT: ct.Constant[int],
+):
+    # MASK: 0 every use re-masked (the translation today), 1 one `where` on qk, 2 that `where`
+    # only on the tile that crosses the end. FTZ: exp2 flush_to_zero. KT: 0 transpose of a
+    # [BN, D] load, 1 an order=(0, 1, 3, 2) load of [D, BN].
+    tm, h, z = ct.bid(0), ct.bid(1), ct.bid(2)
+    n_ctx = K.shape[2]
+    m_i = ct.full((BM,), float("-inf"), dtype=ct.float32)
+    l_i = ct.full((BM,), 1.0, dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    q = ct.reshape(ct.load(Q, index=(z, h, tm, 0), shape=(1, 1, BM, D), padding_mode=ZERO), (BM, D))
+    for tn in range(ct.cdiv(n_ctx, BN)):
+        if KT == 1:
+            k = ct.reshape(
+                ct.load(
+                    K,
+                    index=(z, h, 0, tn),
+                    shape=(1, 1, D, BN),
+                    order=(0, 1, 3, 2),
+                    padding_mode=ZERO,
+                ),
+                (D, BN),
+            )
+        else:
+            k = ct.transpose(
+                ct.reshape(
+                    ct.load(K, index=(z, h, tn, 0), shape=(1, 1, BN, D), padding_mode=ZERO),
+                    (BN, D),
+                )
+            )
+        qk = ct.mma(q, k, ct.zeros((BM, BN), dtype=ct.float32))
+        keep = (tn * BN + ct.arange(BN, dtype=ct.int32) < n_ctx)[None, :]
+        if MASK == 2:
+            if (tn + 1) * BN > n_ctx:
+                qk = ct.where(keep, qk, float("-inf"))
+        else:
+            qk = ct.where(keep, qk, float("-inf"))
+        if MASK == 0:
+            m_ij = ct.maximum(m_i, ct.max(ct.where(keep, qk, float("-inf")), axis=1) * qk_scale)
+        else:
+            m_ij = ct.maximum(m_i, ct.max(qk, axis=1) * qk_scale)
+        if FTZ == 1:
+            p = ct.exp2(qk * qk_scale - m_ij[:, None], flush_to_zero=True)
+            alpha = ct.exp2(m_i - m_ij, flush_to_zero=True)
+        else:
+            p = ct.exp2(qk * qk_scale - m_ij[:, None])
+            alpha = ct.exp2(m_i - m_ij)
+        v = ct.reshape(
+            ct.load(V, index=(z, h, tn, 0), shape=(1, 1, BN, D), padding_mode=ZERO), (BN, D)
+        )
+        if MASK == 0:
+            l_i = l_i * alpha + ct.sum(ct.where(keep, p, 0.0), axis=1)
+            pv = ct.where(keep, ct.astype(p, V.dtype), 0.0)
+            v = ct.where(ct.reshape(keep, (BN, 1)), v, 0.0)
+        else:
+            l_i = l_i * alpha + ct.sum(p, axis=1)
+            pv = ct.astype(p, V.dtype)
+        acc = ct.mma(ct.astype(pv, V.dtype), ct.astype(v, V.dtype), acc * alpha[:, None])
+        m_i = m_ij
+    out = ct.astype(acc / l_i[:, None], Out.dtype)
+    ct.store(Out, index=(z, h, tm, 0), tile=ct.reshape(out, (1, 1, BM, D)))
+
+
+def group_attention() -> list[dict]:
+    rows = []
+    src = _load_module(ROOT / "examples/triton/attention.py", "probe_tt_attention")
+    tr = _load_module(ROOT / "examples/triton/expected_cutile/attention.py", "probe_cu_attention")
+    for z, h, n, d in ((4, 16, 4096, 64), (2, 3, 1000, 64)):
+        q, k, v = (torch.randn(z, h, n, d, device="cuda", dtype=torch.float16) for _ in range(3))
+        scale = d**-0.5
+        ref = torch.nn.functional.scaled_dot_product_attention(q.float(), k.float(), v.float())
+
+        def run(bm, bn, mask, ftz, kt, occ=1):
+            kern = attn_probe.replace_hints(occupancy=occ) if occ != 1 else attn_probe
+            o = torch.empty_like(q)
+            ct.launch(
+                torch.cuda.current_stream(),
+                (ct.cdiv(n, bm), h, z),
+                kern,
+                (q, k, v, o, scale * 1.44269504, bm, bn, d, mask, ftz, kt),
+            )
+            return o
+
+        variants = {
+            "triton source": lambda: src.attention(q, k, v, scale),
+            "cuTile golden": lambda: tr.attention(q, k, v, scale),
+            "torch sdpa": lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v),
+        }
+        for mask in (0, 1, 2):
+            variants[f"64x64 mask={mask}"] = lambda m=mask: run(64, 64, m, 0, 0)
+        for ftz, kt in ((1, 0), (0, 1), (1, 1)):
+            variants[f"64x64 mask=2 ftz={ftz} kT-load={kt}"] = lambda f=ftz, t=kt: run(
+                64, 64, 2, f, t
+            )
+        for bm, bn in ((128, 64), (128, 128), (64, 128)):
+            for occ in (1, 2):
+                variants[f"{bm}x{bn} mask=2 ftz=1 occ={occ}"] = lambda a=bm, b=bn, o=occ: run(
+                    a, b, 2, 1, 0, o
+                )
+        rows += _run_group(f"attention {z}x{h}x{n}x{d}", variants, ref, "triton source", tol=2e-2)
+    return rows
+
+
+# --- cross entropy ------------------------------------------------------------------------------
+
+
+@ct.kernel
+def xent_probe(
+    X,
+    Y,
+    loss,
+    ignore_index: int,
+    BLOCK: ct.Constant[int],
+    MASK: ct.Constant[int],
+    TMA: ct.Constant[int],
+):
+    # MASK 0: the reductions re-masked (the translation today); 1: the NEG_INF padding alone.
+    row = ct.bid(0)
+    y = ct.reshape(ct.load(Y, index=(row,), shape=(1,)), ())
+    if y == ignore_index:
+        ct.store(loss, index=(row,), tile=0.0)
+    else:
+        m = float("-inf")
+        d = 0.0
+        x_y = ct.astype(ct.reshape(ct.load(X, index=(row, y), shape=(1, 1)), ()), ct.float32)
+        for t in range(ct.cdiv(X.shape[1], BLOCK)):
+            if TMA == 1:
+                xb = ct.load(X, index=(row, t), shape=(1, BLOCK), padding_mode=NEG_INF)
+            else:
+                xb = ct.load(
+                    X, index=(row, t), shape=(1, BLOCK), padding_mode=NEG_INF, allow_tma=False
+                )
+            xb = ct.astype(ct.reshape(xb, (BLOCK,)), ct.float32)
+            keep = t * BLOCK + ct.arange(BLOCK, dtype=ct.int32) < X.shape[1]
+            if MASK == 0:
+                m_new = ct.maximum(m, ct.max(ct.where(keep, xb, float("-inf")), axis=0))
+                e = ct.where(keep, ct.exp(xb - m_new, rounding_mode=RM.APPROX), 0.0)
+            else:
+                m_new = ct.maximum(m, ct.max(xb, axis=0))
+                e = ct.exp(xb - m_new, rounding_mode=RM.APPROX)
+            d = d * ct.exp(m - m_new, rounding_mode=RM.APPROX) + ct.sum(e, axis=0)
+            m = m_new
+        ct.store(loss, index=(row,), tile=m + ct.log(d) - x_y)
+
+
+def group_cross_entropy() -> list[dict]:
+    src = _load_module(ROOT / "examples/triton/cross_entropy.py", "probe_tt_xent")
+    tr = _load_module(ROOT / "examples/triton/expected_cutile/cross_entropy.py", "probe_cu_xent")
+    x = torch.randn(4096, 50257, device="cuda", dtype=torch.float16)
+    y = torch.randint(0, x.size(1), (x.size(0),), device="cuda")
+    ref = torch.nn.functional.cross_entropy(x.float(), y, reduction="none")
+
+    def run(block, mask, tma, occ=1):
+        kern = xent_probe.replace_hints(occupancy=occ) if occ != 1 else xent_probe
+        out = torch.empty(x.size(0), device="cuda", dtype=torch.float32)
+        ct.launch(
+            torch.cuda.current_stream(),
+            (x.size(0), 1, 1),
+            kern,
+            (x, y, out, -100, block, mask, tma),
+        )
+        return out
+
+    variants = {
+        "triton source": lambda: src.cross_entropy(x, y),
+        "cuTile golden": lambda: tr.cross_entropy(x, y),
+        "torch": lambda: torch.nn.functional.cross_entropy(x, y, reduction="none"),
+    }
+    for block in (32768, 8192, 4096, 2048, 1024):
+        for mask in (0, 1):
+            variants[f"BLOCK={block} mask={mask}"] = lambda b=block, m=mask: run(b, m, 0)
+    for block in (4096, 2048):
+        variants[f"BLOCK={block} mask=1 TMA"] = lambda b=block: run(b, 1, 1)
+        for occ in (2, 4):
+            variants[f"BLOCK={block} mask=1 occ={occ}"] = lambda b=block, o=occ: run(b, 1, 0, o)
+    return _run_group("cross entropy 4096x50257", variants, ref, "triton source", tol=1e-3)
+
+
 # --- harness --------------------------------------------------------------------------------
 
 
@@ -532,6 +725,8 @@ GROUPS = {
     "scaled_add": group_scaled_add,
     "splitk": group_splitk,
     "gemm": group_gemm,
+    "attention": group_attention,
+    "cross_entropy": group_cross_entropy,
 }
 
 
