@@ -578,17 +578,15 @@ def group_attention() -> list[dict]:
             "cuTile golden": lambda: tr.attention(q, k, v, scale),
             "torch sdpa": lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v),
         }
-        for mask in (0, 1, 2):
-            variants[f"64x64 mask={mask}"] = lambda m=mask: run(64, 64, m, 0, 0)
-        for ftz, kt in ((1, 0), (0, 1), (1, 1)):
-            variants[f"64x64 mask=2 ftz={ftz} kT-load={kt}"] = lambda f=ftz, t=kt: run(
-                64, 64, 2, f, t
-            )
-        for bm, bn in ((128, 64), (128, 128), (64, 128)):
-            for occ in (1, 2):
-                variants[f"{bm}x{bn} mask=2 ftz=1 occ={occ}"] = lambda a=bm, b=bn, o=occ: run(
-                    a, b, 2, 1, 0, o
+        variants["64x64 mask=0"] = lambda: run(64, 64, 0, 0, 0)
+        # One mask (the scores'), as the backend writes since the pad tracker: tiles and the
+        # exp2 flush, the two levers the first probe found (occupancy 2 was 40x slower).
+        for bm, bn in ((64, 64), (128, 64), (64, 128), (128, 128)):
+            for ftz in (0, 1):
+                variants[f"{bm}x{bn} mask=1 ftz={ftz}"] = lambda a=bm, b=bn, f=ftz: run(
+                    a, b, 1, f, 0
                 )
+        variants["128x128 mask=1 ftz=1 kT-load"] = lambda: run(128, 128, 1, 1, 1)
         rows += _run_group(f"attention {z}x{h}x{n}x{d}", variants, ref, "triton source", tol=2e-2)
     return rows
 

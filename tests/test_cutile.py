@@ -212,12 +212,27 @@ def test_an_atomic_at_computed_indices_is_a_located_diagnostic(tmp_path: Path) -
 
 
 def test_a_tile_size_the_source_host_computes_is_passed_not_baked() -> None:
-    # `BLOCK_SIZE = min(MAX_FUSED_SIZE, triton.next_power_of_2(V))` in the Triton source: the
-    # cuTile launch passes that host value (a 32768-lane tile for 17 columns before).
-    text = (ROOT / "examples/library/triton/expected_cutile/cross_entropy.py").read_text()
-    # (its search's trials and its launch: the host's size, then the searched TMA switch)
-    assert text.count('(grad_input, grad_output.view(-1), BLOCK_SIZE, cfg["USE_TMA"])') == 2
-    assert "32768)" not in text
+    # `BLOCK_SIZE_N_DWDB`, a module constant the Triton source launches its column-block grid
+    # with: the cuTile launch passes that host value (to its grid and to every trial of its
+    # search), never a default baked in.
+    text = (ROOT / "examples/library/triton/expected_cutile/layer_norm.py").read_text()
+    assert text.count("(ct.cdiv(N, BLOCK_SIZE_N_DWDB), 1, 1)") == 2
+    assert '"BLOCK_SIZE_N": ' not in text
+
+
+def test_a_streaming_chunk_the_host_computes_is_searched() -> None:
+    # Liger's `BLOCK_SIZE = min(32768, next_power_of_2(V))` sizes the chunk of an online
+    # log-sum-exp loop for Triton at 32 warps; any chunk computes the same sums, and in cuTile
+    # 32768 ran at 0.46x the source where 2048 and 8192 ran at 1.1x and 1.0x (H100 probe).
+    text = (ROOT / "examples/triton/expected_cutile/cross_entropy.py").read_text()
+    space = text.split("CROSS_ENTROPY_FORWARD_KERNEL_CONFIGS = [")[1].split("]")[0]
+    chunks = [int(v) for v in re.findall(r'"BLOCK_SIZE": (\d+)', space)]
+    assert chunks[0] == 2048 and {2048, 8192, 32768} == set(chunks), space
+    assert 'cfg["BLOCK_SIZE"]' in text and "next_power_of_2" not in text
+    # A chunk over several rows stays within the grammar's tile budget (rows x chunk).
+    kl = (ROOT / "examples/library/triton/expected_cutile/kl_div.py").read_text()
+    for rows, chunk in re.findall(r'\{"ROWS": (\d+), "BLOCK_SIZE": (\d+)', kl):
+        assert int(chunk) == 16384 or int(rows) * int(chunk) <= 8192, (rows, chunk)
 
 
 # --------------------------------------------------------------------------------------------------

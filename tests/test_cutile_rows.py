@@ -168,34 +168,33 @@ def test_a_sources_own_row_count_stays_in_the_space() -> None:
     ]
 
 
-def test_a_tile_size_the_host_computes_is_passed_to_every_trial() -> None:
-    # Triton's layer norm computes BLOCK_SIZE on the host: ROWS is searched, BLOCK_SIZE passed
-    # (and part of the search's key).
+def test_rows_and_the_host_computed_chunk_are_searched_together() -> None:
+    # Triton's layer norm computes BLOCK_SIZE (the chunk of its loops over columns) on the
+    # host: ROWS and the chunk are both searched, the chunk at most 8192 lanes a tile (rows x
+    # chunk), then at the source's cap; the key is the shapes and scalars alone.
     text = (ROOT / "examples/triton/expected_cutile/layer_norm.py").read_text()
-    assert '{"ROWS": ' in _space("examples/triton/expected_cutile/layer_norm.py")
-    assert "BLOCK_SIZE" not in _space("examples/triton/expected_cutile/layer_norm.py")
+    space = _space("examples/triton/expected_cutile/layer_norm.py")
+    assert space.index('{"ROWS": 4, "BLOCK_SIZE": 2048') < space.index('"BLOCK_SIZE": 8192')
+    assert '{"ROWS": 8, "BLOCK_SIZE": 2048' not in space  # 16384 lanes
     host = text.split("def layer_norm(")[1]
-    assert (
-        'cfg["ROWS"],\n                BLOCK_SIZE,\n                cfg["USE_TMA"],\n            ),'
-        in host
-    )
-    assert "N,\n        BLOCK_SIZE,\n    )" in host  # the key
-    launch = '(x_arg, y, weight, bias, mean, rstd, N, eps, cfg["ROWS"], BLOCK_SIZE, cfg["USE_TMA"])'
-    assert launch in host
+    launch = 'eps,\n            cfg["ROWS"],\n            cfg["BLOCK_SIZE"],\n            cfg["USE_TMA"],'
+    assert launch in host and "next_power_of_2" not in host
 
 
 @pytest.mark.parametrize("rows", [2, 16])
 def test_every_row_count_of_the_space_writes_every_row_on_the_cpu_oracle(rows: int) -> None:
     # The CPU search returns the first config; put another first and launch at 19 rows: the
     # (ROWS,) stores of each row's mean and rstd and the (ROWS, BLOCK_SIZE) tiles of the loops
-    # over columns (BLOCK_SIZE is computed by the host: 64 lanes for 37 columns).
+    # over columns (16 lanes for 37 columns: three chunks, the last ragged).
     use_interpreter()
     mod = load_module(ROOT / "examples/triton/expected_cutile/layer_norm.py", f"ln_{rows}")
-    mod._LAYER_NORM_FWD_FUSED_CONFIGS[:] = [{"ROWS": rows, "USE_TMA": False}]
+    mod._LAYER_NORM_FWD_FUSED_CONFIGS[:] = [{"ROWS": rows, "BLOCK_SIZE": 16, "USE_TMA": False}]
     x, w, b = torch.randn(M, N), torch.randn(N), torch.randn(N)
     y, mean, rstd = mod.layer_norm(x, w, b, 1e-5)
     torch.testing.assert_close(mean, x.mean(-1), rtol=1e-5, atol=1e-5)
     torch.testing.assert_close(rstd, torch.rsqrt(x.var(-1, unbiased=False) + 1e-5))
     want = torch.nn.functional.layer_norm(x, (N,), w, b, 1e-5)
     torch.testing.assert_close(y, want, rtol=1e-5, atol=1e-5)
-    assert list(mod._layer_norm_fwd_fused_best.values()) == [{"ROWS": rows, "USE_TMA": False}]
+    assert list(mod._layer_norm_fwd_fused_best.values()) == [
+        {"ROWS": rows, "BLOCK_SIZE": 16, "USE_TMA": False}
+    ]

@@ -212,6 +212,9 @@ GRAMMAR_SCHEMA = _section(
                 ),
                 "default_space": Key("table", False, "autotune configs for configless kernels"),
                 "row_space": Key("table", False, "row counts searched for a row kernel's rows"),
+                "chunk_space": Key(
+                    "table", False, "chunk sizes searched for a streaming reduction's loop"
+                ),
                 "hint_space": Key("table", False, "a compiler hint searched beside tile sizes"),
             },
             required=False,

@@ -1,4 +1,6 @@
-"""Integer scalars that are never negative: where ``//`` and ``%`` mean the same whether a DSL
+"""Signs of scalars a kernel can prove.
+
+Integer scalars that are never negative: where ``//`` and ``%`` mean the same whether a DSL
 truncates them (C's rule, Triton's) or floors them (Python's, the IR's).
 
 A kernel's sizes, tile indices and block sizes are never negative; so are the integer
@@ -89,3 +91,91 @@ def nonnegative_params(kernel: ir.Kernel, module: ir.Module | None) -> frozenset
         for p in kernel.params
         if p.kind == "int" and passed.get(p.name) and all(passed[p.name])
     )
+
+
+# --- positive floats ------------------------------------------------------------------------
+#
+# Float scalars that are above 0 (perhaps +inf, never NaN): a softmax scale the host asserts
+# positive. With one, ``-inf * scale`` is ``-inf`` and ``max(x) * scale`` is the max of
+# ``x * scale``, which is what lets a backend see that FlashAttention's masked scores stay
+# masked (:mod:`translator.ir.pad_tracker`).
+
+
+def positive(e: ir.Expr, known: Container[str]) -> bool:
+    """Whether scalar ``e`` is above 0 (or +inf) and never NaN, given that the names in
+    ``known`` are."""
+    if isinstance(e, ir.Const):
+        return isinstance(e.value, (int, float)) and not isinstance(e.value, bool) and e.value > 0
+    if isinstance(e, ir.Name):
+        return e.id in known
+    if isinstance(e, ir.Cast):
+        return positive(e.value, known)
+    if isinstance(e, ir.BinOp) and e.op in ("*", "+"):
+        return positive(e.lhs, known) and positive(e.rhs, known)
+    if isinstance(e, ir.BinOp) and e.op == "/":
+        # inf / inf is NaN: only a finite positive divisor, a constant.
+        return positive(e.lhs, known) and isinstance(e.rhs, ir.Const) and positive(e.rhs, known)
+    return False
+
+
+def _asserted_positive(test: ir.Expr) -> set[str]:
+    """Names a host ``assert`` proves above 0: ``x > c`` or ``c < x`` with ``c >= 0``, and each
+    side of an ``and``."""
+    if isinstance(test, ir.BinOp) and test.op == "and":
+        return _asserted_positive(test.lhs) | _asserted_positive(test.rhs)
+    if not isinstance(test, ir.BinOp) or test.op not in (">", "<"):
+        return set()
+    name, bound = (test.lhs, test.rhs) if test.op == ">" else (test.rhs, test.lhs)
+    if (
+        isinstance(name, ir.Name)
+        and isinstance(bound, ir.Const)
+        and isinstance(bound.value, (int, float))
+        and bound.value >= 0
+    ):
+        return {name.id}
+    return set()
+
+
+def positive_params(kernel: ir.Kernel, module: ir.Module | None) -> frozenset[str]:
+    """Float parameters of ``kernel`` that every launch passes a value above 0: a positive
+    constant, or a name a host ``assert`` before the launch proves positive."""
+    if module is None:
+        return frozenset()
+    passed: dict[str, list[bool]] = {}
+    for entry in module.entries:
+        facts: set[str] = set()
+        for s in entry.body:
+            if isinstance(s, ir.Assert):
+                facts |= _asserted_positive(s.test)
+            elif isinstance(s, ir.Assign):
+                if positive(s.value, facts):
+                    facts.add(s.target)
+                else:
+                    facts.discard(s.target)
+            elif isinstance(s, ir.Launch) and s.kernel == kernel.name:
+                for p, arg in zip(kernel.params, s.args):
+                    passed.setdefault(p.name, []).append(positive(arg, facts))
+    return frozenset(
+        p.name
+        for p in kernel.params
+        if p.kind == "float" and passed.get(p.name) and all(passed[p.name])
+    )
+
+
+def positive_names(kernel: ir.Kernel, module: ir.Module | None = None) -> frozenset[str]:
+    """The float parameters and device locals of ``kernel`` that are above 0: the parameters of
+    :func:`positive_params`, and the locals assigned once, from positive values."""
+    known = set(positive_params(kernel, module))
+    assigned: dict[str, list[ir.Expr]] = {}
+    for s in walk_stmts(kernel.body):
+        if isinstance(s, ir.Assign):
+            assigned.setdefault(s.target, []).append(s.value)
+    known -= set(assigned)  # a parameter the body rebinds is not the value the host checked
+    grew = True
+    while grew:
+        grew = False
+        for name, values in assigned.items():
+            if name not in known and len(values) == 1 and positive(values[0], known):
+                known.add(name)
+                grew = True
+    return frozenset(known)

@@ -48,16 +48,7 @@ def attention_fwd_kernel(
         s = ct.where(
             (j * TN + ct.arange(TN, dtype=ct.int32) < k.shape[1])[None, :], s, float("-inf")
         )
-        m_new = ct.maximum(
-            m,
-            ct.max(
-                ct.where(
-                    (j * TN + ct.arange(TN, dtype=ct.int32) < k.shape[1])[None, :], s, float("-inf")
-                ),
-                axis=1,
-                keepdims=True,
-            ),
-        )
+        m_new = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
         p = ct.exp(s - m_new)
         alpha = ct.exp(m - m_new)
         denom = denom * alpha + ct.sum(p, axis=1, keepdims=True)

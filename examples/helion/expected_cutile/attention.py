@@ -37,7 +37,6 @@ def _attention_kernel(
     q_mma_dtype = ct.tfloat32 if q.dtype == ct.float32 else q.dtype
     k_mma_dtype = ct.tfloat32 if k.dtype == ct.float32 else k.dtype
     v_mma_dtype = ct.tfloat32 if v.dtype == ct.float32 else v.dtype
-    mask_head_dim = ct.arange(BLOCK_HEAD_DIM, dtype=ct.int32) < head_dim
     # Online-softmax state for this block of query rows.
     m_i = ct.full((BLOCK_SIZE_M,), float("-inf"), dtype=ct.float32)
     l_i = ct.zeros((BLOCK_SIZE_M,), dtype=ct.float32)
@@ -65,11 +64,7 @@ def _attention_kernel(
         qk = (
             ct.mma(
                 ct.astype(q_blk, q_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
-                ct.astype(
-                    ct.where(mask_head_dim[:, None], ct.transpose(k_blk), 0.0),
-                    k_mma_dtype,
-                    rounding_mode=ct.RoundingMode.RZ,
-                ),
+                ct.astype(ct.transpose(k_blk), k_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
                 ct.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=ct.float32),
             )
             * sm_scale
@@ -120,17 +115,7 @@ def _attention_kernel(
                 v_mma_dtype,
                 rounding_mode=ct.RoundingMode.RZ,
             ),
-            ct.astype(
-                ct.where(
-                    (tile_n * BLOCK_SIZE_N + ct.arange(BLOCK_SIZE_N, dtype=ct.int32) < seq_k)[
-                        :, None
-                    ],
-                    v_blk,
-                    0.0,
-                ),
-                v_mma_dtype,
-                rounding_mode=ct.RoundingMode.RZ,
-            ),
+            ct.astype(v_blk, v_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
             acc,
         )
         m_i = m_ij

@@ -33,15 +33,7 @@ def dequant_matmul(
         W_q = ct.load(W, index=(ko, bx), shape=(BLOCK_K, BLOCK_N), padding_mode=ct.PaddingMode.ZERO)
         W_shared = ct.astype(W_q, A.dtype) * scale[None, :]
         C_local = ct.mma(
-            ct.astype(
-                ct.where(
-                    (ko * BLOCK_K + ct.arange(BLOCK_K, dtype=ct.int32) < A.shape[1])[None, :],
-                    A_shared,
-                    0.0,
-                ),
-                A_mma_dtype,
-                rounding_mode=ct.RoundingMode.RZ,
-            ),
+            ct.astype(A_shared, A_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
             ct.astype(
                 ct.where(
                     (ko * BLOCK_K + ct.arange(BLOCK_K, dtype=ct.int32) < A.shape[1])[:, None],

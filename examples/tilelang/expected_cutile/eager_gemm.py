@@ -30,19 +30,7 @@ def matmul_kernel(
         B_shared = ct.load(
             B, index=(ko, bx), shape=(BLOCK_K, BLOCK_N), padding_mode=ct.PaddingMode.ZERO
         )
-        C_local = ct.mma(
-            ct.where(
-                (ko * BLOCK_K + ct.arange(BLOCK_K, dtype=ct.int32) < A.shape[1])[None, :],
-                A_shared,
-                0.0,
-            ),
-            ct.where(
-                (ko * BLOCK_K + ct.arange(BLOCK_K, dtype=ct.int32) < A.shape[1])[:, None],
-                B_shared,
-                0.0,
-            ),
-            C_local,
-        )
+        C_local = ct.mma(A_shared, B_shared, C_local)
     ct.store(C, index=(by, bx), tile=ct.astype(C_local, C.dtype))
 
 

@@ -28,7 +28,6 @@ def flashattn(
     Q_mma_dtype = ct.tfloat32 if Q.dtype == ct.float32 else Q.dtype
     K_mma_dtype = ct.tfloat32 if K.dtype == ct.float32 else K.dtype
     V_mma_dtype = ct.tfloat32 if V.dtype == ct.float32 else V.dtype
-    mask_Q3 = ct.arange(BLOCK_Q3, dtype=ct.int32) < Q.shape[3]
     Q_shared = ct.reshape(
         ct.load(
             Q,
@@ -63,11 +62,7 @@ def flashattn(
         acc_s = ct.zeros((BLOCK_M, BLOCK_N), dtype=ct.float32)
         acc_s = ct.mma(
             ct.astype(Q_shared, Q_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
-            ct.astype(
-                ct.where(mask_Q3[:, None], ct.transpose(K_shared), 0.0),
-                K_mma_dtype,
-                rounding_mode=ct.RoundingMode.RZ,
-            ),
+            ct.astype(ct.transpose(K_shared), K_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
             acc_s,
         )
         scores_max_prev = scores_max
@@ -102,15 +97,7 @@ def flashattn(
                 Q_mma_dtype,
                 rounding_mode=ct.RoundingMode.RZ,
             ),
-            ct.astype(
-                ct.where(
-                    (k * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32) < Q.shape[1])[:, None],
-                    V_shared,
-                    0.0,
-                ),
-                V_mma_dtype,
-                rounding_mode=ct.RoundingMode.RZ,
-            ),
+            ct.astype(V_shared, V_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
             acc_o,
         )
         scores_sum = ct.sum(

@@ -31,12 +31,7 @@ def gemv(
             x, index=(ko,), shape=(BLOCK_K,), padding_mode=ct.PaddingMode.ZERO, allow_tma=USE_TMA
         )
         prod = ct.astype(a_tile, ct.float32) * ct.astype(x_tile[None, :], ct.float32)
-        partial = ct.sum(
-            ct.where(
-                (ko * BLOCK_K + ct.arange(BLOCK_K, dtype=ct.int32) < A.shape[1])[None, :], prod, 0.0
-            ),
-            axis=1,
-        )
+        partial = ct.sum(prod, axis=1)
         acc = acc + partial
     ct.store(y, index=(bx,), tile=ct.astype(acc, y.dtype), allow_tma=USE_TMA)
 

@@ -33,24 +33,8 @@ def matmul_bias_relu_kernel(
             B, index=(ko, bx), shape=(BLOCK_K, BLOCK_N), padding_mode=ct.PaddingMode.ZERO
         )
         C_local = ct.mma(
-            ct.astype(
-                ct.where(
-                    (ko * BLOCK_K + ct.arange(BLOCK_K, dtype=ct.int32) < A.shape[1])[None, :],
-                    A_shared,
-                    0.0,
-                ),
-                A_mma_dtype,
-                rounding_mode=ct.RoundingMode.RZ,
-            ),
-            ct.astype(
-                ct.where(
-                    (ko * BLOCK_K + ct.arange(BLOCK_K, dtype=ct.int32) < A.shape[1])[:, None],
-                    B_shared,
-                    0.0,
-                ),
-                B_mma_dtype,
-                rounding_mode=ct.RoundingMode.RZ,
-            ),
+            ct.astype(A_shared, A_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+            ct.astype(B_shared, B_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
             C_local,
         )
     bias = ct.astype(

@@ -30,12 +30,7 @@ def row_sum_kernel(
             ),
             ct.float32,
         )
-        part = ct.sum(
-            ct.where(
-                (ko * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32) < X.shape[1])[None, :], x, 0.0
-            ),
-            axis=1,
-        )
+        part = ct.sum(x, axis=1)
         acc = acc + part
     ct.store(Y, index=(bx,), tile=ct.astype(acc, Y.dtype), allow_tma=USE_TMA)
 

@@ -78,28 +78,10 @@ def _attn_fwd(
         qk_2 = ct.where(
             tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32) < K.shape[2], qk, float("-inf")
         )
-        m_ij = ct.maximum(
-            m_i,
-            ct.max(
-                ct.where(
-                    (tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32) < K.shape[2])[None, :],
-                    qk_2,
-                    float("-inf"),
-                ),
-                axis=1,
-            )
-            * qk_scale_2,
-        )
+        m_ij = ct.maximum(m_i, ct.max(qk_2, axis=1) * qk_scale_2)
         qk_3 = qk_2 * qk_scale_2 - m_ij[:, None]
         p = ct.exp2(qk_3)
-        l_ij = ct.sum(
-            ct.where(
-                (tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32) < K.shape[2])[None, :],
-                p,
-                0.0,
-            ),
-            axis=1,
-        )
+        l_ij = ct.sum(p, axis=1)
         # -- update m_i and l_i
         alpha = ct.exp2(m_i - m_ij)
         l_i = l_i * alpha + l_ij
@@ -115,24 +97,8 @@ def _attn_fwd(
             (BLOCK_N, BLOCK_Q3),
         )
         acc = ct.mma(
-            ct.astype(
-                ct.where(
-                    (tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32) < K.shape[2])[None, :],
-                    ct.astype(p, V.dtype),
-                    0.0,
-                ),
-                V_mma_dtype,
-                rounding_mode=ct.RoundingMode.RZ,
-            ),
-            ct.astype(
-                ct.where(
-                    (tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32) < K.shape[2])[:, None],
-                    v_tile,
-                    0.0,
-                ),
-                V_mma_dtype,
-                rounding_mode=ct.RoundingMode.RZ,
-            ),
+            ct.astype(ct.astype(p, V.dtype), V_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+            ct.astype(v_tile, V_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
             acc,
         )
         # update m_i

@@ -13,7 +13,6 @@ loss of 0.
 """
 
 import torch
-import triton
 import cuda.tile as ct
 
 # The hard limit of TRITON_MAX_TENSOR_NUMEL is 1048576; 65536 // 2 is a good
@@ -62,23 +61,11 @@ def cross_entropy_forward_kernel(
                 ),
                 ct.float32,
             )
-            block_max = ct.max(
-                ct.where(
-                    (tile_i * BLOCK_SIZE + ct.arange(BLOCK_SIZE, dtype=ct.int32) < X.shape[1]),
-                    X_block,
-                    float("-inf"),
-                ),
-                axis=0,
-            )
+            block_max = ct.max(X_block, axis=0)
             m_new = ct.maximum(m, block_max)
             # Rescale the running sum to the new max before adding this block.
             d = d * ct.exp(m - m_new, rounding_mode=ct.RoundingMode.APPROX) + ct.sum(
-                ct.where(
-                    (tile_i * BLOCK_SIZE + ct.arange(BLOCK_SIZE, dtype=ct.int32) < X.shape[1]),
-                    ct.exp(X_block - m_new, rounding_mode=ct.RoundingMode.APPROX),
-                    0.0,
-                ),
-                axis=0,
+                ct.exp(X_block - m_new, rounding_mode=ct.RoundingMode.APPROX), axis=0
             )
             m = m_new
         # 4. loss = log(sum_j exp(x_j)) - x_y = m + log(d) - x_y
@@ -90,8 +77,12 @@ def cross_entropy_forward_kernel(
 CROSS_ENTROPY_FORWARD_KERNEL_CONFIGS = [
     # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
     # `cross_entropy_forward_kernel` on the first launch of each shape key.
-    {"USE_TMA": False},
-    {"USE_TMA": True},
+    {"BLOCK_SIZE": 2048, "USE_TMA": False},
+    {"BLOCK_SIZE": 2048, "USE_TMA": True},
+    {"BLOCK_SIZE": 8192, "USE_TMA": False},
+    {"BLOCK_SIZE": 8192, "USE_TMA": True},
+    {"BLOCK_SIZE": 32768, "USE_TMA": False},
+    {"BLOCK_SIZE": 32768, "USE_TMA": True},
 ]
 _cross_entropy_forward_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -104,7 +95,6 @@ def cross_entropy(
     assert logits.shape[0] == target.shape[0]
     assert logits.stride(-1) == 1, "the vocabulary dimension must be contiguous"
     n_rows, V = logits.shape
-    BLOCK_SIZE = min(MAX_FUSED_SIZE, triton.next_power_of_2(V))
     loss_1d = torch.empty(n_rows, dtype=torch.float32, device=logits.device)
     target = target.to(torch.int64)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
@@ -116,7 +106,6 @@ def cross_entropy(
         target.dtype,
         loss_1d.dtype,
         ignore_index,
-        BLOCK_SIZE,
     )
     if key not in _cross_entropy_forward_kernel_best:
         _cross_entropy_forward_kernel_best[key] = ct.tune.exhaustive_search(
@@ -124,7 +113,14 @@ def cross_entropy(
             torch.cuda.current_stream(),
             lambda cfg: (logits.size(0), 1, 1),
             cross_entropy_forward_kernel,
-            lambda cfg: (logits, target, loss_1d.clone(), ignore_index, BLOCK_SIZE, cfg["USE_TMA"]),
+            lambda cfg: (
+                logits,
+                target,
+                loss_1d.clone(),
+                ignore_index,
+                cfg["BLOCK_SIZE"],
+                cfg["USE_TMA"],
+            ),
             quiet=True,
         ).best.config
     cfg = _cross_entropy_forward_kernel_best[key]
@@ -132,6 +128,6 @@ def cross_entropy(
         torch.cuda.current_stream(),
         (logits.size(0), 1, 1),
         cross_entropy_forward_kernel,
-        (logits, target, loss_1d, ignore_index, BLOCK_SIZE, cfg["USE_TMA"]),
+        (logits, target, loss_1d, ignore_index, cfg["BLOCK_SIZE"], cfg["USE_TMA"]),
     )
     return loss_1d

@@ -11,7 +11,6 @@ reciprocal standard deviation are stored as well (a backward pass needs them).
 """
 
 import torch
-import triton
 import cuda.tile as ct
 
 
@@ -43,12 +42,7 @@ def _layer_norm_fwd_fused(
             ),
             ct.float32,
         )
-        _mean = _mean + ct.sum(
-            ct.where(
-                (tile_off * BLOCK_SIZE + ct.arange(BLOCK_SIZE, dtype=ct.int32) < N)[None, :], a, 0.0
-            ),
-            axis=1,
-        )
+        _mean = _mean + ct.sum(a, axis=1)
     mean_2 = ct.truediv(_mean, N, rounding_mode=ct.RoundingMode.FULL)
     # Compute variance
     _var = ct.zeros((ROWS,), dtype=ct.float32)
@@ -68,14 +62,7 @@ def _layer_norm_fwd_fused(
             x_tile - mean_2[:, None],
             0.0,
         )
-        _var = _var + ct.sum(
-            ct.where(
-                (tile_off_2 * BLOCK_SIZE + ct.arange(BLOCK_SIZE, dtype=ct.int32) < N)[None, :],
-                x_tile_2 * x_tile_2,
-                0.0,
-            ),
-            axis=1,
-        )
+        _var = _var + ct.sum(x_tile_2 * x_tile_2, axis=1)
     var = ct.truediv(_var, N, rounding_mode=ct.RoundingMode.FULL)
     rstd_2 = ct.truediv(1, ct.sqrt(var + eps), rounding_mode=ct.RoundingMode.FULL)
     # Write mean / rstd
@@ -109,24 +96,44 @@ _LAYER_NORM_FWD_FUSED_CONFIGS = [
     # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
     # tries for `_layer_norm_fwd_fused` on the first launch of each shape key. Each occupancy is a
     # kernel of its own, with its own JIT cache: _LAYER_NORM_FWD_FUSED_BY_OCCUPANCY, made once.
-    {"ROWS": 4, "USE_TMA": False},
-    {"ROWS": 4, "USE_TMA": True},
-    {"ROWS": 1, "USE_TMA": False},
-    {"ROWS": 1, "USE_TMA": False, "occupancy": 4},
-    {"ROWS": 1, "USE_TMA": False, "occupancy": 8},
-    {"ROWS": 1, "USE_TMA": True},
-    {"ROWS": 1, "USE_TMA": True, "occupancy": 4},
-    {"ROWS": 1, "USE_TMA": True, "occupancy": 8},
-    {"ROWS": 2, "USE_TMA": False},
-    {"ROWS": 2, "USE_TMA": False, "occupancy": 4},
-    {"ROWS": 2, "USE_TMA": False, "occupancy": 8},
-    {"ROWS": 2, "USE_TMA": True},
-    {"ROWS": 2, "USE_TMA": True, "occupancy": 4},
-    {"ROWS": 2, "USE_TMA": True, "occupancy": 8},
-    {"ROWS": 8, "USE_TMA": False},
-    {"ROWS": 8, "USE_TMA": True},
-    {"ROWS": 16, "USE_TMA": False},
-    {"ROWS": 16, "USE_TMA": True},
+    {"ROWS": 4, "BLOCK_SIZE": 2048, "USE_TMA": False},
+    {"ROWS": 4, "BLOCK_SIZE": 2048, "USE_TMA": True},
+    {"ROWS": 1, "BLOCK_SIZE": 2048, "USE_TMA": False},
+    {"ROWS": 1, "BLOCK_SIZE": 2048, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 1, "BLOCK_SIZE": 2048, "USE_TMA": False, "occupancy": 8},
+    {"ROWS": 1, "BLOCK_SIZE": 2048, "USE_TMA": True},
+    {"ROWS": 1, "BLOCK_SIZE": 2048, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 1, "BLOCK_SIZE": 2048, "USE_TMA": True, "occupancy": 8},
+    {"ROWS": 2, "BLOCK_SIZE": 2048, "USE_TMA": False},
+    {"ROWS": 2, "BLOCK_SIZE": 2048, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 2, "BLOCK_SIZE": 2048, "USE_TMA": False, "occupancy": 8},
+    {"ROWS": 2, "BLOCK_SIZE": 2048, "USE_TMA": True},
+    {"ROWS": 2, "BLOCK_SIZE": 2048, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 2, "BLOCK_SIZE": 2048, "USE_TMA": True, "occupancy": 8},
+    {"ROWS": 1, "BLOCK_SIZE": 8192, "USE_TMA": False},
+    {"ROWS": 1, "BLOCK_SIZE": 8192, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 1, "BLOCK_SIZE": 8192, "USE_TMA": False, "occupancy": 8},
+    {"ROWS": 1, "BLOCK_SIZE": 8192, "USE_TMA": True},
+    {"ROWS": 1, "BLOCK_SIZE": 8192, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 1, "BLOCK_SIZE": 8192, "USE_TMA": True, "occupancy": 8},
+    {"ROWS": 4, "BLOCK_SIZE": 1024, "USE_TMA": False},
+    {"ROWS": 4, "BLOCK_SIZE": 1024, "USE_TMA": True},
+    {"ROWS": 1, "BLOCK_SIZE": 1024, "USE_TMA": False},
+    {"ROWS": 1, "BLOCK_SIZE": 1024, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 1, "BLOCK_SIZE": 1024, "USE_TMA": False, "occupancy": 8},
+    {"ROWS": 1, "BLOCK_SIZE": 1024, "USE_TMA": True},
+    {"ROWS": 1, "BLOCK_SIZE": 1024, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 1, "BLOCK_SIZE": 1024, "USE_TMA": True, "occupancy": 8},
+    {"ROWS": 2, "BLOCK_SIZE": 1024, "USE_TMA": False},
+    {"ROWS": 2, "BLOCK_SIZE": 1024, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 2, "BLOCK_SIZE": 1024, "USE_TMA": False, "occupancy": 8},
+    {"ROWS": 2, "BLOCK_SIZE": 1024, "USE_TMA": True},
+    {"ROWS": 2, "BLOCK_SIZE": 1024, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 2, "BLOCK_SIZE": 1024, "USE_TMA": True, "occupancy": 8},
+    {"ROWS": 8, "BLOCK_SIZE": 1024, "USE_TMA": False},
+    {"ROWS": 8, "BLOCK_SIZE": 1024, "USE_TMA": True},
+    {"ROWS": 16, "BLOCK_SIZE": 1024, "USE_TMA": False},
+    {"ROWS": 16, "BLOCK_SIZE": 1024, "USE_TMA": True},
 ]
 _layer_norm_fwd_fused_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 _LAYER_NORM_FWD_FUSED_BY_OCCUPANCY = {
@@ -153,8 +160,7 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     mean = torch.empty((M,), dtype=torch.float32, device=x.device)
     rstd = torch.empty((M,), dtype=torch.float32, device=x.device)
     # Less than 64KB per feature: enqueue fused kernel
-    MAX_FUSED_SIZE = 65536 // x.element_size()
-    BLOCK_SIZE = min(MAX_FUSED_SIZE, triton.next_power_of_2(N), 1024)
+    # tiletrans: dropped `MAX_FUSED_SIZE`, `BLOCK_SIZE`, which nothing in the translation reads
     # heuristics for number of warps
     # tiletrans: dropped `num_warps`, which nothing in the translation reads
     # enqueue kernel
@@ -173,7 +179,6 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
         mean.dtype,
         rstd.dtype,
         N,
-        BLOCK_SIZE,
     )
     if key not in _layer_norm_fwd_fused_best:
         _layer_norm_fwd_fused_best[key] = ct.tune.exhaustive_search(
@@ -191,7 +196,7 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
                 N,
                 eps,
                 cfg["ROWS"],
-                BLOCK_SIZE,
+                cfg["BLOCK_SIZE"],
                 cfg["USE_TMA"],
             ),
             quiet=True,
@@ -201,6 +206,18 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
         torch.cuda.current_stream(),
         (ct.cdiv(x_arg.size(0), cfg["ROWS"]), 1, 1),
         _LAYER_NORM_FWD_FUSED_BY_OCCUPANCY[cfg.get("occupancy", 1)],
-        (x_arg, y, weight, bias, mean, rstd, N, eps, cfg["ROWS"], BLOCK_SIZE, cfg["USE_TMA"]),
+        (
+            x_arg,
+            y,
+            weight,
+            bias,
+            mean,
+            rstd,
+            N,
+            eps,
+            cfg["ROWS"],
+            cfg["BLOCK_SIZE"],
+            cfg["USE_TMA"],
+        ),
     )
     return y.reshape(x.shape), mean, rstd

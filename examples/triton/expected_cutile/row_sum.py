@@ -9,7 +9,6 @@ chunks, accumulating partial ``tl.sum`` results in fp32.
 """
 
 import torch
-import triton
 import cuda.tile as ct
 
 
@@ -31,14 +30,7 @@ def row_sum_kernel(
             padding_mode=ct.PaddingMode.ZERO,
             allow_tma=USE_TMA,
         )
-        acc = acc + ct.sum(
-            ct.where(
-                (tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32) < x.shape[1])[None, :],
-                ct.astype(x_tile, ct.float32),
-                0.0,
-            ),
-            axis=1,
-        )
+        acc = acc + ct.sum(ct.astype(x_tile, ct.float32), axis=1)
     ct.store(out, index=(tile_m,), tile=ct.astype(acc, out.dtype), allow_tma=USE_TMA)
 
 
@@ -46,12 +38,24 @@ ROW_SUM_KERNEL_CONFIGS = [
     # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
     # tries for `row_sum_kernel` on the first launch of each shape key. Each occupancy is a kernel
     # of its own, with its own JIT cache: ROW_SUM_KERNEL_BY_OCCUPANCY, made once.
-    {"USE_TMA": False},
-    {"USE_TMA": False, "occupancy": 4},
-    {"USE_TMA": False, "occupancy": 8},
-    {"USE_TMA": True},
-    {"USE_TMA": True, "occupancy": 4},
-    {"USE_TMA": True, "occupancy": 8},
+    {"BLOCK_N": 2048, "USE_TMA": False},
+    {"BLOCK_N": 2048, "USE_TMA": False, "occupancy": 4},
+    {"BLOCK_N": 2048, "USE_TMA": False, "occupancy": 8},
+    {"BLOCK_N": 2048, "USE_TMA": True},
+    {"BLOCK_N": 2048, "USE_TMA": True, "occupancy": 4},
+    {"BLOCK_N": 2048, "USE_TMA": True, "occupancy": 8},
+    {"BLOCK_N": 8192, "USE_TMA": False},
+    {"BLOCK_N": 8192, "USE_TMA": False, "occupancy": 4},
+    {"BLOCK_N": 8192, "USE_TMA": False, "occupancy": 8},
+    {"BLOCK_N": 8192, "USE_TMA": True},
+    {"BLOCK_N": 8192, "USE_TMA": True, "occupancy": 4},
+    {"BLOCK_N": 8192, "USE_TMA": True, "occupancy": 8},
+    {"BLOCK_N": 256, "USE_TMA": False},
+    {"BLOCK_N": 256, "USE_TMA": False, "occupancy": 4},
+    {"BLOCK_N": 256, "USE_TMA": False, "occupancy": 8},
+    {"BLOCK_N": 256, "USE_TMA": True},
+    {"BLOCK_N": 256, "USE_TMA": True, "occupancy": 4},
+    {"BLOCK_N": 256, "USE_TMA": True, "occupancy": 8},
 ]
 _row_sum_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 ROW_SUM_KERNEL_BY_OCCUPANCY = {
@@ -67,16 +71,15 @@ def row_sum(x: torch.Tensor) -> torch.Tensor:
     M, N = x.shape
     out = torch.empty((M,), device=x.device, dtype=x.dtype)
     BLOCK_M = 16
-    BLOCK_N = min(triton.next_power_of_2(N), 256)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
-    key = (x.shape, out.shape, x.dtype, out.dtype, BLOCK_M, BLOCK_N)
+    key = (x.shape, out.shape, x.dtype, out.dtype, BLOCK_M)
     if key not in _row_sum_kernel_best:
         _row_sum_kernel_best[key] = ct.tune.exhaustive_search(
             ROW_SUM_KERNEL_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (ct.cdiv(x.size(0), BLOCK_M), 1, 1),
             lambda cfg: ROW_SUM_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
-            lambda cfg: (x, out.clone(), BLOCK_M, BLOCK_N, cfg["USE_TMA"]),
+            lambda cfg: (x, out.clone(), BLOCK_M, cfg["BLOCK_N"], cfg["USE_TMA"]),
             quiet=True,
         ).best.config
     cfg = _row_sum_kernel_best[key]
@@ -84,6 +87,6 @@ def row_sum(x: torch.Tensor) -> torch.Tensor:
         torch.cuda.current_stream(),
         (ct.cdiv(x.size(0), BLOCK_M), 1, 1),
         ROW_SUM_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
-        (x, out, BLOCK_M, BLOCK_N, cfg["USE_TMA"]),
+        (x, out, BLOCK_M, cfg["BLOCK_N"], cfg["USE_TMA"]),
     )
     return out

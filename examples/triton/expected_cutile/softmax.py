@@ -22,7 +22,6 @@ def softmax_kernel(
     USE_TMA: ct.Constant[bool],
 ):
     row_idx = ct.bid(0)
-    mask_input1 = ct.arange(BLOCK_INPUT1, dtype=ct.int32) < input.shape[1]
     # starting row of the program
     # Load the row into SRAM, using a mask since BLOCK_SIZE may be > than n_cols
     row = ct.astype(
@@ -38,7 +37,7 @@ def softmax_kernel(
     # Subtract maximum for numerical stability
     row_minus_max = row - ct.max(row, axis=1, keepdims=True)
     numerator = ct.exp(row_minus_max, rounding_mode=ct.RoundingMode.APPROX)
-    denominator = ct.sum(ct.where(mask_input1[None, :], numerator, 0.0), axis=1)
+    denominator = ct.sum(numerator, axis=1)
     softmax_output = ct.truediv(numerator, denominator[:, None], rounding_mode=ct.RoundingMode.FULL)
     # Write back output to DRAM
     ct.store(

@@ -21,6 +21,7 @@ one config launches with it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 from translator.diagnostics import TranslationError
@@ -96,7 +97,7 @@ class CutileBackend(Backend):
 
     def kernel_code(self, kernel: ir.Kernel, module: ir.Module) -> KernelCode:
         verify_kernel(kernel)
-        writer = KernelWriter(kernel)
+        writer = KernelWriter(kernel, module)
         body = writer.body()
         self._writers[kernel.name] = writer
         spell = load_grammar("cutile")["backend"]["kernel"]
@@ -111,11 +112,11 @@ class CutileBackend(Backend):
             name=kernel.name,
             params=params,
             body=body,
-            comments=_notes(kernel, tuning_space(kernel, writer, _host_sized(kernel, module))),
+            comments=_notes(kernel, launch_space(kernel, writer, module)[0]),
             docstring=kernel.docstring,
             spell=spell,
         )
-        space = tuning_space(kernel, writer, _host_sized(kernel, module))
+        space, _ = launch_space(kernel, writer, module)
         if len(space) > 1:
             text += "\n\n" + _space_definitions(kernel, space)
         return KernelCode("\n".join(wrap_lines(text.splitlines())) + "\n")
@@ -142,8 +143,7 @@ class CutileBackend(Backend):
         sms = _fresh(_SMS, module, same=".multi_processor_count")
         # A tile size the source's host computes is no tunable at this launch: it is passed
         # (to every trial of a search over the others).
-        host_sized = _host_sized(kernel, module)
-        space = tuning_space(kernel, writer, host_sized)
+        space, host_sized = launch_space(kernel, writer, module)
         if len(space) > 1:
             cfg = _fresh("cfg", module)
             key = _fresh("key", module)
@@ -379,6 +379,61 @@ def _host_sized(kernel: ir.Kernel, module: ir.Module) -> set[str]:
             if isinstance(s, ir.Launch) and s.kernel == kernel.name:
                 out |= {name for name, text in s.block_texts if not text.strip().isdigit()}
     return out
+
+
+def launch_space(
+    kernel: ir.Kernel, writer: KernelWriter, module: ir.Module
+) -> tuple[list[dict[str, int]], set[str]]:
+    """The configs a launch of ``kernel`` searches, and the block tunables it passes as the
+    source's host computes them instead (:func:`_host_sized`, less the streaming chunks, which
+    are searched: :func:`with_chunk_space`)."""
+    host_sized = _host_sized(kernel, module)
+    chunks = {t for t in host_sized if _streaming_chunk(kernel, t)}
+    host_sized -= chunks
+    return with_chunk_space(tuning_space(kernel, writer, host_sized), writer, chunks), host_sized
+
+
+def _streaming_chunk(kernel: ir.Kernel, tunable: str) -> bool:
+    """Whether block ``tunable`` sizes only the chunks of streaming-reduction loops (no dot in
+    the kernel): a size any power of two computes the same sums with."""
+    if block_roles(kernel).get(tunable) != "reduction":
+        return False
+    if any(t.block == tunable for t in kernel.grid):
+        return False
+    from translator.ir.visit import walk_stmts as walk
+
+    loops = [t for s in walk(kernel.body) if isinstance(s, ir.TileLoop) for t in s.tiles]
+    return any(t.block == tunable for t in loops) and all(
+        t.begin is None and t.step is None for t in loops if t.block == tunable
+    )
+
+
+def with_chunk_space(
+    space: list[dict[str, int]], writer: KernelWriter, chunks: set[str]
+) -> list[dict[str, int]]:
+    """``space`` with each streaming chunk a host computes searched over ``[backend.chunk_space]``
+    (then at the source's own default, last): every config at each chunk size whose tile (the
+    chunk times the config's other tile sizes, its rows) stays within ``max_tile_elements``."""
+    constants = [name for name, t in writer.sig.blocks if t in chunks]
+    if not constants:
+        return space
+    grammar = load_grammar("cutile")["backend"]["chunk_space"]
+    blocks = {name for name, _ in writer.sig.blocks}
+    for name in constants:
+        out: list[dict[str, int]] = []
+        for value in [*grammar["values"], None]:
+            for entry in space:
+                if value is None:
+                    candidate = entry
+                else:
+                    candidate = {**entry, name: value}
+                    tile = math.prod(v for k, v in candidate.items() if k in blocks)
+                    if tile > grammar["max_tile_elements"]:
+                        continue
+                if candidate not in out:
+                    out.append(candidate)
+        space = out
+    return space
 
 
 def tuning_space(

@@ -27,13 +27,13 @@ from translator.dialects.cst_utils import (
     resolve,
     source_of,
 )
-from translator.dialects.helion.boundary import PadTracker
 from translator.dialects.helion.calls import CallReader
 from translator.dialects.helion.indexing import IndexReader
 from translator.dialects.helion.language import LanguageReader
 from translator.dialects.helion.scope import EntryScope
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
+from translator.ir.pad_tracker import PadTracker
 from translator.ir.shapes import (
     IRTypeError,
     TileType,

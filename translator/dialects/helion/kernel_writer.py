@@ -14,11 +14,11 @@ import math
 from dataclasses import dataclass
 
 from translator.dialects.common.printer import ATOM, CodePrinter
-from translator.dialects.helion.boundary import PadTracker
 from translator.dialects.helion.configs import BlockPlan
 from translator.ir import nodes as ir
 from translator.ir.counters import row_major_tiles
 from translator.ir.ops import ARITH_OPS, POINTWISE_OPS, reduce_identity
+from translator.ir.pad_tracker import PadTracker
 from translator.ir.printer import PRECEDENCE, format_expr
 from translator.ir.shapes import (
     TensorType,
@@ -35,6 +35,10 @@ from translator.ir.shapes import (
 )
 from translator.ir.visit import walk_expr, walk_stmts
 from translator.naming import tile_suffix, unique
+
+#: Helion pads every load with 0 itself: the padding mode that decides whether Helion 1.4's
+#: `hl.dot`, which does not mask computed operands, may be used.
+HELION_LOAD_PADS = {"helion": 0.0}
 
 _F32_OR_WIDER = ("float32", "float64")
 
@@ -79,7 +83,7 @@ class Writer(CodePrinter):
         self.taken = taken
         self.tiles: dict[str, TileName] = {}
         self.tensor_vars: set[str] = set()
-        self.pads = PadTracker(lambda: self.env)
+        self.pads = PadTracker(lambda: self.env, load_pads=HELION_LOAD_PADS)
         self.needs_math = False
         # Device locals bound first to a number and later to a tensor (a loop-carried `m = -inf`
         # updated with a reduction): Helion wants one type per variable across control flow, so

@@ -40,7 +40,6 @@ def _causal_attention_fwd_kernel(
     q_mma_dtype = ct.tfloat32 if q.dtype == ct.float32 else q.dtype
     k_mma_dtype = ct.tfloat32 if k.dtype == ct.float32 else k.dtype
     v_mma_dtype = ct.tfloat32 if v.dtype == ct.float32 else v.dtype
-    mask_k2 = ct.arange(BLOCK_K2, dtype=ct.int32) < k.shape[2]
     # One (batch, head) per program: 2-D tiles of query rows and keys.
     b = tile_b * 1
     m_i = ct.full((BLOCK_SIZE_M,), float("-inf"), dtype=ct.float32)
@@ -68,11 +67,7 @@ def _causal_attention_fwd_kernel(
         qk = (
             ct.mma(
                 ct.astype(q_blk, q_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
-                ct.astype(
-                    ct.where(mask_k2[:, None], ct.transpose(k_blk), 0.0),
-                    k_mma_dtype,
-                    rounding_mode=ct.RoundingMode.RZ,
-                ),
+                ct.astype(ct.transpose(k_blk), k_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
                 ct.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=ct.float32),
             )
             * sm_scale
@@ -126,17 +121,7 @@ def _causal_attention_fwd_kernel(
                 v_mma_dtype,
                 rounding_mode=ct.RoundingMode.RZ,
             ),
-            ct.astype(
-                ct.where(
-                    (tile_n * BLOCK_SIZE_N + ct.arange(BLOCK_SIZE_N, dtype=ct.int32) < seq)[
-                        :, None
-                    ],
-                    v_blk,
-                    0.0,
-                ),
-                v_mma_dtype,
-                rounding_mode=ct.RoundingMode.RZ,
-            ),
+            ct.astype(v_blk, v_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
             acc,
         )
         m_i = m_ij

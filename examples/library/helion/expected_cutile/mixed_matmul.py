@@ -56,15 +56,7 @@ def _w8a16_matmul_kernel(
                 x_mma_dtype,
                 rounding_mode=ct.RoundingMode.RZ,
             ),
-            ct.astype(
-                ct.where(
-                    (tile_k * BLOCK_SIZE_K + ct.arange(BLOCK_SIZE_K, dtype=ct.int32) < k)[:, None],
-                    w_tile,
-                    0.0,
-                ),
-                x_mma_dtype,
-                rounding_mode=ct.RoundingMode.RZ,
-            ),
+            ct.astype(w_tile, x_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
             acc,
         )
     ct.store(

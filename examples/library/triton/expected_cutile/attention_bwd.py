@@ -90,29 +90,12 @@ def _attn_fwd(
         qk_2 = ct.where(
             tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32) < Q.shape[2], qk, float("-inf")
         )
-        m_ij = ct.maximum(
-            m_i,
-            ct.max(
-                ct.where(
-                    (tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32) < Q.shape[2])[None, :],
-                    qk_2,
-                    float("-inf"),
-                ),
-                axis=1,
-            ),
-        )
+        m_ij = ct.maximum(m_i, ct.max(qk_2, axis=1))
         p = ct.exp2(qk_2 - m_ij[:, None])
         alpha = ct.exp2(m_i - m_ij)
-        l_i = l_i * alpha + ct.sum(
-            ct.where(
-                (tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32) < Q.shape[2])[None, :],
-                p,
-                0.0,
-            ),
-            axis=1,
-        )
+        l_i = l_i * alpha + ct.sum(p, axis=1)
         acc = acc * alpha[:, None] + ct.mma(
-            ct.astype(p, V_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+            ct.astype(ct.astype(p, V.dtype), V_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
             ct.astype(v_tile, V_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
             ct.zeros((BLOCK_M, BLOCK_Q3), dtype=ct.float32),
         )
@@ -440,7 +423,7 @@ def _attn_bwd_dq(
             0.0,
         )
         dq = dq + ct.mma(
-            ct.astype(ds, K_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
+            ct.astype(ct.astype(ds, K.dtype), K_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
             ct.astype(k_tile, K_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
             ct.zeros((BLOCK_M, BLOCK_Q3), dtype=ct.float32),
         )

@@ -33,7 +33,6 @@ def liger_cross_entropy_kernel(
     USE_TMA: ct.Constant[bool],
 ):
     program_id = ct.bid(0)
-    mask_X1 = ct.arange(BLOCK_X1, dtype=ct.int32) < X.shape[1]
     y = ct.reshape(ct.load(Y, index=(program_id,), shape=(1,), allow_tma=USE_TMA), ())
     # Ignored rows add nothing to the loss and get a zero gradient.
     if y == ignore_index:
@@ -53,7 +52,7 @@ def liger_cross_entropy_kernel(
         X_row_2 = ct.astype(X_row, ct.float32)
         m = ct.max(X_row_2, axis=0)
         e = ct.exp(X_row_2 - m, rounding_mode=ct.RoundingMode.APPROX)
-        d = ct.sum(ct.where(mask_X1, e, 0.0), axis=0)
+        d = ct.sum(e, axis=0)
         lse = m + ct.log(d)
         X_y = ct.astype(
             ct.reshape(ct.load(X, index=(program_id, y), shape=(1, 1), allow_tma=USE_TMA), ()),
@@ -111,8 +110,12 @@ def element_mul_kernel(
 ELEMENT_MUL_KERNEL_CONFIGS = [
     # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
     # `element_mul_kernel` on the first launch of each shape key.
-    {"USE_TMA": False},
-    {"USE_TMA": True},
+    {"BLOCK_SIZE": 2048, "USE_TMA": False},
+    {"BLOCK_SIZE": 2048, "USE_TMA": True},
+    {"BLOCK_SIZE": 8192, "USE_TMA": False},
+    {"BLOCK_SIZE": 8192, "USE_TMA": True},
+    {"BLOCK_SIZE": 32768, "USE_TMA": False},
+    {"BLOCK_SIZE": 32768, "USE_TMA": True},
 ]
 _element_mul_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -145,8 +148,12 @@ def row_mul_kernel(
 ROW_MUL_KERNEL_CONFIGS = [
     # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
     # `row_mul_kernel` on the first launch of each shape key.
-    {"USE_TMA": False},
-    {"USE_TMA": True},
+    {"BLOCK_SIZE": 2048, "USE_TMA": False},
+    {"BLOCK_SIZE": 2048, "USE_TMA": True},
+    {"BLOCK_SIZE": 8192, "USE_TMA": False},
+    {"BLOCK_SIZE": 8192, "USE_TMA": True},
+    {"BLOCK_SIZE": 32768, "USE_TMA": False},
+    {"BLOCK_SIZE": 32768, "USE_TMA": True},
 ]
 _row_mul_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -229,7 +236,6 @@ def cross_entropy_forward(_input, target, ignore_index, reduction):
 
 def cross_entropy_backward(grad_input, grad_output):
     BT, V = grad_input.shape
-    BLOCK_SIZE = min(MAX_FUSED_SIZE, triton.next_power_of_2(V))
     if grad_output.dim() == 0:
         # If cross entropy is the last layer, grad_output is 1.0. Skip the mul to save time.
         if torch.equal(grad_output, torch.tensor(1.0, device=grad_output.device)):
@@ -241,7 +247,6 @@ def cross_entropy_backward(grad_input, grad_output):
             grad_output.view(-1).shape,
             grad_input.dtype,
             grad_output.view(-1).dtype,
-            BLOCK_SIZE,
         )
         if key not in _element_mul_kernel_best:
             _element_mul_kernel_best[key] = ct.tune.exhaustive_search(
@@ -249,7 +254,12 @@ def cross_entropy_backward(grad_input, grad_output):
                 torch.cuda.current_stream(),
                 lambda cfg: (grad_input.size(0), 1, 1),
                 element_mul_kernel,
-                lambda cfg: (grad_input.clone(), grad_output.view(-1), BLOCK_SIZE, cfg["USE_TMA"]),
+                lambda cfg: (
+                    grad_input.clone(),
+                    grad_output.view(-1),
+                    cfg["BLOCK_SIZE"],
+                    cfg["USE_TMA"],
+                ),
                 quiet=True,
             ).best.config
         cfg = _element_mul_kernel_best[key]
@@ -257,7 +267,7 @@ def cross_entropy_backward(grad_input, grad_output):
             torch.cuda.current_stream(),
             (grad_input.size(0), 1, 1),
             element_mul_kernel,
-            (grad_input, grad_output.view(-1), BLOCK_SIZE, cfg["USE_TMA"]),
+            (grad_input, grad_output.view(-1), cfg["BLOCK_SIZE"], cfg["USE_TMA"]),
         )
     else:
         grad_output = grad_output.contiguous()
@@ -268,7 +278,6 @@ def cross_entropy_backward(grad_input, grad_output):
             grad_output.view(-1).shape,
             grad_input.dtype,
             grad_output.view(-1).dtype,
-            BLOCK_SIZE,
         )
         if key not in _row_mul_kernel_best:
             _row_mul_kernel_best[key] = ct.tune.exhaustive_search(
@@ -276,7 +285,12 @@ def cross_entropy_backward(grad_input, grad_output):
                 torch.cuda.current_stream(),
                 lambda cfg: (grad_input.size(0), 1, 1),
                 row_mul_kernel,
-                lambda cfg: (grad_input.clone(), grad_output.view(-1), BLOCK_SIZE, cfg["USE_TMA"]),
+                lambda cfg: (
+                    grad_input.clone(),
+                    grad_output.view(-1),
+                    cfg["BLOCK_SIZE"],
+                    cfg["USE_TMA"],
+                ),
                 quiet=True,
             ).best.config
         cfg = _row_mul_kernel_best[key]
@@ -284,7 +298,7 @@ def cross_entropy_backward(grad_input, grad_output):
             torch.cuda.current_stream(),
             (grad_input.size(0), 1, 1),
             row_mul_kernel,
-            (grad_input, grad_output.view(-1), BLOCK_SIZE, cfg["USE_TMA"]),
+            (grad_input, grad_output.view(-1), cfg["BLOCK_SIZE"], cfg["USE_TMA"]),
         )
     return grad_input
 

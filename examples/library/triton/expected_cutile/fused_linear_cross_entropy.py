@@ -72,14 +72,7 @@ def liger_cross_entropy_kernel(
                 ),
                 ct.float32,
             )
-            block_max = ct.max(
-                ct.where(
-                    (tile_i * BLOCK_SIZE + ct.arange(BLOCK_SIZE, dtype=ct.int32) < n_cols),
-                    X_block,
-                    float("-inf"),
-                ),
-                axis=0,
-            )
+            block_max = ct.max(X_block, axis=0)
             if label_smoothing > 0:
                 # scale X beforehand to avoid overflow
                 scaled_x_sum = scaled_x_sum + ct.sum(
@@ -92,12 +85,7 @@ def liger_cross_entropy_kernel(
                 )
             m_new = ct.maximum(m, block_max)
             d = d * ct.exp(m - m_new, rounding_mode=ct.RoundingMode.APPROX) + ct.sum(
-                ct.where(
-                    (tile_i * BLOCK_SIZE + ct.arange(BLOCK_SIZE, dtype=ct.int32) < n_cols),
-                    ct.exp(X_block - m_new, rounding_mode=ct.RoundingMode.APPROX),
-                    0.0,
-                ),
-                axis=0,
+                ct.exp(X_block - m_new, rounding_mode=ct.RoundingMode.APPROX), axis=0
             )
             m = m_new
         lse = m + ct.log(d)
@@ -156,8 +144,12 @@ def liger_cross_entropy_kernel(
 LIGER_CROSS_ENTROPY_KERNEL_CONFIGS = [
     # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
     # `liger_cross_entropy_kernel` on the first launch of each shape key.
-    {"USE_TMA": False},
-    {"USE_TMA": True},
+    {"BLOCK_SIZE": 2048, "USE_TMA": False},
+    {"BLOCK_SIZE": 2048, "USE_TMA": True},
+    {"BLOCK_SIZE": 8192, "USE_TMA": False},
+    {"BLOCK_SIZE": 8192, "USE_TMA": True},
+    {"BLOCK_SIZE": 32768, "USE_TMA": False},
+    {"BLOCK_SIZE": 32768, "USE_TMA": True},
 ]
 _liger_cross_entropy_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -173,7 +165,6 @@ def fused_linear_cross_entropy_forward(
     dtype = _input.dtype
     BT, H = _input.shape
     V = weight.shape[0]
-    BLOCK_SIZE = min(MAX_FUSED_SIZE, triton.next_power_of_2(V))
 
     inc_factor = triton.cdiv(V, H)  # (V + H - 1) // H
     chunk_size = triton.next_power_of_2(
@@ -215,7 +206,6 @@ def fused_linear_cross_entropy_forward(
             V,
             ignore_index,
             n_rows,
-            BLOCK_SIZE,
         )
         if key not in _liger_cross_entropy_kernel_best:
             _liger_cross_entropy_kernel_best[key] = ct.tune.exhaustive_search(
@@ -233,7 +223,7 @@ def fused_linear_cross_entropy_forward(
                     label_smoothing,
                     reduction,
                     n_rows,
-                    BLOCK_SIZE,
+                    cfg["BLOCK_SIZE"],
                     cfg["USE_TMA"],
                 ),
                 quiet=True,
@@ -253,7 +243,7 @@ def fused_linear_cross_entropy_forward(
                 label_smoothing,
                 reduction,
                 n_rows,
-                BLOCK_SIZE,
+                cfg["BLOCK_SIZE"],
                 cfg["USE_TMA"],
             ),
         )

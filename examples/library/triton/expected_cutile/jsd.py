@@ -14,7 +14,6 @@ pass; the backward only scales ``dX`` by the upstream gradient.
 from __future__ import annotations
 
 import torch
-import triton
 import cuda.tile as ct
 
 MAX_FUSED_SIZE = 65536
@@ -159,8 +158,12 @@ def _jsd_kernel(
 _JSD_KERNEL_CONFIGS = [
     # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
     # `_jsd_kernel` on the first launch of each shape key.
-    {"USE_TMA": False},
-    {"USE_TMA": True},
+    {"BLOCK_SIZE": 2048, "USE_TMA": False},
+    {"BLOCK_SIZE": 2048, "USE_TMA": True},
+    {"BLOCK_SIZE": 8192, "USE_TMA": False},
+    {"BLOCK_SIZE": 8192, "USE_TMA": True},
+    {"BLOCK_SIZE": 65536, "USE_TMA": False},
+    {"BLOCK_SIZE": 65536, "USE_TMA": True},
 ]
 _jsd_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -174,7 +177,6 @@ def jsd_forward(
     has_label: bool,
 ):
     BT, V = _input.shape
-    BLOCK_SIZE = min(MAX_FUSED_SIZE, triton.next_power_of_2(V))
     # non reduction loss
     loss = torch.zeros(_input.shape, dtype=torch.float32, device=_input.device)
     dX = torch.empty_like(_input)
@@ -207,7 +209,6 @@ def jsd_forward(
         ).dtype,
         n_non_ignore,
         ignore_index,
-        BLOCK_SIZE,
     )
     if key not in _jsd_kernel_best:
         _jsd_kernel_best[key] = ct.tune.exhaustive_search(
@@ -229,7 +230,7 @@ def jsd_forward(
                 n_non_ignore,
                 ignore_index,
                 has_label,
-                BLOCK_SIZE,
+                cfg["BLOCK_SIZE"],
                 cfg["USE_TMA"],
             ),
             quiet=True,
@@ -253,7 +254,7 @@ def jsd_forward(
             n_non_ignore,
             ignore_index,
             has_label,
-            BLOCK_SIZE,
+            cfg["BLOCK_SIZE"],
             cfg["USE_TMA"],
         ),
     )

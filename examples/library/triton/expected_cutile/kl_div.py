@@ -16,7 +16,6 @@ from __future__ import annotations
 from typing import Literal
 
 import torch
-import triton
 import cuda.tile as ct
 
 MAX_FUSED_SIZE = 65536 // 4  # 16 KiB of fp32 per chunk
@@ -107,24 +106,44 @@ _KLDIV_KERNEL_FORWARD_CONFIGS = [
     # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
     # tries for `_kldiv_kernel_forward` on the first launch of each shape key. Each occupancy is a
     # kernel of its own, with its own JIT cache: _KLDIV_KERNEL_FORWARD_BY_OCCUPANCY, made once.
-    {"ROWS": 4, "USE_TMA": False},
-    {"ROWS": 4, "USE_TMA": True},
-    {"ROWS": 1, "USE_TMA": False},
-    {"ROWS": 1, "USE_TMA": False, "occupancy": 4},
-    {"ROWS": 1, "USE_TMA": False, "occupancy": 8},
-    {"ROWS": 1, "USE_TMA": True},
-    {"ROWS": 1, "USE_TMA": True, "occupancy": 4},
-    {"ROWS": 1, "USE_TMA": True, "occupancy": 8},
-    {"ROWS": 2, "USE_TMA": False},
-    {"ROWS": 2, "USE_TMA": False, "occupancy": 4},
-    {"ROWS": 2, "USE_TMA": False, "occupancy": 8},
-    {"ROWS": 2, "USE_TMA": True},
-    {"ROWS": 2, "USE_TMA": True, "occupancy": 4},
-    {"ROWS": 2, "USE_TMA": True, "occupancy": 8},
-    {"ROWS": 8, "USE_TMA": False},
-    {"ROWS": 8, "USE_TMA": True},
-    {"ROWS": 16, "USE_TMA": False},
-    {"ROWS": 16, "USE_TMA": True},
+    {"ROWS": 4, "BLOCK_SIZE": 2048, "USE_TMA": False},
+    {"ROWS": 4, "BLOCK_SIZE": 2048, "USE_TMA": True},
+    {"ROWS": 1, "BLOCK_SIZE": 2048, "USE_TMA": False},
+    {"ROWS": 1, "BLOCK_SIZE": 2048, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 1, "BLOCK_SIZE": 2048, "USE_TMA": False, "occupancy": 8},
+    {"ROWS": 1, "BLOCK_SIZE": 2048, "USE_TMA": True},
+    {"ROWS": 1, "BLOCK_SIZE": 2048, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 1, "BLOCK_SIZE": 2048, "USE_TMA": True, "occupancy": 8},
+    {"ROWS": 2, "BLOCK_SIZE": 2048, "USE_TMA": False},
+    {"ROWS": 2, "BLOCK_SIZE": 2048, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 2, "BLOCK_SIZE": 2048, "USE_TMA": False, "occupancy": 8},
+    {"ROWS": 2, "BLOCK_SIZE": 2048, "USE_TMA": True},
+    {"ROWS": 2, "BLOCK_SIZE": 2048, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 2, "BLOCK_SIZE": 2048, "USE_TMA": True, "occupancy": 8},
+    {"ROWS": 1, "BLOCK_SIZE": 8192, "USE_TMA": False},
+    {"ROWS": 1, "BLOCK_SIZE": 8192, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 1, "BLOCK_SIZE": 8192, "USE_TMA": False, "occupancy": 8},
+    {"ROWS": 1, "BLOCK_SIZE": 8192, "USE_TMA": True},
+    {"ROWS": 1, "BLOCK_SIZE": 8192, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 1, "BLOCK_SIZE": 8192, "USE_TMA": True, "occupancy": 8},
+    {"ROWS": 4, "BLOCK_SIZE": 16384, "USE_TMA": False},
+    {"ROWS": 4, "BLOCK_SIZE": 16384, "USE_TMA": True},
+    {"ROWS": 1, "BLOCK_SIZE": 16384, "USE_TMA": False},
+    {"ROWS": 1, "BLOCK_SIZE": 16384, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 1, "BLOCK_SIZE": 16384, "USE_TMA": False, "occupancy": 8},
+    {"ROWS": 1, "BLOCK_SIZE": 16384, "USE_TMA": True},
+    {"ROWS": 1, "BLOCK_SIZE": 16384, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 1, "BLOCK_SIZE": 16384, "USE_TMA": True, "occupancy": 8},
+    {"ROWS": 2, "BLOCK_SIZE": 16384, "USE_TMA": False},
+    {"ROWS": 2, "BLOCK_SIZE": 16384, "USE_TMA": False, "occupancy": 4},
+    {"ROWS": 2, "BLOCK_SIZE": 16384, "USE_TMA": False, "occupancy": 8},
+    {"ROWS": 2, "BLOCK_SIZE": 16384, "USE_TMA": True},
+    {"ROWS": 2, "BLOCK_SIZE": 16384, "USE_TMA": True, "occupancy": 4},
+    {"ROWS": 2, "BLOCK_SIZE": 16384, "USE_TMA": True, "occupancy": 8},
+    {"ROWS": 8, "BLOCK_SIZE": 16384, "USE_TMA": False},
+    {"ROWS": 8, "BLOCK_SIZE": 16384, "USE_TMA": True},
+    {"ROWS": 16, "BLOCK_SIZE": 16384, "USE_TMA": False},
+    {"ROWS": 16, "BLOCK_SIZE": 16384, "USE_TMA": True},
 ]
 _kldiv_kernel_forward_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 _KLDIV_KERNEL_FORWARD_BY_OCCUPANCY = {
@@ -172,8 +191,12 @@ def _kldiv_kernel_backward(
 _KLDIV_KERNEL_BACKWARD_CONFIGS = [
     # The tile sizes (and switches such as TMA loads) ct.tune.exhaustive_search tries for
     # `_kldiv_kernel_backward` on the first launch of each shape key.
-    {"USE_TMA": False},
-    {"USE_TMA": True},
+    {"BLOCK_SIZE": 2048, "USE_TMA": False},
+    {"BLOCK_SIZE": 2048, "USE_TMA": True},
+    {"BLOCK_SIZE": 8192, "USE_TMA": False},
+    {"BLOCK_SIZE": 8192, "USE_TMA": True},
+    {"BLOCK_SIZE": 16384, "USE_TMA": False},
+    {"BLOCK_SIZE": 16384, "USE_TMA": True},
 ]
 _kldiv_kernel_backward_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
@@ -182,7 +205,6 @@ def kldiv_forward_triton(
     y_pred: torch.Tensor, y_true: torch.Tensor, log_target: bool, reduction: str, eps: float
 ) -> torch.Tensor:  # [BT, V]
     BT, V = y_pred.shape
-    BLOCK_SIZE = min(MAX_FUSED_SIZE, triton.next_power_of_2(V))
 
     if reduction not in _REDUCTIONS:
         raise ValueError(f"reduction must be one of {_REDUCTIONS}, got {reduction!r}")
@@ -199,7 +221,6 @@ def kldiv_forward_triton(
         y_pred.dtype,
         y_true.dtype,
         output_tensor.dtype,
-        BLOCK_SIZE,
     )
     if key not in _kldiv_kernel_forward_best:
         _kldiv_kernel_forward_best[key] = ct.tune.exhaustive_search(
@@ -215,7 +236,7 @@ def kldiv_forward_triton(
                 log_target,
                 reduction,
                 cfg["ROWS"],
-                BLOCK_SIZE,
+                cfg["BLOCK_SIZE"],
                 cfg["USE_TMA"],
             ),
             quiet=True,
@@ -233,7 +254,7 @@ def kldiv_forward_triton(
             log_target,
             reduction,
             cfg["ROWS"],
-            BLOCK_SIZE,
+            cfg["BLOCK_SIZE"],
             cfg["USE_TMA"],
         ),
     )
@@ -256,18 +277,17 @@ def kldiv_backward_triton(
     target: torch.Tensor, grad_output: torch.Tensor, new_grads: torch.Tensor, log_target: bool
 ) -> torch.Tensor:
     BT, V = target.shape
-    BLOCK_SIZE = min(MAX_FUSED_SIZE, triton.next_power_of_2(V))
 
     # We store the gradients in-place in the input tensor
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
-    key = (target.shape, new_grads.shape, target.dtype, new_grads.dtype, BLOCK_SIZE)
+    key = (target.shape, new_grads.shape, target.dtype, new_grads.dtype)
     if key not in _kldiv_kernel_backward_best:
         _kldiv_kernel_backward_best[key] = ct.tune.exhaustive_search(
             _KLDIV_KERNEL_BACKWARD_CONFIGS,
             torch.cuda.current_stream(),
             lambda cfg: (target.size(0), 1, 1),
             _kldiv_kernel_backward,
-            lambda cfg: (target, new_grads.clone(), log_target, BLOCK_SIZE, cfg["USE_TMA"]),
+            lambda cfg: (target, new_grads.clone(), log_target, cfg["BLOCK_SIZE"], cfg["USE_TMA"]),
             quiet=True,
         ).best.config
     cfg = _kldiv_kernel_backward_best[key]
@@ -275,7 +295,7 @@ def kldiv_backward_triton(
         torch.cuda.current_stream(),
         (target.size(0), 1, 1),
         _kldiv_kernel_backward,
-        (target, new_grads, log_target, BLOCK_SIZE, cfg["USE_TMA"]),
+        (target, new_grads, log_target, cfg["BLOCK_SIZE"], cfg["USE_TMA"]),
     )
 
     # If cross entropy is the last layer, grad_output is 1.0. Skip the mul then.

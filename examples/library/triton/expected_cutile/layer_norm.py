@@ -39,7 +39,6 @@ def _layer_norm_fwd_fused(
     USE_TMA: ct.Constant[bool],
 ):
     row = ct.bid(0)
-    mask_N = ct.arange(BLOCK_N, dtype=ct.int32) < N
     x_tile = ct.astype(
         ct.load(
             X,
@@ -52,11 +51,7 @@ def _layer_norm_fwd_fused(
     )
     mean_2 = ct.truediv(ct.sum(x_tile, axis=1), N, rounding_mode=ct.RoundingMode.FULL)
     xbar = ct.where(ct.arange(BLOCK_N, dtype=ct.int32) < N, x_tile - mean_2[:, None], 0.0)
-    var = ct.truediv(
-        ct.sum(ct.where(mask_N[None, :], xbar * xbar, 0.0), axis=1),
-        N,
-        rounding_mode=ct.RoundingMode.FULL,
-    )
+    var = ct.truediv(ct.sum(xbar * xbar, axis=1), N, rounding_mode=ct.RoundingMode.FULL)
     rstd_2 = ct.truediv(1, ct.sqrt(var + eps), rounding_mode=ct.RoundingMode.FULL)
     ct.store(Mean, index=(row,), tile=mean_2, allow_tma=USE_TMA)
     ct.store(Rstd, index=(row,), tile=rstd_2, allow_tma=USE_TMA)
@@ -118,7 +113,6 @@ def _layer_norm_bwd_dx_fused(
     USE_TMA: ct.Constant[bool],
 ):
     row = ct.bid(0)
-    mask_N = ct.arange(BLOCK_N, dtype=ct.int32) < N
     x = ct.astype(
         ct.load(
             X,
@@ -151,14 +145,8 @@ def _layer_norm_bwd_dx_fused(
         ct.arange(BLOCK_N, dtype=ct.int32) < N, (x - mean[:, None]) * rstd[:, None], 0.0
     )
     wdy = w * dy_tile
-    c1 = ct.truediv(
-        ct.sum(ct.where(mask_N[None, :], xhat * wdy, 0.0), axis=1),
-        N,
-        rounding_mode=ct.RoundingMode.FULL,
-    )
-    c2 = ct.truediv(
-        ct.sum(ct.where(mask_N[None, :], wdy, 0.0), axis=1), N, rounding_mode=ct.RoundingMode.FULL
-    )
+    c1 = ct.truediv(ct.sum(xhat * wdy, axis=1), N, rounding_mode=ct.RoundingMode.FULL)
+    c2 = ct.truediv(ct.sum(wdy, axis=1), N, rounding_mode=ct.RoundingMode.FULL)
     dx_tile = (wdy - (xhat * c1[:, None] + c2[:, None])) * rstd[:, None]
     ct.store(DX, index=(row, 0), tile=ct.astype(dx_tile, DX.dtype), allow_tma=USE_TMA)
     ct.store(
@@ -249,12 +237,24 @@ _LAYER_NORM_BWD_DWDB_CONFIGS = [
     # The tile sizes (and switches such as TMA loads, occupancy hints) ct.tune.exhaustive_search
     # tries for `_layer_norm_bwd_dwdb` on the first launch of each shape key. Each occupancy is a
     # kernel of its own, with its own JIT cache: _LAYER_NORM_BWD_DWDB_BY_OCCUPANCY, made once.
-    {"USE_TMA": False},
-    {"USE_TMA": False, "occupancy": 4},
-    {"USE_TMA": False, "occupancy": 8},
-    {"USE_TMA": True},
-    {"USE_TMA": True, "occupancy": 4},
-    {"USE_TMA": True, "occupancy": 8},
+    {"BLOCK_SIZE_M": 2048, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 2048, "USE_TMA": False, "occupancy": 4},
+    {"BLOCK_SIZE_M": 2048, "USE_TMA": False, "occupancy": 8},
+    {"BLOCK_SIZE_M": 2048, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 2048, "USE_TMA": True, "occupancy": 4},
+    {"BLOCK_SIZE_M": 2048, "USE_TMA": True, "occupancy": 8},
+    {"BLOCK_SIZE_M": 8192, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 8192, "USE_TMA": False, "occupancy": 4},
+    {"BLOCK_SIZE_M": 8192, "USE_TMA": False, "occupancy": 8},
+    {"BLOCK_SIZE_M": 8192, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 8192, "USE_TMA": True, "occupancy": 4},
+    {"BLOCK_SIZE_M": 8192, "USE_TMA": True, "occupancy": 8},
+    {"BLOCK_SIZE_M": 32, "USE_TMA": False},
+    {"BLOCK_SIZE_M": 32, "USE_TMA": False, "occupancy": 4},
+    {"BLOCK_SIZE_M": 32, "USE_TMA": False, "occupancy": 8},
+    {"BLOCK_SIZE_M": 32, "USE_TMA": True},
+    {"BLOCK_SIZE_M": 32, "USE_TMA": True, "occupancy": 4},
+    {"BLOCK_SIZE_M": 32, "USE_TMA": True, "occupancy": 8},
 ]
 _layer_norm_bwd_dwdb_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 _LAYER_NORM_BWD_DWDB_BY_OCCUPANCY = {
@@ -438,7 +438,6 @@ class LayerNorm(torch.autograd.Function):
             M,
             N,
             BLOCK_SIZE_N_DWDB,
-            BLOCK_SIZE_M_DWDB,
         )
         if key not in _layer_norm_bwd_dwdb_best:
             _layer_norm_bwd_dwdb_best[key] = ct.tune.exhaustive_search(
@@ -454,7 +453,7 @@ class LayerNorm(torch.autograd.Function):
                     M,
                     N,
                     BLOCK_SIZE_N_DWDB,
-                    BLOCK_SIZE_M_DWDB,
+                    cfg["BLOCK_SIZE_M"],
                     cfg["USE_TMA"],
                 ),
                 quiet=True,
@@ -472,7 +471,7 @@ class LayerNorm(torch.autograd.Function):
                 M,
                 N,
                 BLOCK_SIZE_N_DWDB,
-                BLOCK_SIZE_M_DWDB,
+                cfg["BLOCK_SIZE_M"],
                 cfg["USE_TMA"],
             ),
         )

@@ -34,7 +34,6 @@ def log_softmax_kernel(
     USE_TMA: ct.Constant[bool],
 ):
     pid = ct.bid(0)
-    mask_N = ct.arange(BLOCK_N, dtype=ct.int32) < N
     inp = ct.astype(
         ct.load(
             input,
@@ -47,12 +46,7 @@ def log_softmax_kernel(
     )
     row_max = ct.max(inp, axis=1)
     shifted = inp - row_max[:, None]
-    log_sum = ct.log(
-        ct.sum(
-            ct.where(mask_N[None, :], ct.exp(shifted, rounding_mode=ct.RoundingMode.APPROX), 0.0),
-            axis=1,
-        )
-    )
+    log_sum = ct.log(ct.sum(ct.exp(shifted, rounding_mode=ct.RoundingMode.APPROX), axis=1))
     out_tile = shifted - log_sum[:, None]
     ct.store(output, index=(pid, 0), tile=ct.astype(out_tile, output.dtype), allow_tma=USE_TMA)
 
@@ -110,24 +104,9 @@ def log_softmax_looped_kernel(
             allow_tma=USE_TMA,
         )
         inp_2 = ct.astype(inp, ct.float32)
-        m_new = ct.maximum(
-            m,
-            ct.max(
-                ct.where(
-                    (tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32) < N)[None, :],
-                    inp_2,
-                    float("-inf"),
-                ),
-                axis=1,
-            ),
-        )
+        m_new = ct.maximum(m, ct.max(inp_2, axis=1))
         d = d * ct.exp(m - m_new, rounding_mode=ct.RoundingMode.APPROX) + ct.sum(
-            ct.where(
-                (tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32) < N)[None, :],
-                ct.exp(inp_2 - m_new[:, None], rounding_mode=ct.RoundingMode.APPROX),
-                0.0,
-            ),
-            axis=1,
+            ct.exp(inp_2 - m_new[:, None], rounding_mode=ct.RoundingMode.APPROX), axis=1
         )
         m = m_new
     log_z = m + ct.log(d)

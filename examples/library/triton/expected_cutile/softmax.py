@@ -35,7 +35,6 @@ def _softmax_fwd_kernel(
     USE_TMA: ct.Constant[bool],
 ):
     row_idx = ct.bid(0)
-    mask_n_cols = ct.arange(BLOCK_N_COLS, dtype=ct.int32) < n_cols
     row = ct.load(
         X,
         index=(row_idx, 0),
@@ -46,7 +45,7 @@ def _softmax_fwd_kernel(
     row_2 = ct.astype(row, ct.float32)
     row_minus_max = row_2 - ct.max(row_2, axis=1, keepdims=True)
     numerator = ct.exp(row_minus_max, rounding_mode=ct.RoundingMode.APPROX)
-    denominator = ct.sum(ct.where(mask_n_cols[None, :], numerator, 0.0), axis=1)
+    denominator = ct.sum(numerator, axis=1)
     softmax_output = ct.truediv(numerator, denominator[:, None], rounding_mode=ct.RoundingMode.FULL)
     ct.store(Y, index=(row_idx, 0), tile=ct.astype(softmax_output, Y.dtype), allow_tma=USE_TMA)
 
@@ -92,7 +91,6 @@ def _softmax_fwd_strided_kernel(
     USE_TMA: ct.Constant[bool],
 ):
     row_idx = ct.bid(0)
-    mask_n_cols = ct.arange(BLOCK_N_COLS, dtype=ct.int32) < n_cols
     row = ct.load(
         X,
         index=(row_idx, 0),
@@ -103,7 +101,7 @@ def _softmax_fwd_strided_kernel(
     row_2 = ct.astype(row, ct.float32)
     row_minus_max = row_2 - ct.max(row_2, axis=1, keepdims=True)
     numerator = ct.exp(row_minus_max, rounding_mode=ct.RoundingMode.APPROX)
-    denominator = ct.sum(ct.where(mask_n_cols[None, :], numerator, 0.0), axis=1)
+    denominator = ct.sum(numerator, axis=1)
     ct.store(
         Y,
         index=(row_idx, 0),

@@ -1,16 +1,20 @@
-"""What out-of-bounds lanes hold, in the IR's semantics and in Helion's.
+"""What out-of-bounds lanes hold, per value and per dimension: the knowledge that lets a backend
+leave out a mask.
 
 The IR says what every load pads with (``Load.other``) and whether a reduction or dot excludes the
-invalid lanes (``masked``). Helion fixes both: loads pad with 0, and every reduction and every
-``torch.mm``-family dot excludes invalid lanes itself. So a masked IR reduction maps onto Helion
-directly, and an unmasked one maps onto it only where the invalid lanes add nothing: where they
-hold the reduction's identity. This module tracks that knowledge per value and per dimension, the
-way constant folding would: :meth:`PadTracker.along` gives the :class:`Pad` of the lanes of a
-value that are invalid along one dimension, or ``None`` when it is not known.
+invalid lanes (``masked``). A backend that writes a masked reduction as a plain one (or a dot of
+unmasked operands) is exact only where the invalid lanes hold the reduction's identity (or make
+every product 0). This module tracks that knowledge the way constant folding would:
+:meth:`PadTracker.along` gives the :class:`Pad` of the lanes of a value that are invalid along one
+dimension, or ``None`` when it is not known.
 
-Two modes: ``"ir"`` (loads pad with ``other``) decides whether the IR's result is reproduced;
-``"helion"`` (loads pad with 0) decides whether Helion 1.4's ``hl.dot``, which does not mask
-computed operands, may be used.
+Mode ``"ir"`` pads loads with the IR's ``other``; a backend whose DSL pads loads with a fixed value
+of its own adds a mode for it (Helion: ``{"helion": 0.0}``, to decide whether Helion 1.4's
+``hl.dot``, which does not mask computed operands, may be used).
+
+Scalars and values broadcast along a dim hold valid data there, unknown; what is known of their
+sign (a scale the host asserts positive) is asked of the ``positive`` callback, so that
+``-inf * scale`` stays ``-inf``.
 """
 
 from __future__ import annotations
@@ -25,8 +29,7 @@ from translator.ir.padding import fold_pad
 from translator.ir.shapes import TileType, TypeEnv, dims_of, infer
 from translator.ir.visit import walk_expr
 
-Mode = str  # "ir" | "helion"
-MODES: tuple[Mode, ...] = ("ir", "helion")
+Mode = str  # "ir", or a mode named in PadTracker's ``load_pads``
 
 
 @dataclass(frozen=True)
@@ -56,10 +59,18 @@ class Pad:
 class PadTracker:
     """Padding knowledge of the device values of one kernel, updated statement by statement."""
 
-    def __init__(self, env: Callable[[], TypeEnv]) -> None:
+    def __init__(
+        self,
+        env: Callable[[], TypeEnv],
+        load_pads: dict[Mode, float] | None = None,
+        positive: Callable[[ir.Expr], bool] | None = None,
+    ) -> None:
         # ``env`` returns the writer's current type environment (it changes with scopes).
         self._env = env
-        self._vars: dict[Mode, dict[str, dict[ir.Dim, Pad | None]]] = {m: {} for m in MODES}
+        self._load_pads = dict(load_pads or {})
+        self._modes: tuple[Mode, ...] = ("ir", *self._load_pads)
+        self._positive = positive or (lambda e: False)
+        self._vars: dict[Mode, dict[str, dict[ir.Dim, Pad | None]]] = {m: {} for m in self._modes}
         # name -> the expression it was bound to, for the row-max facts of `_bounds_row_max`
         self._defs: dict[str, ir.Expr] = {}
 
@@ -68,9 +79,9 @@ class PadTracker:
     def bind(self, name: str, value: ir.Expr) -> None:
         """Record what ``name = value`` leaves in the invalid lanes of each of its dims."""
         dims = dims_of(infer(value, self._env()))
-        pads = {mode: {d: self.along(value, d, mode) for d in dims} for mode in MODES}
+        pads = {mode: {d: self.along(value, d, mode) for d in dims} for mode in self._modes}
         self.forget({name})
-        for mode in MODES:
+        for mode in self._modes:
             self._vars[mode][name] = pads[mode]
         if not any(isinstance(x, ir.Name) and x.id == name for x in walk_expr(value)):
             self._defs[name] = value
@@ -78,7 +89,7 @@ class PadTracker:
     def forget(self, names: set[str]) -> None:
         """Drop what is known of ``names`` (values carried around a loop or set in a branch),
         and every fact that mentions them."""
-        for mode in MODES:
+        for mode in self._modes:
             for name in names:
                 self._vars[mode].pop(name, None)
         stale = {
@@ -100,8 +111,8 @@ class PadTracker:
             # A value broadcast along ``dim`` holds valid (unknown) data in the invalid lanes.
             return None
         if isinstance(e, ir.Load):
-            if mode == "helion":
-                return Pad(0.0)
+            if mode in self._load_pads:
+                return Pad(self._load_pads[mode])
             return Pad(e.other) if e.other is not None else None
         if isinstance(e, ir.Full):
             return Pad(float(e.value.value)) if isinstance(e.value, ir.Const) else None
@@ -122,11 +133,27 @@ class PadTracker:
             pad = self.along(e.lhs, dim, mode)
             if pad == Pad(float("-inf")):
                 return Pad(float("-inf"), math.nan)
+        if isinstance(e, ir.BinOp) and e.op == "*":
+            scaled = self._scaled_infinity(e.lhs, e.rhs, dim, mode)
+            scaled = scaled or self._scaled_infinity(e.rhs, e.lhs, dim, mode)
+            if scaled is not None:
+                return scaled
         if isinstance(e, (ir.BinOp, ir.Call)):
             operands = [e.lhs, e.rhs] if isinstance(e, ir.BinOp) else list(e.args)
             return self._combine(e.op, [self.along(a, dim, mode) for a in operands], operands)
         # Reductions over other axes, dots, aranges, tile indices: not one known value.
         return None
+
+    def _scaled_infinity(self, x: ir.Expr, scale: ir.Expr, dim: ir.Dim, mode: Mode) -> Pad | None:
+        """``x * scale`` where ``x``'s invalid lanes hold an infinity and ``scale`` is broadcast
+        along ``dim`` and above 0 (perhaps +inf): the same infinity (a positive softmax scale
+        keeps masked scores at ``-inf``)."""
+        pad = self.along(x, dim, mode)
+        if pad is None or not math.isinf(pad.value) or pad.uniform is not None:
+            return None
+        t = infer(scale, self._env())
+        spans = isinstance(t, TileType) and dim in t.dims
+        return pad if not spans and self._positive(scale) else None
 
     def _combine(self, op: str, pads: list[Pad | None], operands: list[ir.Expr]) -> Pad | None:
         if any(p is None for p in pads):
@@ -163,6 +190,12 @@ class PadTracker:
             return self._bounds_row_max(m.value, x, dim)
         if isinstance(m, ir.Call) and m.op == "maximum":
             return any(self._bounds_row_max(a, x, dim) for a in m.args)
+        if isinstance(m, ir.BinOp) and m.op == "*" and isinstance(x, ir.BinOp) and x.op == "*":
+            # max(v) * s is the row max of v * s for a scale s above 0 (FlashAttention's
+            # `maximum(m_i, max(qk) * scale)` before `qk * scale - m_ij`).
+            for mv, ms, xv, xs in ((m.lhs, m.rhs, x.lhs, x.rhs), (m.rhs, m.lhs, x.rhs, x.lhs)):
+                if ms == xs and self._positive(ms) and self._bounds_row_max(mv, xv, dim):
+                    return True
         if isinstance(m, ir.Reduce) and m.op == "max":
             dims = dims_of(infer(m.value, self._env()))
             return dims[m.axis % len(dims)] == dim and self._same(m.value, x)
