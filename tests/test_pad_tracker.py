@@ -89,15 +89,40 @@ def test_flash_attention_keeps_one_mask_when_its_scale_is_positive() -> None:
     assert re.search(r"ct\.sum\(p, axis=1\)", loop), loop
 
 
-def test_masks_stay_where_the_invalid_lanes_are_unknown() -> None:
+def test_unknown_scores_are_masked_once_where_they_are_bound() -> None:
     # Helion masks reductions itself, so its attention never sets the padded scores to -inf:
-    # they hold q . 0 = 0, and exp(0 - max) is not 0. The max and the sum must be masked.
+    # they hold q . 0 = 0, and exp(0 - max) is not 0. One `where` where the scores are bound
+    # (to the max's identity) serves the max, and makes the probabilities 0 for the sum and
+    # the MMA: one mask instead of three.
     text = translate_source(
         (ROOT / "examples/helion/attention.py").read_text(), "a.py", "helion", "cutile"
     )
     loop = text[text.index("    for tile_n in range(") :]
-    assert re.search(r"ct\.max\(\s*ct\.where\(", loop), loop
-    assert re.search(r"ct\.sum\(\s*ct\.where\(", loop), loop
+    assert loop.count("ct.where(") == 1, loop
+    assert "qk = ct.where(" in loop and "ct.max(qk, axis=1)" in loop and "ct.sum(p, axis=1)" in loop
+
+
+def test_a_row_loaded_for_a_max_is_padded_with_its_identity() -> None:
+    # Helion's softmax loads its row (the IR pads it with 0) and takes its max: the load pads
+    # with -inf instead, which makes the max exact and exp(x - max) 0 for the sum. No `where`.
+    text = translate_source(
+        (ROOT / "examples/helion/softmax.py").read_text(), "s.py", "helion", "cutile"
+    )
+    assert "padding_mode=ct.PaddingMode.NEG_INF" in text and "ct.where(" not in text, text
+
+
+def test_values_an_unmasked_reduction_reads_keep_their_padding() -> None:
+    # The frontend proved what an unmasked reduction's invalid lanes hold: neither the value
+    # it reads nor what that value is computed from may be padded otherwise.
+    from translator.dialects.cutile.kernel import _names_read_unmasked
+    from translator.ir import nodes as ir
+
+    body = (
+        ir.Assign("b", ir.BinOp("*", ir.Name("a"), ir.Const(2.0))),
+        ir.Assign("c", ir.Reduce("sum", ir.Name("b"), 0, masked=False)),
+        ir.Assign("d", ir.Reduce("max", ir.Name("e"), 0)),
+    )
+    assert _names_read_unmasked(body) == {"a", "b"}
 
 
 SUM_OF_SCALED = """

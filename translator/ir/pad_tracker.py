@@ -156,6 +156,16 @@ class PadTracker:
         return pad if not spans and self._positive(scale) else None
 
     def _combine(self, op: str, pads: list[Pad | None], operands: list[ir.Expr]) -> Pad | None:
+        cond = pads[0]
+        if (
+            op == "where"
+            and len(pads) == 3
+            and cond is not None
+            and cond.uniform is None
+            and not math.isnan(cond.value)
+        ):
+            # The condition picks one branch on every invalid lane, uniform rows or not.
+            return pads[1] if cond.value else pads[2]
         if any(p is None for p in pads):
             # 0 * x stays 0 for finite x; a known condition picks a branch: one unknown operand
             # may not matter.

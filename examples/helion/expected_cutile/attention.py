@@ -61,38 +61,21 @@ def _attention_kernel(
             (BLOCK_SIZE_N, BLOCK_HEAD_DIM),
         )
         # Scores for this key block; out_dtype keeps them in fp32 for fp16 inputs.
-        qk = (
+        qk = ct.where(
+            (tile_n * BLOCK_SIZE_N + ct.arange(BLOCK_SIZE_N, dtype=ct.int32) < seq_k)[None, :],
             ct.mma(
                 ct.astype(q_blk, q_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
                 ct.astype(ct.transpose(k_blk), k_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
                 ct.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=ct.float32),
             )
-            * sm_scale
+            * sm_scale,
+            float("-inf"),
         )
-        m_ij = ct.maximum(
-            m_i,
-            ct.max(
-                ct.where(
-                    (tile_n * BLOCK_SIZE_N + ct.arange(BLOCK_SIZE_N, dtype=ct.int32) < seq_k)[
-                        None, :
-                    ],
-                    qk,
-                    float("-inf"),
-                ),
-                axis=1,
-            ),
-        )
+        m_ij = ct.maximum(m_i, ct.max(qk, axis=1))
         p = ct.exp(qk - m_ij[:, None])
         # Rescale the previous state to the new running max.
         alpha = ct.exp(m_i - m_ij)
-        l_i = l_i * alpha + ct.sum(
-            ct.where(
-                (tile_n * BLOCK_SIZE_N + ct.arange(BLOCK_SIZE_N, dtype=ct.int32) < seq_k)[None, :],
-                p,
-                0.0,
-            ),
-            axis=1,
-        )
+        l_i = l_i * alpha + ct.sum(p, axis=1)
         acc = acc * alpha[:, None]
         v_blk = ct.reshape(
             ct.load(
@@ -104,17 +87,7 @@ def _attention_kernel(
             (BLOCK_SIZE_N, BLOCK_HEAD_DIM),
         )
         acc = ct.mma(
-            ct.astype(
-                ct.where(
-                    (tile_n * BLOCK_SIZE_N + ct.arange(BLOCK_SIZE_N, dtype=ct.int32) < seq_k)[
-                        None, :
-                    ],
-                    ct.astype(p, v.dtype),
-                    0.0,
-                ),
-                v_mma_dtype,
-                rounding_mode=ct.RoundingMode.RZ,
-            ),
+            ct.astype(ct.astype(p, v.dtype), v_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
             ct.astype(v_blk, v_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
             acc,
         )

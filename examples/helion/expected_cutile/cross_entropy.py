@@ -25,7 +25,6 @@ def _cross_entropy_kernel(
 ):
     tile_n = ct.bid(0)
     mask_n = tile_n * BLOCK_SIZE_N + ct.arange(BLOCK_SIZE_N, dtype=ct.int32) < n
-    mask_v = ct.arange(BLOCK_V, dtype=ct.int32) < v
     labels_tile = ct.load(
         labels,
         index=(tile_n,),
@@ -44,19 +43,14 @@ def _cross_entropy_kernel(
             logits,
             index=(tile_n, 0),
             shape=(BLOCK_SIZE_N, BLOCK_V),
-            padding_mode=ct.PaddingMode.ZERO,
+            padding_mode=ct.PaddingMode.NEG_INF,
             allow_tma=USE_TMA,
         ),
         ct.float32,
     )
-    max_logits = ct.max(ct.where(mask_v[None, :], rows, float("-inf")), axis=1)
+    max_logits = ct.max(rows, axis=1)
     sum_exp = ct.sum(
-        ct.where(
-            mask_v[None, :],
-            ct.exp(rows - max_logits[:, None], rounding_mode=ct.RoundingMode.APPROX),
-            0.0,
-        ),
-        axis=1,
+        ct.exp(rows - max_logits[:, None], rounding_mode=ct.RoundingMode.APPROX), axis=1
     )
     log_sum_exp = max_logits + ct.log(sum_exp)
     ct.store(losses, index=(tile_n,), tile=log_sum_exp - logits_at_target, allow_tma=USE_TMA)

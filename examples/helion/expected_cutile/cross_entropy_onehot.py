@@ -46,37 +46,29 @@ def _cross_entropy_onehot_kernel(
                 logits,
                 index=(tile_n, tile_v),
                 shape=(BLOCK_SIZE_N, BLOCK_SIZE_V),
-                padding_mode=ct.PaddingMode.ZERO,
+                padding_mode=ct.PaddingMode.NEG_INF,
                 allow_tma=USE_TMA,
             ),
             ct.float32,
         )
-        m_new = ct.maximum(
-            m_i,
-            ct.max(
-                ct.where(
-                    (tile_v * BLOCK_SIZE_V + ct.arange(BLOCK_SIZE_V, dtype=ct.int32) < v)[None, :],
-                    vals,
-                    float("-inf"),
-                ),
-                axis=1,
-            ),
-        )
+        m_new = ct.maximum(m_i, ct.max(vals, axis=1))
         # Rescale the running sum to the new max before adding this block.
         l_i = l_i * ct.exp(m_i - m_new, rounding_mode=ct.RoundingMode.APPROX) + ct.sum(
-            ct.where(
-                (tile_v * BLOCK_SIZE_V + ct.arange(BLOCK_SIZE_V, dtype=ct.int32) < v)[None, :],
-                ct.exp(vals - m_new[:, None], rounding_mode=ct.RoundingMode.APPROX),
-                0.0,
-            ),
-            axis=1,
+            ct.exp(vals - m_new[:, None], rounding_mode=ct.RoundingMode.APPROX), axis=1
         )
         m_i = m_new
         # One-hot select: exactly one column over all blocks matches the label.
         hit = (tile_v * BLOCK_SIZE_V + ct.arange(BLOCK_SIZE_V, dtype=ct.int32))[
             None, :
         ] == labels_tile[:, None]
-        target = target + ct.sum(ct.where(hit, vals, 0.0), axis=1)
+        target = target + ct.sum(
+            ct.where(
+                (tile_v * BLOCK_SIZE_V + ct.arange(BLOCK_SIZE_V, dtype=ct.int32) < v)[None, :],
+                ct.where(hit, vals, 0.0),
+                0.0,
+            ),
+            axis=1,
+        )
     ct.store(losses, index=(tile_n,), tile=m_i + ct.log(l_i) - target, allow_tma=USE_TMA)
 
 

@@ -23,21 +23,18 @@ def _softmax_kernel(
     USE_TMA: ct.Constant[bool],
 ):
     tile_m = ct.bid(0)
-    mask_n = ct.arange(BLOCK_N, dtype=ct.int32) < n
     softmax_in = ct.load(
         x,
         index=(tile_m, 0),
         shape=(BLOCK_SIZE_M, BLOCK_N),
-        padding_mode=ct.PaddingMode.ZERO,
+        padding_mode=ct.PaddingMode.NEG_INF,
         allow_tma=USE_TMA,
     )
-    softmax_max = ct.max(
-        ct.where(mask_n[None, :], softmax_in, float("-inf")), axis=1, keepdims=True
-    )
+    softmax_max = ct.max(softmax_in, axis=1, keepdims=True)
     softmax_num = ct.exp(
         ct.astype(softmax_in - softmax_max, ct.float32), rounding_mode=ct.RoundingMode.APPROX
     )
-    softmax_den = ct.sum(ct.where(mask_n[None, :], softmax_num, 0.0), axis=1, keepdims=True)
+    softmax_den = ct.sum(softmax_num, axis=1, keepdims=True)
     ct.store(
         out,
         index=(tile_m, 0),

@@ -49,8 +49,8 @@ def layer_norm_kernel(
     mean = ct.sum(masked, axis=1)
     mean = ct.truediv(mean, X.shape[1], rounding_mode=ct.RoundingMode.FULL)
     centered = x - mean[:, None]
-    squares = centered * centered
-    rstd = ct.sum(ct.where(mask_X1[None, :], squares, 0.0), axis=1)
+    squares = ct.where(mask_X1[None, :], centered * centered, 0.0)
+    rstd = ct.sum(squares, axis=1)
     rstd = ct.rsqrt(ct.truediv(rstd, X.shape[1], rounding_mode=ct.RoundingMode.FULL) + eps)
     y = ct.astype(centered * rstd[:, None] * w[None, :] + b[None, :], X.dtype)
     ct.store(Y, index=(bx, 0), tile=ct.astype(y, Y.dtype), allow_tma=USE_TMA)

@@ -30,10 +30,12 @@ def softmax_kernel(
         ),
         ct.float32,
     )
-    x_masked = x
-    row_max = ct.max(ct.where(mask_X1[None, :], x_masked, float("-inf")), axis=1)
-    num = ct.exp(x - row_max[:, None], rounding_mode=ct.RoundingMode.APPROX)
-    row_sum = ct.sum(ct.where(mask_X1[None, :], num, 0.0), axis=1)
+    x_masked = ct.where(mask_X1[None, :], x, float("-inf"))
+    row_max = ct.max(x_masked, axis=1)
+    num = ct.where(
+        mask_X1[None, :], ct.exp(x - row_max[:, None], rounding_mode=ct.RoundingMode.APPROX), 0.0
+    )
+    row_sum = ct.sum(num, axis=1)
     y = ct.astype(ct.truediv(num, row_sum[:, None], rounding_mode=ct.RoundingMode.FULL), X.dtype)
     ct.store(Y, index=(bx, 0), tile=ct.astype(y, Y.dtype), allow_tma=USE_TMA)
 

@@ -16,6 +16,7 @@ on the reduced dim unless the operand's invalid lanes are already known to hold 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from dataclasses import dataclass, field
@@ -86,6 +87,15 @@ class KernelWriter(CodePrinter):
         #: and the view of each (array, axis) such a tile indexes (``x.slice(...)``).
         self.offset_tiles: dict[str, ir.TileVar] = {}
         self.views: dict[tuple[str, int], str] = {}
+        #: The names an unmasked reduction or dot reads, directly or through the names they
+        #: are computed from: the frontend proved what their invalid lanes hold, so none of
+        #: them may be given other padding (see :meth:`premask`).
+        self.read_unmasked = _names_read_unmasked(kernel.body)
+        #: name -> (axis, op) of each masked reduction that reads it by name
+        self.reduced: dict[str, list[tuple[int, str]]] = {}
+        for e in all_exprs(kernel.body):
+            if isinstance(e, ir.Reduce) and e.masked and isinstance(e.value, ir.Name):
+                self.reduced.setdefault(e.value.id, []).append((e.axis, e.op))
         self.definitions: dict[str, list[ir.Expr]] = {}
         for st in walk_stmts(kernel.body):
             if isinstance(st, ir.Assign):
@@ -563,9 +573,58 @@ class KernelWriter(CodePrinter):
     # ------------------------------------------------------------------ statements
 
     def _st_Assign(self, s: ir.Assign) -> None:
-        self.emit(f"{s.target} = {self.text(s.value)}")
-        self.pads.bind(s.target, s.value)
+        text, value = self.text(s.value), s.value
+        premask = self.premask(s)
+        if premask is not None:
+            axis, fill, lanes = premask
+            load = s.value.value if isinstance(s.value, ir.Cast) else s.value
+            dtype = dtype_of(self.type_of(s.value))
+            floats = not isinstance(dtype, ir.DType) or dtype.name in ir.FLOAT_DTYPES
+            if isinstance(load, ir.Load) and floats and _pad_key(fill) in _PADDING_MODES:
+                # A load pads with the fill itself: `padding_mode=`, no `where`.
+                padded = dataclasses.replace(load, other=fill)
+                value = padded if load is s.value else dataclasses.replace(s.value, value=padded)
+                text = self.text(value)
+            else:
+                text = self.masked(s.value, text, [axis], fill)
+                value = ir.Call("where", (lanes, s.value, ir.Const(fill)))
+        self.emit(f"{s.target} = {text}")
+        self.pads.bind(s.target, value)
         self.env.vars[s.target] = self.type_of(s.value)
+
+    def premask(self, s: ir.Assign) -> tuple[int, float, ir.Expr] | None:
+        """Where ``s`` binds (once) a tile that a masked reduction reads by name and whose
+        invalid lanes along the reduced dim do not hold its identity: the axis, the identity
+        and the IR lane mask to give those lanes at the binding instead. One ``ct.where`` there
+        serves every later use (Helion's attention: the scores masked to -inf once make the
+        max exact, and the probabilities 0, so the sum and the MMA need none). Not for a value
+        whose invalid lanes reach an unmasked reduction or dot."""
+        reductions = self.reduced.get(s.target)
+        if not reductions or len(self.definitions.get(s.target, ())) != 1:
+            return None
+        if s.target in self.read_unmasked:
+            return None
+        dims = dims_of(self.type_of(s.value))
+        for axis, op in reductions:
+            if not -len(dims) <= axis < len(dims):
+                continue
+            axis %= len(dims)
+            if self.pads.reduction_is_exact(ir.Reduce(op, s.value, axis), dims[axis])[0]:
+                continue
+            lanes = self.lane_mask(dims[axis])
+            if lanes is not None:
+                return axis, reduce_identity(op), lanes
+        return None
+
+    def lane_mask(self, d: ir.Dim) -> ir.Expr | None:
+        """The IR's ``lanes < extent`` of dim ``d`` (``None`` where it has no plain one)."""
+        if isinstance(d, ir.FullDim):
+            return ir.BinOp("<", ir.Arange(d), d.extent)
+        if isinstance(d, ir.BlockDim):
+            tile = self.env.tiles.get(d.tile)
+            if tile is not None and not tile.scalar and tile.name not in self.offset_tiles:
+                return ir.BinOp("<", ir.TileAttr(tile.name, "index"), tile.extent)
+        return None
 
     def _st_Store(self, s: ir.Store) -> None:
         value = self.store_value(s.tensor, s.value)
@@ -888,6 +947,33 @@ def _extent_word(extent: ir.Expr) -> str:
     if isinstance(extent, ir.Const):
         return str(extent.value)
     return "full"
+
+
+def _names_read_unmasked(body: tuple[ir.Stmt, ...]) -> set[str]:
+    """The names whose invalid lanes an unmasked reduction or dot of ``body`` may read: those
+    it names, and, closed over assignments, the names each of them is computed from."""
+    from translator.ir.visit import walk_expr
+
+    def names(e: ir.Expr) -> set[str]:
+        return {x.id for x in walk_expr(e) if isinstance(x, ir.Name)}
+
+    read: set[str] = set()
+    for e in all_exprs(body):
+        if isinstance(e, ir.Reduce) and not e.masked:
+            read |= names(e.value)
+        elif isinstance(e, ir.Dot) and not e.masked:
+            read |= names(e.lhs) | names(e.rhs)
+    sources: dict[str, set[str]] = {}
+    for st in walk_stmts(body):
+        if isinstance(st, ir.Assign):
+            sources.setdefault(st.target, set()).update(names(st.value))
+    todo = list(read)
+    while todo:
+        for src in sources.get(todo.pop(), ()):
+            if src not in read:
+                read.add(src)
+                todo.append(src)
+    return read
 
 
 __all__ = ["KernelSignature", "KernelWriter"]

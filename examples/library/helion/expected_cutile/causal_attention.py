@@ -89,16 +89,13 @@ def _causal_attention_fwd_kernel(
                 axis=1,
             ),
         )
-        p = ct.exp(qk - m_ij[:, None])
-        alpha = ct.exp(m_i - m_ij)
-        l_i = l_i * alpha + ct.sum(
-            ct.where(
-                (tile_n * BLOCK_SIZE_N + ct.arange(BLOCK_SIZE_N, dtype=ct.int32) < seq)[None, :],
-                p,
-                0.0,
-            ),
-            axis=1,
+        p = ct.where(
+            (tile_n * BLOCK_SIZE_N + ct.arange(BLOCK_SIZE_N, dtype=ct.int32) < seq)[None, :],
+            ct.exp(qk - m_ij[:, None]),
+            0.0,
         )
+        alpha = ct.exp(m_i - m_ij)
+        l_i = l_i * alpha + ct.sum(p, axis=1)
         acc = acc * alpha[:, None]
         v_blk = ct.reshape(
             ct.load(
@@ -110,17 +107,7 @@ def _causal_attention_fwd_kernel(
             (BLOCK_SIZE_N, BLOCK_V2),
         )
         acc = ct.mma(
-            ct.astype(
-                ct.where(
-                    (tile_n * BLOCK_SIZE_N + ct.arange(BLOCK_SIZE_N, dtype=ct.int32) < seq)[
-                        None, :
-                    ],
-                    ct.astype(p, v.dtype),
-                    0.0,
-                ),
-                v_mma_dtype,
-                rounding_mode=ct.RoundingMode.RZ,
-            ),
+            ct.astype(ct.astype(p, v.dtype), v_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
             ct.astype(v_blk, v_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
             acc,
         )

@@ -291,7 +291,7 @@ def _group_norm_bwd_kernel(
         ),
         ct.float32,
     )
-    dx_hat = dy * w[None, :, :, None]
+    dx_hat = ct.where(mask_grad_out3[None, None, None, :], dy * w[None, :, :, None], 0.0)
     # d/dx of (x - mean) * rstd over a group of CPG * HW elements.
     c1 = ct.truediv(
         ct.sum(
@@ -306,14 +306,7 @@ def _group_norm_bwd_kernel(
         rounding_mode=ct.RoundingMode.FULL,
     )
     c2 = ct.truediv(
-        ct.sum(
-            ct.where(
-                mask_grad_out2[None, None, :],
-                ct.sum(ct.where(mask_grad_out3[None, None, None, :], dx_hat, 0.0), axis=3),
-                0.0,
-            ),
-            axis=2,
-        ),
+        ct.sum(ct.where(mask_grad_out2[None, None, :], ct.sum(dx_hat, axis=3), 0.0), axis=2),
         cpg * hw,
         rounding_mode=ct.RoundingMode.FULL,
     )

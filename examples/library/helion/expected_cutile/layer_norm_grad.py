@@ -204,8 +204,8 @@ def _layer_norm_bwd_kernel(
     USE_TMA: ct.Constant[bool],
 ):
     tile_m = ct.bid(0)
-    mask_n = ct.arange(BLOCK_N, dtype=ct.int32) < n
     mask_grad_out1 = ct.arange(BLOCK_GRAD_OUT1, dtype=ct.int32) < grad_out.shape[1]
+    mask_n = ct.arange(BLOCK_N, dtype=ct.int32) < n
     dy = ct.astype(
         ct.load(
             grad_out,
@@ -241,26 +241,27 @@ def _layer_norm_bwd_kernel(
         padding_mode=ct.PaddingMode.ZERO,
         allow_tma=USE_TMA,
     )[:, None]
-    wdy = dy * ct.astype(
-        ct.load(
-            weight,
-            index=(0,),
-            shape=(BLOCK_WEIGHT0,),
-            padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=USE_TMA,
+    wdy = ct.where(
+        mask_grad_out1[None, :],
+        dy
+        * ct.astype(
+            ct.load(
+                weight,
+                index=(0,),
+                shape=(BLOCK_WEIGHT0,),
+                padding_mode=ct.PaddingMode.ZERO,
+                allow_tma=USE_TMA,
+            ),
+            ct.float32,
         ),
-        ct.float32,
+        0.0,
     )
     c1 = ct.truediv(
         ct.sum(ct.where(mask_n[None, :], x_hat * wdy, 0.0), axis=1),
         n,
         rounding_mode=ct.RoundingMode.FULL,
     )
-    c2 = ct.truediv(
-        ct.sum(ct.where(mask_grad_out1[None, :], wdy, 0.0), axis=1),
-        n,
-        rounding_mode=ct.RoundingMode.FULL,
-    )
+    c2 = ct.truediv(ct.sum(wdy, axis=1), n, rounding_mode=ct.RoundingMode.FULL)
     dx = (wdy - (x_hat * c1[:, None] + c2[:, None])) * ct.load(
         rstd,
         index=(tile_m,),

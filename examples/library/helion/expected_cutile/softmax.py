@@ -27,20 +27,19 @@ def _softmax_lastdim_kernel(
     USE_TMA: ct.Constant[bool],
 ):
     tile_m = ct.bid(0)
-    mask_n = ct.arange(BLOCK_N, dtype=ct.int32) < n
     values = ct.astype(
         ct.load(
             x,
             index=(tile_m, 0),
             shape=(BLOCK_SIZE_M, BLOCK_N),
-            padding_mode=ct.PaddingMode.ZERO,
+            padding_mode=ct.PaddingMode.NEG_INF,
             allow_tma=USE_TMA,
         ),
         ct.float32,
     )
-    softmax_max = ct.max(ct.where(mask_n[None, :], values, float("-inf")), axis=1, keepdims=True)
+    softmax_max = ct.max(values, axis=1, keepdims=True)
     softmax_num = ct.exp(values - softmax_max, rounding_mode=ct.RoundingMode.APPROX)
-    softmax_den = ct.sum(ct.where(mask_n[None, :], softmax_num, 0.0), axis=1, keepdims=True)
+    softmax_den = ct.sum(softmax_num, axis=1, keepdims=True)
     ct.store(
         out,
         index=(tile_m, 0),
@@ -129,25 +128,20 @@ def _log_softmax_lastdim_kernel(
     USE_TMA: ct.Constant[bool],
 ):
     tile_m = ct.bid(0)
-    mask_n = ct.arange(BLOCK_N, dtype=ct.int32) < n
     values = ct.astype(
         ct.load(
             x,
             index=(tile_m, 0),
             shape=(BLOCK_SIZE_M, BLOCK_N),
-            padding_mode=ct.PaddingMode.ZERO,
+            padding_mode=ct.PaddingMode.NEG_INF,
             allow_tma=USE_TMA,
         ),
         ct.float32,
     )
-    row_max = ct.max(ct.where(mask_n[None, :], values, float("-inf")), axis=1, keepdims=True)
+    row_max = ct.max(values, axis=1, keepdims=True)
     shifted = values - row_max
     lse = ct.log(
-        ct.sum(
-            ct.where(mask_n[None, :], ct.exp(shifted, rounding_mode=ct.RoundingMode.APPROX), 0.0),
-            axis=1,
-            keepdims=True,
-        )
+        ct.sum(ct.exp(shifted, rounding_mode=ct.RoundingMode.APPROX), axis=1, keepdims=True)
     )
     ct.store(out, index=(tile_m, 0), tile=ct.astype(shifted - lse, out.dtype), allow_tma=USE_TMA)
 
