@@ -235,6 +235,26 @@ def test_a_streaming_chunk_the_host_computes_is_searched() -> None:
         assert int(chunk) == 16384 or int(rows) * int(chunk) <= 8192, (rows, chunk)
 
 
+def test_dot_tiles_the_host_fixes_are_searched_over_cutiles_space() -> None:
+    # Triton's attention launches at BLOCK_M = 64 and a BLOCK_N its host picks by head dim
+    # (for Triton's registers); cuTile searches its own attention tiles (128x128 ran at 0.91x
+    # the source where 64x64 ran at 0.57x, H100 probe), the grid following the config.
+    text = (ROOT / "examples/triton/expected_cutile/attention.py").read_text()
+    space = text.split("_ATTN_FWD_CONFIGS = [")[1].split("\n]")[0]
+    assert '{"BLOCK_M": 128, "BLOCK_N": 128}' in space
+    assert '(ct.cdiv(q.size(2), cfg["BLOCK_M"]), q.size(1), q.size(0))' in text
+    assert "BLOCK_N = 64 if" not in text  # the host's choice no longer reaches the launch
+
+
+def test_dot_tiles_a_host_buffer_is_sized_by_stay_the_hosts(tmp_path: Path) -> None:
+    # The host sizes the partial results by cdiv(M, BLOCK_M), one row per row block: another
+    # BLOCK_M would write past them. The launch passes the host's tiles, and no search.
+    source = ROOT / "tests/data/triton_partials_by_block.py"
+    text = translate_source(source.read_text(), str(source), "triton", "cutile")
+    assert "exhaustive_search" not in text
+    assert "(a, b, c, BLOCK_M, BLOCK_N, BLOCK_K)" in text
+
+
 # --------------------------------------------------------------------------------------------------
 # Tuning spaces: ct.tune.exhaustive_search in, ct.tune.exhaustive_search out
 

@@ -119,7 +119,9 @@ FLASHATTN_CONFIGS = [
     # The tile sizes ct.tune.exhaustive_search tries for `flashattn` on the first launch of each
     # shape key.
     {"BLOCK_M": 64, "BLOCK_N": 64},
+    {"BLOCK_M": 128, "BLOCK_N": 128},
     {"BLOCK_M": 128, "BLOCK_N": 64},
+    {"BLOCK_M": 64, "BLOCK_N": 128},
     {"BLOCK_M": 128, "BLOCK_N": 32},
     {"BLOCK_M": 64, "BLOCK_N": 32},
 ]

@@ -17,8 +17,6 @@ import torch
 import cuda.tile as ct
 
 
-# tiletrans: the source has 4 configs; this launch uses the first (tune the ct.Constant tile sizes
-# with ct.tune)
 @ct.kernel
 def _attn_fwd(
     Q,
@@ -112,6 +110,19 @@ def _attn_fwd(
     )
 
 
+_ATTN_FWD_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_attn_fwd` on the first launch of each
+    # shape key.
+    {"BLOCK_M": 64, "BLOCK_N": 64},
+    {"BLOCK_M": 128, "BLOCK_N": 128},
+    {"BLOCK_M": 128, "BLOCK_N": 64},
+    {"BLOCK_M": 64, "BLOCK_N": 128},
+    {"BLOCK_M": 128, "BLOCK_N": 32},
+    {"BLOCK_M": 64, "BLOCK_N": 32},
+]
+_attn_fwd_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def attention(
     q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, sm_scale: float = None
 ) -> torch.Tensor:
@@ -132,13 +143,31 @@ def attention(
     # of the scaled scores only for a positive scale.
     assert sm_scale > 0, "sm_scale must be positive"
     o = torch.empty_like(q)
-    BLOCK_M = 64
-    BLOCK_N = 64 if HEAD_DIM_K <= 64 else 32
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (q.shape, k.shape, v.shape, o.shape, q.dtype, k.dtype, v.dtype, o.dtype)
+    if key not in _attn_fwd_best:
+        _attn_fwd_best[key] = ct.tune.exhaustive_search(
+            _ATTN_FWD_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(q.size(2), cfg["BLOCK_M"]), q.size(1), q.size(0)),
+            _attn_fwd,
+            lambda cfg: (
+                q,
+                k,
+                v,
+                o.clone(),
+                sm_scale,
+                cfg["BLOCK_M"],
+                cfg["BLOCK_N"],
+                1 << (q.size(3) - 1).bit_length(),
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _attn_fwd_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(q.size(2), BLOCK_M), q.size(1), q.size(0)),
+        (ct.cdiv(q.size(2), cfg["BLOCK_M"]), q.size(1), q.size(0)),
         _attn_fwd,
-        (q, k, v, o, sm_scale, BLOCK_M, BLOCK_N, 1 << (q.size(3) - 1).bit_length()),
+        (q, k, v, o, sm_scale, cfg["BLOCK_M"], cfg["BLOCK_N"], 1 << (q.size(3) - 1).bit_length()),
     )
     return o

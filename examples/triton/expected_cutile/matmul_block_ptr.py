@@ -15,8 +15,6 @@ import torch
 import cuda.tile as ct
 
 
-# tiletrans: the source has 5 configs; this launch uses the first (tune the ct.Constant tile sizes
-# with ct.tune)
 @ct.kernel
 def matmul_block_ptr_kernel(
     a,
@@ -58,6 +56,28 @@ def matmul_block_ptr_kernel(
     ct.store(c, index=(tile_m, tile_n), tile=c_tile)
 
 
+MATMUL_BLOCK_PTR_KERNEL_CONFIGS = [
+    # The tile sizes (and occupancy hints) ct.tune.exhaustive_search tries for
+    # `matmul_block_ptr_kernel` on the first launch of each shape key. Each occupancy is a kernel
+    # of its own, with its own JIT cache: MATMUL_BLOCK_PTR_KERNEL_BY_OCCUPANCY, made once.
+    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_SIZE_M": 8},
+    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_SIZE_M": 8, "occupancy": 2},
+    {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_SIZE_M": 8},
+    {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_SIZE_M": 8, "occupancy": 2},
+    {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_SIZE_M": 8},
+    {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_SIZE_M": 8, "occupancy": 2},
+    {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64, "GROUP_SIZE_M": 8},
+    {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64, "GROUP_SIZE_M": 8, "occupancy": 2},
+    {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "GROUP_SIZE_M": 8},
+    {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "GROUP_SIZE_M": 8, "occupancy": 2},
+]
+_matmul_block_ptr_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+MATMUL_BLOCK_PTR_KERNEL_BY_OCCUPANCY = {
+    1: matmul_block_ptr_kernel,
+    2: matmul_block_ptr_kernel.replace_hints(occupancy=2),
+}
+
+
 def matmul_block_ptr(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """``a @ b`` for 2-D ``a`` [M, K] and ``b`` [K, N] using block pointers."""
     assert a.shape[1] == b.shape[0], "Incompatible dimensions"
@@ -65,12 +85,34 @@ def matmul_block_ptr(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     M, K = a.shape
     _, N = b.shape
     c = torch.empty((M, N), device=a.device, dtype=a.dtype)
-    BLOCK_M, BLOCK_N, BLOCK_K = 64, 64, 32
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps and stages itself
+    key = (a.shape, b.shape, c.shape, a.dtype, b.dtype, c.dtype)
+    if key not in _matmul_block_ptr_kernel_best:
+        _matmul_block_ptr_kernel_best[key] = ct.tune.exhaustive_search(
+            MATMUL_BLOCK_PTR_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (
+                ct.cdiv(a.size(0), cfg["BLOCK_M"]) * ct.cdiv(b.size(1), cfg["BLOCK_N"]),
+                1,
+                1,
+            ),
+            lambda cfg: MATMUL_BLOCK_PTR_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
+            lambda cfg: (
+                a,
+                b,
+                c.clone(),
+                cfg["BLOCK_M"],
+                cfg["BLOCK_N"],
+                cfg["BLOCK_K"],
+                cfg["GROUP_SIZE_M"],
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _matmul_block_ptr_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(a.size(0), BLOCK_M) * ct.cdiv(b.size(1), BLOCK_N), 1, 1),
-        matmul_block_ptr_kernel,
-        (a, b, c, BLOCK_M, BLOCK_N, BLOCK_K, 8),
+        (ct.cdiv(a.size(0), cfg["BLOCK_M"]) * ct.cdiv(b.size(1), cfg["BLOCK_N"]), 1, 1),
+        MATMUL_BLOCK_PTR_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
+        (a, b, c, cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"], cfg["GROUP_SIZE_M"]),
     )
     return c

@@ -15,8 +15,6 @@ import torch
 import cuda.tile as ct
 
 
-# tiletrans: the source has 5 configs; this launch uses the first (tune the ct.Constant tile sizes
-# with ct.tune)
 @ct.kernel
 def matmul_splitk_kernel(
     a,
@@ -58,6 +56,28 @@ def matmul_splitk_kernel(
     )
 
 
+MATMUL_SPLITK_KERNEL_CONFIGS = [
+    # The tile sizes (and occupancy hints) ct.tune.exhaustive_search tries for
+    # `matmul_splitk_kernel` on the first launch of each shape key. Each occupancy is a kernel of
+    # its own, with its own JIT cache: MATMUL_SPLITK_KERNEL_BY_OCCUPANCY, made once.
+    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
+    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "occupancy": 2},
+    {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64},
+    {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "occupancy": 2},
+    {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64},
+    {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64, "occupancy": 2},
+    {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64},
+    {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64, "occupancy": 2},
+    {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
+    {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "occupancy": 2},
+]
+_matmul_splitk_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+MATMUL_SPLITK_KERNEL_BY_OCCUPANCY = {
+    1: matmul_splitk_kernel,
+    2: matmul_splitk_kernel.replace_hints(occupancy=2),
+}
+
+
 def matmul_splitk(a: torch.Tensor, b: torch.Tensor, split_k: int = 4) -> torch.Tensor:
     """``a @ b`` for 2-D ``a`` [M, K], ``b`` [K, N], reducing K over ``split_k`` programs.
 
@@ -69,13 +89,27 @@ def matmul_splitk(a: torch.Tensor, b: torch.Tensor, split_k: int = 4) -> torch.T
     _, N = b.shape
     # The atomics add into this buffer, so it must start at zero.
     c = torch.zeros((M, N), device=a.device, dtype=torch.float32)
-    BLOCK_M, BLOCK_N, BLOCK_K = 64, 64, 32
     # tiletrans: group_size, num_warps, num_stages: cuTile's compiler picks warps, stages and tile
     # order itself
+    key = (a.shape, b.shape, c.shape, a.dtype, b.dtype, c.dtype, split_k)
+    if key not in _matmul_splitk_kernel_best:
+        _matmul_splitk_kernel_best[key] = ct.tune.exhaustive_search(
+            MATMUL_SPLITK_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (
+                ct.cdiv(a.size(0), cfg["BLOCK_M"]),
+                ct.cdiv(b.size(1), cfg["BLOCK_N"]),
+                split_k,
+            ),
+            lambda cfg: MATMUL_SPLITK_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
+            lambda cfg: (a, b, c.clone(), split_k, cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
+            quiet=True,
+        ).best.config
+    cfg = _matmul_splitk_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(a.size(0), BLOCK_M), ct.cdiv(b.size(1), BLOCK_N), split_k),
-        matmul_splitk_kernel,
-        (a, b, c, split_k, BLOCK_M, BLOCK_N, BLOCK_K),
+        (ct.cdiv(a.size(0), cfg["BLOCK_M"]), ct.cdiv(b.size(1), cfg["BLOCK_N"]), split_k),
+        MATMUL_SPLITK_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
+        (a, b, c, split_k, cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
     )
     return c.to(a.dtype)

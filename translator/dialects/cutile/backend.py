@@ -37,7 +37,7 @@ from translator.ir.passes import Pass
 from translator.ir.roles import block_roles, one_row_tiles
 from translator.ir.transforms import rows_per_block, squeeze_unit_tiles, unit_block_tiles
 from translator.ir.verifier import verify_kernel
-from translator.ir.visit import kernel_exprs, walk_stmts
+from translator.ir.visit import kernel_exprs, kernel_tiles, stmt_walk, walk_stmts
 from translator.naming import constant_name
 from translator.rendering import render_template
 
@@ -389,8 +389,68 @@ def launch_space(
     are searched: :func:`with_chunk_space`)."""
     host_sized = _host_sized(kernel, module)
     chunks = {t for t in host_sized if _streaming_chunk(kernel, t)}
-    host_sized -= chunks
-    return with_chunk_space(tuning_space(kernel, writer, host_sized), writer, chunks), host_sized
+    tiles = _free_dot_tiles(kernel, module, host_sized)
+    host_sized -= chunks | tiles
+    space = tuning_space(kernel, writer, host_sized)
+    space = with_dot_tile_space(space, kernel, writer, tiles)
+    return with_chunk_space(space, writer, chunks), host_sized
+
+
+def _free_dot_tiles(kernel: ir.Kernel, module: ir.Module, host_sized: set[str]) -> set[str]:
+    """The tile sizes of a dot kernel that its source's host fixes (``BLOCK_M = 64`` beside the
+    launch) and that any tile computes the same with: every dot role (``m``, ``n``, ``k``) of the
+    kernel is one, no tile with one of them has its number or count read (which could index a
+    buffer the host sized by it), and the host's IR reads no such value but the launch."""
+    if not any(isinstance(e, ir.Dot) for e in kernel_exprs(kernel)):
+        return set()
+    roles = {t: r for t, r in block_roles(kernel).items() if r in ("m", "n", "k")}
+    if not roles or not set(roles) <= host_sized:
+        return set()
+    tiles = {t.name for t in kernel_tiles(kernel) if t.block in roles}
+    for e in kernel_exprs(kernel):
+        if isinstance(e, ir.TileAttr) and e.tile in tiles and e.attr in ("id", "count"):
+            return set()
+    texts = {
+        text
+        for entry in module.entries
+        for s in walk_stmts(entry.body)
+        if isinstance(s, ir.Launch) and s.kernel == kernel.name
+        for name, text in s.block_texts
+        if name in roles
+    }
+    for entry in module.entries:
+        for s in walk_stmts(entry.body):
+            if isinstance(s, ir.Launch):
+                continue
+            if any(isinstance(x, ir.Name) and x.id in texts for x in stmt_walk(s)):
+                return set()
+    return set(roles)
+
+
+def with_dot_tile_space(
+    space: list[dict[str, int]], kernel: ir.Kernel, writer: KernelWriter, tiles: set[str]
+) -> list[dict[str, int]]:
+    """``space`` with the dot tiles of :func:`_free_dot_tiles` searched over the
+    ``[backend.default_space]`` entry for their roles (FlashAttention's ``m`` and ``k``), in
+    that entry's order: the host's fixed tile was chosen for another compiler."""
+    if not tiles:
+        return space
+    roles = {t: r for t, r in block_roles(kernel).items() if t in tiles}
+    spaces = load_grammar("cutile")["backend"]["default_space"]
+    entry = next(
+        (v for k, v in spaces.items() if k != "ladders" and set(v["roles"]) == set(roles.values())),
+        None,
+    )
+    if entry is None:
+        return space
+    constants = {name: roles[t] for name, t in writer.sig.blocks if t in roles}
+    out: list[dict[str, int]] = []
+    for config in entry["configs"]:
+        for base in space:
+            candidate = {**base, **{name: config[role] for name, role in constants.items()}}
+            if candidate not in out:
+                out.append(candidate)
+    return out
 
 
 def _streaming_chunk(kernel: ir.Kernel, tunable: str) -> bool:

@@ -125,7 +125,9 @@ _CAUSAL_ATTENTION_FWD_KERNEL_CONFIGS = [
     # The tile sizes ct.tune.exhaustive_search tries for `_causal_attention_fwd_kernel` on the
     # first launch of each shape key.
     {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64},
+    {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128},
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64},
+    {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128},
     {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 32},
     {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 32},
 ]

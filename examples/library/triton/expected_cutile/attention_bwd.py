@@ -27,8 +27,6 @@ import cuda.tile as ct
 LOG2E = 1.4426950408889634  # exp(x) == exp2(x * LOG2E)
 
 
-# tiletrans: the source has 5 configs; this launch uses the first (tune the ct.Constant tile sizes
-# with ct.tune)
 @ct.kernel
 def _attn_fwd(
     Q,
@@ -111,6 +109,19 @@ def _attn_fwd(
     )
 
 
+_ATTN_FWD_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_attn_fwd` on the first launch of each
+    # shape key.
+    {"BLOCK_M": 64, "BLOCK_N": 64},
+    {"BLOCK_M": 128, "BLOCK_N": 128},
+    {"BLOCK_M": 128, "BLOCK_N": 64},
+    {"BLOCK_M": 64, "BLOCK_N": 128},
+    {"BLOCK_M": 128, "BLOCK_N": 32},
+    {"BLOCK_M": 64, "BLOCK_N": 32},
+]
+_attn_fwd_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 @ct.kernel
 def _attn_bwd_preprocess(
     Out,
@@ -175,8 +186,6 @@ _ATTN_BWD_PREPROCESS_BY_OCCUPANCY = {
 }
 
 
-# tiletrans: the source has 5 configs; this launch uses the first (tune the ct.Constant tile sizes
-# with ct.tune)
 @ct.kernel
 def _attn_bwd_dkdv(
     Q,
@@ -315,8 +324,19 @@ def _attn_bwd_dkdv(
     )
 
 
-# tiletrans: the source has 5 configs; this launch uses the first (tune the ct.Constant tile sizes
-# with ct.tune)
+_ATTN_BWD_DKDV_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_attn_bwd_dkdv` on the first launch of
+    # each shape key.
+    {"BLOCK_N": 64, "BLOCK_M": 64},
+    {"BLOCK_N": 128, "BLOCK_M": 128},
+    {"BLOCK_N": 128, "BLOCK_M": 64},
+    {"BLOCK_N": 64, "BLOCK_M": 128},
+    {"BLOCK_N": 128, "BLOCK_M": 32},
+    {"BLOCK_N": 64, "BLOCK_M": 32},
+]
+_attn_bwd_dkdv_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 @ct.kernel
 def _attn_bwd_dq(
     Q,
@@ -435,6 +455,19 @@ def _attn_bwd_dq(
     )
 
 
+_ATTN_BWD_DQ_CONFIGS = [
+    # The tile sizes ct.tune.exhaustive_search tries for `_attn_bwd_dq` on the first launch of
+    # each shape key.
+    {"BLOCK_M": 64, "BLOCK_N": 64},
+    {"BLOCK_M": 128, "BLOCK_N": 128},
+    {"BLOCK_M": 128, "BLOCK_N": 64},
+    {"BLOCK_M": 64, "BLOCK_N": 128},
+    {"BLOCK_M": 128, "BLOCK_N": 32},
+    {"BLOCK_M": 64, "BLOCK_N": 32},
+]
+_attn_bwd_dq_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+
+
 def _attention_forward(
     q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, sm_scale: float
 ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -445,13 +478,54 @@ def _attention_forward(
     assert HEAD_DIM in {16, 32, 64, 128}, "head dims are powers of two in [16, 128]"
     o = torch.empty_like(q)
     lse = torch.empty((Z, H, N_CTX), device=q.device, dtype=torch.float32)
-    BLOCK_M, BLOCK_N = 32, 32
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    tuned_key = (
+        q.shape,
+        k.shape,
+        v.shape,
+        o.shape,
+        lse.shape,
+        q.dtype,
+        k.dtype,
+        v.dtype,
+        o.dtype,
+        lse.dtype,
+    )
+    if tuned_key not in _attn_fwd_best:
+        _attn_fwd_best[tuned_key] = ct.tune.exhaustive_search(
+            _ATTN_FWD_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(q.size(2), cfg["BLOCK_M"]), q.size(1), q.size(0)),
+            _attn_fwd,
+            lambda cfg: (
+                q,
+                k,
+                v,
+                o.clone(),
+                lse.clone(),
+                sm_scale * LOG2E,
+                cfg["BLOCK_M"],
+                cfg["BLOCK_N"],
+                1 << (q.size(3) - 1).bit_length(),
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _attn_fwd_best[tuned_key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(q.size(2), BLOCK_M), q.size(1), q.size(0)),
+        (ct.cdiv(q.size(2), cfg["BLOCK_M"]), q.size(1), q.size(0)),
         _attn_fwd,
-        (q, k, v, o, lse, sm_scale * LOG2E, BLOCK_M, BLOCK_N, 1 << (q.size(3) - 1).bit_length()),
+        (
+            q,
+            k,
+            v,
+            o,
+            lse,
+            sm_scale * LOG2E,
+            cfg["BLOCK_M"],
+            cfg["BLOCK_N"],
+            1 << (q.size(3) - 1).bit_length(),
+        ),
     )
     return o, lse
 
@@ -469,7 +543,7 @@ def _attention_backward(
     Z, H, N_CTX, HEAD_DIM = q.shape
     assert o.shape == q.shape and do.shape == q.shape, "do must have the output's shape"
     assert lse.shape == (Z, H, N_CTX)
-    BLOCK_M, BLOCK_N = 32, 32
+    BLOCK_M = 32
     delta = torch.empty_like(lse)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
     tuned_key = (
@@ -526,9 +600,51 @@ def _attention_backward(
     )
     dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    tuned_key = (
+        q.shape,
+        k.shape,
+        v.shape,
+        do.shape,
+        dk.shape,
+        dv.shape,
+        lse.shape,
+        delta.shape,
+        q.dtype,
+        k.dtype,
+        v.dtype,
+        do.dtype,
+        dk.dtype,
+        dv.dtype,
+        lse.dtype,
+        delta.dtype,
+    )
+    if tuned_key not in _attn_bwd_dkdv_best:
+        _attn_bwd_dkdv_best[tuned_key] = ct.tune.exhaustive_search(
+            _ATTN_BWD_DKDV_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(q.size(2), cfg["BLOCK_N"]), q.size(1), q.size(0)),
+            _attn_bwd_dkdv,
+            lambda cfg: (
+                q,
+                k,
+                v,
+                do,
+                dk.clone(),
+                dv.clone(),
+                lse,
+                delta,
+                sm_scale,
+                sm_scale * LOG2E,
+                cfg["BLOCK_N"],
+                cfg["BLOCK_M"],
+                1 << (q.size(3) - 1).bit_length(),
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _attn_bwd_dkdv_best[tuned_key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(q.size(2), BLOCK_N), q.size(1), q.size(0)),
+        (ct.cdiv(q.size(2), cfg["BLOCK_N"]), q.size(1), q.size(0)),
         _attn_bwd_dkdv,
         (
             q,
@@ -541,15 +657,54 @@ def _attention_backward(
             delta,
             sm_scale,
             sm_scale * LOG2E,
-            BLOCK_N,
-            BLOCK_M,
+            cfg["BLOCK_N"],
+            cfg["BLOCK_M"],
             1 << (q.size(3) - 1).bit_length(),
         ),
     )
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    tuned_key = (
+        q.shape,
+        k.shape,
+        v.shape,
+        do.shape,
+        dq.shape,
+        lse.shape,
+        delta.shape,
+        q.dtype,
+        k.dtype,
+        v.dtype,
+        do.dtype,
+        dq.dtype,
+        lse.dtype,
+        delta.dtype,
+    )
+    if tuned_key not in _attn_bwd_dq_best:
+        _attn_bwd_dq_best[tuned_key] = ct.tune.exhaustive_search(
+            _ATTN_BWD_DQ_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(q.size(2), cfg["BLOCK_M"]), q.size(1), q.size(0)),
+            _attn_bwd_dq,
+            lambda cfg: (
+                q,
+                k,
+                v,
+                do,
+                dq.clone(),
+                lse,
+                delta,
+                sm_scale,
+                sm_scale * LOG2E,
+                cfg["BLOCK_M"],
+                cfg["BLOCK_N"],
+                1 << (q.size(3) - 1).bit_length(),
+            ),
+            quiet=True,
+        ).best.config
+    cfg = _attn_bwd_dq_best[tuned_key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(q.size(2), BLOCK_M), q.size(1), q.size(0)),
+        (ct.cdiv(q.size(2), cfg["BLOCK_M"]), q.size(1), q.size(0)),
         _attn_bwd_dq,
         (
             q,
@@ -561,8 +716,8 @@ def _attention_backward(
             delta,
             sm_scale,
             sm_scale * LOG2E,
-            BLOCK_M,
-            BLOCK_N,
+            cfg["BLOCK_M"],
+            cfg["BLOCK_N"],
             1 << (q.size(3) - 1).bit_length(),
         ),
     )

@@ -74,6 +74,8 @@ _MOE_GROUPED_GEMM_KERNEL_CONFIGS = [
     {"BLOCK_N": 64, "BLOCK_M": 64, "BLOCK_K": 32},
     {"BLOCK_N": 128, "BLOCK_M": 64, "BLOCK_K": 64},
     {"BLOCK_N": 64, "BLOCK_M": 64, "BLOCK_K": 64},
+    {"BLOCK_N": 128, "BLOCK_M": 128, "BLOCK_K": 128},
+    {"BLOCK_N": 64, "BLOCK_M": 128, "BLOCK_K": 128},
     {"BLOCK_N": 128, "BLOCK_M": 32, "BLOCK_K": 32},
     {"BLOCK_N": 64, "BLOCK_M": 32, "BLOCK_K": 32},
 ]

@@ -21,8 +21,6 @@ import cuda.tile as ct
 SPLIT_K_MAX_ROWS = 64
 
 
-# tiletrans: the source has 6 configs; this launch uses the first (tune the ct.Constant tile sizes
-# with ct.tune)
 @ct.kernel
 def splitk_gemm_kernel(
     a,
@@ -63,6 +61,28 @@ def splitk_gemm_kernel(
     )
 
 
+SPLITK_GEMM_KERNEL_CONFIGS = [
+    # The tile sizes (and occupancy hints) ct.tune.exhaustive_search tries for
+    # `splitk_gemm_kernel` on the first launch of each shape key. Each occupancy is a kernel of
+    # its own, with its own JIT cache: SPLITK_GEMM_KERNEL_BY_OCCUPANCY, made once.
+    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
+    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "occupancy": 2},
+    {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64},
+    {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "occupancy": 2},
+    {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64},
+    {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64, "occupancy": 2},
+    {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64},
+    {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64, "occupancy": 2},
+    {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
+    {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "occupancy": 2},
+]
+_splitk_gemm_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
+SPLITK_GEMM_KERNEL_BY_OCCUPANCY = {
+    1: splitk_gemm_kernel,
+    2: splitk_gemm_kernel.replace_hints(occupancy=2),
+}
+
+
 def splitk_gemm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """``a @ b`` for 2-D ``a`` [M, K] and ``b`` [K, N] of one dtype, in ``a``'s dtype."""
     assert a.shape[1] == b.shape[0], "incompatible dimensions"
@@ -73,14 +93,28 @@ def splitk_gemm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     c = torch.zeros((M, N), device=a.device, dtype=torch.float32)
     # Long reductions split further; the tile stays decode-sized.
     SPLIT_K = 8 if K >= 4096 else 4
-    BLOCK_M, BLOCK_N, BLOCK_K = 16, 64, 64
 
     # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    key = (a.shape, b.shape, c.shape, a.dtype, b.dtype, c.dtype, SPLIT_K)
+    if key not in _splitk_gemm_kernel_best:
+        _splitk_gemm_kernel_best[key] = ct.tune.exhaustive_search(
+            SPLITK_GEMM_KERNEL_CONFIGS,
+            torch.cuda.current_stream(),
+            lambda cfg: (
+                ct.cdiv(a.size(0), cfg["BLOCK_M"]),
+                ct.cdiv(b.size(1), cfg["BLOCK_N"]),
+                SPLIT_K,
+            ),
+            lambda cfg: SPLITK_GEMM_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
+            lambda cfg: (a, b, c.clone(), SPLIT_K, cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
+            quiet=True,
+        ).best.config
+    cfg = _splitk_gemm_kernel_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(a.size(0), BLOCK_M), ct.cdiv(b.size(1), BLOCK_N), SPLIT_K),
-        splitk_gemm_kernel,
-        (a, b, c, SPLIT_K, BLOCK_M, BLOCK_N, BLOCK_K),
+        (ct.cdiv(a.size(0), cfg["BLOCK_M"]), ct.cdiv(b.size(1), cfg["BLOCK_N"]), SPLIT_K),
+        SPLITK_GEMM_KERNEL_BY_OCCUPANCY[cfg.get("occupancy", 1)],
+        (a, b, c, SPLIT_K, cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
     )
     return c.to(a.dtype)
 
