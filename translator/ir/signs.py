@@ -13,7 +13,7 @@ is nonnegative when the set's members are (an invariant every iteration keeps).
 
 from __future__ import annotations
 
-from collections.abc import Container
+from collections.abc import Callable, Container
 
 from translator.ir import nodes as ir
 from translator.ir.visit import walk_stmts
@@ -70,26 +70,44 @@ def nonnegative_names(kernel: ir.Kernel, module: ir.Module | None = None) -> fro
 
 def nonnegative_params(kernel: ir.Kernel, module: ir.Module | None) -> frozenset[str]:
     """Integer parameters of ``kernel`` that every launch of it passes a nonnegative value."""
+
+    def unpacked(s: ir.Stmt) -> set[str]:
+        if isinstance(s, ir.ShapeUnpack):
+            return {t for t in s.targets if t is not None}
+        return set()
+
+    return _passed_by_every_launch(kernel, module, "int", nonnegative, unpacked)
+
+
+def _passed_by_every_launch(
+    kernel: ir.Kernel,
+    module: ir.Module | None,
+    kind: str,
+    holds: Callable[[ir.Expr, Container[str]], bool],
+    facts_of: Callable[[ir.Stmt], set[str]],
+) -> frozenset[str]:
+    """The ``kind`` parameters of ``kernel`` for which every launch passes a value that
+    ``holds``, given the host names known to hold it: those ``facts_of`` a host statement
+    gives, and those assigned a value that holds (until reassigned one that does not)."""
     if module is None:
         return frozenset()
     passed: dict[str, list[bool]] = {}
     for entry in module.entries:
         facts: set[str] = set()
         for s in entry.body:
-            if isinstance(s, ir.ShapeUnpack):
-                facts.update(t for t in s.targets if t is not None)
-            elif isinstance(s, ir.Assign):
-                if nonnegative(s.value, facts):
+            facts |= facts_of(s)
+            if isinstance(s, ir.Assign):
+                if holds(s.value, facts):
                     facts.add(s.target)
                 else:
                     facts.discard(s.target)
             elif isinstance(s, ir.Launch) and s.kernel == kernel.name:
                 for p, arg in zip(kernel.params, s.args):
-                    passed.setdefault(p.name, []).append(nonnegative(arg, facts))
+                    passed.setdefault(p.name, []).append(holds(arg, facts))
     return frozenset(
         p.name
         for p in kernel.params
-        if p.kind == "int" and passed.get(p.name) and all(passed[p.name])
+        if p.kind == kind and passed.get(p.name) and all(passed[p.name])
     )
 
 
@@ -139,27 +157,11 @@ def _asserted_positive(test: ir.Expr) -> set[str]:
 def positive_params(kernel: ir.Kernel, module: ir.Module | None) -> frozenset[str]:
     """Float parameters of ``kernel`` that every launch passes a value above 0: a positive
     constant, or a name a host ``assert`` before the launch proves positive."""
-    if module is None:
-        return frozenset()
-    passed: dict[str, list[bool]] = {}
-    for entry in module.entries:
-        facts: set[str] = set()
-        for s in entry.body:
-            if isinstance(s, ir.Assert):
-                facts |= _asserted_positive(s.test)
-            elif isinstance(s, ir.Assign):
-                if positive(s.value, facts):
-                    facts.add(s.target)
-                else:
-                    facts.discard(s.target)
-            elif isinstance(s, ir.Launch) and s.kernel == kernel.name:
-                for p, arg in zip(kernel.params, s.args):
-                    passed.setdefault(p.name, []).append(positive(arg, facts))
-    return frozenset(
-        p.name
-        for p in kernel.params
-        if p.kind == "float" and passed.get(p.name) and all(passed[p.name])
-    )
+
+    def asserted(s: ir.Stmt) -> set[str]:
+        return _asserted_positive(s.test) if isinstance(s, ir.Assert) else set()
+
+    return _passed_by_every_launch(kernel, module, "float", positive, asserted)
 
 
 def positive_names(kernel: ir.Kernel, module: ir.Module | None = None) -> frozenset[str]:
