@@ -235,6 +235,15 @@ def test_a_streaming_chunk_the_host_computes_is_searched() -> None:
         assert int(chunk) == 16384 or int(rows) * int(chunk) <= 8192, (rows, chunk)
 
 
+def test_a_chunk_a_host_buffer_is_sized_by_stays_the_hosts() -> None:
+    # One output column per chunk (`out[row, tile_i.id]`, `n_chunks = cdiv(n_cols, BLOCK)`):
+    # another chunk size would write other columns. The host's BLOCK is passed to every trial.
+    source = ROOT / "tests/data/triton_chunk_sums.py"
+    text = translate_source(source.read_text(), str(source), "triton", "cutile")
+    assert 'cfg["BLOCK"]' not in text and '"BLOCK": ' not in text
+    assert '(x, out, cfg["ROWS"], BLOCK, cfg["USE_TMA"])' in text
+
+
 def test_dot_tiles_the_host_fixes_are_searched_over_cutiles_space() -> None:
     # Triton's attention launches at BLOCK_M = 64 and a BLOCK_N its host picks by head dim
     # (for Triton's registers); cuTile searches its own attention tiles (128x128 ran at 0.91x

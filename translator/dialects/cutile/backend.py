@@ -389,6 +389,7 @@ def launch_space(
     are searched: :func:`with_chunk_space`)."""
     host_sized = _host_sized(kernel, module)
     chunks = {t for t in host_sized if _streaming_chunk(kernel, t)}
+    chunks = chunks if _host_only_launches(kernel, module, chunks) else set()
     tiles = _free_dot_tiles(kernel, module, host_sized)
     host_sized -= chunks | tiles
     space = tuning_space(kernel, writer, host_sized)
@@ -399,32 +400,39 @@ def launch_space(
 def _free_dot_tiles(kernel: ir.Kernel, module: ir.Module, host_sized: set[str]) -> set[str]:
     """The tile sizes of a dot kernel that its source's host fixes (``BLOCK_M = 64`` beside the
     launch) and that any tile computes the same with: every dot role (``m``, ``n``, ``k``) of the
-    kernel is one, no tile with one of them has its number or count read (which could index a
-    buffer the host sized by it), and the host's IR reads no such value but the launch."""
+    kernel is one, and :func:`_host_only_launches` holds for them."""
     if not any(isinstance(e, ir.Dot) for e in kernel_exprs(kernel)):
         return set()
-    roles = {t: r for t, r in block_roles(kernel).items() if r in ("m", "n", "k")}
-    if not roles or not set(roles) <= host_sized:
+    roles = {t for t, r in block_roles(kernel).items() if r in ("m", "n", "k")}
+    if not roles or not roles <= host_sized or not _host_only_launches(kernel, module, roles):
         return set()
-    tiles = {t.name for t in kernel_tiles(kernel) if t.block in roles}
+    return roles
+
+
+def _host_only_launches(kernel: ir.Kernel, module: ir.Module, tunables: set[str]) -> bool:
+    """Whether another value of these host-computed tile sizes computes the same: no tile they
+    size has its number or count read (which could index a buffer the host sized by them),
+    and the host's IR reads the values they are passed as only in the launch."""
+    tiles = {t.name for t in kernel_tiles(kernel) if t.block in tunables}
     for e in kernel_exprs(kernel):
         if isinstance(e, ir.TileAttr) and e.tile in tiles and e.attr in ("id", "count"):
-            return set()
-    texts = {
-        text
-        for entry in module.entries
-        for s in walk_stmts(entry.body)
-        if isinstance(s, ir.Launch) and s.kernel == kernel.name
-        for name, text in s.block_texts
-        if name in roles
-    }
+            return False
     for entry in module.entries:
-        for s in walk_stmts(entry.body):
-            if isinstance(s, ir.Launch):
-                continue
-            if any(isinstance(x, ir.Name) and x.id in texts for x in stmt_walk(s)):
-                return set()
-    return set(roles)
+        # The host names the launches of this entry pass them as (names are the entry's own).
+        stmts = list(walk_stmts(entry.body))
+        texts = {
+            text
+            for s in stmts
+            if isinstance(s, ir.Launch) and s.kernel == kernel.name
+            for name, text in s.block_texts
+            if name in tunables
+        }
+        for s in stmts:
+            if not isinstance(s, ir.Launch) and any(
+                isinstance(x, ir.Name) and x.id in texts for x in stmt_walk(s)
+            ):
+                return False
+    return True
 
 
 def with_dot_tile_space(
