@@ -46,6 +46,7 @@ CUTILE_NOT_RUN = {
     "triton/dropout.py",
     "helion/group_norm.py",
     "triton/splitk_gemm.py",
+    # Also fails, see test_causal_attention_cutile_golden_is_not_yet_proved_on_cpu.
     "helion/causal_attention.py",
     "triton/fused_linear_cross_entropy.py",
     "helion/geglu.py",
@@ -468,3 +469,35 @@ def test_autotune_that_restores_an_in_place_output_is_refused_where_it_says_so()
     assert err.loc is not None
     line = text.splitlines()[err.loc.line - 1]
     assert line[err.loc.col :].startswith("['x_ptr']"), line
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the cuTile frontend types the read-back accumulator by v's head dim and the store by "
+    "q's (separate whole-dim constants: nothing in the Helion source asserts them equal)",
+)
+def test_causal_attention_cutile_golden_is_not_yet_proved_on_cpu() -> None:
+    # Found 2026-12-06: with q, k, v of one shape, the IR read back from the cuTile golden
+    # raises "reshape from [tile_m, :v.size(2)] to [1, tile_m, :q.size(2)] is not a unit-dim
+    # change" at the output store. Strict: this test fails once the read-back is fixed.
+    import torch
+
+    def inputs(entry: str, device: str, dtype: str) -> tuple | None:
+        g = torch.Generator().manual_seed(0)
+        shape = {"causal_attention_fwd": (6, 37, 45), "causal_attention": (2, 3, 37, 45)}
+        if entry not in shape:
+            return None
+        qkv = tuple(
+            torch.randn(*shape[entry], generator=g).to(device=device, dtype=getattr(torch, dtype))
+            for _ in range(3)
+        )
+        return (*qkv, 45**-0.5) if entry == "causal_attention_fwd" else qkv
+
+    report = check_pair(
+        "examples/library/helion/causal_attention.py",
+        "examples/library/helion/expected_cutile/causal_attention.py",
+        dtypes=("float32",),
+        seeds=(0,),
+        inputs=inputs,
+    )
+    assert report.passed, report.format_text()
