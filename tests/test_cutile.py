@@ -407,6 +407,39 @@ def test_every_config_of_a_tuned_launch_compiles_for_sm90(monkeypatch: pytest.Mo
     assert len(set(compiled)) == 8 and compiled[-1] == (64, 64, 32)
 
 
+@pytest.mark.parametrize("example", ["attention", "cross_entropy"])
+def test_every_searched_tile_and_chunk_compiles_for_sm90(
+    example: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The spaces the backend now searches beyond the source's own tiles (the attention space's
+    # 128x128, the 8192-lane chunk) compile for sm_90 at every config, and the launch (its first
+    # config, on the CPU) still computes the source's result.
+    import torch.nn.functional as F
+
+    from translator.dialects.cutile import runner
+
+    use_interpreter()
+    monkeypatch.setattr(runner, "COMPILE_EVERY_CONFIG", True)
+    compiled: list[tuple] = []
+    real = runner.compile_for_sm90
+
+    def counting(kernel, args, constants):  # noqa: ANN001, ANN202
+        compiled.append(tuple(args[i] for i in sorted(constants)))
+        return real(kernel, args, constants)
+
+    monkeypatch.setattr(runner, "compile_for_sm90", counting)
+    module = load_module(ROOT / "examples/triton/expected_cutile" / f"{example}.py", example)
+    space_name = next(n for n in vars(module) if n.endswith("_CONFIGS"))
+    if example == "attention":
+        q, k, v = (torch.randn(1, 2, 37, 64) for _ in range(3))
+        got, want = module.attention(q, k, v), F.scaled_dot_product_attention(q, k, v)
+    else:
+        x, y = torch.randn(3, 100), torch.randint(0, 100, (3,))
+        got, want = module.cross_entropy(x, y), F.cross_entropy(x, y, reduction="none")
+    torch.testing.assert_close(got, want, rtol=2e-3, atol=2e-3)
+    assert len(set(compiled)) == len(getattr(module, space_name)) >= 6
+
+
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
