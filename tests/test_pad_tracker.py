@@ -114,15 +114,15 @@ def test_a_row_loaded_for_a_max_is_padded_with_its_identity() -> None:
 def test_values_an_unmasked_reduction_reads_keep_their_padding() -> None:
     # The frontend proved what an unmasked reduction's invalid lanes hold: neither the value
     # it reads nor what that value is computed from may be padded otherwise.
-    from translator.dialects.cutile.kernel import _names_read_unmasked
     from translator.ir import nodes as ir
+    from translator.ir.pad_tracker import names_read_unmasked
 
     body = (
         ir.Assign("b", ir.BinOp("*", ir.Name("a"), ir.Const(2.0))),
         ir.Assign("c", ir.Reduce("sum", ir.Name("b"), 0, masked=False)),
         ir.Assign("d", ir.Reduce("max", ir.Name("e"), 0)),
     )
-    assert _names_read_unmasked(body) == {"a", "b"}
+    assert names_read_unmasked(body) == {"a", "b"}
 
 
 SUM_OF_SCALED = """

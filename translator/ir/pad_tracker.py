@@ -251,6 +251,45 @@ class PadTracker:
         )
 
 
+def lane_mask(dim: ir.Dim, env: TypeEnv) -> ir.Expr | None:
+    """The IR's mask of the valid lanes of ``dim`` (what :func:`_is_lane_mask` recognises):
+    ``tile.index < extent``, or ``arange(dim) < extent`` for a whole dim; ``None`` for a dim
+    without invalid lanes (a unit dim, a scalar tile)."""
+    if isinstance(dim, ir.FullDim):
+        return ir.BinOp("<", ir.Arange(dim), dim.extent)
+    if isinstance(dim, ir.BlockDim):
+        tile = env.tiles.get(dim.tile)
+        if tile is not None and not tile.scalar:
+            return ir.BinOp("<", ir.TileAttr(tile.name, "index"), tile.extent)
+    return None
+
+
+def names_read_unmasked(body: tuple[ir.Stmt, ...]) -> set[str]:
+    """The names whose invalid lanes an unmasked reduction or dot of ``body`` may read: those
+    it names, and, closed over assignments, the names each of them is computed from. Their
+    padding is what the frontend proved: a backend must not give them other padding."""
+    from translator.ir.renaming import names_in
+    from translator.ir.visit import all_exprs, walk_stmts
+
+    read: set[str] = set()
+    for e in all_exprs(body):
+        if isinstance(e, ir.Reduce) and not e.masked:
+            read |= names_in(e.value)
+        elif isinstance(e, ir.Dot) and not e.masked:
+            read |= names_in(e.lhs) | names_in(e.rhs)
+    sources: dict[str, set[str]] = {}
+    for st in walk_stmts(body):
+        if isinstance(st, ir.Assign):
+            sources.setdefault(st.target, set()).update(names_in(st.value))
+    todo = list(read)
+    while todo:
+        for src in sources.get(todo.pop(), ()):
+            if src not in read:
+                read.add(src)
+                todo.append(src)
+    return read
+
+
 def _is_lane_mask(e: ir.Expr, dim: ir.Dim, env: TypeEnv) -> bool:
     """Whether ``e`` is ``tile.index < extent`` for the tile that ``dim`` spans, or
     ``arange(d) < extent`` for a whole dim ``d`` of that extent (either perhaps given a unit

@@ -444,11 +444,7 @@ def with_dot_tile_space(
     if not tiles:
         return space
     roles = {t: r for t, r in block_roles(kernel).items() if t in tiles}
-    spaces = load_grammar("cutile")["backend"]["default_space"]
-    entry = next(
-        (v for k, v in spaces.items() if k != "ladders" and set(v["roles"]) == set(roles.values())),
-        None,
-    )
+    entry = _default_space(set(roles.values()), _SOURCE_SPACES)
     if entry is None:
         return space
     constants = {name: roles[t] for name, t in writer.sig.blocks if t in roles}
@@ -632,10 +628,7 @@ def with_default_space(kernel: ir.Kernel) -> ir.Kernel:
     if not roles:
         return kernel
     grammar = load_grammar("cutile")["backend"]["default_space"]
-    wanted = set(roles.values()) - {"batch"}
-    space = next(
-        (v for k, v in grammar.items() if k != "ladders" and set(v["roles"]) == wanted), None
-    )
+    space = _default_space(set(roles.values()) - {"batch"})
     if space is not None:
         entries = [dict(c) for c in space["configs"]]
     else:
@@ -667,6 +660,19 @@ def with_default_space(kernel: ir.Kernel) -> ir.Kernel:
 _SOURCE_SPACES = ("dot", "attention", "pointwise", "pointwise_2d")
 
 
+def _default_space(roles: set[str], names: tuple[str, ...] | None = None) -> dict | None:
+    """The ``[backend.default_space]`` entry (of ``names``, default any) for exactly ``roles``."""
+    spaces = load_grammar("cutile")["backend"]["default_space"]
+    return next(
+        (
+            v
+            for k, v in spaces.items()
+            if k != "ladders" and (names is None or k in names) and set(v["roles"]) == roles
+        ),
+        None,
+    )
+
+
 def with_dot_space(kernel: ir.Kernel) -> ir.Kernel:
     """``kernel`` (a dot or element-wise kernel whose configs were chosen with a warp count,
     which cuTile's compiler picks itself) with the tile sizes of the
@@ -679,13 +685,8 @@ def with_dot_space(kernel: ir.Kernel) -> ir.Kernel:
         return kernel  # no configs, or ones chosen without a warp count (a cuTile source's)
     units = {n for n, _ in kernel.configs[0] if all(dict(c).get(n) == 1 for c in kernel.configs)}
     roles = {n: r for n, r in block_roles(kernel).items() if n not in units}
-    spaces = load_grammar("cutile")["backend"]["default_space"]
-    wanted = set(roles.values()) - {"batch"}
     # Row kernels have their own pass (row-space); every other shape with a space gets it.
-    space = next(
-        (v for k, v in spaces.items() if k in _SOURCE_SPACES and set(v["roles"]) == wanted),
-        None,
-    )
+    space = _default_space(set(roles.values()) - {"batch"}, _SOURCE_SPACES)
     if space is None:
         return kernel
     configs = [dict(c) for c in kernel.configs]

@@ -26,7 +26,7 @@ from translator.dialects.common.backend import refuse_load_predicates
 from translator.dialects.common.printer import ATOM, CodePrinter
 from translator.ir import nodes as ir
 from translator.ir.ops import next_power_of_2, reduce_identity
-from translator.ir.pad_tracker import PadTracker
+from translator.ir.pad_tracker import PadTracker, lane_mask, names_read_unmasked
 from translator.ir.printer import PRECEDENCE
 from translator.ir.shapes import dims_of, dtype_of, index_dims, infer, kernel_env
 from translator.ir.signs import positive, positive_names
@@ -90,7 +90,7 @@ class KernelWriter(CodePrinter):
         #: The names an unmasked reduction or dot reads, directly or through the names they
         #: are computed from: the frontend proved what their invalid lanes hold, so none of
         #: them may be given other padding (see :meth:`premask`).
-        self.read_unmasked = _names_read_unmasked(kernel.body)
+        self.read_unmasked = names_read_unmasked(kernel.body)
         #: name -> (axis, op) of each masked reduction that reads it by name
         self.reduced: dict[str, list[tuple[int, str]]] = {}
         for e in all_exprs(kernel.body):
@@ -611,19 +611,11 @@ class KernelWriter(CodePrinter):
             axis %= len(dims)
             if self.pads.reduction_is_exact(ir.Reduce(op, s.value, axis), dims[axis])[0]:
                 continue
-            lanes = self.lane_mask(dims[axis])
+            if isinstance(dims[axis], ir.BlockDim) and dims[axis].tile in self.offset_tiles:
+                continue  # its lanes count from the view's start: no plain mask
+            lanes = lane_mask(dims[axis], self.env)
             if lanes is not None:
                 return axis, reduce_identity(op), lanes
-        return None
-
-    def lane_mask(self, d: ir.Dim) -> ir.Expr | None:
-        """The IR's ``lanes < extent`` of dim ``d`` (``None`` where it has no plain one)."""
-        if isinstance(d, ir.FullDim):
-            return ir.BinOp("<", ir.Arange(d), d.extent)
-        if isinstance(d, ir.BlockDim):
-            tile = self.env.tiles.get(d.tile)
-            if tile is not None and not tile.scalar and tile.name not in self.offset_tiles:
-                return ir.BinOp("<", ir.TileAttr(tile.name, "index"), tile.extent)
         return None
 
     def _st_Store(self, s: ir.Store) -> None:
@@ -947,33 +939,6 @@ def _extent_word(extent: ir.Expr) -> str:
     if isinstance(extent, ir.Const):
         return str(extent.value)
     return "full"
-
-
-def _names_read_unmasked(body: tuple[ir.Stmt, ...]) -> set[str]:
-    """The names whose invalid lanes an unmasked reduction or dot of ``body`` may read: those
-    it names, and, closed over assignments, the names each of them is computed from."""
-    from translator.ir.visit import walk_expr
-
-    def names(e: ir.Expr) -> set[str]:
-        return {x.id for x in walk_expr(e) if isinstance(x, ir.Name)}
-
-    read: set[str] = set()
-    for e in all_exprs(body):
-        if isinstance(e, ir.Reduce) and not e.masked:
-            read |= names(e.value)
-        elif isinstance(e, ir.Dot) and not e.masked:
-            read |= names(e.lhs) | names(e.rhs)
-    sources: dict[str, set[str]] = {}
-    for st in walk_stmts(body):
-        if isinstance(st, ir.Assign):
-            sources.setdefault(st.target, set()).update(names(st.value))
-    todo = list(read)
-    while todo:
-        for src in sources.get(todo.pop(), ()):
-            if src not in read:
-                read.add(src)
-                todo.append(src)
-    return read
 
 
 __all__ = ["KernelSignature", "KernelWriter"]
