@@ -398,3 +398,21 @@ def test_a_load_predicate_is_a_boolean_of_the_region_and_needs_other(check) -> N
         body = (acc_init(), ir.TileLoop((TK,), (ir.Assign("acc", dot(lhs=bad)),)), store_acc())
         with pytest.raises(IRTypeError, match=message):
             check(body)
+
+
+def test_dot_with_accumulator_has_the_accumulators_whole_dims() -> None:
+    # acc[tile_m, :hq] + p[tile_m, tile_n] @ v[tile_n, :hv]: the program states hq == hv (as a
+    # broadcast of two whole dims does); the sum is the loop-carried accumulator, typed by it.
+    from translator.ir.shapes import TileType, TypeEnv, infer
+
+    hq, hv = ir.FullDim(N("hq")), ir.FullDim(N("hv"))
+    env = TypeEnv(
+        vars={
+            "acc": TileType((ir.BlockDim("tile_m"), hq), ir.F32),
+            "p": TileType((ir.BlockDim("tile_m"), ir.BlockDim("tile_n")), ir.DType("float16")),
+            "v": TileType((ir.BlockDim("tile_n"), hv), ir.DType("float16")),
+        }
+    )
+    with_acc = ir.Dot(N("p"), N("v"), N("acc"), ir.F32)
+    assert infer(with_acc, env).dims == (ir.BlockDim("tile_m"), hq)
+    assert infer(ir.Dot(N("p"), N("v"), None, ir.F32), env).dims == (ir.BlockDim("tile_m"), hv)

@@ -489,9 +489,13 @@ def _dot(e: ir.Dot, env: TypeEnv) -> Type:
     if e.acc is not None:
         acc = infer(e.acc, env)
         if not isinstance(acc, TileType) or not dims_compatible(
-            broadcast_dims(acc.dims, dims, e.loc), dims
+            summed := broadcast_dims(acc.dims, dims, e.loc), dims
         ):
             raise IRTypeError("dot accumulator does not match the product's dims", e.loc)
+        # The sum has the accumulator's whole dims: `acc` is the loop-carried value the program
+        # declared (`zeros([tile_m, head_dim])`), and the product's whole dims (v's head dim) are
+        # stated equal to it by the program, as in a broadcast.
+        dims = summed
     return TileType(dims, e.out_dtype)
 
 
