@@ -205,6 +205,11 @@ GRAMMAR_SCHEMA = _section(
                 "clamp": _spellings(
                     "maximum/minimum of a tensor and a number -> template", required=False
                 ),
+                "pointwise_f32_in_dot_kernels": _section(
+                    "pointwise_f32 forms also written in kernels with dots",
+                    {"ops": Key("strings")},
+                    required=False,
+                ),
                 "fp32_only": _section(
                     "pointwise ops whose operands are computed in float32",
                     {"ops": Key("strings")},

@@ -79,12 +79,14 @@ def flashattn(
         )
         scores_scale = ct.exp2(
             scores_max_prev * ((1.0 / Q.shape[3]) ** 0.5 * 1.44269504)
-            - scores_max * ((1.0 / Q.shape[3]) ** 0.5 * 1.44269504)
+            - scores_max * ((1.0 / Q.shape[3]) ** 0.5 * 1.44269504),
+            flush_to_zero=True,
         )
         acc_o = acc_o * scores_scale[:, None]
         acc_s = ct.exp2(
             acc_s * ((1.0 / Q.shape[3]) ** 0.5 * 1.44269504)
-            - scores_max[:, None] * ((1.0 / Q.shape[3]) ** 0.5 * 1.44269504)
+            - scores_max[:, None] * ((1.0 / Q.shape[3]) ** 0.5 * 1.44269504),
+            flush_to_zero=True,
         )
         acc_s_cast = ct.astype(acc_s, Q.dtype)
         acc_o = ct.mma(

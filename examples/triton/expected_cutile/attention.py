@@ -78,10 +78,10 @@ def _attn_fwd(
         )
         m_ij = ct.maximum(m_i, ct.max(qk_2, axis=1) * qk_scale_2)
         qk_3 = qk_2 * qk_scale_2 - m_ij[:, None]
-        p = ct.exp2(qk_3)
+        p = ct.exp2(qk_3, flush_to_zero=True)
         l_ij = ct.sum(p, axis=1)
         # -- update m_i and l_i
-        alpha = ct.exp2(m_i - m_ij)
+        alpha = ct.exp2(m_i - m_ij, flush_to_zero=True)
         l_i = l_i * alpha + l_ij
         # -- update output accumulator --
         acc = acc * alpha[:, None]

@@ -281,9 +281,10 @@ class KernelWriter(CodePrinter):
         if e.op in self.spell["fp32_only"]["ops"]:
             args = [self._as_f32(a, text) for a, text in zip(e.args, args)]
             fast = self.spell.get("pointwise_f32", {}).get(e.op)
+            in_dot_kernels = self.spell.get("pointwise_f32_in_dot_kernels", {}).get("ops", ())
             if (
                 fast is not None
-                and not self.has_dot
+                and (not self.has_dot or e.op in in_dot_kernels)
                 and all(self._f32_after_conversion(a) for a in e.args)
             ):
                 template = fast

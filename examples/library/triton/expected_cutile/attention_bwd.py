@@ -89,8 +89,8 @@ def _attn_fwd(
             tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32) < Q.shape[2], qk, float("-inf")
         )
         m_ij = ct.maximum(m_i, ct.max(qk_2, axis=1))
-        p = ct.exp2(qk_2 - m_ij[:, None])
-        alpha = ct.exp2(m_i - m_ij)
+        p = ct.exp2(qk_2 - m_ij[:, None], flush_to_zero=True)
+        alpha = ct.exp2(m_i - m_ij, flush_to_zero=True)
         l_i = l_i * alpha + ct.sum(p, axis=1)
         acc = acc * alpha[:, None] + ct.mma(
             ct.astype(ct.astype(p, V.dtype), V_mma_dtype, rounding_mode=ct.RoundingMode.RZ),
@@ -276,7 +276,7 @@ def _attn_bwd_dkdv(
             )
             * qk_scale
         )
-        p = ct.exp2(qk - lse_tile[:, None])
+        p = ct.exp2(qk - lse_tile[:, None], flush_to_zero=True)
         # Lanes past either sequence end add nothing, even where a padded score is inf.
         p_2 = ct.where(
             ((tile_m * BLOCK_M + ct.arange(BLOCK_M, dtype=ct.int32))[:, None] < Q.shape[2])
@@ -424,7 +424,7 @@ def _attn_bwd_dq(
             )
             * qk_scale
         )
-        p = ct.exp2(qk - lse_tile[:, None])
+        p = ct.exp2(qk - lse_tile[:, None], flush_to_zero=True)
         p_2 = ct.where(
             ((tile_m * BLOCK_M + ct.arange(BLOCK_M, dtype=ct.int32))[:, None] < Q.shape[2])
             & (tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32) < Q.shape[2]),
