@@ -228,3 +228,51 @@ def test_dot_operands_are_copied_through_tma_at_large_tiles_only(tmp_path: Path)
     # Large tiles: TMA loads by a producer warpgroup beside the 128 MMA threads.
     assert "tma_load" in large and "warpgroup_reg_alloc" in large
     assert "__launch_bounds__(256, 1)" in large
+
+
+def test_an_autotuned_translation_takes_views_that_are_not_row_major() -> None:
+    # TileLang's autotuner times configs on new row-major tensors, so the launch of an autotuned
+    # factory goes through `_row_major` copies (and `_copied_back` for what it writes). A
+    # transposed operand takes the copy; the pitched `out` of matmul_host_descriptor (N % 8 != 0
+    # with fp16) is written back through it.
+    import torch
+
+    def transposed(entry: str, device: str, dtype: str) -> tuple | None:
+        g = torch.Generator().manual_seed(0)
+        dt = getattr(torch, dtype)
+        x = torch.randn(45, 37, generator=g).to(device=device, dtype=dt).t()
+        y = torch.randn(45, 29, generator=g).to(device=device, dtype=dt)
+        assert not x.is_contiguous()
+        return (x, y) if entry == "matmul" else None
+
+    golden = ROOT / "examples/helion/expected_tilelang/matmul.py"
+    assert "_row_major(x)" in golden.read_text()
+    report = check_pair(
+        ROOT / "examples/helion/matmul.py",
+        golden,
+        src_dsl="helion",
+        dtypes=("float32",),
+        seeds=(0,),
+        inputs=transposed,
+    )
+    assert report.rows, "no case ran"
+    assert report.passed, report.format_text()
+
+    def pitched(entry: str, device: str, dtype: str) -> tuple | None:
+        g = torch.Generator().manual_seed(1)
+        a = torch.randn(33, 37, generator=g).to(device=device, dtype=torch.float16)
+        b = torch.randn(37, 29, generator=g).to(device=device, dtype=torch.float16)
+        return (a, b) if entry == "matmul_host_descriptor" else None
+
+    golden = ROOT / "examples/triton/expected_tilelang/matmul_host_descriptor.py"
+    assert "(c, c_row_major)" in golden.read_text()
+    report = check_pair(
+        ROOT / "examples/triton/matmul_host_descriptor.py",
+        golden,
+        src_dsl="triton",
+        dtypes=("float16",),
+        seeds=(0,),
+        inputs=pitched,
+    )
+    assert report.rows, "no case ran"
+    assert report.passed, report.format_text()

@@ -95,6 +95,31 @@ def _matmul_kernel(
     return main
 
 
+def _row_major(x: torch.Tensor) -> torch.Tensor:
+    """``x`` itself where its strides are row-major, else a row-major copy.
+
+    TileLang's autotuner times each config on new row-major tensors of the kernel's shapes,
+    and a kernel compiled for other strides refuses them ("Static stride mismatch"): an
+    autotuned kernel is compiled, tuned and launched for row-major operands.
+    """
+    strides, step = [], 1
+    for size in reversed(x.shape):
+        strides.insert(0, step)
+        step *= size
+    if x.stride() == tuple(strides):
+        return x
+    return x.clone(memory_format=torch.contiguous_format)
+
+
+def _copied_back(result, *written: tuple[torch.Tensor, torch.Tensor]):
+    """``result``, once each written tensor holds what the kernel wrote into its row-major
+    copy (nothing to do where the tensor was its own copy)."""
+    for tensor, copy in written:
+        if copy is not tensor:
+            tensor.copy_(copy)
+    return result
+
+
 def matmul(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """Multiply two matrices, accumulating in fp32.
 
@@ -109,18 +134,22 @@ def matmul(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     k2, n = y.size()
     assert k == k2, f"size mismatch {k} != {k2}"
     out = torch.empty([m, n], dtype=x.dtype, device=x.device)
-    _matmul_kernel(
-        x.shape,
-        x.stride(),
-        str(x.dtype).removeprefix("torch."),
-        y.shape,
-        y.stride(),
-        str(y.dtype).removeprefix("torch."),
-        out.shape,
-        out.stride(),
-        str(out.dtype).removeprefix("torch."),
-        m,
-        k,
-        n,
-    )(x, y, out)
+    x_row_major, y_row_major, out_row_major = _row_major(x), _row_major(y), _row_major(out)
+    _copied_back(
+        _matmul_kernel(
+            x_row_major.shape,
+            x_row_major.stride(),
+            str(x_row_major.dtype).removeprefix("torch."),
+            y_row_major.shape,
+            y_row_major.stride(),
+            str(y_row_major.dtype).removeprefix("torch."),
+            out_row_major.shape,
+            out_row_major.stride(),
+            str(out_row_major.dtype).removeprefix("torch."),
+            m,
+            k,
+            n,
+        )(x_row_major, y_row_major, out_row_major),
+        (out, out_row_major),
+    )
     return out

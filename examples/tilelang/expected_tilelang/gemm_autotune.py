@@ -63,21 +63,50 @@ def matmul_tuned(
     return main
 
 
+def _row_major(x: torch.Tensor) -> torch.Tensor:
+    """``x`` itself where its strides are row-major, else a row-major copy.
+
+    TileLang's autotuner times each config on new row-major tensors of the kernel's shapes,
+    and a kernel compiled for other strides refuses them ("Static stride mismatch"): an
+    autotuned kernel is compiled, tuned and launched for row-major operands.
+    """
+    strides, step = [], 1
+    for size in reversed(x.shape):
+        strides.insert(0, step)
+        step *= size
+    if x.stride() == tuple(strides):
+        return x
+    return x.clone(memory_format=torch.contiguous_format)
+
+
+def _copied_back(result, *written: tuple[torch.Tensor, torch.Tensor]):
+    """``result``, once each written tensor holds what the kernel wrote into its row-major
+    copy (nothing to do where the tensor was its own copy)."""
+    for tensor, copy in written:
+        if copy is not tensor:
+            tensor.copy_(copy)
+    return result
+
+
 def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """``a @ b``, tiles chosen by TileLang's autotuner."""
     m, k = a.shape
     _, n = b.shape
     # By name: the autotuner keys its cache with json, which cannot encode a torch.dtype.
     _c = torch.empty((m, n), dtype=a.dtype, device=a.device)
-    matmul_tuned(
-        a.shape,
-        a.stride(),
-        str(a.dtype).removeprefix("torch."),
-        b.shape,
-        b.stride(),
-        str(b.dtype).removeprefix("torch."),
-        _c.shape,
-        _c.stride(),
-        str(_c.dtype).removeprefix("torch."),
-    )(a, b, _c)
+    a_row_major, b_row_major, _c_row_major = _row_major(a), _row_major(b), _row_major(_c)
+    _copied_back(
+        matmul_tuned(
+            a_row_major.shape,
+            a_row_major.stride(),
+            str(a_row_major.dtype).removeprefix("torch."),
+            b_row_major.shape,
+            b_row_major.stride(),
+            str(b_row_major.dtype).removeprefix("torch."),
+            _c_row_major.shape,
+            _c_row_major.stride(),
+            str(_c_row_major.dtype).removeprefix("torch."),
+        )(a_row_major, b_row_major, _c_row_major),
+        (_c, _c_row_major),
+    )
     return _c

@@ -99,6 +99,31 @@ def matmul_kernel_persistent(
     return main
 
 
+def _row_major(x: torch.Tensor) -> torch.Tensor:
+    """``x`` itself where its strides are row-major, else a row-major copy.
+
+    TileLang's autotuner times each config on new row-major tensors of the kernel's shapes,
+    and a kernel compiled for other strides refuses them ("Static stride mismatch"): an
+    autotuned kernel is compiled, tuned and launched for row-major operands.
+    """
+    strides, step = [], 1
+    for size in reversed(x.shape):
+        strides.insert(0, step)
+        step *= size
+    if x.stride() == tuple(strides):
+        return x
+    return x.clone(memory_format=torch.contiguous_format)
+
+
+def _copied_back(result, *written: tuple[torch.Tensor, torch.Tensor]):
+    """``result``, once each written tensor holds what the kernel wrote into its row-major
+    copy (nothing to do where the tensor was its own copy)."""
+    for tensor, copy in written:
+        if copy is not tensor:
+            tensor.copy_(copy)
+    return result
+
+
 def _num_sms(device: torch.device) -> int:
     if device.type == "cuda":
         return torch.cuda.get_device_properties(device).multi_processor_count
@@ -115,15 +140,19 @@ def matmul_persistent(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     c = torch.empty((M, N), device=a.device, dtype=a.dtype)
     # 1D launch kernel where each program is persistent over several tiles.
     # tiletrans: dropped `grid`, which nothing in the translation reads
-    matmul_kernel_persistent(
-        a.shape,
-        a.stride(),
-        str(a.dtype).removeprefix("torch."),
-        b.shape,
-        b.stride(),
-        str(b.dtype).removeprefix("torch."),
-        c.shape,
-        c.stride(),
-        str(c.dtype).removeprefix("torch."),
-    )(a, b, c)
+    a_row_major, b_row_major, c_row_major = _row_major(a), _row_major(b), _row_major(c)
+    _copied_back(
+        matmul_kernel_persistent(
+            a_row_major.shape,
+            a_row_major.stride(),
+            str(a_row_major.dtype).removeprefix("torch."),
+            b_row_major.shape,
+            b_row_major.stride(),
+            str(b_row_major.dtype).removeprefix("torch."),
+            c_row_major.shape,
+            c_row_major.stride(),
+            str(c_row_major.dtype).removeprefix("torch."),
+        )(a_row_major, b_row_major, c_row_major),
+        (c, c_row_major),
+    )
     return c

@@ -57,7 +57,13 @@ class TileLangBackend(Backend):
 
     def kernel_code(self, kernel: ir.Kernel, module: ir.Module) -> KernelCode:
         verify_kernel(kernel)
-        return _kernel_code(kernel)
+        code = _kernel_code(kernel)
+        tuned = [k for k in module.kernels if _autotuned(k)]
+        if tuned and tuned[0].name == kernel.name:
+            # The row-major helpers the launches of autotuned factories use, once per module.
+            helpers = render_template("tilelang", "row_major.py.j2")
+            code = KernelCode(code.text + helpers, code.imports)
+        return code
 
     def launch_code(self, kernel: ir.Kernel, launch: ir.Launch, module: ir.Module) -> LaunchCode:
         texts = {p.name: t for p, t in zip(kernel.params, launch.texts)}
@@ -66,9 +72,10 @@ class TileLangBackend(Backend):
         factory_args, call_args = [], []
         # TileLang 0.1.15's autotuner keys its cache with json, which cannot encode a
         # torch.dtype (measured on the H200: TypeError): an autotuned factory takes dtype names.
-        by_name = len(kernel.configs) > 1
+        by_name = _autotuned(kernel)
+        row_major = _row_major_operands(kernel, texts) if by_name else {}
         for p in kernel.params:
-            text = texts[p.name]
+            text = row_major.get(p.name, texts[p.name])
             if p.kind == "tensor":
                 t = host_atom(text)
                 dtype = f'str({t}.dtype).removeprefix("torch.")' if by_name else f"{t}.dtype"
@@ -87,7 +94,15 @@ class TileLangBackend(Backend):
             )
         del hx
         text = f"{kernel.name}({', '.join(factory_args)})({', '.join(call_args)})"
-        return LaunchCode(text, notes=notes)
+        if not row_major:
+            return LaunchCode(text, notes=notes)
+        # TileLang's autotuner times configs on row-major tensors (see `_row_major`).
+        names, copies = list(row_major.values()), [f"_row_major({texts[p]})" for p in row_major]
+        prelude = (f"{', '.join(names)} = {', '.join(copies)}",)
+        written = [f"({texts[p]}, {row_major[p]})" for p in row_major if p in _written(kernel)]
+        if written:
+            text = f"_copied_back({text}, {', '.join(written)})"
+        return LaunchCode(text, prelude=prelude, notes=notes)
 
 
 def emit(module: ir.Module) -> str:
@@ -189,6 +204,35 @@ def _launch_lines(callee: str, grid: list[str], threads: str, ids: list[str]) ->
     if 8 + len(line) <= MAX_LINE:
         return [line]
     return [f"with {callee}(", *(f"    {a}," for a in args), f") as {names}:"]
+
+
+def _autotuned(kernel: ir.Kernel) -> bool:
+    """Whether ``kernel`` becomes an ``@tilelang.autotune`` factory."""
+    return len(kernel.configs) > 1
+
+
+def _written(kernel: ir.Kernel) -> set[str]:
+    """The tensor parameters ``kernel`` stores into (atomics included)."""
+    from translator.ir.visit import walk_stmts
+
+    return {s.tensor for s in walk_stmts(kernel.body) if isinstance(s, (ir.Store, ir.AtomicRMW))}
+
+
+def _row_major_operands(kernel: ir.Kernel, texts: dict[str, str]) -> dict[str, str]:
+    """Tensor parameter -> the host name of its row-major operand, for a launch of an autotuned
+    factory; empty where a written tensor is passed as an expression (its copy could not be
+    written back to it) or a name is taken."""
+    tensors = [p.name for p in kernel.params if p.kind == "tensor"]
+    written = _written(kernel)
+    if any(p in written and not texts[p].isidentifier() for p in tensors):
+        return {}
+    out = {
+        p: f"{texts[p]}_row_major" if texts[p].isidentifier() else f"{p}_row_major" for p in tensors
+    }
+    taken = " ".join(texts.values())
+    if len(set(out.values())) < len(out) or any(n in taken for n in out.values()):
+        return {}
+    return out
 
 
 def _autotune(kernel: ir.Kernel) -> list[dict[str, int]]:
