@@ -139,3 +139,60 @@ def test_a_removed_statements_marker_is_told_apart_by_identity_not_by_id(monkeyp
     expected = translate_file(path, "cutile", "helion")
     monkeypatch.setattr(passthrough, "id", lambda obj: 0, raising=False)
     assert translate_file(path, "cutile", "helion") == expected
+
+
+@pytest.mark.parametrize("dsl", ["helion", "triton", "cutile", "tilelang"])
+def test_spliced_kernel_text_is_what_libcst_prints_of_its_statements(dsl, monkeypatch):
+    # Kernel texts stand in the edited tree as placeholders (`splice.py`) and replace them once
+    # the module is printed: the result must be the text libcst printed when the statements
+    # were parsed into the tree, with kept decorators above each definition's own, and the
+    # comment lines above the first statement kept as that statement's leading lines.
+    from translator.dialects.common import splice
+
+    texts: list[str] = []
+    real = passthrough._kernel_text
+
+    def recording(text: str):
+        texts.append(text)
+        return real(text)
+
+    monkeypatch.setattr(passthrough, "_kernel_text", recording)
+    for example in _examples(dsl):
+        for dst in target_dialects():
+            try:
+                translate_file(example, dsl, dst)
+            except TranslationError:
+                continue
+    assert texts
+    keep = ("functools.cache",)
+    for text in dict.fromkeys(texts):
+        stmts = passthrough._parse_statements(text)
+        decorated = [
+            s.with_changes(
+                decorators=[cst.Decorator(cst.parse_expression(k)) for k in keep]
+                + list(s.decorators)
+            )
+            if isinstance(s, cst.FunctionDef)
+            else s
+            for s in stmts
+        ]
+        shape = splice.kernel_text(text, 0)
+        for kept, want in (((), stmts), (keep, decorated)):
+            kernel = splice.with_decorators(shape, kept)
+            printed = cst.Module(body=[splice.placeholder(kernel)]).code
+            got = splice.splice_into(printed, {kernel.name: kernel})
+            assert got == cst.Module(body=list(want)).code, text[:200]
+        parsed = {n for s in stmts for n in passthrough._defined(s)}
+        assert shape.defines == parsed
+
+
+def test_a_placeholder_reads_what_the_kernel_text_reads() -> None:
+    from translator.dialects.common import splice
+
+    text = "CONFIGS = [EPS]\n\n\n@triton.jit(debug=DEBUG)\ndef k(x_ptr, n: int = N):\n    y = x_ptr + OFFSET\n"
+    shape = splice.kernel_text(text, 3)
+    assert set(shape.reads) >= {"EPS", "triton", "DEBUG", "N", "x_ptr", "OFFSET"}
+    assert "n" not in shape.reads  # a parameter's name is no read
+    assert shape.defines == {"CONFIGS", "k"}
+    code = cst.Module(body=[splice.placeholder(shape)]).code
+    assert code.startswith("def __tiletrans_kernel_text_3__():")

@@ -22,6 +22,7 @@ written:
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import textwrap
 from collections.abc import Callable, Sequence
@@ -34,6 +35,14 @@ from libcst.metadata import PositionProvider
 from translator import __version__
 from translator.diagnostics import TranslationError
 from translator.dialects.common.dead_host import remove_dead_host
+from translator.dialects.common.splice import (
+    KernelText,
+    kernel_text,
+    kernel_text_name,
+    placeholder,
+    splice_into,
+    with_decorators,
+)
 from translator.dialects.cst_utils import (
     children,
     import_bindings,
@@ -110,12 +119,12 @@ def assemble(module: ir.Module, rendering: Rendering) -> str:
         tree,
         source=plan.source,
         source_wrapper=wrapper,
-        skip=_kernel_names(rendering),
+        skip={*rendering.kernels, *editor.spliced, *_kernel_names(rendering)},
         fresh=True,
     )
     tree = _fix_imports(tree, plan.packages, rendering.imports, rendering.drop_imports)
     tree = _with_header(tree, module, rendering.command)
-    return wrap_generated_comments(tree.code)
+    return wrap_generated_comments(splice_into(tree.code, editor.spliced))
 
 
 #: Comment lines tiletrans writes into host code (its notes, the rank checks' why); the
@@ -221,9 +230,13 @@ def _kernel_names(rendering: Rendering) -> set[str]:
     """The module-level names the rendered kernels define (dead-host removal leaves them)."""
     names = set(rendering.kernels)
     for code in rendering.kernels.values():
-        for stmt in _statements(code.text):
-            names |= _defined(stmt)
+        names |= _kernel_text(code.text).defines
     return names
+
+
+@lru_cache(maxsize=64)
+def _kernel_text(text: str) -> KernelText:
+    return kernel_text(text, 0)
 
 
 def _defined(stmt: cst.BaseStatement) -> set[str]:
@@ -315,6 +328,8 @@ class _Editor(cst.CSTTransformer):
         # Texts whose (cached) statements are in the edited tree already: a second use gets a
         # parse of its own, so that no node object is in the tree twice.
         self.used: set[str] = set()
+        # Placeholder name -> the kernel text it stands for (`splice.py`), one per use.
+        self.spliced: dict[str, KernelText] = {}
         # Placeholders for removed statements whose comments move to the next statement.
         # By id, each with its node: held here so that no later node can take a freed
         # marker's id (a marker replaced by a second edit of the same statement is freed).
@@ -437,16 +452,17 @@ class _Editor(cst.CSTTransformer):
         out: list[cst.BaseStatement] = []
         for i, name in enumerate(kernels):
             code = self.rendering.kernels[name]
-            stmts = self._statements(code.text)
-            for j, stmt in enumerate(stmts):
-                if isinstance(stmt, cst.FunctionDef) and keep:
-                    kept = [cst.Decorator(decorator=cst.parse_expression(k)) for k in keep]
-                    stmts[j] = stmt.with_changes(decorators=[*kept, *stmt.decorators])
-            if i > 0 and stmts:
-                stmts[0] = _with_leading(stmts[0], _blank(2) + list(stmts[0].leading_lines))
-            out.extend(stmts)
-        if out:
-            out[-1] = out[-1]
+            shape = _kernel_text(code.text)
+            if not shape.body:
+                continue
+            text = with_decorators(
+                dataclasses.replace(shape, name=kernel_text_name(len(self.spliced))), keep
+            )
+            self.spliced[text.name] = text
+            stmt: cst.BaseStatement = placeholder(text)
+            if i > 0:
+                stmt = _with_leading(stmt, _blank(2) + list(stmt.leading_lines))
+            out.append(stmt)
         return out
 
     def _statement_site(
