@@ -196,3 +196,30 @@ def test_a_placeholder_reads_what_the_kernel_text_reads() -> None:
     assert shape.defines == {"CONFIGS", "k"}
     code = cst.Module(body=[splice.placeholder(shape)]).code
     assert code.startswith("def __tiletrans_kernel_text_3__():")
+
+
+def test_a_tab_indented_source_translates_with_its_own_indentation(tmp_path: Path) -> None:
+    # Found 2026-12-07: a host block indented by tabs made the inserted launch snippet's nested
+    # `def grid` unparsable ("no matching outer block for dedent"), an internal error.
+    import os
+
+    os.environ["TRITON_INTERPRET"] = "1"
+    from validation.equivalence import check_pair
+
+    source = tmp_path / "tabbed.py"
+    source.write_text(
+        "import helion\nimport helion.language as hl\nimport torch\n\n\n"
+        "@helion.kernel(config=helion.Config(block_sizes=[128]))\n"
+        "def add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:\n"
+        "\tout = torch.empty_like(x)\n"
+        "\tfor tile in hl.tile(x.size(0)):\n"
+        "\t\tout[tile] = x[tile] + y[tile]\n"
+        "\treturn out\n"
+    )
+    out = tmp_path / "tabbed_triton.py"
+    out.write_text(translate_file(source, "helion", "triton"))
+    host = out.read_text().split("def add(", 1)[1]
+    assert "\n\tdef grid(meta):\n\t\treturn " in host
+    assert "__tiletrans_kernel_text" not in out.read_text()
+    report = check_pair(source, out, src_dsl="helion", seeds=(0,))
+    assert report.rows and report.passed, report.format_text()

@@ -556,6 +556,9 @@ def _statements_at(
     (the continuation lines of a bracket keep their absolute indentation in the output), and a
     nested ``def`` gets the blank lines around it that formatters put there. Module-level
     statements come from ``statements`` (the editor's: no node object twice in its tree)."""
+    # A tab-indented host block: the snippet is parsed at spaces (the formatter re-indents in
+    # spaces), and its nested blocks then print at their own indentation after the tab.
+    indent = indent.replace("\t", "    ")
     lines = [indent + line if line else line for text in texts for line in text.splitlines()]
     source = "\n".join(wrap_lines(lines)) + "\n"
     if not indent:

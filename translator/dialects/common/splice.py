@@ -131,11 +131,11 @@ def splice_into(code: str, kernels: dict[str, KernelText]) -> str:
     while i < len(lines):
         line = lines[i]
         if line.startswith(f"def {_PREFIX}"):
-            name = line[4 : line.index("(")]
-            out.append(kernels[name].body)
-            i += 1
-            while i < len(lines) and lines[i].startswith("    "):
-                i += 1
+            kernel = kernels[line[4 : line.index("(")]]
+            out.append(kernel.body)
+            # The placeholder: its `def` line, `pass`, then the tuple of reads, each on one line
+            # (the body at the module's indentation, whatever that is).
+            i += 3 if kernel.reads else 2
             continue
         out.append(line)
         i += 1
