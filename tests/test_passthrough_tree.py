@@ -223,3 +223,26 @@ def test_a_tab_indented_source_translates_with_its_own_indentation(tmp_path: Pat
     assert "__tiletrans_kernel_text" not in out.read_text()
     report = check_pair(source, out, src_dsl="helion", seeds=(0,))
     assert report.rows and report.passed, report.format_text()
+
+
+def test_a_crlf_source_keeps_crlf_in_the_spliced_kernels() -> None:
+    # Review of the splice (2026-12-07): the kernel text came out with bare LF inside a CRLF
+    # module.
+    from translator.api import translate_source
+
+    source = (ROOT / "examples/helion/matmul.py").read_text().replace("\n", "\r\n")
+    out = translate_source(source, "examples/helion/matmul.py", "helion", "triton")
+    assert "@triton.jit" in out
+    assert "\n" not in out.replace("\r\n", "")
+
+
+def test_placeholder_text_in_a_string_literal_is_left_alone() -> None:
+    # The placeholder's name carries a nonce per module: the module's own text cannot hold it.
+    from translator.api import translate_source
+
+    source = (ROOT / "examples/triton/add.py").read_text()
+    note = 'NOTE = """\ndef __tiletrans_kernel_text_0__():\n    pass\n"""\n'
+    out = translate_source(note + source, "add.py", "triton", "tilelang")
+    compile(out, "add_tilelang.py", "exec")
+    assert note.strip() in out
+    assert out.count("@tilelang.jit") == 1

@@ -276,3 +276,38 @@ def test_an_autotuned_translation_takes_views_that_are_not_row_major() -> None:
     )
     assert report.rows, "no case ran"
     assert report.passed, report.format_text()
+
+
+def test_row_major_launch_takes_fresh_names_and_keeps_decorators_on_the_factory() -> None:
+    # Review of 9f0c858: the source's `c_row_major` was overwritten by the prelude, and a kept
+    # decorator of the source kernel landed on the `_row_major`/`_copied_back` helpers too.
+    from translator.api import translate_source
+
+    source = (ROOT / "examples/triton/matmul.py").read_text()
+    assert "    return c\n" in source
+    clashing = source.replace(
+        "    return c\n", "    c_row_major = torch.zeros(3)\n    return c, c_row_major\n"
+    )
+    out = translate_source(clashing, "matmul.py", "triton", "tilelang")
+    assert "c_row_major_2 = " in out.replace("b_row_major, c_row_major_2 =", "c_row_major_2 =")
+    assert "(c, c_row_major_2)" in out
+    assert "return c, c_row_major\n" in out
+
+    helion = (
+        "import helion\nimport helion.language as hl\nimport torch\n\n\n"
+        "def traced(fn):\n    return fn\n\n\n"
+        "@traced\n@helion.kernel(\n    static_shapes=True,\n    configs=[\n"
+        "        helion.Config(block_sizes=[128, 128, 64], num_warps=4, num_stages=4),\n"
+        "        helion.Config(block_sizes=[64, 128, 64], num_warps=4, num_stages=4),\n"
+        "    ],\n)\n"
+        "def matmul_into(x: torch.Tensor, y: torch.Tensor, out: torch.Tensor) -> None:\n"
+        "    for tile_m, tile_n in hl.tile([x.size(0), y.size(1)]):\n"
+        "        acc = hl.zeros([tile_m, tile_n], dtype=torch.float32)\n"
+        "        for tile_k in hl.tile(x.size(1)):\n"
+        "            acc = torch.addmm(acc, x[tile_m, tile_k], y[tile_k, tile_n])\n"
+        "        out[tile_m, tile_n] = acc.to(out.dtype)\n"
+    )
+    out = translate_source(helion, "matmul_into.py", "helion", "tilelang")
+    assert out.count("@traced\n") == 1
+    assert "@traced\n@tilelang.autotune(" in out
+    assert "\ndef _row_major(" in out and "@traced\ndef _row_major" not in out

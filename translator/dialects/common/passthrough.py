@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import secrets
 import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -75,6 +76,9 @@ class KernelCode:
 
     text: str
     imports: tuple[str, ...] = ()
+    #: The definitions in ``text`` that take the source kernel's kept decorators (all of them
+    #: where ``None``; a helper the backend writes beside the kernel is left out).
+    decorated: tuple[str, ...] | None = None
 
 
 @dataclass
@@ -124,7 +128,7 @@ def assemble(module: ir.Module, rendering: Rendering) -> str:
     )
     tree = _fix_imports(tree, plan.packages, rendering.imports, rendering.drop_imports)
     tree = _with_header(tree, module, rendering.command)
-    return wrap_generated_comments(splice_into(tree.code, editor.spliced))
+    return wrap_generated_comments(splice_into(tree.code, editor.spliced, tree.default_newline))
 
 
 #: Comment lines tiletrans writes into host code (its notes, the rank checks' why); the
@@ -330,6 +334,7 @@ class _Editor(cst.CSTTransformer):
         self.used: set[str] = set()
         # Placeholder name -> the kernel text it stands for (`splice.py`), one per use.
         self.spliced: dict[str, KernelText] = {}
+        self.nonce = secrets.token_hex(4)
         # Placeholders for removed statements whose comments move to the next statement.
         # By id, each with its node: held here so that no later node can take a freed
         # marker's id (a marker replaced by a second edit of the same statement is freed).
@@ -455,8 +460,9 @@ class _Editor(cst.CSTTransformer):
             shape = _kernel_text(code.text)
             if not shape.body:
                 continue
+            placeholder_name = kernel_text_name(len(self.spliced), self.nonce)
             text = with_decorators(
-                dataclasses.replace(shape, name=kernel_text_name(len(self.spliced))), keep
+                dataclasses.replace(shape, name=placeholder_name), keep, code.decorated
             )
             self.spliced[text.name] = text
             stmt: cst.BaseStatement = placeholder(text)

@@ -13,6 +13,7 @@ libcst would have printed for the parsed statements (``tests/test_passthrough_tr
 from __future__ import annotations
 
 import ast
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import libcst as cst
@@ -29,12 +30,14 @@ class KernelText:
     leading: tuple[str, ...]  # comment lines above the first statement
     defines: frozenset[str]  # module-level names its statements bind
     reads: tuple[str, ...]  # every name it reads (an over-approximation, as dead-host's)
-    def_lines: tuple[int, ...]  # 0-based line in ``body`` where each top-level def begins
+    #: Each top-level ``def``: its name and the 0-based line in ``body`` where it begins.
+    def_lines: tuple[tuple[str, int], ...]
 
 
-def kernel_text_name(index: int) -> str:
-    """The name of the ``index``-th placeholder of a module."""
-    return f"{_PREFIX}{index}__"
+def kernel_text_name(index: int, nonce: str = "") -> str:
+    """The name of the ``index``-th placeholder of a module. ``nonce`` (fresh per module) keeps
+    the name out of anything the module's own text could contain, a string literal say."""
+    return f"{_PREFIX}{nonce}{index}__"
 
 
 def kernel_text(text: str, index: int) -> KernelText:
@@ -54,7 +57,7 @@ def kernel_text(text: str, index: int) -> KernelText:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             defines.add(stmt.name)
             if isinstance(stmt, ast.FunctionDef):
-                def_lines.append(_first_line(stmt) - first)
+                def_lines.append((stmt.name, _first_line(stmt) - first))
         elif isinstance(stmt, ast.Assign):
             defines.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
         elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
@@ -103,14 +106,19 @@ def placeholder(kernel: KernelText) -> cst.FunctionDef:
     )
 
 
-def with_decorators(kernel: KernelText, decorators: tuple[str, ...]) -> KernelText:
-    """``kernel`` with ``decorators`` put above the decorators of each of its definitions."""
+def with_decorators(
+    kernel: KernelText, decorators: tuple[str, ...], only: Collection[str] | None = None
+) -> KernelText:
+    """``kernel`` with ``decorators`` put above the decorators of each of its definitions (of
+    those named in ``only``, where given: a helper the backend writes beside the kernel is no
+    kernel)."""
     if not decorators:
         return kernel
     lines = kernel.body.splitlines()
     extra = [f"@{d}" for d in decorators]
-    for at in sorted(kernel.def_lines, reverse=True):
-        lines[at:at] = extra
+    for name, at in sorted(kernel.def_lines, key=lambda d: d[1], reverse=True):
+        if only is None or name in only:
+            lines[at:at] = extra
     return KernelText(
         kernel.name,
         "\n".join(lines) + "\n",
@@ -121,8 +129,9 @@ def with_decorators(kernel: KernelText, decorators: tuple[str, ...]) -> KernelTe
     )
 
 
-def splice_into(code: str, kernels: dict[str, KernelText]) -> str:
-    """``code`` with each placeholder's lines replaced by its kernel's text."""
+def splice_into(code: str, kernels: dict[str, KernelText], newline: str = "\n") -> str:
+    """``code`` with each placeholder's lines replaced by its kernel's text (lines ended by
+    ``newline``, the module's own)."""
     if not kernels:
         return code
     out: list[str] = []
@@ -130,9 +139,11 @@ def splice_into(code: str, kernels: dict[str, KernelText]) -> str:
     i = 0
     while i < len(lines):
         line = lines[i]
-        if line.startswith(f"def {_PREFIX}"):
-            kernel = kernels[line[4 : line.index("(")]]
-            out.append(kernel.body)
+        name = line[4 : line.find("(")] if line.startswith(f"def {_PREFIX}") else None
+        if name in kernels:
+            kernel = kernels[name]
+            body = kernel.body
+            out.append(body if newline == "\n" else body.replace("\n", newline))
             # The placeholder: its `def` line, `pass`, then the tuple of reads, each on one line
             # (the body at the module's indentation, whatever that is).
             i += 3 if kernel.reads else 2

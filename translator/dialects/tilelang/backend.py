@@ -13,6 +13,8 @@ kernel did.
 
 from __future__ import annotations
 
+import re
+
 from translator.diagnostics import TranslationError
 from translator.dialects.common.backend import Backend
 from translator.dialects.common.host_code import HostPrinter, host_atom
@@ -59,10 +61,11 @@ class TileLangBackend(Backend):
         verify_kernel(kernel)
         code = _kernel_code(kernel)
         tuned = [k for k in module.kernels if _autotuned(k)]
-        if tuned and tuned[0].name == kernel.name:
-            # The row-major helpers the launches of autotuned factories use, once per module.
+        if tuned and tuned[0].name == kernel.name and _row_major_helpers_free(module):
+            # The row-major helpers the launches of autotuned factories use, once per module;
+            # the source kernel's own decorators stay on the factory.
             helpers = render_template("tilelang", "row_major.py.j2")
-            code = KernelCode(code.text + helpers, code.imports)
+            code = KernelCode(code.text + helpers, code.imports, decorated=(kernel.name,))
         return code
 
     def launch_code(self, kernel: ir.Kernel, launch: ir.Launch, module: ir.Module) -> LaunchCode:
@@ -73,7 +76,11 @@ class TileLangBackend(Backend):
         # TileLang 0.1.15's autotuner keys its cache with json, which cannot encode a
         # torch.dtype (measured on the H200: TypeError): an autotuned factory takes dtype names.
         by_name = _autotuned(kernel)
-        row_major = _row_major_operands(kernel, texts) if by_name else {}
+        row_major = (
+            _row_major_operands(kernel, texts, _identifiers(module))
+            if by_name and _row_major_helpers_free(module)
+            else {}
+        )
         for p in kernel.params:
             text = row_major.get(p.name, texts[p.name])
             if p.kind == "tensor":
@@ -218,20 +225,41 @@ def _written(kernel: ir.Kernel) -> set[str]:
     return {s.tensor for s in walk_stmts(kernel.body) if isinstance(s, (ir.Store, ir.AtomicRMW))}
 
 
-def _row_major_operands(kernel: ir.Kernel, texts: dict[str, str]) -> dict[str, str]:
-    """Tensor parameter -> the host name of its row-major operand, for a launch of an autotuned
-    factory; empty where a written tensor is passed as an expression (its copy could not be
-    written back to it) or a name is taken."""
+def _identifiers(module: ir.Module) -> frozenset[str]:
+    """Every identifier in the source module's text (names a new host name must not take)."""
+    return frozenset(
+        re.findall(r"[A-Za-z_][A-Za-z0-9_]*", module.host.source if module.host else "")
+    )
+
+
+def _row_major_helpers_free(module: ir.Module) -> bool:
+    """Whether the source leaves the helpers' names (``_row_major``, ``_copied_back``) free;
+    where it does not, autotuned launches stay plain (TileLang then tunes row-major operands
+    only)."""
+    return not {"_row_major", "_copied_back"} & _identifiers(module)
+
+
+def _row_major_operands(
+    kernel: ir.Kernel, texts: dict[str, str], taken: frozenset[str]
+) -> dict[str, str]:
+    """Tensor parameter -> a fresh host name for its row-major operand, for a launch of an
+    autotuned factory; empty where a written tensor is passed as an expression (its copy could
+    not be written back to it) or one tensor is passed twice."""
     tensors = [p.name for p in kernel.params if p.kind == "tensor"]
     written = _written(kernel)
     if any(p in written and not texts[p].isidentifier() for p in tensors):
         return {}
-    out = {
-        p: f"{texts[p]}_row_major" if texts[p].isidentifier() else f"{p}_row_major" for p in tensors
-    }
-    taken = " ".join(texts.values())
-    if len(set(out.values())) < len(out) or any(n in taken for n in out.values()):
+    if len({texts[p] for p in tensors}) < len(tensors):
         return {}
+    out: dict[str, str] = {}
+    used = set(taken) | set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", " ".join(texts.values())))
+    for p in tensors:
+        base = f"{texts[p] if texts[p].isidentifier() else p}_row_major"
+        name, n = base, 2
+        while name in used:
+            name, n = f"{base}_{n}", n + 1
+        used.add(name)
+        out[p] = name
     return out
 
 
