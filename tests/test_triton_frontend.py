@@ -1067,3 +1067,22 @@ def test_launch_refusals_say_where_and_what_to_write(
     assert message in err.message and help_text in (err.hint or "")
     assert err.loc is not None and err.loc.line > 1
     assert where in text.splitlines()[err.loc.line - 1][err.loc.col :]
+
+
+def test_a_launch_inside_a_lambda_is_a_located_refusal(tmp_path) -> None:
+    # Found in review 2026-12-07: `run = lambda: add_kernel[grid](...)` was left as raw Triton
+    # in the translation while the kernel's definition went: a module naming nothing.
+    from translator.api import translate_file
+    from translator.diagnostics import TranslationError
+
+    source = (Path(__file__).resolve().parent.parent / "examples/triton/add.py").read_text()
+    launch = "    add_kernel[grid](x, y, output, n_elements, BLOCK_SIZE=1024)\n"
+    assert launch in source
+    path = tmp_path / "lam.py"
+    path.write_text(source.replace(launch, "    run = lambda: " + launch.strip() + "\n    run()\n"))
+    for dst in ("helion", "cutile"):
+        with pytest.raises(TranslationError) as err:
+            translate_file(path, "triton", dst)
+        assert "`add_kernel` is used here in a way tiletrans does not translate" in str(err.value)
+        line = path.read_text().splitlines()[err.value.loc.line - 1]
+        assert line[err.value.loc.col :].startswith("add_kernel[grid]")

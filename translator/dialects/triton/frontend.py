@@ -44,6 +44,7 @@ from translator.dialects.cst_utils import (
     Locator,
     bound_names,
     call_args,
+    children,
     import_aliases,
     literal,
     parse_source,
@@ -182,6 +183,8 @@ def parse(source: str, path: str) -> ir.Module:
             "add a wrapper that calls `kernel[grid](...)` and returns the outputs",
         )
     kernels, entries = _merge_variants(kernels, entries)
+    edits = _module_edits(info, kernels)
+    _refuse_unlifted_uses(info, sites, edits)
     entries.extend(api_entries(module, entries, set(info.jit), info.locate))
     entries = with_documented_dtypes(module, entries)
     result = ir.Module(
@@ -191,7 +194,7 @@ def parse(source: str, path: str) -> ir.Module:
         host=ir.HostPlan(
             source=text,
             sites=tuple(sites),
-            edits=tuple(_module_edits(info, kernels)),
+            edits=tuple(edits),
             packages=tuple(info.grammar["packages"]),
         ),
         docstring=module.get_docstring(clean=False),
@@ -283,6 +286,42 @@ def _module_edits(info: ModuleInfo, kernels: list[ir.Kernel]) -> list[ir.HostEdi
         if node is not None:
             edits.append(ir.HostEdit("remove", info.locate.span(node), if_unused=(name,)))
     return edits + info.host_edits
+
+
+def _refuse_unlifted_uses(info: ModuleInfo, sites: list[ir.Site], edits: list[ir.HostEdit]) -> None:
+    """Refuse a use of a ``@triton.jit`` function in host code that no launch site or edit
+    covers (a launch inside a lambda, say): the function is replaced or removed in the
+    translation, so that use would be left naming nothing."""
+    covered = [site.span for site in sites] + [e.span for e in edits if e.span is not None]
+
+    def inside(span: ir.Span) -> bool:
+        return any(
+            (c.start_line, c.start_col) <= (span.start_line, span.start_col)
+            and (span.end_line, span.end_col) <= (c.end_line, c.end_col)
+            for c in covered
+        )
+
+    stack: list[cst.CSTNode] = [
+        stmt
+        for stmt in info.module.body
+        if not (isinstance(stmt, cst.FunctionDef) and stmt.name.value in info.jit)
+    ]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Attribute):
+            stack.append(node.value)  # `x.add_kernel` names no kernel
+            continue
+        if isinstance(node, cst.Name):
+            if node.value in info.jit and not inside(info.locate.span(node)):
+                raise TranslationError(
+                    f"`{node.value}` is used here in a way tiletrans does not translate: the "
+                    "kernel is replaced in the translation, and this use would name nothing",
+                    info.locate(node),
+                    f"launch it as `{node.value}[grid](...)` in a statement or expression of "
+                    "the host function itself (not inside a lambda or a nested function)",
+                )
+            continue
+        stack.extend(children(node))
 
 
 def _collect(info: ModuleInfo) -> None:
