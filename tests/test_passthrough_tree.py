@@ -66,6 +66,21 @@ def _differences(a: object, b: object, module: cst.Module, path: str = "") -> li
     return out
 
 
+def _defined(stmt: cst.BaseStatement) -> set[str]:
+    """The module-level names a parsed statement binds (what the passthrough used to ask of
+    the parsed kernel text)."""
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        return {stmt.name.value}
+    out: set[str] = set()
+    if isinstance(stmt, cst.SimpleStatementLine):
+        for small in stmt.body:
+            if isinstance(small, cst.Assign):
+                out |= {t.target.value for t in small.targets if isinstance(t.target, cst.Name)}
+            elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                out.add(small.target.value)
+    return out
+
+
 def _examples(dsl: str) -> list[Path]:
     return sorted((ROOT / "examples" / dsl).glob("*.py"))
 
@@ -182,7 +197,7 @@ def test_spliced_kernel_text_is_what_libcst_prints_of_its_statements(dsl, monkey
             printed = cst.Module(body=[splice.placeholder(kernel)]).code
             got = splice.splice_into(printed, {kernel.name: kernel})
             assert got == cst.Module(body=list(want)).code, text[:200]
-        parsed = {n for s in stmts for n in passthrough._defined(s)}
+        parsed = {n for s in stmts for n in _defined(s)}
         assert shape.defines == parsed
 
 

@@ -138,6 +138,11 @@ def walk_stmts(stmts: tuple[ir.Stmt, ...]) -> Iterator[ir.Stmt]:
         yield from walk_stmts(child_stmts(s))
 
 
+def written_tensors(kernel: ir.Kernel) -> set[str]:
+    """The tensor parameters ``kernel`` stores into or updates atomically."""
+    return {s.tensor for s in walk_stmts(kernel.body) if isinstance(s, (ir.Store, ir.AtomicRMW))}
+
+
 def all_exprs(stmts: tuple[ir.Stmt, ...]) -> Iterator[ir.Expr]:
     """Every expression (and sub-expression) in ``stmts``."""
     for s in walk_stmts(stmts):

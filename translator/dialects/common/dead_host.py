@@ -169,7 +169,7 @@ def _with_skipped_bodies_stubbed(
         ):
             reads, declared = _module_reads(stmt.body)
             if not declared:
-                stub = _reading_block(sorted(reads))
+                stub = reading_block(sorted(reads))
                 originals.append((stub, stmt.body))
                 stmt = stmt.with_changes(body=stub)
         body.append(stmt)
@@ -178,11 +178,23 @@ def _with_skipped_bodies_stubbed(
     return tree.with_changes(body=body), originals
 
 
-def _reading_block(names: Sequence[str]) -> cst.IndentedBlock:
-    """``pass`` and, when there are any, one statement reading ``names``."""
+def reading_block(names: Sequence[str]) -> cst.IndentedBlock:
+    """``pass`` and, when there are any, one statement reading ``names`` (a tuple, its commas
+    as the parser gives them, so that a tree holding it is the parse of its text)."""
     lines = [cst.SimpleStatementLine(body=[cst.Pass()])]
     if names:
-        read = cst.Tuple([cst.Element(cst.Name(n)) for n in names])
+        last = len(names) - 1
+        read = cst.Tuple(
+            [
+                cst.Element(
+                    cst.Name(n),
+                    comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+                    if i < last
+                    else (cst.Comma() if last == 0 else cst.MaybeSentinel.DEFAULT),
+                )
+                for i, n in enumerate(names)
+            ]
+        )
         lines.append(cst.SimpleStatementLine(body=[cst.Expr(read)]))
     return cst.IndentedBlock(body=lines)
 

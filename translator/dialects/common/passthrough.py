@@ -123,7 +123,7 @@ def assemble(module: ir.Module, rendering: Rendering) -> str:
         tree,
         source=plan.source,
         source_wrapper=wrapper,
-        skip={*rendering.kernels, *editor.spliced, *_kernel_names(rendering)},
+        skip={*editor.spliced, *_kernel_names(rendering)},
         fresh=True,
     )
     tree = _fix_imports(tree, plan.packages, rendering.imports, rendering.drop_imports)
@@ -241,19 +241,6 @@ def _kernel_names(rendering: Rendering) -> set[str]:
 @lru_cache(maxsize=64)
 def _kernel_text(text: str) -> KernelText:
     return kernel_text(text, 0)
-
-
-def _defined(stmt: cst.BaseStatement) -> set[str]:
-    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-        return {stmt.name.value}
-    out: set[str] = set()
-    if isinstance(stmt, cst.SimpleStatementLine):
-        for small in stmt.body:
-            if isinstance(small, cst.Assign):
-                out |= {t.target.value for t in small.targets if isinstance(t.target, cst.Name)}
-            elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
-                out.add(small.target.value)
-    return out
 
 
 # --------------------------------------------------------------------------------------------------

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from translator.dialects.common.dead_host import reading_block
+
 _PREFIX = "__tiletrans_kernel_text_"
 
 
@@ -80,28 +82,13 @@ def _first_line(stmt: ast.stmt) -> int:
 
 
 def placeholder(kernel: KernelText) -> cst.FunctionDef:
-    """The definition standing for ``kernel`` in the tree: named for it, reading its reads."""
-    body: list[cst.BaseStatement] = [cst.SimpleStatementLine(body=[cst.Pass()])]
-    if kernel.reads:
-        # Commas as the parser gives them: the edited tree is the parse of its text.
-        last = len(kernel.reads) - 1
-        read = cst.Tuple(
-            [
-                cst.Element(
-                    cst.Name(n),
-                    comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-                    if i < last
-                    else (cst.Comma() if last == 0 else cst.MaybeSentinel.DEFAULT),
-                )
-                for i, n in enumerate(kernel.reads)
-            ]
-        )
-        body.append(cst.SimpleStatementLine(body=[cst.Expr(read)]))
+    """The definition standing for ``kernel`` in the tree: named for it, its body the block
+    dead-host removal stubs a kernel's body with (what the text reads)."""
     leading = [cst.EmptyLine(comment=cst.Comment(line)) for line in kernel.leading]
     return cst.FunctionDef(
         name=cst.Name(kernel.name),
         params=cst.Parameters(),
-        body=cst.IndentedBlock(body=body),
+        body=reading_block(kernel.reads),
         leading_lines=leading,
     )
 

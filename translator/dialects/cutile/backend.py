@@ -37,7 +37,7 @@ from translator.ir.passes import Pass
 from translator.ir.roles import block_roles, one_row_tiles
 from translator.ir.transforms import rows_per_block, squeeze_unit_tiles, unit_block_tiles
 from translator.ir.verifier import verify_kernel
-from translator.ir.visit import kernel_exprs, kernel_tiles, stmt_walk, walk_stmts
+from translator.ir.visit import kernel_exprs, kernel_tiles, stmt_walk, walk_stmts, written_tensors
 from translator.naming import constant_name
 from translator.rendering import render_template
 
@@ -284,7 +284,7 @@ def _search(
     kernel's configs with ``ct.tune.exhaustive_search`` and cache the best; then pick it."""
     g = load_grammar("cutile")["backend"]["kernel"]
     params = {p.name: t for p, t in zip(kernel.params, texts)}
-    written = _written(kernel)
+    written = written_tensors(kernel)
     # Trial launches write clones of what the kernel writes: the search leaves results alone
     # (an accumulating or in-place kernel would otherwise see its output run many times).
     trial = [f"{host_atom(t)}.clone()" if p in written else t for p, t in params.items()]
@@ -322,11 +322,6 @@ def _search(
 
 def _indent(text: str) -> str:
     return "\n".join("    " + line if line else line for line in text.splitlines())
-
-
-def _written(kernel: ir.Kernel) -> set[str]:
-    """The tensor parameters the kernel stores into or updates atomically."""
-    return {s.tensor for s in walk_stmts(kernel.body) if isinstance(s, (ir.Store, ir.AtomicRMW))}
 
 
 def _fresh(name: str, module: ir.Module, same: str | None = None) -> str:

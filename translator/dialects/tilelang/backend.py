@@ -14,6 +14,7 @@ kernel did.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from translator.diagnostics import TranslationError
 from translator.dialects.common.backend import Backend
@@ -27,6 +28,8 @@ from translator.ir.passes import Pass
 from translator.ir.shapes import kernel_env
 from translator.ir.transforms import squeeze_unit_tiles, unit_block_tiles
 from translator.ir.verifier import verify_kernel
+from translator.ir.visit import written_tensors
+from translator.naming import unique
 from translator.rendering import render_template
 
 _RESERVED = {"T", "tilelang", "torch", "math", "main"}
@@ -106,7 +109,8 @@ class TileLangBackend(Backend):
         # TileLang's autotuner times configs on row-major tensors (see `_row_major`).
         names, copies = list(row_major.values()), [f"_row_major({texts[p]})" for p in row_major]
         prelude = (f"{', '.join(names)} = {', '.join(copies)}",)
-        written = [f"({texts[p]}, {row_major[p]})" for p in row_major if p in _written(kernel)]
+        stored = written_tensors(kernel)
+        written = [f"({texts[p]}, {row_major[p]})" for p in row_major if p in stored]
         if written:
             text = f"_copied_back({text}, {', '.join(written)})"
         return LaunchCode(text, prelude=prelude, notes=notes)
@@ -218,18 +222,15 @@ def _autotuned(kernel: ir.Kernel) -> bool:
     return len(kernel.configs) > 1
 
 
-def _written(kernel: ir.Kernel) -> set[str]:
-    """The tensor parameters ``kernel`` stores into (atomics included)."""
-    from translator.ir.visit import walk_stmts
-
-    return {s.tensor for s in walk_stmts(kernel.body) if isinstance(s, (ir.Store, ir.AtomicRMW))}
-
-
 def _identifiers(module: ir.Module) -> frozenset[str]:
     """Every identifier in the source module's text (names a new host name must not take)."""
-    return frozenset(
-        re.findall(r"[A-Za-z_][A-Za-z0-9_]*", module.host.source if module.host else "")
-    )
+    return _identifiers_in(module.host.source if module.host else "")
+
+
+@lru_cache(maxsize=8)
+def _identifiers_in(text: str) -> frozenset[str]:
+    # One scan per source: every kernel and launch of a module asks.
+    return frozenset(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
 
 
 def _row_major_helpers_free(module: ir.Module) -> bool:
@@ -246,21 +247,15 @@ def _row_major_operands(
     autotuned factory; empty where a written tensor is passed as an expression (its copy could
     not be written back to it) or one tensor is passed twice."""
     tensors = [p.name for p in kernel.params if p.kind == "tensor"]
-    written = _written(kernel)
+    written = written_tensors(kernel)
     if any(p in written and not texts[p].isidentifier() for p in tensors):
         return {}
     if len({texts[p] for p in tensors}) < len(tensors):
         return {}
-    out: dict[str, str] = {}
-    used = set(taken) | set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", " ".join(texts.values())))
-    for p in tensors:
-        base = f"{texts[p] if texts[p].isidentifier() else p}_row_major"
-        name, n = base, 2
-        while name in used:
-            name, n = f"{base}_{n}", n + 1
-        used.add(name)
-        out[p] = name
-    return out
+    used = set(taken) | _identifiers_in(" ".join(texts.values()))
+    return {
+        p: unique(f"{texts[p] if texts[p].isidentifier() else p}_row_major", used) for p in tensors
+    }
 
 
 def _autotune(kernel: ir.Kernel) -> list[dict[str, int]]:
