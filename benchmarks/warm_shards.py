@@ -7,7 +7,8 @@ A device call has minutes, and most of a TileLang or cuTile benchmark's time is 
 TileLang, cuTile, Triton and Helion compilers all keep their kernels in on-disk caches that
 later processes reuse, so ``N`` shards of ``python -m MODULE ARGS --shard i/N`` run side by side
 compile every kernel once in parallel (their output, in a temporary folder, is discarded: their
-timings overlap on one GPU and mean nothing).
+timings overlap on one GPU and mean nothing; they run with ``TILETRANS_WARM_SHARD=1``, which a
+module may read to skip its timings).
 Then ``python -m MODULE ARGS`` runs alone, in the foreground, with ``$OUT`` as given: its
 equivalence checks and timings are the figures to report, its compiles cache hits.
 
@@ -38,7 +39,7 @@ def main(argv: list[str]) -> int:
             log = open(os.path.join(tmp, f"warm{i}.log"), "w")  # noqa: SIM115 (closed below)
             cmd = [sys.executable, "-m", module, *args, "--shard", f"{i}/{shards}"]
             procs.append((subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
-                                           env={**os.environ, "OUT": out}), log))  # fmt: skip
+                                           env={**os.environ, "OUT": out, "TILETRANS_WARM_SHARD": "1"}), log))  # fmt: skip
         failed = 0
         for proc, log in procs:
             failed += proc.wait() != 0
