@@ -1,6 +1,6 @@
 """Which cuTile spellings are fast (H100/H200, `cutile` bundle): hand-written variants, timed.
 
-    python -m benchmarks.gpu_cutile_probe [--only softmax silu scaled_add splitk gemm]
+    python -m benchmarks.gpu_cutile_probe [--only softmax silu scaled_add splitk gemm gemm_persistent]
 
 The second cuTile run (BENCHMARKS.md, 2026-12-06) left translations into cuTile slow where the
 source is not: softmax 0.34x, SiLU 0.81x, scaled add 0.80x, split-K 0.09x, and the fp16 4096^3
@@ -475,6 +475,99 @@ def group_gemm() -> list[dict]:
     return rows
 
 
+@ct.kernel
+def gemm_persistent(
+    a,
+    b,
+    c,
+    m: int,
+    n: int,
+    BM: ct.Constant[int],
+    BN: ct.Constant[int],
+    BK: ct.Constant[int],
+    GROUP_M: ct.Constant[int],
+    LATENCY: ct.Constant[int],
+):
+    """``gemm_grouped`` walked by a fixed grid: each block takes every ``num_blocks``-th tile.
+    ``LATENCY`` > 0 is the operand loads' ``latency=`` hint (0: the compiler's estimate)."""
+    num_m = ct.cdiv(m, BM)
+    num_n = ct.cdiv(n, BN)
+    in_group = GROUP_M * num_n
+    for pid in range(ct.bid(0), num_m * num_n, ct.num_blocks(0)):
+        first_m = (pid // in_group) * GROUP_M
+        group_m = min(num_m - first_m, GROUP_M)
+        tm = first_m + (pid % in_group) % group_m
+        tn = (pid % in_group) // group_m
+        acc = ct.zeros((BM, BN), dtype=ct.float32)
+        for tk in range(ct.cdiv(a.shape[1], BK)):
+            if LATENCY > 0:
+                ta = ct.load(a, index=(tm, tk), shape=(BM, BK), padding_mode=ZERO, latency=LATENCY)
+                tb = ct.load(b, index=(tk, tn), shape=(BK, BN), padding_mode=ZERO, latency=LATENCY)
+            else:
+                ta = ct.load(a, index=(tm, tk), shape=(BM, BK), padding_mode=ZERO)
+                tb = ct.load(b, index=(tk, tn), shape=(BK, BN), padding_mode=ZERO)
+            acc = ct.mma(ta, tb, acc)
+        ct.store(c, index=(tm, tn), tile=ct.astype(acc, c.dtype))
+
+
+def group_gemm_persistent() -> list[dict]:
+    """The 4096^3 GEMM's best grouped form (128x128x64, occupancy 2: 0.915 of torch on the
+    H100) against persistent forms (a grid of SMs x occupancy blocks) and load latency hints."""
+    size = 4096
+    a = torch.randn(size, size, device="cuda", dtype=torch.float16)
+    b = torch.randn(size, size, device="cuda", dtype=torch.float16)
+    ref = a.float() @ b.float()
+    stream = torch.cuda.current_stream
+    sms = _sms()
+
+    def persistent(bm, bn, bk, hints, latency=0, group=8):
+        k = gemm_persistent.replace_hints(**hints) if hints else gemm_persistent
+        blocks = min(sms * hints.get("occupancy", 1) // hints.get("num_ctas", 1),
+                     ct.cdiv(size, bm) * ct.cdiv(size, bn))  # fmt: skip
+
+        def call():
+            c = torch.empty(size, size, device="cuda", dtype=torch.float16)
+            grid = (blocks * hints.get("num_ctas", 1), 1, 1)
+            ct.launch(stream(), grid, k, (a, b, c, size, size, bm, bn, bk, group, latency))
+            return c
+
+        return call
+
+    def grouped(bm, bn, bk, hints, group=8):
+        k = gemm_grouped.replace_hints(**hints) if hints else gemm_grouped
+
+        def call():
+            c = torch.empty(size, size, device="cuda", dtype=torch.float16)
+            grid = (ct.cdiv(size, bm) * ct.cdiv(size, bn), 1, 1)
+            ct.launch(stream(), grid, k, (a, b, c, size, size, bm, bn, bk, group))
+            return c
+
+        return call
+
+    variants = {
+        "torch.matmul": lambda: a @ b,
+        "grouped 128x128x64 occupancy=2": grouped(128, 128, 64, {"occupancy": 2}),
+    }
+    for hints in ({"occupancy": 1}, {"occupancy": 2}):
+        hname = ",".join(f"{k}={v}" for k, v in hints.items())
+        for latency in (0, 2, 4, 8):
+            variants[f"persistent 128x128x64 {hname} latency={latency or 'auto'}"] = persistent(
+                128, 128, 64, hints, latency
+            )
+    variants["persistent 128x256x64 num_ctas=2 latency=auto"] = persistent(
+        128, 256, 64, {"num_ctas": 2}
+    )
+    variants["persistent 256x128x64 num_ctas=2 latency=auto"] = persistent(
+        256, 128, 64, {"num_ctas": 2}
+    )
+    flops = 2 * size**3
+    rows = _run_group("gemm persistent 4096^3", variants, ref, "torch.matmul", tol=1e-2)
+    for r in rows:
+        if "ms" in r:
+            r["tflops"] = flops / (r["ms"] * 1e-3) / 1e12
+    return rows
+
+
 # --- attention ----------------------------------------------------------------------------------
 
 
@@ -723,6 +816,7 @@ GROUPS = {
     "scaled_add": group_scaled_add,
     "splitk": group_splitk,
     "gemm": group_gemm,
+    "gemm_persistent": group_gemm_persistent,
     "attention": group_attention,
     "cross_entropy": group_cross_entropy,
 }

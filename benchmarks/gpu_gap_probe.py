@@ -1,8 +1,9 @@
 """Where the rows below target come from: cross_entropy (Triton source vs its Helion
 translation), bmm (the original Helion vs its helion -> triton -> helion round trip), and the
-library corpus's log-softmax and seeded dropout (Triton sources vs their Helion translations).
+library corpus's log-softmax and seeded dropout (Triton sources vs their Helion translations),
+and its layer-norm backward (a Helion source vs its Triton translation).
 
-    source .devbundle/setup.sh && python -m benchmarks.gpu_gap_probe [--part ce|bmm|indexing|library]
+    source .devbundle/setup.sh && python -m benchmarks.gpu_gap_probe [--part ce|bmm|indexing|library|lnbwd]
 
 For each kernel: the median of ``triton.testing.do_bench`` (what the benchmark tables report) and
 of ``do_bench_cudagraph`` (kernel time without host overhead), the compiled kernel's registers,
@@ -535,6 +536,78 @@ def _probe_dropout() -> None:
         row("dropout", label, run, ref, lambda fn=fn: helion_jits(fn))
 
 
+# --- layer norm backward ------------------------------------------------------------------------
+
+#: The Triton golden's whole-row names that stand for ``n`` (one per tensor the source indexes
+#: with ``:``), and what an engineer writes for each instead.
+_ONE_BLOCK = (
+    ("offs_grad_out_size1 = tl.arange(0, BLOCK_GRAD_OUT_SIZE1)\n", ""),
+    ("mask_grad_out_size1 = offs_grad_out_size1 < grad_out_size1\n", ""),
+    ("offs_weight_size0 = tl.arange(0, BLOCK_WEIGHT_SIZE0)\n", ""),
+    ("mask_weight_size0 = offs_weight_size0 < weight_size0\n", ""),
+    ("offs_grad_out_size1", "offs_n"),
+    ("mask_grad_out_size1", "mask_n"),
+    ("offs_weight_size0", "offs_n"),
+    ("mask_weight_size0", "mask_n"),
+)
+_ONE_RSTD = (("rstd_2 = tl.load(rstd_ptr + offs_m * stride_rstd0, mask=mask_m, other=0.0)\n", ""),
+             ("rstd_2[:, None]", "rstd[:, None]"))  # fmt: skip
+
+
+def _edited(text: str, edits: tuple[tuple[str, str], ...], start: str) -> str:
+    """``text`` with ``edits`` made after ``start`` (indentation kept); each must apply."""
+    head, sep, tail = text.partition(start)
+    assert sep, start
+    for old, new in edits:
+        lines = [ln for ln in tail.splitlines(keepends=True) if ln.strip() == old.strip()]
+        if old.endswith("\n"):
+            assert lines, old
+            for ln in lines:
+                tail = tail.replace(ln, new, 1)
+        else:
+            assert old in tail, old
+            tail = tail.replace(old, new)
+    return head + sep + tail
+
+
+def probe_layer_norm_bwd() -> None:
+    """``layer_norm_bwd`` (Helion source vs its Triton translation, 0.80-0.87x): the
+    translation at each config of its space, with one whole-row block instead of three (one
+    per tensor the source indexes with ``:``), and with ``rstd`` loaded once."""
+    torch.manual_seed(3)
+    inputs = _load(ROOT / "examples/library/inputs.py", "lnb_inputs")
+    inputs.M, inputs.N = 8192, 4096
+    args = inputs.inputs("layer_norm_bwd", "cuda", "float16")
+    source = _load(ROOT / "examples/library/helion/layer_norm_grad.py", "lnb_src")
+    golden_path = ROOT / "examples/library/helion/expected_triton/layer_norm_grad.py"
+    golden = _load(golden_path, "lnb_tr")
+    ref = source.layer_norm_bwd(*args)
+    fn = helion_fn(source.layer_norm_bwd, args)
+    row("lnbwd", "helion source (default config)", lambda: fn(*args), ref,
+        lambda: helion_jits(fn))  # fmt: skip
+    start = "def _layer_norm_bwd_kernel("
+    variants = {
+        "T": golden,
+        "T one BLOCK_N": _edited(golden_path.read_text(), _ONE_BLOCK, start),
+        "T one BLOCK_N, one rstd": _edited(golden_path.read_text(), _ONE_BLOCK + _ONE_RSTD, start),
+    }
+    for label, module in variants.items():
+        if isinstance(module, str):
+            path = OUT / f"lnbwd_{len(label)}.py"
+            OUT.mkdir(parents=True, exist_ok=True)
+            path.write_text(module)
+            module = _load(path, f"lnb_{len(label)}")
+        tuner = module._layer_norm_bwd_kernel
+        configs = list(tuner.configs)
+        for i, cfg in enumerate(configs if label == "T" else configs[:3]):
+            tuner.configs = [cfg]
+            tuner.cache.clear()
+            kw = ",".join(f"{k}={v}" for k, v in cfg.kwargs.items())
+            row("lnbwd", f"{label} [{i}] {kw} w{cfg.num_warps}",
+                lambda m=module: m.layer_norm_bwd(*args), ref, lambda t=tuner: [t.fn])  # fmt: skip
+        tuner.configs = configs
+
+
 def triton_cdiv(x: int, y: int) -> int:
     return (x + y - 1) // y
 
@@ -570,7 +643,9 @@ def _table() -> list[str]:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=("ce", "bmm", "indexing", "library"), action="append")
+    parser.add_argument(
+        "--part", choices=("ce", "bmm", "indexing", "library", "lnbwd"), action="append"
+    )
     opts = parser.parse_args(argv)
     parts = opts.part or ["ce", "bmm"]
     for part in parts:
@@ -580,6 +655,7 @@ def main(argv: list[str]) -> int:
                 "bmm": probe_bmm,
                 "indexing": probe_indexing,
                 "library": probe_library,
+                "lnbwd": probe_layer_norm_bwd,
             }[part]()
         except Exception:  # noqa: BLE001 - keep the other part's rows
             traceback.print_exc()

@@ -334,10 +334,14 @@ def test_autotune_that_zeroes_outputs_is_refused_with_what_to_write() -> None:
 
 def test_in_kernel_dropout_translates_both_ways(tmp_path: Path) -> None:
     # Seeded dropout draws Philox numbers keyed by the seed and each element's offset (the IR's
-    # rand op). Triton's offsets over a tile's lanes are the counter Helion's hl.rand gives
-    # each element (its index), so the draws are the same numbers: the outputs are equal.
+    # rand op). The Helion translation inlines Triton's own draw at the same offsets (hl.rand is
+    # the same Philox, several times slower), so the draws are the same numbers.
     _translated_and_equivalent(
-        "tests/data/triton_dropout.py", tmp_path, ("random = hl.rand([tile], seed=seed)",)
+        "tests/data/triton_dropout.py",
+        tmp_path,
+        (
+            'hl.inline_triton(\n            "tl.rand({0}, {1})",\n            args=(seed, tile.index),',
+        ),
     )
     from translator.api import translate_file
 
@@ -370,17 +374,56 @@ _DROPOUT = "tests/data/triton_dropout.py"
 _HELION_DROPOUT = "tests/data/helion_dropout.py"
 
 
+def test_triton_draws_at_any_offsets_translate_to_helion_and_back(tmp_path: Path) -> None:
+    # Offsets that are no element's row-major index (Helion's hl.rand has no such counter) are
+    # drawn at as written: the inlined `tl.rand` takes them as Triton does. The Helion output
+    # reads back (its frontend knows the snippet) into the same Triton draw.
+    from translator.api import translate_source
+
+    source = (
+        (ROOT / _DROPOUT)
+        .read_text()
+        .replace("tl.rand(seed, offsets)", "tl.rand(seed, offsets * 2 + 7)")
+    )
+    src = tmp_path / "spaced.py"
+    src.write_text(source)
+    helion_text = translate_source(source, str(src), "triton", "helion")
+    assert "args=(seed, 7 + 2 * tile.index)" in helion_text
+    helion_out = tmp_path / "spaced_helion.py"
+    helion_out.write_text(helion_text)
+    assert check_pair(str(src), helion_out, seeds=(0,)).passed
+    back = translate_source(helion_text, str(helion_out), "helion", "triton")
+    assert "tl.rand(seed, 7 + 2 * offs_tile)" in back
+    back_out = tmp_path / "spaced_back.py"
+    back_out.write_text(back)
+    report = check_pair(str(src), back_out, seeds=(0,))
+    assert report.passed, report.format_text()
+
+
+def test_unknown_inlined_triton_is_refused_at_its_call(tmp_path: Path) -> None:
+    src = tmp_path / "inline.py"
+    src.write_text(
+        (ROOT / _HELION_DROPOUT)
+        .read_text()
+        .replace(
+            "hl.rand([tile], seed=seed)",
+            'hl.inline_triton("tl.randn({0}, {1})", args=(seed, tile.index), output_like=x[tile])',
+        )
+    )
+    run = subprocess.run(
+        [sys.executable, "-m", "translator.cli", "translate", "--from", "helion", "--to",
+         "triton", str(src)],
+        capture_output=True, text=True, cwd=ROOT,
+    )  # fmt: skip
+    assert run.returncode == 2 and not run.stdout, run.stderr
+    assert re.search(r"inline\.py:\d+:\d+: error: only the inlined Triton snippets", run.stderr)
+    assert "known: `tl.rand({0}, {1})`" in run.stderr
+    assert "Traceback" not in run.stderr
+
+
 @pytest.mark.parametrize(
     ("path", "edit", "dst", "what", "instead"),
     [
-        # Offsets that are no element's row-major index: Helion has no counter to match.
-        (
-            _DROPOUT,
-            ("tl.rand(seed, offsets)", "tl.rand(seed, offsets * 2)"),
-            "helion",
-            "are not offsets Helion can draw at",
-            "row-major index over the full extents",
-        ),
         (
             _DROPOUT,
             ("tl.rand(seed, offsets)", "tl.randn(seed, offsets)"),

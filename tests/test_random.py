@@ -19,7 +19,7 @@ import torch  # noqa: E402
 from translator.api import parse_file  # noqa: E402
 from translator.ir import nodes as ir  # noqa: E402
 from translator.ir import philox  # noqa: E402
-from translator.ir.counters import row_major_offsets, row_major_tiles, seed_only_params  # noqa: E402
+from translator.ir.counters import seed_only_params  # noqa: E402
 from translator.ir.interpreter import run_module  # noqa: E402
 from translator.ir.printer import format_expr  # noqa: E402
 from translator.ir.shapes import IRTypeError, ScalarType, TileType, TypeEnv, infer  # noqa: E402
@@ -104,28 +104,6 @@ def test_interpreter_draws_what_the_triton_source_draws() -> None:
     x = torch.randn(2500)
     want = source.seeded_dropout(x, 0.4, 2**33 + 1)
     assert torch.equal(run_module(module, "seeded_dropout", x, 0.4, 2**33 + 1), want)
-
-
-def test_row_major_counters_are_recognised_only_where_they_are() -> None:
-    env = _env()
-    tm, tn = env.tiles["tm"], env.tiles["tn"]
-    built = row_major_offsets([tm, tn])
-    assert row_major_tiles(built, env) == ("tm", "tn")
-    assert row_major_tiles(row_major_offsets([tm]), env) == ("tm",)
-    assert row_major_tiles(ir.Name("tm"), env) == ("tm",)
-    rows = ir.ExpandDims(ir.TileAttr("tm", "index"), 1)
-    cols = ir.ExpandDims(ir.TileAttr("tn", "index"), 0)
-    # Triton's spelling, terms in any order: n * rows + cols.
-    written = ir.BinOp("+", cols, ir.BinOp("*", ir.Name("n"), rows))
-    assert row_major_tiles(written, env) == ("tm", "tn")
-    # Not the counter: a column-major index, a stride that is no extent, a shift, a scale.
-    for other in (
-        ir.BinOp("+", rows, ir.BinOp("*", cols, ir.Name("m"))),
-        ir.BinOp("+", ir.BinOp("*", rows, ir.Name("m")), cols),
-        ir.BinOp("+", ir.TileAttr("tm", "index"), ir.Const(1)),
-        ir.BinOp("*", ir.TileAttr("tm", "index"), ir.Const(2)),
-    ):
-        assert row_major_tiles(other, env) is None, format_expr(other)
 
 
 def test_seeds_are_no_sizes() -> None:

@@ -147,6 +147,10 @@ GRAMMAR_SCHEMA = _section(
                 "language": _spellings(
                     "role -> device-language entry point the frontend reads", required=False
                 ),
+                "inline": _spellings(
+                    "inlined snippet of another DSL (`hl.inline_triton`) -> the IR op it computes",
+                    required=False,
+                ),
                 "methods": Key(
                     "tables",
                     False,
@@ -204,6 +208,10 @@ GRAMMAR_SCHEMA = _section(
                 "language": _spellings("role -> device-language entry point", required=False),
                 "clamp": _spellings(
                     "maximum/minimum of a tensor and a number -> template", required=False
+                ),
+                "inline": _spellings(
+                    "IR op -> snippet of another DSL the target inlines (`{0}`... its operands)",
+                    required=False,
                 ),
                 "pointwise_f32_in_dot_kernels": _section(
                     "pointwise_f32 forms also written in kernels with dots",

@@ -16,10 +16,9 @@ from dataclasses import dataclass
 from translator.dialects.common.printer import ATOM, CodePrinter
 from translator.dialects.helion.configs import BlockPlan
 from translator.ir import nodes as ir
-from translator.ir.counters import row_major_tiles
 from translator.ir.ops import ARITH_OPS, POINTWISE_OPS, reduce_identity
 from translator.ir.pad_tracker import PadTracker
-from translator.ir.printer import PRECEDENCE, format_expr
+from translator.ir.printer import PRECEDENCE
 from translator.ir.shapes import (
     TensorType,
     TileType,
@@ -193,8 +192,9 @@ class Writer(CodePrinter):
         if e.op == "fma":
             a, b, c = e.args
             return self.ex(ir.BinOp("+", ir.BinOp("*", a, b), c))
-        if e.op == "rand":
-            return self._rand(e)
+        snippet = self.spell.get("inline", {}).get(e.op)
+        if snippet is not None:
+            return self._inline_triton(snippet, e), ATOM
         tensors = [self.is_tensor(a) for a in e.args]
         if not any(tensors):
             return self._scalar_call(e)
@@ -233,33 +233,17 @@ class Writer(CodePrinter):
             args = self.promoted(e, list(e.args), [0] * len(e.args))
         return template.format(*args), ATOM
 
-    def _rand(self, e: ir.Call) -> tuple[str, int]:
-        """``hl.rand([tile_m, tile_n], seed=seed)``: Helion draws each element at its row-major
-        index over the tiles' full extents, so the IR's offsets must be that index. A trailing
-        tile's block registered for several loops is refused: Helion counts such a tile by the
-        registered block's size, which need not be this tile's extent."""
-        seed, offsets = e.args
-        tiles = row_major_tiles(offsets, self.env)
-        if tiles is not None and any(self.tiles[t].kind != "tile" for t in tiles):
-            tiles = None
-        if tiles is not None and any(
-            self.plan.block_arg(self.env.tiles[t]) in self.plan.origin
-            or any(self.env.tiles[t].block == name for name, _ in self.plan.registered)
-            for t in tiles[1:]
-        ):
-            tiles = None
-        if tiles is None:
-            raise self.refuse(
-                f"`{format_expr(offsets)}` are not offsets Helion can draw at",
-                e,
-                "hl.rand draws each element at its row-major index over the full extents of "
-                "the tiles it names (`hl.rand([tile_m, tile_n], seed=seed)` at `i * n + j`); "
-                "write the offsets that way: one tile per dim, each from 0 "
-                "(Triton: `offs_m[:, None] * n + offs_n[None, :]`)",
-            )
-        shape = ", ".join(self.tiles[t].name for t in tiles)
-        rand = self.spell["language"]["rand"]
-        return f"{rand}([{shape}], seed={self.text(seed)})", ATOM
+    def _inline_triton(self, snippet: str, e: ir.Call) -> str:
+        """``hl.inline_triton(snippet, args=(...), output_like=hl.zeros(shape, dtype=...))``:
+        the operands as Helion computes them (a tile's index is int32 there, as Triton's
+        ``tl.arange`` offsets are), and an empty tile of the result's shape and dtype."""
+        lang = self.spell["language"]
+        args = ", ".join(self.text(a) for a in e.args) + ("," if len(e.args) == 1 else "")
+        result = self.type_of(e)
+        like = (
+            f"{lang['zeros']}({self.shape_text(result.dims)}, dtype={self.dtype(dtype_of(result))})"
+        )
+        return f'{lang["inline_triton"]}("{snippet}", args=({args}), output_like={like})'
 
     def _f32(self, e: ir.Expr) -> str:
         dt = dtype_of(self.type_of(e))

@@ -61,7 +61,34 @@ class LanguageReader:
             return load if pred is None else dataclasses.replace(load, mask=pred)
         if fn == "rand":
             return self._rand(args, kwargs, node)
+        if fn == "inline_triton":
+            return self._inline_triton(args, kwargs, node)
         raise self.error(node, f"hl.{fn}(...) is not supported in an expression here")
+
+    def _inline_triton(self, args: list, kwargs: dict, node: cst.Call) -> ir.Expr:
+        """``hl.inline_triton(snippet, args=(a, b), output_like=...)`` where ``[frontend.inline]``
+        names the snippet: the IR op it computes over ``a, b`` (``tl.rand({0}, {1})`` is the
+        IR's ``rand``, the draw Triton makes). Other Triton code is opaque to the IR."""
+        params = ("triton_source", "args", "output_like")
+        given = dict(zip(params, args)) | kwargs
+        known = self.grammar["frontend"].get("inline", {})
+        snippet = given.get("triton_source")
+        text = literal_or_none(snippet) if snippet is not None else None
+        op = known.get(text) if isinstance(text, str) else None
+        if op is None or set(given) - set(params) or len(args) > len(params):
+            spelled = ", ".join(f"`{k}`" for k in known)
+            raise self.error(
+                node,
+                "only the inlined Triton snippets the IR knows are supported",
+                f"known: {spelled}; write the computation in torch and hl calls",
+            )
+        operands = given.get("args")
+        if not isinstance(operands, (cst.Tuple, cst.List)):
+            raise self.error(node, "hl.inline_triton's args must be a tuple of operands")
+        values = [self.expr(element.value) for element in operands.elements]
+        e = ir.Call(op, tuple(values), loc=self.locate(node))
+        self.type_of(e, node)
+        return e
 
     def _rand(self, args: list, kwargs: dict, node: cst.Call) -> ir.Expr:
         """``hl.rand(shape, seed, device=None, offsets=None)``: the IR's ``rand(seed, offsets)``

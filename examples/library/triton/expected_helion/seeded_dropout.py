@@ -26,7 +26,11 @@ def _seeded_dropout_kernel(x: torch.Tensor, output: torch.Tensor, p: float, seed
     for tile in hl.tile(x.size(0)):
         x_tile = x[tile]
         # The same (seed, offset) always draws the same number: the mask is never stored.
-        random = hl.rand([tile], seed=seed)
+        random = hl.inline_triton(
+            "tl.rand({0}, {1})",
+            args=(seed, tile.index),
+            output_like=hl.zeros([tile], dtype=torch.float32),
+        )
         x_keep = random > p
         output_tile = torch.where(x_keep, x_tile / (1 - p), 0.0)
         output[tile] = output_tile
@@ -41,7 +45,14 @@ def _dropout_add_kernel(
         residual_tile = residual[tile_m, tile_n]
         # Row-major element indices are the counters of the draws: a mask independent of the
         # blocking, the same as low_mem_dropout's of the flattened tensor.
-        keep = hl.rand([tile_m, tile_n], seed=seed) > p
+        keep = (
+            hl.inline_triton(
+                "tl.rand({0}, {1})",
+                args=(seed, x.size(1) * tile_m.index[:, None] + tile_n.index[None, :]),
+                output_like=hl.zeros([tile_m, tile_n], dtype=torch.float32),
+            )
+            > p
+        )
         out_tile = residual_tile + torch.where(keep, x_tile / (1 - p), 0.0)
         out[tile_m, tile_n] = out_tile
 
