@@ -15,8 +15,13 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def rel_err(out: torch.Tensor, ref: torch.Tensor) -> float:
-    """‖out − ref‖ / ‖ref‖ in float64; ``inf`` for a shape mismatch or any non-finite output."""
+def rel_err(out, ref) -> float:
+    """‖out − ref‖ / ‖ref‖ in float64; ``inf`` for a shape mismatch or any non-finite output.
+    Tuples of tensors (a wrapper's several outputs) give the largest error of their pairs."""
+    if isinstance(out, tuple) or isinstance(ref, tuple):
+        if not (isinstance(out, tuple) and isinstance(ref, tuple)) or len(out) != len(ref):
+            return math.inf
+        return max((rel_err(o, r) for o, r in zip(out, ref)), default=0.0)
     if out.shape != ref.shape:
         return math.inf
     o, r = out.double(), ref.double()
