@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from translator.dialects.formatting import MAX_LINE, wrap_lines
+from translator.dialects.common.formatting import MAX_LINE, wrap_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 RUFF = shutil.which("ruff") or "ruff"

@@ -17,8 +17,8 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from translator.diagnostics import TranslationError
+from translator.dialects.common.formatting import float_literal, wrap_lines
 from translator.dialects.common.printer import ATOM, ExprPrinter, comment_lines
-from translator.dialects.formatting import float_literal, wrap_lines
 from translator.ir import nodes as ir
 from translator.ir.printer import UNARY_PRECEDENCE, unary_text
 

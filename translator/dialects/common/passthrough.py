@@ -36,6 +36,7 @@ from libcst.metadata import PositionProvider
 from translator import __version__
 from translator.diagnostics import TranslationError
 from translator.dialects.common.dead_host import remove_dead_host
+from translator.dialects.common.formatting import MAX_LINE, wrap_lines
 from translator.dialects.common.splice import (
     KernelText,
     kernel_text,
@@ -51,7 +52,6 @@ from translator.dialects.cst_utils import (
     parsed,
     without_provenance,
 )
-from translator.dialects.formatting import MAX_LINE, wrap_lines
 from translator.ir import nodes as ir
 from translator.provenance import header as provenance_header
 

@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from translator.diagnostics import TranslationError
-from translator.dialects.formatting import float_literal, string_literal
+from translator.dialects.common.formatting import float_literal, string_literal
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
 from translator.ir.printer import (

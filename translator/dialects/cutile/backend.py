@@ -26,10 +26,10 @@ from collections.abc import Callable
 
 from translator.diagnostics import TranslationError
 from translator.dialects.common.backend import Backend
+from translator.dialects.common.formatting import wrap_lines
 from translator.dialects.common.host_code import HostPrinter, host_atom
 from translator.dialects.common.passthrough import KernelCode, LaunchCode
 from translator.dialects.cutile.kernel import KernelWriter, grouped, persistent
-from translator.dialects.formatting import wrap_lines
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
 from translator.ir.ops import next_power_of_2

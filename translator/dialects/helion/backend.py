@@ -15,8 +15,8 @@ import dataclasses
 
 from translator.diagnostics import TranslationError
 from translator.dialects.common.backend import Backend
+from translator.dialects.common.formatting import MAX_LINE, wrap_lines
 from translator.dialects.common.passthrough import KernelCode, LaunchCode
-from translator.dialects.formatting import MAX_LINE, wrap_lines
 from translator.dialects.helion.configs import BlockPlan, config_texts, kernel_names, plan_blocks
 from translator.dialects.helion.kernel_writer import Writer
 from translator.dialects.helion.rebinding import separate_host_values, while_carried

@@ -18,9 +18,9 @@ from functools import lru_cache
 
 from translator.diagnostics import TranslationError
 from translator.dialects.common.backend import Backend
+from translator.dialects.common.formatting import MAX_LINE, wrap_lines
 from translator.dialects.common.host_code import HostPrinter, host_atom
 from translator.dialects.common.passthrough import KernelCode, LaunchCode
-from translator.dialects.formatting import MAX_LINE, wrap_lines
 from translator.dialects.tilelang.kernel import KernelWriter
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir

@@ -13,9 +13,9 @@ from __future__ import annotations
 import dataclasses
 
 from translator.dialects.common.backend import Backend
+from translator.dialects.common.formatting import wrap_lines
 from translator.dialects.common.host_code import HostPrinter, host_atom
 from translator.dialects.common.passthrough import KernelCode, LaunchCode
-from translator.dialects.formatting import wrap_lines
 from translator.dialects.triton.kernel import KernelEmitter
 from translator.dialects.triton.pipelining import fewer_stages_for_squeezed_dots
 from translator.dialects.triton.tuning import with_default_space

@@ -64,15 +64,15 @@ Modules
 -------
 One concern a module, each importing only those above it:
 
-* :mod:`~translator.dialects.formatting.document`: the format elements (ruff_formatter's IR),
+* :mod:`~translator.dialects.common.formatting.document`: the format elements (ruff_formatter's IR),
   :func:`_propagate_expand` and the printer (:class:`_Printer`, :class:`_Measurer`);
-* :mod:`~translator.dialects.formatting.predicates`: facts about nodes and source text the
+* :mod:`~translator.dialects.common.formatting.predicates`: facts about nodes and source text the
   builders consult (simple operands, string and bracket scanning, expression children);
-* :mod:`~translator.dialects.formatting.builder`: the parsed line's source (:class:`_Source`)
+* :mod:`~translator.dialects.common.formatting.builder`: the parsed line's source (:class:`_Source`)
   and the element builders and parenthesizing helpers (:class:`_Builder`);
-* :mod:`~translator.dialects.formatting.expressions`: parenthesize modes, operator precedences
+* :mod:`~translator.dialects.common.formatting.expressions`: parenthesize modes, operator precedences
   and the expression formatters (:class:`_Expressions`, :class:`_CompoundExpressions`);
-* :mod:`~translator.dialects.formatting.statements`: statements, decorators and sequence
+* :mod:`~translator.dialects.common.formatting.statements`: statements, decorators and sequence
   entries (:class:`_DocBuilder`);
 * this module: the public API (:data:`MAX_LINE`, :func:`wrap_lines`, :func:`string_literal`,
   :func:`float_literal`) and the entry point (:func:`_format_line`).
@@ -87,9 +87,14 @@ import re
 import tokenize
 from functools import lru_cache
 
-from translator.dialects.formatting.builder import _Unsupported
-from translator.dialects.formatting.document import MAX_LINE, _Printer, _propagate_expand, _width
-from translator.dialects.formatting.statements import _DocBuilder
+from translator.dialects.common.formatting.builder import _Unsupported
+from translator.dialects.common.formatting.document import (
+    MAX_LINE,
+    _Printer,
+    _propagate_expand,
+    _width,
+)
+from translator.dialects.common.formatting.statements import _DocBuilder
 
 
 def wrap_lines(lines: list[str]) -> list[str]:

@@ -8,7 +8,7 @@ import ast
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from translator.dialects.formatting.document import (
+from translator.dialects.common.formatting.document import (
     EXPAND_PARENT,
     EXPANDED,
     FIRST_LINE,
@@ -23,7 +23,7 @@ from translator.dialects.formatting.document import (
     _GroupTag,
     _text,
 )
-from translator.dialects.formatting.predicates import _closing_bracket
+from translator.dialects.common.formatting.predicates import _closing_bracket
 
 
 class _Unsupported(Exception):

@@ -9,9 +9,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-from translator.dialects.formatting.builder import PARENTHESIZED, _Builder, _Unsupported
-from translator.dialects.formatting.document import EXPAND_PARENT, HARD, _will_break
-from translator.dialects.formatting.predicates import (
+from translator.dialects.common.formatting.builder import PARENTHESIZED, _Builder, _Unsupported
+from translator.dialects.common.formatting.document import EXPAND_PARENT, HARD, _will_break
+from translator.dialects.common.formatting.predicates import (
     _children,
     _count_strings,
     _has_parameters,

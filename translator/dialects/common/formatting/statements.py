@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import ast
 
-from translator.dialects.formatting.builder import PARENTHESIZED, _Unsupported
-from translator.dialects.formatting.document import _will_break
-from translator.dialects.formatting.expressions import (
+from translator.dialects.common.formatting.builder import PARENTHESIZED, _Unsupported
+from translator.dialects.common.formatting.document import _will_break
+from translator.dialects.common.formatting.expressions import (
     _BINARY,
     BEST_FIT,
     IF_BREAKS,
@@ -17,7 +17,7 @@ from translator.dialects.formatting.expressions import (
     OPTIONAL,
     _CompoundExpressions,
 )
-from translator.dialects.formatting.predicates import _has_parameters
+from translator.dialects.common.formatting.predicates import _has_parameters
 
 
 class _DocBuilder(_CompoundExpressions):
