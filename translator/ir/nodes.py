@@ -715,11 +715,16 @@ class Forward:
 
     ``callee`` is the qualified name of the entry called (``LayerNorm.forward`` for
     ``LayerNorm.apply(...)``); ``args`` maps a callee parameter to what the caller passes: the
-    name of one of its own parameters, or a constant.
+    name of one of its own parameters (or of the parameter a :attr:`views` entry flattens), or a
+    constant.
     """
 
     callee: str
     args: tuple[tuple[str, Expr], ...]
+    #: Callee parameters given a view of the caller's parameter that is the parameter itself when
+    #: it already has the callee's rank (``x.reshape(-1, x.shape[-1])``, ``x.contiguous()``): an
+    #: input shaped for the callee passes through unchanged, but the caller's rank is open.
+    views: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

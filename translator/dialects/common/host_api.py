@@ -124,11 +124,12 @@ def api_entries(
         own = {p.name for p in params}
         checks, ranks = _shape_asserts(f.node, own, locate)
         params = [dataclasses.replace(p, rank=ranks.get(p.name, p.rank)) for p in params]
+        views = _local_views(f.node, own)
         forwards = tuple(
             forward
             for callee, call in calls[name]
             if callee in reaching and call is not None
-            for forward in [_forward(call, functions[callee], own)]
+            for forward in [_forward(call, functions[callee], own, views)]
             if forward is not None
         )
         out.append(
@@ -174,12 +175,16 @@ def _calls(
     return found
 
 
-def _forward(call: cst.Call, callee: HostFunction, own: set[str]) -> ir.Forward | None:
+def _forward(
+    call: cst.Call, callee: HostFunction, own: set[str], views: dict[str, str]
+) -> ir.Forward | None:
     """What ``call`` passes to each of ``callee``'s parameters that is one of the caller's
-    parameters or a constant (``None`` for a call with star arguments)."""
+    parameters, a view of one (:func:`_view_of`; ``views`` names the locals bound to such views)
+    or a constant (``None`` for a call with star arguments)."""
     ps = callee.node.params
     names = [p.name.value for p in (*ps.posonly_params, *ps.params)][callee.implicit :]
     args: list[tuple[str, ir.Expr]] = []
+    viewed: list[str] = []
     for i, a in enumerate(call.args):
         if a.star:
             return None
@@ -193,13 +198,136 @@ def _forward(call: cst.Call, callee: HostFunction, own: set[str]) -> ir.Forward 
         if isinstance(value, cst.Name) and value.value in own:
             args.append((name, ir.Name(value.value)))
             continue
+        base = views.get(value.value) if isinstance(value, cst.Name) else None
+        base = base or _view_of(value, own, views)
+        if base is not None and not base.startswith("shape:"):
+            args.append((name, ir.Name(base)))
+            viewed.append(name)
+            continue
         try:
             constant = literal(value)
         except Exception:
             continue
         if isinstance(constant, (int, float, bool, str)) or constant is None:
             args.append((name, ir.Const(constant)))
-    return ir.Forward(callee.qualname, tuple(args))
+    return ir.Forward(callee.qualname, tuple(args), tuple(viewed))
+
+
+#: Tensor methods whose result is the tensor itself when it already has the result's rank.
+_SAME_AT_RANK = ("reshape", "view")
+
+
+def _local_views(fn: cst.FunctionDef, own: set[str]) -> dict[str, str]:
+    """Locals of ``fn`` bound once to a parameter's shape (``shape = x.shape``: value
+    ``"shape:x"``, read by :func:`_view_of`) or to a view of a parameter (``x_2d =
+    x.reshape(-1, x.shape[-1])``: value ``"x"``)."""
+    bound: dict[str, list[cst.BaseExpression]] = {}
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    bound.setdefault(target.target.value, []).append(node.value)
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return node is fn  # a nested function's locals are its own
+
+    fn.visit(Visitor())
+    out: dict[str, str] = {}
+    for local, values in bound.items():
+        if len(values) != 1 or local in own:
+            continue
+        value = values[0]
+        shape_of = _shape_of(value)
+        if shape_of is not None and shape_of in own:
+            out[local] = f"shape:{shape_of}"
+    for local, values in bound.items():
+        if len(values) == 1 and local not in own and local not in out:
+            base = _view_of(values[0], own, out)
+            if base is not None:
+                out[local] = base
+    return out
+
+
+def _shape_of(node: cst.BaseExpression) -> str | None:
+    """``x`` for ``x.shape`` or ``x.size()``."""
+    if isinstance(node, cst.Attribute) and node.attr.value == "shape":
+        inner = node.value
+    elif (
+        isinstance(node, cst.Call)
+        and not node.args
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "size"
+    ):
+        inner = node.func.value
+    else:
+        return None
+    return inner.value if isinstance(inner, cst.Name) else None
+
+
+def _view_of(node: cst.BaseExpression, own: set[str], locals_: dict[str, str]) -> str | None:
+    """The parameter ``node`` is a view of that equals the parameter at the callee's rank:
+    ``x.contiguous()``, ``x.reshape(-1)``/``x.flatten()`` (1-d), ``x.reshape(-1, x.shape[-1])``
+    or ``x.view(-1, shape[-1])`` with ``shape = x.shape`` (2-d, the last dim kept); ``None``
+    for anything else (a reshape to other sizes changes what the callee sees)."""
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
+        return None
+    inner, method = node.func.value, node.func.attr.value
+    args = node.args
+    if any(a.keyword is not None or a.star for a in args):
+        return None
+    if method == "contiguous" and not args and isinstance(inner, cst.Call):  # of a view
+        return _view_of(inner, own, locals_)
+    if not isinstance(inner, cst.Name):
+        return None
+    base = inner.value if inner.value in own else locals_.get(inner.value)
+    if base is None or base.startswith("shape:"):
+        return None
+    if method in ("contiguous", "flatten") and not args:
+        return base
+    if method not in _SAME_AT_RANK or not args or not _is_minus_one(args[0].value):
+        return None
+    if len(args) == 1:
+        return base
+    if len(args) == 2 and _last_size_of(args[1].value, locals_) == base:
+        return base
+    return None
+
+
+def _is_minus_one(node: cst.BaseExpression) -> bool:
+    return (
+        isinstance(node, cst.UnaryOperation)
+        and isinstance(node.operator, cst.Minus)
+        and isinstance(node.expression, cst.Integer)
+        and node.expression.value == "1"
+    )
+
+
+def _last_size_of(node: cst.BaseExpression, locals_: dict[str, str]) -> str | None:
+    """``x`` for ``x.shape[-1]``, ``x.size(-1)`` or ``shape[-1]`` with ``shape = x.shape``."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        if (
+            node.func.attr.value == "size"
+            and len(node.args) == 1
+            and _is_minus_one(node.args[0].value)
+            and isinstance(node.func.value, cst.Name)
+        ):
+            return node.func.value.value
+        return None
+    if not (
+        isinstance(node, cst.Subscript)
+        and len(node.slice) == 1
+        and isinstance(node.slice[0].slice, cst.Index)
+        and _is_minus_one(node.slice[0].slice.value)
+    ):
+        return None
+    if isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape":
+        inner = node.value.value
+        return inner.value if isinstance(inner, cst.Name) else None
+    if isinstance(node.value, cst.Name):
+        bound = locals_.get(node.value.value, "")
+        return bound.removeprefix("shape:") if bound.startswith("shape:") else None
+    return None
 
 
 def _typed(
@@ -216,9 +344,9 @@ def _typed(
                 continue
             target = next((q for q in callee.params if q.name == passed), None)
             if target is not None:
-                p = ir.Param(
-                    p.name, target.kind, p.default, p.annotation, target.rank, target.dtype
-                )
+                # A view (``x.reshape(-1, x.shape[-1])``) says nothing of the caller's rank.
+                rank = None if passed in f.views else target.rank
+                p = ir.Param(p.name, target.kind, p.default, p.annotation, rank, target.dtype)
         out.append(p)
     return tuple(out)
 

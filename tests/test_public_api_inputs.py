@@ -1,0 +1,98 @@
+"""Validation shapes a module's public functions through the calls they make: a parameter passed
+on as a view that is the tensor itself at the callee's rank (``x.reshape(-1, x.shape[-1])``)
+is shaped for the callee; a reshape to other sizes is not read through."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+os.environ["TRITON_INTERPRET"] = "1"
+
+import pytest  # noqa: E402
+
+from translator.api import parse_file, parse_source  # noqa: E402
+from validation.equivalence import check_pair  # noqa: E402
+from validation.relations import derive  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+LIBRARY = ROOT / "examples" / "library"
+
+_LAUNCHER = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _scale_kernel(x_ptr, out_ptr, n_cols, stride_x, stride_out, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * stride_x + cols, mask=mask)
+    tl.store(out_ptr + row * stride_out + cols, x * 2.0, mask=mask)
+
+
+def _scale_rows(x2d: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(x2d)
+    n_rows, n_cols = x2d.shape
+    block = triton.next_power_of_2(n_cols)
+    _scale_kernel[(n_rows,)](x2d, out, n_cols, x2d.stride(0), out.stride(0), BLOCK=block)
+    return out
+
+
+def scale(x: torch.Tensor) -> torch.Tensor:
+{body}
+"""
+
+
+def _entry(body: str):
+    module = parse_source(_LAUNCHER.format(body=body), "scale.py", "triton")
+    entry = next(e for e in module.entries if e.name == "scale")
+    return entry, module
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "    shape = x.shape\n    return _scale_rows(x.reshape(-1, shape[-1])).view(shape)",
+        "    x_2d = x.reshape(-1, x.shape[-1])\n    return _scale_rows(x_2d).view(x.shape)",
+        "    return _scale_rows(x.view(-1, x.size(-1)).contiguous())",
+        "    return _scale_rows(x.contiguous())",
+    ],
+)
+def test_a_view_that_keeps_the_last_dim_is_shaped_for_the_callee(body: str) -> None:
+    entry, module = _entry(body)
+    (forward,) = entry.forwards
+    assert forward.views == ("x2d",)
+    rel = derive(entry, module.kernels, module.entries)
+    assert rel.params == ("x",) and rel.ranks == {"x": 2}
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # Other sizes: the callee's input is not the caller's tensor at any rank.
+        "    return _scale_rows(x.reshape(-1, 4))",
+        "    return _scale_rows(x.reshape(x.shape[0] * 2, -1))",
+        # Another tensor's last dim.
+        "    y = x.t()\n    return _scale_rows(x.reshape(-1, y.shape[-1]))",
+    ],
+)
+def test_a_reshape_to_other_sizes_is_not_read_through(body: str) -> None:
+    entry, module = _entry(body)
+    assert all(not f.views for f in entry.forwards)
+    with pytest.raises(ValueError, match="reaches no entry as it is"):
+        derive(entry, module.kernels, module.entries)
+
+
+def test_a_library_module_validates_through_its_autograd_function_without_an_inputs_file() -> None:
+    # `dropout(x)` -> `Dropout.apply(x, p, seed)` -> `dropout_fwd(x.reshape(-1, shape[-1]), ...)`:
+    # shaped with no `--inputs`, and the Triton golden proved against the source on the CPU.
+    source = LIBRARY / "helion" / "dropout.py"
+    module = parse_file(source, "helion")
+    entry = next(e for e in module.entries if e.name == "dropout")
+    assert derive(entry, module.kernels, module.entries).ranks["x"] == 2
+    report = check_pair(source, LIBRARY / "helion" / "expected_triton" / "dropout.py", seeds=(0,))
+    rows = [r for r in report.rows if r.entry == "dropout"]
+    assert rows and all(r.passed for r in rows), report.format_text()
