@@ -96,3 +96,34 @@ def test_a_library_module_validates_through_its_autograd_function_without_an_inp
     report = check_pair(source, LIBRARY / "helion" / "expected_triton" / "dropout.py", seeds=(0,))
     rows = [r for r in report.rows if r.entry == "dropout"]
     assert rows and all(r.passed for r in rows), report.format_text()
+
+
+@pytest.mark.parametrize("spelling", ["weight.t()", "weight.T", "weight.transpose(0, 1)"])
+def test_a_transposed_weight_is_shaped_as_the_transpose_of_the_callees(spelling: str) -> None:
+    # `linear(x, weight)` passes `weight.t()` to `matmul(x, w)`: weight is [N, K] where w is
+    # [K, N], so weight's dims take w's classes crosswise.
+    text = (LIBRARY / "helion" / "matmul.py").read_text().replace("weight.t()", spelling)
+    module = parse_source(text, "matmul.py", "helion")
+    entry = next(e for e in module.entries if e.name == "linear")
+    rel = derive(entry, module.kernels, module.entries)
+    assert rel.ranks["weight"] == 2
+    assert rel.dim_class[("weight", 1)] == rel.dim_class[("x", 1)]  # K
+    assert rel.dim_class[("weight", 0)] != rel.dim_class[("weight", 1)]
+
+
+def test_a_reshape_of_a_transpose_is_not_read_through() -> None:
+    text = (
+        (LIBRARY / "helion" / "matmul.py")
+        .read_text()
+        .replace("w_t = weight.t()", "w_t = weight.t().reshape(-1, weight.shape[0])")
+    )
+    module = parse_source(text, "matmul.py", "helion")
+    entry = next(e for e in module.entries if e.name == "linear")
+    assert entry.forwards and all("w" not in dict(f.args) for f in entry.forwards)
+
+
+def test_linear_validates_through_the_transposed_weight_without_an_inputs_file() -> None:
+    source = LIBRARY / "helion" / "matmul.py"
+    report = check_pair(source, LIBRARY / "helion" / "expected_triton" / "matmul.py", seeds=(0,))
+    rows = [r for r in report.rows if r.entry == "linear"]
+    assert rows and all(r.passed for r in rows), report.format_text()

@@ -204,6 +204,10 @@ def _forwarded(entry: ir.Entry, forward: ir.Forward, callee: ir.Entry) -> ir.Ent
     """``callee`` as ``entry`` calls it: parameters renamed to the caller's, constants bound."""
     passed = dict(forward.args)
     mapping = {q: v.id for q, v in passed.items() if isinstance(v, ir.Name)}
+    # A transposed parameter (``weight.t()``) is another tensor to the callee: one whose shape
+    # is the caller's reversed, stated as an allocation of that shape.
+    flipped = {q: mapping[q] for q in forward.transposed if q in mapping}
+    mapping.update({q: f"{base}__t" for q, base in flipped.items()})
     # Callee names that the caller's names would capture move aside first.
     taken = (names_in(callee) - set(mapping)) & set(mapping.values())
     mapping.update({n: f"{n}__callee" for n in taken})
@@ -216,13 +220,18 @@ def _forwarded(entry: ir.Entry, forward: ir.Forward, callee: ir.Entry) -> ir.Ent
     bound: list[ir.Stmt] = [
         ir.Assign(mapping.get(q, q), v) for q, v in passed.items() if isinstance(v, ir.Const)
     ]
+    for q, base in flipped.items():
+        shape = (ir.SizeOf(base, 1), ir.SizeOf(base, 0))
+        bound.append(ir.Alloc(mapping[q], shape, None, ir.DTypeOf(base), base))
     for q in callee.params:
         if q.name not in passed and isinstance(q.default, ir.Const):
             bound.append(ir.Assign(q.name, q.default))
     typed = {p.name: p for p in renamed.params}
     params: list[ir.Param] = []
     for p in entry.params:
-        if p.name in typed and p.name in mapping.values():
+        if p.name in flipped.values():
+            params.append(dataclasses.replace(p, kind="tensor", rank=2))
+        elif p.name in typed and p.name in mapping.values():
             rank = p.rank if p.rank is not None else typed[p.name].rank
             params.append(dataclasses.replace(typed[p.name], default=p.default, rank=rank))
         elif p.default is not None:

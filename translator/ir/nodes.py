@@ -725,6 +725,8 @@ class Forward:
     #: it already has the callee's rank (``x.reshape(-1, x.shape[-1])``, ``x.contiguous()``): an
     #: input shaped for the callee passes through unchanged, but the caller's rank is open.
     views: tuple[str, ...] = ()
+    #: Callee parameters given the transpose of the caller's 2-d parameter (``weight.t()``).
+    transposed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -176,7 +176,7 @@ def _calls(
 
 
 def _forward(
-    call: cst.Call, callee: HostFunction, own: set[str], views: dict[str, str]
+    call: cst.Call, callee: HostFunction, own: set[str], views: dict[str, ViewOf | ShapeOf]
 ) -> ir.Forward | None:
     """What ``call`` passes to each of ``callee``'s parameters that is one of the caller's
     parameters, a view of one (:func:`_view_of`; ``views`` names the locals bound to such views)
@@ -185,6 +185,7 @@ def _forward(
     names = [p.name.value for p in (*ps.posonly_params, *ps.params)][callee.implicit :]
     args: list[tuple[str, ir.Expr]] = []
     viewed: list[str] = []
+    transposed: list[str] = []
     for i, a in enumerate(call.args):
         if a.star:
             return None
@@ -198,11 +199,11 @@ def _forward(
         if isinstance(value, cst.Name) and value.value in own:
             args.append((name, ir.Name(value.value)))
             continue
-        base = views.get(value.value) if isinstance(value, cst.Name) else None
-        base = base or _view_of(value, own, views)
-        if base is not None and not base.startswith("shape:"):
-            args.append((name, ir.Name(base)))
-            viewed.append(name)
+        bound = views.get(value.value) if isinstance(value, cst.Name) else None
+        view = bound if isinstance(bound, ViewOf) else _view_of(value, own, views)
+        if view is not None:
+            args.append((name, ir.Name(view.base)))
+            (transposed if view.transposed else viewed).append(name)
             continue
         try:
             constant = literal(value)
@@ -210,17 +211,32 @@ def _forward(
             continue
         if isinstance(constant, (int, float, bool, str)) or constant is None:
             args.append((name, ir.Const(constant)))
-    return ir.Forward(callee.qualname, tuple(args), tuple(viewed))
+    return ir.Forward(callee.qualname, tuple(args), tuple(viewed), tuple(transposed))
+
+
+@dataclass(frozen=True)
+class ViewOf:
+    """A view of parameter ``base`` that is ``base`` itself at the callee's rank, or (with
+    ``transposed``) its transpose (``w.t()`` of a 2-d weight)."""
+
+    base: str
+    transposed: bool = False
+
+
+@dataclass(frozen=True)
+class ShapeOf:
+    """The shape of parameter ``base`` (``shape = x.shape``)."""
+
+    base: str
 
 
 #: Tensor methods whose result is the tensor itself when it already has the result's rank.
 _SAME_AT_RANK = ("reshape", "view")
 
 
-def _local_views(fn: cst.FunctionDef, own: set[str]) -> dict[str, str]:
-    """Locals of ``fn`` bound once to a parameter's shape (``shape = x.shape``: value
-    ``"shape:x"``, read by :func:`_view_of`) or to a view of a parameter (``x_2d =
-    x.reshape(-1, x.shape[-1])``: value ``"x"``)."""
+def _local_views(fn: cst.FunctionDef, own: set[str]) -> dict[str, ViewOf | ShapeOf]:
+    """Locals of ``fn`` bound once to a parameter's shape (``shape = x.shape``) or to a view of
+    a parameter (``x_2d = x.reshape(-1, x.shape[-1])``, ``w_t = weight.t()``)."""
     bound: dict[str, list[cst.BaseExpression]] = {}
 
     class Visitor(cst.CSTVisitor):
@@ -233,19 +249,16 @@ def _local_views(fn: cst.FunctionDef, own: set[str]) -> dict[str, str]:
             return node is fn  # a nested function's locals are its own
 
     fn.visit(Visitor())
-    out: dict[str, str] = {}
-    for local, values in bound.items():
-        if len(values) != 1 or local in own:
-            continue
-        value = values[0]
+    single = {k: v[0] for k, v in bound.items() if len(v) == 1 and k not in own}
+    out: dict[str, ViewOf | ShapeOf] = {}
+    for local, value in single.items():
         shape_of = _shape_of(value)
         if shape_of is not None and shape_of in own:
-            out[local] = f"shape:{shape_of}"
-    for local, values in bound.items():
-        if len(values) == 1 and local not in own and local not in out:
-            base = _view_of(values[0], own, out)
-            if base is not None:
-                out[local] = base
+            out[local] = ShapeOf(shape_of)
+    for local, value in single.items():
+        view = None if local in out else _view_of(value, own, out)
+        if view is not None:
+            out[local] = view
     return out
 
 
@@ -265,32 +278,74 @@ def _shape_of(node: cst.BaseExpression) -> str | None:
     return inner.value if isinstance(inner, cst.Name) else None
 
 
-def _view_of(node: cst.BaseExpression, own: set[str], locals_: dict[str, str]) -> str | None:
+def _viewed(
+    node: cst.BaseExpression, own: set[str], locals_: dict[str, ViewOf | ShapeOf]
+) -> ViewOf | None:
+    """``node`` as a parameter or a local view of one."""
+    if not isinstance(node, cst.Name):
+        return _view_of(node, own, locals_)
+    if node.value in own:
+        return ViewOf(node.value)
+    bound = locals_.get(node.value)
+    return bound if isinstance(bound, ViewOf) else None
+
+
+def _view_of(
+    node: cst.BaseExpression, own: set[str], locals_: dict[str, ViewOf | ShapeOf]
+) -> ViewOf | None:
     """The parameter ``node`` is a view of that equals the parameter at the callee's rank:
     ``x.contiguous()``, ``x.reshape(-1)``/``x.flatten()`` (1-d), ``x.reshape(-1, x.shape[-1])``
-    or ``x.view(-1, shape[-1])`` with ``shape = x.shape`` (2-d, the last dim kept); ``None``
-    for anything else (a reshape to other sizes changes what the callee sees)."""
+    or ``x.view(-1, shape[-1])`` with ``shape = x.shape`` (2-d, the last dim kept); or its
+    transpose, ``w.t()``/``w.T``/``w.transpose(0, 1)`` (2-d). ``None`` for anything else (a
+    reshape to other sizes changes what the callee sees)."""
+    if isinstance(node, cst.Attribute) and node.attr.value == "T":
+        inner = _viewed(node.value, own, locals_)
+        return _transpose(inner)
     if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
         return None
-    inner, method = node.func.value, node.func.attr.value
-    args = node.args
+    method, args = node.func.attr.value, node.args
     if any(a.keyword is not None or a.star for a in args):
         return None
-    if method == "contiguous" and not args and isinstance(inner, cst.Call):  # of a view
-        return _view_of(inner, own, locals_)
-    if not isinstance(inner, cst.Name):
+    inner = _viewed(node.func.value, own, locals_)
+    if inner is None:
         return None
-    base = inner.value if inner.value in own else locals_.get(inner.value)
-    if base is None or base.startswith("shape:"):
-        return None
-    if method in ("contiguous", "flatten") and not args:
-        return base
+    if method == "contiguous" and not args:
+        return inner
+    if method == "t" and not args:
+        return _transpose(inner)
+    if method == "transpose" and len(args) == 2:
+        dims = {_literal_int(a.value) for a in args}
+        return _transpose(inner) if dims in ({0, 1}, {-1, -2}, {0, -1}, {1, -2}) else None
+    if inner.transposed:
+        return None  # a reshape of a transpose moves elements
+    if method == "flatten" and not args:
+        return inner
     if method not in _SAME_AT_RANK or not args or not _is_minus_one(args[0].value):
         return None
     if len(args) == 1:
-        return base
-    if len(args) == 2 and _last_size_of(args[1].value, locals_) == base:
-        return base
+        return inner
+    if len(args) == 2 and _last_size_of(args[1].value, locals_) == inner.base:
+        return inner
+    return None
+
+
+def _transpose(view: ViewOf | None) -> ViewOf | None:
+    """The transpose of ``view``: of a parameter (a 2-d one, at the callee's rank)."""
+    if view is None or view.transposed:
+        return None
+    return ViewOf(view.base, transposed=True)
+
+
+def _literal_int(node: cst.BaseExpression) -> int | None:
+    """``node`` as an integer literal (``-1`` included), else ``None``."""
+    if isinstance(node, cst.Integer):
+        return int(node.value)
+    if (
+        isinstance(node, cst.UnaryOperation)
+        and isinstance(node.operator, cst.Minus)
+        and isinstance(node.expression, cst.Integer)
+    ):
+        return -int(node.expression.value)
     return None
 
 
@@ -303,7 +358,7 @@ def _is_minus_one(node: cst.BaseExpression) -> bool:
     )
 
 
-def _last_size_of(node: cst.BaseExpression, locals_: dict[str, str]) -> str | None:
+def _last_size_of(node: cst.BaseExpression, locals_: dict[str, ViewOf | ShapeOf]) -> str | None:
     """``x`` for ``x.shape[-1]``, ``x.size(-1)`` or ``shape[-1]`` with ``shape = x.shape``."""
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
         if (
@@ -325,8 +380,8 @@ def _last_size_of(node: cst.BaseExpression, locals_: dict[str, str]) -> str | No
         inner = node.value.value
         return inner.value if isinstance(inner, cst.Name) else None
     if isinstance(node.value, cst.Name):
-        bound = locals_.get(node.value.value, "")
-        return bound.removeprefix("shape:") if bound.startswith("shape:") else None
+        bound = locals_.get(node.value.value)
+        return bound.base if isinstance(bound, ShapeOf) else None
     return None
 
 
