@@ -127,3 +127,21 @@ def test_linear_validates_through_the_transposed_weight_without_an_inputs_file()
     report = check_pair(source, LIBRARY / "helion" / "expected_triton" / "matmul.py", seeds=(0,))
     rows = [r for r in report.rows if r.entry == "linear"]
     assert rows and all(r.passed for r in rows), report.format_text()
+
+
+def test_a_transpose_inside_an_autograd_function_is_kept_through_the_public_call() -> None:
+    # `linear_fn(x, weight)` -> `Linear.apply(x, weight)` -> `matmul(x, weight.t())`: the
+    # transpose is two calls down, and still read crosswise.
+    text = (LIBRARY / "helion" / "matmul.py").read_text() + (
+        "\n\nclass Linear(torch.autograd.Function):\n"
+        "    @staticmethod\n"
+        "    def forward(ctx, x, weight):\n"
+        "        return matmul(x, weight.t())\n"
+        "\n\ndef linear_fn(x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:\n"
+        "    return Linear.apply(x, weight)\n"
+    )
+    module = parse_source(text, "matmul.py", "helion")
+    entry = next(e for e in module.entries if e.name == "linear_fn")
+    rel = derive(entry, module.kernels, module.entries)
+    assert rel.dim_class[("weight", 1)] == rel.dim_class[("x", 1)]
+    assert rel.dim_class[("weight", 0)] != rel.dim_class[("x", 1)]

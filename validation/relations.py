@@ -214,7 +214,7 @@ def _forwarded(entry: ir.Entry, forward: ir.Forward, callee: ir.Entry) -> ir.Ent
     renamed: ir.Entry = rename(dataclasses.replace(callee, forwards=()), mapping)  # type: ignore[assignment]
     # What the callee passes on is renamed; whom it passes it to (the keys) is not.
     onward = tuple(
-        ir.Forward(f.callee, tuple((q, rename(v, mapping)) for q, v in f.args))  # type: ignore[misc]
+        dataclasses.replace(f, args=tuple((q, rename(v, mapping)) for q, v in f.args))  # type: ignore[misc]
         for f in callee.forwards
     )
     bound: list[ir.Stmt] = [
