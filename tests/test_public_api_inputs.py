@@ -145,3 +145,17 @@ def test_a_transpose_inside_an_autograd_function_is_kept_through_the_public_call
     rel = derive(entry, module.kernels, module.entries)
     assert rel.dim_class[("weight", 1)] == rel.dim_class[("x", 1)]
     assert rel.dim_class[("weight", 0)] != rel.dim_class[("x", 1)]
+
+
+@pytest.mark.parametrize(
+    "rebinding",
+    [
+        "    x_2d, other = x_2d.t(), 0\n",
+        "    for x_2d in (x,):\n        pass\n",
+        "    x_2d += 0\n",
+    ],
+)
+def test_a_local_bound_again_is_no_view(rebinding: str) -> None:
+    body = "    x_2d = x.reshape(-1, x.shape[-1])\n" + rebinding + "    return _scale_rows(x_2d)"
+    entry, _ = _entry(body)
+    assert all(not f.views for f in entry.forwards)

@@ -239,17 +239,47 @@ def _local_views(fn: cst.FunctionDef, own: set[str]) -> dict[str, ViewOf | Shape
     a parameter (``x_2d = x.reshape(-1, x.shape[-1])``, ``w_t = weight.t()``)."""
     bound: dict[str, list[cst.BaseExpression]] = {}
 
+    rebound: set[str] = set()
+
+    def targets(node: cst.BaseExpression) -> None:  # names bound other than `name = value`
+        if isinstance(node, cst.Name):
+            rebound.add(node.value)
+        elif isinstance(node, (cst.Tuple, cst.List)):
+            for element in node.elements:
+                targets(element.value)
+        elif isinstance(node, cst.StarredElement):
+            targets(node.value)
+
     class Visitor(cst.CSTVisitor):
         def visit_Assign(self, node: cst.Assign) -> None:
             for target in node.targets:
                 if isinstance(target.target, cst.Name):
                     bound.setdefault(target.target.value, []).append(node.value)
+                else:
+                    targets(target.target)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            targets(node.target)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            targets(node.target)
+
+        def visit_For(self, node: cst.For) -> None:
+            targets(node.target)
+
+        def visit_AsName(self, node: cst.AsName) -> None:
+            targets(node.name)
+
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            targets(node.target)
 
         def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
             return node is fn  # a nested function's locals are its own
 
     fn.visit(Visitor())
-    single = {k: v[0] for k, v in bound.items() if len(v) == 1 and k not in own}
+    single = {
+        k: v[0] for k, v in bound.items() if len(v) == 1 and k not in own and k not in rebound
+    }
     out: dict[str, ViewOf | ShapeOf] = {}
     for local, value in single.items():
         shape_of = _shape_of(value)
