@@ -400,6 +400,85 @@ def test_triton_draws_at_any_offsets_translate_to_helion_and_back(tmp_path: Path
     assert report.passed, report.format_text()
 
 
+_WIDE_INDEX_DROPOUT = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _drop_kernel(x_ptr, out_ptr, n_elements, p, seed, BLOCK: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offsets = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets.to(tl.int64), mask=mask)
+    r = tl.rand(seed, offsets - 5)
+    tl.store(out_ptr + offsets.to(tl.int64), tl.where(r > p, x / (1 - p), 0.0), mask=mask)
+
+
+def drop(x: torch.Tensor, p: float, seed: int) -> torch.Tensor:
+    out = torch.empty_like(x)
+    n = x.numel()
+    _drop_kernel[(triton.cdiv(n, 128),)](x, out, n, p, seed, BLOCK=128)
+    return out
+"""
+
+_DROP_INPUTS = """
+import torch
+
+
+def inputs(entry, device, dtype):
+    return (torch.randn(300, dtype=getattr(torch, dtype)).to(device), 0.4, 7)
+"""
+
+
+def test_draws_keep_their_offsets_dtype_under_64_bit_indices(tmp_path: Path) -> None:
+    # A source that widens its addresses gets `index_dtype=torch.int64` in Helion, where a
+    # tile's index is then int64; `tl.rand` draws another stream for int64 offsets (negative
+    # ones differ), so the inlined draw casts back to the source's int32. Read back, a Helion
+    # draw at lane indices under int64 indexing is the int64 stream.
+    from translator.api import translate_source
+
+    src = tmp_path / "wide.py"
+    src.write_text(_WIDE_INDEX_DROPOUT)
+    (tmp_path / "inp.py").write_text(_DROP_INPUTS)
+    inputs = load_inputs(f"{tmp_path / 'inp.py'}:inputs")
+    helion_text = translate_source(_WIDE_INDEX_DROPOUT, str(src), "triton", "helion")
+    assert "index_dtype=torch.int64" in helion_text
+    assert "args=(seed, (-5 + tile.index).to(torch.int32))" in helion_text
+    helion_out = tmp_path / "wide_helion.py"
+    helion_out.write_text(helion_text)
+    assert check_pair(str(src), helion_out, seeds=(0,), inputs=inputs).passed
+    uncast = tmp_path / "wide_helion_int64.py"
+    uncast.write_text(helion_text.replace("(-5 + tile.index).to(torch.int32)", "-5 + tile.index"))
+    back = translate_source(uncast.read_text(), str(uncast), "helion", "triton")
+    assert "tl.rand(seed, (-5 + offs_tile).to(tl.int64))" in back
+    back_out = tmp_path / "wide_back.py"
+    back_out.write_text(back)
+    report = check_pair(str(uncast), back_out, seeds=(0,), inputs=inputs)
+    assert report.passed, report.format_text()
+
+
+def test_a_draw_at_a_scalar_offset_translates_to_helion(tmp_path: Path) -> None:
+    # One number per program (`tl.rand(seed, pid_m)`): a 0-d draw, `output_like=hl.zeros([])`.
+    from translator.api import translate_source
+
+    source = (ROOT / "examples/library/triton/seeded_dropout.py").read_text()
+    edited = source.replace(
+        "keep = tl.rand(seed, rows[:, None] * n_cols + cols[None, :]) > p",
+        "keep = tl.rand(seed, pid_m) > p",
+    )
+    assert edited != source
+    src = tmp_path / "scalar_draw.py"
+    src.write_text(edited)
+    text = translate_source(edited, str(src), "triton", "helion")
+    assert "output_like=hl.zeros([], dtype=torch.float32)" in text
+    out = tmp_path / "scalar_draw_helion.py"
+    out.write_text(text)
+    report = check_pair(str(src), out, seeds=(0,), inputs=load_inputs(INPUTS))
+    assert report.passed, report.format_text()
+
+
 def test_unknown_inlined_triton_is_refused_at_its_call(tmp_path: Path) -> None:
     src = tmp_path / "inline.py"
     src.write_text(

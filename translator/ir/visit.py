@@ -59,6 +59,19 @@ def full_extents(tensor: str, index: tuple[ir.IndexItem, ...]) -> Iterator[ir.Ex
         dim += 1
 
 
+def has_lane_index_dtype(e: ir.Expr) -> bool:
+    """Whether ``e``'s integer dtype is that of a tile's lane indices (``tile.index``), no cast
+    in between: offsets a DSL computes in its index dtype (Helion's ``index_dtype=torch.int64``
+    makes them 64-bit; an explicit ``.to(torch.int32)`` keeps them 32-bit)."""
+    if isinstance(e, ir.TileAttr):
+        return e.attr == "index"
+    if isinstance(e, ir.Cast):
+        return False
+    if isinstance(e, (ir.BinOp, ir.Call, ir.ExpandDims, ir.Broadcast)):
+        return any(has_lane_index_dtype(c) for c in child_exprs(e))
+    return False
+
+
 def dim_exprs(dims: tuple[ir.Dim, ...]) -> Iterator[ir.Expr]:
     """Extents of full dims."""
     for d in dims:

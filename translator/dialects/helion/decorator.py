@@ -120,6 +120,7 @@ class DecoratorReader:
             if dtype is None:
                 raise self.error(kwargs["index_dtype"], "index_dtype= must be a torch dtype")
             self.hints["index_dtype"] = dtype
+            self.build.index_bits = 64 if dtype == "int64" else None
 
     def _named_constant(self, node: cst.BaseExpression) -> cst.BaseExpression:
         """``CONFIG`` bound at module level to a value: that value (the translation drops the

@@ -65,6 +65,8 @@ class ExprBuilder(IndexReader, CallReader, LanguageReader):
         #: How every dot of the kernel multiplies float32 operands: the kernel's `dot_precision`
         #: setting (the frontend reads the decorator first), else Helion's default.
         self.dot_precision: str = self.grammar["backend"]["kernel"]["dot_precision"]
+        #: 64 under the kernel's ``index_dtype=torch.int64``: lane indices are int64 there.
+        self.index_bits: int | None = None
 
     # ---------------------------------------------------------------- helpers
 

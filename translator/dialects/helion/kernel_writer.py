@@ -32,7 +32,7 @@ from translator.ir.shapes import (
     promote,
     torch_dtype,
 )
-from translator.ir.visit import walk_expr, walk_stmts
+from translator.ir.visit import has_lane_index_dtype, walk_expr, walk_stmts
 from translator.naming import tile_suffix, unique
 
 #: Helion pads every load with 0 itself: the padding mode that decides whether Helion 1.4's
@@ -105,6 +105,8 @@ class Writer(CodePrinter):
                 return True
             if isinstance(x, ir.Cast) and self.device:
                 return True  # a cast number becomes a 0-d tensor (see _ex_Cast)
+            if isinstance(x, ir.Call) and x.op in self.spell.get("inline", {}):
+                return True  # an inlined snippet's result is a tensor (a 0-d one at least)
             if isinstance(x, ir.Name) and x.id in self.tensor_vars:
                 return True
         return False
@@ -235,14 +237,23 @@ class Writer(CodePrinter):
 
     def _inline_triton(self, snippet: str, e: ir.Call) -> str:
         """``hl.inline_triton(snippet, args=(...), output_like=hl.zeros(shape, dtype=...))``:
-        the operands as Helion computes them (a tile's index is int32 there, as Triton's
-        ``tl.arange`` offsets are), and an empty tile of the result's shape and dtype."""
+        the operands in the IR's dtypes (a tile's index is int32 in Helion, as Triton's
+        ``tl.arange`` offsets are, but int64 under ``index_dtype=torch.int64``, and ``tl.rand``
+        draws another stream for int64 offsets), and an empty tile of the result's shape and
+        dtype (``[]`` for a scalar)."""
         lang = self.spell["language"]
-        args = ", ".join(self.text(a) for a in e.args) + ("," if len(e.args) == 1 else "")
+        wide_indices = self.kernel.hints.index_bits == 64
+        texts = []
+        for a in e.args:
+            dt = dtype_of(self.type_of(a))
+            if wide_indices and dt == ir.I32 and self.is_tensor(a) and has_lane_index_dtype(a):
+                texts.append(f"{self.text(a, ATOM)}.to({self.dtype(dt)})")
+            else:
+                texts.append(self.text(a))
+        args = ", ".join(texts) + ("," if len(texts) == 1 else "")
         result = self.type_of(e)
-        like = (
-            f"{lang['zeros']}({self.shape_text(result.dims)}, dtype={self.dtype(dtype_of(result))})"
-        )
+        shape = self.shape_text(dims_of(result) if isinstance(result, TileType) else ())
+        like = f"{lang['zeros']}({shape}, dtype={self.dtype(dtype_of(result))})"
         return f'{lang["inline_triton"]}("{snippet}", args=({args}), output_like={like})'
 
     def _f32(self, e: ir.Expr) -> str:

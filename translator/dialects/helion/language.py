@@ -16,6 +16,7 @@ from translator.dialects.cst_utils import literal_or_none, source_of
 from translator.ir import nodes as ir
 from translator.ir.counters import row_major_offsets
 from translator.ir.shapes import ScalarType, TileType, TileVarType, dtype_of
+from translator.ir.visit import has_lane_index_dtype
 
 
 class LanguageReader:
@@ -85,7 +86,21 @@ class LanguageReader:
         operands = given.get("args")
         if not isinstance(operands, (cst.Tuple, cst.List)):
             raise self.error(node, "hl.inline_triton's args must be a tuple of operands")
-        values = [self.expr(element.value) for element in operands.elements]
+        if "output_like" not in given:
+            raise self.error(
+                node,
+                "hl.inline_triton needs `output_like=`",
+                "pass a tensor of the result's shape and dtype (`hl.zeros([tile], dtype=...)`)",
+            )
+        values = []
+        for element in operands.elements:
+            value = self.expr(element.value)
+            # Lane indices are int64 under `index_dtype=torch.int64`, and so is what the snippet
+            # gets (`tl.rand` draws another stream for int64 offsets).
+            dtype = dtype_of(self.type_of(value, element.value))
+            if self.index_bits == 64 and dtype == ir.I32 and has_lane_index_dtype(value):
+                value = ir.Cast(value, ir.I64)
+            values.append(value)
         e = ir.Call(op, tuple(values), loc=self.locate(node))
         self.type_of(e, node)
         return e
