@@ -64,7 +64,7 @@ def _entry(body: str):
 def test_a_view_that_keeps_the_last_dim_is_shaped_for_the_callee(body: str) -> None:
     entry, module = _entry(body)
     (forward,) = entry.forwards
-    assert forward.views == ("x2d",)
+    assert [q for q, _ in forward.views] == ["x2d"]
     rel = derive(entry, module.kernels, module.entries)
     assert rel.params == ("x",) and rel.ranks == {"x": 2}
 
@@ -159,3 +159,85 @@ def test_a_local_bound_again_is_no_view(rebinding: str) -> None:
     body = "    x_2d = x.reshape(-1, x.shape[-1])\n" + rebinding + "    return _scale_rows(x_2d)"
     entry, _ = _entry(body)
     assert all(not f.views for f in entry.forwards)
+
+
+_FLAT = """
+
+@triton.jit
+def _flat_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + 1.0, mask=mask)
+
+
+def _inc_flat(v: torch.Tensor) -> torch.Tensor:
+    assert v.dim() == 1
+    out = torch.empty_like(v)
+    n = v.shape[0]
+    _flat_kernel[(triton.cdiv(n, 64),)](v, out, n, BLOCK=64)
+    return out
+"""
+
+
+def test_a_call_passing_the_tensor_as_it_is_shapes_it_before_a_view() -> None:
+    # `flatten()` is the tensor itself at rank 1, `_scale_rows` takes it at rank 2 as it is: the
+    # direct call decides (it was the flattened one, first in source order, drawing x 1-d).
+    body = "    if x.dim() == 1:\n        return _inc_flat(x.flatten())\n    return _scale_rows(x)"
+    module = parse_source(_LAUNCHER.format(body=body) + _FLAT, "scale.py", "triton")
+    entry = next(e for e in module.entries if e.name == "scale")
+    assert derive(entry, module.kernels, module.entries).ranks == {"x": 2}
+
+
+def test_a_view_of_another_rank_than_the_callee_takes_is_not_read_through() -> None:
+    # `x.reshape(-1, x.shape[-1])` is 2-d; `_inc_flat` takes 1-d: no shaping from this call.
+    body = "    return _inc_flat(x.reshape(-1, x.shape[-1]))"
+    module = parse_source(_LAUNCHER.format(body=body) + _FLAT, "scale.py", "triton")
+    entry = next(e for e in module.entries if e.name == "scale")
+    with pytest.raises(ValueError, match="as a 2-d view, where it takes 1-d"):
+        derive(entry, module.kernels, module.entries)
+
+
+def test_a_transpose_is_read_only_into_a_2d_parameter() -> None:
+    # `transpose(-1, -2)` of a 3-d batch is no 2-d transpose: the direct call shapes x 3-d.
+    text = _LAUNCHER.format(body="    return _scale_rows(x)").replace(
+        "def scale(x: torch.Tensor)", "def _unused(x: torch.Tensor)"
+    ) + (
+        "\n\n@triton.jit\n"
+        "def _b_kernel(x_ptr, out_ptr, M, N, sxb, sxm, sob, som, BLOCK: tl.constexpr):\n"
+        "    b = tl.program_id(0)\n"
+        "    m = tl.program_id(1)\n"
+        "    cols = tl.arange(0, BLOCK)\n"
+        "    mask = cols < N\n"
+        "    x = tl.load(x_ptr + b * sxb + m * sxm + cols, mask=mask)\n"
+        "    tl.store(out_ptr + b * sob + m * som + cols, x * 2.0, mask=mask)\n"
+        "\n\ndef _bscale(x: torch.Tensor) -> torch.Tensor:\n"
+        "    B, M, N = x.shape\n"
+        "    out = torch.empty((B, M, N), device=x.device, dtype=x.dtype)\n"
+        "    block = triton.next_power_of_2(N)\n"
+        "    _b_kernel[(B, M)](x, out, M, N, x.stride(0), x.stride(1), out.stride(0),"
+        " out.stride(1), BLOCK=block)\n"
+        "    return out\n"
+        "\n\ndef scale(x: torch.Tensor, swap: bool = False) -> torch.Tensor:\n"
+        "    if swap:\n"
+        "        return _bscale(x.transpose(-1, -2))\n"
+        "    return _bscale(x)\n"
+    )
+    module = parse_source(text, "scale.py", "triton")
+    entry = next(e for e in module.entries if e.name == "scale")
+    assert derive(entry, module.kernels, module.entries).ranks == {"x": 3}
+
+
+def test_a_call_in_a_nested_function_reads_no_outer_local() -> None:
+    # `x2` in `inner` is inner's own parameter, not the outer view of the same name.
+    body = (
+        "    x2 = x.reshape(-1, x.shape[-1])\n"
+        "\n"
+        "    def inner(x2):\n"
+        "        return _scale_rows(x2)\n"
+        "\n"
+        "    return inner(x.reshape(-1, 4))"
+    )
+    entry, module = _entry(body)
+    assert all(not f.views for f in entry.forwards)
+    with pytest.raises(ValueError, match="reaches no entry as it is"):
+        derive(entry, module.kernels, module.entries)

@@ -185,7 +185,8 @@ def _through_forwards(
     the callee's parameters renamed to what ``entry`` passes them."""
     by_name = {e.name: e for e in entries}
     why: list[str] = []
-    for forward in entry.forwards:
+    # A call that passes the parameters as they are says most of their shapes: it goes first.
+    for forward in sorted(entry.forwards, key=lambda f: len(f.views) + len(f.transposed)):
         callee = by_name.get(forward.callee)
         if callee is None or depth > 8:
             continue
@@ -204,6 +205,16 @@ def _forwarded(entry: ir.Entry, forward: ir.Forward, callee: ir.Entry) -> ir.Ent
     """``callee`` as ``entry`` calls it: parameters renamed to the caller's, constants bound."""
     passed = dict(forward.args)
     mapping = {q: v.id for q, v in passed.items() if isinstance(v, ir.Name)}
+    # A view is the parameter itself at one rank (a transpose at 2): the callee must take it so.
+    view_ranks = {q: r for q, r in forward.views if r is not None}
+    view_ranks.update({q: 2 for q in forward.transposed})
+    for q, rank in view_ranks.items():
+        takes = _param_rank(callee, q)
+        if takes is not None and takes != rank:
+            raise ValueError(
+                f"parameter {mapping.get(q, q)!r} reaches {callee.name} as a {rank}-d view, "
+                f"where it takes {takes}-d"
+            )
     # A transposed parameter (``weight.t()``) is another tensor to the callee: one whose shape
     # is the caller's reversed, stated as an allocation of that shape.
     flipped = {q: mapping[q] for q in forward.transposed if q in mapping}
@@ -228,11 +239,13 @@ def _forwarded(entry: ir.Entry, forward: ir.Forward, callee: ir.Entry) -> ir.Ent
             bound.append(ir.Assign(q.name, q.default))
     typed = {p.name: p for p in renamed.params}
     params: list[ir.Param] = []
+    viewed_at = {mapping[q]: r for q, r in view_ranks.items() if q in mapping and q not in flipped}
     for p in entry.params:
         if p.name in flipped.values():
             params.append(dataclasses.replace(p, kind="tensor", rank=2))
         elif p.name in typed and p.name in mapping.values():
             rank = p.rank if p.rank is not None else typed[p.name].rank
+            rank = viewed_at.get(p.name, rank)
             params.append(dataclasses.replace(typed[p.name], default=p.default, rank=rank))
         elif p.default is not None:
             break  # left out of the call: it keeps its default
@@ -249,6 +262,17 @@ def _forwarded(entry: ir.Entry, forward: ir.Forward, callee: ir.Entry) -> ir.Ent
         body=(*checks, *bound, *renamed.body),
         forwards=onward,
     )
+
+
+def _param_rank(entry: ir.Entry, name: str) -> int | None:
+    """The rank ``entry`` takes its parameter ``name`` at: declared, or unpacked in its body."""
+    param = next((p for p in entry.params if p.name == name), None)
+    if param is not None and param.rank is not None:
+        return param.rank
+    for s in entry.body:
+        if isinstance(s, ir.ShapeUnpack) and s.tensor == name:
+            return len(s.targets)
+    return None
 
 
 _SIZE_POOL = (17, 37, 45, 61, 83, 100, 29, 53, 71, 23, 91, 67, 43, 79, 59, 27)

@@ -721,10 +721,10 @@ class Forward:
 
     callee: str
     args: tuple[tuple[str, Expr], ...]
-    #: Callee parameters given a view of the caller's parameter that is the parameter itself when
-    #: it already has the callee's rank (``x.reshape(-1, x.shape[-1])``, ``x.contiguous()``): an
-    #: input shaped for the callee passes through unchanged, but the caller's rank is open.
-    views: tuple[str, ...] = ()
+    #: Callee parameters given a view of the caller's parameter that is the parameter itself at
+    #: one rank, with that rank (``x.reshape(-1, x.shape[-1])``: 2; ``x.contiguous()``: ``None``,
+    #: any): an input of that rank passes through unchanged, but the caller's rank is open.
+    views: tuple[tuple[str, int | None], ...] = ()
     #: Callee parameters given the transpose of the caller's 2-d parameter (``weight.t()``).
     transposed: tuple[str, ...] = ()
 

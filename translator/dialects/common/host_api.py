@@ -125,11 +125,15 @@ def api_entries(
         checks, ranks = _shape_asserts(f.node, own, locate)
         params = [dataclasses.replace(p, rank=ranks.get(p.name, p.rank)) for p in params]
         views = _local_views(f.node, own)
+        nested = _nested_calls(f.node)
         forwards = tuple(
             forward
             for callee, call in calls[name]
             if callee in reaching and call is not None
-            for forward in [_forward(call, functions[callee], own, views)]
+            # A call in a nested function reads that function's names, not these locals.
+            for forward in [
+                _forward(call, functions[callee], own, {} if id(call) in nested else views)
+            ]
             if forward is not None
         )
         out.append(
@@ -175,6 +179,29 @@ def _calls(
     return found
 
 
+def _nested_calls(fn: cst.FunctionDef) -> set[int]:
+    """The ids of the calls inside functions and lambdas nested in ``fn``."""
+    found: set[int] = set()
+
+    class Inner(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            found.add(id(node))
+
+    class Outer(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            if node is fn:
+                return True
+            node.visit(Inner())
+            return False
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            node.visit(Inner())
+            return False
+
+    fn.visit(Outer())
+    return found
+
+
 def _forward(
     call: cst.Call, callee: HostFunction, own: set[str], views: dict[str, ViewOf | ShapeOf]
 ) -> ir.Forward | None:
@@ -184,7 +211,7 @@ def _forward(
     ps = callee.node.params
     names = [p.name.value for p in (*ps.posonly_params, *ps.params)][callee.implicit :]
     args: list[tuple[str, ir.Expr]] = []
-    viewed: list[str] = []
+    viewed: list[tuple[str, int | None]] = []
     transposed: list[str] = []
     for i, a in enumerate(call.args):
         if a.star:
@@ -203,7 +230,10 @@ def _forward(
         view = bound if isinstance(bound, ViewOf) else _view_of(value, own, views)
         if view is not None:
             args.append((name, ir.Name(view.base)))
-            (transposed if view.transposed else viewed).append(name)
+            if view.transposed:
+                transposed.append(name)
+            else:
+                viewed.append((name, view.rank))
             continue
         try:
             constant = literal(value)
@@ -221,6 +251,15 @@ class ViewOf:
 
     base: str
     transposed: bool = False
+    #: The rank at which the view is ``base`` itself (2 for ``x.reshape(-1, x.shape[-1])``, 1
+    #: for ``x.flatten()``; ``None``: any, ``x.contiguous()``); a transpose is of a 2-d tensor.
+    rank: int | None = None
+
+    def at_rank(self, rank: int) -> ViewOf | None:
+        """This view taken again to ``rank`` dims (``None`` where it is fixed to another)."""
+        if self.rank is not None and self.rank != rank:
+            return None
+        return dataclasses.replace(self, rank=rank)
 
 
 @dataclass(frozen=True)
@@ -349,21 +388,21 @@ def _view_of(
     if inner.transposed:
         return None  # a reshape of a transpose moves elements
     if method == "flatten" and not args:
-        return inner
+        return inner.at_rank(1)
     if method not in _SAME_AT_RANK or not args or not _is_minus_one(args[0].value):
         return None
     if len(args) == 1:
-        return inner
+        return inner.at_rank(1)
     if len(args) == 2 and _last_size_of(args[1].value, locals_) == inner.base:
-        return inner
+        return inner.at_rank(2)
     return None
 
 
 def _transpose(view: ViewOf | None) -> ViewOf | None:
     """The transpose of ``view``: of a parameter (a 2-d one, at the callee's rank)."""
-    if view is None or view.transposed:
+    if view is None or view.transposed or view.rank not in (None, 2):
         return None
-    return ViewOf(view.base, transposed=True)
+    return ViewOf(view.base, transposed=True, rank=2)
 
 
 def _literal_int(node: cst.BaseExpression) -> int | None:
@@ -430,7 +469,7 @@ def _typed(
             target = next((q for q in callee.params if q.name == passed), None)
             if target is not None:
                 # A view (``x.reshape(-1, x.shape[-1])``) says nothing of the caller's rank.
-                rank = None if passed in f.views else target.rank
+                rank = None if passed in dict(f.views) else target.rank
                 p = ir.Param(p.name, target.kind, p.default, p.annotation, rank, target.dtype)
         out.append(p)
     return tuple(out)
