@@ -461,3 +461,18 @@ def test_a_reader_that_closes_stdout_early_ends_it_quietly():
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == 141, err
     assert "internal error" not in err and "BrokenPipe" not in err, err
+
+
+def test_validate_says_which_entries_it_could_not_shape_instead_of_a_difference():
+    # GroupNorm's public function reshapes x to a group slab before the launch: validation
+    # cannot shape it without an inputs file. Its other entries are compared and pass; the
+    # unshaped one is "not compared" (exit 2, with what to pass), never a "tiletrans bug".
+    library = ROOT / "examples" / "library" / "helion"
+    result = run(
+        "validate", "--from", "helion", library / "group_norm.py",
+        library / "expected_triton" / "group_norm.py", "--dtype", "float32", "--seed", "0",
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert "NOT COMPARED (inputs)" in result.stdout and "DIFFERENT" not in result.stdout
+    assert "cannot shape the inputs of group_norm, so they were not compared" in result.stderr
+    assert "--inputs FILE.py:FUNC" in result.stderr and "tiletrans bug" not in result.stderr

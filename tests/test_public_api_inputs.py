@@ -241,3 +241,11 @@ def test_a_call_in_a_nested_function_reads_no_outer_local() -> None:
     assert all(not f.views for f in entry.forwards)
     with pytest.raises(ValueError, match="reaches no entry as it is"):
         derive(entry, module.kernels, module.entries)
+
+
+def test_a_caller_of_a_checked_rank_is_not_shaped_by_a_view_of_another() -> None:
+    # `x` is asserted 3-d; `x.reshape(-1, x.shape[-1])` is x itself only when x is 2-d.
+    body = "    assert x.dim() == 3\n    return _scale_rows(x.reshape(-1, x.shape[-1]))"
+    entry, module = _entry(body)
+    with pytest.raises(ValueError, match="is 3-d, and reaches _scale_rows as a 2-d view"):
+        derive(entry, module.kernels, module.entries)

@@ -752,6 +752,10 @@ def cmd_validate(args: argparse.Namespace, rep: Reporter) -> int:
     # or github diagnostics for a machine.
     tables = sys.stdout if rep.fmt == "text" else sys.stderr
     _print_report(report, tables)
+    unshaped = _unshaped(report, args.source)
+    if unshaped is not None:
+        rep.report(unshaped)
+        return EXIT_REFUSED
     if not report.passed:
         rep.report(_difference(report, args.source, args.translated))
     if args.bench and report.passed:
@@ -791,6 +795,25 @@ def _number(text: str) -> int | float | None:
         except ValueError:
             pass
     return None
+
+
+def _unshaped(report: Report, source: str) -> Diagnostic | None:
+    """The diagnostic of a pair validation could not run: every failed row is an entry whose
+    inputs could not be shaped (nothing was compared there, so nothing is known to differ)."""
+    failed = report.failures()
+    if not failed or any(not r.detail.startswith("inputs: ") for r in failed):
+        return None
+    entries = sorted({r.entry for r in failed})
+    why = failed[0].detail.removeprefix("inputs: ")
+    return Diagnostic(
+        source,
+        1,
+        1,
+        "inputs",
+        f"cannot shape the inputs of {', '.join(entries)}, so they were not compared: {why}",
+        "pass --inputs FILE.py:FUNC, a function (entry, device, dtype) -> the arguments "
+        "(or None to derive them)",
+    )
 
 
 def _difference(report: Report, source: str, translated: str) -> Diagnostic:
@@ -837,7 +860,12 @@ def _print_report(report: Report, stream: Any = None) -> None:
             console.print(Text(f"{r.entry} {r.dtype} seed={r.seed}: {r.detail}", style="red"))
     for note in report.notes:
         console.print(Text(f"note: {note}", style="yellow"))
-    verdict = "equivalent" if report.passed else "DIFFERENT"
+    if report.passed:
+        verdict = "equivalent"
+    elif _unshaped(report, report.source) is not None:
+        verdict = "NOT COMPARED (inputs)"
+    else:
+        verdict = "DIFFERENT"
     console.print(Text(verdict, style="bold green" if report.passed else "bold red"))
 
 

@@ -244,6 +244,11 @@ def _forwarded(entry: ir.Entry, forward: ir.Forward, callee: ir.Entry) -> ir.Ent
         if p.name in flipped.values():
             params.append(dataclasses.replace(p, kind="tensor", rank=2))
         elif p.name in typed and p.name in mapping.values():
+            if p.rank is not None and viewed_at.get(p.name, p.rank) != p.rank:
+                raise ValueError(
+                    f"parameter {p.name!r} is {p.rank}-d, and reaches {callee.name} as a "
+                    f"{viewed_at[p.name]}-d view of another shape"
+                )
             rank = p.rank if p.rank is not None else typed[p.name].rank
             rank = viewed_at.get(p.name, rank)
             params.append(dataclasses.replace(typed[p.name], default=p.default, rank=rank))
