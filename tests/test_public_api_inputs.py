@@ -12,6 +12,7 @@ os.environ["TRITON_INTERPRET"] = "1"
 import pytest  # noqa: E402
 
 from translator.api import parse_file, parse_source  # noqa: E402
+from translator.ir import nodes as ir  # noqa: E402
 from validation.equivalence import check_pair  # noqa: E402
 from validation.relations import derive  # noqa: E402
 
@@ -249,3 +250,38 @@ def test_a_caller_of_a_checked_rank_is_not_shaped_by_a_view_of_another() -> None
     entry, module = _entry(body)
     with pytest.raises(ValueError, match="is 3-d, and reaches _scale_rows as a 2-d view"):
         derive(entry, module.kernels, module.entries)
+
+
+def test_a_kernel_passed_to_a_dispatch_helper_is_read_through_the_helper() -> None:
+    # `softmax(x, dim)` -> `_apply_lastdim(softmax_lastdim, x, dim)`, which runs
+    # `kernel(x.contiguous())`: the call of `softmax_lastdim` with the caller's `x`.
+    module = parse_file(LIBRARY / "helion" / "softmax.py", "helion")
+    for name, callee in (("softmax", "softmax_lastdim"), ("log_softmax", "log_softmax_lastdim")):
+        entry = next(e for e in module.entries if e.name == name)
+        assert any(
+            f.callee == callee and dict(f.args) == {"x": ir.Name("x")} for f in entry.forwards
+        )
+        assert derive(entry, module.kernels, module.entries).ranks == {"x": 2}
+
+
+@pytest.mark.parametrize(
+    ("helper_call", "shaped"),
+    [
+        ("kernel(v.contiguous())", True),
+        ("kernel(v.reshape(-1, v.shape[-1]))", True),
+        # Not the tensor itself at any rank the callee takes: nothing read through.
+        ("kernel(v.reshape(-1, 4))", False),
+        ("kernel(v.flatten())", False),  # 1-d where `_scale_rows` unpacks 2 dims
+    ],
+)
+def test_what_a_dispatch_helper_passes_its_kernel_decides(helper_call: str, shaped: bool) -> None:
+    text = _LAUNCHER.format(body="    return _dispatch(_scale_rows, x)") + (
+        f"\n\ndef _dispatch(kernel, v):\n    return {helper_call}\n"
+    )
+    module = parse_source(text, "scale.py", "triton")
+    entry = next(e for e in module.entries if e.name == "scale")
+    if shaped:
+        assert derive(entry, module.kernels, module.entries).ranks == {"x": 2}
+    else:
+        with pytest.raises(ValueError):
+            derive(entry, module.kernels, module.entries)

@@ -135,6 +135,13 @@ def api_entries(
                 _forward(call, functions[callee], own, {} if id(call) in nested else views)
             ]
             if forward is not None
+        ) + tuple(
+            forward
+            for callee, call in calls[name]
+            if call is not None and id(call) not in nested
+            for forward in _through_function_arguments(
+                call, functions[callee], functions, reaching, own, views
+            )
         )
         out.append(
             ir.Entry(
@@ -177,6 +184,91 @@ def _calls(
 
     fn.visit(Visitor())
     return found
+
+
+def _through_function_arguments(
+    call: cst.Call,
+    helper: HostFunction,
+    functions: dict[str, HostFunction],
+    reaching: set[str],
+    own: set[str],
+    views: dict[str, ViewOf | ShapeOf],
+) -> list[ir.Forward]:
+    """The calls ``call`` makes through a module function it passes ``helper``:
+    ``_apply_lastdim(softmax_lastdim, x, dim)`` runs ``kernel(x.contiguous())`` in
+    ``_apply_lastdim(kernel, x, dim)``, a call of ``softmax_lastdim`` with the caller's ``x``.
+    Each is the helper's call of its parameter read in the helper's terms, then its arguments
+    put in the caller's through what ``call`` passes the helper."""
+    ps = helper.node.params
+    names = [p.name.value for p in (*ps.posonly_params, *ps.params)][helper.implicit :]
+    passed_functions = {
+        names[i]: a.value.value
+        for i, a in enumerate(call.args)
+        if a.keyword is None
+        and not a.star
+        and i < len(names)
+        and isinstance(a.value, cst.Name)
+        and a.value.value in reaching
+        and a.value.value in functions
+    }
+    if not passed_functions:
+        return []
+    outer = _forward(call, helper, own, views)
+    if outer is None:
+        return []
+    to_caller = dict(outer.args)
+    outer_ranks = dict(outer.views)
+    helper_own = set(names)
+    helper_views = _local_views(helper.node, helper_own)
+    inner_nested = _nested_calls(helper.node)
+    found: list[ir.Forward] = []
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            func = node.func
+            if (
+                isinstance(func, cst.Name)
+                and func.value in passed_functions
+                and id(node) not in inner_nested
+            ):
+                target = functions[passed_functions[func.value]]
+                inner = _forward(node, target, helper_own, helper_views)
+                if inner is not None:
+                    found.append(_composed(inner, to_caller, outer_ranks, outer.transposed))
+
+    helper.node.visit(Visitor())
+    return found
+
+
+def _composed(
+    inner: ir.Forward,
+    to_caller: dict[str, ir.Expr],
+    outer_ranks: dict[str, int | None],
+    outer_transposed: tuple[str, ...],
+) -> ir.Forward:
+    """``inner`` (a forward in a helper's parameter names) in the caller's terms: a helper
+    parameter the caller passed one of its own (or a constant) becomes that; views compose
+    where their ranks agree, and a transpose is not composed with anything."""
+    args: list[tuple[str, ir.Expr]] = []
+    viewed: list[tuple[str, int | None]] = []
+    inner_ranks = dict(inner.views)
+    for q, value in inner.args:
+        if isinstance(value, ir.Const):
+            args.append((q, value))
+            continue
+        if not isinstance(value, ir.Name) or value.id not in to_caller:
+            continue
+        hp = value.id
+        if q in inner.transposed or hp in outer_transposed:
+            continue
+        given = to_caller[hp]
+        ranks = {r for r in (inner_ranks.get(q), outer_ranks.get(hp)) if r is not None}
+        if len(ranks) > 1:
+            continue  # views of two ranks: the tensor is not itself at either
+        args.append((q, given))
+        if q in inner_ranks or hp in outer_ranks:
+            viewed.append((q, ranks.pop() if ranks else None))
+    return ir.Forward(inner.callee, tuple(args), tuple(viewed))
 
 
 def _nested_calls(fn: cst.FunctionDef) -> set[int]:
