@@ -429,6 +429,30 @@ def gemm_grouped(
     ct.store(c, index=(tm, tn), tile=ct.astype(acc, c.dtype))
 
 
+def _grouped_gemm(a, b, bm, bn, bk, hints, group=8) -> Callable[[], torch.Tensor]:
+    """A launch of ``gemm_grouped`` on the square operands ``a``, ``b`` (a new output each call)."""
+    size = a.shape[0]
+    k = gemm_grouped.replace_hints(**hints) if hints else gemm_grouped
+
+    def call():
+        c = torch.empty(size, size, device="cuda", dtype=torch.float16)
+        grid = (ct.cdiv(size, bm) * ct.cdiv(size, bn), 1, 1)
+        ct.launch(torch.cuda.current_stream(), grid, k, (a, b, c, size, size, bm, bn, bk, group))
+        return c
+
+    return call
+
+
+def _gemm_rows(group: str, variants: dict, ref: torch.Tensor, size: int) -> list[dict]:
+    """``variants`` of a square fp16 GEMM run against torch, with their TFLOP/s."""
+    flops = 2 * size**3
+    rows = _run_group(group, variants, ref, "torch.matmul", tol=1e-2)
+    for r in rows:
+        if "ms" in r:
+            r["tflops"] = flops / (r["ms"] * 1e-3) / 1e12
+    return rows
+
+
 def group_gemm() -> list[dict]:
     size = 4096
     a = torch.randn(size, size, device="cuda", dtype=torch.float16)
@@ -447,15 +471,7 @@ def group_gemm() -> list[dict]:
         return call
 
     def grouped(bm, bn, bk, hints, group=8):
-        k = gemm_grouped.replace_hints(**hints) if hints else gemm_grouped
-
-        def call():
-            c = torch.empty(size, size, device="cuda", dtype=torch.float16)
-            grid = (ct.cdiv(size, bm) * ct.cdiv(size, bn), 1, 1)
-            ct.launch(stream(), grid, k, (a, b, c, size, size, bm, bn, bk, group))
-            return c
-
-        return call
+        return _grouped_gemm(a, b, bm, bn, bk, hints, group)
 
     variants = {"torch.matmul": lambda: a @ b}
     for bm, bn, bk in ((128, 128, 64), (128, 256, 64), (256, 128, 64), (128, 128, 32)):
@@ -467,12 +483,7 @@ def group_gemm() -> list[dict]:
     variants["grouped 128x256x64 num_ctas=2,occupancy=1"] = grouped(
         128, 256, 64, {"num_ctas": 2, "occupancy": 1}
     )
-    flops = 2 * size**3
-    rows = _run_group("gemm fp16 4096^3", variants, ref, "torch.matmul", tol=1e-2)
-    for r in rows:
-        if "ms" in r:
-            r["tflops"] = flops / (r["ms"] * 1e-3) / 1e12
-    return rows
+    return _gemm_rows("gemm fp16 4096^3", variants, ref, size)
 
 
 @ct.kernel
@@ -534,15 +545,7 @@ def group_gemm_persistent() -> list[dict]:
         return call
 
     def grouped(bm, bn, bk, hints, group=8):
-        k = gemm_grouped.replace_hints(**hints) if hints else gemm_grouped
-
-        def call():
-            c = torch.empty(size, size, device="cuda", dtype=torch.float16)
-            grid = (ct.cdiv(size, bm) * ct.cdiv(size, bn), 1, 1)
-            ct.launch(stream(), grid, k, (a, b, c, size, size, bm, bn, bk, group))
-            return c
-
-        return call
+        return _grouped_gemm(a, b, bm, bn, bk, hints, group)
 
     variants = {
         "torch.matmul": lambda: a @ b,
@@ -560,12 +563,7 @@ def group_gemm_persistent() -> list[dict]:
     variants["persistent 256x128x64 num_ctas=2 latency=auto"] = persistent(
         256, 128, 64, {"num_ctas": 2}
     )
-    flops = 2 * size**3
-    rows = _run_group("gemm persistent 4096^3", variants, ref, "torch.matmul", tol=1e-2)
-    for r in rows:
-        if "ms" in r:
-            r["tflops"] = flops / (r["ms"] * 1e-3) / 1e12
-    return rows
+    return _gemm_rows("gemm persistent 4096^3", variants, ref, size)
 
 
 # --- attention ----------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from translator.dialects.cst_utils import conjuncts, literal, size_reference
+from translator.dialects.cst_utils import conjuncts, literal, literal_or_none, size_reference
 from translator.ir import nodes as ir
 
 #: Parameter annotations that make a host scalar of the IR kind of the same name.
@@ -126,23 +126,22 @@ def api_entries(
         params = [dataclasses.replace(p, rank=ranks.get(p.name, p.rank)) for p in params]
         views = _local_views(f.node, own)
         nested = _nested_calls(f.node)
-        forwards = tuple(
-            forward
-            for callee, call in calls[name]
-            if callee in reaching and call is not None
+        found: list[ir.Forward] = []
+        for callee, call in calls[name]:
+            if call is None:
+                continue
             # A call in a nested function reads that function's names, not these locals.
-            for forward in [
-                _forward(call, functions[callee], own, {} if id(call) in nested else views)
-            ]
-            if forward is not None
-        ) + tuple(
-            forward
-            for callee, call in calls[name]
-            if call is not None and id(call) not in nested
-            for forward in _through_function_arguments(
-                call, functions[callee], functions, reaching, own, views
-            )
-        )
+            inside = id(call) in nested
+            forward = _forward(call, functions[callee], own, {} if inside else views)
+            if forward is not None and callee in reaching:
+                found.append(forward)
+            if not inside:
+                found.extend(
+                    _through_function_arguments(
+                        call, functions[callee], functions, reaching, forward
+                    )
+                )
+        forwards = tuple(found)
         out.append(
             ir.Entry(
                 name=name,
@@ -191,14 +190,13 @@ def _through_function_arguments(
     helper: HostFunction,
     functions: dict[str, HostFunction],
     reaching: set[str],
-    own: set[str],
-    views: dict[str, ViewOf | ShapeOf],
+    outer: ir.Forward | None,
 ) -> list[ir.Forward]:
     """The calls ``call`` makes through a module function it passes ``helper``:
     ``_apply_lastdim(softmax_lastdim, x, dim)`` runs ``kernel(x.contiguous())`` in
     ``_apply_lastdim(kernel, x, dim)``, a call of ``softmax_lastdim`` with the caller's ``x``.
     Each is the helper's call of its parameter read in the helper's terms, then its arguments
-    put in the caller's through what ``call`` passes the helper."""
+    put in the caller's through ``outer``, what ``call`` passes the helper."""
     ps = helper.node.params
     names = [p.name.value for p in (*ps.posonly_params, *ps.params)][helper.implicit :]
     passed_functions = {
@@ -211,10 +209,7 @@ def _through_function_arguments(
         and a.value.value in reaching
         and a.value.value in functions
     }
-    if not passed_functions:
-        return []
-    outer = _forward(call, helper, own, views)
-    if outer is None:
+    if not passed_functions or outer is None:
         return []
     to_caller = dict(outer.args)
     outer_ranks = dict(outer.views)
@@ -475,13 +470,13 @@ def _view_of(
     if method == "t" and not args:
         return _transpose(inner)
     if method == "transpose" and len(args) == 2:
-        dims = {_literal_int(a.value) for a in args}
+        dims = {literal_or_none(a.value) for a in args}
         return _transpose(inner) if dims in ({0, 1}, {-1, -2}, {0, -1}, {1, -2}) else None
     if inner.transposed:
         return None  # a reshape of a transpose moves elements
     if method == "flatten" and not args:
         return inner.at_rank(1)
-    if method not in _SAME_AT_RANK or not args or not _is_minus_one(args[0].value):
+    if method not in _SAME_AT_RANK or not args or literal_or_none(args[0].value) != -1:
         return None
     if len(args) == 1:
         return inner.at_rank(1)
@@ -497,35 +492,13 @@ def _transpose(view: ViewOf | None) -> ViewOf | None:
     return ViewOf(view.base, transposed=True, rank=2)
 
 
-def _literal_int(node: cst.BaseExpression) -> int | None:
-    """``node`` as an integer literal (``-1`` included), else ``None``."""
-    if isinstance(node, cst.Integer):
-        return int(node.value)
-    if (
-        isinstance(node, cst.UnaryOperation)
-        and isinstance(node.operator, cst.Minus)
-        and isinstance(node.expression, cst.Integer)
-    ):
-        return -int(node.expression.value)
-    return None
-
-
-def _is_minus_one(node: cst.BaseExpression) -> bool:
-    return (
-        isinstance(node, cst.UnaryOperation)
-        and isinstance(node.operator, cst.Minus)
-        and isinstance(node.expression, cst.Integer)
-        and node.expression.value == "1"
-    )
-
-
 def _last_size_of(node: cst.BaseExpression, locals_: dict[str, ViewOf | ShapeOf]) -> str | None:
     """``x`` for ``x.shape[-1]``, ``x.size(-1)`` or ``shape[-1]`` with ``shape = x.shape``."""
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
         if (
             node.func.attr.value == "size"
             and len(node.args) == 1
-            and _is_minus_one(node.args[0].value)
+            and literal_or_none(node.args[0].value) == -1
             and isinstance(node.func.value, cst.Name)
         ):
             return node.func.value.value
@@ -534,7 +507,7 @@ def _last_size_of(node: cst.BaseExpression, locals_: dict[str, ViewOf | ShapeOf]
         isinstance(node, cst.Subscript)
         and len(node.slice) == 1
         and isinstance(node.slice[0].slice, cst.Index)
-        and _is_minus_one(node.slice[0].slice.value)
+        and literal_or_none(node.slice[0].slice.value) == -1
     ):
         return None
     if isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape":
