@@ -189,3 +189,39 @@ def test_refuses_a_config_that_leaves_out_an_autotuned_meta_parameter():
         parse_source(text, "config_space.py", "triton")
     assert "does not set `BN`, which other configs of the autotuner set" in info.value.message
     assert info.value.loc is not None and info.value.loc.line == 25  # the skinny fallback
+
+
+def test_a_row_stride_shared_by_tensors_of_one_layout_indexes_each_by_its_own():
+    entry = lift("shared_row_stride")
+    # `out.stride(-2)` offsets `x` and `gate` too: each is read at its own row, and the
+    # assumption that they share the output's row stride is kept as a hint.
+    loads = {ld.tensor: ld for ld in exprs(entry, ir.Load)}
+    assert {"x_2", "gate_2"} <= set(loads) or {"x", "gate"} <= set(loads), loads
+    for ld in loads.values():
+        assert isinstance(ld.index[0], (ir.ScalarIndex, ir.TileIndex))
+        assert isinstance(ld.index[1], ir.FullIndex)
+    borrowed = dict(entry.hints)["borrowed_stride"]
+    assert {(t, d) for t, d, _ in borrowed} >= {(next(iter(loads)), 0)}
+    assert all(d == 0 for _, d, _ in borrowed)
+
+
+@pytest.mark.parametrize(
+    ("cast", "why"),
+    [
+        ("gate.to(tl.int16, bitcast=True)", "`bitcast=True` is not supported yet"),
+        ('tl.cast(gate, tl.float16, fp_downcast_rounding="rtz")', "fp_downcast_rounding="),
+        ("gate.cast(tl.float16, None, True)", "`bitcast=True` is not supported yet"),
+    ],
+)
+def test_refuses_bit_casts_and_other_roundings_with_where(cast: str, why: str):
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    source = (DATA / "shared_row_stride.py").read_text()
+    text = source.replace("gate.cast(tl.float32)", cast)
+    assert text != source
+    with pytest.raises(TranslationError) as info:
+        parse_source(text, "shared_row_stride.py", "triton")
+    err = info.value
+    assert why in err.message and err.loc.line == 27
+    assert "keep this kernel in Triton" in (err.hint or "")

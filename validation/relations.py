@@ -416,7 +416,7 @@ class _Builder:
         for t in self.inputs:
             if t in self.ranks:
                 continue
-            for kind, spec in self.shapes.values():
+            for view, (kind, spec) in self.shapes.items():
                 if kind != "view" or spec[0] != t:  # type: ignore[index]
                     continue
                 shape = spec[1]  # type: ignore[index]
@@ -428,6 +428,8 @@ class _Builder:
                     self.ranks[t] = len(shape)
                     for d, e in enumerate(shape[1:], start=1):
                         self.uf.union(dim_key(t, d), expr_key(e))
+                    # Drawn at the view's rank, its leading dim is the one the `-1` takes.
+                    self.uf.union(dim_key(t, 0), dim_key(view, 0))
                     self.notes.append(f"{t} is reshaped to {len(shape)}-d; drawn {len(shape)}-d")
                     break
 

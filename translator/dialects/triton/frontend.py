@@ -799,7 +799,7 @@ class EntryBuilder(HostStatements, HostExpressions, HostTensors):
         hints = {
             k: v
             for k, v in self.hints.items()
-            if k in ("derived_wrapper", "rank_specialized", "constexpr")
+            if k in ("derived_wrapper", "rank_specialized", "constexpr", "borrowed_stride")
         }
         if self.assumed_unit:
             hints["assumed_unit_stride"] = tuple(dict.fromkeys(self.assumed_unit))

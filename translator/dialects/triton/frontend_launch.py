@@ -445,6 +445,41 @@ class Launch:
             if b.kind == "stride" and b.htensor is t
         }
 
+    def borrowed_stride(self, pname: str, sname: str, node) -> int:
+        """The dim of tensor ``pname`` that stride parameter ``sname``, a stride of another
+        tensor, strides: the same dim of a tensor of the same rank (Liger passes one
+        ``c.stride(-2)`` for ``a``, ``b`` and ``c = torch.empty_like(a)``, rows of one layout).
+
+        The translation reads ``pname`` with its own stride of that dim, which is the source's
+        wherever the two tensors share that stride (the layout the source was written for);
+        the hint ``borrowed_stride`` records the assumption, as ``assumed_unit_stride`` does
+        for an offset that takes a last stride of 1."""
+        t = self.tensor_info(pname)
+        b = self.bindings[sname]
+        lender = b.htensor
+        assert lender is not None and b.dim is not None
+        rank = lender.rank if lender.rank is not None else t.rank
+        if rank is None or (t.rank is not None and t.rank != rank):
+            raise self.error(
+                node,
+                f"the offset into `{t.source}` uses `{sname}`, a stride of `{lender.source}`"
+                + (f", which has {lender.rank} dims to its {t.rank}" if rank is not None else ""),
+                f"pass {t.source}.stride({b.dim}) for the offsets into `{t.source}`",
+            )
+        dim = b.dim + rank if b.dim < 0 else b.dim
+        if not 0 <= dim < rank:
+            raise self.error(
+                node, f"a stride of dim {b.dim} of `{lender.source}`, which has {rank}"
+            )
+        self.host.hints["borrowed_stride"] = (
+            *self.host.hints.get("borrowed_stride", ()),
+            (t.name, dim, lender.name),
+        )
+        if t.rank is None:
+            # Negative dims of its own strides count from this rank too.
+            return dim - rank
+        return dim
+
     def size_strides(self, pname: str) -> dict[str, int]:
         """Integer parameters that are strides of row-major tensor ``pname`` because they are
         sizes: ``hd = x.size(3)`` is ``x.stride(2)`` of a contiguous 4-D ``x`` (kernels that

@@ -272,11 +272,7 @@ class MemoryMixin:
             if ss:
                 pname = param_name(ss[0])
                 if pname not in strides:
-                    other = self.binding(pname).tensor
-                    raise self.error(
-                        node,
-                        f"the offset into `{info.source}` uses `{pname}`, a stride of `{other}`",
-                    )
+                    strides[pname] = self.launch.borrowed_stride(ptr.tensor, pname, node)
                 d = strides[pname]
                 rest = list(m)
                 rest.remove(ss[0])

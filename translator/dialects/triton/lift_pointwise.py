@@ -269,21 +269,52 @@ class PointwiseMixin:
                     scope[k] = d
         return d
 
-    @handles_method("to")
-    def cast(self, name: str, base: Val, node: cst.Call) -> Val:
-        """``x.to(dtype)``: a cast; an index cast to an integer dtype stays an index."""
+    @handles("cast")
+    def cast_call(self, name: str, node: cst.Call) -> Val:
+        """``tl.cast(x, dtype)``: the function form of ``x.to(dtype)``."""
         args, kwargs = call_args(node)
+        value = args[0] if args else kwargs.get("input")
+        if value is None:
+            raise self.error(node, "`tl.cast(x, dtype)` needs a value")
+        return self.cast(name, self.ev(value), node, args[1:], kwargs, value)
+
+    @handles_method("to", "cast")
+    def cast_method(self, name: str, base: Val, node: cst.Call) -> Val:
+        """``x.to(dtype)`` and ``x.cast(dtype)``."""
+        args, kwargs = call_args(node)
+        return self.cast(name, base, node, args, kwargs, node.func.value)
+
+    def cast(
+        self, name: str, base: Val, node: cst.Call, args: list, kwargs: dict, value_node
+    ) -> Val:
+        """A value cast to ``dtype``; an index cast to an integer dtype stays an index."""
         target = args[0] if args else kwargs.get("dtype")
         dt = self.ev(target) if target is not None else None
         if not isinstance(dt, DTypeVal):
-            raise self.error(node, "`.to()` takes a dtype")
+            raise self.error(node, f"`{name}` takes a dtype")
+        options = dict(zip(("fp_downcast_rounding", "bitcast"), args[1:])) | {
+            k: v for k, v in kwargs.items() if k not in ("dtype", "input")
+        }
+        for key, option in options.items():
+            if key not in ("fp_downcast_rounding", "bitcast"):
+                raise self.error(option, f"unsupported `{name}` option `{key}=`")
+            # Rounding to nearest even and a value cast are what every target's cast does.
+            with contextlib.suppress(ValueError):
+                if literal(option) in (None, False, "rtne"):
+                    continue
+            raise self.error(
+                option,
+                f"`{key}={self.src(option)}` is not supported yet: the IR casts values, "
+                "rounding to nearest even",
+                "write the cast without it, or keep this kernel in Triton",
+            )
         if (
             isinstance(base, Idx)
             and isinstance(dt.dtype, ir.DType)
             and (dt.dtype.name in ir.INT_DTYPES)
         ):
             return Idx(ir.Cast(base.tree, dt.dtype))
-        d = self.to_data(base, node.func.value)
+        d = self.to_data(base, value_node)
         return Data(ir.Cast(d.expr, dt.dtype), cast_pads(d, dt.dtype), d.div)
 
     @handles(*_SHAPE_OPS)
