@@ -476,3 +476,20 @@ def test_validate_says_which_entries_it_could_not_shape_instead_of_a_difference(
     assert "NOT COMPARED (inputs)" in result.stdout and "DIFFERENT" not in result.stdout
     assert "cannot shape the inputs of group_norm, so they were not compared" in result.stderr
     assert "--inputs FILE.py:FUNC" in result.stderr and "tiletrans bug" not in result.stderr
+
+
+def test_validate_of_a_module_with_no_public_launching_function_is_not_compared(tmp_path):
+    # Kernels only an autograd Function's forward launches, with no public function that
+    # reaches it: nothing to call, so nothing compared (exit 2), never "DIFFERENT".
+    source = ROOT / "tests" / "data" / "triton_constructs" / "tutorial_rms_norm.py"
+    private = tmp_path / "rms.py"
+    private.write_text(source.read_text().split("\n\ndef rms_norm_last_dim")[0] + "\n")
+    translated = tmp_path / "rms_helion.py"
+    assert (
+        run("translate", "--from", "triton", "--to", "helion", private, "-o", translated).exit_code
+        == 0
+    )
+    result = run("validate", "--from", "triton", private, translated, "--seed", "0")
+    assert result.exit_code == 2, result.output
+    assert "NOT COMPARED (inputs)" in result.stdout and "DIFFERENT" not in result.stdout
+    assert "found no function to compare" in result.stderr

@@ -225,3 +225,46 @@ def test_refuses_bit_casts_and_other_roundings_with_where(cast: str, why: str):
     err = info.value
     assert why in err.message and err.loc.line == 27
     assert "keep this kernel in Triton" in (err.hint or "")
+
+
+def test_rows_of_a_tensor_of_any_rank_are_read_through_a_row_view():
+    (entry,) = [
+        e for e in lifted(parse_file(DATA / "rows_by_numel.py", "triton")) if e.name == "max_scale"
+    ]
+    views = [s for s in entry.body if isinstance(s, ir.View)]
+    # `inp + pid * N + cols` over `M = inp.numel() // N` rows: a [-1, N] view, read by row.
+    rows = [v for v in views if v.tensor == "inp" and len(v.shape) == 2]
+    assert rows and rows[0].shape[1] == ir.Name("N")
+    loads = [ld for ld in exprs(entry, ir.Load) if ld.tensor == rows[0].target]
+    assert loads and all(len(ld.index) == 2 for ld in loads)
+    # `num_warps` from a named heuristic is a launch knob, not a refused meta-parameter.
+    (launch,) = [k for k in entry.kernels() if k.name == "row_max_kernel"]
+    assert launch.tunables
+
+
+def test_a_two_dim_lane_accumulator_becomes_a_per_row_sum_in_the_loop():
+    module = parse_file(DATA / "rows_by_numel.py", "triton")
+    (kernel,) = [k for k in module.kernels if k.name == "row_sum_kernel"]
+    loops = [s for s in walk_stmts(kernel.body) if isinstance(s, ir.TileLoop)]
+    sums = [e for s in loops for e in all_exprs(s.body) if isinstance(e, ir.Reduce)]
+    assert [(r.op, r.axis) for r in sums] == [("sum", 1)]
+    helion = translate_file(DATA / "rows_by_numel.py", "triton", "helion")
+    assert "hl.zeros([tile_m], dtype=torch.float32)" in helion
+
+
+def test_the_tutorial_style_function_reads_an_opaque_block_as_a_stand_in_tunable():
+    (entry,) = [
+        e
+        for e in lifted(parse_file(DATA / "tutorial_rms_norm.py", "triton"))
+        if e.name == "RMSNorm.forward"
+    ]
+    (kernel,) = entry.kernels()
+    assert [t.name for t in kernel.tunables if t.kind == "block_size"] == ["block_size"]
+    # `y = torch.empty_like(x)` of any rank, offset by `x_arg.stride(0)`: rows of N elements.
+    (view,) = [s for s in entry.body if isinstance(s, ir.View) and s.tensor == "y"]
+    assert view.shape[0] == ir.Const(-1)
+    text = translate_file(DATA / "tutorial_rms_norm.py", "triton", "helion")
+    assert "y.view(-1, x_arg.size(1))" in text
+    module = parse_file(DATA / "tutorial_rms_norm.py", "triton")
+    public = {e.name for e in module.entries if e.public}
+    assert "rms_norm_last_dim" in public  # through `rms_norm = RMSNorm.apply`

@@ -800,6 +800,17 @@ def _number(text: str) -> int | float | None:
 def _unshaped(report: Report, source: str) -> Diagnostic | None:
     """The diagnostic of a pair validation could not run: every failed row is an entry whose
     inputs could not be shaped (nothing was compared there, so nothing is known to differ)."""
+    if not report.rows:
+        return Diagnostic(
+            source,
+            1,
+            1,
+            "inputs",
+            "found no function to compare: no public function of the source reaches a kernel "
+            "launch through calls validation can follow",
+            "add a public function that launches the kernels (or calls a function that does), "
+            "or pass --inputs FILE.py:FUNC",
+        )
     failed = report.failures()
     if not failed or any(not r.detail.startswith("inputs: ") for r in failed):
         return None

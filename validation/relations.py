@@ -630,9 +630,13 @@ class _Builder:
             classes.append(cls)
             for dref in dims:
                 dim_class[dref] = name
+        params = list(entry.params)
+        # Trailing objects with defaults (`dtype=None`, `*, out=None`) keep them: not passed.
+        while params and params[-1].kind == "object" and params[-1].default is not None:
+            params.pop()
         rel = Relations(
             entry=entry.name,
-            params=tuple(p.name for p in entry.params),
+            params=tuple(p.name for p in params),
             ranks={t: self.ranks[t] for t in self.inputs},
             classes=classes,
             dim_class=dim_class,
@@ -809,6 +813,9 @@ def _scalar_values(
             out[p.name] = str(_const_value(p.default) or "")
             continue
         default = _const_value(p.default)
+        if p.kind == "object" and isinstance(p.default, ir.Const):
+            out[p.name] = p.default.value  # type: ignore[assignment]  (`bias=None`: None)
+            continue
         if p.kind == "int" and uf.find(("name", p.name)) in root_set:
             continue  # a size: synthesize gives it its class's size
         if isinstance(default, float) or p.kind == "float":

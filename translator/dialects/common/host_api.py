@@ -107,7 +107,8 @@ def api_entries(
     (kernels) that reaches one of ``entries``; public where its name does not start with ``_``."""
     functions = {f.qualname: f for f in host_functions(module, skip)}
     known = {e.name: e for e in entries}
-    calls = {name: _calls(f.node, functions) for name, f in functions.items()}
+    applied = _applied_aliases(module, functions)
+    calls = {name: _calls(f.node, functions, applied) for name, f in functions.items()}
     reaching: set[str] = set(known)
     changed = True
     while changed:  # the functions that reach an entry, through any chain of calls
@@ -156,13 +157,34 @@ def api_entries(
     return out
 
 
+def _applied_aliases(module: cst.Module, functions: dict[str, HostFunction]) -> dict[str, str]:
+    """Module names bound to an autograd Function's ``apply`` (``layer_norm = LayerNorm.apply``,
+    the tutorials' and most libraries' public spelling): name -> ``Fn.forward``."""
+    out: dict[str, str] = {}
+    for stmt in module.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if (
+                isinstance(small, cst.Assign)
+                and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name)
+                and isinstance(small.value, cst.Attribute)
+                and isinstance(small.value.value, cst.Name)
+                and small.value.attr.value == "apply"
+                and f"{small.value.value.value}.forward" in functions
+            ):
+                out[small.targets[0].target.value] = f"{small.value.value.value}.forward"
+    return out
+
+
 def _calls(
-    fn: cst.FunctionDef, functions: dict[str, HostFunction]
+    fn: cst.FunctionDef, functions: dict[str, HostFunction], applied: dict[str, str]
 ) -> list[tuple[str, cst.Call | None]]:
     """The calls in ``fn`` of module functions (``f(...)``) and autograd Functions
-    (``Fn.apply(...)``, which runs ``Fn.forward``), in source order; a function passed as an
-    argument (``_apply_lastdim(softmax_kernel, x, dim)``) is called by the callee, with no
-    call to read (``None``)."""
+    (``Fn.apply(...)``, or a module name ``applied`` binds to it, which runs ``Fn.forward``),
+    in source order; a function passed as an argument (``_apply_lastdim(softmax_kernel, x,
+    dim)``) is called by the callee, with no call to read (``None``)."""
     found: list[tuple[str, cst.Call | None]] = []
 
     class Visitor(cst.CSTVisitor):
@@ -173,6 +195,8 @@ def _calls(
                     found.append((a.value.value, None))
             if isinstance(func, cst.Name) and func.value in functions:
                 found.append((func.value, node))
+            elif isinstance(func, cst.Name) and func.value in applied:
+                found.append((applied[func.value], node))
             elif (
                 isinstance(func, cst.Attribute)
                 and isinstance(func.value, cst.Name)

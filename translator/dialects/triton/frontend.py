@@ -32,6 +32,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -423,17 +424,16 @@ def _kernel_def(fn: cst.FunctionDef, info: ModuleInfo) -> KernelDef:
             # wrapper) stays above the translated kernel.
             kept.append(source_of(d.decorator))
     _prescan(fn, info, set())
+    launch_keys = (*g["kernel"]["launch_keys"], *g["kernel"]["ignored_launch_keys"])
     for key, body, _ in heuristics:
-        if key not in constexprs:
-            launch_knob = key in ("num_warps", "num_stages", "num_ctas")
+        # A launch knob (`num_warps`) is what the launch would set: read as the launch's.
+        if key not in constexprs and key not in launch_keys:
             raise TranslationError(
                 f"@triton.heuristics sets `{key}`, which is no tl.constexpr "
                 f"parameter of `{fn.name.value}`",
                 info.locate(body),
-                f"pass `{key}=` at the launch (`kernel[grid](..., {key}=...)`) or in the "
-                "triton.Config entries of @triton.autotune"
-                if launch_knob
-                else f"heuristics compute tl.constexpr parameters: declare `{key}: tl.constexpr`",
+                f"heuristics compute tl.constexpr parameters and launch knobs: declare "
+                f"`{key}: tl.constexpr`",
             )
     kernel = KernelDef(
         fn, params, constexprs, defaults, configs, info, heuristics, kept_decorators=kept,
@@ -499,14 +499,53 @@ def _heuristics(d: cst.Decorator, info: ModuleInfo) -> list[tuple[str, cst.BaseE
                 "@triton.heuristics keys must be string literals", info.locate(el)
             )
         fn = el.value
+        if isinstance(fn, cst.Name) and fn.value in info.functions:
+            # A named heuristic (FlagGems keeps them in a table of functions): its returns.
+            named = info.functions[fn.value]
+            params = named.params.params
+            if len(params) == 1 and not isinstance(named.params.star_arg, cst.Param):
+                value = _returned(named.body.body, info, named)
+                out.append((literal(el.key), value, params[0].name.value))
+                continue
         if not isinstance(fn, cst.Lambda) or len(fn.params.params) != 1:
             raise TranslationError(
-                "a heuristic must be `lambda args: ...`",
+                "a heuristic must be `lambda args: ...` or a module function of `args`",
                 info.locate(fn),
                 'compute the value from args["NAME"] in a lambda',
             )
         out.append((literal(el.key), fn.body, fn.params.params[0].name.value))
     return out
+
+
+def _returned(
+    stmts: Sequence[cst.BaseStatement], info: ModuleInfo, where: cst.CSTNode
+) -> cst.BaseExpression:
+    """What a heuristic function's statements return, as one expression: ``return e``, and
+    ``if``/``elif``/``else`` chains of returns as conditional expressions (``if c: return a``
+    followed by ``return b`` too). ``where`` locates a path that returns nothing."""
+    if not stmts:
+        raise TranslationError(
+            "a heuristic function must return a value on every path", info.locate(where)
+        )
+    first, rest = stmts[0], stmts[1:]
+    if isinstance(first, cst.SimpleStatementLine) and len(first.body) == 1:
+        small = first.body[0]
+        if isinstance(small, cst.Return) and small.value is not None:
+            return small.value
+    if isinstance(first, cst.If):
+        then = _returned(first.body.body, info, first)
+        if first.orelse is None:
+            otherwise = _returned(rest, info, first)
+        elif isinstance(first.orelse, cst.If):
+            otherwise = _returned([first.orelse], info, first.orelse)
+        else:
+            otherwise = _returned(first.orelse.body.body, info, first.orelse)
+        return cst.IfExp(test=first.test, body=then, orelse=otherwise)
+    raise TranslationError(
+        "a heuristic function may only return values, under `if`/`elif`/`else`",
+        info.locate(first),
+        'write it as `return ...` of args["NAME"], or as a lambda',
+    )
 
 
 def _prescan(fn: cst.FunctionDef, info: ModuleInfo, seen: set[str]) -> None:
@@ -857,7 +896,9 @@ class EntryBuilder(HostStatements, HostExpressions, HostTensors):
                 try:
                     value = literal(p.default)
                 except ValueError:
-                    out.append(ir.Param(name, "object", None, annotation))
+                    # Kept as its source text: validation leaves the argument to its default.
+                    default = ir.Name(source_of(p.default))
+                    out.append(ir.Param(name, "object", default, annotation))
                     self.names.add(name)
                     self.scope[name] = HOpaque(f"`{name}` defaults to a non-literal")
                     continue
@@ -868,7 +909,7 @@ class EntryBuilder(HostStatements, HostExpressions, HostTensors):
                 ):
                     # An optional tensor (`bias=None`), or a default of another type: a value
                     # the facts cannot type; the code stays as written.
-                    out.append(ir.Param(name, "object", None, annotation))
+                    out.append(ir.Param(name, "object", ir.Const(value), annotation))
                     self.names.add(name)
                     self.scope[name] = HOpaque(f"`{name}` may be None")
                     continue
@@ -1048,7 +1089,7 @@ class EntryBuilder(HostStatements, HostExpressions, HostTensors):
             if b.kind in ("tensor", "descriptor") and b.htensor is not None
             for name in (b.htensor.name, b.htensor.flat)
             if name is not None
-        }
+        } | set(launch.row_views)
 
         def size(name: str) -> ir.Expr | None:
             if name not in self.canon and name not in self.names:

@@ -210,7 +210,7 @@ class KernelLifter(
 
     def flat_dtypes(self, body: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...]:
         """``dtype(x)`` read before ``x`` turned out to be addressed only through its flat view
-        becomes ``dtype(x_flat)`` (the tensor the kernel is passed)."""
+        (or a view of its rows) becomes ``dtype(x_flat)`` (the tensor the kernel is passed)."""
         from translator.ir.visit import walk_stmts
 
         accessed = {s.tensor for s in walk_stmts(body) if isinstance(s, (ir.Store, ir.AtomicRMW))}
@@ -218,9 +218,14 @@ class KernelLifter(
 
         accessed |= {e.tensor for e in all_exprs(body) if isinstance(e, ir.Load)}
         rename = {}
+        row_views = getattr(self.host, "_row_views", {})
         for name, t in self.host.tensors.items():
-            if t.flat is not None and name not in accessed and t.flat in accessed:
-                rename[ir.DTypeOf(name)] = ir.DTypeOf(t.flat)
+            if name in accessed:
+                continue
+            views = [t.flat] + [v for (base, _), v in row_views.items() if base == name]
+            read = [v for v in views if v is not None and v in accessed]
+            if len(read) == 1:
+                rename[ir.DTypeOf(name)] = ir.DTypeOf(read[0])
         return replace_values(body, rename) if rename else body
 
     # ------------------------------------------------------------------ parameters

@@ -28,6 +28,7 @@ from translator.dialects.triton.host_values import (
     HTensor,
     HTuple,
 )
+from translator.dialects.triton.symbols import param_name as symbol_param
 from translator.ir import nodes as ir
 from translator.ir.printer import format_expr
 from translator.ir.shapes import ScalarType
@@ -69,6 +70,8 @@ class Launch:
         self.grid: list[ir.Expr] = []
         self.grid_node: cst.CSTNode = node.func
         self.pre: list[ir.Stmt] = []
+        # 2-d views of tensors of no known rank: view name -> (kernel parameter, row length).
+        self.row_views: dict[str, tuple[str, ir.Expr]] = {}
         self.block_tunables: dict[str, str] = {}
         self.values: dict[str, Any] = {}  # host value of each parameter the launch passes
         self.derived = False  # launched by a derived wrapper: the grid is one program per tile
@@ -209,7 +212,7 @@ class Launch:
             if (
                 t is not None
                 and b.kind in ("tensor", "descriptor")
-                and (host_name in (t.name, t.flat))
+                and (host_name in (t.name, t.flat) or self.row_views.get(host_name, ("",))[0] == p)
             ):
                 return p
             if b.kind in ("int", "float", "str", "constexpr") and b.expr == ir.Name(host_name):
@@ -239,6 +242,8 @@ class Launch:
             text = self.texts[p]
             if b.htensor is not None and b.htensor.flat == host_name:
                 return f"{_atom(text)}.view(-1)"
+            if host_name in self.row_views:
+                return f"{_atom(text)}.view(-1, {self.host_text(self.row_views[host_name][1])})"
             return text
         name = self.host.source_name(host_name)
         if name is None:
@@ -249,6 +254,14 @@ class Launch:
                 "pass the value to the kernel as an argument",
             )
         return name
+
+    def host_text(self, e: ir.Expr) -> str:
+        """Host size expression ``e`` (a name, ``x.size(d)``) spelt at the launch site."""
+        if isinstance(e, ir.SizeOf):
+            return f"{_atom(self.host_text(ir.Name(e.tensor)))}.size({e.dim})"
+        if isinstance(e, ir.Name):
+            return self.arg_text(e.id)
+        raise self.error(self.node, f"cannot spell `{format_expr(e)}` at the launch")
 
     def tuned_texts(self) -> tuple[str, ...]:
         """The launch's arguments that became the kernel's tunables: block sizes and launch
@@ -291,6 +304,16 @@ class Launch:
                 value = host.hval(body)
             finally:
                 host.scope = saved
+            if key not in self.kernel.constexprs:
+                # A launch knob (`num_warps`), as if the launch passed it.
+                if key in host.grammar["frontend"]["kernel"]["ignored_launch_keys"]:
+                    continue
+                if isinstance(value, HScalar) and isinstance(value.expr, ir.Const):
+                    self.knobs[key] = value.expr.value
+                else:
+                    expr = value.expr if isinstance(value, HScalar) else None
+                    self.knob_exprs[key] = (expr, host.src(body))
+                continue
             self.values[key] = value
             self.bindings[key] = self.binding_of(key, value, host.src(body))
 
@@ -445,10 +468,14 @@ class Launch:
             if b.kind == "stride" and b.htensor is t
         }
 
-    def borrowed_stride(self, pname: str, sname: str, node) -> int:
+    def borrowed_stride(self, pname: str, sname: str, node) -> int | ir.Expr:
         """The dim of tensor ``pname`` that stride parameter ``sname``, a stride of another
         tensor, strides: the same dim of a tensor of the same rank (Liger passes one
         ``c.stride(-2)`` for ``a``, ``b`` and ``c = torch.empty_like(a)``, rows of one layout).
+        For ``pname`` of no known rank and the row stride of a 2-d lender (the tutorial's
+        ``y = torch.empty_like(x)`` offset by ``x_arg.stride(0)`` of
+        ``x_arg = x.reshape(-1, N)``), the lender's row length instead: ``pname`` is read as
+        rows of that many elements, whatever its rank.
 
         The translation reads ``pname`` with its own stride of that dim, which is the source's
         wherever the two tensors share that stride (the layout the source was written for);
@@ -475,10 +502,49 @@ class Launch:
             *self.host.hints.get("borrowed_stride", ()),
             (t.name, dim, lender.name),
         )
+        if t.rank is None and rank == 2 and dim == 0:
+            return ir.SizeOf(lender.name, 1)
         if t.rank is None:
             # Negative dims of its own strides count from this rank too.
             return dim - rank
         return dim
+
+    def row_length(self, pname: str, terms: dict, is_param) -> ir.Expr | None:
+        """The row length ``N`` (an integer parameter's host value) that splits the offset
+        ``terms`` into ``i * N + j`` (no ``N`` in ``j``) for tensor ``pname`` of no known rank
+        that no stride indexes: the kernel reads it as rows of ``N`` elements, and ``N``'s
+        symbol. ``None`` where no one parameter does."""
+        t = self.tensor_info(pname)
+        if t.rank is not None:
+            return None
+        found = set()
+        for mono in terms:
+            params = [s for s in mono if is_param(s)]
+            found |= {s for s in params if params.count(s) == 1}
+        candidates = []
+        for sym in found:
+            b = self.bindings.get(symbol_param(sym) or "")
+            if b is None or b.kind != "int" or b.expr is None:
+                continue
+            rows = [m for m in terms if sym in m]
+            cols = [m for m in terms if sym not in m]
+            if rows and cols and all(m.count(sym) == 1 for m in rows):
+                candidates.append(sym)
+        return candidates[0] if len(candidates) == 1 else None
+
+    def row_view_access(self, pname: str, length: ir.Expr, node) -> tuple[str, int]:
+        """``pname``'s tensor viewed as rows of ``length`` elements (created before the
+        launch): the tensor the access reads, and its rank."""
+        t = self.tensor_info(pname)
+        name = self.host.row_view(t, length, format_expr(length), node)
+        self.row_views[name] = (pname, length)
+        for s in self.host.body[-1:]:
+            if isinstance(s, ir.View) and s.target == name:
+                self.host.body.pop()
+                self.pre.append(s)
+        if not (t.unit_last or t.contiguous):
+            self.host.assumed_unit.append(t.source)
+        return name, 2
 
     def size_strides(self, pname: str) -> dict[str, int]:
         """Integer parameters that are strides of row-major tensor ``pname`` because they are

@@ -296,6 +296,31 @@ class HostTensors:
             self.tensors[name] = ft
         return t.flat
 
+    def row_view(self, t: HTensor, row: ir.Expr, text: str, node: cst.CSTNode) -> str:
+        """``t`` of no known rank, viewed as rows of ``row`` elements (a kernel that addresses
+        it as ``row_index * N + col`` over ``M = x.numel() // N`` rows)."""
+        views = self.__dict__.setdefault("_row_views", {})
+        key = (t.name, self.canonical(row))
+        if key not in views:
+            name = self.fresh(t.name + "_rows")
+            self.emit(
+                ir.View(
+                    name,
+                    t.name,
+                    (ir.Const(-1), row),
+                    comments=(f"tiletrans: `{t.source}` addressed as rows of `{text}` elements",),
+                    loc=self.locate(node),
+                )
+            )
+            dtype = t.dtype if isinstance(t.dtype, ir.DType) else ir.DTypeOf(name)
+            self.types.vars[name] = TensorType(dtype, 2)
+            rows = HTensor(
+                name, t.source, dtype, 2, t.contiguous, t.contiguous or t.unit_last, t.cast, t.copy
+            )
+            self.tensors[name] = rows
+            views[key] = name
+        return views[key]
+
     def view(
         self, t: HTensor, node: cst.Call, target: str | None, args: list, flat: bool = False
     ) -> HTensor:

@@ -262,6 +262,15 @@ class MemoryMixin:
         strides = self.launch.stride_params(ptr.tensor)
         sizes = self.launch.size_strides(ptr.tensor)
         strides.update(sizes)
+        # Rows of a length the host knows, for a tensor of no known rank: the terms that
+        # carry the length (or a borrowed row stride) index the rows of a 2-d view.
+        row_length: ir.Expr | None = None
+        if not strides:
+            row = self.launch.row_length(ptr.tensor, p, lambda s: param_name(s) is not None)
+            if row is not None:
+                sizes[param_name(row)] = 0
+                strides.update(sizes)
+                row_length = self.binding(param_name(row)).expr
         for m, c in p.items():
             ss = [s for s in m if self.is_stride_symbol(s) or param_name(s) in sizes]
             if len(ss) > 1:
@@ -272,7 +281,10 @@ class MemoryMixin:
             if ss:
                 pname = param_name(ss[0])
                 if pname not in strides:
-                    strides[pname] = self.launch.borrowed_stride(ptr.tensor, pname, node)
+                    borrowed = self.launch.borrowed_stride(ptr.tensor, pname, node)
+                    if isinstance(borrowed, ir.Expr):
+                        row_length, borrowed = borrowed, 0
+                    strides[pname] = borrowed
                 d = strides[pname]
                 rest = list(m)
                 rest.remove(ss[0])
@@ -281,7 +293,12 @@ class MemoryMixin:
                 per_dim[d][mono] = per_dim[d].get(mono, 0) + c
             else:
                 implicit[m] = c
-        tensor, rank = self.launch.resolve_access(ptr.tensor, per_dim, bool(implicit), node)
+        if row_length is not None and set(per_dim) == {0}:
+            # The terms without the row length index the (unit-stride) columns.
+            tensor, rank = self.launch.row_view_access(ptr.tensor, row_length, node)
+            per_dim[1], implicit = implicit, {}
+        else:
+            tensor, rank = self.launch.resolve_access(ptr.tensor, per_dim, bool(implicit), node)
         if tensor not in self.types.vars:
             self.types.vars[tensor] = self.host.types.vars[tensor]
         if implicit:

@@ -55,9 +55,12 @@ class ReductionsMixin:
             if (
                 op != "sum"
                 or keepdim
-                or (axis_node is not None and self._int_literal(axis_node, node) != 0)
+                or (axis_node is None and v.axis != 0)
+                or (axis_node is not None and self._int_literal(axis_node, node) != v.axis)
             ):
-                raise self.error(node, "a per-lane accumulator is read as tl.sum(acc, axis=0)")
+                raise self.error(
+                    node, f"a per-lane accumulator is read as tl.sum(acc, axis={v.axis})"
+                )
             if any(lp.id == v.loop for lp in self.loops):
                 raise self.error(node, "read the per-lane accumulator after its loop")
             return Data(ir.Name(v.name))
@@ -224,22 +227,32 @@ class ReductionsMixin:
         v = self.to_data(value, node)
         dims = dims_of(self.type_of(v.expr, node))
         if isinstance(acc, Pending):
+            loop = self.loops[-1] if self.loops else None
+            axes = [
+                a
+                for a, d in enumerate(dims)
+                if loop is not None
+                and loop.tile is not None
+                and isinstance(d, ir.BlockDim)
+                and d.tile == loop.tile.name
+            ]
             if (
-                len(dims) == 1
-                and isinstance(dims[0], ir.BlockDim)
-                and self.loops
-                and (acc.loop_depth < len(self.loops))
+                loop is not None
+                and len(axes) == 1
+                and acc.loop_depth < len(self.loops)
+                and len(acc.keys) == len(dims)
+                and all(self.key_of_dim(d) == k for d, k in zip(dims, acc.keys))
             ):
-                loop = self.loops[-1]
-                if loop.tile is not None and loop.tile.name == dims[0].tile and len(acc.keys) == 1:
-                    if acc.value != 0:
-                        raise self.error(acc.node, "a per-lane sum accumulator must start at 0")
-                    zero: ir.Expr = ir.Const(0.0)
-                    if acc.dtype != ir.F32:
-                        zero = ir.Cast(zero, acc.dtype)
-                    data = self.place_pending(acc, zero)
-                    assert isinstance(data.expr, ir.Name)
-                    acc = LaneAcc(data.expr.id, loop.id)
+                (axis,) = axes
+                if acc.value != 0:
+                    raise self.error(acc.node, "a per-lane sum accumulator must start at 0")
+                kept = tuple(d for a, d in enumerate(dims) if a != axis)
+                zero: ir.Expr = ir.Full(kept, ir.Const(0.0), acc.dtype) if kept else ir.Const(0.0)
+                if not kept and acc.dtype != ir.F32:
+                    zero = ir.Cast(zero, acc.dtype)
+                data = self.place_pending(acc, zero)
+                assert isinstance(data.expr, ir.Name)
+                acc = LaneAcc(data.expr.id, loop.id, axis)
             if isinstance(acc, Pending):
                 self.assign(
                     cst.Name(name),
@@ -250,7 +263,7 @@ class ReductionsMixin:
         assert isinstance(acc, LaneAcc)
         if not self.loops or self.loops[-1].id != acc.loop:
             raise self.error(node, f"`{name}` accumulates lanes of another loop")
-        total = self.reduce("sum", v, 0, False, node)
+        total = self.reduce("sum", v, acc.axis, False, node)
         e = ir.BinOp("+", ir.Name(acc.name), total.expr, loc=self.locate(node))
         t = self.type_of(e, node)
         if dtype_of(t) != self.types.vars[acc.name].dtype:  # type: ignore[union-attr]

@@ -238,6 +238,9 @@ class ValuesMixin:
             param = param_name(name)
             if param is not None:
                 return self.param_ir(param, node)
+            stand_in = self.stand_in_block(name)
+            if stand_in is not None:
+                return stand_in
             raise self.error(
                 node,
                 f"`{self.src(node)}` depends on program ids or loaded values; "
@@ -249,9 +252,18 @@ class ValuesMixin:
     def host_ir_of_host(self, e: ir.Expr) -> ir.Expr:
         def fn(name: str) -> ir.Expr | None:
             param = param_name(name)
-            return self.param_ir(param, None) if param is not None else None
+            return self.param_ir(param, None) if param is not None else self.stand_in_block(name)
 
         return af.rename(e, fn)
+
+    def stand_in_block(self, name: str) -> ir.Expr | None:
+        """The tunable that stands in for symbol ``name`` where it is a block size the host
+        computes opaquely (``BLOCK_SIZE = min(65536 // x.element_size(), ...)``)."""
+        sym = parse_sym(name)
+        if sym is None or sym.kind is not SymKind.OPAQUE:
+            return None
+        tunable = self.launch.block_tunables.get(sym.name or "")
+        return ir.Name(tunable) if tunable is not None else None
 
     def same_host(self, a: ir.Expr, b: ir.Expr, node) -> bool:
         return self.host.same_value(a, b)

@@ -69,11 +69,15 @@ class Pending:
 
 @dataclass(frozen=True)
 class LaneAcc:
-    """A lane accumulator rewritten to a scalar: ``acc = tl.zeros([B])`` before a loop whose body
-    does ``acc += v`` (``v`` spanning the loop's tile), read once after as ``tl.sum(acc, 0)``."""
+    """A lane accumulator rewritten to a reduction: ``acc = tl.zeros([B])`` before a loop whose
+    body does ``acc += v`` (``v`` spanning the loop's tile), read once after as
+    ``tl.sum(acc, 0)``, becomes a scalar sum. With more dims (``tl.zeros([BM, BN])``, ``v``
+    spanning an outer tile and the loop's), ``axis`` is the loop's dim, which the read sums
+    (``tl.sum(acc, axis=1)``): the accumulator holds the other dims."""
 
     name: str
     loop: int
+    axis: int = 0
 
 
 @dataclass(frozen=True)
