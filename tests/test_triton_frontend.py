@@ -1027,14 +1027,14 @@ def test_refuses_a_jagged_tile_loop_masked_by_another_bound():
     [
         (
             "import torch\nimport triton\nimport triton.language as tl\n"
-            '@triton.heuristics({"num_warps": lambda args: 8})\n'
+            '@triton.heuristics({"EVEN": lambda args: 8})\n'
             "@triton.jit\n"
             "def k(x_ptr, n, BLOCK: tl.constexpr = 128):\n"
             "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
             "    tl.store(x_ptr + offs, 1.0, mask=offs < n)\n",
             "8})",
-            "@triton.heuristics sets `num_warps`",
-            "pass `num_warps=` at the launch",
+            "@triton.heuristics sets `EVEN`, which is no tl.constexpr parameter",
+            "declare `EVEN: tl.constexpr`",
         ),
         (
             "import torch\nimport triton\nimport triton.language as tl\n"
@@ -1058,7 +1058,7 @@ def test_refuses_a_jagged_tile_loop_masked_by_another_bound():
             "move this launching function into `.kernels`",
         ),
     ],
-    ids=["heuristics-num-warps", "int-block", "imported-kernel"],
+    ids=["heuristics-no-parameter", "int-block", "imported-kernel"],
 )
 def test_launch_refusals_say_where_and_what_to_write(
     text: str, where: str, message: str, help_text: str
