@@ -66,9 +66,7 @@ def max_scale(inp: torch.Tensor) -> torch.Tensor:
 
 @triton.autotune(
     configs=[
-        triton.Config({"BLOCK_M": m, "BLOCK_N": n}, num_warps=4)
-        for m in [2, 4]
-        for n in [16, 64]
+        triton.Config({"BLOCK_M": m, "BLOCK_N": n}, num_warps=4) for m in [2, 4] for n in [16, 64]
     ],
     key=["M", "N"],
 )
