@@ -620,6 +620,8 @@ class EntryBuilder(HostStatements, HostExpressions, HostTensors):
         self.canon: dict[str, ir.Expr] = {}
         self.size_canon: dict[tuple[str, int], ir.Expr] = {}
         self.tensors: dict[str, HTensor] = {}
+        # Views of tensors of no known rank as rows: (tensor, row length) -> view name.
+        self.row_views: dict[tuple[str, ir.Expr], str] = {}
         self.tunables: dict[str, ir.Tunable] = {}
         self.tunable_canon: dict[str, ir.Expr] = {}
         self.configs: list[dict[str, int]] = []

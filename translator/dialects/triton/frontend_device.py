@@ -218,7 +218,7 @@ class KernelLifter(
 
         accessed |= {e.tensor for e in all_exprs(body) if isinstance(e, ir.Load)}
         rename = {}
-        row_views = getattr(self.host, "_row_views", {})
+        row_views = self.host.row_views
         for name, t in self.host.tensors.items():
             if name in accessed:
                 continue

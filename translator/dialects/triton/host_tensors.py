@@ -299,7 +299,7 @@ class HostTensors:
     def row_view(self, t: HTensor, row: ir.Expr, text: str, node: cst.CSTNode) -> str:
         """``t`` of no known rank, viewed as rows of ``row`` elements (a kernel that addresses
         it as ``row_index * N + col`` over ``M = x.numel() // N`` rows)."""
-        views = self.__dict__.setdefault("_row_views", {})
+        views = self.row_views
         key = (t.name, self.canonical(row))
         if key not in views:
             name = self.fresh(t.name + "_rows")
