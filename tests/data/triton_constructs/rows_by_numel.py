@@ -85,13 +85,13 @@ def row_sum_kernel(inp, out, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr)
     tl.store(out + rows, total, row_mask)
 
 
-def row_sums(inp: torch.Tensor) -> torch.Tensor:
-    """The sums of ``inp`` over its last dim, in fp32."""
+def row_sums(inp: torch.Tensor, *, dtype: torch.dtype | None = None) -> torch.Tensor:
+    """The sums of ``inp`` over its last dim, in ``dtype`` (fp32 by default)."""
     shape = list(inp.shape)
     N = shape[-1]
     M = inp.numel() // N
     inp = inp.contiguous()
-    out = torch.empty(M, dtype=torch.float32, device=inp.device)
+    out = torch.empty(M, dtype=dtype or torch.float32, device=inp.device)
     grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]),)  # noqa: E731
     row_sum_kernel[grid](inp, out, M, N)
     return out.view(shape[:-1])

@@ -481,6 +481,22 @@ def _imported_launch(module: cst.Module, info: ModuleInfo) -> tuple[cst.Call, st
     return found[0] if found else None
 
 
+def _default_of(p: cst.Param) -> ir.Expr | None:
+    """A parameter's default as the IR keeps it: a literal, or its source text (``ir.Name``),
+    which validation leaves to the function (the argument is not passed)."""
+    if p.default is None:
+        return None
+    try:
+        value = literal(p.default)
+    except ValueError:
+        return ir.Name(source_of(p.default))
+    return (
+        ir.Const(value)
+        if isinstance(value, (int, float, bool, str)) or value is None
+        else (ir.Name(source_of(p.default)))
+    )
+
+
 def _heuristics(d: cst.Decorator, info: ModuleInfo) -> list[tuple[str, cst.BaseExpression, str]]:
     """``@triton.heuristics({"NAME": lambda args: expr, ...})``: (name, expr, args name)."""
     call = d.decorator
@@ -890,7 +906,7 @@ class EntryBuilder(HostStatements, HostExpressions, HostTensors):
                 i == 0 and "." in self.qualname and name in ("self", "cls", "ctx")
             ):
                 # Something the IR has no value for (a method's ctx, an object): opaque.
-                out.append(ir.Param(name, "object", None, annotation))
+                out.append(ir.Param(name, "object", _default_of(p), annotation))
                 self.names.add(name)
                 self.scope[name] = HOpaque(f"`{name}` is no tensor or scalar")
                 continue
@@ -898,9 +914,7 @@ class EntryBuilder(HostStatements, HostExpressions, HostTensors):
                 try:
                     value = literal(p.default)
                 except ValueError:
-                    # Kept as its source text: validation leaves the argument to its default.
-                    default = ir.Name(source_of(p.default))
-                    out.append(ir.Param(name, "object", default, annotation))
+                    out.append(ir.Param(name, "object", _default_of(p), annotation))
                     self.names.add(name)
                     self.scope[name] = HOpaque(f"`{name}` defaults to a non-literal")
                     continue
