@@ -238,11 +238,19 @@ def _translated_and_equivalent(
     assert report.passed, report.format_text()
 
 
-def test_unknown_kernel_decorator_is_kept_above_the_translation(tmp_path: Path) -> None:
-    # The library's registration decorator still wraps the kernel, now a Helion one.
+def test_unknown_kernel_decorator_is_dropped_from_another_dsls_kernel(tmp_path: Path) -> None:
+    # A library's wrapper of Triton kernel objects (FlagGems' `@libentry()` reads the
+    # JITFunction's `arg_names`) cannot wrap a Helion kernel: it is dropped, with a note.
     _translated_and_equivalent(
-        "tests/data/triton_decorated_kernel.py", tmp_path, ("@libentry()\n@helion.kernel(",)
+        "tests/data/triton_decorated_kernel.py",
+        tmp_path,
+        ("# tiletrans: dropped `@libentry()`, which wraps triton kernels\n@helion.kernel(",),
     )
+    # Into Triton itself it stays: it wraps a Triton kernel there too.
+    from translator.api import translate_file
+
+    same = translate_file("tests/data/triton_decorated_kernel.py", "triton", "triton")
+    assert "@libentry()\n@triton" in same
 
 
 def test_layout_changes_around_a_launch_are_carried_with_their_rank(tmp_path: Path) -> None:

@@ -456,13 +456,45 @@ class Locator:
 
 
 def import_aliases(module: cst.Module) -> dict[str, str]:
-    """Local names bound by the module's imports, mapped to the dotted names they stand for."""
+    """Local names bound by the module's imports, mapped to the dotted names they stand for.
+
+    Imports under a module-level ``if``/``try`` (version guards) count, the first binding of a
+    name winning; so do module-level names bound to an imported function
+    (``triton_tanh = libdevice.tanh``, Unsloth's spelling)."""
     aliases: dict[str, str] = {}
-    for stmt in module.body:
-        if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                if isinstance(small, (cst.Import, cst.ImportFrom)):
-                    aliases.update(import_bindings(small))
+    assigned: list[tuple[str, cst.BaseExpression]] = []
+
+    def scan(stmts: Sequence[cst.BaseStatement]) -> None:
+        for stmt in stmts:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, (cst.Import, cst.ImportFrom)):
+                        for local, full in import_bindings(small):
+                            aliases.setdefault(local, full)
+                    elif (
+                        isinstance(small, cst.Assign)
+                        and len(small.targets) == 1
+                        and isinstance(small.targets[0].target, cst.Name)
+                        and isinstance(small.value, cst.Attribute)
+                    ):
+                        assigned.append((small.targets[0].target.value, small.value))
+            elif isinstance(stmt, (cst.If, cst.Try)):
+                scan(stmt.body.body)
+                orelse = stmt.orelse
+                while isinstance(orelse, cst.If):
+                    scan(orelse.body.body)
+                    orelse = orelse.orelse
+                if isinstance(orelse, cst.Else):
+                    scan(orelse.body.body)
+                if isinstance(stmt, cst.Try):
+                    for handler in stmt.handlers:
+                        scan(handler.body.body)
+
+    scan(module.body)
+    for local, value in assigned:
+        target = resolve(value, aliases)
+        if target is not None and target != (dotted(value) or "") and local not in aliases:
+            aliases[local] = target
     return aliases
 
 

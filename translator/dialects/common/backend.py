@@ -82,6 +82,7 @@ class Backend:
             tuple(dict.fromkeys(imports)),
             self.command(module),
             drop_imports=self.dropped_imports(module),
+            target=self.name,
         )
 
     def emit(self, module: ir.Module) -> str:

@@ -94,6 +94,8 @@ class Rendering:
     #: resolves a kernel's annotations through its closure, which string annotations
     #: (``from __future__ import annotations``) defeat.
     drop_imports: tuple[str, ...] = ()
+    #: The target DSL's name: a source kernel's kept decorators stay only in its own DSL.
+    target: str = ""
 
 
 def assemble(module: ir.Module, rendering: Rendering) -> str:
@@ -404,10 +406,18 @@ class _Editor(cst.CSTTransformer):
     ) -> list[cst.BaseStatement]:
         leading = list(getattr(original, "leading_lines", ()))
         if edit.kind == "define":
-            defs = self._definitions(edit.kernels, edit.keep)
+            # A library's wrapper of a kernel object (`@libentry()`) wraps the source DSL's
+            # kernels only: another DSL's kernel object is not what it expects.
+            same = self.rendering.target in ("", self.module.source_dialect)
+            defs = self._definitions(edit.kernels, edit.keep if same else ())
+            dropped = [] if same else [
+                f"tiletrans: dropped `@{d}`, which wraps {self.module.source_dialect} kernels"
+                for d in edit.keep
+            ]  # fmt: skip
             if defs:
                 own = list(getattr(defs[0], "leading_lines", ()))
-                defs[0] = _with_leading(defs[0], leading + _comment_lines(_notes(edit)) + own)
+                notes = _comment_lines(_notes(edit) + dropped)
+                defs[0] = _with_leading(defs[0], leading + notes + own)
             return defs
         if edit.kind == "insert":
             defs = self._definitions(edit.kernels, ())

@@ -338,15 +338,12 @@ def _collect(info: ModuleInfo) -> None:
                 info.functions[stmt.name.value] = stmt
         elif isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
-                if (
-                    isinstance(small, cst.Assign)
-                    and len(small.targets) == 1
-                    and isinstance(small.targets[0].target, cst.Name)
-                ):
-                    info.statements[small.targets[0].target.value] = stmt
-                    value = _const_int(small.value, info.constants)
+                target, value_node = _module_binding(small)
+                if target is not None and value_node is not None:
+                    info.statements[target] = stmt
+                    value = _const_int(_constexpr_value(value_node, info.aliases), info.constants)
                     if value is not None:
-                        info.constants[small.targets[0].target.value] = value
+                        info.constants[target] = value
     launched: set[str] = set()
     for function in host_functions(info.module, skip=info.jit):
         names = _launched_names(function.node) & set(info.jit)
@@ -363,6 +360,32 @@ def _collect(info: ModuleInfo) -> None:
 def _decorator_name(d: cst.Decorator, aliases: dict[str, str]) -> str | None:
     target = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
     return resolve(target, aliases)
+
+
+def _module_binding(
+    small: cst.BaseSmallStatement,
+) -> tuple[str | None, cst.BaseExpression | None]:
+    """``NAME = value`` or ``NAME: annotation = value`` at module level: (name, value)."""
+    if (
+        isinstance(small, cst.Assign)
+        and len(small.targets) == 1
+        and isinstance(small.targets[0].target, cst.Name)
+    ):
+        return small.targets[0].target.value, small.value
+    if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+        return small.target.value, small.value
+    return None, None
+
+
+def _constexpr_value(node: cst.BaseExpression, aliases: dict[str, str]) -> cst.BaseExpression:
+    """``v`` of ``tl.constexpr(v)`` (Liger's module constants), else ``node``."""
+    if (
+        isinstance(node, cst.Call)
+        and len(node.args) == 1
+        and (resolve(node.func, aliases) or "").endswith("language.constexpr")
+    ):
+        return node.args[0].value
+    return node
 
 
 def _const_int(node: cst.BaseExpression, constants: dict) -> int | float | None:

@@ -301,11 +301,27 @@ class _Reader:
     ) -> cst.BaseExpression | None:
         """What ``body`` returns: the first ``return``, through ``if``s whose test is static;
         where a test is not (``if is_cuda():``), the branch written first, with a note."""
+        local: dict[str, cst.BaseExpression] = {}
         for stmt in body:
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
                     if isinstance(small, cst.Return) and small.value is not None:
-                        return small.value
+                        value = small.value
+                        if isinstance(value, cst.Name) and value.value in local:
+                            return local[value.value]  # `configs = [...]; return configs`
+                        return value
+                    if (
+                        isinstance(small, cst.Assign)
+                        and len(small.targets) == 1
+                        and isinstance(small.targets[0].target, cst.Name)
+                    ):
+                        # A local: a static value (`block_m = [1, 2, 4]`) joins the names the
+                        # configs read; a list of configs is returned by name.
+                        name = small.targets[0].target.value
+                        try:
+                            env[name] = self.value(small.value, env)
+                        except (NotStatic, TranslationError):
+                            local[name] = small.value
                 continue
             if isinstance(stmt, cst.If):
                 try:

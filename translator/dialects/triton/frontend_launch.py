@@ -215,7 +215,9 @@ class Launch:
                 and (host_name in (t.name, t.flat) or self.row_views.get(host_name, ("",))[0] == p)
             ):
                 return p
-            if b.kind in ("int", "float", "str", "constexpr") and b.expr == ir.Name(host_name):
+            if b.kind in ("int", "float", "str", "constexpr", "opaque") and b.expr == ir.Name(
+                host_name
+            ):
                 return p
         return None
 

@@ -194,7 +194,8 @@ class HostTensors:
         if name in ("reshape", "view"):
             return self.view(t, node, target, args)
         if name == "flatten" and not args:
-            return self.view(t, node, target, [cst.Integer("-1")], flat=True)
+            minus_one = cst.UnaryOperation(cst.Minus(), cst.Integer("1"))
+            return self.view(t, node, target, [minus_one], flat=True)
         if name == "contiguous" and not args:
             out = dataclasses.replace(t, contiguous=True, unit_last=True, copy=True)
             self.tensors[t.name] = t

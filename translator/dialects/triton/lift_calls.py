@@ -144,9 +144,10 @@ class CallsMixin:
         """Compile- and debug-time checks and prints: they never change what is computed."""
         return Static(None)
 
-    @handles_effect("static_assert", "device_assert")
+    @handles_effect("static_assert", "device_assert", "static_print", "device_print", "assume")
     def no_effect(self, name: str, node: cst.Call) -> None:
-        """Compile- and debug-time checks as statements: they never change what is computed."""
+        """Compile- and debug-time checks, prints and compiler assumptions (``tl.assume(pid >=
+        0)``) as statements: they never change what is computed."""
 
     def _int_literal(self, node, where) -> int:
         try:

@@ -1,0 +1,50 @@
+"""Idioms of production Triton modules around a kernel: a module constant declared
+``tl.constexpr`` (Liger), a libdevice function bound to a module name (Unsloth's version
+guard), a config function that builds its list in locals (FlagGems' ``cfggen``), a constexpr
+flag the launch computes (``HAS_BIAS=bias is not None``), and ``tl.assume``."""
+
+import torch
+import triton
+import triton.language as tl
+
+try:
+    from triton.language.extra import libdevice
+
+    fast_tanh = libdevice.tanh
+except ImportError:  # older Triton
+    fast_tanh = tl.math.tanh
+
+_GELU_TANH: tl.constexpr = tl.constexpr(1)
+
+
+def cfggen():
+    blocks = [32, 64]
+    configs = [triton.Config({"BLOCK": b}, num_warps=4) for b in blocks]
+    return configs
+
+
+@triton.autotune(configs=cfggen(), key=["n"])
+@triton.jit
+def _bias_gelu_kernel(x_ptr, bias_ptr, y_ptr, n, ACT: tl.constexpr, HAS_BIAS: tl.constexpr,
+                      BLOCK: tl.constexpr):  # fmt: skip
+    pid = tl.program_id(0)
+    tl.assume(pid >= 0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0).to(tl.float32)
+    if HAS_BIAS:
+        x += tl.load(bias_ptr + offs, mask=mask, other=0.0).to(tl.float32)
+    if ACT == _GELU_TANH:
+        y = 0.5 * x * (1.0 + fast_tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)))
+    else:
+        y = x
+    tl.store(y_ptr + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
+
+
+def bias_gelu(x: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+    """``gelu_tanh(x + bias)`` elementwise over flat ``x`` and ``bias`` of one size."""
+    y = torch.empty_like(x)
+    n = x.numel()
+    grid = lambda meta: (triton.cdiv(n, meta["BLOCK"]),)  # noqa: E731
+    _bias_gelu_kernel[grid](x, bias, y, n, ACT=1, HAS_BIAS=bias is not None)
+    return y
