@@ -235,6 +235,14 @@ class CallReader:
         """``transpose``/``permute``/``t``/``unsqueeze`` of a device tile."""
         t = self.type_of(value, node)
         rank = len(dims_of(t))
+        if rank == 0:
+            of = source_of(node.func.value) if isinstance(node.func, cst.Attribute) else "it"
+            raise self.error(
+                node,
+                f"`.{method}()` of `{of}`, which is no tile",
+                f"apply `.{method}()` to a tensor in the host code before the kernel's loops "
+                "(as a view the loops index), or to a tile inside them",
+            )
         dims = [literal_or_none(a) for a in args]
         if not all(isinstance(d, int) for d in dims):
             raise self.error(node, f"`.{method}()` needs integer literal dims")

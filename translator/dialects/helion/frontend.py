@@ -111,7 +111,7 @@ def _parse(source: str, path: str, kernel_notes: dict[str, str] | None = None) -
                 entry, entry_kernels = parser.parse()
             except IRTypeError as err:
                 raise TranslationError(
-                    f"kernel does not type-check: {err}", err.loc, err.hint
+                    f"kernel does not type-check: {err}", err.loc or locate(stmt), err.hint
                 ) from None
             if entry is not None:
                 entries.append(entry)
@@ -163,7 +163,8 @@ def _parse(source: str, path: str, kernel_notes: dict[str, str] | None = None) -
     try:
         verify(result)
     except IRTypeError as err:
-        raise TranslationError(f"kernel does not type-check: {err}", err.loc, err.hint) from None
+        where = err.loc or ir.Loc(path, 1, 0)
+        raise TranslationError(f"kernel does not type-check: {err}", where, err.hint) from None
     return result
 
 

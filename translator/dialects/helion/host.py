@@ -65,6 +65,10 @@ class HostReader:
         target = node.targets[0].target
         value = node.value
         if isinstance(target, (cst.Tuple, cst.List)):
+            pairs = _parallel_pairs(target, value)
+            if pairs is not None:
+                # `m, n = x.size(0), x.size(1)`: one binding per name, as Python makes them.
+                return [s for name, v in pairs for s in self._host_assign(name, v, node)]
             return [self._shape_unpack(target, value, node)]
         if not isinstance(target, cst.Name):
             raise self.error(node, "host assignments must bind a name")
@@ -291,6 +295,12 @@ class HostReader:
                 self.scope.dtype_aliases[node.value] = ir.DTypeOf(target)
                 return ir.DTypeOf(target)
             return known
+        if isinstance(node, cst.Call) and (
+            resolve(node.func, self.aliases) in self.grammar["frontend"]["host"]["dtype_functions"]
+        ):
+            # `dtype=torch.promote_types(x.dtype, y.dtype)`, computed where the host code is
+            # carried: the new tensor's own dtype, as for a name bound to it.
+            return ir.DTypeOf(target)
         return self.build.dtype(node)
 
     def _remove_line(self, node: cst.CSTNode, what: str, why: str) -> None:
@@ -383,3 +393,30 @@ def _with_comments(stmt: ir.Stmt, comments: tuple[str, ...]) -> ir.Stmt:
 
 def _with_loc(stmt: ir.Stmt, loc: ir.Loc | None) -> ir.Stmt:
     return dataclasses.replace(stmt, loc=loc)
+
+
+def _parallel_pairs(
+    target: cst.Tuple | cst.List, value: cst.BaseExpression
+) -> list[tuple[str, cst.BaseExpression]] | None:
+    """``a, b = e1, e2`` as ``[(a, e1), (b, e2)]``, where binding them one after the other
+    means the same (no right-hand side reads a name the left binds); else ``None``."""
+    if not isinstance(value, (cst.Tuple, cst.List)) or len(value.elements) != len(target.elements):
+        return None
+    names = [el.value.value if isinstance(el.value, cst.Name) else None for el in target.elements]
+    if None in names or any(isinstance(el, cst.StarredElement) for el in value.elements):
+        return None
+    read = {n.value for el in value.elements for n in _names(el.value)}
+    if read & set(names):  # type: ignore[arg-type]
+        return None
+    return [(n, el.value) for n, el in zip(names, value.elements)]  # type: ignore[misc]
+
+
+def _names(node: cst.CSTNode) -> list[cst.Name]:
+    found: list[cst.Name] = []
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            found.append(name)
+
+    node.visit(Visitor())
+    return found

@@ -253,7 +253,11 @@ class KernelEmitter(CodePrinter):
         return names.block if names else "1"
 
     def tensor_dtype(self, tensor: str) -> str:
-        """The element type behind ``x_ptr``."""
+        """The element type behind ``x_ptr``; for a tensor the kernel never indexes (a view's
+        base, passed for its dtype), a pointer parameter of its own."""
+        if tensor not in self.sig.tensors and any(p.name == tensor for p in self.kernel.params):
+            self.sig.tensors.append(tensor)
+            self.taken.add(f"{tensor}_ptr")
         return f"{tensor}_ptr.dtype.element_ty"
 
     def _ex_Name(self, e: ir.Name) -> tuple[str, int]:
