@@ -216,3 +216,29 @@ def test_floor_division_of_floats_is_refused_where_it_is() -> None:
     assert "`//` of floating-point values" in str(err.value)
     assert err.value.loc is not None
     assert "x[tile].float() // y[tile].float()" in source.splitlines()[err.value.loc.line - 1]
+
+
+def test_host_idioms_of_helion_kernels_translate(tmp_path: Path) -> None:
+    # `m, k = x.size(0), x.size(1)` and `dtype=torch.promote_types(...)` were refused; the
+    # batched dot over views read its dtype off `q_in_ptr`, which the kernel was not passed.
+    source = DATA / "helion_host_idioms.py"
+    text = translate_file(source, "helion", "triton")
+    assert "dtype=torch.promote_types(x.dtype, y.dtype)" in text
+    assert "q_in_ptr,\n" in text and "q_in_ptr.dtype.element_ty" in text
+    translated = tmp_path / "translated.py"
+    translated.write_text(text)
+    report = check_pair(str(source), translated, seeds=(0,))
+    assert report.passed, report.format_text()
+
+
+def test_a_host_transpose_in_a_helion_kernel_is_a_located_refusal() -> None:
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    text = (DATA / "helion_host_idioms.py").read_text()
+    text = text.replace(
+        "k_view = k_in.reshape([-1, n, d])", "k_view = k_in.reshape([-1, n, d]).transpose(1, 2)"
+    ).replace("k_view[tile_b, tile_n, :].transpose(1, 2)", "k_view[tile_b, :, tile_n]")
+    with pytest.raises(TranslationError) as info:
+        parse_source(text, "idioms.py", "helion")
+    assert info.value.loc is not None and info.value.loc.line > 1
