@@ -1,7 +1,8 @@
 """Idioms of production Triton modules around a kernel: a module constant declared
 ``tl.constexpr`` (Liger), a libdevice function bound to a module name (Unsloth's version
 guard), a config function that builds its list in locals (FlagGems' ``cfggen``), a constexpr
-flag the launch computes (``HAS_BIAS=bias is not None``), and ``tl.assume``."""
+flag the launch computes (``HAS_BIAS=bias is not None``), a constexpr branch that changes a
+value's dtype, and ``tl.assume``."""
 
 import torch
 import triton
@@ -26,12 +27,15 @@ def cfggen():
 @triton.autotune(configs=cfggen(), key=["n"])
 @triton.jit
 def _bias_gelu_kernel(x_ptr, bias_ptr, y_ptr, n, ACT: tl.constexpr, HAS_BIAS: tl.constexpr,
-                      BLOCK: tl.constexpr):  # fmt: skip
+                      UPCAST: tl.constexpr, BLOCK: tl.constexpr):  # fmt: skip
     pid = tl.program_id(0)
     tl.assume(pid >= 0)
     offs = pid * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
-    x = tl.load(x_ptr + offs, mask=mask, other=0.0).to(tl.float32)
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    # Liger's casting modes: a constexpr branch may change a value's dtype.
+    if UPCAST == 1:
+        x = x.to(tl.float32)
     if HAS_BIAS:
         x += tl.load(bias_ptr + offs, mask=mask, other=0.0).to(tl.float32)
     if ACT == _GELU_TANH:
@@ -46,5 +50,5 @@ def bias_gelu(x: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
     y = torch.empty_like(x)
     n = x.numel()
     grid = lambda meta: (triton.cdiv(n, meta["BLOCK"]),)  # noqa: E731
-    _bias_gelu_kernel[grid](x, bias, y, n, ACT=1, HAS_BIAS=bias is not None)
+    _bias_gelu_kernel[grid](x, bias, y, n, ACT=1, HAS_BIAS=bias is not None, UPCAST=1)
     return y

@@ -21,7 +21,15 @@ from translator.dialects.triton.ir_rewrite import simplify, walk_stmts_of
 from translator.dialects.triton.lift_dispatch import handles_statement
 from translator.dialects.triton.lift_statements import suite_body
 from translator.dialects.triton.lifted import Data, Idx, Loop, Ptr, Static, Tile, Val
-from translator.dialects.triton.symbols import Sym, SymKind, is_sym, kind_of, parse_sym, sym_of
+from translator.dialects.triton.symbols import (
+    Sym,
+    SymKind,
+    is_sym,
+    kind_of,
+    param_name,
+    parse_sym,
+    sym_of,
+)
 from translator.ir import nodes as ir
 from translator.ir.shapes import ScalarType, dims_of
 from translator.naming import unique
@@ -35,7 +43,7 @@ class ControlMixin:
         self, node: cst.If, rest_after_return: list | None = None, terminal: bool = False
     ) -> None:
         """``terminal``: the kernel ends with this ``if`` (its branches hold the rest)."""
-        test = self.ev(node.test)
+        test = self.constant_test(self.ev(node.test))
         if isinstance(test, Static):
             branch: list = []
             if test.value:
@@ -56,6 +64,33 @@ class ControlMixin:
             self._dynamic_if(node, test, rest_after_return, terminal)
         finally:
             self.if_depth -= 1
+
+    def constant_test(self, test: Val) -> Val:
+        """``test`` as a :class:`Static` where it reads only constexpr parameters the launch
+        binds to literals (Liger's ``if casting_mode == _CASTING_MODE_LLAMA:``): Triton
+        compiles that branch alone, so its values may change dtype."""
+        if not isinstance(test, Idx):
+            return test
+        values: dict[str, object] = {}
+        for sym in af.symbols_in(test.tree):
+            pname = param_name(sym)
+            b = self.launch.bindings.get(pname or "")
+            if (
+                pname is None
+                or pname not in self.launch.kernel.constexprs
+                or b is None
+                or b.kind != "constexpr"
+                or not isinstance(b.expr, ir.Const)
+            ):
+                return test
+            values[sym] = b.expr.value
+        if not values:
+            return test
+        try:
+            value = _constant(af.rename(test.tree, lambda name: ir.Const(values[name])))
+        except (KeyError, TypeError, ValueError, ZeroDivisionError):
+            return test
+        return Static(bool(value))
 
     def _dynamic_if(
         self, node: cst.If, test: Val, rest_after_return: list | None, terminal: bool = False
@@ -791,3 +826,36 @@ def _merge_value(a: Any, b: Any) -> Any:
 
 def _names_read_expr(node: cst.CSTNode | None) -> set[str]:
     return _names_read(node) if node is not None else set()
+
+
+_CONSTANT_OPS = {
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+    "and": lambda a, b: a and b,
+    "or": lambda a, b: a or b,
+    "&": lambda a, b: a & b,
+    "|": lambda a, b: a | b,
+    "+": lambda a, b: a + b,
+    "-": lambda a, b: a - b,
+    "*": lambda a, b: a * b,
+    "//": lambda a, b: a // b,
+    "%": lambda a, b: a % b,
+}
+
+
+def _constant(e: ir.Expr) -> object:
+    """The value of an expression of constants (comparisons and integer arithmetic); raises
+    ``KeyError`` for anything else."""
+    if isinstance(e, ir.Const):
+        return e.value
+    if isinstance(e, ir.BinOp):
+        return _CONSTANT_OPS[e.op](_constant(e.lhs), _constant(e.rhs))
+    if isinstance(e, ir.UnaryOp) and e.op == "not":
+        return not _constant(e.operand)
+    if isinstance(e, ir.UnaryOp) and e.op == "-":
+        return -_constant(e.operand)  # type: ignore[operator]
+    raise KeyError(type(e).__name__)
