@@ -200,6 +200,16 @@ class ReductionsMixin:
             and (dim not in d.div)
         ):
             return True  # the padded lanes hold the identity: masked and unmasked agree
+        if (
+            identity == float("-inf")
+            and pad is not None
+            and pad <= 0.0
+            and dim not in d.div
+            and _never_negative(d.expr)
+        ):
+            # `tl.max(tl.abs(x))` over lanes loaded with other=0: no value is below the padding,
+            # so leaving the padded lanes out (as Helion does) finds the same maximum.
+            return True
         tile = self.tile_of_dim(dim)
         exact = tile is None or tile.exact
         if exact:
@@ -306,3 +316,25 @@ def _combine_op(fn: cst.FunctionDef | None, aliases: dict, lang: str) -> str | N
 
 def _same_float(a: float, b: float) -> bool:
     return a == b or (math.isnan(a) and math.isnan(b))
+
+
+#: Pointwise ops whose result is never negative (NaN aside), whatever their operands.
+_NONNEGATIVE_OPS = ("abs", "exp", "exp2", "sqrt", "sigmoid")
+
+
+def _never_negative(e: ir.Expr) -> bool:
+    """Whether float expression ``e`` is never below zero: ``|x|``, ``exp``, ``x * x``,
+    ``maximum(x, c)`` with ``c >= 0``, and casts and broadcasts of those."""
+    if isinstance(e, ir.Const):
+        return isinstance(e.value, (int, float)) and e.value >= 0
+    if isinstance(e, (ir.Cast, ir.ExpandDims, ir.Broadcast)):
+        return _never_negative(e.value)
+    if isinstance(e, ir.Call) and e.op in _NONNEGATIVE_OPS:
+        return True
+    if isinstance(e, ir.Call) and e.op == "maximum":
+        return any(_never_negative(a) for a in e.args)
+    if isinstance(e, ir.BinOp) and e.op == "*" and e.lhs == e.rhs:
+        return True
+    if isinstance(e, ir.BinOp) and e.op in ("*", "+", "/"):
+        return _never_negative(e.lhs) and _never_negative(e.rhs)
+    return False
