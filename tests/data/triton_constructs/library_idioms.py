@@ -52,3 +52,21 @@ def bias_gelu(x: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
     grid = lambda meta: (triton.cdiv(n, meta["BLOCK"]),)  # noqa: E731
     _bias_gelu_kernel[grid](x, bias, y, n, ACT=1, HAS_BIAS=bias is not None, UPCAST=1)
     return y
+
+
+@triton.jit
+def _row_absmax_kernel(x_ptr, out_ptr, n_cols, stride_row, BLOCK: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    cols = tl.arange(0, BLOCK)
+    # Padding with 0 is safe for a max of magnitudes (per-token quantisation scales).
+    x = tl.load(x_ptr + row * stride_row + cols, mask=cols < n_cols, other=0.0)
+    tl.store(out_ptr + row, tl.max(tl.abs(x.to(tl.float32)), axis=0))
+
+
+def row_absmax(x: torch.Tensor) -> torch.Tensor:
+    """The largest magnitude of each row of 2-d ``x``, in fp32."""
+    out = torch.empty(x.shape[0], dtype=torch.float32, device=x.device)
+    _row_absmax_kernel[(x.shape[0],)](
+        x, out, x.shape[1], x.stride(0), BLOCK=triton.next_power_of_2(x.shape[1])
+    )
+    return out
