@@ -95,3 +95,19 @@ def row_sums(inp: torch.Tensor, *, dtype: torch.dtype | None = None) -> torch.Te
     grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]),)  # noqa: E731
     row_sum_kernel[grid](inp, out, M, N)
     return out.view(shape[:-1])
+
+
+@triton.jit
+def row_mean_square_kernel(x, out, N, BLOCK_N: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_N)
+    v = tl.load(x + row * N + cols, mask=cols < N, other=0.0).to(tl.float32)
+    tl.store(out + row, tl.sum(v * v, axis=0) / N)
+
+
+def row_mean_squares(x: torch.Tensor) -> torch.Tensor:
+    """The mean square of each row of 2-d ``x`` (taken as row-major: no strides are passed)."""
+    M, N = x.shape
+    out = torch.empty(M, dtype=torch.float32, device=x.device)
+    row_mean_square_kernel[(M,)](x, out, N, BLOCK_N=triton.next_power_of_2(N))
+    return out

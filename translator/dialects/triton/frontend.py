@@ -879,7 +879,14 @@ class EntryBuilder(HostStatements, HostExpressions, HostTensors):
         hints = {
             k: v
             for k, v in self.hints.items()
-            if k in ("derived_wrapper", "rank_specialized", "constexpr", "borrowed_stride")
+            if k
+            in (
+                "derived_wrapper",
+                "rank_specialized",
+                "constexpr",
+                "borrowed_stride",
+                "assumed_row_major",
+            )
         }
         if self.assumed_unit:
             hints["assumed_unit_stride"] = tuple(dict.fromkeys(self.assumed_unit))

@@ -551,9 +551,13 @@ class Launch:
     def size_strides(self, pname: str) -> dict[str, int]:
         """Integer parameters that are strides of row-major tensor ``pname`` because they are
         sizes: ``hd = x.size(3)`` is ``x.stride(2)`` of a contiguous 4-D ``x`` (kernels that
-        address a contiguous tensor as ``row * n_cols + cols``). The dim each one strides."""
+        address a contiguous tensor as ``row * n_cols + cols``). The dim each one strides.
+
+        A tensor the host does not make contiguous counts too where the kernel is passed none
+        of its strides: it can only read it as row-major, an assumption the hint
+        ``assumed_row_major`` records (as ``assumed_unit_stride`` does for a last dim)."""
         t = self.tensor_info(pname)
-        if not t.contiguous or t.rank is None:
+        if t.rank is None or (not t.contiguous and self.stride_params(pname)):
             return {}
         host = self.host
         trailing: dict[ir.Expr, int] = {}
@@ -568,6 +572,10 @@ class Launch:
                 d = trailing.get(host.canonical(b.expr))
                 if d is not None:
                     out[p] = d
+        if out and not t.contiguous:
+            assumed = host.hints.get("assumed_row_major", ())
+            if t.name not in assumed:
+                host.hints["assumed_row_major"] = (*assumed, t.name)
         return out
 
     def is_stride(self, pname: str) -> bool:
