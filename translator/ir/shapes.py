@@ -332,6 +332,12 @@ def _binop(e: ir.BinOp, env: TypeEnv) -> Type:
         if e.op not in ("==", "!=") or not all(
             isinstance(t, ScalarType) and t.dtype == ir.STR for t in ts
         ):
+            if e.op in ("==", "!="):
+                raise IRTypeError(
+                    f"a string compared with `{e.op}` to a value that is no string scalar "
+                    f"({', '.join(str(t) for t in ts)})",
+                    e.loc,
+                )
             raise IRTypeError(f"strings can only be compared with == and !=, not `{e.op}`", e.loc)
         return ScalarType(ir.BOOL, weak=True)
     dims, dtype, any_tile = _combine(ts, e.loc)

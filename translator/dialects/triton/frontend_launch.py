@@ -148,6 +148,17 @@ class Launch:
             text = _arg_text(node)
             if p not in k.constexprs:
                 value = self.known_for_kernel(p, value, node, text)
+            elif (
+                isinstance(value, HTensor)
+                and value.guessed
+                and _compared_to_a_string(self.kernel.fn, p)
+            ):
+                # An unannotated host parameter the kernel compares with a string (Liger's
+                # `if reduction == "mean":`): a string after all.
+                value = HScalar(ir.Name(value.name), "str")
+                self.host.scope[value.expr.id] = value  # type: ignore[union-attr]
+                self.host.types.vars[value.expr.id] = ScalarType(ir.STR, weak=True)  # type: ignore[union-attr]
+                self.host.scalar_params[value.expr.id] = "str"  # type: ignore[union-attr]
             self.values[p] = value
             self.texts[p] = text
             self.bindings[p] = self.binding_of(p, value, text, node)
@@ -864,6 +875,22 @@ class Launch:
                 )
         self.notes.extend(notes)
         return out
+
+
+def _compared_to_a_string(fn: cst.FunctionDef, name: str) -> bool:
+    """Whether kernel ``fn`` compares its parameter ``name`` with a string literal."""
+    found = False
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Comparison(self, node: cst.Comparison) -> None:
+            nonlocal found
+            parts = [node.left, *(c.comparator for c in node.comparisons)]
+            named = any(isinstance(x, cst.Name) and x.value == name for x in parts)
+            if named and any(isinstance(x, cst.SimpleString) for x in parts):
+                found = True
+
+    fn.body.visit(Visitor())
+    return found
 
 
 def _tensor_base(param: str) -> str:
