@@ -93,3 +93,28 @@ def _scale_forward(x, y, mode):
 def scale(x: torch.Tensor, mode: str = "double") -> torch.Tensor:
     """``2 * x`` for ``mode="double"``, else ``x``."""
     return _scale_forward(x, torch.empty_like(x), mode)
+
+
+def _negate_block(args):
+    block = triton.next_power_of_2(args["n"])
+    return min(block, 64)
+
+
+@triton.heuristics({"BLOCK": _negate_block, "NEG": lambda args: bool(args["NEG"])})
+@triton.jit
+def _maybe_negate_kernel(x_ptr, y_ptr, n, NEG: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    if NEG:
+        x = -x
+    tl.store(y_ptr + offs, x, mask=mask)
+
+
+def negate(x: torch.Tensor) -> torch.Tensor:
+    """``-x``: a heuristic with locals sizes the block, and one rereads a launch flag."""
+    y = torch.empty_like(x)
+    n = x.numel()
+    grid = lambda meta: (triton.cdiv(n, meta["BLOCK"]),)  # noqa: E731
+    _maybe_negate_kernel[grid](x, y, n, NEG=1)
+    return y

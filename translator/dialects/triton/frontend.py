@@ -571,6 +571,16 @@ def _returned(
         small = first.body[0]
         if isinstance(small, cst.Return) and small.value is not None:
             return small.value
+        if (
+            isinstance(small, cst.Assign)
+            and len(small.targets) == 1
+            and isinstance(small.targets[0].target, cst.Name)
+        ):
+            # A local (`b = triton.next_power_of_2(args["n"])`): its value where it is read.
+            later = _returned(rest, info, first)
+            bound = cst.ensure_type(cst.parse_expression(f"({source_of(small.value)})"),
+                                    cst.BaseExpression)  # fmt: skip
+            return _substituted(later, small.targets[0].target.value, bound)
     if isinstance(first, cst.If):
         then = _returned(first.body.body, info, first)
         if first.orelse is None:
@@ -585,6 +595,24 @@ def _returned(
         info.locate(first),
         'write it as `return ...` of args["NAME"], or as a lambda',
     )
+
+
+def _substituted(
+    expr: cst.BaseExpression, name: str, value: cst.BaseExpression
+) -> cst.BaseExpression:
+    """``expr`` with the name ``name`` replaced by ``value`` (a heuristic's local)."""
+
+    class Substitute(cst.CSTTransformer):
+        def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+            return value if updated.value == name else updated
+
+        def leave_Attribute(
+            self, original: cst.Attribute, updated: cst.Attribute
+        ) -> cst.BaseExpression:
+            # `x.name` reads an attribute, not the local: keep the attribute's own name.
+            return updated.with_changes(attr=original.attr)
+
+    return cst.ensure_type(expr.visit(Substitute()), cst.BaseExpression)
 
 
 def _prescan(fn: cst.FunctionDef, info: ModuleInfo, seen: set[str]) -> None:

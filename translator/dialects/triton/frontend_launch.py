@@ -307,10 +307,9 @@ class Launch:
         """Evaluate ``@triton.heuristics`` in order over the launch's argument values."""
         host = self.host
         for key, body, args_name in self.kernel.heuristics:
-            if key in nodes:
-                raise self.error(
-                    nodes[key], f"`{key}` is set by @triton.heuristics and at the launch"
-                )
+            # A value the launch passes too is the heuristic's input (Unsloth's
+            # `"BACKWARD_PASS": lambda args: bool(args["BACKWARD_PASS"])`): as in Triton, the
+            # heuristic's result replaces it.
             saved = host.scope
             host.scope = {**saved, args_name: HArgs(dict(self.values))}
             try:

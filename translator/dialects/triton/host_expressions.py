@@ -333,6 +333,14 @@ class HostExpressions:
             return self.min_max(fn, node)
         if fn == "len":
             return HOpaque("len(...)")
+        if fn == "bool":
+            args, _ = call_args(node)
+            value = self.hval(args[0]) if len(args) == 1 else None
+            if isinstance(value, HStatic):
+                return HStatic(bool(value.value))
+            if isinstance(value, HScalar) and isinstance(value.expr, ir.Const):
+                return HStatic(bool(value.expr.value))
+            return HOpaque(f"`{self.src(node)}`")
         if fn == "float" or fn == "int":
             args, _ = call_args(node)
             try:
