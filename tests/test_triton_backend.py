@@ -242,3 +242,21 @@ def test_a_host_transpose_in_a_helion_kernel_is_a_located_refusal() -> None:
     with pytest.raises(TranslationError) as info:
         parse_source(text, "idioms.py", "helion")
     assert info.value.loc is not None and info.value.loc.line > 1
+
+
+def test_a_fixed_block_sizes_host_partials_and_a_registered_one_is_refused(tmp_path) -> None:
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    source = DATA / "helion_block_partials.py"
+    translated = tmp_path / "translated.py"
+    translated.write_text(translate_file(source, "helion", "triton"))
+    report = check_pair(str(source), translated, seeds=(0,))
+    assert report.passed, report.format_text()
+    # A registered block is picked at the launch: host code cannot size a buffer by it.
+    text = source.read_text().replace("block_m = 32", "block_m = hl.register_block_size(m)")
+    with pytest.raises(TranslationError) as info:
+        parse_source(text, "partials.py", "helion")
+    assert "sizes a host allocation" in info.value.message
+    assert info.value.loc is not None and info.value.loc.line == 16
+    assert "block_m = 32" in (info.value.hint or "")

@@ -50,6 +50,17 @@ class CarriedReader:
                 "carries as written",
                 "move the hl.* call into a statement of its own (`n = hl.specialize(...)`)",
             )
+        blocks = [n for n in _read_names(node) if n.value in self.scope.registered_blocks]
+        if blocks:
+            # The name holds Helion's block-size object: no translation defines it.
+            if why is not None:
+                raise why
+            raise self.error(
+                blocks[0],
+                f"`{blocks[0].value}` (a block size hl.register_block_size registers) is read "
+                "by host code: the translation's block sizes are picked at the launch",
+                "use a plain int block size where host code needs it",
+            )
         if _contains_device_loop(node, self):
             raise self.error(
                 node,
@@ -217,3 +228,19 @@ def _assignments(
 
     node.visit(V())
     return out
+
+
+def _read_names(node: cst.CSTNode) -> list[cst.Name]:
+    """The names ``node`` mentions (attribute names aside)."""
+    found: list[cst.Name] = []
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            found.append(name)
+
+        def visit_Attribute(self, attr: cst.Attribute) -> bool:
+            attr.value.visit(self)
+            return False
+
+    node.visit(Visitor())
+    return found

@@ -182,6 +182,9 @@ class HostReader:
         self, name: str, value: cst.BaseExpression, node: cst.CSTNode
     ) -> list[ir.Stmt]:
         loc = self.locate(node)
+        self.scope.host_ints.pop(name, None)
+        if isinstance(value, cst.Integer):
+            self.scope.host_ints[name] = int(value.evaluated_value)
         if self.scope.is_tensor(name):
             raise self.error(
                 node,
@@ -344,6 +347,18 @@ class HostReader:
             if dtype == ir.DTypeOf(like.value):
                 dtype = self._dtype_of_tensor(like.value)
             return ir.Alloc(name, None, like.value, dtype, like.value, call.fill)
+        for node in call.shape:
+            blocks = [n for n in _names(node) if n.value in self.scope.registered_blocks]
+            if blocks:
+                raise self.error(
+                    blocks[0],
+                    f"`{blocks[0].value}` (a block size hl.register_block_size registers) sizes a "
+                    "host allocation: the translation's block sizes are picked at the launch, "
+                    "after host code has run, so host code cannot read them yet",
+                    "size the buffer by a fixed block (`block_m = 32` as a plain int, and "
+                    "`hl.tile(m, block_size=block_m)`), or reduce the partials in the kernel "
+                    "with hl.atomic_add",
+                )
         shape = tuple(self.build.expr(s) for s in call.shape)
         for s, node in zip(shape, call.shape):
             if not isinstance(self.build.type_of(s, node), ScalarType):

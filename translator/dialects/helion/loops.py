@@ -182,11 +182,22 @@ class LoopReader:
                 out.append(None)
             elif isinstance(item, cst.Name) and item.value in self.scope.registered_blocks:
                 out.append(self.scope.registered_blocks[item.value])
+            elif isinstance(item, cst.Name) and isinstance(self._int_named(item.value), int):
+                # A fixed block by name (`block_m = 32`, or a module constant).
+                out.append(ir.Const(self._int_named(item.value)))
             else:
                 raise self.error(
                     item, "block_size must be an int, None or hl.register_block_size(...)"
                 )
         return out
+
+    def _int_named(self, name: str) -> int | None:
+        """The integer a host name holds: bound to a literal in the kernel function, or a
+        module constant."""
+        if name in self.scope.host_ints:
+            return self.scope.host_ints[name]
+        value = self.build.numbers.get(name)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
 
     def _fitted_block(self, name: str, call: cst.Call) -> list[ir.Stmt] | None:
         """``bs = min(cap, helion.next_power_of_2(hl.specialize(n)))``: a block sized to the data

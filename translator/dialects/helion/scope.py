@@ -23,6 +23,8 @@ class EntryScope:
     like: dict[str, str] = field(default_factory=dict)
     alloc_shapes: dict[str, tuple[ir.Expr, ...]] = field(default_factory=dict)
     registered_blocks: dict[str, str] = field(default_factory=dict)
+    #: Host names the kernel function binds to an integer literal (``block_m = 32``).
+    host_ints: dict[str, int] = field(default_factory=dict)
     block_order: list[str] = field(default_factory=list)
     tunable_defaults: dict[str, int] = field(default_factory=dict)
     block_choices: dict[str, tuple[int, ...]] = field(default_factory=dict)
