@@ -260,3 +260,18 @@ def test_a_fixed_block_sizes_host_partials_and_a_registered_one_is_refused(tmp_p
     assert "sizes a host allocation" in info.value.message
     assert info.value.loc is not None and info.value.loc.line == 16
     assert "block_m = 32" in (info.value.hint or "")
+
+
+def test_a_block_named_by_a_host_int_bound_twice_is_refused() -> None:
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    # Rebound under a branch, `block_m` may not be the literal's 32 (the buffer and the tiles
+    # would disagree); a module constant the function shadows likewise.
+    text = (DATA / "helion_block_partials.py").read_text()
+    text = text.replace(
+        "    block_m = 32\n", "    block_m = 32\n    if m > 64:\n        block_m = 64\n"
+    )
+    with pytest.raises(TranslationError) as info:
+        parse_source(text, "partials.py", "helion")
+    assert "a name bound once to one" in info.value.message

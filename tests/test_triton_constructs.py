@@ -273,3 +273,39 @@ def test_the_tutorial_style_function_reads_an_opaque_block_as_a_stand_in_tunable
     module = parse_file(DATA / "tutorial_rms_norm.py", "triton")
     public = {e.name for e in module.entries if e.public}
     assert "rms_norm_last_dim" in public  # through `rms_norm = RMSNorm.apply`
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        # Columns past the row length: a [-1, N] view would not read what row * N + col does.
+        (
+            "x = tl.load(inp + pid * N + cols, mask=mask, other=0.0)",
+            "x = tl.load(inp + pid * N + cols, mask=cols < 2 * N, other=0.0)",
+            "",
+        ),
+        # `tl.sum(acc)` of a 2-d lane accumulator is a grand total, not the kept dim.
+        (
+            "total = tl.sum(acc, axis=1)[:, None]",
+            "total = tl.sum(acc) + tl.zeros([BLOCK_M, 1], dtype=tl.float32)",
+            "a per-lane accumulator is read as tl.sum(acc, axis=1)",
+        ),
+        # A transposed tensor is not row-major: no strides passed is no license to assume so.
+        (
+            "    M, N = x.shape\n    out = torch.empty(M, dtype=torch.float32",
+            "    x = x.t()\n    M, N = x.shape\n    out = torch.empty(M, dtype=torch.float32",
+            "",
+        ),
+    ],
+    ids=["columns-past-the-row", "lane-sum-without-axis", "transposed-not-row-major"],
+)
+def test_row_addressing_refuses_what_a_view_would_misread(old: str, new: str, message: str):
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    source = (DATA / "rows_by_numel.py").read_text()
+    text = source.replace(old, new)
+    assert text != source
+    with pytest.raises(TranslationError) as info:
+        parse_source(text, "rows_by_numel.py", "triton")
+    assert message in info.value.message and info.value.loc is not None

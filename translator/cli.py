@@ -808,8 +808,7 @@ def _unshaped(report: Report, source: str) -> Diagnostic | None:
             "inputs",
             "found no function to compare: no public function of the source reaches a kernel "
             "launch through calls validation can follow",
-            "add a public function that launches the kernels (or calls a function that does), "
-            "or pass --inputs FILE.py:FUNC",
+            "add a public function that launches the kernels (or calls a function that does)",
         )
     failed = report.failures()
     if not failed or any(not r.detail.startswith("inputs: ") for r in failed):

@@ -187,17 +187,23 @@ class LoopReader:
                 out.append(ir.Const(self._int_named(item.value)))
             else:
                 raise self.error(
-                    item, "block_size must be an int, None or hl.register_block_size(...)"
+                    item,
+                    "block_size must be an int (or a name bound once to one), None or "
+                    "hl.register_block_size(...)",
                 )
         return out
 
     def _int_named(self, name: str) -> int | None:
-        """The integer a host name holds: bound to a literal in the kernel function, or a
-        module constant."""
-        if name in self.scope.host_ints:
+        """The integer a host name holds: bound once in the kernel function, to a literal, or
+        a module constant the function never binds (a name bound twice, or in a branch, could
+        hold another block than the literal says)."""
+        bound = _bindings(self.fn, name)
+        if name in self.scope.host_ints and bound == 1:
             return self.scope.host_ints[name]
         value = self.build.numbers.get(name)
-        return value if isinstance(value, int) and not isinstance(value, bool) else None
+        if bound == 0 and isinstance(value, int) and not isinstance(value, bool):
+            return value
+        return None
 
     def _fitted_block(self, name: str, call: cst.Call) -> list[ir.Stmt] | None:
         """``bs = min(cap, helion.next_power_of_2(hl.specialize(n)))``: a block sized to the data
@@ -280,3 +286,45 @@ def _target_names(node: cst.BaseExpression) -> list[str] | None:
             names.append(e.value.value)
         return names
     return None
+
+
+def _bindings(fn: cst.FunctionDef, name: str) -> int:
+    """How many statements of ``fn`` bind ``name`` (assignments, augmented ones, loop and
+    ``with`` targets, imports)."""
+    count = 0
+
+    class Visitor(cst.CSTVisitor):
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            nonlocal count
+            count += _mentions(node.target, name)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            nonlocal count
+            count += _mentions(node.target, name)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            nonlocal count
+            count += _mentions(node.target, name)
+
+        def visit_For(self, node: cst.For) -> None:
+            nonlocal count
+            count += _mentions(node.target, name)
+
+        def visit_AsName(self, node: cst.AsName) -> None:
+            nonlocal count
+            count += _mentions(node.name, name)
+
+    fn.body.visit(Visitor())
+    return count
+
+
+def _mentions(target: cst.CSTNode, name: str) -> int:
+    found = []
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value == name:
+                found.append(node)
+
+    target.visit(Visitor())
+    return 1 if found else 0

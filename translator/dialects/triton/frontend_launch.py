@@ -554,8 +554,11 @@ class Launch:
             if isinstance(s, ir.View) and s.target == name:
                 self.host.body.pop()
                 self.pre.append(s)
-        if not (t.unit_last or t.contiguous):
-            self.host.assumed_unit.append(t.source)
+        if not t.contiguous:
+            # `.view(-1, N)` reads the rows the source addresses only for a row-major tensor.
+            assumed = self.host.hints.get("assumed_row_major", ())
+            if t.name not in assumed:
+                self.host.hints["assumed_row_major"] = (*assumed, t.name)
         return name, 2
 
     def size_strides(self, pname: str) -> dict[str, int]:
@@ -567,7 +570,9 @@ class Launch:
         of its strides: it can only read it as row-major, an assumption the hint
         ``assumed_row_major`` records (as ``assumed_unit_stride`` does for a last dim)."""
         t = self.tensor_info(pname)
-        if t.rank is None or (not t.contiguous and self.stride_params(pname)):
+        if t.rank is None or (
+            not t.contiguous and (self.stride_params(pname) or not self._layout_unknown(t))
+        ):
             return {}
         host = self.host
         trailing: dict[ir.Expr, int] = {}
@@ -587,6 +592,14 @@ class Launch:
             if t.name not in assumed:
                 host.hints["assumed_row_major"] = (*assumed, t.name)
         return out
+
+    def _layout_unknown(self, t: HTensor) -> bool:
+        """Whether ``t`` is a parameter of the host function as it was passed (no transpose,
+        slice or other view the host code made of it), so that only the caller knows its
+        layout."""
+        params = {p.name.value for p in self.host.fn.params.params}
+        params |= {p.name.value for p in self.host.fn.params.kwonly_params}
+        return t.name in params and t.rank_like is None and t.like is None
 
     def is_stride(self, pname: str) -> bool:
         b = self.bindings.get(pname)

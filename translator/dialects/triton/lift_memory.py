@@ -30,6 +30,7 @@ from translator.dialects.triton.symbols import (
     parse_sym,
 )
 from translator.ir import nodes as ir
+from translator.ir.printer import format_expr
 from translator.ir.shapes import dims_of
 
 _SWAP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
@@ -317,11 +318,30 @@ class MemoryMixin:
                 if tile is not None:
                     tile.used = True
         self.check_mask(items, mask, mask_node, node, store, info.source)
+        if row_length is not None and tensor != ptr.tensor:
+            self.check_row_columns(items[1], row_length, info.source, node)
         self.note_partial_dims(tensor, items, rank, node)
         mrank = self.rank_of(mask.tree) if isinstance(mask, Idx) else 0
         if mrank > rank_tree:
             raise self.error(mask_node, "the mask has more dims than the pointer")
         return tensor, items, rank_tree
+
+    def check_row_columns(self, item: Item, length: ir.Expr, source: str, node) -> None:
+        """A row view ``x.view(-1, N)`` reads what ``row * N + col`` addresses only for
+        columns in ``[0, N)``: the columns' lanes must be bounded by ``N`` itself."""
+        extents = []
+        if isinstance(item.index, ir.FullIndex):
+            extents.append(item.index.extent)
+        extents += [tile.extent for _, _, tile in item.dims if tile is not None]
+        if extents and all(e is not None and self.same_host(e, length, node) for e in extents):
+            return
+        raise self.error(
+            node,
+            f"`{source}` is addressed as rows of `{format_expr(length)}` elements, but the "
+            "column offsets are not bounded by the row length: a row view would not read "
+            "what the source reads",
+            f"mask the columns with `cols < {format_expr(length)}`, or pass the tensor's strides",
+        )
 
     def note_partial_dims(self, tensor: str, items: list[Item], rank: int, node) -> None:
         """Record each whole-dim index whose extent (the mask's bound) is not provably the dim's

@@ -55,7 +55,7 @@ class ReductionsMixin:
             if (
                 op != "sum"
                 or keepdim
-                or (axis_node is None and v.axis != 0)
+                or (axis_node is None and (v.axis != 0 or v.rank != 1))
                 or (axis_node is not None and self._int_literal(axis_node, node) != v.axis)
             ):
                 raise self.error(
@@ -262,7 +262,7 @@ class ReductionsMixin:
                     zero = ir.Cast(zero, acc.dtype)
                 data = self.place_pending(acc, zero)
                 assert isinstance(data.expr, ir.Name)
-                acc = LaneAcc(data.expr.id, loop.id, axis)
+                acc = LaneAcc(data.expr.id, loop.id, axis, len(dims))
             if isinstance(acc, Pending):
                 self.assign(
                     cst.Name(name),

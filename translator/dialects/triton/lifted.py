@@ -78,6 +78,7 @@ class LaneAcc:
     name: str
     loop: int
     axis: int = 0
+    rank: int = 1  # of the source's accumulator
 
 
 @dataclass(frozen=True)
