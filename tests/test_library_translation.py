@@ -238,18 +238,34 @@ def _translated_and_equivalent(
     assert report.passed, report.format_text()
 
 
-def test_unknown_kernel_decorator_is_dropped_from_another_dsls_kernel(tmp_path: Path) -> None:
-    # A library's wrapper of Triton kernel objects (FlagGems' `@libentry()` reads the
-    # JITFunction's `arg_names`) cannot wrap a Helion kernel: it is dropped, with a note.
+def test_a_plain_kernel_decorator_is_kept_and_one_of_kernel_objects_dropped(
+    tmp_path: Path,
+) -> None:
+    # The library's registration decorator, a wrapper of any callable, still wraps the kernel,
+    # now a Helion one.
     _translated_and_equivalent(
-        "tests/data/triton_decorated_kernel.py",
-        tmp_path,
-        ("# tiletrans: dropped `@libentry()`, which wraps triton kernels\n@helion.kernel(",),
+        "tests/data/triton_decorated_kernel.py", tmp_path, ("@libentry()\n@helion.kernel(",)
     )
-    # Into Triton itself it stays: it wraps a Triton kernel there too.
-    from translator.api import translate_file
+    # FlagGems' real one wraps the JITFunction in a class that reads its `arg_names`: it cannot
+    # wrap a Helion kernel, so it is dropped there, with a note; into Triton it stays.
+    from translator.api import translate_source
 
-    same = translate_file("tests/data/triton_decorated_kernel.py", "triton", "triton")
+    source = Path("tests/data/triton_decorated_kernel.py").read_text()
+    text = source.replace(
+        "    def decorator(fn):\n        return fn\n",
+        "    def decorator(fn):\n        return LibEntry(fn)\n",
+    ).replace(
+        "\n\ndef libentry():",
+        "\n\nclass LibEntry(triton.KernelInterface):\n"
+        "    def __init__(self, fn):\n        self.fn = fn\n        self.arg_names = fn.arg_names\n"
+        "\n\ndef libentry():",
+    )
+    assert "LibEntry(fn)" in text and "class LibEntry" in text
+    helion = translate_source(text, "decorated.py", "triton", "helion")
+    assert (
+        "# tiletrans: dropped `@libentry()`, which wraps triton kernels\n@helion.kernel(" in helion
+    )
+    same = translate_source(text, "decorated.py", "triton", "triton")
     assert "@libentry()\n@triton" in same
 
 

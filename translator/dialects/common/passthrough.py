@@ -295,6 +295,13 @@ class _Editor(cst.CSTTransformer):
         self.module = module
         self.rendering = rendering
         self.positions = positions
+        # Module-level functions and classes by name: what a kept decorator is, where the
+        # module defines it.
+        self.definitions = {
+            stmt.name.value: stmt
+            for stmt in root.body
+            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef))
+        }
         self.edits: dict[tuple, list[ir.HostEdit]] = {}
         self.if_unused: list[tuple[tuple, tuple[str, ...]]] = []
         for edit in plan.edits:
@@ -406,14 +413,17 @@ class _Editor(cst.CSTTransformer):
     ) -> list[cst.BaseStatement]:
         leading = list(getattr(original, "leading_lines", ()))
         if edit.kind == "define":
-            # A library's wrapper of a kernel object (`@libentry()`) wraps the source DSL's
-            # kernels only: another DSL's kernel object is not what it expects.
+            # A library's wrapper of a kernel object (FlagGems' `@libentry()` reads a Triton
+            # kernel's `arg_names`) wraps the source DSL's kernels only: into another DSL it
+            # stays only where the module defines it as a plain wrapper of any callable.
             same = self.rendering.target in ("", self.module.source_dialect)
-            defs = self._definitions(edit.kernels, edit.keep if same else ())
-            dropped = [] if same else [
+            keep = [d for d in edit.keep if same or self._portable(d)]
+            defs = self._definitions(edit.kernels, tuple(keep))
+            dropped = [
                 f"tiletrans: dropped `@{d}`, which wraps {self.module.source_dialect} kernels"
                 for d in edit.keep
-            ]  # fmt: skip
+                if d not in keep
+            ]
             if defs:
                 own = list(getattr(defs[0], "leading_lines", ()))
                 notes = _comment_lines(_notes(edit) + dropped)
@@ -447,6 +457,26 @@ class _Editor(cst.CSTTransformer):
                 new[0] = _with_leading(new[0], leading + _comment_lines(_notes(edit)))
             return new
         raise TranslationError(f"unknown host edit {edit.kind!r}", None)
+
+    def _portable(self, decorator: str) -> bool:
+        """Whether kept decorator ``decorator`` (its text) wraps any callable: defined in the
+        module, with no use of a kernel object's own API (an imported one cannot be told, so
+        it is taken for the source DSL's: a library's kernel registry, say)."""
+        name = decorator.split("(")[0].strip()
+        if name not in self.definitions:
+            return False
+        # The definition and every module definition it reaches (`libentry()` returning a
+        # `LibEntry(fn)` whose class reads `fn.arg_names`).
+        seen, todo, code = set(), [name], []
+        while todo:
+            current = todo.pop()
+            if current in seen or current not in self.definitions:
+                continue
+            seen.add(current)
+            node = self.definitions[current]
+            code.append(cst.Module([]).code_for_node(node))
+            todo.extend(n for n in _identifiers(node) if n in self.definitions)
+        return not any(word in text for text in code for word in _KERNEL_OBJECT_API)
 
     def _definitions(
         self, kernels: tuple[str, ...], keep: tuple[str, ...]
@@ -587,6 +617,22 @@ def _expression_at(text: str, indent: str, prefix: str) -> cst.BaseExpression:
     # libcst writes the enclosing block's indentation before each continuation line itself.
     rest = [line[len(indent) :] if line.startswith(indent) else line for line in lines[1:]]
     return cst.parse_expression("\n".join([first, *rest]))
+
+
+#: What a decorator that wraps a DSL's kernel objects reads of them (a Triton JITFunction's
+#: `arg_names`, `fn.run(...)`, `KernelInterface` subclasses) or names.
+_KERNEL_OBJECT_API = ("arg_names", "KernelInterface", "JITFunction", ".run(", "triton.", "helion.")
+
+
+def _identifiers(node: cst.CSTNode) -> set[str]:
+    found: set[str] = set()
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            found.add(name.value)
+
+    node.visit(Visitor())
+    return found
 
 
 def _notes(edit: ir.HostEdit) -> list[str]:

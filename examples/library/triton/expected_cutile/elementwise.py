@@ -48,7 +48,7 @@ def _on_device_only(configs, named_args, **kwargs):
 
 
 # tiletrans: dropped `prune_configs_by=` of @triton.autotune: it only steers the search
-# tiletrans: dropped `@libentry()`, which wraps triton kernels
+@libentry()
 @ct.kernel
 def add_kernel(
     x,
@@ -82,7 +82,7 @@ _add_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 
 
 # tiletrans: dropped `prune_configs_by=` of @triton.autotune: it only steers the search
-# tiletrans: dropped `@libentry()`, which wraps triton kernels
+@libentry()
 @ct.kernel
 def leaky_relu_forward_kernel(
     x,
@@ -115,7 +115,7 @@ _leaky_relu_forward_kernel_best: dict[tuple, dict[str, int]] = {}  # key -> best
 
 
 # tiletrans: dropped `prune_configs_by=` of @triton.autotune: it only steers the search
-# tiletrans: dropped `@libentry()`, which wraps triton kernels
+@libentry()
 @ct.kernel
 def leaky_relu_backward_kernel(
     x,

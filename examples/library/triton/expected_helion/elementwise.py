@@ -49,7 +49,7 @@ def _on_device_only(configs, named_args, **kwargs):
 
 
 # tiletrans: dropped `prune_configs_by=` of @triton.autotune: it only steers the search
-# tiletrans: dropped `@libentry()`, which wraps triton kernels
+@libentry()
 @helion.kernel(
     static_shapes=False,
     configs=[
@@ -65,7 +65,7 @@ def add_kernel(x: torch.Tensor, y: torch.Tensor, out: torch.Tensor, alpha: float
 
 
 # tiletrans: dropped `prune_configs_by=` of @triton.autotune: it only steers the search
-# tiletrans: dropped `@libentry()`, which wraps triton kernels
+@libentry()
 @helion.kernel(
     static_shapes=False,
     configs=[
@@ -81,7 +81,7 @@ def leaky_relu_forward_kernel(x: torch.Tensor, out: torch.Tensor, slope: float) 
 
 
 # tiletrans: dropped `prune_configs_by=` of @triton.autotune: it only steers the search
-# tiletrans: dropped `@libentry()`, which wraps triton kernels
+@libentry()
 @helion.kernel(
     static_shapes=False,
     configs=[
