@@ -78,7 +78,7 @@ def _scale_kernel(x_ptr, y_ptr, n, mode: tl.constexpr, BLOCK: tl.constexpr):
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask, other=0.0)
     if mode == "double":
-        x = x * 2.0
+        x = x * tl.math.rsqrt(0.25)  # a math function of a Python number: 2.0
     tl.store(y_ptr + offs, x, mask=mask)
 
 

@@ -266,7 +266,7 @@ class Writer(CodePrinter):
         template = self.spell["scalar_pointwise"].get(e.op)
         if template is None:
             raise self.refuse(f"the IR op `{e.op}` on Python scalars has no Helion spelling", e)
-        if template.startswith("math."):
+        if "math." in template:
             self.needs_math = True
         return template.format(*(self.text(a) for a in e.args)), ATOM
 
