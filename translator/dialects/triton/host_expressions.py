@@ -332,6 +332,10 @@ class HostExpressions:
         ):
             return self.min_max(fn, node)
         if fn == "len":
+            args, _ = call_args(node)
+            value = self.hval(args[0]) if len(args) == 1 else None
+            if isinstance(value, HTensor) and value.rank is not None and value.rank >= 1:
+                return HScalar(ir.SizeOf(value.name, 0))  # `len(x)` of a tensor: its dim 0
             return HOpaque("len(...)")
         if fn == "bool":
             args, _ = call_args(node)

@@ -194,8 +194,7 @@ class HostTensors:
         if name in ("reshape", "view"):
             return self.view(t, node, target, args)
         if name == "flatten" and not args:
-            minus_one = cst.UnaryOperation(cst.Minus(), cst.Integer("1"))
-            return self.view(t, node, target, [minus_one], flat=True)
+            return self.view(t, node, target, [], flat=True)
         if name == "contiguous" and not args:
             out = dataclasses.replace(t, contiguous=True, unit_last=True, copy=True)
             self.tensors[t.name] = t
@@ -327,7 +326,9 @@ class HostTensors:
     ) -> HTensor:
         dims: list[ir.Expr] = []
         star_shapes = [a for a in node.args if a.star == "*"]
-        if len(args) == 1 and not star_shapes:
+        if flat:
+            dims, args = [ir.Const(-1)], []  # `x.flatten()`: one dim of every element
+        elif len(args) == 1 and not star_shapes:
             v = self.hval(args[0])
             if isinstance(v, HShape):
                 dims = self.shape_exprs(v.tensor, node)
