@@ -257,7 +257,7 @@ def test_a_fixed_block_sizes_host_partials_and_a_registered_one_is_refused(tmp_p
     text = source.read_text().replace("block_m = 32", "block_m = hl.register_block_size(m)")
     with pytest.raises(TranslationError) as info:
         parse_source(text, "partials.py", "helion")
-    assert "sizes a host allocation" in info.value.message
+    assert "is read by host code" in info.value.message
     assert info.value.loc is not None and info.value.loc.line == 16
     assert "block_m = 32" in (info.value.hint or "")
 

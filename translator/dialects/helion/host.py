@@ -51,6 +51,21 @@ class HostReader:
 
     def _host_small(self, node: cst.BaseSmallStatement) -> list[ir.Stmt]:
         self.build.device = False
+        value = getattr(node, "value", None)
+        blocks = [
+            n for n in (_names(value) if value is not None else [])
+            if n.value in self.scope.registered_blocks
+        ]  # fmt: skip
+        if blocks:
+            raise self.error(
+                blocks[0],
+                f"`{blocks[0].value}` (a block size hl.register_block_size registers) is read "
+                "by host code: the translation's block sizes are picked at the launch, after "
+                "host code has run, so host code cannot read them yet",
+                "size host buffers by a fixed block (`block_m = 32` as a plain int, and "
+                "`hl.tile(m, block_size=block_m)`), or reduce the partials in the kernel with "
+                "hl.atomic_add",
+            )
         handler = _HOST_STATEMENTS.get(type(node))
         if handler is None:
             raise self._unsupported_host(node)
@@ -347,18 +362,6 @@ class HostReader:
             if dtype == ir.DTypeOf(like.value):
                 dtype = self._dtype_of_tensor(like.value)
             return ir.Alloc(name, None, like.value, dtype, like.value, call.fill)
-        for node in call.shape:
-            blocks = [n for n in _names(node) if n.value in self.scope.registered_blocks]
-            if blocks:
-                raise self.error(
-                    blocks[0],
-                    f"`{blocks[0].value}` (a block size hl.register_block_size registers) sizes a "
-                    "host allocation: the translation's block sizes are picked at the launch, "
-                    "after host code has run, so host code cannot read them yet",
-                    "size the buffer by a fixed block (`block_m = 32` as a plain int, and "
-                    "`hl.tile(m, block_size=block_m)`), or reduce the partials in the kernel "
-                    "with hl.atomic_add",
-                )
         shape = tuple(self.build.expr(s) for s in call.shape)
         for s, node in zip(shape, call.shape):
             if not isinstance(self.build.type_of(s, node), ScalarType):
