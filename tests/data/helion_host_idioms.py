@@ -33,3 +33,18 @@ def batched_scores(q_in: torch.Tensor, k_in: torch.Tensor) -> torch.Tensor:
         s = torch.bmm(q_view[tile_b, tile_m, :], k_view[tile_b, tile_n, :].transpose(1, 2))
         out[tile_b, tile_m, tile_n] = s.to(torch.float32)
     return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[1, 16, 16]))
+def batched_scores_transposed(q_in: torch.Tensor, k_in: torch.Tensor) -> torch.Tensor:
+    """The same scores with the keys transposed on the host, as Helion's attention example
+    reads them (``k_in.reshape(...).transpose(1, 2)``)."""
+    m, d = q_in.size(-2), q_in.size(-1)
+    n = k_in.size(-2)
+    q_view = q_in.reshape([-1, m, d])
+    k_view = k_in.reshape([-1, n, d]).transpose(1, 2)
+    out = torch.empty([q_view.size(0), m, n], dtype=torch.float32, device=q_in.device)
+    for tile_b, tile_m, tile_n in hl.tile([q_view.size(0), m, n]):
+        s = torch.bmm(q_view[tile_b, tile_m, :], k_view[tile_b, :, tile_n])
+        out[tile_b, tile_m, tile_n] = s.to(torch.float32)
+    return out

@@ -50,7 +50,10 @@ class CarriedReader:
                 "carries as written",
                 "move the hl.* call into a statement of its own (`n = hl.specialize(...)`)",
             )
-        blocks = [n for n in _read_names(node) if n.value in self.scope.registered_blocks]
+        read = _read_names(node)
+        if why is not None and any(n.value in self.scope.permuted for n in read):
+            raise why  # a reordered view has no IR tensor a carried statement could stand for
+        blocks = [n for n in read if n.value in self.scope.registered_blocks]
         if blocks:
             # The name holds Helion's block-size object: no translation defines it.
             if why is not None:

@@ -332,7 +332,11 @@ class EntryParser(DecoratorReader, HostReader, CarriedReader, LoopReader, Kernel
         constexpr |= {p.name for p in params if p.kind == "str"}
         if self.pure:
             return None, [self._kernel_function(entry, constexpr)]
-        entry, kernels = outline_entry(entry, OutlineNaming(constexpr=constexpr))
+        spelled = self.scope.spelled
+        naming = OutlineNaming(
+            text=lambda kernel, host: spelled.get(host, host), constexpr=constexpr
+        )
+        entry, kernels = outline_entry(entry, naming)
         dec = kernel_decorator(fn, self.aliases, self.grammar)
         assert dec is not None
         self.edits.append(ir.HostEdit("remove", self.locate.span(dec)))

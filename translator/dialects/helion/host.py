@@ -18,7 +18,13 @@ import libcst as cst
 
 from translator.diagnostics import TranslationError
 from translator.dialects.common.torch_host import AllocError, read_alloc
-from translator.dialects.cst_utils import call_args, resolve, source_of, statement_comments
+from translator.dialects.cst_utils import (
+    call_args,
+    literal_or_none,
+    resolve,
+    source_of,
+    statement_comments,
+)
 from translator.ir import nodes as ir
 from translator.ir.shapes import ScalarType, TensorType
 
@@ -218,6 +224,9 @@ class HostReader:
                 self.scope.alloc_shapes[name] = alloc.shape
             self.scope.used_names.add(name)
             return [_with_loc(alloc, loc)]
+        permuted = self._permuted_view(name, value)
+        if permuted is not None:
+            return permuted
         view = self._view(name, value)
         if view is not None:
             return [view]
@@ -273,6 +282,63 @@ class HostReader:
         self.scope.env.vars[name] = t
         self.scope.used_names.add(name)
         return [ir.Assign(name, expr, loc=loc)]
+
+    def _permuted_view(self, name: str, value: cst.BaseExpression) -> list[ir.Stmt] | None:
+        """``y = x.transpose(a, b)`` / ``.permute(...)`` of a host tensor (or of a view of one,
+        ``k.reshape([-1, n, d]).transpose(1, 2)``): no IR tensor of its own; kernels that index
+        ``y`` read the tensor it reorders, their values permuted back."""
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)):
+            return None
+        method = value.func.attr.value
+        if method not in ("transpose", "permute"):
+            return None
+        inner = value.func.value
+        stmts: list[ir.Stmt] = []
+        if isinstance(inner, cst.Name) and self.scope.is_tensor(inner.value):
+            base = inner.value
+        else:
+            base = self.scope.fresh(f"{name}_base")
+            view = self._view(base, inner)
+            if view is None:
+                return None
+            stmts.append(view)
+        if base in self.scope.permuted:
+            raise self.error(value, "a reordered view of a reordered view is not supported yet")
+        t = self.scope.env.vars[base]
+        assert isinstance(t, TensorType)
+        rank = t.rank
+        args, kwargs = call_args(value)
+        dims = [literal_or_none(a) for a in args]
+        if rank is None or kwargs or not all(isinstance(d, int) for d in dims):
+            raise self.error(
+                value, f"`.{method}()` of a host tensor needs literal dims and a known rank"
+            )
+        order = list(range(rank))
+        if method == "transpose":
+            if len(dims) != 2:
+                raise self.error(value, "`.transpose()` takes two dims")
+            a, b = (d % rank for d in dims)
+            order[a], order[b] = order[b], order[a]
+        else:
+            order = [d % rank for d in dims]
+        if sorted(order) != list(range(rank)):
+            raise self.error(value, f"bad permutation {order} for a {rank}-d tensor")
+        self.scope.permuted[name] = (base, tuple(order))
+        if stmts:
+            # The base exists in the IR only: the launch reads it back off the view.
+            inverse = [order.index(d) for d in range(rank)]
+            swapped = [d for d in range(rank) if inverse[d] != d]
+            self.scope.spelled[base] = (
+                f"{name}.transpose({swapped[0]}, {swapped[1]})"
+                if len(swapped) == 2
+                else f"{name}.permute({', '.join(map(str, inverse))})"
+            )
+        self.scope.env.vars[name] = TensorType(t.dtype, rank)
+        self.scope.used_names.add(name)
+        for d, source in enumerate(order):
+            # The base's size first: it stays the class's spelling (the view is no IR tensor).
+            self.scope.unify(self.scope.size_expr(base, source), ir.SizeOf(name, d))
+        return stmts
 
     def _view(self, name: str, value: cst.BaseExpression) -> ir.Stmt | None:
         """``y = x.view(...)``/``.reshape(...)``/``.flatten()`` of a host tensor."""
@@ -352,6 +418,12 @@ class HostReader:
             base = call.base.value
         if call.like is not None:
             like = call.like
+            if isinstance(like, cst.Name) and like.value in self.scope.permuted:
+                raise self.error(
+                    like,
+                    f"an allocation like `{like.value}`, a reordered view, is not supported yet",
+                    "allocate with an explicit shape: torch.empty([...], dtype=..., device=...)",
+                )
             if not isinstance(like, cst.Name) or not self.scope.is_tensor(like.value):
                 raise self.error(value, "allocate like a host tensor")
             dtype = (

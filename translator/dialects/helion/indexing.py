@@ -42,6 +42,8 @@ class IndexReader:
         ):
             dim = self._int_index(node)
             return self.scope.size_expr(base.value.value, dim)
+        if isinstance(base, cst.Name) and base.value in self.scope.permuted:
+            return self._permuted_load(base.value, node)
         if isinstance(base, cst.Name) and self.scope.is_tensor(base.value):
             index = self.index_items(base.value, node.slice, node)
             load = ir.Load(base.value, index, 0.0, loc=self.locate(node))
@@ -52,6 +54,26 @@ class IndexReader:
         if isinstance(t, TileType):
             return self._tile_subscript(value, t, node)
         raise self.error(node, f"cannot index `{source_of(base)}`")
+
+    def _permuted_load(self, view: str, node: cst.Subscript) -> ir.Expr:
+        """``y[i, j, k]`` of a reordered host view: the load of the tensor it reorders at the
+        index in that tensor's order, permuted back into ``y``'s."""
+        tensor, order = self.scope.permuted[view]
+        index = self.index_items(view, node.slice, node)
+        if len(index) != len(order) or any(isinstance(i, ir.NewAxis) for i in index):
+            raise self.error(node, f"index every dim of `{view}` (a reordered view) once")
+        items: list[ir.IndexItem] = [index[0]] * len(order)
+        for d, source in enumerate(order):
+            items[source] = index[d]
+        load: ir.Expr = ir.Load(tensor, tuple(items), 0.0, loc=self.locate(node))
+        self.check_lane_mask(load, None, node)  # type: ignore[arg-type]
+        # The load's dims come in the tensor's order; the view's order reads them permuted.
+        kept = [order[d] for d, i in enumerate(index) if not isinstance(i, ir.ScalarIndex)]
+        ranked = sorted(kept)
+        perm = tuple(ranked.index(k) for k in kept)
+        if perm != tuple(range(len(perm))):
+            load = ir.Permute(load, perm, loc=self.locate(node))
+        return load
 
     def _int_index(self, node: cst.Subscript) -> int:
         if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):

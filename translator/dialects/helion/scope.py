@@ -25,6 +25,13 @@ class EntryScope:
     registered_blocks: dict[str, str] = field(default_factory=dict)
     #: Host names the kernel function binds to an integer literal (``block_m = 32``).
     host_ints: dict[str, int] = field(default_factory=dict)
+    #: Host views with their dims reordered (``k_view = k.reshape(...).transpose(1, 2)``, as
+    #: Helion's attention example reads its keys): name -> (the tensor it reorders, the order:
+    #: dim ``d`` of the view is dim ``order[d]`` of that tensor). Kernels index the tensor.
+    permuted: dict[str, tuple[str, tuple[int, ...]]] = field(default_factory=dict)
+    #: Host tensors the IR names that no source statement binds (a reordered view's base),
+    #: spelt at the launch from what the source does bind (``k_view.transpose(1, 2)``).
+    spelled: dict[str, str] = field(default_factory=dict)
     block_order: list[str] = field(default_factory=list)
     tunable_defaults: dict[str, int] = field(default_factory=dict)
     block_choices: dict[str, tuple[int, ...]] = field(default_factory=dict)
