@@ -823,6 +823,22 @@ def names_in(node: cst.CSTNode) -> set[str]:
     return names
 
 
+def name_nodes(node: cst.CSTNode) -> list[cst.Name]:
+    """The names ``node`` reads or binds, as nodes (for locations); attribute names left out."""
+    found: list[cst.Name] = []
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            found.append(name)
+
+        def visit_Attribute(self, attr: cst.Attribute) -> bool:
+            attr.value.visit(self)
+            return False
+
+    node.visit(Visitor())
+    return found
+
+
 def substitute_names(
     node: cst.BaseExpression, values: dict[str, cst.BaseExpression]
 ) -> cst.BaseExpression:

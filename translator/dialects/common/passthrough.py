@@ -49,6 +49,7 @@ from translator.dialects.cst_utils import (
     children,
     import_bindings,
     is_a,
+    names_in,
     parsed,
     without_provenance,
 )
@@ -475,7 +476,7 @@ class _Editor(cst.CSTTransformer):
             seen.add(current)
             node = self.definitions[current]
             code.append(cst.Module([]).code_for_node(node))
-            todo.extend(n for n in _identifiers(node) if n in self.definitions)
+            todo.extend(n for n in names_in(node) if n in self.definitions)
         return not any(word in text for text in code for word in _KERNEL_OBJECT_API)
 
     def _definitions(
@@ -622,17 +623,6 @@ def _expression_at(text: str, indent: str, prefix: str) -> cst.BaseExpression:
 #: What a decorator that wraps a DSL's kernel objects reads of them (a Triton JITFunction's
 #: `arg_names`, `fn.run(...)`, `KernelInterface` subclasses) or names.
 _KERNEL_OBJECT_API = ("arg_names", "KernelInterface", "JITFunction", ".run(", "triton.", "helion.")
-
-
-def _identifiers(node: cst.CSTNode) -> set[str]:
-    found: set[str] = set()
-
-    class Visitor(cst.CSTVisitor):
-        def visit_Name(self, name: cst.Name) -> None:
-            found.add(name.value)
-
-    node.visit(Visitor())
-    return found
 
 
 def _notes(edit: ir.HostEdit) -> list[str]:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from translator.diagnostics import TranslationError
-from translator.dialects.cst_utils import call_args, resolve, source_of
+from translator.dialects.cst_utils import call_args, name_nodes, resolve, source_of
 from translator.ir import nodes as ir
 from translator.ir.shapes import ScalarType, TensorType
 
@@ -50,7 +50,7 @@ class CarriedReader:
                 "carries as written",
                 "move the hl.* call into a statement of its own (`n = hl.specialize(...)`)",
             )
-        read = _read_names(node)
+        read = name_nodes(node)
         if why is not None and any(n.value in self.scope.permuted for n in read):
             raise why  # a reordered view has no IR tensor a carried statement could stand for
         blocks = [n for n in read if n.value in self.scope.registered_blocks]
@@ -231,19 +231,3 @@ def _assignments(
 
     node.visit(V())
     return out
-
-
-def _read_names(node: cst.CSTNode) -> list[cst.Name]:
-    """The names ``node`` mentions (attribute names aside)."""
-    found: list[cst.Name] = []
-
-    class Visitor(cst.CSTVisitor):
-        def visit_Name(self, name: cst.Name) -> None:
-            found.append(name)
-
-        def visit_Attribute(self, attr: cst.Attribute) -> bool:
-            attr.value.visit(self)
-            return False
-
-    node.visit(Visitor())
-    return found

@@ -21,6 +21,7 @@ from translator.dialects.common.torch_host import AllocError, read_alloc
 from translator.dialects.cst_utils import (
     call_args,
     literal_or_none,
+    name_nodes,
     resolve,
     source_of,
     statement_comments,
@@ -59,7 +60,7 @@ class HostReader:
         self.build.device = False
         value = getattr(node, "value", None)
         blocks = [
-            n for n in (_names(value) if value is not None else [])
+            n for n in (name_nodes(value) if value is not None else [])
             if n.value in self.scope.registered_blocks
         ]  # fmt: skip
         if blocks:
@@ -495,18 +496,7 @@ def _parallel_pairs(
     names = [el.value.value if isinstance(el.value, cst.Name) else None for el in target.elements]
     if None in names or any(isinstance(el, cst.StarredElement) for el in value.elements):
         return None
-    read = {n.value for el in value.elements for n in _names(el.value)}
+    read = {n.value for el in value.elements for n in name_nodes(el.value)}
     if read & set(names):  # type: ignore[arg-type]
         return None
     return [(n, el.value) for n, el in zip(names, value.elements)]  # type: ignore[misc]
-
-
-def _names(node: cst.CSTNode) -> list[cst.Name]:
-    found: list[cst.Name] = []
-
-    class Visitor(cst.CSTVisitor):
-        def visit_Name(self, name: cst.Name) -> None:
-            found.append(name)
-
-    node.visit(Visitor())
-    return found

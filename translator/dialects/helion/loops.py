@@ -12,7 +12,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from translator.dialects.cst_utils import call_args, literal_or_none, resolve, source_of
+from translator.dialects.cst_utils import (
+    call_args,
+    literal_or_none,
+    names_in,
+    resolve,
+    source_of,
+    walk,
+)
 from translator.dialects.helion.device import DeviceParser
 from translator.ir import nodes as ir
 from translator.ir.shapes import ScalarType
@@ -288,43 +295,27 @@ def _target_names(node: cst.BaseExpression) -> list[str] | None:
     return None
 
 
+#: Statements that bind names, and the field that holds their target.
+_BINDING_TARGETS = {
+    cst.AssignTarget: "target",
+    cst.AugAssign: "target",
+    cst.AnnAssign: "target",
+    cst.For: "target",
+    cst.AsName: "name",
+}
+
+
 def _bindings(fn: cst.FunctionDef, name: str) -> int:
     """How many statements of ``fn`` bind ``name`` (assignments, augmented ones, loop and
     ``with`` targets, imports)."""
     count = 0
 
-    class Visitor(cst.CSTVisitor):
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            nonlocal count
-            count += _mentions(node.target, name)
+    def enter(node: cst.CSTNode) -> bool:
+        nonlocal count
+        field = _BINDING_TARGETS.get(type(node))
+        if field is not None and name in names_in(getattr(node, field)):
+            count += 1
+        return True
 
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            nonlocal count
-            count += _mentions(node.target, name)
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            nonlocal count
-            count += _mentions(node.target, name)
-
-        def visit_For(self, node: cst.For) -> None:
-            nonlocal count
-            count += _mentions(node.target, name)
-
-        def visit_AsName(self, node: cst.AsName) -> None:
-            nonlocal count
-            count += _mentions(node.name, name)
-
-    fn.body.visit(Visitor())
+    walk(fn.body, enter)
     return count
-
-
-def _mentions(target: cst.CSTNode, name: str) -> int:
-    found = []
-
-    class Visitor(cst.CSTVisitor):
-        def visit_Name(self, node: cst.Name) -> None:
-            if node.value == name:
-                found.append(node)
-
-    target.visit(Visitor())
-    return 1 if found else 0

@@ -52,6 +52,7 @@ from translator.dialects.cst_utils import (
     resolve,
     source_of,
     statement_comments,
+    substitute_names,
     walk,
     without_provenance,
 )
@@ -578,9 +579,7 @@ def _returned(
         ):
             # A local (`b = triton.next_power_of_2(args["n"])`): its value where it is read.
             later = _returned(rest, info, first)
-            bound = cst.ensure_type(cst.parse_expression(f"({source_of(small.value)})"),
-                                    cst.BaseExpression)  # fmt: skip
-            return _substituted(later, small.targets[0].target.value, bound)
+            return substitute_names(later, {small.targets[0].target.value: small.value})
     if isinstance(first, cst.If):
         then = _returned(first.body.body, info, first)
         if first.orelse is None:
@@ -595,24 +594,6 @@ def _returned(
         info.locate(first),
         'write it as `return ...` of args["NAME"], or as a lambda',
     )
-
-
-def _substituted(
-    expr: cst.BaseExpression, name: str, value: cst.BaseExpression
-) -> cst.BaseExpression:
-    """``expr`` with the name ``name`` replaced by ``value`` (a heuristic's local)."""
-
-    class Substitute(cst.CSTTransformer):
-        def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
-            return value if updated.value == name else updated
-
-        def leave_Attribute(
-            self, original: cst.Attribute, updated: cst.Attribute
-        ) -> cst.BaseExpression:
-            # `x.name` reads an attribute, not the local: keep the attribute's own name.
-            return updated.with_changes(attr=original.attr)
-
-    return cst.ensure_type(expr.visit(Substitute()), cst.BaseExpression)
 
 
 def _prescan(fn: cst.FunctionDef, info: ModuleInfo, seen: set[str]) -> None:
