@@ -73,13 +73,19 @@ def row_absmax(x: torch.Tensor) -> torch.Tensor:
 
 
 @triton.jit
+def _scaled(x, how: tl.constexpr):
+    if how == "double":
+        x = x * tl.math.rsqrt(0.25)  # a math function of a Python number: 2.0
+    return x
+
+
+@triton.jit
 def _scale_kernel(x_ptr, y_ptr, n, mode: tl.constexpr, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask, other=0.0)
-    if mode == "double":
-        x = x * tl.math.rsqrt(0.25)  # a math function of a Python number: 2.0
-    tl.store(y_ptr + offs, x, mask=mask)
+    # The string is compared in a helper, as attorch's apply_act_func does.
+    tl.store(y_ptr + offs, _scaled(x, mode), mask=mask)
 
 
 def _scale_forward(x, y, mode):

@@ -151,7 +151,7 @@ class Launch:
             elif (
                 isinstance(value, HTensor)
                 and value.guessed
-                and _compared_to_a_string(self.kernel.fn, p)
+                and _compared_to_a_string(self.kernel.fn, p, self.host.info.jit)
             ):
                 # An unannotated host parameter the kernel compares with a string (Liger's
                 # `if reduction == "mean":`): a string after all.
@@ -889,9 +889,13 @@ class Launch:
         return out
 
 
-def _compared_to_a_string(fn: cst.FunctionDef, name: str) -> bool:
-    """Whether kernel ``fn`` compares its parameter ``name`` with a string literal."""
+def _compared_to_a_string(
+    fn: cst.FunctionDef, name: str, helpers: dict[str, cst.FunctionDef], depth: int = 0
+) -> bool:
+    """Whether kernel ``fn`` compares its parameter ``name`` with a string literal, itself or in
+    a jit helper it passes the parameter to (attorch's ``apply_act_func(x, act_func)``)."""
     found = False
+    passed: list[tuple[str, int | str]] = []
 
     class Visitor(cst.CSTVisitor):
         def visit_Comparison(self, node: cst.Comparison) -> None:
@@ -901,8 +905,25 @@ def _compared_to_a_string(fn: cst.FunctionDef, name: str) -> bool:
             if named and any(isinstance(x, cst.SimpleString) for x in parts):
                 found = True
 
+        def visit_Call(self, node: cst.Call) -> None:
+            if isinstance(node.func, cst.Name) and node.func.value in helpers:
+                for i, a in enumerate(node.args):
+                    if isinstance(a.value, cst.Name) and a.value.value == name:
+                        passed.append((node.func.value, a.keyword.value if a.keyword else i))
+
     fn.body.visit(Visitor())
-    return found
+    if found or depth > 3:
+        return found
+    for helper, where in passed:
+        params = helpers[helper].params.params
+        inner = (
+            where
+            if isinstance(where, str)
+            else (params[where].name.value if where < len(params) else None)
+        )
+        if inner is not None and _compared_to_a_string(helpers[helper], inner, helpers, depth + 1):
+            return True
+    return False
 
 
 def _tensor_base(param: str) -> str:
