@@ -134,10 +134,30 @@ class ValuesMixin:
     def boolean_operation(self, node: cst.BooleanOperation) -> Val:
         """``a and b`` / ``a or b`` of compile-time values."""
         a, b = self.ev(node.left), self.ev(node.right)
+        is_and = isinstance(node.operator, cst.And)
         if isinstance(a, Static) and isinstance(b, Static):
-            is_and = isinstance(node.operator, cst.And)
             return Static((a.value and b.value) if is_and else (a.value or b.value))
+        for known, other in ((a, b), (b, a)):
+            if isinstance(known, Static) and isinstance(other, Idx):
+                # `True and FLAG`: the flag decides; `False and FLAG`: false.
+                decided = not known.value if is_and else bool(known.value)
+                return Static(known.value) if decided else other
+        if isinstance(a, Idx) and isinstance(b, Idx):
+            # Scalars (constexpr flags such as `EVEN_M and EVEN_N`): as a test, the same as
+            # `&`/`|` of their truth values (`2 and 1` is true, `2 & 1` is not).
+            a, b = (self.truth(v, node) for v in (a, b))
+            return self.binop("&" if is_and else "|", a, b, node)
         raise self.error(node, f"`{self.src(node)}`: use & and | on device values")
+
+    def truth(self, v: Idx, node) -> Idx:
+        """``v`` as a bool: itself where it is a comparison or a parameter (a flag, 0 or 1,
+        kept bare so that the flags heuristics prove, ``EVEN_N``, are still recognised), else
+        ``v != 0``."""
+        if isinstance(v.tree, ir.BinOp) and v.tree.op in COMPARISON_OPS:
+            return v
+        if isinstance(v.tree, ir.Name) and param_name(v.tree.id) is not None:
+            return v
+        return Idx(ir.BinOp("!=", v.tree, ir.Const(0)))
 
     @handles_expression(cst.Tuple, cst.List)
     def tuple_value(self, node: cst.Tuple | cst.List) -> Val:
