@@ -275,3 +275,22 @@ def test_a_block_named_by_a_host_int_bound_twice_is_refused() -> None:
     with pytest.raises(TranslationError) as info:
         parse_source(text, "partials.py", "helion")
     assert "a name bound once to one" in info.value.message
+
+
+def test_a_per_lane_sum_over_a_loop_becomes_a_sum_per_tile(tmp_path) -> None:
+    # `acc = hl.zeros([tile_m, block_n])`, `acc += x[tile_m, tile_n]`, `acc.sum(-1)`: a lane
+    # of `block_n` is no tile of the IR, so each tile's sum is added instead.
+    from translator.api import parse_source
+
+    source = DATA / "helion_lane_sum.py"
+    text = translate_file(source, "helion", "triton")
+    assert "acc = acc + tl.sum(" in text
+    translated = tmp_path / "translated.py"
+    translated.write_text(text)
+    report = check_pair(str(source), translated, seeds=(0,))
+    assert report.passed, report.format_text()
+    # Read any other way than its sum over the lanes, it is refused.
+    other = source.read_text().replace("acc.sum(-1)", "acc.sum(0)")
+    with pytest.raises(TranslationError) as info:
+        parse_source(other, "lane.py", "helion")
+    assert "sums lanes over a loop" in info.value.message

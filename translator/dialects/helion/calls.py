@@ -356,6 +356,17 @@ class CallReader:
         return broadcast
 
     def _reduction(self, op: str, args: list, kwargs: dict, node: cst.Call) -> ir.Expr:
+        if isinstance(args[0], cst.Name) and args[0].value in self.scope.lane_sums:
+            # The sum of a per-lane sum's lanes: the IR's accumulator already holds it.
+            axis, rank = self.scope.lane_sums[args[0].value]
+            asked, keep = self._reduce_axis(args, kwargs, node, rank)
+            if op != "sum" or asked != axis or keep:
+                raise self.error(
+                    node,
+                    f"`{args[0].value}` sums lanes over a loop: read it as its sum over dim {axis}",
+                    f"`{args[0].value}.sum({axis - rank})`",
+                )
+            return ir.Name(args[0].value)
         value = self.expr(args[0])
         t = self.type_of(value, node)
         if not isinstance(t, TileType) or not t.dims:

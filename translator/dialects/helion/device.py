@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -14,7 +15,7 @@ from translator.dialects.cst_utils import (
     statement_comments,
 )
 from translator.ir import nodes as ir
-from translator.ir.shapes import TensorType, TileVarType, TypeEnv
+from translator.ir.shapes import TensorType, TileVarType, TypeEnv, dims_of
 
 if TYPE_CHECKING:
     from translator.dialects.helion.frontend import EntryParser
@@ -63,6 +64,9 @@ class DeviceParser:
 
                 stmts[0] = dataclasses.replace(stmts[0], comments=comments + stmts[0].comments)
             out.extend(stmts)
+        if self.scope.replaced:
+            # A lane sum's zeros, narrowed once its loop showed which dim it sums.
+            out = [self.scope.replaced.pop(id(s), s) for s in out]
         return out
 
     def statement(self, node: cst.BaseStatement) -> list[ir.Stmt]:
@@ -100,7 +104,11 @@ class DeviceParser:
             target = node.target
             if isinstance(target, cst.Name):
                 current = self.build.expr(target)
-                value = ir.BinOp(op, current, self.build.expr(node.value), loc=loc)
+                rhs = self.build.expr(node.value)
+                summed = self._lane_sum(target.value, op, current, rhs, node)
+                if summed is not None:
+                    return [summed]
+                value = ir.BinOp(op, current, rhs, loc=loc)
                 return [self._bind(target.value, value, node)]
             if isinstance(target, cst.Subscript):
                 current = self.build.expr(target)
@@ -134,6 +142,48 @@ class DeviceParser:
             return [self._bind(n.value, v, node) for n, v in zip(names, values)]  # type: ignore[union-attr]
         raise self.error(node, f"unsupported assignment target `{source_of(target)}`")
 
+    def _lane_sum(
+        self, name: str, op: str, current: ir.Expr, rhs: ir.Expr, node: cst.CSTNode
+    ) -> ir.Stmt | None:
+        """``acc += x[tile_m, tile_n]`` into ``acc = hl.zeros([tile_m, block_n])``: the dim
+        of ``block_n`` lanes holds a partial sum per lane, which only its sum after the loop
+        reads. The IR adds each tile's sum instead (a per-lane sum is no tile of the IR), and
+        the zeros lose that dim. ``None`` where ``acc += v`` is no such sum."""
+        known = self.scope.lane_sums.get(name)
+        definition = self.scope.lane_sum_defs.get(name)
+        if op != "+" or (known is None and definition is None):
+            return None
+        ct, rt = self.build.type_of(current, node), self.build.type_of(rhs, node)
+        cdims, rdims = dims_of(ct), dims_of(rt)
+        if known is not None:
+            axis, rank = known
+            if len(rdims) != rank or not isinstance(rdims[axis], ir.BlockDim):
+                raise self.error(node, f"`{name}` sums the lanes of one dim; add tiles of it")
+        else:
+            axes = [
+                a
+                for a, (c, r) in enumerate(zip(cdims, rdims))
+                if isinstance(c, ir.FullDim) and isinstance(r, ir.BlockDim)
+                and isinstance(c.extent, ir.Name)
+                and c.extent.id in self.scope.registered_blocks.values()
+            ]  # fmt: skip
+            if len(cdims) != len(rdims) or len(axes) != 1:
+                return None
+            axis, rank = axes[0], len(cdims)
+            assert definition is not None
+            full = definition.value
+            assert isinstance(full, ir.Full)
+            narrowed = dataclasses.replace(full, shape=full.shape[:axis] + full.shape[axis + 1 :])
+            self.scope.replaced[id(definition)] = dataclasses.replace(definition, value=narrowed)
+            self.scope.lane_sums[name] = (axis, rank)
+            self.scope.env.vars[name] = self.build.type_of(narrowed, node)
+            current = ir.Name(name)
+        total = ir.Reduce("sum", rhs, axis, False, loc=self.locate(node))
+        value = ir.BinOp("+", ir.Name(name), total, loc=self.locate(node))
+        t = self.build.type_of(value, node)
+        self.scope.env.vars[name] = t
+        return ir.Assign(name, value, loc=self.locate(node))
+
     def _bind(self, name: str, value: ir.Expr, node: cst.CSTNode) -> ir.Stmt:
         old = self.scope.env.vars.get(name)
         if isinstance(old, (TensorType, TileVarType)):
@@ -152,7 +202,16 @@ class DeviceParser:
         self.scope.env.vars[name] = t
         self.scope.used_names.add(name)
         self.build.pads.bind(name, value)
-        return ir.Assign(name, value, loc=self.locate(node))
+        stmt = ir.Assign(name, value, loc=self.locate(node))
+        self.scope.lane_sums.pop(name, None)
+        self.scope.lane_sum_defs.pop(name, None)
+        if (
+            isinstance(value, ir.Full)
+            and isinstance(value.value, ir.Const)
+            and value.value.value == 0
+        ):
+            self.scope.lane_sum_defs[name] = stmt  # zeros that may turn out a per-lane sum
+        return stmt
 
     def _store(self, target: cst.Subscript, value: ir.Expr, node: cst.CSTNode) -> ir.Stmt:
         if not isinstance(target.value, cst.Name) or not self.scope.is_tensor(target.value.value):

@@ -29,6 +29,14 @@ class EntryScope:
     #: Helion's attention example reads its keys): name -> (the tensor it reorders, the order:
     #: dim ``d`` of the view is dim ``order[d]`` of that tensor). Kernels index the tensor.
     permuted: dict[str, tuple[str, tuple[int, ...]]] = field(default_factory=dict)
+    #: Per-lane sums over a looped dim (``acc = hl.zeros([tile_m, block_n])`` before
+    #: ``for tile_n in hl.tile(n, block_size=block_n): acc += x[tile_m, tile_n]``, read once as
+    #: ``acc.sum(-1)``): name -> (the summed dim, the accumulator's rank as written). The IR
+    #: keeps the sum of each tile instead; ``lane_sum_defs`` holds the zeros to narrow.
+    lane_sums: dict[str, tuple[int, int]] = field(default_factory=dict)
+    lane_sum_defs: dict[str, ir.Assign] = field(default_factory=dict)
+    #: Statements to replace once the block that holds them is complete: old -> new.
+    replaced: dict[int, ir.Stmt] = field(default_factory=dict)
     #: Host tensors the IR names that no source statement binds (a reordered view's base),
     #: spelt at the launch from what the source does bind (``k_view.transpose(1, 2)``).
     spelled: dict[str, str] = field(default_factory=dict)
