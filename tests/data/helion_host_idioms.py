@@ -48,3 +48,14 @@ def batched_scores_transposed(q_in: torch.Tensor, k_in: torch.Tensor) -> torch.T
         s = torch.bmm(q_view[tile_b, tile_m, :], k_view[tile_b, :, tile_n])
         out[tile_b, tile_m, tile_n] = s.to(torch.float32)
     return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[64]))
+def double_flat(x: torch.Tensor) -> torch.Tensor:
+    """``2 * x`` over flat views, tiled by ``x.numel()``."""
+    out = torch.empty_like(x)
+    x_flat = x.view(-1)
+    out_flat = out.view(-1)
+    for tile in hl.tile(x.numel()):
+        out_flat[tile] = x_flat[tile] * 2
+    return out

@@ -98,11 +98,24 @@ class CallReader:
                 if not isinstance(dim, int):
                     raise self.error(node, "size index must be an integer literal")
                 return self.scope.size_expr(base.value, dim)
+            rank = self.scope.rank(base.value)
+            flat = self.scope.flat_views.get(base.value)
+            if method == "numel" and not args and rank is None and flat is not None:
+                return self.scope.size_expr(flat, 0)  # the size of its one-dim view
+            if method == "numel" and not args and rank is not None and not self.device:
+                # The product of the sizes (`hl.tile(x.numel())` over a flattened view).
+                total: ir.Expr = ir.Const(1)
+                for d in range(rank):
+                    size = self.scope.size_expr(base.value, d)
+                    total = size if d == 0 else ir.BinOp("*", total, size, loc=self.locate(node))
+                return total
+            if method == "dim" and not args and rank is not None:
+                return ir.Const(rank)
             if method in ("stride", "numel", "dim"):
                 raise self.error(
                     node,
                     f"`{source_of(node)}` is not supported in kernels",
-                    "compute it on the host from sizes",
+                    "compute it on the host from sizes (`m, n = x.size()`, then `m * n`)",
                 )
         if method == "to":
             value = self.expr(base)

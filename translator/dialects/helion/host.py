@@ -369,6 +369,8 @@ class HostReader:
         assert isinstance(t, TensorType)
         self.scope.env.vars[name] = TensorType(t.dtype, len(shape))
         self.scope.used_names.add(name)
+        if shape == (ir.Const(-1),):
+            self.scope.flat_views.setdefault(base.value, name)
         return ir.View(name, base.value, shape, loc=self.locate(value))
 
     def _alloc_dtype(self, node: cst.BaseExpression, target: str) -> ir.DTypeExpr:

@@ -29,6 +29,9 @@ class EntryScope:
     #: Helion's attention example reads its keys): name -> (the tensor it reorders, the order:
     #: dim ``d`` of the view is dim ``order[d]`` of that tensor). Kernels index the tensor.
     permuted: dict[str, tuple[str, tuple[int, ...]]] = field(default_factory=dict)
+    #: One-dim views of host tensors (``x_flat = x.view(-1)``): tensor -> view, whose size is
+    #: the tensor's element count.
+    flat_views: dict[str, str] = field(default_factory=dict)
     #: Per-lane sums over a looped dim (``acc = hl.zeros([tile_m, block_n])`` before
     #: ``for tile_n in hl.tile(n, block_size=block_n): acc += x[tile_m, tile_n]``, read once as
     #: ``acc.sum(-1)``): name -> (the summed dim, the accumulator's rank as written). The IR
