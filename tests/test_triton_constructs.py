@@ -309,3 +309,24 @@ def test_row_addressing_refuses_what_a_view_would_misread(old: str, new: str, me
     with pytest.raises(TranslationError) as info:
         parse_source(text, "rows_by_numel.py", "triton")
     assert message in info.value.message and info.value.loc is not None
+
+
+def test_round_takes_halves_away_from_zero_exactly(tmp_path: Path):
+    import torch
+
+    # libdevice.round is C's round; `floor(x + 0.5)` would round 0.49999997 up in float32.
+    out = tmp_path / "idioms_helion.py"
+    out.write_text(translate_file(DATA / "library_idioms.py", "triton", "helion"))
+    halves = [0.49999997, -0.49999997, 0.5, -0.5, 1.5, -2.5, 2.5, 0.0, -0.0, 3.4999998]
+
+    def inputs(entry: str, device: str, dtype: str):
+        if entry != "quantize":
+            return None
+        return (torch.tensor(halves * 13, dtype=torch.float32, device=device), 1.0)
+
+    report = check_pair(
+        DATA / "library_idioms.py", out, src_dsl="triton", dtypes=("float32",), seeds=(0,),
+        inputs=inputs,
+    )  # fmt: skip
+    assert report.passed, report.format_text()
+    assert any(r.entry == "quantize" for r in report.rows)

@@ -171,3 +171,21 @@ def shift(x: torch.Tensor) -> torch.Tensor:
     grid = (triton.cdiv(M, 16), triton.cdiv(N, 32))
     _shift_kernel[grid](x, y, M, N, x.stride(0), y.stride(0), BLOCK_M=16, BLOCK_N=32)
     return y
+
+
+@triton.jit
+def _quantize_kernel(x_ptr, q_ptr, n, inv_scale, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0).to(tl.float32)
+    # C's round (halves away from zero), as int8 quantisation kernels round.
+    q = libdevice.round(x * inv_scale)
+    tl.store(q_ptr + offs, tl.minimum(tl.maximum(q, -127.0), 127.0), mask=mask)
+
+
+def quantize(x: torch.Tensor, scale: float = 0.05) -> torch.Tensor:
+    """``clamp(round(x / scale), -127, 127)`` in fp32, halves rounded away from zero."""
+    q = torch.empty_like(x, dtype=torch.float32)
+    n = x.numel()
+    _quantize_kernel[(triton.cdiv(n, 128),)](x, q, n, 1.0 / scale, BLOCK=128)
+    return q

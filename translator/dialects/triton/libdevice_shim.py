@@ -224,9 +224,10 @@ def rint(x: Any) -> Any:
 
 def round(x: Any) -> Any:
     tl = _tl()
-    # Round half away from zero (C round()).
-    r = tl.floor(tl.abs(x) + 0.5)
-    return tl.where(x < 0, -r, r)
+    # Round half away from zero (C round()), exactly: `floor(|x| + 0.5)` rounds 0.49999997 up
+    # in float32 (the sum rounds to 1.0); `x - trunc(x)` is exact, so compare it with 0.5.
+    t = tl.where(x >= 0, tl.floor(x), tl.ceil(x))
+    return tl.where(tl.abs(x - t) >= 0.5, t + tl.where(x >= 0, 1.0, -1.0), t)
 
 
 def fma(x: Any, y: Any, z: Any) -> Any:

@@ -63,6 +63,34 @@ class PointwiseMixin:
         # only where an operand is NaN, which the IR does not model separately.
         return self.pointwise(op, [self.ev(a) for a in args], node)
 
+    @handles("round")
+    def round_call(self, name: str, node: cst.Call) -> Val:
+        """``libdevice.round(x)``: to the nearest integer, halves away from zero (C's
+        ``round``), as ops of the IR exact for every float: ``t = trunc(x)`` (``floor`` or
+        ``ceil`` by sign), then ``t + sign(x)`` where ``|x - t| >= 0.5`` (``x - t`` is exact).
+        ``floor(x + 0.5)`` is not: ``0.49999997 + 0.5`` rounds to 1 in float32."""
+        args, kwargs = call_args(node)
+        if len(args) != 1 or kwargs:
+            raise self.error(node, f"`{name}` takes one value")
+        x = self.to_data(self.ev(args[0]), node)
+        loc = self.locate(node)
+        nonneg = ir.BinOp(">=", x.expr, ir.Const(0.0), loc=loc)
+        t = ir.Call(
+            "where",
+            (nonneg, ir.Call("floor", (x.expr,), loc=loc), ir.Call("ceil", (x.expr,), loc=loc)),
+            loc=loc,
+        )
+        t_name = t
+        half = ir.BinOp(
+            ">=",
+            ir.Call("abs", (ir.BinOp("-", x.expr, t_name, loc=loc),), loc=loc),
+            ir.Const(0.5),
+            loc=loc,
+        )
+        step = ir.Call("where", (nonneg, ir.Const(1.0), ir.Const(-1.0)), loc=loc)
+        rounded = ir.Call("where", (half, ir.BinOp("+", t_name, step, loc=loc), t_name), loc=loc)
+        return Data(rounded, (), x.div)
+
     @handles("rand", "randn")
     def random_call(self, name: str, node: cst.Call) -> Val:
         """``tl.rand(seed, offsets)``/``tl.randn``: the IR op of the same name; ``n_rounds``
