@@ -821,8 +821,8 @@ def _unshaped(report: Report, source: str) -> Diagnostic | None:
         1,
         "inputs",
         f"cannot shape the inputs of {', '.join(entries)}, so they were not compared: {why}",
-        "pass --inputs FILE.py:FUNC, a function (entry, device, dtype) -> the arguments "
-        "(or None to derive them)",
+        "pass --inputs FILE.py:FUNC, a function (entry, device, dtype), all strings, -> the "
+        "arguments (or None to derive them)",
     )
 
 
@@ -1046,8 +1046,9 @@ def _validate_parser(sub: Any, common: argparse.ArgumentParser, sources: list[st
     v.add_argument("--size", action="append", help="override a size class: NAME=VALUE")
     v.add_argument(
         "--inputs",
-        help="FILE.py:FUNC; FUNC(entry, device, dtype) returns the positional arguments of "
-        "function `entry` as a tuple, or None to let tiletrans synthesise them",
+        help="FILE.py:FUNC; FUNC(entry, device, dtype), all three strings (a function name, "
+        "'cpu' or 'cuda', 'float16'...), returns the positional arguments of function `entry` "
+        "as a tuple, or None to let tiletrans synthesise them",
     )
     v.set_defaults(run=cmd_validate)
 
