@@ -111,10 +111,7 @@ def test_tile_transpose_like_and_squeeze_translate(tmp_path: Path) -> None:
     source = DATA / "helion_tile_methods.py"
     text = translate_file(source, "helion", "triton")
     assert "tl.trans(" in text and "tl.zeros((" in text and "tl.reshape(" in text
-    translated = tmp_path / "translated.py"
-    translated.write_text(text)
-    report = check_pair(str(source), translated, seeds=(0,))
-    assert report.passed, report.format_text()
+    _assert_equivalent(source, text, tmp_path)
 
 
 def test_a_bounded_block_size_keeps_its_bounds_without_configs() -> None:
@@ -225,10 +222,7 @@ def test_host_idioms_of_helion_kernels_translate(tmp_path: Path) -> None:
     text = translate_file(source, "helion", "triton")
     assert "dtype=torch.promote_types(x.dtype, y.dtype)" in text
     assert "q_in_ptr,\n" in text and "q_in_ptr.dtype.element_ty" in text
-    translated = tmp_path / "translated.py"
-    translated.write_text(text)
-    report = check_pair(str(source), translated, seeds=(0,))
-    assert report.passed, report.format_text()
+    _assert_equivalent(source, text, tmp_path)
 
 
 def test_a_host_transposed_view_reads_its_base_and_the_launch_spells_it() -> None:
@@ -249,10 +243,7 @@ def test_a_fixed_block_sizes_host_partials_and_a_registered_one_is_refused(tmp_p
     from translator.diagnostics import TranslationError
 
     source = DATA / "helion_block_partials.py"
-    translated = tmp_path / "translated.py"
-    translated.write_text(translate_file(source, "helion", "triton"))
-    report = check_pair(str(source), translated, seeds=(0,))
-    assert report.passed, report.format_text()
+    _assert_equivalent(source, translate_file(source, "helion", "triton"), tmp_path)
     # A registered block is picked at the launch: host code cannot size a buffer by it.
     text = source.read_text().replace("block_m = 32", "block_m = hl.register_block_size(m)")
     with pytest.raises(TranslationError) as info:
@@ -285,12 +276,17 @@ def test_a_per_lane_sum_over_a_loop_becomes_a_sum_per_tile(tmp_path) -> None:
     source = DATA / "helion_lane_sum.py"
     text = translate_file(source, "helion", "triton")
     assert "acc = acc + tl.sum(" in text
-    translated = tmp_path / "translated.py"
-    translated.write_text(text)
-    report = check_pair(str(source), translated, seeds=(0,))
-    assert report.passed, report.format_text()
+    _assert_equivalent(source, text, tmp_path)
     # Read any other way than its sum over the lanes, it is refused.
     other = source.read_text().replace("acc.sum(-1)", "acc.sum(0)")
     with pytest.raises(TranslationError) as info:
         parse_source(other, "lane.py", "helion")
     assert "sums lanes over a loop" in info.value.message
+
+
+def _assert_equivalent(source: Path, text: str, tmp_path: Path) -> None:
+    """``text``, the translation of ``source``, computes what it computes (one seed, CPU)."""
+    translated = tmp_path / "translated.py"
+    translated.write_text(text)
+    report = check_pair(str(source), translated, seeds=(0,))
+    assert report.passed, report.format_text()

@@ -177,7 +177,6 @@ class DeviceParser:
             self.scope.replaced[id(definition)] = dataclasses.replace(definition, value=narrowed)
             self.scope.lane_sums[name] = (axis, rank)
             self.scope.env.vars[name] = self.build.type_of(narrowed, node)
-            current = ir.Name(name)
         total = ir.Reduce("sum", rhs, axis, False, loc=self.locate(node))
         value = ir.BinOp("+", ir.Name(name), total, loc=self.locate(node))
         t = self.build.type_of(value, node)

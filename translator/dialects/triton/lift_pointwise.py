@@ -80,15 +80,14 @@ class PointwiseMixin:
             (nonneg, ir.Call("floor", (x.expr,), loc=loc), ir.Call("ceil", (x.expr,), loc=loc)),
             loc=loc,
         )
-        t_name = t
         half = ir.BinOp(
             ">=",
-            ir.Call("abs", (ir.BinOp("-", x.expr, t_name, loc=loc),), loc=loc),
+            ir.Call("abs", (ir.BinOp("-", x.expr, t, loc=loc),), loc=loc),
             ir.Const(0.5),
             loc=loc,
         )
         step = ir.Call("where", (nonneg, ir.Const(1.0), ir.Const(-1.0)), loc=loc)
-        rounded = ir.Call("where", (half, ir.BinOp("+", t_name, step, loc=loc), t_name), loc=loc)
+        rounded = ir.Call("where", (half, ir.BinOp("+", t, step, loc=loc), t), loc=loc)
         return Data(rounded, (), x.div)
 
     @handles("rand", "randn")
