@@ -85,6 +85,8 @@ def run_module(name: str, text: str, workdir: Path, inputs_fn, device: str) -> l
     translated.write_text(translate_source(text, str(source), "helion", "triton"))
     rows: dict[str, dict] = {}
     t0 = time.time()
+    # Read by each kernel's Settings when the module is loaded, so it applies per step.
+    os.environ["HELION_AUTOTUNE_EFFORT"] = "none"
     report = check_pair(
         source,
         translated,
@@ -101,6 +103,7 @@ def run_module(name: str, text: str, workdir: Path, inputs_fn, device: str) -> l
         if not r.passed:
             row["detail"] = r.detail[:200]
     check_s = time.time() - t0
+    os.environ["HELION_AUTOTUNE_EFFORT"] = "quick"
     timed = bench_pair(source, translated, "helion", device="cuda") if device == "cuda" else []
     for b in timed:
         row = rows.setdefault(b.entry, {"module": name, "entry": b.entry})

@@ -439,6 +439,30 @@ def test_split_k_and_persistent_kernels_read_into_the_ir_s_loops_and_schedule() 
     )
 
 
+def test_a_row_swizzle_is_the_ir_s_group_size_and_other_orders_are_dropped(
+    tmp_path: Path,
+) -> None:
+    """``T.use_swizzle(panel_size)`` in row order is the grouped program order every DSL
+    writes (Triton's GROUP_SIZE_M); the column order and a switched-off swizzle change nothing
+    the IR keeps. A TileLang panel of 10 rows becomes Helion's power-of-two group of 8."""
+    text = (TILELANG / "gemm_autotune.py").read_text()
+    assert "T.use_swizzle(10)" in text
+    (kernel,) = parse_file(TILELANG / "gemm_autotune.py", "tilelang").kernels
+    (group,) = [t for t in kernel.tunables if t.kind == "group_size"]
+    assert group.default == 10
+    triton = translate_file(TILELANG / "gemm_autotune.py", "tilelang", "triton")
+    assert '"GROUP_SIZE_M": 10' in triton
+    helion = translate_file(TILELANG / "gemm_autotune.py", "tilelang", "helion")
+    assert "l2_groupings=[8]" in helion
+    for spelling in ('T.use_swizzle(10, order="column")', "T.use_swizzle(10, enable=False)"):
+        path = tmp_path / "gemm_variant.py"
+        path.write_text(text.replace("T.use_swizzle(10)", spelling))
+        (kernel,) = parse_file(path, "tilelang").kernels
+        assert not [t for t in kernel.tunables if t.kind == "group_size"], spelling
+    back = translate_file(TILELANG / "expected_triton" / "gemm_autotune.py", "triton", "tilelang")
+    assert "T.use_swizzle(panel_size=" in back
+
+
 def test_work_outside_the_persistent_loop_is_a_located_refusal(tmp_path: Path) -> None:
     """A statement beside the T.Persistent loop would run once per program, not per tile."""
     text = (TILELANG / "gemm_persistent.py").read_text()

@@ -123,3 +123,14 @@ def match_grouped(e: ir.Expr, which: str) -> GroupedOrder | None:
 
 
 __all__ = ["GroupedOrder", "grouped_templates", "match_grouped", "strip_casts", "unify"]
+
+
+def grouped_grid(kernel: ir.Kernel) -> bool:
+    """Whether ``kernel``'s source asked for a grouped program order: a grid of two tiled dims
+    (no scalar dim) and a ``group_size`` tunable. A backend that writes a persistent schedule
+    its own way decides for itself whether the order still applies."""
+    return (
+        len(kernel.grid) == 2
+        and not any(t.scalar for t in kernel.grid)
+        and any(t.kind == "group_size" for t in kernel.tunables)
+    )

@@ -28,6 +28,7 @@ def gemm_grouped_kernel(
     TM=128,
     TN=128,
     TK=64,
+    group_size=4,
     threads=128,
 ):
     # TMA operand copies make TileLang warp-specialize the pipelined loop: 1 CTA per SM
@@ -50,6 +51,7 @@ def gemm_grouped_kernel(
             acc = T.alloc_fragment((TM, TN), "float32")
             a = T.alloc_shared((TM, TK), A_dtype)
             b = T.alloc_shared((TK, TN), B_dtype)
+            T.use_swizzle(panel_size=group_size)
             T.clear(acc)
             for k_o in T.Pipelined(T.ceildiv(A_shape[1], TK), num_stages=2):
                 T.copy(A[by * TM, k_o * TK], a, disable_tma=not use_tma)

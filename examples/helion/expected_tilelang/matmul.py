@@ -19,6 +19,7 @@ import tilelang.language as T
             "block_size_k": 64,
             "threads": 128,
             "num_stages": 4,
+            "group_size": 8,
         },
         {
             "block_size_m": 128,
@@ -26,6 +27,7 @@ import tilelang.language as T
             "block_size_k": 64,
             "threads": 256,
             "num_stages": 3,
+            "group_size": 8,
         },
         {
             "block_size_m": 64,
@@ -33,6 +35,7 @@ import tilelang.language as T
             "block_size_k": 64,
             "threads": 128,
             "num_stages": 4,
+            "group_size": 8,
         },
         {
             "block_size_m": 128,
@@ -40,6 +43,7 @@ import tilelang.language as T
             "block_size_k": 64,
             "threads": 128,
             "num_stages": 4,
+            "group_size": 8,
         },
     ],
 )
@@ -60,6 +64,7 @@ def _matmul_kernel(
     block_size_m=128,
     block_size_n=128,
     block_size_k=64,
+    group_size=8,
     threads=128,
     num_stages=4,
 ):
@@ -83,6 +88,7 @@ def _matmul_kernel(
             acc = T.alloc_fragment((block_size_m, block_size_n), "float32")
             x_shared = T.alloc_shared((block_size_m, block_size_k), x_dtype)
             y_shared = T.alloc_shared((block_size_k, block_size_n), y_dtype)
+            T.use_swizzle(panel_size=group_size)
             # fp32 accumulator for one [tile_m, tile_n] output block.
             T.clear(acc)
             # March along the reduction dimension one k-block at a time.

@@ -30,6 +30,7 @@ def _matmul_bias_act_kernel(
     block_size_m=128,
     block_size_n=128,
     block_size_k=64,
+    group_size=8,
     threads=256,
     num_stages=3,
 ):
@@ -56,6 +57,7 @@ def _matmul_bias_act_kernel(
             w_shared = T.alloc_shared((block_size_k, block_size_n), w_dtype)
             bias_tile = T.alloc_fragment((block_size_n,), bias_dtype)
             out_tile = T.alloc_fragment((block_size_m, block_size_n), out_dtype)
+            T.use_swizzle(panel_size=group_size)
             T.clear(acc)
             for k_o in T.Pipelined(T.ceildiv(k, block_size_k), num_stages=num_stages):
                 T.copy(x[by * block_size_m, k_o * block_size_k], x_shared, disable_tma=not use_tma)

@@ -17,9 +17,17 @@ def matmul_tuned(
     BLOCK_M: ct.Constant[int],
     BLOCK_N: ct.Constant[int],
     BLOCK_K: ct.Constant[int],
+    GROUP_SIZE_M: ct.Constant[int],
 ):
-    by = ct.bid(0)
-    bx = ct.bid(1)
+    bid = ct.bid(0)
+    num_tiles_by = ct.cdiv(A.shape[0], BLOCK_M)
+    num_tiles_bx = ct.cdiv(B.shape[1], BLOCK_N)
+    # Grouped order: the blocks that run together share row tiles of the first operand in L2.
+    tiles_in_group = GROUP_SIZE_M * num_tiles_bx
+    first_tile = (bid // tiles_in_group) * GROUP_SIZE_M
+    group_rows = min(num_tiles_by - first_tile, GROUP_SIZE_M)
+    by = first_tile + (bid % tiles_in_group) % group_rows
+    bx = (bid % tiles_in_group) // group_rows
     # float32 operands enter ct.mma as tfloat32, truncated (the source's tf32 dots).
     A_mma_dtype = ct.tfloat32 if A.dtype == ct.float32 else A.dtype
     B_mma_dtype = ct.tfloat32 if B.dtype == ct.float32 else B.dtype
@@ -43,14 +51,14 @@ MATMUL_TUNED_CONFIGS = [
     # The tile sizes (and occupancy hints) ct.tune.exhaustive_search tries for `matmul_tuned` on
     # the first launch of each shape key. Each occupancy is a kernel of its own, with its own JIT
     # cache: MATMUL_TUNED_BY_OCCUPANCY, made once.
-    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
-    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "occupancy": 2},
-    {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 32},
-    {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 32},
-    {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64},
-    {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64},
-    {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64},
-    {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
+    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_SIZE_M": 10},
+    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_SIZE_M": 10, "occupancy": 2},
+    {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 32, "GROUP_SIZE_M": 10},
+    {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 32, "GROUP_SIZE_M": 10},
+    {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_SIZE_M": 10},
+    {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_SIZE_M": 10},
+    {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64, "GROUP_SIZE_M": 10},
+    {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "GROUP_SIZE_M": 10},
 ]
 _matmul_tuned_best: dict[tuple, dict[str, int]] = {}  # key -> best config
 MATMUL_TUNED_BY_OCCUPANCY = {1: matmul_tuned, 2: matmul_tuned.replace_hints(occupancy=2)}
@@ -61,23 +69,35 @@ def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     m, k = a.shape
     _, n = b.shape
     # By name: the autotuner keys its cache with json, which cannot encode a torch.dtype.
-    # tiletrans: num_warps, num_stages: cuTile's compiler picks warps, stages and tile order itself
+    # tiletrans: num_warps, num_stages: cuTile's compiler picks warps and stages itself
     _c = torch.empty((m, n), dtype=a.dtype, device=a.device)
     key = (a.shape, b.shape, _c.shape, a.dtype, b.dtype, _c.dtype)
     if key not in _matmul_tuned_best:
         _matmul_tuned_best[key] = ct.tune.exhaustive_search(
             MATMUL_TUNED_CONFIGS,
             torch.cuda.current_stream(),
-            lambda cfg: (ct.cdiv(a.size(0), cfg["BLOCK_M"]), ct.cdiv(b.size(1), cfg["BLOCK_N"]), 1),
+            lambda cfg: (
+                ct.cdiv(a.size(0), cfg["BLOCK_M"]) * ct.cdiv(b.size(1), cfg["BLOCK_N"]),
+                1,
+                1,
+            ),
             lambda cfg: MATMUL_TUNED_BY_OCCUPANCY[cfg.get("occupancy", 1)],
-            lambda cfg: (a, b, _c.clone(), cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
+            lambda cfg: (
+                a,
+                b,
+                _c.clone(),
+                cfg["BLOCK_M"],
+                cfg["BLOCK_N"],
+                cfg["BLOCK_K"],
+                cfg["GROUP_SIZE_M"],
+            ),
             quiet=True,
         ).best.config
     cfg = _matmul_tuned_best[key]
     ct.launch(
         torch.cuda.current_stream(),
-        (ct.cdiv(a.size(0), cfg["BLOCK_M"]), ct.cdiv(b.size(1), cfg["BLOCK_N"]), 1),
+        (ct.cdiv(a.size(0), cfg["BLOCK_M"]) * ct.cdiv(b.size(1), cfg["BLOCK_N"]), 1, 1),
         MATMUL_TUNED_BY_OCCUPANCY[cfg.get("occupancy", 1)],
-        (a, b, _c, cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]),
+        (a, b, _c, cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"], cfg["GROUP_SIZE_M"]),
     )
     return _c

@@ -12,9 +12,9 @@ import helion.language as hl
 
 @helion.kernel(
     configs=[
-        helion.Config(block_sizes=[128, 128, 64], num_warps=8, num_stages=3),
-        helion.Config(block_sizes=[64, 128, 32], num_warps=4, num_stages=4),
-        helion.Config(block_sizes=[128, 64, 32], num_warps=4, num_stages=3),
+        helion.Config(block_sizes=[128, 128, 64], num_warps=8, num_stages=3, l2_groupings=[8]),
+        helion.Config(block_sizes=[64, 128, 32], num_warps=4, num_stages=4, l2_groupings=[8]),
+        helion.Config(block_sizes=[128, 64, 32], num_warps=4, num_stages=3, l2_groupings=[8]),
     ],
 )
 def matmul_tuned(A: torch.Tensor, B: torch.Tensor, C: torch.Tensor) -> None:

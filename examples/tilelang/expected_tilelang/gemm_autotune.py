@@ -12,9 +12,30 @@ import torch
 
 @tilelang.autotune(
     configs=[
-        {"threads": 256, "block_N": 128, "block_M": 128, "block_K": 64, "num_stages": 3},
-        {"threads": 128, "block_N": 128, "block_M": 64, "block_K": 32, "num_stages": 4},
-        {"threads": 128, "block_N": 64, "block_M": 128, "block_K": 32, "num_stages": 3},
+        {
+            "threads": 256,
+            "block_N": 128,
+            "block_M": 128,
+            "block_K": 64,
+            "group_size": 10,
+            "num_stages": 3,
+        },
+        {
+            "threads": 128,
+            "block_N": 128,
+            "block_M": 64,
+            "block_K": 32,
+            "group_size": 10,
+            "num_stages": 4,
+        },
+        {
+            "threads": 128,
+            "block_N": 64,
+            "block_M": 128,
+            "block_K": 32,
+            "group_size": 10,
+            "num_stages": 3,
+        },
     ],
 )
 @tilelang.jit
@@ -31,6 +52,7 @@ def matmul_tuned(
     block_N=128,
     block_M=128,
     block_K=64,
+    group_size=10,
     threads=256,
 ):
     # TMA operand copies make TileLang warp-specialize the pipelined loop: 1 CTA per SM
@@ -53,6 +75,7 @@ def matmul_tuned(
             C_local = T.alloc_fragment((block_M, block_N), "float32")
             A_shared = T.alloc_shared((block_M, block_K), A_dtype)
             B_shared = T.alloc_shared((block_K, block_N), B_dtype)
+            T.use_swizzle(panel_size=group_size)
             T.clear(C_local)
             for ko_o in T.Pipelined(T.ceildiv(A_shape[1], block_K), num_stages=3):
                 T.copy(A[by * block_M, ko_o * block_K], A_shared, disable_tma=not use_tma)

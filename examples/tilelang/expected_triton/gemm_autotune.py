@@ -12,9 +12,21 @@ import triton.language as tl
 
 @triton.autotune(
     configs=[
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64}, num_warps=8, num_stages=3),
-        triton.Config({"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 32}, num_warps=4, num_stages=4),
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 32}, num_warps=4, num_stages=3),
+        triton.Config(
+            {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_SIZE_M": 10},
+            num_warps=8,
+            num_stages=3,
+        ),
+        triton.Config(
+            {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 32, "GROUP_SIZE_M": 10},
+            num_warps=4,
+            num_stages=4,
+        ),
+        triton.Config(
+            {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 32, "GROUP_SIZE_M": 10},
+            num_warps=4,
+            num_stages=3,
+        ),
     ],
     key=["A_size1", "A_size0", "B_size1"],
 )
@@ -35,11 +47,17 @@ def matmul_tuned(
     BLOCK_N: tl.constexpr,
     BLOCK_M: tl.constexpr,
     BLOCK_K: tl.constexpr,
+    GROUP_SIZE_M: tl.constexpr,
 ):
     pid = tl.program_id(0)
     num_pid_by = tl.cdiv(A_size0, BLOCK_M)
-    pid_by = pid % num_pid_by
-    pid_bx = pid // num_pid_by
+    num_pid_bx = tl.cdiv(B_size1, BLOCK_N)
+    num_pid_in_group = GROUP_SIZE_M * num_pid_bx
+    group_id = pid // num_pid_in_group
+    first_pid = group_id * GROUP_SIZE_M
+    group_rows = min(num_pid_by - first_pid, GROUP_SIZE_M)
+    pid_by = first_pid + ((pid % num_pid_in_group) % group_rows)
+    pid_bx = (pid % num_pid_in_group) // group_rows
     offs_by = pid_by * BLOCK_M + tl.arange(0, BLOCK_M)
     mask_by = offs_by < A_size0
     offs_bx = pid_bx * BLOCK_N + tl.arange(0, BLOCK_N)

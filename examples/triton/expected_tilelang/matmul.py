@@ -25,6 +25,7 @@ import tilelang.language as T
             "block_size_m": 128,
             "block_size_n": 256,
             "block_size_k": 64,
+            "group_size": 8,
             "threads": 256,
             "num_stages": 3,
         },
@@ -32,6 +33,7 @@ import tilelang.language as T
             "block_size_m": 64,
             "block_size_n": 256,
             "block_size_k": 32,
+            "group_size": 8,
             "threads": 128,
             "num_stages": 4,
         },
@@ -39,6 +41,7 @@ import tilelang.language as T
             "block_size_m": 128,
             "block_size_n": 128,
             "block_size_k": 32,
+            "group_size": 8,
             "threads": 128,
             "num_stages": 4,
         },
@@ -46,6 +49,7 @@ import tilelang.language as T
             "block_size_m": 128,
             "block_size_n": 64,
             "block_size_k": 32,
+            "group_size": 8,
             "threads": 128,
             "num_stages": 4,
         },
@@ -53,6 +57,7 @@ import tilelang.language as T
             "block_size_m": 64,
             "block_size_n": 128,
             "block_size_k": 32,
+            "group_size": 8,
             "threads": 128,
             "num_stages": 4,
         },
@@ -60,6 +65,7 @@ import tilelang.language as T
             "block_size_m": 32,
             "block_size_n": 64,
             "block_size_k": 32,
+            "group_size": 8,
             "threads": 64,
             "num_stages": 5,
         },
@@ -79,6 +85,7 @@ def matmul_kernel(
     block_size_m=128,
     block_size_n=256,
     block_size_k=64,
+    group_size=8,
     threads=256,
     num_stages=3,
 ):
@@ -106,6 +113,7 @@ def matmul_kernel(
             a_tile = T.alloc_shared((block_size_m, block_size_k), a_dtype)
             b_tile = T.alloc_shared((block_size_k, block_size_n), b_dtype)
             c_tile = T.alloc_fragment((block_size_m, block_size_n), c_dtype)
+            T.use_swizzle(panel_size=group_size)
             # -----------------------------------------------------------
             # Iterate to compute a block of the C matrix.
             # We accumulate into a `[BLOCK_SIZE_M, BLOCK_SIZE_N]` block

@@ -24,6 +24,7 @@ import tilelang.language as T
             "block_size_m": 64,
             "block_size_n": 64,
             "block_size_k": 32,
+            "group_size": 8,
             "threads": 128,
             "num_stages": 4,
         },
@@ -31,6 +32,7 @@ import tilelang.language as T
             "block_size_m": 128,
             "block_size_n": 128,
             "block_size_k": 32,
+            "group_size": 8,
             "threads": 128,
             "num_stages": 4,
         },
@@ -38,6 +40,7 @@ import tilelang.language as T
             "block_size_m": 128,
             "block_size_n": 256,
             "block_size_k": 64,
+            "group_size": 8,
             "threads": 256,
             "num_stages": 3,
         },
@@ -58,6 +61,7 @@ def matmul_act_kernel(
     block_size_m=64,
     block_size_n=64,
     block_size_k=32,
+    group_size=8,
     threads=128,
     num_stages=4,
 ):
@@ -82,6 +86,7 @@ def matmul_act_kernel(
             a_tile = T.alloc_shared((block_size_m, block_size_k), a_dtype)
             b_tile = T.alloc_shared((block_size_k, block_size_n), b_dtype)
             c_tile = T.alloc_fragment((block_size_m, block_size_n), c_dtype)
+            T.use_swizzle(panel_size=group_size)
             T.clear(accumulator)
             for k_o in T.Pipelined(T.ceildiv(a_shape[1], block_size_k), num_stages=num_stages):
                 T.copy(a[by * block_size_m, k_o * block_size_k], a_tile, disable_tma=not use_tma)

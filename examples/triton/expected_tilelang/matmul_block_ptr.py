@@ -30,6 +30,7 @@ def matmul_block_ptr_kernel(
     block_m=64,
     block_k=32,
     block_n=64,
+    group_size=8,
     threads=128,
     num_stages=3,
 ):
@@ -54,6 +55,7 @@ def matmul_block_ptr_kernel(
             a_tile = T.alloc_shared((block_m, block_k), a_dtype)
             b_tile = T.alloc_shared((block_k, block_n), b_dtype)
             c_tile = T.alloc_fragment((block_m, block_n), c_dtype)
+            T.use_swizzle(panel_size=group_size)
             T.clear(accumulator)
             for k_o in T.Pipelined(T.ceildiv(a_shape[1], block_k), num_stages=num_stages):
                 # Rows/cols past the tensor edge read as zero, so the ragged last K

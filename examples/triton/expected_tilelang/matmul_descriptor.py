@@ -37,6 +37,7 @@ def matmul_descriptor_kernel(
     block_m=64,
     block_k=32,
     block_n=64,
+    group_size=8,
     threads=128,
     num_stages=3,
 ):
@@ -60,6 +61,7 @@ def matmul_descriptor_kernel(
             accumulator = T.alloc_fragment((block_m, block_n), "float32")
             a_tile = T.alloc_shared((block_m, block_k), a_dtype)
             b_tile = T.alloc_shared((block_k, block_n), b_dtype)
+            T.use_swizzle(panel_size=group_size)
             T.clear(accumulator)
             for k_o in T.Pipelined(T.ceildiv(a_shape[1], block_k), num_stages=num_stages):
                 T.copy(a[by * block_m, k_o * block_k], a_tile, disable_tma=not use_tma)

@@ -30,6 +30,7 @@ import tilelang.language as T
             "block_size_m": 128,
             "block_size_n": 128,
             "block_size_k": 64,
+            "group_size": 8,
             "threads": 256,
             "num_stages": 3,
         },
@@ -37,6 +38,7 @@ import tilelang.language as T
             "block_size_m": 128,
             "block_size_n": 256,
             "block_size_k": 64,
+            "group_size": 8,
             "threads": 256,
             "num_stages": 3,
         },
@@ -44,6 +46,7 @@ import tilelang.language as T
             "block_size_m": 64,
             "block_size_n": 128,
             "block_size_k": 32,
+            "group_size": 8,
             "threads": 128,
             "num_stages": 4,
         },
@@ -63,6 +66,7 @@ def matmul_kernel_tma(
     block_size_m=128,
     block_size_n=128,
     block_size_k=64,
+    group_size=8,
     threads=256,
     num_stages=3,
 ):
@@ -87,6 +91,7 @@ def matmul_kernel_tma(
             a_tile = T.alloc_shared((block_size_m, block_size_k), a_dtype)
             b_tile = T.alloc_shared((block_size_k, block_size_n), b_dtype)
             c_tile = T.alloc_fragment((block_size_m, block_size_n), c_dtype)
+            T.use_swizzle(panel_size=group_size)
             T.clear(accumulator)
             for k_o in T.Pipelined(T.ceildiv(a_shape[1], block_size_k), num_stages=num_stages):
                 T.copy(a[by * block_size_m, k_o * block_size_k], a_tile, disable_tma=not use_tma)

@@ -28,6 +28,7 @@ from translator.ir import nodes as ir
 from translator.ir.ops import next_power_of_2, reduce_identity
 from translator.ir.pad_tracker import PadTracker, lane_mask, names_read_unmasked
 from translator.ir.printer import PRECEDENCE
+from translator.ir.program_order import grouped_grid
 from translator.ir.shapes import dims_of, dtype_of, index_dims, infer, kernel_env
 from translator.ir.signs import positive, positive_names
 from translator.ir.visit import all_exprs, full_extents, walk_stmts
@@ -864,12 +865,7 @@ def _first_tile(t: ir.TileVar) -> ir.Expr | None:
 def grouped(kernel: ir.Kernel) -> bool:
     """Whether ``kernel`` is written in a grouped tile order: a 2-D grid of tiles (one program
     per tile, not persistent) whose source asked for one (a ``group_size`` tunable)."""
-    return (
-        len(kernel.grid) == 2
-        and not any(t.scalar for t in kernel.grid)
-        and not persistent(kernel)
-        and any(t.kind == "group_size" for t in kernel.tunables)
-    )
+    return grouped_grid(kernel) and not persistent(kernel)
 
 
 def persistent(kernel: ir.Kernel) -> bool:

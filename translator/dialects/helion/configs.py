@@ -204,6 +204,10 @@ def config_texts(kernel: ir.Kernel, plan: BlockPlan) -> list[str]:
         group = c.get(
             "group_size", tunables["group_size"].default if "group_size" in tunables else 1
         )
+        # Helion takes power-of-two groups only (a TileLang panel of 10 rows): the largest
+        # power of two not above the source's, the nearest order of the same kind.
+        if isinstance(group, int) and group > 0:
+            group = 1 << (group.bit_length() - 1)
         # l2_groupings has one entry per grid of two or more tiled dims, none otherwise.
         if "group_size" in tunables and grids_2d:
             parts.append("l2_groupings=[" + ", ".join([str(group)] * grids_2d) + "]")

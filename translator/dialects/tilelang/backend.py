@@ -25,6 +25,7 @@ from translator.dialects.tilelang.kernel import KernelWriter
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
 from translator.ir.passes import Pass
+from translator.ir.program_order import grouped_grid
 from translator.ir.shapes import kernel_env
 from translator.ir.transforms import squeeze_unit_tiles, unit_block_tiles
 from translator.ir.verifier import verify_kernel
@@ -161,6 +162,8 @@ def _kernel_code(kernel: ir.Kernel) -> KernelCode:
             knobs["threads"] = value * 32
         elif t.kind == "num_stages":
             knobs["num_stages"] = value
+        elif t.kind == "group_size" and _grouped(kernel):
+            params.append(f"{t.name}={value}")
     threads = "threads"
     params.append(f"threads={knobs.get('threads', 128)}")
     if writer.uses_stages:
@@ -172,6 +175,10 @@ def _kernel_code(kernel: ir.Kernel) -> KernelCode:
     setup += writer.tma_setup()
     autotune = _autotune(kernel) if len(kernel.configs) > 1 else None
     body = writer.allocs + writer.lines
+    if _grouped(kernel):
+        group = next(t for t in kernel.tunables if t.kind == "group_size")
+        # The source's grouped program order (L2 reuse of the first operand's row tiles).
+        body = [*writer.allocs, f"{spell['swizzle']}(panel_size={group.name})", *writer.lines]
     launch = _launch_lines(spell["launch"], grid, threads, writer.block_ids)
     if (kernel.hints.schedule or "").startswith("persistent_"):
         # The source's schedule: one program per SM, each looping over the grid's tiles
@@ -272,9 +279,17 @@ def _autotune(kernel: ir.Kernel) -> list[dict[str, int]]:
                 entry["threads"] = value * 32
             elif kind == "num_stages" and _has_dot(kernel):
                 entry["num_stages"] = value
+            elif kind == "group_size" and _grouped(kernel):
+                entry[name] = value
         if entry not in out:
             out.append(entry)
     return out
+
+
+def _grouped(kernel: ir.Kernel) -> bool:
+    """Whether ``kernel`` keeps its source's grouped program order (``T.use_swizzle``): not
+    under a persistent schedule, whose ``T.Persistent`` loop hands out the tiles itself."""
+    return grouped_grid(kernel) and not (kernel.hints.schedule or "").startswith("persistent")
 
 
 def _has_dot(kernel: ir.Kernel) -> bool:

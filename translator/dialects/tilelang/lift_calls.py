@@ -303,7 +303,39 @@ class TileCalls:
         return [ir.AtomicRMW("add", tensor, items, v, loc=self.mod.locate(call))]
 
     def s_hint(self, call: cst.Call) -> list[ir.Stmt]:
-        return []  # T.use_swizzle, T.annotate_*... that do not change results
+        return []  # T.annotate_*... that do not change results
+
+    def s_swizzle(self, call: cst.Call) -> list[ir.Stmt]:
+        """``T.use_swizzle(panel_size)``: panels of ``panel_size`` rows of tiles, the IR's
+        ``group_size`` tunable (Triton's ``GROUP_SIZE_M``). A hint: the column and MLX orders,
+        and a swizzle its ``enable=`` turns off, are dropped; no result depends on the order."""
+        args, kw = call_args(call)
+        size = kw.get("panel_size", args[0] if args else None)
+        order = kw.get("order", args[1] if len(args) > 1 else None)
+        enable = kw.get("enable", args[2] if len(args) > 2 else None)
+        if order is not None and not (
+            isinstance(order, cst.SimpleString) and order.evaluated_value == "row"
+        ):
+            return []
+        if enable is not None and not self._flag_on(enable):
+            return []
+        if "group_size" in self.tunables or size is None:
+            return []
+        if isinstance(size, cst.Name) and size.value in self.fac.params:
+            self.tunable(size.value, "group_size", size)
+            self.tunables["group_size"] = self.tunables.pop(size.value)
+            self.factory_param["group_size"] = size.value
+            return []
+        value = self.int_value(size)
+        if value is not None and value > 0:
+            self.tunables["group_size"] = ir.Tunable("group_size", "group_size", value)
+        return []
+
+    def _flag_on(self, node: cst.BaseExpression) -> bool:
+        """Whether ``node`` is ``True`` or a factory parameter whose default is ``True``."""
+        if isinstance(node, cst.Name) and node.value in self.fac.params:
+            node = self.fac.defaults.get(node.value, node)
+        return isinstance(node, cst.Name) and node.value == "True"
 
 
 STATEMENTS: dict[str, Callable[[TileCalls, cst.Call], list[ir.Stmt]]] = {
@@ -316,5 +348,5 @@ STATEMENTS: dict[str, Callable[[TileCalls, cst.Call], list[ir.Stmt]]] = {
     "reduce_min": TileCalls.s_reduce_min,
     "cumsum": TileCalls.s_cumsum,
     "atomic_add": TileCalls.s_atomic_add,
-    "use_swizzle": TileCalls.s_hint,
+    "use_swizzle": TileCalls.s_swizzle,
 }
