@@ -22,7 +22,7 @@ from translator.diagnostics import TranslationError
 from translator.dialects.cst_utils import call_args, resolve
 
 if TYPE_CHECKING:
-    from translator.dialects.triton.frontend import ModuleInfo
+    from translator.dialects.triton.frontend_module import ModuleInfo
 
 _HINT = (
     "write configs as triton.Config(...) literals, or a comprehension over literal lists "

@@ -32,9 +32,10 @@ from translator.dialects.triton.symbols import Sym
 from translator.ir import nodes as ir
 
 if TYPE_CHECKING:
-    from translator.dialects.triton.frontend import EntryBuilder, ModuleInfo
+    from translator.dialects.triton.frontend import EntryBuilder
     from translator.dialects.triton.frontend_device import KernelLifter
     from translator.dialects.triton.frontend_launch import Launch
+    from translator.dialects.triton.frontend_module import ModuleInfo
     from translator.dialects.triton.host_values import HTensor
 
 _HOOK_HINT = (
