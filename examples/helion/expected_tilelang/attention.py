@@ -40,6 +40,13 @@ def _attention_kernel(
     num_stages=3,
 ):
     head_dim_block = tilelang.math.next_power_of_2(head_dim)
+    # Hopper's widest MMA is m64n256: split the tile by whole rows where each warpgroup
+    # (128 threads) gets 64 of them.
+    gemm_policy = (
+        T.GemmWarpPolicy.FullRow
+        if block_size_m >= 64 * (threads // 128)
+        else T.GemmWarpPolicy.Square
+    )
 
     @T.prim_func
     def main(
@@ -95,7 +102,7 @@ def _attention_kernel(
                     dot_in[i, j] = k_blk[j, i]
                 for i, j in T.Parallel(head_dim_block, block_size_n):
                     dot_operand_2[i, j] = T.if_then_else(i < head_dim, dot_in[i, j], 0.0)
-                T.gemm(dot_operand, dot_operand_2, tmp_2, clear_accum=True)
+                T.gemm(dot_operand, dot_operand_2, tmp_2, clear_accum=True, policy=gemm_policy)
                 for i, j in T.Parallel(block_size_m, block_size_n):
                     qk[i, j] = tmp_2[i, j] * sm_scale
                 for i, j in T.Parallel(block_size_m, block_size_n):
@@ -137,7 +144,7 @@ def _attention_kernel(
                     dot_operand_4[i, j] = T.if_then_else(
                         n_o * block_size_n + i < seq_k, v_blk[i, j], 0.0
                     )
-                T.gemm(dot_operand_3, dot_operand_4, acc)
+                T.gemm(dot_operand_3, dot_operand_4, acc, policy=gemm_policy)
                 for i in T.Parallel(block_size_m):
                     m_i[i] = m_ij[i]
             # Final normalization by the softmax denominator.

@@ -39,6 +39,13 @@ def _matmul_bias_act_kernel(
     # but at 64x64 a GEMM ran at 0.52-0.61x Triton's speed; cp.async copies keep 7 CTAs
     # per SM there. A heuristic from that measurement: TMA from 128x128 tiles up.
     use_tma = block_size_m * block_size_n >= 128 * 128
+    # Hopper's widest MMA is m64n256: split the tile by whole rows where each warpgroup
+    # (128 threads) gets 64 of them.
+    gemm_policy = (
+        T.GemmWarpPolicy.FullRow
+        if block_size_m >= 64 * (threads // 128)
+        else T.GemmWarpPolicy.Square
+    )
 
     @T.prim_func
     def main(
@@ -62,7 +69,7 @@ def _matmul_bias_act_kernel(
             for k_o in T.Pipelined(T.ceildiv(k, block_size_k), num_stages=num_stages):
                 T.copy(x[by * block_size_m, k_o * block_size_k], x_shared, disable_tma=not use_tma)
                 T.copy(w[k_o * block_size_k, bx * block_size_n], w_shared, disable_tma=not use_tma)
-                T.gemm(x_shared, w_shared, acc)
+                T.gemm(x_shared, w_shared, acc, policy=gemm_policy)
             # Epilogue in fp32: broadcast the bias over rows, then the activation.
             T.copy(bias[bx * block_size_n], bias_tile)
             for i, j in T.Parallel(block_size_m, block_size_n):

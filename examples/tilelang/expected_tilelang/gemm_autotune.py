@@ -60,6 +60,13 @@ def matmul_tuned(
     # but at 64x64 a GEMM ran at 0.52-0.61x Triton's speed; cp.async copies keep 7 CTAs
     # per SM there. A heuristic from that measurement: TMA from 128x128 tiles up.
     use_tma = block_M * block_N >= 128 * 128
+    # Hopper's widest MMA is m64n256: split the tile by whole rows where each warpgroup
+    # (128 threads) gets 64 of them.
+    gemm_policy = (
+        T.GemmWarpPolicy.FullRow
+        if block_M >= 64 * (threads // 128)
+        else T.GemmWarpPolicy.Square
+    )
 
     @T.prim_func
     def main(
@@ -80,7 +87,7 @@ def matmul_tuned(
             for ko_o in T.Pipelined(T.ceildiv(A_shape[1], block_K), num_stages=3):
                 T.copy(A[by * block_M, ko_o * block_K], A_shared, disable_tma=not use_tma)
                 T.copy(B[ko_o * block_K, bx * block_N], B_shared, disable_tma=not use_tma)
-                T.gemm(A_shared, B_shared, C_local)
+                T.gemm(A_shared, B_shared, C_local, policy=gemm_policy)
             T.copy(C_local, C[by * block_M, bx * block_N])
 
     return main

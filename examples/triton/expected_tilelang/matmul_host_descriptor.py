@@ -75,6 +75,13 @@ def matmul_kernel_tma(
     # but at 64x64 a GEMM ran at 0.52-0.61x Triton's speed; cp.async copies keep 7 CTAs
     # per SM there. A heuristic from that measurement: TMA from 128x128 tiles up.
     use_tma = block_size_m * block_size_n >= 128 * 128
+    # Hopper's widest MMA is m64n256: split the tile by whole rows where each warpgroup
+    # (128 threads) gets 64 of them.
+    gemm_policy = (
+        T.GemmWarpPolicy.FullRow
+        if block_size_m >= 64 * (threads // 128)
+        else T.GemmWarpPolicy.Square
+    )
 
     @T.prim_func
     def main(
@@ -96,7 +103,7 @@ def matmul_kernel_tma(
             for k_o in T.Pipelined(T.ceildiv(a_shape[1], block_size_k), num_stages=num_stages):
                 T.copy(a[by * block_size_m, k_o * block_size_k], a_tile, disable_tma=not use_tma)
                 T.copy(b[k_o * block_size_k, bx * block_size_n], b_tile, disable_tma=not use_tma)
-                T.gemm(a_tile, b_tile, accumulator)
+                T.gemm(a_tile, b_tile, accumulator, policy=gemm_policy)
             for i, j in T.Parallel(block_size_m, block_size_n):
                 c_tile[i, j] = T.cast(accumulator[i, j], c_dtype)
             T.copy(c_tile, c[by * block_size_m, bx * block_size_n])

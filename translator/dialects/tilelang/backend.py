@@ -173,6 +173,7 @@ def _kernel_code(kernel: ir.Kernel) -> KernelCode:
         for name, extent in writer.full_blocks.values()
     ]
     setup += writer.tma_setup()
+    setup += writer.policy_setup("threads")
     autotune = _autotune(kernel) if len(kernel.configs) > 1 else None
     body = writer.allocs + writer.lines
     if _grouped(kernel):

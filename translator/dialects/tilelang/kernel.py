@@ -106,6 +106,10 @@ class KernelWriter(CodePrinter):
         self.use_tma: str | None = None
         self.operand_copies: set[str] = set()
         self.tma_tile: tuple[str, str] | None = None
+        #: The factory's warp policy for T.gemm (named at the first dot of a kernel that may run
+        #: two or more warpgroups) and the M extent of that dot (what :meth:`policy_setup` reads).
+        self.gemm_policy: str | None = None
+        self.policy_rows: str | None = None
         self.taken |= {p.name for p in self.kernel.params} | {t.name for t in self.kernel.tunables}
         refuse_load_predicates(
             self.kernel,
@@ -715,12 +719,24 @@ class KernelWriter(CodePrinter):
             # TileLang 0.1.15 has no knob for it (grammars/tilelang.toml): say so where it acts.
             self.emit("# T.gemm rounds float32 operands to tf32 (TileLang has no other float32")
             self.emit(f"# T.gemm); the source multiplied them {_PRECISION_WORDS[e.precision]}.")
+        policy = ""
+        if self._max_warps() >= 8:
+            if self.gemm_policy is None:
+                self.gemm_policy = self.fresh("gemm_policy")
+                self.policy_rows = self.extent_of(dims_of(lt)[0])
+            policy = f", policy={self.gemm_policy}"
         if e.acc is None:
-            self.emit(f"T.gemm({a.name}, {b.name}, {buf.name}, clear_accum=True)")
+            self.emit(f"T.gemm({a.name}, {b.name}, {buf.name}, clear_accum=True{policy})")
             return
         if not (isinstance(e.acc, ir.Name) and self.buffers.get(e.acc.id) is buf):
             self.assign_into(e.acc, buf, TileType(buf.dims, buf.dtype))
-        self.emit(f"T.gemm({a.name}, {b.name}, {buf.name})")
+        self.emit(f"T.gemm({a.name}, {b.name}, {buf.name}{policy})")
+
+    def _max_warps(self) -> int:
+        """The most warps any config of the kernel launches."""
+        values = [t.default for t in self.kernel.tunables if t.kind == "num_warps"]
+        values += [v for c in self.kernel.configs for k, v in c if k == "num_warps"]
+        return max(values, default=4)
 
     def operand(self, value: ir.Expr, t: TileType, k_axis: int, masked: bool) -> Buffer:
         """A shared buffer holding a dot operand, zero (or its pad) past the K edge."""
@@ -757,6 +773,24 @@ class KernelWriter(CodePrinter):
             "# but at 64x64 a GEMM ran at 0.52-0.61x Triton's speed; cp.async copies keep 7 CTAs",
             f"# per SM there. A heuristic from that measurement: TMA from {min_m}x{min_n} tiles up.",
             f"{self.use_tma} = {m} * {n} >= {min_m} * {min_n}",
+        ]
+
+    def policy_setup(self, threads: str) -> list[str]:
+        """The factory lines that pick T.gemm's warp policy from the tile and the threads (none
+        where no dot may run on two or more warpgroups). Lowered for sm_90a, a 128x256 tile on
+        256 threads is one m64n256 wgmma per warpgroup under FullRow and m64n128 under the
+        default Square; both are the same on one warpgroup, and FullRow needs 64 rows a
+        warpgroup."""
+        if self.gemm_policy is None:
+            return []
+        return [
+            "# Hopper's widest MMA is m64n256: split the tile by whole rows where each warpgroup",
+            "# (128 threads) gets 64 of them.",
+            f"{self.gemm_policy} = (",
+            "    T.GemmWarpPolicy.FullRow",
+            f"    if {self.policy_rows} >= 64 * ({threads} // 128)",
+            "    else T.GemmWarpPolicy.Square",
+            ")",
         ]
 
     # ------------------------------------------------------------------ memory regions
