@@ -478,6 +478,29 @@ def test_validate_says_which_entries_it_could_not_shape_instead_of_a_difference(
     assert "--inputs FILE.py:FUNC" in result.stderr and "tiletrans bug" not in result.stderr
 
 
+def test_validate_says_which_entries_the_source_itself_could_not_run(tmp_path):
+    # Helion's examples end in a `main()` that allocates on "cuda": on a CPU machine the source
+    # raises before anything is compared. That is "not compared" (exit 2), never a difference
+    # blamed on the translation; the entries that ran are still compared.
+    source = tmp_path / "log1p.py"
+    source.write_text(
+        (ROOT / "tests" / "data" / "helion_log1p.py").read_text()
+        + "\n\ndef main() -> None:\n"
+        + '    small_log1p(torch.randn(1000, device="cuda"))\n'
+    )
+    translated = tmp_path / "log1p_triton.py"
+    assert (
+        run("translate", "--from", "helion", "--to", "triton", source, "-o", translated).exit_code
+        == 0
+    )
+    result = run("validate", "--from", "helion", source, translated, "--seed", "0")
+    assert result.exit_code == 2, result.output
+    assert "NOT COMPARED (source)" in result.stdout and "DIFFERENT" not in result.stdout
+    assert "the source did not run for main, so they were not compared" in result.stderr
+    assert "tiletrans bug" not in result.stderr
+    assert result.stdout.count("pass") == 2  # small_log1p was compared, in fp16 and fp32
+
+
 def test_validate_of_a_module_with_no_public_launching_function_is_not_compared(tmp_path):
     # Kernels only an autograd Function's forward launches, with no public function that
     # reaches it: nothing to call, so nothing compared (exit 2), never "DIFFERENT".

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 if TYPE_CHECKING:
     from translator.diagnostics import TranslationError
     from validation.bench import BenchRow
-    from validation.equivalence import Report
+    from validation.equivalence import Report, Row
 
 EXIT_OK, EXIT_DIFFERENT, EXIT_REFUSED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3, 123
 #: The reader of stdout closed it before the output ended (as a shell reports SIGPIPE).
@@ -797,9 +797,25 @@ def _number(text: str) -> int | float | None:
     return None
 
 
+#: What a failed row's detail starts with where nothing was compared: validation could not
+#: shape the entry's inputs, or the source itself did not run (a `main()` that asks for a GPU,
+#: a source written for another DSL version). Neither says the translation differs.
+_NOT_RUN = {
+    "inputs: ": "inputs",
+    "source does not import: ": "source",
+    "source raised ": "source",
+}
+
+
+def _not_run(row: Row) -> str | None:
+    """``"inputs"`` or ``"source"`` where ``row`` failed before anything was compared."""
+    return next((why for prefix, why in _NOT_RUN.items() if row.detail.startswith(prefix)), None)
+
+
 def _unshaped(report: Report, source: str) -> Diagnostic | None:
     """The diagnostic of a pair validation could not run: every failed row is an entry whose
-    inputs could not be shaped (nothing was compared there, so nothing is known to differ)."""
+    inputs could not be shaped or whose source did not run (nothing was compared there, so
+    nothing is known to differ)."""
     if not report.rows:
         return Diagnostic(
             source,
@@ -811,24 +827,36 @@ def _unshaped(report: Report, source: str) -> Diagnostic | None:
             "add a public function that launches the kernels (or calls a function that does)",
         )
     failed = report.failures()
-    if not failed or any(not r.detail.startswith("inputs: ") for r in failed):
+    if not failed or any(_not_run(r) is None for r in failed):
         return None
+    unshaped = [r for r in failed if _not_run(r) == "inputs"]
+    if unshaped:
+        entries = sorted({r.entry for r in unshaped})
+        why = unshaped[0].detail.removeprefix("inputs: ")
+        return Diagnostic(
+            source,
+            1,
+            1,
+            "inputs",
+            f"cannot shape the inputs of {', '.join(entries)}, so they were not compared: {why}",
+            "pass --inputs FILE.py:FUNC, a function (entry, device, dtype), all strings, -> the "
+            "arguments (or None to derive them)",
+        )
     entries = sorted({r.entry for r in failed})
-    why = failed[0].detail.removeprefix("inputs: ")
     return Diagnostic(
         source,
         1,
         1,
-        "inputs",
-        f"cannot shape the inputs of {', '.join(entries)}, so they were not compared: {why}",
-        "pass --inputs FILE.py:FUNC, a function (entry, device, dtype), all strings, -> the "
-        "arguments (or None to derive them)",
+        "source",
+        f"the source did not run for {', '.join(entries)}, so they were not compared: "
+        f"{failed[0].detail}",
+        "run the source on its own first; pass --inputs FILE.py:FUNC for inputs it accepts",
     )
 
 
 def _difference(report: Report, source: str, translated: str) -> Diagnostic:
     """The diagnostic of a pair that differs (its worst rows named)."""
-    failed = sorted(report.failures(), key=lambda r: -r.error)
+    failed = sorted((r for r in report.failures() if _not_run(r) is None), key=lambda r: -r.error)
     what = "; ".join(
         f"{r.entry} {r.dtype} seed={r.seed}: rel. error {r.error:.3g}" for r in failed[:3]
     )
@@ -872,8 +900,8 @@ def _print_report(report: Report, stream: Any = None) -> None:
         console.print(Text(f"note: {note}", style="yellow"))
     if report.passed:
         verdict = "equivalent"
-    elif _unshaped(report, report.source) is not None:
-        verdict = "NOT COMPARED (inputs)"
+    elif (unrun := _unshaped(report, report.source)) is not None:
+        verdict = f"NOT COMPARED ({unrun.code})"
     else:
         verdict = "DIFFERENT"
     console.print(Text(verdict, style="bold green" if report.passed else "bold red"))

@@ -71,6 +71,14 @@ class CallReader:
                 return self._pointwise(op, args, kwargs, node)
             if name in ("torch.clamp", "torch.clip"):
                 return self._clamp(args, kwargs, node)
+            if name == "torch.var":
+                return self._var_mean(args, kwargs, node)[0]
+            if name == "torch.var_mean":
+                raise self.error(
+                    node,
+                    "`torch.var_mean` returns two values",
+                    "unpack it into two names: `var, mean = torch.var_mean(...)`",
+                )
             if name in _TILE_LIKE and self.device:
                 return self._tile_like(_TILE_LIKE[name], args, kwargs, node)
             if name in ("min", "max") and len(args) == 2 and not kwargs:
@@ -400,6 +408,48 @@ class CallReader:
             extent = self.extent_of(t.dims[axis], node)
             return ir.BinOp("/", total, extent, loc=self.locate(node))
         return ir.Reduce(op, value, axis, keep, loc=self.locate(node))
+
+    def tuple_call(self, node: cst.Call) -> tuple[ir.Expr, ...] | None:
+        """The values of a call that returns a tuple (``torch.var_mean``), ``None`` for any
+        other call."""
+        if self.qualname(node.func) != "torch.var_mean":
+            return None
+        args, kwargs = call_args(node)
+        return self._var_mean(args, kwargs, node)
+
+    def _var_mean(self, args: list, kwargs: dict, node: cst.Call) -> tuple[ir.Expr, ir.Expr]:
+        """``torch.var_mean(x, dim=d, correction=c)`` (``torch.var``'s value first): the mean
+        over a whole dim, then the sum of squared deviations over ``extent - c`` (torch's
+        default ``c`` is 1; ``unbiased=False`` is 0)."""
+        correction: object = 1
+        if "correction" in kwargs:
+            correction = literal_or_none(kwargs.pop("correction"))
+        elif "unbiased" in kwargs:
+            unbiased = literal_or_none(kwargs.pop("unbiased"))
+            correction = 1 if unbiased else 0
+        if not isinstance(correction, (int, float)) or isinstance(correction, bool):
+            raise self.error(node, "`correction=` must be a number literal")
+        if "dim" not in kwargs and len(args) < 2:
+            raise self.error(node, "a variance over every dim", "pass `dim=`")
+        value = self.expr(args[0])
+        t = self.type_of(value, node)
+        if not isinstance(t, TileType) or not t.dims:
+            raise self.error(node, "the variance of a scalar")
+        axis, keep = self._reduce_axis(args, kwargs, node, len(t.dims))
+        loc = self.locate(node)
+        extent = self.extent_of(t.dims[axis], node)
+        x = self.bind_temp("var_in", value, node)
+        total = ir.Reduce("sum", x, axis, True, loc=loc)
+        mean = self.bind_temp("mean", ir.BinOp("/", total, extent, loc=loc), node)
+        centered = self.bind_temp("centered", ir.BinOp("-", x, mean, loc=loc), node)
+        squares = ir.Reduce("sum", ir.BinOp("*", centered, centered, loc=loc), axis, keep, loc=loc)
+        count = extent if correction == 0 else ir.BinOp("-", extent, ir.Const(correction), loc=loc)
+        var = ir.BinOp("/", self.lane_flags(squares), count, loc=loc)
+        if not keep:
+            # The IR has no squeeze: the mean without its kept dim is a sum of its own.
+            dropped = ir.Reduce("sum", x, axis, False, loc=loc)
+            mean = ir.BinOp("/", self.lane_flags(dropped), extent, loc=loc)
+        return var, mean
 
     def extent_of(self, dim: ir.Dim, node: cst.CSTNode) -> ir.Expr:
         """The number of valid elements along ``dim`` (for means)."""

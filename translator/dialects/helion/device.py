@@ -140,6 +140,18 @@ class DeviceParser:
             if len(names) != len(values) or not all(isinstance(n, cst.Name) for n in names):
                 raise self.error(node, "unpack tuples of equal length into names")
             return [self._bind(n.value, v, node) for n, v in zip(names, values)]  # type: ignore[union-attr]
+        if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value_node, cst.Call):
+            values = self.build.tuple_call(value_node)
+            names = [e.value for e in target.elements]
+            if values is not None:
+                if len(names) != len(values) or not all(isinstance(n, cst.Name) for n in names):
+                    raise self.error(node, f"unpack the {len(values)} values into names")
+                # A value already computed into a local of the target's name stays there.
+                return [
+                    self._bind(n.value, v, node)  # type: ignore[union-attr]
+                    for n, v in zip(names, values)
+                    if v != ir.Name(n.value)  # type: ignore[union-attr]
+                ]
         raise self.error(node, f"unsupported assignment target `{source_of(target)}`")
 
     def _lane_sum(
