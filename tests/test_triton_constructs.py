@@ -124,6 +124,45 @@ def test_refuses_config_spaces_that_are_not_static(tmp_path: Path):
     assert err.loc.line == 23 and "comprehension over literal lists" in (err.hint or "")
 
 
+@pytest.mark.parametrize(
+    ("edit", "line", "what"),
+    [
+        # The helper may add anything: outside another backend's branch, refused.
+        (
+            (
+                '    if x.device.type == "xpu":\n        set_large_grf_mode(kernel_args)\n',
+                "    set_large_grf_mode(kernel_args)\n",
+            ),
+            30,
+            "set_large_grf_mode(kernel_args)",
+        ),
+        # An entry set in a branch before the launch: the launch may or may not get it.
+        (
+            (
+                "    kernel_args.update(num_stages=1)\n",
+                "    if n_rows > 8:\n        kernel_args.update(num_stages=1)\n",
+            ),
+            33,
+            "kernel_args.update(num_stages=1)",
+        ),
+    ],
+)
+def test_launch_keywords_the_frontend_cannot_follow_are_refused_where_they_change(
+    edit: tuple[str, str], line: int, what: str
+) -> None:
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    text = (DATA / "launch_keywords.py").read_text()
+    assert edit[0] in text
+    with pytest.raises(TranslationError) as info:
+        parse_source(text.replace(*edit), "launch_keywords.py", "triton")
+    err = info.value
+    assert f"`kernel_args` is changed by `{what}`" in err.message
+    assert "the keywords `**kernel_args` passes are unknown" in err.message
+    assert err.loc.line == line and "pass them explicitly" in (err.hint or "")
+
+
 def test_the_tutorials_tma_matmul_reads_b_as_n_by_k_and_picks_the_fp16_path():
     entry = lift("tutorial_tma_matmul")
     loads = {ld.tensor: ld for ld in exprs(entry, ir.Load)}

@@ -28,6 +28,7 @@ from translator.dialects.triton.host_values import (
     HTensor,
     HTuple,
 )
+from translator.dialects.triton.launch_keywords import unpacked_keywords
 from translator.dialects.triton.symbols import param_name as symbol_param
 from translator.ir import nodes as ir
 from translator.ir.printer import format_expr
@@ -93,6 +94,12 @@ class Launch:
         k = self.kernel
         args, kwargs = [], {}
         for a in self.node.args:
+            if a.star == "**":
+                for key, value in unpacked_keywords(self, a).items():
+                    if key in kwargs:
+                        raise self.error(a, f"`{key}` is passed twice")
+                    kwargs[key] = value
+                continue
             if a.star:
                 raise self.error(a, "star arguments in a launch are not supported")
             if a.keyword is not None:

@@ -30,6 +30,7 @@ from translator.dialects.triton.host_values import (
     HDType,
     HFact,
     HGrid,
+    HKwargs,
     HOpaque,
     HScalar,
     HShape,
@@ -128,6 +129,8 @@ class HostExpressions:
         if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
             value = node.evaluated_value
             return HScalar(ir.Const(value), "str") if isinstance(value, str) else HStatic(value)
+        if isinstance(node, cst.Dict):
+            return self.keyword_dict(node)
         if isinstance(node, cst.Tuple | cst.List | cst.Set):
             return HTuple(tuple(self.hval(e.value) for e in node.elements), node)
         if isinstance(node, cst.Lambda):
@@ -312,6 +315,17 @@ class HostExpressions:
             if isinstance(v, HOpaque):
                 return v.why
         return "values the IR has no form for"
+
+    def keyword_dict(self, node: cst.Dict) -> HKwargs | HOpaque:
+        """``{"num_warps": 8, "BLOCK_ROW": block_row}``: launch keywords a launch may unpack;
+        any other dict is opaque."""
+        out = HKwargs()
+        for element in node.elements:
+            key = element.key if isinstance(element, cst.DictElement) else None
+            if not isinstance(key, cst.SimpleString) or not isinstance(key.evaluated_value, str):
+                return HOpaque(f"`{self.src(node)[:40]}` is not a dict of launch keywords")
+            out = out.with_entry(key.evaluated_value, element.value, self.hval(element.value))
+        return out
 
     def host_call(self, node: cst.Call, target: str | None) -> Any:
         fn = resolve(node.func, self.aliases)

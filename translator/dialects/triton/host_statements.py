@@ -29,6 +29,7 @@ from translator.dialects.triton.host_values import (
     HDType,
     HFact,
     HGrid,
+    HKwargs,
     HOpaque,
     HScalar,
     HShape,
@@ -201,6 +202,8 @@ class HostStatements:
                 self.note(
                     f"tiletrans: dropped `{self.src(v)}`: runtime setup that cannot change results"
                 )
+                return NO_RETURN
+            if isinstance(v, cst.Call) and self.keyword_update(v):
                 return NO_RETURN
             if (
                 isinstance(v, cst.Call)
@@ -430,9 +433,50 @@ class HostStatements:
                     self.scope[n.value] = value  # type: ignore[union-attr]
                 return
             raise self.error(node, f"cannot unpack `{self.src(value_node)}`")
+        if isinstance(target, cst.Subscript) and self.keyword_store(target, value_node):
+            return
         if not isinstance(target, cst.Name):
             raise self.error(node, f"unsupported assignment target `{self.src(target)}`")
         self.bind(target.value, self.hval(value_node, target.value), node)
+
+    def keyword_store(self, target: cst.Subscript, value_node: cst.BaseExpression) -> bool:
+        """``kernel_args["BLOCK_ROW"] = block_row`` into a dict of launch keywords."""
+        base = target.value
+        current = self.scope.get(base.value) if isinstance(base, cst.Name) else None
+        key = target.slice[0].slice if len(target.slice) == 1 else None
+        if not (
+            isinstance(current, HKwargs)
+            and isinstance(key, cst.Index)
+            and isinstance(key.value, cst.SimpleString)
+            and isinstance(key.value.evaluated_value, str)
+        ):
+            return False
+        value = self.hval(value_node)
+        self.scope[base.value] = current.with_entry(key.value.evaluated_value, value_node, value)  # type: ignore[union-attr]
+        return True
+
+    def keyword_update(self, call: cst.Call) -> bool:
+        """``kernel_args.update({"num_warps": 32})`` or ``.update(num_warps=32)``."""
+        func = call.func
+        if not (
+            isinstance(func, cst.Attribute)
+            and func.attr.value == "update"
+            and isinstance(func.value, cst.Name)
+            and isinstance(self.scope.get(func.value.value), HKwargs)
+        ):
+            return False
+        current: HKwargs = self.scope[func.value.value]
+        for arg in call.args:
+            if arg.keyword is not None and not arg.star:
+                current = current.with_entry(arg.keyword.value, arg.value, self.hval(arg.value))
+                continue
+            added = self.hval(arg.value) if not arg.star else None
+            if not isinstance(added, HKwargs):
+                raise self.error(call, "`.update()` of launch keywords takes a dict literal")
+            for key, node, value in added.entries:
+                current = current.with_entry(key, node, value)
+        self.scope[func.value.value] = current
+        return True
 
     def bind(self, name: str, value: Any, node: cst.CSTNode) -> None:
         if isinstance(value, HScalar):

@@ -4,6 +4,7 @@ layout facts, a size, a stride, a dtype, an opaque value) and what it binds a ke
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import libcst as cst
 
@@ -86,6 +87,19 @@ class HGrid:
     params: tuple[str, ...]
     body: cst.BaseExpression
     node: cst.CSTNode
+
+
+@dataclass(frozen=True)
+class HKwargs:
+    """A dict of launch keywords the host builds and passes as ``**kernel_args`` (Liger's
+    idiom): each string key's value node and its host value when it was set."""
+
+    entries: tuple[tuple[str, cst.BaseExpression, Any], ...] = ()
+
+    def with_entry(self, key: str, node: cst.BaseExpression, value: Any) -> HKwargs:
+        """This dict with ``key`` set (replacing an earlier value)."""
+        kept = tuple(e for e in self.entries if e[0] != key)
+        return HKwargs((*kept, (key, node, value)))
 
 
 @dataclass(frozen=True)
