@@ -268,6 +268,18 @@ def test_compare_shapes_dtypes_tuples():
     assert not compare((a,), (a, a)).passed
 
 
+def test_compare_dicts_key_by_key():
+    # Helion's examples wrap kernels for tritonbench as `return {"output": exp(x)}`; the
+    # comparison crashed on the dict (a tensor's truth value) with exit 123.
+    a = torch.ones(2, 3)
+    assert compare({"output": a}, {"output": a.clone()}).passed
+    bad = compare({"output": a, "lse": torch.zeros(2)}, {"output": a, "lse": torch.ones(2)})
+    assert not bad.passed and bad.detail.startswith("output 'lse'")
+    assert not compare({"out": a}, {"output": a}).passed
+    assert not compare(a, {"output": a}).passed
+    assert not compare({"output": a}, a).passed
+
+
 # --- runners
 
 

@@ -71,7 +71,8 @@ class Comparison:
 def compare(
     out: Any, ref: Any, run_dtype: Any = "float32", has_dot: bool = False, nonfinite: bool = False
 ) -> Comparison:
-    """Compare ``out`` with ``ref``: tensors, tuples/lists of them (element-wise), scalars or None.
+    """Compare ``out`` with ``ref``: tensors, tuples/lists or dicts of them (element-wise),
+    scalars or None.
 
     The tolerance of a tensor is the looser of its own dtype's and ``run_dtype``'s: an fp32 output
     computed from fp16 inputs carries fp16 rounding. ``nonfinite``: NaN and infinities must sit
@@ -89,6 +90,21 @@ def compare(
         i = parts.index(worst)
         detail = f"output {i}: {worst.detail}" if not worst.passed else ""
         return Comparison(worst.error, worst.tolerance, all(c.passed for c in parts), detail)
+    if isinstance(ref, dict):
+        # A benchmark wrapper's `{"output": y}`: the values key by key.
+        if not isinstance(out, dict) or set(out) != set(ref):
+            return Comparison(
+                math.inf, 0.0, False, f"expected a dict of {sorted(ref)}, got {_describe(out)}"
+            )
+        keys = list(ref)
+        found = compare(
+            [out[k] for k in keys], [ref[k] for k in keys], run_dtype, has_dot, nonfinite
+        )
+        detail = found.detail
+        if detail.startswith("output "):
+            index, _, rest = detail.removeprefix("output ").partition(":")
+            detail = f"output {keys[int(index)]!r}:{rest}"
+        return Comparison(found.error, found.tolerance, found.passed, detail)
     if ref is None or out is None:
         ok = ref is None and out is None
         return Comparison(
@@ -117,7 +133,11 @@ def compare(
     # Python scalars.
     try:
         o, r = float(out), float(ref)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RuntimeError):
+        if isinstance(out, torch.Tensor) or isinstance(ref, torch.Tensor):
+            return Comparison(
+                math.inf, 0.0, False, f"got {_describe(out)}, expected {_describe(ref)}"
+            )
         ok = out == ref
         return Comparison(
             0.0 if ok else math.inf, 0.0, bool(ok), "" if ok else f"{out!r} != {ref!r}"
