@@ -193,6 +193,24 @@ def test_refuses_the_tutorials_fp8_switch_with_what_to_write():
     assert "FP8_OUTPUT=False" in (info.value.hint or "")
 
 
+def test_a_language_dtype_the_ir_lacks_is_named_in_the_refusal():
+    # The persistent-matmul tutorial compares `c_ptr.dtype.element_ty == tl.float8e4nv`; the
+    # refusal said "`tl` is not defined in this kernel".
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    text = (DATA / "launch_keywords.py").read_text()
+    text = text.replace(
+        "    tl.store(y_ptr + offs, x * scale, mask=mask)",
+        "    if y_ptr.dtype.element_ty == tl.float8e4nv:\n        x = x * 2\n"
+        "    tl.store(y_ptr + offs, x * scale, mask=mask)",
+    )
+    with pytest.raises(TranslationError) as info:
+        parse_source(text, "fp8_switch.py", "triton")
+    assert "`tl.float8e4nv` is not supported by the Triton frontend yet" in info.value.message
+    assert "no fp8 dtypes" in info.value.message and info.value.loc.line == 22
+
+
 def test_refuses_a_grid_function_that_does_more_than_name_values():
     from translator.api import parse_source
     from translator.diagnostics import TranslationError

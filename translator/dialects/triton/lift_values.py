@@ -185,6 +185,16 @@ class ValuesMixin:
             dt = self.host.dtype_from_name(name, "triton")
             if dt is not None:
                 return DTypeVal(dt)
+            lang = self.lang + "."
+            if name.startswith(lang) and "." not in name[len(lang) :]:
+                # `tl.float8e4nv`, `tl.uint32`: a name of the language the IR has no form for
+                # (read as a variable, it was reported as "`tl` is not defined").
+                raise self.error(
+                    node,
+                    f"`tl.{name[len(lang) :]}` is not supported by the Triton frontend yet"
+                    + (" (the IR has no fp8 dtypes)" if "float8" in name else ""),
+                    "write the kernel for the float16/bfloat16/float32 and integer dtypes",
+                )
         attr = node.attr.value
         base_node = node.value
         if (
