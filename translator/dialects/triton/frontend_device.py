@@ -50,7 +50,7 @@ from translator.dialects.triton import frontend_affine as af
 from translator.dialects.triton.frontend_descriptors import kernel_descriptor
 from translator.dialects.triton.ir_rewrite import map_names, map_stmt, replace_values
 from translator.dialects.triton.lift_calls import CallsMixin
-from translator.dialects.triton.lift_control import ControlMixin
+from translator.dialects.triton.lift_control import ControlMixin, drop_unread_placeholders
 from translator.dialects.triton.lift_dots import DotsMixin
 from translator.dialects.triton.lift_memory import MemoryMixin
 from translator.dialects.triton.lift_pointwise import PointwiseMixin
@@ -152,6 +152,9 @@ class KernelLifter(
         self.digit_splits: list[tuple[str, ir.Expr, ir.Expr, cst.CSTNode]] = []
         # Per enclosing branch: (block key, extent) pairs its test proves divisible.
         self.facts: list[list[tuple[af.Key, ir.Expr]]] = []
+        #: IR names the else-branch placeholders of flag branches bind (lift_control), some
+        #: dropped once the body shows nothing reads them.
+        self.placeholders: set[str] = set()
         for t in launch.host.tunable_names():
             self.taken.add(t)
         placeholders = (
@@ -188,6 +191,7 @@ class KernelLifter(
         self.block(stmts, self.out, top=True)
         grid = self.grid_tiles()
         body_stmts = self.finish(tuple(self.out))
+        body_stmts = drop_unread_placeholders(body_stmts, self.placeholders)
         body_stmts = self.flat_dtypes(body_stmts)
         fn = self.fn
         # What the source says of the kernel itself: comments above its definition (and between

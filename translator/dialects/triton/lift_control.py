@@ -20,7 +20,7 @@ from translator.dialects.triton.frontend_blocks import BlockPtr
 from translator.dialects.triton.ir_rewrite import simplify, walk_stmts_of
 from translator.dialects.triton.lift_dispatch import handles_statement
 from translator.dialects.triton.lift_statements import suite_body
-from translator.dialects.triton.lifted import Data, Idx, Loop, Ptr, Static, Tile, Val
+from translator.dialects.triton.lifted import Data, Idx, Loop, Pending, Ptr, Static, Tile, Val
 from translator.dialects.triton.symbols import (
     Sym,
     SymKind,
@@ -31,7 +31,7 @@ from translator.dialects.triton.symbols import (
     sym_of,
 )
 from translator.ir import nodes as ir
-from translator.ir.shapes import ScalarType, dims_of
+from translator.ir.shapes import ScalarType, dims_of, dtype_of
 from translator.naming import unique
 
 
@@ -109,12 +109,16 @@ class ControlMixin:
         taken_body, locals_body = self.taken, self.ir_locals
         self.taken, self.ir_locals = set(taken), set(ir_locals)
         orelse: list[ir.Stmt] = []
+        flagged = False
         if rest_after_return is not None:
             self.block(rest_after_return, orelse)
         elif isinstance(node.orelse, cst.Else):
             self.block(list(suite_body(node.orelse.body)), orelse)
         elif isinstance(node.orelse, cst.If):
             self.block([node.orelse], orelse)
+        elif self.is_flag_test(test):
+            orelse = self.flag_placeholders(before, env_body, node)
+            flagged = True
         env_else = self.env
         self.taken |= taken_body
         self.ir_locals |= locals_body
@@ -137,7 +141,63 @@ class ControlMixin:
         # branches leave different (a pointer one of them advanced) are never read again.
         end = terminal or rest_after_return is not None
         self.env = self.merge_envs(before, env_body, env_else, node, dead=end)
+        if flagged:
+            # `if FLAG: acc = tl.zeros(...)`: zeros either way, written before the branch.
+            hoisted = [s for s in body if _zeros(s)]
+            names = {s.target for s in hoisted if isinstance(s, ir.Assign)}
+            body = [s for s in body if not _zeros(s)]
+            orelse = [s for s in orelse if not (isinstance(s, ir.Assign) and s.target in names)]
+            self.out.extend(hoisted)
+            if not body:
+                return
         self.out.append(ir.If(cond.expr, tuple(body), tuple(orelse), loc=self.locate(node)))
+
+    def is_flag_test(self, test: Val) -> bool:
+        """Whether ``test`` reads constexpr parameters only (``if COMPUTE_DW:``): Triton
+        compiles one branch per value, so the source reads what such a branch defines only
+        under the same flag."""
+        if not isinstance(test, Idx):
+            return False
+        syms = [parse_sym(text) for text in af.symbols_in(test.tree)]
+        constexprs = self.launch.kernel.constexprs
+        return bool(syms) and all(
+            s is not None and s.kind in (SymKind.PARAM, SymKind.OPAQUE) and s.name in constexprs
+            for s in syms
+        )
+
+    def flag_placeholders(self, before: dict, env_body: dict, node: cst.If) -> list[ir.Stmt]:
+        """The ``else`` of ``if FLAG:`` that defines what the branch defines (Liger's ``if
+        COMPUTE_DW: dW_row = tl.zeros(...)``, read later under ``if COMPUTE_DW:`` again): zeros
+        of each value's type, never read where the flag is off, so that the IR, which scopes a
+        value to the branch that defines it, lets the later branches read it."""
+        out: list[ir.Stmt] = []
+        for name, value in env_body.items():
+            if name in before:
+                continue
+            if isinstance(value, Pending) and value.site is not None:
+                # Zeros whose shape is not known yet: written where the `if` stands, either way.
+                value.site = (self.out, len(self.out))
+                self.env[name] = value
+                continue
+            if not isinstance(value, Data):
+                continue
+            if not isinstance(value.expr, ir.Name):
+                continue
+            t = self.type_of(value.expr, node)
+            dims = dims_of(t)
+            dtype = dtype_of(t)
+            if not isinstance(dtype, ir.DType):
+                # A tensor's dtype (`dtype(x)`) may still be renamed to a view's: no
+                # placeholder; a later read outside this branch is refused as before.
+                continue
+            zero: ir.Expr = (
+                ir.Full(tuple(dims), ir.Const(0), dtype) if dims else ir.Cast(ir.Const(0), dtype)
+            )
+            placeholder = ir.Assign(value.expr.id, zero, loc=self.locate(node))
+            self.placeholders.add(placeholder.target)
+            out.append(placeholder)
+            self.env[name] = value
+        return out
 
     def divisibility_facts(self, test: Val, node) -> list[tuple[af.Key, ir.Expr]]:
         """``(block key, extent)`` pairs a branch test proves divisible (``EVEN_N`` flags that
@@ -859,3 +919,51 @@ def _constant(e: ir.Expr) -> object:
     if isinstance(e, ir.UnaryOp) and e.op == "-":
         return -_constant(e.operand)  # type: ignore[operator]
     raise KeyError(type(e).__name__)
+
+
+def _zeros(s: ir.Stmt) -> bool:
+    """Whether ``s`` binds a tile of zeros (what a flag's placeholder binds)."""
+    return (
+        isinstance(s, ir.Assign)
+        and isinstance(s.value, ir.Full)
+        and isinstance(s.value.value, ir.Const)
+        and s.value.value.value == 0
+    )
+
+
+def drop_unread_placeholders(body: tuple[ir.Stmt, ...], placeholders: set[str]) -> tuple:
+    """``body`` without the placeholders of flag branches whose value nothing reads after its
+    ``if`` (Liger's ``if label_smoothing > 0: smooth_loss = ...``, read only in that branch)."""
+    if not placeholders:
+        return body
+    from translator.ir.visit import all_exprs
+
+    reads: dict[str, int] = {}
+    for e in all_exprs(body):
+        if isinstance(e, ir.Name):
+            reads[e.id] = reads.get(e.id, 0) + 1
+
+    def prune(stmts: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...]:
+        out = []
+        for s in stmts:
+            if isinstance(s, ir.If):
+                inside: dict[str, int] = {}
+                for e in all_exprs(s.body):
+                    if isinstance(e, ir.Name):
+                        inside[e.id] = inside.get(e.id, 0) + 1
+                orelse = tuple(
+                    x
+                    for x in s.orelse
+                    if not (
+                        isinstance(x, ir.Assign)
+                        and x.target in placeholders
+                        and reads.get(x.target, 0) == inside.get(x.target, 0)
+                    )
+                )
+                s = dataclasses.replace(s, body=prune(s.body), orelse=prune(orelse))
+            elif hasattr(s, "body") and isinstance(s.body, tuple):
+                s = dataclasses.replace(s, body=prune(s.body))  # type: ignore[call-arg]
+            out.append(s)
+        return tuple(out)
+
+    return prune(body)

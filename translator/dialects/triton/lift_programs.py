@@ -352,6 +352,19 @@ class ProgramsMixin:
                 assert self.persistent is not None
                 _, name, extent = self.persistent
                 out.append(ir.TileVar(name, extent, ir.Const(1), scalar=True))
+        if not out:
+            # No program id read (`kernel[(1,)]` over a whole tensor): each program launched runs
+            # the body, as the source's do.
+            for axis, extent in enumerate(grid):
+                if _opaque(extent):
+                    raise self.error(
+                        node,
+                        f"the grid's axis {axis} ({ir_text(extent)}) is not a host expression "
+                        "the IR can evaluate",
+                        "launch one program: grid = (1,)",
+                    )
+                name = unique(f"pid_{axis}", self.taken)
+                out.append(ir.TileVar(name, extent, ir.Const(1), scalar=True))
         self.grid = tuple(out)
         return self.grid
 
