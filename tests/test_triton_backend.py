@@ -144,6 +144,15 @@ def test_var_mean_over_a_ragged_row_is_torch_s(tmp_path: Path) -> None:
     assert report.passed, report.format_text()
 
 
+def test_zeros_shaped_by_the_tiles_block_sizes_are_tiles(tmp_path: Path) -> None:
+    # Helion's kl_div example accumulates into `hl.zeros([block_size_m, block_size_n])` inside
+    # the loops over tiles of those blocks; the broadcast against the tiles was refused.
+    source = DATA / "helion_block_zeros.py"
+    text = translate_file(source, "helion", "triton")
+    assert "kl_loss = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)" in text
+    _assert_equivalent(source, text, tmp_path)
+
+
 def test_a_bounded_block_size_keeps_its_bounds_without_configs() -> None:
     from translator.api import parse_source
     from translator.ir.printer import format_kernel

@@ -12,6 +12,7 @@ import dataclasses
 
 import libcst as cst
 
+from translator.diagnostics import TranslationError
 from translator.dialects.cst_utils import literal_or_none, source_of
 from translator.ir import nodes as ir
 from translator.ir.counters import row_major_offsets
@@ -170,6 +171,30 @@ class LanguageReader:
             raise self.error(node, f"`{source_of(node)}`: the value has {len(t.dims)} dims")
         return t.dims[d]
 
+    def _tile_of_block(self, node: cst.BaseExpression) -> str | None:
+        """The tile in scope that ``node`` (a registered block size) is the block of: inside
+        ``for tile_bt in hl.tile(bt, block_size=block_size_m)``, ``hl.zeros([block_size_m,
+        ...])`` has the tile's rows (Helion's kl_div example). None where no tile, or more than
+        one, has that block."""
+        if not isinstance(node, cst.Name) or node.value not in self.scope.env.vars:
+            return None
+        if isinstance(self.scope.env.vars[node.value], TileVarType):
+            return None
+        try:
+            block = self.expr(node)
+        except TranslationError:
+            return None
+        if not isinstance(block, ir.Name):
+            return None
+        tiles = [
+            name
+            for name, t in self.scope.env.vars.items()
+            if isinstance(t, TileVarType)
+            and not t.tile.scalar
+            and t.tile.block in (block, block.id)
+        ]
+        return tiles[0] if len(tiles) == 1 else None
+
     def tile_shape(self, node: cst.BaseExpression) -> tuple[ir.Dim, ...]:
         """A shape list of tiles, block sizes, sizes and 1s (``[tile_m, tile_n]``)."""
         if not isinstance(node, (cst.List, cst.Tuple)):
@@ -181,6 +206,10 @@ class LanguageReader:
                 t = self.scope.env.vars.get(v.value)
                 if isinstance(t, TileVarType):
                     dims.append(ir.UnitDim() if t.tile.scalar else ir.BlockDim(v.value))
+                    continue
+                tile = self._tile_of_block(v) if isinstance(t, ScalarType) else None
+                if tile is not None:
+                    dims.append(ir.BlockDim(tile))
                     continue
                 if isinstance(t, ScalarType):
                     dims.append(ir.FullDim(ir.Name(v.value)))
