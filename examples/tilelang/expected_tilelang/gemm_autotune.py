@@ -63,9 +63,7 @@ def matmul_tuned(
     # Hopper's widest MMA is m64n256: split the tile by whole rows where each warpgroup
     # (128 threads) gets 64 of them.
     gemm_policy = (
-        T.GemmWarpPolicy.FullRow
-        if block_M >= 64 * (threads // 128)
-        else T.GemmWarpPolicy.Square
+        T.GemmWarpPolicy.FullRow if block_M >= 64 * (threads // 128) else T.GemmWarpPolicy.Square
     )
 
     @T.prim_func

@@ -783,9 +783,21 @@ class KernelWriter(CodePrinter):
         warpgroup."""
         if self.gemm_policy is None:
             return []
-        return [
+        choice = (
+            f"T.GemmWarpPolicy.FullRow if {self.policy_rows} >= 64 * ({threads} // 128) "
+            "else T.GemmWarpPolicy.Square"
+        )
+        comment = [
             "# Hopper's widest MMA is m64n256: split the tile by whole rows where each warpgroup",
             "# (128 threads) gets 64 of them.",
+        ]
+        # Laid out as ruff formats it at the factory body's indentation (4).
+        if 4 + len(f"{self.gemm_policy} = {choice}") <= 100:
+            return [*comment, f"{self.gemm_policy} = {choice}"]
+        if 8 + len(choice) <= 100:
+            return [*comment, f"{self.gemm_policy} = (", f"    {choice}", ")"]
+        return [
+            *comment,
             f"{self.gemm_policy} = (",
             "    T.GemmWarpPolicy.FullRow",
             f"    if {self.policy_rows} >= 64 * ({threads} // 128)",
