@@ -463,6 +463,20 @@ def test_a_row_swizzle_is_the_ir_s_group_size_and_other_orders_are_dropped(
     assert "T.use_swizzle(panel_size=" in back
 
 
+def test_a_whole_tensor_copied_is_its_region_from_the_origin(tmp_path: Path) -> None:
+    """``T.copy(gamma, G_smem)`` (TileLang's layer-norm example) copies the whole tensor: the
+    same IR as ``T.copy(gamma[0], G_smem)``; it was refused as "no buffer allocated"."""
+    from translator.ir.printer import format_kernel
+
+    text = (TILELANG / "layer_norm.py").read_text()
+    assert "T.copy(W[0], w)" in text
+    path = tmp_path / "whole_copy.py"
+    path.write_text(text.replace("T.copy(W[0], w)", "T.copy(W, w)"))
+    (whole,) = parse_file(path, "tilelang").kernels
+    (region,) = parse_file(TILELANG / "layer_norm.py", "tilelang").kernels
+    assert format_kernel(whole) == format_kernel(region)
+
+
 def test_work_outside_the_persistent_loop_is_a_located_refusal(tmp_path: Path) -> None:
     """A statement beside the T.Persistent loop would run once per program, not per tile."""
     text = (TILELANG / "gemm_persistent.py").read_text()

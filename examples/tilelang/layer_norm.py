@@ -34,7 +34,7 @@ def layer_norm_kernel(M, N, eps, block_M=2, threads=128, dtype="float32"):
                 masked[i, j] = T.if_then_else(j < N, x[i, j], 0.0)
             T.reduce_sum(masked, mean, dim=1)
             for i in T.Parallel(block_M):
-                mean[i] = mean[i] / N
+                mean[i] = mean[i] * (T.float32(1.0) / N)
             for i, j in T.Parallel(block_M, N_pad):
                 centered[i, j] = x[i, j] - mean[i]
             for i, j in T.Parallel(block_M, N_pad):
@@ -43,7 +43,9 @@ def layer_norm_kernel(M, N, eps, block_M=2, threads=128, dtype="float32"):
             for i in T.Parallel(block_M):
                 rstd[i] = T.rsqrt(rstd[i] / N + eps)
             for i, j in T.Parallel(block_M, N_pad):
-                y[i, j] = centered[i, j] * rstd[i] * w[j] + b[j]
+                # A per-lane temporary, as TileLang's own layer-norm example writes it.
+                norm = centered[i, j] * rstd[i]
+                y[i, j] = norm * w[j] + b[j]
             T.copy(y, Y[bx * block_M, 0])
 
     return main

@@ -109,6 +109,8 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
         self.scalars: list[ir.Param] = []
         # Scalars the kernel body binds (`y = target[bx]`, `rstd = T.rsqrt(...)`).
         self.lets: set[str] = set()
+        #: Per-lane temporaries of the T.Parallel body being read (cleared after it).
+        self.lane_lets: set[str] = set()
         self.tunables: dict[str, ir.Tunable] = {}
         self.env = TypeEnv()
         #: names of the current T.Parallel loop's lane variables, in domain order, with dims
@@ -505,6 +507,18 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
                 self.lets.add(target.value)
                 self.env.vars[target.value] = t
                 return [ir.Assign(target.value, lifted, loc=self.mod.locate(s))]
+        if (
+            isinstance(target, cst.Name)
+            and self.lanes
+            and target.value not in self.buffers
+            and target.value not in self.fac.tensors
+        ):
+            # A per-lane temporary of a T.Parallel body (`norm = (x[i, j] - mean[i]) * rstd[i]`):
+            # a tile value over the loop's lanes, read by the body's later statements only.
+            lifted = self.lane_expr(value)
+            self.lane_lets.add(target.value)
+            self.env.vars[target.value] = infer(lifted, self.env)
+            return [ir.Assign(target.value, lifted, loc=self.mod.locate(s))]
         raise self.error(
             s,
             f"`{source_of(s).strip()}` is not read",
@@ -639,6 +653,9 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
         finally:
             self.lanes = []
             self.padded_lanes = set()
+            for name in self.lane_lets:
+                self.env.vars.pop(name, None)
+            self.lane_lets = set()
 
     def st_if(self, s: cst.If) -> list[ir.Stmt]:
         if self.lanes:

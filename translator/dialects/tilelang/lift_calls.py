@@ -34,7 +34,7 @@ class TileCalls:
         pos, _ = call_args(call)
         if len(pos) != 2:
             raise self.error(call, "T.copy(src, dst) is read")
-        src, dst = pos
+        src, dst = (self.whole_region(node) for node in pos)
         if isinstance(src, cst.Subscript) and self.is_tensor(src.value):
             buf = self.buffer(dst)
             items = self.region(src, buf)
@@ -64,6 +64,15 @@ class TileCalls:
 
     def is_tensor(self, node: cst.BaseExpression) -> bool:
         return isinstance(node, cst.Name) and node.value in self.fac.tensors
+
+    def whole_region(self, node: cst.BaseExpression) -> cst.BaseExpression:
+        """A whole tensor copied as it is (``T.copy(gamma, G_smem)``, TileLang's layer-norm
+        example) as the region starting at its origin (``gamma[0]``); anything else as written."""
+        if not self.is_tensor(node):
+            return node
+        shape, _ = self.fac.tensors[node.value]  # type: ignore[union-attr]
+        origin = [cst.SubscriptElement(cst.Index(cst.Integer("0"))) for _ in shape]
+        return cst.Subscript(node, origin) if origin else node
 
     def region(self, sub: cst.Subscript, buf: Buffer) -> tuple[ir.IndexItem, ...]:
         """The index of a tensor region copied to or from ``buf``: aligned with the buffer from

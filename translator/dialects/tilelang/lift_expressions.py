@@ -219,7 +219,7 @@ class Expressions:
             raise self.error(node, f"buffer `{name}` is read without its lanes")
         if name in self.fac.tensors:
             raise self.error(node, f"tensor `{name}` is used as a value", "T.copy a region of it")
-        if name in self.lets:
+        if name in self.lets or name in self.lane_lets:
             return ir.Name(name)
         return self.host_expr(node)
 
@@ -293,6 +293,10 @@ class Expressions:
             return ir.Cast(self.lane_expr(pos[1]), self.dtype(pos[0]))
         if role == "infinity":
             return ir.Const(math.inf)
+        called = self.literal_dtype(node.func)
+        if called is not None and len(pos) == 1 and not kw:
+            # `T.float32(1.0)`: a value of that dtype (TileLang's layer-norm example).
+            return ir.Cast(self.lane_expr(pos[0]), called)
         if role == "ceildiv":
             return ir.Call("cdiv", (self.lane_expr(pos[0]), self.lane_expr(pos[1])))
         if name in self.g["composites"]:
