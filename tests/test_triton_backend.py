@@ -127,6 +127,11 @@ def normalize(x, eps):
 def row_stats(x):
     var, mean = torch.var_mean(x.float(), dim=1)
     return var, mean
+
+
+def rebound(x):
+    var, mean = torch.var_mean(x.float(), dim=-1, keepdim=True)
+    return (var * 2.0 + mean).expand(x.shape).contiguous()
 """
 
 
@@ -140,8 +145,31 @@ def test_var_mean_over_a_ragged_row_is_torch_s(tmp_path: Path) -> None:
     reference = tmp_path / "var_mean_torch.py"
     reference.write_text(_VAR_MEAN_REFERENCE)
     report = check_pair(str(translated), reference, "triton", seeds=(0,), sizes={"n": 37})
-    assert {r.entry for r in report.rows} == {"normalize", "row_stats"}
+    assert {r.entry for r in report.rows} == {"normalize", "row_stats", "rebound"}
     assert report.passed, report.format_text()
+
+
+@pytest.mark.parametrize(
+    ("spelling", "message"),
+    [
+        ("torch.var(row, -1, False)", "passed by position"),
+        ("torch.var(row, dim=-1, unbiased=UNBIASED)", "`unbiased=` must be True or False"),
+    ],
+)
+def test_a_variance_whose_correction_is_not_written_out_is_refused(
+    spelling: str, message: str
+) -> None:
+    # The third positional argument is torch's legacy `unbiased`, and a name's value is not
+    # known: either, read as a default, divided by the wrong count.
+    from translator.api import parse_source
+
+    text = (DATA / "helion_var_mean.py").read_text()
+    text = "UNBIASED = False\n" + text.replace(
+        "mean + 0.0 * torch.var(row, dim=-1, unbiased=False)", f"mean + 0.0 * {spelling}"
+    )
+    with pytest.raises(TranslationError) as info:
+        parse_source(text, "var_mean.py", "helion")
+    assert message in info.value.message
 
 
 def test_zeros_shaped_by_the_tiles_block_sizes_are_tiles(tmp_path: Path) -> None:

@@ -32,3 +32,16 @@ def row_stats(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         var_out[tile_m] = var
         mean_out[tile_m] = mean + 0.0 * torch.var(row, dim=-1, unbiased=False)
     return var_out, mean_out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[4]))
+def rebound(x: torch.Tensor) -> torch.Tensor:
+    """Results bound swapped, one over its own input: every value is computed before any is
+    bound."""
+    m, n = x.size()
+    out = torch.empty([m, n], dtype=torch.float32, device=x.device)
+    for tile_m in hl.tile(m):
+        row = x[tile_m, :].to(torch.float32)
+        mean, row = torch.var_mean(row, dim=-1, keepdim=True)
+        out[tile_m, :] = mean * 2.0 + row
+    return out

@@ -421,11 +421,20 @@ class CallReader:
         """``torch.var_mean(x, dim=d, correction=c)`` (``torch.var``'s value first): the mean
         over a whole dim, then the sum of squared deviations over ``extent - c`` (torch's
         default ``c`` is 1; ``unbiased=False`` is 0)."""
+        if len(args) > 2:
+            # torch.var(x, dim, unbiased, keepdim): the legacy positional forms.
+            raise self.error(
+                node,
+                "`unbiased`/`correction`/`keepdim` passed by position",
+                "pass them by keyword: `torch.var_mean(x, dim=-1, correction=0, keepdim=True)`",
+            )
         correction: object = 1
         if "correction" in kwargs:
             correction = literal_or_none(kwargs.pop("correction"))
         elif "unbiased" in kwargs:
             unbiased = literal_or_none(kwargs.pop("unbiased"))
+            if not isinstance(unbiased, bool):
+                raise self.error(node, "`unbiased=` must be True or False as written")
             correction = 1 if unbiased else 0
         if not isinstance(correction, (int, float)) or isinstance(correction, bool):
             raise self.error(node, "`correction=` must be a number literal")
@@ -438,10 +447,12 @@ class CallReader:
         axis, keep = self._reduce_axis(args, kwargs, node, len(t.dims))
         loc = self.locate(node)
         extent = self.extent_of(t.dims[axis], node)
-        x = self.bind_temp("var_in", value, node)
+        # Temporaries named after the call, never after a name the caller may bind the results
+        # to (`mean, var = torch.var_mean(...)` swaps them).
+        x = self.bind_temp("var_mean_in", value, node)
         total = ir.Reduce("sum", x, axis, True, loc=loc)
-        mean = self.bind_temp("mean", ir.BinOp("/", total, extent, loc=loc), node)
-        centered = self.bind_temp("centered", ir.BinOp("-", x, mean, loc=loc), node)
+        mean = self.bind_temp("var_mean_mean", ir.BinOp("/", total, extent, loc=loc), node)
+        centered = self.bind_temp("var_mean_centered", ir.BinOp("-", x, mean, loc=loc), node)
         squares = ir.Reduce("sum", ir.BinOp("*", centered, centered, loc=loc), axis, keep, loc=loc)
         count = extent if correction == 0 else ir.BinOp("-", extent, ir.Const(correction), loc=loc)
         var = ir.BinOp("/", self.lane_flags(squares), count, loc=loc)

@@ -146,11 +146,14 @@ class DeviceParser:
             if values is not None:
                 if len(names) != len(values) or not all(isinstance(n, cst.Name) for n in names):
                     raise self.error(node, f"unpack the {len(values)} values into names")
-                # A value already computed into a local of the target's name stays there.
-                return [
+                # Every value computed before any target is bound (`row, mu = var_mean(row)`
+                # reads `row` after its first result rebinds it, otherwise).
+                temps = [self.build.bind_temp("var_mean_out", v, node) for v in values]
+                stmts = self.build.pending
+                self.build.pending = []
+                return stmts + [
                     self._bind(n.value, v, node)  # type: ignore[union-attr]
-                    for n, v in zip(names, values)
-                    if v != ir.Name(n.value)  # type: ignore[union-attr]
+                    for n, v in zip(names, temps)
                 ]
         raise self.error(node, f"unsupported assignment target `{source_of(target)}`")
 

@@ -199,6 +199,12 @@ class LanguageReader:
         """A shape list of tiles, block sizes, sizes and 1s (``[tile_m, tile_n]``)."""
         if not isinstance(node, (cst.List, cst.Tuple)):
             raise self.error(node, "tile shapes must be a list, e.g. [tile_m, tile_n]")
+        tiles = [self._tile_of_block(e.value) for e in node.elements]
+        if len(tiles) >= 2 and all(tiles) and len(set(tiles)) == len(tiles):
+            # Every entry the block of a distinct tile in scope: the tiles' shape. A single
+            # block, or one whose tile is not in scope yet, keeps its lanes (a lane sum's
+            # `hl.zeros([tile_m, block_n])` before the loop over `block_n`'s tiles).
+            return tuple(ir.BlockDim(t) for t in tiles)  # type: ignore[arg-type]
         dims: list[ir.Dim] = []
         for element in node.elements:
             v = element.value
@@ -206,10 +212,6 @@ class LanguageReader:
                 t = self.scope.env.vars.get(v.value)
                 if isinstance(t, TileVarType):
                     dims.append(ir.UnitDim() if t.tile.scalar else ir.BlockDim(v.value))
-                    continue
-                tile = self._tile_of_block(v) if isinstance(t, ScalarType) else None
-                if tile is not None:
-                    dims.append(ir.BlockDim(tile))
                     continue
                 if isinstance(t, ScalarType):
                     dims.append(ir.FullDim(ir.Name(v.value)))

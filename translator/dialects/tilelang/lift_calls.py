@@ -331,6 +331,8 @@ class TileCalls:
         if "group_size" in self.tunables or size is None:
             return []
         if isinstance(size, cst.Name) and size.value in self.fac.params:
+            if self.int_value(size) is None or size.value in self.tunables:
+                return []  # a panel of no known size, or a block size: the hint is dropped
             self.tunable(size.value, "group_size", size)
             self.tunables["group_size"] = self.tunables.pop(size.value)
             self.factory_param["group_size"] = size.value

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from translator.dialects.triton.host_values import HKwargs
+from translator.dialects.triton.host_values import HKwargs, HScalar, HStatic
 
 if TYPE_CHECKING:
     from translator.dialects.triton.frontend_launch import Launch
@@ -49,7 +49,10 @@ def unpacked_keywords(launch: Launch, arg: cst.Arg) -> dict[str, cst.BaseExpress
         )
     out: dict[str, cst.BaseExpression] = {}
     for key, node, recorded in value.entries:
-        if launch.host.hval(node) != recorded:
+        now = launch.host.hval(node)
+        # Values compared by what they are (two opaque values of one reason are not one).
+        same = now == recorded if isinstance(recorded, (HScalar, HStatic)) else now is recorded
+        if not same:
             raise launch.error(
                 node,
                 f"`{name}['{key}']` was set from `{launch.host.src(node)}`, which has changed "
@@ -103,9 +106,11 @@ def _other_backend(test: cst.BaseExpression) -> bool:
 
 def _foreign_uses(fn: cst.FunctionDef, name: str, launch: cst.CSTNode) -> list[cst.CSTNode]:
     """Uses of ``name`` in ``fn`` that a dict of launch keywords does not model, outside
-    another backend's branches: anything but setting entries, and entries set in a block the
-    launch is not in (a branch the launch does not follow, whose entries it may or may not
-    get)."""
+    another backend's branches: anything but setting entries as statements of their own
+    (``d = {...}``, ``d["K"] = v``, ``d.update(...)``); entries set in a block the launch is
+    not in (a branch the launch does not follow, whose entries it may or may not get); entries
+    set inside a loop around the launch (an earlier iteration's are seen); and any use inside
+    a nested function or lambda (it may run at any time)."""
     out: list[cst.CSTNode] = []
     holds: dict[int, bool] = {}
 
@@ -117,13 +122,18 @@ def _foreign_uses(fn: cst.FunctionDef, name: str, launch: cst.CSTNode) -> list[c
             holds[id(block)] = _holds(block, launch)
         return holds[id(block)]
 
-    def setting(node: cst.CSTNode, block: cst.CSTNode, dead: bool) -> None:
-        if not dead and not reaches_launch(block):
+    def setting(node: cst.CSTNode, block: cst.CSTNode, dead: bool, looped: bool) -> None:
+        if not dead and (looped or not reaches_launch(block)):
             out.append(node)
 
     def visit(node: cst.CSTNode, block: cst.CSTNode, dead: bool, looped: bool = False) -> None:
         if isinstance(node, cst.IndentedBlock):
             block = node
+        if isinstance(node, (cst.Lambda, cst.FunctionDef)):
+            # Code that may run at any time: every use of the dict there is unknown.
+            if _uses(node, name) and not dead:
+                out.append(node)
+            return
         if isinstance(node, cst.BaseSmallStatement):
             statement[0] = node.value if isinstance(node, cst.Expr) else node
         if isinstance(node, cst.If):
@@ -142,18 +152,24 @@ def _foreign_uses(fn: cst.FunctionDef, name: str, launch: cst.CSTNode) -> list[c
             looped = True
         if isinstance(node, cst.Assign) and len(node.targets) == 1:
             target = node.targets[0].target
-            if is_name(target) or (isinstance(target, cst.Subscript) and is_name(target.value)):
-                setting(node, block, dead)
+            if is_name(target) and isinstance(node.value, cst.Dict):
+                setting(node, block, dead, looped)
+                visit(node.value, block, dead, looped)
+                return
+            if isinstance(target, cst.Subscript) and is_name(target.value):
+                setting(node, block, dead, looped)
                 visit(node.value, block, dead, looped)
                 return
         if (
-            isinstance(node, cst.Call)
-            and isinstance(node.func, cst.Attribute)
-            and node.func.attr.value == "update"
-            and is_name(node.func.value)
+            isinstance(node, cst.Expr)
+            and isinstance(node.value, cst.Call)
+            and isinstance(node.value.func, cst.Attribute)
+            and node.value.func.attr.value == "update"
+            and is_name(node.value.func.value)
         ):
-            setting(node, block, dead)
-            for arg in node.args:
+            statement[0] = node.value
+            setting(node.value, block, dead, looped)
+            for arg in node.value.args:
                 visit(arg, block, dead, looped)
             return
         if isinstance(node, cst.Arg) and node.star == "**" and is_name(node.value):
@@ -168,6 +184,13 @@ def _foreign_uses(fn: cst.FunctionDef, name: str, launch: cst.CSTNode) -> list[c
     statement: list[cst.CSTNode | None] = [None]  # the statement being read (for diagnostics)
     visit(fn.body, fn.body, False)
     return out
+
+
+def _uses(node: cst.CSTNode, name: str) -> list[cst.CSTNode]:
+    """The ``Name`` nodes of ``name`` under ``node``."""
+    if isinstance(node, cst.Name):
+        return [node] if node.value == name else []
+    return [u for child in node.children for u in _uses(child, name)]
 
 
 def _branches(node: cst.If) -> list[tuple[cst.BaseExpression | None, cst.CSTNode]]:

@@ -142,10 +142,26 @@ class ControlMixin:
         end = terminal or rest_after_return is not None
         self.env = self.merge_envs(before, env_body, env_else, node, dead=end)
         if flagged:
-            # `if FLAG: acc = tl.zeros(...)`: zeros either way, written before the branch.
-            hoisted = [s for s in body if _zeros(s)]
+            # `if FLAG: acc = tl.zeros(...)`: zeros either way, written before the branch. Only
+            # a value new to the branch whose zeros nothing before them in it reads or writes.
+            prior = {
+                v.expr.id
+                for v in before.values()
+                if isinstance(v, Data) and isinstance(v.expr, ir.Name)
+            }
+            hoisted: list[ir.Stmt] = []
+            kept: list[ir.Stmt] = []
+            for stmt in body:
+                if (
+                    _zeros(stmt)
+                    and stmt.target not in prior  # type: ignore[attr-defined]
+                    and stmt.target not in _names_of(kept)  # type: ignore[attr-defined]
+                ):
+                    hoisted.append(stmt)
+                else:
+                    kept.append(stmt)
             names = {s.target for s in hoisted if isinstance(s, ir.Assign)}
-            body = [s for s in body if not _zeros(s)]
+            body = kept
             orelse = [s for s in orelse if not (isinstance(s, ir.Assign) and s.target in names)]
             self.out.extend(hoisted)
             if not body:
@@ -919,6 +935,15 @@ def _constant(e: ir.Expr) -> object:
     if isinstance(e, ir.UnaryOp) and e.op == "-":
         return -_constant(e.operand)  # type: ignore[operator]
     raise KeyError(type(e).__name__)
+
+
+def _names_of(stmts: list[ir.Stmt]) -> set[str]:
+    """Every name ``stmts`` read or bind."""
+    from translator.ir.visit import all_exprs, walk_stmts
+
+    names = {e.id for e in all_exprs(tuple(stmts)) if isinstance(e, ir.Name)}
+    names |= {s.target for s in walk_stmts(tuple(stmts)) if isinstance(s, ir.Assign)}
+    return names
 
 
 def _zeros(s: ir.Stmt) -> bool:
