@@ -266,10 +266,12 @@ def _row_major_operands(
     }
 
 
-def _autotune(kernel: ir.Kernel, tma_tile: tuple[str, str] | None) -> list[dict[str, int] | str]:
-    """The factory's autotune space: each config's block sizes, threads and stages, then
-    (after a comment line) the source's TMA-sized dot tiles at :data:`_TMA_STAGES` stages where
-    the source pipelined them less deep."""
+def _autotune(
+    kernel: ir.Kernel, tma_tile: tuple[str, str] | None
+) -> list[tuple[list[str], dict[str, int]]]:
+    """The factory's autotune space, each config with the comment lines above it: each
+    source config's block sizes, threads and stages, then the source's TMA-sized dot tiles at
+    :data:`_TMA_STAGES` stages where the source pipelined them less deep."""
     kinds = {t.name: t.kind for t in kernel.tunables}
     out: list[dict[str, int]] = []
     for config in kernel.configs:
@@ -286,7 +288,7 @@ def _autotune(kernel: ir.Kernel, tma_tile: tuple[str, str] | None) -> list[dict[
                 entry[name] = value
         if entry not in out:
             out.append(entry)
-    deeper = []
+    deeper: list[dict[str, int]] = []
     m, n = tma_tile or ("", "")
     for entry in out:
         stages = entry.get("num_stages")
@@ -296,15 +298,14 @@ def _autotune(kernel: ir.Kernel, tma_tile: tuple[str, str] | None) -> list[dict[
             variant = {**entry, "num_stages": _TMA_STAGES}
             if variant not in out and variant not in deeper:
                 deeper.append(variant)
+    notes: list[list[str]] = [[] for _ in out + deeper]
     if deeper:
-        return [
-            *out,
+        notes[len(out)] = [
             "# TileLang pipelines TMA copies of large tiles deeper than Triton's cp.async:",
             f"# those tiles at {_TMA_STAGES} stages too (measured on the H100, 4096^3 fp16: 636",
             "# TFLOP/s at 3 stages, 668 at 4, for the hand-written 128x256x64 T.gemm).",
-            *deeper,
         ]
-    return out
+    return list(zip(notes, out + deeper))
 
 
 #: The pipeline depth added for the source's TMA-sized dot tiles (see :func:`_autotune`).
