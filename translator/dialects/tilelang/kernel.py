@@ -783,26 +783,12 @@ class KernelWriter(CodePrinter):
         warpgroup."""
         if self.gemm_policy is None:
             return []
-        choice = (
-            f"T.GemmWarpPolicy.FullRow if {self.policy_rows} >= 64 * ({threads} // 128) "
-            "else T.GemmWarpPolicy.Square"
-        )
-        comment = [
+        return [
             "# Hopper's widest MMA is m64n256: split the tile by whole rows where each warpgroup",
             "# (128 threads) gets 64 of them.",
-        ]
-        # Laid out as ruff formats it at the factory body's indentation (4).
-        if 4 + len(f"{self.gemm_policy} = {choice}") <= 100:
-            return [*comment, f"{self.gemm_policy} = {choice}"]
-        if 8 + len(choice) <= 100:
-            return [*comment, f"{self.gemm_policy} = (", f"    {choice}", ")"]
-        return [
-            *comment,
-            f"{self.gemm_policy} = (",
-            "    T.GemmWarpPolicy.FullRow",
-            f"    if {self.policy_rows} >= 64 * ({threads} // 128)",
-            "    else T.GemmWarpPolicy.Square",
-            ")",
+            # One line: the kernel's text is wrapped as ruff wraps it (`wrap_lines`).
+            f"{self.gemm_policy} = T.GemmWarpPolicy.FullRow if {self.policy_rows} >= 64 * "
+            f"({threads} // 128) else T.GemmWarpPolicy.Square",
         ]
 
     # ------------------------------------------------------------------ memory regions

@@ -8,6 +8,7 @@ of what their invalid lanes hold, pointers it advances by a fixed step moved onc
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from typing import Any
 
 import libcst as cst
@@ -32,6 +33,7 @@ from translator.dialects.triton.symbols import (
 )
 from translator.ir import nodes as ir
 from translator.ir.shapes import ScalarType, dims_of, dtype_of
+from translator.ir.visit import map_bodies
 from translator.naming import unique
 
 
@@ -961,34 +963,28 @@ def drop_unread_placeholders(body: tuple[ir.Stmt, ...], placeholders: set[str]) 
     ``if`` (Liger's ``if label_smoothing > 0: smooth_loss = ...``, read only in that branch)."""
     if not placeholders:
         return body
-    from translator.ir.visit import all_exprs
-
-    reads: dict[str, int] = {}
-    for e in all_exprs(body):
-        if isinstance(e, ir.Name):
-            reads[e.id] = reads.get(e.id, 0) + 1
+    reads = _reads(body)
 
     def prune(stmts: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...]:
         out = []
         for s in stmts:
             if isinstance(s, ir.If):
-                inside: dict[str, int] = {}
-                for e in all_exprs(s.body):
-                    if isinstance(e, ir.Name):
-                        inside[e.id] = inside.get(e.id, 0) + 1
-                orelse = tuple(
-                    x
-                    for x in s.orelse
-                    if not (
-                        isinstance(x, ir.Assign)
-                        and x.target in placeholders
-                        and reads.get(x.target, 0) == inside.get(x.target, 0)
-                    )
+                inside = _reads(s.body)
+                unread = {name for name in placeholders if reads[name] == inside[name]}
+                s = dataclasses.replace(
+                    s,
+                    orelse=tuple(
+                        x for x in s.orelse if not (isinstance(x, ir.Assign) and x.target in unread)
+                    ),
                 )
-                s = dataclasses.replace(s, body=prune(s.body), orelse=prune(orelse))
-            elif hasattr(s, "body") and isinstance(s.body, tuple):
-                s = dataclasses.replace(s, body=prune(s.body))  # type: ignore[call-arg]
-            out.append(s)
+            out.append(map_bodies(s, prune))
         return tuple(out)
 
     return prune(body)
+
+
+def _reads(stmts: tuple[ir.Stmt, ...]) -> Counter[str]:
+    """How many times ``stmts`` read each name."""
+    from translator.ir.visit import all_exprs
+
+    return Counter(e.id for e in all_exprs(stmts) if isinstance(e, ir.Name))
