@@ -130,6 +130,15 @@ def gemm_4096() -> dict:
         "hand, Square policy": _HAND_GEMM.replace(", policy=T.GemmWarpPolicy.FullRow", ""),
         "hand, no swizzle": _HAND_GEMM.replace("T.use_swizzle(10)", "pass"),
         "hand, 3 stages": _HAND_GEMM.replace("num_stages=4", "num_stages=3"),
+        # What the Triton matmul's translation wrote before 2026-12-07's fourth session: the
+        # fp16 result cast into a second fragment by a T.Parallel loop, then copied out.
+        "hand, cast fragment": _HAND_GEMM.replace(
+            "            T.copy(C_local, C[by * block_M, bx * block_N])",
+            '            C_cast = T.alloc_fragment((block_M, block_N), "float16")\n'
+            "            for i, j in T.Parallel(block_M, block_N):\n"
+            '                C_cast[i, j] = T.cast(C_local[i, j], "float16")\n'
+            "            T.copy(C_cast, C[by * block_M, bx * block_N])",
+        ),
     }
     for i, (label, text) in enumerate(variants.items()):
         path = out_dir / f"hand_gemm_{i}.py"

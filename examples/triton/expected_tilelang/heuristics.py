@@ -46,7 +46,6 @@ def scale_bias_kernel(
             bias_tile = T.alloc_fragment((block_n,), bias_dtype)
             x_tile = T.alloc_fragment((block_m, block_n), x_dtype)
             out_tile = T.alloc_fragment((block_m, block_n), "float32")
-            out_tile_2 = T.alloc_fragment((block_m, block_n), out_dtype)
             # Masks are only materialized for the ragged dimensions.
             T.copy(bias[bx * block_n], bias_tile)
             T.copy(x[by * block_m, bx * block_n], x_tile)
@@ -54,9 +53,7 @@ def scale_bias_kernel(
                 out_tile[i, j] = T.cast(x_tile[i, j], "float32") * alpha + T.cast(
                     bias_tile[j], "float32"
                 )
-            for i, j in T.Parallel(block_m, block_n):
-                out_tile_2[i, j] = T.cast(out_tile[i, j], out_dtype)
-            T.copy(out_tile_2, out[by * block_m, bx * block_n])
+            T.copy(out_tile, out[by * block_m, bx * block_n])
 
     return main
 

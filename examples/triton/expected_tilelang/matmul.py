@@ -130,7 +130,6 @@ def matmul_kernel(
             accumulator = T.alloc_fragment((block_size_m, block_size_n), "float32")
             a_tile = T.alloc_shared((block_size_m, block_size_k), a_dtype)
             b_tile = T.alloc_shared((block_size_k, block_size_n), b_dtype)
-            c_tile = T.alloc_fragment((block_size_m, block_size_n), c_dtype)
             T.use_swizzle(panel_size=group_size)
             # -----------------------------------------------------------
             # Iterate to compute a block of the C matrix.
@@ -144,11 +143,9 @@ def matmul_kernel(
                 T.copy(b[k_o * block_size_k, bx * block_size_n], b_tile, disable_tma=not use_tma)
                 # We accumulate along the K dimension.
                 T.gemm(a_tile, b_tile, accumulator, policy=gemm_policy)
-            for i, j in T.Parallel(block_size_m, block_size_n):
-                c_tile[i, j] = T.cast(accumulator[i, j], c_dtype)
             # -----------------------------------------------------------
             # Write back the block of the output matrix C with masks.
-            T.copy(c_tile, c[by * block_size_m, bx * block_size_n])
+            T.copy(accumulator, c[by * block_size_m, bx * block_size_n])
 
     return main
 

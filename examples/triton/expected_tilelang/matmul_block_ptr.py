@@ -54,7 +54,6 @@ def matmul_block_ptr_kernel(
             accumulator = T.alloc_fragment((block_m, block_n), "float32")
             a_tile = T.alloc_shared((block_m, block_k), a_dtype)
             b_tile = T.alloc_shared((block_k, block_n), b_dtype)
-            c_tile = T.alloc_fragment((block_m, block_n), c_dtype)
             T.use_swizzle(panel_size=group_size)
             T.clear(accumulator)
             for k_o in T.Pipelined(T.ceildiv(a_shape[1], block_k), num_stages=num_stages):
@@ -63,9 +62,7 @@ def matmul_block_ptr_kernel(
                 T.copy(a[by * block_m, k_o * block_k], a_tile, disable_tma=not use_tma)
                 T.copy(b[k_o * block_k, bx * block_n], b_tile, disable_tma=not use_tma)
                 T.gemm(a_tile, b_tile, accumulator)
-            for i, j in T.Parallel(block_m, block_n):
-                c_tile[i, j] = T.cast(accumulator[i, j], c_dtype)
-            T.copy(c_tile, c[by * block_m, bx * block_n])
+            T.copy(accumulator, c[by * block_m, bx * block_n])
 
     return main
 

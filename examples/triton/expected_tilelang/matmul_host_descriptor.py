@@ -116,16 +116,13 @@ def matmul_kernel_tma(
             accumulator = T.alloc_fragment((block_size_m, block_size_n), "float32")
             a_tile = T.alloc_shared((block_size_m, block_size_k), a_dtype)
             b_tile = T.alloc_shared((block_size_k, block_size_n), b_dtype)
-            c_tile = T.alloc_fragment((block_size_m, block_size_n), c_dtype)
             T.use_swizzle(panel_size=group_size)
             T.clear(accumulator)
             for k_o in T.Pipelined(T.ceildiv(a_shape[1], block_size_k), num_stages=num_stages):
                 T.copy(a[by * block_size_m, k_o * block_size_k], a_tile, disable_tma=not use_tma)
                 T.copy(b[k_o * block_size_k, bx * block_size_n], b_tile, disable_tma=not use_tma)
                 T.gemm(a_tile, b_tile, accumulator, policy=gemm_policy)
-            for i, j in T.Parallel(block_size_m, block_size_n):
-                c_tile[i, j] = T.cast(accumulator[i, j], c_dtype)
-            T.copy(c_tile, c[by * block_size_m, bx * block_size_n])
+            T.copy(accumulator, c[by * block_size_m, bx * block_size_n])
 
     return main
 

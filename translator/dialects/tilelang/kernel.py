@@ -262,6 +262,8 @@ class KernelWriter(CodePrinter):
         if not isinstance(t, TileType) or not t.dims:
             self.assign_number(s, dtype_of(t))
             return
+        if self.cast_in_copy(s, t):
+            return
         old = self.buffers.get(s.target)
         pad = self.pad_of(s.value)
         if old is not None and old.dims == t.dims and old.dtype == t.dtype:
@@ -286,6 +288,60 @@ class KernelWriter(CodePrinter):
             self.buffers[s.target] = buf
         self.env.vars[s.target] = t
         self.pads[s.target] = pad
+
+    def cast_in_copy(self, s: ir.Assign, t: TileType) -> bool:
+        """Bind ``s`` (a cast of a fragment to the dtype of the tensor the next statement
+        stores it into, read nowhere else) to the fragment itself: the store's ``T.copy``
+        converts. Computing the cast into a second fragment first costs registers: 553
+        TFLOP/s against 635 for the 4096^3 fp16 GEMM on the H100 (BENCHMARKS.md)."""
+        store = self.stored_casts.get(s.target)
+        if store is None or not isinstance(s.value, ir.Cast):
+            return False
+        src = s.value.value
+        buf = self.buffers.get(src.id) if isinstance(src, ir.Name) else None
+        if (
+            buf is None
+            or buf.scope != "fragment"
+            or buf.dims != t.dims
+            or not self.copyable(store.index, store.tensor)
+            or not _same_stored(t.dims, self.store_dims(store))
+        ):
+            return False
+        self.buffers[s.target] = buf
+        self.env.vars[s.target] = t
+        self.pads[s.target] = None
+        return True
+
+    @property
+    def stored_casts(self) -> dict[str, ir.Store]:
+        """Names bound once to ``cast(name, dtype(t))``, read only by the statement right
+        after, which stores exactly that name into tensor ``t``: that store, by name."""
+        if not hasattr(self, "_stored_casts"):
+            from translator.ir.visit import child_stmts, walk_stmts
+
+            reads = Counter(e.id for e in kernel_exprs(self.kernel) if isinstance(e, ir.Name))
+            found: dict[str, ir.Store] = {}
+            blocks = [self.kernel.body]
+            for st in walk_stmts(self.kernel.body):
+                if isinstance(st, ir.If):
+                    blocks += [st.body, st.orelse]
+                elif child_stmts(st):
+                    blocks.append(child_stmts(st))
+            for block in blocks:
+                for bound, store in zip(block, block[1:]):
+                    if (
+                        isinstance(bound, ir.Assign)
+                        and isinstance(store, ir.Store)
+                        and isinstance(bound.value, ir.Cast)
+                        and isinstance(bound.value.value, ir.Name)
+                        and bound.value.dtype == ir.DTypeOf(store.tensor)
+                        and store.value == ir.Name(bound.target)
+                        and reads[bound.target] == 1
+                        and bound.target not in self.rebound
+                    ):
+                        found[bound.target] = store
+            self._stored_casts = found
+        return self._stored_casts
 
     def assign_number(self, s: ir.Assign, dtype: ir.DTypeExpr) -> None:
         """A device number: a plain binding if the kernel binds it once from numbers, else one
