@@ -92,6 +92,8 @@ PUBLIC_API: dict[str, set[str]] = {
         "kldiv_backward_triton",
     },
     "triton/softmax.py": {"softmax", "softmax_forward", "softmax_backward"},
+    # Its API is the autograd Function `SoftmaxFunction` (validation calls `.apply`).
+    "triton/softmax_function.py": {"calculate_settings"},
     "triton/swiglu.py": {"ensure_contiguous", "swiglu", "swiglu_forward", "swiglu_backward"},
     "helion/glu.py": {"swiglu", "swiglu_fwd", "swiglu_bwd", "geglu"},
     "helion/causal_attention.py": {"causal_attention", "causal_attention_fwd"},
@@ -305,6 +307,14 @@ def test_triton_softmax() -> None:
     y = m.softmax_forward(x2)
     torch.testing.assert_close(y, torch.softmax(x2, -1))
     torch.testing.assert_close(m.softmax_backward(dy, y), y * (dy - (dy * y).sum(-1, keepdim=True)))
+
+
+def test_triton_softmax_function() -> None:
+    m = lib("triton/softmax_function.py")
+    # Rows that fit one block, then rows longer than MAX_FUSED_SIZE (the online kernel).
+    for shape in ((3, 43, 100), (2, m.MAX_FUSED_SIZE + 37)):
+        x = _leaf(*shape)
+        _check_fwd_bwd(m.SoftmaxFunction.apply(x), torch.softmax(x, -1), (x,))
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])

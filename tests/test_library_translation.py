@@ -147,6 +147,19 @@ def test_library_translation_matches_source_on_cpu(pair: tuple[Path, Path]) -> N
         assert any("Helion's default config" in note for note in report.notes), report.notes
 
 
+def test_a_module_whose_api_is_an_autograd_function_is_checked_through_apply() -> None:
+    """Liger-Kernel style: no public function, only `SoftmaxFunction`, whose backward gets the
+    forward's block size through the autograd context. Validation calls `SoftmaxFunction.apply`
+    (forward and gradients), on rows that fit one block and on rows that take the online
+    kernel (longer than the module's MAX_FUSED_SIZE, 4096)."""
+    source = "examples/library/triton/softmax_function.py"
+    golden = "examples/library/triton/expected_helion/softmax_function.py"
+    for sizes in (None, {"batch": 2, "n_cols": 4133}):
+        report = check_pair(source, golden, seeds=(0,), dtypes=("float32",), sizes=sizes)
+        assert report.passed, report.format_text()
+        assert {row.entry for row in report.rows} == {"SoftmaxFunction.apply"}
+
+
 @pytest.mark.parametrize(
     "pair", PAIRS, ids=lambda p: f"{p[0].parent.name}-{p[1].parent.name}-{p[0].stem}"
 )

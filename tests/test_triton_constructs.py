@@ -387,3 +387,44 @@ def test_round_takes_halves_away_from_zero_exactly(tmp_path: Path):
     )  # fmt: skip
     assert report.passed, report.format_text()
     assert any(r.entry == "quantize" for r in report.rows)
+
+
+def test_a_dtype_called_on_a_value_is_a_cast():
+    # Liger-Kernel's online softmax starts its running max as `m = tl.float32(-float("inf"))`.
+    from translator.api import parse_source
+
+    text = (DATA / "launch_keywords.py").read_text()
+    old = "    tl.store(y_ptr + offs, x * scale, mask=mask)"
+    assert old in text
+    text = text.replace(old, "    tl.store(y_ptr + offs, x * tl.float32(2.0), mask=mask)")
+    (kernel,) = parse_source(text, "dtype_call.py", "triton").kernels
+    casts = [e for e in all_exprs(kernel.body) if isinstance(e, ir.Cast)]
+    assert any(c.value == ir.Const(2.0) and c.dtype == ir.F32 for c in casts), casts
+
+
+def test_a_value_where_a_reduction_takes_its_axis_is_refused_with_the_pairwise_form():
+    # Liger's `new_m = tl.max(m, blk_max)` reads `blk_max` as the axis.
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    text = (DATA / "launch_keywords.py").read_text()
+    old = "    tl.store(y_ptr + offs, x * scale, mask=mask)"
+    text = text.replace(old, "    m = tl.max(x, scale)\n" + old)
+    with pytest.raises(TranslationError) as info:
+        parse_source(text, "max_axis.py", "triton")
+    assert "the axis of `tl.max` must be an integer, not `scale`" in info.value.message
+    assert "tl.maximum(a, b)" in (info.value.hint or "")
+    line = text.splitlines().index("    m = tl.max(x, scale)") + 1
+    assert info.value.loc is not None and info.value.loc.line == line
+
+
+def test_a_launch_under_n_at_most_block_reads_its_lanes_as_the_whole_row():
+    # `if n_cols <= BLOCK_SIZE:` around the one-block kernel, BLOCK_SIZE capped below n_cols
+    # otherwise; the backward gets the forward's block size as a parameter.
+    library = DATA.parents[2] / "examples" / "library" / "triton"
+    module = parse_file(library / "softmax_function.py", "triton")
+    single = next(k for k in module.kernels if k.name == "_softmax_single_block_forward_kernel")
+    assert not [t for t in single.tunables if t.kind == "block_size"]
+    backward = next(k for k in module.kernels if k.name == "_softmax_multi_block_backward_kernel")
+    assert [t.name for t in backward.tunables if t.kind == "block_size"] == ["block_size"]
+    assert "SoftmaxFunction.apply" in {e.name for e in module.entries if e.public}

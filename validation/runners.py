@@ -43,7 +43,9 @@ def load_module(path: str | Path, role: str) -> ModuleType:
 
 def get_entry(module: ModuleType, name: str) -> Callable[..., Any]:
     """The callable ``name`` of ``module``; ``AttributeError`` naming the module if missing."""
-    fn = getattr(module, name, None)
+    fn: Any = module
+    for part in name.split("."):  # `Fn.apply` of an autograd Function
+        fn = getattr(fn, part, None)
     if fn is None or not callable(fn):
         where = getattr(module, "__file__", module.__name__)
         raise AttributeError(f"{where} defines no callable {name!r}")

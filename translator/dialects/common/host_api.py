@@ -154,6 +154,52 @@ def api_entries(
                 loc=locate(f.node),
             )
         )
+    out.extend(_unwrapped_functions(module, functions, calls, applied, reaching, known, locate))
+    return out
+
+
+def _unwrapped_functions(
+    module: cst.Module,
+    functions: dict[str, HostFunction],
+    calls: dict[str, list[tuple[str, cst.Call | None]]],
+    applied: dict[str, str],
+    reaching: set[str],
+    known: dict[str, ir.Entry],
+    locate: Callable[[cst.CSTNode], ir.Loc | None],
+) -> list[ir.Entry]:
+    """An entry ``Fn.apply`` for each public autograd Function no public function or name
+    applies: a module whose API is its Function classes (Liger-Kernel's ``LigerSoftmaxFunction``,
+    applied by the library's ``nn.Module`` in another file). Validation calls ``Fn.apply``,
+    which runs ``forward`` and, for gradients, ``backward``."""
+    applied_publicly = {callee for alias, callee in applied.items() if not alias.startswith("_")}
+    for name, made in calls.items():
+        if functions[name].public:
+            applied_publicly.update(callee for callee, _ in made)
+    out: list[ir.Entry] = []
+    for stmt in module.body:
+        if not isinstance(stmt, cst.ClassDef) or stmt.name.value.startswith("_"):
+            continue
+        forward = functions.get(f"{stmt.name.value}.forward")
+        if (
+            forward is None
+            or not forward.implicit
+            or forward.qualname not in reaching
+            or forward.qualname in applied_publicly
+        ):
+            continue
+        params = signature(forward)[forward.implicit :]
+        passed = tuple((p.name, ir.Name(p.name)) for p in params)
+        forwards = (ir.Forward(forward.qualname, passed),)
+        out.append(
+            ir.Entry(
+                name=f"{stmt.name.value}.apply",
+                params=_typed(list(params), forwards, known),
+                body=(),
+                complete=False,
+                forwards=forwards,
+                loc=locate(stmt),
+            )
+        )
     return out
 
 

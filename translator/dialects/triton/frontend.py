@@ -328,6 +328,9 @@ class EntryBuilder(HostStatements, HostExpressions, HostTensors):
         self.written: set[str] = set()  # tensors a launched kernel writes
         self.opaque_names: dict[int, tuple[object, ir.Name]] = {}  # see _opaque_expr
         self.derived = False  # a wrapper tiletrans derived from a kernel's signature
+        # Conditions of the host `if` branches being read (`n_cols <= BLOCK_SIZE` around a
+        # one-block launch): what a launch there may rely on.
+        self.branch_facts: list[ir.Expr] = []
 
     def error(self, node: cst.CSTNode, message: str, hint: str | None = None) -> TranslationError:
         return TranslationError(message, self.locate(node), hint)

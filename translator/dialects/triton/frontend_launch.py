@@ -741,17 +741,7 @@ class Launch:
         b = self.bindings.get(key)
         name = key.lower()
         if b is not None and b.kind == "opaque" and key in self.kernel.constexprs:
-            # A block the host computes out of the frontend's sight (`ctx.BLOCK_SIZE` saved by
-            # an autograd Function's forward). Lanes it spans whole are the whole dim their mask
-            # bounds, as the source assumes; a block a loop or the grid steps by is a tunable
-            # standing in (masks make any block compute the same).
-            self.notes.append(f"tiletrans: `{key}` is computed where tiletrans cannot follow it")
-            if full_ok:
-                return BlockInfo("full", full_extent=None, expr=None)
-            t = ir.Tunable(name, "block_size", _STAND_IN_BLOCK, ())
-            self.host.record_tunable(t, None)
-            self.block_tunables[key] = name
-            return BlockInfo("tile", name, False, expr=ir.Name(name))
+            return self.unfollowed_block(key, full_ok)
         if b is None or b.kind != "constexpr":
             raise self.error(node, f"block size `{key}` is not a tl.constexpr parameter")
         if b.tuned:
@@ -764,6 +754,10 @@ class Launch:
             return BlockInfo("tile", name, True, expr=ir.Name(name))
         assert b.expr is not None
         canon = self.host.canonical(b.expr)
+        covered = self.covered_extent(canon) if full_ok else None
+        if covered is not None:
+            # Launched under `if n <= BLOCK:`: these lanes span the whole of `n`.
+            return BlockInfo("full", full_extent=covered, expr=b.expr)
         if isinstance(canon, ir.Const) and isinstance(canon.value, int):
             t = ir.Tunable(name, "block_size", canon.value, (canon.value,))
             self.host.record_tunable(t, canon)
@@ -810,6 +804,10 @@ class Launch:
                 self.host.record_tunable(t, canon)
                 self.block_tunables[key] = name
                 return BlockInfo("tile", name, False, expr=b.expr)
+        if isinstance(canon, ir.Name) and canon.id in self.host_parameters:
+            # A block the caller passes in (Liger's backward takes the `BLOCK_SIZE` its forward
+            # chose, through the autograd context): as out of sight as a computed one.
+            return self.unfollowed_block(key, full_ok)
         raise self.error(
             node,
             f"block size `{key}` is computed on the host as `{format_expr(b.expr)}`, which "
@@ -817,6 +815,37 @@ class Launch:
             "pass a literal, triton.next_power_of_2(n) for a whole row, "
             "min(triton.next_power_of_2(n), C), or autotune it",
         )
+
+    def covered_extent(self, block: ir.Expr) -> ir.Expr | None:
+        """The extent ``n`` of a host branch condition ``n <= block`` (or ``block >= n``) the
+        launch is under, ``block`` canonical; ``None`` where no such condition holds."""
+        for fact in self.host.branch_facts:
+            if not isinstance(fact, ir.BinOp) or fact.op not in ("<=", ">="):
+                continue
+            extent, bound = (fact.lhs, fact.rhs) if fact.op == "<=" else (fact.rhs, fact.lhs)
+            if self.host.canonical(bound) == block and not isinstance(extent, ir.Const):
+                return extent
+        return None
+
+    def unfollowed_block(self, key: str, full_ok: bool) -> BlockInfo:
+        """Block size ``key``, which the host computes or receives out of the frontend's sight
+        (`ctx.BLOCK_SIZE` saved by an autograd Function's forward). Lanes it spans whole are
+        the whole dim their mask bounds, as the source assumes; a block a loop or the grid
+        steps by is a tunable standing in (masks make any block compute the same)."""
+        self.notes.append(f"tiletrans: `{key}` is computed where tiletrans cannot follow it")
+        if full_ok:
+            return BlockInfo("full", full_extent=None, expr=None)
+        name = key.lower()
+        t = ir.Tunable(name, "block_size", _STAND_IN_BLOCK, ())
+        self.host.record_tunable(t, None)
+        self.block_tunables[key] = name
+        return BlockInfo("tile", name, False, expr=ir.Name(name))
+
+    @property
+    def host_parameters(self) -> set[str]:
+        """The parameters of the host function that launches the kernel."""
+        fn = self.host.fn
+        return {p.name.value for p in (*fn.params.params, *fn.params.kwonly_params)}
 
     def group_size(self, tree: ir.Expr, node) -> None:
         from translator.dialects.triton import frontend_affine as af

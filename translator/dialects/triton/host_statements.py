@@ -103,11 +103,31 @@ class HostStatements:
             suite = branch.body if isinstance(branch, (cst.If, cst.Else)) else None
             if isinstance(suite, cst.IndentedBlock):
                 saved = dict(self.scope)
-                self.host_block(list(suite.body))
+                facts = self.branch_condition(branch)
+                self.branch_facts.extend(facts)
+                try:
+                    self.host_block(list(suite.body))
+                finally:
+                    del self.branch_facts[len(self.branch_facts) - len(facts) :]
                 self.scope = saved
             branch = branch.orelse if isinstance(branch, cst.If) else None
         self.carried(node)
         self.keep_copied_tensors(node, before)
+
+    def branch_condition(self, branch: cst.CSTNode) -> list[ir.Expr]:
+        """The conjuncts of an ``if``/``elif`` test the frontend can read as host values (none
+        for an ``else``, or where the test reads values out of its sight)."""
+        if not isinstance(branch, cst.If):
+            return []
+        facts = []
+        for part in conjuncts(branch.test):
+            try:
+                value = self.hval(part)
+            except TranslationError:
+                continue
+            if isinstance(value, HScalar):
+                facts.append(value.expr)
+        return facts
 
     def host_compound(self, node: cst.BaseStatement) -> None:
         """``with``, loops, ``try`` and other compound statements: carried as written; their

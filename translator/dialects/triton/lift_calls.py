@@ -24,7 +24,7 @@ from translator.dialects.triton.lift_dispatch import (
     handles_effect,
     handles_expression,
 )
-from translator.dialects.triton.lifted import Static, Val
+from translator.dialects.triton.lifted import DTypeVal, Static, Val
 
 
 class CallsMixin:
@@ -81,6 +81,9 @@ class CallsMixin:
         if family is not None:
             family_handler, op = family
             return family_handler(self, name, op, node)
+        if isinstance(self.ev(func), DTypeVal) and len(args) == 1 and not node.args[0].keyword:
+            # `tl.float32(x)`: a dtype called on a value is the cast `x.to(tl.float32)`.
+            return self.cast(name, self.ev(args[0]), node, [func], {}, args[0])
         raise self.error(node, f"`tl.{name}` is not supported by the Triton frontend yet")
 
     def language_name(self, fn: str | None) -> str | None:

@@ -11,6 +11,7 @@ import math
 
 import libcst as cst
 
+from translator.diagnostics import TranslationError
 from translator.dialects.cst_utils import call_args, literal, resolve
 from translator.dialects.triton.lift_dispatch import handles, handles_family, handles_method
 from translator.dialects.triton.lift_statements import is_return, suite_body
@@ -73,8 +74,23 @@ class ReductionsMixin:
                 )
             axis = 0
         else:
-            axis = self._int_literal(axis_node, node)
+            axis = self._axis(op, axis_node, node)
         return self.reduce(op, d, axis, keepdim, node)
+
+    def _axis(self, op: str, axis_node: cst.BaseExpression, node: cst.Call) -> int:
+        """The integer ``axis`` of a reduction; a value there is a located refusal that names
+        the element-wise form (``tl.max(m, x)`` reads ``x`` as the axis)."""
+        try:
+            return self._int_literal(axis_node, node)
+        except TranslationError:
+            pairwise = {"max": "maximum", "min": "minimum"}.get(op)
+            raise self.error(
+                axis_node,
+                f"the axis of `tl.{op}` must be an integer, not `{self.src(axis_node)}`",
+                f"for the element-wise {pairwise} of two values write `tl.{pairwise}(a, b)`"
+                if pairwise
+                else "give the axis as an integer literal",
+            ) from None
 
     @handles_family("scans")
     def scan(self, name: str, op: str, node: cst.Call) -> Data:
