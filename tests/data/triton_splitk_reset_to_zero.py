@@ -1,4 +1,4 @@
-"""Split-K GEMM under @triton.autotune(reset_to_zero=...): refused (see the library test).
+"""Split-K GEMM under @triton.autotune(reset_to_zero=...) (see the library test).
 
 ``SPLIT_K`` programs share each output tile: program ``pid_k`` reduces K blocks ``pid_k``,
 ``pid_k + SPLIT_K``, ... into an fp32 partial tile and adds it into an fp32 output with

@@ -25,7 +25,7 @@ from translator.ir.counters import seed_only_params
 from translator.ir.passes import Pass
 from translator.ir.transforms import squeeze_unit_tiles, unit_block_tiles
 from translator.ir.verifier import verify_kernel
-from translator.ir.visit import has_loops
+from translator.ir.visit import has_loops, kernel_exprs, walk_stmts
 from translator.rendering import render_template
 
 
@@ -182,7 +182,22 @@ def _autotune(kernel: ir.Kernel, emitter: KernelEmitter) -> dict | None:
         seen.add(key)
         rendered.append({"meta": meta, "knobs": knobs})
     keys = [p for p, _ in sig.scalars if p in _size_params(kernel, sig)]
-    return {"configs": rendered, "key": keys}
+    # Triton's autotuner times each config on the launch's own tensors: a kernel that updates
+    # a tensor (atomics, or a read then a write of it) would leave it updated once per timed
+    # run. `restore_value` puts them back after each (what the other DSLs' tuners do by
+    # running trials on copies).
+    restored = updated_tensors(kernel) | set(kernel.hints.extra("triton.restore_value", ()))
+    restore = [f"{t}_ptr" for t in sig.tensors if t in restored]
+    return {"configs": rendered, "key": keys, "restore": restore if len(rendered) > 1 else []}
+
+
+def updated_tensors(kernel: ir.Kernel) -> set[str]:
+    """The tensor parameters ``kernel`` updates: combines into atomically, or reads and writes."""
+    stmts = list(walk_stmts(kernel.body))
+    atomic = {s.tensor for s in stmts if isinstance(s, ir.AtomicRMW)}
+    stored = {s.tensor for s in stmts if isinstance(s, ir.Store)}
+    loaded = {e.tensor for e in kernel_exprs(kernel) if isinstance(e, ir.Load)}
+    return atomic | (stored & loaded)
 
 
 _KNOBS = ("num_warps", "num_stages")

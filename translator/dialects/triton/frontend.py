@@ -53,6 +53,7 @@ from translator.dialects.cst_utils import (
 )
 from translator.dialects.triton.frontend_launch import Launch
 from translator.dialects.triton.frontend_module import (
+    KernelDef,
     ModuleInfo,
     collect_module,
     default_of,
@@ -755,6 +756,7 @@ class EntryBuilder(HostStatements, HostExpressions, HostTensors):
             # Helion's default does, should not (and Helion's static shapes were measured
             # 2x slower on a looped log-softmax: benchmarks.gpu_gap_probe).
             static_shapes=False,
+            extras=_restored(kernel, launch),
         )
         k = self.sizes_of_passed_tensors(k, launch)
         inline = ir.InlineKernel(
@@ -920,6 +922,17 @@ def _evaluate(e: ir.Expr) -> object:
         if e.op == "cdiv":
             return -(-int(args[0]) // int(args[1]))
     return None
+
+
+def _restored(kernel: KernelDef, launch: Launch) -> tuple[tuple[str, object], ...]:
+    """``triton.restore_value``: the tensors (IR names) the source's autotuner zeroes or
+    restores around its timed runs, for a Triton translation to restore too."""
+    names = tuple(
+        b.tensor
+        for p in kernel.restored
+        if (b := launch.bindings.get(p)) is not None and b.tensor is not None
+    )
+    return (("triton.restore_value", names),) if names else ()
 
 
 def _casts_to_int64(fn: cst.FunctionDef, info: ModuleInfo) -> bool:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from translator.diagnostics import TranslationError
-from translator.dialects.cst_utils import call_args, resolve
+from translator.dialects.cst_utils import call_args, literal, resolve
 
 if TYPE_CHECKING:
     from translator.dialects.triton.frontend_module import ModuleInfo
@@ -72,11 +72,14 @@ class NotStatic(Exception):
 
 
 def autotune_configs(
-    d: cst.Decorator, info: ModuleInfo, notes: list[str] | None = None
+    d: cst.Decorator,
+    info: ModuleInfo,
+    notes: list[str] | None = None,
+    restored: list[str] | None = None,
 ) -> tuple[list[tuple[dict, dict]], FunctionRef | None]:
     """The configs of ``@triton.autotune(...)`` as (meta-parameters, launch knobs), and the
     ``pre_hook`` every config shares (``None`` if none has one). What the reading assumed goes
-    to ``notes``."""
+    to ``notes``; the parameters ``reset_to_zero=``/``restore_value=`` name, to ``restored``."""
     call = d.decorator
     if not isinstance(call, cst.Call):
         raise TranslationError("@triton.autotune needs configs=", info.locate(d))
@@ -89,18 +92,26 @@ def autotune_configs(
             )
             continue
         if k in ("reset_to_zero", "restore_value"):
-            # The autotuner zeroes (or restores) the named outputs around each timed run of a
-            # kernel that accumulates into them (split-K's atomics): the tuning loop of the
-            # target DSL (Helion's autotuner, say) gives no such guarantee, so the translation
-            # could leave an output summed over the benchmark runs.
-            raise TranslationError(
-                f"@triton.autotune's `{k}=` zeroes or restores outputs around every timed run "
-                "of a kernel that accumulates into them; the target's autotuner has no such "
-                "hook, so a tuned translation could leave an output summed over its runs",
-                info.locate(kwargs[k]),
-                "launch at a config the host picks instead (BLOCK_* and SPLIT_K as launch "
-                "arguments, `torch.zeros` for the output before the launch)",
+            # The autotuner zeroes (or restores) the named tensors around each timed run of a
+            # kernel that accumulates into them (split-K's atomics), so the launch after the
+            # search sees them as the host left them. Every target keeps that: Helion's
+            # autotuner runs its trials on clones of the tensors a kernel mutates, TileLang's on
+            # tensors of its own, the cuTile translation's search on clones of what the kernel
+            # writes, and a Triton translation restores them (`restore_value=`).
+            names = _string_list(kwargs[k])
+            if names is None:
+                raise TranslationError(
+                    f"@triton.autotune's `{k}=` must be a list of parameter names",
+                    info.locate(kwargs[k]),
+                    f'write the names as string literals: `{k}=["C"]`',
+                )
+            if restored is not None:
+                restored.extend(names)
+            notes.append(
+                f"tiletrans: read `{k}=` of @triton.autotune: the translation's tuner leaves "
+                f"{', '.join(names)} as the host made them"
             )
+            continue
         if k not in _AUTOTUNE_OPTIONS:
             raise TranslationError(
                 f"unsupported @triton.autotune option `{k}=`",
@@ -483,3 +494,16 @@ def _is_docstring(stmt: cst.BaseStatement) -> bool:
         and isinstance(stmt.body[0], cst.Expr)
         and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
     )
+
+
+def _string_list(node: cst.BaseExpression) -> list[str] | None:
+    """The strings of a literal list or tuple of strings (``["DA", "DB"]``); else ``None``."""
+    try:
+        value = literal(node)
+    except ValueError:
+        return None
+    if isinstance(value, str):
+        value = [value]
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return list(value)
+    return None

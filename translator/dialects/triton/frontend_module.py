@@ -55,6 +55,8 @@ class KernelDef:
     param_kinds: dict[str, str] = field(default_factory=dict)
     # `tiletrans:` notes on what reading its decorators assumed (for above its translation).
     notes: list[str] = field(default_factory=list)
+    # Parameters the autotuner zeroes or restores around its timed runs (`reset_to_zero=`).
+    restored: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -188,13 +190,14 @@ def _kernel_def(fn: cst.FunctionDef, info: ModuleInfo) -> KernelDef:
     kept: list[str] = []
     consumed: set[str] = set()
     config_notes: list[str] = []
+    restored: list[str] = []
     for d in fn.decorators:
         name = _decorator_name(d, info.aliases)
         if name == g["kernel"]["heuristics"]:
             heuristics += _heuristics(d, info)
             continue
         if name == g["kernel"]["autotune"]:
-            configs, hook = autotune_configs(d, info, config_notes)
+            configs, hook = autotune_configs(d, info, config_notes, restored)
             consumed |= {n for n in cst_names_in(d) if n in info.statements}
         elif name not in (g["kernel"]["decorator"],):
             # A decorator tiletrans does not read (a library's caching or registration
@@ -214,7 +217,7 @@ def _kernel_def(fn: cst.FunctionDef, info: ModuleInfo) -> KernelDef:
             )
     kernel = KernelDef(
         fn, params, constexprs, defaults, configs, info, heuristics, kept_decorators=kept,
-        consumed=consumed, notes=config_notes,
+        consumed=consumed, notes=config_notes, restored=restored,
     )  # fmt: skip
     from translator.dialects.triton.frontend_wrapper import param_kinds
 

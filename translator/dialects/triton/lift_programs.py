@@ -40,7 +40,7 @@ class ProgramsMixin:
 
     def pid_axis(self, tree: ir.Expr) -> int:
         """The axis of program-id symbol ``tree``."""
-        pid = sym_of(tree)
+        pid = sym_of(af.strip_casts(tree))  # `tl.cast(tl.program_id(1), tl.int64)`
         assert pid is not None and pid.kind is SymKind.PID and pid.index is not None
         return pid.index
 
