@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+from collections import Counter
 
 import libcst as cst
 
@@ -69,6 +70,7 @@ from translator.dialects.cst_utils import (
     source_of,
     statement_comments,
 )
+from translator.dialects.tilelang.compiled import compiled_out_idx, plain_factory
 from translator.dialects.tilelang.factory import read_factory, scalar_kind
 from translator.dialects.tilelang.host import eager_host, host_calls, host_plan
 from translator.dialects.tilelang.lift_calls import STATEMENTS, TileCalls
@@ -90,6 +92,7 @@ from translator.grammar import load_grammar
 from translator.ir import nodes as ir
 from translator.ir.shapes import TypeEnv, dims_of, dtype_of, infer, kernel_env
 from translator.ir.verifier import verify
+from translator.ir.visit import all_exprs, map_bodies
 
 # --------------------------------------------------------------------------------------------------
 # The kernel lifter
@@ -134,6 +137,10 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
         self.guards: set[ir.Expr] = set()
         #: buffers holding tiles of another loop of their block size -> the loop they are in
         self.stale: dict[str, str] = {}
+        #: names bound once in the kernel (`start_x = bx * block_N`, a lane's `y = start_y + i`)
+        #: -> what they were bound to, so that indices spelt through them read as written out;
+        #: ``None`` for a name bound more than once
+        self.bound_once: dict[str, cst.BaseExpression | None] = {}
         #: the T.Persistent loop whose domain is the grid (its body runs once per tile)
         self.persistent: cst.For | None = None
 
@@ -177,14 +184,48 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
             return
         value = self.int_value(cst.Name(name))
         if value is None:
-            raise self.error(
-                node,
-                f"`{name}` has no integer default or launch value",
-                f"give `{name}` a default in the factory's signature",
-            )
+            raise self.no_value(name, node)
         self.tunables[name] = ir.Tunable(
             name if kind == "block_size" else kind, kind, value // scale
         )
+
+    def no_value(self, name: str, node: cst.CSTNode) -> TranslationError:
+        """The refusal of a tunable without a value: say where the launches are that were not
+        read, where the module has some (module-level code, TileLang's AutoTuner)."""
+        factory = self.fac.fn.name.value
+        passed = self.mod.launch_args.get(factory)
+        unread = self.mod.unread_uses.get(factory)
+        if passed is None and unread is not None:
+            return self.error(
+                node,
+                f"`{name}` has no integer default, and no launch of `{factory}` is read: the "
+                f"module builds it at line {unread.line} outside a launch in a function",
+                f"give `{name}` a default in the factory's signature, or build and launch "
+                f"`{factory}` in a function (`kernel = ...{factory}(...)...`, then `kernel(a)`)",
+            )
+        if passed is None:
+            return self.error(
+                node,
+                f"`{name}` has no integer default, and the module launches `{factory}` nowhere",
+                f"give `{name}` a default in the factory's signature, or launch `{factory}` "
+                "from a function",
+            )
+        return self.error(
+            node,
+            f"`{name}` has no integer default or launch value",
+            f"give `{name}` a default in the factory's signature",
+        )
+
+    def remember(self, name: str, value: cst.BaseExpression) -> None:
+        """Record ``name = value`` (see :attr:`bound_once`)."""
+        self.bound_once[name] = None if name in self.bound_once else value
+
+    def written_out(self, node: cst.BaseExpression) -> cst.BaseExpression:
+        """``node``, or what it names when it is a name bound once (``start_x`` ->
+        ``bx * block_N``)."""
+        while isinstance(node, cst.Name) and self.bound_once.get(node.value) is not None:
+            node = self.bound_once[node.value]  # type: ignore[assignment]
+        return node
 
     # ------------------------------------------------------------------ the kernel
 
@@ -214,7 +255,7 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
             self.env.vars[p.name] = ir_scalar_type(p.kind)
         for t in grid:
             self.env.bind_tile(t)
-        body = self.block(with_node.body.body)
+        body = _without_unread(self.block(with_node.body.body), set(self.bound_once))
         params += self.scalars
         configs = self.configs()
         # An eager function's docstring stays on it: it is the host function too.
@@ -504,6 +545,7 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
             lifted = self.scalar_expr(value)
             t = infer(lifted, self.env)
             if not dims_of(t):
+                self.remember(target.value, value)
                 self.lets.add(target.value)
                 self.env.vars[target.value] = t
                 return [ir.Assign(target.value, lifted, loc=self.mod.locate(s))]
@@ -516,6 +558,7 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
             # A per-lane temporary of a T.Parallel body (`norm = (x[i, j] - mean[i]) * rstd[i]`):
             # a tile value over the loop's lanes, read by the body's later statements only.
             lifted = self.lane_expr(value)
+            self.remember(target.value, value)
             self.lane_lets.add(target.value)
             self.env.vars[target.value] = infer(lifted, self.env)
             return [ir.Assign(target.value, lifted, loc=self.mod.locate(s))]
@@ -713,6 +756,22 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
     # ------------------------------------------------------------------ lane expressions
 
 
+def _without_unread(body: tuple[ir.Stmt, ...], names: set[str]) -> tuple[ir.Stmt, ...]:
+    """``body`` without the assignments of ``names`` that nothing reads: index names such as
+    ``start_x = bx * block_N`` that every access read written out (``written_out``)."""
+    while True:
+        reads = Counter(e.id for e in all_exprs(body) if isinstance(e, ir.Name))
+        pruned = _pruned(body, {n for n in names if not reads[n]})
+        if pruned == body:
+            return body
+        body = pruned
+
+
+def _pruned(stmts: tuple[ir.Stmt, ...], dead: set[str]) -> tuple[ir.Stmt, ...]:
+    kept = (s for s in stmts if not (isinstance(s, ir.Assign) and s.target in dead))
+    return tuple(map_bodies(s, lambda block: _pruned(block, dead)) for s in kept)
+
+
 def _docstring(fn: cst.FunctionDef) -> str | None:
     doc = fn.get_docstring(clean=True)
     return doc or None
@@ -726,12 +785,26 @@ def _with_comments(s: ir.Stmt, comments: tuple[str, ...]) -> ir.Stmt:
 # The module
 
 
+def _star_imports(module: cst.Module, mod: ModuleFacts, g: dict) -> None:
+    """``from tilelang.autotuner import *`` binds ``autotune`` (TileLang's examples import it so)."""
+    for stmt in module.body:
+        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) else None
+        if not (isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar)):
+            continue
+        origin = source_of(small.module).strip() if small.module is not None else ""
+        for full in g["kernel"]["autotuners"]:
+            package, _, name = full.rpartition(".")
+            if package == origin:
+                mod.aliases.setdefault(name, full)
+
+
 def parse(source: str, path: str) -> ir.Module:
     """The IR of a TileLang module: its factories' kernels, and its host functions' launches."""
     wrapper = parse_source(source, path)
     module = wrapper.module
     g = grammar()
     mod = ModuleFacts(path, Locator(wrapper, path), import_aliases(module))
+    _star_imports(module, mod, g)
     factories: dict[str, Factory] = {}
     for stmt in module.body:
         small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) else None
@@ -741,20 +814,26 @@ def parse(source: str, path: str) -> ir.Module:
             and isinstance(small.value, cst.Integer)
         ):
             mod.module_ints[small.targets[0].target.value] = int(small.value.value)
-        if (
-            isinstance(stmt, cst.FunctionDef)
-            and decorator_of(stmt, mod, g["kernel"]["decorator"]) is not None
-        ):
-            factories[stmt.name.value] = read_factory(stmt, mod, g)
+        if isinstance(stmt, cst.FunctionDef):
+            mod.functions[stmt.name.value] = stmt
+    plain = {name for name, fn in mod.functions.items() if plain_factory(fn, mod, g)}
+    compiled = compiled_out_idx(module, mod, g, plain)
+    for name, fn in mod.functions.items():
+        if decorator_of(fn, mod, g["kernel"]["decorator"]) is not None:
+            factories[name] = read_factory(fn, mod, g)
+        elif name in plain:
+            factories[name] = read_factory(fn, mod, g, compiled[name])
     if not factories:
         raise TranslationError(
-            f"{path} defines no @tilelang.jit factory",
+            f"{path} defines no TileLang kernel factory",
             ir.Loc(path, 1, 0),
-            "tiletrans reads @tilelang.jit factories that return a @T.prim_func",
+            "tiletrans reads @tilelang.jit factories, and functions that return a @T.prim_func",
         )
     lazy = {name: f for name, f in factories.items() if f.eager is None}
-    hosts = host_calls(module, mod, lazy)
+    hosts, problems = host_calls(module, mod, lazy, plain)
     kernels = tuple(KernelLifter(f, mod).lift() for f in factories.values())
+    if problems:
+        raise problems[0]
     by_name = {k.name: k for k in kernels}
     sites, entries, edits = host_plan(hosts, mod, lazy, by_name)
     edits = [

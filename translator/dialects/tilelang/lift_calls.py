@@ -157,7 +157,8 @@ class TileCalls:
     def is_tile_start(self, node: cst.BaseExpression, tile: ir.TileVar) -> bool:
         """Whether ``node`` is where the current tile of ``tile`` starts in its dim, as
         tiletrans writes it: ``ko * block``, ``begin + ko * block`` of a loop from ``begin``,
-        ``(ko * S + bz) * block`` of a split-K loop."""
+        ``(ko * S + bz) * block`` of a split-K loop, or a name bound once to one of them."""
+        node = self.written_out(node)
         if tile.name in self.begins:
             block = cst.parse_expression(block_text(tile))
             return offset_start(node, self.begins[tile.name], tile.name, block)

@@ -96,6 +96,10 @@ class ModuleFacts:
     module_ints: dict[str, int] = field(default_factory=dict)
     #: per factory: the arguments of its first launch (parameter -> expression)
     launch_args: dict[str, dict[str, cst.BaseExpression]] = field(default_factory=dict)
+    #: per factory: where the module names it outside the launches the frontend reads
+    unread_uses: dict[str, ir.Loc] = field(default_factory=dict)
+    #: the module's top-level functions by name (autotune config builders are read from them)
+    functions: dict[str, cst.FunctionDef] = field(default_factory=dict)
 
     def name_of(self, node: cst.BaseExpression) -> str | None:
         return resolve(node, self.aliases)
