@@ -559,3 +559,245 @@ def test_round_trip_through_another_dsl_computes_what_the_tilelang_source_does(
     assert report.rows, "no case ran"
     assert report.passed, report.format_text()
     assert [o[1] for o in report.oracles] == ["tilelang", "tilelang"]
+
+
+# --------------------------------------------------------------------------------------------------
+# TileLang's example-folder style: undecorated factories compiled by tilelang.compile
+
+
+_COMPILED = """
+import tilelang
+import tilelang.language as T
+
+
+def scale(M, N, block_M, block_N, threads, dtype="float32"):
+    @T.prim_func
+    def main(X: T.Tensor((M, N), dtype), Y: T.Tensor((M, N), dtype)):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
+            x = T.alloc_fragment((block_M, block_N), dtype)
+            T.copy(X[by * block_M, bx * block_N], x)
+            for i, j in T.Parallel(block_M, block_N):
+                x[i, j] = x[i, j] * 2.0
+            T.copy(x, Y[by * block_M, bx * block_N])
+
+    return main
+
+
+def double(x):
+    m, n = x.shape
+{host}
+"""
+
+
+def _compiled(tmp_path: Path, host: str) -> Path:
+    path = tmp_path / "compiled.py"
+    path.write_text(_COMPILED.replace("{host}", host))
+    return path
+
+
+@pytest.mark.parametrize(
+    "host",
+    [
+        "    kernel = tilelang.compile(scale(m, n, 32, 64, 128), out_idx=[-1])\n"
+        "    return kernel(x)",
+        "    func = scale(m, n, 32, 64, 128)\n"
+        "    kernel = tilelang.compile(func, out_idx=-1, target='cuda')\n"
+        "    return kernel(x)",
+        "    return tilelang.jit(out_idx=[1])(scale(m, n, block_M=32, block_N=64, threads=128))(x)",
+        "    config = {'block_M': 32, 'block_N': 64, 'threads': 128}\n"
+        "    kernel = tilelang.compile(scale(m, n, **config), out_idx=[-1])\n"
+        "    return kernel(x)",
+    ],
+    ids=["compile-of-call", "compile-of-name", "jit-called", "spread-config"],
+)
+def test_an_undecorated_factory_takes_its_out_idx_from_what_compiles_it(
+    tmp_path: Path, host: str
+) -> None:
+    """The compile call's out_idx makes Y an output the host allocates; its arguments are the
+    launch values of the tile sizes; the statements that built the kernel go."""
+    module = parse_file(_compiled(tmp_path, host), "tilelang")
+    (kernel,) = module.kernels
+    assert kernel.name == "scale"
+    assert dict(kernel.configs[0]) == {"block_N": 64, "block_M": 32, "num_warps": 4}
+    (launch,) = module.entries[0].launches()
+    assert len(launch.setup) == 1 and "torch.empty((m, n)" in launch.setup[0]
+    text = translate_file(_compiled(tmp_path, host), "tilelang", "triton")
+    host = text[text.index("\ndef double") :]
+    assert "tilelang" not in host and "func = " not in host and "config = " not in host
+
+
+def test_an_undecorated_factory_compiled_nowhere_takes_its_outputs_as_arguments(
+    tmp_path: Path,
+) -> None:
+    path = _compiled(tmp_path, "    return x")
+    text = path.read_text().replace(
+        "block_M, block_N, threads,", "block_M=32, block_N=64, threads=128,"
+    )
+    path.write_text(text)
+    (kernel,) = parse_file(path, "tilelang").kernels
+    assert [p.name for p in kernel.params if p.kind == "tensor"] == ["X", "Y"]
+
+
+@pytest.mark.parametrize(
+    ("host", "line", "what"),
+    [
+        (
+            "    a = tilelang.compile(scale(m, n, 32, 64, 128), out_idx=[-1])\n"
+            "    b = tilelang.compile(scale(m, n, 32, 64, 128), out_idx=[0])\n"
+            "    return a(x), b(x)",
+            22,
+            "out_idx=[0] here and out_idx=[-1] at line 21",
+        ),
+        (
+            "    kernel = tilelang.compile(scale(m, n, 32, 64, 128), out_idx=[-1])\n"
+            "    y = kernel(x)\n"
+            "    return y, kernel.get_profiler()",
+            23,
+            "the kernel `kernel` is used here otherwise than called",
+        ),
+        (
+            "    y = tilelang.compile(scale(m, n, 32, 64, 128), out_idx=[-1])(x)\n"
+            "    return y, run_elsewhere(scale)",
+            22,
+            "`scale` is used here otherwise than built",
+        ),
+        (
+            "    kernel = tilelang.compile(scale(m, n, *sizes), out_idx=[-1])\n"
+            "    return kernel(x)",
+            21,
+            "*args, or **kwargs of no literal dict",
+        ),
+        (
+            "    kernel = tilelang.compile(scale(m, n, 32, 64, 128), out_idx=[-1], bogus=1)\n"
+            "    return kernel(x)",
+            21,
+            "tilelang.compile's `bogus=` is not read",
+        ),
+    ],
+    ids=["two-out-idx", "profiler", "passed-on", "star-args", "unknown-option"],
+)
+def test_what_the_compiled_style_does_not_read_is_a_located_refusal(
+    tmp_path: Path, host: str, line: int, what: str
+) -> None:
+    path = _compiled(tmp_path, host)
+    with pytest.raises(TranslationError) as err:
+        translate_file(path, "tilelang", "triton")
+    assert what in str(err.value)
+    assert err.value.loc is not None and err.value.loc.line == line
+
+
+def test_lane_indices_spelt_through_names_read_as_written_out() -> None:
+    """``start_x = bx * block_N`` and ``x = start_x + local_x`` index the tensors as the tile's
+    lanes; nothing reads the names after that, so they are not in the IR."""
+    (kernel,) = parse_file(TILELANG / "compiled_add.py", "tilelang").kernels
+    from translator.ir.visit import walk_stmts
+
+    assigned = {s.target for s in walk_stmts(kernel.body) if isinstance(s, ir.Assign)}
+    assert not assigned & {"start_x", "start_y", "x", "y"}
+    loads = [s for s in walk_stmts(kernel.body) if isinstance(s, ir.Store)]
+    assert [s.index for s in loads] == [(ir.TileIndex("by"), ir.TileIndex("bx"))]
+
+
+def test_a_tunable_without_a_value_says_where_the_unread_launch_is(tmp_path: Path) -> None:
+    path = _compiled(
+        tmp_path, "    return x\n\n\nkernel = tilelang.compile(scale(4, 4, 32, 64, 128))"
+    )
+    with pytest.raises(TranslationError) as err:
+        translate_file(path, "tilelang", "triton")
+    assert "no launch of `scale` is read" in str(err.value) and "at line 24" in str(err.value)
+    path = _compiled(tmp_path, "    return x")
+    with pytest.raises(TranslationError, match="launches `scale` nowhere") as err:
+        translate_file(path, "tilelang", "triton")
+    assert err.value.loc is not None and err.value.loc.line == 9
+
+
+# --------------------------------------------------------------------------------------------------
+# Autotune spaces built by module functions
+
+
+def test_autotune_configs_built_by_a_module_function_are_the_tuning_space() -> None:
+    (kernel,) = parse_file(TILELANG / "autotuned_scale.py", "tilelang").kernels
+    rows = [dict(c) for c in kernel.configs]
+    assert len(rows) == 8
+    assert {(r["block_M"], r["block_N"], r["num_warps"]) for r in rows} == {
+        (m, n, w) for m in (16, 32) for n in (64, 128) for w in (4, 8)
+    }
+    text = translate_file(TILELANG / "autotuned_scale.py", "tilelang", "triton")
+    assert "def get_configs" not in text  # only the decorator read it
+
+
+_TUNED = """
+import itertools
+import tilelang
+import tilelang.language as T
+from tilelang.autotuner import *
+
+
+{builder}
+
+
+@autotune(configs={configs}, warmup=3, rep=20)
+@tilelang.jit(out_idx=[-1])
+def scale(M, N, block_M=32, block_N=64, threads=128):
+    @T.prim_func
+    def main(X: T.Tensor((M, N), "float32"), Y: T.Tensor((M, N), "float32")):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
+            x = T.alloc_fragment((block_M, block_N), "float32")
+            T.copy(X[by * block_M, bx * block_N], x)
+            T.copy(x, Y[by * block_M, bx * block_N])
+
+    return main
+
+
+def copy(x):
+    m, n = x.shape
+    return scale(m, n)(x)
+"""
+
+_ELEMENTWISE_CONFIGS = """def get_configs(M, N):
+    block_M = [32, 64]
+    block_N = [64]
+    threads = [128, 256]
+    configs = list(itertools.product(block_M, block_N, threads))
+    return [{"block_M": bm, "block_N": bn, "threads": th} for bm, bn, th in configs]"""
+
+_ROLLER_CONFIGS = """def get_configs(M, N, with_roller=False):
+    if with_roller:
+        return roller_hints(M, N)
+    return [{"block_M": 32}]"""
+
+
+def test_a_star_imported_autotune_reads_configs_of_a_function_of_host_values(
+    tmp_path: Path,
+) -> None:
+    """``get_configs(M, N)`` never reads M and N: the space folds without them."""
+    path = tmp_path / "tuned.py"
+    path.write_text(
+        _TUNED.replace("{builder}", _ELEMENTWISE_CONFIGS).replace("{configs}", "get_configs(M, N)")
+    )
+    (kernel,) = parse_file(path, "tilelang").kernels
+    assert [dict(c)["block_M"] for c in kernel.configs] == [32, 32, 64, 64]
+    assert [dict(c)["num_warps"] for c in kernel.configs] == [4, 8, 4, 8]
+
+
+@pytest.mark.parametrize(
+    ("builder", "configs", "line", "what"),
+    [
+        (_ROLLER_CONFIGS, "get_configs(M, N, True)", 10, "`roller_hints` is not a function"),
+        (_ROLLER_CONFIGS, "get_configs(M, N, flag)", 9, "`flag` is only known"),
+        ("", "load_configs('space.json')", 11, "`load_configs` is not a function tiletrans folds"),
+        ("", "[{'block_M': 32.5}]", 11, "not a dict of names to ints"),
+    ],
+    ids=["branch-reads-host-value", "branch-on-host-value", "unknown-function", "float-value"],
+)
+def test_autotune_configs_that_do_not_fold_are_a_located_refusal(
+    tmp_path: Path, builder: str, configs: str, line: int, what: str
+) -> None:
+    path = tmp_path / "tuned.py"
+    path.write_text(_TUNED.replace("{builder}", builder).replace("{configs}", configs))
+    with pytest.raises(TranslationError) as err:
+        translate_file(path, "tilelang", "triton")
+    assert "the autotune configs are not read statically" in str(err.value)
+    assert what in str(err.value)
+    assert err.value.loc is not None and err.value.loc.line == line
+    assert err.value.hint and "itertools.product" in err.value.hint

@@ -35,12 +35,16 @@ def read_factory(
     if jit is not None and isinstance(jit.decorator, cst.Call):
         out_idx = build_options(jit.decorator, mod, "@tilelang.jit")
     configs: list[dict[str, int]] = []
+    builder_name: str | None = None
     tune = autotune_of(fn, mod, g)
     if tune is not None:
         if not isinstance(tune.decorator, cst.Call):
             raise mod.error(tune, "@tilelang.autotune(configs=[...]) is read")
         _, kw = call_args(tune.decorator)
         configs = config_space(kw.get("configs"), mod, tune)
+        builder = kw.get("configs")
+        if isinstance(builder, cst.Call) and isinstance(builder.func, cst.Name):
+            builder_name = builder.func.value
     for d in fn.decorators:
         target = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
         if mod.name_of(target) not in (g["kernel"]["decorator"], *g["kernel"]["autotuners"]):
@@ -58,6 +62,7 @@ def read_factory(
                 "allocate outputs with T.empty((M, N), dtype) and return them",
             )
         fac = Factory(fn, fn, params, defaults, [], configs, tune is not None)
+        fac.config_builder = builder_name
         _eager(fac, mod, g)
         return fac
     prim = None
@@ -78,6 +83,7 @@ def read_factory(
     if prim is None:
         raise mod.error(fn, f"the factory `{fn.name.value}` defines no @T.prim_func")
     fac = Factory(fn, prim, params, defaults, out_idx, configs, tune is not None)
+    fac.config_builder = builder_name
     fac.locals = local_values
     for p in prim.params.params:
         ann = p.annotation.annotation if p.annotation else None

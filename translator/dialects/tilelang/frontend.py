@@ -844,6 +844,11 @@ def parse(source: str, path: str) -> ir.Module:
         *edits,
     ]
     for f in factories.values():
+        if f.config_builder in mod.functions:
+            # Its configs are the translation's own now; it goes unless host code calls it.
+            span = mod.locate.span(mod.functions[f.config_builder])  # type: ignore[index]
+            edits.append(ir.HostEdit("remove", span, if_unused=(f.config_builder,)))  # type: ignore[arg-type]
+    for f in factories.values():
         if f.eager is not None:
             site, entry, eager_edits = eager_host(f, by_name[f.kernel_name], mod, g, len(sites))
             sites.append(site)

@@ -69,6 +69,8 @@ class Factory:
     kernel_with: cst.With | None = None
     #: the IR kernel's name (an eager function's own name is its host function's)
     kernel_name: str = ""
+    #: the module function that builds the autotune configs (``configs=get_configs()``)
+    config_builder: str | None = None
     #: eager style: the function is the host function too (:class:`Eager`)
     eager: Eager | None = None
 
