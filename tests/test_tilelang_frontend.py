@@ -35,7 +35,12 @@ TILELANG = ROOT / "examples" / "tilelang"
 EXAMPLES = sorted(p.stem for p in TILELANG.glob("*.py"))
 #: The dtypes each example runs in (default fp32; the other GEMMs cover fp32 dots): fp16 for
 #: the accumulator's cast back; flash attention is half precision only (its source asserts so).
-DTYPES = {"gemm": ("float16",), "flash_attention": ("float16",), "eager_gemm": ("float16",)}
+DTYPES = {
+    "gemm": ("float16",),
+    "flash_attention": ("float16",),
+    "attention_macros": ("float16",),
+    "eager_gemm": ("float16",),
+}
 
 
 @pytest.fixture(autouse=True)
@@ -801,3 +806,85 @@ def test_autotune_configs_that_do_not_fold_are_a_located_refusal(
     assert what in str(err.value)
     assert err.value.loc is not None and err.value.loc.line == line
     assert err.value.hint and "itertools.product" in err.value.hint
+
+
+# --------------------------------------------------------------------------------------------------
+# @T.macro steps and loops that name no block
+
+
+_MACRO = """
+import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit(out_idx=[-1])
+def k(M, N, block_M=32, block_N=32):
+    @T.macro
+    def double(a: T.FragmentBuffer((block_M, block_N), "float32")):
+        for i, j in T.Parallel(block_M, block_N):
+            a[i, j] = a[i, j] * 2.0
+
+    @T.prim_func
+    def main(A: T.Tensor((M, N), "float32"), C: T.Tensor((M, N), "float32")):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
+            a = T.alloc_fragment((block_M, block_N), "float32")
+            T.copy(A[by * block_M, bx * block_N], a)
+            {line}
+            T.copy(a, C[by * block_M, bx * block_N])
+
+    return main
+
+
+def f(x):
+    m, n = x.shape
+    return k(m, n)(x)
+"""
+
+
+def test_a_macro_reads_as_its_body_in_place(tmp_path: Path) -> None:
+    from translator.ir.printer import format_kernel
+
+    kernels = []
+    for line in (
+        "double(a)",
+        "for i, j in T.Parallel(block_M, block_N):\n                a[i, j] = a[i, j] * 2.0",
+    ):
+        path = tmp_path / "macro.py"
+        path.write_text(_MACRO.replace("{line}", line))
+        kernels.append(format_kernel(parse_file(path, "tilelang").kernels[0]))
+    assert kernels[0] == kernels[1]
+    assert "* 2.0" in kernels[0]
+
+
+@pytest.mark.parametrize(
+    ("line", "col", "what"),
+    [
+        ("double(C)", 19, "called with `C` for its parameter `a`"),
+        ("double(a=a, b=a)", 12, "called with 2 arguments"),
+    ],
+)
+def test_a_macro_called_otherwise_is_a_located_refusal(
+    tmp_path: Path, line: str, col: int, what: str
+) -> None:
+    path = tmp_path / "macro.py"
+    path.write_text(_MACRO.replace("{line}", line))
+    with pytest.raises(TranslationError) as err:
+        translate_file(path, "tilelang", "triton")
+    assert what in str(err.value)
+    assert err.value.loc is not None and (err.value.loc.line, err.value.loc.col) == (18, col)
+
+
+def test_a_loop_that_names_no_block_is_the_cause_the_refusal_gives(tmp_path: Path) -> None:
+    """``for k in T.Pipelined(loop_range)`` (a causal bound) names no block size: the refusal at
+    the buffer its block shapes says so, with the loop's line."""
+    text = (TILELANG / "flash_attention.py").read_text()
+    count = "T.Pipelined(T.ceildiv(seq_len, block_N), num_stages=num_stages)"
+    assert count in text
+    path = tmp_path / "attention.py"
+    path.write_text(text.replace(count, "T.Pipelined(loop_range, num_stages=num_stages)"))
+    with pytest.raises(TranslationError) as err:
+        translate_file(path, "tilelang", "triton")
+    loop_line = text[: text.index(count)].count("\n") + 1
+    assert f"the loop at line {loop_line} counts `loop_range`" in str(err.value)
+    assert err.value.loc is not None and err.value.loc.line < loop_line
+    assert err.value.hint and "T.ceildiv(extent, block)" in err.value.hint

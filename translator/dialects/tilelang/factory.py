@@ -67,8 +67,12 @@ def read_factory(
         return fac
     prim = None
     local_values: dict[str, cst.BaseExpression] = {}
+    macros: dict[str, cst.FunctionDef] = {}
     for stmt in fn.body.body:
         if is_docstring(stmt):
+            continue
+        if isinstance(stmt, cst.FunctionDef) and decorator_of(stmt, mod, g["kernel"]["macro"]):
+            macros[stmt.name.value] = stmt
             continue
         if isinstance(stmt, cst.FunctionDef) and decorator_of(stmt, mod, g["kernel"]["prim_func"]):
             prim = stmt
@@ -85,6 +89,7 @@ def read_factory(
     fac = Factory(fn, prim, params, defaults, out_idx, configs, tune is not None)
     fac.config_builder = builder_name
     fac.locals = local_values
+    fac.macros = macros
     for p in prim.params.params:
         ann = p.annotation.annotation if p.annotation else None
         scalar = _scalar_dtype(ann, mod, g) if ann is not None else None

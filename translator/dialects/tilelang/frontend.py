@@ -141,6 +141,10 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
         #: -> what they were bound to, so that indices spelt through them read as written out;
         #: ``None`` for a name bound more than once
         self.bound_once: dict[str, cst.BaseExpression | None] = {}
+        #: sequential loops whose count is no T.ceildiv, with that count (for diagnostics)
+        self.uncounted: list[tuple[cst.For, cst.BaseExpression]] = []
+        #: the macros being read in place (a macro that calls itself is refused)
+        self.inlining: set[str] = set()
         #: the T.Persistent loop whose domain is the grid (its body runs once per tile)
         self.persistent: cst.For | None = None
 
@@ -385,6 +389,19 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
             node
         ) is not None:
             return ir.FullDim(self.host_expr(node))
+        if self.uncounted:
+            # A sequential loop whose count is no T.ceildiv: it names no block size, which is
+            # the likelier cause than the extent itself.
+            loop, count = self.uncounted[0]
+            line = self.mod.locate(loop).line
+            raise self.error(
+                node,
+                f"the buffer extent `{source_of(node)}` is neither a block size nor a tensor's "
+                f"size; the loop at line {line} counts `{source_of(count).strip()}`, which is "
+                "not `T.ceildiv(extent, block)`, so it names no block size",
+                "count the loop's tiles as T.ceildiv(extent, block) (bound the tiles a causal "
+                "mask skips with T.if_then_else in the body)",
+            )
         raise self.error(
             node,
             f"the buffer extent `{source_of(node)}` is neither a block size nor a tensor's size",
@@ -631,12 +648,44 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
         return self.assign(buf, lifted, node, pad)
 
     def st_call(self, call: cst.Call) -> list[ir.Stmt]:
+        if isinstance(call.func, cst.Name) and call.func.value in self.fac.macros:
+            return self.macro_call(call, self.fac.macros[call.func.value])
         self.check_unsupported(call)
         role = self.role(call.func)
         handler = STATEMENTS.get(role or "")
         if handler is None:
             raise self.error(call, f"the call `{source_of(call.func)}` is not read in kernels")
         return handler(self, call)
+
+    def macro_call(self, call: cst.Call, macro: cst.FunctionDef) -> list[ir.Stmt]:
+        """A ``@T.macro`` called as a statement: its body, read in place. Each argument must be
+        the name of the parameter it binds (TileLang's examples pass buffers so), so that the
+        body's names mean at the call what they say."""
+        params = [p.name.value for p in macro.params.params]
+        variadic = isinstance(macro.params.star_arg, cst.Param) or macro.params.kwonly_params
+        if len(call.args) != len(params) or variadic:
+            raise self.error(
+                call,
+                f"the macro `{macro.name.value}` is called with {len(call.args)} arguments; "
+                f"tiletrans reads macros of plain parameters, called with one argument each",
+            )
+        for arg, param in zip(call.args, params):
+            given = arg.value
+            name = arg.keyword.value if arg.keyword is not None else param
+            if not (isinstance(given, cst.Name) and given.value == name == param) or arg.star:
+                raise self.error(
+                    arg,
+                    f"the macro `{macro.name.value}` is called with `{source_of(given).strip()}` "
+                    f"for its parameter `{param}`",
+                    f"pass each argument under the name of the macro's parameter (`{param}`)",
+                )
+        if macro.name.value in self.inlining:
+            raise self.error(call, f"the macro `{macro.name.value}` calls itself")
+        self.inlining.add(macro.name.value)
+        try:
+            return list(self.block(macro.body.body))
+        finally:
+            self.inlining.discard(macro.name.value)
 
     def st_for(self, s: cst.For) -> list[ir.Stmt]:
         it = s.iter

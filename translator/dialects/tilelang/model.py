@@ -69,6 +69,8 @@ class Factory:
     kernel_with: cst.With | None = None
     #: the IR kernel's name (an eager function's own name is its host function's)
     kernel_name: str = ""
+    #: ``@T.macro`` functions of the factory body, by name (read in place where called)
+    macros: dict[str, cst.FunctionDef] = field(default_factory=dict)
     #: the module function that builds the autotune configs (``configs=get_configs()``)
     config_builder: str | None = None
     #: eager style: the function is the host function too (:class:`Eager`)
