@@ -888,3 +888,77 @@ def test_a_loop_that_names_no_block_is_the_cause_the_refusal_gives(tmp_path: Pat
     assert f"the loop at line {loop_line} counts `loop_range`" in str(err.value)
     assert err.value.loc is not None and err.value.loc.line < loop_line
     assert err.value.hint and "T.ceildiv(extent, block)" in err.value.hint
+
+
+_ROWS = """
+import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit(out_idx=[-1])
+def rows(M, N, blk_m=4):
+    BN = {extent}
+
+    @T.prim_func
+    def main(X: T.Tensor((M, N), "float32"), Y: T.Tensor((M, N), "float32")):
+        with T.Kernel(T.ceildiv(M, blk_m), threads=128) as bx:
+            x = T.alloc_fragment({shape}, "float32")
+            {copy}
+            T.copy(x, Y[bx * blk_m, 0])
+
+    return main
+
+
+def f(x):
+    m, n = x.shape
+    return rows(m, n)(x)
+"""
+
+
+@pytest.mark.parametrize(
+    ("extent", "shape", "copy", "line", "what", "instead"),
+    [
+        (
+            "N",
+            "(1, N)",
+            "T.copy(X[bx * blk_m + 1, 0], x)",
+            14,
+            "region start `bx * blk_m + 1` of a dim the buffer holds one lane of",
+            "T.copy(X[bx * blk_m, 0], X_smem)",
+        ),
+        (
+            "min(tilelang.next_power_of_2(N), 1024)",
+            "(blk_m, BN)",
+            "T.copy(X[bx * blk_m, 0], x)",
+            8,
+            "padded to a power of two up to a cap",
+            "BN = tilelang.math.next_power_of_2(N)",
+        ),
+    ],
+    ids=["single-row-region", "capped-row"],
+)
+def test_row_forms_that_are_not_read_are_located_refusals(
+    tmp_path: Path, extent: str, shape: str, copy: str, line: int, what: str, instead: str
+) -> None:
+    path = tmp_path / "rows.py"
+    path.write_text(
+        _ROWS.replace("{extent}", extent).replace("{shape}", shape).replace("{copy}", copy)
+    )
+    with pytest.raises(TranslationError) as err:
+        translate_file(path, "tilelang", "triton")
+    assert what in str(err.value)
+    assert err.value.loc is not None and err.value.loc.line == line
+    assert err.value.hint and instead in err.value.hint
+
+
+def test_tilelang_s_top_level_next_power_of_2_pads_a_whole_row(tmp_path: Path) -> None:
+    """``tilelang.next_power_of_2`` (``tl.next_power_of_2`` in TileLang's examples) is
+    ``tilelang.math.next_power_of_2``: a whole row padded to a power of two."""
+    path = tmp_path / "rows.py"
+    path.write_text(
+        _ROWS.replace("{extent}", "tilelang.next_power_of_2(N)")
+        .replace("{shape}", "(blk_m, BN)")
+        .replace("{copy}", "T.copy(X[bx * blk_m, 0], x)")
+    )
+    text = translate_file(path, "tilelang", "triton")
+    assert "BLOCK_X_SIZE1=triton.next_power_of_2(x.size(1))" in text

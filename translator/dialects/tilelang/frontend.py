@@ -345,6 +345,24 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
             isinstance(node, cst.Call) and self.mod.name_of(node.func) in self.g["kernel"]["pad_to"]
         )
 
+    def capped_row(self, node: cst.BaseExpression) -> TranslationError | None:
+        """The refusal of ``min(next_power_of_2(N), 1024)``: a whole row up to a cap, else
+        blocks of the cap; which one depends on N, so it is neither one whole dim nor one
+        block. ``None`` for any other extent."""
+        if not (isinstance(node, cst.Call) and source_of(node.func).strip() in ("min", "max")):
+            return None
+        if not any(self.is_padded(a.value) for a in node.args):
+            return None
+        return self.error(
+            node,
+            f"the buffer extent `{source_of(node).strip()}` is a whole row padded to a "
+            "power of two up to a cap: whether the buffer spans the row or a block of "
+            "it depends on the size, which tiletrans does not read",
+            "make it a factory parameter (a block size: `block_N=1024`, the loop "
+            "counting T.ceildiv(N, block_N) blocks), or pad the whole row "
+            "(`BN = tilelang.math.next_power_of_2(N)`)",
+        )
+
     def is_loop_block(self, d: ir.Dim) -> bool:
         """Whether ``d`` spans the block of a K-loop tile (its last tile runs past the extent:
         the lanes a reduction or dot over it must leave out)."""
@@ -389,6 +407,9 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
             node
         ) is not None:
             return ir.FullDim(self.host_expr(node))
+        capped = self.capped_row(node)
+        if capped is not None:
+            raise capped
         if self.uncounted:
             # A sequential loop whose count is no T.ceildiv: it names no block size, which is
             # the likelier cause than the extent itself.
