@@ -962,3 +962,31 @@ def test_tilelang_s_top_level_next_power_of_2_pads_a_whole_row(tmp_path: Path) -
     )
     text = translate_file(path, "tilelang", "triton")
     assert "BLOCK_X_SIZE1=triton.next_power_of_2(x.size(1))" in text
+
+
+def test_tilelang_s_programmatic_autotuner_gives_the_tuning_space_and_its_driver_raises() -> None:
+    """``AutoTuner.from_kernel(kernel=<closure calling the factory>, configs=get_configs(M, N))``:
+    the configs, renamed through the closure's call, are the kernel's; the function that ran the
+    autotuner keeps its signature and raises, with a note."""
+    (kernel,) = parse_file(TILELANG / "compiled_add.py", "tilelang").kernels
+    assert {
+        (dict(c)["block_M"], dict(c)["block_N"], dict(c)["num_warps"]) for c in kernel.configs
+    } == {(m, n, w) for m in (32, 64) for n in (64, 128) for w in (4, 8)}
+    text = translate_file(TILELANG / "compiled_add.py", "tilelang", "triton")
+    assert "AutoTuner.from_kernel" not in text and "import AutoTuner" not in text
+    assert "def get_configs" not in text
+    assert "# tiletrans: `tune` drove TileLang's AutoTuner over `elementwise_add`" in text
+    stub = text[text.index("def tune(M, N):") :]
+    assert stub.splitlines()[2].strip().startswith("raise NotImplementedError(")
+
+
+def test_an_autotuner_over_something_else_is_a_located_refusal(tmp_path: Path) -> None:
+    text = (TILELANG / "compiled_add.py").read_text()
+    call = 'return elementwise_add(M, N, block_M, block_N, "float32", "float32", threads)'
+    assert call in text
+    path = tmp_path / "compiled_add.py"
+    path.write_text(text.replace(call, "return None"))
+    with pytest.raises(TranslationError, match="other than a nested function") as err:
+        translate_file(path, "tilelang", "triton")
+    line = text[: text.index("AutoTuner.from_kernel(")].count("\n") + 1
+    assert err.value.loc is not None and err.value.loc.line == line

@@ -1,10 +1,14 @@
 """Element-wise ``C = A + B`` in the style of TileLang's example folder: an undecorated factory
 returning its ``@T.prim_func``, compiled by ``tilelang.compile(..., out_idx=-1)`` where it runs,
-tile sizes passed as a ``**config`` dict, and each lane indexing the tensors directly."""
+tile sizes passed as a ``**config`` dict, each lane indexing the tensors directly, and a search
+space for TileLang's programmatic ``AutoTuner``."""
+
+import itertools
 
 import tilelang
 import tilelang.language as T
 import torch
+from tilelang.autotuner import AutoTuner
 
 
 def elementwise_add(M, N, block_M, block_N, in_dtype, out_dtype, threads):
@@ -23,6 +27,25 @@ def elementwise_add(M, N, block_M, block_N, in_dtype, out_dtype, threads):
                 C[y, x] = A[y, x] + B[y, x]
 
     return elem_add
+
+
+def get_configs(M, N):
+    """The tile sizes and thread counts the autotuner tries."""
+    block_M = [32, 64]
+    block_N = [64, 128]
+    threads = [128, 256]
+    configs = list(itertools.product(block_M, block_N, threads))
+    return [{"block_M": bm, "block_N": bn, "threads": th} for bm, bn, th in configs]
+
+
+def tune(M, N):
+    """TileLang's best config for an (M, N) fp32 addition."""
+
+    def kernel(block_M=None, block_N=None, threads=None):
+        return elementwise_add(M, N, block_M, block_N, "float32", "float32", threads)
+
+    autotuner = AutoTuner.from_kernel(kernel=kernel, configs=get_configs(M, N))
+    return autotuner.set_compile_args(out_idx=[-1]).run(warmup=3, rep=20)
 
 
 def add(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:

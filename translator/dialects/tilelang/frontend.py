@@ -70,6 +70,7 @@ from translator.dialects.cst_utils import (
     source_of,
     statement_comments,
 )
+from translator.dialects.tilelang.autotuner import autotuner_runs, stub_text
 from translator.dialects.tilelang.compiled import compiled_out_idx, plain_factory
 from translator.dialects.tilelang.factory import read_factory, scalar_kind
 from translator.dialects.tilelang.host import eager_host, host_calls, host_plan
@@ -862,7 +863,8 @@ def _star_imports(module: cst.Module, mod: ModuleFacts, g: dict) -> None:
         if not (isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar)):
             continue
         origin = source_of(small.module).strip() if small.module is not None else ""
-        for full in g["kernel"]["autotuners"]:
+        tuner_class = g["kernel"]["autotuner_from_kernel"].rpartition(".")[0]
+        for full in (*g["kernel"]["autotuners"], tuner_class):
             package, _, name = full.rpartition(".")
             if package == origin:
                 mod.aliases.setdefault(name, full)
@@ -900,7 +902,13 @@ def parse(source: str, path: str) -> ir.Module:
             "tiletrans reads @tilelang.jit factories, and functions that return a @T.prim_func",
         )
     lazy = {name: f for name, f in factories.items() if f.eager is None}
-    hosts, problems = host_calls(module, mod, lazy, plain)
+    tunings = autotuner_runs(mod, g, lazy)
+    for tuning in tunings:
+        fac = factories[tuning.factory]
+        if fac.configs and fac.configs != tuning.configs:
+            raise mod.error(tuning.fn, f"`{tuning.factory}` is autotuned over two spaces")
+        fac.configs = tuning.configs
+    hosts, problems = host_calls(module, mod, lazy, plain, tunings)
     kernels = tuple(KernelLifter(f, mod).lift() for f in factories.values())
     if problems:
         raise problems[0]
@@ -913,6 +921,20 @@ def parse(source: str, path: str) -> ir.Module:
         ),
         *edits,
     ]
+    for tuning in tunings:
+        edits.append(
+            ir.HostEdit(
+                "replace",
+                mod.locate.span(tuning.fn),
+                text=stub_text(tuning),
+                note=f"tiletrans: `{tuning.fn.name.value}` drove TileLang's AutoTuner over "
+                f"`{tuning.factory}`, which has no counterpart here; the translated kernel "
+                "tunes itself over those configs at each launch",
+            )
+        )
+        if tuning.builder in mod.functions:
+            span = mod.locate.span(mod.functions[tuning.builder])
+            edits.append(ir.HostEdit("remove", span, if_unused=(tuning.builder,)))
     for f in factories.values():
         if f.config_builder in mod.functions:
             # Its configs are the translation's own now; it goes unless host code calls it.

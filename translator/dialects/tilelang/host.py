@@ -17,6 +17,7 @@ from translator.dialects.cst_utils import (
     call_args,
     source_of,
 )
+from translator.dialects.tilelang.autotuner import Tuning
 from translator.dialects.tilelang.compiled import compiled_of
 from translator.dialects.tilelang.model import (
     Factory,
@@ -147,7 +148,11 @@ class _LaunchFinder(cst.CSTVisitor):
 
 
 def host_calls(
-    module: cst.Module, mod: ModuleFacts, factories: dict[str, Factory], plain: set[str]
+    module: cst.Module,
+    mod: ModuleFacts,
+    factories: dict[str, Factory],
+    plain: set[str],
+    tunings: list[Tuning],
 ) -> tuple[list[_Launch], list[TranslationError]]:
     """Each host function's launches (the arguments of a factory's first launch give its
     defaults), and the host code's refusals, which the caller raises once the kernels are read
@@ -161,6 +166,8 @@ def host_calls(
             continue
         if decorator_of(stmt, mod, grammar()["kernel"]["decorator"]) is not None:
             continue  # an eager kernel: its own host function (eager_host)
+        if any(t.fn is stmt for t in tunings):
+            continue  # it drives TileLang's AutoTuner: its body goes (autotuner.stub_text)
         finder = _LaunchFinder(stmt, factories, plain, mod)
         stmt.visit(finder)
         problems.extend(
@@ -172,7 +179,8 @@ def host_calls(
             for use in finder.misused
         )
         found.extend(finder.found)
-    problems.extend(_factory_uses(module, mod, factories, found))
+    tuned = {id(t.fn) for t in tunings}
+    problems.extend(_factory_uses(module, mod, factories, found, tuned))
     for launch in found:
         fac = factories[launch.factory]
         bound = _bind(launch.build, fac.params, mod, launch.spread)
@@ -181,7 +189,11 @@ def host_calls(
 
 
 def _factory_uses(
-    module: cst.Module, mod: ModuleFacts, factories: dict[str, Factory], found: list[_Launch]
+    module: cst.Module,
+    mod: ModuleFacts,
+    factories: dict[str, Factory],
+    found: list[_Launch],
+    tuned: set[int],
 ) -> list[TranslationError]:
     """A refusal of each factory named outside the launches :func:`host_calls` read (a build at
     module level, a factory passed to TileLang's AutoTuner, a build never launched)."""
@@ -194,7 +206,7 @@ def _factory_uses(
 
         def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
             self.skip.add(id(node.name))
-            return node.name.value not in factories
+            return node.name.value not in factories and id(node) not in tuned
 
         def visit_Attribute(self, node: cst.Attribute) -> None:
             self.skip.add(id(node.attr))
