@@ -42,6 +42,14 @@ size of the first input dim it annotates, the other parameters tunables and scal
 function's defaults. The function is its own host function, so the kernel is named
 ``<function>_kernel`` and the function is carried as its host code (:func:`eager_host`).
 
+TileLang's example-folder style is read too (:mod:`.compiled`): an undecorated function that
+returns its prim_func is a factory whose ``out_idx`` is that of the ``tilelang.compile`` call
+building it; ``@T.macro`` steps of a factory are read in place where the kernel calls them;
+autotune configs may be built by a module function (folded statically, :mod:`.config_space`),
+given to ``@autotune`` or to TileLang's programmatic ``AutoTuner`` (:mod:`.autotuner`). Host
+code that names a factory outside a launch tiletrans reads is refused: the translation replaces
+the factory by its kernel.
+
 Hardware-only forms (mbarriers, tcgen05, raw wgmma, layout annotations) are refused with a
 located diagnostic, like everything else the lifter does not read.
 

@@ -14,6 +14,10 @@ factory (or an eager-style ``@tilelang.jit`` function) compiles is checked and r
   ragged edges, not races or layouts. The rewrite swaps the ``tilelang.language`` functions only
   while the factory builds the CPU variant; nothing is written to the user's files.
 
+A module that compiles an undecorated factory's prim_func itself (``tilelang.compile(f,
+out_idx=...)``) gets the same two builds: ``T.prim_func`` builds the CPU variant beside the
+kernel as written, and ``tilelang.compile`` checks the one and builds the other.
+
 An autotuned factory (``@tilelang.autotune``) runs at its defaults (the first config) on the
 CPU, which cannot time configs.
 """
