@@ -35,7 +35,12 @@ TILELANG = ROOT / "examples" / "tilelang"
 EXAMPLES = sorted(p.stem for p in TILELANG.glob("*.py"))
 #: The dtypes each example runs in (default fp32; the other GEMMs cover fp32 dots): fp16 for
 #: the accumulator's cast back; flash attention is half precision only (its source asserts so).
-DTYPES = {"gemm": ("float16",), "flash_attention": ("float16",), "eager_gemm": ("float16",)}
+DTYPES = {
+    "gemm": ("float16",),
+    "flash_attention": ("float16",),
+    "attention_macros": ("float16",),
+    "eager_gemm": ("float16",),
+}
 
 
 @pytest.fixture(autouse=True)
@@ -559,3 +564,429 @@ def test_round_trip_through_another_dsl_computes_what_the_tilelang_source_does(
     assert report.rows, "no case ran"
     assert report.passed, report.format_text()
     assert [o[1] for o in report.oracles] == ["tilelang", "tilelang"]
+
+
+# --------------------------------------------------------------------------------------------------
+# TileLang's example-folder style: undecorated factories compiled by tilelang.compile
+
+
+_COMPILED = """
+import tilelang
+import tilelang.language as T
+
+
+def scale(M, N, block_M, block_N, threads, dtype="float32"):
+    @T.prim_func
+    def main(X: T.Tensor((M, N), dtype), Y: T.Tensor((M, N), dtype)):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
+            x = T.alloc_fragment((block_M, block_N), dtype)
+            T.copy(X[by * block_M, bx * block_N], x)
+            for i, j in T.Parallel(block_M, block_N):
+                x[i, j] = x[i, j] * 2.0
+            T.copy(x, Y[by * block_M, bx * block_N])
+
+    return main
+
+
+def double(x):
+    m, n = x.shape
+{host}
+"""
+
+
+def _compiled(tmp_path: Path, host: str) -> Path:
+    path = tmp_path / "compiled.py"
+    path.write_text(_COMPILED.replace("{host}", host))
+    return path
+
+
+@pytest.mark.parametrize(
+    "host",
+    [
+        "    kernel = tilelang.compile(scale(m, n, 32, 64, 128), out_idx=[-1])\n"
+        "    return kernel(x)",
+        "    func = scale(m, n, 32, 64, 128)\n"
+        "    kernel = tilelang.compile(func, out_idx=-1, target='cuda')\n"
+        "    return kernel(x)",
+        "    return tilelang.jit(out_idx=[1])(scale(m, n, block_M=32, block_N=64, threads=128))(x)",
+        "    config = {'block_M': 32, 'block_N': 64, 'threads': 128}\n"
+        "    kernel = tilelang.compile(scale(m, n, **config), out_idx=[-1])\n"
+        "    return kernel(x)",
+    ],
+    ids=["compile-of-call", "compile-of-name", "jit-called", "spread-config"],
+)
+def test_an_undecorated_factory_takes_its_out_idx_from_what_compiles_it(
+    tmp_path: Path, host: str
+) -> None:
+    """The compile call's out_idx makes Y an output the host allocates; its arguments are the
+    launch values of the tile sizes; the statements that built the kernel go."""
+    module = parse_file(_compiled(tmp_path, host), "tilelang")
+    (kernel,) = module.kernels
+    assert kernel.name == "scale"
+    assert dict(kernel.configs[0]) == {"block_N": 64, "block_M": 32, "num_warps": 4}
+    (launch,) = module.entries[0].launches()
+    assert len(launch.setup) == 1 and "torch.empty((m, n)" in launch.setup[0]
+    text = translate_file(_compiled(tmp_path, host), "tilelang", "triton")
+    host = text[text.index("\ndef double") :]
+    assert "tilelang" not in host and "func = " not in host and "config = " not in host
+
+
+def test_an_undecorated_factory_compiled_nowhere_takes_its_outputs_as_arguments(
+    tmp_path: Path,
+) -> None:
+    path = _compiled(tmp_path, "    return x")
+    text = path.read_text().replace(
+        "block_M, block_N, threads,", "block_M=32, block_N=64, threads=128,"
+    )
+    path.write_text(text)
+    (kernel,) = parse_file(path, "tilelang").kernels
+    assert [p.name for p in kernel.params if p.kind == "tensor"] == ["X", "Y"]
+
+
+@pytest.mark.parametrize(
+    ("host", "line", "what"),
+    [
+        (
+            "    a = tilelang.compile(scale(m, n, 32, 64, 128), out_idx=[-1])\n"
+            "    b = tilelang.compile(scale(m, n, 32, 64, 128), out_idx=[0])\n"
+            "    return a(x), b(x)",
+            22,
+            "out_idx=[0] here and out_idx=[-1] at line 21",
+        ),
+        (
+            "    kernel = tilelang.compile(scale(m, n, 32, 64, 128), out_idx=[-1])\n"
+            "    y = kernel(x)\n"
+            "    return y, kernel.get_profiler()",
+            23,
+            "the kernel `kernel` is used here otherwise than called",
+        ),
+        (
+            "    y = tilelang.compile(scale(m, n, 32, 64, 128), out_idx=[-1])(x)\n"
+            "    return y, run_elsewhere(scale)",
+            22,
+            "`scale` is used here otherwise than built",
+        ),
+        (
+            "    kernel = tilelang.compile(scale(m, n, *sizes), out_idx=[-1])\n"
+            "    return kernel(x)",
+            21,
+            "*args, or **kwargs of no literal dict",
+        ),
+        (
+            "    kernel = tilelang.compile(scale(m, n, 32, 64, 128), out_idx=[-1], bogus=1)\n"
+            "    return kernel(x)",
+            21,
+            "tilelang.compile's `bogus=` is not read",
+        ),
+    ],
+    ids=["two-out-idx", "profiler", "passed-on", "star-args", "unknown-option"],
+)
+def test_what_the_compiled_style_does_not_read_is_a_located_refusal(
+    tmp_path: Path, host: str, line: int, what: str
+) -> None:
+    path = _compiled(tmp_path, host)
+    with pytest.raises(TranslationError) as err:
+        translate_file(path, "tilelang", "triton")
+    assert what in str(err.value)
+    assert err.value.loc is not None and err.value.loc.line == line
+
+
+def test_lane_indices_spelt_through_names_read_as_written_out() -> None:
+    """``start_x = bx * block_N`` and ``x = start_x + local_x`` index the tensors as the tile's
+    lanes; nothing reads the names after that, so they are not in the IR."""
+    (kernel,) = parse_file(TILELANG / "compiled_add.py", "tilelang").kernels
+    from translator.ir.visit import walk_stmts
+
+    assigned = {s.target for s in walk_stmts(kernel.body) if isinstance(s, ir.Assign)}
+    assert not assigned & {"start_x", "start_y", "x", "y"}
+    loads = [s for s in walk_stmts(kernel.body) if isinstance(s, ir.Store)]
+    assert [s.index for s in loads] == [(ir.TileIndex("by"), ir.TileIndex("bx"))]
+
+
+def test_a_tunable_without_a_value_says_where_the_unread_launch_is(tmp_path: Path) -> None:
+    path = _compiled(
+        tmp_path, "    return x\n\n\nkernel = tilelang.compile(scale(4, 4, 32, 64, 128))"
+    )
+    with pytest.raises(TranslationError) as err:
+        translate_file(path, "tilelang", "triton")
+    assert "no launch of `scale` is read" in str(err.value) and "at line 24" in str(err.value)
+    path = _compiled(tmp_path, "    return x")
+    with pytest.raises(TranslationError, match="launches `scale` nowhere") as err:
+        translate_file(path, "tilelang", "triton")
+    assert err.value.loc is not None and err.value.loc.line == 9
+
+
+# --------------------------------------------------------------------------------------------------
+# Autotune spaces built by module functions
+
+
+def test_autotune_configs_built_by_a_module_function_are_the_tuning_space() -> None:
+    (kernel,) = parse_file(TILELANG / "autotuned_scale.py", "tilelang").kernels
+    rows = [dict(c) for c in kernel.configs]
+    assert len(rows) == 8
+    assert {(r["block_M"], r["block_N"], r["num_warps"]) for r in rows} == {
+        (m, n, w) for m in (16, 32) for n in (64, 128) for w in (4, 8)
+    }
+    text = translate_file(TILELANG / "autotuned_scale.py", "tilelang", "triton")
+    assert "def get_configs" not in text  # only the decorator read it
+
+
+_TUNED = """
+import itertools
+import tilelang
+import tilelang.language as T
+from tilelang.autotuner import *
+
+
+{builder}
+
+
+@autotune(configs={configs}, warmup=3, rep=20)
+@tilelang.jit(out_idx=[-1])
+def scale(M, N, block_M=32, block_N=64, threads=128):
+    @T.prim_func
+    def main(X: T.Tensor((M, N), "float32"), Y: T.Tensor((M, N), "float32")):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
+            x = T.alloc_fragment((block_M, block_N), "float32")
+            T.copy(X[by * block_M, bx * block_N], x)
+            T.copy(x, Y[by * block_M, bx * block_N])
+
+    return main
+
+
+def copy(x):
+    m, n = x.shape
+    return scale(m, n)(x)
+"""
+
+_ELEMENTWISE_CONFIGS = """def get_configs(M, N):
+    block_M = [32, 64]
+    block_N = [64]
+    threads = [128, 256]
+    configs = list(itertools.product(block_M, block_N, threads))
+    return [{"block_M": bm, "block_N": bn, "threads": th} for bm, bn, th in configs]"""
+
+_ROLLER_CONFIGS = """def get_configs(M, N, with_roller=False):
+    if with_roller:
+        return roller_hints(M, N)
+    return [{"block_M": 32}]"""
+
+
+def test_a_star_imported_autotune_reads_configs_of_a_function_of_host_values(
+    tmp_path: Path,
+) -> None:
+    """``get_configs(M, N)`` never reads M and N: the space folds without them."""
+    path = tmp_path / "tuned.py"
+    path.write_text(
+        _TUNED.replace("{builder}", _ELEMENTWISE_CONFIGS).replace("{configs}", "get_configs(M, N)")
+    )
+    (kernel,) = parse_file(path, "tilelang").kernels
+    assert [dict(c)["block_M"] for c in kernel.configs] == [32, 32, 64, 64]
+    assert [dict(c)["num_warps"] for c in kernel.configs] == [4, 8, 4, 8]
+
+
+@pytest.mark.parametrize(
+    ("builder", "configs", "line", "what"),
+    [
+        (_ROLLER_CONFIGS, "get_configs(M, N, True)", 10, "`roller_hints` is not a function"),
+        (_ROLLER_CONFIGS, "get_configs(M, N, flag)", 9, "`flag` is only known"),
+        ("", "load_configs('space.json')", 11, "`load_configs` is not a function tiletrans folds"),
+        ("", "[{'block_M': 32.5}]", 11, "not a dict of names to ints"),
+    ],
+    ids=["branch-reads-host-value", "branch-on-host-value", "unknown-function", "float-value"],
+)
+def test_autotune_configs_that_do_not_fold_are_a_located_refusal(
+    tmp_path: Path, builder: str, configs: str, line: int, what: str
+) -> None:
+    path = tmp_path / "tuned.py"
+    path.write_text(_TUNED.replace("{builder}", builder).replace("{configs}", configs))
+    with pytest.raises(TranslationError) as err:
+        translate_file(path, "tilelang", "triton")
+    assert "the autotune configs are not read statically" in str(err.value)
+    assert what in str(err.value)
+    assert err.value.loc is not None and err.value.loc.line == line
+    assert err.value.hint and "itertools.product" in err.value.hint
+
+
+# --------------------------------------------------------------------------------------------------
+# @T.macro steps and loops that name no block
+
+
+_MACRO = """
+import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit(out_idx=[-1])
+def k(M, N, block_M=32, block_N=32):
+    @T.macro
+    def double(a: T.FragmentBuffer((block_M, block_N), "float32")):
+        for i, j in T.Parallel(block_M, block_N):
+            a[i, j] = a[i, j] * 2.0
+
+    @T.prim_func
+    def main(A: T.Tensor((M, N), "float32"), C: T.Tensor((M, N), "float32")):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
+            a = T.alloc_fragment((block_M, block_N), "float32")
+            T.copy(A[by * block_M, bx * block_N], a)
+            {line}
+            T.copy(a, C[by * block_M, bx * block_N])
+
+    return main
+
+
+def f(x):
+    m, n = x.shape
+    return k(m, n)(x)
+"""
+
+
+def test_a_macro_reads_as_its_body_in_place(tmp_path: Path) -> None:
+    from translator.ir.printer import format_kernel
+
+    kernels = []
+    for line in (
+        "double(a)",
+        "for i, j in T.Parallel(block_M, block_N):\n                a[i, j] = a[i, j] * 2.0",
+    ):
+        path = tmp_path / "macro.py"
+        path.write_text(_MACRO.replace("{line}", line))
+        kernels.append(format_kernel(parse_file(path, "tilelang").kernels[0]))
+    assert kernels[0] == kernels[1]
+    assert "* 2.0" in kernels[0]
+
+
+@pytest.mark.parametrize(
+    ("line", "col", "what"),
+    [
+        ("double(C)", 19, "called with `C` for its parameter `a`"),
+        ("double(a=a, b=a)", 12, "called with 2 arguments"),
+    ],
+)
+def test_a_macro_called_otherwise_is_a_located_refusal(
+    tmp_path: Path, line: str, col: int, what: str
+) -> None:
+    path = tmp_path / "macro.py"
+    path.write_text(_MACRO.replace("{line}", line))
+    with pytest.raises(TranslationError) as err:
+        translate_file(path, "tilelang", "triton")
+    assert what in str(err.value)
+    assert err.value.loc is not None and (err.value.loc.line, err.value.loc.col) == (18, col)
+
+
+def test_a_loop_that_names_no_block_is_the_cause_the_refusal_gives(tmp_path: Path) -> None:
+    """``for k in T.Pipelined(loop_range)`` (a causal bound) names no block size: the refusal at
+    the buffer its block shapes says so, with the loop's line."""
+    text = (TILELANG / "flash_attention.py").read_text()
+    count = "T.Pipelined(T.ceildiv(seq_len, block_N), num_stages=num_stages)"
+    assert count in text
+    path = tmp_path / "attention.py"
+    path.write_text(text.replace(count, "T.Pipelined(loop_range, num_stages=num_stages)"))
+    with pytest.raises(TranslationError) as err:
+        translate_file(path, "tilelang", "triton")
+    loop_line = text[: text.index(count)].count("\n") + 1
+    assert f"the loop at line {loop_line} counts `loop_range`" in str(err.value)
+    assert err.value.loc is not None and err.value.loc.line < loop_line
+    assert err.value.hint and "T.ceildiv(extent, block)" in err.value.hint
+
+
+_ROWS = """
+import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit(out_idx=[-1])
+def rows(M, N, blk_m=4):
+    BN = {extent}
+
+    @T.prim_func
+    def main(X: T.Tensor((M, N), "float32"), Y: T.Tensor((M, N), "float32")):
+        with T.Kernel(T.ceildiv(M, blk_m), threads=128) as bx:
+            x = T.alloc_fragment({shape}, "float32")
+            {copy}
+            T.copy(x, Y[bx * blk_m, 0])
+
+    return main
+
+
+def f(x):
+    m, n = x.shape
+    return rows(m, n)(x)
+"""
+
+
+@pytest.mark.parametrize(
+    ("extent", "shape", "copy", "line", "what", "instead"),
+    [
+        (
+            "N",
+            "(1, N)",
+            "T.copy(X[bx * blk_m + 1, 0], x)",
+            14,
+            "region start `bx * blk_m + 1` of a dim the buffer holds one lane of",
+            "T.copy(X[bx * blk_m, 0], X_smem)",
+        ),
+        (
+            "min(tilelang.next_power_of_2(N), 1024)",
+            "(blk_m, BN)",
+            "T.copy(X[bx * blk_m, 0], x)",
+            8,
+            "padded to a power of two up to a cap",
+            "BN = tilelang.math.next_power_of_2(N)",
+        ),
+    ],
+    ids=["single-row-region", "capped-row"],
+)
+def test_row_forms_that_are_not_read_are_located_refusals(
+    tmp_path: Path, extent: str, shape: str, copy: str, line: int, what: str, instead: str
+) -> None:
+    path = tmp_path / "rows.py"
+    path.write_text(
+        _ROWS.replace("{extent}", extent).replace("{shape}", shape).replace("{copy}", copy)
+    )
+    with pytest.raises(TranslationError) as err:
+        translate_file(path, "tilelang", "triton")
+    assert what in str(err.value)
+    assert err.value.loc is not None and err.value.loc.line == line
+    assert err.value.hint and instead in err.value.hint
+
+
+def test_tilelang_s_top_level_next_power_of_2_pads_a_whole_row(tmp_path: Path) -> None:
+    """``tilelang.next_power_of_2`` (``tl.next_power_of_2`` in TileLang's examples) is
+    ``tilelang.math.next_power_of_2``: a whole row padded to a power of two."""
+    path = tmp_path / "rows.py"
+    path.write_text(
+        _ROWS.replace("{extent}", "tilelang.next_power_of_2(N)")
+        .replace("{shape}", "(blk_m, BN)")
+        .replace("{copy}", "T.copy(X[bx * blk_m, 0], x)")
+    )
+    text = translate_file(path, "tilelang", "triton")
+    assert "BLOCK_X_SIZE1=triton.next_power_of_2(x.size(1))" in text
+
+
+def test_tilelang_s_programmatic_autotuner_gives_the_tuning_space_and_its_driver_raises() -> None:
+    """``AutoTuner.from_kernel(kernel=<closure calling the factory>, configs=get_configs(M, N))``:
+    the configs, renamed through the closure's call, are the kernel's; the function that ran the
+    autotuner keeps its signature and raises, with a note."""
+    (kernel,) = parse_file(TILELANG / "compiled_add.py", "tilelang").kernels
+    assert {
+        (dict(c)["block_M"], dict(c)["block_N"], dict(c)["num_warps"]) for c in kernel.configs
+    } == {(m, n, w) for m in (32, 64) for n in (64, 128) for w in (4, 8)}
+    text = translate_file(TILELANG / "compiled_add.py", "tilelang", "triton")
+    assert "AutoTuner.from_kernel" not in text and "import AutoTuner" not in text
+    assert "def get_configs" not in text
+    assert "# tiletrans: `tune` drove TileLang's AutoTuner over `elementwise_add`" in text
+    stub = text[text.index("def tune(M, N):") :]
+    assert stub.splitlines()[2].strip().startswith("raise NotImplementedError(")
+
+
+def test_an_autotuner_over_something_else_is_a_located_refusal(tmp_path: Path) -> None:
+    text = (TILELANG / "compiled_add.py").read_text()
+    call = 'return elementwise_add(M, N, block_M, block_N, "float32", "float32", threads)'
+    assert call in text
+    path = tmp_path / "compiled_add.py"
+    path.write_text(text.replace(call, "return None"))
+    with pytest.raises(TranslationError, match="other than a nested function") as err:
+        translate_file(path, "tilelang", "triton")
+    line = text[: text.index("AutoTuner.from_kernel(")].count("\n") + 1
+    assert err.value.loc is not None and err.value.loc.line == line

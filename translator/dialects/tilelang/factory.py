@@ -12,6 +12,7 @@ import re
 import libcst as cst
 
 from translator.dialects.cst_utils import call_args, source_of, walk
+from translator.dialects.tilelang.config_space import config_space
 from translator.dialects.tilelang.model import (
     Eager,
     Factory,
@@ -22,33 +23,31 @@ from translator.dialects.tilelang.model import (
 )
 
 
-def read_factory(fn: cst.FunctionDef, mod: ModuleFacts, g: dict) -> Factory:
-    """Read a ``@tilelang.jit`` factory's signature, decorators and prim_func."""
+def read_factory(
+    fn: cst.FunctionDef, mod: ModuleFacts, g: dict, compiled: list[int] | None = None
+) -> Factory:
+    """Read a factory's signature, decorators and prim_func: a ``@tilelang.jit`` factory, or
+    (``compiled`` given: the ``out_idx`` of the ``tilelang.compile`` call that builds it) an
+    undecorated function returning its ``@T.prim_func``, TileLang's example-folder style."""
     jit = decorator_of(fn, mod, g["kernel"]["decorator"])
-    assert jit is not None
-    out_idx: list[int] = []
-    if isinstance(jit.decorator, cst.Call):
-        _, kw = call_args(jit.decorator)
-        for key, value in kw.items():
-            if key == "out_idx":
-                if isinstance(value, (cst.Integer, cst.UnaryOperation)):
-                    out_idx = [int(source_of(value))]
-                elif isinstance(value, (cst.List, cst.Tuple)):
-                    out_idx = [int(source_of(e.value)) for e in value.elements]
-                else:
-                    raise mod.error(value, "out_idx is a literal list of ints")
-            elif key not in ("target", "execution_backend", "pass_configs", "verbose"):
-                raise mod.error(value, f"@tilelang.jit's `{key}=` is not read")
+    assert jit is not None or compiled is not None
+    out_idx: list[int] = list(compiled or [])
+    if jit is not None and isinstance(jit.decorator, cst.Call):
+        out_idx = build_options(jit.decorator, mod, "@tilelang.jit")
     configs: list[dict[str, int]] = []
-    tune = decorator_of(fn, mod, g["kernel"]["autotune"])
+    builder_name: str | None = None
+    tune = autotune_of(fn, mod, g)
     if tune is not None:
         if not isinstance(tune.decorator, cst.Call):
             raise mod.error(tune, "@tilelang.autotune(configs=[...]) is read")
         _, kw = call_args(tune.decorator)
-        configs = _configs(kw.get("configs"), mod, tune)
+        configs = config_space(kw.get("configs"), mod, tune)
+        builder = kw.get("configs")
+        if isinstance(builder, cst.Call) and isinstance(builder.func, cst.Name):
+            builder_name = builder.func.value
     for d in fn.decorators:
         target = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
-        if mod.name_of(target) not in (g["kernel"]["decorator"], g["kernel"]["autotune"]):
+        if mod.name_of(target) not in (g["kernel"]["decorator"], *g["kernel"]["autotuners"]):
             raise mod.error(d, f"the decorator `{source_of(target)}` is not read")
     params = [p.name.value for p in fn.params.params]
     defaults = {p.name.value: p.default for p in fn.params.params if p.default is not None}
@@ -63,12 +62,17 @@ def read_factory(fn: cst.FunctionDef, mod: ModuleFacts, g: dict) -> Factory:
                 "allocate outputs with T.empty((M, N), dtype) and return them",
             )
         fac = Factory(fn, fn, params, defaults, [], configs, tune is not None)
+        fac.config_builder = builder_name
         _eager(fac, mod, g)
         return fac
     prim = None
     local_values: dict[str, cst.BaseExpression] = {}
+    macros: dict[str, cst.FunctionDef] = {}
     for stmt in fn.body.body:
         if is_docstring(stmt):
+            continue
+        if isinstance(stmt, cst.FunctionDef) and decorator_of(stmt, mod, g["kernel"]["macro"]):
+            macros[stmt.name.value] = stmt
             continue
         if isinstance(stmt, cst.FunctionDef) and decorator_of(stmt, mod, g["kernel"]["prim_func"]):
             prim = stmt
@@ -83,7 +87,9 @@ def read_factory(fn: cst.FunctionDef, mod: ModuleFacts, g: dict) -> Factory:
     if prim is None:
         raise mod.error(fn, f"the factory `{fn.name.value}` defines no @T.prim_func")
     fac = Factory(fn, prim, params, defaults, out_idx, configs, tune is not None)
+    fac.config_builder = builder_name
     fac.locals = local_values
+    fac.macros = macros
     for p in prim.params.params:
         ann = p.annotation.annotation if p.annotation else None
         scalar = _scalar_dtype(ann, mod, g) if ann is not None else None
@@ -121,6 +127,39 @@ def read_factory(fn: cst.FunctionDef, mod: ModuleFacts, g: dict) -> Factory:
         if isinstance(dtype, cst.Name) and dtype.value in params:
             fac.dtypes.setdefault(dtype.value, p.name.value)
     return fac
+
+
+def build_options(call: cst.Call, mod: ModuleFacts, what: str) -> list[int]:
+    """The ``out_idx`` of a ``@tilelang.jit(...)`` decorator or a ``tilelang.compile(f, ...)``
+    call; its other options (target, backend, pass configs) do not change what it computes."""
+    out_idx: list[int] = []
+    _, kw = call_args(call)
+    for key, value in kw.items():
+        if key == "out_idx":
+            out_idx = _out_idx(value, mod)
+        elif key not in ("target", "target_host", "execution_backend", "pass_configs", "verbose"):
+            raise mod.error(value, f"{what}'s `{key}=` is not read")
+    return out_idx
+
+
+def _out_idx(value: cst.BaseExpression, mod: ModuleFacts) -> list[int]:
+    if isinstance(value, (cst.Integer, cst.UnaryOperation)):
+        return [int(source_of(value))]
+    if isinstance(value, (cst.List, cst.Tuple)) and all(
+        isinstance(e.value, (cst.Integer, cst.UnaryOperation)) for e in value.elements
+    ):
+        return [int(source_of(e.value)) for e in value.elements]
+    raise mod.error(value, "out_idx is a literal int or list of ints", "write out_idx=[-1]")
+
+
+def autotune_of(fn: cst.FunctionDef, mod: ModuleFacts, g: dict) -> cst.Decorator | None:
+    """The ``@tilelang.autotune(...)`` decorator of ``fn`` (also spelt ``@autotune`` imported
+    from ``tilelang.autotuner``)."""
+    for name in g["kernel"]["autotuners"]:
+        found = decorator_of(fn, mod, name)
+        if found is not None:
+            return found
+    return None
 
 
 def _scalar_dtype(ann: cst.BaseExpression, mod: ModuleFacts, g: dict) -> str | None:
@@ -390,35 +429,4 @@ def _uses_package(node: cst.CSTNode, mod: ModuleFacts) -> bool:
     return found
 
 
-def _configs(node: cst.BaseExpression | None, mod: ModuleFacts, where: cst.CSTNode) -> list[dict]:
-    if not isinstance(node, (cst.List, cst.Tuple)):
-        raise mod.error(
-            node or where,
-            "autotune configs are a literal list of dicts",
-            "write configs=[{'block_M': 128, ...}, ...]",
-        )
-    out = []
-    for el in node.elements:
-        d = el.value
-        row: dict[str, int] = {}
-        if isinstance(d, cst.Dict):
-            for item in d.elements:
-                if not (
-                    isinstance(item, cst.DictElement)
-                    and isinstance(item.key, cst.SimpleString)
-                    and isinstance(item.value, cst.Integer)
-                ):
-                    raise mod.error(item, "a config maps parameter names to literal ints")
-                row[str(item.key.evaluated_value)] = int(item.value.value)
-        elif isinstance(d, cst.Call) and source_of(d.func) == "dict":
-            for arg in d.args:
-                if arg.keyword is None or not isinstance(arg.value, cst.Integer):
-                    raise mod.error(arg, "a config maps parameter names to literal ints")
-                row[arg.keyword.value] = int(arg.value.value)
-        else:
-            raise mod.error(d, "a config is a literal dict")
-        out.append(row)
-    return out
-
-
-__all__ = ["read_factory", "scalar_kind"]
+__all__ = ["autotune_of", "build_options", "read_factory", "scalar_kind"]

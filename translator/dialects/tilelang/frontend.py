@@ -42,6 +42,14 @@ size of the first input dim it annotates, the other parameters tunables and scal
 function's defaults. The function is its own host function, so the kernel is named
 ``<function>_kernel`` and the function is carried as its host code (:func:`eager_host`).
 
+TileLang's example-folder style is read too (:mod:`.compiled`): an undecorated function that
+returns its prim_func is a factory whose ``out_idx`` is that of the ``tilelang.compile`` call
+building it; ``@T.macro`` steps of a factory are read in place where the kernel calls them;
+autotune configs may be built by a module function (folded statically, :mod:`.config_space`),
+given to ``@autotune`` or to TileLang's programmatic ``AutoTuner`` (:mod:`.autotuner`). Host
+code that names a factory outside a launch tiletrans reads is refused: the translation replaces
+the factory by its kernel.
+
 Hardware-only forms (mbarriers, tcgen05, raw wgmma, layout annotations) are refused with a
 located diagnostic, like everything else the lifter does not read.
 
@@ -55,6 +63,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+from collections import Counter
 
 import libcst as cst
 
@@ -69,6 +78,8 @@ from translator.dialects.cst_utils import (
     source_of,
     statement_comments,
 )
+from translator.dialects.tilelang.autotuner import autotuner_runs, stub_text
+from translator.dialects.tilelang.compiled import compiled_out_idx, plain_factory
 from translator.dialects.tilelang.factory import read_factory, scalar_kind
 from translator.dialects.tilelang.host import eager_host, host_calls, host_plan
 from translator.dialects.tilelang.lift_calls import STATEMENTS, TileCalls
@@ -90,6 +101,7 @@ from translator.grammar import load_grammar
 from translator.ir import nodes as ir
 from translator.ir.shapes import TypeEnv, dims_of, dtype_of, infer, kernel_env
 from translator.ir.verifier import verify
+from translator.ir.visit import all_exprs, map_bodies
 
 # --------------------------------------------------------------------------------------------------
 # The kernel lifter
@@ -134,6 +146,14 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
         self.guards: set[ir.Expr] = set()
         #: buffers holding tiles of another loop of their block size -> the loop they are in
         self.stale: dict[str, str] = {}
+        #: names bound once in the kernel (`start_x = bx * block_N`, a lane's `y = start_y + i`)
+        #: -> what they were bound to, so that indices spelt through them read as written out;
+        #: ``None`` for a name bound more than once
+        self.bound_once: dict[str, cst.BaseExpression | None] = {}
+        #: sequential loops whose count is no T.ceildiv, with that count (for diagnostics)
+        self.uncounted: list[tuple[cst.For, cst.BaseExpression]] = []
+        #: the macros being read in place (a macro that calls itself is refused)
+        self.inlining: set[str] = set()
         #: the T.Persistent loop whose domain is the grid (its body runs once per tile)
         self.persistent: cst.For | None = None
 
@@ -177,14 +197,48 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
             return
         value = self.int_value(cst.Name(name))
         if value is None:
-            raise self.error(
-                node,
-                f"`{name}` has no integer default or launch value",
-                f"give `{name}` a default in the factory's signature",
-            )
+            raise self.no_value(name, node)
         self.tunables[name] = ir.Tunable(
             name if kind == "block_size" else kind, kind, value // scale
         )
+
+    def no_value(self, name: str, node: cst.CSTNode) -> TranslationError:
+        """The refusal of a tunable without a value: say where the launches are that were not
+        read, where the module has some (module-level code, TileLang's AutoTuner)."""
+        factory = self.fac.fn.name.value
+        passed = self.mod.launch_args.get(factory)
+        unread = self.mod.unread_uses.get(factory)
+        if passed is None and unread is not None:
+            return self.error(
+                node,
+                f"`{name}` has no integer default, and no launch of `{factory}` is read: the "
+                f"module builds it at line {unread.line} outside a launch in a function",
+                f"give `{name}` a default in the factory's signature, or build and launch "
+                f"`{factory}` in a function (`kernel = ...{factory}(...)...`, then `kernel(a)`)",
+            )
+        if passed is None:
+            return self.error(
+                node,
+                f"`{name}` has no integer default, and the module launches `{factory}` nowhere",
+                f"give `{name}` a default in the factory's signature, or launch `{factory}` "
+                "from a function",
+            )
+        return self.error(
+            node,
+            f"`{name}` has no integer default or launch value",
+            f"give `{name}` a default in the factory's signature",
+        )
+
+    def remember(self, name: str, value: cst.BaseExpression) -> None:
+        """Record ``name = value`` (see :attr:`bound_once`)."""
+        self.bound_once[name] = None if name in self.bound_once else value
+
+    def written_out(self, node: cst.BaseExpression) -> cst.BaseExpression:
+        """``node``, or what it names when it is a name bound once (``start_x`` ->
+        ``bx * block_N``)."""
+        while isinstance(node, cst.Name) and self.bound_once.get(node.value) is not None:
+            node = self.bound_once[node.value]  # type: ignore[assignment]
+        return node
 
     # ------------------------------------------------------------------ the kernel
 
@@ -214,7 +268,7 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
             self.env.vars[p.name] = ir_scalar_type(p.kind)
         for t in grid:
             self.env.bind_tile(t)
-        body = self.block(with_node.body.body)
+        body = _without_unread(self.block(with_node.body.body), set(self.bound_once))
         params += self.scalars
         configs = self.configs()
         # An eager function's docstring stays on it: it is the host function too.
@@ -300,6 +354,24 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
             isinstance(node, cst.Call) and self.mod.name_of(node.func) in self.g["kernel"]["pad_to"]
         )
 
+    def capped_row(self, node: cst.BaseExpression) -> TranslationError | None:
+        """The refusal of ``min(next_power_of_2(N), 1024)``: a whole row up to a cap, else
+        blocks of the cap; which one depends on N, so it is neither one whole dim nor one
+        block. ``None`` for any other extent."""
+        if not (isinstance(node, cst.Call) and source_of(node.func).strip() in ("min", "max")):
+            return None
+        if not any(self.is_padded(a.value) for a in node.args):
+            return None
+        return self.error(
+            node,
+            f"the buffer extent `{source_of(node).strip()}` is a whole row padded to a "
+            "power of two up to a cap: whether the buffer spans the row or a block of "
+            "it depends on the size, which tiletrans does not read",
+            "make it a factory parameter (a block size: `block_N=1024`, the loop "
+            "counting T.ceildiv(N, block_N) blocks), or pad the whole row "
+            "(`BN = tilelang.math.next_power_of_2(N)`)",
+        )
+
     def is_loop_block(self, d: ir.Dim) -> bool:
         """Whether ``d`` spans the block of a K-loop tile (its last tile runs past the extent:
         the lanes a reduction or dot over it must leave out)."""
@@ -344,6 +416,22 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
             node
         ) is not None:
             return ir.FullDim(self.host_expr(node))
+        capped = self.capped_row(node)
+        if capped is not None:
+            raise capped
+        if self.uncounted:
+            # A sequential loop whose count is no T.ceildiv: it names no block size, which is
+            # the likelier cause than the extent itself.
+            loop, count = self.uncounted[0]
+            line = self.mod.locate(loop).line
+            raise self.error(
+                node,
+                f"the buffer extent `{source_of(node)}` is neither a block size nor a tensor's "
+                f"size; the loop at line {line} counts `{source_of(count).strip()}`, which is "
+                "not `T.ceildiv(extent, block)`, so it names no block size",
+                "count the loop's tiles as T.ceildiv(extent, block) (bound the tiles a causal "
+                "mask skips with T.if_then_else in the body)",
+            )
         raise self.error(
             node,
             f"the buffer extent `{source_of(node)}` is neither a block size nor a tensor's size",
@@ -504,6 +592,7 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
             lifted = self.scalar_expr(value)
             t = infer(lifted, self.env)
             if not dims_of(t):
+                self.remember(target.value, value)
                 self.lets.add(target.value)
                 self.env.vars[target.value] = t
                 return [ir.Assign(target.value, lifted, loc=self.mod.locate(s))]
@@ -516,6 +605,7 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
             # A per-lane temporary of a T.Parallel body (`norm = (x[i, j] - mean[i]) * rstd[i]`):
             # a tile value over the loop's lanes, read by the body's later statements only.
             lifted = self.lane_expr(value)
+            self.remember(target.value, value)
             self.lane_lets.add(target.value)
             self.env.vars[target.value] = infer(lifted, self.env)
             return [ir.Assign(target.value, lifted, loc=self.mod.locate(s))]
@@ -588,12 +678,44 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
         return self.assign(buf, lifted, node, pad)
 
     def st_call(self, call: cst.Call) -> list[ir.Stmt]:
+        if isinstance(call.func, cst.Name) and call.func.value in self.fac.macros:
+            return self.macro_call(call, self.fac.macros[call.func.value])
         self.check_unsupported(call)
         role = self.role(call.func)
         handler = STATEMENTS.get(role or "")
         if handler is None:
             raise self.error(call, f"the call `{source_of(call.func)}` is not read in kernels")
         return handler(self, call)
+
+    def macro_call(self, call: cst.Call, macro: cst.FunctionDef) -> list[ir.Stmt]:
+        """A ``@T.macro`` called as a statement: its body, read in place. Each argument must be
+        the name of the parameter it binds (TileLang's examples pass buffers so), so that the
+        body's names mean at the call what they say."""
+        params = [p.name.value for p in macro.params.params]
+        variadic = isinstance(macro.params.star_arg, cst.Param) or macro.params.kwonly_params
+        if len(call.args) != len(params) or variadic:
+            raise self.error(
+                call,
+                f"the macro `{macro.name.value}` is called with {len(call.args)} arguments; "
+                f"tiletrans reads macros of plain parameters, called with one argument each",
+            )
+        for arg, param in zip(call.args, params):
+            given = arg.value
+            name = arg.keyword.value if arg.keyword is not None else param
+            if not (isinstance(given, cst.Name) and given.value == name == param) or arg.star:
+                raise self.error(
+                    arg,
+                    f"the macro `{macro.name.value}` is called with `{source_of(given).strip()}` "
+                    f"for its parameter `{param}`",
+                    f"pass each argument under the name of the macro's parameter (`{param}`)",
+                )
+        if macro.name.value in self.inlining:
+            raise self.error(call, f"the macro `{macro.name.value}` calls itself")
+        self.inlining.add(macro.name.value)
+        try:
+            return list(self.block(macro.body.body))
+        finally:
+            self.inlining.discard(macro.name.value)
 
     def st_for(self, s: cst.For) -> list[ir.Stmt]:
         it = s.iter
@@ -713,6 +835,22 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
     # ------------------------------------------------------------------ lane expressions
 
 
+def _without_unread(body: tuple[ir.Stmt, ...], names: set[str]) -> tuple[ir.Stmt, ...]:
+    """``body`` without the assignments of ``names`` that nothing reads: index names such as
+    ``start_x = bx * block_N`` that every access read written out (``written_out``)."""
+    while True:
+        reads = Counter(e.id for e in all_exprs(body) if isinstance(e, ir.Name))
+        pruned = _pruned(body, {n for n in names if not reads[n]})
+        if pruned == body:
+            return body
+        body = pruned
+
+
+def _pruned(stmts: tuple[ir.Stmt, ...], dead: set[str]) -> tuple[ir.Stmt, ...]:
+    kept = (s for s in stmts if not (isinstance(s, ir.Assign) and s.target in dead))
+    return tuple(map_bodies(s, lambda block: _pruned(block, dead)) for s in kept)
+
+
 def _docstring(fn: cst.FunctionDef) -> str | None:
     doc = fn.get_docstring(clean=True)
     return doc or None
@@ -726,12 +864,27 @@ def _with_comments(s: ir.Stmt, comments: tuple[str, ...]) -> ir.Stmt:
 # The module
 
 
+def _star_imports(module: cst.Module, mod: ModuleFacts, g: dict) -> None:
+    """``from tilelang.autotuner import *`` binds ``autotune`` (TileLang's examples import it so)."""
+    for stmt in module.body:
+        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) else None
+        if not (isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar)):
+            continue
+        origin = source_of(small.module).strip() if small.module is not None else ""
+        tuner_class = g["kernel"]["autotuner_from_kernel"].rpartition(".")[0]
+        for full in (*g["kernel"]["autotuners"], tuner_class):
+            package, _, name = full.rpartition(".")
+            if package == origin:
+                mod.aliases.setdefault(name, full)
+
+
 def parse(source: str, path: str) -> ir.Module:
     """The IR of a TileLang module: its factories' kernels, and its host functions' launches."""
     wrapper = parse_source(source, path)
     module = wrapper.module
     g = grammar()
     mod = ModuleFacts(path, Locator(wrapper, path), import_aliases(module))
+    _star_imports(module, mod, g)
     factories: dict[str, Factory] = {}
     for stmt in module.body:
         small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) else None
@@ -741,20 +894,32 @@ def parse(source: str, path: str) -> ir.Module:
             and isinstance(small.value, cst.Integer)
         ):
             mod.module_ints[small.targets[0].target.value] = int(small.value.value)
-        if (
-            isinstance(stmt, cst.FunctionDef)
-            and decorator_of(stmt, mod, g["kernel"]["decorator"]) is not None
-        ):
-            factories[stmt.name.value] = read_factory(stmt, mod, g)
+        if isinstance(stmt, cst.FunctionDef):
+            mod.functions[stmt.name.value] = stmt
+    plain = {name for name, fn in mod.functions.items() if plain_factory(fn, mod, g)}
+    compiled = compiled_out_idx(module, mod, g, plain)
+    for name, fn in mod.functions.items():
+        if decorator_of(fn, mod, g["kernel"]["decorator"]) is not None:
+            factories[name] = read_factory(fn, mod, g)
+        elif name in plain:
+            factories[name] = read_factory(fn, mod, g, compiled[name])
     if not factories:
         raise TranslationError(
-            f"{path} defines no @tilelang.jit factory",
+            f"{path} defines no TileLang kernel factory",
             ir.Loc(path, 1, 0),
-            "tiletrans reads @tilelang.jit factories that return a @T.prim_func",
+            "tiletrans reads @tilelang.jit factories, and functions that return a @T.prim_func",
         )
     lazy = {name: f for name, f in factories.items() if f.eager is None}
-    hosts = host_calls(module, mod, lazy)
+    tunings = autotuner_runs(mod, g, lazy)
+    for tuning in tunings:
+        fac = factories[tuning.factory]
+        if fac.configs and fac.configs != tuning.configs:
+            raise mod.error(tuning.fn, f"`{tuning.factory}` is autotuned over two spaces")
+        fac.configs = tuning.configs
+    hosts, problems = host_calls(module, mod, lazy, plain, tunings)
     kernels = tuple(KernelLifter(f, mod).lift() for f in factories.values())
+    if problems:
+        raise problems[0]
     by_name = {k.name: k for k in kernels}
     sites, entries, edits = host_plan(hosts, mod, lazy, by_name)
     edits = [
@@ -764,6 +929,25 @@ def parse(source: str, path: str) -> ir.Module:
         ),
         *edits,
     ]
+    for tuning in tunings:
+        edits.append(
+            ir.HostEdit(
+                "replace",
+                mod.locate.span(tuning.fn),
+                text=stub_text(tuning),
+                note=f"tiletrans: `{tuning.fn.name.value}` drove TileLang's AutoTuner over "
+                f"`{tuning.factory}`, which has no counterpart here; the translated kernel "
+                "tunes itself over those configs at each launch",
+            )
+        )
+        if tuning.builder in mod.functions:
+            span = mod.locate.span(mod.functions[tuning.builder])
+            edits.append(ir.HostEdit("remove", span, if_unused=(tuning.builder,)))
+    for f in factories.values():
+        if f.config_builder in mod.functions:
+            # Its configs are the translation's own now; it goes unless host code calls it.
+            span = mod.locate.span(mod.functions[f.config_builder])  # type: ignore[index]
+            edits.append(ir.HostEdit("remove", span, if_unused=(f.config_builder,)))  # type: ignore[arg-type]
     for f in factories.values():
         if f.eager is not None:
             site, entry, eager_edits = eager_host(f, by_name[f.kernel_name], mod, g, len(sites))

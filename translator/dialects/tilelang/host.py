@@ -10,12 +10,15 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from translator.diagnostics import TranslationError
 from translator.dialects.common.dtype_facts import HINT as DTYPES_HINT
 from translator.dialects.common.host_code import TORCH_DTYPES
 from translator.dialects.cst_utils import (
     call_args,
     source_of,
 )
+from translator.dialects.tilelang.autotuner import Tuning
+from translator.dialects.tilelang.compiled import compiled_of
 from translator.dialects.tilelang.model import (
     Factory,
     ModuleFacts,
@@ -35,31 +38,80 @@ class _Launch:
     build: cst.Call
     call: cst.Call
     statement: cst.SimpleStatementLine | None
-    built_by: cst.SimpleStatementLine | None
+    #: the statements that build the kernel (``k = factory(...)``; or ``f = factory(...)`` and
+    #: ``k = tilelang.compile(f, ...)``), which the launch makes dead
+    built_by: tuple[cst.SimpleStatementLine, ...]
+    #: literal dicts the function binds, for a factory call's ``**config``
+    spread: dict[str, cst.Dict]
+
+
+_Built = tuple[str, cst.Call, tuple[cst.SimpleStatementLine, ...]]
 
 
 class _LaunchFinder(cst.CSTVisitor):
-    """The launches in one host function (``k = factory(...)`` then ``k(...)``, or
-    ``factory(...)(...)``), in order."""
+    """The launches in one host function, in order: ``k = factory(...)`` then ``k(...)``, or
+    ``factory(...)(...)``; for an undecorated factory ``k = tilelang.compile(factory(...), ...)``
+    (or of a name bound to ``factory(...)``) then ``k(...)``. Any other use of a kernel it builds
+    is recorded in :attr:`misused`."""
 
-    def __init__(self, fn: cst.FunctionDef, factories: dict[str, Factory]) -> None:
+    def __init__(
+        self, fn: cst.FunctionDef, factories: dict[str, Factory], plain: set[str], mod: ModuleFacts
+    ) -> None:
         self.fn = fn
         self.factories = factories
+        self.plain = plain
+        self.mod = mod
+        self.g = grammar()
         self.line: list[cst.SimpleStatementLine] = []
-        self.built: dict[str, tuple[str, cst.Call, cst.SimpleStatementLine]] = {}
+        self.built: dict[str, _Built] = {}
+        #: ``f = factory(...)`` of an undecorated factory (a prim_func, compiled later)
+        self.prims: dict[str, _Built] = {}
+        self.spread: dict[str, cst.Dict] = {}
         self.found: list[_Launch] = []
+        #: Name nodes that are no use of a kernel's value (call targets, bindings, attributes)
+        self.not_uses: set[int] = set()
+        self.misused: list[cst.Name] = []
+
+    def build_of(self, call: cst.Call, node: cst.SimpleStatementLine | None) -> _Built | None:
+        """What ``call`` builds a kernel of, if it does."""
+        here = (node,) if node is not None else ()
+        func = call.func
+        if isinstance(func, cst.Name) and func.value in self.factories:
+            return None if func.value in self.plain else (func.value, call, here)
+        found = compiled_of(call, self.mod, self.g)
+        if found is None:
+            return None
+        built = found[0]
+        if isinstance(built, cst.Call) and isinstance(built.func, cst.Name):
+            name = built.func.value
+            return (name, built, here) if name in self.plain else None
+        if isinstance(built, cst.Name) and built.value in self.prims:
+            name, prim_call, by = self.prims[built.value]
+            self.not_uses.add(id(built))
+            return name, prim_call, by + here
+        return None
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         self.line.append(node)
         small = node.body[0]
-        if (
+        if not (
             isinstance(small, cst.Assign)
+            and len(small.targets) == 1
             and isinstance(small.targets[0].target, cst.Name)
-            and isinstance(small.value, cst.Call)
-            and isinstance(small.value.func, cst.Name)
-            and small.value.func.value in self.factories
         ):
-            self.built[small.targets[0].target.value] = (small.value.func.value, small.value, node)
+            return
+        var = small.targets[0].target.value
+        self.not_uses.add(id(small.targets[0].target))
+        value = small.value
+        if isinstance(value, cst.Dict):
+            self.spread[var] = value
+        if not isinstance(value, cst.Call):
+            return
+        built = self.build_of(value, node)
+        if built is not None:
+            self.built[var] = built
+        elif isinstance(value.func, cst.Name) and value.func.value in self.plain:
+            self.prims[var] = (value.func.value, value, (node,))
 
     def leave_SimpleStatementLine(self, original_node: cst.SimpleStatementLine) -> None:
         self.line.pop()
@@ -68,46 +120,153 @@ class _LaunchFinder(cst.CSTVisitor):
         func = node.func
         line = self.line[-1] if self.line else None
         if isinstance(func, cst.Name) and func.value in self.built:
+            self.not_uses.add(id(func))
             name, build, by = self.built[func.value]
-            self.found.append(_Launch(self.fn, name, build, node, line, by))
-        elif (
-            isinstance(func, cst.Call)
-            and isinstance(func.func, cst.Name)
-            and func.func.value in self.factories
-        ):
-            self.found.append(_Launch(self.fn, func.func.value, func, node, line, None))
+            self.found.append(_Launch(self.fn, name, build, node, line, by, dict(self.spread)))
+        elif isinstance(func, cst.Call):
+            built = self.build_of(func, None)
+            if built is not None:
+                name, build, _ = built
+                self.found.append(_Launch(self.fn, name, build, node, line, (), dict(self.spread)))
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self.not_uses.add(id(node.attr))
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self.not_uses.add(id(node.keyword))
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self.not_uses.add(id(node.name))
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.not_uses.add(id(node.name))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value in self.built and id(node) not in self.not_uses:
+            self.misused.append(node)
 
 
 def host_calls(
-    module: cst.Module, mod: ModuleFacts, factories: dict[str, Factory]
-) -> list[_Launch]:
-    """Each host function's launches; the arguments of a factory's first launch give its
-    defaults."""
+    module: cst.Module,
+    mod: ModuleFacts,
+    factories: dict[str, Factory],
+    plain: set[str],
+    tunings: list[Tuning],
+) -> tuple[list[_Launch], list[TranslationError]]:
+    """Each host function's launches (the arguments of a factory's first launch give its
+    defaults), and the host code's refusals, which the caller raises once the kernels are read
+    (a kernel's own refusal says more): a factory named anywhere else than in a launch it
+    builds, or a built kernel used otherwise than called. The translation replaces the factory
+    by its kernel, so such code would call the new kernel as a factory."""
     found: list[_Launch] = []
+    problems: list[TranslationError] = []
     for stmt in module.body:
         if not isinstance(stmt, cst.FunctionDef) or stmt.name.value in factories:
             continue
         if decorator_of(stmt, mod, grammar()["kernel"]["decorator"]) is not None:
             continue  # an eager kernel: its own host function (eager_host)
-        finder = _LaunchFinder(stmt, factories)
+        if any(t.fn is stmt for t in tunings):
+            continue  # it drives TileLang's AutoTuner: its body goes (autotuner.stub_text)
+        finder = _LaunchFinder(stmt, factories, plain, mod)
         stmt.visit(finder)
+        problems.extend(
+            mod.error(
+                use,
+                f"the kernel `{use.value}` is used here otherwise than called",
+                f"call it (`{use.value}(a, b)`): the translation launches the target kernel there",
+            )
+            for use in finder.misused
+        )
         found.extend(finder.found)
+    tuned = {id(t.fn) for t in tunings}
+    problems.extend(_factory_uses(module, mod, factories, found, tuned))
     for launch in found:
         fac = factories[launch.factory]
-        bound = _bind(launch.build, fac.params, mod)
+        bound = _bind(launch.build, fac.params, mod, launch.spread)
         mod.launch_args.setdefault(launch.factory, bound)
-    return found
+    return found, problems
 
 
-def _bind(call: cst.Call, names: list[str], mod: ModuleFacts) -> dict[str, cst.BaseExpression]:
+def _factory_uses(
+    module: cst.Module,
+    mod: ModuleFacts,
+    factories: dict[str, Factory],
+    found: list[_Launch],
+    tuned: set[int],
+) -> list[TranslationError]:
+    """A refusal of each factory named outside the launches :func:`host_calls` read (a build at
+    module level, a factory passed to TileLang's AutoTuner, a build never launched)."""
+    read = {id(launch.build.func) for launch in found}
+    problems: list[TranslationError] = []
+
+    class Uses(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.skip: set[int] = set()
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            self.skip.add(id(node.name))
+            return node.name.value not in factories and id(node) not in tuned
+
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            self.skip.add(id(node.attr))
+
+        def visit_Arg(self, node: cst.Arg) -> None:
+            if node.keyword is not None:
+                self.skip.add(id(node.keyword))
+
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value in factories and id(node) not in read | self.skip:
+                mod.unread_uses.setdefault(node.value, mod.locate(node))
+                problems.append(
+                    mod.error(
+                        node,
+                        f"the kernel factory `{node.value}` is used here otherwise than built and "
+                        "launched in a function",
+                        f"build and launch it in a function: `kernel = {node.value}(...)` (or "
+                        f"`tilelang.compile({node.value}(...), out_idx=...)`), then `kernel(a, b)`; "
+                        "the translation replaces the factory by its kernel",
+                    )
+                )
+
+    module.visit(Uses())
+    return problems
+
+
+def _bind(
+    call: cst.Call,
+    names: list[str],
+    mod: ModuleFacts,
+    spread: dict[str, cst.Dict] | None = None,
+) -> dict[str, cst.BaseExpression]:
     out: dict[str, cst.BaseExpression] = {}
     for i, arg in enumerate(call.args):
-        if arg.star:
-            raise mod.error(call, "a factory call with *args/**kwargs is not read")
-        if arg.keyword is not None:
+        if (
+            arg.star == "**"
+            and isinstance(arg.value, cst.Name)
+            and arg.value.value in (spread or {})
+        ):
+            out.update(_spread(spread[arg.value.value], mod))  # type: ignore[index]
+        elif arg.star:
+            raise mod.error(
+                arg,
+                "a factory call with *args, or **kwargs of no literal dict, is not read",
+                "pass the factory's arguments by name, or `**config` of a literal dict",
+            )
+        elif arg.keyword is not None:
             out[arg.keyword.value] = arg.value
         elif i < len(names):
             out[names[i]] = arg.value
+    return out
+
+
+def _spread(config: cst.Dict, mod: ModuleFacts) -> dict[str, cst.BaseExpression]:
+    """``{"block_M": 128, ...}`` as keyword arguments."""
+    out: dict[str, cst.BaseExpression] = {}
+    for el in config.elements:
+        if not (isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString)):
+            raise mod.error(el, "a `**config` dict maps literal names to values")
+        out[str(el.key.evaluated_value)] = el.value
     return out
 
 
@@ -127,7 +286,7 @@ def host_plan(
     for launch in launches:
         fac = factories[launch.factory]
         kernel = kernels[launch.factory]
-        bound = _bind(launch.build, fac.params, mod)
+        bound = _bind(launch.build, fac.params, mod, launch.spread)
 
         text = functools.partial(_arg_text, bound=bound, fac=fac, call=launch.build, mod=mod)
 
@@ -169,9 +328,10 @@ def host_plan(
             site = ir.Site(mod.locate.span(launch.call), statement=False)
         sites.append(site)
         del target
-        if launch.built_by is not None and id(launch.built_by) not in removed:
-            removed.add(id(launch.built_by))
-            edits.append(ir.HostEdit("remove", mod.locate.span(launch.built_by)))
+        for by in launch.built_by:
+            if id(by) not in removed:
+                removed.add(id(by))
+                edits.append(ir.HostEdit("remove", mod.locate.span(by)))
         body = bodies.setdefault(launch.fn.name.value, [])
         fns[launch.fn.name.value] = launch.fn
         args = []
@@ -218,7 +378,7 @@ def eager_host(
         ir.HostEdit("remove", mod.locate.span(d))
         for d in fn.decorators
         if mod.name_of(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
-        in (g["kernel"]["decorator"], g["kernel"]["autotune"])
+        in (g["kernel"]["decorator"], *g["kernel"]["autotuners"])
     ]
     edits.append(ir.HostEdit("insert", mod.locate.span(fn), kernels=(kernel.name,)))
     for stmt, names in eager.consts:
@@ -322,6 +482,9 @@ def _arg_text(
         return source_of(bound[param])
     if param in fac.defaults:
         return source_of(fac.defaults[param])
+    local = fac.locals.get(param)
+    if isinstance(local, (cst.SimpleString, cst.Integer, cst.Float)):
+        return source_of(local)  # a literal the factory binds (`accum_dtype = "float"`)
     raise mod.error(call, f"the factory call passes no `{param}`")
 
 

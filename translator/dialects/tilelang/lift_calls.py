@@ -152,12 +152,21 @@ class TileCalls:
             if isinstance(start, cst.Integer) and start.value == "0":
                 return ir.FullIndex(d.extent)
             raise self.error(start, "a whole-dim region starts at 0")
-        raise self.error(start, "unit dims of buffers copied from/to tensors are not read yet")
+        raise self.error(
+            start,
+            f"the region start `{source_of(start).strip()}` of a dim the buffer holds one lane "
+            "of: tiletrans reads regions of tiled dims (a tile index times its block) and "
+            "whole dims (from 0), not single rows",
+            "copy a block of rows into a buffer shaped by the block size "
+            "(`T.alloc_shared((blk_m, D))`, `T.copy(X[bx * blk_m, 0], X_smem)`: rows past the "
+            "tensor's end read 0), or read the row element-wise in a T.Parallel loop",
+        )
 
     def is_tile_start(self, node: cst.BaseExpression, tile: ir.TileVar) -> bool:
         """Whether ``node`` is where the current tile of ``tile`` starts in its dim, as
         tiletrans writes it: ``ko * block``, ``begin + ko * block`` of a loop from ``begin``,
-        ``(ko * S + bz) * block`` of a split-K loop."""
+        ``(ko * S + bz) * block`` of a split-K loop, or a name bound once to one of them."""
+        node = self.written_out(node)
         if tile.name in self.begins:
             block = cst.parse_expression(block_text(tile))
             return offset_start(node, self.begins[tile.name], tile.name, block)

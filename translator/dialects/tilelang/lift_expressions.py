@@ -194,6 +194,7 @@ class Expressions:
     def lane_of(
         self, e: cst.BaseExpression, lanes: list[str]
     ) -> tuple[int, cst.BaseExpression | None] | None:
+        e = self.written_out(e)
         if isinstance(e, cst.Name) and e.value in lanes:
             return lanes.index(e.value), None
         if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, cst.Add):

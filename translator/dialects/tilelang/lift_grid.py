@@ -320,6 +320,8 @@ class GridTiles:
                 name = node.target.value  # type: ignore[attr-defined]
                 if lifter.is_ceildiv(count):
                     lifter.block_of(name, lifter.loop_per(name, count, node.body)[0])
+                else:
+                    lifter.uncounted.append((node, count))
                 lifter.loop_tiles.add(name)
 
         body.visit(Scan())

@@ -69,6 +69,10 @@ class Factory:
     kernel_with: cst.With | None = None
     #: the IR kernel's name (an eager function's own name is its host function's)
     kernel_name: str = ""
+    #: ``@T.macro`` functions of the factory body, by name (read in place where called)
+    macros: dict[str, cst.FunctionDef] = field(default_factory=dict)
+    #: the module function that builds the autotune configs (``configs=get_configs()``)
+    config_builder: str | None = None
     #: eager style: the function is the host function too (:class:`Eager`)
     eager: Eager | None = None
 
@@ -96,6 +100,10 @@ class ModuleFacts:
     module_ints: dict[str, int] = field(default_factory=dict)
     #: per factory: the arguments of its first launch (parameter -> expression)
     launch_args: dict[str, dict[str, cst.BaseExpression]] = field(default_factory=dict)
+    #: per factory: where the module names it outside the launches the frontend reads
+    unread_uses: dict[str, ir.Loc] = field(default_factory=dict)
+    #: the module's top-level functions by name (autotune config builders are read from them)
+    functions: dict[str, cst.FunctionDef] = field(default_factory=dict)
 
     def name_of(self, node: cst.BaseExpression) -> str | None:
         return resolve(node, self.aliases)

@@ -14,6 +14,10 @@ factory (or an eager-style ``@tilelang.jit`` function) compiles is checked and r
   ragged edges, not races or layouts. The rewrite swaps the ``tilelang.language`` functions only
   while the factory builds the CPU variant; nothing is written to the user's files.
 
+A module that compiles an undecorated factory's prim_func itself (``tilelang.compile(f,
+out_idx=...)``) gets the same two builds: ``T.prim_func`` builds the CPU variant beside the
+kernel as written, and ``tilelang.compile`` checks the one and builds the other.
+
 An autotuned factory (``@tilelang.autotune``) runs at its defaults (the first config) on the
 CPU, which cannot time configs.
 """
@@ -96,8 +100,6 @@ def check_compiles(func: object) -> None:
 def compile_for_cpu(jit: object, args: tuple, kwargs: dict) -> object:
     """The kernel ``jit`` (a ``JITImpl``) compiles for ``args``, checked for sm_90a and built
     for the C target."""
-    import tilelang
-    import tvm
 
     check_compiles(jit.get_tir(*args, **kwargs))  # type: ignore[attr-defined]
     if getattr(jit, "mode", None) == "eager":
@@ -107,10 +109,20 @@ def compile_for_cpu(jit: object, args: tuple, kwargs: dict) -> object:
         # argument tuple, and that one is the kernel as written.
         with cpu_variant():
             func = jit.func.orig_func(*args, **kwargs)  # type: ignore[attr-defined]
+    return build_for_c(func, jit.out_idx)  # type: ignore[attr-defined]
+
+
+def build_for_c(func: object, out_idx: object) -> object:
+    """``func`` (a prim_func built under :func:`cpu_variant`) compiled for TileLang's C target."""
+    import tilelang
+    import tvm
+
+    # TileLang's own compile, also where validation replaced it (`_prepare_compiled`).
+    compile = getattr(tilelang.compile, "__wrapped__", tilelang.compile)
     with tvm.target.Target("c"):
-        return tilelang.compile(
+        return compile(
             func,
-            out_idx=jit.out_idx,  # type: ignore[attr-defined]
+            out_idx=out_idx,
             target="c",
             target_host="c",
             execution_backend="cython",
@@ -155,6 +167,40 @@ def _prepare(device: str) -> None:
     compile._tiletrans_cpu = True  # type: ignore[attr-defined]
     JITImpl.compile = compile
     AutoTuneImpl.__call__ = tuned_call
+    _prepare_compiled()
+
+
+#: ``id(prim_func as written)`` -> (that prim_func, its CPU variant), for ``tilelang.compile``.
+_CPU_VARIANTS: dict[int, tuple[object, object]] = {}
+
+
+def _prepare_compiled() -> None:
+    """Undecorated factories (TileLang's example-folder style) return a prim_func that the
+    module compiles with ``tilelang.compile(func, out_idx=...)``: the prim_func exists before
+    the compile call, so ``T.prim_func`` builds the CPU variant beside it (TVMScript parses the
+    function again while :func:`cpu_variant` swaps the ``tilelang.language`` functions), and
+    ``tilelang.compile`` checks the one as written for sm_90a and builds the variant for C."""
+    import tilelang
+    import tilelang.language as T
+
+    written_prim_func = T.prim_func
+
+    def prim_func(func=None, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if func is None or args or kwargs:
+            return written_prim_func(func, *args, **kwargs)
+        written = written_prim_func(func)
+        with cpu_variant():
+            _CPU_VARIANTS[id(written)] = (written, written_prim_func(func))
+        return written
+
+    def compile(func, out_idx=None, *args, **kwargs):  # type: ignore[no-untyped-def]
+        check_compiles(func)
+        _, cpu = _CPU_VARIANTS.get(id(func), (None, func))
+        return build_for_c(cpu, out_idx)
+
+    compile.__wrapped__ = tilelang.compile  # type: ignore[attr-defined]
+    T.prim_func = prim_func
+    tilelang.compile = compile
 
 
 def _pin(obj: object) -> bool:
