@@ -428,3 +428,47 @@ def test_a_launch_under_n_at_most_block_reads_its_lanes_as_the_whole_row():
     backward = next(k for k in module.kernels if k.name == "_softmax_multi_block_backward_kernel")
     assert [t.name for t in backward.tunables if t.kind == "block_size"] == ["block_size"]
     assert "SoftmaxFunction.apply" in {e.name for e in module.entries if e.public}
+
+
+@pytest.mark.parametrize("dst", ["helion", "tilelang"])
+def test_a_load_padded_with_a_loaded_value_reads_as_a_where_on_its_mask(
+    dst: str, tmp_path: Path
+) -> None:
+    # `tl.load(p, mask=mask, other=m)` with `m` loaded: `tl.where(mask, tl.load(p, mask=mask,
+    # other=0), m)`. Helion shows only valid lanes, so its translation is the plain load.
+    src = Path(__file__).resolve().parent / "data" / "triton_pad_with_value.py"
+    out = tmp_path / f"pad_with_value_{dst}.py"
+    out.write_text(translate_file(src, "triton", dst))
+    if dst == "helion":
+        assert "x_tile = X[row, :]" in out.read_text(), out.read_text()
+    report = check_pair(src, out, src_dsl="triton", seeds=(0,), dtypes=("float32",))
+    assert report.rows and report.passed, report.format_text()
+
+
+def test_floor_division_of_unannotated_parameters_is_host_integer_arithmetic():
+    # Liger's `channels_per_group = num_channels // num_groups`, passed to the kernel: the
+    # unannotated parameters are integers, not the tensors an unannotated parameter is guessed.
+    from translator.api import parse_source
+
+    text = (
+        "import torch\nimport triton\nimport triton.language as tl\n\n\n"
+        "@triton.jit\n"
+        "def _scale_kernel(x_ptr, y_ptr, n, per_group, BLOCK: tl.constexpr):\n"
+        "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+        "    mask = offs < n\n"
+        "    x = tl.load(x_ptr + offs, mask=mask)\n"
+        "    tl.store(y_ptr + offs, x * per_group, mask=mask)\n\n\n"
+        "def scale_by_group(x, num_channels, num_groups):\n"
+        "    per_group = num_channels // num_groups\n"
+        "    y = torch.empty_like(x)\n"
+        "    n = x.numel()\n"
+        "    _scale_kernel[(triton.cdiv(n, 128),)](x, y, n, per_group, BLOCK=128)\n"
+        "    return y\n"
+    )
+    module = parse_source(text, "floor_div.py", "triton")
+    (entry,) = [e for e in module.entries if e.name == "scale_by_group"]
+    kinds = {p.name: p.kind for p in entry.params}
+    assert kinds["num_channels"] == kinds["num_groups"] == "int", kinds
+    from translator.ir.printer import format_entry
+
+    assert "per_group = num_channels // num_groups" in format_entry(entry), format_entry(entry)

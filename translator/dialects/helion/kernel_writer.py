@@ -211,10 +211,11 @@ class Writer(CodePrinter):
         if (
             e.op == "where"
             and tensors[1]
-            and not tensors[2]
+            and (not tensors[2] or self.type_of(e) == self.type_of(e.args[1]))
             and (_without_whole_dim_checks(e.args[0]) is None)
         ):
-            # Every lane Helion shows is valid, so the test is always true.
+            # Every lane Helion shows is valid, so the test is always true (the other value, a
+            # tensor too, would only pad lanes Helion never shows: Liger pads with a mean).
             return self.ex(e.args[1])
         template = self.spell["pointwise"].get(e.op)
         if template is None:

@@ -39,6 +39,7 @@ from translator.dialects.triton.host_values import (
     HTuple,
 )
 from translator.ir import nodes as ir
+from translator.ir.shapes import ScalarType
 
 
 class HostExpressions:
@@ -293,6 +294,9 @@ class HostExpressions:
         a, b = self.hval(node.left), self.hval(node.right)
         if op is None:
             return HOpaque(f"`{self.src(node)}`")
+        if op in ("//", "%"):
+            # `num_channels // num_groups` of unannotated parameters: host integer arithmetic.
+            a, b = self.as_int_scalar(a), self.as_int_scalar(b)
         if isinstance(a, HScalar) and isinstance(b, HScalar):
             kind = "float" if "float" in (a.kind, b.kind) or op in ("/",) else "int"
             if (
@@ -309,6 +313,17 @@ class HostExpressions:
             return HScalar(ir.BinOp(op, a.expr, b.expr), kind)
         lo_hi = interval_arith(op, a, b)
         return HOpaque(f"`{self.src(node)}` (it reads {self._why(a, b)})", *lo_hi)
+
+    def as_int_scalar(self, value: Any) -> Any:
+        """An unannotated host parameter (guessed a tensor) as the integer scalar an integer
+        operation reads it as; any other value unchanged."""
+        if not (isinstance(value, HTensor) and value.guessed and value.name in self.scope):
+            return value
+        scalar = HScalar(ir.Name(value.name), "int")
+        self.scope[value.name] = scalar
+        self.types.vars[value.name] = ScalarType(ir.I32, weak=True)
+        self.scalar_params[value.name] = "int"
+        return scalar
 
     def _why(self, *vals: Any) -> str:
         for v in vals:

@@ -39,6 +39,19 @@ _SWAP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 class MemoryMixin:
     """Loads, stores, atomics and their masks of :class:`KernelLifter`."""
 
+    def load_other_value(
+        self, node: cst.Call, ptr: Ptr, mask_node: cst.BaseExpression, other_node
+    ) -> Data | Idx:
+        """``tl.load(p, mask=m, other=v)`` with ``v`` a value (Liger's group norm pads with the
+        row's mean, so that ``x - mean`` is 0 there): ``tl.where(m, tl.load(p, mask=m,
+        other=0), v)``, which reads the same lanes and gives ``v`` where ``m`` is false."""
+        mask = self.ev(mask_node)
+        pred = None
+        if isinstance(mask, Data):
+            mask, pred = self.split_mask(mask_node, 0.0)
+        loaded = self.load_window(ptr, mask, mask_node, 0.0, node, pred)
+        return self.pointwise("where", [self.ev(mask_node), loaded, self.ev(other_node)], node)
+
     @handles("load")
     def load(self, name: str, node: cst.Call) -> Data:
         """``tl.load(pointer, mask=..., other=...)`` through a pointer or a block pointer."""
@@ -74,6 +87,8 @@ class MemoryMixin:
                 ov = literal(other_node)
             except ValueError:
                 ov = None
+            if ov is None and mask_node is not None:
+                return self.load_other_value(node, ptr, mask_node, other_node)
             if isinstance(ov, bool) or not isinstance(ov, (int, float)):
                 raise self.error(
                     other_node, f"other= must be a constant, not `{self.src(other_node)}`"
