@@ -600,13 +600,22 @@ def test_derived_wrappers_translate_and_match_the_kernels(dst: str, tmp_path: Pa
     assert report.passed, report.format_text()
 
 
-def test_refuses_to_derive_a_wrapper_without_a_block_size():
+def test_a_derived_wrapper_takes_constexprs_without_defaults_as_keywords(tmp_path: Path):
+    # A kernel file whose launcher lives in another module (Liger's jsd: `beta`, `HAS_LABEL`,
+    # `BLOCK_SIZE` have no defaults): the wrapper takes them as keywords, a block size with the
+    # default of the tunable a translation puts in its place, and passes them by name.
     text = KERNEL_ONLY.read_text().replace("BLOCK: tl.constexpr = 128", "BLOCK: tl.constexpr")
-    err = _refusal(text)
-    assert "`tl.constexpr` parameter `BLOCK` has no default" in err.message
-    # At the parameter (it was `<input>`, no file or line).
-    assert err.loc is not None
-    assert "BLOCK: tl.constexpr" in text.splitlines()[err.loc.line - 1][err.loc.col :]
+    src = tmp_path / "kernel_only_no_default.py"
+    src.write_text(text)
+    (row_max,) = [e for e in parse_file(src, "triton").entries if e.name == "row_max"]
+    assert "*, BLOCK: int = 1024):" in dict(row_max.hints)["derived_wrapper"]
+    out = tmp_path / "kernel_only_no_default_helion.py"
+    out.write_text(translate_file(src, "triton", "helion"))
+    assert "def row_max(x: torch.Tensor, out: torch.Tensor, n_rows: int, n_cols: int, *, BLOCK" in (
+        out.read_text()
+    )
+    report = check_pair(src, out, src_dsl="triton", seeds=(0,), dtypes=("float32",))
+    assert report.rows and report.passed, report.format_text()
 
 
 def test_embedding_gathers_through_loaded_indices():

@@ -816,11 +816,14 @@ class EntryBuilder(HostStatements, HostExpressions, HostTensors):
         runs the source kernel through it (the file itself has no wrapper to call)."""
         from translator.dialects.triton.frontend_affine import rename
         from translator.dialects.triton.frontend_wrapper import DERIVED_GRID
-        from translator.dialects.triton.symbols import param_name
+        from translator.dialects.triton.symbols import SymKind, parse_sym
 
         def meta(name: str) -> ir.Expr | None:
-            param = param_name(name)
-            return ir.Name(f'META["{param}"]') if param is not None else None
+            # A parameter's symbol, or an opaque block's (one the wrapper's caller passes).
+            sym = parse_sym(name)
+            if sym is None or sym.kind not in (SymKind.PARAM, SymKind.OPAQUE):
+                return None
+            return ir.Name(f'META["{sym.name}"]')
 
         axes = [
             format_expr(rename(launch.derived_axes[a], meta)).replace("cdiv(", "triton.cdiv(")

@@ -17,6 +17,7 @@ from translator.dialects.cst_utils import (
 )
 from translator.dialects.triton.frontend_descriptors import HDescriptor, bind_descriptor
 from translator.dialects.triton.host_values import (
+    STAND_IN_BLOCK,
     Binding,
     BlockInfo,
     HArgs,
@@ -53,10 +54,6 @@ def _opaque_expr(
     if value is not None and names is not None:
         names[id(value)] = (value, name)  # kept alive while the entry is built: ids stay unique
     return name
-
-
-# The default of a tunable that stands in for a block size the host computes opaquely.
-_STAND_IN_BLOCK = 1024
 
 
 class Launch:
@@ -836,7 +833,7 @@ class Launch:
         if full_ok:
             return BlockInfo("full", full_extent=None, expr=None)
         name = key.lower()
-        t = ir.Tunable(name, "block_size", _STAND_IN_BLOCK, ())
+        t = ir.Tunable(name, "block_size", STAND_IN_BLOCK, ())
         self.host.record_tunable(t, None)
         self.block_tunables[key] = name
         return BlockInfo("tile", name, False, expr=ir.Name(name))

@@ -26,6 +26,7 @@ import libcst as cst
 
 from translator.diagnostics import TranslationError
 from translator.dialects.cst_utils import import_aliases, names_in, resolve
+from translator.dialects.triton.host_values import STAND_IN_BLOCK
 from translator.ir import nodes as ir
 
 # The grid name a derived wrapper launches with; the launch reads it as "one program per tile".
@@ -162,8 +163,10 @@ def _wrapper(
     uses = _uses(fn, aliases)
     params = [p for p in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params)]
     tuned = _decorated_meta(fn, aliases)
-    args: list[str] = []
+    args: list[tuple[str, str]] = []  # (parameter, value)
     signature: list[str] = []
+    keywords: list[str] = []
+    block_names = _arange_names(fn, aliases)
     tensors: list[str] = []
     strides: dict[str, list[str]] = {}
     kinds = param_kinds(fn, aliases)
@@ -180,7 +183,7 @@ def _wrapper(
         pname = p.name.value
         kind = kinds[pname]
         if kind == "pointer":
-            args.append(tensor_of[pname])
+            args.append((pname, tensor_of[pname]))
         elif kind == "stride":
             owner = owners.get(pname)
             if owner is None:
@@ -192,21 +195,19 @@ def _wrapper(
                 )
             dims = strides.setdefault(owner, [])
             dims.append(pname)
-            args.append(f"{tensor_of[owner]}.stride({len(dims) - 1})")
+            args.append((pname, f"{tensor_of[owner]}.stride({len(dims) - 1})"))
         elif kind == "constexpr":
-            if pname in tuned:
+            if pname in tuned or p.default is not None:
                 continue
-            if p.default is None:
-                raise TranslationError(
-                    f"cannot derive a wrapper for `{name}`: `tl.constexpr` parameter `{pname}` "
-                    "has no default, so no wrapper could choose it",
-                    locate(p),
-                    f"give `{pname}` a default, or write a wrapper that launches the kernel",
-                )
-            continue
+            # No default: the caller's to choose (Liger's `beta`, `HAS_LABEL`, `BLOCK_SIZE`,
+            # set by a launcher in another module), a keyword of the wrapper; a block size gets
+            # the default of the block a translation tunes in its place.
+            keywords.append(f"{pname}: int = {STAND_IN_BLOCK}" if pname in block_names else pname)
         else:
             signature.append(f"{pname}: {kind}")
-            args.append(pname)
+            args.append((pname, pname))
+    signature += [f"*, {keywords[0]}", *keywords[1:]] if keywords else []
+    args += [(k.split(":")[0], k.split(":")[0]) for k in keywords]
     if not tensors:
         raise TranslationError(
             f"cannot derive a wrapper for `{name}`: it dereferences no pointer parameter",
@@ -219,9 +220,36 @@ def _wrapper(
     return (
         f"\n\ndef {entry}({', '.join(signature)}):\n"
         f'    """Launch `{name}` over one program per tile (derived by tiletrans)."""\n'
-        f"    {name}[{DERIVED_GRID}]({', '.join(args)})\n"
+        f"    {name}[{DERIVED_GRID}]({', '.join(_call_args(args, params))})\n"
         f"{returns}"
     )
+
+
+def _arange_names(fn: cst.FunctionDef, aliases: dict[str, str]) -> set[str]:
+    """The names ``fn`` sizes lanes with: in ``tl.arange(...)``, ``tl.zeros(...)``,
+    ``tl.full(...)`` calls (its block sizes)."""
+    found: set[str] = set()
+
+    class V(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            short = (resolve(node.func, aliases) or "").rsplit(".", 1)[-1]
+            if short in ("arange", "zeros", "full"):
+                found.update(names_in(node))
+
+    fn.body.visit(V())
+    return found
+
+
+def _call_args(args: list[tuple[str, str]], params: list[cst.Param]) -> list[str]:
+    """The launch's arguments: positional while they follow the kernel's parameters in order,
+    by keyword from the first parameter the wrapper leaves to its default or the autotuner."""
+    order = [p.name.value for p in params]
+    out: list[str] = []
+    positional = True
+    for i, (param, value) in enumerate(args):
+        positional = positional and i < len(order) and order[i] == param
+        out.append(value if positional else f"{param}={value}")
+    return out
 
 
 def _uses(fn: cst.FunctionDef, aliases: dict[str, str]) -> _Uses:

@@ -11,6 +11,10 @@ import libcst as cst
 from translator.diagnostics import TranslationError
 from translator.ir import nodes as ir
 
+#: The default of a tunable that stands in for a block size the host computes out of sight (or
+#: a derived wrapper's caller passes).
+STAND_IN_BLOCK = 1024
+
 
 @dataclass(eq=False)
 class HTensor:
