@@ -30,6 +30,34 @@ REMOVED = [
         """
         import triton
 
+        def is_hip():
+            return triton.runtime.driver.active.get_current_target().backend == "hip"
+
+        def f(x, num_regs, n_regs):
+            num_warps = 8
+            if is_hip():
+                if x.dim() == 2:
+                    wide = num_regs * 2
+                occupancy = num_regs * 2 // (n_regs * num_warps)
+            else:
+                occupancy = num_regs // (n_regs * num_warps)
+            return x
+        """,
+        """
+        import triton
+
+        def is_hip():
+            return triton.runtime.driver.active.get_current_target().backend == "hip"
+
+        def f(x, num_regs, n_regs):
+            return x
+        """,
+        id="an-if-that-binds-only-dead-names",
+    ),
+    pytest.param(
+        """
+        import triton
+
         def f(x):
             n = x.numel()
             BLOCK = triton.next_power_of_2(n)
@@ -127,6 +155,16 @@ def test_dead_pure_statements_are_removed(before: str, after: str) -> None:
 KEPT = [
     pytest.param(
         """
+        def f(x, n_regs):
+            num_warps = 8
+            for _ in range(2):
+                occupancy = n_regs * num_warps
+            return x
+        """,
+        id="what-a-kept-last-statement-reads",
+    ),
+    pytest.param(
+        """
         def f(x):
             n = helper(x)
             y = x.sum().item()
@@ -214,7 +252,7 @@ KEPT = [
     pytest.param(
         """
         def f(x):
-            if x.dim() == 2:
+            for _ in range(2):
                 n = x.size(1)
             return x
         """,

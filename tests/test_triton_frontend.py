@@ -1095,3 +1095,35 @@ def test_a_launch_inside_a_lambda_is_a_located_refusal(tmp_path) -> None:
         assert "`add_kernel` is used here in a way tiletrans does not translate" in str(err.value)
         line = path.read_text().splitlines()[err.value.loc.line - 1]
         assert line[err.value.loc.col :].startswith("add_kernel[grid]")
+
+
+def test_a_kernel_compiled_ahead_to_size_a_persistent_grid_translates(tmp_path: Path):
+    # The fused-softmax tutorial's host: `kernel = softmax_kernel.warmup(...)`, its registers
+    # and shared memory sizing a persistent grid, then `kernel[(num_programs, 1, 1)](...)`.
+    # The translation's persistent loop is a grid over the rows: the compiled kernel's reads
+    # and what only they fed are dropped, with notes. The source needs a GPU to run (its
+    # warmup and device properties); the translation runs here and is a softmax.
+    import importlib.util
+
+    import torch
+
+    src = ROOT / "tests" / "data" / "triton_softmax_occupancy.py"
+    text = translate_file(src, "triton", "helion")
+    host = text[text.index("def softmax(x") :]
+    code = "\n".join(line for line in host.splitlines() if not line.lstrip().startswith("#"))
+    for gone in ("warmup(", "kernel.", "occupancy", "properties", "num_programs", "is_hip"):
+        assert gone not in code, code
+    assert (
+        "tiletrans: dropped `n_regs = kernel.n_regs`: it reads the compiled Triton kernel" in host
+    )
+    assert host.rstrip().endswith("softmax_kernel(y, x)\n    return y".rstrip()), host
+    out = tmp_path / "softmax_occupancy_helion.py"
+    out.write_text(text)
+    from translator.dialects.triton.libdevice_shim import install
+
+    install()  # Helion's code calls libdevice, which the interpreter lacks
+    spec = importlib.util.spec_from_file_location("softmax_occupancy_helion", out)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    x = torch.randn(37, 1001)
+    torch.testing.assert_close(module.softmax(x), torch.softmax(x, dim=-1))

@@ -73,7 +73,19 @@ PURE_METHODS = frozenset(
 )
 #: Attributes of tensors and devices that only read metadata.
 PURE_ATTRIBUTES = frozenset(
-    {"shape", "dtype", "device", "ndim", "itemsize", "type", "index", "multi_processor_count"}
+    {
+        "shape",
+        "dtype",
+        "device",
+        "ndim",
+        "itemsize",
+        "type",
+        "index",
+        "multi_processor_count",
+        # Of a driver target (`get_current_target().backend`, the tutorials' `is_hip()`).
+        "backend",
+        "arch",
+    }
 )
 #: Calls that make a function's locals visible by name: such a function is left alone.
 _INTROSPECTION = frozenset({"locals", "vars", "eval", "exec"})
@@ -637,6 +649,11 @@ class _Analysis:
             if id(stmts[i]) in self.found.remove:
                 continue
             last = i == len(stmts) - 1
+            if last and _assignments_only(stmts[i]):
+                # Kept however dead (a block needs a statement): what it reads stays live, as
+                # `num_warps` does for the tutorial's `occupancy = ... // num_warps`.
+                live = (live - _binds(stmts[i])) | self._r(stmts[i])
+                continue
             live = self._statement(stmts[i], live, record=record and not last, deep=record)
         return live
 
@@ -652,6 +669,11 @@ class _Analysis:
                     self._mark(stmt, (name,))
                 return live
             return (live - {name}) | self._r(stmt)
+        if isinstance(stmt, cst.If) and record and self._dead_branches(stmt, live):
+            # `if is_hip(): occupancy = ... else: occupancy = ...` that only a dropped launch
+            # grid read: the whole statement goes.
+            self._mark(stmt, tuple(sorted(_bound_in(stmt))))
+            return live
         if isinstance(stmt, cst.If) and isinstance(stmt.body, cst.IndentedBlock):
             out = self._r(stmt.test) | self._block(stmt.body.body, live, record=deep)
             orelse = stmt.orelse
@@ -671,6 +693,31 @@ class _Analysis:
             return reads | live | self._block(stmt.body.body, live, record=deep)
         # try/match/class and inline suites: nothing inside is removed.
         return live | self._r(stmt)
+
+    def _dead_branches(self, stmt: cst.If, live: set[str]) -> bool:
+        """Whether ``stmt`` (with its ``elif``/``else``) only binds removable names nothing
+        reads after it, by pure assignments under pure tests."""
+        bound = _bound_in(stmt)
+        if not bound or bound & live or not bound <= self.removable:
+            return False
+        branch: cst.CSTNode | None = stmt
+        while branch is not None:
+            if isinstance(branch, cst.If) and not self.pure(branch.test):
+                return False
+            body = getattr(branch, "body", None)
+            if not isinstance(body, cst.IndentedBlock):
+                return False
+            for inner in body.body:
+                if isinstance(inner, cst.If):
+                    if not self._dead_branches(inner, live):
+                        return False
+                elif not _assignments_only(inner) or not all(
+                    self.pure(small.value)
+                    for small in inner.body  # type: ignore[attr-defined]
+                ):
+                    return False
+            branch = branch.orelse if isinstance(branch, cst.If) else None
+        return True
 
     def _loop(self, stmt: cst.For | cst.While, live: set[str], deep: bool) -> set[str]:
         header = (
@@ -1003,6 +1050,25 @@ def _trailing_comment(stmt: cst.CSTNode) -> cst.Comment | None:
     if isinstance(stmt, cst.FunctionDef) and isinstance(stmt.body, cst.IndentedBlock):
         return stmt.body.header.comment
     return None
+
+
+def _bound_in(stmt: cst.If) -> set[str]:
+    """The names the statements of ``stmt``'s branches bind (``None`` parts aside)."""
+    out: set[str] = set()
+    branch: cst.CSTNode | None = stmt
+    while branch is not None:
+        body = getattr(branch, "body", None)
+        for inner in body.body if isinstance(body, cst.IndentedBlock) else ():
+            out |= _bound_in(inner) if isinstance(inner, cst.If) else _binds(inner)
+        branch = branch.orelse if isinstance(branch, cst.If) else None
+    return out
+
+
+def _assignments_only(stmt: cst.BaseStatement) -> bool:
+    """Whether ``stmt`` is a line of assignments only."""
+    return isinstance(stmt, cst.SimpleStatementLine) and all(
+        isinstance(small, (cst.Assign, cst.AnnAssign)) for small in stmt.body
+    )
 
 
 def _binds(stmt: cst.CSTNode) -> set[str]:

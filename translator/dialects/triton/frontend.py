@@ -712,11 +712,13 @@ class EntryBuilder(HostStatements, HostExpressions, HostTensors):
 
         sub = call.func
         assert isinstance(sub, cst.Subscript)
-        if not isinstance(sub.value, cst.Name) or sub.value.value not in self.info.kernels:
+        name = sub.value.value if isinstance(sub.value, cst.Name) else None
+        name = self.info.warmup_aliases.get(name, name)  # type: ignore[arg-type]
+        if name not in self.info.kernels:
             raise self.error(
                 call, f"`{self.src(sub.value)}` is not a @triton.jit kernel of this file"
             )
-        kernel = self.info.kernels[sub.value.value]
+        kernel = self.info.kernels[name]
         # Each kernel has its own tunables and configs; host facts are shared.
         self.tunables, self.tunable_canon, self.configs = {}, {}, []
         for key in ("pid_type",):

@@ -75,6 +75,8 @@ class ModuleInfo:
     kernels: dict[str, KernelDef] = field(default_factory=dict)
     # Every host function that launches a kernel.
     launch_hosts: list[HostFunction] = field(default_factory=list)
+    # `kernel = softmax_kernel.warmup(...)` then `kernel[grid](...)`: name -> the kernel.
+    warmup_aliases: dict[str, str] = field(default_factory=dict)
     # Module-level statements by the names they bind (for the host plan's removals).
     statements: dict[str, cst.CSTNode] = field(default_factory=dict)
     # Host statements the translation drops (a kernel's `.warmup(...)`), found while reading them.
@@ -102,7 +104,13 @@ def collect_module(info: ModuleInfo) -> None:
                         info.constants[target] = value
     launched: set[str] = set()
     for function in host_functions(info.module, skip=info.jit):
-        names = _launched_names(function.node) & set(info.jit)
+        aliases = {
+            name: kernel
+            for name, kernel in _warmup_aliases(function.node).items()
+            if kernel in info.jit
+        }
+        info.warmup_aliases.update(aliases)
+        names = {aliases.get(n, n) for n in _launched_names(function.node)} & set(info.jit)
         if names:
             launched |= names
             info.launch_hosts.append(function)
@@ -164,6 +172,28 @@ def _launched_names(fn: cst.FunctionDef) -> set[str]:
 
     fn.visit(V())
     return names
+
+
+def _warmup_aliases(fn: cst.FunctionDef) -> dict[str, str]:
+    """Names bound to a kernel's compiled form, ``kernel = softmax_kernel.warmup(...)`` (the
+    fused-softmax tutorial's, launched as ``kernel[grid](...)``): name -> kernel."""
+    found: dict[str, str] = {}
+
+    class V(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            value = node.value
+            if (
+                len(node.targets) == 1
+                and isinstance(node.targets[0].target, cst.Name)
+                and isinstance(value, cst.Call)
+                and isinstance(value.func, cst.Attribute)
+                and value.func.attr.value == "warmup"
+                and isinstance(value.func.value, cst.Name)
+            ):
+                found[node.targets[0].target.value] = value.func.value.value
+
+    fn.visit(V())
+    return found
 
 
 def _kernel_def(fn: cst.FunctionDef, info: ModuleInfo) -> KernelDef:

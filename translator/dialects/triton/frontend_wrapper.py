@@ -98,6 +98,13 @@ def _names_launched(fns) -> set[str]:
             f = node.func
             if isinstance(f, cst.Subscript) and isinstance(f.value, cst.Name):
                 out.add(f.value.value)
+            # `kernel = softmax_kernel.warmup(...)`, launched as `kernel[grid](...)`.
+            if (
+                isinstance(f, cst.Attribute)
+                and f.attr.value == "warmup"
+                and isinstance(f.value, cst.Name)
+            ):
+                out.add(f.value.value)
 
     for fn in fns:
         fn.visit(V())

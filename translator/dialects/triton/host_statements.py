@@ -278,7 +278,14 @@ class HostStatements:
                     small, "unpacking the result of a kernel's warmup is not supported"
                 )
             rest = self.fn.deep_remove(line)
-            if rest is not None and target.value in cst_names_in(rest):
+            if rest is not None and self.compiled_kernel_reads(rest, target.value):
+                # The fused-softmax tutorial: launched as `kernel[grid](...)`, its registers
+                # and shared memory read to size a persistent grid. A translation's persistent
+                # loop is a grid over the rows, so nothing else reads them.
+                self.scope[target.value] = HOpaque(
+                    f"`{target.value}` is the compiled Triton kernel, which the translation has not"
+                )
+            elif rest is not None and target.value in cst_names_in(rest):
                 raise self.error(
                     small,
                     f"`{target.value}`, the compiled kernel `{self.src(value)[:40]}` returns, is "
@@ -297,6 +304,49 @@ class HostStatements:
                 ),
             )
         )
+        return True
+
+    def compiled_kernel_reads(self, body: cst.CSTNode, name: str) -> bool:
+        """Whether ``body`` uses ``name`` (a kernel's compiled form) only to launch it and to
+        read its attributes (``n_regs``, ``metadata.shared``); its method calls as statements
+        (``kernel._init_handles()``, runtime setup) are dropped from the translation."""
+        uses = 0
+        allowed = 0
+        statements: list[cst.SimpleStatementLine] = []
+
+        class V(cst.CSTVisitor):
+            def visit_Name(self, node: cst.Name) -> None:
+                nonlocal uses
+                uses += node.value == name
+
+            def visit_Subscript(self, node: cst.Subscript) -> None:
+                nonlocal allowed
+                allowed += isinstance(node.value, cst.Name) and node.value.value == name
+
+            def visit_Attribute(self, node: cst.Attribute) -> None:
+                nonlocal allowed
+                allowed += isinstance(node.value, cst.Name) and node.value.value == name
+
+            def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+                # `kernel._init_handles()`, `n_regs = kernel.n_regs`: not launches.
+                launches = any(isinstance(c.func, cst.Subscript) for c in _calls_in(node))
+                if not launches and name in cst_names_in(node):
+                    statements.append(node)
+
+        body.visit(V())
+        if not uses or uses != allowed:
+            return False
+        statements.clear()  # the original tree's, which have locations
+        self.fn.visit(V())
+        for line in statements:
+            self.info.host_edits.append(
+                ir.HostEdit(
+                    "remove",
+                    self.locate.span(line),
+                    note=f"tiletrans: dropped `{self.src(line.body[0])}`: it reads the "
+                    "compiled Triton kernel",
+                )
+            )
         return True
 
     def is_runtime_setup(self, node: cst.BaseExpression) -> bool:
@@ -699,3 +749,15 @@ class HostStatements:
             "assert sizes (x.shape[i] == n), shapes (x.shape == y.shape), ranks "
             "(x.dim() == 2) or layouts (x.is_contiguous())",
         )
+
+
+def _calls_in(node: cst.CSTNode) -> list[cst.Call]:
+    """Every call in ``node``."""
+    found: list[cst.Call] = []
+
+    class V(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            found.append(call)
+
+    node.visit(V())
+    return found
