@@ -111,6 +111,11 @@ PUBLIC_API: dict[str, set[str]] = {
         "matmul_residual",
     },
     "helion/rms_norm.py": {"rms_norm", "rms_norm_fwd", "rms_norm_bwd"},
+    "helion/rms_norm_blocked.py": {
+        "rms_norm_blocked",
+        "rms_norm_blocked_fwd",
+        "rms_norm_blocked_bwd",
+    },
     "helion/scaled_add.py": {"axpby", "scaled_add"},
     "helion/dropout.py": {"dropout", "dropout_fwd"},
     "helion/softmax.py": {"softmax", "log_softmax", "softmax_lastdim", "log_softmax_lastdim"},
@@ -719,6 +724,13 @@ def test_helion_matmul_epilogue() -> None:
     torch.testing.assert_close(m.matmul_bias_relu(a, b, bias), torch.relu(a @ b + bias), **close)
     torch.testing.assert_close(m.matmul_gelu(a, b), F.gelu(a @ b, approximate="tanh"), **close)
     torch.testing.assert_close(m.matmul_residual(a, b, res, 0.5), 0.5 * (a @ b) + res, **close)
+
+
+def test_helion_rms_norm_blocked() -> None:
+    # 129 rows: five row blocks of the backward's partials, the last ragged.
+    m = lib("helion/rms_norm_blocked.py")
+    x, w = _leaf(129, 100), _leaf(100)
+    _check_fwd_bwd(m.rms_norm_blocked(x, w, 1e-6), _rms_norm_ref(x, w, 1e-6), (x, w))
 
 
 def test_helion_rms_norm() -> None:

@@ -49,6 +49,14 @@ def inputs(entry: str, device: str, dtype: str) -> tuple | None:
         return rand(M, K), rand(N, K), rand(N)
     if entry == "rms_norm":
         return rand(M, N), rand(N), 1e-6
+    if entry in ("rms_norm_blocked", "rms_norm_blocked_bwd"):
+        # Rows over several of the backward's row blocks (32 by default), the last ragged.
+        rows = 4 * M
+        if entry == "rms_norm_blocked":
+            return rand(rows, N), rand(N), 1e-6
+        x = rand(rows, N)
+        rstd = torch.rsqrt(x.float().pow(2).mean(-1) + 1e-6)
+        return rand(rows, N), x, rand(N), rstd
     if entry in ("softmax", "log_softmax"):  # the Helion ones pass the kernel to a helper
         return (rand(M, N),)
     if entry == "swiglu_backward":

@@ -50,6 +50,9 @@ class EntryScope:
     # config slot, and the IR's tunable says it fits its extent.
     fitted_blocks: dict[str, int] = field(default_factory=dict)
     """Block sizes a bounded ``hl.register_block_size(lo, hi)`` allows (powers of two)."""
+    fixed_blocks: dict[str, int] = field(default_factory=dict)
+    """Registered block sizes host code reads (``cdiv(m, block_m)`` rows of partials) -> the
+    block the translation fixes them at: a plain int on the host, in no config."""
     used_names: set[str] = field(default_factory=set)
     specialized: list[str] = field(default_factory=list)
     constexpr_params: list[str] = field(default_factory=list)

@@ -1,0 +1,136 @@
+"""Styles of the public Helion examples (pytorch/helion ``examples/``) the frontend reads, and the
+ones it refuses with a diagnostic that says what to write instead.
+
+Each accepted style is translated to Triton and run against its source on the CPU
+(``TRITON_INTERPRET=1``) at sizes that reach the style's edge (several row blocks, a ragged
+last one); each refusal is checked for its location, its message and its help.
+"""
+
+from __future__ import annotations
+
+import os
+
+# Kernels run in Triton's interpreter; set it before anything imports triton.
+os.environ["TRITON_INTERPRET"] = "1"
+
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+from translator.api import parse_source, translate_file, translate_source  # noqa: E402
+from translator.diagnostics import TranslationError  # noqa: E402
+from validation.equivalence import check_pair  # noqa: E402
+
+HEADER = "import helion\nimport helion.language as hl\nimport torch\n\n\n"
+
+# rms_norm's backward: dw partials, one row per block of rows, in a buffer the host sizes by the
+# kernel's registered row block.
+PARTIALS = (
+    HEADER
+    + "@helion.kernel({config})\n"
+    + "def col_sums(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:\n"
+    + "    block_m = hl.register_block_size(x.size(0))\n"
+    + "    partial = x.new_empty([helion.cdiv(x.size(0), block_m), *w.shape], "
+    + "dtype=torch.float32)\n"
+    + "    n = hl.specialize(w.size(0))\n"
+    + "    for rows in hl.tile(x.size(0), block_size=block_m):\n"
+    + "        acc = w.new_zeros(n, dtype=torch.float32)\n"
+    + "        for sub in hl.tile(rows.begin, rows.end):\n"
+    + "            acc += (x[sub, :].to(torch.float32) * w[None, :].to(torch.float32)).sum(0)\n"
+    + "        partial[rows.id, :] = acc\n"
+    + "    return partial.sum(0)\n"
+)
+
+
+def _translate(tmp_path: Path, text: str, name: str = "k.py") -> tuple[Path, str]:
+    source = tmp_path / name
+    source.write_text(text)
+    return source, translate_file(source, "helion", "triton")
+
+
+def _assert_equivalent(source: Path, text: str, tmp_path: Path, **sizes: int) -> None:
+    translated = tmp_path / f"{source.stem}_triton.py"
+    translated.write_text(text)
+    report = check_pair(source, translated, dtypes=("float32",), seeds=(0,), sizes=sizes)
+    assert report.passed, report.format_text()
+
+
+def test_a_registered_block_host_code_reads_is_fixed_at_helions_default(tmp_path: Path) -> None:
+    source, text = _translate(tmp_path, PARTIALS.format(config=""))
+    # The host binds the block as a plain int (Helion's default block, no config names one),
+    # sizes the partials by it in plain Python, and the kernel's row tile is that block.
+    assert "was `hl.register_block_size(x.size(0))`: host code sizes" in text
+    assert "    block_m = 32\n" in text
+    assert "[(x.size(0) + block_m - 1) // block_m, *w.shape]" in text
+    assert "import helion" not in text and "helion.cdiv" not in text
+    assert "pid_rows * 32 + tl.arange(0, 32)" in text
+    # The row block is in no config; the loop inside one row block is searched up to it.
+    assert '"BLOCK_M"' not in text and "block_m=" not in text
+    assert '"BLOCK_SIZE_SUB": 32' in text and '"BLOCK_SIZE_SUB": 1024' not in text
+    # 70 rows: three row blocks, the last ragged.
+    _assert_equivalent(source, text, tmp_path, **{"x.size(0)": 70})
+
+
+def test_a_fixed_block_takes_the_first_configs_value_and_drops_configs_of_another(
+    tmp_path: Path,
+) -> None:
+    config = (
+        "configs=[helion.Config(block_sizes=[16, 8], num_warps=2), "
+        "helion.Config(block_sizes=[64, 8], num_warps=8), "
+        "helion.Config(block_sizes=[16, 16], num_warps=4)]"
+    )
+    source, text = _translate(tmp_path, PARTIALS.format(config=config))
+    assert "    block_m = 16\n" in text and "fixed at the first config's block" in text
+    # The config that chose a 64-row block cannot run with the host's buffer: it is dropped.
+    assert "num_warps=8" not in text
+    assert '"BLOCK_SIZE_SUB": 8' in text and '"BLOCK_SIZE_SUB": 16' in text
+    _assert_equivalent(source, text, tmp_path, **{"x.size(0)": 70})
+
+
+def test_a_registered_block_only_the_loops_read_stays_tuned() -> None:
+    text = translate_source(
+        HEADER
+        + "@helion.kernel()\n"
+        + "def double(x: torch.Tensor) -> torch.Tensor:\n"
+        + "    block_m = hl.register_block_size(x.size(0))\n"
+        + "    out = torch.empty_like(x)\n"
+        + "    for tile in hl.tile(x.size(0), block_size=block_m):\n"
+        + "        out[tile] = x[tile] * 2.0\n"
+        + "    return out\n",
+        "k.py",
+        "helion",
+        "triton",
+    )
+    assert "block_m = 32" not in text and "BLOCK_M: tl.constexpr" in text
+
+
+def test_a_spliced_shape_of_a_tensor_no_statement_ranks_is_refused() -> None:
+    text = PARTIALS.format(config="").replace("w[None, :]", "w")
+    with pytest.raises(TranslationError) as err:
+        parse_source(text, "k.py", "helion")
+    assert "splices in the shape of `w`, whose rank nothing before it states" in err.value.message
+    assert "n, = w.shape" in (err.value.hint or "")
+    assert err.value.loc is not None
+    line = text.splitlines()[err.value.loc.line - 1]
+    assert line[err.value.loc.col :].startswith("*w.shape")
+
+
+def test_new_zeros_of_a_host_tensor_in_device_code_is_a_tile_of_its_dtype(
+    tmp_path: Path,
+) -> None:
+    # `w.new_zeros(n)` without dtype= takes w's dtype; `new_full` its fill.
+    source, text = _translate(
+        tmp_path,
+        HEADER
+        + "@helion.kernel()\n"
+        + "def fill(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:\n"
+        + "    m, n = x.size()\n"
+        + "    n = hl.specialize(n)\n"
+        + "    out = torch.empty_like(x)\n"
+        + "    for tile_m in hl.tile(m):\n"
+        + "        base = w.new_full([tile_m, n], 0.5) + w.new_zeros([tile_m, n])\n"
+        + "        out[tile_m, :] = x[tile_m, :] + base * w[None, :]\n"
+        + "    return out\n",
+    )
+    assert "tl.full((BLOCK_SIZE_M, BLOCK_N), 0.5, dtype=w_ptr.dtype.element_ty)" in text
+    _assert_equivalent(source, text, tmp_path)
