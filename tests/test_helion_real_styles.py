@@ -134,3 +134,87 @@ def test_new_zeros_of_a_host_tensor_in_device_code_is_a_tile_of_its_dtype(
     )
     assert "tl.full((BLOCK_SIZE_M, BLOCK_N), 0.5, dtype=w_ptr.dtype.element_ty)" in text
     _assert_equivalent(source, text, tmp_path)
+
+
+# Helion's KL divergence: the loss buffer the host allocates by the reduction mode.
+KL_DIV = (
+    HEADER
+    + "@helion.kernel()\n"
+    + "def kl(y: torch.Tensor, t: torch.Tensor, reduction: str = 'none') -> torch.Tensor:\n"
+    + "    bt, v = y.shape\n"
+    + "    if reduction == 'none':\n"
+    + "        loss = torch.zeros_like(y)\n"
+    + "    else:\n"
+    + "        loss = torch.zeros({rows}, dtype=torch.float32, device=y.device)\n"
+    + "    for tile_bt in hl.tile(bt):\n"
+    + "        acc = hl.zeros([tile_bt], dtype=torch.float32)\n"
+    + "        for tile_v in hl.tile(v):\n"
+    + "            term = t[tile_bt, tile_v] * (torch.log(t[tile_bt, tile_v]) - y[tile_bt, tile_v])\n"
+    + "            if reduction == 'none':\n"
+    + "                loss[tile_bt, tile_v] = term\n"
+    + "            else:\n"
+    + "                acc += term.sum(-1)\n"
+    + "        if reduction != 'none':\n"
+    + "            {row_store} = acc\n"
+    + "    return loss\n"
+)
+
+
+def test_a_buffer_allocated_with_two_ranks_by_host_branches_is_refused_at_the_store() -> None:
+    text = KL_DIV.format(rows="(bt,)", row_store="loss[tile_bt]")
+    with pytest.raises(TranslationError) as err:
+        parse_source(text, "k.py", "helion")
+    assert "`loss` is allocated 1-d or 2-d by the branches of the host statement at line 9" in (
+        err.value.message
+    )
+    assert "`torch.zeros((m, 1), ...)`" in (err.value.hint or "")
+    assert "`out[tile_m, 0] = ...`" in (err.value.hint or "")
+    assert err.value.loc is not None
+    line = text.splitlines()[err.value.loc.line - 1]
+    assert line.strip() == "loss[tile_bt, tile_v] = term"
+
+
+def test_a_buffer_allocated_with_one_rank_by_host_branches_is_carried(tmp_path: Path) -> None:
+    # What the refusal says to write: a column per row, stored at column 0.
+    source, text = _translate(tmp_path, KL_DIV.format(rows="(bt, 1)", row_store="loss[tile_bt, 0]"))
+    assert "    if reduction == 'none':\n        loss = torch.zeros_like(y)\n" in text
+    assert "reduction: tl.constexpr" in text
+    _assert_equivalent(source, text, tmp_path)
+    _assert_equivalent(source, text.replace("'none'", "'sum'", 1), tmp_path)
+
+
+def test_a_name_one_branch_binds_says_where_when_read_later() -> None:
+    body = (
+        HEADER
+        + "@helion.kernel()\n"
+        + "def f(x: torch.Tensor, flag: hl.constexpr) -> torch.Tensor:\n"
+        + "    out = torch.empty_like(x)\n"
+        + "    for tile in hl.tile(x.size(0)):\n"
+        + "        v = x[tile]\n"
+        + "{branches}"
+        + "        out[tile] = v * scale\n"
+        + "    return out\n"
+    )
+    one_side = "        if flag:\n            scale = torch.exp(v)\n"
+    two_types = (
+        "        if flag == 1:\n            scale = 2\n"
+        "        elif flag == 2:\n            scale = x.size(0)\n"
+        "        else:\n            scale = 1.5\n"
+    )
+    for branches, why, test in (
+        (one_side, "is bound on one side of `if flag:` (line {}) only", "if flag:"),
+        (
+            two_types,
+            "is bound to an int32 scalar and a float32 scalar by the two sides of "
+            "`if flag == 2:` (line {})",
+            "elif flag == 2:",
+        ),
+    ):
+        text = body.format(branches=branches)
+        why = why.format(text.splitlines().index(f"        {test}") + 1)
+        with pytest.raises(TranslationError) as err:
+            parse_source(text, "k.py", "helion")
+        assert f"`scale` {why}, so it has no one value here" in err.value.message
+        assert "bind `scale` to one type on every path" in (err.value.hint or "")
+        assert err.value.loc is not None
+        assert text.splitlines()[err.value.loc.line - 1][err.value.loc.col :].startswith("scale")

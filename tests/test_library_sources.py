@@ -111,6 +111,12 @@ PUBLIC_API: dict[str, set[str]] = {
         "matmul_residual",
     },
     "helion/rms_norm.py": {"rms_norm", "rms_norm_fwd", "rms_norm_bwd"},
+    "helion/kl_div_rows.py": {
+        "kl_div_rows_fwd",
+        "kl_div_rows_bwd",
+        "kl_div_elementwise",
+        "kl_div_batchmean",
+    },
     "helion/rms_norm_blocked.py": {
         "rms_norm_blocked",
         "rms_norm_blocked_fwd",
@@ -724,6 +730,15 @@ def test_helion_matmul_epilogue() -> None:
     torch.testing.assert_close(m.matmul_bias_relu(a, b, bias), torch.relu(a @ b + bias), **close)
     torch.testing.assert_close(m.matmul_gelu(a, b), F.gelu(a @ b, approximate="tanh"), **close)
     torch.testing.assert_close(m.matmul_residual(a, b, res, 0.5), 0.5 * (a @ b) + res, **close)
+
+
+def test_helion_kl_div_rows() -> None:
+    m = lib("helion/kl_div_rows.py")
+    y_pred = torch.log_softmax(torch.randn(6, 37), -1).requires_grad_()
+    y_true = torch.softmax(torch.randn(6, 37), -1)
+    for fn, reduction in ((m.kl_div_elementwise, "none"), (m.kl_div_batchmean, "batchmean")):
+        want = F.kl_div(y_pred, y_true, reduction=reduction)
+        _check_fwd_bwd(fn(y_pred, y_true), want, (y_pred,))
 
 
 def test_helion_rms_norm_blocked() -> None:

@@ -60,6 +60,7 @@ CUTILE_NOT_RUN = {
     # The cuTile frontend does not read a `str` kernel parameter or string constants back
     # (`ACTIVATION: str`, `ACTIVATION == "gelu"`), and its oracle runs the golden as IR.
     "triton/matmul_activation.py",
+    "helion/kl_div_rows.py",
     # The cuTile frontend, which its oracle reads the golden with, does not read back a grid
     # over a fixed block (`rows = ct.bid(0)` stepping `rows * 32`): "indexes no tile".
     "helion/rms_norm_blocked.py",

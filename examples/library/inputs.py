@@ -57,6 +57,9 @@ def inputs(entry: str, device: str, dtype: str) -> tuple | None:
         x = rand(rows, N)
         rstd = torch.rsqrt(x.float().pow(2).mean(-1) + 1e-6)
         return rand(rows, N), x, rand(N), rstd
+    if entry == "kl_div_rows_bwd":
+        # The upstream gradient of a reduced loss: one value, expanded on the host.
+        return torch.tensor(0.5, device=device), rand(M, N), "batchmean"
     if entry in ("softmax", "log_softmax"):  # the Helion ones pass the kernel to a helper
         return (rand(M, N),)
     if entry == "swiglu_backward":
