@@ -19,6 +19,7 @@ import pytest  # noqa: E402
 
 from translator.api import parse_source, translate_file, translate_source  # noqa: E402
 from translator.diagnostics import TranslationError  # noqa: E402
+from translator.ir import nodes as ir  # noqa: E402
 from validation.equivalence import check_pair  # noqa: E402
 
 HEADER = "import helion\nimport helion.language as hl\nimport torch\n\n\n"
@@ -218,3 +219,36 @@ def test_a_name_one_branch_binds_says_where_when_read_later() -> None:
         assert "bind `scale` to one type on every path" in (err.value.hint or "")
         assert err.value.loc is not None
         assert text.splitlines()[err.value.loc.line - 1][err.value.loc.col :].startswith("scale")
+
+
+def _alloc_of(text: str, name: str) -> ir.Alloc:
+    from translator.ir.visit import walk_stmts
+
+    module = parse_source(text, "k.py", "helion")
+    (entry,) = module.entries
+    return next(s for s in walk_stmts(entry.body) if isinstance(s, ir.Alloc) and s.target == name)
+
+
+def test_an_allocation_by_a_whole_shape_is_shaped_like_that_tensor() -> None:
+    # Helion's add example: `torch.empty(x.shape, ...)` of a broadcast `x` has x's shape, however
+    # many dims; it was read as a 1-d buffer of one size that no target could spell.
+    body = (
+        HEADER
+        + "@helion.kernel()\n"
+        + "def add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:\n"
+        + "{unpack}"
+        + "    out = torch.empty(x.shape, dtype=torch.promote_types(x.dtype, y.dtype), "
+        + "device=x.device)\n"
+        + "    for tile in hl.tile(out.size()):\n"
+        + "        out[tile] = x[tile] + y[tile]\n"
+        + "    return out\n"
+    )
+    unknown = _alloc_of(body.format(unpack=""), "out")
+    assert unknown.shape is None and unknown.like == "x"
+    with pytest.raises(TranslationError) as err:
+        parse_source(body.format(unpack="    m, n = x.shape\n"), "k.py", "helion")
+    # Of a 2-d `x`, the sizes are x's: the one loop target is then refused, saying what to bind.
+    assert "`out` is 2-d, so hl.tile(out.size()) yields 2 tiles, but the loop binds 1" in (
+        err.value.message
+    )
+    assert "for tile_0, tile_1 in" in (err.value.hint or "")

@@ -111,6 +111,7 @@ PUBLIC_API: dict[str, set[str]] = {
         "matmul_residual",
     },
     "helion/rms_norm.py": {"rms_norm", "rms_norm_fwd", "rms_norm_bwd"},
+    "helion/broadcast_add.py": {"broadcast_add", "scaled_sum"},
     "helion/kl_div_rows.py": {
         "kl_div_rows_fwd",
         "kl_div_rows_bwd",
@@ -730,6 +731,16 @@ def test_helion_matmul_epilogue() -> None:
     torch.testing.assert_close(m.matmul_bias_relu(a, b, bias), torch.relu(a @ b + bias), **close)
     torch.testing.assert_close(m.matmul_gelu(a, b), F.gelu(a @ b, approximate="tanh"), **close)
     torch.testing.assert_close(m.matmul_residual(a, b, res, 0.5), 0.5 * (a @ b) + res, **close)
+
+
+def test_helion_broadcast_add() -> None:
+    m = lib("helion/broadcast_add.py")
+    x, y = torch.randn(5, 37), torch.randn(37, dtype=torch.float64)
+    got = m.broadcast_add(x, y)
+    assert got.dtype == torch.float64
+    torch.testing.assert_close(got, x + y)
+    a, b = torch.randn(2, 3, 7), torch.randn(2, 3, 7)
+    torch.testing.assert_close(m.scaled_sum(a, b, 0.5), a + 0.5 * b)
 
 
 def test_helion_kl_div_rows() -> None:

@@ -57,6 +57,11 @@ def inputs(entry: str, device: str, dtype: str) -> tuple | None:
         x = rand(rows, N)
         rstd = torch.rsqrt(x.float().pow(2).mean(-1) + 1e-6)
         return rand(rows, N), x, rand(N), rstd
+    if entry == "broadcast_add":
+        # A row vector broadcast over the rows of a matrix.
+        return rand(M, N), rand(N)
+    if entry == "scaled_sum":
+        return rand(3, M, 5), rand(3, M, 5), 0.5
     if entry == "kl_div_rows_bwd":
         # The upstream gradient of a reduced loss: one value, expanded on the host.
         return torch.tensor(0.5, device=device), rand(M, N), "batchmean"

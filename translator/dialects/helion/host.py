@@ -469,7 +469,21 @@ class HostReader:
             if dtype == ir.DTypeOf(like.value):
                 dtype = self._dtype_of_tensor(like.value)
             return ir.Alloc(name, None, like.value, dtype, like.value, call.fill)
-        sizes = self._alloc_sizes(value, call.shape)
+        whole = _shape_source(call.shape[0]) if len(call.shape) == 1 else None
+        if whole is not None and self.scope.is_tensor(whole) and self.scope.rank(whole) is None:
+            # `torch.empty(x.shape, dtype=...)` of an `x` of unknown rank: shaped like `x`.
+            dtype = (
+                self._alloc_dtype(call.dtype, name)
+                if call.dtype is not None
+                else self._dtype_of_tensor(whole)
+            )
+            return ir.Alloc(name, None, whole, dtype, whole, call.fill)
+        if whole is not None and self.scope.is_tensor(whole):
+            sizes: list[cst.BaseExpression] | None = [
+                _size_call(whole, d) for d in range(self.scope.rank(whole) or 0)
+            ]
+        else:
+            sizes = self._alloc_sizes(value, call.shape)
         if sizes is None:
             return None  # a shape that splices in a tensor's shape of unknown rank: carried
         shape = tuple(self.build.expr(s) for s in sizes)
