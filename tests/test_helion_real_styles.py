@@ -252,3 +252,32 @@ def test_an_allocation_by_a_whole_shape_is_shaped_like_that_tensor() -> None:
         err.value.message
     )
     assert "for tile_0, tile_1 in" in (err.value.hint or "")
+
+
+def test_a_jagged_tile_loop_is_refused_with_the_dense_loop_that_computes_the_same() -> None:
+    # Helion's jagged_mean: `hl.jagged_tile(counts)` masks stores too, which the IR cannot; the
+    # help spells the dense loop (examples/library/helion/jagged_features.py is that form).
+    text = (
+        HEADER
+        + "@helion.kernel()\n"
+        + "def f(x: torch.Tensor, counts: torch.Tensor) -> torch.Tensor:\n"
+        + "    out = torch.zeros_like(x)\n"
+        + "    for tile_b in hl.tile(x.size(0)):\n"
+        + "        n = counts[tile_b]\n"
+        + "        for tile_m in hl.jagged_tile(n):\n"
+        + "            out[tile_b, tile_m] = x[tile_b, tile_m] * 2.0\n"
+        + "    return out\n"
+    )
+    with pytest.raises(TranslationError) as err:
+        parse_source(text, "k.py", "helion")
+    assert "hl.jagged_tile(n) (a loop to `n.amax()` whose every load and store" in (
+        err.value.message
+    )
+    assert "the IR masks loads by a predicate, but not stores" in err.value.message
+    hint = err.value.hint or ""
+    assert "`for tile_m in hl.tile(n.amax()):`" in hint
+    assert "`mask = tile_m.index[None, :] < n[:, None]`" in hint
+    assert "`torch.where(mask, v, 0)` into a zeroed output" in hint
+    assert err.value.loc is not None
+    line = text.splitlines()[err.value.loc.line - 1]
+    assert line[err.value.loc.col :].startswith("hl.jagged_tile(n)")

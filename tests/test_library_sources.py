@@ -112,6 +112,7 @@ PUBLIC_API: dict[str, set[str]] = {
     },
     "helion/rms_norm.py": {"rms_norm", "rms_norm_fwd", "rms_norm_bwd"},
     "helion/broadcast_add.py": {"broadcast_add", "scaled_sum"},
+    "helion/jagged_features.py": {"jagged_feature_mean"},
     "helion/kl_div_rows.py": {
         "kl_div_rows_fwd",
         "kl_div_rows_bwd",
@@ -741,6 +742,19 @@ def test_helion_broadcast_add() -> None:
     torch.testing.assert_close(got, x + y)
     a, b = torch.randn(2, 3, 7), torch.randn(2, 3, 7)
     torch.testing.assert_close(m.scaled_sum(a, b, 0.5), a + 0.5 * b)
+
+
+def test_helion_jagged_feature_mean() -> None:
+    m = lib("helion/jagged_features.py")
+    lengths, counts = torch.tensor([3, 0, 40, 2]), torch.tensor([1, 5, 37, 20])
+    offsets = torch.cat([torch.zeros(1, dtype=torch.int64), lengths.cumsum(0)])
+    values = torch.randn(int(lengths.sum()), 37)
+    want = torch.zeros(4, 37)
+    for b in range(4):
+        rows = values[offsets[b] : offsets[b + 1], : counts[b]]
+        if len(rows):
+            want[b, : counts[b]] = rows.mean(0)
+    torch.testing.assert_close(m.jagged_feature_mean(values, offsets, counts, 37), want)
 
 
 def test_helion_kl_div_rows() -> None:

@@ -172,6 +172,13 @@ def inputs(entry: str, device: str, dtype: str) -> tuple | None:
         )
         offsets = torch.cat([torch.zeros(1, dtype=torch.int64), lengths.cumsum(0)])
         return rand(int(lengths.sum()), N), offsets.to(device)
+    if entry == "jagged_feature_mean":
+        # Seven sequences of 3, 0, 40, 1, 7, 2 and 5 rows of N features, each keeping 1 to N
+        # of them (one all of them).
+        lengths = torch.tensor([3, 0, 40, 1, 7, 2, 5])
+        offsets = torch.cat([torch.zeros(1, dtype=torch.int64), lengths.cumsum(0)])
+        counts = torch.tensor([1, 5, N, 12, N - 1, 3, 30])
+        return rand(int(lengths.sum()), N), offsets.to(device), counts.to(device), N
     if entry in ("moe_grouped_matmul", "moe_grouped_matmul_from_counts", "moe_grouped_gemm"):
         # Five experts given 5, 0, 37, 1 and 20 tokens (one without any, one of several row
         # tiles) of K features, each with a [K, N] weight; offsets in int64 for the Helion

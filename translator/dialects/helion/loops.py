@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from translator.diagnostics import TranslationError
 from translator.dialects.cst_utils import (
     call_args,
     literal_or_none,
@@ -79,14 +80,7 @@ class LoopReader:
         fn = resolve(it.func, self.aliases) if isinstance(it, cst.Call) else None
         lang = self.grammar["frontend"]["language"]
         if fn == "helion.language.jagged_tile":
-            raise self.error(
-                it,
-                "hl.jagged_tile (a loop whose length differs per lane) is not read",
-                "loop over each row's own range, `for t in hl.tile(start, end)` inside "
-                "`for b in hl.grid(n)` (start and end loaded from the offsets), or over the "
-                "longest row with hl.tile(max_len) and mask: torch.where(t.index[None, :] < "
-                "lengths[:, None], x[...], 0)",
-            )
+            raise self._jagged_tile(node, it)
         if fn not in (lang["tile"], lang["grid"]):
             what = "kernel loops" if top_level else "device loops"
             raise self.error(
@@ -154,6 +148,26 @@ class LoopReader:
             tiles.append(ir.TileVar(target, extent, block, begin))
             self.scope.used_names.add(target)
         return tuple(tiles)
+
+    def _jagged_tile(self, node: cst.For, it: cst.BaseExpression) -> TranslationError:
+        """``for t in hl.jagged_tile(ends)``: Helion loops to ``ends.amax()`` and masks every
+        load *and store* in the body by ``t.index < ends`` per lane of the parent tile. The IR
+        masks loads by a predicate, not stores, so the loop is refused with the dense form
+        that computes the same."""
+        args, _ = call_args(it) if isinstance(it, cst.Call) else ([], {})
+        ends = source_of(args[0]) if len(args) == 1 else "ends"
+        target = source_of(node.target)
+        return self.error(
+            it,
+            f"hl.jagged_tile({ends}) (a loop to `{ends}.amax()` whose every load and store "
+            f"Helion masks by `{target}.index < {ends}` per lane) is not read: the IR masks "
+            "loads by a predicate, but not stores",
+            f"write the dense loop: `for {target} in hl.tile({ends}.amax()):` with "
+            f"`mask = {target}.index[None, :] < {ends}[:, None]`, loads as "
+            "`hl.load(x, [...], extra_mask=mask)`, and stores of `torch.where(mask, v, 0)` "
+            "into a zeroed output (or loop over each row's own range, `hl.tile(start, end)` "
+            "inside `hl.grid(n)`)",
+        )
 
     def _bound_by_span(self, tunable: str, begin: ir.Expr | None, extent: ir.Expr) -> None:
         """``hl.tile(outer.begin, outer.end)`` within a tile of a fixed block: the inner loop
