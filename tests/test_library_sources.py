@@ -111,6 +111,7 @@ PUBLIC_API: dict[str, set[str]] = {
         "matmul_residual",
     },
     "helion/rms_norm.py": {"rms_norm", "rms_norm_fwd", "rms_norm_bwd"},
+    "helion/addmm_closure.py": {"gemm", "addmm"},
     "helion/broadcast_add.py": {"broadcast_add", "scaled_sum"},
     "helion/jagged_features.py": {"jagged_feature_mean"},
     "helion/kl_div_rows.py": {
@@ -732,6 +733,13 @@ def test_helion_matmul_epilogue() -> None:
     torch.testing.assert_close(m.matmul_bias_relu(a, b, bias), torch.relu(a @ b + bias), **close)
     torch.testing.assert_close(m.matmul_gelu(a, b), F.gelu(a @ b, approximate="tanh"), **close)
     torch.testing.assert_close(m.matmul_residual(a, b, res, 0.5), 0.5 * (a @ b) + res, **close)
+
+
+def test_helion_addmm_closure() -> None:
+    m = lib("helion/addmm_closure.py")
+    bias, x, w = _leaf(45), _leaf(17, 37), _leaf(37, 45)
+    want = torch.addmm(bias, x, w, beta=2.0, alpha=0.5)
+    _check_fwd_bwd(m.addmm(bias, x, w, 0.5, 2.0), want, (bias, x, w))
 
 
 def test_helion_broadcast_add() -> None:

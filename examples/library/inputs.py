@@ -57,6 +57,8 @@ def inputs(entry: str, device: str, dtype: str) -> tuple | None:
         x = rand(rows, N)
         rstd = torch.rsqrt(x.float().pow(2).mean(-1) + 1e-6)
         return rand(rows, N), x, rand(N), rstd
+    if entry == "addmm":
+        return rand(N), rand(M, K), rand(K, N), 0.5, 2.0
     if entry == "broadcast_add":
         # A row vector broadcast over the rows of a matrix.
         return rand(M, N), rand(N)

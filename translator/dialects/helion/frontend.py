@@ -67,6 +67,7 @@ def parse(source: str, path: str) -> ir.Module:
 
     # Kernels that take an epilogue are specialised per call site first (epilogues.py); the
     # rest of the frontend reads the rewritten text, and locations are moved back into `source`.
+    _refuse_redefined_kernels(source, path, grammar)
     spec = specialise(source, path, is_kernel)
     if spec is None:
         return _parse(source, path)
@@ -83,6 +84,34 @@ def parse(source: str, path: str) -> ir.Module:
     )
     digest = hashlib.sha256(source.encode()).hexdigest()
     return dataclasses.replace(module, entries=entries, source_hash=digest)
+
+
+def _refuse_redefined_kernels(source: str, path: str, grammar: dict) -> None:
+    """A kernel function defined twice at module level (Helion's matmul example defines
+    ``matmul_bwd`` twice): Python keeps the second, but calls made between the two run the
+    first, so neither can stand for the name; it is refused at the second definition."""
+    if source.count("def ") < 2:
+        return
+    try:
+        wrapper = parse_source(source, path)
+    except TranslationError:
+        return  # the ordinary parse reports the syntax error
+    module, locate = wrapper.module, Locator(wrapper, path)
+    aliases = import_aliases(module)
+    seen: dict[str, cst.FunctionDef] = {}
+    for stmt in module.body:
+        if not (isinstance(stmt, cst.FunctionDef) and kernel_decorator(stmt, aliases, grammar)):
+            continue
+        name = stmt.name.value
+        if name in seen:
+            first = locate(seen[name])
+            raise TranslationError(
+                f"kernel `{name}` is defined twice (first at line {first.line if first else '?'})"
+                ": the second replaces the first, and tiletrans translates each kernel once",
+                locate(stmt.name),
+                "delete the definition no caller should run, or give the two different names",
+            )
+        seen[name] = stmt
 
 
 def _parse(source: str, path: str, kernel_notes: dict[str, str] | None = None) -> ir.Module:
