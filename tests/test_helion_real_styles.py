@@ -281,3 +281,24 @@ def test_a_jagged_tile_loop_is_refused_with_the_dense_loop_that_computes_the_sam
     assert err.value.loc is not None
     line = text.splitlines()[err.value.loc.line - 1]
     assert line[err.value.loc.col :].startswith("hl.jagged_tile(n)")
+
+
+def test_a_scalar_named_like_a_tensors_tilelang_shape_is_refused_for_tilelang() -> None:
+    # Helion's rms_norm binds `weight_shape = hl.specialize(weight.size(0))` beside the tensor
+    # `weight`, whose TileLang kernel takes `weight_shape` for its shape: a duplicate argument.
+    text = (
+        HEADER
+        + "@helion.kernel()\n"
+        + "def scale(x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:\n"
+        + "    m, n = x.size()\n"
+        + "    weight_shape = hl.specialize(weight.size(0))\n"
+        + "    out = torch.empty_like(x)\n"
+        + "    for tile_m in hl.tile(m):\n"
+        + "        out[tile_m, :] = x[tile_m, :] * weight[None, :] + weight_shape\n"
+        + "    return out\n"
+    )
+    with pytest.raises(TranslationError) as err:
+        translate_source(text, "k.py", "helion", "tilelang")
+    assert "has parameters `weight_shape`, which the TileLang module needs" in err.value.message
+    assert err.value.hint == "rename the parameter in the source"
+    assert "def _scale_kernel(" in translate_source(text, "k.py", "helion", "triton")
