@@ -1740,8 +1740,10 @@ def test_helion_jit_is_a_kernel_and_other_kernel_forms_are_refused_where_they_ar
             "        for tile_k in hl.jagged_tile(x.size(1)):\n"
             "            out[tile_b, tile_k] = x[tile_b, tile_k]\n",
             "hl.jagged_tile(",
-            "hl.jagged_tile (a loop whose length differs per lane) is not read",
-            "hl.tile(start, end)",
+            "hl.jagged_tile(x.size(1)) (a loop to `x.size(1).amax()` whose every load and store "
+            "Helion masks by `tile_k.index < x.size(1)` per lane) is not read",
+            "`for tile_k in hl.tile(x.size(1).amax()):` with "
+            "`mask = tile_k.index[None, :] < x.size(1)[:, None]`",
         ),
         (
             "    m, n = x.size()\n"

@@ -94,3 +94,62 @@ def test_an_epilogue_reading_an_unannotated_local_is_refused() -> None:
         err.message
     )
     assert err.loc.line == _line_of(source, "lambda acc, tile: torch.relu(")
+
+
+CLOSURE = (ROOT / "examples/library/helion/addmm_closure.py").read_text()
+CLOSURE_PATH = "examples/library/helion/addmm_closure.py"
+
+
+def test_an_epilogue_the_caller_defines_is_inlined_with_its_closure() -> None:
+    # Helion's addmm: `def addmm_epilogue(acc, tile)` inside the Function's forward, reading
+    # the forward's scalars and a local broadcast of the bias.
+    out = translate_source(CLOSURE, CLOSURE_PATH, "helion", "triton")
+    assert "def _gemm_scale_and_add_bias_kernel(" in out
+    # Its closure in the caller's order: the local tensor first, then the parameters.
+    assert "out = _gemm_scale_and_add_bias(x, w, bias_2d, alpha, beta)" in out
+    assert "    bias_2d: torch.Tensor,\n    alpha: float,\n    beta: float,\n" in out
+    assert "scaled = alpha * acc" in out
+
+
+def test_a_local_epilogue_bound_twice_is_refused() -> None:
+    source = CLOSURE.replace(
+        "        out = gemm(x, w, scale_and_add_bias)\n",
+        "        scale_and_add_bias = None\n        out = gemm(x, w, scale_and_add_bias)\n",
+    )
+    with pytest.raises(TranslationError) as info:
+        translate_source(source, CLOSURE_PATH, "helion", "triton")
+    assert "the epilogue passed to kernel `gemm` is `scale_and_add_bias`" in info.value.message
+    assert info.value.loc is not None
+    assert info.value.loc.line == _line_of(source, "out = gemm(x, w, scale_and_add_bias)")
+
+
+def test_an_epilogue_reading_a_local_of_unknown_type_says_so() -> None:
+    source = CLOSURE.replace(
+        "bias_2d = torch.broadcast_to(bias, [m, n])", "bias_2d = bias.expand(m, n)"
+    )
+    err = _refusal(source)
+    assert "reads `bias_2d`, a local of `forward` whose type tiletrans does not know" in (
+        err.message
+    )
+
+
+def test_a_kernel_defined_twice_keeps_the_second_unless_the_first_runs() -> None:
+    # Helion's matmul example defines `matmul_bwd` twice; Python keeps the second, so the first
+    # is dead code the translation drops, with a note where it was.
+    kernel = CLOSURE[CLOSURE.index("@helion.kernel") : CLOSURE.index("class AddMM")]
+    source = CLOSURE + "\n\n" + kernel.replace("tile by tile", "tile by tile, again")
+    out = translate_source(source, CLOSURE_PATH, "helion", "triton")
+    assert "# tiletrans: dropped a first `gemm`, which the one below replaces" in out
+    assert out.count("def gemm(") == 1 and "tile by tile, again" in out
+    # A module-level read between the two runs the first: neither can stand for the name.
+    read = CLOSURE.replace("class AddMM(", "PLAIN_GEMM = gemm\n\n\nclass AddMM(") + "\n\n" + kernel
+    with pytest.raises(TranslationError) as info:
+        translate_source(read, CLOSURE_PATH, "helion", "triton")
+    first = _line_of(read, "def gemm(")
+    assert info.value.message == (
+        f"kernel `gemm` is defined twice (first at line {first}), and the module reads the "
+        "name between the two: that read runs the first, later calls the second"
+    )
+    assert info.value.loc is not None and info.value.loc.line > first
+    assert read.splitlines()[info.value.loc.line - 1].startswith("def gemm(")
+    assert "give the two different names" in (info.value.hint or "")

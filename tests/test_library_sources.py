@@ -113,6 +113,20 @@ PUBLIC_API: dict[str, set[str]] = {
         "matmul_residual",
     },
     "helion/rms_norm.py": {"rms_norm", "rms_norm_fwd", "rms_norm_bwd"},
+    "helion/addmm_closure.py": {"gemm", "addmm"},
+    "helion/broadcast_add.py": {"broadcast_add", "scaled_sum"},
+    "helion/jagged_features.py": {"jagged_feature_mean"},
+    "helion/kl_div_rows.py": {
+        "kl_div_rows_fwd",
+        "kl_div_rows_bwd",
+        "kl_div_elementwise",
+        "kl_div_batchmean",
+    },
+    "helion/rms_norm_blocked.py": {
+        "rms_norm_blocked",
+        "rms_norm_blocked_fwd",
+        "rms_norm_blocked_bwd",
+    },
     "helion/scaled_add.py": {"axpby", "scaled_add"},
     "helion/dropout.py": {"dropout", "dropout_fwd"},
     "helion/softmax.py": {"softmax", "log_softmax", "softmax_lastdim", "log_softmax_lastdim"},
@@ -729,6 +743,52 @@ def test_helion_matmul_epilogue() -> None:
     torch.testing.assert_close(m.matmul_bias_relu(a, b, bias), torch.relu(a @ b + bias), **close)
     torch.testing.assert_close(m.matmul_gelu(a, b), F.gelu(a @ b, approximate="tanh"), **close)
     torch.testing.assert_close(m.matmul_residual(a, b, res, 0.5), 0.5 * (a @ b) + res, **close)
+
+
+def test_helion_addmm_closure() -> None:
+    m = lib("helion/addmm_closure.py")
+    bias, x, w = _leaf(45), _leaf(17, 37), _leaf(37, 45)
+    want = torch.addmm(bias, x, w, beta=2.0, alpha=0.5)
+    _check_fwd_bwd(m.addmm(bias, x, w, 0.5, 2.0), want, (bias, x, w))
+
+
+def test_helion_broadcast_add() -> None:
+    m = lib("helion/broadcast_add.py")
+    x, y = torch.randn(5, 37), torch.randn(37, dtype=torch.float64)
+    got = m.broadcast_add(x, y)
+    assert got.dtype == torch.float64
+    torch.testing.assert_close(got, x + y)
+    a, b = torch.randn(2, 3, 7), torch.randn(2, 3, 7)
+    torch.testing.assert_close(m.scaled_sum(a, b, 0.5), a + 0.5 * b)
+
+
+def test_helion_jagged_feature_mean() -> None:
+    m = lib("helion/jagged_features.py")
+    lengths, counts = torch.tensor([3, 0, 40, 2]), torch.tensor([1, 5, 37, 20])
+    offsets = torch.cat([torch.zeros(1, dtype=torch.int64), lengths.cumsum(0)])
+    values = torch.randn(int(lengths.sum()), 37)
+    want = torch.zeros(4, 37)
+    for b in range(4):
+        rows = values[offsets[b] : offsets[b + 1], : counts[b]]
+        if len(rows):
+            want[b, : counts[b]] = rows.mean(0)
+    torch.testing.assert_close(m.jagged_feature_mean(values, offsets, counts, 37), want)
+
+
+def test_helion_kl_div_rows() -> None:
+    m = lib("helion/kl_div_rows.py")
+    y_pred = torch.log_softmax(torch.randn(6, 37), -1).requires_grad_()
+    y_true = torch.softmax(torch.randn(6, 37), -1)
+    for fn, reduction in ((m.kl_div_elementwise, "none"), (m.kl_div_batchmean, "batchmean")):
+        want = F.kl_div(y_pred, y_true, reduction=reduction)
+        _check_fwd_bwd(fn(y_pred, y_true), want, (y_pred,))
+
+
+def test_helion_rms_norm_blocked() -> None:
+    # 129 rows: five row blocks of the backward's partials, the last ragged.
+    m = lib("helion/rms_norm_blocked.py")
+    x, w = _leaf(129, 100), _leaf(100)
+    _check_fwd_bwd(m.rms_norm_blocked(x, w, 1e-6), _rms_norm_ref(x, w, 1e-6), (x, w))
 
 
 def test_helion_rms_norm() -> None:

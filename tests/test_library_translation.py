@@ -60,6 +60,10 @@ CUTILE_NOT_RUN = {
     # The cuTile frontend does not read a `str` kernel parameter or string constants back
     # (`ACTIVATION: str`, `ACTIVATION == "gelu"`), and its oracle runs the golden as IR.
     "triton/matmul_activation.py",
+    "helion/kl_div_rows.py",
+    # The cuTile frontend, which its oracle reads the golden with, does not read back a grid
+    # over a fixed block (`rows = ct.bid(0)` stepping `rows * 32`): "indexes no tile".
+    "helion/rms_norm_blocked.py",
 }
 
 
@@ -76,6 +80,16 @@ def _pairs() -> list[tuple[Path, Path]]:
 
 
 PAIRS = _pairs()
+# Triton goldens of Helion modules that the Triton frontend refuses to read back, with a located
+# diagnostic (a part of its message): forms the Helion frontend writes and the Triton frontend
+# does not lift yet. Their translations are still run against their sources above.
+READ_BACK_REFUSED = {
+    # The loop over one fixed row block's rows: `range(pid * 32, min(pid * 32 + 32, m), BLOCK)`.
+    ("helion/rms_norm_blocked.py", "expected_triton"): "does not step through whole tile_sub",
+    # Rows up to the longest sequence of a tile of them (`hl.tile(lengths.amax())`), masked by
+    # each sequence's length: a bound the kernel loads.
+    ("helion/jagged_features.py", "expected_triton"): "is not masked along tile `tile_r`",
+}
 # Public functions that launch nothing (config and settings helpers) or only build decorators.
 NOT_LAUNCHING = {
     "is_cuda",
@@ -168,9 +182,16 @@ def test_library_translation_translates_back(pair: tuple[Path, Path], tmp_path: 
     DSL, and the round trip computes what the source computes (fp32, one seed: the translation
     itself is checked in both dtypes above)."""
     from translator.api import translate_file
+    from translator.diagnostics import TranslationError
 
     source, golden = pair
     back = tmp_path / source.name
+    refused = READ_BACK_REFUSED.get((source.relative_to(LIBRARY).as_posix(), golden.parent.name))
+    if refused is not None:
+        with pytest.raises(TranslationError) as err:
+            translate_file(golden, golden.parent.name.removeprefix("expected_"), source.parent.name)
+        assert refused in err.value.message and err.value.loc is not None
+        return
     back.write_text(
         translate_file(golden, golden.parent.name.removeprefix("expected_"), source.parent.name)
     )

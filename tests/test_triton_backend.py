@@ -305,19 +305,20 @@ def test_a_host_transposed_view_reads_its_base_and_the_launch_spells_it() -> Non
     assert any(p.name == "k_view_base" for p in kernel.params)
 
 
-def test_a_fixed_block_sizes_host_partials_and_a_registered_one_is_refused(tmp_path) -> None:
-    from translator.api import parse_source
-    from translator.diagnostics import TranslationError
-
+def test_a_fixed_block_sizes_host_partials_and_a_registered_one_is_fixed(tmp_path) -> None:
     source = DATA / "helion_block_partials.py"
     _assert_equivalent(source, translate_file(source, "helion", "triton"), tmp_path)
-    # A registered block is picked at the launch: host code cannot size a buffer by it.
-    text = source.read_text().replace("block_m = 32", "block_m = hl.register_block_size(m)")
-    with pytest.raises(TranslationError) as info:
-        parse_source(text, "partials.py", "helion")
-    assert "is read by host code" in info.value.message
-    assert info.value.loc is not None and info.value.loc.line == 16
-    assert "block_m = 32" in (info.value.hint or "")
+    # A registered block host code reads is fixed at its config's value, as a plain int the
+    # host sizes its buffer by (tests/test_helion_real_styles.py holds the details).
+    registered = tmp_path / "registered.py"
+    registered.write_text(
+        source.read_text()
+        .replace("block_m = 32", "block_m = hl.register_block_size(m)")
+        .replace("helion.Config()", "helion.Config(block_sizes=[16])")
+    )
+    text = translate_file(registered, "helion", "triton")
+    assert "    block_m = 16\n" in text
+    _assert_equivalent(registered, text, tmp_path)
 
 
 def test_a_block_named_by_a_host_int_bound_twice_is_refused() -> None:

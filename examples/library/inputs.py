@@ -49,6 +49,24 @@ def inputs(entry: str, device: str, dtype: str) -> tuple | None:
         return rand(M, K), rand(N, K), rand(N)
     if entry == "rms_norm":
         return rand(M, N), rand(N), 1e-6
+    if entry in ("rms_norm_blocked", "rms_norm_blocked_bwd"):
+        # Rows over several of the backward's row blocks (32 by default), the last ragged.
+        rows = 4 * M
+        if entry == "rms_norm_blocked":
+            return rand(rows, N), rand(N), 1e-6
+        x = rand(rows, N)
+        rstd = torch.rsqrt(x.float().pow(2).mean(-1) + 1e-6)
+        return rand(rows, N), x, rand(N), rstd
+    if entry == "addmm":
+        return rand(N), rand(M, K), rand(K, N), 0.5, 2.0
+    if entry == "broadcast_add":
+        # A row vector broadcast over the rows of a matrix.
+        return rand(M, N), rand(N)
+    if entry == "scaled_sum":
+        return rand(3, M, 5), rand(3, M, 5), 0.5
+    if entry == "kl_div_rows_bwd":
+        # The upstream gradient of a reduced loss: one value, expanded on the host.
+        return torch.tensor(0.5, device=device), rand(M, N), "batchmean"
     if entry in ("softmax", "log_softmax"):  # the Helion ones pass the kernel to a helper
         return (rand(M, N),)
     if entry == "swiglu_backward":
@@ -156,6 +174,13 @@ def inputs(entry: str, device: str, dtype: str) -> tuple | None:
         )
         offsets = torch.cat([torch.zeros(1, dtype=torch.int64), lengths.cumsum(0)])
         return rand(int(lengths.sum()), N), offsets.to(device)
+    if entry == "jagged_feature_mean":
+        # Seven sequences of 3, 0, 40, 1, 7, 2 and 5 rows of N features, each keeping 1 to N
+        # of them (one all of them).
+        lengths = torch.tensor([3, 0, 40, 1, 7, 2, 5])
+        offsets = torch.cat([torch.zeros(1, dtype=torch.int64), lengths.cumsum(0)])
+        counts = torch.tensor([1, 5, N, 12, N - 1, 3, 30])
+        return rand(int(lengths.sum()), N), offsets.to(device), counts.to(device), N
     if entry in ("moe_grouped_matmul", "moe_grouped_matmul_from_counts", "moe_grouped_gemm"):
         # Five experts given 5, 0, 37, 1 and 20 tokens (one without any, one of several row
         # tiles) of K features, each with a [K, N] weight; offsets in int64 for the Helion

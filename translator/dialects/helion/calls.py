@@ -37,6 +37,17 @@ _TILE_LIKE: dict[str, float | None] = {
     "torch.full_like": None,
 }
 
+# Tensor methods that build a new tile in device code (`weight.new_zeros(n, dtype=...)`), as
+# Helion reads them: `hl.full` of the given shape, in the base's dtype unless `dtype=` says.
+# The fill, or `None` where it is the method's second argument (`new_full(shape, value)`);
+# `new_empty` holds nothing the source may read, so zeros serve.
+_NEW_FILLED: dict[str, float | None] = {
+    "new_zeros": 0.0,
+    "new_ones": 1.0,
+    "new_empty": 0.0,
+    "new_full": None,
+}
+
 
 class CallReader:
     """Calls of torch functions and tensor methods, as IR expressions."""
@@ -168,6 +179,8 @@ class CallReader:
             return self.expr(base)
         if method in ("reshape", "view"):
             return self._reshape(method, self.expr(base), args, kwargs, node)
+        if method in _NEW_FILLED and self.device:
+            return self._new_filled(_NEW_FILLED[method], base, args, kwargs, node)
         if method == "register_tunable":
             raise self.error(
                 node,
@@ -238,6 +251,43 @@ class CallReader:
             raise self.error(node, f"unsupported keyword arguments {sorted(kwargs)}")
         dtype = self.dtype(dtype_node) if dtype_node is not None else dtype_of(t)
         return ir.Full(dims_of(t), filled, dtype, loc=self.locate(node))
+
+    def _new_filled(
+        self,
+        fill: float | None,
+        base: cst.BaseExpression,
+        args: list,
+        kwargs: dict,
+        node: cst.Call,
+    ) -> ir.Expr:
+        """``x.new_zeros(shape, dtype=...)`` (``new_ones``, ``new_full(shape, v)``,
+        ``new_empty``) in device code: a tile of ``shape`` (a size, or a list of tiles and
+        sizes), in ``x``'s dtype unless ``dtype=`` gives one."""
+        kwargs = dict(kwargs)
+        shape_node = kwargs.pop("size", args[0] if args else None)
+        if shape_node is None:
+            raise self.error(node, f"`{source_of(node)}` needs a shape")
+        if fill is None:
+            value_node = kwargs.pop("fill_value", args[1] if len(args) > 1 else None)
+            if value_node is None:
+                raise self.error(node, f"`{source_of(node)}` needs a fill value")
+            filled = self.expr(value_node)
+        else:
+            filled = ir.Const(fill)
+        dtype_node = kwargs.pop("dtype", None)
+        kwargs.pop("device", None)
+        if kwargs:
+            raise self.error(node, f"unsupported keyword arguments {sorted(kwargs)}")
+        if not isinstance(shape_node, (cst.List, cst.Tuple)):
+            shape_node = cst.List([cst.Element(shape_node)])  # one size: a 1-d tile
+        shape = self.tile_shape(shape_node)
+        if dtype_node is not None:
+            dtype = self.dtype(dtype_node)
+        elif isinstance(base, cst.Name) and self.scope.is_tensor(base.value):
+            dtype = ir.DTypeOf(base.value)
+        else:
+            dtype = dtype_of(self.type_of(self.expr(base), node))
+        return ir.Full(shape, filled, dtype, loc=self.locate(node))
 
     def _squeeze(self, value: ir.Expr, args: list, kwargs: dict, node: cst.Call) -> ir.Expr:
         """``v.squeeze(d)`` of a device tile: drop dim ``d``, which must have size 1."""

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from translator.diagnostics import TranslationError
+from translator.dialects.common.torch_host import AllocError, read_alloc
 from translator.dialects.cst_utils import call_args, name_nodes, resolve, source_of
 from translator.ir import nodes as ir
 from translator.ir.shapes import ScalarType, TensorType
@@ -72,11 +73,32 @@ class CarriedReader:
             )
         self.complete = False
         out: list[ir.Stmt] = []
-        for name, value, index in _assignments(node):
+        bindings = _assignments(node)
+        for name, value, index in bindings:
             stmt = self._bind_carried(name, value, index)
             if stmt is not None:
                 out.append(stmt)
+        self._branch_ranks(node, bindings)
         return out
+
+    def _branch_ranks(
+        self,
+        node: cst.CSTNode,
+        bindings: list[tuple[str, cst.BaseExpression | None, int | None]],
+    ) -> None:
+        """A name a compound host statement binds to tensors of different ranks (Helion's KL
+        divergence allocates ``loss`` full-size under ``if reduction == "none":`` and one value
+        per row else) is no tensor a kernel can take: it has one rank. Such a name is left
+        untyped, and a kernel's store to it says why (:attr:`EntryScope.rank_conflicts`)."""
+        ranks: dict[str, set[int | None]] = {}
+        for name, value, index in bindings:
+            kind = self._carried_kind(value, index)
+            ranks.setdefault(name, set()).add(kind.rank if isinstance(kind, TensorType) else None)
+        for name, found in ranks.items():
+            known = sorted(r for r in found if r is not None)
+            if len(known) > 1:
+                self.scope.env.vars.pop(name, None)
+                self.scope.rank_conflicts[name] = (self.locate(node).line, tuple(known))
 
     def _dsl_call(self, node: cst.CSTNode) -> cst.Call | None:
         """The first call of a Helion API inside ``node``, if any."""
@@ -133,6 +155,9 @@ class CarriedReader:
             return "dtype"
         if isinstance(value, cst.Call):
             args, _ = call_args(value)
+            rank = self._alloc_rank(value)
+            if rank is not None:
+                return TensorType(ir.F32, rank)
             if isinstance(value.func, cst.Name) and value.func.value in _SCALAR_FUNCTIONS:
                 kind = _SCALAR_FUNCTIONS[value.func.value]
                 dtype = {"float": ir.F32, "int": ir.I32, "bool": ir.BOOL}[kind]
@@ -152,6 +177,13 @@ class CarriedReader:
                             shape = [e.value for e in args[0].elements]
                         starred = isinstance(value.args[0].star, str) and value.args[0].star
                         return TensorType(ir.F32, None if starred else len(shape))
+                    if method == "expand_as" and len(args) == 1:
+                        return TensorType(ir.F32, self._rank_of_shape(args[0]))
+                    if method == "expand" and len(args) == 1:
+                        # `g.expand(y.shape)`: the rank of the shape it is given.
+                        return TensorType(ir.F32, self._rank_of_shape(args[0]))
+                    if method == "expand":
+                        return TensorType(ir.F32, len(args))
                     if method == "flatten" and not args:
                         return TensorType(ir.F32, 1)
                     if method == "unsqueeze":
@@ -167,6 +199,48 @@ class CarriedReader:
             if value.value in self.scope.dtype_aliases:
                 return "dtype"
         return None
+
+    def _rank_of_shape(self, node: cst.BaseExpression) -> int | None:
+        """The rank ``node`` gives as a shape or a tensor to match: ``y.shape``, ``y.size()``,
+        ``y``, a list of sizes."""
+        if isinstance(node, (cst.List, cst.Tuple)):
+            if any(isinstance(e, cst.StarredElement) for e in node.elements):
+                return None
+            return len(node.elements)
+        if isinstance(node, cst.Attribute) and node.attr.value == "shape":
+            node = node.value
+        elif (
+            isinstance(node, cst.Call)
+            and not node.args
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == "size"
+        ):
+            node = node.func.value
+        if isinstance(node, cst.Name) and self.scope.is_tensor(node.value):
+            return self.scope.rank(node.value)
+        return None
+
+    def _alloc_rank(self, call: cst.Call) -> int | None:
+        """The rank of a torch allocation (``torch.zeros((bt,), ...)``, ``torch.zeros_like(x)``
+        of a tensor of known rank), else ``None``."""
+        g = self.grammar["frontend"]
+        try:
+            alloc = read_alloc(
+                call, resolve(call.func, self.aliases), g["host_alloc"], g["methods"]["host_alloc"]
+            )
+        except AllocError:
+            return None
+        if alloc is None:
+            return None
+        if alloc.like is not None:
+            like = alloc.like
+            return self.scope.rank(like.value) if isinstance(like, cst.Name) else None
+        shape = call.args[0].value if call.args else None
+        if isinstance(shape, (cst.List, cst.Tuple)) and any(
+            isinstance(e, cst.StarredElement) for e in shape.elements
+        ):
+            return None
+        return len(alloc.shape)
 
     def _static_dtype(self, node: cst.BaseExpression | None) -> ir.DType | None:
         """``torch.float32`` (or an alias of one) as an IR dtype."""

@@ -173,9 +173,14 @@ class DecoratorReader:
                 else:
                     raise self.error(value_node, f"unknown helion.Config option `{key}`")
             configs.append(values)
+        fixed = self.scope.fixed_blocks
+        # A block host code reads is fixed at one value: configs that chose another are left
+        # out of the search, as the host could not size its buffers for them.
+        configs = [c for c in configs if all(c.get(b, v) == v for b, v in fixed.items())]
+        configs = [{k: v for k, v in c.items() if k not in fixed} for c in configs]
         defaults = configs[0] if configs else {}
         tunables = []
-        for name in blocks:
+        for name in (b for b in blocks if b not in fixed):
             choices = tuple(sorted({c[name] for c in configs if name in c}))
             choices = choices or self.scope.block_choices.get(name, ())
             default = defaults.get(name, self.scope.tunable_defaults.get(name, 32))

@@ -15,7 +15,7 @@ from translator.dialects.cst_utils import (
     statement_comments,
 )
 from translator.ir import nodes as ir
-from translator.ir.shapes import TensorType, TileVarType, TypeEnv, dims_of
+from translator.ir.shapes import ScalarType, TensorType, TileVarType, TypeEnv, dims_of
 
 if TYPE_CHECKING:
     from translator.dialects.helion.frontend import EntryParser
@@ -228,6 +228,17 @@ class DeviceParser:
         return stmt
 
     def _store(self, target: cst.Subscript, value: ir.Expr, node: cst.CSTNode) -> ir.Stmt:
+        name = target.value.value if isinstance(target.value, cst.Name) else None
+        if name in self.scope.rank_conflicts:
+            line, ranks = self.scope.rank_conflicts[name]
+            spelt = " or ".join(f"{r}-d" for r in ranks)
+            raise self.error(
+                node,
+                f"`{name}` is allocated {spelt} by the branches of the host statement at line "
+                f"{line}: a kernel's tensor has one rank, whichever branch ran",
+                "allocate it with one rank in every branch, a column per row for the row sums "
+                "(`torch.zeros((m, 1), ...)`), and store them as one (`out[tile_m, 0] = ...`)",
+            )
         if not isinstance(target.value, cst.Name) or not self.scope.is_tensor(target.value.value):
             raise self.error(
                 node, f"stores must write a host tensor, not `{source_of(target.value)}`"
@@ -436,6 +447,7 @@ class DeviceParser:
         test = self.build.expr(node.test)
         saved = self.build.pending
         outer = self.scope.env
+        before = dict(self.scope.branch_only)
         self.scope.env = outer.child()
         body = self.block(node.body)
         body_env = self.scope.env
@@ -452,11 +464,39 @@ class DeviceParser:
             for name, t in body_env.vars.items():
                 if name not in outer.vars and else_env.vars.get(name) == t:
                     outer.vars[name] = t
+        # A name only one branch binds has no value after the `if` on the other path: a later
+        # read says where it was bound (Helion's KL divergence binds `y_true_exp` under
+        # `if log_target:` and reads it under another `if log_target:`).
+        test_text = " ".join(source_of(node.test).split())
+        line = self.locate(node).line
+        for name in set(body_env.vars) | set(else_env.vars):
+            if name in outer.vars:
+                continue
+            sides = (body_env.vars.get(name), else_env.vars.get(name))
+            inner = self.scope.branch_only.get(name)
+            if None in sides and inner is not None and inner != before.get(name):
+                continue  # a nested `if` (an `elif`) left it without one value: its reason
+            if None in sides:
+                why = f"is bound on one side of `if {test_text}:` (line {line}) only"
+            else:
+                kinds = " and ".join(_type_words(t) for t in sides)
+                why = f"is bound to {kinds} by the two sides of `if {test_text}:` (line {line})"
+            self.scope.branch_only[name] = why
         self.build.pending = saved
         self.build.device = True
         # After the branch a value may hold either side's padding.
         self.build.pads.forget(_assigned_names(node))
         return ir.If(test, tuple(body), tuple(orelse), loc=self.locate(node))
+
+
+def _type_words(t: object) -> str:
+    """A value's type as a diagnostic says it: ``an int32 scalar``, ``a float32 tile``."""
+    dtype = getattr(t, "dtype", None)
+    what = "scalar" if isinstance(t, ScalarType) else "tile"
+    if isinstance(dtype, ir.DTypeOf):
+        return f"a {what} of `{dtype.tensor}`'s dtype"
+    words = f"{getattr(dtype, 'name', dtype)} {what}"
+    return f"{'an' if words[0] in 'aeiou' else 'a'} {words}"
 
 
 def _simple_assign(node: cst.BaseStatement) -> tuple[str, cst.BaseExpression] | None:

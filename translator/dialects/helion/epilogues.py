@@ -276,6 +276,27 @@ class _Rewriter:
                 )
             label = caller.name.value if caller is not None else kernel
             return Epilogue(params, (), node.body, label, tuple(free))
+        local = _local_function(caller, node) if caller is not None else None
+        if local is not None:
+            # A function the caller defines (Helion's addmm: `def addmm_epilogue(acc, tile)`
+            # in the autograd Function's forward): a lambda by another spelling, whose reads of
+            # the caller's names are its closure.
+            epilogue = self._function_epilogue(local)
+            bound = set(epilogue.params) | {
+                t.target.value  # type: ignore[attr-defined]
+                for stmt in epilogue.prelude
+                for small in stmt.body
+                if isinstance(small, cst.Assign)
+                for t in small.targets
+            }
+            free: list[str] = []
+            for part in (*epilogue.prelude, epilogue.value):
+                for name in _names(part):
+                    n = name.value
+                    if n in bound or n in self.module_names or n in _BUILTINS or n in free:
+                        continue
+                    free.append(n)
+            return dataclasses.replace(epilogue, free=tuple(free))
         if isinstance(node, cst.Name) and node.value in self.functions:
             fn = self.functions[node.value]
             return self._function_epilogue(fn)
@@ -371,7 +392,12 @@ class _Rewriter:
             return None
         epilogues = {p: self._epilogue(v, kernel, caller) for p, v in passed.items()}
         key = tuple(sorted((p, e.label) for p, e in epilogues.items()))
-        lambdas = any(isinstance(v, cst.Lambda) for v in passed.values())
+        # A lambda, or a function the caller defines, closes over the caller's names: a
+        # specialisation per call.
+        lambdas = any(
+            isinstance(v, cst.Lambda) or _local_function(caller, v) is not None
+            for v in passed.values()
+        )
         if not lambdas and (kernel, str(key)) in by_function:
             spec = by_function[(kernel, str(key))]
             extra: list[str] = []
@@ -380,7 +406,7 @@ class _Rewriter:
             spec = self._fresh(f"_{label}" if kernel in label else f"_{kernel}_{label}")
             if not lambdas:
                 by_function[(kernel, str(key))] = spec
-            annotations = _param_annotations(caller)
+            annotations = {**_local_annotations(caller, self.aliases), **_param_annotations(caller)}
             # In the caller's order of parameters, which is how a reader expects them passed.
             free = {n for e in epilogues.values() for n in e.free}
             extra = [n for n in annotations if n in free]
@@ -513,6 +539,71 @@ class _ReplaceCalls(cst.CSTTransformer):
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         return self.calls.get(original, updated)
+
+
+def _local_function(caller: cst.FunctionDef, node: cst.BaseExpression) -> cst.FunctionDef | None:
+    """The function ``node`` names where ``caller``'s body defines it, at its top level, and
+    binds that name nowhere else; else ``None``."""
+    if not isinstance(node, cst.Name) or not isinstance(caller.body, cst.IndentedBlock):
+        return None
+    defs = [
+        s for s in caller.body.body if isinstance(s, cst.FunctionDef) and s.name.value == node.value
+    ]
+    bound = [n for n in _names(caller.body) if n.value == node.value]
+    # Any binding of the name besides the def makes it ambiguous.
+    targets = [
+        target
+        for s in caller.body.body
+        if isinstance(s, cst.SimpleStatementLine)
+        for small in s.body
+        for target in (
+            [t.target for t in small.targets]
+            if isinstance(small, cst.Assign)
+            else [small.target]
+            if isinstance(small, (cst.AnnAssign, cst.AugAssign))
+            else []
+        )
+    ]
+    rebinds = sum(1 for t in targets for n in _names(t) if n.value == node.value)
+    return defs[0] if len(defs) == 1 and bound and not rebinds else None
+
+
+#: Torch functions that return one tensor: a caller's local bound to a call of one is a tensor
+#: an epilogue may read (Helion's addmm reads `torch.broadcast_to(bias, [m, n])`).
+_TENSOR_FUNCTIONS = {
+    f"torch.{name}"
+    for name in (
+        "broadcast_to", "empty", "zeros", "ones", "full", "empty_like", "zeros_like",
+        "ones_like", "full_like", "tensor", "as_tensor", "randn", "rand", "randint",
+        "randn_like", "rand_like", "arange",
+    )
+}  # fmt: skip
+
+
+def _local_annotations(fn: cst.FunctionDef, aliases: dict[str, str]) -> dict[str, cst.Annotation]:
+    """``torch.Tensor`` for each name ``fn``'s body binds once, at its top level, to a call of
+    a torch function that returns one tensor."""
+    if not isinstance(fn.body, cst.IndentedBlock):
+        return {}
+    found: dict[str, int] = {}
+    tensors: set[str] = set()
+    for stmt in fn.body.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if not isinstance(small, cst.Assign):
+                continue
+            for t in small.targets:
+                for name in _names(t.target):
+                    found[name.value] = found.get(name.value, 0) + 1
+                if (
+                    isinstance(t.target, cst.Name)
+                    and isinstance(small.value, cst.Call)
+                    and resolve(small.value.func, aliases) in _TENSOR_FUNCTIONS
+                ):
+                    tensors.add(t.target.value)
+    tensor = cst.Annotation(cst.parse_expression("torch.Tensor"))
+    return {n: tensor for n in sorted(tensors) if found[n] == 1}
 
 
 def _param_names(fn: cst.FunctionDef) -> set[str]:

@@ -164,6 +164,15 @@ class ExprBuilder(IndexReader, CallReader, LanguageReader):
                     f"value of (`{self.scope.unknown[node.value]}`)",
                     "kernels may read host tensors, sizes, scalars and dtypes",
                 )
+            if node.value in self.scope.branch_only:
+                raise self.error(
+                    node,
+                    f"`{node.value}` {self.scope.branch_only[node.value]}, so it has no one "
+                    "value here",
+                    f"bind `{node.value}` to one type on every path before it is read, or "
+                    "compute it where it is read (tiletrans does not follow that two `if`s "
+                    "test the same value)",
+                )
             raise self.error(node, f"name `{node.value}` is not defined in this kernel")
         t = self.scope.env.vars[node.value]
         if isinstance(t, TileVarType) and t.tile.scalar:

@@ -29,6 +29,7 @@ from translator.dialects.cst_utils import (
     Locator,
     import_aliases,
     literal_or_none,
+    name_nodes,
     parse_source,
     resolve,
     source_of,
@@ -67,6 +68,7 @@ def parse(source: str, path: str) -> ir.Module:
 
     # Kernels that take an epilogue are specialised per call site first (epilogues.py); the
     # rest of the frontend reads the rewritten text, and locations are moved back into `source`.
+    _refuse_redefined_kernels(source, path, grammar)
     spec = specialise(source, path, is_kernel)
     if spec is None:
         return _parse(source, path)
@@ -83,6 +85,78 @@ def parse(source: str, path: str) -> ir.Module:
     )
     digest = hashlib.sha256(source.encode()).hexdigest()
     return dataclasses.replace(module, entries=entries, source_hash=digest)
+
+
+def _refuse_redefined_kernels(source: str, path: str, grammar: dict) -> None:
+    """A kernel function defined twice at module level whose name a statement between the two
+    definitions reads as the module runs (a decorator, a default, a module-level call): that
+    read runs the first, every later call the second, so neither can stand for the name.
+    Refused at the second definition (:func:`_shadowed_kernels` drops a first definition
+    nothing runs, as Helion's matmul example's first ``matmul_bwd`` is)."""
+    if source.count("def ") < 2:
+        return
+    try:
+        wrapper = parse_source(source, path)
+    except TranslationError:
+        return  # the ordinary parse reports the syntax error
+    module, locate = wrapper.module, Locator(wrapper, path)
+    _shadowed_kernels(module, import_aliases(module), grammar, locate)
+
+
+def _shadowed_kernels(
+    module: cst.Module, aliases: dict[str, str], grammar: dict, locate: Locator
+) -> dict[int, str]:
+    """The kernel definitions a later module-level definition of the same name replaces before
+    anything runs them: ``id(definition)`` -> its name. Python keeps the last definition, so
+    the earlier one is dead code the translation drops."""
+    out: dict[int, str] = {}
+    seen: dict[str, int] = {}
+    body = list(module.body)
+    for i, stmt in enumerate(body):
+        if not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        name = stmt.name.value
+        if name in seen and isinstance(stmt, cst.FunctionDef):
+            first = body[seen[name]]
+            assert isinstance(first, cst.FunctionDef)
+            between = body[seen[name] + 1 : i] + [stmt]
+            if kernel_decorator(first, aliases, grammar) is not None:
+                if any(name in _read_at_import(s) for s in between):
+                    where = locate(first)
+                    raise TranslationError(
+                        f"kernel `{name}` is defined twice (first at line "
+                        f"{where.line if where else '?'}), and the module reads the name "
+                        "between the two: that read runs the first, later calls the second",
+                        locate(stmt.name),
+                        "delete the definition no caller should run, or give the two "
+                        "different names",
+                    )
+                out[id(first)] = name
+        seen[name] = i
+    return out
+
+
+def _read_at_import(stmt: cst.BaseStatement) -> set[str]:
+    """The names a module-level statement reads as the module runs: a function's decorators
+    and defaults, a class's bases and body (its methods' decorators and defaults), anything
+    else whole."""
+    if isinstance(stmt, cst.FunctionDef):
+        ps = stmt.params
+        parts: list[cst.CSTNode] = [d.decorator for d in stmt.decorators]
+        parts += [
+            p.default
+            for p in (*ps.posonly_params, *ps.params, *ps.kwonly_params)
+            if p.default is not None
+        ]
+        return {n.value for part in parts for n in name_nodes(part)}
+    if isinstance(stmt, cst.ClassDef):
+        names = {n.value for a in stmt.bases for n in name_nodes(a.value)}
+        names |= {n.value for d in stmt.decorators for n in name_nodes(d.decorator)}
+        inner = stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else []
+        for s in inner:
+            names |= _read_at_import(s)  # type: ignore[arg-type]
+        return names
+    return {n.value for n in name_nodes(stmt)}
 
 
 def _parse(source: str, path: str, kernel_notes: dict[str, str] | None = None) -> ir.Module:
@@ -104,7 +178,15 @@ def _parse(source: str, path: str, kernel_notes: dict[str, str] | None = None) -
     if refused is not None:
         node, what, instead = refused
         raise TranslationError(what, locate(node), instead)
+    shadowed = _shadowed_kernels(module, aliases, grammar, locate)
     for stmt in module.body:
+        if id(stmt) in shadowed:
+            # Dead code: the definition below replaces it before anything runs it.
+            note = (
+                f"tiletrans: dropped a first `{shadowed[id(stmt)]}`, which the one below replaces"
+            )
+            edits.append(ir.HostEdit("remove", locate.span(stmt), note=note))
+            continue
         if isinstance(stmt, cst.FunctionDef) and kernel_decorator(stmt, aliases, grammar):
             parser = EntryParser(stmt, aliases, locate, path, constants, sites)
             try:

@@ -17,6 +17,7 @@ from collections.abc import Callable
 import libcst as cst
 
 from translator.diagnostics import TranslationError
+from translator.dialects.common.host_code import host_atom
 from translator.dialects.common.torch_host import AllocError, read_alloc
 from translator.dialects.cst_utils import (
     call_args,
@@ -25,9 +26,14 @@ from translator.dialects.cst_utils import (
     resolve,
     source_of,
     statement_comments,
+    walk,
 )
 from translator.ir import nodes as ir
 from translator.ir.shapes import ScalarType, TensorType
+
+# Helion host helpers as the plain Python they compute (templates over the arguments' texts).
+#: Dotted name -> (template, number of positional arguments).
+_PLAIN_HOST_CALLS = {"helion.cdiv": ("({0} + {1} - 1) // {1}", 2)}
 
 
 class HostReader:
@@ -76,7 +82,33 @@ class HostReader:
         handler = _HOST_STATEMENTS.get(type(node))
         if handler is None:
             raise self._unsupported_host(node)
-        return handler(self, node)
+        edits = len(self.edits)
+        stmts = handler(self, node)
+        if len(self.edits) == edits:  # a statement no edit of its own rewrites
+            self._plain_host_calls(node)
+        return stmts
+
+    def _plain_host_calls(self, node: cst.CSTNode) -> None:
+        """Helion's host helpers in a statement the translation carries (``helion.cdiv(m,
+        block_m)`` sizing a buffer) become plain Python, so that no target imports Helion."""
+        calls: list[cst.Call] = []
+
+        def enter(n: cst.CSTNode) -> bool:
+            if isinstance(n, cst.Call) and resolve(n.func, self.aliases) in _PLAIN_HOST_CALLS:
+                calls.append(n)
+                return False  # the outer call's text covers its arguments
+            return True
+
+        walk(node, enter)
+        for call in calls:
+            args, kwargs = call_args(call)
+            template, arity = _PLAIN_HOST_CALLS[resolve(call.func, self.aliases) or ""]
+            if kwargs or len(args) != arity:
+                continue  # a form the template does not spell: carried as written
+            texts = [host_atom(" ".join(source_of(a).split())) for a in args]
+            self.edits.append(
+                ir.HostEdit("replace", self.locate.span(call), text=template.format(*texts))
+            )
 
     def _unsupported_host(self, node: cst.BaseSmallStatement) -> TranslationError:
         return self.error(node, f"unsupported host statement `{source_of(node).strip()}`")
@@ -437,8 +469,25 @@ class HostReader:
             if dtype == ir.DTypeOf(like.value):
                 dtype = self._dtype_of_tensor(like.value)
             return ir.Alloc(name, None, like.value, dtype, like.value, call.fill)
-        shape = tuple(self.build.expr(s) for s in call.shape)
-        for s, node in zip(shape, call.shape):
+        whole = _shape_source(call.shape[0]) if len(call.shape) == 1 else None
+        if whole is not None and self.scope.is_tensor(whole) and self.scope.rank(whole) is None:
+            # `torch.empty(x.shape, dtype=...)` of an `x` of unknown rank: shaped like `x`.
+            dtype = (
+                self._alloc_dtype(call.dtype, name)
+                if call.dtype is not None
+                else self._dtype_of_tensor(whole)
+            )
+            return ir.Alloc(name, None, whole, dtype, whole, call.fill)
+        if whole is not None and self.scope.is_tensor(whole):
+            sizes: list[cst.BaseExpression] | None = [
+                _size_call(whole, d) for d in range(self.scope.rank(whole) or 0)
+            ]
+        else:
+            sizes = self._alloc_sizes(value, call.shape)
+        if sizes is None:
+            return None  # a shape that splices in a tensor's shape of unknown rank: carried
+        shape = tuple(self.build.expr(s) for s in sizes)
+        for s, node in zip(shape, sizes):
             if not isinstance(self.build.type_of(s, node), ScalarType):
                 raise self.error(node, "allocation sizes must be host scalars")
         source = base
@@ -462,6 +511,66 @@ class HostReader:
             raise self.error(value, "give the output a dtype, e.g. dtype=x.dtype")
         return ir.Alloc(name, shape, None, dtype, source, call.fill)
 
+    def _alloc_sizes(
+        self, call: cst.Call, shape: tuple[cst.BaseExpression, ...]
+    ) -> list[cst.BaseExpression] | None:
+        """The sizes an allocation's shape list gives, with each ``*t.shape`` (or
+        ``*t.size()``) spliced in as ``t.size(0), t.size(1), ...`` where ``t``'s rank is known
+        (Helion's ``x.new_empty([blocks, *weight.shape])``); ``None`` where it is not."""
+        shape_node = call.args[0].value if call.args and not call.args[0].keyword else None
+        elements = shape_node.elements if isinstance(shape_node, (cst.List, cst.Tuple)) else None
+        if elements is None or not any(isinstance(e, cst.StarredElement) for e in elements):
+            return list(shape)
+        sizes: list[cst.BaseExpression] = []
+        for element in elements:
+            if not isinstance(element, cst.StarredElement):
+                sizes.append(element.value)
+                continue
+            tensor = _shape_source(element.value)
+            if tensor is None or not self.scope.is_tensor(tensor):
+                raise self.error(
+                    element,
+                    f"unsupported shape entry `{source_of(element)}`",
+                    "splice in a host tensor's shape (`*w.shape`) or list the sizes",
+                )
+            rank = self.scope.rank(tensor) or self._rank_from_subscripts(tensor)
+            if rank is None:
+                raise self.error(
+                    element,
+                    f"`{source_of(element)}` splices in the shape of `{tensor}`, whose rank "
+                    "nothing before it states",
+                    f"state it first: unpack the sizes (`n, = {tensor}.shape`) or list them",
+                )
+            sizes.extend(_size_call(tensor, d) for d in range(rank))
+        return sizes
+
+    def _rank_from_subscripts(self, tensor: str) -> int | None:
+        """The rank the kernel function's subscripts of ``tensor`` give it where they all agree
+        (``weight[None, :]`` has one index): the rank device code takes it to have when it
+        reads it (:meth:`EntryScope.assume_rank`), assumed now, for a shape spliced in before
+        that read; ``None`` where no subscript, or subscripts of several lengths, index it."""
+        found: list[cst.Subscript] = []
+
+        def enter(node: cst.CSTNode) -> bool:
+            if (
+                isinstance(node, cst.Subscript)
+                and isinstance(node.value, cst.Name)
+                and node.value.value == tensor
+            ):
+                found.append(node)
+            return True
+
+        walk(self.fn.body, enter)
+        counts = {_index_count(s) for s in found}
+        if len(counts) != 1 or None in counts or 0 in counts:
+            return None
+        (used,) = counts
+        first = found[0]
+        spelt = ", ".join(source_of(e.slice) for e in first.slice)
+        count = f"{used} {'index' if used == 1 else 'indices'}"
+        self.scope.assume_rank(tensor, used, f"`{tensor}[{spelt}]` has {count}")
+        return used
+
     def _dtype_of_tensor(self, tensor: str) -> ir.DTypeExpr:
         t = self.scope.env.vars[tensor]
         assert isinstance(t, TensorType)
@@ -476,6 +585,39 @@ _HOST_STATEMENTS: dict[type, Callable[[HostReader, cst.BaseSmallStatement], list
     cst.Expr: HostReader.st_expr,
     cst.Pass: HostReader.st_pass,
 }
+
+
+def _shape_source(node: cst.BaseExpression) -> str | None:
+    """``t`` of ``t.shape`` or ``t.size()``, else ``None``."""
+    if isinstance(node, cst.Call) and not node.args:
+        node = node.func
+        if not (isinstance(node, cst.Attribute) and node.attr.value == "size"):
+            return None
+    elif not (isinstance(node, cst.Attribute) and node.attr.value == "shape"):
+        return None
+    return node.value.value if isinstance(node.value, cst.Name) else None
+
+
+def _index_count(subscript: cst.Subscript) -> int | None:
+    """How many dims of its tensor a subscript indexes (``None`` adds one, and counts none);
+    ``None`` for an ellipsis, which indexes a number of dims the rank decides."""
+    used = 0
+    for element in subscript.slice:
+        s = element.slice
+        if isinstance(s, cst.Index) and isinstance(s.value, cst.Ellipsis):
+            return None
+        if not (
+            isinstance(s, cst.Index) and isinstance(s.value, cst.Name) and s.value.value == "None"
+        ):
+            used += 1
+    return used
+
+
+def _size_call(tensor: str, dim: int) -> cst.Call:
+    """``tensor.size(dim)``, as the source could have written it."""
+    return cst.Call(
+        cst.Attribute(cst.Name(tensor), cst.Name("size")), [cst.Arg(cst.Integer(str(dim)))]
+    )
 
 
 def _with_comments(stmt: ir.Stmt, comments: tuple[str, ...]) -> ir.Stmt:

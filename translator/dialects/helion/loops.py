@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import libcst as cst
 
+from translator.diagnostics import TranslationError
 from translator.dialects.cst_utils import (
     call_args,
     literal_or_none,
+    name_nodes,
     names_in,
     resolve,
     source_of,
@@ -24,6 +26,10 @@ from translator.dialects.helion.device import DeviceParser
 from translator.ir import nodes as ir
 from translator.ir.shapes import ScalarType
 from translator.naming import tile_suffix
+
+#: The block Helion's default config gives a block size no config names (its default for one or
+#: two tiled dims with small reductions, which the frontend takes for every block).
+HELION_DEFAULT_BLOCK = 32
 
 
 class LoopReader:
@@ -74,14 +80,7 @@ class LoopReader:
         fn = resolve(it.func, self.aliases) if isinstance(it, cst.Call) else None
         lang = self.grammar["frontend"]["language"]
         if fn == "helion.language.jagged_tile":
-            raise self.error(
-                it,
-                "hl.jagged_tile (a loop whose length differs per lane) is not read",
-                "loop over each row's own range, `for t in hl.tile(start, end)` inside "
-                "`for b in hl.grid(n)` (start and end loaded from the offsets), or over the "
-                "longest row with hl.tile(max_len) and mask: torch.where(t.index[None, :] < "
-                "lengths[:, None], x[...], 0)",
-            )
+            raise self._jagged_tile(node, it)
         if fn not in (lang["tile"], lang["grid"]):
             what = "kernel loops" if top_level else "device loops"
             raise self.error(
@@ -145,9 +144,50 @@ class LoopReader:
                 continue
             if block is None:
                 block = self.scope.new_block_tunable("block_size_" + tile_suffix(target))
+                self._bound_by_span(block, begin, extent)
             tiles.append(ir.TileVar(target, extent, block, begin))
             self.scope.used_names.add(target)
         return tuple(tiles)
+
+    def _jagged_tile(self, node: cst.For, it: cst.BaseExpression) -> TranslationError:
+        """``for t in hl.jagged_tile(ends)``: Helion loops to ``ends.amax()`` and masks every
+        load *and store* in the body by ``t.index < ends`` per lane of the parent tile. The IR
+        masks loads by a predicate, not stores, so the loop is refused with the dense form
+        that computes the same."""
+        args, _ = call_args(it) if isinstance(it, cst.Call) else ([], {})
+        ends = source_of(args[0]) if len(args) == 1 else "ends"
+        target = source_of(node.target)
+        return self.error(
+            it,
+            f"hl.jagged_tile({ends}) (a loop to `{ends}.amax()` whose every load and store "
+            f"Helion masks by `{target}.index < {ends}` per lane) is not read: the IR masks "
+            "loads by a predicate, but not stores",
+            f"write the dense loop: `for {target} in hl.tile({ends}.amax()):` with "
+            f"`mask = {target}.index[None, :] < {ends}[:, None]`, loads as "
+            "`hl.load(x, [...], extra_mask=mask)`, and stores of `torch.where(mask, v, 0)` "
+            "into a zeroed output (or loop over each row's own range, `hl.tile(start, end)` "
+            "inside `hl.grid(n)`)",
+        )
+
+    def _bound_by_span(self, tunable: str, begin: ir.Expr | None, extent: ir.Expr) -> None:
+        """``hl.tile(outer.begin, outer.end)`` within a tile of a fixed block: the inner loop
+        never spans more than that block, so its block is searched up to it, its default the
+        whole span (Helion clamps its default block to the dim it tiles)."""
+        if not (
+            isinstance(begin, ir.TileAttr)
+            and begin.attr == "begin"
+            and extent == ir.TileAttr(begin.tile, "end")
+        ):
+            return
+        outer = self.scope.env.vars.get(begin.tile)
+        block = getattr(getattr(outer, "tile", None), "block", None)
+        if not isinstance(block, ir.Const) or not isinstance(block.value, int):
+            return
+        span = block.value
+        self.scope.block_choices[tunable] = tuple(
+            1 << k for k in range(span.bit_length()) if min(16, span) <= 1 << k <= span
+        )
+        self.scope.tunable_defaults[tunable] = span
 
     def _extents(self, node: cst.BaseExpression, count: int) -> list[ir.Expr]:
         if isinstance(node, (cst.List, cst.Tuple)):
@@ -247,6 +287,46 @@ class LoopReader:
         self.scope.env.vars[tunable] = ScalarType(ir.I32, weak=True)
         return []
 
+    def _read_by_host(self, name: str) -> bool:
+        """Whether host statements of the kernel function (outside its device loops, and
+        other than the one binding it) read ``name``."""
+        for node in self.fn.body.body:
+            if isinstance(node, cst.For) and self._is_device_loop(node):
+                continue
+            if isinstance(node, cst.SimpleStatementLine) and node is self.current_line:
+                continue
+            if any(n.value == name for n in name_nodes(node)):
+                return True
+        return False
+
+    def _host_fixed_block(
+        self, name: str, tunable: str, value: int, call: cst.Call
+    ) -> list[ir.Stmt]:
+        """``bs = hl.register_block_size(n)`` where host code reads ``bs`` (sizes a buffer of
+        per-block partials by it): the host must know the block before the launch, so the
+        translation fixes it, as a Triton author would: the first config's value, else Helion's
+        default, a plain int the host and the loops it sizes share. The tunable keeps its slot
+        in Helion's config numbering, and configs that chose another block are left out of the
+        search (:attr:`EntryScope.fixed_blocks`)."""
+        slot = self.scope.block_order.index(tunable)
+        chosen = _first_config_block(self.config_nodes, slot)
+        value = chosen if chosen is not None else value
+        where = "the first config's" if chosen is not None else "Helion's default"
+        self.scope.fixed_blocks[tunable] = value
+        self.scope.host_ints[name] = value
+        self.scope.env.vars[name] = ScalarType(ir.I32, weak=True)
+        self.scope.used_names.add(name)
+        self.edits.append(
+            ir.HostEdit(
+                "replace",
+                self.locate.span(call),
+                text=str(value),
+                note=f"tiletrans: was `{' '.join(source_of(call).split())}`: host code sizes "
+                f"a buffer by it, so it is fixed at {where} block",
+            )
+        )
+        return [ir.Assign(name, ir.Const(value), loc=self.locate(call))]
+
     def _register_block_size(self, name: str, call: cst.Call) -> list[ir.Stmt]:
         """``bs = hl.register_block_size(n)``: ``bs`` names a block-size tunable from here on.
         ``hl.register_block_size(lo, hi)`` bounds it: without configs, its choices are the powers
@@ -266,20 +346,35 @@ class LoopReader:
             bounds = (lo, hi)
         else:
             self.build.expr(args[0])
-        self._remove_line(
-            call, "hl.register_block_size", "the kernels tune this block size themselves"
-        )
         tunable = self.scope.new_block_tunable(name)
+        default = HELION_DEFAULT_BLOCK
         if bounds is not None:
             lo, hi = bounds
             powers = tuple(1 << k for k in range(hi.bit_length()) if lo <= 1 << k <= hi)
             if not powers:
                 raise self.error(call, f"no power-of-two block lies in [{lo}, {hi}]")
             self.scope.block_choices[tunable] = powers
-            self.scope.tunable_defaults[tunable] = min(powers, key=lambda p: abs(p - 32))
+            default = min(powers, key=lambda p: abs(p - HELION_DEFAULT_BLOCK))
+            self.scope.tunable_defaults[tunable] = default
+        if self._read_by_host(name):
+            return self._host_fixed_block(name, tunable, default, call)
+        self._remove_line(
+            call, "hl.register_block_size", "the kernels tune this block size themselves"
+        )
         self.scope.registered_blocks[name] = tunable
         self.scope.env.vars[tunable] = ScalarType(ir.I32, weak=True)
         return []
+
+
+def _first_config_block(config_nodes: list[cst.Call], slot: int) -> int | None:
+    """``block_sizes[slot]`` of the first (default) ``helion.Config``, where it gives one."""
+    if not config_nodes:
+        return None
+    _, kwargs = call_args(config_nodes[0])
+    sizes = literal_or_none(kwargs["block_sizes"]) if "block_sizes" in kwargs else None
+    if isinstance(sizes, list) and slot < len(sizes) and isinstance(sizes[slot], int):
+        return sizes[slot]
+    return None
 
 
 def _target_names(node: cst.BaseExpression) -> list[str] | None:

@@ -50,6 +50,15 @@ class EntryScope:
     # config slot, and the IR's tunable says it fits its extent.
     fitted_blocks: dict[str, int] = field(default_factory=dict)
     """Block sizes a bounded ``hl.register_block_size(lo, hi)`` allows (powers of two)."""
+    branch_only: dict[str, str] = field(default_factory=dict)
+    """Device names an ``if`` leaves without one value after it (bound on one side only, or to
+    two types) -> why, as a diagnostic says it."""
+    rank_conflicts: dict[str, tuple[int, tuple[int, ...]]] = field(default_factory=dict)
+    """Names carried host code binds to tensors of several ranks (in the branches of an ``if``)
+    -> (the line of that statement, the ranks): no kernel can take them."""
+    fixed_blocks: dict[str, int] = field(default_factory=dict)
+    """Registered block sizes host code reads (``cdiv(m, block_m)`` rows of partials) -> the
+    block the translation fixes them at: a plain int on the host, in no config."""
     used_names: set[str] = field(default_factory=set)
     specialized: list[str] = field(default_factory=list)
     constexpr_params: list[str] = field(default_factory=list)

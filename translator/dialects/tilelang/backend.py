@@ -124,7 +124,16 @@ def emit(module: ir.Module) -> str:
 
 def _kernel_code(kernel: ir.Kernel) -> KernelCode:
     names = {p.name for p in kernel.params}
-    clash = sorted(names & _RESERVED)
+    # Each tensor parameter `t` becomes `t_shape`, `t_strides` and `t_dtype` parameters of the
+    # jitted function: a scalar of one of those names (Helion's rms_norm has a `weight_shape`
+    # beside a tensor `weight`) would be a duplicate argument.
+    derived = {
+        f"{p.name}_{part}"
+        for p in kernel.params
+        if p.kind == "tensor"
+        for part in ("shape", "strides", "dtype")
+    }
+    clash = sorted(names & (_RESERVED | derived))
     if clash:
         raise TranslationError(
             f"`{kernel.name}` has parameters {', '.join(f'`{c}`' for c in clash)}, which the "

@@ -73,7 +73,8 @@ def with_default_space(kernel: ir.Kernel) -> ir.Kernel:
     """``kernel`` with its default space as its configs, where the source gave none."""
     if kernel.configs:
         return kernel
-    space = default_space(kernel)
+    space = [_within_choices(c, kernel.tunables) for c in default_space(kernel)]
+    space = [c for i, c in enumerate(space) if c not in space[:i]]
     tunables = list(kernel.tunables)
     for knob in (*KNOBS, "group_size"):
         if all(t.name != knob for t in tunables) and knob in space[0]:
@@ -88,3 +89,15 @@ def with_default_space(kernel: ir.Kernel) -> ir.Kernel:
     defaults = {t.name: t.default for t in new_tunables}
     configs = tuple(tuple((n, c.get(n, defaults[n])) for n in order) for c in space)
     return dataclasses.replace(kernel, tunables=tuple(new_tunables), configs=configs)
+
+
+def _within_choices(config: dict[str, int], tunables: tuple[ir.Tunable, ...]) -> dict[str, int]:
+    """``config`` with each block the source bounds (a tunable with ``choices``, such as
+    ``hl.register_block_size(16, 64)``, or a loop within one fixed block) at the largest of its
+    choices not above the space's value (else its least): the role's ladder knows no bounds."""
+    out = dict(config)
+    for t in tunables:
+        if t.kind == "block_size" and t.choices and t.name in out:
+            fitting = [c for c in t.choices if c <= out[t.name]]
+            out[t.name] = max(fitting) if fitting else min(t.choices)
+    return out
