@@ -342,3 +342,25 @@ def test_row_major_launch_takes_fresh_names_and_keeps_decorators_on_the_factory(
     assert out.count("@traced\n") == 1
     assert "@traced\n@tilelang.autotune(" in out
     assert "\ndef _row_major(" in out and "@traced\ndef _row_major" not in out
+
+
+def test_the_future_import_goes_even_under_a_comment_heading(tmp_path: Path) -> None:
+    # TileLang reads a prim_func's string annotations in the factory's closure only for the
+    # names its body reads: `x_strides` was undefined at run time. Helion's examples put a
+    # `# Imports` heading over the import, which hid it from the drop.
+    from translator.api import translate_source
+
+    text = (ROOT / "examples" / "helion" / "add.py").read_text()
+    assert "from __future__ import annotations\n" in text
+    text = text.replace(
+        "from __future__ import annotations\n",
+        "# %%\n# Imports\n# -------\nfrom __future__ import annotations\n",
+        1,
+    )
+    src = tmp_path / "add_heading.py"
+    src.write_text(text)
+    out = tmp_path / "add_heading_tl.py"
+    out.write_text(translate_source(text, str(src), "helion", "tilelang"))
+    assert "from __future__ import annotations" not in out.read_text()
+    report = check_pair(src, out, src_dsl="helion", seeds=(0,), dtypes=("float32",))
+    assert report.rows and report.passed, report.format_text()

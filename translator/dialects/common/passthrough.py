@@ -741,7 +741,10 @@ def _fix_imports(
         if isinstance(stmt, cst.SimpleStatementLine) and all(
             isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body
         ):
-            keep = cst.Module(body=[stmt]).code.strip() not in drop
+            # The statement itself, not the comments above it (Helion's examples put a
+            # `# Imports` heading over `from __future__ import annotations`).
+            own = cst.Module(body=[stmt.with_changes(leading_lines=[])]).code.strip()
+            keep = own not in drop
             for small in stmt.body:
                 pairs = import_bindings(small)  # type: ignore[arg-type]
                 from_source = all(full.split(".")[0] in packages for _, full in pairs)
@@ -750,7 +753,7 @@ def _fix_imports(
             if keep:
                 body.append(stmt)
                 last_import = len(body) - 1
-                present.add(cst.Module(body=[stmt]).code.strip())
+                present.add(own)
             else:
                 orphaned = list(stmt.leading_lines)
             continue
