@@ -364,3 +364,40 @@ def test_the_future_import_goes_even_under_a_comment_heading(tmp_path: Path) -> 
     assert "from __future__ import annotations" not in out.read_text()
     report = check_pair(src, out, src_dsl="helion", seeds=(0,), dtypes=("float32",))
     assert report.rows and report.passed, report.format_text()
+
+
+_BROADCAST = """
+from __future__ import annotations
+
+import helion
+import helion.language as hl
+import torch
+
+
+@helion.kernel(config=helion.Config(block_sizes=[16]))
+def scale_rows(x: torch.Tensor, r: torch.Tensor) -> torch.Tensor:
+    m, n = x.size()
+    out = torch.empty_like(x)
+    for tile_m in hl.tile(m):
+        out[tile_m, :] = x[tile_m, :] * r[tile_m, :]
+    return out
+"""
+
+
+def test_a_whole_dim_of_one_element_broadcasts_against_a_wider_one(tmp_path: Path) -> None:
+    # `r[tile_m, :]` of an [m, 1] tensor times `x[tile_m, :]` (torch broadcasting in Helion):
+    # r's fragment has one column, read at `j % its block`; it was read at `j`.
+    import torch
+
+    src = tmp_path / "scale_rows.py"
+    src.write_text(_BROADCAST)
+    out = tmp_path / "scale_rows_tl.py"
+    out.write_text(translate_file(str(src), "helion", "tilelang"))
+    assert "r_tile[i, j % r_shape_1_block]" in out.read_text(), out.read_text()
+
+    def inputs(entry: str, device: str, dtype: str) -> tuple:
+        dt = getattr(torch, dtype)
+        return torch.randn(37, 45, dtype=dt), torch.randn(37, 1, dtype=dt)
+
+    report = check_pair(src, out, src_dsl="helion", seeds=(0,), dtypes=("float32",), inputs=inputs)
+    assert report.rows and report.passed, report.format_text()

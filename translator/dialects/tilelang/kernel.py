@@ -90,6 +90,8 @@ class KernelWriter(CodePrinter):
         self.tiles: dict[str, _Tile] = {}
         #: Lane texts aligned with the dims of the expression being printed.
         self.lanes: tuple[str | None, ...] = ()
+        # The dims of the T.Parallel loop those lanes run over.
+        self.lane_dims: tuple[ir.Dim, ...] = ()
         #: Whole-dim extents -> the factory name of their power-of-two lane count.
         self.full_blocks: dict[str, tuple[str, ir.Expr]] = {}
         self.pads: dict[str, float | None] = {}
@@ -194,14 +196,28 @@ class KernelWriter(CodePrinter):
         return buf
 
     def read(self, buf: Buffer, lanes: tuple[str | None, ...]) -> str:
-        """``buf`` at the lanes of an expression of ``len(lanes)`` dims (numpy broadcasting)."""
+        """``buf`` at the lanes of an expression of ``len(lanes)`` dims (numpy broadcasting).
+
+        A whole dim of another extent than the loop's (``r[tile, :]`` of an ``[m, 1]`` tensor
+        against ``x[tile, :]``, as torch broadcasts in Helion) is read at ``lane % its
+        block``: lane 0 where its block is 1, the lane itself where the blocks are equal."""
         own = lanes[len(lanes) - len(buf.dims) :] if buf.dims else ()
-        idx = [lane for d, lane in zip(buf.dims, own) if not isinstance(d, ir.UnitDim)]
+        loop = self.lane_dims[len(self.lane_dims) - len(buf.dims) :] if buf.dims else ()
+        if len(loop) != len(own):
+            loop = (None,) * len(own)
+        idx = []
+        for d, lane, at in zip(buf.dims, own, loop):
+            if isinstance(d, ir.UnitDim):
+                continue
+            if lane and isinstance(d, ir.FullDim) and isinstance(at, ir.FullDim) and at != d:
+                lane = f"{lane} % {self.extent_of(d)}"
+            idx.append(lane)
         return f"{buf.name}[{', '.join(i or '0' for i in idx) or '0'}]"
 
     def parallel(self, dims: tuple[ir.Dim, ...]) -> tuple[str, tuple[str | None, ...]]:
         """A ``T.Parallel`` header over ``dims`` and the lane text of each dim."""
         stored = [d for d in dims if not isinstance(d, ir.UnitDim)]
+        self.lane_dims = dims
         names = iter(self.lane_names(len(stored)))
         lanes = tuple(None if isinstance(d, ir.UnitDim) else next(names) for d in dims)
         used = [lane for lane in lanes if lane is not None]
