@@ -19,7 +19,7 @@ import pytest  # noqa: E402
 
 from translator.api import translate_file  # noqa: E402
 from translator.diagnostics import TranslationError  # noqa: E402
-from validation.equivalence import check_pair  # noqa: E402
+from validation.equivalence import check_pair, load_inputs  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TILELANG_SPLITK = ROOT / "examples" / "tilelang" / "gemm_splitk.py"
@@ -400,4 +400,27 @@ def test_a_whole_dim_of_one_element_broadcasts_against_a_wider_one(tmp_path: Pat
         return torch.randn(37, 45, dtype=dt), torch.randn(37, 1, dtype=dt)
 
     report = check_pair(src, out, src_dsl="helion", seeds=(0,), dtypes=("float32",), inputs=inputs)
+    assert report.rows and report.passed, report.format_text()
+
+
+def test_a_gemm_tile_too_small_for_the_configs_warps_caps_the_threads(tmp_path: Path) -> None:
+    # Helion's 16x16x16 GEMM config on 4 warps: T.gemm splits a tile over warps of 16 rows by
+    # 8 columns, so TileLang 0.1.15 found no warp partition ("No valid warp partition for
+    # T.gemm: M=16") and the translation raised. The factory caps the threads.
+    text = (ROOT / "examples" / "library" / "helion" / "matmul_epilogue.py").read_text()
+    assert "block_sizes=[16, 16, 16], num_warps=4" in text
+    out = tmp_path / "matmul_epilogue_tl.py"
+    out.write_text(
+        translate_file("examples/library/helion/matmul_epilogue.py", "helion", "tilelang")
+    )
+    cap = "threads = min(threads, 32 * max(1, block_size_m // 16) * max(1, block_size_n // 8))"
+    assert cap in out.read_text(), out.read_text()
+    report = check_pair(
+        "examples/library/helion/matmul_epilogue.py",
+        out,
+        src_dsl="helion",
+        seeds=(0,),
+        dtypes=("float32",),
+        inputs=load_inputs("examples/library/inputs.py:inputs"),
+    )
     assert report.rows and report.passed, report.format_text()

@@ -181,6 +181,7 @@ def _kernel_code(kernel: ir.Kernel) -> KernelCode:
         f"{name} = {spell['next_power_of_2']}({writer.host(extent)})"
         for name, extent in writer.full_blocks.values()
     ]
+    setup += writer.warp_limit_setup("threads")
     setup += writer.tma_setup()
     setup += writer.policy_setup("threads")
     autotune = _autotune(kernel, writer.tma_tile) if len(kernel.configs) > 1 else None

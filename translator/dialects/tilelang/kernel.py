@@ -112,6 +112,8 @@ class KernelWriter(CodePrinter):
         #: two or more warpgroups) and the M extent of that dot (what :meth:`policy_setup` reads).
         self.gemm_policy: str | None = None
         self.policy_rows: str | None = None
+        #: The M and N extents of every T.gemm's tile (what :meth:`warp_limit_setup` reads).
+        self.dot_tiles: list[tuple[str, str]] = []
         self.taken |= {p.name for p in self.kernel.params} | {t.name for t in self.kernel.tunables}
         refuse_load_predicates(
             self.kernel,
@@ -785,6 +787,7 @@ class KernelWriter(CodePrinter):
             )
         a = self.operand(e.lhs, lt, 1, e.masked)
         b = self.operand(e.rhs, rt, 0, e.masked)
+        self.dot_tiles.append((self.extent_of(dims_of(lt)[0]), self.extent_of(dims_of(rt)[1])))
         if self.tma_tile is None and {a.name, b.name} & self.operand_copies:
             self.tma_tile = (self.extent_of(dims_of(lt)[0]), self.extent_of(dims_of(rt)[1]))
         if e.precision not in (None, self.spell["kernel"]["dot_precision"]):
@@ -845,6 +848,35 @@ class KernelWriter(CodePrinter):
             "# but at 64x64 a GEMM ran at 0.52-0.61x Triton's speed; cp.async copies keep 7 CTAs",
             f"# per SM there. A heuristic from that measurement: TMA from {min_m}x{min_n} tiles up.",
             f"{self.use_tma} = {m} * {n} >= {min_m} * {min_n}",
+        ]
+
+    def warp_limit_setup(self, threads: str) -> list[str]:
+        """The factory line that caps the threads at what T.gemm can split its tiles over
+        (16 rows by 8 columns a warp), where some config launches more warps than that: a
+        Helion GEMM tuned at 16x16 tiles on 4 warps has no TileLang warp partition (TileLang
+        0.1.15: "No valid warp partition for T.gemm: M=16")."""
+        configs = [dict(c) for c in self.kernel.configs] or [
+            {t.name: t.default for t in self.kernel.tunables}
+        ]
+        warps = self._max_warps()
+        needed = False
+        for rows, cols in self.dot_tiles:
+            for c in configs:
+                m, n = c.get(rows, rows), c.get(cols, cols)
+                limit = (
+                    (int(m) // 16) * (int(n) // 8) if str(m).isdigit() and str(n).isdigit() else 0
+                )
+                if 0 < limit < c.get("num_warps", warps):
+                    needed = True
+        if not needed:
+            return []
+        caps = ", ".join(
+            f"32 * max(1, {rows} // 16) * max(1, {cols} // 8)"
+            for rows, cols in dict.fromkeys(self.dot_tiles)
+        )
+        return [
+            "# T.gemm splits a tile over warps of 16 rows by 8 columns: no more warps than that.",
+            f"{threads} = min({threads}, {caps})",
         ]
 
     def policy_setup(self, threads: str) -> list[str]:
