@@ -338,6 +338,8 @@ class _Editor(cst.CSTTransformer):
         self.markers: dict[int, cst.SimpleStatementLine] = {}
         # Per enclosing statement: preludes and notes of the launches inside it.
         self.pending: list[tuple[list[str], list[str]]] = []
+        # Per statement being rebuilt: whether an expression in it was replaced.
+        self.expression_edited: list[bool] = []
 
     def _statements(self, text: str) -> list[cst.BaseStatement]:
         """The statements of ``text`` (see :func:`_statements`), for the edited tree."""
@@ -359,6 +361,7 @@ class _Editor(cst.CSTTransformer):
     def on_visit(self, node: cst.CSTNode) -> bool:
         if is_a(node, cst.BaseStatement):
             self.pending.append(([], []))
+            self.expression_edited.append(False)
         # A subtree without edits or sites comes back unchanged: libcst would only rebuild it
         # (most of a module), so it is not entered. Its root still gets `on_leave`, which
         # changes nothing for a node without an edit or site of its own.
@@ -378,6 +381,8 @@ class _Editor(cst.CSTTransformer):
         if not is_a(original, cst.BaseStatement):
             return updated
         prelude, notes = self.pending.pop()
+        if self.expression_edited.pop() and isinstance(updated, cst.SimpleStatementLine):
+            updated = self._rewrapped(updated, self.indent_of(original))
         replacement: list[cst.BaseStatement] = [updated]  # type: ignore[list-item]
         if key is not None and key in self.statement_sites:
             site = self.statement_sites[key]
@@ -392,6 +397,18 @@ class _Editor(cst.CSTTransformer):
         if len(replacement) == 1:
             return replacement[0]
         return cst.FlattenSentinel(replacement)
+
+    def _rewrapped(self, stmt: cst.SimpleStatementLine, indent: str) -> cst.SimpleStatementLine:
+        """``stmt``, an expression in it replaced, wrapped as the formatter would where that
+        made a line too long (Helion's `helion.cdiv(a, b)` spelt `(a + b - 1) // b`)."""
+        bare = stmt.with_changes(leading_lines=[])
+        text = cst.Module(body=[bare]).code.rstrip("\n")
+        if all(len(indent) + len(line) <= MAX_LINE for line in text.splitlines()):
+            return stmt
+        new = _statements_at([text], indent, self._statements)
+        if len(new) != 1 or not isinstance(new[0], cst.SimpleStatementLine):
+            return stmt
+        return new[0].with_changes(leading_lines=stmt.leading_lines)
 
     def _fold_markers(self, block: cst.IndentedBlock | cst.Module) -> cst.CSTNode:
         """Give the comments of removed statements to the statements after them."""
@@ -548,6 +565,8 @@ class _Editor(cst.CSTTransformer):
             if edit.kind == "replace":
                 if edit.note and self.pending:
                     self.pending[-1][1].append(edit.note)
+                if self.expression_edited:
+                    self.expression_edited[-1] = True
                 return _keep_parens(updated, cst.parse_expression(edit.text))
         return updated
 

@@ -334,10 +334,12 @@ class HostStatements:
                     statements.append(node)
 
         body.visit(V())
-        if not uses or uses != allowed:
+        if not uses or uses != allowed or not _launches_through(body, name):
             return False
         statements.clear()  # the original tree's, which have locations
         self.fn.visit(V())
+        if not _feeds_only_assignments(self.fn, statements, name):
+            return False
         for line in statements:
             self.info.host_edits.append(
                 ir.HostEdit(
@@ -761,3 +763,53 @@ def _calls_in(node: cst.CSTNode) -> list[cst.Call]:
 
     node.visit(V())
     return found
+
+
+def _launches_through(body: cst.CSTNode, name: str) -> bool:
+    """Whether ``body`` launches ``name[grid](...)``."""
+    return any(
+        isinstance(c.func, cst.Subscript)
+        and isinstance(c.func.value, cst.Name)
+        and c.func.value.value == name
+        for c in _calls_in(body)
+    )
+
+
+def _feeds_only_assignments(
+    fn: cst.FunctionDef, dropped: list[cst.SimpleStatementLine], name: str
+) -> bool:
+    """Whether what the ``dropped`` lines bind reaches, through assignments, only other
+    assignments and the launch of ``name`` (the grid it sizes), not an assert, a return or a
+    call: the dropped lines leave nothing undefined that runs."""
+    derived: set[str] = set()
+    for line in dropped:
+        for small in line.body:
+            if isinstance(small, cst.Assign):
+                derived |= {n for t in small.targets for n in cst_names_in(t.target)}
+    lines: list[cst.SimpleStatementLine] = []
+
+    class Lines(cst.CSTVisitor):
+        def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+            if all(node is not d for d in dropped):
+                lines.append(node)
+
+    fn.visit(Lines())
+    for _ in range(len(lines)):  # to a fixed point: each round adds names or stops
+        grown = False
+        for line in lines:
+            for small in line.body:
+                if isinstance(small, cst.Assign) and cst_names_in(small.value) & derived:
+                    new = {n for t in small.targets for n in cst_names_in(t.target)} - derived
+                    derived |= new
+                    grown = grown or bool(new)
+        if not grown:
+            break
+    for line in lines:
+        if not cst_names_in(line) & derived:
+            continue
+        if all(isinstance(small, cst.Assign) for small in line.body):
+            continue
+        if _launches_through(line, name):
+            continue
+        return False
+    return True

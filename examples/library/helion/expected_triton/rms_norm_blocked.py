@@ -214,7 +214,9 @@ def rms_norm_blocked_bwd(
     # fixed at Helion's default block
     block_m = 32
     grad_x = torch.empty_like(x)
-    partials = x.new_empty([(x.size(0) + block_m - 1) // block_m, *weight.shape], dtype=torch.float32)
+    partials = x.new_empty(
+        [(x.size(0) + block_m - 1) // block_m, *weight.shape], dtype=torch.float32
+    )
     # tiletrans: was `hl.specialize(...)`: the kernels take it as a compile-time constant
     n = weight.size(0)
     # Written for 1-d `weight`, `rstd`: `weight[None, :]` has 1 index; `rstd[sub]` has 1 index.
