@@ -885,3 +885,34 @@ def test_a_local_the_grouped_order_shares_with_the_kernel_stays(tmp_path: Path) 
     torch.testing.assert_close(
         module.gemm_grouped(a, b), (a.float() @ b.float()).half(), atol=1e-2, rtol=1e-2
     )
+
+
+def test_a_tile_size_read_as_a_number_and_module_numbers_are_read(tmp_path: Path) -> None:
+    # A `ct.Constant[int]` tile size the body also reads as a number (`t / TILE`), and a module
+    # constant computed from math (`INV_LOG_2 = 1.0 / math.log(2)`): cuTile folds both in.
+    import math
+
+    from translator.ir.visit import kernel_exprs
+
+    src = tmp_path / "scale.py"
+    src.write_text(
+        "import math\n\nimport cuda.tile as ct\nimport torch\n\nINV_LOG_2 = 1.0 / math.log(2)\n\n\n"
+        "@ct.kernel\ndef scale_kernel(x, o, TILE: ct.Constant[int]):\n"
+        "    b = ct.bid(0)\n"
+        "    t = ct.load(x, index=(b,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)\n"
+        "    ct.store(o, index=(b,), tile=t / TILE * INV_LOG_2)\n\n\n"
+        "def scale(x: torch.Tensor) -> torch.Tensor:\n"
+        "    o = torch.empty_like(x)\n"
+        "    grid = (ct.cdiv(x.shape[0], 128), 1, 1)\n"
+        "    ct.launch(torch.cuda.current_stream(), grid, scale_kernel, (x, o, 128))\n"
+        "    return o\n"
+    )
+    module = parse_file(src, "cutile")
+    (kernel,) = module.kernels
+    consts = [e for e in kernel_exprs(kernel) if isinstance(e, ir.Const)]
+    assert any(
+        abs(c.value - 1.0 / math.log(2)) < 1e-12 for c in consts if isinstance(c.value, float)
+    )
+    out = tmp_path / "scale_triton.py"
+    out.write_text(translate_file(src, "cutile", "triton"))
+    assert "/ TILE" in out.read_text(), out.read_text()

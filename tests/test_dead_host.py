@@ -155,6 +155,18 @@ def test_dead_pure_statements_are_removed(before: str, after: str) -> None:
 KEPT = [
     pytest.param(
         """
+        def f(x, y, n):
+            if n > 0:
+                y[0] = 5.0
+                nw = 8
+            else:
+                nw = 4
+            return x
+        """,
+        id="an-if-that-also-writes-a-tensor",
+    ),
+    pytest.param(
+        """
         def f(x, n_regs):
             num_warps = 8
             for _ in range(2):

@@ -302,3 +302,51 @@ def test_a_scalar_named_like_a_tensors_tilelang_shape_is_refused_for_tilelang() 
     assert "has parameters `weight_shape`, which the TileLang module needs" in err.value.message
     assert err.value.hint == "rename the parameter in the source"
     assert "def _scale_kernel(" in translate_source(text, "k.py", "helion", "triton")
+
+
+def test_tile_index_functions_are_the_tiles_attributes(tmp_path: Path) -> None:
+    # Helion's concatenate example: `hl.tile_index(tile)`, the older spelling of `tile.index`.
+    text = (
+        HEADER
+        + "@helion.kernel(config=helion.Config(block_sizes=[16]))\n"
+        + "def shifted(x: torch.Tensor) -> torch.Tensor:\n"
+        + "    out = torch.empty_like(x)\n"
+        + "    for tile in hl.tile(x.size(0)):\n"
+        + "        out[tile] = x[tile] + hl.tile_index(tile).to(x.dtype) + hl.tile_begin(tile)\n"
+        + "    return out\n"
+    )
+    source, translated = _translate(tmp_path, text)
+    assert "hl.tile_index" not in translated
+    _assert_equivalent(source, translated, tmp_path)
+
+
+def test_a_barrier_between_top_level_loops_is_the_order_of_their_kernels(tmp_path: Path) -> None:
+    # Helion's squeeze-and-excitation backward: `hl.barrier()` between phases of one kernel. Each
+    # top-level loop is a kernel of its own here, launched after the one before it.
+    text = (
+        HEADER
+        + "@helion.kernel(config=helion.Config(block_sizes=[16, 16]))\n"
+        + "def two_phases(x: torch.Tensor) -> torch.Tensor:\n"
+        + "    y = torch.empty_like(x)\n"
+        + "    out = torch.empty_like(x)\n"
+        + "    for tile in hl.tile(x.size(0)):\n"
+        + "        y[tile] = x[tile] * 2.0\n"
+        + "    hl.barrier()\n"
+        + "    for tile in hl.tile(x.size(0)):\n"
+        + "        out[tile] = y[tile] + y[(tile.index + 1) % x.size(0)]\n"
+        + "    return out\n"
+    )
+    source, translated = _translate(tmp_path, text)
+    assert "# tiletrans: dropped `hl.barrier()`" in translated
+    assert "hl.barrier" not in translated.replace("# tiletrans: dropped `hl.barrier()`", "")
+    # The source cannot run here (a grid-wide barrier waits forever in the interpreter): the
+    # translation is checked against what the source computes, written in torch.
+    import torch
+
+    from validation.runners import load_module
+
+    out = tmp_path / "two_phases_triton.py"
+    out.write_text(translated)
+    x = torch.randn(37)
+    y = x * 2.0
+    torch.testing.assert_close(load_module(out, "translated").two_phases(x), y + y.roll(-1))

@@ -240,7 +240,7 @@ def test_dot_operands_are_copied_through_tma_at_large_tiles_only(tmp_path: Path)
     text = translate_file("examples/triton/matmul_block_ptr.py", "triton", "tilelang")
     assert "    use_tma = block_m * block_n >= 128 * 128\n" in text, text
     assert text.count("disable_tma=not use_tma") == 2, text
-    assert "T.copy(c_tile, c[by * block_m, bx * block_n])\n" in text, text
+    assert "T.copy(accumulator, c[by * block_m, bx * block_n])\n" in text, text
     out = tmp_path / "block_ptr_tl.py"
     out.write_text(text)
     jit = load_module(out, "block_ptr_tl").matmul_block_ptr_kernel

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import math
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from contextlib import ExitStack
 from types import FunctionType
@@ -625,6 +626,60 @@ def literal(node: cst.BaseExpression) -> object:
     if isinstance(node, (cst.List, cst.Tuple)):
         return [literal(el.value) for el in node.elements]
     raise ValueError("not a literal")
+
+
+_STATIC_MATH = {
+    "math.log": math.log,
+    "math.log2": math.log2,
+    "math.log10": math.log10,
+    "math.exp": math.exp,
+    "math.sqrt": math.sqrt,
+}
+_STATIC_BINARY = {
+    cst.Add: lambda a, b: a + b,
+    cst.Subtract: lambda a, b: a - b,
+    cst.Multiply: lambda a, b: a * b,
+    cst.Divide: lambda a, b: a / b,
+    cst.FloorDivide: lambda a, b: a // b,
+    cst.Power: lambda a, b: a**b,
+}
+
+
+def static_number(
+    node: cst.BaseExpression, aliases: dict[str, str], known: dict[str, float] | None = None
+) -> int | float | None:
+    """The number a module constant's right side computes from literals, ``known`` names,
+    arithmetic and ``math.log``/``exp``/``sqrt``/``pi``/``e`` (``INV_LOG_2 = 1.0 /
+    math.log(2)``); ``None`` for anything else. Nothing is run."""
+    try:
+        value = literal(node)
+    except ValueError:
+        value = None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value
+    if isinstance(node, cst.Name) and known and node.value in known:
+        return known[node.value]
+    name = resolve(node, aliases) if isinstance(node, (cst.Name, cst.Attribute)) else None
+    if name in ("math.pi", "math.e", "math.inf"):
+        return getattr(math, name.split(".")[1])
+    if isinstance(node, cst.BinaryOperation) and type(node.operator) in _STATIC_BINARY:
+        a = static_number(node.left, aliases, known)
+        b = static_number(node.right, aliases, known)
+        if a is None or b is None:
+            return None
+        try:
+            return _STATIC_BINARY[type(node.operator)](a, b)
+        except (ZeroDivisionError, OverflowError):
+            return None
+    if isinstance(node, cst.Call) and len(node.args) == 1 and node.args[0].keyword is None:
+        fn = _STATIC_MATH.get(resolve(node.func, aliases) or "")
+        arg = static_number(node.args[0].value, aliases, known)
+        if fn is not None and arg is not None:
+            try:
+                return fn(arg)
+            except (ValueError, OverflowError):
+                return None
+    return None
 
 
 def literal_or_none(node: cst.BaseExpression | None) -> Any:

@@ -207,6 +207,10 @@ class PadTracker:
                 if ms == xs and self._positive(ms) and self._bounds_row_max(mv, xv, dim):
                     return True
         if isinstance(m, ir.Reduce) and m.op == "max":
+            if isinstance(m.value, ir.Reduce) and m.value.op == "max":
+                # The max over more dims (cuTile's `ct.max(x)` without an axis) bounds each
+                # row's max too.
+                return self._bounds_row_max(m.value, x, dim)
             dims = dims_of(infer(m.value, self._env()))
             return dims[m.axis % len(dims)] == dim and self._same(m.value, x)
         return False
@@ -223,6 +227,10 @@ class PadTracker:
 
     def reduction_is_exact(self, e: ir.Reduce, dim: ir.Dim) -> tuple[bool, Pad | None]:
         """Whether Helion's (masked) reduction gives the IR's unmasked one, and the pad seen."""
+        if isinstance(dim, ir.BlockDim):
+            tile = self._env().tiles.get(dim.tile)
+            if tile is not None and (tile.scalar or tile.block == ir.Const(1)):
+                return True, None  # one row per program: no invalid lanes to leave out
         pad = self.along(e.value, dim, "ir")
         identity = reduce_identity(e.op)
         if pad is None or pad.value != identity:

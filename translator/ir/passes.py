@@ -42,10 +42,31 @@ def run_passes(
         try:
             verify(module)
         except IRTypeError as err:
-            raise TranslationError(f"pass {p.name!r} broke the IR: {err}", err.loc) from None
+            # Where the type error has no place of its own, the kernel it is in (the first one
+            # the pass changed that fails to verify) places the refusal.
+            loc = err.loc or next(
+                (k.loc for k in module.kernels if _fails(k) and k.loc is not None), None
+            )
+            raise TranslationError(
+                f"pass {p.name!r} broke the IR: {err}",
+                loc,
+                "this is a tiletrans bug: please report it with the input file; rewriting the "
+                "kernel's indexing may avoid it",
+            ) from None
         if p.name == stop_after:
             break
     return module
+
+
+def _fails(kernel: ir.Kernel) -> bool:
+    """Whether ``kernel`` alone fails to verify."""
+    from translator.ir.verifier import verify_kernel
+
+    try:
+        verify_kernel(kernel)
+    except IRTypeError:
+        return True
+    return False
 
 
 def ir_after(module: ir.Module, dst: str | None, after: str | None) -> ir.Module:

@@ -712,9 +712,11 @@ class _Analysis:
                     if not self._dead_branches(inner, live):
                         return False
                 elif not _assignments_only(inner) or not all(
-                    self.pure(small.value)
+                    self.pure(small.value)  # type: ignore[attr-defined]
+                    and all(_simple_names(t) is not None for t in _targets(small))
                     for small in inner.body  # type: ignore[attr-defined]
                 ):
+                    # `y[0] = 5.0`, `ctx.x = v`: a write, not a dead binding.
                     return False
             branch = branch.orelse if isinstance(branch, cst.If) else None
         return True
@@ -1050,6 +1052,15 @@ def _trailing_comment(stmt: cst.CSTNode) -> cst.Comment | None:
     if isinstance(stmt, cst.FunctionDef) and isinstance(stmt.body, cst.IndentedBlock):
         return stmt.body.header.comment
     return None
+
+
+def _targets(small: cst.BaseSmallStatement) -> list[cst.BaseExpression]:
+    """The targets an assignment binds."""
+    if isinstance(small, cst.Assign):
+        return [t.target for t in small.targets]
+    if isinstance(small, cst.AnnAssign):
+        return [small.target]
+    return []
 
 
 def _bound_in(stmt: cst.If) -> set[str]:

@@ -56,6 +56,9 @@ class ExpressionReader:
             return ir.Const(name == "True")
         if name in self.tensors:
             raise self.mod.error(node, f"array `{name}` is used as a value", "ct.load a tile of it")
+        if name not in self.env.vars and name in self.mod.module_numbers:
+            # A module constant: cuTile folds it into the kernel.
+            return ir.Const(self.mod.module_numbers[name], loc=self.mod.locate(node))
         return ir.Name(name, loc=self.mod.locate(node))
 
     def ex_int(self, node: cst.Integer) -> ir.Expr:
@@ -223,11 +226,11 @@ class ExpressionReader:
             )
         if name in self.g["reductions"]:
             axis = kw.get("axis", pos[1] if len(pos) > 1 else None)
-            if axis is None:
-                raise self.mod.error(node, "a reduction needs its axis=")
             keep = kw.get("keepdims")
             op = self.g["reductions"][name]
             value = self.expr(pos[0])
+            if axis is None or (isinstance(axis, cst.Name) and axis.value == "None"):
+                return self.reduce_all(op, value, keep is not None and source_of(keep) == "True")
             masked = self.lane_masked(value, int(self.const(axis)), reduce_identity(op))
             return ir.Reduce(
                 op,
@@ -248,6 +251,22 @@ class ExpressionReader:
         if name in self.g["dots"]:
             return self.dot(node, self.g["dots"][name])
         raise self.mod.error(node, f"`{source_of(node.func)}` is not read in cuTile kernels")
+
+    def reduce_all(self, op: str, value: ir.Expr, keepdim: bool) -> ir.Expr:
+        """``ct.sum(x)`` without an axis: over every dim, the last first (each masked as the
+        IR says where its lanes run past the tensor); a number, or with ``keepdims`` a tile of
+        ones."""
+        rank = len(dims_of(infer(value, self.env)))
+        for axis in reversed(range(rank)):
+            masked = self.lane_masked(value, axis, reduce_identity(op))
+            value = ir.Reduce(
+                op,
+                value if masked is None else masked,
+                axis,
+                keepdim=keepdim,
+                masked=masked is not None,
+            )
+        return value
 
     def const_str(self, node: cst.BaseExpression) -> str:
         if isinstance(node, cst.SimpleString):

@@ -41,6 +41,7 @@ from translator.dialects.cst_utils import (
     size_reference,
     source_of,
     statement_comments,
+    static_number,
 )
 from translator.dialects.cutile.accesses import AccessReader
 from translator.dialects.cutile.expressions import ExpressionReader, _is_docstring
@@ -50,6 +51,7 @@ from translator.ir import nodes as ir
 from translator.ir.printer import format_expr
 from translator.ir.program_order import GroupedOrder, match_grouped
 from translator.ir.shapes import (
+    ScalarType,
     TypeEnv,
     infer,
     kernel_env,
@@ -83,6 +85,8 @@ class _Module:
     kernel_defs: dict[str, cst.FunctionDef] = field(default_factory=dict)
     #: Module-level ``NAME = <int>`` constants (tile sizes a launch passes by name).
     module_ints: dict[str, int] = field(default_factory=dict)
+    #: Other module-level numbers kernels read (``INV_LOG_2 = 1.0 / math.log(2)``).
+    module_numbers: dict[str, int | float] = field(default_factory=dict)
     #: Module-level annotation aliases, ``ConstInt = ct.Constant[int]`` (NVIDIA's samples).
     annotation_aliases: dict[str, cst.Subscript] = field(default_factory=dict)
     launch_constants: dict[str, dict[int, int]] = field(default_factory=dict)
@@ -176,6 +180,9 @@ class KernelLifter(AccessReader, ExpressionReader):
                 self.tiles[name] = self.scalar_grid(name, axis)
             grid.append(self.tiles[name])
         self.env = kernel_env(ir.Kernel(self.fn.name.value, tuple(self.params), (), (), ()))
+        for name in self.constants:
+            # Tile sizes are tunables, compile-time integers the body may read (`t / TILE`).
+            self.env.vars[name] = ScalarType(ir.I32, weak=True)
         for t in grid:
             self.env.bind_tile(t)
         body = self.block(self.fn.body.body)
@@ -273,10 +280,22 @@ class KernelLifter(AccessReader, ExpressionReader):
         text = source_of(ann)
         if isinstance(ann, cst.Name):
             ann = self.mod.annotation_aliases.get(ann.value, ann)
-        if isinstance(ann, cst.Subscript) and self.mod.name_of(ann.value) == self.lang_name(
-            "constant"
+        if (
+            isinstance(ann, cst.Subscript)
+            and self.mod.name_of(ann.value) == self.lang_name("constant")
+            or self.mod.name_of(ann) == self.lang_name("constant")
         ):
+            # `ct.Constant[int]` (or bare `ct.Constant`): a tile size, a tunable, that the body
+            # may also read as a number (`t / TILE`).
             self.constants.append(name)
+            return
+        if self.mod.name_of(ann) == self.lang_name("array") or (
+            isinstance(ann, cst.Subscript)
+            and self.mod.name_of(ann.value) == self.lang_name("array")
+        ):
+            # `x: ct.Array` (TileGym's and the samples' spelling of an array parameter).
+            self.tensors.add(name)
+            self.params.append(ir.Param(name, "tensor"))
             return
         kind = {"int": "int", "float": "float", "bool": "bool"}.get(text)
         if kind is None:
@@ -909,6 +928,7 @@ def parse(source: str, path: str) -> ir.Module:
     g = _grammar()
     mod = _Module(path, Locator(wrapper, path), import_aliases(module), {})
     kernels_cst = []
+    rebound = _bound_more_than_once(module)
     for stmt in module.body:
         small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) else None
         if (
@@ -917,6 +937,11 @@ def parse(source: str, path: str) -> ir.Module:
             and isinstance(small.value, cst.Integer)
         ):
             mod.module_ints[small.targets[0].target.value] = int(small.value.value)
+        elif isinstance(small, cst.Assign) and isinstance(small.targets[0].target, cst.Name):
+            # `INV_LOG_2 = 1.0 / math.log(2)`: a number kernels may read.
+            number = static_number(small.value, mod.aliases, mod.module_numbers)
+            if number is not None and small.targets[0].target.value not in rebound:
+                mod.module_numbers[small.targets[0].target.value] = number
         if (
             isinstance(small, cst.Assign)
             and isinstance(small.targets[0].target, cst.Name)
@@ -1178,3 +1203,35 @@ def _kernel_def_params(mod: _Module, name: str) -> list[cst.Param]:
 
 
 __all__ = ["KernelLifter", "WHOLE_BLOCKS", "parse"]
+
+
+def _bound_more_than_once(module: cst.Module) -> set[str]:
+    """Module names bound more than once anywhere (again at module level, under an ``if``, by
+    ``global`` in a function): a kernel reading one cannot fold one value of it."""
+    counts: dict[str, int] = {}
+
+    class V(cst.CSTVisitor):
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            for n in names_in(node.target):
+                counts[n] = counts.get(n, 0) + 1
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            for n in names_in(node.target):
+                counts[n] = counts.get(n, 0) + 2
+
+        def visit_Global(self, node: cst.Global) -> None:
+            for item in node.names:
+                counts[item.name.value] = counts.get(item.name.value, 0) + 2
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            # A function's own locals are not the module's; its `global` statements are.
+            for stmt in node.body.body if isinstance(node.body, cst.IndentedBlock) else ():
+                for small in (
+                    getattr(stmt, "body", ()) if isinstance(stmt, cst.SimpleStatementLine) else ()
+                ):
+                    if isinstance(small, cst.Global):
+                        self.visit_Global(small)
+            return False
+
+    module.visit(V())
+    return {n for n, c in counts.items() if c > 1}

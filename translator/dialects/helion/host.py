@@ -152,6 +152,19 @@ class HostReader:
     def st_expr(self, node: cst.Expr) -> list[ir.Stmt]:
         """A string statement (a comment in string form) is dropped; other expressions are
         not host statements the IR models."""
+        if (
+            isinstance(node.value, cst.Call)
+            and resolve(node.value.func, self.aliases) == "helion.language.barrier"
+            and not node.value.args
+        ):
+            # A grid-wide barrier between top-level loops: each loop is a kernel of its own
+            # here, launched after the one before it has finished.
+            self._remove_line(
+                node.value,
+                "hl.barrier",
+                "each top-level loop is a kernel of its own, launched in order",
+            )
+            return []
         if not isinstance(node.value, (cst.SimpleString, cst.ConcatenatedString)):
             raise self._unsupported_host(node)
         return []

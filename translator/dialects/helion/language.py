@@ -25,6 +25,11 @@ class LanguageReader:
 
     def _language(self, fn: str, args: list, kwargs: dict, node: cst.Call) -> ir.Expr:
         loc = self.locate(node)
+        if fn.startswith("tile_") and fn.removeprefix("tile_") in ir.TILE_ATTRS:
+            # `hl.tile_index(tile)`: the older spelling of `tile.index`.
+            if len(args) != 1 or kwargs:
+                raise self.error(node, f"hl.{fn} takes one tile")
+            return self.expr(cst.Attribute(args[0], cst.Name(fn.removeprefix("tile_"))))
         if fn in ("zeros", "full"):
             shape_node = kwargs.get("shape", args[0] if args else None)
             if shape_node is None:

@@ -74,6 +74,7 @@ from translator.dialects.cst_utils import (
     call_args,
     conjuncts,
     import_aliases,
+    names_in,
     parse_source,
     source_of,
     statement_comments,
@@ -106,6 +107,10 @@ from translator.ir.visit import all_exprs, map_bodies
 # --------------------------------------------------------------------------------------------------
 # The kernel lifter
 
+#: The value a factory knob that has no default and no launch tiletrans reads starts at, by
+#: kind: a 64-wide tile splits over any warps T.gemm takes (16x8 a warp), 4 warps, 2 stages.
+_STAND_INS = {"block_size": 64, "num_warps": 4, "num_stages": 2}
+
 
 class KernelLifter(GridTiles, TileCalls, Expressions):
     """Lifts one factory's prim_func into an :class:`ir.Kernel`."""
@@ -124,6 +129,8 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
         #: Per-lane temporaries of the T.Parallel body being read (cleared after it).
         self.lane_lets: set[str] = set()
         self.tunables: dict[str, ir.Tunable] = {}
+        #: Notes on knobs that start at a stand-in value (see :meth:`tunable`).
+        self.stand_ins: list[str] = []
         self.env = TypeEnv()
         #: names of the current T.Parallel loop's lane variables, in domain order, with dims
         self.lanes: list[tuple[str, ir.Dim]] = []
@@ -196,11 +203,39 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
         if name in self.tunables:
             return
         value = self.int_value(cst.Name(name))
+        if value is None and kind in _STAND_INS and name not in self.shaping_names:
+            # TileLang's example folder builds kernels as `f(M, N, K, 128, 128, 32)` in a
+            # `main()` or from argparse values, which tiletrans does not read: the translation
+            # tunes the knob instead, from a value that fits any tile kernel (a block size does
+            # not change what a kernel computes, only how it is split).
+            value = _STAND_INS[kind] * scale
+            self.stand_ins.append(
+                f"tiletrans: `{name}` has no default and no launch value tiletrans reads: the "
+                f"translation tunes it, starting at {value}"
+            )
         if value is None:
             raise self.no_value(name, node)
         self.tunables[name] = ir.Tunable(
             name if kind == "block_size" else kind, kind, value // scale
         )
+
+    @property
+    def shaping_names(self) -> set[str]:
+        """The factory's names the prim_func's tensor annotations read (`T.Tensor((M //
+        block_M, N), ...)`): a knob there shapes what the host allocates, so no stand-in."""
+        names: set[str] = set()
+
+        class V(cst.CSTVisitor):
+            def visit_Param(self, node: cst.Param) -> None:
+                if node.annotation is not None:
+                    names.update(names_in(node.annotation))
+
+        for stmt in (
+            self.fac.fn.body.body if isinstance(self.fac.fn.body, cst.IndentedBlock) else ()
+        ):
+            if isinstance(stmt, cst.FunctionDef):
+                stmt.visit(V())
+        return names
 
     def no_value(self, name: str, node: cst.CSTNode) -> TranslationError:
         """The refusal of a tunable without a value: say where the launches are that were not
@@ -283,6 +318,7 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
             configs=configs,
             hints=hints,
             docstring=docstring,
+            doc_comments=tuple(self.stand_ins),
             loc=self.mod.locate(self.fac.fn),
         )
 

@@ -466,6 +466,7 @@ class KernelWriter(CodePrinter):
         self.lanes = lanes
         text = self.text(value)
         self.lanes = ()
+        self.lane_dims = ()
         if dtype_of(self.type_of(value)) != buf.dtype:
             text = f"T.cast({text}, {self.dtype(buf.dtype)})"
         if not header:
@@ -533,6 +534,7 @@ class KernelWriter(CodePrinter):
         self.lanes = lanes[len(lanes) - len(dims_of(t)) :] if dims_of(t) else ()
         text = self.text(value)
         self.lanes = ()
+        self.lane_dims = ()
         target = f"{s.tensor}[{', '.join(idx)}]"
         indent = ""
         if header:

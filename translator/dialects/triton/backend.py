@@ -186,9 +186,16 @@ def _autotune(kernel: ir.Kernel, emitter: KernelEmitter) -> dict | None:
     # a tensor (atomics, or a read then a write of it) would leave it updated once per timed
     # run. `restore_value` puts them back after each (what the other DSLs' tuners do by
     # running trials on copies).
-    restored = updated_tensors(kernel) | set(kernel.hints.extra("triton.restore_value", ()))
-    restore = [f"{t}_ptr" for t in sig.tensors if t in restored]
-    return {"configs": rendered, "key": keys, "restore": restore if len(rendered) > 1 else []}
+    zeroed = set(kernel.hints.extra("triton.reset_to_zero", ()))  # type: ignore[arg-type]
+    restored = updated_tensors(kernel) | set(kernel.hints.extra("triton.restore_value", ()))  # type: ignore[arg-type]
+    tuned = len(rendered) > 1
+    return {
+        "configs": rendered,
+        "key": keys,
+        # The source's zeroing stays zeroing (Triton zeroes once more after the search).
+        "reset": [f"{t}_ptr" for t in sig.tensors if t in zeroed] if tuned else [],
+        "restore": [f"{t}_ptr" for t in sig.tensors if t in restored - zeroed] if tuned else [],
+    }
 
 
 def updated_tensors(kernel: ir.Kernel) -> set[str]:

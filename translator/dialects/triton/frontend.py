@@ -713,7 +713,7 @@ class EntryBuilder(HostStatements, HostExpressions, HostTensors):
         sub = call.func
         assert isinstance(sub, cst.Subscript)
         name = sub.value.value if isinstance(sub.value, cst.Name) else None
-        name = self.info.warmup_aliases.get(name, name)  # type: ignore[arg-type]
+        name = self.info.warmup_aliases.get(self.qualname, {}).get(name, name)  # type: ignore[arg-type]
         if name not in self.info.kernels:
             raise self.error(
                 call, f"`{self.src(sub.value)}` is not a @triton.jit kernel of this file"
@@ -930,14 +930,19 @@ def _evaluate(e: ir.Expr) -> object:
 
 
 def _restored(kernel: KernelDef, launch: Launch) -> tuple[tuple[str, object], ...]:
-    """``triton.restore_value``: the tensors (IR names) the source's autotuner zeroes or
-    restores around its timed runs, for a Triton translation to restore too."""
-    names = tuple(
-        b.tensor
-        for p in kernel.restored
-        if (b := launch.bindings.get(p)) is not None and b.tensor is not None
-    )
-    return (("triton.restore_value", names),) if names else ()
+    """``triton.reset_to_zero`` and ``triton.restore_value``: the tensors (IR names) the
+    source's autotuner zeroes or restores around its timed runs, for a Triton translation to do
+    the same."""
+    out = []
+    for option in ("reset_to_zero", "restore_value"):
+        names = tuple(
+            b.tensor
+            for key, p in kernel.restored
+            if key == option and (b := launch.bindings.get(p)) is not None and b.tensor is not None
+        )
+        if names:
+            out.append((f"triton.{option}", names))
+    return tuple(out)
 
 
 def _casts_to_int64(fn: cst.FunctionDef, info: ModuleInfo) -> bool:

@@ -75,11 +75,12 @@ def autotune_configs(
     d: cst.Decorator,
     info: ModuleInfo,
     notes: list[str] | None = None,
-    restored: list[str] | None = None,
+    restored: list[tuple[str, str]] | None = None,
 ) -> tuple[list[tuple[dict, dict]], FunctionRef | None]:
     """The configs of ``@triton.autotune(...)`` as (meta-parameters, launch knobs), and the
     ``pre_hook`` every config shares (``None`` if none has one). What the reading assumed goes
-    to ``notes``; the parameters ``reset_to_zero=``/``restore_value=`` name, to ``restored``."""
+    to ``notes``; the parameters ``reset_to_zero=``/``restore_value=`` name, to ``restored`` as
+    (option, parameter) pairs."""
     call = d.decorator
     if not isinstance(call, cst.Call):
         raise TranslationError("@triton.autotune needs configs=", info.locate(d))
@@ -106,7 +107,7 @@ def autotune_configs(
                     f'write the names as string literals: `{k}=["C"]`',
                 )
             if restored is not None:
-                restored.extend(names)
+                restored.extend((k, n) for n in names)
             notes.append(
                 f"tiletrans: read `{k}=` of @triton.autotune: the translation's tuner leaves "
                 f"{', '.join(names)} as the host made them"

@@ -56,7 +56,7 @@ class KernelDef:
     # `tiletrans:` notes on what reading its decorators assumed (for above its translation).
     notes: list[str] = field(default_factory=list)
     # Parameters the autotuner zeroes or restores around its timed runs (`reset_to_zero=`).
-    restored: list[str] = field(default_factory=list)
+    restored: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -75,8 +75,9 @@ class ModuleInfo:
     kernels: dict[str, KernelDef] = field(default_factory=dict)
     # Every host function that launches a kernel.
     launch_hosts: list[HostFunction] = field(default_factory=list)
-    # `kernel = softmax_kernel.warmup(...)` then `kernel[grid](...)`: name -> the kernel.
-    warmup_aliases: dict[str, str] = field(default_factory=dict)
+    # `kernel = softmax_kernel.warmup(...)` then `kernel[grid](...)`: per host function
+    # (qualified name), name -> the kernel.
+    warmup_aliases: dict[str, dict[str, str]] = field(default_factory=dict)
     # Module-level statements by the names they bind (for the host plan's removals).
     statements: dict[str, cst.CSTNode] = field(default_factory=dict)
     # Host statements the translation drops (a kernel's `.warmup(...)`), found while reading them.
@@ -109,7 +110,7 @@ def collect_module(info: ModuleInfo) -> None:
             for name, kernel in _warmup_aliases(function.node).items()
             if kernel in info.jit
         }
-        info.warmup_aliases.update(aliases)
+        info.warmup_aliases[function.qualname] = aliases
         names = {aliases.get(n, n) for n in _launched_names(function.node)} & set(info.jit)
         if names:
             launched |= names
@@ -193,7 +194,28 @@ def _warmup_aliases(fn: cst.FunctionDef) -> dict[str, str]:
                 found[node.targets[0].target.value] = value.func.value.value
 
     fn.visit(V())
-    return found
+    # A name bound otherwise too (another warmup, a parameter, an assignment) is not the one
+    # kernel's compiled form everywhere: no alias.
+    bindings: dict[str, int] = {}
+
+    class Bindings(cst.CSTVisitor):
+        def visit_Param(self, node: cst.Param) -> None:
+            bindings[node.name.value] = bindings.get(node.name.value, 0) + 1
+
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            for n in cst_names_in(node.target):
+                bindings[n] = bindings.get(n, 0) + 1
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            for n in cst_names_in(node.target):
+                bindings[n] = bindings.get(n, 0) + 2
+
+        def visit_For(self, node: cst.For) -> None:
+            for n in cst_names_in(node.target):
+                bindings[n] = bindings.get(n, 0) + 2
+
+    fn.visit(Bindings())
+    return {name: kernel for name, kernel in found.items() if bindings.get(name) == 1}
 
 
 def _kernel_def(fn: cst.FunctionDef, info: ModuleInfo) -> KernelDef:
@@ -220,7 +242,7 @@ def _kernel_def(fn: cst.FunctionDef, info: ModuleInfo) -> KernelDef:
     kept: list[str] = []
     consumed: set[str] = set()
     config_notes: list[str] = []
-    restored: list[str] = []
+    restored: list[tuple[str, str]] = []
     for d in fn.decorators:
         name = _decorator_name(d, info.aliases)
         if name == g["kernel"]["heuristics"]:

@@ -804,6 +804,21 @@ def _feeds_only_assignments(
                     grown = grown or bool(new)
         if not grown:
             break
+    headers: list[cst.CSTNode] = []
+
+    class Headers(cst.CSTVisitor):
+        def visit_If(self, node: cst.If) -> None:
+            headers.append(node.test)
+
+        def visit_While(self, node: cst.While) -> None:
+            headers.append(node.test)
+
+        def visit_For(self, node: cst.For) -> None:
+            headers.append(node.iter)
+
+    fn.visit(Headers())
+    if any(cst_names_in(h) & derived for h in headers):
+        return False  # a branch or loop decided by the compiled kernel's properties
     for line in lines:
         if not cst_names_in(line) & derived:
             continue

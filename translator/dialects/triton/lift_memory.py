@@ -31,7 +31,7 @@ from translator.dialects.triton.symbols import (
 )
 from translator.ir import nodes as ir
 from translator.ir.printer import format_expr
-from translator.ir.shapes import dims_of
+from translator.ir.shapes import dims_of, dtype_of
 
 _SWAP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 
@@ -50,7 +50,12 @@ class MemoryMixin:
         if isinstance(mask, Data):
             mask, pred = self.split_mask(mask_node, 0.0)
         loaded = self.load_window(ptr, mask, mask_node, 0.0, node, pred)
-        return self.pointwise("where", [self.ev(mask_node), loaded, self.ev(other_node)], node)
+        # Triton casts `other` to the pointer's element type (an fp32 mean padding an fp16
+        # row is the fp16 mean).
+        value = self.to_data(self.ev(other_node), other_node)
+        dtype = dtype_of(self.type_of(loaded.expr, node))
+        padding = Data(ir.Cast(value.expr, dtype), value.pads, value.div)
+        return self.pointwise("where", [self.ev(mask_node), loaded, padding], node)
 
     @handles("load")
     def load(self, name: str, node: cst.Call) -> Data:
