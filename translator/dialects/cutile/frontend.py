@@ -22,6 +22,7 @@ What is not read is refused with a located diagnostic. Host code is carried as w
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -33,6 +34,7 @@ from translator.dialects.common.host_api import HostFunction, host_functions
 from translator.dialects.cst_utils import (
     BINARY_OPERATORS,
     Locator,
+    bound_names,
     call_args,
     import_aliases,
     names_in,
@@ -42,6 +44,7 @@ from translator.dialects.cst_utils import (
     source_of,
     statement_comments,
     static_number,
+    walk,
 )
 from translator.dialects.cutile.accesses import AccessReader
 from translator.dialects.cutile.expressions import ExpressionReader, _is_docstring
@@ -1208,30 +1211,14 @@ __all__ = ["KernelLifter", "WHOLE_BLOCKS", "parse"]
 def _bound_more_than_once(module: cst.Module) -> set[str]:
     """Module names bound more than once anywhere (again at module level, under an ``if``, by
     ``global`` in a function): a kernel reading one cannot fold one value of it."""
-    counts: dict[str, int] = {}
+    counts = Counter(bound_names(module))
+    declared: list[str] = []
 
-    class V(cst.CSTVisitor):
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            for n in names_in(node.target):
-                counts[n] = counts.get(n, 0) + 1
+    def enter(node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.Global):
+            declared.extend(item.name.value for item in node.names)
+        return True
 
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            for n in names_in(node.target):
-                counts[n] = counts.get(n, 0) + 2
-
-        def visit_Global(self, node: cst.Global) -> None:
-            for item in node.names:
-                counts[item.name.value] = counts.get(item.name.value, 0) + 2
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            # A function's own locals are not the module's; its `global` statements are.
-            for stmt in node.body.body if isinstance(node.body, cst.IndentedBlock) else ():
-                for small in (
-                    getattr(stmt, "body", ()) if isinstance(stmt, cst.SimpleStatementLine) else ()
-                ):
-                    if isinstance(small, cst.Global):
-                        self.visit_Global(small)
-            return False
-
-    module.visit(V())
+    walk(module, enter)
+    counts.update(declared * 2)
     return {n for n, c in counts.items() if c > 1}

@@ -5,6 +5,7 @@ is interpreted (:mod:`translator.dialects.triton.frontend`)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -14,6 +15,7 @@ from translator.diagnostics import TranslationError
 from translator.dialects.common.host_api import HostFunction, host_functions
 from translator.dialects.cst_utils import (
     Locator,
+    bound_names,
     call_args,
     literal,
     resolve,
@@ -196,25 +198,11 @@ def _warmup_aliases(fn: cst.FunctionDef) -> dict[str, str]:
     fn.visit(V())
     # A name bound otherwise too (another warmup, a parameter, an assignment) is not the one
     # kernel's compiled form everywhere: no alias.
-    bindings: dict[str, int] = {}
-
-    class Bindings(cst.CSTVisitor):
-        def visit_Param(self, node: cst.Param) -> None:
-            bindings[node.name.value] = bindings.get(node.name.value, 0) + 1
-
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            for n in cst_names_in(node.target):
-                bindings[n] = bindings.get(n, 0) + 1
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            for n in cst_names_in(node.target):
-                bindings[n] = bindings.get(n, 0) + 2
-
-        def visit_For(self, node: cst.For) -> None:
-            for n in cst_names_in(node.target):
-                bindings[n] = bindings.get(n, 0) + 2
-
-    fn.visit(Bindings())
+    params = fn.params
+    bindings = Counter(bound_names(fn.body))
+    bindings.update(
+        p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+    )
     return {name: kernel for name, kernel in found.items() if bindings.get(name) == 1}
 
 
