@@ -12,6 +12,7 @@ Accumulation is in fp32; the result is cast to the output dtype.
 import torch
 import tilelang
 import tilelang.language as T
+import functools
 
 
 # `triton.jit`'ed functions can be auto-tuned by using the `triton.autotune` decorator, which consumes:
@@ -19,6 +20,9 @@ import tilelang.language as T
 #       meta-parameters (e.g., `BLOCK_SIZE_M`) and compilation options (e.g., `num_warps`) to try
 #   - An auto-tuning *key* whose change in values will trigger evaluation of all the
 #       provided configs
+# The tuned kernel, kept per factory arguments: tilelang.autotune rebuilds its tuner on
+# every call before looking the kernel up (about 0.1 ms of host time a launch).
+@functools.cache
 @tilelang.autotune(
     configs=[
         {

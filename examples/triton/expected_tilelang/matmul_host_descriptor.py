@@ -22,8 +22,12 @@ import triton
 from triton.tools.tensor_descriptor import TensorDescriptor
 import tilelang
 import tilelang.language as T
+import functools
 
 
+# The tuned kernel, kept per factory arguments: tilelang.autotune rebuilds its tuner on
+# every call before looking the kernel up (about 0.1 ms of host time a launch).
+@functools.cache
 @tilelang.autotune(
     configs=[
         {

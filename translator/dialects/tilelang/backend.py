@@ -221,6 +221,8 @@ def _kernel_code(kernel: ir.Kernel) -> KernelCode:
     )
     text = "\n".join(wrap_lines(text.splitlines())) + "\n"
     imports = ("import math",) if "math." in text.replace("tilelang.math.", "") else ()
+    if autotune:
+        imports += ("import functools",)
     return KernelCode(text, imports)
 
 

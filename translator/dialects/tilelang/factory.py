@@ -47,7 +47,8 @@ def read_factory(
             builder_name = builder.func.value
     for d in fn.decorators:
         target = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
-        if mod.name_of(target) not in (g["kernel"]["decorator"], *g["kernel"]["autotuners"]):
+        read = (g["kernel"]["decorator"], *g["kernel"]["autotuners"], *g["kernel"]["memoizers"])
+        if mod.name_of(target) not in read:
             raise mod.error(d, f"the decorator `{source_of(target)}` is not read")
     params = [p.name.value for p in fn.params.params]
     defaults = {p.name.value: p.default for p in fn.params.params if p.default is not None}

@@ -209,6 +209,8 @@ def _pin(obj: object) -> bool:
         from tilelang.autotuner.tuner import AutoTuneImpl
     except ImportError:
         return False
+    # Through a memoising decorator (`@functools.cache` above `@tilelang.autotune`).
+    obj = getattr(obj, "__wrapped__", obj)
     configs = getattr(obj, "configs", None)
     if isinstance(obj, AutoTuneImpl) and isinstance(configs, list) and len(configs) > 1:
         obj.configs = configs[:1]
