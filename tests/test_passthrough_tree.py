@@ -261,3 +261,20 @@ def test_placeholder_text_in_a_string_literal_is_left_alone() -> None:
     compile(out, "add_tilelang.py", "exec")
     assert note.strip() in out
     assert out.count("@tilelang.jit") == 1
+
+
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [
+        # No standard-library group yet: the new import opens one above the third-party group.
+        ('"""Doc."""\n\nimport torch\n', '"""Doc."""\n\nimport functools\n\nimport torch\n'),
+        # A standard-library group: the new import joins it, the blank line stays below.
+        ("import math\n\nimport torch\n", "import math\nimport functools\n\nimport torch\n"),
+        # No third-party import: after the last import, as before.
+        ("import math\n", "import math\nimport functools\n"),
+    ],
+)
+def test_added_standard_library_imports_go_above_third_party_ones(header, expected) -> None:
+    tree = cst.parse_module(header + "\n\ndef f():\n    return functools, torch, math\n")
+    fixed = passthrough._fix_imports(tree, (), ("import functools",)).code
+    assert fixed.startswith(expected), fixed

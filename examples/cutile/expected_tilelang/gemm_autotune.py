@@ -6,10 +6,11 @@
 """GEMM in cuTile, tuned as cuTile tunes: ``ct.tune.exhaustive_search`` over tile sizes once per
 shape, the best config cached, then ``ct.launch`` with it (cuda-tile 1.7's documented pattern)."""
 
+import functools
+
 import torch
 import tilelang
 import tilelang.language as T
-import functools
 
 
 # The tuned kernel, kept per factory arguments: tilelang.autotune rebuilds its tuner on

@@ -4,10 +4,11 @@
 # changes made here are not carried back.
 """Matrix multiplication ``out = x @ y`` with fp16 inputs and an fp32 accumulator."""
 
+import functools
+
 import torch
 import tilelang
 import tilelang.language as T
-import functools
 
 
 # Candidate tilings for fp16 GEMM on H100/H200 (the first is the default).

@@ -10,11 +10,11 @@ rescale, P @ V) and ``@autotune`` over the configs ``get_configs()``
 builds. Keys past the sequence's end are masked to -inf (ragged lengths)."""
 
 import itertools
+import functools
 
 import tilelang
 import tilelang.language as T
 import torch
-import functools
 
 
 # The tuned kernel, kept per factory arguments: tilelang.autotune rebuilds its tuner on

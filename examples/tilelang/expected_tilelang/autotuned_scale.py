@@ -9,11 +9,11 @@ examples: ``@autotune`` imported from ``tilelang.autotuner`` over the configs a 
 builds with ``itertools.product``, stacked on ``@tilelang.jit``."""
 
 import itertools
+import functools
 
 import tilelang
 import tilelang.language as T
 import torch
-import functools
 
 
 # The tuned kernel, kept per factory arguments: tilelang.autotune rebuilds its tuner on

@@ -9,11 +9,11 @@ tile sizes passed as a ``**config`` dict, each lane indexing the tensors directl
 space for TileLang's programmatic ``AutoTuner``."""
 
 import itertools
+import functools
 
 import tilelang
 import tilelang.language as T
 import torch
-import functools
 
 
 # The tuned kernel, kept per factory arguments: tilelang.autotune rebuilds its tuner on

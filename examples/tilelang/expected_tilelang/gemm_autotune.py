@@ -5,10 +5,11 @@
 # changes made here are not carried back.
 """GEMM with an autotune space (``@tilelang.autotune``) and rasterised program order."""
 
+import functools
+
 import tilelang
 import tilelang.language as T
 import torch
-import functools
 
 
 # The tuned kernel, kept per factory arguments: tilelang.autotune rebuilds its tuner on

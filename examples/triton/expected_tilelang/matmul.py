@@ -9,10 +9,11 @@ improves L2 reuse, autotuned over a small set of tile configurations.
 Accumulation is in fp32; the result is cast to the output dtype.
 """
 
+import functools
+
 import torch
 import tilelang
 import tilelang.language as T
-import functools
 
 
 # `triton.jit`'ed functions can be auto-tuned by using the `triton.autotune` decorator, which consumes:

@@ -10,10 +10,11 @@ activation is applied to the fp32 accumulator before the down-cast, so it
 costs no extra round-trip through global memory.
 """
 
+import functools
+
 import torch
 import tilelang
 import tilelang.language as T
-import functools
 
 
 # We can fuse `leaky_relu` by providing it as an `ACTIVATION` meta-parameter in `matmul_act_kernel`.

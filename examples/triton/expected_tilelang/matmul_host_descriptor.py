@@ -17,12 +17,13 @@ operands whose rows are not (e.g. fp16 with K % 8 != 0).  Out-of-bounds
 reads are zero-filled and out-of-bounds writes dropped, so no masks.
 """
 
+import functools
+
 import torch
 import triton
 from triton.tools.tensor_descriptor import TensorDescriptor
 import tilelang
 import tilelang.language as T
-import functools
 
 
 # The tuned kernel, kept per factory arguments: tilelang.autotune rebuilds its tuner on

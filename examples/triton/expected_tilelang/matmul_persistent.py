@@ -12,10 +12,11 @@ tail effects and amortizes launch/prologue cost.  Tiles are visited in the
 usual grouped order for L2 reuse.
 """
 
+import functools
+
 import torch
 import tilelang
 import tilelang.language as T
-import functools
 
 
 # The tuned kernel, kept per factory arguments: tilelang.autotune rebuilds its tuner on

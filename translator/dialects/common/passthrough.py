@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import secrets
+import sys
 import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -785,6 +786,22 @@ def _fix_imports(
         for line in dict.fromkeys(wanted)
         if line not in present and _binds(line) not in _bound_by_imports(body)
     ]
+    standard = [line for line in new if _is_standard_library(line)]
+    third_party = _first_third_party_import(body)
+    if standard and third_party is not None:
+        # Standard-library imports the translation adds go above the third-party ones, as
+        # isort and ruff order them; the blank lines above that import move up with them.
+        new = [line for line in new if line not in standard]
+        stmts = _statements("\n".join(standard) + "\n")
+        if not _imports_standard_library(body[third_party - 1] if third_party else None):
+            # The first import of the module: the blank lines above the third-party import
+            # move up with them, a blank line then parts the two groups.
+            above = list(body[third_party].leading_lines)
+            comment = next((i for i, line in enumerate(above) if line.comment), len(above))
+            stmts[0] = _with_leading(stmts[0], above[:comment])
+            body[third_party] = _with_leading(body[third_party], _blank(1) + above[comment:])
+        body[third_party:third_party] = stmts
+        last_import += len(stmts)
     if new:
         stmts = _statements("\n".join(new) + "\n")
         if last_import >= 0:
@@ -803,6 +820,44 @@ def _fix_imports(
             if blank < 2:
                 body[after] = _with_leading(body[after], _blank(2 - blank) + lines)
     return tree.with_changes(body=body)
+
+
+def _is_standard_library(line: str) -> bool:
+    """Whether the import statement ``line`` imports from Python's standard library."""
+    stmt = cst.parse_statement(line)
+    assert isinstance(stmt, cst.SimpleStatementLine)
+    pairs = import_bindings(stmt.body[0])  # type: ignore[arg-type]
+    return bool(pairs) and all(full.split(".")[0] in sys.stdlib_module_names for _, full in pairs)
+
+
+def _imports_standard_library(stmt: cst.BaseStatement | None) -> bool:
+    """Whether ``stmt`` is an import statement of standard-library modules only."""
+    if not (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body)
+    ):
+        return False
+    return all(
+        full.split(".")[0] in sys.stdlib_module_names
+        for small in stmt.body
+        for _, full in import_bindings(small)  # type: ignore[arg-type]
+    )
+
+
+def _first_third_party_import(body: list[cst.BaseStatement]) -> int | None:
+    """The index of the module's first import of a package outside the standard library."""
+    for i, stmt in enumerate(body):
+        if not (
+            isinstance(stmt, cst.SimpleStatementLine)
+            and all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body)
+        ):
+            continue
+        for small in stmt.body:
+            for _, full in import_bindings(small):  # type: ignore[arg-type]
+                root = full.split(".")[0]
+                if root != "__future__" and root not in sys.stdlib_module_names:
+                    return i
+    return None
 
 
 def _binds(line: str) -> str:
