@@ -29,6 +29,7 @@ import torch  # noqa: E402
 from translator.api import parse_file, parse_source, translate_file, translate_source  # noqa: E402
 from translator.diagnostics import TranslationError  # noqa: E402
 from translator.ir import nodes as ir  # noqa: E402
+from translator.ir.visit import all_exprs  # noqa: E402
 from translator.provenance import provenance_lines  # noqa: E402
 from validation.equivalence import check_pair, use_interpreter  # noqa: E402
 from validation.runners import load_module  # noqa: E402
