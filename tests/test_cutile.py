@@ -29,6 +29,7 @@ import torch  # noqa: E402
 from translator.api import parse_file, parse_source, translate_file, translate_source  # noqa: E402
 from translator.diagnostics import TranslationError  # noqa: E402
 from translator.ir import nodes as ir  # noqa: E402
+from translator.ir.visit import all_exprs  # noqa: E402
 from translator.provenance import provenance_lines  # noqa: E402
 from validation.equivalence import check_pair, use_interpreter  # noqa: E402
 from validation.runners import load_module  # noqa: E402
@@ -134,6 +135,7 @@ def _cutile_inputs(entry: str, device: str, dtype: str) -> tuple:
     table = {
         "vector_add": lambda: (randn(3001), randn(3001)),
         "softmax": lambda: (randn(37, 300),),
+        "softmax_exp2": lambda: (randn(37, 300),),
         "rms_norm": lambda: (randn(45, 129), randn(129), 1e-6),
         "gemm": lambda: (randn(150, 72), randn(72, 130)),
         "scaled_permute": lambda: (
@@ -916,3 +918,56 @@ def test_a_tile_size_read_as_a_number_and_module_numbers_are_read(tmp_path: Path
     out = tmp_path / "scale_triton.py"
     out.write_text(translate_file(src, "cutile", "triton"))
     assert "/ TILE" in out.read_text(), out.read_text()
+
+
+KEEPDIMS_LOCAL = """\
+import cuda.tile as ct
+import torch
+
+
+@ct.kernel
+def centre_kernel(x, out, TILE_M: ct.Constant[int], TILE_N: ct.Constant[int]):
+    bid = ct.bid(0)
+    keep = True
+    t = ct.load(x, index=(bid, 0), shape=(TILE_M, TILE_N), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(out, index=(bid, 0), tile=t - ct.sum(t, axis=1, keepdims=keep))
+
+
+def centre(x: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(x)
+    tile_n = 1 << (x.shape[1] - 1).bit_length()
+    grid = (ct.cdiv(x.shape[0], 4), 1, 1)
+    ct.launch(torch.cuda.current_stream(), grid, centre_kernel, (x, out, 4, tile_n))
+    return out
+"""
+
+
+def test_a_keepdims_flag_bound_to_a_local_is_read_as_its_value(tmp_path: Path) -> None:
+    # `keepdims=keep` was read as False (only the literal `True` counted): the row sums became
+    # a [TILE_M] tile that broadcast along the columns.
+    source = tmp_path / "centre.py"
+    source.write_text(KEEPDIMS_LOCAL)
+    (kernel,) = parse_file(source, "cutile").kernels
+    (reduce,) = [e for e in all_exprs(kernel.body) if isinstance(e, ir.Reduce)]
+    assert reduce.keepdim
+    use_interpreter()
+    module = load_module(source, "centre")
+    x = torch.randn(16, 16)  # square: a wrong broadcast would not fail on shapes
+    torch.testing.assert_close(module.centre(x), x - x.sum(1, keepdim=True))
+    # A flag whose value is not a constant is a located diagnostic, not False.
+    varying = KEEPDIMS_LOCAL.replace("keep = True", "keep = bid > 0")
+    with pytest.raises(TranslationError, match="keepdims=keep") as err:
+        translate_source(varying, "centre.py", "cutile", "triton")
+    assert err.value.loc is not None and err.value.loc.line == 10 and err.value.hint
+
+
+def test_an_axis_less_arg_reduction_of_a_2d_tile_is_a_located_diagnostic() -> None:
+    # ct.argmax(x) indexes the flattened tile; reduced dim by dim it would be the argmax of the
+    # first step's indices (0 for a (1, TILE) row).
+    text = (CUTILE / "softmax_exp2.py").read_text()
+    reduction = "den = ct.sum(num)"
+    assert reduction in text
+    bad = text.replace(reduction, "den = ct.astype(ct.argmax(num), ct.float32)")
+    with pytest.raises(TranslationError, match="ct.argmax` without an axis of a 2-d tile") as err:
+        translate_source(bad, "softmax_exp2.py", "cutile", "triton")
+    assert err.value.loc is not None and err.value.loc.line == 19 and err.value.hint

@@ -5,7 +5,10 @@ on the H200), so the cuTile backend gives a row kernel's program a 2-D tile of `
 
 * the IR rewrite (``translator/ir/transforms.py``, ``rows_per_block``) computes what one row per
   program does, at a ragged number of rows, in the IR reference interpreter, and leaves a kernel
-  alone where rows of a block would need different control flow;
+  alone where rows of a block would need different control flow, or where what it built does
+  not verify;
+* a cuTile row that is a tile of block 1 (``shape=(1, TILE)``) is made a row index first, so
+  that reductions over its unit dim (axis-less ``ct.sum``) stay within each row;
 * the backend searches ``ROWS`` with ``ct.tune`` (``[backend.row_space]``), keeps a source's own
   row counts and passes tile sizes the source's host computes to every trial;
 * a translation launched at a config other than the first (the CPU oracle proves the first)
@@ -25,7 +28,8 @@ from pathlib import Path  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
-from translator.api import parse_file  # noqa: E402
+from translator.api import parse_file, parse_source, translate_source  # noqa: E402
+from translator.dialects.cutile.backend import with_rows_per_block  # noqa: E402
 from translator.grammar import load_grammar  # noqa: E402
 from translator.ir import nodes as ir  # noqa: E402
 from translator.ir.interpreter import run_kernel  # noqa: E402
@@ -198,3 +202,73 @@ def test_every_row_count_of_the_space_writes_every_row_on_the_cpu_oracle(rows: i
     assert list(mod._layer_norm_fwd_fused_best.values()) == [
         {"ROWS": rows, "BLOCK_SIZE": 16, "USE_TMA": False}
     ]
+
+
+# A cuTile row kernel's row is a tile of block 1 (`ct.load(x, index=(row, 0), shape=(1, TILE))`):
+# ops along that unit dim (an axis-less `ct.sum`, NVIDIA's samples' style, reduces it too) must
+# stay within each row once the tile holds ROWS rows.
+UNIT_DIM_OPS = """\
+import cuda.tile as ct
+import torch
+
+
+@ct.kernel
+def unit_ops_kernel(x, out, TILE: ct.Constant[int]):
+    row = ct.bid(0)
+    t = ct.load(x, index=(row, 0), shape=(1, TILE), padding_mode=ct.PaddingMode.ZERO)
+    t = ct.astype(t, ct.float32)
+    col = ct.sum(t, axis=0)
+    first = ct.astype(ct.argmax(t, axis=0), ct.float32)
+    y = t * 2.0 + col + first - ct.cumsum(t, axis=0) + ct.sum(t) * ct.min(t) + ct.argmin(t, 0)
+    ct.store(out, index=(row, 0), tile=ct.astype(y, out.dtype))
+
+
+def unit_ops(x: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(x)
+    tile = 1 << (x.shape[1] - 1).bit_length()
+    ct.launch(torch.cuda.current_stream(), (x.shape[0], 1, 1), unit_ops_kernel, (x, out, tile))
+    return out
+"""
+
+
+@pytest.mark.parametrize("rows", [1, 4, 8])
+@pytest.mark.parametrize("source", ["softmax_exp2", "softmax", "unit_dim_ops"])
+def test_a_block_of_unit_row_tiles_computes_what_one_row_per_program_does(
+    source: str, rows: int
+) -> None:
+    # Issue 14: the unit tile was given ROWS lanes as it was, and softmax_exp2's axis-less
+    # ct.max / ct.sum then reduced over every row of a block (error 0.74 on the oracle).
+    if source == "unit_dim_ops":
+        (kernel,) = parse_source(UNIT_DIM_OPS, "unit_ops.py", "cutile").kernels
+    else:
+        (kernel,) = parse_file(ROOT / "examples" / "cutile" / f"{source}.py", "cutile").kernels
+    (tile,) = one_row_tiles(kernel)
+    assert not tile.scalar and tile.block == ir.Const(1)
+    blocked = with_rows_per_block(kernel)
+    assert blocked.grid[0].block == "rows"
+    verify_kernel(blocked)
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(M, N, generator=g)
+    want = {"x": x, "out": torch.full((M, N), float("nan"))}
+    got = {"x": x.clone(), "out": torch.full((M, N), float("nan"))}
+    run_kernel(kernel, want, {})  # type: ignore[arg-type]
+    run_kernel(blocked, got, {"rows": rows})  # type: ignore[arg-type]
+    assert not want["out"].isnan().any()
+    torch.testing.assert_close(got["out"], want["out"], rtol=1e-6, atol=1e-6)
+
+
+def test_a_store_the_rows_would_need_reshaped_for_keeps_one_row_per_program() -> None:
+    # A variant of kl_div_rows whose row loop is `hl.grid` (test_mutations' `hl.tile(` ->
+    # `hl.grid(` edit): its [1] partial sum, stored at one element of each row, became a
+    # [rows, 1] tile broadcast to the [rows] region, which only the pass manager's verifier
+    # caught ("cannot broadcast"). The rewrite verifies what it returns and leaves the kernel.
+    text = (ROOT / "examples/library/helion/kl_div_rows.py").read_text()
+    loop = "for tile_bt in hl.tile(bt):"
+    assert loop in text
+    text = text.replace(loop, "for tile_bt in hl.grid(bt):")
+    kernel = parse_source(text, "kl_div_rows.py", "helion").kernels[0]
+    (tile,) = one_row_tiles(kernel)
+    assert rows_per_block(kernel, tile.name, "rows") is kernel
+    out = translate_source(text, "kl_div_rows.py", "helion", "cutile")
+    fwd = out.split("def _kl_div_rows_fwd_kernel(")[1].split("\n\n\n")[0]
+    assert "tile_bt = ct.bid(0)" in fwd and "ROWS: ct.Constant[int]" not in fwd

@@ -424,3 +424,26 @@ def test_a_gemm_tile_too_small_for_the_configs_warps_caps_the_threads(tmp_path: 
         inputs=load_inputs("examples/library/inputs.py:inputs"),
     )
     assert report.rows and report.passed, report.format_text()
+
+
+def test_a_fragment_read_only_under_branches_is_filled_by_a_parallel_loop(tmp_path: Path) -> None:
+    # kl_div_rows' forward keeps a per-row partial sum only where `reduction != "none"`.
+    # `reduction` is a factory argument, so TileLang drops those branches at
+    # `reduction="none"`; a fragment only `T.clear` then touched had no layout ("can not be
+    # inferred") and kl_div_elementwise failed to compile. A T.Parallel fill gives it one.
+    source = "examples/library/helion/kl_div_rows.py"
+    golden = tmp_path / "kl_div_rows.py"
+    golden.write_text(translate_file(source, "helion", "tilelang"))
+    kernel = golden.read_text().split("def _kl_div_rows_fwd_kernel(")[1].split("\n\n\n")[0]
+    assert 'if reduction == "none":' in kernel and "T.clear(row)" not in kernel
+    report = check_pair(
+        source,
+        golden,
+        src_dsl="helion",
+        seeds=(0,),
+        dtypes=("float32",),
+        inputs=load_inputs("examples/library/inputs.py:inputs"),
+    )
+    assert report.passed, report.format_text()
+    # Both modes ran: the elementwise loss (branches dropped) and the batch mean (kept).
+    assert {"kl_div_elementwise", "kl_div_batchmean"} <= {row.entry for row in report.rows}

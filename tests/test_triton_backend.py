@@ -358,3 +358,93 @@ def _assert_equivalent(source: Path, text: str, tmp_path: Path) -> None:
     translated.write_text(text)
     report = check_pair(str(source), translated, seeds=(0,))
     assert report.passed, report.format_text()
+
+
+ALIASED_UPDATE = """\
+from __future__ import annotations
+
+import helion
+import helion.language as hl
+import torch
+
+
+@helion.kernel(configs=[helion.Config(block_sizes=[32]), helion.Config(block_sizes=[64])])
+def affine(x: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
+    for tile in hl.tile(x.size(0)):
+        out[tile] = x[tile] * 2.0 + 1.0
+    return out
+
+
+def affine_(x: torch.Tensor) -> torch.Tensor:
+    return affine(x, x)
+
+
+def affine_into(x: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
+    return affine(x, out)
+
+
+def affine_in_place(x: torch.Tensor) -> torch.Tensor:
+    return affine_into(x, x)
+"""
+
+
+def _autotuners_run_every_trial(module: object) -> int:
+    """Make each multi-config ``@triton.autotune`` of ``module`` time its configs by running
+    them, three runs each on the launch's own tensors, as it does on a GPU (the CPU interpreter
+    has no timer; validation pins the first config instead). Returns how many were set."""
+    from triton.runtime.autotuner import Autotuner
+
+    def bench(kernel_call, quantiles):  # noqa: ANN001, ARG001 - Triton's do_bench signature
+        for _ in range(3):
+            kernel_call()
+        return [1.0, 1.0, 1.0]
+
+    tuners = [v for v in vars(module).values() if isinstance(v, Autotuner) and len(v.configs) > 1]
+    for tuner in tuners:
+        tuner.do_bench = bench
+    return len(tuners)
+
+
+def test_a_launch_passing_one_tensor_as_two_parameters_is_restored_after_each_trial(
+    tmp_path: Path,
+) -> None:
+    # `affine(x, x)` updates x in place through two pointer parameters: the kernel reads `x`
+    # and writes `out`, neither read and written, so nothing was restored and every timed trial
+    # of the autotuner applied the update once more.
+    import torch
+
+    from validation.equivalence import use_interpreter
+    from validation.runners import load_module
+
+    source = tmp_path / "affine.py"
+    source.write_text(ALIASED_UPDATE)
+    translated = tmp_path / "affine_triton.py"
+    translated.write_text(translate_file(source, "helion", "triton"))
+    use_interpreter()
+    module = load_module(translated, "translated")
+    assert _autotuners_run_every_trial(module) == 1
+    # A new size each call: the autotuner searches once per key (the sizes).
+    for n, call in (
+        (37, lambda x: module.affine_(x)),
+        (53, lambda x: module.affine_in_place(x)),  # aliased one call further up
+        (71, lambda x: module.affine(x, torch.empty_like(x))),
+    ):
+        x = torch.randn(n)
+        torch.testing.assert_close(call(x.clone()), x * 2.0 + 1.0)
+
+
+def test_tensors_aliased_through_calls_are_found_a_call_further_up() -> None:
+    from translator.api import parse_source
+    from translator.ir.aliasing import aliased_writes
+
+    direct = "def affine_(x: torch.Tensor) -> torch.Tensor:\n    return affine(x, x)\n"
+    assert direct in ALIASED_UPDATE
+    module = parse_source(ALIASED_UPDATE.replace(direct, ""), "affine.py", "helion")
+    (kernel,) = module.kernels
+    # affine_in_place(x) -> affine_into(x, x) -> affine(x, out): the written `out` is `x`.
+    assert aliased_writes(kernel, module) == {"out"}
+    without = ALIASED_UPDATE.replace(direct, "").replace(
+        "affine_into(x, x)", "affine_into(x, x * 2)"
+    )
+    module = parse_source(without, "affine.py", "helion")
+    assert aliased_writes(module.kernels[0], module) == set()

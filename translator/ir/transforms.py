@@ -42,8 +42,9 @@ def squeeze_unit_tiles(kernel: ir.Kernel, is_unit: Callable[[ir.TileVar], bool])
     """Make grid tiles of block 1 plain indices, dropping their dim from every tile value.
 
     A [1, BM, BN] tile and its 3-D dots become [BM, BN] and 2-D dots, which is what fast code on
-    every target wants. A kernel is left as it is when a value would not keep its other dims
-    (a reduction over the unit dim, say): the rewrite is checked against the original's types.
+    every target wants. A reduction or scan over a unit dim is its value (one lane). A kernel is
+    left as it is when a value would not keep its other dims (a reduction over the unit dim that
+    keeps it, say): the rewrite is checked against the original's types.
     """
     if not any(is_unit(t) for t in kernel.grid):
         return kernel
@@ -157,7 +158,7 @@ class _Squeezer:
             axis = e.axis % len(dims)
             kept = self._kept(dims)
             if axis not in kept:
-                raise _CannotSqueeze
+                return self._over_unit(e)
             return dataclasses.replace(e, value=self.expr(e.value), axis=kept.index(axis))
         if isinstance(e, ir.ExpandDims):
             result = dims_of(infer(e, self.old))
@@ -172,6 +173,22 @@ class _Squeezer:
                 e, value=self.expr(e.value), perm=tuple(kept.index(p) for p in order)
             )
         raise _CannotSqueeze
+
+    def _over_unit(self, e: ir.Reduce | ir.Scan) -> ir.Expr:
+        """A reduction or scan along a unit grid tile's dim (an axis-less ``ct.sum`` of a
+        ``(1, N)`` tile reduces its row dim too): one lane, so the value itself (an
+        arg-reduction's index 0). Every lane of a unit grid tile is valid (one program per
+        index), so masking changes nothing. One that keeps the dim is not squeezed: its unit
+        dim would stay where the tile's dim is dropped from every other value."""
+        if isinstance(e, ir.Reduce) and e.keepdim:
+            raise _CannotSqueeze
+        value = self.expr(e.value)
+        if isinstance(e, ir.Reduce) and e.op in ("argmax", "argmin"):
+            dims = dims_of(infer(value, self.new))
+            value = ir.Cast(ir.Const(0), ir.I32, loc=e.loc)
+            if dims:
+                value = ir.Full(dims, value, ir.I32, loc=e.loc)
+        return value
 
 
 class _CannotBlock(Exception):
@@ -193,8 +210,22 @@ def rows_per_block(kernel: ir.Kernel, tile: str, block: str) -> ir.Kernel:
     types.
     """
     with contextlib.suppress(_CannotBlock, IRTypeError):
-        return _RowBlocker(kernel, tile, block).kernel()
+        blocked = _RowBlocker(kernel, tile, block).kernel()
+        _verify_with_block(blocked, block)
+        return blocked
     return kernel
+
+
+def _verify_with_block(kernel: ir.Kernel, block: str) -> None:
+    """Verify a blocked kernel as a whole (what each step checked is a value's dims; a store's
+    broadcast of one, say, is only checked here), with ``block`` a tunable where the caller
+    adds it after the rewrite."""
+    from translator.ir.verifier import verify_kernel
+
+    if all(t.name != block for t in kernel.tunables):
+        stand_in = ir.Tunable(block, "block_size", 1, (1,))
+        kernel = dataclasses.replace(kernel, tunables=(*kernel.tunables, stand_in))
+    verify_kernel(kernel)
 
 
 class _RowBlocker:

@@ -721,15 +721,18 @@ def with_rows_per_block(kernel: ir.Kernel) -> ir.Kernel:
     while name in taken:
         name = f"block_{name}"
     for tile in one_row_tiles(kernel):
-        if tile.scalar:
-            blocked = rows_per_block(kernel, tile.name, name)
-            if blocked is kernel:
+        row = kernel
+        if not tile.scalar:
+            # A tile of block 1 is a row index with a unit dim: make it the index (a reduction
+            # over the unit dim, as an axis-less `ct.sum` of a (1, N) tile does, becomes the
+            # value itself) and block that. Giving the tile ROWS lanes as it is would make such
+            # a reduction sum over all rows of a block.
+            row = squeeze_unit_tiles(kernel, lambda t, name=tile.name: t.name == name)
+            if row is kernel:
                 continue
-        else:
-            grid = tuple(
-                dataclasses.replace(t, block=name) if t is tile else t for t in kernel.grid
-            )
-            blocked = dataclasses.replace(kernel, grid=grid)
+        blocked = rows_per_block(row, tile.name, name)
+        if blocked is row:
+            continue
         tunable = ir.Tunable(name, "block_size", 1, (1,))
         configs = tuple((*c, (name, 1)) for c in kernel.configs)
         return dataclasses.replace(blocked, tunables=(*kernel.tunables, tunable), configs=configs)

@@ -7,6 +7,7 @@ A mixin of :class:`translator.dialects.cutile.frontend.KernelLifter` (see ``acce
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 
 import libcst as cst
@@ -14,6 +15,7 @@ import libcst as cst
 from translator.dialects.cst_utils import (
     BINARY_OPERATORS,
     COMPARISON_OPERATORS,
+    bound_names,
     call_args,
     source_of,
 )
@@ -32,12 +34,43 @@ class ExpressionReader:
     """How a cuTile kernel's expressions read, as IR expressions."""
 
     def const(self, node: cst.BaseExpression) -> float:
-        e = self.expr(node)
+        e = self.static(node)
         if isinstance(e, ir.Const) and isinstance(e.value, (int, float)):
             return e.value
         if isinstance(e, ir.UnaryOp) and e.op == "-" and isinstance(e.operand, ir.Const):
             return -e.operand.value  # type: ignore[operator]
         raise self.mod.error(node, "a literal number is needed here")
+
+    def static(self, node: cst.BaseExpression) -> ir.Expr:
+        """The value of a compile-time argument (an axis, ``keepdims``): its expression, where
+        that is a local the kernel binds once (``keep = True``) the value bound to it."""
+        e = self.expr(node)
+        once = self.bound_once()
+        while isinstance(e, ir.Name) and e.id in self.values and e.id in once:
+            e = self.values[e.id]
+        return e
+
+    def bound_once(self) -> set[str]:
+        """Names the kernel binds exactly once (a value read from them is the one bound)."""
+        if self._bound_once is None:
+            counts = Counter(bound_names(self.fn.body))
+            counts.update(p.name.value for p in self.fn.params.params)  # bound at the call
+            self._bound_once = {name for name, n in counts.items() if n == 1}
+        return self._bound_once
+
+    def flag(self, node: cst.BaseExpression | None, what: str) -> bool:
+        """A compile-time ``True``/``False`` argument (``keepdims=``); ``False`` where absent.
+        Anything else is a located diagnostic: read as ``False`` it would be wrong code."""
+        if node is None:
+            return False
+        e = self.static(node)
+        if isinstance(e, ir.Const) and isinstance(e.value, bool):
+            return e.value
+        raise self.mod.error(
+            node,
+            f"`{what}={source_of(node)}` is not read: its value is not a constant True or False",
+            f"write `{what}=True` or `{what}=False`",
+        )
 
     def expr(self, node: cst.BaseExpression) -> ir.Expr:
         handler = _EXPRS.get(type(node))
@@ -226,17 +259,17 @@ class ExpressionReader:
             )
         if name in self.g["reductions"]:
             axis = kw.get("axis", pos[1] if len(pos) > 1 else None)
-            keep = kw.get("keepdims")
+            keep = self.flag(kw.get("keepdims"), "keepdims")
             op = self.g["reductions"][name]
             value = self.expr(pos[0])
             if axis is None or (isinstance(axis, cst.Name) and axis.value == "None"):
-                return self.reduce_all(op, value, keep is not None and source_of(keep) == "True")
+                return self.reduce_all(node, op, value, keep)
             masked = self.lane_masked(value, int(self.const(axis)), reduce_identity(op))
             return ir.Reduce(
                 op,
                 value if masked is None else masked,
                 int(self.const(axis)),
-                keepdim=keep is not None and source_of(keep) == "True",
+                keepdim=keep,
                 masked=masked is not None,
                 loc=self.mod.locate(node),
             )
@@ -252,11 +285,20 @@ class ExpressionReader:
             return self.dot(node, self.g["dots"][name])
         raise self.mod.error(node, f"`{source_of(node.func)}` is not read in cuTile kernels")
 
-    def reduce_all(self, op: str, value: ir.Expr, keepdim: bool) -> ir.Expr:
+    def reduce_all(self, node: cst.Call, op: str, value: ir.Expr, keepdim: bool) -> ir.Expr:
         """``ct.sum(x)`` without an axis: over every dim, the last first (each masked as the
         IR says where its lanes run past the tensor); a number, or with ``keepdims`` a tile of
         ones."""
         rank = len(dims_of(infer(value, self.env)))
+        if op in ("argmax", "argmin") and rank > 1:
+            # The index into the flattened tile: reducing dim by dim would take the arg of the
+            # indices the first step returned.
+            raise self.mod.error(
+                node,
+                f"`ct.{op}` without an axis of a {rank}-d tile (an index into the flattened "
+                "tile) is not read",
+                f"give the axis (`ct.{op}(x, axis=1)`) or reshape the tile to 1-d first",
+            )
         for axis in reversed(range(rank)):
             masked = self.lane_masked(value, axis, reduce_identity(op))
             value = ir.Reduce(

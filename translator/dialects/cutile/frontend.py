@@ -158,6 +158,7 @@ class KernelLifter(AccessReader, ExpressionReader):
         #: Names bound to `ct.tfloat32 if X.dtype == ct.float32 else X.dtype` (MMA operand types).
         self.mma_dtypes: dict[str, cst.IfExp] = {}
         self.values: dict[str, ir.Expr] = {}
+        self._bound_once: set[str] | None = None
         self.reshapes = False
         self.same_sizes: list[tuple[str, int, str, int]] = []
         #: A persistent loop (``for t in range(ct.bid(0), tiles, ct.num_blocks(0))``): its node;

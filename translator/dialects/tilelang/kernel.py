@@ -286,6 +286,14 @@ class KernelWriter(CodePrinter):
         pad = self.pad_of(s.value)
         if old is not None and old.dims == t.dims and old.dtype == t.dtype:
             self.assign_into(s.value, old, t)
+        elif isinstance(s.value, ir.Full) and s.target in self.read_only_in_branches:
+            # A fill that T.clear/T.fill would do: a T.Parallel loop instead, which gives the
+            # fragment its layout. Every read is under an `if`, which TileLang drops where the
+            # test is a factory argument (`reduction == "none"`); a fragment only T.clear then
+            # touches has no layout ("can not be inferred") and the kernel does not compile.
+            buf = self.alloc(s.target, t.dims, t.dtype, "fragment")
+            self.elementwise(s.value, buf, t.dims)
+            self.buffers[s.target] = buf
         else:
             # A tile loaded only to be multiplied (Triton's `a = tl.load(...)` then
             # `tl.dot(a, b)`) goes from global memory straight to the shared buffer T.gemm
@@ -409,6 +417,26 @@ class KernelWriter(CodePrinter):
                     as_operand.update(x.id for x in (e.lhs, e.rhs) if isinstance(x, ir.Name))
             self._dot_operand_loads = {n for n in loads if 0 < as_operand[n] == reads[n]}
         return self._dot_operand_loads
+
+    @property
+    def read_only_in_branches(self) -> set[str]:
+        """Names the kernel reads, each read in the body of an ``if`` (not in a loop or at the
+        top level only)."""
+        if not hasattr(self, "_read_only_in_branches"):
+            from translator.ir.visit import child_stmts, stmt_walk
+
+            outside: set[str] = set()
+            inside: set[str] = set()
+
+            def visit(stmts: tuple[ir.Stmt, ...], branched: bool) -> None:
+                for st in stmts:
+                    reads = {e.id for e in stmt_walk(st) if isinstance(e, ir.Name)}
+                    (inside if branched else outside).update(reads)
+                    visit(child_stmts(st), branched or isinstance(st, ir.If))
+
+            visit(self.kernel.body, False)
+            self._read_only_in_branches = inside - outside
+        return self._read_only_in_branches
 
     @property
     def rebound(self) -> set[str]:

@@ -21,6 +21,7 @@ from translator.dialects.triton.pipelining import fewer_stages_for_squeezed_dots
 from translator.dialects.triton.tuning import with_default_space
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
+from translator.ir.aliasing import aliased_writes
 from translator.ir.counters import seed_only_params
 from translator.ir.passes import Pass
 from translator.ir.transforms import squeeze_unit_tiles, unit_block_tiles
@@ -95,7 +96,7 @@ def _kernel_code(kernel: ir.Kernel, module: ir.Module | None = None) -> tuple[Ke
     params += [p for p, _ in sig.scalars]
     params += [p for p, _, _ in sig.strides]
     params += [f"{p}: tl.constexpr" for p, _ in sig.constexprs]
-    autotune = _autotune(squeezed, emitter)
+    autotune = _autotune(squeezed, emitter, module)
     text = render_template(
         "triton",
         "kernel.py.j2",
@@ -162,7 +163,9 @@ def _host_printer(texts: dict[str, str]) -> HostPrinter:
     return HostPrinter(texts, calls=g["scalar_pointwise"], dtypes=g["host_dtypes"])
 
 
-def _autotune(kernel: ir.Kernel, emitter: KernelEmitter) -> dict | None:
+def _autotune(
+    kernel: ir.Kernel, emitter: KernelEmitter, module: ir.Module | None = None
+) -> dict | None:
     """The ``@triton.autotune`` block of the kernel's configs (the source's, or the space the
     ``tuning-space`` pass gave a configless kernel); ``num_stages`` only where the kernel loops,
     the only place pipelining acts."""
@@ -185,9 +188,12 @@ def _autotune(kernel: ir.Kernel, emitter: KernelEmitter) -> dict | None:
     # Triton's autotuner times each config on the launch's own tensors: a kernel that updates
     # a tensor (atomics, or a read then a write of it) would leave it updated once per timed
     # run. `restore_value` puts them back after each (what the other DSLs' tuners do by
-    # running trials on copies).
+    # running trials on copies). So too a written tensor a launch passes as another parameter
+    # as well (`affine(x, x)`): the kernel reads and writes it through two pointers.
     zeroed = set(kernel.hints.extra("triton.reset_to_zero", ()))  # type: ignore[arg-type]
     restored = updated_tensors(kernel) | set(kernel.hints.extra("triton.restore_value", ()))  # type: ignore[arg-type]
+    if module is not None:
+        restored |= aliased_writes(kernel, module)
     tuned = len(rendered) > 1
     return {
         "configs": rendered,
