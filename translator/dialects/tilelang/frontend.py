@@ -203,6 +203,11 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
         if name in self.tunables:
             return
         value = self.int_value(cst.Name(name))
+        seen = self.mod.launch_values.get(self.fac.fn.name.value, {}).get(name)
+        if value is None and isinstance(seen, cst.Integer):
+            # The launch passes a name of its function that holds a literal (`block_M = 128`,
+            # an argparse option's default): the knob starts there.
+            value = int(seen.value)
         if value is None and kind in _STAND_INS and name not in self.shaping_names:
             # TileLang's example folder builds kernels as `f(M, N, K, 128, 128, 32)` in a
             # `main()` or from argparse values, which tiletrans does not read: the translation
@@ -952,7 +957,7 @@ def parse(source: str, path: str) -> ir.Module:
         if fac.configs and fac.configs != tuning.configs:
             raise mod.error(tuning.fn, f"`{tuning.factory}` is autotuned over two spaces")
         fac.configs = tuning.configs
-    hosts, problems = host_calls(module, mod, lazy, plain, tunings)
+    hosts, problems, harness_edits = host_calls(module, mod, lazy, plain, tunings)
     kernels = tuple(KernelLifter(f, mod).lift() for f in factories.values())
     if problems:
         raise problems[0]
@@ -964,6 +969,7 @@ def parse(source: str, path: str) -> ir.Module:
             for name, f in lazy.items()
         ),
         *edits,
+        *harness_edits,
     ]
     for tuning in tunings:
         edits.append(

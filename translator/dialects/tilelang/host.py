@@ -14,11 +14,13 @@ from translator.diagnostics import TranslationError
 from translator.dialects.common.dtype_facts import HINT as DTYPES_HINT
 from translator.dialects.common.host_code import TORCH_DTYPES
 from translator.dialects.cst_utils import (
+    bound_names,
     call_args,
     source_of,
 )
 from translator.dialects.tilelang.autotuner import Tuning
 from translator.dialects.tilelang.compiled import compiled_of
+from translator.dialects.tilelang.harness import harness_reads, is_harness
 from translator.dialects.tilelang.model import (
     Factory,
     ModuleFacts,
@@ -153,14 +155,19 @@ def host_calls(
     factories: dict[str, Factory],
     plain: set[str],
     tunings: list[Tuning],
-) -> tuple[list[_Launch], list[TranslationError]]:
+) -> tuple[list[_Launch], list[TranslationError], list[ir.HostEdit]]:
     """Each host function's launches (the arguments of a factory's first launch give its
-    defaults), and the host code's refusals, which the caller raises once the kernels are read
+    defaults), the host code's refusals, which the caller raises once the kernels are read
     (a kernel's own refusal says more): a factory named anywhere else than in a launch it
-    builds, or a built kernel used otherwise than called. The translation replaces the factory
-    by its kernel, so such code would call the new kernel as a factory."""
+    builds, or a built kernel used otherwise than called (the translation replaces the factory
+    by its kernel, so such code would call the new kernel as a factory); and the edits that drop
+    a test or benchmark function's reads of TileLang's kernel object (see :mod:`.harness`)."""
     found: list[_Launch] = []
     problems: list[TranslationError] = []
+    edits: list[ir.HostEdit] = []
+    #: builds only a dropped harness used: seen, so their arguments are launch values
+    harnessed: list[tuple[str, cst.Call, cst.FunctionDef]] = []
+    patterns = list(grammar()["kernel"]["harness_functions"])
     for stmt in module.body:
         if not isinstance(stmt, cst.FunctionDef) or stmt.name.value in factories:
             continue
@@ -170,34 +177,61 @@ def host_calls(
             continue  # it drives TileLang's AutoTuner: its body goes (autotuner.stub_text)
         finder = _LaunchFinder(stmt, factories, plain, mod)
         stmt.visit(finder)
+        misused = finder.misused
+        if is_harness(stmt.name.value, patterns) and misused:
+            harness = harness_reads(stmt, set(finder.built), mod)
+            problems.extend(harness.problems)
+            misused = [use for use in misused if id(use) not in harness.reads]
+            launched = {id(launch.build) for launch in finder.found}
+            for var, (name, build, by) in finder.built.items():
+                if id(build) in launched or any(use.value == var for use in misused):
+                    continue
+                # Built for the harness alone: the build goes with it, its arguments are the
+                # one launch of the factory there is to see.
+                harnessed.append((name, build, stmt))
+                note = f"tiletrans: dropped the build of `{var}`, which only the harness below used"
+                edits.extend(ir.HostEdit("remove", mod.locate.span(b), note=note) for b in by)
+            edits.extend(
+                ir.HostEdit("remove", mod.locate.span(line), note=note)
+                for line, note in harness.dropped
+            )
+            edits.extend(
+                ir.HostEdit("replace", mod.locate.span(line), text="return", note=note)
+                for line, note in harness.returns
+            )
         problems.extend(
             mod.error(
                 use,
                 f"the kernel `{use.value}` is used here otherwise than called",
                 f"call it (`{use.value}(a, b)`): the translation launches the target kernel there",
             )
-            for use in finder.misused
+            for use in misused
         )
         found.extend(finder.found)
     tuned = {id(t.fn) for t in tunings}
-    problems.extend(_factory_uses(module, mod, factories, found, tuned))
-    for launch in found:
-        fac = factories[launch.factory]
-        bound = _bind(launch.build, fac.params, mod, launch.spread)
-        mod.launch_args.setdefault(launch.factory, bound)
-    return found, problems
+    read = {id(launch.build.func) for launch in found} | {id(b.func) for _, b, _ in harnessed}
+    problems.extend(_factory_uses(module, mod, factories, read, tuned))
+    seen = [(launch.factory, launch.build, launch.fn, launch.spread) for launch in found]
+    seen += [(name, build, fn, {}) for name, build, fn in harnessed]
+    for name, build, fn, spread in seen:
+        if name in mod.launch_args:
+            continue  # the first launch gives the values
+        bound = _bind(build, factories[name].params, mod, spread)
+        mod.launch_args[name] = bound
+        mod.launch_values[name] = seen_values(bound, fn)
+    return found, problems, edits
 
 
 def _factory_uses(
     module: cst.Module,
     mod: ModuleFacts,
     factories: dict[str, Factory],
-    found: list[_Launch],
+    read: set[int],
     tuned: set[int],
 ) -> list[TranslationError]:
-    """A refusal of each factory named outside the launches :func:`host_calls` read (a build at
-    module level, a factory passed to TileLang's AutoTuner, a build never launched)."""
-    read = {id(launch.build.func) for launch in found}
+    """A refusal of each factory named outside the launches :func:`host_calls` read (``read``:
+    the ids of their callee names): a build at module level, a factory passed to TileLang's
+    AutoTuner, a build never launched."""
     problems: list[TranslationError] = []
 
     class Uses(cst.CSTVisitor):
@@ -561,3 +595,148 @@ def _torch_dtype_by_name(node: cst.BaseExpression) -> cst.BaseExpression | None:
     ):
         return inner.args[0].value
     return None
+
+
+def seen_values(
+    bound: dict[str, cst.BaseExpression], fn: cst.FunctionDef
+) -> dict[str, cst.BaseExpression]:
+    """The literals a launch's arguments ``bound`` hold, read through the function ``fn`` that
+    launches it: a name it binds once (``block_M = 128``; ``M, N = 64, 128``), a parameter's
+    default it never rebinds (``def main(block_M: int = 128)``), an argparse value's default
+    (``args.blk_m`` of ``parser.add_argument("--blk_m", type=int, default=64)``). Arguments that
+    hold no literal are left out."""
+    names = _bindings(fn)
+    out: dict[str, cst.BaseExpression] = {}
+    for param, node in bound.items():
+        value = _seen(node, fn, names, 0)
+        if value is not None:
+            out[param] = value
+    return out
+
+
+_Literal = (cst.Integer, cst.Float, cst.SimpleString)
+
+
+def _seen(
+    node: cst.BaseExpression,
+    fn: cst.FunctionDef,
+    names: dict[str, cst.BaseExpression | None],
+    depth: int,
+) -> cst.BaseExpression | None:
+    if isinstance(node, _Literal):
+        return node
+    if depth > 8:  # a chain of names this long is no launch value worth following
+        return None
+    if isinstance(node, cst.Name):
+        if node.value in names:
+            value = names[node.value]
+            return None if value is None else _seen(value, fn, names, depth + 1)
+        for p in fn.params.params:
+            if p.name.value == node.value and p.default is not None:
+                return _seen(p.default, fn, names, depth + 1)
+        return None
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+        default = _argparse_default(fn, names, node.value.value, node.attr.value)
+        return None if default is None else _seen(default, fn, names, depth + 1)
+    return None
+
+
+def _bindings(fn: cst.FunctionDef) -> dict[str, cst.BaseExpression | None]:
+    """The names ``fn``'s own body binds: to the value of their one plain assignment (a name,
+    or an element of a tuple assigned a tuple of the same length), ``None`` for a name bound
+    otherwise or more than once (a loop target, an augmented assignment, an import)."""
+    out: dict[str, cst.BaseExpression | None] = {}
+
+    def bind(name: str, value: cst.BaseExpression | None) -> None:
+        out[name] = None if name in out else value
+
+    class V(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            if node is not fn:
+                bind(node.name.value, None)
+            return node is fn
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            bind(node.name.value, None)
+            return False
+
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for t in node.targets:
+                target, value = t.target, node.value
+                if isinstance(target, cst.Name):
+                    bind(target.value, value)
+                elif (
+                    isinstance(target, cst.Tuple)
+                    and isinstance(value, cst.Tuple)
+                    and len(target.elements) == len(value.elements)
+                ):
+                    for te, ve in zip(target.elements, value.elements):
+                        for name in bound_names(te.value):
+                            bind(name, ve.value if isinstance(te.value, cst.Name) else None)
+                else:
+                    for name in bound_names(target):
+                        bind(name, None)
+
+        def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+            for small in node.body:
+                if not isinstance(small, cst.Assign):
+                    for name in bound_names(small):
+                        bind(name, None)
+
+        def visit_For(self, node: cst.For) -> None:
+            for name in bound_names(node.target):
+                bind(name, None)
+
+        def visit_With(self, node: cst.With) -> None:
+            for item in node.items:
+                if item.asname is not None:
+                    for name in bound_names(item.asname.name):
+                        bind(name, None)
+
+    fn.visit(V())
+    return out
+
+
+def _argparse_default(
+    fn: cst.FunctionDef,
+    names: dict[str, cst.BaseExpression | None],
+    args: str,
+    dest: str,
+) -> cst.BaseExpression | None:
+    """The ``default=`` of the option ``args.dest`` reads, where ``args`` is bound once to
+    ``parser.parse_args(...)`` and ``fn`` declares the option by ``parser.add_argument``."""
+    parsed = names.get(args)
+    if not (
+        isinstance(parsed, cst.Call)
+        and isinstance(parsed.func, cst.Attribute)
+        and parsed.func.attr.value == "parse_args"
+        and isinstance(parsed.func.value, cst.Name)
+    ):
+        return None
+    parser = parsed.func.value.value
+    found: list[cst.BaseExpression | None] = []
+
+    class V(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            func = call.func
+            if not (
+                isinstance(func, cst.Attribute)
+                and func.attr.value == "add_argument"
+                and isinstance(func.value, cst.Name)
+                and func.value.value == parser
+            ):
+                return
+            pos, kw = call_args(call)
+            flags = [str(a.evaluated_value) for a in pos if isinstance(a, cst.SimpleString)]
+            long = [f for f in flags if f.startswith("--")] or flags
+            named = kw.get("dest")
+            option = (
+                str(named.evaluated_value)
+                if isinstance(named, cst.SimpleString)
+                else (long[0].lstrip("-").replace("-", "_") if long else None)
+            )
+            if option == dest:
+                found.append(kw.get("default"))
+
+    fn.visit(V())
+    return found[0] if len(found) == 1 else None

@@ -100,6 +100,9 @@ class ModuleFacts:
     module_ints: dict[str, int] = field(default_factory=dict)
     #: per factory: the arguments of its first launch (parameter -> expression)
     launch_args: dict[str, dict[str, cst.BaseExpression]] = field(default_factory=dict)
+    #: per factory: the literals its first launch's arguments hold, read through the launching
+    #: function's names (``block_M = 128``, an argparse default): the start of its knobs
+    launch_values: dict[str, dict[str, cst.BaseExpression]] = field(default_factory=dict)
     #: per factory: where the module names it outside the launches the frontend reads
     unread_uses: dict[str, ir.Loc] = field(default_factory=dict)
     #: the module's top-level functions by name (autotune config builders are read from them)
