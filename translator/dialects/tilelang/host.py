@@ -211,15 +211,29 @@ def host_calls(
     tuned = {id(t.fn) for t in tunings}
     read = {id(launch.build.func) for launch in found} | {id(b.func) for _, b, _ in harnessed}
     problems.extend(_factory_uses(module, mod, factories, read, tuned))
-    seen = [(launch.factory, launch.build, launch.fn, launch.spread) for launch in found]
-    seen += [(name, build, fn, {}) for name, build, fn in harnessed]
-    for name, build, fn, spread in seen:
-        if name in mod.launch_args:
-            continue  # the first launch gives the values
-        bound = _bind(build, factories[name].params, mod, spread)
-        mod.launch_args[name] = bound
-        mod.launch_values[name] = seen_values(bound, fn)
+    for launch in found:
+        bound = _bind(launch.build, factories[launch.factory].params, mod, launch.spread)
+        _seen_launch(mod, launch.factory, launch.fn, bound)
+    for name, build, fn in harnessed:
+        try:
+            bound = _bind(build, factories[name].params, mod)
+        except TranslationError:
+            continue  # `**best_config` of a tuner's result: the build goes, nothing is seen
+        _seen_launch(mod, name, fn, bound)
     return found, problems, edits
+
+
+def _seen_launch(
+    mod: ModuleFacts,
+    name: str,
+    fn: cst.FunctionDef,
+    bound: dict[str, cst.BaseExpression],
+) -> None:
+    """Record the arguments of a launch of factory ``name`` in ``fn``, if it is the first."""
+    if name in mod.launch_args:
+        return  # the first launch gives the values
+    mod.launch_args[name] = bound
+    mod.launch_values[name] = seen_values(bound, fn)
 
 
 def _factory_uses(
