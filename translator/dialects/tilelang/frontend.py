@@ -81,7 +81,7 @@ from translator.dialects.cst_utils import (
 )
 from translator.dialects.tilelang.autotuner import autotuner_runs, stub_text
 from translator.dialects.tilelang.compiled import compiled_out_idx, plain_factory
-from translator.dialects.tilelang.factory import read_factory, scalar_kind
+from translator.dialects.tilelang.factory import decide_branches, read_factory, scalar_kind
 from translator.dialects.tilelang.host import eager_host, host_calls, host_plan
 from translator.dialects.tilelang.lift_calls import STATEMENTS, TileCalls
 from translator.dialects.tilelang.lift_expressions import CST_OPS, Expressions
@@ -283,6 +283,9 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
     # ------------------------------------------------------------------ the kernel
 
     def lift(self) -> ir.Kernel:
+        decide_branches(
+            self.fac, self.mod, self.g, self.mod.launch_values.get(self.fac.fn.name.value, {})
+        )
         prim = self.fac.prim
         params: list[ir.Param] = []
         for name in self.fac.tensor_order:
@@ -323,7 +326,7 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
             configs=configs,
             hints=hints,
             docstring=docstring,
-            doc_comments=tuple(self.stand_ins),
+            doc_comments=(*self.fac.notes, *self.stand_ins),
             loc=self.mod.locate(self.fac.fn),
         )
 

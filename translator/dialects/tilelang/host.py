@@ -16,6 +16,8 @@ from translator.dialects.common.host_code import TORCH_DTYPES
 from translator.dialects.cst_utils import (
     bound_names,
     call_args,
+    literal,
+    names_in,
     source_of,
 )
 from translator.dialects.tilelang.autotuner import Tuning
@@ -335,6 +337,7 @@ def host_plan(
         fac = factories[launch.factory]
         kernel = kernels[launch.factory]
         bound = _bind(launch.build, fac.params, mod, launch.spread)
+        _check_assumed(fac, bound, launch, mod)
 
         text = functools.partial(_arg_text, bound=bound, fac=fac, call=launch.build, mod=mod)
 
@@ -362,7 +365,7 @@ def host_plan(
         for n in outputs:
             host = small.targets[0].target.value if single else f"_{n.lower()}"  # type: ignore[union-attr]
             shape, dt = fac.tensors[n]
-            dims = ", ".join(_host_text(e, text) for e in shape)
+            dims = ", ".join(_host_text(e, text, mod) for e in shape)
             dims += "," if len(shape) == 1 else ""
             setup.append(
                 f"{host} = torch.empty(({dims}), dtype={_host_dtype(dt, text, g)}, "
@@ -411,6 +414,32 @@ def host_plan(
         params = tuple(_host_param(p) for p in fn.params.params)
         entries.append(ir.Entry(name, params, tuple(body), complete=False))
     return sites, entries, edits
+
+
+def _check_assumed(
+    fac: Factory, bound: dict[str, cst.BaseExpression], launch: _Launch, mod: ModuleFacts
+) -> None:
+    """Refuse a launch that passes a parameter a factory ``if`` was decided by another value
+    than the one it was decided for (the translated kernel holds that branch only)."""
+    values = seen_values(bound, launch.fn)
+    for param, (value, stmt) in fac.assumed.items():
+        source = values.get(param) if param in bound else fac.defaults.get(param)
+        try:
+            here = literal(source) if source is not None else None
+            known = source is not None
+        except ValueError:
+            known = False
+        if known and here == value and type(here) is type(value):
+            continue
+        given = bound.get(param, fac.defaults.get(param))
+        shown = source_of(given).strip() if given is not None else "nothing"
+        raise mod.error(
+            launch.build,
+            f"this launch passes `{param}` = `{shown}`, but the factory's `if` at line "
+            f"{mod.locate(stmt).line} was decided for {value!r}, the value of its first launch",
+            f"pass `{param}` the same literal at every launch of `{fac.fn.name.value}`, or "
+            "give each value a factory of its own",
+        )
 
 
 def eager_host(
@@ -525,14 +554,24 @@ def _arg_text(
     call: cst.Call,
     mod: ModuleFacts,
 ) -> str:
-    """What a launch passes for factory parameter ``param`` (its default if it passes none)."""
+    """What a launch passes for factory parameter ``param`` (its default if it passes none), or
+    what the factory binds the name to where its body binds it (``accum_dtype = "float"``; ``if
+    group_size == -1: group_size = 64``, decided; ``GS = group_size``): the prim_func reads that."""
+    local = fac.locals.get(param)
+    if isinstance(local, (cst.SimpleString, cst.Integer, cst.Float)):
+        return source_of(local)
+    ceildiv = isinstance(local, cst.Call) and (
+        mod.name_of(local.func) == grammar()["language"]["ceildiv"]
+    )
+    if (isinstance(local, (cst.Name, cst.BinaryOperation)) or ceildiv) and param not in names_in(
+        local  # type: ignore[arg-type]
+    ):
+        own = functools.partial(_arg_text, bound=bound, fac=fac, call=call, mod=mod)
+        return _host_text(local, own, mod)
     if param in bound:
         return source_of(bound[param])
     if param in fac.defaults:
         return source_of(fac.defaults[param])
-    local = fac.locals.get(param)
-    if isinstance(local, (cst.SimpleString, cst.Integer, cst.Float)):
-        return source_of(local)  # a literal the factory binds (`accum_dtype = "float"`)
     raise mod.error(call, f"the factory call passes no `{param}`")
 
 
@@ -559,19 +598,36 @@ def _atom(text: str) -> str:
     return text if text.replace("_", "").replace(".", "").isalnum() else f"({text})"
 
 
-def _host_text(node: cst.BaseExpression, text: Callable[[str], str]) -> str:
+def _host_text(
+    node: cst.BaseExpression, text: Callable[[str], str], mod: ModuleFacts | None = None
+) -> str:
     """A shape entry of a tensor annotation, in the host's words (factory parameters replaced by
-    what the launch passes)."""
+    what the launch passes, ``T.ceildiv(a, b)`` as integer arithmetic); anything else is a
+    located refusal, never the factory's own spelling in host code."""
     if isinstance(node, cst.Name):
         return text(node.value)
     if isinstance(node, cst.Integer):
         return node.value
     if isinstance(node, cst.BinaryOperation):
         return (
-            f"({_host_text(node.left, text)}{node.operator.whitespace_before.value}"
-            f"{source_of(node.operator).strip()} {_host_text(node.right, text)})"
+            f"({_host_text(node.left, text, mod)}{node.operator.whitespace_before.value}"
+            f"{source_of(node.operator).strip()} {_host_text(node.right, text, mod)})"
         )
-    return source_of(node)
+    if (
+        mod is not None
+        and isinstance(node, cst.Call)
+        and mod.name_of(node.func) == grammar()["language"]["ceildiv"]
+        and len(node.args) == 2
+    ):
+        a, b = (_host_text(arg.value, text, mod) for arg in node.args)
+        return f"(({a} + {b} - 1) // {b})"
+    if mod is None:
+        return source_of(node)
+    raise mod.error(
+        node,
+        f"the output shape entry `{source_of(node).strip()}` is not read for host code",
+        "shape outputs by factory parameters, literals, arithmetic and T.ceildiv",
+    )
 
 
 def _host_dtype(node: cst.BaseExpression, text: Callable[[str], str], g: dict) -> str:
@@ -628,7 +684,15 @@ def seen_values(
     return out
 
 
-_Literal = (cst.Integer, cst.Float, cst.SimpleString)
+def _is_literal(node: cst.BaseExpression) -> bool:
+    """Whether ``node`` is a number, string, ``True``/``False``/``None`` or ``-1``."""
+    if isinstance(node, (cst.List, cst.Tuple)):
+        return False
+    try:
+        literal(node)
+    except ValueError:
+        return False
+    return True
 
 
 def _seen(
@@ -637,7 +701,7 @@ def _seen(
     names: dict[str, cst.BaseExpression | None],
     depth: int,
 ) -> cst.BaseExpression | None:
-    if isinstance(node, _Literal):
+    if _is_literal(node):
         return node
     if depth > 8:  # a chain of names this long is no launch value worth following
         return None

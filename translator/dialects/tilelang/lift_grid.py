@@ -157,7 +157,13 @@ class GridTiles:
 
     def block_of(self, name: str, block: cst.BaseExpression) -> str | ir.Const:
         """The IR block of tile ``name``, whose block size the source spells ``block`` (a
-        factory parameter, a tunable, or a literal); ``name`` is recorded as a tile of it."""
+        factory parameter, a tunable, a literal, or a factory local or module name bound to
+        one); ``name`` is recorded as a tile of it."""
+        if isinstance(block, cst.Name) and block.value in self.fac.locals:
+            # A factory constant (`group_size = 128`): its value, as `dim` reads its buffers.
+            return self.block_of(name, self.fac.locals[block.value])
+        if isinstance(block, cst.Name) and block.value in self.mod.module_ints:
+            return self.block_of(name, cst.Integer(str(self.mod.module_ints[block.value])))
         if isinstance(block, cst.Name) and block.value in self.fac.params:
             self.tunable(block.value, "block_size", block)
             key, out = block.value, block.value

@@ -75,6 +75,15 @@ class Factory:
     config_builder: str | None = None
     #: eager style: the function is the host function too (:class:`Eager`)
     eager: Eager | None = None
+    #: factory-body ``if`` statements on the factory's arguments, decided once the launch
+    #: values are read (``if group_size == -1: group_size = K``)
+    #: (with the names a later statement of the body binds again)
+    branches: list[tuple[cst.If, frozenset[str]]] = field(default_factory=list)
+    #: factory parameter -> the literal its launches must pass (what a decided ``if`` read),
+    #: with the ``if``
+    assumed: dict[str, tuple[object, cst.If]] = field(default_factory=dict)
+    #: ``# tiletrans:`` notes on the kernel (the factory's asserts, not carried)
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
