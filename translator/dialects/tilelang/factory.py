@@ -229,10 +229,11 @@ class _Undecided(Exception):
 
 
 def decide_branches(
-    fac: Factory, mod: ModuleFacts, g: dict, passed: dict[str, cst.BaseExpression]
+    fac: Factory, mod: ModuleFacts, g: dict, passed: dict[str, cst.BaseExpression | None]
 ) -> None:
     """Decide each factory-body ``if`` by the values the factory's first launch passes
-    (``passed``: literals, read through its function's names) or its defaults, and bind what
+    (``passed``: literals, read through its function's names; ``None`` for a value that is no
+    literal) or its defaults, and bind what
     the branch taken assigns (``if group_size == -1: group_size = K``), unless a later
     statement binds it again. Each parameter a test read is recorded in
     :attr:`Factory.assumed`: every launch must pass that value (the host plan checks)."""
@@ -257,7 +258,7 @@ def decide_branches(
 
 
 def _taken(
-    stmt: cst.If, fac: Factory, mod: ModuleFacts, passed: dict[str, cst.BaseExpression]
+    stmt: cst.If, fac: Factory, mod: ModuleFacts, passed: dict[str, cst.BaseExpression | None]
 ) -> list[cst.BaseStatement]:
     """The statements of the branch of ``stmt`` its test takes (``[]`` for none)."""
     read: dict[str, object] = {}
@@ -297,7 +298,7 @@ _COMPARE = {
 def _static(
     node: cst.BaseExpression,
     fac: Factory,
-    passed: dict[str, cst.BaseExpression],
+    passed: dict[str, cst.BaseExpression | None],
     read: dict[str, object],
     depth: int,
 ) -> object:
@@ -313,7 +314,8 @@ def _static(
         if node.value in fac.locals:
             return _static(fac.locals[node.value], fac, passed, read, depth + 1)
         if node.value in fac.params:
-            source = passed.get(node.value, fac.defaults.get(node.value))
+            # A launch value that is no literal (`None` in `passed`) decides nothing.
+            source = passed[node.value] if node.value in passed else fac.defaults.get(node.value)
             try:
                 value = literal(source)  # type: ignore[arg-type]
             except (ValueError, TypeError):

@@ -283,9 +283,10 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
     # ------------------------------------------------------------------ the kernel
 
     def lift(self) -> ir.Kernel:
-        decide_branches(
-            self.fac, self.mod, self.g, self.mod.launch_values.get(self.fac.fn.name.value, {})
-        )
+        factory = self.fac.fn.name.value
+        values = self.mod.launch_values.get(factory, {})
+        passed = {p: values.get(p) for p in self.mod.launch_args.get(factory, {})}
+        decide_branches(self.fac, self.mod, self.g, passed)
         prim = self.fac.prim
         params: list[ir.Param] = []
         for name in self.fac.tensor_order:
