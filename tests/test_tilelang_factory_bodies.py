@@ -85,9 +85,7 @@ def test_a_launch_passing_another_value_than_the_if_was_decided_for_is_refused(
         "    return kernel(x)\n",
     )
     err = _refusal(path)
-    assert "passes `group_size` = `128`, but the factory's `if` at line 14 was decided for -1" in (
-        str(err)
-    )
+    assert "passes `group_size` = `128`, but the `if` at line 14 was decided for -1" in str(err)
     assert err.loc.line == 57  # type: ignore[union-attr]
 
 
@@ -98,7 +96,7 @@ def test_a_launch_passing_another_value_than_the_if_was_decided_for_is_refused(
             _LAUNCH,
             "    kernel = tilelang.compile(group_absmax_scale(m, n, 32, n // 2), out_idx=[1, 2])\n",
             14,
-            "the factory's `if group_size == -1` does not fold to one value",
+            "`if group_size == -1` does not fold to one value",
         ),
         (
             "    BM, GS = blk_m, group_size\n",

@@ -257,24 +257,37 @@ def decide_branches(
             )
 
 
-def _taken(
-    stmt: cst.If, fac: Factory, mod: ModuleFacts, passed: dict[str, cst.BaseExpression | None]
-) -> list[cst.BaseStatement]:
-    """The statements of the branch of ``stmt`` its test takes (``[]`` for none)."""
+def decided(
+    test: cst.BaseExpression,
+    fac: Factory,
+    mod: ModuleFacts,
+    passed: dict[str, cst.BaseExpression | None],
+) -> bool:
+    """The value of ``test`` (of a factory ``if``, or of a kernel's ``a if test else b`` on
+    the factory's arguments), folded from literals, factory constants and the values the
+    first launch passes (``passed``, as :func:`decide_branches`); each parameter it read is
+    recorded in :attr:`Factory.assumed`."""
     read: dict[str, object] = {}
     try:
-        taken = bool(_static(stmt.test, fac, passed, read, 0))
+        taken = bool(_static(test, fac, passed, read, 0))
     except _Undecided:
         raise mod.error(
-            stmt.test,
-            f"the factory's `if {source_of(stmt.test).strip()}` does not fold to one value from "
+            test,
+            f"`if {source_of(test).strip()}` does not fold to one value from "
             "literals, factory constants and the values its launch passes",
             "decide it in the host code, or pass the factory the value it tests as a literal "
             "(or a name bound once to one)",
         ) from None
     for param, value in read.items():
-        fac.assumed.setdefault(param, (value, stmt))
-    if taken:
+        fac.assumed.setdefault(param, (value, test))
+    return taken
+
+
+def _taken(
+    stmt: cst.If, fac: Factory, mod: ModuleFacts, passed: dict[str, cst.BaseExpression | None]
+) -> list[cst.BaseStatement]:
+    """The statements of the branch of ``stmt`` its test takes (``[]`` for none)."""
+    if decided(stmt.test, fac, mod, passed):
         return list(stmt.body.body) if isinstance(stmt.body, cst.IndentedBlock) else []
     if isinstance(stmt.orelse, cst.If):
         return [stmt.orelse]

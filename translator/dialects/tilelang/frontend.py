@@ -163,6 +163,11 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
         self.inlining: set[str] = set()
         #: the T.Persistent loop whose domain is the grid (its body runs once per tile)
         self.persistent: cst.For | None = None
+        #: kernel names bound once that only loops count (`loop_range = T.ceildiv(n, block_N)`)
+        #: -> what they count, read where the loops stand
+        self.count_aliases: dict[str, cst.BaseExpression] = {}
+        #: what the factory's first launch passes (:func:`decide_branches`)
+        self.passed: dict[str, cst.BaseExpression | None] = {}
 
     # ------------------------------------------------------------------ helpers
 
@@ -285,8 +290,8 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
     def lift(self) -> ir.Kernel:
         factory = self.fac.fn.name.value
         values = self.mod.launch_values.get(factory, {})
-        passed = {p: values.get(p) for p in self.mod.launch_args.get(factory, {})}
-        decide_branches(self.fac, self.mod, self.g, passed)
+        self.passed = {p: values.get(p) for p in self.mod.launch_args.get(factory, {})}
+        decide_branches(self.fac, self.mod, self.g, self.passed)
         prim = self.fac.prim
         params: list[ir.Param] = []
         for name in self.fac.tensor_order:
@@ -632,6 +637,8 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
         if isinstance(target, cst.Subscript):
             stmt = self.element_store(target, value, s)
             return [stmt] if stmt is not None else []
+        if isinstance(target, cst.Name) and target.value in self.count_aliases:
+            return []  # a loop count: read where the loop stands (`loop_count`)
         if isinstance(target, cst.Name) and not self.lanes and target.value not in self.buffers:
             # A scalar the block computes once (TVMScript's let): `y = target[bx]`.
             lifted = self.scalar_expr(value)

@@ -73,6 +73,9 @@ class _Reader:
         self.mod = mod
         self.tainted: dict[str, str] = {}
         self.out = Harness()
+        #: per kernel: the attributes the dropped statements read of it, and the index of the
+        #: first of them in ``out.dropped`` (which gets the one note)
+        self.api: dict[str, tuple[list[str], int]] = {}
 
     def kernel_api(self, node: cst.CSTNode) -> list[cst.Attribute]:
         """The ``kernel.attr`` reads in ``node`` of a kernel the function builds."""
@@ -124,7 +127,12 @@ class _Reader:
         if len(small) == 1 and isinstance(small[0], cst.Return):
             self.out.returns.append((s, _return_note(small[0])))
         elif all(isinstance(x, _DROPPABLE) for x in small):
-            self.out.dropped.append((s, _note(what) if api else None))
+            self.out.dropped.append((s, None))
+            for a in api:
+                kernel = a.value.value  # type: ignore[attr-defined]
+                attrs, _ = self.api.setdefault(kernel, ([], len(self.out.dropped) - 1))
+                if a.attr.value not in attrs:
+                    attrs.append(a.attr.value)
             for name in bound_names(s):
                 self.tainted[name] = what
         else:
@@ -201,10 +209,12 @@ def _blocks(s: cst.BaseStatement) -> list[list[cst.BaseStatement]]:
     return out
 
 
-def _note(what: str) -> str:
-    """The note on the statement that first reads kernel object API ``what``."""
+def _note(kernel: str, attrs: list[str]) -> str:
+    """The note on the first dropped statement that reads ``kernel.attr`` (``attrs``: all the
+    attributes the dropped statements read of it)."""
+    read = ", ".join(f"`.{a}`" for a in attrs)
     return (
-        f"tiletrans: dropped `{what}` and what reads it: TileLang's kernel API\n"
+        f"tiletrans: dropped what reads `{kernel}`'s {read} (TileLang's kernel API)\n"
         "`tiletrans validate --bench` checks and times the translation instead"
     )
 
@@ -227,6 +237,9 @@ def harness_reads(fn: cst.FunctionDef, kernels: set[str], mod: ModuleFacts) -> H
     reader = _Reader(kernels, mod)
     if isinstance(fn.body, cst.IndentedBlock):
         reader.block(list(fn.body.body))
+    for kernel, (attrs, first) in reader.api.items():
+        line, _ = reader.out.dropped[first]
+        reader.out.dropped[first] = (line, _note(kernel, attrs))
     return reader.out
 
 

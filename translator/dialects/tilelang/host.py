@@ -435,7 +435,7 @@ def _check_assumed(
         shown = source_of(given).strip() if given is not None else "nothing"
         raise mod.error(
             launch.build,
-            f"this launch passes `{param}` = `{shown}`, but the factory's `if` at line "
+            f"this launch passes `{param}` = `{shown}`, but the `if` at line "
             f"{mod.locate(stmt).line} was decided for {value!r}, the value of its first launch",
             f"pass `{param}` the same literal at every launch of `{fac.fn.name.value}`, or "
             "give each value a factory of its own",

@@ -11,6 +11,7 @@ from collections.abc import Callable
 import libcst as cst
 
 from translator.dialects.cst_utils import call_args, source_of
+from translator.dialects.tilelang.factory import decided
 from translator.dialects.tilelang.model import (
     BINOPS,
     cst_text,
@@ -317,6 +318,7 @@ class GridTiles:
         loop counts is read where the loop stands (:meth:`loop_tile`): it may read scalars the
         kernel computes before it (``end = offsets[by + 1]``)."""
         lifter = self
+        self.count_aliases = _count_aliases(body, self)
 
         class Scan(cst.CSTVisitor):
             def visit_For(self, node: cst.For) -> None:
@@ -343,7 +345,17 @@ class GridTiles:
         ):
             return None
         pos, _ = call_args(it)
-        return pos[0] if len(pos) == 1 else None
+        if len(pos) != 1:
+            return None
+        count = pos[0]
+        if isinstance(count, cst.Name) and count.value in self.count_aliases:
+            count = self.count_aliases[count.value]
+        while isinstance(count, cst.IfExp):
+            # `T.min(...) if is_causal else T.ceildiv(n, block_N)`: the branch the factory's
+            # launch value takes (every launch is checked to pass that value).
+            taken = decided(count.test, self.fac, self.mod, self.passed)
+            count = count.body if taken else count.orelse
+        return count
 
     def loop_per(
         self, name: str, count: cst.BaseExpression, body: cst.BaseSuite
@@ -462,3 +474,36 @@ class GridTiles:
 
         node.visit(Names())
         return found
+
+
+def _count_aliases(body: cst.BaseSuite, lifter: GridTiles) -> dict[str, cst.BaseExpression]:
+    """The names ``body`` binds once by a plain assignment and reads only as what a
+    ``T.Pipelined``/``T.serial`` loop counts (``loop_range = T.ceildiv(seq_len, block_N)``;
+    ``for k in T.Pipelined(loop_range, ...)``), with the values they are bound to."""
+    values: dict[str, list[cst.BaseExpression]] = {}
+    reads: dict[str, int] = {}
+    counted: dict[str, int] = {}
+
+    class Scan(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for t in node.targets:
+                if isinstance(t.target, cst.Name):
+                    values.setdefault(t.target.value, []).append(node.value)
+                    reads[t.target.value] = reads.get(t.target.value, 0) - 1  # not a read
+
+        def visit_For(self, node: cst.For) -> None:
+            it = node.iter
+            if isinstance(it, cst.Call) and lifter.role(it.func) in ("pipelined", "serial"):
+                pos, _ = call_args(it)
+                if len(pos) == 1 and isinstance(pos[0], cst.Name):
+                    counted[pos[0].value] = counted.get(pos[0].value, 0) + 1
+
+        def visit_Name(self, node: cst.Name) -> None:
+            reads[node.value] = reads.get(node.value, 0) + 1
+
+    body.visit(Scan())
+    return {
+        name: bound[0]
+        for name, bound in values.items()
+        if len(bound) == 1 and counted.get(name, 0) > 0 and reads.get(name, 0) == counted[name]
+    }

@@ -80,8 +80,8 @@ class Factory:
     #: (with the names a later statement of the body binds again)
     branches: list[tuple[cst.If, frozenset[str]]] = field(default_factory=list)
     #: factory parameter -> the literal its launches must pass (what a decided ``if`` read),
-    #: with the ``if``
-    assumed: dict[str, tuple[object, cst.If]] = field(default_factory=dict)
+    #: with the test of that ``if`` (a statement's or an ``a if test else b``'s)
+    assumed: dict[str, tuple[object, cst.BaseExpression]] = field(default_factory=dict)
     #: ``# tiletrans:`` notes on the kernel (the factory's asserts, not carried)
     notes: list[str] = field(default_factory=list)
 
