@@ -125,3 +125,60 @@ def test_what_a_factory_body_holds_beyond_its_forms_is_a_located_refusal(
     err = _refusal(_variant(tmp_path, old, new))
     assert what in str(err)
     assert err.loc.line == line  # type: ignore[union-attr]
+
+
+_CONSTANT_BLOCK = """
+import tilelang
+import tilelang.language as T
+
+BLOCK = 64
+
+
+def scale(M, N, block_M, threads=128):
+{constant}
+    @T.prim_func
+    def main(X: T.Tensor((M, N), "float32"), Y: T.Tensor((M, N), "float32")):
+        with T.Kernel(T.ceildiv(N, BLOCK), T.ceildiv(M, block_M), threads=threads) as (bx, by):
+            x = T.alloc_fragment((block_M, BLOCK), "float32")
+            T.copy(X[by * block_M, bx * BLOCK], x)
+            for i, j in T.Parallel(block_M, BLOCK):
+                x[i, j] = x[i, j] * 2.0
+            T.copy(x, Y[by * block_M, bx * BLOCK])
+
+    return main
+
+
+def double(x):
+    m, n = x.shape
+    kernel = tilelang.compile(scale(m, n, 32), out_idx=[-1])
+    return kernel(x)
+"""
+
+
+@pytest.mark.parametrize(
+    ("constant", "block"),
+    [("    pass", 64), ("    BLOCK = 128", 128)],
+    ids=["module-constant", "factory-constant"],
+)
+def test_a_constant_block_size_of_the_module_or_the_factory_is_a_fixed_block(
+    tmp_path: Path, constant: str, block: int
+) -> None:
+    """`BLOCK = 64` at module level, or a factory's own `BLOCK = 128` shadowing it (the
+    per-token-cast example's `group_size = 128`): a fixed block, no tunable."""
+    import torch
+
+    path = tmp_path / "constant_block.py"
+    path.write_text(_CONSTANT_BLOCK.replace("{constant}", constant))
+    (kernel,) = parse_file(path, "tilelang").kernels
+    assert next(t for t in kernel.grid if t.name == "bx").block == ir.Const(block)
+    assert {t.name for t in kernel.tunables} == {"block_M", "num_warps"}
+    translated = tmp_path / "constant_block_triton.py"
+    translated.write_text(translate_file(path, "tilelang", "triton"))
+
+    def inputs(entry: str, device: str, dtype: str) -> tuple:
+        return (torch.randn(70, 150, generator=torch.Generator().manual_seed(0)).to(device),)
+
+    report = check_pair(
+        path, translated, src_dsl="tilelang", dtypes=("float32",), seeds=(0,), inputs=inputs
+    )
+    assert report.rows and report.passed, report.format_text()

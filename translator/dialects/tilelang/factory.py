@@ -203,8 +203,8 @@ class _Body:
     def assertion(self, small: cst.Assert) -> None:
         self.asserts.append(small)
 
-    def returned(self, small: cst.Return) -> None:
-        return None
+    def returned(self, small: cst.Return | cst.Pass) -> None:
+        return None  # the prim_func's return (read by `plain_factory`), or nothing
 
     def branch(self, stmt: cst.If) -> None:
         self.branches.append(stmt)
@@ -221,6 +221,7 @@ _SMALL_STATEMENTS = {
     cst.AnnAssign: _Body.ann_assign,
     cst.Assert: _Body.assertion,
     cst.Return: _Body.returned,
+    cst.Pass: _Body.returned,
 }
 
 

@@ -163,11 +163,12 @@ class GridTiles:
         if isinstance(block, cst.Name) and block.value in self.fac.locals:
             # A factory constant (`group_size = 128`): its value, as `dim` reads its buffers.
             return self.block_of(name, self.fac.locals[block.value])
-        if isinstance(block, cst.Name) and block.value in self.mod.module_ints:
-            return self.block_of(name, cst.Integer(str(self.mod.module_ints[block.value])))
         if isinstance(block, cst.Name) and block.value in self.fac.params:
             self.tunable(block.value, "block_size", block)
             key, out = block.value, block.value
+        elif isinstance(block, cst.Name) and block.value in self.mod.module_ints:
+            # A module constant the factory does not shadow: the buffers name it (`dim`).
+            key, out = block.value, ir.Const(self.mod.module_ints[block.value])
         elif isinstance(block, cst.Integer):
             key, out = block.value, ir.Const(int(block.value))
         else:
