@@ -182,3 +182,57 @@ def test_a_constant_block_size_of_the_module_or_the_factory_is_a_fixed_block(
         path, translated, src_dsl="tilelang", dtypes=("float32",), seeds=(0,), inputs=inputs
     )
     assert report.rows and report.passed, report.format_text()
+
+
+_ELIF = """
+import tilelang
+import tilelang.language as T
+
+
+def scale(M, N, block_M, mode="double", threads=128):
+    if mode == "triple":
+        factor = 3.0
+    elif mode == "double":
+        factor = 2.0
+    else:
+        factor = 1.0
+
+    @T.prim_func
+    def main(X: T.Tensor((M, N), "float32"), Y: T.Tensor((M, N), "float32")):
+        with T.Kernel(T.ceildiv(M, block_M), threads=threads) as by:
+            x = T.alloc_fragment((block_M, N), "float32")
+            T.copy(X[by * block_M, 0], x)
+            for i, j in T.Parallel(block_M, N):
+                x[i, j] = x[i, j] * factor
+            T.copy(x, Y[by * block_M, 0])
+
+    return main
+
+
+def scale_rows(x):
+    m, n = x.shape
+    kernel = tilelang.compile(scale(m, n, 32{mode}), out_idx=[-1])
+    return kernel(x)
+"""
+
+
+@pytest.mark.parametrize(("mode", "factor"), [("", "2.0"), (', "triple"', "3.0"), (', "x"', "1.0")])
+def test_an_elif_chain_on_a_string_argument_takes_the_launch_s_branch(
+    tmp_path: Path, mode: str, factor: str
+) -> None:
+    import torch
+
+    path = tmp_path / "elif.py"
+    path.write_text(_ELIF.replace("{mode}", mode))
+    text = translate_file(path, "tilelang", "triton")
+    assert f"x = x * {factor}" in text
+    translated = tmp_path / "elif_triton.py"
+    translated.write_text(text)
+
+    def inputs(entry: str, device: str, dtype: str) -> tuple:
+        return (torch.randn(37, 20, generator=torch.Generator().manual_seed(0)).to(device),)
+
+    report = check_pair(
+        path, translated, src_dsl="tilelang", dtypes=("float32",), seeds=(0,), inputs=inputs
+    )
+    assert report.rows and report.passed, report.format_text()

@@ -239,15 +239,9 @@ def decide_branches(
     statement binds it again. Each parameter a test read is recorded in
     :attr:`Factory.assumed`: every launch must pass that value (the host plan checks)."""
     for stmt, later in fac.branches:
-        suite = _taken(stmt, fac, mod, passed)
         body = _Body(mod, g)
         body.locals = dict(fac.locals)
-        for inner in suite:
-            if isinstance(inner, cst.If):
-                raise mod.error(inner, "a factory `if` inside another is not read", "flatten it")
-            if not isinstance(inner, cst.SimpleStatementLine):
-                raise body.refused(inner)
-            body.line(inner)
+        _run_taken(stmt, body, fac, mod, passed)
         for name in body.bound:
             if name not in later:
                 fac.locals[name] = body.locals[name]
@@ -256,6 +250,24 @@ def decide_branches(
                 f"tiletrans: the factory's asserts (line {mod.locate(body.asserts[0]).line}) "
                 "check its arguments where TileLang builds the kernel; they are not carried"
             )
+
+
+def _run_taken(
+    stmt: cst.If,
+    body: _Body,
+    fac: Factory,
+    mod: ModuleFacts,
+    passed: dict[str, cst.BaseExpression | None],
+) -> None:
+    """Read the statements of the branch ``stmt`` takes into ``body`` (an ``elif`` or a nested
+    ``if`` decided the same way)."""
+    for inner in _taken(stmt, fac, mod, passed):
+        if isinstance(inner, cst.If):
+            _run_taken(inner, body, fac, mod, passed)
+        elif isinstance(inner, cst.SimpleStatementLine):
+            body.line(inner)
+        else:
+            raise body.refused(inner)
 
 
 def decided(
@@ -350,7 +362,11 @@ def _static(
             if op is None:
                 raise _Undecided
             right = _static(target.comparator, fac, passed, read, depth + 1)
-            if not op(left, right):
+            try:
+                holds = op(left, right)
+            except TypeError:  # `-1 < "a"`: Python raises, so no branch is taken statically
+                raise _Undecided from None
+            if not holds:
                 return False
             left = right
         return True
