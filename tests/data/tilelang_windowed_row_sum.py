@@ -1,6 +1,7 @@
-"""Row sums over a key range, ``Y[i] = sum_j X[i, j]``, blocked as TileLang's attention examples
-block their key loop: the loop's trip count is a local of the kernel, chosen by the factory's
-``is_causal`` (causal: only the key blocks up to the row block's end, the rest masked out)."""
+"""Row sums over a key range, ``Y[i] = sum_j X[i, j]`` (causal: ``j <= i`` only), blocked as
+TileLang's attention examples block their key loop: the loop's trip count is a local of the
+kernel, chosen by the factory's ``is_causal`` (causal: only the key blocks up to the row block's
+end; the keys past each row masked out in the body)."""
 
 import tilelang
 import tilelang.language as T
@@ -12,6 +13,7 @@ def windowed_row_sum(M, N, block_M, block_N, is_causal=False, threads=128, num_s
     def main(X: T.Tensor((M, N), "float32"), Y: T.Tensor((M,), "float32")):
         with T.Kernel(T.ceildiv(M, block_M), threads=threads) as bx:
             x = T.alloc_shared((block_M, block_N), "float32")
+            xm = T.alloc_fragment((block_M, block_N), "float32")
             part = T.alloc_fragment((block_M,), "float32")
             acc = T.alloc_fragment((block_M,), "float32")
             T.clear(acc)
@@ -22,7 +24,12 @@ def windowed_row_sum(M, N, block_M, block_N, is_causal=False, threads=128, num_s
             )
             for k in T.Pipelined(loop_range, num_stages=num_stages):
                 T.copy(X[bx * block_M, k * block_N], x)
-                T.reduce_sum(x, part, dim=1)
+                if is_causal:
+                    for i, j in T.Parallel(block_M, block_N):
+                        xm[i, j] = T.if_then_else(bx * block_M + i >= k * block_N + j, x[i, j], 0)
+                else:
+                    T.copy(x, xm)
+                T.reduce_sum(xm, part, dim=1)
                 for i in T.Parallel(block_M):
                     acc[i] += part[i]
             T.copy(acc, Y[bx * block_M])

@@ -327,7 +327,10 @@ class GridTiles:
                 if count is None:
                     return
                 name = node.target.value  # type: ignore[attr-defined]
-                if lifter.is_ceildiv(count):
+                capped = lifter.capped_count(count)
+                if capped is not None:
+                    lifter.block_of(name, capped[2])
+                elif lifter.is_ceildiv(count):
                     lifter.block_of(name, lifter.loop_per(name, count, node.body)[0])
                 else:
                     lifter.uncounted.append((node, count))
@@ -398,6 +401,9 @@ class GridTiles:
         name = s.target.value  # type: ignore[attr-defined]
         count = self.loop_count(s)
         assert count is not None
+        capped = self.capped_count(count)
+        if capped is not None:
+            return self.capped_tile(name, *capped)
         if not self.is_ceildiv(count):
             tile = ir.TileVar(name, self.loop_bound(count), ir.Const(1), scalar=True)
             self.tiles[name] = tile
@@ -428,6 +434,42 @@ class GridTiles:
             # It stops inside the tensor, where TileLang's accesses do not (they clip at its
             # edge or not at all): its lanes are read only under their bound.
             self.inner_ends[name] = cst_text(end)
+        self.tiles[name] = tile
+        return tile
+
+    def capped_count(
+        self, count: cst.BaseExpression
+    ) -> tuple[cst.BaseExpression, cst.BaseExpression, cst.BaseExpression] | None:
+        """``(extent, stop, block)`` of a causal count ``T.min(T.ceildiv(extent, block),
+        T.ceildiv(stop, block))`` (either order; one block), ``None`` for any other."""
+        if not (isinstance(count, cst.Call) and self.role(count.func) == "min"):
+            return None
+        pos, kw = call_args(count)
+        if kw or len(pos) != 2 or not all(self.is_ceildiv(p) for p in pos):
+            return None
+        (a, block_a), (b, block_b) = (call_args(p)[0] for p in pos)  # type: ignore[arg-type]
+        if cst_text(block_a) != cst_text(block_b):
+            return None
+        if self.reads_kernel(a) and not self.reads_kernel(b):
+            a, b = b, a
+        if self.reads_kernel(a):
+            return None
+        return a, b, block_a
+
+    def capped_tile(
+        self,
+        name: str,
+        extent: cst.BaseExpression,
+        stop: cst.BaseExpression,
+        block: cst.BaseExpression,
+    ) -> ir.TileVar:
+        """The tiles of ``block`` over ``extent`` a causal count keeps: those below ``stop``
+        rounded up to a whole block (``T.min(T.ceildiv(N, b), T.ceildiv(E, b))`` tiles read
+        whole blocks up to ``ceildiv(E, b) * b``, clipped at ``N``, so that is the extent)."""
+        blk = self.block_of(name, block)
+        size = ir.Name(blk) if isinstance(blk, str) else blk
+        whole = ir.BinOp("*", ir.Call("cdiv", (self.loop_bound(stop), size)), size)
+        tile = ir.TileVar(name, ir.Call("minimum", (self.size_expr(extent), whole)), blk)
         self.tiles[name] = tile
         return tile
 
