@@ -195,3 +195,23 @@ def test_what_a_harness_does_with_the_kernel_object_beyond_plain_statements_is_r
         translate_file(_only_main(tmp_path, harness), "tilelang", "triton")
     assert what in str(err.value)
     assert err.value.loc is not None and err.value.loc.line == line
+
+
+def test_a_name_bound_again_only_in_a_branch_stays_dropped_after_it(tmp_path: Path) -> None:
+    """`latency = 0.0` under an `if` does not bind it on every path: the `print(latency)`
+    after it would read a name the translation no longer binds, so it goes too; a statement
+    that binds it again outside any branch makes it live."""
+    harness = (
+        "    latency = kernel.get_profiler().do_bench()\n"
+        "    if threads > 128:\n"
+        "        latency = 0.0\n"
+        "    print(latency)\n"
+        "    latency = 1.0\n"
+        "    print(latency)"
+    )
+    main = _function(translate_file(_only_main(tmp_path, harness), "tilelang", "triton"), "main")
+    code = _code(main)
+    # The `if` then only binds a name nothing reads: the dead-host pass removes it.
+    assert "latency = 0.0" not in code
+    assert code.count("print(latency)") == 1
+    assert code.index("latency = 1.0") < code.index("print(latency)")

@@ -59,10 +59,6 @@ class Harness:
     reads: set[int] = field(default_factory=set)
     problems: list[TranslationError] = field(default_factory=list)
 
-    @property
-    def statements(self) -> set[int]:
-        return {id(s) for s, _ in self.dropped} | {id(s) for s, _ in self.returns}
-
 
 class _Reader:
     """Walks one harness function's statements in order, tracking the names bound from the
@@ -76,6 +72,8 @@ class _Reader:
         #: per kernel: the attributes the dropped statements read of it, and the index of the
         #: first of them in ``out.dropped`` (which gets the one note)
         self.api: dict[str, tuple[list[str], int]] = {}
+        #: how many compound statements enclose the statement being read
+        self.depth = 0
 
     def kernel_api(self, node: cst.CSTNode) -> list[cst.Attribute]:
         """The ``kernel.attr`` reads in ``node`` of a kernel the function builds."""
@@ -119,8 +117,11 @@ class _Reader:
         api = self.kernel_api(s)
         tainted = self.reads(s)
         if not api and not tainted:
-            for name in bound_names(s):
-                self.tainted.pop(name, None)  # bound again by a statement that stays
+            if self.depth == 0:
+                # Bound again by a statement that stays, on every path (in a branch or a loop
+                # it may not be: the name stays tainted there).
+                for name in bound_names(s):
+                    self.tainted.pop(name, None)
             return
         what = source_of(api[0]).strip() if api else self.tainted[tainted[0].value]
         small = s.body
@@ -158,8 +159,10 @@ class _Reader:
                 return
         if isinstance(s, (cst.FunctionDef, cst.ClassDef)):
             return  # a nested helper: what it reads is its own (its calls are launches)
+        self.depth += 1
         for block in _blocks(s):
             self.block(block)
+        self.depth -= 1
 
     def _refusal(
         self, node: cst.CSTNode, api: list[cst.Attribute], tainted: list[cst.Name]
