@@ -815,6 +815,19 @@ class Writer(CodePrinter):
         self.pads.forget(assigned)
 
     def _st_TileLoop(self, s: ir.TileLoop) -> None:
+        for t in s.tiles:
+            bounds = [t.extent, *([t.begin] if t.begin is not None else [])]
+            if any(
+                isinstance(e, ir.TileAttr) and e.attr == "id" for b in bounds for e in walk_expr(b)
+            ):
+                # `hl.tile(min(n, cdiv((bx.id + 1) * bx.block_size, b) * b))` fails under
+                # Helion (measured: an interpreter TypeError), so it is refused, not written.
+                raise self.refuse(
+                    f"the loop over `{t.name}` ends at a value of another tile's index (a "
+                    "causal bound), which Helion's hl.tile does not take",
+                    s,
+                    "loop over the whole extent and mask the tiles past the bound in the body",
+                )
         if len(s.tiles) > 1 and any(t.step is not None for t in s.tiles):
             raise self.refuse(
                 "a loop over several tiles of which some skip tiles has no Helion spelling",

@@ -11,7 +11,8 @@ import re
 
 import libcst as cst
 
-from translator.dialects.cst_utils import call_args, source_of, walk
+from translator.diagnostics import TranslationError
+from translator.dialects.cst_utils import call_args, literal, source_of, walk
 from translator.dialects.tilelang.config_space import config_space
 from translator.dialects.tilelang.model import (
     Eager,
@@ -66,31 +67,23 @@ def read_factory(
         fac.config_builder = builder_name
         _eager(fac, mod, g)
         return fac
-    prim = None
-    local_values: dict[str, cst.BaseExpression] = {}
-    macros: dict[str, cst.FunctionDef] = {}
+    body = _Body(mod, g)
     for stmt in fn.body.body:
-        if is_docstring(stmt):
-            continue
-        if isinstance(stmt, cst.FunctionDef) and decorator_of(stmt, mod, g["kernel"]["macro"]):
-            macros[stmt.name.value] = stmt
-            continue
-        if isinstance(stmt, cst.FunctionDef) and decorator_of(stmt, mod, g["kernel"]["prim_func"]):
-            prim = stmt
-            continue
-        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) else None
-        if isinstance(small, cst.Return):
-            continue
-        if isinstance(small, cst.Assign) and isinstance(small.targets[0].target, cst.Name):
-            local_values[small.targets[0].target.value] = small.value
-            continue
-        raise mod.error(stmt, "a factory body holds its prim_func, assignments and a return")
+        body.statement(stmt)
+    prim, local_values, macros = body.prim, body.locals, body.macros
     if prim is None:
         raise mod.error(fn, f"the factory `{fn.name.value}` defines no @T.prim_func")
     fac = Factory(fn, prim, params, defaults, out_idx, configs, tune is not None)
     fac.config_builder = builder_name
     fac.locals = local_values
     fac.macros = macros
+    fac.branches = [(b, frozenset(body.bound[body.later[id(b)] :])) for b in body.branches]
+    if body.asserts:
+        lines = ", ".join(str(mod.locate(a).line) for a in body.asserts)
+        fac.notes.append(
+            f"tiletrans: the factory's asserts (line {lines}) check its arguments where TileLang "
+            "builds the kernel; they are not carried"
+        )
     for p in prim.params.params:
         ann = p.annotation.annotation if p.annotation else None
         scalar = _scalar_dtype(ann, mod, g) if ann is not None else None
@@ -106,15 +99,16 @@ def read_factory(
         if isinstance(ann, cst.Call) and mod.name_of(ann.func) in g["kernel"]["strided_tensor"]:
             _strided_tensor(fac, p.name.value, ann, mod)
             continue
-        if not (isinstance(ann, cst.Call) and mod.name_of(ann.func) in g["kernel"]["tensor"]):
+        declared = (
+            _tensor_annotation(ann, mod, set(g["kernel"]["tensor"])) if ann is not None else None
+        )
+        if declared is None:
             raise mod.error(
                 p,
                 f"prim_func parameter `{p.name.value}` is not a T.Tensor",
                 "annotate tensors as T.Tensor((M, N), dtype); pass scalars to the factory",
             )
-        pos, kw = call_args(ann)
-        shape = kw.get("shape", pos[0] if pos else None)
-        dtype = kw.get("dtype", pos[1] if len(pos) > 1 else None)
+        shape, dtype = declared
         if isinstance(shape, cst.Name) and shape.value in local_values:
             shape = local_values[shape.value]  # `shape = [batch, seq_len, heads, dim]`
         if not isinstance(shape, (cst.Tuple, cst.List)) or dtype is None:
@@ -128,6 +122,256 @@ def read_factory(
         if isinstance(dtype, cst.Name) and dtype.value in params:
             fac.dtypes.setdefault(dtype.value, p.name.value)
     return fac
+
+
+class _Body:
+    """A factory body before its prim_func is read: one handler per statement kind."""
+
+    def __init__(self, mod: ModuleFacts, g: dict) -> None:
+        self.mod = mod
+        self.g = g
+        self.prim: cst.FunctionDef | None = None
+        self.macros: dict[str, cst.FunctionDef] = {}
+        #: factory locals -> the value of their last assignment (``KH, KW = K, K`` too)
+        self.locals: dict[str, cst.BaseExpression] = {}
+        self.branches: list[cst.If] = []
+        self.asserts: list[cst.Assert] = []
+        #: every name bound, in order; per branch: how many were bound before it
+        self.bound: list[str] = []
+        self.later: dict[int, int] = {}
+
+    def statement(self, stmt: cst.BaseStatement) -> None:
+        if is_docstring(stmt):
+            return
+        handler = _BODY_STATEMENTS.get(type(stmt))
+        if handler is None:
+            raise self.refused(stmt)
+        handler(self, stmt)
+
+    def refused(self, node: cst.CSTNode) -> TranslationError:
+        return self.mod.error(
+            node,
+            "a factory body holds its prim_func, macros, assignments, asserts, an `if` on its "
+            "arguments that assigns, and a return; this statement is none of them",
+            "compute it in the host code and pass it to the factory",
+        )
+
+    def function(self, stmt: cst.FunctionDef) -> None:
+        if decorator_of(stmt, self.mod, self.g["kernel"]["macro"]):
+            self.macros[stmt.name.value] = stmt
+        elif decorator_of(stmt, self.mod, self.g["kernel"]["prim_func"]):
+            self.prim = stmt
+        else:
+            raise self.refused(stmt)
+
+    def line(self, stmt: cst.SimpleStatementLine) -> None:
+        for small in stmt.body:
+            handler = _SMALL_STATEMENTS.get(type(small))
+            if handler is None:
+                raise self.refused(small)
+            handler(self, small)
+
+    def assign(self, small: cst.Assign) -> None:
+        for target in small.targets:
+            self.bind(target.target, small.value, small)
+
+    def ann_assign(self, small: cst.AnnAssign) -> None:
+        if small.value is None:
+            return  # a declaration binds nothing
+        self.bind(small.target, small.value, small)
+
+    def bind(self, target: cst.BaseExpression, value: cst.BaseExpression, at: cst.CSTNode) -> None:
+        """``target = value``: a name, or a tuple of names given a tuple of as many values."""
+        if isinstance(target, cst.Name):
+            self.locals[target.value] = value
+            self.bound.append(target.value)
+        elif (
+            isinstance(target, (cst.Tuple, cst.List))
+            and isinstance(value, (cst.Tuple, cst.List))
+            and len(target.elements) == len(value.elements)
+            and not any(isinstance(e, cst.StarredElement) for e in value.elements)
+        ):
+            for t, v in zip(target.elements, value.elements):
+                self.bind(t.value, v.value, at)
+        else:
+            raise self.mod.error(
+                at,
+                f"the factory binds `{source_of(target).strip()}` to something other than a "
+                "name a value or a tuple of names as many values",
+                "bind each name on its own line (`KH = K`)",
+            )
+
+    def assertion(self, small: cst.Assert) -> None:
+        self.asserts.append(small)
+
+    def returned(self, small: cst.Return | cst.Pass) -> None:
+        return None  # the prim_func's return (read by `plain_factory`), or nothing
+
+    def branch(self, stmt: cst.If) -> None:
+        self.branches.append(stmt)
+        self.later[id(stmt)] = len(self.bound)
+
+
+_BODY_STATEMENTS = {
+    cst.FunctionDef: _Body.function,
+    cst.SimpleStatementLine: _Body.line,
+    cst.If: _Body.branch,
+}
+_SMALL_STATEMENTS = {
+    cst.Assign: _Body.assign,
+    cst.AnnAssign: _Body.ann_assign,
+    cst.Assert: _Body.assertion,
+    cst.Return: _Body.returned,
+    cst.Pass: _Body.returned,
+}
+
+
+class _Undecided(Exception):
+    """A factory ``if`` test that does not fold to one value."""
+
+
+def decide_branches(
+    fac: Factory, mod: ModuleFacts, g: dict, passed: dict[str, cst.BaseExpression | None]
+) -> None:
+    """Decide each factory-body ``if`` by the values the factory's first launch passes
+    (``passed``: literals, read through its function's names; ``None`` for a value that is no
+    literal) or its defaults, and bind what
+    the branch taken assigns (``if group_size == -1: group_size = K``), unless a later
+    statement binds it again. Each parameter a test read is recorded in
+    :attr:`Factory.assumed`: every launch must pass that value (the host plan checks)."""
+    for stmt, later in fac.branches:
+        body = _Body(mod, g)
+        body.locals = dict(fac.locals)
+        _run_taken(stmt, body, fac, mod, passed)
+        for name in body.bound:
+            if name not in later:
+                fac.locals[name] = body.locals[name]
+        if body.asserts:
+            fac.notes.append(
+                f"tiletrans: the factory's asserts (line {mod.locate(body.asserts[0]).line}) "
+                "check its arguments where TileLang builds the kernel; they are not carried"
+            )
+
+
+def _run_taken(
+    stmt: cst.If,
+    body: _Body,
+    fac: Factory,
+    mod: ModuleFacts,
+    passed: dict[str, cst.BaseExpression | None],
+) -> None:
+    """Read the statements of the branch ``stmt`` takes into ``body`` (an ``elif`` or a nested
+    ``if`` decided the same way)."""
+    for inner in _taken(stmt, fac, mod, passed):
+        if isinstance(inner, cst.If):
+            _run_taken(inner, body, fac, mod, passed)
+        elif isinstance(inner, cst.SimpleStatementLine):
+            body.line(inner)
+        else:
+            raise body.refused(inner)
+
+
+def decided(
+    test: cst.BaseExpression,
+    fac: Factory,
+    mod: ModuleFacts,
+    passed: dict[str, cst.BaseExpression | None],
+) -> bool:
+    """The value of ``test`` (of a factory ``if``, or of a kernel's ``a if test else b`` on
+    the factory's arguments), folded from literals, factory constants and the values the
+    first launch passes (``passed``, as :func:`decide_branches`); each parameter it read is
+    recorded in :attr:`Factory.assumed`."""
+    read: dict[str, object] = {}
+    try:
+        taken = bool(_static(test, fac, passed, read, 0))
+    except _Undecided:
+        raise mod.error(
+            test,
+            f"`if {source_of(test).strip()}` does not fold to one value from "
+            "literals, factory constants and the values its launch passes",
+            "decide it in the host code, or pass the factory the value it tests as a literal "
+            "(or a name bound once to one)",
+        ) from None
+    for param, value in read.items():
+        fac.assumed.setdefault(param, (value, test))
+    return taken
+
+
+def _taken(
+    stmt: cst.If, fac: Factory, mod: ModuleFacts, passed: dict[str, cst.BaseExpression | None]
+) -> list[cst.BaseStatement]:
+    """The statements of the branch of ``stmt`` its test takes (``[]`` for none)."""
+    if decided(stmt.test, fac, mod, passed):
+        return list(stmt.body.body) if isinstance(stmt.body, cst.IndentedBlock) else []
+    if isinstance(stmt.orelse, cst.If):
+        return [stmt.orelse]
+    if isinstance(stmt.orelse, cst.Else) and isinstance(stmt.orelse.body, cst.IndentedBlock):
+        return list(stmt.orelse.body.body)
+    return []
+
+
+_COMPARE = {
+    cst.Equal: lambda a, b: a == b,
+    cst.NotEqual: lambda a, b: a != b,
+    cst.LessThan: lambda a, b: a < b,
+    cst.LessThanEqual: lambda a, b: a <= b,
+    cst.GreaterThan: lambda a, b: a > b,
+    cst.GreaterThanEqual: lambda a, b: a >= b,
+    cst.Is: lambda a, b: a is b,
+    cst.IsNot: lambda a, b: a is not b,
+}
+
+
+def _static(
+    node: cst.BaseExpression,
+    fac: Factory,
+    passed: dict[str, cst.BaseExpression | None],
+    read: dict[str, object],
+    depth: int,
+) -> object:
+    """The value of a factory ``if`` test, folded from literals, factory locals and the
+    parameters' launch values or defaults (each parameter read goes into ``read``)."""
+    if depth > 8:
+        raise _Undecided
+    try:
+        return literal(node)
+    except ValueError:
+        pass
+    if isinstance(node, cst.Name):
+        if node.value in fac.locals:
+            return _static(fac.locals[node.value], fac, passed, read, depth + 1)
+        if node.value in fac.params:
+            # A launch value that is no literal (`None` in `passed`) decides nothing.
+            source = passed[node.value] if node.value in passed else fac.defaults.get(node.value)
+            try:
+                value = literal(source)  # type: ignore[arg-type]
+            except (ValueError, TypeError):
+                raise _Undecided from None
+            read[node.value] = value
+            return value
+        raise _Undecided
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+        return not _static(node.expression, fac, passed, read, depth + 1)
+    if isinstance(node, cst.BooleanOperation):
+        left = _static(node.left, fac, passed, read, depth + 1)
+        right = _static(node.right, fac, passed, read, depth + 1)
+        return (left and right) if isinstance(node.operator, cst.And) else (left or right)
+    if isinstance(node, cst.Comparison):
+        left = _static(node.left, fac, passed, read, depth + 1)
+        for target in node.comparisons:
+            op = _COMPARE.get(type(target.operator))
+            if op is None:
+                raise _Undecided
+            right = _static(target.comparator, fac, passed, read, depth + 1)
+            try:
+                holds = op(left, right)
+            except TypeError:  # `-1 < "a"`: Python raises, so no branch is taken statically
+                raise _Undecided from None
+            if not holds:
+                return False
+            left = right
+        return True
+    raise _Undecided
 
 
 def build_options(call: cst.Call, mod: ModuleFacts, what: str) -> list[int]:

@@ -81,7 +81,7 @@ from translator.dialects.cst_utils import (
 )
 from translator.dialects.tilelang.autotuner import autotuner_runs, stub_text
 from translator.dialects.tilelang.compiled import compiled_out_idx, plain_factory
-from translator.dialects.tilelang.factory import read_factory, scalar_kind
+from translator.dialects.tilelang.factory import decide_branches, read_factory, scalar_kind
 from translator.dialects.tilelang.host import eager_host, host_calls, host_plan
 from translator.dialects.tilelang.lift_calls import STATEMENTS, TileCalls
 from translator.dialects.tilelang.lift_expressions import CST_OPS, Expressions
@@ -163,6 +163,11 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
         self.inlining: set[str] = set()
         #: the T.Persistent loop whose domain is the grid (its body runs once per tile)
         self.persistent: cst.For | None = None
+        #: kernel names bound once that only loops count (`loop_range = T.ceildiv(n, block_N)`)
+        #: -> what they count, read where the loops stand
+        self.count_aliases: dict[str, cst.BaseExpression] = {}
+        #: what the factory's first launch passes (:func:`decide_branches`)
+        self.passed: dict[str, cst.BaseExpression | None] = {}
 
     # ------------------------------------------------------------------ helpers
 
@@ -203,6 +208,11 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
         if name in self.tunables:
             return
         value = self.int_value(cst.Name(name))
+        seen = self.mod.launch_values.get(self.fac.fn.name.value, {}).get(name)
+        if value is None and isinstance(seen, cst.Integer):
+            # The launch passes a name of its function that holds a literal (`block_M = 128`,
+            # an argparse option's default): the knob starts there.
+            value = int(seen.value)
         if value is None and kind in _STAND_INS and name not in self.shaping_names:
             # TileLang's example folder builds kernels as `f(M, N, K, 128, 128, 32)` in a
             # `main()` or from argparse values, which tiletrans does not read: the translation
@@ -278,6 +288,10 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
     # ------------------------------------------------------------------ the kernel
 
     def lift(self) -> ir.Kernel:
+        factory = self.fac.fn.name.value
+        values = self.mod.launch_values.get(factory, {})
+        self.passed = {p: values.get(p) for p in self.mod.launch_args.get(factory, {})}
+        decide_branches(self.fac, self.mod, self.g, self.passed)
         prim = self.fac.prim
         params: list[ir.Param] = []
         for name in self.fac.tensor_order:
@@ -318,7 +332,7 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
             configs=configs,
             hints=hints,
             docstring=docstring,
-            doc_comments=tuple(self.stand_ins),
+            doc_comments=(*self.fac.notes, *self.stand_ins),
             loc=self.mod.locate(self.fac.fn),
         )
 
@@ -623,6 +637,8 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
         if isinstance(target, cst.Subscript):
             stmt = self.element_store(target, value, s)
             return [stmt] if stmt is not None else []
+        if isinstance(target, cst.Name) and target.value in self.count_aliases:
+            return []  # a loop count: read where the loop stands (`loop_count`)
         if isinstance(target, cst.Name) and not self.lanes and target.value not in self.buffers:
             # A scalar the block computes once (TVMScript's let): `y = target[bx]`.
             lifted = self.scalar_expr(value)
@@ -952,7 +968,7 @@ def parse(source: str, path: str) -> ir.Module:
         if fac.configs and fac.configs != tuning.configs:
             raise mod.error(tuning.fn, f"`{tuning.factory}` is autotuned over two spaces")
         fac.configs = tuning.configs
-    hosts, problems = host_calls(module, mod, lazy, plain, tunings)
+    hosts, problems, harness_edits = host_calls(module, mod, lazy, plain, tunings)
     kernels = tuple(KernelLifter(f, mod).lift() for f in factories.values())
     if problems:
         raise problems[0]
@@ -964,6 +980,7 @@ def parse(source: str, path: str) -> ir.Module:
             for name, f in lazy.items()
         ),
         *edits,
+        *harness_edits,
     ]
     for tuning in tunings:
         edits.append(

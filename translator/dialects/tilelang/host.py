@@ -14,11 +14,15 @@ from translator.diagnostics import TranslationError
 from translator.dialects.common.dtype_facts import HINT as DTYPES_HINT
 from translator.dialects.common.host_code import TORCH_DTYPES
 from translator.dialects.cst_utils import (
+    bound_names,
     call_args,
+    literal,
+    names_in,
     source_of,
 )
 from translator.dialects.tilelang.autotuner import Tuning
 from translator.dialects.tilelang.compiled import compiled_of
+from translator.dialects.tilelang.harness import harness_reads, is_harness
 from translator.dialects.tilelang.model import (
     Factory,
     ModuleFacts,
@@ -153,14 +157,19 @@ def host_calls(
     factories: dict[str, Factory],
     plain: set[str],
     tunings: list[Tuning],
-) -> tuple[list[_Launch], list[TranslationError]]:
+) -> tuple[list[_Launch], list[TranslationError], list[ir.HostEdit]]:
     """Each host function's launches (the arguments of a factory's first launch give its
-    defaults), and the host code's refusals, which the caller raises once the kernels are read
+    defaults), the host code's refusals, which the caller raises once the kernels are read
     (a kernel's own refusal says more): a factory named anywhere else than in a launch it
-    builds, or a built kernel used otherwise than called. The translation replaces the factory
-    by its kernel, so such code would call the new kernel as a factory."""
+    builds, or a built kernel used otherwise than called (the translation replaces the factory
+    by its kernel, so such code would call the new kernel as a factory); and the edits that drop
+    a test or benchmark function's reads of TileLang's kernel object (see :mod:`.harness`)."""
     found: list[_Launch] = []
     problems: list[TranslationError] = []
+    edits: list[ir.HostEdit] = []
+    #: builds only a dropped harness used: seen, so their arguments are launch values
+    harnessed: list[tuple[str, cst.Call, cst.FunctionDef]] = []
+    patterns = list(grammar()["kernel"]["harness_functions"])
     for stmt in module.body:
         if not isinstance(stmt, cst.FunctionDef) or stmt.name.value in factories:
             continue
@@ -170,34 +179,75 @@ def host_calls(
             continue  # it drives TileLang's AutoTuner: its body goes (autotuner.stub_text)
         finder = _LaunchFinder(stmt, factories, plain, mod)
         stmt.visit(finder)
+        misused = finder.misused
+        if is_harness(stmt.name.value, patterns) and misused:
+            harness = harness_reads(stmt, set(finder.built), mod)
+            problems.extend(harness.problems)
+            misused = [use for use in misused if id(use) not in harness.reads]
+            launched = {id(launch.build) for launch in finder.found}
+            for var, (name, build, by) in finder.built.items():
+                if id(build) in launched or any(use.value == var for use in misused):
+                    continue
+                # Built for the harness alone: the build goes with it, its arguments are the
+                # one launch of the factory there is to see.
+                harnessed.append((name, build, stmt))
+                note = f"tiletrans: dropped the build of `{var}`, which only the harness below used"
+                edits.extend(ir.HostEdit("remove", mod.locate.span(b), note=note) for b in by)
+            edits.extend(
+                ir.HostEdit("remove", mod.locate.span(line), note=note)
+                for line, note in harness.dropped
+            )
+            edits.extend(
+                ir.HostEdit("replace", mod.locate.span(line), text="return", note=note)
+                for line, note in harness.returns
+            )
         problems.extend(
             mod.error(
                 use,
                 f"the kernel `{use.value}` is used here otherwise than called",
                 f"call it (`{use.value}(a, b)`): the translation launches the target kernel there",
             )
-            for use in finder.misused
+            for use in misused
         )
         found.extend(finder.found)
     tuned = {id(t.fn) for t in tunings}
-    problems.extend(_factory_uses(module, mod, factories, found, tuned))
+    read = {id(launch.build.func) for launch in found} | {id(b.func) for _, b, _ in harnessed}
+    problems.extend(_factory_uses(module, mod, factories, read, tuned))
     for launch in found:
-        fac = factories[launch.factory]
-        bound = _bind(launch.build, fac.params, mod, launch.spread)
-        mod.launch_args.setdefault(launch.factory, bound)
-    return found, problems
+        bound = _bind(launch.build, factories[launch.factory].params, mod, launch.spread)
+        _seen_launch(mod, launch.factory, launch.fn, bound)
+    for name, build, fn in harnessed:
+        try:
+            bound = _bind(build, factories[name].params, mod)
+        except TranslationError:
+            continue  # `**best_config` of a tuner's result: the build goes, nothing is seen
+        _seen_launch(mod, name, fn, bound)
+    return found, problems, edits
+
+
+def _seen_launch(
+    mod: ModuleFacts,
+    name: str,
+    fn: cst.FunctionDef,
+    bound: dict[str, cst.BaseExpression],
+) -> None:
+    """Record the arguments of a launch of factory ``name`` in ``fn``, if it is the first."""
+    if name in mod.launch_args:
+        return  # the first launch gives the values
+    mod.launch_args[name] = bound
+    mod.launch_values[name] = seen_values(bound, fn)
 
 
 def _factory_uses(
     module: cst.Module,
     mod: ModuleFacts,
     factories: dict[str, Factory],
-    found: list[_Launch],
+    read: set[int],
     tuned: set[int],
 ) -> list[TranslationError]:
-    """A refusal of each factory named outside the launches :func:`host_calls` read (a build at
-    module level, a factory passed to TileLang's AutoTuner, a build never launched)."""
-    read = {id(launch.build.func) for launch in found}
+    """A refusal of each factory named outside the launches :func:`host_calls` read (``read``:
+    the ids of their callee names): a build at module level, a factory passed to TileLang's
+    AutoTuner, a build never launched."""
     problems: list[TranslationError] = []
 
     class Uses(cst.CSTVisitor):
@@ -287,6 +337,7 @@ def host_plan(
         fac = factories[launch.factory]
         kernel = kernels[launch.factory]
         bound = _bind(launch.build, fac.params, mod, launch.spread)
+        _check_assumed(fac, bound, launch, mod)
 
         text = functools.partial(_arg_text, bound=bound, fac=fac, call=launch.build, mod=mod)
 
@@ -314,7 +365,7 @@ def host_plan(
         for n in outputs:
             host = small.targets[0].target.value if single else f"_{n.lower()}"  # type: ignore[union-attr]
             shape, dt = fac.tensors[n]
-            dims = ", ".join(_host_text(e, text) for e in shape)
+            dims = ", ".join(_host_text(e, text, mod) for e in shape)
             dims += "," if len(shape) == 1 else ""
             setup.append(
                 f"{host} = torch.empty(({dims}), dtype={_host_dtype(dt, text, g)}, "
@@ -363,6 +414,32 @@ def host_plan(
         params = tuple(_host_param(p) for p in fn.params.params)
         entries.append(ir.Entry(name, params, tuple(body), complete=False))
     return sites, entries, edits
+
+
+def _check_assumed(
+    fac: Factory, bound: dict[str, cst.BaseExpression], launch: _Launch, mod: ModuleFacts
+) -> None:
+    """Refuse a launch that passes a parameter a factory ``if`` was decided by another value
+    than the one it was decided for (the translated kernel holds that branch only)."""
+    values = seen_values(bound, launch.fn)
+    for param, (value, stmt) in fac.assumed.items():
+        source = values.get(param) if param in bound else fac.defaults.get(param)
+        try:
+            here = literal(source) if source is not None else None
+            known = source is not None
+        except ValueError:
+            known = False
+        if known and here == value and type(here) is type(value):
+            continue
+        given = bound.get(param, fac.defaults.get(param))
+        shown = source_of(given).strip() if given is not None else "nothing"
+        raise mod.error(
+            launch.build,
+            f"this launch passes `{param}` = `{shown}`, but the `if` at line "
+            f"{mod.locate(stmt).line} was decided for {value!r}, the value of its first launch",
+            f"pass `{param}` the same literal at every launch of `{fac.fn.name.value}`, or "
+            "give each value a factory of its own",
+        )
 
 
 def eager_host(
@@ -477,14 +554,24 @@ def _arg_text(
     call: cst.Call,
     mod: ModuleFacts,
 ) -> str:
-    """What a launch passes for factory parameter ``param`` (its default if it passes none)."""
+    """What a launch passes for factory parameter ``param`` (its default if it passes none), or
+    what the factory binds the name to where its body binds it (``accum_dtype = "float"``; ``if
+    group_size == -1: group_size = 64``, decided; ``GS = group_size``): the prim_func reads that."""
+    local = fac.locals.get(param)
+    if isinstance(local, (cst.SimpleString, cst.Integer, cst.Float)):
+        return source_of(local)
+    ceildiv = isinstance(local, cst.Call) and (
+        mod.name_of(local.func) == grammar()["language"]["ceildiv"]
+    )
+    if (isinstance(local, (cst.Name, cst.BinaryOperation)) or ceildiv) and param not in names_in(
+        local  # type: ignore[arg-type]
+    ):
+        own = functools.partial(_arg_text, bound=bound, fac=fac, call=call, mod=mod)
+        return _host_text(local, own, mod)
     if param in bound:
         return source_of(bound[param])
     if param in fac.defaults:
         return source_of(fac.defaults[param])
-    local = fac.locals.get(param)
-    if isinstance(local, (cst.SimpleString, cst.Integer, cst.Float)):
-        return source_of(local)  # a literal the factory binds (`accum_dtype = "float"`)
     raise mod.error(call, f"the factory call passes no `{param}`")
 
 
@@ -511,19 +598,36 @@ def _atom(text: str) -> str:
     return text if text.replace("_", "").replace(".", "").isalnum() else f"({text})"
 
 
-def _host_text(node: cst.BaseExpression, text: Callable[[str], str]) -> str:
+def _host_text(
+    node: cst.BaseExpression, text: Callable[[str], str], mod: ModuleFacts | None = None
+) -> str:
     """A shape entry of a tensor annotation, in the host's words (factory parameters replaced by
-    what the launch passes)."""
+    what the launch passes, ``T.ceildiv(a, b)`` as integer arithmetic); anything else is a
+    located refusal, never the factory's own spelling in host code."""
     if isinstance(node, cst.Name):
         return text(node.value)
     if isinstance(node, cst.Integer):
         return node.value
     if isinstance(node, cst.BinaryOperation):
         return (
-            f"({_host_text(node.left, text)}{node.operator.whitespace_before.value}"
-            f"{source_of(node.operator).strip()} {_host_text(node.right, text)})"
+            f"({_host_text(node.left, text, mod)}{node.operator.whitespace_before.value}"
+            f"{source_of(node.operator).strip()} {_host_text(node.right, text, mod)})"
         )
-    return source_of(node)
+    if (
+        mod is not None
+        and isinstance(node, cst.Call)
+        and mod.name_of(node.func) == grammar()["language"]["ceildiv"]
+        and len(node.args) == 2
+    ):
+        a, b = (_host_text(arg.value, text, mod) for arg in node.args)
+        return f"(({a} + {b} - 1) // {b})"
+    if mod is None:
+        return source_of(node)
+    raise mod.error(
+        node,
+        f"the output shape entry `{source_of(node).strip()}` is not read for host code",
+        "shape outputs by factory parameters, literals, arithmetic and T.ceildiv",
+    )
 
 
 def _host_dtype(node: cst.BaseExpression, text: Callable[[str], str], g: dict) -> str:
@@ -561,3 +665,156 @@ def _torch_dtype_by_name(node: cst.BaseExpression) -> cst.BaseExpression | None:
     ):
         return inner.args[0].value
     return None
+
+
+def seen_values(
+    bound: dict[str, cst.BaseExpression], fn: cst.FunctionDef
+) -> dict[str, cst.BaseExpression]:
+    """The literals a launch's arguments ``bound`` hold, read through the function ``fn`` that
+    launches it: a name it binds once (``block_M = 128``; ``M, N = 64, 128``), a parameter's
+    default it never rebinds (``def main(block_M: int = 128)``), an argparse value's default
+    (``args.blk_m`` of ``parser.add_argument("--blk_m", type=int, default=64)``). Arguments that
+    hold no literal are left out."""
+    names = _bindings(fn)
+    out: dict[str, cst.BaseExpression] = {}
+    for param, node in bound.items():
+        value = _seen(node, fn, names, 0)
+        if value is not None:
+            out[param] = value
+    return out
+
+
+def _is_literal(node: cst.BaseExpression) -> bool:
+    """Whether ``node`` is a number, string, ``True``/``False``/``None`` or ``-1``."""
+    if isinstance(node, (cst.List, cst.Tuple)):
+        return False
+    try:
+        literal(node)
+    except ValueError:
+        return False
+    return True
+
+
+def _seen(
+    node: cst.BaseExpression,
+    fn: cst.FunctionDef,
+    names: dict[str, cst.BaseExpression | None],
+    depth: int,
+) -> cst.BaseExpression | None:
+    if _is_literal(node):
+        return node
+    if depth > 8:  # a chain of names this long is no launch value worth following
+        return None
+    if isinstance(node, cst.Name):
+        if node.value in names:
+            value = names[node.value]
+            return None if value is None else _seen(value, fn, names, depth + 1)
+        for p in fn.params.params:
+            if p.name.value == node.value and p.default is not None:
+                return _seen(p.default, fn, names, depth + 1)
+        return None
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+        default = _argparse_default(fn, names, node.value.value, node.attr.value)
+        return None if default is None else _seen(default, fn, names, depth + 1)
+    return None
+
+
+def _bindings(fn: cst.FunctionDef) -> dict[str, cst.BaseExpression | None]:
+    """The names ``fn``'s own body binds: to the value of their one plain assignment (a name,
+    or an element of a tuple assigned a tuple of the same length), ``None`` for a name bound
+    otherwise or more than once (a loop target, an augmented assignment, an import)."""
+    out: dict[str, cst.BaseExpression | None] = {}
+
+    def bind(name: str, value: cst.BaseExpression | None) -> None:
+        out[name] = None if name in out else value
+
+    class V(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            if node is not fn:
+                bind(node.name.value, None)
+            return node is fn
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            bind(node.name.value, None)
+            return False
+
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for t in node.targets:
+                target, value = t.target, node.value
+                if isinstance(target, cst.Name):
+                    bind(target.value, value)
+                elif (
+                    isinstance(target, cst.Tuple)
+                    and isinstance(value, cst.Tuple)
+                    and len(target.elements) == len(value.elements)
+                ):
+                    for te, ve in zip(target.elements, value.elements):
+                        for name in bound_names(te.value):
+                            bind(name, ve.value if isinstance(te.value, cst.Name) else None)
+                else:
+                    for name in bound_names(target):
+                        bind(name, None)
+
+        def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+            for small in node.body:
+                if not isinstance(small, cst.Assign):
+                    for name in bound_names(small):
+                        bind(name, None)
+
+        def visit_For(self, node: cst.For) -> None:
+            for name in bound_names(node.target):
+                bind(name, None)
+
+        def visit_With(self, node: cst.With) -> None:
+            for item in node.items:
+                if item.asname is not None:
+                    for name in bound_names(item.asname.name):
+                        bind(name, None)
+
+    fn.visit(V())
+    return out
+
+
+def _argparse_default(
+    fn: cst.FunctionDef,
+    names: dict[str, cst.BaseExpression | None],
+    args: str,
+    dest: str,
+) -> cst.BaseExpression | None:
+    """The ``default=`` of the option ``args.dest`` reads, where ``args`` is bound once to
+    ``parser.parse_args(...)`` and ``fn`` declares the option by ``parser.add_argument``."""
+    parsed = names.get(args)
+    if not (
+        isinstance(parsed, cst.Call)
+        and isinstance(parsed.func, cst.Attribute)
+        and parsed.func.attr.value == "parse_args"
+        and isinstance(parsed.func.value, cst.Name)
+    ):
+        return None
+    parser = parsed.func.value.value
+    found: list[cst.BaseExpression | None] = []
+
+    class V(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            func = call.func
+            if not (
+                isinstance(func, cst.Attribute)
+                and func.attr.value == "add_argument"
+                and isinstance(func.value, cst.Name)
+                and func.value.value == parser
+            ):
+                return
+            pos, kw = call_args(call)
+            flags = [str(a.evaluated_value) for a in pos if isinstance(a, cst.SimpleString)]
+            long = [f for f in flags if f.startswith("--")] or flags
+            named = kw.get("dest")
+            option = (
+                str(named.evaluated_value)
+                if isinstance(named, cst.SimpleString)
+                else (long[0].lstrip("-").replace("-", "_") if long else None)
+            )
+            if option == dest:
+                found.append(kw.get("default"))
+
+    fn.visit(V())
+    return found[0] if len(found) == 1 else None

@@ -183,8 +183,30 @@ class TileCalls:
                 == self.strided[tile.name]
             )
         block = block_text(tile)
-        a, b = source_of(node.left).strip(), source_of(node.right).strip()
+        a, b = self.spelt(node.left), self.spelt(node.right)
         return {a, b} == {tile.name, block} or (a == b == tile.name == block)
+
+    def spelt(self, node: cst.BaseExpression) -> str:
+        """``node`` as written, a factory local that names a parameter or a literal read
+        through (`BM, GS = blk_m, 64`: `bx * BM` starts a tile of `blk_m`), a module constant
+        as its number."""
+        seen: set[str] = set()
+        while (
+            isinstance(node, cst.Name)
+            and node.value in self.fac.locals
+            and node.value not in seen
+            and isinstance(self.fac.locals[node.value], (cst.Name, cst.Integer))
+        ):
+            seen.add(node.value)
+            node = self.fac.locals[node.value]
+        if (
+            isinstance(node, cst.Name)
+            and node.value in self.mod.module_ints
+            and node.value not in self.fac.params
+            and node.value not in self.fac.locals
+        ):
+            return str(self.mod.module_ints[node.value])  # a module constant block (`block_of`)
+        return source_of(node).strip()
 
     def scalar_expr(self, node: cst.BaseExpression) -> ir.Expr:
         saved, self.lanes = self.lanes, []

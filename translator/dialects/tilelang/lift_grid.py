@@ -11,6 +11,7 @@ from collections.abc import Callable
 import libcst as cst
 
 from translator.dialects.cst_utils import call_args, source_of
+from translator.dialects.tilelang.factory import decided
 from translator.dialects.tilelang.model import (
     BINOPS,
     cst_text,
@@ -157,10 +158,17 @@ class GridTiles:
 
     def block_of(self, name: str, block: cst.BaseExpression) -> str | ir.Const:
         """The IR block of tile ``name``, whose block size the source spells ``block`` (a
-        factory parameter, a tunable, or a literal); ``name`` is recorded as a tile of it."""
+        factory parameter, a tunable, a literal, or a factory local or module name bound to
+        one); ``name`` is recorded as a tile of it."""
+        if isinstance(block, cst.Name) and block.value in self.fac.locals:
+            # A factory constant (`group_size = 128`): its value, as `dim` reads its buffers.
+            return self.block_of(name, self.fac.locals[block.value])
         if isinstance(block, cst.Name) and block.value in self.fac.params:
             self.tunable(block.value, "block_size", block)
             key, out = block.value, block.value
+        elif isinstance(block, cst.Name) and block.value in self.mod.module_ints:
+            # A module constant the factory does not shadow: the buffers name it (`dim`).
+            key, out = block.value, ir.Const(self.mod.module_ints[block.value])
         elif isinstance(block, cst.Integer):
             key, out = block.value, ir.Const(int(block.value))
         else:
@@ -311,6 +319,7 @@ class GridTiles:
         loop counts is read where the loop stands (:meth:`loop_tile`): it may read scalars the
         kernel computes before it (``end = offsets[by + 1]``)."""
         lifter = self
+        self.count_aliases = _count_aliases(body, self)
 
         class Scan(cst.CSTVisitor):
             def visit_For(self, node: cst.For) -> None:
@@ -318,7 +327,10 @@ class GridTiles:
                 if count is None:
                     return
                 name = node.target.value  # type: ignore[attr-defined]
-                if lifter.is_ceildiv(count):
+                capped = lifter.capped_count(count)
+                if capped is not None:
+                    lifter.block_of(name, capped[2])
+                elif lifter.is_ceildiv(count):
                     lifter.block_of(name, lifter.loop_per(name, count, node.body)[0])
                 else:
                     lifter.uncounted.append((node, count))
@@ -337,7 +349,17 @@ class GridTiles:
         ):
             return None
         pos, _ = call_args(it)
-        return pos[0] if len(pos) == 1 else None
+        if len(pos) != 1:
+            return None
+        count = pos[0]
+        if isinstance(count, cst.Name) and count.value in self.count_aliases:
+            count = self.count_aliases[count.value]
+        while isinstance(count, cst.IfExp):
+            # `T.min(...) if is_causal else T.ceildiv(n, block_N)`: the branch the factory's
+            # launch value takes (every launch is checked to pass that value).
+            taken = decided(count.test, self.fac, self.mod, self.passed)
+            count = count.body if taken else count.orelse
+        return count
 
     def loop_per(
         self, name: str, count: cst.BaseExpression, body: cst.BaseSuite
@@ -379,6 +401,9 @@ class GridTiles:
         name = s.target.value  # type: ignore[attr-defined]
         count = self.loop_count(s)
         assert count is not None
+        capped = self.capped_count(count)
+        if capped is not None:
+            return self.capped_tile(name, *capped)
         if not self.is_ceildiv(count):
             tile = ir.TileVar(name, self.loop_bound(count), ir.Const(1), scalar=True)
             self.tiles[name] = tile
@@ -409,6 +434,42 @@ class GridTiles:
             # It stops inside the tensor, where TileLang's accesses do not (they clip at its
             # edge or not at all): its lanes are read only under their bound.
             self.inner_ends[name] = cst_text(end)
+        self.tiles[name] = tile
+        return tile
+
+    def capped_count(
+        self, count: cst.BaseExpression
+    ) -> tuple[cst.BaseExpression, cst.BaseExpression, cst.BaseExpression] | None:
+        """``(extent, stop, block)`` of a causal count ``T.min(T.ceildiv(extent, block),
+        T.ceildiv(stop, block))`` (either order; one block), ``None`` for any other."""
+        if not (isinstance(count, cst.Call) and self.role(count.func) == "min"):
+            return None
+        pos, kw = call_args(count)
+        if kw or len(pos) != 2 or not all(self.is_ceildiv(p) for p in pos):
+            return None
+        (a, block_a), (b, block_b) = (call_args(p)[0] for p in pos)  # type: ignore[arg-type]
+        if cst_text(block_a) != cst_text(block_b):
+            return None
+        if self.reads_kernel(a) and not self.reads_kernel(b):
+            a, b = b, a
+        if self.reads_kernel(a):
+            return None
+        return a, b, block_a
+
+    def capped_tile(
+        self,
+        name: str,
+        extent: cst.BaseExpression,
+        stop: cst.BaseExpression,
+        block: cst.BaseExpression,
+    ) -> ir.TileVar:
+        """The tiles of ``block`` over ``extent`` a causal count keeps: those below ``stop``
+        rounded up to a whole block (``T.min(T.ceildiv(N, b), T.ceildiv(E, b))`` tiles read
+        whole blocks up to ``ceildiv(E, b) * b``, clipped at ``N``, so that is the extent)."""
+        blk = self.block_of(name, block)
+        size = ir.Name(blk) if isinstance(blk, str) else blk
+        whole = ir.BinOp("*", ir.Call("cdiv", (self.loop_bound(stop), size)), size)
+        tile = ir.TileVar(name, ir.Call("minimum", (self.size_expr(extent), whole)), blk)
         self.tiles[name] = tile
         return tile
 
@@ -456,3 +517,36 @@ class GridTiles:
 
         node.visit(Names())
         return found
+
+
+def _count_aliases(body: cst.BaseSuite, lifter: GridTiles) -> dict[str, cst.BaseExpression]:
+    """The names ``body`` binds once by a plain assignment and reads only as what a
+    ``T.Pipelined``/``T.serial`` loop counts (``loop_range = T.ceildiv(seq_len, block_N)``;
+    ``for k in T.Pipelined(loop_range, ...)``), with the values they are bound to."""
+    values: dict[str, list[cst.BaseExpression]] = {}
+    reads: dict[str, int] = {}
+    counted: dict[str, int] = {}
+
+    class Scan(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for t in node.targets:
+                if isinstance(t.target, cst.Name):
+                    values.setdefault(t.target.value, []).append(node.value)
+                    reads[t.target.value] = reads.get(t.target.value, 0) - 1  # not a read
+
+        def visit_For(self, node: cst.For) -> None:
+            it = node.iter
+            if isinstance(it, cst.Call) and lifter.role(it.func) in ("pipelined", "serial"):
+                pos, _ = call_args(it)
+                if len(pos) == 1 and isinstance(pos[0], cst.Name):
+                    counted[pos[0].value] = counted.get(pos[0].value, 0) + 1
+
+        def visit_Name(self, node: cst.Name) -> None:
+            reads[node.value] = reads.get(node.value, 0) + 1
+
+    body.visit(Scan())
+    return {
+        name: bound[0]
+        for name, bound in values.items()
+        if len(bound) == 1 and counted.get(name, 0) > 0 and reads.get(name, 0) == counted[name]
+    }

@@ -75,6 +75,15 @@ class Factory:
     config_builder: str | None = None
     #: eager style: the function is the host function too (:class:`Eager`)
     eager: Eager | None = None
+    #: factory-body ``if`` statements on the factory's arguments, decided once the launch
+    #: values are read (``if group_size == -1: group_size = K``)
+    #: (with the names a later statement of the body binds again)
+    branches: list[tuple[cst.If, frozenset[str]]] = field(default_factory=list)
+    #: factory parameter -> the literal its launches must pass (what a decided ``if`` read),
+    #: with the test of that ``if`` (a statement's or an ``a if test else b``'s)
+    assumed: dict[str, tuple[object, cst.BaseExpression]] = field(default_factory=dict)
+    #: ``# tiletrans:`` notes on the kernel (the factory's asserts, not carried)
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -100,6 +109,9 @@ class ModuleFacts:
     module_ints: dict[str, int] = field(default_factory=dict)
     #: per factory: the arguments of its first launch (parameter -> expression)
     launch_args: dict[str, dict[str, cst.BaseExpression]] = field(default_factory=dict)
+    #: per factory: the literals its first launch's arguments hold, read through the launching
+    #: function's names (``block_M = 128``, an argparse default): the start of its knobs
+    launch_values: dict[str, dict[str, cst.BaseExpression]] = field(default_factory=dict)
     #: per factory: where the module names it outside the launches the frontend reads
     unread_uses: dict[str, ir.Loc] = field(default_factory=dict)
     #: the module's top-level functions by name (autotune config builders are read from them)
