@@ -238,3 +238,24 @@ def test_a_tuple_of_a_module_function_in_device_code_names_the_function() -> Non
     assert err.loc is not None and (err.loc.line, err.loc.col) == (14, 15)
     assert "a call of `halves` in device code" in err.message
     assert err.hint == "write the body of `halves` in the loop"
+
+
+def test_unpacking_computes_every_value_before_it_binds_a_target(tmp_path: Path) -> None:
+    source = tmp_path / "step.py"
+    source.write_text(
+        HEADER + "@helion.kernel(config=helion.Config(block_sizes=[16]))\n"
+        "def fib_step(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:\n"
+        "    out = torch.empty_like(x)\n"
+        "    for tile in hl.tile(x.size(0)):\n"
+        "        a, b = x[tile], y[tile]\n"
+        "        a, b = b, a + b\n"
+        "        out[tile] = 2 * a + b\n"
+        "    return out\n"
+    )
+    text = translate_file(source, "helion", "triton")
+    # The new `a` is the old `b`, and the new `b` reads the old `a`.
+    assert "a_next = b\n" in text and "b_next = a + b\n" in text
+    out = tmp_path / "step_triton.py"
+    out.write_text(text)
+    report = check_pair(source, out, dtypes=("float32",), seeds=(0,), sizes={"x.size(0)": 37})
+    assert report.passed, report.format_text()

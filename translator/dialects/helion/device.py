@@ -15,6 +15,7 @@ from translator.dialects.cst_utils import (
     statement_comments,
 )
 from translator.ir import nodes as ir
+from translator.ir.renaming import names_in
 from translator.ir.shapes import ScalarType, TensorType, TileVarType, TypeEnv, dims_of
 
 if TYPE_CHECKING:
@@ -139,11 +140,19 @@ class DeviceParser:
             values = [self.build.expr(e.value) for e in value_node.elements]
             if len(names) != len(values) or not all(isinstance(n, cst.Name) for n in names):
                 raise self.error(node, "unpack tuples of equal length into names")
-            return [
-                self._bind(n.value, v, node)  # type: ignore[union-attr]
-                for n, v in zip(names, values)
-                if not _discarded(n)
-            ]
+            kept = [(n.value, v) for n, v in zip(names, values) if not _discarded(n)]  # type: ignore[union-attr]
+            bound = {n for n, _ in kept}
+            stmts: list[ir.Stmt] = []
+            if any(names_in(v) & bound for _, v in kept):
+                # `a, b = b, a`: Python computes every value before it binds any target, so
+                # values that read a target are copied first.
+                copies = []
+                for n, v in kept:
+                    copy = self.scope.fresh(f"{n}_next")
+                    stmts.append(self._bind(copy, v, node))
+                    copies.append((n, ir.Name(copy, loc=self.locate(node))))
+                kept = copies
+            return stmts + [self._bind(n, v, node) for n, v in kept]
         if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value_node, cst.Call):
             values = self.build.tuple_call(value_node)
             names = [e.value for e in target.elements]
