@@ -114,14 +114,17 @@ def test_host_tensor_ranks_follow_the_torch_call_that_makes_them() -> None:
     assert ranks == {"bias": 2, "row_ids": 1, "idx_wrapped": None}
 
 
-def test_host_computed_tensors_are_tilelang_kernel_inputs_too(tmp_path: Path) -> None:
-    text = translate_file(HOST_TENSORS, "helion", "tilelang")
-    assert "row_ids: T.StridedTensor(row_ids_shape, row_ids_strides, row_ids_dtype)" in text
-    out = tmp_path / "helion_host_tensors_tilelang.py"
+@pytest.mark.parametrize("source", [HOST_TENSORS, HOST_GATHER], ids=lambda p: p.stem)
+def test_host_computed_tensors_are_tilelang_kernel_inputs_too(source: Path, tmp_path: Path) -> None:
+    text = translate_file(source, "helion", "tilelang")
+    name = "row_ids" if source == HOST_TENSORS else "idx_wrapped"
+    assert f"{name}: T.StridedTensor({name}_shape, {name}_strides, {name}_dtype)" in text
+    if source == HOST_GATHER:
+        # The row tile of block 1 is a plain index: the gather through it reads one row.
+        assert "rows = idx_wrapped[by]" in text and "table[rows, bx * block_size_d + i]" in text
+    out = tmp_path / f"{source.stem}_tilelang.py"
     out.write_text(text)
-    report = check_pair(
-        HOST_TENSORS, out, dtypes=("float32",), seeds=(0,), inputs=_host_tensor_inputs
-    )
+    report = check_pair(source, out, dtypes=("float32",), seeds=(0,), inputs=_host_tensor_inputs)
     assert report.passed, report.format_text()
 
 
