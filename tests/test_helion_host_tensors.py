@@ -262,3 +262,33 @@ def test_unpacking_computes_every_value_before_it_binds_a_target(tmp_path: Path)
     out.write_text(text)
     report = check_pair(source, out, dtypes=("float32",), seeds=(0,), sizes={"x.size(0)": 37})
     assert report.passed, report.format_text()
+
+
+@pytest.mark.parametrize(
+    ("call", "spelt", "hint"),
+    [
+        (
+            "hl.associative_scan(combine, x[tile], dim=0)",
+            "`hl.associative_scan` is not supported yet",
+            "write `torch.cumsum(x, dim=d)`",
+        ),
+        ("torch.cat([x[tile], x[tile]], dim=0)", "`torch.cat` is not supported yet", "the host"),
+    ],
+    ids=["associative_scan", "cat"],
+)
+def test_calls_with_no_ir_op_are_refused_where_they_are_called(
+    call: str, spelt: str, hint: str
+) -> None:
+    err = _refusal(
+        "def combine(a, b):\n"
+        "    return a + b\n\n\n"
+        "@helion.kernel()\n"
+        "def k(x: torch.Tensor) -> torch.Tensor:\n"
+        "    out = torch.empty_like(x)\n"
+        "    for tile in hl.tile(x.size(0)):\n"
+        f"        out[tile] = {call}\n"
+        "    return out\n"
+    )
+    assert err.loc is not None and (err.loc.line, err.loc.col) == (14, 20)
+    assert err.message == spelt
+    assert err.hint is not None and hint in err.hint
