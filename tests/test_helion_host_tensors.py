@@ -292,3 +292,21 @@ def test_calls_with_no_ir_op_are_refused_where_they_are_called(
     assert err.loc is not None and (err.loc.line, err.loc.col) == (14, 20)
     assert err.message == spelt
     assert err.hint is not None and hint in err.hint
+
+
+def test_an_identity_test_of_a_host_tensor_is_no_tensor() -> None:
+    source = HEADER + (
+        "@helion.kernel()\n"
+        "def k(x: torch.Tensor, y: torch.Tensor | None = None) -> torch.Tensor:\n"
+        "    out = torch.empty_like(x)\n"
+        "    if x.size(0) > 3:\n"
+        "        given = y is not None\n"
+        "        shifted = x - 1\n"
+        "    for tile in hl.tile(x.size(0)):\n"
+        "        out[tile] = x[tile] * 2\n"
+        "    return out\n"
+    )
+    module = parse_source(source, "k.py", "helion")
+    carried = {s.target: s for e in module.entries for s in e.body if isinstance(s, ir.Carried)}
+    # `x - 1` is elementwise on a tensor; `y is not None` is a bool whatever `y` holds.
+    assert carried["shifted"].kind == "tensor" and "given" not in carried

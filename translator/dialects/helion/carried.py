@@ -299,11 +299,18 @@ class CarriedReader:
 _OPERATIONS = (cst.BinaryOperation, cst.Comparison, cst.UnaryOperation)
 
 
+# Comparisons that test identity or membership: a bool, whatever their operands are.
+_NOT_ELEMENTWISE = (cst.Is, cst.IsNot, cst.In, cst.NotIn)
+
+
 def _operands(node: cst.BaseExpression) -> list[cst.BaseExpression]:
-    """The operands of an operator expression (``a + b``, ``a < b < c``, ``~a``)."""
+    """The operands of an elementwise operator expression (``a + b``, ``a < b < c``, ``~a``);
+    none for ``bias is not None`` or ``k in names``."""
     if isinstance(node, cst.BinaryOperation):
         return [node.left, node.right]
     if isinstance(node, cst.Comparison):
+        if any(isinstance(c.operator, _NOT_ELEMENTWISE) for c in node.comparisons):
+            return []
         return [node.left, *(c.comparator for c in node.comparisons)]
     if isinstance(node, cst.UnaryOperation):
         return [node.expression]
