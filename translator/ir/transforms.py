@@ -120,7 +120,11 @@ class _Squeezer:
         if isinstance(item, ir.ScalarIndex):
             return ir.ScalarIndex(self.expr(item.value))
         if isinstance(item, ir.GatherIndex):
-            return ir.GatherIndex(self.expr(item.value))
+            value = self.expr(item.value)
+            if not dims_of(infer(value, self.new)):
+                # Gathered through the one lane of a squeezed tile: a plain index.
+                return ir.ScalarIndex(value)
+            return ir.GatherIndex(value)
         return item
 
     def expr(self, e: ir.Expr) -> ir.Expr:

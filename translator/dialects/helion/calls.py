@@ -18,6 +18,7 @@ from translator.diagnostics import TranslationError
 from translator.dialects.cst_utils import call_args, literal_or_none, source_of
 from translator.ir import nodes as ir
 from translator.ir.ops import POINTWISE_OPS
+from translator.ir.printer import format_expr
 from translator.ir.shapes import (
     IRTypeError,
     TileType,
@@ -57,8 +58,9 @@ class CallReader:
         name = self.qualname(func)
         g = self.grammar["frontend"]
         if name in g.get("unsupported", {}):
-            short = name.removeprefix("helion.language.")
-            raise self.error(node, f"`hl.{short}` is not supported yet", g["unsupported"][name])
+            lang = name.startswith("helion.language.")
+            spelt = f"hl.{name.removeprefix('helion.language.')}" if lang else name
+            raise self.error(node, f"`{spelt}` is not supported yet", g["unsupported"][name])
         try:
             args, kwargs = call_args(node)
         except TranslationError as err:
@@ -99,6 +101,13 @@ class CallReader:
                 )
         if isinstance(func, cst.Attribute):
             return self._method(func, args, kwargs, node)
+        if isinstance(func, cst.Name) and self.device:
+            raise self.error(
+                node,
+                f"a call of `{func.value}` in device code: tiletrans reads torch and "
+                "helion.language calls there, not functions of the module",
+                f"write the body of `{func.value}` in the loop",
+            )
         raise self.error(
             node,
             f"unsupported call `{source_of(func)}`",
@@ -174,6 +183,10 @@ class CallReader:
             return self._layout(method, self.expr(base), args, node)
         if method == "squeeze":
             return self._squeeze(self.expr(base), args, kwargs, node)
+        if method == "masked_fill":
+            return self._masked_fill(base, args, kwargs, node)
+        if method == "size" and self.device and len(args) == 1 and not kwargs:
+            return self._tile_size(self.expr(base), args[0], node)
         if method in ("contiguous", "clone") and not args and not kwargs:
             # A tile has no layout, and a device value is never aliased: the value itself.
             return self.expr(base)
@@ -290,7 +303,10 @@ class CallReader:
         return ir.Full(shape, filled, dtype, loc=self.locate(node))
 
     def _squeeze(self, value: ir.Expr, args: list, kwargs: dict, node: cst.Call) -> ir.Expr:
-        """``v.squeeze(d)`` of a device tile: drop dim ``d``, which must have size 1."""
+        """``v.squeeze(d)`` of a device tile: torch drops dim ``d`` where it has size 1 and
+        leaves ``v`` as it is otherwise. A tile's dim is kept: Helion reads its block size as a
+        symbol, not the number a config picks, so ``x[tile].squeeze(0)`` is ``x[tile]`` even at
+        block size 1 (as Helion's MoE example reads its row ids)."""
         t = self.type_of(value, node)
         dims = dims_of(t)
         dim_node = kwargs.get("dim", args[0] if args else None)
@@ -298,9 +314,57 @@ class CallReader:
         if not isinstance(dim, int) or not -len(dims) <= dim < len(dims):
             raise self.error(node, "`.squeeze()` needs the integer dim to drop", "v.squeeze(1)")
         d = dim % len(dims)
-        if not isinstance(dims[d], ir.UnitDim):
-            raise self.error(node, f"dim {dim} of `{source_of(node.func)}` is not of size 1")
-        return ir.Reshape(value, dims[:d] + dims[d + 1 :], loc=self.locate(node))
+        kept = dims[d]
+        extent = kept.extent if isinstance(kept, ir.FullDim) else None
+        if isinstance(kept, ir.UnitDim) or extent == ir.Const(1):
+            return ir.Reshape(value, dims[:d] + dims[d + 1 :], loc=self.locate(node))
+        if isinstance(kept, ir.BlockDim) or (
+            isinstance(extent, ir.Const) and isinstance(extent.value, int)
+        ):
+            return value  # a tile's block, or a fixed size other than 1: nothing to drop
+        raise self.error(
+            node,
+            f"`{source_of(node)}` squeezes a whole dim of `{format_expr(extent)}` elements: "
+            "torch drops it where that size is 1 at run time and keeps it otherwise, and "
+            "tiletrans cannot tell which",
+            f"drop the `.squeeze({dim})` where the dim is never 1, or index it with 0 where it "
+            "always is",
+        )
+
+    def _tile_size(self, value: ir.Expr, dim_node: cst.BaseExpression, node: cst.Call) -> ir.Expr:
+        """``v.size(d)`` of a device tile: a tile's block size (Helion's tiles are blocks, the
+        last one padded), a whole dim's extent, or 1."""
+        dims = dims_of(self.type_of(value, node))
+        dim = literal_or_none(dim_node)
+        if not isinstance(dim, int) or not -len(dims) <= dim < len(dims):
+            raise self.error(node, "`.size()` of a tile needs an integer dim of it", "v.size(0)")
+        d = dims[dim % len(dims)]
+        if isinstance(d, ir.BlockDim):
+            return ir.TileAttr(d.tile, "block_size", loc=self.locate(node))
+        if isinstance(d, ir.FullDim):
+            return d.extent
+        return ir.Const(1, loc=self.locate(node))
+
+    def _masked_fill(
+        self, base: cst.BaseExpression, args: list, kwargs: dict, node: cst.Call
+    ) -> ir.Expr:
+        """``v.masked_fill(mask, value)``: ``value`` where ``mask`` holds, ``v`` elsewhere, in
+        ``v``'s dtype (torch converts the fill to it, where ``torch.where`` would promote)."""
+        mask_node = kwargs.pop("mask", args[0] if args else None)
+        fill_node = kwargs.pop("value", args[1] if len(args) > 1 else None)
+        if mask_node is None or fill_node is None or kwargs or len(args) > 2:
+            raise self.error(
+                node, "`.masked_fill()` takes a mask and a value", "v.masked_fill(m, 0)"
+            )
+        value = self.expr(base)
+        t = self.type_of(value, node)
+        if not isinstance(t, TileType):
+            raise self.error(node, "`.masked_fill()` of a scalar", "use torch.where(mask, x, v)")
+        loc = self.locate(node)
+        where = ir.Call("where", (self.expr(mask_node), self.expr(fill_node), value), loc=loc)
+        if dtype_of(self.type_of(where, node)) == dtype_of(t):
+            return where
+        return ir.Cast(where, dtype_of(t), loc=loc)
 
     def _layout(self, method: str, value: ir.Expr, args: list, node: cst.Call) -> ir.Expr:
         """``transpose``/``permute``/``t``/``unsqueeze`` of a device tile."""

@@ -9,7 +9,7 @@ reads one part of a kernel function.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
@@ -162,11 +162,16 @@ class CarriedReader:
                 kind = _SCALAR_FUNCTIONS[value.func.value]
                 dtype = {"float": ir.F32, "int": ir.I32, "bool": ir.BOOL}[kind]
                 return ScalarType(dtype, weak=True)
-            if fn in self.grammar["frontend"]["host"]["tensor_functions"]:
+            host = self.grammar["frontend"]["host"]
+            if fn in host["tensor_functions"]:
                 ranks = [self.scope.rank(a.value) for a in args if isinstance(a, cst.Name)]
                 known = [r for r in ranks if r is not None]
                 rank = max(known) if known and len(known) == len(ranks) else None
                 return TensorType(ir.F32, rank)
+            if index is None and fn is not None:
+                made = self._made_tensor(fn, value, host)
+                if made is not None:
+                    return made
             if isinstance(value.func, cst.Attribute) and isinstance(value.func.value, cst.Name):
                 base, method = value.func.value.value, value.func.attr.value
                 if self.scope.is_tensor(base):
@@ -198,7 +203,43 @@ class CarriedReader:
                 return t
             if value.value in self.scope.dtype_aliases:
                 return "dtype"
+        if index is None and isinstance(value, _OPERATIONS):
+            # `idx + n`, `idx < 0`, `~mask`: elementwise on a host tensor is a tensor.
+            return self._broadcast(_operands(value))
         return None
+
+    def _made_tensor(self, fn: str, call: cst.Call, host: dict[str, Any]) -> TensorType | None:
+        """The tensor a host torch function of ``host``'s tables returns (its rank where the
+        call tells it), ``None`` for a function of none of them."""
+        args, kwargs = call_args(call)
+        if fn in host["elementwise_functions"]:
+            return self._broadcast([*args, *kwargs.values()])
+        if fn in host["shaped_functions"]:
+            position = host["shaped_functions"][fn]
+            shape = args[position] if len(args) > position else kwargs.get("size")
+            if shape is None:
+                shape = kwargs.get("shape")
+            rank = self._rank_of_shape(shape) if shape is not None else None
+            return TensorType(ir.F32, rank)
+        if fn in host["vector_functions"]:
+            # `torch.flatten(x, start_dim, ...)` keeps the dims before its start: rank unknown.
+            dims_given = len(args) > 1 or "start_dim" in kwargs or "end_dim" in kwargs
+            return TensorType(ir.F32, None if fn == "torch.flatten" and dims_given else 1)
+        return None
+
+    def _broadcast(self, operands: list[cst.BaseExpression]) -> TensorType | None:
+        """The tensor an elementwise op of ``operands`` makes: of the highest rank among its
+        tensor operands (torch broadcasts them together), unknown where an operand is of a
+        kind the code does not tell; ``None`` where no operand is a tensor."""
+        kinds = [self._carried_kind(o, None) for o in operands]
+        tensors = [k for k in kinds if isinstance(k, TensorType)]
+        if not tensors:
+            return None
+        ranks = [k.rank for k in tensors]
+        told = all(isinstance(k, (TensorType, ScalarType)) for k in kinds)
+        if not told or None in ranks:
+            return TensorType(ir.F32, None)
+        return TensorType(ir.F32, max(r for r in ranks if r is not None))
 
     def _rank_of_shape(self, node: cst.BaseExpression) -> int | None:
         """The rank ``node`` gives as a shape or a tensor to match: ``y.shape``, ``y.size()``,
@@ -253,6 +294,27 @@ class CarriedReader:
         if isinstance(node, cst.Name):
             return self.scope.dtype_aliases.get(node.value)
         return None
+
+
+_OPERATIONS = (cst.BinaryOperation, cst.Comparison, cst.UnaryOperation)
+
+
+# Comparisons that test identity or membership: a bool, whatever their operands are.
+_NOT_ELEMENTWISE = (cst.Is, cst.IsNot, cst.In, cst.NotIn)
+
+
+def _operands(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The operands of an elementwise operator expression (``a + b``, ``a < b < c``, ``~a``);
+    none for ``bias is not None`` or ``k in names``."""
+    if isinstance(node, cst.BinaryOperation):
+        return [node.left, node.right]
+    if isinstance(node, cst.Comparison):
+        if any(isinstance(c.operator, _NOT_ELEMENTWISE) for c in node.comparisons):
+            return []
+        return [node.left, *(c.comparator for c in node.comparisons)]
+    if isinstance(node, cst.UnaryOperation):
+        return [node.expression]
+    return []
 
 
 def _contains_device_loop(node: cst.CSTNode, parser: EntryParser) -> bool:

@@ -10,6 +10,7 @@ that each file reads one part of a kernel function.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import libcst as cst
@@ -33,6 +34,64 @@ def kernel_decorator(
 def kernel_aliases(grammar: dict) -> list[str]:
     """The other names of the kernel decorator."""
     return list(grammar["frontend"]["kernel"].get("decorator_aliases", ()))
+
+
+@dataclass(frozen=True)
+class ConditionalConfig:
+    """A config a module binds only when a test holds, ``None`` otherwise (Helion's fp8 GEMM
+    example: ``config = None`` then ``if os.environ.get(...) == "1": config = helion.Config(...)``).
+
+    A kernel given it autotunes by default and runs ``config`` when the test holds, so the
+    translation autotunes with ``config`` first in its space (the config a pinned run takes).
+    """
+
+    name: str
+    default: cst.SimpleStatementLine  # `config = None`
+    branch: cst.If  # `if test: config = helion.Config(...)`
+    config: cst.Call
+
+
+def conditional_configs(
+    module: cst.Module, aliases: dict[str, str], grammar: dict
+) -> dict[str, ConditionalConfig]:
+    """The module's configs bound to ``None`` and, under a later ``if`` with no ``else``, to a
+    ``helion.Config(...)``, by name."""
+    config_name = grammar["frontend"]["kernel"]["config"]
+    nones: dict[str, cst.SimpleStatementLine] = {}
+    out: dict[str, ConditionalConfig] = {}
+    for stmt in module.body:
+        bound = _single_binding(stmt)
+        if bound is not None:
+            name, value = bound
+            out.pop(name, None)  # bound again: no longer the conditional config
+            nones.pop(name, None)
+            if isinstance(value, cst.Name) and value.value == "None":
+                nones[name] = stmt  # type: ignore[assignment]
+            continue
+        if not (isinstance(stmt, cst.If) and stmt.orelse is None):
+            continue
+        body = stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else ()
+        inner = _single_binding(body[0]) if len(body) == 1 else None
+        if inner is None or inner[0] not in nones:
+            continue
+        name, value = inner
+        if isinstance(value, cst.Call) and resolve(value.func, aliases) == config_name:
+            out[name] = ConditionalConfig(name, nones.pop(name), stmt, value)
+    return out
+
+
+def _single_binding(stmt: cst.CSTNode) -> tuple[str, cst.BaseExpression] | None:
+    """``(name, value)`` of a statement line that is one ``name = value``, else ``None``."""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
+        return None
+    small = stmt.body[0]
+    if (
+        isinstance(small, cst.Assign)
+        and len(small.targets) == 1
+        and isinstance(small.targets[0].target, cst.Name)
+    ):
+        return small.targets[0].target.value, small.value
+    return None
 
 
 def refused_kernel_form(
@@ -82,8 +141,14 @@ class DecoratorReader:
             return
         _, kwargs = call_args(dec.decorator)
         config_name = self.grammar["frontend"]["kernel"]["config"]
-        if "config" in kwargs:
-            node = self._named_constant(kwargs["config"])
+        given = kwargs.get("config")
+        if isinstance(given, cst.Name) and given.value in self.conditional:
+            # No config by default (Helion autotunes), this one where the module's test holds.
+            self.config_nodes.append(self.conditional[given.value].config)
+            self.hints["autotune"] = True
+            self.consumed_conditional.add(given.value)
+        elif given is not None:
+            node = self._named_constant(given)
             if not (isinstance(node, cst.Call) and resolve(node.func, self.aliases) == config_name):
                 raise self.error(
                     kwargs["config"],
@@ -180,8 +245,11 @@ class DecoratorReader:
         configs = [{k: v for k, v in c.items() if k not in fixed} for c in configs]
         defaults = configs[0] if configs else {}
         tunables = []
+        # A config the kernel runs only under a module-level test leaves the search open: it
+        # bounds no block.
+        searched = [] if self.hints.get("autotune") else configs
         for name in (b for b in blocks if b not in fixed):
-            choices = tuple(sorted({c[name] for c in configs if name in c}))
+            choices = tuple(sorted({c[name] for c in searched if name in c}))
             choices = choices or self.scope.block_choices.get(name, ())
             default = defaults.get(name, self.scope.tunable_defaults.get(name, 32))
             tunables.append(ir.Tunable(name, "block_size", default, choices))
@@ -224,5 +292,5 @@ class DecoratorReader:
             index_bits=64 if h.get("index_dtype") == "int64" else None,
             fast_math=h.get("fast_math"),
             static_shapes=h.get("static_shapes"),
-            autotune=True if not self.config_nodes else None,
+            autotune=True if not self.config_nodes or h.get("autotune") else None,
         )

@@ -15,6 +15,7 @@ from translator.dialects.cst_utils import (
     statement_comments,
 )
 from translator.ir import nodes as ir
+from translator.ir.renaming import names_in
 from translator.ir.shapes import ScalarType, TensorType, TileVarType, TypeEnv, dims_of
 
 if TYPE_CHECKING:
@@ -139,7 +140,19 @@ class DeviceParser:
             values = [self.build.expr(e.value) for e in value_node.elements]
             if len(names) != len(values) or not all(isinstance(n, cst.Name) for n in names):
                 raise self.error(node, "unpack tuples of equal length into names")
-            return [self._bind(n.value, v, node) for n, v in zip(names, values)]  # type: ignore[union-attr]
+            kept = [(n.value, v) for n, v in zip(names, values) if not _discarded(n)]  # type: ignore[union-attr]
+            bound = {n for n, _ in kept}
+            stmts: list[ir.Stmt] = []
+            if any(names_in(v) & bound for _, v in kept):
+                # `a, b = b, a`: Python computes every value before it binds any target, so
+                # values that read a target are copied first.
+                copies = []
+                for n, v in kept:
+                    copy = self.scope.fresh(f"{n}_next")
+                    stmts.append(self._bind(copy, v, node))
+                    copies.append((n, ir.Name(copy, loc=self.locate(node))))
+                kept = copies
+            return stmts + [self._bind(n, v, node) for n, v in kept]
         if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value_node, cst.Call):
             values = self.build.tuple_call(value_node)
             names = [e.value for e in target.elements]
@@ -148,13 +161,22 @@ class DeviceParser:
                     raise self.error(node, f"unpack the {len(values)} values into names")
                 # Every value computed before any target is bound (`row, mu = var_mean(row)`
                 # reads `row` after its first result rebinds it, otherwise).
-                temps = [self.build.bind_temp("var_mean_out", v, node) for v in values]
+                kept = [(n, v) for n, v in zip(names, values) if not _discarded(n)]
+                temps = [self.build.bind_temp("var_mean_out", v, node) for _, v in kept]
                 stmts = self.build.pending
                 self.build.pending = []
                 return stmts + [
                     self._bind(n.value, v, node)  # type: ignore[union-attr]
-                    for n, v in zip(names, temps)
+                    for (n, _), v in zip(kept, temps)
                 ]
+            # Not a call of a tuple: the diagnostic of the call itself, where it has one.
+            self.build.expr(value_node)
+            raise self.error(
+                node,
+                f"`{source_of(value_node.func)}(...)` returns one value, unpacked into "
+                f"{len(names)} names",
+                "bind it to one name",
+            )
         raise self.error(node, f"unsupported assignment target `{source_of(target)}`")
 
     def _lane_sum(
@@ -219,6 +241,9 @@ class DeviceParser:
         stmt = ir.Assign(name, value, loc=self.locate(node))
         self.scope.lane_sums.pop(name, None)
         self.scope.lane_sum_defs.pop(name, None)
+        self.scope.block_names.pop(name, None)
+        if isinstance(value, ir.TileAttr) and value.attr == "block_size":
+            self.scope.block_names[name] = value.tile
         if (
             isinstance(value, ir.Full)
             and isinstance(value.value, ir.Const)
@@ -497,6 +522,12 @@ def _type_words(t: object) -> str:
         return f"a {what} of `{dtype.tensor}`'s dtype"
     words = f"{getattr(dtype, 'name', dtype)} {what}"
     return f"{'an' if words[0] in 'aeiou' else 'a'} {words}"
+
+
+def _discarded(target: cst.BaseExpression) -> bool:
+    """Whether an unpacking target is ``_``: the value it would take is not read, and a device
+    value nothing reads is not computed."""
+    return isinstance(target, cst.Name) and target.value == "_"
 
 
 def _simple_assign(node: cst.BaseStatement) -> tuple[str, cst.BaseExpression] | None:

@@ -199,6 +199,13 @@ class ExprBuilder(IndexReader, CallReader, LanguageReader):
         if isinstance(node.operator, cst.MatrixMultiply):
             return self._dot_mm(node, self.expr(node.left), self.expr(node.right))
         op = _BINOPS.get(type(node.operator))
+        if op is None and isinstance(node.operator, (cst.RightShift, cst.LeftShift)):
+            raise self.error(
+                node,
+                f"the bit shift in `{source_of(node)}` has no IR operator",
+                "shift by a constant through arithmetic: `x >> k` is `x // 2**k` (both round "
+                "toward minus infinity, so a negative `x` too), `x << k` is `x * 2**k`",
+            )
         if op is None:
             raise self.error(node, f"unsupported operator in `{source_of(node)}`")
         return ir.BinOp(op, self.expr(node.left), self.expr(node.right), loc=self.locate(node))
@@ -222,6 +229,17 @@ class ExprBuilder(IndexReader, CallReader, LanguageReader):
             op = _CMPOPS.get(type(target.operator))
             if op is None:
                 hint = None
+                optional = self._optional_tensor(node.left, target)
+                if optional is not None and self.device:
+                    raise self.error(
+                        node,
+                        f"`{source_of(node)}` tests in device code whether the optional tensor "
+                        f"`{optional}` was passed: the translation's kernels take tensors, "
+                        "never None, and decide nothing by it",
+                        f"decide on the host: a second @helion.kernel without `{optional}`, "
+                        f"called where it is None (`if {optional} is None: return "
+                        "other_kernel(...)`), or a tensor always passed to this one",
+                    )
                 if isinstance(target.operator, (cst.Is, cst.IsNot)):
                     hint = (
                         "`is None` is read only as a parameter's default: "
@@ -234,6 +252,21 @@ class ExprBuilder(IndexReader, CallReader, LanguageReader):
             left = right
         assert result is not None
         return result
+
+    def _optional_tensor(
+        self, left: cst.BaseExpression, target: cst.ComparisonTarget
+    ) -> str | None:
+        """The optional tensor parameter ``x`` of ``x is None`` / ``x is not None``, else
+        ``None``."""
+        comparator = target.comparator
+        if not (
+            isinstance(target.operator, (cst.Is, cst.IsNot))
+            and isinstance(left, cst.Name)
+            and isinstance(comparator, cst.Name)
+            and comparator.value == "None"
+        ):
+            return None
+        return left.value if self.scope.is_tensor(left.value) else None
 
     def _boolop(self, node: cst.BooleanOperation) -> ir.Expr:
         op = "and" if isinstance(node.operator, cst.And) else "or"

@@ -34,10 +34,13 @@ from translator.dialects.cst_utils import (
     resolve,
     source_of,
     statement_comments,
+    walk,
 )
 from translator.dialects.helion.carried import CarriedReader
 from translator.dialects.helion.decorator import (
+    ConditionalConfig,
     DecoratorReader,
+    conditional_configs,
     kernel_decorator,
     refused_kernel_form,
 )
@@ -168,6 +171,8 @@ def _parse(source: str, path: str, kernel_notes: dict[str, str] | None = None) -
     aliases = import_aliases(module)
     grammar = load_grammar("helion")
     constants = _module_constants(module)
+    conditional = conditional_configs(module, aliases, grammar)
+    consumed_conditional: set[str] = set()
     entries: list[ir.Entry] = []
     kernels: list[ir.Kernel] = []
     edits: list[ir.HostEdit] = []
@@ -188,7 +193,7 @@ def _parse(source: str, path: str, kernel_notes: dict[str, str] | None = None) -
             edits.append(ir.HostEdit("remove", locate.span(stmt), note=note))
             continue
         if isinstance(stmt, cst.FunctionDef) and kernel_decorator(stmt, aliases, grammar):
-            parser = EntryParser(stmt, aliases, locate, path, constants, sites)
+            parser = EntryParser(stmt, aliases, locate, path, constants, sites, conditional)
             try:
                 entry, entry_kernels = parser.parse()
             except IRTypeError as err:
@@ -211,6 +216,7 @@ def _parse(source: str, path: str, kernel_notes: dict[str, str] | None = None) -
                 ]
             edits.extend(parser.edits)
             consumed |= parser.consumed
+            consumed_conditional |= parser.consumed_conditional
     if pure:
         entries.extend(kernel_function_callers(module, pure, locate, sites))
     entries.extend(api_entries(module, entries, set(pure), locate))
@@ -226,6 +232,8 @@ def _parse(source: str, path: str, kernel_notes: dict[str, str] | None = None) -
     # them, unless host code still reads them.
     for name in sorted(consumed):
         edits.append(ir.HostEdit("remove", locate.span(constants[name]), if_unused=(name,)))
+    for name in sorted(consumed_conditional):
+        edits.extend(_drop_conditional_config(module, conditional[name], locate))
     header = _header_comments(module)
     result = ir.Module(
         path=path,
@@ -248,6 +256,92 @@ def _parse(source: str, path: str, kernel_notes: dict[str, str] | None = None) -
         where = err.loc or ir.Loc(path, 1, 0)
         raise TranslationError(f"kernel does not type-check: {err}", where, err.hint) from None
     return result
+
+
+def _with_rank_guards(guards: list[ir.ShapeUnpack], body: list[ir.Stmt]) -> list[ir.Stmt]:
+    """``body`` with each rank guard placed where its tensor exists: first for a parameter
+    (guards only raise, so they may go before anything reads the tensors), after the host
+    statement that binds it for a tensor host code computes (``idx_wrapped = torch.where(...)``
+    before the loop that indexes it)."""
+    bound_at: dict[str, int] = {}
+    for i, stmt in enumerate(body):
+        target = getattr(stmt, "target", None)
+        if isinstance(stmt, (ir.Carried, ir.Alloc, ir.View)) and isinstance(target, str):
+            bound_at[target] = i
+    after: dict[int, list[ir.Stmt]] = {}
+    first: list[ir.Stmt] = []
+    for guard in guards:
+        where = bound_at.get(guard.tensor)
+        (first if where is None else after.setdefault(where, [])).append(guard)
+    out = list(first)
+    for i, stmt in enumerate(body):
+        out.append(stmt)
+        out.extend(after.get(i, ()))
+    return out
+
+
+def _drop_conditional_config(
+    module: cst.Module, conditional: ConditionalConfig, locate: Locator
+) -> list[ir.HostEdit]:
+    """The edits that drop a conditional config's two statements, which only kernel decorators
+    read (the translation's tuning takes the config); where host code reads the name too they
+    stay, and so does the Helion they need: refused."""
+    decorators = _decorator_reads(module, conditional.name)
+    reads = [
+        n
+        for n in _name_nodes_outside(module, (conditional.default, conditional.branch))
+        if n.value == conditional.name and id(n) not in decorators
+    ]
+    if reads:
+        raise TranslationError(
+            f"`{conditional.name}` (a helion.Config bound under an `if`) is read by host code "
+            "too, which the translation cannot run without Helion",
+            locate(reads[0]),
+            "read it only in `@helion.kernel(config=...)`",
+        )
+    test = " ".join(source_of(conditional.branch.test).split())
+    note = (
+        f"tiletrans: dropped `{conditional.name}`, a helion.Config bound where `{test}`: the "
+        "kernel autotunes, that config first"
+    )
+    return [
+        ir.HostEdit("remove", locate.span(conditional.default), note=note),
+        ir.HostEdit("remove", locate.span(conditional.branch)),
+    ]
+
+
+def _decorator_reads(module: cst.Module, name: str) -> set[int]:
+    """The ``config=NAME`` argument values of the module's decorators, by identity."""
+    out: set[int] = set()
+    for stmt in module.body:
+        if isinstance(stmt, cst.FunctionDef):
+            for dec in stmt.decorators:
+                if isinstance(dec.decorator, cst.Call):
+                    for arg in dec.decorator.args:
+                        value = arg.value
+                        if isinstance(value, cst.Name) and value.value == name:
+                            out.add(id(value))
+    return out
+
+
+def _name_nodes_outside(module: cst.Module, skip: tuple[cst.CSTNode, ...]) -> list[cst.Name]:
+    """Every ``Name`` of the module outside the statements ``skip``."""
+    found: list[cst.Name] = []
+    skipped = {id(s) for s in skip}
+
+    def enter(node: cst.CSTNode) -> bool | list[cst.CSTNode]:
+        if id(node) in skipped or isinstance(node, (cst.Import, cst.ImportFrom)):
+            return False
+        if isinstance(node, cst.Attribute):
+            return [node.value]  # `obj.config` reads `obj`, not a name `config`
+        if isinstance(node, cst.Arg):
+            return [node.value]  # a keyword's name (`config=`) is no read
+        if isinstance(node, cst.Name):
+            found.append(node)
+        return True
+
+    walk(module, enter)
+    return found
 
 
 def _header_comments(module: cst.Module) -> tuple[str, ...]:
@@ -346,6 +440,7 @@ class EntryParser(DecoratorReader, HostReader, CarriedReader, LoopReader, Kernel
         path: str,
         constants: dict[str, cst.SimpleStatementLine] | None = None,
         sites: list[ir.Site] | None = None,
+        conditional: dict[str, ConditionalConfig] | None = None,
     ) -> None:
         self.fn = fn
         self.aliases = aliases
@@ -361,6 +456,8 @@ class EntryParser(DecoratorReader, HostReader, CarriedReader, LoopReader, Kernel
         self.sites = sites if sites is not None else []
         self.edits: list[ir.HostEdit] = []
         self.consumed: set[str] = set()  # module constants the decorator reads
+        self.conditional = conditional or {}
+        self.consumed_conditional: set[str] = set()  # conditional configs it reads
         self.pure = False  # a kernel function: one loop and nothing else
         self.param_nodes: list[cst.Param] = []
         self.current_line: cst.SimpleStatementLine | None = None
@@ -384,8 +481,7 @@ class EntryParser(DecoratorReader, HostReader, CarriedReader, LoopReader, Kernel
         if docstring is not None:
             body_nodes = body_nodes[1:]
         body = self._host_block(body_nodes)
-        # Guards only raise, so they may go first, before anything reads the tensors.
-        body = [*self.scope.rank_guards, *body]
+        body = _with_rank_guards(self.scope.rank_guards, body)
         tunables, configs = self._tunables()
         hints = self._hints()
         body = [

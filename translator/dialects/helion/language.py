@@ -215,6 +215,9 @@ class LanguageReader:
             v = element.value
             if isinstance(v, cst.Name):
                 t = self.scope.env.vars.get(v.value)
+                if v.value in self.scope.block_names:
+                    dims.append(ir.BlockDim(self.scope.block_names[v.value]))
+                    continue
                 if isinstance(t, TileVarType):
                     dims.append(ir.UnitDim() if t.tile.scalar else ir.BlockDim(v.value))
                     continue

@@ -67,6 +67,9 @@ class EntryScope:
     lane_names: dict[str, ir.Expr] = field(default_factory=dict)
     """Names that stand for a lane tile's attributes inside its loop: its start (``start_k``:
     ``begin``), lanes (``offs_k``: ``index``) and their validity (``mask_k``)."""
+    block_names: dict[str, str] = field(default_factory=dict)
+    """Device names bound to a tile's block size (``block_t = acc.size(0)``) -> the tile: a
+    shape that lists them (``v.view(block_t, 1)``) spans that tile."""
     lane_tiles: dict[str, ir.TileVar] = field(default_factory=dict)
     """Tiles spelt with ``hl.grid`` and ``hl.arange`` (the backend's strided loops): Helion masks
     neither their loads nor their reductions, so loads must pass ``extra_mask``."""

@@ -70,10 +70,13 @@ def default_space(kernel: ir.Kernel) -> list[dict[str, int]]:
 
 
 def with_default_space(kernel: ir.Kernel) -> ir.Kernel:
-    """``kernel`` with its default space as its configs, where the source gave none."""
-    if kernel.configs:
+    """``kernel`` with its default space as its configs, where the source gave none; after
+    the source's own, where it gave some and still left tuning to its autotuner (a config
+    Helion runs only when a module-level test holds)."""
+    if kernel.configs and not kernel.hints.autotune:
         return kernel
-    space = [_within_choices(c, kernel.tunables) for c in default_space(kernel)]
+    given = [dict(c) for c in kernel.configs]
+    space = given + [_within_choices(c, kernel.tunables) for c in default_space(kernel)]
     space = [c for i, c in enumerate(space) if c not in space[:i]]
     tunables = list(kernel.tunables)
     for knob in (*KNOBS, "group_size"):
