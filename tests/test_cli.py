@@ -148,6 +148,16 @@ def test_unsupported_construct(tmp_path, name):
     assert_diagnostic(run("helion2triton", p), p, line)
 
 
+def test_star_arguments_are_refused_where_they_are_written(tmp_path):
+    # The helper that splits a call's arguments sees no positions: the refusal carries the
+    # starred argument and the reader of the file locates it (it said `<input>: error`).
+    text = KERNEL.format(body="        out[tile_m, :] = x[tile_m, :]")
+    p = write(tmp_path, "star", text.replace("hl.tile(m)", "hl.tile(*x.shape[:1])"))
+    result = run("helion2triton", p)
+    assert_diagnostic(result, p, 10)
+    assert f"{p}:10:27: error: star arguments (`*x.shape[:1]`)" in result.stderr
+
+
 def test_unsupported_call_is_located(tmp_path):
     p = write(
         tmp_path,

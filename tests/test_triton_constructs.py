@@ -472,3 +472,70 @@ def test_floor_division_of_unannotated_parameters_is_host_integer_arithmetic():
     from translator.ir.printer import format_entry
 
     assert "per_group = num_channels // num_groups" in format_entry(entry), format_entry(entry)
+
+
+def test_autotune_spreads_and_module_lists_are_read_with_notes():
+    entry = lift("autotune_spreads")
+    # WARPS_LIST's test is not static: both branches' warps, in order; ROWS_LIST by name
+    # (the IR names the tunable after the tile it sizes).
+    want = [{"bm": bm, "num_warps": w, "num_stages": 3} for w in (1, 2, 4, 8) for bm in (2, 4, 8)]
+    assert [dict(c) for c in entry.configs] == want
+    text = translate_file(DATA / "autotune_spreads.py", "triton", "helion")
+    assert "dropped `**autotune_cache_kwargs` of @triton.autotune (cache_results)" in text
+    assert "`WARPS_LIST` read as the values of both branches of its `if IS_HIP`" in text
+
+
+def test_an_imported_spread_of_autotune_options_is_noted_not_read():
+    from translator.api import parse_source
+
+    text = (DATA / "autotune_spreads.py").read_text()
+    binding = 'autotune_cache_kwargs = {"cache_results": True} if SUPPORTS_AUTOTUNE_CACHE else {}'
+    assert binding in text
+    text = text.replace(binding, "from fla.utils import autotune_cache_kwargs")
+    module = parse_source(text, "autotune_spreads.py", "triton")
+    notes = "\n".join(e.note or "" for e in module.host.edits)
+    assert (
+        "`**autotune_cache_kwargs` of @triton.autotune (imported from fla.utils) is not read"
+        in (notes)
+    )
+
+
+@pytest.mark.parametrize(
+    ("edit", "message", "line", "col"),
+    [
+        # A positional spread: refused where it is written (it was "<input>: error").
+        (
+            ("    **autotune_cache_kwargs,\n", "    *autotune_cache_kwargs,\n"),
+            "star arguments (`*autotune_cache_kwargs`) are not supported here",
+            26,
+            4,
+        ),
+        # A spread that sets an option which changes what the tuner leaves behind.
+        (
+            ('{"cache_results": True} if', '{"cache_results": True, "reset_to_zero": ["y"]} if'),
+            "gives @triton.autotune `reset_to_zero=`, which tiletrans reads only where it is",
+            26,
+            4,
+        ),
+        # A module dict whose keys a call computes.
+        (
+            ('{"cache_results": True} if', "dict(cache_options()) if"),
+            "cannot read which options `**autotune_cache_kwargs` gives @triton.autotune",
+            26,
+            4,
+        ),
+    ],
+)
+def test_autotune_spreads_tiletrans_cannot_read_are_refused_at_the_spread(
+    edit: tuple[str, str], message: str, line: int, col: int
+) -> None:
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    text = (DATA / "autotune_spreads.py").read_text()
+    assert edit[0] in text
+    with pytest.raises(TranslationError) as info:
+        parse_source(text.replace(*edit), "autotune_spreads.py", "triton")
+    err = info.value
+    assert message in err.message
+    assert (err.loc.line, err.loc.col) == (line, col), err.loc
