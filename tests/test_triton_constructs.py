@@ -539,3 +539,44 @@ def test_autotune_spreads_tiletrans_cannot_read_are_refused_at_the_spread(
     err = info.value
     assert message in err.message
     assert (err.loc.line, err.loc.col) == (line, col), err.loc
+
+
+def test_a_conditional_expression_on_a_runtime_scalar_is_a_select():
+    entry = lift("runtime_choices")
+    wheres = [c for c in exprs(entry, ir.Call) if c.op == "where"]
+    # `-inf if la == inf else la` twice, and the two weights' choice by `la >= lb`.
+    assert len(wheres) >= 3
+    conds = {c.args[0].op for c in wheres if isinstance(c.args[0], ir.BinOp)}
+    assert {"==", ">="} <= conds
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        # A branch that loads: a select would read what the source's branch skips.
+        (
+            ("1.0 / se if la >= lb else", "tl.load(a_lse + row + 1) if la >= lb else"),
+            "its branch calls `tl.load`, which both branches of a select would run",
+        ),
+        # A tile condition: Triton takes one branch for the whole program.
+        (
+            ("merged = va * wa + vb * wb", "merged = va if va > vb else vb"),
+            "chooses by a tile, not a scalar",
+        ),
+    ],
+)
+def test_runtime_choices_a_select_cannot_express_are_refused(
+    edit: tuple[str, str], message: str
+) -> None:
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    text = (DATA / "runtime_choices.py").read_text()
+    assert edit[0] in text
+    changed = text.replace(*edit)
+    with pytest.raises(TranslationError) as info:
+        parse_source(changed, "runtime_choices.py", "triton")
+    err = info.value
+    assert message in err.message
+    assert edit[1].split(" if ")[0].strip() in changed.splitlines()[err.loc.line - 1]
+    assert "tl.where(cond, a, b)" in (err.hint or "")

@@ -166,17 +166,62 @@ class ValuesMixin:
 
     @handles_expression(cst.IfExp)
     def if_expression(self, node: cst.IfExp) -> Val:
-        """``a if flag else b`` with a compile-time ``flag``."""
+        """``a if flag else b``: with a compile-time ``flag``, the branch taken; with a runtime
+        scalar (``p_lse = float("-inf") if p_lse == float("inf") else p_lse``), a select."""
         # A compile-time choice (`tl.float8e4nv if FP8_OUTPUT else tl.float16`): Triton
         # compiles only the branch taken, so only that one is lifted.
-        taken = self.static_truth(self.ev(node.test))
+        test = self.ev(node.test)
+        taken = self.static_truth(test)
         if taken is None:
+            return self.runtime_choice(node, test)
+        return self.ev(node.body if taken else node.orelse)
+
+    def runtime_choice(self, node: cst.IfExp, test: Val) -> Val:
+        """``a if c else b`` on a runtime scalar ``c``: Triton branches (an ``scf.if`` yielding
+        one value of one type); where both branches only compute values, evaluating both and
+        selecting is the same value: ``where(c, a, b)``. A branch that loads, stores or calls a
+        helper may do what the source skips (read out of bounds), so it is refused."""
+        hint = "use tl.where(cond, a, b) for values, or pass the flag as a literal tl.constexpr"
+        impure = self._impure_call(node.body) or self._impure_call(node.orelse)
+        if impure is not None:
+            raise self.error(
+                impure,
+                f"`{self.src(node)[:60]}` chooses by a value that is not a compile-time "
+                f"constant, and its branch calls `{self.src(impure.func)}`, which both branches "
+                "of a select would run",
+                hint,
+            )
+        cond = self.to_data(self._static_num(test), node)
+        if dims_of(self.type_of(cond.expr, node)):
             raise self.error(
                 node,
-                f"`{self.src(node)[:60]}` chooses by a value that is not a compile-time constant",
-                "use tl.where(cond, a, b) for values, or pass the flag as a literal tl.constexpr",
+                f"`{self.src(node)[:60]}` chooses by a tile, not a scalar: Triton takes one "
+                "branch for the whole program",
+                hint,
             )
-        return self.ev(node.body if taken else node.orelse)
+        return self.pointwise("where", [test, self.ev(node.body), self.ev(node.orelse)], node)
+
+    def _impure_call(self, node: cst.BaseExpression) -> cst.Call | None:
+        """The first call in ``node`` that is not a pure value of its arguments (a pointwise op,
+        a reduction, a cast, ``float("inf")``), if any."""
+        frontend = self.grammar["frontend"]
+        pure = {*frontend["pointwise"], *frontend["reductions"], *frontend["scalar_pointwise"]}
+        pure |= {f"{self.lang}.cast", "float", "int"}
+        found: list[cst.Call] = []
+
+        def visit(n: cst.CSTNode) -> bool:
+            if found:
+                return False
+            if isinstance(n, cst.Call):
+                method = isinstance(n.func, cst.Attribute) and n.func.attr.value == "to"
+                name = resolve(n.func, self.aliases) or ""
+                if not method and name not in pure:
+                    found.append(n)
+                    return False
+            return True
+
+        walk(node, visit)
+        return found[0] if found else None
 
     @handles_expression(cst.Attribute)
     def attribute(self, node: cst.Attribute) -> Val:
