@@ -580,3 +580,25 @@ def test_runtime_choices_a_select_cannot_express_are_refused(
     assert message in err.message
     assert edit[1].split(" if ")[0].strip() in changed.splitlines()[err.loc.line - 1]
     assert "tl.where(cond, a, b)" in (err.hint or "")
+
+
+def test_a_flag_that_only_widens_offsets_reads_as_the_wide_offsets():
+    module = parse_file(DATA / "long_indexing.py", "triton")
+    assert {k.name for k in module.kernels} == {"_geglu_fwd_kernel", "_scale_kernel"}
+    for kernel in module.kernels:
+        # No branch is left: both compute the same lanes, read in 64-bit offsets.
+        assert not [s for s in walk_stmts(kernel.body) if isinstance(s, ir.If)], kernel.name
+        assert kernel.hints.index_bits == 64, kernel.name
+
+
+def test_branches_whose_offsets_differ_beyond_their_width_are_still_refused():
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    text = (DATA / "long_indexing.py").read_text()
+    edit = ("offsets = offsets.to(tl.int64)\n", "offsets = offsets.to(tl.int64) + 1\n")
+    assert edit[0] in text
+    with pytest.raises(TranslationError) as info:
+        parse_source(text.replace(*edit), "long_indexing.py", "triton")
+    assert "`offsets` is given different index or pointer values" in info.value.message
+    assert info.value.loc.line == 50  # the `if LONG_INDEXING:`
