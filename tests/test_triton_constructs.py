@@ -602,3 +602,52 @@ def test_branches_whose_offsets_differ_beyond_their_width_are_still_refused():
         parse_source(text.replace(*edit), "long_indexing.py", "triton")
     assert "`offsets` is given different index or pointer values" in info.value.message
     assert info.value.loc.line == 50  # the `if LONG_INDEXING:`
+
+
+def test_a_barrier_between_accesses_to_different_tensors_orders_nothing():
+    entry = lift("inplace_barrier")
+    stores = [s.tensor for s in walk_stmts(entry.body) if isinstance(s, ir.Store)]
+    assert stores == ["x", "lse"]  # the row, then its log-sum-exp: in the source's order
+
+
+@pytest.mark.parametrize(
+    ("edit", "lines"),
+    [
+        # Read back after the barrier what was stored before it (Liger's X[y] correction).
+        (
+            ("lse = m + tl.log(d)", "lse = m + tl.log(d) + tl.load(X_ptr).to(tl.float32)"),
+            (21, 26),
+        ),
+        # Overwrite after the barrier an element loaded (and stored) before it.
+        (
+            ("    lse = m + tl.log(d)\n", "    lse = m + tl.log(d)\n    tl.store(X_ptr, lse)\n"),
+            (17, 27),
+        ),
+        # A barrier in a loop: the store after it comes before the next iteration's load.
+        (
+            (
+                "    tl.debug_barrier()\n",
+                "    for _ in range(2):\n        tl.debug_barrier()\n"
+                "        tl.store(X_ptr + offsets, x, mask=offsets < n_cols)\n",
+            ),
+            (17, 26),
+        ),
+    ],
+)
+def test_a_barrier_that_orders_accesses_to_one_tensor_is_refused(
+    edit: tuple[str, str], lines: tuple[int, int]
+) -> None:
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    text = (DATA / "inplace_barrier.py").read_text()
+    assert edit[0] in text
+    with pytest.raises(TranslationError) as info:
+        parse_source(text.replace(*edit), "inplace_barrier.py", "triton")
+    err = info.value
+    first, second = lines
+    assert (
+        f"this barrier orders the access to `x` at line {first} against the one at line "
+        f"{second}" in err.message
+    ), err.message
+    assert "tl.debug_barrier()" in text.replace(*edit).splitlines()[err.loc.line - 1]
