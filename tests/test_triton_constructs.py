@@ -651,3 +651,37 @@ def test_a_barrier_that_orders_accesses_to_one_tensor_is_refused(
         f"{second}" in err.message
     ), err.message
     assert "tl.debug_barrier()" in text.replace(*edit).splitlines()[err.loc.line - 1]
+
+
+@pytest.mark.parametrize(
+    ("edit", "message", "hint"),
+    [
+        # FlagGems' dropout: Philox counters as uint32 words.
+        (
+            ("random = tl.rand(seed, offsets)", "random = tl.rand(seed, offsets.to(tl.uint32))"),
+            "`tl.uint32` is not supported: the IR's integers are signed, apart from uint8",
+            "use `tl.rand(seed, offsets)` instead of tl.philox and uint32 counters",
+        ),
+        (
+            (
+                "random = tl.rand(seed, offsets)",
+                "random, r1, r2, r3 = tl.philox(seed, offsets, offsets, offsets, offsets)",
+            ),
+            "`tl.philox` is not supported yet",
+            "tl.philox returns four uint32 words per counter",
+        ),
+    ],
+)
+def test_unsigned_words_and_raw_philox_are_refused_with_what_to_draw_instead(
+    edit: tuple[str, str], message: str, hint: str
+) -> None:
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    text = (DATA.parent / "triton_dropout.py").read_text()
+    assert edit[0] in text
+    with pytest.raises(TranslationError) as info:
+        parse_source(text.replace(*edit), "triton_dropout.py", "triton")
+    err = info.value
+    assert message in err.message and hint in (err.hint or "")
+    assert err.loc.line == 15

@@ -59,6 +59,10 @@ _CMP = COMPARISON_OPERATORS
 _INT_OPS = ("+", "-", "*", "//", "%")
 
 
+#: Unsigned integer dtypes of the language the IR has no form for.
+_UNSIGNED_WORDS = ("uint16", "uint32", "uint64")
+
+
 class ValuesMixin:
     """Expression evaluation, operators and IR conversions of :class:`KernelLifter`."""
 
@@ -234,9 +238,19 @@ class ValuesMixin:
             if name.startswith(lang) and "." not in name[len(lang) :]:
                 # `tl.float8e4nv`, `tl.uint32`: a name of the language the IR has no form for
                 # (read as a variable, it was reported as "`tl` is not defined").
+                short = name[len(lang) :]
+                if short in _UNSIGNED_WORDS:
+                    # FlagGems' dropout: Philox counters `(offset & 0xFFFFFFFF).to(tl.uint32)`.
+                    raise self.error(
+                        node,
+                        f"`tl.{short}` is not supported: the IR's integers are signed, apart "
+                        "from uint8 (unsigned words wrap where signed ones do not)",
+                        "compute offsets and counters in tl.int32/tl.int64; for random numbers "
+                        "use `tl.rand(seed, offsets)` instead of tl.philox and uint32 counters",
+                    )
                 raise self.error(
                     node,
-                    f"`tl.{name[len(lang) :]}` is not supported by the Triton frontend yet"
+                    f"`tl.{short}` is not supported by the Triton frontend yet"
                     + (" (the IR has no fp8 dtypes)" if "float8" in name else ""),
                     "write the kernel for the float16/bfloat16/float32 and integer dtypes",
                 )
