@@ -685,3 +685,31 @@ def test_unsigned_words_and_raw_philox_are_refused_with_what_to_draw_instead(
     err = info.value
     assert message in err.message and hint in (err.hint or "")
     assert err.loc.line == 15
+
+
+def test_rows_of_a_view_of_a_parameter_are_read_as_row_major_and_the_assumption_recorded():
+    module = parse_file(DATA / "rows_of_views.py", "triton")
+    entries = {e.name: e for e in module.entries}
+    for name in ("rms_scale", "rms_scale_rows"):
+        hints = dict(entries[name].hints)
+        # `x.view(-1, x.shape[-1])` has the caller's strides: addressed as `i_t * D + col`, the
+        # kernel reads it (and `torch.empty_like(x)`) as row-major, an assumption kept.
+        assumed = hints.get("assumed_row_major", ())
+        assert len(assumed) == 2, (name, hints)
+    kernel = module.kernel("rms_scale_fwd_kernel")
+    (load,) = [e for e in all_exprs(kernel.body) if isinstance(e, ir.Load)]
+    assert load.other == 0.0  # padding_option="zero"
+
+
+def test_a_reduction_over_a_block_pointer_load_without_padding_is_refused_with_the_option():
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    text = (DATA / "rows_of_views.py").read_text()
+    edit = ('boundary_check=(0, 1), padding_option="zero")', "boundary_check=(0, 1))")
+    assert edit[0] in text
+    with pytest.raises(TranslationError) as info:
+        parse_source(text.replace(*edit), "rows_of_views.py", "triton")
+    err = info.value
+    assert "a block pointer load without padding_option=" in err.message
+    assert 'padding_option="zero"' in (err.hint or "") and err.loc.line == 25  # the tl.sum

@@ -17,7 +17,7 @@ from translator.dialects.cst_utils import (
     walk,
 )
 from translator.dialects.triton import frontend_affine as af
-from translator.dialects.triton.frontend_blocks import Descriptor
+from translator.dialects.triton.frontend_blocks import BlockPtr, Descriptor
 from translator.dialects.triton.ir_rewrite import simplify
 from translator.dialects.triton.lift_dispatch import (
     EXPRESSIONS,
@@ -262,7 +262,9 @@ class ValuesMixin:
             and (base_node.attr.value in ("dtype", "type"))
         ):
             base = self.ev(base_node.value)
-            if isinstance(base, Ptr):
+            # A pointer or a block pointer (FLA's `b_y.to(p_y.dtype.element_ty)`): the element
+            # type of the tensor it points into.
+            if isinstance(base, (Ptr, BlockPtr)):
                 return DTypeVal(self.launch.tensor_dtype(base.tensor))
         base = self.ev(base_node)
         if attr == "dtype":
