@@ -101,6 +101,9 @@ def _parse_source(source: str, path: str, dsl: str | None) -> Module:
         if isinstance(err, TranslationError):
             if err.loc is None and err.node is not None:
                 err.loc = _locate_node(err.node, source, path)
+            if err.loc is None:
+                # Never an unlocated refusal: the file, where nothing nearer is known.
+                err.loc = Loc(path, 1, 0)
             raise
         if isinstance(err, IRTypeError):
             # A frontend let an ill-typed kernel through (a name used, never defined): the
