@@ -713,3 +713,16 @@ def test_a_reduction_over_a_block_pointer_load_without_padding_is_refused_with_t
     err = info.value
     assert "a block pointer load without padding_option=" in err.message
     assert 'padding_option="zero"' in (err.hint or "") and err.loc.line == 25  # the tl.sum
+
+
+def test_an_optional_pointer_tested_for_none_is_refused_with_the_flag_to_pass():
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    text = (DATA / "library_idioms.py").read_text()
+    assert "    if HAS_BIAS:\n" in text
+    with pytest.raises(TranslationError) as info:
+        parse_source(text.replace("    if HAS_BIAS:\n", "    if bias_ptr:\n"), "lib.py", "triton")
+    err = info.value
+    assert err.message == "pointer `bias_ptr` used as a value" and err.loc.line == 39
+    assert "`HAS_PTR=ptr is not None` at the launch" in (err.hint or "")

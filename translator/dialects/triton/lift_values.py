@@ -379,7 +379,13 @@ class ValuesMixin:
         if isinstance(v, Static) and isinstance(v.value, (bool, int, float, str)):
             return Data(ir.Const(v.value))
         if isinstance(v, Ptr):
-            raise self.error(node, f"pointer `{self.src(node)}` used as a value")
+            raise self.error(
+                node,
+                f"pointer `{self.src(node)}` used as a value",
+                "load through it (`tl.load(ptr)`); an optional pointer tested as `if ptr:` is "
+                "a None check Triton settles at compile time: pass a flag (`HAS_PTR: "
+                "tl.constexpr`, `HAS_PTR=ptr is not None` at the launch) and test that",
+            )
         raise self.error(node, f"`{self.src(node)}` is not a device value")
 
     def idx_ir(self, tree: ir.Expr, node) -> ir.Expr:
