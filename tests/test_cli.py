@@ -148,6 +148,16 @@ def test_unsupported_construct(tmp_path, name):
     assert_diagnostic(run("helion2triton", p), p, line)
 
 
+def test_star_arguments_are_refused_where_they_are_written(tmp_path):
+    # The helper that splits a call's arguments sees no positions: the refusal carries the
+    # starred argument and the reader of the file locates it (it said `<input>: error`).
+    text = KERNEL.format(body="        out[tile_m, :] = x[tile_m, :]")
+    p = write(tmp_path, "star", text.replace("hl.tile(m)", "hl.tile(*x.shape[:1])"))
+    result = run("helion2triton", p)
+    assert_diagnostic(result, p, 10)
+    assert f"{p}:10:27: error: star arguments (`*x.shape[:1]`)" in result.stderr
+
+
 def test_unsupported_call_is_located(tmp_path):
     p = write(
         tmp_path,
@@ -516,3 +526,19 @@ def test_validate_of_a_module_with_no_public_launching_function_is_not_compared(
     assert result.exit_code == 2, result.output
     assert "NOT COMPARED (inputs)" in result.stdout and "DIFFERENT" not in result.stdout
     assert "found no function to compare" in result.stderr
+
+
+def test_a_frontend_refusal_without_a_place_is_still_located(tmp_path, monkeypatch):
+    # A frontend helper that neither locates its refusal nor carries a node: the file's reader
+    # points at the file rather than printing `<input>: error`.
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+    from translator.dialects import base
+
+    def refuse(self, source: str, path: str):
+        raise TranslationError("something the frontend cannot read")
+
+    monkeypatch.setattr(base.Dialect, "parse", refuse)
+    with pytest.raises(TranslationError) as info:
+        parse_source(KERNEL.format(body="        pass"), "k.py", "helion")
+    assert (info.value.loc.file, info.value.loc.line) == ("k.py", 1)

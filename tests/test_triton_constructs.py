@@ -472,3 +472,257 @@ def test_floor_division_of_unannotated_parameters_is_host_integer_arithmetic():
     from translator.ir.printer import format_entry
 
     assert "per_group = num_channels // num_groups" in format_entry(entry), format_entry(entry)
+
+
+def test_autotune_spreads_and_module_lists_are_read_with_notes():
+    entry = lift("autotune_spreads")
+    # WARPS_LIST's test is not static: both branches' warps, in order; ROWS_LIST by name
+    # (the IR names the tunable after the tile it sizes).
+    want = [{"bm": bm, "num_warps": w, "num_stages": 3} for w in (1, 2, 4, 8) for bm in (2, 4, 8)]
+    assert [dict(c) for c in entry.configs] == want
+    text = translate_file(DATA / "autotune_spreads.py", "triton", "helion")
+    assert "dropped `**autotune_cache_kwargs` of @triton.autotune (cache_results)" in text
+    assert "`WARPS_LIST` read as the values of both branches of its `if IS_HIP`" in text
+
+
+def test_an_imported_spread_of_autotune_options_is_noted_not_read():
+    from translator.api import parse_source
+
+    text = (DATA / "autotune_spreads.py").read_text()
+    binding = 'autotune_cache_kwargs = {"cache_results": True} if SUPPORTS_AUTOTUNE_CACHE else {}'
+    assert binding in text
+    text = text.replace(binding, "from fla.utils import autotune_cache_kwargs")
+    module = parse_source(text, "autotune_spreads.py", "triton")
+    notes = "\n".join(e.note or "" for e in module.host.edits)
+    assert (
+        "`**autotune_cache_kwargs` of @triton.autotune (imported from fla.utils) is not read"
+        in (notes)
+    )
+
+
+@pytest.mark.parametrize(
+    ("edit", "message", "line", "col"),
+    [
+        # A positional spread: refused where it is written (it was "<input>: error").
+        (
+            ("    **autotune_cache_kwargs,\n", "    *autotune_cache_kwargs,\n"),
+            "star arguments (`*autotune_cache_kwargs`) are not supported here",
+            26,
+            4,
+        ),
+        # A spread that sets an option which changes what the tuner leaves behind.
+        (
+            ('{"cache_results": True} if', '{"cache_results": True, "reset_to_zero": ["y"]} if'),
+            "gives @triton.autotune `reset_to_zero=`, which tiletrans reads only where it is",
+            26,
+            4,
+        ),
+        # A module dict whose keys a call computes.
+        (
+            ('{"cache_results": True} if', "dict(cache_options()) if"),
+            "cannot read which options `**autotune_cache_kwargs` gives @triton.autotune",
+            26,
+            4,
+        ),
+    ],
+)
+def test_autotune_spreads_tiletrans_cannot_read_are_refused_at_the_spread(
+    edit: tuple[str, str], message: str, line: int, col: int
+) -> None:
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    text = (DATA / "autotune_spreads.py").read_text()
+    assert edit[0] in text
+    with pytest.raises(TranslationError) as info:
+        parse_source(text.replace(*edit), "autotune_spreads.py", "triton")
+    err = info.value
+    assert message in err.message
+    assert (err.loc.line, err.loc.col) == (line, col), err.loc
+
+
+def test_a_conditional_expression_on_a_runtime_scalar_is_a_select():
+    entry = lift("runtime_choices")
+    wheres = [c for c in exprs(entry, ir.Call) if c.op == "where"]
+    # `-inf if la == inf else la` twice, and the two weights' choice by `la >= lb`.
+    assert len(wheres) >= 3
+    conds = {c.args[0].op for c in wheres if isinstance(c.args[0], ir.BinOp)}
+    assert {"==", ">="} <= conds
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        # A branch that loads: a select would read what the source's branch skips.
+        (
+            ("1.0 / se if la >= lb else", "tl.load(a_lse + row + 1) if la >= lb else"),
+            "its branch calls `tl.load`, which both branches of a select would run",
+        ),
+        # A tile condition: Triton takes one branch for the whole program.
+        (
+            ("merged = va * wa + vb * wb", "merged = va if va > vb else vb"),
+            "chooses by a tile, not a scalar",
+        ),
+    ],
+)
+def test_runtime_choices_a_select_cannot_express_are_refused(
+    edit: tuple[str, str], message: str
+) -> None:
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    text = (DATA / "runtime_choices.py").read_text()
+    assert edit[0] in text
+    changed = text.replace(*edit)
+    with pytest.raises(TranslationError) as info:
+        parse_source(changed, "runtime_choices.py", "triton")
+    err = info.value
+    assert message in err.message
+    assert edit[1].split(" if ")[0].strip() in changed.splitlines()[err.loc.line - 1]
+    assert "tl.where(cond, a, b)" in (err.hint or "")
+
+
+def test_a_flag_that_only_widens_offsets_reads_as_the_wide_offsets():
+    module = parse_file(DATA / "long_indexing.py", "triton")
+    assert {k.name for k in module.kernels} == {"_geglu_fwd_kernel", "_scale_kernel"}
+    for kernel in module.kernels:
+        # No branch is left: both compute the same lanes, read in 64-bit offsets.
+        assert not [s for s in walk_stmts(kernel.body) if isinstance(s, ir.If)], kernel.name
+        assert kernel.hints.index_bits == 64, kernel.name
+
+
+def test_branches_whose_offsets_differ_beyond_their_width_are_still_refused():
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    text = (DATA / "long_indexing.py").read_text()
+    edit = ("offsets = offsets.to(tl.int64)\n", "offsets = offsets.to(tl.int64) + 1\n")
+    assert edit[0] in text
+    with pytest.raises(TranslationError) as info:
+        parse_source(text.replace(*edit), "long_indexing.py", "triton")
+    assert "`offsets` is given different index or pointer values" in info.value.message
+    assert info.value.loc.line == 50  # the `if LONG_INDEXING:`
+
+
+def test_a_barrier_between_accesses_to_different_tensors_orders_nothing():
+    entry = lift("inplace_barrier")
+    stores = [s.tensor for s in walk_stmts(entry.body) if isinstance(s, ir.Store)]
+    assert stores == ["x", "lse"]  # the row, then its log-sum-exp: in the source's order
+
+
+@pytest.mark.parametrize(
+    ("edit", "lines"),
+    [
+        # Read back after the barrier what was stored before it (Liger's X[y] correction).
+        (
+            ("lse = m + tl.log(d)", "lse = m + tl.log(d) + tl.load(X_ptr).to(tl.float32)"),
+            (21, 26),
+        ),
+        # Overwrite after the barrier an element loaded (and stored) before it.
+        (
+            ("    lse = m + tl.log(d)\n", "    lse = m + tl.log(d)\n    tl.store(X_ptr, lse)\n"),
+            (17, 27),
+        ),
+        # A barrier in a loop: the store after it comes before the next iteration's load.
+        (
+            (
+                "    tl.debug_barrier()\n",
+                "    for _ in range(2):\n        tl.debug_barrier()\n"
+                "        tl.store(X_ptr + offsets, x, mask=offsets < n_cols)\n",
+            ),
+            (17, 26),
+        ),
+    ],
+)
+def test_a_barrier_that_orders_accesses_to_one_tensor_is_refused(
+    edit: tuple[str, str], lines: tuple[int, int]
+) -> None:
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    text = (DATA / "inplace_barrier.py").read_text()
+    assert edit[0] in text
+    with pytest.raises(TranslationError) as info:
+        parse_source(text.replace(*edit), "inplace_barrier.py", "triton")
+    err = info.value
+    first, second = lines
+    assert (
+        f"this barrier orders the access to `x` at line {first} against the one at line "
+        f"{second}" in err.message
+    ), err.message
+    assert "tl.debug_barrier()" in text.replace(*edit).splitlines()[err.loc.line - 1]
+
+
+@pytest.mark.parametrize(
+    ("edit", "message", "hint"),
+    [
+        # FlagGems' dropout: Philox counters as uint32 words.
+        (
+            ("random = tl.rand(seed, offsets)", "random = tl.rand(seed, offsets.to(tl.uint32))"),
+            "`tl.uint32` is not supported: the IR's integers are signed, apart from uint8",
+            "use `tl.rand(seed, offsets)` instead of tl.philox and uint32 counters",
+        ),
+        (
+            (
+                "random = tl.rand(seed, offsets)",
+                "random, r1, r2, r3 = tl.philox(seed, offsets, offsets, offsets, offsets)",
+            ),
+            "`tl.philox` is not supported yet",
+            "tl.philox returns four uint32 words per counter",
+        ),
+    ],
+)
+def test_unsigned_words_and_raw_philox_are_refused_with_what_to_draw_instead(
+    edit: tuple[str, str], message: str, hint: str
+) -> None:
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    text = (DATA.parent / "triton_dropout.py").read_text()
+    assert edit[0] in text
+    with pytest.raises(TranslationError) as info:
+        parse_source(text.replace(*edit), "triton_dropout.py", "triton")
+    err = info.value
+    assert message in err.message and hint in (err.hint or "")
+    assert err.loc.line == 15
+
+
+def test_rows_of_a_view_of_a_parameter_are_read_as_row_major_and_the_assumption_recorded():
+    module = parse_file(DATA / "rows_of_views.py", "triton")
+    entries = {e.name: e for e in module.entries}
+    for name in ("rms_scale", "rms_scale_rows"):
+        hints = dict(entries[name].hints)
+        # `x.view(-1, x.shape[-1])` has the caller's strides: addressed as `i_t * D + col`, the
+        # kernel reads it (and `torch.empty_like(x)`) as row-major, an assumption kept.
+        assumed = hints.get("assumed_row_major", ())
+        assert len(assumed) == 2, (name, hints)
+    kernel = module.kernel("rms_scale_fwd_kernel")
+    (load,) = [e for e in all_exprs(kernel.body) if isinstance(e, ir.Load)]
+    assert load.other == 0.0  # padding_option="zero"
+
+
+def test_a_reduction_over_a_block_pointer_load_without_padding_is_refused_with_the_option():
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    text = (DATA / "rows_of_views.py").read_text()
+    edit = ('boundary_check=(0, 1), padding_option="zero")', "boundary_check=(0, 1))")
+    assert edit[0] in text
+    with pytest.raises(TranslationError) as info:
+        parse_source(text.replace(*edit), "rows_of_views.py", "triton")
+    err = info.value
+    assert "a block pointer load without padding_option=" in err.message
+    assert 'padding_option="zero"' in (err.hint or "") and err.loc.line == 25  # the tl.sum
+
+
+def test_an_optional_pointer_tested_for_none_is_refused_with_the_flag_to_pass():
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    text = (DATA / "library_idioms.py").read_text()
+    assert "    if HAS_BIAS:\n" in text
+    with pytest.raises(TranslationError) as info:
+        parse_source(text.replace("    if HAS_BIAS:\n", "    if bias_ptr:\n"), "lib.py", "triton")
+    err = info.value
+    assert err.message == "pointer `bias_ptr` used as a value" and err.loc.line == 39
+    assert "`HAS_PTR=ptr is not None` at the launch" in (err.hint or "")

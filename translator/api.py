@@ -98,6 +98,13 @@ def _parse_source(source: str, path: str, dsl: str | None) -> Module:
     except Exception as err:
         from translator.ir.shapes import IRTypeError  # only on this path: not at start-up
 
+        if isinstance(err, TranslationError):
+            if err.loc is None and err.node is not None:
+                err.loc = _locate_node(err.node, source, path)
+            if err.loc is None:
+                # Never an unlocated refusal: the file, where nothing nearer is known.
+                err.loc = Loc(path, 1, 0)
+            raise
         if isinstance(err, IRTypeError):
             # A frontend let an ill-typed kernel through (a name used, never defined): the
             # kernel's fault, where the type check stopped, as the Helion frontend says it.
@@ -118,6 +125,28 @@ def _parse_source(source: str, path: str, dsl: str | None) -> Module:
             module, source_hash=hashlib.sha256(source.encode()).hexdigest()
         )
     return module
+
+
+def _locate_node(node: object, source: str, path: str) -> Loc | None:
+    """Where ``node`` (a syntax node a refusal carries) stands in ``source``: through the parse
+    every frontend shares, else (a node of a rewritten copy) where its text first occurs."""
+    import libcst as cst
+
+    from translator.dialects.cst_utils import Locator, parsed, source_of
+
+    if not isinstance(node, cst.CSTNode):
+        return None
+    try:
+        loc = Locator(parsed(source), path)(node)
+    except (cst.ParserSyntaxError, KeyError):
+        loc = None
+    if loc is not None:
+        return loc
+    at = source.find(source_of(node))
+    if at < 0:
+        return None
+    line = source.count("\n", 0, at) + 1
+    return Loc(path, line, at - (source.rfind("\n", 0, at) + 1))
 
 
 def read_source(path: str | Path) -> str:

@@ -13,13 +13,25 @@ class TranslationError(Exception):
 
     The CLI renders it as ``file:line:col: error: message``, the source line with a caret and
     ``help: hint``, and exits with code 2.
+
+    A helper that sees a syntax node but not the file's positions (``call_args``) passes the
+    ``node`` instead of a ``loc``; whoever reads the file locates it
+    (:func:`translator.api.parse_source`), so no refusal reaches the user without a line.
     """
 
-    def __init__(self, message: str, loc: Loc | None = None, hint: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        loc: Loc | None = None,
+        hint: str | None = None,
+        *,
+        node: object | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.loc = loc
         self.hint = hint
+        self.node = node
 
 
 @dataclass(frozen=True)

@@ -572,12 +572,19 @@ def statement_comments(stmt: cst.CSTNode) -> tuple[str, ...]:
 
 
 def call_args(call: cst.Call) -> tuple[list[cst.BaseExpression], dict[str, cst.BaseExpression]]:
-    """Positional and keyword arguments of a call (``*args`` and ``**kw`` are refused)."""
+    """Positional and keyword arguments of a call (``*args`` and ``**kw`` are refused, at the
+    starred argument: the reader of the file locates it)."""
     positional: list[cst.BaseExpression] = []
     keywords: dict[str, cst.BaseExpression] = {}
     for arg in call.args:
         if arg.star:
-            raise TranslationError("star arguments are not supported here", None)
+            spelled = f"{arg.star}{source_of(arg.value)}"
+            raise TranslationError(
+                f"star arguments (`{spelled}`) are not supported here",
+                None,
+                "pass each argument by position or by name",
+                node=arg,
+            )
         if arg.keyword is not None:
             keywords[arg.keyword.value] = arg.value
         else:

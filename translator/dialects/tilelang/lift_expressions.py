@@ -35,14 +35,24 @@ class Expressions:
         handler = EXPRESSIONS.get(type(node))
         if handler is None:
             raise self.error(node, f"`{source_of(node)}` is not read in TileLang kernels")
-        return handler(self, node)
+        try:
+            return handler(self, node)
+        except TranslationError as err:
+            # A helper below refused without a place (`place`): the innermost expression read.
+            if err.loc is None and err.node is None:
+                err.node = node
+            raise
 
     def place(self, value: ir.Expr, axes: list[int | None]) -> ir.Expr:
         """``value`` (one dim per entry of ``axes``: the lane axis it runs along, ``None`` for a
         unit dim) laid out over the current loop's lanes."""
         kept = [a for a in axes if a is not None]
         if len(kept) != len(set(kept)):
-            raise TranslationError("a lane variable indexes two dims", None)
+            raise TranslationError(
+                "a lane variable indexes two dims",
+                None,
+                "index each dim of the buffer with its own lane variable",
+            )
         if len(kept) != len(axes):
             dims = dims_of(infer(value, self.env))
             value = ir.Reshape(value, tuple(d for d, a in zip(dims, axes) if a is not None))

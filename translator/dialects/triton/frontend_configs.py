@@ -12,14 +12,14 @@ computed from a device query, say) is refused with the place that is not static.
 from __future__ import annotations
 
 import operator
-from collections.abc import Container
+from collections.abc import Container, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from translator.diagnostics import TranslationError
-from translator.dialects.cst_utils import call_args, literal, resolve
+from translator.dialects.cst_utils import bound_names, call_args, literal, resolve, source_of
 
 if TYPE_CHECKING:
     from translator.dialects.triton.frontend_module import ModuleInfo
@@ -85,7 +85,7 @@ def autotune_configs(
     if not isinstance(call, cst.Call):
         raise TranslationError("@triton.autotune needs configs=", info.locate(d))
     notes = notes if notes is not None else []
-    args, kwargs = call_args(call)
+    args, kwargs = _autotune_arguments(call, info, notes)
     for k in kwargs:
         if k in _SEARCH_OPTIONS:
             notes.append(
@@ -165,6 +165,151 @@ def autotune_configs(
     return out, _common_hook(hooks, info)
 
 
+def _autotune_arguments(
+    call: cst.Call, info: ModuleInfo, notes: list[str]
+) -> tuple[list[cst.BaseExpression], dict[str, cst.BaseExpression]]:
+    """The arguments of ``@triton.autotune(...)``. A ``**options`` spread (FLA's
+    ``**autotune_cache_kwargs``) is read where it can only hold options that leave what a launch
+    computes as it is: its keys, where the dict is bound at module level, or any dict brought in
+    by an import, next to an explicit ``configs=`` and ``key=`` (Python refuses a repeated
+    keyword, so the spread cannot replace them). A note says which it was."""
+    plain = call.with_changes(args=[a for a in call.args if a.star != "**"])
+    args, kwargs = call_args(plain)  # a `*args` spread is still refused, at its place
+    for arg in call.args:
+        if arg.star != "**":
+            continue
+        spelled = f"**{source_of(arg.value)}"
+        name = arg.value.value if isinstance(arg.value, cst.Name) else None
+        keys = _spread_keys(arg.value, info, set())
+        if keys is None:
+            origin = info.aliases.get(name) if name is not None else None
+            if origin is None or not {"configs", "key"} <= set(kwargs):
+                raise TranslationError(
+                    f"cannot read which options `{spelled}` gives @triton.autotune",
+                    info.locate(arg),
+                    "bind the options at module level as a dict literal "
+                    '(`CACHE = {"cache_results": True}`), or pass them by name',
+                )
+            notes.append(
+                f"tiletrans: `{spelled}` of @triton.autotune (imported from "
+                f"{origin.rsplit('.', 1)[0]}) is not read: it can only add options that steer "
+                "the search (cache_results, warmup, rep), which the translation's tuner "
+                "does not need"
+            )
+            continue
+        changing = sorted(keys - set(_RESULT_NEUTRAL))
+        if changing:
+            raise TranslationError(
+                f"`{spelled}` gives @triton.autotune `{changing[0]}=`, which tiletrans reads "
+                "only where it is written in the decorator",
+                info.locate(arg),
+                f"pass `{changing[0]}=` by name in @triton.autotune(...)",
+            )
+        if keys:
+            notes.append(
+                f"tiletrans: dropped `{spelled}` of @triton.autotune "
+                f"({', '.join(sorted(keys))}): it only steers the search"
+            )
+    return args, kwargs
+
+
+#: @triton.autotune options that never change what a launch computes, only how the best config
+#: is found and kept: a spread of these is dropped.
+_RESULT_NEUTRAL = ("cache_results", "warmup", "rep", "use_cuda_graph", *_SEARCH_OPTIONS)
+
+
+def _spread_keys(node: cst.BaseExpression, info: ModuleInfo, seen: set[str]) -> set[str] | None:
+    """The keys the dict ``node`` can hold, read statically: a dict literal of string keys,
+    ``dict(k=...)``, either branch of ``a if test else b`` (the test need not be static: the
+    keys of both count) or a module-level name bound once to one of these. ``None`` if
+    unreadable."""
+    if isinstance(node, cst.Dict):
+        keys: set[str] = set()
+        for el in node.elements:
+            if isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString):
+                keys.add(str(el.key.evaluated_value))
+            elif isinstance(el, cst.StarredDictElement):
+                inner = _spread_keys(el.value, info, seen)
+                if inner is None:
+                    return None
+                keys |= inner
+            else:
+                return None
+        return keys
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "dict":
+        if any(a.keyword is None for a in node.args):
+            return None
+        return {a.keyword.value for a in node.args if a.keyword is not None}
+    if isinstance(node, cst.IfExp):
+        body, orelse = _spread_keys(node.body, info, seen), _spread_keys(node.orelse, info, seen)
+        return None if body is None or orelse is None else body | orelse
+    if isinstance(node, cst.Name) and node.value not in seen:
+        bound = module_binding_once(info.module, node.value)
+        if bound is not None:
+            return _spread_keys(bound, info, seen | {node.value})
+    return None
+
+
+def module_binding_once(module: cst.Module, name: str) -> cst.BaseExpression | None:
+    """The value of ``name = value``, where that is the one statement of ``module``'s top level
+    (``if``/``try`` blocks included) that binds ``name``; else ``None``."""
+    found: list[cst.BaseExpression] = []
+    count = 0
+
+    def scan(stmts: Sequence[cst.CSTNode]) -> None:
+        nonlocal count
+        for stmt in stmts:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if name in bound_names(small):
+                        count += 1
+                        if (
+                            isinstance(small, (cst.Assign, cst.AnnAssign))
+                            and small.value is not None
+                            and (
+                                len(small.targets) == 1
+                                if isinstance(small, cst.Assign)
+                                else isinstance(small.target, cst.Name)
+                            )
+                        ):
+                            target = (
+                                small.targets[0].target
+                                if isinstance(small, cst.Assign)
+                                else small.target
+                            )
+                            if isinstance(target, cst.Name):
+                                found.append(small.value)
+            elif isinstance(stmt, (cst.If, cst.Try)):
+                for block in _blocks(stmt):
+                    scan(block)
+            elif name in bound_names(stmt):
+                count += 1
+
+    scan(module.body)
+    return found[0] if count == 1 and len(found) == 1 else None
+
+
+def _blocks(stmt: cst.If | cst.Try) -> list[Sequence[cst.CSTNode]]:
+    """The statement lists of an ``if``/``elif``/``else`` chain or a ``try`` statement."""
+    out: list[Sequence[cst.CSTNode]] = []
+    node: cst.CSTNode | None = stmt
+    while node is not None:
+        body = getattr(node, "body", None)
+        if isinstance(body, cst.IndentedBlock):
+            out.append(body.body)
+        if isinstance(node, cst.If):
+            node = node.orelse
+        elif isinstance(node, cst.Try):
+            out += [h.body.body for h in node.handlers if isinstance(h.body, cst.IndentedBlock)]
+            for extra in (node.orelse, node.finalbody):
+                if extra is not None and isinstance(extra.body, cst.IndentedBlock):
+                    out.append(extra.body.body)
+            node = None
+        else:
+            node = None
+    return out
+
+
 def _common_hook(hooks: list[FunctionRef | None], info: ModuleInfo) -> FunctionRef | None:
     named = [h for h in hooks if h is not None]
     if not named:
@@ -179,12 +324,92 @@ def _common_hook(hooks: list[FunctionRef | None], info: ModuleInfo) -> FunctionR
     return first
 
 
+class _ModuleValues(Mapping[str, object]):
+    """The module's numbers, and on demand the static value of any other module-level name
+    bound once (``BT_LIST = [8, 16, 32]``, a list the configs run over). A list chosen by a test
+    that is not static (``[1, 2, 4] if IS_AMD else [1, 2, 4, 8]``) reads as both branches' values
+    in order, with a note: every config of a tuning space computes the same result, so the
+    space may only grow."""
+
+    def __init__(self, reader: _Reader) -> None:
+        self.reader = reader
+        self.numbers = reader.info.constants
+        self.read: dict[str, object] = {}
+        self.reading: set[str] = set()
+
+    def _lookup(self, name: str) -> object:
+        if name in self.numbers:
+            return self.numbers[name]
+        if name in self.read:
+            return self.read[name]
+        if name in self.reading:
+            return _MISSING
+        bound = module_binding_once(self.reader.info.module, name)
+        if bound is None:
+            return _MISSING
+        self.reading.add(name)
+        try:
+            value = self._static(bound, name)
+        finally:
+            self.reading.discard(name)
+        if value is not _MISSING:
+            self.read[name] = value
+        return value
+
+    def _static(self, node: cst.BaseExpression, name: str) -> object:
+        functions = self.reader.info.functions
+        if isinstance(node, cst.IfExp):
+            try:
+                taken = static_value(node.test, {}, self, functions)
+            except NotStatic:
+                pass
+            else:
+                return self._static(node.body if taken else node.orelse, name)
+        else:
+            try:
+                return static_value(node, {}, self, functions)
+            except NotStatic:
+                return _MISSING
+        branches = [self._static(b, name) for b in (node.body, node.orelse)]
+        if not all(isinstance(b, list) for b in branches):
+            return _MISSING
+        union: list = []
+        for item in (*branches[0], *branches[1]):  # type: ignore[misc]
+            if item not in union:
+                union.append(item)
+        test = cst.Module([]).code_for_node(node.test)
+        self.reader.notes.append(
+            f"tiletrans: `{name}` read as the values of both branches of its `if {test}` "
+            "(the test is not static; every config computes the same result)"
+        )
+        return union
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self._lookup(name) is not _MISSING
+
+    def __getitem__(self, name: str) -> object:
+        value = self._lookup(name)
+        if value is _MISSING:
+            raise KeyError(name)
+        return value
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.numbers)
+
+    def __len__(self) -> int:
+        return len(self.numbers)
+
+
+_MISSING = object()
+
+
 class _Reader:
     def __init__(self, info: ModuleInfo) -> None:
         self.info = info
         self.config_fn = info.grammar["frontend"]["kernel"]["config"]
         self.depth = 0
         self.notes: list[str] = []
+        self.constants = _ModuleValues(self)
 
     def error(self, node: cst.CSTNode, message: str, hint: str | None = None) -> TranslationError:
         return TranslationError(message, self.info.locate(node), hint)
@@ -394,7 +619,7 @@ class _Reader:
         return meta, knobs, hook
 
     def value(self, node: cst.BaseExpression, env: dict) -> object:
-        return static_value(node, env, self.info.constants, self.info.functions)
+        return static_value(node, env, self.constants, self.info.functions)
 
 
 def static_value(

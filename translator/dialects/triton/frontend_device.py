@@ -33,6 +33,7 @@ reduction's identity and the reduction is ``masked=True``.
 :mod:`~translator.dialects.triton.lift_values` (expressions, operators, conversions to IR),
 :mod:`~translator.dialects.triton.lift_pointwise` (pointwise ops, fills, casts, shape ops),
 :mod:`~translator.dialects.triton.lift_calls` (call dispatch),
+:mod:`~translator.dialects.triton.lift_barriers` (``tl.debug_barrier()``),
 :mod:`~translator.dialects.triton.lift_reductions`, :mod:`~translator.dialects.triton.lift_dots`
 and :mod:`~translator.dialects.triton.lift_memory` (loads, stores, atomics, masks). The abstract
 values are in :mod:`~translator.dialects.triton.lifted`; handlers are found through the tables of
@@ -49,6 +50,7 @@ from translator.dialects.cst_utils import comment_lines, names_in, source_of
 from translator.dialects.triton import frontend_affine as af
 from translator.dialects.triton.frontend_descriptors import kernel_descriptor
 from translator.dialects.triton.ir_rewrite import map_names, map_stmt, replace_values
+from translator.dialects.triton.lift_barriers import BarriersMixin
 from translator.dialects.triton.lift_calls import CallsMixin
 from translator.dialects.triton.lift_control import ControlMixin, drop_unread_placeholders
 from translator.dialects.triton.lift_dots import DotsMixin
@@ -91,6 +93,7 @@ class KernelLifter(
     ReductionsMixin,
     DotsMixin,
     MemoryMixin,
+    BarriersMixin,
 ):
     """Lifts one launched kernel. ``launch`` holds the parameter bindings and the host context.
 

@@ -601,6 +601,13 @@ class Launch:
         """Whether ``t`` is a parameter of the host function as it was passed (no transpose,
         slice or other view the host code made of it), so that only the caller knows its
         layout."""
+        if t.view_of is not None:
+            # A view (`x.view(-1, x.shape[-1])`) of a tensor only the caller knows the layout
+            # of: its strides are that tensor's, unknown here too.
+            return self._layout_unknown(t.view_of)
+        if t.like is not None and not t.contiguous:
+            # `torch.empty_like(x)` keeps the strides of a dense `x`: as unknown as x's.
+            return self._layout_unknown(t.like)
         params = {p.name.value for p in self.host.fn.params.params}
         params |= {p.name.value for p in self.host.fn.params.kwonly_params}
         return t.name in params and t.rank_like is None and t.like is None

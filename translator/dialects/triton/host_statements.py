@@ -152,24 +152,26 @@ class HostStatements:
         self.carried(node)
 
     def host_def(self, node: cst.FunctionDef) -> None:
-        """A local ``def grid(meta): return (...)``: a grid function, like a lambda."""
-        body = (
-            list(node.body.body)
-            if isinstance(node.body, cst.IndentedBlock)
-            else list(node.body.body)
-        )
+        """A local ``def grid(meta): return (...)``: a grid function, like a lambda (written on
+        its own lines or on the ``def`` line, FLA's ``def grid(meta): return (...)``)."""
+        # Each statement as (its one small statement or None, the node a refusal points at).
+        body: list[tuple[cst.BaseSmallStatement | None, cst.CSTNode]]
+        if isinstance(node.body, cst.IndentedBlock):
+            body = [
+                (
+                    stmt.body[0]
+                    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
+                    else None,
+                    stmt,
+                )
+                for stmt in node.body.body
+            ]
+        else:
+            body = [(small, small) for small in node.body.body]
         if node.get_docstring() is not None:
             body = body[1:]
-        ret = body[-1] if body else None
-        if (
-            not (
-                isinstance(ret, cst.SimpleStatementLine)
-                and len(ret.body) == 1
-                and isinstance(ret.body[0], cst.Return)
-                and ret.body[0].value is not None
-            )
-            or node.decorators
-        ):
+        ret = body[-1][0] if body else None
+        if not (isinstance(ret, cst.Return) and ret.value is not None) or node.decorators:
             raise self.error(
                 node,
                 f"local function `{node.name.value}` is not a grid function",
@@ -178,12 +180,7 @@ class HostStatements:
         # `BLOCK_M = META["BLOCK_SIZE_M"]` before the return: names for parts of the grid,
         # substituted into it (each may use the ones before).
         local: dict[str, cst.BaseExpression] = {}
-        for stmt in body[:-1]:
-            small = (
-                stmt.body[0]
-                if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
-                else None
-            )
+        for small, stmt in body[:-1]:
             if not (
                 isinstance(small, cst.Assign)
                 and len(small.targets) == 1
@@ -198,9 +195,7 @@ class HostStatements:
             local[small.targets[0].target.value] = substitute_names(small.value, local)
         ps = node.params
         params = tuple(p.name.value for p in (*ps.posonly_params, *ps.params))
-        self.scope[node.name.value] = HGrid(
-            params, substitute_names(ret.body[0].value, local), node
-        )
+        self.scope[node.name.value] = HGrid(params, substitute_names(ret.value, local), node)
 
     def host_small(self, node: cst.BaseSmallStatement) -> Any:
         if isinstance(node, cst.Assign):

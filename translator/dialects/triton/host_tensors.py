@@ -357,7 +357,10 @@ class HostTensors:
         # The view's own dtype (the same as its base's): kernels that get the view name it.
         dtype = t.dtype if isinstance(t.dtype, ir.DType) else ir.DTypeOf(name)
         self.types.vars[name] = TensorType(dtype, rank)
-        nt = HTensor(name, target or name, dtype, rank, t.contiguous, t.contiguous, t.cast, t.copy)
+        nt = HTensor(
+            name, target or name, dtype, rank, t.contiguous, t.contiguous, t.cast, t.copy,
+            view_of=t,
+        )  # fmt: skip
         for d, e in enumerate(dims):
             if not (isinstance(e, ir.Const) and e.value == -1):
                 self.size_canon[(name, d)] = e

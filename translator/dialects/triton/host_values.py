@@ -33,6 +33,8 @@ class HTensor:
     rank_like: HTensor | None = None
     # An unannotated parameter taken for a tensor until a launch passes it as a scalar.
     guessed: bool = False
+    # `x.view(-1, x.shape[-1])`: the tensor this one views (its strides follow that one's).
+    view_of: HTensor | None = None
 
 
 @dataclass(frozen=True)

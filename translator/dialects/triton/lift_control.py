@@ -33,7 +33,7 @@ from translator.dialects.triton.symbols import (
 )
 from translator.ir import nodes as ir
 from translator.ir.shapes import ScalarType, dims_of, dtype_of
-from translator.ir.visit import map_bodies
+from translator.ir.visit import map_bodies, walk_expr
 from translator.naming import unique
 
 
@@ -168,6 +168,10 @@ class ControlMixin:
             self.out.extend(hoisted)
             if not body:
                 return
+        if not body and not orelse:
+            # Branches that only named index values (`if LONG_INDEXING:` widening offsets): the
+            # values are merged above and nothing is left to choose between.
+            return
         self.out.append(ir.If(cond.expr, tuple(body), tuple(orelse), loc=self.locate(node)))
 
     def is_flag_test(self, test: Val) -> bool:
@@ -263,6 +267,10 @@ class ControlMixin:
                 if va is not None:
                     out[name] = va
                 continue
+            widened = self.widened_index(va, vb)
+            if widened is not None:
+                out[name] = widened
+                continue
             if (
                 name not in before
                 and not joined
@@ -284,6 +292,20 @@ class ControlMixin:
                 "compute offsets before branching",
             )
         return out
+
+    def widened_index(self, a: Val | None, b: Val | None) -> Idx | None:
+        """Of two index values that differ only in integer casts (Unsloth's ``if
+        LONG_INDEXING: offsets = offsets.to(tl.int64)``, ``n = tl.cast(n, tl.int64)``), the one
+        with the wider casts: the same integers wherever the narrower one does not overflow,
+        and the host picks the narrow branch only where it does not. ``None`` otherwise."""
+        if not (isinstance(a, Idx) and isinstance(b, Idx)):
+            return None
+        if af.poly(a.tree, self.atoms) != af.poly(b.tree, self.atoms):
+            return None
+        wide_a, wide_b = _int64_casts(a.tree), _int64_casts(b.tree)
+        if wide_a == wide_b:
+            return None
+        return a if wide_a > wide_b else b
 
     @handles_statement(cst.For)
     def for_stmt(self, node: cst.For) -> None:
@@ -988,3 +1010,12 @@ def _reads(stmts: tuple[ir.Stmt, ...]) -> Counter[str]:
     from translator.ir.visit import all_exprs
 
     return Counter(e.id for e in all_exprs(stmts) if isinstance(e, ir.Name))
+
+
+def _int64_casts(e: ir.Expr) -> int:
+    """How many casts to a 64-bit integer ``e`` holds."""
+    return sum(
+        1
+        for x in walk_expr(e)
+        if isinstance(x, ir.Cast) and isinstance(x.dtype, ir.DType) and x.dtype.name == "int64"
+    )

@@ -233,8 +233,10 @@ class ReductionsMixin:
                 raise self.error(
                     node,
                     f"{what} runs over lanes past the end of {self._dim_text(dim)} whose "
-                    "values the IR cannot reproduce (a load without other=, or wrapped offsets)",
-                    "load with other= the reduction's identity",
+                    "values the IR cannot reproduce (a load without other=, a block pointer "
+                    "load without padding_option=, or wrapped offsets)",
+                    'load with other= the reduction\'s identity (`padding_option="zero"` for a '
+                    "block pointer: without it Triton leaves the lanes past the end undefined)",
                 )
             return False
         pad = d.pad(dim)

@@ -17,7 +17,7 @@ from translator.dialects.cst_utils import (
     walk,
 )
 from translator.dialects.triton import frontend_affine as af
-from translator.dialects.triton.frontend_blocks import Descriptor
+from translator.dialects.triton.frontend_blocks import BlockPtr, Descriptor
 from translator.dialects.triton.ir_rewrite import simplify
 from translator.dialects.triton.lift_dispatch import (
     EXPRESSIONS,
@@ -57,6 +57,10 @@ if TYPE_CHECKING:
 _BINOPS = BINARY_OPERATORS
 _CMP = COMPARISON_OPERATORS
 _INT_OPS = ("+", "-", "*", "//", "%")
+
+
+#: Unsigned integer dtypes of the language the IR has no form for.
+_UNSIGNED_WORDS = ("uint16", "uint32", "uint64")
 
 
 class ValuesMixin:
@@ -166,17 +170,62 @@ class ValuesMixin:
 
     @handles_expression(cst.IfExp)
     def if_expression(self, node: cst.IfExp) -> Val:
-        """``a if flag else b`` with a compile-time ``flag``."""
+        """``a if flag else b``: with a compile-time ``flag``, the branch taken; with a runtime
+        scalar (``p_lse = float("-inf") if p_lse == float("inf") else p_lse``), a select."""
         # A compile-time choice (`tl.float8e4nv if FP8_OUTPUT else tl.float16`): Triton
         # compiles only the branch taken, so only that one is lifted.
-        taken = self.static_truth(self.ev(node.test))
+        test = self.ev(node.test)
+        taken = self.static_truth(test)
         if taken is None:
+            return self.runtime_choice(node, test)
+        return self.ev(node.body if taken else node.orelse)
+
+    def runtime_choice(self, node: cst.IfExp, test: Val) -> Val:
+        """``a if c else b`` on a runtime scalar ``c``: Triton branches (an ``scf.if`` yielding
+        one value of one type); where both branches only compute values, evaluating both and
+        selecting is the same value: ``where(c, a, b)``. A branch that loads, stores or calls a
+        helper may do what the source skips (read out of bounds), so it is refused."""
+        hint = "use tl.where(cond, a, b) for values, or pass the flag as a literal tl.constexpr"
+        impure = self._impure_call(node.body) or self._impure_call(node.orelse)
+        if impure is not None:
+            raise self.error(
+                impure,
+                f"`{self.src(node)[:60]}` chooses by a value that is not a compile-time "
+                f"constant, and its branch calls `{self.src(impure.func)}`, which both branches "
+                "of a select would run",
+                hint,
+            )
+        cond = self.to_data(self._static_num(test), node)
+        if dims_of(self.type_of(cond.expr, node)):
             raise self.error(
                 node,
-                f"`{self.src(node)[:60]}` chooses by a value that is not a compile-time constant",
-                "use tl.where(cond, a, b) for values, or pass the flag as a literal tl.constexpr",
+                f"`{self.src(node)[:60]}` chooses by a tile, not a scalar: Triton takes one "
+                "branch for the whole program",
+                hint,
             )
-        return self.ev(node.body if taken else node.orelse)
+        return self.pointwise("where", [test, self.ev(node.body), self.ev(node.orelse)], node)
+
+    def _impure_call(self, node: cst.BaseExpression) -> cst.Call | None:
+        """The first call in ``node`` that is not a pure value of its arguments (a pointwise op,
+        a reduction, a cast, ``float("inf")``), if any."""
+        frontend = self.grammar["frontend"]
+        pure = {*frontend["pointwise"], *frontend["reductions"], *frontend["scalar_pointwise"]}
+        pure |= {f"{self.lang}.cast", "float", "int"}
+        found: list[cst.Call] = []
+
+        def visit(n: cst.CSTNode) -> bool:
+            if found:
+                return False
+            if isinstance(n, cst.Call):
+                method = isinstance(n.func, cst.Attribute) and n.func.attr.value == "to"
+                name = resolve(n.func, self.aliases) or ""
+                if not method and name not in pure:
+                    found.append(n)
+                    return False
+            return True
+
+        walk(node, visit)
+        return found[0] if found else None
 
     @handles_expression(cst.Attribute)
     def attribute(self, node: cst.Attribute) -> Val:
@@ -189,9 +238,19 @@ class ValuesMixin:
             if name.startswith(lang) and "." not in name[len(lang) :]:
                 # `tl.float8e4nv`, `tl.uint32`: a name of the language the IR has no form for
                 # (read as a variable, it was reported as "`tl` is not defined").
+                short = name[len(lang) :]
+                if short in _UNSIGNED_WORDS:
+                    # FlagGems' dropout: Philox counters `(offset & 0xFFFFFFFF).to(tl.uint32)`.
+                    raise self.error(
+                        node,
+                        f"`tl.{short}` is not supported: the IR's integers are signed, apart "
+                        "from uint8 (unsigned words wrap where signed ones do not)",
+                        "compute offsets and counters in tl.int32/tl.int64; for random numbers "
+                        "use `tl.rand(seed, offsets)` instead of tl.philox and uint32 counters",
+                    )
                 raise self.error(
                     node,
-                    f"`tl.{name[len(lang) :]}` is not supported by the Triton frontend yet"
+                    f"`tl.{short}` is not supported by the Triton frontend yet"
                     + (" (the IR has no fp8 dtypes)" if "float8" in name else ""),
                     "write the kernel for the float16/bfloat16/float32 and integer dtypes",
                 )
@@ -203,7 +262,9 @@ class ValuesMixin:
             and (base_node.attr.value in ("dtype", "type"))
         ):
             base = self.ev(base_node.value)
-            if isinstance(base, Ptr):
+            # A pointer or a block pointer (FLA's `b_y.to(p_y.dtype.element_ty)`): the element
+            # type of the tensor it points into.
+            if isinstance(base, (Ptr, BlockPtr)):
                 return DTypeVal(self.launch.tensor_dtype(base.tensor))
         base = self.ev(base_node)
         if attr == "dtype":
@@ -318,7 +379,13 @@ class ValuesMixin:
         if isinstance(v, Static) and isinstance(v.value, (bool, int, float, str)):
             return Data(ir.Const(v.value))
         if isinstance(v, Ptr):
-            raise self.error(node, f"pointer `{self.src(node)}` used as a value")
+            raise self.error(
+                node,
+                f"pointer `{self.src(node)}` used as a value",
+                "load through it (`tl.load(ptr)`); an optional pointer tested as `if ptr:` is "
+                "a None check Triton settles at compile time: pass a flag (`HAS_PTR: "
+                "tl.constexpr`, `HAS_PTR=ptr is not None` at the launch) and test that",
+            )
         raise self.error(node, f"`{self.src(node)}` is not a device value")
 
     def idx_ir(self, tree: ir.Expr, node) -> ir.Expr:
