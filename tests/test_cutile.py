@@ -29,6 +29,7 @@ import torch  # noqa: E402
 from translator.api import parse_file, parse_source, translate_file, translate_source  # noqa: E402
 from translator.diagnostics import TranslationError  # noqa: E402
 from translator.ir import nodes as ir  # noqa: E402
+from translator.ir.visit import kernel_exprs, walk_stmts  # noqa: E402
 from translator.provenance import provenance_lines  # noqa: E402
 from validation.equivalence import check_pair, use_interpreter  # noqa: E402
 from validation.runners import load_module  # noqa: E402
@@ -916,3 +917,89 @@ def test_a_tile_size_read_as_a_number_and_module_numbers_are_read(tmp_path: Path
     out = tmp_path / "scale_triton.py"
     out.write_text(translate_file(src, "cutile", "triton"))
     assert "/ TILE" in out.read_text(), out.read_text()
+
+
+# --------------------------------------------------------------------------------------------------
+# TileGym's element-wise style: element offsets, ct.gather/ct.scatter, ct.Constant scalars
+
+ELEMENTWISE = ROOT / "tests" / "data" / "cutile_elementwise.py"
+
+
+def _elementwise_inputs(entry: str, device: str, dtype: str) -> tuple:
+    """Ragged inputs: 1073 elements in tiles of 256, rows of 40 of a 64-lane tile."""
+    d = getattr(torch, dtype)
+
+    def randn(*shape: int) -> torch.Tensor:
+        return torch.randn(*shape, dtype=d, device=device)
+
+    return {
+        "leaky_scale": lambda: (randn(37, 29), 0.2),
+        "gated_rows": lambda: (randn(13, 80),),
+        "row_affine": lambda: (randn(9, 64), randn(64), randn(64), 1e-3),
+    }[entry]()
+
+
+def test_element_offsets_gather_and_scatter_read_as_tile_accesses() -> None:
+    # `pid * BLOCK + ct.arange(BLOCK)` through locals is tile `pid`'s lanes: its gather is a tile
+    # load padded with padding_value, its scatter a tile store; a block id a gather indexes by
+    # itself is one row per program, and `ct.arange(TILE)` of a row the whole dim it is stored to.
+    module = parse_file(ELEMENTWISE, "cutile")
+    leaky, gated, affine = module.kernels
+    (pid,) = leaky.grid
+    assert (pid.name, pid.extent, pid.block) == ("pid", ir.SizeOf("x", 0), "BLOCK_SIZE")
+    loads = [e for e in kernel_exprs(leaky) if isinstance(e, ir.Load)]
+    assert [(e.tensor, e.index, e.other) for e in loads] == [("x", (ir.TileIndex("pid"),), 0.0)]
+    (store,) = [s for s in walk_stmts(leaky.body) if isinstance(s, ir.Store)]
+    assert store.index == (ir.TileIndex("pid"),)
+    assert [(p.name, p.kind) for p in leaky.params] == [
+        ("x", "tensor"),
+        ("y", "tensor"),
+        ("ALPHA", "float"),
+    ]
+    (row,) = gated.grid
+    assert row.scalar and row.extent == ir.SizeOf("x", 0)
+    gate, up = [e for e in kernel_exprs(gated) if isinstance(e, ir.Load)]
+    # `cols` covers out's dim 1 (where it is stored); x is read there, in bounds.
+    assert gate.index[1] == ir.GatherIndex(ir.Name("cols")) and gate.mask is not None
+    assert "cols" in repr(up.index[1]) and "HIDDEN" in repr(up.index[1]) and up.mask is not None
+    (out,) = [s for s in walk_stmts(gated.body) if isinstance(s, ir.Store)]
+    assert out.index == (ir.ScalarIndex(ir.Name("row")), ir.FullIndex(ir.SizeOf("out", 1)))
+    assert "TILE" in {p.name for p in affine.params}
+
+
+def test_the_elementwise_style_computes_what_torch_does() -> None:
+    # The oracle's reading of the source against torch itself: a frontend that padded the
+    # shifted gather or dropped the tail tile would fail here before any translation runs.
+    use_interpreter()
+    module = load_module(ELEMENTWISE, "elementwise_source")
+    x = torch.randn(37, 29)
+    torch.testing.assert_close(module.leaky_scale(x, 0.2), torch.where(x > 0, x, 0.2 * x))
+    x = torch.randn(13, 80)
+    a, b = x.chunk(2, -1)
+    torch.testing.assert_close(module.gated_rows(x), a * torch.exp(-torch.relu(a)) * b)
+    x, w, bias = torch.randn(9, 64), torch.randn(64), torch.randn(64)
+    want = (x - x.mean(-1, keepdim=True)) * w + bias + 1e-3
+    torch.testing.assert_close(module.row_affine(x, w, bias, 1e-3), want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("target", ["triton", "helion"])
+def test_the_elementwise_style_translates_and_matches_on_cpu(target: str, tmp_path: Path) -> None:
+    translated = tmp_path / f"elementwise_{target}.py"
+    translated.write_text(translate_file(ELEMENTWISE, "cutile", target))
+    report = check_pair(
+        ELEMENTWISE,
+        translated,
+        src_dsl="cutile",
+        dtypes=("float32", "float16"),
+        seeds=(0,),
+        inputs=_elementwise_inputs,
+    )
+    assert report.rows and report.passed, report.format_text()
+
+
+def test_a_masked_gather_tilelang_cannot_write_is_located() -> None:
+    # `ct.gather(x, (row, cols + HIDDEN))` reads x only where it is in bounds: a load predicate,
+    # which TileLang's copies cannot spell.
+    with pytest.raises(TranslationError, match="load of `x` masked") as err:
+        translate_file(ELEMENTWISE, "cutile", "tilelang")
+    assert err.value.loc is not None and err.value.loc.line == 27

@@ -51,6 +51,7 @@ from translator.dialects.cutile.expressions import ExpressionReader, _is_docstri
 from translator.dialects.cutile.tuning import SpaceReader, hinted_kernel, simple_binding
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
+from translator.ir.pad_tracker import names_read_unmasked
 from translator.ir.printer import format_expr
 from translator.ir.program_order import GroupedOrder, match_grouped
 from translator.ir.shapes import (
@@ -58,8 +59,10 @@ from translator.ir.shapes import (
     TypeEnv,
     infer,
     kernel_env,
+    param_type,
 )
 from translator.ir.verifier import verify
+from translator.ir.visit import all_exprs, walk_expr, walk_stmts
 
 #: Hint key: whole-dim constants as (constant, tensor, dim); the launch must cover the dim.
 WHOLE_BLOCKS = "cutile.whole_blocks"
@@ -120,6 +123,9 @@ class _Use:
     array: str
     dim: int
     size: cst.BaseExpression
+    #: Whether a ``ct.gather``/``ct.scatter`` indexes it by element (a block-1 use is then a
+    #: plain row index: gather's indices broadcast, they keep no unit dim).
+    element: bool = False
 
 
 @dataclass(frozen=True)
@@ -143,6 +149,8 @@ class KernelLifter(AccessReader, ExpressionReader):
         self.lang = {v: k for k, v in self.g["language"].items()}
         self.params: list[ir.Param] = []
         self.constants: list[str] = []
+        #: The scalar kind of each ``ct.Constant[...]`` parameter (``int`` for a bare one).
+        self.constant_kinds: dict[str, str] = {}
         self.tensors: set[str] = set()
         #: Views of arrays sliced along an axis, and the loop tiles over their rows: (start, stop).
         self.views: dict[str, _View] = {}
@@ -170,6 +178,15 @@ class KernelLifter(AccessReader, ExpressionReader):
         self.group: tuple[GroupedOrder, str, str] | None = None
         #: The helper-call statements (``bid_m, bid_n = swizzle_2d(...)``) that bind its tiles.
         self.order_statements: set[int] = set()
+        #: Top-level ``name = value`` bindings of the kernel as written (``None``: bound more
+        #: than once), through which element offsets are matched before anything is lifted.
+        self.cst_values: dict[str, cst.BaseExpression | None] = {}
+        #: ``ct.arange(C)`` lanes indexing a gather or scatter: (C, array, dim, is_store); the
+        #: array dim a whole-dim constant ``C`` covers is chosen from them (see :meth:`prescan`).
+        self.element_aranges: list[tuple[str, str, int, bool]] = []
+        #: Gathers at a whole dim's lanes shifted into another array (by the load's id): their
+        #: lanes past the dim hold that array's data in cuTile, which no reduction may read.
+        self.shifted_loads: dict[int, cst.Call] = {}
 
     # ------------------------------------------------------------------ parameters and tiles
 
@@ -182,14 +199,29 @@ class KernelLifter(AccessReader, ExpressionReader):
             if name not in self.tiles:
                 self.tiles[name] = self.scalar_grid(name, axis)
             grid.append(self.tiles[name])
+        constant_params = [p for p in self.params if p.name in self.constant_kinds]
+        self.params = [p for p in self.params if p.name not in self.constant_kinds]
         self.env = kernel_env(ir.Kernel(self.fn.name.value, tuple(self.params), (), (), ()))
-        for name in self.constants:
-            # Tile sizes are tunables, compile-time integers the body may read (`t / TILE`).
-            self.env.vars[name] = ScalarType(ir.I32, weak=True)
+        for p in constant_params:
+            # Tile sizes are tunables, compile-time integers the body may read (`t / TILE`);
+            # other constants are values of their kind.
+            self.env.vars[p.name] = (
+                ScalarType(ir.I32, weak=True) if p.kind == "int" else param_type(p)
+            )
         for t in grid:
             self.env.bind_tile(t)
         body = self.block(self.fn.body.body)
+        self.check_shifted(body)
         used = {t.block for t in self.tiles.values() if isinstance(t.block, str)}
+        # A constant the body reads that sizes no tile (a whole dim's `tile_size`, a seed) is
+        # passed as the launch passes it, in the order the kernel declares it.
+        read = {e.id for e in all_exprs(body) if isinstance(e, ir.Name)}
+        kept = {p.name for p in constant_params if p.name in read and p.name not in used}
+        order = [p.name.value for p in self.fn.params.params]
+        self.params = sorted(
+            self.params + [p for p in constant_params if p.name in kept],
+            key=lambda p: order.index(p.name),
+        )
         defaults = self.mod.launch_constants.get(self.fn.name.value, {})
         names = [p.name.value for p in self.fn.params.params]
         space = self.mod.spaces.get(self.fn.name.value, [])
@@ -253,6 +285,40 @@ class KernelLifter(AccessReader, ExpressionReader):
             loc=self.mod.locate(self.fn),
         )
 
+    def check_shifted(self, body: tuple[ir.Stmt, ...]) -> None:
+        """A gather at ``ct.arange(C) + K`` of another array than the one ``C`` covers reads,
+        in cuTile, that array's data in the lanes past the covered dim too; the IR leaves them
+        out (they hold the padding). That is exact unless a reduction or dot reads those lanes,
+        which is refused here."""
+        if not self.shifted_loads:
+            return
+        read = names_read_unmasked(body)
+        for st in walk_stmts(body):
+            if not isinstance(st, ir.Assign) or st.target not in read:
+                continue
+            for e in walk_expr(st.value):
+                if id(e) in self.shifted_loads:
+                    self.refuse_shifted(self.shifted_loads[id(e)])
+        for e in all_exprs(body):
+            operands: list[ir.Expr] = []
+            if isinstance(e, ir.Reduce) and not e.masked:
+                operands = [e.value]
+            elif isinstance(e, ir.Dot) and not e.masked:
+                operands = [e.lhs, e.rhs]
+            for operand in operands:
+                for sub in walk_expr(operand):
+                    if id(sub) in self.shifted_loads:
+                        self.refuse_shifted(self.shifted_loads[id(sub)])
+
+    def refuse_shifted(self, call: cst.Call) -> None:
+        raise self.mod.error(
+            call,
+            "a reduction reads the lanes of this ct.gather past the dim its `ct.arange` covers, "
+            "which cuTile fills from the array and the IR leaves out",
+            "mask the gathered lanes to the covered dim first "
+            "(`ct.where(cols < n, x, 0)`), or gather at a tile's lanes",
+        )
+
     def scalar_grid(self, name: str, axis: int) -> ir.TileVar:
         """A block id that indexes no tile (split-K's split): a plain index whose count is the
         int parameter every launch passes as that grid extent."""
@@ -289,8 +355,13 @@ class KernelLifter(AccessReader, ExpressionReader):
             or self.mod.name_of(ann) == self.lang_name("constant")
         ):
             # `ct.Constant[int]` (or bare `ct.Constant`): a tile size, a tunable, that the body
-            # may also read as a number (`t / TILE`).
+            # may also read as a number (`t / TILE`); one that sizes no tile is a compile-time
+            # value the body reads (`SEED`, `P: ct.Constant[float]`), a parameter.
             self.constants.append(name)
+            of = ann.slice[0].slice if isinstance(ann, cst.Subscript) else None
+            text = source_of(of.value) if isinstance(of, cst.Index) else "int"
+            self.constant_kinds[name] = {"float": "float", "bool": "bool"}.get(text, "int")
+            self.params.append(ir.Param(name, self.constant_kinds[name], constexpr=True))
             return
         if self.mod.name_of(ann) == self.lang_name("array") or (
             isinstance(ann, cst.Subscript)
@@ -331,6 +402,14 @@ class KernelLifter(AccessReader, ExpressionReader):
                 view = lifter.view_of(value)
                 if view is not None and isinstance(node.targets[0].target, cst.Name):
                     lifter.views[node.targets[0].target.value] = view
+                for target in node.targets:
+                    for bound in _target_names(target.target):
+                        seen = bound in lifter.cst_values
+                        lifter.cst_values[bound] = None if seen else value
+
+            def visit_AugAssign(self, node: cst.AugAssign) -> None:
+                if isinstance(node.target, cst.Name):
+                    lifter.cst_values[node.target.value] = None
 
             def visit_For(self, node: cst.For) -> None:
                 if isinstance(node.target, cst.Name):
@@ -343,8 +422,16 @@ class KernelLifter(AccessReader, ExpressionReader):
                     lifter.reshapes = True
                 if name in (lifter.lang_name("load"), lifter.lang_name("store")):
                     lifter.note_access(node, name == lifter.lang_name("load"))
+                if name in (lifter.lang_name("gather"), lifter.lang_name("scatter")):
+                    lifter.note_element_access(node, name == lifter.lang_name("scatter"))
 
         body.visit(Scan())
+        # A whole-dim constant that only element accesses read (`cols = ct.arange(TILE)` of a
+        # row kernel) covers the dim of the array it is stored to at those lanes as they are:
+        # stores decide which lanes are written, and cuTile bounds-checks them against that
+        # array (a gather of another array at those lanes is then a masked gather).
+        for const, array, dim, _ in sorted(self.element_aranges, key=lambda u: not u[3]):
+            self.whole.setdefault(const, (array, dim))
         self.find_persistent(body)
         self.find_grouped(body)
         for name in self.bids:
@@ -613,6 +700,83 @@ class KernelLifter(AccessReader, ExpressionReader):
             if isinstance(item, cst.Integer) and item.value == "0" and isinstance(size, cst.Name):
                 self.whole.setdefault(size.value, (tensor, dim))
 
+    def note_element_access(self, call: cst.Call, is_store: bool) -> None:
+        """What a ``ct.gather``/``ct.scatter`` says of the block ids its indices are built from:
+        lanes ``bid * TILE + ct.arange(TILE)`` (in any order, through locals) are the tile
+        ``bid`` of size ``TILE`` along that dim; a block id itself is one row per program; the
+        lanes ``ct.arange(C)`` of a constant ``C`` are a whole dim (:meth:`prescan`)."""
+        pos, _ = call_args(call)
+        if len(pos) < 2 or not isinstance(pos[0], cst.Name):
+            return
+        array = pos[0].value
+        index = pos[1]
+        elements = [e.value for e in index.elements] if isinstance(index, cst.Tuple) else [index]
+        for dim, element in enumerate(elements):
+            lanes = self.cst_lanes(element)
+            if lanes is not None:
+                bid, size = lanes
+                self._uses.setdefault(bid, []).append(_Use(array, dim, size, element=True))
+                continue
+            bid = self.cst_bid(element)
+            if bid is not None:
+                self._uses.setdefault(bid, []).append(
+                    _Use(array, dim, cst.Integer("1"), element=True)
+                )
+                continue
+            arange = self.cst_arange(self.cst_resolve(element))
+            if isinstance(arange, cst.Name):
+                self.element_aranges.append((arange.value, array, dim, is_store))
+
+    def cst_resolve(self, node: cst.BaseExpression) -> cst.BaseExpression:
+        """``node`` with a local bound once replaced by its value (as written), repeatedly."""
+        seen: set[str] = set()
+        while isinstance(node, cst.Name) and node.value not in seen:
+            value = self.cst_values.get(node.value)
+            if value is None:
+                break
+            seen.add(node.value)
+            node = value
+        return node
+
+    def cst_bid(self, node: cst.BaseExpression) -> str | None:
+        """The block id ``node`` is (``ct.bid(a)``'s name, or a local bound to it)."""
+        seen: set[str] = set()
+        while isinstance(node, cst.Name) and node.value not in seen:
+            if node.value in self.bids:
+                return node.value
+            seen.add(node.value)
+            value = self.cst_values.get(node.value)
+            if value is None:
+                return None
+            node = value
+        return None
+
+    def cst_arange(self, node: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The size ``C`` of ``ct.arange(C, ...)``, else None."""
+        if isinstance(node, cst.Call) and self.mod.name_of(node.func) == self.lang_name("arange"):
+            pos, _ = call_args(node)
+            return pos[0] if pos else None
+        return None
+
+    def cst_lanes(self, node: cst.BaseExpression) -> tuple[str, cst.BaseExpression] | None:
+        """``(bid, TILE)`` where ``node`` is ``bid * TILE + ct.arange(TILE)`` (either sum order,
+        either product order, each part perhaps a local bound once): the lanes of tile ``bid``."""
+        node = self.cst_resolve(node)
+        if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add)):
+            return None
+        for start, lanes in ((node.left, node.right), (node.right, node.left)):
+            size = self.cst_arange(self.cst_resolve(lanes))
+            start = self.cst_resolve(start)
+            if size is None or not (
+                isinstance(start, cst.BinaryOperation) and isinstance(start.operator, cst.Multiply)
+            ):
+                continue
+            for tile, block in ((start.left, start.right), (start.right, start.left)):
+                bid = self.cst_bid(tile)
+                if bid is not None and source_of(block) == source_of(size):
+                    return bid, size
+        return None
+
     @property
     def _uses(self) -> dict[str, list[_Use]]:
         if not hasattr(self, "_use_table"):
@@ -638,20 +802,28 @@ class KernelLifter(AccessReader, ExpressionReader):
             for position, dim in [position_dim]
             if position < len(names)
         }
+        # Tile accesses first: a block id a gather reads one element at (`offsets[expert]`)
+        # counts no rows of that array.
+        uses = sorted(uses, key=lambda u: u.element)
         use = next((u for u in uses if (u.array, u.dim) in measured), uses[0])
         extent: ir.Expr = ir.SizeOf(use.array, use.dim)
         counted = [array for array, dim in measured if dim < 0 and array not in self.tensors]
         if counted and all(isinstance(u.size, cst.Integer) and u.size.value == "1" for u in uses):
             # One program per index of a count the launch passes (`(num_experts, 1, 1)`).
             extent = ir.Name(counted[0])
-        self.tiles[name] = self.tile_var(name, extent, use.size)
+        # A row per program that only gathers and scatters index: their indices broadcast, so
+        # the row is a plain index (no unit dim to keep).
+        rows = all(u.element for u in uses)
+        self.tiles[name] = self.tile_var(name, extent, use.size, plain=rows)
 
-    def tile_var(self, name: str, extent: ir.Expr, size: cst.BaseExpression) -> ir.TileVar:
+    def tile_var(
+        self, name: str, extent: ir.Expr, size: cst.BaseExpression, plain: bool = False
+    ) -> ir.TileVar:
         if isinstance(size, cst.Integer) and size.value == "1":
             # A tile of one lane: cuTile keeps its dim, so it is a block-1 tile (which backends
             # that want plain indices squeeze) -- unless the kernel reshapes tiles, which in
             # cuTile drops such dims and in the IR only unit dims: then a plain index.
-            return ir.TileVar(name, extent, ir.Const(1), scalar=self.reshapes)
+            return ir.TileVar(name, extent, ir.Const(1), scalar=self.reshapes or plain)
         if isinstance(size, cst.Name) and size.value in self.constants:
             self.block_tiles.setdefault(size.value, []).append(name)
             self.whole.pop(size.value, None)
@@ -899,6 +1071,15 @@ def _names_in(
                 seen.add(found)
                 todo.append(nodes[found])
     return seen
+
+
+def _target_names(target: cst.BaseExpression) -> list[str]:
+    """The names an assignment target binds (``a``, ``a, b``)."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for el in target.elements for n in _target_names(el.value)]
+    return []
 
 
 def _docstring(fn: cst.FunctionDef) -> str | None:
