@@ -418,6 +418,21 @@ class ExpressionReader:
             raise self.mod.error(node, "`tile.permute(axes)` takes a literal axes tuple")
         return ir.Permute(tile, tuple(int(self.const(e.value)) for e in axes.elements))
 
+    def bitwise(self, node: cst.Call, op: str) -> ir.Expr:
+        pos, kw = call_args(node)
+        if len(pos) != 2 or kw:
+            raise self.mod.error(node, f"`{source_of(node.func)}(x, y)` of two operands is read")
+        return ir.BinOp(op, self.expr(pos[0]), self.expr(pos[1]), loc=self.mod.locate(node))
+
+    def c_bitwise_and(self, node: cst.Call) -> ir.Expr:
+        return self.bitwise(node, "&")
+
+    def c_bitwise_or(self, node: cst.Call) -> ir.Expr:
+        return self.bitwise(node, "|")
+
+    def c_bitwise_xor(self, node: cst.Call) -> ir.Expr:
+        return self.bitwise(node, "^")
+
     def c_truediv(self, node: cst.Call) -> ir.Expr:
         # The rounding mode and flush-to-zero choose how exactly the quotient is rounded: the
         # IR's `/` is the quotient, each backend's division its own precision of it.
@@ -537,6 +552,9 @@ _EXPRS: dict[type, Callable[[ExpressionReader, cst.BaseExpression], ir.Expr]] = 
 #: ``[frontend.language]`` roles read structurally, by role.
 _CALLS: dict[str, Callable[[ExpressionReader, cst.Call], ir.Expr]] = {
     "truediv": ExpressionReader.c_truediv,
+    "bitwise_and": ExpressionReader.c_bitwise_and,
+    "bitwise_or": ExpressionReader.c_bitwise_or,
+    "bitwise_xor": ExpressionReader.c_bitwise_xor,
     "load": ExpressionReader.c_load,
     "gather": ExpressionReader.c_gather,
     "astype": ExpressionReader.c_astype,

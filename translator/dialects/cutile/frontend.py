@@ -285,6 +285,25 @@ class KernelLifter(AccessReader, ExpressionReader):
             loc=self.mod.locate(self.fn),
         )
 
+    def strides_loops(self, name: str) -> bool:
+        """Whether block id ``name`` starts a strided loop (``range(name, count, step)``)."""
+        found = False
+
+        def enter(node: cst.CSTNode) -> bool:
+            nonlocal found
+            it = node.iter if isinstance(node, cst.For) else None
+            if (
+                isinstance(it, cst.Call)
+                and source_of(it.func) == "range"
+                and len(it.args) == 3
+                and self.cst_bid(it.args[0].value) == name
+            ):
+                found = True
+            return not found
+
+        walk(self.fn.body, enter)
+        return found
+
     def check_shifted(self, body: tuple[ir.Stmt, ...]) -> None:
         """A gather at ``ct.arange(C) + K`` of another array than the one ``C`` covers reads,
         in cuTile, that array's data in the lanes past the covered dim too; the IR leaves them
@@ -332,10 +351,22 @@ class KernelLifter(AccessReader, ExpressionReader):
             else:
                 counts.add(None)
         if len(counts) != 1 or None in counts:
+            if self.strides_loops(name):
+                # Split-K: the block id is the first tile of a strided loop over K.
+                hint = (
+                    f"launch grid dim {axis} with an int the kernel takes (the split count, "
+                    "`SPLIT_K: int`), the step of the loop it starts"
+                )
+            else:
+                hint = (
+                    f"index a tile with it (`ct.load(x, index=({name},), shape=(TILE,))`), or "
+                    f"gather and scatter at its lanes `{name} * TILE + ct.arange(TILE, "
+                    "dtype=ct.int32)` with TILE a ct.Constant[int] parameter"
+                )
             raise self.mod.error(
                 self.fn,
                 f"`{name} = ct.bid({axis})` indexes no tile, and no int parameter counts it",
-                f"launch grid dim {axis} with an int the kernel takes (`split_k` as `SPLIT_K: int`)",
+                hint,
             )
         return ir.TileVar(name, ir.Name(counts.pop()), ir.Const(1), scalar=True)
 
