@@ -956,14 +956,14 @@ def test_element_offsets_gather_and_scatter_read_as_tile_accesses() -> None:
         ("y", "tensor"),
         ("ALPHA", "float"),
     ]
-    (row,) = gated.grid
+    (row,) = gated.grid  # `row = bid` is the block id under another name
     assert row.scalar and row.extent == ir.SizeOf("x", 0)
     gate, up = [e for e in kernel_exprs(gated) if isinstance(e, ir.Load)]
     # `cols` covers out's dim 1 (where it is stored); x is read there, in bounds.
     assert gate.index[1] == ir.GatherIndex(ir.Name("cols")) and gate.mask is not None
     assert "cols" in repr(up.index[1]) and "HIDDEN" in repr(up.index[1]) and up.mask is not None
     (out,) = [s for s in walk_stmts(gated.body) if isinstance(s, ir.Store)]
-    assert out.index == (ir.ScalarIndex(ir.Name("row")), ir.FullIndex(ir.SizeOf("out", 1)))
+    assert out.index == (ir.ScalarIndex(ir.Name("bid")), ir.FullIndex(ir.SizeOf("out", 1)))
     assert "TILE" in {p.name for p in affine.params}
 
 
@@ -1002,4 +1002,58 @@ def test_a_masked_gather_tilelang_cannot_write_is_located() -> None:
     # which TileLang's copies cannot spell.
     with pytest.raises(TranslationError, match="load of `x` masked") as err:
         translate_file(ELEMENTWISE, "cutile", "tilelang")
-    assert err.value.loc is not None and err.value.loc.line == 27
+    assert err.value.loc is not None and err.value.loc.line == 30
+
+
+GENERIC_LAUNCHER = ROOT / "tests" / "data" / "cutile_generic_launcher.py"
+
+
+def test_a_launcher_generic_over_its_kernel_is_a_located_diagnostic() -> None:
+    # TileGym's `_launch_silu_kernel(kernel, args, grid, key)`: which kernel runs is the
+    # callers' choice. The diagnostic says what is read ("only ...") and where to launch.
+    with pytest.raises(TranslationError) as err:
+        translate_file(GENERIC_LAUNCHER, "cutile", "triton")
+    message = str(err.value)
+    assert "`tuned_kernel`, a local of `_launch_tuned` bound from its parameter `kernel`" in message
+    assert "only a launch of a @ct.kernel" in message and "`_square_kernel`" in message
+    assert err.value.loc is not None and err.value.loc.line == 43
+    assert "in the callers of `_launch_tuned`" in (err.value.hint or "")
+
+
+def test_launch_arguments_in_a_variable_are_a_located_diagnostic() -> None:
+    text = GENERIC_LAUNCHER.read_text().replace(
+        "ct.launch(stream, grid, tuned_kernel, args)",
+        "ct.launch(stream, grid, _square_kernel, args)",
+    )
+    with pytest.raises(TranslationError, match="arguments `args` are not a literal tuple") as err:
+        translate_source(text, "launcher.py", "cutile", "triton")
+    assert err.value.loc is not None and err.value.loc.line == 43 and err.value.hint
+
+
+def test_what_the_elementwise_reading_cannot_prove_is_located() -> None:
+    text = ELEMENTWISE.read_text()
+    # A reduction over a gather at `cols + HIDDEN`: cuTile's lanes past out's row hold x's
+    # data there, the IR's the padding.
+    summed = text.replace(
+        "    result = gate * ct.exp(",
+        "    up = up - ct.max(up, axis=0)\n    result = gate * ct.exp(",
+    )
+    assert summed != text
+    with pytest.raises(TranslationError, match="reduction reads the lanes of this ct.gather"):
+        translate_source(summed, "elementwise.py", "cutile", "triton")
+    # No IR op shifts bits.
+    shifted = text.replace(
+        "x_f32 = x_tile.astype(ct.float32)",
+        "x_f32 = ct.astype(ct.bitwise_rshift(offsets, 1), ct.float32)",
+    )
+    with pytest.raises(TranslationError, match="bitwise_rshift` is not supported") as err:
+        translate_source(shifted, "elementwise.py", "cutile", "triton")
+    assert err.value.hint
+    # A block id no access reads: the help names the tile and element forms, not split-K.
+    unread = text.replace(
+        "    offsets = ct.arange(BLOCK_SIZE, dtype=ct.int32) + block_start",
+        "    offsets = ct.arange(BLOCK_SIZE, dtype=ct.int32)",
+    )
+    with pytest.raises(TranslationError, match="`pid = ct.bid\\(0\\)` indexes no tile") as err:
+        translate_source(unread, "elementwise.py", "cutile", "triton")
+    assert "ct.arange(TILE" in (err.value.hint or "") and "SPLIT_K" not in (err.value.hint or "")

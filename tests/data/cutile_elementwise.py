@@ -22,8 +22,11 @@ def _leaky_scale_kernel(x, y, ALPHA: ct.Constant[float], BLOCK_SIZE: ConstInt):
 
 @ct.kernel
 def _gated_rows_kernel(x, out, TILE_SIZE: ConstInt, HIDDEN: ConstInt):
-    row = ct.bid(0)  # one row per program
+    bid = ct.bid(0)  # one row per program
+    row = bid
     cols = ct.arange(TILE_SIZE, dtype=ct.int32)
+    # The gate half is read at lanes up to TILE_SIZE (past `HIDDEN` they read the up half, and
+    # are not stored); the up half's lanes past the row read 0.
     gate = ct.gather(x, (row, cols), check_bounds=True).astype(ct.float32)
     up = ct.gather(x, (row, cols + HIDDEN), check_bounds=True).astype(ct.float32)
     result = gate * ct.exp(-ct.maximum(gate, ct.zeros((TILE_SIZE,), dtype=ct.float32))) * up

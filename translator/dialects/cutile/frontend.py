@@ -919,6 +919,15 @@ class KernelLifter(AccessReader, ExpressionReader):
         if isinstance(s.value, cst.IfExp) and self.tf32_if_f32(s.value):
             self.mma_dtypes[target.value] = s.value  # read where an MMA operand is cast to it
             return []
+        if (
+            isinstance(s.value, cst.Name)
+            and s.value.value in self.tiles
+            and self.cst_values.get(target.value) is s.value
+        ):
+            # Another name for a block id or loop counter (`row_idx = bid`), bound once: read
+            # as the tile variable itself (the IR binds no local to a tile variable).
+            self.inlined[target.value] = self.expr(s.value)
+            return []
         self.locals.add(target.value)
         value = self.expr(s.value)
         self.env.vars[target.value] = infer(value, self.env)
@@ -1211,11 +1220,22 @@ def _launch_calls(
         found = _calls_of(stmt, mod, launch_name)
         for call in found:
             pos, _ = call_args(call)
-            launched = hinted_kernel(pos[2], values) if len(pos) == 4 else None
+            if len(pos) != 4:
+                raise mod.error(
+                    call,
+                    "only ct.launch(stream, grid, kernel, args) with four positional arguments "
+                    "is read",
+                )
+            launched = hinted_kernel(pos[2], values)
             if launched is None or launched[0] not in kernels:
-                raise mod.error(call, "ct.launch(stream, grid, kernel, (args...)) is read")
+                raise _unread_launched_kernel(mod, host, call, pos[2], kernels)
             if not isinstance(pos[3], cst.Tuple):
-                raise mod.error(pos[3], "the launch arguments must be a literal tuple")
+                raise mod.error(
+                    pos[3],
+                    f"the launch arguments `{source_of(pos[3])}` are not a literal tuple: only "
+                    "ct.launch(stream, grid, kernel, (x, y, TILE)) is read",
+                    "write the arguments as a tuple in the ct.launch call",
+                )
             kernel = launched[0]
             mod.launched[id(call)] = kernel
             consts = mod.launch_constants.setdefault(kernel, {})
@@ -1243,6 +1263,71 @@ def _launch_calls(
         if found:
             out.append((host, found))
     return out
+
+
+def _unread_launched_kernel(
+    mod: _Module,
+    host: HostFunction,
+    call: cst.Call,
+    kernel: cst.BaseExpression,
+    kernels: set[str],
+) -> TranslationError:
+    """The diagnostic for a ``ct.launch`` whose kernel is no ``@ct.kernel`` of the module (nor
+    a compiler-hint variant of one picked from a module dict), saying what it is instead."""
+    text = source_of(kernel)
+    params = {p.name.value for p in host.node.params.params}
+    read = (
+        "only a launch of a @ct.kernel of this module by its name, or of a compiler-hint "
+        "variant picked from a module dict of them (`BY_OCCUPANCY[cfg.occupancy]`), is read"
+    )
+    if isinstance(kernel, cst.Name) and kernel.value in params:
+        what = f"the kernel launched here is `{text}`, a parameter of `{host.qualname}`"
+        hint = (
+            f"launch each kernel by name where its arguments are built (in the callers of "
+            f"`{host.qualname}`), with its search in that function too"
+        )
+    elif isinstance(kernel, cst.Name):
+        what = f"the kernel launched here is `{text}`, a local of `{host.qualname}`"
+        hint = (
+            "launch the @ct.kernel by name, or pick its variant from a module dict built "
+            "with `kernel.replace_hints(...)`"
+        )
+        sources = sorted(_bound_from(host.node, kernel.value) & params)
+        if sources:
+            # A generic launcher (TileGym's `_launch_silu_kernel(kernel, args, grid, key)`):
+            # which kernel runs is decided by its callers.
+            what += f" bound from its parameter `{sources[0]}`"
+            hint = (
+                f"launch each kernel by name where its arguments are built (in the callers of "
+                f"`{host.qualname}`), with its ct.tune.exhaustive_search in that function too"
+            )
+    else:
+        what = f"the kernel launched here is `{text}`"
+        hint = "launch a @ct.kernel of this module by name"
+    names = ", ".join(f"`{k}`" for k in sorted(kernels)) or "none"
+    return mod.error(call, f"{what}: {read} (this module's kernels: {names})", hint)
+
+
+def _bound_from(fn: cst.FunctionDef, name: str) -> set[str]:
+    """The names ``fn`` assigns to ``name`` as they are (``tuned = kernel``, either branch of
+    ``kernel if ... else ...``)."""
+    found: set[str] = set()
+
+    def enter(node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.Assign) and any(
+            name in _target_names(t.target) for t in node.targets
+        ):
+            values = [node.value]
+            while values:
+                value = values.pop()
+                if isinstance(value, cst.IfExp):
+                    values += [value.body, value.orelse]
+                elif isinstance(value, cst.Name):
+                    found.add(value.value)
+        return True
+
+    walk(fn, enter)
+    return found
 
 
 def _local_ints(fn: cst.FunctionDef) -> dict[str, int]:
