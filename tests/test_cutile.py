@@ -1057,3 +1057,30 @@ def test_what_the_elementwise_reading_cannot_prove_is_located() -> None:
     with pytest.raises(TranslationError, match="`pid = ct.bid\\(0\\)` indexes no tile") as err:
         translate_source(unread, "elementwise.py", "cutile", "triton")
     assert "ct.arange(TILE" in (err.value.hint or "") and "SPLIT_K" not in (err.value.hint or "")
+
+
+SCRIPT = ROOT / "tests" / "data" / "cutile_script_softmax.py"
+
+
+@pytest.mark.parametrize("target", ["triton", "helion"])
+def test_a_launch_at_module_level_is_rewritten(
+    target: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # cutile-examples launch at module level (or under `if __name__ == "__main__":`): that
+    # launch is a site like a host function's, else the translation would keep a ct.launch of
+    # a kernel that is no longer cuTile's.
+    import triton
+
+    autotune = triton.autotune
+    # The script launches while it loads, before validation could pin a config: the CPU
+    # interpreter cannot time the warp counts Triton's translation searches, so it gets one.
+    monkeypatch.setattr(triton, "autotune", lambda configs, **kw: autotune(configs[:1], **kw))
+    use_interpreter()
+    source = load_module(SCRIPT, "script_softmax_source")
+    torch.testing.assert_close(source.y, torch.softmax(source.x, dim=-1))
+    translated = tmp_path / f"script_softmax_{target}.py"
+    text = translate_file(SCRIPT, "cutile", target)
+    assert "ct.launch" not in text
+    translated.write_text(text)
+    module = load_module(translated, f"script_softmax_{target}")
+    torch.testing.assert_close(module.y, torch.softmax(module.x, dim=-1))

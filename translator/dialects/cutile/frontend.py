@@ -1215,7 +1215,18 @@ def _launch_calls(
     values = {b[0]: (stmt, b[1]) for stmt in module.body if (b := simple_binding(stmt))}
     # Module functions and the methods of module classes (an autograd Function's forward and
     # backward launch kernels too).
-    for host in host_functions(module, skip=kernels | set(mod.helpers)):
+    script = [
+        st for st in module.body if not isinstance(st, (cst.FunctionDef, cst.ClassDef))
+    ]
+    top = HostFunction(
+        "__main__",
+        cst.FunctionDef(
+            name=cst.Name("__main__"),
+            params=cst.Parameters(),
+            body=cst.IndentedBlock(body=script),
+        ),
+    )
+    for host in [*host_functions(module, skip=kernels | set(mod.helpers)), top]:
         stmt = host.node
         found = _calls_of(stmt, mod, launch_name)
         for call in found:
