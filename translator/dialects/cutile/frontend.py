@@ -1214,16 +1214,15 @@ def _launch_calls(
     launch_name = g["kernel"]["launch"]
     values = {b[0]: (stmt, b[1]) for stmt in module.body if (b := simple_binding(stmt))}
     # Module functions and the methods of module classes (an autograd Function's forward and
-    # backward launch kernels too).
-    script = [
-        st for st in module.body if not isinstance(st, (cst.FunctionDef, cst.ClassDef))
-    ]
+    # backward launch kernels too), and the module's own statements: NVIDIA's samples are
+    # scripts that launch at module level or under `if __name__ == "__main__":`. Those are read
+    # as the body of a private function `__main__` (the same nodes, so their launch sites are
+    # located and rewritten in place; no entry of that name is public, so none is validated).
+    script = [st for st in module.body if not isinstance(st, (cst.FunctionDef, cst.ClassDef))]
     top = HostFunction(
         "__main__",
         cst.FunctionDef(
-            name=cst.Name("__main__"),
-            params=cst.Parameters(),
-            body=cst.IndentedBlock(body=script),
+            name=cst.Name("__main__"), params=cst.Parameters(), body=cst.IndentedBlock(script)
         ),
     )
     for host in [*host_functions(module, skip=kernels | set(mod.helpers)), top]:
