@@ -936,6 +936,7 @@ def _elementwise_inputs(entry: str, device: str, dtype: str) -> tuple:
         "leaky_scale": lambda: (randn(37, 29), 0.2),
         "gated_rows": lambda: (randn(13, 80),),
         "row_affine": lambda: (randn(9, 64), randn(64), randn(64), 1e-3),
+        "hashed_keep": lambda: (randn(1073), 12345, 0.3),
     }[entry]()
 
 
@@ -944,7 +945,7 @@ def test_element_offsets_gather_and_scatter_read_as_tile_accesses() -> None:
     # load padded with padding_value, its scatter a tile store; a block id a gather indexes by
     # itself is one row per program, and `ct.arange(TILE)` of a row the whole dim it is stored to.
     module = parse_file(ELEMENTWISE, "cutile")
-    leaky, gated, affine = module.kernels
+    leaky, gated, affine, hashed = module.kernels
     (pid,) = leaky.grid
     assert (pid.name, pid.extent, pid.block) == ("pid", ir.SizeOf("x", 0), "BLOCK_SIZE")
     loads = [e for e in kernel_exprs(leaky) if isinstance(e, ir.Load)]
@@ -965,6 +966,12 @@ def test_element_offsets_gather_and_scatter_read_as_tile_accesses() -> None:
     (out,) = [s for s in walk_stmts(gated.body) if isinstance(s, ir.Store)]
     assert out.index == (ir.ScalarIndex(ir.Name("bid")), ir.FullIndex(ir.SizeOf("out", 1)))
     assert "TILE" in {p.name for p in affine.params}
+    # ct.Constant scalars the body reads are compile-time parameters of their kinds.
+    assert {(p.name, p.kind, p.constexpr) for p in hashed.params if p.kind != "tensor"} == {
+        ("P", "float", True),
+        ("SEED", "int", True),
+        ("TRAINING", "bool", True),
+    }
 
 
 def test_the_elementwise_style_computes_what_torch_does() -> None:
@@ -980,6 +987,15 @@ def test_the_elementwise_style_computes_what_torch_does() -> None:
     x, w, bias = torch.randn(9, 64), torch.randn(64), torch.randn(64)
     want = (x - x.mean(-1, keepdim=True)) * w + bias + 1e-3
     torch.testing.assert_close(module.row_affine(x, w, bias, 1e-3), want, rtol=1e-5, atol=1e-5)
+    # The hash in int32, wrapping as cuTile's does; `if TRAINING:` on a ct.Constant[bool].
+    x = torch.randn(1073)
+    offsets = torch.arange(1073, dtype=torch.int32)
+    combined = offsets * 1103515245 + 12345
+    hashed = ((combined ^ (combined * 747796405)) & 0x7FFFFF00) | 0x55
+    keep = hashed.float() / 2147483647.0 > 0.3
+    assert 0 < int(keep.sum()) < 1073
+    want = torch.where(keep, x * (1.0 / (1.0 - 0.3)), torch.zeros_like(x))
+    torch.testing.assert_close(module.hashed_keep(x, 12345, 0.3), want)
 
 
 @pytest.mark.parametrize("target", ["triton", "helion"])

@@ -45,6 +45,31 @@ def _row_affine_kernel(x, w, b, o, eps: float, TILE: ct.Constant):
     ct.store(o, (row, 0), t.astype(o.dtype))
 
 
+@ct.kernel
+def _hashed_keep_kernel(
+    x,
+    output,
+    P: ct.Constant[float],
+    SEED: ct.Constant[int],
+    TILE_SIZE: ConstInt,
+    TRAINING: ct.Constant[bool],
+):
+    """Keeps each element with probability about ``1 - P`` by a hash of its offset."""
+    bid = ct.bid(0)
+    tile_start = bid * TILE_SIZE
+    offsets = ct.arange(TILE_SIZE, dtype=ct.int32) + tile_start
+    x_tile = ct.gather(x, offsets, padding_value=0)
+    output_tile = x_tile
+    if TRAINING:
+        combined = offsets * 1103515245 + ct.full((TILE_SIZE,), SEED, dtype=ct.int32)
+        hashed = ct.bitwise_xor(combined, combined * 747796405)
+        hashed = ct.bitwise_or(ct.bitwise_and(hashed, 0x7FFFFF00), 0x55)
+        keep = ct.astype(hashed, ct.float32) / 2147483647.0 > P
+        scale = ct.full((TILE_SIZE,), 1.0 / (1.0 - P), dtype=x_tile.dtype)
+        output_tile = ct.where(keep, x_tile * scale, ct.zeros((TILE_SIZE,), dtype=x_tile.dtype))
+    ct.scatter(output, offsets, output_tile)
+
+
 def _next_power_of_2(n: int) -> int:
     return 1 << (n - 1).bit_length()
 
@@ -87,3 +112,18 @@ def row_affine(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor, eps: float) ->
         torch.cuda.current_stream(), (n_rows, 1, 1), _row_affine_kernel, (x, w, b, o, eps, n_cols)
     )
     return o
+
+
+def hashed_keep(x: torch.Tensor, seed: int, p: float = 0.5) -> torch.Tensor:
+    """``x / (1 - p)`` where a hash of the element's offset and ``seed`` keeps it, else 0."""
+    output = torch.empty_like(x)
+    n_elements = x.numel()
+    TILE_SIZE = 512
+    grid = ((n_elements + TILE_SIZE - 1) // TILE_SIZE, 1, 1)
+    ct.launch(
+        torch.cuda.current_stream(),
+        grid,
+        _hashed_keep_kernel,
+        (x.view(-1), output.view(-1), p, seed, TILE_SIZE, True),
+    )
+    return output
