@@ -1024,16 +1024,48 @@ def test_a_masked_gather_tilelang_cannot_write_is_located() -> None:
 GENERIC_LAUNCHER = ROOT / "tests" / "data" / "cutile_generic_launcher.py"
 
 
-def test_a_launcher_generic_over_its_kernel_is_a_located_diagnostic() -> None:
-    # TileGym's `_launch_silu_kernel(kernel, args, grid, key)`: which kernel runs is the
-    # callers' choice. The diagnostic says what is read ("only ...") and where to launch.
+@pytest.mark.parametrize("target", ["triton", "helion"])
+def test_a_launcher_generic_over_its_kernel_is_read_at_its_calls(
+    target: str, tmp_path: Path
+) -> None:
+    # TileGym's `_launch_silu_kernel(kernel, args, grid, key)`: each call names the kernel and
+    # builds its argument tuple, so each call is the launch; the launcher (a cuTile occupancy
+    # search and ct.launch) goes.
+    text = translate_file(GENERIC_LAUNCHER, "cutile", target)
+    assert "_launch_tuned" not in text and "exhaustive_search" not in text
+    assert "ct.launch" not in text
+    translated = tmp_path / f"launcher_{target}.py"
+    translated.write_text(text)
+    report = check_pair(
+        GENERIC_LAUNCHER,
+        translated,
+        src_dsl="cutile",
+        dtypes=("float32",),
+        seeds=(0,),
+        inputs=lambda entry, device, dtype: (torch.randn(3001, dtype=getattr(torch, dtype)),),
+    )
+    assert report.rows and report.passed, report.format_text()
+
+
+def test_a_launcher_call_it_cannot_follow_is_a_located_diagnostic() -> None:
+    text = GENERIC_LAUNCHER.read_text().replace(
+        "    _launch_tuned(_square_kernel, args,",
+        "    kernel = _square_kernel\n    _launch_tuned(kernel, args,",
+    )
+    with pytest.raises(TranslationError, match="call of the launcher `_launch_tuned`") as err:
+        translate_source(text, "launcher.py", "cutile", "triton")
+    assert err.value.loc is not None and err.value.loc.line == 50 and err.value.hint
+    # A launch of a kernel the function's parameters do not all give stays refused, and says
+    # what it launches.
+    local = GENERIC_LAUNCHER.read_text().replace(
+        "ct.launch(stream, grid, tuned_kernel, args)",
+        "ct.launch(stream, (1,), tuned_kernel, args)",
+    )
     with pytest.raises(TranslationError) as err:
-        translate_file(GENERIC_LAUNCHER, "cutile", "triton")
-    message = str(err.value)
-    assert "`tuned_kernel`, a local of `_launch_tuned` bound from its parameter `kernel`" in message
-    assert "only a launch of a @ct.kernel" in message and "`_square_kernel`" in message
+        translate_source(local, "launcher.py", "cutile", "triton")
+    assert "bound from its parameter `kernel`" in str(err.value)
+    assert "only a launch of a @ct.kernel" in str(err.value)
     assert err.value.loc is not None and err.value.loc.line == 43
-    assert "in the callers of `_launch_tuned`" in (err.value.hint or "")
 
 
 def test_launch_arguments_in_a_variable_are_a_located_diagnostic() -> None:

@@ -105,6 +105,12 @@ class _Module:
     #: The kernel each ``ct.launch`` call runs (by the call's id): its name, or the kernel whose
     #: compiler-hint variant it picks.
     launched: dict[int, str] = field(default_factory=dict)
+    #: The argument tuple of each launch site (by the call's id): the ``ct.launch``'s own, or
+    #: the one a launcher's caller builds.
+    launch_args: dict[int, cst.Tuple] = field(default_factory=dict)
+    #: Host functions that launch what their callers pass (by name): replaced by the launches
+    #: at their calls, they go with the kernels.
+    launchers: dict[str, HostFunction] = field(default_factory=dict)
     #: Per kernel, the configs host code searches with ``ct.tune.exhaustive_search``
     #: (constant parameter -> value; the first is the default).
     spaces: dict[str, list[dict[str, int]]] = field(default_factory=dict)
@@ -1192,6 +1198,9 @@ def parse(source: str, path: str) -> ir.Module:
             ir.HostEdit("define", mod.locate.span(k), kernels=(k.name.value,)) for k in kernels_cst
         )
         + tuple(ir.HostEdit("remove", mod.locate.span(h)) for h in mod.helpers.values())
+        # A launcher is cuTile host code (its search tunes a cuTile compiler hint): its calls
+        # are the target's launches now.
+        + tuple(ir.HostEdit("remove", mod.locate.span(h.node)) for h in mod.launchers.values())
         + tuple(tuning)
     )
     result = ir.Module(
@@ -1225,7 +1234,9 @@ def _launch_calls(
             name=cst.Name("__main__"), params=cst.Parameters(), body=cst.IndentedBlock(script)
         ),
     )
-    for host in [*host_functions(module, skip=kernels | set(mod.helpers)), top]:
+    hosts = [*host_functions(module, skip=kernels | set(mod.helpers)), top]
+    launchers: dict[str, _Launcher] = {}
+    for host in hosts:
         stmt = host.node
         found = _calls_of(stmt, mod, launch_name)
         for call in found:
@@ -1238,41 +1249,154 @@ def _launch_calls(
                 )
             launched = hinted_kernel(pos[2], values)
             if launched is None or launched[0] not in kernels:
-                raise _unread_launched_kernel(mod, host, call, pos[2], kernels)
-            if not isinstance(pos[3], cst.Tuple):
-                raise mod.error(
-                    pos[3],
-                    f"the launch arguments `{source_of(pos[3])}` are not a literal tuple: only "
-                    "ct.launch(stream, grid, kernel, (x, y, TILE)) is read",
-                    "write the arguments as a tuple in the ct.launch call",
-                )
-            kernel = launched[0]
-            mod.launched[id(call)] = kernel
-            consts = mod.launch_constants.setdefault(kernel, {})
-            grid_node = _bound_value(stmt, pos[1]) if isinstance(pos[1], cst.Name) else pos[1]
-            grid_texts = (
-                [source_of(e.value) for e in grid_node.elements]
-                if isinstance(grid_node, cst.Tuple)
-                else []
-            )
-            mod.launch_texts.setdefault(kernel, []).append(
-                (grid_texts, [source_of(el.value) for el in pos[3].elements])
-            )
-            mod.launch_grid_dims.setdefault(kernel, []).append(
-                _grid_dims(pos[1], [el.value for el in pos[3].elements], mod)
-            )
-            local_ints = _local_ints(stmt)
-            for i, el in enumerate(pos[3].elements):
-                value = el.value
-                if isinstance(value, cst.Name) and value.value in local_ints:
-                    consts.setdefault(i, local_ints[value.value])
-                elif isinstance(value, cst.Name) and value.value in mod.module_ints:
-                    consts.setdefault(i, mod.module_ints[value.value])
-                elif isinstance(value, cst.Integer):
-                    consts.setdefault(i, int(value.value))
-        if found:
+                launcher = _launcher(host, call, pos)
+                if launcher is None or host.qualname in launchers:
+                    raise _unread_launched_kernel(mod, host, call, pos[2], kernels)
+                launchers[host.qualname] = launcher
+                continue
+            _read_launch(mod, host, call, launched[0], pos[1], pos[3])
+        if found and host.qualname not in launchers:
             out.append((host, found))
+    for name, launcher in launchers.items():
+        out += _launcher_calls(mod, hosts, name, launcher, kernels)
+    mod.launchers = {name: launcher.host for name, launcher in launchers.items()}
     return out
+
+
+@dataclass(frozen=True)
+class _Launcher:
+    """A host function that launches the kernel, grid and arguments its callers pass (TileGym's
+    ``_launch_silu_kernel(kernel, args, grid, cache_key)``, which may search the occupancy
+    first): its launch, and the positions of those three parameters."""
+
+    host: HostFunction
+    launch: cst.Call
+    kernel: int
+    grid: int
+    args: int
+
+
+def _launcher(
+    host: HostFunction, call: cst.Call, pos: list[cst.BaseExpression]
+) -> _Launcher | None:
+    """``host`` as a launcher, where the launch's kernel (or a local bound from it), grid and
+    arguments are three of its parameters; else None."""
+    names = [p.name.value for p in host.node.params.params]
+    kernel = pos[2]
+    if isinstance(kernel, cst.Name) and kernel.value not in names:
+        sources = _bound_from(host.node, kernel.value) & set(names)
+        kernel = cst.Name(sorted(sources)[0]) if len(sources) == 1 else kernel
+    parts = [kernel, pos[1], pos[3]]
+    if not all(isinstance(p, cst.Name) and p.value in names for p in parts):
+        return None
+    k, grid, args = (names.index(p.value) for p in parts)  # type: ignore[attr-defined]
+    return _Launcher(host, call, k, grid, args)
+
+
+def _launcher_calls(
+    mod: _Module,
+    hosts: list[HostFunction],
+    name: str,
+    launcher: _Launcher,
+    kernels: set[str],
+) -> list[tuple[HostFunction, list[cst.Call]]]:
+    """Each call of launcher ``name`` as the launch it makes: the site is the call, which each
+    target rewrites into its own launch of the kernel the call names, with the argument tuple
+    the caller builds (the launcher goes: its search picks a cuTile compiler hint)."""
+    out = []
+    params = [p.name.value for p in launcher.host.node.params.params]
+    for host in hosts:
+        calls = [
+            c
+            for c in _nodes_of_host(host.node, cst.Call)
+            if isinstance(c.func, cst.Name) and c.func.value == name
+        ]
+        for call in calls:
+            pos, kw = call_args(call)
+            bound = dict(zip(params, pos)) | {k: v for k, v in kw.items() if k in params}
+            kernel = bound.get(params[launcher.kernel])
+            grid = bound.get(params[launcher.grid])
+            args = bound.get(params[launcher.args])
+            if isinstance(args, cst.Name):
+                args = _bound_value(host.node, args)
+            if not (
+                isinstance(kernel, cst.Name)
+                and kernel.value in kernels
+                and grid is not None
+                and isinstance(args, cst.Tuple)
+            ):
+                raise mod.error(
+                    call,
+                    f"this call of the launcher `{name}` is not read: a launcher's callers "
+                    "pass a @ct.kernel by name and a tuple of arguments (a literal, or a local "
+                    "bound once to one)",
+                    "pass the kernel by name and build the arguments as one tuple before the call",
+                )
+            if isinstance(grid, cst.Name):
+                grid = _bound_value(host.node, grid) or grid
+            _read_launch(mod, host, call, kernel.value, grid, args)
+        if calls:
+            out.append((host, calls))
+    if not out:
+        raise _unread_launched_kernel(
+            mod, launcher.host, launcher.launch, call_args(launcher.launch)[0][2], kernels
+        )
+    return out
+
+
+def _nodes_of_host(fn: cst.FunctionDef, kind: type) -> list[cst.CSTNode]:
+    """The nodes of type ``kind`` in ``fn``."""
+    found: list[cst.CSTNode] = []
+
+    def enter(node: cst.CSTNode) -> bool:
+        if isinstance(node, kind):
+            found.append(node)
+        return True
+
+    walk(fn, enter)
+    return found
+
+
+def _read_launch(
+    mod: _Module,
+    host: HostFunction,
+    call: cst.Call,
+    kernel: str,
+    grid: cst.BaseExpression,
+    args: cst.BaseExpression,
+) -> None:
+    """Record a launch site ``call`` of ``kernel`` on ``grid`` with argument tuple ``args``:
+    what the kernels' lifting reads of its launches (constants, grid extents)."""
+    if not isinstance(args, cst.Tuple):
+        raise mod.error(
+            args,
+            f"the launch arguments `{source_of(args)}` are not a literal tuple: only "
+            "ct.launch(stream, grid, kernel, (x, y, TILE)) is read",
+            "write the arguments as a tuple in the ct.launch call",
+        )
+    stmt = host.node
+    mod.launched[id(call)] = kernel
+    mod.launch_args[id(call)] = args
+    consts = mod.launch_constants.setdefault(kernel, {})
+    grid_node = _bound_value(stmt, grid) if isinstance(grid, cst.Name) else grid
+    grid_texts = (
+        [source_of(e.value) for e in grid_node.elements] if isinstance(grid_node, cst.Tuple) else []
+    )
+    mod.launch_texts.setdefault(kernel, []).append(
+        (grid_texts, [source_of(el.value) for el in args.elements])
+    )
+    mod.launch_grid_dims.setdefault(kernel, []).append(
+        _grid_dims(grid, [el.value for el in args.elements], mod)
+    )
+    local_ints = _local_ints(stmt)
+    for i, el in enumerate(args.elements):
+        value = el.value
+        if isinstance(value, cst.Name) and value.value in local_ints:
+            consts.setdefault(i, local_ints[value.value])
+        elif isinstance(value, cst.Name) and value.value in mod.module_ints:
+            consts.setdefault(i, mod.module_ints[value.value])
+        elif isinstance(value, cst.Integer):
+            consts.setdefault(i, int(value.value))
 
 
 def _unread_launched_kernel(
@@ -1394,8 +1518,8 @@ def _tuning(
     edits: dict[tuple, ir.HostEdit] = {}
     for host in host_functions(module, skip=set(mod.kernel_defs) | set(mod.helpers)):
         searches = _calls_of(host.node, mod, g["kernel"]["search"])
-        if not searches:
-            continue
+        if not searches or host.qualname in mod.launchers:
+            continue  # a launcher's search goes with it
         calls = launching.get(id(host.node), [])
         for call in searches:
             search = reader.search(call, host.node, params)
@@ -1485,10 +1609,10 @@ def _host(
     for host, calls in launches:
         body: list[ir.Stmt] = []
         for call in calls:
-            pos, _ = call_args(call)
             kernel = kernels[mod.launched[id(call)]]
             names = [p.name.value for p in _kernel_def_params(mod, kernel.name)]
-            texts = {n: source_of(el.value) for n, el in zip(names, pos[3].elements)}  # type: ignore[union-attr]
+            elements = mod.launch_args[id(call)].elements
+            texts = {n: source_of(el.value) for n, el in zip(names, elements)}
             args = []
             for p in kernel.params:
                 target = f"_{kernel.name}_{p.name}_{len(sites)}"
