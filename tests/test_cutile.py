@@ -1132,3 +1132,33 @@ def test_a_launch_at_module_level_is_rewritten(
     translated.write_text(text)
     module = load_module(translated, f"script_softmax_{target}")
     torch.testing.assert_close(module.y, torch.softmax(module.x, dim=-1))
+
+
+def test_a_gather_at_shifted_tile_lanes_pads_past_the_array(tmp_path: Path) -> None:
+    # `ct.gather(x, offsets + 1)`: the last valid lane reads past the array, which cuTile's
+    # bounds check pads; a scatter there would write past it, which the IR's store cannot skip.
+    text = ELEMENTWISE.read_text()
+    shifted = tmp_path / "shifted.py"
+    shifted.write_text(
+        text.replace("ct.gather(x, offsets, padding_value=0)", "ct.gather(x, offsets + 1)")
+    )
+    use_interpreter()
+    module = load_module(shifted, "shifted_source")
+    x = torch.randn(37, 29)
+    flat = torch.cat([x.reshape(-1)[1:], torch.zeros(1)]).reshape(37, 29)
+    torch.testing.assert_close(module.leaky_scale(x, 0.2), torch.where(flat > 0, flat, 0.2 * flat))
+    translated = tmp_path / "shifted_triton.py"
+    translated.write_text(translate_file(shifted, "cutile", "triton"))
+    report = check_pair(
+        shifted,
+        translated,
+        src_dsl="cutile",
+        dtypes=("float32",),
+        seeds=(0,),
+        inputs=_elementwise_inputs,
+    )
+    assert report.rows and report.passed, report.format_text()
+    scattered = text.replace("ct.scatter(y, offsets,", "ct.scatter(y, offsets + 1,")
+    with pytest.raises(TranslationError, match="ct.scatter at lanes computed otherwise") as err:
+        translate_source(scattered, "elementwise.py", "cutile", "triton")
+    assert err.value.loc is not None and err.value.loc.line == 20 and err.value.hint

@@ -22,6 +22,7 @@ from translator.ir.shapes import (
     index_dims,
     infer,
 )
+from translator.ir.visit import walk_expr
 
 
 def _non_negative(e: ir.Expr, reader: AccessReader) -> bool:
@@ -260,20 +261,21 @@ class AccessReader:
                     self.same_extent(extent, array, dim)
                     items.append(ir.FullIndex(extent))
                     continue
-            if store:
-                if isinstance(d, ir.FullDim):
-                    raise self.mod.error(
-                        element,
-                        "a ct.scatter at lanes shifted from a whole dim is not read: its "
-                        "bounds check would leave out lanes the IR's store writes",
-                        "scatter at `ct.arange(C)` of the stored array's dim, or at a tile's "
-                        "lanes `t * TILE + ct.arange(TILE)`",
-                    )
-                items.append(ir.GatherIndex(value))
-                continue
-            if isinstance(d, ir.FullDim):
-                # `ct.arange(C) + K` into another array than the one C covers: the lanes past
-                # the array's bounds read the padding, as cuTile's bounds check says.
+            data = self.reads_memory(value)
+            if store and not data:
+                raise self.mod.error(
+                    element,
+                    "a ct.scatter at lanes computed otherwise than a tile's or a whole dim's "
+                    "is not read: cuTile's bounds check would leave out lanes the IR's store "
+                    "writes",
+                    "scatter at `ct.arange(C)` of the stored array's dim, or at a tile's "
+                    "lanes `t * TILE + ct.arange(TILE)`",
+                )
+            if not store and not data:
+                # Lanes computed from a tile's or a whole dim's (`ct.arange(C) + K`, a shifted
+                # tile): those past the array's bounds read the padding, as cuTile's bounds
+                # check says. (Indices loaded from memory keep the IR's gather, whose lanes the
+                # source's own mask or data keep in bounds.)
                 bounds = ir.BinOp("<", value, ir.SizeOf(array, dim))
                 if not _non_negative(lifted, self):
                     bounds = ir.BinOp("&", ir.BinOp(">=", value, ir.Const(0)), bounds)
@@ -281,6 +283,19 @@ class AccessReader:
         if len(items) != len(elements):
             raise self.mod.error(call, "one index per array dim is read")
         return tuple(items), bounds
+
+    def reads_memory(self, e: ir.Expr) -> bool:
+        """Whether ``e`` is computed from a load (through the locals it reads)."""
+        seen: set[str] = set()
+        todo = [e]
+        while todo:
+            for sub in walk_expr(todo.pop()):
+                if isinstance(sub, ir.Load):
+                    return True
+                if isinstance(sub, ir.Name) and sub.id in self.values and sub.id not in seen:
+                    seen.add(sub.id)
+                    todo.append(self.values[sub.id])
+        return False
 
     def same_extent(self, extent: ir.Expr, array: str, dim: int) -> None:
         """Record that ``array``'s dim ``dim`` must be ``extent`` (an array's size) at every
