@@ -29,7 +29,7 @@ import torch  # noqa: E402
 from translator.api import parse_file, parse_source, translate_file, translate_source  # noqa: E402
 from translator.diagnostics import TranslationError  # noqa: E402
 from translator.ir import nodes as ir  # noqa: E402
-from translator.ir.visit import all_exprs  # noqa: E402
+from translator.ir.visit import all_exprs, kernel_exprs, walk_stmts  # noqa: E402
 from translator.provenance import provenance_lines  # noqa: E402
 from validation.equivalence import check_pair, use_interpreter  # noqa: E402
 from validation.runners import load_module  # noqa: E402
@@ -971,3 +971,248 @@ def test_an_axis_less_arg_reduction_of_a_2d_tile_is_a_located_diagnostic() -> No
     with pytest.raises(TranslationError, match="ct.argmax` without an axis of a 2-d tile") as err:
         translate_source(bad, "softmax_exp2.py", "cutile", "triton")
     assert err.value.loc is not None and err.value.loc.line == 19 and err.value.hint
+
+
+# --------------------------------------------------------------------------------------------------
+# TileGym's element-wise style: element offsets, ct.gather/ct.scatter, ct.Constant scalars
+
+ELEMENTWISE = ROOT / "tests" / "data" / "cutile_elementwise.py"
+
+
+def _elementwise_inputs(entry: str, device: str, dtype: str) -> tuple:
+    """Ragged inputs: 1073 elements in tiles of 256, rows of 40 of a 64-lane tile."""
+    d = getattr(torch, dtype)
+
+    def randn(*shape: int) -> torch.Tensor:
+        return torch.randn(*shape, dtype=d, device=device)
+
+    return {
+        "leaky_scale": lambda: (randn(37, 29), 0.2),
+        "gated_rows": lambda: (randn(13, 80),),
+        "row_affine": lambda: (randn(9, 64), randn(64), randn(64), 1e-3),
+        "hashed_keep": lambda: (randn(1073), 12345, 0.3),
+    }[entry]()
+
+
+def test_element_offsets_gather_and_scatter_read_as_tile_accesses() -> None:
+    # `pid * BLOCK + ct.arange(BLOCK)` through locals is tile `pid`'s lanes: its gather is a tile
+    # load padded with padding_value, its scatter a tile store; a block id a gather indexes by
+    # itself is one row per program, and `ct.arange(TILE)` of a row the whole dim it is stored to.
+    module = parse_file(ELEMENTWISE, "cutile")
+    leaky, gated, affine, hashed = module.kernels
+    (pid,) = leaky.grid
+    assert (pid.name, pid.extent, pid.block) == ("pid", ir.SizeOf("x", 0), "BLOCK_SIZE")
+    loads = [e for e in kernel_exprs(leaky) if isinstance(e, ir.Load)]
+    assert [(e.tensor, e.index, e.other) for e in loads] == [("x", (ir.TileIndex("pid"),), 0.0)]
+    (store,) = [s for s in walk_stmts(leaky.body) if isinstance(s, ir.Store)]
+    assert store.index == (ir.TileIndex("pid"),)
+    assert [(p.name, p.kind) for p in leaky.params] == [
+        ("x", "tensor"),
+        ("y", "tensor"),
+        ("ALPHA", "float"),
+    ]
+    (row,) = gated.grid  # `row = bid` is the block id under another name
+    assert row.scalar and row.extent == ir.SizeOf("x", 0)
+    gate, up = [e for e in kernel_exprs(gated) if isinstance(e, ir.Load)]
+    # `cols` covers out's dim 1 (where it is stored); x is read there, in bounds.
+    assert gate.index[1] == ir.GatherIndex(ir.Name("cols")) and gate.mask is not None
+    assert "cols" in repr(up.index[1]) and "HIDDEN" in repr(up.index[1]) and up.mask is not None
+    (out,) = [s for s in walk_stmts(gated.body) if isinstance(s, ir.Store)]
+    assert out.index == (ir.ScalarIndex(ir.Name("bid")), ir.FullIndex(ir.SizeOf("out", 1)))
+    assert "TILE" in {p.name for p in affine.params}
+    # ct.Constant scalars the body reads are compile-time parameters of their kinds.
+    assert {(p.name, p.kind, p.constexpr) for p in hashed.params if p.kind != "tensor"} == {
+        ("P", "float", True),
+        ("SEED", "int", True),
+        ("TRAINING", "bool", True),
+    }
+
+
+def test_the_elementwise_style_computes_what_torch_does() -> None:
+    # The oracle's reading of the source against torch itself: a frontend that padded the
+    # shifted gather or dropped the tail tile would fail here before any translation runs.
+    use_interpreter()
+    module = load_module(ELEMENTWISE, "elementwise_source")
+    x = torch.randn(37, 29)
+    torch.testing.assert_close(module.leaky_scale(x, 0.2), torch.where(x > 0, x, 0.2 * x))
+    x = torch.randn(13, 80)
+    a, b = x.chunk(2, -1)
+    torch.testing.assert_close(module.gated_rows(x), a * torch.exp(-torch.relu(a)) * b)
+    x, w, bias = torch.randn(9, 64), torch.randn(64), torch.randn(64)
+    want = (x - x.mean(-1, keepdim=True)) * w + bias + 1e-3
+    torch.testing.assert_close(module.row_affine(x, w, bias, 1e-3), want, rtol=1e-5, atol=1e-5)
+    # The hash in int32, wrapping as cuTile's does; `if TRAINING:` on a ct.Constant[bool].
+    x = torch.randn(1073)
+    offsets = torch.arange(1073, dtype=torch.int32)
+    combined = offsets * 1103515245 + 12345
+    hashed = ((combined ^ (combined * 747796405)) & 0x7FFFFF00) | 0x55
+    keep = hashed.float() / 2147483647.0 > 0.3
+    assert 0 < int(keep.sum()) < 1073
+    want = torch.where(keep, x * (1.0 / (1.0 - 0.3)), torch.zeros_like(x))
+    torch.testing.assert_close(module.hashed_keep(x, 12345, 0.3), want)
+
+
+@pytest.mark.parametrize("target", ["triton", "helion"])
+def test_the_elementwise_style_translates_and_matches_on_cpu(target: str, tmp_path: Path) -> None:
+    translated = tmp_path / f"elementwise_{target}.py"
+    translated.write_text(translate_file(ELEMENTWISE, "cutile", target))
+    report = check_pair(
+        ELEMENTWISE,
+        translated,
+        src_dsl="cutile",
+        dtypes=("float32", "float16"),
+        seeds=(0,),
+        inputs=_elementwise_inputs,
+    )
+    assert report.rows and report.passed, report.format_text()
+
+
+def test_a_masked_gather_tilelang_cannot_write_is_located() -> None:
+    # `ct.gather(x, (row, cols + HIDDEN))` reads x only where it is in bounds: a load predicate,
+    # which TileLang's copies cannot spell.
+    with pytest.raises(TranslationError, match="load of `x` masked") as err:
+        translate_file(ELEMENTWISE, "cutile", "tilelang")
+    assert err.value.loc is not None and err.value.loc.line == 30
+
+
+GENERIC_LAUNCHER = ROOT / "tests" / "data" / "cutile_generic_launcher.py"
+
+
+@pytest.mark.parametrize("target", ["triton", "helion"])
+def test_a_launcher_generic_over_its_kernel_is_read_at_its_calls(
+    target: str, tmp_path: Path
+) -> None:
+    # TileGym's `_launch_silu_kernel(kernel, args, grid, key)`: each call names the kernel and
+    # builds its argument tuple, so each call is the launch; the launcher (a cuTile occupancy
+    # search and ct.launch) goes.
+    text = translate_file(GENERIC_LAUNCHER, "cutile", target)
+    assert "_launch_tuned" not in text and "exhaustive_search" not in text
+    assert "ct.launch" not in text
+    translated = tmp_path / f"launcher_{target}.py"
+    translated.write_text(text)
+    report = check_pair(
+        GENERIC_LAUNCHER,
+        translated,
+        src_dsl="cutile",
+        dtypes=("float32",),
+        seeds=(0,),
+        inputs=lambda entry, device, dtype: (torch.randn(3001, dtype=getattr(torch, dtype)),),
+    )
+    assert report.rows and report.passed, report.format_text()
+
+
+def test_a_launcher_call_it_cannot_follow_is_a_located_diagnostic() -> None:
+    text = GENERIC_LAUNCHER.read_text().replace(
+        "    _launch_tuned(_square_kernel, args,",
+        "    kernel = _square_kernel\n    _launch_tuned(kernel, args,",
+    )
+    with pytest.raises(TranslationError, match="call of the launcher `_launch_tuned`") as err:
+        translate_source(text, "launcher.py", "cutile", "triton")
+    assert err.value.loc is not None and err.value.loc.line == 50 and err.value.hint
+    # A launch of a kernel the function's parameters do not all give stays refused, and says
+    # what it launches.
+    local = GENERIC_LAUNCHER.read_text().replace(
+        "ct.launch(stream, grid, tuned_kernel, args)",
+        "ct.launch(stream, (1,), tuned_kernel, args)",
+    )
+    with pytest.raises(TranslationError) as err:
+        translate_source(local, "launcher.py", "cutile", "triton")
+    assert "bound from its parameter `kernel`" in str(err.value)
+    assert "only a launch of a @ct.kernel" in str(err.value)
+    assert err.value.loc is not None and err.value.loc.line == 43
+
+
+def test_launch_arguments_in_a_variable_are_a_located_diagnostic() -> None:
+    text = GENERIC_LAUNCHER.read_text().replace(
+        "ct.launch(stream, grid, tuned_kernel, args)",
+        "ct.launch(stream, grid, _square_kernel, args)",
+    )
+    with pytest.raises(TranslationError, match="arguments `args` are not a literal tuple") as err:
+        translate_source(text, "launcher.py", "cutile", "triton")
+    assert err.value.loc is not None and err.value.loc.line == 43 and err.value.hint
+
+
+def test_what_the_elementwise_reading_cannot_prove_is_located() -> None:
+    text = ELEMENTWISE.read_text()
+    # A reduction over a gather at `cols + HIDDEN`: cuTile's lanes past out's row hold x's
+    # data there, the IR's the padding.
+    summed = text.replace(
+        "    result = gate * ct.exp(",
+        "    up = up - ct.max(up, axis=0)\n    result = gate * ct.exp(",
+    )
+    assert summed != text
+    with pytest.raises(TranslationError, match="reduction reads the lanes of this ct.gather"):
+        translate_source(summed, "elementwise.py", "cutile", "triton")
+    # No IR op shifts bits.
+    shifted = text.replace(
+        "x_f32 = x_tile.astype(ct.float32)",
+        "x_f32 = ct.astype(ct.bitwise_rshift(offsets, 1), ct.float32)",
+    )
+    with pytest.raises(TranslationError, match="bitwise_rshift` is not supported") as err:
+        translate_source(shifted, "elementwise.py", "cutile", "triton")
+    assert err.value.hint
+    # A block id no access reads: the help names the tile and element forms, not split-K.
+    unread = text.replace(
+        "    offsets = ct.arange(BLOCK_SIZE, dtype=ct.int32) + block_start",
+        "    offsets = ct.arange(BLOCK_SIZE, dtype=ct.int32)",
+    )
+    with pytest.raises(TranslationError, match="`pid = ct.bid\\(0\\)` indexes no tile") as err:
+        translate_source(unread, "elementwise.py", "cutile", "triton")
+    assert "ct.arange(TILE" in (err.value.hint or "") and "SPLIT_K" not in (err.value.hint or "")
+
+
+SCRIPT = ROOT / "tests" / "data" / "cutile_script_softmax.py"
+
+
+@pytest.mark.parametrize("target", ["triton", "helion"])
+def test_a_launch_at_module_level_is_rewritten(
+    target: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # cutile-examples launch at module level (or under `if __name__ == "__main__":`): that
+    # launch is a site like a host function's, else the translation would keep a ct.launch of
+    # a kernel that is no longer cuTile's.
+    import triton
+
+    autotune = triton.autotune
+    # The script launches while it loads, before validation could pin a config: the CPU
+    # interpreter cannot time the warp counts Triton's translation searches, so it gets one.
+    monkeypatch.setattr(triton, "autotune", lambda configs, **kw: autotune(configs[:1], **kw))
+    use_interpreter()
+    source = load_module(SCRIPT, "script_softmax_source")
+    torch.testing.assert_close(source.y, torch.softmax(source.x, dim=-1))
+    translated = tmp_path / f"script_softmax_{target}.py"
+    text = translate_file(SCRIPT, "cutile", target)
+    assert "ct.launch" not in text
+    translated.write_text(text)
+    module = load_module(translated, f"script_softmax_{target}")
+    torch.testing.assert_close(module.y, torch.softmax(module.x, dim=-1))
+
+
+def test_a_gather_at_shifted_tile_lanes_pads_past_the_array(tmp_path: Path) -> None:
+    # `ct.gather(x, offsets + 1)`: the last valid lane reads past the array, which cuTile's
+    # bounds check pads; a scatter there would write past it, which the IR's store cannot skip.
+    text = ELEMENTWISE.read_text()
+    shifted = tmp_path / "shifted.py"
+    shifted.write_text(
+        text.replace("ct.gather(x, offsets, padding_value=0)", "ct.gather(x, offsets + 1)")
+    )
+    use_interpreter()
+    module = load_module(shifted, "shifted_source")
+    x = torch.randn(37, 29)
+    flat = torch.cat([x.reshape(-1)[1:], torch.zeros(1)]).reshape(37, 29)
+    torch.testing.assert_close(module.leaky_scale(x, 0.2), torch.where(flat > 0, flat, 0.2 * flat))
+    translated = tmp_path / "shifted_triton.py"
+    translated.write_text(translate_file(shifted, "cutile", "triton"))
+    report = check_pair(
+        shifted,
+        translated,
+        src_dsl="cutile",
+        dtypes=("float32",),
+        seeds=(0,),
+        inputs=_elementwise_inputs,
+    )
+    assert report.rows and report.passed, report.format_text()
+    scattered = text.replace("ct.scatter(y, offsets,", "ct.scatter(y, offsets + 1,")
+    with pytest.raises(TranslationError, match="ct.scatter at lanes computed otherwise") as err:
+        translate_source(scattered, "elementwise.py", "cutile", "triton")
+    assert err.value.loc is not None and err.value.loc.line == 20 and err.value.hint

@@ -22,6 +22,20 @@ from translator.ir.shapes import (
     index_dims,
     infer,
 )
+from translator.ir.visit import walk_expr
+
+
+def _non_negative(e: ir.Expr, reader: AccessReader) -> bool:
+    """Whether integer lanes ``e`` are provably >= 0: lanes of a dim plus literals >= 0."""
+    e = reader.named(e)
+    if isinstance(e, ir.Arange):
+        return True
+    if isinstance(e, ir.Const):
+        return isinstance(e.value, int) and e.value >= 0
+    if isinstance(e, ir.BinOp) and e.op == "+":
+        return _non_negative(e.lhs, reader) and _non_negative(e.rhs, reader)
+    return False
+
 
 _PADS = {"ZERO": 0.0, "NEG_ZERO": -0.0, "NAN": math.nan, "POS_INF": math.inf, "NEG_INF": -math.inf}
 
@@ -168,17 +182,126 @@ class AccessReader:
         return ir.Store(array.value, items, value, loc=self.mod.locate(call))
 
     def gather(self, call: cst.Call) -> ir.Expr:
+        """``ct.gather(x, indices, padding_value=..., mask=...)``: a tile load where the indices
+        are a tile's lanes, a whole dim's or a row's (cuTile's bounds check is then the IR's
+        lane validity), else a gather (see :meth:`element_index`)."""
         pos, kw = call_args(call)
         array, idx = pos[0], pos[1]
-        if not isinstance(array, cst.Name) or isinstance(idx, cst.Tuple):
-            raise self.mod.error(call, "ct.gather of one index tile into a named array is read")
+        if not isinstance(array, cst.Name):
+            raise self.mod.error(call, "ct.gather from a named array is read")
+        for key in kw:
+            if key not in ("padding_value", "mask", "check_bounds", "latency"):
+                raise self.mod.error(call, f"ct.gather's `{key}=` is not read")
         pad = kw.get("padding_value")
         other = float(self.const(pad)) if pad is not None else 0.0
-        value = self.expr(idx)
-        if not dims_of(infer(value, self.env)):
-            return self.scalar_gather(array.value, value, kw, call)
-        self.check_mask(kw.get("mask"), value, call)
-        return ir.Load(array.value, (ir.GatherIndex(value),), other, loc=self.mod.locate(call))
+        if not isinstance(idx, cst.Tuple):
+            value = self.expr(idx)
+            if not dims_of(infer(value, self.env)):
+                return self.scalar_gather(array.value, value, kw, call)
+        items, bounds = self.element_index(call, array.value, idx, store=False)
+        if "mask" in kw:
+            gathered = [i for i in items if isinstance(i, ir.GatherIndex)]
+            if len(gathered) != 1 or bounds is not None:
+                raise self.mod.error(
+                    kw["mask"],
+                    "a mask on a ct.gather at tile or row lanes is not read",
+                    "leave the mask out: cuTile's bounds check already pads those lanes",
+                )
+            self.check_mask(kw.get("mask"), gathered[0].value, call)
+        load = ir.Load(array.value, items, other, mask=bounds, loc=self.mod.locate(call))
+        if bounds is not None:
+            self.shifted_loads[id(load)] = call
+        return load
+
+    def element_index(
+        self, call: cst.Call, array: str, idx: cst.BaseExpression, store: bool
+    ) -> tuple[tuple[ir.IndexItem, ...], ir.Expr | None]:
+        """The IR index of a gather's or scatter's ``indices`` (one per dim of ``array``) and,
+        for a gather, the bounds predicate it needs (else None).
+
+        * ``t * TILE + ct.arange(TILE)``: the lanes of tile ``t`` (``TileIndex``); cuTile's
+          bounds check leaves out the lanes past the array's extent, the IR the lanes past the
+          tile's, which is that extent (or one the launch must make equal: ``SAME_SIZES``);
+        * a scalar (a block id, ``row``): that element (``ScalarIndex``);
+        * ``ct.arange(C)`` where ``C`` covers this dim: the whole dim (``FullIndex``);
+        * other integer lanes (``ct.arange(C) + K``, data): a gather of those indices
+          (``GatherIndex``). Where they are built from a whole dim's lanes, a gather reads only
+          the in-bounds ones (``mask=``), as cuTile's bounds check does.
+        """
+        elements = [e.value for e in idx.elements] if isinstance(idx, cst.Tuple) else [idx]
+        items: list[ir.IndexItem] = []
+        bounds: ir.Expr | None = None
+        lanes = 0
+        for dim, element in enumerate(elements):
+            value = self.expr(element)
+            lifted = self.named(value)
+            dims = dims_of(infer(value, self.env))
+            if not dims:
+                items.append(ir.ScalarIndex(value))
+                continue
+            lanes += 1
+            if len(dims) != 1 or lanes > 1:
+                raise self.mod.error(
+                    element,
+                    "a gather or scatter over more than one dim of lanes is not read",
+                    "index one dim with lanes (`t * TILE + ct.arange(TILE)`) and the others "
+                    "with scalars",
+                )
+            if isinstance(lifted, ir.TileAttr) and lifted.attr == "index":
+                tile = self.tiles[lifted.tile]
+                self.same_extent(tile.extent, array, dim)
+                items.append(ir.TileIndex(tile.name))
+                continue
+            (d,) = dims
+            if isinstance(lifted, ir.Arange) and isinstance(d, ir.FullDim):
+                extent = d.extent
+                if extent == ir.SizeOf(array, dim) or store:
+                    # Stores decide the whole dim's extent (the prescan); a second array stored
+                    # at the same lanes must be as wide (checked at every launch).
+                    self.same_extent(extent, array, dim)
+                    items.append(ir.FullIndex(extent))
+                    continue
+            data = self.reads_memory(value)
+            if store and not data:
+                raise self.mod.error(
+                    element,
+                    "a ct.scatter at lanes computed otherwise than a tile's or a whole dim's "
+                    "is not read: cuTile's bounds check would leave out lanes the IR's store "
+                    "writes",
+                    "scatter at `ct.arange(C)` of the stored array's dim, or at a tile's "
+                    "lanes `t * TILE + ct.arange(TILE)`",
+                )
+            if not store and not data:
+                # Lanes computed from a tile's or a whole dim's (`ct.arange(C) + K`, a shifted
+                # tile): those past the array's bounds read the padding, as cuTile's bounds
+                # check says. (Indices loaded from memory keep the IR's gather, whose lanes the
+                # source's own mask or data keep in bounds.)
+                bounds = ir.BinOp("<", value, ir.SizeOf(array, dim))
+                if not _non_negative(lifted, self):
+                    bounds = ir.BinOp("&", ir.BinOp(">=", value, ir.Const(0)), bounds)
+            items.append(ir.GatherIndex(value))
+        if len(items) != len(elements):
+            raise self.mod.error(call, "one index per array dim is read")
+        return tuple(items), bounds
+
+    def reads_memory(self, e: ir.Expr) -> bool:
+        """Whether ``e`` is computed from a load (through the locals it reads)."""
+        seen: set[str] = set()
+        todo = [e]
+        while todo:
+            for sub in walk_expr(todo.pop()):
+                if isinstance(sub, ir.Load):
+                    return True
+                if isinstance(sub, ir.Name) and sub.id in self.values and sub.id not in seen:
+                    seen.add(sub.id)
+                    todo.append(self.values[sub.id])
+        return False
+
+    def same_extent(self, extent: ir.Expr, array: str, dim: int) -> None:
+        """Record that ``array``'s dim ``dim`` must be ``extent`` (an array's size) at every
+        launch, where they are not the same size by construction."""
+        if isinstance(extent, ir.SizeOf) and (extent.tensor, extent.dim) != (array, dim):
+            self.same_sizes.append((extent.tensor, extent.dim, array, dim))
 
     def scalar_gather(
         self, array: str, index: ir.Expr, kw: dict[str, cst.BaseExpression], call: cst.Call
@@ -196,15 +319,30 @@ class AccessReader:
         return ir.Load(array, (ir.ScalarIndex(index),), 0.0, loc=self.mod.locate(call))
 
     def scatter(self, call: cst.Call) -> ir.Stmt:
+        """``ct.scatter(x, indices, value, mask=...)``: a tile store where the indices are a
+        tile's lanes, a whole dim's or a row's, else a scatter (:meth:`element_index`)."""
         pos, kw = call_args(call)
         array, idx, value = pos[0], pos[1], pos[2]
-        if not isinstance(array, cst.Name) or isinstance(idx, cst.Tuple):
-            raise self.mod.error(call, "ct.scatter of one index tile into a named array is read")
-        index = self.expr(idx)
-        self.check_mask(kw.get("mask"), index, call)
-        return ir.Store(
-            array.value, (ir.GatherIndex(index),), self.expr(value), loc=self.mod.locate(call)
-        )
+        if not isinstance(array, cst.Name):
+            raise self.mod.error(call, "ct.scatter into a named array is read")
+        for key in kw:
+            if key not in ("mask", "check_bounds", "latency"):
+                raise self.mod.error(call, f"ct.scatter's `{key}=` is not read")
+        items, _ = self.element_index(call, array.value, idx, store=True)
+        if "mask" in kw:
+            gathered = [i for i in items if isinstance(i, ir.GatherIndex)]
+            if len(gathered) != 1:
+                raise self.mod.error(
+                    kw["mask"],
+                    "a mask on a ct.scatter at tile or row lanes is not read",
+                    "leave the mask out: cuTile's bounds check already skips those lanes",
+                )
+            self.check_mask(kw.get("mask"), gathered[0].value, call)
+        stored = self.expr(value)
+        region = index_dims(array.value, items, self.env, self.mod.locate(call))
+        if not dims_of(infer(stored, self.env)) and region:
+            stored = ir.Broadcast(stored, region)  # a scalar stored at every lane
+        return ir.Store(array.value, items, stored, loc=self.mod.locate(call))
 
     def atomic(self, call: cst.Call, op: str) -> ir.Stmt:
         """``ct.atomic_add(array, indices, update)`` (a statement) where each index is a tile's

@@ -110,7 +110,31 @@ class ExpressionReader:
         op = BINARY_OPERATORS.get(type(node.operator))
         if op is None:
             raise self.mod.error(node, f"operator in `{source_of(node)}` is not read")
-        return ir.BinOp(op, self.expr(node.left), self.expr(node.right), loc=self.mod.locate(node))
+        lhs, rhs = self.expr(node.left), self.expr(node.right)
+        if op == "+":
+            lanes = self.lanes_of(lhs, rhs) or self.lanes_of(rhs, lhs)
+            if lanes is not None:
+                return lanes
+        return ir.BinOp(op, lhs, rhs, loc=self.mod.locate(node))
+
+    def lanes_of(self, start: ir.Expr, lanes: ir.Expr) -> ir.Expr | None:
+        """``TileAttr(t, "index")`` where ``start + lanes`` is ``t * TILE + ct.arange(TILE)``
+        through locals (``block_start = bid * TILE`` then ``block_start + offsets_base``, as
+        TileGym writes its element-wise kernels): the lanes of tile ``t``."""
+        start, lanes = self.named(start), self.named(lanes)
+        if not (isinstance(lanes, ir.Arange) and isinstance(lanes.dim, ir.BlockDim)):
+            return None
+        tile = self.tiles.get(lanes.dim.tile)
+        if tile is None or tile.scalar or not isinstance(tile.block, str):
+            return None
+        if isinstance(start, ir.TileAttr) and start.tile == tile.name and start.attr == "begin":
+            return ir.TileAttr(tile.name, "index")
+        if not (isinstance(start, ir.BinOp) and start.op == "*"):
+            return None
+        factors = [self.named(start.lhs), self.named(start.rhs)]
+        if ir.TileAttr(tile.name, "id") in factors and ir.Name(tile.block) in factors:
+            return ir.TileAttr(tile.name, "index")
+        return None
 
     def tile_index(self, node: cst.BinaryOperation) -> ir.Expr | None:
         """``t * B + ct.arange(B, ...)``: the lanes of tile ``t`` (``TileAttr(t, "index")``)."""
@@ -230,9 +254,13 @@ class ExpressionReader:
         return tuple(self.dim(e.value) for e in node.elements)
 
     def ex_call(self, node: cst.Call) -> ir.Expr:
-        method = isinstance(node.func, cst.Attribute) and node.func.attr.value == "reshape"
-        if method and self.mod.name_of(node.func) is None:  # `tile.reshape(shape)`
-            return self.reshape(self.expr(node.func.value), self.shape(node.args[0].value))
+        func = node.func
+        if isinstance(func, cst.Attribute) and not self.imported(func.value):
+            # A method of a tile (`ct.load(...).astype(ct.float32).reshape((1, N))`): the
+            # function of the same name with the tile first.
+            method = _METHODS.get(func.attr.value)
+            if method is not None:
+                return method(self, self.expr(func.value), node)
         if source_of(node.func) == "float":
             return ir.Const(float(str(self.const_str(node.args[0].value))))
         if source_of(node.func) in ("min", "max"):
@@ -395,6 +423,58 @@ class ExpressionReader:
         pos, _ = call_args(node)
         return ir.Cast(self.expr(pos[0]), self.dtype(pos[1]))
 
+    def imported(self, node: cst.BaseExpression) -> bool:
+        """Whether ``node`` (``ct``, ``ct.PaddingMode``) names something the module imports,
+        not a value of the kernel's."""
+        while isinstance(node, cst.Attribute):
+            node = node.value
+        return isinstance(node, cst.Name) and node.value in self.mod.aliases
+
+    def m_astype(self, tile: ir.Expr, node: cst.Call) -> ir.Expr:
+        pos, kw = call_args(node)
+        dtype = kw.get("dtype", pos[0] if pos else None)
+        if dtype is None or set(kw) - {"dtype", "rounding_mode"}:
+            raise self.mod.error(node, "`tile.astype(dtype)` is read")
+        return ir.Cast(tile, self.dtype(dtype))
+
+    def m_reshape(self, tile: ir.Expr, node: cst.Call) -> ir.Expr:
+        pos, kw = call_args(node)
+        shape = kw.get("shape", pos[0] if pos else None)
+        if shape is None:
+            raise self.mod.error(node, "`tile.reshape(shape)` is read")
+        return self.reshape(tile, self.shape(shape))
+
+    def m_transpose(self, tile: ir.Expr, node: cst.Call) -> ir.Expr:
+        if node.args or len(dims_of(infer(tile, self.env))) != 2:
+            raise self.mod.error(
+                node,
+                "`tile.transpose()` is read of a 2-D tile, without axes",
+                "write tile.permute(axes) for other tiles",
+            )
+        return ir.Permute(tile, (1, 0))
+
+    def m_permute(self, tile: ir.Expr, node: cst.Call) -> ir.Expr:
+        pos, kw = call_args(node)
+        axes = kw.get("axes", pos[0] if pos else None)
+        if not isinstance(axes, cst.Tuple):
+            raise self.mod.error(node, "`tile.permute(axes)` takes a literal axes tuple")
+        return ir.Permute(tile, tuple(int(self.const(e.value)) for e in axes.elements))
+
+    def bitwise(self, node: cst.Call, op: str) -> ir.Expr:
+        pos, kw = call_args(node)
+        if len(pos) != 2 or kw:
+            raise self.mod.error(node, f"`{source_of(node.func)}(x, y)` of two operands is read")
+        return ir.BinOp(op, self.expr(pos[0]), self.expr(pos[1]), loc=self.mod.locate(node))
+
+    def c_bitwise_and(self, node: cst.Call) -> ir.Expr:
+        return self.bitwise(node, "&")
+
+    def c_bitwise_or(self, node: cst.Call) -> ir.Expr:
+        return self.bitwise(node, "|")
+
+    def c_bitwise_xor(self, node: cst.Call) -> ir.Expr:
+        return self.bitwise(node, "^")
+
     def c_truediv(self, node: cst.Call) -> ir.Expr:
         # The rounding mode and flush-to-zero choose how exactly the quotient is rounded: the
         # IR's `/` is the quotient, each backend's division its own precision of it.
@@ -514,6 +594,9 @@ _EXPRS: dict[type, Callable[[ExpressionReader, cst.BaseExpression], ir.Expr]] = 
 #: ``[frontend.language]`` roles read structurally, by role.
 _CALLS: dict[str, Callable[[ExpressionReader, cst.Call], ir.Expr]] = {
     "truediv": ExpressionReader.c_truediv,
+    "bitwise_and": ExpressionReader.c_bitwise_and,
+    "bitwise_or": ExpressionReader.c_bitwise_or,
+    "bitwise_xor": ExpressionReader.c_bitwise_xor,
     "load": ExpressionReader.c_load,
     "gather": ExpressionReader.c_gather,
     "astype": ExpressionReader.c_astype,
@@ -527,4 +610,11 @@ _CALLS: dict[str, Callable[[ExpressionReader, cst.Call], ir.Expr]] = {
     "expand_dims": ExpressionReader.c_expand_dims,
     "broadcast_to": ExpressionReader.c_broadcast_to,
     "num_tiles": ExpressionReader.c_num_tiles,
+}
+#: Methods of a tile, read as the ``ct`` function of the same name with the tile first.
+_METHODS: dict[str, Callable[[ExpressionReader, ir.Expr, cst.Call], ir.Expr]] = {
+    "astype": ExpressionReader.m_astype,
+    "reshape": ExpressionReader.m_reshape,
+    "transpose": ExpressionReader.m_transpose,
+    "permute": ExpressionReader.m_permute,
 }

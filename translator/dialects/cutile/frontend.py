@@ -51,6 +51,7 @@ from translator.dialects.cutile.expressions import ExpressionReader, _is_docstri
 from translator.dialects.cutile.tuning import SpaceReader, hinted_kernel, simple_binding
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
+from translator.ir.pad_tracker import names_read_unmasked
 from translator.ir.printer import format_expr
 from translator.ir.program_order import GroupedOrder, match_grouped
 from translator.ir.shapes import (
@@ -58,8 +59,10 @@ from translator.ir.shapes import (
     TypeEnv,
     infer,
     kernel_env,
+    param_type,
 )
 from translator.ir.verifier import verify
+from translator.ir.visit import all_exprs, walk_expr, walk_stmts
 
 #: Hint key: whole-dim constants as (constant, tensor, dim); the launch must cover the dim.
 WHOLE_BLOCKS = "cutile.whole_blocks"
@@ -102,6 +105,12 @@ class _Module:
     #: The kernel each ``ct.launch`` call runs (by the call's id): its name, or the kernel whose
     #: compiler-hint variant it picks.
     launched: dict[int, str] = field(default_factory=dict)
+    #: The argument tuple of each launch site (by the call's id): the ``ct.launch``'s own, or
+    #: the one a launcher's caller builds.
+    launch_args: dict[int, cst.Tuple] = field(default_factory=dict)
+    #: Host functions that launch what their callers pass (by name): replaced by the launches
+    #: at their calls, they go with the kernels.
+    launchers: dict[str, HostFunction] = field(default_factory=dict)
     #: Per kernel, the configs host code searches with ``ct.tune.exhaustive_search``
     #: (constant parameter -> value; the first is the default).
     spaces: dict[str, list[dict[str, int]]] = field(default_factory=dict)
@@ -120,6 +129,9 @@ class _Use:
     array: str
     dim: int
     size: cst.BaseExpression
+    #: Whether a ``ct.gather``/``ct.scatter`` indexes it by element (a block-1 use is then a
+    #: plain row index: gather's indices broadcast, they keep no unit dim).
+    element: bool = False
 
 
 @dataclass(frozen=True)
@@ -143,6 +155,8 @@ class KernelLifter(AccessReader, ExpressionReader):
         self.lang = {v: k for k, v in self.g["language"].items()}
         self.params: list[ir.Param] = []
         self.constants: list[str] = []
+        #: The scalar kind of each ``ct.Constant[...]`` parameter (``int`` for a bare one).
+        self.constant_kinds: dict[str, str] = {}
         self.tensors: set[str] = set()
         #: Views of arrays sliced along an axis, and the loop tiles over their rows: (start, stop).
         self.views: dict[str, _View] = {}
@@ -171,6 +185,15 @@ class KernelLifter(AccessReader, ExpressionReader):
         self.group: tuple[GroupedOrder, str, str] | None = None
         #: The helper-call statements (``bid_m, bid_n = swizzle_2d(...)``) that bind its tiles.
         self.order_statements: set[int] = set()
+        #: Top-level ``name = value`` bindings of the kernel as written (``None``: bound more
+        #: than once), through which element offsets are matched before anything is lifted.
+        self.cst_values: dict[str, cst.BaseExpression | None] = {}
+        #: ``ct.arange(C)`` lanes indexing a gather or scatter: (C, array, dim, is_store); the
+        #: array dim a whole-dim constant ``C`` covers is chosen from them (see :meth:`prescan`).
+        self.element_aranges: list[tuple[str, str, int, bool]] = []
+        #: Gathers at a whole dim's lanes shifted into another array (by the load's id): their
+        #: lanes past the dim hold that array's data in cuTile, which no reduction may read.
+        self.shifted_loads: dict[int, cst.Call] = {}
 
     # ------------------------------------------------------------------ parameters and tiles
 
@@ -183,14 +206,29 @@ class KernelLifter(AccessReader, ExpressionReader):
             if name not in self.tiles:
                 self.tiles[name] = self.scalar_grid(name, axis)
             grid.append(self.tiles[name])
+        constant_params = [p for p in self.params if p.name in self.constant_kinds]
+        self.params = [p for p in self.params if p.name not in self.constant_kinds]
         self.env = kernel_env(ir.Kernel(self.fn.name.value, tuple(self.params), (), (), ()))
-        for name in self.constants:
-            # Tile sizes are tunables, compile-time integers the body may read (`t / TILE`).
-            self.env.vars[name] = ScalarType(ir.I32, weak=True)
+        for p in constant_params:
+            # Tile sizes are tunables, compile-time integers the body may read (`t / TILE`);
+            # other constants are values of their kind.
+            self.env.vars[p.name] = (
+                ScalarType(ir.I32, weak=True) if p.kind == "int" else param_type(p)
+            )
         for t in grid:
             self.env.bind_tile(t)
         body = self.block(self.fn.body.body)
+        self.check_shifted(body)
         used = {t.block for t in self.tiles.values() if isinstance(t.block, str)}
+        # A constant the body reads that sizes no tile (a whole dim's `tile_size`, a seed) is
+        # passed as the launch passes it, in the order the kernel declares it.
+        read = {e.id for e in all_exprs(body) if isinstance(e, ir.Name)}
+        kept = {p.name for p in constant_params if p.name in read and p.name not in used}
+        order = [p.name.value for p in self.fn.params.params]
+        self.params = sorted(
+            self.params + [p for p in constant_params if p.name in kept],
+            key=lambda p: order.index(p.name),
+        )
         defaults = self.mod.launch_constants.get(self.fn.name.value, {})
         names = [p.name.value for p in self.fn.params.params]
         space = self.mod.spaces.get(self.fn.name.value, [])
@@ -254,6 +292,59 @@ class KernelLifter(AccessReader, ExpressionReader):
             loc=self.mod.locate(self.fn),
         )
 
+    def strides_loops(self, name: str) -> bool:
+        """Whether block id ``name`` starts a strided loop (``range(name, count, step)``)."""
+        found = False
+
+        def enter(node: cst.CSTNode) -> bool:
+            nonlocal found
+            it = node.iter if isinstance(node, cst.For) else None
+            if (
+                isinstance(it, cst.Call)
+                and source_of(it.func) == "range"
+                and len(it.args) == 3
+                and self.cst_bid(it.args[0].value) == name
+            ):
+                found = True
+            return not found
+
+        walk(self.fn.body, enter)
+        return found
+
+    def check_shifted(self, body: tuple[ir.Stmt, ...]) -> None:
+        """A gather at ``ct.arange(C) + K`` of another array than the one ``C`` covers reads,
+        in cuTile, that array's data in the lanes past the covered dim too; the IR leaves them
+        out (they hold the padding). That is exact unless a reduction or dot reads those lanes,
+        which is refused here."""
+        if not self.shifted_loads:
+            return
+        read = names_read_unmasked(body)
+        for st in walk_stmts(body):
+            if not isinstance(st, ir.Assign) or st.target not in read:
+                continue
+            for e in walk_expr(st.value):
+                if id(e) in self.shifted_loads:
+                    self.refuse_shifted(self.shifted_loads[id(e)])
+        for e in all_exprs(body):
+            operands: list[ir.Expr] = []
+            if isinstance(e, ir.Reduce) and not e.masked:
+                operands = [e.value]
+            elif isinstance(e, ir.Dot) and not e.masked:
+                operands = [e.lhs, e.rhs]
+            for operand in operands:
+                for sub in walk_expr(operand):
+                    if id(sub) in self.shifted_loads:
+                        self.refuse_shifted(self.shifted_loads[id(sub)])
+
+    def refuse_shifted(self, call: cst.Call) -> None:
+        raise self.mod.error(
+            call,
+            "a reduction reads the lanes of this ct.gather past the dim its `ct.arange` covers, "
+            "which cuTile fills from the array and the IR leaves out",
+            "mask the gathered lanes to the covered dim first "
+            "(`ct.where(cols < n, x, 0)`), or gather at a tile's lanes",
+        )
+
     def scalar_grid(self, name: str, axis: int) -> ir.TileVar:
         """A block id that indexes no tile (split-K's split): a plain index whose count is the
         int parameter every launch passes as that grid extent."""
@@ -267,10 +358,22 @@ class KernelLifter(AccessReader, ExpressionReader):
             else:
                 counts.add(None)
         if len(counts) != 1 or None in counts:
+            if self.strides_loops(name):
+                # Split-K: the block id is the first tile of a strided loop over K.
+                hint = (
+                    f"launch grid dim {axis} with an int the kernel takes (the split count, "
+                    "`SPLIT_K: int`), the step of the loop it starts"
+                )
+            else:
+                hint = (
+                    f"index a tile with it (`ct.load(x, index=({name},), shape=(TILE,))`), or "
+                    f"gather and scatter at its lanes `{name} * TILE + ct.arange(TILE, "
+                    "dtype=ct.int32)` with TILE a ct.Constant[int] parameter"
+                )
             raise self.mod.error(
                 self.fn,
                 f"`{name} = ct.bid({axis})` indexes no tile, and no int parameter counts it",
-                f"launch grid dim {axis} with an int the kernel takes (`split_k` as `SPLIT_K: int`)",
+                hint,
             )
         return ir.TileVar(name, ir.Name(counts.pop()), ir.Const(1), scalar=True)
 
@@ -290,8 +393,13 @@ class KernelLifter(AccessReader, ExpressionReader):
             or self.mod.name_of(ann) == self.lang_name("constant")
         ):
             # `ct.Constant[int]` (or bare `ct.Constant`): a tile size, a tunable, that the body
-            # may also read as a number (`t / TILE`).
+            # may also read as a number (`t / TILE`); one that sizes no tile is a compile-time
+            # value the body reads (`SEED`, `P: ct.Constant[float]`), a parameter.
             self.constants.append(name)
+            of = ann.slice[0].slice if isinstance(ann, cst.Subscript) else None
+            text = source_of(of.value) if isinstance(of, cst.Index) else "int"
+            self.constant_kinds[name] = {"float": "float", "bool": "bool"}.get(text, "int")
+            self.params.append(ir.Param(name, self.constant_kinds[name], constexpr=True))
             return
         if self.mod.name_of(ann) == self.lang_name("array") or (
             isinstance(ann, cst.Subscript)
@@ -332,6 +440,14 @@ class KernelLifter(AccessReader, ExpressionReader):
                 view = lifter.view_of(value)
                 if view is not None and isinstance(node.targets[0].target, cst.Name):
                     lifter.views[node.targets[0].target.value] = view
+                for target in node.targets:
+                    for bound in _target_names(target.target):
+                        seen = bound in lifter.cst_values
+                        lifter.cst_values[bound] = None if seen else value
+
+            def visit_AugAssign(self, node: cst.AugAssign) -> None:
+                if isinstance(node.target, cst.Name):
+                    lifter.cst_values[node.target.value] = None
 
             def visit_For(self, node: cst.For) -> None:
                 if isinstance(node.target, cst.Name):
@@ -344,8 +460,16 @@ class KernelLifter(AccessReader, ExpressionReader):
                     lifter.reshapes = True
                 if name in (lifter.lang_name("load"), lifter.lang_name("store")):
                     lifter.note_access(node, name == lifter.lang_name("load"))
+                if name in (lifter.lang_name("gather"), lifter.lang_name("scatter")):
+                    lifter.note_element_access(node, name == lifter.lang_name("scatter"))
 
         body.visit(Scan())
+        # A whole-dim constant that only element accesses read (`cols = ct.arange(TILE)` of a
+        # row kernel) covers the dim of the array it is stored to at those lanes as they are:
+        # stores decide which lanes are written, and cuTile bounds-checks them against that
+        # array (a gather of another array at those lanes is then a masked gather).
+        for const, array, dim, _ in sorted(self.element_aranges, key=lambda u: not u[3]):
+            self.whole.setdefault(const, (array, dim))
         self.find_persistent(body)
         self.find_grouped(body)
         for name in self.bids:
@@ -614,6 +738,83 @@ class KernelLifter(AccessReader, ExpressionReader):
             if isinstance(item, cst.Integer) and item.value == "0" and isinstance(size, cst.Name):
                 self.whole.setdefault(size.value, (tensor, dim))
 
+    def note_element_access(self, call: cst.Call, is_store: bool) -> None:
+        """What a ``ct.gather``/``ct.scatter`` says of the block ids its indices are built from:
+        lanes ``bid * TILE + ct.arange(TILE)`` (in any order, through locals) are the tile
+        ``bid`` of size ``TILE`` along that dim; a block id itself is one row per program; the
+        lanes ``ct.arange(C)`` of a constant ``C`` are a whole dim (:meth:`prescan`)."""
+        pos, _ = call_args(call)
+        if len(pos) < 2 or not isinstance(pos[0], cst.Name):
+            return
+        array = pos[0].value
+        index = pos[1]
+        elements = [e.value for e in index.elements] if isinstance(index, cst.Tuple) else [index]
+        for dim, element in enumerate(elements):
+            lanes = self.cst_lanes(element)
+            if lanes is not None:
+                bid, size = lanes
+                self._uses.setdefault(bid, []).append(_Use(array, dim, size, element=True))
+                continue
+            bid = self.cst_bid(element)
+            if bid is not None:
+                self._uses.setdefault(bid, []).append(
+                    _Use(array, dim, cst.Integer("1"), element=True)
+                )
+                continue
+            arange = self.cst_arange(self.cst_resolve(element))
+            if isinstance(arange, cst.Name):
+                self.element_aranges.append((arange.value, array, dim, is_store))
+
+    def cst_resolve(self, node: cst.BaseExpression) -> cst.BaseExpression:
+        """``node`` with a local bound once replaced by its value (as written), repeatedly."""
+        seen: set[str] = set()
+        while isinstance(node, cst.Name) and node.value not in seen:
+            value = self.cst_values.get(node.value)
+            if value is None:
+                break
+            seen.add(node.value)
+            node = value
+        return node
+
+    def cst_bid(self, node: cst.BaseExpression) -> str | None:
+        """The block id ``node`` is (``ct.bid(a)``'s name, or a local bound to it)."""
+        seen: set[str] = set()
+        while isinstance(node, cst.Name) and node.value not in seen:
+            if node.value in self.bids:
+                return node.value
+            seen.add(node.value)
+            value = self.cst_values.get(node.value)
+            if value is None:
+                return None
+            node = value
+        return None
+
+    def cst_arange(self, node: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The size ``C`` of ``ct.arange(C, ...)``, else None."""
+        if isinstance(node, cst.Call) and self.mod.name_of(node.func) == self.lang_name("arange"):
+            pos, _ = call_args(node)
+            return pos[0] if pos else None
+        return None
+
+    def cst_lanes(self, node: cst.BaseExpression) -> tuple[str, cst.BaseExpression] | None:
+        """``(bid, TILE)`` where ``node`` is ``bid * TILE + ct.arange(TILE)`` (either sum order,
+        either product order, each part perhaps a local bound once): the lanes of tile ``bid``."""
+        node = self.cst_resolve(node)
+        if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add)):
+            return None
+        for start, lanes in ((node.left, node.right), (node.right, node.left)):
+            size = self.cst_arange(self.cst_resolve(lanes))
+            start = self.cst_resolve(start)
+            if size is None or not (
+                isinstance(start, cst.BinaryOperation) and isinstance(start.operator, cst.Multiply)
+            ):
+                continue
+            for tile, block in ((start.left, start.right), (start.right, start.left)):
+                bid = self.cst_bid(tile)
+                if bid is not None and source_of(block) == source_of(size):
+                    return bid, size
+        return None
+
     @property
     def _uses(self) -> dict[str, list[_Use]]:
         if not hasattr(self, "_use_table"):
@@ -639,20 +840,28 @@ class KernelLifter(AccessReader, ExpressionReader):
             for position, dim in [position_dim]
             if position < len(names)
         }
+        # Tile accesses first: a block id a gather reads one element at (`offsets[expert]`)
+        # counts no rows of that array.
+        uses = sorted(uses, key=lambda u: u.element)
         use = next((u for u in uses if (u.array, u.dim) in measured), uses[0])
         extent: ir.Expr = ir.SizeOf(use.array, use.dim)
         counted = [array for array, dim in measured if dim < 0 and array not in self.tensors]
         if counted and all(isinstance(u.size, cst.Integer) and u.size.value == "1" for u in uses):
             # One program per index of a count the launch passes (`(num_experts, 1, 1)`).
             extent = ir.Name(counted[0])
-        self.tiles[name] = self.tile_var(name, extent, use.size)
+        # A row per program that only gathers and scatters index: their indices broadcast, so
+        # the row is a plain index (no unit dim to keep).
+        rows = all(u.element for u in uses)
+        self.tiles[name] = self.tile_var(name, extent, use.size, plain=rows)
 
-    def tile_var(self, name: str, extent: ir.Expr, size: cst.BaseExpression) -> ir.TileVar:
+    def tile_var(
+        self, name: str, extent: ir.Expr, size: cst.BaseExpression, plain: bool = False
+    ) -> ir.TileVar:
         if isinstance(size, cst.Integer) and size.value == "1":
             # A tile of one lane: cuTile keeps its dim, so it is a block-1 tile (which backends
             # that want plain indices squeeze) -- unless the kernel reshapes tiles, which in
             # cuTile drops such dims and in the IR only unit dims: then a plain index.
-            return ir.TileVar(name, extent, ir.Const(1), scalar=self.reshapes)
+            return ir.TileVar(name, extent, ir.Const(1), scalar=self.reshapes or plain)
         if isinstance(size, cst.Name) and size.value in self.constants:
             self.block_tiles.setdefault(size.value, []).append(name)
             self.whole.pop(size.value, None)
@@ -716,6 +925,15 @@ class KernelLifter(AccessReader, ExpressionReader):
             return []
         if isinstance(s.value, cst.IfExp) and self.tf32_if_f32(s.value):
             self.mma_dtypes[target.value] = s.value  # read where an MMA operand is cast to it
+            return []
+        if (
+            isinstance(s.value, cst.Name)
+            and s.value.value in self.tiles
+            and self.cst_values.get(target.value) is s.value
+        ):
+            # Another name for a block id or loop counter (`row_idx = bid`), bound once: read
+            # as the tile variable itself (the IR binds no local to a tile variable).
+            self.inlined[target.value] = self.expr(s.value)
             return []
         self.locals.add(target.value)
         value = self.expr(s.value)
@@ -902,6 +1120,15 @@ def _names_in(
     return seen
 
 
+def _target_names(target: cst.BaseExpression) -> list[str]:
+    """The names an assignment target binds (``a``, ``a, b``)."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for el in target.elements for n in _target_names(el.value)]
+    return []
+
+
 def _docstring(fn: cst.FunctionDef) -> str | None:
     doc = fn.get_docstring(clean=True)
     return doc or None
@@ -972,6 +1199,9 @@ def parse(source: str, path: str) -> ir.Module:
             ir.HostEdit("define", mod.locate.span(k), kernels=(k.name.value,)) for k in kernels_cst
         )
         + tuple(ir.HostEdit("remove", mod.locate.span(h)) for h in mod.helpers.values())
+        # A launcher is cuTile host code (its search tunes a cuTile compiler hint): its calls
+        # are the target's launches now.
+        + tuple(ir.HostEdit("remove", mod.locate.span(h.node)) for h in mod.launchers.values())
         + tuple(tuning)
     )
     result = ir.Module(
@@ -994,44 +1224,245 @@ def _launch_calls(
     launch_name = g["kernel"]["launch"]
     values = {b[0]: (stmt, b[1]) for stmt in module.body if (b := simple_binding(stmt))}
     # Module functions and the methods of module classes (an autograd Function's forward and
-    # backward launch kernels too).
-    for host in host_functions(module, skip=kernels | set(mod.helpers)):
+    # backward launch kernels too), and the module's own statements: NVIDIA's samples are
+    # scripts that launch at module level or under `if __name__ == "__main__":`. Those are read
+    # as the body of a private function `__main__` (the same nodes, so their launch sites are
+    # located and rewritten in place; no entry of that name is public, so none is validated).
+    script = [st for st in module.body if not isinstance(st, (cst.FunctionDef, cst.ClassDef))]
+    top = HostFunction(
+        "__main__",
+        cst.FunctionDef(
+            name=cst.Name("__main__"), params=cst.Parameters(), body=cst.IndentedBlock(script)
+        ),
+    )
+    hosts = [*host_functions(module, skip=kernels | set(mod.helpers)), top]
+    launchers: dict[str, _Launcher] = {}
+    for host in hosts:
         stmt = host.node
         found = _calls_of(stmt, mod, launch_name)
         for call in found:
             pos, _ = call_args(call)
-            launched = hinted_kernel(pos[2], values) if len(pos) == 4 else None
+            if len(pos) != 4:
+                raise mod.error(
+                    call,
+                    "only ct.launch(stream, grid, kernel, args) with four positional arguments "
+                    "is read",
+                )
+            launched = hinted_kernel(pos[2], values)
             if launched is None or launched[0] not in kernels:
-                raise mod.error(call, "ct.launch(stream, grid, kernel, (args...)) is read")
-            if not isinstance(pos[3], cst.Tuple):
-                raise mod.error(pos[3], "the launch arguments must be a literal tuple")
-            kernel = launched[0]
-            mod.launched[id(call)] = kernel
-            consts = mod.launch_constants.setdefault(kernel, {})
-            grid_node = _bound_value(stmt, pos[1]) if isinstance(pos[1], cst.Name) else pos[1]
-            grid_texts = (
-                [source_of(e.value) for e in grid_node.elements]
-                if isinstance(grid_node, cst.Tuple)
-                else []
-            )
-            mod.launch_texts.setdefault(kernel, []).append(
-                (grid_texts, [source_of(el.value) for el in pos[3].elements])
-            )
-            mod.launch_grid_dims.setdefault(kernel, []).append(
-                _grid_dims(pos[1], [el.value for el in pos[3].elements], mod)
-            )
-            local_ints = _local_ints(stmt)
-            for i, el in enumerate(pos[3].elements):
-                value = el.value
-                if isinstance(value, cst.Name) and value.value in local_ints:
-                    consts.setdefault(i, local_ints[value.value])
-                elif isinstance(value, cst.Name) and value.value in mod.module_ints:
-                    consts.setdefault(i, mod.module_ints[value.value])
-                elif isinstance(value, cst.Integer):
-                    consts.setdefault(i, int(value.value))
-        if found:
+                launcher = _launcher(host, call, pos)
+                if launcher is None or host.qualname in launchers:
+                    raise _unread_launched_kernel(mod, host, call, pos[2], kernels)
+                launchers[host.qualname] = launcher
+                continue
+            _read_launch(mod, host, call, launched[0], pos[1], pos[3])
+        if found and host.qualname not in launchers:
             out.append((host, found))
+    for name, launcher in launchers.items():
+        out += _launcher_calls(mod, hosts, name, launcher, kernels)
+    mod.launchers = {name: launcher.host for name, launcher in launchers.items()}
     return out
+
+
+@dataclass(frozen=True)
+class _Launcher:
+    """A host function that launches the kernel, grid and arguments its callers pass (TileGym's
+    ``_launch_silu_kernel(kernel, args, grid, cache_key)``, which may search the occupancy
+    first): its launch, and the positions of those three parameters."""
+
+    host: HostFunction
+    launch: cst.Call
+    kernel: int
+    grid: int
+    args: int
+
+
+def _launcher(
+    host: HostFunction, call: cst.Call, pos: list[cst.BaseExpression]
+) -> _Launcher | None:
+    """``host`` as a launcher, where the launch's kernel (or a local bound from it), grid and
+    arguments are three of its parameters; else None."""
+    names = [p.name.value for p in host.node.params.params]
+    kernel = pos[2]
+    if isinstance(kernel, cst.Name) and kernel.value not in names:
+        sources = _bound_from(host.node, kernel.value) & set(names)
+        kernel = cst.Name(sorted(sources)[0]) if len(sources) == 1 else kernel
+    parts = [kernel, pos[1], pos[3]]
+    if not all(isinstance(p, cst.Name) and p.value in names for p in parts):
+        return None
+    k, grid, args = (names.index(p.value) for p in parts)  # type: ignore[attr-defined]
+    return _Launcher(host, call, k, grid, args)
+
+
+def _launcher_calls(
+    mod: _Module,
+    hosts: list[HostFunction],
+    name: str,
+    launcher: _Launcher,
+    kernels: set[str],
+) -> list[tuple[HostFunction, list[cst.Call]]]:
+    """Each call of launcher ``name`` as the launch it makes: the site is the call, which each
+    target rewrites into its own launch of the kernel the call names, with the argument tuple
+    the caller builds (the launcher goes: its search picks a cuTile compiler hint)."""
+    out = []
+    params = [p.name.value for p in launcher.host.node.params.params]
+    for host in hosts:
+        calls = [
+            c
+            for c in _nodes_of_host(host.node, cst.Call)
+            if isinstance(c.func, cst.Name) and c.func.value == name
+        ]
+        for call in calls:
+            pos, kw = call_args(call)
+            bound = dict(zip(params, pos)) | {k: v for k, v in kw.items() if k in params}
+            kernel = bound.get(params[launcher.kernel])
+            grid = bound.get(params[launcher.grid])
+            args = bound.get(params[launcher.args])
+            if isinstance(args, cst.Name):
+                args = _bound_value(host.node, args)
+            if not (
+                isinstance(kernel, cst.Name)
+                and kernel.value in kernels
+                and grid is not None
+                and isinstance(args, cst.Tuple)
+            ):
+                raise mod.error(
+                    call,
+                    f"this call of the launcher `{name}` is not read: a launcher's callers "
+                    "pass a @ct.kernel by name and a tuple of arguments (a literal, or a local "
+                    "bound once to one)",
+                    "pass the kernel by name and build the arguments as one tuple before the call",
+                )
+            if isinstance(grid, cst.Name):
+                grid = _bound_value(host.node, grid) or grid
+            _read_launch(mod, host, call, kernel.value, grid, args)
+        if calls:
+            out.append((host, calls))
+    if not out:
+        raise _unread_launched_kernel(
+            mod, launcher.host, launcher.launch, call_args(launcher.launch)[0][2], kernels
+        )
+    return out
+
+
+def _nodes_of_host(fn: cst.FunctionDef, kind: type) -> list[cst.CSTNode]:
+    """The nodes of type ``kind`` in ``fn``."""
+    found: list[cst.CSTNode] = []
+
+    def enter(node: cst.CSTNode) -> bool:
+        if isinstance(node, kind):
+            found.append(node)
+        return True
+
+    walk(fn, enter)
+    return found
+
+
+def _read_launch(
+    mod: _Module,
+    host: HostFunction,
+    call: cst.Call,
+    kernel: str,
+    grid: cst.BaseExpression,
+    args: cst.BaseExpression,
+) -> None:
+    """Record a launch site ``call`` of ``kernel`` on ``grid`` with argument tuple ``args``:
+    what the kernels' lifting reads of its launches (constants, grid extents)."""
+    if not isinstance(args, cst.Tuple):
+        raise mod.error(
+            args,
+            f"the launch arguments `{source_of(args)}` are not a literal tuple: only "
+            "ct.launch(stream, grid, kernel, (x, y, TILE)) is read",
+            "write the arguments as a tuple in the ct.launch call",
+        )
+    stmt = host.node
+    mod.launched[id(call)] = kernel
+    mod.launch_args[id(call)] = args
+    consts = mod.launch_constants.setdefault(kernel, {})
+    grid_node = _bound_value(stmt, grid) if isinstance(grid, cst.Name) else grid
+    grid_texts = (
+        [source_of(e.value) for e in grid_node.elements] if isinstance(grid_node, cst.Tuple) else []
+    )
+    mod.launch_texts.setdefault(kernel, []).append(
+        (grid_texts, [source_of(el.value) for el in args.elements])
+    )
+    mod.launch_grid_dims.setdefault(kernel, []).append(
+        _grid_dims(grid, [el.value for el in args.elements], mod)
+    )
+    local_ints = _local_ints(stmt)
+    for i, el in enumerate(args.elements):
+        value = el.value
+        if isinstance(value, cst.Name) and value.value in local_ints:
+            consts.setdefault(i, local_ints[value.value])
+        elif isinstance(value, cst.Name) and value.value in mod.module_ints:
+            consts.setdefault(i, mod.module_ints[value.value])
+        elif isinstance(value, cst.Integer):
+            consts.setdefault(i, int(value.value))
+
+
+def _unread_launched_kernel(
+    mod: _Module,
+    host: HostFunction,
+    call: cst.Call,
+    kernel: cst.BaseExpression,
+    kernels: set[str],
+) -> TranslationError:
+    """The diagnostic for a ``ct.launch`` whose kernel is no ``@ct.kernel`` of the module (nor
+    a compiler-hint variant of one picked from a module dict), saying what it is instead."""
+    text = source_of(kernel)
+    params = {p.name.value for p in host.node.params.params}
+    read = (
+        "only a launch of a @ct.kernel of this module by its name, or of a compiler-hint "
+        "variant picked from a module dict of them (`BY_OCCUPANCY[cfg.occupancy]`), is read"
+    )
+    if isinstance(kernel, cst.Name) and kernel.value in params:
+        what = f"the kernel launched here is `{text}`, a parameter of `{host.qualname}`"
+        hint = (
+            f"launch each kernel by name where its arguments are built (in the callers of "
+            f"`{host.qualname}`), with its search in that function too"
+        )
+    elif isinstance(kernel, cst.Name):
+        what = f"the kernel launched here is `{text}`, a local of `{host.qualname}`"
+        hint = (
+            "launch the @ct.kernel by name, or pick its variant from a module dict built "
+            "with `kernel.replace_hints(...)`"
+        )
+        sources = sorted(_bound_from(host.node, kernel.value) & params)
+        if sources:
+            # A generic launcher (TileGym's `_launch_silu_kernel(kernel, args, grid, key)`):
+            # which kernel runs is decided by its callers.
+            what += f" bound from its parameter `{sources[0]}`"
+            hint = (
+                f"launch each kernel by name where its arguments are built (in the callers of "
+                f"`{host.qualname}`), with its ct.tune.exhaustive_search in that function too"
+            )
+    else:
+        what = f"the kernel launched here is `{text}`"
+        hint = "launch a @ct.kernel of this module by name"
+    names = ", ".join(f"`{k}`" for k in sorted(kernels)) or "none"
+    return mod.error(call, f"{what}: {read} (this module's kernels: {names})", hint)
+
+
+def _bound_from(fn: cst.FunctionDef, name: str) -> set[str]:
+    """The names ``fn`` assigns to ``name`` as they are (``tuned = kernel``, either branch of
+    ``kernel if ... else ...``)."""
+    found: set[str] = set()
+
+    def enter(node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.Assign) and any(
+            name in _target_names(t.target) for t in node.targets
+        ):
+            values = [node.value]
+            while values:
+                value = values.pop()
+                if isinstance(value, cst.IfExp):
+                    values += [value.body, value.orelse]
+                elif isinstance(value, cst.Name):
+                    found.add(value.value)
+        return True
+
+    walk(fn, enter)
+    return found
 
 
 def _local_ints(fn: cst.FunctionDef) -> dict[str, int]:
@@ -1088,8 +1519,8 @@ def _tuning(
     edits: dict[tuple, ir.HostEdit] = {}
     for host in host_functions(module, skip=set(mod.kernel_defs) | set(mod.helpers)):
         searches = _calls_of(host.node, mod, g["kernel"]["search"])
-        if not searches:
-            continue
+        if not searches or host.qualname in mod.launchers:
+            continue  # a launcher's search goes with it
         calls = launching.get(id(host.node), [])
         for call in searches:
             search = reader.search(call, host.node, params)
@@ -1179,10 +1610,10 @@ def _host(
     for host, calls in launches:
         body: list[ir.Stmt] = []
         for call in calls:
-            pos, _ = call_args(call)
             kernel = kernels[mod.launched[id(call)]]
             names = [p.name.value for p in _kernel_def_params(mod, kernel.name)]
-            texts = {n: source_of(el.value) for n, el in zip(names, pos[3].elements)}  # type: ignore[union-attr]
+            elements = mod.launch_args[id(call)].elements
+            texts = {n: source_of(el.value) for n, el in zip(names, elements)}
             args = []
             for p in kernel.params:
                 target = f"_{kernel.name}_{p.name}_{len(sites)}"

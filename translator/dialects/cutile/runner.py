@@ -120,7 +120,9 @@ def cpu_launch(stream: Any, grid: tuple, kernel: Any, args: tuple, **_: Any) -> 
     k = _kernel_ir(kernel)
     names = list(inspect.signature(kernel._pyfunc).parameters)
     values = dict(zip(names, args))
-    params = {p.name for p in k.params}
+    # `ct.Constant` parameters are compiled in, whether the IR has them as tunables or as
+    # compile-time values its body reads.
+    params = {p.name for p in k.params if not p.constexpr}
     constants = {i for i, n in enumerate(names) if n not in params}
     compile_for_sm90(kernel, args, constants)
     config = {t.name: int(values[t.name]) for t in k.tunables if t.name in values}
@@ -162,7 +164,7 @@ def cpu_search(
     kernel_of = (lambda _: kernel) if hasattr(kernel, "_pyfunc") else kernel
     k = _kernel_ir(kernel_of(search_space[0]))
     names = list(inspect.signature(kernel_of(search_space[0])._pyfunc).parameters)
-    params = {p.name for p in k.params}
+    params = {p.name for p in k.params if not p.constexpr}
     constants = {i for i, n in enumerate(names) if n not in params}
     for i, cfg in enumerate(search_space):
         args = args_fn(cfg)
