@@ -31,6 +31,8 @@ _AUG = {
     cst.BitAndAssign: "&",
     cst.BitOrAssign: "|",
     cst.BitXorAssign: "^",
+    cst.LeftShiftAssign: "<<",
+    cst.RightShiftAssign: ">>",
 }
 
 
