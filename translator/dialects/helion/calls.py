@@ -184,10 +184,9 @@ class CallReader:
         if method == "register_tunable":
             raise self.error(
                 node,
-                "hl.register_tunable (a tunable value of the kernel's own) is not read: the "
-                "IR's tunables are block sizes, warps and stages",
-                "pass the value as a kernel argument (a constant the caller picks), or tile by it "
-                "with hl.register_block_size if it is a block size",
+                "hl.register_tunable is read only as the value of a host assignment of its own",
+                'bind it before the loops: `split_k = hl.register_tunable("split_k", '
+                "PowerOfTwoFragment(1, 64))`",
             )
         raise self.error(
             node,

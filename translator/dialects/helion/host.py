@@ -281,6 +281,8 @@ class HostReader:
             lang = self.grammar["frontend"]["language"]
             if fn == lang["register_block_size"]:
                 return self._register_block_size(name, value)
+            if fn == lang["register_tunable"]:
+                return self._register_tunable(name, value)
             fitted = self._fitted_block(name, value)
             if fitted is not None:
                 return fitted
