@@ -69,6 +69,9 @@ class EntryScope:
     split_tiles: dict[str, tuple[ir.Expr, ir.Expr]] = field(default_factory=dict)
     """Grid tiles of a block the host computes, read as the index of their block: tile ->
     (its block, the extent it tiles). Their ``begin``/``end``/``id`` are arithmetic on it."""
+    pending_host: list[ir.Stmt] = field(default_factory=list)
+    """Host values a device loop introduces (the block count of a run-time block), modelled
+    before its launch; the carried source spells them at the launch (:attr:`spelled`)."""
     used_names: set[str] = field(default_factory=set)
     specialized: list[str] = field(default_factory=list)
     constexpr_params: list[str] = field(default_factory=list)
