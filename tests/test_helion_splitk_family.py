@@ -326,3 +326,51 @@ def test_the_lanes_of_a_tile_of_a_computed_block_are_refused_where_read() -> Non
     assert "reads its lanes" in err.message
     assert err.loc is not None and (err.loc.line, err.loc.col) == (11, 12)
     assert err.hint is not None and "hl.tile(tile.begin, tile.end)" in err.hint
+
+
+# --------------------------------------------------------------------------------------------------
+# Callable epilogues
+
+EPILOGUE = DATA / "helion_split_k_epilogue.py"
+
+
+@pytest.mark.parametrize("target", ["triton", "helion"])
+def test_epilogue_lambdas_and_local_functions_are_inlined_per_call(
+    target: str, tmp_path: Path
+) -> None:
+    text = translate_file(EPILOGUE, "helion", target)
+    # The lambda's bias (indexed through the list of tiles the kernel passes) and the local
+    # function's annotated shift become arguments of a kernel of their own.
+    assert "return _matmul_split_k_linear_split_k(x, w, bias)" in text
+    assert "return _matmul_with_epilogue_epilogue(x, y, shift)" in text
+    # The kernel without a default epilogue has no translation of its own: every call passes one.
+    assert "def _matmul_with_epilogue(" not in text
+    translated = tmp_path / f"epilogue_{target}.py"
+    translated.write_text(text)
+    report = check_pair(
+        EPILOGUE, translated, dtypes=("float32",), seeds=(0,), sizes={"m": 40, "n": 70, "k": 90}
+    )
+    assert {row.entry for row in report.rows} == {
+        "matmul_split_k",
+        "linear_split_k",
+        "shifted_relu_matmul",
+    }
+    assert report.passed, report.format_text()
+
+
+def test_a_kernel_without_a_default_epilogue_used_otherwise_is_refused_at_that_use() -> None:
+    text = EPILOGUE.read_text() + (
+        "\n\ndef tune(x: torch.Tensor, y: torch.Tensor) -> None:\n"
+        "    args = (x, y, lambda acc, tile: acc)\n"
+        "    _matmul_with_epilogue.autotune(args, force=True)\n"
+    )
+    with pytest.raises(TranslationError) as info:
+        translate_source(text, "k.py", "helion", "triton")
+    err = info.value
+    line = text.splitlines().index("    _matmul_with_epilogue.autotune(args, force=True)") + 1
+    assert err.loc is not None and (err.loc.line, err.loc.col) == (line, 4)
+    assert "`_matmul_with_epilogue.autotune(args, force=True)` uses `_matmul_with_epilogue`" in (
+        err.message
+    )
+    assert "an epilogue without a default" in err.message
+    assert err.hint is not None and "epilogue=lambda acc, tile: ..." in err.hint
