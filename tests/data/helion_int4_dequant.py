@@ -43,3 +43,26 @@ def int4_pack(lo: torch.Tensor, hi: torch.Tensor) -> torch.Tensor:
         # Bytes above 127 are negative int8 values: `x ^ 0x80` - 0x80 sign-extends bit 7.
         out[tile] = (nibbles ^ 0x80) - 0x80
     return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[16, 16, 16], num_warps=4))
+def int4_matmul(a: torch.Tensor, packed: torch.Tensor) -> torch.Tensor:
+    """``a @ w`` for ``w`` [K, N] the int4 weights ``packed`` [K // 2, N] holds: each packed
+    row's low nibbles multiply the even columns of ``a``, its high nibbles the odd ones."""
+    assert packed.dtype == torch.int8, "two int4 weights per int8 byte"
+    m, _ = a.size()
+    k_half, n = packed.size()
+    out = torch.empty([m, n], dtype=torch.float32, device=a.device)
+    for tile_m, tile_n in hl.tile([m, n]):
+        acc = hl.zeros([tile_m, tile_n], dtype=torch.float32)
+        for tile_k in hl.tile(k_half):
+            byte = packed[tile_k, tile_n]
+            lo = (byte & 0xF).to(torch.int32)
+            lo = torch.where(lo >= 8, lo - 16, lo)
+            hi = (byte >> 4).to(torch.int32)
+            a_even = a[tile_m, tile_k.index * 2]
+            a_odd = a[tile_m, tile_k.index * 2 + 1]
+            acc = hl.dot(a_even, lo.to(a.dtype), acc=acc)
+            acc = hl.dot(a_odd, hi.to(a.dtype), acc=acc)
+        out[tile_m, tile_n] = acc
+    return out
