@@ -403,3 +403,19 @@ def test_stacking_int4_halves_is_refused_with_the_form_that_computes_the_same() 
     assert err.loc is not None and (err.loc.line, err.loc.col) == (12, 15)
     assert "`torch.stack` of device tiles is not read" in err.message
     assert err.hint is not None and "a_even = A[tile_m, tile_k.index * 2]" in err.hint
+
+
+def test_a_tuned_constexpr_read_as_a_value_is_an_int_tunable_of_the_triton_frontend(
+    tmp_path: Path,
+) -> None:
+    # Helion -> Triton -> Helion: `if USE_EXP2:` of an autotuned constexpr comes back as a knob
+    # over the values the configs give it.
+    triton_file = tmp_path / "softmax_triton.py"
+    triton_file.write_text(translate_file(SOFTMAX, "helion", "triton"))
+    text = translate_file(triton_file, "triton", "helion")
+    assert 'use_exp2 = hl.register_tunable("use_exp2", EnumFragment((1, 0)))' in text
+    assert "use_exp2=1, rows_in_flight=2" in text and "use_exp2=0, rows_in_flight=1" in text
+    back = tmp_path / "softmax_back.py"
+    back.write_text(text)
+    report = check_pair(triton_file, back, src_dsl="triton", dtypes=("float32",), seeds=(0,))
+    assert report.passed, report.format_text()
