@@ -10,6 +10,8 @@ reads one part of a kernel function.
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import libcst as cst
@@ -38,6 +40,29 @@ HELION_DEFAULT_BLOCK = 32
 #: Tile attributes a tile of a block the host computes is read through (arithmetic on the
 #: index of its block); its lanes (``index``) need a block known when the kernel compiles.
 _SPLIT_ATTRS = ("begin", "end", "id", "count", "block_size")
+
+
+def _cdiv(a: int, b: int) -> int | None:
+    return -(-a // b) if b else None
+
+
+def _floordiv(a: int, b: int) -> int | None:
+    return a // b if b else None
+
+
+#: Host integer ops a computed block size folds through, by IR op (``None``: no value).
+_FOLDED_CALLS: dict[str, Callable[..., int | None]] = {
+    "cdiv": _cdiv,
+    "next_power_of_2": next_power_of_2,
+    "minimum": min,
+    "maximum": max,
+}
+_FOLDED_BINOPS: dict[str, Callable[[int, int], int | None]] = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "//": _floordiv,
+}
 
 
 @dataclass(frozen=True)
@@ -352,26 +377,15 @@ class LoopReader:
                 return self.scope.host_ints[e.id]
             bound = self.scope.host_values.get(e.id)
             return self._fold_int(bound, depth + 1) if bound is not None else None
-        if isinstance(e, ir.Call) and e.op == "cdiv":
-            a, b = e.args
-            if self._same_size(a, b):
-                # cdiv(n, n) is 1 for every n > 0, and a loop over n == 0 has no tile to size.
-                return 1
-            fa, fb = self._fold_int(a, depth + 1), self._fold_int(b, depth + 1)
-            return -(-fa // fb) if fa is not None and fb else None
-        if isinstance(e, ir.Call) and e.op == "next_power_of_2":
-            v = self._fold_int(e.args[0], depth + 1)
-            return next_power_of_2(v) if v is not None else None
-        if isinstance(e, ir.Call) and e.op in ("minimum", "maximum"):
-            vs = [self._fold_int(a, depth + 1) for a in e.args]
-            if any(v is None for v in vs):
-                return None
-            return (min if e.op == "minimum" else max)(vs)  # type: ignore[type-var]
-        if isinstance(e, ir.BinOp) and e.op in ("+", "-", "*", "//"):
+        if isinstance(e, ir.Call) and e.op == "cdiv" and self._same_size(*e.args):
+            # cdiv(n, n) is 1 for every n > 0, and a loop over n == 0 has no tile to size.
+            return 1
+        if isinstance(e, ir.Call) and e.op in _FOLDED_CALLS:
+            args = [self._fold_int(a, depth + 1) for a in e.args]
+            return _FOLDED_CALLS[e.op](*args) if None not in args else None  # type: ignore[arg-type]
+        if isinstance(e, ir.BinOp) and e.op in _FOLDED_BINOPS:
             a, b = self._fold_int(e.lhs, depth + 1), self._fold_int(e.rhs, depth + 1)
-            if a is None or b is None or (e.op == "//" and b == 0):
-                return None
-            return {"+": a + b, "-": a - b, "*": a * b}.get(e.op, a // b if b else 0)
+            return _FOLDED_BINOPS[e.op](a, b) if a is not None and b is not None else None
         return None
 
     def _same_size(self, a: ir.Expr, b: ir.Expr) -> bool:
