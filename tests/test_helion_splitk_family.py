@@ -419,3 +419,15 @@ def test_a_tuned_constexpr_read_as_a_value_is_an_int_tunable_of_the_triton_front
     back.write_text(text)
     report = check_pair(triton_file, back, src_dsl="triton", dtypes=("float32",), seeds=(0,))
     assert report.passed, report.format_text()
+
+
+def test_tilelang_quotes_annotations_that_read_type_checking_imports(tmp_path: Path) -> None:
+    # TileLang's translations drop `from __future__ import annotations`; `-> Callable[...]`
+    # with Callable imported under `if TYPE_CHECKING:` would then fail at import.
+    text = translate_file(EPILOGUE, "helion", "tilelang")
+    assert "from __future__ import annotations" not in text
+    assert ') -> "Callable[[torch.Tensor, list[torch.Tensor]], torch.Tensor]":' in text
+    translated = tmp_path / "epilogue_tilelang.py"
+    translated.write_text(text)
+    report = check_pair(EPILOGUE, translated, dtypes=("float32",), seeds=(0,))
+    assert report.passed, report.format_text()

@@ -71,3 +71,11 @@ def shifted_relu_matmul(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         return torch.relu(acc - shift[tile[1]])
 
     return _matmul_with_epilogue(x, y, epilogue)
+
+
+def _bias_epilogue(
+    bias: torch.Tensor,
+) -> Callable[[torch.Tensor, list[torch.Tensor]], torch.Tensor]:
+    """The epilogue that adds ``bias`` to each output column (annotated with a name imported
+    for type checking only)."""
+    return lambda acc, tile: acc + bias[tile[1]]
