@@ -348,9 +348,11 @@ class LoopReader:
 
     def _computed_block(self, node: cst.BaseExpression) -> ir.Expr | None:
         """The host integer a block is computed as (a name bound once to it, or the
-        expression itself), or ``None`` for anything else."""
+        expression itself), or ``None`` for anything else (a name bound twice)."""
         if isinstance(node, cst.Name) and node.value in self.scope.host_values:
             value: ir.Expr = ir.Name(node.value, loc=self.locate(node))
+        elif isinstance(node, cst.Name):
+            return None  # bound more than once (in a branch): which value sizes the tiles?
         else:
             device, self.build.device = self.build.device, False
             try:
