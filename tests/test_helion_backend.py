@@ -1728,12 +1728,13 @@ def test_helion_jit_is_a_kernel_and_other_kernel_forms_are_refused_where_they_ar
     ("body", "where", "message", "help_text"),
     [
         (
+            # A knob is read from a helion.autotuner fragment, not from a bare value.
             "    factor = hl.register_tunable('factor', 4)\n"
             "    for tile in hl.tile(x.size(0)):\n"
             "        out[tile] = x[tile] * factor\n",
-            "hl.register_tunable(",
-            "hl.register_tunable (a tunable value of the kernel's own) is not read",
-            "pass the value as a kernel argument",
+            "4)",
+            "`4` is no fragment tiletrans reads",
+            "PowerOfTwoFragment(lo, hi), IntegerFragment(lo, hi)",
         ),
         (
             "    for tile_b in hl.tile(x.size(0)):\n"

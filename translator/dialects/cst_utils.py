@@ -957,6 +957,8 @@ BINARY_OPERATORS: dict[type, str] = {
     cst.BitAnd: "&",
     cst.BitOr: "|",
     cst.BitXor: "^",
+    cst.LeftShift: "<<",
+    cst.RightShift: ">>",
 }
 #: Python's comparison operators as IR operator words.
 COMPARISON_OPERATORS: dict[type, str] = {

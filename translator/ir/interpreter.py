@@ -61,6 +61,8 @@ _HOST_BINOPS: dict[str, Callable[[object, object], object]] = {
     "&": operator.and_,
     "|": operator.or_,
     "^": operator.xor,
+    "<<": operator.lshift,
+    ">>": operator.rshift,
 }
 _SQRT1_2 = 0.7071067811865476
 _SQRT_2_PI = 0.7978845608028654

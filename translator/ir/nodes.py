@@ -394,18 +394,56 @@ class TupleExpr(Expr):
 # Tunables and tiles
 
 
+#: What a :class:`Tunable` tunes: a block size, a launch knob, or (``int``) a value of the
+#: kernel's own that device code reads as a compile-time integer (Helion's
+#: ``hl.register_tunable``, a Triton constexpr in ``triton.Config`` dicts).
+TUNABLE_KINDS = ("block_size", "num_warps", "num_stages", "group_size", "int")
+#: The search spaces of ``int`` tunables: ``power_of_two`` (the powers of two in ``bounds``),
+#: ``integer`` (every integer in ``bounds``), ``choices`` (the listed ``choices``, in order) and
+#: ``boolean`` (0 and 1: False and True).
+INT_SPACES = ("power_of_two", "integer", "choices", "boolean")
+
+
 @dataclass(frozen=True)
 class Tunable:
-    """A named meta-parameter: a block size or launch knob with its default and search space."""
+    """A named meta-parameter: a block size or launch knob with its default and search space.
+
+    ``kind`` is one of :data:`TUNABLE_KINDS`. An ``int`` tunable is the kernel's own knob (a
+    split-K factor, a choice of variant) under its own name, which no block size or launch knob
+    takes; ``space`` (:data:`INT_SPACES`) and ``bounds`` (inclusive, for ``power_of_two`` and
+    ``integer``) say what its search covers, as the source's DSL said it.
+    """
 
     name: str
-    kind: str  # "block_size" | "num_warps" | "num_stages" | "group_size"
+    kind: str  # one of TUNABLE_KINDS
     default: int
     choices: tuple[int, ...] = ()
     # A block the source sizes to the data: `min(default, next_power_of_2(extent))` of the
     # extent it tiles, `default` only a cap. A target that can compute a block from sizes
     # should (any block computes the same; a cap of 32768 lanes over 37 columns only wastes).
     fit: bool = False
+    space: str | None = None
+    bounds: tuple[int, int] | None = None
+
+    def values(self) -> tuple[int, ...]:
+        """Every value an ``int`` tunable's space allows (its ``choices`` for other kinds)."""
+        if self.space == "boolean":
+            return (0, 1)
+        if self.space in ("power_of_two", "integer") and self.bounds is not None:
+            lo, hi = self.bounds
+            if self.space == "integer":
+                return tuple(range(lo, hi + 1))
+            return tuple(1 << k for k in range(hi.bit_length()) if lo <= 1 << k <= hi)
+        return self.choices
+
+    def allows(self, value: int) -> bool:
+        """Whether ``value`` lies in this tunable's search space (any value, where it has none)."""
+        if self.space in ("power_of_two", "integer") and self.bounds is not None:
+            lo, hi = self.bounds
+            power = value > 0 and value & (value - 1) == 0
+            return lo <= value <= hi and (self.space == "integer" or power)
+        values = self.values()
+        return not values or value in values
 
 
 @dataclass(frozen=True)

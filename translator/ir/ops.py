@@ -90,7 +90,10 @@ OP_FAMILIES: dict[str, tuple[str, ...]] = {
 
 COMPARISON_OPS = ("<", "<=", ">", ">=", "==", "!=")
 ARITH_OPS = ("+", "-", "*", "/", "//", "%", "**")
-BITWISE_OPS = ("&", "|", "^")
+#: ``>>`` is arithmetic on signed integers (torch, Triton, TVM and cuTile alike), logical on
+#: unsigned ones; shifts and bit operations take integer (or, for ``&|^``, boolean) operands.
+BITWISE_OPS = ("&", "|", "^", "<<", ">>")
+SHIFT_OPS = ("<<", ">>")
 LOGICAL_OPS = ("and", "or")
 BINARY_OPS = ARITH_OPS + COMPARISON_OPS + BITWISE_OPS + LOGICAL_OPS
 UNARY_OPS = ("-", "~", "not")

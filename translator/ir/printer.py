@@ -20,6 +20,8 @@ _PREC = {
     "|": 5,
     "^": 6,
     "&": 7,
+    "<<": 8,
+    ">>": 8,
     "+": 9,
     "-": 9,
     "*": 10,
@@ -250,6 +252,10 @@ def format_kernel(kernel: ir.Kernel) -> str:
     lines = [f"kernel {kernel.name}({params}) grid({grid}){format_hints(kernel.hints)}:"]
     for t in kernel.tunables:
         choices = f" in {list(t.choices)}" if t.choices else ""
+        if t.space in ("power_of_two", "integer") and t.bounds is not None:
+            choices = f" in {t.space}[{t.bounds[0]}, {t.bounds[1]}]"
+        elif t.space is not None:
+            choices = f" in {t.space}{list(t.values())}"
         lines.append(f"  tunable {t.name}: {t.kind} = {t.default}{choices}")
     for i, config in enumerate(kernel.configs):
         lines.append(f"  config {i}: " + ", ".join(f"{k}={v}" for k, v in config))

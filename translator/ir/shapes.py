@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Union
 
 from translator.ir import nodes as ir
-from translator.ir.ops import COMPARISON_OPS, LOGICAL_OPS, POINTWISE_OPS
+from translator.ir.ops import BITWISE_OPS, COMPARISON_OPS, LOGICAL_OPS, POINTWISE_OPS, SHIFT_OPS
 
 
 class IRTypeError(Exception):
@@ -341,6 +341,11 @@ def _binop(e: ir.BinOp, env: TypeEnv) -> Type:
             raise IRTypeError(f"strings can only be compared with == and !=, not `{e.op}`", e.loc)
         return ScalarType(ir.BOOL, weak=True)
     dims, dtype, any_tile = _combine(ts, e.loc)
+    if e.op in BITWISE_OPS and isinstance(dtype, ir.DType) and is_float(dtype):
+        # Bits of a float are no value the IR has: torch and every DSL refuse them too.
+        raise IRTypeError(f"`{e.op}` of {dtype} operands (it takes integers)", e.loc)
+    if e.op in SHIFT_OPS and dtype == ir.BOOL:
+        raise IRTypeError(f"`{e.op}` of booleans (it shifts integers)", e.loc)
     if e.op in COMPARISON_OPS or e.op in LOGICAL_OPS:
         dtype = ir.BOOL
     elif e.op == "/" and not is_float(dtype):

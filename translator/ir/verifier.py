@@ -69,6 +69,7 @@ def verify_entry(entry: ir.Entry, kernels: dict[str, ir.Kernel] | None = None) -
 def verify_kernel(kernel: ir.Kernel) -> None:
     """Check one self-contained kernel: its body reads only its parameters, tunables and locals."""
     tunables = {t.name for t in kernel.tunables}
+    _check_tunables(kernel)
     for config in kernel.configs:
         for key, _ in config:
             if key not in tunables:
@@ -81,6 +82,41 @@ def verify_kernel(kernel: ir.Kernel) -> None:
     env = walk_kernel(kernel, lambda stmt, env: _check_blocks(stmt, tunables))
     for test in kernel.partial_dims:
         _check_host_scalar(test, env, kernel.loc)
+
+
+def _check_tunables(kernel: ir.Kernel) -> None:
+    """Tunables: one per name, of a known kind; an ``int`` tunable's default, and every value a
+    config gives it, lie in its space, and no tile takes its block from it (a block size is a
+    tunable of its own, whose choices a target's tuner may reorder or cap)."""
+    names = [t.name for t in kernel.tunables]
+    if len(set(names)) != len(names):
+        raise IRTypeError(f"kernel {kernel.name!r} has duplicate tunables {names}", kernel.loc)
+    for t in kernel.tunables:
+        if t.kind not in ir.TUNABLE_KINDS:
+            raise IRTypeError(f"tunable {t.name!r} has unknown kind {t.kind!r}", kernel.loc)
+        if t.kind != "int":
+            continue
+        if t.space not in ir.INT_SPACES:
+            raise IRTypeError(f"int tunable {t.name!r} has unknown space {t.space!r}", kernel.loc)
+        if t.space in ("power_of_two", "integer") and (
+            t.bounds is None or not 0 <= t.bounds[0] <= t.bounds[1]
+        ):
+            raise IRTypeError(f"int tunable {t.name!r} needs bounds lo <= hi", kernel.loc)
+        given = [t.default, *(v for c in kernel.configs for k, v in c if k == t.name)]
+        for value in given:
+            if not t.allows(value):
+                raise IRTypeError(
+                    f"int tunable {t.name!r} takes {value}, outside its {t.space} space", kernel.loc
+                )
+    ints = {t.name for t in kernel.tunables if t.kind == "int"}
+    tiles = list(kernel.grid) + [
+        tile for s in walk_stmts(kernel.body) if isinstance(s, ir.TileLoop) for tile in s.tiles
+    ]
+    for tile in tiles:
+        if isinstance(tile.block, str) and tile.block in ints:
+            raise IRTypeError(
+                f"tile {tile.name!r} takes its block from int tunable {tile.block!r}", kernel.loc
+            )
 
 
 def walk_kernel(kernel: ir.Kernel, hook: StmtHook | None = None) -> TypeEnv:

@@ -50,6 +50,7 @@ from translator.dialects.cst_utils import (
     children,
     import_bindings,
     is_a,
+    name_nodes,
     names_in,
     parsed,
     without_provenance,
@@ -131,8 +132,66 @@ def assemble(module: ir.Module, rendering: Rendering) -> str:
         fresh=True,
     )
     tree = _fix_imports(tree, plan.packages, rendering.imports, rendering.drop_imports)
+    if _FUTURE_ANNOTATIONS in rendering.drop_imports:
+        tree = _quote_type_checking_annotations(tree)
     tree = _with_header(tree, module, rendering.command)
     return wrap_generated_comments(splice_into(tree.code, editor.spliced, tree.default_newline))
+
+
+_FUTURE_ANNOTATIONS = "from __future__ import annotations"
+
+
+def _type_checking_names(tree: cst.Module) -> set[str]:
+    """Names the module imports only under ``if TYPE_CHECKING:`` (``Callable`` for
+    annotations): unbound when the module runs."""
+    names: set[str] = set()
+    for stmt in tree.body:
+        test = stmt.test if isinstance(stmt, cst.If) else None
+        if test is None or cst.Module([]).code_for_node(test) not in (
+            "TYPE_CHECKING",
+            "typing.TYPE_CHECKING",
+        ):
+            continue
+        for inner in stmt.body.body:
+            for small in getattr(inner, "body", ()):
+                if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(
+                    small.names, cst.ImportStar
+                ):
+                    for alias in small.names:
+                        bound = alias.asname.name if alias.asname is not None else alias.name
+                        if isinstance(bound, cst.Name):
+                            names.add(bound.value)
+                        elif isinstance(bound, cst.Attribute):
+                            names.add(cst.Module([]).code_for_node(bound).split(".")[0])
+    return names
+
+
+class _QuoteAnnotations(cst.CSTTransformer):
+    """Annotations that read any of ``names``, as strings (never evaluated)."""
+
+    def __init__(self, names: set[str]) -> None:
+        self.names = names
+
+    def leave_Annotation(
+        self, original_node: cst.Annotation, updated_node: cst.Annotation
+    ) -> cst.Annotation:
+        value = updated_node.annotation
+        if isinstance(value, (cst.SimpleString, cst.ConcatenatedString)):
+            return updated_node
+        if not any(n.value in self.names for n in name_nodes(value)):
+            return updated_node
+        code = cst.Module([]).code_for_node(value)
+        quote = "'" if '"' in code else '"'
+        return updated_node.with_changes(annotation=cst.SimpleString(f"{quote}{code}{quote}"))
+
+
+def _quote_type_checking_annotations(tree: cst.Module) -> cst.Module:
+    """Without ``from __future__ import annotations`` (TileLang's translations drop it), the
+    annotations of a function are evaluated where it is defined: those that read names imported
+    only under ``if TYPE_CHECKING:`` (``-> Callable``) are written as strings, as the future
+    import made every annotation."""
+    names = _type_checking_names(tree)
+    return tree.visit(_QuoteAnnotations(names)) if names else tree
 
 
 #: Comment lines tiletrans writes into host code (its notes, the rank checks' why); the

@@ -72,6 +72,7 @@ class KernelWriter(CodePrinter):
         self.sig = KernelSignature()
         self.taken: set[str] = {p.name for p in kernel.params}
         self.block_names: dict[str, str] = {}  # tunable -> constant
+        self.knob_names: dict[str, str] = {}  # int tunable -> constant
         self.full_names: dict[ir.Expr, str] = {}  # extent -> constant
         self.masks: dict[object, str] = {}  # dim key -> named mask (grid and whole dims)
         self.mask_lines: list[str] = []
@@ -155,6 +156,13 @@ class KernelWriter(CodePrinter):
             # The name every DSL's GEMM samples give it (the rows of tiles in one group).
             name = unique("GROUP_SIZE_M", self.taken)
             self.sig.knobs.append((name, group.name))
+        for t in k.tunables:
+            if t.kind == "int":
+                # An `hl.register_tunable` knob: a ct.Constant the launch passes from the
+                # config, read by name in the body.
+                name = unique(constant_name(t.name), self.taken)
+                self.knob_names[t.name] = name
+                self.sig.knobs.append((name, t.name))
         extents: list[ir.Expr] = []
         for e in all_exprs(k.body):
             extents.extend(d.extent for d in _dims_in(e))
@@ -263,6 +271,8 @@ class KernelWriter(CodePrinter):
     def _ex_Name(self, e: ir.Name) -> tuple[str, int]:
         if e.id in self.block_names:
             return self.block_names[e.id], ATOM
+        if e.id in self.knob_names:
+            return self.knob_names[e.id], ATOM
         return e.id, ATOM
 
     def _ex_SizeOf(self, e: ir.SizeOf) -> tuple[str, int]:
@@ -820,7 +830,7 @@ class KernelWriter(CodePrinter):
             head = [f"    for {t.name} in range(ct.bid(0), {count}, ct.num_blocks(0)):"]
             lines = self.mask_lines + self.lines
             return self.type_lines + head + ["    " + line if line else line for line in lines]
-        if self.sig.knobs:
+        if grouped(self.kernel):
             head = self._grouped_head()
         else:
             head = [f"    {t.name} = ct.bid({axis})" for axis, t in enumerate(self.kernel.grid)]

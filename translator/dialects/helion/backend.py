@@ -137,6 +137,12 @@ def _kernel_code(kernel: ir.Kernel) -> KernelCode:
         body.append(f"{name} = {scalar['minimum'].format(cap, size)}")
     for name, extent in plan.registered:
         body.append(f"{name} = {lang['register_block_size']}({writer.text(extent)})")
+    fragments: set[str] = set()
+    for t in kernel.tunables:
+        if t.kind == "int":
+            fragment, args = fragment_call(t)
+            fragments.add(fragment)
+            body.append(f'{t.name} = {lang["register_tunable"]}("{t.name}", {fragment}({args}))')
     body.extend(_loop_lines(kernel, env, plan, taken, writer))
     params = []
     shaped = _shape_params(kernel)
@@ -154,7 +160,25 @@ def _kernel_code(kernel: ir.Kernel) -> KernelCode:
         **_decorator(kernel, plan),
     )
     text = "\n".join(wrap_lines(text.splitlines())) + "\n"
-    return KernelCode(text, ("import math",) if writer.needs_math else ())
+    imports = ("import math",) if writer.needs_math else ()
+    if fragments:
+        imports += (f"from helion.autotuner import {', '.join(sorted(fragments))}",)
+    return KernelCode(text, imports)
+
+
+def fragment_call(tunable: ir.Tunable) -> tuple[str, str]:
+    """The ``helion.autotuner`` fragment of an ``int`` tunable's space, and its arguments
+    (Helion's default is a fragment's low bound, or its first choice)."""
+    if tunable.space == "boolean":
+        return "BooleanFragment", ""
+    if tunable.space in ("power_of_two", "integer") and tunable.bounds is not None:
+        lo, hi = tunable.bounds
+        cls = "PowerOfTwoFragment" if tunable.space == "power_of_two" else "IntegerFragment"
+        default = f", {tunable.default}" if tunable.default != lo else ""
+        return cls, f"{lo}, {hi}{default}"
+    choices = [tunable.default, *(c for c in tunable.values() if c != tunable.default)]
+    spelt = ", ".join(str(c) for c in choices)
+    return "EnumFragment", f"({spelt},)" if len(choices) == 1 else f"({spelt})"
 
 
 def _shape_params(kernel: ir.Kernel) -> set[str]:

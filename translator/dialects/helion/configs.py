@@ -201,6 +201,10 @@ def config_texts(kernel: ir.Kernel, plan: BlockPlan) -> list[str]:
         parts = ["block_sizes=[" + ", ".join(str(v) for v in values) + "]"] if values else []
         for key in knobs:
             parts.append(f"{key}={c.get(key, tunables[key].default)}")
+        # `hl.register_tunable` knobs go by their key.
+        for t in kernel.tunables:
+            if t.kind == "int":
+                parts.append(f"{t.name}={c.get(t.name, t.default)}")
         group = c.get(
             "group_size", tunables["group_size"].default if "group_size" in tunables else 1
         )

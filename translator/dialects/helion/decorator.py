@@ -10,6 +10,7 @@ that each file reads one part of a kernel function.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -229,6 +230,20 @@ class DecoratorReader:
                 elif key == "l2_groupings":
                     if isinstance(value, list) and value and isinstance(value[0], int):
                         values["group_size"] = value[0]
+                elif key in self.scope.user_tunables:
+                    tunable = self.scope.user_tunables[key]
+                    if isinstance(value, bool):
+                        value = int(value)
+                    if not isinstance(value, int) or not tunable.allows(value):
+                        raise self.error(
+                            value_node, f"{key}={source_of(value_node)} lies outside its space"
+                        )
+                    values[tunable.name] = value
+                elif key in self.scope.fixed_tunables:
+                    # Fixed on the host at the first config's value: configs of another are
+                    # left out below, as fixed blocks are.
+                    if value != self.scope.fixed_tunables[key]:
+                        values[_OTHER_FIXED] = 1
                 elif key in hint_keys:
                     if key == "pid_type":
                         self._pid_type(value, value_node, first=not configs)
@@ -242,6 +257,7 @@ class DecoratorReader:
         # A block host code reads is fixed at one value: configs that chose another are left
         # out of the search, as the host could not size its buffers for them.
         configs = [c for c in configs if all(c.get(b, v) == v for b, v in fixed.items())]
+        configs = [c for c in configs if _OTHER_FIXED not in c]
         configs = [{k: v for k, v in c.items() if k not in fixed} for c in configs]
         defaults = configs[0] if configs else {}
         tunables = []
@@ -255,6 +271,9 @@ class DecoratorReader:
             tunables.append(ir.Tunable(name, "block_size", default, choices))
         for name, cap in self.scope.fitted_blocks.items():
             tunables.append(ir.Tunable(name, "block_size", cap, (), fit=True))
+        for tunable in self.scope.user_tunables.values():
+            default = defaults.get(tunable.name, tunable.default)
+            tunables.append(dataclasses.replace(tunable, default=default))
         # Helion's own defaults where a config leaves a knob out (num_stages=1, not Triton's 3).
         for key, fallback in (("num_warps", 4), ("num_stages", 1), ("group_size", 1)):
             present = [c[key] for c in configs if key in c]
@@ -294,3 +313,8 @@ class DecoratorReader:
             static_shapes=h.get("static_shapes"),
             autotune=True if not self.config_nodes or h.get("autotune") else None,
         )
+
+
+#: The key a config's values get where the config gives a fixed ``hl.register_tunable`` key
+#: another value than the one the host was given: such a config is left out.
+_OTHER_FIXED = "<another fixed tunable value>"

@@ -32,6 +32,8 @@ _AUG = {
     cst.BitAndAssign: "&",
     cst.BitOrAssign: "|",
     cst.BitXorAssign: "^",
+    cst.LeftShiftAssign: "<<",
+    cst.RightShiftAssign: ">>",
 }
 
 

@@ -43,7 +43,9 @@ def _paren(node: cst.BaseExpression) -> cst.BaseExpression:
 
 
 class _Substitute(cst.CSTTransformer):
-    """Replaces names by expressions; ``t[i]`` of a name bound to a tuple by its ``i``-th item."""
+    """Replaces names by expressions; ``t[i]`` of a name bound to a tuple or list (the tiles a
+    kernel passes: ``epilogue(acc, (tile_m, tile_n))`` or ``[tile_m, tile_n]``) by its
+    ``i``-th item."""
 
     def __init__(self, values: dict[str, cst.BaseExpression]) -> None:
         self.values = values
@@ -52,7 +54,9 @@ class _Substitute(cst.CSTTransformer):
         self, original: cst.Subscript, updated: cst.Subscript
     ) -> cst.BaseExpression:
         base = original.value
-        if isinstance(base, cst.Name) and isinstance(self.values.get(base.value), cst.Tuple):
+        if isinstance(base, cst.Name) and isinstance(
+            self.values.get(base.value), (cst.Tuple, cst.List)
+        ):
             items = self.values[base.value].elements  # type: ignore[attr-defined]
             if len(original.slice) == 1:
                 index = original.slice[0].slice

@@ -197,11 +197,24 @@ class _Rewriter:
                 missing = set(self.callable_params[name]) - set(default)
                 if missing:
                     p = self.callable_params[name][sorted(missing)[0]]
+                    other = self._other_use(name, stmt, calls)
+                    if other is None and specs[name]:
+                        # Every use passes its epilogue: the specialisations are the kernel.
+                        body.extend(specs[name])
+                        continue
+                    where = other if other is not None else p
+                    use = (
+                        f"`{cst.Module([]).code_for_node(other).strip()}` uses `{name}`"
+                        if other is not None
+                        else f"no call of `{name}` passes `{p.name.value}`"
+                    )
                     raise self.error(
-                        p,
-                        f"`{p.name.value}` of kernel `{name}` has no default, so `{name}` "
-                        "itself has no epilogue to translate with",
-                        f"give it one (`{p.name.value}: Callable[...] = lambda acc, tile: acc`)",
+                        where,
+                        f"{use} other than in a call that passes `{p.name.value}`, an epilogue "
+                        f"without a default: the translation has a kernel per epilogue a call "
+                        f"passes, and no `{name}` of its own",
+                        f"call `{name}(..., {p.name.value}=lambda acc, tile: ...)` there, or "
+                        f"give `{p.name.value}` a default (`= lambda acc, tile: acc`)",
                     )
                 body.append(self._kernel_copy(stmt, name, default, {}, None))
                 body.extend(specs[name])
@@ -210,6 +223,20 @@ class _Rewriter:
         module = self.module.with_changes(body=body)
         module = module.visit(_ReplaceCalls(calls))
         return _drop_unused_callable_import(module)
+
+    def _other_use(
+        self, name: str, definition: cst.FunctionDef, calls: dict[cst.Call, cst.Call]
+    ) -> cst.CSTNode | None:
+        """The first statement that reads kernel ``name`` other than as the callee of a call
+        rewritten to a specialisation (``kernel.autotune(args)``, ``f = kernel``), or None."""
+        callees = {id(call.func) for call in calls}
+        for stmt in self.module.body:
+            if stmt is definition:
+                continue
+            for n in _names(stmt):
+                if n.value == name and id(n) not in callees:
+                    return _statement_of(stmt, n)
+        return None
 
     # -------------------------------------------------------------------------- reading
 
@@ -403,7 +430,9 @@ class _Rewriter:
             extra: list[str] = []
         else:
             label = "_".join(e.label.strip("_") for e in epilogues.values())
-            spec = self._fresh(f"_{label}" if kernel in label else f"_{kernel}_{label}")
+            # `_kernel_label`, also for a private `_kernel` (not `__kernel_label`).
+            base = kernel.lstrip("_")
+            spec = self._fresh(f"_{label}" if base in label else f"_{base}_{label}")
             if not lambdas:
                 by_function[(kernel, str(key))] = spec
             annotations = {**_local_annotations(caller, self.aliases), **_param_annotations(caller)}
@@ -582,15 +611,25 @@ _TENSOR_FUNCTIONS = {
 
 def _local_annotations(fn: cst.FunctionDef, aliases: dict[str, str]) -> dict[str, cst.Annotation]:
     """``torch.Tensor`` for each name ``fn``'s body binds once, at its top level, to a call of
-    a torch function that returns one tensor."""
+    a torch function that returns one tensor; the annotation itself for each name it binds
+    once with one (``bias: torch.Tensor = make_bias(n)``)."""
     if not isinstance(fn.body, cst.IndentedBlock):
         return {}
     found: dict[str, int] = {}
     tensors: set[str] = set()
+    annotated: dict[str, cst.Annotation] = {}
     for stmt in fn.body.body:
         if not isinstance(stmt, cst.SimpleStatementLine):
             continue
         for small in stmt.body:
+            if (
+                isinstance(small, cst.AnnAssign)
+                and isinstance(small.target, cst.Name)
+                and small.value is not None
+            ):
+                found[small.target.value] = found.get(small.target.value, 0) + 1
+                annotated[small.target.value] = small.annotation
+                continue
             if not isinstance(small, cst.Assign):
                 continue
             for t in small.targets:
@@ -603,7 +642,9 @@ def _local_annotations(fn: cst.FunctionDef, aliases: dict[str, str]) -> dict[str
                 ):
                     tensors.add(t.target.value)
     tensor = cst.Annotation(cst.parse_expression("torch.Tensor"))
-    return {n: tensor for n in sorted(tensors) if found[n] == 1}
+    out = {n: tensor for n in sorted(tensors) if found[n] == 1}
+    out.update({n: a for n, a in sorted(annotated.items()) if found[n] == 1})
+    return out
 
 
 def _param_names(fn: cst.FunctionDef) -> set[str]:
@@ -653,3 +694,27 @@ def _drop_unused_callable_import(module: cst.Module) -> cst.Module:
                     stmt = stmt.with_changes(body=[imp.with_changes(names=names)])
         body.append(stmt)
     return module.with_changes(body=body)
+
+
+def _statement_of(root: cst.CSTNode, target: cst.CSTNode) -> cst.CSTNode:
+    """The innermost simple statement (or compound statement header) under ``root`` that holds
+    ``target``, for a diagnostic's location; ``root`` where none does."""
+    found: list[cst.CSTNode] = []
+
+    class V(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.stack: list[cst.CSTNode] = []
+
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if node is target:
+                found.extend(s for s in self.stack if isinstance(s, cst.BaseSmallStatement))
+                return False
+            self.stack.append(node)
+            return not found
+
+        def on_leave(self, original_node: cst.CSTNode) -> None:
+            if self.stack and self.stack[-1] is original_node:
+                self.stack.pop()
+
+    root.visit(V())
+    return found[-1] if found else root

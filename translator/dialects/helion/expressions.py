@@ -297,6 +297,8 @@ class ExprBuilder(IndexReader, CallReader, LanguageReader):
 
     def _attribute(self, node: cst.Attribute) -> ir.Expr:
         base, attr = node.value, node.attr.value
+        if isinstance(base, cst.Name) and base.value in self.scope.split_tiles:
+            return self._split_tile_attr(base.value, attr, node)
         if isinstance(base, cst.Name):
             t = self.scope.env.vars.get(base.value)
             if isinstance(t, TileVarType):
@@ -321,6 +323,29 @@ class ExprBuilder(IndexReader, CallReader, LanguageReader):
         if value is not None:
             return ir.Const(value, loc=self.locate(node))
         raise self.error(node, f"unsupported attribute `{source_of(node)}`")
+
+    def _split_tile_attr(self, tile: str, attr: str, node: cst.Attribute) -> ir.Expr:
+        """An attribute of a grid tile of a run-time block (see
+        :meth:`~translator.dialects.helion.loops.LoopReader._split_tile`): the grid index
+        ``tile`` counts its blocks."""
+        block, extent = self.scope.split_tiles[tile]
+        loc = self.locate(node)
+        index = ir.Name(tile, loc=loc)
+        begin = ir.BinOp("*", index, block, loc=loc)
+        spelt: dict[str, ir.Expr] = {
+            "begin": begin,
+            "end": ir.Call("minimum", (ir.BinOp("+", begin, block, loc=loc), extent), loc=loc),
+            "id": index,
+            "count": ir.Call("cdiv", (extent, block), loc=loc),
+            "block_size": block,
+        }
+        if attr not in spelt:
+            raise self.error(
+                node,
+                f"`{source_of(node)}`: the lanes of a tile whose block is computed at run time",
+                f"read `{tile}` through .begin/.end/.id only",
+            )
+        return spelt[attr]
 
 
 def _is_none_test(node: cst.BaseExpression) -> str | None:

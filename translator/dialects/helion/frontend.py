@@ -55,6 +55,7 @@ from translator.dialects.helion.kernel_functions import (
 from translator.dialects.helion.loops import LoopReader
 from translator.dialects.helion.scope import EntryScope
 from translator.dialects.helion.specialised import relocate, relocate_tree
+from translator.dialects.helion.tunables import TunableReader
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
 from translator.ir.outline import OutlineNaming, outline_entry
@@ -425,12 +426,14 @@ def _module_numbers(constants: dict[str, cst.SimpleStatementLine]) -> dict[str, 
     return out
 
 
-class EntryParser(DecoratorReader, HostReader, CarriedReader, LoopReader, KernelFunctionReader):
+class EntryParser(
+    DecoratorReader, HostReader, CarriedReader, LoopReader, TunableReader, KernelFunctionReader
+):
     """Parses one ``@helion.kernel`` function: the entry (its parameters and host statements)
     and the kernels its device loops are. Each part is read by a mixin of its own module:
     the decorator (:mod:`.decorator`), host statements (:mod:`.host`), carried host code
-    (:mod:`.carried`), device loops and block sizes (:mod:`.loops`), kernel functions
-    (:mod:`.kernel_functions`)."""
+    (:mod:`.carried`), device loops and block sizes (:mod:`.loops`), user tunables
+    (:mod:`.tunables`), kernel functions (:mod:`.kernel_functions`)."""
 
     def __init__(
         self,

@@ -28,12 +28,17 @@ from translator.dialects.cst_utils import (
     statement_comments,
     walk,
 )
+from translator.dialects.helion.loops import bindings
 from translator.ir import nodes as ir
 from translator.ir.shapes import ScalarType, TensorType
 
 # Helion host helpers as the plain Python they compute (templates over the arguments' texts).
 #: Dotted name -> (template, number of positional arguments).
-_PLAIN_HOST_CALLS = {"helion.cdiv": ("({0} + {1} - 1) // {1}", 2)}
+_PLAIN_HOST_CALLS = {
+    "helion.cdiv": ("({0} + {1} - 1) // {1}", 2),
+    # triton.next_power_of_2's value (1 for n <= 1), without importing either DSL.
+    "helion.next_power_of_2": ("1 << max({0} - 1, 0).bit_length()", 1),
+}
 
 
 class HostReader:
@@ -45,6 +50,8 @@ class HostReader:
             comments = statement_comments(node)
             if isinstance(node, cst.For) and self._is_device_loop(node):
                 kernel = self._kernel(node, comments)
+                out.extend(self.scope.pending_host)
+                self.scope.pending_host.clear()
                 out.append(kernel)
                 continue
             if isinstance(node, cst.SimpleStatementLine):
@@ -92,8 +99,17 @@ class HostReader:
         """Helion's host helpers in a statement the translation carries (``helion.cdiv(m,
         block_m)`` sizing a buffer) become plain Python, so that no target imports Helion."""
         calls: list[cst.Call] = []
+        # Operands of an operator (or of `.attr`/`[i]`): a template's text is parenthesised
+        # there, as `2 * helion.cdiv(a, b)` is not `2 * (a + b - 1) // b`.
+        operands: set[int] = set()
 
         def enter(n: cst.CSTNode) -> bool:
+            if isinstance(n, cst.BinaryOperation):
+                operands.update((id(n.left), id(n.right)))
+            elif isinstance(n, cst.UnaryOperation):
+                operands.add(id(n.expression))
+            elif isinstance(n, (cst.Attribute, cst.Subscript)):
+                operands.add(id(n.value))
             if isinstance(n, cst.Call) and resolve(n.func, self.aliases) in _PLAIN_HOST_CALLS:
                 calls.append(n)
                 return False  # the outer call's text covers its arguments
@@ -101,14 +117,12 @@ class HostReader:
 
         walk(node, enter)
         for call in calls:
-            args, kwargs = call_args(call)
-            template, arity = _PLAIN_HOST_CALLS[resolve(call.func, self.aliases) or ""]
-            if kwargs or len(args) != arity:
+            text = _plain_call_text(call, self.aliases)
+            if text is None:
                 continue  # a form the template does not spell: carried as written
-            texts = [host_atom(" ".join(source_of(a).split())) for a in args]
-            self.edits.append(
-                ir.HostEdit("replace", self.locate.span(call), text=template.format(*texts))
-            )
+            if id(call) in operands:
+                text = f"({text})"
+            self.edits.append(ir.HostEdit("replace", self.locate.span(call), text=text))
 
     def _unsupported_host(self, node: cst.BaseSmallStatement) -> TranslationError:
         return self.error(node, f"unsupported host statement `{source_of(node).strip()}`")
@@ -281,6 +295,8 @@ class HostReader:
             lang = self.grammar["frontend"]["language"]
             if fn == lang["register_block_size"]:
                 return self._register_block_size(name, value)
+            if fn == lang["register_tunable"]:
+                return self._register_tunable(name, value)
             fitted = self._fitted_block(name, value)
             if fitted is not None:
                 return fitted
@@ -327,6 +343,9 @@ class HostReader:
             )
         self.scope.env.vars[name] = t
         self.scope.used_names.add(name)
+        if bindings(self.fn, name) == 1:
+            # A block size may be computed from it (`block_k = next_power_of_2(cdiv(k, s))`).
+            self.scope.host_values[name] = expr
         return [ir.Assign(name, expr, loc=loc)]
 
     def _permuted_view(self, name: str, value: cst.BaseExpression) -> list[ir.Stmt] | None:
@@ -657,3 +676,22 @@ def _parallel_pairs(
     if read & set(names):  # type: ignore[arg-type]
         return None
     return [(n, el.value) for n, el in zip(names, value.elements)]  # type: ignore[misc]
+
+
+def _plain_call_text(call: cst.Call, aliases: dict[str, str]) -> str | None:
+    """The plain Python of a call of :data:`_PLAIN_HOST_CALLS` (the ones in its arguments
+    too: ``helion.next_power_of_2(helion.cdiv(k, s))``), or ``None`` for a form no template
+    spells."""
+    template, arity = _PLAIN_HOST_CALLS[resolve(call.func, aliases) or ""]
+    args, kwargs = call_args(call)
+    if kwargs or len(args) != arity:
+        return None
+    texts = []
+    for arg in args:
+        inner = (
+            _plain_call_text(arg, aliases)
+            if isinstance(arg, cst.Call) and resolve(arg.func, aliases) in _PLAIN_HOST_CALLS
+            else None
+        )
+        texts.append(host_atom(inner if inner is not None else " ".join(source_of(arg).split())))
+    return template.format(*texts)

@@ -10,9 +10,14 @@ reads one part of a kernel function.
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Callable
+from dataclasses import dataclass
+
 import libcst as cst
 
 from translator.diagnostics import TranslationError
+from translator.dialects.common.host_code import host_atom
 from translator.dialects.cst_utils import (
     call_args,
     literal_or_none,
@@ -24,12 +29,50 @@ from translator.dialects.cst_utils import (
 )
 from translator.dialects.helion.device import DeviceParser
 from translator.ir import nodes as ir
-from translator.ir.shapes import ScalarType
+from translator.ir.ops import next_power_of_2
+from translator.ir.shapes import ScalarType, dtype_of, is_float
 from translator.naming import tile_suffix
 
 #: The block Helion's default config gives a block size no config names (its default for one or
 #: two tiled dims with small reductions, which the frontend takes for every block).
 HELION_DEFAULT_BLOCK = 32
+
+#: Tile attributes a tile of a block the host computes is read through (arithmetic on the
+#: index of its block); its lanes (``index``) need a block known when the kernel compiles.
+_SPLIT_ATTRS = ("begin", "end", "id", "count", "block_size")
+
+
+def _cdiv(a: int, b: int) -> int | None:
+    return -(-a // b) if b else None
+
+
+def _floordiv(a: int, b: int) -> int | None:
+    return a // b if b else None
+
+
+#: Host integer ops a computed block size folds through, by IR op (``None``: no value).
+_FOLDED_CALLS: dict[str, Callable[..., int | None]] = {
+    "cdiv": _cdiv,
+    "next_power_of_2": next_power_of_2,
+    "minimum": min,
+    "maximum": max,
+}
+_FOLDED_BINOPS: dict[str, Callable[[int, int], int | None]] = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "//": _floordiv,
+}
+
+
+@dataclass(frozen=True)
+class ComputedBlock:
+    """A block size the host computes at run time (``block_size=block_k`` after
+    ``block_k = helion.next_power_of_2(helion.cdiv(k, split_k))``): ``value`` is the host
+    expression (the name the source binds it to, where it does), ``node`` where it is written."""
+
+    value: ir.Expr
+    node: cst.BaseExpression
 
 
 class LoopReader:
@@ -142,12 +185,69 @@ class LoopReader:
                     begin = None  # the backend spells a strided grid from 0 with its begin
                 tiles.append(ir.TileVar(target, extent, ir.Const(1), begin, scalar=True, step=step))
                 continue
+            if isinstance(block, ComputedBlock):
+                tiles.append(self._split_tile(node, target, begin, extent, block, top_level))
+                self.scope.used_names.add(target)
+                continue
             if block is None:
                 block = self.scope.new_block_tunable("block_size_" + tile_suffix(target))
                 self._bound_by_span(block, begin, extent)
             tiles.append(ir.TileVar(target, extent, block, begin))
             self.scope.used_names.add(target)
         return tuple(tiles)
+
+    def _split_tile(
+        self,
+        loop: cst.For,
+        target: str,
+        begin: ir.Expr | None,
+        extent: ir.Expr,
+        block: ComputedBlock,
+        top_level: bool,
+    ) -> ir.TileVar:
+        """A grid tile of a block the host computes, which the kernel reads only through its
+        ``begin``/``end``/``id`` (split-K's outer K tile, whose lanes an inner
+        ``hl.tile(outer.begin, outer.end)`` walks): the grid runs over the index of its block,
+        ``cdiv(extent, block)`` of them, and its attributes are arithmetic on that index
+        (:attr:`EntryScope.split_tiles`). The block is then a run-time value, as in the source."""
+        written = " ".join(source_of(block.node).split())
+        if not top_level or begin is not None:
+            raise self.error(
+                block.node,
+                f"the block `{written}` is computed at run time, which only a kernel's grid "
+                "tiles read only through `.begin`/`.end`/`.id` may have",
+                "give the loop a block known when the kernel compiles (an int, or "
+                "hl.register_block_size(...))",
+            )
+        reads = _lane_reads(loop.body, target)
+        if reads:
+            # The first in the source (the walk is depth first, not in reading order).
+            lanes = min(reads, key=lambda n: _position(self.locate(n)))
+            raise self.error(
+                lanes,
+                f"`{target}` tiles by `{written}`, a block computed at run time, and "
+                f"`{source_of(lanes)}` reads its lanes: lanes need a block known when the "
+                "kernel compiles",
+                f"read `{target}` only through `.begin`/`.end`/`.id` (walk its lanes with "
+                f"`for sub in hl.tile({target}.begin, {target}.end)`), or give hl.tile a "
+                "block hl.register_block_size registers",
+            )
+        self.scope.split_tiles[target] = (block.value, extent)
+        loc = self.locate(block.node)
+        count: ir.Expr = ir.Call("cdiv", (extent, block.value), loc=loc)
+        texts = [_host_text(e) for e in (extent, block.value)]
+        if None not in texts:
+            # The number of blocks as a host value of its own, computed before the launch in
+            # plain Python: a grid extent every target takes as it is (Helion derives no
+            # grid from a computed extent such as `helion.cdiv(k, block_k)`).
+            name = self.scope.fresh(f"{target}_tiles")
+            size, step = (host_atom(t) for t in texts)  # type: ignore[arg-type]
+            # Parenthesised: launches put the text into expressions (`cdiv(m, M) * (...)`).
+            self.scope.spelled[name] = f"(({size} + {step} - 1) // {step})"
+            self.scope.env.vars[name] = ScalarType(ir.I32, weak=True)
+            self.scope.pending_host.append(ir.Assign(name, count, loc=loc))
+            count = ir.Name(name, loc=loc)
+        return ir.TileVar(target, count, ir.Const(1), scalar=True)
 
     def _jagged_tile(self, node: cst.For, it: cst.BaseExpression) -> TranslationError:
         """``for t in hl.jagged_tile(ends)``: Helion loops to ``ends.amax()`` and masks every
@@ -212,7 +312,7 @@ class LoopReader:
 
     def _block_specs(
         self, node: cst.BaseExpression | None, n: int, where: cst.CSTNode
-    ) -> list[str | ir.Const | None]:
+    ) -> list[str | ir.Const | ComputedBlock | None]:
         if node is None:
             return [None] * n
         items = (
@@ -220,7 +320,7 @@ class LoopReader:
         )
         if len(items) != n:
             raise self.error(where, f"block_size has {len(items)} entries for {n} dims")
-        out: list[str | ir.Const | None] = []
+        out: list[str | ir.Const | ComputedBlock | None] = []
         for item in items:
             value = literal_or_none(item)
             if isinstance(value, int):
@@ -233,18 +333,81 @@ class LoopReader:
                 # A fixed block by name (`block_m = 32`, or a module constant).
                 out.append(ir.Const(self._int_named(item.value)))
             else:
-                raise self.error(
-                    item,
-                    "block_size must be an int (or a name bound once to one), None or "
-                    "hl.register_block_size(...)",
+                computed = self._computed_block(item)
+                if computed is None:
+                    raise self.error(
+                        item,
+                        "block_size must be an int (or a name bound once to one), None, "
+                        "hl.register_block_size(...) or an integer the host computes",
+                    )
+                folded = self._fold_int(computed)
+                out.append(
+                    ir.Const(folded) if folded is not None else ComputedBlock(computed, item)
                 )
         return out
+
+    def _computed_block(self, node: cst.BaseExpression) -> ir.Expr | None:
+        """The host integer a block is computed as (a name bound once to it, or the
+        expression itself), or ``None`` for anything else (a name bound twice)."""
+        if isinstance(node, cst.Name) and node.value in self.scope.host_values:
+            value: ir.Expr = ir.Name(node.value, loc=self.locate(node))
+        elif isinstance(node, cst.Name):
+            return None  # bound more than once (in a branch): which value sizes the tiles?
+        else:
+            device, self.build.device = self.build.device, False
+            try:
+                value = self.build.expr(node)
+            except TranslationError:
+                return None
+            finally:
+                self.build.device = device
+        t = self.build.type_of(value, node)
+        if not isinstance(t, ScalarType) or is_float(dtype_of(t)) or dtype_of(t) == ir.BOOL:
+            return None
+        return value
+
+    def _fold_int(self, e: ir.Expr, depth: int = 0) -> int | None:
+        """The integer a host expression always is, where the kernel function's bindings say
+        (``helion.cdiv(BT, n_rows)`` after ``n_rows = BT``: 1), else ``None``."""
+        if depth > 32:
+            return None
+        if isinstance(e, ir.Const):
+            v = e.value
+            return v if isinstance(v, int) and not isinstance(v, bool) else None
+        if isinstance(e, ir.Name):
+            if e.id in self.scope.host_ints and bindings(self.fn, e.id) == 1:
+                return self.scope.host_ints[e.id]
+            bound = self.scope.host_values.get(e.id)
+            return self._fold_int(bound, depth + 1) if bound is not None else None
+        if isinstance(e, ir.Call) and e.op == "cdiv" and self._same_size(*e.args):
+            # cdiv(n, n) is 1 for every n > 0, and a loop over n == 0 has no tile to size.
+            return 1
+        if isinstance(e, ir.Call) and e.op in _FOLDED_CALLS:
+            args = [self._fold_int(a, depth + 1) for a in e.args]
+            return _FOLDED_CALLS[e.op](*args) if None not in args else None  # type: ignore[arg-type]
+        if isinstance(e, ir.BinOp) and e.op in _FOLDED_BINOPS:
+            a, b = self._fold_int(e.lhs, depth + 1), self._fold_int(e.rhs, depth + 1)
+            return _FOLDED_BINOPS[e.op](a, b) if a is not None and b is not None else None
+        return None
+
+    def _same_size(self, a: ir.Expr, b: ir.Expr) -> bool:
+        """Whether host integers ``a`` and ``b`` are one value: the same size, or names bound
+        once to it (``n_rows = BT``)."""
+        return self._alias_root(a) == self._alias_root(b)
+
+    def _alias_root(self, e: ir.Expr, depth: int = 0) -> ir.Expr:
+        while isinstance(e, ir.Name) and depth < 32:
+            bound = self.scope.host_values.get(e.id)
+            if not isinstance(bound, (ir.Name, ir.SizeOf)):
+                break
+            e, depth = bound, depth + 1
+        return self.scope.canonical(e)
 
     def _int_named(self, name: str) -> int | None:
         """The integer a host name holds: bound once in the kernel function, to a literal, or
         a module constant the function never binds (a name bound twice, or in a branch, could
         hold another block than the literal says)."""
-        bound = _bindings(self.fn, name)
+        bound = bindings(self.fn, name)
         if name in self.scope.host_ints and bound == 1:
             return self.scope.host_ints[name]
         value = self.build.numbers.get(name)
@@ -400,7 +563,7 @@ _BINDING_TARGETS = {
 }
 
 
-def _bindings(fn: cst.FunctionDef, name: str) -> int:
+def bindings(fn: cst.FunctionDef, name: str) -> int:
     """How many statements of ``fn`` bind ``name`` (assignments, augmented ones, loop and
     ``with`` targets, imports)."""
     count = 0
@@ -414,3 +577,38 @@ def _bindings(fn: cst.FunctionDef, name: str) -> int:
 
     walk(fn.body, enter)
     return count
+
+
+def _position(loc: ir.Loc | None) -> tuple[int, int]:
+    return (loc.line, loc.col) if loc is not None else (0, 0)
+
+
+def _lane_reads(body: cst.CSTNode, tile: str) -> list[cst.CSTNode]:
+    """The reads of tile ``tile`` in ``body`` other than through :data:`_SPLIT_ATTRS` (its
+    lanes: ``x[tile]``, ``tile.index``)."""
+    through: set[int] = set()
+    found: list[cst.CSTNode] = []
+
+    def enter(n: cst.CSTNode) -> bool | list[cst.CSTNode]:
+        if isinstance(n, cst.Attribute):
+            if isinstance(n.value, cst.Name) and n.value.value == tile:
+                if n.attr.value not in _SPLIT_ATTRS:
+                    found.append(n)
+                    return False
+                through.add(id(n.value))
+            return [n.value]  # an attribute's name is no read of a variable
+        if isinstance(n, cst.Name) and n.value == tile and id(n) not in through:
+            found.append(n)
+        return True
+
+    walk(body, enter)
+    return found
+
+
+def _host_text(e: ir.Expr) -> str | None:
+    """Python source for a host name or size (``k``, ``x.size(1)``), else ``None``."""
+    if isinstance(e, ir.Name):
+        return e.id
+    if isinstance(e, ir.SizeOf):
+        return f"{e.tensor}.size({e.dim})"
+    return None

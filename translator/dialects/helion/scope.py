@@ -59,6 +59,19 @@ class EntryScope:
     fixed_blocks: dict[str, int] = field(default_factory=dict)
     """Registered block sizes host code reads (``cdiv(m, block_m)`` rows of partials) -> the
     block the translation fixes them at: a plain int on the host, in no config."""
+    user_tunables: dict[str, ir.Tunable] = field(default_factory=dict)
+    """``hl.register_tunable`` knobs the kernels read, by the key ``helion.Config`` gives them
+    under (``split_k=8``); each is an ``int`` tunable named as the host name bound to it."""
+    fixed_tunables: dict[str, int] = field(default_factory=dict)
+    """``hl.register_tunable`` keys host code reads -> the value the translation fixes them at."""
+    host_values: dict[str, ir.Expr] = field(default_factory=dict)
+    """Host scalars the kernel function binds once, by name -> the value (computed blocks)."""
+    split_tiles: dict[str, tuple[ir.Expr, ir.Expr]] = field(default_factory=dict)
+    """Grid tiles of a block the host computes, read as the index of their block: tile ->
+    (its block, the extent it tiles). Their ``begin``/``end``/``id`` are arithmetic on it."""
+    pending_host: list[ir.Stmt] = field(default_factory=list)
+    """Host values a device loop introduces (the block count of a run-time block), modelled
+    before its launch; the carried source spells them at the launch (:attr:`spelled`)."""
     used_names: set[str] = field(default_factory=set)
     specialized: list[str] = field(default_factory=list)
     constexpr_params: list[str] = field(default_factory=list)

@@ -165,7 +165,9 @@ def _kernel_code(kernel: ir.Kernel) -> KernelCode:
     knobs = {}
     for t in kernel.tunables:
         value = first.get(t.name, t.default)
-        if t.kind == "block_size":
+        if t.kind in ("block_size", "int"):
+            # A factory parameter: `int` knobs (hl.register_tunable) are compile-time values
+            # of the factory's prim_func as block sizes are, tuned alike.
             params.append(f"{t.name}={value}")
         elif t.kind == "num_warps":
             knobs["threads"] = value * 32
@@ -290,7 +292,7 @@ def _autotune(
         entry: dict[str, int] = {}
         for name, value in config:
             kind = kinds.get(name)
-            if kind == "block_size":
+            if kind in ("block_size", "int"):
                 entry[name] = value
             elif kind == "num_warps":
                 entry["threads"] = value * 32

@@ -281,7 +281,11 @@ class KernelLifter(
                 "use strides only in pointer arithmetic",
             )
         if b.kind == "constexpr":
-            return self.launch.constexpr_ir(pname, node)
+            value = self.launch.constexpr_ir(pname, node)
+            if isinstance(value, ir.Name) and pname in self.launch.int_tunables:
+                # A tunable recorded while lifting: a compile-time integer of this kernel.
+                self.types.vars.setdefault(value.id, ScalarType(ir.I32, weak=True))
+            return value
         assert b.expr is not None
         return b.expr
 

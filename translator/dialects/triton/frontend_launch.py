@@ -71,6 +71,9 @@ class Launch:
         # 2-d views of tensors of no known rank: view name -> (kernel parameter, row length).
         self.row_views: dict[str, tuple[str, ir.Expr]] = {}
         self.block_tunables: dict[str, str] = {}
+        #: Autotuned meta-parameters read as values and no block (``if USE_EXP2:``, a split
+        #: factor): parameter -> the ``int`` tunable standing for it.
+        self.int_tunables: dict[str, str] = {}
         self.values: dict[str, Any] = {}  # host value of each parameter the launch passes
         self.derived = False  # launched by a derived wrapper: the grid is one program per tile
         self.derived_axes: dict[
@@ -714,12 +717,25 @@ class Launch:
         b = self.bindings[pname]
         if pname in self.block_tunables:
             return ir.Name(self.block_tunables[pname])
+        if pname in self.int_tunables:
+            return ir.Name(self.int_tunables[pname])
         if b.tuned:
-            raise self.error(
-                node,
-                f"autotuned meta-parameter `{pname}` is used as a value; only "
-                "block sizes and GROUP_SIZE_M can be tunables",
-            )
+            values = [meta.get(pname) for meta, _ in self.kernel.configs or []]
+            if not values or not all(isinstance(v, int) for v in values):
+                raise self.error(
+                    node,
+                    f"autotuned meta-parameter `{pname}` is used as a value and takes values "
+                    "other than integers in its configs",
+                    "give it an integer (or True/False) in every triton.Config",
+                )
+            # A knob of the kernel's own (Helion's hl.register_tunable): the configs' values,
+            # in their order, are its space.
+            ints = [int(v) for v in values]  # type: ignore[arg-type]
+            name = pname.lower()
+            t = ir.Tunable(name, "int", ints[0], tuple(dict.fromkeys(ints)), space="choices")
+            self.host.record_tunable(t, None)
+            self.int_tunables[pname] = name
+            return ir.Name(name)
         assert b.expr is not None
         return b.expr
 
@@ -753,6 +769,9 @@ class Launch:
             if not all(isinstance(v, int) for v in values):
                 raise self.error(node, f"autotuned `{key}` must take integer values")
             t = ir.Tunable(name, "block_size", values[0], tuple(sorted(set(values))))
+            if self.int_tunables.pop(key, None) is not None:
+                # Read as a value before any tile of it: the same name, a block after all.
+                self.host.tunables.pop(name, None)
             self.host.record_tunable(t, None)
             self.block_tunables[key] = name
             return BlockInfo("tile", name, True, expr=ir.Name(name))
@@ -891,6 +910,8 @@ class Launch:
                 for key, value in meta.items():
                     if key in self.block_tunables:
                         row[self.block_tunables[key]] = value
+                    elif key in self.int_tunables:
+                        row[self.int_tunables[key]] = int(value)
                 row.update({k: v for k, v in knobs.items()})
                 rows.append(row)
             if host.configs and host.configs != rows:

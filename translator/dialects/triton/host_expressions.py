@@ -289,7 +289,7 @@ class HostExpressions:
 
     def arith(self, node: cst.BinaryOperation) -> Any:
         op = BINARY_OPERATORS.get(type(node.operator))
-        if op in ("&", "|", "^"):
+        if op in ("&", "|", "^", "<<", ">>"):
             op = None  # host bit operations: not modelled
         a, b = self.hval(node.left), self.hval(node.right)
         if op is None:

@@ -76,7 +76,11 @@ def with_default_space(kernel: ir.Kernel) -> ir.Kernel:
     if kernel.configs and not kernel.hints.autotune:
         return kernel
     given = [dict(c) for c in kernel.configs]
-    space = given + [_within_choices(c, kernel.tunables) for c in default_space(kernel)]
+    space = [_within_choices(c, kernel.tunables) for c in default_space(kernel)]
+    ints = {t.name: t.default for t in kernel.tunables if t.kind == "int"}
+    space = [{**ints, **c} for c in space]
+    space += _int_knob_configs(space[0], kernel.tunables)
+    space = given + space
     space = [c for i, c in enumerate(space) if c not in space[:i]]
     tunables = list(kernel.tunables)
     for knob in (*KNOBS, "group_size"):
@@ -92,6 +96,26 @@ def with_default_space(kernel: ir.Kernel) -> ir.Kernel:
     defaults = {t.name: t.default for t in new_tunables}
     configs = tuple(tuple((n, c.get(n, defaults[n])) for n in order) for c in space)
     return dataclasses.replace(kernel, tunables=tuple(new_tunables), configs=configs)
+
+
+#: The most values of an ``int`` tunable's space the default space tries (a power-of-two
+#: split factor up to 256 has 9); a wider space is tried at its default only.
+_INT_KNOB_VALUES = 9
+
+
+def _int_knob_configs(first: dict[str, int], tunables: tuple[ir.Tunable, ...]) -> list[dict]:
+    """For each ``int`` tunable (``hl.register_tunable``), the first config with it at each
+    value of its space, the others at their defaults: its DSL's tuner searched that space, and
+    a fixed value could be the slowest (a split-K factor of 1)."""
+    out = []
+    for t in tunables:
+        if t.kind != "int":
+            continue
+        values = t.values()
+        if len(values) > _INT_KNOB_VALUES:
+            continue
+        out += [{**first, t.name: v} for v in values if v != t.default]
+    return out
 
 
 def _within_choices(config: dict[str, int], tunables: tuple[ir.Tunable, ...]) -> dict[str, int]:
