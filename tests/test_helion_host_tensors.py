@@ -197,20 +197,6 @@ def test_a_squeeze_of_a_whole_dim_is_refused_where_its_size_decides() -> None:
     assert err.hint is not None and "drop the `.squeeze(1)`" in err.hint
 
 
-def test_a_bit_shift_is_refused_with_its_arithmetic_form() -> None:
-    err = _refusal(
-        "@helion.kernel()\n"
-        "def high_nibble(b: torch.Tensor) -> torch.Tensor:\n"
-        "    out = torch.empty_like(b)\n"
-        "    for tile in hl.tile(b.size(0)):\n"
-        "        out[tile] = b[tile] >> 4\n"
-        "    return out\n"
-    )
-    assert err.loc is not None and (err.loc.line, err.loc.col) == (10, 20)
-    assert "the bit shift in `b[tile] >> 4`" in err.message
-    assert err.hint is not None and "`x >> k` is `x // 2**k`" in err.hint
-
-
 def test_torch_stack_of_tiles_is_refused_with_the_two_dot_form() -> None:
     err = _refusal(
         "@helion.kernel()\n"

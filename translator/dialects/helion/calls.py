@@ -50,11 +50,6 @@ _NEW_FILLED: dict[str, float | None] = {
 }
 
 
-# torch functions that join tiles along a dim: the IR's tiles have no op that stacks,
-# concatenates or interleaves them (a reshape adds or drops unit dims only).
-_TILE_JOINS = ("torch.stack", "torch.cat", "torch.concat", "torch.concatenate")
-
-
 class CallReader:
     """Calls of torch functions and tensor methods, as IR expressions."""
 
@@ -74,17 +69,6 @@ class CallReader:
             value = literal_or_none(node)
             if value is not None:
                 return ir.Const(value, loc=self.locate(node))
-        if name in _TILE_JOINS and self.device:
-            short = name.removeprefix("torch.")
-            raise self.error(
-                node,
-                f"`torch.{short}` of device tiles is not read: the IR has no op that joins tiles "
-                "along a dim (its reshapes add or drop dims of size 1)",
-                "compute with each part on its own: for interleaved int4 halves, dot each half "
-                "with the rows of the other operand it multiplies (`a_even = "
-                "A[tile_m, tile_k.index * 2]`, `acc = hl.dot(a_even, b_lo, acc=acc)`, the same "
-                "for `index * 2 + 1` and `b_hi`)",
-            )
         if name is not None:
             for table, handler in _GRAMMAR_CALLS:
                 if name in g[table]:

@@ -199,13 +199,6 @@ class ExprBuilder(IndexReader, CallReader, LanguageReader):
         if isinstance(node.operator, cst.MatrixMultiply):
             return self._dot_mm(node, self.expr(node.left), self.expr(node.right))
         op = _BINOPS.get(type(node.operator))
-        if op is None and isinstance(node.operator, (cst.RightShift, cst.LeftShift)):
-            raise self.error(
-                node,
-                f"the bit shift in `{source_of(node)}` has no IR operator",
-                "shift by a constant through arithmetic: `x >> k` is `x // 2**k` (both round "
-                "toward minus infinity, so a negative `x` too), `x << k` is `x * 2**k`",
-            )
         if op is None:
             raise self.error(node, f"unsupported operator in `{source_of(node)}`")
         return ir.BinOp(op, self.expr(node.left), self.expr(node.right), loc=self.locate(node))
