@@ -726,3 +726,16 @@ def test_an_optional_pointer_tested_for_none_is_refused_with_the_flag_to_pass():
     err = info.value
     assert err.message == "pointer `bias_ptr` used as a value" and err.loc.line == 39
     assert "`HAS_PTR=ptr is not None` at the launch" in (err.hint or "")
+
+
+def test_tunables_take_names_no_runtime_argument_holds():
+    # `SCALE` read as a value and `BLOCK` as a block, beside runtime parameters `scale` and
+    # `block`: each tunable is named apart from them, so neither argument merges with it
+    # (test_translation_matches_the_source runs the kernel at scale != SCALE).
+    (kernel,) = lift("tunable_names").kernels()
+    tunables = {t.name: t.kind for t in kernel.tunables if t.kind in ("int", "block_size")}
+    assert tunables == {"block_2": "block_size", "scale_2": "int"}
+    helion = translate_file(DATA / "tunable_names.py", "triton", "helion")
+    assert "out[tile] = x_tile * scale + block * scale_2" in helion
+    tilelang = translate_file(DATA / "tunable_names.py", "triton", "tilelang")
+    assert "T.ceildiv(x_shape[0], block_2)" in tilelang
