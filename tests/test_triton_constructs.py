@@ -739,3 +739,40 @@ def test_tunables_take_names_no_runtime_argument_holds():
     assert "out[tile] = x_tile * scale + block * scale_2" in helion
     tilelang = translate_file(DATA / "tunable_names.py", "triton", "tilelang")
     assert "T.ceildiv(x_shape[0], block_2)" in tilelang
+
+
+@pytest.mark.parametrize(
+    "store",
+    [
+        "tl.store(value=tl.zeros([BLOCK], dtype=tl.float32), pointer=X_ptr + offs, mask=m)",
+        "tl.store(X_ptr + offs, tl.zeros([BLOCK], dtype=tl.float32), m)",
+        "tl.atomic_xchg(val=tl.zeros([BLOCK], dtype=tl.float32), pointer=X_ptr + offs, mask=m)",
+    ],
+)
+def test_a_barrier_sees_an_access_whose_pointer_is_passed_by_keyword(store: str) -> None:
+    # The stored value reaches no tensor: only the `pointer=` argument ties the store to `x`,
+    # which the load after the barrier reads back.
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    text = (
+        "import torch\nimport triton\nimport triton.language as tl\n\n\n"
+        "@triton.jit\n"
+        "def k(X_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+        "    offs = tl.arange(0, BLOCK)\n"
+        "    m = offs < n\n"
+        "    x = tl.load(X_ptr + offs, mask=m, other=0.0)\n"
+        f"    {store}\n"
+        "    tl.debug_barrier()\n"
+        "    y = tl.load(X_ptr + offs, mask=m, other=0.0)\n"
+        "    tl.store(out_ptr + offs, x + y, mask=m)\n\n\n"
+        "def f(x):\n"
+        "    out = torch.empty_like(x)\n"
+        "    k[(1,)](x, out, x.numel(), BLOCK=triton.next_power_of_2(x.numel()))\n"
+        "    return out\n"
+    )
+    with pytest.raises(TranslationError) as info:
+        parse_source(text, "barrier_keywords.py", "triton")
+    err = info.value
+    assert (err.loc.line, err.loc.col) == (12, 4), err.loc  # the barrier
+    assert "orders the access to `x` at line 11 against the one at line 13" in err.message
