@@ -776,3 +776,49 @@ def test_a_barrier_sees_an_access_whose_pointer_is_passed_by_keyword(store: str)
     err = info.value
     assert (err.loc.line, err.loc.col) == (12, 4), err.loc  # the barrier
     assert "orders the access to `x` at line 11 against the one at line 13" in err.message
+
+
+@pytest.mark.parametrize(
+    ("choice", "message", "hint"),
+    [
+        (
+            "src = a if s > 0 else b",
+            "`a if s > 0 else b` chooses between pointers by `s > 0`",
+            "select the loaded values (`tl.where(s > 0, tl.load(a + offs, mask=m), "
+            "tl.load(b + offs, mask=m))`)",
+        ),
+        (
+            "dt = tl.float16 if s > 0 else tl.float32; src = a",
+            "`tl.float16 if s > 0 else tl.float32` chooses a dtype by `s > 0`",
+            "make the flag a `tl.constexpr` parameter passed a literal at each launch",
+        ),
+    ],
+)
+def test_runtime_choices_of_pointers_and_dtypes_are_refused_with_what_to_write(
+    choice: str, message: str, hint: str
+) -> None:
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    text = (
+        "import torch\nimport triton\nimport triton.language as tl\n\n\n"
+        "@triton.jit\n"
+        "def pick_kernel(out, a, b, sel, N, BLOCK: tl.constexpr):\n"
+        "    row = tl.program_id(0)\n"
+        "    s = tl.load(sel + row)\n"
+        f"    {choice}\n"
+        "    cols = tl.arange(0, BLOCK)\n"
+        "    v = tl.load(src + row * N + cols, mask=cols < N, other=0.0)\n"
+        "    tl.store(out + row * N + cols, v, mask=cols < N)\n\n\n"
+        "def pick(a, b, sel):\n"
+        "    n_rows, n = a.shape\n"
+        "    out = torch.empty_like(a)\n"
+        "    pick_kernel[(n_rows,)](out, a, b, sel, n, BLOCK=triton.next_power_of_2(n))\n"
+        "    return out\n"
+    )
+    with pytest.raises(TranslationError) as info:
+        parse_source(text, "choices.py", "triton")
+    err = info.value
+    assert message in err.message, err.message
+    assert hint in (err.hint or ""), err.hint
+    assert err.loc.line == 10 and " if s > 0 else " in text.splitlines()[9][err.loc.col :]
