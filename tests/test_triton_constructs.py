@@ -726,3 +726,99 @@ def test_an_optional_pointer_tested_for_none_is_refused_with_the_flag_to_pass():
     err = info.value
     assert err.message == "pointer `bias_ptr` used as a value" and err.loc.line == 39
     assert "`HAS_PTR=ptr is not None` at the launch" in (err.hint or "")
+
+
+def test_tunables_take_names_no_runtime_argument_holds():
+    # `SCALE` read as a value and `BLOCK` as a block, beside runtime parameters `scale` and
+    # `block`: each tunable is named apart from them, so neither argument merges with it
+    # (test_translation_matches_the_source runs the kernel at scale != SCALE).
+    (kernel,) = lift("tunable_names").kernels()
+    tunables = {t.name: t.kind for t in kernel.tunables if t.kind in ("int", "block_size")}
+    assert tunables == {"block_2": "block_size", "scale_2": "int"}
+    helion = translate_file(DATA / "tunable_names.py", "triton", "helion")
+    assert "out[tile] = x_tile * scale + block * scale_2" in helion
+    tilelang = translate_file(DATA / "tunable_names.py", "triton", "tilelang")
+    assert "T.ceildiv(x_shape[0], block_2)" in tilelang
+
+
+@pytest.mark.parametrize(
+    "store",
+    [
+        "tl.store(value=tl.zeros([BLOCK], dtype=tl.float32), pointer=X_ptr + offs, mask=m)",
+        "tl.store(X_ptr + offs, tl.zeros([BLOCK], dtype=tl.float32), m)",
+        "tl.atomic_xchg(val=tl.zeros([BLOCK], dtype=tl.float32), pointer=X_ptr + offs, mask=m)",
+    ],
+)
+def test_a_barrier_sees_an_access_whose_pointer_is_passed_by_keyword(store: str) -> None:
+    # The stored value reaches no tensor: only the `pointer=` argument ties the store to `x`,
+    # which the load after the barrier reads back.
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    text = (
+        "import torch\nimport triton\nimport triton.language as tl\n\n\n"
+        "@triton.jit\n"
+        "def k(X_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+        "    offs = tl.arange(0, BLOCK)\n"
+        "    m = offs < n\n"
+        "    x = tl.load(X_ptr + offs, mask=m, other=0.0)\n"
+        f"    {store}\n"
+        "    tl.debug_barrier()\n"
+        "    y = tl.load(X_ptr + offs, mask=m, other=0.0)\n"
+        "    tl.store(out_ptr + offs, x + y, mask=m)\n\n\n"
+        "def f(x):\n"
+        "    out = torch.empty_like(x)\n"
+        "    k[(1,)](x, out, x.numel(), BLOCK=triton.next_power_of_2(x.numel()))\n"
+        "    return out\n"
+    )
+    with pytest.raises(TranslationError) as info:
+        parse_source(text, "barrier_keywords.py", "triton")
+    err = info.value
+    assert (err.loc.line, err.loc.col) == (12, 4), err.loc  # the barrier
+    assert "orders the access to `x` at line 11 against the one at line 13" in err.message
+
+
+@pytest.mark.parametrize(
+    ("choice", "message", "hint"),
+    [
+        (
+            "src = a if s > 0 else b",
+            "`a if s > 0 else b` chooses between pointers by `s > 0`",
+            "select the loaded values (`tl.where(s > 0, tl.load(a + offs, mask=m), "
+            "tl.load(b + offs, mask=m))`)",
+        ),
+        (
+            "dt = tl.float16 if s > 0 else tl.float32; src = a",
+            "`tl.float16 if s > 0 else tl.float32` chooses a dtype by `s > 0`",
+            "make the flag a `tl.constexpr` parameter passed a literal at each launch",
+        ),
+    ],
+)
+def test_runtime_choices_of_pointers_and_dtypes_are_refused_with_what_to_write(
+    choice: str, message: str, hint: str
+) -> None:
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    text = (
+        "import torch\nimport triton\nimport triton.language as tl\n\n\n"
+        "@triton.jit\n"
+        "def pick_kernel(out, a, b, sel, N, BLOCK: tl.constexpr):\n"
+        "    row = tl.program_id(0)\n"
+        "    s = tl.load(sel + row)\n"
+        f"    {choice}\n"
+        "    cols = tl.arange(0, BLOCK)\n"
+        "    v = tl.load(src + row * N + cols, mask=cols < N, other=0.0)\n"
+        "    tl.store(out + row * N + cols, v, mask=cols < N)\n\n\n"
+        "def pick(a, b, sel):\n"
+        "    n_rows, n = a.shape\n"
+        "    out = torch.empty_like(a)\n"
+        "    pick_kernel[(n_rows,)](out, a, b, sel, n, BLOCK=triton.next_power_of_2(n))\n"
+        "    return out\n"
+    )
+    with pytest.raises(TranslationError) as info:
+        parse_source(text, "choices.py", "triton")
+    err = info.value
+    assert message in err.message, err.message
+    assert hint in (err.hint or ""), err.hint
+    assert err.loc.line == 10 and " if s > 0 else " in text.splitlines()[9][err.loc.col :]

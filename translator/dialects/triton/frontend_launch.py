@@ -12,6 +12,7 @@ import libcst as cst
 from translator.diagnostics import TranslationError
 from translator.dialects.cst_utils import (
     literal,
+    names_in,
     resolve,
     source_of,
 )
@@ -34,6 +35,7 @@ from translator.dialects.triton.symbols import param_name as symbol_param
 from translator.ir import nodes as ir
 from translator.ir.printer import format_expr
 from translator.ir.shapes import ScalarType
+from translator.naming import unique
 
 if TYPE_CHECKING:
     from translator.dialects.triton.frontend import EntryBuilder, KernelDef
@@ -731,7 +733,7 @@ class Launch:
             # A knob of the kernel's own (Helion's hl.register_tunable): the configs' values,
             # in their order, are its space.
             ints = [int(v) for v in values]  # type: ignore[arg-type]
-            name = pname.lower()
+            name = self.tunable_name(pname)
             t = ir.Tunable(name, "int", ints[0], tuple(dict.fromkeys(ints)), space="choices")
             self.host.record_tunable(t, None)
             self.int_tunables[pname] = name
@@ -759,7 +761,7 @@ class Launch:
             return BlockInfo("tile", ir.Const(key), True)
         self.used_blocks.add(key)
         b = self.bindings.get(key)
-        name = key.lower()
+        name = self.tunable_name(key, b.expr if b is not None else None)
         if b is not None and b.kind == "opaque" and key in self.kernel.constexprs:
             return self.unfollowed_block(key, full_ok)
         if b is None or b.kind != "constexpr":
@@ -858,11 +860,27 @@ class Launch:
         self.notes.append(f"tiletrans: `{key}` is computed where tiletrans cannot follow it")
         if full_ok:
             return BlockInfo("full", full_extent=None, expr=None)
-        name = key.lower()
+        name = self.tunable_name(key)
         t = ir.Tunable(name, "block_size", STAND_IN_BLOCK, ())
         self.host.record_tunable(t, None)
         self.block_tunables[key] = name
         return BlockInfo("tile", name, False, expr=ir.Name(name))
+
+    def tunable_name(self, key: str, value: ir.Expr | None = None) -> str:
+        """The name of the tunable standing for constexpr parameter ``key``: its lowercase
+        spelling where no other value holds that name, else a fresh one. A runtime argument
+        `scale` beside an autotuned `SCALE` (or a host value `scale` passed to any parameter)
+        must not merge with the tunable. ``value``, the host expression bound to ``key``, may
+        be the very name: the tunable then stands for that value."""
+        for owned in (self.block_tunables, self.int_tunables):
+            if key in owned:
+                return owned[key]
+        base = key.lower()
+        if isinstance(value, ir.Name) and value.id == base:
+            return base
+        taken = set(self.host.names) | names_in(self.host.fn)
+        taken |= names_in(self.kernel.fn) - {key}
+        return unique(base, taken)
 
     @property
     def host_parameters(self) -> set[str]:

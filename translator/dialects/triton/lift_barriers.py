@@ -20,10 +20,33 @@ import libcst as cst
 from translator.dialects.cst_utils import names_in, resolve, walk
 from translator.dialects.triton.lift_dispatch import handles_effect
 
-#: Calls of the language that read or write memory through their first argument.
-_READS = ("load", "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or",
-          "atomic_xor", "atomic_xchg", "atomic_cas")  # fmt: skip
-_WRITES = ("store", *_READS[1:])
+#: Atomics in neither the grammar's table of atomics nor its refusals (refused as unknown
+#: calls where lifted, but a barrier may be read first): read-modify-writes all the same.
+_OTHER_ATOMICS = ("atomic_and", "atomic_or", "atomic_xor")
+
+
+def _memory_calls(grammar, lang: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The calls of the language that read, and those that write, memory through their
+    ``pointer`` argument: ``load``, ``store`` and the grammar's atomics (read-modify-writes)."""
+    prefix = lang + "."
+    named = (*grammar["frontend"].get("atomics", {}), *grammar["frontend"].get("unsupported", {}))
+    atomics = {n[len(prefix) :] for n in named if n.startswith(prefix + "atomic_")}
+    atomics |= set(_OTHER_ATOMICS)
+    return frozenset({"load", *atomics}), frozenset({"store", *atomics})
+
+
+def _pointer_arg(n: cst.Call) -> cst.BaseExpression | None:
+    """The ``pointer`` argument of a ``tl.load``/``tl.store``/atomic call, bound as the
+    signatures bind it (``pointer`` first, or by keyword); ``None`` where a star argument
+    hides it."""
+    for a in n.args:
+        if a.star:
+            return None
+        if a.keyword is None:
+            return a.value
+        if a.keyword.value == "pointer":
+            return a.value
+    return None
 
 
 @dataclass(frozen=True)
@@ -103,6 +126,7 @@ class BarriersMixin:
 def _accesses(fn: cst.FunctionDef, lifter) -> list[_Access]:
     """The memory accesses of ``fn``, each with the tensors its pointer may reach."""
     lang = lifter.lang + "."
+    reading, writing = _memory_calls(lifter.grammar, lifter.lang)
     points = _points_to(fn, lifter)
     found: list[_Access] = []
 
@@ -113,8 +137,14 @@ def _accesses(fn: cst.FunctionDef, lifter) -> list[_Access]:
         short = name[len(lang) :] if name.startswith(lang) else None
         target: cst.BaseExpression | None = None
         writes = False
-        if short in _READS or short in _WRITES:
-            target, writes = n.args[0].value, short in _WRITES
+        if short in reading or short in writing:
+            writes = short in writing
+            target = _pointer_arg(n)
+            if target is None:
+                # No pointer to attribute: whatever any argument reaches (over-approximated).
+                tensors = frozenset().union(*(_reach(a.value, points) for a in n.args))
+                found.append(_Access(_start(n, lifter), tensors, writes, _start(n, lifter)[0]))
+                return True
         elif isinstance(n.func, cst.Attribute) and n.func.attr.value in ("load", "store"):
             # `desc.load([...])`, `desc.store([...], v)`: a tensor descriptor.
             target, writes = n.func.value, n.func.attr.value == "store"

@@ -203,7 +203,30 @@ class ValuesMixin:
                 "branch for the whole program",
                 hint,
             )
-        return self.pointwise("where", [test, self.ev(node.body), self.ev(node.orelse)], node)
+        body, orelse = self.ev(node.body), self.ev(node.orelse)
+        cond_src = self.src(node.test)
+        if any(isinstance(v, (Ptr, BlockPtr, Descriptor)) for v in (body, orelse)):
+            raise self.error(
+                node,
+                f"`{self.src(node)[:60]}` chooses between pointers by `{cond_src}`, which is "
+                "no compile-time constant tiletrans can read: the IR has no pointer values to "
+                "select",
+                f"load through each pointer and select the loaded values (`tl.where({cond_src}, "
+                "tl.load(a + offs, mask=m), tl.load(b + offs, mask=m))`), or, within one "
+                "tensor, choose its offsets with tl.where; a choice fixed per launch takes a "
+                "`tl.constexpr` flag passed a literal at each launch",
+            )
+        if any(isinstance(v, DTypeVal) for v in (body, orelse)):
+            raise self.error(
+                node,
+                f"`{self.src(node)[:60]}` chooses a dtype by `{cond_src}`, which is no "
+                "compile-time constant tiletrans can read: a kernel's dtypes are fixed when it "
+                "compiles",
+                "make the flag a `tl.constexpr` parameter passed a literal at each launch "
+                "(`if flag > 0: kernel[grid](..., FLAG=True)` / `else: kernel[grid](..., "
+                "FLAG=False)`), so that each launch compiles one dtype",
+            )
+        return self.pointwise("where", [test, body, orelse], node)
 
     def _impure_call(self, node: cst.BaseExpression) -> cst.Call | None:
         """The first call in ``node`` that is not a pure value of its arguments (a pointwise op,
