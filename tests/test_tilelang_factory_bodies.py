@@ -236,3 +236,57 @@ def test_an_elif_chain_on_a_string_argument_takes_the_launch_s_branch(
         path, translated, src_dsl="tilelang", dtypes=("float32",), seeds=(0,), inputs=inputs
     )
     assert report.rows and report.passed, report.format_text()
+
+
+_IF_AND_TUPLE = (
+    "    if group_size == -1:\n        group_size = 64\n    BM, GS = blk_m, group_size\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("new", "line", "what"),
+    [
+        (
+            # Python's GS is 64; a lookup at G's last binding would read 32.
+            "    G = 64\n    BM, GS = blk_m, G\n    G = 32\n",
+            16,
+            "binds `G` again after the local `GS` read it",
+        ),
+        (
+            # GS read G before the `if` rebinds it: Python's GS is 128, not 64.
+            "    G = 128\n    BM, GS = blk_m, G\n    if group_size == -1:\n        G = 64\n",
+            17,
+            "binds `G` again after the local `GS` read it",
+        ),
+        (
+            # The taken branch reads G, bound again after the `if`: Python's GS is 64.
+            "    G = 64\n    BM = blk_m\n    if group_size == -1:\n        GS = G\n    G = 128\n",
+            17,
+            "binds `GS` to a value that reads `G`, bound again after the `if`",
+        ),
+    ],
+    ids=["rebind", "rebind-in-if", "if-reads-a-later-rebind"],
+)
+def test_a_factory_local_bound_again_after_another_read_it_is_refused(
+    tmp_path: Path, new: str, line: int, what: str
+) -> None:
+    err = _refusal(_variant(tmp_path, _IF_AND_TUPLE, new))
+    assert what in str(err)
+    assert "new name" in (err.hint or "")
+    assert err.loc.line == line  # type: ignore[union-attr]
+
+
+def test_a_local_read_after_the_if_rebinds_it_takes_the_if_s_value(tmp_path: Path) -> None:
+    path = _variant(
+        tmp_path,
+        _IF_AND_TUPLE,
+        "    G = 128\n    if group_size == -1:\n        G = 64\n    BM, GS = blk_m, G\n",
+    )
+    text = translate_file(path, "tilelang", "triton")
+    assert "torch.empty((m, ((n + 64 - 1) // 64))" in text
+    translated = tmp_path / "groups_triton.py"
+    translated.write_text(text)
+    report = check_pair(
+        path, translated, src_dsl="tilelang", dtypes=("float32",), seeds=(0,), inputs=_ragged
+    )
+    assert report.passed, report.format_text()

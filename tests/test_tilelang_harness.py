@@ -185,8 +185,26 @@ def test_outside_a_harness_the_kernel_object_stays_a_refusal(tmp_path: Path) -> 
             30,
             "the kernel `kernel` is used here otherwise than called",
         ),
+        (
+            # The walrus's line goes; the nested helper that reads its name stayed (NameError).
+            '    print(f"{(latency := kernel.get_profiler().do_bench()):.3f} ms")\n'
+            "    def report():\n"
+            "        print(latency)\n"
+            "    report()",
+            30,
+            "the nested `report` reads `latency`, which holds what `kernel.get_profiler` gave",
+        ),
+        (
+            # A helper reads its outer names when called: one dropped after the `def` too.
+            "    def report():\n"
+            "        print(latency)\n"
+            "    latency = kernel.get_profiler().do_bench()\n"
+            "    report()",
+            29,
+            "the nested `report` reads `latency`",
+        ),
     ],
-    ids=["branch", "loop", "del", "passed-on"],
+    ids=["branch", "loop", "del", "passed-on", "walrus-then-helper", "helper-then-dropped"],
 )
 def test_what_a_harness_does_with_the_kernel_object_beyond_plain_statements_is_refused(
     tmp_path: Path, harness: str, line: int, what: str
@@ -215,3 +233,22 @@ def test_a_name_bound_again_only_in_a_branch_stays_dropped_after_it(tmp_path: Pa
     assert "latency = 0.0" not in code
     assert code.count("print(latency)") == 1
     assert code.index("latency = 1.0") < code.index("print(latency)")
+
+
+def test_a_walrus_binds_its_name_where_a_kept_statement_stands(tmp_path: Path) -> None:
+    """`(latency := 1.0)` binds `latency` again (no read of the dropped one): its line and the
+    `print` after it stay; a helper that reads only its own parameter stays with its call."""
+    harness = (
+        "    latency = kernel.get_profiler().do_bench()\n"
+        "    print((latency := 1.0))\n"
+        "    print(latency)\n"
+        "    def report(latency):\n"
+        "        print(latency)\n"
+        "    report(2.0)"
+    )
+    main = _function(translate_file(_only_main(tmp_path, harness), "tilelang", "triton"), "main")
+    code = _code(main)
+    assert "get_profiler" not in code
+    assert "print((latency := 1.0))" in code
+    assert code.index("print((latency := 1.0))") < code.index("print(latency)")
+    assert "report(2.0)" in code

@@ -146,3 +146,26 @@ def test_a_causal_count_is_refused_into_helion_where_it_stands(tmp_path: Path) -
         translate_file(path, "tilelang", "helion")
     assert "ends at a value of another tile's index" in str(err.value)
     assert err.value.loc is not None and err.value.loc.line == 25
+
+
+def test_a_min_of_two_host_counts_is_refused(tmp_path: Path) -> None:
+    """`T.min(T.ceildiv(W, b), T.ceildiv(N, b))`, neither reading the kernel's indices, with
+    the tensor's size N second: read as extent W and stop N, its tiles ran to
+    `min(W, cdiv(N, b) * b)`, past the tensor's N columns (out of bounds); now refused."""
+    source = ROWS.read_text()
+    for old, new in [
+        ("windowed_row_sum(M, N, block_M,", "windowed_row_sum(M, N, W, block_M,"),
+        ("T.ceildiv((bx + 1) * block_M, block_N))", "T.ceildiv(N, block_N))"),
+        ("T.min(T.ceildiv(N, block_N), T.ceildiv(N,", "T.min(T.ceildiv(W, block_N), T.ceildiv(N,"),
+        ("if is_causal\n                else", "if not is_causal\n                else"),
+        (_LAUNCH, "windowed_row_sum(m, n, 1000, 32, 64)"),
+    ]:
+        assert old in source
+        source = source.replace(old, new)
+    path = tmp_path / "variant.py"
+    path.write_text(source)
+    with pytest.raises(TranslationError) as err:
+        translate_file(path, "tilelang", "triton")
+    assert "takes the smaller of two tile counts of host sizes" in str(err.value)
+    assert "T.ceildiv(N, block_N)" in (err.value.hint or "")
+    assert err.value.loc is not None and err.value.loc.line == 21

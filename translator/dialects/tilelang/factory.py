@@ -77,7 +77,9 @@ def read_factory(
     fac.config_builder = builder_name
     fac.locals = local_values
     fac.macros = macros
-    fac.branches = [(b, frozenset(body.bound[body.later[id(b)] :])) for b in body.branches]
+    fac.branches = [
+        (b, frozenset(body.bound[body.later[id(b)] :]), body.read_at[id(b)]) for b in body.branches
+    ]
     if body.asserts:
         lines = ", ".join(str(mod.locate(a).line) for a in body.asserts)
         fac.notes.append(
@@ -139,6 +141,12 @@ class _Body:
         #: every name bound, in order; per branch: how many were bound before it
         self.bound: list[str] = []
         self.later: dict[int, int] = {}
+        #: a name -> a local whose current value reads it: TileLang's Python reads a local's
+        #: right-hand side in program order, tiletrans looks names up at their last binding,
+        #: so a name read by a local may not be bound again (`G = 128; GS = G; G = 64`)
+        self.readers: dict[str, str] = {}
+        #: per branch: :attr:`readers` where the branch stands
+        self.read_at: dict[int, dict[str, str]] = {}
 
     def statement(self, stmt: cst.BaseStatement) -> None:
         if is_docstring(stmt):
@@ -183,8 +191,26 @@ class _Body:
     def bind(self, target: cst.BaseExpression, value: cst.BaseExpression, at: cst.CSTNode) -> None:
         """``target = value``: a name, or a tuple of names given a tuple of as many values."""
         if isinstance(target, cst.Name):
-            self.locals[target.value] = value
-            self.bound.append(target.value)
+            name = target.value
+            reads = names_read(value)
+            reader = self.readers.get(name)
+            if reader is None and name in reads and name in self.locals:
+                reader = name
+            if reader is not None:
+                raise self.mod.error(
+                    at,
+                    f"the factory binds `{name}` again after the local `{reader}` read it; "
+                    f"tiletrans reads `{reader}` through the last value of `{name}`, where "
+                    "Python read the value it had then",
+                    f"give the new value a new name (`{name}_2 = ...`) and read that name "
+                    "where the new value is meant",
+                )
+            self.readers = {n: r for n, r in self.readers.items() if r != name}
+            for n in reads:
+                if n != name:
+                    self.readers[n] = name
+            self.locals[name] = value
+            self.bound.append(name)
         elif (
             isinstance(target, (cst.Tuple, cst.List))
             and isinstance(value, (cst.Tuple, cst.List))
@@ -210,6 +236,24 @@ class _Body:
     def branch(self, stmt: cst.If) -> None:
         self.branches.append(stmt)
         self.later[id(stmt)] = len(self.bound)
+        self.read_at[id(stmt)] = dict(self.readers)
+
+
+def names_read(value: cst.BaseExpression) -> set[str]:
+    """The names ``value`` reads (not attribute names, nor keywords of its calls)."""
+    found: set[str] = set()
+
+    def enter(node: cst.CSTNode) -> bool | list[cst.CSTNode | None]:
+        if isinstance(node, cst.Name):
+            found.add(node.value)
+        if isinstance(node, cst.Attribute):
+            return [node.value]
+        if isinstance(node, cst.Arg):
+            return [node.value]
+        return True
+
+    walk(value, enter)
+    return found
 
 
 _BODY_STATEMENTS = {
@@ -239,13 +283,25 @@ def decide_branches(
     the branch taken assigns (``if group_size == -1: group_size = K``), unless a later
     statement binds it again. Each parameter a test read is recorded in
     :attr:`Factory.assumed`: every launch must pass that value (the host plan checks)."""
-    for stmt, later in fac.branches:
+    taken_reads: dict[str, str] = {}  # what the locals earlier branches bound read
+    for stmt, later, readers in fac.branches:
         body = _Body(mod, g)
         body.locals = dict(fac.locals)
+        body.readers = {**readers, **taken_reads}
         _run_taken(stmt, body, fac, mod, passed)
         for name in body.bound:
-            if name not in later:
-                fac.locals[name] = body.locals[name]
+            if name in later:
+                continue
+            fac.locals[name] = body.locals[name]
+            for read in sorted(names_read(body.locals[name]) & later):
+                raise mod.error(
+                    body.locals[name],
+                    f"the factory's `if` binds `{name}` to a value that reads `{read}`, "
+                    f"bound again after the `if`; tiletrans would read `{name}` through the "
+                    f"last value of `{read}`, where Python read the value it had then",
+                    f"give the later value of `{read}` a new name (`{read}_2 = ...`)",
+                )
+            taken_reads.update({n: name for n in names_read(body.locals[name]) if n != name})
         if body.asserts:
             fac.notes.append(
                 f"tiletrans: the factory's asserts (line {mod.locate(body.asserts[0]).line}) "

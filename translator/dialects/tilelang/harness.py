@@ -74,6 +74,9 @@ class _Reader:
         self.api: dict[str, tuple[list[str], int]] = {}
         #: how many compound statements enclose the statement being read
         self.depth = 0
+        #: nested ``def``/``class`` helpers kept so far, with the outer names they read (read
+        #: when called: one a later dropped statement binds would be unbound there)
+        self.helpers: list[tuple[cst.FunctionDef | cst.ClassDef, set[str]]] = []
 
     def kernel_api(self, node: cst.CSTNode) -> list[cst.Attribute]:
         """The ``kernel.attr`` reads in ``node`` of a kernel the function builds."""
@@ -100,6 +103,9 @@ class _Reader:
                 binds.update(id(t) for t in _target_names(n.target))
 
             def visit_AnnAssign(self, n: cst.AnnAssign) -> None:
+                binds.update(id(t) for t in _target_names(n.target))
+
+            def visit_NamedExpr(self, n: cst.NamedExpr) -> None:
                 binds.update(id(t) for t in _target_names(n.target))
 
         node.visit(V())
@@ -136,6 +142,9 @@ class _Reader:
                     attrs.append(a.attr.value)
             for name in bound_names(s):
                 self.tainted[name] = what
+            for helper, outer in self.helpers:
+                if outer & set(bound_names(s)):
+                    self.out.problems.append(self._helper_refusal(helper))
         else:
             self.out.problems.append(self._refusal(s, api, tainted))
             return
@@ -158,11 +167,33 @@ class _Reader:
                 self.out.problems.append(self._refusal(h, api, tainted))
                 return
         if isinstance(s, (cst.FunctionDef, cst.ClassDef)):
-            return  # a nested helper: what it reads is its own (its calls are launches)
+            # A nested helper: kept, its calls too (they may be launches), so it may read no
+            # name a dropped statement binds, before it or (read when called) after it.
+            outer = _outer_reads(s)
+            if outer & set(self.tainted) or self.kernel_api(s.body):
+                self.out.problems.append(self._helper_refusal(s))
+            else:
+                self.helpers.append((s, outer))
+            return
         self.depth += 1
         for block in _blocks(s):
             self.block(block)
         self.depth -= 1
+
+    def _helper_refusal(self, s: cst.FunctionDef | cst.ClassDef) -> TranslationError:
+        read = sorted(_outer_reads(s) & set(self.tainted))
+        what = (
+            f"`{read[0]}`, which holds what `{self.tainted[read[0]]}` gave"
+            if read
+            else ("TileLang's kernel API")
+        )
+        return self.mod.error(
+            s,
+            f"the nested `{s.name.value}` reads {what}; tiletrans drops that statement from "
+            "the test or benchmark but keeps the helper and its calls, which would not run",
+            f"read the value where it is bound instead of in `{s.name.value}`, or pass it to "
+            f"`{s.name.value}` as an argument from a statement that is dropped too",
+        )
 
     def _refusal(
         self, node: cst.CSTNode, api: list[cst.Attribute], tainted: list[cst.Name]
@@ -180,6 +211,24 @@ class _Reader:
             "return (they go: the translation has no such object), or check with torch on the "
             "kernel's outputs",
         )
+
+
+def _outer_reads(s: cst.FunctionDef | cst.ClassDef) -> set[str]:
+    """The names nested helper ``s`` reads that it does not bind itself (its parameters'
+    defaults and its decorators included)."""
+    own = set(bound_names(s.body))
+    read = {n.value for n in name_nodes(s.body)}
+    for d in s.decorators:
+        read |= {n.value for n in name_nodes(d)}
+    if isinstance(s, cst.FunctionDef):
+        ps = s.params
+        star = [ps.star_arg] if isinstance(ps.star_arg, cst.Param) else []
+        kw = [ps.star_kwarg] if ps.star_kwarg is not None else []
+        for p in [*ps.posonly_params, *ps.params, *star, *ps.kwonly_params, *kw]:
+            own.add(p.name.value)
+            if p.default is not None:
+                read |= {n.value for n in name_nodes(p.default)}
+    return read - own
 
 
 def _target_names(target: cst.BaseExpression) -> list[cst.Name]:

@@ -454,6 +454,18 @@ class GridTiles:
             a, b = b, a
         if self.reads_kernel(a):
             return None
+        if not self.reads_kernel(b):
+            # Two host sizes: which one the loop's tensor ends at (whose edge TileLang's
+            # accesses clip at, past the other's last whole block) is not written here.
+            raise self.error(
+                count,
+                f"`{cst_text(count)}` takes the smaller of two tile counts of host sizes: "
+                "neither reads the kernel's indices, so which size is the tensor's extent "
+                "(where TileLang's accesses clip) and which is where the tiles stop is unknown",
+                f"count the tiles over the size of the tensor the loop reads "
+                f"(`T.ceildiv(N, {cst_text(block_a)})`), and cap that by a count that reads "
+                "the kernel's indices if the loop stops early",
+            )
         return a, b, block_a
 
     def capped_tile(

@@ -78,7 +78,9 @@ class Factory:
     #: factory-body ``if`` statements on the factory's arguments, decided once the launch
     #: values are read (``if group_size == -1: group_size = K``)
     #: (with the names a later statement of the body binds again)
-    branches: list[tuple[cst.If, frozenset[str]]] = field(default_factory=list)
+    #: factory-body ``if``s: the names bound after each, and which local read each name
+    #: when it was reached (:func:`factory.decide_branches` refuses a rebinding of a read name)
+    branches: list[tuple[cst.If, frozenset[str], dict[str, str]]] = field(default_factory=list)
     #: factory parameter -> the literal its launches must pass (what a decided ``if`` read),
     #: with the test of that ``if`` (a statement's or an ``a if test else b``'s)
     assumed: dict[str, tuple[object, cst.BaseExpression]] = field(default_factory=dict)
