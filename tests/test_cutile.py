@@ -1122,6 +1122,40 @@ def test_a_launcher_call_it_cannot_follow_is_a_located_diagnostic() -> None:
     assert err.value.loc is not None and err.value.loc.line == 43
 
 
+_LAUNCH_LINE = "    ct.launch(stream, grid, tuned_kernel, args)\n"
+
+
+@pytest.mark.parametrize(
+    ("edit", "line", "what"),
+    [
+        # The review's repro: each of these was deleted with the launcher (3*x^2 became x^2).
+        (_LAUNCH_LINE, 43, None),
+        (_LAUNCH_LINE.replace("ct.launch", "grid = (grid[0] * 2,)\n    ct.launch"), 43, "`grid`"),
+        (_LAUNCH_LINE.replace("ct.launch", "args[1].fill_(1.0)\n    ct.launch"), 43, "`args`"),
+        (_LAUNCH_LINE + "    args[1].mul_(3.0)\n", 44, "`args`"),
+        (_LAUNCH_LINE + "    print(cache_key)\n", 44, "after its launch"),
+        (_LAUNCH_LINE.replace("ct.launch", "print(cache_key)\n    ct.launch"), 43, "not read"),
+        (_LAUNCH_LINE.replace("ct.launch", "args = args[:2]\n    ct.launch"), 43, "`args`"),
+        (_LAUNCH_LINE.replace("ct.launch", "kernel = None\n    ct.launch"), 43, "`kernel`"),
+    ],
+)
+def test_a_launcher_doing_more_than_its_launch_is_a_located_diagnostic(
+    edit: str, line: int, what: str | None
+) -> None:
+    # The launcher goes (its calls become the target's launches), so a statement of it other
+    # than the stream, the kernel's search/cache and the launch would be lost: refused, located.
+    text = GENERIC_LAUNCHER.read_text()
+    assert _LAUNCH_LINE in text
+    text = text.replace(_LAUNCH_LINE, edit)
+    if what is None:  # the unedited launcher still translates
+        assert "_launch_tuned" not in translate_source(text, "launcher.py", "cutile", "triton")
+        return
+    with pytest.raises(TranslationError, match="launcher `_launch_tuned`") as err:
+        translate_source(text, "launcher.py", "cutile", "triton")
+    assert what in str(err.value) and err.value.hint
+    assert err.value.loc is not None and err.value.loc.line == line
+
+
 def test_launch_arguments_in_a_variable_are_a_located_diagnostic() -> None:
     text = GENERIC_LAUNCHER.read_text().replace(
         "ct.launch(stream, grid, tuned_kernel, args)",
