@@ -1250,3 +1250,55 @@ def test_a_gather_at_shifted_tile_lanes_pads_past_the_array(tmp_path: Path) -> N
     with pytest.raises(TranslationError, match="ct.scatter at lanes computed otherwise") as err:
         translate_source(scattered, "elementwise.py", "cutile", "triton")
     assert err.value.loc is not None and err.value.loc.line == 20 and err.value.hint
+
+
+_ROUNDING_KERNEL = """import cuda.tile as ct
+
+ConstInt = ct.Constant[int]
+
+
+@ct.kernel
+def _half_kernel(x, y, TILE: ConstInt):
+    bid = ct.bid(0)
+    offsets = bid * TILE + ct.arange(TILE, dtype=ct.int32)
+    t = ct.gather(x, offsets)
+    ct.scatter(y, offsets, CAST)
+
+
+def half(x):
+    y = x.new_empty(x.shape, dtype=x.dtype)
+    ct.launch(None, (ct.cdiv(x.numel(), 1024),), _half_kernel, (x, y, 1024))
+    return y
+"""
+
+
+@pytest.mark.parametrize("form", ["ct.astype(t, ct.float16{})", "t.astype(ct.float16{})"])
+@pytest.mark.parametrize("mode", ["RZ", "RM", "RP", "RA"])
+def test_an_astype_rounding_mode_other_than_nearest_is_a_located_diagnostic(
+    form: str, mode: str
+) -> None:
+    # The IR cast rounds to nearest even: `rounding_mode=ct.RoundingMode.RZ` was dropped
+    # (truncation became rounding). Refused at the keyword.
+    cast = form.format(f", rounding_mode=ct.RoundingMode.{mode}")
+    text = _ROUNDING_KERNEL.replace("CAST", cast)
+    with pytest.raises(TranslationError, match=f"rounding_mode=ct.RoundingMode.{mode}") as err:
+        translate_source(text, "rounding.py", "cutile", "triton")
+    assert err.value.loc is not None and err.value.loc.line == 11 and err.value.hint
+    col = text.splitlines()[10].index("rounding_mode")  # 0-based
+    assert err.value.loc.col == col
+
+
+@pytest.mark.parametrize("form", ["ct.astype(t, ct.float16{})", "t.astype(ct.float16{})"])
+def test_an_astype_rounding_to_nearest_reads_as_the_default_cast(form: str) -> None:
+    default = translate_source(
+        _ROUNDING_KERNEL.replace("CAST", form.format("")), "r.py", "cutile", "triton"
+    )
+    for mode in ("ct.RoundingMode.RN", "None"):
+        text = _ROUNDING_KERNEL.replace("CAST", form.format(f", rounding_mode={mode}"))
+        got = translate_source(text, "r.py", "cutile", "triton")
+        # The same code (the header names the source's hash, which differs).
+        assert _no_hash(got) == _no_hash(default) and "rz" not in got.lower()
+
+
+def _no_hash(text: str) -> str:
+    return re.sub(r"sha256 [0-9a-f]+", "", text)
