@@ -1177,13 +1177,17 @@ def test_what_the_elementwise_reading_cannot_prove_is_located() -> None:
     assert summed != text
     with pytest.raises(TranslationError, match="reduction reads the lanes of this ct.gather"):
         translate_source(summed, "elementwise.py", "cutile", "triton")
-    # No IR op shifts bits.
+    # A bit cast has no IR form (a shift does now: the IR's `>>`).
     shifted = text.replace(
         "x_f32 = x_tile.astype(ct.float32)",
         "x_f32 = ct.astype(ct.bitwise_rshift(offsets, 1), ct.float32)",
     )
-    with pytest.raises(TranslationError, match="bitwise_rshift` is not supported") as err:
-        translate_source(shifted, "elementwise.py", "cutile", "triton")
+    assert "offsets >> 1" in translate_source(shifted, "elementwise.py", "cutile", "triton")
+    cast = text.replace(
+        "x_f32 = x_tile.astype(ct.float32)", "x_f32 = ct.bitcast(offsets, ct.float32)"
+    )
+    with pytest.raises(TranslationError, match="bitcast` is not supported") as err:
+        translate_source(cast, "elementwise.py", "cutile", "triton")
     assert err.value.hint
     # A block id no access reads: the help names the tile and element forms, not split-K.
     unread = text.replace(
@@ -1302,3 +1306,56 @@ def test_an_astype_rounding_to_nearest_reads_as_the_default_cast(form: str) -> N
 
 def _no_hash(text: str) -> str:
     return re.sub(r"sha256 [0-9a-f]+", "", text)
+
+
+_SHIFT_KERNEL = """import cuda.tile as ct
+import torch
+
+ConstInt = ct.Constant[int]
+
+
+@ct.kernel
+def _shift_kernel(x, y, TILE: ConstInt):
+    bid = ct.bid(0)
+    offsets = bid * TILE + ct.arange(TILE, dtype=ct.int32)
+    t = ct.gather(x, offsets)
+    ct.scatter(y, offsets, SHIFTED)
+
+
+def shift(x: torch.Tensor) -> torch.Tensor:
+    y = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.numel(), 256),), _shift_kernel, (x, y, 256))
+    return y
+"""
+
+
+@pytest.mark.parametrize(
+    "shifted",
+    [
+        "ct.bitwise_xor(ct.bitwise_rshift(t, 3), ct.bitwise_lshift(t, 2))",
+        "(t >> 3) ^ (t << 2)",
+    ],
+)
+@pytest.mark.parametrize("target", ["triton", "helion"])
+def test_bit_shift_calls_read_as_the_shift_operators(
+    shifted: str, target: str, tmp_path: Path
+) -> None:
+    # ct.bitwise_rshift/lshift are cuTile's `>>`/`<<` (arithmetic on signed integers, as the
+    # IR's `>>`): they were refused as having no IR op. Negative inputs check the sign shift.
+    source = tmp_path / "shift.py"
+    source.write_text(_SHIFT_KERNEL.replace("SHIFTED", shifted))
+    text = translate_file(source, "cutile", target)
+    assert ">> 3" in text and "<< 2" in text
+    translated = tmp_path / f"shift_{target}.py"
+    translated.write_text(text)
+    report = check_pair(
+        source,
+        translated,
+        src_dsl="cutile",
+        dtypes=("float32",),  # a size class only: the input is int32 whatever it says
+        seeds=(0,),
+        inputs=lambda entry, device, dtype: (
+            torch.randint(-(2**20), 2**20, (1000,), dtype=torch.int32, device=device),
+        ),
+    )
+    assert report.rows and report.passed, report.format_text()

@@ -500,6 +500,12 @@ class ExpressionReader:
     def c_bitwise_xor(self, node: cst.Call) -> ir.Expr:
         return self.bitwise(node, "^")
 
+    def c_bitwise_rshift(self, node: cst.Call) -> ir.Expr:
+        return self.bitwise(node, ">>")
+
+    def c_bitwise_lshift(self, node: cst.Call) -> ir.Expr:
+        return self.bitwise(node, "<<")
+
     def c_truediv(self, node: cst.Call) -> ir.Expr:
         # The rounding mode and flush-to-zero choose how exactly the quotient is rounded: the
         # IR's `/` is the quotient, each backend's division its own precision of it.
@@ -622,6 +628,8 @@ _CALLS: dict[str, Callable[[ExpressionReader, cst.Call], ir.Expr]] = {
     "bitwise_and": ExpressionReader.c_bitwise_and,
     "bitwise_or": ExpressionReader.c_bitwise_or,
     "bitwise_xor": ExpressionReader.c_bitwise_xor,
+    "bitwise_rshift": ExpressionReader.c_bitwise_rshift,
+    "bitwise_lshift": ExpressionReader.c_bitwise_lshift,
     "load": ExpressionReader.c_load,
     "gather": ExpressionReader.c_gather,
     "astype": ExpressionReader.c_astype,
