@@ -1122,6 +1122,40 @@ def test_a_launcher_call_it_cannot_follow_is_a_located_diagnostic() -> None:
     assert err.value.loc is not None and err.value.loc.line == 43
 
 
+_LAUNCH_LINE = "    ct.launch(stream, grid, tuned_kernel, args)\n"
+
+
+@pytest.mark.parametrize(
+    ("edit", "line", "what"),
+    [
+        # The review's repro: each of these was deleted with the launcher (3*x^2 became x^2).
+        (_LAUNCH_LINE, 43, None),
+        (_LAUNCH_LINE.replace("ct.launch", "grid = (grid[0] * 2,)\n    ct.launch"), 43, "`grid`"),
+        (_LAUNCH_LINE.replace("ct.launch", "args[1].fill_(1.0)\n    ct.launch"), 43, "`args`"),
+        (_LAUNCH_LINE + "    args[1].mul_(3.0)\n", 44, "`args`"),
+        (_LAUNCH_LINE + "    print(cache_key)\n", 44, "after its launch"),
+        (_LAUNCH_LINE.replace("ct.launch", "print(cache_key)\n    ct.launch"), 43, "not read"),
+        (_LAUNCH_LINE.replace("ct.launch", "args = args[:2]\n    ct.launch"), 43, "`args`"),
+        (_LAUNCH_LINE.replace("ct.launch", "kernel = None\n    ct.launch"), 43, "`kernel`"),
+    ],
+)
+def test_a_launcher_doing_more_than_its_launch_is_a_located_diagnostic(
+    edit: str, line: int, what: str | None
+) -> None:
+    # The launcher goes (its calls become the target's launches), so a statement of it other
+    # than the stream, the kernel's search/cache and the launch would be lost: refused, located.
+    text = GENERIC_LAUNCHER.read_text()
+    assert _LAUNCH_LINE in text
+    text = text.replace(_LAUNCH_LINE, edit)
+    if what is None:  # the unedited launcher still translates
+        assert "_launch_tuned" not in translate_source(text, "launcher.py", "cutile", "triton")
+        return
+    with pytest.raises(TranslationError, match="launcher `_launch_tuned`") as err:
+        translate_source(text, "launcher.py", "cutile", "triton")
+    assert what in str(err.value) and err.value.hint
+    assert err.value.loc is not None and err.value.loc.line == line
+
+
 def test_launch_arguments_in_a_variable_are_a_located_diagnostic() -> None:
     text = GENERIC_LAUNCHER.read_text().replace(
         "ct.launch(stream, grid, tuned_kernel, args)",
@@ -1143,13 +1177,17 @@ def test_what_the_elementwise_reading_cannot_prove_is_located() -> None:
     assert summed != text
     with pytest.raises(TranslationError, match="reduction reads the lanes of this ct.gather"):
         translate_source(summed, "elementwise.py", "cutile", "triton")
-    # No IR op shifts bits.
+    # A bit cast has no IR form (a shift does now: the IR's `>>`).
     shifted = text.replace(
         "x_f32 = x_tile.astype(ct.float32)",
         "x_f32 = ct.astype(ct.bitwise_rshift(offsets, 1), ct.float32)",
     )
-    with pytest.raises(TranslationError, match="bitwise_rshift` is not supported") as err:
-        translate_source(shifted, "elementwise.py", "cutile", "triton")
+    assert "offsets >> 1" in translate_source(shifted, "elementwise.py", "cutile", "triton")
+    cast = text.replace(
+        "x_f32 = x_tile.astype(ct.float32)", "x_f32 = ct.bitcast(offsets, ct.float32)"
+    )
+    with pytest.raises(TranslationError, match="bitcast` is not supported") as err:
+        translate_source(cast, "elementwise.py", "cutile", "triton")
     assert err.value.hint
     # A block id no access reads: the help names the tile and element forms, not split-K.
     unread = text.replace(
@@ -1216,3 +1254,108 @@ def test_a_gather_at_shifted_tile_lanes_pads_past_the_array(tmp_path: Path) -> N
     with pytest.raises(TranslationError, match="ct.scatter at lanes computed otherwise") as err:
         translate_source(scattered, "elementwise.py", "cutile", "triton")
     assert err.value.loc is not None and err.value.loc.line == 20 and err.value.hint
+
+
+_ROUNDING_KERNEL = """import cuda.tile as ct
+
+ConstInt = ct.Constant[int]
+
+
+@ct.kernel
+def _half_kernel(x, y, TILE: ConstInt):
+    bid = ct.bid(0)
+    offsets = bid * TILE + ct.arange(TILE, dtype=ct.int32)
+    t = ct.gather(x, offsets)
+    ct.scatter(y, offsets, CAST)
+
+
+def half(x):
+    y = x.new_empty(x.shape, dtype=x.dtype)
+    ct.launch(None, (ct.cdiv(x.numel(), 1024),), _half_kernel, (x, y, 1024))
+    return y
+"""
+
+
+@pytest.mark.parametrize("form", ["ct.astype(t, ct.float16{})", "t.astype(ct.float16{})"])
+@pytest.mark.parametrize("mode", ["RZ", "RM", "RP", "RA"])
+def test_an_astype_rounding_mode_other_than_nearest_is_a_located_diagnostic(
+    form: str, mode: str
+) -> None:
+    # The IR cast rounds to nearest even: `rounding_mode=ct.RoundingMode.RZ` was dropped
+    # (truncation became rounding). Refused at the keyword.
+    cast = form.format(f", rounding_mode=ct.RoundingMode.{mode}")
+    text = _ROUNDING_KERNEL.replace("CAST", cast)
+    with pytest.raises(TranslationError, match=f"rounding_mode=ct.RoundingMode.{mode}") as err:
+        translate_source(text, "rounding.py", "cutile", "triton")
+    assert err.value.loc is not None and err.value.loc.line == 11 and err.value.hint
+    col = text.splitlines()[10].index("rounding_mode")  # 0-based
+    assert err.value.loc.col == col
+
+
+@pytest.mark.parametrize("form", ["ct.astype(t, ct.float16{})", "t.astype(ct.float16{})"])
+def test_an_astype_rounding_to_nearest_reads_as_the_default_cast(form: str) -> None:
+    default = translate_source(
+        _ROUNDING_KERNEL.replace("CAST", form.format("")), "r.py", "cutile", "triton"
+    )
+    for mode in ("ct.RoundingMode.RN", "None"):
+        text = _ROUNDING_KERNEL.replace("CAST", form.format(f", rounding_mode={mode}"))
+        got = translate_source(text, "r.py", "cutile", "triton")
+        # The same code (the header names the source's hash, which differs).
+        assert _no_hash(got) == _no_hash(default) and "rz" not in got.lower()
+
+
+def _no_hash(text: str) -> str:
+    return re.sub(r"sha256 [0-9a-f]+", "", text)
+
+
+_SHIFT_KERNEL = """import cuda.tile as ct
+import torch
+
+ConstInt = ct.Constant[int]
+
+
+@ct.kernel
+def _shift_kernel(x, y, TILE: ConstInt):
+    bid = ct.bid(0)
+    offsets = bid * TILE + ct.arange(TILE, dtype=ct.int32)
+    t = ct.gather(x, offsets)
+    ct.scatter(y, offsets, SHIFTED)
+
+
+def shift(x: torch.Tensor) -> torch.Tensor:
+    y = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.numel(), 256),), _shift_kernel, (x, y, 256))
+    return y
+"""
+
+
+@pytest.mark.parametrize(
+    "shifted",
+    [
+        "ct.bitwise_xor(ct.bitwise_rshift(t, 3), ct.bitwise_lshift(t, 2))",
+        "(t >> 3) ^ (t << 2)",
+    ],
+)
+@pytest.mark.parametrize("target", ["triton", "helion"])
+def test_bit_shift_calls_read_as_the_shift_operators(
+    shifted: str, target: str, tmp_path: Path
+) -> None:
+    # ct.bitwise_rshift/lshift are cuTile's `>>`/`<<` (arithmetic on signed integers, as the
+    # IR's `>>`): they were refused as having no IR op. Negative inputs check the sign shift.
+    source = tmp_path / "shift.py"
+    source.write_text(_SHIFT_KERNEL.replace("SHIFTED", shifted))
+    text = translate_file(source, "cutile", target)
+    assert ">> 3" in text and "<< 2" in text
+    translated = tmp_path / f"shift_{target}.py"
+    translated.write_text(text)
+    report = check_pair(
+        source,
+        translated,
+        src_dsl="cutile",
+        dtypes=("float32",),  # a size class only: the input is int32 whatever it says
+        seeds=(0,),
+        inputs=lambda entry, device, dtype: (
+            torch.randint(-(2**20), 2**20, (1000,), dtype=torch.int32, device=device),
+        ),
+    )
+    assert report.rows and report.passed, report.format_text()

@@ -431,3 +431,72 @@ def test_tilelang_quotes_annotations_that_read_type_checking_imports(tmp_path: P
     translated.write_text(text)
     report = check_pair(EPILOGUE, translated, dtypes=("float32",), seeds=(0,))
     assert report.passed, report.format_text()
+
+
+_FORWARD_REF = '''"""Elementwise natural log, returned with its input in a record defined below."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+IMPORTS
+import helion
+import helion.language as hl
+import torch
+
+
+@helion.kernel(config=helion.Config(block_sizes=[32]))
+def log(x: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(x)
+    for tile in hl.tile(x.size(0)):
+        out[tile] = torch.log(x[tile])
+    return out
+
+
+def log_pair(x: torch.Tensor) -> RETURNS:
+    """The log of ``x``, through a record of the two."""
+    return Pair(x, log(x)).y
+
+
+@dataclass
+class Pair:
+    x: torch.Tensor
+    y: torch.Tensor
+    other: Pair | None = None
+'''
+
+
+@pytest.mark.parametrize(
+    ("imports", "returns", "quoted"),
+    [
+        # A class the module defines below the function that names it.
+        ("", "Pair", '-> "Pair":'),
+        # A name imported under `if TYPE_CHECKING:`, spelled through an alias of it.
+        (
+            "from typing import TYPE_CHECKING as TC\n\nif TC:\n"
+            "    from collections.abc import Sequence\n",
+            "Sequence[Pair]",
+            '-> "Sequence[Pair]":',
+        ),
+        (
+            "import typing as t\n\nif t.TYPE_CHECKING:\n    from collections.abc import Sequence\n",
+            "Sequence[torch.Tensor]",
+            '-> "Sequence[torch.Tensor]":',
+        ),
+    ],
+)
+def test_tilelang_quotes_annotations_that_read_names_unbound_where_they_run(
+    imports: str, returns: str, quoted: str, tmp_path: Path
+) -> None:
+    # TileLang's translations drop `from __future__ import annotations`: a host annotation is
+    # then evaluated where its def runs, and one reading a name bound only further down (or
+    # under an aliased `if TYPE_CHECKING:`) raised NameError at import.
+    source = tmp_path / "forward_ref.py"
+    source.write_text(_FORWARD_REF.replace("IMPORTS", imports).replace("RETURNS", returns))
+    text = translate_file(source, "helion", "tilelang")
+    assert "from __future__ import annotations" not in text
+    assert quoted in text and 'other: "Pair | None" = None' in text
+    assert "def log(x: torch.Tensor) -> torch.Tensor:" in text  # bound names stay as written
+    translated = tmp_path / "forward_ref_tilelang.py"
+    translated.write_text(text)
+    report = check_pair(source, translated, dtypes=("float32",), seeds=(0,))
+    assert report.rows and report.passed, report.format_text()

@@ -22,6 +22,7 @@ written:
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
 import re
 import secrets
@@ -47,12 +48,14 @@ from translator.dialects.common.splice import (
     with_decorators,
 )
 from translator.dialects.cst_utils import (
+    bound_names,
     children,
     import_bindings,
     is_a,
     name_nodes,
     names_in,
     parsed,
+    walk,
     without_provenance,
 )
 from translator.ir import nodes as ir
@@ -145,12 +148,10 @@ def _type_checking_names(tree: cst.Module) -> set[str]:
     """Names the module imports only under ``if TYPE_CHECKING:`` (``Callable`` for
     annotations): unbound when the module runs."""
     names: set[str] = set()
+    spellings = _type_checking_spellings(tree)
     for stmt in tree.body:
         test = stmt.test if isinstance(stmt, cst.If) else None
-        if test is None or cst.Module([]).code_for_node(test) not in (
-            "TYPE_CHECKING",
-            "typing.TYPE_CHECKING",
-        ):
+        if test is None or cst.Module([]).code_for_node(test) not in spellings:
             continue
         for inner in stmt.body.body:
             for small in getattr(inner, "body", ()):
@@ -166,11 +167,61 @@ def _type_checking_names(tree: cst.Module) -> set[str]:
     return names
 
 
-class _QuoteAnnotations(cst.CSTTransformer):
-    """Annotations that read any of ``names``, as strings (never evaluated)."""
+def _type_checking_spellings(tree: cst.Module) -> set[str]:
+    """How the module spells ``typing.TYPE_CHECKING`` (``TYPE_CHECKING``, ``typing.
+    TYPE_CHECKING``, and through its imports' aliases: ``from typing import TYPE_CHECKING as
+    TC``, ``import typing as t``)."""
+    out = {"TYPE_CHECKING", "typing.TYPE_CHECKING"}
+    for stmt in tree.body:
+        for small in getattr(stmt, "body", ()) if isinstance(stmt, cst.SimpleStatementLine) else ():
+            if isinstance(small, (cst.Import, cst.ImportFrom)):
+                for local, full in import_bindings(small):
+                    if full == "typing.TYPE_CHECKING":
+                        out.add(local)
+                    elif full == "typing":
+                        out.add(f"{local}.TYPE_CHECKING")
+    return out
 
-    def __init__(self, names: set[str]) -> None:
+
+def _module_bindings(stmt: cst.CSTNode) -> set[str]:
+    """The names a module-level statement binds (imports included)."""
+    names = set(bound_names(stmt))
+
+    def enter(node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.Import, cst.ImportFrom)):
+            names.update(local for local, _ in import_bindings(node))
+        return not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
+
+    walk(stmt, enter)
+    return names
+
+
+class _QuoteAnnotations(cst.CSTTransformer):
+    """Annotations that read any of ``names`` as strings (never evaluated); with ``bound``,
+    also those evaluated where they are defined (not in a function's body) that read a name
+    neither ``bound`` nor a builtin (a class the module defines further down)."""
+
+    def __init__(self, names: set[str], bound: set[str] | None = None) -> None:
         self.names = names
+        self.bound = bound
+        self.bodies: set[int] = set()
+        self.depth = 0
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self.bodies.add(id(node.body))
+        return True
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> bool:
+        if id(node) in self.bodies:
+            self.depth += 1
+        return True
+
+    def leave_IndentedBlock(
+        self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
+    ) -> cst.IndentedBlock:
+        if id(original_node) in self.bodies:
+            self.depth -= 1
+        return updated_node
 
     def leave_Annotation(
         self, original_node: cst.Annotation, updated_node: cst.Annotation
@@ -178,7 +229,13 @@ class _QuoteAnnotations(cst.CSTTransformer):
         value = updated_node.annotation
         if isinstance(value, (cst.SimpleString, cst.ConcatenatedString)):
             return updated_node
-        if not any(n.value in self.names for n in name_nodes(value)):
+        read = [n.value for n in name_nodes(value)]
+        unbound = (
+            self.bound is not None
+            and self.depth == 0
+            and any(n not in self.bound and not hasattr(builtins, n) for n in read)
+        )
+        if not unbound and not any(n in self.names for n in read):
             return updated_node
         code = cst.Module([]).code_for_node(value)
         quote = "'" if '"' in code else '"'
@@ -188,10 +245,24 @@ class _QuoteAnnotations(cst.CSTTransformer):
 def _quote_type_checking_annotations(tree: cst.Module) -> cst.Module:
     """Without ``from __future__ import annotations`` (TileLang's translations drop it), the
     annotations of a function are evaluated where it is defined: those that read names imported
-    only under ``if TYPE_CHECKING:`` (``-> Callable``) are written as strings, as the future
-    import made every annotation."""
+    only under ``if TYPE_CHECKING:`` (``-> Callable``), or names the module binds only further
+    down, are written as strings, as the future import made every annotation."""
     names = _type_checking_names(tree)
-    return tree.visit(_QuoteAnnotations(names)) if names else tree
+    tree = tree.visit(_QuoteAnnotations(names)) if names else tree
+    # An annotation evaluated as its statement runs (a def's parameters and return, a class's
+    # or the module's variable annotations) that reads a name the module binds only further
+    # down (`def f() -> Pair:` above `class Pair`) would raise NameError: quoted too.
+    body: list[cst.BaseStatement] = []
+    bound: set[str] = set()
+    for stmt in tree.body:
+        own = _module_bindings(stmt)
+        if isinstance(stmt, cst.ClassDef):  # its body's names are bound as it runs
+            own_body = {n for st in stmt.body.body for n in _module_bindings(st)}
+            body.append(stmt.visit(_QuoteAnnotations(set(), (bound | own_body) - names)))
+        else:
+            body.append(stmt.visit(_QuoteAnnotations(set(), bound - names)))
+        bound |= own
+    return tree.with_changes(body=body)
 
 
 #: Comment lines tiletrans writes into host code (its notes, the rank checks' why); the

@@ -421,7 +421,31 @@ class ExpressionReader:
 
     def c_astype(self, node: cst.Call) -> ir.Expr:
         pos, _ = call_args(node)
+        self.check_rounding(node, pos[1])
         return ir.Cast(self.expr(pos[0]), self.dtype(pos[1]))
+
+    def check_rounding(self, node: cst.Call, dtype: cst.BaseExpression) -> None:
+        """An ``astype``'s ``rounding_mode=`` is read only as the default, round to nearest
+        even (an IR cast's rounding): another mode (``ct.RoundingMode.RZ``) is refused at the
+        keyword, not rounded to nearest. (A cast to tf32 is an MMA operand's precision, read
+        with its rounding where the dot reads it.)"""
+        if self.is_tfloat32(dtype):
+            return
+        for arg in node.args:
+            if arg.keyword is None or arg.keyword.value != "rounding_mode":
+                continue
+            value = arg.value
+            if isinstance(value, cst.Name) and value.value == "None":
+                continue
+            if self.mod.name_of(value) == "cuda.tile.RoundingMode.RN":
+                continue
+            raise self.mod.error(
+                arg,
+                f"`astype(..., rounding_mode={source_of(value)})` is not read: a translated "
+                "cast rounds to nearest (ties to even), the only rounding mode read",
+                "drop rounding_mode (or pass ct.RoundingMode.RN) where rounding to nearest is "
+                "meant; no other rounding mode of a cast has a translation",
+            )
 
     def imported(self, node: cst.BaseExpression) -> bool:
         """Whether ``node`` (``ct``, ``ct.PaddingMode``) names something the module imports,
@@ -435,6 +459,7 @@ class ExpressionReader:
         dtype = kw.get("dtype", pos[0] if pos else None)
         if dtype is None or set(kw) - {"dtype", "rounding_mode"}:
             raise self.mod.error(node, "`tile.astype(dtype)` is read")
+        self.check_rounding(node, dtype)
         return ir.Cast(tile, self.dtype(dtype))
 
     def m_reshape(self, tile: ir.Expr, node: cst.Call) -> ir.Expr:
@@ -474,6 +499,12 @@ class ExpressionReader:
 
     def c_bitwise_xor(self, node: cst.Call) -> ir.Expr:
         return self.bitwise(node, "^")
+
+    def c_bitwise_rshift(self, node: cst.Call) -> ir.Expr:
+        return self.bitwise(node, ">>")
+
+    def c_bitwise_lshift(self, node: cst.Call) -> ir.Expr:
+        return self.bitwise(node, "<<")
 
     def c_truediv(self, node: cst.Call) -> ir.Expr:
         # The rounding mode and flush-to-zero choose how exactly the quotient is rounded: the
@@ -597,6 +628,8 @@ _CALLS: dict[str, Callable[[ExpressionReader, cst.Call], ir.Expr]] = {
     "bitwise_and": ExpressionReader.c_bitwise_and,
     "bitwise_or": ExpressionReader.c_bitwise_or,
     "bitwise_xor": ExpressionReader.c_bitwise_xor,
+    "bitwise_rshift": ExpressionReader.c_bitwise_rshift,
+    "bitwise_lshift": ExpressionReader.c_bitwise_lshift,
     "load": ExpressionReader.c_load,
     "gather": ExpressionReader.c_gather,
     "astype": ExpressionReader.c_astype,

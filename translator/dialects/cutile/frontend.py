@@ -1253,6 +1253,7 @@ def _launch_calls(
                 launcher = _launcher(host, call, pos)
                 if launcher is None or host.qualname in launchers:
                     raise _unread_launched_kernel(mod, host, call, pos[2], kernels)
+                _check_launcher(mod, launcher, pos)
                 launchers[host.qualname] = launcher
                 continue
             _read_launch(mod, host, call, launched[0], pos[1], pos[3])
@@ -1292,6 +1293,166 @@ def _launcher(
         return None
     k, grid, args = (names.index(p.value) for p in parts)  # type: ignore[attr-defined]
     return _Launcher(host, call, k, grid, args)
+
+
+def _root_name(node: cst.BaseExpression) -> str | None:
+    """The name an attribute/subscript/call chain starts from (``args`` of ``args[1].fill_``)."""
+    while True:
+        if isinstance(node, cst.Name):
+            return node.value
+        if isinstance(node, (cst.Attribute, cst.Subscript)):
+            node = node.value
+        elif isinstance(node, cst.Call):
+            node = node.func
+        else:
+            return None
+
+
+def _check_launcher(mod: _Module, launcher: _Launcher, pos: list[cst.BaseExpression]) -> None:
+    """A launcher goes with its calls read as launches, so it may do nothing else: its
+    statements are the stream binding, the search/cache that picks the kernel (TileGym's
+    occupancy search) and the launch, last; it rebinds none of its parameters and calls no
+    method of its grid or arguments. Anything else would be dropped: a located refusal."""
+    fn = launcher.host.node
+    params = {p.name.value for p in fn.params.params}
+    name = launcher.host.qualname
+    hint = (
+        "keep only the stream, the kernel's search/cache and `ct.launch(stream, grid, kernel, "
+        "args)` in the launcher, and do the rest in its callers"
+    )
+    kernel_param = [p.name.value for p in fn.params.params][launcher.kernel]
+    nodes = [n for st in fn.body.body for n in reversed(_nodes_of_host(st, cst.CSTNode))]
+    for node in nodes:
+        targets: list[cst.BaseExpression] = []
+        if isinstance(
+            node,
+            (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.NamedExpr, cst.For, cst.CompFor),
+        ):
+            targets = [node.target]
+        elif isinstance(node, cst.AsName):
+            targets = [node.name]
+        elif isinstance(node, cst.Del):
+            targets = [node.target]
+        for t in targets:
+            roots = _target_names(t) or [_root_name(t)]
+            hit = [r for r in roots if r in params]
+            if hit:
+                raise mod.error(
+                    node,
+                    f"the launcher `{name}` rebinds or changes its parameter `{hit[0]}`: its "
+                    "calls are read as the launch of what they pass, so the change would be lost",
+                    hint,
+                )
+        if isinstance(node, cst.Call):
+            root = _root_name(node.func)
+            allowed = (
+                root == kernel_param
+                and isinstance(node.func, cst.Attribute)
+                and node.func.attr.value == "replace_hints"
+            )
+            if root in params and not allowed:
+                raise mod.error(
+                    node,
+                    f"the launcher `{name}` calls `{source_of(node.func)}` on its parameter "
+                    f"`{root}`: its calls are read as the launch of what they pass, so the call "
+                    "would be lost",
+                    hint,
+                )
+    stream = pos[0].value if isinstance(pos[0], cst.Name) else None
+    kernel_local = pos[2].value if isinstance(pos[2], cst.Name) else None
+    body = [
+        st for st in fn.body.body if not (isinstance(st, cst.SimpleStatementLine) and _is_doc(st))
+    ]
+    launched = False
+    for st in body:
+        if launched:
+            raise mod.error(
+                st,
+                f"a statement of the launcher `{name}` after its launch is not read: its calls "
+                "are read as the launch alone, so it would be lost",
+                hint,
+            )
+        if _contains(st, launcher.launch):
+            if not (
+                isinstance(st, cst.SimpleStatementLine)
+                and len(st.body) == 1
+                and isinstance(st.body[0], cst.Expr)
+                and st.body[0].value is launcher.launch
+            ):
+                raise mod.error(
+                    st,
+                    f"the launch of the launcher `{name}` is read only as a statement of its own "
+                    "at the top of the launcher",
+                    hint,
+                )
+            launched = True
+            continue
+        bound = _bound_names(st)
+        if stream is not None and bound == {stream} and isinstance(st, cst.SimpleStatementLine):
+            continue
+        if (
+            kernel_local is not None
+            and kernel_local not in params
+            and kernel_local in bound
+            and _only_binds(st)
+        ):
+            continue
+        raise mod.error(
+            st,
+            f"this statement of the launcher `{name}` is not read: its calls are read as the "
+            "launch of what they pass, and a launcher may only bind the stream and search or "
+            "cache the kernel it launches, so the statement would be lost",
+            hint,
+        )
+
+
+def _is_doc(st: cst.SimpleStatementLine) -> bool:
+    return (
+        len(st.body) == 1
+        and isinstance(st.body[0], cst.Expr)
+        and isinstance(st.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def _contains(tree: cst.CSTNode, target: cst.CSTNode) -> bool:
+    found = False
+
+    def enter(node: cst.CSTNode) -> bool:
+        nonlocal found
+        found = found or node is target
+        return not found
+
+    walk(tree, enter)
+    return found
+
+
+def _bound_names(st: cst.CSTNode) -> set[str]:
+    """The plain names the assignments in ``st`` bind."""
+    out: set[str] = set()
+
+    def enter(node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.AssignTarget, cst.AnnAssign)):
+            out.update(_target_names(node.target))
+        return True
+
+    walk(st, enter)
+    return out
+
+
+def _only_binds(st: cst.CSTNode) -> bool:
+    """Whether ``st`` is made of ``if``/``else`` and assignments only (a search/cache: no bare
+    call, loop, ``with``, ``del`` or return whose effect would be lost with the launcher)."""
+    if isinstance(st, cst.If):
+        blocks = [st.body]
+        orelse = st.orelse
+        if isinstance(orelse, cst.If):
+            return all(_only_binds(x) for x in st.body.body) and _only_binds(orelse)
+        if orelse is not None:
+            blocks.append(orelse.body)
+        return all(_only_binds(x) for b in blocks for x in b.body)
+    if isinstance(st, cst.SimpleStatementLine):
+        return all(isinstance(small, (cst.Assign, cst.AnnAssign, cst.Pass)) for small in st.body)
+    return False
 
 
 def _launcher_calls(
@@ -1345,7 +1506,7 @@ def _launcher_calls(
     return out
 
 
-def _nodes_of_host(fn: cst.FunctionDef, kind: type) -> list[cst.CSTNode]:
+def _nodes_of_host(fn: cst.CSTNode, kind: type) -> list[cst.CSTNode]:
     """The nodes of type ``kind`` in ``fn``."""
     found: list[cst.CSTNode] = []
 
