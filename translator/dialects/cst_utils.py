@@ -811,19 +811,30 @@ def walk(
             stack.extend(c for c in chosen if c is not None)
 
 
+def target_name_nodes(target: cst.BaseExpression) -> list[cst.Name]:
+    """The names an assignment or loop target binds (``a``, ``a, b``, ``[a, *rest]``), not the
+    bases of its subscripts or attributes."""
+    if isinstance(target, cst.Name):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in target_name_nodes(e.value)]
+    if isinstance(target, cst.StarredElement):
+        return target_name_nodes(target.value)
+    return []
+
+
+def target_names(target: cst.BaseExpression) -> list[str]:
+    """The names (as strings) an assignment or loop target binds: see :func:`target_name_nodes`."""
+    return [n.value for n in target_name_nodes(target)]
+
+
 def bound_names(node: cst.CSTNode) -> list[str]:
     """Names a statement (or target, or block) binds: assignment and loop targets, ``with ...
     as``, walruses, ``del``, ``def``/``class`` names (not what their bodies bind), imports."""
     out: list[str] = []
 
-    def targets(t: cst.CSTNode) -> None:
-        if isinstance(t, cst.Name):
-            out.append(t.value)
-        elif isinstance(t, (cst.Tuple, cst.List)):
-            for e in t.elements:
-                targets(e.value)
-        elif isinstance(t, cst.StarredElement):
-            targets(t.value)
+    def targets(t: cst.BaseExpression) -> None:
+        out.extend(target_names(t))
 
     class V(cst.CSTVisitor):
         def visit_AssignTarget(self, n: cst.AssignTarget) -> None:

@@ -44,6 +44,7 @@ from translator.dialects.cst_utils import (
     source_of,
     statement_comments,
     static_number,
+    target_names,
     walk,
 )
 from translator.dialects.cutile.accesses import AccessReader
@@ -441,7 +442,7 @@ class KernelLifter(AccessReader, ExpressionReader):
                 if view is not None and isinstance(node.targets[0].target, cst.Name):
                     lifter.views[node.targets[0].target.value] = view
                 for target in node.targets:
-                    for bound in _target_names(target.target):
+                    for bound in target_names(target.target):
                         seen = bound in lifter.cst_values
                         lifter.cst_values[bound] = None if seen else value
 
@@ -1120,15 +1121,6 @@ def _names_in(
     return seen
 
 
-def _target_names(target: cst.BaseExpression) -> list[str]:
-    """The names an assignment target binds (``a``, ``a, b``)."""
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for el in target.elements for n in _target_names(el.value)]
-    return []
-
-
 def _docstring(fn: cst.FunctionDef) -> str | None:
     doc = fn.get_docstring(clean=True)
     return doc or None
@@ -1334,7 +1326,7 @@ def _check_launcher(mod: _Module, launcher: _Launcher, pos: list[cst.BaseExpress
         elif isinstance(node, cst.Del):
             targets = [node.target]
         for t in targets:
-            roots = _target_names(t) or [_root_name(t)]
+            roots = target_names(t) or [_root_name(t)]
             hit = [r for r in roots if r in params]
             if hit:
                 raise mod.error(
@@ -1432,7 +1424,7 @@ def _bound_names(st: cst.CSTNode) -> set[str]:
 
     def enter(node: cst.CSTNode) -> bool:
         if isinstance(node, (cst.AssignTarget, cst.AnnAssign)):
-            out.update(_target_names(node.target))
+            out.update(target_names(node.target))
         return True
 
     walk(st, enter)
@@ -1611,7 +1603,7 @@ def _bound_from(fn: cst.FunctionDef, name: str) -> set[str]:
 
     def enter(node: cst.CSTNode) -> bool:
         if isinstance(node, cst.Assign) and any(
-            name in _target_names(t.target) for t in node.targets
+            name in target_names(t.target) for t in node.targets
         ):
             values = [node.value]
             while values:

@@ -13,6 +13,7 @@ from translator.dialects.cst_utils import (
     resolve,
     source_of,
     statement_comments,
+    target_names,
 )
 from translator.ir import nodes as ir
 from translator.ir.renaming import names_in
@@ -552,21 +553,13 @@ def _assigned_names(node: cst.CSTNode) -> set[str]:
 
     class Visitor(cst.CSTVisitor):
         def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
-            names.update(_target_names(n.target))
+            names.update(target_names(n.target))
 
         def visit_AugAssign(self, n: cst.AugAssign) -> None:
-            names.update(_target_names(n.target))
+            names.update(target_names(n.target))
 
         def visit_AnnAssign(self, n: cst.AnnAssign) -> None:
-            names.update(_target_names(n.target))
+            names.update(target_names(n.target))
 
     node.visit(Visitor())
     return names
-
-
-def _target_names(target: cst.BaseExpression) -> set[str]:
-    if isinstance(target, cst.Name):
-        return {target.value}
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return {n for e in target.elements for n in _target_names(e.value)}
-    return set()

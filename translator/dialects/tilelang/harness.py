@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from translator.diagnostics import TranslationError
-from translator.dialects.cst_utils import bound_names, name_nodes, source_of
+from translator.dialects.cst_utils import bound_names, name_nodes, source_of, target_name_nodes
 from translator.dialects.tilelang.model import ModuleFacts
 
 #: The statements a dropped value may reach and go with it: they bind names, report or check.
@@ -100,13 +100,13 @@ class _Reader:
 
         class V(cst.CSTVisitor):
             def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
-                binds.update(id(t) for t in _target_names(n.target))
+                binds.update(id(t) for t in target_name_nodes(n.target))
 
             def visit_AnnAssign(self, n: cst.AnnAssign) -> None:
-                binds.update(id(t) for t in _target_names(n.target))
+                binds.update(id(t) for t in target_name_nodes(n.target))
 
             def visit_NamedExpr(self, n: cst.NamedExpr) -> None:
-                binds.update(id(t) for t in _target_names(n.target))
+                binds.update(id(t) for t in target_name_nodes(n.target))
 
         node.visit(V())
         return [n for n in name_nodes(node) if n.value in self.tainted and id(n) not in binds]
@@ -229,17 +229,6 @@ def _outer_reads(s: cst.FunctionDef | cst.ClassDef) -> set[str]:
             if p.default is not None:
                 read |= {n.value for n in name_nodes(p.default)}
     return read - own
-
-
-def _target_names(target: cst.BaseExpression) -> list[cst.Name]:
-    """The names an assignment target binds (not the bases of its subscripts or attributes)."""
-    if isinstance(target, cst.Name):
-        return [target]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _target_names(e.value)]
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    return []
 
 
 def _blocks(s: cst.BaseStatement) -> list[list[cst.BaseStatement]]:

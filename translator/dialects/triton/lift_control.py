@@ -13,7 +13,7 @@ from typing import Any
 
 import libcst as cst
 
-from translator.dialects.cst_utils import call_args, literal, names_in, resolve
+from translator.dialects.cst_utils import call_args, literal, names_in, resolve, target_names
 from translator.dialects.triton import frontend_affine as af
 from translator.dialects.triton import frontend_blocks as blocks
 from translator.dialects.triton.frontend_affine import ir_text
@@ -733,17 +733,17 @@ class ControlMixin:
 
         class V(cst.CSTVisitor):
             def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
-                for e in _target_names(n.target):
+                for e in target_names(n.target):
                     names.add(e)
 
             def visit_AugAssign(self, n: cst.AugAssign) -> None:
-                names.update(_target_names(n.target))
+                names.update(target_names(n.target))
 
             def visit_AnnAssign(self, n: cst.AnnAssign) -> None:
-                names.update(_target_names(n.target))
+                names.update(target_names(n.target))
 
             def visit_For(self, n: cst.For) -> None:
-                names.update(_target_names(n.target))
+                names.update(target_names(n.target))
 
         body.visit(V())
         return names
@@ -789,14 +789,6 @@ class ControlMixin:
         return steps
 
 
-def _target_names(t: cst.BaseExpression) -> list[str]:
-    if isinstance(t, cst.Name):
-        return [t.value]
-    if isinstance(t, (cst.Tuple, cst.List)):
-        return [n for e in t.elements for n in _target_names(e.value)]
-    return []
-
-
 def _names_read(node: cst.CSTNode) -> set[str]:
     return names_in(node)
 
@@ -822,7 +814,7 @@ def read_before_write(name: str, suite: cst.BaseSuite) -> bool:
                 for t in targets:
                     if not isinstance(t, cst.Name) and name in _names_read(t):
                         return True
-                if any(name in _target_names(t) for t in targets):
+                if any(name in target_names(t) for t in targets):
                     return False
             elif name in _names_read(small):
                 return True
