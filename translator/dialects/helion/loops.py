@@ -476,6 +476,13 @@ class LoopReader:
         value = chosen if chosen is not None else value
         where = "the first config's" if chosen is not None else "Helion's default"
         self.scope.fixed_blocks[tunable] = value
+        return self._fixed_on_host(
+            name, value, call, f"host code sizes a buffer by it, so it is fixed at {where} block"
+        )
+
+    def _fixed_on_host(self, name: str, value: int, call: cst.Call, why: str) -> list[ir.Stmt]:
+        """``name = <call>`` read as ``name = value``: a host int the kernels share, its call
+        replaced by the number in the carried host code with a note saying ``why``."""
         self.scope.host_ints[name] = value
         self.scope.env.vars[name] = ScalarType(ir.I32, weak=True)
         self.scope.used_names.add(name)
@@ -484,8 +491,7 @@ class LoopReader:
                 "replace",
                 self.locate.span(call),
                 text=str(value),
-                note=f"tiletrans: was `{' '.join(source_of(call).split())}`: host code sizes "
-                f"a buffer by it, so it is fixed at {where} block",
+                note=f"tiletrans: was `{' '.join(source_of(call).split())}`: {why}",
             )
         )
         return [ir.Assign(name, ir.Const(value), loc=self.locate(call))]

@@ -59,19 +59,12 @@ class TunableReader:
                 )
             where = f"the first config's {key}" if chosen is not None else "its default"
             self.scope.fixed_tunables[key] = value
-            self.scope.host_ints[name] = value
-            self.scope.env.vars[name] = ScalarType(ir.I32, weak=True)
-            self.scope.used_names.add(name)
-            self.edits.append(
-                ir.HostEdit(
-                    "replace",
-                    self.locate.span(call),
-                    text=str(value),
-                    note=f"tiletrans: was `{' '.join(source_of(call).split())}`: host code "
-                    f"computes with it before the launch, so it is fixed at {where}",
-                )
+            return self._fixed_on_host(
+                name,
+                value,
+                call,
+                f"host code computes with it before the launch, so it is fixed at {where}",
             )
-            return [ir.Assign(name, ir.Const(value), loc=self.locate(call))]
         self._remove_line(call, "hl.register_tunable", "the kernels tune it themselves")
         if tunable.name != name:
             raise self.error(call, f"`{name}` is bound twice; bind a tunable to a name of its own")
