@@ -3,7 +3,7 @@ translation), bmm (the original Helion vs its helion -> triton -> helion round t
 library corpus's log-softmax and seeded dropout (Triton sources vs their Helion translations),
 and its layer-norm backward (a Helion source vs its Triton translation).
 
-    source .devbundle/setup.sh && python -m benchmarks.gpu_gap_probe [--part ce|bmm|indexing|library|lnbwd]
+    source .devbundle/setup.sh && python -m benchmarks.gpu_gap_probe [--part ce|bmm|indexing|library|lnbwd|static]
 
 For each kernel: the median of ``triton.testing.do_bench`` (what the benchmark tables report) and
 of ``do_bench_cudagraph`` (kernel time without host overhead), the compiled kernel's registers,
@@ -608,6 +608,63 @@ def probe_layer_norm_bwd() -> None:
         tuner.configs = configs
 
 
+# --- Helion's static shapes against the translation's runtime sizes ---------------------------
+
+
+def _constexpr_params(text: str, kernel: str, names: tuple[str, ...]) -> str:
+    """``text`` with ``names`` made ``tl.constexpr`` in ``kernel``'s parameter list only."""
+    head, sep, tail = text.partition(f"def {kernel}(")
+    assert sep, kernel
+    params, close, rest = tail.partition("):")
+    for name in names:
+        assert f"    {name},\n" in params, name
+        params = params.replace(f"    {name},\n", f"    {name}: tl.constexpr,\n", 1)
+    return head + sep + params + close + rest
+
+
+_STATIC_CASES = (
+    # (library module, public function, kernel, size parameters)
+    ("layer_norm", "layer_norm_fwd", "_layer_norm_fwd_kernel", ("m", "n")),
+    ("layer_norm_grad", "layer_norm_bwd", "_layer_norm_bwd_kernel", ("m", "n")),
+    ("matmul", "matmul", "_matmul_kernel", ("m", "k", "n")),
+)
+
+
+def probe_static_shapes() -> None:
+    """Helion sources at ``static_shapes=True`` (every size a compile-time constant, so whole-dim
+    tiles carry no masks) against their Triton translations, whose sizes are runtime values:
+    the translation as emitted (first config), and with its size parameters made
+    ``tl.constexpr`` (one compile per shape, as Helion does), one variant per size set."""
+    inputs = _load(ROOT / "examples/library/inputs.py", "st_inputs")
+    inputs.M, inputs.N = 8192, 4096
+    for module, entry, kernel, sizes in _STATIC_CASES:
+        torch.manual_seed(3)
+        args = inputs.inputs(entry, "cuda", "float16")
+        source = _load(ROOT / f"examples/library/helion/{module}.py", f"st_src_{module}")
+        golden_path = ROOT / f"examples/library/helion/expected_triton/{module}.py"
+        ref = getattr(source, entry)(*args)
+        fn = helion_fn(getattr(source, entry), args)
+        row("static", f"{module}: helion (default config)", lambda fn=fn, a=args: fn(*a), ref,
+            lambda fn=fn: helion_jits(fn))  # fmt: skip
+        variants = {"as emitted": golden_path.read_text()}
+        for cut in (sizes[-1:], sizes):
+            label = "constexpr " + ",".join(cut)
+            variants[label] = _constexpr_params(golden_path.read_text(), kernel, cut)
+        for label, text in variants.items():
+            slug = label.replace(" ", "_").replace(",", "_")
+            path = OUT / f"static_{module}_{slug}.py"
+            OUT.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+            mod = _load(path, f"st_{module}_{slug}")
+            tuner = getattr(mod, kernel)
+            if hasattr(tuner, "configs"):
+                tuner.configs = list(tuner.configs)[:1]
+            jit = getattr(tuner, "fn", tuner)
+            call = getattr(mod, entry)
+            row("static", f"{module}: T {label}", lambda c=call, a=args: c(*a), ref,
+                lambda j=jit: [j])  # fmt: skip
+
+
 def triton_cdiv(x: int, y: int) -> int:
     return (x + y - 1) // y
 
@@ -644,7 +701,9 @@ def _table() -> list[str]:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--part", choices=("ce", "bmm", "indexing", "library", "lnbwd"), action="append"
+        "--part",
+        choices=("ce", "bmm", "indexing", "library", "lnbwd", "static"),
+        action="append",
     )
     opts = parser.parse_args(argv)
     parts = opts.part or ["ce", "bmm"]
@@ -656,6 +715,7 @@ def main(argv: list[str]) -> int:
                 "indexing": probe_indexing,
                 "library": probe_library,
                 "lnbwd": probe_layer_norm_bwd,
+                "static": probe_static_shapes,
             }[part]()
         except Exception:  # noqa: BLE001 - keep the other part's rows
             traceback.print_exc()
