@@ -822,3 +822,16 @@ def test_runtime_choices_of_pointers_and_dtypes_are_refused_with_what_to_write(
     assert message in err.message, err.message
     assert hint in (err.hint or ""), err.hint
     assert err.loc.line == 10 and " if s > 0 else " in text.splitlines()[9][err.loc.col :]
+
+
+def test_a_condition_on_padded_lanes_picks_the_branch_its_padding_decides(tmp_path: Path):
+    """``o > 0`` is false on lanes loaded with 0, so ``tl.where(o > 0, 1.0, 0.0)`` pads with 0,
+    the sum's identity; ``o >= 0`` is true there, and the count would take the padded lanes."""
+    from translator.diagnostics import TranslationError
+
+    source = (DATA / "support_counts.py").read_text()
+    assert "helion.language" in translate_file(DATA / "support_counts.py", "triton", "helion")
+    path = tmp_path / "support_counts_ge.py"
+    path.write_text(source.replace("supp = o > 0.0", "supp = o >= 0.0"))
+    with pytest.raises(TranslationError, match="they hold 1.0"):
+        translate_file(path, "triton", "helion")

@@ -130,7 +130,7 @@ class PointwiseMixin:
             )
             e = ir.Call("where", (c.expr, da.expr, db.expr), loc=self.locate(node))
             self.type_of(e, node)
-            pads = self._where_pads(cond, da, db, e, node)
+            pads = self._where_pads(cond, c, da, db, e, node)
             bounded = self._bounded_dim(cond, node)
             where_of = (
                 (bounded, da)
@@ -163,9 +163,11 @@ class PointwiseMixin:
                 return tile.dim
         return None
 
-    def _where_pads(self, cond: Val, a: Data, b: Data, e: ir.Expr, node):
-        """``tl.where(offs < n, x, c)``: lanes invalid along the bounded tile take ``c``."""
-        out = dict(fold_pads("where", [Data(ir.Const(0.5)), a, b], self, e))
+    def _where_pads(self, cond: Val, c: Data, a: Data, b: Data, e: ir.Expr, node):
+        """``tl.where(cond, a, b)``: on invalid lanes, the branch the condition's padding picks
+        (``o > 0`` on lanes loaded with 0 picks ``b``), ``a`` or ``b`` where both pad alike;
+        lanes invalid along a tile ``cond`` bounds (``offs < n``) take ``b``."""
+        out = dict(fold_pads("where", [c, a, b], self, e))
         if isinstance(cond, Idx):
             for const in self.mask_constraints(cond.tree, node, strict=False):
                 p, bound = const
