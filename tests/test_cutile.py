@@ -1359,3 +1359,36 @@ def test_bit_shift_calls_read_as_the_shift_operators(
         ),
     )
     assert report.rows and report.passed, report.format_text()
+
+
+# --------------------------------------------------------------------------------------------------
+# One-element loads and a module-level compiler-hint variant (Liger's cuTile DyT style)
+
+SCALAR_LOAD = ROOT / "tests" / "data" / "cutile_scalar_load.py"
+
+
+def _scalar_load_inputs(entry: str, device: str, dtype: str) -> tuple:
+    d = getattr(torch, dtype)
+    return (torch.randn(2500, dtype=d, device=device), torch.rand(1, dtype=d, device=device) + 0.5)
+
+
+def test_a_one_element_load_is_a_scalar_and_a_hint_variant_launches_its_kernel(
+    tmp_path: Path,
+) -> None:
+    module = parse_file(SCALAR_LOAD, "cutile")
+    (kernel,) = module.kernels
+    scalar = [e for e in kernel_exprs(kernel) if isinstance(e, ir.Load) and e.tensor == "alpha"]
+    assert [e.index for e in scalar] == [(ir.ScalarIndex(ir.Const(0)),)]
+    translated = tmp_path / "scalar_load_triton.py"
+    text = translate_file(SCALAR_LOAD, "cutile", "triton")
+    assert "tl.load(alpha_ptr)" in text and "replace_hints" not in text
+    translated.write_text(text)
+    report = check_pair(
+        SCALAR_LOAD,
+        translated,
+        src_dsl="cutile",
+        dtypes=("float32", "float16"),
+        seeds=(0,),
+        inputs=_scalar_load_inputs,
+    )
+    assert report.rows and report.passed, report.format_text()

@@ -48,9 +48,7 @@ def rope_kernel(
     offs_x_size2 = tl.arange(0, BLOCK_X_SIZE2)
     mask_x_size2 = offs_x_size2 < x_size2
     # Each half is a (TILE_T, 1, TILE_H) tile of the (tokens, 2, d / 2) view, reshaped to 2-D.
-    x_ptrs = (
-        x_ptr + offs_bid[:, None] * stride_x0 + 0 * stride_x1 + offs_x_size2[None, :] * stride_x2
-    )
+    x_ptrs = x_ptr + offs_bid[:, None] * stride_x0 + offs_x_size2[None, :] * stride_x2
     a = tl.load(x_ptrs, mask=mask_bid[:, None] & mask_x_size2[None, :], other=0.0)
     x_ptrs_2 = (
         x_ptr + offs_bid[:, None] * stride_x0 + 1 * stride_x1 + offs_x_size2[None, :] * stride_x2
@@ -64,12 +62,7 @@ def rope_kernel(
     b = b.to(tl.float32)
     c = c.to(tl.float32)
     s = s.to(tl.float32)
-    out_ptrs = (
-        out_ptr
-        + offs_bid[:, None] * stride_out0
-        + 0 * stride_out1
-        + offs_x_size2[None, :] * stride_out2
-    )
+    out_ptrs = out_ptr + offs_bid[:, None] * stride_out0 + offs_x_size2[None, :] * stride_out2
     tl.store(
         out_ptrs,
         tl.reshape((a * c - b * s).to(out_ptr.dtype.element_ty), (TILE_T, BLOCK_X_SIZE2)),

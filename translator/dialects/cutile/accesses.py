@@ -136,6 +136,8 @@ class AccessReader:
         pos, kw = call_args(call)
         array, index = pos[0], kw.get("index", pos[1] if len(pos) > 1 else None)
         shape = kw.get("shape", pos[2] if len(pos) > 2 else None)
+        if scalar_load(index, shape):
+            return self.element_load(call, array, index, kw)
         assert isinstance(array, cst.Name) and isinstance(index, cst.Tuple)
         assert isinstance(shape, cst.Tuple)
         other: float | None = None
@@ -152,6 +154,20 @@ class AccessReader:
         items = self.region(call, tensor, index, shape)
         self.check_view(call, array.value, items)
         return ir.Load(tensor, items, other, loc=self.mod.locate(call))
+
+    def element_load(
+        self, call: cst.Call, array: cst.BaseExpression, index: cst.BaseExpression, kw: dict
+    ) -> ir.Expr:
+        """``ct.load(x, i, shape=())`` (or ``(i, j)``): the element at those indices, a 0-d
+        value (a scale or a count stored in a one-element tensor)."""
+        if not isinstance(array, cst.Name) or array.value in self.views:
+            raise self.mod.error(call, "a one-element ct.load reads a kernel array by its name")
+        for key in kw:
+            if key not in ("index", "shape", "latency"):
+                raise self.mod.error(call, f"ct.load's `{key}=` is not read with shape=()")
+        elements = [e.value for e in index.elements] if isinstance(index, cst.Tuple) else [index]
+        items = tuple(ir.ScalarIndex(self.expr(e)) for e in elements)
+        return ir.Load(array.value, items, None, loc=self.mod.locate(call))
 
     def store(self, call: cst.Call) -> ir.Stmt:
         pos, kw = call_args(call)
@@ -479,3 +495,8 @@ class AccessReader:
         return False
 
     # ------------------------------------------------------------------ expressions
+
+
+def scalar_load(index: cst.BaseExpression | None, shape: cst.BaseExpression | None) -> bool:
+    """Whether a ``ct.load`` reads one element: ``shape=()``, the index an int or a tuple."""
+    return isinstance(shape, cst.Tuple) and not shape.elements and index is not None

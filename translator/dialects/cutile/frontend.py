@@ -43,7 +43,7 @@ from translator.dialects.cst_utils import (
     target_names,
     walk,
 )
-from translator.dialects.cutile.accesses import AccessReader
+from translator.dialects.cutile.accesses import AccessReader, scalar_load
 from translator.dialects.cutile.expressions import ExpressionReader, _is_docstring
 from translator.dialects.cutile.launches import (
     bound_more_than_once,
@@ -682,6 +682,8 @@ class KernelLifter(AccessReader, ExpressionReader):
         array = pos[0] if pos else None
         index = kw.get("index", pos[1] if len(pos) > 1 else None)
         shape = kw.get("shape", pos[2] if is_load and len(pos) > 2 else None)
+        if is_load and scalar_load(index, shape):
+            return  # `ct.load(x, 0, shape=())` reads one element: no tile
         if not isinstance(array, cst.Name) or not isinstance(index, cst.Tuple):
             raise self.mod.error(call, "a tile access needs an array name and an index tuple")
         if is_load and not isinstance(shape, cst.Tuple):
@@ -1154,6 +1156,7 @@ def parse(source: str, path: str) -> ir.Module:
         # A launcher is cuTile host code (its search tunes a cuTile compiler hint): its calls
         # are the target's launches now.
         + tuple(ir.HostEdit("remove", mod.locate.span(h.node)) for h in mod.launchers.values())
+        + tuple(ir.HostEdit("remove", mod.locate.span(v)) for v in mod.hint_variants.values())
         + tuple(tuning)
     )
     result = ir.Module(

@@ -50,6 +50,8 @@ def launch_calls(
     )
     hosts = [*host_functions(module, skip=kernels | set(mod.helpers)), top]
     launchers: dict[str, _Launcher] = {}
+    # Module-level compiler-hint variants (`_k8 = _k.replace_hints(...)`) launched by name.
+    variant_launches: dict[str, int] = {}
     for host in hosts:
         stmt = host.node
         found = _calls_of(stmt, mod, launch_name)
@@ -70,11 +72,27 @@ def launch_calls(
                 launchers[host.qualname] = launcher
                 continue
             _read_launch(mod, host, call, launched[0], pos[1], pos[3])
+            if isinstance(pos[2], cst.Name) and pos[2].value != launched[0]:
+                variant_launches[pos[2].value] = variant_launches.get(pos[2].value, 0) + 1
         if found and host.qualname not in launchers:
             out.append((host, found))
     for name, launcher in launchers.items():
         out += _launcher_calls(mod, hosts, name, launcher, kernels)
     mod.launchers = {name: launcher.host for name, launcher in launchers.items()}
+    uses: Counter[str] = Counter()
+
+    def count(node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.Name):
+            uses[node.value] += 1
+        return True
+
+    walk(module, count)
+    for name, count in variant_launches.items():
+        # The binding goes with the kernel where launches are its only uses (plus its target):
+        # other targets' kernels have no `replace_hints`.
+        stmt = values[name][0] if name in values else None
+        if uses[name] == count + 1 and isinstance(stmt, cst.SimpleStatementLine):
+            mod.hint_variants[name] = stmt
     return out
 
 

@@ -42,6 +42,9 @@ class ModuleFacts:
     #: Host functions that launch what their callers pass (by name): replaced by the launches
     #: at their calls, they go with the kernels.
     launchers: dict[str, HostFunction] = field(default_factory=dict)
+    #: Module-level ``name = kernel.replace_hints(...)`` statements whose only uses are
+    #: launches: removed with the kernels (a compiler hint changes no result).
+    hint_variants: dict[str, cst.SimpleStatementLine] = field(default_factory=dict)
     #: Per kernel, the configs host code searches with ``ct.tune.exhaustive_search``
     #: (constant parameter -> value; the first is the default).
     spaces: dict[str, list[dict[str, int]]] = field(default_factory=dict)

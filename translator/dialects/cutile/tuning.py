@@ -408,7 +408,11 @@ def hinted_kernel(
     if isinstance(node, cst.Lambda):
         node = node.body
     if isinstance(node, cst.Name):
-        return node.value, None
+        bound = module_values.get(node.value)
+        variant = _hint_variant_of(bound[1]) if bound else None
+        # `_kernel_nww8 = _kernel.replace_hints(num_worker_warps=8)`: the kernel itself (a
+        # compiler hint changes no result, and hints are no tunables of the IR).
+        return (variant or node.value), None
     key = None
     if (
         isinstance(node, cst.Subscript)
@@ -426,16 +430,23 @@ def hinted_kernel(
     kernels = set()
     for el in variants.elements:
         value = getattr(el, "value", None)
-        if (
-            isinstance(value, cst.Call)
-            and isinstance(value.func, cst.Attribute)
-            and value.func.attr.value == "replace_hints"
-        ):
-            value = value.func.value
-        if not isinstance(value, cst.Name):
+        name = _hint_variant_of(value) or (value.value if isinstance(value, cst.Name) else None)
+        if name is None:
             return None
-        kernels.add(value.value)
+        kernels.add(name)
     return (kernels.pop(), key) if len(kernels) == 1 else None
+
+
+def _hint_variant_of(value: cst.BaseExpression) -> str | None:
+    """``kernel`` of ``kernel.replace_hints(...)``, else None."""
+    if (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value == "replace_hints"
+        and isinstance(value.func.value, cst.Name)
+    ):
+        return value.func.value.value
+    return None
 
 
 def _config_get(node: cst.BaseExpression) -> str | None:

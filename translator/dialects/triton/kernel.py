@@ -596,7 +596,8 @@ class KernelEmitter(CodePrinter):
                     masks.append(_expand(names.mask, pos, rank))
                 pos += 1
             elif isinstance(item, ir.ScalarIndex):
-                terms.append(f"{self.text(item.value, 10)} * {stride}")
+                if not (isinstance(item.value, ir.Const) and item.value.value == 0):
+                    terms.append(f"{self.text(item.value, 10)} * {stride}")
             elif isinstance(item, ir.GatherIndex):
                 t = self.type_of(item.value)
                 gdims = dims_of(t)

@@ -72,7 +72,7 @@ def _kl_div_rows_fwd_kernel(
         y_true_ptrs += BLOCK_SIZE_V * stride_y_true1
         y_pred_ptrs += BLOCK_SIZE_V * stride_y_pred1
     if reduction != "none":
-        tl.store(loss_ptr + offs_bt * stride_loss0 + 0 * stride_loss1, row, mask=mask_bt)
+        tl.store(loss_ptr + offs_bt * stride_loss0, row, mask=mask_bt)
 
 
 def kl_div_rows_fwd(
