@@ -129,6 +129,8 @@ def gemm_4096() -> dict:
     variants = {
         "hand, Square policy": _HAND_GEMM.replace(", policy=T.GemmWarpPolicy.FullRow", ""),
         "hand, no swizzle": _HAND_GEMM.replace("T.use_swizzle(10)", "pass"),
+        # The translations write `T.use_swizzle(panel_size=group_size)` with Triton's group 8.
+        "hand, swizzle 8": _HAND_GEMM.replace("T.use_swizzle(10)", "T.use_swizzle(panel_size=8)"),
         "hand, 3 stages": _HAND_GEMM.replace("num_stages=4", "num_stages=3"),
         # What the Triton matmul's translation wrote before 2026-12-07's fourth session: the
         # fp16 result cast into a second fragment by a T.Parallel loop, then copied out.
