@@ -31,7 +31,7 @@ def _attention_kernel(
     out_ptr,
     bh,
     seq_q,
-    seq_k,
+    seq_k: tl.constexpr,
     sm_scale,
     stride_q0,
     stride_q1,

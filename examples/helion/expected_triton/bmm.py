@@ -31,7 +31,7 @@ def _bmm_kernel(
     out_ptr,
     b,
     m,
-    k,
+    k: tl.constexpr,
     n,
     stride_a0,
     stride_a1,

@@ -44,7 +44,7 @@ def _matmul_kernel(
     y_ptr,
     out_ptr,
     m,
-    k,
+    k: tl.constexpr,
     n,
     stride_x0,
     stride_x1,

@@ -29,7 +29,7 @@ def _matmul_bias_act_kernel(
     bias_ptr,
     out_ptr,
     m,
-    k,
+    k: tl.constexpr,
     n,
     stride_x0,
     stride_x1,

@@ -31,7 +31,7 @@ def _rms_norm_kernel(
     inv_rms_ptr,
     eps,
     m,
-    n,
+    n: tl.constexpr,
     stride_x0,
     stride_x1,
     stride_weight0,

@@ -26,7 +26,7 @@ from translator.ir.counters import seed_only_params
 from translator.ir.passes import Pass
 from translator.ir.transforms import squeeze_unit_tiles, unit_block_tiles
 from translator.ir.verifier import verify_kernel
-from translator.ir.visit import has_loops, kernel_exprs, walk_stmts
+from translator.ir.visit import full_extents, has_loops, kernel_exprs, walk_expr, walk_stmts
 from translator.rendering import render_template
 
 
@@ -93,7 +93,8 @@ def _kernel_code(kernel: ir.Kernel, module: ir.Module | None = None) -> tuple[Ke
     body = emitter.body()
     sig = emitter.sig
     params = [f"{t}_ptr" for t in sig.tensors]
-    params += [p for p, _ in sig.scalars]
+    static = _static_sizes(squeezed, sig)
+    params += [f"{p}: tl.constexpr" if p in static else p for p, _ in sig.scalars]
     params += [p for p, _, _ in sig.strides]
     params += [f"{p}: tl.constexpr" for p, _ in sig.constexprs]
     autotune = _autotune(squeezed, emitter, module)
@@ -114,6 +115,34 @@ def _kernel_code(kernel: ir.Kernel, module: ir.Module | None = None) -> tuple[Ke
         # libdevice.pow / libdevice.log1p: exact where a tl formula is not.
         imports += (load_grammar("triton")["backend"]["kernel"]["libdevice_import"],)
     return KernelCode(text, imports), (squeezed, emitter, autotune)
+
+
+def _static_sizes(kernel: ir.Kernel, sig) -> set[str]:
+    """The size parameters a kernel compiled per shape (the source's ``static_shapes``) takes as
+    ``tl.constexpr``: the extents of its loops and of its whole-dim tiles, so that Triton, like
+    the source's compiler, folds the bounds masks of a row or a K loop that its blocks divide
+    (measured on an H100: a layer-norm backward 0.86x -> 1.00x of Helion, a matmul 0.74x ->
+    1.02x). Grid extents stay runtime values: a new batch size does not recompile."""
+    if kernel.hints.static_shapes is not True:
+        return set()
+    extents: list[ir.Expr] = []
+    for s in walk_stmts(kernel.body):
+        if isinstance(s, ir.TileLoop):
+            extents += [t.extent for t in s.tiles]
+        accesses = [(s.tensor, s.index)] if isinstance(s, (ir.Store, ir.AtomicRMW)) else []
+        for tensor, index in accesses:
+            extents += list(full_extents(tensor, index))
+    for e in kernel_exprs(kernel):
+        if isinstance(e, ir.Load):
+            extents += list(full_extents(e.tensor, e.index))
+    named: set[str] = set()
+    for extent in extents:
+        for e in walk_expr(extent):
+            if isinstance(e, ir.Name):
+                named.add(e.id)
+            elif isinstance(e, ir.SizeOf):
+                named.add(f"{e.tensor}_size{e.dim}")
+    return named & _size_params(kernel, sig)
 
 
 def _launch_code(

@@ -40,7 +40,7 @@ def _layer_norm_fwd_kernel(
     rstd_ptr,
     eps,
     m,
-    n,
+    n: tl.constexpr,
     stride_x0,
     stride_x1,
     stride_weight0,

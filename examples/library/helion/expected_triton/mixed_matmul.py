@@ -33,7 +33,7 @@ def _w8a16_matmul_kernel(
     scale_ptr,
     out_ptr,
     m,
-    k,
+    k: tl.constexpr,
     n,
     stride_x0,
     stride_x1,
