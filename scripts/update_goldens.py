@@ -34,9 +34,6 @@ REFUSED: dict[tuple[str, str], set[str]] = {
     # (`tl.load(ptrs + g).to(tl.pointer_type(...))`): the IR reaches tensors only through
     # kernel arguments.
     ("examples/library/triton", "grouped_gemm"): {"helion", "cutile"},
-    # TileLang backend: gathers/scatters are refused with a located diagnostic.
-    ("examples/helion", "cross_entropy"): {"tilelang"},
-    ("examples/triton", "embedding"): {"tilelang"},
 }
 
 

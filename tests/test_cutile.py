@@ -1052,8 +1052,10 @@ def test_the_elementwise_style_computes_what_torch_does() -> None:
     torch.testing.assert_close(module.hashed_keep(x, 12345, 0.3), want)
 
 
-@pytest.mark.parametrize("target", ["triton", "helion"])
+@pytest.mark.parametrize("target", ["triton", "helion", "tilelang"])
 def test_the_elementwise_style_translates_and_matches_on_cpu(target: str, tmp_path: Path) -> None:
+    # TileLang too: the gathers TileGym masks by bounds (`ct.gather(x, (row, cols + HIDDEN))`,
+    # a load predicate in the IR) are element loops that read where the predicate holds.
     translated = tmp_path / f"elementwise_{target}.py"
     translated.write_text(translate_file(ELEMENTWISE, "cutile", target))
     report = check_pair(
@@ -1065,14 +1067,6 @@ def test_the_elementwise_style_translates_and_matches_on_cpu(target: str, tmp_pa
         inputs=_elementwise_inputs,
     )
     assert report.rows and report.passed, report.format_text()
-
-
-def test_a_masked_gather_tilelang_cannot_write_is_located() -> None:
-    # `ct.gather(x, (row, cols + HIDDEN))` reads x only where it is in bounds: a load predicate,
-    # which TileLang's copies cannot spell.
-    with pytest.raises(TranslationError, match="load of `x` masked") as err:
-        translate_file(ELEMENTWISE, "cutile", "tilelang")
-    assert err.value.loc is not None and err.value.loc.line == 30
 
 
 GENERIC_LAUNCHER = ROOT / "tests" / "data" / "cutile_generic_launcher.py"
@@ -1390,5 +1384,85 @@ def test_a_one_element_load_is_a_scalar_and_a_hint_variant_launches_its_kernel(
         dtypes=("float32", "float16"),
         seeds=(0,),
         inputs=_scalar_load_inputs,
+    )
+    assert report.rows and report.passed, report.format_text()
+
+
+# --------------------------------------------------------------------------------------------------
+# Gathers and scatters mixed with tile and whole-dim indices, loads masked by data
+
+GATHERS = ROOT / "tests" / "data" / "helion_gathers.py"
+
+
+def test_gathers_scatters_and_data_masks_become_ct_gather_and_ct_scatter(tmp_path: Path) -> None:
+    """Each index of a gather or scatter is spread over its own axes (`ids[:, None]`, the
+    column tile's lanes `[None, :]`), the lanes past the tiles are masked, and a predicate on
+    data joins the mask; the oracle reads the translation back and runs it against Helion."""
+    from test_tilelang_backend import gather_inputs
+
+    text = translate_file(GATHERS.relative_to(ROOT), "helion", "cutile")
+    # scaled_lookup: the ids' tile down the rows, the column tile's lanes (named once, as its
+    # mask is) across.
+    assert "lanes_d = tile_d * BLOCK_SIZE_D + ct.arange(BLOCK_SIZE_D, dtype=ct.int32)" in text
+    assert ")[:, None],\n                lanes_d[None, :],\n" in text, text
+    assert "mask=mask_b[:, None] & mask_d[None, :]," in text, text
+    # permute_rows writes through its index; keep_prefix's load is masked by the lengths.
+    assert text.count("ct.scatter(") == 1 and text.count("ct.gather(") == 3, text
+    assert "(lanes_m[:, None], lanes_n[None, :]),\n" in text, text
+    assert "mask=mask_m[:, None] & mask_n[None, :] & inside," in text, text
+    assert text.count("check_bounds=False") == 4, text
+    translated = tmp_path / "helion_gathers_cutile.py"
+    translated.write_text(text)
+    report = check_pair(GATHERS, translated, src_dsl="helion", seeds=(0,), inputs=gather_inputs)
+    assert {row.entry for row in report.rows} == {
+        "scaled_lookup",
+        "target_margin",
+        "permute_rows",
+        "keep_prefix",
+        "zero_dropped_rows",
+    }
+    assert report.passed, report.format_text()
+
+
+_MASKED_SCATTER = """import cuda.tile as ct
+import torch
+
+
+@ct.kernel
+def keep_kernel(x, y, n: int, TILE: ct.Constant[int]):
+    bid = ct.bid(0)
+    lanes = bid * TILE + ct.arange(TILE, dtype=ct.int32)
+    vals = ct.gather(x, lanes)
+    ct.scatter(y, lanes, vals, mask=vals > 0)
+
+
+def keep(x: torch.Tensor) -> torch.Tensor:
+    y = torch.zeros_like(x)
+    n = x.shape[0]
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(n, 128), 1, 1), keep_kernel, (x, y, n, 128))
+    return y
+"""
+
+
+def test_a_scatter_masked_by_data_is_a_located_refusal() -> None:
+    # The IR's stores mask only lanes past their tiles: `mask=vals > 0` has no form there.
+    with pytest.raises(TranslationError, match="ct.scatter mask other than") as err:
+        translate_source(_MASKED_SCATTER, "keep.py", "cutile", "triton")
+    assert err.value.loc is not None and err.value.loc.line == 10 and err.value.hint
+
+
+def test_the_masked_permutation_runs_as_tilelang_element_loops() -> None:
+    # examples/cutile/gather_scatter.py into TileLang: `x[where_from[i]]` read and
+    # `out[where_from[i]]` written under the lanes' guard, against cuTile's oracle.
+    golden = ROOT / "examples" / "cutile" / "expected_tilelang" / "gather_scatter.py"
+    text = golden.read_text()
+    assert "x[where_from[i]]" in text and "out[where_from[i]] = " in text, text
+    report = check_pair(
+        ROOT / "examples" / "cutile" / "gather_scatter.py",
+        golden,
+        src_dsl="cutile",
+        dtypes=("float32", "float16"),
+        seeds=(0,),
+        inputs=_cutile_inputs,
     )
     assert report.rows and report.passed, report.format_text()

@@ -32,7 +32,15 @@ GOLDENS = sorted(
     if g.parent.parent.name in ("helion", "triton", "cutile")
 )
 # Constructs the TileLang frontend does not read yet, with what it says (each at a location).
-NOT_READ: dict[str, str] = {}
+# Gathers (`x[idx[i], j]` in a T.Parallel loop) are written by the backend since the gather
+# work; reading them back is the frontend's next step. Their translations are proved against
+# their sources elsewhere (test_tilelang_backend.py, test_cutile.py).
+_GATHER = "buffers are read at the loop's lane variables"
+NOT_READ: dict[str, str] = {
+    "cutile/gather_scatter": _GATHER,
+    "helion/cross_entropy": _GATHER,
+    "triton/embedding": _GATHER,
+}
 
 
 def _key(golden: Path) -> str:

@@ -59,6 +59,21 @@ def full_extents(tensor: str, index: tuple[ir.IndexItem, ...]) -> Iterator[ir.Ex
         dim += 1
 
 
+def reads_partial_dim(kernel: ir.Kernel, tensor: str, index: tuple[ir.IndexItem, ...]) -> bool:
+    """Whether a whole-dim item of ``tensor[index]`` covers a prefix of its dim that the
+    kernel does not prove to be all of it (:attr:`ir.Kernel.partial_dims`): an access whose
+    spelling moves the whole dim (rounded up to a power of two) would touch lanes past it."""
+    dim = 0
+    for item in index:
+        if isinstance(item, ir.NewAxis):
+            continue
+        extent = item.extent if isinstance(item, ir.FullIndex) else None
+        if extent is not None and ir.partial_dim(tensor, dim, extent) in kernel.partial_dims:
+            return True
+        dim += 1
+    return False
+
+
 def has_lane_index_dtype(e: ir.Expr) -> bool:
     """Whether ``e``'s integer dtype is that of a tile's lane indices (``tile.index``), no cast
     in between: offsets a DSL computes in its index dtype (Helion's ``index_dtype=torch.int64``

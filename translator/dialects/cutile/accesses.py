@@ -214,23 +214,28 @@ class AccessReader:
             value = self.expr(idx)
             if not dims_of(infer(value, self.env)):
                 return self.scalar_gather(array.value, value, kw, call)
-        items, bounds = self.element_index(call, array.value, idx, store=False)
+        items, bounds = self.element_index(call, array.value, idx, False, _checked(kw))
+        predicate = None
         if "mask" in kw:
-            gathered = [i for i in items if isinstance(i, ir.GatherIndex)]
-            if len(gathered) != 1 or bounds is not None:
-                raise self.mod.error(
-                    kw["mask"],
-                    "a mask on a ct.gather at tile or row lanes is not read",
-                    "leave the mask out: cuTile's bounds check already pads those lanes",
-                )
-            self.check_mask(kw.get("mask"), gathered[0].value, call)
-        load = ir.Load(array.value, items, other, mask=bounds, loc=self.mod.locate(call))
+            region = index_dims(array.value, items, self.env, self.mod.locate(call))
+            predicate = self.predicate(kw["mask"], region)
+        if predicate is not None and bounds is not None:
+            # A lane is read where the mask and cuTile's bounds check both let it.
+            predicate = ir.BinOp("&", predicate, bounds)
+        load = ir.Load(
+            array.value, items, other, mask=predicate or bounds, loc=self.mod.locate(call)
+        )
         if bounds is not None:
             self.shifted_loads[id(load)] = call
         return load
 
     def element_index(
-        self, call: cst.Call, array: str, idx: cst.BaseExpression, store: bool
+        self,
+        call: cst.Call,
+        array: str,
+        idx: cst.BaseExpression,
+        store: bool,
+        checked: bool = True,
     ) -> tuple[tuple[ir.IndexItem, ...], ir.Expr | None]:
         """The IR index of a gather's or scatter's ``indices`` (one per dim of ``array``) and,
         for a gather, the bounds predicate it needs (else None).
@@ -243,41 +248,51 @@ class AccessReader:
         * other integer lanes (``ct.arange(C) + K``, data): a gather of those indices
           (``GatherIndex``). Where they are built from a whole dim's lanes, a gather reads only
           the in-bounds ones (``mask=``), as cuTile's bounds check does.
+
+        With ``check_bounds=False`` (``checked`` false) the kernel says every lane it does not
+        mask is inside the array, which is what the IR's index says: no bounds predicate, and
+        lanes computed any way are read, stores' too (what tiletrans's cuTile backend writes).
+
+        Several dims of lanes broadcast against each other, each spread over its own axes of
+        the result in order (``(rows[:, None], cols[None, :])``): the IR's index items, whose
+        dims follow one another, say the same.
         """
         elements = [e.value for e in idx.elements] if isinstance(idx, cst.Tuple) else [idx]
+        values = [self.expr(element) for element in elements]
+        rank = max((len(dims_of(infer(v, self.env))) for v in values), default=0)
         items: list[ir.IndexItem] = []
         bounds: ir.Expr | None = None
         lanes = 0
-        for dim, element in enumerate(elements):
-            value = self.expr(element)
+        for dim, (element, spread) in enumerate(zip(elements, values)):
+            if not dims_of(infer(spread, self.env)):
+                items.append(ir.ScalarIndex(spread))
+                continue
+            value = self.unspread(element, spread, lanes, rank)
             lifted = self.named(value)
             dims = dims_of(infer(value, self.env))
-            if not dims:
-                items.append(ir.ScalarIndex(value))
-                continue
-            lanes += 1
-            if len(dims) != 1 or lanes > 1:
-                raise self.mod.error(
-                    element,
-                    "a gather or scatter over more than one dim of lanes is not read",
-                    "index one dim with lanes (`t * TILE + ct.arange(TILE)`) and the others "
-                    "with scalars",
-                )
+            lanes += len(dims)
             if isinstance(lifted, ir.TileAttr) and lifted.attr == "index":
                 tile = self.tiles[lifted.tile]
-                self.same_extent(tile.extent, array, dim)
+                size = ir.SizeOf(array, dim)
+                if checked and (store or tile.extent == size):
+                    self.same_extent(tile.extent, array, dim)
+                elif checked:
+                    # A gather at the lanes of a tile over another dim (one half of a
+                    # concatenation): cuTile's bounds check pads the lanes past this array's
+                    # extent, which the IR says with a predicate rather than a launch check.
+                    inside = ir.BinOp("<", spread, size)
+                    bounds = inside if bounds is None else ir.BinOp("&", bounds, inside)
                 items.append(ir.TileIndex(tile.name))
                 continue
-            (d,) = dims
-            if isinstance(lifted, ir.Arange) and isinstance(d, ir.FullDim):
-                extent = d.extent
+            if isinstance(lifted, ir.Arange) and isinstance(lifted.dim, ir.FullDim):
+                extent = lifted.dim.extent
                 if extent == ir.SizeOf(array, dim) or store:
                     # Stores decide the whole dim's extent (the prescan); a second array stored
                     # at the same lanes must be as wide (checked at every launch).
                     self.same_extent(extent, array, dim)
                     items.append(ir.FullIndex(extent))
                     continue
-            data = self.reads_memory(value)
+            data = self.reads_memory(value) or not checked
             if store and not data:
                 raise self.mod.error(
                     element,
@@ -292,13 +307,53 @@ class AccessReader:
                 # tile): those past the array's bounds read the padding, as cuTile's bounds
                 # check says. (Indices loaded from memory keep the IR's gather, whose lanes the
                 # source's own mask or data keep in bounds.)
-                bounds = ir.BinOp("<", value, ir.SizeOf(array, dim))
+                inside = ir.BinOp("<", spread, ir.SizeOf(array, dim))
                 if not _non_negative(lifted, self):
-                    bounds = ir.BinOp("&", ir.BinOp(">=", value, ir.Const(0)), bounds)
+                    inside = ir.BinOp("&", ir.BinOp(">=", spread, ir.Const(0)), inside)
+                bounds = inside if bounds is None else ir.BinOp("&", bounds, inside)
             items.append(ir.GatherIndex(value))
         if len(items) != len(elements):
             raise self.mod.error(call, "one index per array dim is read")
         return tuple(items), bounds
+
+    def unspread(
+        self, element: cst.BaseExpression, spread: ir.Expr, first: int, rank: int
+    ) -> ir.Expr:
+        """The lanes of one element of a gather's or scatter's indices without the unit axes
+        that spread them (``rows[:, None]`` -> ``rows``), checked to stand at the result's
+        axes ``first`` onwards, after the lanes of the elements before it."""
+        value = spread
+        while isinstance(self.named(value), ir.ExpandDims):
+            value = self.named(value).value  # type: ignore[attr-defined]
+        core = dims_of(infer(value, self.env))
+        layout = (ir.UnitDim(),) * first + core + (ir.UnitDim(),) * (rank - first - len(core))
+        if dims_of(infer(spread, self.env)) != layout:
+            raise self.mod.error(
+                element,
+                "the lanes of a gather or scatter are read where each element's lanes stand "
+                "at their own axes, in the order of the array's dims",
+                "spread each element over its axis: `(rows[:, None], cols[None, :])`",
+            )
+        return value
+
+    def predicate(self, mask: cst.BaseExpression, region: tuple[ir.Dim, ...]) -> ir.Expr | None:
+        """What a gather's or scatter's ``mask=`` adds to the lanes' own validity: its
+        conjuncts less those that say a region dim's lanes are inside their tile or whole dim
+        (the IR's invalid lanes already; ``None``: nothing is left)."""
+        rest: ir.Expr | None = None
+        for conjunct in self.conjuncts(self.expr(mask)):
+            dim = self.lane_mask_dim(conjunct)
+            mask_dims = dims_of(infer(conjunct, self.env))
+            offset = len(region) - len(mask_dims)
+            if (
+                dim is not None
+                and dim in mask_dims
+                and offset >= 0
+                and region[mask_dims.index(dim) + offset] == dim
+            ):
+                continue
+            rest = conjunct if rest is None else ir.BinOp("&", rest, conjunct)
+        return rest
 
     def reads_memory(self, e: ir.Expr) -> bool:
         """Whether ``e`` is computed from a load (through the locals it reads)."""
@@ -344,18 +399,17 @@ class AccessReader:
         for key in kw:
             if key not in ("mask", "check_bounds", "latency"):
                 raise self.mod.error(call, f"ct.scatter's `{key}=` is not read")
-        items, _ = self.element_index(call, array.value, idx, store=True)
-        if "mask" in kw:
-            gathered = [i for i in items if isinstance(i, ir.GatherIndex)]
-            if len(gathered) != 1:
-                raise self.mod.error(
-                    kw["mask"],
-                    "a mask on a ct.scatter at tile or row lanes is not read",
-                    "leave the mask out: cuTile's bounds check already skips those lanes",
-                )
-            self.check_mask(kw.get("mask"), gathered[0].value, call)
-        stored = self.expr(value)
+        items, _ = self.element_index(call, array.value, idx, True, _checked(kw))
         region = index_dims(array.value, items, self.env, self.mod.locate(call))
+        if "mask" in kw and self.predicate(kw["mask"], region) is not None:
+            raise self.mod.error(
+                kw["mask"],
+                "a ct.scatter mask other than its lanes' tile or whole-dim bounds is not read: "
+                "the IR's stores mask only those",
+                "mask with `t * TILE + ct.arange(TILE, dtype=ct.int32) < extent` (per dim, "
+                "`&`-ed), or leave the mask out",
+            )
+        stored = self.expr(value)
         if not dims_of(infer(stored, self.env)) and region:
             stored = ir.Broadcast(stored, region)  # a scalar stored at every lane
         return ir.Store(array.value, items, stored, loc=self.mod.locate(call))
@@ -397,28 +451,6 @@ class AccessReader:
         return ir.AtomicRMW(
             op, array.value, tuple(items), self.expr(update), loc=self.mod.locate(call)
         )
-
-    def check_mask(self, mask: cst.BaseExpression | None, index: ir.Expr, call: cst.Call) -> None:
-        """A gather/scatter mask must be the index's own lane validity (the IR's meaning): the
-        lanes ``t * B + ct.arange(B)`` of a tile below its extent."""
-        if mask is None:
-            return
-        lifted = self.named(self.expr(mask))
-        if isinstance(lifted, ir.BinOp):
-            lifted = ir.BinOp(lifted.op, self.named(lifted.lhs), self.named(lifted.rhs))
-        if not (
-            isinstance(lifted, ir.BinOp)
-            and lifted.op == "<"
-            and isinstance(lifted.lhs, ir.TileAttr)
-            and lifted.lhs.attr == "index"
-            and self.is_extent(lifted.rhs, self.tiles[lifted.lhs.tile].extent)
-            and dims_of(infer(index, self.env)) == (ir.BlockDim(lifted.lhs.tile),)
-        ):
-            raise self.mod.error(
-                mask,
-                "a gather/scatter mask other than the lanes' tile bounds is not read",
-                "mask with `t * TILE + ct.arange(TILE, dtype=ct.int32) < extent`",
-            )
 
     def lane_masked(self, value: ir.Expr, axis: int, identity: float) -> ir.Expr | None:
         """``x`` where ``value`` is ``ct.where(valid, x, identity)`` and ``valid`` says which
@@ -500,3 +532,10 @@ class AccessReader:
 def scalar_load(index: cst.BaseExpression | None, shape: cst.BaseExpression | None) -> bool:
     """Whether a ``ct.load`` reads one element: ``shape=()``, the index an int or a tuple."""
     return isinstance(shape, cst.Tuple) and not shape.elements and index is not None
+
+
+def _checked(kw: dict[str, cst.BaseExpression]) -> bool:
+    """Whether a gather/scatter checks its indices against the array's bounds (cuTile's
+    default; ``check_bounds=False`` says they are inside it)."""
+    flag = kw.get("check_bounds")
+    return not (isinstance(flag, cst.Name) and flag.value == "False")

@@ -698,6 +698,8 @@ class KernelLifter(AccessReader, ExpressionReader):
         for dim, (item, size) in enumerate(zip(items, sizes)):
             if isinstance(item, cst.Name) and size is not None:
                 self._uses.setdefault(item.value, []).append(_Use(tensor, dim, size))
+            elif isinstance(item, cst.Name) and not is_load:
+                self._stored.setdefault(item.value, []).append((tensor, dim))
             if isinstance(item, cst.Integer) and item.value == "0" and isinstance(size, cst.Name):
                 self.whole.setdefault(size.value, (tensor, dim))
 
@@ -713,6 +715,7 @@ class KernelLifter(AccessReader, ExpressionReader):
         index = pos[1]
         elements = [e.value for e in index.elements] if isinstance(index, cst.Tuple) else [index]
         for dim, element in enumerate(elements):
+            element = _unspread(element)
             lanes = self.cst_lanes(element)
             if lanes is not None:
                 bid, size = lanes
@@ -784,6 +787,14 @@ class KernelLifter(AccessReader, ExpressionReader):
             self._use_table: dict[str, list[_Use]] = {}
         return self._use_table
 
+    @property
+    def _stored(self) -> dict[str, list[tuple[str, int]]]:
+        """Per block id, the (array, dim) each ``ct.store`` indexes with it (no shape there:
+        the stored tile's)."""
+        if not hasattr(self, "_store_table"):
+            self._store_table: dict[str, list[tuple[str, int]]] = {}
+        return self._store_table
+
     def grid_tile(self, name: str) -> None:
         if self.persistent is not None and name == self.persistent.target.value:  # type: ignore[attr-defined]
             extent, size = self.loop_count(self.persistent_count, name)
@@ -808,6 +819,12 @@ class KernelLifter(AccessReader, ExpressionReader):
         uses = sorted(uses, key=lambda u: u.element)
         use = next((u for u in uses if (u.array, u.dim) in measured), uses[0])
         extent: ir.Expr = ir.SizeOf(use.array, use.dim)
+        stored = self._stored.get(name)
+        if stored and use.element and (use.array, use.dim) not in measured:
+            # Read only by gathers (each bounds-checked against its own array, perhaps
+            # narrower: one half of a concatenation) and stored by tiles: the stored dim is
+            # the one the tiles cover.
+            extent = ir.SizeOf(*stored[0])
         counted = [array for array, dim in measured if dim < 0 and array not in self.tensors]
         if counted and all(isinstance(u.size, cst.Integer) and u.size.value == "1" for u in uses):
             # One program per index of a count the launch passes (`(num_experts, 1, 1)`).
@@ -1171,3 +1188,15 @@ def parse(source: str, path: str) -> ir.Module:
 
 
 __all__ = ["KernelLifter", "WHOLE_BLOCKS", "parse"]
+
+
+def _unspread(node: cst.BaseExpression) -> cst.BaseExpression:
+    """An element of a gather's indices without the ``[:, None]`` that spreads it over the
+    result's axes (what the element's lanes are is the same)."""
+    while isinstance(node, cst.Subscript) and all(
+        (isinstance(el.slice, cst.Index) and source_of(el.slice.value) == "None")
+        or (isinstance(el.slice, cst.Slice) and el.slice.lower is None and el.slice.upper is None)
+        for el in node.slice
+    ):
+        node = node.value
+    return node

@@ -22,7 +22,6 @@ import re
 from dataclasses import dataclass, field
 
 from translator.diagnostics import TranslationError
-from translator.dialects.common.backend import refuse_load_predicates
 from translator.dialects.common.printer import ATOM, CodePrinter
 from translator.ir import nodes as ir
 from translator.ir.ops import next_power_of_2, reduce_identity
@@ -31,7 +30,7 @@ from translator.ir.printer import PRECEDENCE
 from translator.ir.program_order import grouped_grid
 from translator.ir.shapes import dims_of, dtype_of, index_dims, infer, kernel_env
 from translator.ir.signs import positive, positive_names
-from translator.ir.visit import all_exprs, full_extents, walk_stmts
+from translator.ir.visit import all_exprs, full_extents, reads_partial_dim, walk_stmts
 from translator.naming import constant_name, tile_suffix, unique
 
 #: IR load pads cuTile has a padding mode for (the padding value -> ``ct.PaddingMode`` member).
@@ -55,6 +54,14 @@ class KernelSignature:
     notes: list[str] = field(default_factory=list)
 
 
+def _int_bounds(name: str) -> tuple[int, int]:
+    """The (min, max) of integer dtype ``name``."""
+    bits = int("".join(c for c in name if c.isdigit()))
+    if name.startswith("u"):
+        return 0, 2**bits - 1
+    return -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
+
+
 def _pad_key(value: float) -> str:
     return "-0.0" if value == 0 and math.copysign(1.0, value) < 0 else repr(float(value))
 
@@ -75,6 +82,7 @@ class KernelWriter(CodePrinter):
         self.knob_names: dict[str, str] = {}  # int tunable -> constant
         self.full_names: dict[ir.Expr, str] = {}  # extent -> constant
         self.masks: dict[object, str] = {}  # dim key -> named mask (grid and whole dims)
+        self.lane_names: dict[str, str] = {}  # grid tile -> its named element lanes
         self.mask_lines: list[str] = []
         #: The MMA operand type of each tensor whose run-time dtype a tf32 dot multiplies, and
         #: the kernel's first lines that bind them.
@@ -112,9 +120,6 @@ class KernelWriter(CodePrinter):
 
     def _plan(self) -> None:
         k = self.kernel
-        refuse_load_predicates(
-            k, "cuTile", "pad the sequences on the host and load whole tiles with padding_mode"
-        )
         for s in walk_stmts(k.body):
             if isinstance(s, ir.Assign):
                 self.taken.add(s.target)
@@ -220,7 +225,9 @@ class KernelWriter(CodePrinter):
                 return None
             key = d.tile
             block = self.block_of(tile)
-            lanes = f"{tile.name} * {block} + ct.arange({block}, dtype=ct.int32)"
+            lanes = self.lane_names.get(
+                tile.name, f"{tile.name} * {block} + ct.arange({block}, dtype=ct.int32)"
+            )
             bound = self.text(tile.extent, PRECEDENCE["<"] + 1)
             if tile.name in self.offset_tiles and tile.begin is not None:
                 # Lanes of the view, whose rows start at `begin`.
@@ -238,6 +245,19 @@ class KernelWriter(CodePrinter):
             self.mask_lines.append(f"    {name} = {expr}")
         return self.masks[key]
 
+    def tile_lanes(self, tile: ir.TileVar) -> str:
+        """The element indices of ``tile``'s lanes (an atom): named once for a grid tile, as
+        its mask is (which then reads the name), inline for a loop tile."""
+        block = self.block_of(tile)
+        lanes = f"{tile.name} * {block} + ct.arange({block}, dtype=ct.int32)"
+        if tile not in self.kernel.grid:
+            return f"({lanes})"
+        if tile.name not in self.lane_names:
+            name = unique(f"lanes_{tile_suffix(tile.name)}", self.taken)
+            self.lane_names[tile.name] = name
+            self.mask_lines.append(f"    {name} = {lanes}")
+        return self.lane_names[tile.name]
+
     def masked(self, e: ir.Expr, text: str, axes: list[int], fill: float) -> str:
         """``text`` with the invalid lanes of ``e`` along ``axes`` replaced by ``fill``, along
         the axes where they do not hold ``fill`` already."""
@@ -252,7 +272,17 @@ class KernelWriter(CodePrinter):
                 masks.append(_expand(m, axis, len(dims)))
         if not masks:
             return text
-        return f"ct.where({' & '.join(masks)}, {text}, {self.float_text(fill)})"
+        return f"ct.where({' & '.join(masks)}, {text}, {self.fill_text(fill, e)})"
+
+    def fill_text(self, fill: float, e: ir.Expr) -> str:
+        """``fill`` as a value of ``e``'s dtype: an infinite identity of an integer tile is
+        that integer type's bound (``ct.where`` of an int32 tile and ``float("-inf")`` is a
+        float32 tile, which an int32 store or loop count then refuses)."""
+        dtype = dtype_of(self.type_of(e))
+        if math.isinf(fill) and isinstance(dtype, ir.DType) and dtype.name in ir.INT_DTYPES:
+            info = _int_bounds(dtype.name)
+            return str(info[1] if fill > 0 else info[0])
+        return self.float_text(fill)
 
     @staticmethod
     def float_text(v: float) -> str:
@@ -487,7 +517,10 @@ class KernelWriter(CodePrinter):
         return f"ct.astype({text}, {target}, rounding_mode={spell['tf32_rounding']})"
 
     def _ex_Load(self, e: ir.Load) -> tuple[str, int]:
-        if any(isinstance(i, ir.GatherIndex) for i in e.index):
+        if e.mask is not None or self.element_access(e.tensor, e.index):
+            # A gathered dim, a predicate on data (a jagged row's `k < nnz`, one half of a
+            # concatenation) or a prefix of a dim, which ct.load's padding at the array's edge
+            # cannot express: ct.gather's mask can.
             return self.gather(e), ATOM
         index, shape = self.region(e.tensor, e.index)
         args = f"{self.array(e.tensor, e.index)}, index={index}, shape={shape}"
@@ -506,6 +539,15 @@ class KernelWriter(CodePrinter):
         if fill is not None:
             text = self.masked_load_fill(text, dims, fill)
         return text, ATOM
+
+    def element_access(self, tensor: str, index: tuple[ir.IndexItem, ...]) -> bool:
+        """Whether ``tensor[index]`` is written with element indices (``ct.gather``,
+        ``ct.scatter``): a gathered dim, or a whole-dim item over a prefix of its dim that the
+        kernel does not prove to be all of it, which a tile access would read (and write) past,
+        up to its power-of-two tile."""
+        return any(isinstance(i, ir.GatherIndex) for i in index) or reads_partial_dim(
+            self.kernel, tensor, index
+        )
 
     def access_options(self) -> str:
         """The options of a tile load or store: in a kernel without dots, ``allow_tma=`` a
@@ -555,32 +597,69 @@ class KernelWriter(CodePrinter):
         return self.region(tensor, index)[1]
 
     def gather(self, e: ir.Load) -> str:
-        """``ct.gather`` of a load whose index is not a tile region (one index per dim)."""
+        """``ct.gather`` of a load whose index is not a tile region, or whose lanes a predicate
+        on data masks: element indices of every dim, masked to the valid lanes."""
         indices, mask = self.element_indices(e.tensor, e.index, e)
-        pad = "" if e.other in (None, 0.0) else f", padding_value={self.float_text(e.other)}"
+        if e.mask is not None:
+            predicate = self.text(e.mask, PRECEDENCE["&"] + 1)
+            mask = predicate if mask is None else f"{mask} & {predicate}"
+        # ct.gather pads with 0 by default (also for `None`: lanes the source never reads);
+        # any other pad, -0.0 included, is spelt.
+        zero = e.other is None or _pad_key(e.other) == "0.0"
+        pad = "" if zero else f", padding_value={self.float_text(e.other)}"
         masked = f", mask={mask}" if mask else ""
-        return f"ct.gather({e.tensor}, {indices}{masked}{pad})"
+        return f"ct.gather({e.tensor}, {indices}{masked}{pad}, check_bounds=False)"
 
     def element_indices(
         self, tensor: str, index: tuple[ir.IndexItem, ...], node: object
     ) -> tuple[str, str | None]:
-        """Element indices (one integer tile or scalar per tensor dim) and the lanes' mask of
-        an access with a gathered dim: only a single gathered dim is written."""
-        if len(index) != 1 or not isinstance(index[0], ir.GatherIndex):
-            raise self.refuse(
-                "cuTile output for a gather mixed with tile or whole-dim indices is not written "
-                "yet",
-                node,
-                "gather along a 1-D tensor (flatten it on the host)",
-            )
-        value = index[0].value
-        dims = dims_of(self.type_of(value))
+        """Element indices of ``tensor[index]`` (one integer tile or scalar per tensor dim, each
+        spread over its own dims of the region so that they broadcast to it, as ct.gather and
+        ct.scatter take them) and the mask of the region's valid lanes (``None``: all are).
+
+        A tile's lanes are ``t * B + ct.arange(B)``, a whole dim's ``ct.arange(B)``, a gathered
+        dim the index tile itself; lanes past a tile's or a whole dim's extent are masked here,
+        not left to cuTile's bounds check, which knows the array's extent only. The IR's valid
+        lanes are inside the tensor (its frontends prove it or take it from the source, its
+        interpreter checks it), so the accesses are written ``check_bounds=False``."""
+        region = index_dims(tensor, index, self.env, getattr(node, "loc", None))
+        rank = len(region)
+        indices: list[str] = []
+        axis = 0
+        for item in index:
+            if isinstance(item, ir.NewAxis):
+                axis += 1
+            elif isinstance(item, ir.ScalarIndex):
+                indices.append(self.text(item.value))
+            elif isinstance(item, ir.TileIndex) and self.env.tiles[item.tile].scalar:
+                indices.append(item.tile)  # one index per program: no lanes, no region dim
+            elif isinstance(item, ir.TileIndex):
+                tile = self.env.tiles[item.tile]
+                if tile.name in self.offset_tiles:
+                    raise self.refuse(
+                        f"cuTile output for an element access to `{tensor}` by a tile that "
+                        "starts at a loaded offset is not written yet",
+                        node,
+                        "gather with indices computed from the offset",
+                    )
+                indices.append(_expand(self.tile_lanes(tile), axis, rank))
+                axis += 1
+            elif isinstance(item, ir.FullIndex):
+                lanes = f"ct.arange({self.dim_size(region[axis])}, dtype=ct.int32)"
+                indices.append(_expand(lanes, axis, rank))
+                axis += 1
+            else:
+                value = item.value
+                n = len(dims_of(self.type_of(value)))
+                indices.append(_spread(self.text(value, ATOM), axis, n, rank))
+                axis += n
         masks = [
-            _expand(m, axis, len(dims))
-            for axis, d in enumerate(dims)
+            _expand(m, ax, rank)
+            for ax, d in enumerate(region)
             if (m := self.dim_mask(d)) is not None
         ]
-        return self.text(value), (" & ".join(masks) or None)
+        index_text = indices[0] if len(indices) == 1 else _tuple(indices)
+        return index_text, (" & ".join(masks) or None)
 
     # ------------------------------------------------------------------ statements
 
@@ -592,7 +671,12 @@ class KernelWriter(CodePrinter):
             load = s.value.value if isinstance(s.value, ir.Cast) else s.value
             dtype = dtype_of(self.type_of(s.value))
             floats = not isinstance(dtype, ir.DType) or dtype.name in ir.FLOAT_DTYPES
-            if isinstance(load, ir.Load) and floats and _pad_key(fill) in _PADDING_MODES:
+            if (
+                isinstance(load, ir.Load)
+                and load.mask is None  # lanes its predicate masks are valid: they keep `other`
+                and floats
+                and _pad_key(fill) in _PADDING_MODES
+            ):
                 # A load pads with the fill itself: `padding_mode=`, no `where`.
                 padded = dataclasses.replace(load, other=fill)
                 value = padded if load is s.value else dataclasses.replace(s.value, value=padded)
@@ -632,10 +716,19 @@ class KernelWriter(CodePrinter):
 
     def _st_Store(self, s: ir.Store) -> None:
         value = self.store_value(s.tensor, s.value)
-        if any(isinstance(i, ir.GatherIndex) for i in s.index):
+        if self.element_access(s.tensor, s.index):
             indices, mask = self.element_indices(s.tensor, s.index, s)
+            dims = dims_of(self.type_of(s.value))
+            target = index_dims(s.tensor, s.index, self.env, s.loc)
+            if dims and len(dims) != len(target):
+                raise self.refuse(
+                    f"cuTile output for a scatter into `{s.tensor}` of a value of another rank "
+                    "than its region is not written yet",
+                    s,
+                    "store a value of the region's shape",
+                )
             masked = f", mask={mask}" if mask else ""
-            self.emit(f"ct.scatter({s.tensor}, {indices}, {value}{masked})")
+            self.emit(f"ct.scatter({s.tensor}, {indices}, {value}{masked}, check_bounds=False)")
             return
         index, shape = self.region(s.tensor, s.index)
         dims = dims_of(self.type_of(s.value))
@@ -661,6 +754,14 @@ class KernelWriter(CodePrinter):
                 "cuTile output for an atomic at gathered indices is not written yet",
                 s,
                 "update a tile region",
+            )
+        if reads_partial_dim(self.kernel, s.tensor, s.index):
+            # ct.atomic_add takes no mask: its power-of-two lanes would update past the prefix.
+            raise self.refuse(
+                f"cuTile output for an atomic over a prefix of a dim of `{s.tensor}` that the "
+                "kernel does not prove to be all of it is not written yet",
+                s,
+                "update the whole dim, or assert on the host that the extent is its size",
             )
         region = index_dims(s.tensor, s.index, self.env, s.loc)
         rank = len(region)
@@ -913,11 +1014,16 @@ def _tuple(items: list[str]) -> str:
 
 def _expand(mask: str, axis: int, rank: int) -> str:
     """A 1-D mask broadcast along ``axis`` of a rank-``rank`` tile (``m[None, :]``)."""
-    if rank == 1:
-        return mask
-    parts = ["None"] * rank
-    parts[axis] = ":"
-    return f"{mask}[{', '.join(parts)}]"
+    return _spread(mask, axis, 1, rank)
+
+
+def _spread(tile: str, axis: int, n: int, rank: int) -> str:
+    """A rank-``n`` tile placed at axes ``axis`` to ``axis + n`` of a rank-``rank`` tile, to
+    broadcast along the others (``t[:, None]``)."""
+    if n == rank:
+        return tile
+    parts = ["None"] * axis + [":"] * n + ["None"] * (rank - axis - n)
+    return f"{tile}[{', '.join(parts)}]"
 
 
 def _same(a: float | None, b: float) -> bool:

@@ -20,19 +20,19 @@ the IR says invalid lanes hold (unmasked; :func:`translator.ir.padding.fold_pad`
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import Counter
 from dataclasses import dataclass, field
 
 from translator.diagnostics import TranslationError
-from translator.dialects.common.backend import refuse_load_predicates
 from translator.dialects.common.printer import ATOM, CodePrinter
 from translator.ir import nodes as ir
 from translator.ir.ops import reduce_identity
 from translator.ir.padding import fold_pad
 from translator.ir.printer import PRECEDENCE
 from translator.ir.shapes import ScalarType, TileType, TypeEnv, dims_of, dtype_of
-from translator.ir.visit import kernel_exprs, walk_expr
+from translator.ir.visit import kernel_exprs, reads_partial_dim, walk_expr
 
 #: Lane variables of ``T.Parallel`` loops, by position.
 _LANES = ("i", "j", "l", "q")
@@ -114,12 +114,10 @@ class KernelWriter(CodePrinter):
         self.policy_rows: str | None = None
         #: The M and N extents of every T.gemm's tile (what :meth:`warp_limit_setup` reads).
         self.dot_tiles: list[tuple[str, str]] = []
+        #: (dim, lane) pairs an enclosing guard has proven inside the tensor (a gather's index
+        #: is read only where the gathered lanes are valid): their checks are not repeated.
+        self.proven: set[tuple[ir.Dim, str]] = set()
         self.taken |= {p.name for p in self.kernel.params} | {t.name for t in self.kernel.tunables}
-        refuse_load_predicates(
-            self.kernel,
-            "TileLang",
-            "loop over each sequence's rows: T.copy from `offsets[b]` up to `offsets[b + 1]`",
-        )
 
     # ------------------------------------------------------------------ names
 
@@ -170,7 +168,10 @@ class KernelWriter(CodePrinter):
             self.lanes = saved
 
     def valid(self, d: ir.Dim, lane: str) -> str | None:
-        """The condition that ``lane`` along ``d`` is inside the tensor (``None``: always)."""
+        """The condition that ``lane`` along ``d`` is inside the tensor (``None``: always, or
+        proven by an enclosing guard)."""
+        if (d, lane) in self.proven:
+            return None
         if isinstance(d, ir.BlockDim):
             t = self.tiles[d.tile]
             return f"{self.tile_begin(t)} + {lane} < {self.host(t.var.extent)}"
@@ -306,7 +307,7 @@ class KernelWriter(CodePrinter):
                 not self.trips_vary
                 and s.target in self.dot_operand_loads
                 and isinstance(s.value, ir.Load)
-                and self.copyable(s.value.index, s.value.tensor)
+                and self.copyable_load(s.value)
             )
             scope = "shared" if to_shared else "fragment"
             buf = self.alloc(s.target, t.dims, t.dtype, scope)
@@ -466,7 +467,7 @@ class KernelWriter(CodePrinter):
                 self.emit(f"T.clear({buf.name})")
             else:
                 self.emit(f"T.fill({buf.name}, {self.constant(v, buf.dtype)})")
-        elif isinstance(value, ir.Load) and self.copyable(value.index, value.tensor):
+        elif isinstance(value, ir.Load) and self.copyable_load(value):
             region = self.region(value.tensor, value.index)
             if buf.scope == "shared":
                 self.copy_operand(region, buf)
@@ -519,7 +520,7 @@ class KernelWriter(CodePrinter):
             self.buffers[name] = buf
             self.env.vars[name] = t
             return ir.Name(name)
-        if isinstance(value, ir.Load) and self.copyable(value.index, value.tensor):
+        if isinstance(value, ir.Load) and self.copyable_load(value):
             # A tile region: T.copy into a fragment (past the edge it reads 0; the lanes there
             # are never relied on, see the module docstring).
             t = self.type_of(value)
@@ -599,9 +600,12 @@ class KernelWriter(CodePrinter):
                     out.append(self.tile_begin(t))
                     continue
                 lane = lanes[k]
+                d = dims[k]
                 k += 1
                 out.append(f"{self.tile_begin(t)} + {lane}")
-                guards.append(f"{self.tile_begin(t)} + {lane} < {self.host(t.var.extent)}")
+                g = self.valid(d, str(lane))
+                if g:
+                    guards.append(g)
             elif isinstance(item, ir.FullIndex):
                 lane = lanes[k]
                 d = dims[k]
@@ -614,14 +618,34 @@ class KernelWriter(CodePrinter):
                 out.append(self.scalar(item.value))
             elif isinstance(item, ir.NewAxis):
                 k += 1
-            else:
-                raise TranslationError(
-                    f"a gather or scatter (`{tensor}` indexed by a computed tile) is not "
-                    "written by the TileLang backend yet",
-                    loc,
-                    _HINT,
-                )
+            elif isinstance(item, ir.GatherIndex):
+                # A gathered dim (`weight[ids[tile_b], tile_d]`): the index tile read at its own
+                # lanes of the loop, as TileLang's examples write `A[idx[i], j]`; its invalid
+                # lanes (past its tiles' edges) are guarded, never used as an address.
+                gdims = dims_of(self.type_of(item.value))
+                glanes = lanes[k : k + len(gdims)]
+                k += len(gdims)
+                checked = [(d, lane) for d, lane in zip(gdims, glanes) if lane is not None]
+                guards.extend(g for d, lane in checked if (g := self.valid(d, lane)) is not None)
+                out.append(self.index_at(item.value, glanes, gdims, checked))
         return out, guards
+
+    def index_at(
+        self,
+        e: ir.Expr,
+        lanes: tuple[str | None, ...],
+        dims: tuple[ir.Dim, ...],
+        checked: list[tuple[ir.Dim, str]],
+    ) -> str:
+        """Gather index ``e`` (of ``dims``) read at ``lanes`` of the current loop, where the
+        ``checked`` lanes are guarded around the access (so reads inside need no guard)."""
+        saved = self.lanes, self.lane_dims, self.proven
+        self.lanes, self.lane_dims = lanes, dims
+        self.proven = self.proven | set(checked)
+        try:
+            return self.text(e)
+        finally:
+            self.lanes, self.lane_dims, self.proven = saved
 
     def _st_While(self, s: ir.While) -> None:
         raise self.refuse(
@@ -635,8 +659,14 @@ class KernelWriter(CodePrinter):
         )
 
     def _st_TileLoop(self, s: ir.TileLoop) -> None:
-        if len(s.tiles) != 1:
-            raise TranslationError("a loop over several tiles at once", s.loc, _HINT)
+        if len(s.tiles) > 1:
+            # A loop over several tiles at once (`for tile_t, tile_n in hl.tile([T, N])`) is
+            # the loops nested outermost first, as the IR runs it; the innermost keeps the
+            # pipelining hint.
+            inner = dataclasses.replace(s, tiles=s.tiles[1:], comments=())
+            outer = dataclasses.replace(s, tiles=s.tiles[:1], body=(inner,), num_stages=None)
+            self._st_TileLoop(outer)
+            return
         (t,) = s.tiles
         self.check_tile(t)
         name = self.fresh(
@@ -846,7 +876,7 @@ class KernelWriter(CodePrinter):
     def operand(self, value: ir.Expr, t: TileType, k_axis: int, masked: bool) -> Buffer:
         """A shared buffer holding a dot operand, zero (or its pad) past the K edge."""
         zero_pad = masked or (isinstance(value, ir.Load) and value.other in (0.0, None))
-        if isinstance(value, ir.Load) and self.copyable(value.index, value.tensor) and zero_pad:
+        if isinstance(value, ir.Load) and self.copyable_load(value) and zero_pad:
             # T.copy reads 0 past the tensor's edge (measured, module docstring).
             buf = self.alloc(f"{value.tensor}_shared", t.dims, t.dtype, "shared")
             self.copy_operand(self.region(value.tensor, value.index), buf)
@@ -935,6 +965,10 @@ class KernelWriter(CodePrinter):
             return False
         if rank is not None and len(items) != rank:
             return False
+        if reads_partial_dim(self.kernel, tensor, index):
+            # T.copy moves the fragment's power-of-two lanes: past a prefix it would read (and
+            # write) the rest of the dim. Element loops guard each lane at the extent.
+            return False
         for i in items:
             if isinstance(i, ir.TileIndex):
                 var = self.tiles[i.tile].var
@@ -943,6 +977,12 @@ class KernelWriter(CodePrinter):
             elif not isinstance(i, ir.FullIndex):
                 return False
         return True
+
+    def copyable_load(self, load: ir.Load) -> bool:
+        """Whether ``T.copy`` can move ``load``: a tile region read wherever it is inside the
+        tensor. A load predicated on data (``ir.Load.mask``: a jagged row's ``k < nnz``,
+        one half of a concatenation) is read lane by lane under its predicate instead."""
+        return load.mask is None and self.copyable(load.index, load.tensor)
 
     def ends_at_host_extent(self, var: ir.TileVar) -> bool:
         """Whether ``var`` stops at a size the host passes, so that the tensor's edge is where
@@ -1058,7 +1098,8 @@ class KernelWriter(CodePrinter):
             return f"-{self.child(e.operand, self.lanes_for(e.operand), UNARY_PRECEDENCE)}", (
                 UNARY_PRECEDENCE
             )
-        if e.op == "not":
+        if e.op == "not" or (e.op == "~" and dtype_of(self.type_of(e.operand)) == ir.BOOL):
+            # `~mask` of a boolean tile (torch's spelling) is its logical negation.
             return f"T.Not({self.child(e.operand, self.lanes_for(e.operand))})", ATOM
         raise TranslationError(f"`{e.op}` on device values", e.loc, _HINT)
 
@@ -1099,6 +1140,9 @@ class KernelWriter(CodePrinter):
         # A read inside a lane loop: the element, or the pad past the tensor's edge.
         dims = dims_of(self.type_of(e))
         idx, guards = self.element_index(e.tensor, e.index, dims, self.lanes, e.loc)
+        if e.mask is not None:
+            # The load's predicate (the IR's `where`): lanes where it is false are not read.
+            guards.append(self.child(e.mask, self.lanes_for(e.mask), PRECEDENCE["and"] + 1))
         read = f"{e.tensor}[{', '.join(idx)}]"
         if not guards:
             return read, ATOM

@@ -46,6 +46,7 @@ def _attn_fwd(
     Q_mma_dtype = ct.tfloat32 if Q.dtype == ct.float32 else Q.dtype
     K_mma_dtype = ct.tfloat32 if K.dtype == ct.float32 else K.dtype
     V_mma_dtype = ct.tfloat32 if V.dtype == ct.float32 else V.dtype
+    mask_Q3 = ct.arange(BLOCK_Q3, dtype=ct.int32) < Q.shape[3]
     q_tile = ct.reshape(
         ct.load(
             Q,
@@ -59,23 +60,29 @@ def _attn_fwd(
     l_i = ct.zeros((BLOCK_M,), dtype=ct.float32)
     acc = ct.zeros((BLOCK_M, BLOCK_Q3), dtype=ct.float32)
     for tile_n in range(ct.cdiv(Q.shape[2], BLOCK_N)):
-        k_tile = ct.reshape(
-            ct.load(
-                K,
-                index=(off_z, off_h, tile_n, 0),
-                shape=(1, 1, BLOCK_N, BLOCK_Q3),
-                padding_mode=ct.PaddingMode.ZERO,
+        k_tile = ct.gather(
+            K,
+            (
+                off_z,
+                off_h,
+                (tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32))[:, None],
+                ct.arange(BLOCK_Q3, dtype=ct.int32)[None, :],
             ),
-            (BLOCK_N, BLOCK_Q3),
+            mask=(tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32) < Q.shape[2])[:, None]
+            & mask_Q3[None, :],
+            check_bounds=False,
         )
-        v_tile = ct.reshape(
-            ct.load(
-                V,
-                index=(off_z, off_h, tile_n, 0),
-                shape=(1, 1, BLOCK_N, BLOCK_Q3),
-                padding_mode=ct.PaddingMode.ZERO,
+        v_tile = ct.gather(
+            V,
+            (
+                off_z,
+                off_h,
+                (tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32))[:, None],
+                ct.arange(BLOCK_Q3, dtype=ct.int32)[None, :],
             ),
-            (BLOCK_N, BLOCK_Q3),
+            mask=(tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32) < Q.shape[2])[:, None]
+            & mask_Q3[None, :],
+            check_bounds=False,
         )
         qk = (
             ct.mma(
@@ -138,25 +145,20 @@ def _attn_bwd_preprocess(
     tile_m = ct.bid(0)
     off_h = ct.bid(1)
     off_z = ct.bid(2)
-    o_tile = ct.reshape(
-        ct.load(
-            Out,
-            index=(off_z, off_h, tile_m, 0),
-            shape=(1, 1, BLOCK_M, BLOCK_HEAD_DIM),
-            padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=USE_TMA,
-        ),
-        (BLOCK_M, BLOCK_HEAD_DIM),
+    lanes_m = tile_m * BLOCK_M + ct.arange(BLOCK_M, dtype=ct.int32)
+    mask_m = lanes_m < N_CTX
+    mask_HEAD_DIM = ct.arange(BLOCK_HEAD_DIM, dtype=ct.int32) < HEAD_DIM
+    o_tile = ct.gather(
+        Out,
+        (off_z, off_h, lanes_m[:, None], ct.arange(BLOCK_HEAD_DIM, dtype=ct.int32)[None, :]),
+        mask=mask_m[:, None] & mask_HEAD_DIM[None, :],
+        check_bounds=False,
     )
-    do_tile = ct.reshape(
-        ct.load(
-            DO,
-            index=(off_z, off_h, tile_m, 0),
-            shape=(1, 1, BLOCK_M, BLOCK_HEAD_DIM),
-            padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=USE_TMA,
-        ),
-        (BLOCK_M, BLOCK_HEAD_DIM),
+    do_tile = ct.gather(
+        DO,
+        (off_z, off_h, lanes_m[:, None], ct.arange(BLOCK_HEAD_DIM, dtype=ct.int32)[None, :]),
+        mask=mask_m[:, None] & mask_HEAD_DIM[None, :],
+        check_bounds=False,
     )
     delta_tile = ct.sum(ct.astype(o_tile, ct.float32) * ct.astype(do_tile, ct.float32), axis=1)
     ct.store(
@@ -210,23 +212,20 @@ def _attn_bwd_dkdv(
     K_mma_dtype = ct.tfloat32 if K.dtype == ct.float32 else K.dtype
     DO_mma_dtype = ct.tfloat32 if DO.dtype == ct.float32 else DO.dtype
     V_mma_dtype = ct.tfloat32 if V.dtype == ct.float32 else V.dtype
-    k_tile = ct.reshape(
-        ct.load(
-            K,
-            index=(off_z, off_h, tile_n, 0),
-            shape=(1, 1, BLOCK_N, BLOCK_Q3),
-            padding_mode=ct.PaddingMode.ZERO,
-        ),
-        (BLOCK_N, BLOCK_Q3),
+    lanes_n = tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32)
+    mask_n = lanes_n < Q.shape[2]
+    mask_Q3 = ct.arange(BLOCK_Q3, dtype=ct.int32) < Q.shape[3]
+    k_tile = ct.gather(
+        K,
+        (off_z, off_h, lanes_n[:, None], ct.arange(BLOCK_Q3, dtype=ct.int32)[None, :]),
+        mask=mask_n[:, None] & mask_Q3[None, :],
+        check_bounds=False,
     )
-    v_tile = ct.reshape(
-        ct.load(
-            V,
-            index=(off_z, off_h, tile_n, 0),
-            shape=(1, 1, BLOCK_N, BLOCK_Q3),
-            padding_mode=ct.PaddingMode.ZERO,
-        ),
-        (BLOCK_N, BLOCK_Q3),
+    v_tile = ct.gather(
+        V,
+        (off_z, off_h, lanes_n[:, None], ct.arange(BLOCK_Q3, dtype=ct.int32)[None, :]),
+        mask=mask_n[:, None] & mask_Q3[None, :],
+        check_bounds=False,
     )
     dk = ct.zeros((BLOCK_N, BLOCK_Q3), dtype=ct.float32)
     dv = ct.zeros((BLOCK_N, BLOCK_Q3), dtype=ct.float32)
@@ -240,14 +239,17 @@ def _attn_bwd_dkdv(
             ),
             (BLOCK_M, BLOCK_Q3),
         )
-        do_tile = ct.reshape(
-            ct.load(
-                DO,
-                index=(off_z, off_h, tile_m, 0),
-                shape=(1, 1, BLOCK_M, BLOCK_Q3),
-                padding_mode=ct.PaddingMode.ZERO,
+        do_tile = ct.gather(
+            DO,
+            (
+                off_z,
+                off_h,
+                (tile_m * BLOCK_M + ct.arange(BLOCK_M, dtype=ct.int32))[:, None],
+                ct.arange(BLOCK_Q3, dtype=ct.int32)[None, :],
             ),
-            (BLOCK_M, BLOCK_Q3),
+            mask=(tile_m * BLOCK_M + ct.arange(BLOCK_M, dtype=ct.int32) < Q.shape[2])[:, None]
+            & mask_Q3[None, :],
+            check_bounds=False,
         )
         lse_tile = ct.reshape(
             ct.load(
@@ -312,15 +314,19 @@ def _attn_bwd_dkdv(
             ct.zeros((BLOCK_N, BLOCK_Q3), dtype=ct.float32),
         )
     dk_2 = dk * sm_scale
-    ct.store(
+    ct.scatter(
         DK,
-        index=(off_z, off_h, tile_n, 0),
-        tile=ct.reshape(ct.astype(dk_2, DK.dtype), (1, 1, BLOCK_N, BLOCK_Q3)),
+        (off_z, off_h, lanes_n[:, None], ct.arange(BLOCK_Q3, dtype=ct.int32)[None, :]),
+        ct.astype(dk_2, DK.dtype),
+        mask=mask_n[:, None] & mask_Q3[None, :],
+        check_bounds=False,
     )
-    ct.store(
+    ct.scatter(
         DV,
-        index=(off_z, off_h, tile_n, 0),
-        tile=ct.reshape(ct.astype(dv, DV.dtype), (1, 1, BLOCK_N, BLOCK_Q3)),
+        (off_z, off_h, lanes_n[:, None], ct.arange(BLOCK_Q3, dtype=ct.int32)[None, :]),
+        ct.astype(dv, DV.dtype),
+        mask=mask_n[:, None] & mask_Q3[None, :],
+        check_bounds=False,
     )
 
 
@@ -360,6 +366,9 @@ def _attn_bwd_dq(
     K_mma_dtype = ct.tfloat32 if K.dtype == ct.float32 else K.dtype
     DO_mma_dtype = ct.tfloat32 if DO.dtype == ct.float32 else DO.dtype
     V_mma_dtype = ct.tfloat32 if V.dtype == ct.float32 else V.dtype
+    lanes_m = tile_m * BLOCK_M + ct.arange(BLOCK_M, dtype=ct.int32)
+    mask_m = lanes_m < Q.shape[2]
+    mask_Q3 = ct.arange(BLOCK_Q3, dtype=ct.int32) < Q.shape[3]
     q_tile = ct.reshape(
         ct.load(
             Q,
@@ -369,14 +378,11 @@ def _attn_bwd_dq(
         ),
         (BLOCK_M, BLOCK_Q3),
     )
-    do_tile = ct.reshape(
-        ct.load(
-            DO,
-            index=(off_z, off_h, tile_m, 0),
-            shape=(1, 1, BLOCK_M, BLOCK_Q3),
-            padding_mode=ct.PaddingMode.ZERO,
-        ),
-        (BLOCK_M, BLOCK_Q3),
+    do_tile = ct.gather(
+        DO,
+        (off_z, off_h, lanes_m[:, None], ct.arange(BLOCK_Q3, dtype=ct.int32)[None, :]),
+        mask=mask_m[:, None] & mask_Q3[None, :],
+        check_bounds=False,
     )
     lse_tile = ct.reshape(
         ct.load(
@@ -398,23 +404,29 @@ def _attn_bwd_dq(
     )
     dq = ct.zeros((BLOCK_M, BLOCK_Q3), dtype=ct.float32)
     for tile_n in range(ct.cdiv(Q.shape[2], BLOCK_N)):
-        k_tile = ct.reshape(
-            ct.load(
-                K,
-                index=(off_z, off_h, tile_n, 0),
-                shape=(1, 1, BLOCK_N, BLOCK_Q3),
-                padding_mode=ct.PaddingMode.ZERO,
+        k_tile = ct.gather(
+            K,
+            (
+                off_z,
+                off_h,
+                (tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32))[:, None],
+                ct.arange(BLOCK_Q3, dtype=ct.int32)[None, :],
             ),
-            (BLOCK_N, BLOCK_Q3),
+            mask=(tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32) < Q.shape[2])[:, None]
+            & mask_Q3[None, :],
+            check_bounds=False,
         )
-        v_tile = ct.reshape(
-            ct.load(
-                V,
-                index=(off_z, off_h, tile_n, 0),
-                shape=(1, 1, BLOCK_N, BLOCK_Q3),
-                padding_mode=ct.PaddingMode.ZERO,
+        v_tile = ct.gather(
+            V,
+            (
+                off_z,
+                off_h,
+                (tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32))[:, None],
+                ct.arange(BLOCK_Q3, dtype=ct.int32)[None, :],
             ),
-            (BLOCK_N, BLOCK_Q3),
+            mask=(tile_n * BLOCK_N + ct.arange(BLOCK_N, dtype=ct.int32) < Q.shape[2])[:, None]
+            & mask_Q3[None, :],
+            check_bounds=False,
         )
         qk = (
             ct.mma(

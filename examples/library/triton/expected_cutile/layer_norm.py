@@ -39,6 +39,7 @@ def _layer_norm_fwd_fused(
     USE_TMA: ct.Constant[bool],
 ):
     row = ct.bid(0)
+    mask_N = ct.arange(BLOCK_N, dtype=ct.int32) < N
     x_tile = ct.astype(
         ct.load(
             X,
@@ -55,12 +56,8 @@ def _layer_norm_fwd_fused(
     rstd_2 = ct.truediv(1, ct.sqrt(var + eps), rounding_mode=ct.RoundingMode.FULL)
     ct.store(Mean, index=(row,), tile=mean_2, allow_tma=USE_TMA)
     ct.store(Rstd, index=(row,), tile=rstd_2, allow_tma=USE_TMA)
-    w = ct.load(
-        W, index=(0,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO, allow_tma=USE_TMA
-    )
-    b = ct.load(
-        B, index=(0,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO, allow_tma=USE_TMA
-    )
+    w = ct.gather(W, ct.arange(BLOCK_N, dtype=ct.int32), mask=mask_N, check_bounds=False)
+    b = ct.gather(B, ct.arange(BLOCK_N, dtype=ct.int32), mask=mask_N, check_bounds=False)
     y_tile = xbar * rstd_2[:, None] * w + b
     ct.store(Y, index=(row, 0), tile=ct.astype(y_tile, Y.dtype), allow_tma=USE_TMA)
 
@@ -113,30 +110,29 @@ def _layer_norm_bwd_dx_fused(
     USE_TMA: ct.Constant[bool],
 ):
     row = ct.bid(0)
+    lanes_row = row * ROWS + ct.arange(ROWS, dtype=ct.int32)
+    mask_row = lanes_row < M
+    mask_N = ct.arange(BLOCK_N, dtype=ct.int32) < N
     x = ct.astype(
-        ct.load(
+        ct.gather(
             X,
-            index=(row, 0),
-            shape=(ROWS, BLOCK_N),
-            padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=USE_TMA,
+            (lanes_row[:, None], ct.arange(BLOCK_N, dtype=ct.int32)[None, :]),
+            mask=mask_row[:, None] & mask_N[None, :],
+            check_bounds=False,
         ),
         ct.float32,
     )
     dy_tile = ct.astype(
-        ct.load(
+        ct.gather(
             DY,
-            index=(row, 0),
-            shape=(ROWS, BLOCK_N),
-            padding_mode=ct.PaddingMode.ZERO,
-            allow_tma=USE_TMA,
+            (lanes_row[:, None], ct.arange(BLOCK_N, dtype=ct.int32)[None, :]),
+            mask=mask_row[:, None] & mask_N[None, :],
+            check_bounds=False,
         ),
         ct.float32,
     )
     w = ct.astype(
-        ct.load(
-            W, index=(0,), shape=(BLOCK_N,), padding_mode=ct.PaddingMode.ZERO, allow_tma=USE_TMA
-        ),
+        ct.gather(W, ct.arange(BLOCK_N, dtype=ct.int32), mask=mask_N, check_bounds=False),
         ct.float32,
     )
     mean = ct.load(Mean, index=(row,), shape=(ROWS,), allow_tma=USE_TMA)
@@ -148,15 +144,26 @@ def _layer_norm_bwd_dx_fused(
     c1 = ct.truediv(ct.sum(xhat * wdy, axis=1), N, rounding_mode=ct.RoundingMode.FULL)
     c2 = ct.truediv(ct.sum(wdy, axis=1), N, rounding_mode=ct.RoundingMode.FULL)
     dx_tile = (wdy - (xhat * c1[:, None] + c2[:, None])) * rstd[:, None]
-    ct.store(DX, index=(row, 0), tile=ct.astype(dx_tile, DX.dtype), allow_tma=USE_TMA)
-    ct.store(
-        DW_partial,
-        index=(row, 0),
-        tile=ct.astype(dy_tile * xhat, DW_partial.dtype),
-        allow_tma=USE_TMA,
+    ct.scatter(
+        DX,
+        (lanes_row[:, None], ct.arange(BLOCK_N, dtype=ct.int32)[None, :]),
+        ct.astype(dx_tile, DX.dtype),
+        mask=mask_row[:, None] & mask_N[None, :],
+        check_bounds=False,
     )
-    ct.store(
-        DB_partial, index=(row, 0), tile=ct.astype(dy_tile, DB_partial.dtype), allow_tma=USE_TMA
+    ct.scatter(
+        DW_partial,
+        (lanes_row[:, None], ct.arange(BLOCK_N, dtype=ct.int32)[None, :]),
+        ct.astype(dy_tile * xhat, DW_partial.dtype),
+        mask=mask_row[:, None] & mask_N[None, :],
+        check_bounds=False,
+    )
+    ct.scatter(
+        DB_partial,
+        (lanes_row[:, None], ct.arange(BLOCK_N, dtype=ct.int32)[None, :]),
+        ct.astype(dy_tile, DB_partial.dtype),
+        mask=mask_row[:, None] & mask_N[None, :],
+        check_bounds=False,
     )
 
 

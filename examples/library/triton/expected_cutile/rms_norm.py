@@ -59,6 +59,7 @@ def _rms_norm_fwd_kernel(
     USE_TMA: ct.Constant[bool],
 ):
     row_idx = ct.bid(0)
+    mask_n_cols = ct.arange(BLOCK_N_COLS, dtype=ct.int32) < n_cols
     X_row = ct.load(
         X,
         index=(row_idx, 0),
@@ -66,8 +67,8 @@ def _rms_norm_fwd_kernel(
         padding_mode=ct.PaddingMode.ZERO,
         allow_tma=USE_TMA,
     )
-    W_row = ct.load(
-        W, index=(0,), shape=(BLOCK_N_COLS,), padding_mode=ct.PaddingMode.ZERO, allow_tma=USE_TMA
+    W_row = ct.gather(
+        W, ct.arange(BLOCK_N_COLS, dtype=ct.int32), mask=mask_n_cols, check_bounds=False
     )
     X_row_2 = ct.astype(X_row, ct.float32)
     mean_square = ct.truediv(
@@ -124,6 +125,8 @@ def _rms_norm_bwd_kernel(
     USE_TMA: ct.Constant[bool],
 ):
     row_idx = ct.bid(0)
+    lanes_row_idx = row_idx * ROWS + ct.arange(ROWS, dtype=ct.int32)
+    mask_row_idx = lanes_row_idx < dY.shape[0]
     mask_n_cols = ct.arange(BLOCK_N_COLS, dtype=ct.int32) < n_cols
     dY_row = ct.load(
         dY,
@@ -132,15 +135,14 @@ def _rms_norm_bwd_kernel(
         padding_mode=ct.PaddingMode.ZERO,
         allow_tma=USE_TMA,
     )
-    X_row = ct.load(
+    X_row = ct.gather(
         X,
-        index=(row_idx, 0),
-        shape=(ROWS, BLOCK_N_COLS),
-        padding_mode=ct.PaddingMode.ZERO,
-        allow_tma=USE_TMA,
+        (lanes_row_idx[:, None], ct.arange(BLOCK_N_COLS, dtype=ct.int32)[None, :]),
+        mask=mask_row_idx[:, None] & mask_n_cols[None, :],
+        check_bounds=False,
     )
-    W_row = ct.load(
-        W, index=(0,), shape=(BLOCK_N_COLS,), padding_mode=ct.PaddingMode.ZERO, allow_tma=USE_TMA
+    W_row = ct.gather(
+        W, ct.arange(BLOCK_N_COLS, dtype=ct.int32), mask=mask_n_cols, check_bounds=False
     )
     rstd = ct.load(RSTD, index=(row_idx,), shape=(ROWS,), allow_tma=USE_TMA)
     dY_row_2 = ct.astype(dY_row, ct.float32)

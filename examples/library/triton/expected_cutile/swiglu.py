@@ -115,6 +115,9 @@ def _swiglu_backward_kernel(
     USE_TMA: ct.Constant[bool],
 ):
     program_id = ct.bid(0)
+    lanes_program_id = program_id * ROWS + ct.arange(ROWS, dtype=ct.int32)
+    mask_program_id = lanes_program_id < dc.shape[0]
+    mask_n_cols = ct.arange(BLOCK_N_COLS, dtype=ct.int32) < n_cols
     dc_row = ct.load(
         dc,
         index=(program_id, 0),
@@ -122,20 +125,18 @@ def _swiglu_backward_kernel(
         padding_mode=ct.PaddingMode.ZERO,
         allow_tma=USE_TMA,
     )
-    a_row = ct.load(
+    a_row = ct.gather(
         a,
-        index=(program_id, 0),
-        shape=(ROWS, BLOCK_N_COLS),
-        padding_mode=ct.PaddingMode.ZERO,
-        allow_tma=USE_TMA,
+        (lanes_program_id[:, None], ct.arange(BLOCK_N_COLS, dtype=ct.int32)[None, :]),
+        mask=mask_program_id[:, None] & mask_n_cols[None, :],
+        check_bounds=False,
     )
     a_row_2 = ct.astype(a_row, ct.float32)
-    b_row = ct.load(
+    b_row = ct.gather(
         b,
-        index=(program_id, 0),
-        shape=(ROWS, BLOCK_N_COLS),
-        padding_mode=ct.PaddingMode.ZERO,
-        allow_tma=USE_TMA,
+        (lanes_program_id[:, None], ct.arange(BLOCK_N_COLS, dtype=ct.int32)[None, :]),
+        mask=mask_program_id[:, None] & mask_n_cols[None, :],
+        check_bounds=False,
     )
     # recomputation to save memory
     sig_a = ct.truediv(
@@ -146,8 +147,20 @@ def _swiglu_backward_kernel(
     silu_a = a_row_2 * sig_a
     db_row = dc_row * silu_a
     da_row = dc_row * (silu_a * (1 - sig_a) + sig_a) * b_row
-    ct.store(da, index=(program_id, 0), tile=ct.astype(da_row, da.dtype), allow_tma=USE_TMA)
-    ct.store(db, index=(program_id, 0), tile=ct.astype(db_row, db.dtype), allow_tma=USE_TMA)
+    ct.scatter(
+        da,
+        (lanes_program_id[:, None], ct.arange(BLOCK_N_COLS, dtype=ct.int32)[None, :]),
+        ct.astype(da_row, da.dtype),
+        mask=mask_program_id[:, None] & mask_n_cols[None, :],
+        check_bounds=False,
+    )
+    ct.scatter(
+        db,
+        (lanes_program_id[:, None], ct.arange(BLOCK_N_COLS, dtype=ct.int32)[None, :]),
+        ct.astype(db_row, db.dtype),
+        mask=mask_program_id[:, None] & mask_n_cols[None, :],
+        check_bounds=False,
+    )
 
 
 _SWIGLU_BACKWARD_KERNEL_CONFIGS = [
