@@ -30,6 +30,7 @@ from translator.dialects.cst_utils import (
     import_aliases,
     literal_or_none,
     name_nodes,
+    names_in,
     parse_source,
     resolve,
     source_of,
@@ -46,6 +47,7 @@ from translator.dialects.helion.decorator import (
 )
 from translator.dialects.helion.epilogues import specialise
 from translator.dialects.helion.expressions import ExprBuilder
+from translator.dialects.helion.helpers import module_helpers
 from translator.dialects.helion.host import HostReader
 from translator.dialects.helion.kernel_functions import (
     KernelFunctionReader,
@@ -185,6 +187,8 @@ def _parse(source: str, path: str, kernel_notes: dict[str, str] | None = None) -
         node, what, instead = refused
         raise TranslationError(what, locate(node), instead)
     shadowed = _shadowed_kernels(module, aliases, grammar, locate)
+    helpers = module_helpers(module, lambda fn: kernel_decorator(fn, aliases, grammar) is not None)
+    inlined: set[str] = set()
     for stmt in module.body:
         if id(stmt) in shadowed:
             # Dead code: the definition below replaces it before anything runs it.
@@ -195,6 +199,8 @@ def _parse(source: str, path: str, kernel_notes: dict[str, str] | None = None) -
             continue
         if isinstance(stmt, cst.FunctionDef) and kernel_decorator(stmt, aliases, grammar):
             parser = EntryParser(stmt, aliases, locate, path, constants, sites, conditional)
+            parser.build.helpers.functions = helpers
+            parser.build.helpers.reserved = names_in(stmt)
             try:
                 entry, entry_kernels = parser.parse()
             except IRTypeError as err:
@@ -218,6 +224,7 @@ def _parse(source: str, path: str, kernel_notes: dict[str, str] | None = None) -
             edits.extend(parser.edits)
             consumed |= parser.consumed
             consumed_conditional |= parser.consumed_conditional
+            inlined |= parser.build.helpers.inlined
     if pure:
         entries.extend(kernel_function_callers(module, pure, locate, sites))
     entries.extend(api_entries(module, entries, set(pure), locate))
@@ -233,6 +240,10 @@ def _parse(source: str, path: str, kernel_notes: dict[str, str] | None = None) -
     # them, unless host code still reads them.
     for name in sorted(consumed):
         edits.append(ir.HostEdit("remove", locate.span(constants[name]), if_unused=(name,)))
+    # Helpers the kernels inlined go too, unless host code calls them (Helion code the
+    # translation could not run otherwise).
+    for name in sorted(inlined):
+        edits.append(ir.HostEdit("remove", locate.span(helpers[name]), if_unused=(name,)))
     for name in sorted(consumed_conditional):
         edits.extend(_drop_conditional_config(module, conditional[name], locate))
     header = _header_comments(module)
