@@ -283,9 +283,12 @@ def test_a_jagged_tile_loop_is_refused_with_the_dense_loop_that_computes_the_sam
     assert line[err.value.loc.col :].startswith("hl.jagged_tile(n)")
 
 
-def test_a_scalar_named_like_a_tensors_tilelang_shape_is_refused_for_tilelang() -> None:
+def test_a_scalar_named_like_a_tensors_tilelang_shape_is_renamed_in_the_factory(
+    tmp_path: Path,
+) -> None:
     # Helion's rms_norm binds `weight_shape = hl.specialize(weight.size(0))` beside the tensor
-    # `weight`, whose TileLang kernel takes `weight_shape` for its shape: a duplicate argument.
+    # `weight`, whose TileLang factory takes `weight_shape` for its shape: the factory's
+    # parameter for the scalar is renamed, and the launch passes both by position.
     text = (
         HEADER
         + "@helion.kernel()\n"
@@ -297,11 +300,18 @@ def test_a_scalar_named_like_a_tensors_tilelang_shape_is_refused_for_tilelang() 
         + "        out[tile_m, :] = x[tile_m, :] * weight[None, :] + weight_shape\n"
         + "    return out\n"
     )
-    with pytest.raises(TranslationError) as err:
-        translate_source(text, "k.py", "helion", "tilelang")
-    assert "has parameters `weight_shape`, which the TileLang module needs" in err.value.message
-    assert err.value.hint == "rename the parameter in the source"
-    assert "def _scale_kernel(" in translate_source(text, "k.py", "helion", "triton")
+    translated = translate_source(text, "k.py", "helion", "tilelang")
+    assert "    n,\n    weight_shape_2,\n    block_size_m=32," in translated
+    assert "weight: T.StridedTensor(weight_shape, weight_strides, weight_dtype)" in translated
+    assert "+ weight_shape_2\n" in translated
+    # The host keeps the source's name; the factory is called with it in the renamed slot.
+    assert "        n,\n        weight_shape,\n    )(x, weight, out)" in translated
+    source = tmp_path / "k.py"
+    source.write_text(text)
+    target = tmp_path / "k_tilelang.py"
+    target.write_text(translated)
+    report = check_pair(source, target, dtypes=("float32",), seeds=(0,))
+    assert report.passed, report.format_text()
 
 
 def test_tile_index_functions_are_the_tiles_attributes(tmp_path: Path) -> None:
