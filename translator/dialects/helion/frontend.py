@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+from collections.abc import Callable
 from typing import Any
 
 import libcst as cst
@@ -55,8 +56,9 @@ from translator.dialects.helion.kernel_functions import (
     kernel_function_callers,
 )
 from translator.dialects.helion.loops import LoopReader
+from translator.dialects.helion.optional_tensors import specialise_optional
 from translator.dialects.helion.scope import EntryScope
-from translator.dialects.helion.specialised import relocate, relocate_tree
+from translator.dialects.helion.specialised import Specialised, line_map, relocate, relocate_tree
 from translator.dialects.helion.tunables import TunableReader
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
@@ -75,7 +77,7 @@ def parse(source: str, path: str) -> ir.Module:
     # Kernels that take an epilogue are specialised per call site first (epilogues.py); the
     # rest of the frontend reads the rewritten text, and locations are moved back into `source`.
     _refuse_redefined_kernels(source, path, grammar)
-    spec = specialise(source, path, is_kernel)
+    spec = _specialised(source, path, is_kernel, grammar)
     if spec is None:
         return _parse(source, path)
     try:
@@ -91,6 +93,33 @@ def parse(source: str, path: str) -> ir.Module:
     )
     digest = hashlib.sha256(source.encode()).hexdigest()
     return dataclasses.replace(module, entries=entries, source_hash=digest)
+
+
+def _specialised(
+    source: str,
+    path: str,
+    is_kernel: Callable[[cst.FunctionDef, dict[str, str]], bool],
+    grammar: dict,
+) -> Specialised | None:
+    """``source`` rewritten before parsing, or ``None`` where nothing needs it: kernels split
+    per None-ness of the optional tensors their device code tests (optional_tensors.py), then
+    kernels that take an epilogue specialised per call site (epilogues.py)."""
+    lang = grammar["frontend"]["language"]
+    first = specialise_optional(source, path, is_kernel, {lang["tile"], lang["grid"]})
+    if first is None:
+        return specialise(source, path, is_kernel)
+    try:
+        second = specialise(first.text, path, is_kernel)
+    except TranslationError as err:
+        raise relocate(err, first, source) from None
+    if second is None:
+        return first
+    return Specialised(
+        second.text,
+        line_map(source, second.text),
+        second.kernel_notes,
+        first.specialisations | second.specialisations,
+    )
 
 
 def _refuse_redefined_kernels(source: str, path: str, grammar: dict) -> None:
