@@ -360,3 +360,60 @@ def test_a_barrier_between_top_level_loops_is_the_order_of_their_kernels(tmp_pat
     x = torch.randn(37)
     y = x * 2.0
     torch.testing.assert_close(load_module(out, "translated").two_phases(x), y + y.roll(-1))
+
+
+_TUNED = (
+    HEADER
+    + "@helion.kernel(config=helion.Config(block_sizes=[32], num_warps=4))\n"
+    + "def scale(x: torch.Tensor) -> torch.Tensor:\n"
+    + "    out = torch.empty_like(x)\n"
+    + "    for tile in hl.tile(x.size(0)):\n"
+    + "        out[tile] = x[tile] * 2.0\n"
+    + "    return out\n"
+    + "\n\n"
+    + "def autotune(n: int) -> None:\n"
+    + '    x = torch.randn([n], device="cuda")\n'
+    + "    best_config = scale.autotune((x,), force=True)\n"
+    + '    best_config.save("best_config.json")\n'
+)
+
+
+def test_a_function_that_tunes_through_helions_api_is_dropped_with_a_note(
+    tmp_path: Path,
+) -> None:
+    # pytorch/helion's template_via_closure keeps `autotune(n, k, m)` beside its kernel.
+    source, text = _translate(tmp_path, _TUNED)
+    assert "def autotune(" not in text and "scale.autotune(" not in text
+    assert "# tiletrans: dropped `autotune`, which tuned `scale` through Helion's" in text
+    _assert_equivalent(source, text, tmp_path, **{"x.size(0)": 77})
+
+
+def test_a_tuning_function_the_module_calls_is_refused_where_it_is_called() -> None:
+    text = _TUNED + "\n\nif __name__ == '__main__':\n    autotune(1024)\n"
+    with pytest.raises(TranslationError) as err:
+        translate_source(text, "k.py", "helion", "triton")
+    assert "`autotune` tunes `scale` through Helion's `Kernel.autotune`" in err.value.message
+    assert err.value.loc is not None
+    line = text.splitlines()[err.value.loc.line - 1]
+    assert line[err.value.loc.col :] == "autotune(1024)"
+
+
+def test_a_jagged_tensor_parameter_is_refused_at_its_annotation() -> None:
+    # pytorch/helion's jagged_dense_add takes `jt: hl.JaggedTensor` and reads `jt.num_rows`.
+    text = (
+        HEADER
+        + "@helion.kernel()\n"
+        + "def add(jt: hl.JaggedTensor, y: torch.Tensor) -> torch.Tensor:\n"
+        + "    out = y.clone()\n"
+        + "    for tile_row in hl.tile(jt.num_rows):\n"
+        + "        for tile_col in hl.tile(jt.max_length):\n"
+        + "            out[tile_row, tile_col] = out[tile_row, tile_col] + jt[tile_row, tile_col]\n"
+        + "    return out\n"
+    )
+    with pytest.raises(TranslationError) as err:
+        translate_source(text, "k.py", "helion", "triton")
+    assert err.value.message == "`hl.JaggedTensor` parameters are not supported"
+    assert "pass its values and offsets as two tensors" in (err.value.hint or "")
+    assert err.value.loc is not None
+    line = text.splitlines()[err.value.loc.line - 1]
+    assert line[err.value.loc.col :].startswith("hl.JaggedTensor, y")

@@ -47,6 +47,7 @@ from translator.dialects.helion.decorator import (
     refused_kernel_form,
 )
 from translator.dialects.helion.epilogues import specialise
+from translator.dialects.helion.explicit_tuning import drop_tuning_functions
 from translator.dialects.helion.expressions import ExprBuilder
 from translator.dialects.helion.helpers import module_helpers
 from translator.dialects.helion.host import HostReader
@@ -101,25 +102,37 @@ def _specialised(
     is_kernel: Callable[[cst.FunctionDef, dict[str, str]], bool],
     grammar: dict,
 ) -> Specialised | None:
-    """``source`` rewritten before parsing, or ``None`` where nothing needs it: kernels split
-    per None-ness of the optional tensors their device code tests (optional_tensors.py), then
-    kernels that take an epilogue specialised per call site (epilogues.py)."""
+    """``source`` rewritten before parsing, or ``None`` where nothing needs it. In order:
+    host functions that tune a kernel through Helion's API dropped (explicit_tuning.py),
+    kernels split per None-ness of the optional tensors their device code tests
+    (optional_tensors.py), kernels that take an epilogue specialised per call site
+    (epilogues.py). Each stage reads the text the one before wrote."""
     lang = grammar["frontend"]["language"]
-    first = specialise_optional(source, path, is_kernel, {lang["tile"], lang["grid"]})
-    if first is None:
-        return specialise(source, path, is_kernel)
-    try:
-        second = specialise(first.text, path, is_kernel)
-    except TranslationError as err:
-        raise relocate(err, first, source) from None
-    if second is None:
-        return first
-    return Specialised(
-        second.text,
-        line_map(source, second.text),
-        second.kernel_notes,
-        first.specialisations | second.specialisations,
-    )
+    loops = {lang["tile"], lang["grid"]}
+    stages: list[Callable[[str], Specialised | None]] = [
+        lambda text: drop_tuning_functions(text, path, is_kernel),
+        lambda text: specialise_optional(text, path, is_kernel, loops),
+        lambda text: specialise(text, path, is_kernel),
+    ]
+    done: Specialised | None = None
+    for stage in stages:
+        text = source if done is None else done.text
+        try:
+            step = stage(text)
+        except TranslationError as err:
+            raise (err if done is None else relocate(err, done, source)) from None
+        if step is None:
+            continue
+        if done is None:
+            done = step
+            continue
+        done = Specialised(
+            step.text,
+            line_map(source, step.text),
+            {**done.kernel_notes, **step.kernel_notes},
+            done.specialisations | step.specialisations,
+        )
+    return done
 
 
 def _refuse_redefined_kernels(source: str, path: str, grammar: dict) -> None:
@@ -582,6 +595,12 @@ class EntryParser(
             kind = "tensor"
             if annotation is not None:
                 resolved = resolve(p.annotation.annotation, self.aliases)
+                refused = self.grammar["frontend"]["unsupported"].get(resolved or "")
+                if refused is not None:
+                    spelt = (resolved or "").replace("helion.language.", "hl.")
+                    raise self.error(
+                        p.annotation.annotation, f"`{spelt}` parameters are not supported", refused
+                    )
                 if annotation in SCALAR_ANNOTATIONS:
                     kind = SCALAR_ANNOTATIONS[annotation]
                 elif resolved == self.grammar["frontend"]["language"]["constexpr"]:
