@@ -82,7 +82,7 @@ def test_an_optional_tensor_the_kernel_rebinds_is_refused() -> None:
         "        out[tile] = x[tile] + b[tile] if b is not None else x[tile]\n"
         "    return out\n"
     )
-    assert "`b` is tested for None in device code and rebound in `f`" in err.message
+    assert "`b is None` is tested and `b` rebound in `f`" in err.message
     assert err.loc.line == 7
 
 
@@ -97,7 +97,7 @@ def test_three_optional_tensors_tested_in_device_code_are_refused() -> None:
         f"        out[tile] = x[tile] + {tests}\n"
         "    return out\n"
     )
-    assert "tests 3 optional tensors (`a`, `b`, `c`) for None in device code" in err.message
+    assert "`f` specialises on 3 tests (`a is None`, `b is None`, `c is None`)" in err.message
     assert "at most 2 (4 kernels)" in err.message
 
 
@@ -134,3 +134,57 @@ def test_a_refusal_in_a_folded_branch_points_at_the_source_line_and_column() -> 
     assert "unsupported device statement `continue`" in err.value.message
     assert err.value.loc is not None
     assert (err.value.loc.line, err.value.loc.col) == (13, 12)
+
+
+CHOICE = Path(__file__).parent / "data" / "helion_string_choice.py"
+
+
+def _reductions(entry: str, device: str, dtype: str) -> tuple | None:
+    """Seed 0, 1, 2: `reduction` "none", "sum", "mean" (the seed picks the case)."""
+    import torch
+
+    reduction = ("none", "sum", "mean")[torch.initial_seed() % 3]
+    dt = getattr(torch, dtype)
+    pred = torch.randn(37, 45, dtype=dt, device=device)
+    return pred, torch.randn(37, 45, dtype=dt, device=device), reduction
+
+
+@pytest.mark.parametrize("target", ["triton", "tilelang", "cutile"])
+def test_a_string_choice_that_allocates_two_ranks_is_specialised_per_side(
+    target: str, tmp_path: Path
+) -> None:
+    text = translate_file(CHOICE, "helion", target)
+    # The per-element copy allocates `loss` 2-d, the other 1-d; each is folded to its side.
+    none = text[text.index("def _squared_error_reduction_none(") :]
+    rows = text[text.index("def _squared_error_reduction_not_none(") :]
+    assert "loss = torch.zeros([m, n], dtype=torch.float32" in none.split("return total")[0]
+    assert "loss = torch.zeros([m], dtype=torch.float32" in rows.split("return total")[0]
+    assert 'if reduction != "none":\n        return _squared_error_reduction_not_none(' in text
+    translated = tmp_path / f"choice_{target}.py"
+    translated.write_text(text)
+    report = check_pair(
+        CHOICE, translated, dtypes=("float32",), seeds=(0, 1, 2), inputs=_reductions
+    )
+    assert len(report.rows) == 3
+    assert report.passed, report.format_text()
+
+
+def test_a_message_that_names_a_line_names_the_source_line() -> None:
+    # The specialisation moves the kernel's lines; `(line N)` in a message is the user's line.
+    text = (
+        HEADER
+        + "@helion.kernel()\n"
+        + "def f(x: torch.Tensor, b: torch.Tensor | None = None, flag: bool = True) -> torch.Tensor:\n"
+        + "    out = torch.empty_like(x)\n"
+        + "    for tile in hl.tile(x.size(0)):\n"
+        + "        v = x[tile] if b is None else x[tile] + b[tile]\n"
+        + "        if flag:\n"
+        + "            w = v * 2.0\n"
+        + "        if flag:\n"
+        + "            out[tile] = w\n"
+        + "    return out\n"
+    )
+    with pytest.raises(TranslationError) as err:
+        translate_source(text, "k.py", "helion", "triton")
+    assert "`w` is bound on one side of `if flag:` (line 11) only" in err.value.message
+    assert err.value.loc is not None and err.value.loc.line == 14

@@ -161,8 +161,21 @@ KL_DIV = (
 )
 
 
+def test_a_buffer_allocated_with_two_ranks_by_a_string_choice_is_split_per_side() -> None:
+    # Helion compiles a kernel per value of a `str` argument; the translation one per side of
+    # the test that allocates (CPU equivalence: test_helion_optional_tensors.py).
+    module = parse_source(KL_DIV.format(rows="(bt,)", row_store="loss[tile_bt]"), "k.py", "helion")
+    assert sorted(k.name for k in module.kernels) == [
+        "_kl_reduction_none_kernel",
+        "_kl_reduction_not_none_kernel",
+    ]
+
+
 def test_a_buffer_allocated_with_two_ranks_by_host_branches_is_refused_at_the_store() -> None:
-    text = KL_DIV.format(rows="(bt,)", row_store="loss[tile_bt]")
+    # A test of sizes is no compile-time choice: nothing to split on.
+    text = KL_DIV.format(rows="(bt,)", row_store="loss[tile_bt]").replace(
+        "    if reduction == 'none':\n        loss", "    if bt > 64:\n        loss"
+    )
     with pytest.raises(TranslationError) as err:
         parse_source(text, "k.py", "helion")
     assert "`loss` is allocated 1-d or 2-d by the branches of the host statement at line 9" in (
@@ -297,13 +310,16 @@ def test_a_scalar_named_like_a_tensors_tilelang_shape_is_renamed_in_the_factory(
         + "    weight_shape = hl.specialize(weight.size(0))\n"
         + "    out = torch.empty_like(x)\n"
         + "    for tile_m in hl.tile(m):\n"
-        + "        out[tile_m, :] = x[tile_m, :] * weight[None, :] + weight_shape\n"
+        + "        row = x[tile_m, :]\n"
+        + "        out[tile_m, :] = row * weight[None, :] + weight_shape - row**3 * 0.5\n"
         + "    return out\n"
     )
     translated = translate_source(text, "k.py", "helion", "tilelang")
+    # `row**3` (rms_norm's `rsqrt_m**3`): TileLang's expressions take no `**`.
+    assert "row[i, j] * row[i, j] * row[i, j] * 0.5" in translated
     assert "    n,\n    weight_shape_2,\n    block_size_m=32," in translated
     assert "weight: T.StridedTensor(weight_shape, weight_strides, weight_dtype)" in translated
-    assert "+ weight_shape_2\n" in translated
+    assert "+ weight_shape_2" in translated
     # The host keeps the source's name; the factory is called with it in the renamed slot.
     assert "        n,\n        weight_shape,\n    )(x, weight, out)" in translated
     source = tmp_path / "k.py"

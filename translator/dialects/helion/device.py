@@ -15,6 +15,7 @@ from translator.dialects.cst_utils import (
     statement_comments,
     target_names,
 )
+from translator.dialects.helion.scope import BranchRankConflict
 from translator.ir import nodes as ir
 from translator.ir.renaming import names_in
 from translator.ir.shapes import ScalarType, TensorType, TileVarType, TypeEnv, dims_of
@@ -271,12 +272,13 @@ class DeviceParser:
         if name in self.scope.rank_conflicts:
             line, ranks = self.scope.rank_conflicts[name]
             spelt = " or ".join(f"{r}-d" for r in ranks)
-            raise self.error(
-                node,
+            raise BranchRankConflict(
                 f"`{name}` is allocated {spelt} by the branches of the host statement at line "
                 f"{line}: a kernel's tensor has one rank, whichever branch ran",
+                self.locate(node),
                 "allocate it with one rank in every branch, a column per row for the row sums "
                 "(`torch.zeros((m, 1), ...)`), and store them as one (`out[tile_m, 0] = ...`)",
+                self.scope.rank_choices.get(name),
             )
         if not isinstance(target.value, cst.Name) or not self.scope.is_tensor(target.value.value):
             raise self.error(

@@ -58,7 +58,7 @@ from translator.dialects.helion.kernel_functions import (
 )
 from translator.dialects.helion.loops import LoopReader
 from translator.dialects.helion.optional_tensors import specialise_optional
-from translator.dialects.helion.scope import EntryScope
+from translator.dialects.helion.scope import BranchRankConflict, EntryScope
 from translator.dialects.helion.specialised import Specialised, line_map, relocate, relocate_tree
 from translator.dialects.helion.tunables import TunableReader
 from translator.grammar import load_grammar
@@ -78,7 +78,28 @@ def parse(source: str, path: str) -> ir.Module:
     # Kernels that take an epilogue are specialised per call site first (epilogues.py); the
     # rest of the frontend reads the rewritten text, and locations are moved back into `source`.
     _refuse_redefined_kernels(source, path, grammar)
-    spec = _specialised(source, path, is_kernel, grammar)
+    # A tensor the branches of a host `if` on a string choice allocate with two ranks: read
+    # again with the kernels split on that test (optional_tensors.py), as Helion compiles a
+    # kernel per value of a `str` argument.
+    choices: frozenset[str] = frozenset()
+    while True:
+        try:
+            return _parse_specialised(source, path, is_kernel, grammar, choices)
+        except BranchRankConflict as err:
+            if err.test is None or err.test in choices:
+                raise
+            choices |= {err.test}
+
+
+def _parse_specialised(
+    source: str,
+    path: str,
+    is_kernel: Callable[[cst.FunctionDef, dict[str, str]], bool],
+    grammar: dict,
+    choices: frozenset[str],
+) -> ir.Module:
+    """:func:`parse` after the rewrites of :func:`_specialised`."""
+    spec = _specialised(source, path, is_kernel, grammar, choices)
     if spec is None:
         return _parse(source, path)
     try:
@@ -101,6 +122,7 @@ def _specialised(
     path: str,
     is_kernel: Callable[[cst.FunctionDef, dict[str, str]], bool],
     grammar: dict,
+    choices: frozenset[str] = frozenset(),
 ) -> Specialised | None:
     """``source`` rewritten before parsing, or ``None`` where nothing needs it. In order:
     host functions that tune a kernel through Helion's API dropped (explicit_tuning.py),
@@ -111,7 +133,7 @@ def _specialised(
     loops = {lang["tile"], lang["grid"]}
     stages: list[Callable[[str], Specialised | None]] = [
         lambda text: drop_tuning_functions(text, path, is_kernel),
-        lambda text: specialise_optional(text, path, is_kernel, loops),
+        lambda text: specialise_optional(text, path, is_kernel, loops, choices),
         lambda text: specialise(text, path, is_kernel),
     ]
     done: Specialised | None = None

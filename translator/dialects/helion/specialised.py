@@ -6,6 +6,7 @@ the file the user wrote.
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 
 from translator.diagnostics import TranslationError
@@ -35,9 +36,21 @@ class Specialised:
         return Loc(loc.file, line, max(loc.col + shift, 0))
 
 
+_LINE = re.compile(r"\bline (\d+)\b")
+
+
 def relocate(error: TranslationError, spec: Specialised, source: str) -> TranslationError:
-    """``error`` (raised on the rewritten text) located in ``source``."""
+    """``error`` (raised on the rewritten text) located in ``source``, and the lines its
+    message names (``bound under `if p:` (line 40)``) too."""
     error.loc = spec.loc(error.loc, source.splitlines(), spec.text.splitlines())
+
+    def line(match: re.Match[str]) -> str:
+        n = int(match.group(1))
+        return f"line {spec.source_line[n - 1]}" if 1 <= n <= len(spec.source_line) else match[0]
+
+    error.message = _LINE.sub(line, error.message)
+    if error.hint is not None:
+        error.hint = _LINE.sub(line, error.hint)
     return error
 
 
