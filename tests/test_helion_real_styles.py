@@ -161,8 +161,21 @@ KL_DIV = (
 )
 
 
+def test_a_buffer_allocated_with_two_ranks_by_a_string_choice_is_split_per_side() -> None:
+    # Helion compiles a kernel per value of a `str` argument; the translation one per side of
+    # the test that allocates (CPU equivalence: test_helion_optional_tensors.py).
+    module = parse_source(KL_DIV.format(rows="(bt,)", row_store="loss[tile_bt]"), "k.py", "helion")
+    assert sorted(k.name for k in module.kernels) == [
+        "_kl_reduction_none_kernel",
+        "_kl_reduction_not_none_kernel",
+    ]
+
+
 def test_a_buffer_allocated_with_two_ranks_by_host_branches_is_refused_at_the_store() -> None:
-    text = KL_DIV.format(rows="(bt,)", row_store="loss[tile_bt]")
+    # A test of sizes is no compile-time choice: nothing to split on.
+    text = KL_DIV.format(rows="(bt,)", row_store="loss[tile_bt]").replace(
+        "    if reduction == 'none':\n        loss", "    if bt > 64:\n        loss"
+    )
     with pytest.raises(TranslationError) as err:
         parse_source(text, "k.py", "helion")
     assert "`loss` is allocated 1-d or 2-d by the branches of the host statement at line 9" in (
@@ -283,9 +296,12 @@ def test_a_jagged_tile_loop_is_refused_with_the_dense_loop_that_computes_the_sam
     assert line[err.value.loc.col :].startswith("hl.jagged_tile(n)")
 
 
-def test_a_scalar_named_like_a_tensors_tilelang_shape_is_refused_for_tilelang() -> None:
+def test_a_scalar_named_like_a_tensors_tilelang_shape_is_renamed_in_the_factory(
+    tmp_path: Path,
+) -> None:
     # Helion's rms_norm binds `weight_shape = hl.specialize(weight.size(0))` beside the tensor
-    # `weight`, whose TileLang kernel takes `weight_shape` for its shape: a duplicate argument.
+    # `weight`, whose TileLang factory takes `weight_shape` for its shape: the factory's
+    # parameter for the scalar is renamed, and the launch passes both by position.
     text = (
         HEADER
         + "@helion.kernel()\n"
@@ -294,14 +310,24 @@ def test_a_scalar_named_like_a_tensors_tilelang_shape_is_refused_for_tilelang() 
         + "    weight_shape = hl.specialize(weight.size(0))\n"
         + "    out = torch.empty_like(x)\n"
         + "    for tile_m in hl.tile(m):\n"
-        + "        out[tile_m, :] = x[tile_m, :] * weight[None, :] + weight_shape\n"
+        + "        row = x[tile_m, :]\n"
+        + "        out[tile_m, :] = row * weight[None, :] + weight_shape - row**3 * 0.5\n"
         + "    return out\n"
     )
-    with pytest.raises(TranslationError) as err:
-        translate_source(text, "k.py", "helion", "tilelang")
-    assert "has parameters `weight_shape`, which the TileLang module needs" in err.value.message
-    assert err.value.hint == "rename the parameter in the source"
-    assert "def _scale_kernel(" in translate_source(text, "k.py", "helion", "triton")
+    translated = translate_source(text, "k.py", "helion", "tilelang")
+    # `row**3` (rms_norm's `rsqrt_m**3`): TileLang's expressions take no `**`.
+    assert "row[i, j] * row[i, j] * row[i, j] * 0.5" in translated
+    assert "    n,\n    weight_shape_2,\n    block_size_m=32," in translated
+    assert "weight: T.StridedTensor(weight_shape, weight_strides, weight_dtype)" in translated
+    assert "+ weight_shape_2" in translated
+    # The host keeps the source's name; the factory is called with it in the renamed slot.
+    assert "        n,\n        weight_shape,\n    )(x, weight, out)" in translated
+    source = tmp_path / "k.py"
+    source.write_text(text)
+    target = tmp_path / "k_tilelang.py"
+    target.write_text(translated)
+    report = check_pair(source, target, dtypes=("float32",), seeds=(0,))
+    assert report.passed, report.format_text()
 
 
 def test_tile_index_functions_are_the_tiles_attributes(tmp_path: Path) -> None:
@@ -350,3 +376,60 @@ def test_a_barrier_between_top_level_loops_is_the_order_of_their_kernels(tmp_pat
     x = torch.randn(37)
     y = x * 2.0
     torch.testing.assert_close(load_module(out, "translated").two_phases(x), y + y.roll(-1))
+
+
+_TUNED = (
+    HEADER
+    + "@helion.kernel(config=helion.Config(block_sizes=[32], num_warps=4))\n"
+    + "def scale(x: torch.Tensor) -> torch.Tensor:\n"
+    + "    out = torch.empty_like(x)\n"
+    + "    for tile in hl.tile(x.size(0)):\n"
+    + "        out[tile] = x[tile] * 2.0\n"
+    + "    return out\n"
+    + "\n\n"
+    + "def autotune(n: int) -> None:\n"
+    + '    x = torch.randn([n], device="cuda")\n'
+    + "    best_config = scale.autotune((x,), force=True)\n"
+    + '    best_config.save("best_config.json")\n'
+)
+
+
+def test_a_function_that_tunes_through_helions_api_is_dropped_with_a_note(
+    tmp_path: Path,
+) -> None:
+    # pytorch/helion's template_via_closure keeps `autotune(n, k, m)` beside its kernel.
+    source, text = _translate(tmp_path, _TUNED)
+    assert "def autotune(" not in text and "scale.autotune(" not in text
+    assert "# tiletrans: dropped `autotune`, which tuned `scale` through Helion's" in text
+    _assert_equivalent(source, text, tmp_path, **{"x.size(0)": 77})
+
+
+def test_a_tuning_function_the_module_calls_is_refused_where_it_is_called() -> None:
+    text = _TUNED + "\n\nif __name__ == '__main__':\n    autotune(1024)\n"
+    with pytest.raises(TranslationError) as err:
+        translate_source(text, "k.py", "helion", "triton")
+    assert "`autotune` tunes `scale` through Helion's `Kernel.autotune`" in err.value.message
+    assert err.value.loc is not None
+    line = text.splitlines()[err.value.loc.line - 1]
+    assert line[err.value.loc.col :] == "autotune(1024)"
+
+
+def test_a_jagged_tensor_parameter_is_refused_at_its_annotation() -> None:
+    # pytorch/helion's jagged_dense_add takes `jt: hl.JaggedTensor` and reads `jt.num_rows`.
+    text = (
+        HEADER
+        + "@helion.kernel()\n"
+        + "def add(jt: hl.JaggedTensor, y: torch.Tensor) -> torch.Tensor:\n"
+        + "    out = y.clone()\n"
+        + "    for tile_row in hl.tile(jt.num_rows):\n"
+        + "        for tile_col in hl.tile(jt.max_length):\n"
+        + "            out[tile_row, tile_col] = out[tile_row, tile_col] + jt[tile_row, tile_col]\n"
+        + "    return out\n"
+    )
+    with pytest.raises(TranslationError) as err:
+        translate_source(text, "k.py", "helion", "triton")
+    assert err.value.message == "`hl.JaggedTensor` parameters are not supported"
+    assert "pass its values and offsets as two tensors" in (err.value.hint or "")
+    assert err.value.loc is not None
+    line = text.splitlines()[err.value.loc.line - 1]
+    assert line[err.value.loc.col :].startswith("hl.JaggedTensor, y")

@@ -367,17 +367,19 @@ def test_epilogue_lambdas_and_local_functions_are_inlined_per_call(
 
 
 def test_a_kernel_without_a_default_epilogue_used_otherwise_is_refused_at_that_use() -> None:
+    # (A function that only tunes it through `.autotune(...)` is dropped before this pass:
+    # test_helion_real_styles.py.)
     text = EPILOGUE.read_text() + (
-        "\n\ndef tune(x: torch.Tensor, y: torch.Tensor) -> None:\n"
-        "    args = (x, y, lambda acc, tile: acc)\n"
-        "    _matmul_with_epilogue.autotune(args, force=True)\n"
+        "\n\ndef pick(x: torch.Tensor, y: torch.Tensor) -> object:\n"
+        "    kernels = {'matmul': _matmul_with_epilogue}\n"
+        "    return kernels['matmul']\n"
     )
     with pytest.raises(TranslationError) as info:
         translate_source(text, "k.py", "helion", "triton")
     err = info.value
-    line = text.splitlines().index("    _matmul_with_epilogue.autotune(args, force=True)") + 1
+    line = text.splitlines().index("    kernels = {'matmul': _matmul_with_epilogue}") + 1
     assert err.loc is not None and (err.loc.line, err.loc.col) == (line, 4)
-    assert "`_matmul_with_epilogue.autotune(args, force=True)` uses `_matmul_with_epilogue`" in (
+    assert "`kernels = {'matmul': _matmul_with_epilogue}` uses `_matmul_with_epilogue`" in (
         err.message
     )
     assert "an epilogue without a default" in err.message

@@ -443,16 +443,26 @@ class Locator:
     def __init__(self, wrapper: MetadataWrapper, path: str) -> None:
         self.positions = wrapper.resolve(PositionProvider)
         self.path = path
+        # Nodes a rewrite made (a helper's body with its names renamed) -> the parsed node each
+        # was made from, whose position it has.
+        self.origins: dict[cst.CSTNode, cst.CSTNode] = {}
+
+    def adopt(self, origins: dict[cst.CSTNode, cst.CSTNode]) -> None:
+        """Locate each made node of ``origins`` where its parsed original is."""
+        for made, original in origins.items():
+            # A parsed node put in (a caller's argument) keeps its own position.
+            if made not in self.positions:
+                self.origins[made] = self.origins.get(original, original)
 
     def __call__(self, node: cst.CSTNode) -> Loc | None:
-        pos = self.positions.get(node)
+        pos = self.positions.get(self.origins.get(node, node))
         if pos is None:
             return None
         return Loc(self.path, pos.start.line, pos.start.column)
 
     def span(self, node: cst.CSTNode) -> Span:
         """The region of the source ``node`` covers."""
-        pos = self.positions[node]
+        pos = self.positions[self.origins.get(node, node)]
         return Span(pos.start.line, pos.start.column, pos.end.line, pos.end.column)
 
 

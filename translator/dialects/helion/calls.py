@@ -55,6 +55,8 @@ class CallReader:
 
     def _call(self, node: cst.Call) -> ir.Expr:
         func = node.func
+        if self.is_helper_call(node):
+            return self.inline_value(node)
         name = self.qualname(func)
         g = self.grammar["frontend"]
         if name in g.get("unsupported", {}):
@@ -65,6 +67,8 @@ class CallReader:
             args, kwargs = call_args(node)
         except TranslationError as err:
             raise self.error(node, err.message) from None
+        if name == "typing.cast" and len(args) == 2 and not kwargs:
+            return self.expr(args[1])  # a type checker's note: the value itself
         if name in ("float", "int") and len(args) == 1:
             value = literal_or_none(node)
             if value is not None:
@@ -525,6 +529,8 @@ class CallReader:
     def tuple_call(self, node: cst.Call) -> tuple[ir.Expr, ...] | None:
         """The values of a call that returns a tuple (``torch.var_mean``), ``None`` for any
         other call."""
+        if self.is_helper_call(node):
+            return self.inline_values(node)
         if self.qualname(node.func) != "torch.var_mean":
             return None
         args, kwargs = call_args(node)

@@ -99,6 +99,8 @@ class CarriedReader:
             if len(known) > 1:
                 self.scope.env.vars.pop(name, None)
                 self.scope.rank_conflicts[name] = (self.locate(node).line, tuple(known))
+                if isinstance(node, cst.If):
+                    self.scope.rank_choices[name] = " ".join(source_of(node.test).split())
 
     def _dsl_call(self, node: cst.CSTNode) -> cst.Call | None:
         """The first call of a Helion API inside ``node``, if any."""

@@ -15,6 +15,7 @@ from translator.dialects.cst_utils import (
     statement_comments,
     target_names,
 )
+from translator.dialects.helion.scope import BranchRankConflict
 from translator.ir import nodes as ir
 from translator.ir.renaming import names_in
 from translator.ir.shapes import ScalarType, TensorType, TileVarType, TypeEnv, dims_of
@@ -47,6 +48,8 @@ class DeviceParser:
         self.build = entry.build
         self.locate = entry.locate
         self.grammar = entry.grammar
+        # A helper function the loop calls is read statement by statement, as the loop is.
+        self.build.helpers.statements = self.statement
 
     def error(self, node: cst.CSTNode, message: str, hint: str | None = None):
         return self.entry.error(node, message, hint)
@@ -120,6 +123,9 @@ class DeviceParser:
                 return [self._store(target, value, node)]
             raise self.error(node, "unsupported augmented assignment target")
         if isinstance(node, cst.Expr) and isinstance(node.value, cst.Call):
+            if self.build.is_helper_call(node.value):
+                self.build.inline_statement(node.value)  # its statements are pending
+                return []
             return [self._call_stmt(node.value)]
         if isinstance(node, cst.Expr) and isinstance(
             node.value, (cst.SimpleString, cst.ConcatenatedString)
@@ -165,6 +171,12 @@ class DeviceParser:
                 # Every value computed before any target is bound (`row, mu = var_mean(row)`
                 # reads `row` after its first result rebinds it, otherwise).
                 kept = [(n, v) for n, v in zip(names, values) if not _discarded(n)]
+                bound = {n.value for n, _ in kept}  # type: ignore[union-attr]
+                if self.build.is_helper_call(value_node) and not any(
+                    names_in(v) & bound for _, v in kept
+                ):
+                    # An inlined helper's values read none of the targets: bound as they are.
+                    return [self._bind(n.value, v, node) for n, v in kept]  # type: ignore[union-attr]
                 temps = [self.build.bind_temp("var_mean_out", v, node) for _, v in kept]
                 stmts = self.build.pending
                 self.build.pending = []
@@ -260,12 +272,13 @@ class DeviceParser:
         if name in self.scope.rank_conflicts:
             line, ranks = self.scope.rank_conflicts[name]
             spelt = " or ".join(f"{r}-d" for r in ranks)
-            raise self.error(
-                node,
+            raise BranchRankConflict(
                 f"`{name}` is allocated {spelt} by the branches of the host statement at line "
                 f"{line}: a kernel's tensor has one rank, whichever branch ran",
+                self.locate(node),
                 "allocate it with one rank in every branch, a column per row for the row sums "
                 "(`torch.zeros((m, 1), ...)`), and store them as one (`out[tile_m, 0] = ...`)",
+                self.scope.rank_choices.get(name),
             )
         if not isinstance(target.value, cst.Name) or not self.scope.is_tensor(target.value.value):
             raise self.error(

@@ -28,6 +28,7 @@ from translator.dialects.cst_utils import (
     source_of,
 )
 from translator.dialects.helion.calls import CallReader
+from translator.dialects.helion.helpers import HelperInliner, Helpers
 from translator.dialects.helion.indexing import IndexReader
 from translator.dialects.helion.language import LanguageReader
 from translator.dialects.helion.scope import EntryScope
@@ -47,7 +48,7 @@ _BINOPS = BINARY_OPERATORS
 _CMPOPS = COMPARISON_OPERATORS
 
 
-class ExprBuilder(IndexReader, CallReader, LanguageReader):
+class ExprBuilder(IndexReader, CallReader, LanguageReader, HelperInliner):
     """Builds IR expressions for one entry, in host or device context."""
 
     def __init__(self, scope: EntryScope, aliases: dict[str, str], locate: Locator) -> None:
@@ -67,6 +68,8 @@ class ExprBuilder(IndexReader, CallReader, LanguageReader):
         self.dot_precision: str = self.grammar["backend"]["kernel"]["dot_precision"]
         #: 64 under the kernel's ``index_dtype=torch.int64``: lane indices are int64 there.
         self.index_bits: int | None = None
+        #: The module's helper functions, which device code inlines (:mod:`.helpers`).
+        self.helpers = Helpers()
 
     # ---------------------------------------------------------------- helpers
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+from collections.abc import Callable
 from typing import Any
 
 import libcst as cst
@@ -30,6 +31,7 @@ from translator.dialects.cst_utils import (
     import_aliases,
     literal_or_none,
     name_nodes,
+    names_in,
     parse_source,
     resolve,
     source_of,
@@ -45,7 +47,9 @@ from translator.dialects.helion.decorator import (
     refused_kernel_form,
 )
 from translator.dialects.helion.epilogues import specialise
+from translator.dialects.helion.explicit_tuning import drop_tuning_functions
 from translator.dialects.helion.expressions import ExprBuilder
+from translator.dialects.helion.helpers import module_helpers
 from translator.dialects.helion.host import HostReader
 from translator.dialects.helion.kernel_functions import (
     KernelFunctionReader,
@@ -53,8 +57,9 @@ from translator.dialects.helion.kernel_functions import (
     kernel_function_callers,
 )
 from translator.dialects.helion.loops import LoopReader
-from translator.dialects.helion.scope import EntryScope
-from translator.dialects.helion.specialised import relocate, relocate_tree
+from translator.dialects.helion.optional_tensors import specialise_optional
+from translator.dialects.helion.scope import BranchRankConflict, EntryScope
+from translator.dialects.helion.specialised import Specialised, line_map, relocate, relocate_tree
 from translator.dialects.helion.tunables import TunableReader
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
@@ -73,7 +78,28 @@ def parse(source: str, path: str) -> ir.Module:
     # Kernels that take an epilogue are specialised per call site first (epilogues.py); the
     # rest of the frontend reads the rewritten text, and locations are moved back into `source`.
     _refuse_redefined_kernels(source, path, grammar)
-    spec = specialise(source, path, is_kernel)
+    # A tensor the branches of a host `if` on a string choice allocate with two ranks: read
+    # again with the kernels split on that test (optional_tensors.py), as Helion compiles a
+    # kernel per value of a `str` argument.
+    choices: frozenset[str] = frozenset()
+    while True:
+        try:
+            return _parse_specialised(source, path, is_kernel, grammar, choices)
+        except BranchRankConflict as err:
+            if err.test is None or err.test in choices:
+                raise
+            choices |= {err.test}
+
+
+def _parse_specialised(
+    source: str,
+    path: str,
+    is_kernel: Callable[[cst.FunctionDef, dict[str, str]], bool],
+    grammar: dict,
+    choices: frozenset[str],
+) -> ir.Module:
+    """:func:`parse` after the rewrites of :func:`_specialised`."""
+    spec = _specialised(source, path, is_kernel, grammar, choices)
     if spec is None:
         return _parse(source, path)
     try:
@@ -89,6 +115,46 @@ def parse(source: str, path: str) -> ir.Module:
     )
     digest = hashlib.sha256(source.encode()).hexdigest()
     return dataclasses.replace(module, entries=entries, source_hash=digest)
+
+
+def _specialised(
+    source: str,
+    path: str,
+    is_kernel: Callable[[cst.FunctionDef, dict[str, str]], bool],
+    grammar: dict,
+    choices: frozenset[str] = frozenset(),
+) -> Specialised | None:
+    """``source`` rewritten before parsing, or ``None`` where nothing needs it. In order:
+    host functions that tune a kernel through Helion's API dropped (explicit_tuning.py),
+    kernels split per None-ness of the optional tensors their device code tests
+    (optional_tensors.py), kernels that take an epilogue specialised per call site
+    (epilogues.py). Each stage reads the text the one before wrote."""
+    lang = grammar["frontend"]["language"]
+    loops = {lang["tile"], lang["grid"]}
+    stages: list[Callable[[str], Specialised | None]] = [
+        lambda text: drop_tuning_functions(text, path, is_kernel),
+        lambda text: specialise_optional(text, path, is_kernel, loops, choices),
+        lambda text: specialise(text, path, is_kernel),
+    ]
+    done: Specialised | None = None
+    for stage in stages:
+        text = source if done is None else done.text
+        try:
+            step = stage(text)
+        except TranslationError as err:
+            raise (err if done is None else relocate(err, done, source)) from None
+        if step is None:
+            continue
+        if done is None:
+            done = step
+            continue
+        done = Specialised(
+            step.text,
+            line_map(source, step.text),
+            {**done.kernel_notes, **step.kernel_notes},
+            done.specialisations | step.specialisations,
+        )
+    return done
 
 
 def _refuse_redefined_kernels(source: str, path: str, grammar: dict) -> None:
@@ -185,6 +251,8 @@ def _parse(source: str, path: str, kernel_notes: dict[str, str] | None = None) -
         node, what, instead = refused
         raise TranslationError(what, locate(node), instead)
     shadowed = _shadowed_kernels(module, aliases, grammar, locate)
+    helpers = module_helpers(module, lambda fn: kernel_decorator(fn, aliases, grammar) is not None)
+    inlined: set[str] = set()
     for stmt in module.body:
         if id(stmt) in shadowed:
             # Dead code: the definition below replaces it before anything runs it.
@@ -195,6 +263,8 @@ def _parse(source: str, path: str, kernel_notes: dict[str, str] | None = None) -
             continue
         if isinstance(stmt, cst.FunctionDef) and kernel_decorator(stmt, aliases, grammar):
             parser = EntryParser(stmt, aliases, locate, path, constants, sites, conditional)
+            parser.build.helpers.functions = helpers
+            parser.build.helpers.reserved = names_in(stmt)
             try:
                 entry, entry_kernels = parser.parse()
             except IRTypeError as err:
@@ -218,6 +288,7 @@ def _parse(source: str, path: str, kernel_notes: dict[str, str] | None = None) -
             edits.extend(parser.edits)
             consumed |= parser.consumed
             consumed_conditional |= parser.consumed_conditional
+            inlined |= parser.build.helpers.inlined
     if pure:
         entries.extend(kernel_function_callers(module, pure, locate, sites))
     entries.extend(api_entries(module, entries, set(pure), locate))
@@ -233,6 +304,10 @@ def _parse(source: str, path: str, kernel_notes: dict[str, str] | None = None) -
     # them, unless host code still reads them.
     for name in sorted(consumed):
         edits.append(ir.HostEdit("remove", locate.span(constants[name]), if_unused=(name,)))
+    # Helpers the kernels inlined go too, unless host code calls them (Helion code the
+    # translation could not run otherwise).
+    for name in sorted(inlined):
+        edits.append(ir.HostEdit("remove", locate.span(helpers[name]), if_unused=(name,)))
     for name in sorted(consumed_conditional):
         edits.extend(_drop_conditional_config(module, conditional[name], locate))
     header = _header_comments(module)
@@ -542,6 +617,12 @@ class EntryParser(
             kind = "tensor"
             if annotation is not None:
                 resolved = resolve(p.annotation.annotation, self.aliases)
+                refused = self.grammar["frontend"]["unsupported"].get(resolved or "")
+                if refused is not None:
+                    spelt = (resolved or "").replace("helion.language.", "hl.")
+                    raise self.error(
+                        p.annotation.annotation, f"`{spelt}` parameters are not supported", refused
+                    )
                 if annotation in SCALAR_ANNOTATIONS:
                     kind = SCALAR_ANNOTATIONS[annotation]
                 elif resolved == self.grammar["frontend"]["language"]["constexpr"]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from translator.diagnostics import TranslationError
 from translator.ir import nodes as ir
 from translator.ir.shapes import ScalarType, TensorType, TypeEnv
 
@@ -56,6 +57,9 @@ class EntryScope:
     rank_conflicts: dict[str, tuple[int, tuple[int, ...]]] = field(default_factory=dict)
     """Names carried host code binds to tensors of several ranks (in the branches of an ``if``)
     -> (the line of that statement, the ranks): no kernel can take them."""
+    rank_choices: dict[str, str] = field(default_factory=dict)
+    """Names of :attr:`rank_conflicts` whose host statement is an ``if`` -> its test as written
+    (``reduction == "none"``): a compile-time choice the kernel may be specialised on."""
     fixed_blocks: dict[str, int] = field(default_factory=dict)
     """Registered block sizes host code reads (``cdiv(m, block_m)`` rows of partials) -> the
     block the translation fixes them at: a plain int on the host, in no config."""
@@ -201,3 +205,13 @@ def _size_key(e: ir.Expr) -> tuple | None:
     if isinstance(e, ir.SizeOf):
         return ("dim", e.tensor, e.dim)
     return None
+
+
+class BranchRankConflict(TranslationError):
+    """A store to a tensor the branches of a host ``if`` allocate with two ranks; ``test`` is
+    that ``if``'s test as written, which the frontend may specialise the kernel on and read
+    again (:func:`translator.dialects.helion.frontend.parse`)."""
+
+    def __init__(self, message: str, loc: ir.Loc | None, hint: str | None, test: str | None):
+        super().__init__(message, loc, hint)
+        self.test = test

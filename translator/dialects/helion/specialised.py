@@ -6,6 +6,7 @@ the file the user wrote.
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 
 from translator.diagnostics import TranslationError
@@ -26,13 +27,30 @@ class Specialised:
         if loc is None or not 1 <= loc.line <= len(self.source_line):
             return loc
         line = self.source_line[loc.line - 1]
-        same = rewritten[loc.line - 1] == original[line - 1] if line <= len(original) else False
-        return Loc(loc.file, line, loc.col if same else 0)
+        new = rewritten[loc.line - 1]
+        old = original[line - 1] if line <= len(original) else ""
+        if new.strip() != old.strip() or not new.strip():
+            return Loc(loc.file, line, 0)
+        # The same code, indented as the source has it (a folded branch is dedented).
+        shift = (len(old) - len(old.lstrip())) - (len(new) - len(new.lstrip()))
+        return Loc(loc.file, line, max(loc.col + shift, 0))
+
+
+_LINE = re.compile(r"\bline (\d+)\b")
 
 
 def relocate(error: TranslationError, spec: Specialised, source: str) -> TranslationError:
-    """``error`` (raised on the rewritten text) located in ``source``."""
+    """``error`` (raised on the rewritten text) located in ``source``, and the lines its
+    message names (``bound under `if p:` (line 40)``) too."""
     error.loc = spec.loc(error.loc, source.splitlines(), spec.text.splitlines())
+
+    def line(match: re.Match[str]) -> str:
+        n = int(match.group(1))
+        return f"line {spec.source_line[n - 1]}" if 1 <= n <= len(spec.source_line) else match[0]
+
+    error.message = _LINE.sub(line, error.message)
+    if error.hint is not None:
+        error.hint = _LINE.sub(line, error.hint)
     return error
 
 
@@ -75,10 +93,19 @@ def line_map(source: str, text: str) -> list[int]:
     import difflib  # here: most translations never get here (~5 ms of start-up)
 
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    for tag, i1, _i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        next_i = i1
         for j in range(j1, j2):
             if tag == "equal":
                 out[j] = i1 + (j - j1) + 1
+                continue
+            # The same code reindented in the changed region (a folded branch), in order.
+            moved = [
+                i for i in range(next_i, i2) if old[i].strip() == new[j].strip() and new[j].strip()
+            ]
+            if moved:
+                out[j] = moved[0] + 1
+                next_i = moved[0] + 1
                 continue
             same = [i for i, line in enumerate(old) if line == new[j] and line.strip()]
             before = [i for i in same if i < i1]

@@ -16,7 +16,6 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from translator.diagnostics import TranslationError
 from translator.dialects.common.backend import Backend
 from translator.dialects.common.formatting import MAX_LINE, wrap_lines
 from translator.dialects.common.host_code import HostPrinter, host_atom
@@ -26,6 +25,7 @@ from translator.grammar import load_grammar
 from translator.ir import nodes as ir
 from translator.ir.passes import Pass
 from translator.ir.program_order import grouped_grid
+from translator.ir.renaming import names_in, rename
 from translator.ir.shapes import kernel_env
 from translator.ir.transforms import squeeze_unit_tiles, unit_block_tiles
 from translator.ir.verifier import verify_kernel
@@ -123,24 +123,7 @@ def emit(module: ir.Module) -> str:
 
 
 def _kernel_code(kernel: ir.Kernel) -> KernelCode:
-    names = {p.name for p in kernel.params}
-    # Each tensor parameter `t` becomes `t_shape`, `t_strides` and `t_dtype` parameters of the
-    # jitted function: a scalar of one of those names (Helion's rms_norm has a `weight_shape`
-    # beside a tensor `weight`) would be a duplicate argument.
-    derived = {
-        f"{p.name}_{part}"
-        for p in kernel.params
-        if p.kind == "tensor"
-        for part in ("shape", "strides", "dtype")
-    }
-    clash = sorted(names & (_RESERVED | derived))
-    if clash:
-        raise TranslationError(
-            f"`{kernel.name}` has parameters {', '.join(f'`{c}`' for c in clash)}, which the "
-            "TileLang module needs for its own names",
-            kernel.loc,
-            "rename the parameter in the source",
-        )
+    kernel = _without_clashes(kernel)
     spell = load_grammar("tilelang")["backend"]["kernel"]
     writer = KernelWriter(kernel=kernel, env_=kernel_env(kernel))
     for p in kernel.params:
@@ -237,6 +220,38 @@ def _launch_lines(callee: str, grid: list[str], threads: str, ids: list[str]) ->
     if 8 + len(line) <= MAX_LINE:
         return [line]
     return [f"with {callee}(", *(f"    {a}," for a in args), f") as {names}:"]
+
+
+def _clashes(kernel: ir.Kernel) -> list[str]:
+    """The kernel's parameters named as the module's own names: each tensor parameter ``t``
+    becomes ``t_shape``, ``t_strides`` and ``t_dtype`` parameters of the factory (Helion's
+    rms_norm has a scalar ``weight_shape`` beside a tensor ``weight``), and the module's imports
+    and the prim_func's name are taken too."""
+    names = {p.name for p in kernel.params}
+    derived = {
+        f"{p.name}_{part}"
+        for p in kernel.params
+        if p.kind == "tensor"
+        for part in ("shape", "strides", "dtype")
+    }
+    return sorted(names & (_RESERVED | derived))
+
+
+def _without_clashes(kernel: ir.Kernel) -> ir.Kernel:
+    """``kernel`` with every parameter :func:`_clashes` names renamed apart (``weight_shape``
+    -> ``weight_shape_2``). The launch passes arguments by position, so only the kernel's
+    text changes."""
+    clash = _clashes(kernel)
+    while clash:
+        taken = names_in(kernel) | _RESERVED
+        taken |= {
+            f"{p.name}_{part}" for p in kernel.params for part in ("shape", "strides", "dtype")
+        }
+        renamed = rename(kernel, {name: unique(name, taken) for name in clash})
+        assert isinstance(renamed, ir.Kernel)
+        kernel = renamed
+        clash = _clashes(kernel)
+    return kernel
 
 
 def _autotuned(kernel: ir.Kernel) -> bool:

@@ -31,6 +31,7 @@ from translator.ir import nodes as ir
 from translator.ir.ops import reduce_identity
 from translator.ir.padding import fold_pad
 from translator.ir.printer import PRECEDENCE
+from translator.ir.renaming import names_in
 from translator.ir.shapes import ScalarType, TileType, TypeEnv, dims_of, dtype_of
 from translator.ir.visit import kernel_exprs, reads_partial_dim, walk_expr
 
@@ -1075,6 +1076,8 @@ class KernelWriter(CodePrinter):
         return f"{e.tensor}_shape[{e.dim}]", ATOM
 
     def _ex_BinOp(self, e: ir.BinOp) -> tuple[str, int]:
+        if e.op == "**" and self._on_device(e.lhs):
+            return self._power(e)
         if e.op in ("//", "%") and self.lanes:
             raise TranslationError(
                 f"`{e.op}` on tile lanes", e.loc, "compute the index on the host"
@@ -1090,6 +1093,26 @@ class KernelWriter(CodePrinter):
         a = self.child(e.lhs, self.lanes_for(e.lhs), lp)
         b = self.child(e.rhs, self.lanes_for(e.rhs), rp)
         return f"{a} {e.op} {b}", PRECEDENCE[e.op]
+
+    def _on_device(self, e: ir.Expr) -> bool:
+        """Whether ``e`` reads a tile or a buffer (a TIR value, not a Python number of the
+        factory such as ``(1.0 / Q_shape[3]) ** 0.5``)."""
+        return bool(dims_of(self.type_of(e))) or any(
+            n in self.buffers or n in self.tiles for n in names_in(e)
+        )
+
+    def _power(self, e: ir.BinOp) -> tuple[str, int]:
+        """``x ** y``: TileLang's expressions take no ``**`` (TypeError as the prim_func is
+        built). A square or cube is the product, as Triton spells it; any other power
+        ``T.pow`` (the ``pow`` spelling)."""
+        from translator.ir.printer import operand_precedence
+
+        value = e.rhs.value if isinstance(e.rhs, ir.Const) else None
+        if value in (2, 3) and not isinstance(value, bool):
+            _, rp = operand_precedence("*")
+            base = self.child(e.lhs, self.lanes_for(e.lhs), rp)
+            return " * ".join([base] * int(value)), PRECEDENCE["*"]
+        return self._ex_Call(ir.Call("pow", (e.lhs, e.rhs), loc=e.loc))
 
     def _ex_UnaryOp(self, e: ir.UnaryOp) -> tuple[str, int]:
         if e.op == "-":
