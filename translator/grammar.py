@@ -195,6 +195,10 @@ GRAMMAR_SCHEMA = _section(
                     "IR pointwise op -> template where every operand is a float32 tile",
                     required=False,
                 ),
+                "int_pointwise": _spellings(
+                    "IR pointwise op -> template where the result is an integer (no NaN to guard)",
+                    required=False,
+                ),
                 "scalar_pointwise": _spellings("IR pointwise op -> template on host numbers"),
                 "reductions": _spellings("IR reduction -> callee"),
                 "scans": _spellings("IR scan -> callee"),

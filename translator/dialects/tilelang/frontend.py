@@ -147,6 +147,8 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
         self.strided: dict[str, tuple[str, str]] = {}
         #: loop tiles from a begin -> the begin as the source spells it (`start`)
         self.begins: dict[str, cst.BaseExpression] = {}
+        #: scalars a loop's bounds name, computed where the loop stands (`offset_tile`)
+        self.loop_lets: list[ir.Assign] = []
         #: loop tiles that end inside the tensor (at a value the kernel computes) -> that end
         self.inner_ends: dict[str, str] = {}
         #: the lane bounds the `if` around the current element store tests
@@ -783,6 +785,7 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
             if self.loop_count(s) is None:
                 raise self.error(it, "a sequential loop counts T.ceildiv(extent, block) tiles")
             tile = self.loop_tile(s)
+            lets, self.loop_lets = self.loop_lets, []
             _, kw = call_args(it)
             stages = None
             if "num_stages" in kw:
@@ -803,7 +806,8 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
                 if var in outer.vars or var in self.buffers:
                     outer.vars[var] = t
             self.env = outer
-            return [ir.TileLoop((tile,), body, num_stages=stages, loc=self.mod.locate(s))]
+            loop = ir.TileLoop((tile,), body, num_stages=stages, loc=self.mod.locate(s))
+            return [*lets, loop]
         raise self.error(it, f"the loop `{source_of(it.func)}` is not read")
 
     def parallel(self, s: cst.For, it: cst.Call) -> list[ir.Stmt]:

@@ -225,6 +225,10 @@ class GridTiles:
                 return self.host_expr(self.fac.locals[node.value])
             if self.passed_variable(node.value):
                 return self.scalar_param(node)
+            if node.value in self.block_tiles and node.value in self.tunables:
+                # A block size the target tunes (`split_size = T.ceildiv(K, block_K * S) *
+                # block_K`): the tunable, not its default, or a tuned block would disagree.
+                return ir.Name(node.value)
             value = self.int_value(node)
             if value is not None:
                 return ir.Const(value)
@@ -397,6 +401,9 @@ class GridTiles:
           * block_K`` (:meth:`loop_per`): the K tiles from tile ``bz`` on, ``S`` apart
           (``step``); ``T.ceildiv(K, block_K * S)`` also runs past ``K``, on tiles that read
           zeros, which the IR's loop leaves out;
+        * ``T.ceildiv(L, block)`` whose body starts its regions at ``B + ko * block``
+          (:meth:`offset_tile`: split-K's contiguous share of K, ``bz * splitK + ko *
+          block_K``);
         * any other count ``n``: ``n`` single indices."""
         name = s.target.value  # type: ignore[attr-defined]
         count = self.loop_count(s)
@@ -425,6 +432,11 @@ class GridTiles:
             self.strided[name] = (cst_text(block), cst_text(step))
         else:
             start = self.subtracted(total, lambda b: self.indexes_from(s.body, b, name, block))
+            if start is None:
+                offset = self.offset_tile(name, total, block, blk, s.body)
+                if offset is not None:
+                    self.tiles[name] = offset
+                    return offset
             end = total if start is None else start.left
             begin = None if start is None else self.loop_bound(start.right)
             tile = ir.TileVar(name, self.loop_bound(end), blk, begin=begin)
@@ -436,6 +448,78 @@ class GridTiles:
             self.inner_ends[name] = cst_text(end)
         self.tiles[name] = tile
         return tile
+
+    def offset_tile(
+        self,
+        name: str,
+        length: cst.BaseExpression,
+        block: cst.BaseExpression,
+        blk: str | ir.Const,
+        body: cst.BaseSuite,
+    ) -> ir.TileVar | None:
+        """The loop of ``T.ceildiv(length, block)`` tiles whose body starts every region it
+        indexes with ``name`` at ``B + name * block``, ``B`` a scalar the kernel computes
+        before the loop (split-K's contiguous share, ``bz * splitK + ko * block_K``); ``None``
+        where no region starts so. Its tiles run from ``B``; TileLang's copies read whole
+        blocks from there, ``ceildiv(length, block) * block`` lanes (past ``B + length`` when
+        ``block`` does not divide it: the source reads the next share there, and so does the
+        translation), clipped at the edge of the dim the regions index, so that is where the
+        IR's loop ends."""
+        found = _offset_regions(body, name, block)
+        if not found:
+            return None
+        begins = {cst_text(b) for b, _, _ in found}
+        if len(begins) != 1:
+            raise self.error(
+                found[0][0],
+                f"the regions of loop `{name}` start at several offsets "
+                f"({', '.join(sorted(begins))}) plus `{name} * {cst_text(block)}`",
+                f"start every region the loop indexes at one offset plus `{name} * "
+                f"{cst_text(block)}`",
+            )
+        begin = found[0][0]
+        if not self.reads_kernel(begin):
+            return None  # a host offset: the `E - B` count reads it (`loop_tile`)
+        dims: dict[str, cst.BaseExpression] = {}
+        where: list[str] = []
+        for _, tensor, pos in found:
+            shape = self.fac.tensors.get(tensor, ([], None))[0]
+            if pos >= len(shape):
+                raise self.error(begin, f"`{tensor}` is indexed here at a dim it lacks")
+            dims[cst_text(shape[pos])] = shape[pos]
+            where.append(f"`{tensor}` dim {pos} (`{cst_text(shape[pos])}`)")
+        if len(dims) != 1:
+            raise self.error(
+                begin,
+                f"loop `{name}` indexes from `{cst_text(begin)}` dims of different sizes: "
+                f"{', '.join(dict.fromkeys(where))}; where its tiles stop is not one edge",
+                "index dims of one size with the loop's tiles (check each tensor's annotated "
+                "shape against how it is indexed)",
+            )
+        size = ir.Name(blk) if isinstance(blk, str) else blk
+        # The bounds are scalars of their own, computed before the loop: every backend writes
+        # them once (`ko_begin`, `ko_end`) rather than spelling them out at each use.
+        first = self.loop_let(f"{name}_begin", self.scalar_expr(begin), body)
+        share = ir.BinOp("*", ir.Call("cdiv", (self.size_expr(length), size)), size)
+        edge = self.size_expr(next(iter(dims.values())))
+        end = self.loop_let(
+            f"{name}_end", ir.Call("minimum", (edge, ir.BinOp("+", first, share))), body
+        )
+        self.begins[name] = begin
+        return ir.TileVar(name, end, blk, begin=first)
+
+    def loop_let(self, name: str, value: ir.Expr, body: cst.BaseSuite) -> ir.Name:
+        """``name = value``, a scalar computed before the loop being read (``name``, or
+        ``name_2``..., one no kernel name and no name of the loop's body takes)."""
+        taken = set(self.env.vars) | set(self.tiles) | set(self.buffers) | set(self.lets)
+        taken |= _names(body)
+        unique, n = name, 2
+        while unique in taken:
+            unique, n = f"{name}_{n}", n + 1
+        self.env.vars[unique] = ir_scalar_type("int")  # sizes and grid indices: an int
+        self.lets.add(unique)
+        self.loop_lets.append(ir.Assign(unique, value))
+        return ir.Name(unique)
 
     def capped_count(
         self, count: cst.BaseExpression
@@ -529,6 +613,44 @@ class GridTiles:
 
         node.visit(Names())
         return found
+
+
+def _offset_regions(
+    body: cst.BaseSuite, name: str, block: cst.BaseExpression
+) -> list[tuple[cst.BaseExpression, str, int]]:
+    """``(B, tensor, dim)`` of each subscript ``X[..., B + name * block, ...]`` in ``body``
+    (the terms and factors in either order), ``B`` free of ``name``."""
+    found: list[tuple[cst.BaseExpression, str, int]] = []
+
+    class Regions(cst.CSTVisitor):
+        def visit_Subscript(self, node: cst.Subscript) -> None:
+            if not isinstance(node.value, cst.Name):
+                return
+            for pos, el in enumerate(node.slice):
+                if not isinstance(el.slice, cst.Index):
+                    continue
+                start = el.slice.value
+                if not (
+                    isinstance(start, cst.BinaryOperation) and isinstance(start.operator, cst.Add)
+                ):
+                    continue
+                for begin, rest in ((start.left, start.right), (start.right, start.left)):
+                    if is_product(rest, cst.Name(name), block) and name not in _names(begin):
+                        found.append((begin, node.value.value, pos))
+
+    body.visit(Regions())
+    return found
+
+
+def _names(node: cst.BaseExpression) -> set[str]:
+    names: set[str] = set()
+
+    class Names(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            names.add(n.value)
+
+    node.visit(Names())
+    return names
 
 
 def _count_aliases(body: cst.BaseSuite, lifter: GridTiles) -> dict[str, cst.BaseExpression]:
