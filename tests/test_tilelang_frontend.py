@@ -199,6 +199,14 @@ def f(a):
         ("T.ptx_commit_group()", "T.ptx_commit_group", "T.copy"),
         # A cuRAND state per thread: numbers by thread, not by element (no IR rand op form).
         ("T.rng_init(42)", "T.rng_init", "torch.Generator"),
+        # SIMT programming (TileLang's naive GEMV): each thread picks its row by its index.
+        ("tn = T.get_thread_binding(0)", "T.get_thread_binding", "T.reduce_sum"),
+        # fp8 (TileLang's per-token cast): the IR has no 8-bit float.
+        (
+            'q = T.alloc_fragment((block_M, block_N), "float8_e4m3")',
+            "8-bit floats have no IR dtype",
+            "torch.float8_e4m3fn",
+        ),
     ],
 )
 def test_hardware_only_forms_are_located_refusals(

@@ -389,6 +389,15 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
             and node.value.value in self.fac.tensors
         ):
             return ir.DTypeOf(node.value.value)
+        spelled = (
+            str(node.evaluated_value)
+            if isinstance(node, cst.SimpleString)
+            else self.mod.name_of(node)
+        )
+        why = self.g.get("unsupported_dtypes", {}).get(spelled or "")
+        if why is not None:
+            reason, _, instead = why.partition("; ")
+            raise self.error(node, f"dtype `{source_of(node)}`: {reason}", instead or None)
         raise self.error(
             node,
             f"dtype `{source_of(node)}` is not read",

@@ -325,6 +325,7 @@ class Expressions:
         if source_of(node.func) in ("min", "max"):
             op = "minimum" if source_of(node.func) == "min" else "maximum"
             return ir.Call(op, tuple(self.lane_expr(a) for a in pos))
+        self.check_unsupported(node)  # says what to write instead, where it knows
         raise self.error(node, f"`{source_of(node.func)}` is not read in TileLang kernels")
 
     def lane_bound(self, node: cst.BaseExpression) -> bool:
