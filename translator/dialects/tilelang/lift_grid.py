@@ -14,6 +14,7 @@ from translator.dialects.cst_utils import call_args, source_of
 from translator.dialects.tilelang.factory import decided
 from translator.dialects.tilelang.model import (
     BINOPS,
+    SEQUENTIAL_LOOPS,
     cst_text,
     ir_scalar_type,
     is_docstring,
@@ -323,7 +324,7 @@ class GridTiles:
         loop counts is read where the loop stands (:meth:`loop_tile`): it may read scalars the
         kernel computes before it (``end = offsets[by + 1]``)."""
         lifter = self
-        self.count_aliases = _count_aliases(body, self)
+        self.count_aliases, self.count_values = _count_aliases(body, self)
 
         class Scan(cst.CSTVisitor):
             def visit_For(self, node: cst.For) -> None:
@@ -349,15 +350,15 @@ class GridTiles:
         if not (
             isinstance(node.target, cst.Name)
             and isinstance(it, cst.Call)
-            and self.role(it.func) in ("pipelined", "serial")
+            and self.role(it.func) in SEQUENTIAL_LOOPS
         ):
             return None
         pos, _ = call_args(it)
         if len(pos) != 1:
             return None
         count = pos[0]
-        if isinstance(count, cst.Name) and count.value in self.count_aliases:
-            count = self.count_aliases[count.value]
+        if isinstance(count, cst.Name) and count.value in self.count_values:
+            count = self.count_values[count.value]
         while isinstance(count, cst.IfExp):
             # `T.min(...) if is_causal else T.ceildiv(n, block_N)`: the branch the factory's
             # launch value takes (every launch is checked to pass that value).
@@ -653,10 +654,14 @@ def _names(node: cst.BaseExpression) -> set[str]:
     return names
 
 
-def _count_aliases(body: cst.BaseSuite, lifter: GridTiles) -> dict[str, cst.BaseExpression]:
-    """The names ``body`` binds once by a plain assignment and reads only as what a
-    ``T.Pipelined``/``T.serial`` loop counts (``loop_range = T.ceildiv(seq_len, block_N)``;
-    ``for k in T.Pipelined(loop_range, ...)``), with the values they are bound to."""
+def _count_aliases(
+    body: cst.BaseSuite, lifter: GridTiles
+) -> tuple[dict[str, cst.BaseExpression], dict[str, cst.BaseExpression]]:
+    """``(aliases, values)``: the names ``body`` binds once by a plain assignment and that a
+    ``T.Pipelined``/``T.serial`` loop counts, with the values they are bound to (``values``;
+    ``for k in range(num_k_step)`` counts what ``num_k_step = T.ceildiv(N, blk_k)`` is), and
+    of those the ones read only as a loop's count (``aliases``: ``loop_range = T.ceildiv(
+    seq_len, block_N)``; no scalar of the kernel)."""
     values: dict[str, list[cst.BaseExpression]] = {}
     reads: dict[str, int] = {}
     counted: dict[str, int] = {}
@@ -670,7 +675,7 @@ def _count_aliases(body: cst.BaseSuite, lifter: GridTiles) -> dict[str, cst.Base
 
         def visit_For(self, node: cst.For) -> None:
             it = node.iter
-            if isinstance(it, cst.Call) and lifter.role(it.func) in ("pipelined", "serial"):
+            if isinstance(it, cst.Call) and lifter.role(it.func) in SEQUENTIAL_LOOPS:
                 pos, _ = call_args(it)
                 if len(pos) == 1 and isinstance(pos[0], cst.Name):
                     counted[pos[0].value] = counted.get(pos[0].value, 0) + 1
@@ -679,8 +684,10 @@ def _count_aliases(body: cst.BaseSuite, lifter: GridTiles) -> dict[str, cst.Base
             reads[node.value] = reads.get(node.value, 0) + 1
 
     body.visit(Scan())
-    return {
+    counts = {
         name: bound[0]
         for name, bound in values.items()
-        if len(bound) == 1 and counted.get(name, 0) > 0 and reads.get(name, 0) == counted[name]
+        if len(bound) == 1 and counted.get(name, 0) > 0
     }
+    aliases = {name: v for name, v in counts.items() if reads.get(name, 0) == counted[name]}
+    return aliases, counts
