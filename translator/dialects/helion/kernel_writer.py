@@ -857,8 +857,9 @@ class Writer(CodePrinter):
                     "loop over the whole extent and mask the tiles past the bound in the body",
                 )
             if self._clipped_by_program(t.extent):
-                # `hl.tile(b, min(n, bz.begin * s + c))` fails under Helion (measured, 1.5:
-                # the min is generated as a product of comparisons the interpreter rejects).
+                # `hl.tile(b, min(n, bz.begin * s + c))` fails under Helion (measured with
+                # 1.5.1 under TRITON_INTERPRET, the CPU oracle: the min is generated as a
+                # product of comparisons the interpreter rejects; the GPU was not measured).
                 raise self.refuse(
                     f"the loop over `{t.name}` ends at the smaller of a size and a value of "
                     "a grid tile's index (a share of the extent per program), which Helion's "

@@ -466,7 +466,9 @@ class GridTiles:
         ``block`` does not divide it: the source reads the next share there, and so does the
         translation), clipped at the edge of the dim the regions index, so that is where the
         IR's loop ends."""
-        found = _offset_regions(body, name, block)
+        lanes = self.parallel_targets(body)
+        # `ko * block + j` of a T.Parallel body is a lane of the tile, not an offset.
+        found = [f for f in _offset_regions(body, name, block) if not _names(f[0]) & lanes]
         if not found:
             return None
         begins = {cst_text(b) for b, _, _ in found}
@@ -508,6 +510,20 @@ class GridTiles:
         )
         self.begins[name] = begin
         return ir.TileVar(name, end, blk, begin=first)
+
+    def parallel_targets(self, body: cst.BaseSuite) -> set[str]:
+        """The lane names the ``T.Parallel`` loops in ``body`` bind."""
+        lifter = self
+        names: set[str] = set()
+
+        class Lanes(cst.CSTVisitor):
+            def visit_For(self, node: cst.For) -> None:
+                it = node.iter
+                if isinstance(it, cst.Call) and lifter.role(it.func) == "parallel":
+                    names.update(_names(node.target))
+
+        body.visit(Lanes())
+        return names
 
     def loop_let(self, name: str, value: ir.Expr, body: cst.BaseSuite) -> ir.Name:
         """``name = value``, a scalar computed before the loop being read (``name``, or
