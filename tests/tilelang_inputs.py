@@ -36,6 +36,7 @@ def tilelang_inputs(entry: str, device: str, dtype: str) -> tuple:
         "cumsum": lambda: (randn(10, 90),),
         "bias_relu": lambda: (randn(45, 300), randn(300)),
         "gemm_splitk": lambda: (randn(70, 300), randn(300, 90)),
+        "gemm_splitk_chunks": lambda: (randn(70, 300), randn(300, 90)),
         "gemm_persistent": lambda: (randn(130, 40), randn(40, 140)),
         "scale_columns": lambda: (randn(45, 300), randn(300)),
         "mha": lambda: (randn(1, 2, 70, 32), randn(1, 2, 70, 32), randn(1, 2, 70, 32)),

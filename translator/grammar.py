@@ -141,6 +141,9 @@ GRAMMAR_SCHEMA = _section(
                 "atomics": _spellings("function -> IR atomic read-modify-write op"),
                 "host_alloc": _spellings("host allocator -> allocation kind (`ir.ALLOC_KINDS`)"),
                 "unsupported": _spellings("construct the frontend refuses -> what to write"),
+                "unsupported_dtypes": _spellings(
+                    "dtype spelling with no IR dtype -> why, and what to write", required=False
+                ),
                 "composites": _spellings(
                     "function -> composite the frontend lowers into IR ops", required=False
                 ),
@@ -193,6 +196,10 @@ GRAMMAR_SCHEMA = _section(
                 "pointwise": _spellings("IR pointwise op -> template on device values"),
                 "pointwise_f32": _spellings(
                     "IR pointwise op -> template where every operand is a float32 tile",
+                    required=False,
+                ),
+                "int_pointwise": _spellings(
+                    "IR pointwise op -> template where the result is an integer (no NaN to guard)",
                     required=False,
                 ),
                 "scalar_pointwise": _spellings("IR pointwise op -> template on host numbers"),

@@ -3,7 +3,8 @@
 Integer scalars that are never negative: where ``//`` and ``%`` mean the same whether a DSL
 truncates them (C's rule, Triton's) or floors them (Python's, the IR's).
 
-A kernel's sizes, tile indices and block sizes are never negative; so are the integer
+A kernel's sizes, tile indices and block sizes are never negative, nor is a scalar a grid dim
+counts (no program runs where it is below 1); so are the integer
 parameters every launch passes a size or what the host computes from sizes (a stream-K kernel's
 ``iters_per_tile = cdiv(K, BLOCK_K)``), and the device locals whose every assignment is computed
 from such values with ``+``, ``*``, ``//``, ``%``, ``cdiv``, ``minimum`` and ``maximum``. Locals a
@@ -50,6 +51,9 @@ def nonnegative_names(kernel: ir.Kernel, module: ir.Module | None = None) -> fro
     params = nonnegative_params(kernel, module)
     known = set(params) | {t.name for t in kernel.tunables}
     known |= {t.name for t in kernel.grid if t.begin is None or nonnegative(t.begin, known)}
+    # A scalar a grid dim counts (`split_k` programs along it) is at least 1 in every
+    # program that runs: with none there is no program.
+    known |= {t.extent.id for t in kernel.grid if isinstance(t.extent, ir.Name)}
     assigned = [s for s in walk_stmts(kernel.body) if isinstance(s, ir.Assign)]
     loops = [t for s in walk_stmts(kernel.body) if isinstance(s, ir.TileLoop) for t in s.tiles]
     candidates = {s.target for s in assigned} | {t.name for t in loops}

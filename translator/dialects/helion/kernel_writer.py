@@ -814,6 +814,34 @@ class Writer(CodePrinter):
         self._scoped((*s.body, ir.Assign(cond, s.test, loc=s.loc)))
         self.pads.forget(assigned)
 
+    def _clipped_by_program(self, extent: ir.Expr) -> bool:
+        """Whether ``extent`` is a ``minimum(...)`` of numbers (Python's ``min`` in Helion) that
+        reads a grid tile, or a scalar the kernel assigns once such a value (``ko_end =
+        minimum(n, ko_begin + c)``)."""
+        lets: dict[str, list[ir.Expr]] = {}
+        for a in walk_stmts(self.kernel.body):
+            if isinstance(a, ir.Assign):
+                lets.setdefault(a.target, []).append(a.value)
+        while isinstance(extent, ir.Name) and len(lets.get(extent.id, [])) == 1:
+            extent = lets[extent.id][0]
+        if not (isinstance(extent, ir.Call) and extent.op == "minimum"):
+            return False
+        if any(self.is_tensor(a) for a in extent.args):
+            return False  # written `torch.clamp(t, max=n)`, which Helion takes (stream-K)
+        grid = {t.name for t in self.kernel.grid}
+        seen: set[str] = set()
+        todo = [extent]
+        while todo:
+            for e in walk_expr(todo.pop()):
+                if isinstance(e, ir.TileAttr) and e.tile in grid:
+                    return True
+                if isinstance(e, ir.Name) and e.id in grid:
+                    return True
+                if isinstance(e, ir.Name) and e.id not in seen:
+                    seen.add(e.id)
+                    todo.extend(lets.get(e.id, []))
+        return False
+
     def _st_TileLoop(self, s: ir.TileLoop) -> None:
         for t in s.tiles:
             bounds = [t.extent, *([t.begin] if t.begin is not None else [])]
@@ -827,6 +855,19 @@ class Writer(CodePrinter):
                     "causal bound), which Helion's hl.tile does not take",
                     s,
                     "loop over the whole extent and mask the tiles past the bound in the body",
+                )
+            if self._clipped_by_program(t.extent):
+                # `hl.tile(b, min(n, bz.begin * s + c))` fails under Helion (measured with
+                # 1.5.1 under TRITON_INTERPRET, the CPU oracle: the min is generated as a
+                # product of comparisons the interpreter rejects; the GPU was not measured).
+                raise self.refuse(
+                    f"the loop over `{t.name}` ends at the smaller of a size and a value of "
+                    "a grid tile's index (a share of the extent per program), which Helion's "
+                    "hl.tile does not take",
+                    s,
+                    "give each program every split-th tile (split-K's strided form: tiles "
+                    "`bz, bz + split_k, ...`), or loop over the whole extent and skip the "
+                    "tiles past the share in the body",
                 )
         if len(s.tiles) > 1 and any(t.step is not None for t in s.tiles):
             raise self.refuse(

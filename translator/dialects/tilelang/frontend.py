@@ -88,6 +88,7 @@ from translator.dialects.tilelang.lift_expressions import CST_OPS, Expressions
 from translator.dialects.tilelang.lift_grid import GridTiles
 from translator.dialects.tilelang.model import (
     BINOPS,
+    SEQUENTIAL_LOOPS,
     Buffer,
     Factory,
     ModuleFacts,
@@ -147,6 +148,8 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
         self.strided: dict[str, tuple[str, str]] = {}
         #: loop tiles from a begin -> the begin as the source spells it (`start`)
         self.begins: dict[str, cst.BaseExpression] = {}
+        #: scalars a loop's bounds name, computed where the loop stands (`offset_tile`)
+        self.loop_lets: list[ir.Assign] = []
         #: loop tiles that end inside the tensor (at a value the kernel computes) -> that end
         self.inner_ends: dict[str, str] = {}
         #: the lane bounds the `if` around the current element store tests
@@ -166,6 +169,7 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
         #: kernel names bound once that only loops count (`loop_range = T.ceildiv(n, block_N)`)
         #: -> what they count, read where the loops stand
         self.count_aliases: dict[str, cst.BaseExpression] = {}
+        self.count_values: dict[str, cst.BaseExpression] = {}
         #: what the factory's first launch passes (:func:`decide_branches`)
         self.passed: dict[str, cst.BaseExpression | None] = {}
 
@@ -315,6 +319,8 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
         self.env = kernel_env(ir.Kernel(name, tuple(params), (), (), ()))
         for p in self.scalars:  # the grid's sizes may be scalars the launch passes (`m`)
             self.env.vars[p.name] = ir_scalar_type(p.kind)
+        for tunable in self.tunables.values():  # device code may read them (kernel_env)
+            self.env.vars.setdefault(tunable.name, ir_scalar_type("int"))
         for t in grid:
             self.env.bind_tile(t)
         body = _without_unread(self.block(with_node.body.body), set(self.bound_once))
@@ -387,6 +393,15 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
             and node.value.value in self.fac.tensors
         ):
             return ir.DTypeOf(node.value.value)
+        spelled = (
+            str(node.evaluated_value)
+            if isinstance(node, cst.SimpleString)
+            else self.mod.name_of(node)
+        )
+        why = self.g.get("unsupported_dtypes", {}).get(spelled or "")
+        if why is not None:
+            reason, _, instead = why.partition("; ")
+            raise self.error(node, f"dtype `{source_of(node)}`: {reason}", instead or None)
         raise self.error(
             node,
             f"dtype `{source_of(node)}` is not read",
@@ -540,7 +555,28 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
                 f"write `{buf.name}` in this loop before reading it, or give each loop its "
                 "own block-size parameter",
             )
+        self.in_its_loops(buf, node, "read")
         return ir.Name(buf.name)
+
+    def in_its_loops(self, buf: Buffer, node: cst.CSTNode, verb: str) -> None:
+        """Refuse a read or write of ``buf`` outside a loop whose block shapes it: a loop's
+        tile lives only inside the loop, so the lanes there are no tile the IR knows (a
+        per-lane accumulator of partial sums over the loop's tiles, reduced after it)."""
+        outside = [
+            d.tile
+            for d in buf.dims
+            if isinstance(d, ir.BlockDim)
+            and d.tile in self.loop_tiles
+            and d.tile not in self.env.tiles
+        ]
+        if outside:
+            raise self.error(
+                node,
+                f"`{buf.name}` is shaped by the block of loop `{outside[0]}` and {verb} here, "
+                "outside that loop",
+                f"reduce it inside the loop (`T.reduce_sum({buf.name}, partial, dim=...)`, "
+                "then add `partial` into a buffer without that dim), and write it only there",
+            )
 
     def buffer(self, node: cst.BaseExpression) -> Buffer:
         if isinstance(node, cst.Name) and node.value in self.buffers:
@@ -571,6 +607,7 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
     def assign(
         self, buf: Buffer, value: ir.Expr, node: cst.CSTNode, pad: float | None = None
     ) -> ir.Stmt:
+        self.in_its_loops(buf, node, "written")
         buf.pad = pad
         self.stale.pop(buf.name, None)
         value = self.convert(value, buf.dtype)
@@ -779,10 +816,11 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
             return self.parallel(s, it)
         if s is self.persistent:
             return list(self.block(s.body.body))  # the grid's tiles, bound already
-        if role in ("pipelined", "serial") and isinstance(s.target, cst.Name):
+        if role in SEQUENTIAL_LOOPS and isinstance(s.target, cst.Name):
             if self.loop_count(s) is None:
                 raise self.error(it, "a sequential loop counts T.ceildiv(extent, block) tiles")
             tile = self.loop_tile(s)
+            lets, self.loop_lets = self.loop_lets, []
             _, kw = call_args(it)
             stages = None
             if "num_stages" in kw:
@@ -803,7 +841,8 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
                 if var in outer.vars or var in self.buffers:
                     outer.vars[var] = t
             self.env = outer
-            return [ir.TileLoop((tile,), body, num_stages=stages, loc=self.mod.locate(s))]
+            loop = ir.TileLoop((tile,), body, num_stages=stages, loc=self.mod.locate(s))
+            return [*lets, loop]
         raise self.error(it, f"the loop `{source_of(it.func)}` is not read")
 
     def parallel(self, s: cst.For, it: cst.Call) -> list[ir.Stmt]:

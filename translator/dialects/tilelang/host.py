@@ -68,6 +68,17 @@ class _LaunchFinder(cst.CSTVisitor):
         self.g = grammar()
         self.line: list[cst.SimpleStatementLine] = []
         self.built: dict[str, _Built] = {}
+        #: every build bound to a name, in order: a name bound in both arms of an ``if``
+        #: (``kernel = factory(..., block_M=64)`` / ``kernel = factory(...)``) has several, which
+        #: only a harness may read (a launch would not say which build it runs)
+        self.bindings: list[tuple[str, _Built]] = []
+        #: per name, the statements binding it to a build or an undecorated factory's prim_func,
+        #: each with the id of the block it stands in
+        self.binders: dict[str, list[tuple[int, cst.SimpleStatementLine]]] = {}
+        self.blocks: list[int] = [id(fn.body)]
+        #: launches a name bound in several blocks reaches (``if a: f = matmul(...)`` / ``else:
+        #: f = matmul(...)``): the launch, the name and its binding statements
+        self.ambiguous: list[tuple[cst.Call, str, list[cst.SimpleStatementLine]]] = []
         #: ``f = factory(...)`` of an undecorated factory (a prim_func, compiled later)
         self.prims: dict[str, _Built] = {}
         self.spread: dict[str, cst.Dict] = {}
@@ -114,11 +125,33 @@ class _LaunchFinder(cst.CSTVisitor):
         built = self.build_of(value, node)
         if built is not None:
             self.built[var] = built
+            self.bindings.append((var, built))
         elif isinstance(value.func, cst.Name) and value.func.value in self.plain:
             self.prims[var] = (value.func.value, value, (node,))
+        else:
+            return
+        self.binders.setdefault(var, []).append((self.blocks[-1], node))
 
-    def leave_SimpleStatementLine(self, original_node: cst.SimpleStatementLine) -> None:
-        self.line.pop()
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self.blocks.append(id(node))
+
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock) -> None:
+        self.blocks.pop()
+
+    def _check_one_build(self, call: cst.Call, by: tuple[cst.SimpleStatementLine, ...]) -> None:
+        """Record ``call`` as ambiguous where a name its build went through was bound more than
+        once and last in a block that does not enclose the launch (``if a: f = matmul(...)`` /
+        ``else: f = matmul(...)``, then a launch after the ``if``): which build runs is decided
+        as the host runs, and the translation launches one kernel with one build's arguments.
+        A binding in a block enclosing the launch is the one that reaches it."""
+        for stmt in by:
+            small = stmt.body[0]
+            assert isinstance(small, cst.Assign) and isinstance(small.targets[0].target, cst.Name)
+            var = small.targets[0].target.value
+            binders = self.binders.get(var, [])
+            if len(binders) > 1 and binders[-1][0] not in self.blocks:
+                self.ambiguous.append((call, var, [b for _, b in binders]))
+                return
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -126,6 +159,7 @@ class _LaunchFinder(cst.CSTVisitor):
         if isinstance(func, cst.Name) and func.value in self.built:
             self.not_uses.add(id(func))
             name, build, by = self.built[func.value]
+            self._check_one_build(node, by)
             self.found.append(_Launch(self.fn, name, build, node, line, by, dict(self.spread)))
         elif isinstance(func, cst.Call):
             built = self.build_of(func, None)
@@ -170,7 +204,7 @@ def host_calls(
     #: builds only a dropped harness used: seen, so their arguments are launch values
     harnessed: list[tuple[str, cst.Call, cst.FunctionDef]] = []
     patterns = list(grammar()["kernel"]["harness_functions"])
-    for stmt in module.body:
+    for stmt in [*module.body, script_function(module)]:
         if not isinstance(stmt, cst.FunctionDef) or stmt.name.value in factories:
             continue
         if decorator_of(stmt, mod, grammar()["kernel"]["decorator"]) is not None:
@@ -185,7 +219,7 @@ def host_calls(
             problems.extend(harness.problems)
             misused = [use for use in misused if id(use) not in harness.reads]
             launched = {id(launch.build) for launch in finder.found}
-            for var, (name, build, by) in finder.built.items():
+            for var, (name, build, by) in finder.bindings:
                 if id(build) in launched or any(use.value == var for use in misused):
                     continue
                 # Built for the harness alone: the build goes with it, its arguments are the
@@ -201,6 +235,17 @@ def host_calls(
                 ir.HostEdit("replace", mod.locate.span(line), text="return", note=note)
                 for line, note in harness.returns
             )
+        problems.extend(
+            mod.error(
+                call,
+                f"the kernel launched here is built from `{var}`, which lines "
+                f"{', '.join(str(mod.locate(b).line) for b in binders)} bind in different "
+                "blocks: which build runs is decided as the host runs",
+                f"bind `{var}` once before the launch (one factory call, its arguments chosen "
+                "by expressions), or launch each build in its own branch",
+            )
+            for call, var, binders in finder.ambiguous
+        )
         problems.extend(
             mod.error(
                 use,
@@ -223,6 +268,21 @@ def host_calls(
             continue  # `**best_config` of a tuner's result: the build goes, nothing is seen
         _seen_launch(mod, name, fn, bound)
     return found, problems, edits
+
+
+#: the name of the host function :func:`script_function` makes of a module's script code
+SCRIPT = "__main__"
+
+
+def script_function(module: cst.Module) -> cst.FunctionDef:
+    """The module's own statements (all but its functions and classes: ``if __name__ ==
+    "__main__":`` blocks, module-level builds and launches) as the body of one private host
+    function ``__main__``. TileLang's example folder checks its kernels from script code; the
+    nodes are the module's own, so launch sites and dropped harness lines are located and
+    rewritten in place, and no entry of that name is public (none is validated)."""
+    script = [st for st in module.body if not isinstance(st, (cst.FunctionDef, cst.ClassDef))]
+    body = cst.IndentedBlock(script or [cst.SimpleStatementLine([cst.Pass()])])
+    return cst.FunctionDef(name=cst.Name(SCRIPT), params=cst.Parameters(), body=body)
 
 
 def _seen_launch(
@@ -412,7 +472,8 @@ def host_plan(
     for name, body in bodies.items():
         fn = fns[name]
         params = tuple(_host_param(p) for p in fn.params.params)
-        entries.append(ir.Entry(name, params, tuple(body), complete=False))
+        # The script's pseudo function is no function a caller could call (nor validate).
+        entries.append(ir.Entry(name, params, tuple(body), complete=False, public=name != SCRIPT))
     return sites, entries, edits
 
 

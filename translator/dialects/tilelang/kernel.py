@@ -1127,14 +1127,18 @@ class KernelWriter(CodePrinter):
         raise TranslationError(f"`{e.op}` on device values", e.loc, _HINT)
 
     def _ex_Call(self, e: ir.Call) -> tuple[str, int]:
-        spelling = self.spell["pointwise"].get(e.op)
+        t = self.type_of(e)
+        dt = dtype_of(t) if isinstance(t, (TileType, ScalarType)) else None
+        integer = isinstance(dt, ir.DType) and dt.name in ir.INT_DTYPES
+        spelling = (self.spell["int_pointwise"] if integer else {}).get(e.op) or self.spell[
+            "pointwise"
+        ].get(e.op)
         if spelling is None:
             raise TranslationError(
                 f"TileLang has no spelling of `{e.op}` here",
                 e.loc,
                 self.spell["refused"]["pointwise"].get(e.op, _HINT),
             )
-        t = self.type_of(e)
         args = []
         for a in e.args:
             text = self.child(a, self.lanes_for(a), ATOM)
@@ -1143,7 +1147,11 @@ class KernelWriter(CodePrinter):
             args.append(text)
         text = spelling.format(*args)
         numbers = [_is_number(a) for a in e.args]
-        if e.op in ("maximum", "minimum") and numbers in ([True, False], [False, True]):
+        if (
+            not integer
+            and e.op in ("maximum", "minimum")
+            and numbers in ([True, False], [False, True])
+        ):
             # Against a number only the other operand can be NaN (relu's `T.max(x, 0.0)`).
             x = args[numbers.index(False)]
             fn = "T.max" if e.op == "maximum" else "T.min"

@@ -225,7 +225,13 @@ class Expressions:
             tile = self.tiles[name]
             return ir.Name(name) if tile.scalar else ir.TileAttr(name, "id")
         if name in self.block_tiles:
-            return ir.TileAttr(self.block_tiles[name][0], "block_size")
+            tiles = self.block_tiles[name]
+            in_scope = [t for t in tiles if t in self.env.tiles]
+            if not in_scope and name in self.tunables:
+                # Read where none of its tiles runs (`num_k_step = T.ceildiv(N, blk_k)` before
+                # the loop): the tunable itself, which device code may read.
+                return ir.Name(name)
+            return ir.TileAttr((in_scope or tiles)[0], "block_size")
         if name in self.buffers:
             raise self.error(node, f"buffer `{name}` is read without its lanes")
         if name in self.fac.tensors:
@@ -325,6 +331,7 @@ class Expressions:
         if source_of(node.func) in ("min", "max"):
             op = "minimum" if source_of(node.func) == "min" else "maximum"
             return ir.Call(op, tuple(self.lane_expr(a) for a in pos))
+        self.check_unsupported(node)  # says what to write instead, where it knows
         raise self.error(node, f"`{source_of(node.func)}` is not read in TileLang kernels")
 
     def lane_bound(self, node: cst.BaseExpression) -> bool:

@@ -14,6 +14,7 @@ from translator.dialects.cst_utils import call_args, source_of
 from translator.dialects.tilelang.factory import decided
 from translator.dialects.tilelang.model import (
     BINOPS,
+    SEQUENTIAL_LOOPS,
     cst_text,
     ir_scalar_type,
     is_docstring,
@@ -225,6 +226,10 @@ class GridTiles:
                 return self.host_expr(self.fac.locals[node.value])
             if self.passed_variable(node.value):
                 return self.scalar_param(node)
+            if node.value in self.block_tiles and node.value in self.tunables:
+                # A block size the target tunes (`split_size = T.ceildiv(K, block_K * S) *
+                # block_K`): the tunable, not its default, or a tuned block would disagree.
+                return ir.Name(node.value)
             value = self.int_value(node)
             if value is not None:
                 return ir.Const(value)
@@ -319,7 +324,7 @@ class GridTiles:
         loop counts is read where the loop stands (:meth:`loop_tile`): it may read scalars the
         kernel computes before it (``end = offsets[by + 1]``)."""
         lifter = self
-        self.count_aliases = _count_aliases(body, self)
+        self.count_aliases, self.count_values = _count_aliases(body, self)
 
         class Scan(cst.CSTVisitor):
             def visit_For(self, node: cst.For) -> None:
@@ -345,15 +350,15 @@ class GridTiles:
         if not (
             isinstance(node.target, cst.Name)
             and isinstance(it, cst.Call)
-            and self.role(it.func) in ("pipelined", "serial")
+            and self.role(it.func) in SEQUENTIAL_LOOPS
         ):
             return None
         pos, _ = call_args(it)
         if len(pos) != 1:
             return None
         count = pos[0]
-        if isinstance(count, cst.Name) and count.value in self.count_aliases:
-            count = self.count_aliases[count.value]
+        if isinstance(count, cst.Name) and count.value in self.count_values:
+            count = self.count_values[count.value]
         while isinstance(count, cst.IfExp):
             # `T.min(...) if is_causal else T.ceildiv(n, block_N)`: the branch the factory's
             # launch value takes (every launch is checked to pass that value).
@@ -397,6 +402,9 @@ class GridTiles:
           * block_K`` (:meth:`loop_per`): the K tiles from tile ``bz`` on, ``S`` apart
           (``step``); ``T.ceildiv(K, block_K * S)`` also runs past ``K``, on tiles that read
           zeros, which the IR's loop leaves out;
+        * ``T.ceildiv(L, block)`` whose body starts its regions at ``B + ko * block``
+          (:meth:`offset_tile`: split-K's contiguous share of K, ``bz * splitK + ko *
+          block_K``);
         * any other count ``n``: ``n`` single indices."""
         name = s.target.value  # type: ignore[attr-defined]
         count = self.loop_count(s)
@@ -425,6 +433,11 @@ class GridTiles:
             self.strided[name] = (cst_text(block), cst_text(step))
         else:
             start = self.subtracted(total, lambda b: self.indexes_from(s.body, b, name, block))
+            if start is None:
+                offset = self.offset_tile(name, total, block, blk, s.body)
+                if offset is not None:
+                    self.tiles[name] = offset
+                    return offset
             end = total if start is None else start.left
             begin = None if start is None else self.loop_bound(start.right)
             tile = ir.TileVar(name, self.loop_bound(end), blk, begin=begin)
@@ -436,6 +449,94 @@ class GridTiles:
             self.inner_ends[name] = cst_text(end)
         self.tiles[name] = tile
         return tile
+
+    def offset_tile(
+        self,
+        name: str,
+        length: cst.BaseExpression,
+        block: cst.BaseExpression,
+        blk: str | ir.Const,
+        body: cst.BaseSuite,
+    ) -> ir.TileVar | None:
+        """The loop of ``T.ceildiv(length, block)`` tiles whose body starts every region it
+        indexes with ``name`` at ``B + name * block``, ``B`` a scalar the kernel computes
+        before the loop (split-K's contiguous share, ``bz * splitK + ko * block_K``); ``None``
+        where no region starts so. Its tiles run from ``B``; TileLang's copies read whole
+        blocks from there, ``ceildiv(length, block) * block`` lanes (past ``B + length`` when
+        ``block`` does not divide it: the source reads the next share there, and so does the
+        translation), clipped at the edge of the dim the regions index, so that is where the
+        IR's loop ends."""
+        lanes = self.parallel_targets(body)
+        # `ko * block + j` of a T.Parallel body is a lane of the tile, not an offset.
+        found = [f for f in _offset_regions(body, name, block) if not _names(f[0]) & lanes]
+        if not found:
+            return None
+        begins = {cst_text(b) for b, _, _ in found}
+        if len(begins) != 1:
+            raise self.error(
+                found[0][0],
+                f"the regions of loop `{name}` start at several offsets "
+                f"({', '.join(sorted(begins))}) plus `{name} * {cst_text(block)}`",
+                f"start every region the loop indexes at one offset plus `{name} * "
+                f"{cst_text(block)}`",
+            )
+        begin = found[0][0]
+        if not self.reads_kernel(begin):
+            return None  # a host offset: the `E - B` count reads it (`loop_tile`)
+        dims: dict[str, cst.BaseExpression] = {}
+        where: list[str] = []
+        for _, tensor, pos in found:
+            shape = self.fac.tensors.get(tensor, ([], None))[0]
+            if pos >= len(shape):
+                raise self.error(begin, f"`{tensor}` is indexed here at a dim it lacks")
+            dims[cst_text(shape[pos])] = shape[pos]
+            where.append(f"`{tensor}` dim {pos} (`{cst_text(shape[pos])}`)")
+        if len(dims) != 1:
+            raise self.error(
+                begin,
+                f"loop `{name}` indexes from `{cst_text(begin)}` dims of different sizes: "
+                f"{', '.join(dict.fromkeys(where))}; where its tiles stop is not one edge",
+                "index dims of one size with the loop's tiles (check each tensor's annotated "
+                "shape against how it is indexed)",
+            )
+        size = ir.Name(blk) if isinstance(blk, str) else blk
+        # The bounds are scalars of their own, computed before the loop: every backend writes
+        # them once (`ko_begin`, `ko_end`) rather than spelling them out at each use.
+        first = self.loop_let(f"{name}_begin", self.scalar_expr(begin), body)
+        share = ir.BinOp("*", ir.Call("cdiv", (self.size_expr(length), size)), size)
+        edge = self.size_expr(next(iter(dims.values())))
+        end = self.loop_let(
+            f"{name}_end", ir.Call("minimum", (edge, ir.BinOp("+", first, share))), body
+        )
+        self.begins[name] = begin
+        return ir.TileVar(name, end, blk, begin=first)
+
+    def parallel_targets(self, body: cst.BaseSuite) -> set[str]:
+        """The lane names the ``T.Parallel`` loops in ``body`` bind."""
+        lifter = self
+        names: set[str] = set()
+
+        class Lanes(cst.CSTVisitor):
+            def visit_For(self, node: cst.For) -> None:
+                it = node.iter
+                if isinstance(it, cst.Call) and lifter.role(it.func) == "parallel":
+                    names.update(_names(node.target))
+
+        body.visit(Lanes())
+        return names
+
+    def loop_let(self, name: str, value: ir.Expr, body: cst.BaseSuite) -> ir.Name:
+        """``name = value``, a scalar computed before the loop being read (``name``, or
+        ``name_2``..., one no kernel name and no name of the loop's body takes)."""
+        taken = set(self.env.vars) | set(self.tiles) | set(self.buffers) | set(self.lets)
+        taken |= _names(body)
+        unique, n = name, 2
+        while unique in taken:
+            unique, n = f"{name}_{n}", n + 1
+        self.env.vars[unique] = ir_scalar_type("int")  # sizes and grid indices: an int
+        self.lets.add(unique)
+        self.loop_lets.append(ir.Assign(unique, value))
+        return ir.Name(unique)
 
     def capped_count(
         self, count: cst.BaseExpression
@@ -531,10 +632,52 @@ class GridTiles:
         return found
 
 
-def _count_aliases(body: cst.BaseSuite, lifter: GridTiles) -> dict[str, cst.BaseExpression]:
-    """The names ``body`` binds once by a plain assignment and reads only as what a
-    ``T.Pipelined``/``T.serial`` loop counts (``loop_range = T.ceildiv(seq_len, block_N)``;
-    ``for k in T.Pipelined(loop_range, ...)``), with the values they are bound to."""
+def _offset_regions(
+    body: cst.BaseSuite, name: str, block: cst.BaseExpression
+) -> list[tuple[cst.BaseExpression, str, int]]:
+    """``(B, tensor, dim)`` of each subscript ``X[..., B + name * block, ...]`` in ``body``
+    (the terms and factors in either order), ``B`` free of ``name``."""
+    found: list[tuple[cst.BaseExpression, str, int]] = []
+
+    class Regions(cst.CSTVisitor):
+        def visit_Subscript(self, node: cst.Subscript) -> None:
+            if not isinstance(node.value, cst.Name):
+                return
+            for pos, el in enumerate(node.slice):
+                if not isinstance(el.slice, cst.Index):
+                    continue
+                start = el.slice.value
+                if not (
+                    isinstance(start, cst.BinaryOperation) and isinstance(start.operator, cst.Add)
+                ):
+                    continue
+                for begin, rest in ((start.left, start.right), (start.right, start.left)):
+                    if is_product(rest, cst.Name(name), block) and name not in _names(begin):
+                        found.append((begin, node.value.value, pos))
+
+    body.visit(Regions())
+    return found
+
+
+def _names(node: cst.BaseExpression) -> set[str]:
+    names: set[str] = set()
+
+    class Names(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            names.add(n.value)
+
+    node.visit(Names())
+    return names
+
+
+def _count_aliases(
+    body: cst.BaseSuite, lifter: GridTiles
+) -> tuple[dict[str, cst.BaseExpression], dict[str, cst.BaseExpression]]:
+    """``(aliases, values)``: the names ``body`` binds once by a plain assignment and that a
+    ``T.Pipelined``/``T.serial`` loop counts, with the values they are bound to (``values``;
+    ``for k in range(num_k_step)`` counts what ``num_k_step = T.ceildiv(N, blk_k)`` is), and
+    of those the ones read only as a loop's count (``aliases``: ``loop_range = T.ceildiv(
+    seq_len, block_N)``; no scalar of the kernel)."""
     values: dict[str, list[cst.BaseExpression]] = {}
     reads: dict[str, int] = {}
     counted: dict[str, int] = {}
@@ -548,7 +691,7 @@ def _count_aliases(body: cst.BaseSuite, lifter: GridTiles) -> dict[str, cst.Base
 
         def visit_For(self, node: cst.For) -> None:
             it = node.iter
-            if isinstance(it, cst.Call) and lifter.role(it.func) in ("pipelined", "serial"):
+            if isinstance(it, cst.Call) and lifter.role(it.func) in SEQUENTIAL_LOOPS:
                 pos, _ = call_args(it)
                 if len(pos) == 1 and isinstance(pos[0], cst.Name):
                     counted[pos[0].value] = counted.get(pos[0].value, 0) + 1
@@ -557,8 +700,10 @@ def _count_aliases(body: cst.BaseSuite, lifter: GridTiles) -> dict[str, cst.Base
             reads[node.value] = reads.get(node.value, 0) + 1
 
     body.visit(Scan())
-    return {
+    counts = {
         name: bound[0]
         for name, bound in values.items()
-        if len(bound) == 1 and counted.get(name, 0) > 0 and reads.get(name, 0) == counted[name]
+        if len(bound) == 1 and counted.get(name, 0) > 0
     }
+    aliases = {name: v for name, v in counts.items() if reads.get(name, 0) == counted[name]}
+    return aliases, counts

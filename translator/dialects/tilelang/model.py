@@ -27,6 +27,10 @@ COMPARISONS: dict[type, str] = {
     cst.Equal: "==",
     cst.NotEqual: "!=",
 }
+#: The ``[frontend.language]`` roles of sequential loops (TVMScript reads Python's ``range`` in
+#: a prim_func as ``T.serial``).
+SEQUENTIAL_LOOPS = ("pipelined", "serial", "range")
+
 REDUCE_COMBINE = {"sum": "+", "max": "maximum", "min": "minimum"}
 
 
