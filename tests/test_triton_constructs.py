@@ -107,6 +107,63 @@ def test_config_spaces_are_evaluated_statically_in_the_autotuners_order():
     assert load.tensor == "x" and load.index == (ir.TileIndex("tile_bm"), ir.TileIndex("tile_bn"))
 
 
+def test_config_filters_are_evaluated_per_config():
+    entry = lift("config_filter")
+
+    # The attention tutorial's shape: `list(filter(keep, configs))` over a comprehension whose
+    # stages a platform test chooses (both branches read: [1] then [2, 3]); spelled out here.
+    def keep(bm: int, bn: int, s: int, w: int) -> bool:
+        return not (bm * bn < 32 * 64 and w == 4) and not (s == 3 and bn == 16)
+
+    want = [
+        {"block_m": bm, "block_n": bn, "num_warps": w, "num_stages": s}
+        for bm in (16, 32)
+        for bn in (16, 64)
+        for s in (1, 2, 3)
+        for w in (2, 4)
+        if keep(bm, bn, s, w)
+    ]
+    assert [dict(c) for c in entry.configs] == want
+    helion = translate_file(DATA / "config_filter.py", "triton", "helion")
+    assert "both branches of `if is_hip()`" in helion
+
+
+@pytest.mark.parametrize("dst", ["tilelang", "cutile"])
+def test_a_filtered_config_space_translates_to_tilelang_and_cutile(dst: str, tmp_path: Path):
+    out = tmp_path / f"config_filter_{dst}.py"
+    out.write_text(translate_file(DATA / "config_filter.py", "triton", dst))
+    report = check_pair(
+        DATA / "config_filter.py", out, src_dsl="triton", dtypes=("float16",), seeds=(0,)
+    )
+    assert report.passed, report.format_text()
+
+
+def test_refuses_a_config_filter_that_is_no_module_function():
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    text = (DATA / "config_filter.py").read_text()
+    text = text.replace("filter(keep, configs)", "filter(lambda c: True, configs)")
+    with pytest.raises(TranslationError) as info:
+        parse_source(text, "config_filter.py", "triton")
+    assert "a filter of autotune configs must be a function of this module" in info.value.message
+    assert info.value.loc.line == 33
+
+
+def test_a_config_filter_that_is_not_static_keeps_every_config():
+    from translator.api import parse_source, translate_source
+
+    text = (DATA / "config_filter.py").read_text()
+    assert text.count("conf.num_warps == 4") == 1
+    # The GPU's capability decides: every config stays (the space may only grow), noted.
+    text = text.replace("conf.num_warps == 4", "torch.cuda.get_device_capability()[0] == 9")
+    (entry,) = lifted(parse_source(text, "config_filter.py", "triton"))
+    # The `elif` it would reach drops (s == 3, bn == 16) only past the unread test.
+    assert len(entry.configs) == 2 * 2 * 3 * 2
+    helion = translate_source(text, "config_filter.py", "triton", "helion")
+    assert "where `keep()` reads `torch.cuda.get_device_capability()`" in helion
+
+
 def test_refuses_config_spaces_that_are_not_static(tmp_path: Path):
     from translator.api import parse_source
     from translator.diagnostics import TranslationError

@@ -43,6 +43,23 @@ class FunctionRef:
     node: cst.CSTNode
 
 
+@dataclass(frozen=True)
+class ConfigView:
+    """One ``triton.Config`` as a config filter reads it: ``conf.kwargs`` (its meta-parameters)
+    and its launch knobs (``conf.num_warps``, ``conf.num_stages``, defaults included)."""
+
+    kwargs: dict
+    knobs: dict
+
+    def attribute(self, name: str, node: cst.CSTNode) -> object:
+        """``conf.<name>``; :class:`NotStatic` for what the reader does not keep."""
+        if name == "kwargs":
+            return self.kwargs
+        if name in self.knobs:
+            return self.knobs[name]
+        raise NotStatic(node)
+
+
 _ARITH = {
     cst.Add: operator.add,
     cst.Subtract: operator.sub,
@@ -433,6 +450,13 @@ class _Reader:
             ]
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
             return self.configs(node.left, env) + self.configs(node.right, env)
+        builtin = self._builtin_call(node, env)
+        if builtin == "list" or builtin == "tuple":
+            (inner,) = call_args(node)[0]  # type: ignore[arg-type]
+            return self.configs(inner, env)
+        if builtin == "filter":
+            predicate, inner = call_args(node)[0]  # type: ignore[arg-type]
+            return self.filtered(predicate, self.configs(inner, env), env)
         if isinstance(node, cst.Name) and node.value not in env:
             bound = self.module_assignment(node.value)
             if bound is not None:
@@ -451,6 +475,88 @@ class _Reader:
             _HINT,
         )
 
+    def _builtin_call(self, node: cst.BaseExpression, env: dict) -> str | None:
+        """``list(x)``/``tuple(x)`` (one argument) or ``filter(pred, x)`` (two): the builtin's
+        name, where the module does not rebind it; else ``None``."""
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name)):
+            return None
+        name = node.func.value
+        arity = {"list": 1, "tuple": 1, "filter": 2}.get(name)
+        if arity is None or name in env or name in self.info.functions:
+            return None
+        if any(a.keyword is not None or a.star for a in node.args) or len(node.args) != arity:
+            return None
+        return name
+
+    def filtered(
+        self, predicate: cst.BaseExpression, calls: list[tuple[cst.Call, dict]], env: dict
+    ) -> list[tuple[cst.Call, dict]]:
+        """``filter(keep, configs)`` (the fused-attention tutorial's): the configs a module
+        function ``keep(conf)`` returns true for, in order. ``keep`` reads ``conf.kwargs[...]``
+        and the launch knobs (``conf.num_warps``) through locals, ``if`` and ``return``. Where
+        its answer is not static (``torch.cuda.get_device_capability()``), the config is
+        kept, with a note: every config computes the same result, so a space may only grow."""
+        fn = self._predicate(predicate, env)
+        params = [*fn.params.posonly_params, *fn.params.params]
+        if len(params) != 1:
+            raise self.error(predicate, f"`{fn.name.value}` must take one config", _HINT)
+        body = list(fn.body.body) if isinstance(fn.body, cst.IndentedBlock) else []
+        kept = []
+        unread: cst.CSTNode | None = None
+        for call, call_env in calls:
+            meta, knobs, _ = self.config(call, call_env)
+            view = ConfigView(meta, knobs)
+            try:
+                _, answer = self.evaluate(body, {params[0].name.value: view})
+            except NotStatic as err:
+                unread = unread or err.node
+                answer = True
+            if answer:
+                kept.append((call, call_env))
+        if unread is not None:
+            text = cst.Module([]).code_for_node(unread)[:60]
+            self.notes.append(
+                f"tiletrans: kept every config where `{fn.name.value}()` reads `{text}`, "
+                "which is not static (every config computes the same result)"
+            )
+        return kept
+
+    def _predicate(self, node: cst.BaseExpression, env: dict) -> cst.FunctionDef:
+        value = self.value(node, env) if not isinstance(node, cst.Lambda) else None
+        if not isinstance(value, FunctionRef):
+            raise self.error(
+                node,
+                "a filter of autotune configs must be a function of this module",
+                "define it with `def keep(conf): ...` next to the kernel",
+            )
+        return self.info.functions[value.name]
+
+    def evaluate(self, body: Sequence[cst.BaseStatement], env: dict) -> tuple[bool, object]:
+        """Whether a function body returns, and what, statically: locals, ``if``/``elif``/
+        ``else`` on static tests, ``return``; :class:`NotStatic` at the first part that is
+        not."""
+        for stmt in body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.Return):
+                        return True, None if small.value is None else self.value(small.value, env)
+                    if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                        self.assign(small.targets[0].target, self.value(small.value, env), env)
+                    elif not _is_docstring(stmt):
+                        raise NotStatic(small)
+                continue
+            if isinstance(stmt, cst.If):
+                branch: cst.If | cst.Else | None = stmt
+                while isinstance(branch, cst.If) and not self.value(branch.test, env):
+                    branch = branch.orelse
+                if branch is not None and isinstance(branch.body, cst.IndentedBlock):
+                    returned, value = self.evaluate(branch.body.body, env)
+                    if returned:
+                        return True, value
+                continue
+            raise NotStatic(stmt)
+        return False, None
+
     def _is_config(self, node: cst.BaseExpression) -> bool:
         return isinstance(node, cst.Call) and resolve(node.func, self.info.aliases) == (
             self.config_fn
@@ -460,7 +566,7 @@ class _Reader:
         """The variable bindings a ``for ... in ... if ...`` chain runs through, in order."""
         if clause.asynchronous is not None:
             raise self.error(clause, "async comprehensions are not supported")
-        values = self.value(clause.iter, env)
+        values = self.iterated(clause.iter, env)
         if not isinstance(values, (list, tuple, range)):
             raise self.error(clause.iter, "a config comprehension must run over a literal list")
         out = []
@@ -474,6 +580,34 @@ class _Reader:
                     else [inner]
                 )
         return out
+
+    def iterated(self, node: cst.BaseExpression, env: dict) -> object:
+        """The values a config comprehension runs over. Chosen by a test that is not static
+        (``[1] if is_hip() else [3, 4, 7]``, the attention tutorial's stages): both branches'
+        values in order, with a note, as for a module-level list so chosen."""
+        if not isinstance(node, cst.IfExp):
+            return self.value(node, env)
+        try:
+            taken = self.value(node.test, env)
+        except NotStatic:
+            pass
+        else:
+            return self.iterated(node.body if taken else node.orelse, env)
+        branches = [self.iterated(b, env) for b in (node.body, node.orelse)]
+        if not all(isinstance(b, (list, tuple, range)) for b in branches):
+            raise NotStatic(node.test)
+        union: list = []
+        for item in (*branches[0], *branches[1]):  # type: ignore[misc]
+            if item not in union:
+                union.append(item)
+        test = cst.Module([]).code_for_node(node.test)
+        note = (
+            f"tiletrans: a config comprehension runs over both branches of `if {test}` "
+            "(the test is not static; every config computes the same result)"
+        )
+        if note not in self.notes:  # once, however often the clause is iterated
+            self.notes.append(note)
+        return union
 
     def assign(self, target: cst.BaseExpression, value: object, env: dict) -> None:
         if isinstance(target, cst.Name):
@@ -710,6 +844,20 @@ def static_value(
         return a or value(node.right, env)
     if isinstance(node, cst.IfExp):
         return value(node.body if value(node.test, env) else node.orelse, env)
+    if isinstance(node, cst.Attribute):
+        base = value(node.value, env)
+        if isinstance(base, ConfigView):
+            return base.attribute(node.attr.value, node)
+        raise NotStatic(node)
+    if isinstance(node, cst.Subscript) and len(node.slice) == 1:
+        index = node.slice[0].slice
+        if isinstance(index, cst.Index) and index.star is None:
+            base, key = value(node.value, env), value(index.value, env)
+            if isinstance(base, (dict, list, tuple)):
+                try:
+                    return base[key]  # type: ignore[index]
+                except (KeyError, IndexError, TypeError):
+                    raise NotStatic(node) from None
     raise NotStatic(node)
 
 
