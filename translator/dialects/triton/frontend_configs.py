@@ -144,28 +144,19 @@ def autotune_configs(
     reader.notes = notes
     out = []
     hooks: list[FunctionRef | None] = []
-    in_config = False  # past the list: reading one triton.Config's values
     try:
         calls = reader.configs(node, {})
-        in_config = True
         for c, env in calls:
             meta, knobs, hook = reader.config(c, env)
             out.append((meta, knobs))
             hooks.append(hook)
     except NotStatic as err:
         text = cst.Module([]).code_for_node(err.node)[:60]
-        hint = _HINT
-        if in_config and isinstance(err.node, cst.Call):
-            # `"NUM_SM": num_sms()`: a value the host computes, the same in every config.
-            hint = (
-                f"pass `{text}` at the launch (`kernel[grid](..., NAME={text})`) and keep "
-                "only literals in the configs"
-            )
         raise TranslationError(
             f"cannot read the autotune configs statically: `{text}` is not a literal, "
             "a comprehension variable or a module constant",
             info.locate(err.node),
-            hint,
+            _HINT,
         ) from None
     if not calls:
         raise TranslationError("@triton.autotune has no configs", info.locate(node))
@@ -724,7 +715,7 @@ class _Reader:
     def config(self, c: cst.Call, env: dict) -> tuple[dict, dict, FunctionRef | None]:
         cargs, ckw = call_args(c)
         meta_node = cargs[0] if cargs else ckw.get("kwargs")
-        meta = self.value(meta_node, env) if meta_node is not None else {}
+        meta = self.meta(meta_node, env) if meta_node is not None else {}
         if not isinstance(meta, dict) or not all(isinstance(k, str) for k in meta):
             raise self.error(c, "triton.Config meta-parameters must be a dict of names")
         knobs: dict = {}
@@ -751,6 +742,40 @@ class _Reader:
         # A config that leaves a knob out gets triton.Config's default, not a neighbour's.
         knobs = {**{k: v for k, v in _CONFIG_DEFAULTS.items() if k not in knobs}, **knobs}
         return meta, knobs, hook
+
+    def meta(self, node: cst.BaseExpression, env: dict) -> object:
+        """A config's meta-parameters. A value the host computes by a call (the grouped-GEMM
+        tutorial's ``"NUM_SM": num_sms()``, the device's SM count) is refused by its key: the
+        IR's tunables take literal values, and a launch argument is what carries a host value."""
+        if not isinstance(node, cst.Dict):
+            return self.value(node, env)
+        for el in node.elements:
+            if not (isinstance(el, cst.DictElement) and isinstance(el.value, cst.Call)):
+                continue
+            try:
+                self.value(el.value, env)
+            except NotStatic:
+                key = (
+                    str(el.key.evaluated_value)
+                    if isinstance(el.key, cst.SimpleString)
+                    else cst.Module([]).code_for_node(el.key)
+                )
+                text = cst.Module([]).code_for_node(el.value)[:60]
+                called = el.value.func
+                origin = (
+                    f" (`{called.value}` is defined at line "
+                    f"{self.info.locate(self.info.functions[called.value]).line})"
+                    if isinstance(called, cst.Name) and called.value in self.info.functions
+                    else ""
+                )
+                raise self.error(
+                    el.value,
+                    f"the config sets `{key}` to `{text}`, a value the host computes when the "
+                    f"module runs{origin}; the IR's tunables take literal values",
+                    f"drop `{key}` from the configs and pass it at the launch "
+                    f"(`kernel[grid](..., {key}={text})`), or write literal values",
+                ) from None
+        return self.value(node, env)
 
     def value(self, node: cst.BaseExpression, env: dict) -> object:
         return static_value(node, env, self.constants, self.info.functions)
