@@ -67,3 +67,49 @@ def test_group_atomic_rows_translate_and_compute_what_the_source_does(dst: str, 
     out.write_text(translate_file(src, "triton", dst))
     report = check_pair(src, out, src_dsl="triton", dtypes=("float32", "float16"), seeds=(0,))
     assert report.passed, report.format_text()
+
+
+def test_a_whole_row_kernel_in_unsloths_style_translates(tmp_path: Path):
+    src = DATA / "triton_row_relu.py"
+    out = tmp_path / "row_relu_helion.py"
+    out.write_text(translate_file(src, "triton", "helion"))
+    report = check_pair(src, out, src_dsl="triton", dtypes=("float32",), seeds=(0,))
+    assert report.passed, report.format_text()
+
+
+def _refused(text: str) -> TranslationError:
+    with pytest.raises(TranslationError) as info:
+        parse_source(text, "relu.py", "triton")
+    return info.value
+
+
+def _line_of(text: str, needle: str) -> tuple[int, int]:
+    """The 1-based line and 0-based column of ``needle``'s first occurrence in ``text``."""
+    for number, line in enumerate(text.splitlines(), 1):
+        if needle in line:
+            return number, line.index(needle)
+    raise AssertionError(needle)
+
+
+def test_a_raw_address_passed_for_a_pointer_is_refused_at_the_argument():
+    # Unsloth's ReLU passes `y.data_ptr()`: an int, which Triton cannot load through.
+    text = (
+        (DATA / "triton_row_relu.py")
+        .read_text()
+        .replace("output_ptr=y,", "output_ptr=y.data_ptr(),")
+    )
+    err = _refused(text)
+    assert (err.loc.line, err.loc.col) == _line_of(text, "y.data_ptr()")
+    assert "`y.data_ptr()` passes `output_ptr` a raw address, an integer" in err.message
+    assert "pass the tensor itself (`y`)" in (err.hint or "")
+
+
+def test_lanes_of_a_fixed_block_say_what_the_launch_sets():
+    # Unsloth's ReLU launches BLOCK_SIZE = 1024 over whole rows: columns past 1024 are skipped.
+    text = (DATA / "triton_row_relu.py").read_text()
+    text = text.replace("BLOCK_SIZE = triton.next_power_of_2(n_cols)", "BLOCK_SIZE = 1024")
+    err = _refused(text)
+    assert (err.loc.line, err.loc.col) == _line_of(text, "tl.load(row_start_ptr")
+    assert "every program covers only the first BLOCK_SIZE elements of the dim" in err.message
+    assert "the launch sets BLOCK_SIZE = 1024, not the dim's size" in err.message
+    assert "`BLOCK_SIZE=triton.next_power_of_2(n)`" in (err.hint or "")
