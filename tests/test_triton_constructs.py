@@ -264,8 +264,9 @@ def test_a_language_dtype_the_ir_lacks_is_named_in_the_refusal():
     )
     with pytest.raises(TranslationError) as info:
         parse_source(text, "fp8_switch.py", "triton")
-    assert "`tl.float8e4nv` is not supported by the Triton frontend yet" in info.value.message
-    assert "no fp8 dtypes" in info.value.message and info.value.loc.line == 22
+    # Refused at the test, as a choice by the tensor's dtype the IR cannot carry.
+    assert "by whether a tensor holds `tl.float8e4nv`" in info.value.message
+    assert "no fp8 type" in info.value.message and info.value.loc.line == 22
 
 
 def test_refuses_a_grid_function_that_does_more_than_name_values():
@@ -879,3 +880,42 @@ def test_runtime_choices_of_pointers_and_dtypes_are_refused_with_what_to_write(
     assert message in err.message, err.message
     assert hint in (err.hint or ""), err.hint
     assert err.loc.line == 10 and " if s > 0 else " in text.splitlines()[9][err.loc.col :]
+
+
+def test_a_dtype_test_the_launch_fixes_is_decided_when_lifting():
+    entry = lift("dtype_branch")
+    body = list(walk_stmts(entry.body))
+    # Out is float32 (the host allocates it so): the `==` branch only, and no `!=` branch.
+    assert not [s for s in body if isinstance(s, ir.If)]
+    assert not [c for c in exprs(entry, ir.Call) if c.op == "minimum"]
+    assert [c.dtype for c in exprs(entry, ir.Cast)] == [ir.F32]
+
+
+@pytest.mark.parametrize(
+    ("edit", "message", "hint"),
+    [
+        (
+            ("dtype=torch.float32, device", "dtype=x.dtype, device"),
+            "tests a tensor's dtype, which the host does not fix here",
+            "pass the choice as a tl.constexpr",
+        ),
+        (
+            ("Out.dtype.element_ty == tl.float32", "Out.dtype.element_ty == tl.float8e4nv"),
+            "by whether a tensor holds `tl.float8e4nv`: the IR has no fp8 type",
+            "keep the fp8 path in a kernel of its own",
+        ),
+    ],
+)
+def test_refuses_dtype_tests_it_cannot_decide(edit: tuple[str, str], message: str, hint: str):
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    text = (DATA / "dtype_branch.py").read_text()
+    assert text.count(edit[0]) == 1
+    text = text.replace(*edit)
+    with pytest.raises(TranslationError) as info:
+        parse_source(text, "dtype_branch.py", "triton")
+    err = info.value
+    assert message in err.message and hint in (err.hint or "")
+    line = text.splitlines()[err.loc.line - 1]
+    assert line.strip().startswith("if Out.dtype.element_ty")
