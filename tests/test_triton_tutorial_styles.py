@@ -113,3 +113,21 @@ def test_lanes_of_a_fixed_block_say_what_the_launch_sets():
     assert "every program covers only the first BLOCK_SIZE elements of the dim" in err.message
     assert "the launch sets BLOCK_SIZE = 1024, not the dim's size" in err.message
     assert "`BLOCK_SIZE=triton.next_power_of_2(n)`" in (err.hint or "")
+
+
+@pytest.mark.parametrize("dst", ["helion", "triton", "tilelang", "cutile"])
+def test_digits_of_a_row_program_id_index_per_head_values(dst: str, tmp_path: Path):
+    # `pid % H` and `pid // H` of a program id that is itself the row: values, not grid dims.
+    src = DATA / "triton_head_scales.py"
+    (entry,) = lifted(parse_file(src, "triton"))
+    (kernel,) = entry.kernels()
+    (pid,) = [t.name for t in kernel.grid]
+    assigned = {s.target: s.value for s in walk_stmts(kernel.body) if isinstance(s, ir.Assign)}
+    # (Read through their flat views: the kernel indexes them by one offset.)
+    by_head, by_batch = assigned["scale_tile"], assigned["shift_tile"]
+    assert by_head.index == (ir.ScalarIndex(ir.BinOp("%", ir.Name(pid), ir.Name("H"))),)
+    assert by_batch.index == (ir.ScalarIndex(ir.BinOp("//", ir.Name(pid), ir.Name("H"))),)
+    out = tmp_path / f"head_scales_{dst}.py"
+    out.write_text(translate_file(src, "triton", dst))
+    report = check_pair(src, out, src_dsl="triton", dtypes=("float32", "float16"), seeds=(0,))
+    assert report.passed, report.format_text()

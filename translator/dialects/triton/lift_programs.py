@@ -471,8 +471,10 @@ class ProgramsMixin:
         else:
             raise self.error(
                 node,
-                f"the program-id digit `{ir_text(self.atoms.trees[sym])}` is read beside a "
-                f"tl.program_id({digit.axis}) that steps a persistent loop",
+                f"the program-id digit `{ir_text(self.atoms.trees[sym])}` is read as a value, "
+                f"but tl.program_id({digit.axis}) indexes no grid dim here (it steps a "
+                "persistent loop, or nothing else reads it)",
+                "split the program id into tiles with % and // by the tile counts",
             )
         div = self.host_ir(digit.div, node)
         value = pid if div == ir.Const(1) else ir.BinOp("//", pid, div)
