@@ -131,3 +131,14 @@ def test_digits_of_a_row_program_id_index_per_head_values(dst: str, tmp_path: Pa
     out.write_text(translate_file(src, "triton", dst))
     report = check_pair(src, out, src_dsl="triton", dtypes=("float32", "float16"), seeds=(0,))
     assert report.passed, report.format_text()
+
+
+def test_a_jit_helper_imported_from_another_module_is_refused_at_its_call():
+    # FlagGems' dropout calls `uint_to_uniform_float`, imported from its utils: no body here.
+    text = (DATA / "triton_row_relu.py").read_text()
+    text = text.replace("import triton\n", "import triton\nfrom .activations import leaky\n", 1)
+    text = text.replace("tl.where(row > 0, row, row * slope)", "leaky(row, slope)")
+    err = _refused(text)
+    assert (err.loc.line, err.loc.col) == _line_of(text, "leaky(row, slope)")
+    assert "`leaky` is imported from `activations`: its body is in another file" in err.message
+    assert "define `leaky` in this file as a @triton.jit helper" in (err.hint or "")
