@@ -107,6 +107,63 @@ def test_config_spaces_are_evaluated_statically_in_the_autotuners_order():
     assert load.tensor == "x" and load.index == (ir.TileIndex("tile_bm"), ir.TileIndex("tile_bn"))
 
 
+def test_config_filters_are_evaluated_per_config():
+    entry = lift("config_filter")
+
+    # The attention tutorial's shape: `list(filter(keep, configs))` over a comprehension whose
+    # stages a platform test chooses (both branches read: [1] then [2, 3]); spelled out here.
+    def keep(bm: int, bn: int, s: int, w: int) -> bool:
+        return not (bm * bn < 32 * 64 and w == 4) and not (s == 3 and bn == 16)
+
+    want = [
+        {"block_m": bm, "block_n": bn, "num_warps": w, "num_stages": s}
+        for bm in (16, 32)
+        for bn in (16, 64)
+        for s in (1, 2, 3)
+        for w in (2, 4)
+        if keep(bm, bn, s, w)
+    ]
+    assert [dict(c) for c in entry.configs] == want
+    helion = translate_file(DATA / "config_filter.py", "triton", "helion")
+    assert "both branches of `if is_hip()`" in helion
+
+
+@pytest.mark.parametrize("dst", ["tilelang", "cutile"])
+def test_a_filtered_config_space_translates_to_tilelang_and_cutile(dst: str, tmp_path: Path):
+    out = tmp_path / f"config_filter_{dst}.py"
+    out.write_text(translate_file(DATA / "config_filter.py", "triton", dst))
+    report = check_pair(
+        DATA / "config_filter.py", out, src_dsl="triton", dtypes=("float16",), seeds=(0,)
+    )
+    assert report.passed, report.format_text()
+
+
+def test_refuses_a_config_filter_that_is_no_module_function():
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    text = (DATA / "config_filter.py").read_text()
+    text = text.replace("filter(keep, configs)", "filter(lambda c: True, configs)")
+    with pytest.raises(TranslationError) as info:
+        parse_source(text, "config_filter.py", "triton")
+    assert "a filter of autotune configs must be a function of this module" in info.value.message
+    assert info.value.loc.line == 33
+
+
+def test_a_config_filter_that_is_not_static_keeps_every_config():
+    from translator.api import parse_source, translate_source
+
+    text = (DATA / "config_filter.py").read_text()
+    assert text.count("conf.num_warps == 4") == 1
+    # The GPU's capability decides: every config stays (the space may only grow), noted.
+    text = text.replace("conf.num_warps == 4", "torch.cuda.get_device_capability()[0] == 9")
+    (entry,) = lifted(parse_source(text, "config_filter.py", "triton"))
+    # The `elif` it would reach drops (s == 3, bn == 16) only past the unread test.
+    assert len(entry.configs) == 2 * 2 * 3 * 2
+    helion = translate_source(text, "config_filter.py", "triton", "helion")
+    assert "where `keep()` reads `torch.cuda.get_device_capability()`" in helion
+
+
 def test_refuses_config_spaces_that_are_not_static(tmp_path: Path):
     from translator.api import parse_source
     from translator.diagnostics import TranslationError
@@ -207,8 +264,9 @@ def test_a_language_dtype_the_ir_lacks_is_named_in_the_refusal():
     )
     with pytest.raises(TranslationError) as info:
         parse_source(text, "fp8_switch.py", "triton")
-    assert "`tl.float8e4nv` is not supported by the Triton frontend yet" in info.value.message
-    assert "no fp8 dtypes" in info.value.message and info.value.loc.line == 22
+    # Refused at the test, as a choice by the tensor's dtype the IR cannot carry.
+    assert "by whether a tensor holds `tl.float8e4nv`" in info.value.message
+    assert "no fp8 type" in info.value.message and info.value.loc.line == 22
 
 
 def test_refuses_a_grid_function_that_does_more_than_name_values():
@@ -835,3 +893,42 @@ def test_a_condition_on_padded_lanes_picks_the_branch_its_padding_decides(tmp_pa
     path.write_text(source.replace("supp = o > 0.0", "supp = o >= 0.0"))
     with pytest.raises(TranslationError, match="they hold 1.0"):
         translate_file(path, "triton", "helion")
+
+
+def test_a_dtype_test_the_launch_fixes_is_decided_when_lifting():
+    entry = lift("dtype_branch")
+    body = list(walk_stmts(entry.body))
+    # Out is float32 (the host allocates it so): the `==` branch only, and no `!=` branch.
+    assert not [s for s in body if isinstance(s, ir.If)]
+    assert not [c for c in exprs(entry, ir.Call) if c.op == "minimum"]
+    assert [c.dtype for c in exprs(entry, ir.Cast)] == [ir.F32]
+
+
+@pytest.mark.parametrize(
+    ("edit", "message", "hint"),
+    [
+        (
+            ("dtype=torch.float32, device", "dtype=x.dtype, device"),
+            "tests a tensor's dtype, which the host does not fix here",
+            "pass the choice as a tl.constexpr",
+        ),
+        (
+            ("Out.dtype.element_ty == tl.float32", "Out.dtype.element_ty == tl.float8e4nv"),
+            "by whether a tensor holds `tl.float8e4nv`: the IR has no fp8 type",
+            "keep the fp8 path in a kernel of its own",
+        ),
+    ],
+)
+def test_refuses_dtype_tests_it_cannot_decide(edit: tuple[str, str], message: str, hint: str):
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    text = (DATA / "dtype_branch.py").read_text()
+    assert text.count(edit[0]) == 1
+    text = text.replace(*edit)
+    with pytest.raises(TranslationError) as info:
+        parse_source(text, "dtype_branch.py", "triton")
+    err = info.value
+    assert message in err.message and hint in (err.hint or "")
+    line = text.splitlines()[err.loc.line - 1]
+    assert line.strip().startswith("if Out.dtype.element_ty")

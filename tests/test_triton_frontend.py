@@ -929,9 +929,27 @@ def test_a_host_call_inside_a_config_is_a_located_refusal():
     with pytest.raises(TranslationError) as info:
         parse_source(path.read_text(), "cfg.py", "triton")
     err = info.value
-    assert "`num_sms()` is not a literal" in err.message
+    # Refused by its key, naming the function the host runs (the grouped-GEMM tutorial's).
+    assert "the config sets `NUM_SM` to `num_sms()`, a value the host computes" in err.message
+    assert "(`num_sms` is defined at line" in err.message
     assert err.loc is not None and err.loc.file == "cfg.py"
-    assert err.hint is not None and "at the launch" in err.hint
+    assert err.hint is not None and "`kernel[grid](..., NUM_SM=num_sms())`" in err.hint
+
+
+def test_a_host_value_moved_from_the_configs_to_the_launch_translates(tmp_path: Path):
+    # What the refusal above says to write: `NUM_SM=num_sms()` at the launch, literals only
+    # in the configs; the kernel then steps its persistent loop by a launch argument.
+    text = (ROOT / "tests" / "data" / "triton_config_host_value.py").read_text()
+    edits = ((', "NUM_SM": num_sms()}', "}"), ("](x, out, n)", "](x, out, n, NUM_SM=num_sms())"))
+    for old, new in edits:
+        assert text.count(old) >= 1
+        text = text.replace(old, new)
+    src = tmp_path / "cfg.py"
+    src.write_text(text)
+    out = tmp_path / "cfg_helion.py"
+    out.write_text(translate_file(src, "triton", "helion"))
+    report = check_pair(src, out, src_dsl="triton", dtypes=("float32",), seeds=(0,))
+    assert report.passed, report.format_text()
 
 
 def test_refuses_a_propagate_nan_mode_it_cannot_name():

@@ -43,6 +43,23 @@ class FunctionRef:
     node: cst.CSTNode
 
 
+@dataclass(frozen=True)
+class ConfigView:
+    """One ``triton.Config`` as a config filter reads it: ``conf.kwargs`` (its meta-parameters)
+    and its launch knobs (``conf.num_warps``, ``conf.num_stages``, defaults included)."""
+
+    kwargs: dict
+    knobs: dict
+
+    def attribute(self, name: str, node: cst.CSTNode) -> object:
+        """``conf.<name>``; :class:`NotStatic` for what the reader does not keep."""
+        if name == "kwargs":
+            return self.kwargs
+        if name in self.knobs:
+            return self.knobs[name]
+        raise NotStatic(node)
+
+
 _ARITH = {
     cst.Add: operator.add,
     cst.Subtract: operator.sub,
@@ -127,28 +144,19 @@ def autotune_configs(
     reader.notes = notes
     out = []
     hooks: list[FunctionRef | None] = []
-    in_config = False  # past the list: reading one triton.Config's values
     try:
         calls = reader.configs(node, {})
-        in_config = True
         for c, env in calls:
             meta, knobs, hook = reader.config(c, env)
             out.append((meta, knobs))
             hooks.append(hook)
     except NotStatic as err:
         text = cst.Module([]).code_for_node(err.node)[:60]
-        hint = _HINT
-        if in_config and isinstance(err.node, cst.Call):
-            # `"NUM_SM": num_sms()`: a value the host computes, the same in every config.
-            hint = (
-                f"pass `{text}` at the launch (`kernel[grid](..., NAME={text})`) and keep "
-                "only literals in the configs"
-            )
         raise TranslationError(
             f"cannot read the autotune configs statically: `{text}` is not a literal, "
             "a comprehension variable or a module constant",
             info.locate(err.node),
-            hint,
+            _HINT,
         ) from None
     if not calls:
         raise TranslationError("@triton.autotune has no configs", info.locate(node))
@@ -433,6 +441,13 @@ class _Reader:
             ]
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
             return self.configs(node.left, env) + self.configs(node.right, env)
+        builtin = self._builtin_call(node, env)
+        if builtin == "list" or builtin == "tuple":
+            (inner,) = call_args(node)[0]  # type: ignore[arg-type]
+            return self.configs(inner, env)
+        if builtin == "filter":
+            predicate, inner = call_args(node)[0]  # type: ignore[arg-type]
+            return self.filtered(predicate, self.configs(inner, env), env)
         if isinstance(node, cst.Name) and node.value not in env:
             bound = self.module_assignment(node.value)
             if bound is not None:
@@ -451,6 +466,88 @@ class _Reader:
             _HINT,
         )
 
+    def _builtin_call(self, node: cst.BaseExpression, env: dict) -> str | None:
+        """``list(x)``/``tuple(x)`` (one argument) or ``filter(pred, x)`` (two): the builtin's
+        name, where the module does not rebind it; else ``None``."""
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name)):
+            return None
+        name = node.func.value
+        arity = {"list": 1, "tuple": 1, "filter": 2}.get(name)
+        if arity is None or name in env or name in self.info.functions:
+            return None
+        if any(a.keyword is not None or a.star for a in node.args) or len(node.args) != arity:
+            return None
+        return name
+
+    def filtered(
+        self, predicate: cst.BaseExpression, calls: list[tuple[cst.Call, dict]], env: dict
+    ) -> list[tuple[cst.Call, dict]]:
+        """``filter(keep, configs)`` (the fused-attention tutorial's): the configs a module
+        function ``keep(conf)`` returns true for, in order. ``keep`` reads ``conf.kwargs[...]``
+        and the launch knobs (``conf.num_warps``) through locals, ``if`` and ``return``. Where
+        its answer is not static (``torch.cuda.get_device_capability()``), the config is
+        kept, with a note: every config computes the same result, so a space may only grow."""
+        fn = self._predicate(predicate, env)
+        params = [*fn.params.posonly_params, *fn.params.params]
+        if len(params) != 1:
+            raise self.error(predicate, f"`{fn.name.value}` must take one config", _HINT)
+        body = list(fn.body.body) if isinstance(fn.body, cst.IndentedBlock) else []
+        kept = []
+        unread: cst.CSTNode | None = None
+        for call, call_env in calls:
+            meta, knobs, _ = self.config(call, call_env)
+            view = ConfigView(meta, knobs)
+            try:
+                _, answer = self.evaluate(body, {params[0].name.value: view})
+            except NotStatic as err:
+                unread = unread or err.node
+                answer = True
+            if answer:
+                kept.append((call, call_env))
+        if unread is not None:
+            text = cst.Module([]).code_for_node(unread)[:60]
+            self.notes.append(
+                f"tiletrans: kept every config where `{fn.name.value}()` reads `{text}`, "
+                "which is not static (every config computes the same result)"
+            )
+        return kept
+
+    def _predicate(self, node: cst.BaseExpression, env: dict) -> cst.FunctionDef:
+        value = self.value(node, env) if not isinstance(node, cst.Lambda) else None
+        if not isinstance(value, FunctionRef):
+            raise self.error(
+                node,
+                "a filter of autotune configs must be a function of this module",
+                "define it with `def keep(conf): ...` next to the kernel",
+            )
+        return self.info.functions[value.name]
+
+    def evaluate(self, body: Sequence[cst.BaseStatement], env: dict) -> tuple[bool, object]:
+        """Whether a function body returns, and what, statically: locals, ``if``/``elif``/
+        ``else`` on static tests, ``return``; :class:`NotStatic` at the first part that is
+        not."""
+        for stmt in body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.Return):
+                        return True, None if small.value is None else self.value(small.value, env)
+                    if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                        self.assign(small.targets[0].target, self.value(small.value, env), env)
+                    elif not _is_docstring(stmt):
+                        raise NotStatic(small)
+                continue
+            if isinstance(stmt, cst.If):
+                branch: cst.If | cst.Else | None = stmt
+                while isinstance(branch, cst.If) and not self.value(branch.test, env):
+                    branch = branch.orelse
+                if branch is not None and isinstance(branch.body, cst.IndentedBlock):
+                    returned, value = self.evaluate(branch.body.body, env)
+                    if returned:
+                        return True, value
+                continue
+            raise NotStatic(stmt)
+        return False, None
+
     def _is_config(self, node: cst.BaseExpression) -> bool:
         return isinstance(node, cst.Call) and resolve(node.func, self.info.aliases) == (
             self.config_fn
@@ -460,7 +557,7 @@ class _Reader:
         """The variable bindings a ``for ... in ... if ...`` chain runs through, in order."""
         if clause.asynchronous is not None:
             raise self.error(clause, "async comprehensions are not supported")
-        values = self.value(clause.iter, env)
+        values = self.iterated(clause.iter, env)
         if not isinstance(values, (list, tuple, range)):
             raise self.error(clause.iter, "a config comprehension must run over a literal list")
         out = []
@@ -474,6 +571,34 @@ class _Reader:
                     else [inner]
                 )
         return out
+
+    def iterated(self, node: cst.BaseExpression, env: dict) -> object:
+        """The values a config comprehension runs over. Chosen by a test that is not static
+        (``[1] if is_hip() else [3, 4, 7]``, the attention tutorial's stages): both branches'
+        values in order, with a note, as for a module-level list so chosen."""
+        if not isinstance(node, cst.IfExp):
+            return self.value(node, env)
+        try:
+            taken = self.value(node.test, env)
+        except NotStatic:
+            pass
+        else:
+            return self.iterated(node.body if taken else node.orelse, env)
+        branches = [self.iterated(b, env) for b in (node.body, node.orelse)]
+        if not all(isinstance(b, (list, tuple, range)) for b in branches):
+            raise NotStatic(node.test)
+        union: list = []
+        for item in (*branches[0], *branches[1]):  # type: ignore[misc]
+            if item not in union:
+                union.append(item)
+        test = cst.Module([]).code_for_node(node.test)
+        note = (
+            f"tiletrans: a config comprehension runs over both branches of `if {test}` "
+            "(the test is not static; every config computes the same result)"
+        )
+        if note not in self.notes:  # once, however often the clause is iterated
+            self.notes.append(note)
+        return union
 
     def assign(self, target: cst.BaseExpression, value: object, env: dict) -> None:
         if isinstance(target, cst.Name):
@@ -590,7 +715,7 @@ class _Reader:
     def config(self, c: cst.Call, env: dict) -> tuple[dict, dict, FunctionRef | None]:
         cargs, ckw = call_args(c)
         meta_node = cargs[0] if cargs else ckw.get("kwargs")
-        meta = self.value(meta_node, env) if meta_node is not None else {}
+        meta = self.meta(meta_node, env) if meta_node is not None else {}
         if not isinstance(meta, dict) or not all(isinstance(k, str) for k in meta):
             raise self.error(c, "triton.Config meta-parameters must be a dict of names")
         knobs: dict = {}
@@ -617,6 +742,40 @@ class _Reader:
         # A config that leaves a knob out gets triton.Config's default, not a neighbour's.
         knobs = {**{k: v for k, v in _CONFIG_DEFAULTS.items() if k not in knobs}, **knobs}
         return meta, knobs, hook
+
+    def meta(self, node: cst.BaseExpression, env: dict) -> object:
+        """A config's meta-parameters. A value the host computes by a call (the grouped-GEMM
+        tutorial's ``"NUM_SM": num_sms()``, the device's SM count) is refused by its key: the
+        IR's tunables take literal values, and a launch argument is what carries a host value."""
+        if not isinstance(node, cst.Dict):
+            return self.value(node, env)
+        for el in node.elements:
+            if not (isinstance(el, cst.DictElement) and isinstance(el.value, cst.Call)):
+                continue
+            try:
+                self.value(el.value, env)
+            except NotStatic:
+                key = (
+                    str(el.key.evaluated_value)
+                    if isinstance(el.key, cst.SimpleString)
+                    else cst.Module([]).code_for_node(el.key)
+                )
+                text = cst.Module([]).code_for_node(el.value)[:60]
+                called = el.value.func
+                origin = (
+                    f" (`{called.value}` is defined at line "
+                    f"{self.info.locate(self.info.functions[called.value]).line})"
+                    if isinstance(called, cst.Name) and called.value in self.info.functions
+                    else ""
+                )
+                raise self.error(
+                    el.value,
+                    f"the config sets `{key}` to `{text}`, a value the host computes when the "
+                    f"module runs{origin}; the IR's tunables take literal values",
+                    f"drop `{key}` from the configs and pass it at the launch "
+                    f"(`kernel[grid](..., {key}={text})`), or write literal values",
+                ) from None
+        return self.value(node, env)
 
     def value(self, node: cst.BaseExpression, env: dict) -> object:
         return static_value(node, env, self.constants, self.info.functions)
@@ -710,6 +869,20 @@ def static_value(
         return a or value(node.right, env)
     if isinstance(node, cst.IfExp):
         return value(node.body if value(node.test, env) else node.orelse, env)
+    if isinstance(node, cst.Attribute):
+        base = value(node.value, env)
+        if isinstance(base, ConfigView):
+            return base.attribute(node.attr.value, node)
+        raise NotStatic(node)
+    if isinstance(node, cst.Subscript) and len(node.slice) == 1:
+        index = node.slice[0].slice
+        if isinstance(index, cst.Index) and index.star is None:
+            base, key = value(node.value, env), value(index.value, env)
+            if isinstance(base, (dict, list, tuple)):
+                try:
+                    return base[key]  # type: ignore[index]
+                except (KeyError, IndexError, TypeError):
+                    raise NotStatic(node) from None
     raise NotStatic(node)
 
 

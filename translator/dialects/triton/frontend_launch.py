@@ -192,6 +192,15 @@ class Launch:
             )
             host.scalar_params[value.expr.id] = kind  # type: ignore[union-attr]
             return value
+        owner = _address_owner(node) if kind == "pointer" else None
+        if owner is not None:
+            raise self.error(
+                node,
+                f"`{text}` passes `{p}` a raw address, an integer: Triton binds it as an int64 "
+                f"scalar, not a pointer, so the kernel cannot load or store through `{p}`",
+                f"pass the tensor itself (`{source_of(owner)}`): Triton passes a tensor "
+                "argument as a pointer to its elements",
+            )
         if kind == "pointer" and isinstance(value, HOpaque):
             t = host.carried_tensor(node, _tensor_base(p), text=text)
             host.scope[t.name] = t
@@ -1040,3 +1049,15 @@ def _power_of_two_const(e: ir.Expr) -> bool:
         and e.value > 0
         and e.value & (e.value - 1) == 0
     )
+
+
+def _address_owner(node: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``x`` of ``x.data_ptr()`` (a tensor's address as a Python int), else ``None``."""
+    if (
+        isinstance(node, cst.Call)
+        and not node.args
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "data_ptr"
+    ):
+        return node.func.value
+    return None

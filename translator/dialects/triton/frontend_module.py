@@ -30,6 +30,7 @@ from translator.dialects.triton.frontend_configs import (
     autotune_configs,
     static_value,
 )
+from translator.dialects.triton.spin_locks import SpinLock, spin_lock_of
 from translator.ir import nodes as ir
 
 
@@ -413,6 +414,10 @@ def _prescan(fn: cst.FunctionDef, info: ModuleInfo, seen: set[str]) -> None:
             and (call.func.value not in seen)
         ):
             _prescan(info.jit[call.func.value], info, seen)
+        if name == lang + "atomic_cas":
+            lock = spin_lock_of(call, fn, info.aliases, info.grammar["device_module"])
+            if lock is not None:
+                raise _spin_lock_refusal(call, lock, info)
         if name.startswith(lang):
             short = name[len(lang) :].removeprefix("math.")
             reason = unsupported.get(lang + short)  # keyed by dotted names
@@ -420,3 +425,24 @@ def _prescan(fn: cst.FunctionDef, info: ModuleInfo, seen: set[str]) -> None:
                 raise TranslationError(
                     f"`tl.{short}` is not supported yet", info.locate(call), reason
                 )
+
+
+def _spin_lock_refusal(call: cst.Call, lock: SpinLock, info: ModuleInfo) -> TranslationError:
+    """The refusal of a lock-guarded section (:mod:`spin_locks`): what it guards, and the
+    atomic accumulation to write instead."""
+    guarded = list(dict.fromkeys(source_of(s.args[0].value) for s in lock.stores if s.args))
+    if lock.release is not None:
+        until = f"up to `{source_of(lock.release)}` (line {info.locate(lock.release).line})"
+    else:
+        until = "up to its release"
+    stores = ", ".join(f"`{g}`" for g in guarded) or "memory"
+    target = f"`tl.atomic_add({guarded[0]}, share, mask=...)`" if guarded else "`tl.atomic_add`"
+    return TranslationError(
+        f"`{source_of(call)}` spins on a lock: {until}, one program at a time "
+        f"stores {stores}; the IR has no locks or critical sections, and proving the section "
+        "an atomic accumulation needs facts the kernel alone does not give (that one lock "
+        "owns each address, what the buffer holds at a first visit, how each step rounds)",
+        info.locate(call),
+        f"accumulate each program's share with {target} into a buffer the host zeroes "
+        "(`torch.zeros`), without the section's loads, count and lock",
+    )

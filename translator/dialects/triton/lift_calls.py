@@ -59,6 +59,18 @@ class CallsMixin:
         if builtin is not None:
             return builtin(self, fn, node)
         name = self.language_name(fn)
+        if name is None and isinstance(func, cst.Name) and fn != func.value:
+            # FlagGems' `from flag_gems.utils.random_utils import uint_to_uniform_float`: a jit
+            # helper of another module, whose body tiletrans never sees (it reads this file
+            # only, and never imports it).
+            module = fn.rsplit(".", 1)[0]
+            raise self.error(
+                node,
+                f"`{func.value}` is imported from `{module}`: its body is in another file, "
+                "which tiletrans does not read, so it cannot be inlined",
+                f"define `{func.value}` in this file as a @triton.jit helper (tiletrans inlines "
+                "helpers), or write what it computes with triton.language functions",
+            )
         if name is None:
             raise self.error(
                 node,

@@ -283,8 +283,12 @@ class ProgramsMixin:
         for sym in self.digit_tiles.keys() | self.digit_scalar_uses:
             by_axis.setdefault(self.digits[sym].axis, []).append(sym)
         flat: dict[int, list[ir.TileVar]] = {}
+        valued: list[str] = []  # digits read as values of a program id the grid has anyway
         for axis, syms in sorted(by_axis.items()):
             if axis in used_axes or axis in self.pid_roles or axis in self.pid_scalar_uses:
+                if axis not in used_axes and self._digits_are_values(syms):
+                    valued += syms
+                    continue
                 raise self.error(
                     node,
                     f"tl.program_id({axis}) is split into digits (`pid % n`, "
@@ -352,6 +356,8 @@ class ProgramsMixin:
                 assert self.persistent is not None
                 _, name, extent = self.persistent
                 out.append(ir.TileVar(name, extent, ir.Const(1), scalar=True))
+        for sym in valued:
+            self.digit_vars[sym] = self._digit_value(sym, node)
         if not out:
             # No program id read (`kernel[(1,)]` over a whole tensor): each program launched runs
             # the body, as the source's do.
@@ -444,6 +450,37 @@ class ProgramsMixin:
             shown = n_shown if shown == ir.Const(1) else ir.BinOp("*", shown, n_shown)
         self.check_grid_axis(axis, count, node, shown)
         return out
+
+    def _digits_are_values(self, syms: list[str]) -> bool:
+        """Whether program-id digits are only read as values (the layer-norm backward's
+        ``lock_id = row % GROUP_SIZE_M``, a row of partial sums): no lanes offset by them and no
+        loop split over them, so the program id keeps its own role and each digit is the
+        arithmetic it spells."""
+        split = {digit for digit, *_ in self.digit_splits}
+        return all(s not in self.digit_tiles and s not in split for s in syms)
+
+    def _digit_value(self, sym: str, node) -> ir.Expr:
+        """``(pid // div) % mod`` over the grid index that stands for the program id (exact:
+        program ids are never negative, so floor and truncation agree)."""
+        digit = self.digits[sym]
+        role = self.pid_roles.get(digit.axis)
+        if role == "scalar":
+            pid: ir.Expr = ir.Name(self.grid_names[digit.axis][0])
+        elif role == "tile":
+            pid = ir.TileAttr(self.pid_tiles[digit.axis].name, "id")
+        else:
+            raise self.error(
+                node,
+                f"the program-id digit `{ir_text(self.atoms.trees[sym])}` is read as a value, "
+                f"but tl.program_id({digit.axis}) indexes no grid dim here (it steps a "
+                "persistent loop, or nothing else reads it)",
+                "split the program id into tiles with % and // by the tile counts",
+            )
+        div = self.host_ir(digit.div, node)
+        value = pid if div == ir.Const(1) else ir.BinOp("//", pid, div)
+        if digit.mod is not None:
+            value = ir.BinOp("%", value, self.host_ir(digit.mod, node))
+        return value
 
     def check_digit_split(self, sym: str, radix: ir.Expr) -> None:
         """A strided loop from tile ``digit`` in steps of ``S`` visits every tile once over the

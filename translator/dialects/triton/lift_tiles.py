@@ -280,14 +280,10 @@ class TilesMixin:
         if base is None:
             if block.kind != "full":
                 if strict:
-                    raise self.error(
-                        node,
-                        f"the lanes of tl.arange(0, {key}) are not offset by a program id "
-                        "or a loop counter, so they cover only the first "
-                        f"{key} elements of the dim",
-                        "offset them: `pid * BLOCK + tl.arange(0, "
-                        "BLOCK)`; a whole row needs BLOCK = triton.next_power_of_2(n)",
-                    )
+                    value = block.expr
+                    if value is not None:
+                        value = self.launch.host.canonical(value)
+                    raise self.error(node, *_unoffset_lanes(key, value))
                 return None
             name = unique("full_" + _suffix(key), set())  # never an IR name
             tile = Tile(
@@ -499,3 +495,20 @@ def _suffix(key: af.Key) -> str:
         if k.startswith(prefix):
             return k[len(prefix) :].strip("_")
     return k
+
+
+def _unoffset_lanes(key: af.Key, value: ir.Expr | None) -> tuple[str, str]:
+    """The refusal of lanes ``tl.arange(0, BLOCK)`` that no program id or loop offsets, where
+    BLOCK is no whole dim: what each program then covers, and the three ways to cover the dim.
+    (Unsloth's ReLU launches ``BLOCK_SIZE = 1024`` over ``n_cols`` columns: each program reads
+    the first 1024 elements of its row and no program the rest.)"""
+    fixed = ""
+    if value is not None and not isinstance(key, int):
+        fixed = f"; the launch sets {key} = {ir_text(value)}, not the dim's size"
+    return (
+        f"the lanes of tl.arange(0, {key}) are not offset by a program id or a loop counter, "
+        f"so every program covers only the first {key} elements of the dim{fixed}",
+        f"for whole rows launch `{key}=triton.next_power_of_2(n)` of the dim's size n; else "
+        f"offset the lanes (`pid * {key} + tl.arange(0, {key})`) or loop over the dim "
+        f"(`for off in range(0, n, {key}):`)",
+    )

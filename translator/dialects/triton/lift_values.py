@@ -114,7 +114,47 @@ class ValuesMixin:
         op = _CMP.get(type(comp.operator))
         if op is None:
             raise self.error(node, f"unsupported comparison `{self.src(node)}`")
-        return self.binop(op, self.ev(node.left), self.ev(comp.comparator), node)
+        self._refuse_fp8_dtype_test(node, comp.comparator)
+        left, right = self.ev(node.left), self.ev(comp.comparator)
+        if isinstance(left, DTypeVal) and isinstance(right, DTypeVal) and op in ("==", "!="):
+            return self.dtype_test(node, left, right, op)
+        return self.binop(op, left, right, node)
+
+    def dtype_test(self, node: cst.Comparison, left: DTypeVal, right: DTypeVal, op: str) -> Val:
+        """``ptr.dtype.element_ty == tl.bfloat16``: Triton decides it when the kernel compiles,
+        so it is static where the launch fixes the tensor's dtype (``torch.empty(...,
+        dtype=torch.float16)``); a dtype that follows the inputs is refused (the IR has no test
+        of a dtype, and a kernel's dtypes are fixed when it compiles)."""
+        if isinstance(left.dtype, ir.DType) and isinstance(right.dtype, ir.DType):
+            return Static((left.dtype == right.dtype) == (op == "=="))
+        raise self.error(
+            node,
+            f"`{self.src(node)}` tests a tensor's dtype, which the host does not fix here (it "
+            "follows the inputs): Triton compiles one kernel per dtype, the IR has no test of a "
+            "dtype",
+            "write the kernel so that it computes the same for every dtype (`.to(ptr.dtype."
+            "element_ty)`), or pass the choice as a tl.constexpr the launch binds to a literal",
+        )
+
+    def _refuse_fp8_dtype_test(self, node: cst.Comparison, other: cst.BaseExpression) -> None:
+        """``c_ptr.dtype.element_ty == tl.float8e4nv`` (the persistent-matmul tutorial's
+        epilogue): a test for a dtype the IR has no type for. Translating only the branch other
+        dtypes take would give an fp8 output what that branch computes (``acc.to(tl.float16)``,
+        then rounded again to fp8 by the store), not the source's, so it is refused here."""
+        for side, dtype in ((node.left, other), (other, node.left)):
+            name = resolve(dtype, self.aliases) or ""
+            if not name.startswith(f"{self.lang}.float8"):
+                continue
+            if not (isinstance(side, cst.Attribute) and side.attr.value in ("element_ty", "dtype")):
+                continue
+            raise self.error(
+                node,
+                f"`{self.src(node)}` chooses, when the kernel compiles, by whether a tensor "
+                f"holds `{self.src(dtype)}`: the IR has no fp8 type to carry that branch, and "
+                "the branch other dtypes take would round an fp8 output twice",
+                "keep the fp8 path in a kernel of its own (or in the source DSL) and translate "
+                "a kernel without it",
+            )
 
     @handles_expression(cst.UnaryOperation)
     def unary_operation(self, node: cst.UnaryOperation) -> Val:
