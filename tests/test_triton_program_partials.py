@@ -92,3 +92,23 @@ def test_lanes_riding_on_a_program_s_row_index_are_refused() -> None:
         "mask=row * BLOCK_N + tl.arange(0, BLOCK_N) < n_rows)",
     )
     assert "ride on `row`" in err.message and err.loc.line == 20
+
+
+def test_a_row_kernel_the_module_never_launches_names_why_no_wrapper_is_derived() -> None:
+    # A kernel launched elsewhere (Liger's JSD goes through a dispatcher): one program per row,
+    # and only the host knows how many rows.
+    text = (
+        "import triton\nimport triton.language as tl\n\n\n"
+        "@triton.jit\n"
+        "def row_scale_kernel(x_ptr, x_stride, y_ptr, y_stride, n_cols, BLOCK: tl.constexpr):\n"
+        "    row = tl.program_id(0).to(tl.int64)\n"
+        "    cols = tl.arange(0, BLOCK)\n"
+        "    x = tl.load(x_ptr + row * x_stride + cols, mask=cols < n_cols, other=0.0)\n"
+        "    tl.store(y_ptr + row * y_stride + cols, 2.0 * x, mask=cols < n_cols)\n"
+    )
+    with pytest.raises(TranslationError) as info:
+        parse_source(text, "rows_only.py", "triton")
+    err = info.value
+    assert "never launches `row_scale_kernel`" in err.message
+    assert "tl.program_id(0) is a plain index" in err.message
+    assert err.loc.line == 6 and "kernel[(n_rows,)]" in (err.hint or "")

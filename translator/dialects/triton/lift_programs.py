@@ -214,19 +214,28 @@ class ProgramsMixin:
             return b.expr
         return self.host_ir(step, getattr(node, "iter", node))
 
+    def underived_grid(self) -> str | None:
+        """Why no wrapper can count this kernel's programs from its tiles (None: it can)."""
+        if self.persistent_grid is not None or self.persistent is not None:
+            return "a persistent loop shares the work among as many programs as the host launches"
+        if self.split_steps:
+            return "its loop tiles are split over programs (split-K)"
+        if self.pid_scalar_uses:
+            axis = min(self.pid_scalar_uses)
+            return (
+                f"tl.program_id({axis}) is a plain index (a row, a batch), whose count only the "
+                "host knows"
+            )
+        return None
+
     def grid_tiles(self) -> tuple[ir.TileVar, ...]:
-        if self.launch.derived and (
-            self.persistent_grid is not None
-            or self.split_steps
-            or self.persistent is not None
-            or self.pid_scalar_uses
-        ):
+        why = self.underived_grid() if self.launch.derived else None
+        if why is not None:
             raise self.error(
                 self.fn,
-                "this kernel's grid is not one program per tile (persistent "
-                "loops, split-K, program ids used as plain indices), so no wrapper "
-                "can be derived for it",
-                "write a wrapper that launches the kernel",
+                f"this module never launches `{self.fn.name.value}` and its grid is not one "
+                f"program per tile ({why}), so no wrapper can be derived for it",
+                "add the wrapper that launches it to the module (`kernel[(n_rows,)](...)`)",
             )
         self.check_persistent_grid()
         grid = self.launch.grid
