@@ -277,7 +277,8 @@ def _uses(fn: cst.FunctionDef, aliases: dict[str, str]) -> _Uses:
             uses.index_names.update(names_in(node.iter))
 
         def visit_Comparison(self, node: cst.Comparison) -> None:
-            uses.index_names.update(names_in(node))
+            if not _is_none_test(node):  # `ptr is not None` tests an optional pointer
+                uses.index_names.update(names_in(node))
 
         def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
             if isinstance(node.operator, cst.Multiply):
@@ -315,6 +316,15 @@ def _uses(fn: cst.FunctionDef, aliases: dict[str, str]) -> _Uses:
     # Offsets: what flows into pointers, other than the pointers themselves, is index arithmetic.
     uses.index_names |= _closure(uses, uses.index_names)
     return uses
+
+
+def _is_none_test(node: cst.Comparison) -> bool:
+    """``x is None`` / ``x is not None``."""
+    return len(node.comparisons) == 1 and (
+        isinstance(node.comparisons[0].operator, (cst.Is, cst.IsNot))
+        and isinstance(node.comparisons[0].comparator, cst.Name)
+        and node.comparisons[0].comparator.value == "None"
+    )
 
 
 def _value_names(node: cst.BaseExpression, aliases: dict[str, str]) -> set[str]:

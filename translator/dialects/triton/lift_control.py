@@ -45,7 +45,7 @@ class ControlMixin:
         self, node: cst.If, rest_after_return: list | None = None, terminal: bool = False
     ) -> None:
         """``terminal``: the kernel ends with this ``if`` (its branches hold the rest)."""
-        test = self.constant_test(self.ev(node.test))
+        test = self.constant_test(self.pointer_test(self.ev(node.test), node.test))
         if isinstance(test, Static):
             branch: list = []
             if test.value:
