@@ -24,7 +24,7 @@ from lifted import lifted  # noqa: E402
 from translator.api import parse_file, parse_source, translate_file  # noqa: E402
 from translator.diagnostics import TranslationError  # noqa: E402
 from translator.ir import nodes as ir  # noqa: E402
-from translator.ir.visit import walk_stmts  # noqa: E402
+from translator.ir.visit import all_exprs, walk_stmts  # noqa: E402
 from validation.equivalence import check_pair  # noqa: E402
 
 SOURCE = Path(__file__).resolve().parent / "data" / "triton_constructs" / "program_partials.py"
@@ -52,6 +52,11 @@ def test_a_carried_persistent_loop_keeps_its_programs_and_strides_over_rows() ->
     (pid,) = one_d.grid
     row = _row_loop(one_d)
     assert row.begin == ir.Name(pid.name) and row.step == ir.Name("num_programs")
+    # `dy_ptr + row * n_cols + cols` with `n_cols: tl.constexpr` (no stride passed): rows of
+    # n_cols elements, read as a 2-d view, not a gather of flat offsets.
+    loads = [e for e in all_exprs(one_d.body) if isinstance(e, ir.Load)]
+    assert not any(isinstance(i, ir.GatherIndex) for e in loads for i in e.index)
+    assert any(e.tensor == "dy_rows" for e in loads), [e.tensor for e in loads]
 
 
 @pytest.mark.parametrize("dst", ["tilelang", "cutile"])

@@ -59,15 +59,16 @@ def softsign_backward(dy: torch.Tensor, x: torch.Tensor, w: torch.Tensor, alpha:
 
 
 @triton.jit
-def _rms_scale_bwd_kernel(dy_ptr, x_ptr, rstd_ptr, dw_ptr, n_rows, n_cols, stride_row,
+def _rms_scale_bwd_kernel(dy_ptr, x_ptr, rstd_ptr, dw_ptr, n_rows, n_cols: tl.constexpr,
                           BLOCK: tl.constexpr):  # fmt: skip
     pid = tl.program_id(0)
     cols = tl.arange(0, BLOCK)
     mask = cols < n_cols
     dw = tl.zeros((BLOCK,), dtype=tl.float32)
     for row in tl.range(pid, n_rows, tl.num_programs(0)):
-        x = tl.load(x_ptr + row * stride_row + cols, mask=mask, other=0.0).to(tl.float32)
-        dy = tl.load(dy_ptr + row * stride_row + cols, mask=mask, other=0.0).to(tl.float32)
+        # Rows of a constexpr length (Liger's `N: tl.constexpr`): contiguous rows.
+        x = tl.load(x_ptr + row * n_cols + cols, mask=mask, other=0.0).to(tl.float32)
+        dy = tl.load(dy_ptr + row * n_cols + cols, mask=mask, other=0.0).to(tl.float32)
         rstd = tl.load(rstd_ptr + row)
         dw += dy * x * rstd
     tl.store(dw_ptr + pid * n_cols + cols, dw, mask=mask)
@@ -75,11 +76,12 @@ def _rms_scale_bwd_kernel(dy_ptr, x_ptr, rstd_ptr, dw_ptr, n_rows, n_cols, strid
 
 def rms_scale_grad(dy: torch.Tensor, x: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
     """The weight gradient of an RMSNorm over the rows of 2-d ``x``, from a few programs."""
+    assert x.is_contiguous() and dy.is_contiguous()
     n_rows, n_cols = x.shape
     rstd = torch.rsqrt(x.float().pow(2).mean(-1) + eps)
     num_programs = min(n_rows, 2)
     partial = torch.empty((num_programs, n_cols), dtype=torch.float32, device=x.device)
     _rms_scale_bwd_kernel[(num_programs,)](
-        dy, x, rstd, partial, n_rows, n_cols, x.stride(0), BLOCK=triton.next_power_of_2(n_cols)
+        dy, x, rstd, partial, n_rows, n_cols, BLOCK=triton.next_power_of_2(n_cols)
     )
     return partial.sum(0)

@@ -173,7 +173,7 @@ def _wrapper(
     args: list[tuple[str, str]] = []  # (parameter, value)
     signature: list[str] = []
     keywords: list[str] = []
-    block_names = _arange_names(fn, aliases)
+    block_names = lane_size_names(fn, aliases)
     tensors: list[str] = []
     strides: dict[str, list[str]] = {}
     kinds = param_kinds(fn, aliases)
@@ -232,7 +232,7 @@ def _wrapper(
     )
 
 
-def _arange_names(fn: cst.FunctionDef, aliases: dict[str, str]) -> set[str]:
+def lane_size_names(fn: cst.FunctionDef, aliases: dict[str, str]) -> set[str]:
     """The names ``fn`` sizes lanes with: in ``tl.arange(...)``, ``tl.zeros(...)``,
     ``tl.full(...)`` calls (its block sizes)."""
     found: set[str] = set()
