@@ -773,17 +773,26 @@ def test_a_reduction_over_a_block_pointer_load_without_padding_is_refused_with_t
     assert 'padding_option="zero"' in (err.hint or "") and err.loc.line == 25  # the tl.sum
 
 
-def test_an_optional_pointer_tested_for_none_is_refused_with_the_flag_to_pass():
+def test_an_optional_pointer_is_settled_by_what_the_launch_passes():
+    # `if bias_ptr:` where the launch passes `bias: torch.Tensor`: true, as Triton settles it
+    # (tests/test_triton_optional_pointers.py has the None side); unannotated, `bias` may be
+    # None in some calls: refused, naming what to write.
     from translator.api import parse_source
     from translator.diagnostics import TranslationError
 
     text = (DATA / "library_idioms.py").read_text()
     assert "    if HAS_BIAS:\n" in text
+    text = text.replace("    if HAS_BIAS:\n", "    if bias_ptr:\n")
+    module = parse_source(text, "lib.py", "triton")
+    kernel = next(k for k in module.kernels if k.name == "_bias_gelu_kernel")
+    assert not [s for s in walk_stmts(kernel.body) if isinstance(s, ir.If)]
+    assert any(isinstance(e, ir.Load) and "bias" in e.tensor for e in all_exprs(kernel.body))
+    unannotated = text.replace("bias: torch.Tensor) -> torch.Tensor:", "bias) -> torch.Tensor:")
     with pytest.raises(TranslationError) as info:
-        parse_source(text.replace("    if HAS_BIAS:\n", "    if bias_ptr:\n"), "lib.py", "triton")
+        parse_source(unannotated, "lib.py", "triton")
     err = info.value
-    assert err.message == "pointer `bias_ptr` used as a value" and err.loc.line == 39
-    assert "`HAS_PTR=ptr is not None` at the launch" in (err.hint or "")
+    assert "`bias`, an unannotated parameter that may be None" in err.message
+    assert err.loc.line == 39 and "bias: torch.Tensor" in (err.hint or "")
 
 
 def test_tunables_take_names_no_runtime_argument_holds():

@@ -975,14 +975,21 @@ class KernelLifter(AccessReader, ExpressionReader):
             # Every step-th tile from tile `first` (split-K's share of the K tiles): the IR's
             # tile loop from element first * block.
             tile = self.tiles[name]
-            if not isinstance(tile.block, str):
-                raise self.mod.error(it, "a strided tile loop needs a ct.Constant[int] tile size")
             first = self.expr(it.args[0].value)
-            self.tiles[name] = dataclasses.replace(
-                tile,
-                begin=ir.BinOp("*", first, ir.Name(tile.block)),
-                step=self.expr(it.args[2].value),
-            )
+            if isinstance(size, cst.Integer) and size.value == "1":
+                # Element indices `first, first + step, ...` below `count` (a persistent
+                # program's share of the rows): a loop of one-lane tiles from `first`.
+                self.tiles[name] = dataclasses.replace(
+                    tile, begin=first, step=self.expr(it.args[2].value)
+                )
+            elif not isinstance(tile.block, str):
+                raise self.mod.error(it, "a strided tile loop needs a ct.Constant[int] tile size")
+            else:
+                self.tiles[name] = dataclasses.replace(
+                    tile,
+                    begin=ir.BinOp("*", first, ir.Name(tile.block)),
+                    step=self.expr(it.args[2].value),
+                )
         outer = self.env
         self.env = outer.child()
         self.env.bind_tile(self.tiles[name])

@@ -965,6 +965,9 @@ def _first_tile(t: ir.TileVar) -> ir.Expr | None:
     if t.begin is None:
         return ir.Const(0)
     b = t.begin
+    if t.scalar and t.step is not None:
+        # Every step-th element from `begin` (a persistent program's share of the rows).
+        return b
     if isinstance(b, ir.BinOp) and b.op == "*" and isinstance(t.block, str):
         if b.rhs == ir.Name(t.block):
             return b.lhs

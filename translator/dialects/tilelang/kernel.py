@@ -185,7 +185,8 @@ class KernelWriter(CodePrinter):
             # Tile `first`, then every `step`-th: `(ko * split_k + bz) * block_K`.
             return f"({t.id} * {t.step} + {t.first}) * {t.block}"
         if t.step is not None:
-            return f"{self.host(t.var.begin)} + {t.id} * {t.step} * {t.block}"  # type: ignore[arg-type]
+            per = t.step if t.block == "1" else f"{t.step} * {t.block}"
+            return f"{self.host(t.var.begin)} + {t.id} * {per}"  # type: ignore[arg-type]
         start = t.id if t.block == "1" else f"{t.id} * {t.block}"
         if t.var.begin is not None:
             start = f"{self.host(t.var.begin)} + {start}"
@@ -687,7 +688,7 @@ class KernelWriter(CodePrinter):
             tile.step = self.scalar_atom(t.step)
             tile.first = self.whole_tiles(t.begin, block)
             # The tiles from `begin` below the extent, `step` apart: exactly the IR's trips.
-            per = f"{block} * {tile.step}"
+            per = tile.step if block == "1" else f"{block} * {tile.step}"
         trips = count if per == "1" else f"T.ceildiv({count}, {per})"
         has_dot = any(isinstance(e, ir.Dot) for e in _stmt_exprs(s.body))
         if has_dot:

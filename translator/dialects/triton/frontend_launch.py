@@ -17,6 +17,7 @@ from translator.dialects.cst_utils import (
     source_of,
 )
 from translator.dialects.triton.frontend_descriptors import HDescriptor, bind_descriptor
+from translator.dialects.triton.frontend_wrapper import lane_size_names
 from translator.dialects.triton.host_values import (
     STAND_IN_BLOCK,
     Binding,
@@ -552,9 +553,15 @@ class Launch:
             params = [s for s in mono if is_param(s)]
             found |= {s for s in params if params.count(s) == 1}
         candidates = []
+        # A constexpr size is a row length too (Liger's `N: tl.constexpr`), unless it sizes
+        # lanes: `pid * BLOCK + tl.arange(0, BLOCK)` is a tile, not rows of BLOCK elements.
+        lanes = lane_size_names(self.kernel.fn, self.host.aliases)
         for sym in found:
-            b = self.bindings.get(symbol_param(sym) or "")
-            if b is None or b.kind != "int" or b.expr is None:
+            pname = symbol_param(sym) or ""
+            b = self.bindings.get(pname)
+            if b is None or b.expr is None:
+                continue
+            if b.kind != "int" and (b.kind != "constexpr" or pname in lanes):
                 continue
             rows = [m for m in terms if sym in m]
             cols = [m for m in terms if sym not in m]

@@ -173,7 +173,7 @@ def _wrapper(
     args: list[tuple[str, str]] = []  # (parameter, value)
     signature: list[str] = []
     keywords: list[str] = []
-    block_names = _arange_names(fn, aliases)
+    block_names = lane_size_names(fn, aliases)
     tensors: list[str] = []
     strides: dict[str, list[str]] = {}
     kinds = param_kinds(fn, aliases)
@@ -232,7 +232,7 @@ def _wrapper(
     )
 
 
-def _arange_names(fn: cst.FunctionDef, aliases: dict[str, str]) -> set[str]:
+def lane_size_names(fn: cst.FunctionDef, aliases: dict[str, str]) -> set[str]:
     """The names ``fn`` sizes lanes with: in ``tl.arange(...)``, ``tl.zeros(...)``,
     ``tl.full(...)`` calls (its block sizes)."""
     found: set[str] = set()
@@ -277,7 +277,8 @@ def _uses(fn: cst.FunctionDef, aliases: dict[str, str]) -> _Uses:
             uses.index_names.update(names_in(node.iter))
 
         def visit_Comparison(self, node: cst.Comparison) -> None:
-            uses.index_names.update(names_in(node))
+            if not _is_none_test(node):  # `ptr is not None` tests an optional pointer
+                uses.index_names.update(names_in(node))
 
         def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
             if isinstance(node.operator, cst.Multiply):
@@ -315,6 +316,15 @@ def _uses(fn: cst.FunctionDef, aliases: dict[str, str]) -> _Uses:
     # Offsets: what flows into pointers, other than the pointers themselves, is index arithmetic.
     uses.index_names |= _closure(uses, uses.index_names)
     return uses
+
+
+def _is_none_test(node: cst.Comparison) -> bool:
+    """``x is None`` / ``x is not None``."""
+    return len(node.comparisons) == 1 and (
+        isinstance(node.comparisons[0].operator, (cst.Is, cst.IsNot))
+        and isinstance(node.comparisons[0].comparator, cst.Name)
+        and node.comparisons[0].comparator.value == "None"
+    )
 
 
 def _value_names(node: cst.BaseExpression, aliases: dict[str, str]) -> set[str]:

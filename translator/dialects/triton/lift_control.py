@@ -45,7 +45,7 @@ class ControlMixin:
         self, node: cst.If, rest_after_return: list | None = None, terminal: bool = False
     ) -> None:
         """``terminal``: the kernel ends with this ``if`` (its branches hold the rest)."""
-        test = self.constant_test(self.ev(node.test))
+        test = self.constant_test(self.pointer_test(self.ev(node.test), node.test))
         if isinstance(test, Static):
             branch: list = []
             if test.value:
@@ -364,7 +364,10 @@ class ControlMixin:
             else (trees[0], trees[1], trees[2] if len(trees) == 3 else ir.Const(1))
         )
         if self._is_persistent(start, step):
-            self.persistent_loop(node, start, stop)
+            if self.carried_names(node) and not (self.loops or self.if_depth):
+                self.program_share_loop(node, start, stop, step, stages)
+            else:
+                self.persistent_loop(node, start, stop)
             return
         self.tile_loop(node, stop, step, stages, start)
 
@@ -389,10 +392,14 @@ class ControlMixin:
         step: ir.Expr,
         stages: int | None,
         start: ir.Expr | None = None,
+        strided_rows: bool = False,
     ) -> None:
         """``for v in range(start, stop, step)``. The bounds are index trees: ``start`` and
         ``stop`` may read program ids and loaded scalars (split-K's ``pid_k * BLOCK_K``, a
-        jagged row's ``offsets[b]``); the step is the same in every program."""
+        jagged row's ``offsets[b]``); the step is the same in every program.
+
+        ``strided_rows``: the loop visits plain indices ``start, start + step, ...`` below
+        ``stop`` (a program's share of the rows), so its counter is the index itself."""
         assert isinstance(node.target, cst.Name)
         start = ir.Const(0) if start is None else start
         self.loop_count += 1
@@ -417,9 +424,12 @@ class ControlMixin:
             loop.origin = start
         if is_unit and not at_zero:
             loop.start = start
-        if is_unit:
+        if strided_rows:
             var_tree: ir.Expr = counter
-            iteration: ir.Expr = counter if at_zero else ir.BinOp("-", counter, start)
+            iteration: ir.Expr = counter  # unused: such loops advance no pointers
+        elif is_unit:
+            var_tree = counter
+            iteration = counter if at_zero else ir.BinOp("-", counter, start)
         else:
             var_tree = ir.BinOp("*", step, counter)
             var_tree = var_tree if at_zero else ir.BinOp("+", start, var_tree)
@@ -431,6 +441,12 @@ class ControlMixin:
         carried = {n for n in assigned if n in self.env and read_before_write(n, node.body)}
         shadowed = {n for n in assigned if n in self.env} - carried
         steps = self.induction_steps(node, carried)
+        if strided_rows and steps:
+            raise self.error(
+                node,
+                f"`{sorted(steps)[0]}` is advanced in a loop over a program's share of the rows",
+                "address each row from the loop's index (`ptr + row * stride`)",
+            )
         saved_env = dict(self.env)
         self.loops.append(loop)
         entry_env = dict(self.env)
@@ -470,6 +486,10 @@ class ControlMixin:
             self.restore(snap)
         self.loops.pop()
         tile = loop.tile
+        if strided_rows:
+            self.strided_index_loop(node, loop, body, start, stop, step, stages)
+            self.finish_loop(saved_env, shadowed, assigned, carried, steps, trip)
+            return
         if tile is None and is_unit:
             # No lanes ride on the counter: a loop of plain indices (`for c in range(n)`,
             # `for row in range(start, end)` over a jagged sequence's rows).
@@ -496,6 +516,39 @@ class ControlMixin:
         begin, step_ir = self.tile_bounds(tile, loop, body, node, start, stop, step, trip)
         self.finish_loop(saved_env, shadowed, assigned, carried, steps, trip)
         tv = ir.TileVar(tile.name, tile.extent, tile.block, begin=begin, step=step_ir)
+        self.out.append(ir.TileLoop((tv,), tuple(body), num_stages=stages, loc=self.locate(node)))
+
+    def strided_index_loop(
+        self,
+        node: cst.For,
+        loop: Loop,
+        body: list[ir.Stmt],
+        start: ir.Expr,
+        stop: ir.Expr,
+        step: ir.Expr,
+        stages: int | None,
+    ) -> None:
+        """Emit a loop of plain indices ``start, start + step, ...`` below ``stop``."""
+        if loop.tile is not None:
+            raise self.error(
+                node,
+                f"the lanes of {loop.tile.name} ride on `{loop.var}`, which steps over a "
+                "program's share of the rows",
+                "use the loop's index as a row and offset the lanes by a separate tl.arange",
+            )
+        counter = Sym.loop_counter(loop.id).expr
+        name = unique(loop.var, self.taken)
+        self.scalar_loops[counter.id] = name
+        tv = ir.TileVar(
+            name,
+            self.bound_ir(stop, node.iter),
+            ir.Const(1),
+            # `tl.cast(pid, tl.int64)` widens the addresses the rows make: the kernel's index
+            # width says so, the row index itself is the program id.
+            begin=self.bound_ir(af.strip_casts(start), node.iter),
+            scalar=True,
+            step=self.bound_ir(af.strip_casts(step), node.iter),
+        )
         self.out.append(ir.TileLoop((tv,), tuple(body), num_stages=stages, loc=self.locate(node)))
 
     def bound_ir(self, tree: ir.Expr, node: cst.CSTNode) -> ir.Expr:

@@ -98,11 +98,31 @@ class ProgramsMixin:
         self.block(list(suite_body(node.body)), self.out)
         self.persistent_done = True
 
+    def carried_names(self, node: cst.For) -> set[str]:
+        """Names an iteration of ``node`` reads before it assigns them: values one iteration
+        hands to the next."""
+        assert isinstance(node.target, cst.Name)
+        carried = self.assigned_names(node.body) & set(self.env) - {node.target.value}
+        return {n for n in carried if read_before_write(n, node.body)}
+
+    def program_share_loop(
+        self, node: cst.For, start: ir.Expr, stop: ir.Expr, step: ir.Expr, stages: int | None
+    ) -> None:
+        """``for row in range(pid, n, tl.num_programs(a))`` that carries a value from one row
+        to the next (a per-program partial gradient, stored once after the loop and summed on
+        the host).
+
+        What a program computes then depends on which rows it took, so the programs stay: the
+        program id is a plain index of a grid of as many programs as the launch's axis, and the
+        loop visits rows ``pid, pid + G, ...`` below ``n``, ``G`` being that count.
+        """
+        self.pid_scalar_uses.add(self.pid_axis(start))
+        self.tile_loop(node, stop, step, stages, start, strided_rows=True)
+
     def check_independent_iterations(self, node: cst.For, what: str) -> None:
         """A persistent loop is a grid only if no value flows from one iteration to the next
         and nothing is stored before it (that would run once per program)."""
-        carried = self.assigned_names(node.body) & set(self.env) - {node.target.value}
-        carried = {n for n in carried if read_before_write(n, node.body)}
+        carried = self.carried_names(node)
         if carried:
             raise self.error(
                 node,
@@ -194,19 +214,28 @@ class ProgramsMixin:
             return b.expr
         return self.host_ir(step, getattr(node, "iter", node))
 
+    def underived_grid(self) -> str | None:
+        """Why no wrapper can count this kernel's programs from its tiles (None: it can)."""
+        if self.persistent_grid is not None or self.persistent is not None:
+            return "a persistent loop shares the work among as many programs as the host launches"
+        if self.split_steps:
+            return "its loop tiles are split over programs (split-K)"
+        if self.pid_scalar_uses:
+            axis = min(self.pid_scalar_uses)
+            return (
+                f"tl.program_id({axis}) is a plain index (a row, a batch), whose count only the "
+                "host knows"
+            )
+        return None
+
     def grid_tiles(self) -> tuple[ir.TileVar, ...]:
-        if self.launch.derived and (
-            self.persistent_grid is not None
-            or self.split_steps
-            or self.persistent is not None
-            or self.pid_scalar_uses
-        ):
+        why = self.underived_grid() if self.launch.derived else None
+        if why is not None:
             raise self.error(
                 self.fn,
-                "this kernel's grid is not one program per tile (persistent "
-                "loops, split-K, program ids used as plain indices), so no wrapper "
-                "can be derived for it",
-                "write a wrapper that launches the kernel",
+                f"this module never launches `{self.fn.name.value}` and its grid is not one "
+                f"program per tile ({why}), so no wrapper can be derived for it",
+                "add the wrapper that launches it to the module (`kernel[(n_rows,)](...)`)",
             )
         self.check_persistent_grid()
         grid = self.launch.grid

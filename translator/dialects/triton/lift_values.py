@@ -111,6 +111,8 @@ class ValuesMixin:
         if len(node.comparisons) != 1:
             raise self.error(node, "chained comparisons are not supported")
         comp = node.comparisons[0]
+        if isinstance(comp.operator, (cst.Is, cst.IsNot)):
+            return self.none_test(node.left, comp)
         op = _CMP.get(type(comp.operator))
         if op is None:
             raise self.error(node, f"unsupported comparison `{self.src(node)}`")
@@ -165,6 +167,8 @@ class ValuesMixin:
                 return Idx(ir.UnaryOp("-", v.tree))
             d = self.to_data(v, node.expression)
             return Data(ir.UnaryOp("-", d.expr), fold_pads("neg", [d], self), d.div)
+        if isinstance(node.operator, cst.Not):
+            v = self.pointer_test(v, node.expression)
         if isinstance(node.operator, cst.Not) and isinstance(v, Static):
             return Static(not v.value)
         if isinstance(node.operator, (cst.BitInvert, cst.Not)):
@@ -450,6 +454,58 @@ class ValuesMixin:
                 "tl.constexpr`, `HAS_PTR=ptr is not None` at the launch) and test that",
             )
         raise self.error(node, f"`{self.src(node)}` is not a device value")
+
+    def none_test(self, left: cst.BaseExpression, comp: cst.ComparisonTarget) -> Static:
+        """``ptr is None`` / ``ptr is not None``: settled at compile time, as Triton does (it
+        specialises a None argument into a constexpr)."""
+        if not (isinstance(comp.comparator, cst.Name) and comp.comparator.value == "None"):
+            raise self.error(comp, "`is` compares with None only")
+        v = self.ev(left)
+        present = (
+            Static(v.value is not None) if isinstance(v, Static) else self.pointer_test(v, left)
+        )
+        if not isinstance(present, Static):
+            raise self.error(
+                left,
+                f"`{self.src(left)}` is compared with None but is a device value",
+                "compare pointer parameters or compile-time constants with None",
+            )
+        given = bool(present.value)
+        if isinstance(comp.operator, cst.Is):
+            return Static(not given)
+        return Static(given)
+
+    def pointer_test(self, v: Val, node: cst.BaseExpression) -> Val:
+        """A pointer parameter tested for presence (``if ptr:``, ``ptr is not None``): whether
+        the launch passed a tensor, which Triton settles at compile time.
+
+        A launch that passes ``None`` binds the parameter to that constant (the test is then
+        false); one that passes a tensor makes it true only where the tensor cannot be None:
+        an allocation or a parameter annotated as a tensor. An unannotated or optional
+        parameter may be None in some calls and not in others, and one kernel translation
+        cannot be both: refused."""
+        if not isinstance(v, Ptr) or v.tree != ir.Const(0):
+            return v
+        b = self.launch.bindings.get(v.tensor)
+        if b is None or b.kind != "tensor" or b.htensor is None:
+            return v
+        if self.launch.derived:
+            raise self.error(
+                node,
+                f"`{self.src(node)}` tests whether a tensor was passed, and this module never "
+                "launches the kernel: whether it is None is each caller's",
+                "add the wrapper that launches the kernel, passing a tensor or None",
+            )
+        if b.htensor.guessed:
+            raise self.error(
+                node,
+                f"`{self.src(node)}` tests whether a tensor was passed, but the launch passes "
+                f"`{b.tensor}`, an unannotated parameter that may be None in some calls and not "
+                "in others",
+                f"annotate it `{b.tensor}: torch.Tensor` where it is never None, or launch with "
+                "a literal `None` where no tensor is given",
+            )
+        return Static(True)
 
     def idx_ir(self, tree: ir.Expr, node) -> ir.Expr:
         """An index tree as an IR value: lanes become tile indices placed on their axes."""
