@@ -823,3 +823,90 @@ def test_runtime_choices_of_pointers_and_dtypes_are_refused_with_what_to_write(
     assert message in err.message, err.message
     assert hint in (err.hint or ""), err.hint
     assert err.loc.line == 10 and " if s > 0 else " in text.splitlines()[9][err.loc.col :]
+
+
+def _load_module(path: Path, name: str):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_optional_outputs_are_read_under_their_compile_time_flags() -> None:
+    # `partial.stride(0) if need else 0` beside `NEED=need`: the stride is the partial's own
+    # stride under `if NEED:`; the flags reach the kernel as compile-time values.
+    module = parse_file(DATA / "optional_outputs.py", "triton")
+    (kernel,) = module.kernels
+    flags = {p.name: p.constexpr for p in kernel.params if p.name.startswith("NEED_")}
+    assert flags == {"NEED_DSCALE": True, "NEED_DSHIFT": True}
+    guarded = [
+        (s.test, inner.tensor)
+        for s in walk_stmts(kernel.body)
+        if isinstance(s, ir.If)
+        for inner in s.body
+        if isinstance(inner, ir.Store)
+    ]
+    assert guarded == [(ir.Name("NEED_DSCALE"), "dscale"), (ir.Name("NEED_DSHIFT"), "dshift")]
+
+
+@pytest.mark.parametrize("needs", [(False, True), (True, False), (False, False)])
+def test_optional_outputs_left_out_are_none_in_the_helion_translation(
+    needs: tuple[bool, bool], tmp_path: Path
+) -> None:
+    # Triton compiles a kernel per flag value, so a tensor passed as None is never touched where
+    # its flag is off; Helion's `hl.constexpr` flag propagates only the branch taken.
+    import torch
+
+    text = translate_file(DATA / "optional_outputs.py", "triton", "helion")
+    assert "NEED_DSCALE: hl.constexpr" in text
+    out = tmp_path / "optional_outputs_helion.py"
+    out.write_text(text)
+    source = _load_module(DATA / "optional_outputs.py", "optional_outputs_src")
+    translated = _load_module(out, "optional_outputs_helion")
+    gen = torch.Generator().manual_seed(0)
+    dy, x = torch.randn(11, 37, generator=gen), torch.randn(11, 37, generator=gen)
+    expected = source.center_backward(dy, x, *needs)
+    got = translated.center_backward(dy, x, *needs)
+    assert (
+        [g is None for g in got]
+        == [e is None for e in expected]
+        == [False, *(not n for n in needs)]
+    )
+    for e, g in zip(expected, got):
+        if e is not None:
+            torch.testing.assert_close(g, e)
+
+
+@pytest.mark.parametrize("dst", ["tilelang", "cutile"])
+def test_optional_outputs_translate_to_tilelang_and_cutile(dst: str, tmp_path: Path) -> None:
+    out = tmp_path / f"optional_outputs_{dst}.py"
+    out.write_text(translate_file(DATA / "optional_outputs.py", "triton", dst))
+    report = check_pair(
+        DATA / "optional_outputs.py", out, src_dsl="triton", dtypes=("float32",), seeds=(0,)
+    )
+    assert report.passed, report.format_text()
+
+
+def test_a_flag_guarded_parameter_read_outside_its_flag_is_refused() -> None:
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    text = (DATA / "optional_outputs.py").read_text()
+    old = "    if NEED_DSHIFT:\n        tl.store(dshift_ptr + pid * dshift_stride"
+    assert old in text
+    text = text.replace(
+        old, "    if NEED_DSCALE:\n        tl.store(dshift_ptr + pid * dshift_stride"
+    )
+    with pytest.raises(TranslationError) as info:
+        parse_source(text, "guarded.py", "triton")
+    err = info.value
+    assert err.message == (
+        "kernel parameter `dshift_stride` is passed `partial_dshift.stride(0) if need_dshift "
+        "else 0`, which the kernel may read only where the constexpr `NEED_DSHIFT` is True"
+    )
+    assert "read `dshift_stride` only under `if NEED_DSHIFT:`" in (err.hint or "")
+    line = text.splitlines()[err.loc.line - 1]
+    assert line[err.loc.col :].startswith("dshift_stride")

@@ -7,8 +7,10 @@ of what their invalid lanes hold, pointers it advances by a fixed step moved onc
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 import libcst as cst
@@ -45,7 +47,8 @@ class ControlMixin:
         self, node: cst.If, rest_after_return: list | None = None, terminal: bool = False
     ) -> None:
         """``terminal``: the kernel ends with this ``if`` (its branches hold the rest)."""
-        test = self.constant_test(self.ev(node.test))
+        raw = self.ev(node.test)
+        test = self.constant_test(raw)
         if isinstance(test, Static):
             branch: list = []
             if test.value:
@@ -54,10 +57,11 @@ class ControlMixin:
                 branch = list(suite_body(node.orelse.body))
             elif isinstance(node.orelse, cst.If):
                 branch = [node.orelse]
-            if rest_after_return is not None and test.value:
-                self.block(branch, self.out)
-                return
-            returned = self.block(branch, self.out)
+            with self.assuming(raw, bool(test.value)):
+                if rest_after_return is not None and test.value:
+                    self.block(branch, self.out)
+                    return
+                returned = self.block(branch, self.out)
             if rest_after_return is not None and not returned:
                 self.block(rest_after_return, self.out)
             return
@@ -98,12 +102,14 @@ class ControlMixin:
         self, node: cst.If, test: Val, rest_after_return: list | None, terminal: bool = False
     ) -> None:
         facts = self.divisibility_facts(test, node.test)
+        self.compile_time_flags(test)
         before = dict(self.env)
         taken, ir_locals = set(self.taken), set(self.ir_locals)
         body: list[ir.Stmt] = []
         self.facts.append(facts)
         try:
-            self.block(list(suite_body(node.body)), body)
+            with self.assuming(test, True):
+                self.block(list(suite_body(node.body)), body)
         finally:
             self.facts.pop()
         env_body, self.env = self.env, dict(before)
@@ -112,15 +118,16 @@ class ControlMixin:
         self.taken, self.ir_locals = set(taken), set(ir_locals)
         orelse: list[ir.Stmt] = []
         flagged = False
-        if rest_after_return is not None:
-            self.block(rest_after_return, orelse)
-        elif isinstance(node.orelse, cst.Else):
-            self.block(list(suite_body(node.orelse.body)), orelse)
-        elif isinstance(node.orelse, cst.If):
-            self.block([node.orelse], orelse)
-        elif self.is_flag_test(test):
-            orelse = self.flag_placeholders(before, env_body, node)
-            flagged = True
+        with self.assuming(test, False):
+            if rest_after_return is not None:
+                self.block(rest_after_return, orelse)
+            elif isinstance(node.orelse, cst.Else):
+                self.block(list(suite_body(node.orelse.body)), orelse)
+            elif isinstance(node.orelse, cst.If):
+                self.block([node.orelse], orelse)
+            elif self.is_flag_test(test):
+                orelse = self.flag_placeholders(before, env_body, node)
+                flagged = True
         env_else = self.env
         self.taken |= taken_body
         self.ir_locals |= locals_body
@@ -173,6 +180,35 @@ class ControlMixin:
             # values are merged above and nothing is left to choose between.
             return
         self.out.append(ir.If(cond.expr, tuple(body), tuple(orelse), loc=self.locate(node)))
+
+    @contextlib.contextmanager
+    def assuming(self, test: Val, holds: bool) -> Iterator[None]:
+        """Lift a branch where ``test`` is ``holds``: the constexpr flags it decides are known
+        there (:attr:`flag_truths`)."""
+        truths = self.flag_values(test, holds)
+        self.flag_truths.extend(truths)
+        try:
+            yield
+        finally:
+            del self.flag_truths[len(self.flag_truths) - len(truths) :]
+
+    def compile_time_flags(self, test: Val) -> None:
+        """The host values of the constexpr flags branch test ``test`` decides reach the kernel
+        as compile-time constants (Helion ``hl.constexpr``, cuTile ``ct.Constant``, a TileLang
+        factory argument), as in Triton, which compiles one kernel per flag value: a branch
+        the flag turns off is never compiled, so it may read tensors the host passes as
+        ``None`` there (Liger's optional outputs)."""
+        for flag, _ in self.flag_values(test, True) + self.flag_values(test, False):
+            b = self.launch.bindings.get(flag)
+            if b is not None and isinstance(b.expr, ir.Name) and b.kind in ("constexpr", "opaque"):
+                self.host.mark_constexpr(b.expr.id)
+
+    def flag_values(self, test: Val, holds: bool) -> list[tuple[str, bool]]:
+        """The constexpr flags ``test`` decides where it is ``holds``: ``FLAG`` and ``not FLAG``
+        decide ``FLAG`` either way; ``A and B`` decides both where it holds, ``A or B`` both
+        where it does not."""
+        tree = test.tree if isinstance(test, Idx) else test.expr if isinstance(test, Data) else None
+        return _flag_values(tree, holds, self.launch.kernel.constexprs) if tree is not None else []
 
     def is_flag_test(self, test: Val) -> bool:
         """Whether ``test`` reads constexpr parameters only (``if COMPUTE_DW:``): Triton
@@ -262,7 +298,7 @@ class ControlMixin:
         computation (the more masked one), so what either defines lives on."""
         out = dict(before)
         for name in set(a) | set(b):
-            va, vb = a.get(name), b.get(name)
+            va, vb = self.placed(a.get(name)), self.placed(b.get(name))
             if va == vb:
                 if va is not None:
                     out[name] = va
@@ -292,6 +328,18 @@ class ControlMixin:
                 "compute offsets before branching",
             )
         return out
+
+    def placed(self, v: Val | None) -> Val | None:
+        """``v``, or the value a pending ``tl.zeros`` became once placed: Liger's ``if
+        COMPUTE_DW: dW_row = tl.zeros(...)`` gets its dims from ``dW_row += dw`` under a later
+        ``if COMPUTE_DW:``, which writes the zeros where they were defined, before both branches;
+        the other branch's environment still holds the pending value."""
+        if not isinstance(v, Pending):
+            return v
+        for _stmts, _stmt, pending, data in getattr(self, "inserted", []):
+            if pending is v:
+                return data
+        return v
 
     def widened_index(self, a: Val | None, b: Val | None) -> Idx | None:
         """Of two index values that differ only in integer casts (Unsloth's ``if
@@ -723,7 +771,7 @@ class ControlMixin:
         self.env, self.taken, self.ir_locals = env, taken, ir_locals
         self.types.vars, self.types.tiles = tvars, ttiles
         self.loop_count = loop_count
-        for stmts, stmt in self.inserted[inserted:]:
+        for stmts, stmt, _pending, _data in self.inserted[inserted:]:
             stmts.remove(stmt)
         del self.inserted[inserted:]
         self.taken |= {t.name for t in self.tiles.values()}
@@ -937,6 +985,31 @@ _CONSTANT_OPS = {
     "//": lambda a, b: a // b,
     "%": lambda a, b: a % b,
 }
+
+
+def _flag_values(tree: ir.Expr, holds: bool, flags: set[str]) -> list[tuple[str, bool]]:
+    """See :meth:`ControlMixin.flag_values`; ``tree`` is an index tree or device expression."""
+    tree = af.strip_casts(tree)
+    if isinstance(tree, ir.Name):
+        sym = parse_sym(tree.id)
+        flag_kinds = (SymKind.PARAM, SymKind.OPAQUE)
+        name = sym.name if sym is not None and sym.kind in flag_kinds else tree.id
+        return [(name, holds)] if name in flags else []  # type: ignore[list-item]
+    if isinstance(tree, ir.UnaryOp) and tree.op == "not":
+        return _flag_values(tree.operand, not holds, flags)
+    if isinstance(tree, ir.BinOp) and tree.op == "!=" and tree.rhs == ir.Const(0):
+        return _flag_values(tree.lhs, holds, flags)
+    if isinstance(tree, ir.BinOp) and tree.op == "==" and tree.rhs == ir.Const(0):
+        return _flag_values(tree.lhs, not holds, flags)
+    joint = (
+        {"&": True, "and": True, "|": False, "or": False}.get(tree.op)
+        if isinstance(tree, ir.BinOp)
+        else None
+    )
+    if joint is not None and joint == holds:
+        assert isinstance(tree, ir.BinOp)
+        return _flag_values(tree.lhs, holds, flags) + _flag_values(tree.rhs, holds, flags)
+    return []
 
 
 def _constant(e: ir.Expr) -> object:

@@ -215,6 +215,16 @@ class StatementsMixin:
     def lookup(self, name: str, node: cst.CSTNode) -> Val:
         if name in self.env:
             v = self.env[name]
+            guard = self.launch.flag_guards.get(name)
+            if guard is not None and guard not in self.flag_truths:
+                flag, value = guard
+                raise self.error(
+                    node,
+                    f"kernel parameter `{name}` is passed `{self.launch.texts[name]}`, which "
+                    f"the kernel may read only where the constexpr `{flag}` is {value}",
+                    f"read `{name}` only under `if {'' if value else 'not '}{flag}:`, or pass "
+                    "it one value",
+                )
             if isinstance(v, Unbound):
                 raise self.error(
                     node,
