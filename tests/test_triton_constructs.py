@@ -839,7 +839,7 @@ def test_optional_outputs_are_read_under_their_compile_time_flags() -> None:
     # `partial.stride(0) if need else 0` beside `NEED=need`: the stride is the partial's own
     # stride under `if NEED:`; the flags reach the kernel as compile-time values.
     module = parse_file(DATA / "optional_outputs.py", "triton")
-    (kernel,) = module.kernels
+    kernel = module.kernel("_center_backward_kernel")
     flags = {p.name: p.constexpr for p in kernel.params if p.name.startswith("NEED_")}
     assert flags == {"NEED_DSCALE": True, "NEED_DSHIFT": True}
     guarded = [
@@ -878,6 +878,55 @@ def test_optional_outputs_left_out_are_none_in_the_helion_translation(
     for e, g in zip(expected, got):
         if e is not None:
             torch.testing.assert_close(g, e)
+
+
+@pytest.mark.parametrize("wanted", [True, False])
+def test_a_pointer_advanced_under_a_flag_is_read_under_it(wanted: bool, tmp_path: Path) -> None:
+    # `if RETURN_LSE_SQ: lse_sq_ptr += row * stride` and the store under the same flag later:
+    # the advanced pointer where the flag is on; the output may be None where it is off.
+    import torch
+
+    module = parse_file(DATA / "optional_outputs.py", "triton")
+    kernel = module.kernel("_row_logsumexp_kernel")
+    (flagged,) = [s for s in walk_stmts(kernel.body) if isinstance(s, ir.If)]
+    assert flagged.test == ir.Name("RETURN_LSE_SQ") and kernel.param("RETURN_LSE_SQ").constexpr
+    (store,) = flagged.body
+    assert isinstance(store, ir.Store) and store.tensor == "lse_sq"
+    text = translate_file(DATA / "optional_outputs.py", "triton", "helion")
+    assert "RETURN_LSE_SQ: hl.constexpr" in text
+    out = tmp_path / "optional_outputs_helion.py"
+    out.write_text(text)
+    source = _load_module(DATA / "optional_outputs.py", "optional_outputs_src_lse")
+    translated = _load_module(out, "optional_outputs_helion_lse")
+    x = torch.randn(7, 37, generator=torch.Generator().manual_seed(1))
+    (lse, lse_sq), (got, got_sq) = (
+        source.row_logsumexp(x, wanted),
+        translated.row_logsumexp(x, wanted),
+    )
+    torch.testing.assert_close(got, lse)
+    assert (got_sq is None) == (lse_sq is None) == (not wanted)
+    if wanted:
+        torch.testing.assert_close(got_sq, lse_sq)
+
+
+def test_a_pointer_advanced_under_a_flag_and_read_where_it_is_undecided_is_refused() -> None:
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    text = (DATA / "optional_outputs.py").read_text()
+    old = "    if RETURN_LSE_SQ:\n        tl.store(lse_sq_ptr, lse * lse)"
+    assert old in text
+    text = text.replace(old, "    tl.store(lse_sq_ptr, lse * lse)")
+    with pytest.raises(TranslationError) as info:
+        parse_source(text, "undecided.py", "triton")
+    err = info.value
+    lines = text.splitlines()
+    flag_line = lines.index("    if RETURN_LSE_SQ:") + 1
+    assert err.message == (
+        f"`lse_sq_ptr` is changed under `if RETURN_LSE_SQ:` (line {flag_line}) and read here, "
+        "where the constexpr `RETURN_LSE_SQ` is not decided"
+    )
+    assert lines[err.loc.line - 1][err.loc.col :].startswith("lse_sq_ptr, lse * lse)")
 
 
 @pytest.mark.parametrize("dst", ["tilelang", "cutile"])

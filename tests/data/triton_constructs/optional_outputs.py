@@ -93,3 +93,45 @@ def center_backward(dy: torch.Tensor, x: torch.Tensor, needs_dscale=None, needs_
     dscale = partial_dscale.sum(dim=0) if need_dscale else None
     dshift = partial_dshift.sum(dim=0) if need_dshift else None
     return dx, dscale, dshift
+
+
+@triton.jit
+def _row_logsumexp_kernel(
+    x_ptr,
+    x_stride,
+    lse_ptr,
+    lse_sq_ptr,
+    out_stride,
+    n_cols,
+    BLOCK: tl.constexpr,
+    RETURN_LSE_SQ: tl.constexpr,
+):
+    row = tl.program_id(0).to(tl.int64)
+    x_ptr += row * x_stride
+    lse_ptr += row * out_stride
+    if RETURN_LSE_SQ:
+        lse_sq_ptr += row * out_stride
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + cols, mask=cols < n_cols, other=float("-inf")).to(tl.float32)
+    m = tl.max(x, axis=0)
+    lse = m + tl.log(tl.sum(tl.exp(x - m), axis=0))
+    tl.store(lse_ptr, lse)
+    if RETURN_LSE_SQ:
+        tl.store(lse_sq_ptr, lse * lse)
+
+
+def row_logsumexp(x: torch.Tensor, return_lse_sq: bool = True):
+    n_rows, n_cols = x.shape
+    lse = torch.empty(n_rows, dtype=torch.float32, device=x.device)
+    lse_sq = torch.empty(n_rows, dtype=torch.float32, device=x.device) if return_lse_sq else None
+    _row_logsumexp_kernel[(n_rows,)](
+        x,
+        x.stride(0),
+        lse,
+        lse_sq,
+        lse.stride(-1),
+        n_cols,
+        BLOCK=triton.next_power_of_2(n_cols),
+        RETURN_LSE_SQ=return_lse_sq,
+    )
+    return lse, lse_sq

@@ -23,7 +23,17 @@ from translator.dialects.triton.frontend_blocks import BlockPtr
 from translator.dialects.triton.ir_rewrite import simplify, walk_stmts_of
 from translator.dialects.triton.lift_dispatch import handles_statement
 from translator.dialects.triton.lift_statements import suite_body
-from translator.dialects.triton.lifted import Data, Idx, Loop, Pending, Ptr, Static, Tile, Val
+from translator.dialects.triton.lifted import (
+    Data,
+    FlagChoice,
+    Idx,
+    Loop,
+    Pending,
+    Ptr,
+    Static,
+    Tile,
+    Val,
+)
 from translator.dialects.triton.symbols import (
     Sym,
     SymKind,
@@ -149,7 +159,9 @@ class ControlMixin:
         # Nothing follows an `if` whose branches hold the rest of the kernel: values the
         # branches leave different (a pointer one of them advanced) are never read again.
         end = terminal or rest_after_return is not None
-        self.env = self.merge_envs(before, env_body, env_else, node, dead=end)
+        self.env = self.merge_envs(
+            before, env_body, env_else, node, dead=end, flag=self.deciding_flag(test)
+        )
         if flagged:
             # `if FLAG: acc = tl.zeros(...)`: zeros either way, written before the branch. Only
             # a value new to the branch whose zeros nothing before them in it reads or writes.
@@ -202,6 +214,14 @@ class ControlMixin:
             b = self.launch.bindings.get(flag)
             if b is not None and isinstance(b.expr, ir.Name) and b.kind in ("constexpr", "opaque"):
                 self.host.mark_constexpr(b.expr.id)
+
+    def deciding_flag(self, test: Val) -> str | None:
+        """The constexpr flag ``test`` is (``if FLAG:``), which decides both branches; ``None``
+        for any other test."""
+        on, off = self.flag_values(test, True), self.flag_values(test, False)
+        if len(on) == 1 and on[0][1] and off == [(on[0][0], False)]:
+            return on[0][0]
+        return None
 
     def flag_values(self, test: Val, holds: bool) -> list[tuple[str, bool]]:
         """The constexpr flags ``test`` decides where it is ``holds``: ``FLAG`` and ``not FLAG``
@@ -293,9 +313,12 @@ class ControlMixin:
         node: cst.CSTNode,
         joined: bool = False,
         dead: bool = False,
+        flag: str | None = None,
     ) -> dict:
         """The values after an ``if``. ``joined``: the branches were merged into one
-        computation (the more masked one), so what either defines lives on."""
+        computation (the more masked one), so what either defines lives on. ``flag``: the
+        constexpr flag the test is (``a`` holds where it is true): index and pointer values the
+        branches leave different become a :class:`FlagChoice`."""
         out = dict(before)
         for name in set(a) | set(b):
             va, vb = self.placed(a.get(name)), self.placed(b.get(name))
@@ -321,6 +344,9 @@ class ControlMixin:
                 continue
             if (joined and (va is None or vb is None)) or dead:
                 out.pop(name, None)
+                continue
+            if flag is not None and not isinstance(va, Data) and not isinstance(vb, Data):
+                out[name] = FlagChoice(flag, va, vb, node)
                 continue
             raise self.error(
                 node,
@@ -478,6 +504,15 @@ class ControlMixin:
         # before the loop (an `offs_k` recomputed per iteration); only the others are carried.
         carried = {n for n in assigned if n in self.env and read_before_write(n, node.body)}
         shadowed = {n for n in assigned if n in self.env} - carried
+        for n in sorted(carried):
+            if isinstance(self.env[n], FlagChoice):
+                raise self.error(
+                    node,
+                    f"`{n}` is changed under `if {self.env[n].flag}:` before this loop and again "
+                    "in it",
+                    f"change it in the loop under `if {self.env[n].flag}:` only, or compute it "
+                    "before the branch",
+                )
         steps = self.induction_steps(node, carried)
         saved_env = dict(self.env)
         self.loops.append(loop)
