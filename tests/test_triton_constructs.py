@@ -601,8 +601,13 @@ def test_branches_whose_offsets_differ_beyond_their_width_are_still_refused():
     assert edit[0] in text
     with pytest.raises(TranslationError) as info:
         parse_source(text.replace(*edit), "long_indexing.py", "triton")
-    assert "`offsets` is given different index or pointer values" in info.value.message
-    assert info.value.loc.line == 50  # the `if LONG_INDEXING:`
+    # The flag decides the offsets (Triton compiles a kernel per value), but `mask` reads them
+    # where nothing decides it: refused at that read, naming the branch that changed them.
+    assert info.value.message == (
+        "`offsets` is changed under `if LONG_INDEXING:` (line 50) and read here, where the "
+        "constexpr `LONG_INDEXING` is not decided"
+    )
+    assert info.value.loc.line == 52  # `mask = offsets < n_elements`
 
 
 def test_a_barrier_between_accesses_to_different_tensors_orders_nothing():
@@ -959,3 +964,70 @@ def test_a_flag_guarded_parameter_read_outside_its_flag_is_refused() -> None:
     assert "read `dshift_stride` only under `if NEED_DSHIFT:`" in (err.hint or "")
     line = text.splitlines()[err.loc.line - 1]
     assert line[err.loc.col :].startswith("dshift_stride")
+
+
+_MODE_KERNEL = """import torch
+import triton
+import triton.language as tl
+
+_KEEP: tl.constexpr = tl.constexpr(0)
+_UPCAST: tl.constexpr = tl.constexpr(1)
+
+
+@triton.jit
+def _twice_kernel(x_ptr, out_ptr, n, mode: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+    if mode == _UPCAST:
+        x = x.to(tl.float32)
+    tl.store(out_ptr + offs, x * 2, mask=offs < n)
+
+
+"""
+
+
+def test_a_run_time_mode_that_changes_a_dtype_is_refused_with_one_launch_per_value() -> None:
+    # Liger's rms_norm: `if casting_mode == _CASTING_MODE_LLAMA: X_row = X_row.to(tl.float32)`
+    # with `casting_mode` passed from the host at run time.
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    text = _MODE_KERNEL + (
+        "def twice(x, mode):\n"
+        "    out = torch.empty_like(x, dtype=torch.float32)\n"
+        "    n = x.numel()\n"
+        "    _twice_kernel[(triton.cdiv(n, 128),)](x, out, n, mode, BLOCK=128)\n"
+        "    return out\n"
+    )
+    with pytest.raises(TranslationError) as info:
+        parse_source(text, "modes.py", "triton")
+    err = info.value
+    assert err.message == (
+        "`x` changes dtype in a branch of this `if` (from its tensor's dtype to float32): the "
+        "test reads the tl.constexpr `mode` (passed `mode`), which the launch computes at run "
+        "time, and a translated kernel keeps one dtype per value"
+    )
+    assert "one kernel per value" in (err.hint or "")
+    assert text.splitlines()[err.loc.line - 1][err.loc.col :] == "mode == _UPCAST:"
+
+
+def test_one_launch_per_mode_value_is_one_kernel_per_value(tmp_path: Path) -> None:
+    # What the refusal above says to write: each launch binds the mode to a literal.
+    text = _MODE_KERNEL + (
+        "def twice(x, upcast: bool):\n"
+        "    out = torch.empty_like(x, dtype=torch.float32)\n"
+        "    n = x.numel()\n"
+        "    if upcast:\n"
+        "        _twice_kernel[(triton.cdiv(n, 128),)](x, out, n, 1, BLOCK=128)\n"
+        "    else:\n"
+        "        _twice_kernel[(triton.cdiv(n, 128),)](x, out, n, 0, BLOCK=128)\n"
+        "    return out\n"
+    )
+    src = tmp_path / "modes.py"
+    src.write_text(text)
+    module = parse_file(src, "triton")
+    assert sorted(k.name for k in module.kernels) == ["_twice_kernel", "_twice_kernel_v2"]
+    out = tmp_path / "modes_helion.py"
+    out.write_text(translate_file(src, "triton", "helion"))
+    report = check_pair(src, out, src_dsl="triton", dtypes=("float16",), seeds=(0,))
+    assert report.passed, report.format_text()

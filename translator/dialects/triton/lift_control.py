@@ -116,12 +116,14 @@ class ControlMixin:
         before = dict(self.env)
         taken, ir_locals = set(self.taken), set(self.ir_locals)
         body: list[ir.Stmt] = []
+        dtypes = self.dtypes_of(before) if self.is_flag_test(test) else {}
         self.facts.append(facts)
         try:
             with self.assuming(test, True):
                 self.block(list(suite_body(node.body)), body)
         finally:
             self.facts.pop()
+        self.refuse_run_time_retyping(dtypes, self.env, node)
         env_body, self.env = self.env, dict(before)
         # Both branches start from the same names, so a value both define has one IR name.
         taken_body, locals_body = self.taken, self.ir_locals
@@ -139,6 +141,7 @@ class ControlMixin:
                 orelse = self.flag_placeholders(before, env_body, node)
                 flagged = True
         env_else = self.env
+        self.refuse_run_time_retyping(dtypes, env_else, node)
         self.taken |= taken_body
         self.ir_locals |= locals_body
         if facts:
@@ -214,6 +217,45 @@ class ControlMixin:
             b = self.launch.bindings.get(flag)
             if b is not None and isinstance(b.expr, ir.Name) and b.kind in ("constexpr", "opaque"):
                 self.host.mark_constexpr(b.expr.id)
+
+    def dtypes_of(self, env: dict) -> dict[str, ir.DTypeExpr]:
+        """The element type of each data value of ``env``."""
+        out = {}
+        for name, v in env.items():
+            if isinstance(v, Data):
+                dtype = dtype_of(self.type_of(v.expr, None))
+                if dtype is not None:
+                    out[name] = dtype
+        return out
+
+    def refuse_run_time_retyping(
+        self, dtypes: dict[str, ir.DTypeExpr], env: dict, node: cst.If
+    ) -> None:
+        """Refuse a branch on constexpr values the launch passes at run time that gives a
+        value another dtype (Liger's ``if casting_mode == _CASTING_MODE_LLAMA: X_row =
+        X_row.to(tl.float32)`` with ``casting_mode`` from a dict lookup): Triton compiles one
+        kernel per value, where the IR's one kernel keeps one dtype per value."""
+        for name, before in dtypes.items():
+            v = env.get(name)
+            if not isinstance(v, Data):
+                continue
+            after = dtype_of(self.type_of(v.expr, node))
+            if after is None or after == before:
+                continue
+            passed = " and ".join(
+                f"`{f}` (passed `{self.launch.texts[f]}`)"
+                for f in sorted(self.launch.kernel.constexprs & names_in(node.test))
+                if f in self.launch.texts
+            )
+            raise self.error(
+                node.test,
+                f"`{name}` changes dtype in a branch of this `if` (from {_dtype_text(before)} "
+                f"to {_dtype_text(after)}): the test reads the tl.constexpr {passed}, which the "
+                "launch computes at run time, and a translated kernel keeps one dtype per value",
+                "launch the kernel with a literal for each value (`if mode == 0: "
+                "kernel[grid](..., 0, ...)`), which tiletrans lifts as one kernel per value, "
+                "or cast in both branches to one dtype",
+            )
 
     def deciding_flag(self, test: Val) -> str | None:
         """The constexpr flag ``test`` is (``if FLAG:``), which decides both branches; ``None``
@@ -1020,6 +1062,11 @@ _CONSTANT_OPS = {
     "//": lambda a, b: a // b,
     "%": lambda a, b: a % b,
 }
+
+
+def _dtype_text(dtype: ir.DTypeExpr) -> str:
+    """``dtype`` for a diagnostic: a name, or the dtype of a tensor the kernel reads."""
+    return dtype.name if isinstance(dtype, ir.DType) else "its tensor's dtype"
 
 
 def _flag_values(tree: ir.Expr, holds: bool, flags: set[str]) -> list[tuple[str, bool]]:
