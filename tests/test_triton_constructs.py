@@ -944,6 +944,19 @@ def test_optional_outputs_translate_to_tilelang_and_cutile(dst: str, tmp_path: P
     assert report.passed, report.format_text()
 
 
+def test_a_stride_passed_under_a_negated_flag_test_is_the_same_binding() -> None:
+    # `0 if not need else partial.stride(0)`: the partial's stride where NEED is on.
+    from translator.api import parse_source
+
+    text = (DATA / "optional_outputs.py").read_text()
+    old = "partial_dshift.stride(0) if need_dshift else 0,"
+    assert old in text
+    negated = text.replace(old, "0 if not need_dshift else partial_dshift.stride(0),")
+    assert parse_source(negated, "negated.py", "triton").kernels == (
+        parse_source(text, "plain.py", "triton").kernels
+    )
+
+
 def test_a_flag_guarded_parameter_read_outside_its_flag_is_refused() -> None:
     from translator.api import parse_source
     from translator.diagnostics import TranslationError

@@ -184,15 +184,16 @@ class Launch:
 
     def bind_flag_guarded(self, nodes: dict[str, cst.BaseExpression]) -> None:
         """Bind each run-time parameter passed ``a if c else b`` (a value the IR cannot
-        express) to ``a`` where a constexpr flag of this launch is bound to ``c`` (``b`` where
-        it is bound to ``not c``): Triton compiles the kernel per flag value, so under ``if
-        FLAG:`` the parameter is ``a``. The lifter refuses a read outside such a branch."""
+        express) to ``a`` where a constexpr flag of this launch is bound to ``c`` (to ``b``
+        for ``a if not c else b``): Triton compiles the kernel per flag value, so under ``if
+        FLAG:`` the parameter is that value. The lifter refuses a read outside such a branch."""
         for p, node in nodes.items():
             if p in self.kernel.constexprs or not isinstance(node, cst.IfExp):
                 continue
             if self.bindings.get(p, Binding("tensor")).kind != "opaque":
                 continue
             for flag, polarity in self._flags_bound_to(node.test):
+                # The value where the flag is on (the branch that reads it).
                 chosen = node.body if polarity else node.orelse
                 value = self.known_for_kernel(p, self.host.hval(chosen), chosen, _arg_text(chosen))
                 binding = self.binding_of(p, value, _arg_text(chosen), chosen)
@@ -200,7 +201,7 @@ class Launch:
                     continue
                 self.bindings[p] = binding
                 self.values[p] = value
-                self.flag_guards[p] = (flag, polarity)
+                self.flag_guards[p] = (flag, True)
                 break
 
     def _flags_bound_to(self, test: cst.BaseExpression) -> list[tuple[str, bool]]:
