@@ -1044,3 +1044,47 @@ def test_one_launch_per_mode_value_is_one_kernel_per_value(tmp_path: Path) -> No
     out.write_text(translate_file(src, "triton", "helion"))
     report = check_pair(src, out, src_dsl="triton", dtypes=("float16",), seeds=(0,))
     assert report.passed, report.format_text()
+
+
+@pytest.mark.parametrize("renamed", [False, True])
+def test_a_parameter_rebound_under_a_flag_is_refused_unless_given_a_new_name(
+    renamed: bool, tmp_path: Path
+) -> None:
+    # Liger's `if HAS_SOFTCAPPING: softcap = softcap.to(tl.float32)`, then reads under the flag
+    # (here `cap * 0.5`: the interpreter cannot call `.to` on a Python float).
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    cap = "cap_f32" if renamed else "cap"
+    text = (
+        "import torch\nimport triton\nimport triton.language as tl\n\n\n"
+        "@triton.jit\n"
+        "def _capped_kernel(x_ptr, out_ptr, n, cap, BLOCK: tl.constexpr, HAS_CAP: tl.constexpr):\n"
+        "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+        "    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0).to(tl.float32)\n"
+        "    if HAS_CAP:\n"
+        f"        {cap} = cap * 0.5\n"
+        "    if HAS_CAP:\n"
+        f"        x = tl.minimum(x, {cap})\n"
+        "    tl.store(out_ptr + offs, x, mask=offs < n)\n\n\n"
+        "def capped(x: torch.Tensor, cap: float, has_cap: bool):\n"
+        "    out = torch.empty_like(x, dtype=torch.float32)\n"
+        "    n = x.numel()\n"
+        "    _capped_kernel[(triton.cdiv(n, 64),)](x, out, n, cap, BLOCK=64, HAS_CAP=has_cap)\n"
+        "    return out\n"
+    )
+    if not renamed:
+        with pytest.raises(TranslationError) as info:
+            parse_source(text, "capped.py", "triton")
+        err = info.value
+        assert err.message == (
+            "`cap` is rebound in one branch of this `if` to a value the other branch does not hold"
+        )
+        assert "(`if FLAG: cap_2 = ...`)" in (err.hint or "") and err.loc.line == 10
+        return
+    src = tmp_path / "capped.py"
+    src.write_text(text)
+    out = tmp_path / "capped_helion.py"
+    out.write_text(translate_file(src, "triton", "helion"))
+    report = check_pair(src, out, src_dsl="triton", dtypes=("float32",), seeds=(0,))
+    assert report.passed, report.format_text()

@@ -313,6 +313,9 @@ class ControlMixin:
             zero: ir.Expr = (
                 ir.Full(tuple(dims), ir.Const(0), dtype) if dims else ir.Cast(ir.Const(0), dtype)
             )
+            if isinstance(t, ScalarType) and t.weak and dtype in (ir.F32, ir.I32):
+                # A weak scalar (`cap * 0.5` of a float argument) stays weak: a literal zero.
+                zero = ir.Const(0.0 if dtype == ir.F32 else 0)
             placeholder = ir.Assign(value.expr.id, zero, loc=self.locate(node))
             self.placeholders.add(placeholder.target)
             out.append(placeholder)
@@ -390,6 +393,17 @@ class ControlMixin:
             if flag is not None and not isinstance(va, Data) and not isinstance(vb, Data):
                 out[name] = FlagChoice(flag, va, vb, node)
                 continue
+            if isinstance(va, Data) or isinstance(vb, Data):
+                # A parameter or index rebound to data in one branch only (Liger's `if
+                # HAS_SOFTCAPPING: softcap = softcap.to(tl.float32)`): no one IR variable
+                # holds it on both paths.
+                raise self.error(
+                    node,
+                    f"`{name}` is rebound in one branch of this `if` to a value the other "
+                    "branch does not hold",
+                    f"give the new value a new name and read it under the same test (`if "
+                    f"FLAG: {name}_2 = ...`), or assign `{name}` in both branches",
+                )
             raise self.error(
                 node,
                 f"`{name}` is given different index or pointer values in the branches of this `if`",
