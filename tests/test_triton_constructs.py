@@ -471,7 +471,8 @@ def test_a_value_where_a_reduction_takes_its_axis_is_refused_with_the_pairwise_f
     with pytest.raises(TranslationError) as info:
         parse_source(text, "max_axis.py", "triton")
     assert "the axis of `tl.max` must be an integer, not `scale`" in info.value.message
-    assert "tl.maximum(a, b)" in (info.value.hint or "")
+    assert "`tl.max(x, scale)` is not valid Triton" in info.value.message
+    assert "write `tl.maximum(x, scale)`" in (info.value.hint or "")
     line = text.splitlines().index("    m = tl.max(x, scale)") + 1
     assert info.value.loc is not None and info.value.loc.line == line
 
@@ -658,8 +659,13 @@ def test_branches_whose_offsets_differ_beyond_their_width_are_still_refused():
     assert edit[0] in text
     with pytest.raises(TranslationError) as info:
         parse_source(text.replace(*edit), "long_indexing.py", "triton")
-    assert "`offsets` is given different index or pointer values" in info.value.message
-    assert info.value.loc.line == 50  # the `if LONG_INDEXING:`
+    # The flag decides the offsets (Triton compiles a kernel per value), but `mask` reads them
+    # where nothing decides it: refused at that read, naming the branch that changed them.
+    assert info.value.message == (
+        "`offsets` is changed under `if LONG_INDEXING:` (line 50) and read here, where the "
+        "constexpr `LONG_INDEXING` is not decided"
+    )
+    assert info.value.loc.line == 52  # `mask = offsets < n_elements`
 
 
 def test_a_barrier_between_accesses_to_different_tensors_orders_nothing():
@@ -941,3 +947,263 @@ def test_refuses_dtype_tests_it_cannot_decide(edit: tuple[str, str], message: st
     assert message in err.message and hint in (err.hint or "")
     line = text.splitlines()[err.loc.line - 1]
     assert line.strip().startswith("if Out.dtype.element_ty")
+
+
+def _load_module(path: Path, name: str):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_optional_outputs_are_read_under_their_compile_time_flags() -> None:
+    # `partial.stride(0) if need else 0` beside `NEED=need`: the stride is the partial's own
+    # stride under `if NEED:`; the flags reach the kernel as compile-time values.
+    module = parse_file(DATA / "optional_outputs.py", "triton")
+    kernel = module.kernel("_center_backward_kernel")
+    flags = {p.name: p.constexpr for p in kernel.params if p.name.startswith("NEED_")}
+    assert flags == {"NEED_DSCALE": True, "NEED_DSHIFT": True}
+    guarded = [
+        (s.test, inner.tensor)
+        for s in walk_stmts(kernel.body)
+        if isinstance(s, ir.If)
+        for inner in s.body
+        if isinstance(inner, ir.Store)
+    ]
+    assert guarded == [(ir.Name("NEED_DSCALE"), "dscale"), (ir.Name("NEED_DSHIFT"), "dshift")]
+
+
+@pytest.mark.parametrize("needs", [(False, True), (True, False), (False, False)])
+def test_optional_outputs_left_out_are_none_in_the_helion_translation(
+    needs: tuple[bool, bool], tmp_path: Path
+) -> None:
+    # Triton compiles a kernel per flag value, so a tensor passed as None is never touched where
+    # its flag is off; Helion's `hl.constexpr` flag propagates only the branch taken.
+    import torch
+
+    text = translate_file(DATA / "optional_outputs.py", "triton", "helion")
+    assert "NEED_DSCALE: hl.constexpr" in text
+    out = tmp_path / "optional_outputs_helion.py"
+    out.write_text(text)
+    source = _load_module(DATA / "optional_outputs.py", "optional_outputs_src")
+    translated = _load_module(out, "optional_outputs_helion")
+    gen = torch.Generator().manual_seed(0)
+    dy, x = torch.randn(11, 37, generator=gen), torch.randn(11, 37, generator=gen)
+    expected = source.center_backward(dy, x, *needs)
+    got = translated.center_backward(dy, x, *needs)
+    assert (
+        [g is None for g in got]
+        == [e is None for e in expected]
+        == [False, *(not n for n in needs)]
+    )
+    for e, g in zip(expected, got):
+        if e is not None:
+            torch.testing.assert_close(g, e)
+
+
+@pytest.mark.parametrize("wanted", [True, False])
+def test_a_pointer_advanced_under_a_flag_is_read_under_it(wanted: bool, tmp_path: Path) -> None:
+    # `if RETURN_LSE_SQ: lse_sq_ptr += row * stride` and the store under the same flag later:
+    # the advanced pointer where the flag is on; the output may be None where it is off.
+    import torch
+
+    module = parse_file(DATA / "optional_outputs.py", "triton")
+    kernel = module.kernel("_row_logsumexp_kernel")
+    (flagged,) = [s for s in walk_stmts(kernel.body) if isinstance(s, ir.If)]
+    assert flagged.test == ir.Name("RETURN_LSE_SQ") and kernel.param("RETURN_LSE_SQ").constexpr
+    (store,) = flagged.body
+    assert isinstance(store, ir.Store) and store.tensor == "lse_sq"
+    text = translate_file(DATA / "optional_outputs.py", "triton", "helion")
+    assert "RETURN_LSE_SQ: hl.constexpr" in text
+    out = tmp_path / "optional_outputs_helion.py"
+    out.write_text(text)
+    source = _load_module(DATA / "optional_outputs.py", "optional_outputs_src_lse")
+    translated = _load_module(out, "optional_outputs_helion_lse")
+    x = torch.randn(7, 37, generator=torch.Generator().manual_seed(1))
+    (lse, lse_sq), (got, got_sq) = (
+        source.row_logsumexp(x, wanted),
+        translated.row_logsumexp(x, wanted),
+    )
+    torch.testing.assert_close(got, lse)
+    assert (got_sq is None) == (lse_sq is None) == (not wanted)
+    if wanted:
+        torch.testing.assert_close(got_sq, lse_sq)
+
+
+def test_a_pointer_advanced_under_a_flag_and_read_where_it_is_undecided_is_refused() -> None:
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    text = (DATA / "optional_outputs.py").read_text()
+    old = "    if RETURN_LSE_SQ:\n        tl.store(lse_sq_ptr, lse * lse)"
+    assert old in text
+    text = text.replace(old, "    tl.store(lse_sq_ptr, lse * lse)")
+    with pytest.raises(TranslationError) as info:
+        parse_source(text, "undecided.py", "triton")
+    err = info.value
+    lines = text.splitlines()
+    flag_line = lines.index("    if RETURN_LSE_SQ:") + 1
+    assert err.message == (
+        f"`lse_sq_ptr` is changed under `if RETURN_LSE_SQ:` (line {flag_line}) and read here, "
+        "where the constexpr `RETURN_LSE_SQ` is not decided"
+    )
+    assert lines[err.loc.line - 1][err.loc.col :].startswith("lse_sq_ptr, lse * lse)")
+
+
+@pytest.mark.parametrize("dst", ["tilelang", "cutile"])
+def test_optional_outputs_translate_to_tilelang_and_cutile(dst: str, tmp_path: Path) -> None:
+    out = tmp_path / f"optional_outputs_{dst}.py"
+    out.write_text(translate_file(DATA / "optional_outputs.py", "triton", dst))
+    report = check_pair(
+        DATA / "optional_outputs.py", out, src_dsl="triton", dtypes=("float32",), seeds=(0,)
+    )
+    assert report.passed, report.format_text()
+
+
+def test_a_stride_passed_under_a_negated_flag_test_is_the_same_binding() -> None:
+    # `0 if not need else partial.stride(0)`: the partial's stride where NEED is on.
+    from translator.api import parse_source
+
+    text = (DATA / "optional_outputs.py").read_text()
+    old = "partial_dshift.stride(0) if need_dshift else 0,"
+    assert old in text
+    negated = text.replace(old, "0 if not need_dshift else partial_dshift.stride(0),")
+    assert parse_source(negated, "negated.py", "triton").kernels == (
+        parse_source(text, "plain.py", "triton").kernels
+    )
+
+
+def test_a_flag_guarded_parameter_read_outside_its_flag_is_refused() -> None:
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    text = (DATA / "optional_outputs.py").read_text()
+    old = "    if NEED_DSHIFT:\n        tl.store(dshift_ptr + pid * dshift_stride"
+    assert old in text
+    text = text.replace(
+        old, "    if NEED_DSCALE:\n        tl.store(dshift_ptr + pid * dshift_stride"
+    )
+    with pytest.raises(TranslationError) as info:
+        parse_source(text, "guarded.py", "triton")
+    err = info.value
+    assert err.message == (
+        "kernel parameter `dshift_stride` is passed `partial_dshift.stride(0) if need_dshift "
+        "else 0`, which the kernel may read only where the constexpr `NEED_DSHIFT` is True"
+    )
+    assert "read `dshift_stride` only under `if NEED_DSHIFT:`" in (err.hint or "")
+    line = text.splitlines()[err.loc.line - 1]
+    assert line[err.loc.col :].startswith("dshift_stride")
+
+
+_MODE_KERNEL = """import torch
+import triton
+import triton.language as tl
+
+_KEEP: tl.constexpr = tl.constexpr(0)
+_UPCAST: tl.constexpr = tl.constexpr(1)
+
+
+@triton.jit
+def _twice_kernel(x_ptr, out_ptr, n, mode: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+    if mode == _UPCAST:
+        x = x.to(tl.float32)
+    tl.store(out_ptr + offs, x * 2, mask=offs < n)
+
+
+"""
+
+
+def test_a_run_time_mode_that_changes_a_dtype_is_refused_with_one_launch_per_value() -> None:
+    # Liger's rms_norm: `if casting_mode == _CASTING_MODE_LLAMA: X_row = X_row.to(tl.float32)`
+    # with `casting_mode` passed from the host at run time.
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    text = _MODE_KERNEL + (
+        "def twice(x, mode):\n"
+        "    out = torch.empty_like(x, dtype=torch.float32)\n"
+        "    n = x.numel()\n"
+        "    _twice_kernel[(triton.cdiv(n, 128),)](x, out, n, mode, BLOCK=128)\n"
+        "    return out\n"
+    )
+    with pytest.raises(TranslationError) as info:
+        parse_source(text, "modes.py", "triton")
+    err = info.value
+    assert err.message == (
+        "`x` changes dtype in a branch of this `if` (from its tensor's dtype to float32): the "
+        "test reads the tl.constexpr `mode` (passed `mode`), which the launch computes at run "
+        "time, and a translated kernel keeps one dtype per value"
+    )
+    assert "one kernel per value" in (err.hint or "")
+    assert text.splitlines()[err.loc.line - 1][err.loc.col :] == "mode == _UPCAST:"
+
+
+def test_one_launch_per_mode_value_is_one_kernel_per_value(tmp_path: Path) -> None:
+    # What the refusal above says to write: each launch binds the mode to a literal.
+    text = _MODE_KERNEL + (
+        "def twice(x, upcast: bool):\n"
+        "    out = torch.empty_like(x, dtype=torch.float32)\n"
+        "    n = x.numel()\n"
+        "    if upcast:\n"
+        "        _twice_kernel[(triton.cdiv(n, 128),)](x, out, n, 1, BLOCK=128)\n"
+        "    else:\n"
+        "        _twice_kernel[(triton.cdiv(n, 128),)](x, out, n, 0, BLOCK=128)\n"
+        "    return out\n"
+    )
+    src = tmp_path / "modes.py"
+    src.write_text(text)
+    module = parse_file(src, "triton")
+    assert sorted(k.name for k in module.kernels) == ["_twice_kernel", "_twice_kernel_v2"]
+    out = tmp_path / "modes_helion.py"
+    out.write_text(translate_file(src, "triton", "helion"))
+    report = check_pair(src, out, src_dsl="triton", dtypes=("float16",), seeds=(0,))
+    assert report.passed, report.format_text()
+
+
+@pytest.mark.parametrize("renamed", [False, True])
+def test_a_parameter_rebound_under_a_flag_is_refused_unless_given_a_new_name(
+    renamed: bool, tmp_path: Path
+) -> None:
+    # Liger's `if HAS_SOFTCAPPING: softcap = softcap.to(tl.float32)`, then reads under the flag
+    # (here `cap * 0.5`: the interpreter cannot call `.to` on a Python float).
+    from translator.api import parse_source
+    from translator.diagnostics import TranslationError
+
+    cap = "cap_f32" if renamed else "cap"
+    text = (
+        "import torch\nimport triton\nimport triton.language as tl\n\n\n"
+        "@triton.jit\n"
+        "def _capped_kernel(x_ptr, out_ptr, n, cap, BLOCK: tl.constexpr, HAS_CAP: tl.constexpr):\n"
+        "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+        "    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0).to(tl.float32)\n"
+        "    if HAS_CAP:\n"
+        f"        {cap} = cap * 0.5\n"
+        "    if HAS_CAP:\n"
+        f"        x = tl.minimum(x, {cap})\n"
+        "    tl.store(out_ptr + offs, x, mask=offs < n)\n\n\n"
+        "def capped(x: torch.Tensor, cap: float, has_cap: bool):\n"
+        "    out = torch.empty_like(x, dtype=torch.float32)\n"
+        "    n = x.numel()\n"
+        "    _capped_kernel[(triton.cdiv(n, 64),)](x, out, n, cap, BLOCK=64, HAS_CAP=has_cap)\n"
+        "    return out\n"
+    )
+    if not renamed:
+        with pytest.raises(TranslationError) as info:
+            parse_source(text, "capped.py", "triton")
+        err = info.value
+        assert err.message == (
+            "`cap` is rebound in one branch of this `if` to a value the other branch does not hold"
+        )
+        assert "(`if FLAG: cap_2 = ...`)" in (err.hint or "") and err.loc.line == 10
+        return
+    src = tmp_path / "capped.py"
+    src.write_text(text)
+    out = tmp_path / "capped_helion.py"
+    out.write_text(translate_file(src, "triton", "helion"))
+    report = check_pair(src, out, src_dsl="triton", dtypes=("float32",), seeds=(0,))
+    assert report.passed, report.format_text()

@@ -147,8 +147,12 @@ def _kernel_code(kernel: ir.Kernel) -> KernelCode:
     params = []
     shaped = _shape_params(kernel)
     for p in kernel.params:
-        # Helion specialises on a `str` already; an int it must know is an hl.constexpr.
-        constexpr = p.kind == "int" and (p.constexpr or p.name in shaped)
+        # Helion specialises on a `str` already; an int it must know is an hl.constexpr, and so
+        # is a compile-time bool flag (a branch it turns off is then not traced, so it may
+        # write a tensor the host passes as None, as Triton's constexpr flags allow).
+        constexpr = (p.kind == "int" and (p.constexpr or p.name in shaped)) or (
+            p.kind == "bool" and p.constexpr
+        )
         params.append(f"{p.name}: {lang['constexpr'] if constexpr else _ANNOTATIONS[p.kind]}")
     text = render_template(
         "helion",

@@ -32,7 +32,7 @@ from translator.ir.shapes import (
     promote,
     torch_dtype,
 )
-from translator.ir.visit import has_lane_index_dtype, walk_expr, walk_stmts
+from translator.ir.visit import all_exprs, has_lane_index_dtype, walk_expr, walk_stmts
 from translator.naming import tile_suffix, unique
 
 #: Helion pads every load with 0 itself: the padding mode that decides whether Helion 1.4's
@@ -91,6 +91,10 @@ class Writer(CodePrinter):
         self.force_tensor: dict[str, ir.DTypeExpr] = {}
         # Lane masks of strided tiles that some statement used (their line is written lazily).
         self.masks_used: set[str] = set()
+        # Whole dims some tile of constants spans (see _mean).
+        self.full_dims: set[ir.Dim] = {
+            d for x in all_exprs(kernel.body) if isinstance(x, ir.Full) for d in x.shape
+        }
 
     # ================================================================== helpers
 
@@ -592,9 +596,19 @@ class Writer(CodePrinter):
         dim = dims[r.axis % len(dims)]
         if not (isinstance(dim, ir.FullDim) and dim.extent == e.rhs and is_float(t.dtype)):
             return None
+        if self._full_over(dim):
+            # Helion (1.5) sizes such a dim by its padded block once an `hl.zeros` spans it
+            # (a per-column accumulator beside a row reduction), and `torch.mean` then divides
+            # by the block size, not the extent: measured, wrong by the padding's share.
+            return None
         keep = ", keepdim=True" if r.keepdim else ""
         fn = self.spell["composites"]["mean"]
         return f"{fn}({self.text(r.value)}, dim={r.axis % len(dims)}{keep})"
+
+    def _full_over(self, dim: ir.FullDim) -> bool:
+        """Whether the kernel makes a tile of constants (``hl.zeros``/``hl.full``) over
+        whole dim ``dim``."""
+        return dim in self.full_dims
 
     def _check_unmasked_reduce(self, e: ir.Reduce, dim: ir.Dim) -> None:
         exact, pad = self.pads.reduction_is_exact(e, dim)

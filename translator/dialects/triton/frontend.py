@@ -871,7 +871,8 @@ class EntryBuilder(HostStatements, HostExpressions, HostTensors):
         return None
 
     def mark_constexpr(self, name: str) -> None:
-        """Host scalar ``name`` must reach kernels as a compile-time constant (a string)."""
+        """Host scalar ``name`` must reach kernels as a compile-time constant (a string, a
+        flag that decides branches)."""
         self.hints["constexpr"] = tuple(dict.fromkeys((*self.hints.get("constexpr", ()), name)))
 
     def record_tunable(self, t: ir.Tunable, canon: ir.Expr | None) -> None:

@@ -158,6 +158,10 @@ class KernelLifter(
         #: IR names the else-branch placeholders of flag branches bind (lift_control), some
         #: dropped once the body shows nothing reads them.
         self.placeholders: set[str] = set()
+        #: Constexpr flags and their values, per enclosing branch whose test decides them
+        #: (``if COMPUTE_DW:`` → ``("COMPUTE_DW", True)``): where a parameter the launch binds
+        #: under a flag (``Launch.flag_guards``) may be read.
+        self.flag_truths: list[tuple[str, bool]] = []
         for t in launch.host.tunable_names():
             self.taken.add(t)
         placeholders = (

@@ -87,6 +87,11 @@ class Launch:
         self.notes: list[str] = []  # `tiletrans:` comments for the launch
         self.used_blocks: set[str] = set()  # constexpr parameters the kernel uses as blocks
         self.texts: dict[str, str] = {}  # source text of each argument the launch passes
+        #: Parameters passed `a if c else b` where a constexpr flag of the same launch is bound
+        #: to `c` (Liger's optional outputs: `dw.stride(0) if compute_dw else 0` beside
+        #: `COMPUTE_DW=compute_dw`): parameter -> (flag, the flag's value under which the
+        #: binding holds). The lifter lets the kernel read them only where the flag says so.
+        self.flag_guards: dict[str, tuple[str, bool]] = {}
 
     def error(self, node: cst.CSTNode | None, message: str, hint: str | None = None):
         return TranslationError(message, self.host.locate(node or self.node), hint)
@@ -173,9 +178,53 @@ class Launch:
             self.texts[p] = text
             self.bindings[p] = self.binding_of(p, value, text, node)
         # The kernel's parameters in signature order (then the bindings descriptors add).
+        self.bind_flag_guarded(nodes)
         ordered = {p: self.bindings[p] for p in k.params if p in self.bindings}
         self.bindings = {**ordered, **self.bindings}
         self.bind_heuristics(nodes)
+
+    def bind_flag_guarded(self, nodes: dict[str, cst.BaseExpression]) -> None:
+        """Bind each run-time parameter passed ``a if c else b`` (a value the IR cannot
+        express) to ``a`` where a constexpr flag of this launch is bound to ``c`` (to ``b``
+        for ``a if not c else b``): Triton compiles the kernel per flag value, so under ``if
+        FLAG:`` the parameter is that value. The lifter refuses a read outside such a branch."""
+        for p, node in nodes.items():
+            if p in self.kernel.constexprs or not isinstance(node, cst.IfExp):
+                continue
+            if self.bindings.get(p, Binding("tensor")).kind != "opaque":
+                continue
+            for flag, polarity in self._flags_bound_to(node.test):
+                # The value where the flag is on (the branch that reads it).
+                chosen = node.body if polarity else node.orelse
+                value = self.known_for_kernel(p, self.host.hval(chosen), chosen, _arg_text(chosen))
+                binding = self.binding_of(p, value, _arg_text(chosen), chosen)
+                if binding.kind == "opaque":
+                    continue
+                self.bindings[p] = binding
+                self.values[p] = value
+                self.flag_guards[p] = (flag, True)
+                break
+
+    def _flags_bound_to(self, test: cst.BaseExpression) -> list[tuple[str, bool]]:
+        """The constexpr parameters of this launch bound to host test ``test`` (``True``) or to
+        its negation (``False``), as a flag and the value it has where ``test`` holds."""
+        negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+        inner = test.expression if negated else test  # type: ignore[attr-defined]
+        wanted = self.host.hval(inner)
+        out = []
+        for flag in sorted(self.kernel.constexprs):
+            b, value = self.bindings.get(flag), self.values.get(flag)
+            if b is None or b.kind not in ("constexpr", "opaque") or b.expr is None:
+                continue
+            # The same host value: one object of the host scope (a flag the host computes
+            # opaquely, `compute_dw = True if needs_dw is None else needs_dw`), or equal
+            # expressions.
+            same = value is wanted and not isinstance(value, (int, float, bool, str))
+            if not same and isinstance(value, HScalar) and isinstance(wanted, HScalar):
+                same = self.host.same_value(value.expr, wanted.expr)
+            if same:
+                out.append((flag, not negated))
+        return out
 
     def known_for_kernel(self, p: str, value: Any, node: cst.BaseExpression, text: str) -> Any:
         """An argument the host computes in a way the frontend does not follow, as what the

@@ -7,8 +7,10 @@ of what their invalid lanes hold, pointers it advances by a fixed step moved onc
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 import libcst as cst
@@ -21,7 +23,17 @@ from translator.dialects.triton.frontend_blocks import BlockPtr
 from translator.dialects.triton.ir_rewrite import simplify, walk_stmts_of
 from translator.dialects.triton.lift_dispatch import handles_statement
 from translator.dialects.triton.lift_statements import suite_body
-from translator.dialects.triton.lifted import Data, Idx, Loop, Pending, Ptr, Static, Tile, Val
+from translator.dialects.triton.lifted import (
+    Data,
+    FlagChoice,
+    Idx,
+    Loop,
+    Pending,
+    Ptr,
+    Static,
+    Tile,
+    Val,
+)
 from translator.dialects.triton.symbols import (
     Sym,
     SymKind,
@@ -45,7 +57,8 @@ class ControlMixin:
         self, node: cst.If, rest_after_return: list | None = None, terminal: bool = False
     ) -> None:
         """``terminal``: the kernel ends with this ``if`` (its branches hold the rest)."""
-        test = self.constant_test(self.pointer_test(self.ev(node.test), node.test))
+        raw = self.pointer_test(self.ev(node.test), node.test)
+        test = self.constant_test(raw)
         if isinstance(test, Static):
             branch: list = []
             if test.value:
@@ -54,10 +67,11 @@ class ControlMixin:
                 branch = list(suite_body(node.orelse.body))
             elif isinstance(node.orelse, cst.If):
                 branch = [node.orelse]
-            if rest_after_return is not None and test.value:
-                self.block(branch, self.out)
-                return
-            returned = self.block(branch, self.out)
+            with self.assuming(raw, bool(test.value)):
+                if rest_after_return is not None and test.value:
+                    self.block(branch, self.out)
+                    return
+                returned = self.block(branch, self.out)
             if rest_after_return is not None and not returned:
                 self.block(rest_after_return, self.out)
             return
@@ -98,30 +112,36 @@ class ControlMixin:
         self, node: cst.If, test: Val, rest_after_return: list | None, terminal: bool = False
     ) -> None:
         facts = self.divisibility_facts(test, node.test)
+        self.compile_time_flags(test)
         before = dict(self.env)
         taken, ir_locals = set(self.taken), set(self.ir_locals)
         body: list[ir.Stmt] = []
+        dtypes = self.dtypes_of(before) if self.is_flag_test(test) else {}
         self.facts.append(facts)
         try:
-            self.block(list(suite_body(node.body)), body)
+            with self.assuming(test, True):
+                self.block(list(suite_body(node.body)), body)
         finally:
             self.facts.pop()
+        self.refuse_run_time_retyping(dtypes, self.env, node)
         env_body, self.env = self.env, dict(before)
         # Both branches start from the same names, so a value both define has one IR name.
         taken_body, locals_body = self.taken, self.ir_locals
         self.taken, self.ir_locals = set(taken), set(ir_locals)
         orelse: list[ir.Stmt] = []
         flagged = False
-        if rest_after_return is not None:
-            self.block(rest_after_return, orelse)
-        elif isinstance(node.orelse, cst.Else):
-            self.block(list(suite_body(node.orelse.body)), orelse)
-        elif isinstance(node.orelse, cst.If):
-            self.block([node.orelse], orelse)
-        elif self.is_flag_test(test):
-            orelse = self.flag_placeholders(before, env_body, node)
-            flagged = True
+        with self.assuming(test, False):
+            if rest_after_return is not None:
+                self.block(rest_after_return, orelse)
+            elif isinstance(node.orelse, cst.Else):
+                self.block(list(suite_body(node.orelse.body)), orelse)
+            elif isinstance(node.orelse, cst.If):
+                self.block([node.orelse], orelse)
+            elif self.is_flag_test(test):
+                orelse = self.flag_placeholders(before, env_body, node)
+                flagged = True
         env_else = self.env
+        self.refuse_run_time_retyping(dtypes, env_else, node)
         self.taken |= taken_body
         self.ir_locals |= locals_body
         if facts:
@@ -142,7 +162,9 @@ class ControlMixin:
         # Nothing follows an `if` whose branches hold the rest of the kernel: values the
         # branches leave different (a pointer one of them advanced) are never read again.
         end = terminal or rest_after_return is not None
-        self.env = self.merge_envs(before, env_body, env_else, node, dead=end)
+        self.env = self.merge_envs(
+            before, env_body, env_else, node, dead=end, flag=self.deciding_flag(test)
+        )
         if flagged:
             # `if FLAG: acc = tl.zeros(...)`: zeros either way, written before the branch. Only
             # a value new to the branch whose zeros nothing before them in it reads or writes.
@@ -173,6 +195,82 @@ class ControlMixin:
             # values are merged above and nothing is left to choose between.
             return
         self.out.append(ir.If(cond.expr, tuple(body), tuple(orelse), loc=self.locate(node)))
+
+    @contextlib.contextmanager
+    def assuming(self, test: Val, holds: bool) -> Iterator[None]:
+        """Lift a branch where ``test`` is ``holds``: the constexpr flags it decides are known
+        there (:attr:`flag_truths`)."""
+        truths = self.flag_values(test, holds)
+        self.flag_truths.extend(truths)
+        try:
+            yield
+        finally:
+            del self.flag_truths[len(self.flag_truths) - len(truths) :]
+
+    def compile_time_flags(self, test: Val) -> None:
+        """The host values of the constexpr flags branch test ``test`` decides reach the kernel
+        as compile-time constants (Helion ``hl.constexpr``, cuTile ``ct.Constant``, a TileLang
+        factory argument), as in Triton, which compiles one kernel per flag value: a branch
+        the flag turns off is never compiled, so it may read tensors the host passes as
+        ``None`` there (Liger's optional outputs)."""
+        for flag, _ in self.flag_values(test, True) + self.flag_values(test, False):
+            b = self.launch.bindings.get(flag)
+            if b is not None and isinstance(b.expr, ir.Name) and b.kind in ("constexpr", "opaque"):
+                self.host.mark_constexpr(b.expr.id)
+
+    def dtypes_of(self, env: dict) -> dict[str, ir.DTypeExpr]:
+        """The element type of each data value of ``env``."""
+        out = {}
+        for name, v in env.items():
+            if isinstance(v, Data):
+                dtype = dtype_of(self.type_of(v.expr, None))
+                if dtype is not None:
+                    out[name] = dtype
+        return out
+
+    def refuse_run_time_retyping(
+        self, dtypes: dict[str, ir.DTypeExpr], env: dict, node: cst.If
+    ) -> None:
+        """Refuse a branch on constexpr values the launch passes at run time that gives a
+        value another dtype (Liger's ``if casting_mode == _CASTING_MODE_LLAMA: X_row =
+        X_row.to(tl.float32)`` with ``casting_mode`` from a dict lookup): Triton compiles one
+        kernel per value, where the IR's one kernel keeps one dtype per value."""
+        for name, before in dtypes.items():
+            v = env.get(name)
+            if not isinstance(v, Data):
+                continue
+            after = dtype_of(self.type_of(v.expr, node))
+            if after is None or after == before:
+                continue
+            passed = " and ".join(
+                f"`{f}` (passed `{self.launch.texts[f]}`)"
+                for f in sorted(self.launch.kernel.constexprs & names_in(node.test))
+                if f in self.launch.texts
+            )
+            raise self.error(
+                node.test,
+                f"`{name}` changes dtype in a branch of this `if` (from {_dtype_text(before)} "
+                f"to {_dtype_text(after)}): the test reads the tl.constexpr {passed}, which the "
+                "launch computes at run time, and a translated kernel keeps one dtype per value",
+                "launch the kernel with a literal for each value (`if mode == 0: "
+                "kernel[grid](..., 0, ...)`), which tiletrans lifts as one kernel per value, "
+                "or cast in both branches to one dtype",
+            )
+
+    def deciding_flag(self, test: Val) -> str | None:
+        """The constexpr flag ``test`` is (``if FLAG:``), which decides both branches; ``None``
+        for any other test."""
+        on, off = self.flag_values(test, True), self.flag_values(test, False)
+        if len(on) == 1 and on[0][1] and off == [(on[0][0], False)]:
+            return on[0][0]
+        return None
+
+    def flag_values(self, test: Val, holds: bool) -> list[tuple[str, bool]]:
+        """The constexpr flags ``test`` decides where it is ``holds``: ``FLAG`` and ``not FLAG``
+        decide ``FLAG`` either way; ``A and B`` decides both where it holds, ``A or B`` both
+        where it does not."""
+        tree = test.tree if isinstance(test, Idx) else test.expr if isinstance(test, Data) else None
+        return _flag_values(tree, holds, self.launch.kernel.constexprs) if tree is not None else []
 
     def is_flag_test(self, test: Val) -> bool:
         """Whether ``test`` reads constexpr parameters only (``if COMPUTE_DW:``): Triton
@@ -215,6 +313,9 @@ class ControlMixin:
             zero: ir.Expr = (
                 ir.Full(tuple(dims), ir.Const(0), dtype) if dims else ir.Cast(ir.Const(0), dtype)
             )
+            if isinstance(t, ScalarType) and t.weak and dtype in (ir.F32, ir.I32):
+                # A weak scalar (`cap * 0.5` of a float argument) stays weak: a literal zero.
+                zero = ir.Const(0.0 if dtype == ir.F32 else 0)
             placeholder = ir.Assign(value.expr.id, zero, loc=self.locate(node))
             self.placeholders.add(placeholder.target)
             out.append(placeholder)
@@ -257,12 +358,15 @@ class ControlMixin:
         node: cst.CSTNode,
         joined: bool = False,
         dead: bool = False,
+        flag: str | None = None,
     ) -> dict:
         """The values after an ``if``. ``joined``: the branches were merged into one
-        computation (the more masked one), so what either defines lives on."""
+        computation (the more masked one), so what either defines lives on. ``flag``: the
+        constexpr flag the test is (``a`` holds where it is true): index and pointer values the
+        branches leave different become a :class:`FlagChoice`."""
         out = dict(before)
         for name in set(a) | set(b):
-            va, vb = a.get(name), b.get(name)
+            va, vb = self.placed(a.get(name)), self.placed(b.get(name))
             if va == vb:
                 if va is not None:
                     out[name] = va
@@ -286,12 +390,38 @@ class ControlMixin:
             if (joined and (va is None or vb is None)) or dead:
                 out.pop(name, None)
                 continue
+            if flag is not None and not isinstance(va, Data) and not isinstance(vb, Data):
+                out[name] = FlagChoice(flag, va, vb, node)
+                continue
+            if isinstance(va, Data) or isinstance(vb, Data):
+                # A parameter or index rebound to data in one branch only (Liger's `if
+                # HAS_SOFTCAPPING: softcap = softcap.to(tl.float32)`): no one IR variable
+                # holds it on both paths.
+                raise self.error(
+                    node,
+                    f"`{name}` is rebound in one branch of this `if` to a value the other "
+                    "branch does not hold",
+                    f"give the new value a new name and read it under the same test (`if "
+                    f"FLAG: {name}_2 = ...`), or assign `{name}` in both branches",
+                )
             raise self.error(
                 node,
                 f"`{name}` is given different index or pointer values in the branches of this `if`",
                 "compute offsets before branching",
             )
         return out
+
+    def placed(self, v: Val | None) -> Val | None:
+        """``v``, or the value a pending ``tl.zeros`` became once placed: Liger's ``if
+        COMPUTE_DW: dW_row = tl.zeros(...)`` gets its dims from ``dW_row += dw`` under a later
+        ``if COMPUTE_DW:``, which writes the zeros where they were defined, before both branches;
+        the other branch's environment still holds the pending value."""
+        if not isinstance(v, Pending):
+            return v
+        for _stmts, _stmt, pending, data in getattr(self, "inserted", []):
+            if pending is v:
+                return data
+        return v
 
     def widened_index(self, a: Val | None, b: Val | None) -> Idx | None:
         """Of two index values that differ only in integer casts (Unsloth's ``if
@@ -440,6 +570,15 @@ class ControlMixin:
         # before the loop (an `offs_k` recomputed per iteration); only the others are carried.
         carried = {n for n in assigned if n in self.env and read_before_write(n, node.body)}
         shadowed = {n for n in assigned if n in self.env} - carried
+        for n in sorted(carried):
+            if isinstance(self.env[n], FlagChoice):
+                raise self.error(
+                    node,
+                    f"`{n}` is changed under `if {self.env[n].flag}:` before this loop and again "
+                    "in it",
+                    f"change it in the loop under `if {self.env[n].flag}:` only, or compute it "
+                    "before the branch",
+                )
         steps = self.induction_steps(node, carried)
         if strided_rows and steps:
             raise self.error(
@@ -776,7 +915,7 @@ class ControlMixin:
         self.env, self.taken, self.ir_locals = env, taken, ir_locals
         self.types.vars, self.types.tiles = tvars, ttiles
         self.loop_count = loop_count
-        for stmts, stmt in self.inserted[inserted:]:
+        for stmts, stmt, _pending, _data in self.inserted[inserted:]:
             stmts.remove(stmt)
         del self.inserted[inserted:]
         self.taken |= {t.name for t in self.tiles.values()}
@@ -990,6 +1129,36 @@ _CONSTANT_OPS = {
     "//": lambda a, b: a // b,
     "%": lambda a, b: a % b,
 }
+
+
+def _dtype_text(dtype: ir.DTypeExpr) -> str:
+    """``dtype`` for a diagnostic: a name, or the dtype of a tensor the kernel reads."""
+    return dtype.name if isinstance(dtype, ir.DType) else "its tensor's dtype"
+
+
+def _flag_values(tree: ir.Expr, holds: bool, flags: set[str]) -> list[tuple[str, bool]]:
+    """See :meth:`ControlMixin.flag_values`; ``tree`` is an index tree or device expression."""
+    tree = af.strip_casts(tree)
+    if isinstance(tree, ir.Name):
+        sym = parse_sym(tree.id)
+        flag_kinds = (SymKind.PARAM, SymKind.OPAQUE)
+        name = sym.name if sym is not None and sym.kind in flag_kinds else tree.id
+        return [(name, holds)] if name in flags else []  # type: ignore[list-item]
+    if isinstance(tree, ir.UnaryOp) and tree.op == "not":
+        return _flag_values(tree.operand, not holds, flags)
+    if isinstance(tree, ir.BinOp) and tree.op == "!=" and tree.rhs == ir.Const(0):
+        return _flag_values(tree.lhs, holds, flags)
+    if isinstance(tree, ir.BinOp) and tree.op == "==" and tree.rhs == ir.Const(0):
+        return _flag_values(tree.lhs, not holds, flags)
+    joint = (
+        {"&": True, "and": True, "|": False, "or": False}.get(tree.op)
+        if isinstance(tree, ir.BinOp)
+        else None
+    )
+    if joint is not None and joint == holds:
+        assert isinstance(tree, ir.BinOp)
+        return _flag_values(tree.lhs, holds, flags) + _flag_values(tree.rhs, holds, flags)
+    return []
 
 
 def _constant(e: ir.Expr) -> object:

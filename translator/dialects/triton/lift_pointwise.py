@@ -284,14 +284,17 @@ class PointwiseMixin:
         stmts, pos = v.site
         stmt = ir.Assign(irname, value, loc=self.locate(v.node))
         stmts.insert(pos, stmt)
-        self.inserted = getattr(self, "inserted", [])
-        self.inserted.append((stmts, stmt))
         self.types.vars[irname] = self.type_of(value, v.node)
         d = Data(
             ir.Name(irname),
             tuple((x, float(v.value)) for x in dims_of(self.types.vars[irname])),
             frozenset(),
         )
+        # The pending value is placed where it was defined, so the placement holds on every
+        # path from there: environments snapshotted before it (an `if`'s other branch) that
+        # still hold the pending value read it as `d` (see ``placed``).
+        self.inserted = getattr(self, "inserted", [])
+        self.inserted.append((stmts, stmt, v, d))
         for scope in [self.env]:
             for k, val in list(scope.items()):
                 if val is v:

@@ -84,10 +84,16 @@ class ReductionsMixin:
             return self._int_literal(axis_node, node)
         except TranslationError:
             pairwise = {"max": "maximum", "min": "minimum"}.get(op)
+            # Triton itself rejects this call (`_wrap_axis` compares the axis with the rank
+            # when the kernel compiles; the interpreter says "axis ... out of bounds"), so the
+            # source never ran it: say so rather than only what tiletrans wants.
             raise self.error(
                 axis_node,
-                f"the axis of `tl.{op}` must be an integer, not `{self.src(axis_node)}`",
-                f"for the element-wise {pairwise} of two values write `tl.{pairwise}(a, b)`"
+                f"the axis of `tl.{op}` must be an integer, not `{self.src(axis_node)}`: "
+                f"`{self.src(node)}` is not valid Triton (the second argument of `tl.{op}` is "
+                "the axis, and Triton rejects a value there when it compiles the kernel)",
+                f"for the element-wise {pairwise} of two values write "
+                f"`tl.{pairwise}({', '.join(self.src(a.value) for a in node.args[:2])})`"
                 if pairwise
                 else "give the axis as an integer literal",
             ) from None

@@ -20,6 +20,7 @@ from translator.dialects.triton.lift_dispatch import (
 )
 from translator.dialects.triton.lifted import (
     Data,
+    FlagChoice,
     Func,
     Idx,
     LaneAcc,
@@ -215,6 +216,18 @@ class StatementsMixin:
     def lookup(self, name: str, node: cst.CSTNode) -> Val:
         if name in self.env:
             v = self.env[name]
+            guard = self.launch.flag_guards.get(name)
+            if guard is not None and guard not in self.flag_truths:
+                flag, value = guard
+                raise self.error(
+                    node,
+                    f"kernel parameter `{name}` is passed `{self.launch.texts[name]}`, which "
+                    f"the kernel may read only where the constexpr `{flag}` is {value}",
+                    f"read `{name}` only under `if {'' if value else 'not '}{flag}:`, or pass "
+                    "it one value",
+                )
+            if isinstance(v, FlagChoice):
+                v = self.chosen(name, v, node)
             if isinstance(v, Unbound):
                 raise self.error(
                     node,
@@ -236,6 +249,21 @@ class StatementsMixin:
                 "define it before the loop",
             )
         raise self.error(node, f"`{name}` is not defined in this kernel")
+
+    def chosen(self, name: str, v: FlagChoice, node: cst.CSTNode) -> Val:
+        """What ``name`` holds here, where the enclosing branches decide ``v``'s flag."""
+        decided = [value for flag, value in reversed(self.flag_truths) if flag == v.flag]
+        if not decided:
+            raise self.error(
+                node,
+                f"`{name}` is changed under `if {v.flag}:` (line {self.locate(v.node).line}) "
+                f"and read here, where the constexpr `{v.flag}` is not decided",
+                f"read `{name}` under `if {v.flag}:` (or `else:`), or compute it before the branch",
+            )
+        chosen = v.on if decided[0] else v.off
+        if chosen is None:
+            raise self.error(node, f"`{name}` is not defined where `{v.flag}` is {decided[0]}")
+        return self.chosen(name, chosen, node) if isinstance(chosen, FlagChoice) else chosen
 
     def assign(self, target: cst.BaseExpression, value: Val, node: cst.CSTNode) -> None:
         if isinstance(target, (cst.Tuple, cst.List)):

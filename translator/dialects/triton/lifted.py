@@ -5,6 +5,7 @@
 * :class:`Ptr`: a host tensor plus an :class:`Idx` offset (``x_ptr + offs``);
 * :class:`Data`: an IR expression with what its invalid lanes hold;
 * :class:`Pending`: ``tl.zeros``/``tl.full`` whose dims are not known yet;
+* :class:`FlagChoice`: a value a constexpr flag decides;
 
 and the tiles, loops and access items the lifter recovers from them.
 """
@@ -96,6 +97,19 @@ class Static:
 @dataclass(frozen=True)
 class TupleVal:
     items: tuple
+
+
+@dataclass(frozen=True)
+class FlagChoice:
+    """A value that a constexpr flag decides: what a name holds after ``if FLAG:`` changed it
+    (Liger's ``if RETURN_Z_LOSS: z_loss_ptr += row * stride``), ``on`` where ``flag`` is true
+    and ``off`` where it is false (``None``: undefined there). Triton compiles one kernel per
+    flag value; the lifter resolves it where the enclosing branches decide the flag."""
+
+    flag: str
+    on: Any
+    off: Any
+    node: cst.CSTNode = field(compare=False, repr=False)
 
 
 @dataclass(frozen=True)

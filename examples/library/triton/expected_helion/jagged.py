@@ -20,7 +20,7 @@ import helion.language as hl
 
 @helion.kernel(static_shapes=False, config=helion.Config(num_stages=3))
 def jagged_sum_kernel(
-    values: torch.Tensor, offsets: torch.Tensor, out: torch.Tensor, MEAN: bool, B: int
+    values: torch.Tensor, offsets: torch.Tensor, out: torch.Tensor, MEAN: hl.constexpr, B: int
 ) -> None:
     block_d = min(128, helion.next_power_of_2(hl.specialize(values.size(1))))
     for pid_b, tile_d in hl.tile([B, values.size(1)], block_size=[1, block_d]):

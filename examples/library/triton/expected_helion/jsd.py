@@ -35,7 +35,7 @@ def _jsd_kernel(
     beta: float,
     n_non_ignore: int,
     ignore_index: int,
-    HAS_LABEL: bool,
+    HAS_LABEL: hl.constexpr,
 ) -> None:
     block_size = min(65536, helion.next_power_of_2(hl.specialize(X.size(1))))
     for pid in hl.grid(X.size(0)):

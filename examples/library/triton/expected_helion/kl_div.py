@@ -46,7 +46,7 @@ def _kldiv_kernel_forward(
     gt: torch.Tensor,
     loss: torch.Tensor,
     eps: float,
-    log_target: bool,
+    log_target: hl.constexpr,
     reduction: str,
 ) -> None:
     block_size = min(16384, helion.next_power_of_2(hl.specialize(y.size(1))))
@@ -76,7 +76,9 @@ def _kldiv_kernel_forward(
     index_dtype=torch.int64,
     config=helion.Config(num_stages=3),
 )
-def _kldiv_kernel_backward(target: torch.Tensor, new_grads: torch.Tensor, log_target: bool) -> None:
+def _kldiv_kernel_backward(
+    target: torch.Tensor, new_grads: torch.Tensor, log_target: hl.constexpr
+) -> None:
     block_size = min(16384, helion.next_power_of_2(hl.specialize(target.size(1))))
     for pid in hl.grid(target.size(0)):
         for tile_i in hl.tile(target.size(1), block_size=block_size):
