@@ -236,9 +236,10 @@ def test_scalars_a_loop_keeps_nonnegative_are_known_so() -> None:
     known = nonnegative_names(kernel, module)
     # Launched with sizes and what the host computes from them.
     assert {"iters_per_tile", "total_iters", "m", "n", "k"} <= known
-    # `num_sm` is an int the caller passes, of any sign: so is each program's share of the work.
-    assert "num_sm" not in known and not walked & known
-    # Launched with 5 programs, the walk is over nonnegative iterations throughout.
+    # `num_sm` is the grid's extent: a program runs only where it is positive, so each
+    # program's share of the work, and the walk over it, is nonnegative too.
+    assert "num_sm" in known and walked <= known
+    # So it is launched with 5 programs.
     five = _launched_with(module, "num_sm", C(5))
     assert walked <= nonnegative_names(kernel, five)
     # A loop that may take a value below zero keeps nothing of it.

@@ -112,3 +112,41 @@ def test_a_kernel_the_module_never_launches_cannot_settle_its_none_tests() -> No
 def test_is_compares_with_none_only() -> None:
     err = _refusal("if scale_ptr is not None:", "if scale_ptr is not bias_ptr:")
     assert "`is` compares with None only" in err.message and err.loc.line == 21
+
+
+_OPTIONAL_BIAS = """from typing import Optional
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _k(x_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    if b_ptr is None:
+        x += 1.0
+    else:
+        x += tl.load(b_ptr + offs, mask=m)
+    tl.store(out_ptr + offs, x, mask=m)
+
+
+def add_opt(x: torch.Tensor, b: {annotation}):
+    n = x.numel()
+    out = torch.empty_like(x)
+    _k[(triton.cdiv(n, 128),)](x, b, out, n, BLOCK=128)
+    return out
+"""
+
+
+@pytest.mark.parametrize(
+    "annotation", ["Optional[torch.Tensor] = None", "torch.Tensor | None", "torch.Tensor = None"]
+)
+def test_an_optional_parameter_passed_as_the_pointer_is_refused_where_tested(annotation: str):
+    # Found in review: `b: Optional[torch.Tensor] = None` had been read as a tensor that is never
+    # None, which dropped the kernel's `is None` branch and crashed on `b=None`.
+    with pytest.raises(TranslationError, match="it may be None in some calls") as err:
+        parse_source(_OPTIONAL_BIAS.replace("{annotation}", annotation), "k.py", "triton")
+    assert err.value.loc is not None and err.value.loc.line == 13

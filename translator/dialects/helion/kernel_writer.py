@@ -829,13 +829,18 @@ class Writer(CodePrinter):
         self.pads.forget(assigned)
 
     def _clipped_by_program(self, extent: ir.Expr) -> bool:
-        """Whether ``extent`` is a ``minimum(...)`` of numbers (Python's ``min`` in Helion) that
-        reads a grid tile, or a scalar the kernel assigns once such a value (``ko_end =
-        minimum(n, ko_begin + c)``)."""
+        """Whether ``extent`` is a scalar the kernel assigns once a ``minimum(...)`` of numbers
+        (Python's ``min`` in Helion) that reads a grid tile (``ko_end = minimum(n, ko_begin +
+        c)``)."""
         lets: dict[str, list[ir.Expr]] = {}
         for a in walk_stmts(self.kernel.body):
             if isinstance(a, ir.Assign):
                 lets.setdefault(a.target, []).append(a.value)
+        if not isinstance(extent, ir.Name):
+            # Written in the loop's own bounds, `hl.tile(b, min(b + c, k))` with `b` a grid
+            # index runs (Helion's split-K examples, checked under the interpreter); a `min`
+            # assigned to a device scalar first is what fails.
+            return False
         while isinstance(extent, ir.Name) and len(lets.get(extent.id, [])) == 1:
             extent = lets[extent.id][0]
         if not (isinstance(extent, ir.Call) and extent.op == "minimum"):

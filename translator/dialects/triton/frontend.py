@@ -615,7 +615,7 @@ class EntryBuilder(HostStatements, HostExpressions, HostTensors):
                     # the facts cannot type; the code stays as written.
                     out.append(ir.Param(name, "object", ir.Const(value), annotation))
                     self.names.add(name)
-                    self.scope[name] = HOpaque(f"`{name}` may be None")
+                    self.scope[name] = HOpaque(f"`{name}` may be None", may_be_none=value is None)
                     continue
                 default = ir.Const(value)
                 if annotation is None:
@@ -631,7 +631,13 @@ class EntryBuilder(HostStatements, HostExpressions, HostTensors):
             out.append(ir.Param(name, kind, default, annotation))
             self.names.add(name)
             if kind == "tensor":
-                t = HTensor(name, name, ir.DTypeOf(name), guessed=annotation is None)
+                t = HTensor(
+                    name,
+                    name,
+                    ir.DTypeOf(name),
+                    guessed=annotation is None,
+                    optional=_may_be_none(annotation),
+                )
                 self.bind_tensor(name, t)
                 self.types.vars[name] = TensorType(ir.DTypeOf(name))
             else:
@@ -987,6 +993,14 @@ def _uses_fast_math(body: list[ir.Stmt]) -> bool:
         isinstance(e, ir.Call) and POINTWISE_OPS[e.op].result == "float"
         for e in all_exprs(tuple(body))
     )
+
+
+def _may_be_none(annotation: str | None) -> bool:
+    """Whether a parameter's annotation admits None (``Optional[...]``, ``... | None``)."""
+    if annotation is None:
+        return False
+    text = annotation.replace(" ", "")
+    return text.startswith(("Optional[", "typing.Optional[")) or "None" in text.split("|")
 
 
 def _optional_of(annotation: str | None) -> str | None:

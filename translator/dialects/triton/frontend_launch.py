@@ -4,6 +4,7 @@ each kernel parameter is bound to, the grid, the configs, and the services the l
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from typing import TYPE_CHECKING, Any
 
@@ -253,6 +254,8 @@ class Launch:
             )
         if kind == "pointer" and isinstance(value, HOpaque):
             t = host.carried_tensor(node, _tensor_base(p), text=text)
+            if value.may_be_none:
+                t = dataclasses.replace(t, optional=True)
             host.scope[t.name] = t
             if isinstance(node, cst.Name):
                 host.scope[node.value] = t

@@ -33,6 +33,8 @@ class HTensor:
     rank_like: HTensor | None = None
     # An unannotated parameter taken for a tensor until a launch passes it as a scalar.
     guessed: bool = False
+    # A parameter annotated `Optional[torch.Tensor]` / `torch.Tensor | None`: may be None.
+    optional: bool = False
     # `x.view(-1, x.shape[-1])`: the tensor this one views (its strides follow that one's).
     view_of: HTensor | None = None
 
@@ -48,6 +50,9 @@ class HOpaque:
     why: str
     lo: int | None = None
     hi: int | None = None
+    # A parameter that defaults to None (an optional tensor): a pointer it is passed as may be
+    # None at some launches.
+    may_be_none: bool = False
     # Why the frontend could not model the statement that bound it, for launches that need it.
     cause: TranslationError | None = field(default=None, compare=False)
 

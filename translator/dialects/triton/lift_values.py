@@ -496,6 +496,15 @@ class ValuesMixin:
                 "launches the kernel: whether it is None is each caller's",
                 "add the wrapper that launches the kernel, passing a tensor or None",
             )
+        if b.htensor.optional:
+            raise self.error(
+                node,
+                f"`{self.src(node)}` tests whether a tensor was passed, but the launch passes "
+                f"`{b.tensor}`, an optional parameter: it may be None in some calls and not in "
+                "others, and one kernel translation cannot be both",
+                "launch the kernel in each case with a literal `None` or a tensor (two launches "
+                "under the host's own `if`)",
+            )
         if b.htensor.guessed:
             raise self.error(
                 node,
