@@ -59,6 +59,17 @@ def full_extents(tensor: str, index: tuple[ir.IndexItem, ...]) -> Iterator[ir.Ex
         dim += 1
 
 
+def access_full_extents(body: tuple[ir.Stmt, ...]) -> Iterator[ir.Expr]:
+    """The whole-dim extents of every access of ``body``: statement by statement, a store's or
+    atomic's own, then those of the loads the statement reads."""
+    for s in walk_stmts(body):
+        if isinstance(s, (ir.Store, ir.AtomicRMW)):
+            yield from full_extents(s.tensor, s.index)
+        for e in stmt_walk(s):
+            if isinstance(e, ir.Load):
+                yield from full_extents(e.tensor, e.index)
+
+
 def reads_partial_dim(kernel: ir.Kernel, tensor: str, index: tuple[ir.IndexItem, ...]) -> bool:
     """Whether a whole-dim item of ``tensor[index]`` covers a prefix of its dim that the
     kernel does not prove to be all of it (:attr:`ir.Kernel.partial_dims`): an access whose

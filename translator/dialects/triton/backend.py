@@ -26,7 +26,13 @@ from translator.ir.counters import seed_only_params
 from translator.ir.passes import Pass
 from translator.ir.transforms import squeeze_unit_tiles, unit_block_tiles
 from translator.ir.verifier import verify_kernel
-from translator.ir.visit import full_extents, has_loops, kernel_exprs, walk_expr, walk_stmts
+from translator.ir.visit import (
+    access_full_extents,
+    has_loops,
+    kernel_exprs,
+    walk_expr,
+    walk_stmts,
+)
 from translator.rendering import render_template
 
 
@@ -125,16 +131,10 @@ def _static_sizes(kernel: ir.Kernel, sig) -> set[str]:
     1.02x). Grid extents stay runtime values: a new batch size does not recompile."""
     if kernel.hints.static_shapes is not True:
         return set()
-    extents: list[ir.Expr] = []
-    for s in walk_stmts(kernel.body):
-        if isinstance(s, ir.TileLoop):
-            extents += [t.extent for t in s.tiles]
-        accesses = [(s.tensor, s.index)] if isinstance(s, (ir.Store, ir.AtomicRMW)) else []
-        for tensor, index in accesses:
-            extents += list(full_extents(tensor, index))
-    for e in kernel_exprs(kernel):
-        if isinstance(e, ir.Load):
-            extents += list(full_extents(e.tensor, e.index))
+    extents = [
+        t.extent for s in walk_stmts(kernel.body) if isinstance(s, ir.TileLoop) for t in s.tiles
+    ]
+    extents += access_full_extents(kernel.body)
     named: set[str] = set()
     for extent in extents:
         for e in walk_expr(extent):

@@ -32,7 +32,7 @@ from translator.ir.shapes import (
 )
 from translator.ir.signs import nonnegative, nonnegative_names
 from translator.ir.single_tile import at_extent, at_id, empty_is_noop, is_single_tile_loop
-from translator.ir.visit import all_exprs, full_extents, stmt_walk, walk_stmts
+from translator.ir.visit import access_full_extents, all_exprs, full_extents, stmt_walk, walk_stmts
 from translator.naming import constant_name, tile_suffix, unique
 
 
@@ -171,12 +171,8 @@ class KernelEmitter(CodePrinter):
         flat: list[ir.Expr] = []
         for e in exprs:
             flat.extend(walk_expr(e))
-        for s in walk_stmts(self.kernel.body):
-            accesses = [(s.tensor, s.index)] if isinstance(s, (ir.Store, ir.AtomicRMW)) else []
-            accesses += [(e.tensor, e.index) for e in stmt_walk(s) if isinstance(e, ir.Load)]
-            for tensor, index in accesses:
-                for extent in full_extents(tensor, index):
-                    flat.extend(walk_expr(extent))
+        for extent in access_full_extents(self.kernel.body):
+            flat.extend(walk_expr(extent))
         specialized = {p.name for p in self.kernel.params if p.constexpr}
         for e in flat:
             if isinstance(e, ir.Name):
