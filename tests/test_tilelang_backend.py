@@ -486,3 +486,135 @@ def test_gathers_scatters_and_data_masks_are_guarded_element_loops(tmp_path: Pat
         "zero_dropped_rows",
     }
     assert report.passed, report.format_text()
+
+
+_HEADER = """
+import torch
+import triton
+import triton.language as tl
+"""
+
+_WHERE_ONE = (
+    _HEADER
+    + """
+
+@triton.jit
+def _where_one_kernel(x_ptr, out_ptr, n_cols, stride, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * stride + offs, mask=offs < n_cols, other=0.0).to(tl.float32)
+    # The lanes past n_cols hold 1.0, and the unmasked sum counts them.
+    y = tl.where(offs < n_cols, x, 1.0)
+    tl.store(out_ptr + row, tl.sum(y, axis=0))
+
+
+def sum_padded_with_ones(x: torch.Tensor) -> torch.Tensor:
+    m, n = x.shape
+    out = torch.empty(m, dtype=torch.float32, device=x.device)
+    _where_one_kernel[(m,)](x, out, n, x.stride(0), BLOCK=triton.next_power_of_2(n))
+    return out
+"""
+)
+
+_BRANCHED = (
+    _HEADER
+    + """
+
+@triton.jit
+def _branched_kernel(x_ptr, out_ptr, n_cols, stride, ones, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * stride + offs, mask=offs < n_cols, other=0.0).to(tl.float32)
+    y = tl.where(offs < n_cols, x, 0.0)
+    if ones > 0:
+        # Only on this branch do the lanes past the edge hold 1.0.
+        y = tl.where(offs < n_cols, x, 1.0)
+    tl.store(out_ptr + row, tl.sum(y, axis=0))
+
+
+def branched_padding(x: torch.Tensor, ones: int) -> torch.Tensor:
+    m, n = x.shape
+    out = torch.empty(m, dtype=torch.float32, device=x.device)
+    _branched_kernel[(m,)](x, out, n, x.stride(0), ones, BLOCK=triton.next_power_of_2(n))
+    return out
+"""
+)
+
+
+def test_an_unmasked_sum_reads_the_padding_the_ir_says(tmp_path: Path) -> None:
+    """Before an unmasked reduction the select loop writes the lanes past the edge with the
+    value the IR gives them (1.0 from the `tl.where`), not the sum's identity."""
+    source = tmp_path / "where_one.py"
+    source.write_text(_WHERE_ONE)
+    text = translate_file(source, "triton", "tilelang")
+    assert "T.if_then_else(i < x_shape[1], y[i], 1.0)" in text
+    translated = tmp_path / "where_one_tl.py"
+    translated.write_text(text)
+    report = check_pair(source, translated, src_dsl="triton", dtypes=("float32",), seeds=(0,))
+    assert report.passed, report.format_text()
+
+
+def test_an_unmasked_sum_of_lanes_set_in_a_branch_is_refused(tmp_path: Path) -> None:
+    """After an `if` that rebinds a value, its invalid lanes hold one of two numbers: the sum
+    is refused at its line (the backend had padded with the last binding's 1.0: wrong
+    numbers whenever the branch is not taken)."""
+    from translator.diagnostics import TranslationError
+
+    source = tmp_path / "branched.py"
+    source.write_text(_BRANCHED)
+    with pytest.raises(TranslationError) as err:
+        translate_file(source, "triton", "tilelang")
+    line = _BRANCHED[: _BRANCHED.index("tl.store(out_ptr + row, tl.sum(y")].count("\n") + 1
+    assert err.value.loc is not None and err.value.loc.line == line
+    assert "cannot tell" in str(err.value)
+
+
+_BOOL_MASKS = """
+import helion
+import helion.language as hl
+import torch
+
+
+@helion.kernel(config=helion.Config(block_sizes=[16, 32]))
+def keep_valid_pairs(x: torch.Tensor, row_ids: torch.Tensor, col_ids: torch.Tensor, rows: int) -> torch.Tensor:
+    m, n = x.shape
+    out = torch.empty_like(x)
+    for tile_m, tile_n in hl.tile([m, n]):
+        row_valid = row_ids[tile_m] < rows
+        col_valid = col_ids[tile_n] < n
+        # A 2-D mask from two 1-D ones, as MoE kernels build their load masks.
+        both = row_valid[:, None] & col_valid[None, :]
+        out[tile_m, tile_n] = torch.where(both, x[tile_m, tile_n], 0.0)
+    return out
+"""
+
+
+def _bool_mask_inputs(entry: str, device: str, dtype: str) -> tuple:
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(37, 70, generator=g).to(device=device, dtype=getattr(torch, dtype))
+    row_ids = torch.randint(0, 40, (37,), generator=g).to(device)
+    col_ids = torch.randint(0, 90, (70,), generator=g).to(device)
+    return (x, row_ids, col_ids, 30)
+
+
+def test_a_2d_bool_mask_is_kept_as_bytes_and_lowers_to_cuda(tmp_path: Path) -> None:
+    """TileLang 0.1.15 vectorises a T.Parallel loop writing a 2-D bool fragment that combines
+    bools into `boolx16`, which it cannot lower to CUDA; such a mask is a uint8 fragment written
+    by a select and read back with `!= 0`. The check lowers the kernel to sm_90a as written and runs
+    it on the C target against the Helion source."""
+    source = tmp_path / "bool_masks.py"
+    source.write_text(_BOOL_MASKS)
+    text = translate_file(source, "helion", "tilelang")
+    assert re.search(r'both = T.alloc_fragment\(\(\w+, \w+\), "uint8"\)', text), text
+    assert "both[i, j] != T.uint8(0)" in text, text
+    translated = tmp_path / "bool_masks_tl.py"
+    translated.write_text(text)
+    report = check_pair(
+        source,
+        translated,
+        src_dsl="helion",
+        dtypes=("float32",),
+        seeds=(0,),
+        inputs=_bool_mask_inputs,
+    )
+    assert report.rows and report.passed, report.format_text()

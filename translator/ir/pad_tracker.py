@@ -301,7 +301,10 @@ def names_read_unmasked(body: tuple[ir.Stmt, ...]) -> set[str]:
 def _is_lane_mask(e: ir.Expr, dim: ir.Dim, env: TypeEnv) -> bool:
     """Whether ``e`` is ``tile.index < extent`` for the tile that ``dim`` spans, or
     ``arange(d) < extent`` for a whole dim ``d`` of that extent (either perhaps given a unit
-    dim: ``expand_dims(tile.index, -1) < extent`` masks the same lanes along ``dim``)."""
+    dim: ``expand_dims(tile.index, -1) < extent`` masks the same lanes along ``dim``, and so
+    does ``expand_dims(tile.index < extent, 0)``)."""
+    while isinstance(e, ir.ExpandDims):
+        e = e.value
     if isinstance(e, ir.BinOp) and e.op == "<" and isinstance(e.lhs, ir.ExpandDims):
         e = ir.BinOp("<", e.lhs.value, e.rhs)
     if (

@@ -15,7 +15,8 @@ TileLang shrinks some ``T.Parallel`` loops (``exp``, division) to the lanes a co
 filled, so a fragment's invalid lanes may keep stale values. The writer therefore never relies on
 them: before a reduction (or a dot, along K) the operand is rebuilt by a select loop,
 ``T.if_then_else(valid, v, pad)``, where ``pad`` is the reduction's identity (masked) or the value
-the IR says invalid lanes hold (unmasked; :func:`translator.ir.padding.fold_pad`).
+the IR says invalid lanes hold (unmasked; :class:`translator.ir.pad_tracker.PadTracker`), and
+where the IR does not say one number the reduction is refused.
 """
 
 from __future__ import annotations
@@ -29,11 +30,11 @@ from translator.diagnostics import TranslationError
 from translator.dialects.common.printer import ATOM, CodePrinter
 from translator.ir import nodes as ir
 from translator.ir.ops import reduce_identity
-from translator.ir.padding import fold_pad
+from translator.ir.pad_tracker import PadTracker
 from translator.ir.printer import PRECEDENCE
 from translator.ir.renaming import names_in
 from translator.ir.shapes import ScalarType, TileType, TypeEnv, dims_of, dtype_of
-from translator.ir.visit import kernel_exprs, reads_partial_dim, walk_expr
+from translator.ir.visit import kernel_exprs, reads_partial_dim, walk_expr, walk_stmts
 
 #: Lane variables of ``T.Parallel`` loops, by position.
 _LANES = ("i", "j", "l", "q")
@@ -55,6 +56,8 @@ class Buffer:
     dims: tuple[ir.Dim, ...]
     dtype: ir.DTypeExpr
     scope: str = "fragment"
+    #: The element type the buffer is allocated with where it differs from ``dtype``.
+    storage: str | None = None
 
     @property
     def stored(self) -> tuple[ir.Dim, ...]:
@@ -95,7 +98,9 @@ class KernelWriter(CodePrinter):
         self.lane_dims: tuple[ir.Dim, ...] = ()
         #: Whole-dim extents -> the factory name of their power-of-two lane count.
         self.full_blocks: dict[str, tuple[str, ir.Expr]] = {}
-        self.pads: dict[str, float | None] = {}
+        # What the invalid lanes of each bound value hold, per dim (shared with the other
+        # backends), for the select loop before an unmasked reduction or dot.
+        self.pads = PadTracker(lambda: self.env)
         #: Buffers ``T.copy`` filled from global memory: their lanes past the edge are 0.
         self.copied: set[str] = set()
         #: Inside a loop whose trip count depends on the program (split-K's K loop).
@@ -192,13 +197,33 @@ class KernelWriter(CodePrinter):
             start = f"{self.host(t.var.begin)} + {start}"
         return start
 
-    def alloc(self, base: str, dims: tuple[ir.Dim, ...], dtype: ir.DTypeExpr, scope: str) -> Buffer:
-        buf = Buffer(self.fresh(base), dims, dtype, scope)
+    def alloc(
+        self,
+        base: str,
+        dims: tuple[ir.Dim, ...],
+        dtype: ir.DTypeExpr,
+        scope: str,
+        storage: str | None = None,
+    ) -> Buffer:
+        buf = Buffer(self.fresh(base), dims, dtype, scope, storage)
         shape = [self.extent_of(d) for d in buf.stored] or ["1"]
         call = {"shared": "T.alloc_shared", "local": "T.alloc_local"}.get(scope, "T.alloc_fragment")
         tup = f"({shape[0]},)" if len(shape) == 1 else f"({', '.join(shape)})"
-        self.allocs.append(f"{buf.name} = {call}({tup}, {self.dtype(dtype)})")
+        element = f'"{buf.storage}"' if buf.storage else self.dtype(dtype)
+        self.allocs.append(f"{buf.name} = {call}({tup}, {element})")
         return buf
+
+    def lane_read(self, buf: Buffer, lanes: tuple[str | None, ...]) -> str:
+        """The value of ``buf`` at ``lanes`` (a byte mask read back as a bool)."""
+        text = self.read(buf, lanes)
+        return f"{text} != T.uint8(0)" if buf.storage == "uint8" else text
+
+    def lane_write(self, buf: Buffer, lanes: tuple[str | None, ...], text: str) -> str:
+        """The statement storing ``text`` into ``buf`` at ``lanes``: a bool as a 0/1 byte where
+        the buffer holds bytes (a select, which TileLang lowers unvectorised)."""
+        if buf.storage == "uint8":
+            text = f"T.if_then_else({text}, T.uint8(1), T.uint8(0))"
+        return f"{self.read(buf, lanes)} = {text}"
 
     def read(self, buf: Buffer, lanes: tuple[str | None, ...]) -> str:
         """``buf`` at the lanes of an expression of ``len(lanes)`` dims (numpy broadcasting).
@@ -286,7 +311,7 @@ class KernelWriter(CodePrinter):
         if self.cast_in_copy(s, t):
             return
         old = self.buffers.get(s.target)
-        pad = self.pad_of(s.value)
+        self.pads.bind(s.target, s.value)
         if old is not None and old.dims == t.dims and old.dtype == t.dtype:
             self.assign_into(s.value, old, t)
         elif isinstance(s.value, ir.Full) and s.target in self.read_only_in_branches:
@@ -312,11 +337,10 @@ class KernelWriter(CodePrinter):
                 and self.copyable_load(s.value)
             )
             scope = "shared" if to_shared else "fragment"
-            buf = self.alloc(s.target, t.dims, t.dtype, scope)
+            buf = self.alloc(s.target, t.dims, t.dtype, scope, _mask_storage(s.value, t))
             self.assign_into(s.value, buf, t)
             self.buffers[s.target] = buf
         self.env.vars[s.target] = t
-        self.pads[s.target] = pad
 
     def cast_in_copy(self, s: ir.Assign, t: TileType) -> bool:
         """Bind ``s`` (a cast of a fragment to the dtype of the tensor the next statement
@@ -338,7 +362,7 @@ class KernelWriter(CodePrinter):
             return False
         self.buffers[s.target] = buf
         self.env.vars[s.target] = t
-        self.pads[s.target] = None
+        self.pads.forget({s.target})
         return True
 
     @property
@@ -383,7 +407,7 @@ class KernelWriter(CodePrinter):
         if not from_tiles and s.target not in self.rebound:
             self.emit(f"{s.target} = {self.scalar(s.value)}")
             self.env.vars[s.target] = ScalarType(dtype)
-            self.pads[s.target] = None
+            self.pads.forget({s.target})
             self.taken.add(s.target)
             return
         if isinstance(dtype, ir.DType) and dtype.name == "float64":
@@ -501,10 +525,10 @@ class KernelWriter(CodePrinter):
         if dtype_of(self.type_of(value)) != buf.dtype:
             text = f"T.cast({text}, {self.dtype(buf.dtype)})"
         if not header:
-            self.emit(f"{self.read(buf, lanes)} = {text}")
+            self.emit(self.lane_write(buf, lanes, text))
             return
         self.emit(header)
-        self.emit(f"    {self.read(buf, lanes)} = {text}")
+        self.emit(f"    {self.lane_write(buf, lanes, text)}")
 
     def materialize_parts(self, value: ir.Expr) -> ir.Expr:
         """``value`` with its dots and reductions computed into buffers first (a ``T.Parallel``
@@ -699,8 +723,17 @@ class KernelWriter(CodePrinter):
         outer = self.trips_vary
         # A loop from a program's own first tile (split-K's) has a trip count per program.
         self.trips_vary = outer or t.begin is not None
+        # Inside the loop a carried value may hold what an earlier iteration left.
+        assigned = {x.target for x in walk_stmts(s.body) if isinstance(x, ir.Assign)}
+        self.pads.forget(assigned)
         self.block(s.body)
+        self.pads.forget(assigned)
         self.trips_vary = outer
+
+    def branch(self, stmts: tuple[ir.Stmt, ...]) -> None:
+        super().branch(stmts)
+        # The other branch, and the code after the `if`, may see the values from before.
+        self.pads.forget({x.target for x in walk_stmts(stmts) if isinstance(x, ir.Assign)})
 
     def scalar_atom(self, e: ir.Expr) -> str:
         """A host scalar as an operand of ``*`` (parenthesised unless an atom)."""
@@ -766,9 +799,7 @@ class KernelWriter(CodePrinter):
         if isinstance(dims[axis], ir.UnitDim):
             self.elementwise(e.value, buf, buf.dims)
             return
-        pad = reduce_identity(e.op) if e.masked else self.pad_of(e.value)
-        if pad is None:
-            pad = reduce_identity(e.op)
+        pad = reduce_identity(e.op) if e.masked else self.unmasked_pad(e.value, dims[axis], e)
         src = self.with_pad(e.value, t, {axis: pad}, "fragment")
         phys = sum(1 for d in dims[:axis] if not isinstance(d, ir.UnitDim))
         self.emit(f"{spelling}({src.name}, {buf.name}, dim={phys})")
@@ -821,14 +852,14 @@ class KernelWriter(CodePrinter):
         out = self.alloc(
             f"{base}_{'operand' if scope == 'shared' else 'src'}", t.dims, t.dtype, scope
         )
-        text = self.read(src, lanes)
+        text = self.lane_read(src, lanes)
         for g, pad in guards:
             text = f"T.if_then_else({g}, {text}, {self.constant(pad, t.dtype)})"
         if header:
             self.emit(header)
-            self.emit(f"    {self.read(out, lanes)} = {text}")
+            self.emit(f"    {self.lane_write(out, lanes, text)}")
         else:
-            self.emit(f"{self.read(out, lanes)} = {text}")
+            self.emit(self.lane_write(out, lanes, text))
         return out
 
     def dot_into(self, e: ir.Dot, buf: Buffer) -> None:
@@ -847,8 +878,8 @@ class KernelWriter(CodePrinter):
             raise TranslationError(
                 "T.gemm needs operands of one dtype", e.loc, "cast one operand in the source"
             )
-        a = self.operand(e.lhs, lt, 1, e.masked)
-        b = self.operand(e.rhs, rt, 0, e.masked)
+        a = self.operand(e.lhs, lt, 1, e)
+        b = self.operand(e.rhs, rt, 0, e)
         self.dot_tiles.append((self.extent_of(dims_of(lt)[0]), self.extent_of(dims_of(rt)[1])))
         if self.tma_tile is None and {a.name, b.name} & self.operand_copies:
             self.tma_tile = (self.extent_of(dims_of(lt)[0]), self.extent_of(dims_of(rt)[1]))
@@ -875,16 +906,16 @@ class KernelWriter(CodePrinter):
         values += [v for c in self.kernel.configs for k, v in c if k == "num_warps"]
         return max(values, default=4)
 
-    def operand(self, value: ir.Expr, t: TileType, k_axis: int, masked: bool) -> Buffer:
+    def operand(self, value: ir.Expr, t: TileType, k_axis: int, dot: ir.Dot) -> Buffer:
         """A shared buffer holding a dot operand, zero (or its pad) past the K edge."""
-        zero_pad = masked or (isinstance(value, ir.Load) and value.other in (0.0, None))
+        zero_pad = dot.masked or (isinstance(value, ir.Load) and value.other in (0.0, None))
         if isinstance(value, ir.Load) and self.copyable_load(value) and zero_pad:
             # T.copy reads 0 past the tensor's edge (measured, module docstring).
             buf = self.alloc(f"{value.tensor}_shared", t.dims, t.dtype, "shared")
             self.copy_operand(self.region(value.tensor, value.index), buf)
             return buf
-        pad = 0.0 if masked else self.pad_of(value)
-        return self.with_pad(value, t, {k_axis: 0.0 if pad is None else pad}, "shared", "dot")
+        pad = 0.0 if dot.masked else self.unmasked_pad(value, t.dims[k_axis], dot)
+        return self.with_pad(value, t, {k_axis: pad}, "shared", "dot")
 
     def copy_operand(self, region: str, buf: Buffer) -> None:
         """``T.copy`` of a dot operand from global into shared memory, through TMA only where
@@ -1006,28 +1037,30 @@ class KernelWriter(CodePrinter):
 
     # ------------------------------------------------------------------ padding
 
-    def pad_of(self, e: ir.Expr) -> float | None:
-        """What the IR says lanes past the edge hold for ``e`` (``None``: not one number)."""
-        if isinstance(e, ir.Load):
-            return e.other
-        if isinstance(e, ir.Const) and isinstance(e.value, (int, float)):
-            return float(e.value)
-        if isinstance(e, ir.Name):
-            return self.pads.get(e.id)
-        if isinstance(e, ir.Full) and isinstance(e.value, ir.Const):
-            return float(e.value.value)  # type: ignore[arg-type]
-        if isinstance(e, ir.Cast):
-            return self.pad_of(e.value)
-        if isinstance(e, (ir.Broadcast, ir.ExpandDims, ir.Reshape, ir.Permute)):
-            return self.pad_of(e.value)
-        if isinstance(e, ir.BinOp):
-            return fold_pad(e.op, [self.pad_of(e.lhs), self.pad_of(e.rhs)])
-        if isinstance(e, ir.UnaryOp) and e.op == "-":
-            p = self.pad_of(e.operand)
-            return None if p is None else -p
-        if isinstance(e, ir.Call):
-            return fold_pad(e.op, [self.pad_of(a) for a in e.args])
-        return None
+    def unmasked_pad(self, value: ir.Expr, dim: ir.Dim, at: ir.Expr) -> float:
+        """What the lanes of ``value`` invalid along ``dim`` hold, which an unmasked reduction
+        or dot reads (the select loop before it writes them again, see the module docstring).
+        Refused where the IR does not say one number: filling them with the reduction's
+        identity instead would change the result (``sum(where(valid, x, 1.0))``)."""
+        if isinstance(dim, ir.UnitDim) or (
+            isinstance(dim, ir.BlockDim)
+            and dim.tile in self.tiles
+            and self.tiles[dim.tile].var.scalar
+        ):
+            return 0.0  # no invalid lanes: the select loop writes nothing
+        pad = self.pads.along(value, dim)
+        # A line excepted as uniform holds its value in every lane, valid ones too: a sum (or a
+        # dot) over a line of NaN is NaN whatever the invalid lanes hold.
+        adds = isinstance(at, ir.Dot) or (isinstance(at, ir.Reduce) and at.op == "sum")
+        if pad is not None and (pad.uniform is None or (math.isnan(pad.uniform) and adds)):
+            return pad.value
+        raise self.refuse(
+            "an unmasked reduction (or dot) reads lanes past the tensor's edge whose value the "
+            "translator cannot tell, and TileLang recomputes those lanes only as the IR says",
+            at,
+            "mask the reduction's operand with the valid lanes (`tl.where(mask, x, identity)`) "
+            "or load with `other=` the reduction's identity",
+        )
 
     # ------------------------------------------------------------------ expressions
 
@@ -1065,7 +1098,8 @@ class KernelWriter(CodePrinter):
             return begin, ATOM if begin.isidentifier() else PRECEDENCE["+"]
         buf = self.buffers.get(e.id)
         if buf is not None:
-            return self.read(buf, self.lanes_for(e) if buf.dims else ()), ATOM
+            text = self.lane_read(buf, self.lanes_for(e) if buf.dims else ())
+            return text, ATOM if buf.storage is None else PRECEDENCE["!="]
         return e.id, ATOM
 
     def _ex_Const(self, e: ir.Const) -> tuple[str, int]:
@@ -1258,6 +1292,18 @@ def _walk_shaping(e: ir.Expr):
     for x in walk_expr(e):
         if isinstance(x, (ir.Permute, ir.Reshape, ir.Reduce, ir.Dot, ir.Scan)):
             yield x
+
+
+def _mask_storage(value: ir.Expr, t: TileType) -> str | None:
+    """``"uint8"`` for a 2-D (or wider) bool tile that combines bools (``rows[:, None] &
+    cols[None, :]``): TileLang 0.1.15 vectorises the T.Parallel loop writing it into `boolx16`
+    values, which it cannot lower to CUDA ("Cannot convert type boolx16"; a comparison alone
+    lowers). Such a mask is kept as 0/1 bytes (:meth:`KernelWriter.lane_write`)."""
+    if t.dtype != ir.BOOL or sum(not isinstance(d, ir.UnitDim) for d in t.dims) < 2:
+        return None
+    logical = {"&", "|", "^", "and", "or"}
+    combines = any(isinstance(e, ir.BinOp) and e.op in logical for e in walk_expr(value))
+    return "uint8" if combines else None
 
 
 def _same_stored(a: tuple[ir.Dim, ...], b: tuple[ir.Dim, ...]) -> bool:
