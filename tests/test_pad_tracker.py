@@ -175,3 +175,27 @@ def test_the_unmasked_translation_still_matches_its_source_at_a_ragged_size(tmp_
 
     report = check_pair(source, target, dtypes=("float32",), seeds=(0,), inputs=inputs)
     assert report.rows and report.passed, report.format_text()
+
+
+def test_lanes_from_a_load_that_pads_with_nothing_are_unread_through_names() -> None:
+    """A load without a pad (cuTile's default padding of a whole-row tile the launch makes the
+    row's size) leaves lanes the frontend proved never read: they stay known as such through
+    the values computed from them, and stop being so once a name is rebound from other data.
+    (The TileLang backend may then pad them with a reduction's identity; any other unknown
+    padding is refused there.)"""
+    from translator.ir import nodes as ir
+    from translator.ir.pad_tracker import PadTracker
+    from translator.ir.shapes import TensorType, TypeEnv
+
+    row = ir.FullDim(ir.SizeOf("x", 1))
+    whole = (ir.ScalarIndex(ir.Const(0)), ir.FullIndex(row.extent))
+    env = TypeEnv(vars={"x": TensorType(ir.F32, 2)})
+    tracker = PadTracker(lambda: env)
+    scaled = ir.BinOp("*", ir.Load("x", whole, None), ir.Const(2.0))
+    assert tracker.unread_along(scaled, row)
+    tracker.bind("y", scaled)
+    shifted = ir.Call("exp", (ir.BinOp("-", ir.Name("y"), ir.Const(1.0)),))
+    assert tracker.unread_along(shifted, row)
+    assert not tracker.unread_along(ir.Load("x", whole, 0.0), row)
+    tracker.bind("y", ir.Load("x", whole, 0.0))
+    assert not tracker.unread_along(ir.Name("y"), row)

@@ -73,6 +73,8 @@ class PadTracker:
         self._vars: dict[Mode, dict[str, dict[ir.Dim, Pad | None]]] = {m: {} for m in self._modes}
         # name -> the expression it was bound to, for the row-max facts of `_bounds_row_max`
         self._defs: dict[str, ir.Expr] = {}
+        # name -> the dims along which its invalid lanes come from a load that pads with nothing
+        self._unread: dict[str, frozenset[ir.Dim]] = {}
 
     # ------------------------------------------------------------------ bindings
 
@@ -80,7 +82,10 @@ class PadTracker:
         """Record what ``name = value`` leaves in the invalid lanes of each of its dims."""
         dims = dims_of(infer(value, self._env()))
         pads = {mode: {d: self.along(value, d, mode) for d in dims} for mode in self._modes}
+        unread = frozenset(d for d in dims if self.unread_along(value, d))
         self.forget({name})
+        if unread:
+            self._unread[name] = unread
         for mode in self._modes:
             self._vars[mode][name] = pads[mode]
         if not any(isinstance(x, ir.Name) and x.id == name for x in walk_expr(value)):
@@ -92,6 +97,8 @@ class PadTracker:
         for mode in self._modes:
             for name in names:
                 self._vars[mode].pop(name, None)
+        for name in names:
+            self._unread.pop(name, None)
         stale = {
             n
             for n, e in self._defs.items()
@@ -143,6 +150,19 @@ class PadTracker:
             return self._combine(e.op, [self.along(a, dim, mode) for a in operands], operands)
         # Reductions over other axes, dots, aranges, tile indices: not one known value.
         return None
+
+    def unread_along(self, e: ir.Expr, dim: ir.Dim) -> bool:
+        """Whether lanes of ``e`` invalid along ``dim`` come from a load that pads with nothing
+        (``Load.other`` is ``None``): the frontend gave them no value because it proved them
+        never read, e.g. a whole-dim tile that the launch makes exactly the dim's size."""
+        for x in walk_expr(e):
+            if isinstance(x, ir.Name) and dim in self._unread.get(x.id, ()):
+                return True
+            if isinstance(x, ir.Load) and x.other is None and x.mask is None:
+                t = infer(x, self._env())
+                if isinstance(t, TileType) and dim in t.dims:
+                    return True
+        return False
 
     def _scaled_infinity(self, x: ir.Expr, scale: ir.Expr, dim: ir.Dim, mode: Mode) -> Pad | None:
         """``x * scale`` where ``x``'s invalid lanes hold an infinity and ``scale`` is broadcast

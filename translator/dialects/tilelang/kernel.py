@@ -1054,6 +1054,10 @@ class KernelWriter(CodePrinter):
         adds = isinstance(at, ir.Dot) or (isinstance(at, ir.Reduce) and at.op == "sum")
         if pad is not None and (pad.uniform is None or (math.isnan(pad.uniform) and adds)):
             return pad.value
+        if self.pads.unread_along(value, dim):
+            # The frontend gave those lanes no value: it proved them never read (a whole-dim
+            # tile the launch makes exactly the dim's size), so any padding is right.
+            return reduce_identity(at.op) if isinstance(at, ir.Reduce) else 0.0
         raise self.refuse(
             "an unmasked reduction (or dot) reads lanes past the tensor's edge whose value the "
             "translator cannot tell, and TileLang recomputes those lanes only as the IR says",
