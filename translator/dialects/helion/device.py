@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from translator.dialects.common.continues import fold_continues
 from translator.dialects.cst_utils import (
     call_args,
     literal_or_none,
@@ -59,7 +60,10 @@ class DeviceParser:
         if not isinstance(body, cst.IndentedBlock):
             raise self.error(body, "put device statements on their own lines")
         out: list[ir.Stmt] = []
-        for node in body.body[skip:]:
+        # A loop body's `continue`s become `if`/`else` (the IR has no jump).
+        statements, made = fold_continues(body.body[skip:])
+        self.locate.adopt(made)
+        for node in statements:
             comments = statement_comments(node)
             self.build.pending = []
             self.build.device = True
