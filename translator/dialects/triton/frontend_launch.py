@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import keyword
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -1076,8 +1077,10 @@ def _compared_to_a_string(
 def _tensor_base(param: str) -> str:
     """``x`` for a pointer parameter ``x_ptr`` (``X`` stays ``X``)."""
     for suffix in ("_ptrs", "_ptr", "_desc"):
-        if param.endswith(suffix) and len(param) > len(suffix):
-            return param[: -len(suffix)]
+        base = param[: -len(suffix)]
+        # `in_ptr` stays `in_ptr`: `in` (a keyword) names no parameter of a translation.
+        if param.endswith(suffix) and base.isidentifier() and not keyword.iskeyword(base):
+            return base
     return param
 
 

@@ -366,6 +366,13 @@ class HostExpressions:
             if isinstance(value, HTensor) and value.rank is not None and value.rank >= 1:
                 return HScalar(ir.SizeOf(value.name, 0))  # `len(x)` of a tensor: its dim 0
             return HOpaque("len(...)")
+        if fn == "math.prod":
+            # `math.prod(x.shape)`: the element count, as `x.numel()` (FlagGems' `M`).
+            args, kwargs = call_args(node)
+            value = self.hval(args[0]) if len(args) == 1 and not kwargs else None
+            if isinstance(value, HShape):
+                return self.tensor_method(value.tensor, "numel", node, target)
+            return HOpaque(f"`{self.src(node)}`")
         if fn == "bool":
             args, _ = call_args(node)
             value = self.hval(args[0]) if len(args) == 1 else None

@@ -11,6 +11,7 @@ import contextlib
 
 import libcst as cst
 
+from translator.diagnostics import TranslationError
 from translator.dialects.cst_utils import call_args
 from translator.dialects.triton import frontend_affine as af
 from translator.dialects.triton.frontend_affine import ir_text
@@ -477,6 +478,79 @@ class TilesMixin:
                 if self.same_host(extent, tile.extent, node):
                     return True
         return False
+
+    def host_proves_whole_blocks(self, tile: Tile, size: ir.Expr, node) -> bool:
+        """Whether a host check before the launch (``assert n % BLOCK == 0``) makes ``size``,
+        the size of the dim ``tile`` indexes, a multiple of its block, so every block of the
+        tile lies wholly in the tensor and an access needs no mask along it. The tile's extent
+        becomes that size (the IR's accesses stay masked: the same numbers on every size the
+        host accepts)."""
+        if tile.base is None or tile.offset is not None or kind_of(tile.base) is SymKind.ITER:
+            return False
+        try:
+            block = self.launch.block_host_expr(tile.key)
+        except TranslationError:
+            return False
+        if not (self._tuned_to_one(tile) or self.host.divides(size, block)):
+            return False
+        if tile.extent is None:
+            tile.extent = size
+        elif not self.host.same_size(tile.extent, size):
+            return False
+        tile.whole_blocks = True
+        return True
+
+    def _tuned_to_one(self, tile: Tile) -> bool:
+        """Whether every autotune config sets the tile's block to 1 (FlagGems' row blocks of
+        ``BLOCK_ROW_SIZE: 1``): one lane per program, which ``cdiv(n, 1)`` programs keep in
+        bounds."""
+        b = self.launch.bindings.get(str(tile.key))
+        if b is None or not b.tuned:
+            return False
+        values = [meta.get(tile.key) for meta, _ in self.launch.kernel.configs or []]
+        return bool(values) and all(v == 1 for v in values)
+
+    def unmasked_hint(self, tile: Tile, size: ir.Expr | None) -> str:
+        """What makes an unmasked access along ``tile`` provable: a mask, or, for a program's
+        tile of a dim of known size, the host check that the size is a multiple of the block."""
+        hint = "mask with `offs < n` for every tiled dim (`& `-combine them)"
+        if size is None or tile.base is None or kind_of(tile.base) is SymKind.ITER:
+            return hint
+        block = self.launch.texts.get(str(tile.key), str(tile.key))
+        n = self.host_size_text(size)
+        b = self.launch.bindings.get(str(tile.key))
+        canon = self.host.canonical(b.expr) if b is not None and b.expr is not None else None
+        if isinstance(canon, ir.Name) and canon.id in self.launch.host_parameters:
+            # A block the caller passes in is a tunable standing in for it: no host check
+            # on the caller's value says anything of the block the translation runs with.
+            return (
+                f"{hint}; a host check such as `{n} % {block} == 0` does not prove it here: "
+                f"{tile.key} is `{block}`, a value the wrapper receives, which the IR holds as "
+                f"a tunable block; launch with a literal block ({tile.key}=128) and check "
+                f"`{n} % 128 == 0` before the launch"
+            )
+        if tile.extent is not None and not self.host.same_size(tile.extent, size):
+            m = self.host_size_text(tile.extent)
+            return (
+                f"{hint}, or have the host assert that `{n}` equals `{m}`, the extent of "
+                f"the tile's other accesses (`assert {n} == {m}`)"
+            )
+        return (
+            f"{hint}, or have the host check before the launch that `{n}` is a multiple of "
+            f"the block (`assert {n} % {block} == 0`, and launch `{n} // {block}` programs)"
+        )
+
+    def host_size_text(self, size: ir.Expr) -> str:
+        """``size`` (a host tensor dim's size) as the source spells it: ``x.numel()`` for the
+        flat view of ``x``, ``x.shape[d]`` for a dim of ``x``."""
+        if isinstance(size, ir.SizeOf):
+            for t in self.host.tensors.values():
+                if t.flat == size.tensor:
+                    return f"{t.source}.numel()"
+            t = self.host.tensors.get(size.tensor)
+            if t is not None:
+                return f"{t.source}.shape[{size.dim}]"
+        return ir_text(size)
 
     def _tile_text(self, tile: Tile) -> str:
         if tile.base is None:
