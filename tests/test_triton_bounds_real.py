@@ -32,6 +32,9 @@ WHOLE = DATA / "host_divisible.py"
 GROUPS = DATA / "host_divisible_groups.py"
 COUNTS = DATA / "count_masks.py"
 ROW_STATS = DATA / "row_stats.py"
+STRIDES = DATA / "constexpr_strides.py"
+SLOTS = DATA / "slot_division.py"
+SLOTS_3D = DATA / "slot_division_3d.py"
 
 
 def _inputs(entry: str, device: str, dtype: str):
@@ -48,7 +51,22 @@ def _inputs(entry: str, device: str, dtype: str):
         "row_scale": lambda: (randn(7, 96), randn(96)),
         "token_counts": lambda: (torch.randint(0, 40, (7, 53), generator=g).to(device), 40),
         "scale_all": lambda: (randn(3, 5, 67), 0.5),
+        # Padding slots (-1) among slots of a 5-block cache of 4 rows per block.
+        "cache_blocks": lambda: (
+            randn(9, 16),
+            torch.zeros(5, 16).to(dt).to(device),
+            _slots(device),
+        ),
+        "cache_rows": lambda: (
+            randn(9, 16),
+            torch.zeros(5, 4, 16).to(dt).to(device),
+            _slots(device),
+        ),
     }.get(entry, lambda: None)()
+
+
+def _slots(device: str) -> torch.Tensor:
+    return torch.tensor([3, -1, 7, 19, 0, -1, 12, 5, 16], device=device)
 
 
 def _check(source: Path, dst: str, tmp_path: Path) -> None:
@@ -202,3 +220,40 @@ def test_row_blocks_tuned_past_one_row_are_refused() -> None:
         '{"BLOCK_ROW_SIZE": 4, "BLOCK_COL_SIZE": 64}',
     )
     assert "the store into `mean` is not masked along tile" in err.message
+
+
+@pytest.mark.parametrize("dst", ["helion", "triton", "tilelang", "cutile"])
+def test_constexpr_row_strides_are_read_as_strides(dst: str, tmp_path: Path) -> None:
+    _check(STRIDES, dst, tmp_path)
+
+
+def test_a_constexpr_stride_of_the_wrong_dim_is_refused() -> None:
+    # `X.stride(1)` (1 for a contiguous X) as the row step would overlap the rows: no 2-d view.
+    err = _refusal(STRIDES, "        X.stride(0),\n", "        X.stride(1),\n")
+    assert "the offset into `X` has terms with and without the stride of its last dim" in (
+        err.message
+    )
+
+
+@pytest.mark.parametrize("dst", ["helion", "triton", "tilelang", "cutile"])
+def test_division_of_a_slot_after_negative_slots_returned_matches_the_source(
+    dst: str, tmp_path: Path
+) -> None:
+    _check(SLOTS, dst, tmp_path)
+
+
+@pytest.mark.parametrize("dst", ["triton", "tilelang"])
+def test_paged_cache_slot_division_matches_the_source(dst: str, tmp_path: Path) -> None:
+    _check(SLOTS_3D, dst, tmp_path)
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ("    if slot < 0:\n        return\n", ""),  # negative slots reach the division
+        ("if slot < 0:", "if slot > 100:"),  # returns for other slots
+    ],
+)
+def test_division_of_a_slot_that_may_be_negative_is_refused(old: str, new: str) -> None:
+    err = _refusal(SLOTS, old, new)
+    assert "`//` on device values is not supported" in err.message

@@ -404,7 +404,9 @@ class Launch:
     def binding_of(
         self, p: str, v: Any, src: str, node: cst.BaseExpression | None = None
     ) -> Binding:
-        if p in self.kernel.constexprs:
+        if p in self.kernel.constexprs and not isinstance(v, HStride):
+            # (A stride passed to a constexpr parameter, unsloth's `X_row_stride: tl.constexpr`,
+            # only makes Triton compile a kernel per stride: it is read as the stride it is.)
             if isinstance(v, HScalar) and v.kind == "str":
                 if isinstance(v.expr, ir.Const):
                     return Binding("static", value=v.expr.value)
