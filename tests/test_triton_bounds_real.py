@@ -34,6 +34,7 @@ COUNTS = DATA / "count_masks.py"
 ROW_STATS = DATA / "row_stats.py"
 STRIDES = DATA / "constexpr_strides.py"
 SLOTS = DATA / "slot_division.py"
+HALVES = DATA / "half_tiles.py"
 SLOTS_3D = DATA / "slot_division_3d.py"
 
 
@@ -51,6 +52,8 @@ def _inputs(entry: str, device: str, dtype: str):
         "row_scale": lambda: (randn(7, 96), randn(96)),
         "token_counts": lambda: (torch.randint(0, 40, (7, 53), generator=g).to(device), 40),
         "scale_all": lambda: (randn(3, 5, 67), 0.5),
+        # Rows of 12 columns: halves of 6, padded to 8 lanes.
+        "rope": lambda: (randn(7, 12), randn(7, 6), randn(7, 6)),
         # Padding slots (-1) among slots of a 5-block cache of 4 rows per block.
         "cache_blocks": lambda: (
             randn(9, 16),
@@ -257,3 +260,30 @@ def test_paged_cache_slot_division_matches_the_source(dst: str, tmp_path: Path) 
 def test_division_of_a_slot_that_may_be_negative_is_refused(old: str, new: str) -> None:
     err = _refusal(SLOTS, old, new)
     assert "`//` on device values is not supported" in err.message
+
+
+@pytest.mark.parametrize("dst", ["helion", "triton", "tilelang"])
+def test_half_head_tiles_of_a_constexpr_expression_match_the_source(
+    dst: str, tmp_path: Path
+) -> None:
+    # `tl.arange(0, pad_hd // 2)` with `pad_hd = next_power_of_2(head_dim)`: the whole of
+    # `head_dim // 2` (cuTile's output scatters through a half-dim mask that its reader for
+    # the CPU check does not take yet).
+    _check(HALVES, dst, tmp_path)
+
+
+def test_a_half_tile_masked_by_another_extent_is_refused() -> None:
+    err = _refusal(HALVES, "mask = offs < hd // 2", "mask = offs < hd")
+    assert "the mask bounds tl.arange(0, pad_hd // 2) by head_dim" in err.message
+
+
+def test_an_expression_of_an_autotuned_block_is_refused() -> None:
+    text = HALVES.read_text()
+    text = text.replace("def rope(", "def rope_tuned(").replace(
+        "_rope_kernel[(n_rows,)](q, cos, sin, q.stride(0), cos.stride(0), head_dim, pad_hd)",
+        "_rope_kernel[(n_rows,)](q, cos, sin, q.stride(0), cos.stride(0), head_dim, "
+        "min(pad_hd, 64))",
+    )
+    with pytest.raises(TranslationError) as info:
+        parse_source(text, str(HALVES), "triton")
+    assert "block size `pad_hd // 2` is computed on the host" in info.value.message

@@ -88,6 +88,9 @@ class Launch:
         self.knob_exprs: dict[str, tuple[ir.Expr | None, str]] = {}
         self.notes: list[str] = []  # `tiletrans:` comments for the launch
         self.used_blocks: set[str] = set()  # constexpr parameters the kernel uses as blocks
+        # Block sizes spelt as arithmetic of constexprs (`pad_hd // 2`) -> the keys the lifter
+        # binds them to (lift_tiles.derived_block_key).
+        self.derived_keys: dict[str, str] = {}
         self.texts: dict[str, str] = {}  # source text of each argument the launch passes
         #: Parameters passed `a if c else b` where a constexpr flag of the same launch is bound
         #: to `c` (Liger's optional outputs: `dw.stride(0) if compute_dw else 0` beside
@@ -96,7 +99,15 @@ class Launch:
         self.flag_guards: dict[str, tuple[str, bool]] = {}
 
     def error(self, node: cst.CSTNode | None, message: str, hint: str | None = None):
+        message, hint = self.spelt_keys(message), self.spelt_keys(hint)
         return TranslationError(message, self.host.locate(node or self.node), hint)
+
+    def spelt_keys(self, text: str | None) -> str | None:
+        """``text`` with each derived block key named as the source spells it (``pad_hd // 2``
+        for the key the lifter binds it to)."""
+        for source, key in self.derived_keys.items():
+            text = text.replace(key, source) if text is not None else None
+        return text
 
     # ------------------------------------------------------------------ binding
 
@@ -875,6 +886,18 @@ class Launch:
             return BlockInfo("tile", name, False, expr=b.expr)
         if isinstance(canon, ir.Call) and canon.op == "next_power_of_2":
             return BlockInfo("full", full_extent=canon.args[0], expr=b.expr)
+        if (
+            full_ok
+            and isinstance(canon, ir.BinOp)
+            and canon.op == "//"
+            and isinstance(canon.lhs, ir.Call)
+            and canon.lhs.op == "next_power_of_2"
+            and _power_of_two_const(canon.rhs)
+        ):
+            # `pad_hd // 2` with `pad_hd = next_power_of_2(hd)` (a half-head tile): at least
+            # `hd // c` lanes, so the whole of `hd // c` (the mask must bound it by that).
+            n = canon.lhs.args[0]
+            return BlockInfo("full", full_extent=ir.BinOp("//", n, canon.rhs), expr=b.expr)
         if full_ok and _is_size(canon):
             # tl.arange(0, D) with D a size (a power of two the host asserts, as Triton needs):
             # lanes that span the whole dim exactly.

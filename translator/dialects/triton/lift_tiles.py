@@ -15,6 +15,7 @@ from translator.diagnostics import TranslationError
 from translator.dialects.cst_utils import call_args
 from translator.dialects.triton import frontend_affine as af
 from translator.dialects.triton.frontend_affine import ir_text
+from translator.dialects.triton.host_values import Binding
 from translator.dialects.triton.lift_dispatch import handles
 from translator.dialects.triton.lifted import Idx, Loop, Refusal, Tile, Val
 from translator.dialects.triton.symbols import Sym, SymKind, kind_of, parse_lane, parse_sym, sym_of
@@ -126,6 +127,9 @@ class TilesMixin:
     def block_key(self, node: cst.BaseExpression) -> af.Key:
         if isinstance(node, cst.Integer):
             return int(node.evaluated_value)
+        derived = self.derived_block_key(node)
+        if derived is not None:
+            return derived
         if isinstance(node, cst.Name):
             v = self.env.get(node.value)
             b = self.launch.bindings.get(node.value)
@@ -146,6 +150,37 @@ class TilesMixin:
             f"block size `{self.src(node)}` must be a tl.constexpr parameter or an integer literal",
             f"declare it `{self.src(node)}: tl.constexpr` (tl.arange needs a compile-time size)",
         )
+
+    def derived_block_key(self, node: cst.BaseExpression) -> af.Key | None:
+        """A block size spelt as arithmetic of compile-time sizes (``pad_hd // 2``, ``2 *
+        BLOCK``, Liger's half-head tiles): a block of its own, bound to the host value of the
+        expression, as if the launch passed it to a constexpr parameter. The host value
+        decides what it is (a constant, or half of ``next_power_of_2(n)``: the whole of
+        ``n // 2``); what it cannot follow is refused there."""
+        op = _BLOCK_OPS.get(type(node.operator)) if isinstance(node, cst.BinaryOperation) else None
+        if op is None:
+            return None
+        assert isinstance(node, cst.BinaryOperation)
+        parts = []
+        for side in (node.left, node.right):
+            k = self.block_key(side)
+            if isinstance(k, int):
+                parts.append(ir.Const(k))
+                continue
+            b = self.launch.bindings.get(k)
+            if b is None or b.kind != "constexpr" or b.expr is None:
+                return None
+            parts.append(b.expr)
+        if all(isinstance(p, ir.Const) for p in parts):
+            value = eval_int(op, parts[0].value, parts[1].value)  # type: ignore[union-attr]
+            return value if value is not None and value > 0 else None
+        key = self.launch.derived_keys.get(self.src(node))
+        if key is None:
+            base = "_".join(str(self.block_key(x)) for x in (node.left, node.right))
+            key = unique(f"{base}_{_BLOCK_OP_WORDS[op]}", set(self.launch.bindings))
+            self.launch.derived_keys[self.src(node)] = key
+            self.launch.bindings[key] = Binding("constexpr", expr=ir.BinOp(op, *parts))
+        return key
 
     def register_tiles(self, tree: ir.Expr) -> None:
         """Recognise tiles in an offset as soon as it is computed (``pid * B + tl.arange(0, B)``)."""
@@ -406,10 +441,15 @@ class TilesMixin:
                 and tile.full_extent is not None
                 and not self.same_host(host, tile.full_extent, node)
             ):
+                sized = (
+                    f"spans the whole of {ir_text(tile.full_extent)}"
+                    if tile.key in self.launch.derived_keys.values()
+                    else f"is next_power_of_2({ir_text(tile.full_extent)})"
+                )
                 raise self.error(
                     node,
                     f"the mask bounds tl.arange(0, {tile.key}) by {ir_text(host)}, but "
-                    f"{tile.key} is next_power_of_2({ir_text(tile.full_extent)})",
+                    f"{tile.key} {sized}",
                     "bound the lanes by the size the block was computed from",
                 )
             tile.extent = host
@@ -559,6 +599,24 @@ class TilesMixin:
 
     def _dim_text(self, dim: ir.Dim) -> str:
         return dim.tile if isinstance(dim, ir.BlockDim) else f"the whole dim {dim}"
+
+
+_BLOCK_OPS: dict[type, str] = {
+    cst.FloorDivide: "//",
+    cst.Multiply: "*",
+    cst.Add: "+",
+    cst.Subtract: "-",
+}
+_BLOCK_OP_WORDS = {"//": "div", "*": "mul", "+": "add", "-": "sub"}
+
+
+def eval_int(op: str, a: object, b: object) -> int | None:
+    """``a op b`` of two integer block sizes (``None`` for non-integers or ``// 0``)."""
+    if not (isinstance(a, int) and isinstance(b, int)):
+        return None
+    if op == "//":
+        return a // b if b else None
+    return {"*": a * b, "+": a + b, "-": a - b}[op]
 
 
 def _suffix(key: af.Key) -> str:
