@@ -287,3 +287,13 @@ def test_an_expression_of_an_autotuned_block_is_refused() -> None:
     with pytest.raises(TranslationError) as info:
         parse_source(text, str(HALVES), "triton")
     assert "block size `pad_hd // 2` is computed on the host" in info.value.message
+
+
+def test_int_of_host_sizes_and_strides_is_the_value_itself(tmp_path: Path) -> None:
+    # vLLM's wrappers pass `int(x.stride(0))` and `int(cache.size(1))`.
+    text = SLOTS.read_text()
+    old = "x.stride(0), cache.stride(0), 4, d)"
+    assert old in text
+    source = tmp_path / "slot_division_int.py"
+    source.write_text(text.replace(old, "int(x.stride(0)), int(cache.stride(0)), 4, int(d))"))
+    _check(source, "helion", tmp_path)
