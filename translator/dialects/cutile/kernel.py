@@ -733,7 +733,9 @@ class KernelWriter(CodePrinter):
         index, shape = self.region(s.tensor, s.index)
         dims = dims_of(self.type_of(s.value))
         target_dims = index_dims(s.tensor, s.index, self.env, s.loc)
-        if dims and self.shape(target_dims) != shape:
+        if dims and (self.shape(target_dims) != shape or _unit_dims_differ(dims, target_dims)):
+            # Also a value of the region's dims with unit dims added or dropped (a per-row
+            # stat `[BLOCK_ROW, 1]` stored to a row vector): cuTile's tile rank must match.
             value = f"ct.reshape({value}, {shape})"
         elif dims and any(
             isinstance(d, ir.UnitDim) and self.dim_size(t) != "1" for d, t in zip(dims, target_dims)
@@ -1035,6 +1037,14 @@ def _same(a: float | None, b: float) -> bool:
     if math.isnan(a) or math.isnan(b):
         return math.isnan(a) and math.isnan(b)
     return a == b
+
+
+def _unit_dims_differ(dims: tuple[ir.Dim, ...], target: tuple[ir.Dim, ...]) -> bool:
+    """Whether ``dims`` are ``target``'s up to unit dims, but of another rank."""
+    if len(dims) == len(target):
+        return False
+    strip = [d for d in dims if not isinstance(d, ir.UnitDim)]
+    return strip == [d for d in target if not isinstance(d, ir.UnitDim)]
 
 
 def _dims_in(e: ir.Expr) -> list[ir.FullDim]:

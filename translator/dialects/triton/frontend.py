@@ -59,6 +59,13 @@ from translator.dialects.triton.frontend_module import (
     default_of,
     imported_launch,
 )
+from translator.dialects.triton.host_divisibility import (
+    Divisibility,
+    divides,
+    divisibility_of,
+    like_counts,
+    with_exact_quotients,
+)
 from translator.dialects.triton.host_expressions import HostExpressions
 from translator.dialects.triton.host_statements import HostStatements
 from translator.dialects.triton.host_tensors import HostTensors
@@ -332,6 +339,8 @@ class EntryBuilder(HostStatements, HostExpressions, HostTensors):
         # Conditions of the host `if` branches being read (`n_cols <= BLOCK_SIZE` around a
         # one-block launch): what a launch there may rely on.
         self.branch_facts: list[ir.Expr] = []
+        # `a % b == 0` the host asserts before the launches after it (host_divisibility).
+        self.divisible: list[Divisibility] = []
 
     def error(self, node: cst.CSTNode, message: str, hint: str | None = None) -> TranslationError:
         return TranslationError(message, self.locate(node), hint)
@@ -435,14 +444,41 @@ class EntryBuilder(HostStatements, HostExpressions, HostTensors):
 
     def same_value(self, a: ir.Expr, b: ir.Expr) -> bool:
         """Whether two host expressions are equal: the same after canonicalisation, up to the
-        order of sums and products (compared as polynomials over their atoms)."""
+        order of sums and products (compared as polynomials over their atoms), and ``n // b``
+        equal to ``cdiv(n, b)`` where the host asserts ``n % b == 0``."""
+        ca, cb = self.canonical(a), self.canonical(b)
+        if self._same_canonical(ca, cb):
+            return True
+        if not self.divisible:
+            return False
+        # `n // BLOCK` programs where the host asserts `n % BLOCK == 0`: `cdiv(n, BLOCK)`.
+        ea = with_exact_quotients(ca, self._divides_canonical)
+        eb = with_exact_quotients(cb, self._divides_canonical)
+        return (ea, eb) != (ca, cb) and self._same_canonical(ea, eb)
+
+    def _same_canonical(self, ca: ir.Expr, cb: ir.Expr) -> bool:
         from translator.dialects.triton import frontend_affine as af
 
-        ca, cb = self.canonical(a), self.canonical(b)
         if format_expr(ca) == format_expr(cb):
             return True
         atoms = af.Atoms()
         return af.same_poly(af.poly(ca, atoms), af.poly(cb, atoms))
+
+    def same_size(self, a: ir.Expr, b: ir.Expr) -> bool:
+        """:meth:`same_value`, also where the element counts of a tensor and of one allocated
+        ``*_like`` it stand for each other (``out.numel()`` of ``out = torch.empty_like(x)``)."""
+        if self.same_value(a, b):
+            return True
+        la, lb = (like_counts(self.canonical(e), self.tensors) for e in (a, b))
+        return self._same_canonical(la, lb)
+
+    def divides(self, n: ir.Expr, b: ir.Expr) -> bool:
+        """Whether a host check before the launch guarantees that ``b`` divides ``n``."""
+        return self._divides_canonical(self.canonical(n), self.canonical(b))
+
+    def _divides_canonical(self, n: ir.Expr, b: ir.Expr) -> bool:
+        facts = [(self.canonical(a), self.canonical(d)) for a, d in self.divisible]
+        return divides(facts, self.tensors, self._same_canonical, n, b)
 
     def is_one(self, e: ir.Expr) -> bool:
         return self.canonical(e) == ir.Const(1)
@@ -461,6 +497,10 @@ class EntryBuilder(HostStatements, HostExpressions, HostTensors):
             stmt = dataclasses.replace(stmt, comments=tuple(self.pending_comments) + stmt.comments)
             self.pending_comments = []
         self.body.append(stmt)
+        if isinstance(stmt, ir.Assert):
+            fact = divisibility_of(stmt.test)
+            if fact is not None:
+                self.divisible.append(fact)
         if isinstance(stmt, ir.Assign):
             self.types.vars[stmt.target] = (
                 ScalarType(ir.I32, weak=True)

@@ -178,7 +178,9 @@ class KernelLifter(
     def error(self, node: cst.CSTNode | None, message: str, hint: str | None = None) -> Refusal:
         """A refusal at ``node`` (the kernel's definition where there is none)."""
         loc = self.locate(node) if node is not None else self.locate(self.fn)
-        return Refusal(message, loc, hint)
+        # A block spelt `pad_hd // 2` is named as the source spells it.
+        message = self.launch.spelt_keys(message) or message
+        return Refusal(message, loc, self.launch.spelt_keys(hint))
 
     def src(self, node: cst.CSTNode) -> str:
         """The source of ``node`` on one line, for a diagnostic."""

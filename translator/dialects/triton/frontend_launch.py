@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import keyword
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -87,6 +88,9 @@ class Launch:
         self.knob_exprs: dict[str, tuple[ir.Expr | None, str]] = {}
         self.notes: list[str] = []  # `tiletrans:` comments for the launch
         self.used_blocks: set[str] = set()  # constexpr parameters the kernel uses as blocks
+        # Block sizes spelt as arithmetic of constexprs (`pad_hd // 2`) -> the keys the lifter
+        # binds them to (lift_tiles.derived_block_key).
+        self.derived_keys: dict[str, str] = {}
         self.texts: dict[str, str] = {}  # source text of each argument the launch passes
         #: Parameters passed `a if c else b` where a constexpr flag of the same launch is bound
         #: to `c` (Liger's optional outputs: `dw.stride(0) if compute_dw else 0` beside
@@ -95,7 +99,15 @@ class Launch:
         self.flag_guards: dict[str, tuple[str, bool]] = {}
 
     def error(self, node: cst.CSTNode | None, message: str, hint: str | None = None):
+        message, hint = self.spelt_keys(message), self.spelt_keys(hint)
         return TranslationError(message, self.host.locate(node or self.node), hint)
+
+    def spelt_keys(self, text: str | None) -> str | None:
+        """``text`` with each derived block key named as the source spells it (``pad_hd // 2``
+        for the key the lifter binds it to)."""
+        for source, key in self.derived_keys.items():
+            text = text.replace(key, source) if text is not None else None
+        return text
 
     # ------------------------------------------------------------------ binding
 
@@ -403,7 +415,9 @@ class Launch:
     def binding_of(
         self, p: str, v: Any, src: str, node: cst.BaseExpression | None = None
     ) -> Binding:
-        if p in self.kernel.constexprs:
+        if p in self.kernel.constexprs and not isinstance(v, HStride):
+            # (A stride passed to a constexpr parameter, unsloth's `X_row_stride: tl.constexpr`,
+            # only makes Triton compile a kernel per stride: it is read as the stride it is.)
             if isinstance(v, HScalar) and v.kind == "str":
                 if isinstance(v.expr, ir.Const):
                     return Binding("static", value=v.expr.value)
@@ -872,6 +886,18 @@ class Launch:
             return BlockInfo("tile", name, False, expr=b.expr)
         if isinstance(canon, ir.Call) and canon.op == "next_power_of_2":
             return BlockInfo("full", full_extent=canon.args[0], expr=b.expr)
+        if (
+            full_ok
+            and isinstance(canon, ir.BinOp)
+            and canon.op == "//"
+            and isinstance(canon.lhs, ir.Call)
+            and canon.lhs.op == "next_power_of_2"
+            and _power_of_two_const(canon.rhs)
+        ):
+            # `pad_hd // 2` with `pad_hd = next_power_of_2(hd)` (a half-head tile): at least
+            # `hd // c` lanes, so the whole of `hd // c` (the mask must bound it by that).
+            n = canon.lhs.args[0]
+            return BlockInfo("full", full_extent=ir.BinOp("//", n, canon.rhs), expr=b.expr)
         if full_ok and _is_size(canon):
             # tl.arange(0, D) with D a size (a power of two the host asserts, as Triton needs):
             # lanes that span the whole dim exactly.
@@ -1076,8 +1102,10 @@ def _compared_to_a_string(
 def _tensor_base(param: str) -> str:
     """``x`` for a pointer parameter ``x_ptr`` (``X`` stays ``X``)."""
     for suffix in ("_ptrs", "_ptr", "_desc"):
-        if param.endswith(suffix) and len(param) > len(suffix):
-            return param[: -len(suffix)]
+        base = param[: -len(suffix)]
+        # `in_ptr` stays `in_ptr`: `in` (a keyword) names no parameter of a translation.
+        if param.endswith(suffix) and base.isidentifier() and not keyword.iskeyword(base):
+            return base
     return param
 
 

@@ -19,6 +19,7 @@ signature*, as Python source appended to the file and lifted like any wrapper:
 
 from __future__ import annotations
 
+import keyword
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -182,7 +183,8 @@ def _wrapper(
     tensor_of: dict[str, str] = {}
     for ptr in pointers:
         t = ptr.removesuffix("_ptrs").removesuffix("_ptr")
-        t = t if t and t not in kinds and t not in tensor_of.values() else ptr
+        keep = t and not keyword.iskeyword(t) and t not in kinds and t not in tensor_of.values()
+        t = t if keep else ptr
         tensor_of[ptr] = t
         tensors.append(t)
         signature.append(f"{t}: torch.Tensor")

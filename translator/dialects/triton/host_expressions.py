@@ -35,6 +35,7 @@ from translator.dialects.triton.host_values import (
     HScalar,
     HShape,
     HStatic,
+    HStride,
     HTensor,
     HTuple,
 )
@@ -366,6 +367,13 @@ class HostExpressions:
             if isinstance(value, HTensor) and value.rank is not None and value.rank >= 1:
                 return HScalar(ir.SizeOf(value.name, 0))  # `len(x)` of a tensor: its dim 0
             return HOpaque("len(...)")
+        if fn == "math.prod":
+            # `math.prod(x.shape)`: the element count, as `x.numel()` (FlagGems' `M`).
+            args, kwargs = call_args(node)
+            value = self.hval(args[0]) if len(args) == 1 and not kwargs else None
+            if isinstance(value, HShape):
+                return self.tensor_method(value.tensor, "numel", node, target)
+            return HOpaque(f"`{self.src(node)}`")
         if fn == "bool":
             args, _ = call_args(node)
             value = self.hval(args[0]) if len(args) == 1 else None
@@ -379,7 +387,12 @@ class HostExpressions:
             try:
                 return HScalar(ir.Const(float(literal(node))), "float")  # type: ignore[arg-type]
             except (ValueError, TypeError):
-                return HOpaque(f"`{self.src(node)}`")
+                pass
+            value = self.hval(args[0]) if fn == "int" and len(args) == 1 else None
+            if (isinstance(value, HScalar) and value.kind == "int") or isinstance(value, HStride):
+                # `int(x.size(1))`, `int(x.stride(0))` (vLLM's wrappers): the integer it is.
+                return value
+            return HOpaque(f"`{self.src(node)}`")
         if isinstance(node.func, cst.Name) and node.func.value in self.info.functions:
             return self.inline_host(node.func.value, node, target)
         descriptor = g["host"]["descriptor"]

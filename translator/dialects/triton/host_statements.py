@@ -79,6 +79,7 @@ class HostStatements:
         from translator.dialects.triton.lifted import Refusal
 
         mark = (len(self.body), list(self.pending_comments), dict(self.scope))
+        facts = len(self.divisible)
         try:
             return step()
         except Refusal:
@@ -87,6 +88,7 @@ class HostStatements:
             if getattr(err, "device", False):
                 raise
             del self.body[mark[0] :]
+            del self.divisible[facts:]
             self.pending_comments = mark[1]
             self.scope = mark[2]
             if carried_node is not None:
@@ -103,12 +105,14 @@ class HostStatements:
             suite = branch.body if isinstance(branch, (cst.If, cst.Else)) else None
             if isinstance(suite, cst.IndentedBlock):
                 saved = dict(self.scope)
+                asserted = len(self.divisible)  # what a branch asserts holds only there
                 facts = self.branch_condition(branch)
                 self.branch_facts.extend(facts)
                 try:
                     self.host_block(list(suite.body))
                 finally:
                     del self.branch_facts[len(self.branch_facts) - len(facts) :]
+                    del self.divisible[asserted:]
                 self.scope = saved
             branch = branch.orelse if isinstance(branch, cst.If) else None
         self.carried(node)

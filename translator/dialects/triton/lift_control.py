@@ -202,10 +202,15 @@ class ControlMixin:
         there (:attr:`flag_truths`)."""
         truths = self.flag_values(test, holds)
         self.flag_truths.extend(truths)
+        # `if x < 0: return` + rest: x is never negative in the rest (C and Python `//`, `%`
+        # agree there).
+        nonneg = [n for n in _nonnegative_under(test, holds) if n not in self.nonneg_locals]
+        self.nonneg_locals.update(nonneg)
         try:
             yield
         finally:
             del self.flag_truths[len(self.flag_truths) - len(truths) :]
+            self.nonneg_locals.difference_update(nonneg)
 
     def compile_time_flags(self, test: Val) -> None:
         """The host values of the constexpr flags branch test ``test`` decides reach the kernel
@@ -1052,6 +1057,23 @@ def _zero_padded(e: ir.Expr, loads: dict[str, ir.Expr], tile: str) -> bool:
     if isinstance(e, ir.Name) and e.id in loads:
         return _zero_padded(loads[e.id], {}, tile)
     return isinstance(e, ir.Load) and e.other == 0.0 and ir.TileIndex(tile) in e.index
+
+
+def _nonnegative_under(test: Val, holds: bool) -> list[str]:
+    """The scalar IR locals a branch test being ``holds`` proves never negative: ``x < 0``
+    false, ``x >= 0`` true (``0 > x``, ``0 <= x`` alike)."""
+    if not isinstance(test, Data):
+        return []
+    e = test.expr
+    if not (isinstance(e, ir.BinOp) and e.op in ("<", ">=", ">", "<=")):
+        return []
+    lhs, rhs, op = e.lhs, e.rhs, e.op
+    if isinstance(lhs, ir.Const):
+        lhs, rhs, op = rhs, lhs, {"<": ">", ">": "<", "<=": ">=", ">=": "<="}[op]
+    if not (isinstance(lhs, ir.Name) and rhs == ir.Const(0)):
+        return []
+    proves = (op == "<" and not holds) or (op == ">=" and holds)
+    return [lhs.id] if proves else []
 
 
 def _is_divisibility(e: ir.Expr) -> bool:

@@ -337,7 +337,7 @@ class MemoryMixin:
             for _, _, tile in it.dims:
                 if tile is not None:
                     tile.used = True
-        self.check_mask(items, mask, mask_node, node, store, info.source)
+        self.check_mask(items, mask, mask_node, node, store, info.source, tensor)
         if row_length is not None and tensor != ptr.tensor:
             self.check_row_columns(items[1], row_length, info.source, node)
         self.note_partial_dims(tensor, items, rank, node)
@@ -544,10 +544,26 @@ class MemoryMixin:
         return any(kind_of(x) is not SymKind.PARAM for x in af.symbols_in(self.atoms.trees[s]))
 
     def check_mask(
-        self, items: list[Item], mask: Val | None, mask_node, node, store: bool, tensor: str
+        self,
+        items: list[Item],
+        mask: Val | None,
+        mask_node,
+        node,
+        store: bool,
+        tensor: str,
+        host_tensor: str | None = None,
     ) -> None:
-        """The mask must bound exactly the region's tiles (each by its extent)."""
+        """The mask must bound exactly the region's tiles (each by its extent), except along
+        dims whose size the host asserts a multiple of the tile's block (``host_tensor``: the
+        host tensor the access reads, whose dims the items index in order)."""
         needed: list[tuple[af.Poly, Tile]] = [pt for it in items for pt in it.polys]
+        # The host size of the dim each needed tile indexes (tile items index dims in order).
+        sizes: dict[int, ir.Expr] = {}
+        if host_tensor is not None:
+            for d, it in enumerate(items):
+                if it.kind == "tile":
+                    for _, t in it.polys:
+                        sizes.setdefault(id(t), ir.SizeOf(host_tensor, d))
         wrapped = {id(t) for it in items for t, _ in it.wrapped}
         if store and wrapped:
             raise self.error(
@@ -589,12 +605,15 @@ class MemoryMixin:
                     continue
                 if self.proven_exact(tile, node) or not tile.padded:
                     continue
+                size = sizes.get(id(tile))
+                if size is not None and self.host_proves_whole_blocks(tile, size, node):
+                    continue
                 what = "store into" if store else "load from"
                 raise self.error(
                     mask_node if mask_node is not None else node,
                     f"the {what} `{tensor}` is not masked along {self._tile_text(tile)}, whose "
                     "last block may run past the end of the tensor",
-                    "mask with `offs < n` for every tiled dim (`& `-combine them)",
+                    self.unmasked_hint(tile, size),
                 )
             used[hit] = True
             self.set_extent(tile, constraints[hit][1], mask_node)

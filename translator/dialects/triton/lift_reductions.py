@@ -233,6 +233,10 @@ class ReductionsMixin:
             # so leaving the padded lanes out (as Helion does) finds the same maximum.
             return True
         tile = self.tile_of_dim(dim)
+        if tile is not None and tile.whole_blocks:
+            # The host makes the extent a multiple of the block: every lane is in bounds on
+            # the sizes it accepts, so leaving out lanes past the end changes nothing.
+            return True
         exact = tile is None or tile.exact
         if exact:
             if dim in d.div:

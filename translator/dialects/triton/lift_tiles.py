@@ -11,9 +11,11 @@ import contextlib
 
 import libcst as cst
 
+from translator.diagnostics import TranslationError
 from translator.dialects.cst_utils import call_args
 from translator.dialects.triton import frontend_affine as af
 from translator.dialects.triton.frontend_affine import ir_text
+from translator.dialects.triton.host_values import Binding
 from translator.dialects.triton.lift_dispatch import handles
 from translator.dialects.triton.lifted import Idx, Loop, Refusal, Tile, Val
 from translator.dialects.triton.symbols import Sym, SymKind, kind_of, parse_lane, parse_sym, sym_of
@@ -125,6 +127,9 @@ class TilesMixin:
     def block_key(self, node: cst.BaseExpression) -> af.Key:
         if isinstance(node, cst.Integer):
             return int(node.evaluated_value)
+        derived = self.derived_block_key(node)
+        if derived is not None:
+            return derived
         if isinstance(node, cst.Name):
             v = self.env.get(node.value)
             b = self.launch.bindings.get(node.value)
@@ -145,6 +150,37 @@ class TilesMixin:
             f"block size `{self.src(node)}` must be a tl.constexpr parameter or an integer literal",
             f"declare it `{self.src(node)}: tl.constexpr` (tl.arange needs a compile-time size)",
         )
+
+    def derived_block_key(self, node: cst.BaseExpression) -> af.Key | None:
+        """A block size spelt as arithmetic of compile-time sizes (``pad_hd // 2``, ``2 *
+        BLOCK``, Liger's half-head tiles): a block of its own, bound to the host value of the
+        expression, as if the launch passed it to a constexpr parameter. The host value
+        decides what it is (a constant, or half of ``next_power_of_2(n)``: the whole of
+        ``n // 2``); what it cannot follow is refused there."""
+        op = _BLOCK_OPS.get(type(node.operator)) if isinstance(node, cst.BinaryOperation) else None
+        if op is None:
+            return None
+        assert isinstance(node, cst.BinaryOperation)
+        parts = []
+        for side in (node.left, node.right):
+            k = self.block_key(side)
+            if isinstance(k, int):
+                parts.append(ir.Const(k))
+                continue
+            b = self.launch.bindings.get(k)
+            if b is None or b.kind != "constexpr" or b.expr is None:
+                return None
+            parts.append(b.expr)
+        if all(isinstance(p, ir.Const) for p in parts):
+            value = eval_int(op, parts[0].value, parts[1].value)  # type: ignore[union-attr]
+            return value if value is not None and value > 0 else None
+        key = self.launch.derived_keys.get(self.src(node))
+        if key is None:
+            base = "_".join(str(self.block_key(x)) for x in (node.left, node.right))
+            key = unique(f"{base}_{_BLOCK_OP_WORDS[op]}", set(self.launch.bindings))
+            self.launch.derived_keys[self.src(node)] = key
+            self.launch.bindings[key] = Binding("constexpr", expr=ir.BinOp(op, *parts))
+        return key
 
     def register_tiles(self, tree: ir.Expr) -> None:
         """Recognise tiles in an offset as soon as it is computed (``pid * B + tl.arange(0, B)``)."""
@@ -405,10 +441,15 @@ class TilesMixin:
                 and tile.full_extent is not None
                 and not self.same_host(host, tile.full_extent, node)
             ):
+                sized = (
+                    f"spans the whole of {ir_text(tile.full_extent)}"
+                    if tile.key in self.launch.derived_keys.values()
+                    else f"is next_power_of_2({ir_text(tile.full_extent)})"
+                )
                 raise self.error(
                     node,
                     f"the mask bounds tl.arange(0, {tile.key}) by {ir_text(host)}, but "
-                    f"{tile.key} is next_power_of_2({ir_text(tile.full_extent)})",
+                    f"{tile.key} {sized}",
                     "bound the lanes by the size the block was computed from",
                 )
             tile.extent = host
@@ -478,6 +519,79 @@ class TilesMixin:
                     return True
         return False
 
+    def host_proves_whole_blocks(self, tile: Tile, size: ir.Expr, node) -> bool:
+        """Whether a host check before the launch (``assert n % BLOCK == 0``) makes ``size``,
+        the size of the dim ``tile`` indexes, a multiple of its block, so every block of the
+        tile lies wholly in the tensor and an access needs no mask along it. The tile's extent
+        becomes that size (the IR's accesses stay masked: the same numbers on every size the
+        host accepts)."""
+        if tile.base is None or tile.offset is not None or kind_of(tile.base) is SymKind.ITER:
+            return False
+        try:
+            block = self.launch.block_host_expr(tile.key)
+        except TranslationError:
+            return False
+        if not (self._tuned_to_one(tile) or self.host.divides(size, block)):
+            return False
+        if tile.extent is None:
+            tile.extent = size
+        elif not self.host.same_size(tile.extent, size):
+            return False
+        tile.whole_blocks = True
+        return True
+
+    def _tuned_to_one(self, tile: Tile) -> bool:
+        """Whether every autotune config sets the tile's block to 1 (FlagGems' row blocks of
+        ``BLOCK_ROW_SIZE: 1``): one lane per program, which ``cdiv(n, 1)`` programs keep in
+        bounds."""
+        b = self.launch.bindings.get(str(tile.key))
+        if b is None or not b.tuned:
+            return False
+        values = [meta.get(tile.key) for meta, _ in self.launch.kernel.configs or []]
+        return bool(values) and all(v == 1 for v in values)
+
+    def unmasked_hint(self, tile: Tile, size: ir.Expr | None) -> str:
+        """What makes an unmasked access along ``tile`` provable: a mask, or, for a program's
+        tile of a dim of known size, the host check that the size is a multiple of the block."""
+        hint = "mask with `offs < n` for every tiled dim (`& `-combine them)"
+        if size is None or tile.base is None or kind_of(tile.base) is SymKind.ITER:
+            return hint
+        block = self.launch.texts.get(str(tile.key), str(tile.key))
+        n = self.host_size_text(size)
+        b = self.launch.bindings.get(str(tile.key))
+        canon = self.host.canonical(b.expr) if b is not None and b.expr is not None else None
+        if isinstance(canon, ir.Name) and canon.id in self.launch.host_parameters:
+            # A block the caller passes in is a tunable standing in for it: no host check
+            # on the caller's value says anything of the block the translation runs with.
+            return (
+                f"{hint}; a host check such as `{n} % {block} == 0` does not prove it here: "
+                f"{tile.key} is `{block}`, a value the wrapper receives, which the IR holds as "
+                f"a tunable block; launch with a literal block ({tile.key}=128) and check "
+                f"`{n} % 128 == 0` before the launch"
+            )
+        if tile.extent is not None and not self.host.same_size(tile.extent, size):
+            m = self.host_size_text(tile.extent)
+            return (
+                f"{hint}, or have the host assert that `{n}` equals `{m}`, the extent of "
+                f"the tile's other accesses (`assert {n} == {m}`)"
+            )
+        return (
+            f"{hint}, or have the host check before the launch that `{n}` is a multiple of "
+            f"the block (`assert {n} % {block} == 0`, and launch `{n} // {block}` programs)"
+        )
+
+    def host_size_text(self, size: ir.Expr) -> str:
+        """``size`` (a host tensor dim's size) as the source spells it: ``x.numel()`` for the
+        flat view of ``x``, ``x.shape[d]`` for a dim of ``x``."""
+        if isinstance(size, ir.SizeOf):
+            for t in self.host.tensors.values():
+                if t.flat == size.tensor:
+                    return f"{t.source}.numel()"
+            t = self.host.tensors.get(size.tensor)
+            if t is not None:
+                return f"{t.source}.shape[{size.dim}]"
+        return ir_text(size)
+
     def _tile_text(self, tile: Tile) -> str:
         if tile.base is None:
             return f"tl.arange(0, {tile.key})"
@@ -485,6 +599,24 @@ class TilesMixin:
 
     def _dim_text(self, dim: ir.Dim) -> str:
         return dim.tile if isinstance(dim, ir.BlockDim) else f"the whole dim {dim}"
+
+
+_BLOCK_OPS: dict[type, str] = {
+    cst.FloorDivide: "//",
+    cst.Multiply: "*",
+    cst.Add: "+",
+    cst.Subtract: "-",
+}
+_BLOCK_OP_WORDS = {"//": "div", "*": "mul", "+": "add", "-": "sub"}
+
+
+def eval_int(op: str, a: object, b: object) -> int | None:
+    """``a op b`` of two integer block sizes (``None`` for non-integers or ``// 0``)."""
+    if not (isinstance(a, int) and isinstance(b, int)):
+        return None
+    if op == "//":
+        return a // b if b else None
+    return {"*": a * b, "+": a + b, "-": a - b}[op]
 
 
 def _suffix(key: af.Key) -> str:

@@ -396,6 +396,10 @@ class ValuesMixin:
             param = param_name(name)
             if param is not None:
                 return self.param_ir(param, node)
+            sym = parse_sym(name)
+            if sym is not None and sym.kind is SymKind.ATOM and name in self.atoms.trees:
+                # `hd // 2` of constexpr parameters: a host expression of theirs.
+                return self.host_ir(self.atoms.trees[name], node)
             stand_in = self.stand_in_block(name)
             if stand_in is not None:
                 return stand_in

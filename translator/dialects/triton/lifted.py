@@ -139,6 +139,9 @@ class Tile:
     full_extent: ir.Expr | None = None  # for whole dims: n of next_power_of_2(n)
     node: cst.CSTNode | None = None
     padded: bool = True  # False: a whole dim whose block is exactly its extent (needs no mask)
+    # A host check before the launch makes the extent a multiple of the block (`assert n %
+    # BLOCK == 0`): no block has lanes past the end on any size the host accepts.
+    whole_blocks: bool = False
     # Loop tiles that visit every `step`-th tile from tile `start` (split-K): trees over params
     # and program ids. `used`: an access reads or writes through the tile (not only an offset).
     start: ir.Expr | None = None
