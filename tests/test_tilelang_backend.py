@@ -618,3 +618,25 @@ def test_a_2d_bool_mask_is_kept_as_bytes_and_lowers_to_cuda(tmp_path: Path) -> N
         inputs=_bool_mask_inputs,
     )
     assert report.rows and report.passed, report.format_text()
+
+
+def test_the_search_space_keeps_the_sources_configs_first_then_adds_measured_variants() -> None:
+    """The source's configs come first and in order (its first config stays the factory's
+    default); then its largest dot tiles pipelined 4 deep and with TileLang's own swizzle
+    panel of 10, which Triton's GROUP_SIZE_M=8 is not (measured, BENCHMARKS.md)."""
+    import ast
+
+    text = translate_file("examples/triton/matmul.py", "triton", "tilelang")
+    call = next(
+        node
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "autotune"
+    )
+    configs = ast.literal_eval(next(k.value for k in call.keywords if k.arg == "configs"))
+    source = [c for c in configs if c["group_size"] == 8]
+    assert configs[: len(source)] == source and len(source) == 7
+    assert (source[0]["block_size_m"], source[0]["block_size_n"]) == (128, 256)
+    panels = configs[len(source) :]
+    assert panels and all(c["group_size"] == 10 for c in panels)
+    assert {(c["block_size_m"], c["block_size_n"]) for c in panels} == {(128, 256)}
+    assert {c["num_stages"] for c in panels} == {3, 4}

