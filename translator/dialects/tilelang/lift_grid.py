@@ -141,7 +141,10 @@ class GridTiles:
 
     def tile_var(self, name: str, count: cst.BaseExpression) -> ir.TileVar:
         """The grid tile variable ``name`` counting ``count`` tiles: ``T.ceildiv(E, B)`` tiles
-        of ``B`` over ``E``, or ``E`` single indices."""
+        of ``B`` over ``E``, or ``E`` single indices. A factory local bound to a tile count
+        (``NV = tl.cdiv(DV, BV)``, the linear-attention examples) counts those tiles."""
+        if isinstance(count, cst.Name) and self.is_ceildiv(self.fac.locals.get(count.value)):
+            count = self.fac.locals[count.value]
         if self.is_ceildiv(count):
             pos, _ = call_args(count)  # type: ignore[arg-type]
             tile = ir.TileVar(name, self.size_expr(pos[0]), self.block_of(name, pos[1]))
@@ -150,7 +153,7 @@ class GridTiles:
         self.tiles[name] = tile
         return tile
 
-    def is_ceildiv(self, node: cst.BaseExpression) -> bool:
+    def is_ceildiv(self, node: cst.BaseExpression | None) -> bool:
         return (
             isinstance(node, cst.Call)
             and self.role(node.func) == "ceildiv"
