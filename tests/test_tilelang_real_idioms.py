@@ -81,3 +81,110 @@ def test_what_a_variable_cannot_mean_is_a_located_diagnostic(old: str, new: str,
         i for i, ln in enumerate(text.splitlines(), 1) if new.strip().splitlines()[-1].strip() in ln
     )
     assert err.value.loc is not None and err.value.loc.line == line
+
+
+_TUNED = """import itertools
+
+import tilelang
+import tilelang.language as T
+import torch
+from tilelang.autotuner import *
+
+
+class TuneSpace:
+    def __init__(self, block_sizes=(32, 64, 128), thread_options=(128, 256), max_elems=8192):
+        self.block_sizes = block_sizes
+        self.thread_options = thread_options
+        self.max_elems = max_elems
+
+
+def get_configs(user_config=None):
+    space = user_config or TuneSpace()
+    configs = []
+    for block_M, block_N in itertools.product(space.block_sizes, repeat=2):
+        for threads in space.thread_options:
+            assert threads % 32 == 0
+            if block_M * block_N > space.max_elems:
+                continue
+            if threads // 32 > block_M // 8:
+                continue
+            configs.append({"block_M": block_M, "block_N": block_N, "threads": threads})
+    return configs
+
+
+@autotune(configs=get_configs(), warmup=3, rep=20)
+@tilelang.jit(out_idx=[-1])
+def scale(M, N, block_M=32, block_N=64, threads=128):
+    @T.prim_func
+    def main(X: T.Tensor((M, N), "float32"), Y: T.Tensor((M, N), "float32")):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
+            x = T.alloc_fragment((block_M, block_N), "float32")
+            T.copy(X[by * block_M, bx * block_N], x)
+            for i, j in T.Parallel(block_M, block_N):
+                x[i, j] = x[i, j] * 2.0
+            T.copy(x, Y[by * block_M, bx * block_N])
+
+    return main
+
+
+def double(x: torch.Tensor) -> torch.Tensor:
+    m, n = x.shape
+    return scale(m, n)(x)
+"""
+
+
+def _want_configs() -> list[tuple[int, int, int]]:
+    """What `get_configs()` builds, written out here as Python runs it."""
+    out = []
+    for bm in (32, 64, 128):
+        for bn in (32, 64, 128):
+            for threads in (128, 256):
+                if bm * bn <= 8192 and threads // 32 <= bm // 8:
+                    out.append((bm, bn, threads // 32))
+    return out
+
+
+def test_configs_built_by_nested_loops_over_a_tune_space_fold(tmp_path: Path) -> None:
+    # tile-ai's attention examples: a record of candidate sizes, nested loops with `continue`
+    # on what does not fit, `configs.append({...})`.
+    path = tmp_path / "tuned.py"
+    path.write_text(_TUNED)
+    (kernel,) = parse_file(path, "tilelang").kernels
+    got = [(dict(c)["block_M"], dict(c)["block_N"], dict(c)["num_warps"]) for c in kernel.configs]
+    assert got == _want_configs()
+    translated = tmp_path / "tuned_triton.py"
+    translated.write_text(translate_file(path, "tilelang", "triton"))
+    report = check_pair(
+        path, translated, src_dsl="tilelang", dtypes=("float32",), seeds=(0,), inputs=_inputs
+    )
+    assert report.passed, report.format_text()
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "what"),
+    [
+        ("assert threads % 32 == 0", "assert threads % 256 == 0", "this assert fails"),
+        (
+            "space = user_config or TuneSpace()",
+            "space = user_config or TuneSpace(sizes())",
+            "`sizes` is not a function tiletrans folds",
+        ),
+        (
+            "        self.max_elems = max_elems\n",
+            "        self.max_elems = max_elems\n\n    def area(self):\n        return 1\n",
+            "is folded only as an `__init__` of stores",
+        ),
+    ],
+    ids=["failing-assert", "unknown-call", "class-with-methods"],
+)
+def test_loop_built_configs_that_do_not_fold_are_a_located_refusal(
+    tmp_path: Path, old: str, new: str, what: str
+) -> None:
+    assert old in _TUNED
+    path = tmp_path / "tuned.py"
+    path.write_text(_TUNED.replace(old, new))
+    with pytest.raises(TranslationError) as err:
+        translate_file(path, "tilelang", "triton")
+    assert "the autotune configs are not read statically" in str(err.value)
+    assert what in str(err.value)
+    assert err.value.loc is not None and err.value.hint

@@ -1045,6 +1045,8 @@ def parse(source: str, path: str) -> ir.Module:
             mod.module_ints[small.targets[0].target.value] = int(small.value.value)
         if isinstance(stmt, cst.FunctionDef):
             mod.functions[stmt.name.value] = stmt
+        if isinstance(stmt, cst.ClassDef):
+            mod.classes[stmt.name.value] = stmt
     plain = {name for name, fn in mod.functions.items() if plain_factory(fn, mod, g)}
     compiled = compiled_out_idx(module, mod, g, plain)
     for name, fn in mod.functions.items():

@@ -130,6 +130,8 @@ class ModuleFacts:
     unread_uses: dict[str, ir.Loc] = field(default_factory=dict)
     #: the module's top-level functions by name (autotune config builders are read from them)
     functions: dict[str, cst.FunctionDef] = field(default_factory=dict)
+    #: the module's top-level classes by name (a config builder's tune-space record)
+    classes: dict[str, cst.ClassDef] = field(default_factory=dict)
 
     def name_of(self, node: cst.BaseExpression) -> str | None:
         return resolve(node, self.aliases)
