@@ -188,3 +188,27 @@ def test_loop_built_configs_that_do_not_fold_are_a_located_refusal(
     assert "the autotune configs are not read statically" in str(err.value)
     assert what in str(err.value)
     assert err.value.loc is not None and err.value.hint
+
+
+def test_block_sizes_bound_to_one_literal_are_told_apart_by_name(tmp_path: Path) -> None:
+    # `BK = BV = 64` (the linear-attention examples): two dims tiled by one literal; the buffers
+    # name which (`(block_M, block_N)`), so neither is ambiguous.
+    source = TL_IDIOMS.read_text()
+    old = 'def decayed_rows(M, N, block_M=32, block_N=64, dtype="float32"):\n'
+    assert old in source
+    path = tmp_path / "same_literal.py"
+    path.write_text(
+        source.replace(
+            old, 'def decayed_rows(M, N, dtype="float32"):\n    block_M = block_N = 32\n'
+        )
+    )
+    (kernel,) = parse_file(path, "tilelang").kernels
+    by, bx = kernel.grid
+    assert (by.extent, bx.extent) == (ir.SizeOf("X", 0), ir.SizeOf("X", 1))
+    assert by.block == bx.block == ir.Const(32)
+    translated = tmp_path / "same_literal_triton.py"
+    translated.write_text(translate_file(path, "tilelang", "triton"))
+    report = check_pair(
+        path, translated, src_dsl="tilelang", dtypes=("float32",), seeds=(0,), inputs=_inputs
+    )
+    assert report.passed, report.format_text()

@@ -451,7 +451,8 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
         """The IR dim of a buffer-shape or ``T.Parallel`` extent. A block size several loops
         share is the tile of the one in scope; a buffer allocated before them (``allocating``)
         takes the first, and each loop rebinds it (:meth:`rebind`)."""
-        if isinstance(node, cst.Name) and node.value in self.fac.locals:
+        named = isinstance(node, cst.Name) and node.value in self.block_tiles
+        if not named and isinstance(node, cst.Name) and node.value in self.fac.locals:
             value = self.fac.locals[node.value]
             if self.is_padded(value):
                 pos, _ = call_args(value)  # type: ignore[arg-type]

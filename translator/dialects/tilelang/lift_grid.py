@@ -166,7 +166,14 @@ class GridTiles:
         one); ``name`` is recorded as a tile of it."""
         if isinstance(block, cst.Name) and block.value in self.fac.locals:
             # A factory constant (`group_size = 128`): its value, as `dim` reads its buffers.
-            return self.block_of(name, self.fac.locals[block.value])
+            # Recorded under its own name too: `BK = BV = 64` tile two dims, which the buffers
+            # shaped `(chunk_size, BK)` and `(chunk_size, BV)` tell apart by name.
+            out = self.block_of(name, self.fac.locals[block.value])
+            if isinstance(self.fac.locals[block.value], cst.Integer):
+                tiles = self.block_tiles.setdefault(block.value, [])
+                if name not in tiles:
+                    tiles.append(name)
+            return out
         if isinstance(block, cst.Name) and block.value in self.fac.params:
             self.tunable(block.value, "block_size", block)
             key, out = block.value, block.value
