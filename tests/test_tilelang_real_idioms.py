@@ -212,3 +212,46 @@ def test_block_sizes_bound_to_one_literal_are_told_apart_by_name(tmp_path: Path)
         path, translated, src_dsl="tilelang", dtypes=("float32",), seeds=(0,), inputs=_inputs
     )
     assert report.passed, report.format_text()
+
+
+FLAT_GRID = ROOT / "tests" / "data" / "tilelang_flat_grid.py"
+
+
+def test_a_flattened_grid_axis_is_the_two_tiles_it_counts() -> None:
+    (kernel,) = parse_file(FLAT_GRID, "tilelang").kernels
+    m, n = kernel.grid
+    assert (m.name, m.extent, m.block) == ("m_idx", ir.SizeOf("X", 0), "block_M")
+    assert (n.name, n.extent, n.block) == ("n_idx", ir.SizeOf("X", 1), "block_N")
+    # The statements that split the flat index are the grid itself now.
+    assert not [
+        s for s in walk_stmts(kernel.body) if isinstance(s, ir.Assign) and "idx" in s.target
+    ]
+
+
+@pytest.mark.parametrize("dst", ["triton", "cutile"])
+def test_a_flattened_grid_axis_translates_and_matches_on_cpu(tmp_path: Path, dst: str) -> None:
+    translated = tmp_path / f"flat_{dst}.py"
+    translated.write_text(translate_file(FLAT_GRID, "tilelang", dst))
+    report = check_pair(
+        FLAT_GRID, translated, src_dsl="tilelang", dtypes=("float32",), seeds=(0,), inputs=_inputs
+    )
+    assert report.passed, report.format_text()
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # The flat index read once more: the split is not the whole story of the axis.
+        ("x[i, j] * (m_idx + 1) + n_idx", "x[i, j] * (m_idx + 1) + n_idx + bx"),
+        # A column count other than the extent's: not the inverse of the flattening.
+        ("n_idx = bx % T.ceildiv(N, block_N)", "n_idx = bx % T.ceildiv(M, block_N)"),
+    ],
+    ids=["flat-index-read", "other-divisor"],
+)
+def test_a_flattened_axis_split_otherwise_stays_refused(old: str, new: str) -> None:
+    source = FLAT_GRID.read_text()
+    assert old in source
+    with pytest.raises(TranslationError) as err:
+        translate_source(source.replace(old, new), "flat.py", "tilelang", "triton")
+    assert "is neither a block size nor a tensor's size" in str(err.value)
+    assert err.value.loc is not None and err.value.hint

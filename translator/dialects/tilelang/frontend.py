@@ -128,6 +128,9 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
         self.scalars: list[ir.Param] = []
         # Scalars the kernel body binds (`y = target[bx]`, `rstd = T.rsqrt(...)`).
         self.lets: set[str] = set()
+        #: ``m = bx // T.ceildiv(N, bN)`` / ``n = bx % ...`` splitting a flattened grid axis into
+        #: its two grid tiles (by statement id): read as those tiles, dropped.
+        self.flat_bindings: set[int] = set()
         #: ``T.alloc_var`` scalars and their dtypes (``x = value`` stores to them).
         self.variables: dict[str, ir.DTypeExpr] = {}
         #: Per-lane temporaries of the T.Parallel body being read (cleared after it).
@@ -670,6 +673,8 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
             raise self.error(s, "chained assignments are not read")
         target = s.targets[0].target
         value = s.value
+        if id(s) in self.flat_bindings:
+            return []  # a tile index of a flattened grid axis: a grid tile itself
         if (
             isinstance(target, cst.Name)
             and isinstance(value, cst.Call)
