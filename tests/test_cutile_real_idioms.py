@@ -220,3 +220,20 @@ def test_a_chunk_count_a_loop_cannot_read_is_a_located_diagnostic() -> None:
     with pytest.raises(TranslationError, match="a tile loop counts") as err:
         translate_source(text, "idioms.py", "cutile", "triton")
     assert err.value.loc is not None and err.value.loc.line == 57 and err.value.hint
+
+
+def test_an_extract_of_the_whole_tile_is_the_tile() -> None:
+    # TileGym's split-K reduce: `ct.extract(mma_result, (0, 0), shape=(1, TILE_D))` of a
+    # (1, TILE_D) tile is that tile.
+    text = _KERNEL.replace("BODY", "ct.extract(t * 2.0, (0,), shape=(TILE,))")
+    use_interpreter()
+    module = load_module_text(text)
+    x = torch.randn(300)
+    torch.testing.assert_close(module.run(x), 2.0 * x)
+    (kernel,) = translate_ir(text).kernels
+    (store,) = [s for s in kernel.body if isinstance(s, ir.Store)]
+    assert isinstance(store.value, ir.BinOp) and store.value.op == "*"
+
+
+def test_an_extract_of_a_subtile_is_a_located_diagnostic() -> None:
+    _refused("ct.extract(t, (1,), shape=(TILE,))", "`ct.extract` of a subtile", 16)

@@ -570,6 +570,30 @@ class ExpressionReader:
             return ir.Const(-operand.value)
         return ir.UnaryOp("-", operand)
 
+    def c_extract(self, node: cst.Call) -> ir.Expr:
+        """``ct.extract(x, (0, ...), shape=S)`` where ``S`` is ``x``'s own shape: ``x`` (the
+        one subtile of that shape, as TileGym's split-K reduce takes the row of a (1, D) MMA
+        result). A proper subtile is refused: the IR has no tile slices."""
+        pos, kw = call_args(node)
+        index = kw.get("index", pos[1] if len(pos) > 1 else None)
+        shape = kw.get("shape", pos[2] if len(pos) > 2 else None)
+        value = self.expr(pos[0])
+        whole = (
+            isinstance(index, cst.Tuple)
+            and all(source_of(e.value) == "0" for e in index.elements)
+            and isinstance(shape, cst.Tuple)
+            and self.shape(shape) == dims_of(infer(value, self.env))
+        )
+        if not whole:
+            raise self.mod.error(
+                node,
+                "`ct.extract` of a subtile smaller than the tile is not read: the IR has no "
+                "tile slices",
+                "compute the subtile's values in a tile of its own shape (a load or reduction "
+                "of that shape)",
+            )
+        return value
+
     def c_full(self, node: cst.Call) -> ir.Expr:
         pos, kw = call_args(node)
         dt = self.dtype(kw.get("dtype", pos[2] if len(pos) > 2 else None))
@@ -750,6 +774,7 @@ _CALLS: dict[str, Callable[[ExpressionReader, cst.Call], ir.Expr]] = {
     "sub": ExpressionReader.c_sub,
     "mul": ExpressionReader.c_mul,
     "negative": ExpressionReader.c_negative,
+    "extract": ExpressionReader.c_extract,
     "bitwise_and": ExpressionReader.c_bitwise_and,
     "bitwise_or": ExpressionReader.c_bitwise_or,
     "bitwise_xor": ExpressionReader.c_bitwise_xor,
