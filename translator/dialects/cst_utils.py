@@ -990,3 +990,45 @@ COMPARISON_OPERATORS: dict[type, str] = {
     cst.Equal: "==",
     cst.NotEqual: "!=",
 }
+
+
+def ceil_div_parts(
+    node: cst.BaseExpression, is_cdiv: Callable[[cst.BaseExpression], bool]
+) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+    """``(e, b)`` where ``node`` counts the ``b``-sized tiles of ``e``: a call ``is_cdiv`` says
+    is the DSL's ceiling division (``ct.cdiv(e, b)``) or the integer spelling production code
+    writes instead, ``(e + b - 1) // b`` (or ``(e + (b - 1)) // b``, ``(b + e - 1) // b``),
+    with ``b`` the same expression, as written, in both places. None for anything else."""
+    if isinstance(node, cst.Call) and is_cdiv(node.func):
+        pos, kw = call_args(node)
+        return (pos[0], pos[1]) if len(pos) == 2 and not kw else None
+    if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.FloorDivide)):
+        return None
+    block = source_of(node.right)
+    top = node.left
+    if not (
+        isinstance(top, cst.BinaryOperation) and isinstance(top.operator, (cst.Add, cst.Subtract))
+    ):
+        return None
+    if isinstance(top.operator, cst.Subtract):
+        # `(e + b) - 1`
+        if not (isinstance(top.right, cst.Integer) and top.right.value == "1"):
+            return None
+        total = top.left
+        if not (isinstance(total, cst.BinaryOperation) and isinstance(total.operator, cst.Add)):
+            return None
+        for extent, size in ((total.left, total.right), (total.right, total.left)):
+            if source_of(size) == block:
+                return extent, node.right
+        return None
+    # `e + (b - 1)`
+    for extent, less in ((top.left, top.right), (top.right, top.left)):
+        if (
+            isinstance(less, cst.BinaryOperation)
+            and isinstance(less.operator, cst.Subtract)
+            and source_of(less.left) == block
+            and isinstance(less.right, cst.Integer)
+            and less.right.value == "1"
+        ):
+            return extent, node.right
+    return None

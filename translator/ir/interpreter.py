@@ -39,7 +39,7 @@ from translator.ir.shapes import (
 )
 from translator.ir.shapes import dims_compatible as _compatible
 from translator.ir.shapes import index_dims as _index_dims
-from translator.ir.verifier import verify_entry
+from translator.ir.verifier import if_joins, verify_entry
 
 TORCH_DTYPES: dict[str, torch.dtype] = {name: getattr(torch, name) for name in ir.DTYPE_NAMES}
 _IR_NAMES = {dtype: name for name, dtype in TORCH_DTYPES.items()}
@@ -383,8 +383,11 @@ class _Interpreter:
                 test = bool(
                     self.hv(s.test) if _compares_strings(s.test, self.type) else self.dv(s.test)
                 )
+                # Names both branches bind to one type live on after the `if` (the IR's join).
                 self.scoped(
-                    (), lambda s=s, test=test: self.device_block(s.body if test else s.orelse)
+                    (),
+                    lambda s=s, test=test: self.device_block(s.body if test else s.orelse),
+                    keep=if_joins(s, self.tenv),
                 )
             else:
                 raise InterpreterError(f"{type(s).__name__} is no device statement")
@@ -394,17 +397,24 @@ class _Interpreter:
             self.tenv.vars[name] = t
             self.types = {}
 
-    def scoped(self, tiles: tuple[ir.TileVar, ...], body: Callable[[], None]) -> None:
-        """Run ``body`` in a nested scope: names it defines die with it, updates live on."""
+    def scoped(
+        self,
+        tiles: tuple[ir.TileVar, ...],
+        body: Callable[[], None],
+        keep: dict[str, Type] | None = None,
+    ) -> None:
+        """Run ``body`` in a nested scope: names it defines die with it (but those of ``keep``,
+        with their types), updates live on."""
         outer_env, outer_names, outer_tiles = self.tenv, set(self.vals), dict(self.tiles)
         self.tenv, self.types = outer_env.child(), {}
         for t in tiles:
             self.tenv.bind_tile(t)
         body()
-        for name in set(self.vals) - outer_names:
+        for name in set(self.vals) - outer_names - set(keep or {}):
             del self.vals[name]
         for name in outer_env.vars:
             outer_env.vars[name] = self.tenv.vars.get(name, outer_env.vars[name])
+        outer_env.vars.update(keep or {})
         self.tenv, self.types = outer_env, {}
         for t in tiles:
             if t.name in outer_tiles:

@@ -877,6 +877,15 @@ def _fix_imports(
     drop: tuple[str, ...] = (),
 ) -> cst.Module:
     read = _names_read(tree)
+    # What the translation's own imports bind (`tl` -> triton.language): a source import binding
+    # the same name to its own package (`import tilelang as tl`) would shadow the target's.
+    taken = {
+        local: full
+        for line in wanted
+        for small in cst.parse_statement(line).body  # type: ignore[attr-defined]
+        if isinstance(small, (cst.Import, cst.ImportFrom))
+        for local, full in import_bindings(small)
+    }
     body: list[cst.BaseStatement] = []
     last_import = -1
     present: set[str] = set()
@@ -899,6 +908,8 @@ def _fix_imports(
                 pairs = import_bindings(small)  # type: ignore[arg-type]
                 from_source = all(full.split(".")[0] in packages for _, full in pairs)
                 if from_source and pairs and not any(local in read for local, _ in pairs):
+                    keep = False
+                if from_source and any(taken.get(local, full) != full for local, full in pairs):
                     keep = False
             if keep:
                 body.append(stmt)

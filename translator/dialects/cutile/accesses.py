@@ -142,18 +142,43 @@ class AccessReader:
         assert isinstance(shape, cst.Tuple)
         other: float | None = None
         mode = kw.get("padding_mode")
+        if isinstance(mode, cst.Name) and mode.value in self.mod.module_values:
+            mode = self.mod.module_values[mode.value]  # TileGym's `PAD_ZERO = ct.PaddingMode.ZERO`
         if mode is not None:
             member = source_of(mode).rsplit(".", 1)[-1]
             if member not in _PADS and member != "UNDETERMINED":
                 raise self.mod.error(mode, f"padding mode `{source_of(mode)}` is not read")
             other = _PADS.get(member)
         for key in kw:
-            if key not in ("index", "shape", "padding_mode", "latency", "allow_tma"):
+            if key not in ("index", "shape", "padding_mode", "latency", "allow_tma", "order"):
                 raise self.mod.error(call, f"ct.load's `{key}=` is not read")
+        if "order" in kw:
+            self.check_order(kw["order"], len(shape.elements))
         tensor = self.viewed(call, array.value, index)
         items = self.region(call, tensor, index, shape)
         self.check_view(call, array.value, items)
         return ir.Load(tensor, items, other, loc=self.mod.locate(call))
+
+    def check_order(self, order: cst.BaseExpression, rank: int) -> None:
+        """``ct.load(..., order=...)`` maps the tile's axes to the array's: read where that is
+        the identity (``"C"``, ``(0, 1, ..., rank - 1)``, or ``"F"`` of a 1-d tile), the load
+        as written; a permuting order is refused at it."""
+        identity = tuple(range(rank))
+        if isinstance(order, cst.SimpleString):
+            text = order.evaluated_value
+            if text == "C" or (text == "F" and rank == 1):
+                return
+        elif isinstance(order, cst.Tuple) and [source_of(e.value) for e in order.elements] == [
+            str(axis) for axis in identity
+        ]:
+            return
+        raise self.mod.error(
+            order,
+            f"ct.load's `order={source_of(order)}` is not read: only the identity order "
+            f'(`"C"` or `{identity}`), which loads the tile as the array lays it out, is read',
+            "load in the array's order and permute the tile (`ct.permute(ct.load(x, (i, j), "
+            "shape=(BM, BN)), (1, 0))`)",
+        )
 
     def element_load(
         self, call: cst.Call, array: cst.BaseExpression, index: cst.BaseExpression, kw: dict
@@ -276,6 +301,10 @@ class AccessReader:
                 size = ir.SizeOf(array, dim)
                 if checked and (store or tile.extent == size):
                     self.same_extent(tile.extent, array, dim)
+                elif checked and self.is_extent(tile.extent, size):
+                    # A loop over `n_cols` the launch passes for this dim (Liger's chunk
+                    # loops): the tile's lanes are the array's, checked at every launch.
+                    pass
                 elif checked:
                     # A gather at the lanes of a tile over another dim (one half of a
                     # concatenation): cuTile's bounds check pads the lanes past this array's
@@ -520,6 +549,13 @@ class AccessReader:
         if bound == extent:
             return True
         params = {p.name: p.kind for p in self.params}
+        # A ct.Constant[int] that sizes no tile is an int the launch passes too (Liger's
+        # `n_cols: ConstInt`).
+        params.update(
+            (name, "int")
+            for name, kind in self.constant_kinds.items()
+            if kind == "int" and name not in self.block_tiles
+        )
         named = isinstance(bound, ir.Name) and params.get(bound.id) == "int"
         if named and isinstance(extent, ir.SizeOf):
             self.same_sizes.append((bound.id, -1, extent.tensor, extent.dim))  # type: ignore[union-attr]

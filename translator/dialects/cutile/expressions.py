@@ -17,7 +17,9 @@ from translator.dialects.cst_utils import (
     COMPARISON_OPERATORS,
     bound_names,
     call_args,
+    names_in,
     source_of,
+    static_number,
 )
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
@@ -34,6 +36,14 @@ class ExpressionReader:
     """How a cuTile kernel's expressions read, as IR expressions."""
 
     def const(self, node: cst.BaseExpression) -> float:
+        sign, operand = 1, node
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+            sign, operand = -1, node.expression
+        kernel_names = set(self.cst_values) | {p.name.value for p in self.fn.params.params}
+        number = static_number(operand, self.mod.aliases, self.mod.module_numbers)
+        if number is not None and not names_in(operand) & kernel_names:
+            # `padding_value=-math.inf`: a number the module computes from literals.
+            return sign * number
         e = self.static(node)
         if isinstance(e, ir.Const) and isinstance(e.value, (int, float)):
             return e.value
@@ -212,7 +222,19 @@ class ExpressionReader:
     def ex_attribute(self, node: cst.Attribute) -> ir.Expr:
         raise self.mod.error(node, f"`{source_of(node)}` is not read as a value")
 
+    def dtype_value(self, node: cst.BaseExpression) -> bool:
+        """Whether ``node`` is a dtype whose value is the same wherever it is read: an array's
+        (``attn_out.dtype``), a tile's bound once, or a dtype of the language (``ct.float32``)."""
+        if isinstance(node, cst.Attribute) and node.attr.value == "dtype":
+            owner = node.value
+            return isinstance(owner, cst.Name) and (
+                owner.value in self.tensors or self.cst_values.get(owner.value) is not None
+            )
+        return self.mod.name_of(node) in self.g["dtypes"]
+
     def dtype(self, node: cst.BaseExpression) -> ir.DTypeExpr:
+        if isinstance(node, cst.Name) and node.value in self.dtype_locals:
+            node = self.dtype_locals[node.value]
         attr = isinstance(node, cst.Attribute) and node.attr.value == "dtype"
         if attr and isinstance(node.value, cst.Name):  # type: ignore[union-attr]
             owner = node.value.value  # type: ignore[union-attr]
@@ -424,12 +446,12 @@ class ExpressionReader:
         self.check_rounding(node, pos[1])
         return ir.Cast(self.expr(pos[0]), self.dtype(pos[1]))
 
-    def check_rounding(self, node: cst.Call, dtype: cst.BaseExpression) -> None:
-        """An ``astype``'s ``rounding_mode=`` is read only as the default, round to nearest
-        even (an IR cast's rounding): another mode (``ct.RoundingMode.RZ``) is refused at the
+    def check_rounding(self, node: cst.Call, dtype: cst.BaseExpression | None) -> None:
+        """An ``astype``'s (or, ``dtype`` None, an arithmetic call's) ``rounding_mode=`` is read
+        only as the default, round to nearest even (an IR cast's rounding): another mode (``ct.RoundingMode.RZ``) is refused at the
         keyword, not rounded to nearest. (A cast to tf32 is an MMA operand's precision, read
         with its rounding where the dot reads it.)"""
-        if self.is_tfloat32(dtype):
+        if dtype is not None and self.is_tfloat32(dtype):
             return
         for arg in node.args:
             if arg.keyword is None or arg.keyword.value != "rounding_mode":
@@ -439,12 +461,14 @@ class ExpressionReader:
                 continue
             if self.mod.name_of(value) == "cuda.tile.RoundingMode.RN":
                 continue
+            what = "cast" if dtype is not None else "result"
+            func = "astype" if dtype is not None else source_of(node.func)
             raise self.mod.error(
                 arg,
-                f"`astype(..., rounding_mode={source_of(value)})` is not read: a translated "
-                "cast rounds to nearest (ties to even), the only rounding mode read",
+                f"`{func}(..., rounding_mode={source_of(value)})` is not read: a translated "
+                f"{what} rounds to nearest (ties to even), the only rounding mode read",
                 "drop rounding_mode (or pass ct.RoundingMode.RN) where rounding to nearest is "
-                "meant; no other rounding mode of a cast has a translation",
+                f"meant; no other rounding mode of a {what} has a translation",
             )
 
     def imported(self, node: cst.BaseExpression) -> bool:
@@ -514,6 +538,62 @@ class ExpressionReader:
             raise self.mod.error(node, "ct.truediv(x, y, ...) takes two operands")
         return ir.BinOp("/", self.expr(pos[0]), self.expr(pos[1]), loc=self.mod.locate(node))
 
+    def arithmetic(self, node: cst.Call, op: str) -> ir.Expr:
+        """``ct.add(x, y)`` (``sub``, ``mul``) as the operator cuTile implements it with:
+        ``ct.add(ct.arange(TILE), block_start)`` is then a tile's lanes as ``+`` is."""
+        pos, kw = call_args(node)
+        if len(pos) != 2 or set(kw) - {"rounding_mode", "flush_to_zero"}:
+            raise self.mod.error(node, f"`{source_of(node.func)}(x, y)` of two operands is read")
+        self.check_rounding(node, None)
+        lhs, rhs = self.expr(pos[0]), self.expr(pos[1])
+        if op == "+":
+            lanes = self.lanes_of(lhs, rhs) or self.lanes_of(rhs, lhs)
+            if lanes is not None:
+                return lanes
+        return ir.BinOp(op, lhs, rhs, loc=self.mod.locate(node))
+
+    def c_add(self, node: cst.Call) -> ir.Expr:
+        return self.arithmetic(node, "+")
+
+    def c_sub(self, node: cst.Call) -> ir.Expr:
+        return self.arithmetic(node, "-")
+
+    def c_mul(self, node: cst.Call) -> ir.Expr:
+        return self.arithmetic(node, "*")
+
+    def c_negative(self, node: cst.Call) -> ir.Expr:
+        pos, kw = call_args(node)
+        if len(pos) != 1 or kw:
+            raise self.mod.error(node, f"`{source_of(node.func)}(x)` of one operand is read")
+        operand = self.expr(pos[0])
+        if isinstance(operand, ir.Const) and isinstance(operand.value, float):
+            return ir.Const(-operand.value)
+        return ir.UnaryOp("-", operand)
+
+    def c_extract(self, node: cst.Call) -> ir.Expr:
+        """``ct.extract(x, (0, ...), shape=S)`` where ``S`` is ``x``'s own shape: ``x`` (the
+        one subtile of that shape, as TileGym's split-K reduce takes the row of a (1, D) MMA
+        result). A proper subtile is refused: the IR has no tile slices."""
+        pos, kw = call_args(node)
+        index = kw.get("index", pos[1] if len(pos) > 1 else None)
+        shape = kw.get("shape", pos[2] if len(pos) > 2 else None)
+        value = self.expr(pos[0])
+        whole = (
+            isinstance(index, cst.Tuple)
+            and all(source_of(e.value) == "0" for e in index.elements)
+            and isinstance(shape, cst.Tuple)
+            and self.shape(shape) == dims_of(infer(value, self.env))
+        )
+        if not whole:
+            raise self.mod.error(
+                node,
+                "`ct.extract` of a subtile smaller than the tile is not read: the IR has no "
+                "tile slices",
+                "compute the subtile's values in a tile of its own shape (a load or reduction "
+                "of that shape)",
+            )
+        return value
+
     def c_full(self, node: cst.Call) -> ir.Expr:
         pos, kw = call_args(node)
         dt = self.dtype(kw.get("dtype", pos[2] if len(pos) > 2 else None))
@@ -579,12 +659,15 @@ class ExpressionReader:
         return ir.Call("cdiv", (extent, self.expr(size)))
 
     def inline(self, call: cst.Call, fn: cst.FunctionDef) -> ir.Expr:
-        """A ``@ct.function`` helper of one ``return`` (after local assignments), inlined."""
-        names = [p.name.value for p in fn.params.params]
-        pos, _ = call_args(call)
+        """A helper (``@ct.function``, or a plain function tile code calls, which cuTile
+        compiles as one) of local assignments and one ``return``, inlined: its parameters are
+        the call's arguments (or their defaults), its locals its own."""
+        args = self.helper_arguments(call, fn)
+        self.check_free_names(fn)
         saved = dict(self.inlined)
-        for n, a in zip(names, pos):
-            self.inlined[n] = self.expr(a)
+        # Every argument is read in the caller's scope before any parameter is bound.
+        values = {n: self.expr(a) for n, a in args.items()}
+        self.inlined.update(values)
         try:
             for s in fn.body.body:
                 if _is_docstring(s):
@@ -595,12 +678,74 @@ class ExpressionReader:
                 if isinstance(small, cst.Assign) and isinstance(small.targets[0].target, cst.Name):
                     self.inlined[small.targets[0].target.value] = self.expr(small.value)
                     continue
-                raise self.mod.error(
-                    s, "ct.function helpers of assignments and one return are read"
-                )
-            raise self.mod.error(fn, "a ct.function helper must return a value")
+                raise self.mod.error(s, "tile helpers of assignments and one return are read")
+            raise self.mod.error(fn, "a tile helper must return a value")
         finally:
             self.inlined = saved
+
+    def helper_arguments(
+        self, call: cst.Call, fn: cst.FunctionDef
+    ) -> dict[str, cst.BaseExpression]:
+        """The argument each parameter of helper ``fn`` takes at ``call``: positional, by
+        keyword, or the parameter's default."""
+        params = fn.params
+        if params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or params.star_kwarg:
+            raise self.mod.error(fn, "a tile helper with *args or **kwargs is not read")
+        declared = [*params.posonly_params, *params.params, *params.kwonly_params]
+        names = [p.name.value for p in declared]
+        pos, kw = call_args(call)
+        if len(pos) > len(names) or set(kw) - set(names[len(pos) :]):
+            raise self.mod.error(
+                call, f"the arguments of this call do not match `{fn.name.value}`'s parameters"
+            )
+        args: dict[str, cst.BaseExpression] = dict(zip(names, pos))
+        args.update(kw)
+        for p in declared:
+            if p.name.value in args:
+                continue
+            if p.default is None:
+                raise self.mod.error(call, f"`{fn.name.value}` is called without `{p.name.value}`")
+            args[p.name.value] = p.default
+        return args
+
+    def check_free_names(self, fn: cst.FunctionDef) -> None:
+        """A name a helper reads that it neither takes nor binds is a module global in Python:
+        read inlined, it must not be taken for a kernel local of the same name."""
+        own = set(bound_names(fn.body)) | {
+            p.name.value
+            for p in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params)
+        }
+        kernel = (
+            set(self.cst_values) | set(self.inlined) | {p.name.value for p in self.fn.params.params}
+        )
+        for name in _read_names(fn.body):
+            if name.value not in own and name.value in kernel:
+                raise self.mod.error(
+                    name,
+                    f"the helper `{fn.name.value}` reads `{name.value}`, a module global, which "
+                    "the kernel calling it binds too",
+                    f"pass `{name.value}` to the helper as an argument, or rename the kernel's",
+                )
+
+
+def _read_names(node: cst.CSTNode) -> list[cst.Name]:
+    """The names ``node`` reads or binds, attribute and keyword names left out."""
+    found: list[cst.Name] = []
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            found.append(name)
+
+        def visit_Attribute(self, attr: cst.Attribute) -> bool:
+            attr.value.visit(self)
+            return False
+
+        def visit_Arg(self, arg: cst.Arg) -> bool:
+            arg.value.visit(self)
+            return False
+
+    node.visit(Visitor())
+    return found
 
 
 def _is_docstring(s: cst.CSTNode) -> bool:
@@ -625,6 +770,11 @@ _EXPRS: dict[type, Callable[[ExpressionReader, cst.BaseExpression], ir.Expr]] = 
 #: ``[frontend.language]`` roles read structurally, by role.
 _CALLS: dict[str, Callable[[ExpressionReader, cst.Call], ir.Expr]] = {
     "truediv": ExpressionReader.c_truediv,
+    "add": ExpressionReader.c_add,
+    "sub": ExpressionReader.c_sub,
+    "mul": ExpressionReader.c_mul,
+    "negative": ExpressionReader.c_negative,
+    "extract": ExpressionReader.c_extract,
     "bitwise_and": ExpressionReader.c_bitwise_and,
     "bitwise_or": ExpressionReader.c_bitwise_or,
     "bitwise_xor": ExpressionReader.c_bitwise_xor,

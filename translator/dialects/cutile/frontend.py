@@ -23,6 +23,7 @@ What is not read is refused with a located diagnostic. Host code is carried as w
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -33,6 +34,7 @@ from translator.dialects.cst_utils import (
     BINARY_OPERATORS,
     Locator,
     call_args,
+    ceil_div_parts,
     import_aliases,
     names_in,
     parse_source,
@@ -132,6 +134,8 @@ class KernelLifter(AccessReader, ExpressionReader):
         self.env = TypeEnv()
         #: Names bound to `ct.tfloat32 if X.dtype == ct.float32 else X.dtype` (MMA operand types).
         self.mma_dtypes: dict[str, cst.IfExp] = {}
+        #: Names bound once to a dtype (``dtype = attn_out.dtype``, ``acc_t = ct.float32``).
+        self.dtype_locals: dict[str, cst.BaseExpression] = {}
         self.values: dict[str, ir.Expr] = {}
         self._bound_once: set[str] | None = None
         self.reshapes = False
@@ -142,6 +146,8 @@ class KernelLifter(AccessReader, ExpressionReader):
         self.persistent_count: cst.BaseExpression = cst.Integer("0")
         #: Names bound to ``ct.bid(0)`` / ``ct.num_blocks(0)`` that only a persistent loop reads.
         self.program_names: set[str] = set()
+        #: Locals bound to a tile count that only loop counts read (:meth:`find_count_locals`).
+        self.count_locals: set[str] = set()
         #: A grouped tile order: its operands and the row and column tile names it binds.
         self.group: tuple[GroupedOrder, str, str] | None = None
         #: The helper-call statements (``bid_m, bid_n = swizzle_2d(...)``) that bind its tiles.
@@ -431,12 +437,39 @@ class KernelLifter(AccessReader, ExpressionReader):
         # array (a gather of another array at those lanes is then a masked gather).
         for const, array, dim, _ in sorted(self.element_aranges, key=lambda u: not u[3]):
             self.whole.setdefault(const, (array, dim))
+        self.find_count_locals(body)
         self.find_persistent(body)
         self.find_grouped(body)
         for name in self.bids:
             self.grid_tile(name)
         if self.group is not None:
             self.check_grouped()
+
+    def find_count_locals(self, body: cst.BaseSuite) -> None:
+        """Locals bound once to a tile count that only ``range(...)`` of a tile loop reads
+        (Liger's ``num_chunks = (n_cols + BLOCK_SIZE - 1) // BLOCK_SIZE``): the loop counts
+        that value (:meth:`count_value`), and the binding goes with it."""
+        reads: Counter[str] = Counter()
+        counted: list[str] = []
+
+        def enter(node: cst.CSTNode) -> bool:
+            if isinstance(node, cst.Name):
+                reads[node.value] += 1
+            it = node.iter if isinstance(node, cst.For) else None
+            if (
+                isinstance(it, cst.Call)
+                and source_of(it.func) == "range"
+                and len(it.args) == 1
+                and isinstance(it.args[0].value, cst.Name)
+            ):
+                counted.append(it.args[0].value.value)
+            return True
+
+        walk(body, enter)
+        for name in set(counted):
+            read_elsewhere = reads[name] != counted.count(name) + 1
+            if not read_elsewhere and not isinstance(self.count_value(cst.Name(name)), cst.Name):
+                self.count_locals.add(name)
 
     def view_of(self, value: cst.BaseExpression) -> _View | None:
         """The view ``x.slice(axis=A, start=S, stop=E)`` of a kernel array, else None."""
@@ -766,19 +799,31 @@ class KernelLifter(AccessReader, ExpressionReader):
         """``(bid, TILE)`` where ``node`` is ``bid * TILE + ct.arange(TILE)`` (either sum order,
         either product order, each part perhaps a local bound once): the lanes of tile ``bid``."""
         node = self.cst_resolve(node)
-        if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add)):
+        parts = self.cst_operands(node, cst.Add, "add")
+        if parts is None:
             return None
-        for start, lanes in ((node.left, node.right), (node.right, node.left)):
+        for start, lanes in (parts, parts[::-1]):
             size = self.cst_arange(self.cst_resolve(lanes))
-            start = self.cst_resolve(start)
-            if size is None or not (
-                isinstance(start, cst.BinaryOperation) and isinstance(start.operator, cst.Multiply)
-            ):
+            factors = self.cst_operands(self.cst_resolve(start), cst.Multiply, "mul")
+            if size is None or factors is None:
                 continue
-            for tile, block in ((start.left, start.right), (start.right, start.left)):
+            for tile, block in (factors, factors[::-1]):
                 bid = self.cst_bid(tile)
                 if bid is not None and source_of(block) == source_of(size):
                     return bid, size
+        return None
+
+    def cst_operands(
+        self, node: cst.BaseExpression, operator: type, role: str
+    ) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+        """The two operands of ``a <op> b`` or of its functional spelling ``ct.<role>(a, b)``
+        (TileGym's ``ct.add(ct.arange(TILE), block_start)``), else None."""
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, operator):
+            return node.left, node.right
+        if isinstance(node, cst.Call) and self.mod.name_of(node.func) == self.lang_name(role):
+            pos, kw = call_args(node)
+            if len(pos) == 2 and not kw:
+                return pos[0], pos[1]
         return None
 
     @property
@@ -901,7 +946,13 @@ class KernelLifter(AccessReader, ExpressionReader):
             )
         if target.value in self.bids or target.value in self.program_names:
             return []
+        if target.value in self.count_locals:
+            return []  # a loop's tile count, read where the loop counts it
         if target.value in self.views:  # read at the accesses through it
+            return []
+        if self.cst_values.get(target.value) is s.value and self.dtype_value(s.value):
+            # `dtype = attn_out.dtype` (TileGym), bound once: read where a dtype is read.
+            self.dtype_locals[target.value] = s.value
             return []
         if isinstance(s.value, cst.IfExp) and self.tf32_if_f32(s.value):
             self.mma_dtypes[target.value] = s.value  # read where an MMA operand is cast to it
@@ -1013,12 +1064,16 @@ class KernelLifter(AccessReader, ExpressionReader):
     def loop_count(
         self, count: cst.BaseExpression, name: str
     ) -> tuple[ir.Expr, cst.BaseExpression]:
-        """``ct.cdiv(extent, B)`` or ``ct.num_tiles(x, axis=d, shape=...)``: extent and block."""
+        """``ct.cdiv(extent, B)`` (or Liger's ``(extent + B - 1) // B``) or
+        ``ct.num_tiles(x, axis=d, shape=...)``, written in the ``range`` or bound once to a
+        local before it (``num_chunks = ...``): extent and block."""
+        count = self.count_value(count)
+        parts = ceil_div_parts(count, lambda f: self.mod.name_of(f) == "cuda.tile.cdiv")
+        if parts is not None:
+            return self.expr(parts[0]), parts[1]
         if isinstance(count, cst.Call):
             fn = self.mod.name_of(count.func)
             pos, kw = call_args(count)
-            if fn == "cuda.tile.cdiv" and len(pos) == 2:
-                return self.expr(pos[0]), pos[1]
             if fn == self.lang_name("num_tiles"):
                 axis = kw.get("axis", pos[1] if len(pos) > 1 else None)
                 shape = kw.get("shape", pos[2] if len(pos) > 2 else None)
@@ -1032,8 +1087,36 @@ class KernelLifter(AccessReader, ExpressionReader):
         if name in self._uses:  # a plain count: the loop walks element indices
             return self.expr(count), cst.Integer("1")
         raise self.mod.error(
-            count, "a tile loop counts ct.cdiv(extent, TILE) or ct.num_tiles(...) tiles"
+            count,
+            "a tile loop counts ct.cdiv(extent, TILE), (extent + TILE - 1) // TILE or "
+            "ct.num_tiles(...) tiles",
+            "count the tiles in the range or in a local bound once before the loop "
+            "(`num_chunks = ct.cdiv(n_cols, BLOCK_SIZE)`), TILE a ct.Constant[int] parameter",
         )
+
+    def count_value(self, count: cst.BaseExpression) -> cst.BaseExpression:
+        """A loop count as written, or where it is a local bound once (``num_chunks =
+        (n_cols + BLOCK_SIZE - 1) // BLOCK_SIZE``) to a tile count, that count: its value is
+        the same at the loop where every name it reads is a parameter, a module name or a
+        local bound once too."""
+        if not isinstance(count, cst.Name):
+            return count
+        value = self.cst_values.get(count.value)
+        if value is None:
+            return count
+        parts = ceil_div_parts(value, lambda f: self.mod.name_of(f) == "cuda.tile.cdiv")
+        if parts is None and not (
+            isinstance(value, cst.Call)
+            and self.mod.name_of(value.func) == self.lang_name("num_tiles")
+        ):
+            return count
+        params = {p.name.value for p in self.fn.params.params}
+        for name in names_in(value):
+            if name in params or name in self.mod.aliases:
+                continue
+            if name in self.loop_vars or self.cst_values.get(name, ...) is None:
+                return count  # bound more than once, or a loop's counter: not one value
+        return value
 
     def st_if(self, s: cst.If) -> list[ir.Stmt]:
         orelse: tuple[ir.Stmt, ...] = ()
@@ -1130,6 +1213,52 @@ def _decorated(fn: cst.FunctionDef, mod: ModuleFacts, name: str) -> bool:
     return False
 
 
+def _plain_helpers(
+    module: cst.Module, mod: ModuleFacts, kernels: list[cst.FunctionDef]
+) -> dict[str, cst.FunctionDef]:
+    """Undecorated module functions a kernel (or a helper it calls) calls by name: cuTile
+    compiles them as tile functions where tile code calls them (TileGym's ``_silu(x)``,
+    ``gelu_fwd_ct(x, BLOCK_SIZE)``), so they are inlined as ``@ct.function`` helpers are."""
+    plain = {
+        stmt.name.value: stmt
+        for stmt in module.body
+        if isinstance(stmt, cst.FunctionDef) and not stmt.decorators
+    }
+    found: dict[str, cst.FunctionDef] = {}
+    todo: list[cst.FunctionDef] = [*kernels, *mod.helpers.values()]
+    while todo:
+        fn = todo.pop()
+
+        def enter(node: cst.CSTNode) -> bool:
+            if (
+                isinstance(node, cst.Call)
+                and isinstance(node.func, cst.Name)
+                and node.func.value in plain
+                and node.func.value not in found
+            ):
+                found[node.func.value] = plain[node.func.value]
+                todo.append(plain[node.func.value])
+            return True
+
+        walk(fn.body, enter)
+    return found
+
+
+def _host_reads(module: cst.Module, mod: ModuleFacts, kernels: list[cst.FunctionDef]) -> set[str]:
+    """The names host code reads: every statement of the module but the kernels and the
+    device helpers (a plain helper host code calls too stays in the host)."""
+    device = {id(k) for k in kernels} | {id(h) for h in mod.helpers.values()}
+    names: set[str] = set()
+    for stmt in module.body:
+        if id(stmt) in device:
+            continue
+        if isinstance(stmt, cst.FunctionDef):
+            names |= names_in(stmt.body) | names_in(stmt.params)
+        else:
+            names |= names_in(stmt)
+    return names
+
+
 def parse(source: str, path: str) -> ir.Module:
     """The IR of a cuTile module: its kernels, and its host functions' launch sites."""
     wrapper = parse_source(source, path)
@@ -1146,11 +1275,21 @@ def parse(source: str, path: str) -> ir.Module:
             and isinstance(small.value, cst.Integer)
         ):
             mod.module_ints[small.targets[0].target.value] = int(small.value.value)
+            if small.targets[0].target.value not in rebound:
+                # `GELU_TANH = 1`: a number kernels may read (cuTile folds module globals).
+                mod.module_numbers[small.targets[0].target.value] = int(small.value.value)
         elif isinstance(small, cst.Assign) and isinstance(small.targets[0].target, cst.Name):
             # `INV_LOG_2 = 1.0 / math.log(2)`: a number kernels may read.
             number = static_number(small.value, mod.aliases, mod.module_numbers)
             if number is not None and small.targets[0].target.value not in rebound:
                 mod.module_numbers[small.targets[0].target.value] = number
+        if (
+            isinstance(small, cst.Assign)
+            and len(small.targets) == 1
+            and isinstance(small.targets[0].target, cst.Name)
+            and small.targets[0].target.value not in rebound
+        ):
+            mod.module_values[small.targets[0].target.value] = small.value
         if (
             isinstance(small, cst.Assign)
             and isinstance(small.targets[0].target, cst.Name)
@@ -1164,6 +1303,8 @@ def parse(source: str, path: str) -> ir.Module:
                 mod.kernel_defs[stmt.name.value] = stmt
             elif _decorated(stmt, mod, g["kernel"]["function"]):
                 mod.helpers[stmt.name.value] = stmt
+    plain = _plain_helpers(module, mod, kernels_cst)
+    mod.helpers.update(plain)
     kernel_names = {k.name.value for k in kernels_cst}
     launches = launch_calls(module, mod, kernel_names, g)
     tuning = tuning_edits(module, mod, launches, g)
@@ -1176,7 +1317,11 @@ def parse(source: str, path: str) -> ir.Module:
         tuple(
             ir.HostEdit("define", mod.locate.span(k), kernels=(k.name.value,)) for k in kernels_cst
         )
-        + tuple(ir.HostEdit("remove", mod.locate.span(h)) for h in mod.helpers.values())
+        + tuple(
+            ir.HostEdit("remove", mod.locate.span(h))
+            for name, h in mod.helpers.items()
+            if name not in plain or name not in _host_reads(module, mod, kernels_cst)
+        )
         # A launcher is cuTile host code (its search tunes a cuTile compiler hint): its calls
         # are the target's launches now.
         + tuple(ir.HostEdit("remove", mod.locate.span(h.node)) for h in mod.launchers.values())

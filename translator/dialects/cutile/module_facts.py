@@ -24,6 +24,8 @@ class ModuleFacts:
     module_ints: dict[str, int] = field(default_factory=dict)
     #: Other module-level numbers kernels read (``INV_LOG_2 = 1.0 / math.log(2)``).
     module_numbers: dict[str, int | float] = field(default_factory=dict)
+    #: Module-level ``NAME = value`` bindings made once (``PAD_ZERO = ct.PaddingMode.ZERO``).
+    module_values: dict[str, cst.BaseExpression] = field(default_factory=dict)
     #: Module-level annotation aliases, ``ConstInt = ct.Constant[int]`` (NVIDIA's samples).
     annotation_aliases: dict[str, cst.Subscript] = field(default_factory=dict)
     launch_constants: dict[str, dict[int, int]] = field(default_factory=dict)

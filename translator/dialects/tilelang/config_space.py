@@ -6,13 +6,17 @@ module functions TileLang's examples build them with::
         return [dict(zip(iter_params, v)) for v in itertools.product(*iter_params.values())]
 
 The reader folds a small, fixed set of pure constructs (literals, names the function binds,
-comprehensions, ``dict``/``list``/``zip``/``range``/``itertools.product``, ``.values()``);
-it never imports or runs the module. Anything else (a branch on an argument, a call into a
+arithmetic, comparisons, comprehensions, ``dict``/``list``/``zip``/``range``/
+``itertools.product``, ``.values()``; nested ``for`` loops with ``continue``/``break`` that
+``append`` to a list, as ``get_configs()`` of the attention examples writes them; a module class
+whose ``__init__`` only stores its arguments, read as the record of them); it never imports or
+runs the module. Anything else (a branch on an argument, a call into a
 library) is a located refusal that names the construct."""
 
 from __future__ import annotations
 
 import itertools
+import operator
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -34,8 +38,26 @@ _HINT = (
 class _Unknown:
     """A value the reader cannot know (a host argument such as ``M``): an error once used."""
 
+    def __init__(self, name: str, error: TranslationError | None = None) -> None:
+        self.name = name
+        #: Why it is unknown, where that is a construct the reader does not fold.
+        self.error = error
+
+
+class _Record:
+    """An instance of a module class whose ``__init__`` only stores values on ``self``."""
+
     def __init__(self, name: str) -> None:
         self.name = name
+        self.fields: dict[str, Any] = {}
+
+
+class _Continue(Exception):
+    """``continue`` in a folded loop."""
+
+
+class _Break(Exception):
+    """``break`` in a folded loop."""
 
 
 class _Fold:
@@ -55,8 +77,14 @@ class _Fold:
             raise self.fail(node, f"`{source_of(node).strip()}` is not a value tiletrans folds")
         out = handler(self, node)
         if isinstance(out, _Unknown):
-            raise self.fail(node, f"`{out.name}` is only known when the module runs")
+            raise self.unknown(node, out)
         return out
+
+    def unknown(self, node: cst.CSTNode, value: _Unknown) -> TranslationError:
+        """The refusal for reading ``value``: why it is unknown, where that is known."""
+        if value.error is not None:
+            return value.error
+        return self.fail(node, f"`{value.name}` is only known when the module runs")
 
     # ------------------------------------------------------------------ expressions
 
@@ -112,6 +140,52 @@ class _Fold:
             self.env = saved
         return out
 
+    def binary(self, node: cst.BinaryOperation) -> Any:
+        op = _BINARY.get(type(node.operator))
+        if op is None:
+            raise self.fail(node, f"the operator of `{source_of(node).strip()}` is not folded")
+        try:
+            return op(self.value(node.left), self.value(node.right))
+        except (TypeError, ZeroDivisionError, ValueError) as exc:
+            raise self.fail(node, str(exc)) from None
+
+    def unary(self, node: cst.UnaryOperation) -> Any:
+        operand = self.value(node.expression)
+        if isinstance(node.operator, cst.Not):
+            return not operand
+        if isinstance(node.operator, cst.Minus):
+            return -operand
+        if isinstance(node.operator, cst.Plus):
+            return +operand
+        raise self.fail(node, f"`{source_of(node).strip()}` is not folded")
+
+    def compare(self, node: cst.Comparison) -> Any:
+        left = self.value(node.left)
+        for target in node.comparisons:
+            op = _COMPARISONS.get(type(target.operator))
+            if op is None:
+                raise self.fail(node, f"the comparison `{source_of(node).strip()}` is not folded")
+            right = self.value(target.comparator)
+            if not op(left, right):
+                return False
+            left = right
+        return True
+
+    def boolean(self, node: cst.BooleanOperation) -> Any:
+        left = self.value(node.left)
+        if isinstance(node.operator, cst.And):
+            return self.value(node.right) if left else left
+        return left if left else self.value(node.right)
+
+    def if_exp(self, node: cst.IfExp) -> Any:
+        return self.value(node.body) if self.value(node.test) else self.value(node.orelse)
+
+    def attribute(self, node: cst.Attribute) -> Any:
+        owner = self.value(node.value)
+        if not isinstance(owner, _Record) or node.attr.value not in owner.fields:
+            raise self.fail(node, f"`{source_of(node).strip()}` is not a value tiletrans folds")
+        return owner.fields[node.attr.value]
+
     def subscript(self, node: cst.Subscript) -> Any:
         base = self.value(node.value)
         if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
@@ -126,8 +200,13 @@ class _Fold:
             return list(getattr(owner, node.func.attr.value)())
         name = self.mod.name_of(node.func) or ""
         args = self.arguments(node)
+        if name in self.mod.classes:
+            return self.record(self.mod.classes[name], node, args)
         if name in _BUILTINS:
             pos, kw = args
+            for arg in (*pos, *kw.values()):
+                if isinstance(arg, _Unknown):
+                    raise self.unknown(node, arg)
             try:
                 return _BUILTINS[name](*pos, **kw)
             except TypeError as exc:
@@ -156,10 +235,14 @@ class _Fold:
 
     def lazy(self, node: cst.BaseExpression) -> Any:
         """An argument's value, or :class:`_Unknown` for a host value (an error once read)."""
+        if isinstance(node, cst.Name) and node.value in self.env:
+            return self.env[node.value]  # an unknown keeps why it is unknown
         try:
             return self.value(node)
-        except TranslationError:
-            return _Unknown(source_of(node).strip())
+        except TranslationError as exc:
+            # A name the reader cannot bind is a host value; anything else keeps its reason.
+            host = isinstance(node, cst.Name)
+            return _Unknown(source_of(node).strip(), None if host else exc)
 
     # ------------------------------------------------------------------ module functions
 
@@ -169,24 +252,63 @@ class _Fold:
         if self.depth > 8:
             raise self.fail(call, "the functions call each other too deep")
         inner = _Fold(self.mod, self.depth + 1)
+        inner.bind_params(fn, call, args)
+        try:
+            return inner.body(fn.body.body)[1]
+        except (_Continue, _Break):
+            raise self.fail(fn, "`continue` or `break` outside a loop") from None
+
+    def record(
+        self, cls: cst.ClassDef, call: cst.Call, args: tuple[list[Any], dict[str, Any]]
+    ) -> _Record:
+        """``Space(...)`` of a module class whose ``__init__`` only stores values on ``self``
+        (the attention examples' ``FlashAttentionTuneSpace``): the record of those values."""
+        init = next(
+            (
+                st
+                for st in cls.body.body
+                if isinstance(st, cst.FunctionDef) and st.name.value == "__init__"
+            ),
+            None,
+        )
+        if init is None or cls.bases or cls.decorators or len(cls.body.body) != 1:
+            raise self.fail(
+                call, f"the class `{cls.name.value}` is folded only as an `__init__` of stores"
+            )
+        params = init.params.params
+        if not params:
+            raise self.fail(call, f"`{cls.name.value}.__init__` takes no `self`")
+        obj = _Record(cls.name.value)
+        inner = _Fold(self.mod, self.depth + 1)
+        inner.env[params[0].name.value] = obj
+        trimmed = cst.FunctionDef(
+            name=init.name, params=init.params.with_changes(params=params[1:]), body=init.body
+        )
+        inner.bind_params(trimmed, call, args)
+        inner.body(init.body.body)
+        return obj
+
+    def bind_params(
+        self, fn: cst.FunctionDef, call: cst.Call, args: tuple[list[Any], dict[str, Any]]
+    ) -> None:
         pos, kw = args
         for i, param in enumerate(fn.params.params):
             if i < len(pos):
-                inner.env[param.name.value] = pos[i]
+                self.env[param.name.value] = pos[i]
             elif param.name.value in kw:
-                inner.env[param.name.value] = kw[param.name.value]
+                self.env[param.name.value] = kw[param.name.value]
             elif param.default is not None:
-                inner.env[param.name.value] = inner.lazy(param.default)
+                self.env[param.name.value] = self.lazy(param.default)
             else:
                 raise self.fail(call, f"`{fn.name.value}` is called without `{param.name.value}`")
-        return inner.body(fn.body.body)[1]
 
     def body(self, stmts: Iterable[cst.BaseStatement]) -> tuple[bool, Any]:
-        """Run statements of assignments, ``if``s and a ``return``: ``(returned, value)``."""
+        """Run statements of assignments, ``if``s, ``for`` loops and a ``return``:
+        ``(returned, value)``."""
         for stmt in stmts:
-            if isinstance(stmt, cst.If):
-                test = self.value(stmt.test)
-                done, value = self.body(stmt.body.body if test else _else_body(stmt))
+            handler = _COMPOUND.get(type(stmt))
+            if handler is not None:
+                done, value = handler(self, stmt)
                 if done:
                     return True, value
                 continue
@@ -195,18 +317,82 @@ class _Fold:
             for small in stmt.body:
                 if isinstance(small, cst.Return):
                     return True, self.value(small.value) if small.value is not None else None
-                if isinstance(small, cst.Assign) and len(small.targets) == 1:
-                    self.bind(small.targets[0].target, self.lazy(small.value))
-                elif isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString):
-                    continue  # a docstring
-                else:
-                    raise self.fail(small, f"`{source_of(small).strip()}` is not folded")
+                self.small(small)
+        return False, None
+
+    def small(self, small: cst.BaseSmallStatement) -> None:
+        """One simple statement of a folded function."""
+        if isinstance(small, cst.Assign) and len(small.targets) == 1:
+            self.bind(small.targets[0].target, self.lazy(small.value))
+        elif isinstance(small, cst.AugAssign):
+            op = _AUGMENTED.get(type(small.operator))
+            if op is None or not isinstance(small.target, cst.Name):
+                raise self.fail(small, f"`{source_of(small).strip()}` is not folded")
+            self.bind(small.target, op(self.value(small.target), self.value(small.value)))
+        elif isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString):
+            return  # a docstring
+        elif isinstance(small, cst.Expr) and self.appends(small.value):
+            return
+        elif isinstance(small, cst.Assert):
+            if not self.value(small.test):
+                raise self.fail(small, "this assert fails where the configs are built")
+        elif isinstance(small, cst.Continue):
+            raise _Continue()
+        elif isinstance(small, cst.Break):
+            raise _Break()
+        elif not isinstance(small, cst.Pass):
+            raise self.fail(small, f"`{source_of(small).strip()}` is not folded")
+
+    def appends(self, node: cst.BaseExpression) -> bool:
+        """``configs.append(x)`` / ``configs.extend(xs)`` on a list the function builds."""
+        if not (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in ("append", "extend")
+            and len(node.args) == 1
+            and node.args[0].keyword is None
+            and not node.args[0].star
+        ):
+            return False
+        owner = self.value(node.func.value)
+        if not isinstance(owner, list):
+            raise self.fail(node, f"`{source_of(node.func.value)}` is not a list")
+        item = self.value(node.args[0].value)
+        if node.func.attr.value == "append":
+            owner.append(item)
+        else:
+            owner.extend(item)
+        if len(owner) > MAX_CONFIGS:
+            raise self.fail(node, f"more than {MAX_CONFIGS} configs")
+        return True
+
+    def st_if(self, stmt: cst.If) -> tuple[bool, Any]:
+        return self.body(stmt.body.body if self.value(stmt.test) else _else_body(stmt))
+
+    def st_for(self, stmt: cst.For) -> tuple[bool, Any]:
+        if stmt.orelse is not None:
+            raise self.fail(stmt, "a `for ... else` is not folded")
+        for item in self.value(stmt.iter):
+            self.bind(stmt.target, item)
+            try:
+                done, value = self.body(stmt.body.body)
+            except _Continue:
+                continue
+            except _Break:
+                break
+            if done:
+                return True, value
         return False, None
 
     def bind(self, target: cst.BaseExpression, value: Any) -> None:
         if isinstance(target, cst.Name):
             self.env[target.value] = value
             return
+        if isinstance(target, cst.Attribute):
+            owner = self.value(target.value)
+            if isinstance(owner, _Record):
+                owner.fields[target.attr.value] = value
+                return
         if isinstance(target, (cst.Tuple, cst.List)) and not isinstance(value, _Unknown):
             items = list(value)
             if len(items) != len(target.elements):
@@ -236,7 +422,43 @@ _BUILTINS: dict[str, Callable[..., Any]] = {
     "itertools.product": lambda *a, **k: list(itertools.product(*a, **k)),
 }
 
+_BINARY: dict[type, Callable[[Any, Any], Any]] = {
+    cst.Add: operator.add,
+    cst.Subtract: operator.sub,
+    cst.Multiply: operator.mul,
+    cst.FloorDivide: operator.floordiv,
+    cst.Modulo: operator.mod,
+    cst.Divide: operator.truediv,
+    cst.Power: operator.pow,
+}
+_AUGMENTED: dict[type, Callable[[Any, Any], Any]] = {
+    cst.AddAssign: operator.add,
+    cst.SubtractAssign: operator.sub,
+    cst.MultiplyAssign: operator.mul,
+    cst.FloorDivideAssign: operator.floordiv,
+}
+_COMPARISONS: dict[type, Callable[[Any, Any], bool]] = {
+    cst.LessThan: operator.lt,
+    cst.LessThanEqual: operator.le,
+    cst.GreaterThan: operator.gt,
+    cst.GreaterThanEqual: operator.ge,
+    cst.Equal: operator.eq,
+    cst.NotEqual: operator.ne,
+    cst.In: lambda a, b: a in b,
+    cst.NotIn: lambda a, b: a not in b,
+}
+_COMPOUND: dict[type, Callable[[_Fold, Any], tuple[bool, Any]]] = {
+    cst.If: _Fold.st_if,
+    cst.For: _Fold.st_for,
+}
+
 _EXPRESSIONS: dict[type, Callable[[_Fold, Any], Any]] = {
+    cst.BinaryOperation: _Fold.binary,
+    cst.UnaryOperation: _Fold.unary,
+    cst.Comparison: _Fold.compare,
+    cst.BooleanOperation: _Fold.boolean,
+    cst.IfExp: _Fold.if_exp,
+    cst.Attribute: _Fold.attribute,
     cst.Name: _Fold.name,
     cst.Integer: _Fold.literal,
     cst.Float: _Fold.literal,

@@ -97,11 +97,12 @@ from translator.dialects.tilelang.model import (
     dtype_name,
     grammar,
     ir_scalar_type,
+    is_ceildiv,
     is_docstring,
 )
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
-from translator.ir.shapes import TypeEnv, dims_of, dtype_of, infer, kernel_env
+from translator.ir.shapes import ScalarType, TypeEnv, dims_of, dtype_of, infer, kernel_env
 from translator.ir.verifier import verify
 from translator.ir.visit import all_exprs, map_bodies
 
@@ -127,6 +128,11 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
         self.scalars: list[ir.Param] = []
         # Scalars the kernel body binds (`y = target[bx]`, `rstd = T.rsqrt(...)`).
         self.lets: set[str] = set()
+        #: ``m = bx // T.ceildiv(N, bN)`` / ``n = bx % ...`` splitting a flattened grid axis into
+        #: its two grid tiles (by statement id): read as those tiles, dropped.
+        self.flat_bindings: set[int] = set()
+        #: ``T.alloc_var`` scalars and their dtypes (``x = value`` stores to them).
+        self.variables: dict[str, ir.DTypeExpr] = {}
         #: Per-lane temporaries of the T.Parallel body being read (cleared after it).
         self.lane_lets: set[str] = set()
         self.tunables: dict[str, ir.Tunable] = {}
@@ -181,6 +187,8 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
     def role(self, node: cst.BaseExpression) -> str | None:
         """The ``[frontend.language]`` role of a callee (``copy``, ``gemm``...)."""
         name = self.mod.name_of(node)
+        if is_ceildiv(name):
+            return "ceildiv"  # `tl.cdiv(DV, BV)` too (the factory's host helper)
         return self.lang.get(name or "")
 
     def check_unsupported(self, call: cst.Call) -> None:
@@ -446,7 +454,8 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
         """The IR dim of a buffer-shape or ``T.Parallel`` extent. A block size several loops
         share is the tile of the one in scope; a buffer allocated before them (``allocating``)
         takes the first, and each loop rebinds it (:meth:`rebind`)."""
-        if isinstance(node, cst.Name) and node.value in self.fac.locals:
+        named = isinstance(node, cst.Name) and node.value in self.block_tiles
+        if not named and isinstance(node, cst.Name) and node.value in self.fac.locals:
             value = self.fac.locals[node.value]
             if self.is_padded(value):
                 pos, _ = call_args(value)  # type: ignore[arg-type]
@@ -664,6 +673,8 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
             raise self.error(s, "chained assignments are not read")
         target = s.targets[0].target
         value = s.value
+        if id(s) in self.flat_bindings:
+            return []  # a tile index of a flattened grid axis: a grid tile itself
         if (
             isinstance(target, cst.Name)
             and isinstance(value, cst.Call)
@@ -671,6 +682,14 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
         ):
             self.alloc(target.value, value)
             return []
+        if (
+            isinstance(target, cst.Name)
+            and isinstance(value, cst.Call)
+            and self.role(value.func) == "alloc_var"
+        ):
+            return self.alloc_var(target.value, value, s)
+        if isinstance(target, cst.Name) and target.value in self.variables:
+            return self.store_var(target.value, value, s)
         if isinstance(target, cst.Subscript):
             stmt = self.element_store(target, value, s)
             return [stmt] if stmt is not None else []
@@ -703,6 +722,51 @@ class KernelLifter(GridTiles, TileCalls, Expressions):
             f"`{source_of(s).strip()}` is not read",
             "allocate buffers with T.alloc_*; write them element-wise in T.Parallel loops",
         )
+
+    def alloc_var(self, name: str, call: cst.Call, s: cst.Assign) -> list[ir.Stmt]:
+        """``x = T.alloc_var(dtype[, init])``: a scalar variable of the block, zero (or
+        ``init``) at first; each later ``x = value`` stores ``value`` converted to its dtype,
+        and ``x`` reads what it holds (TileLang's ``local.var`` buffer of one element)."""
+        if self.lanes:
+            raise self.error(call, "a T.alloc_var in a T.Parallel loop is not read")
+        pos, kw = call_args(call)
+        dt = kw.get("dtype", pos[0] if pos else None)
+        rest = pos[1:]
+        init = kw.get("init")
+        if rest and not isinstance(rest[0], cst.SimpleString):
+            init, rest = rest[0], rest[1:]
+        scope = kw.get("scope", rest[0] if rest else None)
+        if dt is None or (
+            scope is not None
+            and not (isinstance(scope, cst.SimpleString) and scope.evaluated_value == "local.var")
+        ):
+            raise self.error(
+                call,
+                "T.alloc_var(dtype[, init]) in the local.var scope is read",
+                "allocate the variable as T.alloc_var(dtype) or T.alloc_var(dtype, init=value)",
+            )
+        dtype = self.dtype(dt)
+        self.variables[name] = dtype
+        self.bound_once[name] = None  # a variable: what it holds changes
+        self.lets.add(name)
+        first = self.scalar_expr(init) if init is not None else ir.Const(0)
+        self.env.vars[name] = ScalarType(dtype)  # type: ignore[arg-type]
+        return [ir.Assign(name, ir.Cast(first, dtype), loc=self.mod.locate(s))]
+
+    def store_var(self, name: str, value: cst.BaseExpression, s: cst.Assign) -> list[ir.Stmt]:
+        """``x = value`` of a ``T.alloc_var`` ``x``: ``value`` stored, as its dtype."""
+        if self.lanes:
+            raise self.error(
+                s,
+                f"`{name}`, a T.alloc_var, is written in a T.Parallel loop, by every lane",
+                "write the variable outside the parallel loop",
+            )
+        lifted = self.scalar_expr(value)
+        if dims_of(infer(lifted, self.env)):
+            raise self.error(s, f"`{name}`, a T.alloc_var, is assigned a tile")
+        if dtype_of(infer(lifted, self.env)) != self.variables[name]:
+            lifted = ir.Cast(lifted, self.variables[name])
+        return [ir.Assign(name, lifted, loc=self.mod.locate(s))]
 
     def st_augassign(self, s: cst.AugAssign) -> list[ir.Stmt]:
         op = BINOPS.get(type(s.operator).__mro__[0])
@@ -987,6 +1051,8 @@ def parse(source: str, path: str) -> ir.Module:
             mod.module_ints[small.targets[0].target.value] = int(small.value.value)
         if isinstance(stmt, cst.FunctionDef):
             mod.functions[stmt.name.value] = stmt
+        if isinstance(stmt, cst.ClassDef):
+            mod.classes[stmt.name.value] = stmt
     plain = {name for name, fn in mod.functions.items() if plain_factory(fn, mod, g)}
     compiled = compiled_out_idx(module, mod, g, plain)
     for name, fn in mod.functions.items():

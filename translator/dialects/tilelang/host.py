@@ -29,6 +29,7 @@ from translator.dialects.tilelang.model import (
     decorator_of,
     dtype_name,
     grammar,
+    is_ceildiv,
 )
 from translator.ir import nodes as ir
 
@@ -621,9 +622,7 @@ def _arg_text(
     local = fac.locals.get(param)
     if isinstance(local, (cst.SimpleString, cst.Integer, cst.Float)):
         return source_of(local)
-    ceildiv = isinstance(local, cst.Call) and (
-        mod.name_of(local.func) == grammar()["language"]["ceildiv"]
-    )
+    ceildiv = isinstance(local, cst.Call) and is_ceildiv(mod.name_of(local.func))
     if (isinstance(local, (cst.Name, cst.BinaryOperation)) or ceildiv) and param not in names_in(
         local  # type: ignore[arg-type]
     ):
@@ -677,7 +676,7 @@ def _host_text(
     if (
         mod is not None
         and isinstance(node, cst.Call)
-        and mod.name_of(node.func) == grammar()["language"]["ceildiv"]
+        and is_ceildiv(mod.name_of(node.func))
         and len(node.args) == 2
     ):
         a, b = (_host_text(arg.value, text, mod) for arg in node.args)

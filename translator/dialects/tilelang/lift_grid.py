@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from translator.dialects.cst_utils import call_args, source_of
+from translator.dialects.cst_utils import bound_names, call_args, name_nodes, source_of
 from translator.dialects.tilelang.factory import decided
 from translator.dialects.tilelang.model import (
     BINOPS,
@@ -68,8 +68,57 @@ class GridTiles:
             return persistent
         grid = []
         for name, extent in zip(names, pos):
+            split = self.flattened_axis(node, name, extent)
+            if split is not None:
+                # Reversed below with the rest: the row tile first, as the IR grid's order.
+                grid += [self.tile_var(split[1], split[3]), self.tile_var(split[0], split[2])]
+                continue
             grid.append(self.tile_var(name, extent))
         return list(reversed(grid))
+
+    def flattened_axis(
+        self, node: cst.With, name: str, extent: cst.BaseExpression
+    ) -> tuple[str, str, cst.BaseExpression, cst.BaseExpression] | None:
+        """A grid axis counting ``T.ceildiv(M, bM) * T.ceildiv(N, bN)`` programs that the body
+        splits back into two tile indices, ``m = bx // T.ceildiv(N, bN)`` and ``n = bx %
+        T.ceildiv(N, bN)`` (top-level statements, the divisor spelled as in the extent, ``bx``
+        read nowhere else): the two grid tiles ``m`` (over M by bM) and ``n`` (over N by bN),
+        one program per pair as the flat index is, those statements dropped
+        (:attr:`flat_bindings`). None for any other axis."""
+        if not (
+            isinstance(extent, cst.BinaryOperation)
+            and isinstance(extent.operator, cst.Multiply)
+            and self.is_ceildiv(extent.left)
+            and self.is_ceildiv(extent.right)
+        ):
+            return None
+        per_row = source_of(extent.right)
+        found: dict[str, tuple[str, cst.Assign]] = {}
+        for stmt in node.body.body:
+            small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) else None
+            if not (
+                isinstance(small, cst.Assign)
+                and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name)
+                and isinstance(small.value, cst.BinaryOperation)
+                and isinstance(small.value.left, cst.Name)
+                and small.value.left.value == name
+                and source_of(small.value.right) == per_row
+            ):
+                continue
+            op = {cst.FloorDivide: "//", cst.Modulo: "%"}.get(type(small.value.operator))
+            if op is not None and op not in found:
+                found[op] = (small.targets[0].target.value, small)
+        if set(found) != {"//", "%"}:
+            return None
+        reads = sum(1 for n in _names_list(node.body) if n == name)
+        targets = [found["//"][0], found["%"][0]]
+        if reads != 2 or any(
+            sum(1 for n in _bound_list(node.body) if n == t) != 1 for t in targets
+        ):
+            return None  # the flat index is read otherwise, or a tile index is rebound
+        self.flat_bindings |= {id(found["//"][1]), id(found["%"][1])}
+        return targets[0], targets[1], extent.left, extent.right
 
     def persistent_grid(
         self, node: cst.With, names: list[str], extents: list[cst.BaseExpression]
@@ -141,7 +190,10 @@ class GridTiles:
 
     def tile_var(self, name: str, count: cst.BaseExpression) -> ir.TileVar:
         """The grid tile variable ``name`` counting ``count`` tiles: ``T.ceildiv(E, B)`` tiles
-        of ``B`` over ``E``, or ``E`` single indices."""
+        of ``B`` over ``E``, or ``E`` single indices. A factory local bound to a tile count
+        (``NV = tl.cdiv(DV, BV)``, the linear-attention examples) counts those tiles."""
+        if isinstance(count, cst.Name) and self.is_ceildiv(self.fac.locals.get(count.value)):
+            count = self.fac.locals[count.value]
         if self.is_ceildiv(count):
             pos, _ = call_args(count)  # type: ignore[arg-type]
             tile = ir.TileVar(name, self.size_expr(pos[0]), self.block_of(name, pos[1]))
@@ -150,7 +202,7 @@ class GridTiles:
         self.tiles[name] = tile
         return tile
 
-    def is_ceildiv(self, node: cst.BaseExpression) -> bool:
+    def is_ceildiv(self, node: cst.BaseExpression | None) -> bool:
         return (
             isinstance(node, cst.Call)
             and self.role(node.func) == "ceildiv"
@@ -163,7 +215,14 @@ class GridTiles:
         one); ``name`` is recorded as a tile of it."""
         if isinstance(block, cst.Name) and block.value in self.fac.locals:
             # A factory constant (`group_size = 128`): its value, as `dim` reads its buffers.
-            return self.block_of(name, self.fac.locals[block.value])
+            # Recorded under its own name too: `BK = BV = 64` tile two dims, which the buffers
+            # shaped `(chunk_size, BK)` and `(chunk_size, BV)` tell apart by name.
+            out = self.block_of(name, self.fac.locals[block.value])
+            if isinstance(self.fac.locals[block.value], cst.Integer):
+                tiles = self.block_tiles.setdefault(block.value, [])
+                if name not in tiles:
+                    tiles.append(name)
+            return out
         if isinstance(block, cst.Name) and block.value in self.fac.params:
             self.tunable(block.value, "block_size", block)
             key, out = block.value, block.value
@@ -657,6 +716,16 @@ def _offset_regions(
 
     body.visit(Regions())
     return found
+
+
+def _names_list(node: cst.CSTNode) -> list[str]:
+    """Every identifier ``node`` reads or binds, with repeats (attribute names left out)."""
+    return [n.value for n in name_nodes(node)]
+
+
+def _bound_list(node: cst.CSTNode) -> list[str]:
+    """The names ``node`` binds, with repeats."""
+    return bound_names(node)
 
 
 def _names(node: cst.BaseExpression) -> set[str]:

@@ -38,6 +38,14 @@ def grammar() -> dict:
     return load_grammar("tilelang")["frontend"]
 
 
+def is_ceildiv(name: str | None) -> bool:
+    """Whether the callee ``name`` (after import aliases) divides rounding up: ``T.ceildiv``,
+    or the host helper ``tilelang.cdiv`` (``import tilelang as tl; tl.cdiv(DV, BV)``), which is
+    ``(a + b - 1) // b``, the same integer for the positive divisors sizes are divided by."""
+    g = grammar()
+    return name == g["language"]["ceildiv"] or g["scalar_pointwise"].get(name or "") == "cdiv"
+
+
 def dtype_name(text: str, g: dict) -> str | None:
     """The IR dtype a TileLang dtype string or dotted name spells (``"float"`` -> float32)."""
     return g["dtypes"].get(text)
@@ -122,6 +130,8 @@ class ModuleFacts:
     unread_uses: dict[str, ir.Loc] = field(default_factory=dict)
     #: the module's top-level functions by name (autotune config builders are read from them)
     functions: dict[str, cst.FunctionDef] = field(default_factory=dict)
+    #: the module's top-level classes by name (a config builder's tune-space record)
+    classes: dict[str, cst.ClassDef] = field(default_factory=dict)
 
     def name_of(self, node: cst.BaseExpression) -> str | None:
         return resolve(node, self.aliases)
