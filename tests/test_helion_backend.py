@@ -1828,3 +1828,48 @@ def test_triton_sources_compile_once_for_every_shape_in_helion_too() -> None:
     # A Helion source's own setting is carried as it is, whichever it is.
     helion = translate_file("examples/library/helion/group_norm.py", "helion", "helion")
     assert all("static_shapes=True" in d for d in _decorators(helion).values()), helion
+
+
+_PER_PROGRAM_DECAY = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _decay_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    # A number of each program: 2 ** (-pid / 2).
+    decay = tl.exp2(pid * -0.5)
+    tl.store(out_ptr + offs, x * decay, mask=mask)
+
+
+def decay(x: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(x)
+    n = x.numel()
+    _decay_kernel[(triton.cdiv(n, 64),)](x, out, n, BLOCK=64)
+    return out
+"""
+
+
+def test_a_scalar_op_of_a_tile_index_and_a_local_named_as_a_module_function(
+    tmp_path: Path,
+) -> None:
+    """`math.pow(2.0, tile.id * -0.5)` would make Helion trace the first program's number: an
+    op of a number that varies per program runs on a 0-d tensor. And a device local named as a
+    module function (`decay`) is a host variable to Helion, which device code may not assign:
+    it is renamed apart."""
+    from validation.equivalence import check_pair
+
+    source = tmp_path / "decay.py"
+    source.write_text(_PER_PROGRAM_DECAY)
+    text = translate_file(source, "triton", "helion")
+    assert "torch.exp2(hl.full([], tile.id * -0.5, dtype=torch.float32))" in text, text
+    assert "decay_value = " in text and "math.pow" not in text, text
+    out = tmp_path / "decay_helion.py"
+    out.write_text(text)
+    report = check_pair(source, out, src_dsl="triton", dtypes=("float32",), seeds=(0,))
+    assert report.rows and report.passed, report.format_text()

@@ -63,7 +63,7 @@ class HelionBackend(Backend):
 
     def kernel_code(self, kernel: ir.Kernel, module: ir.Module) -> KernelCode:
         verify_kernel(kernel)
-        return _kernel_code(kernel)
+        return _kernel_code(_apart_from_module(kernel, module))
 
     def launch_code(self, kernel: ir.Kernel, launch: ir.Launch, module: ir.Module) -> LaunchCode:
         notes = ()
@@ -87,6 +87,42 @@ def emit(module: ir.Module) -> str:
 
 def _fuse_tile_walks(kernel: ir.Kernel) -> ir.Kernel:
     return dataclasses.replace(kernel, body=fuse_tile_walks(kernel.body))
+
+
+def _module_names(module: ir.Module) -> set[str]:
+    """The names the translated module binds at its top level: its host functions and kernels,
+    and the carried source's definitions, assignments and imports."""
+    import ast
+
+    names = {e.name for e in module.entries} | {k.name for k in module.kernels}
+    if module.host is not None:
+        try:
+            tree = ast.parse(module.host.source)
+        except SyntaxError:
+            return names
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                names.update((a.asname or a.name).split(".")[0] for a in node.names)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                names.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+    return names
+
+
+def _apart_from_module(kernel: ir.Kernel, module: ir.Module) -> ir.Kernel:
+    """``kernel`` with its device locals renamed apart from the module's top-level names: Helion
+    reads a name the module binds as a host variable, which device code may not assign
+    ("Cannot modify host variable 'decay'": a Triton kernel's local named after its wrapper)."""
+    outer = _module_names(module) - {p.name for p in kernel.params}
+    bound = {s.target for s in walk_stmts(kernel.body) if isinstance(s, ir.Assign)}
+    clash = sorted(bound & outer)
+    if not clash:
+        return kernel
+    taken = kernel_names(kernel) | outer
+    mapping = {name: unique(f"{name}_value", taken) for name in clash}
+    return dataclasses.replace(kernel, body=rename(kernel.body, mapping))  # type: ignore[arg-type]
 
 
 def _distinct_loop_tiles(kernel: ir.Kernel) -> ir.Kernel:

@@ -268,12 +268,33 @@ class Writer(CodePrinter):
         return f"{self.text(e, ATOM)}.to({self.spell['dtypes']['float32']})"
 
     def _scalar_call(self, e: ir.Call) -> tuple[str, int]:
+        if (
+            self.device
+            and e.op in self.spell["pointwise"]
+            and not all(map(self._host_value, e.args))
+        ):
+            # A number that varies per program (a tile's id, a loaded scalar): `math.*` would
+            # make Helion trace it as one Python value (the first program's), so the op runs on
+            # a 0-d tensor, as a cast of such a number does.
+            full = self.spell["language"]["full"]
+            args = [f"{full}([], {self.text(a)}, dtype={self.dtype(ir.F32)})" for a in e.args]
+            return self.spell["pointwise"][e.op].format(*args), ATOM
         template = self.spell["scalar_pointwise"].get(e.op)
         if template is None:
             raise self.refuse(f"the IR op `{e.op}` on Python scalars has no Helion spelling", e)
         if "math." in template:
             self.needs_math = True
         return template.format(*(self.text(a) for a in e.args)), ATOM
+
+    def _host_value(self, e: ir.Expr) -> bool:
+        """Whether ``e`` is computed from host values only (constants, sizes, the kernel's
+        scalar parameters): the same number in every program."""
+        params = {p.name for p in self.kernel.params}
+        leaves = (ir.Const, ir.SizeOf, ir.BinOp, ir.UnaryOp, ir.Call)
+        return all(
+            isinstance(x, leaves) or (isinstance(x, ir.Name) and x.id in params)
+            for x in walk_expr(e)
+        )
 
     def _ex_Cast(self, e: ir.Cast) -> tuple[str, int]:
         rounded = self._rounded_float_call(e)
