@@ -332,6 +332,16 @@ class LoopReader:
             elif isinstance(item, cst.Name) and isinstance(self._int_named(item.value), int):
                 # A fixed block by name (`block_m = 32`, or a module constant).
                 out.append(ir.Const(self._int_named(item.value)))
+            elif isinstance(item, cst.Name) and item.value in self.scope.specialized:
+                raise self.error(
+                    item,
+                    f"block_size={item.value}, a size hl.specialize fixes per call, is not "
+                    "read: a block of the IR is an int or a tunable, not a value the caller "
+                    "passes",
+                    f"write the block as an int (`block_size=64`, with "
+                    f"`assert {item.value} == 64` on the host) or register it with "
+                    f"hl.register_block_size({item.value})",
+                )
             else:
                 computed = self._computed_block(item)
                 if computed is None:
