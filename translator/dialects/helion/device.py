@@ -197,6 +197,12 @@ class DeviceParser:
             )
         raise self.error(node, f"unsupported assignment target `{source_of(target)}`")
 
+    def _bound_once(self, name: str) -> bool:
+        """Whether the kernel function binds ``name`` in one statement only."""
+        from translator.dialects.helion.loops import bindings  # loops imports this module
+
+        return bindings(self.entry.fn, name) == 1
+
     def _is_dtype(self, node: cst.BaseExpression) -> bool:
         """Whether ``node`` names a dtype (``x.dtype``, ``torch.float32``) rather than a value."""
         if isinstance(node, cst.Attribute) and node.attr.value == "dtype":
@@ -206,9 +212,7 @@ class DeviceParser:
     def _dtype_alias(self, name: str, value: cst.BaseExpression, node: cst.CSTNode) -> None:
         """``dtype = x.dtype`` in device code: no value of the kernel, a name later
         ``.to(dtype)`` / ``hl.zeros(..., dtype=dtype)`` read as the dtype it names."""
-        from translator.dialects.helion.loops import bindings  # loops imports this module
-
-        if bindings(self.entry.fn, name) > 1 or name in self.scope.env.vars:
+        if not self._bound_once(name) or name in self.scope.env.vars:
             # Bound again (in a branch, a loop): which dtype a later read names depends on
             # the path taken, which the IR's static dtypes cannot say.
             raise self.error(
@@ -281,6 +285,10 @@ class DeviceParser:
         self.scope.lane_sums.pop(name, None)
         self.scope.lane_sum_defs.pop(name, None)
         self.scope.block_names.pop(name, None)
+        self.scope.device_scalars.pop(name, None)
+        if not dims_of(t) and self._bound_once(name):
+            # `n_begin = tile_n.begin + N`: a slice bound may name it (indexing.py).
+            self.scope.device_scalars[name] = value
         if isinstance(value, ir.TileAttr) and value.attr == "block_size":
             self.scope.block_names[name] = value.tile
         if (
