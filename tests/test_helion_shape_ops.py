@@ -172,3 +172,32 @@ def test_a_vtile_loop_is_refused_with_the_dense_loop() -> None:
     assert err.loc is not None and (err.loc.line, err.loc.col) == (14, 22)
     assert err.message.startswith("hl.vtile(nnz) (a loop to `nnz.amax()` whose every load")
     assert "for tile_k in hl.tile(nnz.amax()):" in (err.hint or "")
+
+
+def test_a_store_through_gathered_flat_indices_with_extra_mask_is_refused() -> None:
+    # Jagged layer norm's write-back: lanes past a row's length index the next row's data, so
+    # neither dropping the mask nor storing torch.where(mask, v, 0) computes the same.
+    source = HEADER + (
+        "@helion.kernel()\n"
+        "def jagged_scale(x: torch.Tensor, offsets: torch.Tensor, max_len: int) -> torch.Tensor:\n"
+        "    b = offsets.size(0) - 1\n"
+        "    m = x.size(1)\n"
+        "    out = torch.zeros_like(x)\n"
+        "    x_flat = x.view(-1)\n"
+        "    out_flat = out.view(-1)\n"
+        "    for tile_b in hl.tile(b):\n"
+        "        starts = offsets[tile_b]\n"
+        "        lengths = offsets[tile_b.index + 1] - starts\n"
+        "        for tile_m in hl.tile(m):\n"
+        "            for tile_k in hl.tile(0, max_len):\n"
+        "                rows = starts[:, None] + tile_k.index[None, :]\n"
+        "                flat = rows[:, :, None] * m + tile_m.index[None, None, :]\n"
+        "                mask = (tile_k.index[None, :] < lengths[:, None])[:, :, None]\n"
+        "                v = hl.load(x_flat, [flat], extra_mask=mask)\n"
+        "                hl.store(out_flat, [flat], v * 2, extra_mask=mask)\n"
+        "    return out\n"
+    )
+    err = _refusal(source)
+    assert err.loc is not None and (err.loc.line, err.loc.col) == (22, 61)
+    assert "the IR's stores take no other predicate" in err.message
+    assert "`for tile_k in hl.tile(start, end)` inside `hl.grid(n)`" in (err.hint or "")

@@ -283,12 +283,17 @@ class IndexReader:
                 )
             return pred
         if not lanes:
+            # The IR's stores have no predicate. `torch.where(mask, v, 0)` is no substitute
+            # where the masked lanes' indices reach other rows (a jagged row's flat indices
+            # past its length): it would overwrite them.
             raise self.error(
                 mask_node,
                 "extra_mask= on a store is read only as the validity of the lanes of a "
-                "strided tile loop",
-                "select the stored value with torch.where, or store through tiles whose "
-                "bounds mask the region",
+                "strided tile loop: the IR's stores take no other predicate",
+                "store through tiles whose bounds are the region (walk each row's own range: "
+                "`for tile_k in hl.tile(start, end)` inside `hl.grid(n)`), or, where every "
+                "masked lane's index is in the output's own region, select the stored value "
+                "with torch.where",
             )
         mask = self.expr(mask_node)
         mask_dims = dims_of(self.type_of(mask, mask_node))
