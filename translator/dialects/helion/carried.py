@@ -16,6 +16,7 @@ import libcst as cst
 from translator.diagnostics import TranslationError
 from translator.dialects.common.torch_host import AllocError, read_alloc
 from translator.dialects.cst_utils import call_args, name_nodes, resolve, source_of
+from translator.dialects.helion.loops import bindings
 from translator.ir import nodes as ir
 from translator.ir.shapes import ScalarType, TensorType
 
@@ -136,7 +137,10 @@ class CarriedReader:
             return ir.Carried(name, scalar, text)
         env.pop(name, None)
         if kind == "dtype":
-            self.scope.dtype_aliases[name] = self._static_dtype(value)
+            # A name bound to a dtype more than once (in the branches of an `if`) names the
+            # one the host picks at run time: computed, as `torch.promote_types(...)` is.
+            once = bindings(self.fn, name) == 1  # type: ignore[attr-defined]
+            self.scope.dtype_aliases[name] = self._static_dtype(value) if once else None
         else:
             self.scope.unknown[name] = text
         return None
@@ -285,8 +289,9 @@ class CarriedReader:
             return None
         return len(alloc.shape)
 
-    def _static_dtype(self, node: cst.BaseExpression | None) -> ir.DType | None:
-        """``torch.float32`` (or an alias of one) as an IR dtype."""
+    def _static_dtype(self, node: cst.BaseExpression | None) -> ir.DTypeExpr | None:
+        """``torch.float32`` (or an alias of one), or ``x.dtype`` of a host tensor ``x``, as an
+        IR dtype."""
         if node is None:
             return None
         name = resolve(node, self.aliases)
@@ -295,6 +300,15 @@ class CarriedReader:
             return ir.DType(table[name])
         if isinstance(node, cst.Name):
             return self.scope.dtype_aliases.get(node.value)
+        if (
+            isinstance(node, cst.Attribute)
+            and node.attr.value == "dtype"
+            and isinstance(node.value, cst.Name)
+            and self.scope.is_tensor(node.value.value)
+        ):
+            # `dtype = B.dtype`: the dtype of a tensor the kernels take, which they can read
+            # (a host tensor keeps its dtype: rebinding one is refused).
+            return ir.DTypeOf(node.value.value)
         return None
 
 

@@ -144,6 +144,9 @@ class DeviceParser:
     ) -> list[ir.Stmt]:
         if isinstance(target, cst.Subscript):
             return [self._store(target, self.build.expr(value_node), node)]
+        if isinstance(target, cst.Name) and self._is_dtype(value_node):
+            self._dtype_alias(target.value, value_node, node)
+            return []
         if isinstance(target, cst.Name):
             return [self._bind(target.value, self.build.expr(value_node), node)]
         if isinstance(target, (cst.Tuple, cst.List)) and isinstance(
@@ -197,6 +200,31 @@ class DeviceParser:
                 "bind it to one name",
             )
         raise self.error(node, f"unsupported assignment target `{source_of(target)}`")
+
+    def _bound_once(self, name: str) -> bool:
+        """Whether the kernel function binds ``name`` in one statement only."""
+        from translator.dialects.helion.loops import bindings  # loops imports this module
+
+        return bindings(self.entry.fn, name) == 1
+
+    def _is_dtype(self, node: cst.BaseExpression) -> bool:
+        """Whether ``node`` names a dtype (``x.dtype``, ``torch.float32``) rather than a value."""
+        if isinstance(node, cst.Attribute) and node.attr.value == "dtype":
+            return True
+        return self.build.qualname(node) in self.grammar["frontend"]["dtypes"]
+
+    def _dtype_alias(self, name: str, value: cst.BaseExpression, node: cst.CSTNode) -> None:
+        """``dtype = x.dtype`` in device code: no value of the kernel, a name later
+        ``.to(dtype)`` / ``hl.zeros(..., dtype=dtype)`` read as the dtype it names."""
+        if not self._bound_once(name) or name in self.scope.env.vars:
+            # Bound again (in a branch, a loop): which dtype a later read names depends on
+            # the path taken, which the IR's static dtypes cannot say.
+            raise self.error(
+                node,
+                f"`{name}` is bound to a dtype here and to other values elsewhere",
+                f"bind `{name}` once, or write the dtype (`{source_of(value)}`) where it is read",
+            )
+        self.scope.dtype_aliases[name] = self.build.dtype(value)
 
     def _lane_sum(
         self, name: str, op: str, current: ir.Expr, rhs: ir.Expr, node: cst.CSTNode
@@ -261,6 +289,10 @@ class DeviceParser:
         self.scope.lane_sums.pop(name, None)
         self.scope.lane_sum_defs.pop(name, None)
         self.scope.block_names.pop(name, None)
+        self.scope.device_scalars.pop(name, None)
+        if not dims_of(t) and self._bound_once(name):
+            # `n_begin = tile_n.begin + N`: a slice bound may name it (indexing.py).
+            self.scope.device_scalars[name] = value
         if isinstance(value, ir.TileAttr) and value.attr == "block_size":
             self.scope.block_names[name] = value.tile
         if (

@@ -297,6 +297,8 @@ class HostReader:
                 return self._register_block_size(name, value)
             if fn == lang["register_tunable"]:
                 return self._register_tunable(name, value)
+            if fn == lang["register_reduction_dim"]:
+                return self._register_reduction_dim(name, value, node)
             fitted = self._fitted_block(name, value)
             if fitted is not None:
                 return fitted
@@ -347,6 +349,31 @@ class HostReader:
             # A block size may be computed from it (`block_k = next_power_of_2(cdiv(k, s))`).
             self.scope.host_values[name] = expr
         return [ir.Assign(name, expr, loc=loc)]
+
+    def _register_reduction_dim(
+        self, name: str, call: cst.Call, node: cst.CSTNode
+    ) -> list[ir.Stmt]:
+        """``n = hl.register_reduction_dim(y.size(1))`` (newer Helion): the size itself, which
+        Helion marks as a dim kernels read whole; the translation binds the size (Helion 1.5,
+        which the other targets' hosts and a Helion output run under, has no such call)."""
+        args, kwargs = call_args(call)
+        if len(args) != 1 or kwargs or isinstance(args[0], (cst.List, cst.Tuple)):
+            raise self.error(
+                call,
+                "hl.register_reduction_dim is read for one size",
+                "register each dim in a statement of its own: `n = "
+                "hl.register_reduction_dim(y.size(1))`",
+            )
+        self.edits.append(
+            ir.HostEdit(
+                "replace",
+                self.locate.span(call),
+                text=source_of(args[0]),
+                note="tiletrans: was `hl.register_reduction_dim(...)`: a dim the kernels read "
+                "whole",
+            )
+        )
+        return self._host_assign(name, args[0], node)
 
     def _permuted_view(self, name: str, value: cst.BaseExpression) -> list[ir.Stmt] | None:
         """``y = x.transpose(a, b)`` / ``.permute(...)`` of a host tensor (or of a view of one,

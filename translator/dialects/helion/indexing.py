@@ -145,6 +145,9 @@ class IndexReader:
         size = self.scope.size_expr(tensor, dim)
         if s.step is None and s.upper is None and s.lower is None:
             return ir.FullIndex(size)
+        shifted = self._shifted_tile(s)
+        if shifted is not None:
+            return shifted
         upper = s.upper
         if (
             s.step is None
@@ -173,6 +176,45 @@ class IndexReader:
             "index with a tile (hl.tile), `:` for the whole dimension, `:n` for its first n "
             "elements or `h : h + n` for n elements from h",
         )
+
+    def _shifted_tile(self, s: cst.Slice) -> ir.IndexItem | None:
+        """``t.begin + off : t.begin + off + t.block_size`` (through names bound once to its
+        bounds, as fused SwiGLU GEMMs read the second half of a concatenated weight): the lanes
+        of tile ``t`` shifted by ``off``, a gather of ``t.index + off`` (masked where ``t``'s
+        lanes are); ``None`` for any other slice."""
+        if s.step is not None or s.lower is None or s.upper is None:
+            return None
+        lower = self._through_scalars(self.expr(s.lower))
+        upper = self._through_scalars(self.expr(s.upper))
+        begin = _tile_begin_plus(lower)
+        if begin is None:
+            return None
+        tile, offset = begin
+        width = ir.TileAttr(tile, "block_size")
+        if upper not in (ir.BinOp("+", lower, width), ir.BinOp("+", width, lower)):
+            return None
+        if not self._host_scalar(offset, s.lower):
+            return None
+        return ir.GatherIndex(ir.BinOp("+", ir.TileAttr(tile, "index"), offset))
+
+    def _through_scalars(self, e: ir.Expr, depth: int = 0) -> ir.Expr:
+        """``e`` with the device scalars it names replaced by their values (locations dropped,
+        so that equal expressions compare equal)."""
+        if depth > 16:
+            return e
+        if isinstance(e, ir.Name) and e.id in self.scope.device_scalars:
+            return self._through_scalars(self.scope.device_scalars[e.id], depth + 1)
+        if isinstance(e, ir.BinOp):
+            return ir.BinOp(
+                e.op,
+                self._through_scalars(e.lhs, depth + 1),
+                self._through_scalars(e.rhs, depth + 1),
+            )
+        if isinstance(e, ir.TileAttr):
+            return ir.TileAttr(e.tile, e.attr)
+        if isinstance(e, ir.Name):
+            return ir.Name(e.id)
+        return e
 
     def _host_scalar(self, e: ir.Expr, node: cst.CSTNode) -> bool:
         return isinstance(self.type_of(e, node), ScalarType) and not dims_of(self.type_of(e, node))
@@ -241,12 +283,17 @@ class IndexReader:
                 )
             return pred
         if not lanes:
+            # The IR's stores have no predicate. `torch.where(mask, v, 0)` is no substitute
+            # where the masked lanes' indices reach other rows (a jagged row's flat indices
+            # past its length): it would overwrite them.
             raise self.error(
                 mask_node,
                 "extra_mask= on a store is read only as the validity of the lanes of a "
-                "strided tile loop",
-                "select the stored value with torch.where, or store through tiles whose "
-                "bounds mask the region",
+                "strided tile loop: the IR's stores take no other predicate",
+                "store through tiles whose bounds are the region (walk each row's own range: "
+                "`for tile_k in hl.tile(start, end)` inside `hl.grid(n)`), or, where every "
+                "masked lane's index is in the output's own region, select the stored value "
+                "with torch.where",
             )
         mask = self.expr(mask_node)
         mask_dims = dims_of(self.type_of(mask, mask_node))
@@ -289,6 +336,16 @@ class IndexReader:
             if isinstance(dim, ir.BlockDim) and dim.tile in self.scope.lane_tiles:
                 return dataclasses.replace(e, masked=self.pads.dot_k_lanes_vanish(e, "ir"))
         return e
+
+
+def _tile_begin_plus(e: ir.Expr) -> tuple[str, ir.Expr] | None:
+    """``(t, off)`` for ``t.begin + off`` (either order), else ``None``."""
+    if not (isinstance(e, ir.BinOp) and e.op == "+"):
+        return None
+    for a, b in ((e.lhs, e.rhs), (e.rhs, e.lhs)):
+        if isinstance(a, ir.TileAttr) and a.attr == "begin":
+            return a.tile, b
+    return None
 
 
 def _conjuncts(e: ir.Expr) -> list[ir.Expr]:

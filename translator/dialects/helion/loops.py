@@ -122,7 +122,7 @@ class LoopReader:
         it = node.iter
         fn = resolve(it.func, self.aliases) if isinstance(it, cst.Call) else None
         lang = self.grammar["frontend"]["language"]
-        if fn == "helion.language.jagged_tile":
+        if fn in ("helion.language.jagged_tile", lang["vtile"]):
             raise self._jagged_tile(node, it)
         if fn not in (lang["tile"], lang["grid"]):
             what = "kernel loops" if top_level else "device loops"
@@ -257,9 +257,11 @@ class LoopReader:
         args, _ = call_args(it) if isinstance(it, cst.Call) else ([], {})
         ends = source_of(args[0]) if len(args) == 1 else "ends"
         target = source_of(node.target)
+        # `hl.vtile` is newer Helion's name for the same loop.
+        spelt = source_of(it.func) if isinstance(it, cst.Call) else "hl.jagged_tile"
         return self.error(
             it,
-            f"hl.jagged_tile({ends}) (a loop to `{ends}.amax()` whose every load and store "
+            f"{spelt}({ends}) (a loop to `{ends}.amax()` whose every load and store "
             f"Helion masks by `{target}.index < {ends}` per lane) is not read: the IR masks "
             "loads by a predicate, but not stores",
             f"write the dense loop: `for {target} in hl.tile({ends}.amax()):` with "
@@ -332,6 +334,16 @@ class LoopReader:
             elif isinstance(item, cst.Name) and isinstance(self._int_named(item.value), int):
                 # A fixed block by name (`block_m = 32`, or a module constant).
                 out.append(ir.Const(self._int_named(item.value)))
+            elif isinstance(item, cst.Name) and item.value in self.scope.specialized:
+                raise self.error(
+                    item,
+                    f"block_size={item.value}, a size hl.specialize fixes per call, is not "
+                    "read: a block of the IR is an int or a tunable, not a value the caller "
+                    "passes",
+                    f"write the block as an int (`block_size=64`, with "
+                    f"`assert {item.value} == 64` on the host) or register it with "
+                    f"hl.register_block_size({item.value})",
+                )
             else:
                 computed = self._computed_block(item)
                 if computed is None:

@@ -441,15 +441,25 @@ class _Fold(cst.CSTTransformer):
         super().__init__()
         self.case = case
         self.params = {t.param for t in case}
+        self.elifs: set[int] = set()
 
     def leave_Comparison(
         self, original: cst.Comparison, updated: cst.Comparison
     ) -> cst.BaseExpression:
         found = _test(original, self.params)
-        if found is None or found[0] not in self.case:
+        if found is None:
             return updated
         test, holds = found
-        return _TRUE if self.case[test] == holds else _FALSE
+        if test in self.case:
+            return _TRUE if self.case[test] == holds else _FALSE
+        if test.literal is not None and any(
+            t.param == test.param and t.literal is not None and t.literal != test.literal and h
+            for t, h in self.case.items()
+        ):
+            # `reduction == "mean"` in the copy where `reduction == "none"` holds: another
+            # string, so the test fails there (and that branch is dead code, its types moot).
+            return _FALSE if holds else _TRUE
+        return updated
 
     def leave_UnaryOperation(
         self, original: cst.UnaryOperation, updated: cst.UnaryOperation
@@ -475,9 +485,17 @@ class _Fold(cst.CSTTransformer):
             return updated
         return updated.body if value else updated.orelse
 
+    def visit_If(self, node: cst.If) -> None:
+        if isinstance(node.orelse, cst.If):
+            self.elifs.add(id(node.orelse))
+
     def leave_If(
         self, original: cst.If, updated: cst.If
     ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
+        if id(original) in self.elifs:
+            # An `elif` is folded by the `if` it belongs to (it cannot become statements).
+            return updated
+        updated = updated.with_changes(orelse=_folded_elif(updated.orelse))
         value = _truth(updated.test)
         if value is None:
             return updated
@@ -499,6 +517,19 @@ class _Fold(cst.CSTTransformer):
         if updated.body:
             return updated
         return updated.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
+
+
+def _folded_elif(orelse: cst.If | cst.Else | None) -> cst.If | cst.Else | None:
+    """The ``elif`` chain ``orelse`` with its folded tests decided: a true one is the ``else``,
+    a false one gives way to what follows it."""
+    while isinstance(orelse, cst.If):
+        value = _truth(orelse.test)
+        if value is None:
+            return orelse.with_changes(orelse=_folded_elif(orelse.orelse))
+        if value:
+            return cst.Else(body=orelse.body)
+        orelse = orelse.orelse
+    return orelse
 
 
 def _truth(node: cst.BaseExpression) -> bool | None:

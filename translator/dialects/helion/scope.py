@@ -84,6 +84,9 @@ class EntryScope:
     lane_names: dict[str, ir.Expr] = field(default_factory=dict)
     """Names that stand for a lane tile's attributes inside its loop: its start (``start_k``:
     ``begin``), lanes (``offs_k``: ``index``) and their validity (``mask_k``)."""
+    device_scalars: dict[str, ir.Expr] = field(default_factory=dict)
+    """Device scalars the kernel function binds once -> their values (``n_begin =
+    tile_n.begin + N``), which a slice's bounds may name."""
     block_names: dict[str, str] = field(default_factory=dict)
     """Device names bound to a tile's block size (``block_t = acc.size(0)``) -> the tile: a
     shape that lists them (``v.view(block_t, 1)``) spans that tile."""

@@ -262,12 +262,13 @@ class ControlMixin:
                 "or cast in both branches to one dtype",
             )
 
-    def deciding_flag(self, test: Val) -> str | None:
-        """The constexpr flag ``test`` is (``if FLAG:``), which decides both branches; ``None``
-        for any other test."""
+    def deciding_flag(self, test: Val) -> tuple[str, bool] | None:
+        """The constexpr flag ``test`` is (``if FLAG:``, or ``if not FLAG:``), which decides
+        both branches, and the flag's value where the test holds; ``None`` for any other
+        test."""
         on, off = self.flag_values(test, True), self.flag_values(test, False)
-        if len(on) == 1 and on[0][1] and off == [(on[0][0], False)]:
-            return on[0][0]
+        if len(on) == 1 and off == [(on[0][0], not on[0][1])]:
+            return on[0]
         return None
 
     def flag_values(self, test: Val, holds: bool) -> list[tuple[str, bool]]:
@@ -363,12 +364,12 @@ class ControlMixin:
         node: cst.CSTNode,
         joined: bool = False,
         dead: bool = False,
-        flag: str | None = None,
+        flag: tuple[str, bool] | None = None,
     ) -> dict:
         """The values after an ``if``. ``joined``: the branches were merged into one
         computation (the more masked one), so what either defines lives on. ``flag``: the
-        constexpr flag the test is (``a`` holds where it is true): index and pointer values the
-        branches leave different become a :class:`FlagChoice`."""
+        constexpr flag the test is and its value where ``a`` holds: index and pointer values
+        the branches leave different become a :class:`FlagChoice`."""
         out = dict(before)
         for name in set(a) | set(b):
             va, vb = self.placed(a.get(name)), self.placed(b.get(name))
@@ -396,7 +397,10 @@ class ControlMixin:
                 out.pop(name, None)
                 continue
             if flag is not None and not isinstance(va, Data) and not isinstance(vb, Data):
-                out[name] = FlagChoice(flag, va, vb, node)
+                # `a` holds where the test does: where the flag is true, or false (`if not F:`).
+                name_of, on_where_true = flag
+                on, off = (va, vb) if on_where_true else (vb, va)
+                out[name] = FlagChoice(name_of, on, off, node)
                 continue
             if isinstance(va, Data) or isinstance(vb, Data):
                 # A parameter or index rebound to data in one branch only (Liger's `if

@@ -171,6 +171,14 @@ class ValuesMixin:
             v = self.pointer_test(v, node.expression)
         if isinstance(node.operator, cst.Not) and isinstance(v, Static):
             return Static(not v.value)
+        if (
+            isinstance(node.operator, cst.Not)
+            and isinstance(v, Idx)
+            and isinstance(v.tree, ir.Name)
+        ):
+            # `not FLAG` of a constexpr flag stays a test of that flag (both branches of `if
+            # not FLAG:` are decided by it), not a value computed from its host binding.
+            return Idx(ir.UnaryOp("not", v.tree))
         if isinstance(node.operator, (cst.BitInvert, cst.Not)):
             d = self.to_data(v, node.expression)
             op = "not" if isinstance(node.operator, cst.Not) else "~"
