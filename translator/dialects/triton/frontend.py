@@ -744,6 +744,7 @@ class EntryBuilder(HostStatements, HostExpressions, HostTensors):
             self.launch_values = None
         if launch.derived:
             self.hints["derived_wrapper"] = self.runnable_wrapper(launch)
+        launch.none_placeholders()
         for s in launch.pre:
             self.emit(s)
         comments = tuple(self.pending_comments)

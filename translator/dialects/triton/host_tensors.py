@@ -150,6 +150,23 @@ class HostTensors:
         base = self.hval(inner)
         if isinstance(base, HTensor):
             return self.tensor_method(base, name, node, target)
+        if (
+            name in ("stride", "size")
+            and len(node.args) == 1
+            and isinstance(base, HOpaque)
+            and isinstance(inner, cst.Name)
+        ):
+            # `stride_batch = a_flat.stride(0)` of a tensor the frontend does not follow (a
+            # `torch.chunk` half, a helper's result): only a torch tensor has the methods
+            # `.stride(d)` and `.size(d)` (numpy's `size` is no method), so the name is one,
+            # carried as written; a launch that passes `a_flat` passes this very tensor,
+            # whose stride `stride_batch` then is.
+            t = self.carried_tensor(inner, inner.value, text=inner.value)
+            t.promoted_from = base
+            if base.may_be_none:
+                t = dataclasses.replace(t, optional=True)
+            self.scope[inner.value] = t
+            return self.tensor_method(t, name, node, target)
         if isinstance(base, HStatic) and base.value is None:
             return HOpaque(f"`{self.src(node)}`")
         return HOpaque(f"`{self.src(node)[:50]}`")

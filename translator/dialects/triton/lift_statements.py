@@ -25,6 +25,7 @@ from translator.dialects.triton.lifted import (
     Idx,
     LaneAcc,
     Pending,
+    Ptr,
     Refusal,
     Static,
     TupleVal,
@@ -217,7 +218,10 @@ class StatementsMixin:
         if name in self.env:
             v = self.env[name]
             guard = self.launch.flag_guards.get(name)
-            if guard is not None and guard not in self.flag_truths:
+            # A pointer may be offset anywhere (Liger's `label_ptr += pid` before `if
+            # HAS_LABEL:`); what only the flag makes valid is an access through it, which
+            # KernelLifter.access checks.
+            if guard is not None and guard not in self.flag_truths and not isinstance(v, Ptr):
                 flag, value = guard
                 raise self.error(
                     node,
