@@ -85,6 +85,9 @@ class ModuleInfo:
     statements: dict[str, cst.CSTNode] = field(default_factory=dict)
     # Host statements the translation drops (a kernel's `.warmup(...)`), found while reading them.
     host_edits: list[ir.HostEdit] = field(default_factory=list)
+    # Names imported from the library's other modules that could not be taken in, with why
+    # (translator.dialects.triton.sibling_helpers).
+    sibling_misses: dict[str, str] = field(default_factory=dict)
 
 
 def collect_module(info: ModuleInfo) -> None:
