@@ -92,3 +92,22 @@ def test_a_helper_called_through_a_module_alias_says_to_import_it_by_name() -> N
     err = _refusal(text.replace("pid = program_id(0)", "pid = tle.program_id(0)"))
     assert "`tle.program_id` cannot be inlined" in str(err)
     assert "tiletrans inlines helpers imported by name (`from mylib.utils import NAME`)" in str(err)
+
+
+def test_a_refusal_inside_a_sibling_helper_is_reported_at_the_call_naming_its_file(
+    tmp_path: Path,
+) -> None:
+    # A copy of the library whose `silu` does what the frontend refuses (`//` on device values).
+    lib = tmp_path / "lib"
+    (lib / "ops").mkdir(parents=True)
+    (lib / "__init__.py").write_text("")
+    (lib / "ops" / "__init__.py").write_text("")
+    utils = (LIB / "mylib" / "utils.py").read_text()
+    (lib / "utils.py").write_text(
+        utils.replace("return x * _sigmoid(x)", "return (x * _sigmoid(x)) // 2")
+    )
+    with pytest.raises(TranslationError) as info:
+        parse_source(RELATIVE.read_text(), str(lib / "ops" / "act.py"), "triton")
+    err = info.value
+    assert f"in `silu` (read from {lib / 'utils.py'}):" in str(err)
+    assert err.loc is not None and err.loc.line == 16  # the call in act.py

@@ -116,6 +116,7 @@ def parse(source: str, path: str) -> ir.Module:
         Locator(wrapper, path),
     )
     info.sibling_misses = siblings.misses
+    info.sibling_sources = siblings.sources
     taken = {*siblings.helpers, *siblings.aliases}
     for stmt in module.body:
         for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():

@@ -89,6 +89,8 @@ class ModuleInfo:
     # Names imported from the library's other modules that could not be taken in, with why
     # (translator.dialects.triton.sibling_helpers).
     sibling_misses: dict[str, str] = field(default_factory=dict)
+    # Helpers taken in from those modules: name -> the file read.
+    sibling_sources: dict[str, str] = field(default_factory=dict)
 
 
 def collect_module(info: ModuleInfo) -> None:

@@ -11,6 +11,7 @@ import dataclasses
 
 import libcst as cst
 
+from translator.diagnostics import TranslationError
 from translator.dialects.cst_utils import call_args, statement_comments
 from translator.dialects.triton.lift_dispatch import (
     SMALL_STATEMENTS,
@@ -396,6 +397,14 @@ class StatementsMixin:
                 if isinstance(st, (cst.For, cst.If)) and contains_return(st):
                     raise self.error(st, "helpers may return only at their end")
                 self.statement(st)
+        except TranslationError as err:
+            origin = self.launch.kernel.module.sibling_sources.get(name)
+            if origin is None:
+                raise
+            # The helper's lines are not this file's: report at the call, naming its file.
+            raise self.error(
+                node, f"in `{name}` (read from {origin}): {err.message}", err.hint
+            ) from None
         finally:
             self.env = saved
         return result

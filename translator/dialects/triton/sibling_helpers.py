@@ -36,6 +36,8 @@ class Siblings:
     aliases: dict[str, str] = field(default_factory=dict)
     misses: dict[str, str] = field(default_factory=dict)
     helpers: list[str] = field(default_factory=list)
+    #: Each taken helper's file, for diagnostics inside it.
+    sources: dict[str, str] = field(default_factory=dict)
 
 
 def _read_names(node: cst.CSTNode) -> set[str]:
@@ -213,6 +215,7 @@ def _take(
         code = cst.Module(body=[f]).code.strip("\n")
         out.text += f"\n\n{code}\n"
         out.helpers.append(name)
+        out.sources[name] = file
 
 
 def names_read(module: cst.Module) -> set[str]:
