@@ -173,7 +173,13 @@ class Launch:
                 continue
             value = self.host.hval(node)
             text = _arg_text(node)
-            if isinstance(value, HBranch) and p not in k.constexprs:
+            if isinstance(value, HBranch) and kinds.get(p) == "pointer":
+                # A tensor or None (`buf if flag else None`): carried as the host computes it
+                # (strides of it passed beside it bind to it, bind_flag_guarded), with a
+                # stand-in where it is None (none_placeholders).
+                if any(_none_side(side) for side in (value.when_true, value.when_false)):
+                    self.maybe_none.add(p)
+            elif isinstance(value, HBranch) and p not in k.constexprs:
                 # Bound once the flags are (bind_flag_guarded).
                 branched[p] = value
                 self.bindings[p] = Binding("opaque", why=value.why)
@@ -218,6 +224,10 @@ class Launch:
                 value = self.known_for_kernel(p, self.host.hval(chosen), chosen, _arg_text(chosen))
                 binding = self.binding_of(p, value, _arg_text(chosen), chosen)
                 if binding.kind == "opaque":
+                    continue
+                if self.kernel.param_kinds.get(p) in ("int", "float") and binding.kind != "stride":
+                    # A number is carried as the host computes it (the source's own
+                    # conditional), which the kernel may read anywhere (bind_branched).
                     continue
                 self.bindings[p] = binding
                 self.values[p] = value
@@ -1195,6 +1205,11 @@ def _compared_to_a_string(
         if inner is not None and _compared_to_a_string(helpers[helper], inner, helpers, depth + 1):
             return True
     return False
+
+
+def _none_side(value: object) -> bool:
+    """Whether one side of a conditional host value is ``None``."""
+    return value is None or (isinstance(value, HStatic) and value.value is None)
 
 
 def _launch_arg(call: cst.Call, params: list[str], p: str) -> cst.BaseExpression | None:

@@ -35,8 +35,8 @@ def _jsd_kernel(
 ):
     pid = ct.bid(0)
     if HAS_LABEL:
-        label_2 = ct.reshape(ct.load(label, index=(pid,), shape=(1,), allow_tma=USE_TMA), ())
-        if label_2 == ignore_index:
+        label_tile = ct.reshape(ct.load(label, index=(pid,), shape=(1,), allow_tma=USE_TMA), ())
+        if label_tile == ignore_index:
             for tile_i in range(ct.cdiv(X.shape[1], BLOCK_SIZE)):
                 ct.store(dX, index=(pid, tile_i), tile=ct.astype(0.0, dX.dtype), allow_tma=USE_TMA)
         else:

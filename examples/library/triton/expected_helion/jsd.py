@@ -40,8 +40,8 @@ def _jsd_kernel(
     block_size = min(65536, helion.next_power_of_2(hl.specialize(X.size(1))))
     for pid in hl.grid(X.size(0)):
         if HAS_LABEL:
-            label_2 = label[pid]
-            if label_2 == ignore_index:
+            label_tile = label[pid]
+            if label_tile == ignore_index:
                 for tile_i in hl.tile(X.size(1), block_size=block_size):
                     dX[pid, tile_i] = 0.0
             else:
