@@ -852,8 +852,30 @@ def _drop_unused(tree: cst.Module, if_unused: list[tuple[tuple, tuple[str, ...]]
             others = _names_read(module, skip=stmt)
             if bound not in others:
                 continue
+        imported = _imported_names(stmt)
+        # `from .utils import silu` of helpers the kernels now hold (Triton's siblings).
+        if (
+            imported
+            and set(imported) <= names
+            and not set(imported) & _names_read(module, skip=stmt)
+        ):
+            continue
         body.append(stmt)
     return module.with_changes(body=body)
+
+
+def _imported_names(stmt: cst.CSTNode) -> tuple[str, ...]:
+    """The names a lone ``from ... import a, b`` statement binds (empty otherwise)."""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
+        return ()
+    small = stmt.body[0]
+    if not isinstance(small, cst.ImportFrom) or isinstance(small.names, cst.ImportStar):
+        return ()
+    return tuple(
+        a.asname.name.value if a.asname is not None else a.name.value  # type: ignore[union-attr]
+        for a in small.names
+        if isinstance(a.name, cst.Name)
+    )
 
 
 def _module_binding(stmt: cst.CSTNode) -> str | None:

@@ -74,6 +74,11 @@ from translator.dialects.triton.host_values import (
     HScalar,
     HTensor,
 )
+from translator.dialects.triton.sibling_helpers import (
+    import_from_names,
+    names_read,
+    read_siblings,
+)
 from translator.grammar import load_grammar
 from translator.ir import nodes as ir
 from translator.ir.outline import OutlineNaming, outline_entry
@@ -96,15 +101,38 @@ def parse(source: str, path: str) -> ir.Module:
     from translator.dialects.triton.frontend_wrapper import derived_wrappers
 
     wrapper = parse_source(source, path)
-    derived = derived_wrappers(wrapper.module, path, Locator(wrapper, path))
+    # Helpers and decorator aliases imported from the library's other modules, read from disk
+    # and appended (the file's own positions unchanged), as derived wrappers are.
+    siblings = read_siblings(wrapper.module, path, names_read(wrapper.module))
+    if siblings.text:
+        source = source.rstrip("\n") + "\n" + siblings.text
+        wrapper = parse_source(source, path)
+    derived = derived_wrappers(
+        wrapper.module, path, Locator(wrapper, path), extra_aliases=siblings.aliases
+    )
     text = source
     if derived:
         text = source.rstrip("\n") + "\n" + derived
         wrapper = parse_source(text, path)
     module = wrapper.module
     info = ModuleInfo(
-        path, module, import_aliases(module), load_grammar("triton"), Locator(wrapper, path)
+        path,
+        module,
+        {**import_aliases(module), **siblings.aliases},
+        load_grammar("triton"),
+        Locator(wrapper, path),
     )
+    info.sibling_misses = siblings.misses
+    info.sibling_sources = siblings.sources
+    taken = {*siblings.helpers, *siblings.aliases}
+    for stmt in module.body:
+        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+            names = import_from_names(small)
+            if names and set(names) <= taken:
+                # `from .utils import silu`: what it imports is in the kernels now.
+                info.host_edits.append(
+                    ir.HostEdit("remove", info.locate.span(stmt), if_unused=names)
+                )
     collect_module(info)
     entries: list[ir.Entry] = []
     kernels: list[ir.Kernel] = []
@@ -132,6 +160,20 @@ def parse(source: str, path: str) -> ir.Module:
                 f"move this launching function into `{origin}` beside the kernel (translating "
                 f"`{origin}` alone gives each unlaunched kernel a derived wrapper)",
             )
+        for stmt in module.body:
+            for d in stmt.decorators if isinstance(stmt, cst.FunctionDef) else ():
+                head = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+                why = info.sibling_misses.get(head.value) if isinstance(head, cst.Name) else None
+                if why is not None:
+                    # vLLM's `@triton_jit_decorator`, imported from `vllm.triton_utils`.
+                    raise TranslationError(
+                        f"`@{head.value}` on `{stmt.name.value}` is imported, and tiletrans "
+                        f"cannot tell whether it is triton.jit: {why}",
+                        info.locate(d),
+                        "decorate the kernel with @triton.jit, or translate the file where its "
+                        "library's modules are on disk beside it (or name the library's root in "
+                        "TILETRANS_LIBRARY_ROOT)",
+                    )
         raise TranslationError(
             "no function in this file launches a @triton.jit kernel",
             ir.Loc(path, 1, 0),
@@ -266,6 +308,8 @@ def _refuse_unlifted_uses(info: ModuleInfo, sites: list[ir.Site], edits: list[ir
         if isinstance(node, cst.Attribute):
             stack.append(node.value)  # `x.add_kernel` names no kernel
             continue
+        if isinstance(node, cst.ImportFrom):
+            continue  # `from .utils import silu`: a helper read from its module, which stays
         if isinstance(node, cst.Name):
             if node.value in info.jit and not inside(info.locate.span(node)):
                 raise TranslationError(
@@ -784,6 +828,7 @@ class EntryBuilder(HostStatements, HostExpressions, HostTensors):
             self.launch_values = None
         if launch.derived:
             self.hints["derived_wrapper"] = self.runnable_wrapper(launch)
+        launch.none_placeholders()
         for s in launch.pre:
             self.emit(s)
         comments = tuple(self.pending_comments)

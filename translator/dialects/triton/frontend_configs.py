@@ -11,6 +11,7 @@ computed from a device query, say) is refused with the place that is not static.
 
 from __future__ import annotations
 
+import itertools
 import operator
 from collections.abc import Container, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -19,7 +20,14 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from translator.diagnostics import TranslationError
-from translator.dialects.cst_utils import bound_names, call_args, literal, resolve, source_of
+from translator.dialects.cst_utils import (
+    bound_names,
+    call_args,
+    dotted,
+    literal,
+    resolve,
+    source_of,
+)
 
 if TYPE_CHECKING:
     from translator.dialects.triton.frontend_module import ModuleInfo
@@ -426,6 +434,8 @@ class _Reader:
 
     def configs(self, node: cst.BaseExpression, env: dict) -> list[tuple[cst.Call, dict]]:
         """The ``triton.Config(...)`` calls ``node`` evaluates to, each with its variables."""
+        if isinstance(node, Appended):
+            return list(node.configs)
         if self._is_config(node):
             return [(node, env)]  # type: ignore[list-item]
         if isinstance(node, (cst.List, cst.Tuple)):
@@ -459,6 +469,15 @@ class _Reader:
         ):
             body, fn_env = self.function_return(node, env)
             return self.configs(body, fn_env)
+        registry = registry_call(node, self.info.aliases)
+        if registry is not None:
+            raise self.error(
+                node,
+                f"configs= reads its configs from `{registry}`, a registry that is filled at "
+                "run time, which tiletrans does not read (it never runs the library)",
+                "write the configs inline: a list of triton.Config(...) literals, or a "
+                "comprehension or config function over literal lists",
+            )
         raise self.error(
             node,
             "configs= must be a list of triton.Config(...), a comprehension, "
@@ -664,14 +683,31 @@ class _Reader:
         """What ``body`` returns: the first ``return``, through ``if``s whose test is static;
         where a test is not (``if is_cuda():``), the branch written first, with a note."""
         local: dict[str, cst.BaseExpression] = {}
+        appended: dict[str, list] = {}  # `configs = []` filled by `configs.append(...)` loops
         for stmt in body:
+            if isinstance(stmt, cst.For):
+                self.appending_loop(stmt, env, appended, fn)
+                continue
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
                     if isinstance(small, cst.Return) and small.value is not None:
                         value = small.value
+                        if isinstance(value, cst.Name) and value.value in appended:
+                            return Appended(tuple(appended[value.value]))  # type: ignore[return-value]
                         if isinstance(value, cst.Name) and value.value in local:
                             return local[value.value]  # `configs = [...]; return configs`
                         return value
+                    if (
+                        isinstance(small, cst.Assign)
+                        and len(small.targets) == 1
+                        and isinstance(small.targets[0].target, cst.Name)
+                        and isinstance(small.value, cst.List)
+                        and not small.value.elements
+                    ):
+                        appended[small.targets[0].target.value] = []
+                        continue
+                    if self.appended_to(small, env, appended):
+                        continue
                     if (
                         isinstance(small, cst.Assign)
                         and len(small.targets) == 1
@@ -709,6 +745,96 @@ class _Reader:
                 stmt, f"unsupported statement in the config function `{fn.name.value}`"
             )
         return None
+
+    def appended_to(self, small: cst.BaseSmallStatement, env: dict, appended: dict) -> bool:
+        """``configs.append(triton.Config(...))`` (or ``.extend([...])``, ``+= [...]``) onto a
+        list the config function started empty: its configs, with the loop variables of
+        ``env``, join that list. False for any other statement."""
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+            call = small.value
+            func = call.func
+            if (
+                isinstance(func, cst.Attribute)
+                and isinstance(func.value, cst.Name)
+                and func.value.value in appended
+                and func.attr.value in ("append", "extend")
+                and len(call.args) == 1
+                and call.args[0].keyword is None
+                and not call.args[0].star
+            ):
+                arg = call.args[0].value
+                target = appended[func.value.value]
+                if func.attr.value == "append":
+                    if not self._is_config(arg):
+                        raise self.error(arg, "only triton.Config(...) is appended to configs")
+                    target.append((arg, dict(env)))
+                else:
+                    target += self.configs(arg, dict(env))
+                return True
+        if (
+            isinstance(small, cst.AugAssign)
+            and isinstance(small.operator, cst.AddAssign)
+            and isinstance(small.target, cst.Name)
+            and small.target.value in appended
+        ):
+            appended[small.target.value] += self.configs(small.value, dict(env))
+            return True
+        return False
+
+    def appending_loop(self, loop: cst.For, env: dict, appended: dict, fn: cst.FunctionDef) -> None:
+        """A ``for`` over a static list (nested ``for``s and ``if``s on static tests inside)
+        whose body appends configs (TileLang/Triton examples' ``get_configs()``): run it."""
+        if loop.orelse is not None or loop.asynchronous is not None:
+            raise self.error(loop, "a config loop may not have an `else` or be async")
+        values = self.iterated(loop.iter, env)
+        if not isinstance(values, (list, tuple, range)):
+            raise self.error(loop.iter, "a config loop must run over a literal list")
+        for v in values:
+            inner = dict(env)
+            self.assign(loop.target, v, inner)
+            self.appending_body(list(loop.body.body), inner, appended, fn)
+
+    def appending_body(self, body: list, env: dict, appended: dict, fn: cst.FunctionDef) -> None:
+        for stmt in body:
+            if isinstance(stmt, cst.For):
+                self.appending_loop(stmt, env, appended, fn)
+                continue
+            if isinstance(stmt, cst.If):
+                try:
+                    taken = bool(self.value(stmt.test, env))
+                except NotStatic:
+                    raise self.error(
+                        stmt.test, "a config loop's `if` test must be static"
+                    ) from None
+                branch = stmt.body if taken else stmt.orelse
+                if isinstance(branch, cst.If):  # elif
+                    self.appending_body([branch], env, appended, fn)
+                elif isinstance(branch, cst.Else):
+                    self.appending_body(list(branch.body.body), env, appended, fn)
+                elif branch is not None:
+                    self.appending_body(list(branch.body), env, appended, fn)
+                continue
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if self.appended_to(small, env, appended):
+                        continue
+                    if (
+                        isinstance(small, cst.Assign)
+                        and len(small.targets) == 1
+                        and isinstance(small.targets[0].target, cst.Name)
+                    ):
+                        try:
+                            env[small.targets[0].target.value] = self.value(small.value, env)
+                        except NotStatic:
+                            raise self.error(
+                                small, "a config loop may assign only static values"
+                            ) from None
+                        continue
+                    raise self.error(
+                        small, f"unsupported statement in the config loop of `{fn.name.value}`"
+                    )
+                continue
+            raise self.error(stmt, f"unsupported statement in the config loop of `{fn.name.value}`")
 
     # ---------------------------------------------------------------- one config
 
@@ -781,6 +907,30 @@ class _Reader:
         return static_value(node, env, self.constants, self.info.functions)
 
 
+def registry_call(node: cst.BaseExpression | None, aliases: dict[str, str]) -> str | None:
+    """The source of ``node`` where it is a call of a function of an imported module
+    (FlagGems' ``runtime.get_triton_config("argmax")``): a registry lookup that only running
+    the library can answer. None for anything else."""
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
+        return None
+    head = node.func.value
+    while isinstance(head, cst.Attribute):
+        head = head.value
+    if not isinstance(head, cst.Name) or head.value not in aliases:
+        return None
+    if aliases[head.value].split(".")[0] in ("triton", "torch"):
+        return None
+    return cst.Module([]).code_for_node(node)
+
+
+@dataclass(frozen=True)
+class Appended:
+    """The configs a config function appended to a list it started empty, each with the loop
+    variables it was appended under."""
+
+    configs: tuple
+
+
 def static_value(
     node: cst.BaseExpression, env: dict, constants: dict, functions: Container[str] = ()
 ) -> object:
@@ -832,6 +982,17 @@ def static_value(
             and (len(ints) < 3 or ints[2] != 0)
         ):
             return list(range(*ints))  # type: ignore[arg-type]
+        raise NotStatic(node)
+    if (
+        isinstance(node, cst.Call)
+        and dotted(node.func) == "itertools.product"
+        and "itertools" not in env
+        and all(a.keyword is None and not a.star for a in node.args)
+    ):
+        # `itertools.product([64, 128], [2, 4])` of literal lists.
+        lists = [value(a.value, env) for a in node.args]
+        if all(isinstance(x, (list, tuple)) for x in lists):
+            return [list(t) for t in itertools.product(*lists)]  # type: ignore[arg-type]
         raise NotStatic(node)
     if isinstance(node, cst.UnaryOperation):
         v = value(node.expression, env)

@@ -25,6 +25,7 @@ from translator.dialects.triton.host_values import (
     Binding,
     BlockInfo,
     HArgs,
+    HBranch,
     HGrid,
     HOpaque,
     HScalar,
@@ -32,6 +33,7 @@ from translator.dialects.triton.host_values import (
     HStride,
     HTensor,
     HTuple,
+    branch_test,
 )
 from translator.dialects.triton.launch_keywords import unpacked_keywords
 from translator.dialects.triton.symbols import param_name as symbol_param
@@ -97,6 +99,11 @@ class Launch:
         #: `COMPUTE_DW=compute_dw`): parameter -> (flag, the flag's value under which the
         #: binding holds). The lifter lets the kernel read them only where the flag says so.
         self.flag_guards: dict[str, tuple[str, bool]] = {}
+        #: Tensor parameters the launch may pass None (an optional tensor, `t if FLAG else
+        #: None`), which the kernel reads only where a flag says it was passed.
+        self.maybe_none: set[str] = set()
+        #: Those parameters' stand-ins at the translated launch (none_placeholders).
+        self.placeholders: dict[str, str] = {}
 
     def error(self, node: cst.CSTNode | None, message: str, hint: str | None = None):
         message, hint = self.spelt_keys(message), self.spelt_keys(hint)
@@ -156,6 +163,10 @@ class Launch:
             for meta, _ in k.configs:
                 tuned |= set(meta)
         kinds = self.kernel.param_kinds
+        # The host names as the launch finds them, for the tests its flags are bound to (binding
+        # a pointer may replace a name's value with the tensor it turns out to be).
+        self.scope_at_launch = dict(self.host.scope)
+        branched: dict[str, HBranch] = {}
         # Pointers first: a tensor the host code computes opaquely (`ctx.saved_tensors`, a
         # helper's result) is known to be a tensor once a pointer parameter receives it, so
         # that `x.stride(0)` passed beside it reads as its stride.
@@ -174,6 +185,18 @@ class Launch:
                 continue
             value = self.host.hval(node)
             text = _arg_text(node)
+            if isinstance(value, HBranch) and kinds.get(p) == "pointer":
+                # A tensor or None (`buf if flag else None`): carried as the host computes it
+                # (strides of it passed beside it bind to it, bind_flag_guarded), with a
+                # stand-in where it is None (none_placeholders).
+                if any(_none_side(side) for side in (value.when_true, value.when_false)):
+                    self.maybe_none.add(p)
+            elif isinstance(value, HBranch) and p not in k.constexprs:
+                # Bound once the flags are (bind_flag_guarded).
+                branched[p] = value
+                self.bindings[p] = Binding("opaque", why=value.why)
+                self.texts[p] = text
+                continue
             if p not in k.constexprs:
                 value = self.known_for_kernel(p, value, node, text)
             elif (
@@ -192,6 +215,7 @@ class Launch:
             self.bindings[p] = self.binding_of(p, value, text, node)
         # The kernel's parameters in signature order (then the bindings descriptors add).
         self.bind_flag_guarded(nodes)
+        self.bind_branched(nodes, branched)
         ordered = {p: self.bindings[p] for p in k.params if p in self.bindings}
         self.bindings = {**ordered, **self.bindings}
         self.bind_heuristics(nodes)
@@ -213,10 +237,63 @@ class Launch:
                 binding = self.binding_of(p, value, _arg_text(chosen), chosen)
                 if binding.kind == "opaque":
                     continue
+                if self.kernel.param_kinds.get(p) in ("int", "float") and binding.kind != "stride":
+                    # A number is carried as the host computes it (the source's own
+                    # conditional), which the kernel may read anywhere (bind_branched).
+                    continue
                 self.bindings[p] = binding
                 self.values[p] = value
                 self.flag_guards[p] = (flag, True)
+                other = node.orelse if polarity else node.body
+                if isinstance(other, cst.Name) and other.value == "None":
+                    self.maybe_none.add(p)
                 break
+
+    def bind_branched(self, nodes: dict[str, cst.BaseExpression], branched: dict) -> None:
+        """Bind each run-time parameter passed a name a host ``if`` assigns (an
+        :class:`HBranch`) to its value on the side of the test a constexpr flag of this launch
+        is bound to: ``stride_s`` of ``if s is not None: stride_s = s.stride(0)`` beside
+        ``HAS_S=s is not None`` is ``s.stride(0)`` wherever the kernel reads it under ``if
+        HAS_S:``, which the lifter checks as for ``a if c else b``. With no such flag, the value
+        is carried as host code computes it, as any value the frontend does not follow."""
+        for p, value in branched.items():
+            node = nodes[p]
+            if self.bindings[p].kind != "opaque":
+                continue  # `a if c else b` with `c` a flag's own value (bind_flag_guarded)
+            for flag in sorted(self.kernel.constexprs):
+                b, flag_node = self.bindings.get(flag), nodes.get(flag)
+                if b is None or b.kind not in ("constexpr", "opaque") or flag_node is None:
+                    continue
+                flag_test = branch_test(flag_node, self.scope_at_launch)
+                same = (
+                    value.test.same_test(flag_test)
+                    if value.test is not None and flag_test is not None
+                    else None
+                )
+                if same is None:
+                    continue
+                chosen = value.when_true if same else value.when_false
+                if chosen is None:
+                    continue
+                chosen = self.known_for_kernel(p, chosen, node, _arg_text(node))
+                binding = self.binding_of(p, chosen, _arg_text(node), node)
+                if binding.kind not in ("stride", "tensor", "descriptor"):
+                    # A number is carried as the host computes it (the source's own
+                    # conditional), which the kernel may read anywhere.
+                    continue
+                self.bindings[p] = binding
+                self.values[p] = chosen
+                self.texts[p] = _arg_text(node)
+                self.flag_guards[p] = (flag, True)
+                other = value.when_false if same else value.when_true
+                if other is None or (isinstance(other, HStatic) and other.value is None):
+                    self.maybe_none.add(p)
+                break
+            else:
+                known = self.known_for_kernel(p, value, node, _arg_text(node))
+                self.values[p] = known
+                self.texts[p] = _arg_text(node)
+                self.bindings[p] = self.binding_of(p, known, _arg_text(node), node)
 
     def _flags_bound_to(self, test: cst.BaseExpression) -> list[tuple[str, bool]]:
         """The constexpr parameters of this launch bound to host test ``test`` (``True``) or to
@@ -266,6 +343,7 @@ class Launch:
             )
         if kind == "pointer" and isinstance(value, HOpaque):
             t = host.carried_tensor(node, _tensor_base(p), text=text)
+            t.promoted_from = value
             if value.may_be_none:
                 t = dataclasses.replace(t, optional=True)
             host.scope[t.name] = t
@@ -335,7 +413,7 @@ class Launch:
             if b.kind == "descriptor":
                 assert b.tensor is not None
                 return b.tensor
-            text = self.texts[p]
+            text = self.placeholders.get(p, self.texts[p])
             if b.htensor is not None and b.htensor.flat == host_name:
                 return f"{_atom(text)}.view(-1)"
             if host_name in self.row_views:
@@ -350,6 +428,62 @@ class Launch:
                 "pass the value to the kernel as an argument",
             )
         return name
+
+    def none_placeholders(self) -> None:
+        """A stand-in for each tensor the launch may pass as None: an empty tensor of the
+        rank the kernel reads it at, passed (inline, at each use) where the source passes None. The kernel reads it
+        only under the flag that says a tensor was passed, so its contents never matter, but
+        targets that specialise a kernel on its arguments' shapes, strides and dtypes
+        (TileLang, cuTile) or view it (`.view(-1)`) need a tensor, not None."""
+        lead = next(
+            (
+                self.texts[p]
+                for p, b in self.bindings.items()
+                if b.kind == "tensor"
+                and p in self.texts
+                and p not in self.maybe_none
+                and b.htensor is not None
+                and not b.htensor.optional
+            ),
+            None,
+        )
+        for p, b in self.bindings.items():
+            t = b.htensor
+            if b.kind != "tensor" or t is None or p not in self.texts:
+                continue
+            if p not in self.maybe_none and not self._tested_for_none(p):
+                continue
+            if lead is None:
+                raise self.error(
+                    self.node,
+                    f"`{self.texts[p]}` may be None at this launch, and no tensor passed beside "
+                    "it gives the device and dtype of a stand-in",
+                    "pass a tensor (an empty one where there is none)",
+                )
+            text = _atom(self.texts[p])
+            zeros = ", ".join(["0"] * (t.rank or 1)) + ("," if (t.rank or 1) == 1 else "")
+            self.placeholders[p] = (
+                f"({text} if {text} is not None else torch.empty(({zeros}), "
+                f"dtype={_atom(lead)}.dtype, device={_atom(lead)}.device))"
+            )
+            self.notes.append(
+                f"tiletrans: `{self.texts[p]}` may be None; the kernel reads it only where a "
+                "flag says it was passed, so an empty stand-in is passed in its place"
+            )
+
+    def _tested_for_none(self, p: str) -> bool:
+        """Whether the launch passes ``p`` a host name that a constexpr flag of the same launch
+        tests for None (``init`` beside ``HAS_INIT=init is not None``): the source says it
+        may be None here."""
+        node = _launch_arg(self.node, self.kernel.params, p)
+        if not isinstance(node, cst.Name):
+            return False
+        for flag in self.kernel.constexprs:
+            flag_node = _launch_arg(self.node, self.kernel.params, flag)
+            test = branch_test(flag_node, self.scope_at_launch) if flag_node else None
+            if test is not None and test.kind == "present" and test.name == node.value:
+                return True
+        return False
 
     def host_text(self, e: ir.Expr) -> str:
         """Host size expression ``e`` (a name, ``x.size(d)``) spelt at the launch site."""
@@ -1097,6 +1231,21 @@ def _compared_to_a_string(
         if inner is not None and _compared_to_a_string(helpers[helper], inner, helpers, depth + 1):
             return True
     return False
+
+
+def _none_side(value: object) -> bool:
+    """Whether one side of a conditional host value is ``None``."""
+    return value is None or (isinstance(value, HStatic) and value.value is None)
+
+
+def _launch_arg(call: cst.Call, params: list[str], p: str) -> cst.BaseExpression | None:
+    """The argument node a launch passes parameter ``p`` (by position or keyword)."""
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value == p:
+            return a.value
+    i = params.index(p) if p in params else len(positional)
+    return positional[i].value if i < len(positional) else None
 
 
 def _tensor_base(param: str) -> str:

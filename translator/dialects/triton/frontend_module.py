@@ -28,6 +28,7 @@ from translator.dialects.triton.frontend_configs import (
     FunctionRef,
     NotStatic,
     autotune_configs,
+    registry_call,
     static_value,
 )
 from translator.dialects.triton.spin_locks import SpinLock, spin_lock_of
@@ -85,6 +86,11 @@ class ModuleInfo:
     statements: dict[str, cst.CSTNode] = field(default_factory=dict)
     # Host statements the translation drops (a kernel's `.warmup(...)`), found while reading them.
     host_edits: list[ir.HostEdit] = field(default_factory=list)
+    # Names imported from the library's other modules that could not be taken in, with why
+    # (translator.dialects.triton.sibling_helpers).
+    sibling_misses: dict[str, str] = field(default_factory=dict)
+    # Helpers taken in from those modules: name -> the file read.
+    sibling_sources: dict[str, str] = field(default_factory=dict)
 
 
 def collect_module(info: ModuleInfo) -> None:
@@ -324,10 +330,14 @@ def _heuristics(d: cst.Decorator, info: ModuleInfo) -> list[tuple[str, cst.BaseE
     args, kwargs = call_args(call) if isinstance(call, cst.Call) else ([], {})
     table = args[0] if args else kwargs.get("values")
     if not isinstance(table, cst.Dict):
+        registry = registry_call(table, info.aliases)
         raise TranslationError(
-            "@triton.heuristics needs a dict literal of lambdas",
-            info.locate(d),
-            'write @triton.heuristics({"NAME": lambda args: ...})',
+            f"@triton.heuristics reads its table from `{registry}`, a registry that is filled "
+            "at run time, which tiletrans does not read (it never runs the library)"
+            if registry is not None
+            else "@triton.heuristics needs a dict literal of lambdas",
+            info.locate(table if registry is not None and table is not None else d),
+            'write the heuristics inline: @triton.heuristics({"NAME": lambda args: ...})',
         )
     out = []
     for el in table.elements:

@@ -59,11 +59,15 @@ class _Uses:
 
 
 def derived_wrappers(
-    module: cst.Module, path: str, locate: Callable[[cst.CSTNode], ir.Loc | None] | None = None
+    module: cst.Module,
+    path: str,
+    locate: Callable[[cst.CSTNode], ir.Loc | None] | None = None,
+    extra_aliases: dict[str, str] | None = None,
 ) -> str:
     """Source of a wrapper for every kernel of ``module`` that nothing launches or calls
-    (``locate`` places the refusals: a kernel no wrapper can launch)."""
-    aliases = import_aliases(module)
+    (``locate`` places the refusals: a kernel no wrapper can launch; ``extra_aliases``: names
+    bound by the library's other modules, a decorator alias)."""
+    aliases = {**import_aliases(module), **(extra_aliases or {})}
     jit: dict[str, cst.FunctionDef] = {}
     plain: dict[str, cst.FunctionDef] = {}
     for stmt in module.body:

@@ -26,6 +26,7 @@ from translator.dialects.triton.host_syntax import (
 )
 from translator.dialects.triton.host_values import (
     HArgs,
+    HBranch,
     HDevice,
     HDType,
     HFact,
@@ -38,6 +39,7 @@ from translator.dialects.triton.host_values import (
     HStride,
     HTensor,
     HTuple,
+    branch_test,
 )
 from translator.ir import nodes as ir
 from translator.ir.shapes import ScalarType
@@ -170,6 +172,10 @@ class HostExpressions:
             }.get(type(comp.operator))
             if op and isinstance(a, HScalar) and isinstance(b, HScalar):
                 return HScalar(ir.BinOp(op, a.expr, b.expr), "bool")
+            test = branch_test(node, self.scope)
+            if test is not None:
+                # `has_init = init is not None`: a flag bound to it tests `init`.
+                return HBranch(f"`{self.src(node)}`", test=test, when_true=True, when_false=False)
             return HOpaque(f"`{self.src(node)}`")
         if isinstance(node, cst.BooleanOperation):
             a, b = self.hval(node.left), self.hval(node.right)
@@ -178,11 +184,28 @@ class HostExpressions:
                 return HScalar(ir.BinOp(op, a.expr, b.expr), "bool")
             return HOpaque(f"`{self.src(node)}`")
         if isinstance(node, cst.IfExp):
-            test, a, b = (self.hval(x) for x in (node.test, node.body, node.orelse))
+            test, a, b = (self.side_value(x) for x in (node.test, node.body, node.orelse))
             if all(isinstance(x, HScalar) for x in (test, a, b)) and a.kind == b.kind:
                 return HScalar(ir.Call("where", (test.expr, a.expr, b.expr)), a.kind)
-            return HOpaque(f"the conditional `{self.src(node)}`")
+            # `s.stride(0) if s is not None else 0`: a launch flag bound to the same test reads
+            # one side (Launch.bind_branched).
+            return HBranch(
+                f"the conditional `{self.src(node)}`",
+                test=branch_test(node.test, self.scope),
+                when_true=a,
+                when_false=b,
+            )
         return HOpaque(f"`{self.src(node)[:50]}`")
+
+    def side_value(self, node: cst.BaseExpression) -> Any:
+        """One side of a conditional: a side the frontend cannot model (Liger's dummy
+        ``torch.empty(1, device=d)`` with no dtype, beside ``labels if has_label``) is opaque,
+        with why, rather than a refusal: a launch whose flag selects the other side never
+        reads it, and one that needs it reports ``cause``."""
+        try:
+            return self.hval(node)
+        except TranslationError as err:
+            return HOpaque(f"`{self.src(node)[:50]}`: {err.message}", cause=err)
 
     def refuse_unsupported(self, node: cst.Name | cst.Attribute, name: str | None) -> None:
         """Raise the grammar's diagnostic if ``name`` (what ``node`` resolves to) is something

@@ -26,6 +26,8 @@ from translator.dialects.triton.host_syntax import (
     none_default,
 )
 from translator.dialects.triton.host_values import (
+    BranchTest,
+    HBranch,
     HDType,
     HFact,
     HGrid,
@@ -37,10 +39,42 @@ from translator.dialects.triton.host_values import (
     HStride,
     HTensor,
     HTuple,
+    branch_test,
 )
 from translator.ir import nodes as ir
 from translator.ir.printer import format_expr
 from translator.ir.shapes import ScalarType
+
+
+def branch_assignments(st: cst.BaseStatement) -> list[tuple[str, cst.BaseExpression]] | None:
+    """The ``(name, value)`` pairs a statement of a host branch assigns, in order: plain
+    ``a = e`` and ``a, b = e1, e2`` (an assert under a branch checks only there: carried as
+    written, no fact for the IR, which has no conditional asserts). None for anything else."""
+    if not isinstance(st, cst.SimpleStatementLine):
+        return None
+    out: list[tuple[str, cst.BaseExpression]] = []
+    for s in st.body:
+        if isinstance(s, cst.Assert):
+            continue
+        if not isinstance(s, cst.Assign):
+            return None
+        for t in s.targets:
+            if isinstance(t.target, cst.Name):
+                out.append((t.target.value, s.value))
+            elif (
+                isinstance(t.target, cst.Tuple)
+                and isinstance(s.value, cst.Tuple)
+                and len(t.target.elements) == len(s.value.elements)
+                and all(isinstance(e.value, cst.Name) for e in t.target.elements)
+                and not any(isinstance(e, cst.StarredElement) for e in s.value.elements)
+            ):
+                out += [
+                    (e.value.value, v.value)  # type: ignore[attr-defined]
+                    for e, v in zip(t.target.elements, s.value.elements)
+                ]
+            else:
+                return None
+    return out
 
 
 class HostStatements:
@@ -455,27 +489,84 @@ class HostStatements:
         while branch is not None:
             suite = branch.body if isinstance(branch, (cst.If, cst.Else)) else None
             for st in suite.body if isinstance(suite, cst.IndentedBlock) else []:
-                if not (
-                    isinstance(st, cst.SimpleStatementLine)
-                    and all(
-                        isinstance(s, cst.Assign)
-                        and all(isinstance(t.target, cst.Name) for t in s.targets)
-                        for s in st.body
-                    )
-                ):
+                pairs = branch_assignments(st)
+                if pairs is None:
                     raise self.error(
                         st,
                         "host branches may only assign values (or raise)",
                         "compute launch parameters with expressions",
                     )
-                for s in st.body:
-                    for t in s.targets:  # type: ignore[union-attr]
-                        assigned.append(t.target.value)  # type: ignore[union-attr]
+                assigned += [name for name, _ in pairs]
             branch = branch.orelse if isinstance(branch, cst.If) else None
         before = dict(self.scope)
+        branches = self.branch_values(node, before)
         for name in assigned:
-            self.scope[name] = HOpaque(f"`{name}` is assigned in a branch of a host `if`")
+            why = f"`{name}` is assigned in a branch of a host `if`"
+            if branches is not None:
+                test, when_true, when_false = branches
+                self.scope[name] = HBranch(
+                    why,
+                    test=test,
+                    when_true=when_true.get(name, before.get(name)),
+                    when_false=when_false.get(name, before.get(name)),
+                )
+            else:
+                self.scope[name] = HOpaque(why)
         self.keep_copied_tensors(node, before)
+
+    def branch_values(
+        self, node: cst.If, before: dict[str, Any]
+    ) -> tuple[BranchTest, dict[str, Any], dict[str, Any]] | None:
+        """The values an ``if test: ... [else: ...]`` of plain assignments gives each name on
+        either side, where ``test`` is one a launch flag can be bound to (``x is not None``, a
+        flag name): per-branch strides of an optional tensor, which a launch passing
+        ``HAS_X=x is not None`` reads under that flag. None for a test of another form, an
+        ``elif``, or a branch whose values the host would have to compute (emit) first."""
+        test = branch_test(node.test, before)
+        if test is None or isinstance(node.orelse, cst.If):
+            return None
+        sides = []
+        saved = self.scope
+        for suite in (node.body, node.orelse.body if node.orelse is not None else None):
+            values: dict[str, Any] = {}
+            if suite is None:
+                sides.append(values)
+                continue
+            emitted = len(self.body)
+            self.scope = dict(before)
+            try:
+                for st in suite.body:
+                    # Each right side first, as Python evaluates `a, b = b, a`.
+                    pairs = [(n, self.hval(v)) for n, v in branch_assignments(st) or ()]
+                    for name, value in pairs:
+                        self.scope[name] = value
+                        values[name] = value
+            except TranslationError:
+                self.scope = saved
+                del self.body[emitted:]
+                return None
+            inner, self.scope = self.scope, saved
+            # Reading `s.stride(0)` finds `s` to hold a tensor (a name carried as written,
+            # HostTensors.method): a fact about `s` on either side, kept. Anything else the
+            # branch would make the host compute first is not folded.
+            promoted = {
+                n: v
+                for n, v in inner.items()
+                if n not in values
+                and isinstance(v, HTensor)
+                and v.promoted_from is before.get(n)
+                and v.promoted_from is not None
+            }
+            if any(
+                not (isinstance(st, ir.Carried) and st.kind == "tensor" and st.source in promoted)
+                for st in self.body[emitted:]
+            ):
+                del self.body[emitted:]
+                return None
+            self.scope.update(promoted)
+            before = {**before, **promoted}
+            sides.append(values)
+        return test, sides[0], sides[1]
 
     def keep_copied_tensors(self, node: cst.If, before: dict[str, Any]) -> None:
         """`if x.stride(-1) != 1: x = x.contiguous()`: whichever branch ran, ``x`` has the shape

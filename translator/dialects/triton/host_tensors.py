@@ -14,6 +14,7 @@ from translator.dialects.cst_utils import (
 )
 from translator.dialects.triton.host_syntax import LAYOUT_VIEWS
 from translator.dialects.triton.host_values import (
+    HBranch,
     HDevice,
     HDType,
     HFact,
@@ -148,8 +149,32 @@ class HostTensors:
             # `torch.empty((), dtype=d).element_size()`: a dtype's size, not a buffer.
             return HOpaque("the element size of a dtype", 1, 8)
         base = self.hval(inner)
+        if isinstance(base, HBranch):
+            # `buf = torch.empty(...) if flag else None` (Liger's `_DW`): a tensor method runs
+            # only where the name holds the tensor (on None it would raise in the source).
+            sides = [v for v in (base.when_true, base.when_false) if not _is_none(v)]
+            if len(sides) == 1 and isinstance(sides[0], HTensor):
+                base = sides[0]
         if isinstance(base, HTensor):
             return self.tensor_method(base, name, node, target)
+        if (
+            name in ("stride", "size")
+            and len(node.args) == 1
+            and isinstance(base, HOpaque)
+            and not isinstance(base, HBranch)  # bound at the launch, with its flag
+            and isinstance(inner, cst.Name)
+        ):
+            # `stride_batch = a_flat.stride(0)` of a tensor the frontend does not follow (a
+            # `torch.chunk` half, a helper's result): only a torch tensor has the methods
+            # `.stride(d)` and `.size(d)` (numpy's `size` is no method), so the name is one,
+            # carried as written; a launch that passes `a_flat` passes this very tensor,
+            # whose stride `stride_batch` then is.
+            t = self.carried_tensor(inner, inner.value, text=inner.value)
+            t.promoted_from = base
+            if base.may_be_none:
+                t = dataclasses.replace(t, optional=True)
+            self.scope[inner.value] = t
+            return self.tensor_method(t, name, node, target)
         if isinstance(base, HStatic) and base.value is None:
             return HOpaque(f"`{self.src(node)}`")
         return HOpaque(f"`{self.src(node)[:50]}`")
@@ -377,3 +402,8 @@ class HostTensors:
                 f"unpack {t.source}.shape or assert {t.source}.dim() == r",
             )
         return [ir.SizeOf(t.name, d) for d in range(t.rank)]
+
+
+def _is_none(value: Any) -> bool:
+    """Whether a host value is ``None``."""
+    return value is None or (isinstance(value, HStatic) and value.value is None)

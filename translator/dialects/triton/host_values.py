@@ -3,6 +3,7 @@ layout facts, a size, a stride, a dtype, an opaque value) and what it binds a ke
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +38,9 @@ class HTensor:
     optional: bool = False
     # `x.view(-1, x.shape[-1])`: the tensor this one views (its strides follow that one's).
     view_of: HTensor | None = None
+    # The opaque value of the host name this tensor was found to hold (`a_flat.stride(0)`,
+    # a launch passing it as a pointer): the same host value, for tests compared by identity.
+    promoted_from: object = None
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,38 @@ class HOpaque:
     may_be_none: bool = False
     # Why the frontend could not model the statement that bound it, for launches that need it.
     cause: TranslationError | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class BranchTest:
+    """A host test a launch's constexpr flag can be bound to: ``x is not None`` (``kind``
+    ``"present"``) or the truth of ``x`` (``"truth"``), for the host name ``name`` holding the
+    value ``value`` (compared by identity, so that a rebinding of the name between the test and
+    the launch is a different test), ``polarity`` False for the negation."""
+
+    name: str
+    kind: str
+    value: Any = field(compare=False)
+    polarity: bool = True
+
+    def same_test(self, other: BranchTest) -> bool | None:
+        """Whether ``other`` holds exactly where this one does (True), exactly where it does
+        not (False), or neither is known (None)."""
+        if (self.name, self.kind) != (other.name, other.kind) or self.value is not other.value:
+            return None
+        return self.polarity == other.polarity
+
+
+@dataclass(frozen=True)
+class HBranch(HOpaque):
+    """A name a host ``if`` assigns (``stride_s = s.stride(0)`` under ``if s is not None:``,
+    ``0`` otherwise): opaque to the IR, but a launch whose constexpr flag is bound to the same
+    test (``HAS_S=s is not None``) binds the parameter to ``when_true`` under that flag, as
+    Triton compiles the kernel per flag value."""
+
+    test: BranchTest | None = None
+    when_true: Any = None
+    when_false: Any = None
 
 
 @dataclass(frozen=True)
@@ -151,3 +187,39 @@ class BlockInfo:
     expr: ir.Expr | None = None
     # A whole dim whose block is its extent itself (`HEAD_DIM = q.shape[-1]`): no padded lanes.
     padded: bool = True
+
+
+def branch_test(node: cst.BaseExpression, scope: dict[str, Any]) -> BranchTest | None:
+    """``node`` as a :class:`BranchTest` over ``scope`` (``x is not None``, ``x is None``, ``x``,
+    ``not x``, with ``x`` a host name), or None for any other test."""
+    polarity = True
+    while isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+        node, polarity = node.expression, not polarity
+    if isinstance(node, cst.Name) and node.value in scope:
+        held = scope[node.value]
+        if isinstance(held, HBranch) and held.test is not None and held.when_true is True:
+            # `has_init = init is not None`: the test it holds.
+            return dataclasses.replace(held.test, polarity=held.test.polarity == polarity)
+        return BranchTest(node.value, "truth", host_identity(held), polarity)
+    if (
+        isinstance(node, cst.Comparison)
+        and len(node.comparisons) == 1
+        and isinstance(node.left, cst.Name)
+        and node.left.value in scope
+        and isinstance(node.comparisons[0].comparator, cst.Name)
+        and node.comparisons[0].comparator.value == "None"
+    ):
+        op = node.comparisons[0].operator
+        if isinstance(op, (cst.IsNot, cst.Is)):
+            present = isinstance(op, cst.IsNot) == polarity
+            value = host_identity(scope[node.left.value])
+            return BranchTest(node.left.value, "present", value, present)
+    return None
+
+
+def host_identity(value: Any) -> Any:
+    """The host value ``value`` was found to be (a tensor an opaque name turned out to hold is
+    still that name's value), for comparisons by identity."""
+    while isinstance(value, HTensor) and value.promoted_from is not None:
+        value = value.promoted_from
+    return value

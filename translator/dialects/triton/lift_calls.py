@@ -24,7 +24,8 @@ from translator.dialects.triton.lift_dispatch import (
     handles_effect,
     handles_expression,
 )
-from translator.dialects.triton.lifted import DTypeVal, Static, Val
+from translator.dialects.triton.lifted import DTypeVal, Idx, Static, Val
+from translator.ir import nodes as ir
 
 
 class CallsMixin:
@@ -64,12 +65,30 @@ class CallsMixin:
             # helper of another module, whose body tiletrans never sees (it reads this file
             # only, and never imports it).
             module = fn.rsplit(".", 1)[0]
+            why = self.launch.kernel.module.sibling_misses.get(func.value)
             raise self.error(
                 node,
-                f"`{func.value}` is imported from `{module}`: its body is in another file, "
-                "which tiletrans does not read, so it cannot be inlined",
-                f"define `{func.value}` in this file as a @triton.jit helper (tiletrans inlines "
-                "helpers), or write what it computes with triton.language functions",
+                f"`{func.value}` is imported from `{module}` and cannot be inlined: "
+                + (why or "its body is in another file"),
+                f"copy `{func.value}` into this file as a @triton.jit helper (tiletrans inlines "
+                "helpers), or translate the file where its library's modules are on disk beside "
+                "it (or name the library's root in TILETRANS_LIBRARY_ROOT)",
+            )
+        head = func
+        while isinstance(head, cst.Attribute):
+            head = head.value
+        why = (
+            self.launch.kernel.module.sibling_misses.get(head.value)
+            if name is None and isinstance(head, cst.Name) and head is not func
+            else None
+        )
+        if why is not None:
+            # FlagGems' `tle.program_id(0)` of `import ...triton_lang_extension as tle`.
+            raise self.error(
+                node,
+                f"`{self.src(func)}` cannot be inlined: {why}",
+                "import it by name, or copy it into this file as a @triton.jit helper (a "
+                "wrapper of a triton.language function can call it directly)",
             )
         if name is None:
             raise self.error(
@@ -169,6 +188,14 @@ class CallsMixin:
             value = literal(node) if node is not None else None
         except ValueError:
             value = None
-        if not isinstance(value, int):
+        if value is None and isinstance(node, cst.Name) and node.value in self.env:
+            # A helper's parameter bound to a literal (FlagGems' `tle.program_id(axis)` wrapper
+            # forwarding `axis` to `tl.program_id`).
+            bound = self.env[node.value]
+            if isinstance(bound, Idx) and isinstance(bound.tree, ir.Const):
+                value = bound.tree.value
+            elif isinstance(bound, Static):
+                value = bound.value
+        if not isinstance(value, int) or isinstance(value, bool):
             raise self.error(where, "expected an integer literal")
         return value

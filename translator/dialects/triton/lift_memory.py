@@ -275,6 +275,15 @@ class MemoryMixin:
         self, ptr: Ptr, mask: Val | None, mask_node, node, store: bool
     ) -> tuple[str, list[Item], int]:
         """Split ``ptr``'s offset into per-dim indices, classify them, check the mask."""
+        guard = self.launch.flag_guards.get(ptr.tensor)
+        if guard is not None and guard not in self.flag_truths:
+            flag, value = guard
+            raise self.error(
+                node,
+                f"kernel parameter `{ptr.tensor}` is passed `{self.launch.texts[ptr.tensor]}`, "
+                f"which the kernel may access only where the constexpr `{flag}` is {value}",
+                f"access `{ptr.tensor}` only under `if {'' if value else 'not '}{flag}:`",
+            )
         info = self.launch.tensor_info(ptr.tensor)
         p = af.poly(ptr.tree, self.atoms)
         rank_tree = self.rank_of(ptr.tree)
@@ -286,6 +295,9 @@ class MemoryMixin:
         # Rows of a length the host knows, for a tensor of no known rank: the terms that
         # carry the length (or a borrowed row stride) index the rows of a 2-d view.
         row_length: ir.Expr | None = None
+        # Dims counted from the end that a stride of another tensor indexes (glu's
+        # `offs * stride_dim` into `b_flat` with `stride_dim = a_flat.stride(1)`).
+        borrowed_last: set[int] = set()
         if not strides:
             row = self.launch.row_length(ptr.tensor, p, lambda s: param_name(s) is not None)
             if row is not None:
@@ -305,6 +317,8 @@ class MemoryMixin:
                     borrowed = self.launch.borrowed_stride(ptr.tensor, pname, node)
                     if isinstance(borrowed, ir.Expr):
                         row_length, borrowed = borrowed, 0
+                    elif borrowed < 0:
+                        borrowed_last.add(borrowed)
                     strides[pname] = borrowed
                 d = strides[pname]
                 rest = list(m)
@@ -314,6 +328,15 @@ class MemoryMixin:
                 per_dim[d][mono] = per_dim[d].get(mono, 0) + c
             else:
                 implicit[m] = c
+        if (
+            row_length is not None
+            and set(per_dim) == {0, -1}
+            and borrowed_last == {-1}
+            and not implicit
+        ):
+            # A borrowed row stride and the same lender's last stride: under the shared
+            # layout the borrow assumes, the columns of the row view (its own unit stride).
+            implicit = per_dim.pop(-1)
         if row_length is not None and set(per_dim) == {0}:
             # The terms without the row length index the (unit-stride) columns.
             tensor, rank = self.launch.row_view_access(ptr.tensor, row_length, node)

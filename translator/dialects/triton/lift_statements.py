@@ -11,6 +11,7 @@ import dataclasses
 
 import libcst as cst
 
+from translator.diagnostics import TranslationError
 from translator.dialects.cst_utils import call_args, statement_comments
 from translator.dialects.triton.lift_dispatch import (
     SMALL_STATEMENTS,
@@ -25,6 +26,7 @@ from translator.dialects.triton.lifted import (
     Idx,
     LaneAcc,
     Pending,
+    Ptr,
     Refusal,
     Static,
     TupleVal,
@@ -217,7 +219,10 @@ class StatementsMixin:
         if name in self.env:
             v = self.env[name]
             guard = self.launch.flag_guards.get(name)
-            if guard is not None and guard not in self.flag_truths:
+            # A pointer may be offset anywhere (Liger's `label_ptr += pid` before `if
+            # HAS_LABEL:`); what only the flag makes valid is an access through it, which
+            # KernelLifter.access checks.
+            if guard is not None and guard not in self.flag_truths and not isinstance(v, Ptr):
                 flag, value = guard
                 raise self.error(
                     node,
@@ -392,6 +397,14 @@ class StatementsMixin:
                 if isinstance(st, (cst.For, cst.If)) and contains_return(st):
                     raise self.error(st, "helpers may return only at their end")
                 self.statement(st)
+        except TranslationError as err:
+            origin = self.launch.kernel.module.sibling_sources.get(name)
+            if origin is None:
+                raise
+            # The helper's lines are not this file's: report at the call, naming its file.
+            raise self.error(
+                node, f"in `{name}` (read from {origin}): {err.message}", err.hint
+            ) from None
         finally:
             self.env = saved
         return result
