@@ -185,7 +185,7 @@ def test_lanes_from_a_load_that_pads_with_nothing_are_unread_through_names() -> 
     padding is refused there.)"""
     from translator.ir import nodes as ir
     from translator.ir.pad_tracker import PadTracker
-    from translator.ir.shapes import TensorType, TypeEnv
+    from translator.ir.shapes import TensorType, TypeEnv, infer
 
     row = ir.FullDim(ir.SizeOf("x", 1))
     whole = (ir.ScalarIndex(ir.Const(0)), ir.FullIndex(row.extent))
@@ -194,6 +194,7 @@ def test_lanes_from_a_load_that_pads_with_nothing_are_unread_through_names() -> 
     scaled = ir.BinOp("*", ir.Load("x", whole, None), ir.Const(2.0))
     assert tracker.unread_along(scaled, row)
     tracker.bind("y", scaled)
+    env.vars["y"] = infer(scaled, env)
     shifted = ir.Call("exp", (ir.BinOp("-", ir.Name("y"), ir.Const(1.0)),))
     assert tracker.unread_along(shifted, row)
     assert not tracker.unread_along(ir.Load("x", whole, 0.0), row)

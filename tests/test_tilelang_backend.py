@@ -640,3 +640,44 @@ def test_the_search_space_keeps_the_sources_configs_first_then_adds_measured_var
     assert panels and all(c["group_size"] == 10 for c in panels)
     assert {(c["block_size_m"], c["block_size_n"]) for c in panels} == {(128, 256)}
     assert {c["num_stages"] for c in panels} == {3, 4}
+
+
+PADDING = ROOT / "tests" / "data" / "tilelang_padding"
+
+
+def _padding_inputs(entry: str, device: str, dtype: str) -> tuple:
+    g = torch.Generator().manual_seed(0)
+    x = (torch.rand(5, 37, generator=g) * 0.5).to(device=device, dtype=getattr(torch, dtype))
+    return {"sums": (x, x.clone()), "both_pos": (x - 0.25, 0.25 - x)}.get(entry, (x,))
+
+
+@pytest.mark.parametrize("name", ["rebind_sum", "reused_sums", "both_positive"])
+def test_padding_follows_each_binding_of_a_rebound_name(name: str, tmp_path: Path) -> None:
+    """A reduction in the statement that rebinds a name reads the padding of the value before
+    it (`xt = where(m, xt + sum(xt), 1.0)`); a buffer that a copy once left 0 past the edge
+    keeps no such fact once rewritten; a name rebound to a combination of bools is a byte mask
+    from its first binding. Each was wrong numbers or a kernel that did not lower (review)."""
+    source = PADDING / f"{name}.py"
+    text = translate_file(source, "cutile", "tilelang")
+    translated = tmp_path / f"{name}_tl.py"
+    translated.write_text(text)
+    report = check_pair(
+        source,
+        translated,
+        src_dsl="cutile",
+        dtypes=("float32",),
+        seeds=(0,),
+        inputs=_padding_inputs,
+    )
+    assert report.rows and report.passed, report.format_text()
+
+
+def test_lanes_no_load_defines_are_padded_freely_only_where_nothing_else_decides_them() -> None:
+    from translator.diagnostics import TranslationError
+
+    # The softmax reads the lanes its undefined padding leaves (the launch sizes the tile to
+    # the row): any padding is right, the reduction's identity is written.
+    assert "T.reduce_max" in translate_file(PADDING / "inplace_softmax.py", "cutile", "tilelang")
+    # `where(valid, x, 1.0) + shift`: the lanes hold 1.0 + shift, which the IR does not fold.
+    with pytest.raises(TranslationError, match="cannot tell"):
+        translate_file(PADDING / "shifted_sum.py", "cutile", "tilelang")

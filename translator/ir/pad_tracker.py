@@ -30,6 +30,8 @@ from translator.ir.shapes import TileType, TypeEnv, dims_of, infer
 from translator.ir.visit import walk_expr
 
 Mode = str  # "ir", or a mode named in PadTracker's ``load_pads``
+#: The mode in which a load that pads with nothing pads with NaN (:meth:`PadTracker.unread_along`).
+UNREAD = "unread"
 
 
 @dataclass(frozen=True)
@@ -68,13 +70,11 @@ class PadTracker:
         # ``env`` returns the writer's current type environment (it changes with scopes).
         self._env = env
         self._load_pads = dict(load_pads or {})
-        self._modes: tuple[Mode, ...] = ("ir", *self._load_pads)
+        self._modes: tuple[Mode, ...] = ("ir", *self._load_pads, UNREAD)
         self._positive = positive or (lambda e: False)
         self._vars: dict[Mode, dict[str, dict[ir.Dim, Pad | None]]] = {m: {} for m in self._modes}
         # name -> the expression it was bound to, for the row-max facts of `_bounds_row_max`
         self._defs: dict[str, ir.Expr] = {}
-        # name -> the dims along which its invalid lanes come from a load that pads with nothing
-        self._unread: dict[str, frozenset[ir.Dim]] = {}
 
     # ------------------------------------------------------------------ bindings
 
@@ -82,10 +82,7 @@ class PadTracker:
         """Record what ``name = value`` leaves in the invalid lanes of each of its dims."""
         dims = dims_of(infer(value, self._env()))
         pads = {mode: {d: self.along(value, d, mode) for d in dims} for mode in self._modes}
-        unread = frozenset(d for d in dims if self.unread_along(value, d))
         self.forget({name})
-        if unread:
-            self._unread[name] = unread
         for mode in self._modes:
             self._vars[mode][name] = pads[mode]
         if not any(isinstance(x, ir.Name) and x.id == name for x in walk_expr(value)):
@@ -97,8 +94,6 @@ class PadTracker:
         for mode in self._modes:
             for name in names:
                 self._vars[mode].pop(name, None)
-        for name in names:
-            self._unread.pop(name, None)
         stale = {
             n
             for n, e in self._defs.items()
@@ -118,6 +113,9 @@ class PadTracker:
             # A value broadcast along ``dim`` holds valid (unknown) data in the invalid lanes.
             return None
         if isinstance(e, ir.Load):
+            if mode == UNREAD:
+                # Undefined lanes, marked NaN, which every op carries (fold_pad).
+                return Pad(math.nan if e.other is None else e.other)
             if mode in self._load_pads:
                 return Pad(self._load_pads[mode])
             return Pad(e.other) if e.other is not None else None
@@ -152,17 +150,14 @@ class PadTracker:
         return None
 
     def unread_along(self, e: ir.Expr, dim: ir.Dim) -> bool:
-        """Whether lanes of ``e`` invalid along ``dim`` come from a load that pads with nothing
-        (``Load.other`` is ``None``): the frontend gave them no value because it proved them
-        never read, e.g. a whole-dim tile that the launch makes exactly the dim's size."""
-        for x in walk_expr(e):
-            if isinstance(x, ir.Name) and dim in self._unread.get(x.id, ()):
-                return True
-            if isinstance(x, ir.Load) and x.other is None and x.mask is None:
-                t = infer(x, self._env())
-                if isinstance(t, TileType) and dim in t.dims:
-                    return True
-        return False
+        """Whether the lanes of ``e`` invalid along ``dim`` hold what a load that pads with
+        nothing (``Load.other`` is ``None``) leaves there, carried through as an undefined value
+        would be (NaN): then the source itself reads lanes it never defined, which it does only
+        where none exist (a whole-dim tile the launch makes exactly the dim's size), and any
+        padding is as right. A value that other lanes decide (`where(valid, x, 1.0)`) or that
+        mixes in what is not known is not."""
+        pad = self.along(e, dim, UNREAD)
+        return pad is not None and math.isnan(pad.value) and pad.uniform is None
 
     def _scaled_infinity(self, x: ir.Expr, scale: ir.Expr, dim: ir.Dim, mode: Mode) -> Pad | None:
         """``x * scale`` where ``x``'s invalid lanes hold an infinity and ``scale`` is broadcast
@@ -187,6 +182,10 @@ class PadTracker:
             # The condition picks one branch on every invalid lane, uniform rows or not.
             return pads[1] if cond.value else pads[2]
         if any(p is None for p in pads):
+            if op in _NAN_ABSORBING and any(
+                p is not None and p.uniform is None and math.isnan(p.value) for p in pads
+            ):
+                return Pad(math.nan)  # NaN + anything (inf, NaN included) is NaN
             # 0 * x stays 0 for finite x; a known condition picks a branch: one unknown operand
             # may not matter.
             values = [p.value if p is not None and p.uniform is None else None for p in pads]
@@ -277,6 +276,11 @@ class PadTracker:
         return (pa.value == 0.0 and math.isfinite(pb.value)) or (
             pb.value == 0.0 and math.isfinite(pa.value)
         )
+
+
+#: Binary ops whose result is NaN when one operand is, whatever the other holds (IEEE; torch's
+#: maximum and minimum propagate NaN). Not `**` (NaN ** 0 is 1), not comparisons.
+_NAN_ABSORBING = frozenset({"+", "-", "*", "/", "maximum", "minimum"})
 
 
 def lane_mask(dim: ir.Dim, env: TypeEnv) -> ir.Expr | None:

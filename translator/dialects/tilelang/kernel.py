@@ -311,7 +311,6 @@ class KernelWriter(CodePrinter):
         if self.cast_in_copy(s, t):
             return
         old = self.buffers.get(s.target)
-        self.pads.bind(s.target, s.value)
         if old is not None and old.dims == t.dims and old.dtype == t.dtype:
             self.assign_into(s.value, old, t)
         elif isinstance(s.value, ir.Full) and s.target in self.read_only_in_branches:
@@ -337,10 +336,22 @@ class KernelWriter(CodePrinter):
                 and self.copyable_load(s.value)
             )
             scope = "shared" if to_shared else "fragment"
-            buf = self.alloc(s.target, t.dims, t.dtype, scope, _mask_storage(s.value, t))
+            buf = self.alloc(s.target, t.dims, t.dtype, scope, self.mask_storage(s.target, t))
             self.assign_into(s.value, buf, t)
             self.buffers[s.target] = buf
         self.env.vars[s.target] = t
+        # After the statement: what it computed read the padding of the value before it.
+        self.pads.bind(s.target, s.value)
+
+    def mask_storage(self, name: str, t: TileType) -> str | None:
+        """The element type of ``name``'s buffer where it is not ``t``'s: bytes for a 2-D mask
+        that any assignment to ``name`` makes by combining bools (:func:`_mask_storage`)."""
+        values = [
+            st.value
+            for st in walk_stmts(self.kernel.body)
+            if isinstance(st, ir.Assign) and st.target == name
+        ]
+        return "uint8" if any(_mask_storage(v, t) for v in values) else None
 
     def cast_in_copy(self, s: ir.Assign, t: TileType) -> bool:
         """Bind ``s`` (a cast of a fragment to the dtype of the tensor the next statement
@@ -481,6 +492,8 @@ class KernelWriter(CodePrinter):
 
     def assign_into(self, value: ir.Expr, buf: Buffer, t: TileType) -> None:
         """Compute tile ``value`` into ``buf`` (of ``value``'s dims)."""
+        # Only a T.copy from global memory leaves 0 past the edge (it says so again below).
+        self.copied.discard(buf.name)
         if isinstance(value, ir.Dot):
             self.dot_into(value, buf)
         elif isinstance(value, ir.Reduce):
@@ -504,7 +517,7 @@ class KernelWriter(CodePrinter):
         else:
             reads = _names(value)
             if buf.name in reads and self.needs_temp(value, buf):
-                tmp = self.alloc(f"{buf.name}_new", buf.dims, buf.dtype, "fragment")
+                tmp = self.alloc(f"{buf.name}_new", buf.dims, buf.dtype, "fragment", buf.storage)
                 self.elementwise(value, tmp, t.dims)
                 self.emit(f"T.copy({tmp.name}, {buf.name})")
             else:
