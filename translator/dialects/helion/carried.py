@@ -305,9 +305,11 @@ class CarriedReader:
             and node.attr.value == "dtype"
             and isinstance(node.value, cst.Name)
             and self.scope.is_tensor(node.value.value)
+            and bindings(self.fn, node.value.value) == 0  # type: ignore[attr-defined]
         ):
-            # `dtype = B.dtype`: the dtype of a tensor the kernels take, which they can read
-            # (a host tensor keeps its dtype: rebinding one is refused).
+            # `dtype = B.dtype`: the dtype of a parameter the kernels take, which they can read.
+            # Not of a name the function rebinds (`x = x.to(torch.float32)` after it): the
+            # kernel would read the new tensor's dtype.
             return ir.DTypeOf(node.value.value)
         return None
 

@@ -171,6 +171,9 @@ class HostStatements:
         """``with``, loops, ``try`` and other compound statements: carried as written; their
         bodies are read for launches (a ``with torch.cuda.device(x.device):`` around one)."""
         self.complete = False
+        # What the body asserts holds in the body only: a `try` or a suppressing `with` goes on
+        # past a failed check, and a loop's body may not run.
+        asserted = len(self.divisible)
         if isinstance(node, cst.With):
             for item in node.items:
                 if item.asname is not None:
@@ -178,6 +181,7 @@ class HostStatements:
                         self.scope[name] = HOpaque(f"`{name}` is bound by a `with`")
             if isinstance(node.body, cst.IndentedBlock):
                 self.host_block(list(node.body.body))
+            del self.divisible[asserted:]
             return
         if isinstance(node, (cst.For, cst.While, cst.Try)):
             self.carried(node)  # loop-carried names are unknown inside the body too
@@ -185,6 +189,7 @@ class HostStatements:
                 saved = dict(self.scope)
                 self.host_block(list(node.body.body))
                 self.scope = saved
+            del self.divisible[asserted:]
             self.carried(node)
             return
         self.carried(node)

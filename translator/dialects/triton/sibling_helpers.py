@@ -188,6 +188,13 @@ def _take(
         if name != imp.name and (name in defined or name in own):
             out.misses[local] = f"`{name}` of `{file}`, which it calls, is bound otherwise here"
             return
+        if out.sources.get(name, file) != file:
+            # Two modules' helpers of one name would be one function in the appended text.
+            out.misses[local] = (
+                f"`{name}` of `{file}`, which it calls, has the name of a helper taken from "
+                f"`{out.sources[name]}`"
+            )
+            return
         f = functions[name]
         taken[name] = f
         reads = _read_names(f) - _bound_locally(f) - set(dir(builtins))
