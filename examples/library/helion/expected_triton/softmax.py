@@ -129,7 +129,9 @@ def _log_softmax_lastdim_kernel(
     lse = tl.log(tl.sum(tl.where(mask_n[None, :], tl.exp(shifted), 0.0), axis=1, keep_dims=True))
     out_ptrs = out_ptr + offs_m[:, None] * stride_out0 + offs_n[None, :] * stride_out1
     tl.store(
-        out_ptrs, (shifted - lse).to(x_ptr.dtype.element_ty), mask=mask_m[:, None] & mask_n[None, :]
+        out_ptrs,
+        (shifted - lse).to(out_ptr.dtype.element_ty),
+        mask=mask_m[:, None] & mask_n[None, :],
     )
 
 
