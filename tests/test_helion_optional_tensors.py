@@ -126,12 +126,12 @@ def test_a_refusal_in_a_folded_branch_points_at_the_source_line_and_column() -> 
         + "        out[tile] = x[tile]\n"
         + "        if b is not None:\n"
         + "            out[tile] = x[tile] + b[tile]\n"
-        + "            continue\n"
+        + "            del x\n"
         + "    return out\n"
     )
     with pytest.raises(TranslationError) as err:
         translate_source(text, "k.py", "helion", "triton")
-    assert "unsupported device statement `continue`" in err.value.message
+    assert "unsupported device statement `del x`" in err.value.message
     assert err.value.loc is not None
     assert (err.value.loc.line, err.value.loc.col) == (13, 12)
 

@@ -1055,12 +1055,11 @@ class KernelWriter(CodePrinter):
         or dot reads (the select loop before it writes them again, see the module docstring).
         Refused where the IR does not say one number: filling them with the reduction's
         identity instead would change the result (``sum(where(valid, x, 1.0))``)."""
+        tile = self.env.tiles.get(dim.tile) if isinstance(dim, ir.BlockDim) else None
         if isinstance(dim, ir.UnitDim) or (
-            isinstance(dim, ir.BlockDim)
-            and dim.tile in self.tiles
-            and self.tiles[dim.tile].var.scalar
+            tile is not None and (tile.scalar or tile.block == ir.Const(1))
         ):
-            return 0.0  # no invalid lanes: the select loop writes nothing
+            return 0.0  # one lane per program, never invalid: the select loop writes nothing
         pad = self.pads.along(value, dim)
         # A line excepted as uniform holds its value in every lane, valid ones too: a sum (or a
         # dot) over a line of NaN is NaN whatever the invalid lanes hold.
