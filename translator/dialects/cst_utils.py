@@ -466,6 +466,22 @@ class Locator:
         return Span(pos.start.line, pos.start.column, pos.end.line, pos.end.column)
 
 
+def module_level_names(module: cst.Module) -> set[str]:
+    """Names ``module`` binds at its top level: imports, function and class definitions,
+    assignments (the names in tuple targets too)."""
+    out = set(import_aliases(module))
+    for stmt in module.body:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            out.add(stmt.name.value)
+        elif isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Assign):
+                    out.update(n for t in small.targets for n in target_names(t.target))
+                elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+                    out.update(target_names(small.target))
+    return out
+
+
 def import_aliases(module: cst.Module) -> dict[str, str]:
     """Local names bound by the module's imports, mapped to the dotted names they stand for.
 

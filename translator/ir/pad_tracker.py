@@ -244,12 +244,18 @@ class PadTracker:
 
     # ------------------------------------------------------------------ boundary checks
 
+    def single_lane(self, dim: ir.Dim) -> bool:
+        """Whether ``dim`` has no invalid lanes: a unit dim, or one lane per program (a scalar
+        tile, a block of 1)."""
+        if isinstance(dim, ir.UnitDim):
+            return True
+        tile = self._env().tiles.get(dim.tile) if isinstance(dim, ir.BlockDim) else None
+        return tile is not None and (tile.scalar or tile.block == ir.Const(1))
+
     def reduction_is_exact(self, e: ir.Reduce, dim: ir.Dim) -> tuple[bool, Pad | None]:
         """Whether Helion's (masked) reduction gives the IR's unmasked one, and the pad seen."""
-        if isinstance(dim, ir.BlockDim):
-            tile = self._env().tiles.get(dim.tile)
-            if tile is not None and (tile.scalar or tile.block == ir.Const(1)):
-                return True, None  # one row per program: no invalid lanes to leave out
+        if isinstance(dim, ir.BlockDim) and self.single_lane(dim):
+            return True, None  # one row per program: no invalid lanes to leave out
         pad = self.along(e.value, dim, "ir")
         identity = reduce_identity(e.op)
         if pad is None or pad.value != identity:

@@ -17,6 +17,7 @@ from translator.diagnostics import TranslationError
 from translator.dialects.common.backend import Backend
 from translator.dialects.common.formatting import MAX_LINE, wrap_lines
 from translator.dialects.common.passthrough import KernelCode, LaunchCode
+from translator.dialects.cst_utils import module_level_names, parsed
 from translator.dialects.helion.configs import BlockPlan, config_texts, kernel_names, plan_blocks
 from translator.dialects.helion.kernel_writer import Writer
 from translator.dialects.helion.rebinding import separate_host_values, while_carried
@@ -91,23 +92,10 @@ def _fuse_tile_walks(kernel: ir.Kernel) -> ir.Kernel:
 
 def _module_names(module: ir.Module) -> set[str]:
     """The names the translated module binds at its top level: its host functions and kernels,
-    and the carried source's definitions, assignments and imports."""
-    import ast
-
+    and the carried source's (its parse is the frontend's, cached)."""
     names = {e.name for e in module.entries} | {k.name for k in module.kernels}
-    if module.host is not None:
-        try:
-            tree = ast.parse(module.host.source)
-        except SyntaxError:
-            return names
-        for node in tree.body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                names.add(node.name)
-            elif isinstance(node, (ast.Import, ast.ImportFrom)):
-                names.update((a.asname or a.name).split(".")[0] for a in node.names)
-            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                names.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+    if module.host is not None:  # parsed by the frontend already: it parses
+        names |= module_level_names(parsed(module.host.source).module)
     return names
 
 

@@ -31,6 +31,7 @@ from translator.dialects.cst_utils import (
     Locator,
     calls_named,
     import_aliases,
+    module_level_names,
     parse_source,
     resolve,
 )
@@ -137,7 +138,7 @@ class _Rewriter:
         self.kernels = kernels
         self.callable_params = callable_params
         self.specs: list[tuple[str, str]] = []  # (kernel, specialisation)
-        self.module_names = _module_names(module)
+        self.module_names = module_level_names(module)
         self.functions = {
             s.name.value: s
             for s in module.body
@@ -659,21 +660,6 @@ def _param_annotations(fn: cst.FunctionDef) -> dict[str, cst.Annotation]:
         for p in (*ps.posonly_params, *ps.params, *ps.kwonly_params)
         if p.annotation is not None
     }
-
-
-def _module_names(module: cst.Module) -> set[str]:
-    """Names bound at module level: imports, definitions, assignments."""
-    out = set(import_aliases(module))
-    for stmt in module.body:
-        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-            out.add(stmt.name.value)
-        elif isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                if isinstance(small, cst.Assign):
-                    out |= {t.target.value for t in small.targets if isinstance(t.target, cst.Name)}
-                elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
-                    out.add(small.target.value)
-    return out
 
 
 def _drop_unused_callable_import(module: cst.Module) -> cst.Module:

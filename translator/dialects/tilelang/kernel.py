@@ -346,11 +346,12 @@ class KernelWriter(CodePrinter):
     def mask_storage(self, name: str, t: TileType) -> str | None:
         """The element type of ``name``'s buffer where it is not ``t``'s: bytes for a 2-D mask
         that any assignment to ``name`` makes by combining bools (:func:`_mask_storage`)."""
-        values = [
-            st.value
-            for st in walk_stmts(self.kernel.body)
-            if isinstance(st, ir.Assign) and st.target == name
-        ]
+        if not hasattr(self, "_assigned"):
+            self._assigned: dict[str, list[ir.Expr]] = {}
+            for st in walk_stmts(self.kernel.body):
+                if isinstance(st, ir.Assign):
+                    self._assigned.setdefault(st.target, []).append(st.value)
+        values = self._assigned.get(name, [])
         return "uint8" if any(_mask_storage(v, t) for v in values) else None
 
     def cast_in_copy(self, s: ir.Assign, t: TileType) -> bool:
@@ -1055,11 +1056,8 @@ class KernelWriter(CodePrinter):
         or dot reads (the select loop before it writes them again, see the module docstring).
         Refused where the IR does not say one number: filling them with the reduction's
         identity instead would change the result (``sum(where(valid, x, 1.0))``)."""
-        tile = self.env.tiles.get(dim.tile) if isinstance(dim, ir.BlockDim) else None
-        if isinstance(dim, ir.UnitDim) or (
-            tile is not None and (tile.scalar or tile.block == ir.Const(1))
-        ):
-            return 0.0  # one lane per program, never invalid: the select loop writes nothing
+        if self.pads.single_lane(dim):
+            return 0.0  # no invalid lanes: the select loop writes nothing
         pad = self.pads.along(value, dim)
         # A line excepted as uniform holds its value in every lane, valid ones too: a sum (or a
         # dot) over a line of NaN is NaN whatever the invalid lanes hold.
